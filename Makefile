@@ -1,0 +1,50 @@
+# Tidemark build and test entry points. `make serve` and `make test` are the two
+# commands a fresh machine needs (see README.md).
+
+GO ?= go
+ADDR ?= 127.0.0.1:8080
+
+.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm
+
+all: build
+
+generate:
+	$(GO) tool templ generate
+
+# wasm builds the engine's browser module into web/static (embedded by the web
+# package), copies the matching wasm_exec.js from the Go toolchain in use, and
+# writes brotli (quality 11) and gzip copies next to the module. None of these
+# files are committed; the web package works without them.
+wasm:
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o web/static/tidemark.wasm ./wasm
+	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" web/static/wasm_exec.js
+	$(GO) run ./web/internal/precompress web/static/tidemark.wasm
+
+build: generate
+	$(GO) build ./...
+
+vet:
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./web/... ./cmd/serve/... ./wasm/...
+
+# check-generated fails when `templ generate` would change a committed file.
+check-generated: generate
+	git diff --exit-code -- '*_templ.go'
+
+# test builds the wasm module first: the browser tests load it.
+test: wasm vet
+	$(GO) test -count=1 ./...
+	$(GO) run ./cmd/tidemark check --all
+
+test-short:
+	$(GO) test -short ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./engine/...
+
+# demo runs the first lesson's opening scenario through the CLI.
+demo:
+	$(GO) run ./cmd/tidemark run hwm/visibility-gap
+
+serve: generate wasm
+	$(GO) run ./cmd/serve -addr $(ADDR)

@@ -1,0 +1,67 @@
+// Package templates holds the templ components of Tidemark's pages. Every
+// component takes a plain view struct, filled in by the web package, and
+// renders HTML with no inline scripts and no style attributes, because the
+// site's Content-Security-Policy forbids both.
+package templates
+
+// SiteName is the name shown in titles and the header.
+const SiteName = "Tidemark"
+
+// LayoutView is what the frame around every page needs.
+type LayoutView struct {
+	// Title names the page. The document title becomes "Title — Tidemark",
+	// or just "Tidemark" when Title is empty or equals SiteName.
+	Title string
+	// Description, when set, becomes the page's meta description.
+	Description string
+	// StylesheetURL is the URL of the site stylesheet (a hashed asset URL).
+	StylesheetURL string
+	// IconURL, when set, is the URL of an SVG favicon.
+	IconURL string
+	// Scripts are URLs loaded in order with <script src defer>.
+	Scripts []string
+	// Nav lists the links of the site navigation.
+	Nav []NavLink
+}
+
+// NavLink is one link of the site navigation.
+type NavLink struct {
+	Label string
+	Href  string
+	// Current marks the link of the page being shown (aria-current="page").
+	Current bool
+}
+
+// DocumentTitle returns the text of the page's <title>.
+func (v LayoutView) DocumentTitle() string {
+	if v.Title == "" || v.Title == SiteName {
+		return SiteName
+	}
+	return v.Title + " — " + SiteName
+}
+
+// CatalogItem is one lesson or scenario in a list of links.
+type CatalogItem struct {
+	// ID is the stable identifier, e.g. "hwm/visibility-gap".
+	ID string
+	// Title is the human title, e.g. "A timestamp mark skips late commits".
+	Title string
+	// Summary is one or two sentences saying what the learner will see.
+	Summary string
+	// Href is where the item's page lives.
+	Href string
+}
+
+// HomeView is the home page.
+type HomeView struct {
+	Layout    LayoutView
+	Lessons   []CatalogItem
+	Scenarios []CatalogItem
+}
+
+// NotFoundView is the page shown for a missing lesson, scenario or page.
+type NotFoundView struct {
+	Layout LayoutView
+	// What names the thing that was asked for, e.g. `scenario "hwm/nope"`.
+	What string
+}
