@@ -1,0 +1,333 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/a-h/templ"
+	"github.com/andybalholm/brotli"
+
+	"github.com/tidemark/tidemark/internal/htmltest"
+	"github.com/tidemark/tidemark/templates"
+)
+
+// newTestHandler returns the handler for opts, failing the test on error.
+func newTestHandler(t *testing.T, opts Options) http.Handler {
+	t.Helper()
+	h, err := NewHandler(opts)
+	if err != nil {
+		t.Fatalf("NewHandler: %v", err)
+	}
+	return h
+}
+
+// get performs one request against h.
+func get(h http.Handler, target string, header ...string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestSecurityHeadersOnEveryResponse(t *testing.T) {
+	h := newTestHandler(t, Options{})
+	for _, target := range []string{"/", "/healthz", AssetURL("app.css"), "/static/nope.css", "/no/such/page"} {
+		rec := get(h, target)
+		csp := rec.Header().Get("Content-Security-Policy")
+		for _, want := range []string{"script-src 'self' 'wasm-unsafe-eval'", "style-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors *"} {
+			if !strings.Contains(csp, want) {
+				t.Errorf("%s: CSP %q lacks %q", target, csp, want)
+			}
+		}
+		if strings.Contains(csp, "unsafe-inline") {
+			t.Errorf("%s: CSP allows unsafe-inline: %q", target, csp)
+		}
+		if got := rec.Header().Get("X-Content-Type-Options"); got != "nosniff" {
+			t.Errorf("%s: X-Content-Type-Options = %q", target, got)
+		}
+		if got := rec.Header().Get("Referrer-Policy"); got != "strict-origin-when-cross-origin" {
+			t.Errorf("%s: Referrer-Policy = %q", target, got)
+		}
+	}
+}
+
+func TestFrameAncestorsOption(t *testing.T) {
+	h := newTestHandler(t, Options{FrameAncestors: "'self'"})
+	if csp := get(h, "/").Header().Get("Content-Security-Policy"); !strings.HasSuffix(csp, "frame-ancestors 'self'") {
+		t.Errorf("CSP = %q, want frame-ancestors 'self'", csp)
+	}
+}
+
+func TestHome(t *testing.T) {
+	h := newTestHandler(t, Options{
+		Lessons:   []templates.CatalogItem{{ID: "hwm", Title: "High-water marks", Href: "/lessons/hwm"}},
+		Scenarios: []templates.CatalogItem{{ID: "hwm/gap", Title: "A gap", Href: "/scenarios/hwm/gap"}},
+	})
+	rec := get(h, "/")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET / = %d", rec.Code)
+	}
+	if ct := rec.Header().Get("Content-Type"); ct != "text/html; charset=utf-8" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	doc := htmltest.Parse(t, rec.Body.String())
+	if n := len(doc.ByTestID("lesson-item")); n != 1 {
+		t.Errorf("found %d lesson items, want 1", n)
+	}
+	if n := len(doc.ByTestID("scenario-item")); n != 1 {
+		t.Errorf("found %d scenario items, want 1", n)
+	}
+	if v := doc.CSPViolations(); len(v) != 0 {
+		t.Errorf("home page breaks the CSP: %q", v)
+	}
+	// Every asset the page refers to is served.
+	for _, n := range append(doc.ByTag("link"), doc.ByTag("script")...) {
+		u := htmltest.Attr(n, "href") + htmltest.Attr(n, "src")
+		if !strings.HasPrefix(u, StaticPrefix) {
+			continue
+		}
+		if rec := get(h, u); rec.Code != http.StatusOK {
+			t.Errorf("GET %s = %d", u, rec.Code)
+		}
+	}
+	if rec := get(h, "/nope"); rec.Code != http.StatusNotFound {
+		t.Errorf("GET /nope = %d, want 404", rec.Code)
+	}
+}
+
+func TestHealthz(t *testing.T) {
+	rec := get(newTestHandler(t, Options{}), "/healthz")
+	if rec.Code != http.StatusOK || rec.Body.String() != "ok\n" {
+		t.Errorf("GET /healthz = %d %q", rec.Code, rec.Body.String())
+	}
+}
+
+func TestAssetURL(t *testing.T) {
+	if got := AssetURL("app.css"); !regexp.MustCompile(`^/static/app\.[0-9a-f]{8}\.css$`).MatchString(got) {
+		t.Errorf("AssetURL(app.css) = %q", got)
+	}
+	if _, ok := LookupAsset("missing.wasm"); ok {
+		t.Error("LookupAsset found a file that does not exist")
+	}
+	if got := AssetURL("missing.wasm"); got != "/static/missing.wasm" {
+		t.Errorf("AssetURL(missing.wasm) = %q", got)
+	}
+}
+
+func TestStaticAsset(t *testing.T) {
+	h := newTestHandler(t, Options{})
+	orig, err := static.ReadFile("static/app.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashed := AssetURL("app.css")
+
+	decode := map[string]func(io.Reader) (io.Reader, error){
+		"":     func(r io.Reader) (io.Reader, error) { return r, nil },
+		"gzip": func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) },
+		"br":   func(r io.Reader) (io.Reader, error) { return brotli.NewReader(r), nil },
+	}
+	for _, tc := range []struct {
+		accept, want string
+	}{
+		{"", ""},
+		{"gzip", "gzip"},
+		{"gzip, deflate, br, zstd", "br"},
+		{"br;q=0.5, gzip", "gzip"},
+		{"br;q=0, gzip;q=0", ""},
+		{"*", "br"},
+		{"identity", ""},
+	} {
+		t.Run(fmt.Sprintf("accept=%q", tc.accept), func(t *testing.T) {
+			rec := get(h, hashed, "Accept-Encoding", tc.accept)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("GET %s = %d", hashed, rec.Code)
+			}
+			hd := rec.Header()
+			if got := hd.Get("Content-Encoding"); got != tc.want {
+				t.Errorf("Content-Encoding = %q, want %q", got, tc.want)
+			}
+			if got := hd.Get("Content-Type"); got != "text/css; charset=utf-8" {
+				t.Errorf("Content-Type = %q", got)
+			}
+			if got := hd.Get("Cache-Control"); got != "public, max-age=31536000, immutable" {
+				t.Errorf("Cache-Control = %q", got)
+			}
+			if got := hd.Get("Vary"); got != "Accept-Encoding" {
+				t.Errorf("Vary = %q", got)
+			}
+			if hd.Get("Content-Length") != fmt.Sprint(rec.Body.Len()) {
+				t.Errorf("Content-Length = %q for %d bytes", hd.Get("Content-Length"), rec.Body.Len())
+			}
+			r, err := decode[tc.want](bytes.NewReader(rec.Body.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(r)
+			if err != nil {
+				t.Fatalf("decode %s body: %v", tc.want, err)
+			}
+			if !bytes.Equal(body, orig) {
+				t.Errorf("decoded body differs from web/static/app.css")
+			}
+
+			etag := hd.Get("ETag")
+			if etag == "" {
+				t.Fatal("no ETag")
+			}
+			rec = get(h, hashed, "Accept-Encoding", tc.accept, "If-None-Match", etag)
+			if rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+				t.Errorf("revalidation with %s = %d with %d bytes, want 304", etag, rec.Code, rec.Body.Len())
+			}
+		})
+	}
+}
+
+func TestStaticETagsDifferPerEncoding(t *testing.T) {
+	h := newTestHandler(t, Options{})
+	seen := map[string]string{}
+	for _, enc := range []string{"", "gzip", "br"} {
+		etag := get(h, AssetURL("app.js"), "Accept-Encoding", enc).Header().Get("ETag")
+		if other, dup := seen[etag]; dup {
+			t.Errorf("encodings %q and %q share ETag %s", other, enc, etag)
+		}
+		seen[etag] = enc
+	}
+}
+
+func TestStaticNames(t *testing.T) {
+	h := newTestHandler(t, Options{})
+	rec := get(h, "/static/app.css")
+	if rec.Code != http.StatusOK || rec.Header().Get("Cache-Control") != "no-cache" {
+		t.Errorf("plain name: %d, Cache-Control %q; want 200, no-cache", rec.Code, rec.Header().Get("Cache-Control"))
+	}
+	for _, target := range []string{
+		"/static/app.00000000.css", // a hash from another build
+		"/static/nope.css",
+		"/static/nope.0123abcd.css",
+		"/static/tidemark.00000000.wasm",
+		"/static/",
+		"/static/internal/x.css",
+	} {
+		if rec := get(h, target); rec.Code != http.StatusNotFound {
+			t.Errorf("GET %s = %d, want 404", target, rec.Code)
+		}
+	}
+	if rec := get(h, "/static/favicon.svg"); rec.Header().Get("Content-Type") != "image/svg+xml" {
+		t.Errorf("favicon Content-Type = %q", rec.Header().Get("Content-Type"))
+	}
+}
+
+// TestWasmIfBuilt checks the wasm module and its loader when `make wasm` has
+// put them in web/static; a fresh clone has neither, and the site still works.
+func TestWasmIfBuilt(t *testing.T) {
+	h := newTestHandler(t, Options{})
+	for name, ct := range map[string]string{"tidemark.wasm": "application/wasm", "wasm_exec.js": "text/javascript; charset=utf-8"} {
+		u, ok := LookupAsset(name)
+		if !ok {
+			t.Logf("%s not built; run `make wasm`", name)
+			continue
+		}
+		rec := get(h, u, "Accept-Encoding", "br")
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != ct || rec.Header().Get("Content-Encoding") != "br" {
+			t.Errorf("GET %s = %d, %q, %q", u, rec.Code, rec.Header().Get("Content-Type"), rec.Header().Get("Content-Encoding"))
+		}
+	}
+}
+
+func TestPages(t *testing.T) {
+	h := newTestHandler(t, Options{Pages: []Page{
+		{
+			Pattern: "GET /scenarios/{id...}",
+			Render: func(r *http.Request) (templ.Component, error) {
+				id := r.PathValue("id")
+				switch id {
+				case "hwm/gap":
+					return templ.Raw("<p data-testid=scenario>" + id + "</p>"), nil
+				case "broken":
+					return nil, fmt.Errorf("scenario %q: parse: line 3", id)
+				}
+				return nil, fmt.Errorf("scenario %q: %w", id, ErrNotFound)
+			},
+		},
+		{Pattern: "GET /play", Handler: http.RedirectHandler("/", http.StatusFound)},
+	}})
+
+	if rec := get(h, "/scenarios/hwm/gap"); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "hwm/gap") {
+		t.Errorf("GET /scenarios/hwm/gap = %d %q", rec.Code, rec.Body.String())
+	}
+	rec := get(h, "/scenarios/hwm/nope")
+	if rec.Code != http.StatusNotFound {
+		t.Errorf("GET /scenarios/hwm/nope = %d, want 404", rec.Code)
+	}
+	doc := htmltest.Parse(t, rec.Body.String())
+	if got := htmltest.Text(doc.One(t, "not-found-what")); !strings.Contains(got, `scenario "hwm/nope"`) {
+		t.Errorf("not-found page says %q", got)
+	}
+	if rec := get(h, "/scenarios/broken"); rec.Code != http.StatusInternalServerError {
+		t.Errorf("GET /scenarios/broken = %d, want 500", rec.Code)
+	}
+	if rec := get(h, "/play"); rec.Code != http.StatusFound {
+		t.Errorf("GET /play = %d, want 302", rec.Code)
+	}
+}
+
+func TestPageErrors(t *testing.T) {
+	render := func(*http.Request) (templ.Component, error) { return templ.NopComponent, nil }
+	for name, p := range map[string]Page{
+		"empty pattern":    {Render: render},
+		"no render":        {Pattern: "GET /a"},
+		"both":             {Pattern: "GET /a", Render: render, Handler: http.NotFoundHandler()},
+		"clash":            {Pattern: "GET /healthz", Render: render},
+		"malformed":        {Pattern: "GET /{", Render: render},
+		"clash with asset": {Pattern: "GET /static/{file}", Render: render},
+	} {
+		if _, err := NewHandler(Options{Pages: []Page{p}}); err == nil {
+			t.Errorf("%s: NewHandler accepted %+v", name, p.Pattern)
+		}
+	}
+}
+
+func TestAcceptedCodings(t *testing.T) {
+	for _, tc := range []struct {
+		header string
+		want   []string
+	}{
+		{"", nil},
+		{"gzip", []string{"gzip"}},
+		{"br", []string{"br"}},
+		{"gzip, br", []string{"br", "gzip"}},
+		{"GZIP;Q=0.8, BR;q=0.9", []string{"br", "gzip"}},
+		{"br;q=0.1, gzip;q=0.9", []string{"gzip", "br"}},
+		{"*;q=0.5, gzip;q=0", []string{"br"}},
+		{"deflate, identity", nil},
+	} {
+		if got := acceptedCodings(tc.header); !slices.Equal(got, tc.want) {
+			t.Errorf("acceptedCodings(%q) = %q, want %q", tc.header, got, tc.want)
+		}
+	}
+}
+
+func TestHead(t *testing.T) {
+	h := newTestHandler(t, Options{})
+	for _, target := range []string{"/", AssetURL("app.css")} {
+		req := httptest.NewRequest(http.MethodHead, target, nil)
+		req.Header.Set("Accept-Encoding", "br")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || rec.Body.Len() != 0 {
+			t.Errorf("HEAD %s = %d with %d bytes", target, rec.Code, rec.Body.Len())
+		}
+	}
+}
