@@ -1,0 +1,450 @@
+// Package check holds the checks a real team can run against a pipeline.
+//
+// A check sees only an Observation: the mark's stored history, the runs'
+// own logs, the target table, and counts the source answers when asked. It
+// never sees the simulator's truth, which is how a learner gets to watch a
+// check agree with a bug.
+package check
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// Status is a check's verdict.
+type Status string
+
+// Verdicts.
+const (
+	Pass   Status = "pass"
+	Fail   Status = "fail"
+	NotRun Status = "not-run"
+)
+
+// Result is what one check found.
+type Result struct {
+	Name    string `json:"name"`
+	Status  Status `json:"status"`
+	Detail  string `json:"detail"`
+	Catches string `json:"-"`
+	Misses  string `json:"-"`
+}
+
+// MarkPoint is one value a mark held, as the state table's audit log shows it.
+type MarkPoint struct {
+	Step    int
+	At      vtime.Time
+	Value   int64
+	Set     bool
+	Display string
+	Reset   bool // an explicit reset by an operator, not a run
+	Run     int  // the run that stored it, or -1
+}
+
+// MarkSeries is the history of one stored mark.
+type MarkSeries struct {
+	Name      string
+	Timestamp bool // the mark holds a time; otherwise a log position
+	Points    []MarkPoint
+}
+
+// Run is what a run's own log says about it.
+type Run struct {
+	ID           int
+	Pipeline     string
+	Worker       string
+	At           vtime.Time
+	Finished     bool
+	Crashed      bool
+	Aborted      bool // the conditional mark update found another value and gave up
+	MarkBefore   string
+	MarkAfter    string
+	Advanced     bool // this run moved a mark forward
+	Read         int  // rows the query returned
+	Written      int  // rows sent to the target
+	SourceCount  int  // the source's count for the same predicate, asked in the same snapshot
+	OverlapRows  int  // rows read from the overlap window behind the mark
+	OverlapKnown int  // of those, rows the target already held
+}
+
+// TargetRow is a row present in the target.
+type TargetRow struct {
+	Key       string
+	UpdatedAt vtime.Time
+}
+
+// Observation is everything a team could look at, at one moment.
+type Observation struct {
+	Now       vtime.Time
+	Marks     []MarkSeries
+	Runs      []Run
+	Target    []TargetRow
+	Collapsed int   // duplicates the merge reported absorbing
+	Overlap   bool  // some pipeline reads an overlap window
+	KeysInt   bool  // the business key is a whole number
+	Source    Asker // answers count queries on the source as it is now
+}
+
+// Asker answers queries a team can send to the source system.
+type Asker interface {
+	// CountUpdatedBetween counts the source rows whose updated_at lies in
+	// [from, to], as committed now.
+	CountUpdatedBetween(from, to vtime.Time) int
+}
+
+// Config selects checks and sets their parameters.
+type Config struct {
+	Enabled      map[string]bool // empty means every check
+	ClosedFrom   vtime.Time      // reconciliation's closed interval
+	ClosedTo     vtime.Time
+	HasClosed    bool
+	StallRuns    int     // rate of change: this many runs in a row without an advance is a stall
+	JumpFactor   float64 // rate of change: an advance this many times the median is a jump
+	GapScanLimit int     // gap scan: how many holes to name
+}
+
+// DefaultConfig is the configuration used when a scenario sets nothing.
+func DefaultConfig() Config {
+	return Config{StallRuns: 3, JumpFactor: 5, GapScanLimit: 8}
+}
+
+// Names lists every check, in the order they are reported.
+var Names = []string{
+	"monotonicity", "rate-of-change", "reconciliation-same-column", "reconciliation-independent",
+	"zero-advance", "overlap-reread", "gap-scan", "uniqueness",
+}
+
+// Family maps the name used in a scenario's check line to the checks it enables.
+func Family(name string) []string {
+	switch name {
+	case "reconciliation":
+		return []string{"reconciliation-same-column", "reconciliation-independent"}
+	case "rate":
+		return []string{"rate-of-change"}
+	case "overlap":
+		return []string{"overlap-reread"}
+	}
+	if slices.Contains(Names, name) {
+		return []string{name}
+	}
+	return nil
+}
+
+// About holds what each check catches and what it still misses, in Tidemark's words.
+var About = map[string][2]string{
+	"monotonicity": {
+		"a mark moving backwards: a clock correction, two workers racing, a restored state table",
+		"a mark that moves forward too far, which is the failure that loses rows",
+	},
+	"rate-of-change": {
+		"a stalled source or consumer, and one suspiciously large advance after an outage",
+		"small steady losses: a few rows short per run looks like a normal advance",
+	},
+	"reconciliation-same-column": {
+		"rows lost by a crash between reading and writing",
+		"everything the visibility gap loses: it counts with the pipeline's own predicate and agrees with it",
+	},
+	"reconciliation-independent": {
+		"rows lost to the visibility gap, backdated updates, and any range the mark skipped",
+		"periods that are still open, and losses after the interval was counted",
+	},
+	"zero-advance": {
+		"a run that moved the mark and found nothing: the signature of a skip",
+		"genuinely quiet periods look the same; it needs the source count to be conclusive",
+	},
+	"overlap-reread": {
+		"late-committing rows the overlap rescued: a rising count warns that the window is too narrow",
+		"rows that commit later than the overlap reaches, which are exactly the ones lost",
+	},
+	"gap-scan": {
+		"missing rows directly, with no clock involved, where ids are dense",
+		"nothing it can tell apart from legitimate holes: rolled-back inserts and cached sequence blocks raise false alarms",
+	},
+	"uniqueness": {
+		"duplicate rows of one business key in the target",
+		"duplicates a merge absorbed (they only show as its matched-row count), and every missing row",
+	},
+}
+
+// Evaluate runs the enabled checks against o.
+func Evaluate(cfg Config, o Observation) []Result {
+	var out []Result
+	for _, name := range Names {
+		if len(cfg.Enabled) > 0 && !cfg.Enabled[name] {
+			continue
+		}
+		var r Result
+		switch name {
+		case "monotonicity":
+			r = monotonicity(o)
+		case "rate-of-change":
+			r = rateOfChange(cfg, o)
+		case "reconciliation-same-column":
+			r = reconcileSameColumn(o)
+		case "reconciliation-independent":
+			r = reconcileIndependent(cfg, o)
+		case "zero-advance":
+			r = zeroAdvance(o)
+		case "overlap-reread":
+			r = overlapReread(o)
+		case "gap-scan":
+			r = gapScan(cfg, o)
+		case "uniqueness":
+			r = uniqueness(o)
+		}
+		r.Name = name
+		r.Catches, r.Misses = About[name][0], About[name][1]
+		out = append(out, r)
+	}
+	return out
+}
+
+func monotonicity(o Observation) Result {
+	changes := 0
+	for _, s := range o.Marks {
+		var prev *MarkPoint
+		for i := range s.Points {
+			p := &s.Points[i]
+			if p.Reset {
+				prev = p
+				continue
+			}
+			if prev != nil && prev.Set && p.Set && p.Value < prev.Value {
+				return Result{Status: Fail, Detail: fmt.Sprintf("mark %s went backwards from %s to %s at %s without a reset", s.Name, prev.Display, p.Display, p.At)}
+			}
+			prev = p
+			changes++
+		}
+	}
+	if changes == 0 {
+		return Result{Status: NotRun, Detail: "no mark has been stored yet"}
+	}
+	return Result{Status: Pass, Detail: fmt.Sprintf("%d stored values, none lower than the one before", changes)}
+}
+
+func rateOfChange(cfg Config, o Observation) Result {
+	stall := max(cfg.StallRuns, 2)
+	seen := 0
+	for _, s := range o.Marks {
+		var advances []int64
+		still := 0
+		var last *MarkPoint
+		for i := range s.Points {
+			p := &s.Points[i]
+			if p.Reset || !p.Set {
+				last = p
+				continue
+			}
+			seen++
+			if last != nil && last.Set {
+				d := p.Value - last.Value
+				if d <= 0 {
+					still++
+					if still >= stall {
+						return Result{Status: Fail, Detail: fmt.Sprintf("mark %s has not advanced for %d runs in a row (stuck at %s since %s)", s.Name, still, p.Display, last.At)}
+					}
+				} else {
+					still = 0
+					if len(advances) >= 3 {
+						med := median(advances)
+						if med > 0 && float64(d) > cfg.JumpFactor*float64(med) {
+							return Result{Status: Fail, Detail: fmt.Sprintf("mark %s jumped by %s at %s, over %.0f× its usual advance of %s", s.Name, amount(s, d), p.At, cfg.JumpFactor, amount(s, med))}
+						}
+					}
+					advances = append(advances, d)
+				}
+			}
+			if !(last != nil && last.Set && p.Value <= last.Value) {
+				last = p
+			}
+		}
+	}
+	if seen < 2 {
+		return Result{Status: NotRun, Detail: "needs at least two stored values to measure a rate"}
+	}
+	return Result{Status: Pass, Detail: "every mark kept advancing by plausible amounts"}
+}
+
+func amount(s MarkSeries, d int64) string {
+	if s.Timestamp {
+		return vtime.Duration(d).String()
+	}
+	return strconv.FormatInt(d, 10) + " positions"
+}
+
+func median(xs []int64) int64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func reconcileSameColumn(o Observation) Result {
+	runs, short := 0, 0
+	var first string
+	for _, r := range o.Runs {
+		if !r.Finished || r.Aborted {
+			continue
+		}
+		runs++
+		if r.Written < r.SourceCount {
+			short++
+			if first == "" {
+				first = fmt.Sprintf("run at %s: source counted %d, target received %d", r.At, r.SourceCount, r.Written)
+			}
+		}
+	}
+	if runs == 0 {
+		return Result{Status: NotRun, Detail: "no run has finished yet"}
+	}
+	if short > 0 {
+		return Result{Status: Fail, Detail: fmt.Sprintf("%d of %d runs wrote fewer rows than the source counted with the same predicate; first: %s", short, runs, first)}
+	}
+	return Result{Status: Pass, Detail: fmt.Sprintf("all %d runs agree with the source counted by the same column and window", runs)}
+}
+
+func reconcileIndependent(cfg Config, o Observation) Result {
+	if !cfg.HasClosed {
+		return Result{Status: NotRun, Detail: "no closed interval was given to reconcile (check reconciliation closed=FROM..TO)"}
+	}
+	if o.Now <= cfg.ClosedTo {
+		return Result{Status: NotRun, Detail: fmt.Sprintf("the interval %s..%s is still open at %s", cfg.ClosedFrom, cfg.ClosedTo, o.Now)}
+	}
+	src := o.Source.CountUpdatedBetween(cfg.ClosedFrom, cfg.ClosedTo)
+	tgt := 0
+	for _, r := range o.Target {
+		if r.UpdatedAt >= cfg.ClosedFrom && r.UpdatedAt <= cfg.ClosedTo {
+			tgt++
+		}
+	}
+	d := fmt.Sprintf("source counts %d rows with updated_at in %s..%s, target holds %d", src, cfg.ClosedFrom, cfg.ClosedTo, tgt)
+	if src != tgt {
+		return Result{Status: Fail, Detail: d}
+	}
+	return Result{Status: Pass, Detail: d}
+}
+
+func zeroAdvance(o Observation) Result {
+	var hits []string
+	runs := 0
+	for _, r := range o.Runs {
+		if !r.Finished {
+			continue
+		}
+		runs++
+		if r.Advanced && r.Written == 0 {
+			hits = append(hits, fmt.Sprintf("%s (%s → %s)", r.At, r.MarkBefore, r.MarkAfter))
+		}
+	}
+	if runs == 0 {
+		return Result{Status: NotRun, Detail: "no run has finished yet"}
+	}
+	if len(hits) > 0 {
+		return Result{Status: Fail, Detail: fmt.Sprintf("%d runs moved the mark and wrote no rows: %s", len(hits), strings.Join(limit(hits, 4), ", "))}
+	}
+	return Result{Status: Pass, Detail: "every run that moved the mark wrote rows"}
+}
+
+func overlapReread(o Observation) Result {
+	if !o.Overlap {
+		return Result{Status: NotRun, Detail: "the pipeline reads no overlap window"}
+	}
+	rows, known := 0, 0
+	for _, r := range o.Runs {
+		rows += r.OverlapRows
+		known += r.OverlapKnown
+	}
+	rescued := rows - known
+	d := fmt.Sprintf("the overlap re-read %d rows; %d were already in the target, %d were new", rows, known, rescued)
+	if rescued > 0 {
+		return Result{Status: Fail, Detail: d + ": late commits are reaching into the window, which may be too narrow"}
+	}
+	return Result{Status: Pass, Detail: d}
+}
+
+func gapScan(cfg Config, o Observation) Result {
+	if !o.KeysInt {
+		return Result{Status: NotRun, Detail: "the business key is not a whole number, so there is no range to scan"}
+	}
+	present := map[int64]bool{}
+	for _, r := range o.Target {
+		n, err := strconv.ParseInt(r.Key, 10, 64)
+		if err != nil {
+			return Result{Status: NotRun, Detail: "the business key is not a whole number, so there is no range to scan"}
+		}
+		present[n] = true
+	}
+	if len(present) == 0 {
+		return Result{Status: NotRun, Detail: "the target is empty"}
+	}
+	keys := make([]int64, 0, len(present))
+	for k := range present {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var holes []string
+	count := int64(0)
+	for i := 1; i < len(keys); i++ {
+		if keys[i] > keys[i-1]+1 {
+			lo, hi := keys[i-1]+1, keys[i]-1
+			count += hi - lo + 1
+			if lo == hi {
+				holes = append(holes, strconv.FormatInt(lo, 10))
+			} else {
+				holes = append(holes, fmt.Sprintf("%d–%d", lo, hi))
+			}
+		}
+	}
+	if len(holes) == 0 {
+		return Result{Status: Pass, Detail: fmt.Sprintf("ids %d–%d have no holes", keys[0], keys[len(keys)-1])}
+	}
+	return Result{Status: Fail, Detail: fmt.Sprintf("%d ids missing between %d and %d: %s", count, keys[0], keys[len(keys)-1], strings.Join(limit(holes, max(cfg.GapScanLimit, 1)), ", "))}
+}
+
+func uniqueness(o Observation) Result {
+	counts := map[string]int{}
+	for _, r := range o.Target {
+		counts[r.Key]++
+	}
+	var dups []string
+	for k, n := range counts {
+		if n > 1 {
+			dups = append(dups, k)
+		}
+	}
+	slices.SortFunc(dups, compareKeys)
+	collapsed := ""
+	if o.Collapsed > 0 {
+		collapsed = fmt.Sprintf("; the merge absorbed %d duplicate writes", o.Collapsed)
+	}
+	if len(counts) == 0 {
+		return Result{Status: NotRun, Detail: "the target is empty" + collapsed}
+	}
+	if len(dups) > 0 {
+		named := make([]string, len(dups))
+		for i, k := range dups {
+			named[i] = fmt.Sprintf("%s ×%d", k, counts[k])
+		}
+		return Result{Status: Fail, Detail: fmt.Sprintf("%d keys appear more than once: %s%s", len(dups), strings.Join(limit(named, 6), ", "), collapsed)}
+	}
+	return Result{Status: Pass, Detail: fmt.Sprintf("%d keys, each once%s", len(counts), collapsed)}
+}
+
+func limit(xs []string, n int) []string {
+	if len(xs) <= n {
+		return xs
+	}
+	return append(slices.Clone(xs[:n]), fmt.Sprintf("and %d more", len(xs)-n))
+}
+
+func compareKeys(a, b string) int {
+	ai, aerr := strconv.ParseInt(a, 10, 64)
+	bi, berr := strconv.ParseInt(b, 10, 64)
+	if aerr == nil && berr == nil {
+		return int(min(max(ai-bi, -1), 1))
+	}
+	return strings.Compare(a, b)
+}

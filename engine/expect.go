@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/scenario"
+)
+
+// Expectation is one `expect` line's claim about a run under some knob values.
+type Expectation struct {
+	Pos   scenario.Pos
+	What  string // missing, duplicated, stale, check or mark
+	Name  string // the check or mark named, for What = check or mark
+	Want  string
+	When  map[string]string // knob values the claim is about; the rest are defaults
+	Line  string            // the claim as written, for messages
+	Where scenario.Pos      // position of the value
+}
+
+// Expectations reads the expect lines of a scenario file.
+func Expectations(f *scenario.File) ([]Expectation, error) {
+	var out []Expectation
+	for _, c := range f.Commands {
+		if c.Name != "expect" {
+			continue
+		}
+		args := c.Args
+		what := ""
+		if len(args) > 0 && args[0].Key == "" && (args[0].Value == "check" || args[0].Value == "mark") {
+			what, args = args[0].Value, args[1:]
+		}
+		when := map[string]string{}
+		var claims []scenario.Arg
+		inWhen := false
+		for _, a := range args {
+			switch {
+			case a.Key == "" && a.Value == "when" && !inWhen:
+				inWhen = true
+			case a.Key == "":
+				return nil, errorf(a.Pos, "unexpected word %q in expect; expected key=value claims, then optionally `when knob=value ...`", a.Value)
+			case inWhen:
+				k := f.Knob(a.Key)
+				if k == nil {
+					return nil, errorf(a.Pos, "unknown knob %q after when", a.Key)
+				}
+				if !slices.Contains(k.Values, a.Value) {
+					return nil, errorf(a.ValuePos, "knob %s cannot be %q; expected one of %s", a.Key, a.Value, strings.Join(k.Values, " | "))
+				}
+				when[a.Key] = a.Value
+			default:
+				claims = append(claims, a)
+			}
+		}
+		if len(claims) == 0 {
+			return nil, errorf(c.Pos, "expect needs at least one claim such as missing=3,4 or check gap-scan=fail")
+		}
+		for _, a := range claims {
+			e := Expectation{Pos: a.Pos, Where: a.ValuePos, When: when, Want: a.Value, Line: a.Key + "=" + a.Value}
+			switch what {
+			case "check":
+				if !slices.Contains(check.Names, a.Key) {
+					return nil, errorf(a.Pos, "unknown check %q; expected one of %s", a.Key, strings.Join(check.Names, ", "))
+				}
+				if a.Value != string(check.Pass) && a.Value != string(check.Fail) && a.Value != string(check.NotRun) {
+					return nil, errorf(a.ValuePos, "expected pass, fail or not-run, found %q", a.Value)
+				}
+				e.What, e.Name = "check", a.Key
+			case "mark":
+				e.What, e.Name = "mark", a.Key
+			default:
+				switch a.Key {
+				case "missing", "stale", "duplicated":
+				default:
+					return nil, errorf(a.Pos, "unknown claim %q; expected missing=, duplicated=, stale=, `check NAME=STATUS` or `mark NAME=VALUE`", a.Key)
+				}
+				e.What = a.Key
+				if a.Key == "duplicated" && a.Value != "none" {
+					for _, part := range strings.Split(a.Value, ",") {
+						k, n, ok := strings.Cut(part, "x")
+						if _, err := strconv.Atoi(n); !ok || k == "" || err != nil {
+							return nil, errorf(a.ValuePos, "expected duplicated=KEYxCOUNT[,KEYxCOUNT...] such as 5x2, or none; found %q", a.Value)
+						}
+					}
+				}
+			}
+			e.Line = what + " " + e.Line
+			e.Line = strings.TrimSpace(e.Line)
+			if len(when) > 0 {
+				var ks []string
+				for _, k := range slices.Sorted(maps.Keys(when)) {
+					ks = append(ks, k+"="+when[k])
+				}
+				e.Line += " when " + strings.Join(ks, " ")
+			}
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// Verify reports whether the trace satisfies e, and if not what it found instead.
+func (e Expectation) Verify(t *Trace) error {
+	truth := t.Final()
+	got := ""
+	switch e.What {
+	case "missing":
+		got = keyList(truth.Missing)
+	case "stale":
+		got = keyList(truth.Stale)
+	case "duplicated":
+		var parts []string
+		for _, k := range slices.SortedFunc(maps.Keys(truth.Duplicated), mvcc.CompareKeys) {
+			parts = append(parts, fmt.Sprintf("%sx%d", k, truth.Duplicated[k]))
+		}
+		got = keyList(parts)
+	case "check":
+		for _, c := range t.Checks() {
+			if c.Name == e.Name {
+				got = string(c.Status)
+				if got != e.Want {
+					return fmt.Errorf("%s: expected %s, got check %s=%s (%s)", e.Pos, e.Line, e.Name, got, c.Detail)
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("%s: expected %s, but the scenario does not run check %s; add a `check` line for it", e.Pos, e.Line, e.Name)
+	case "mark":
+		for _, h := range t.Marks {
+			if h.Name == e.Name {
+				p, _ := t.MarkAt(h, t.Steps())
+				got = p.Display
+				want := e.Want
+				if h.Kind.String() == "lsn" && !strings.HasPrefix(want, "lsn ") && want != "none" {
+					want = "lsn " + want
+				}
+				if got != want {
+					return fmt.Errorf("%s: expected %s, got mark %s=%s", e.Pos, e.Line, e.Name, got)
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("%s: expected %s, but there is no mark named %s", e.Pos, e.Line, e.Name)
+	}
+	if normalize(got) != normalize(e.Want) {
+		return fmt.Errorf("%s: expected %s, got %s=%s", e.Pos, e.Line, e.What, got)
+	}
+	return nil
+}
+
+func keyList(keys []string) string {
+	if len(keys) == 0 {
+		return "none"
+	}
+	return strings.Join(keys, ",")
+}
+
+func normalize(s string) string {
+	parts := strings.Split(s, ",")
+	slices.Sort(parts)
+	return strings.Join(parts, ",")
+}
+
+// Outcome is the result of checking one expectation.
+type Outcome struct {
+	Expectation Expectation
+	Err         error // nil when it held
+}
+
+// CheckExpectations runs the scenario once per distinct knob setting its
+// expectations name and verifies each. A scenario that cannot be built is an
+// error; failed expectations are outcomes.
+func CheckExpectations(f *scenario.File, seed uint64) ([]Outcome, error) {
+	exps, err := Expectations(f)
+	if err != nil {
+		return nil, err
+	}
+	runs := map[string]*Trace{}
+	var out []Outcome
+	for _, e := range exps {
+		key := fmt.Sprint(e.When)
+		t := runs[key]
+		if t == nil {
+			t, err = Run(f, e.When, seed)
+			if err != nil {
+				return nil, err
+			}
+			runs[key] = t
+		}
+		out = append(out, Outcome{Expectation: e, Err: e.Verify(t)})
+	}
+	return out, nil
+}

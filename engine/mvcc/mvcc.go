@@ -1,0 +1,384 @@
+// Package mvcc is Tidemark's source database: a small multi-version store
+// that behaves the way PostgreSQL does where it matters to an incremental
+// pipeline.
+//
+// What it models faithfully:
+//   - now() is the transaction's start time; statement_timestamp() is the
+//     statement's; a table chooses which one fills updated_at (or commit time,
+//     as a log that stamps at commit would).
+//   - A transaction's writes are invisible to every other reader until it
+//     commits, and a reader sees exactly what had committed before its
+//     statement began.
+//   - Each commit gets the next log position (LSN) in commit order.
+//   - nextval() is not transactional: a rolled-back insert burns its id, and a
+//     sequence with CACHE n hands each session a block of n ids, so ids are
+//     unique but not dense.
+//
+// What it simplifies: one database, one row per key per table, no locks (two
+// concurrent updates of one key both succeed and the later commit wins), LSNs
+// are small integers rather than byte positions.
+package mvcc
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// LSN is a log sequence number: the position of a commit in the source's own
+// commit order. Positions are dense and increase by one per commit.
+type LSN int64
+
+// FirstLSN is the position given to the first commit.
+const FirstLSN LSN = 1001
+
+// Stamp says when a table's updated_at column is filled in.
+type Stamp uint8
+
+// The moments at which updated_at can be assigned.
+const (
+	StampTxnStart  Stamp = iota // now(): the transaction's start, PostgreSQL's default
+	StampStatement              // statement_timestamp(): when the statement ran
+	StampCommit                 // the commit time, as a log that stamps at commit would
+)
+
+// ParseStamp reads txn-start, statement or commit.
+func ParseStamp(s string) (Stamp, bool) {
+	switch s {
+	case "txn-start":
+		return StampTxnStart, true
+	case "statement":
+		return StampStatement, true
+	case "commit":
+		return StampCommit, true
+	}
+	return 0, false
+}
+
+func (s Stamp) String() string {
+	return [...]string{"txn-start", "statement", "commit"}[s]
+}
+
+// Op is the kind of change a statement makes to one row.
+type Op uint8
+
+// Row operations.
+const (
+	Insert Op = iota
+	Update
+	Delete
+)
+
+func (o Op) String() string { return [...]string{"insert", "update", "delete"}[o] }
+
+// Version is one committed or pending version of one row.
+//
+// Invariants: LSN is 0 until the writing transaction commits, then it is the
+// transaction's commit LSN; Seq increases by one per committed version of the
+// same key, starting at 1.
+type Version struct {
+	Table     string
+	Key       string
+	Op        Op
+	UpdatedAt vtime.Time // the value written into updated_at (source clock)
+	Backdated bool       // updated_at was set explicitly by the statement
+	Txn       *Txn
+	LSN       LSN
+	Seq       int
+	Amount    int64 // a payload column, so updates have something to change
+}
+
+// Deleted reports whether this version removes the row.
+func (v *Version) Deleted() bool { return v.Op == Delete }
+
+// TxnState is where a transaction is in its life.
+type TxnState uint8
+
+// Transaction states.
+const (
+	Active TxnState = iota
+	Committed
+	RolledBack
+)
+
+// Txn is one source transaction.
+type Txn struct {
+	Name      string
+	Session   string
+	BeginAt   vtime.Time // true time
+	BeginNow  vtime.Time // the source clock's reading at begin: now()
+	State     TxnState
+	EndAt     vtime.Time // true time of commit or rollback
+	CommitNow vtime.Time // the source clock's reading at commit
+	LSN       LSN
+	Writes    []*Version
+}
+
+// Table is a source table whose rows are keyed by an integer-or-string key.
+type Table struct {
+	Name   string
+	Key    string // the business key column, e.g. order_id
+	Stamp  Stamp
+	Clock  string // the node clock that fills updated_at
+	Cache  int    // sequence cache size per session; 1 means no caching
+	next   int64  // next sequence value not yet handed out
+	blocks map[string]*block
+	live   map[string]*Version // latest committed version per key
+
+	// byStamp holds the live, undeleted versions ordered by (UpdatedAt, Key);
+	// byLSN holds every committed version in commit order. Both exist so a
+	// range read costs the rows it returns, not the size of the table.
+	byStamp []*Version
+	byLSN   []*Version
+}
+
+type block struct{ next, end int64 } // [next, end) still unused in this session's cache
+
+// DB is the source database.
+type DB struct {
+	tables map[string]*Table
+	order  []string
+	lsn    LSN // last commit position handed out; FirstLSN-1 before any commit
+}
+
+// New returns an empty database.
+func New() *DB { return &DB{tables: map[string]*Table{}, lsn: FirstLSN - 1} }
+
+// AddTable declares a table. cache below 1 is taken as 1.
+func (db *DB) AddTable(name, key string, stamp Stamp, clock string, cache int, firstID int64) *Table {
+	if cache < 1 {
+		cache = 1
+	}
+	t := &Table{Name: name, Key: key, Stamp: stamp, Clock: clock, Cache: cache, next: firstID,
+		blocks: map[string]*block{}, live: map[string]*Version{}}
+	db.tables[name] = t
+	db.order = append(db.order, name)
+	return t
+}
+
+// Table returns the named table or nil.
+func (db *DB) Table(name string) *Table { return db.tables[name] }
+
+// Tables lists the tables in declaration order.
+func (db *DB) Tables() []*Table {
+	out := make([]*Table, len(db.order))
+	for i, n := range db.order {
+		out[i] = db.tables[n]
+	}
+	return out
+}
+
+// LastLSN is the position of the newest commit, or FirstLSN-1 if none.
+func (db *DB) LastLSN() LSN { return db.lsn }
+
+// NextVal hands out the next id for session, taking a new cached block when
+// the session's block is used up. Like PostgreSQL's nextval it is never rolled back.
+func (t *Table) NextVal(session string) int64 {
+	b := t.blocks[session]
+	if b == nil || b.next >= b.end {
+		b = &block{next: t.next, end: t.next + int64(t.Cache)}
+		t.next = b.end
+		t.blocks[session] = b
+	}
+	id := b.next
+	b.next++
+	return id
+}
+
+// SeeID tells the sequence that id was used explicitly, so generated ids
+// continue after it.
+func (t *Table) SeeID(id int64) {
+	if id >= t.next {
+		t.next = id + 1
+	}
+}
+
+// EndSession drops a session's cached ids; they are never handed out again.
+func (t *Table) EndSession(session string) { delete(t.blocks, session) }
+
+// Begin starts a transaction at true time at; now is the source clock's reading.
+func (db *DB) Begin(name, session string, at, now vtime.Time) *Txn {
+	return &Txn{Name: name, Session: session, BeginAt: at, BeginNow: now, State: Active}
+}
+
+// Write records a pending change by tx. stampNow is the source clock's
+// reading at the statement; backdate, when set, is written into updated_at instead.
+func (db *DB) Write(tx *Txn, t *Table, op Op, key string, amount int64, stampNow vtime.Time, backdate *vtime.Time) *Version {
+	v := &Version{Table: t.Name, Key: key, Op: op, Txn: tx, Amount: amount}
+	switch {
+	case backdate != nil:
+		v.UpdatedAt, v.Backdated = *backdate, true
+	case t.Stamp == StampTxnStart:
+		v.UpdatedAt = tx.BeginNow
+	case t.Stamp == StampStatement:
+		v.UpdatedAt = stampNow
+	}
+	tx.Writes = append(tx.Writes, v)
+	return v
+}
+
+// Live returns the latest committed version of key, or nil if none.
+func (t *Table) Live(key string) *Version { return t.live[key] }
+
+// Commit makes tx's writes visible, in statement order, at the next LSN.
+// A table stamping at commit fills updated_at from now.
+func (db *DB) Commit(tx *Txn, at, now vtime.Time) {
+	if tx.State != Active {
+		panic(fmt.Sprintf("mvcc: commit of %s in state %d", tx.Name, tx.State))
+	}
+	db.lsn++
+	tx.State, tx.EndAt, tx.CommitNow, tx.LSN = Committed, at, now, db.lsn
+	for _, v := range tx.Writes {
+		t := db.tables[v.Table]
+		v.LSN = db.lsn
+		if t.Stamp == StampCommit && !v.Backdated {
+			v.UpdatedAt = now
+		}
+		prev := t.live[v.Key]
+		if prev != nil && !prev.Deleted() {
+			t.unindex(prev)
+		}
+		if prev != nil {
+			v.Seq = prev.Seq + 1
+			if v.Op == Update && v.Amount == 0 {
+				v.Amount = prev.Amount
+			}
+		} else {
+			v.Seq = 1
+		}
+		t.live[v.Key] = v
+		t.byLSN = append(t.byLSN, v)
+		if !v.Deleted() {
+			t.index(v)
+		}
+	}
+}
+
+func stampLess(a *Version, at vtime.Time, key string) int {
+	if a.UpdatedAt != at {
+		if a.UpdatedAt < at {
+			return -1
+		}
+		return 1
+	}
+	return CompareKeys(a.Key, key)
+}
+
+func (t *Table) index(v *Version) {
+	i, _ := slices.BinarySearchFunc(t.byStamp, v, func(e, v *Version) int { return stampLess(e, v.UpdatedAt, v.Key) })
+	t.byStamp = slices.Insert(t.byStamp, i, v)
+}
+
+func (t *Table) unindex(v *Version) {
+	i, ok := slices.BinarySearchFunc(t.byStamp, v, func(e, v *Version) int { return stampLess(e, v.UpdatedAt, v.Key) })
+	if !ok || t.byStamp[i] != v {
+		panic("mvcc: stamp index lost a live version of " + v.Key)
+	}
+	t.byStamp = slices.Delete(t.byStamp, i, i+1)
+}
+
+// Range bounds a read on updated_at. Lo and Hi are ignored when their Has flag is false.
+type Range struct {
+	Lo, Hi       vtime.Time
+	HasLo, HasHi bool
+	LoInclusive  bool // >= rather than >
+}
+
+// Contains reports whether at falls inside r.
+func (r Range) Contains(at vtime.Time) bool {
+	if r.HasLo && (at < r.Lo || at == r.Lo && !r.LoInclusive) {
+		return false
+	}
+	return !r.HasHi || at <= r.Hi
+}
+
+// SelectStamp returns the live rows whose updated_at falls inside r, in
+// (updated_at, key) order, as a query on the committed state would.
+func (t *Table) SelectStamp(r Range) []*Version {
+	i := 0
+	if r.HasLo {
+		i, _ = slices.BinarySearchFunc(t.byStamp, r.Lo, func(e *Version, at vtime.Time) int {
+			if e.UpdatedAt < at {
+				return -1
+			}
+			return 1
+		})
+	}
+	var out []*Version
+	for ; i < len(t.byStamp); i++ {
+		v := t.byStamp[i]
+		if r.HasHi && v.UpdatedAt > r.Hi {
+			break
+		}
+		if r.Contains(v.UpdatedAt) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// SelectLSN returns the live rows last changed by a commit in (lo, hi], in
+// commit order. Rows deleted since are left out.
+func (t *Table) SelectLSN(lo, hi LSN, loInclusive bool) []*Version {
+	i, _ := slices.BinarySearchFunc(t.byLSN, lo, func(e *Version, l LSN) int {
+		if e.LSN < l || e.LSN == l && !loInclusive {
+			return -1
+		}
+		return 1
+	})
+	var out []*Version
+	for ; i < len(t.byLSN) && t.byLSN[i].LSN <= hi; i++ {
+		v := t.byLSN[i]
+		if t.live[v.Key] == v && !v.Deleted() {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Rows returns every live, undeleted row in (updated_at, key) order. The
+// slice is the table's own index: callers must not change it.
+func (t *Table) Rows() []*Version { return t.byStamp }
+
+// Rollback discards tx's writes. Ids it took from sequences stay used.
+func (db *DB) Rollback(tx *Txn, at vtime.Time) {
+	tx.State, tx.EndAt = RolledBack, at
+}
+
+// Len is the number of keys with a live, undeleted row.
+func (t *Table) Len() int { return len(t.byStamp) }
+
+// SortVersions orders versions by key, numerically when both keys are numbers.
+func SortVersions(vs []*Version) {
+	slices.SortFunc(vs, func(a, b *Version) int { return CompareKeys(a.Key, b.Key) })
+}
+
+// CompareKeys orders business keys: numbers numerically and before words,
+// words alphabetically.
+func CompareKeys(a, b string) int {
+	ai, aerr := strconv.ParseInt(a, 10, 64)
+	bi, berr := strconv.ParseInt(b, 10, 64)
+	switch {
+	case aerr == nil && berr == nil:
+		switch {
+		case ai < bi:
+			return -1
+		case ai > bi:
+			return 1
+		}
+		return 0
+	case aerr == nil:
+		return -1
+	case berr == nil:
+		return 1
+	}
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

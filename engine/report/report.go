@@ -1,0 +1,206 @@
+// Package report turns a trace into the forms people read: a JSON document
+// for tools and a text timeline for terminals, docs and golden files.
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/mvcc"
+)
+
+// Report is the JSON form of a run. Keys are business keys as strings.
+type Report struct {
+	Scenario string            `json:"scenario"`
+	Title    string            `json:"title"`
+	Knobs    map[string]string `json:"knobs"`
+	Seed     uint64            `json:"seed"`
+	Steps    int               `json:"steps"`
+	Truth    engine.Truth      `json:"truth"`
+	Checks   []check.Result    `json:"checks"`
+	Marks    []Mark            `json:"marks"`
+	Events   []Event           `json:"events"`
+	Target   []TargetRow       `json:"target"`
+}
+
+// Mark is one stored mark and every value it held.
+type Mark struct {
+	Pipeline string      `json:"pipeline"`
+	Mark     string      `json:"mark"`
+	Kind     string      `json:"kind"`
+	History  []MarkPoint `json:"history"`
+}
+
+// MarkPoint is one stored value of a mark.
+type MarkPoint struct {
+	Step  int    `json:"step"`
+	At    string `json:"at"`
+	Value string `json:"value"`
+	Reset bool   `json:"reset,omitempty"`
+}
+
+// Event is one step of the timeline.
+type Event struct {
+	Step      int    `json:"step"`
+	At        string `json:"at"`
+	Actor     string `json:"actor"`
+	Kind      string `json:"kind"`
+	Narration string `json:"narration"`
+}
+
+// TargetRow is a row present in a target at the end.
+type TargetRow struct {
+	Table     string `json:"table"`
+	Key       string `json:"key"`
+	UpdatedAt string `json:"updated_at"`
+	Version   int    `json:"version"`
+}
+
+// Build assembles the report of a finished trace.
+func Build(t *engine.Trace) Report {
+	r := Report{
+		Scenario: t.File.ID, Title: t.File.Title, Knobs: map[string]string(t.Settings), Seed: t.Seed,
+		Steps: t.Steps(), Truth: t.Final(), Checks: t.Checks(),
+		Marks: []Mark{}, Events: make([]Event, len(t.Events)), Target: []TargetRow{},
+	}
+	if r.Knobs == nil {
+		r.Knobs = map[string]string{}
+	}
+	for i, e := range t.Events {
+		r.Events[i] = Event{Step: e.Step, At: e.At.String(), Actor: e.Actor, Kind: string(e.Kind), Narration: e.Narration}
+	}
+	for _, h := range t.Marks {
+		m := Mark{Pipeline: h.Pipeline, Mark: h.Name, Kind: h.Kind.String(), History: []MarkPoint{}}
+		for _, p := range h.Points {
+			m.History = append(m.History, MarkPoint{Step: p.Step, At: p.At.String(), Value: p.Display, Reset: p.Reset})
+		}
+		r.Marks = append(r.Marks, m)
+	}
+	for _, h := range t.Targets {
+		for _, row := range t.TargetAt(h.Name, t.Steps()) {
+			r.Target = append(r.Target, TargetRow{Table: h.Name, Key: row.Key, UpdatedAt: row.UpdatedAt.String(), Version: row.Seq})
+		}
+	}
+	return r
+}
+
+// Text writes the run as a timeline table followed by the marks, the
+// target, the truth, the checks and a one-line verdict.
+func Text(w io.Writer, t *engine.Trace) error {
+	var b strings.Builder
+	f := t.File
+	fmt.Fprintf(&b, "%s — %s\n", f.ID, f.Title)
+	if len(f.Knobs) > 0 {
+		var ks []string
+		for _, k := range f.Knobs {
+			ks = append(ks, k.Name+"="+t.Settings[k.Name])
+		}
+		fmt.Fprintf(&b, "knobs: %s   seed: %d\n", strings.Join(ks, " "), t.Seed)
+	}
+	b.WriteString("\nTIMELINE\n")
+	actorW := len("actor")
+	for _, e := range t.Events {
+		actorW = max(actorW, len(e.Actor))
+	}
+	stepW := len(fmt.Sprint(len(t.Events)))
+	fmt.Fprintf(&b, "  %*s  %-8s  %-*s  %s\n", stepW, "#", "time", actorW, "actor", "what happened")
+	for i, e := range t.Events {
+		c := t.Counts[i+1]
+		flag := ""
+		if c != t.Counts[i] {
+			flag = fmt.Sprintf("   [truth: %d not in target, %d duplicated, %d stale]", c.Missing, c.Duplicated, c.Stale)
+		}
+		fmt.Fprintf(&b, "  %*d  %-8s  %-*s  %s%s\n", stepW, e.Step, e.At, actorW, e.Actor, e.Narration, flag)
+	}
+	b.WriteString("\nMARKS\n")
+	for _, h := range t.Marks {
+		var vals []string
+		for _, p := range h.Points {
+			v := p.Display
+			if p.Reset {
+				v += " (reset)"
+			}
+			vals = append(vals, fmt.Sprintf("%s @%s", v, p.At))
+		}
+		if len(vals) == 0 {
+			vals = []string{"never stored"}
+		}
+		fmt.Fprintf(&b, "  %s (%s): %s\n", h.Name, h.Kind, strings.Join(vals, " → "))
+	}
+	b.WriteString("\nTARGET\n")
+	for _, h := range t.Targets {
+		rows := t.TargetAt(h.Name, t.Steps())
+		fmt.Fprintf(&b, "  %s (%s on %s): %d rows\n", h.Name, h.Mode, h.Key, len(rows))
+		for _, r := range rows {
+			fmt.Fprintf(&b, "    %s=%-6s updated_at=%s  version %d\n", h.Key, r.Key, r.UpdatedAt, r.Seq)
+		}
+	}
+	truth := t.Final()
+	b.WriteString("\nTRUTH (what the simulator knows; no check sees this)\n")
+	fmt.Fprintf(&b, "  missing:    %s\n", list(truth.Missing))
+	var dups []string
+	for k, n := range truth.Duplicated {
+		dups = append(dups, fmt.Sprintf("%s×%d", k, n))
+	}
+	slices.SortFunc(dups, func(a, b string) int {
+		return mvcc.CompareKeys(strings.Split(a, "×")[0], strings.Split(b, "×")[0])
+	})
+	fmt.Fprintf(&b, "  duplicated: %s\n", list(dups))
+	fmt.Fprintf(&b, "  stale:      %s\n", list(truth.Stale))
+	b.WriteString("\nCHECKS (what a team could see)\n")
+	nameW := 0
+	checks := t.Checks()
+	for _, c := range checks {
+		nameW = max(nameW, len(c.Name))
+	}
+	for _, c := range checks {
+		fmt.Fprintf(&b, "  %-7s  %-*s  %s\n", strings.ToUpper(string(c.Status)), nameW, c.Name, c.Detail)
+	}
+	fmt.Fprintf(&b, "\nVERDICT: %s\n", Verdict(truth, checks))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}
+
+// Verdict sums up a run in one sentence: what was lost or doubled, and
+// whether any check noticed.
+func Verdict(truth engine.Truth, checks []check.Result) string {
+	var failed []string
+	for _, c := range checks {
+		if c.Status == check.Fail {
+			failed = append(failed, c.Name)
+		}
+	}
+	noticed := "no check noticed"
+	if len(failed) > 0 {
+		noticed = "noticed by " + strings.Join(failed, ", ")
+	}
+	var harm []string
+	if n := len(truth.Missing); n > 0 {
+		harm = append(harm, fmt.Sprintf("%d rows missing", n))
+	}
+	if n := len(truth.Duplicated); n > 0 {
+		harm = append(harm, fmt.Sprintf("%d rows duplicated", n))
+	}
+	if n := len(truth.Stale); n > 0 {
+		harm = append(harm, fmt.Sprintf("%d rows stale", n))
+	}
+	if len(harm) == 0 {
+		if len(failed) > 0 {
+			return "the target matches the source; " + noticed + " (a false alarm)"
+		}
+		return "the target matches the source"
+	}
+	return strings.Join(harm, ", ") + "; " + noticed
+}
+

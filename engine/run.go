@@ -1,0 +1,452 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine/extract"
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// reads reports whether the pipeline reads table.
+func (p *pipeline) reads(table string) bool { return slices.Contains(p.cfg.From, table) }
+
+// runPlan is a run as the scenario scheduled it.
+type runPlan struct {
+	pipe    string
+	worker  string
+	only    []string // tables this run reads; empty means all
+	read    vtime.Time
+	write   vtime.Time
+	store   vtime.Time
+	crash   extract.Crash
+	hasTime struct{ write, store bool }
+}
+
+// runState is one run in flight.
+//
+// Invariant: once dead is set, no later phase of the run touches the world.
+type runState struct {
+	id     int
+	plan   runPlan
+	p      *pipeline
+	actor  string
+	dead   bool
+	seen   map[string]extract.Mark // mark values read at the start, by mark name
+	next   map[string]extract.Mark // mark values to store
+	rows   []*mvcc.Version
+	marks  []string // mark names this run moves, in order
+	window []string
+}
+
+func (w *World) rec(r *runState) *RunRecord { return &w.trace.Runs[r.id] }
+
+// scheduleRun queues the phases of a run in their order.
+func (w *World) scheduleRun(plan runPlan) {
+	p := w.pipes[plan.pipe]
+	r := &runState{id: len(w.trace.Runs), plan: plan, p: p, actor: p.cfg.Name}
+	if plan.worker != "" {
+		r.actor = p.cfg.Name + "/" + plan.worker
+	}
+	w.runs = append(w.runs, r)
+	w.trace.Runs = append(w.trace.Runs, RunRecord{})
+	rr := w.rec(r)
+	rr.ID, rr.Pipeline, rr.Worker, rr.At = r.id, p.cfg.Name, plan.worker, plan.read
+	w.schedule(plan.read, func() { w.runRead(r) })
+	c := plan.crash
+	switch p.cfg.Advance {
+	case extract.Before:
+		w.schedule(plan.store, func() { w.runStore(r) })
+		if c == extract.AfterMark || c == extract.Between {
+			w.schedule(plan.write, func() { w.runCrash(r, "after storing the mark and before writing") })
+		}
+		w.schedule(plan.write, func() { w.runWrite(r, c == extract.MidWrite) })
+	case extract.After:
+		w.schedule(plan.write, func() { w.runWrite(r, c == extract.MidWrite) })
+		if c == extract.AfterWrite || c == extract.Between {
+			w.schedule(plan.store, func() { w.runCrash(r, "after writing and before storing the mark") })
+		}
+		w.schedule(plan.store, func() { w.runStore(r) })
+	case extract.Atomic:
+		if c == extract.MidWrite || c == extract.AfterWrite || c == extract.Between {
+			w.schedule(plan.write, func() { w.runCrash(r, "before its transaction commits") })
+		}
+		w.schedule(plan.write, func() { w.runAtomic(r) })
+	}
+	last := max(plan.write, plan.store)
+	w.schedule(last, func() { w.runEnd(r) })
+}
+
+// runRead reads the stored marks and selects the rows after them in one snapshot.
+func (w *World) runRead(r *runState) {
+	p, cfg := r.p, &r.p.cfg
+	rr := w.rec(r)
+	tables := cfg.From
+	if len(r.plan.only) > 0 {
+		tables = r.plan.only
+	}
+	r.seen, r.next = map[string]extract.Mark{}, map[string]extract.Mark{}
+	readerNow := w.clocks[cfg.Clock].Read(w.now)
+	sourceNow := w.clocks["source"].Read(w.now)
+	lastLSN := w.db.LastLSN()
+	var parts []string
+	var overlapRows, overlapKnown int
+	// Group the tables by the mark that governs them.
+	for _, mname := range cfg.MarkNames() {
+		m := p.marks[mname]
+		var group []string
+		for _, t := range tables {
+			if cfg.MarkFor(t) == mname {
+				group = append(group, t)
+			}
+		}
+		if len(group) == 0 {
+			continue
+		}
+		r.seen[mname] = m.value
+		lo, hasLo := cfg.Lower(m.value)
+		var hi int64
+		var got []*mvcc.Version
+		switch cfg.Mark {
+		case extract.Position:
+			hi = int64(lastLSN)
+			for _, t := range group {
+				from := mvcc.LSN(lo)
+				if !hasLo {
+					from = 0
+				}
+				got = append(got, w.db.Table(t).SelectLSN(from, lastLSN, hasLo && cfg.Predicate == extract.GTE)...)
+			}
+		default:
+			rg := mvcc.Range{Lo: vtime.Time(lo), HasLo: hasLo, LoInclusive: cfg.Predicate == extract.GTE}
+			switch cfg.Mark {
+			case extract.ReaderClock:
+				rg.Hi, rg.HasHi, hi = readerNow, true, int64(readerNow)
+			case extract.SourceClock:
+				rg.Hi, rg.HasHi, hi = sourceNow, true, int64(sourceNow)
+			}
+			for _, t := range group {
+				got = append(got, w.db.Table(t).SelectStamp(rg)...)
+			}
+			if cfg.Mark == extract.MaxSeen {
+				hi = m.value.V
+				if !m.value.Set && len(got) == 0 {
+					hi = -1 << 62
+				}
+				for _, v := range got {
+					hi = max(hi, int64(v.UpdatedAt))
+				}
+			}
+		}
+		next := extract.Mark{Set: true, V: hi}
+		if cfg.Mark == extract.MaxSeen && !m.value.Set && len(got) == 0 {
+			next = extract.Mark{}
+		}
+		r.next[mname] = next
+		r.marks = append(r.marks, mname)
+		if m.value.Set && cfg.Mark.IsTimestamp() && cfg.Overlap > 0 {
+			for _, v := range got {
+				if int64(v.UpdatedAt) <= m.value.V {
+					overlapRows++
+					if p.target.Newest(v.Key) >= v.Seq {
+						overlapKnown++
+					}
+				}
+			}
+		}
+		r.rows = append(r.rows, got...)
+		parts = append(parts, w.windowPhrase(cfg, m.value, hasLo, lo, next, group, readerNow, sourceNow))
+		rr.Lower, rr.Upper = cfg.Mark.Format(m.value), cfg.Mark.Format(next)
+		rr.MarkBefore = joinMark(rr.MarkBefore, cfg.Mark.Format(m.value))
+	}
+	keys := make([]string, len(r.rows))
+	for i, v := range r.rows {
+		keys[i] = v.Key
+	}
+	rr.ReadStep, rr.Read, rr.SourceCount, rr.Keys = w.step(), len(r.rows), len(r.rows), keys
+	rr.OverlapRows, rr.OverlapKnown = overlapRows, overlapKnown
+	rr.MarkAfter = rr.MarkBefore
+	n := w.trace.noun[tables[0]]
+	w.emit(r.actor, KindRead, r.id, keys, "%s reads %s and finds %s.", r.actor, strings.Join(parts, "; "), rowsPhrase(n, keys))
+}
+
+func joinMark(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + ", " + b
+}
+
+func (w *World) windowPhrase(cfg *extract.Config, m extract.Mark, hasLo bool, lo int64, next extract.Mark, tables []string, readerNow, sourceNow vtime.Time) string {
+	on := strings.Join(tables, " and ")
+	if cfg.Mark == extract.Position {
+		if !hasLo {
+			return fmt.Sprintf("%s with no stored mark, so every change up to lsn %d", on, next.V)
+		}
+		return fmt.Sprintf("%s for changes after lsn %d up to lsn %d", on, lo, next.V)
+	}
+	var b strings.Builder
+	b.WriteString(on)
+	if !hasLo {
+		b.WriteString(" with no stored mark yet, so every row")
+	} else {
+		fmt.Fprintf(&b, " where updated_at %s %s", cfg.Predicate.Symbol(), vtime.Time(lo))
+		if cfg.Overlap > 0 {
+			fmt.Fprintf(&b, " (the mark %s less a %s overlap)", cfg.Mark.Format(m), cfg.Overlap)
+		}
+	}
+	switch cfg.Mark {
+	case extract.ReaderClock:
+		fmt.Fprintf(&b, " up to its own clock's now() %s", readerNow)
+	case extract.SourceClock:
+		fmt.Fprintf(&b, " up to the source clock's now() %s", sourceNow)
+	}
+	return b.String()
+}
+
+// runWrite sends the rows read to the target; when mid is set the process
+// dies halfway through, leaving the first half written.
+func (w *World) runWrite(r *runState, mid bool) {
+	if r.dead {
+		return
+	}
+	rows := r.rows
+	if mid {
+		rows = rows[:len(rows)/2]
+	}
+	res := w.write(r, rows)
+	rr := w.rec(r)
+	rr.WriteStep, rr.Written, rr.Collapsed = w.step(), len(rows), res.Collapsed
+	keys := keysOf(rows)
+	n := w.trace.noun[r.p.cfg.From[0]]
+	extra := ""
+	if res.Collapsed > 0 {
+		extra = fmt.Sprintf("; the merge matches %d already present and absorbs them", res.Collapsed)
+	}
+	if res.Replaced > 0 && r.p.target.Mode == sink.Overwrite {
+		extra = fmt.Sprintf("; it first deletes the %d rows already in that interval", res.Replaced)
+	}
+	verb := map[sink.Mode]string{sink.Append: "appends", sink.Merge: "merges", sink.Overwrite: "overwrites its interval with"}[r.p.target.Mode]
+	if mid {
+		r.dead = true
+		rr.EndStep, rr.Crashed = w.step(), true
+		w.emit(r.actor, KindCrash, r.id, keys, "%s crashes mid-write at %s after writing %s of %d rows into %s%s; the rest never arrive.",
+			r.actor, w.now, rowsPhrase(n, keys), len(r.rows), r.p.target.Name, extra)
+		return
+	}
+	w.emit(r.actor, KindWrite, r.id, keys, "%s %s %s into %s%s.", r.actor, verb, rowsPhrase(n, keys), r.p.target.Name, extra)
+}
+
+func keysOf(vs []*mvcc.Version) []string {
+	keys := make([]string, len(vs))
+	for i, v := range vs {
+		keys[i] = v.Key
+	}
+	return keys
+}
+
+func (w *World) write(r *runState, rows []*mvcc.Version) sink.Result {
+	in := make([]sink.In, len(rows))
+	for i, v := range rows {
+		in[i] = sink.In{Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN), Amount: v.Amount}
+	}
+	var inInterval func(sink.Row) bool
+	if r.p.target.Mode == sink.Overwrite {
+		cfg := &r.p.cfg
+		lo, hasLo := extract.Mark{}, false
+		for _, mn := range r.marks {
+			lo, hasLo = r.seen[mn], r.seen[mn].Set
+		}
+		var hi extract.Mark
+		for _, mn := range r.marks {
+			hi = r.next[mn]
+		}
+		inInterval = func(row sink.Row) bool {
+			v := int64(row.UpdatedAt)
+			if cfg.Mark == extract.Position {
+				v = row.LSN
+			}
+			if hasLo {
+				l, _ := cfg.Lower(lo)
+				if v < l || v == l && cfg.Predicate == extract.GT {
+					return false
+				}
+			}
+			return !hi.Set || v <= hi.V
+		}
+	}
+	target := r.p.target
+	res := target.Write(in, r.id, int32(w.step()), inInterval, func(key string) { w.refreshKey(target, key) })
+	for i := range w.trace.Targets {
+		if w.trace.Targets[i].Name == target.Name {
+			w.trace.Targets[i].Rows = target.History()
+		}
+	}
+	return res
+}
+
+// runStore stores the run's new marks, conditionally when CAS is on.
+func (w *World) runStore(r *runState) {
+	if r.dead {
+		return
+	}
+	cfg := &r.p.cfg
+	rr := w.rec(r)
+	var said []string
+	moved := false
+	for _, mn := range r.marks {
+		m := r.p.marks[mn]
+		seen, next := r.seen[mn], r.next[mn]
+		if !next.Set {
+			continue
+		}
+		if cfg.CAS {
+			if m.value != seen {
+				r.dead = true
+				rr.Aborted, rr.EndStep = true, w.step()
+				why := "the run gives up and its output, already written, is left to the idempotent write"
+				if cfg.Advance == extract.Before {
+					why = "the run gives up before writing anything"
+				}
+				w.emit(r.actor, KindConflict, r.id, nil, "%s's conditional update finds mark %s at %s where it read %s, so it updates no row; %s.",
+					r.actor, mn, cfg.Mark.Format(m.value), cfg.Mark.Format(seen), why)
+				return
+			}
+			if m.value.Set && next.V <= m.value.V {
+				said = append(said, fmt.Sprintf("leaves %s at %s (the conditional update only moves forward)", markLabel(cfg, mn), cfg.Mark.Format(m.value)))
+				continue
+			}
+		}
+		prev := m.value
+		w.storeMark(m, next, r.id, false)
+		if !prev.Set || next.V > prev.V {
+			moved = true
+		}
+		what := markLabel(cfg, mn)
+		switch {
+		case prev.Set && next.V < prev.V:
+			said = append(said, fmt.Sprintf("stores %s %s over %s: the mark moves backwards", what, cfg.Mark.Format(next), cfg.Mark.Format(prev)))
+		case prev != seen:
+			said = append(said, fmt.Sprintf("stores %s %s, overwriting %s that another worker stored after this run read %s", what, cfg.Mark.Format(next), cfg.Mark.Format(prev), cfg.Mark.Format(seen)))
+		default:
+			said = append(said, fmt.Sprintf("stores %s %s (was %s)", what, cfg.Mark.Format(next), cfg.Mark.Format(prev)))
+		}
+	}
+	rr.MarkStep, rr.Advanced = w.step(), moved
+	rr.MarkAfter = w.marksPhrase(r)
+	if len(said) == 0 {
+		said = append(said, "has no new mark to store")
+	}
+	w.emit(r.actor, KindMark, r.id, nil, "%s %s.", r.actor, strings.Join(said, "; "))
+}
+
+// markLabel names a mark in narration: "its mark" when the pipeline has one,
+// "mark extract/orders_eu" otherwise.
+func markLabel(cfg *extract.Config, name string) string {
+	if name == cfg.Name {
+		return "its mark"
+	}
+	return "mark " + name
+}
+
+func (w *World) marksPhrase(r *runState) string {
+	var out []string
+	for _, mn := range r.marks {
+		out = append(out, r.p.cfg.Mark.Format(r.p.marks[mn].value))
+	}
+	return strings.Join(out, ", ")
+}
+
+// runAtomic writes and stores the mark in one transaction.
+func (w *World) runAtomic(r *runState) {
+	if r.dead {
+		return
+	}
+	cfg := &r.p.cfg
+	rr := w.rec(r)
+	if cfg.CAS {
+		for _, mn := range r.marks {
+			if m := r.p.marks[mn]; m.value != r.seen[mn] {
+				r.dead = true
+				rr.Aborted, rr.EndStep = true, w.step()
+				w.emit(r.actor, KindConflict, r.id, nil, "%s's conditional update finds mark %s at %s where it read %s; the transaction rolls back, taking its write with it.",
+					r.actor, mn, cfg.Mark.Format(m.value), cfg.Mark.Format(r.seen[mn]))
+				return
+			}
+		}
+	}
+	res := w.write(r, r.rows)
+	moved := false
+	for _, mn := range r.marks {
+		m := r.p.marks[mn]
+		next := r.next[mn]
+		if !next.Set || cfg.CAS && m.value.Set && next.V <= m.value.V {
+			continue
+		}
+		if !m.value.Set || next.V > m.value.V {
+			moved = true
+		}
+		w.storeMark(m, next, r.id, false)
+	}
+	step := w.step()
+	rr.WriteStep, rr.MarkStep, rr.Written, rr.Collapsed, rr.Advanced = step, step, len(r.rows), res.Collapsed, moved
+	rr.MarkAfter = w.marksPhrase(r)
+	n := w.trace.noun[cfg.From[0]]
+	w.emit(r.actor, KindAtomic, r.id, keysOf(r.rows), "%s writes %s into %s and stores the mark %s in the same transaction, so the two cannot disagree.",
+		r.actor, rowsPhrase(n, keysOf(r.rows)), r.p.target.Name, rr.MarkAfter)
+}
+
+func (w *World) runCrash(r *runState, where string) {
+	if r.dead {
+		return
+	}
+	r.dead = true
+	rr := w.rec(r)
+	rr.EndStep, rr.Crashed = w.step(), true
+	cfg := &r.p.cfg
+	n := w.trace.noun[cfg.From[0]]
+	keys := keysOf(r.rows)
+	var effect string
+	switch {
+	case cfg.Advance == extract.Before:
+		effect = fmt.Sprintf("the mark already says %s %s processed, and none of them is in %s", rowsPhrase(n, keys), isAre(len(keys)), r.p.target.Name)
+	case cfg.Advance == extract.After:
+		effect = fmt.Sprintf("%s %s written but the mark still says %s, so the next run reads them again", rowsPhrase(n, keys), wereWas(len(keys)), rr.MarkBefore)
+	default:
+		effect = "the transaction rolls back, so neither the rows nor the mark change"
+	}
+	if len(keys) == 0 {
+		effect = "it had read nothing, so nothing is lost or repeated"
+	}
+	w.emit(r.actor, KindCrash, r.id, keys, "%s crashes %s: %s.", r.actor, where, effect)
+}
+
+func wereWas(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
+}
+
+func (w *World) runEnd(r *runState) {
+	if r.dead {
+		return
+	}
+	r.dead = true
+	rr := w.rec(r)
+	rr.Finished = true
+	rr.EndStep = w.step() - 1 // the run's last phase; no event of its own
+}
+
+// reset moves a mark to a chosen value, as an operator recovering from a skip would.
+func (w *World) reset(pipe, mark string, v extract.Mark) {
+	p := w.pipes[pipe]
+	m := p.marks[mark]
+	prev := m.value
+	w.storeMark(m, v, -1, true)
+	w.emit("operator", KindReset, -1, nil, "An operator resets %s from %s to %s; the next run re-reads everything after it, which is safe only if the write is idempotent.",
+		mark, p.cfg.Mark.Format(prev), p.cfg.Mark.Format(v))
+}

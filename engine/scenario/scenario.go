@@ -1,0 +1,436 @@
+// Package scenario reads Tidemark's plain-text scenario files.
+//
+// A scenario file is a list of commands, one per line, each a command word
+// followed by arguments: bare words, key=value pairs and "quoted strings".
+// A # starts a comment that runs to the end of the line. The first command
+// names the scenario; knob lines declare the choices a learner can flip; the
+// rest describe the world and its schedule and are given meaning by the
+// engine, which reports its own errors at the positions this package records.
+//
+// This package knows the syntax and the knobs only. It never panics on any
+// input: every problem is an *Error naming file:line:column.
+package scenario
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Pos is a place in a scenario file. Line and Col count from 1; Col counts
+// characters, not bytes.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+// String prints the position as file:line:column.
+func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
+
+// Error is a problem in a scenario file, at a position.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+// Error prints file:line:column: message.
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// Errorf builds an *Error at pos.
+func Errorf(pos Pos, format string, args ...any) *Error {
+	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Arg is one argument of a command: a bare word (Key is empty) or key=value.
+type Arg struct {
+	Key      string
+	Value    string
+	Quoted   bool // the value was written in double quotes
+	Pos      Pos  // where the argument starts
+	ValuePos Pos  // where its value starts
+}
+
+// Command is one non-empty line of a scenario file.
+type Command struct {
+	Name string
+	Pos  Pos
+	Args []Arg
+}
+
+// Knob is a named choice a learner can flip. Values lists the allowed values
+// in the order written; Default is the first of them.
+type Knob struct {
+	Name    string
+	Label   string // an optional human label, shown beside the toggle
+	Values  []string
+	Default string
+	Pos     Pos
+}
+
+// File is a parsed scenario file.
+//
+// Invariants: ID and Title are non-empty; knob names are unique; every
+// $reference in Commands names a declared knob.
+type File struct {
+	Name     string // the file name used in error positions
+	ID       string
+	Title    string
+	About    string // free prose from about lines, joined by spaces
+	Knobs    []Knob
+	Commands []Command // every command after the header, in file order
+	Source   string    // the file's text, unchanged
+}
+
+var (
+	idPattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)*$`)
+	namePattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	valuePattern = regexp.MustCompile(`^[A-Za-z0-9_.:+-]+$`)
+	refPattern   = regexp.MustCompile(`\$[A-Za-z][A-Za-z0-9_-]*`)
+)
+
+// Parse reads a scenario file. name is used in error positions.
+func Parse(name string, src []byte) (*File, error) {
+	if !utf8.Valid(src) {
+		line, col := firstInvalid(src)
+		return nil, Errorf(Pos{name, line, col}, "the file is not valid UTF-8 text")
+	}
+	f := &File{Name: name, Source: string(src)}
+	lines := strings.Split(string(src), "\n")
+	for i, text := range lines {
+		text = strings.TrimSuffix(text, "\r")
+		cmd, err := lexLine(name, i+1, text)
+		if err != nil {
+			return nil, err
+		}
+		if cmd == nil {
+			continue
+		}
+		if f.ID == "" && cmd.Name != "scenario" {
+			return nil, Errorf(cmd.Pos, "expected the first command to be `scenario ID \"Title\"`, found %q", cmd.Name)
+		}
+		switch cmd.Name {
+		case "scenario":
+			if err := f.header(cmd); err != nil {
+				return nil, err
+			}
+		case "about":
+			if len(cmd.Args) != 1 || cmd.Args[0].Key != "" {
+				return nil, Errorf(cmd.Pos, "expected `about \"text\"` with one quoted string")
+			}
+			f.About = strings.TrimSpace(f.About + " " + cmd.Args[0].Value)
+		case "knob":
+			k, err := parseKnob(name, i+1, text, cmd)
+			if err != nil {
+				return nil, err
+			}
+			if prev := f.Knob(k.Name); prev != nil {
+				return nil, Errorf(k.Pos, "knob %q is already declared at %s", k.Name, prev.Pos)
+			}
+			f.Knobs = append(f.Knobs, k)
+		default:
+			f.Commands = append(f.Commands, *cmd)
+		}
+	}
+	if f.ID == "" {
+		return nil, Errorf(Pos{name, 1, 1}, "expected a `scenario ID \"Title\"` line; the file has no commands")
+	}
+	for _, c := range f.Commands {
+		for _, a := range c.Args {
+			for _, loc := range refPattern.FindAllStringIndex(a.Value, -1) {
+				ref := a.Value[loc[0]+1 : loc[1]]
+				if f.Knob(ref) == nil {
+					p := a.ValuePos
+					p.Col += utf8.RuneCountInString(a.Value[:loc[0]])
+					if a.Quoted {
+						p.Col++
+					}
+					return nil, Errorf(p, "unknown knob $%s; declared knobs: %s", ref, f.knobNames())
+				}
+			}
+		}
+	}
+	return f, nil
+}
+
+func (f *File) header(cmd *Command) error {
+	if f.ID != "" {
+		return Errorf(cmd.Pos, "expected one scenario line; this file already has one")
+	}
+	if len(cmd.Args) < 1 || cmd.Args[0].Key != "" || cmd.Args[0].Quoted {
+		return Errorf(cmd.Pos, "expected `scenario ID \"Title\"`, with an id such as hwm/visibility-gap")
+	}
+	id := cmd.Args[0]
+	if !idPattern.MatchString(id.Value) {
+		return Errorf(id.Pos, "expected a scenario id of lower-case words joined by / (such as hwm/visibility-gap), found %q", id.Value)
+	}
+	if len(cmd.Args) != 2 || !cmd.Args[1].Quoted || cmd.Args[1].Key != "" || strings.TrimSpace(cmd.Args[1].Value) == "" {
+		p := cmd.Pos
+		if len(cmd.Args) > 1 {
+			p = cmd.Args[1].Pos
+		}
+		return Errorf(p, "expected a quoted title after the id, as in scenario %s \"What it shows\"", id.Value)
+	}
+	f.ID, f.Title = id.Value, cmd.Args[1].Value
+	return nil
+}
+
+// parseKnob reads `knob NAME = v1 | v2 | v3 ["label"]`.
+func parseKnob(file string, line int, text string, cmd *Command) (Knob, error) {
+	usage := "expected `knob NAME = value | value ...` with an optional quoted label"
+	var words []Arg
+	label := ""
+	for _, a := range cmd.Args {
+		if a.Quoted && a.Key == "" {
+			label = a.Value
+			continue
+		}
+		if label != "" {
+			return Knob{}, Errorf(a.Pos, "%s; the label comes last", usage)
+		}
+		// name=value tokens are split back into words.
+		if a.Key != "" {
+			words = append(words, Arg{Value: a.Key, Pos: a.Pos}, Arg{Value: "=", Pos: a.ValuePos}, Arg{Value: a.Value, Pos: a.ValuePos})
+			continue
+		}
+		words = append(words, a)
+	}
+	// Re-split words around | so that `a|b` and `a | b` read alike.
+	var toks []Arg
+	for _, w := range words {
+		rest, p := w.Value, w.Pos
+		for rest != "" {
+			i := strings.IndexAny(rest, "|=")
+			if i < 0 {
+				toks = append(toks, Arg{Value: rest, Pos: p})
+				break
+			}
+			if i > 0 {
+				toks = append(toks, Arg{Value: rest[:i], Pos: p})
+			}
+			q := p
+			q.Col += utf8.RuneCountInString(rest[:i])
+			toks = append(toks, Arg{Value: rest[i : i+1], Pos: q})
+			p = q
+			p.Col++
+			rest = rest[i+1:]
+		}
+	}
+	if len(toks) < 3 || toks[1].Value != "=" {
+		p := cmd.Pos
+		if len(toks) > 1 {
+			p = toks[1].Pos
+		}
+		return Knob{}, Errorf(p, "%s", usage)
+	}
+	k := Knob{Name: toks[0].Value, Pos: toks[0].Pos, Label: label}
+	if !namePattern.MatchString(k.Name) {
+		return Knob{}, Errorf(toks[0].Pos, "expected a knob name of letters, digits, - and _, found %q", k.Name)
+	}
+	wantValue := true
+	for _, t := range toks[2:] {
+		if wantValue {
+			if t.Value == "|" || t.Value == "=" {
+				return Knob{}, Errorf(t.Pos, "expected a value, found %q", t.Value)
+			}
+			if !valuePattern.MatchString(t.Value) {
+				return Knob{}, Errorf(t.Pos, "expected a knob value of letters, digits and . : + - _, found %q", t.Value)
+			}
+			if slices.Contains(k.Values, t.Value) {
+				return Knob{}, Errorf(t.Pos, "value %q is listed twice for knob %s", t.Value, k.Name)
+			}
+			k.Values = append(k.Values, t.Value)
+		} else if t.Value != "|" {
+			return Knob{}, Errorf(t.Pos, "expected | between values, found %q", t.Value)
+		}
+		wantValue = !wantValue
+	}
+	if wantValue {
+		return Knob{}, Errorf(toks[len(toks)-1].Pos, "expected a value after the last |")
+	}
+	k.Default = k.Values[0]
+	return k, nil
+}
+
+// Knob returns the knob named name, or nil.
+func (f *File) Knob(name string) *Knob {
+	for i := range f.Knobs {
+		if f.Knobs[i].Name == name {
+			return &f.Knobs[i]
+		}
+	}
+	return nil
+}
+
+func (f *File) knobNames() string {
+	if len(f.Knobs) == 0 {
+		return "none"
+	}
+	names := make([]string, len(f.Knobs))
+	for i, k := range f.Knobs {
+		names[i] = "$" + k.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// Settings holds a value for every knob of a file.
+type Settings map[string]string
+
+// Resolve checks the given knob values against the file and fills in the
+// defaults. An unknown knob or value is an error that lists what is allowed.
+func (f *File) Resolve(set map[string]string) (Settings, error) {
+	out := Settings{}
+	for _, k := range f.Knobs {
+		out[k.Name] = k.Default
+	}
+	names := make([]string, 0, len(set))
+	for n := range set {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		v := set[n]
+		k := f.Knob(n)
+		if k == nil {
+			return nil, fmt.Errorf("scenario %s has no knob %q (knobs: %s)", f.ID, n, strings.ReplaceAll(f.knobNames(), "$", ""))
+		}
+		if !slices.Contains(k.Values, v) {
+			return nil, fmt.Errorf("knob %s cannot be %q; expected one of %s", n, v, strings.Join(k.Values, " | "))
+		}
+		out[n] = v
+	}
+	return out, nil
+}
+
+// Bind returns the commands with every $knob reference replaced by its value
+// in s, which must come from Resolve.
+func (f *File) Bind(s Settings) []Command {
+	out := make([]Command, len(f.Commands))
+	for i, c := range f.Commands {
+		c.Args = slices.Clone(c.Args)
+		for j, a := range c.Args {
+			if strings.Contains(a.Value, "$") {
+				c.Args[j].Value = refPattern.ReplaceAllStringFunc(a.Value, func(ref string) string { return s[ref[1:]] })
+			}
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// lexLine splits one line into a command, or returns nil for a blank or
+// comment-only line.
+func lexLine(file string, line int, text string) (*Command, error) {
+	runes := []rune(text)
+	pos := func(i int) Pos { return Pos{file, line, i + 1} }
+	var args []Arg
+	i := 0
+	for {
+		for i < len(runes) && (runes[i] == ' ' || runes[i] == '\t') {
+			i++
+		}
+		if i >= len(runes) || runes[i] == '#' {
+			break
+		}
+		start := i
+		var a Arg
+		a.Pos = pos(start)
+		if runes[i] == '"' {
+			s, next, err := lexQuoted(runes, i, pos)
+			if err != nil {
+				return nil, err
+			}
+			a.Value, a.Quoted, a.ValuePos = s, true, pos(i)
+			i = next
+		} else {
+			for i < len(runes) && runes[i] != ' ' && runes[i] != '\t' && runes[i] != '"' && runes[i] != '=' && runes[i] != '#' {
+				i++
+			}
+			word := string(runes[start:i])
+			if i < len(runes) && runes[i] == '=' && word != "" {
+				a.Key = word
+				i++
+				a.ValuePos = pos(i)
+				if i < len(runes) && runes[i] == '"' {
+					s, next, err := lexQuoted(runes, i, pos)
+					if err != nil {
+						return nil, err
+					}
+					a.Value, a.Quoted = s, true
+					i = next
+				} else {
+					vs := i
+					for i < len(runes) && runes[i] != ' ' && runes[i] != '\t' && runes[i] != '"' && runes[i] != '#' {
+						i++
+					}
+					a.Value = string(runes[vs:i])
+					if a.Value == "" {
+						return nil, Errorf(pos(vs), "expected a value after %s=", word)
+					}
+				}
+			} else {
+				if i < len(runes) && runes[i] == '=' {
+					// A bare '=' (as in `knob mark = a | b`) is a word of its own.
+					i++
+				}
+				if i == start {
+					return nil, Errorf(pos(start), "unexpected %q", runes[start])
+				}
+				a.Value, a.ValuePos = string(runes[start:i]), pos(start)
+			}
+		}
+		if i < len(runes) && runes[i] != ' ' && runes[i] != '\t' && runes[i] != '#' {
+			return nil, Errorf(pos(i), "expected a space after %q", string(runes[start:i]))
+		}
+		args = append(args, a)
+	}
+	if len(args) == 0 {
+		return nil, nil
+	}
+	first := args[0]
+	if first.Key != "" || first.Quoted || !namePattern.MatchString(first.Value) {
+		return nil, Errorf(first.Pos, "expected a command word at the start of the line, found %q", string(runes[first.Pos.Col-1:min(len(runes), first.Pos.Col+19)]))
+	}
+	return &Command{Name: first.Value, Pos: first.Pos, Args: args[1:]}, nil
+}
+
+// lexQuoted reads a double-quoted string starting at runes[i] == '"'.
+// It understands \" and \\ and returns the index after the closing quote.
+func lexQuoted(runes []rune, i int, pos func(int) Pos) (string, int, error) {
+	open := i
+	var b strings.Builder
+	for i++; i < len(runes); i++ {
+		switch runes[i] {
+		case '\\':
+			if i+1 < len(runes) && (runes[i+1] == '"' || runes[i+1] == '\\') {
+				i++
+				b.WriteRune(runes[i])
+				continue
+			}
+			return "", 0, Errorf(pos(i), `expected \" or \\ after a backslash in a quoted string`)
+		case '"':
+			return b.String(), i + 1, nil
+		}
+		b.WriteRune(runes[i])
+	}
+	return "", 0, Errorf(pos(open), "the quoted string is not closed; expected a \" before the end of the line")
+}
+
+func firstInvalid(src []byte) (line, col int) {
+	line, col = 1, 1
+	for len(src) > 0 {
+		r, size := utf8.DecodeRune(src)
+		if r == utf8.RuneError && size <= 1 {
+			return line, col
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		src = src[size:]
+	}
+	return line, col
+}

@@ -1,0 +1,184 @@
+// Package vtime holds Tidemark's virtual time: integer milliseconds since
+// midnight of the simulated day, printed the way a log line would show them.
+//
+// Nothing here reads a real clock; every value is chosen by a scenario or
+// computed from one.
+package vtime
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Time is a virtual instant in milliseconds since 00:00:00 of the simulated day.
+// It may be negative or past 24:00 when a clock is skewed; String still prints it.
+type Time int64
+
+// Duration is a span of virtual time in milliseconds.
+type Duration int64
+
+// Common durations.
+const (
+	Millisecond Duration = 1
+	Second               = 1000 * Millisecond
+	Minute               = 60 * Second
+	Hour                 = 60 * Minute
+)
+
+// Add returns t moved by d.
+func (t Time) Add(d Duration) Time { return t + Time(d) }
+
+// Sub returns the duration t-u.
+func (t Time) Sub(u Time) Duration { return Duration(t - u) }
+
+// String prints t as HH:MM:SS, adding .mmm only when the milliseconds are not zero.
+func (t Time) String() string {
+	neg := t < 0
+	if neg {
+		t = -t
+	}
+	ms := int64(t)
+	h, m, s, frac := ms/3_600_000, ms/60_000%60, ms/1000%60, ms%1000
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	fmt.Fprintf(&b, "%02d:%02d:%02d", h, m, s)
+	if frac != 0 {
+		fmt.Fprintf(&b, ".%03d", frac)
+	}
+	return b.String()
+}
+
+// String prints d compactly with a sign when negative: 2s, 1m30s, 1.5s, 250ms, -3s.
+func (d Duration) String() string {
+	if d == 0 {
+		return "0s"
+	}
+	var b strings.Builder
+	if d < 0 {
+		b.WriteByte('-')
+		d = -d
+	}
+	if d < Second {
+		fmt.Fprintf(&b, "%dms", int64(d))
+		return b.String()
+	}
+	h, m, s, ms := d/Hour, d/Minute%60, d/Second%60, d%Second
+	if h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+	}
+	if m > 0 {
+		fmt.Fprintf(&b, "%dm", m)
+	}
+	switch {
+	case ms > 0:
+		frac := strings.TrimRight(fmt.Sprintf("%03d", ms), "0")
+		fmt.Fprintf(&b, "%d.%ss", s, frac)
+	case s > 0:
+		fmt.Fprintf(&b, "%ds", s)
+	}
+	return b.String()
+}
+
+// ErrSyntax is wrapped by every parse error of this package.
+var ErrSyntax = errors.New("invalid time")
+
+// ParseTime reads HH:MM:SS or HH:MM:SS.mmm (one to three fraction digits).
+func ParseTime(s string) (Time, error) {
+	main, frac, hasFrac := strings.Cut(s, ".")
+	parts := strings.Split(main, ":")
+	if len(parts) != 3 {
+		return 0, fmt.Errorf("%w %q: expected HH:MM:SS", ErrSyntax, s)
+	}
+	var v [3]int64
+	for i, p := range parts {
+		if len(p) != 2 {
+			return 0, fmt.Errorf("%w %q: expected two digits in each of HH:MM:SS", ErrSyntax, s)
+		}
+		n, err := strconv.ParseUint(p, 10, 8)
+		if err != nil {
+			return 0, fmt.Errorf("%w %q: expected digits in HH:MM:SS", ErrSyntax, s)
+		}
+		v[i] = int64(n)
+	}
+	if v[1] > 59 || v[2] > 59 {
+		return 0, fmt.Errorf("%w %q: minutes and seconds go up to 59", ErrSyntax, s)
+	}
+	ms := int64(0)
+	if hasFrac {
+		if len(frac) == 0 || len(frac) > 3 {
+			return 0, fmt.Errorf("%w %q: expected one to three digits of milliseconds", ErrSyntax, s)
+		}
+		n, err := strconv.ParseUint(frac, 10, 16)
+		if err != nil {
+			return 0, fmt.Errorf("%w %q: expected digits after the dot", ErrSyntax, s)
+		}
+		for i := len(frac); i < 3; i++ {
+			n *= 10
+		}
+		ms = int64(n)
+	}
+	return Time(v[0]*3_600_000 + v[1]*60_000 + v[2]*1000 + ms), nil
+}
+
+// ParseDuration reads a signed duration built from h, m, s and ms parts,
+// such as 2s, -3s, +1m30s, 250ms or 1.5s.
+func ParseDuration(s string) (Duration, error) {
+	in := s
+	sign := Duration(1)
+	switch {
+	case strings.HasPrefix(s, "-"):
+		sign, s = -1, s[1:]
+	case strings.HasPrefix(s, "+"):
+		s = s[1:]
+	}
+	if s == "" {
+		return 0, fmt.Errorf("%w %q: expected a duration such as 2s, 500ms or 1m", ErrSyntax, in)
+	}
+	if s == "0" {
+		return 0, nil
+	}
+	var total Duration
+	for s != "" {
+		i := 0
+		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+			i++
+		}
+		if i == 0 {
+			return 0, fmt.Errorf("%w %q: expected a number before the unit", ErrSyntax, in)
+		}
+		num := s[:i]
+		s = s[i:]
+		j := 0
+		for j < len(s) && s[j] >= 'a' && s[j] <= 'z' {
+			j++
+		}
+		unit := s[:j]
+		s = s[j:]
+		var scale Duration
+		switch unit {
+		case "ms":
+			scale = Millisecond
+		case "s":
+			scale = Second
+		case "m":
+			scale = Minute
+		case "h":
+			scale = Hour
+		default:
+			return 0, fmt.Errorf("%w %q: expected a unit of ms, s, m or h", ErrSyntax, in)
+		}
+		f, err := strconv.ParseFloat(num, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%w %q: %q is not a number", ErrSyntax, in, num)
+		}
+		if f > 1e9 {
+			return 0, fmt.Errorf("%w %q: too large", ErrSyntax, in)
+		}
+		total += Duration(f*float64(scale) + 0.5)
+	}
+	return sign * total, nil
+}

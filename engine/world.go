@@ -1,0 +1,266 @@
+// Package engine is Tidemark's deterministic simulation of an incremental
+// pipeline: a source database, extractors with stored high-water marks, target
+// tables, faults, the truth about every row, and the checks a team could run.
+//
+// The engine is pure and caller-driven. It never starts a goroutine, reads a
+// clock, draws from a global random source or touches I/O, so the same
+// scenario, knob settings and seed give a byte-identical trace natively, in
+// tests and in the browser. Time is virtual; the only random source is the
+// world's own seeded PCG; events at the same instant run in the order they
+// were scheduled.
+package engine
+
+import (
+	"container/heap"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/extract"
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// Clock is one node's clock. Its reading is true time plus a skew that
+// corrections (jumps) change, backwards as easily as forwards.
+type Clock struct {
+	Name string
+	Skew vtime.Duration
+}
+
+// Read returns the clock's reading at true time at.
+func (c *Clock) Read(at vtime.Time) vtime.Time { return at.Add(c.Skew) }
+
+// scheduled is an entry of the event queue.
+type scheduled struct {
+	at  vtime.Time
+	seq uint64 // order of scheduling: breaks ties between events at the same instant
+	do  func()
+}
+
+// queue is a min-heap of scheduled events ordered by (at, seq).
+type queue []*scheduled
+
+func (q queue) Len() int { return len(q) }
+func (q queue) Less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].seq < q[j].seq
+}
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)   { *q = append(*q, x.(*scheduled)) }
+func (q *queue) Pop() any {
+	old := *q
+	x := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return x
+}
+
+// pipeline is a pipeline's live state while the world runs.
+type pipeline struct {
+	cfg    extract.Config
+	target *sink.Table
+	marks  map[string]*markState // by mark name
+}
+
+// markState is a stored mark and its history in the trace.
+type markState struct {
+	value extract.Mark
+	hist  *MarkHistory
+}
+
+// keyState is the truth about one key: is it in the source, and how is it in the target.
+type keyState struct {
+	sourceSeq int // latest committed version, 0 if absent or deleted
+	status    status
+}
+
+type status uint8
+
+const (
+	fine status = iota
+	missing
+	duplicated
+	stale
+)
+
+// World is a scenario being simulated. Build one with Build and drive it
+// with Step or run it to the end with Run.
+type World struct {
+	trace   *Trace
+	rng     *rand.Rand
+	clocks  map[string]*Clock
+	db      *mvcc.DB
+	txns    map[string]*txnState
+	targets map[string]*sink.Table
+	pipes   map[string]*pipeline
+	pipeOrd []string
+	q       queue
+	seq     uint64
+	now     vtime.Time
+	runs    []*runState
+	keys    map[string]*keyState
+	counts  Counts
+}
+
+type txnState struct {
+	tx     *mvcc.Txn
+	rec    int // index into trace.Txns
+	tables map[string]bool
+}
+
+// schedule queues fn at true time at, after everything already queued for that instant.
+func (w *World) schedule(at vtime.Time, fn func()) {
+	w.seq++
+	heap.Push(&w.q, &scheduled{at: at, seq: w.seq, do: fn})
+}
+
+// Done reports whether no event is left.
+func (w *World) Done() bool { return len(w.q) == 0 }
+
+// Step runs the next event and reports whether there was one.
+func (w *World) Step() bool {
+	if len(w.q) == 0 {
+		return false
+	}
+	e := heap.Pop(&w.q).(*scheduled)
+	w.now = e.at
+	e.do()
+	return true
+}
+
+// Run steps the world to the end and returns its trace.
+func (w *World) Run() *Trace {
+	for w.Step() {
+	}
+	return w.trace
+}
+
+// Trace returns the trace recorded so far.
+func (w *World) Trace() *Trace { return w.trace }
+
+// emit appends an event to the trace and records the truth after it.
+func (w *World) emit(actor string, kind Kind, run int, keys []string, format string, args ...any) {
+	t := w.trace
+	t.Events = append(t.Events, Event{
+		Step: len(t.Events) + 1, At: w.now, Actor: actor, Kind: kind, Run: run, Keys: keys,
+		Narration: fmt.Sprintf(format, args...),
+	})
+	t.Counts = append(t.Counts, w.counts)
+}
+
+// step is the number the next emitted event will get.
+func (w *World) step() int { return len(w.trace.Events) + 1 }
+
+// Run builds and runs a scenario with the given knob values and seed.
+func Run(f *scenario.File, set map[string]string, seed uint64) (*Trace, error) {
+	w, err := Build(f, set, seed)
+	if err != nil {
+		return nil, err
+	}
+	return w.Run(), nil
+}
+
+// noun names a row of a table in narration: "order" for a key order_id.
+func noun(key string) string {
+	n := strings.TrimSuffix(key, "_id")
+	if n == key || n == "" {
+		return "row"
+	}
+	return strings.ReplaceAll(n, "_", " ")
+}
+
+// rows names a list of keys: "order 3", "orders 3, 4", "5 orders: 1, 2, 3 …".
+func rowsPhrase(n string, keys []string) string {
+	switch len(keys) {
+	case 0:
+		return "no " + plural(n)
+	case 1:
+		return n + " " + keys[0]
+	}
+	if len(keys) <= 6 {
+		return plural(n) + " " + strings.Join(keys, ", ")
+	}
+	return fmt.Sprintf("%d %s (%s … %s)", len(keys), plural(n), strings.Join(keys[:3], ", "), keys[len(keys)-1])
+}
+
+func plural(n string) string {
+	if strings.HasSuffix(n, "s") {
+		return n
+	}
+	return n + "s"
+}
+
+func isInt(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
+}
+
+// setKey updates the truth counters for one key after its source or target changed.
+func (w *World) refreshKey(target *sink.Table, key string) {
+	if target == nil {
+		return
+	}
+	tk := key
+	if len(w.targets) > 1 {
+		tk = target.Name + ":" + key
+	}
+	ks := w.keys[tk]
+	if ks == nil {
+		ks = &keyState{}
+		w.keys[tk] = ks
+	}
+	next := fine
+	c := target.Count(key)
+	switch {
+	case c > 1:
+		next = duplicated
+	case ks.sourceSeq > 0 && c == 0:
+		next = missing
+	case c > 0 && (ks.sourceSeq == 0 || target.Newest(key) < ks.sourceSeq):
+		next = stale
+	}
+	w.adjust(ks.status, -1)
+	w.adjust(next, 1)
+	ks.status = next
+}
+
+func (w *World) adjust(s status, d int32) {
+	switch s {
+	case missing:
+		w.counts.Missing += d
+	case duplicated:
+		w.counts.Duplicated += d
+	case stale:
+		w.counts.Stale += d
+	}
+}
+
+// targetFor returns the target a source table feeds, or nil.
+func (w *World) targetFor(table string) *sink.Table {
+	for _, name := range w.pipeOrd {
+		p := w.pipes[name]
+		for _, t := range p.cfg.From {
+			if t == table {
+				return p.target
+			}
+		}
+	}
+	return nil
+}
+
+// storeMark records a new stored value of a mark.
+func (w *World) storeMark(m *markState, v extract.Mark, run int, reset bool) {
+	m.value = v
+	m.hist.Points = append(m.hist.Points, check.MarkPoint{
+		Step: w.step(), At: w.now, Value: v.V, Set: v.Set, Display: m.hist.Kind.Format(v), Reset: reset, Run: run,
+	})
+}
+
+// checkConfig returns the trace's check configuration for tests.
+func (t *Trace) CheckConfig() check.Config { return t.checks }
