@@ -35,6 +35,9 @@ type runState struct {
 	p      *pipeline
 	actor  string
 	dead   bool
+	wrote  bool                    // the whole write landed
+	stored bool                    // the new mark was stored
+	doom   string                  // set by an injected crash: the run dies at its next phase, saying this
 	seen   map[string]extract.Mark // mark values read at the start, by mark name
 	next   map[string]extract.Mark // mark values to store
 	rows   []*mvcc.Version
@@ -210,7 +213,7 @@ func (w *World) windowPhrase(cfg *extract.Config, m extract.Mark, hasLo bool, lo
 // runWrite sends the rows read to the target; when mid is set the process
 // dies halfway through, leaving the first half written.
 func (w *World) runWrite(r *runState, mid bool) {
-	if r.dead {
+	if w.doomed(r) {
 		return
 	}
 	rows := r.rows
@@ -237,6 +240,7 @@ func (w *World) runWrite(r *runState, mid bool) {
 			r.actor, w.now, rowsPhrase(n, keys), len(r.rows), r.p.target.Name, extra)
 		return
 	}
+	r.wrote = true
 	w.emit(r.actor, KindWrite, r.id, keys, "%s %s %s into %s%s.", r.actor, verb, rowsPhrase(n, keys), r.p.target.Name, extra)
 }
 
@@ -290,7 +294,7 @@ func (w *World) write(r *runState, rows []*mvcc.Version) sink.Result {
 
 // runStore stores the run's new marks, conditionally when CAS is on.
 func (w *World) runStore(r *runState) {
-	if r.dead {
+	if w.doomed(r) {
 		return
 	}
 	cfg := &r.p.cfg
@@ -337,6 +341,7 @@ func (w *World) runStore(r *runState) {
 	}
 	rr.MarkStep, rr.Advanced = w.step(), moved
 	rr.MarkAfter = w.marksPhrase(r)
+	r.stored = true
 	if len(said) == 0 {
 		said = append(said, "has no new mark to store")
 	}
@@ -362,7 +367,7 @@ func (w *World) marksPhrase(r *runState) string {
 
 // runAtomic writes and stores the mark in one transaction.
 func (w *World) runAtomic(r *runState) {
-	if r.dead {
+	if w.doomed(r) {
 		return
 	}
 	cfg := &r.p.cfg
@@ -391,6 +396,7 @@ func (w *World) runAtomic(r *runState) {
 		}
 		w.storeMark(m, next, r.id, false)
 	}
+	r.wrote, r.stored = true, true
 	step := w.step()
 	rr.WriteStep, rr.MarkStep, rr.Written, rr.Collapsed, rr.Advanced = step, step, len(r.rows), res.Collapsed, moved
 	rr.MarkAfter = w.marksPhrase(r)
@@ -411,15 +417,18 @@ func (w *World) runCrash(r *runState, where string) {
 	keys := keysOf(r.rows)
 	var effect string
 	switch {
-	case cfg.Advance == extract.Before:
-		effect = fmt.Sprintf("the mark already says %s %s processed, and none of them is in %s", rowsPhrase(n, keys), isAre(len(keys)), r.p.target.Name)
-	case cfg.Advance == extract.After:
-		effect = fmt.Sprintf("%s %s written but the mark still says %s, so the next run reads them again", rowsPhrase(n, keys), wereWas(len(keys)), rr.MarkBefore)
-	default:
-		effect = "the transaction rolls back, so neither the rows nor the mark change"
-	}
-	if len(keys) == 0 {
+	case len(keys) == 0:
 		effect = "it had read nothing, so nothing is lost or repeated"
+	case r.stored && !r.wrote:
+		effect = fmt.Sprintf("the mark already says %s %s processed, and none of them is in %s", rowsPhrase(n, keys), isAre(len(keys)), r.p.target.Name)
+	case r.wrote && !r.stored:
+		effect = fmt.Sprintf("%s %s written but the mark still says %s, so the next run reads them again", rowsPhrase(n, keys), wereWas(len(keys)), rr.MarkBefore)
+	case r.wrote && r.stored:
+		effect = "its output and its mark were both durable, so nothing is lost or repeated"
+	case cfg.Advance == extract.Atomic:
+		effect = "the transaction rolls back, so neither the rows nor the mark change"
+	default:
+		effect = fmt.Sprintf("nothing it did was durable, so the next run reads %s again", rowsPhrase(n, keys))
 	}
 	w.emit(r.actor, KindCrash, r.id, keys, "%s crashes %s: %s.", r.actor, where, effect)
 }
@@ -431,8 +440,21 @@ func wereWas(n int) string {
 	return "were"
 }
 
-func (w *World) runEnd(r *runState) {
+// doomed reports whether the run is over: dead already, or killed now by an
+// injected crash, which it narrates.
+func (w *World) doomed(r *runState) bool {
 	if r.dead {
+		return true
+	}
+	if r.doom != "" {
+		w.runCrash(r, r.doom)
+		return true
+	}
+	return false
+}
+
+func (w *World) runEnd(r *runState) {
+	if w.doomed(r) {
 		return
 	}
 	r.dead = true

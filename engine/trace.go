@@ -126,6 +126,7 @@ type Trace struct {
 	Runs     []RunRecord
 	Counts   []Counts // Counts[n] is the truth after step n; Counts[0] is before any event
 	Pipes    []extract.Config
+	Faults   []Fault // injected by a learner, in step order
 	Tables   []SourceTable
 	checks   check.Config
 	noun     map[string]string

@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// FaultKind names a failure a learner can inject.
+type FaultKind string
+
+// Fault kinds.
+const (
+	FaultCrash     FaultKind = "crash"      // the pipeline process dies before the running run's next phase
+	FaultClockJump FaultKind = "clock-jump" // a node's clock is stepped forwards or backwards
+)
+
+// Fault is a failure injected right after a step of a trace. Replaying the
+// scenario with the fault forks the timeline at that step.
+type Fault struct {
+	AfterStep int
+	Kind      FaultKind
+	Clock     string         // for FaultClockJump: which clock
+	By        vtime.Duration // for FaultClockJump: how far
+}
+
+// ErrIdle is returned for a crash injected where no run is in flight.
+var ErrIdle = errors.New("no extractor run is in flight at this step, so a crash would change nothing; step to a run's read or write first")
+
+// Inject applies f now. Call it when the world has emitted exactly
+// f.AfterStep events.
+func (w *World) Inject(f Fault) error {
+	switch f.Kind {
+	case FaultCrash:
+		for _, r := range w.runs {
+			if !r.dead && r.doom == "" && w.trace.Runs[r.id].ReadStep > 0 {
+				r.doom = fmt.Sprintf("at %s, injected right after step %d", w.now, f.AfterStep)
+				return nil
+			}
+		}
+		return ErrIdle
+	case FaultClockJump:
+		if w.clocks[f.Clock] == nil {
+			return fmt.Errorf("unknown clock %q", f.Clock)
+		}
+		if f.By == 0 {
+			return errors.New("a clock jump needs a non-zero amount")
+		}
+		w.jump(f.Clock, f.By)
+		return nil
+	}
+	return fmt.Errorf("unknown fault %q; expected crash or clock-jump", f.Kind)
+}
+
+// RunWithFaults runs a scenario, injecting each fault right after its step.
+// Faults must be given in step order.
+func RunWithFaults(f *scenario.File, set map[string]string, seed uint64, faults []Fault) (*Trace, error) {
+	w, err := Build(f, set, seed)
+	if err != nil {
+		return nil, err
+	}
+	for _, fl := range faults {
+		if fl.AfterStep < len(w.trace.Events) {
+			return nil, fmt.Errorf("faults must be in step order: step %d is already past", fl.AfterStep)
+		}
+		for len(w.trace.Events) < fl.AfterStep && w.Step() {
+		}
+		if len(w.trace.Events) != fl.AfterStep {
+			return nil, fmt.Errorf("the scenario has only %d steps; cannot inject a fault after step %d", len(w.trace.Events), fl.AfterStep)
+		}
+		if err := w.Inject(fl); err != nil {
+			return nil, err
+		}
+		w.trace.Faults = append(w.trace.Faults, fl)
+	}
+	return w.Run(), nil
+}
