@@ -18,6 +18,7 @@ require (
 	github.com/natefinch/atomic v1.0.1 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/syumai/workers v0.32.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/mod v0.43.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
