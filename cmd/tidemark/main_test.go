@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/lessons"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden from the current output")
+
+// tidemark runs the CLI in-process and returns its exit code, stdout and stderr.
+func tidemark(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// goldenName is the file name stem of a scenario's golden files.
+func goldenName(id string) string { return strings.ReplaceAll(id, "/", "__") }
+
+// golden compares got with testdata/golden/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		t.Fatalf("golden file %s is missing (a new scenario?); run go test ./cmd/tidemark -update to write it, then review the diff", path)
+	}
+	require.NoError(t, err)
+	if string(want) != got {
+		assert.Equal(t, string(want), got, "output differs from %s; if the change is intended, run go test ./cmd/tidemark -update and review the diff", path)
+	}
+}
+
+// TestGolden runs every bundled scenario with its default knobs and compares
+// the text timeline and the JSON report with the golden files. The catalog is
+// iterated, so a new scenario is covered as soon as it is added.
+func TestGolden(t *testing.T) {
+	all, err := lessons.Scenarios()
+	require.NoError(t, err)
+	require.NotEmpty(t, all)
+	for _, s := range all {
+		t.Run(s.ID, func(t *testing.T) {
+			code, out, errOut := tidemark(t, "run", s.ID)
+			require.Equal(t, 0, code, "stderr: %s", errOut)
+			require.Empty(t, errOut)
+			require.True(t, strings.HasPrefix(out, s.ID+" — "+s.Title+"\n"), "text output should start with the id and title, got %q", firstLine(out))
+			golden(t, goldenName(s.ID)+".txt", out)
+
+			code, js, errOut := tidemark(t, "run", s.ID, "--json")
+			require.Equal(t, 0, code, "stderr: %s", errOut)
+			require.True(t, json.Valid([]byte(js)), "--json output is not valid JSON")
+			golden(t, goldenName(s.ID)+".json", js)
+		})
+	}
+	if *update {
+		return
+	}
+	// Every golden file belongs to a bundled scenario: a renamed or deleted
+	// scenario must take its golden files with it.
+	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*"))
+	require.NoError(t, err)
+	ids := map[string]bool{}
+	for _, s := range all {
+		ids[goldenName(s.ID)] = true
+	}
+	for _, f := range files {
+		stem := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".txt"), ".json")
+		assert.True(t, ids[stem], "golden file %s has no bundled scenario; delete it", f)
+	}
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// TestJSONShape checks the fields tools rely on, for every bundled scenario.
+func TestJSONShape(t *testing.T) {
+	all, err := lessons.Scenarios()
+	require.NoError(t, err)
+	for _, s := range all {
+		t.Run(s.ID, func(t *testing.T) {
+			code, js, errOut := tidemark(t, "run", s.ID, "--json")
+			require.Equal(t, 0, code, errOut)
+			var doc struct {
+				Scenario *string           `json:"scenario"`
+				Knobs    map[string]string `json:"knobs"`
+				Steps    *int              `json:"steps"`
+				Truth    *struct {
+					Missing    []string       `json:"missing"`
+					Duplicated map[string]int `json:"duplicated"`
+				} `json:"truth"`
+				Checks []map[string]any `json:"checks"`
+				Marks  []struct {
+					Pipeline *string          `json:"pipeline"`
+					History  []map[string]any `json:"history"`
+				} `json:"marks"`
+				Events []map[string]any `json:"events"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(js), &doc))
+			require.NotNil(t, doc.Scenario)
+			assert.Equal(t, s.ID, *doc.Scenario)
+			require.NotNil(t, doc.Knobs, "knobs")
+			for _, k := range s.File.Knobs {
+				assert.Equal(t, k.Default, doc.Knobs[k.Name], "knob %s should be at its default", k.Name)
+			}
+			require.NotNil(t, doc.Steps)
+			assert.Equal(t, len(doc.Events), *doc.Steps, "steps should count the events")
+			require.NotNil(t, doc.Truth, "truth")
+			assert.NotNil(t, doc.Truth.Missing, "truth.missing must be a list, even an empty one")
+			assert.NotNil(t, doc.Truth.Duplicated, "truth.duplicated must be an object, even an empty one")
+			require.NotEmpty(t, doc.Checks)
+			for _, c := range doc.Checks {
+				for _, f := range []string{"name", "status", "detail"} {
+					assert.Contains(t, c, f, "check %v", c)
+				}
+				assert.Contains(t, []any{"pass", "fail", "not-run"}, c["status"])
+			}
+			require.NotEmpty(t, doc.Marks)
+			for _, m := range doc.Marks {
+				require.NotNil(t, m.Pipeline)
+				for _, p := range m.History {
+					for _, f := range []string{"step", "at", "value"} {
+						assert.Contains(t, p, f, "mark point %v", p)
+					}
+				}
+			}
+			require.NotEmpty(t, doc.Events)
+			for i, e := range doc.Events {
+				for _, f := range []string{"step", "at", "actor", "kind", "narration"} {
+					require.Contains(t, e, f, "event %v", e)
+				}
+				assert.EqualValues(t, i+1, e["step"], "events are numbered from 1 in order")
+				assert.NotEmpty(t, e["narration"])
+			}
+		})
+	}
+}
+
+// TestKnobsChangeOutput: --set reaches the engine and the JSON says so.
+func TestKnobsChangeOutput(t *testing.T) {
+	code, js, errOut := tidemark(t, "run", "hwm/visibility-gap", "--set", "mark=lsn", "--json")
+	require.Equal(t, 0, code, errOut)
+	var doc struct {
+		Knobs map[string]string `json:"knobs"`
+		Truth struct{ Missing []string } `json:"truth"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(js), &doc))
+	assert.Equal(t, "lsn", doc.Knobs["mark"])
+	assert.Empty(t, doc.Truth.Missing, "an lsn mark loses nothing in the visibility-gap scenario")
+
+	code, def, _ := tidemark(t, "run", "hwm/visibility-gap", "--json")
+	require.Equal(t, 0, code)
+	assert.NotEqual(t, def, js)
+}
+
+func TestList(t *testing.T) {
+	all, err := lessons.Scenarios()
+	require.NoError(t, err)
+	code, out, errOut := tidemark(t, "list")
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	require.Len(t, lines, len(all), "one line per bundled scenario")
+	for i, s := range all {
+		fields := strings.Fields(lines[i])
+		require.NotEmpty(t, fields)
+		assert.Equal(t, s.ID, fields[0])
+		assert.Equal(t, s.Title, strings.TrimSpace(strings.TrimPrefix(lines[i], s.ID)))
+	}
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	return p
+}
+
+const okScenario = `scenario test/ok "A small scenario"
+knob mark = timestamp | lsn
+source orders key=order_id
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=$mark
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
+txn T2 begin=10:00:00 commit=10:00:04 insert order_id=2
+run extract at=10:00:02
+run extract at=10:00:06
+`
+
+func TestExitCodes(t *testing.T) {
+	good := writeFile(t, "ok.tdm", okScenario)
+	malformed := writeFile(t, "bad.tdm", "scenario test/bad \"Bad\"\nsource orders key=order_id\ntarget t sink=\"merge\nrun x at=10:00:00\n")
+	badCommand := writeFile(t, "cmd.tdm", "scenario test/cmd \"Cmd\"\n\nsourse orders key=order_id\n")
+	falseExpect := writeFile(t, "expect.tdm", okScenario+"expect missing=none\n")
+	trueExpect := writeFile(t, "expect-ok.tdm", okScenario+"expect missing=2\nexpect missing=none when mark=lsn\n")
+
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		stdout  string // substring
+		stderr  string // substring
+		noStout bool
+	}{
+		{name: "run bundled", args: []string{"run", "hwm/visibility-gap"}, code: 0, stdout: "VERDICT"},
+		{name: "run file", args: []string{"run", good}, code: 0, stdout: "test/ok — A small scenario"},
+		{name: "run file with knob", args: []string{"run", good, "--set", "mark=lsn"}, code: 0, stdout: "knobs: mark=lsn"},
+		{name: "flags before ref", args: []string{"run", "--seed", "7", good}, code: 0, stdout: "seed: 7"},
+		{name: "no args", args: nil, code: 2, stderr: "usage"},
+		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderr: `unknown command "frobnicate"`},
+		{name: "unknown scenario", args: []string{"run", "hwm/no-such-thing"}, code: 2, stderr: `no bundled scenario or file named "hwm/no-such-thing"`},
+		{name: "missing file", args: []string{"run", filepath.Join(t.TempDir(), "nope.tdm")}, code: 2, stderr: "cannot read scenario"},
+		{name: "unknown knob", args: []string{"run", "hwm/visibility-gap", "--set", "colour=red"}, code: 2, stderr: `has no knob "colour"`},
+		{name: "bad knob value", args: []string{"run", "hwm/visibility-gap", "--set", "mark=sundial"}, code: 2, stderr: `knob mark cannot be "sundial"; expected one of timestamp | lsn`},
+		{name: "bad set syntax", args: []string{"run", "hwm/visibility-gap", "--set", "mark"}, code: 2, stderr: "expected knob=value"},
+		{name: "bad seed", args: []string{"run", "hwm/visibility-gap", "--seed", "x"}, code: 2, stderr: "run:"},
+		{name: "no scenario", args: []string{"run"}, code: 2, stderr: "run needs a scenario"},
+		{name: "two scenarios", args: []string{"run", good, good}, code: 2, stderr: "run takes one scenario"},
+		{name: "malformed file", args: []string{"run", malformed}, code: 2, stderr: malformed + ":3:15: the quoted string is not closed"},
+		{name: "unknown command word", args: []string{"run", badCommand}, code: 2, stderr: badCommand + `:3:1: unknown command "sourse"`},
+		{name: "check false expectation", args: []string{"check", falseExpect}, code: 1, stdout: "expectations: 0 passed, 1 failed"},
+		{name: "check names the line", args: []string{"check", falseExpect}, code: 1, stdout: falseExpect + ":10:8: expected missing=none, got missing=2"},
+		{name: "check true expectations", args: []string{"check", trueExpect}, code: 0, stdout: "expectations: 2 passed, 0 failed"},
+		{name: "check all", args: []string{"check", "--all"}, code: 0, stdout: "0 failed"},
+		{name: "check malformed", args: []string{"check", malformed}, code: 2, stderr: malformed + ":3:15:"},
+		{name: "check nothing", args: []string{"check"}, code: 2, stderr: "check needs scenario ids"},
+		{name: "help", args: []string{"help"}, code: 0, stdout: "tidemark list"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := tidemark(t, tc.args...)
+			assert.Equal(t, tc.code, code, "stdout: %s\nstderr: %s", out, errOut)
+			if tc.stdout != "" {
+				assert.Contains(t, out, tc.stdout)
+			}
+			if tc.stderr != "" {
+				assert.Contains(t, errOut, tc.stderr)
+			}
+			if tc.code == 2 {
+				assert.True(t, strings.HasPrefix(errOut, "tidemark:") || strings.HasPrefix(errOut, "usage"), "errors go to stderr with a tidemark: prefix, got %q", errOut)
+			}
+			if tc.code == 0 {
+				assert.Empty(t, errOut)
+			}
+		})
+	}
+}
