@@ -1,0 +1,134 @@
+package engine_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/scenario"
+)
+
+// world is a small valid world the error cases below add one line to.
+const world = `scenario test/build "Build errors"
+knob mark = timestamp | lsn
+source orders key=order_id
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=$mark
+`
+
+// TestBuildErrors: each malformed input is refused with the exact
+// file:line:column and a message saying what was expected. Line 6 is the
+// first line after world.
+func TestBuildErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		set  map[string]string
+		pos  string // "" when the error has no position (knob values)
+		msg  string
+	}{
+		{"unknown command", world + "sourse x key=id\n", nil, "b.tdm:6:1", `unknown command "sourse"; expected one of clock, source`},
+		{"commit before begin", world + "begin T1 at=10:00:05\ncommit T1 at=10:00:01\n", nil, "b.tdm:7:14", "T1 commits at 10:00:01, before it begins at 10:00:05"},
+		{"commit of unknown txn", world + "commit T9 at=10:00:01\n", nil, "b.tdm:6:8", `unknown transaction "T9"`},
+		{"statement after commit", world + "txn T1 begin=10:00:00 commit=10:00:01 insert order_id=1\ninsert T1 at=10:00:02 order_id=2\n", nil, "b.tdm:7:8", "transaction T1 already ended at 10:00:01 (b.tdm:6:23); nothing can insert in it"},
+		{"second commit", world + "begin T1 at=10:00:00\ncommit T1 at=10:00:01\nrollback T1 at=10:00:02\n", nil, "b.tdm:8:13", "transaction T1 already ended"},
+		{"statement before begin", world + "begin T1 at=10:00:05\ninsert T1 at=10:00:01 order_id=1\n", nil, "b.tdm:7:8", "comes before T1 begins at 10:00:05"},
+		{"commit and rollback", world + "txn T1 begin=10:00:00 commit=10:00:01 rollback=10:00:02\n", nil, "b.tdm:6:39", "give commit= or rollback=, not both"},
+		{"duplicate txn name", world + "txn T1 begin=10:00:00 commit=10:00:01 insert\ntxn T1 begin=10:00:02 commit=10:00:03 insert\n", nil, "b.tdm:7:5", `transaction name "T1" is already used at b.tdm:6:5`},
+		{"duplicate target name", world + "target fct_orders sink=append\n", nil, "b.tdm:6:8", `target name "fct_orders" is already used at b.tdm:4:8`},
+		{"duplicate source and pipeline name", world + "pipeline orders from=orders to=fct_orders\n", nil, "b.tdm:6:10", `pipeline name "orders" is already used at b.tdm:3:8`},
+		{"bad time literal", world + "run extract at=10:0:02\n", nil, "b.tdm:6:16", `expected a time such as 10:00:02 for at=, found "10:0:02"`},
+		{"bad minutes", world + "run extract at=10:61:00\n", nil, "b.tdm:6:16", `found "10:61:00"`},
+		{"bad duration", world + "jump source at=10:00:00 by=3 seconds\n", nil, "b.tdm:6:28", "expected a duration such as 2s"},
+		{"unknown argument", world + "run extract at=10:00:02 colour=red\n", nil, "b.tdm:6:25", "unknown argument colour= for run; expected one of at=, crash=, only=, store=, worker=, write="},
+		{"argument given twice", world + "run extract at=10:00:02 at=10:00:03\n", nil, "b.tdm:6:25", "at= is given twice"},
+		{"stray word", world + "run extract at=10:00:02 now\n", nil, "b.tdm:6:25", `unexpected word "now" in run`},
+		{"bad choice", world + "target t2 sink=upsert\n", nil, "b.tdm:6:16", `expected sink= to be one of append, merge or overwrite, found "upsert"`},
+		{"unknown pipeline", world + "run extrakt at=10:00:02\n", nil, "b.tdm:6:5", `unknown pipeline "extrakt"`},
+		{"unknown source table", "scenario t/x \"X\"\ntarget t\npipeline p from=nope to=t\n", nil, "b.tdm:3:17", `unknown source table "nope"`},
+		{"unknown target", "scenario t/x \"X\"\nsource o\npipeline p from=o to=nope\n", nil, "b.tdm:3:22", `unknown target "nope"`},
+		{"required argument", world + "run extract\n", nil, "b.tdm:6:1", "run needs at=HH:MM:SS"},
+		{"no pipeline", "scenario t/x \"X\"\nsource o\n", nil, "b.tdm:1:1", "the scenario declares no pipeline"},
+		{"phase order", world + "run extract at=10:00:05 write=10:00:04\n", nil, "b.tdm:6:1", "expected at= <= write= <= store="},
+		{"runs without every", world + "runs extract from=10:00:00 until=10:00:10\n", nil, "b.tdm:6:1", "runs needs every="},
+		{"workload without txns", world + "workload from=10:00:00\n", nil, "b.tdm:6:1", "workload needs txns=N"},
+		{"key range too big", world + "txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1..1000000\n", nil, "b.tdm:6:55", "at most 100000 keys"},
+		{"knob value via Resolve", world, map[string]string{"mark": "sundial"}, "", `knob mark cannot be "sundial"; expected one of timestamp | lsn`},
+		{"unknown knob via Resolve", world, map[string]string{"colour": "red"}, "", `scenario test/build has no knob "colour" (knobs: mark)`},
+		{"knob value bound into a bad place", world + "knob crash = none | sometimes\nrun extract at=10:00:02 crash=$crash\n", map[string]string{"crash": "sometimes"}, "b.tdm:7:31", `expected crash= to be one of none, after-mark`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := scenario.Parse("b.tdm", []byte(tc.src))
+			require.NoError(t, err, "the parser should accept it; the engine refuses it")
+			tr, err := engine.Run(f, tc.set, 1)
+			require.Error(t, err)
+			assert.Nil(t, tr)
+			var se *scenario.Error
+			if tc.pos == "" {
+				assert.False(t, errors.As(err, &se), "a knob error has no position in the file")
+				assert.Equal(t, tc.msg, err.Error())
+				return
+			}
+			require.True(t, errors.As(err, &se), "want *scenario.Error, got %T: %v", err, err)
+			assert.Equal(t, tc.pos, se.Pos.String(), "position of: %v", err)
+			assert.Contains(t, se.Msg, tc.msg)
+		})
+	}
+	// The base world itself builds.
+	f, err := scenario.Parse("b.tdm", []byte(world))
+	require.NoError(t, err)
+	_, err = engine.Run(f, nil, 1)
+	require.NoError(t, err)
+}
+
+func TestExpectationErrors(t *testing.T) {
+	tests := []struct{ name, line, pos, msg string }{
+		{"unknown claim", "expect lost=3", "b.tdm:6:8", `unknown claim "lost"`},
+		{"unknown check", "expect check gap=fail", "b.tdm:6:14", `unknown check "gap"`},
+		{"bad status", "expect check gap-scan=broken", "b.tdm:6:23", "expected pass, fail or not-run"},
+		{"unknown when knob", "expect missing=none when colour=red", "b.tdm:6:26", `unknown knob "colour" after when`},
+		{"bad when value", "expect missing=none when mark=sundial", "b.tdm:6:31", `knob mark cannot be "sundial"`},
+		{"bad duplicated", "expect duplicated=3", "b.tdm:6:19", "expected duplicated=KEYxCOUNT"},
+		{"no claim", "expect", "b.tdm:6:1", "expect needs at least one claim"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := scenario.Parse("b.tdm", []byte(world+tc.line+"\n"))
+			require.NoError(t, err)
+			_, err = engine.Expectations(f)
+			var se *scenario.Error
+			require.True(t, errors.As(err, &se), "want *scenario.Error, got %v", err)
+			assert.Equal(t, tc.pos, se.Pos.String(), "%v", err)
+			assert.Contains(t, se.Msg, tc.msg)
+		})
+	}
+}
+
+func TestCheckExpectations(t *testing.T) {
+	src := world + `txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
+txn T2 begin=10:00:00 commit=10:00:04 insert order_id=2
+run extract at=10:00:02
+run extract at=10:00:06
+expect missing=2
+expect missing=none when mark=lsn
+expect missing=1
+expect mark extract=10:00:06
+expect mark extract=1002 when mark=lsn
+expect check uniqueness=fail
+`
+	f, err := scenario.Parse("b.tdm", []byte(src))
+	require.NoError(t, err)
+	outs, err := engine.CheckExpectations(f, 1)
+	require.NoError(t, err)
+	require.Len(t, outs, 6)
+	assert.NoError(t, outs[0].Err)
+	assert.NoError(t, outs[1].Err)
+	assert.EqualError(t, outs[2].Err, "b.tdm:12:8: expected missing=1, got missing=2")
+	assert.NoError(t, outs[3].Err)
+	assert.NoError(t, outs[4].Err)
+	assert.ErrorContains(t, outs[5].Err, "b.tdm:15:14: expected check uniqueness=fail, got check uniqueness=pass")
+}

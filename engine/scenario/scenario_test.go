@@ -1,0 +1,127 @@
+package scenario_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine/scenario"
+)
+
+const header = "scenario test/x \"Title\"\n"
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, src, pos, msg string
+	}{
+		{"missing header", "source orders key=order_id\n", "f.tdm:1:1", "expected the first command to be `scenario ID \"Title\"`"},
+		{"empty file", "# only a comment\n\n", "f.tdm:1:1", "the file has no commands"},
+		{"header after a blank and comment", "\n# c\n  source orders\n", "f.tdm:3:3", `found "source"`},
+		{"two headers", header + "scenario test/y \"Again\"\n", "f.tdm:2:1", "this file already has one"},
+		{"bad id", "scenario Test/X \"T\"\n", "f.tdm:1:10", "expected a scenario id of lower-case words"},
+		{"missing title", "scenario test/x\n", "f.tdm:1:1", "expected a quoted title after the id"},
+		{"unquoted title", "scenario test/x Title\n", "f.tdm:1:17", "expected a quoted title"},
+		{"unterminated quote", header + "about \"never closed\n", "f.tdm:2:7", "the quoted string is not closed"},
+		{"unterminated quoted value", header + "target t sink=\"merge\n", "f.tdm:2:15", "the quoted string is not closed"},
+		{"bad escape", header + "about \"a\\nb\"\n", "f.tdm:2:9", `expected \" or \\ after a backslash`},
+		{"empty value", header + "source orders key= clock=x\n", "f.tdm:2:19", "expected a value after key="},
+		{"no space after quote", header + "about \"x\"y\n", "f.tdm:2:10", `expected a space after "\"x\""`},
+		{"line starts with key=value", header + "  key=v\n", "f.tdm:2:3", "expected a command word at the start of the line"},
+		{"line starts with a digit", header + "9lives x\n", "f.tdm:2:1", `found "9lives x"`},
+		{"about twice-worded", header + "about one two\n", "f.tdm:2:1", "expected `about \"text\"`"},
+		{"knob without values", header + "knob mark\n", "f.tdm:2:1", "expected `knob NAME = value | value ...`"},
+		{"knob trailing bar", header + "knob mark = a | b |\n", "f.tdm:2:19", "expected a value after the last |"},
+		{"knob double bar", header + "knob mark = a || b\n", "f.tdm:2:16", `expected a value, found "|"`},
+		{"knob missing bar", header + "knob mark = a b\n", "f.tdm:2:15", "expected | between values"},
+		{"knob repeated value", header + "knob mark = a | a\n", "f.tdm:2:17", `value "a" is listed twice`},
+		{"knob bad name", header + "knob 9x = a | b\n", "f.tdm:2:6", "expected a knob name"},
+		{"knob bad value", header + "knob x = a | b*c\n", "f.tdm:2:14", "expected a knob value of letters"},
+		{"knob label not last", header + "knob x = a \"label\" | b\n", "f.tdm:2:20", "the label comes last"},
+		{"duplicate knob", header + "knob mark = a | b\nknob mark = c | d\n", "f.tdm:3:6", `knob "mark" is already declared at f.tdm:2:6`},
+		{"unknown $knob", header + "knob mark = a | b\npipeline p from=o mark=$mrak\n", "f.tdm:3:24", "unknown knob $mrak; declared knobs: $mark"},
+		{"unknown $knob mid-value", header + "run p at=10:00:0$sec\n", "f.tdm:2:17", "unknown knob $sec; declared knobs: none"},
+		{"unknown $knob in quotes", header + "x y=\"ab$zz\"\n", "f.tdm:2:8", "unknown knob $zz"},
+		{"invalid utf-8", header + "about \"ok\"\nx \xff\n", "f.tdm:3:3", "not valid UTF-8"},
+		{"columns count characters", header + "about \"é\"\"\n", "f.tdm:2:10", "expected a space after"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := scenario.Parse("f.tdm", []byte(tc.src))
+			require.Error(t, err)
+			assert.Nil(t, f)
+			var se *scenario.Error
+			require.True(t, errors.As(err, &se), "want *scenario.Error, got %T", err)
+			assert.Equal(t, tc.pos, se.Pos.String(), "position of: %v", err)
+			assert.Contains(t, se.Msg, tc.msg)
+			assert.True(t, strings.HasPrefix(err.Error(), tc.pos+": "), "error should read file:line:col: message, got %q", err)
+		})
+	}
+}
+
+func TestParse(t *testing.T) {
+	src := `# a comment
+scenario hwm/demo "A \"quoted\" title" # trailing comment
+about "First part."
+about "Second part."
+knob mark = timestamp | lsn "What the mark holds"
+knob predicate=gt|gte
+
+source orders key=order_id	clock=source
+pipeline extract from=orders mark=$mark predicate=$predicate note="a b=c"
+`
+	f, err := scenario.Parse("demo.tdm", []byte(src))
+	require.NoError(t, err)
+	assert.Equal(t, "hwm/demo", f.ID)
+	assert.Equal(t, `A "quoted" title`, f.Title)
+	assert.Equal(t, "First part. Second part.", f.About)
+	assert.Equal(t, src, f.Source)
+	require.Len(t, f.Knobs, 2)
+	assert.Equal(t, scenario.Knob{Name: "mark", Label: "What the mark holds", Values: []string{"timestamp", "lsn"}, Default: "timestamp",
+		Pos: scenario.Pos{File: "demo.tdm", Line: 5, Col: 6}}, f.Knobs[0])
+	assert.Equal(t, []string{"gt", "gte"}, f.Knobs[1].Values)
+	assert.Equal(t, "gt", f.Knobs[1].Default)
+
+	require.Len(t, f.Commands, 2)
+	src0 := f.Commands[0]
+	assert.Equal(t, "source", src0.Name)
+	assert.Equal(t, scenario.Pos{File: "demo.tdm", Line: 8, Col: 1}, src0.Pos)
+	require.Len(t, src0.Args, 3)
+	assert.Equal(t, scenario.Arg{Value: "orders", Pos: scenario.Pos{"demo.tdm", 8, 8}, ValuePos: scenario.Pos{"demo.tdm", 8, 8}}, src0.Args[0])
+	assert.Equal(t, scenario.Arg{Key: "key", Value: "order_id", Pos: scenario.Pos{"demo.tdm", 8, 15}, ValuePos: scenario.Pos{"demo.tdm", 8, 19}}, src0.Args[1])
+	assert.Equal(t, "clock", src0.Args[2].Key)
+	assert.Equal(t, 28, src0.Args[2].Pos.Col, "a tab counts as one column")
+
+	p := f.Commands[1]
+	last := p.Args[len(p.Args)-1]
+	assert.Equal(t, "note", last.Key)
+	assert.Equal(t, "a b=c", last.Value)
+	assert.True(t, last.Quoted)
+
+	// Resolve fills defaults, applies choices, and refuses unknowns.
+	s, err := f.Resolve(nil)
+	require.NoError(t, err)
+	assert.Equal(t, scenario.Settings{"mark": "timestamp", "predicate": "gt"}, s)
+	s, err = f.Resolve(map[string]string{"mark": "lsn"})
+	require.NoError(t, err)
+	assert.Equal(t, scenario.Settings{"mark": "lsn", "predicate": "gt"}, s)
+	_, err = f.Resolve(map[string]string{"mark": "sundial"})
+	require.EqualError(t, err, `knob mark cannot be "sundial"; expected one of timestamp | lsn`)
+	_, err = f.Resolve(map[string]string{"colour": "red"})
+	require.EqualError(t, err, `scenario hwm/demo has no knob "colour" (knobs: mark, predicate)`)
+
+	// Bind substitutes knob values without touching the parsed file.
+	bound := f.Bind(scenario.Settings{"mark": "lsn", "predicate": "gte"})
+	assert.Equal(t, "lsn", bound[1].Args[2].Value)
+	assert.Equal(t, "gte", bound[1].Args[3].Value)
+	assert.Equal(t, "$mark", f.Commands[1].Args[2].Value, "Bind must not change the file's own commands")
+}
+
+func TestParseCRLF(t *testing.T) {
+	f, err := scenario.Parse("w.tdm", []byte("scenario a/b \"T\"\r\nsource orders\r\n"))
+	require.NoError(t, err)
+	require.Len(t, f.Commands, 1)
+	assert.Equal(t, "orders", f.Commands[0].Args[0].Value)
+}
