@@ -9,7 +9,7 @@ import (
 	"github.com/a-h/templ"
 	"golang.org/x/net/html"
 
-	"github.com/tidemark/tidemark/internal/htmltest"
+	"github.com/tidemark/tidemark/web/htmltest"
 )
 
 // render renders c and parses the result.

@@ -15,8 +15,8 @@ import (
 	"github.com/a-h/templ"
 	"github.com/andybalholm/brotli"
 
-	"github.com/tidemark/tidemark/internal/htmltest"
 	"github.com/tidemark/tidemark/templates"
+	"github.com/tidemark/tidemark/web/htmltest"
 )
 
 // newTestHandler returns the handler for opts, failing the test on error.
