@@ -54,6 +54,9 @@ func (w *World) statement(name string, s stmt) {
 	ts.tables[s.table.Name] = true
 	rec := &w.trace.Txns[ts.rec]
 	rec.Keys = append(rec.Keys, keys...)
+	if s.table.Stamp != mvcc.StampCommit || s.backdate != nil {
+		rec.Stamp, rec.HasStamp = stamp, true
+	}
 	n := w.trace.noun[s.table.Name]
 	var when string
 	switch {
@@ -67,12 +70,13 @@ func (w *World) statement(name string, s stmt) {
 		when = "; updated_at will be the commit time"
 	}
 	verb := map[mvcc.Op]string{mvcc.Insert: "inserts", mvcc.Update: "updates", mvcc.Delete: "deletes"}[s.op]
+	prep := map[mvcc.Op]string{mvcc.Insert: "into", mvcc.Update: "in", mvcc.Delete: "from"}[s.op]
 	sep := " "
 	if when[0] == ';' {
 		sep = ""
 	}
-	w.emit(name, Kind(s.op.String()), -1, keys, "%s %s %s into %s%s%s; no other session can see it until %s commits.",
-		name, verb, rowsPhrase(n, keys), s.table.Name, sep, when, name)
+	w.emit(name, Kind(s.op.String()), -1, keys, "%s %s %s %s %s%s%s; no other session can see it until %s commits.",
+		name, verb, rowsPhrase(n, keys), prep, s.table.Name, sep, when, name)
 }
 
 func (w *World) commit(name string) {
