@@ -1,0 +1,156 @@
+package mvcc_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+func at(s int) vtime.Time { return vtime.Time(36_000_000 + s*1000) } // 10:00:00 + s seconds
+
+func keys(vs []*mvcc.Version) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Key
+	}
+	return out
+}
+
+func all() mvcc.Range { return mvcc.Range{} }
+
+func TestVisibleOnlyAfterCommit(t *testing.T) {
+	db := mvcc.New()
+	tb := db.AddTable("orders", "order_id", mvcc.StampTxnStart, "source", 1, 1)
+	tx := db.Begin("T1", "s1", at(0), at(0))
+	db.Write(tx, tb, mvcc.Insert, "1", 10, at(1), nil)
+	assert.Empty(t, tb.SelectStamp(all()), "an uncommitted insert is invisible")
+	assert.Empty(t, tb.SelectLSN(0, db.LastLSN(), false))
+	assert.Nil(t, tb.Live("1"))
+	assert.Equal(t, 0, tb.Len())
+	assert.Equal(t, mvcc.FirstLSN-1, db.LastLSN())
+
+	db.Commit(tx, at(4), at(4))
+	assert.Equal(t, []string{"1"}, keys(tb.SelectStamp(all())))
+	v := tb.Live("1")
+	require.NotNil(t, v)
+	assert.Equal(t, at(0), v.UpdatedAt, "updated_at = now() is the transaction's start, not its commit")
+	assert.Equal(t, mvcc.FirstLSN, v.LSN)
+	assert.Equal(t, 1, v.Seq)
+
+	// A rolled-back transaction never becomes visible.
+	tx2 := db.Begin("T2", "s1", at(5), at(5))
+	db.Write(tx2, tb, mvcc.Insert, "2", 10, at(5), nil)
+	db.Rollback(tx2, at(6))
+	assert.Equal(t, []string{"1"}, keys(tb.SelectStamp(all())))
+	assert.Equal(t, mvcc.RolledBack, tx2.State)
+	assert.Equal(t, mvcc.FirstLSN, db.LastLSN(), "a rollback takes no log position")
+	assert.Panics(t, func() { db.Commit(tx2, at(7), at(7)) }, "committing a rolled-back transaction is a broken invariant")
+}
+
+func TestLSNOrderIsCommitOrder(t *testing.T) {
+	db := mvcc.New()
+	tb := db.AddTable("orders", "order_id", mvcc.StampTxnStart, "source", 1, 1)
+	// Begin in order A, B, C; commit in order C, A, B.
+	txs := map[string]*mvcc.Txn{}
+	for i, name := range []string{"A", "B", "C"} {
+		txs[name] = db.Begin(name, name, at(i), at(i))
+		db.Write(txs[name], tb, mvcc.Insert, name, 1, at(i), nil)
+	}
+	for i, name := range []string{"C", "A", "B"} {
+		db.Commit(txs[name], at(10+i), at(10+i))
+		assert.Equal(t, mvcc.FirstLSN+mvcc.LSN(i), txs[name].LSN, "commit %d gets the next LSN", i)
+		assert.Equal(t, txs[name].LSN, db.LastLSN())
+	}
+	assert.Equal(t, []string{"C", "A", "B"}, keys(tb.SelectLSN(0, db.LastLSN(), false)), "SelectLSN returns commit order")
+	assert.Equal(t, []string{"A", "B", "C"}, keys(tb.SelectStamp(all())), "SelectStamp returns updated_at order")
+	// (lo, hi] and [lo, hi].
+	assert.Equal(t, []string{"A", "B"}, keys(tb.SelectLSN(mvcc.FirstLSN, db.LastLSN(), false)))
+	assert.Equal(t, []string{"C", "A"}, keys(tb.SelectLSN(mvcc.FirstLSN, mvcc.FirstLSN+1, true)))
+	// A stamp window: the row whose transaction began at 10:00:00 is outside (10:00:00, 10:00:02].
+	assert.Equal(t, []string{"B", "C"}, keys(tb.SelectStamp(mvcc.Range{Lo: at(0), HasLo: true, Hi: at(2), HasHi: true})))
+	assert.Equal(t, []string{"A", "B"}, keys(tb.SelectStamp(mvcc.Range{Lo: at(0), HasLo: true, LoInclusive: true, Hi: at(1), HasHi: true})))
+}
+
+func TestUpdatesAndDeletes(t *testing.T) {
+	db := mvcc.New()
+	tb := db.AddTable("orders", "order_id", mvcc.StampStatement, "source", 1, 1)
+	commit := func(name string, s int, op mvcc.Op, key string, amount int64) *mvcc.Version {
+		tx := db.Begin(name, name, at(s), at(s))
+		v := db.Write(tx, tb, op, key, amount, at(s), nil)
+		db.Commit(tx, at(s), at(s))
+		return v
+	}
+	commit("T1", 0, mvcc.Insert, "1", 10)
+	v2 := commit("T2", 5, mvcc.Update, "1", 0)
+	assert.Equal(t, 2, v2.Seq)
+	assert.Equal(t, int64(10), v2.Amount, "an update that sets nothing keeps the amount")
+	assert.Equal(t, at(5), v2.UpdatedAt)
+	assert.Len(t, tb.SelectStamp(all()), 1, "one live row per key")
+	assert.Empty(t, tb.SelectStamp(mvcc.Range{Hi: at(4), HasHi: true}), "the old version left the stamp index")
+	assert.Equal(t, []string{"1"}, keys(tb.SelectLSN(0, db.LastLSN(), false)), "the superseded version is not returned")
+	commit("T3", 6, mvcc.Delete, "1", 0)
+	assert.Empty(t, tb.SelectStamp(all()))
+	assert.Empty(t, tb.SelectLSN(0, db.LastLSN(), false), "deleted rows are left out")
+	assert.Equal(t, 0, tb.Len())
+
+	// A backdated write keeps its value even on a commit-stamped table.
+	ct := db.AddTable("events", "id", mvcc.StampCommit, "source", 1, 1)
+	tx := db.Begin("T4", "s", at(10), at(10))
+	back := at(1)
+	v := db.Write(tx, ct, mvcc.Insert, "e", 0, at(10), &back)
+	w := db.Write(tx, ct, mvcc.Insert, "f", 0, at(10), nil)
+	db.Commit(tx, at(12), at(12))
+	assert.Equal(t, at(1), v.UpdatedAt)
+	assert.True(t, v.Backdated)
+	assert.Equal(t, at(12), w.UpdatedAt, "a commit-stamped table takes the commit time")
+}
+
+func TestNextValBurnsOnRollback(t *testing.T) {
+	db := mvcc.New()
+	tb := db.AddTable("orders", "order_id", mvcc.StampTxnStart, "source", 1, 100)
+	tx := db.Begin("T1", "s1", at(0), at(0))
+	id := tb.NextVal("s1")
+	db.Write(tx, tb, mvcc.Insert, "100", 0, at(0), nil)
+	db.Rollback(tx, at(1))
+	assert.Equal(t, int64(100), id)
+	assert.Equal(t, int64(101), tb.NextVal("s1"), "the rolled-back id is not handed out again")
+	tb.SeeID(500)
+	assert.Equal(t, int64(501), tb.NextVal("s2"), "ids continue after one used explicitly")
+	tb.SeeID(7)
+	assert.Equal(t, int64(502), tb.NextVal("s2"), "a lower explicit id does not move the sequence back")
+}
+
+func TestCacheBlocksPerSession(t *testing.T) {
+	db := mvcc.New()
+	tb := db.AddTable("orders", "order_id", mvcc.StampTxnStart, "source", 10, 1)
+	assert.Equal(t, int64(1), tb.NextVal("a"))
+	assert.Equal(t, int64(11), tb.NextVal("b"), "session b takes the next block of 10")
+	assert.Equal(t, int64(2), tb.NextVal("a"), "session a keeps drawing from its own block")
+	for want := int64(3); want <= 10; want++ {
+		require.Equal(t, want, tb.NextVal("a"))
+	}
+	assert.Equal(t, int64(21), tb.NextVal("a"), "a used-up block is replaced by a fresh one after b's")
+	tb.EndSession("b")
+	assert.Equal(t, int64(31), tb.NextVal("b"), "ids cached by an ended session are lost for good")
+
+	nc := db.AddTable("plain", "id", mvcc.StampTxnStart, "source", 0, 1)
+	assert.Equal(t, 1, nc.Cache, "cache below 1 is taken as 1")
+	assert.Equal(t, int64(1), nc.NextVal("a"))
+	assert.Equal(t, int64(2), nc.NextVal("b"))
+	assert.Equal(t, int64(3), nc.NextVal("a"))
+}
+
+func TestCompareKeys(t *testing.T) {
+	assert.Equal(t, -1, mvcc.CompareKeys("2", "10"))
+	assert.Equal(t, 1, mvcc.CompareKeys("10", "2"))
+	assert.Equal(t, 0, mvcc.CompareKeys("7", "7"))
+	assert.Equal(t, -1, mvcc.CompareKeys("99", "a"), "numbers before words")
+	assert.Equal(t, 1, mvcc.CompareKeys("b", "a"))
+	vs := []*mvcc.Version{{Key: "10"}, {Key: "x"}, {Key: "2"}}
+	mvcc.SortVersions(vs)
+	assert.Equal(t, []string{"2", "10", "x"}, keys(vs))
+}

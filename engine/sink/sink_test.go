@@ -1,0 +1,111 @@
+package sink_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+func rows(keys ...string) []sink.In {
+	out := make([]sink.In, len(keys))
+	for i, k := range keys {
+		out[i] = sink.In{Key: k, Seq: 1, UpdatedAt: vtime.Time(i * 1000), LSN: int64(1001 + i)}
+	}
+	return out
+}
+
+func presentKeys(rs []sink.Row) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Key
+	}
+	return out
+}
+
+func TestAppendDuplicates(t *testing.T) {
+	tb := sink.New("t", "id", sink.Append)
+	var changed []string
+	on := func(k string) { changed = append(changed, k) }
+	res := tb.Write(rows("1", "2"), 0, 3, nil, on)
+	assert.Equal(t, sink.Result{Inserted: 2}, res)
+	res = tb.Write(rows("2", "3"), 1, 7, nil, on)
+	assert.Equal(t, sink.Result{Inserted: 2}, res, "append never matches")
+	assert.Equal(t, 2, tb.Count("2"), "a re-read row is appended again")
+	assert.Equal(t, 1, tb.Count("1"))
+	assert.Equal(t, []string{"1", "2", "2", "3"}, changed)
+	assert.Equal(t, 0, tb.Collapsed())
+	assert.Equal(t, []string{"1", "2", "2", "3"}, presentKeys(sink.At(tb.History(), 7)))
+	assert.Equal(t, []string{"1", "2"}, presentKeys(sink.At(tb.History(), 6)), "the table as it stood before the second write")
+	assert.Empty(t, sink.At(tb.History(), 2))
+}
+
+func TestMergeCollapsesAndCounts(t *testing.T) {
+	tb := sink.New("t", "id", sink.Merge)
+	noop := func(string) {}
+	tb.Write(rows("1", "2"), 0, 3, nil, noop)
+	res := tb.Write(rows("2", "3"), 1, 7, nil, noop)
+	assert.Equal(t, sink.Result{Inserted: 1, Collapsed: 1}, res, "the same version of 2 is absorbed")
+	assert.Equal(t, 1, tb.Count("2"))
+	assert.Equal(t, 1, tb.Collapsed())
+
+	// A newer version replaces the row; an older one is absorbed.
+	res = tb.Write([]sink.In{{Key: "2", Seq: 2, UpdatedAt: 5000}}, 2, 9, nil, noop)
+	assert.Equal(t, sink.Result{Inserted: 1, Replaced: 1}, res)
+	assert.Equal(t, 2, tb.Newest("2"))
+	assert.Equal(t, 1, tb.Count("2"))
+	res = tb.Write([]sink.In{{Key: "2", Seq: 1}}, 3, 11, nil, noop)
+	assert.Equal(t, sink.Result{Collapsed: 1}, res, "an older version never overwrites a newer one")
+	assert.Equal(t, 2, tb.Newest("2"))
+	assert.Equal(t, 2, tb.Collapsed())
+
+	// History: version 1 of key 2 was present until step 9.
+	at8 := sink.At(tb.History(), 8)
+	require.Len(t, at8, 3)
+	for _, r := range at8 {
+		if r.Key == "2" {
+			assert.Equal(t, 1, r.Seq)
+		}
+	}
+	for _, r := range sink.At(tb.History(), 9) {
+		if r.Key == "2" {
+			assert.Equal(t, 2, r.Seq)
+		}
+	}
+}
+
+func TestOverwriteReplacesItsInterval(t *testing.T) {
+	tb := sink.New("t", "id", sink.Overwrite)
+	noop := func(string) {}
+	first := []sink.In{{Key: "1", Seq: 1, UpdatedAt: 1000}, {Key: "2", Seq: 1, UpdatedAt: 2000}, {Key: "3", Seq: 1, UpdatedAt: 3000}}
+	tb.Write(first, 0, 3, nil, noop)
+	// The second run covers (1s, 3s]: it deletes 2 and 3 and writes 2 and 4.
+	in := func(r sink.Row) bool { return r.UpdatedAt > 1000 && r.UpdatedAt <= 3000 }
+	var changed []string
+	res := tb.Write([]sink.In{{Key: "2", Seq: 1, UpdatedAt: 2000}, {Key: "4", Seq: 1, UpdatedAt: 2500}}, 1, 7, in, func(k string) { changed = append(changed, k) })
+	assert.Equal(t, sink.Result{Inserted: 2, Replaced: 2}, res)
+	assert.Equal(t, []string{"1", "2", "4"}, presentKeys(sink.At(tb.History(), 7)), "row 3, inside the interval and not re-read, is gone")
+	assert.Equal(t, 1, tb.Count("2"), "re-reading an interval does not duplicate")
+	assert.Equal(t, 0, tb.Count("3"))
+	assert.Equal(t, 1, tb.Count("1"), "rows outside the interval are kept")
+	assert.Equal(t, []string{"2", "3", "2", "4"}, changed, "deleted keys are reported in key order, then the written ones")
+	assert.Equal(t, []string{"1", "2", "3"}, presentKeys(sink.At(tb.History(), 6)))
+
+	// Without an interval, overwrite behaves as append.
+	res = tb.Write([]sink.In{{Key: "1", Seq: 1}}, 2, 9, nil, noop)
+	assert.Equal(t, sink.Result{Inserted: 1}, res)
+	assert.Equal(t, 2, tb.Count("1"))
+}
+
+func TestParseMode(t *testing.T) {
+	for _, m := range []sink.Mode{sink.Append, sink.Merge, sink.Overwrite} {
+		got, ok := sink.ParseMode(m.String())
+		require.True(t, ok)
+		assert.Equal(t, m, got)
+	}
+	_, ok := sink.ParseMode("upsert")
+	assert.False(t, ok)
+}
