@@ -1,0 +1,159 @@
+package check_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+func at(s int) vtime.Time { return vtime.Time(36_000_000 + s*1000) }
+
+// source answers counts from a fixed list of updated_at values.
+type source []vtime.Time
+
+func (s source) CountUpdatedBetween(from, to vtime.Time) int {
+	n := 0
+	for _, t := range s {
+		if t >= from && t <= to {
+			n++
+		}
+	}
+	return n
+}
+
+func only(name string) check.Config {
+	c := check.DefaultConfig()
+	c.Enabled = map[string]bool{name: true}
+	return c
+}
+
+func one(t *testing.T, cfg check.Config, o check.Observation) check.Result {
+	t.Helper()
+	rs := check.Evaluate(cfg, o)
+	require.Len(t, rs, 1)
+	return rs[0]
+}
+
+func series(values ...int) check.MarkSeries {
+	s := check.MarkSeries{Name: "extract", Timestamp: true}
+	for i, v := range values {
+		p := check.MarkPoint{Step: i + 1, At: at(i), Value: int64(at(v)), Set: true, Display: at(v).String(), Run: i}
+		if v < 0 { // a negative value stands for a reset to -v
+			p.Value, p.Display, p.Reset, p.Run = int64(at(-v)), at(-v).String(), true, -1
+		}
+		s.Points = append(s.Points, p)
+	}
+	return s
+}
+
+func TestEvaluateOrderAndSelection(t *testing.T) {
+	rs := check.Evaluate(check.DefaultConfig(), check.Observation{Source: source{}})
+	var names []string
+	for _, r := range rs {
+		names = append(names, r.Name)
+		assert.NotEmpty(t, r.Catches, r.Name)
+		assert.NotEmpty(t, r.Misses, r.Name)
+	}
+	assert.Equal(t, check.Names, names, "an empty Enabled runs every check, in order")
+	assert.Equal(t, []string{"reconciliation-same-column", "reconciliation-independent"}, check.Family("reconciliation"))
+	assert.Nil(t, check.Family("nonsense"))
+}
+
+func TestMonotonicity(t *testing.T) {
+	cfg := only("monotonicity")
+	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{}).Status)
+	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Marks: []check.MarkSeries{series(2, 7, 7, 9)}}).Status)
+	r := one(t, cfg, check.Observation{Marks: []check.MarkSeries{series(2, 7, 5)}})
+	assert.Equal(t, check.Fail, r.Status)
+	assert.Equal(t, "mark extract went backwards from 10:00:07 to 10:00:05 at 10:00:02 without a reset", r.Detail)
+	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Marks: []check.MarkSeries{series(2, 7, -3, 5)}}).Status, "an explicit reset may move the mark back")
+}
+
+func TestRateOfChange(t *testing.T) {
+	cfg := only("rate-of-change")
+	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{Marks: []check.MarkSeries{series(2)}}).Status)
+	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Marks: []check.MarkSeries{series(2, 4, 6, 8, 10)}}).Status)
+	stall := one(t, cfg, check.Observation{Marks: []check.MarkSeries{series(2, 4, 4, 4, 4)}})
+	assert.Equal(t, check.Fail, stall.Status)
+	assert.Contains(t, stall.Detail, "has not advanced for 3 runs in a row")
+	jump := one(t, cfg, check.Observation{Marks: []check.MarkSeries{series(2, 4, 6, 8, 30)}})
+	assert.Equal(t, check.Fail, jump.Status)
+	assert.Contains(t, jump.Detail, "jumped by 22s")
+}
+
+func TestReconcileSameColumn(t *testing.T) {
+	cfg := only("reconciliation-same-column")
+	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{Runs: []check.Run{{Crashed: true}}}).Status)
+	ok := []check.Run{{Finished: true, SourceCount: 2, Written: 2}, {Finished: true, Aborted: true, SourceCount: 5}}
+	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Runs: ok}).Status)
+	short := append(ok, check.Run{Finished: true, At: at(9), SourceCount: 3, Written: 1})
+	r := one(t, cfg, check.Observation{Runs: short})
+	assert.Equal(t, check.Fail, r.Status)
+	assert.Equal(t, "1 of 2 runs wrote fewer rows than the source counted with the same predicate; first: run at 10:00:09: source counted 3, target received 1", r.Detail)
+}
+
+func TestReconcileIndependent(t *testing.T) {
+	cfg := only("reconciliation-independent")
+	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{Source: source{}}).Status, "no closed interval")
+	cfg.ClosedFrom, cfg.ClosedTo, cfg.HasClosed = at(0), at(6), true
+	src := source{at(0), at(1), at(2), at(7)}
+	open := one(t, cfg, check.Observation{Now: at(6), Source: src})
+	assert.Equal(t, check.NotRun, open.Status, "the interval is still open at its end")
+	target := []check.TargetRow{{Key: "1", UpdatedAt: at(0)}, {Key: "2", UpdatedAt: at(1)}, {Key: "3", UpdatedAt: at(2)}, {Key: "4", UpdatedAt: at(7)}}
+	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Now: at(7), Source: src, Target: target}).Status)
+	r := one(t, cfg, check.Observation{Now: at(7), Source: src, Target: target[1:]})
+	assert.Equal(t, check.Fail, r.Status)
+	assert.Equal(t, "source counts 3 rows with updated_at in 10:00:00..10:00:06, target holds 2", r.Detail)
+}
+
+func TestZeroAdvance(t *testing.T) {
+	cfg := only("zero-advance")
+	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{}).Status)
+	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Runs: []check.Run{{Finished: true, Advanced: true, Written: 1}, {Finished: true}}}).Status,
+		"a run that wrote nothing and did not move the mark is fine")
+	r := one(t, cfg, check.Observation{Runs: []check.Run{{Finished: true, Advanced: true, At: at(7), MarkBefore: "10:00:02", MarkAfter: "10:00:07"}}})
+	assert.Equal(t, check.Fail, r.Status)
+	assert.Equal(t, "1 runs moved the mark and wrote no rows: 10:00:07 (10:00:02 → 10:00:07)", r.Detail)
+}
+
+func TestOverlapReread(t *testing.T) {
+	cfg := only("overlap-reread")
+	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{}).Status)
+	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Overlap: true, Runs: []check.Run{{OverlapRows: 3, OverlapKnown: 3}}}).Status)
+	r := one(t, cfg, check.Observation{Overlap: true, Runs: []check.Run{{OverlapRows: 3, OverlapKnown: 3}, {OverlapRows: 2, OverlapKnown: 1}}})
+	assert.Equal(t, check.Fail, r.Status)
+	assert.Contains(t, r.Detail, "the overlap re-read 5 rows; 4 were already in the target, 1 were new")
+}
+
+func TestGapScan(t *testing.T) {
+	cfg := only("gap-scan")
+	rows := func(keys ...string) []check.TargetRow {
+		out := make([]check.TargetRow, len(keys))
+		for i, k := range keys {
+			out[i] = check.TargetRow{Key: k}
+		}
+		return out
+	}
+	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{KeysInt: false, Target: rows("a")}).Status)
+	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{KeysInt: true}).Status, "empty target")
+	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{KeysInt: true, Target: rows("1", "x")}).Status)
+	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{KeysInt: true, Target: rows("3", "1", "2", "2")}).Status)
+	r := one(t, cfg, check.Observation{KeysInt: true, Target: rows("1", "5", "7")})
+	assert.Equal(t, check.Fail, r.Status)
+	assert.Equal(t, "4 ids missing between 1 and 7: 2–4, 6", r.Detail)
+}
+
+func TestUniqueness(t *testing.T) {
+	cfg := only("uniqueness")
+	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{}).Status)
+	r := one(t, cfg, check.Observation{Target: []check.TargetRow{{Key: "1"}, {Key: "2"}}, Collapsed: 3})
+	assert.Equal(t, check.Pass, r.Status)
+	assert.Equal(t, "2 keys, each once; the merge absorbed 3 duplicate writes", r.Detail)
+	r = one(t, cfg, check.Observation{Target: []check.TargetRow{{Key: "10"}, {Key: "2"}, {Key: "10"}, {Key: "2"}, {Key: "2"}}})
+	assert.Equal(t, check.Fail, r.Status)
+	assert.Equal(t, "2 keys appear more than once: 2 ×3, 10 ×2", r.Detail)
+}
