@@ -158,7 +158,7 @@ func TestKnobsChangeOutput(t *testing.T) {
 	code, js, errOut := tidemark(t, "run", "hwm/visibility-gap", "--set", "mark=lsn", "--json")
 	require.Equal(t, 0, code, errOut)
 	var doc struct {
-		Knobs map[string]string `json:"knobs"`
+		Knobs map[string]string          `json:"knobs"`
 		Truth struct{ Missing []string } `json:"truth"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(js), &doc))
