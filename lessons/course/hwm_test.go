@@ -1,0 +1,256 @@
+package course
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// seedHeadings are the headings of the source document of lesson one
+// (seeds/000_552daed8dd809f4c.txt), in its order. Every one must map to
+// exactly one section of the lesson, and the sections must keep that order.
+var seedHeadings = []string{
+	"The question",
+	"Who needs this",
+	"What one row is",
+	"The obvious build",
+	"Why it breaks",
+	"How it breaks with real data",
+	"What is actually happening",
+	"A position, and the gap a timestamp cannot close",
+	"Storing the mark, and the order that decides gaps or duplicates",
+	"When to advance the mark",
+	"Advancing a mark in the same transaction as the output",
+	"Checking a mark you cannot see inside",
+	"Detecting a mark that is lying",
+	"How to build it",
+	"What this actually promises",
+	"Can I trust it?",
+	"The check that would catch this",
+	"Freshness",
+	"When the schema or meaning changes",
+	"How to re-run this safely",
+	"What can go wrong",
+	"Failure modes",
+	"Misreads",
+	"Operating it",
+	"How you see it in production",
+	"What changes at 10x and 100x",
+	"What drives cost here",
+	"What this approach costs",
+	"Where this applies",
+	"Where the depth lives",
+	"Domains that do not exist yet",
+}
+
+func TestEverySeedHeadingMapsToOneSectionInOrder(t *testing.T) {
+	l := HighWaterMark()
+	var mapped []string
+	where := map[string]string{}
+	for _, s := range l.Sections {
+		for _, src := range s.Sources {
+			if prev, dup := where[src]; dup {
+				t.Errorf("seed heading %q maps to both %q and %q", src, prev, s.ID)
+			}
+			where[src] = s.ID
+			mapped = append(mapped, src)
+		}
+	}
+	for _, h := range seedHeadings {
+		assert.Contains(t, where, h, "seed heading %q has no section in the lesson", h)
+	}
+	for _, m := range mapped {
+		assert.Contains(t, seedHeadings, m, "section source %q is not a heading of the seed", m)
+	}
+	assert.Equal(t, seedHeadings, mapped, "the lesson must cover the seed's sections in the seed's order")
+}
+
+func TestSectionsAreWellFormed(t *testing.T) {
+	l := HighWaterMark()
+	ids := map[string]bool{}
+	for i, s := range l.Sections {
+		assert.NotEmpty(t, s.Title, "section %s", s.ID)
+		assert.NotEmpty(t, s.Blocks, "section %s has no body", s.ID)
+		assert.False(t, ids[s.ID], "section id %q repeats", s.ID)
+		assert.False(t, strings.HasPrefix(s.ID, "term-"), "section id %q collides with glossary anchors", s.ID)
+		ids[s.ID] = true
+		require.Contains(t, []int{2, 3}, s.Level, "section %s", s.ID)
+		if i == 0 {
+			assert.Equal(t, 2, s.Level, "the first section must be a main section")
+		}
+	}
+}
+
+// markup returns every piece of inline markup in the lesson.
+func markup(l *Lesson) []string {
+	out := []string{l.Lede}
+	for _, s := range l.Sections {
+		for _, b := range s.Blocks {
+			switch b := b.(type) {
+			case Para:
+				out = append(out, string(b))
+			case List:
+				out = append(out, b.Items...)
+			case Note:
+				out = append(out, b.Text)
+			case Table:
+				for _, r := range b.Rows {
+					out = append(out, r...)
+				}
+			case Compare:
+				out = append(out, b.Sides[0].Text, b.Sides[1].Text, b.Sides[0].Embed.Caption, b.Sides[1].Embed.Caption)
+			case Embeds:
+				for _, e := range b {
+					out = append(out, e.Caption)
+				}
+			case Checks:
+				for _, r := range b.Rows {
+					out = append(out, r.Expresses, r.Catches, r.Misses, r.Caught.Caption, r.Missed.Caption)
+				}
+			case Predict:
+				out = append(out, b.Question, b.Why)
+				for _, o := range b.Options {
+					out = append(out, o.Label)
+				}
+			}
+		}
+	}
+	for _, g := range l.Glossary {
+		out = append(out, g.Definition)
+	}
+	return out
+}
+
+func TestTermsAndLinksResolve(t *testing.T) {
+	l := HighWaterMark()
+	anchors := map[string]bool{"glossary": true}
+	for _, s := range l.Sections {
+		anchors[s.ID] = true
+	}
+	used := map[string]bool{}
+	for _, g := range l.Glossary {
+		anchors[g.Anchor()] = true
+		assert.NotEmpty(t, g.Name)
+		assert.NotEmpty(t, g.Definition)
+	}
+	for _, m := range markup(l) {
+		for _, in := range Parse(m) {
+			switch in.Kind {
+			case KindTerm:
+				_, ok := l.Term(in.Ref)
+				assert.True(t, ok, "term {%s} is not in the glossary (in %q)", in.Ref, m)
+				used[in.Ref] = true
+			case KindLink:
+				if strings.HasPrefix(in.Ref, "#") {
+					assert.True(t, anchors[in.Ref[1:]], "link %s goes nowhere on the page", in.Ref)
+				}
+			case KindText:
+				assert.NotContains(t, in.Text, "{", "unparsed markup in %q", m)
+				assert.NotContains(t, in.Text, "**", "unparsed markup in %q", m)
+			}
+		}
+	}
+	for _, g := range l.Glossary {
+		if g.ID == "hwm" {
+			continue
+		}
+		assert.True(t, used[g.ID], "glossary term %q is never used in the text", g.ID)
+	}
+}
+
+func TestEveryEmbeddedScenarioExistsAndRuns(t *testing.T) {
+	l := HighWaterMark()
+	embeds := l.Embeds()
+	require.NotEmpty(t, embeds)
+	for _, e := range embeds {
+		tr, err := RunScenario(e.Scenario, e.Knobs)
+		if !assert.NoError(t, err, "embed %s %v", e.Scenario, e.Knobs) {
+			continue
+		}
+		assert.Positive(t, tr.Steps(), "embed %s ran no events", e.Scenario)
+		if e.Focus != "" {
+			names := []string{}
+			for _, r := range tr.Checks() {
+				names = append(names, r.Name)
+			}
+			assert.Contains(t, names, e.Focus, "embed %s %v focuses on a check it does not run", e.Scenario, e.Knobs)
+		}
+	}
+	// The issue names these embeds; the lesson must keep them.
+	has := func(id string, knobs map[string]string) bool {
+		return slices.ContainsFunc(embeds, func(e Embed) bool {
+			if e.Scenario != id {
+				return false
+			}
+			for k, v := range knobs {
+				if e.Knobs[k] != v {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	assert.True(t, has("hwm/visibility-gap", nil))
+	assert.True(t, has("hwm/advance-order", map[string]string{"advance": "before"}))
+	assert.True(t, has("hwm/advance-order", map[string]string{"advance": "after"}))
+}
+
+func TestChecksTableShowsCatchAndMiss(t *testing.T) {
+	l := HighWaterMark()
+	var rows []CheckRow
+	for _, s := range l.Sections {
+		for _, b := range s.Blocks {
+			if c, ok := b.(Checks); ok {
+				rows = append(rows, c.Rows...)
+			}
+		}
+	}
+	require.Len(t, rows, 6, "the seed's six checks")
+	for _, r := range rows {
+		if r.Caught.Scenario == "" {
+			continue // no bundled scenario shows this check yet
+		}
+		caught, err := RunScenario(r.Caught.Scenario, r.Caught.Knobs)
+		require.NoError(t, err)
+		assert.Equal(t, "fail", string(status(caught.Checks(), r.Caught.Focus)), "%s should notice the fault in %s", r.Name, r.Caught.Scenario)
+		missed, err := RunScenario(r.Missed.Scenario, r.Missed.Knobs)
+		require.NoError(t, err)
+		assert.NotEqual(t, "fail", string(status(missed.Checks(), r.Missed.Focus)), "%s should stay quiet in %s", r.Name, r.Missed.Scenario)
+		f := missed.Final()
+		assert.NotEmpty(t, f.Missing, "%s's miss case should really lose rows", r.Name)
+	}
+}
+
+func TestPredictionsAreGradedByTheEngine(t *testing.T) {
+	l := HighWaterMark()
+	ps := l.Predictions()
+	require.GreaterOrEqual(t, len(ps), 6)
+	ids := map[string]bool{}
+	for _, p := range ps {
+		assert.False(t, ids[p.ID], "prediction id %q repeats", p.ID)
+		ids[p.ID] = true
+		ans, err := Grade(p)
+		require.NoError(t, err, p.ID)
+		require.Len(t, ans.Verdicts, len(p.Options))
+		// A question with no right answer, or with every answer right, teaches nothing.
+		assert.NotEmpty(t, ans.Correct(), "prediction %s: the engine finds no option true", p.ID)
+		assert.Less(t, len(ans.Correct()), len(p.Options), "prediction %s: every option is true", p.ID)
+		assert.NotEmpty(t, p.Why, p.ID)
+	}
+}
+
+func TestEveryMainSectionWithAMechanismAsksAPrediction(t *testing.T) {
+	l := HighWaterMark()
+	// The sections where the lesson shows a mechanism ask first.
+	want := []string{"breaks", "visibility-gap", "storing", "one-transaction", "checks", "build", "trust-check"}
+	for _, s := range l.Sections {
+		if !slices.Contains(want, s.ID) {
+			continue
+		}
+		asks := slices.ContainsFunc(s.Blocks, func(b Block) bool { _, ok := b.(Predict); return ok })
+		assert.True(t, asks, "section %s asks no prediction", s.ID)
+	}
+}

@@ -1,0 +1,61 @@
+package course
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine/check"
+)
+
+func TestGradeRunsTheEngine(t *testing.T) {
+	p := Prediction{
+		ID: "t", Scenario: "hwm/visibility-gap",
+		Options: []Option{
+			{ID: "present", Claim: Claim{Kind: Present, Keys: []string{"3"}}},
+			{ID: "missing", Claim: Claim{Kind: Missing, Keys: []string{"3"}}},
+			{ID: "exact", Claim: Claim{Kind: MissingExactly, Keys: []string{"3", "4"}}},
+			{ID: "lsn-clean", Claim: Claim{Kind: Clean, Scenario: "hwm/visibility-gap", Knobs: map[string]string{"mark": "lsn"}}},
+			{ID: "gap-fails", Claim: Claim{Kind: CheckStatus, Check: "gap-scan", Status: check.Fail}},
+			{ID: "mono-fails", Claim: Claim{Kind: CheckStatus, Check: "monotonicity", Status: check.Fail}},
+		},
+	}
+	ans, err := Grade(p)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"missing", "exact", "lsn-clean", "gap-fails"}, ans.Correct())
+	assert.True(t, ans.Grade("missing"))
+	assert.False(t, ans.Grade("present"))
+	assert.False(t, ans.Grade("nonsense"))
+	assert.Equal(t, "missing: 3, 4", ans.Verdicts[0].Evidence)
+}
+
+func TestGradeRefusesWhatItCannotRun(t *testing.T) {
+	for name, p := range map[string]Prediction{
+		"unknown scenario": {ID: "x", Scenario: "hwm/nope", Options: []Option{{ID: "a", Claim: Claim{Kind: Clean}}}},
+		"bad knob":         {ID: "x", Scenario: "hwm/visibility-gap", Knobs: map[string]string{"mark": "sundial"}, Options: []Option{{ID: "a", Claim: Claim{Kind: Clean}}}},
+		"check not run":    {ID: "x", Scenario: "hwm/ties", Options: []Option{{ID: "a", Claim: Claim{Kind: CheckStatus, Check: "monotonicity", Status: check.Pass}}}},
+		"no keys":          {ID: "x", Scenario: "hwm/ties", Options: []Option{{ID: "a", Claim: Claim{Kind: Missing}}}},
+		"unknown kind":     {ID: "x", Scenario: "hwm/ties", Options: []Option{{ID: "a", Claim: Claim{Kind: "vibes"}}}},
+	} {
+		_, err := Grade(p)
+		assert.Error(t, err, name)
+	}
+}
+
+func TestParse(t *testing.T) {
+	got := Parse("A {mvcc} and {lsn|positions}, `x > y`, **bold**, [checks](#checks) and {not a term} or `open")
+	assert.Equal(t, []Inline{
+		{Kind: KindText, Text: "A "},
+		{Kind: KindTerm, Ref: "mvcc"},
+		{Kind: KindText, Text: " and "},
+		{Kind: KindTerm, Ref: "lsn", Text: "positions"},
+		{Kind: KindText, Text: ", "},
+		{Kind: KindCode, Text: "x > y"},
+		{Kind: KindText, Text: ", "},
+		{Kind: KindStrong, Text: "bold"},
+		{Kind: KindText, Text: ", "},
+		{Kind: KindLink, Text: "checks", Ref: "#checks"},
+		{Kind: KindText, Text: " and {not a term} or `open"},
+	}, got)
+}
