@@ -57,6 +57,8 @@ type TxnRecord struct {
 	State     mvcc.TxnState
 	LSN       mvcc.LSN
 	Keys      []string // business keys it wrote, in statement order
+	Stamp     vtime.Time // updated_at of its last statement (the source clock), if it wrote any
+	HasStamp  bool
 }
 
 // VersionRecord is one committed row version.

@@ -18,6 +18,8 @@ type LayoutView struct {
 	StylesheetURL string
 	// IconURL, when set, is the URL of an SVG favicon.
 	IconURL string
+	// Stylesheets are further stylesheet URLs, loaded after the site's.
+	Stylesheets []string
 	// Scripts are URLs loaded in order with <script src defer>.
 	Scripts []string
 	// Nav lists the links of the site navigation.
@@ -64,4 +66,50 @@ type NotFoundView struct {
 	Layout LayoutView
 	// What names the thing that was asked for, e.g. `scenario "hwm/nope"`.
 	What string
+}
+
+// WidgetHost is a scenario widget and what the browser's engine needs to take
+// it over: the scenario text, and where the module lives.
+type WidgetHost struct {
+	HTML     string // drawn by the widget package
+	WasmURL  string
+	Source   string // the scenario file's text
+	Name     string // the file name used in error positions
+	BasePath string // the page the widget's links point at
+	ID       string // the widget's element-id prefix
+	Embedded string // "on" inside a lesson or an iframe
+}
+
+// ScenarioEnding is the final truth and the checks' verdicts, for readers
+// without JavaScript and for a quick look.
+type ScenarioEnding struct {
+	Verdict string
+	Checks  []CheckLine
+}
+
+// CheckLine is one check's final verdict.
+type CheckLine struct {
+	Name, Status, Detail string
+}
+
+// ScenarioView is a scenario's page.
+type ScenarioView struct {
+	Layout   LayoutView
+	ID       string
+	Title    string
+	Source   string
+	Widget   WidgetHost
+	Ending   ScenarioEnding
+	EmbedURL string
+	PageURL  string
+}
+
+// PlayView is the sandbox page.
+type PlayView struct {
+	Layout    LayoutView
+	Source    string
+	Error     string // the first error, as file:line:column: message
+	ErrorLine string // the offending line with a caret under the column
+	Widget    WidgetHost
+	WasmURL   string
 }

@@ -1,12 +1,124 @@
 //go:build js && wasm
 
-// Command wasm is the Tidemark engine's bridge to the browser. It is built
-// with GOOS=js GOARCH=wasm into web/static/tidemark.wasm by `make wasm`.
+// Command wasm is Tidemark's engine in the browser. It is the syscall/js
+// bridge only: it keeps one session per widget on the page and answers the
+// page's calls by asking the engine to run and the widget package to draw.
+// Every js.Func it creates lives as long as the page, and is released if
+// the module is asked to stop.
 //
-// This placeholder registers nothing yet; it only stays alive so that the
-// page's JavaScript can load it. The engine bridge replaces its body.
+// The page calls globalThis.tidemarkEngine:
+//
+//	open(id, source, name, base, query, embedded) -> {ok, error, steps}
+//	advance(id, budget)                           -> {done, steps}
+//	view(id, full)                                -> {html, stage, narration, step, steps, query, message, canUndo}
+//	act(id, action, arg)                          -> {ok, error, rerun}
+//	check(source)                                 -> {ok, error, line, col}
+//	stop()
 package main
 
+import (
+	"net/url"
+	"syscall/js"
+
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/templates/widget"
+)
+
 func main() {
-	select {}
+	sessions := map[string]*widget.Session{}
+	var funcs []js.Func
+	done := make(chan struct{})
+	export := func(name string, fn func(args []js.Value) any) js.Func {
+		f := js.FuncOf(func(_ js.Value, args []js.Value) any { return fn(args) })
+		funcs = append(funcs, f)
+		return f
+	}
+	str := func(args []js.Value, i int) string {
+		if i < len(args) && args[i].Type() == js.TypeString {
+			return args[i].String()
+		}
+		return ""
+	}
+	num := func(args []js.Value, i int) int {
+		if i < len(args) && args[i].Type() == js.TypeNumber {
+			return args[i].Int()
+		}
+		return 0
+	}
+	missing := map[string]any{"ok": false, "error": "no scenario is open under that id"}
+	api := map[string]any{
+		"open": export("open", func(args []js.Value) any {
+			q, err := url.ParseQuery(trimQuery(str(args, 4)))
+			if err != nil {
+				q = url.Values{}
+			}
+			s, err := widget.Open(str(args, 0), str(args, 1), str(args, 2), str(args, 3), q, str(args, 5) == "on")
+			if err != nil {
+				return map[string]any{"ok": false, "error": err.Error()}
+			}
+			sessions[str(args, 0)] = s
+			return map[string]any{"ok": true}
+		}),
+		"advance": export("advance", func(args []js.Value) any {
+			s := sessions[str(args, 0)]
+			if s == nil {
+				return missing
+			}
+			done, err := s.Advance(num(args, 1))
+			if err != nil {
+				return map[string]any{"ok": false, "done": true, "error": err.Error()}
+			}
+			return map[string]any{"ok": true, "done": done}
+		}),
+		"view": export("view", func(args []js.Value) any {
+			s := sessions[str(args, 0)]
+			if s == nil {
+				return missing
+			}
+			v := s.View(len(args) > 1 && args[1].Truthy())
+			return map[string]any{"ok": true, "html": v.HTML, "stage": v.Stage, "narration": v.Narration,
+				"step": v.Step, "steps": v.Steps, "query": v.Query, "message": v.Message, "canUndo": v.CanUndo,
+				"back": v.Back, "forward": v.Forward, "start": v.Start, "end": v.End}
+		}),
+		"act": export("act", func(args []js.Value) any {
+			s := sessions[str(args, 0)]
+			if s == nil {
+				return missing
+			}
+			rerun, err := s.Act(str(args, 1), str(args, 2))
+			if err != nil {
+				return map[string]any{"ok": false, "error": err.Error(), "rerun": rerun}
+			}
+			return map[string]any{"ok": true, "rerun": rerun}
+		}),
+		"check": export("check", func(args []js.Value) any {
+			_, err := widget.CheckSource(str(args, 1), str(args, 0))
+			if err == nil {
+				return map[string]any{"ok": true}
+			}
+			out := map[string]any{"ok": false, "error": err.Error(), "line": 0, "col": 0}
+			if se, ok := err.(*scenario.Error); ok {
+				out["line"], out["col"] = se.Pos.Line, se.Pos.Col
+			}
+			return out
+		}),
+		"stop": export("stop", func([]js.Value) any {
+			close(done)
+			return nil
+		}),
+	}
+	js.Global().Set("tidemarkEngine", js.ValueOf(api))
+	js.Global().Call("dispatchEvent", js.Global().Get("Event").New("tidemark:engine"))
+	<-done
+	js.Global().Delete("tidemarkEngine")
+	for _, f := range funcs {
+		f.Release()
+	}
+}
+
+func trimQuery(q string) string {
+	if len(q) > 0 && q[0] == '?' {
+		return q[1:]
+	}
+	return q
 }

@@ -20,8 +20,6 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
-
-	"github.com/tidemark/tidemark/web"
 )
 
 func main() {
@@ -41,7 +39,7 @@ func run(addr string, logger *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	handler, err := web.NewHandler(siteOptions(logger))
+	handler, err := newHandler(logger)
 	if err != nil {
 		return err
 	}

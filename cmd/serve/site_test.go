@@ -13,7 +13,7 @@ import (
 )
 
 func TestSiteOptionsServe(t *testing.T) {
-	h, err := web.NewHandler(siteOptions(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	h, err := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("NewHandler: %v", err)
 	}

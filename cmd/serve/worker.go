@@ -7,8 +7,6 @@ import (
 	"os"
 
 	"github.com/syumai/workers"
-
-	"github.com/tidemark/tidemark/web"
 )
 
 // main serves the site on Cloudflare Workers. Build it with
@@ -21,7 +19,7 @@ import (
 // so that the Worker works on its own.
 func main() {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	handler, err := web.NewHandler(siteOptions(logger))
+	handler, err := newHandler(logger)
 	if err != nil {
 		logger.Error("serve: " + err.Error())
 		os.Exit(1)

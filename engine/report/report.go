@@ -203,4 +203,3 @@ func Verdict(truth engine.Truth, checks []check.Result) string {
 	}
 	return strings.Join(harm, ", ") + "; " + noticed
 }
-

@@ -13,7 +13,6 @@ package scenario
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -84,12 +83,88 @@ type File struct {
 	Source   string    // the file's text, unchanged
 }
 
-var (
-	idPattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)*$`)
-	namePattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
-	valuePattern = regexp.MustCompile(`^[A-Za-z0-9_.:+-]+$`)
-	refPattern   = regexp.MustCompile(`\$[A-Za-z][A-Za-z0-9_-]*`)
-)
+// The character classes of the format. They are spelled out rather than
+// written as regular expressions because this package is compiled into the
+// browser's engine, where the regexp package would cost more than the parser.
+func lower(c byte) bool  { return c >= 'a' && c <= 'z' }
+func letter(c byte) bool { return lower(c) || c >= 'A' && c <= 'Z' }
+func digit(c byte) bool  { return c >= '0' && c <= '9' }
+
+// isID matches lower-case words of letters, digits, - and _ joined by /,
+// each word starting with a letter or digit: hwm/visibility-gap.
+func isID(s string) bool {
+	for _, w := range strings.Split(s, "/") {
+		if w == "" || !(lower(w[0]) || digit(w[0])) {
+			return false
+		}
+		for i := 1; i < len(w); i++ {
+			if c := w[i]; !(lower(c) || digit(c) || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isName matches a letter followed by letters, digits, - and _.
+func isName(s string) bool {
+	if s == "" || !letter(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !(letter(c) || digit(c) || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// isValue matches a knob value: letters, digits and . : + - _.
+func isValue(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(letter(c) || digit(c) || strings.IndexByte("_.:+-", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// refs returns the [start, end) byte ranges of the $name references in s.
+func refs(s string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 >= len(s) || !letter(s[i+1]) {
+			continue
+		}
+		j := i + 2
+		for j < len(s) && (letter(s[j]) || digit(s[j]) || s[j] == '-' || s[j] == '_') {
+			j++
+		}
+		out = append(out, [2]int{i, j})
+		i = j - 1
+	}
+	return out
+}
+
+// expand replaces each $name reference in s by value(name).
+func expand(s string, value func(string) string) string {
+	rs := refs(s)
+	if len(rs) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, r := range rs {
+		b.WriteString(s[last:r[0]])
+		b.WriteString(value(s[r[0]+1 : r[1]]))
+		last = r[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
 
 // Parse reads a scenario file. name is used in error positions.
 func Parse(name string, src []byte) (*File, error) {
@@ -139,7 +214,7 @@ func Parse(name string, src []byte) (*File, error) {
 	}
 	for _, c := range f.Commands {
 		for _, a := range c.Args {
-			for _, loc := range refPattern.FindAllStringIndex(a.Value, -1) {
+			for _, loc := range refs(a.Value) {
 				ref := a.Value[loc[0]+1 : loc[1]]
 				if f.Knob(ref) == nil {
 					p := a.ValuePos
@@ -163,7 +238,7 @@ func (f *File) header(cmd *Command) error {
 		return Errorf(cmd.Pos, "expected `scenario ID \"Title\"`, with an id such as hwm/visibility-gap")
 	}
 	id := cmd.Args[0]
-	if !idPattern.MatchString(id.Value) {
+	if !isID(id.Value) {
 		return Errorf(id.Pos, "expected a scenario id of lower-case words joined by / (such as hwm/visibility-gap), found %q", id.Value)
 	}
 	if len(cmd.Args) != 2 || !cmd.Args[1].Quoted || cmd.Args[1].Key != "" || strings.TrimSpace(cmd.Args[1].Value) == "" {
@@ -226,7 +301,7 @@ func parseKnob(file string, line int, text string, cmd *Command) (Knob, error) {
 		return Knob{}, Errorf(p, "%s", usage)
 	}
 	k := Knob{Name: toks[0].Value, Pos: toks[0].Pos, Label: label}
-	if !namePattern.MatchString(k.Name) {
+	if !isName(k.Name) {
 		return Knob{}, Errorf(toks[0].Pos, "expected a knob name of letters, digits, - and _, found %q", k.Name)
 	}
 	wantValue := true
@@ -235,7 +310,7 @@ func parseKnob(file string, line int, text string, cmd *Command) (Knob, error) {
 			if t.Value == "|" || t.Value == "=" {
 				return Knob{}, Errorf(t.Pos, "expected a value, found %q", t.Value)
 			}
-			if !valuePattern.MatchString(t.Value) {
+			if !isValue(t.Value) {
 				return Knob{}, Errorf(t.Pos, "expected a knob value of letters, digits and . : + - _, found %q", t.Value)
 			}
 			if slices.Contains(k.Values, t.Value) {
@@ -312,7 +387,7 @@ func (f *File) Bind(s Settings) []Command {
 		c.Args = slices.Clone(c.Args)
 		for j, a := range c.Args {
 			if strings.Contains(a.Value, "$") {
-				c.Args[j].Value = refPattern.ReplaceAllStringFunc(a.Value, func(ref string) string { return s[ref[1:]] })
+				c.Args[j].Value = expand(a.Value, func(name string) string { return s[name] })
 			}
 		}
 		out[i] = c
@@ -390,7 +465,7 @@ func lexLine(file string, line int, text string) (*Command, error) {
 		return nil, nil
 	}
 	first := args[0]
-	if first.Key != "" || first.Quoted || !namePattern.MatchString(first.Value) {
+	if first.Key != "" || first.Quoted || !isName(first.Value) {
 		return nil, Errorf(first.Pos, "expected a command word at the start of the line, found %q", string(runes[first.Pos.Col-1:min(len(runes), first.Pos.Col+19)]))
 	}
 	return &Command{Name: first.Value, Pos: first.Pos, Args: args[1:]}, nil

@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine/extract"
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/sink"
+)
+
+// Explain says, from the trace alone, why key stands as it does in the target
+// after step n: why it is missing, duplicated or stale, or that it is fine.
+func (t *Trace) Explain(key string, n int) string {
+	n = t.clampStep(n)
+	var versions []VersionRecord
+	for _, v := range t.VersionsAt(n) {
+		if v.Key == key {
+			versions = append(versions, v)
+		}
+	}
+	var rows []sink.Row
+	for _, h := range t.Targets {
+		rows = append(rows, t.TargetAt(h.Name, n)...)
+	}
+	rows = slices.DeleteFunc(rows, func(r sink.Row) bool { return r.Key != key })
+	if len(versions) == 0 {
+		return fmt.Sprintf("No committed source row has key %s at this step.", key)
+	}
+	v := versions[len(versions)-1]
+	name := t.noun[v.Table] + " " + key
+	p := t.pipeFor(v.Table)
+	committed := fmt.Sprintf("%s committed at %s (lsn %d) with updated_at %s", capital(name), v.CommitAt, v.LSN, v.UpdatedAt)
+	if v.Backdated {
+		committed += ", a value set by hand"
+	}
+	switch {
+	case len(rows) == 0 && v.Op == mvcc.Delete:
+		return capital(name) + " was deleted in the source and is absent from the target, as it should be."
+	case len(rows) == 0:
+		if p == nil {
+			return committed + "; no pipeline reads " + v.Table + "."
+		}
+		if why := t.lostBy(key, v, n); why != "" {
+			return committed + "; " + why
+		}
+		if m, ok := t.markBefore(p, v.Table, v.CommitStep); ok && p.Unreachable(m, compared(p, v)) {
+			return fmt.Sprintf("%s; the mark was already %s, so no read after that could return it.", committed, p.Mark.Format(m))
+		}
+		return committed + "; no run has read it yet. The next run will."
+	case len(rows) > 1:
+		var by []string
+		for _, r := range rows {
+			by = append(by, fmt.Sprintf("the run at %s", t.Runs[r.Run].At))
+		}
+		return fmt.Sprintf("%s is in the target %d times: written by %s. A re-read into an append-only target adds a copy each time.", capital(name), len(rows), strings.Join(by, " and by "))
+	}
+	r := rows[0]
+	if r.Seq < v.Seq {
+		why := ""
+		if p != nil {
+			if m, ok := t.markBefore(p, v.Table, v.CommitStep); ok && p.Unreachable(m, compared(p, v)) {
+				why = fmt.Sprintf(" The new version's updated_at %s was already behind the mark %s when it committed, so no run will read it.", v.UpdatedAt, p.Mark.Format(m))
+			}
+		}
+		return fmt.Sprintf("The target holds version %d of %s (updated_at %s); the source has version %d, %s.%s", r.Seq, name, r.UpdatedAt, v.Seq, strings.TrimPrefix(committed, capital(name)+" "), why)
+	}
+	return fmt.Sprintf("%s; the run at %s copied it to the target, and it is current.", committed, t.Runs[r.Run].At)
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func compared(p *extract.Config, v VersionRecord) int64 {
+	if p.Mark.IsTimestamp() {
+		return int64(v.UpdatedAt)
+	}
+	return int64(v.LSN)
+}
+
+func (t *Trace) pipeFor(table string) *extract.Config {
+	for i := range t.Pipes {
+		if slices.Contains(t.Pipes[i].From, table) {
+			return &t.Pipes[i]
+		}
+	}
+	return nil
+}
+
+// markBefore is the value of the mark governing table just before step s.
+func (t *Trace) markBefore(p *extract.Config, table string, s int) (extract.Mark, bool) {
+	name := p.MarkFor(table)
+	for _, h := range t.Marks {
+		if h.Name == name {
+			pt, ok := t.MarkAt(h, s-1)
+			if !ok {
+				return extract.Mark{}, false
+			}
+			return extract.Mark{Set: pt.Set, V: pt.Value}, pt.Set
+		}
+	}
+	return extract.Mark{}, false
+}
+
+// lostBy finds a run that read key but lost it: a crash after the mark moved.
+func (t *Trace) lostBy(key string, v VersionRecord, n int) string {
+	for _, r := range t.Runs {
+		if r.ReadStep == 0 || r.ReadStep > n || r.ReadStep < v.CommitStep || !slices.Contains(r.Keys, key) {
+			continue
+		}
+		if r.Crashed && r.EndStep <= n && r.MarkStep > 0 && r.MarkStep <= n {
+			return fmt.Sprintf("the run at %s read it, then crashed before writing it, after the mark had moved to %s; nothing will read it again.", r.At, r.MarkAfter)
+		}
+	}
+	return ""
+}

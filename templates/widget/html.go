@@ -1,0 +1,85 @@
+package widget
+
+import (
+	"html"
+	"strconv"
+	"strings"
+)
+
+// builder is a small typed HTML writer. Attribute values and text are
+// escaped; tag and attribute names are trusted constants of this package.
+type builder struct{ strings.Builder }
+
+// open writes a start tag. attrs alternate name, value; an empty value
+// writes a bare boolean attribute when the name ends in "?" and nothing otherwise.
+func (b *builder) open(tag string, attrs ...string) {
+	b.WriteByte('<')
+	b.WriteString(tag)
+	b.attrs(attrs)
+	b.WriteByte('>')
+}
+
+func (b *builder) attrs(attrs []string) {
+	for i := 0; i+1 < len(attrs); i += 2 {
+		name, val := attrs[i], attrs[i+1]
+		if strings.HasSuffix(name, "?") {
+			if val != "" {
+				b.WriteByte(' ')
+				b.WriteString(strings.TrimSuffix(name, "?"))
+			}
+			continue
+		}
+		b.WriteByte(' ')
+		b.WriteString(name)
+		b.WriteString(`="`)
+		b.WriteString(html.EscapeString(val))
+		b.WriteByte('"')
+	}
+}
+
+// void writes an element with no content, such as input or line.
+func (b *builder) void(tag string, attrs ...string) {
+	b.WriteByte('<')
+	b.WriteString(tag)
+	b.attrs(attrs)
+	if svgTag(tag) {
+		b.WriteString("/>")
+		return
+	}
+	b.WriteByte('>')
+}
+
+func svgTag(tag string) bool {
+	switch tag {
+	case "line", "rect", "circle", "polyline", "path", "polygon":
+		return true
+	}
+	return false
+}
+
+func (b *builder) close(tag string) {
+	b.WriteString("</")
+	b.WriteString(tag)
+	b.WriteByte('>')
+}
+
+// el writes an element holding escaped text.
+func (b *builder) el(tag, text string, attrs ...string) {
+	b.open(tag, attrs...)
+	b.text(text)
+	b.close(tag)
+}
+
+func (b *builder) text(s string) { b.WriteString(html.EscapeString(s)) }
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+// on returns "on" when cond holds, for boolean attributes.
+func on(cond bool) string {
+	if cond {
+		return "on"
+	}
+	return ""
+}

@@ -1,0 +1,281 @@
+package widget
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// Session is one widget's life in the browser: the scenario, the learner's
+// knob values and faults, the run in progress, and what is on screen. It is
+// plain Go so it can be tested natively; the wasm bridge only forwards calls.
+//
+// Invariant: when world is nil, trace is the complete run for knobs and
+// faults, and original (if faults is not empty) the run for knobs alone.
+type Session struct {
+	file     *scenario.File
+	base, id string
+	embedded bool
+	seed     uint64
+	knobs    map[string]string
+	faults   []engine.Fault
+	history  []snapshot // undo stack
+	world    *engine.World
+	pending  []engine.Fault // faults still to inject into the run in progress
+	trace    *engine.Trace
+	original *engine.Trace
+	st       State
+}
+
+type snapshot struct {
+	knobs  map[string]string
+	faults []engine.Fault
+	step   int
+}
+
+// CheckSource parses a scenario and builds it with its default knobs, so a
+// sandbox can show errors of both kinds as the visitor types.
+func CheckSource(src, name string) (*scenario.File, error) {
+	if name == "" {
+		name = "play.tdm"
+	}
+	f, err := scenario.Parse(name, []byte(src))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := engine.Build(f, nil, 1); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Open starts a session for a scenario's text and a link's query. Problems in
+// the query become the widget's message; a scenario that does not build is an error.
+func Open(id, src, name, base string, q url.Values, embedded bool) (*Session, error) {
+	f, err := CheckSource(src, name)
+	if err != nil {
+		return nil, err
+	}
+	knobs, st, problems := FromQuery(f, q)
+	s := &Session{file: f, base: base, id: id, embedded: embedded, seed: 1, knobs: knobs, st: st}
+	if v := q.Get("seed"); v != "" {
+		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+			s.seed = n
+		}
+	}
+	s.st.Message = strings.Join(problems, ". ")
+	return s, s.start()
+}
+
+// start builds the world for the current knobs and faults; Advance runs it.
+func (s *Session) start() error {
+	w, err := engine.Build(s.file, s.knobs, s.seed)
+	if err != nil {
+		return err
+	}
+	s.world, s.pending = w, append([]engine.Fault(nil), s.faults...)
+	return nil
+}
+
+// Advance runs up to budget more events of the run in progress, so the page
+// can yield between chunks and never block. It reports whether the run is complete.
+func (s *Session) Advance(budget int) (bool, error) {
+	if s.world == nil {
+		return true, nil
+	}
+	w := s.world
+	for i := 0; i < max(budget, 1); i++ {
+		if len(s.pending) > 0 && w.Trace().Steps() == s.pending[0].AfterStep {
+			if err := w.Inject(s.pending[0]); err != nil {
+				return true, s.refuse(err)
+			}
+			w.Trace().Faults = append(w.Trace().Faults, s.pending[0])
+			s.pending = s.pending[1:]
+			continue
+		}
+		if !w.Step() {
+			if len(s.pending) > 0 {
+				return true, s.refuse(fmt.Errorf("the run ended before step %d", s.pending[0].AfterStep))
+			}
+			s.trace, s.world = w.Trace(), nil
+			s.st.Step = clamp(s.st.Step, s.trace.Steps())
+			if len(s.faults) > 0 && s.original == nil {
+				// After an undo back to a fork: the comparison needs the run without faults.
+				orig, err := engine.Run(s.file, s.knobs, s.seed)
+				if err != nil {
+					return true, err
+				}
+				s.original = orig
+			}
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// refuse drops the fault that could not be applied and restores the previous run.
+func (s *Session) refuse(err error) error {
+	s.undoLast()
+	if rerr := s.runNow(); rerr != nil {
+		return rerr
+	}
+	s.st.Message = err.Error()
+	return err
+}
+
+// runNow runs the session's world to the end at once.
+func (s *Session) runNow() error {
+	if err := s.start(); err != nil {
+		return err
+	}
+	for {
+		done, err := s.Advance(1 << 30)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// ViewResult is what the page needs after a call: the widget or just its
+// stage, the narration, and where the controls stand.
+type ViewResult struct {
+	HTML, Stage, Narration, Query, Message string
+	Step, Steps                            int
+	CanUndo                                bool
+	Back, Forward, Start, End              string // links of the step controls
+}
+
+// View draws the current step; full also draws the whole widget.
+func (s *Session) View(full bool) ViewResult {
+	t := s.trace
+	if t == nil {
+		return ViewResult{Message: "the scenario is still running"}
+	}
+	st := s.state()
+	v := ViewResult{Narration: Narration(t, st.Step), Step: st.Step, Steps: t.Steps(), Message: st.Message, CanUndo: st.CanUndo}
+	if full {
+		v.HTML = Render(t, st)
+	} else {
+		v.Stage = Stage(t, st)
+	}
+	link := query(t, st, st.Step)
+	v.Query = link[strings.IndexByte(link, '?'):]
+	v.Back, v.Forward = query(t, st, max(st.Step-1, 0)), query(t, st, min(st.Step+1, t.Steps()))
+	v.Start, v.End = query(t, st, 0), query(t, st, t.Steps())
+	return v
+}
+
+func (s *Session) state() State {
+	st := s.st
+	st.BasePath, st.ID, st.Embedded, st.Live = s.base, s.id, s.embedded, true
+	st.CanUndo = len(s.history) > 0
+	if len(s.faults) > 0 {
+		st.Original = s.original
+	}
+	return st
+}
+
+// ErrUnknownAction is returned for an action the session does not know.
+var ErrUnknownAction = errors.New("unknown action")
+
+// Act applies one learner action. rerun reports that the scenario must be
+// run again (with Advance) before the next View.
+func (s *Session) Act(action, arg string) (rerun bool, err error) {
+	if s.trace == nil {
+		return false, errors.New("the scenario is still running")
+	}
+	s.st.Message = ""
+	switch action {
+	case "seek":
+		n, err := strconv.Atoi(arg)
+		if err != nil {
+			return false, fmt.Errorf("step %q is not a number", arg)
+		}
+		s.st.Step = clamp(n, s.trace.Steps())
+		return false, nil
+	case "truth":
+		s.st.ShowTruth = arg == "on"
+		return false, nil
+	case "explain":
+		s.st.Explain = arg
+		return false, nil
+	case "knob":
+		name, val, _ := strings.Cut(arg, "=")
+		next := map[string]string{}
+		for k, v := range s.knobs {
+			next[k] = v
+		}
+		next[name] = val
+		if _, err := s.file.Resolve(next); err != nil {
+			s.st.Message = err.Error()
+			return false, err
+		}
+		s.push()
+		s.knobs, s.faults, s.original = next, nil, nil
+		return true, s.start()
+	case "crash", "jump":
+		f := engine.Fault{AfterStep: s.st.Step, Kind: engine.FaultCrash}
+		if action == "jump" {
+			by, err := vtime.ParseDuration(arg)
+			if err != nil || by == 0 {
+				return false, fmt.Errorf("a clock jump needs an amount such as -5s, found %q", arg)
+			}
+			f = engine.Fault{AfterStep: s.st.Step, Kind: engine.FaultClockJump, Clock: "source", By: by}
+		} else if !s.inFlight(s.st.Step) {
+			s.st.Message = engine.ErrIdle.Error()
+			return false, engine.ErrIdle
+		}
+		for _, g := range s.faults {
+			if g.AfterStep > f.AfterStep {
+				err := errors.New("faults are added in step order: undo the later one first")
+				s.st.Message = err.Error()
+				return false, err
+			}
+		}
+		s.push()
+		if len(s.faults) == 0 {
+			s.original = s.trace
+		}
+		s.faults = append(s.faults, f)
+		return true, s.start()
+	case "undo":
+		if len(s.history) == 0 {
+			return false, errors.New("nothing to undo")
+		}
+		s.undoLast()
+		return true, s.start()
+	}
+	return false, fmt.Errorf("%w %q", ErrUnknownAction, action)
+}
+
+// inFlight reports whether an extractor run has read but not finished after step n.
+func (s *Session) inFlight(n int) bool {
+	for _, r := range s.trace.Runs {
+		if r.ReadStep > 0 && r.ReadStep <= n && (r.EndStep == 0 || r.EndStep > n) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Session) push() {
+	s.history = append(s.history, snapshot{knobs: s.knobs, faults: s.faults, step: s.st.Step})
+}
+
+func (s *Session) undoLast() {
+	if len(s.history) == 0 {
+		return
+	}
+	last := s.history[len(s.history)-1]
+	s.history = s.history[:len(s.history)-1]
+	s.knobs, s.faults, s.st.Step = last.knobs, last.faults, last.step
+	if len(s.faults) == 0 {
+		s.original = nil
+	}
+}

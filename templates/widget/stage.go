@@ -1,0 +1,432 @@
+package widget
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+func compareKeys(a, b string) int { return mvcc.CompareKeys(a, b) }
+
+// stage draws the panels for one step. The panel set is a list so the log
+// and stream worlds can add theirs (partitions as lanes, the watermark line)
+// beside these.
+func stage(b *builder, t *engine.Trace, s State) {
+	truth := t.TruthAt(s.Step)
+	if s.ShowTruth {
+		truthSummary(b, truth)
+	}
+	if s.Explain != "" {
+		b.open("div", "class", "tm-explain", "role", "status", "data-testid", "explain")
+		b.el("strong", "Why key "+s.Explain+"? ")
+		b.text(t.Explain(s.Explain, s.Step))
+		b.open("a", "href", query(t, s, s.Step, "explain", ""), "data-act", "explain", "data-key", "")
+		b.text("close")
+		b.close("a")
+		b.close("div")
+	}
+	b.open("div", "class", "tm-panels")
+	sourcePanel(b, t, s)
+	marksPanel(b, t, s)
+	targetPanel(b, t, s, truth)
+	checksPanel(b, t, s)
+	if s.Original != nil {
+		comparePanel(b, t, s)
+	}
+	b.close("div")
+}
+
+func truthSummary(b *builder, tr engine.Truth) {
+	b.open("p", "class", "tm-truth", "data-testid", "truth")
+	b.el("strong", "Truth: ")
+	var parts []string
+	if len(tr.Missing) > 0 {
+		parts = append(parts, "not in the target: "+strings.Join(tr.Missing, ", "))
+	}
+	if len(tr.Duplicated) > 0 {
+		var d []string
+		for _, k := range keysSorted(tr.Duplicated) {
+			d = append(d, k+" ×"+itoa(tr.Duplicated[k]))
+		}
+		parts = append(parts, "duplicated: "+strings.Join(d, ", "))
+	}
+	if len(tr.Stale) > 0 {
+		parts = append(parts, "stale: "+strings.Join(tr.Stale, ", "))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "the target matches every committed source row")
+	}
+	b.text(strings.Join(parts, "; ") + ".")
+	b.close("p")
+}
+
+func panel(b *builder, id, title string) {
+	b.open("section", "class", "tm-panel tm-panel-"+id, "data-testid", "panel-"+id, "aria-label", title)
+	b.el("h3", title)
+}
+
+// span is the time axis shared by the source drawing: every begin, commit,
+// run and stamp, padded a little.
+func span(t *engine.Trace) (lo, hi vtime.Time) {
+	first := true
+	see := func(x vtime.Time) {
+		if first {
+			lo, hi, first = x, x, false
+			return
+		}
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	for _, x := range t.Txns {
+		see(x.BeginAt)
+		if x.EndStep > 0 {
+			see(x.EndAt)
+		}
+		if x.HasStamp {
+			see(x.Stamp)
+		}
+	}
+	for _, e := range t.Events {
+		see(e.At)
+	}
+	if hi == lo {
+		hi = lo + 1000
+	}
+	return lo, hi
+}
+
+func sourcePanel(b *builder, t *engine.Trace, s State) {
+	panel(b, "source", "Source transactions")
+	now := vtime.Time(0)
+	if s.Step > 0 {
+		now = t.Events[s.Step-1].At
+	}
+	lo, hi := span(t)
+	const w, left, right, rowH = 640.0, 96.0, 16.0, 26.0
+	x := func(at vtime.Time) float64 {
+		return left + (w-left-right)*float64(at-lo)/float64(hi-lo)
+	}
+	var shown []engine.TxnRecord
+	for _, tx := range t.Txns {
+		if tx.BeginStep <= s.Step {
+			shown = append(shown, tx)
+		}
+	}
+	const maxBars = 40
+	if len(shown) > maxBars {
+		shown = shown[len(shown)-maxBars:]
+	}
+	h := rowH*float64(len(shown)) + 44
+	desc := strconv.Itoa(len(shown)) + " transactions drawn as bars from begin to commit on a time axis; diamonds mark each one's updated_at"
+	b.open("svg", "class", "tm-svg", "viewBox", "0 0 640 "+ftoa(h), "role", "img", "aria-label", desc, "data-testid", "source-chart")
+	// Time axis.
+	b.void("line", "x1", ftoa(left), "y1", ftoa(h-24), "x2", ftoa(w-right), "y2", ftoa(h-24), "class", "tm-axis")
+	b.el("text", lo.String(), "x", ftoa(left), "y", ftoa(h-6), "class", "tm-tick")
+	b.el("text", hi.String(), "x", ftoa(w-right), "y", ftoa(h-6), "class", "tm-tick", "text-anchor", "end")
+	// Timestamp marks as vertical lines.
+	for _, m := range t.Marks {
+		p, ok := t.MarkAt(m, s.Step)
+		if !ok || !p.Set || !m.Kind.IsTimestamp() {
+			continue
+		}
+		mx := x(vtime.Time(p.Value))
+		b.void("line", "x1", ftoa(mx), "y1", "4", "x2", ftoa(mx), "y2", ftoa(h-24), "class", "tm-markline")
+		b.el("text", "mark "+p.Display, "x", ftoa(mx+3), "y", "14", "class", "tm-marklabel")
+	}
+	if s.Step > 0 {
+		nx := x(now)
+		b.void("line", "x1", ftoa(nx), "y1", "4", "x2", ftoa(nx), "y2", ftoa(h-24), "class", "tm-nowline")
+	}
+	for i, tx := range shown {
+		y := 20 + rowH*float64(i)
+		end, state := now, "open"
+		if tx.EndStep > 0 && tx.EndStep <= s.Step {
+			end = tx.EndAt
+			state = map[mvcc.TxnState]string{mvcc.Committed: "committed", mvcc.RolledBack: "rolled-back"}[tx.State]
+		}
+		label := tx.Name
+		if len(tx.Keys) == 1 {
+			label += " · " + tx.Keys[0]
+		}
+		b.el("text", label, "x", "4", "y", ftoa(y+13), "class", "tm-txlabel")
+		bw := max(x(end)-x(tx.BeginAt), 3)
+		b.void("rect", "x", ftoa(x(tx.BeginAt)), "y", ftoa(y+2), "width", ftoa(bw), "height", "14", "rx", "3", "class", "tm-bar tm-"+state)
+		if tx.HasStamp {
+			sx := x(tx.Stamp)
+			b.void("polygon", "points", ftoa(sx)+","+ftoa(y)+" "+ftoa(sx+5)+","+ftoa(y+9)+" "+ftoa(sx)+","+ftoa(y+18)+" "+ftoa(sx-5)+","+ftoa(y+9), "class", "tm-stamp")
+		}
+	}
+	b.close("svg")
+	// The same facts as a table: the text equivalent of the drawing.
+	b.open("table", "class", "tm-table", "data-testid", "source-table")
+	b.el("caption", "Transactions at this step")
+	b.open("thead")
+	b.open("tr")
+	for _, c := range []string{"txn", "rows", "begin", "updated_at", "end", "lsn", "state"} {
+		b.el("th", c, "scope", "col")
+	}
+	b.close("tr")
+	b.close("thead")
+	b.open("tbody")
+	for _, tx := range shown {
+		b.open("tr")
+		b.el("th", tx.Name, "scope", "row")
+		b.el("td", strings.Join(tx.Keys, ", "))
+		b.el("td", tx.BeginAt.String())
+		stamp := "at commit"
+		if tx.HasStamp {
+			stamp = tx.Stamp.String()
+		}
+		b.el("td", stamp)
+		end, lsn, state := "—", "—", "open"
+		if tx.EndStep > 0 && tx.EndStep <= s.Step {
+			end = tx.EndAt.String()
+			if tx.State == mvcc.Committed {
+				lsn, state = strconv.FormatInt(int64(tx.LSN), 10), "committed"
+			} else {
+				state = "rolled back"
+			}
+		}
+		b.el("td", end)
+		b.el("td", lsn)
+		b.el("td", state, "class", "tm-state-"+strings.ReplaceAll(state, " ", "-"))
+		b.close("tr")
+	}
+	b.close("tbody")
+	b.close("table")
+	b.close("section")
+}
+
+func marksPanel(b *builder, t *engine.Trace, s State) {
+	panel(b, "marks", "Stored marks")
+	for _, m := range t.Marks {
+		p, _ := t.MarkAt(m, s.Step)
+		b.open("div", "class", "tm-mark", "data-testid", "mark-"+m.Name)
+		b.el("div", m.Name+" ("+m.Kind.String()+")", "class", "tm-mark-name")
+		b.el("div", p.Display, "class", "tm-mark-value", "data-testid", "mark-value")
+		var pts []struct {
+			step int
+			v    int64
+		}
+		for _, q := range m.Points {
+			if q.Step <= s.Step && q.Set {
+				pts = append(pts, struct {
+					step int
+					v    int64
+				}{q.Step, q.Value})
+			}
+		}
+		if len(pts) > 0 {
+			vlo, vhi := pts[0].v, pts[0].v
+			for _, q := range pts {
+				vlo, vhi = min(vlo, q.v), max(vhi, q.v)
+			}
+			if vhi == vlo {
+				vhi = vlo + 1
+			}
+			steps := max(t.Steps(), 1)
+			var poly []string
+			for _, q := range pts {
+				px := 4 + 232*float64(q.step)/float64(steps)
+				py := 56 - 48*float64(q.v-vlo)/float64(vhi-vlo)
+				poly = append(poly, ftoa(px)+","+ftoa(py))
+			}
+			b.open("svg", "class", "tm-spark", "viewBox", "0 0 240 60", "role", "img", "aria-label", "history of "+m.Name+": "+itoa(len(pts))+" stored values")
+			b.void("polyline", "points", strings.Join(poly, " "), "class", "tm-sparkline")
+			b.close("svg")
+		}
+		b.open("ol", "class", "tm-history")
+		for _, q := range m.Points {
+			if q.Step > s.Step {
+				break
+			}
+			txt := q.Display + " at " + q.At.String()
+			if q.Reset {
+				txt += " (reset by an operator)"
+			}
+			b.el("li", txt)
+		}
+		b.close("ol")
+		b.close("div")
+	}
+	b.close("section")
+}
+
+func targetPanel(b *builder, t *engine.Trace, s State, truth engine.Truth) {
+	for _, h := range t.Targets {
+		panel(b, "target", "Target "+h.Name+" ("+h.Mode.String()+")")
+		rows := t.TargetAt(h.Name, s.Step)
+		byKey := map[string][]sink.Row{}
+		for _, r := range rows {
+			byKey[r.Key] = append(byKey[r.Key], r)
+		}
+		missing := map[string]bool{}
+		stale := map[string]bool{}
+		if s.ShowTruth {
+			for _, k := range truth.Missing {
+				missing[k] = true
+			}
+			for _, k := range truth.Stale {
+				stale[k] = true
+			}
+		}
+		keys := keysSorted(byKey)
+		for k := range missing {
+			keys = append(keys, k)
+		}
+		sortKeys(keys)
+		b.open("table", "class", "tm-table", "data-testid", "target-table")
+		b.el("caption", itoa(len(rows))+" rows at this step")
+		b.open("thead")
+		b.open("tr")
+		for _, c := range []string{h.Key, "updated_at", "version", "written at", "note"} {
+			b.el("th", c, "scope", "col")
+		}
+		b.close("tr")
+		b.close("thead")
+		b.open("tbody")
+		for _, k := range keys {
+			rs := byKey[k]
+			if len(rs) == 0 {
+				b.open("tr", "class", "tm-ghost", "data-testid", "row-missing", "data-key", k)
+				b.open("th", "scope", "row")
+				keyLink(b, t, s, k)
+				b.close("th")
+				b.el("td", "—")
+				b.el("td", "—")
+				b.el("td", "—")
+				b.el("td", "◌ missing: committed in the source, absent here", "class", "tm-note")
+				b.close("tr")
+				continue
+			}
+			for i, r := range rs {
+				cls, note := "", ""
+				if s.ShowTruth && len(rs) > 1 {
+					cls, note = "tm-dup", "×"+itoa(len(rs))+" duplicate"
+				}
+				if stale[k] {
+					cls, note = cls+" tm-stale", strings.TrimSpace(note+" ⚠ stale: the source has a newer version")
+				}
+				b.open("tr", "class", strings.TrimSpace("tm-row "+cls), "data-key", k, "data-testid", "row")
+				b.open("th", "scope", "row")
+				keyLink(b, t, s, k)
+				if len(rs) > 1 && s.ShowTruth {
+					b.el("span", "×"+itoa(len(rs)), "class", "tm-badge", "aria-label", "appears "+itoa(len(rs))+" times")
+				}
+				b.close("th")
+				b.el("td", r.UpdatedAt.String())
+				b.el("td", "v"+itoa(r.Seq))
+				b.el("td", t.Events[r.AddedStep-1].At.String())
+				if i > 0 && note != "" {
+					note = "another copy"
+				}
+				b.el("td", note, "class", "tm-note")
+				b.close("tr")
+			}
+		}
+		b.close("tbody")
+		b.close("table")
+		b.close("section")
+	}
+}
+
+func keyLink(b *builder, t *engine.Trace, s State, key string) {
+	b.open("a", "href", query(t, s, s.Step, "explain", key), "data-act", "explain", "data-key", key,
+		"aria-label", "explain key "+key, "class", "tm-key")
+	b.text(key)
+	b.close("a")
+}
+
+func sortKeys(keys []string) { slices.SortFunc(keys, compareKeys) }
+
+func checksPanel(b *builder, t *engine.Trace, s State) {
+	panel(b, "checks", "Checks a team could run")
+	b.open("ul", "class", "tm-checks", "data-testid", "checks")
+	for _, c := range t.ChecksAt(s.Step) {
+		mark := map[check.Status]string{check.Pass: "✓ pass", check.Fail: "✗ fail", check.NotRun: "– not run"}[c.Status]
+		b.open("li", "class", "tm-check tm-check-"+string(c.Status), "data-check", c.Name, "data-status", string(c.Status))
+		b.el("span", mark, "class", "tm-status")
+		b.el("strong", " "+c.Name)
+		b.el("span", ": "+c.Detail, "class", "tm-detail")
+		b.open("details")
+		b.el("summary", "What it catches and misses")
+		b.el("p", "Catches: "+c.Catches+".")
+		b.el("p", "Still misses: "+c.Misses+".")
+		b.close("details")
+		b.close("li")
+	}
+	b.close("ul")
+	b.close("section")
+}
+
+// comparePanel shows the original timeline's target beside the fork's (the
+// trace drawn) at the same step, marking the keys whose rows differ.
+func comparePanel(b *builder, f *engine.Trace, s State) {
+	t := s.Original
+	panel(b, "compare", "Original against your fork")
+	fs := clamp(s.Step, f.Steps())
+	os := clamp(s.Step, t.Steps())
+	count := func(tr *engine.Trace, step int) map[string]int {
+		m := map[string]int{}
+		for _, h := range tr.Targets {
+			for _, r := range tr.TargetAt(h.Name, step) {
+				m[r.Key]++
+			}
+		}
+		return m
+	}
+	a, c := count(t, os), count(f, fs)
+	all := map[string]bool{}
+	for k := range a {
+		all[k] = true
+	}
+	for k := range c {
+		all[k] = true
+	}
+	for _, k := range t.LiveAt(os) {
+		all[k.Key] = true
+	}
+	keys := keysSorted(all)
+	diff := 0
+	b.open("table", "class", "tm-table tm-compare", "data-testid", "compare-table")
+	b.el("caption", "Copies of each key in the target at this step")
+	b.open("thead")
+	b.open("tr")
+	for _, h := range []string{"key", "original", "fork", ""} {
+		b.el("th", h, "scope", "col")
+	}
+	b.close("tr")
+	b.close("thead")
+	b.open("tbody")
+	for _, k := range keys {
+		differs := a[k] != c[k]
+		attrs := []string{"data-key", k}
+		if differs {
+			diff++
+			attrs = append(attrs, "class", "tm-differs", "data-testid", "row-differs")
+		}
+		b.open("tr", attrs...)
+		b.el("th", k, "scope", "row")
+		b.el("td", itoa(a[k]))
+		b.el("td", itoa(c[k]))
+		note := ""
+		if differs {
+			note = "≠ differs"
+		}
+		b.el("td", note, "class", "tm-note")
+		b.close("tr")
+	}
+	b.close("tbody")
+	b.close("table")
+	b.el("p", itoa(diff)+" keys differ. The fork's final truth: "+verdict(f.Final())+"; the original's: "+verdict(t.Final())+".", "data-testid", "compare-summary")
+	b.close("section")
+}
+
+func verdict(tr engine.Truth) string {
+	return itoa(len(tr.Missing)) + " missing, " + itoa(len(tr.Duplicated)) + " duplicated, " + itoa(len(tr.Stale)) + " stale"
+}

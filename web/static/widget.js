@@ -1,0 +1,298 @@
+// Tidemark scenario widgets: the browser half of the widget package.
+//
+// The server draws every widget (the first paint works with JavaScript off:
+// its links reload the page at another step or setting). When the engine
+// module is ready, this file hands each widget to it: the engine re-runs the
+// scenario in chunks (so the page never blocks), and every redraw comes from
+// the same Go drawing code the server used. This file only forwards input and
+// swaps in the HTML it is given.
+"use strict";
+
+(() => {
+  const hosts = () => [...document.querySelectorAll(".tm-host[data-source]")];
+  const CHUNK = 4000; // events per call into the engine between yields
+
+  const engineReady = () =>
+    new Promise((resolve, reject) => {
+      if (window.tidemarkEngine) return resolve(window.tidemarkEngine);
+      window.addEventListener("tidemark:engine", () => resolve(window.tidemarkEngine), { once: true });
+      document.addEventListener("tidemark:error", (e) => reject(new Error(e.detail && e.detail.error)), { once: true });
+    });
+
+  const yieldToPage = () => new Promise((r) => setTimeout(r, 0));
+
+  class Widget {
+    constructor(host, engine) {
+      this.host = host;
+      this.engine = engine;
+      this.id = host.dataset.id || "tm";
+      this.timer = null;
+      this.busy = false;
+    }
+
+    async open() {
+      const h = this.host.dataset;
+      const query = h.embedded === "on" ? location.search : location.search;
+      const r = this.engine.open(this.id, h.source, h.name, h.base, query, h.embedded || "");
+      if (!r.ok) {
+        this.say(r.error);
+        return;
+      }
+      await this.run();
+      this.draw(true);
+      this.host.addEventListener("click", (e) => this.onClick(e));
+      this.host.addEventListener("change", (e) => this.onChange(e));
+      this.host.addEventListener("input", (e) => this.onInput(e));
+      this.host.addEventListener("submit", (e) => e.preventDefault());
+      this.host.addEventListener("keydown", (e) => this.onKey(e));
+      this.host.dataset.ready = "true";
+    }
+
+    async run() {
+      this.busy = true;
+      try {
+        for (;;) {
+          const r = this.engine.advance(this.id, CHUNK);
+          if (!r.ok) this.pendingMessage = r.error;
+          if (r.done) break;
+          await yieldToPage();
+        }
+      } finally {
+        this.busy = false;
+      }
+    }
+
+    say(text) {
+      const m = this.host.querySelector(".tm-message");
+      if (!m) return;
+      m.textContent = text || "";
+      m.hidden = !text;
+    }
+
+    // draw swaps in the engine's HTML: the whole widget after a re-run, or
+    // just the stage after a step, keeping focus on the control in use.
+    draw(full) {
+      const v = this.engine.view(this.id, full);
+      if (!v.ok) return this.say(v.error);
+      if (full) {
+        const focused = document.activeElement && document.activeElement.closest(".tm-host") === this.host
+          ? this.selectorFor(document.activeElement) : null;
+        this.host.innerHTML = v.html;
+        if (focused) {
+          const el = this.host.querySelector(focused);
+          if (el) el.focus();
+        }
+      } else {
+        this.host.querySelector(".tm-stage").innerHTML = v.stage;
+        this.host.querySelector(".tm-live").textContent = v.narration;
+        const scrub = this.host.querySelector('[data-act="scrub"]');
+        scrub.value = String(v.step);
+        scrub.setAttribute("aria-valuetext", `step ${v.step} of ${v.steps}`);
+        this.host.querySelector(".tm-counter").textContent = `Step ${v.step} of ${v.steps}`;
+        for (const [act, href, off] of [["start", v.start, v.step === 0], ["back", v.back, v.step === 0],
+          ["forward", v.forward, v.step === v.steps], ["end", v.end, v.step === v.steps]]) {
+          const a = this.host.querySelector(`a[data-act="${act}"]`);
+          a.href = href;
+          a.setAttribute("aria-disabled", String(off));
+        }
+        for (const li of this.host.querySelectorAll(".tm-steps li[aria-current]")) li.removeAttribute("aria-current");
+        const cur = this.host.querySelector(`.tm-steps li[data-step="${v.step}"]`);
+        if (cur) cur.setAttribute("aria-current", "step");
+        this.say(v.message);
+      }
+      this.host.querySelector(".tm-widget").dataset.step = String(v.step);
+      if (this.pendingMessage) {
+        this.say(this.pendingMessage);
+        this.pendingMessage = "";
+      }
+      if (this.host.dataset.embedded !== "on" && this.id === "tm") {
+        history.replaceState(null, "", this.host.dataset.base + v.query);
+      }
+      this.step = v.step;
+      this.steps = v.steps;
+    }
+
+    selectorFor(el) {
+      if (el.dataset.act) return `[data-act="${el.dataset.act}"]`;
+      if (el.id) return `#${CSS.escape(el.id)}`;
+      return null;
+    }
+
+    async act(action, arg, rerun) {
+      if (this.busy) return;
+      const r = this.engine.act(this.id, action, String(arg ?? ""));
+      if (!r.ok && !r.rerun) {
+        this.say(r.error);
+        return;
+      }
+      if (r.rerun) {
+        await this.run();
+        this.draw(true);
+        return;
+      }
+      this.draw(Boolean(rerun));
+    }
+
+    seek(n) {
+      this.act("seek", Math.max(0, Math.min(n, this.steps)));
+    }
+
+    onClick(e) {
+      const el = e.target.closest("[data-act]");
+      if (!el || !this.host.contains(el)) return;
+      const act = el.dataset.act;
+      const moves = { start: 0, back: this.step - 1, forward: this.step + 1, end: this.steps };
+      if (act in moves) {
+        e.preventDefault();
+        this.stop();
+        this.seek(moves[act]);
+      } else if (act === "seek") {
+        e.preventDefault();
+        this.seek(Number(el.dataset.step));
+      } else if (act === "explain") {
+        e.preventDefault();
+        this.act("explain", el.dataset.key || "");
+      } else if (act === "play") {
+        this.timer ? this.stop() : this.play();
+      } else if (act === "crash") {
+        this.stop();
+        this.act("crash", "");
+      } else if (act === "jump-back") {
+        this.stop();
+        this.act("jump", "-5s");
+      } else if (act === "jump-forward") {
+        this.stop();
+        this.act("jump", "+5s");
+      } else if (act === "undo") {
+        this.stop();
+        this.act("undo", "");
+      }
+    }
+
+    onChange(e) {
+      const el = e.target;
+      if (el.type === "radio" && el.closest(".tm-knob")) {
+        this.stop();
+        this.act("knob", `${el.name}=${el.value}`);
+      } else if (el.name === "truth") {
+        this.act("truth", el.checked ? "on" : "off", true);
+      } else if (el.dataset.act === "speed" && this.timer) {
+        this.stop();
+        this.play();
+      }
+    }
+
+    onInput(e) {
+      if (e.target.dataset.act === "scrub") {
+        this.stop();
+        this.seek(Number(e.target.value));
+      }
+    }
+
+    onKey(e) {
+      const t = e.target;
+      if (t.matches("input[type=range], select, textarea, input[type=text]")) return;
+      const keys = { ArrowLeft: this.step - 1, ArrowRight: this.step + 1, Home: 0, End: this.steps };
+      if (e.key in keys) {
+        e.preventDefault();
+        this.stop();
+        this.seek(keys[e.key]);
+      } else if (e.key === " " && !t.matches("button, a, input")) {
+        e.preventDefault();
+        this.timer ? this.stop() : this.play();
+      }
+    }
+
+    play() {
+      const speed = Number(this.host.querySelector('[data-act="speed"]').value) || 700;
+      const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      const button = this.host.querySelector('[data-act="play"]');
+      button.setAttribute("aria-pressed", "true");
+      button.textContent = "⏸ Pause";
+      if (this.step >= this.steps) this.seek(0);
+      this.timer = setInterval(() => {
+        if (this.step >= this.steps) return this.stop();
+        this.seek(this.step + 1);
+      }, reduce ? Math.max(speed, 1000) : speed);
+    }
+
+    stop() {
+      if (!this.timer) return;
+      clearInterval(this.timer);
+      this.timer = null;
+      const button = this.host.querySelector('[data-act="play"]');
+      button.setAttribute("aria-pressed", "false");
+      button.textContent = "▶ Play";
+    }
+  }
+
+  // The sandbox: check the text as the visitor types and play it when valid.
+  const sandbox = (engine) => {
+    const src = document.getElementById("play-src");
+    if (!src) return;
+    const box = document.getElementById("play-error");
+    const out = document.getElementById("play-output");
+    let timer = null;
+    const check = async () => {
+      const r = engine.check(src.value, "play.tdm");
+      if (!r.ok) {
+        box.hidden = false;
+        box.replaceChildren();
+        const p = document.createElement("p");
+        p.textContent = r.error;
+        box.append(p);
+        if (r.line > 0) {
+          const line = src.value.split("\n")[r.line - 1] || "";
+          const pre = document.createElement("pre");
+          pre.className = "play-caret";
+          const prefix = `${r.line} | `;
+          pre.textContent = `${prefix}${line}\n${" ".repeat(prefix.length + Math.max(r.col, 1) - 1)}^`;
+          box.append(pre);
+        }
+        src.setAttribute("aria-invalid", "true");
+        box.dataset.line = String(r.line);
+        return;
+      }
+      box.hidden = true;
+      box.replaceChildren();
+      box.dataset.line = "0";
+      src.removeAttribute("aria-invalid");
+      out.replaceChildren();
+      const host = document.createElement("div");
+      host.className = "tm-host";
+      Object.assign(host.dataset, { source: src.value, name: "play.tdm", base: "/play", id: "play", embedded: "" });
+      out.append(host);
+      await new Widget(host, engine).open();
+    };
+    src.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(check, 250);
+    });
+    document.querySelector(".play-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      check();
+    });
+  };
+
+  const start = async () => {
+    let engine;
+    try {
+      engine = await engineReady();
+    } catch (err) {
+      for (const h of hosts()) {
+        const m = h.querySelector(".tm-message");
+        if (m) {
+          m.textContent = "The interactive engine could not start (" + err.message + "); the steps below still work as links.";
+          m.hidden = false;
+        }
+      }
+      return;
+    }
+    for (const h of hosts()) {
+      if (h.closest("#play-output")) continue;
+      await new Widget(h, engine).open();
+    }
+    sandbox(engine);
+  };
+  start();
+})();
