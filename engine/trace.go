@@ -56,7 +56,7 @@ type TxnRecord struct {
 	EndStep   int
 	State     mvcc.TxnState
 	LSN       mvcc.LSN
-	Keys      []string // business keys it wrote, in statement order
+	Keys      []string   // business keys it wrote, in statement order
 	Stamp     vtime.Time // updated_at of its last statement (the source clock), if it wrote any
 	HasStamp  bool
 }
