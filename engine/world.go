@@ -14,6 +14,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -136,6 +137,11 @@ func (w *World) Step() bool {
 
 // Run steps the world to the end and returns its trace.
 func (w *World) Run() *Trace {
+	// Nearly every queued action emits one event: size the per-step slices
+	// once instead of letting append copy them a dozen times.
+	t := w.trace
+	t.Events = slices.Grow(t.Events, len(w.q))
+	t.Counts = slices.Grow(t.Counts, len(w.q))
 	for w.Step() {
 	}
 	return w.trace
