@@ -12,7 +12,7 @@
 //	advance(id, budget)                           -> {done, steps}
 //	view(id, full)                                -> {html, stage, narration, step, steps, query, message, canUndo}
 //	act(id, action, arg)                          -> {ok, error, rerun}
-//	check(source)                                 -> {ok, error, line, col}
+//	check(source, name)                           -> {ok, error, line, col}
 //	stop()
 package main
 
@@ -92,7 +92,7 @@ func main() {
 			return map[string]any{"ok": true, "rerun": rerun}
 		}),
 		"check": export("check", func(args []js.Value) any {
-			_, err := widget.CheckSource(str(args, 1), str(args, 0))
+			_, err := widget.CheckSource(str(args, 0), str(args, 1))
 			if err == nil {
 				return map[string]any{"ok": true}
 			}

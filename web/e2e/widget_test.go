@@ -1,0 +1,188 @@
+//go:build !js
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/pages"
+)
+
+// startPlayground serves the real site with the scenario pages and opens
+// a browser on path, waiting until the engine has taken the widget over.
+func startPlayground(t *testing.T, path string) (context.Context, string) {
+	t.Helper()
+	if _, ok := web.LookupAsset("tidemark.wasm"); !ok {
+		const msg = "tidemark.wasm not built; run `make wasm`"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + "; CI is set, so this is a failure")
+		}
+		t.Skip(msg)
+	}
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	base := startSite(t, web.Options{Scenarios: cat, Pages: pages.Routes()})
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+path)))
+	if strings.HasPrefix(path, "/scenarios/") {
+		waitReady(t, ctx)
+	}
+	return ctx, base
+}
+
+// waitReady waits until the page's first widget is driven by the engine.
+func waitReady(t *testing.T, ctx context.Context) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-host[data-ready="true"] [data-testid="btn-play"]`))))
+}
+
+// step reads the widget's current step from the page.
+func step(t *testing.T, ctx context.Context) int {
+	return eval[int](t, ctx, `Number(document.querySelector('.tm-widget').dataset.step)`)
+}
+
+func text(t *testing.T, ctx context.Context, sel string) string {
+	return eval[string](t, ctx, `(document.querySelector(`+jsString(sel)+`)||{}).textContent||""`)
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func click(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))), "click %s", sel)
+}
+
+// TestVisibilityGapMarkFlip steps until order 3 is committed below the mark
+// and goes missing, then flips the mark to a log position and sees it arrive.
+func TestVisibilityGapMarkFlip(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap")
+
+	// Step forward until the narration says T3 committed below the mark.
+	for i := 0; i < 40 && !strings.Contains(text(t, ctx, "[data-testid=narration]"), "T3 commits at"); i++ {
+		click(t, ctx, `[data-testid="btn-forward"]`)
+	}
+	narration := text(t, ctx, "[data-testid=narration]")
+	require.Contains(t, narration, "T3 commits at")
+	assert.Contains(t, narration, "no later run will read it")
+	at := step(t, ctx)
+	assert.Contains(t, text(t, ctx, "[data-testid=truth]"), "not in the target: 3")
+	assert.Equal(t, 1, eval[int](t, ctx, `document.querySelectorAll('[data-testid=row-missing][data-key="3"]').length`), "order 3 drawn as a ghost row")
+
+	// The end of the default run: order 3 never arrives.
+	click(t, ctx, `[data-testid="btn-end"]`)
+	assert.Contains(t, text(t, ctx, "[data-testid=truth]"), "3, 4")
+
+	// Flip the mark to lsn: the scenario re-runs and keeps the step.
+	click(t, ctx, `[data-testid="btn-start"]`)
+	for step(t, ctx) < at {
+		click(t, ctx, `[data-testid="btn-forward"]`)
+	}
+	click(t, ctx, `label[for="tm-knob-mark-lsn"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="knob-mark-lsn"]:checked`))))
+	assert.Equal(t, at, step(t, ctx), "a knob change keeps the step")
+	click(t, ctx, `[data-testid="btn-end"]`)
+	assert.Equal(t, 1, eval[int](t, ctx, `document.querySelectorAll('[data-testid=target-table] tr[data-testid=row][data-key="3"]').length`), "order 3 arrives with an lsn mark")
+	assert.Contains(t, text(t, ctx, "[data-testid=truth]"), "matches every committed source row")
+	assert.Contains(t, eval[string](t, ctx, `location.search`), "mark=lsn", "the address keeps the knob")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestCrashForks injects a crash in the middle of a run and compares the fork
+// with the original.
+func TestCrashForks(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/advance-order?crash=none&sink=append&advance=after")
+	// Find the first write step: a run is in flight there.
+	first := eval[int](t, ctx, `Number([...document.querySelectorAll('.tm-steps li.tm-kind-write')][0].dataset.step)`)
+	click(t, ctx, `.tm-steps li[data-step="`+strconv.Itoa(first)+`"] a`)
+	require.Equal(t, first, step(t, ctx))
+	click(t, ctx, `[data-testid="btn-crash"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="panel-compare"]`))))
+	click(t, ctx, `[data-testid="btn-end"]`)
+	summary := text(t, ctx, "[data-testid=compare-summary]")
+	assert.NotContains(t, summary, "0 keys differ", summary)
+	assert.Positive(t, eval[int](t, ctx, `document.querySelectorAll('[data-testid=row-differs]').length`))
+	assert.Contains(t, text(t, ctx, ".tm-steps"), "crashes at")
+
+	// Undo brings the original back.
+	click(t, ctx, `[data-testid="btn-undo"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="panel-compare"]`))))
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestKeyboardOnly drives the widget with the keys a clicker or keyboard sends.
+func TestKeyboardOnly(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid="btn-play"]`))))
+	send := func(keys string) {
+		require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(keys)))
+	}
+	send(kb.ArrowRight)
+	send(kb.ArrowRight)
+	send(kb.ArrowRight)
+	assert.Equal(t, 3, step(t, ctx))
+	assert.Contains(t, text(t, ctx, "[data-testid=narration]"), "Step 3 of")
+	send(kb.ArrowLeft)
+	assert.Equal(t, 2, step(t, ctx))
+	send(kb.End)
+	steps := eval[int](t, ctx, `Number(document.querySelector('.tm-widget').dataset.steps)`)
+	assert.Equal(t, steps, step(t, ctx))
+	send(kb.Home)
+	assert.Equal(t, 0, step(t, ctx))
+	// Space on the play button plays (the button's own activation).
+	send(" ")
+	deadline := time.Now().Add(5 * time.Second)
+	for step(t, ctx) < 2 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	assert.GreaterOrEqual(t, step(t, ctx), 2, "playing advances the step")
+	assert.Equal(t, "true", eval[string](t, ctx, `document.querySelector('[data-testid=btn-play]').getAttribute('aria-pressed')`))
+	send(" ")
+	assert.Equal(t, "false", eval[string](t, ctx, `document.querySelector('[data-testid=btn-play]').getAttribute('aria-pressed')`))
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestSandboxShowsErrorAtLine types a broken scenario into /play and sees the
+// error at its line, then fixes it and sees the widget.
+func TestSandboxShowsErrorAtLine(t *testing.T) {
+	ctx, _ := startPlayground(t, "/play")
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-src`))))
+	broken := "scenario sandbox/x \"Broken\"\nsource orders key=order_id\ntxn T1 begin=10:00:05 commit=10:00:01 insert order_id=1\n"
+	setSource := func(src string) {
+		eval[bool](t, ctx, `(() => { const s = document.getElementById('play-src'); s.value = `+jsString(src)+`; s.dispatchEvent(new Event('input', {bubbles: true})); return true })()`)
+	}
+	// Wait for the engine before typing.
+	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.tidemark.ready.then(() => true)`, chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
+	setSource(broken)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-error[data-line="3"]`))))
+	msg := text(t, ctx, "#play-error")
+	assert.Contains(t, msg, "play.tdm:3:")
+	assert.Contains(t, msg, "before it begins")
+	assert.Equal(t, "true", eval[string](t, ctx, `document.getElementById('play-src').getAttribute('aria-invalid')`))
+
+	fixed := strings.Replace(broken, "commit=10:00:01", "commit=10:00:06", 1) + "target fct key=order_id\npipeline extract from=orders to=fct\nrun extract at=10:00:07\n"
+	setSource(fixed)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-output [data-testid="widget"][data-scenario="sandbox/x"]`))))
+	assert.Equal(t, "true", eval[string](t, ctx, `String(document.getElementById('play-error').hidden)`))
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
