@@ -45,6 +45,11 @@ func TestLessonPredictAndProgress(t *testing.T) {
 
 	// A wrong answer is graded wrong and names the engine's answer.
 	do("choose a", chromedp.Click(css(`#predict-ties-gte-a`)))
+	// Reading on (sections marked read redraw the progress) must not undo a
+	// choice the learner has not locked in yet.
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`(window.scrollTo(0, document.body.scrollHeight), document.querySelector('[data-testid="progress-summary"]').textContent.search(/Sections read: [1-9]/) >= 0)`))
+	require.NoError(t, err, "sections marked read")
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('#predict-ties-gte-a').checked`), "redrawing progress cleared the learner's choice")
 	do("lock in", chromedp.Click(css(ties+` [data-testid="prediction-submit"]`)))
 	do("graded", chromedp.WaitVisible(css(ties+`[data-graded="wrong"] [data-testid="prediction-result"]`)))
 	assert.Contains(t, eval[string](t, ctx, `document.querySelector('`+ties+` [data-testid="prediction-result"]').textContent`), "order 2 appears twice")
@@ -100,7 +105,7 @@ func TestLessonPredictAndProgress(t *testing.T) {
 	bad := filepath.Join(dir, "broken.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"app":"tidemark","kind":"progress",`), 0o644))
 	do("import corrupt", chromedp.SetUploadFiles(css(`[data-testid="progress-import"]`), []string{bad}))
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-testid="progress-message"]').textContent.includes("not valid JSON")`))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-testid="progress-message"]').textContent.includes("not valid JSON")`))
 	require.NoError(t, err, "corrupt file refused")
 	msg := eval[string](t, ctx, `document.querySelector('[data-testid="progress-message"]').textContent`)
 	assert.Contains(t, msg, "your progress is unchanged")

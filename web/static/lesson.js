@@ -136,9 +136,15 @@
     const submit = f.querySelector("[data-testid=prediction-submit]");
     const reveal = f.querySelector("details");
     if (!p) {
+      // Redrawn whenever progress changes (a section read, another answer):
+      // leave a choice the learner is still making alone, and clear only an
+      // answer that progress no longer holds.
+      if (f.dataset.graded) {
+        inputs.forEach((i) => { i.checked = false; });
+        result.textContent = "";
+      }
       f.removeAttribute("data-graded");
-      result.textContent = "";
-      inputs.forEach((i) => { i.disabled = false; i.checked = false; });
+      inputs.forEach((i) => { i.disabled = false; });
       submit.hidden = false;
       reveal.hidden = true; // the key waits until the learner commits
       reveal.open = false;
