@@ -32,13 +32,14 @@ type txnPlan struct {
 	endPos  scenario.Pos
 	session string
 	lastAt  vtime.Time
+	state   *txnState
 }
 
 type builder struct {
-	w        *World
-	txns     map[string]*txnPlan
-	names    map[string]scenario.Pos // every declared name, to refuse duplicates
-	sessions int
+	w         *World
+	txns      map[string]*txnPlan
+	names     map[string]scenario.Pos // every declared name, to refuse duplicates
+	workloads []string                // prefixes of generated transaction names
 }
 
 // Build turns a parsed scenario and knob values into a world ready to run.
@@ -52,7 +53,6 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 		rng:     rand.New(rand.NewPCG(seed, seed^0x7469_6465_6d61_726b)),
 		clocks:  map[string]*Clock{"source": {Name: "source"}, "reader": {Name: "reader"}},
 		db:      mvcc.New(),
-		txns:    map[string]*txnState{},
 		targets: map[string]*sink.Table{},
 		pipes:   map[string]*pipeline{},
 		keys:    map[string]*keyState{},
@@ -105,6 +105,7 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 	if len(enabled) > 0 {
 		w.trace.checks.Enabled = enabled
 	}
+	w.source = w.clocks["source"]
 	if len(w.pipes) == 0 {
 		return nil, errorf(scenario.Pos{File: f.Name, Line: 1, Col: 1}, "the scenario declares no pipeline; expected a line such as `pipeline extract from=orders to=fct_orders`")
 	}
@@ -121,6 +122,11 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 func (b *builder) declare(kind string, x scenario.Arg) error {
 	if prev, ok := b.names[x.Value]; ok {
 		return errorf(x.Pos, "%s name %q is already used at %s", kind, x.Value, prev)
+	}
+	for _, p := range b.workloads {
+		if isGenerated(x.Value, p, 1<<30) {
+			return errorf(x.Pos, "%s name %q may clash with a workload's generated names %s1, %s2, …", kind, x.Value, p, p)
+		}
 	}
 	b.names[x.Value] = x.Pos
 	return nil
@@ -354,9 +360,10 @@ func (b *builder) beginAt(n scenario.Arg, at vtime.Time, session string) error {
 	if err := b.declare("transaction", n); err != nil {
 		return err
 	}
-	b.txns[n.Value] = &txnPlan{pos: n.Pos, begin: at, session: session, lastAt: at}
-	name := n.Value
-	b.w.schedule(at, func() { b.w.begin(name, session) })
+	ts := &txnState{name: n.Value, session: session}
+	b.w.hint.txns++
+	b.txns[n.Value] = &txnPlan{pos: n.Pos, begin: at, session: session, lastAt: at, state: ts}
+	b.w.schedule(at, func() { b.w.begin(ts) })
 	return nil
 }
 
@@ -473,8 +480,9 @@ func (b *builder) statement(c scenario.Command, n, op scenario.Arg, body []scena
 		}
 		s.count = max(s.count, 1)
 	}
-	name := n.Value
-	b.w.schedule(at, func() { b.w.statement(name, s) })
+	ts := tp.state
+	b.w.hint.versions += max(len(s.keys), s.count)
+	b.w.schedule(at, func() { b.w.statement(ts, s) })
 	return nil
 }
 
@@ -493,11 +501,11 @@ func (b *builder) endAt(n, x scenario.Arg, how string, at vtime.Time) error {
 		return errorf(x.ValuePos, "%s %ss at %s, before its statement at %s", n.Value, how, at, tp.lastAt)
 	}
 	tp.ended, tp.end, tp.endPos = true, at, x.Pos
-	name := n.Value
+	ts := tp.state
 	if how == "commit" {
-		b.w.schedule(at, func() { b.w.commit(name) })
+		b.w.schedule(at, func() { b.w.commit(ts) })
 	} else {
-		b.w.schedule(at, func() { b.w.rollback(name) })
+		b.w.schedule(at, func() { b.w.rollback(ts) })
 	}
 	return nil
 }
@@ -566,31 +574,73 @@ func (b *builder) workload(c scenario.Command) error {
 		x, _ := newArgs(c, c.Args).find("every")
 		return errorf(x.ValuePos, "expected every= to be positive")
 	}
-	w := b.w
-	for i := range n {
-		name := prefix + strconv.Itoa(i+1)
-		begin := from.Add(vtime.Duration(i) * every)
-		d := minD
-		if maxD > minD {
-			d += vtime.Duration(w.rng.Int64N(int64(maxD-minD) + 1))
-		}
-		session := "s" + strconv.Itoa(i%sessions+1)
-		rb := rollbackPct > 0 && w.rng.IntN(100) < rollbackPct
-		if _, dup := b.names[name]; dup {
-			return errorf(c.Pos, "workload transaction name %s is already used; set prefix= to something else", name)
-		}
-		b.names[name] = c.Pos
-		b.txns[name] = &txnPlan{pos: c.Pos, begin: begin, end: begin.Add(d), ended: true, endPos: c.Pos, session: session}
-		s := stmt{op: mvcc.Insert, table: table, count: rows}
-		w.schedule(begin, func() { w.begin(name, session) })
-		w.schedule(begin, func() { w.statement(name, s) })
-		if rb {
-			w.schedule(begin.Add(d), func() { w.rollback(name) })
-		} else {
-			w.schedule(begin.Add(d), func() { w.commit(name) })
+	for _, prev := range b.workloads {
+		if prev == prefix {
+			return errorf(c.Pos, "another workload already names its transactions %s1, %s2, …; set prefix= to something else", prefix, prefix)
 		}
 	}
+	b.workloads = append(b.workloads, prefix)
+	for name := range b.names {
+		if isGenerated(name, prefix, n) {
+			return errorf(c.Pos, "workload transaction name %s is already used; set prefix= to something else", name)
+		}
+	}
+	gen := &workload{w: b.w, table: table, n: n, from: from, every: every, minD: minD, maxD: maxD,
+		rows: rows, sessions: sessions, rollbackPct: rollbackPct, prefix: prefix}
+	b.w.schedule(from, gen.next)
+	// Each transaction is three events (begin, insert, end); next schedules
+	// them as it goes, so count them here.
+	b.w.hint.events += 3*n - 1
+	b.w.hint.txns += n
+	b.w.hint.versions += n * rows
 	return nil
+}
+
+// isGenerated reports whether name is one of the n names prefix1..prefixN.
+func isGenerated(name, prefix string, n int) bool {
+	num, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return false
+	}
+	i, err := strconv.Atoi(num)
+	return err == nil && i >= 1 && i <= n && strconv.Itoa(i) == num
+}
+
+// workload begins its transactions one at a time: each beginning schedules
+// its own statement and end, and the next beginning. Generating the schedule
+// as time passes keeps the event queue small however long the workload is;
+// the random draws still come from the world's one source, in order.
+type workload struct {
+	w                 *World
+	table             *mvcc.Table
+	n, i              int
+	from              vtime.Time
+	every, minD, maxD vtime.Duration
+	rows, sessions    int
+	rollbackPct       int
+	prefix            string
+}
+
+func (g *workload) next() {
+	w := g.w
+	begin := g.from.Add(vtime.Duration(g.i) * g.every)
+	d := g.minD
+	if g.maxD > g.minD {
+		d += vtime.Duration(w.rng.Int64N(int64(g.maxD-g.minD) + 1))
+	}
+	rb := g.rollbackPct > 0 && w.rng.IntN(100) < g.rollbackPct
+	ts := &txnState{name: g.prefix + strconv.Itoa(g.i+1), session: "s" + strconv.Itoa(g.i%g.sessions+1)}
+	s := stmt{op: mvcc.Insert, table: g.table, count: g.rows}
+	w.begin(ts)
+	w.schedule(begin, func() { w.statement(ts, s) })
+	if rb {
+		w.schedule(begin.Add(d), func() { w.rollback(ts) })
+	} else {
+		w.schedule(begin.Add(d), func() { w.commit(ts) })
+	}
+	if g.i++; g.i < g.n {
+		w.schedule(g.from.Add(vtime.Duration(g.i)*g.every), g.next)
+	}
 }
 
 func (b *builder) pipeArg(c scenario.Command) (*pipeline, scenario.Arg, []scenario.Arg, error) {

@@ -45,7 +45,7 @@ func (t *Trace) Explain(key string, n int) string {
 		if why := t.lostBy(key, v, n); why != "" {
 			return committed + "; " + why
 		}
-		if m, ok := t.markBefore(p, v.Table, v.CommitStep); ok && p.Unreachable(m, compared(p, v)) {
+		if m, ok := t.markBefore(p, v.Table, int(v.CommitStep)); ok && p.Unreachable(m, compared(p, v)) {
 			return fmt.Sprintf("%s; the mark was already %s, so no read after that could return it.", committed, p.Mark.Format(m))
 		}
 		return committed + "; no run has read it yet. The next run will."
@@ -57,10 +57,10 @@ func (t *Trace) Explain(key string, n int) string {
 		return fmt.Sprintf("%s is in the target %d times: written by %s. A re-read into an append-only target adds a copy each time.", capital(name), len(rows), strings.Join(by, " and by "))
 	}
 	r := rows[0]
-	if r.Seq < v.Seq {
+	if r.Seq < int(v.Seq) {
 		why := ""
 		if p != nil {
-			if m, ok := t.markBefore(p, v.Table, v.CommitStep); ok && p.Unreachable(m, compared(p, v)) {
+			if m, ok := t.markBefore(p, v.Table, int(v.CommitStep)); ok && p.Unreachable(m, compared(p, v)) {
 				why = fmt.Sprintf(" The new version's updated_at %s was already behind the mark %s when it committed, so no run will read it.", v.UpdatedAt, p.Mark.Format(m))
 			}
 		}
@@ -110,7 +110,7 @@ func (t *Trace) markBefore(p *extract.Config, table string, s int) (extract.Mark
 // lostBy finds a run that read key but lost it: a crash after the mark moved.
 func (t *Trace) lostBy(key string, v VersionRecord, n int) string {
 	for _, r := range t.Runs {
-		if r.ReadStep == 0 || r.ReadStep > n || r.ReadStep < v.CommitStep || !slices.Contains(r.Keys, key) {
+		if r.ReadStep == 0 || r.ReadStep > n || r.ReadStep < int(v.CommitStep) || !slices.Contains(r.Keys, key) {
 			continue
 		}
 		if r.Crashed && r.EndStep <= n && r.MarkStep > 0 && r.MarkStep <= n {

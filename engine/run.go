@@ -93,7 +93,7 @@ func (w *World) runRead(r *runState) {
 	}
 	r.seen, r.next = map[string]extract.Mark{}, map[string]extract.Mark{}
 	readerNow := w.clocks[cfg.Clock].Read(w.now)
-	sourceNow := w.clocks["source"].Read(w.now)
+	sourceNow := w.source.Read(w.now)
 	lastLSN := w.db.LastLSN()
 	var parts []string
 	var overlapRows, overlapKnown int
@@ -173,7 +173,7 @@ func (w *World) runRead(r *runState) {
 	rr.OverlapRows, rr.OverlapKnown = overlapRows, overlapKnown
 	rr.MarkAfter = rr.MarkBefore
 	n := w.trace.noun[tables[0]]
-	w.emit(r.actor, KindRead, r.id, keys, "%s reads %s and finds %s.", r.actor, strings.Join(parts, "; "), rowsPhrase(n, keys))
+	w.emit(r.actor, KindRead, r.id, "%s reads %s and finds %s.", r.actor, strings.Join(parts, "; "), rowsPhrase(n, keys))
 }
 
 func joinMark(a, b string) string {
@@ -236,12 +236,12 @@ func (w *World) runWrite(r *runState, mid bool) {
 	if mid {
 		r.dead = true
 		rr.EndStep, rr.Crashed = w.step(), true
-		w.emit(r.actor, KindCrash, r.id, keys, "%s crashes mid-write at %s after writing %s of %d rows into %s%s; the rest never arrive.",
+		w.emit(r.actor, KindCrash, r.id, "%s crashes mid-write at %s after writing %s of %d rows into %s%s; the rest never arrive.",
 			r.actor, w.now, rowsPhrase(n, keys), len(r.rows), r.p.target.Name, extra)
 		return
 	}
 	r.wrote = true
-	w.emit(r.actor, KindWrite, r.id, keys, "%s %s %s into %s%s.", r.actor, verb, rowsPhrase(n, keys), r.p.target.Name, extra)
+	w.emit(r.actor, KindWrite, r.id, "%s %s %s into %s%s.", r.actor, verb, rowsPhrase(n, keys), r.p.target.Name, extra)
 }
 
 func keysOf(vs []*mvcc.Version) []string {
@@ -283,7 +283,9 @@ func (w *World) write(r *runState, rows []*mvcc.Version) sink.Result {
 		}
 	}
 	target := r.p.target
-	res := target.Write(in, r.id, int32(w.step()), inInterval, func(key string) { w.refreshKey(target, key) })
+	res := target.Write(in, r.id, int32(w.step()), inInterval, func(key string, count, newest int) {
+		w.targetChanged(target, key, count, newest)
+	})
 	for i := range w.trace.Targets {
 		if w.trace.Targets[i].Name == target.Name {
 			w.trace.Targets[i].Rows = target.History()
@@ -315,7 +317,7 @@ func (w *World) runStore(r *runState) {
 				if cfg.Advance == extract.Before {
 					why = "the run gives up before writing anything"
 				}
-				w.emit(r.actor, KindConflict, r.id, nil, "%s's conditional update finds mark %s at %s where it read %s, so it updates no row; %s.",
+				w.emit(r.actor, KindConflict, r.id, "%s's conditional update finds mark %s at %s where it read %s, so it updates no row; %s.",
 					r.actor, mn, cfg.Mark.Format(m.value), cfg.Mark.Format(seen), why)
 				return
 			}
@@ -345,7 +347,7 @@ func (w *World) runStore(r *runState) {
 	if len(said) == 0 {
 		said = append(said, "has no new mark to store")
 	}
-	w.emit(r.actor, KindMark, r.id, nil, "%s %s.", r.actor, strings.Join(said, "; "))
+	w.emit(r.actor, KindMark, r.id, "%s %s.", r.actor, strings.Join(said, "; "))
 }
 
 // markLabel names a mark in narration: "its mark" when the pipeline has one,
@@ -377,7 +379,7 @@ func (w *World) runAtomic(r *runState) {
 			if m := r.p.marks[mn]; m.value != r.seen[mn] {
 				r.dead = true
 				rr.Aborted, rr.EndStep = true, w.step()
-				w.emit(r.actor, KindConflict, r.id, nil, "%s's conditional update finds mark %s at %s where it read %s; the transaction rolls back, taking its write with it.",
+				w.emit(r.actor, KindConflict, r.id, "%s's conditional update finds mark %s at %s where it read %s; the transaction rolls back, taking its write with it.",
 					r.actor, mn, cfg.Mark.Format(m.value), cfg.Mark.Format(r.seen[mn]))
 				return
 			}
@@ -401,7 +403,7 @@ func (w *World) runAtomic(r *runState) {
 	rr.WriteStep, rr.MarkStep, rr.Written, rr.Collapsed, rr.Advanced = step, step, len(r.rows), res.Collapsed, moved
 	rr.MarkAfter = w.marksPhrase(r)
 	n := w.trace.noun[cfg.From[0]]
-	w.emit(r.actor, KindAtomic, r.id, keysOf(r.rows), "%s writes %s into %s and stores the mark %s in the same transaction, so the two cannot disagree.",
+	w.emit(r.actor, KindAtomic, r.id, "%s writes %s into %s and stores the mark %s in the same transaction, so the two cannot disagree.",
 		r.actor, rowsPhrase(n, keysOf(r.rows)), r.p.target.Name, rr.MarkAfter)
 }
 
@@ -430,7 +432,7 @@ func (w *World) runCrash(r *runState, where string) {
 	default:
 		effect = fmt.Sprintf("nothing it did was durable, so the next run reads %s again", rowsPhrase(n, keys))
 	}
-	w.emit(r.actor, KindCrash, r.id, keys, "%s crashes %s: %s.", r.actor, where, effect)
+	w.emit(r.actor, KindCrash, r.id, "%s crashes %s: %s.", r.actor, where, effect)
 }
 
 func wereWas(n int) string {
@@ -469,6 +471,6 @@ func (w *World) reset(pipe, mark string, v extract.Mark) {
 	m := p.marks[mark]
 	prev := m.value
 	w.storeMark(m, v, -1, true)
-	w.emit("operator", KindReset, -1, nil, "An operator resets %s from %s to %s; the next run re-reads everything after it, which is safe only if the write is idempotent.",
+	w.emit("operator", KindReset, -1, "An operator resets %s from %s to %s; the next run re-reads everything after it, which is safe only if the write is idempotent.",
 		mark, p.cfg.Mark.Format(prev), p.cfg.Mark.Format(v))
 }

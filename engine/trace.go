@@ -12,35 +12,47 @@ import (
 )
 
 // Kind names what an event did.
-type Kind string
+type Kind uint8
 
-// Event kinds.
+// Event kinds. The statement kinds follow mvcc.Op's order.
 const (
-	KindBegin     Kind = "begin"
-	KindInsert    Kind = "insert"
-	KindUpdate    Kind = "update"
-	KindDelete    Kind = "delete"
-	KindCommit    Kind = "commit"
-	KindRollback  Kind = "rollback"
-	KindClockJump Kind = "clock-jump"
-	KindRead      Kind = "read"
-	KindWrite     Kind = "write"
-	KindMark      Kind = "mark"
-	KindAtomic    Kind = "write+mark"
-	KindConflict  Kind = "conflict"
-	KindCrash     Kind = "crash"
-	KindReset     Kind = "reset"
+	KindBegin Kind = iota
+	KindInsert
+	KindUpdate
+	KindDelete
+	KindCommit
+	KindRollback
+	KindClockJump
+	KindRead
+	KindWrite
+	KindMark
+	KindAtomic
+	KindConflict
+	KindCrash
+	KindReset
 )
 
+var kindNames = [...]string{"begin", "insert", "update", "delete", "commit", "rollback", "clock-jump",
+	"read", "write", "mark", "write+mark", "conflict", "crash", "reset"}
+
+// String is the kind's name as the JSON trace and the widget's classes spell it.
+func (k Kind) String() string { return kindNames[k] }
+
 // Event is one step of a trace.
+//
+// Source events (begin, statements, commit, rollback) keep no sentence: they
+// point at their transaction's record and are narrated from it on demand,
+// which keeps a large trace small and fast to build. Other events keep the
+// sentence they were given when they happened.
 type Event struct {
-	Step      int        // 1-based position in the trace
-	At        vtime.Time // true virtual time
-	Actor     string     // who acted: a transaction, a pipeline worker, a clock, an operator
-	Kind      Kind
-	Narration string // one sentence naming the cause
-	Run       int    // the extractor run this event belongs to, or -1
-	Keys      []string
+	At    vtime.Time // true virtual time
+	Step  int32      // 1-based position in the trace
+	Run   int32      // the extractor run this event belongs to, or -1
+	Actor string     // who acted: a transaction, a pipeline worker, a clock, an operator
+	text  string     // the narration of a non-source event
+	txn   int32      // index into Trace.Txns for a source event, or -1
+	stmt  int32      // index into that transaction's Stmts for a statement event
+	Kind  Kind
 }
 
 // TxnRecord is a source transaction as the trace shows it.
@@ -56,22 +68,53 @@ type TxnRecord struct {
 	EndStep   int
 	State     mvcc.TxnState
 	LSN       mvcc.LSN
-	Keys      []string   // business keys it wrote, in statement order
-	Stamp     vtime.Time // updated_at of its last statement (the source clock), if it wrote any
-	HasStamp  bool
+	BeginNow  vtime.Time // the source clock's reading at begin: now() inside the transaction
+	Stmts     []StmtRecord
+}
+
+// Keys lists the business keys the transaction wrote, in statement order.
+func (r *TxnRecord) Keys() []string {
+	if len(r.Stmts) == 1 {
+		return r.Stmts[0].Keys
+	}
+	var out []string
+	for _, s := range r.Stmts {
+		out = append(out, s.Keys...)
+	}
+	return out
+}
+
+// Stamp is the updated_at its last statement wrote, and false when no
+// statement has written one yet (or the table stamps at commit).
+func (r *TxnRecord) Stamp() (vtime.Time, bool) {
+	for i := len(r.Stmts) - 1; i >= 0; i-- {
+		if s := r.Stmts[i]; s.Backdated || s.Mode != mvcc.StampCommit {
+			return s.Stamp, true
+		}
+	}
+	return 0, false
+}
+
+// StmtRecord is one statement of a source transaction.
+type StmtRecord struct {
+	Op        mvcc.Op
+	Table     string
+	Keys      []string
+	Stamp     vtime.Time // the updated_at it wrote; meaningless when Mode is StampCommit and not Backdated
+	Mode      mvcc.Stamp
+	Backdated bool
 }
 
 // VersionRecord is one committed row version.
 type VersionRecord struct {
 	Table      string
 	Key        string
-	Op         mvcc.Op
-	Seq        int
 	UpdatedAt  vtime.Time
-	LSN        mvcc.LSN
-	Txn        string
 	CommitAt   vtime.Time
-	CommitStep int
+	LSN        mvcc.LSN
+	Seq        int32
+	CommitStep int32
+	Op         mvcc.Op
 	Backdated  bool
 }
 
@@ -152,7 +195,7 @@ func (t *Trace) clampStep(n int) int { return max(0, min(n, len(t.Events))) }
 func (t *Trace) VersionsAt(n int) []VersionRecord {
 	n = t.clampStep(n)
 	i, _ := slices.BinarySearchFunc(t.Versions, n, func(v VersionRecord, s int) int {
-		if v.CommitStep <= s {
+		if int(v.CommitStep) <= s {
 			return -1
 		}
 		return 1
@@ -254,7 +297,7 @@ func (t *Trace) TruthAt(n int) Truth {
 		switch {
 		case tl == nil:
 			tr.Missing = append(tr.Missing, k)
-		case tl.newest < v.Seq:
+		case tl.newest < int(v.Seq):
 			tr.Stale = append(tr.Stale, k)
 		}
 	}

@@ -43,8 +43,9 @@ type scheduled struct {
 	do  func()
 }
 
-// queue is a min-heap of scheduled events ordered by (at, seq).
-type queue []*scheduled
+// queue is a min-heap of scheduled events ordered by (at, seq). It holds
+// values, not pointers, so a large schedule is one contiguous block.
+type queue []scheduled
 
 func (q queue) Len() int { return len(q) }
 func (q queue) Less(i, j int) bool {
@@ -54,7 +55,7 @@ func (q queue) Less(i, j int) bool {
 	return q[i].seq < q[j].seq
 }
 func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *queue) Push(x any)   { *q = append(*q, x.(*scheduled)) }
+func (q *queue) Push(x any)   { *q = append(*q, x.(scheduled)) }
 func (q *queue) Pop() any {
 	old := *q
 	x := old[len(old)-1]
@@ -78,6 +79,8 @@ type markState struct {
 // keyState is the truth about one key: is it in the source, and how is it in the target.
 type keyState struct {
 	sourceSeq int // latest committed version, 0 if absent or deleted
+	count     int // rows of it present in the target
+	newest    int // newest version among them, 0 if none
 	status    status
 }
 
@@ -96,8 +99,8 @@ type World struct {
 	trace   *Trace
 	rng     *rand.Rand
 	clocks  map[string]*Clock
+	source  *Clock // clocks["source"], the database server's clock
 	db      *mvcc.DB
-	txns    map[string]*txnState
 	targets map[string]*sink.Table
 	pipes   map[string]*pipeline
 	pipeOrd []string
@@ -105,20 +108,32 @@ type World struct {
 	seq     uint64
 	now     vtime.Time
 	runs    []*runState
+	hint    sizeHint
 	keys    map[string]*keyState
 	counts  Counts
 }
 
+// txnState is a source transaction as the schedule knows it. The builder
+// makes one per transaction and the scheduled events share it, so no event
+// looks a transaction up by name.
+// sizeHint estimates how long the trace's slices will grow, so they are
+// allocated once rather than doubled and copied, and carry little slack.
+type sizeHint struct {
+	events, txns, versions int
+}
+
 type txnState struct {
-	tx     *mvcc.Txn
-	rec    int // index into trace.Txns
-	tables map[string]bool
+	name    string
+	session string
+	tx      *mvcc.Txn // nil until it begins
+	rec     int       // index into trace.Txns once it has begun
 }
 
 // schedule queues fn at true time at, after everything already queued for that instant.
 func (w *World) schedule(at vtime.Time, fn func()) {
 	w.seq++
-	heap.Push(&w.q, &scheduled{at: at, seq: w.seq, do: fn})
+	w.hint.events++
+	heap.Push(&w.q, scheduled{at: at, seq: w.seq, do: fn})
 }
 
 // Done reports whether no event is left.
@@ -129,7 +144,7 @@ func (w *World) Step() bool {
 	if len(w.q) == 0 {
 		return false
 	}
-	e := heap.Pop(&w.q).(*scheduled)
+	e := heap.Pop(&w.q).(scheduled)
 	w.now = e.at
 	e.do()
 	return true
@@ -137,11 +152,23 @@ func (w *World) Step() bool {
 
 // Run steps the world to the end and returns its trace.
 func (w *World) Run() *Trace {
-	// Nearly every queued action emits one event: size the per-step slices
+	// Nearly every scheduled action emits one event: size the trace's slices
 	// once instead of letting append copy them a dozen times.
 	t := w.trace
-	t.Events = slices.Grow(t.Events, len(w.q))
-	t.Counts = slices.Grow(t.Counts, len(w.q))
+	t.Events = slices.Grow(t.Events, max(0, w.hint.events-len(t.Events)))
+	t.Counts = slices.Grow(t.Counts, max(0, w.hint.events+1-len(t.Counts)))
+	t.Txns = slices.Grow(t.Txns, max(0, w.hint.txns-len(t.Txns)))
+	t.Versions = slices.Grow(t.Versions, max(0, w.hint.versions-len(t.Versions)))
+	if len(w.keys) == 0 && w.hint.versions > 64 {
+		// Keys are at most the versions; a map made large once never rehashes.
+		w.keys = make(map[string]*keyState, w.hint.versions)
+		for _, tab := range w.db.Tables() {
+			tab.Reserve(w.hint.versions)
+		}
+		for _, tg := range w.targets {
+			tg.Reserve(w.hint.versions)
+		}
+	}
 	for w.Step() {
 	}
 	return w.trace
@@ -150,12 +177,21 @@ func (w *World) Run() *Trace {
 // Trace returns the trace recorded so far.
 func (w *World) Trace() *Trace { return w.trace }
 
-// emit appends an event to the trace and records the truth after it.
-func (w *World) emit(actor string, kind Kind, run int, keys []string, format string, args ...any) {
+// emit appends an event narrated now to the trace and records the truth after it.
+func (w *World) emit(actor string, kind Kind, run int, format string, args ...any) {
 	t := w.trace
 	t.Events = append(t.Events, Event{
-		Step: len(t.Events) + 1, At: w.now, Actor: actor, Kind: kind, Run: run, Keys: keys,
-		Narration: fmt.Sprintf(format, args...),
+		Step: int32(len(t.Events) + 1), At: w.now, Actor: actor, Kind: kind, Run: int32(run), txn: -1,
+		text: fmt.Sprintf(format, args...),
+	})
+	t.Counts = append(t.Counts, w.counts)
+}
+
+// emitTxn appends a source event, narrated later from its transaction's record.
+func (w *World) emitTxn(actor string, kind Kind, txn, stmt int) {
+	t := w.trace
+	t.Events = append(t.Events, Event{
+		Step: int32(len(t.Events) + 1), At: w.now, Actor: actor, Kind: kind, Run: -1, txn: int32(txn), stmt: int32(stmt),
 	})
 	t.Counts = append(t.Counts, w.counts)
 }
@@ -208,12 +244,17 @@ func isInt(s string) bool {
 }
 
 // setKey updates the truth counters for one key after its source or target changed.
-func (w *World) refreshKey(target *sink.Table, key string) {
-	if target == nil {
-		return
-	}
+// targetChanged records what a write did to one key of target.
+func (w *World) targetChanged(target *sink.Table, key string, count, newest int) {
+	ks := w.keyState(target, key)
+	ks.count, ks.newest = count, newest
+	w.settle(target, ks)
+}
+
+// keyState returns the truth record of key in target, making it on first use.
+func (w *World) keyState(target *sink.Table, key string) *keyState {
 	tk := key
-	if len(w.targets) > 1 {
+	if len(w.targets) > 1 && target != nil {
 		tk = target.Name + ":" + key
 	}
 	ks := w.keys[tk]
@@ -221,14 +262,22 @@ func (w *World) refreshKey(target *sink.Table, key string) {
 		ks = &keyState{}
 		w.keys[tk] = ks
 	}
+	return ks
+}
+
+// settle recomputes the status of one key and moves the truth counters.
+func (w *World) settle(target *sink.Table, ks *keyState) {
+	if target == nil {
+		return
+	}
 	next := fine
-	c := target.Count(key)
+	c := ks.count
 	switch {
 	case c > 1:
 		next = duplicated
 	case ks.sourceSeq > 0 && c == 0:
 		next = missing
-	case c > 0 && (ks.sourceSeq == 0 || target.Newest(key) < ks.sourceSeq):
+	case c > 0 && (ks.sourceSeq == 0 || ks.newest < ks.sourceSeq):
 		next = stale
 	}
 	w.adjust(ks.status, -1)

@@ -84,10 +84,10 @@ type Version struct {
 	Op        Op
 	UpdatedAt vtime.Time // the value written into updated_at (source clock)
 	Backdated bool       // updated_at was set explicitly by the statement
-	Txn       *Txn
 	LSN       LSN
 	Seq       int
 	Amount    int64 // a payload column, so updates have something to change
+	table     *Table
 }
 
 // Deleted reports whether this version removes the row.
@@ -158,6 +158,14 @@ func (db *DB) AddTable(name, key string, stamp Stamp, clock string, cache int, f
 	return t
 }
 
+// Reserve makes room for n keys in an empty table, so a long run never
+// regrows its index. It does nothing once the table holds rows.
+func (t *Table) Reserve(n int) {
+	if len(t.live) == 0 {
+		t.live = make(map[string]*Version, n)
+	}
+}
+
 // Table returns the named table or nil.
 func (db *DB) Table(name string) *Table { return db.tables[name] }
 
@@ -206,7 +214,7 @@ func (db *DB) Begin(name, session string, at, now vtime.Time) *Txn {
 // Write records a pending change by tx. stampNow is the source clock's
 // reading at the statement; backdate, when set, is written into updated_at instead.
 func (db *DB) Write(tx *Txn, t *Table, op Op, key string, amount int64, stampNow vtime.Time, backdate *vtime.Time) *Version {
-	v := &Version{Table: t.Name, Key: key, Op: op, Txn: tx, Amount: amount}
+	v := &Version{Table: t.Name, Key: key, Op: op, Amount: amount, table: t}
 	switch {
 	case backdate != nil:
 		v.UpdatedAt, v.Backdated = *backdate, true
@@ -231,7 +239,7 @@ func (db *DB) Commit(tx *Txn, at, now vtime.Time) {
 	db.lsn++
 	tx.State, tx.EndAt, tx.CommitNow, tx.LSN = Committed, at, now, db.lsn
 	for _, v := range tx.Writes {
-		t := db.tables[v.Table]
+		t := v.table
 		v.LSN = db.lsn
 		if t.Stamp == StampCommit && !v.Backdated {
 			v.UpdatedAt = now

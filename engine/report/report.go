@@ -71,7 +71,7 @@ func Build(t *engine.Trace) Report {
 		r.Knobs = map[string]string{}
 	}
 	for i, e := range t.Events {
-		r.Events[i] = Event{Step: e.Step, At: e.At.String(), Actor: e.Actor, Kind: string(e.Kind), Narration: e.Narration}
+		r.Events[i] = Event{Step: int(e.Step), At: e.At.String(), Actor: e.Actor, Kind: e.Kind.String(), Narration: t.Narration(&t.Events[i])}
 	}
 	for _, h := range t.Marks {
 		m := Mark{Pipeline: h.Pipeline, Mark: h.Name, Kind: h.Kind.String(), History: []MarkPoint{}}
@@ -114,7 +114,7 @@ func Text(w io.Writer, t *engine.Trace) error {
 		if c != t.Counts[i] {
 			flag = fmt.Sprintf("   [truth: %d not in target, %d duplicated, %d stale]", c.Missing, c.Duplicated, c.Stale)
 		}
-		fmt.Fprintf(&b, "  %*d  %-8s  %-*s  %s%s\n", stepW, e.Step, e.At, actorW, e.Actor, e.Narration, flag)
+		fmt.Fprintf(&b, "  %*d  %-8s  %-*s  %s%s\n", stepW, e.Step, e.At, actorW, e.Actor, t.Narration(&t.Events[i]), flag)
 	}
 	b.WriteString("\nMARKS\n")
 	for _, h := range t.Marks {

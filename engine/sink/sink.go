@@ -91,8 +91,9 @@ func New(name, key string, mode Mode) *Table {
 
 // Write applies rows as one statement at step. inInterval, used by Overwrite
 // only, says which present rows the run's interval covers and so deletes.
-// onChange is called with each key whose presence or version changed.
-func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool, onChange func(key string)) Result {
+// onChange is called with each key whose presence or version changed, with
+// how many rows of it are now present and the newest version among them.
+func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool, onChange func(key string, count, newest int)) Result {
 	var res Result
 	if t.Mode == Overwrite && inInterval != nil {
 		var doomed []string
@@ -116,7 +117,7 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 				}
 			}
 			t.setLive(key, kept)
-			onChange(key)
+			onChange(key, len(kept), t.newest(kept))
 		}
 	}
 	for _, in := range rows {
@@ -135,9 +136,10 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 		}
 		t.rows = append(t.rows, Row{Key: in.Key, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
 			Amount: in.Amount, Run: run, AddedStep: step, RemovedStep: Live})
-		t.live[in.Key] = append(t.live[in.Key], int32(len(t.rows)-1))
+		idxs := append(t.live[in.Key], int32(len(t.rows)-1))
+		t.live[in.Key] = idxs
 		res.Inserted++
-		onChange(in.Key)
+		onChange(in.Key, len(idxs), t.newest(idxs))
 	}
 	return res
 }
@@ -150,13 +152,22 @@ func (t *Table) setLive(key string, idxs []int32) {
 	t.live[key] = idxs
 }
 
+// Reserve makes room for n keys in an empty table.
+func (t *Table) Reserve(n int) {
+	if len(t.live) == 0 {
+		t.live = make(map[string][]int32, n)
+	}
+}
+
 // Count is the number of present rows with key.
 func (t *Table) Count(key string) int { return len(t.live[key]) }
 
 // Newest is the highest source version present for key, or 0.
-func (t *Table) Newest(key string) int {
+func (t *Table) Newest(key string) int { return t.newest(t.live[key]) }
+
+func (t *Table) newest(idxs []int32) int {
 	n := 0
-	for _, i := range t.live[key] {
+	for _, i := range idxs {
 		n = max(n, t.rows[i].Seq)
 	}
 	return n

@@ -29,7 +29,7 @@ func presentKeys(rs []sink.Row) []string {
 func TestAppendDuplicates(t *testing.T) {
 	tb := sink.New("t", "id", sink.Append)
 	var changed []string
-	on := func(k string) { changed = append(changed, k) }
+	on := func(k string, _, _ int) { changed = append(changed, k) }
 	res := tb.Write(rows("1", "2"), 0, 3, nil, on)
 	assert.Equal(t, sink.Result{Inserted: 2}, res)
 	res = tb.Write(rows("2", "3"), 1, 7, nil, on)
@@ -45,7 +45,7 @@ func TestAppendDuplicates(t *testing.T) {
 
 func TestMergeCollapsesAndCounts(t *testing.T) {
 	tb := sink.New("t", "id", sink.Merge)
-	noop := func(string) {}
+	noop := func(string, int, int) {}
 	tb.Write(rows("1", "2"), 0, 3, nil, noop)
 	res := tb.Write(rows("2", "3"), 1, 7, nil, noop)
 	assert.Equal(t, sink.Result{Inserted: 1, Collapsed: 1}, res, "the same version of 2 is absorbed")
@@ -79,13 +79,13 @@ func TestMergeCollapsesAndCounts(t *testing.T) {
 
 func TestOverwriteReplacesItsInterval(t *testing.T) {
 	tb := sink.New("t", "id", sink.Overwrite)
-	noop := func(string) {}
+	noop := func(string, int, int) {}
 	first := []sink.In{{Key: "1", Seq: 1, UpdatedAt: 1000}, {Key: "2", Seq: 1, UpdatedAt: 2000}, {Key: "3", Seq: 1, UpdatedAt: 3000}}
 	tb.Write(first, 0, 3, nil, noop)
 	// The second run covers (1s, 3s]: it deletes 2 and 3 and writes 2 and 4.
 	in := func(r sink.Row) bool { return r.UpdatedAt > 1000 && r.UpdatedAt <= 3000 }
 	var changed []string
-	res := tb.Write([]sink.In{{Key: "2", Seq: 1, UpdatedAt: 2000}, {Key: "4", Seq: 1, UpdatedAt: 2500}}, 1, 7, in, func(k string) { changed = append(changed, k) })
+	res := tb.Write([]sink.In{{Key: "2", Seq: 1, UpdatedAt: 2000}, {Key: "4", Seq: 1, UpdatedAt: 2500}}, 1, 7, in, func(k string, _, _ int) { changed = append(changed, k) })
 	assert.Equal(t, sink.Result{Inserted: 2, Replaced: 2}, res)
 	assert.Equal(t, []string{"1", "2", "4"}, presentKeys(sink.At(tb.History(), 7)), "row 3, inside the interval and not re-read, is gone")
 	assert.Equal(t, 1, tb.Count("2"), "re-reading an interval does not duplicate")

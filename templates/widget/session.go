@@ -173,7 +173,7 @@ func (s *Session) View(full bool) ViewResult {
 
 func (s *Session) state() State {
 	st := s.st
-	st.BasePath, st.ID, st.Embedded, st.Live = s.base, s.id, s.embedded, true
+	st.BasePath, st.ID, st.Embedded, st.Live, st.Titled = s.base, s.id, s.embedded, true, s.embedded
 	st.CanUndo = len(s.history) > 0
 	if len(s.faults) > 0 {
 		st.Original = s.original

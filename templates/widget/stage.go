@@ -87,8 +87,8 @@ func span(t *engine.Trace) (lo, hi vtime.Time) {
 		if x.EndStep > 0 {
 			see(x.EndAt)
 		}
-		if x.HasStamp {
-			see(x.Stamp)
+		if st, ok := x.Stamp(); ok {
+			see(st)
 		}
 	}
 	for _, e := range t.Events {
@@ -150,14 +150,14 @@ func sourcePanel(b *builder, t *engine.Trace, s State) {
 			state = map[mvcc.TxnState]string{mvcc.Committed: "committed", mvcc.RolledBack: "rolled-back"}[tx.State]
 		}
 		label := tx.Name
-		if len(tx.Keys) == 1 {
-			label += " · " + tx.Keys[0]
+		if keys := tx.Keys(); len(keys) == 1 {
+			label += " · " + keys[0]
 		}
 		b.el("text", label, "x", "4", "y", ftoa(y+13), "class", "tm-txlabel")
 		bw := max(x(end)-x(tx.BeginAt), 3)
 		b.void("rect", "x", ftoa(x(tx.BeginAt)), "y", ftoa(y+2), "width", ftoa(bw), "height", "14", "rx", "3", "class", "tm-bar tm-"+state)
-		if tx.HasStamp {
-			sx := x(tx.Stamp)
+		if st, ok := tx.Stamp(); ok {
+			sx := x(st)
 			b.void("polygon", "points", ftoa(sx)+","+ftoa(y)+" "+ftoa(sx+5)+","+ftoa(y+9)+" "+ftoa(sx)+","+ftoa(y+18)+" "+ftoa(sx-5)+","+ftoa(y+9), "class", "tm-stamp")
 		}
 	}
@@ -176,11 +176,11 @@ func sourcePanel(b *builder, t *engine.Trace, s State) {
 	for _, tx := range shown {
 		b.open("tr")
 		b.el("th", tx.Name, "scope", "row")
-		b.el("td", strings.Join(tx.Keys, ", "))
+		b.el("td", strings.Join(tx.Keys(), ", "))
 		b.el("td", tx.BeginAt.String())
 		stamp := "at commit"
-		if tx.HasStamp {
-			stamp = tx.Stamp.String()
+		if st, ok := tx.Stamp(); ok {
+			stamp = st.String()
 		}
 		b.el("td", stamp)
 		end, lsn, state := "—", "—", "open"

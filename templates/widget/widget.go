@@ -27,7 +27,8 @@ type State struct {
 	Original  *engine.Trace // when the trace drawn is a fork with the learner's faults: the run without them
 	BasePath  string        // the page the links point at, e.g. /scenarios/hwm/visibility-gap
 	Message   string        // a problem to show above the widget (a bad link, a refused fault)
-	Embedded  bool          // drawn inside a lesson or an iframe: no title
+	Embedded  bool          // drawn inside a lesson or an iframe: timeline folded, no summary
+	Titled    bool          // draw the scenario title as a heading (when the page has none)
 	CanUndo   bool          // there is a knob change or fault to undo
 	Live      bool          // drawn by the browser module: show the controls that need it
 	ID        string        // prefix of element ids, unique on the page; "tm" when empty
@@ -70,11 +71,11 @@ func Render(t *engine.Trace, s State) string {
 	b.open("section", "class", "tm-widget", "id", s.id("widget"), "data-testid", "widget",
 		"data-scenario", t.File.ID, "data-step", itoa(s.Step), "data-steps", itoa(t.Steps()),
 		"data-truth", on(s.ShowTruth), "aria-label", "Scenario: "+t.File.Title)
-	if !s.Embedded {
+	if s.Titled {
 		b.el("h2", t.File.Title, "class", "tm-title")
-		if t.File.About != "" {
-			b.el("p", t.File.About, "class", "tm-about")
-		}
+	}
+	if t.File.About != "" && !s.Embedded {
+		b.el("p", t.File.About, "class", "tm-about")
 	}
 	b.open("p", "class", "tm-message", "id", s.id("message"), "role", "alert", "data-testid", "message", "hidden?", on(s.Message == ""))
 	b.text(s.Message)
@@ -108,7 +109,7 @@ func Narration(t *engine.Trace, step int) string {
 		return "Step 0 of " + itoa(t.Steps()) + ": nothing has happened yet. Step forward to start."
 	}
 	e := t.Events[step-1]
-	return "Step " + itoa(step) + " of " + itoa(t.Steps()) + ", " + e.At.String() + ": " + e.Narration
+	return "Step " + itoa(step) + " of " + itoa(t.Steps()) + ", " + e.At.String() + ": " + t.Narration(&e)
 }
 
 func clamp(n, hi int) int { return max(0, min(n, hi)) }
@@ -122,13 +123,13 @@ func controls(b *builder, t *engine.Trace, s State) {
 		b.text(label)
 		b.close("a")
 	}
-	link("start", "⏮ Start", "Home", 0, s.Step == 0)
+	link("start", "|◀ Start", "Home", 0, s.Step == 0)
 	link("back", "◀ Back", "ArrowLeft", max(s.Step-1, 0), s.Step == 0)
 	b.open("button", "type", "button", "class", "tm-btn", "data-act", "play", "aria-pressed", "false", "aria-keyshortcuts", "Space", "data-testid", "btn-play", "hidden?", on(!s.Live))
 	b.text("▶ Play")
 	b.close("button")
 	link("forward", "Forward ▶", "ArrowRight", min(s.Step+1, n), s.Step == n)
-	link("end", "End ⏭", "End", n, s.Step == n)
+	link("end", "End ▶|", "End", n, s.Step == n)
 	b.open("label", "class", "tm-speed", "hidden?", on(!s.Live))
 	b.text("Speed ")
 	b.open("select", "data-act", "speed", "data-testid", "speed")
@@ -178,9 +179,9 @@ func knobs(b *builder, t *engine.Trace, s State) {
 
 func faults(b *builder, t *engine.Trace, s State) {
 	b.open("div", "class", "tm-faults", "role", "group", "aria-label", "Faults", "data-testid", "faults", "hidden?", on(!s.Live))
-	b.el("button", "💥 Crash the pipeline here", "type", "button", "class", "tm-btn", "data-act", "crash", "data-testid", "btn-crash")
-	b.el("button", "⏪ Source clock back 5s here", "type", "button", "class", "tm-btn", "data-act", "jump-back", "data-testid", "btn-jump-back")
-	b.el("button", "⏩ Source clock forward 5s here", "type", "button", "class", "tm-btn", "data-act", "jump-forward", "data-testid", "btn-jump-forward")
+	b.el("button", "✖ Crash the pipeline here", "type", "button", "class", "tm-btn", "data-act", "crash", "data-testid", "btn-crash")
+	b.el("button", "Source clock −5s here", "type", "button", "class", "tm-btn", "data-act", "jump-back", "data-testid", "btn-jump-back")
+	b.el("button", "Source clock +5s here", "type", "button", "class", "tm-btn", "data-act", "jump-forward", "data-testid", "btn-jump-forward")
 	b.el("button", "↶ Undo", "type", "button", "class", "tm-btn", "data-act", "undo", "data-testid", "btn-undo", "disabled?", on(!s.CanUndo))
 	b.close("div")
 }
@@ -189,16 +190,18 @@ func timeline(b *builder, t *engine.Trace, s State) {
 	b.open("details", "class", "tm-timeline", "data-testid", "timeline", "open?", on(!s.Embedded))
 	b.el("summary", "Every step ("+itoa(t.Steps())+")")
 	b.open("ol", "class", "tm-steps", "id", s.id("steps"))
-	for _, e := range t.Events {
-		attrs := []string{"data-step", itoa(e.Step), "class", "tm-kind-" + string(e.Kind)}
-		if e.Step == s.Step {
+	for i := range t.Events {
+		e := &t.Events[i]
+		step := int(e.Step)
+		attrs := []string{"data-step", itoa(step), "class", "tm-kind-" + e.Kind.String()}
+		if step == s.Step {
 			attrs = append(attrs, "aria-current", "step")
 		}
 		b.open("li", attrs...)
-		b.open("a", "href", query(t, s, e.Step), "data-act", "seek", "data-step", itoa(e.Step))
+		b.open("a", "href", query(t, s, step), "data-act", "seek", "data-step", itoa(step))
 		b.text(e.At.String() + " " + e.Actor)
 		b.close("a")
-		b.text(" " + e.Narration)
+		b.text(" " + t.Narration(e))
 		b.close("li")
 	}
 	b.close("ol")

@@ -105,8 +105,8 @@ func embedView(l *course.Lesson, e course.Embed) (templates.EmbedView, error) {
 	for _, c := range tr.Checks() {
 		ev.Checks = append(ev.Checks, templates.EmbedCheck{Name: c.Name, Status: string(c.Status), Detail: c.Detail, Catches: c.Catches, Misses: c.Misses})
 	}
-	for _, s := range tr.Events {
-		ev.Steps = append(ev.Steps, fmt.Sprintf("%s — %s", s.At, s.Narration))
+	for i, s := range tr.Events {
+		ev.Steps = append(ev.Steps, fmt.Sprintf("%s — %s", s.At, tr.Narration(&tr.Events[i])))
 	}
 	return ev, nil
 }

@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/tidemark/tidemark/engine/extract"
+	"github.com/tidemark/tidemark/engine/mvcc"
+)
+
+// Narration is the one sentence that says what an event did and why.
+func (t *Trace) Narration(e *Event) string {
+	if e.txn < 0 {
+		return e.text
+	}
+	rec := &t.Txns[e.txn]
+	switch e.Kind {
+	case KindBegin:
+		return fmt.Sprintf("%s begins at %s; now() inside it reads %s on the source clock.", rec.Name, rec.BeginAt, rec.BeginNow)
+	case KindInsert, KindUpdate, KindDelete:
+		return t.statementNarration(rec, &rec.Stmts[e.stmt])
+	case KindCommit:
+		return t.commitNarration(rec)
+	case KindRollback:
+		return fmt.Sprintf("%s rolls back at %s; its writes vanish, but any ids it drew from the sequence stay used, leaving holes.", rec.Name, rec.EndAt)
+	}
+	return ""
+}
+
+func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord) string {
+	var when string
+	switch {
+	case s.Backdated:
+		when = fmt.Sprintf(" with updated_at set by hand to %s, a backdated value", s.Stamp)
+	case s.Mode == mvcc.StampTxnStart:
+		when = fmt.Sprintf(" with updated_at = now() = %s, the transaction's start", s.Stamp)
+	case s.Mode == mvcc.StampStatement:
+		when = fmt.Sprintf(" with updated_at %s from the statement's clock", s.Stamp)
+	default:
+		when = "; updated_at will be the commit time"
+	}
+	verb := [...]string{"inserts", "updates", "deletes"}[s.Op]
+	prep := [...]string{"into", "in", "from"}[s.Op]
+	return fmt.Sprintf("%s %s %s %s %s%s; no other session can see it until %s commits.",
+		rec.Name, verb, rowsPhrase(t.noun[s.Table], s.Keys), prep, s.Table, when, rec.Name)
+}
+
+// commitNarration says what a commit made visible and, for a timestamp mark
+// already past a row's updated_at, that no later run will read it. The mark
+// is the one stored just before the commit, read back from its history.
+func (t *Trace) commitNarration(rec *TxnRecord) string {
+	n := "row"
+	if len(rec.Stmts) > 0 {
+		n = t.noun[rec.Stmts[0].Table]
+		for _, s := range rec.Stmts[1:] {
+			if t.noun[s.Table] != n {
+				n = "row"
+			}
+		}
+	}
+	var lost []string
+	var note string
+	for _, v := range t.versionsOf(rec) {
+		if v.Op == mvcc.Delete {
+			continue
+		}
+		p := t.pipeFor(v.Table)
+		if p == nil || !p.Mark.IsTimestamp() {
+			continue
+		}
+		m, ok := t.markBefore(p, v.Table, int(v.CommitStep))
+		if !ok || !p.Unreachable(m, int64(v.UpdatedAt)) {
+			continue
+		}
+		lost = append(lost, v.Key)
+		if note == "" {
+			rel := "at or below"
+			if p.Predicate == extract.GTE {
+				rel = "below"
+			}
+			note = fmt.Sprintf("its updated_at %s is already %s %s's stored mark %s", v.UpdatedAt, rel, p.Name, p.Mark.Format(m))
+			if p.Overlap > 0 {
+				note += fmt.Sprintf(" less its %s overlap", p.Overlap)
+			}
+		}
+	}
+	if len(lost) > 0 {
+		it := "it"
+		if len(lost) > 1 {
+			it = "them"
+		}
+		return fmt.Sprintf("%s commits at %s as lsn %d, making %s visible; %s, so no later run will read %s.",
+			rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, rec.Keys()), note, it)
+	}
+	what := "now visible to new readers"
+	if allDeletes(rec) {
+		what = "now gone for new readers"
+	}
+	return fmt.Sprintf("%s commits at %s as lsn %d; %s %s %s.", rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, rec.Keys()), isAre(len(rec.Keys())), what)
+}
+
+func allDeletes(rec *TxnRecord) bool {
+	for _, s := range rec.Stmts {
+		if s.Op != mvcc.Delete {
+			return false
+		}
+	}
+	return len(rec.Stmts) > 0
+}
+
+// versionsOf returns the versions a committed transaction wrote: a run of
+// Versions at its commit step.
+func (t *Trace) versionsOf(rec *TxnRecord) []VersionRecord {
+	vs := t.VersionsAt(rec.EndStep)
+	i := len(vs)
+	for i > 0 && int(vs[i-1].CommitStep) == rec.EndStep {
+		i--
+	}
+	return vs[i:]
+}
+
+// Narrations returns every event's sentence, in order; a text of the whole
+// trace for readers and screen readers.
+func (t *Trace) Narrations() []string {
+	out := make([]string, len(t.Events))
+	for i := range t.Events {
+		out[i] = t.Narration(&t.Events[i])
+	}
+	return out
+}
