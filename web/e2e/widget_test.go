@@ -185,4 +185,3 @@ func TestSandboxShowsErrorAtLine(t *testing.T) {
 	assert.Equal(t, "true", eval[string](t, ctx, `String(document.getElementById('play-error').hidden)`))
 	assert.Empty(t, pageProblems(t, ctx))
 }
-
