@@ -1,0 +1,246 @@
+// Package topic is Tidemark's partitioned log, modelled on Kafka: a topic is
+// a set of partitions, each an append-only sequence of records with dense
+// offsets; order holds within a partition and nowhere else.
+//
+// What it models faithfully:
+//   - Keyed placement is Kafka's default partitioner: murmur2 of the key's
+//     bytes, made positive by clearing the sign bit, modulo the partition
+//     count. A key "7" is the bytes of the string "7", as Kafka's
+//     StringSerializer writes them.
+//   - Adding partitions moves no record; later records of a key go wherever
+//     the new count sends them.
+//   - Time retention deletes whole segments, judged by the newest timestamp
+//     in each segment, and the log start offset moves to the first offset
+//     still held.
+//   - The idempotent producer: a broker remembers, per partition, the last
+//     sequence number each producer id wrote, and drops a retried batch it
+//     has already appended.
+//
+// What it simplifies: one record per batch, no replication or leader
+// changes, segments roll by time only, and an expired active segment is
+// deleted like any other (Kafka rolls it first, which comes to the same).
+package topic
+
+import (
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// Murmur2 is the 32-bit MurmurHash2 that Kafka's clients use to place keyed
+// records: seed 0x9747b28c, multiplier 0x5bd1e995, shift 24, the length mixed
+// into the seed, little-endian blocks of four bytes, then the tail and a final
+// avalanche. It returns the value as Java's int would hold it.
+func Murmur2(data []byte) int32 {
+	const (
+		seed = 0x9747b28c
+		m    = 0x5bd1e995
+		r    = 24
+	)
+	n := len(data)
+	h := uint32(seed) ^ uint32(n)
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		k := uint32(data[i]) | uint32(data[i+1])<<8 | uint32(data[i+2])<<16 | uint32(data[i+3])<<24
+		k *= m
+		k ^= k >> r
+		k *= m
+		h *= m
+		h ^= k
+	}
+	switch n - i {
+	case 3:
+		h ^= uint32(data[i+2]) << 16
+		fallthrough
+	case 2:
+		h ^= uint32(data[i+1]) << 8
+		fallthrough
+	case 1:
+		h ^= uint32(data[i])
+		h *= m
+	}
+	h ^= h >> 13
+	h *= m
+	h ^= h >> 15
+	return int32(h)
+}
+
+// Positive clears the sign bit, as Kafka's Utils.toPositive does; it is not
+// an absolute value (Math.abs of the smallest int would stay negative).
+func Positive(x int32) int32 { return x & 0x7fffffff }
+
+// PartitionFor is the partition Kafka's default partitioner picks for a key
+// among n partitions.
+func PartitionFor(key string, n int) int {
+	return int(Positive(Murmur2([]byte(key))) % int32(n))
+}
+
+// Live is the deletion step of a record still in the log.
+const Live = math.MaxInt32
+
+// Record is one record of a partition.
+//
+// Invariant: a partition's Records[i].Offset == i; Step < Deleted.
+type Record struct {
+	Offset    int64
+	Key       string     // the business key; also the partitioning key when Keyed
+	Keyed     bool       // false: a record without a key, placed by the sticky rule
+	Time      vtime.Time // the record's timestamp (the producer's clock, or the commit for change capture)
+	UpdatedAt vtime.Time // the row's updated_at, for change capture
+	Seq       int32      // the version of the business key it carries (source version, or the producer's intent)
+	LSN       int64      // the source commit position, for change capture
+	Txn       string     // the source transaction, for change capture
+	EventID   string     // the event id the application gave it
+	Producer  string
+	Intent    int32 // index of the intended event it carries, or -1
+	PID       int32 // producer id of the session that wrote it
+	PSeq      int32 // the producer's sequence number within the partition
+	Step      int32 // the trace step that appended it
+	Deleted   int32 // the trace step retention deleted it at, or Live
+}
+
+// Segment is a run of consecutive offsets deleted together.
+type Segment struct {
+	Base, End     int64 // offsets [Base, End)
+	First, Newest vtime.Time
+}
+
+// StartPoint records that the log start moved to Start at Step.
+type StartPoint struct {
+	Step  int32
+	Start int64
+}
+
+// Partition is one partition of a topic.
+//
+// Invariants: offsets are dense; 0 <= Start() <= End(); segments are
+// contiguous and cover [Start(), End()).
+type Partition struct {
+	Topic   string
+	ID      int
+	Records []Record
+	Starts  []StartPoint // every move of the log start, in step order
+	segs    []Segment
+	last    map[int32]int32 // producer id → last sequence appended
+}
+
+// Name is the partition as Kafka tools print it: orders-1.
+func (p *Partition) Name() string { return p.Topic + "-" + strconv.Itoa(p.ID) }
+
+// End is the log end offset: the offset the next record will get.
+func (p *Partition) End() int64 { return int64(len(p.Records)) }
+
+// Start is the log start offset: the first offset still held.
+func (p *Partition) Start() int64 {
+	if len(p.segs) > 0 {
+		return p.segs[0].Base
+	}
+	return p.End()
+}
+
+// Topic is a named set of partitions.
+type Topic struct {
+	Name       string
+	Parts      []*Partition
+	Retention  vtime.Duration // 0: keep forever
+	SegmentDur vtime.Duration // a segment rolls when its first record is this old
+}
+
+// New returns a topic with n empty partitions.
+func New(name string, n int, retention, segment vtime.Duration) *Topic {
+	t := &Topic{Name: name, Retention: retention, SegmentDur: segment}
+	t.Grow(n)
+	return t
+}
+
+// Grow adds partitions up to n; existing partitions and records stay put.
+func (t *Topic) Grow(n int) {
+	for len(t.Parts) < n {
+		t.Parts = append(t.Parts, &Partition{Topic: t.Name, ID: len(t.Parts), last: map[int32]int32{}})
+	}
+}
+
+// Append adds r at the end of partition p and returns its offset. When
+// idempotent is set and the partition already holds sequence r.PSeq (or a
+// later one) of producer r.PID, the record is a retried duplicate: nothing is
+// appended and dup is true.
+func (t *Topic) Append(p int, r Record, idempotent bool) (offset int64, dup bool) {
+	part := t.Parts[p]
+	if idempotent {
+		if last, ok := part.last[r.PID]; ok && r.PSeq <= last {
+			return -1, true
+		}
+	}
+	part.last[r.PID] = max(part.last[r.PID], r.PSeq)
+	r.Offset = part.End()
+	r.Deleted = Live
+	part.Records = append(part.Records, r)
+	n := len(part.segs)
+	if n == 0 || part.segs[n-1].End != r.Offset || t.SegmentDur > 0 && r.Time.Sub(part.segs[n-1].First) >= t.SegmentDur {
+		part.segs = append(part.segs, Segment{Base: r.Offset, End: r.Offset + 1, First: r.Time, Newest: r.Time})
+	} else {
+		s := &part.segs[n-1]
+		s.End++
+		s.Newest = max(s.Newest, r.Time)
+	}
+	return r.Offset, false
+}
+
+// Deleted is one segment retention removed.
+type Deleted struct {
+	Partition int
+	Segment   Segment
+}
+
+// Expire deletes every segment whose newest record is older than the
+// retention at time now, marking its records deleted at step, and returns
+// what it removed in partition order.
+func (t *Topic) Expire(now vtime.Time, step int32) []Deleted {
+	if t.Retention <= 0 {
+		return nil
+	}
+	var out []Deleted
+	for _, p := range t.Parts {
+		i := 0
+		for i < len(p.segs) && now.Sub(p.segs[i].Newest) > t.Retention {
+			s := p.segs[i]
+			for o := s.Base; o < s.End; o++ {
+				p.Records[o].Deleted = step
+			}
+			out = append(out, Deleted{Partition: p.ID, Segment: s})
+			i++
+		}
+		if i > 0 {
+			p.segs = slices.Delete(p.segs, 0, i)
+			p.Starts = append(p.Starts, StartPoint{Step: step, Start: p.Start()})
+		}
+	}
+	return out
+}
+
+// EndAt is the partition's end offset after step n.
+func (p *Partition) EndAt(n int32) int64 {
+	i, _ := slices.BinarySearchFunc(p.Records, n, func(r Record, s int32) int {
+		if r.Step <= s {
+			return -1
+		}
+		return 1
+	})
+	return int64(i)
+}
+
+// StartAt is the partition's log start offset after step n.
+func (p *Partition) StartAt(n int32) int64 {
+	i, _ := slices.BinarySearchFunc(p.Starts, n, func(s StartPoint, x int32) int {
+		if s.Step <= x {
+			return -1
+		}
+		return 1
+	})
+	if i == 0 {
+		return 0
+	}
+	return p.Starts[i-1].Start
+}

@@ -1,0 +1,106 @@
+package topic
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// Kafka's own vectors, from UtilsTest.testMurmur2 in the Kafka clients.
+func TestMurmur2KafkaVectors(t *testing.T) {
+	for in, want := range map[string]int32{
+		"21":                         -973932308,
+		"foobar":                     -790332482,
+		"a-little-bit-long-string":   -985981536,
+		"a-little-bit-longer-string": -1486304829,
+		"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8": -58897971,
+		"abc": 479470107,
+		// Further published values (the same function as others port it).
+		"1": -1993445489, "12": 126087238, "123": -267702483, "1234": -1614185708, "12345": -1188365604,
+	} {
+		assert.Equal(t, want, Murmur2([]byte(in)), "murmur2(%q)", in)
+	}
+}
+
+func TestPositiveIsNotAbs(t *testing.T) {
+	assert.Equal(t, int32(0), Positive(-2147483648))
+	assert.Equal(t, int32(2147483647), Positive(-1))
+	assert.Equal(t, int32(5), Positive(5))
+}
+
+func TestPartitionForMatchesFormula(t *testing.T) {
+	// "foobar" hashes to -790332482; made positive 1357151166; mod 3 = 0, mod 6 = 0, mod 4 = 2.
+	assert.Equal(t, int(int32(-790332482)&0x7fffffff%3), PartitionFor("foobar", 3))
+	assert.Equal(t, 1357151166%4, PartitionFor("foobar", 4))
+	for n := 1; n <= 64; n++ {
+		p := PartitionFor("abc", n)
+		assert.True(t, p >= 0 && p < n)
+	}
+}
+
+func rec(key string, at string) Record {
+	tm, err := vtime.ParseTime(at)
+	if err != nil {
+		panic(err)
+	}
+	return Record{Key: key, Keyed: true, Time: tm}
+}
+
+func TestDenseOffsetsAndGrowMovesNothing(t *testing.T) {
+	tp := New("orders", 2, 0, 0)
+	for i := range 5 {
+		o, dup := tp.Append(0, rec("k", "10:00:00"), false)
+		require.False(t, dup)
+		assert.Equal(t, int64(i), o)
+	}
+	tp.Grow(4)
+	require.Len(t, tp.Parts, 4)
+	assert.Equal(t, int64(5), tp.Parts[0].End())
+	assert.Equal(t, int64(0), tp.Parts[3].End())
+	tp.Grow(3) // never shrinks
+	assert.Len(t, tp.Parts, 4)
+}
+
+func TestRetentionDeletesWholeSegmentsByNewestTimestamp(t *testing.T) {
+	tp := New("orders", 1, 60*vtime.Second, 10*vtime.Second)
+	for _, at := range []string{"10:00:00", "10:00:05", "10:00:09", "10:00:10", "10:00:30"} {
+		tp.Append(0, rec("k", at), false)
+	}
+	p := tp.Parts[0]
+	// Segments: [0,3) newest 10:00:09, [3,4) newest 10:00:10, [4,5) newest 10:00:30.
+	at := func(s string) vtime.Time { x, _ := vtime.ParseTime(s); return x }
+	assert.Empty(t, tp.Expire(at("10:01:09"), 1), "exactly the retention old is kept")
+	d := tp.Expire(at("10:01:09.001"), 2)
+	require.Len(t, d, 1)
+	assert.Equal(t, Segment{Base: 0, End: 3, First: at("10:00:00"), Newest: at("10:00:09")}, d[0].Segment)
+	assert.Equal(t, int64(3), p.Start())
+	assert.Equal(t, int32(2), p.Records[0].Deleted)
+	assert.Equal(t, int32(Live), p.Records[3].Deleted)
+	assert.Equal(t, int64(0), p.StartAt(1))
+	assert.Equal(t, int64(3), p.StartAt(2))
+	tp.Expire(at("10:05:00"), 3)
+	assert.Equal(t, int64(5), p.Start(), "an empty partition starts at its end")
+	o, _ := tp.Append(0, rec("k", "10:05:00"), false)
+	assert.Equal(t, int64(5), o, "offsets never restart")
+	assert.Equal(t, int64(5), p.Start())
+}
+
+func TestIdempotentAppendDropsARetriedSequence(t *testing.T) {
+	tp := New("orders", 1, 0, 0)
+	r := rec("7", "10:00:00")
+	r.PID, r.PSeq = 1, 0
+	_, dup := tp.Append(0, r, true)
+	assert.False(t, dup)
+	_, dup = tp.Append(0, r, true)
+	assert.True(t, dup, "same producer id and sequence: a broker-level retry")
+	r.PSeq = 1
+	_, dup = tp.Append(0, r, true)
+	assert.False(t, dup, "a new sequence: an application-level resend")
+	r.PID, r.PSeq = 2, 0
+	_, dup = tp.Append(0, r, true)
+	assert.False(t, dup, "a new producer session")
+	assert.Equal(t, int64(3), tp.Parts[0].End())
+}
