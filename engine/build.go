@@ -20,6 +20,8 @@ var Commands = []string{
 	"clock", "source", "target", "pipeline", "check", "expect",
 	"txn", "begin", "insert", "update", "delete", "commit", "rollback", "workload",
 	"run", "runs", "jump", "reset",
+	"topic", "cdc", "publish", "crash", "producer", "produce", "traffic",
+	"group", "member", "leave", "poll", "polls", "pause", "add-partitions", "resnapshot",
 }
 
 // txnPlan tracks a transaction's declared times while building, so that the
@@ -56,6 +58,7 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 		targets: map[string]*sink.Table{},
 		pipes:   map[string]*pipeline{},
 		keys:    map[string]*keyState{},
+		actors:  map[string]int32{},
 		trace: &Trace{File: f, Settings: settings, Seed: seed, Counts: []Counts{{}},
 			noun: map[string]string{}, checks: check.DefaultConfig()},
 	}
@@ -95,6 +98,32 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 			err = b.jump(c)
 		case "reset":
 			err = b.reset(c)
+		case "topic":
+			err = b.topic(c)
+		case "cdc", "publish":
+			err = b.capture(c)
+		case "crash":
+			err = b.crash(c)
+		case "producer":
+			err = b.producer(c)
+		case "produce":
+			err = b.produce(c)
+		case "traffic":
+			err = b.traffic(c)
+		case "group":
+			err = b.group(c)
+		case "member", "leave":
+			err = b.member(c)
+		case "poll":
+			err = b.poll(c)
+		case "polls":
+			err = b.polls(c)
+		case "pause":
+			err = b.pause(c)
+		case "add-partitions":
+			err = b.addPartitions(c)
+		case "resnapshot":
+			err = b.resnapshot(c)
 		default:
 			err = errorf(c.Pos, "unknown command %q; expected one of %s", c.Name, strings.Join(Commands, ", "))
 		}
@@ -106,8 +135,9 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 		w.trace.checks.Enabled = enabled
 	}
 	w.source = w.clocks["source"]
-	if len(w.pipes) == 0 {
-		return nil, errorf(scenario.Pos{File: f.Name, Line: 1, Col: 1}, "the scenario declares no pipeline; expected a line such as `pipeline extract from=orders to=fct_orders`")
+	b.finishLog()
+	if len(w.pipes) == 0 && w.log == nil {
+		return nil, errorf(scenario.Pos{File: f.Name, Line: 1, Col: 1}, "the scenario declares no pipeline; expected a line such as `pipeline extract from=orders to=fct_orders` or `topic orders partitions=3`")
 	}
 	for _, t := range w.db.Tables() {
 		w.trace.Tables = append(w.trace.Tables, SourceTable{Name: t.Name, Key: t.Key, Stamp: t.Stamp, Clock: t.Clock, Cache: t.Cache})
@@ -194,7 +224,7 @@ func (b *builder) target(c scenario.Command) error {
 		return err
 	}
 	a := newArgs(c, rest)
-	mode := choice(a, "sink", sink.Merge, sink.ParseMode, "append, merge or overwrite")
+	mode := choice(a, "sink", sink.Merge, sink.ParseMode, "append, merge, overwrite or upsert")
 	key := a.str("key", "id")
 	if err := a.done(); err != nil {
 		return err
@@ -482,7 +512,7 @@ func (b *builder) statement(c scenario.Command, n, op scenario.Arg, body []scena
 	}
 	ts := tp.state
 	b.w.hint.versions += max(len(s.keys), s.count)
-	b.w.schedule(at, func() { b.w.statement(ts, s) })
+	b.w.schedule(at, func() { b.w.statement(ts, &s) })
 	return nil
 }
 
@@ -586,7 +616,8 @@ func (b *builder) workload(c scenario.Command) error {
 		}
 	}
 	gen := &workload{w: b.w, table: table, n: n, from: from, every: every, minD: minD, maxD: maxD,
-		rows: rows, sessions: sessions, rollbackPct: rollbackPct, prefix: prefix}
+		rows: rows, sessions: sessions, rollbackPct: rollbackPct, prefix: prefix,
+		insert: stmt{op: mvcc.Insert, table: table, count: rows}}
 	b.w.schedule(from, gen.next)
 	// Each transaction is three events (begin, insert, end); next schedules
 	// them as it goes, so count them here.
@@ -619,6 +650,7 @@ type workload struct {
 	rows, sessions    int
 	rollbackPct       int
 	prefix            string
+	insert            stmt // every transaction's one statement
 }
 
 func (g *workload) next() {
@@ -630,9 +662,8 @@ func (g *workload) next() {
 	}
 	rb := g.rollbackPct > 0 && w.rng.IntN(100) < g.rollbackPct
 	ts := &txnState{name: g.prefix + strconv.Itoa(g.i+1), session: "s" + strconv.Itoa(g.i%g.sessions+1)}
-	s := stmt{op: mvcc.Insert, table: g.table, count: g.rows}
 	w.begin(ts)
-	w.schedule(begin, func() { w.statement(ts, s) })
+	w.schedule(begin, func() { w.statement(ts, &g.insert) })
 	if rb {
 		w.schedule(begin.Add(d), func() { w.rollback(ts) })
 	} else {

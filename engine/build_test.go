@@ -46,7 +46,7 @@ func TestBuildErrors(t *testing.T) {
 		{"unknown argument", world + "run extract at=10:00:02 colour=red\n", nil, "b.tdm:6:25", "unknown argument colour= for run; expected one of at=, crash=, only=, store=, worker=, write="},
 		{"argument given twice", world + "run extract at=10:00:02 at=10:00:03\n", nil, "b.tdm:6:25", "at= is given twice"},
 		{"stray word", world + "run extract at=10:00:02 now\n", nil, "b.tdm:6:25", `unexpected word "now" in run`},
-		{"bad choice", world + "target t2 sink=upsert\n", nil, "b.tdm:6:16", `expected sink= to be one of append, merge or overwrite, found "upsert"`},
+		{"bad choice", world + "target t2 sink=replace\n", nil, "b.tdm:6:16", `expected sink= to be one of append, merge, overwrite or upsert, found "replace"`},
 		{"unknown pipeline", world + "run extrakt at=10:00:02\n", nil, "b.tdm:6:5", `unknown pipeline "extrakt"`},
 		{"unknown source table", "scenario t/x \"X\"\ntarget t\npipeline p from=nope to=t\n", nil, "b.tdm:3:17", `unknown source table "nope"`},
 		{"unknown target", "scenario t/x \"X\"\nsource o\npipeline p from=o to=nope\n", nil, "b.tdm:3:22", `unknown target "nope"`},

@@ -31,7 +31,7 @@ func (t *Trace) Explain(key string, n int) string {
 	v := versions[len(versions)-1]
 	name := t.noun[v.Table] + " " + key
 	p := t.pipeFor(v.Table)
-	committed := fmt.Sprintf("%s committed at %s (lsn %d) with updated_at %s", capital(name), v.CommitAt, v.LSN, v.UpdatedAt)
+	committed := fmt.Sprintf("%s committed at %s (lsn %d) with updated_at %s", capital(name), t.Events[v.CommitStep-1].At, v.LSN, v.UpdatedAt)
 	if v.Backdated {
 		committed += ", a value set by hand"
 	}

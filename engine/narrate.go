@@ -9,15 +9,18 @@ import (
 
 // Narration is the one sentence that says what an event did and why.
 func (t *Trace) Narration(e *Event) string {
-	if e.txn < 0 {
-		return e.text
+	if !e.src {
+		if e.b < 0 {
+			return t.logNarration(e) // a bulk log event, narrated on demand
+		}
+		return t.texts[e.b]
 	}
-	rec := &t.Txns[e.txn]
+	rec := &t.Txns[e.a]
 	switch e.Kind {
 	case KindBegin:
 		return fmt.Sprintf("%s begins at %s; now() inside it reads %s on the source clock.", rec.Name, rec.BeginAt, rec.BeginNow)
 	case KindInsert, KindUpdate, KindDelete:
-		return t.statementNarration(rec, &rec.Stmts[e.stmt])
+		return t.statementNarration(rec, &rec.Stmts[e.b])
 	case KindCommit:
 		return t.commitNarration(rec)
 	case KindRollback:

@@ -232,7 +232,7 @@ func (w *World) runWrite(r *runState, mid bool) {
 	if res.Replaced > 0 && r.p.target.Mode == sink.Overwrite {
 		extra = fmt.Sprintf("; it first deletes the %d rows already in that interval", res.Replaced)
 	}
-	verb := map[sink.Mode]string{sink.Append: "appends", sink.Merge: "merges", sink.Overwrite: "overwrites its interval with"}[r.p.target.Mode]
+	verb := map[sink.Mode]string{sink.Append: "appends", sink.Merge: "merges", sink.Overwrite: "overwrites its interval with", sink.Upsert: "upserts"}[r.p.target.Mode]
 	if mid {
 		r.dead = true
 		rr.EndStep, rr.Crashed = w.step(), true

@@ -24,11 +24,10 @@ func (w *World) begin(ts *txnState) {
 	ts.tx = w.db.Begin(ts.name, ts.session, w.now, now)
 	w.trace.Txns = append(w.trace.Txns, TxnRecord{Name: ts.name, Session: ts.session, BeginAt: w.now, BeginNow: now, BeginStep: w.step()})
 	ts.rec = len(w.trace.Txns) - 1
-	w.emitTxn(ts.name, KindBegin, ts.rec, -1)
+	w.emitTxn(KindBegin, ts.rec, -1)
 }
 
-func (w *World) statement(ts *txnState, s stmt) {
-	name := ts.name
+func (w *World) statement(ts *txnState, s *stmt) {
 	clock := w.sourceClock(s.table)
 	now := clock.Read(w.now)
 	keys := s.keys
@@ -51,20 +50,22 @@ func (w *World) statement(ts *txnState, s stmt) {
 	}
 	rec := &w.trace.Txns[ts.rec]
 	rec.Stmts = append(rec.Stmts, StmtRecord{Op: s.op, Table: s.table.Name, Keys: keys, Stamp: stamp, Mode: s.table.Stamp, Backdated: s.backdate != nil})
-	w.emitTxn(name, KindInsert+Kind(s.op), ts.rec, len(rec.Stmts)-1)
+	w.emitTxn(KindInsert+Kind(s.op), ts.rec, len(rec.Stmts)-1)
 }
 
 func (w *World) commit(ts *txnState) {
-	name := ts.name
 	now := w.source.Read(w.now)
 	w.db.Commit(ts.tx, w.now, now)
+	if w.log != nil {
+		w.captureCommit(ts) // schedules the log's copies of this commit, after its own event
+	}
 	step := w.step()
 	rec := &w.trace.Txns[ts.rec]
 	rec.EndAt, rec.EndStep, rec.State, rec.LSN = w.now, step, mvcc.Committed, ts.tx.LSN
 	for _, v := range ts.tx.Writes {
 		w.trace.Versions = append(w.trace.Versions, VersionRecord{
 			Table: v.Table, Key: v.Key, Op: v.Op, Seq: int32(v.Seq), UpdatedAt: v.UpdatedAt, LSN: v.LSN,
-			CommitAt: w.now, CommitStep: int32(step), Backdated: v.Backdated,
+			CommitStep: int32(step), Backdated: v.Backdated,
 		})
 		target := w.targetFor(v.Table)
 		ks := w.keyState(target, v.Key)
@@ -74,7 +75,7 @@ func (w *World) commit(ts *txnState) {
 		}
 		w.settle(target, ks)
 	}
-	w.emitTxn(name, KindCommit, ts.rec, -1)
+	w.emitTxn(KindCommit, ts.rec, -1)
 }
 
 func pronoun(_ string, n int) string {
@@ -92,11 +93,10 @@ func isAre(n int) string {
 }
 
 func (w *World) rollback(ts *txnState) {
-	name := ts.name
 	w.db.Rollback(ts.tx, w.now)
 	rec := &w.trace.Txns[ts.rec]
 	rec.EndAt, rec.EndStep, rec.State = w.now, w.step(), mvcc.RolledBack
-	w.emitTxn(name, KindRollback, ts.rec, -1)
+	w.emitTxn(KindRollback, ts.rec, -1)
 }
 
 func (w *World) jump(clock string, by vtime.Duration) {

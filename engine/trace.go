@@ -30,10 +30,19 @@ const (
 	KindConflict
 	KindCrash
 	KindReset
+	KindProduce     // a producer's send, a retry, or change capture appending to the log
+	KindPoll        // a consumer's poll
+	KindOffset      // an offset commit, or a refused one
+	KindRebalance   // a member joins or leaves, or partitions are added
+	KindRetention   // retention deletes segments
+	KindOffsetReset // auto.offset.reset moves a position, or refuses to
+	KindPause       // a consumer pauses or resumes
+	KindLost        // an event that never reaches the log
 )
 
 var kindNames = [...]string{"begin", "insert", "update", "delete", "commit", "rollback", "clock-jump",
-	"read", "write", "mark", "write+mark", "conflict", "crash", "reset"}
+	"read", "write", "mark", "write+mark", "conflict", "crash", "reset",
+	"produce", "poll", "offset-commit", "rebalance", "retention", "offset-reset", "pause", "lost"}
 
 // String is the kind's name as the JSON trace and the widget's classes spell it.
 func (k Kind) String() string { return kindNames[k] }
@@ -44,15 +53,25 @@ func (k Kind) String() string { return kindNames[k] }
 // point at their transaction's record and are narrated from it on demand,
 // which keeps a large trace small and fast to build. Other events keep the
 // sentence they were given when they happened.
+//
+// Invariant: for a source event (src), a indexes Trace.Txns and b the
+// transaction's Stmts (or -1); otherwise a indexes Trace.actors and b
+// Trace.texts. The struct is kept to 32 bytes because a trace holds one per step.
 type Event struct {
-	At    vtime.Time // true virtual time
-	Step  int32      // 1-based position in the trace
-	Run   int32      // the extractor run this event belongs to, or -1
-	Actor string     // who acted: a transaction, a pipeline worker, a clock, an operator
-	text  string     // the narration of a non-source event
-	txn   int32      // index into Trace.Txns for a source event, or -1
-	stmt  int32      // index into that transaction's Stmts for a statement event
-	Kind  Kind
+	At   vtime.Time // true virtual time
+	Step int32      // 1-based position in the trace
+	Run  int32      // the extractor run this event belongs to, or -1
+	a, b int32
+	Kind Kind
+	src  bool
+}
+
+// Actor names who acted: a transaction, a pipeline worker, a clock, an operator.
+func (t *Trace) Actor(e *Event) string {
+	if e.src {
+		return t.Txns[e.a].Name
+	}
+	return t.actors[e.a]
 }
 
 // TxnRecord is a source transaction as the trace shows it.
@@ -110,7 +129,6 @@ type VersionRecord struct {
 	Table      string
 	Key        string
 	UpdatedAt  vtime.Time
-	CommitAt   vtime.Time
 	LSN        mvcc.LSN
 	Seq        int32
 	CommitStep int32
@@ -173,8 +191,13 @@ type Trace struct {
 	Pipes    []extract.Config
 	Faults   []Fault // injected by a learner, in step order
 	Tables   []SourceTable
+	Feeds    []Feed    // tables and producers that reach a target through the log
+	Log      *LogTrace // the partitioned log's history; nil when the scenario has no topic
 	checks   check.Config
 	noun     map[string]string
+	truth    truthLog
+	actors   []string // names of the actors of non-source events, each once
+	texts    []string // narrations of non-source events, by Event.b
 }
 
 // SourceTable describes a source table in the trace.
@@ -252,7 +275,7 @@ func (t *Trace) targetOf(table string) string {
 			return p.To
 		}
 	}
-	return ""
+	return t.feedTarget(table)
 }
 
 // truthKey is the key truth reports: the business key alone when there is one
@@ -264,55 +287,12 @@ func (t *Trace) truthKey(table, key string) string {
 	return t.targetOf(table) + ":" + key
 }
 
-// TruthAt computes the truth after step n from the histories.
+// TruthAt returns the truth after step n. It starts from the nearest
+// snapshot of the truth log at or before n and replays at most a snapshot
+// interval of changes, so it costs the size of the truth, not of the trace.
+// A key is reported once: duplicated takes precedence over stale.
 func (t *Trace) TruthAt(n int) Truth {
-	tr := Truth{Missing: []string{}, Duplicated: map[string]int{}, Stale: []string{}}
-	type tally struct {
-		count, newest int
-	}
-	seen := map[string]*tally{}
-	for _, h := range t.Targets {
-		for _, r := range sink.At(h.Rows, int32(t.clampStep(n))) {
-			k := r.Key
-			if len(t.Targets) > 1 {
-				k = h.Name + ":" + k
-			}
-			tl := seen[k]
-			if tl == nil {
-				tl = &tally{}
-				seen[k] = tl
-			}
-			tl.count++
-			tl.newest = max(tl.newest, r.Seq)
-		}
-	}
-	live := map[string]bool{}
-	for _, v := range t.LiveAt(n) {
-		if t.targetOf(v.Table) == "" {
-			continue
-		}
-		k := t.truthKey(v.Table, v.Key)
-		live[k] = true
-		tl := seen[k]
-		switch {
-		case tl == nil:
-			tr.Missing = append(tr.Missing, k)
-		case tl.newest < int(v.Seq):
-			tr.Stale = append(tr.Stale, k)
-		}
-	}
-	for k, tl := range seen {
-		if tl.count > 1 {
-			tr.Duplicated[k] = tl.count
-		}
-		if !live[k] {
-			tr.Stale = append(tr.Stale, k)
-		}
-	}
-	slices.SortFunc(tr.Missing, mvcc.CompareKeys)
-	slices.SortFunc(tr.Stale, mvcc.CompareKeys)
-	tr.Stale = slices.Compact(tr.Stale)
-	return tr
+	return t.truth.at(int32(t.clampStep(n)))
 }
 
 // Final is the truth after the last step.
@@ -376,16 +356,24 @@ func (t *Trace) ObserveAt(n int) check.Observation {
 			}
 		}
 	}
-	o.Source = sourceAsker{t.LiveAt(n), t}
+	o.Source = &sourceAsker{t: t, step: n}
+	o.Log = t.logView(n)
 	return o
 }
 
+// sourceAsker answers count queries on the source as it stood at a step. It
+// reads the source only when a check asks, since that costs every row.
 type sourceAsker struct {
-	live []VersionRecord
 	t    *Trace
+	step int
+	live []VersionRecord
+	read bool
 }
 
-func (s sourceAsker) CountUpdatedBetween(from, to vtime.Time) int {
+func (s *sourceAsker) CountUpdatedBetween(from, to vtime.Time) int {
+	if !s.read {
+		s.live, s.read = s.t.LiveAt(s.step), true
+	}
 	c := 0
 	for _, v := range s.live {
 		if s.t.targetOf(v.Table) != "" && v.UpdatedAt >= from && v.UpdatedAt <= to {

@@ -112,6 +112,10 @@ func TestJSONShape(t *testing.T) {
 					History  []map[string]any `json:"history"`
 				} `json:"marks"`
 				Events []map[string]any `json:"events"`
+				Log    *struct {
+					Partitions []map[string]any `json:"partitions"`
+					Records    []map[string]any `json:"records"`
+				} `json:"log"`
 			}
 			require.NoError(t, json.Unmarshal([]byte(js), &doc))
 			require.NotNil(t, doc.Scenario)
@@ -132,7 +136,23 @@ func TestJSONShape(t *testing.T) {
 				}
 				assert.Contains(t, []any{"pass", "fail", "not-run"}, c["status"])
 			}
-			require.NotEmpty(t, doc.Marks)
+			if doc.Log != nil {
+				// The log world: every partition with its offsets and each group's lag,
+				// every record with its partition and offset.
+				require.NotEmpty(t, doc.Log.Partitions)
+				for _, p := range doc.Log.Partitions {
+					for _, f := range []string{"topic", "partition", "log_start", "end", "groups"} {
+						assert.Contains(t, p, f, "partition %v", p)
+					}
+				}
+				for _, r := range doc.Log.Records {
+					for _, f := range []string{"topic", "partition", "offset", "key", "step"} {
+						assert.Contains(t, r, f, "record %v", r)
+					}
+				}
+			} else {
+				require.NotEmpty(t, doc.Marks)
+			}
 			for _, m := range doc.Marks {
 				require.NotNil(t, m.Pipeline)
 				for _, p := range m.History {

@@ -83,10 +83,11 @@ type Observation struct {
 	Marks     []MarkSeries
 	Runs      []Run
 	Target    []TargetRow
-	Collapsed int   // duplicates the merge reported absorbing
-	Overlap   bool  // some pipeline reads an overlap window
-	KeysInt   bool  // the business key is a whole number
-	Source    Asker // answers count queries on the source as it is now
+	Collapsed int      // duplicates the merge reported absorbing
+	Overlap   bool     // some pipeline reads an overlap window
+	KeysInt   bool     // the business key is a whole number
+	Source    Asker    // answers count queries on the source as it is now
+	Log       *LogView // the partitioned log as its tools show it; nil when there is none
 }
 
 // Asker answers queries a team can send to the source system.
@@ -105,6 +106,7 @@ type Config struct {
 	StallRuns    int     // rate of change: this many runs in a row without an advance is a stall
 	JumpFactor   float64 // rate of change: an advance this many times the median is a jump
 	GapScanLimit int     // gap scan: how many holes to name
+	MaxLag       int     // consumer lag: the most records a partition may be behind
 }
 
 // DefaultConfig is the configuration used when a scenario sets nothing.
@@ -116,6 +118,7 @@ func DefaultConfig() Config {
 var Names = []string{
 	"monotonicity", "rate-of-change", "reconciliation-same-column", "reconciliation-independent",
 	"zero-advance", "overlap-reread", "gap-scan", "uniqueness",
+	"consumer-lag", "version-order", "offset-gap",
 }
 
 // Family maps the name used in a scenario's check line to the checks it enables.
@@ -145,7 +148,7 @@ var About = map[string][2]string{
 		"small steady losses: a few rows short per run looks like a normal advance",
 	},
 	"reconciliation-same-column": {
-		"rows lost by a crash between reading and writing",
+		"a run that wrote fewer rows than it read, such as a crash after the mark moved and before the write",
 		"everything the visibility gap loses: it counts with the pipeline's own predicate and agrees with it",
 	},
 	"reconciliation-independent": {
@@ -174,6 +177,9 @@ var About = map[string][2]string{
 func Evaluate(cfg Config, o Observation) []Result {
 	var out []Result
 	for _, name := range Names {
+		if len(cfg.Enabled) == 0 && o.Log == nil && isLogCheck(name) {
+			continue
+		}
 		if len(cfg.Enabled) > 0 && !cfg.Enabled[name] {
 			continue
 		}
@@ -195,6 +201,12 @@ func Evaluate(cfg Config, o Observation) []Result {
 			r = gapScan(cfg, o)
 		case "uniqueness":
 			r = uniqueness(o)
+		case "consumer-lag":
+			r = consumerLag(cfg, o)
+		case "version-order":
+			r = versionOrder(o)
+		case "offset-gap":
+			r = offsetGap(o)
 		}
 		r.Name = name
 		r.Catches, r.Misses = About[name][0], About[name][1]
@@ -223,7 +235,7 @@ func monotonicity(o Observation) Result {
 	if changes == 0 {
 		return Result{Status: NotRun, Detail: "no mark has been stored yet"}
 	}
-	return Result{Status: Pass, Detail: fmt.Sprintf("%d stored values, none lower than the one before", changes)}
+	return Result{Status: Pass, Detail: fmt.Sprintf("%s, none lower than the one before", plural(changes, "stored value", "stored values"))}
 }
 
 func rateOfChange(cfg Config, o Observation) Result {
@@ -286,7 +298,8 @@ func reconcileSameColumn(o Observation) Result {
 	runs, short := 0, 0
 	var first string
 	for _, r := range o.Runs {
-		if !r.Finished || r.Aborted {
+		// A crashed run's log still shows what it read and what it wrote.
+		if !(r.Finished || r.Crashed) || r.Aborted {
 			continue
 		}
 		runs++
@@ -301,9 +314,9 @@ func reconcileSameColumn(o Observation) Result {
 		return Result{Status: NotRun, Detail: "no run has finished yet"}
 	}
 	if short > 0 {
-		return Result{Status: Fail, Detail: fmt.Sprintf("%d of %d runs wrote fewer rows than the source counted with the same predicate; first: %s", short, runs, first)}
+		return Result{Status: Fail, Detail: fmt.Sprintf("%d of %s wrote fewer rows than the source counted with the same predicate; first: %s", short, plural(runs, "run", "runs"), first)}
 	}
-	return Result{Status: Pass, Detail: fmt.Sprintf("all %d runs agree with the source counted by the same column and window", runs)}
+	return Result{Status: Pass, Detail: fmt.Sprintf("%s agree with the source counted by the same column and window", plural(runs, "run", "runs"))}
 }
 
 func reconcileIndependent(cfg Config, o Observation) Result {
@@ -320,7 +333,7 @@ func reconcileIndependent(cfg Config, o Observation) Result {
 			tgt++
 		}
 	}
-	d := fmt.Sprintf("source counts %d rows with updated_at in %s..%s, target holds %d", src, cfg.ClosedFrom, cfg.ClosedTo, tgt)
+	d := fmt.Sprintf("source counts %s with updated_at in %s..%s, target holds %d", plural(src, "row", "rows"), cfg.ClosedFrom, cfg.ClosedTo, tgt)
 	if src != tgt {
 		return Result{Status: Fail, Detail: d}
 	}
@@ -343,7 +356,7 @@ func zeroAdvance(o Observation) Result {
 		return Result{Status: NotRun, Detail: "no run has finished yet"}
 	}
 	if len(hits) > 0 {
-		return Result{Status: Fail, Detail: fmt.Sprintf("%d runs moved the mark and wrote no rows: %s", len(hits), strings.Join(limit(hits, 4), ", "))}
+		return Result{Status: Fail, Detail: fmt.Sprintf("%s moved the mark and wrote no rows: %s", plural(len(hits), "run", "runs"), strings.Join(limit(hits, 4), ", "))}
 	}
 	return Result{Status: Pass, Detail: "every run that moved the mark wrote rows"}
 }
@@ -358,7 +371,7 @@ func overlapReread(o Observation) Result {
 		known += r.OverlapKnown
 	}
 	rescued := rows - known
-	d := fmt.Sprintf("the overlap re-read %d rows; %d were already in the target, %d were new", rows, known, rescued)
+	d := fmt.Sprintf("the overlap re-read %s; %d already in the target, %d new", plural(rows, "row", "rows"), known, rescued)
 	if rescued > 0 {
 		return Result{Status: Fail, Detail: d + ": late commits are reaching into the window, which may be too narrow"}
 	}
@@ -401,7 +414,7 @@ func gapScan(cfg Config, o Observation) Result {
 	if len(holes) == 0 {
 		return Result{Status: Pass, Detail: fmt.Sprintf("ids %d–%d have no holes", keys[0], keys[len(keys)-1])}
 	}
-	return Result{Status: Fail, Detail: fmt.Sprintf("%d ids missing between %d and %d: %s", count, keys[0], keys[len(keys)-1], strings.Join(limit(holes, max(cfg.GapScanLimit, 1)), ", "))}
+	return Result{Status: Fail, Detail: fmt.Sprintf("%s missing between %d and %d: %s", plural(int(count), "id", "ids"), keys[0], keys[len(keys)-1], strings.Join(limit(holes, max(cfg.GapScanLimit, 1)), ", "))}
 }
 
 func uniqueness(o Observation) Result {
@@ -428,9 +441,17 @@ func uniqueness(o Observation) Result {
 		for i, k := range dups {
 			named[i] = fmt.Sprintf("%s ×%d", k, counts[k])
 		}
-		return Result{Status: Fail, Detail: fmt.Sprintf("%d keys appear more than once: %s%s", len(dups), strings.Join(limit(named, 6), ", "), collapsed)}
+		return Result{Status: Fail, Detail: fmt.Sprintf("%s more than once: %s%s", plural(len(dups), "key appears", "keys appear"), strings.Join(limit(named, 6), ", "), collapsed)}
 	}
-	return Result{Status: Pass, Detail: fmt.Sprintf("%d keys, each once%s", len(counts), collapsed)}
+	return Result{Status: Pass, Detail: fmt.Sprintf("%s, each once%s", plural(len(counts), "key", "keys"), collapsed)}
+}
+
+// plural counts n things: "1 run", "3 runs".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func limit(xs []string, n int) []string {

@@ -25,6 +25,7 @@ type Report struct {
 	Marks    []Mark            `json:"marks"`
 	Events   []Event           `json:"events"`
 	Target   []TargetRow       `json:"target"`
+	Log      *Log              `json:"log,omitempty"` // the partitioned log, when the scenario has one
 }
 
 // Mark is one stored mark and every value it held.
@@ -71,8 +72,9 @@ func Build(t *engine.Trace) Report {
 		r.Knobs = map[string]string{}
 	}
 	for i, e := range t.Events {
-		r.Events[i] = Event{Step: int(e.Step), At: e.At.String(), Actor: e.Actor, Kind: e.Kind.String(), Narration: t.Narration(&t.Events[i])}
+		r.Events[i] = Event{Step: int(e.Step), At: e.At.String(), Actor: t.Actor(&t.Events[i]), Kind: e.Kind.String(), Narration: t.Narration(&t.Events[i])}
 	}
+	r.Log = buildLog(t)
 	for _, h := range t.Marks {
 		m := Mark{Pipeline: h.Pipeline, Mark: h.Name, Kind: h.Kind.String(), History: []MarkPoint{}}
 		for _, p := range h.Points {
@@ -103,8 +105,8 @@ func Text(w io.Writer, t *engine.Trace) error {
 	}
 	b.WriteString("\nTIMELINE\n")
 	actorW := len("actor")
-	for _, e := range t.Events {
-		actorW = max(actorW, len(e.Actor))
+	for i := range t.Events {
+		actorW = max(actorW, len(t.Actor(&t.Events[i])))
 	}
 	stepW := len(fmt.Sprint(len(t.Events)))
 	fmt.Fprintf(&b, "  %*s  %-8s  %-*s  %s\n", stepW, "#", "time", actorW, "actor", "what happened")
@@ -114,7 +116,7 @@ func Text(w io.Writer, t *engine.Trace) error {
 		if c != t.Counts[i] {
 			flag = fmt.Sprintf("   [truth: %d not in target, %d duplicated, %d stale]", c.Missing, c.Duplicated, c.Stale)
 		}
-		fmt.Fprintf(&b, "  %*d  %-8s  %-*s  %s%s\n", stepW, e.Step, e.At, actorW, e.Actor, t.Narration(&t.Events[i]), flag)
+		fmt.Fprintf(&b, "  %*d  %-8s  %-*s  %s%s\n", stepW, e.Step, e.At, actorW, t.Actor(&t.Events[i]), t.Narration(&t.Events[i]), flag)
 	}
 	b.WriteString("\nMARKS\n")
 	for _, h := range t.Marks {
@@ -139,6 +141,7 @@ func Text(w io.Writer, t *engine.Trace) error {
 			fmt.Fprintf(&b, "    %s=%-6s updated_at=%s  version %d\n", h.Key, r.Key, r.UpdatedAt, r.Seq)
 		}
 	}
+	logText(&b, t)
 	truth := t.Final()
 	b.WriteString("\nTRUTH (what the simulator knows; no check sees this)\n")
 	fmt.Fprintf(&b, "  missing:    %s\n", list(truth.Missing))

@@ -21,9 +21,10 @@ const (
 	Append    Mode = iota // INSERT every row read: a re-read becomes a duplicate
 	Merge                 // MERGE on the business key: a re-read replaces the row
 	Overwrite             // DELETE the run's interval, then INSERT it: a re-read replaces the slice
+	Upsert                // UPSERT on the business key, last write wins: an older version arriving late replaces a newer one
 )
 
-// ParseMode reads append, merge or overwrite.
+// ParseMode reads append, merge, overwrite or upsert.
 func ParseMode(s string) (Mode, bool) {
 	switch s {
 	case "append":
@@ -32,11 +33,13 @@ func ParseMode(s string) (Mode, bool) {
 		return Merge, true
 	case "overwrite":
 		return Overwrite, true
+	case "upsert":
+		return Upsert, true
 	}
 	return 0, false
 }
 
-func (m Mode) String() string { return [...]string{"append", "merge", "overwrite"}[m] }
+func (m Mode) String() string { return [...]string{"append", "merge", "overwrite", "upsert"}[m] }
 
 // Live is the removal step of a row still in the table.
 const Live = math.MaxInt32
@@ -130,6 +133,13 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 					continue
 				}
 				cur.RemovedStep = step
+				res.Replaced++
+				t.setLive(in.Key, nil)
+			}
+		}
+		if t.Mode == Upsert {
+			if idxs := t.live[in.Key]; len(idxs) > 0 {
+				t.rows[idxs[0]].RemovedStep = step
 				res.Replaced++
 				t.setLive(in.Key, nil)
 			}

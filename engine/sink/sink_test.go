@@ -101,11 +101,23 @@ func TestOverwriteReplacesItsInterval(t *testing.T) {
 }
 
 func TestParseMode(t *testing.T) {
-	for _, m := range []sink.Mode{sink.Append, sink.Merge, sink.Overwrite} {
+	for _, m := range []sink.Mode{sink.Append, sink.Merge, sink.Overwrite, sink.Upsert} {
 		got, ok := sink.ParseMode(m.String())
 		require.True(t, ok)
 		assert.Equal(t, m, got)
 	}
-	_, ok := sink.ParseMode("upsert")
+	_, ok := sink.ParseMode("replace")
 	assert.False(t, ok)
+}
+
+// An upsert keeps whatever arrived last, even an older version: the table a
+// consumer builds by arrival order.
+func TestUpsertLastWriteWins(t *testing.T) {
+	tb := sink.New("t", "id", sink.Upsert)
+	noop := func(string, int, int) {}
+	tb.Write([]sink.In{{Key: "1", Seq: 2}}, 0, 1, nil, noop)
+	res := tb.Write([]sink.In{{Key: "1", Seq: 1}}, 0, 2, nil, noop)
+	assert.Equal(t, 1, res.Replaced)
+	assert.Equal(t, 1, tb.Count("1"))
+	assert.Equal(t, 1, tb.Newest("1"), "the older version replaced the newer")
 }

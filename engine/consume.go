@@ -1,0 +1,511 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine/group"
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/topic"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// groupState is a consumer group while the world runs.
+type groupState struct {
+	name     string
+	g        *group.Group
+	topic    *TopicHistory
+	target   *sink.Table
+	hist     *GroupHistory
+	commit   string // after, before or auto
+	interval vtime.Duration
+	reset    string // earliest, latest or none
+	dedup    bool   // skip records whose event id was seen
+	tsMark   bool   // keep a max-seen updated_at mark instead of trusting offsets
+	refresh  vtime.Duration
+	members  map[string]*member
+	seenIDs  map[string]bool
+	mark     vtime.Time
+	hasMark  bool
+}
+
+// member is one consumer process of a group.
+//
+// Invariant: pos holds positions only for partitions the member owns in
+// generation gen; a partition without a position resumes from the committed offset.
+type member struct {
+	name     string
+	gen      int
+	pos      map[int]int64
+	paused   vtime.Time // polls before this time return nothing
+	stopped  bool       // auto.offset.reset=none refused to move a position
+	nextAuto vtime.Time
+}
+
+// readFrom is where the group will read partition p next: its owner's
+// position, else the committed offset, else 0.
+func (g *groupState) readFrom(p int) int64 {
+	if o := g.g.Owner[p]; o != "" {
+		if m := g.members[o]; m != nil {
+			if pos, ok := m.pos[p]; ok {
+				return pos
+			}
+		}
+	}
+	return max(g.g.Committed[p], 0)
+}
+
+func (g *groupState) pname(p int) string { return fmt.Sprintf("%s-%d", g.topic.Name, p) }
+
+// join adds or removes a member and rebalances.
+func (w *World) join(g *groupState, name string, joining bool) {
+	if joining {
+		if !g.g.Join(name) {
+			w.emit(g.name+"/"+name, KindRebalance, -1, "%s is already a member of %s; nothing changes.", name, g.name)
+			return
+		}
+		g.members[name] = &member{name: name, pos: map[int]int64{}, nextAuto: w.now.Add(g.interval)}
+		w.rebalance(g, name+" joins "+g.name)
+		return
+	}
+	if !g.g.Leave(name) {
+		w.emit(g.name+"/"+name, KindRebalance, -1, "%s is not a member of %s; nothing changes.", name, g.name)
+		return
+	}
+	delete(g.members, name)
+	w.rebalance(g, name+" leaves "+g.name)
+}
+
+// rebalance reassigns every partition; each member resumes from the
+// committed offsets of what it now owns, dropping any position it held.
+func (w *World) rebalance(g *groupState, why string) {
+	a := g.g.Rebalance()
+	var parts []string
+	for _, m := range slices.Sorted(mapsKeys(g.members)) {
+		mem := g.members[m]
+		mem.gen = g.g.Generation
+		mem.pos = map[int]int64{}
+		var ps []string
+		for _, p := range a[m] {
+			ps = append(ps, g.pname(p))
+		}
+		if len(ps) == 0 {
+			ps = []string{"nothing (more members than partitions)"}
+		}
+		parts = append(parts, m+" gets "+strings.Join(ps, ", "))
+	}
+	if len(parts) == 0 {
+		parts = []string{"no member is left, so nobody reads"}
+	}
+	w.emit(g.name, KindRebalance, -1, "%s: generation %d (%s assignment) — %s; every member resumes from the committed offsets, and anything read but not committed will be read again.",
+		why, g.g.Generation, g.g.Strategy, strings.Join(parts, "; "))
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// pollPlan is a poll line.
+type pollPlan struct {
+	member  string
+	max     int
+	process vtime.Duration
+	crash   string // none, before-write, before-commit
+}
+
+// batch is what one poll returned, in flight until written.
+type batch struct {
+	gen    int
+	ranges []ReadRange
+	recs   []*topic.Record
+}
+
+// poll fetches up to max records from the member's partitions.
+func (w *World) poll(g *groupState, pl pollPlan) {
+	m := g.members[pl.member]
+	actor := g.name + "/" + pl.member
+	switch {
+	case m == nil:
+		w.emit(actor, KindPoll, -1, "%s polls, but it is not a member of %s, so it is assigned nothing.", pl.member, g.name)
+		return
+	case m.stopped:
+		w.emit(actor, KindPoll, -1, "%s stays stopped on its out-of-range error; nothing is read until an operator moves the offset or re-snapshots.", pl.member)
+		return
+	case w.now < m.paused:
+		w.emit(actor, KindPause, -1, "%s is paused (until %s) and fetches nothing; %s.", pl.member, m.paused, w.lagPhrase(g, pl.member))
+		return
+	}
+	b := &batch{gen: m.gen}
+	var said []string
+	left := pl.max
+	for _, p := range g.g.Owned(pl.member) {
+		part := g.topic.Parts[p]
+		pos, ok := m.pos[p]
+		if !ok {
+			pos = g.g.Committed[p]
+			if pos < 0 {
+				before := len(w.trace.Events)
+				pos, ok = w.offsetReset(g, m, p, -1, "it has no committed offset")
+				if !ok {
+					return
+				}
+				if len(w.trace.Events) > before {
+					m.pos[p] = pos
+					w.then(func() { w.poll(g, pl) })
+					return
+				}
+			}
+		}
+		if pos < part.Start() {
+			why := fmt.Sprintf("its position %d is below the log start %d (retention deleted offsets %s)", pos, part.Start(), offRange(pos, part.Start()))
+			pos, ok = w.offsetReset(g, m, p, pos, why)
+			if !ok {
+				return
+			}
+			m.pos[p] = pos
+			w.then(func() { w.poll(g, pl) })
+			return
+		}
+		m.pos[p] = pos
+		to := min(part.End(), pos+int64(left))
+		if to > pos {
+			rr := ReadRange{Step: int32(w.step()), Member: pl.member, Partition: int32(p), From: pos, To: to}
+			b.ranges = append(b.ranges, rr)
+			g.hist.Reads = append(g.hist.Reads, rr)
+			keys := make([]string, 0, to-pos)
+			for o := pos; o < to; o++ {
+				r := &part.Records[o]
+				b.recs = append(b.recs, r)
+				keys = append(keys, r.Key)
+			}
+			said = append(said, fmt.Sprintf("%s offsets %s (%s)", g.pname(p), offRange(pos, to), strings.Join(limitKeys(keys, 6), ", ")))
+			left -= int(to - pos)
+			m.pos[p] = to
+		}
+	}
+	if len(said) == 0 {
+		w.emit(actor, KindPoll, -1, "%s polls %s and finds nothing new.", pl.member, ownedPhrase(g, pl.member))
+		if g.commit != "auto" {
+			// A reset moved a position: the code commits where it now stands.
+			for _, p := range g.g.Owned(pl.member) {
+				if pos, ok := m.pos[p]; ok && pos != g.g.Committed[p] {
+					b.ranges = append(b.ranges, ReadRange{Partition: int32(p), From: pos, To: pos})
+				}
+			}
+			if len(b.ranges) > 0 {
+				w.then(func() { w.commitBatch(g, m, b, "where the reset left it") })
+			}
+		}
+		return
+	}
+	w.emit(actor, KindPoll, -1, "%s polls %s.", pl.member, strings.Join(said, " and "))
+	if g.commit == "before" {
+		w.then(func() { w.commitBatch(g, m, b, "before writing the batch") })
+	}
+	w.schedule(w.now.Add(pl.process), func() { w.consume(g, m, b, pl) })
+}
+
+func limitKeys(keys []string, n int) []string {
+	if len(keys) <= n {
+		return keys
+	}
+	return append(slices.Clone(keys[:n-1]), fmt.Sprintf("… %s", keys[len(keys)-1]))
+}
+
+func ownedPhrase(g *groupState, m string) string {
+	var ps []string
+	for _, p := range g.g.Owned(m) {
+		ps = append(ps, g.pname(p))
+	}
+	if len(ps) == 0 {
+		return "with no partition assigned"
+	}
+	return strings.Join(ps, ", ")
+}
+
+// offsetReset applies auto.offset.reset to partition p at position pos (-1
+// when there is none). It reports false when the policy is none.
+func (w *World) offsetReset(g *groupState, m *member, p int, pos int64, why string) (int64, bool) {
+	part := g.topic.Parts[p]
+	actor := g.name + "/" + m.name
+	rr := ResetRange{Step: int32(w.step()), Member: m.name, Partition: int32(p), Policy: g.reset}
+	switch g.reset {
+	case "none":
+		m.stopped = true
+		w.emit(actor, KindOffsetReset, -1, "%s's fetch on %s fails: %s, and auto.offset.reset=none allows no reset; the consumer raises an error and stops.", m.name, g.pname(p), why)
+		return 0, false
+	case "latest":
+		to := part.End()
+		if pos >= 0 && to > pos {
+			rr.From, rr.To, rr.Deleted = pos, to, true
+			g.hist.Resets = append(g.hist.Resets, rr)
+			w.emit(actor, KindOffsetReset, -1, "%s: %s, so auto.offset.reset=latest jumps to the log end %d; offsets %s are skipped, the deleted ones and the held ones alike.", m.name, why, to, offRange(pos, to))
+		} else if to > part.Start() {
+			rr.From, rr.To = part.Start(), to
+			g.hist.Resets = append(g.hist.Resets, rr)
+			w.emit(actor, KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=latest starts at the log end %d and will never see what is already there.", m.name, g.pname(p), why, to)
+		}
+		return to, true
+	default:
+		to := part.Start()
+		if pos >= 0 && to > pos {
+			rr.From, rr.To, rr.Deleted = pos, to, true
+			g.hist.Resets = append(g.hist.Resets, rr)
+			w.emit(actor, KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest restarts at %d; offsets %s are gone for good.", m.name, g.pname(p), why, to, offRange(pos, to))
+		} else if to > 0 {
+			w.emit(actor, KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest starts at the log start %d.", m.name, g.pname(p), why, to)
+		}
+		return to, true
+	}
+}
+
+// consume processes a batch into the target, unless the member crashes first.
+func (w *World) consume(g *groupState, m *member, b *batch, pl pollPlan) {
+	actor := g.name + "/" + m.name
+	if pl.crash == "before-write" {
+		w.crashMember(g, m, b, "after polling and before writing the batch")
+		return
+	}
+	in := make([]sink.In, 0, len(b.recs))
+	var skipped []string
+	for _, r := range b.recs {
+		if g.dedup {
+			if g.seenIDs[r.EventID] {
+				skipped = append(skipped, r.EventID)
+				continue
+			}
+			g.seenIDs[r.EventID] = true
+		}
+		if g.tsMark {
+			if g.hasMark && r.UpdatedAt <= g.mark {
+				skipped = append(skipped, fmt.Sprintf("%s (updated_at %s)", r.Key, r.UpdatedAt))
+				continue
+			}
+		}
+		in = append(in, sink.In{Key: r.Key, Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
+	}
+	if g.tsMark {
+		for _, x := range in {
+			if !g.hasMark || x.UpdatedAt > g.mark {
+				g.mark, g.hasMark = x.UpdatedAt, true
+			}
+		}
+	}
+	extra := ""
+	switch {
+	case g.dedup && len(skipped) > 0:
+		extra = fmt.Sprintf("; it skips event ids it has seen: %s", strings.Join(skipped, ", "))
+	case g.dedup:
+		extra = "; every event id is new to it, so its dedup removes nothing"
+	case g.tsMark && len(skipped) > 0:
+		extra = fmt.Sprintf("; its timestamp mark %s drops %s as already seen", g.mark, strings.Join(skipped, ", "))
+	}
+	if g.target == nil {
+		w.emit(actor, KindWrite, -1, "%s processes %d records%s.", m.name, len(in), extra)
+	} else {
+		res := w.deliver(g.target, in)
+		if res.Collapsed > 0 {
+			extra += fmt.Sprintf("; the merge absorbs %d already present", res.Collapsed)
+		}
+		keys := make([]string, len(in))
+		for i, x := range in {
+			keys[i] = x.Key
+		}
+		w.emit(actor, KindWrite, -1, "%s %s %s into %s%s.", m.name, sinkVerb(g.target.Mode), rowsPhrase(w.trace.noun[w.feedName(g)], keys), g.target.Name, extra)
+	}
+	if pl.crash == "before-commit" {
+		w.then(func() { w.crashMember(g, m, b, "after writing the batch and before committing its offsets") })
+		return
+	}
+	if g.commit == "after" {
+		w.then(func() { w.commitBatch(g, m, b, "after writing the batch") })
+	}
+}
+
+func sinkVerb(m sink.Mode) string {
+	return map[sink.Mode]string{sink.Append: "appends", sink.Merge: "merges", sink.Overwrite: "writes", sink.Upsert: "upserts"}[m]
+}
+
+// feedName is the table or producer a group's records come from, for naming rows.
+func (w *World) feedName(g *groupState) string {
+	for _, f := range w.trace.Feeds {
+		if f.Target == g.hist.Target {
+			return f.Table
+		}
+	}
+	return ""
+}
+
+// deliver writes rows into a core target and keeps its history in the trace.
+func (w *World) deliver(target *sink.Table, in []sink.In) sink.Result {
+	res := target.Write(in, -1, int32(w.step()), nil, func(key string, count, newest int) {
+		w.targetChanged(target, key, count, newest)
+	})
+	for i := range w.trace.Targets {
+		if w.trace.Targets[i].Name == target.Name {
+			w.trace.Targets[i].Rows = target.History()
+		}
+	}
+	return res
+}
+
+// commitBatch commits the offsets after a batch, as the next offsets to read.
+func (w *World) commitBatch(g *groupState, m *member, b *batch, when string) {
+	actor := g.name + "/" + m.name
+	var ok, refused []string
+	for _, r := range b.ranges {
+		p := int(r.Partition)
+		if g.g.Commit(m.name, b.gen, p, r.To) {
+			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: r.Partition, Offset: r.To, Member: m.name})
+			ok = append(ok, fmt.Sprintf("offset %d on %s", r.To, g.pname(p)))
+		} else {
+			refused = append(refused, g.pname(p))
+		}
+	}
+	switch {
+	case len(refused) > 0 && len(ok) == 0:
+		w.emit(actor, KindOffset, -1, "%s's commit %s is refused: the group has rebalanced to generation %d since it polled, and %s now belong to the new assignment, which will read them again.",
+			m.name, when, g.g.Generation, strings.Join(refused, ", "))
+	case len(refused) > 0:
+		w.emit(actor, KindOffset, -1, "%s commits %s %s; its commit on %s is refused after the rebalance.", m.name, strings.Join(ok, ", "), when, strings.Join(refused, ", "))
+	case when == "before writing the batch":
+		w.emit(actor, KindOffset, -1, "%s commits %s %s: should it crash now, those records count as done though none is written.", m.name, strings.Join(ok, ", "), when)
+	default:
+		w.emit(actor, KindOffset, -1, "%s commits %s %s: the next offset to read.", m.name, strings.Join(ok, ", "), when)
+	}
+}
+
+// crashMember kills a consumer mid-batch; it restarts at once and its next
+// poll resumes from the committed offsets.
+func (w *World) crashMember(g *groupState, m *member, b *batch, where string) {
+	actor := g.name + "/" + m.name
+	m.pos = map[int]int64{}
+	var lost, again []string
+	for _, r := range b.ranges {
+		c := g.g.Committed[r.Partition]
+		switch {
+		case c >= r.To && where != "after writing the batch and before committing its offsets":
+			lost = append(lost, fmt.Sprintf("%s offsets %s", g.pname(int(r.Partition)), offRange(r.From, r.To)))
+		case c < r.To:
+			again = append(again, fmt.Sprintf("%s offsets %s", g.pname(int(r.Partition)), offRange(max(r.From, c), r.To)))
+		}
+	}
+	var effect string
+	switch {
+	case len(lost) > 0:
+		effect = fmt.Sprintf("the committed offsets already cover %s, so those records are skipped for good", strings.Join(lost, ", "))
+	case len(again) > 0 && strings.Contains(where, "after writing"):
+		effect = fmt.Sprintf("the batch is written but not committed, so the restart reads %s again", strings.Join(again, ", "))
+	case len(again) > 0:
+		effect = fmt.Sprintf("nothing was written or committed, so the restart reads %s again", strings.Join(again, ", "))
+	default:
+		effect = "nothing is lost or repeated"
+	}
+	w.emit(actor, KindCrash, -1, "%s crashes %s and restarts; %s.", m.name, where, effect)
+}
+
+// autoCommit fires the auto-commit timers that are due: each commits its
+// member's position, whatever has been processed.
+func (w *World) autoCommit(g *groupState, name string) {
+	{
+		m := g.members[name]
+		if m == nil || w.now < m.nextAuto {
+			return
+		}
+		for m.nextAuto <= w.now {
+			m.nextAuto = m.nextAuto.Add(g.interval)
+		}
+		var ok []string
+		for _, p := range g.g.Owned(name) {
+			pos, has := m.pos[p]
+			if !has || pos == g.g.Committed[p] {
+				continue
+			}
+			g.g.Commit(name, m.gen, p, pos)
+			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: int32(p), Offset: pos, Member: name})
+			ok = append(ok, fmt.Sprintf("offset %d on %s", pos, g.pname(p)))
+		}
+		if len(ok) > 0 {
+			w.emit(g.name+"/"+name, KindOffset, -1, "%s's auto-commit timer (every %s) commits %s: everything polled so far, processed or not.", name, g.interval, strings.Join(ok, ", "))
+		}
+	}
+}
+
+// lagPhrase says how far behind a member's partitions are.
+func (w *World) lagPhrase(g *groupState, name string) string {
+	var parts []string
+	for _, p := range g.g.Owned(name) {
+		part := g.topic.Parts[p]
+		parts = append(parts, fmt.Sprintf("%s lag %d", g.pname(p), part.End()-max(g.g.Committed[p], part.Start())))
+	}
+	if len(parts) == 0 {
+		return "it owns no partition"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// pause stops a member's fetches until a time.
+func (w *World) pause(g *groupState, name string, until vtime.Time) {
+	m := g.members[name]
+	if m == nil {
+		w.emit(g.name+"/"+name, KindPause, -1, "%s is not a member of %s; there is nothing to pause.", name, g.name)
+		return
+	}
+	m.paused = until
+	w.emit(g.name+"/"+name, KindPause, -1, "%s pauses fetching until %s (a slow downstream, a long GC); records keep arriving and its lag grows.", name, until)
+}
+
+// resnapshot recovers a group whose position points at deleted data: it
+// copies every live row of the source tables that feed the topic into the
+// target in one snapshot, then commits the log end so reading resumes after it.
+func (w *World) resnapshot(g *groupState) {
+	stuck := false
+	for _, m := range g.members {
+		stuck = stuck || m.stopped
+	}
+	if !stuck {
+		w.emit("operator", KindReset, -1, "The runbook says re-snapshot %s only when its consumers stop on an out-of-range offset; none has, so the operator does nothing — whatever a reset skipped stays skipped.", g.name)
+		return
+	}
+	var in []sink.In
+	var tables []string
+	for _, c := range w.log.captures {
+		if c.topic != g.topic {
+			continue
+		}
+		tables = append(tables, c.table)
+		for _, v := range w.db.Table(c.table).Rows() {
+			in = append(in, sink.In{Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN)})
+		}
+	}
+	slices.SortFunc(in, func(a, b sink.In) int { return compareKeyStrings(a.Key, b.Key) })
+	if g.target != nil {
+		w.deliver(g.target, in)
+	}
+	var ends []string
+	for p, part := range g.topic.Parts {
+		g.g.Committed[p] = part.End()
+		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: int32(p), Offset: part.End(), Member: "operator"})
+		ends = append(ends, fmt.Sprintf("offset %d on %s", part.End(), g.pname(p)))
+	}
+	for _, m := range g.members {
+		m.stopped = false
+		m.pos = map[int]int64{}
+	}
+	w.emit("operator", KindReset, -1, "An operator re-snapshots: one consistent read of %s copies all %d live rows into the target, then commits %s so the consumers resume after the snapshot.",
+		strings.Join(tables, ", "), len(in), strings.Join(ends, ", "))
+}
+
+func compareKeyStrings(a, b string) int {
+	if len(a) != len(b) && isInt(a) && isInt(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
+}

@@ -1,0 +1,410 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/topic"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// logWorld is the partitioned log's live state while the world runs.
+type logWorld struct {
+	topics    map[string]*TopicHistory
+	captures  []*capture
+	producers map[string]*producer
+	groups    map[string]*groupState
+	groupOrd  []string
+	nextPID   int32
+	ticking   bool // some topic has retention or some group auto-commits
+}
+
+// capture publishes committed source transactions to a topic: change data
+// capture from the log (cdc), or the application itself after its commit
+// (publish), with or without an outbox.
+type capture struct {
+	name    string
+	table   string
+	topic   *TopicHistory
+	app     bool           // publish: the application sends after committing
+	outbox  bool           // publish through an outbox row committed with the change
+	delay   vtime.Duration // publish: how long after the commit the send happens
+	crashes []vtime.Time   // publish: when the application crashed
+}
+
+// producer is an application sending events of its own.
+//
+// Invariant: seq[p] is the sequence number the next new send to partition p gets.
+type producer struct {
+	name       string
+	topic      *TopicHistory
+	idempotent bool
+	acks       string
+	clock      *Clock
+	pid        int32
+	seq        map[int]int32
+	sticky     int // partition keyless records stick to, or -1
+	stickyN    int // partition count when sticky was chosen
+	ids        int
+	versions   map[string]int32 // intended events so far, per business key
+}
+
+func (w *World) lw() *logWorld {
+	if w.log == nil {
+		w.log = &logWorld{topics: map[string]*TopicHistory{}, producers: map[string]*producer{}, groups: map[string]*groupState{}}
+		w.trace.Log = &LogTrace{}
+	}
+	return w.log
+}
+
+// feedTarget returns the target that rows of table (or a producer's events)
+// reach through the log, or nil.
+func (w *World) feedTarget(table string) *sink.Table {
+	if w.log == nil {
+		return nil
+	}
+	if name := w.trace.feedTarget(table); name != "" {
+		return w.targets[name]
+	}
+	return nil
+}
+
+// noteLog appends a narration note for a bulk event and emits it.
+type logNote struct {
+	topic     int32
+	partition int32
+	offset    int64
+	why       uint8
+}
+
+const (
+	noteSend uint8 = iota
+)
+
+func (w *World) emitNote(actor string, kind Kind, n logNote) {
+	t := w.trace
+	a, ok := w.actors[actor]
+	if !ok {
+		a = int32(len(t.actors))
+		t.actors = append(t.actors, actor)
+		w.actors[actor] = a
+	}
+	t.Log.notes = append(t.Log.notes, n)
+	t.Events = append(t.Events, Event{
+		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: -1, a: a, b: -int32(len(t.Log.notes)),
+	})
+	t.Counts = append(t.Counts, w.counts)
+}
+
+// logNarration renders a bulk event's sentence from its note.
+func (t *Trace) logNarration(e *Event) string {
+	n := t.Log.notes[-e.b-1]
+	h := t.Log.Topics[n.topic]
+	r := &h.Parts[n.partition].Records[n.offset]
+	return fmt.Sprintf("%s sends %s (event %s) to %s-%d, where murmur2 of key %s places it; the broker appends it at offset %d.",
+		r.Producer, t.keyPhrase(r.Producer, r.Key), r.EventID, h.Name, n.partition, r.Key, r.Offset)
+}
+
+func (t *Trace) keyPhrase(table, key string) string {
+	n := t.noun[table]
+	if n == "" {
+		n = "row"
+	}
+	return n + " " + key
+}
+
+// place picks the partition for a record: murmur2 for a key, the sticky
+// partition for a keyless one.
+func (w *World) place(p *producer, key string, keyed bool) int {
+	n := len(p.topic.Parts)
+	if keyed {
+		return topic.PartitionFor(key, n)
+	}
+	if p.sticky < 0 || p.stickyN != n {
+		p.sticky, p.stickyN = w.rng.IntN(n), n
+	}
+	return p.sticky
+}
+
+func (w *World) topicIndex(h *TopicHistory) int32 {
+	for i, x := range w.trace.Log.Topics {
+		if x == h {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// intend records an event the application means to deliver exactly once:
+// the truth the target is compared with.
+func (w *World) intend(p *producer, key string) (int32, int32) {
+	p.versions[key]++
+	seq := p.versions[key]
+	op := mvcc.Insert
+	if seq > 1 {
+		op = mvcc.Update
+	}
+	now := p.clock.Read(w.now)
+	step := w.step()
+	w.trace.Versions = append(w.trace.Versions, VersionRecord{Table: p.name, Key: key, Op: op, Seq: seq, UpdatedAt: now, CommitStep: int32(step)})
+	target := w.feedTarget(p.name)
+	ks := w.keyState(target, key)
+	ks.sourceSeq = int(seq)
+	w.settle(target, ks)
+	return seq, int32(len(w.trace.Versions) - 1)
+}
+
+// sendPlan is one produce line.
+type sendPlan struct {
+	key     string
+	keyed   bool
+	id      string
+	fail    string // none, timeout, lost
+	retry   string // none, broker, app, session
+	regenID bool
+}
+
+func (w *World) nextID(p *producer) string {
+	p.ids++
+	return p.name + "-" + strconv.Itoa(p.ids)
+}
+
+// send is one produce: the intended event, the first attempt and any retry.
+func (w *World) send(p *producer, s sendPlan) {
+	seq, intent := w.intend(p, s.key)
+	id := s.id
+	if id == "" {
+		id = w.nextID(p)
+	}
+	part := w.place(p, s.key, s.keyed)
+	pname := p.topic.Name + "-" + strconv.Itoa(part)
+	rec := topic.Record{Key: s.key, Keyed: s.keyed, Time: p.clock.Read(w.now), UpdatedAt: p.clock.Read(w.now), Seq: seq,
+		EventID: id, Producer: p.name, Intent: intent, PID: p.pid, PSeq: p.seq[part], Step: int32(w.step())}
+	p.seq[part]++
+	what := w.trace.keyPhrase(p.name, s.key)
+	where := fmt.Sprintf("murmur2 of key %s places it on %s", s.key, pname)
+	if !s.keyed {
+		where = fmt.Sprintf("it has no key, so it goes to the partition the producer sticks to, %s", pname)
+	}
+	switch {
+	case s.fail == "none":
+		if s.keyed {
+			off, _ := p.topic.Append(part, rec, p.idempotent)
+			w.emitNote(p.name, KindProduce, logNote{topic: w.topicIndex(p.topic), partition: int32(part), offset: off, why: noteSend})
+			return
+		}
+		off, _ := p.topic.Append(part, rec, p.idempotent)
+		w.emit(p.name, KindProduce, -1, "%s sends %s (event %s); %s; the broker appends it at offset %d and acks.", p.name, what, id, where, off)
+		return
+	case p.acks == "0":
+		if s.fail == "timeout" {
+			off, _ := p.topic.Append(part, rec, p.idempotent)
+			w.emit(p.name, KindProduce, -1, "%s sends %s (event %s) with acks=0; %s; it lands at offset %d, and the producer never waits to hear so.", p.name, what, id, where, off)
+			return
+		}
+		w.emit(p.name, KindLost, -1, "%s sends %s (event %s) with acks=0 and the request is lost on the way; with no acknowledgement expected, nobody retries and the event is gone.", p.name, what, id)
+		return
+	case s.fail == "lost":
+		w.emit(p.name, KindLost, -1, "%s sends %s (event %s) for %s and the request is lost before the broker sees it; the send times out.", p.name, what, id, pname)
+	default:
+		off, _ := p.topic.Append(part, rec, p.idempotent)
+		w.emit(p.name, KindProduce, -1, "%s sends %s (event %s); %s; the broker appends it at offset %d but the acknowledgement is lost, so the send times out and %s cannot tell whether it landed.", p.name, what, id, where, off, p.name)
+	}
+	w.then(func() { w.retry(p, s, rec, part, pname, what) })
+}
+
+// then runs fn as the next step at this same instant, so that every step
+// of the trace is one action of the world.
+func (w *World) then(fn func()) { w.soon = append(w.soon, fn) }
+
+// retry is what follows a failed send: nothing, the client's own retry, or
+// the application's resend.
+func (w *World) retry(p *producer, s sendPlan, rec topic.Record, part int, pname, what string) {
+	rec.Step = int32(w.step())
+	switch s.retry {
+	case "none":
+		tail := "the event is not in the log"
+		if s.fail == "timeout" {
+			tail = "the event is in the log all the same, once"
+		}
+		w.emit(p.name, KindProduce, -1, "%s gives up and reports the send as failed; %s.", p.name, tail)
+	case "broker":
+		off, dup := p.topic.Append(part, rec, p.idempotent)
+		switch {
+		case dup:
+			w.emit(p.name, KindProduce, -1, "%s's client retries the same batch (producer id %d, sequence %d); the idempotent broker has already appended that sequence on %s and drops the copy: one event, acked.", p.name, rec.PID, rec.PSeq, pname)
+		case s.fail == "timeout":
+			w.emit(p.name, KindProduce, -1, "%s's client retries the same batch; without idempotence the broker cannot recognise it and appends it again at offset %d: %s is in the log twice.", p.name, off, what)
+		default:
+			w.emit(p.name, KindProduce, -1, "%s's client retries the batch and the broker appends it at offset %d; the first attempt never arrived, so this is the only copy.", p.name, off)
+		}
+	case "app", "session":
+		why := "the application catches the timeout and sends the event again as a new record with a new sequence number, so even an idempotent broker sees a new write"
+		if s.retry == "session" {
+			p.pid = w.log.newPID()
+			p.seq = map[int]int32{}
+			why = fmt.Sprintf("the application restarts its producer, which gets producer id %d and starts its sequences again; the broker cannot link the resend to the first attempt", p.pid)
+		}
+		rec.PID, rec.PSeq = p.pid, p.seq[part]
+		p.seq[part]++
+		if s.regenID {
+			rec.EventID = w.nextID(p)
+			why += fmt.Sprintf(", and the event is built afresh with id %s", rec.EventID)
+		}
+		part2 := w.place(p, s.key, s.keyed)
+		off, _ := p.topic.Append(part2, rec, p.idempotent)
+		dup := "twice"
+		if s.fail == "lost" {
+			dup = "once, as intended"
+		}
+		w.emit(p.name, KindProduce, -1, "%s resends %s: %s; it lands at offset %d on %s-%d, and the event is in the log %s.", p.name, what, why, off, p.topic.Name, part2, dup)
+	}
+}
+
+func (l *logWorld) newPID() int32 {
+	l.nextPID++
+	return l.nextPID
+}
+
+// captureCommit hands a committed transaction to every capture that reads
+// one of its tables: whole, in commit order, with its LSN.
+func (w *World) captureCommit(ts *txnState) {
+	for _, c := range w.log.captures {
+		var vs []*mvcc.Version
+		for _, v := range ts.tx.Writes {
+			if v.Table == c.table {
+				vs = append(vs, v)
+			}
+		}
+		if len(vs) == 0 {
+			continue
+		}
+		c, name, lsn, commitAt := c, ts.name, ts.tx.LSN, w.now
+		stampAt := w.source.Read(w.now)
+		w.schedule(w.now.Add(c.delay), func() { w.publish(c, name, lsn, commitAt, stampAt, vs) })
+	}
+}
+
+// publish appends a committed transaction's rows to the capture's topic.
+func (w *World) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt vtime.Time, vs []*mvcc.Version) {
+	keys := keysOf(vs)
+	what := rowsPhrase(w.trace.noun[c.table], keys)
+	if c.app && !c.outbox {
+		for _, at := range c.crashes {
+			if at >= commitAt && at < w.now {
+				w.emit(c.name, KindLost, -1, "%s was to publish %s of %s after the commit, but it crashed at %s in between; the rows are committed and their events will never be sent.", c.name, what, txn, at)
+				return
+			}
+		}
+	}
+	var placed []string
+	for _, v := range vs {
+		part := topic.PartitionFor(v.Key, len(c.topic.Parts))
+		off, _ := c.topic.Append(part, topic.Record{Key: v.Key, Keyed: true, Time: stampAt, UpdatedAt: v.UpdatedAt, Seq: int32(v.Seq),
+			LSN: int64(lsn), Txn: txn, Producer: c.name, Intent: -1, Step: int32(w.step())}, false)
+		placed = append(placed, fmt.Sprintf("%s → %s-%d@%d", v.Key, c.topic.Name, part, off))
+	}
+	switch {
+	case !c.app:
+		w.emit(c.name, KindProduce, -1, "%s reads %s (lsn %d) from the source's log and publishes it whole, in commit order: %s.", c.name, txn, lsn, strings.Join(placed, ", "))
+	case c.outbox:
+		w.emit(c.name, KindProduce, -1, "The outbox relay publishes %s, written in the same transaction as %s (lsn %d): %s.", what, txn, lsn, strings.Join(placed, ", "))
+	default:
+		w.emit(c.name, KindProduce, -1, "%s publishes %s after %s committed, a second write the database knows nothing about: %s.", c.name, what, txn, strings.Join(placed, ", "))
+	}
+}
+
+// crashApp records that a publishing application died at this instant.
+func (w *World) crashApp(c *capture) {
+	c.crashes = append(c.crashes, w.now)
+	if c.outbox {
+		w.emit(c.name, KindCrash, -1, "%s crashes and restarts; its events sit in the outbox table, committed with the rows, so the relay sends them anyway.", c.name)
+		return
+	}
+	w.emit(c.name, KindCrash, -1, "%s crashes and restarts; any order it had committed but not yet published is now only in the database.", c.name)
+}
+
+// tick is the log's housekeeping, once a second of virtual time while the
+// world has anything else to do: retention, then auto-commit timers.
+func (w *World) tick() {
+	for _, h := range w.trace.Log.Topics {
+		w.then(func() { w.expire(h) })
+	}
+	for _, name := range w.log.groupOrd {
+		g := w.log.groups[name]
+		if g.commit != "auto" {
+			continue
+		}
+		for _, m := range g.g.Members {
+			w.then(func() { w.autoCommit(g, m) })
+		}
+	}
+	if len(w.q) > 0 {
+		w.schedule(w.now.Add(vtime.Second), w.tick)
+		w.hint.events--
+	}
+}
+
+func (w *World) expire(h *TopicHistory) {
+	step := int32(w.step())
+	gone := h.Expire(w.now, step)
+	if len(gone) == 0 {
+		return
+	}
+	var parts []string
+	for _, d := range gone {
+		s := d.Segment
+		pname := fmt.Sprintf("%s-%d", h.Name, d.Partition)
+		txt := fmt.Sprintf("%s %s %s (newest record %s)", pname, offsetsWord(int(s.End-s.Base)), offRange(s.Base, s.End), s.Newest)
+		for _, name := range w.log.groupOrd {
+			g := w.log.groups[name]
+			if g.topic != h {
+				continue
+			}
+			pos := g.readFrom(d.Partition)
+			if pos < s.End {
+				n := int(s.End - max(pos, s.Base))
+				txt += fmt.Sprintf(", of which %s %s %s never read by %s", offsetsWord(n), offRange(max(pos, s.Base), s.End), wereWas(n), g.name)
+			}
+		}
+		parts = append(parts, txt)
+	}
+	w.emit("broker", KindRetention, -1, "Retention (%s) deletes whole segments whose newest record is older than that: %s; each log start moves past them.", h.Retention, strings.Join(parts, "; "))
+}
+
+// offRange prints offsets [a, b) as "3" or "3–5".
+func offRange(a, b int64) string {
+	if b-a == 1 {
+		return strconv.FormatInt(a, 10)
+	}
+	return fmt.Sprintf("%d–%d", a, b-1)
+}
+
+// addPartitions grows a topic; groups on it rebalance after their refresh.
+func (w *World) addPartitions(h *TopicHistory, n int) {
+	before := len(h.Parts)
+	if n <= before {
+		w.emit("operator", KindRebalance, -1, "An operator asks for %d partitions on %s, which already has %d; partitions can only be added, so nothing changes.", n, h.Name, before)
+		return
+	}
+	h.Grow(n)
+	h.Counts = append(h.Counts, CountPoint{Step: int32(w.step()), N: n})
+	w.emit("operator", KindRebalance, -1, "An operator raises %s from %d to %d partitions; no record moves, but from now on murmur2(key) mod %d places keys, so many keys' next events land on a different partition than their history.", h.Name, before, n, n)
+	for _, name := range w.log.groupOrd {
+		g := w.log.groups[name]
+		if g.topic == h {
+			g.g.Resize(n)
+			w.schedule(w.now.Add(g.refresh), func() { w.rebalance(g, fmt.Sprintf("%s notices %s now has %d partitions", g.name, h.Name, n)) })
+		}
+	}
+}
+
+func offsetsWord(n int) string {
+	if n == 1 {
+		return "offset"
+	}
+	return "offsets"
+}

@@ -1,0 +1,109 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/topic"
+)
+
+// Log is the partitioned log at the end of a run: every partition with its
+// log start and end and each group's committed offset and lag, and every
+// record ever appended with its partition and offset.
+type Log struct {
+	Partitions []Partition `json:"partitions"`
+	Records    []Record    `json:"records"`
+}
+
+// Partition is one partition at the end of the run.
+type Partition struct {
+	Topic     string        `json:"topic"`
+	Partition int           `json:"partition"`
+	LogStart  int64         `json:"log_start"`
+	End       int64         `json:"end"`
+	Groups    []GroupOffset `json:"groups"`
+}
+
+// GroupOffset is a group's committed offset on a partition (-1: none) and its lag.
+type GroupOffset struct {
+	Group     string `json:"group"`
+	Committed int64  `json:"committed"`
+	Lag       int64  `json:"lag"`
+}
+
+// Record is one record the log held, with the steps it was appended and
+// (when retention removed it) deleted at.
+type Record struct {
+	Topic     string `json:"topic"`
+	Partition int    `json:"partition"`
+	Offset    int64  `json:"offset"`
+	Key       string `json:"key"`
+	Version   int32  `json:"version"`
+	LSN       int64  `json:"lsn,omitempty"`
+	EventID   string `json:"event_id,omitempty"`
+	Producer  string `json:"producer"`
+	At        string `json:"at"`
+	Step      int32  `json:"step"`
+	Deleted   int32  `json:"deleted_step,omitempty"`
+}
+
+func buildLog(t *engine.Trace) *Log {
+	if t.Log == nil {
+		return nil
+	}
+	l := &Log{Partitions: []Partition{}, Records: []Record{}}
+	for _, s := range t.LogAt(t.Steps()) {
+		p := Partition{Topic: s.Topic, Partition: s.Partition, LogStart: s.Start, End: s.End, Groups: []GroupOffset{}}
+		for _, g := range s.Groups {
+			p.Groups = append(p.Groups, GroupOffset{Group: g.Group, Committed: g.Committed, Lag: g.Lag})
+		}
+		l.Partitions = append(l.Partitions, p)
+		for _, r := range t.RecordsAt(s.Topic, s.Partition, t.Steps()) {
+			rec := Record{Topic: s.Topic, Partition: s.Partition, Offset: r.Offset, Key: r.Key, Version: r.Seq, LSN: r.LSN,
+				EventID: r.EventID, Producer: r.Producer, At: r.Time.String(), Step: r.Step}
+			if r.Deleted != topic.Live {
+				rec.Deleted = r.Deleted
+			}
+			l.Records = append(l.Records, rec)
+		}
+	}
+	return l
+}
+
+// logText writes the LOG section: one line per partition, its offsets and
+// the keys it holds.
+func logText(b *strings.Builder, t *engine.Trace) {
+	if t.Log == nil {
+		return
+	}
+	b.WriteString("\nLOG (records as offset:key, later versions as vN, deleted ones in brackets)\n")
+	for _, s := range t.LogAt(t.Steps()) {
+		var gs []string
+		for _, g := range s.Groups {
+			c := "none"
+			if g.Committed >= 0 {
+				c = fmt.Sprint(g.Committed)
+			}
+			gs = append(gs, fmt.Sprintf("%s committed %s lag %d", g.Group, c, g.Lag))
+		}
+		fmt.Fprintf(b, "  %s-%d  log start %d  end %d  %s\n", s.Topic, s.Partition, s.Start, s.End, strings.Join(gs, "; "))
+		var recs []string
+		for _, r := range t.RecordsAt(s.Topic, s.Partition, t.Steps()) {
+			x := fmt.Sprintf("%d:%s", r.Offset, r.Key)
+			if r.Seq > 1 {
+				x += fmt.Sprintf("v%d", r.Seq)
+			}
+			if r.Deleted != topic.Live {
+				x = "(" + x + ")"
+			}
+			recs = append(recs, x)
+		}
+		if len(recs) > 0 {
+			if len(recs) > 24 {
+				recs = append(recs[:12], fmt.Sprintf("… %d more …", len(recs)-24), strings.Join(recs[len(recs)-12:], " "))
+			}
+			fmt.Fprintf(b, "      %s\n", strings.Join(recs, " "))
+		}
+	}
+}

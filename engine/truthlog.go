@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"slices"
+
+	"github.com/tidemark/tidemark/engine/mvcc"
+)
+
+// truthEvery is the fewest truth changes between two snapshots. A snapshot
+// is also never taken before as many changes as it holds keys have passed,
+// so snapshots cost at most as much memory as the changes themselves and
+// rebuilding the truth costs at most the larger of truthEvery and the size
+// of the truth it returns.
+const truthEvery = 512
+
+// truthChange is one key's truth changing at a step.
+type truthChange struct {
+	step   int32
+	status status
+	count  int32 // rows of the key present in the target
+	key    string
+}
+
+// truthSnap is every key not fine after the change before next, in no order.
+type truthSnap struct {
+	next int   // index of the first change the snapshot does not include
+	step int32 // step of the last change it includes
+	bad  []truthChange
+}
+
+// truthLog records every change of a key's truth, with periodic snapshots,
+// so the truth at any step is rebuilt without scanning the whole trace.
+//
+// Invariant: bad holds exactly the keys whose latest change is not fine;
+// snaps[i].next increases, by at least truthEvery and at least len(snaps[i].bad).
+type truthLog struct {
+	changes []truthChange
+	snaps   []truthSnap
+	bad     map[string]truthChange
+}
+
+func (l *truthLog) record(step int, key string, s status, count int) {
+	c := truthChange{step: int32(step), status: s, count: int32(count), key: key}
+	l.changes = append(l.changes, c)
+	if l.bad == nil {
+		l.bad = map[string]truthChange{}
+	}
+	if s == fine {
+		delete(l.bad, key)
+	} else {
+		l.bad[key] = c
+	}
+	last := 0
+	if len(l.snaps) > 0 {
+		last = l.snaps[len(l.snaps)-1].next
+	}
+	if since := len(l.changes) - last; since >= truthEvery && since >= len(l.bad) {
+		snap := truthSnap{next: len(l.changes), step: c.step, bad: make([]truthChange, 0, len(l.bad))}
+		for _, b := range l.bad {
+			snap.bad = append(snap.bad, b)
+		}
+		l.snaps = append(l.snaps, snap)
+	}
+}
+
+// at rebuilds the truth after step n.
+func (l *truthLog) at(n int32) Truth {
+	state := map[string]truthChange{}
+	from := 0
+	i, _ := slices.BinarySearchFunc(l.snaps, n, func(s truthSnap, n int32) int {
+		if s.step <= n {
+			return -1
+		}
+		return 1
+	})
+	if i > 0 {
+		s := l.snaps[i-1]
+		for _, b := range s.bad {
+			state[b.key] = b
+		}
+		from = s.next
+	}
+	for _, c := range l.changes[from:] {
+		if c.step > n {
+			break
+		}
+		if c.status == fine {
+			delete(state, c.key)
+		} else {
+			state[c.key] = c
+		}
+	}
+	tr := Truth{Missing: []string{}, Duplicated: map[string]int{}, Stale: []string{}}
+	for k, c := range state {
+		switch c.status {
+		case missing:
+			tr.Missing = append(tr.Missing, k)
+		case duplicated:
+			tr.Duplicated[k] = int(c.count)
+		case stale:
+			tr.Stale = append(tr.Stale, k)
+		}
+	}
+	slices.SortFunc(tr.Missing, mvcc.CompareKeys)
+	slices.SortFunc(tr.Stale, mvcc.CompareKeys)
+	return tr
+}
