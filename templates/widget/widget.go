@@ -199,7 +199,7 @@ func timeline(b *builder, t *engine.Trace, s State) {
 		}
 		b.open("li", attrs...)
 		b.open("a", "href", query(t, s, step), "data-act", "seek", "data-step", itoa(step))
-		b.text(e.At.String() + " " + e.Actor)
+		b.text(e.At.String() + " " + t.Actor(e))
 		b.close("a")
 		b.text(" " + t.Narration(e))
 		b.close("li")
