@@ -322,6 +322,10 @@ func (b *builder) check(c scenario.Command, enabled map[string]bool) error {
 		cfg.ClosedFrom, cfg.ClosedTo, cfg.HasClosed = from, to, true
 	}
 	cfg.StallRuns = a.integer("stall", cfg.StallRuns, 2, 1000)
+	if x, ok := a.find("max"); ok && !slices.Contains(names, "consumer-lag") {
+		return errorf(x.Pos, "max= is consumer-lag's threshold; put it on a `check consumer-lag` line")
+	}
+	cfg.MaxLag = a.integer("max", cfg.MaxLag, 0, 1<<30)
 	if x, ok := a.find("jump"); ok {
 		f, err := strconv.ParseFloat(strings.TrimSuffix(x.Value, "x"), 64)
 		if err != nil || f <= 1 {
@@ -393,7 +397,7 @@ func (b *builder) beginAt(n scenario.Arg, at vtime.Time, session string) error {
 	ts := &txnState{name: n.Value, session: session}
 	b.w.hint.txns++
 	b.txns[n.Value] = &txnPlan{pos: n.Pos, begin: at, session: session, lastAt: at, state: ts}
-	b.w.schedule(at, func() { b.w.begin(ts) })
+	b.w.scheduleTxn(at, opBegin, ts, nil, nil)
 	return nil
 }
 
@@ -512,7 +516,7 @@ func (b *builder) statement(c scenario.Command, n, op scenario.Arg, body []scena
 	}
 	ts := tp.state
 	b.w.hint.versions += max(len(s.keys), s.count)
-	b.w.schedule(at, func() { b.w.statement(ts, &s) })
+	b.w.scheduleTxn(at, opStatement, ts, &s, nil)
 	return nil
 }
 
@@ -533,9 +537,9 @@ func (b *builder) endAt(n, x scenario.Arg, how string, at vtime.Time) error {
 	tp.ended, tp.end, tp.endPos = true, at, x.Pos
 	ts := tp.state
 	if how == "commit" {
-		b.w.schedule(at, func() { b.w.commit(ts) })
+		b.w.scheduleTxn(at, opCommit, ts, nil, nil)
 	} else {
-		b.w.schedule(at, func() { b.w.rollback(ts) })
+		b.w.scheduleTxn(at, opRollback, ts, nil, nil)
 	}
 	return nil
 }
@@ -618,7 +622,7 @@ func (b *builder) workload(c scenario.Command) error {
 	gen := &workload{w: b.w, table: table, n: n, from: from, every: every, minD: minD, maxD: maxD,
 		rows: rows, sessions: sessions, rollbackPct: rollbackPct, prefix: prefix,
 		insert: stmt{op: mvcc.Insert, table: table, count: rows}}
-	b.w.schedule(from, gen.next)
+	b.w.scheduleTxn(from, opGenerate, nil, nil, gen)
 	// Each transaction is three events (begin, insert, end); next schedules
 	// them as it goes, so count them here.
 	b.w.hint.events += 3*n - 1
@@ -651,6 +655,8 @@ type workload struct {
 	rollbackPct       int
 	prefix            string
 	insert            stmt // every transaction's one statement
+	sessionNames      []string
+	slab              []txnState // transaction states are carved from blocks
 }
 
 func (g *workload) next() {
@@ -661,16 +667,27 @@ func (g *workload) next() {
 		d += vtime.Duration(w.rng.Int64N(int64(g.maxD-g.minD) + 1))
 	}
 	rb := g.rollbackPct > 0 && w.rng.IntN(100) < g.rollbackPct
-	ts := &txnState{name: g.prefix + strconv.Itoa(g.i+1), session: "s" + strconv.Itoa(g.i%g.sessions+1)}
+	if g.sessionNames == nil {
+		g.sessionNames = make([]string, g.sessions)
+		for i := range g.sessionNames {
+			g.sessionNames[i] = "s" + strconv.Itoa(i+1)
+		}
+	}
+	if len(g.slab) == 0 {
+		g.slab = make([]txnState, min(1024, g.n-g.i))
+	}
+	ts := &g.slab[0]
+	g.slab = g.slab[1:]
+	ts.name, ts.session = g.prefix+strconv.Itoa(g.i+1), g.sessionNames[g.i%g.sessions]
 	w.begin(ts)
-	w.schedule(begin, func() { w.statement(ts, &g.insert) })
+	w.scheduleTxn(begin, opStatement, ts, &g.insert, nil)
 	if rb {
-		w.schedule(begin.Add(d), func() { w.rollback(ts) })
+		w.scheduleTxn(begin.Add(d), opRollback, ts, nil, nil)
 	} else {
-		w.schedule(begin.Add(d), func() { w.commit(ts) })
+		w.scheduleTxn(begin.Add(d), opCommit, ts, nil, nil)
 	}
 	if g.i++; g.i < g.n {
-		w.schedule(g.from.Add(vtime.Duration(g.i)*g.every), g.next)
+		w.scheduleTxn(g.from.Add(vtime.Duration(g.i)*g.every), opGenerate, nil, nil, g)
 	}
 }
 

@@ -21,7 +21,7 @@ func (w *World) sourceClock(t *mvcc.Table) *Clock { return w.clocks[t.Clock] }
 
 func (w *World) begin(ts *txnState) {
 	now := w.source.Read(w.now)
-	ts.tx = w.db.Begin(ts.name, ts.session, w.now, now)
+	w.db.BeginInto(&ts.tx, ts.name, ts.session, w.now, now)
 	w.trace.Txns = append(w.trace.Txns, TxnRecord{Name: ts.name, Session: ts.session, BeginAt: w.now, BeginNow: now, BeginStep: w.step()})
 	ts.rec = len(w.trace.Txns) - 1
 	w.emitTxn(KindBegin, ts.rec, -1)
@@ -34,7 +34,7 @@ func (w *World) statement(ts *txnState, s *stmt) {
 	if len(keys) == 0 {
 		keys = make([]string, s.count)
 		for i := range keys {
-			keys[i] = strconv.FormatInt(s.table.NextVal(ts.tx.Session), 10)
+			keys[i] = strconv.FormatInt(s.table.NextVal(ts.session), 10)
 		}
 	} else {
 		for _, k := range keys {
@@ -45,7 +45,7 @@ func (w *World) statement(ts *txnState, s *stmt) {
 	}
 	var stamp vtime.Time
 	for _, k := range keys {
-		v := w.db.Write(ts.tx, s.table, s.op, k, s.amount, now, s.backdate)
+		v := w.db.Write(&ts.tx, s.table, s.op, k, s.amount, now, s.backdate)
 		stamp = v.UpdatedAt
 	}
 	rec := &w.trace.Txns[ts.rec]
@@ -55,7 +55,7 @@ func (w *World) statement(ts *txnState, s *stmt) {
 
 func (w *World) commit(ts *txnState) {
 	now := w.source.Read(w.now)
-	w.db.Commit(ts.tx, w.now, now)
+	w.db.Commit(&ts.tx, w.now, now)
 	if w.log != nil {
 		w.captureCommit(ts) // schedules the log's copies of this commit, after its own event
 	}
@@ -93,7 +93,7 @@ func isAre(n int) string {
 }
 
 func (w *World) rollback(ts *txnState) {
-	w.db.Rollback(ts.tx, w.now)
+	w.db.Rollback(&ts.tx, w.now)
 	rec := &w.trace.Txns[ts.rec]
 	rec.EndAt, rec.EndStep, rec.State = w.now, w.step(), mvcc.RolledBack
 	w.emitTxn(KindRollback, ts.rec, -1)

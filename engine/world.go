@@ -36,11 +36,30 @@ type Clock struct {
 func (c *Clock) Read(at vtime.Time) vtime.Time { return at.Add(c.Skew) }
 
 // scheduled is an entry of the event queue.
+//
+// Most entries are source-transaction steps, so those are typed (txn, op,
+// st) rather than closures: a workload of a million transactions then
+// schedules without allocating a function for each step.
 type scheduled struct {
 	at  vtime.Time
 	seq uint64 // order of scheduling: breaks ties between events at the same instant
-	do  func()
+	do  func() // a general action; nil for a typed one
+	txn *txnState
+	st  *stmt
+	gen *workload
+	op  txnOp
 }
+
+// txnOp is the step a typed queue entry takes.
+type txnOp uint8
+
+const (
+	opBegin txnOp = iota
+	opStatement
+	opCommit
+	opRollback
+	opGenerate // the workload's next transaction
+)
 
 // queue is a binary min-heap of scheduled events ordered by (at, seq). It
 // holds values, not pointers, so a large schedule is one contiguous block,
@@ -145,6 +164,7 @@ type World struct {
 	hint    sizeHint
 	actors  map[string]int32 // index of each actor name in trace.actors
 	keys    map[string]*keyState
+	keySlab []keyState // key states are carved from blocks, one allocation per thousand keys
 	counts  Counts
 	log     *logWorld // the partitioned log; nil until a scenario declares a topic
 	soon    []func()  // actions that follow the current one at the same instant, before anything queued
@@ -162,8 +182,8 @@ type sizeHint struct {
 type txnState struct {
 	name    string
 	session string
-	tx      *mvcc.Txn // nil until it begins
-	rec     int       // index into trace.Txns once it has begun
+	tx      mvcc.Txn // zero until it begins
+	rec     int      // index into trace.Txns once it has begun
 }
 
 // schedule queues fn at true time at, after everything already queued for that instant.
@@ -189,8 +209,31 @@ func (w *World) Step() bool {
 	}
 	e := w.q.pop()
 	w.now = e.at
-	e.do()
+	if e.do != nil {
+		e.do()
+		return true
+	}
+	switch e.op {
+	case opBegin:
+		w.begin(e.txn)
+	case opStatement:
+		w.statement(e.txn, e.st)
+	case opCommit:
+		w.commit(e.txn)
+	case opRollback:
+		w.rollback(e.txn)
+	case opGenerate:
+		e.gen.next()
+	}
 	return true
+}
+
+// scheduleTxn queues a typed step of a source transaction (or, with gen, a
+// workload's next transaction) at true time at.
+func (w *World) scheduleTxn(at vtime.Time, op txnOp, ts *txnState, st *stmt, gen *workload) {
+	w.seq++
+	w.hint.events++
+	w.q.push(scheduled{at: at, seq: w.seq, txn: ts, st: st, gen: gen, op: op})
 }
 
 // Run steps the world to the end and returns its trace.
@@ -309,7 +352,12 @@ func (w *World) keyState(target *sink.Table, key string) *keyState {
 	}
 	ks := w.keys[tk]
 	if ks == nil {
-		ks = &keyState{key: tk}
+		if len(w.keySlab) == 0 {
+			w.keySlab = make([]keyState, 1024)
+		}
+		ks = &w.keySlab[0]
+		w.keySlab = w.keySlab[1:]
+		ks.key = tk
 		w.keys[tk] = ks
 	}
 	return ks

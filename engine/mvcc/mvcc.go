@@ -114,6 +114,7 @@ type Txn struct {
 	CommitNow vtime.Time // the source clock's reading at commit
 	LSN       LSN
 	Writes    []*Version
+	first     [1]*Version // Writes' first slot, so a one-statement transaction does not allocate it
 }
 
 // Table is a source table whose rows are keyed by an integer-or-string key.
@@ -208,7 +209,16 @@ func (t *Table) EndSession(session string) { delete(t.blocks, session) }
 
 // Begin starts a transaction at true time at; now is the source clock's reading.
 func (db *DB) Begin(name, session string, at, now vtime.Time) *Txn {
-	return &Txn{Name: name, Session: session, BeginAt: at, BeginNow: now, State: Active}
+	tx := new(Txn)
+	db.BeginInto(tx, name, session, at, now)
+	return tx
+}
+
+// BeginInto is Begin into memory the caller owns, so a transaction costs no
+// allocation of its own.
+func (db *DB) BeginInto(tx *Txn, name, session string, at, now vtime.Time) {
+	*tx = Txn{Name: name, Session: session, BeginAt: at, BeginNow: now, State: Active}
+	tx.Writes = tx.first[:0]
 }
 
 // Write records a pending change by tx. stampNow is the source clock's
