@@ -82,6 +82,13 @@ func BenchmarkSeek(b *testing.B) {
 	for i := range steps {
 		steps[i] = r.IntN(tr.Steps() + 1)
 	}
+	b.Run("Seek", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			_ = tr.Seek(steps[i%len(steps)])
+			i++
+		}
+	})
 	b.Run("TargetAt", func(b *testing.B) {
 		i := 0
 		for b.Loop() {

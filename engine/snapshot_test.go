@@ -1,0 +1,51 @@
+package engine_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/lessons"
+)
+
+// TestSeekAgreesWithHistories checks, at every step of every bundled
+// scenario, that Seek's snapshot says what the slower history readers say.
+func TestSeekAgreesWithHistories(t *testing.T) {
+	all, err := lessons.Scenarios()
+	require.NoError(t, err)
+	for _, sc := range all {
+		tr, err := engine.Run(sc.File, nil, 1)
+		require.NoError(t, err, sc.ID)
+		for n := 0; n <= tr.Steps(); n++ {
+			s := tr.Seek(n)
+			assert.Equal(t, n, s.Step)
+			assert.Equal(t, tr.Counts[n], s.Counts, "%s step %d", sc.ID, n)
+			assert.Equal(t, tr.TruthAt(n), s.Truth, "%s step %d", sc.ID, n)
+			require.Len(t, s.Marks, len(tr.Marks))
+			for i, h := range tr.Marks {
+				p, _ := tr.MarkAt(h, n)
+				assert.Equal(t, p, s.Marks[i], "%s step %d mark %s", sc.ID, n, h.Name)
+			}
+			require.Len(t, s.Targets, len(tr.Targets))
+			for i, h := range tr.Targets {
+				var got []sink.Row
+				s.Targets[i].Each(func(r sink.Row) bool { got = append(got, r); return true })
+				assert.Equal(t, tr.TargetAt(h.Name, n), got, "%s step %d target %s", sc.ID, n, h.Name)
+			}
+		}
+	}
+}
+
+// TestSeekEachStops checks that a view stops when its reader has seen enough.
+func TestSeekEachStops(t *testing.T) {
+	sc, ok := lessons.Lookup("hwm/visibility-gap")
+	require.True(t, ok)
+	tr, err := engine.Run(sc.File, nil, 1)
+	require.NoError(t, err)
+	seen := 0
+	tr.Seek(tr.Steps()).Targets[0].Each(func(sink.Row) bool { seen++; return false })
+	assert.Equal(t, 1, seen)
+}
