@@ -142,10 +142,12 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 		w.emit(actor, KindPause, -1, "%s is paused (until %s) and fetches nothing; %s.", pl.member, m.paused, w.lagPhrase(g, pl.member))
 		return
 	}
-	b := &batch{gen: m.gen}
-	var said []string
-	left := pl.max
-	for _, p := range g.g.Owned(pl.member) {
+	// Every owned partition gets its position before any is read: a reset
+	// is an event of its own after which the poll starts again, and a batch
+	// begun before it would be dropped with its records unwritten while the
+	// position had already moved past them.
+	owned := g.g.Owned(pl.member)
+	for _, p := range owned {
 		part := g.topic.Parts[p]
 		pos, ok := m.pos[p]
 		if !ok {
@@ -174,6 +176,13 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 			return
 		}
 		m.pos[p] = pos
+	}
+	b := &batch{gen: m.gen}
+	var said []string
+	left := pl.max
+	for _, p := range owned {
+		part := g.topic.Parts[p]
+		pos := m.pos[p]
 		to := min(part.End(), pos+int64(left))
 		if to > pos {
 			rr := ReadRange{Step: int32(w.step()), Member: pl.member, Partition: int32(p), From: pos, To: to}
