@@ -2,49 +2,92 @@ package templates
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/tidemark/tidemark/lessons/course"
 )
 
 // LessonView is a lesson page: the lesson's content, plus what the engine
-// computed for it at render time — every embedded scenario's outcome and
-// every prediction's answer key.
+// computed for it at render time — every embedded scenario's widget and
+// outcome, every prediction's answer key and every plot's numbers.
 type LessonView struct {
 	Layout LayoutView
 	Lesson *course.Lesson
-	// Embeds holds the outcome of each embed, keyed by EmbedKey.
+	// Embeds holds each embed drawn on the page, keyed by SlotKey: the same
+	// scenario may appear in several places, each with its own widget.
 	Embeds map[string]EmbedView
 	// Answers holds the engine's answer to each prediction, by prediction id.
 	Answers map[string]course.Answer
+	// Plots holds each plot's numbers, by plot id.
+	Plots map[string]PlotView
 }
 
-// EmbedKey identifies an embed by its scenario, knobs and focus.
-func EmbedKey(e course.Embed) string {
-	return e.Scenario + "?" + course.KnobQuery(e.Knobs) + "#" + e.Focus
+// SlotKey names the place of an embed on a lesson page: its section, the
+// block's index in the section, and the embed's index within the block
+// (for a checks table, 2×row for the catch and 2×row+1 for the miss).
+func SlotKey(section string, block, sub int) string {
+	return section + "/" + strconv.Itoa(block) + "/" + strconv.Itoa(sub)
 }
 
-// Embed returns the view of e; ok is false when the page was built without it.
-func (v LessonView) Embed(e course.Embed) (EmbedView, bool) {
-	ev, ok := v.Embeds[EmbedKey(e)]
+// Slot is one embed the lesson page draws, at its place.
+type Slot struct {
+	Key   string
+	Embed course.Embed
+}
+
+// Slots returns every embed the page draws, in page order. A prediction's
+// scenario is not drawn (its reveal links to it), so it is not a slot.
+func Slots(l *course.Lesson) []Slot {
+	var out []Slot
+	for _, s := range l.Sections {
+		for bi, b := range s.Blocks {
+			add := func(sub int, e course.Embed) {
+				out = append(out, Slot{Key: SlotKey(s.ID, bi, sub), Embed: e})
+			}
+			switch b := b.(type) {
+			case course.Embeds:
+				for i, e := range b {
+					add(i, e)
+				}
+			case course.Compare:
+				add(0, b.Sides[0].Embed)
+				add(1, b.Sides[1].Embed)
+			case course.Checks:
+				for i, r := range b.Rows {
+					if r.Caught.Scenario != "" {
+						add(2*i, r.Caught)
+						add(2*i+1, r.Missed)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Embed returns the view of the embed at key; ok is false when the page was
+// built without it.
+func (v LessonView) Embed(key string) (EmbedView, bool) {
+	ev, ok := v.Embeds[key]
 	return ev, ok
 }
 
-// EmbedView is one scenario shown in a lesson: its outcome, computed by the
-// engine on the server, and a link to the full playground. ScenarioEmbed
-// draws it; the interactive widget will take its place there.
+// EmbedView is one scenario shown in a lesson: its interactive widget, drawn
+// by the server and taken over by the browser's engine, and the outcome the
+// engine computed on the server as the widget's text equivalent.
 type EmbedView struct {
 	ID      string
 	Title   string
 	About   string
-	Caption string // inline markup
+	Caption string // plain text
+	Widget  WidgetHost
 	Knobs   []KnobSetting
 	Href    string // the playground with these knobs
 	Missing string // "none" or "3, 4"
 	Dupes   string
 	Stale   string
 	Checks  []EmbedCheck
-	Focus   string   // the check the text is about, or ""
-	Steps   []string // the timeline as sentences: "10:00:02 extract reads …"
+	Focus   string // the check the text is about, or ""
 }
 
 // KnobSetting is one knob and the value an embed uses.
@@ -80,3 +123,97 @@ func (c EmbedCheck) StatusText() string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// PlotView is a chart of rows lost against a knob, with the numbers the
+// engine produced for each point, drawn as SVG with a table beside it.
+type PlotView struct {
+	ID      string
+	Caption string
+	XTitle  string
+	YTitle  string
+	X       []string // the labels along the horizontal axis, in order
+	Series  []PlotSeries
+}
+
+// PlotSeries is one line of a plot: a value per X label.
+type PlotSeries struct {
+	Name   string
+	Values []int
+	Href   []string // the playground for each point
+}
+
+// The plot's drawing area, in SVG user units.
+const (
+	plotW, plotH                             = 480, 260
+	plotLeft, plotRight, plotTop, plotBottom = 56, 16, 16, 48
+)
+
+// Top is the value at the top of the y axis: the largest value rounded up to
+// a tick, and at least one tick.
+func (p PlotView) Top() int {
+	top := 0
+	for _, s := range p.Series {
+		for _, v := range s.Values {
+			top = max(top, v)
+		}
+	}
+	step := p.tick(top)
+	return max(step, (top+step-1)/step*step)
+}
+
+func (p PlotView) tick(top int) int {
+	for _, s := range []int{1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000} {
+		if top/s <= 6 {
+			return s
+		}
+	}
+	return 1000
+}
+
+// YTicks are the values marked on the y axis.
+func (p PlotView) YTicks() []int {
+	top := p.Top()
+	step := p.tick(top)
+	var out []int
+	for v := 0; v <= top; v += step {
+		out = append(out, v)
+	}
+	return out
+}
+
+// XAt and YAt place a point in the drawing.
+func (p PlotView) XAt(i int) int {
+	if len(p.X) < 2 {
+		return plotLeft + (plotW-plotLeft-plotRight)/2
+	}
+	return plotLeft + 24 + i*(plotW-plotLeft-plotRight-48)/(len(p.X)-1)
+}
+
+func (p PlotView) YAt(v int) int {
+	return plotH - plotBottom - v*(plotH-plotTop-plotBottom)/p.Top()
+}
+
+// Points is the SVG polyline of a series.
+func (p PlotView) Points(s PlotSeries) string {
+	var b strings.Builder
+	for i, v := range s.Values {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.Itoa(p.XAt(i)) + "," + strconv.Itoa(p.YAt(v)))
+	}
+	return b.String()
+}
+
+// Label is the plot in one sentence, for its aria-label.
+func (p PlotView) Label() string {
+	parts := make([]string, len(p.Series))
+	for i, s := range p.Series {
+		vals := make([]string, len(s.Values))
+		for j, v := range s.Values {
+			vals[j] = strconv.Itoa(v) + " at " + p.X[j]
+		}
+		parts[i] = s.Name + ": " + strings.Join(vals, ", ")
+	}
+	return p.Caption + ". " + strings.Join(parts, "; ") + "."
+}

@@ -78,6 +78,12 @@ type WidgetHost struct {
 	BasePath string // the page the widget's links point at
 	ID       string // the widget's element-id prefix
 	Embedded string // "on" inside a lesson or an iframe
+	// Query, when OwnQuery is set, is the link query the browser opens the
+	// widget with (knob settings such as "mark=lsn"), instead of the page's
+	// own address. A lesson sets it on every embed: its page carries many
+	// widgets, each with its own knobs, and its address belongs to none.
+	Query    string
+	OwnQuery bool
 }
 
 // ScenarioEnding is the final truth and the checks' verdicts, for readers

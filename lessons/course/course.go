@@ -119,6 +119,20 @@ type CheckRow struct {
 // Predict is a question the learner answers before seeing the scenario.
 type Predict Prediction
 
+// Plot is a chart of the rows a scenario loses as one of its knobs changes,
+// with one line per value of a second knob. Its numbers are never written
+// down: the page runs the engine for every pair of values when it is drawn.
+type Plot struct {
+	ID       string // unique within the lesson; the figure's anchor is "plot-{ID}"
+	Caption  string // plain text: what the chart shows
+	Scenario string
+	X        string            // the knob along the horizontal axis, in its declared order
+	XTitle   string            // the axis title, e.g. "Load"
+	XLabels  map[string]string // how each value of X is shown ("100s" → "100x"); the value itself when absent
+	Series   string            // the knob with one line per value, in its declared order; "" for one line
+	Labels   map[string]string // how each value of Series is named in the legend
+}
+
 func (Para) block()    {}
 func (List) block()    {}
 func (Note) block()    {}
@@ -128,6 +142,7 @@ func (Compare) block() {}
 func (Embeds) block()  {}
 func (Checks) block()  {}
 func (Predict) block() {}
+func (Plot) block()    {}
 
 // Term is a glossary entry.
 type Term struct {

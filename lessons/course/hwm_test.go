@@ -210,9 +210,8 @@ func TestChecksTableShowsCatchAndMiss(t *testing.T) {
 	}
 	require.Len(t, rows, 6, "the seed's six checks")
 	for _, r := range rows {
-		if r.Caught.Scenario == "" {
-			continue // no bundled scenario shows this check yet
-		}
+		require.NotEmpty(t, r.Caught.Scenario, "%s has no scenario where it notices the fault", r.Name)
+		require.NotEmpty(t, r.Missed.Scenario, "%s has no scenario where it misses one", r.Name)
 		caught, err := RunScenario(r.Caught.Scenario, r.Caught.Knobs)
 		require.NoError(t, err)
 		assert.Equal(t, "fail", string(status(caught.Checks(), r.Caught.Focus)), "%s should notice the fault in %s", r.Name, r.Caught.Scenario)
@@ -245,12 +244,51 @@ func TestPredictionsAreGradedByTheEngine(t *testing.T) {
 func TestEveryMainSectionWithAMechanismAsksAPrediction(t *testing.T) {
 	l := HighWaterMark()
 	// The sections where the lesson shows a mechanism ask first.
-	want := []string{"breaks", "visibility-gap", "storing", "one-transaction", "checks", "build", "trust-check"}
+	want := []string{"breaks", "visibility-gap", "storing", "one-transaction", "checks", "build", "promises", "trust-check",
+		"failures", "misreads", "signals", "scale"}
 	for _, s := range l.Sections {
 		if !slices.Contains(want, s.ID) {
 			continue
 		}
 		asks := slices.ContainsFunc(s.Blocks, func(b Block) bool { _, ok := b.(Predict); return ok })
 		assert.True(t, asks, "section %s asks no prediction", s.ID)
+	}
+}
+
+func TestLoadSectionEmbedsAndPlotsTheLoadScenario(t *testing.T) {
+	l := HighWaterMark()
+	var scale *Section
+	for i := range l.Sections {
+		if l.Sections[i].ID == "scale" {
+			scale = &l.Sections[i]
+		}
+	}
+	require.NotNil(t, scale)
+	var plot *Plot
+	embedded := false
+	for _, b := range scale.Blocks {
+		switch b := b.(type) {
+		case Plot:
+			plot = &b
+		case Embeds:
+			embedded = embedded || slices.ContainsFunc(b, func(e Embed) bool { return e.Scenario == "hwm/load" })
+		}
+	}
+	assert.True(t, embedded, "the 10x/100x section embeds hwm/load")
+	require.NotNil(t, plot, "the 10x/100x section plots rows lost against load")
+	// The plot's premise, checked against the engine: more load loses more
+	// rows to a timestamp mark, and a log position loses none at any load.
+	lost := func(knobs map[string]string) int {
+		tr, err := RunScenario(plot.Scenario, knobs)
+		require.NoError(t, err)
+		return len(tr.Final().Missing)
+	}
+	prev := -1
+	for _, x := range []string{"1s", "10s", "100s"} {
+		assert.Contains(t, plot.XLabels, x)
+		n := lost(map[string]string{plot.X: x})
+		assert.Greater(t, n, prev, "load %s should lose more than the load below it", x)
+		prev = n
+		assert.Zero(t, lost(map[string]string{plot.X: x, plot.Series: "lsn"}), "a log position loses nothing at load %s", x)
 	}
 }

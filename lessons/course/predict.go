@@ -51,14 +51,18 @@ const (
 	Clean ClaimKind = "clean"
 	// CheckStatus: the check named Check ends with Status.
 	CheckStatus ClaimKind = "check"
+	// MissingCount: the number of rows missing from the target is at least
+	// Min and, when Max is positive, at most Max.
+	MissingCount ClaimKind = "missing-count"
 )
 
 // Claim is something the engine can say is true or false of a scenario run.
 type Claim struct {
-	Kind   ClaimKind
-	Keys   []string
-	Check  string       // for CheckStatus
-	Status check.Status // for CheckStatus
+	Kind     ClaimKind
+	Keys     []string
+	Check    string       // for CheckStatus
+	Status   check.Status // for CheckStatus
+	Min, Max int          // for MissingCount
 	// Scenario and Knobs, when Scenario is set, run the claim against a
 	// different scenario or settings than the prediction's.
 	Scenario string
@@ -162,6 +166,12 @@ func evaluate(c Claim, tr *engine.Trace) (bool, string, error) {
 	case Clean:
 		ok := len(f.Missing) == 0 && len(f.Duplicated) == 0 && len(f.Stale) == 0
 		return ok, fmt.Sprintf("missing: %s; duplicated: %s; stale: %s", list(f.Missing), dupList(f.Duplicated), list(f.Stale)), nil
+	case MissingCount:
+		if c.Min < 0 || c.Max < 0 || c.Max > 0 && c.Max < c.Min || c.Min == 0 && c.Max == 0 {
+			return false, "", fmt.Errorf("claim %q needs 0 <= Min <= Max, or Min > 0 with no Max; got %d..%d", c.Kind, c.Min, c.Max)
+		}
+		n := len(f.Missing)
+		return n >= c.Min && (c.Max == 0 || n <= c.Max), fmt.Sprintf("%d rows missing", n), nil
 	case CheckStatus:
 		for _, r := range tr.Checks() {
 			if r.Name == c.Check {

@@ -37,6 +37,8 @@ func TestGradeRefusesWhatItCannotRun(t *testing.T) {
 		"check not run":    {ID: "x", Scenario: "hwm/ties", Options: []Option{{ID: "a", Claim: Claim{Kind: CheckStatus, Check: "monotonicity", Status: check.Pass}}}},
 		"no keys":          {ID: "x", Scenario: "hwm/ties", Options: []Option{{ID: "a", Claim: Claim{Kind: Missing}}}},
 		"unknown kind":     {ID: "x", Scenario: "hwm/ties", Options: []Option{{ID: "a", Claim: Claim{Kind: "vibes"}}}},
+		"empty count":      {ID: "x", Scenario: "hwm/ties", Options: []Option{{ID: "a", Claim: Claim{Kind: MissingCount}}}},
+		"reversed count":   {ID: "x", Scenario: "hwm/ties", Options: []Option{{ID: "a", Claim: Claim{Kind: MissingCount, Min: 5, Max: 2}}}},
 	} {
 		_, err := Grade(p)
 		assert.Error(t, err, name)
@@ -58,4 +60,21 @@ func TestParse(t *testing.T) {
 		{Kind: KindLink, Text: "checks", Ref: "#checks"},
 		{Kind: KindText, Text: " and {not a term} or `open"},
 	}, got)
+}
+
+func TestGradeCountsMissingRows(t *testing.T) {
+	// The load scenario at 1x loses a handful of its 60 orders to a
+	// timestamp mark, at 100x nearly all, and with a log position none.
+	p := Prediction{
+		ID: "t", Scenario: "hwm/load",
+		Options: []Option{
+			{ID: "few", Claim: Claim{Kind: MissingCount, Min: 1, Max: 9}},
+			{ID: "many", Claim: Claim{Kind: MissingCount, Min: 41}},
+			{ID: "many-at-100x", Claim: Claim{Kind: MissingCount, Min: 41, Scenario: "hwm/load", Knobs: map[string]string{"load": "100s"}}},
+		},
+	}
+	ans, err := Grade(p)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"few", "many-at-100x"}, ans.Correct())
+	assert.Equal(t, "4 rows missing", ans.Verdicts[0].Evidence)
 }

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -31,8 +33,20 @@ func TestLessonPredictAndProgress(t *testing.T) {
 	order3 := `form[data-prediction="order-3"]`
 	ties := `form[data-prediction="ties-gte"]`
 
+	// The page's widgets grow when the engine takes them over (the live
+	// controls appear), which moves what follows; wait for that before
+	// clicking, so a click lands where it was aimed.
+	// The page also scrolls smoothly, and a click aimed while it is still
+	// scrolling misses; jump instead.
+	settle := func() {
+		if _, ok := web.LookupAsset("tidemark.wasm"); ok {
+			waitEmbedsReady(t, ctx)
+		}
+		eval[string](t, ctx, `document.documentElement.style.scrollBehavior = "auto"`)
+	}
 	do("open the lesson", chromedp.Navigate(base+"/lessons/high-water-mark"))
 	do("progress panel shown", chromedp.WaitVisible(css(`[data-testid="progress"]`)))
+	settle()
 	// The answer key stays out of sight until the learner commits.
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('`+order3+` details').checkVisibility()`), "the reveal shows before answering")
 
@@ -47,7 +61,9 @@ func TestLessonPredictAndProgress(t *testing.T) {
 	do("choose a", chromedp.Click(css(`#predict-ties-gte-a`)))
 	// Reading on (sections marked read redraw the progress) must not undo a
 	// choice the learner has not locked in yet.
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`(window.scrollTo(0, document.body.scrollHeight), document.querySelector('[data-testid="progress-summary"]').textContent.search(/Sections read: [1-9]/) >= 0)`))
+	// Read down the page half a screen at a time, as a reader would: a
+	// section counts once its end has been on screen.
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`(window.scrollBy(0, window.innerHeight / 2), document.querySelector('[data-testid="progress-summary"]').textContent.search(/Sections read: [1-9]/) >= 0)`))
 	require.NoError(t, err, "sections marked read")
 	assert.True(t, eval[bool](t, ctx, `document.querySelector('#predict-ties-gte-a').checked`), "redrawing progress cleared the learner's choice")
 	do("lock in", chromedp.Click(css(ties+` [data-testid="prediction-submit"]`)))
@@ -62,6 +78,7 @@ func TestLessonPredictAndProgress(t *testing.T) {
 
 	// Reload: the answers are still there, locked.
 	do("reload", chromedp.Reload())
+	settle()
 	do("graded after reload", chromedp.WaitVisible(css(order3+`[data-graded="right"] [data-testid="prediction-result"]`)))
 	assert.True(t, eval[bool](t, ctx, `document.querySelector('#predict-order-3-b').checked && document.querySelector('#predict-order-3-b').disabled`))
 	assert.Contains(t, summary(), "Predictions made: 2 of ")
@@ -128,14 +145,114 @@ func TestLessonPredictAndProgress(t *testing.T) {
 }
 
 // TestLessonAt360 checks the lesson has no page-wide horizontal scroll on a
-// narrow phone screen.
+// narrow phone screen, with its widgets taken over by the engine, and that
+// the advance before/after pair stacks there.
 func TestLessonAt360(t *testing.T) {
 	base := startSite(t, web.Options{Lessons: lessonpage.Catalog(), Pages: lessonpage.Routes()})
 	ctx := newBrowser(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(360, 740)))
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/lessons/high-water-mark")))
+	if _, ok := web.LookupAsset("tidemark.wasm"); ok {
+		waitEmbedsReady(t, ctx)
+	}
 	w := eval[int](t, ctx, `document.documentElement.scrollWidth`)
 	assert.LessOrEqual(t, w, 360, "the page scrolls sideways at 360px")
+	assert.False(t, eval[bool](t, ctx, sideBySide), "the advance before/after pair should stack at 360px")
+}
+
+// sideBySide reports whether the two sides of the lesson's comparison sit
+// on one row.
+const sideBySide = `(() => {
+  const [a, b] = [...document.querySelectorAll('[data-testid="compare-side"]')].map((e) => e.getBoundingClientRect());
+  return Math.abs(a.top - b.top) < 1 && b.left >= a.right - 1;
+})()`
+
+// waitEmbedsReady waits until the engine has taken over every widget on the
+// lesson page.
+func waitEmbedsReady(t *testing.T, ctx context.Context) {
+	t.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => {
+  const all = document.querySelectorAll('.tm-host[data-source]').length;
+  return all > 0 && document.querySelectorAll('.tm-host[data-ready="true"]').length === all;
+})()`))
+	require.NoError(t, err, "the lesson's widgets were not all taken over by the engine")
+}
+
+// TestLessonEmbedsStepOnTheirOwn plays two embeds of the same scenario on the
+// lesson page: each opens with its own knobs, steps with its own buttons and
+// keys, leaves the other alone, and never touches the page's address.
+func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
+	if _, ok := web.LookupAsset("tidemark.wasm"); !ok {
+		const msg = "tidemark.wasm not built; run `make wasm`"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + "; CI is set, so this is a failure")
+		}
+		t.Skip(msg)
+	}
+	base := startSite(t, web.Options{Lessons: lessonpage.Catalog(), Pages: lessonpage.Routes()})
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/lessons/high-water-mark")))
+	waitEmbedsReady(t, ctx)
+	address := eval[string](t, ctx, `location.href`)
+
+	// The pair in the visibility-gap section: a timestamp mark, then a log
+	// position.
+	ids := eval[[]string](t, ctx, `[...document.querySelectorAll('#visibility-gap [data-testid="scenario-embed"][data-scenario="hwm/visibility-gap"]')].map((e) => e.dataset.embedId)`)
+	require.Len(t, ids, 2)
+	a, b := ids[0], ids[1]
+	require.NotEqual(t, a, b)
+	host := func(id string) string { return `.tm-host[data-id="` + id + `"]` }
+	stepOf := func(id string) int {
+		return eval[int](t, ctx, `Number(document.querySelector('`+host(id)+` .tm-widget').dataset.step)`)
+	}
+	// Each widget is live (its play button shows) and opened with its own knobs.
+	for _, id := range ids {
+		assert.True(t, eval[bool](t, ctx, `document.querySelector('`+host(id)+` [data-testid="btn-play"]').checkVisibility()`), "widget %s is not live", id)
+		assert.Equal(t, 0, stepOf(id))
+	}
+	assert.True(t, eval[bool](t, ctx, `document.getElementById('`+a+`-knob-mark-timestamp').checked`), "the first embed lost its knobs")
+	assert.True(t, eval[bool](t, ctx, `document.getElementById('`+b+`-knob-mark-lsn').checked`), "the second embed opened without its knobs")
+
+	// Step the first forward three times with its own button.
+	for range 3 {
+		click(t, ctx, host(a)+` [data-testid="btn-forward"]`)
+	}
+	assert.Equal(t, 3, stepOf(a))
+	assert.Equal(t, 0, stepOf(b), "stepping one embed moved the other")
+	assert.Contains(t, text(t, ctx, host(a)+` [data-testid="narration"]`), "Step 3 of")
+	assert.Contains(t, text(t, ctx, host(b)+` [data-testid="narration"]`), "Step 0 of")
+
+	// The second steps on its own, with a button and then a key.
+	click(t, ctx, host(b)+` [data-testid="btn-forward"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowRight)))
+	assert.Equal(t, 2, stepOf(b))
+	assert.Equal(t, 3, stepOf(a), "stepping the second embed moved the first")
+
+	// Each runs to its own end: the timestamp mark loses orders 3 and 4, the
+	// log position loses nothing.
+	click(t, ctx, host(a)+` [data-testid="btn-end"]`)
+	click(t, ctx, host(b)+` [data-testid="btn-end"]`)
+	assert.Contains(t, text(t, ctx, host(a)+` [data-testid="truth"]`), "3, 4")
+	assert.Contains(t, text(t, ctx, host(b)+` [data-testid="truth"]`), "matches every committed source row")
+
+	// A knob flipped in one embed stays in that embed.
+	click(t, ctx, `label[for="`+a+`-knob-mark-lsn"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#`+a+`-knob-mark-lsn:checked`))))
+	assert.True(t, eval[bool](t, ctx, `document.getElementById('`+b+`-knob-mark-lsn').checked`))
+	others := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="scenario-embed"][data-scenario="hwm/visibility-gap"][data-knobs~="mark=timestamp"]')].map((e) => e.dataset.embedId)`)
+	require.NotEmpty(t, others)
+	for _, id := range others {
+		if id != a {
+			assert.True(t, eval[bool](t, ctx, `document.getElementById('`+id+`-knob-mark-timestamp').checked`), "a knob flip in %s reached %s", a, id)
+		}
+	}
+
+	// Embedded widgets never rewrite the page's address.
+	assert.Equal(t, address, eval[string](t, ctx, `location.href`))
+
+	// On a wide screen the advance before/after pair sits side by side.
+	assert.True(t, eval[bool](t, ctx, sideBySide), "the advance before/after pair should be side by side at 1280px")
+	assert.Empty(t, pageProblems(t, ctx))
 }
 
 func jsQuote(s string) string {

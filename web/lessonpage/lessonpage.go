@@ -6,15 +6,18 @@ package lessonpage
 import (
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
 
-	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/lessons/course"
 	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/pages"
 )
 
 // Routes returns the lesson pages.
@@ -36,7 +39,10 @@ func render(r *http.Request) (templ.Component, error) {
 	if !ok {
 		return nil, fmt.Errorf("lesson %q: %w", r.PathValue("slug"), web.ErrNotFound)
 	}
-	layout := web.NewLayoutView(l.Title, "lesson.js")
+	// The widget's scripts (engine loader, then the widget glue) come first,
+	// so every embed is taken over by the engine; lesson.js adds predictions
+	// and progress.
+	layout := web.NewLayoutView(l.Title, append(slices.Clone(pages.Scripts), "lesson.js")...)
 	layout.Description = l.Summary
 	layout.Stylesheets = []string{web.AssetURL("lesson.css")}
 	layout.Nav[1].Current = true
@@ -47,19 +53,16 @@ func render(r *http.Request) (templ.Component, error) {
 	return templates.LessonPage(v), nil
 }
 
-// NewView runs the engine for every embed and prediction of l.
+// NewView runs the engine for every embed, prediction and plot of l.
 func NewView(l *course.Lesson, layout templates.LayoutView) (templates.LessonView, error) {
-	v := templates.LessonView{Layout: layout, Lesson: l, Embeds: map[string]templates.EmbedView{}, Answers: map[string]course.Answer{}}
-	for _, e := range l.Embeds() {
-		key := templates.EmbedKey(e)
-		if _, done := v.Embeds[key]; done {
-			continue
-		}
-		ev, err := embedView(l, e)
+	v := templates.LessonView{Layout: layout, Lesson: l, Embeds: map[string]templates.EmbedView{},
+		Answers: map[string]course.Answer{}, Plots: map[string]templates.PlotView{}}
+	for i, sl := range templates.Slots(l) {
+		ev, err := embedView(l, sl.Embed, "emb"+strconv.Itoa(i+1))
 		if err != nil {
 			return v, fmt.Errorf("lesson %s: %w", l.Slug, err)
 		}
-		v.Embeds[key] = ev
+		v.Embeds[sl.Key] = ev
 	}
 	for _, p := range l.Predictions() {
 		a, err := course.Grade(p)
@@ -68,21 +71,39 @@ func NewView(l *course.Lesson, layout templates.LayoutView) (templates.LessonVie
 		}
 		v.Answers[p.ID] = a
 	}
+	for _, s := range l.Sections {
+		for _, b := range s.Blocks {
+			if p, ok := b.(course.Plot); ok {
+				pv, err := plotView(p)
+				if err != nil {
+					return v, fmt.Errorf("lesson %s: plot %s: %w", l.Slug, p.ID, err)
+				}
+				v.Plots[p.ID] = pv
+			}
+		}
+	}
 	return v, nil
 }
 
-func embedView(l *course.Lesson, e course.Embed) (templates.EmbedView, error) {
+// embedView runs e's scenario and draws its widget under the element-id
+// prefix id, folded as an embed, with links into the playground.
+func embedView(l *course.Lesson, e course.Embed, id string) (templates.EmbedView, error) {
 	sc, ok := lessons.Lookup(e.Scenario)
 	if !ok {
 		return templates.EmbedView{}, fmt.Errorf("embed: scenario %q is not bundled", e.Scenario)
 	}
-	tr, err := engine.Run(sc.File, e.Knobs, 1)
+	q := url.Values{}
+	for k, val := range e.Knobs {
+		q.Set(k, val)
+	}
+	tr, host, err := pages.Widget(sc.File, q, "/scenarios/"+sc.ID, id, true)
 	if err != nil {
 		return templates.EmbedView{}, fmt.Errorf("embed %s: %w", e.Scenario, err)
 	}
+	host.Query, host.OwnQuery = course.KnobQuery(e.Knobs), true
 	ev := templates.EmbedView{
 		ID: sc.ID, Title: sc.Title, About: sc.About, Caption: course.Plain(e.Caption, l), Focus: e.Focus,
-		Href: templates.ScenarioHref(sc.ID, e.Knobs),
+		Href: templates.ScenarioHref(sc.ID, e.Knobs), Widget: host,
 	}
 	for _, k := range sc.File.Knobs {
 		val := k.Default
@@ -105,10 +126,58 @@ func embedView(l *course.Lesson, e course.Embed) (templates.EmbedView, error) {
 	for _, c := range tr.Checks() {
 		ev.Checks = append(ev.Checks, templates.EmbedCheck{Name: c.Name, Status: string(c.Status), Detail: c.Detail, Catches: c.Catches, Misses: c.Misses})
 	}
-	for i, s := range tr.Events {
-		ev.Steps = append(ev.Steps, fmt.Sprintf("%s — %s", s.At, tr.Narration(&tr.Events[i])))
-	}
 	return ev, nil
+}
+
+// plotView runs p's scenario for every value of its X knob and, when it has
+// one, every value of its Series knob, and counts the rows each run lost.
+func plotView(p course.Plot) (templates.PlotView, error) {
+	sc, ok := lessons.Lookup(p.Scenario)
+	if !ok {
+		return templates.PlotView{}, fmt.Errorf("scenario %q is not bundled", p.Scenario)
+	}
+	xk := sc.File.Knob(p.X)
+	if xk == nil {
+		return templates.PlotView{}, fmt.Errorf("scenario %s has no knob %q", p.Scenario, p.X)
+	}
+	series := []string{""}
+	if p.Series != "" {
+		sk := sc.File.Knob(p.Series)
+		if sk == nil {
+			return templates.PlotView{}, fmt.Errorf("scenario %s has no knob %q", p.Scenario, p.Series)
+		}
+		series = sk.Values
+	}
+	label := func(m map[string]string, v string) string {
+		if l, ok := m[v]; ok {
+			return l
+		}
+		return v
+	}
+	pv := templates.PlotView{ID: p.ID, Caption: p.Caption, XTitle: p.XTitle, YTitle: "Rows lost"}
+	for _, x := range xk.Values {
+		pv.X = append(pv.X, label(p.XLabels, x))
+	}
+	for _, sv := range series {
+		s := templates.PlotSeries{Name: label(p.Labels, sv)}
+		if sv == "" {
+			s.Name = pv.YTitle
+		}
+		for _, x := range xk.Values {
+			knobs := map[string]string{p.X: x}
+			if sv != "" {
+				knobs[p.Series] = sv
+			}
+			tr, err := course.RunScenario(p.Scenario, knobs)
+			if err != nil {
+				return templates.PlotView{}, err
+			}
+			s.Values = append(s.Values, len(tr.Final().Missing))
+			s.Href = append(s.Href, templates.ScenarioHref(p.Scenario, knobs))
+		}
+		pv.Series = append(pv.Series, s)
+	}
+	return pv, nil
 }
 
 func orNone(xs []string) string {

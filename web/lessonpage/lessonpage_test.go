@@ -2,7 +2,10 @@ package lessonpage
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -152,4 +155,110 @@ func TestGlossaryTermsLinked(t *testing.T) {
 		assert.True(t, anchors["term-"+want], want)
 	}
 	assert.True(t, slices.ContainsFunc(links, func(a *html.Node) bool { return htmltest.Attr(a, "href") == "#term-mvcc" }))
+}
+
+// TestEmbedsAreWidgets checks every embed carries the real widget, each with
+// its own element-id prefix and knobs, folded, linking into the playground,
+// with the engine's outcome beneath it as its text equivalent.
+func TestEmbedsAreWidgets(t *testing.T) {
+	doc, l := renderLesson(t)
+	embeds := doc.ByTestID("scenario-embed")
+	require.Len(t, embeds, len(templates.Slots(l)))
+	seen := map[string]bool{}
+	for _, e := range embeds {
+		hosts := htmltest.All(e, func(n *html.Node) bool { return htmltest.Attr(n, "data-testid") == "widget-host" })
+		require.Len(t, hosts, 1, "embed %s has no widget", htmltest.Attr(e, "data-scenario"))
+		h := hosts[0]
+		id := htmltest.Attr(h, "data-id")
+		assert.Regexp(t, `^emb[0-9]+$`, id)
+		assert.False(t, seen[id], "widget id %s repeats", id)
+		seen[id] = true
+		assert.Equal(t, id, htmltest.Attr(e, "data-embed-id"))
+		assert.Equal(t, "on", htmltest.Attr(h, "data-embedded"))
+		assert.Equal(t, "/scenarios/"+htmltest.Attr(e, "data-scenario"), htmltest.Attr(h, "data-base"))
+		assert.True(t, htmltest.HasAttr(h, "data-query"), "embed %s opens with the page's address instead of its own knobs", id)
+		assert.NotEmpty(t, htmltest.Attr(h, "data-source"))
+		assert.True(t, htmltest.HasAttr(h, "data-tidemark-wasm"))
+		// The widget draws its ids under the embed's prefix, with the
+		// timeline folded.
+		w := htmltest.All(h, func(n *html.Node) bool { return htmltest.Attr(n, "data-testid") == "widget" })
+		require.Len(t, w, 1)
+		assert.Equal(t, id+"-widget", htmltest.Attr(w[0], "id"))
+		tl := htmltest.All(h, func(n *html.Node) bool { return htmltest.Attr(n, "data-testid") == "timeline" })
+		require.Len(t, tl, 1)
+		assert.False(t, htmltest.HasAttr(tl[0], "open"), "embed %s: the timeline should be folded", id)
+		// Each embed's knob values reach its widget: the checked radios are
+		// the embed's settings.
+		for _, kv := range strings.Fields(htmltest.Attr(e, "data-knobs")) {
+			name, val, _ := strings.Cut(kv, "=")
+			radio := htmltest.All(h, func(n *html.Node) bool { return htmltest.Attr(n, "id") == id+"-knob-"+name+"-"+val })
+			require.Len(t, radio, 1, "embed %s knob %s", id, kv)
+			assert.True(t, htmltest.HasAttr(radio[0], "checked"), "embed %s: knob %s is not set in its widget", id, kv)
+		}
+		// The text equivalent comes after the widget.
+		summary := htmltest.All(e, func(n *html.Node) bool { return htmltest.Attr(n, "data-testid") == "embed-summary" })
+		require.Len(t, summary, 1)
+		assert.Len(t, htmltest.All(summary[0], func(n *html.Node) bool { return htmltest.Attr(n, "data-testid") == "embed-missing" }), 1)
+	}
+	assert.Greater(t, len(seen), 20)
+}
+
+// TestLessonPageLoadsTheWidgetScripts renders the page through its route and
+// checks the engine loader and widget glue come before lesson.js.
+func TestLessonPageLoadsTheWidgetScripts(t *testing.T) {
+	r := httptest.NewRequest(http.MethodGet, "/lessons/high-water-mark", nil)
+	r.SetPathValue("slug", "high-water-mark")
+	c, err := render(r)
+	require.NoError(t, err)
+	var b strings.Builder
+	require.NoError(t, c.Render(context.Background(), &b))
+	doc := htmltest.Parse(t, b.String())
+	var srcs []string
+	for _, s := range doc.ByTag("script") {
+		src := htmltest.Attr(s, "src")
+		srcs = append(srcs, src[strings.LastIndex(src, "/")+1:])
+	}
+	var order []string
+	for _, want := range []string{"wasm_exec", "app", "widget", "lesson"} {
+		i := slices.IndexFunc(srcs, func(s string) bool { return strings.HasPrefix(s, want+".") })
+		require.GreaterOrEqual(t, i, 0, "the lesson page does not load %s.js (scripts: %v)", want, srcs)
+		order = append(order, srcs[i])
+	}
+	assert.True(t, slices.IsSortedFunc(order, func(a, b string) int {
+		return slices.Index(srcs, a) - slices.Index(srcs, b)
+	}), "scripts out of order: %v", srcs)
+}
+
+// TestLoadPlotComesFromTheEngine checks the 10x/100x plot: an SVG with a
+// role and a label, and a table with the engine's count for every point.
+func TestLoadPlotComesFromTheEngine(t *testing.T) {
+	doc, _ := renderLesson(t)
+	plots := doc.ByTestID("plot")
+	require.Len(t, plots, 1)
+	p := plots[0]
+	svg := htmltest.All(p, func(n *html.Node) bool { return htmltest.Attr(n, "data-testid") == "plot-svg" })
+	require.Len(t, svg, 1)
+	assert.Equal(t, "img", htmltest.Attr(svg[0], "role"))
+	label := htmltest.Attr(svg[0], "aria-label")
+
+	lost := func(knobs map[string]string) int {
+		tr, err := course.RunScenario("hwm/load", knobs)
+		require.NoError(t, err)
+		return len(tr.Final().Missing)
+	}
+	table := htmltest.All(p, func(n *html.Node) bool { return htmltest.Attr(n, "data-testid") == "plot-table" })
+	require.Len(t, table, 1)
+	rows := htmltest.All(table[0], func(n *html.Node) bool { return n.Data == "tr" })
+	require.Len(t, rows, 4, "a header and one row per load")
+	for i, load := range []string{"1s", "10s", "100s"} {
+		cells := htmltest.All(rows[i+1], func(n *html.Node) bool { return n.Data == "td" })
+		require.Len(t, cells, 2)
+		ts, lsn := lost(map[string]string{"load": load}), lost(map[string]string{"load": load, "mark": "lsn"})
+		assert.Equal(t, strconv.Itoa(ts), htmltest.Attr(cells[0], "data-value"), "timestamp mark at %s", load)
+		assert.Equal(t, strconv.Itoa(lsn), htmltest.Attr(cells[1], "data-value"), "log position at %s", load)
+		assert.Contains(t, label, strconv.Itoa(ts)+" at "+[]string{"1x", "10x", "100x"}[i])
+	}
+	// One marker per point, two lines.
+	assert.Len(t, htmltest.All(svg[0], func(n *html.Node) bool { return n.Data == "polyline" }), 2)
+	assert.Len(t, htmltest.All(svg[0], func(n *html.Node) bool { return htmltest.HasAttr(n, "data-value") }), 6)
 }

@@ -32,7 +32,9 @@
 
     async open() {
       const h = this.host.dataset;
-      const query = h.embedded === "on" ? location.search : location.search;
+      // A widget with its own query (a lesson's embeds, each with its own
+      // knobs) opens with it; otherwise the page's address is the widget's.
+      const query = h.query !== undefined ? h.query : location.search;
       const r = this.engine.open(this.id, h.source, h.name, h.base, query, h.embedded || "");
       if (!r.ok) {
         this.say(r.error);
