@@ -79,7 +79,14 @@ func consumerLag(cfg Config, o Observation) Result {
 		}
 	}
 	if len(behind) > 0 {
-		return Result{Status: Fail, Detail: fmt.Sprintf("%d of %d partitions are behind: %s", len(behind), len(o.Log.Partitions), strings.Join(limit(behind, 4), "; "))}
+		over := "are behind"
+		if cfg.MaxLag > 0 {
+			over = fmt.Sprintf("are more than %d behind", cfg.MaxLag)
+		}
+		return Result{Status: Fail, Detail: fmt.Sprintf("%d of %d partitions %s: %s", len(behind), len(o.Log.Partitions), over, strings.Join(limit(behind, 4), "; "))}
+	}
+	if cfg.MaxLag > 0 {
+		return Result{Status: Pass, Detail: fmt.Sprintf("every partition is within %d of its end (%d partitions, total lag %d)", cfg.MaxLag, len(o.Log.Partitions), total)}
 	}
 	return Result{Status: Pass, Detail: fmt.Sprintf("every group has committed up to the end of all %d partitions it reads (total lag %d)", len(o.Log.Partitions), total)}
 }
