@@ -73,7 +73,7 @@ func Widget(f *scenario.File, q url.Values, base, id string, embedded bool) (*en
 		problems = append(problems, fmt.Sprintf("step %d is past the end; this scenario has %d steps", st.Step, t.Steps()))
 		st.Step = t.Steps()
 	}
-	st.BasePath, st.ID, st.Embedded, st.Titled = base, id, embedded, embedded
+	st.BasePath, st.ID, st.Embedded = base, id, embedded
 	st.Message = strings.Join(problems, ". ")
 	wasm, _ := web.LookupAsset("tidemark.wasm")
 	host := templates.WidgetHost{
