@@ -123,7 +123,7 @@ func (b *builder) producer(c scenario.Command) error {
 	}
 	a := newArgs(c, rest)
 	to, _ := a.required("to", "TOPIC")
-	p := &producer{name: n.Value, seq: map[int]int32{}, sticky: -1, versions: map[string]int32{}}
+	p := &producer{name: n.Value, sticky: -1, versions: map[string]*producerKey{}, actor: -1}
 	p.idempotent = choice(a, "idempotent", false, parseOnOff, "on or off")
 	p.acks = choice(a, "acks", "all", oneOf("all", "1", "0"), "all, 1 or 0")
 	clock := a.str("clock", "source")
@@ -222,6 +222,9 @@ func (b *builder) traffic(c scenario.Command) error {
 	w := b.w
 	w.hint.events += n
 	w.hint.versions += n
+	p.traffic += n
+	p.topic.Reserve(n)
+	w.trace.Log.notes = slices.Grow(w.trace.Log.notes, n)
 	names := make([]string, keys)
 	for i := range names {
 		names[i] = strconv.Itoa(i + 1)
@@ -286,6 +289,7 @@ func (b *builder) group(c scenario.Command) error {
 		g.hist.Target = to.Value
 	}
 	l := b.w.log
+	g.idx = int32(len(b.w.trace.Log.Groups))
 	l.groups[n.Value] = g
 	l.groupOrd = append(l.groupOrd, n.Value)
 	b.w.trace.Log.Groups = append(b.w.trace.Log.Groups, g.hist)
@@ -378,15 +382,24 @@ func (b *builder) polls(c scenario.Command) error {
 	if int64(until-from)/int64(every) > 1_000_000 {
 		return errorf(c.Pos, "polls would schedule more than a million rounds; expected fewer")
 	}
+	// One round is queued at a time, each queueing the next, so a long
+	// schedule of polls keeps the event queue small.
 	w := b.w
-	for t := from; t <= until; t = t.Add(every) {
-		w.hint.events += 3
-		w.schedule(t, func() {
+	rounds := int(int64(until-from)/int64(every)) + 1
+	w.hint.events += 3 * rounds
+	g.rounds += rounds
+	var round func(t vtime.Time) func()
+	round = func(t vtime.Time) func() {
+		return func() {
 			for _, name := range slices.Clone(g.g.Members) {
 				w.poll(g, pollPlan{member: name, max: mx, crash: "none"})
 			}
-		})
+			if next := t.Add(every); next <= until {
+				w.schedule(next, round(next))
+			}
+		}
 	}
+	w.schedule(from, round(from))
 	return nil
 }
 
@@ -481,6 +494,33 @@ func (b *builder) finishLog() {
 	slices.Sort(names)
 	for _, n := range names {
 		feed(n, l.producers[n].topic)
+	}
+	// Size what a large generated load will append, once.
+	for _, n := range names {
+		p := l.producers[n]
+		if p.traffic == 0 {
+			continue
+		}
+		if tg := b.w.targets[t.feedTarget(n)]; tg != nil {
+			tg.ReserveRows(p.traffic)
+			t.truth.changes = slices.Grow(t.truth.changes, 2*p.traffic) // a key falls behind, then catches up
+		}
+	}
+	for _, name := range l.groupOrd {
+		g := l.groups[name]
+		if g.rounds == 0 {
+			continue
+		}
+		records := 0
+		for _, p := range l.producers {
+			if p.topic == g.topic {
+				records += p.traffic
+			}
+		}
+		n := min(g.rounds*len(g.topic.Parts), records)
+		g.hist.Reads = slices.Grow(g.hist.Reads, n)
+		g.hist.Commits = slices.Grow(g.hist.Commits, n)
+		t.Log.notes = slices.Grow(t.Log.notes, 3*min(g.rounds*len(g.topic.Parts), records))
 	}
 	if l.ticking && len(b.w.q) > 0 {
 		start := b.w.q[0].at

@@ -28,6 +28,9 @@ type groupState struct {
 	seenIDs  map[string]bool
 	mark     vtime.Time
 	hasMark  bool
+	idx      int32     // index of hist in the trace's Log.Groups
+	rounds   int       // polls rounds scheduled, to size the trace
+	in       []sink.In // scratch for one batch's writes, reused
 }
 
 // member is one consumer process of a group.
@@ -41,6 +44,15 @@ type member struct {
 	paused   vtime.Time // polls before this time return nothing
 	stopped  bool       // auto.offset.reset=none refused to move a position
 	nextAuto vtime.Time
+	actor    int32 // index of "group/member" among the trace's actors, or -1
+}
+
+// actorOf returns member m's actor index, naming it on first use.
+func (w *World) actorOf(g *groupState, m *member) int32 {
+	if m.actor < 0 {
+		m.actor = w.actorID(g.name + "/" + m.name)
+	}
+	return m.actor
 }
 
 // readFrom is where the group will read partition p next: its owner's
@@ -65,7 +77,7 @@ func (w *World) join(g *groupState, name string, joining bool) {
 			w.emit(g.name+"/"+name, KindRebalance, -1, "%s is already a member of %s; nothing changes.", name, g.name)
 			return
 		}
-		g.members[name] = &member{name: name, pos: map[int]int64{}, nextAuto: w.now.Add(g.interval)}
+		g.members[name] = &member{name: name, pos: map[int]int64{}, nextAuto: w.now.Add(g.interval), actor: -1}
 		w.rebalance(g, name+" joins "+g.name)
 		return
 	}
@@ -124,13 +136,16 @@ type pollPlan struct {
 type batch struct {
 	gen    int
 	ranges []ReadRange
-	recs   []*topic.Record
+	reads  int // index of the first of the poll's ranges in the group's Reads
 }
 
 // poll fetches up to max records from the member's partitions.
 func (w *World) poll(g *groupState, pl pollPlan) {
 	m := g.members[pl.member]
-	actor := g.name + "/" + pl.member
+	actor := ""
+	if m == nil || m.stopped || w.now < m.paused {
+		actor = g.name + "/" + pl.member
+	}
 	switch {
 	case m == nil:
 		w.emit(actor, KindPoll, -1, "%s polls, but it is not a member of %s, so it is assigned nothing.", pl.member, g.name)
@@ -177,8 +192,7 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 		}
 		m.pos[p] = pos
 	}
-	b := &batch{gen: m.gen}
-	var said []string
+	b := &batch{gen: m.gen, reads: len(g.hist.Reads), ranges: make([]ReadRange, 0, len(owned))}
 	left := pl.max
 	for _, p := range owned {
 		part := g.topic.Parts[p]
@@ -188,19 +202,12 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 			rr := ReadRange{Step: int32(w.step()), Member: pl.member, Partition: int32(p), From: pos, To: to}
 			b.ranges = append(b.ranges, rr)
 			g.hist.Reads = append(g.hist.Reads, rr)
-			keys := make([]string, 0, to-pos)
-			for o := pos; o < to; o++ {
-				r := &part.Records[o]
-				b.recs = append(b.recs, r)
-				keys = append(keys, r.Key)
-			}
-			said = append(said, fmt.Sprintf("%s offsets %s (%s)", g.pname(p), offRange(pos, to), strings.Join(limitKeys(keys, 6), ", ")))
 			left -= int(to - pos)
 			m.pos[p] = to
 		}
 	}
-	if len(said) == 0 {
-		w.emit(actor, KindPoll, -1, "%s polls %s and finds nothing new.", pl.member, ownedPhrase(g, pl.member))
+	if len(b.ranges) == 0 {
+		w.emit(g.name+"/"+pl.member, KindPoll, -1, "%s polls %s and finds nothing new.", pl.member, ownedPhrase(g, pl.member))
 		if g.commit != "auto" {
 			// A reset moved a position: the code commits where it now stands.
 			for _, p := range g.g.Owned(pl.member) {
@@ -214,7 +221,8 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 		}
 		return
 	}
-	w.emit(actor, KindPoll, -1, "%s polls %s.", pl.member, strings.Join(said, " and "))
+	// Narrated on demand from the ranges just read.
+	w.emitNote(w.actorOf(g, m), KindPoll, logNote{a: g.idx, i: int64(b.reads), n: int32(len(b.ranges)), why: notePoll})
 	if g.commit == "before" {
 		w.then(func() { w.commitBatch(g, m, b, "before writing the batch") })
 	}
@@ -277,29 +285,19 @@ func (w *World) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 
 // consume processes a batch into the target, unless the member crashes first.
 func (w *World) consume(g *groupState, m *member, b *batch, pl pollPlan) {
-	actor := g.name + "/" + m.name
 	if pl.crash == "before-write" {
 		w.crashMember(g, m, b, "after polling and before writing the batch")
 		return
 	}
-	in := make([]sink.In, 0, len(b.recs))
+	in := g.in[:0]
 	var skipped []string
-	for _, r := range b.recs {
-		if g.dedup {
-			if g.seenIDs[r.EventID] {
-				skipped = append(skipped, r.EventID)
-				continue
-			}
-			g.seenIDs[r.EventID] = true
+	for _, rr := range b.ranges {
+		recs := g.topic.Parts[rr.Partition].Records[rr.From:rr.To]
+		for i := range recs {
+			in = w.admit(g, &recs[i], in, &skipped)
 		}
-		if g.tsMark {
-			if g.hasMark && r.UpdatedAt <= g.mark {
-				skipped = append(skipped, fmt.Sprintf("%s (updated_at %s)", r.Key, r.UpdatedAt))
-				continue
-			}
-		}
-		in = append(in, sink.In{Key: r.Key, Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
 	}
+	g.in = in
 	if g.tsMark {
 		for _, x := range in {
 			if !g.hasMark || x.UpdatedAt > g.mark {
@@ -307,6 +305,40 @@ func (w *World) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 			}
 		}
 	}
+	if g.target != nil && !g.dedup && !g.tsMark {
+		// The common case, narrated on demand from the batch's reads.
+		res := w.deliver(g.target, in)
+		w.emitNote(w.actorOf(g, m), KindWrite, logNote{a: g.idx, i: int64(b.reads), n: int32(len(b.ranges)), c: int32(res.Collapsed), why: noteWrite})
+		w.afterWrite(g, m, b, pl)
+		return
+	}
+	w.consumeSlow(g, m, b, pl, in, skipped)
+}
+
+// admit appends record r to a batch's writes unless the group's event-id
+// dedup or timestamp mark drops it, which it notes in skipped.
+func (w *World) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]string) []sink.In {
+	if g.dedup {
+		id := r.ID()
+		if g.seenIDs[id] {
+			*skipped = append(*skipped, id)
+			return in
+		}
+		g.seenIDs[id] = true
+	}
+	if g.tsMark {
+		if g.hasMark && r.UpdatedAt <= g.mark {
+			*skipped = append(*skipped, fmt.Sprintf("%s (updated_at %s)", r.Key, r.UpdatedAt))
+			return in
+		}
+	}
+	return append(in, sink.In{Key: r.Key, Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
+}
+
+// consumeSlow writes a batch that a dedup or a timestamp mark filtered, or
+// that has no target, narrating it at once.
+func (w *World) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in []sink.In, skipped []string) {
+	actor := g.name + "/" + m.name
 	extra := ""
 	switch {
 	case g.dedup && len(skipped) > 0:
@@ -329,6 +361,11 @@ func (w *World) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 		}
 		w.emit(actor, KindWrite, -1, "%s %s %s into %s%s.", m.name, sinkVerb(g.target.Mode), rowsPhrase(w.trace.noun[w.feedName(g)], keys), g.target.Name, extra)
 	}
+	w.afterWrite(g, m, b, pl)
+}
+
+// afterWrite is what follows a batch's write: a crash, or the commit.
+func (w *World) afterWrite(g *groupState, m *member, b *batch, pl pollPlan) {
 	if pl.crash == "before-commit" {
 		w.then(func() { w.crashMember(g, m, b, "after writing the batch and before committing its offsets") })
 		return
@@ -367,28 +404,42 @@ func (w *World) deliver(target *sink.Table, in []sink.In) sink.Result {
 
 // commitBatch commits the offsets after a batch, as the next offsets to read.
 func (w *World) commitBatch(g *groupState, m *member, b *batch, when string) {
-	actor := g.name + "/" + m.name
-	var ok, refused []string
+	first := len(g.hist.Commits)
+	var refused []int
 	for _, r := range b.ranges {
 		p := int(r.Partition)
 		if g.g.Commit(m.name, b.gen, p, r.To) {
 			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: r.Partition, Offset: r.To, Member: m.name})
-			ok = append(ok, fmt.Sprintf("offset %d on %s", r.To, g.pname(p)))
 		} else {
-			refused = append(refused, g.pname(p))
+			refused = append(refused, p)
 		}
 	}
-	switch {
-	case len(refused) > 0 && len(ok) == 0:
-		w.emit(actor, KindOffset, -1, "%s's commit %s is refused: the group has rebalanced to generation %d since it polled, and %s now belong to the new assignment, which will read them again.",
-			m.name, when, g.g.Generation, strings.Join(refused, ", "))
-	case len(refused) > 0:
-		w.emit(actor, KindOffset, -1, "%s commits %s %s; its commit on %s is refused after the rebalance.", m.name, strings.Join(ok, ", "), when, strings.Join(refused, ", "))
-	case when == "before writing the batch":
-		w.emit(actor, KindOffset, -1, "%s commits %s %s: should it crash now, those records count as done though none is written.", m.name, strings.Join(ok, ", "), when)
-	default:
-		w.emit(actor, KindOffset, -1, "%s commits %s %s: the next offset to read.", m.name, strings.Join(ok, ", "), when)
+	if len(refused) == 0 {
+		// Narrated on demand from the commits just stored.
+		why := noteCommitAfter
+		switch when {
+		case "before writing the batch":
+			why = noteCommitBefore
+		case "where the reset left it":
+			why = noteCommitReset
+		}
+		w.emitNote(w.actorOf(g, m), KindOffset, logNote{a: g.idx, i: int64(first), n: int32(len(g.hist.Commits) - first), why: why})
+		return
 	}
+	actor := g.name + "/" + m.name
+	var ok, no []string
+	for _, c := range g.hist.Commits[first:] {
+		ok = append(ok, fmt.Sprintf("offset %d on %s", c.Offset, g.pname(int(c.Partition))))
+	}
+	for _, p := range refused {
+		no = append(no, g.pname(p))
+	}
+	if len(ok) == 0 {
+		w.emit(actor, KindOffset, -1, "%s's commit %s is refused: the group has rebalanced to generation %d since it polled, and %s now belong to the new assignment, which will read them again.",
+			m.name, when, g.g.Generation, strings.Join(no, ", "))
+		return
+	}
+	w.emit(actor, KindOffset, -1, "%s commits %s %s; its commit on %s is refused after the rebalance.", m.name, strings.Join(ok, ", "), when, strings.Join(no, ", "))
 }
 
 // crashMember kills a consumer mid-batch; it restarts at once and its next

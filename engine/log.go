@@ -37,7 +37,8 @@ type capture struct {
 
 // producer is an application sending events of its own.
 //
-// Invariant: seq[p] is the sequence number the next new send to partition p gets.
+// Invariant: seq[p] is the sequence number the next new send to partition p
+// gets (0 past the end of seq).
 type producer struct {
 	name       string
 	topic      *TopicHistory
@@ -45,11 +46,32 @@ type producer struct {
 	acks       string
 	clock      *Clock
 	pid        int32
-	seq        map[int]int32
+	seq        []int32
 	sticky     int // partition keyless records stick to, or -1
 	stickyN    int // partition count when sticky was chosen
 	ids        int
-	versions   map[string]int32 // intended events so far, per business key
+	versions   map[string]*producerKey // per business key: intended events so far and its truth
+	keySlab    []producerKey
+	actor      int32       // index of the producer's name among the trace's actors, or -1
+	traffic    int         // records its traffic lines will send, to size the trace
+	target     *sink.Table // the target its events reach, once resolved
+	resolved   bool
+}
+
+// producerKey is what a producer keeps per business key: how many events it
+// has meant to send for it, and the key's truth record, found once.
+type producerKey struct {
+	sent int32
+	ks   *keyState
+}
+
+// nextSeq returns the sequence number of the next new send to partition part.
+func (p *producer) nextSeq(part int) int32 {
+	for len(p.seq) <= part {
+		p.seq = append(p.seq, 0)
+	}
+	p.seq[part]++
+	return p.seq[part] - 1
 }
 
 func (w *World) lw() *logWorld {
@@ -72,19 +94,33 @@ func (w *World) feedTarget(table string) *sink.Table {
 	return nil
 }
 
-// noteLog appends a narration note for a bulk event and emits it.
+// logNote points a bulk event at the records of the trace it is about, so
+// that its sentence is written only when someone reads it (see
+// Trace.logNarration) rather than formatted for every event of a large run.
+//
+// For noteSend, a is the topic, b the partition and i the offset of the
+// record sent. For notePoll and noteWrite, a is the group and i the first of
+// n consecutive entries of its Reads (one poll's ranges); for noteWrite, c
+// is how many rows the merge absorbed. For the commit notes, a is the group
+// and i the first of n consecutive entries of its Commits.
 type logNote struct {
-	topic     int32
-	partition int32
-	offset    int64
-	why       uint8
+	i       int64
+	a, b, c int32
+	n       int32
+	why     uint8
 }
 
 const (
 	noteSend uint8 = iota
+	notePoll
+	noteWrite
+	noteCommitAfter  // committed after writing the batch
+	noteCommitBefore // committed before writing the batch
+	noteCommitReset  // committed where an offset reset left the position
 )
 
-func (w *World) emitNote(actor string, kind Kind, n logNote) {
+// actorID returns the index of an actor's name in the trace, adding it on first use.
+func (w *World) actorID(actor string) int32 {
 	t := w.trace
 	a, ok := w.actors[actor]
 	if !ok {
@@ -92,28 +128,17 @@ func (w *World) emitNote(actor string, kind Kind, n logNote) {
 		t.actors = append(t.actors, actor)
 		w.actors[actor] = a
 	}
+	return a
+}
+
+// emitNote appends a bulk event, narrated later from its note, by actor a (see actorID).
+func (w *World) emitNote(a int32, kind Kind, n logNote) {
+	t := w.trace
 	t.Log.notes = append(t.Log.notes, n)
 	t.Events = append(t.Events, Event{
 		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: -1, a: a, b: -int32(len(t.Log.notes)),
 	})
 	t.Counts = append(t.Counts, w.counts)
-}
-
-// logNarration renders a bulk event's sentence from its note.
-func (t *Trace) logNarration(e *Event) string {
-	n := t.Log.notes[-e.b-1]
-	h := t.Log.Topics[n.topic]
-	r := &h.Parts[n.partition].Records[n.offset]
-	return fmt.Sprintf("%s sends %s (event %s) to %s-%d, where murmur2 of key %s places it; the broker appends it at offset %d.",
-		r.Producer, t.keyPhrase(r.Producer, r.Key), r.EventID, h.Name, n.partition, r.Key, r.Offset)
-}
-
-func (t *Trace) keyPhrase(table, key string) string {
-	n := t.noun[table]
-	if n == "" {
-		n = "row"
-	}
-	return n + " " + key
 }
 
 // place picks the partition for a record: murmur2 for a key, the sticky
@@ -141,8 +166,20 @@ func (w *World) topicIndex(h *TopicHistory) int32 {
 // intend records an event the application means to deliver exactly once:
 // the truth the target is compared with.
 func (w *World) intend(p *producer, key string) (int32, int32) {
-	p.versions[key]++
-	seq := p.versions[key]
+	if !p.resolved {
+		p.target, p.resolved = w.feedTarget(p.name), true
+	}
+	pk := p.versions[key]
+	if pk == nil {
+		if len(p.keySlab) == 0 {
+			p.keySlab = make([]producerKey, 256)
+		}
+		pk, p.keySlab = &p.keySlab[0], p.keySlab[1:]
+		pk.ks = w.keyState(p.target, key)
+		p.versions[key] = pk
+	}
+	pk.sent++
+	seq := pk.sent
 	op := mvcc.Insert
 	if seq > 1 {
 		op = mvcc.Update
@@ -150,8 +187,8 @@ func (w *World) intend(p *producer, key string) (int32, int32) {
 	now := p.clock.Read(w.now)
 	step := w.step()
 	w.trace.Versions = append(w.trace.Versions, VersionRecord{Table: p.name, Key: key, Op: op, Seq: seq, UpdatedAt: now, CommitStep: int32(step)})
-	target := w.feedTarget(p.name)
-	ks := w.keyState(target, key)
+	target := p.target
+	ks := pk.ks
 	ks.sourceSeq = int(seq)
 	w.settle(target, ks)
 	return seq, int32(len(w.trace.Versions) - 1)
@@ -175,15 +212,31 @@ func (w *World) nextID(p *producer) string {
 // send is one produce: the intended event, the first attempt and any retry.
 func (w *World) send(p *producer, s sendPlan) {
 	seq, intent := w.intend(p, s.key)
-	id := s.id
-	if id == "" {
-		id = w.nextID(p)
+	var num int32
+	if s.id == "" {
+		p.ids++
+		num = int32(p.ids)
 	}
 	part := w.place(p, s.key, s.keyed)
+	now := p.clock.Read(w.now)
+	rec := topic.Record{Key: s.key, Keyed: s.keyed, Time: now, UpdatedAt: now, Seq: seq,
+		EventID: s.id, Num: num, Producer: p.name, Intent: intent, PID: p.pid, PSeq: p.nextSeq(part), Step: int32(w.step())}
+	if s.fail == "none" && s.keyed {
+		// The bulk of a large run: narrated on demand from the record.
+		off, _ := p.topic.Append(part, rec, p.idempotent)
+		if p.actor < 0 {
+			p.actor = w.actorID(p.name)
+		}
+		w.emitNote(p.actor, KindProduce, logNote{a: w.topicIndex(p.topic), b: int32(part), i: off, why: noteSend})
+		return
+	}
+	w.sendSlow(p, s, rec, part)
+}
+
+// sendSlow is a send narrated at once: a keyless one, or one that fails.
+func (w *World) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
+	id := rec.ID()
 	pname := p.topic.Name + "-" + strconv.Itoa(part)
-	rec := topic.Record{Key: s.key, Keyed: s.keyed, Time: p.clock.Read(w.now), UpdatedAt: p.clock.Read(w.now), Seq: seq,
-		EventID: id, Producer: p.name, Intent: intent, PID: p.pid, PSeq: p.seq[part], Step: int32(w.step())}
-	p.seq[part]++
 	what := w.trace.keyPhrase(p.name, s.key)
 	where := fmt.Sprintf("murmur2 of key %s places it on %s", s.key, pname)
 	if !s.keyed {
@@ -191,11 +244,6 @@ func (w *World) send(p *producer, s sendPlan) {
 	}
 	switch {
 	case s.fail == "none":
-		if s.keyed {
-			off, _ := p.topic.Append(part, rec, p.idempotent)
-			w.emitNote(p.name, KindProduce, logNote{topic: w.topicIndex(p.topic), partition: int32(part), offset: off, why: noteSend})
-			return
-		}
 		off, _ := p.topic.Append(part, rec, p.idempotent)
 		w.emit(p.name, KindProduce, -1, "%s sends %s (event %s); %s; the broker appends it at offset %d and acks.", p.name, what, id, where, off)
 		return
@@ -245,11 +293,10 @@ func (w *World) retry(p *producer, s sendPlan, rec topic.Record, part int, pname
 		why := "the application catches the timeout and sends the event again as a new record with a new sequence number, so even an idempotent broker sees a new write"
 		if s.retry == "session" {
 			p.pid = w.log.newPID()
-			p.seq = map[int]int32{}
+			p.seq = p.seq[:0]
 			why = fmt.Sprintf("the application restarts its producer, which gets producer id %d and starts its sequences again; the broker cannot link the resend to the first attempt", p.pid)
 		}
-		rec.PID, rec.PSeq = p.pid, p.seq[part]
-		p.seq[part]++
+		rec.PID, rec.PSeq = p.pid, p.nextSeq(part)
 		if s.regenID {
 			rec.EventID = w.nextID(p)
 			why += fmt.Sprintf(", and the event is built afresh with id %s", rec.EventID)

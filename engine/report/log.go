@@ -61,7 +61,7 @@ func buildLog(t *engine.Trace) *Log {
 		l.Partitions = append(l.Partitions, p)
 		for _, r := range t.RecordsAt(s.Topic, s.Partition, t.Steps()) {
 			rec := Record{Topic: s.Topic, Partition: s.Partition, Offset: r.Offset, Key: r.Key, Version: r.Seq, LSN: r.LSN,
-				EventID: r.EventID, Producer: r.Producer, At: r.Time.String(), Step: r.Step}
+				EventID: r.ID(), Producer: r.Producer, At: r.Time.String(), Step: r.Step}
 			if r.Deleted != topic.Live {
 				rec.Deleted = r.Deleted
 			}

@@ -124,24 +124,24 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 		}
 	}
 	for _, in := range rows {
-		if t.Mode == Merge {
+		if t.Mode == Merge || t.Mode == Upsert {
 			if idxs := t.live[in.Key]; len(idxs) > 0 {
 				cur := &t.rows[idxs[0]]
-				if cur.Seq >= in.Seq {
+				if t.Mode == Merge && cur.Seq >= in.Seq {
 					res.Collapsed++
 					t.collapsed++
 					continue
 				}
 				cur.RemovedStep = step
 				res.Replaced++
-				t.setLive(in.Key, nil)
-			}
-		}
-		if t.Mode == Upsert {
-			if idxs := t.live[in.Key]; len(idxs) > 0 {
-				t.rows[idxs[0]].RemovedStep = step
-				res.Replaced++
-				t.setLive(in.Key, nil)
+				// The new row takes the old one's place in live: the map's
+				// slice is this one, so no map write is needed.
+				t.rows = append(t.rows, Row{Key: in.Key, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
+					Amount: in.Amount, Run: run, AddedStep: step, RemovedStep: Live})
+				idxs[0] = int32(len(t.rows) - 1)
+				res.Inserted++
+				onChange(in.Key, 1, in.Seq)
+				continue
 			}
 		}
 		t.rows = append(t.rows, Row{Key: in.Key, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
@@ -168,6 +168,10 @@ func (t *Table) Reserve(n int) {
 		t.live = make(map[string][]int32, n)
 	}
 }
+
+// ReserveRows makes room for n more rows, for a writer that knows roughly
+// how many it will send.
+func (t *Table) ReserveRows(n int) { t.rows = slices.Grow(t.rows, n) }
 
 // Count is the number of present rows with key.
 func (t *Table) Count(key string) int { return len(t.live[key]) }

@@ -86,19 +86,31 @@ const Live = math.MaxInt32
 type Record struct {
 	Offset    int64
 	Key       string     // the business key; also the partitioning key when Keyed
-	Keyed     bool       // false: a record without a key, placed by the sticky rule
 	Time      vtime.Time // the record's timestamp (the producer's clock, or the commit for change capture)
 	UpdatedAt vtime.Time // the row's updated_at, for change capture
-	Seq       int32      // the version of the business key it carries (source version, or the producer's intent)
 	LSN       int64      // the source commit position, for change capture
 	Txn       string     // the source transaction, for change capture
-	EventID   string     // the event id the application gave it
+	EventID   string     // the event id the application gave it; see ID
 	Producer  string
+	Seq       int32 // the version of the business key it carries (source version, or the producer's intent)
+	Num       int32 // the producer's running number for the event, which names it when EventID is empty
 	Intent    int32 // index of the intended event it carries, or -1
 	PID       int32 // producer id of the session that wrote it
 	PSeq      int32 // the producer's sequence number within the partition
 	Step      int32 // the trace step that appended it
 	Deleted   int32 // the trace step retention deleted it at, or Live
+	Keyed     bool  // false: a record without a key, placed by the sticky rule
+}
+
+// ID is the record's event id: EventID when one was given, else the
+// producer's name and the event's running number ("shop-7"), spelled only
+// when asked so that a large run does not build a string per record. Change
+// capture records have none.
+func (r *Record) ID() string {
+	if r.EventID != "" || r.Num == 0 {
+		return r.EventID
+	}
+	return r.Producer + "-" + strconv.Itoa(int(r.Num))
 }
 
 // Segment is a run of consecutive offsets deleted together.
@@ -123,8 +135,11 @@ type Partition struct {
 	Records []Record
 	Starts  []StartPoint // every move of the log start, in step order
 	segs    []Segment
-	last    map[int32]int32 // producer id → last sequence appended
+	last    []lastSeq // per producer id, the last sequence appended; a few entries, searched in order
 }
+
+// lastSeq is the last sequence number a producer id appended to a partition.
+type lastSeq struct{ pid, seq int32 }
 
 // Name is the partition as Kafka tools print it: orders-1.
 func (p *Partition) Name() string { return p.Topic + "-" + strconv.Itoa(p.ID) }
@@ -158,7 +173,17 @@ func New(name string, n int, retention, segment vtime.Duration) *Topic {
 // Grow adds partitions up to n; existing partitions and records stay put.
 func (t *Topic) Grow(n int) {
 	for len(t.Parts) < n {
-		t.Parts = append(t.Parts, &Partition{Topic: t.Name, ID: len(t.Parts), last: map[int32]int32{}})
+		t.Parts = append(t.Parts, &Partition{Topic: t.Name, ID: len(t.Parts)})
+	}
+}
+
+// Reserve makes room for about n more records spread over the topic's
+// partitions, so that appending them does not copy each partition's records
+// again and again. Keyed placement is not perfectly even, hence the slack.
+func (t *Topic) Reserve(n int) {
+	per := n/len(t.Parts) + n/len(t.Parts)/8 + 16
+	for _, p := range t.Parts {
+		p.Records = slices.Grow(p.Records, per)
 	}
 }
 
@@ -168,12 +193,14 @@ func (t *Topic) Grow(n int) {
 // appended and dup is true.
 func (t *Topic) Append(p int, r Record, idempotent bool) (offset int64, dup bool) {
 	part := t.Parts[p]
-	if idempotent {
-		if last, ok := part.last[r.PID]; ok && r.PSeq <= last {
-			return -1, true
-		}
+	i := slices.IndexFunc(part.last, func(l lastSeq) bool { return l.pid == r.PID })
+	if i < 0 {
+		i = len(part.last)
+		part.last = append(part.last, lastSeq{pid: r.PID, seq: r.PSeq})
+	} else if idempotent && r.PSeq <= part.last[i].seq {
+		return -1, true
 	}
-	part.last[r.PID] = max(part.last[r.PID], r.PSeq)
+	part.last[i].seq = max(part.last[i].seq, r.PSeq)
 	r.Offset = part.End()
 	r.Deleted = Live
 	part.Records = append(part.Records, r)

@@ -1,0 +1,61 @@
+package engine_test
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/scenario"
+)
+
+// benchLogScenario is a million keyed records from one producer over 64
+// partitions, read by a group of eight consumers that each poll every 100 ms
+// and merge what they read, committing after the write. The producer and the
+// polls are scheduled lazily, one pending event each, so the queue stays small.
+const benchLogScenario = `scenario bench/log "1M records, 64 partitions, 8 consumers"
+topic orders partitions=64
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=earliest
+member billing c1 at=09:59:59
+member billing c2 at=09:59:59
+member billing c3 at=09:59:59
+member billing c4 at=09:59:59
+member billing c5 at=09:59:59
+member billing c6 at=09:59:59
+member billing c7 at=09:59:59
+member billing c8 at=09:59:59
+traffic shop records=1000000 from=10:00:00 every=1ms keys=100000
+polls billing from=10:00:00 until=10:16:41 every=100ms max=1000
+`
+
+// BenchmarkLogRun builds and runs the log scenario. It reports simulated
+// events per second and the heap the finished trace keeps per event.
+func BenchmarkLogRun(b *testing.B) {
+	f, err := scenario.Parse("bench-log.tdm", []byte(benchLogScenario))
+	if err != nil {
+		b.Fatal(err)
+	}
+	events := 0
+	var traceBytes float64
+	var elapsed time.Duration
+	for b.Loop() {
+		before := heap()
+		start := time.Now()
+		tr, err := engine.Run(f, nil, 1)
+		elapsed += time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += tr.Steps()
+		b.StopTimer()
+		after := heap()
+		traceBytes = float64(int64(after)-int64(before)) / float64(tr.Steps())
+		runtime.KeepAlive(tr)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(events)/elapsed.Seconds(), "events/s")
+	b.ReportMetric(traceBytes, "trace-B/event")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+}

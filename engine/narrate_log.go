@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine/sink"
+)
+
+// logNarration renders a bulk log event's sentence from its note: the
+// record, reads or commits it points at are all in the trace, so nothing is
+// formatted while the world runs. Each sentence is the one the event would
+// have been given had it been narrated at once.
+func (t *Trace) logNarration(e *Event) string {
+	n := &t.Log.notes[-e.b-1]
+	switch n.why {
+	case noteSend:
+		h := t.Log.Topics[n.a]
+		r := &h.Parts[n.b].Records[n.i]
+		return fmt.Sprintf("%s sends %s (event %s) to %s-%d, where murmur2 of key %s places it; the broker appends it at offset %d.",
+			r.Producer, t.keyPhrase(r.Producer, r.Key), r.ID(), h.Name, n.b, r.Key, r.Offset)
+	case notePoll:
+		g := t.Log.Groups[n.a]
+		h := t.topicNamed(g.Topic)
+		reads := g.Reads[n.i : n.i+int64(n.n)]
+		said := make([]string, len(reads))
+		for i, r := range reads {
+			keys := t.readKeys(h, r)
+			said[i] = fmt.Sprintf("%s-%d offsets %s (%s)", g.Topic, r.Partition, offRange(r.From, r.To), strings.Join(limitKeys(keys, 6), ", "))
+		}
+		return fmt.Sprintf("%s polls %s.", reads[0].Member, strings.Join(said, " and "))
+	case noteWrite:
+		g := t.Log.Groups[n.a]
+		h := t.topicNamed(g.Topic)
+		reads := g.Reads[n.i : n.i+int64(n.n)]
+		var keys []string
+		for _, r := range reads {
+			keys = append(keys, t.readKeys(h, r)...)
+		}
+		extra := ""
+		if n.c > 0 {
+			extra = fmt.Sprintf("; the merge absorbs %d already present", n.c)
+		}
+		return fmt.Sprintf("%s %s %s into %s%s.", reads[0].Member, sinkVerb(t.targetMode(g.Target)), rowsPhrase(t.noun[t.feedOf(g.Target)], keys), g.Target, extra)
+	default:
+		g := t.Log.Groups[n.a]
+		cs := g.Commits[n.i : n.i+int64(n.n)]
+		ok := make([]string, len(cs))
+		for i, c := range cs {
+			ok[i] = "offset " + strconv.FormatInt(c.Offset, 10) + " on " + g.Topic + "-" + strconv.Itoa(int(c.Partition))
+		}
+		switch n.why {
+		case noteCommitBefore:
+			return fmt.Sprintf("%s commits %s %s: should it crash now, those records count as done though none is written.", cs[0].Member, strings.Join(ok, ", "), "before writing the batch")
+		case noteCommitReset:
+			return fmt.Sprintf("%s commits %s %s: the next offset to read.", cs[0].Member, strings.Join(ok, ", "), "where the reset left it")
+		default:
+			return fmt.Sprintf("%s commits %s %s: the next offset to read.", cs[0].Member, strings.Join(ok, ", "), "after writing the batch")
+		}
+	}
+}
+
+// readKeys lists the keys of the records one read range fetched.
+func (t *Trace) readKeys(h *TopicHistory, r ReadRange) []string {
+	recs := h.Parts[r.Partition].Records[r.From:r.To]
+	keys := make([]string, len(recs))
+	for i := range recs {
+		keys[i] = recs[i].Key
+	}
+	return keys
+}
+
+func (t *Trace) topicNamed(name string) *TopicHistory {
+	for _, h := range t.Log.Topics {
+		if h.Name == name {
+			return h
+		}
+	}
+	return nil
+}
+
+func (t *Trace) targetMode(name string) (m sink.Mode) {
+	for _, h := range t.Targets {
+		if h.Name == name {
+			return h.Mode
+		}
+	}
+	return m
+}
+
+// feedOf is the table or producer whose rows reach target through the log.
+func (t *Trace) feedOf(target string) string {
+	for _, f := range t.Feeds {
+		if f.Target == target {
+			return f.Table
+		}
+	}
+	return ""
+}
+
+func (t *Trace) keyPhrase(table, key string) string {
+	n := t.noun[table]
+	if n == "" {
+		n = "row"
+	}
+	return n + " " + key
+}
