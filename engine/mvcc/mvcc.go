@@ -88,6 +88,9 @@ type Version struct {
 	Seq       int
 	Amount    int64 // a payload column, so updates have something to change
 	table     *Table
+	// superseded is set when a later committed version of the key replaces
+	// this one, so a read over the commit log skips it without a lookup.
+	superseded bool
 }
 
 // Deleted reports whether this version removes the row.
@@ -259,6 +262,9 @@ func (db *DB) Commit(tx *Txn, at, now vtime.Time) {
 			t.unindex(prev)
 		}
 		if prev != nil {
+			prev.superseded = true
+		}
+		if prev != nil {
 			v.Seq = prev.Seq + 1
 			if v.Op == Update && v.Amount == 0 {
 				v.Amount = prev.Amount
@@ -349,7 +355,7 @@ func (t *Table) SelectLSN(lo, hi LSN, loInclusive bool) []*Version {
 	var out []*Version
 	for ; i < len(t.byLSN) && t.byLSN[i].LSN <= hi; i++ {
 		v := t.byLSN[i]
-		if t.live[v.Key] == v && !v.Deleted() {
+		if !v.superseded && !v.Deleted() {
 			out = append(out, v)
 		}
 	}
