@@ -199,18 +199,19 @@ func (b *builder) source(c scenario.Command) error {
 	}
 	a := newArgs(c, rest)
 	key := a.str("key", "id")
-	clock := a.str("clock", "source")
+	clock, hasClock := a.find("clock")
 	stamp := choice(a, "updated_at", mvcc.StampTxnStart, mvcc.ParseStamp, "txn-start, statement or commit")
 	cache := a.integer("cache", 1, 1, 1_000_000)
 	first := a.integer("first-id", 1, 0, 1<<40)
 	if err := a.done(); err != nil {
 		return err
 	}
-	if _, ok := b.w.clocks[clock]; !ok {
-		x, _ := newArgs(c, rest).find("clock")
-		return errorf(x.ValuePos, "unknown clock %q; declare it first with `clock %s`", clock, clock)
+	// The database server has one clock, as PostgreSQL's now(),
+	// statement_timestamp() and commit times do; clock=source only says so.
+	if hasClock && clock.Value != "source" {
+		return errorf(clock.ValuePos, "a table has no clock of its own: now(), statement times and commit times all come from the database server's clock; set its skew with `clock source skew=...` and drop clock= here")
 	}
-	b.w.db.AddTable(n.Value, key, stamp, clock, cache, int64(first))
+	b.w.db.AddTable(n.Value, key, stamp, "source", cache, int64(first))
 	b.w.trace.noun[n.Value] = noun(key)
 	return nil
 }

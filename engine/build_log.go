@@ -190,9 +190,8 @@ func (b *builder) produce(c scenario.Command) error {
 	}
 	if hasKey {
 		s.key, s.keyed = key.Value, true
-	} else {
-		s.key = "k" + strconv.Itoa(len(p.versions)+1)
 	}
+	// Without a key, the event is named by its id when it is sent (see send).
 	b.w.hint.events += 2
 	b.w.schedule(at, func() { b.w.send(p, s) })
 	return nil

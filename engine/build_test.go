@@ -58,6 +58,7 @@ func TestBuildErrors(t *testing.T) {
 		{"key range too big", world + "txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1..1000000\n", nil, "b.tdm:6:55", "at most 100000 keys"},
 		{"knob value via Resolve", world, map[string]string{"mark": "sundial"}, "", `knob mark cannot be "sundial"; expected one of timestamp | lsn`},
 		{"unknown knob via Resolve", world, map[string]string{"colour": "red"}, "", `scenario test/build has no knob "colour" (knobs: mark)`},
+		{"a table's own clock", world + "clock app skew=-500ms\nsource items key=item_id clock=app updated_at=statement\n", nil, "b.tdm:7:32", "a table has no clock of its own: now(), statement times and commit times all come from the database server's clock; set its skew with `clock source skew=...` and drop clock= here"},
 		{"knob value bound into a bad place", world + "knob crash = none | sometimes\nrun extract at=10:00:02 crash=$crash\n", map[string]string{"crash": "sometimes"}, "b.tdm:7:31", `expected crash= to be one of none, after-mark`},
 	}
 	for _, tc := range tests {
@@ -89,6 +90,7 @@ func TestExpectationErrors(t *testing.T) {
 	tests := []struct{ name, line, pos, msg string }{
 		{"unknown claim", "expect lost=3", "b.tdm:6:8", `unknown claim "lost"`},
 		{"unknown check", "expect check gap=fail", "b.tdm:6:14", `unknown check "gap"`},
+		{"check family", "expect check reconciliation=fail", "b.tdm:6:14", "`check reconciliation` runs two checks, and an expectation names one verdict: expect check reconciliation-same-column=fail or expect check reconciliation-independent=fail"},
 		{"bad status", "expect check gap-scan=broken", "b.tdm:6:23", "expected pass, fail or not-run"},
 		{"unknown when knob", "expect missing=none when colour=red", "b.tdm:6:26", `unknown knob "colour" after when`},
 		{"bad when value", "expect missing=none when mark=sundial", "b.tdm:6:31", `knob mark cannot be "sundial"`},
@@ -106,6 +108,24 @@ func TestExpectationErrors(t *testing.T) {
 			assert.Contains(t, se.Msg, tc.msg)
 		})
 	}
+}
+
+// TestExpectCheckShortName: a check line's short name for a family of one
+// check (rate, overlap) names one verdict, so an expectation may use it too.
+func TestExpectCheckShortName(t *testing.T) {
+	src := world + `check rate
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
+run extract at=10:00:02
+expect check rate=not-run
+expect check overlap=pass
+`
+	f, err := scenario.Parse("b.tdm", []byte(src))
+	require.NoError(t, err)
+	outs, err := engine.CheckExpectations(f, 1)
+	require.NoError(t, err)
+	require.Len(t, outs, 2)
+	assert.NoError(t, outs[0].Err)
+	assert.EqualError(t, outs[1].Err, "b.tdm:10:14: expected check overlap=pass, but the scenario does not run check overlap-reread; add a `check` line for it")
 }
 
 func TestCheckExpectations(t *testing.T) {
@@ -131,4 +151,34 @@ expect check uniqueness=fail
 	assert.NoError(t, outs[3].Err)
 	assert.NoError(t, outs[4].Err)
 	assert.ErrorContains(t, outs[5].Err, "b.tdm:15:14: expected check uniqueness=fail, got check uniqueness=pass")
+}
+
+// TestStatementStampsUseTheServerClock: a statement's updated_at comes from
+// the database server's clock, the `source` clock, like now() and commit
+// times; `clock=source` on a table says only that and is accepted.
+func TestStatementStampsUseTheServerClock(t *testing.T) {
+	src := `scenario test/clock "Statement stamps"
+clock source skew=2s
+source orders key=order_id updated_at=statement
+source items key=item_id clock=source updated_at=statement
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders
+begin T1 at=10:00:00
+insert T1 at=10:00:00 orders order_id=1
+insert T1 at=10:00:03 items item_id=1
+commit T1 at=10:00:05
+`
+	f, err := scenario.Parse("c.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1)
+	require.NoError(t, err)
+	require.Len(t, tr.Versions, 2)
+	assert.Equal(t, "10:00:02", tr.Versions[0].UpdatedAt.String(), "the statement at 10:00:00 on a clock 2s ahead")
+	assert.Equal(t, "10:00:05", tr.Versions[1].UpdatedAt.String(), "the statement at 10:00:03 on a clock 2s ahead")
+	for i := range tr.Events {
+		if e := &tr.Events[i]; e.Kind == engine.KindInsert {
+			assert.Contains(t, tr.Narration(e), "with updated_at = statement_timestamp() = 10:00:02, the statement's time on the source clock")
+			break
+		}
+	}
 }

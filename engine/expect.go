@@ -64,13 +64,23 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 			e := Expectation{Pos: a.Pos, Where: a.ValuePos, When: when, Want: a.Value, Line: a.Key + "=" + a.Value}
 			switch what {
 			case "check":
-				if !slices.Contains(check.Names, a.Key) {
+				// A check line's family name is welcome when it is one check;
+				// an expectation names one verdict, so a family of several is not.
+				names := check.Family(a.Key)
+				switch {
+				case len(names) == 0:
 					return nil, errorf(a.Pos, "unknown check %q; expected one of %s", a.Key, strings.Join(check.Names, ", "))
+				case len(names) > 1:
+					alts := make([]string, len(names))
+					for i, n := range names {
+						alts[i] = "expect check " + n + "=" + a.Value
+					}
+					return nil, errorf(a.Pos, "`check %s` runs %s checks, and an expectation names one verdict: %s", a.Key, count(len(names)), strings.Join(alts, " or "))
 				}
 				if a.Value != string(check.Pass) && a.Value != string(check.Fail) && a.Value != string(check.NotRun) {
 					return nil, errorf(a.ValuePos, "expected pass, fail or not-run, found %q", a.Value)
 				}
-				e.What, e.Name = "check", a.Key
+				e.What, e.Name = "check", names[0]
 			case "mark":
 				e.What, e.Name = "mark", a.Key
 			default:
@@ -195,4 +205,12 @@ func CheckExpectations(f *scenario.File, seed uint64) ([]Outcome, error) {
 		out = append(out, Outcome{Expectation: e, Err: e.Verify(t)})
 	}
 	return out, nil
+}
+
+// count spells a small number of things.
+func count(n int) string {
+	if n >= 2 && n <= 4 {
+		return [...]string{"two", "three", "four"}[n-2]
+	}
+	return strconv.Itoa(n)
 }

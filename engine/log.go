@@ -211,12 +211,21 @@ func (w *World) nextID(p *producer) string {
 
 // send is one produce: the intended event, the first attempt and any retry.
 func (w *World) send(p *producer, s sendPlan) {
-	seq, intent := w.intend(p, s.key)
 	var num int32
 	if s.id == "" {
 		p.ids++
 		num = int32(p.ids)
 	}
+	if !s.keyed {
+		// A record without a key is an event of its own: its business key is
+		// its id, the one given or the producer's running name for it, which a
+		// resend keeps even when the resent record's id is regenerated.
+		s.key = s.id
+		if s.key == "" {
+			s.key = p.name + "-" + strconv.Itoa(int(num))
+		}
+	}
+	seq, intent := w.intend(p, s.key)
 	part := w.place(p, s.key, s.keyed)
 	now := p.clock.Read(w.now)
 	rec := topic.Record{Key: s.key, Keyed: s.keyed, Time: now, UpdatedAt: now, Seq: seq,
@@ -235,31 +244,31 @@ func (w *World) send(p *producer, s sendPlan) {
 
 // sendSlow is a send narrated at once: a keyless one, or one that fails.
 func (w *World) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
-	id := rec.ID()
 	pname := p.topic.Name + "-" + strconv.Itoa(part)
-	what := w.trace.keyPhrase(p.name, s.key)
+	what, tag := w.trace.keyPhrase(p.name, s.key), " (event "+rec.ID()+")"
 	where := fmt.Sprintf("murmur2 of key %s places it on %s", s.key, pname)
 	if !s.keyed {
+		what, tag = "event "+s.key, "" // its id is all that names it
 		where = fmt.Sprintf("it has no key, so it goes to the partition the producer sticks to, %s", pname)
 	}
 	switch {
 	case s.fail == "none":
 		off, _ := p.topic.Append(part, rec, p.idempotent)
-		w.emit(p.name, KindProduce, -1, "%s sends %s (event %s); %s; the broker appends it at offset %d and acks.", p.name, what, id, where, off)
+		w.emit(p.name, KindProduce, -1, "%s sends %s%s; %s; the broker appends it at offset %d and acks.", p.name, what, tag, where, off)
 		return
 	case p.acks == "0":
 		if s.fail == "timeout" {
 			off, _ := p.topic.Append(part, rec, p.idempotent)
-			w.emit(p.name, KindProduce, -1, "%s sends %s (event %s) with acks=0; %s; it lands at offset %d, and the producer never waits to hear so.", p.name, what, id, where, off)
+			w.emit(p.name, KindProduce, -1, "%s sends %s%s with acks=0; %s; it lands at offset %d, and the producer never waits to hear so.", p.name, what, tag, where, off)
 			return
 		}
-		w.emit(p.name, KindLost, -1, "%s sends %s (event %s) with acks=0 and the request is lost on the way; with no acknowledgement expected, nobody retries and the event is gone.", p.name, what, id)
+		w.emit(p.name, KindLost, -1, "%s sends %s%s with acks=0 and the request is lost on the way; with no acknowledgement expected, nobody retries and the event is gone.", p.name, what, tag)
 		return
 	case s.fail == "lost":
-		w.emit(p.name, KindLost, -1, "%s sends %s (event %s) for %s and the request is lost before the broker sees it; the send times out.", p.name, what, id, pname)
+		w.emit(p.name, KindLost, -1, "%s sends %s%s for %s and the request is lost before the broker sees it; the send times out.", p.name, what, tag, pname)
 	default:
 		off, _ := p.topic.Append(part, rec, p.idempotent)
-		w.emit(p.name, KindProduce, -1, "%s sends %s (event %s); %s; the broker appends it at offset %d but the acknowledgement is lost, so the send times out and %s cannot tell whether it landed.", p.name, what, id, where, off, p.name)
+		w.emit(p.name, KindProduce, -1, "%s sends %s%s; %s; the broker appends it at offset %d but the acknowledgement is lost, so the send times out and %s cannot tell whether it landed.", p.name, what, tag, where, off, p.name)
 	}
 	w.then(func() { w.retry(p, s, rec, part, pname, what) })
 }

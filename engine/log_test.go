@@ -403,3 +403,48 @@ func TestCheckConsumerLagThreshold(t *testing.T) {
 		require.ErrorContains(t, err, want, line)
 	}
 }
+
+// TestLogKeylessRecords: records sent without a key all go to the partition
+// the producer sticks to (Kafka's sticky partitioner for null keys), and
+// each is its own event: its business key is its event id, so a target keyed
+// on it holds one row per send, and a resend of the same event (with its id
+// regenerated) is a copy of that one event.
+func TestLogKeylessRecords(t *testing.T) {
+	const body = `knob sink = merge | append
+topic orders partitions=4
+target fct_orders sink=$sink key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=earliest
+member billing c1 at=10:00:00
+produce shop at=10:00:01
+produce shop at=10:00:02
+produce shop at=10:00:03 fail=timeout retry=app
+produce shop at=10:00:04
+poll billing c1 at=10:00:05
+`
+	tr := runLog(t, body, nil)
+	var parts []int
+	var keys, ids []string
+	for p, recs := range recordsOf(tr) {
+		for _, r := range recs {
+			assert.False(t, r.Keyed)
+			parts = append(parts, p)
+			keys = append(keys, r.Key)
+			ids = append(ids, r.ID())
+		}
+	}
+	require.Len(t, keys, 5, "four sends, one resent")
+	for _, p := range parts {
+		assert.Equal(t, parts[0], p, "keyless records stick to one partition")
+	}
+	assert.Equal(t, []string{"shop-1", "shop-2", "shop-3", "shop-3", "shop-5"}, keys, "the business key is the event's first id")
+	assert.Equal(t, []string{"shop-1", "shop-2", "shop-3", "shop-4", "shop-5"}, ids, "the resend carries a regenerated id")
+	assert.Equal(t, []string{"shop-1", "shop-2", "shop-3", "shop-5"}, targetKeys(tr, "fct_orders"))
+	assert.Empty(t, tr.Final().Missing)
+	assert.Empty(t, tr.Final().Duplicated)
+	_, texts := eventsOf(tr, engine.KindProduce)
+	assert.Contains(t, texts[0], "shop sends event shop-1; it has no key, so it goes to the partition the producer sticks to")
+
+	tr = runLog(t, body, map[string]string{"sink": "append"})
+	assert.Equal(t, map[string]int{"shop-3": 2}, tr.Final().Duplicated, "the resend is a copy of one event")
+}

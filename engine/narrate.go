@@ -37,7 +37,7 @@ func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord) string {
 	case s.Mode == mvcc.StampTxnStart:
 		when = fmt.Sprintf(" with updated_at = now() = %s, the transaction's start", s.Stamp)
 	case s.Mode == mvcc.StampStatement:
-		when = fmt.Sprintf(" with updated_at %s from the statement's clock", s.Stamp)
+		when = fmt.Sprintf(" with updated_at = statement_timestamp() = %s, the statement's time on the source clock", s.Stamp)
 	default:
 		when = "; updated_at will be the commit time"
 	}
@@ -86,28 +86,58 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 			}
 		}
 	}
+	visible, gone := splitDeletes(rec)
 	if len(lost) > 0 {
 		it := "it"
 		if len(lost) > 1 {
 			it = "them"
 		}
-		return fmt.Sprintf("%s commits at %s as lsn %d, making %s visible; %s, so no later run will read %s.",
-			rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, rec.Keys()), note, it)
+		also := ""
+		if len(gone) > 0 {
+			also = " and " + rowsPhrase(n, gone) + " gone"
+		}
+		return fmt.Sprintf("%s commits at %s as lsn %d, making %s visible%s; %s, so no later run will read %s.",
+			rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, visible), also, note, it)
 	}
-	what := "now visible to new readers"
-	if allDeletes(rec) {
-		what = "now gone for new readers"
+	switch {
+	case len(gone) == 0:
+		return fmt.Sprintf("%s commits at %s as lsn %d; %s %s now visible to new readers.", rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, visible), isAre(len(visible)))
+	case len(visible) == 0:
+		return fmt.Sprintf("%s commits at %s as lsn %d; %s %s now gone for new readers.", rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, gone), isAre(len(gone)))
 	}
-	return fmt.Sprintf("%s commits at %s as lsn %d; %s %s %s.", rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, rec.Keys()), isAre(len(rec.Keys())), what)
+	return fmt.Sprintf("%s commits at %s as lsn %d; %s %s now visible to new readers and %s gone.",
+		rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, visible), isAre(len(visible)), rowsPhrase(n, gone))
 }
 
-func allDeletes(rec *TxnRecord) bool {
+// splitDeletes divides the keys a transaction wrote into those its commit
+// makes visible and those it deletes, each in the order first written; a
+// key's last statement decides.
+func splitDeletes(rec *TxnRecord) (visible, gone []string) {
+	deleted := false
 	for _, s := range rec.Stmts {
-		if s.Op != mvcc.Delete {
-			return false
+		deleted = deleted || s.Op == mvcc.Delete
+	}
+	if !deleted {
+		return rec.Keys(), nil
+	}
+	last := map[string]mvcc.Op{}
+	var order []string
+	for _, s := range rec.Stmts {
+		for _, k := range s.Keys {
+			if _, ok := last[k]; !ok {
+				order = append(order, k)
+			}
+			last[k] = s.Op
 		}
 	}
-	return len(rec.Stmts) > 0
+	for _, k := range order {
+		if last[k] == mvcc.Delete {
+			gone = append(gone, k)
+		} else {
+			visible = append(visible, k)
+		}
+	}
+	return visible, gone
 }
 
 // versionsOf returns the versions a committed transaction wrote: a run of

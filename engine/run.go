@@ -81,6 +81,7 @@ func (w *World) scheduleRun(plan runPlan) {
 	}
 	last := max(plan.write, plan.store)
 	w.schedule(last, func() { w.runEnd(r) })
+	w.crashAfterEnd(r, last)
 }
 
 // runRead reads the stored marks and selects the rows after them in one snapshot.
