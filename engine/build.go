@@ -57,7 +57,7 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 		db:      mvcc.New(),
 		targets: map[string]*sink.Table{},
 		pipes:   map[string]*pipeline{},
-		keys:    map[string]*keyState{},
+		keyIDs:  map[string]int32{},
 		actors:  map[string]int32{},
 		trace: &Trace{File: f, Settings: settings, Seed: seed, Counts: []Counts{{}},
 			noun: map[string]string{}, checks: check.DefaultConfig()},

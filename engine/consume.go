@@ -332,7 +332,7 @@ func (w *World) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]s
 			return in
 		}
 	}
-	return append(in, sink.In{Key: r.Key, Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
+	return append(in, sink.In{ID: w.keyID(g.target, r.Key), Key: r.Key, Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
 }
 
 // consumeSlow writes a batch that a dedup or a timestamp mark filtered, or
@@ -391,8 +391,8 @@ func (w *World) feedName(g *groupState) string {
 
 // deliver writes rows into a core target and keeps its history in the trace.
 func (w *World) deliver(target *sink.Table, in []sink.In) sink.Result {
-	res := target.Write(in, -1, int32(w.step()), nil, func(key string, count, newest int) {
-		w.targetChanged(target, key, count, newest)
+	res := target.Write(in, -1, int32(w.step()), nil, func(id int32, _ string, count, newest int) {
+		w.targetChanged(target, id, count, newest)
 	})
 	for i := range w.trace.Targets {
 		if w.trace.Targets[i].Name == target.Name {
@@ -542,7 +542,7 @@ func (w *World) resnapshot(g *groupState) {
 		}
 		tables = append(tables, c.table)
 		for _, v := range w.db.Table(c.table).Rows() {
-			in = append(in, sink.In{Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN)})
+			in = append(in, sink.In{ID: w.keyID(g.target, v.Key), Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN)})
 		}
 	}
 	slices.SortFunc(in, func(a, b sink.In) int { return compareKeyStrings(a.Key, b.Key) })

@@ -155,7 +155,7 @@ func (w *World) runRead(r *runState) {
 			for _, v := range got {
 				if int64(v.UpdatedAt) <= m.value.V {
 					overlapRows++
-					if p.target.Newest(v.Key) >= v.Seq {
+					if p.target.NewestID(v.ID) >= v.Seq {
 						overlapKnown++
 					}
 				}
@@ -256,7 +256,7 @@ func keysOf(vs []*mvcc.Version) []string {
 func (w *World) write(r *runState, rows []*mvcc.Version) sink.Result {
 	in := make([]sink.In, len(rows))
 	for i, v := range rows {
-		in[i] = sink.In{Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN), Amount: v.Amount}
+		in[i] = sink.In{ID: v.ID, Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN), Amount: v.Amount}
 	}
 	var inInterval func(sink.Row) bool
 	if r.p.target.Mode == sink.Overwrite {
@@ -284,8 +284,8 @@ func (w *World) write(r *runState, rows []*mvcc.Version) sink.Result {
 		}
 	}
 	target := r.p.target
-	res := target.Write(in, r.id, int32(w.step()), inInterval, func(key string, count, newest int) {
-		w.targetChanged(target, key, count, newest)
+	res := target.Write(in, r.id, int32(w.step()), inInterval, func(id int32, _ string, count, newest int) {
+		w.targetChanged(target, id, count, newest)
 	})
 	for i := range w.trace.Targets {
 		if w.trace.Targets[i].Name == target.Name {

@@ -44,8 +44,9 @@ func (w *World) statement(ts *txnState, s *stmt) {
 		}
 	}
 	var stamp vtime.Time
+	target := w.targetFor(s.table.Name)
 	for _, k := range keys {
-		v := w.db.Write(&ts.tx, s.table, s.op, k, s.amount, now, s.backdate)
+		v := w.db.Write(&ts.tx, s.table, s.op, k, w.keyID(target, k), s.amount, now, s.backdate)
 		stamp = v.UpdatedAt
 	}
 	rec := &w.trace.Txns[ts.rec]
@@ -68,7 +69,7 @@ func (w *World) commit(ts *txnState) {
 			CommitStep: int32(step), Backdated: v.Backdated,
 		})
 		target := w.targetFor(v.Table)
-		ks := w.keyState(target, v.Key)
+		ks := w.keyRecs[v.ID]
 		ks.sourceSeq = v.Seq
 		if v.Deleted() {
 			ks.sourceSeq = 0

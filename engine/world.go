@@ -35,14 +35,21 @@ type Clock struct {
 // Read returns the clock's reading at true time at.
 func (c *Clock) Read(at vtime.Time) vtime.Time { return at.Add(c.Skew) }
 
-// scheduled is an entry of the event queue.
+// scheduled is an entry of the event queue: when, in what order, and which
+// action slot to run. It holds no pointers, so the heap's sifting does not
+// pay the garbage collector's write barriers.
+type scheduled struct {
+	at   vtime.Time
+	seq  uint64 // order of scheduling: breaks ties between events at the same instant
+	slot int32  // index into World.actions
+}
+
+// action is what a queue entry does.
 //
-// Most entries are source-transaction steps, so those are typed (txn, op,
+// Most actions are source-transaction steps, so those are typed (txn, op,
 // st) rather than closures: a workload of a million transactions then
 // schedules without allocating a function for each step.
-type scheduled struct {
-	at  vtime.Time
-	seq uint64 // order of scheduling: breaks ties between events at the same instant
+type action struct {
 	do  func() // a general action; nil for a typed one
 	txn *txnState
 	st  *stmt
@@ -149,25 +156,28 @@ const (
 // World is a scenario being simulated. Build one with Build and drive it
 // with Step or run it to the end with Run.
 type World struct {
-	trace   *Trace
-	rng     *rand.Rand
-	clocks  map[string]*Clock
-	source  *Clock // clocks["source"], the database server's clock
-	db      *mvcc.DB
-	targets map[string]*sink.Table
-	pipes   map[string]*pipeline
-	pipeOrd []string
-	q       queue
-	seq     uint64
-	now     vtime.Time
-	runs    []*runState
-	hint    sizeHint
-	actors  map[string]int32 // index of each actor name in trace.actors
-	keys    map[string]*keyState
-	keySlab []keyState // key states are carved from blocks, one allocation per thousand keys
-	counts  Counts
-	log     *logWorld // the partitioned log; nil until a scenario declares a topic
-	soon    []func()  // actions that follow the current one at the same instant, before anything queued
+	trace     *Trace
+	rng       *rand.Rand
+	clocks    map[string]*Clock
+	source    *Clock // clocks["source"], the database server's clock
+	db        *mvcc.DB
+	targets   map[string]*sink.Table
+	pipes     map[string]*pipeline
+	pipeOrd   []string
+	q         queue
+	seq       uint64
+	now       vtime.Time
+	runs      []*runState
+	hint      sizeHint
+	actors    map[string]int32 // index of each actor name in trace.actors
+	keyIDs    map[string]int32 // every key's dense id, by its truth key
+	keyRecs   []*keyState      // the truth record of each key, by id
+	keySlab   []keyState       // key states are carved from blocks, one allocation per thousand keys
+	counts    Counts
+	log       *logWorld // the partitioned log; nil until a scenario declares a topic
+	soon      []func()  // actions that follow the current one at the same instant, before anything queued
+	actions   []action  // what each queued entry does, by slot
+	freeSlots []int32   // slots of actions already run
 }
 
 // txnState is a source transaction as the schedule knows it. The builder
@@ -190,7 +200,7 @@ type txnState struct {
 func (w *World) schedule(at vtime.Time, fn func()) {
 	w.seq++
 	w.hint.events++
-	w.q.push(scheduled{at: at, seq: w.seq, do: fn})
+	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(action{do: fn})})
 }
 
 // Done reports whether no event is left.
@@ -207,8 +217,11 @@ func (w *World) Step() bool {
 	if len(w.q) == 0 {
 		return false
 	}
-	e := w.q.pop()
-	w.now = e.at
+	s := w.q.pop()
+	w.now = s.at
+	e := w.actions[s.slot]
+	w.actions[s.slot] = action{}
+	w.freeSlots = append(w.freeSlots, s.slot)
 	if e.do != nil {
 		e.do()
 		return true
@@ -228,12 +241,24 @@ func (w *World) Step() bool {
 	return true
 }
 
+// park stores an action until its queue entry comes up, reusing freed slots.
+func (w *World) park(a action) int32 {
+	if n := len(w.freeSlots); n > 0 {
+		i := w.freeSlots[n-1]
+		w.freeSlots = w.freeSlots[:n-1]
+		w.actions[i] = a
+		return i
+	}
+	w.actions = append(w.actions, a)
+	return int32(len(w.actions) - 1)
+}
+
 // scheduleTxn queues a typed step of a source transaction (or, with gen, a
 // workload's next transaction) at true time at.
 func (w *World) scheduleTxn(at vtime.Time, op txnOp, ts *txnState, st *stmt, gen *workload) {
 	w.seq++
 	w.hint.events++
-	w.q.push(scheduled{at: at, seq: w.seq, txn: ts, st: st, gen: gen, op: op})
+	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(action{txn: ts, st: st, gen: gen, op: op})})
 }
 
 // Run steps the world to the end and returns its trace.
@@ -245,9 +270,10 @@ func (w *World) Run() *Trace {
 	t.Counts = slices.Grow(t.Counts, max(0, w.hint.events+1-len(t.Counts)))
 	t.Txns = slices.Grow(t.Txns, max(0, w.hint.txns-len(t.Txns)))
 	t.Versions = slices.Grow(t.Versions, max(0, w.hint.versions-len(t.Versions)))
-	if len(w.keys) == 0 && w.hint.versions > 64 {
+	if len(w.keyIDs) == 0 && w.hint.versions > 64 {
 		// Keys are at most the versions; a map made large once never rehashes.
-		w.keys = make(map[string]*keyState, w.hint.versions)
+		w.keyIDs = make(map[string]int32, w.hint.versions)
+		w.keyRecs = make([]*keyState, 0, w.hint.versions)
 		for _, tab := range w.db.Tables() {
 			tab.Reserve(w.hint.versions)
 		}
@@ -336,31 +362,39 @@ func isInt(s string) bool {
 	return err == nil
 }
 
-// setKey updates the truth counters for one key after its source or target changed.
-// targetChanged records what a write did to one key of target.
-func (w *World) targetChanged(target *sink.Table, key string, count, newest int) {
-	ks := w.keyState(target, key)
+// targetChanged records what a write did to the key with id in target.
+func (w *World) targetChanged(target *sink.Table, id int32, count, newest int) {
+	ks := w.keyRecs[id]
 	ks.count, ks.newest = count, newest
 	w.settle(target, ks)
 }
 
-// keyState returns the truth record of key in target, making it on first use.
-func (w *World) keyState(target *sink.Table, key string) *keyState {
+// keyID returns the dense id of key as target's truth knows it, numbering
+// it on first use. The id travels with the key's rows through the source
+// and the target, so later steps find the key without hashing its text.
+func (w *World) keyID(target *sink.Table, key string) int32 {
 	tk := key
 	if len(w.targets) > 1 && target != nil {
 		tk = target.Name + ":" + key
 	}
-	ks := w.keys[tk]
-	if ks == nil {
-		if len(w.keySlab) == 0 {
-			w.keySlab = make([]keyState, 1024)
-		}
-		ks = &w.keySlab[0]
-		w.keySlab = w.keySlab[1:]
-		ks.key = tk
-		w.keys[tk] = ks
+	if id, ok := w.keyIDs[tk]; ok {
+		return id
 	}
-	return ks
+	if len(w.keySlab) == 0 {
+		w.keySlab = make([]keyState, 1024)
+	}
+	ks := &w.keySlab[0]
+	w.keySlab = w.keySlab[1:]
+	ks.key = tk
+	id := int32(len(w.keyRecs))
+	w.keyRecs = append(w.keyRecs, ks)
+	w.keyIDs[tk] = id
+	return id
+}
+
+// keyState returns the truth record of key in target, making it on first use.
+func (w *World) keyState(target *sink.Table, key string) *keyState {
+	return w.keyRecs[w.keyID(target, key)]
 }
 
 // settle recomputes the status of one key and moves the truth counters.

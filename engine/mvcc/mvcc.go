@@ -81,6 +81,7 @@ func (o Op) String() string { return [...]string{"insert", "update", "delete"}[o
 type Version struct {
 	Table     string
 	Key       string
+	ID        int32 // the key's dense id, given by the caller: equal keys, equal ids
 	Op        Op
 	UpdatedAt vtime.Time // the value written into updated_at (source clock)
 	Backdated bool       // updated_at was set explicitly by the statement
@@ -129,7 +130,7 @@ type Table struct {
 	Cache  int    // sequence cache size per session; 1 means no caching
 	next   int64  // next sequence value not yet handed out
 	blocks map[string]*block
-	live   map[string]*Version // latest committed version per key
+	live   []*Version // latest committed version per key, by the key's id
 
 	// byStamp holds the live, undeleted versions ordered by (UpdatedAt, Key);
 	// byLSN holds every committed version in commit order. Both exist so a
@@ -156,7 +157,7 @@ func (db *DB) AddTable(name, key string, stamp Stamp, clock string, cache int, f
 		cache = 1
 	}
 	t := &Table{Name: name, Key: key, Stamp: stamp, Clock: clock, Cache: cache, next: firstID,
-		blocks: map[string]*block{}, live: map[string]*Version{}}
+		blocks: map[string]*block{}}
 	db.tables[name] = t
 	db.order = append(db.order, name)
 	return t
@@ -166,7 +167,7 @@ func (db *DB) AddTable(name, key string, stamp Stamp, clock string, cache int, f
 // regrows its index. It does nothing once the table holds rows.
 func (t *Table) Reserve(n int) {
 	if len(t.live) == 0 {
-		t.live = make(map[string]*Version, n)
+		t.live = make([]*Version, 0, n)
 	}
 }
 
@@ -224,10 +225,12 @@ func (db *DB) BeginInto(tx *Txn, name, session string, at, now vtime.Time) {
 	tx.Writes = tx.first[:0]
 }
 
-// Write records a pending change by tx. stampNow is the source clock's
-// reading at the statement; backdate, when set, is written into updated_at instead.
-func (db *DB) Write(tx *Txn, t *Table, op Op, key string, amount int64, stampNow vtime.Time, backdate *vtime.Time) *Version {
-	v := &Version{Table: t.Name, Key: key, Op: op, Amount: amount, table: t}
+// Write records a pending change by tx to the row with key, whose dense id
+// the caller keeps (equal keys, equal ids; small numbers, as they index a
+// slice). stampNow is the source clock's reading at the statement; backdate,
+// when set, is written into updated_at instead.
+func (db *DB) Write(tx *Txn, t *Table, op Op, key string, id int32, amount int64, stampNow vtime.Time, backdate *vtime.Time) *Version {
+	v := &Version{Table: t.Name, Key: key, ID: id, Op: op, Amount: amount, table: t}
 	switch {
 	case backdate != nil:
 		v.UpdatedAt, v.Backdated = *backdate, true
@@ -240,8 +243,16 @@ func (db *DB) Write(tx *Txn, t *Table, op Op, key string, amount int64, stampNow
 	return v
 }
 
-// Live returns the latest committed version of key, or nil if none.
-func (t *Table) Live(key string) *Version { return t.live[key] }
+// Live returns the latest committed version of key, or nil if none. It
+// searches by the key's text, so it is for tests and tools, not a hot path.
+func (t *Table) Live(key string) *Version {
+	for _, v := range t.live {
+		if v != nil && v.Key == key {
+			return v
+		}
+	}
+	return nil
+}
 
 // Commit makes tx's writes visible, in statement order, at the next LSN.
 // A table stamping at commit fills updated_at from now.
@@ -257,7 +268,10 @@ func (db *DB) Commit(tx *Txn, at, now vtime.Time) {
 		if t.Stamp == StampCommit && !v.Backdated {
 			v.UpdatedAt = now
 		}
-		prev := t.live[v.Key]
+		if n := int(v.ID) + 1; n > len(t.live) {
+			t.live = append(t.live, make([]*Version, n-len(t.live))...)
+		}
+		prev := t.live[v.ID]
 		if prev != nil && !prev.Deleted() {
 			t.unindex(prev)
 		}
@@ -272,7 +286,7 @@ func (db *DB) Commit(tx *Txn, at, now vtime.Time) {
 		} else {
 			v.Seq = 1
 		}
-		t.live[v.Key] = v
+		t.live[v.ID] = v
 		t.byLSN = append(t.byLSN, v)
 		if !v.Deleted() {
 			t.index(v)

@@ -26,7 +26,7 @@ func TestVisibleOnlyAfterCommit(t *testing.T) {
 	db := mvcc.New()
 	tb := db.AddTable("orders", "order_id", mvcc.StampTxnStart, "source", 1, 1)
 	tx := db.Begin("T1", "s1", at(0), at(0))
-	db.Write(tx, tb, mvcc.Insert, "1", 10, at(1), nil)
+	db.Write(tx, tb, mvcc.Insert, "1", idOf("1"), 10, at(1), nil)
 	assert.Empty(t, tb.SelectStamp(all()), "an uncommitted insert is invisible")
 	assert.Empty(t, tb.SelectLSN(0, db.LastLSN(), false))
 	assert.Nil(t, tb.Live("1"))
@@ -43,7 +43,7 @@ func TestVisibleOnlyAfterCommit(t *testing.T) {
 
 	// A rolled-back transaction never becomes visible.
 	tx2 := db.Begin("T2", "s1", at(5), at(5))
-	db.Write(tx2, tb, mvcc.Insert, "2", 10, at(5), nil)
+	db.Write(tx2, tb, mvcc.Insert, "2", idOf("2"), 10, at(5), nil)
 	db.Rollback(tx2, at(6))
 	assert.Equal(t, []string{"1"}, keys(tb.SelectStamp(all())))
 	assert.Equal(t, mvcc.RolledBack, tx2.State)
@@ -58,7 +58,7 @@ func TestLSNOrderIsCommitOrder(t *testing.T) {
 	txs := map[string]*mvcc.Txn{}
 	for i, name := range []string{"A", "B", "C"} {
 		txs[name] = db.Begin(name, name, at(i), at(i))
-		db.Write(txs[name], tb, mvcc.Insert, name, 1, at(i), nil)
+		db.Write(txs[name], tb, mvcc.Insert, name, idOf(name), 1, at(i), nil)
 	}
 	for i, name := range []string{"C", "A", "B"} {
 		db.Commit(txs[name], at(10+i), at(10+i))
@@ -80,7 +80,7 @@ func TestUpdatesAndDeletes(t *testing.T) {
 	tb := db.AddTable("orders", "order_id", mvcc.StampStatement, "source", 1, 1)
 	commit := func(name string, s int, op mvcc.Op, key string, amount int64) *mvcc.Version {
 		tx := db.Begin(name, name, at(s), at(s))
-		v := db.Write(tx, tb, op, key, amount, at(s), nil)
+		v := db.Write(tx, tb, op, key, idOf(key), amount, at(s), nil)
 		db.Commit(tx, at(s), at(s))
 		return v
 	}
@@ -101,8 +101,8 @@ func TestUpdatesAndDeletes(t *testing.T) {
 	ct := db.AddTable("events", "id", mvcc.StampCommit, "source", 1, 1)
 	tx := db.Begin("T4", "s", at(10), at(10))
 	back := at(1)
-	v := db.Write(tx, ct, mvcc.Insert, "e", 0, at(10), &back)
-	w := db.Write(tx, ct, mvcc.Insert, "f", 0, at(10), nil)
+	v := db.Write(tx, ct, mvcc.Insert, "e", idOf("e"), 0, at(10), &back)
+	w := db.Write(tx, ct, mvcc.Insert, "f", idOf("f"), 0, at(10), nil)
 	db.Commit(tx, at(12), at(12))
 	assert.Equal(t, at(1), v.UpdatedAt)
 	assert.True(t, v.Backdated)
@@ -114,7 +114,7 @@ func TestNextValBurnsOnRollback(t *testing.T) {
 	tb := db.AddTable("orders", "order_id", mvcc.StampTxnStart, "source", 1, 100)
 	tx := db.Begin("T1", "s1", at(0), at(0))
 	id := tb.NextVal("s1")
-	db.Write(tx, tb, mvcc.Insert, "100", 0, at(0), nil)
+	db.Write(tx, tb, mvcc.Insert, "100", idOf("100"), 0, at(0), nil)
 	db.Rollback(tx, at(1))
 	assert.Equal(t, int64(100), id)
 	assert.Equal(t, int64(101), tb.NextVal("s1"), "the rolled-back id is not handed out again")
@@ -153,4 +153,16 @@ func TestCompareKeys(t *testing.T) {
 	vs := []*mvcc.Version{{Key: "10"}, {Key: "x"}, {Key: "2"}}
 	mvcc.SortVersions(vs)
 	assert.Equal(t, []string{"2", "10", "x"}, keys(vs))
+}
+
+// ids numbers keys the way the engine does: the same key, the same id.
+var ids = map[string]int32{}
+
+func idOf(key string) int32 {
+	id, ok := ids[key]
+	if !ok {
+		id = int32(len(ids))
+		ids[key] = id
+	}
+	return id
 }

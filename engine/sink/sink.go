@@ -60,6 +60,7 @@ type Row struct {
 
 // In is a row to write.
 type In struct {
+	ID        int32 // the key's dense id, given by the caller: equal keys, equal ids
 	Key       string
 	Seq       int
 	UpdatedAt vtime.Time
@@ -76,42 +77,43 @@ type Result struct {
 
 // Table is a target table.
 //
-// Invariant: live[key] lists the indexes in rows of every present row with
-// that key, oldest first; under Merge it never lists more than one.
+// Keys are addressed by the dense ids the caller gives them (In.ID), not by
+// their text: a write then finds a key's rows without hashing it.
+//
+// Invariant: live[id] lists the indexes in rows of every present row of the
+// key with that id, oldest first; under Merge it never lists more than one.
 type Table struct {
 	Name      string
 	Key       string
 	Mode      Mode
 	rows      []Row
-	live      map[string][]int32
+	live      [][]int32
 	collapsed int
 }
 
 // New returns an empty target table.
 func New(name, key string, mode Mode) *Table {
-	return &Table{Name: name, Key: key, Mode: mode, live: map[string][]int32{}}
+	return &Table{Name: name, Key: key, Mode: mode}
 }
 
 // Write applies rows as one statement at step. inInterval, used by Overwrite
 // only, says which present rows the run's interval covers and so deletes.
 // onChange is called with each key whose presence or version changed, with
 // how many rows of it are now present and the newest version among them.
-func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool, onChange func(key string, count, newest int)) Result {
+func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool, onChange func(id int32, key string, count, newest int)) Result {
 	var res Result
 	if t.Mode == Overwrite && inInterval != nil {
-		var doomed []string
-		for key, idxs := range t.live {
+		for id, idxs := range t.live {
+			hit := false
 			for _, i := range idxs {
-				if inInterval(t.rows[i]) {
-					doomed = append(doomed, key)
-					break
-				}
+				hit = hit || inInterval(t.rows[i])
 			}
-		}
-		slices.Sort(doomed)
-		for _, key := range doomed {
-			kept := t.live[key][:0]
-			for _, i := range t.live[key] {
+			if !hit {
+				continue
+			}
+			key := t.rows[idxs[0]].Key
+			kept := idxs[:0]
+			for _, i := range idxs {
 				if inInterval(t.rows[i]) {
 					t.rows[i].RemovedStep = step
 					res.Replaced++
@@ -119,13 +121,16 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 					kept = append(kept, i)
 				}
 			}
-			t.setLive(key, kept)
-			onChange(key, len(kept), t.newest(kept))
+			t.live[id] = kept
+			onChange(int32(id), key, len(kept), t.newest(kept))
 		}
 	}
 	for _, in := range rows {
+		if n := int(in.ID) + 1; n > len(t.live) {
+			t.live = append(t.live, make([][]int32, n-len(t.live))...)
+		}
 		if t.Mode == Merge || t.Mode == Upsert {
-			if idxs := t.live[in.Key]; len(idxs) > 0 {
+			if idxs := t.live[in.ID]; len(idxs) > 0 {
 				cur := &t.rows[idxs[0]]
 				if t.Mode == Merge && cur.Seq >= in.Seq {
 					res.Collapsed++
@@ -134,38 +139,29 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 				}
 				cur.RemovedStep = step
 				res.Replaced++
-				// The new row takes the old one's place in live: the map's
-				// slice is this one, so no map write is needed.
+				// The new row takes the old one's place in live.
 				t.rows = append(t.rows, Row{Key: in.Key, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
 					Amount: in.Amount, Run: run, AddedStep: step, RemovedStep: Live})
 				idxs[0] = int32(len(t.rows) - 1)
 				res.Inserted++
-				onChange(in.Key, 1, in.Seq)
+				onChange(in.ID, in.Key, 1, in.Seq)
 				continue
 			}
 		}
 		t.rows = append(t.rows, Row{Key: in.Key, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
 			Amount: in.Amount, Run: run, AddedStep: step, RemovedStep: Live})
-		idxs := append(t.live[in.Key], int32(len(t.rows)-1))
-		t.live[in.Key] = idxs
+		idxs := append(t.live[in.ID], int32(len(t.rows)-1))
+		t.live[in.ID] = idxs
 		res.Inserted++
-		onChange(in.Key, len(idxs), t.newest(idxs))
+		onChange(in.ID, in.Key, len(idxs), t.newest(idxs))
 	}
 	return res
-}
-
-func (t *Table) setLive(key string, idxs []int32) {
-	if len(idxs) == 0 {
-		delete(t.live, key)
-		return
-	}
-	t.live[key] = idxs
 }
 
 // Reserve makes room for n keys in an empty table.
 func (t *Table) Reserve(n int) {
 	if len(t.live) == 0 {
-		t.live = make(map[string][]int32, n)
+		t.live = make([][]int32, 0, n)
 	}
 }
 
@@ -174,10 +170,29 @@ func (t *Table) Reserve(n int) {
 func (t *Table) ReserveRows(n int) { t.rows = slices.Grow(t.rows, n) }
 
 // Count is the number of present rows with key.
-func (t *Table) Count(key string) int { return len(t.live[key]) }
+// It looks the key up among the present rows, so it is for tests and
+// tools, not for a hot path.
+func (t *Table) Count(key string) int { return len(t.idxsOf(key)) }
+
+func (t *Table) idxsOf(key string) []int32 {
+	for _, idxs := range t.live {
+		if len(idxs) > 0 && t.rows[idxs[0]].Key == key {
+			return idxs
+		}
+	}
+	return nil
+}
 
 // Newest is the highest source version present for key, or 0.
-func (t *Table) Newest(key string) int { return t.newest(t.live[key]) }
+func (t *Table) Newest(key string) int { return t.newest(t.idxsOf(key)) }
+
+// NewestID is Newest for the key with the given id.
+func (t *Table) NewestID(id int32) int {
+	if int(id) >= len(t.live) {
+		return 0
+	}
+	return t.newest(t.live[id])
+}
 
 func (t *Table) newest(idxs []int32) int {
 	n := 0

@@ -1,6 +1,7 @@
 package sink_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,7 +14,7 @@ import (
 func rows(keys ...string) []sink.In {
 	out := make([]sink.In, len(keys))
 	for i, k := range keys {
-		out[i] = sink.In{Key: k, Seq: 1, UpdatedAt: vtime.Time(i * 1000), LSN: int64(1001 + i)}
+		out[i] = sink.In{ID: kid(k), Key: k, Seq: 1, UpdatedAt: vtime.Time(i * 1000), LSN: int64(1001 + i)}
 	}
 	return out
 }
@@ -29,7 +30,7 @@ func presentKeys(rs []sink.Row) []string {
 func TestAppendDuplicates(t *testing.T) {
 	tb := sink.New("t", "id", sink.Append)
 	var changed []string
-	on := func(k string, _, _ int) { changed = append(changed, k) }
+	on := func(_ int32, k string, _, _ int) { changed = append(changed, k) }
 	res := tb.Write(rows("1", "2"), 0, 3, nil, on)
 	assert.Equal(t, sink.Result{Inserted: 2}, res)
 	res = tb.Write(rows("2", "3"), 1, 7, nil, on)
@@ -45,7 +46,7 @@ func TestAppendDuplicates(t *testing.T) {
 
 func TestMergeCollapsesAndCounts(t *testing.T) {
 	tb := sink.New("t", "id", sink.Merge)
-	noop := func(string, int, int) {}
+	noop := func(int32, string, int, int) {}
 	tb.Write(rows("1", "2"), 0, 3, nil, noop)
 	res := tb.Write(rows("2", "3"), 1, 7, nil, noop)
 	assert.Equal(t, sink.Result{Inserted: 1, Collapsed: 1}, res, "the same version of 2 is absorbed")
@@ -53,11 +54,11 @@ func TestMergeCollapsesAndCounts(t *testing.T) {
 	assert.Equal(t, 1, tb.Collapsed())
 
 	// A newer version replaces the row; an older one is absorbed.
-	res = tb.Write([]sink.In{{Key: "2", Seq: 2, UpdatedAt: 5000}}, 2, 9, nil, noop)
+	res = tb.Write([]sink.In{{ID: kid("2"), Key: "2", Seq: 2, UpdatedAt: 5000}}, 2, 9, nil, noop)
 	assert.Equal(t, sink.Result{Inserted: 1, Replaced: 1}, res)
 	assert.Equal(t, 2, tb.Newest("2"))
 	assert.Equal(t, 1, tb.Count("2"))
-	res = tb.Write([]sink.In{{Key: "2", Seq: 1}}, 3, 11, nil, noop)
+	res = tb.Write([]sink.In{{ID: kid("2"), Key: "2", Seq: 1}}, 3, 11, nil, noop)
 	assert.Equal(t, sink.Result{Collapsed: 1}, res, "an older version never overwrites a newer one")
 	assert.Equal(t, 2, tb.Newest("2"))
 	assert.Equal(t, 2, tb.Collapsed())
@@ -79,13 +80,13 @@ func TestMergeCollapsesAndCounts(t *testing.T) {
 
 func TestOverwriteReplacesItsInterval(t *testing.T) {
 	tb := sink.New("t", "id", sink.Overwrite)
-	noop := func(string, int, int) {}
-	first := []sink.In{{Key: "1", Seq: 1, UpdatedAt: 1000}, {Key: "2", Seq: 1, UpdatedAt: 2000}, {Key: "3", Seq: 1, UpdatedAt: 3000}}
+	noop := func(int32, string, int, int) {}
+	first := []sink.In{{ID: kid("1"), Key: "1", Seq: 1, UpdatedAt: 1000}, {ID: kid("2"), Key: "2", Seq: 1, UpdatedAt: 2000}, {ID: kid("3"), Key: "3", Seq: 1, UpdatedAt: 3000}}
 	tb.Write(first, 0, 3, nil, noop)
 	// The second run covers (1s, 3s]: it deletes 2 and 3 and writes 2 and 4.
 	in := func(r sink.Row) bool { return r.UpdatedAt > 1000 && r.UpdatedAt <= 3000 }
 	var changed []string
-	res := tb.Write([]sink.In{{Key: "2", Seq: 1, UpdatedAt: 2000}, {Key: "4", Seq: 1, UpdatedAt: 2500}}, 1, 7, in, func(k string, _, _ int) { changed = append(changed, k) })
+	res := tb.Write([]sink.In{{ID: kid("2"), Key: "2", Seq: 1, UpdatedAt: 2000}, {ID: kid("4"), Key: "4", Seq: 1, UpdatedAt: 2500}}, 1, 7, in, func(_ int32, k string, _, _ int) { changed = append(changed, k) })
 	assert.Equal(t, sink.Result{Inserted: 2, Replaced: 2}, res)
 	assert.Equal(t, []string{"1", "2", "4"}, presentKeys(sink.At(tb.History(), 7)), "row 3, inside the interval and not re-read, is gone")
 	assert.Equal(t, 1, tb.Count("2"), "re-reading an interval does not duplicate")
@@ -95,7 +96,7 @@ func TestOverwriteReplacesItsInterval(t *testing.T) {
 	assert.Equal(t, []string{"1", "2", "3"}, presentKeys(sink.At(tb.History(), 6)))
 
 	// Without an interval, overwrite behaves as append.
-	res = tb.Write([]sink.In{{Key: "1", Seq: 1}}, 2, 9, nil, noop)
+	res = tb.Write([]sink.In{{ID: kid("1"), Key: "1", Seq: 1}}, 2, 9, nil, noop)
 	assert.Equal(t, sink.Result{Inserted: 1}, res)
 	assert.Equal(t, 2, tb.Count("1"))
 }
@@ -114,10 +115,19 @@ func TestParseMode(t *testing.T) {
 // consumer builds by arrival order.
 func TestUpsertLastWriteWins(t *testing.T) {
 	tb := sink.New("t", "id", sink.Upsert)
-	noop := func(string, int, int) {}
-	tb.Write([]sink.In{{Key: "1", Seq: 2}}, 0, 1, nil, noop)
-	res := tb.Write([]sink.In{{Key: "1", Seq: 1}}, 0, 2, nil, noop)
+	noop := func(int32, string, int, int) {}
+	tb.Write([]sink.In{{ID: kid("1"), Key: "1", Seq: 2}}, 0, 1, nil, noop)
+	res := tb.Write([]sink.In{{ID: kid("1"), Key: "1", Seq: 1}}, 0, 2, nil, noop)
 	assert.Equal(t, 1, res.Replaced)
 	assert.Equal(t, 1, tb.Count("1"))
 	assert.Equal(t, 1, tb.Newest("1"), "the older version replaced the newer")
+}
+
+// kid numbers keys as the engine does: the same key, the same id.
+func kid(key string) int32 {
+	n, err := strconv.Atoi(key)
+	if err != nil {
+		panic("sink tests use numeric keys: " + key)
+	}
+	return int32(n)
 }
