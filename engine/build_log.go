@@ -231,7 +231,8 @@ func (b *builder) traffic(c scenario.Command) error {
 	i := 0
 	var next func()
 	next = func() {
-		w.send(p, sendPlan{key: names[w.rng.IntN(keys)], keyed: true, fail: "none", retry: "none"})
+		k := w.rng.IntN(keys)
+		w.send(p, sendPlan{key: names[k], slot: int32(k) + 1, keyed: true, fail: "none", retry: "none"})
 		if i++; i < n {
 			w.schedule(from.Add(vtime.Duration(i)*every), next)
 		}

@@ -51,6 +51,7 @@ type producer struct {
 	stickyN    int // partition count when sticky was chosen
 	ids        int
 	versions   map[string]*producerKey // per business key: intended events so far and its truth
+	bySlot     []*producerKey          // the same records, by traffic key index
 	keySlab    []producerKey
 	actor      int32       // index of the producer's name among the trace's actors, or -1
 	traffic    int         // records its traffic lines will send, to size the trace
@@ -165,11 +166,20 @@ func (w *World) topicIndex(h *TopicHistory) int32 {
 
 // intend records an event the application means to deliver exactly once:
 // the truth the target is compared with.
-func (w *World) intend(p *producer, key string) (int32, int32) {
+//
+// slot, when not 0, is 1 + the key's index in a traffic line's key space: the
+// producer then finds the key's record by index rather than by its text.
+func (w *World) intend(p *producer, key string, slot int32) (int32, int32) {
 	if !p.resolved {
 		p.target, p.resolved = w.feedTarget(p.name), true
 	}
-	pk := p.versions[key]
+	var pk *producerKey
+	if slot > 0 && int(slot) <= len(p.bySlot) {
+		pk = p.bySlot[slot-1]
+	}
+	if pk == nil {
+		pk = p.versions[key]
+	}
 	if pk == nil {
 		if len(p.keySlab) == 0 {
 			p.keySlab = make([]producerKey, 256)
@@ -177,6 +187,12 @@ func (w *World) intend(p *producer, key string) (int32, int32) {
 		pk, p.keySlab = &p.keySlab[0], p.keySlab[1:]
 		pk.ks = w.keyState(p.target, key)
 		p.versions[key] = pk
+	}
+	if slot > 0 {
+		for int(slot) > len(p.bySlot) {
+			p.bySlot = append(p.bySlot, nil)
+		}
+		p.bySlot[slot-1] = pk
 	}
 	pk.sent++
 	seq := pk.sent
@@ -197,6 +213,7 @@ func (w *World) intend(p *producer, key string) (int32, int32) {
 // sendPlan is one produce line.
 type sendPlan struct {
 	key     string
+	slot    int32 // 1 + the key's index in a traffic line's key space; 0 for a produce line
 	keyed   bool
 	id      string
 	fail    string // none, timeout, lost
@@ -225,7 +242,7 @@ func (w *World) send(p *producer, s sendPlan) {
 			s.key = p.name + "-" + strconv.Itoa(int(num))
 		}
 	}
-	seq, intent := w.intend(p, s.key)
+	seq, intent := w.intend(p, s.key, s.slot)
 	part := w.place(p, s.key, s.keyed)
 	now := p.clock.Read(w.now)
 	rec := topic.Record{Key: s.key, Keyed: s.keyed, Time: now, UpdatedAt: now, Seq: seq,

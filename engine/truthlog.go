@@ -31,34 +31,45 @@ type truthSnap struct {
 // truthLog records every change of a key's truth, with periodic snapshots,
 // so the truth at any step is rebuilt without scanning the whole trace.
 //
-// Invariant: bad holds exactly the keys whose latest change is not fine;
+// Invariant: bad holds exactly the keys whose latest change is not fine,
+// and badAt[id] is the index in bad of the key with that id, or -1;
 // snaps[i].next increases, by at least truthEvery and at least len(snaps[i].bad).
 type truthLog struct {
 	changes []truthChange
 	snaps   []truthSnap
-	bad     map[string]truthChange
+	bad     []truthChange
+	badID   []int32 // the key id of each entry of bad
+	badAt   []int32 // by key id
 }
 
-func (l *truthLog) record(step int, key string, s status, count int) {
+// record logs that the key with id (a dense number the world gives each
+// key) changed to status s with count rows present, at step.
+func (l *truthLog) record(step int, id int32, key string, s status, count int) {
 	c := truthChange{step: int32(step), status: s, count: int32(count), key: key}
 	l.changes = append(l.changes, c)
-	if l.bad == nil {
-		l.bad = map[string]truthChange{}
+	for int(id) >= len(l.badAt) {
+		l.badAt = append(l.badAt, -1)
 	}
-	if s == fine {
-		delete(l.bad, key)
-	} else {
-		l.bad[key] = c
+	switch at := l.badAt[id]; {
+	case s != fine && at >= 0:
+		l.bad[at] = c
+	case s != fine:
+		l.badAt[id] = int32(len(l.bad))
+		l.bad = append(l.bad, c)
+		l.badID = append(l.badID, id)
+	case at >= 0:
+		last := len(l.bad) - 1
+		l.bad[at], l.badID[at] = l.bad[last], l.badID[last]
+		l.badAt[l.badID[at]] = at
+		l.bad, l.badID = l.bad[:last], l.badID[:last]
+		l.badAt[id] = -1
 	}
 	last := 0
 	if len(l.snaps) > 0 {
 		last = l.snaps[len(l.snaps)-1].next
 	}
 	if since := len(l.changes) - last; since >= truthEvery && since >= len(l.bad) {
-		snap := truthSnap{next: len(l.changes), step: c.step, bad: make([]truthChange, 0, len(l.bad))}
-		for _, b := range l.bad {
-			snap.bad = append(snap.bad, b)
-		}
+		snap := truthSnap{next: len(l.changes), step: c.step, bad: slices.Clone(l.bad)}
 		l.snaps = append(l.snaps, snap)
 	}
 }

@@ -137,6 +137,7 @@ type markState struct {
 // keyState is the truth about one key: is it in the source, and how is it in the target.
 type keyState struct {
 	key       string // the key as truth reports it (prefixed by the target when there are several)
+	id        int32  // the key's dense id
 	sourceSeq int    // latest committed version, 0 if absent or deleted
 	count     int    // rows of it present in the target
 	newest    int    // newest version among them, 0 if none
@@ -385,8 +386,8 @@ func (w *World) keyID(target *sink.Table, key string) int32 {
 	}
 	ks := &w.keySlab[0]
 	w.keySlab = w.keySlab[1:]
-	ks.key = tk
 	id := int32(len(w.keyRecs))
+	ks.key, ks.id = tk, id
 	w.keyRecs = append(w.keyRecs, ks)
 	w.keyIDs[tk] = id
 	return id
@@ -418,7 +419,7 @@ func (w *World) settle(target *sink.Table, ks *keyState) {
 	w.adjust(ks.status, -1)
 	w.adjust(next, 1)
 	ks.status, ks.shown = next, c
-	w.trace.truth.record(w.step(), ks.key, next, c)
+	w.trace.truth.record(w.step(), ks.id, ks.key, next, c)
 }
 
 func (w *World) adjust(s status, d int32) {
