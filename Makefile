@@ -4,7 +4,7 @@
 GO ?= go
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm
+.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf
 
 all: build
 
@@ -41,6 +41,12 @@ test-short:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./engine/...
+
+# perf measures the browser budgets (download size, time to interactive, step
+# and seek times, long tasks while playing) in headless Chromium; see
+# docs/performance.md. It takes about a minute and wants a quiet machine.
+perf: wasm
+	TIDEMARK_PERF=1 $(GO) test -count=1 -run TestBudgets -v ./web/e2e
 
 # demo runs the first lesson's opening scenario through the CLI.
 demo:

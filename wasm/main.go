@@ -10,14 +10,14 @@
 //
 //	open(id, source, name, base, query, embedded) -> {ok, error, steps}
 //	advance(id, budget)                           -> {done, steps}
-//	view(id, full)                                -> {html, stage, narration, step, steps, query, message, canUndo}
-//	act(id, action, arg)                          -> {ok, error, rerun}
+//	view(id, full)                                -> {html, stage, narration, step, steps, query, message, canUndo, pending}
+//	act(id, action, arg)                          -> {ok, error, rerun}   ("fill", step: run the checks a pending view lacks)
 //	check(source, name)                           -> {ok, error, line, col}
 //	stop()
 package main
 
 import (
-	"net/url"
+	"runtime/debug"
 	"syscall/js"
 
 	"github.com/tidemark/tidemark/engine/scenario"
@@ -25,6 +25,12 @@ import (
 )
 
 func main() {
+	// A long scenario's trace is a large heap, and the garbage collector
+	// stops the page while it marks it (wasm has one thread): a collection
+	// in the middle of a step or of a chunk of the run is a long task.
+	// Collect a fifth as often, within a soft limit on the heap.
+	debug.SetGCPercent(400)
+	debug.SetMemoryLimit(256 << 20)
 	sessions := map[string]*widget.Session{}
 	var funcs []js.Func
 	done := make(chan struct{})
@@ -48,9 +54,9 @@ func main() {
 	missing := map[string]any{"ok": false, "error": "no scenario is open under that id"}
 	api := map[string]any{
 		"open": export("open", func(args []js.Value) any {
-			q, err := url.ParseQuery(trimQuery(str(args, 4)))
+			q, err := widget.ParseQuery(trimQuery(str(args, 4)))
 			if err != nil {
-				q = url.Values{}
+				q = widget.Values{}
 			}
 			s, err := widget.Open(str(args, 0), str(args, 1), str(args, 2), str(args, 3), q, str(args, 5) == "on")
 			if err != nil {
@@ -78,7 +84,7 @@ func main() {
 			v := s.View(len(args) > 1 && args[1].Truthy())
 			return map[string]any{"ok": true, "html": v.HTML, "stage": v.Stage, "narration": v.Narration,
 				"step": v.Step, "steps": v.Steps, "query": v.Query, "message": v.Message, "canUndo": v.CanUndo,
-				"back": v.Back, "forward": v.Forward, "start": v.Start, "end": v.End}
+				"back": v.Back, "forward": v.Forward, "start": v.Start, "end": v.End, "pending": v.Pending}
 		}),
 		"act": export("act", func(args []js.Value) any {
 			s := sessions[str(args, 0)]

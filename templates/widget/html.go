@@ -1,7 +1,6 @@
 package widget
 
 import (
-	"html"
 	"strconv"
 	"strings"
 )
@@ -32,7 +31,7 @@ func (b *builder) attrs(attrs []string) {
 		b.WriteByte(' ')
 		b.WriteString(name)
 		b.WriteString(`="`)
-		b.WriteString(html.EscapeString(val))
+		b.escape(val)
 		b.WriteByte('"')
 	}
 }
@@ -70,7 +69,35 @@ func (b *builder) el(tag, text string, attrs ...string) {
 	b.close(tag)
 }
 
-func (b *builder) text(s string) { b.WriteString(html.EscapeString(s)) }
+func (b *builder) text(s string) { b.escape(s) }
+
+// escape writes s with &, ', <, > and " escaped, as html.EscapeString
+// does. It is written here so the browser module need not link package
+// html and its table of entities (about 17 KB of the compressed download).
+func (b *builder) escape(s string) {
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var esc string
+		switch s[i] {
+		case '&':
+			esc = "&amp;"
+		case '\'':
+			esc = "&#39;"
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '"':
+			esc = "&#34;"
+		default:
+			continue
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(esc)
+		last = i + 1
+	}
+	b.WriteString(s[last:])
+}
 
 func itoa(n int) string { return strconv.Itoa(n) }
 

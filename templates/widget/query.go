@@ -1,7 +1,6 @@
 package widget
 
 import (
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,7 +11,7 @@ import (
 // FromQuery reads a link's query (?mark=lsn&step=14&truth=off&explain=3)
 // into knob values and a widget state. Nothing in a link can break the page:
 // each bad value is named in the returned messages and replaced by its default.
-func FromQuery(f *scenario.File, q url.Values) (knobs map[string]string, s State, problems []string) {
+func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, problems []string) {
 	knobs = map[string]string{}
 	s.ShowTruth = true
 	for name, vals := range q {

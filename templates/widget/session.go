@@ -3,11 +3,11 @@ package widget
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -30,7 +30,14 @@ type Session struct {
 	pending  []engine.Fault // faults still to inject into the run in progress
 	trace    *engine.Trace
 	original *engine.Trace
+	origRun  *engine.World // the run without faults, in progress, when an undo returned to a fork
 	st       State
+
+	// For a large trace the checks run after a step is drawn (see fill):
+	// their verdicts by step, and the latest verdicts worked out.
+	large    bool
+	verdicts map[int][]check.Result
+	latest   *checkView
 }
 
 type snapshot struct {
@@ -57,14 +64,14 @@ func CheckSource(src, name string) (*scenario.File, error) {
 
 // Open starts a session for a scenario's text and a link's query. Problems in
 // the query become the widget's message; a scenario that does not build is an error.
-func Open(id, src, name, base string, q url.Values, embedded bool) (*Session, error) {
+func Open(id, src, name, base string, q Values, embedded bool) (*Session, error) {
 	f, err := CheckSource(src, name)
 	if err != nil {
 		return nil, err
 	}
 	knobs, st, problems := FromQuery(f, q)
 	s := &Session{file: f, base: base, id: id, embedded: embedded, seed: 1, knobs: knobs, st: st}
-	if v := q.Get("seed"); v != "" {
+	if v := get(q, "seed"); v != "" {
 		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
 			s.seed = n
 		}
@@ -87,7 +94,7 @@ func (s *Session) start() error {
 // can yield between chunks and never block. It reports whether the run is complete.
 func (s *Session) Advance(budget int) (bool, error) {
 	if s.world == nil {
-		return true, nil
+		return s.advanceOriginal(budget)
 	}
 	w := s.world
 	for i := 0; i < max(budget, 1); i++ {
@@ -105,18 +112,78 @@ func (s *Session) Advance(budget int) (bool, error) {
 			}
 			s.trace, s.world = w.Trace(), nil
 			s.st.Step = clamp(s.st.Step, s.trace.Steps())
+			s.large = isLarge(s.trace)
+			s.verdicts, s.latest = nil, nil
 			if len(s.faults) > 0 && s.original == nil {
-				// After an undo back to a fork: the comparison needs the run without faults.
-				orig, err := engine.Run(s.file, s.knobs, s.seed)
+				// After an undo back to a fork: the comparison needs the run
+				// without faults, run in chunks like the fork.
+				orig, err := engine.Build(s.file, s.knobs, s.seed)
 				if err != nil {
 					return true, err
 				}
-				s.original = orig
+				s.origRun = orig
+				return s.advanceOriginal(budget - i)
 			}
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// advanceOriginal runs up to budget events of the run without faults, when
+// one is in progress.
+func (s *Session) advanceOriginal(budget int) (bool, error) {
+	if s.origRun == nil {
+		return true, nil
+	}
+	for range max(budget, 1) {
+		if !s.origRun.Step() {
+			s.original, s.origRun = s.origRun.Trace(), nil
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// largeTrace is the number of source versions and target rows above which
+// a trace's checks are run after its steps are drawn rather than while: the
+// checks cost time in proportion to the target, and a step must be drawn
+// within a frame. The bundled lessons are far below it.
+const largeTrace = 400
+
+func isLarge(t *engine.Trace) bool {
+	n := len(t.Versions)
+	for _, h := range t.Targets {
+		n += len(h.Rows)
+	}
+	return n > largeTrace
+}
+
+// checksAt returns what the checks panel shows at step n of a large trace.
+func (s *Session) checksAt(n int) *checkView {
+	if r, ok := s.verdicts[n]; ok {
+		return &checkView{results: r, step: n}
+	}
+	if s.latest != nil {
+		return &checkView{results: s.latest.results, step: s.latest.step, pending: true}
+	}
+	return &checkView{step: n, pending: true}
+}
+
+// fill runs the checks at step n of a large trace, if they have not run.
+func (s *Session) fill(n int) {
+	if _, ok := s.verdicts[n]; ok || !s.large {
+		return
+	}
+	if len(s.verdicts) >= 4096 {
+		s.verdicts = nil // a learner scrubbing for a long time: start again
+	}
+	if s.verdicts == nil {
+		s.verdicts = map[int][]check.Result{}
+	}
+	r := s.trace.ChecksAt(n)
+	s.verdicts[n] = r
+	s.latest = &checkView{results: r, step: n}
 }
 
 // refuse drops the fault that could not be applied and restores the previous run.
@@ -149,16 +216,23 @@ type ViewResult struct {
 	Step, Steps                            int
 	CanUndo                                bool
 	Back, Forward, Start, End              string // links of the step controls
+	// Pending says the step was drawn before its checks ran (a large
+	// trace): the page calls Act("fill", step) soon, then View again.
+	Pending bool
 }
 
 // View draws the current step; full also draws the whole widget.
 func (s *Session) View(full bool) ViewResult {
 	t := s.trace
-	if t == nil {
+	if t == nil || s.origRun != nil {
 		return ViewResult{Message: "the scenario is still running"}
 	}
 	st := s.state()
 	v := ViewResult{Narration: Narration(t, st.Step), Step: st.Step, Steps: t.Steps(), Message: st.Message, CanUndo: st.CanUndo}
+	if s.large {
+		st.checks = s.checksAt(st.Step)
+		v.Pending = st.checks.pending
+	}
 	if full {
 		v.HTML = Render(t, st)
 	} else {
@@ -173,7 +247,7 @@ func (s *Session) View(full bool) ViewResult {
 
 func (s *Session) state() State {
 	st := s.st
-	st.BasePath, st.ID, st.Embedded, st.Live, st.Titled = s.base, s.id, s.embedded, true, s.embedded
+	st.BasePath, st.ID, st.Embedded, st.Live = s.base, s.id, s.embedded, true
 	st.CanUndo = len(s.history) > 0
 	if len(s.faults) > 0 {
 		st.Original = s.original
@@ -187,8 +261,16 @@ var ErrUnknownAction = errors.New("unknown action")
 // Act applies one learner action. rerun reports that the scenario must be
 // run again (with Advance) before the next View.
 func (s *Session) Act(action, arg string) (rerun bool, err error) {
-	if s.trace == nil {
+	if s.trace == nil || s.origRun != nil {
 		return false, errors.New("the scenario is still running")
+	}
+	if action == "fill" {
+		// Run the checks at the step drawn last, if it is still the one
+		// on screen; the page asks after drawing a step of a large trace.
+		if n, err := strconv.Atoi(arg); err == nil && n == s.st.Step {
+			s.fill(n)
+		}
+		return false, nil
 	}
 	s.st.Message = ""
 	switch action {

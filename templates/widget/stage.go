@@ -1,9 +1,11 @@
 package widget
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
@@ -18,7 +20,10 @@ func compareKeys(a, b string) int { return mvcc.CompareKeys(a, b) }
 // and stream worlds can add theirs (partitions as lanes, the watermark line)
 // beside these.
 func stage(b *builder, t *engine.Trace, s State) {
-	truth := t.TruthAt(s.Step)
+	// The step's truth and a view of each target, read without copying the
+	// target's rows (a large target would otherwise be copied every step).
+	at := t.Seek(s.Step)
+	truth := at.Truth
 	if s.ShowTruth {
 		truthSummary(b, truth)
 	}
@@ -34,12 +39,48 @@ func stage(b *builder, t *engine.Trace, s State) {
 	b.open("div", "class", "tm-panels")
 	sourcePanel(b, t, s)
 	marksPanel(b, t, s)
-	targetPanel(b, t, s, truth)
-	checksPanel(b, t, s)
+	targetPanel(b, t, s, truth, at.Targets)
+	checksPanel(b, t, s.Step, s.checks)
 	if s.Original != nil {
 		comparePanel(b, t, s)
 	}
 	b.close("div")
+	if t.Steps() > maxTimeline {
+		timelineWindow(b, t, s)
+	}
+}
+
+// maxTimeline is the longest timeline drawn in full, as a list of every
+// step. A longer trace gets a window of the list around the current step,
+// drawn with the stage so that it follows the learner: ten thousand list
+// items are no use to read, and make every redraw of the page around them
+// slow (the browser lays them out again).
+const maxTimeline = 500
+
+// timelineWindow draws the steps around the current one of a long trace.
+func timelineWindow(b *builder, t *engine.Trace, s State) {
+	const before, after = 10, 20
+	lo := max(1, min(s.Step-before, t.Steps()-before-after))
+	hi := min(t.Steps(), lo+before+after)
+	b.open("details", "class", "tm-timeline", "data-testid", "timeline", "open?", on(!s.Embedded))
+	b.el("summary", "Steps "+itoa(lo)+" to "+itoa(hi)+" of "+itoa(t.Steps())+" (the list follows the current step)")
+	b.open("ol", "class", "tm-steps", "id", s.id("steps"), "start", itoa(lo))
+	for step := lo; step <= hi; step++ {
+		stepItem(b, t, s, step)
+	}
+	b.close("ol")
+	b.close("details")
+}
+
+// maxListed is how many keys a sentence names before it counts the rest.
+const maxListed = 100
+
+// listKeys joins keys for a sentence, naming at most maxListed of them.
+func listKeys(keys []string) string {
+	if len(keys) <= maxListed {
+		return strings.Join(keys, ", ")
+	}
+	return strings.Join(keys[:maxListed], ", ") + " and " + itoa(len(keys)-maxListed) + " more"
 }
 
 func truthSummary(b *builder, tr engine.Truth) {
@@ -47,17 +88,17 @@ func truthSummary(b *builder, tr engine.Truth) {
 	b.el("strong", "Truth: ")
 	var parts []string
 	if len(tr.Missing) > 0 {
-		parts = append(parts, "not in the target: "+strings.Join(tr.Missing, ", "))
+		parts = append(parts, "not in the target: "+listKeys(tr.Missing))
 	}
 	if len(tr.Duplicated) > 0 {
 		var d []string
 		for _, k := range keysSorted(tr.Duplicated) {
 			d = append(d, k+" ×"+itoa(tr.Duplicated[k]))
 		}
-		parts = append(parts, "duplicated: "+strings.Join(d, ", "))
+		parts = append(parts, "duplicated: "+listKeys(d))
 	}
 	if len(tr.Stale) > 0 {
-		parts = append(parts, "stale: "+strings.Join(tr.Stale, ", "))
+		parts = append(parts, "stale: "+listKeys(tr.Stale))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "the target matches every committed source row")
@@ -111,16 +152,15 @@ func sourcePanel(b *builder, t *engine.Trace, s State) {
 	x := func(at vtime.Time) float64 {
 		return left + (w-left-right)*float64(at-lo)/float64(hi-lo)
 	}
-	var shown []engine.TxnRecord
-	for _, tx := range t.Txns {
-		if tx.BeginStep <= s.Step {
-			shown = append(shown, tx)
+	// The last maxBars transactions begun by this step, in trace order.
+	const maxBars = 40
+	var shown []*engine.TxnRecord
+	for i := len(t.Txns) - 1; i >= 0 && len(shown) < maxBars; i-- {
+		if t.Txns[i].BeginStep <= s.Step {
+			shown = append(shown, &t.Txns[i])
 		}
 	}
-	const maxBars = 40
-	if len(shown) > maxBars {
-		shown = shown[len(shown)-maxBars:]
-	}
+	slices.Reverse(shown)
 	h := rowH*float64(len(shown)) + 44
 	desc := strconv.Itoa(len(shown)) + " transactions drawn as bars from begin to commit on a time axis; diamonds mark each one's updated_at"
 	b.open("svg", "class", "tm-svg", "viewBox", "0 0 640 "+ftoa(h), "role", "img", "aria-label", desc, "data-testid", "source-chart")
@@ -240,11 +280,22 @@ func marksPanel(b *builder, t *engine.Trace, s State) {
 			b.void("polyline", "points", strings.Join(poly, " "), "class", "tm-sparkline")
 			b.close("svg")
 		}
-		b.open("ol", "class", "tm-history")
-		for _, q := range m.Points {
-			if q.Step > s.Step {
-				break
+		// The stored values as text, the latest maxHistory of them.
+		upto, _ := slices.BinarySearchFunc(m.Points, s.Step, func(q check.MarkPoint, step int) int {
+			if q.Step <= step {
+				return -1
 			}
+			return 1
+		})
+		const maxHistory = 20
+		from := max(0, upto-maxHistory)
+		if from > 0 {
+			b.el("p", itoa(from)+" earlier values not listed", "class", "tm-note")
+			b.open("ol", "class", "tm-history", "start", itoa(from+1))
+		} else {
+			b.open("ol", "class", "tm-history")
+		}
+		for _, q := range m.Points[from:upto] {
 			txt := q.Display + " at " + q.At.String()
 			if q.Reset {
 				txt += " (reset by an operator)"
@@ -257,31 +308,63 @@ func marksPanel(b *builder, t *engine.Trace, s State) {
 	b.close("section")
 }
 
-func targetPanel(b *builder, t *engine.Trace, s State, truth engine.Truth) {
-	for _, h := range t.Targets {
+func targetPanel(b *builder, t *engine.Trace, s State, truth engine.Truth, views []engine.TargetView) {
+	for i, h := range t.Targets {
 		panel(b, "target", "Target "+h.Name+" ("+h.Mode.String()+")")
-		rows := t.TargetAt(h.Name, s.Step)
-		byKey := map[string][]sink.Row{}
-		for _, r := range rows {
-			byKey[r.Key] = append(byKey[r.Key], r)
-		}
-		missing := map[string]bool{}
-		stale := map[string]bool{}
+		var missing, stale []string // sorted by key
 		if s.ShowTruth {
-			for _, k := range truth.Missing {
-				missing[k] = true
-			}
-			for _, k := range truth.Stale {
-				stale[k] = true
+			missing, stale = truth.Missing, truth.Stale
+			if len(t.Targets) > 1 {
+				missing, stale = ofTarget(missing, h.Name), ofTarget(stale, h.Name)
 			}
 		}
-		keys := keysSorted(byKey)
-		for k := range missing {
-			keys = append(keys, k)
+		// Every key the table could show, the rows' and the missing ones,
+		// sorted; a large target is then cut to a window of them.
+		buf := keyBuffers.Get().(*[]parsedKey)
+		pk, nrows, latest := (*buf)[:0], 0, ""
+		views[i].Each(func(r sink.Row) bool {
+			pk = append(pk, parseKey(r.Key))
+			nrows++
+			latest = r.Key // rows arrive in step order
+			return true
+		})
+		for _, k := range missing {
+			pk = append(pk, parseKey(k))
 		}
-		sortKeys(keys)
+		caption := itoa(nrows) + " rows at this step"
+		slices.SortFunc(pk, compareParsed)
+		shown := slices.CompactFunc(pk, func(a, b parsedKey) bool { return a.s == b.s })
+		if len(shown) > maxRows {
+			focus, where := parseKey(latest), "the latest write"
+			if _, found := slices.BinarySearchFunc(shown, parseKey(s.Explain), compareParsed); found && s.Explain != "" {
+				focus, where = parseKey(s.Explain), "key "+s.Explain
+			}
+			shown = window(shown, focus)
+			caption += "; showing the " + itoa(len(shown)) + " keys around " + where + ", " + shown[0].s + " to " + shown[len(shown)-1].s
+		}
+		keys := make([]string, len(shown))
+		for j, k := range shown {
+			keys[j] = k.s
+		}
+		*buf = pk[:0]
+		keyBuffers.Put(buf)
+		// The rows of the keys drawn, each key's in the order written.
+		byKey := make(map[string][]sink.Row, len(keys))
+		for _, k := range keys {
+			byKey[k] = nil
+		}
+		views[i].Each(func(r sink.Row) bool {
+			if rs, ok := byKey[r.Key]; ok {
+				byKey[r.Key] = append(rs, r)
+			}
+			return true
+		})
+		isStale := func(k string) bool {
+			_, found := slices.BinarySearchFunc(stale, k, compareKeys)
+			return found
+		}
 		b.open("table", "class", "tm-table", "data-testid", "target-table")
-		b.el("caption", itoa(len(rows))+" rows at this step")
+		b.el("caption", caption)
 		b.open("thead")
 		b.open("tr")
 		for _, c := range []string{h.Key, "updated_at", "version", "written at", "note"} {
@@ -309,7 +392,7 @@ func targetPanel(b *builder, t *engine.Trace, s State, truth engine.Truth) {
 				if s.ShowTruth && len(rs) > 1 {
 					cls, note = "tm-dup", "×"+itoa(len(rs))+" duplicate"
 				}
-				if stale[k] {
+				if isStale(k) {
 					cls, note = cls+" tm-stale", strings.TrimSpace(note+" ⚠ stale: the source has a newer version")
 				}
 				b.open("tr", "class", strings.TrimSpace("tm-row "+cls), "data-key", k, "data-testid", "row")
@@ -335,6 +418,33 @@ func targetPanel(b *builder, t *engine.Trace, s State, truth engine.Truth) {
 	}
 }
 
+// ofTarget returns the keys of the truth that belong to one target (with
+// several targets the truth names keys "target:key"), without the prefix,
+// sorted by key.
+func ofTarget(keys []string, target string) []string {
+	var out []string
+	for _, k := range keys {
+		if rest, ok := strings.CutPrefix(k, target+":"); ok {
+			out = append(out, rest)
+		}
+	}
+	sortKeys(out)
+	return out
+}
+
+// maxRows is how many keys a table draws. A larger target is drawn as a
+// window of maxRows keys, so that a step costs the same at row 30 and at
+// row 30,000 (and a screen reader is not handed thousands of rows).
+const maxRows = 40
+
+// window returns maxRows of the sorted, distinct keys around focus: about
+// three quarters of them before it, fewer if there are not as many.
+func window(keys []parsedKey, focus parsedKey) []parsedKey {
+	i, _ := slices.BinarySearchFunc(keys, focus, compareParsed)
+	lo := clamp(i-maxRows*3/4, len(keys)-maxRows)
+	return keys[lo : lo+maxRows]
+}
+
 func keyLink(b *builder, t *engine.Trace, s State, key string) {
 	b.open("a", "href", query(t, s, s.Step, "explain", key), "data-act", "explain", "data-key", key,
 		"aria-label", "explain key "+key, "class", "tm-key")
@@ -342,12 +452,76 @@ func keyLink(b *builder, t *engine.Trace, s State, key string) {
 	b.close("a")
 }
 
-func sortKeys(keys []string) { slices.SortFunc(keys, compareKeys) }
+// parsedKey is a business key with its number read once, for sorting many
+// keys in business-key order (mvcc.CompareKeys) without parsing each at
+// every comparison.
+type parsedKey struct {
+	s   string
+	n   int64
+	num bool
+}
 
-func checksPanel(b *builder, t *engine.Trace, s State) {
+func parseKey(k string) parsedKey {
+	n, err := strconv.ParseInt(k, 10, 64)
+	return parsedKey{k, n, err == nil}
+}
+
+// compareParsed orders keys as mvcc.CompareKeys does: numbers by value and
+// before words, words alphabetically.
+func compareParsed(a, b parsedKey) int {
+	switch {
+	case a.num && b.num:
+		return cmp.Compare(a.n, b.n)
+	case a.num:
+		return -1
+	case b.num:
+		return 1
+	}
+	return strings.Compare(a.s, b.s)
+}
+
+// keyBuffers reuses the buffers of parsed keys that drawing a large target
+// needs at every step, so the browser's garbage collector runs less often.
+var keyBuffers = sync.Pool{New: func() any { return new([]parsedKey) }}
+
+// sortKeys sorts keys in business-key order.
+func sortKeys(keys []string) {
+	ps := make([]parsedKey, len(keys))
+	for i, k := range keys {
+		ps[i] = parseKey(k)
+	}
+	slices.SortFunc(ps, compareParsed)
+	for i, p := range ps {
+		keys[i] = p.s
+	}
+}
+
+// checkView is what the checks panel draws. A session with a large trace
+// runs the checks after the step is drawn (they cost time in proportion to
+// the whole target); until then it shows the latest verdicts it has, saying
+// which step they are from.
+type checkView struct {
+	results []check.Result
+	step    int  // the step results are for
+	pending bool // the verdicts at the step drawn are still being worked out
+}
+
+func checksPanel(b *builder, t *engine.Trace, step int, cv *checkView) {
+	if cv == nil {
+		cv = &checkView{results: t.ChecksAt(step), step: step}
+	}
 	panel(b, "checks", "Checks a team could run")
-	b.open("ul", "class", "tm-checks", "data-testid", "checks")
-	for _, c := range t.ChecksAt(s.Step) {
+	if cv.pending {
+		b.open("ul", "class", "tm-checks tm-pending", "data-testid", "checks", "aria-busy", "true", "data-step", itoa(cv.step))
+		if cv.results == nil {
+			b.el("li", "Running the checks at this step…", "class", "tm-note")
+		} else {
+			b.el("li", "Running the checks at this step; until they finish, these are the verdicts at step "+itoa(cv.step)+".", "class", "tm-note")
+		}
+	} else {
+		b.open("ul", "class", "tm-checks", "data-testid", "checks")
+	}
+	for _, c := range cv.results {
 		mark := map[check.Status]string{check.Pass: "✓ pass", check.Fail: "✗ fail", check.NotRun: "– not run"}[c.Status]
 		b.open("li", "class", "tm-check tm-check-"+string(c.Status), "data-check", c.Name, "data-status", string(c.Status))
 		b.el("span", mark, "class", "tm-status")
@@ -393,8 +567,28 @@ func comparePanel(b *builder, f *engine.Trace, s State) {
 	}
 	keys := keysSorted(all)
 	diff := 0
+	for _, k := range keys {
+		if a[k] != c[k] {
+			diff++
+		}
+	}
+	caption := "Copies of each key in the target at this step"
+	if len(keys) > maxRows {
+		// A large target: only the keys that differ, at most maxRows of them.
+		var differing []string
+		for _, k := range keys {
+			if a[k] != c[k] && len(differing) < maxRows {
+				differing = append(differing, k)
+			}
+		}
+		keys = differing
+		caption = "Copies of each key that differs at this step"
+		if diff > maxRows {
+			caption += " (the first " + itoa(maxRows) + " of " + itoa(diff) + ")"
+		}
+	}
 	b.open("table", "class", "tm-table tm-compare", "data-testid", "compare-table")
-	b.el("caption", "Copies of each key in the target at this step")
+	b.el("caption", caption)
 	b.open("thead")
 	b.open("tr")
 	for _, h := range []string{"key", "original", "fork", ""} {
@@ -407,7 +601,6 @@ func comparePanel(b *builder, f *engine.Trace, s State) {
 		differs := a[k] != c[k]
 		attrs := []string{"data-key", k}
 		if differs {
-			diff++
 			attrs = append(attrs, "class", "tm-differs", "data-testid", "row-differs")
 		}
 		b.open("tr", attrs...)

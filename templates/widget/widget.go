@@ -13,9 +13,6 @@
 package widget
 
 import (
-	"net/url"
-	"slices"
-
 	"github.com/tidemark/tidemark/engine"
 )
 
@@ -32,6 +29,8 @@ type State struct {
 	CanUndo   bool          // there is a knob change or fault to undo
 	Live      bool          // drawn by the browser module: show the controls that need it
 	ID        string        // prefix of element ids, unique on the page; "tm" when empty
+
+	checks *checkView // set by a Session for a large trace; nil runs the checks while drawing
 }
 
 func (s State) id(name string) string {
@@ -44,24 +43,24 @@ func (s State) id(name string) string {
 // query returns the link to the widget with the given step and the
 // current knobs and choices.
 func query(t *engine.Trace, s State, step int, extra ...string) string {
-	v := url.Values{}
+	v := Values{}
 	for _, k := range t.File.Knobs {
 		if val := t.Settings[k.Name]; val != k.Default {
-			v.Set(k.Name, val)
+			v[k.Name] = []string{val}
 		}
 	}
-	v.Set("step", itoa(step))
+	v["step"] = []string{itoa(step)}
 	if !s.ShowTruth {
-		v.Set("truth", "off")
+		v["truth"] = []string{"off"}
 	}
 	for i := 0; i+1 < len(extra); i += 2 {
 		if extra[i+1] == "" {
-			v.Del(extra[i])
+			delete(v, extra[i])
 		} else {
-			v.Set(extra[i], extra[i+1])
+			v[extra[i]] = []string{extra[i+1]}
 		}
 	}
-	return s.BasePath + "?" + v.Encode()
+	return s.BasePath + "?" + Encode(v)
 }
 
 // Render draws the whole widget for the trace at s.Step.
@@ -187,25 +186,33 @@ func faults(b *builder, t *engine.Trace, s State) {
 }
 
 func timeline(b *builder, t *engine.Trace, s State) {
+	if t.Steps() > maxTimeline {
+		return // a window of the list is drawn with the stage: see timelineWindow
+	}
 	b.open("details", "class", "tm-timeline", "data-testid", "timeline", "open?", on(!s.Embedded))
 	b.el("summary", "Every step ("+itoa(t.Steps())+")")
 	b.open("ol", "class", "tm-steps", "id", s.id("steps"))
-	for i := range t.Events {
-		e := &t.Events[i]
-		step := int(e.Step)
-		attrs := []string{"data-step", itoa(step), "class", "tm-kind-" + e.Kind.String()}
-		if step == s.Step {
-			attrs = append(attrs, "aria-current", "step")
-		}
-		b.open("li", attrs...)
-		b.open("a", "href", query(t, s, step), "data-act", "seek", "data-step", itoa(step))
-		b.text(e.At.String() + " " + t.Actor(e))
-		b.close("a")
-		b.text(" " + t.Narration(e))
-		b.close("li")
+	for step := 1; step <= t.Steps(); step++ {
+		stepItem(b, t, s, step)
 	}
 	b.close("ol")
 	b.close("details")
+}
+
+// stepItem draws one step of the timeline: its time and actor as a link to
+// the step, and its narration.
+func stepItem(b *builder, t *engine.Trace, s State, step int) {
+	e := &t.Events[step-1]
+	attrs := []string{"data-step", itoa(step), "class", "tm-kind-" + e.Kind.String()}
+	if step == s.Step {
+		attrs = append(attrs, "aria-current", "step")
+	}
+	b.open("li", attrs...)
+	b.open("a", "href", query(t, s, step), "data-act", "seek", "data-step", itoa(step))
+	b.text(e.At.String() + " " + t.Actor(e))
+	b.close("a")
+	b.text(" " + t.Narration(e))
+	b.close("li")
 }
 
 // keysSorted returns map keys in business-key order.
@@ -214,6 +221,6 @@ func keysSorted[V any](m map[string]V) []string {
 	for k := range m {
 		out = append(out, k)
 	}
-	slices.SortFunc(out, compareKeys)
+	sortKeys(out)
 	return out
 }

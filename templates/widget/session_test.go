@@ -1,0 +1,538 @@
+package widget
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/report"
+	"github.com/tidemark/tidemark/lessons"
+	"github.com/tidemark/tidemark/web/htmltest"
+)
+
+// Session tests are internal: they compare the session's trace with a run of
+// the engine, which the page never sees directly.
+
+func source(t testing.TB, id string) (src, name string) {
+	t.Helper()
+	sc, ok := lessons.Lookup(id)
+	require.True(t, ok, id)
+	return string(sc.Source), sc.File.Name
+}
+
+func reportOf(t testing.TB, tr *engine.Trace) string {
+	t.Helper()
+	require.NotNil(t, tr)
+	b, err := json.Marshal(report.Build(tr))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// finish advances s in chunks of budget until its run is complete, and
+// returns how many calls it took.
+func finish(t testing.TB, s *Session, budget int) int {
+	t.Helper()
+	for calls := 1; calls < 1<<20; calls++ {
+		done, err := s.Advance(budget)
+		require.NoError(t, err)
+		if done {
+			return calls
+		}
+	}
+	t.Fatal("the run never completes")
+	return 0
+}
+
+// open opens a bundled scenario and runs it to the end.
+func open(t testing.TB, id, query string) *Session {
+	t.Helper()
+	src, name := source(t, id)
+	q, err := url.ParseQuery(query)
+	require.NoError(t, err)
+	s, err := Open("tm", src, name, "/scenarios/"+id, q, false)
+	require.NoError(t, err)
+	finish(t, s, 1000)
+	return s
+}
+
+func view(t testing.TB, s *Session) (ViewResult, htmltest.Doc) {
+	t.Helper()
+	v := s.View(true)
+	return v, htmltest.Parse(t, v.HTML)
+}
+
+func TestSessionAdvanceInChunksEqualsRun(t *testing.T) {
+	for _, tc := range []struct {
+		id    string
+		knobs map[string]string
+	}{
+		{"hwm/visibility-gap", nil},
+		{"hwm/visibility-gap", map[string]string{"mark": "lsn", "predicate": "gte"}},
+		{"hwm/advance-order", map[string]string{"advance": "after", "sink": "append", "crash": "between"}},
+		{"hwm/racing-workers", nil},
+	} {
+		src, name := source(t, tc.id)
+		sc, _ := lessons.Lookup(tc.id)
+		want, err := engine.Run(sc.File, tc.knobs, 1)
+		require.NoError(t, err)
+		q := url.Values{}
+		for k, v := range tc.knobs {
+			q.Set(k, v)
+		}
+		for _, budget := range []int{1, 2, 7, 1 << 20} {
+			t.Run(fmt.Sprintf("%s/%v/budget=%d", tc.id, tc.knobs, budget), func(t *testing.T) {
+				s, err := Open("tm", src, name, "/scenarios/"+tc.id, q, false)
+				require.NoError(t, err)
+				assert.Equal(t, "the scenario is still running", s.View(false).Message)
+				_, err = s.Act("seek", "1")
+				assert.Error(t, err, "acting before the run is complete")
+				calls := finish(t, s, budget)
+				if budget < want.Steps() {
+					assert.GreaterOrEqual(t, calls, want.Steps()/budget, "the run was not chunked")
+				}
+				assert.Equal(t, reportOf(t, want), reportOf(t, s.trace))
+				// Advancing a finished session is a no-op.
+				done, err := s.Advance(budget)
+				assert.True(t, done)
+				assert.NoError(t, err)
+			})
+		}
+	}
+}
+
+func TestSessionOpen(t *testing.T) {
+	src, name := source(t, "hwm/visibility-gap")
+	_, err := Open("tm", "scenario x/y \"Broken\"\nsource\n", "play.tdm", "/play", url.Values{}, false)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "play.tdm:2:")
+
+	q, _ := url.ParseQuery("mark=bogus&step=12&seed=1")
+	s, err := Open("tm", src, name, "/scenarios/hwm/visibility-gap", q, false)
+	require.NoError(t, err)
+	finish(t, s, 5)
+	v, d := view(t, s)
+	assert.Equal(t, 12, v.Step)
+	assert.Equal(t, 24, v.Steps)
+	assert.Contains(t, v.Message, `knob mark cannot be "bogus"`)
+	assert.Contains(t, htmltest.Text(d.One(t, "message")), "bogus")
+	assert.True(t, htmltest.HasAttr(d.One(t, "knob-mark-timestamp"), "checked"))
+	// In the browser the controls that need it are shown.
+	assert.False(t, htmltest.HasAttr(d.One(t, "btn-play"), "hidden"))
+	assert.False(t, htmltest.HasAttr(d.One(t, "faults"), "hidden"))
+	assert.True(t, htmltest.HasAttr(d.One(t, "btn-undo"), "disabled"))
+	assert.Equal(t, "?step=12", v.Query)
+	assert.Equal(t, "/scenarios/hwm/visibility-gap?step=11", v.Back)
+	assert.Equal(t, "/scenarios/hwm/visibility-gap?step=13", v.Forward)
+	assert.Equal(t, "/scenarios/hwm/visibility-gap?step=0", v.Start)
+	assert.Equal(t, "/scenarios/hwm/visibility-gap?step=24", v.End)
+
+	// A step past the end is clamped once the run is known.
+	q, _ = url.ParseQuery("step=400")
+	s, err = Open("tm", src, name, "/x", q, true)
+	require.NoError(t, err)
+	finish(t, s, 3)
+	assert.Equal(t, 24, s.View(false).Step)
+}
+
+func TestSessionSeekTruthExplain(t *testing.T) {
+	s := open(t, "hwm/visibility-gap", "")
+	trace := s.trace
+
+	rerun, err := s.Act("seek", "15")
+	require.NoError(t, err)
+	assert.False(t, rerun)
+	v := s.View(false)
+	assert.Equal(t, 15, v.Step)
+	assert.Empty(t, v.HTML, "a step draws only the stage")
+	assert.Equal(t, Narration(trace, 15), v.Narration)
+	stage := htmltest.Parse(t, v.Stage)
+	assert.Equal(t, []string{"3", "4"}, keysOf(stage.ByTestID("row-missing")))
+	assert.Same(t, trace, s.trace, "a seek does not re-run")
+
+	for _, c := range []struct {
+		arg  string
+		want int
+	}{{"-3", 0}, {"999", 24}, {"24", 24}, {"0", 0}} {
+		_, err := s.Act("seek", c.arg)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, s.View(false).Step, "seek %s", c.arg)
+	}
+	_, err = s.Act("seek", "ten")
+	assert.ErrorContains(t, err, `step "ten" is not a number`)
+	assert.Equal(t, 0, s.View(false).Step, "a bad seek keeps the step")
+
+	_, _ = s.Act("seek", "15")
+	rerun, err = s.Act("truth", "off")
+	require.NoError(t, err)
+	assert.False(t, rerun)
+	v, d := view(t, s)
+	assert.Empty(t, d.ByTestID("row-missing"))
+	assert.Contains(t, v.Query, "truth=off")
+	_, err = s.Act("truth", "on")
+	require.NoError(t, err)
+	_, d = view(t, s)
+	assert.Len(t, d.ByTestID("row-missing"), 2)
+
+	rerun, err = s.Act("explain", "3")
+	require.NoError(t, err)
+	assert.False(t, rerun)
+	stage = htmltest.Parse(t, s.View(false).Stage)
+	assert.Contains(t, htmltest.Text(stage.One(t, "explain")), "Why key 3?")
+	_, err = s.Act("explain", "")
+	require.NoError(t, err)
+	stage = htmltest.Parse(t, s.View(false).Stage)
+	assert.Empty(t, stage.ByTestID("explain"))
+
+	_, err = s.Act("dance", "")
+	assert.ErrorIs(t, err, ErrUnknownAction)
+	assert.Same(t, trace, s.trace)
+}
+
+func TestSessionKnobKeepsStepAndUndo(t *testing.T) {
+	s := open(t, "hwm/visibility-gap", "step=14")
+	before := reportOf(t, s.trace)
+
+	rerun, err := s.Act("knob", "mark=lsn")
+	require.NoError(t, err)
+	require.True(t, rerun)
+	finish(t, s, 4)
+	v, d := view(t, s)
+	assert.Equal(t, 14, v.Step, "a knob change keeps the step")
+	assert.True(t, v.CanUndo)
+	assert.True(t, htmltest.HasAttr(d.One(t, "knob-mark-lsn"), "checked"))
+	assert.False(t, htmltest.HasAttr(d.One(t, "knob-mark-timestamp"), "checked"))
+	assert.Contains(t, v.Query, "mark=lsn")
+	assert.Empty(t, d.ByTestID("panel-compare"), "a knob change is a new run, not a fork")
+	sc, _ := lessons.Lookup("hwm/visibility-gap")
+	want, err := engine.Run(sc.File, map[string]string{"mark": "lsn"}, 1)
+	require.NoError(t, err)
+	assert.Equal(t, reportOf(t, want), reportOf(t, s.trace))
+
+	// A bad value is refused and changes nothing.
+	rerun, err = s.Act("knob", "mark=bogus")
+	require.Error(t, err)
+	assert.False(t, rerun)
+	v = s.View(false)
+	assert.Contains(t, v.Message, "bogus")
+	assert.Equal(t, reportOf(t, want), reportOf(t, s.trace))
+	_, err = s.Act("knob", "colour=red")
+	assert.Error(t, err)
+
+	// Undo restores the earlier knobs and step.
+	_, _ = s.Act("seek", "20")
+	rerun, err = s.Act("undo", "")
+	require.NoError(t, err)
+	require.True(t, rerun)
+	finish(t, s, 4)
+	v, d = view(t, s)
+	assert.Equal(t, before, reportOf(t, s.trace))
+	assert.Equal(t, 14, v.Step, "undo returns to the step of the change")
+	assert.False(t, v.CanUndo)
+	assert.True(t, htmltest.HasAttr(d.One(t, "knob-mark-timestamp"), "checked"))
+	assert.NotContains(t, v.Query, "mark=")
+
+	_, err = s.Act("undo", "")
+	assert.ErrorContains(t, err, "nothing to undo")
+}
+
+func TestSessionCrash(t *testing.T) {
+	s := open(t, "hwm/advance-order", "advance=after&sink=append&crash=none")
+	orig := reportOf(t, s.trace)
+	origTrace := s.trace
+
+	// At step 0 no run is in flight: the crash is refused and nothing changes.
+	before := s.View(true)
+	rerun, err := s.Act("crash", "")
+	require.ErrorIs(t, err, engine.ErrIdle)
+	assert.False(t, rerun)
+	assert.Same(t, origTrace, s.trace)
+	assert.Empty(t, s.faults)
+	assert.Nil(t, s.world, "an idle crash starts no run")
+	after := s.View(true)
+	assert.Equal(t, engine.ErrIdle.Error(), after.Message)
+	assert.False(t, after.CanUndo)
+	assert.Equal(t, before.Step, after.Step)
+	assert.Equal(t, before.Query, after.Query)
+	assert.Equal(t, orig, reportOf(t, s.trace))
+
+	// Inside the second run (after its write, before its mark): the crash forks the timeline.
+	at := s.trace.Runs[1].WriteStep
+	require.Positive(t, at)
+	_, err = s.Act("seek", fmt.Sprint(at))
+	require.NoError(t, err)
+	rerun, err = s.Act("crash", "")
+	require.NoError(t, err)
+	require.True(t, rerun)
+	finish(t, s, 3)
+	v, d := view(t, s)
+	assert.Equal(t, at, v.Step)
+	assert.True(t, v.CanUndo)
+	assert.False(t, htmltest.HasAttr(d.One(t, "btn-undo"), "disabled"))
+	d.One(t, "panel-compare")
+	assert.Same(t, origTrace, s.original, "the original is kept for the comparison")
+	assert.Equal(t, []engine.Fault{{AfterStep: at, Kind: engine.FaultCrash}}, s.trace.Faults)
+	sc, _ := lessons.Lookup("hwm/advance-order")
+	want, err := engine.RunWithFaults(sc.File, s.knobs, 1, []engine.Fault{{AfterStep: at, Kind: engine.FaultCrash}})
+	require.NoError(t, err)
+	assert.Equal(t, reportOf(t, want), reportOf(t, s.trace))
+	assert.NotEqual(t, orig, reportOf(t, s.trace))
+	assert.Contains(t, reportOf(t, s.trace), "crashes at")
+
+	_, err = s.Act("seek", "999")
+	require.NoError(t, err)
+	stage := htmltest.Parse(t, s.View(false).Stage)
+	assert.NotEmpty(t, stage.ByTestID("row-differs"), "the fork's end differs from the original's")
+
+	// A fault before an earlier one is refused.
+	_, err = s.Act("seek", fmt.Sprint(at-1))
+	require.NoError(t, err)
+	_, err = s.Act("jump", "-5s")
+	assert.ErrorContains(t, err, "step order")
+	assert.Len(t, s.faults, 1)
+
+	// Undo restores the original run.
+	rerun, err = s.Act("undo", "")
+	require.NoError(t, err)
+	require.True(t, rerun)
+	finish(t, s, 3)
+	v, d = view(t, s)
+	assert.Equal(t, orig, reportOf(t, s.trace))
+	assert.Empty(t, d.ByTestID("panel-compare"))
+	assert.False(t, v.CanUndo)
+	assert.Equal(t, at, v.Step)
+}
+
+func TestSessionClockJump(t *testing.T) {
+	s := open(t, "hwm/visibility-gap", "step=9")
+	orig := reportOf(t, s.trace)
+	for _, bad := range []string{"0s", "soon", ""} {
+		rerun, err := s.Act("jump", bad)
+		assert.ErrorContains(t, err, "a clock jump needs an amount", bad)
+		assert.False(t, rerun)
+	}
+	rerun, err := s.Act("jump", "-5s")
+	require.NoError(t, err)
+	require.True(t, rerun)
+	finish(t, s, 2)
+	v, d := view(t, s)
+	assert.Equal(t, 9, v.Step)
+	assert.True(t, v.CanUndo)
+	d.One(t, "panel-compare")
+	require.Len(t, s.trace.Faults, 1)
+	assert.Equal(t, engine.FaultClockJump, s.trace.Faults[0].Kind)
+	assert.NotEqual(t, orig, reportOf(t, s.trace))
+
+	// A second fault later in the run stacks on the first; undo pops one at a time.
+	_, _ = s.Act("seek", "12")
+	_, err = s.Act("jump", "+5s")
+	require.NoError(t, err)
+	finish(t, s, 2)
+	assert.Len(t, s.trace.Faults, 2)
+	_, err = s.Act("undo", "")
+	require.NoError(t, err)
+	finish(t, s, 2)
+	assert.Len(t, s.trace.Faults, 1)
+	v, d = view(t, s)
+	d.One(t, "panel-compare")
+	assert.Equal(t, 12, v.Step)
+	_, err = s.Act("undo", "")
+	require.NoError(t, err)
+	finish(t, s, 2)
+	assert.Equal(t, orig, reportOf(t, s.trace))
+}
+
+// TestSessionUndoToForkRecomputesOriginal: a knob change after a fault drops
+// the fault; undoing it brings back the fork, which needs its original again.
+func TestSessionUndoToForkRecomputesOriginal(t *testing.T) {
+	s := open(t, "hwm/advance-order", "advance=after&sink=append&crash=none")
+	at := s.trace.Runs[1].WriteStep
+	_, _ = s.Act("seek", fmt.Sprint(at))
+	_, err := s.Act("crash", "")
+	require.NoError(t, err)
+	finish(t, s, 5)
+	fork := reportOf(t, s.trace)
+	orig := reportOf(t, s.original)
+
+	_, err = s.Act("knob", "sink=merge")
+	require.NoError(t, err)
+	finish(t, s, 5)
+	_, d := view(t, s)
+	assert.Empty(t, d.ByTestID("panel-compare"))
+
+	_, err = s.Act("undo", "")
+	require.NoError(t, err)
+	finish(t, s, 5)
+	_, d = view(t, s)
+	d.One(t, "panel-compare")
+	assert.Equal(t, fork, reportOf(t, s.trace))
+	assert.Equal(t, orig, reportOf(t, s.original))
+}
+
+func TestSessionRefusedFaultRestoresRun(t *testing.T) {
+	// A clock the scenario does not have: the fault is accepted by Act (it
+	// cannot know) and refused while running; the previous run comes back.
+	s := open(t, "hwm/visibility-gap", "step=3")
+	orig := reportOf(t, s.trace)
+	s.faults = nil
+	s.push()
+	s.faults = []engine.Fault{{AfterStep: 3, Kind: engine.FaultClockJump, Clock: "nowhere", By: 5000}}
+	require.NoError(t, s.start())
+	var err error
+	for done := false; !done; {
+		done, err = s.Advance(2)
+	}
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "unknown clock")
+	assert.Equal(t, orig, reportOf(t, s.trace))
+	assert.Contains(t, s.View(false).Message, "unknown clock")
+	assert.False(t, s.View(false).CanUndo)
+}
+
+func keysOf(nodes []*html.Node) []string {
+	out := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		out = append(out, htmltest.Attr(n, "data-key"))
+	}
+	return out
+}
+
+func TestSortKeysMatchesEngineOrder(t *testing.T) {
+	keys := []string{"10", "b", "2", "-3", "a", "007", "1", "A", "9223372036854775807", "99999999999999999999", "x1", "0"}
+	sortKeys(keys)
+	assert.True(t, slices.IsSortedFunc(keys, mvcc.CompareKeys), "%q", keys)
+	assert.Equal(t, "-3", keys[0])
+	assert.Equal(t, "x1", keys[len(keys)-1])
+}
+
+const largeSource = `scenario gen/large "Generated"
+source orders key=order_id clock=source updated_at=txn-start
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=timestamp advance=after
+workload orders txns=400 from=10:00:00 every=200ms duration=0s..3s
+runs extract every=5s from=10:00:00 until=10:30:00
+check gap-scan
+check uniqueness
+check monotonicity
+`
+
+func openLarge(t *testing.T, query string) *Session {
+	t.Helper()
+	q, err := url.ParseQuery(query)
+	require.NoError(t, err)
+	s, err := Open("tm", largeSource, "gen.tdm", "/g", q, false)
+	require.NoError(t, err)
+	finish(t, s, 500)
+	require.True(t, s.large)
+	return s
+}
+
+func checksOf(t *testing.T, stage string) (pending bool, names, statuses []string, text string) {
+	t.Helper()
+	d := htmltest.Parse(t, stage)
+	ul := d.One(t, "checks")
+	for _, li := range htmltest.All(ul, func(n *html.Node) bool { return htmltest.HasAttr(n, "data-check") }) {
+		names = append(names, htmltest.Attr(li, "data-check"))
+		statuses = append(statuses, htmltest.Attr(li, "data-status"))
+	}
+	return htmltest.Attr(ul, "aria-busy") == "true", names, statuses, htmltest.Text(ul)
+}
+
+// TestSessionLargeTraceChecksAfterDrawing: a step of a large trace is drawn
+// at once and its checks run in a second call, which the page makes.
+func TestSessionLargeTraceChecksAfterDrawing(t *testing.T) {
+	s := openLarge(t, "step=900")
+	assert.False(t, isLarge(open(t, "hwm/visibility-gap", "").trace), "a lesson's trace is not large")
+
+	v := s.View(true)
+	require.True(t, v.Pending, "the first view of a large trace waits for its checks")
+	pending, names, _, text := checksOf(t, v.HTML)
+	assert.True(t, pending)
+	assert.Empty(t, names)
+	assert.Contains(t, text, "Running the checks at this step")
+
+	// A fill for another step than the one on screen does nothing.
+	_, err := s.Act("fill", "899")
+	require.NoError(t, err)
+	assert.True(t, s.View(false).Pending)
+
+	_, err = s.Act("fill", "900")
+	require.NoError(t, err)
+	v = s.View(false)
+	assert.False(t, v.Pending)
+	pending, names, statuses, _ := checksOf(t, v.Stage)
+	assert.False(t, pending)
+	var wantNames, wantStatuses []string
+	for _, c := range s.trace.ChecksAt(900) {
+		wantNames, wantStatuses = append(wantNames, c.Name), append(wantStatuses, string(c.Status))
+	}
+	assert.Equal(t, wantNames, names)
+	assert.Equal(t, wantStatuses, statuses)
+
+	// The next step shows the verdicts it has, saying which step they are from.
+	_, err = s.Act("seek", "901")
+	require.NoError(t, err)
+	v = s.View(false)
+	require.True(t, v.Pending)
+	pending, names, _, text = checksOf(t, v.Stage)
+	assert.True(t, pending)
+	assert.Equal(t, wantNames, names)
+	assert.Contains(t, text, "these are the verdicts at step 900")
+
+	// Back at a step already checked: no wait.
+	_, _ = s.Act("seek", "900")
+	assert.False(t, s.View(false).Pending)
+
+	// A fill keeps the message on screen (here: a refused crash).
+	_, _ = s.Act("seek", "0")
+	_, err = s.Act("crash", "")
+	require.ErrorIs(t, err, engine.ErrIdle)
+	require.True(t, s.View(false).Pending)
+	_, err = s.Act("fill", "0")
+	require.NoError(t, err)
+	v = s.View(false)
+	assert.False(t, v.Pending)
+	assert.Equal(t, engine.ErrIdle.Error(), v.Message)
+
+	// A knob change starts over: nothing cached for the new run.
+	s = openLarge(t, "step=900")
+	_, _ = s.Act("fill", "900")
+	_, err = s.Act("truth", "off")
+	require.NoError(t, err)
+	assert.False(t, s.View(false).Pending, "the truth toggle does not change the checks")
+	_, err = s.Act("knob", "nonexistent=1")
+	require.Error(t, err)
+	assert.False(t, s.View(false).Pending)
+}
+
+// TestSessionUndoToForkRunsOriginalInChunks: returning to a fork by undo
+// needs the run without faults again; it is run in chunks, like the fork.
+func TestSessionUndoToForkRunsOriginalInChunks(t *testing.T) {
+	s := open(t, "hwm/advance-order", "advance=after&sink=append&crash=none")
+	steps := s.trace.Steps()
+	_, _ = s.Act("seek", fmt.Sprint(s.trace.Runs[1].WriteStep))
+	_, err := s.Act("crash", "")
+	require.NoError(t, err)
+	finish(t, s, 1000)
+	_, err = s.Act("knob", "sink=merge")
+	require.NoError(t, err)
+	finish(t, s, 1000)
+	_, err = s.Act("undo", "")
+	require.NoError(t, err)
+
+	calls := finish(t, s, 1)
+	assert.Greater(t, calls, s.trace.Steps()+steps/2, "the original was run in one call")
+	_, d := view(t, s)
+	d.One(t, "panel-compare")
+	sc, _ := lessons.Lookup("hwm/advance-order")
+	want, err := engine.Run(sc.File, s.knobs, 1)
+	require.NoError(t, err)
+	assert.Equal(t, reportOf(t, want), reportOf(t, s.original))
+}

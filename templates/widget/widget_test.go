@@ -1,0 +1,512 @@
+package widget_test
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/lessons"
+	"github.com/tidemark/tidemark/templates/widget"
+	"github.com/tidemark/tidemark/web/htmltest"
+)
+
+const gapBase = "/scenarios/hwm/visibility-gap"
+
+// bundled returns a bundled scenario's parsed file.
+func bundled(t testing.TB, id string) *scenario.File {
+	t.Helper()
+	sc, ok := lessons.Lookup(id)
+	require.True(t, ok, "bundled scenario %s", id)
+	return sc.File
+}
+
+// run runs a bundled scenario with knobs and seed 1.
+func run(t testing.TB, id string, knobs map[string]string) *engine.Trace {
+	t.Helper()
+	tr, err := engine.Run(bundled(t, id), knobs, 1)
+	require.NoError(t, err)
+	return tr
+}
+
+// draw renders the widget and parses it.
+func draw(t testing.TB, tr *engine.Trace, st widget.State) htmltest.Doc {
+	t.Helper()
+	return htmltest.Parse(t, widget.Render(tr, st))
+}
+
+// linkQuery parses the href of the element with data-testid id.
+func linkQuery(t testing.TB, d htmltest.Doc, id string) (path string, q url.Values) {
+	t.Helper()
+	u, err := url.Parse(htmltest.Attr(d.One(t, id), "href"))
+	require.NoError(t, err)
+	return u.Path, u.Query()
+}
+
+func keysOf(nodes []*html.Node) []string {
+	out := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		out = append(out, htmltest.Attr(n, "data-key"))
+	}
+	return out
+}
+
+func TestRenderControls(t *testing.T) {
+	tr := run(t, "hwm/visibility-gap", nil)
+	n := tr.Steps()
+	require.Equal(t, 24, n, "the scenario's timeline changed; update the steps below")
+
+	type link struct {
+		step     int
+		disabled string
+	}
+	for _, tc := range []struct {
+		step                     int
+		start, back, fwd, finish link
+	}{
+		{0, link{0, "true"}, link{0, "true"}, link{1, "false"}, link{n, "false"}},
+		{14, link{0, "false"}, link{13, "false"}, link{15, "false"}, link{n, "false"}},
+		{n, link{0, "false"}, link{n - 1, "false"}, link{n, "true"}, link{n, "true"}},
+	} {
+		t.Run("step="+strconv.Itoa(tc.step), func(t *testing.T) {
+			d := draw(t, tr, widget.State{Step: tc.step, ShowTruth: true, BasePath: gapBase})
+			w := d.One(t, "widget")
+			assert.Equal(t, strconv.Itoa(tc.step), htmltest.Attr(w, "data-step"))
+			assert.Equal(t, strconv.Itoa(n), htmltest.Attr(w, "data-steps"))
+			for id, want := range map[string]link{"btn-start": tc.start, "btn-back": tc.back, "btn-forward": tc.fwd, "btn-end": tc.finish} {
+				path, q := linkQuery(t, d, id)
+				assert.Equal(t, gapBase, path, id)
+				assert.Equal(t, strconv.Itoa(want.step), q.Get("step"), "%s links to the wrong step", id)
+				assert.Equal(t, want.disabled, htmltest.Attr(d.One(t, id), "aria-disabled"), id)
+				assert.Empty(t, q.Get("mark"), "%s: a default knob stays out of the link", id)
+			}
+			scrub := d.One(t, "scrubber")
+			assert.Equal(t, strconv.Itoa(tc.step), htmltest.Attr(scrub, "value"))
+			assert.Equal(t, strconv.Itoa(n), htmltest.Attr(scrub, "max"))
+			assert.Equal(t, "Step "+strconv.Itoa(tc.step)+" of "+strconv.Itoa(n), htmltest.Text(d.One(t, "counter")))
+
+			narr := d.One(t, "narration")
+			assert.Equal(t, "polite", htmltest.Attr(narr, "aria-live"))
+			assert.Equal(t, widget.Narration(tr, tc.step), htmltest.Text(narr))
+			assert.Contains(t, htmltest.Text(narr), "Step "+strconv.Itoa(tc.step)+" of 24")
+
+			// The step list marks the current step, and only it.
+			var current []string
+			for _, li := range d.ByTag("li") {
+				if htmltest.Attr(li, "aria-current") == "step" {
+					current = append(current, htmltest.Attr(li, "data-step"))
+				}
+			}
+			if tc.step == 0 {
+				assert.Empty(t, current)
+			} else {
+				assert.Equal(t, []string{strconv.Itoa(tc.step)}, current)
+			}
+			// Without the browser module, the controls that need it are hidden.
+			assert.True(t, htmltest.HasAttr(d.One(t, "btn-play"), "hidden"))
+			assert.True(t, htmltest.HasAttr(d.One(t, "faults"), "hidden"))
+		})
+	}
+	assert.Contains(t, widget.Narration(tr, 14), "T3 commits at 10:00:04")
+}
+
+func TestRenderLinksCarryKnobsAndChoices(t *testing.T) {
+	tr := run(t, "hwm/visibility-gap", map[string]string{"mark": "lsn"})
+	d := draw(t, tr, widget.State{Step: 5, ShowTruth: false, BasePath: gapBase})
+	for _, id := range []string{"btn-start", "btn-back", "btn-forward", "btn-end"} {
+		_, q := linkQuery(t, d, id)
+		assert.Equal(t, "lsn", q.Get("mark"), id)
+		assert.Equal(t, "off", q.Get("truth"), id)
+		assert.Empty(t, q.Get("predicate"), "%s: default knob in the link", id)
+	}
+	// Each step of the timeline links to itself.
+	for _, a := range htmltest.All(d.One(t, "timeline"), func(n *html.Node) bool { return htmltest.Attr(n, "data-act") == "seek" }) {
+		u, err := url.Parse(htmltest.Attr(a, "href"))
+		require.NoError(t, err)
+		assert.Equal(t, htmltest.Attr(a, "data-step"), u.Query().Get("step"))
+	}
+}
+
+func TestRenderKnobsReflectSettings(t *testing.T) {
+	f := bundled(t, "hwm/visibility-gap")
+	for _, knobs := range []map[string]string{nil, {"mark": "lsn"}, {"mark": "lsn", "predicate": "gte"}} {
+		tr, err := engine.Run(f, knobs, 1)
+		require.NoError(t, err)
+		d := draw(t, tr, widget.State{Step: 3, ShowTruth: true, BasePath: gapBase})
+		for _, k := range f.Knobs {
+			want := k.Default
+			if v, ok := knobs[k.Name]; ok {
+				want = v
+			}
+			var checked []string
+			for _, v := range k.Values {
+				radio := d.One(t, "knob-"+k.Name+"-"+v)
+				assert.Equal(t, "radio", htmltest.Attr(radio, "type"))
+				assert.Equal(t, k.Name, htmltest.Attr(radio, "name"))
+				if htmltest.HasAttr(radio, "checked") {
+					checked = append(checked, v)
+				}
+			}
+			assert.Equal(t, []string{want}, checked, "knobs %v: radios of %s", knobs, k.Name)
+		}
+		assert.True(t, htmltest.HasAttr(d.One(t, "truth-toggle"), "checked"))
+	}
+	tr := run(t, "hwm/visibility-gap", nil)
+	d := draw(t, tr, widget.State{Step: 3, ShowTruth: false, BasePath: gapBase})
+	assert.False(t, htmltest.HasAttr(d.One(t, "truth-toggle"), "checked"))
+}
+
+func TestRenderGhostRowsOnlyForMissingKeysWithTruth(t *testing.T) {
+	tr := run(t, "hwm/visibility-gap", nil)
+	sawMissing := false
+	for step := 0; step <= tr.Steps(); step++ {
+		missing := tr.TruthAt(step).Missing
+		sawMissing = sawMissing || len(missing) > 0
+
+		d := draw(t, tr, widget.State{Step: step, ShowTruth: true, BasePath: gapBase})
+		ghosts := d.ByTestID("row-missing")
+		assert.Equal(t, missing, keysOf(ghosts), "step %d: ghost rows", step)
+		for _, g := range ghosts {
+			assert.Contains(t, htmltest.Text(g), "missing", "step %d", step)
+		}
+		// A ghost is never drawn for a key the target holds.
+		held := keysOf(d.ByTestID("row"))
+		for _, k := range keysOf(ghosts) {
+			assert.NotContains(t, held, k, "step %d: key %s is both held and missing", step, k)
+		}
+		if len(missing) > 0 {
+			assert.Contains(t, htmltest.Text(d.One(t, "truth")), "not in the target: "+strings.Join(missing, ", "))
+		}
+
+		hidden := draw(t, tr, widget.State{Step: step, ShowTruth: false, BasePath: gapBase})
+		assert.Empty(t, hidden.ByTestID("row-missing"), "step %d: ghost rows without the truth", step)
+		assert.Empty(t, hidden.ByTestID("truth"), "step %d: truth summary without the truth", step)
+		assert.Equal(t, held, keysOf(hidden.ByTestID("row")), "step %d: the real rows do not depend on the truth toggle", step)
+	}
+	require.True(t, sawMissing, "the scenario never loses a row; the test checks nothing")
+	// The lesson's moment: after T4 commits, orders 3 and 4 are ghosts.
+	d := draw(t, tr, widget.State{Step: 15, ShowTruth: true, BasePath: gapBase})
+	assert.Equal(t, []string{"3", "4"}, keysOf(d.ByTestID("row-missing")))
+}
+
+func TestRenderDuplicateBadges(t *testing.T) {
+	tr := run(t, "hwm/advance-order", map[string]string{"advance": "after", "sink": "append", "crash": "between"})
+	n := tr.Steps()
+	require.Equal(t, map[string]int{"3": 2, "4": 2}, tr.Final().Duplicated)
+
+	badges := func(d htmltest.Doc) map[string][]string {
+		out := map[string][]string{}
+		for _, row := range d.ByTestID("row") {
+			for _, b := range htmltest.All(row, func(n *html.Node) bool { return strings.Contains(htmltest.Attr(n, "class"), "tm-badge") }) {
+				k := htmltest.Attr(row, "data-key")
+				out[k] = append(out[k], htmltest.Text(b))
+				assert.Equal(t, "appears 2 times", htmltest.Attr(b, "aria-label"))
+			}
+		}
+		return out
+	}
+	d := draw(t, tr, widget.State{Step: n, ShowTruth: true, BasePath: "/scenarios/hwm/advance-order"})
+	assert.Equal(t, map[string][]string{"3": {"×2", "×2"}, "4": {"×2", "×2"}}, badges(d), "each copy of a duplicated key carries its ×N badge")
+	assert.Equal(t, []string{"1", "2", "3", "3", "4", "4", "5"}, keysOf(d.ByTestID("row")))
+	assert.Contains(t, htmltest.Text(d.One(t, "truth")), "duplicated: 3 ×2, 4 ×2")
+
+	hidden := draw(t, tr, widget.State{Step: n, ShowTruth: false, BasePath: "/scenarios/hwm/advance-order"})
+	assert.Empty(t, badges(hidden), "badges without the truth")
+
+	// Before the restart's write there is nothing duplicated and no badge.
+	first := draw(t, tr, widget.State{Step: 3, ShowTruth: true, BasePath: "/scenarios/hwm/advance-order"})
+	assert.Empty(t, badges(first))
+}
+
+func TestRenderComparePanel(t *testing.T) {
+	f := bundled(t, "hwm/advance-order")
+	knobs := map[string]string{"advance": "after", "sink": "append", "crash": "none"}
+	orig, err := engine.Run(f, knobs, 1)
+	require.NoError(t, err)
+	// Crash the second run between its write and its mark, as the learner's button does.
+	at := orig.Runs[1].WriteStep
+	require.Positive(t, at)
+	fork, err := engine.RunWithFaults(f, knobs, 1, []engine.Fault{{AfterStep: at, Kind: engine.FaultCrash}})
+	require.NoError(t, err)
+
+	plain := draw(t, fork, widget.State{Step: fork.Steps(), ShowTruth: true})
+	assert.Empty(t, plain.ByTestID("panel-compare"), "no compare panel without an original")
+	assert.Empty(t, plain.ByTestID("row-differs"))
+
+	d := draw(t, fork, widget.State{Step: fork.Steps(), ShowTruth: true, Original: orig, Live: true})
+	d.One(t, "panel-compare")
+	differs := keysOf(d.ByTestID("row-differs"))
+	var want []string
+	final := fork.Final()
+	for _, k := range []string{"1", "2", "3", "4", "5"} {
+		if final.Duplicated[k] > 0 || slices.Contains(final.Missing, k) {
+			want = append(want, k)
+		}
+	}
+	require.NotEmpty(t, want, "the crash changed nothing; the test checks nothing")
+	assert.Equal(t, want, differs)
+	for _, row := range d.ByTestID("row-differs") {
+		assert.Contains(t, htmltest.Text(row), "differs")
+	}
+	assert.Contains(t, htmltest.Text(d.One(t, "compare-summary")), strconv.Itoa(len(want))+" keys differ")
+
+	// At the crash itself the two timelines still agree.
+	early := draw(t, fork, widget.State{Step: at, ShowTruth: true, Original: orig})
+	d2 := early.One(t, "panel-compare")
+	assert.Empty(t, early.ByTestID("row-differs"))
+	assert.Contains(t, htmltest.Text(d2), "0 keys differ")
+}
+
+// TestRenderAccessibleAndCSPSafe checks every step of two scenarios: every
+// picture has a text equivalent and nothing the site's CSP would block.
+func TestRenderAccessibleAndCSPSafe(t *testing.T) {
+	gap := run(t, "hwm/visibility-gap", nil)
+	dup := run(t, "hwm/advance-order", map[string]string{"advance": "after", "sink": "append", "crash": "between"})
+	orig := run(t, "hwm/advance-order", map[string]string{"advance": "after", "sink": "append", "crash": "none"})
+	for _, tc := range []struct {
+		name string
+		tr   *engine.Trace
+		st   widget.State
+	}{
+		{"visibility-gap", gap, widget.State{ShowTruth: true, Explain: "3"}},
+		{"advance-order", dup, widget.State{ShowTruth: true, Original: orig, Live: true, Message: `<script>alert("x")</script>`}},
+	} {
+		svgs := 0
+		for step := 0; step <= tc.tr.Steps(); step++ {
+			st := tc.st
+			st.Step = step
+			d := draw(t, tc.tr, st)
+			for _, svg := range d.ByTag("svg") {
+				svgs++
+				assert.Equal(t, "img", htmltest.Attr(svg, "role"), "%s step %d: <svg> without role=img", tc.name, step)
+				assert.NotEmpty(t, strings.TrimSpace(htmltest.Attr(svg, "aria-label")), "%s step %d: <svg> without aria-label", tc.name, step)
+			}
+			assert.Empty(t, d.CSPViolations(), "%s step %d", tc.name, step)
+			assert.Empty(t, d.ByTag("script"), "%s step %d: a script element in the widget", tc.name, step)
+			for _, n := range htmltest.All(d.Root, func(*html.Node) bool { return true }) {
+				assert.False(t, htmltest.HasAttr(n, "style"), "%s step %d: style attribute on <%s>", tc.name, step, n.Data)
+			}
+		}
+		assert.Positive(t, svgs, "%s draws no pictures; the test checks nothing", tc.name)
+	}
+}
+
+func TestRenderExplainAndMessage(t *testing.T) {
+	tr := run(t, "hwm/visibility-gap", nil)
+	d := draw(t, tr, widget.State{Step: 15, ShowTruth: true, Explain: "3", BasePath: gapBase, Message: "step=x is not a step number"})
+	ex := d.One(t, "explain")
+	assert.Contains(t, htmltest.Text(ex), "Why key 3?")
+	assert.Equal(t, "status", htmltest.Attr(ex, "role"))
+	msg := d.One(t, "message")
+	assert.Equal(t, "alert", htmltest.Attr(msg, "role"))
+	assert.False(t, htmltest.HasAttr(msg, "hidden"))
+	assert.Equal(t, "step=x is not a step number", htmltest.Text(msg))
+
+	quiet := draw(t, tr, widget.State{Step: 15, BasePath: gapBase})
+	assert.True(t, htmltest.HasAttr(quiet.One(t, "message"), "hidden"))
+	assert.Empty(t, quiet.ByTestID("explain"))
+}
+
+func TestRenderClampsStep(t *testing.T) {
+	tr := run(t, "hwm/visibility-gap", nil)
+	d := draw(t, tr, widget.State{Step: 999})
+	assert.Equal(t, "24", htmltest.Attr(d.One(t, "widget"), "data-step"))
+	d = draw(t, tr, widget.State{Step: -3})
+	assert.Equal(t, "0", htmltest.Attr(d.One(t, "widget"), "data-step"))
+	assert.Equal(t, widget.Narration(tr, 24), widget.Narration(tr, 999))
+}
+
+func TestFromQuery(t *testing.T) {
+	f := bundled(t, "hwm/visibility-gap")
+	for _, tc := range []struct {
+		query    string
+		knobs    map[string]string
+		step     int
+		truth    bool
+		explain  string
+		problems []string // substrings, one problem each
+	}{
+		{query: "", knobs: map[string]string{}, truth: true},
+		{query: "mark=lsn&step=14&truth=off&explain=3", knobs: map[string]string{"mark": "lsn"}, step: 14, explain: "3"},
+		{query: "mark=bogus&step=2", knobs: map[string]string{}, step: 2, truth: true,
+			problems: []string{`knob mark cannot be "bogus"; expected timestamp | lsn, so it stays timestamp`}},
+		{query: "colour=red", knobs: map[string]string{}, truth: true,
+			problems: []string{"this scenario has no knob colour; ignoring it"}},
+		{query: "step=abc", knobs: map[string]string{}, truth: true,
+			problems: []string{"step=abc is not a step number; starting at step 0"}},
+		{query: "step=-4", knobs: map[string]string{}, truth: true, problems: []string{"step=-4 is not a step number"}},
+		{query: "step=1&step=7", knobs: map[string]string{}, step: 7, truth: true}, // the last value wins
+		{query: "predicate=gte&mark=nope&colour=red&step=x&seed=9", knobs: map[string]string{"predicate": "gte"}, truth: true,
+			problems: []string{`knob mark cannot be "nope"`, "step=x is not", "no knob colour"}},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			q, err := url.ParseQuery(tc.query)
+			require.NoError(t, err)
+			knobs, st, problems := widget.FromQuery(f, q)
+			assert.Equal(t, tc.knobs, knobs)
+			assert.Equal(t, tc.step, st.Step)
+			assert.Equal(t, tc.truth, st.ShowTruth)
+			assert.Equal(t, tc.explain, st.Explain)
+			require.Len(t, problems, len(tc.problems), "problems: %q", problems)
+			all := strings.Join(problems, "\n")
+			for _, p := range tc.problems {
+				assert.Contains(t, all, p)
+			}
+			assert.True(t, slices.IsSorted(problems), "problems are sorted, so messages are stable")
+			// The knobs it returns always build.
+			_, err = engine.Build(f, knobs, 1)
+			assert.NoError(t, err)
+		})
+	}
+}
+
+// generated returns a scenario of n generated transactions with a
+// timestamp mark, which loses some of them, and runs every 5 s.
+func generated(t testing.TB, n int) *scenario.File {
+	t.Helper()
+	src := `scenario gen/large "Generated"
+source orders key=order_id clock=source updated_at=txn-start
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=timestamp advance=after
+workload orders txns=` + strconv.Itoa(n) + ` from=10:00:00 every=200ms duration=0s..3s
+runs extract every=5s from=10:00:00 until=10:30:00
+check gap-scan
+check uniqueness
+`
+	f, err := scenario.Parse("gen.tdm", []byte(src))
+	require.NoError(t, err)
+	return f
+}
+
+func TestRenderLargeTargetIsWindowed(t *testing.T) {
+	tr, err := engine.Run(generated(t, 400), nil, 1)
+	require.NoError(t, err)
+	n := tr.Steps()
+	rows := tr.TargetAt("fct_orders", n)
+	missing := tr.TruthAt(n).Missing
+	require.Greater(t, len(rows)+len(missing), 150, "the target is not large enough to be windowed")
+	require.NotEmpty(t, missing)
+
+	d := draw(t, tr, widget.State{Step: n, ShowTruth: true})
+	table := d.One(t, "target-table")
+	drawn := htmltest.All(table, func(n *html.Node) bool {
+		id := htmltest.Attr(n, "data-testid")
+		return n.Data == "tr" && (id == "row" || id == "row-missing")
+	})
+	assert.Len(t, drawn, 40, "a large target is drawn as a window of keys")
+	caption := htmltest.Text(htmltest.All(table, func(n *html.Node) bool { return n.Data == "caption" })[0])
+	assert.Contains(t, caption, strconv.Itoa(len(rows))+" rows at this step; showing the 40 keys around the latest write, ")
+	// The window holds the row written last, and ghosts for exactly the
+	// missing keys within it.
+	latest := rows[len(rows)-1]
+	for _, r := range rows {
+		if r.AddedStep > latest.AddedStep {
+			latest = r
+		}
+	}
+	keys := keysOf(drawn)
+	assert.Contains(t, keys, latest.Key)
+	assert.True(t, slices.IsSortedFunc(keys, func(a, b string) int { return cmpKeys(t, a, b) }), "keys in order: %v", keys)
+	var want []string
+	for _, k := range missing {
+		if cmpKeys(t, k, keys[0]) >= 0 && cmpKeys(t, k, keys[len(keys)-1]) <= 0 {
+			want = append(want, k)
+		}
+	}
+	assert.Equal(t, want, keysOf(d.ByTestID("row-missing")))
+	// The truth names the first keys and counts the rest.
+	if len(missing) > 100 {
+		assert.Contains(t, htmltest.Text(d.One(t, "truth")), "and "+strconv.Itoa(len(missing)-100)+" more")
+	}
+
+	// Explaining a key brings it into the window.
+	far := missing[0]
+	d = draw(t, tr, widget.State{Step: n, ShowTruth: true, Explain: far})
+	assert.Contains(t, keysOf(d.ByTestID("row-missing")), far)
+	assert.Contains(t, htmltest.Text(d.One(t, "target-table")), "around key "+far)
+}
+
+func TestRenderLongTimelineIsWindowed(t *testing.T) {
+	tr, err := engine.Run(generated(t, 400), nil, 1)
+	require.NoError(t, err)
+	n := tr.Steps()
+	require.Greater(t, n, 500)
+	for _, step := range []int{0, 1, 700, n} {
+		d := draw(t, tr, widget.State{Step: step, ShowTruth: true})
+		tl := d.One(t, "timeline")
+		// The window is drawn with the stage, so each step redraws it.
+		inStage := htmltest.All(d.One(t, "stage"), func(n *html.Node) bool { return htmltest.Attr(n, "data-testid") == "timeline" })
+		require.Len(t, inStage, 1, "step %d", step)
+		items := htmltest.All(tl, func(n *html.Node) bool { return n.Data == "li" })
+		require.Len(t, items, 31, "step %d", step)
+		first, _ := strconv.Atoi(htmltest.Attr(items[0], "data-step"))
+		last, _ := strconv.Atoi(htmltest.Attr(items[len(items)-1], "data-step"))
+		ol := htmltest.All(tl, func(n *html.Node) bool { return n.Data == "ol" })[0]
+		assert.Equal(t, strconv.Itoa(first), htmltest.Attr(ol, "start"), "the list numbers its items by step")
+		assert.LessOrEqual(t, first, max(step, 1))
+		assert.GreaterOrEqual(t, last, step)
+		assert.Contains(t, htmltest.Text(tl), "Steps "+strconv.Itoa(first)+" to "+strconv.Itoa(last)+" of "+strconv.Itoa(n))
+		var current []string
+		for _, li := range items {
+			if htmltest.Attr(li, "aria-current") == "step" {
+				current = append(current, htmltest.Attr(li, "data-step"))
+			}
+		}
+		if step > 0 {
+			assert.Equal(t, []string{strconv.Itoa(step)}, current)
+		}
+		stage := htmltest.Parse(t, widget.Stage(tr, widget.State{Step: step, ShowTruth: true}))
+		stage.One(t, "timeline")
+	}
+	// A short scenario keeps its full list outside the stage.
+	gap := run(t, "hwm/visibility-gap", nil)
+	d := draw(t, gap, widget.State{Step: 3})
+	assert.Empty(t, htmltest.All(d.One(t, "stage"), func(n *html.Node) bool { return htmltest.Attr(n, "data-testid") == "timeline" }))
+	assert.Len(t, htmltest.All(d.One(t, "timeline"), func(n *html.Node) bool { return n.Data == "li" }), gap.Steps())
+}
+
+// cmpKeys orders business keys as the engine does (numbers first, by value).
+func cmpKeys(t testing.TB, a, b string) int {
+	ai, aerr := strconv.Atoi(a)
+	bi, berr := strconv.Atoi(b)
+	require.NoError(t, aerr)
+	require.NoError(t, berr)
+	return ai - bi
+}
+
+// TestRenderTwoTargets: with several targets the truth names keys
+// "target:key"; each target's table draws the ghosts of its own keys.
+func TestRenderTwoTargets(t *testing.T) {
+	f, err := scenario.Parse("two.tdm", []byte(`scenario gen/two "Two targets"
+source orders key=order_id clock=source updated_at=txn-start
+source refunds key=refund_id clock=source updated_at=txn-start
+target fct_orders sink=merge key=order_id
+target fct_refunds sink=merge key=refund_id
+pipeline po from=orders to=fct_orders mark=timestamp advance=after
+pipeline pr from=refunds to=fct_refunds mark=timestamp advance=after
+txn T1 begin=10:00:00 commit=10:00:04 insert orders order_id=1
+txn T2 begin=10:00:01 commit=10:00:01 insert refunds refund_id=7
+run po at=10:00:02
+run pr at=10:00:02
+run po at=10:00:05
+`))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1)
+	require.NoError(t, err)
+	require.Equal(t, []string{"fct_orders:1"}, tr.Final().Missing)
+	d := draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true})
+	tables := d.ByTestID("target-table")
+	require.Len(t, tables, 2)
+	ghosts := func(n *html.Node) []string {
+		return keysOf(htmltest.All(n, func(n *html.Node) bool { return htmltest.Attr(n, "data-testid") == "row-missing" }))
+	}
+	assert.Equal(t, []string{"1"}, ghosts(tables[0]))
+	assert.Empty(t, ghosts(tables[1]))
+}

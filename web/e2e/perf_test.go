@@ -1,0 +1,316 @@
+//go:build !js
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/templates"
+	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/htmltest"
+	"github.com/tidemark/tidemark/web/pages"
+)
+
+// The browser budgets (see docs/performance.md, "Browser"):
+const (
+	// Everything a scenario page downloads to become interactive (wasm and
+	// JavaScript), brotli-compressed. KB is 1,000 bytes here, the stricter reading.
+	budgetDownload = 850_000
+	// Navigation start to the first interactive step, median of navRuns.
+	budgetInteractive = 600 * time.Millisecond
+	navRuns           = 7
+	// One step, or a seek to any step, of a ~10k-step scenario.
+	budgetStep = 16.0 // ms
+	// No task longer than this while playing at the fastest speed.
+	budgetLongTask = 50.0 // ms
+	playFor        = 5 * time.Second
+	// Steps and seeks timed in the 10k-step scenario, each.
+	samples = 25
+)
+
+// bigScenario has about 10,000 steps: 3,000 generated transactions (begin,
+// insert, commit each) and 122 extractor runs (read, write, mark each).
+const bigScenario = `scenario perf/ten-k "Ten thousand steps"
+about "3,000 generated transactions and 122 extractor runs, for measuring the browser."
+source orders key=order_id clock=source updated_at=txn-start
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=timestamp advance=after
+workload orders txns=3000 from=10:00:00 every=200ms duration=0s..3s
+runs extract every=5s from=10:00:00 until=10:10:05
+check monotonicity
+check gap-scan
+check uniqueness
+`
+
+// bigPage serves bigScenario as a scenario page, through the same widget
+// code as the bundled scenarios' pages.
+func bigPage(t *testing.T) web.Page {
+	f, err := scenario.Parse("ten-k.tdm", []byte(bigScenario))
+	require.NoError(t, err)
+	return web.Page{
+		Pattern: "GET /perf/ten-k",
+		Render: func(r *http.Request) (templ.Component, error) {
+			_, host, err := pages.Widget(f, r.URL.Query(), "/perf/ten-k", "tm", false)
+			if err != nil {
+				return nil, err
+			}
+			return templates.ScenarioPage(templates.ScenarioView{
+				Layout: web.NewLayoutView(f.Title, pages.Scripts...),
+				ID:     f.ID, Title: f.Title, Source: f.Source, Widget: host,
+			}), nil
+		},
+	}
+}
+
+// longTaskProbe records every long task of a document from its start, so
+// the test can report the ones during loading as well as while playing.
+const longTaskProbe = `
+window.__longTasks = [];
+try {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__longTasks.push({start: e.startTime, duration: e.duration});
+  }).observe({type: "longtask", buffered: true});
+} catch (e) {
+  window.__longTasks = null;
+}
+`
+
+// TestBudgets measures the browser budgets. It takes about a minute and
+// needs a quiet machine, so it runs only with TIDEMARK_PERF=1:
+//
+//	make perf
+func TestBudgets(t *testing.T) {
+	if os.Getenv("TIDEMARK_PERF") != "1" {
+		t.Skip("browser budgets are measured with TIDEMARK_PERF=1 (make perf)")
+	}
+	if _, ok := web.LookupAsset("tidemark.wasm"); !ok {
+		t.Fatal("tidemark.wasm not built; run `make wasm` (make perf does)")
+	}
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	h, err := web.NewHandler(web.Options{Scenarios: cat, Pages: append(pages.Routes(), bigPage(t)), Precompress: true})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+
+	t.Run("download", func(t *testing.T) { measureDownload(t, h) })
+	t.Run("interactive", func(t *testing.T) { measureInteractive(t, srv.URL) })
+	t.Run("ten-k", func(t *testing.T) { measureBig(t, srv.URL) })
+}
+
+// measureDownload sums the brotli bytes of every script and the wasm module
+// that the scenario page loads, fetched through the real handler.
+func measureDownload(t *testing.T, h http.Handler) {
+	fetch := func(target string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		req.Header.Set("Accept-Encoding", "br, gzip")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		require.Equal(t, http.StatusOK, rec.Code, target)
+		return rec
+	}
+	doc := htmltest.Parse(t, fetch("/scenarios/hwm/visibility-gap").Body.String())
+	var urls []string
+	for _, s := range doc.ByTag("script") {
+		urls = append(urls, htmltest.Attr(s, "src"))
+	}
+	wasm := htmltest.Attr(doc.One(t, "widget-host"), "data-tidemark-wasm")
+	require.NotEmpty(t, wasm, "the page names no wasm module")
+	urls = append(urls, wasm)
+
+	total := 0
+	for _, u := range urls {
+		rec := fetch(u)
+		require.Equal(t, "br", rec.Header().Get("Content-Encoding"), "%s is not served brotli-compressed", u)
+		n := rec.Body.Len()
+		t.Logf("%-40s %9d bytes brotli", u, n)
+		total += n
+	}
+	t.Logf("download: %d bytes brotli (%.1f KB) for %d files; budget %d", total, float64(total)/1000, len(urls), budgetDownload)
+	assert.LessOrEqual(t, total, budgetDownload, "the scenario page downloads too much to become interactive")
+}
+
+// measureInteractive navigates to the scenario page navRuns times, each
+// with the browser cache disabled (a first visit), and reads how long after
+// navigation start the widget was handed to the engine.
+func measureInteractive(t *testing.T, base string) {
+	ctx := newBrowser(t)
+	url := base + "/scenarios/hwm/visibility-gap"
+	measure := func() (ready, wasmEnd, dcl float64) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`.tm-host[data-ready="true"]`))))
+		v := eval[[]float64](t, ctx, `(() => {
+			const nav = performance.getEntriesByType("navigation")[0];
+			const wasm = performance.getEntriesByType("resource").find((e) => e.name.includes(".wasm"));
+			return [Number(document.querySelector(".tm-host").dataset.readyAt), wasm ? wasm.responseEnd : -1, nav.domContentLoadedEventEnd];
+		})()`)
+		return v[0], v[1], v[2]
+	}
+	var cold, warm []float64
+	setCache := func(disabled bool) {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
+			if _, err := cdp.Call(ctx, tgt, network.Enable, network.EnableParams{}); err != nil {
+				return err
+			}
+			_, err := cdp.Call(ctx, tgt, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: disabled})
+			return err
+		})))
+	}
+	setCache(true)
+	measure() // the browser's own start-up is not the page's
+	for range navRuns {
+		ready, wasmEnd, dcl := measure()
+		t.Logf("first visit: interactive at %.0f ms (wasm downloaded at %.0f ms, DOMContentLoaded %.0f ms)", ready, wasmEnd, dcl)
+		cold = append(cold, ready)
+	}
+	setCache(false)
+	measure()
+	for range navRuns {
+		ready, _, _ := measure()
+		warm = append(warm, ready)
+	}
+	t.Logf("navigation to interactive, median of %d: first visit %.0f ms, repeat visit (cached, compiled wasm) %.0f ms; budget %v",
+		navRuns, median(cold), median(warm), budgetInteractive)
+	assert.LessOrEqual(t, median(cold), float64(budgetInteractive.Milliseconds()), "navigation to the first interactive step is too slow")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// measureBig opens the ~10k-step scenario and times steps, seeks and play.
+func measureBig(t *testing.T, base string) {
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tgt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: longTaskProbe})
+		return err
+	})))
+	start := time.Now()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/perf/ten-k"), chromedp.WaitVisible(chromedp.CSS(`.tm-host[data-ready="true"]`))))
+	steps := eval[int](t, ctx, `Number(document.querySelector(".tm-widget").dataset.steps)`)
+	t.Logf("ten-k: %d steps; interactive at %s ms after navigation start (%v wall)", steps,
+		eval[string](t, ctx, `document.querySelector(".tm-host").dataset.readyAt`), time.Since(start).Round(time.Millisecond))
+	require.Greater(t, steps, 9000)
+	if lt := eval[[]map[string]float64](t, ctx, `window.__longTasks || []`); len(lt) > 0 {
+		var parts []string
+		for _, e := range lt {
+			parts = append(parts, fmt.Sprintf("%.0f ms at %.0f", e["duration"], e["start"]))
+		}
+		t.Logf("ten-k: long tasks while loading (not budgeted): %s", strings.Join(parts, ", "))
+	}
+
+	// timed runs one synchronous interaction and returns how long the handler
+	// took and how long until style and layout were done as well.
+	timed := func(js string) (dispatch, withLayout float64) {
+		t.Helper()
+		v := eval[[]float64](t, ctx, `(() => {
+			const host = document.querySelector(".tm-host");
+			const t0 = performance.now();
+			`+js+`;
+			const t1 = performance.now();
+			void document.body.offsetHeight;
+			const t2 = performance.now();
+			return [t1 - t0, t2 - t0];
+		})()`)
+		return v[0], v[1]
+	}
+	seekJS := func(n int) string {
+		return fmt.Sprintf(`const s = host.querySelector('[data-act="scrub"]'); s.value = "%d"; s.dispatchEvent(new Event("input", {bubbles: true}))`, n)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	random := func(n int, first ...int) []int {
+		for len(first) < n {
+			first = append(first, r.IntN(steps+1))
+		}
+		return first
+	}
+	// The first calls into the module run its code unoptimised: warm up.
+	for _, n := range random(samples / 2) {
+		timed(seekJS(n))
+	}
+	settle := func() { // let a pending fill (the checks of a step) run first
+		_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`new Promise((r) => setTimeout(() => r(true), 0))`, chromedp.EvalAwaitPromise))
+		require.NoError(t, err)
+	}
+
+	// Forward one step from random places, the last step included.
+	var stepD, stepL []float64
+	for _, from := range random(samples, steps-1, 0) {
+		from = min(from, steps-1)
+		timed(seekJS(from))
+		settle()
+		d, l := timed(`host.querySelector('[data-act="forward"]').click()`)
+		require.Equal(t, from+1, step(t, ctx), "forward from %d", from)
+		stepD, stepL = append(stepD, d), append(stepL, l)
+		settle()
+	}
+	// Seeks to random steps, from wherever the last one left the widget.
+	var seekD, seekL []float64
+	for _, to := range random(samples, steps, 0) {
+		d, l := timed(seekJS(to))
+		require.Equal(t, to, step(t, ctx), "seek to %d", to)
+		seekD, seekL = append(seekD, d), append(seekL, l)
+		settle()
+	}
+	t.Logf("ten-k step (forward click), %d samples: handler median %.1f / p95 %.1f / max %.1f ms; with style+layout median %.1f / p95 %.1f / max %.1f ms",
+		len(stepD), median(stepD), pct(stepD, 95), slices.Max(stepD), median(stepL), pct(stepL, 95), slices.Max(stepL))
+	t.Logf("ten-k seek (scrubber input), %d samples: handler median %.1f / p95 %.1f / max %.1f ms; with style+layout median %.1f / p95 %.1f / max %.1f ms",
+		len(seekD), median(seekD), pct(seekD, 95), slices.Max(seekD), median(seekL), pct(seekL, 95), slices.Max(seekL))
+	// The budget is the synchronous redraw, every sample; the figures with
+	// style and layout are logged for the record.
+	assert.LessOrEqual(t, slices.Max(stepD), budgetStep, "a step of the 10k-step scenario takes too long")
+	assert.LessOrEqual(t, slices.Max(seekD), budgetStep, "a seek in the 10k-step scenario takes too long")
+
+	// Play at the fastest speed for playFor, watching for long tasks with an
+	// observer registered just before.
+	timed(seekJS(0))
+	eval[bool](t, ctx, `(() => {
+		window.__playTasks = [];
+		new PerformanceObserver((list) => {
+			for (const e of list.getEntries()) window.__playTasks.push(e.duration);
+		}).observe({type: "longtask"});
+		const host = document.querySelector(".tm-host");
+		const speed = host.querySelector('[data-act="speed"]');
+		speed.value = [...speed.options].map((o) => o.value).sort((a, b) => a - b)[0];
+		host.querySelector('[data-act="play"]').click();
+		return true;
+	})()`)
+	time.Sleep(playFor)
+	played := step(t, ctx)
+	eval[bool](t, ctx, `(document.querySelector('[data-act="play"]').click(), true)`)
+	time.Sleep(100 * time.Millisecond) // let the observer deliver the last entries
+	long := eval[[]float64](t, ctx, `window.__playTasks`)
+	t.Logf("ten-k play at the fastest speed for %v: %d steps, %d long tasks %v (budget: none over %.0f ms)", playFor, played, len(long), long, budgetLongTask)
+	assert.Positive(t, played, "playing did not advance")
+	for _, d := range long {
+		assert.LessOrEqual(t, d, budgetLongTask, "a long task while playing")
+	}
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+func median(xs []float64) float64 { return pct(xs, 50) }
+
+// pct is the p-th percentile of xs, by the nearest-rank method.
+func pct(xs []float64, p int) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(xs))
+	i := (p*len(s)+99)/100 - 1
+	return s[max(0, min(i, len(s)-1))]
+}

@@ -1,0 +1,239 @@
+package pages_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
+
+	"github.com/tidemark/tidemark/lessons"
+	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/htmltest"
+	"github.com/tidemark/tidemark/web/pages"
+)
+
+func handler(t *testing.T) http.Handler {
+	t.Helper()
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	h, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+	return h
+}
+
+func do(h http.Handler, req *http.Request) (*httptest.ResponseRecorder, string) {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec, rec.Body.String()
+}
+
+func get(t *testing.T, h http.Handler, target string) (int, htmltest.Doc) {
+	t.Helper()
+	rec, body := do(h, httptest.NewRequest(http.MethodGet, target, nil))
+	return rec.Code, htmltest.Parse(t, body)
+}
+
+func post(t *testing.T, h http.Handler, src string) (int, htmltest.Doc) {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/play", strings.NewReader(url.Values{"src": {src}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec, body := do(h, req)
+	return rec.Code, htmltest.Parse(t, body)
+}
+
+func TestScenarioPage(t *testing.T) {
+	h := handler(t)
+	code, d := get(t, h, "/scenarios/hwm/visibility-gap")
+	require.Equal(t, http.StatusOK, code)
+	w := d.One(t, "widget")
+	assert.Equal(t, "hwm/visibility-gap", htmltest.Attr(w, "data-scenario"))
+	assert.Equal(t, "0", htmltest.Attr(w, "data-step"))
+	assert.Equal(t, "24", htmltest.Attr(w, "data-steps"))
+	assert.Equal(t, "A timestamp mark skips rows that commit late", htmltest.Text(d.One(t, "page-title")))
+	assert.True(t, htmltest.HasAttr(d.One(t, "message"), "hidden"), "a clean link shows no message")
+
+	host := d.One(t, "widget-host")
+	sc, _ := lessons.Lookup("hwm/visibility-gap")
+	assert.Equal(t, string(sc.Source), htmltest.Attr(host, "data-source"), "the browser re-runs the very same text")
+	assert.Equal(t, "/scenarios/hwm/visibility-gap", htmltest.Attr(host, "data-base"))
+	assert.Equal(t, "tm", htmltest.Attr(host, "data-id"))
+	assert.Empty(t, htmltest.Attr(host, "data-embedded"))
+	if _, built := web.LookupAsset("tidemark.wasm"); built {
+		assert.Contains(t, htmltest.Attr(host, "data-tidemark-wasm"), "/static/tidemark.")
+	}
+	var scripts []string
+	for _, s := range d.ByTag("script") {
+		scripts = append(scripts, htmltest.Attr(s, "src"))
+	}
+	want := make([]string, len(pages.Scripts))
+	for i, s := range pages.Scripts {
+		want[i] = web.AssetURL(s)
+	}
+	assert.Equal(t, want, scripts, "the page loads the widget's scripts in order")
+	assert.Contains(t, htmltest.Text(d.One(t, "verdict")), "2 rows missing")
+	assert.Empty(t, d.CSPViolations())
+}
+
+func TestScenarioPageQuery(t *testing.T) {
+	h := handler(t)
+	code, d := get(t, h, "/scenarios/hwm/visibility-gap?step=14&mark=lsn")
+	require.Equal(t, http.StatusOK, code)
+	assert.Equal(t, "14", htmltest.Attr(d.One(t, "widget"), "data-step"))
+	assert.True(t, htmltest.HasAttr(d.One(t, "knob-mark-lsn"), "checked"))
+	assert.False(t, htmltest.HasAttr(d.One(t, "knob-mark-timestamp"), "checked"))
+	assert.Contains(t, htmltest.Text(d.One(t, "narration")), "Step 14 of 24")
+	assert.Contains(t, htmltest.Attr(d.One(t, "btn-forward"), "href"), "mark=lsn")
+	assert.Equal(t, "In the end: the target matches the source.", htmltest.Text(d.One(t, "verdict")), "the ending follows the knobs")
+	assert.True(t, htmltest.HasAttr(d.One(t, "message"), "hidden"))
+
+	for _, tc := range []struct{ query, says, step string }{
+		{"mark=bogus", `knob mark cannot be "bogus"`, "0"},
+		{"colour=red&step=3", "no knob colour", "3"},
+		{"step=x", "step=x is not a step number", "0"},
+		{"step=999", "step 999 is past the end; this scenario has 24 steps", "24"},
+		{"seed=abc", "seed=abc is not a whole number", "0"},
+	} {
+		code, d := get(t, h, "/scenarios/hwm/visibility-gap?"+tc.query)
+		require.Equal(t, http.StatusOK, code, tc.query)
+		msg := d.One(t, "message")
+		assert.False(t, htmltest.HasAttr(msg, "hidden"), tc.query)
+		assert.Contains(t, htmltest.Text(msg), tc.says, tc.query)
+		assert.Equal(t, tc.step, htmltest.Attr(d.One(t, "widget"), "data-step"), tc.query)
+		assert.True(t, htmltest.HasAttr(d.One(t, "knob-mark-timestamp"), "checked"), "%s: a bad value falls back to the default", tc.query)
+	}
+}
+
+func TestScenarioNotFound(t *testing.T) {
+	h := handler(t)
+	for _, path := range []string{"/scenarios/hwm/no-such-thing", "/embed/nope", "/scenarios/"} {
+		rec, body := do(h, httptest.NewRequest(http.MethodGet, path, nil))
+		assert.Equal(t, http.StatusNotFound, rec.Code, path)
+		assert.NotContains(t, body, `data-testid="widget"`, path)
+	}
+	rec, body := do(h, httptest.NewRequest(http.MethodGet, "/scenarios/hwm/no-such-thing", nil))
+	require.Equal(t, http.StatusNotFound, rec.Code)
+	assert.Contains(t, body, "hwm/no-such-thing")
+}
+
+func TestEmbedPage(t *testing.T) {
+	h := handler(t)
+	rec, body := do(h, httptest.NewRequest(http.MethodGet, "/embed/hwm/visibility-gap?step=5", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	d := htmltest.Parse(t, body)
+	w := d.One(t, "widget")
+	assert.Equal(t, "5", htmltest.Attr(w, "data-step"))
+	host := d.One(t, "widget-host")
+	assert.Equal(t, "on", htmltest.Attr(host, "data-embedded"))
+	assert.Equal(t, "/embed/hwm/visibility-gap", htmltest.Attr(host, "data-base"))
+	assert.True(t, strings.HasPrefix(htmltest.Attr(d.One(t, "btn-forward"), "href"), "/embed/hwm/visibility-gap?"), "links stay inside the frame")
+	assert.Equal(t, "A timestamp mark skips rows that commit late", htmltest.Text(d.One(t, "page-title")), "an embed names its scenario once")
+	assert.Len(t, d.ByTag("h1"), 1)
+	assert.Empty(t, d.ByTag("h2"), "the widget draws no second title")
+	assert.Empty(t, d.CSPViolations())
+	// Every bundled scenario embeds.
+	all, err := lessons.Scenarios()
+	require.NoError(t, err)
+	for _, sc := range all {
+		rec, _ := do(h, httptest.NewRequest(http.MethodGet, "/embed/"+sc.ID, nil))
+		assert.Equal(t, http.StatusOK, rec.Code, sc.ID)
+	}
+}
+
+func TestPlayGet(t *testing.T) {
+	h := handler(t)
+	code, d := get(t, h, "/play")
+	require.Equal(t, http.StatusOK, code)
+	src := d.One(t, "play-src")
+	assert.Contains(t, htmltest.Text(src), "scenario hwm/visibility-gap", "the sandbox starts from the opening scenario")
+	assert.True(t, htmltest.HasAttr(d.One(t, "play-error"), "hidden"))
+	assert.Equal(t, "hwm/visibility-gap", htmltest.Attr(d.One(t, "widget"), "data-scenario"), "the starter plays at once")
+	assert.Equal(t, "/play", htmltest.Attr(d.One(t, "widget-host"), "data-base"))
+	assert.Empty(t, d.CSPViolations())
+}
+
+func TestPlayPostBroken(t *testing.T) {
+	h := handler(t)
+	broken := "scenario sandbox/x \"Broken\"\nsource orders key=order_id\ntxn T1 begin=10:00:05 commit=10:00:01 insert order_id=1\n"
+	code, d := post(t, h, broken)
+	require.Equal(t, http.StatusOK, code)
+	box := d.One(t, "play-error")
+	assert.False(t, htmltest.HasAttr(box, "hidden"))
+	msg := htmltest.Text(box)
+	assert.Regexp(t, `play\.tdm:3:\d+: `, msg, "the error names file:line:column")
+	assert.Contains(t, msg, "before it begins")
+	var caret string
+	for _, pre := range d.ByTag("pre") {
+		if strings.Contains(htmltest.Attr(pre, "class"), "play-caret") {
+			caret += rawText(pre)
+		}
+	}
+	lines := strings.Split(caret, "\n")
+	require.Len(t, lines, 2, "the caret block is the line and a caret: %q", caret)
+	assert.Equal(t, "3 | txn T1 begin=10:00:05 commit=10:00:01 insert order_id=1", lines[0])
+	assert.Equal(t, "^", strings.TrimSpace(lines[1]))
+	col := strings.Index(lines[1], "^") - len("3 | ") + 1
+	assert.Contains(t, msg, "play.tdm:3:"+strconv.Itoa(col)+":", "the caret sits under the reported column")
+	assert.Empty(t, d.ByTestID("widget"))
+	assert.Equal(t, broken, rawText(d.One(t, "play-src")), "the visitor's text is kept")
+
+	// A build error (unknown pipeline) is shown the same way.
+	code, d = post(t, h, "scenario sandbox/y \"Y\"\nsource orders key=order_id\nrun extract at=10:00:01\n")
+	require.Equal(t, http.StatusOK, code)
+	assert.Regexp(t, `play\.tdm:3:\d+: `, htmltest.Text(d.One(t, "play-error")))
+}
+
+func TestPlayPostValid(t *testing.T) {
+	h := handler(t)
+	src := "scenario sandbox/x \"Mine\"\r\nsource orders key=order_id\r\ntxn T1 begin=10:00:05 commit=10:00:06 insert order_id=1\r\n" +
+		"target fct key=order_id\r\npipeline extract from=orders to=fct\r\nrun extract at=10:00:07\r\n"
+	code, d := post(t, h, src)
+	require.Equal(t, http.StatusOK, code)
+	assert.True(t, htmltest.HasAttr(d.One(t, "play-error"), "hidden"))
+	w := d.One(t, "widget")
+	assert.Equal(t, "sandbox/x", htmltest.Attr(w, "data-scenario"))
+	host := d.One(t, "widget-host")
+	assert.Equal(t, "/play", htmltest.Attr(host, "data-base"))
+	assert.Equal(t, "play", htmltest.Attr(host, "data-id"))
+	assert.NotContains(t, htmltest.Attr(host, "data-source"), "\r", "line endings are normalised")
+	assert.Empty(t, d.CSPViolations())
+}
+
+func TestPlayPostOversized(t *testing.T) {
+	h := handler(t)
+	// Far over the limit: the body is cut off and the form refused.
+	code, d := post(t, h, strings.Repeat("a", 1<<20))
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, htmltest.Text(d.One(t, "play-error")), "too large")
+	assert.Empty(t, d.ByTestID("widget"))
+	assert.Less(t, len(htmltest.Text(d.One(t, "play-src"))), pages.MaxSource+1, "the refused text is not echoed back whole")
+
+	// Just over: the form parses but the scenario is refused.
+	code, d = post(t, h, strings.Repeat("a", pages.MaxSource+10))
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, htmltest.Text(d.One(t, "play-error")), "larger than 64 KB")
+	assert.Empty(t, d.ByTestID("widget"))
+
+	// A malformed form body is refused with the same message, not a 500.
+	req := httptest.NewRequest(http.MethodPost, "/play", strings.NewReader("src=%zz"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec, body := do(h, req)
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Contains(t, body, "malformed")
+}
+
+// rawText is the text inside n as written, white space and all.
+func rawText(n *html.Node) string {
+	var b strings.Builder
+	for c := range n.Descendants() {
+		if c.Type == html.TextNode {
+			b.WriteString(c.Data)
+		}
+	}
+	return b.String()
+}
