@@ -160,9 +160,11 @@ func knobs(b *builder, t *engine.Trace, s State) {
 		b.el("legend", label)
 		for _, v := range k.Values {
 			id := s.id("knob-" + k.Name + "-" + v)
+			b.open("span", "class", "tm-opt")
 			b.void("input", "type", "radio", "name", k.Name, "value", v, "id", id, "checked?", on(t.Settings[k.Name] == v),
 				"data-testid", "knob-"+k.Name+"-"+v)
 			b.el("label", v, "for", id)
+			b.close("span")
 		}
 		b.close("fieldset")
 	}
