@@ -1,11 +1,11 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/group"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -68,7 +68,7 @@ func (g *groupState) readFrom(p int) int64 {
 	return max(g.g.Committed[p], 0)
 }
 
-func (g *groupState) pname(p int) string { return fmt.Sprintf("%s-%d", g.topic.Name, p) }
+func (g *groupState) pname(p int) string { return prose.F("%s-%d", g.topic.Name, p) }
 
 // join adds or removes a member and rebalances.
 func (w *World) join(g *groupState, name string, joining bool) {
@@ -181,7 +181,7 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 			}
 		}
 		if pos < part.Start() {
-			why := fmt.Sprintf("its position %d is below the log start %d (retention deleted offsets %s)", pos, part.Start(), offRange(pos, part.Start()))
+			why := prose.F("its position %d is below the log start %d (retention deleted offsets %s)", pos, part.Start(), offRange(pos, part.Start()))
 			pos, ok = w.offsetReset(g, m, p, pos, why)
 			if !ok {
 				return
@@ -233,7 +233,7 @@ func limitKeys(keys []string, n int) []string {
 	if len(keys) <= n {
 		return keys
 	}
-	return append(slices.Clone(keys[:n-1]), fmt.Sprintf("… %s", keys[len(keys)-1]))
+	return append(slices.Clone(keys[:n-1]), prose.F("… %s", keys[len(keys)-1]))
 }
 
 func ownedPhrase(g *groupState, m string) string {
@@ -328,7 +328,7 @@ func (w *World) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]s
 	}
 	if g.tsMark {
 		if g.hasMark && r.UpdatedAt <= g.mark {
-			*skipped = append(*skipped, fmt.Sprintf("%s (updated_at %s)", r.Key, r.UpdatedAt))
+			*skipped = append(*skipped, prose.F("%s (updated_at %s)", r.Key, r.UpdatedAt))
 			return in
 		}
 	}
@@ -342,18 +342,18 @@ func (w *World) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in 
 	extra := ""
 	switch {
 	case g.dedup && len(skipped) > 0:
-		extra = fmt.Sprintf("; it skips event ids it has seen: %s", strings.Join(skipped, ", "))
+		extra = prose.F("; it skips event ids it has seen: %s", strings.Join(skipped, ", "))
 	case g.dedup:
 		extra = "; every event id is new to it, so its dedup removes nothing"
 	case g.tsMark && len(skipped) > 0:
-		extra = fmt.Sprintf("; its timestamp mark %s drops %s as already seen", g.mark, strings.Join(skipped, ", "))
+		extra = prose.F("; its timestamp mark %s drops %s as already seen", g.mark, strings.Join(skipped, ", "))
 	}
 	if g.target == nil {
 		w.emit(actor, KindWrite, -1, "%s processes %d records%s.", m.name, len(in), extra)
 	} else {
 		res := w.deliver(g.target, in)
 		if res.Collapsed > 0 {
-			extra += fmt.Sprintf("; the merge absorbs %d already present", res.Collapsed)
+			extra += prose.F("; the merge absorbs %d already present", res.Collapsed)
 		}
 		keys := make([]string, len(in))
 		for i, x := range in {
@@ -429,7 +429,7 @@ func (w *World) commitBatch(g *groupState, m *member, b *batch, when string) {
 	actor := g.name + "/" + m.name
 	var ok, no []string
 	for _, c := range g.hist.Commits[first:] {
-		ok = append(ok, fmt.Sprintf("offset %d on %s", c.Offset, g.pname(int(c.Partition))))
+		ok = append(ok, prose.F("offset %d on %s", c.Offset, g.pname(int(c.Partition))))
 	}
 	for _, p := range refused {
 		no = append(no, g.pname(p))
@@ -452,19 +452,19 @@ func (w *World) crashMember(g *groupState, m *member, b *batch, where string) {
 		c := g.g.Committed[r.Partition]
 		switch {
 		case c >= r.To && where != "after writing the batch and before committing its offsets":
-			lost = append(lost, fmt.Sprintf("%s offsets %s", g.pname(int(r.Partition)), offRange(r.From, r.To)))
+			lost = append(lost, prose.F("%s offsets %s", g.pname(int(r.Partition)), offRange(r.From, r.To)))
 		case c < r.To:
-			again = append(again, fmt.Sprintf("%s offsets %s", g.pname(int(r.Partition)), offRange(max(r.From, c), r.To)))
+			again = append(again, prose.F("%s offsets %s", g.pname(int(r.Partition)), offRange(max(r.From, c), r.To)))
 		}
 	}
 	var effect string
 	switch {
 	case len(lost) > 0:
-		effect = fmt.Sprintf("the committed offsets already cover %s, so those records are skipped for good", strings.Join(lost, ", "))
+		effect = prose.F("the committed offsets already cover %s, so those records are skipped for good", strings.Join(lost, ", "))
 	case len(again) > 0 && strings.Contains(where, "after writing"):
-		effect = fmt.Sprintf("the batch is written but not committed, so the restart reads %s again", strings.Join(again, ", "))
+		effect = prose.F("the batch is written but not committed, so the restart reads %s again", strings.Join(again, ", "))
 	case len(again) > 0:
-		effect = fmt.Sprintf("nothing was written or committed, so the restart reads %s again", strings.Join(again, ", "))
+		effect = prose.F("nothing was written or committed, so the restart reads %s again", strings.Join(again, ", "))
 	default:
 		effect = "nothing is lost or repeated"
 	}
@@ -490,7 +490,7 @@ func (w *World) autoCommit(g *groupState, name string) {
 			}
 			g.g.Commit(name, m.gen, p, pos)
 			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: int32(p), Offset: pos, Member: name})
-			ok = append(ok, fmt.Sprintf("offset %d on %s", pos, g.pname(p)))
+			ok = append(ok, prose.F("offset %d on %s", pos, g.pname(p)))
 		}
 		if len(ok) > 0 {
 			w.emit(g.name+"/"+name, KindOffset, -1, "%s's auto-commit timer (every %s) commits %s: everything polled so far, processed or not.", name, g.interval, strings.Join(ok, ", "))
@@ -503,7 +503,7 @@ func (w *World) lagPhrase(g *groupState, name string) string {
 	var parts []string
 	for _, p := range g.g.Owned(name) {
 		part := g.topic.Parts[p]
-		parts = append(parts, fmt.Sprintf("%s lag %d", g.pname(p), part.End()-max(g.g.Committed[p], part.Start())))
+		parts = append(parts, prose.F("%s lag %d", g.pname(p), part.End()-max(g.g.Committed[p], part.Start())))
 	}
 	if len(parts) == 0 {
 		return "it owns no partition"
@@ -553,7 +553,7 @@ func (w *World) resnapshot(g *groupState) {
 	for p, part := range g.topic.Parts {
 		g.g.Committed[p] = part.End()
 		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: int32(p), Offset: part.End(), Member: "operator"})
-		ends = append(ends, fmt.Sprintf("offset %d on %s", part.End(), g.pname(p)))
+		ends = append(ends, prose.F("offset %d on %s", part.End(), g.pname(p)))
 	}
 	for _, m := range g.members {
 		m.stopped = false

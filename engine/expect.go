@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 )
 
@@ -126,7 +126,7 @@ func (e Expectation) Verify(t *Trace) error {
 	case "duplicated":
 		var parts []string
 		for _, k := range slices.SortedFunc(maps.Keys(truth.Duplicated), mvcc.CompareKeys) {
-			parts = append(parts, fmt.Sprintf("%sx%d", k, truth.Duplicated[k]))
+			parts = append(parts, prose.F("%sx%d", k, truth.Duplicated[k]))
 		}
 		got = keyList(parts)
 	case "check":
@@ -134,12 +134,12 @@ func (e Expectation) Verify(t *Trace) error {
 			if c.Name == e.Name {
 				got = string(c.Status)
 				if got != e.Want {
-					return fmt.Errorf("%s: expected %s, got check %s=%s (%s)", e.Pos, e.Line, e.Name, got, c.Detail)
+					return prose.Errorf("%s: expected %s, got check %s=%s (%s)", e.Pos, e.Line, e.Name, got, c.Detail)
 				}
 				return nil
 			}
 		}
-		return fmt.Errorf("%s: expected %s, but the scenario does not run check %s; add a `check` line for it", e.Pos, e.Line, e.Name)
+		return prose.Errorf("%s: expected %s, but the scenario does not run check %s; add a `check` line for it", e.Pos, e.Line, e.Name)
 	case "mark":
 		for _, h := range t.Marks {
 			if h.Name == e.Name {
@@ -150,15 +150,15 @@ func (e Expectation) Verify(t *Trace) error {
 					want = "lsn " + want
 				}
 				if got != want {
-					return fmt.Errorf("%s: expected %s, got mark %s=%s", e.Pos, e.Line, e.Name, got)
+					return prose.Errorf("%s: expected %s, got mark %s=%s", e.Pos, e.Line, e.Name, got)
 				}
 				return nil
 			}
 		}
-		return fmt.Errorf("%s: expected %s, but there is no mark named %s", e.Pos, e.Line, e.Name)
+		return prose.Errorf("%s: expected %s, but there is no mark named %s", e.Pos, e.Line, e.Name)
 	}
 	if normalize(got) != normalize(e.Want) {
-		return fmt.Errorf("%s: expected %s, got %s=%s", e.Pos, e.Line, e.What, got)
+		return prose.Errorf("%s: expected %s, got %s=%s", e.Pos, e.Line, e.What, got)
 	}
 	return nil
 }
@@ -193,7 +193,7 @@ func CheckExpectations(f *scenario.File, seed uint64) ([]Outcome, error) {
 	runs := map[string]*Trace{}
 	var out []Outcome
 	for _, e := range exps {
-		key := fmt.Sprint(e.When)
+		key := whenKey(e.When)
 		t := runs[key]
 		if t == nil {
 			t, err = Run(f, e.When, seed)
@@ -213,4 +213,13 @@ func count(n int) string {
 		return [...]string{"two", "three", "four"}[n-2]
 	}
 	return strconv.Itoa(n)
+}
+
+// whenKey names a set of knob values, the same for equal sets.
+func whenKey(when map[string]string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(when)) {
+		b.WriteString(k + "=" + when[k] + " ")
+	}
+	return b.String()
 }

@@ -1,12 +1,12 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
 )
 
@@ -26,12 +26,12 @@ func (t *Trace) Explain(key string, n int) string {
 	}
 	rows = slices.DeleteFunc(rows, func(r sink.Row) bool { return r.Key != key })
 	if len(versions) == 0 {
-		return fmt.Sprintf("No committed source row has key %s at this step.", key)
+		return prose.F("No committed source row has key %s at this step.", key)
 	}
 	v := versions[len(versions)-1]
 	name := t.noun[v.Table] + " " + key
 	p := t.pipeFor(v.Table)
-	committed := fmt.Sprintf("%s committed at %s (lsn %d) with updated_at %s", capital(name), t.Events[v.CommitStep-1].At, v.LSN, v.UpdatedAt)
+	committed := prose.F("%s committed at %s (lsn %d) with updated_at %s", capital(name), t.Events[v.CommitStep-1].At, v.LSN, v.UpdatedAt)
 	if v.Backdated {
 		committed += ", a value set by hand"
 	}
@@ -46,27 +46,27 @@ func (t *Trace) Explain(key string, n int) string {
 			return committed + "; " + why
 		}
 		if m, ok := t.markBefore(p, v.Table, int(v.CommitStep)); ok && p.Unreachable(m, compared(p, v)) {
-			return fmt.Sprintf("%s; the mark was already %s, so no read after that could return it.", committed, p.Mark.Format(m))
+			return prose.F("%s; the mark was already %s, so no read after that could return it.", committed, p.Mark.Format(m))
 		}
 		return committed + "; no run has read it yet. The next run will."
 	case len(rows) > 1:
 		var by []string
 		for _, r := range rows {
-			by = append(by, fmt.Sprintf("the run at %s", t.Runs[r.Run].At))
+			by = append(by, prose.F("the run at %s", t.Runs[r.Run].At))
 		}
-		return fmt.Sprintf("%s is in the target %d times: written by %s. A re-read into an append-only target adds a copy each time.", capital(name), len(rows), strings.Join(by, " and by "))
+		return prose.F("%s is in the target %d times: written by %s. A re-read into an append-only target adds a copy each time.", capital(name), len(rows), strings.Join(by, " and by "))
 	}
 	r := rows[0]
 	if r.Seq < int(v.Seq) {
 		why := ""
 		if p != nil {
 			if m, ok := t.markBefore(p, v.Table, int(v.CommitStep)); ok && p.Unreachable(m, compared(p, v)) {
-				why = fmt.Sprintf(" The new version's updated_at %s was already behind the mark %s when it committed, so no run will read it.", v.UpdatedAt, p.Mark.Format(m))
+				why = prose.F(" The new version's updated_at %s was already behind the mark %s when it committed, so no run will read it.", v.UpdatedAt, p.Mark.Format(m))
 			}
 		}
-		return fmt.Sprintf("The target holds version %d of %s (updated_at %s); the source has version %d, %s.%s", r.Seq, name, r.UpdatedAt, v.Seq, strings.TrimPrefix(committed, capital(name)+" "), why)
+		return prose.F("The target holds version %d of %s (updated_at %s); the source has version %d, %s.%s", r.Seq, name, r.UpdatedAt, v.Seq, strings.TrimPrefix(committed, capital(name)+" "), why)
 	}
-	return fmt.Sprintf("%s; the run at %s copied it to the target, and it is current.", committed, t.Runs[r.Run].At)
+	return prose.F("%s; the run at %s copied it to the target, and it is current.", committed, t.Runs[r.Run].At)
 }
 
 func capital(s string) string {
@@ -114,7 +114,7 @@ func (t *Trace) lostBy(key string, v VersionRecord, n int) string {
 			continue
 		}
 		if r.Crashed && r.EndStep <= n && r.MarkStep > 0 && r.MarkStep <= n {
-			return fmt.Sprintf("the run at %s read it, then crashed before writing it, after the mark had moved to %s; nothing will read it again.", r.At, r.MarkAfter)
+			return prose.F("the run at %s read it, then crashed before writing it, after the mark had moved to %s; nothing will read it again.", r.At, r.MarkAfter)
 		}
 	}
 	return ""

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"errors"
-	"fmt"
 
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -36,14 +36,14 @@ func (w *World) Inject(f Fault) error {
 	case FaultCrash:
 		for _, r := range w.runs {
 			if !r.dead && r.doom == "" && w.trace.Runs[r.id].ReadStep > 0 {
-				r.doom = fmt.Sprintf("at %s, injected right after step %d", w.now, f.AfterStep)
+				r.doom = prose.F("at %s, injected right after step %d", w.now, f.AfterStep)
 				return nil
 			}
 		}
 		return ErrIdle
 	case FaultClockJump:
 		if w.clocks[f.Clock] == nil {
-			return fmt.Errorf("unknown clock %q", f.Clock)
+			return prose.Errorf("unknown clock %q", f.Clock)
 		}
 		if f.By == 0 {
 			return errors.New("a clock jump needs a non-zero amount")
@@ -51,7 +51,7 @@ func (w *World) Inject(f Fault) error {
 		w.jump(f.Clock, f.By)
 		return nil
 	}
-	return fmt.Errorf("unknown fault %q; expected crash or clock-jump", f.Kind)
+	return prose.Errorf("unknown fault %q; expected crash or clock-jump", f.Kind)
 }
 
 // RunWithFaults runs a scenario, injecting each fault right after its step.
@@ -63,12 +63,12 @@ func RunWithFaults(f *scenario.File, set map[string]string, seed uint64, faults 
 	}
 	for _, fl := range faults {
 		if fl.AfterStep < len(w.trace.Events) {
-			return nil, fmt.Errorf("faults must be in step order: step %d is already past", fl.AfterStep)
+			return nil, prose.Errorf("faults must be in step order: step %d is already past", fl.AfterStep)
 		}
 		for len(w.trace.Events) < fl.AfterStep && w.Step() {
 		}
 		if len(w.trace.Events) != fl.AfterStep {
-			return nil, fmt.Errorf("the scenario has only %d steps; cannot inject a fault after step %d", len(w.trace.Events), fl.AfterStep)
+			return nil, prose.Errorf("the scenario has only %d steps; cannot inject a fault after step %d", len(w.trace.Events), fl.AfterStep)
 		}
 		if err := w.Inject(fl); err != nil {
 			return nil, err

@@ -1,11 +1,11 @@
 package engine
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -263,10 +263,10 @@ func (w *World) send(p *producer, s sendPlan) {
 func (w *World) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
 	pname := p.topic.Name + "-" + strconv.Itoa(part)
 	what, tag := w.trace.keyPhrase(p.name, s.key), " (event "+rec.ID()+")"
-	where := fmt.Sprintf("murmur2 of key %s places it on %s", s.key, pname)
+	where := prose.F("murmur2 of key %s places it on %s", s.key, pname)
 	if !s.keyed {
 		what, tag = "event "+s.key, "" // its id is all that names it
-		where = fmt.Sprintf("it has no key, so it goes to the partition the producer sticks to, %s", pname)
+		where = prose.F("it has no key, so it goes to the partition the producer sticks to, %s", pname)
 	}
 	switch {
 	case s.fail == "none":
@@ -320,12 +320,12 @@ func (w *World) retry(p *producer, s sendPlan, rec topic.Record, part int, pname
 		if s.retry == "session" {
 			p.pid = w.log.newPID()
 			p.seq = p.seq[:0]
-			why = fmt.Sprintf("the application restarts its producer, which gets producer id %d and starts its sequences again; the broker cannot link the resend to the first attempt", p.pid)
+			why = prose.F("the application restarts its producer, which gets producer id %d and starts its sequences again; the broker cannot link the resend to the first attempt", p.pid)
 		}
 		rec.PID, rec.PSeq = p.pid, p.nextSeq(part)
 		if s.regenID {
 			rec.EventID = w.nextID(p)
-			why += fmt.Sprintf(", and the event is built afresh with id %s", rec.EventID)
+			why += prose.F(", and the event is built afresh with id %s", rec.EventID)
 		}
 		part2 := w.place(p, s.key, s.keyed)
 		off, _ := p.topic.Append(part2, rec, p.idempotent)
@@ -378,7 +378,7 @@ func (w *World) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt 
 		part := topic.PartitionFor(v.Key, len(c.topic.Parts))
 		off, _ := c.topic.Append(part, topic.Record{Key: v.Key, Keyed: true, Time: stampAt, UpdatedAt: v.UpdatedAt, Seq: int32(v.Seq),
 			LSN: int64(lsn), Txn: txn, Producer: c.name, Intent: -1, Step: int32(w.step())}, false)
-		placed = append(placed, fmt.Sprintf("%s → %s-%d@%d", v.Key, c.topic.Name, part, off))
+		placed = append(placed, prose.F("%s → %s-%d@%d", v.Key, c.topic.Name, part, off))
 	}
 	switch {
 	case !c.app:
@@ -430,8 +430,8 @@ func (w *World) expire(h *TopicHistory) {
 	var parts []string
 	for _, d := range gone {
 		s := d.Segment
-		pname := fmt.Sprintf("%s-%d", h.Name, d.Partition)
-		txt := fmt.Sprintf("%s %s %s (newest record %s)", pname, offsetsWord(int(s.End-s.Base)), offRange(s.Base, s.End), s.Newest)
+		pname := prose.F("%s-%d", h.Name, d.Partition)
+		txt := prose.F("%s %s %s (newest record %s)", pname, offsetsWord(int(s.End-s.Base)), offRange(s.Base, s.End), s.Newest)
 		for _, name := range w.log.groupOrd {
 			g := w.log.groups[name]
 			if g.topic != h {
@@ -440,7 +440,7 @@ func (w *World) expire(h *TopicHistory) {
 			pos := g.readFrom(d.Partition)
 			if pos < s.End {
 				n := int(s.End - max(pos, s.Base))
-				txt += fmt.Sprintf(", of which %s %s %s never read by %s", offsetsWord(n), offRange(max(pos, s.Base), s.End), wereWas(n), g.name)
+				txt += prose.F(", of which %s %s %s never read by %s", offsetsWord(n), offRange(max(pos, s.Base), s.End), wereWas(n), g.name)
 			}
 		}
 		parts = append(parts, txt)
@@ -453,7 +453,7 @@ func offRange(a, b int64) string {
 	if b-a == 1 {
 		return strconv.FormatInt(a, 10)
 	}
-	return fmt.Sprintf("%d–%d", a, b-1)
+	return prose.F("%d–%d", a, b-1)
 }
 
 // addPartitions grows a topic; groups on it rebalance after their refresh.
@@ -470,7 +470,7 @@ func (w *World) addPartitions(h *TopicHistory, n int) {
 		g := w.log.groups[name]
 		if g.topic == h {
 			g.g.Resize(n)
-			w.schedule(w.now.Add(g.refresh), func() { w.rebalance(g, fmt.Sprintf("%s notices %s now has %d partitions", g.name, h.Name, n)) })
+			w.schedule(w.now.Add(g.refresh), func() { w.rebalance(g, prose.F("%s notices %s now has %d partitions", g.name, h.Name, n)) })
 		}
 	}
 }

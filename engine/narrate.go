@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"fmt"
-
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
+
+	"github.com/tidemark/tidemark/engine/prose"
 )
 
 // Narration is the one sentence that says what an event did and why.
@@ -18,13 +18,13 @@ func (t *Trace) Narration(e *Event) string {
 	rec := &t.Txns[e.a]
 	switch e.Kind {
 	case KindBegin:
-		return fmt.Sprintf("%s begins at %s; now() inside it reads %s on the source clock.", rec.Name, rec.BeginAt, rec.BeginNow)
+		return prose.F("%s begins at %s; now() inside it reads %s on the source clock.", rec.Name, rec.BeginAt, rec.BeginNow)
 	case KindInsert, KindUpdate, KindDelete:
 		return t.statementNarration(rec, &rec.Stmts[e.b])
 	case KindCommit:
 		return t.commitNarration(rec)
 	case KindRollback:
-		return fmt.Sprintf("%s rolls back at %s; its writes vanish, but any ids it drew from the sequence stay used, leaving holes.", rec.Name, rec.EndAt)
+		return prose.F("%s rolls back at %s; its writes vanish, but any ids it drew from the sequence stay used, leaving holes.", rec.Name, rec.EndAt)
 	}
 	return ""
 }
@@ -33,17 +33,17 @@ func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord) string {
 	var when string
 	switch {
 	case s.Backdated:
-		when = fmt.Sprintf(" with updated_at set by hand to %s, a backdated value", s.Stamp)
+		when = prose.F(" with updated_at set by hand to %s, a backdated value", s.Stamp)
 	case s.Mode == mvcc.StampTxnStart:
-		when = fmt.Sprintf(" with updated_at = now() = %s, the transaction's start", s.Stamp)
+		when = prose.F(" with updated_at = now() = %s, the transaction's start", s.Stamp)
 	case s.Mode == mvcc.StampStatement:
-		when = fmt.Sprintf(" with updated_at = statement_timestamp() = %s, the statement's time on the source clock", s.Stamp)
+		when = prose.F(" with updated_at = statement_timestamp() = %s, the statement's time on the source clock", s.Stamp)
 	default:
 		when = "; updated_at will be the commit time"
 	}
 	verb := [...]string{"inserts", "updates", "deletes"}[s.Op]
 	prep := [...]string{"into", "in", "from"}[s.Op]
-	return fmt.Sprintf("%s %s %s %s %s%s; no other session can see it until %s commits.",
+	return prose.F("%s %s %s %s %s%s; no other session can see it until %s commits.",
 		rec.Name, verb, rowsPhrase(t.noun[s.Table], s.Keys), prep, s.Table, when, rec.Name)
 }
 
@@ -80,9 +80,9 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 			if p.Predicate == extract.GTE {
 				rel = "below"
 			}
-			note = fmt.Sprintf("its updated_at %s is already %s %s's stored mark %s", v.UpdatedAt, rel, p.Name, p.Mark.Format(m))
+			note = prose.F("its updated_at %s is already %s %s's stored mark %s", v.UpdatedAt, rel, p.Name, p.Mark.Format(m))
 			if p.Overlap > 0 {
-				note += fmt.Sprintf(" less its %s overlap", p.Overlap)
+				note += prose.F(" less its %s overlap", p.Overlap)
 			}
 		}
 	}
@@ -96,16 +96,16 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 		if len(gone) > 0 {
 			also = " and " + rowsPhrase(n, gone) + " gone"
 		}
-		return fmt.Sprintf("%s commits at %s as lsn %d, making %s visible%s; %s, so no later run will read %s.",
+		return prose.F("%s commits at %s as lsn %d, making %s visible%s; %s, so no later run will read %s.",
 			rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, visible), also, note, it)
 	}
 	switch {
 	case len(gone) == 0:
-		return fmt.Sprintf("%s commits at %s as lsn %d; %s %s now visible to new readers.", rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, visible), isAre(len(visible)))
+		return prose.F("%s commits at %s as lsn %d; %s %s now visible to new readers.", rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, visible), isAre(len(visible)))
 	case len(visible) == 0:
-		return fmt.Sprintf("%s commits at %s as lsn %d; %s %s now gone for new readers.", rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, gone), isAre(len(gone)))
+		return prose.F("%s commits at %s as lsn %d; %s %s now gone for new readers.", rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, gone), isAre(len(gone)))
 	}
-	return fmt.Sprintf("%s commits at %s as lsn %d; %s %s now visible to new readers and %s gone.",
+	return prose.F("%s commits at %s as lsn %d; %s %s now visible to new readers and %s gone.",
 		rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, visible), isAre(len(visible)), rowsPhrase(n, gone))
 }
 

@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
 )
 
@@ -18,7 +18,7 @@ func (t *Trace) logNarration(e *Event) string {
 	case noteSend:
 		h := t.Log.Topics[n.a]
 		r := &h.Parts[n.b].Records[n.i]
-		return fmt.Sprintf("%s sends %s (event %s) to %s-%d, where murmur2 of key %s places it; the broker appends it at offset %d.",
+		return prose.F("%s sends %s (event %s) to %s-%d, where murmur2 of key %s places it; the broker appends it at offset %d.",
 			r.Producer, t.keyPhrase(r.Producer, r.Key), r.ID(), h.Name, n.b, r.Key, r.Offset)
 	case notePoll:
 		g := t.Log.Groups[n.a]
@@ -27,9 +27,9 @@ func (t *Trace) logNarration(e *Event) string {
 		said := make([]string, len(reads))
 		for i, r := range reads {
 			keys := t.readKeys(h, r)
-			said[i] = fmt.Sprintf("%s-%d offsets %s (%s)", g.Topic, r.Partition, offRange(r.From, r.To), strings.Join(limitKeys(keys, 6), ", "))
+			said[i] = prose.F("%s-%d offsets %s (%s)", g.Topic, r.Partition, offRange(r.From, r.To), strings.Join(limitKeys(keys, 6), ", "))
 		}
-		return fmt.Sprintf("%s polls %s.", reads[0].Member, strings.Join(said, " and "))
+		return prose.F("%s polls %s.", reads[0].Member, strings.Join(said, " and "))
 	case noteWrite:
 		g := t.Log.Groups[n.a]
 		h := t.topicNamed(g.Topic)
@@ -40,9 +40,9 @@ func (t *Trace) logNarration(e *Event) string {
 		}
 		extra := ""
 		if n.c > 0 {
-			extra = fmt.Sprintf("; the merge absorbs %d already present", n.c)
+			extra = prose.F("; the merge absorbs %d already present", n.c)
 		}
-		return fmt.Sprintf("%s %s %s into %s%s.", reads[0].Member, sinkVerb(t.targetMode(g.Target)), rowsPhrase(t.noun[t.feedOf(g.Target)], keys), g.Target, extra)
+		return prose.F("%s %s %s into %s%s.", reads[0].Member, sinkVerb(t.targetMode(g.Target)), rowsPhrase(t.noun[t.feedOf(g.Target)], keys), g.Target, extra)
 	default:
 		g := t.Log.Groups[n.a]
 		cs := g.Commits[n.i : n.i+int64(n.n)]
@@ -52,11 +52,11 @@ func (t *Trace) logNarration(e *Event) string {
 		}
 		switch n.why {
 		case noteCommitBefore:
-			return fmt.Sprintf("%s commits %s %s: should it crash now, those records count as done though none is written.", cs[0].Member, strings.Join(ok, ", "), "before writing the batch")
+			return prose.F("%s commits %s %s: should it crash now, those records count as done though none is written.", cs[0].Member, strings.Join(ok, ", "), "before writing the batch")
 		case noteCommitReset:
-			return fmt.Sprintf("%s commits %s %s: the next offset to read.", cs[0].Member, strings.Join(ok, ", "), "where the reset left it")
+			return prose.F("%s commits %s %s: the next offset to read.", cs[0].Member, strings.Join(ok, ", "), "where the reset left it")
 		default:
-			return fmt.Sprintf("%s commits %s %s: the next offset to read.", cs[0].Member, strings.Join(ok, ", "), "after writing the batch")
+			return prose.F("%s commits %s %s: the next offset to read.", cs[0].Member, strings.Join(ok, ", "), "after writing the batch")
 		}
 	}
 }

@@ -1,12 +1,12 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -188,25 +188,25 @@ func (w *World) windowPhrase(cfg *extract.Config, m extract.Mark, hasLo bool, lo
 	on := strings.Join(tables, " and ")
 	if cfg.Mark == extract.Position {
 		if !hasLo {
-			return fmt.Sprintf("%s with no stored mark, so every change up to lsn %d", on, next.V)
+			return prose.F("%s with no stored mark, so every change up to lsn %d", on, next.V)
 		}
-		return fmt.Sprintf("%s for changes after lsn %d up to lsn %d", on, lo, next.V)
+		return prose.F("%s for changes after lsn %d up to lsn %d", on, lo, next.V)
 	}
 	var b strings.Builder
 	b.WriteString(on)
 	if !hasLo {
 		b.WriteString(" with no stored mark yet, so every row")
 	} else {
-		fmt.Fprintf(&b, " where updated_at %s %s", cfg.Predicate.Symbol(), vtime.Time(lo))
+		prose.Fprintf(&b, " where updated_at %s %s", cfg.Predicate.Symbol(), vtime.Time(lo))
 		if cfg.Overlap > 0 {
-			fmt.Fprintf(&b, " (the mark %s less a %s overlap)", cfg.Mark.Format(m), cfg.Overlap)
+			prose.Fprintf(&b, " (the mark %s less a %s overlap)", cfg.Mark.Format(m), cfg.Overlap)
 		}
 	}
 	switch cfg.Mark {
 	case extract.ReaderClock:
-		fmt.Fprintf(&b, " up to its own clock's now() %s", readerNow)
+		prose.Fprintf(&b, " up to its own clock's now() %s", readerNow)
 	case extract.SourceClock:
-		fmt.Fprintf(&b, " up to the source clock's now() %s", sourceNow)
+		prose.Fprintf(&b, " up to the source clock's now() %s", sourceNow)
 	}
 	return b.String()
 }
@@ -228,10 +228,10 @@ func (w *World) runWrite(r *runState, mid bool) {
 	n := w.trace.noun[r.p.cfg.From[0]]
 	extra := ""
 	if res.Collapsed > 0 {
-		extra = fmt.Sprintf("; the merge matches %d already present and absorbs them", res.Collapsed)
+		extra = prose.F("; the merge matches %d already present and absorbs them", res.Collapsed)
 	}
 	if res.Replaced > 0 && r.p.target.Mode == sink.Overwrite {
-		extra = fmt.Sprintf("; it first deletes the %d rows already in that interval", res.Replaced)
+		extra = prose.F("; it first deletes the %d rows already in that interval", res.Replaced)
 	}
 	verb := map[sink.Mode]string{sink.Append: "appends", sink.Merge: "merges", sink.Overwrite: "overwrites its interval with", sink.Upsert: "upserts"}[r.p.target.Mode]
 	if mid {
@@ -323,7 +323,7 @@ func (w *World) runStore(r *runState) {
 				return
 			}
 			if m.value.Set && next.V <= m.value.V {
-				said = append(said, fmt.Sprintf("leaves %s at %s (the conditional update only moves forward)", markLabel(cfg, mn), cfg.Mark.Format(m.value)))
+				said = append(said, prose.F("leaves %s at %s (the conditional update only moves forward)", markLabel(cfg, mn), cfg.Mark.Format(m.value)))
 				continue
 			}
 		}
@@ -335,11 +335,11 @@ func (w *World) runStore(r *runState) {
 		what := markLabel(cfg, mn)
 		switch {
 		case prev.Set && next.V < prev.V:
-			said = append(said, fmt.Sprintf("stores %s %s over %s: the mark moves backwards", what, cfg.Mark.Format(next), cfg.Mark.Format(prev)))
+			said = append(said, prose.F("stores %s %s over %s: the mark moves backwards", what, cfg.Mark.Format(next), cfg.Mark.Format(prev)))
 		case prev != seen:
-			said = append(said, fmt.Sprintf("stores %s %s, overwriting %s that another worker stored after this run read %s", what, cfg.Mark.Format(next), cfg.Mark.Format(prev), cfg.Mark.Format(seen)))
+			said = append(said, prose.F("stores %s %s, overwriting %s that another worker stored after this run read %s", what, cfg.Mark.Format(next), cfg.Mark.Format(prev), cfg.Mark.Format(seen)))
 		default:
-			said = append(said, fmt.Sprintf("stores %s %s (was %s)", what, cfg.Mark.Format(next), cfg.Mark.Format(prev)))
+			said = append(said, prose.F("stores %s %s (was %s)", what, cfg.Mark.Format(next), cfg.Mark.Format(prev)))
 		}
 	}
 	rr.MarkStep, rr.Advanced = w.step(), moved
@@ -423,15 +423,15 @@ func (w *World) runCrash(r *runState, where string) {
 	case len(keys) == 0:
 		effect = "it had read nothing, so nothing is lost or repeated"
 	case r.stored && !r.wrote:
-		effect = fmt.Sprintf("the mark already says %s %s processed, and none of them is in %s", rowsPhrase(n, keys), isAre(len(keys)), r.p.target.Name)
+		effect = prose.F("the mark already says %s %s processed, and none of them is in %s", rowsPhrase(n, keys), isAre(len(keys)), r.p.target.Name)
 	case r.wrote && !r.stored:
-		effect = fmt.Sprintf("%s %s written but the mark still says %s, so the next run reads them again", rowsPhrase(n, keys), wereWas(len(keys)), rr.MarkBefore)
+		effect = prose.F("%s %s written but the mark still says %s, so the next run reads them again", rowsPhrase(n, keys), wereWas(len(keys)), rr.MarkBefore)
 	case r.wrote && r.stored:
 		effect = "its output and its mark were both durable, so nothing is lost or repeated"
 	case cfg.Advance == extract.Atomic:
 		effect = "the transaction rolls back, so neither the rows nor the mark change"
 	default:
-		effect = fmt.Sprintf("nothing it did was durable, so the next run reads %s again", rowsPhrase(n, keys))
+		effect = prose.F("nothing it did was durable, so the next run reads %s again", rowsPhrase(n, keys))
 	}
 	w.emit(r.actor, KindCrash, r.id, "%s crashes %s: %s.", r.actor, where, effect)
 }

@@ -11,7 +11,6 @@
 package engine
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -299,7 +299,7 @@ func (w *World) emit(actor string, kind Kind, run int, format string, args ...an
 		t.actors = append(t.actors, actor)
 		w.actors[actor] = a
 	}
-	t.texts = append(t.texts, fmt.Sprintf(format, args...))
+	t.texts = append(t.texts, prose.F(format, args...))
 	t.Events = append(t.Events, Event{
 		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: int32(run), a: a, b: int32(len(t.texts) - 1),
 	})
@@ -348,7 +348,7 @@ func rowsPhrase(n string, keys []string) string {
 	if len(keys) <= 6 {
 		return plural(n) + " " + strings.Join(keys, ", ")
 	}
-	return fmt.Sprintf("%d %s (%s … %s)", len(keys), plural(n), strings.Join(keys[:3], ", "), keys[len(keys)-1])
+	return prose.F("%d %s (%s … %s)", len(keys), plural(n), strings.Join(keys[:3], ", "), keys[len(keys)-1])
 }
 
 func plural(n string) string {

@@ -17,7 +17,6 @@
 package main
 
 import (
-	"runtime/debug"
 	"syscall/js"
 
 	"github.com/tidemark/tidemark/engine/scenario"
@@ -25,12 +24,12 @@ import (
 )
 
 func main() {
-	// A long scenario's trace is a large heap, and the garbage collector
-	// stops the page while it marks it (wasm has one thread): a collection
-	// in the middle of a step or of a chunk of the run is a long task.
-	// Collect a fifth as often, within a soft limit on the heap.
-	debug.SetGCPercent(400)
-	debug.SetMemoryLimit(256 << 20)
+	// The page starts this module with GOGC=400 and GOMEMLIMIT=256MiB in its
+	// environment (see web/static/app.js): a long scenario's trace is a large
+	// heap, and the garbage collector stops the page while it marks it (wasm
+	// has one thread), so collecting a fifth as often keeps steps short. The
+	// settings come from the environment rather than runtime/debug because
+	// that package brings fmt into the download.
 	sessions := map[string]*widget.Session{}
 	var funcs []js.Func
 	done := make(chan struct{})

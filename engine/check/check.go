@@ -7,11 +7,11 @@
 package check
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -226,7 +226,7 @@ func monotonicity(o Observation) Result {
 				continue
 			}
 			if prev != nil && prev.Set && p.Set && p.Value < prev.Value {
-				return Result{Status: Fail, Detail: fmt.Sprintf("mark %s went backwards from %s to %s at %s without a reset", s.Name, prev.Display, p.Display, p.At)}
+				return Result{Status: Fail, Detail: prose.F("mark %s went backwards from %s to %s at %s without a reset", s.Name, prev.Display, p.Display, p.At)}
 			}
 			prev = p
 			changes++
@@ -235,7 +235,7 @@ func monotonicity(o Observation) Result {
 	if changes == 0 {
 		return Result{Status: NotRun, Detail: "no mark has been stored yet"}
 	}
-	return Result{Status: Pass, Detail: fmt.Sprintf("%s, none lower than the one before", plural(changes, "stored value", "stored values"))}
+	return Result{Status: Pass, Detail: prose.F("%s, none lower than the one before", plural(changes, "stored value", "stored values"))}
 }
 
 func rateOfChange(cfg Config, o Observation) Result {
@@ -257,14 +257,14 @@ func rateOfChange(cfg Config, o Observation) Result {
 				if d <= 0 {
 					still++
 					if still >= stall {
-						return Result{Status: Fail, Detail: fmt.Sprintf("mark %s has not advanced for %d runs in a row (stuck at %s since %s)", s.Name, still, p.Display, last.At)}
+						return Result{Status: Fail, Detail: prose.F("mark %s has not advanced for %d runs in a row (stuck at %s since %s)", s.Name, still, p.Display, last.At)}
 					}
 				} else {
 					still = 0
 					if len(advances) >= 3 {
 						med := median(advances)
 						if med > 0 && float64(d) > cfg.JumpFactor*float64(med) {
-							return Result{Status: Fail, Detail: fmt.Sprintf("mark %s jumped by %s at %s, over %.0f× its usual advance of %s", s.Name, amount(s, d), p.At, cfg.JumpFactor, amount(s, med))}
+							return Result{Status: Fail, Detail: prose.F("mark %s jumped by %s at %s, over %.0f× its usual advance of %s", s.Name, amount(s, d), p.At, cfg.JumpFactor, amount(s, med))}
 						}
 					}
 					advances = append(advances, d)
@@ -306,7 +306,7 @@ func reconcileSameColumn(o Observation) Result {
 		if r.Written < r.SourceCount {
 			short++
 			if first == "" {
-				first = fmt.Sprintf("run at %s: source counted %d, target received %d", r.At, r.SourceCount, r.Written)
+				first = prose.F("run at %s: source counted %d, target received %d", r.At, r.SourceCount, r.Written)
 			}
 		}
 	}
@@ -314,9 +314,9 @@ func reconcileSameColumn(o Observation) Result {
 		return Result{Status: NotRun, Detail: "no run has finished yet"}
 	}
 	if short > 0 {
-		return Result{Status: Fail, Detail: fmt.Sprintf("%d of %s wrote fewer rows than the source counted with the same predicate; first: %s", short, plural(runs, "run", "runs"), first)}
+		return Result{Status: Fail, Detail: prose.F("%d of %s wrote fewer rows than the source counted with the same predicate; first: %s", short, plural(runs, "run", "runs"), first)}
 	}
-	return Result{Status: Pass, Detail: fmt.Sprintf("%s agree with the source counted by the same column and window", plural(runs, "run", "runs"))}
+	return Result{Status: Pass, Detail: prose.F("%s agree with the source counted by the same column and window", plural(runs, "run", "runs"))}
 }
 
 func reconcileIndependent(cfg Config, o Observation) Result {
@@ -324,7 +324,7 @@ func reconcileIndependent(cfg Config, o Observation) Result {
 		return Result{Status: NotRun, Detail: "no closed interval was given to reconcile (check reconciliation closed=FROM..TO)"}
 	}
 	if o.Now <= cfg.ClosedTo {
-		return Result{Status: NotRun, Detail: fmt.Sprintf("the interval %s..%s is still open at %s", cfg.ClosedFrom, cfg.ClosedTo, o.Now)}
+		return Result{Status: NotRun, Detail: prose.F("the interval %s..%s is still open at %s", cfg.ClosedFrom, cfg.ClosedTo, o.Now)}
 	}
 	src := o.Source.CountUpdatedBetween(cfg.ClosedFrom, cfg.ClosedTo)
 	tgt := 0
@@ -333,7 +333,7 @@ func reconcileIndependent(cfg Config, o Observation) Result {
 			tgt++
 		}
 	}
-	d := fmt.Sprintf("source counts %s with updated_at in %s..%s, target holds %d", plural(src, "row", "rows"), cfg.ClosedFrom, cfg.ClosedTo, tgt)
+	d := prose.F("source counts %s with updated_at in %s..%s, target holds %d", plural(src, "row", "rows"), cfg.ClosedFrom, cfg.ClosedTo, tgt)
 	if src != tgt {
 		return Result{Status: Fail, Detail: d}
 	}
@@ -349,14 +349,14 @@ func zeroAdvance(o Observation) Result {
 		}
 		runs++
 		if r.Advanced && r.Written == 0 {
-			hits = append(hits, fmt.Sprintf("%s (%s → %s)", r.At, r.MarkBefore, r.MarkAfter))
+			hits = append(hits, prose.F("%s (%s → %s)", r.At, r.MarkBefore, r.MarkAfter))
 		}
 	}
 	if runs == 0 {
 		return Result{Status: NotRun, Detail: "no run has finished yet"}
 	}
 	if len(hits) > 0 {
-		return Result{Status: Fail, Detail: fmt.Sprintf("%s moved the mark and wrote no rows: %s", plural(len(hits), "run", "runs"), strings.Join(limit(hits, 4), ", "))}
+		return Result{Status: Fail, Detail: prose.F("%s moved the mark and wrote no rows: %s", plural(len(hits), "run", "runs"), strings.Join(limit(hits, 4), ", "))}
 	}
 	return Result{Status: Pass, Detail: "every run that moved the mark wrote rows"}
 }
@@ -371,7 +371,7 @@ func overlapReread(o Observation) Result {
 		known += r.OverlapKnown
 	}
 	rescued := rows - known
-	d := fmt.Sprintf("the overlap re-read %s; %d already in the target, %d new", plural(rows, "row", "rows"), known, rescued)
+	d := prose.F("the overlap re-read %s; %d already in the target, %d new", plural(rows, "row", "rows"), known, rescued)
 	if rescued > 0 {
 		return Result{Status: Fail, Detail: d + ": late commits are reaching into the window, which may be too narrow"}
 	}
@@ -407,14 +407,14 @@ func gapScan(cfg Config, o Observation) Result {
 			if lo == hi {
 				holes = append(holes, strconv.FormatInt(lo, 10))
 			} else {
-				holes = append(holes, fmt.Sprintf("%d–%d", lo, hi))
+				holes = append(holes, prose.F("%d–%d", lo, hi))
 			}
 		}
 	}
 	if len(holes) == 0 {
-		return Result{Status: Pass, Detail: fmt.Sprintf("ids %d–%d have no holes", keys[0], keys[len(keys)-1])}
+		return Result{Status: Pass, Detail: prose.F("ids %d–%d have no holes", keys[0], keys[len(keys)-1])}
 	}
-	return Result{Status: Fail, Detail: fmt.Sprintf("%s missing between %d and %d: %s", plural(int(count), "id", "ids"), keys[0], keys[len(keys)-1], strings.Join(limit(holes, max(cfg.GapScanLimit, 1)), ", "))}
+	return Result{Status: Fail, Detail: prose.F("%s missing between %d and %d: %s", plural(int(count), "id", "ids"), keys[0], keys[len(keys)-1], strings.Join(limit(holes, max(cfg.GapScanLimit, 1)), ", "))}
 }
 
 func uniqueness(o Observation) Result {
@@ -431,7 +431,7 @@ func uniqueness(o Observation) Result {
 	slices.SortFunc(dups, compareKeys)
 	collapsed := ""
 	if o.Collapsed > 0 {
-		collapsed = fmt.Sprintf("; the merge absorbed %d duplicate writes", o.Collapsed)
+		collapsed = prose.F("; the merge absorbed %d duplicate writes", o.Collapsed)
 	}
 	if len(counts) == 0 {
 		return Result{Status: NotRun, Detail: "the target is empty" + collapsed}
@@ -439,11 +439,11 @@ func uniqueness(o Observation) Result {
 	if len(dups) > 0 {
 		named := make([]string, len(dups))
 		for i, k := range dups {
-			named[i] = fmt.Sprintf("%s ×%d", k, counts[k])
+			named[i] = prose.F("%s ×%d", k, counts[k])
 		}
-		return Result{Status: Fail, Detail: fmt.Sprintf("%s more than once: %s%s", plural(len(dups), "key appears", "keys appear"), strings.Join(limit(named, 6), ", "), collapsed)}
+		return Result{Status: Fail, Detail: prose.F("%s more than once: %s%s", plural(len(dups), "key appears", "keys appear"), strings.Join(limit(named, 6), ", "), collapsed)}
 	}
-	return Result{Status: Pass, Detail: fmt.Sprintf("%s, each once%s", plural(len(counts), "key", "keys"), collapsed)}
+	return Result{Status: Pass, Detail: prose.F("%s, each once%s", plural(len(counts), "key", "keys"), collapsed)}
 }
 
 // plural counts n things: "1 run", "3 runs".
@@ -458,7 +458,7 @@ func limit(xs []string, n int) []string {
 	if len(xs) <= n {
 		return xs
 	}
-	return append(slices.Clone(xs[:n]), fmt.Sprintf("and %d more", len(xs)-n))
+	return append(slices.Clone(xs[:n]), prose.F("and %d more", len(xs)-n))
 }
 
 func compareKeys(a, b string) int {

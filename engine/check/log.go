@@ -1,8 +1,10 @@
 package check
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/tidemark/tidemark/engine/prose"
 )
 
 // LogView is what a team can see of a partitioned log and its consumers:
@@ -71,9 +73,9 @@ func consumerLag(cfg Config, o Observation) Result {
 		lag := p.End - c
 		total += max(lag, 0)
 		if lag > int64(cfg.MaxLag) {
-			s := fmt.Sprintf("%s on %s lag %d (committed %s, end %d)", p.Group, p.Partition, lag, offsetText(p.Committed), p.End)
+			s := prose.F("%s on %s lag %d (committed %s, end %d)", p.Group, p.Partition, lag, offsetText(p.Committed), p.End)
 			if p.Committed >= 0 && p.Committed < p.Start {
-				s += fmt.Sprintf(", below the log start %d", p.Start)
+				s += prose.F(", below the log start %d", p.Start)
 			}
 			behind = append(behind, s)
 		}
@@ -81,21 +83,21 @@ func consumerLag(cfg Config, o Observation) Result {
 	if len(behind) > 0 {
 		over := "are behind"
 		if cfg.MaxLag > 0 {
-			over = fmt.Sprintf("are more than %d behind", cfg.MaxLag)
+			over = prose.F("are more than %d behind", cfg.MaxLag)
 		}
-		return Result{Status: Fail, Detail: fmt.Sprintf("%d of %d partitions %s: %s", len(behind), len(o.Log.Partitions), over, strings.Join(limit(behind, 4), "; "))}
+		return Result{Status: Fail, Detail: prose.F("%d of %d partitions %s: %s", len(behind), len(o.Log.Partitions), over, strings.Join(limit(behind, 4), "; "))}
 	}
 	if cfg.MaxLag > 0 {
-		return Result{Status: Pass, Detail: fmt.Sprintf("every partition is within %d of its end (%d partitions, total lag %d)", cfg.MaxLag, len(o.Log.Partitions), total)}
+		return Result{Status: Pass, Detail: prose.F("every partition is within %d of its end (%d partitions, total lag %d)", cfg.MaxLag, len(o.Log.Partitions), total)}
 	}
-	return Result{Status: Pass, Detail: fmt.Sprintf("every group has committed up to the end of all %d partitions it reads (total lag %d)", len(o.Log.Partitions), total)}
+	return Result{Status: Pass, Detail: prose.F("every group has committed up to the end of all %d partitions it reads (total lag %d)", len(o.Log.Partitions), total)}
 }
 
 func offsetText(c int64) string {
 	if c < 0 {
 		return "none"
 	}
-	return fmt.Sprint(c)
+	return strconv.FormatInt(c, 10)
 }
 
 func versionOrder(o Observation) Result {
@@ -108,14 +110,14 @@ func versionOrder(o Observation) Result {
 	for _, a := range o.Log.Applied {
 		if prev, ok := last[a.Key]; ok && a.Version < prev && !seen[a.Key] {
 			seen[a.Key] = true
-			bad = append(bad, fmt.Sprintf("%s (version %d after %d)", a.Key, a.Version, prev))
+			bad = append(bad, prose.F("%s (version %d after %d)", a.Key, a.Version, prev))
 		}
 		last[a.Key] = max(last[a.Key], a.Version)
 	}
 	if len(bad) > 0 {
-		return Result{Status: Fail, Detail: fmt.Sprintf("%d keys received an older version after a newer one: %s", len(bad), strings.Join(limit(bad, 6), ", "))}
+		return Result{Status: Fail, Detail: prose.F("%d keys received an older version after a newer one: %s", len(bad), strings.Join(limit(bad, 6), ", "))}
 	}
-	return Result{Status: Pass, Detail: fmt.Sprintf("%d writes over %d keys, each key's versions in order", len(o.Log.Applied), len(last))}
+	return Result{Status: Pass, Detail: prose.F("%d writes over %d keys, each key's versions in order", len(o.Log.Applied), len(last))}
 }
 
 func offsetGap(o Observation) Result {
@@ -135,14 +137,14 @@ func offsetGap(o Observation) Result {
 	var holes []string
 	for _, r := range o.Log.Resets {
 		if r.To > r.From {
-			holes = append(holes, fmt.Sprintf("%s skipped %s offsets %s (%s)", r.Group, r.Partition, rangeText(r.From, r.To), r.Why))
+			holes = append(holes, prose.F("%s skipped %s offsets %s (%s)", r.Group, r.Partition, rangeText(r.From, r.To), r.Why))
 		}
 	}
 	for _, k := range order {
 		next := int64(-1)
 		for _, c := range covered[k] {
 			if next >= 0 && c[0] > next && !resetCovers(o.Log.Resets, k.g, k.p, next, c[0]) {
-				holes = append(holes, fmt.Sprintf("%s never fetched %s offsets %s", k.g, k.p, rangeText(next, c[0])))
+				holes = append(holes, prose.F("%s never fetched %s offsets %s", k.g, k.p, rangeText(next, c[0])))
 			}
 			next = max(next, c[1])
 		}
@@ -150,7 +152,7 @@ func offsetGap(o Observation) Result {
 	if len(holes) > 0 {
 		return Result{Status: Fail, Detail: strings.Join(limit(holes, 4), "; ")}
 	}
-	return Result{Status: Pass, Detail: fmt.Sprintf("the fetched offsets are contiguous on all %d partitions read", len(order))}
+	return Result{Status: Pass, Detail: prose.F("the fetched offsets are contiguous on all %d partitions read", len(order))}
 }
 
 func resetCovers(rs []OffsetRange, g, p string, from, to int64) bool {
@@ -164,7 +166,7 @@ func resetCovers(rs []OffsetRange, g, p string, from, to int64) bool {
 
 func rangeText(a, b int64) string {
 	if b-a == 1 {
-		return fmt.Sprint(a)
+		return strconv.FormatInt(a, 10)
 	}
-	return fmt.Sprintf("%d–%d", a, b-1)
+	return prose.F("%d–%d", a, b-1)
 }

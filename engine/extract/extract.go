@@ -7,9 +7,9 @@
 package extract
 
 import (
-	"fmt"
 	"strconv"
 
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -83,13 +83,13 @@ func (k MarkKind) ParseMark(s string) (Mark, error) {
 	if k == Position {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || n < 0 {
-			return Mark{}, fmt.Errorf("expected a log position (a whole number) for an lsn mark, found %q", s)
+			return Mark{}, prose.Errorf("expected a log position (a whole number) for an lsn mark, found %q", s)
 		}
 		return Mark{Set: true, V: n}, nil
 	}
 	t, err := vtime.ParseTime(s)
 	if err != nil {
-		return Mark{}, fmt.Errorf("expected a time such as 10:00:02 for a %s mark, found %q", k, s)
+		return Mark{}, prose.Errorf("expected a time such as 10:00:02 for a %s mark, found %q", k, s)
 	}
 	return Mark{Set: true, V: int64(t)}, nil
 }

@@ -20,16 +20,19 @@
 package mvcc
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
 // LSN is a log sequence number: the position of a commit in the source's own
 // commit order. Positions are dense and increase by one per commit.
 type LSN int64
+
+// Int64 is the position as a number, for %d in the engine's sentences.
+func (l LSN) Int64() int64 { return int64(l) }
 
 // FirstLSN is the position given to the first commit.
 const FirstLSN LSN = 1001
@@ -258,7 +261,7 @@ func (t *Table) Live(key string) *Version {
 // A table stamping at commit fills updated_at from now.
 func (db *DB) Commit(tx *Txn, at, now vtime.Time) {
 	if tx.State != Active {
-		panic(fmt.Sprintf("mvcc: commit of %s in state %d", tx.Name, tx.State))
+		panic(prose.F("mvcc: commit of %s in state %d", tx.Name, tx.State))
 	}
 	db.lsn++
 	tx.State, tx.EndAt, tx.CommitNow, tx.LSN = Committed, at, now, db.lsn

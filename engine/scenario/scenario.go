@@ -12,10 +12,11 @@
 package scenario
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tidemark/tidemark/engine/prose"
 )
 
 // Pos is a place in a scenario file. Line and Col count from 1; Col counts
@@ -27,7 +28,7 @@ type Pos struct {
 }
 
 // String prints the position as file:line:column.
-func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
+func (p Pos) String() string { return prose.F("%s:%d:%d", p.File, p.Line, p.Col) }
 
 // Error is a problem in a scenario file, at a position.
 type Error struct {
@@ -40,7 +41,7 @@ func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
 
 // Errorf builds an *Error at pos.
 func Errorf(pos Pos, format string, args ...any) *Error {
-	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Pos: pos, Msg: prose.F(format, args...)}
 }
 
 // Arg is one argument of a command: a bare word (Key is empty) or key=value.
@@ -369,10 +370,10 @@ func (f *File) Resolve(set map[string]string) (Settings, error) {
 		v := set[n]
 		k := f.Knob(n)
 		if k == nil {
-			return nil, fmt.Errorf("scenario %s has no knob %q (knobs: %s)", f.ID, n, strings.ReplaceAll(f.knobNames(), "$", ""))
+			return nil, prose.Errorf("scenario %s has no knob %q (knobs: %s)", f.ID, n, strings.ReplaceAll(f.knobNames(), "$", ""))
 		}
 		if !slices.Contains(k.Values, v) {
-			return nil, fmt.Errorf("knob %s cannot be %q; expected one of %s", n, v, strings.Join(k.Values, " | "))
+			return nil, prose.Errorf("knob %s cannot be %q; expected one of %s", n, v, strings.Join(k.Values, " | "))
 		}
 		out[n] = v
 	}

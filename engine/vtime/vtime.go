@@ -7,9 +7,10 @@ package vtime
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/tidemark/tidemark/engine/prose"
 )
 
 // Time is a virtual instant in milliseconds since 00:00:00 of the simulated day.
@@ -45,9 +46,9 @@ func (t Time) String() string {
 	if neg {
 		b.WriteByte('-')
 	}
-	fmt.Fprintf(&b, "%02d:%02d:%02d", h, m, s)
+	prose.Fprintf(&b, "%02d:%02d:%02d", h, m, s)
 	if frac != 0 {
-		fmt.Fprintf(&b, ".%03d", frac)
+		prose.Fprintf(&b, ".%03d", frac)
 	}
 	return b.String()
 }
@@ -63,22 +64,22 @@ func (d Duration) String() string {
 		d = -d
 	}
 	if d < Second {
-		fmt.Fprintf(&b, "%dms", int64(d))
+		prose.Fprintf(&b, "%dms", int64(d))
 		return b.String()
 	}
-	h, m, s, ms := d/Hour, d/Minute%60, d/Second%60, d%Second
+	h, m, s, ms := int64(d/Hour), int64(d/Minute%60), int64(d/Second%60), int64(d%Second)
 	if h > 0 {
-		fmt.Fprintf(&b, "%dh", h)
+		prose.Fprintf(&b, "%dh", h)
 	}
 	if m > 0 {
-		fmt.Fprintf(&b, "%dm", m)
+		prose.Fprintf(&b, "%dm", m)
 	}
 	switch {
 	case ms > 0:
-		frac := strings.TrimRight(fmt.Sprintf("%03d", ms), "0")
-		fmt.Fprintf(&b, "%d.%ss", s, frac)
+		frac := strings.TrimRight(prose.F("%03d", ms), "0")
+		prose.Fprintf(&b, "%d.%ss", s, frac)
 	case s > 0:
-		fmt.Fprintf(&b, "%ds", s)
+		prose.Fprintf(&b, "%ds", s)
 	}
 	return b.String()
 }
@@ -91,30 +92,30 @@ func ParseTime(s string) (Time, error) {
 	main, frac, hasFrac := strings.Cut(s, ".")
 	parts := strings.Split(main, ":")
 	if len(parts) != 3 {
-		return 0, fmt.Errorf("%w %q: expected HH:MM:SS", ErrSyntax, s)
+		return 0, prose.Errorf("%w %q: expected HH:MM:SS", ErrSyntax, s)
 	}
 	var v [3]int64
 	for i, p := range parts {
 		if len(p) != 2 {
-			return 0, fmt.Errorf("%w %q: expected two digits in each of HH:MM:SS", ErrSyntax, s)
+			return 0, prose.Errorf("%w %q: expected two digits in each of HH:MM:SS", ErrSyntax, s)
 		}
 		n, err := strconv.ParseUint(p, 10, 8)
 		if err != nil {
-			return 0, fmt.Errorf("%w %q: expected digits in HH:MM:SS", ErrSyntax, s)
+			return 0, prose.Errorf("%w %q: expected digits in HH:MM:SS", ErrSyntax, s)
 		}
 		v[i] = int64(n)
 	}
 	if v[1] > 59 || v[2] > 59 {
-		return 0, fmt.Errorf("%w %q: minutes and seconds go up to 59", ErrSyntax, s)
+		return 0, prose.Errorf("%w %q: minutes and seconds go up to 59", ErrSyntax, s)
 	}
 	ms := int64(0)
 	if hasFrac {
 		if len(frac) == 0 || len(frac) > 3 {
-			return 0, fmt.Errorf("%w %q: expected one to three digits of milliseconds", ErrSyntax, s)
+			return 0, prose.Errorf("%w %q: expected one to three digits of milliseconds", ErrSyntax, s)
 		}
 		n, err := strconv.ParseUint(frac, 10, 16)
 		if err != nil {
-			return 0, fmt.Errorf("%w %q: expected digits after the dot", ErrSyntax, s)
+			return 0, prose.Errorf("%w %q: expected digits after the dot", ErrSyntax, s)
 		}
 		for i := len(frac); i < 3; i++ {
 			n *= 10
@@ -136,7 +137,7 @@ func ParseDuration(s string) (Duration, error) {
 		s = s[1:]
 	}
 	if s == "" {
-		return 0, fmt.Errorf("%w %q: expected a duration such as 2s, 500ms or 1m", ErrSyntax, in)
+		return 0, prose.Errorf("%w %q: expected a duration such as 2s, 500ms or 1m", ErrSyntax, in)
 	}
 	if s == "0" {
 		return 0, nil
@@ -148,7 +149,7 @@ func ParseDuration(s string) (Duration, error) {
 			i++
 		}
 		if i == 0 {
-			return 0, fmt.Errorf("%w %q: expected a number before the unit", ErrSyntax, in)
+			return 0, prose.Errorf("%w %q: expected a number before the unit", ErrSyntax, in)
 		}
 		num := s[:i]
 		s = s[i:]
@@ -169,14 +170,14 @@ func ParseDuration(s string) (Duration, error) {
 		case "h":
 			scale = Hour
 		default:
-			return 0, fmt.Errorf("%w %q: expected a unit of ms, s, m or h", ErrSyntax, in)
+			return 0, prose.Errorf("%w %q: expected a unit of ms, s, m or h", ErrSyntax, in)
 		}
 		f, err := strconv.ParseFloat(num, 64)
 		if err != nil {
-			return 0, fmt.Errorf("%w %q: %q is not a number", ErrSyntax, in, num)
+			return 0, prose.Errorf("%w %q: %q is not a number", ErrSyntax, in, num)
 		}
 		if f > 1e9 {
-			return 0, fmt.Errorf("%w %q: too large", ErrSyntax, in)
+			return 0, prose.Errorf("%w %q: too large", ErrSyntax, in)
 		}
 		total += Duration(f*float64(scale) + 0.5)
 	}

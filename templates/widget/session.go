@@ -2,12 +2,12 @@ package widget
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -108,7 +108,7 @@ func (s *Session) Advance(budget int) (bool, error) {
 		}
 		if !w.Step() {
 			if len(s.pending) > 0 {
-				return true, s.refuse(fmt.Errorf("the run ended before step %d", s.pending[0].AfterStep))
+				return true, s.refuse(prose.Errorf("the run ended before step %d", s.pending[0].AfterStep))
 			}
 			s.trace, s.world = w.Trace(), nil
 			s.st.Step = clamp(s.st.Step, s.trace.Steps())
@@ -277,7 +277,7 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 	case "seek":
 		n, err := strconv.Atoi(arg)
 		if err != nil {
-			return false, fmt.Errorf("step %q is not a number", arg)
+			return false, prose.Errorf("step %q is not a number", arg)
 		}
 		s.st.Step = clamp(n, s.trace.Steps())
 		return false, nil
@@ -306,7 +306,7 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		if action == "jump" {
 			by, err := vtime.ParseDuration(arg)
 			if err != nil || by == 0 {
-				return false, fmt.Errorf("a clock jump needs an amount such as -5s, found %q", arg)
+				return false, prose.Errorf("a clock jump needs an amount such as -5s, found %q", arg)
 			}
 			f = engine.Fault{AfterStep: s.st.Step, Kind: engine.FaultClockJump, Clock: "source", By: by}
 		} else if !s.inFlight(s.st.Step) {
@@ -333,7 +333,7 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		s.undoLast()
 		return true, s.start()
 	}
-	return false, fmt.Errorf("%w %q", ErrUnknownAction, action)
+	return false, prose.Errorf("%w %q", ErrUnknownAction, action)
 }
 
 // inFlight reports whether an extractor run has read but not finished after step n.

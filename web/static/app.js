@@ -26,6 +26,9 @@
       throw new Error("wasm_exec.js must be loaded before app.js");
     }
     const go = new Go();
+    // Collect garbage a fifth as often, within a soft limit: a long trace is
+    // a large heap, and every collection pauses the page (see wasm/main.go).
+    go.env = Object.assign({}, go.env, { GOGC: "400", GOMEMLIMIT: "256MiB" });
     const response = fetch(url);
     const { instance } = await WebAssembly.instantiateStreaming(response, go.importObject);
     // go.run settles only when the Go program exits, which the engine never

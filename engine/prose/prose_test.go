@@ -1,0 +1,50 @@
+package prose_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/tidemark/tidemark/engine/prose"
+)
+
+type stringer struct{}
+
+func (stringer) String() string { return "str" }
+
+// TestAgreesWithFmt checks every verb the engine uses against fmt itself.
+func TestAgreesWithFmt(t *testing.T) {
+	cases := []struct {
+		format string
+		args   []any
+	}{
+		{"plain text", nil},
+		{"%s and %s", []any{"a", stringer{}}},
+		{"%d, %d, %d, %d", []any{7, int32(-3), int64(1 << 40), uint8(9)}},
+		{"%q", []any{`say "hi"`}},
+		{"%v %v %v", []any{"x", 12, true}},
+		{"%02d:%02d:%03d", []any{1, 12, 7}},
+		{"%.0f× and %.2f", []any{4.6, 1.0 / 3}},
+		{"100%% sure", nil},
+		{"%s", []any{errors.New("boom")}},
+		{"%v", []any{[]string{"a", "b"}}},
+	}
+	for _, c := range cases {
+		assert.Equal(t, fmt.Sprintf(c.format, c.args...), prose.F(c.format, c.args...), c.format)
+	}
+}
+
+func TestUnsupportedIsVisible(t *testing.T) {
+	assert.Equal(t, "x %!d(unsupported)", prose.F("x %d", struct{}{}))
+	assert.Equal(t, "%!s(MISSING)", prose.F("%s"))
+	assert.Equal(t, "a%!(EXTRA)", prose.F("a", 1))
+}
+
+func TestErrorfWraps(t *testing.T) {
+	base := errors.New("invalid time")
+	err := prose.Errorf("%w %q: expected HH:MM:SS", base, "9:00")
+	assert.Equal(t, `invalid time "9:00": expected HH:MM:SS`, err.Error())
+	assert.ErrorIs(t, err, base)
+}
