@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -190,4 +191,43 @@ func TestImportPolicyCatches(t *testing.T) {
 	require.NotContains(t, joined, "engine/good")
 	require.NotContains(t, joined, module+"/templates ")
 	require.Len(t, v, 4)
+}
+
+// heavyForBrowser lists packages that must not reach the browser module,
+// with what each would cost: the download budget (850 KB brotli for wasm
+// and scripts) leaves no room for them. See DESIGN.md, "What the wasm module
+// may carry".
+var heavyForBrowser = map[string]string{
+	"fmt":                  "about 100 KB with reflect; format with engine/prose",
+	"reflect":              "comes with fmt or encoding/*",
+	"net/url":              "about 40 KB with net/netip; use the widget's Values",
+	"encoding/json":        "about 80 KB; the bridge passes plain js values",
+	"html/template":        "templ and html/template belong to the server",
+	"github.com/a-h/templ": "templ doubles the download; the widget draws in plain Go",
+	"net/http":             "the browser module makes no requests",
+	"text/template":        "belongs to the server",
+	"regexp":               "parse by hand (see engine/scenario)",
+}
+
+// TestBrowserModuleStaysSmall lists what the wasm bridge links when built
+// for the browser and refuses the heavy packages above.
+func TestBrowserModuleStaysSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	cmd := exec.Command(goBin, "list", "-deps", "./wasm")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list failed: %s", stderr.String())
+	deps := strings.Fields(string(out))
+	require.Contains(t, deps, module+"/engine", "the browser module must link the engine")
+	for _, d := range deps {
+		if why, bad := heavyForBrowser[d]; bad {
+			t.Errorf("the browser module links %s: %s", d, why)
+		}
+	}
 }
