@@ -301,19 +301,12 @@ func (b *builder) group(c scenario.Command) error {
 
 // groupMember reads GROUP MEMBER at the start of a command.
 func (b *builder) groupMember(c scenario.Command) (*groupState, scenario.Arg, []scenario.Arg, error) {
-	n, rest, err := b.name(c, "a consumer group")
+	g, rest, err := b.groupArg(c)
 	if err != nil {
-		return nil, n, nil, err
-	}
-	var g *groupState
-	if b.w.log != nil {
-		g = b.w.log.groups[n.Value]
-	}
-	if g == nil {
-		return nil, n, nil, errorf(n.Pos, "unknown group %q; declare it first with `group %s topic=TOPIC`", n.Value, n.Value)
+		return nil, scenario.Arg{}, nil, err
 	}
 	if len(rest) == 0 || rest[0].Key != "" || rest[0].Quoted {
-		return nil, n, nil, errorf(c.Pos, "expected %s GROUP MEMBER, such as `%s %s c1 at=10:00:00`", c.Name, c.Name, n.Value)
+		return nil, scenario.Arg{}, nil, errorf(c.Pos, "expected %s GROUP MEMBER, such as `%s %s c1 at=10:00:00`", c.Name, c.Name, g.name)
 	}
 	return g, rest[0], rest[1:], nil
 }
@@ -357,16 +350,9 @@ func (b *builder) poll(c scenario.Command) error {
 
 // polls schedules a poll by every member every interval.
 func (b *builder) polls(c scenario.Command) error {
-	n, rest, err := b.name(c, "a consumer group")
+	g, rest, err := b.groupArg(c)
 	if err != nil {
 		return err
-	}
-	var g *groupState
-	if b.w.log != nil {
-		g = b.w.log.groups[n.Value]
-	}
-	if g == nil {
-		return errorf(n.Pos, "unknown group %q; declare it first with `group %s topic=TOPIC`", n.Value, n.Value)
 	}
 	a := newArgs(c, rest)
 	from := a.requiredTime("from")
@@ -444,16 +430,9 @@ func (b *builder) addPartitions(c scenario.Command) error {
 }
 
 func (b *builder) resnapshot(c scenario.Command) error {
-	n, rest, err := b.name(c, "a consumer group")
+	g, rest, err := b.groupArg(c)
 	if err != nil {
 		return err
-	}
-	var g *groupState
-	if b.w.log != nil {
-		g = b.w.log.groups[n.Value]
-	}
-	if g == nil {
-		return errorf(n.Pos, "unknown group %q; declare it first with `group %s topic=TOPIC`", n.Value, n.Value)
 	}
 	a := newArgs(c, rest)
 	at := a.requiredTime("at")
@@ -526,4 +505,20 @@ func (b *builder) finishLog() {
 		start := b.w.q[0].at
 		b.w.schedule(start-start%vtime.Time(vtime.Second), b.w.tick)
 	}
+}
+
+// groupArg reads the command's first word as the name of a declared consumer group.
+func (b *builder) groupArg(c scenario.Command) (*groupState, []scenario.Arg, error) {
+	n, rest, err := b.name(c, "a consumer group")
+	if err != nil {
+		return nil, nil, err
+	}
+	var g *groupState
+	if b.w.log != nil {
+		g = b.w.log.groups[n.Value]
+	}
+	if g == nil {
+		return nil, nil, errorf(n.Pos, "unknown group %q; declare it first with `group %s topic=TOPIC`", n.Value, n.Value)
+	}
+	return g, rest, nil
 }
