@@ -332,7 +332,13 @@ func (w *World) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]s
 			return in
 		}
 	}
-	return append(in, sink.In{ID: w.keyID(g.target, r.Key), Key: r.Key, Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
+	id := r.KeyID
+	if len(w.targets) > 1 {
+		// With several targets a key's id depends on which target's truth
+		// it belongs to, so the id the record carries may be another's.
+		id = w.keyID(g.target, r.Key)
+	}
+	return append(in, sink.In{ID: id, Key: r.Key, Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
 }
 
 // consumeSlow writes a batch that a dedup or a timestamp mark filtered, or

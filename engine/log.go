@@ -169,7 +169,7 @@ func (w *World) topicIndex(h *TopicHistory) int32 {
 //
 // slot, when not 0, is 1 + the key's index in a traffic line's key space: the
 // producer then finds the key's record by index rather than by its text.
-func (w *World) intend(p *producer, key string, slot int32) (int32, int32) {
+func (w *World) intend(p *producer, key string, slot int32) (seq, intent, keyID int32) {
 	if !p.resolved {
 		p.target, p.resolved = w.feedTarget(p.name), true
 	}
@@ -195,7 +195,7 @@ func (w *World) intend(p *producer, key string, slot int32) (int32, int32) {
 		p.bySlot[slot-1] = pk
 	}
 	pk.sent++
-	seq := pk.sent
+	seq = pk.sent
 	op := mvcc.Insert
 	if seq > 1 {
 		op = mvcc.Update
@@ -207,7 +207,7 @@ func (w *World) intend(p *producer, key string, slot int32) (int32, int32) {
 	ks := pk.ks
 	ks.sourceSeq = int(seq)
 	w.settle(target, ks)
-	return seq, int32(len(w.trace.Versions) - 1)
+	return seq, int32(len(w.trace.Versions) - 1), ks.id
 }
 
 // sendPlan is one produce line.
@@ -242,11 +242,11 @@ func (w *World) send(p *producer, s sendPlan) {
 			s.key = p.name + "-" + strconv.Itoa(int(num))
 		}
 	}
-	seq, intent := w.intend(p, s.key, s.slot)
+	seq, intent, keyID := w.intend(p, s.key, s.slot)
 	part := w.place(p, s.key, s.keyed)
 	now := p.clock.Read(w.now)
 	rec := topic.Record{Key: s.key, Keyed: s.keyed, Time: now, UpdatedAt: now, Seq: seq,
-		EventID: s.id, Num: num, Producer: p.name, Intent: intent, PID: p.pid, PSeq: p.nextSeq(part), Step: int32(w.step())}
+		EventID: s.id, Num: num, Producer: p.name, Intent: intent, PID: p.pid, PSeq: p.nextSeq(part), Step: int32(w.step()), KeyID: keyID}
 	if s.fail == "none" && s.keyed {
 		// The bulk of a large run: narrated on demand from the record.
 		off, _ := p.topic.Append(part, rec, p.idempotent)
@@ -377,7 +377,7 @@ func (w *World) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt 
 	for _, v := range vs {
 		part := topic.PartitionFor(v.Key, len(c.topic.Parts))
 		off, _ := c.topic.Append(part, topic.Record{Key: v.Key, Keyed: true, Time: stampAt, UpdatedAt: v.UpdatedAt, Seq: int32(v.Seq),
-			LSN: int64(lsn), Txn: txn, Producer: c.name, Intent: -1, Step: int32(w.step())}, false)
+			LSN: int64(lsn), Txn: txn, Producer: c.name, Intent: -1, Step: int32(w.step()), KeyID: v.ID}, false)
 		placed = append(placed, prose.F("%s → %s-%d@%d", v.Key, c.topic.Name, part, off))
 	}
 	switch {

@@ -99,6 +99,7 @@ type Record struct {
 	PSeq      int32 // the producer's sequence number within the partition
 	Step      int32 // the trace step that appended it
 	Deleted   int32 // the trace step retention deleted it at, or Live
+	KeyID     int32 // the engine's dense id for Key, so a consumer finds the key's state without hashing it
 	Keyed     bool  // false: a record without a key, placed by the sticky rule
 }
 
