@@ -90,16 +90,21 @@ type ResetRange struct {
 
 // CommittedAt is the group's committed offset on partition p after step n, or -1.
 func (g *GroupHistory) CommittedAt(p, n int) int64 {
-	c := int64(-1)
-	for _, x := range g.Commits {
-		if int(x.Step) > n {
-			break
+	// Commits are in step order: find the last one by step n, then look
+	// back for the partition's latest, so a step late in a long trace costs
+	// little when the partition commits often.
+	upto, _ := slices.BinarySearchFunc(g.Commits, n, func(x CommitPoint, n int) int {
+		if int(x.Step) <= n {
+			return -1
 		}
-		if int(x.Partition) == p {
-			c = x.Offset
+		return 1
+	})
+	for i := upto - 1; i >= 0; i-- {
+		if int(g.Commits[i].Partition) == p {
+			return g.Commits[i].Offset
 		}
 	}
-	return c
+	return -1
 }
 
 // PartitionState is one partition at one step, as a panel would draw it.
