@@ -112,7 +112,7 @@ func (l *truthLog) at(n int32) Truth {
 			tr.Stale = append(tr.Stale, k)
 		}
 	}
-	slices.SortFunc(tr.Missing, mvcc.CompareKeys)
-	slices.SortFunc(tr.Stale, mvcc.CompareKeys)
+	mvcc.SortKeys(tr.Missing)
+	mvcc.SortKeys(tr.Stale)
 	return tr
 }

@@ -20,8 +20,10 @@
 package mvcc
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -394,6 +396,35 @@ func (t *Table) Len() int { return len(t.byStamp) }
 // SortVersions orders versions by key, numerically when both keys are numbers.
 func SortVersions(vs []*Version) {
 	slices.SortFunc(vs, func(a, b *Version) int { return CompareKeys(a.Key, b.Key) })
+}
+
+// SortKeys sorts business keys as CompareKeys orders them, reading each key
+// as a number once rather than at every comparison.
+func SortKeys(keys []string) {
+	type parsed struct {
+		n   int64
+		num bool
+		s   string
+	}
+	ps := make([]parsed, len(keys))
+	for i, k := range keys {
+		n, err := strconv.ParseInt(k, 10, 64)
+		ps[i] = parsed{n, err == nil, k}
+	}
+	slices.SortFunc(ps, func(a, b parsed) int {
+		switch {
+		case a.num && b.num:
+			return cmp.Compare(a.n, b.n)
+		case a.num:
+			return -1
+		case b.num:
+			return 1
+		}
+		return strings.Compare(a.s, b.s)
+	})
+	for i, p := range ps {
+		keys[i] = p.s
+	}
 }
 
 // CompareKeys orders business keys: numbers numerically and before words,
