@@ -313,19 +313,14 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 			s.st.Message = engine.ErrIdle.Error()
 			return false, engine.ErrIdle
 		}
-		for _, g := range s.faults {
-			if g.AfterStep > f.AfterStep {
-				err := errors.New("faults are added in step order: undo the later one first")
-				s.st.Message = err.Error()
-				return false, err
-			}
+		return s.fork(f)
+	case "add-partition", "pause":
+		f, err := s.logFault(action, arg)
+		if err != nil {
+			s.st.Message = err.Error()
+			return false, err
 		}
-		s.push()
-		if len(s.faults) == 0 {
-			s.original = s.trace
-		}
-		s.faults = append(s.faults, f)
-		return true, s.start()
+		return s.fork(f)
 	case "undo":
 		if len(s.history) == 0 {
 			return false, errors.New("nothing to undo")
@@ -334,6 +329,88 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		return true, s.start()
 	}
 	return false, prose.Errorf("%w %q", ErrUnknownAction, action)
+}
+
+// fork adds fault f at the current step and starts the run with it; the
+// run without it is kept for the comparison. rerun reports that the
+// session must be advanced before the next View.
+func (s *Session) fork(f engine.Fault) (rerun bool, err error) {
+	for _, g := range s.faults {
+		if g.AfterStep > f.AfterStep {
+			err := errors.New("faults are added in step order: undo the later one first")
+			s.st.Message = err.Error()
+			return false, err
+		}
+	}
+	s.push()
+	if len(s.faults) == 0 {
+		s.original = s.trace
+	}
+	s.faults = append(s.faults, f)
+	return true, s.start()
+}
+
+// pauseFor is how long "Pause the consumer here" pauses it.
+const pauseFor = 30 * vtime.Second
+
+// logFault reads a log fault at the current step: add-partition TOPIC, or
+// pause GROUP[/MEMBER][ DURATION]. Without a member, the pause stops the
+// group's member that polls next after the step: the one a learner sees act next.
+func (s *Session) logFault(action, arg string) (engine.Fault, error) {
+	t := s.trace
+	f := engine.Fault{AfterStep: s.st.Step}
+	if t.Log == nil {
+		return f, engine.ErrNoLog
+	}
+	if action == "add-partition" {
+		f.Kind, f.Topic = engine.FaultAddPartition, arg
+		for _, h := range t.Log.Topics {
+			if h.Name == arg {
+				return f, nil
+			}
+		}
+		return f, prose.Errorf("this scenario has no topic %q to add a partition to", arg)
+	}
+	f.Kind, f.For = engine.FaultPause, pauseFor
+	who, length, hasLength := strings.Cut(strings.TrimSpace(arg), " ")
+	if hasLength {
+		d, err := vtime.ParseDuration(strings.TrimSpace(length))
+		if err != nil || d <= 0 {
+			return f, prose.Errorf("a pause needs a positive length such as 30s, found %q", length)
+		}
+		f.For = d
+	}
+	f.Group, f.Member, _ = strings.Cut(who, "/")
+	known := false
+	for _, g := range t.Log.Groups {
+		known = known || g.Name == f.Group
+	}
+	if !known {
+		return f, prose.Errorf("this scenario has no consumer group %q to pause", f.Group)
+	}
+	if f.Member == "" {
+		f.Member = s.nextPoller(f.Group)
+		if f.Member == "" {
+			return f, prose.Errorf("no consumer of %s polls after this step, so a pause would change nothing; step back to before a poll", f.Group)
+		}
+	}
+	return f, nil
+}
+
+// nextPoller names the member of group that polls first after the current
+// step, or "".
+func (s *Session) nextPoller(group string) string {
+	t := s.trace
+	for i := s.st.Step; i < t.Steps(); i++ {
+		e := &t.Events[i]
+		if e.Kind != engine.KindPoll {
+			continue
+		}
+		if m, ok := strings.CutPrefix(t.Actor(e), group+"/"); ok {
+			return m
+		}
+	}
+	return ""
 }
 
 // inFlight reports whether an extractor run has read but not finished after step n.

@@ -14,6 +14,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/report"
+	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/web/htmltest"
 )
@@ -535,4 +536,105 @@ func TestSessionUndoToForkRunsOriginalInChunks(t *testing.T) {
 	want, err := engine.Run(sc.File, s.knobs, 1)
 	require.NoError(t, err)
 	assert.Equal(t, reportOf(t, want), reportOf(t, s.original))
+}
+
+// TestSessionAddPartition forks partition-change in its middle with one more
+// partition; the comparison shows keys whose version differs.
+func TestSessionAddPartition(t *testing.T) {
+	s := open(t, "dist/partition-change", "step=13")
+	orig := reportOf(t, s.trace)
+	origTrace := s.trace
+
+	_, err := s.Act("add-partition", "orders")
+	assert.ErrorContains(t, err, `no topic "orders"`)
+	assert.Empty(t, s.faults)
+
+	rerun, err := s.Act("add-partition", "customers")
+	require.NoError(t, err)
+	require.True(t, rerun)
+	finish(t, s, 4)
+	v, d := view(t, s)
+	assert.Equal(t, 13, v.Step)
+	assert.True(t, v.CanUndo)
+	d.One(t, "panel-compare")
+	assert.Same(t, origTrace, s.original)
+	want := engine.Fault{AfterStep: 13, Kind: engine.FaultAddPartition, Topic: "customers"}
+	assert.Equal(t, []engine.Fault{want}, s.trace.Faults)
+	sc, _ := lessons.Lookup("dist/partition-change")
+	ref, err := engine.RunWithFaults(sc.File, s.knobs, 1, []engine.Fault{want})
+	require.NoError(t, err)
+	assert.Equal(t, reportOf(t, ref), reportOf(t, s.trace))
+	assert.NotEqual(t, orig, reportOf(t, s.trace))
+	assert.Contains(t, s.trace.Narration(&s.trace.Events[13]), "raises customers from 6 to 7 partitions")
+
+	_, err = s.Act("seek", "999")
+	require.NoError(t, err)
+	stage := htmltest.Parse(t, s.View(false).Stage)
+	assert.Len(t, stage.ByTestID("lane"), 7, "the fork's log has the added partition")
+	differs := stage.ByTestID("row-differs")
+	require.NotEmpty(t, differs, "the fork leaves other versions than the original")
+	assert.Contains(t, htmltest.Text(differs[0]), "another version")
+
+	rerun, err = s.Act("undo", "")
+	require.NoError(t, err)
+	require.True(t, rerun)
+	finish(t, s, 4)
+	_, d = view(t, s)
+	assert.Equal(t, orig, reportOf(t, s.trace))
+	assert.Empty(t, d.ByTestID("panel-compare"))
+}
+
+// TestSessionPause pauses the consumer that polls next after the step.
+func TestSessionPause(t *testing.T) {
+	s := open(t, "dist/partition-change", "step=13")
+	orig := reportOf(t, s.trace)
+
+	_, err := s.Act("pause", "billing")
+	assert.ErrorContains(t, err, `no consumer group "billing"`)
+	_, err = s.Act("pause", "serving 0s")
+	assert.ErrorContains(t, err, "a pause needs a positive length")
+
+	rerun, err := s.Act("pause", "serving")
+	require.NoError(t, err)
+	require.True(t, rerun)
+	finish(t, s, 4)
+	// c2 polls next (at 10:00:08); it is paused for 30s from 10:00:05.
+	require.Equal(t, []engine.Fault{{AfterStep: 13, Kind: engine.FaultPause, Group: "serving", Member: "c2", For: 30 * vtime.Second}}, s.trace.Faults)
+	assert.Contains(t, s.trace.Narration(&s.trace.Events[13]), "c2 pauses fetching until 10:00:35")
+	assert.NotEqual(t, orig, reportOf(t, s.trace))
+	assert.Contains(t, reportOf(t, s.trace), "is paused (until 10:00:35) and fetches nothing")
+	_, err = s.Act("seek", "999")
+	require.NoError(t, err)
+	stage := htmltest.Parse(t, s.View(false).Stage)
+	assert.NotEmpty(t, stage.ByTestID("row-differs"))
+
+	// After the last poll nobody polls again: a pause is refused and changes nothing.
+	n := s.trace.Steps()
+	_, err = s.Act("seek", fmt.Sprint(n))
+	require.NoError(t, err)
+	before := reportOf(t, s.trace)
+	_, err = s.Act("pause", "serving")
+	assert.ErrorContains(t, err, "no consumer of serving polls after this step")
+	assert.Equal(t, before, reportOf(t, s.trace))
+	assert.Contains(t, s.View(false).Message, "no consumer of serving polls")
+
+	// A member not yet in the group at the step: the engine refuses it and the run comes back.
+	s = open(t, "dist/partition-change", "step=0")
+	orig = reportOf(t, s.trace)
+	rerun, err = s.Act("pause", "serving/c1")
+	require.NoError(t, err)
+	require.True(t, rerun)
+	for done := false; !done; {
+		done, err = s.Advance(3)
+	}
+	assert.ErrorContains(t, err, "c1 is not a member of serving at this step")
+	assert.Equal(t, orig, reportOf(t, s.trace))
+	assert.False(t, s.View(false).CanUndo)
+
+	// A scenario without a log has no consumer to pause.
+	s = open(t, "hwm/visibility-gap", "step=3")
+	_, err = s.Act("pause", "serving")
+	assert.ErrorIs(t, err, engine.ErrNoLog)
+	_, err = s.Act("add-partition", "orders")
+	assert.ErrorIs(t, err, engine.ErrNoLog)
 }

@@ -38,6 +38,7 @@ func stage(b *builder, t *engine.Trace, s State) {
 	}
 	b.open("div", "class", "tm-panels")
 	sourcePanel(b, t, s)
+	logPanel(b, t, s)
 	marksPanel(b, t, s)
 	targetPanel(b, t, s, truth, at.Targets)
 	checksPanel(b, t, s.Step, s.checks)
@@ -545,12 +546,28 @@ func comparePanel(b *builder, f *engine.Trace, s State) {
 	panel(b, "compare", "Original against your fork")
 	fs := clamp(s.Step, f.Steps())
 	os := clamp(s.Step, t.Steps())
-	count := func(tr *engine.Trace, step int) map[string]int {
-		m := map[string]int{}
+	// Each key's copies, and the versions they hold: a fork can leave the
+	// same number of rows holding another version (a stale one, say).
+	type copies struct {
+		n        int
+		versions string // the distinct versions held, in order: "v1, v2"
+	}
+	count := func(tr *engine.Trace, step int) map[string]copies {
+		seen := map[string][]int{}
 		for _, h := range tr.Targets {
 			for _, r := range tr.TargetAt(h.Name, step) {
-				m[r.Key]++
+				seen[r.Key] = append(seen[r.Key], r.Seq)
 			}
+		}
+		m := make(map[string]copies, len(seen))
+		for k, vs := range seen {
+			slices.Sort(vs)
+			vs = slices.Compact(vs)
+			txt := make([]string, len(vs))
+			for i, v := range vs {
+				txt[i] = "v" + itoa(v)
+			}
+			m[k] = copies{n: len(seen[k]), versions: strings.Join(txt, ", ")}
 		}
 		return m
 	}
@@ -605,12 +622,17 @@ func comparePanel(b *builder, f *engine.Trace, s State) {
 		}
 		b.open("tr", attrs...)
 		b.el("th", k, "scope", "row")
-		b.el("td", itoa(a[k]))
-		b.el("td", itoa(c[k]))
-		note := ""
-		if differs {
+		orig, fork, note := itoa(a[k].n), itoa(c[k].n), ""
+		switch {
+		case a[k].n != c[k].n:
 			note = "≠ differs"
+		case differs:
+			// As many copies, other versions: say which.
+			orig, fork = orig+" ("+a[k].versions+")", fork+" ("+c[k].versions+")"
+			note = "≠ differs: another version"
 		}
+		b.el("td", orig)
+		b.el("td", fork)
 		b.el("td", note, "class", "tm-note")
 		b.close("tr")
 	}

@@ -180,9 +180,31 @@ func knobs(b *builder, t *engine.Trace, s State) {
 
 func faults(b *builder, t *engine.Trace, s State) {
 	b.open("div", "class", "tm-faults", "role", "group", "aria-label", "Faults", "data-testid", "faults", "hidden?", on(!s.Live))
-	b.el("button", "✖ Crash the pipeline here", "type", "button", "class", "tm-btn", "data-act", "crash", "data-testid", "btn-crash")
+	if len(t.Runs) > 0 || t.Log == nil {
+		// A crash stops an extractor run; a log world without one has nothing it would stop.
+		b.el("button", "✖ Crash the pipeline here", "type", "button", "class", "tm-btn", "data-act", "crash", "data-testid", "btn-crash")
+	}
 	b.el("button", "Source clock −5s here", "type", "button", "class", "tm-btn", "data-act", "jump-back", "data-testid", "btn-jump-back")
 	b.el("button", "Source clock +5s here", "type", "button", "class", "tm-btn", "data-act", "jump-forward", "data-testid", "btn-jump-forward")
+	if t.Log != nil {
+		// The log world's faults: one button per topic and per group, named
+		// when there is more than one. A pause stops the group's member that
+		// polls next after the step (see Session.Act).
+		for _, h := range t.Log.Topics {
+			label := "＋ Add a partition here"
+			if len(t.Log.Topics) > 1 {
+				label += " (" + h.Name + ")"
+			}
+			b.el("button", label, "type", "button", "class", "tm-btn", "data-act", "add-partition", "data-arg", h.Name, "data-testid", "btn-add-partition")
+		}
+		for _, g := range t.Log.Groups {
+			label := "⏸ Pause the consumer here (" + pauseFor.String() + ")"
+			if len(t.Log.Groups) > 1 {
+				label = "⏸ Pause the " + g.Name + " consumer here (" + pauseFor.String() + ")"
+			}
+			b.el("button", label, "type", "button", "class", "tm-btn", "data-act", "pause", "data-arg", g.Name, "data-testid", "btn-pause")
+		}
+	}
 	b.el("button", "↶ Undo", "type", "button", "class", "tm-btn", "data-act", "undo", "data-testid", "btn-undo", "disabled?", on(!s.CanUndo))
 	b.close("div")
 }

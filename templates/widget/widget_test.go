@@ -277,6 +277,7 @@ func TestRenderAccessibleAndCSPSafe(t *testing.T) {
 	}{
 		{"visibility-gap", gap, widget.State{ShowTruth: true, Explain: "3"}},
 		{"advance-order", dup, widget.State{ShowTruth: true, Original: orig, Live: true, Message: `<script>alert("x")</script>`}},
+		{"retention-lag", run(t, "dist/retention-lag", nil), widget.State{ShowTruth: true, Live: true}},
 	} {
 		svgs := 0
 		for step := 0; step <= tc.tr.Steps(); step++ {

@@ -237,6 +237,10 @@
       } else if (act === "jump-forward") {
         this.stop();
         this.act("jump", "+5s");
+      } else if (act === "add-partition" || act === "pause") {
+        // The log world's faults: the button names its topic or group.
+        this.stop();
+        this.act(act, el.dataset.arg || "");
       } else if (act === "undo") {
         this.stop();
         this.act("undo", "");

@@ -1,0 +1,164 @@
+package widget_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/templates/widget"
+	"github.com/tidemark/tidemark/web/htmltest"
+)
+
+// laneOf returns the lane of partition name.
+func laneOf(t *testing.T, d htmltest.Doc, name string) htmltest.Doc {
+	t.Helper()
+	for _, n := range d.ByTestID("lane") {
+		if htmltest.Attr(n, "data-partition") == name {
+			return htmltest.Doc{Root: n}
+		}
+	}
+	t.Fatalf("no lane %s", name)
+	return htmltest.Doc{}
+}
+
+// states lists each offset row of a lane's table as offset=state.
+func states(d htmltest.Doc) string {
+	var out []string
+	for _, n := range d.ByTestID("offset") {
+		out = append(out, htmltest.Attr(n, "data-offset")+"="+htmltest.Attr(n, "data-state"))
+	}
+	return strings.Join(out, " ")
+}
+
+func withAttr(nodes []*html.Node, key, val string) []*html.Node {
+	var out []*html.Node
+	for _, n := range nodes {
+		if htmltest.Attr(n, key) == val {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func TestLogPanelRetentionLag(t *testing.T) {
+	tr := run(t, "dist/retention-lag", nil)
+	require.Equal(t, 20, tr.Steps(), "the scenario's timeline changed; update the steps below")
+	base := "/scenarios/dist/retention-lag"
+
+	// Step 0: one empty lane, start = end = 0, billing committed 0 before the scenario.
+	d := draw(t, tr, widget.State{Step: 0, ShowTruth: true, BasePath: base})
+	p := d.One(t, "panel-log")
+	assert.Equal(t, "Log: topic orders (1 partition)", htmltest.Attr(p, "aria-label"))
+	l := laneOf(t, d, "orders-0")
+	assert.Empty(t, l.ByTestID("cell"))
+	assert.Contains(t, htmltest.Text(l.One(t, "lane-table")), "no records yet")
+	assert.Equal(t, "billing committed 0; lag 0", htmltest.Text(l.One(t, "group-offset")))
+
+	// Step 9: four records, two read and committed; offset 3 is new at this step.
+	d = draw(t, tr, widget.State{Step: 9, ShowTruth: true, BasePath: base})
+	l = laneOf(t, d, "orders-0")
+	assert.Equal(t, "0=held 1=held 2=held 3=held", states(l))
+	var newOffsets []string
+	for _, n := range l.ByTestID("cell") {
+		if htmltest.HasAttr(n, "data-new") {
+			newOffsets = append(newOffsets, htmltest.Attr(n, "data-offset"))
+		}
+	}
+	assert.Equal(t, []string{"3"}, newOffsets, "the record appended at step 9 is highlighted")
+	g := l.One(t, "group-offset")
+	assert.Equal(t, "2", htmltest.Attr(g, "data-committed"))
+	assert.Equal(t, "2", htmltest.Attr(g, "data-lag"))
+	assert.Equal(t, "billing committed 2; lag 2", htmltest.Text(g))
+	assert.Equal(t, "billing committed 2; lag 2", htmltest.Text(l.One(t, "group-marker")), "the marker on the picture says the same")
+	assert.Contains(t, htmltest.Text(l.One(t, "lane-table")), "▲ billing reads next")
+
+	// Step 11: retention deletes offsets 0–2; the log start moves to 3,
+	// past billing's committed offset 2.
+	d = draw(t, tr, widget.State{Step: 11, ShowTruth: true, BasePath: base})
+	l = laneOf(t, d, "orders-0")
+	assert.Equal(t, "3", htmltest.Attr(l.Root, "data-start"))
+	assert.Equal(t, "0=deleted 1=deleted 2=deleted 3=held", states(l))
+	assert.Contains(t, htmltest.Text(l.One(t, "lane-summary")), "offsets 0–2 deleted by retention")
+	assert.Contains(t, htmltest.Text(l.One(t, "lane-table")), "✕ deleted by retention at this step")
+	assert.Contains(t, htmltest.Text(l.One(t, "group-offset")), "billing committed 2, below the log start: offsets 2 are gone")
+	chart := l.One(t, "lane-chart")
+	assert.Equal(t, "img", htmltest.Attr(chart, "role"))
+	assert.Contains(t, htmltest.Attr(chart, "aria-label"), "offsets 0–2 deleted by retention; log start 3, log end 4")
+	for _, n := range withAttr(l.ByTestID("cell"), "data-state", "deleted") {
+		assert.Contains(t, htmltest.Text(n), "✕", "a deleted cell is marked by text, not colour alone")
+	}
+
+	// The end: the reset moved billing to 6; everything before 5 is gone.
+	d = draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true, BasePath: base})
+	l = laneOf(t, d, "orders-0")
+	assert.Equal(t, "0=deleted 1=deleted 2=deleted 3=deleted 4=deleted 5=held", states(l))
+	assert.Equal(t, "billing committed 6; lag 0", htmltest.Text(l.One(t, "group-offset")))
+}
+
+func TestLogPanelPartitionChange(t *testing.T) {
+	tr := run(t, "dist/partition-change", nil)
+	base := "/scenarios/dist/partition-change"
+	lanes := func(step int) []string {
+		d := draw(t, tr, widget.State{Step: step, ShowTruth: true, BasePath: base})
+		var out []string
+		for _, n := range d.ByTestID("lane") {
+			out = append(out, htmltest.Attr(n, "data-partition")+":"+htmltest.Attr(n, "data-end"))
+		}
+		return out
+	}
+	assert.Equal(t, []string{"customers-0:2", "customers-1:2", "customers-2:2"}, lanes(12))
+	// Step 13 raises the count to 6: three empty lanes appear.
+	assert.Equal(t, []string{"customers-0:2", "customers-1:2", "customers-2:2", "customers-3:0", "customers-4:0", "customers-5:0"}, lanes(13))
+	assert.Equal(t, []string{"customers-0:3", "customers-1:3", "customers-2:3", "customers-3:1", "customers-4:1", "customers-5:1"}, lanes(tr.Steps()))
+
+	// At step 21, c2 reads the new partitions: those cells carry a read mark, and
+	// serving has committed nothing there yet.
+	d := draw(t, tr, widget.State{Step: 21, ShowTruth: true, BasePath: base})
+	l := laneOf(t, d, "customers-3")
+	cell := l.One(t, "cell")
+	assert.True(t, htmltest.HasAttr(cell, "data-read"))
+	assert.Equal(t, "1", htmltest.Attr(cell, "data-key"))
+	assert.Contains(t, htmltest.Text(l.One(t, "lane-table")), "read by serving at this step")
+	assert.Equal(t, "serving has committed nothing; lag 1", htmltest.Text(l.One(t, "group-offset")))
+	// customers-0 is c1's, paused: nothing committed, lag 3 (it was 2 before step 19).
+	assert.Equal(t, "serving has committed nothing; lag 3", htmltest.Text(laneOf(t, d, "customers-0").One(t, "group-offset")))
+
+	// The log faults are offered; the crash is not (there is no extractor run).
+	live := draw(t, tr, widget.State{Step: 13, ShowTruth: true, BasePath: base, Live: true})
+	assert.Equal(t, "customers", htmltest.Attr(live.One(t, "btn-add-partition"), "data-arg"))
+	assert.Equal(t, "serving", htmltest.Attr(live.One(t, "btn-pause"), "data-arg"))
+	assert.Empty(t, live.ByTestID("btn-crash"))
+}
+
+func TestLogPanelOnlyWithALog(t *testing.T) {
+	d := draw(t, run(t, "hwm/visibility-gap", nil), widget.State{Step: 5, ShowTruth: true, BasePath: gapBase, Live: true})
+	assert.Empty(t, d.ByTestID("panel-log"))
+	assert.Empty(t, d.ByTestID("btn-add-partition"))
+	assert.Empty(t, d.ByTestID("btn-pause"))
+	d.One(t, "btn-crash")
+	// A hwm scenario that reads a change-capture topic draws it.
+	d = draw(t, run(t, "hwm/retention-resnapshot", nil), widget.State{Step: 5, ShowTruth: true, BasePath: "/x"})
+	d.One(t, "panel-log")
+}
+
+// TestLogPanelLongLaneIsWindowed: a partition of many records draws the
+// newest maxCells of them and says how many came before.
+func TestLogPanelLongLaneIsWindowed(t *testing.T) {
+	src := "scenario test/long \"Long lane\"\ntopic t partitions=1\ntarget x sink=merge key=id\nproducer p to=t\ngroup g topic=t to=x committed=0\nmember g c1 at=10:00:00\ntraffic p records=100 from=10:00:01 every=1s keys=10\npoll g c1 at=10:00:30 max=5\n"
+	f, err := scenario.Parse("long.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1)
+	require.NoError(t, err)
+	d := draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true, BasePath: "/x"})
+	l := laneOf(t, d, "t-0")
+	assert.Len(t, l.ByTestID("cell"), 40)
+	assert.Len(t, l.ByTestID("offset"), 40)
+	assert.Equal(t, "60", htmltest.Attr(l.ByTestID("cell")[0], "data-offset"))
+	assert.Equal(t, "… 60 earlier", htmltest.Text(l.One(t, "lane-earlier")))
+	assert.Contains(t, htmltest.Text(l.One(t, "group-marker")), "g committed 5; lag 95 (left of the window)")
+}
