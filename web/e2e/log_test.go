@@ -1,0 +1,77 @@
+//go:build !js
+
+package e2e
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// count returns how many elements match a CSS selector.
+func count(t *testing.T, ctx context.Context, sel string) int {
+	t.Helper()
+	return eval[int](t, ctx, `document.querySelectorAll(`+jsString(sel)+`).length`)
+}
+
+// TestAddPartitionForks steps partition-change to its middle, adds a
+// partition there, and compares the fork with the original at the end.
+func TestAddPartitionForks(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/dist/partition-change")
+	steps := eval[int](t, ctx, `Number(document.querySelector('.tm-widget').dataset.steps)`)
+	for step(t, ctx) < steps/2 {
+		click(t, ctx, `[data-testid="btn-forward"]`)
+	}
+	assert.Equal(t, 6, count(t, ctx, `[data-testid=lane]`), "by the middle the topic has grown to 6 partitions")
+	click(t, ctx, `[data-testid="btn-add-partition"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="panel-compare"]`))))
+	assert.Equal(t, steps/2, step(t, ctx), "the fork opens at the step it was made at")
+	assert.True(t, eval[bool](t, ctx, `!document.querySelector('[data-testid=btn-undo]').disabled`))
+
+	click(t, ctx, `[data-testid="btn-end"]`)
+	assert.Equal(t, 7, count(t, ctx, `[data-testid=lane]`), "the fork's log has the added partition")
+	assert.Positive(t, count(t, ctx, `[data-testid=row-differs]`), "the fork leaves some keys other than the original")
+	assert.Contains(t, text(t, ctx, "[data-testid=compare-table]"), "another version")
+	assert.Contains(t, text(t, ctx, ".tm-steps"), "raises customers from 6 to 7 partitions")
+
+	click(t, ctx, `[data-testid="btn-undo"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="panel-compare"]`))))
+	assert.Equal(t, 6, count(t, ctx, `[data-testid=lane]`))
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestRetentionMovesTheLogStart steps retention-lag and watches retention
+// delete cells and the log start move past the group's position, at 360 px.
+func TestRetentionMovesTheLogStart(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/dist/retention-lag")
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile)))
+	deleted := func() int {
+		return count(t, ctx, `[data-testid=lane] [data-testid=cell][data-state=deleted]`)
+	}
+	start := func() int {
+		n, err := strconv.Atoi(eval[string](t, ctx, `document.querySelector('[data-testid=lane]').dataset.start`))
+		require.NoError(t, err)
+		return n
+	}
+	var seen []int
+	for step(t, ctx) < 14 {
+		click(t, ctx, `[data-testid="btn-forward"]`)
+		seen = append(seen, deleted())
+		assert.Equal(t, deleted(), start(), "step %d: every offset left of the log start is drawn removed", step(t, ctx))
+	}
+	assert.Equal(t, []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 3, 4, 5}, seen, "retention deletes at steps 11, 13 and 14")
+	assert.Contains(t, text(t, ctx, "[data-testid=group-offset]"), "below the log start")
+	assert.Contains(t, text(t, ctx, "[data-testid=lane-table]"), "✕ deleted by retention at this step")
+
+	// Stepping back brings the cells back.
+	click(t, ctx, `[data-testid="btn-back"]`)
+	assert.Equal(t, 4, deleted())
+
+	// The lanes scroll inside the panel; the page does not scroll sideways.
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360)
+	assert.Empty(t, pageProblems(t, ctx))
+}
