@@ -171,13 +171,21 @@ func lane(b *builder, t *engine.Trace, s State, h *engine.TopicHistory, p engine
 		b.void("line", "x1", ftoa(x(hi)), "y1", "2", "x2", ftoa(x(hi)), "y2", ftoa(laneTop+cellH+4), "class", "tm-log-start")
 		b.el("text", "start = end "+strconv.FormatInt(hi, 10), "x", ftoa(x(hi)+3), "y", "12", "class", "tm-log-label")
 	} else {
+		// One cell apart, the two labels would overlap: the start's says both.
+		near := p.Start >= lo && hi-p.Start < 2
 		if p.Start >= lo {
 			sx := x(p.Start)
+			label := "start " + strconv.FormatInt(p.Start, 10)
+			if near {
+				label += ", end " + strconv.FormatInt(hi, 10)
+			}
 			b.void("line", "x1", ftoa(sx), "y1", "2", "x2", ftoa(sx), "y2", ftoa(laneTop+cellH+4), "class", "tm-log-start")
-			b.el("text", "start "+strconv.FormatInt(p.Start, 10), "x", ftoa(sx+3), "y", "12", "class", "tm-log-label")
+			b.el("text", label, "x", ftoa(sx+3), "y", "12", "class", "tm-log-label")
 		}
 		b.void("line", "x1", ftoa(x(hi)), "y1", "2", "x2", ftoa(x(hi)), "y2", ftoa(laneTop+cellH+4), "class", "tm-log-end")
-		b.el("text", "end "+strconv.FormatInt(hi, 10), "x", ftoa(x(hi)+3), "y", "12", "class", "tm-log-label")
+		if !near {
+			b.el("text", "end "+strconv.FormatInt(hi, 10), "x", ftoa(x(hi)+3), "y", "12", "class", "tm-log-label")
+		}
 	}
 	// Each group's committed offset.
 	for i, g := range p.Groups {

@@ -191,16 +191,16 @@ func faults(b *builder, t *engine.Trace, s State) {
 		// when there is more than one. A pause stops the group's member that
 		// polls next after the step (see Session.Act).
 		for _, h := range t.Log.Topics {
-			label := "＋ Add a partition here"
+			label := "+ Add a partition here"
 			if len(t.Log.Topics) > 1 {
 				label += " (" + h.Name + ")"
 			}
 			b.el("button", label, "type", "button", "class", "tm-btn", "data-act", "add-partition", "data-arg", h.Name, "data-testid", "btn-add-partition")
 		}
 		for _, g := range t.Log.Groups {
-			label := "⏸ Pause the consumer here (" + pauseFor.String() + ")"
+			label := "‖ Pause the consumer here (" + pauseFor.String() + ")"
 			if len(t.Log.Groups) > 1 {
-				label = "⏸ Pause the " + g.Name + " consumer here (" + pauseFor.String() + ")"
+				label = "‖ Pause the " + g.Name + " consumer here (" + pauseFor.String() + ")"
 			}
 			b.el("button", label, "type", "button", "class", "tm-btn", "data-act", "pause", "data-arg", g.Name, "data-testid", "btn-pause")
 		}
