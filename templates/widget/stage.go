@@ -37,7 +37,9 @@ func stage(b *builder, t *engine.Trace, s State) {
 		b.close("div")
 	}
 	b.open("div", "class", "tm-panels")
-	sourcePanel(b, t, s)
+	if len(t.Txns) > 0 {
+		sourcePanel(b, t, s)
+	}
 	logPanel(b, t, s)
 	marksPanel(b, t, s)
 	targetPanel(b, t, s, truth, at.Targets)

@@ -25,7 +25,6 @@ type State struct {
 	BasePath  string        // the page the links point at, e.g. /scenarios/hwm/visibility-gap
 	Message   string        // a problem to show above the widget (a bad link, a refused fault)
 	Embedded  bool          // drawn inside a lesson or an iframe: timeline folded, no summary
-	Titled    bool          // draw the scenario title as a heading (when the page has none)
 	CanUndo   bool          // there is a knob change or fault to undo
 	Live      bool          // drawn by the browser module: show the controls that need it
 	ID        string        // prefix of element ids, unique on the page; "tm" when empty
@@ -70,9 +69,6 @@ func Render(t *engine.Trace, s State) string {
 	b.open("section", "class", "tm-widget", "id", s.id("widget"), "data-testid", "widget",
 		"data-scenario", t.File.ID, "data-step", itoa(s.Step), "data-steps", itoa(t.Steps()),
 		"data-truth", on(s.ShowTruth), "aria-label", "Scenario: "+t.File.Title)
-	if s.Titled {
-		b.el("h2", t.File.Title, "class", "tm-title")
-	}
 	if t.File.About != "" && !s.Embedded {
 		b.el("p", t.File.About, "class", "tm-about")
 	}
