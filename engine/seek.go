@@ -62,3 +62,24 @@ func (t *Trace) Seek(n int) Snapshot {
 	}
 	return s
 }
+
+// ProcessedThrough is what a pipeline keeping several marks (one per table)
+// can honestly claim after step n: the smallest of its marks, since a row of
+// the lagging table may lie anywhere after it. ok is false while any of its
+// marks is unset, and for a pipeline with a single mark.
+func (t *Trace) ProcessedThrough(pipeline string, n int) (p check.MarkPoint, marks int, ok bool) {
+	for _, h := range t.Marks {
+		if h.Pipeline != pipeline {
+			continue
+		}
+		marks++
+		q, set := t.MarkAt(h, n)
+		if !set || !q.Set {
+			return check.MarkPoint{}, marks, false
+		}
+		if marks == 1 || q.Value < p.Value {
+			p = q
+		}
+	}
+	return p, marks, marks > 1
+}

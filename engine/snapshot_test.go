@@ -49,3 +49,30 @@ func TestSeekEachStops(t *testing.T) {
 	tr.Seek(tr.Steps()).Targets[0].Each(func(sink.Row) bool { seen++; return false })
 	assert.Equal(t, 1, seen)
 }
+
+// TestProcessedThrough checks that a pipeline with one mark per table claims
+// only the smallest of them, and claims nothing while one is unset.
+func TestProcessedThrough(t *testing.T) {
+	sc, ok := lessons.Lookup("hwm/per-partition-marks")
+	require.True(t, ok)
+	tr, err := engine.Run(sc.File, map[string]string{"marks": "per-table"}, 1)
+	require.NoError(t, err)
+	_, _, ok = tr.ProcessedThrough("extract", 0)
+	assert.False(t, ok, "no mark is stored before the first run")
+	p, marks, ok := tr.ProcessedThrough("extract", tr.Steps())
+	require.True(t, ok)
+	assert.Equal(t, 2, marks)
+	lowest := ""
+	for _, h := range tr.Marks {
+		q, _ := tr.MarkAt(h, tr.Steps())
+		if lowest == "" || q.Display < lowest {
+			lowest = q.Display
+		}
+	}
+	assert.Equal(t, lowest, p.Display, "the smallest of the marks")
+
+	global, err := engine.Run(sc.File, map[string]string{"marks": "global"}, 1)
+	require.NoError(t, err)
+	_, _, ok = global.ProcessedThrough("extract", global.Steps())
+	assert.False(t, ok, "one global mark needs no minimum")
+}

@@ -23,9 +23,12 @@ type Report struct {
 	Truth    engine.Truth      `json:"truth"`
 	Checks   []check.Result    `json:"checks"`
 	Marks    []Mark            `json:"marks"`
-	Events   []Event           `json:"events"`
-	Target   []TargetRow       `json:"target"`
-	Log      *Log              `json:"log,omitempty"` // the partitioned log, when the scenario has one
+	// Processed lists, for each pipeline keeping one mark per table, the
+	// smallest of its marks at the end: what it can claim to have processed.
+	Processed []Processed `json:"processed_through,omitempty"`
+	Events    []Event     `json:"events"`
+	Target    []TargetRow `json:"target"`
+	Log       *Log        `json:"log,omitempty"` // the partitioned log, when the scenario has one
 }
 
 // Mark is one stored mark and every value it held.
@@ -34,6 +37,13 @@ type Mark struct {
 	Mark     string      `json:"mark"`
 	Kind     string      `json:"kind"`
 	History  []MarkPoint `json:"history"`
+}
+
+// Processed is a pipeline's honest "processed through" value.
+type Processed struct {
+	Pipeline string `json:"pipeline"`
+	Value    string `json:"value"`
+	Marks    int    `json:"marks"`
 }
 
 // MarkPoint is one stored value of a mark.
@@ -81,6 +91,11 @@ func Build(t *engine.Trace) Report {
 			m.History = append(m.History, MarkPoint{Step: p.Step, At: p.At.String(), Value: p.Display, Reset: p.Reset})
 		}
 		r.Marks = append(r.Marks, m)
+	}
+	for _, p := range t.Pipes {
+		if pt, n, ok := t.ProcessedThrough(p.Name, t.Steps()); ok {
+			r.Processed = append(r.Processed, Processed{Pipeline: p.Name, Value: pt.Display, Marks: n})
+		}
 	}
 	for _, h := range t.Targets {
 		for _, row := range t.TargetAt(h.Name, t.Steps()) {
@@ -132,6 +147,11 @@ func Text(w io.Writer, t *engine.Trace) error {
 			vals = []string{"never stored"}
 		}
 		fmt.Fprintf(&b, "  %s (%s): %s\n", h.Name, h.Kind, strings.Join(vals, " → "))
+	}
+	for _, p := range t.Pipes {
+		if pt, n, ok := t.ProcessedThrough(p.Name, t.Steps()); ok {
+			fmt.Fprintf(&b, "  %s processed through: %s (the smallest of its %d marks)\n", p.Name, pt.Display, n)
+		}
 	}
 	b.WriteString("\nTARGET\n")
 	for _, h := range t.Targets {

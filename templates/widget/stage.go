@@ -308,6 +308,14 @@ func marksPanel(b *builder, t *engine.Trace, s State) {
 		b.close("ol")
 		b.close("div")
 	}
+	for _, p := range t.Pipes {
+		if pt, n, ok := t.ProcessedThrough(p.Name, s.Step); ok {
+			b.open("p", "class", "tm-processed", "data-testid", "processed-through")
+			b.el("strong", p.Name+" processed through: "+pt.Display)
+			b.text(" — the smallest of its " + itoa(n) + " marks: a row of the table that lags may lie anywhere after it.")
+			b.close("p")
+		}
+	}
 	b.close("section")
 }
 
