@@ -76,3 +76,24 @@ func TestProcessedThrough(t *testing.T) {
 	_, _, ok = global.ProcessedThrough("extract", global.Steps())
 	assert.False(t, ok, "one global mark needs no minimum")
 }
+
+// TestLagCountsDeletedRecords checks lag is reported as Kafka's tools do:
+// the log end less the committed offset, records retention deleted included.
+func TestLagCountsDeletedRecords(t *testing.T) {
+	sc, ok := lessons.Lookup("dist/retention-lag")
+	require.True(t, ok)
+	tr, err := engine.Run(sc.File, nil, 1)
+	require.NoError(t, err)
+	seen := false
+	for n := 0; n <= tr.Steps(); n++ {
+		for _, p := range tr.LogAt(n) {
+			for _, g := range p.Groups {
+				if g.Committed >= 0 {
+					assert.Equal(t, p.End-g.Committed, g.Lag, "step %d", n)
+					seen = seen || g.Committed < p.Start
+				}
+			}
+		}
+	}
+	assert.True(t, seen, "the scenario has a committed offset below the log start")
+}

@@ -141,7 +141,14 @@ func (t *Trace) LogAt(n int) []PartitionState {
 					continue
 				}
 				c := g.CommittedAt(p, n)
-				lag := s.End - max(c, s.Start)
+				// Lag as Kafka's tools report it: log end less the committed
+				// offset, deleted records included; with nothing committed,
+				// what the log still holds.
+				from := c
+				if from < 0 {
+					from = s.Start
+				}
+				lag := s.End - from
 				s.Groups = append(s.Groups, GroupOffset{Group: g.Name, Committed: c, Lag: lag})
 			}
 			out = append(out, s)

@@ -246,6 +246,9 @@ func sourcePanel(b *builder, t *engine.Trace, s State) {
 }
 
 func marksPanel(b *builder, t *engine.Trace, s State) {
+	if len(t.Marks) == 0 {
+		return
+	}
 	panel(b, "marks", "Stored marks")
 	for _, m := range t.Marks {
 		p, _ := t.MarkAt(m, s.Step)
