@@ -19,19 +19,20 @@ import (
 // Invariant: when world is nil, trace is the complete run for knobs and
 // faults, and original (if faults is not empty) the run for knobs alone.
 type Session struct {
-	file     *scenario.File
-	base, id string
-	embedded bool
-	seed     uint64
-	knobs    map[string]string
-	faults   []engine.Fault
-	history  []snapshot // undo stack
-	world    *engine.World
-	pending  []engine.Fault // faults still to inject into the run in progress
-	trace    *engine.Trace
-	original *engine.Trace
-	origRun  *engine.World // the run without faults, in progress, when an undo returned to a fork
-	st       State
+	lastStage int // length of the last stage drawn, to size the next one
+	file      *scenario.File
+	base, id  string
+	embedded  bool
+	seed      uint64
+	knobs     map[string]string
+	faults    []engine.Fault
+	history   []snapshot // undo stack
+	world     *engine.World
+	pending   []engine.Fault // faults still to inject into the run in progress
+	trace     *engine.Trace
+	original  *engine.Trace
+	origRun   *engine.World // the run without faults, in progress, when an undo returned to a fork
+	st        State
 
 	// For a large trace the checks run after a step is drawn (see fill):
 	// their verdicts by step, and the latest verdicts worked out.
@@ -236,7 +237,9 @@ func (s *Session) View(full bool) ViewResult {
 	if full {
 		v.HTML = Render(t, st)
 	} else {
+		st.sizeHint = s.lastStage + s.lastStage/8
 		v.Stage = Stage(t, st)
+		s.lastStage = len(v.Stage)
 	}
 	link := query(t, st, st.Step)
 	v.Query = link[strings.IndexByte(link, '?'):]

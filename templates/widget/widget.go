@@ -29,7 +29,8 @@ type State struct {
 	Live      bool          // drawn by the browser module: show the controls that need it
 	ID        string        // prefix of element ids, unique on the page; "tm" when empty
 
-	checks *checkView // set by a Session for a large trace; nil runs the checks while drawing
+	checks   *checkView // set by a Session for a large trace; nil runs the checks while drawing
+	sizeHint int        // the length of the last stage drawn, set by a Session
 }
 
 func (s State) id(name string) string {
@@ -92,6 +93,9 @@ func Render(t *engine.Trace, s State) string {
 // Stage draws the part of the widget that changes from step to step.
 func Stage(t *engine.Trace, s State) string {
 	var b builder
+	// A stage is about as long as the last one: grow the buffer once rather
+	// than by doubling, which halves the garbage a step leaves behind.
+	b.Grow(s.sizeHint)
 	s.Step = clamp(s.Step, t.Steps())
 	stage(&b, t, s)
 	return b.String()
