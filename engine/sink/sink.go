@@ -80,16 +80,24 @@ type Result struct {
 // Keys are addressed by the dense ids the caller gives them (In.ID), not by
 // their text: a write then finds a key's rows without hashing it.
 //
-// Invariant: live[id] lists the indexes in rows of every present row of the
-// key with that id, oldest first; under Merge it never lists more than one.
+// Invariant: under Append and Overwrite, live[id] lists the indexes in rows
+// of every present row of the key with that id, oldest first. Under Merge
+// and Upsert a key has at most one present row, so the table keeps it in two
+// dense arrays instead: one[id] is 1 + its index in rows (0: none) and
+// oneSeq[id] its version, which lets a merge decide without touching the row.
 type Table struct {
 	Name      string
 	Key       string
 	Mode      Mode
 	rows      []Row
 	live      [][]int32
+	one       []int32
+	oneSeq    []int32
 	collapsed int
 }
+
+// single reports whether a key has at most one present row.
+func (t *Table) single() bool { return t.Mode == Merge || t.Mode == Upsert }
 
 // New returns an empty target table.
 func New(name, key string, mode Mode) *Table {
@@ -126,27 +134,12 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 		}
 	}
 	for _, in := range rows {
+		if t.single() {
+			t.writeOne(in, run, step, &res, onChange)
+			continue
+		}
 		if n := int(in.ID) + 1; n > len(t.live) {
 			t.live = append(t.live, make([][]int32, n-len(t.live))...)
-		}
-		if t.Mode == Merge || t.Mode == Upsert {
-			if idxs := t.live[in.ID]; len(idxs) > 0 {
-				cur := &t.rows[idxs[0]]
-				if t.Mode == Merge && cur.Seq >= in.Seq {
-					res.Collapsed++
-					t.collapsed++
-					continue
-				}
-				cur.RemovedStep = step
-				res.Replaced++
-				// The new row takes the old one's place in live.
-				t.rows = append(t.rows, Row{Key: in.Key, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
-					Amount: in.Amount, Run: run, AddedStep: step, RemovedStep: Live})
-				idxs[0] = int32(len(t.rows) - 1)
-				res.Inserted++
-				onChange(in.ID, in.Key, 1, in.Seq)
-				continue
-			}
 		}
 		t.rows = append(t.rows, Row{Key: in.Key, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
 			Amount: in.Amount, Run: run, AddedStep: step, RemovedStep: Live})
@@ -158,9 +151,35 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 	return res
 }
 
+// writeOne lands one row under Merge or Upsert: a merge absorbs a version
+// no newer than the present one; otherwise the row replaces the present one.
+func (t *Table) writeOne(in In, run int, step int32, res *Result, onChange func(id int32, key string, count, newest int)) {
+	if n := int(in.ID) + 1; n > len(t.one) {
+		t.one = append(t.one, make([]int32, n-len(t.one))...)
+		t.oneSeq = append(t.oneSeq, make([]int32, n-len(t.oneSeq))...)
+	}
+	if cur := t.one[in.ID]; cur > 0 {
+		if t.Mode == Merge && int(t.oneSeq[in.ID]) >= in.Seq {
+			res.Collapsed++
+			t.collapsed++
+			return
+		}
+		t.rows[cur-1].RemovedStep = step
+		res.Replaced++
+	}
+	t.rows = append(t.rows, Row{Key: in.Key, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
+		Amount: in.Amount, Run: run, AddedStep: step, RemovedStep: Live})
+	t.one[in.ID], t.oneSeq[in.ID] = int32(len(t.rows)), int32(in.Seq)
+	res.Inserted++
+	onChange(in.ID, in.Key, 1, in.Seq)
+}
+
 // Reserve makes room for n keys in an empty table.
 func (t *Table) Reserve(n int) {
-	if len(t.live) == 0 {
+	switch {
+	case t.single() && len(t.one) == 0:
+		t.one, t.oneSeq = make([]int32, 0, n), make([]int32, 0, n)
+	case !t.single() && len(t.live) == 0:
 		t.live = make([][]int32, 0, n)
 	}
 }
@@ -175,6 +194,11 @@ func (t *Table) ReserveRows(n int) { t.rows = slices.Grow(t.rows, n) }
 func (t *Table) Count(key string) int { return len(t.idxsOf(key)) }
 
 func (t *Table) idxsOf(key string) []int32 {
+	for _, cur := range t.one {
+		if cur > 0 && t.rows[cur-1].Key == key {
+			return []int32{cur - 1}
+		}
+	}
 	for _, idxs := range t.live {
 		if len(idxs) > 0 && t.rows[idxs[0]].Key == key {
 			return idxs
@@ -188,6 +212,12 @@ func (t *Table) Newest(key string) int { return t.newest(t.idxsOf(key)) }
 
 // NewestID is Newest for the key with the given id.
 func (t *Table) NewestID(id int32) int {
+	if t.single() {
+		if int(id) >= len(t.one) || t.one[id] == 0 {
+			return 0
+		}
+		return int(t.oneSeq[id])
+	}
 	if int(id) >= len(t.live) {
 		return 0
 	}
