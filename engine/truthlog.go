@@ -18,7 +18,7 @@ type truthChange struct {
 	step   int32
 	status status
 	count  int32 // rows of the key present in the target
-	key    string
+	id     int32 // the key's dense id; truthLog.keys names it
 }
 
 // truthSnap is every key not fine after the change before next, in no order.
@@ -29,6 +29,8 @@ type truthSnap struct {
 }
 
 // truthLog records every change of a key's truth, with periodic snapshots,
+// keys named by their dense ids so that its millions of entries hold no
+// pointers for the garbage collector to trace,
 // so the truth at any step is rebuilt without scanning the whole trace.
 //
 // Invariant: bad holds exactly the keys whose latest change is not fine,
@@ -38,18 +40,21 @@ type truthLog struct {
 	changes []truthChange
 	snaps   []truthSnap
 	bad     []truthChange
-	badID   []int32 // the key id of each entry of bad
-	badAt   []int32 // by key id
+	badID   []int32  // the key id of each entry of bad
+	badAt   []int32  // by key id
+	keys    []string // each key's name, by id
 }
 
 // record logs that the key with id (a dense number the world gives each
 // key) changed to status s with count rows present, at step.
 func (l *truthLog) record(step int, id int32, key string, s status, count int) {
-	c := truthChange{step: int32(step), status: s, count: int32(count), key: key}
+	c := truthChange{step: int32(step), status: s, count: int32(count), id: id}
 	l.changes = append(l.changes, c)
 	for int(id) >= len(l.badAt) {
 		l.badAt = append(l.badAt, -1)
+		l.keys = append(l.keys, "")
 	}
+	l.keys[id] = key
 	switch at := l.badAt[id]; {
 	case s != fine && at >= 0:
 		l.bad[at] = c
@@ -76,7 +81,7 @@ func (l *truthLog) record(step int, id int32, key string, s status, count int) {
 
 // at rebuilds the truth after step n.
 func (l *truthLog) at(n int32) Truth {
-	state := map[string]truthChange{}
+	state := map[int32]truthChange{}
 	from := 0
 	i, _ := slices.BinarySearchFunc(l.snaps, n, func(s truthSnap, n int32) int {
 		if s.step <= n {
@@ -87,7 +92,7 @@ func (l *truthLog) at(n int32) Truth {
 	if i > 0 {
 		s := l.snaps[i-1]
 		for _, b := range s.bad {
-			state[b.key] = b
+			state[b.id] = b
 		}
 		from = s.next
 	}
@@ -96,13 +101,14 @@ func (l *truthLog) at(n int32) Truth {
 			break
 		}
 		if c.status == fine {
-			delete(state, c.key)
+			delete(state, c.id)
 		} else {
-			state[c.key] = c
+			state[c.id] = c
 		}
 	}
 	tr := Truth{Missing: []string{}, Duplicated: map[string]int{}, Stale: []string{}}
-	for k, c := range state {
+	for id, c := range state {
+		k := l.keys[id]
 		switch c.status {
 		case missing:
 			tr.Missing = append(tr.Missing, k)
