@@ -377,7 +377,7 @@ func (w *World) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt 
 	for _, v := range vs {
 		part := topic.PartitionFor(v.Key, len(c.topic.Parts))
 		off, _ := c.topic.Append(part, topic.Record{Key: v.Key, Keyed: true, Time: stampAt, UpdatedAt: v.UpdatedAt, Seq: int32(v.Seq),
-			LSN: int64(lsn), Txn: txn, Producer: c.name, Intent: -1, Step: int32(w.step()), KeyID: v.ID}, false)
+			LSN: int64(lsn), Producer: c.name, Intent: -1, Step: int32(w.step()), KeyID: v.ID}, false)
 		placed = append(placed, prose.F("%s → %s-%d@%d", v.Key, c.topic.Name, part, off))
 	}
 	switch {

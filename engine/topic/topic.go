@@ -89,7 +89,6 @@ type Record struct {
 	Time      vtime.Time // the record's timestamp (the producer's clock, or the commit for change capture)
 	UpdatedAt vtime.Time // the row's updated_at, for change capture
 	LSN       int64      // the source commit position, for change capture
-	Txn       string     // the source transaction, for change capture
 	EventID   string     // the event id the application gave it; see ID
 	Producer  string
 	Seq       int32 // the version of the business key it carries (source version, or the producer's intent)
