@@ -204,6 +204,11 @@ func (w *World) schedule(at vtime.Time, fn func()) {
 	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(action{do: fn})})
 }
 
+// Planned estimates how many events the scenario will emit, from what it
+// scheduled: a caller that serves others (a web server) can refuse a
+// scenario too large to run on their behalf before running it.
+func (w *World) Planned() int { return w.hint.events }
+
 // Done reports whether no event is left.
 func (w *World) Done() bool { return len(w.q) == 0 && len(w.soon) == 0 }
 

@@ -5,6 +5,7 @@
 package pages
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -25,6 +26,14 @@ import (
 
 // MaxSource bounds a sandbox scenario, so one request cannot ask for unbounded work.
 const MaxSource = 64 << 10
+
+// MaxServerEvents bounds the events the server simulates to draw one page.
+// A larger scenario (a pasted workload of millions of transactions) still
+// runs in the visitor's browser, which advances it in chunks.
+const MaxServerEvents = 200_000
+
+// ErrTooLarge is returned for a scenario that plans more than MaxServerEvents.
+var ErrTooLarge = errors.New("too large to draw on the server")
 
 // Catalog lists the bundled scenarios for the home page.
 func Catalog() ([]templates.CatalogItem, error) {
@@ -65,10 +74,14 @@ func Widget(f *scenario.File, q url.Values, base, id string, embedded bool) (*en
 			seed = n
 		}
 	}
-	t, err := engine.Run(f, knobs, seed)
+	w, err := engine.Build(f, knobs, seed)
 	if err != nil {
 		return nil, templates.WidgetHost{}, err
 	}
+	if n := w.Planned(); n > MaxServerEvents {
+		return nil, templates.WidgetHost{}, fmt.Errorf("this scenario plans about %d events, more than the %d the server draws: %w; it still runs in your browser", n, MaxServerEvents, ErrTooLarge)
+	}
+	t := w.Run()
 	if st.Step > t.Steps() {
 		problems = append(problems, fmt.Sprintf("step %d is past the end; this scenario has %d steps", st.Step, t.Steps()))
 		st.Step = t.Steps()

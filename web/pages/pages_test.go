@@ -237,3 +237,16 @@ func rawText(n *html.Node) string {
 	}
 	return b.String()
 }
+
+// TestPlayPostTooMuchWork refuses, with a message and the text kept, a short
+// scenario that asks the server to simulate millions of events.
+func TestPlayPostTooMuchWork(t *testing.T) {
+	h := handler(t)
+	src := "scenario sandbox/big \"Big\"\nsource orders key=order_id\ntarget fct key=order_id\npipeline extract from=orders to=fct\n" +
+		"workload orders txns=5000000 from=10:00:00 every=1ms\nrun extract at=23:00:00\n"
+	code, d := post(t, h, src)
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, htmltest.Text(d.One(t, "play-error")), "runs in your browser")
+	assert.Empty(t, d.ByTestID("widget"))
+	assert.Contains(t, htmltest.Text(d.One(t, "play-src")), "txns=5000000", "the visitor's text is kept")
+}
