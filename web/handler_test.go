@@ -14,6 +14,8 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/andybalholm/brotli"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/web/htmltest"
@@ -330,4 +332,24 @@ func TestHead(t *testing.T) {
 			t.Errorf("HEAD %s = %d with %d bytes", target, rec.Code, rec.Body.Len())
 		}
 	}
+}
+
+// TestPagesAreCompressed checks a page is gzipped for a client that accepts
+// it, sent as is otherwise, and says it varies by Accept-Encoding.
+func TestPagesAreCompressed(t *testing.T) {
+	h := newTestHandler(t, Options{Scenarios: []templates.CatalogItem{{ID: "a/b", Title: "A title", Summary: strings.Repeat("words ", 400), Href: "/x"}}})
+	plain := get(h, "/")
+	require.Equal(t, http.StatusOK, plain.Code)
+	assert.Empty(t, plain.Header().Get("Content-Encoding"))
+	assert.Contains(t, plain.Header().Values("Vary"), "Accept-Encoding")
+
+	zipped := get(h, "/", "Accept-Encoding", "gzip, deflate")
+	require.Equal(t, http.StatusOK, zipped.Code)
+	assert.Equal(t, "gzip", zipped.Header().Get("Content-Encoding"))
+	zr, err := gzip.NewReader(zipped.Body)
+	require.NoError(t, err)
+	body, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	assert.Equal(t, plain.Body.String(), string(body))
+	assert.Less(t, zipped.Body.Len(), len(body))
 }
