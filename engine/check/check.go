@@ -140,31 +140,31 @@ func Family(name string) []string {
 // About holds what each check catches and what it still misses, in Tidemark's words.
 var About = map[string][2]string{
 	"monotonicity": {
-		"a mark moving backwards: a clock correction, two workers racing, a restored state table",
-		"a mark that moves forward too far, which is the failure that loses rows",
+		"the mark going down: a corrected clock, two workers writing one mark, a state table put back from a backup",
+		"a mark that runs ahead of the data, which is the direction in which rows are lost",
 	},
 	"rate-of-change": {
-		"a stalled source or consumer, and one suspiciously large advance after an outage",
-		"small steady losses: a few rows short per run looks like a normal advance",
+		"a source or consumer that has stopped, and a single jump far bigger than usual after an outage",
+		"losses that are small and steady: a run a few rows short still moves the mark by a normal-looking amount",
 	},
 	"reconciliation-same-column": {
 		"a run that wrote fewer rows than it read, such as a crash after the mark moved and before the write",
-		"everything the visibility gap loses: it counts with the pipeline's own predicate and agrees with it",
+		"every row the visibility gap drops: counting with the pipeline's own predicate, it makes the same mistake and sees nothing wrong",
 	},
 	"reconciliation-independent": {
-		"rows lost to the visibility gap, backdated updates, and any range the mark skipped",
-		"periods that are still open, and losses after the interval was counted",
+		"whatever the mark let slip: rows caught in the visibility gap, backdated corrections, whole skipped ranges",
+		"intervals that have not closed yet, and rows lost after an interval was counted",
 	},
 	"zero-advance": {
-		"a run that moved the mark and found nothing: the signature of a skip",
-		"genuinely quiet periods look the same; it needs the source count to be conclusive",
+		"a run that moved the mark yet read no rows, which is the trace a skip leaves",
+		"a source that really was idle looks no different, so without the source count it settles nothing",
 	},
 	"overlap-reread": {
-		"late-committing rows the overlap rescued: a rising count warns that the window is too narrow",
-		"rows that commit later than the overlap reaches, which are exactly the ones lost",
+		"rows that committed late and were saved by the overlap; when their number climbs, the window needs widening",
+		"rows that commit later than the window reaches back, which are precisely the ones lost",
 	},
 	"gap-scan": {
-		"missing rows directly, with no clock involved, where ids are dense",
+		"lost rows themselves, found without consulting any clock, when the source hands out ids densely",
 		"nothing it can tell apart from legitimate holes: rolled-back inserts and cached sequence blocks raise false alarms",
 	},
 	"uniqueness": {

@@ -59,20 +59,20 @@ func HighWaterMark() *Lesson {
 				},
 			}},
 			{ID: "happening", Level: 2, Title: "What is actually happening", Sources: []string{"What is actually happening"}, Blocks: []Block{
-				Para("A {hwm} is a claim: everything up to this position has been processed, and the output of that processing is durable. The claim is true only if the position and the output are committed together, or at least in the right order ({transaction})."),
+				Para("Storing a {hwm|high-water mark} asserts two things at once: every record up to the stored position has been handled, and whatever that handling produced will survive a crash. Both halves hold only when the output and the position become durable in a single {transaction|transaction} — or, where that is impossible, when the output becomes durable first."),
 				List{Items: []string{
-					"**A log position is exact.** A partition offset, an {lsn}, a binlog file and position: each names one record, is handed out by the source in commit order, only ever grows, and can be read again from.",
-					"**A timestamp approximates that order.** It is taken at some moment during a transaction and becomes visible at another. It need not be unique, it need not grow when writers run concurrently, and it can go backwards when someone corrects a clock. It tells you roughly when, never exactly where.",
-					"**More digits do not help.** The gap that loses rows lies between the moment a timestamp is assigned and the moment the row becomes visible. Microseconds, nanoseconds — no resolution closes it ({isolation-level}).",
-					"**Moving the mark is the pipeline's commit point.** Store it in the same transaction as the output if you can. If you cannot, store it after the output is durable, so a crash makes the pipeline repeat work rather than skip it ({checkpoint}).",
-					"**That order is the delivery guarantee.** Advance after the write and you get {at-least-once}: duplicates after a restart, which an idempotent write absorbs. Advance before and you get {at-most-once}: gaps, which nothing absorbs. There is no third ordering.",
+					"**A log position is exact.** Whether it is a partition offset, an {lsn} or a binlog file with a position inside it, it picks out a single record. The source numbers records in the order they commit, the numbers only go up, and you can start reading again from any of them.",
+					"**A timestamp only approximates that order.** The value is fixed at one moment of a transaction and the row appears at a later one. Two rows can share it, concurrent writers can produce it out of order, and a clock correction can send it backwards. It answers \"about when?\" but never \"exactly where?\".",
+					"**Finer resolution does not help.** What you lack is a guarantee, not precision. Rows are lost in the interval between stamping a row and the row becoming visible, and that interval is the same length whether you count it in seconds or in nanoseconds ({isolation-level}).",
+					"**Moving the mark is the moment the pipeline commits.** The safest place to write it is inside the output's own transaction. Where no such transaction exists, write it only once the output is durable: a crash then costs you repeated work, never skipped work ({checkpoint}).",
+					"**Choosing that order is choosing a delivery guarantee.** Write first and move the mark second, and you have {at-least-once}: a restart can repeat rows, and an idempotent write soaks the repeats up. Move the mark first, and you have {at-most-once}: a restart can leave holes, and nothing soaks those up. No third arrangement exists.",
 				}},
 			}},
-			{ID: "visibility-gap", Level: 3, Title: "A position, and the gap a timestamp cannot close", Sources: []string{"A position, and the gap a timestamp cannot close"}, Blocks: []Block{
-				Note{Label: "Source-specific", Text: "How wide the gap is depends on the source. In a row store under {mvcc} it is as long as the longest transaction. In an append-only log that assigns positions at commit it is practically zero. Behind a SaaS API with a \"modified since\" filter it is whatever the vendor made it, and they rarely say. The failure is the same everywhere; only the width of the window changes."},
-				Para("People call two different things a watermark, and only one of them can carry the claim we need. A log position points to a record inside an order the source itself produced. A timestamp is a value written into a column partway through a transaction. The first can say \"everything up to here is done\". The second cannot — and the reason is behind a very large share of silently missing rows, so it is worth going through slowly."),
-				Para("In a log, positions are handed out at commit, with no holes and always increasing. If the stored mark is 1047, every record up to 1047 is processed and 1048 comes next. No clock is involved and nothing is ambiguous."),
-				Para("With timestamps, `updated_at` is set when the statement runs, and the row becomes visible when its transaction commits — two different moments. The scenario below replays four transactions. Follow order 3: stamped 10:00:00, committed at 10:00:04. The run at 10:00:02 sees orders 1 and 2, stores 10:00:02 and finishes. When order 3 becomes visible its stamp is already below the mark, so a strictly-greater query will never return it. The source has the row, the target does not, both systems did exactly what they promise, and no error is raised anywhere."),
+			{ID: "visibility-gap", Level: 3, Title: "Why a timestamp leaves a gap that a position does not", Sources: []string{"A position, and the gap a timestamp cannot close"}, Blocks: []Block{
+				Note{Label: "Source-specific", Text: "The width of the gap is a property of the source. A row store using {mvcc} keeps it open for as long as its longest-running transaction. A log that appends records and numbers them as they commit leaves next to none. An API you can only ask for rows \"modified since\" a time has whatever gap its vendor built in, usually undocumented. Every source fails in the same way; they differ only in how wide the window is."},
+				Para("Two quite different things both go by the name watermark, and only one of them can carry the claim we need. A log position picks out one record in a sequence that the source put in order itself. A timestamp is just a column value, filled in at some point while a transaction ran. The position can say \"everything up to here is done\"; the timestamp cannot. Why it cannot accounts for a great many of the rows that go missing without an error, so take this part slowly."),
+				Para("A log numbers its records as they commit, one after another, never skipping a number. A stored mark of 1047 therefore means records up to 1047 are done and the next run begins with 1048. There is nothing to interpret and no clock to consult."),
+				Para("With timestamps there are two moments, not one: the statement that writes a row fills in `updated_at`, and other sessions can see the row only after its transaction commits. The scenario below replays four transactions. Follow order 3: stamped 10:00:00, committed at 10:00:04. The run at 10:00:02 sees orders 1 and 2, stores 10:00:02 and finishes. When order 3 becomes visible its stamp is already below the mark, so a strictly-greater query will never return it. The source has the row, the target does not, both systems did exactly what they promise, and no error is raised anywhere."),
 				Table{
 					Caption: "The four transactions, and what a run at 10:00:02 can see (the stored mark becomes 10:00:02, read from the reader's clock)",
 					Head:    []string{"Transaction", "updated_at set", "Committed (visible)", "Seen by the 10:00:02 run?"},
@@ -99,8 +99,8 @@ func HighWaterMark() *Lesson {
 				},
 				List{Items: []string{
 					"The loss comes from the gap between assigning a timestamp and the commit becoming visible. It is not a precision problem and not anyone's bug.",
-					"The gap grows with transaction length and with concurrency, so this failure gets worse exactly when the system gets busier ({isolation-level}).",
-					"Which clock you trust is a separate decision: the reader's clock skips rows the source stamped in its own recent past; the source's clock brings along every correction and every replica's drift ({clock-skew}).",
+					"Longer transactions, and more of them running at once, both widen the gap, so the losses climb precisely when the system is under the most load ({isolation-level}).",
+					"Whose clock sets the mark is a second, independent choice. Take it from the reader, and rows the source stamped a moment earlier by its own reckoning fall behind. Take it from the source, and you inherit each adjustment made to that clock and the drift of every replica ({clock-skew}).",
 					"A row rewritten with an old timestamp lands below the mark by design and no future run sees it.",
 					"Ties are a smaller, separate problem: strictly-greater drops rows equal to the mark; greater-or-equal reads them again, which is safe only with an {idempotent-write}.",
 				}},
@@ -118,15 +118,15 @@ func HighWaterMark() *Lesson {
 				},
 			}},
 			{ID: "storing", Level: 2, Title: "Storing the mark: the order decides gaps or duplicates", Sources: []string{"Storing the mark, and the order that decides gaps or duplicates", "When to advance the mark"}, Blocks: []Block{
-				Para("Once you have picked what the mark holds, one decision remains, and it has no middle ground: is the mark stored before or after the output is durable? Storing it first gives {at-most-once} — a crash between the two steps leaves a range marked done and empty. Storing it after gives {at-least-once} — a crash makes the next run redo a range that was already written."),
-				Para("Storing after is the right default, and it is right only because an {idempotent-write} turns the repeat into a no-op. This is where this lesson and idempotency become one subject: if the write cannot replace its own slice, both orders lose correctness, in opposite directions, and there is no safe choice left."),
-				Para("Better than either, where the storage allows it: commit the output and the mark in one {transaction}, so the two facts can never disagree. That works when the mark lives in the same database as the target. It does not work when the output is files in object storage and the mark is a row somewhere else; then \"store after, write idempotently\" is the honest way to rebuild the same guarantee."),
+				Para("After choosing what the mark holds, you face one more choice, and it is binary: is the mark saved before the output is durable, or after? Before means {at-most-once}: if the process dies in between, a range is on record as finished although nothing was written for it. After means {at-least-once}: if the process dies in between, the next run writes a range that is already there a second time."),
+				Para("Saving after should be your default, and the one thing that makes it safe is an {idempotent-write}, under which the repeat changes nothing. Here the high-water mark and idempotency turn out to be a single topic: a write that cannot replace its own slice leaves both orders wrong — one drops rows, the other doubles them — and nothing safe in between."),
+				Para("Where your storage can do it, skip the choice entirely: write output and mark within a single {transaction|transaction}, and they can never tell different stories. That needs both to sit in one database. If the output is a set of files in an object store and the mark is a row in some other system, no such transaction exists; saving after and writing idempotently is then the closest honest substitute."),
 				Compare{
 					Caption: "The same crash, between the two durable steps, with the mark stored first or last",
 					Sides: [2]Side{
-						{Title: "Store the mark, then write", Text: "Read from the mark, work out the new mark, store it, then write the output. If the process dies after the store and before the write finishes, the range counts as processed while its output does not exist — and since the mark says it is done, no run will look at it again.",
+						{Title: "Store the mark, then write", Text: "The run reads from the stored mark, works out how far it got, saves that, and only then writes its output. Should the process die between the save and the end of the write, the range is on record as processed yet has no output — and because the mark vouches for it, no later run ever goes back.",
 							Embed: Embed{Scenario: "hwm/advance-order", Knobs: map[string]string{"advance": "before"}, Caption: "Mark first: orders 3 and 4 are recorded as done and never written."}},
-						{Title: "Write, then store the mark — or both at once", Text: "Publish the output atomically, make sure it is durable, then store the new mark. A crash between the two means the next run repeats a range it already wrote; an overwrite of the interval or a merge on the business key absorbs that without a trace. If mark and output share a transaction, commit them together and the question goes away.",
+						{Title: "Write, then store the mark — or both at once", Text: "The run publishes its output atomically, waits until it is durable, and saves the mark last. A crash in between makes the next run write that range again; if the write replaces the whole interval, or merges on the business key, the repeat leaves nothing behind. And when output and mark can go in one transaction, commit them as one and there is no order left to get wrong.",
 							Embed: Embed{Scenario: "hwm/advance-order", Knobs: map[string]string{"advance": "after"}, Caption: "Write first: the restart writes orders 3 and 4 again — duplicates, because this target appends."}},
 					},
 				},
@@ -141,35 +141,43 @@ func HighWaterMark() *Lesson {
 					},
 					Why: "The restart reads orders 3 and 4 again, as write-first always does after such a crash. The merge finds them already present and replaces them in place, so the repeat leaves no trace.",
 				},
-				Para("The two orders are the choice between at-most-once and at-least-once, and their consequences are not symmetric. A duplicate can be detected, and with an idempotent write it costs nothing. A gap cannot be seen from inside the pipeline, and once the source's {retention} has moved past it, it cannot be repaired. Pick the failure you can absorb over the one you cannot see: that is the entire argument."),
+				Para("Picking the order is picking between at-most-once and at-least-once, and the two failures are not equally bad. You can find a duplicate, and an idempotent write makes it cost nothing. You cannot find a gap from inside the pipeline, and once the source's {retention} has passed it you cannot fill it either. Prefer the failure you can absorb to the one you cannot see; there is no more to the argument than that."),
 			}},
 			{ID: "one-transaction", Level: 3, Title: "One transaction for the output and the mark", Sources: []string{"Advancing a mark in the same transaction as the output"}, Blocks: []Block{
-				Para("When the target and the mark live in the same database, one transaction can write the output and move the mark. The sketch below is ours; read the comments for the three defences it carries."),
-				Code{Lang: "sql", Caption: "Writing a range and moving the mark together", Text: `-- Target and mark share one database, so they commit or fail together.
-BEGIN;
+				Para("If the mark is a row in the same database as the target table, a single transaction can do both jobs. Here is one way to write it; the numbered comments point at the three safeguards."),
+				Code{Lang: "sql", Caption: "One run: merge a range of log positions, then move the mark if nobody else has", Text: `-- fct_orders and pipeline_marks live in one database, so this run's rows
+-- and its new mark become visible together or not at all.
+START TRANSACTION;
 
--- 1. Bound the range by log position, not by a clock.
-MERGE INTO fct_orders AS t
-USING (SELECT * FROM stg_orders
-        WHERE source_lsn >  :mark_read      -- where this run started
-          AND source_lsn <= :mark_next) AS s -- where it stops
-   ON t.order_id = s.order_id
- WHEN MATCHED     THEN UPDATE SET amount_minor = s.amount_minor
- WHEN NOT MATCHED THEN INSERT (order_id, order_date, customer_id, amount_minor)
-                       VALUES (s.order_id, s.order_date, s.customer_id, s.amount_minor);
+-- (1) The batch is a half-open range of log positions: (:from_lsn, :to_lsn].
+MERGE INTO fct_orders AS dst
+USING (
+    SELECT order_id, customer_id, order_date, amount_minor
+      FROM stg_orders
+     WHERE source_lsn > :from_lsn
+       AND source_lsn <= :to_lsn
+) AS batch
+ON dst.order_id = batch.order_id
+WHEN MATCHED THEN
+    UPDATE SET amount_minor = batch.amount_minor
+WHEN NOT MATCHED THEN
+    INSERT (order_id, customer_id, order_date, amount_minor)
+    VALUES (batch.order_id, batch.customer_id, batch.order_date, batch.amount_minor);
 
--- 2. Move the mark only if it still holds what this run read,
--- 3. and only forwards.
-UPDATE pipeline_state
-   SET last_mark = :mark_next, changed_at = now()
- WHERE pipeline  = 'orders'
-   AND last_mark = :mark_read
-   AND :mark_next > last_mark;
+-- (2) Compare-and-set: the row matches only while the mark still reads :from_lsn,
+-- (3) and only if :to_lsn lies ahead of it.
+UPDATE pipeline_marks
+   SET mark_lsn  = :to_lsn,
+       stored_at = now()
+ WHERE pipeline_name = 'orders'
+   AND mark_lsn = :from_lsn
+   AND mark_lsn < :to_lsn;
 
--- If that touched no row, another run got there first: roll back.
--- Its output was idempotent, so nothing is lost by giving up.
+-- One row updated: COMMIT. Zero rows: some other run moved the mark
+-- first, so ROLLBACK instead. Giving up loses nothing, because the
+-- merge above can safely run again.
 COMMIT;`},
-				Para("First, the range is bounded by a log position, so there is no visibility gap to fall into. Second, the mark update only applies if the stored value is still the one this run started from — a {cas} — which turns a silently lost update into a conflict the run can see and give up on. Third, the mark can only move forward, so neither a clock correction nor a late worker can quietly rewind what the pipeline claims about itself."),
+				Para("The first safeguard is that the batch is cut by log position rather than by clock, which leaves no visibility gap to lose rows in. The second is the {cas|conditional update}: the update finds its row only while the mark still holds the value this run began with, so a write that would silently have replaced another run's becomes a conflict this run notices and backs out of. The third is that the mark cannot go down, so neither a corrected clock nor a straggling worker can quietly wind back what the pipeline says about itself."),
 				Embeds{
 					{Scenario: "hwm/advance-order", Knobs: map[string]string{"advance": "atomic"}, Caption: "Output and mark in one transaction: the crash takes both or neither."},
 					{Scenario: "hwm/racing-workers", Knobs: map[string]string{"cas": "on"}, Caption: "The conditional update turns the race into a conflict the slower worker gives up on."},
@@ -187,34 +195,34 @@ COMMIT;`},
 				},
 			}},
 			{ID: "checks", Level: 2, Title: "Checking a mark you cannot see inside", Sources: []string{"Checking a mark you cannot see inside", "Detecting a mark that is lying"}, Blocks: []Block{
-				Note{Label: "Simplified", Text: "The gap scan assumes ids handed out densely with no rollbacks. Some sources work that way and many do not: sequences that cache blocks per session, distributed id schemes and rolled-back inserts all leave legitimate holes. Where the assumption holds the scan is a strong signal; where it does not, it raises false alarms."},
-				Para("What makes this failure hard is that it leaves no evidence inside the pipeline. A skipped row was never read, never counted, never written, so every number the pipeline keeps about itself agrees with the row not existing. Detection has to come from outside: from the source, or from how the mark itself behaves over time."),
-				Para("The six checks below are the practical set. Notice how few of them look at data: two watch the mark, one compares with the source, one looks at the overlap, and only one inspects the target's rows. That is the point — watch the state, because data cannot tell you what is missing from it."),
-				Para("The \"still misses\" column matters more than usual, because these checks fail together. A {reconciliation} that counts the source using the same timestamp column and window as the pipeline reproduces the gap exactly and reports agreement. Count against something the source works out independently — its own totals, row counts over a primary-key range — or the check confirms the bug instead of finding it."),
+				Note{Label: "Simplified", Text: "The gap scan takes for granted that ids come out densely and that no insert is ever rolled back. Plenty of sources break that: a sequence that hands each session a cached block, a distributed id scheme, any rolled-back insert — each leaves holes that mean nothing. If the source really numbers rows without holes, a gap in the target is a lost row; if it does not, the scan mostly produces false alarms."},
+				Para("The hard part is that this failure leaves nothing behind in the pipeline. A row that was skipped was also never read, counted or written, so every figure the pipeline records about itself fits a world in which that row was never there. Any detection must therefore look elsewhere: at the source, or at how the mark moves over time."),
+				Para("The six checks below are the ones worth running. Count how many of them examine data: two watch the mark, one compares with the source, one looks at the overlap, and just one reads the target's rows. That split is deliberate. Monitor the state, because no amount of looking at the rows you have will show you the rows you lack."),
+				Para("The \"still misses\" column deserves more attention than usual, because these checks tend to fail at the same time. A {reconciliation} that counts the source with the pipeline's own timestamp column and window falls into the same gap and reports that everything matches. The count has to come from something the source works out by itself — its own totals, or how many rows fall in a range of primary keys — otherwise the check endorses the very bug it was meant to expose."),
 				Checks{
 					Caption: "Six checks on a mark: each runs once where it notices the fault and once where it stays quiet about a real one",
 					Rows: []CheckRow{
-						{Name: "Monotonicity", Expresses: "The mark only ever moves forward, unless someone resets it on purpose.", Catches: "Clock corrections, two workers racing on one mark, a state table restored from backup.", Misses: "A mark that moves forward too far — which is the failure that actually loses rows.",
+						{Name: "Monotonicity", Expresses: "The mark never goes down, except when someone resets it deliberately.", Catches: "A mark going backwards: a corrected clock, two workers writing the same mark, a state table put back from a backup.", Misses: "A mark that runs ahead of the data — and running ahead is how rows are actually lost.",
 							Caught: Embed{Scenario: "hwm/racing-workers", Focus: "monotonicity", Caption: "The slower worker moves the mark backwards."},
 							Missed: Embed{Scenario: "hwm/visibility-gap", Focus: "monotonicity", Caption: "The mark only rises, while orders 3 and 4 are lost."}},
-						{Name: "Rate of change", Expresses: "Every run moves the mark, and by a believable amount.", Catches: "A stalled source, a stuck consumer, one suspiciously large jump after an outage.", Misses: "Small, steady losses: a few rows short per run looks like a normal advance ({pipeline-metrics}).",
+						{Name: "Rate of change", Expresses: "Each run moves the mark, and by an amount that looks right.", Catches: "A source that has stopped, a consumer that is stuck, a single jump far bigger than usual after an outage.", Misses: "Losses that are small and steady: a run that comes up a few rows short still moves the mark by a normal-looking amount ({pipeline-metrics}).",
 							Caught: Embed{Scenario: "hwm/stalled-mark", Focus: "rate-of-change", Caption: "Nothing commits for thirty seconds; a mark that stores the newest timestamp it has read stops moving, and the check sees the stall."},
 							Missed: Embed{Scenario: "hwm/stalled-mark", Knobs: map[string]string{"mark": "timestamp"}, Focus: "rate-of-change", Caption: "A mark taken from the reader's clock keeps its usual pace through the stall, and the four orders stamped while they waited are lost."}},
-						{Name: "Source count per closed interval", Expresses: "The target is complete against the system of record.", Catches: "Rows lost to the visibility gap, backdated updates, any range the mark skipped.", Misses: "Everything, if the source count filters on the same timestamp column the pipeline used — it then reproduces the gap and agrees with it.",
+						{Name: "Source count per closed interval", Expresses: "The target holds everything the system of record says it should.", Catches: "Whatever the mark let slip: rows caught in the visibility gap, backdated corrections, whole ranges skipped.", Misses: "All of it, when the source-side count selects rows by the pipeline's own timestamp column: it then falls into the same gap and confirms the wrong answer.",
 							Caught: Embed{Scenario: "hwm/reconciliation", Focus: "reconciliation-independent", Caption: "Counted independently over a closed interval: two orders short."},
 							Missed: Embed{Scenario: "hwm/reconciliation", Focus: "reconciliation-same-column", Caption: "Counted with the pipeline's own column and window: it agrees with the bug."}},
-						{Name: "Advance with zero rows", Expresses: "A run moved the mark without finding anything.", Catches: "The fingerprint of a skip, and of a filter that has quietly stopped matching.", Misses: "Genuinely quiet periods look identical; it needs the source count to be conclusive.",
+						{Name: "Advance with zero rows", Expresses: "No run moves the mark while finding nothing to read.", Catches: "The trace a skip leaves, and also a filter that no longer matches anything.", Misses: "A source that really was idle looks just the same, so on its own it settles nothing; pair it with the source count.",
 							Caught: Embed{Scenario: "hwm/visibility-gap", Focus: "zero-advance", Caption: "The 10:00:07 run moves the mark and writes nothing."},
 							Missed: Embed{Scenario: "hwm/visibility-gap", Knobs: map[string]string{"predicate": "gte"}, Focus: "zero-advance", Caption: "With `>=` every run finds something, yet order 3 is still lost."}},
-						{Name: "Overlap re-read finds known rows", Expresses: "The {overlap-window} is doing its job.", Catches: "A rising number of late commits — an early warning that the window is too narrow.", Misses: "Rows that arrive later than the overlap reaches, which are exactly the ones being lost.",
+						{Name: "Overlap re-read finds known rows", Expresses: "The {overlap-window} is catching rows that committed late.", Catches: "More and more late commits turning up in the overlap: the cue to widen it before rows start slipping past.", Misses: "Rows that commit later than the window reaches back — precisely the rows that are lost.",
 							Caught: Embed{Scenario: "hwm/overlap-window", Focus: "overlap-reread", Caption: "The overlap re-reads rows that committed late."},
 							Missed: Embed{Scenario: "hwm/overlap-window", Knobs: map[string]string{"overlap": "0s"}, Focus: "overlap-reread", Caption: "With no overlap the check has nothing to look at, and seven orders are lost."}},
-						{Name: "Primary-key gap scan", Expresses: "Densely allocated ids should have no holes in the target.", Catches: "Missing rows directly, with no clock involved, where the source uses a dense sequence.", Misses: "Sources without sequential keys, legitimate holes from deletes or rollbacks, and losses after the highest id the target holds.",
+						{Name: "Primary-key gap scan", Expresses: "If the source numbers rows without gaps, the target's ids have no holes.", Catches: "Lost rows themselves, found without consulting any clock, provided the source hands out ids densely.", Misses: "Keys that are not sequential, holes left legitimately by deletes or rollbacks, and anything lost beyond the largest id the target has.",
 							Caught: Embed{Scenario: "hwm/visibility-gap", Focus: "gap-scan", Caption: "Ids 3 and 4 are missing between 1 and 5."},
 							Missed: Embed{Scenario: "hwm/clock-skew", Knobs: map[string]string{"jump": "-5s"}, Focus: "gap-scan", Caption: "Orders 3, 4 and 5 are lost, but they are the newest ids, so there is no hole to find."}},
 					},
 				},
-				Para("The last check is the one teams forget. Where the source hands out ids densely, a gap scan finds missing rows without touching a timestamp, which makes it the only check here that the clock behaviour behind the loss cannot fool."),
+				Para("Teams tend to forget the last one. On a source with dense ids it finds lost rows without reading a single timestamp, so of all the checks in the table it alone cannot be misled by the clock behaviour that caused the loss."),
 				Predict{
 					ID:       "which-check",
 					Question: "In the four-transaction scenario, orders 3 and 4 are lost. Which check stays green?",
@@ -230,12 +238,12 @@ COMMIT;`},
 			{ID: "build", Level: 2, Title: "How to build it", Sources: []string{"How to build it"}, Blocks: []Block{
 				Para("In order of importance:"),
 				List{Ordered: true, Items: []string{
-					"**Use a log position whenever the source offers one.** Reading a database's change log by position ({cdc}) turns \"did we miss anything?\" into arithmetic.",
-					"**Where only a timestamp exists, never rely on it alone.** Read with an {overlap-window} behind the mark, make the write idempotent so the overlap costs only compute, and reconcile counts against the source for {closed-period|closed periods}.",
-					"**Store the mark only after the output is durably published**, and in the same transaction as the output where the storage allows it.",
-					"**Keep one mark per partition, shard or table, not one for everything.** A single global mark serialises the pipeline and lets one slow source hold back all the others ({partition}).",
-					"**Write down what the mark means, and keep it resettable.** \"`updated_at` from the source, set at statement start, visible at commit\" is one sentence that prevents a whole family of incidents. Recovering from a mark that skipped ahead means moving it back, which requires knowing its earlier values, who changed it and that moving it is safe.",
-					"**Prefer processing by interval over a stored mark** when the data has a usable event-time partition: no state to store, no race, nothing to reset.",
+					"**If the source exposes a log position, use it.** Following a database's change log by position ({cdc}) reduces \"did we miss anything?\" to subtracting one number from another.",
+					"**If all you have is a timestamp, do not let it work unsupervised.** Re-read an {overlap-window} behind the mark on every run; make the write idempotent, so that re-reading costs nothing but compute; and compare your counts with the source's once each period is over ({closed-period|closed periods}).",
+					"**Save the mark only once the output is published and durable**, and put the two in one transaction whenever your storage supports it.",
+					"**Give each partition, shard or table a mark of its own.** One mark shared by all of them funnels the work through a single point, and the slowest source then sets the pace for every other ({partition}).",
+					"**Document the mark's meaning, and make it possible to reset.** A single line such as \"`updated_at` as the source writes it when the statement starts; visible once the transaction commits\" heads off a whole family of incidents. And the repair for a mark that jumped too far is to move it back — which you can only do with confidence if you know the values it held before, who last changed it, and that winding it back will do no harm.",
+					"**Where the data is already partitioned by a usable event time, process whole intervals instead of keeping a mark**: there is then no state to save, nothing to race on and nothing to reset.",
 				}},
 				Embeds{
 					{Scenario: "hwm/overlap-window", Caption: "An overlap sized for ordinary commits rescues them, but not the long batch job."},
@@ -253,13 +261,13 @@ COMMIT;`},
 				},
 			}},
 			{ID: "promises", Level: 2, Title: "What the mark promises", Sources: []string{"What this actually promises"}, Blocks: []Block{
-				Para("Saying which guarantee you do not have is worth more than naming the one you do: everything downstream inherits the weakest promise in the chain."),
+				Para("State each guarantee by what it leaves out. Knowing what you are not promised is the more useful half, because everyone downstream of you ends up with no more than the weakest promise made anywhere upstream."),
 				List{Items: []string{
-					"**A log-position mark promises exact resumption.** Every record after the position will be delivered; records before it are not delivered again unless you rewind. Together with an idempotent write, replaying a range affects the output once. That is a promise about the output write, not about reading, and it relies on the computation giving the same result each time.",
-					"**A timestamp mark promises only this:** rows whose timestamp was above the stored value at the moment of reading were considered. It does not promise that every row belonging to that range was visible then, and it never can.",
-					"**Storing after the write promises no gaps and allows duplicates. Storing before promises no duplicates and allows gaps.** Only a shared transaction gives both.",
-					"**A per-partition mark promises resumption per partition.** It says nothing about order across partitions, so a pipeline-wide \"processed through\" built from many marks is true only as their minimum.",
-					"**{retention|Retention} limits all of it.** A position can be replayed only while the log still holds it; after that the mark points at data the source has thrown away.",
+					"**A log-position mark lets you resume at an exact point.** Everything after the position arrives; nothing before it arrives again unless you rewind on purpose. Add an idempotent write, and a replayed range changes the output only once. Note what that covers: the write to the output, not the reading — and only if recomputing the range gives the same result every time.",
+					"**A timestamp mark promises much less.** It tells you that the run looked at the rows stamped later than the stored value when it read. Whether every row that belongs in that range could be seen at the time, it cannot tell you — not now, and not with any amount of care.",
+					"**Save after the write and you are promised no gaps but may get duplicates; save before and it is the other way round.** Ruling out both takes a shared transaction.",
+					"**A mark per partition lets each partition resume on its own.** It implies nothing about order between partitions; a \"processed through\" for the whole pipeline is honest only if it is the smallest of the marks.",
+					"**{retention|Retention} bounds every one of these.** You can replay from a position only while the log still keeps it; after that, the mark refers to records the source has already deleted.",
 				}},
 				Predict{
 					ID:       "promise-both",
@@ -278,9 +286,9 @@ COMMIT;`},
 			}},
 			{ID: "trust-check", Level: 3, Title: "The check that would catch this", Sources: []string{"The check that would catch this"}, Blocks: []Block{
 				List{Items: []string{
-					"The standing check is a per-interval {reconciliation} against the source for closed periods: ask the source how many records fall in a window and compare with what the target holds. It is the only check that can find a mark that skipped rows, because that failure leaves nothing to see inside the pipeline.",
-					"It is blind to periods that are still open, and to any case where the source count itself is computed with the timestamp semantics that lost the rows: a source query filtered on `updated_at` reproduces the gap faithfully.",
-					"The second check worth having is monotonicity: the mark must never move backwards except through an explicit reset, and an alert fires when it does. A mark that goes down is either a clock correction or two writers racing, and both need a human to look.",
+					"The check to keep running is a {reconciliation} with the source, one closed period at a time: ask the source how many records belong to an interval and set that number beside the target's. No other check can find a mark that skipped rows, since that failure leaves the pipeline itself nothing to notice.",
+					"It says nothing about periods that have not closed, and nothing useful when the source count selects rows the same way the lost rows were selected: count by `updated_at` and you get the same gap back, faithfully reproduced.",
+					"Next in value is monotonicity: raise an alert whenever the mark decreases, unless someone reset it deliberately. A falling mark means a clock was corrected or two writers collided, and either way a person should look.",
 				}},
 				Embeds{{Scenario: "hwm/reconciliation", Knobs: map[string]string{"until": "10:00:30"}, Focus: "reconciliation-independent", Caption: "While the interval is still open, the independent count cannot say anything yet."}},
 				Predict{
@@ -297,25 +305,25 @@ COMMIT;`},
 			}},
 			{ID: "freshness", Level: 3, Title: "Freshness", Sources: []string{"Freshness"}, Blocks: []Block{
 				List{Items: []string{
-					"The mark is the lower edge of what each run reads, so {watermark-lag} — how far the mark trails the source's newest record — is the most direct freshness signal a pipeline has.",
-					"An overlap window pays a fixed amount of repeated reading in exchange for tolerating the commit-visibility gap. It does not delay the output; it widens the input.",
-					"A mark that stops moving is an outage; a mark that leaps is a gap. They need opposite responses, and watching only the value, rather than how fast it changes, tells them apart from neither.",
+					"Each run reads from the mark upwards, so {watermark-lag} — the distance between the mark and the newest record in the source — tells you more directly than anything else how fresh the output is.",
+					"An overlap window spends a fixed amount of re-reading to cover the commit-visibility gap. The output arrives no later for it; each run simply reads a wider slice.",
+					"A mark that freezes points to an outage, and one that lurches forward points to a gap; the two call for opposite responses. Watching the value alone reveals neither — watch how fast it changes.",
 				}},
 			}},
 			{ID: "meaning", Level: 3, Title: "When the schema or meaning changes", Sources: []string{"When the schema or meaning changes"}, Blocks: []Block{
 				List{Items: []string{
-					"Changing what the mark means — from `updated_at` to a log position, or from the reader's clock to the source's — is a migration. Old and new values cannot be compared, so the switch needs a stretch of time processed both ways.",
-					"Repartitioning a source invalidates per-partition marks: offset 812 in partition 3 means nothing once the number of partitions changes. The safe move is a fresh {snapshot}, not a translated position.",
-					"A source that changes how it assigns timestamps — a new ORM, a different column default, a move from statement time to commit time — changes how complete the pipeline is, with no schema change and no notice.",
+					"Redefining the mark — moving it off `updated_at` onto a log position, or off the reader's clock onto the source's — has to be run as a migration. A value of the old kind cannot be compared with one of the new kind, so process a stretch of time both ways before you cut over.",
+					"Repartitioning a source makes per-partition marks worthless: once the partition count changes, offset 812 in partition 3 no longer refers to anything. Take a fresh {snapshot} rather than trying to translate the old position.",
+					"If the source starts stamping rows differently — because of a new ORM, a changed column default, or a move to commit-time stamps in place of statement-time ones — the pipeline's completeness changes with it, while the schema stays the same and nobody is told.",
 				}},
 			}},
 			{ID: "rerun", Level: 3, Title: "How to re-run this safely", Sources: []string{"How to re-run this safely"}, Blocks: []Block{
 				List{Items: []string{
-					"A restart is the normal case and the reason the mark exists: resume from the stored position, process everything after it again, and let idempotent writes make the overlap harmless.",
-					"If the mark skipped ahead past unprocessed records, recover by moving it back to a known-good position and processing forward. That is safe only with idempotent writes; otherwise it is a duplication incident of its own.",
-					"If the mark is lost altogether, recovery depends on what the source still keeps: a log within {retention} can be replayed from its earliest position; a source without one needs a full {snapshot}.",
-					"For a suspected gap of unknown size, do not guess. Reconcile interval by interval against the source to find the affected range, then re-run exactly that range ({backfill}).",
-					"Keep the mark's history — every value and when it was stored — because \"when did this pipeline stop seeing rows?\" is otherwise impossible to answer.",
+					"Restarting is routine — it is what the mark is for. Pick up at the stored position, process whatever lies after it, and count on idempotent writes to absorb the part that gets done twice.",
+					"A mark that jumped past records it never processed is repaired by setting it back to a position you trust and working forward again. Without idempotent writes, that repair becomes a duplication incident of its own.",
+					"When the mark is gone entirely, what you can do depends on what the source has kept. A log still inside its {retention} lets you start again from the oldest position it holds; a source with no such log leaves a full {snapshot} as the only way back.",
+					"If you suspect a gap but cannot say how big it is, resist estimating. Compare counts with the source interval by interval until you have found the ranges that come up short, then process those ranges again and nothing else ({backfill}).",
+					"Record the mark's history, every value together with the time it was stored. Without it, nobody can say when the pipeline stopped seeing rows.",
 				}},
 			}},
 			{ID: "wrong", Level: 2, Title: "What can go wrong", Sources: []string{"What can go wrong"}, Blocks: []Block{
@@ -323,11 +331,11 @@ COMMIT;`},
 			}},
 			{ID: "failures", Level: 3, Title: "Failure modes", Sources: []string{"Failure modes"}, Blocks: []Block{
 				List{Items: []string{
-					"The mark moves past rows that have not committed yet — the normal behaviour of a naive timestamp mark under any concurrent write load.",
-					"The mark is stored before the output is durable, so a crash leaves a range marked done and empty.",
-					"Two workers write the same mark, so it holds the later write rather than the smaller position.",
+					"The mark overtakes rows whose transactions are still open. With concurrent writers, a plain timestamp mark does this as a matter of course.",
+					"The mark is saved before the output is durable, and a crash in between puts a range on record as finished that has no output.",
+					"Two workers share a mark, so its value is whichever of them wrote last, not the lower of their two positions.",
 					"A clock correction moves the source's timestamps backwards, and the mark skips a window of rows stamped in the \"past\" ({clock-skew}).",
-					"A log position outlives the log's {retention}: resuming is impossible and only a re-snapshot recovers.",
+					"The log's {retention} runs out before the pipeline resumes: the position no longer exists, and only a new snapshot gets you back.",
 					"The mitigation itself fails: an overlap window sized from typical commit times, against a source that now and then runs one long batch transaction and stamps every row with its start.",
 				}},
 				Predict{
@@ -344,11 +352,11 @@ COMMIT;`},
 			}},
 			{ID: "misreads", Level: 3, Title: "Misreads", Sources: []string{"Misreads"}, Blocks: []Block{
 				List{Items: []string{
-					"**\"`last_processed_timestamp` is a high-water mark.\"** It approximates one. A real high-water mark backs the claim \"everything up to here is processed\", and a timestamp cannot back it while commits overlap.",
-					"**\"More precision fixes it.\"** The gap lies between assigning a timestamp and the commit becoming visible, not between milliseconds and microseconds. Nanosecond stamps lose exactly the same rows.",
-					"**\"We use `>=`, so nothing is missed.\"** That stops the tie loss and does nothing for rows that commit after the mark has passed their timestamp. It also needs idempotent writes to be safe at all.",
-					"**\"The mark is fine, the row count looks normal.\"** A skip removes rows that were never counted anywhere. Looking normal is exactly how this failure presents.",
-					"**\"Offsets and timestamps are interchangeable.\"** An offset is a place in an order the source defined; a timestamp is a value the source wrote into a column. Only the first supports resuming.",
+					"**\"Our `last_processed_timestamp` is the high-water mark.\"** At best it stands in for one. A true high-water mark can vouch that nothing up to it is left undone; while commits overlap, a timestamp cannot vouch for that.",
+					"**\"Finer timestamps will fix it.\"** The gap sits between stamping a row and its commit becoming visible; milliseconds and microseconds do not enter into it. Stamps in nanoseconds miss the very same rows.",
+					"**\"We read with `>=`, so we cannot miss anything.\"** It ends the loss of rows that tie with the mark, and does nothing for rows that commit after the mark has gone past their timestamp. Without idempotent writes it is not even safe.",
+					"**\"The mark looks healthy and the row count is normal.\"** The rows a skip removes were never counted in the first place. Looking normal is not a sign this failure is absent; it is what this failure looks like.",
+					"**\"An offset and a timestamp are two ways of saying the same thing.\"** An offset marks a place in a sequence the source ordered itself; a timestamp is a value that happens to be stored in a column. You can resume from the first, not from the second.",
 				}},
 				Predict{
 					ID:       "steady-mark",
@@ -366,10 +374,10 @@ COMMIT;`},
 			}},
 			{ID: "signals", Level: 3, Title: "How you see it in production", Sources: []string{"How you see it in production"}, Blocks: []Block{
 				List{Items: []string{
-					"{watermark-lag|Watermark lag} per source and per partition, alerting on stalls and on jumps alike.",
-					"The mark's value plotted over time, so a step backwards or a discontinuity is visible rather than deduced ({pipeline-metrics}).",
-					"Records processed per run next to the source's own count for the same window — the only external check on completeness ({reconciliation}).",
-					"Whether the mark moved on a run that found zero rows: the fingerprint of a skip, and impossible to tell from a quiet period without the source count.",
+					"For every source and every partition, {watermark-lag|watermark lag}, with an alert when it stalls and another when it jumps.",
+					"A chart of the mark's value over time, where a step back or a sudden break shows up on sight instead of having to be inferred ({pipeline-metrics}).",
+					"The rows each run processed, set beside the number the source reports for that interval — the one test of completeness that does not rely on the pipeline's word ({reconciliation}).",
+					"Runs that moved the mark yet found no rows. That is how a skip looks, and without the source count it looks exactly like a quiet spell.",
 				}},
 				Predict{
 					ID:       "stall-alert",
@@ -385,9 +393,9 @@ COMMIT;`},
 			}},
 			{ID: "scale", Level: 3, Title: "What changes at 10x and 100x", Sources: []string{"What changes at 10x and 100x"}, Blocks: []Block{
 				List{Items: []string{
-					"At ten times the throughput, one global mark becomes a point of write contention, and the design moves to one mark per partition or shard.",
-					"At a hundred times, transactions get longer and overlap more, so the commit-visibility gap widens and timestamp marks lose more rows just as the data matters more ({isolation-level}).",
-					"More partitions weaken the pipeline-wide \"processed through\": it is the minimum of all marks, so the slowest partition defines the honest position of the whole pipeline ({partition}).",
+					"At ten times the throughput, every worker writing to the same single mark becomes a bottleneck, and you split it into a mark for each partition or shard.",
+					"At a hundred times, transactions run longer and more of them overlap. The commit-visibility gap grows with them, so a timestamp mark loses more rows at exactly the point where the data is worth most ({isolation-level}).",
+					"Each added partition weakens what the pipeline as a whole can claim to have \"processed through\": that claim is the smallest of all the marks, so the partition furthest behind decides it ({partition}).",
 				}},
 				Para("The second point is easy to play. The scenario below is one steady stream of sixty orders, one transaction beginning every half second, each stamped when it begins. The load knob sets how long the longest transaction runs — one, ten or a hundred seconds — so about one, ten or a hundred transactions are open at any moment, while the pipeline keeps running every ten seconds."),
 				Predict{
@@ -414,34 +422,34 @@ COMMIT;`},
 			{ID: "cost", Level: 3, Title: "What it costs", Sources: []string{"What drives cost here", "What this approach costs"}, Blocks: []Block{
 				Para("What drives the cost:"),
 				List{Items: []string{
-					"Storing the mark costs next to nothing. Making it correct costs the overlap: a trailing window read again on every run.",
-					"Per-partition marks cost more state and remove a contention point. The trade improves as parallelism grows, so make it early.",
-					"The reconciliation that proves the mark sound costs one source-side count per interval — the cheapest insurance here and the one most often skipped.",
+					"Keeping the mark is practically free. Keeping it right is what costs: the overlap, a window behind the mark that every run reads a second time.",
+					"A mark per partition means more state to keep and one less point that every worker contends for. The bargain gets better as parallelism grows, so strike it early.",
+					"Proving the mark sound by reconciliation takes one count on the source side per interval. Nothing in this lesson buys more safety for less, and nothing is left out more often.",
 				}},
 				Para("What each choice buys, and what it costs:"),
 				List{Items: []string{
-					"A log position buys an exact, replayable guarantee. It costs a source that exposes one and the operational work of consuming it. A timestamp works against anything, and its error cannot be seen.",
-					"Storing the mark after the write buys completeness and costs duplicates on restart — acceptable only because idempotent writes make duplicates free. Without idempotency both orders are wrong, in different directions.",
-					"An overlap window buys tolerance for late commits and costs repeated reads on every run, for as long as the pipeline lives: a small permanent cost set against a large, occasional loss.",
+					"A log position gets you a guarantee that is exact and can be replayed; the price is a source that exposes positions and the work of running a consumer against it. A timestamp fits any source, and you never see how wrong it is.",
+					"Saving the mark after the write gets you completeness, paid for in duplicates whenever the pipeline restarts. That price is bearable only because an idempotent write makes a duplicate cost nothing; without one, each order is wrong, just in its own direction.",
+					"An overlap window gets you tolerance of late commits, paid for by re-reading on every single run for the life of the pipeline: a small cost that never stops, set against a large loss that strikes now and then.",
 				}},
 			}},
 			{ID: "applies", Level: 2, Title: "Where each claim applies", Sources: []string{"Where this applies"}, Blocks: []Block{
-				Para("Very little here is universal. Each label says what a claim depends on, and where a different engine, broker, source or scale would change it."),
-				Note{Label: "General", Text: "The difference between a position in an order and a timestamp holds everywhere, and so does the rule that the mark moves only after the output is durable. What varies is whether a source offers a position at all — which decides whether you get a guarantee or an estimate."},
-				Note{Label: "Broker-specific", Text: "Kafka {offset|offsets} are per partition, dense and increasing, so a committed offset is an exact resume point inside its partition and says nothing across partitions. Kinesis sequence numbers are per shard and opaque. Pub/Sub exposes no position to the client at all and acknowledges messages one by one, so \"resume from X\" cannot even be expressed, and what gets redelivered is a different kind of thing."},
-				Note{Label: "Source-specific", Text: "A Postgres {lsn} and a MySQL binlog file and position are exact positions in the source's own commit order. A SaaS API that only offers \"modified since\" gives you the vendor's clock, the vendor's idea of a modification and no statement about visibility — the same code over that source carries a much weaker guarantee."},
+				Para("Few of these claims hold everywhere. The labels below say what each one rests on, and which change of engine, broker, source or scale would alter it."),
+				Note{Label: "General", Text: "Two things hold for every source: a position in an order is a different kind of thing from a timestamp, and the mark moves only once the output is durable. Sources differ in whether they expose a position in the first place, and that settles whether you end up with a guarantee or only an estimate."},
+				Note{Label: "Broker-specific", Text: "Kafka counts {offset|offsets} separately in each partition, without holes and only upwards; a committed offset is therefore a precise place to resume within its own partition and means nothing for any other. Kinesis gives each shard's records sequence numbers that the client is not meant to interpret. Pub/Sub shows the client no position whatsoever and acknowledges each message on its own, so there is no way even to say \"resume from X\", and redelivery works on a different unit altogether."},
+				Note{Label: "Source-specific", Text: "In Postgres an {lsn}, and in MySQL a binlog file plus an offset within it, name an exact point in the order in which that database committed. A SaaS API that can only filter on \"modified since\" hands you the vendor's clock and the vendor's notion of what counts as modified, and says nothing about when changes become visible: identical code pointed at such a source gives a far weaker guarantee."},
 			}},
 			{ID: "further", Level: 2, Title: "Where to go deeper", Sources: []string{"Where the depth lives", "Domains that do not exist yet"}, Blocks: []Block{
-				Para("This lesson is about how data moves and how you know it arrived whole. Neighbouring subjects carry the rest:"),
+				Para("This lesson covers how data travels and how you can tell that all of it got there. Neighbouring subjects carry the rest:"),
 				List{Items: []string{
 					"**Databases:** {wal|write-ahead logging}, {mvcc}, {isolation-level|isolation levels}, {transaction|transactions}, crash recovery.",
-					"**Services:** job and storage idempotency, {at-least-once} delivery, optimistic concurrency, duplicate detection, retries.",
+					"**Services:** retries, detecting duplicates, optimistic concurrency, {at-least-once} delivery, and idempotent jobs and storage.",
 					"**Architecture:** idempotency as a design property; event sourcing.",
 					"**Observability:** the age of the oldest unprocessed item in a queue.",
 					"**Concurrency:** ordering guarantees, reasoning about races, and why atomic operations alone do not make a design correct.",
 					"**Distributed systems:** {clock-skew|clock skew} and event-time watermarks.",
 				}},
-				Para("Two subjects deserve a course of their own. Distributed systems explains why a timestamp is not a position: without one synchronised clock there is no total order across concurrent writers, so no value read from a clock can cut a running system cleanly in two — this lesson is one of its most practical consequences. Production operations covers the other half: where pipeline state lives, how it is backed up, and what restoring the state table from a snapshot does to a pipeline that has moved on since. Restoring the mark on its own is a data incident disguised as routine recovery."),
+				Para("Two neighbouring subjects need a course each. Distributed systems explains what makes a timestamp different from a position: when writers share no single clock, their concurrent writes have no total order, and no reading of any clock can split a live system cleanly into before and after. Much of this lesson is that idea put to work. Production operations covers the other side: where the pipeline's state is kept, how it is backed up, and what happens when the state table is restored from a snapshot while the pipeline has carried on without it. Putting the mark back by itself looks like routine recovery and is in fact a data incident."),
 			}},
 		},
 		Glossary: hwmGlossary,
@@ -466,7 +474,7 @@ var hwmGlossary = []Term{
 	{ID: "cdc", Name: "Change data capture (CDC)", Definition: "Reading a database's changes from its log, in commit order and by position, instead of querying its tables for recently changed rows."},
 	{ID: "retention", Name: "Retention", Definition: "How long a log keeps its records. A position older than the retention can no longer be replayed."},
 	{ID: "partition", Name: "Partition", Definition: "One independently ordered slice of a log or table. Positions and marks are per partition; there is no order across partitions unless you build one."},
-	{ID: "cas", Name: "Conditional update (compare-and-set)", Definition: "An update that only applies if the stored value is still the one you read first. Two writers racing then produce a visible conflict instead of a silent overwrite."},
+	{ID: "cas", Name: "Conditional update (compare-and-set)", Definition: "An update guarded by a value you read earlier: it takes effect only while the stored value is unchanged. Two writers racing for one value then end in a conflict one of them sees, not in one quietly replacing the other."},
 	{ID: "checkpoint", Name: "Checkpoint", Definition: "Saved progress a process can restart from. The high-water mark is a pipeline's checkpoint; where it is saved relative to the output decides what a crash costs."},
 	{ID: "clock-skew", Name: "Clock skew", Definition: "The difference between two machines' clocks, and the corrections that change it. A timestamp from one clock compared with a time from another carries that error."},
 	{ID: "snapshot", Name: "Snapshot (re-snapshot)", Definition: "A full copy of the source taken at one moment, used to rebuild a target when no log position can be trusted or replayed."},
