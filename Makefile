@@ -32,7 +32,7 @@ check-generated: generate
 	git diff --exit-code -- '*_templ.go'
 
 # test builds the wasm module first: the browser tests load it.
-test: wasm vet
+test: wasm vet check-generated
 	$(GO) test -count=1 ./...
 	$(GO) run ./cmd/tidemark check --all
 
