@@ -162,6 +162,16 @@ func (b *builder) declare(kind string, x scenario.Arg) error {
 	return nil
 }
 
+// declared reads the command's first word as the name of a new kind of
+// thing (a source, a topic, a group), refusing a name already used.
+func (b *builder) declared(c scenario.Command, kind, what string) (scenario.Arg, []scenario.Arg, error) {
+	n, rest, err := b.name(c, what)
+	if err != nil {
+		return n, nil, err
+	}
+	return n, rest, b.declare(kind, n)
+}
+
 // name reads the command's first bare word as the name of a thing.
 func (b *builder) name(c scenario.Command, what string) (scenario.Arg, []scenario.Arg, error) {
 	if len(c.Args) == 0 || c.Args[0].Key != "" || c.Args[0].Quoted {
@@ -190,11 +200,8 @@ func (b *builder) clock(c scenario.Command) error {
 }
 
 func (b *builder) source(c scenario.Command) error {
-	n, rest, err := b.name(c, "a source table")
+	n, rest, err := b.declared(c, "source", "a source table")
 	if err != nil {
-		return err
-	}
-	if err := b.declare("source", n); err != nil {
 		return err
 	}
 	a := newArgs(c, rest)
@@ -217,11 +224,8 @@ func (b *builder) source(c scenario.Command) error {
 }
 
 func (b *builder) target(c scenario.Command) error {
-	n, rest, err := b.name(c, "a target table")
+	n, rest, err := b.declared(c, "target", "a target table")
 	if err != nil {
-		return err
-	}
-	if err := b.declare("target", n); err != nil {
 		return err
 	}
 	a := newArgs(c, rest)
@@ -237,11 +241,8 @@ func (b *builder) target(c scenario.Command) error {
 }
 
 func (b *builder) pipeline(c scenario.Command) error {
-	n, rest, err := b.name(c, "a pipeline")
+	n, rest, err := b.declared(c, "pipeline", "a pipeline")
 	if err != nil {
-		return err
-	}
-	if err := b.declare("pipeline", n); err != nil {
 		return err
 	}
 	a := newArgs(c, rest)

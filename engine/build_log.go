@@ -25,11 +25,8 @@ func (b *builder) topicArg(x scenario.Arg) (*TopicHistory, error) {
 }
 
 func (b *builder) topic(c scenario.Command) error {
-	n, rest, err := b.name(c, "a topic")
+	n, rest, err := b.declared(c, "topic", "a topic")
 	if err != nil {
-		return err
-	}
-	if err := b.declare("topic", n); err != nil {
 		return err
 	}
 	a := newArgs(c, rest)
@@ -114,11 +111,8 @@ func (b *builder) crash(c scenario.Command) error {
 }
 
 func (b *builder) producer(c scenario.Command) error {
-	n, rest, err := b.name(c, "a producer")
+	n, rest, err := b.declared(c, "producer", "a producer")
 	if err != nil {
-		return err
-	}
-	if err := b.declare("producer", n); err != nil {
 		return err
 	}
 	a := newArgs(c, rest)
@@ -242,11 +236,8 @@ func (b *builder) traffic(c scenario.Command) error {
 }
 
 func (b *builder) group(c scenario.Command) error {
-	n, rest, err := b.name(c, "a consumer group")
+	n, rest, err := b.declared(c, "group", "a consumer group")
 	if err != nil {
-		return err
-	}
-	if err := b.declare("group", n); err != nil {
 		return err
 	}
 	a := newArgs(c, rest)
