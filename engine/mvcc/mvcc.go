@@ -398,32 +398,43 @@ func SortVersions(vs []*Version) {
 	slices.SortFunc(vs, func(a, b *Version) int { return CompareKeys(a.Key, b.Key) })
 }
 
+// ParsedKey is a business key with its number read once, for sorting or
+// searching many keys in CompareKeys' order without parsing at every step.
+type ParsedKey struct {
+	S   string // the key as written
+	N   int64  // its value, when Num
+	Num bool   // the key is a whole number
+}
+
+// ParseKey reads a business key once.
+func ParseKey(k string) ParsedKey {
+	n, err := strconv.ParseInt(k, 10, 64)
+	return ParsedKey{S: k, N: n, Num: err == nil}
+}
+
+// Compare orders parsed keys as CompareKeys orders their text.
+func (a ParsedKey) Compare(b ParsedKey) int {
+	switch {
+	case a.Num && b.Num:
+		return cmp.Compare(a.N, b.N)
+	case a.Num:
+		return -1
+	case b.Num:
+		return 1
+	}
+	return strings.Compare(a.S, b.S)
+}
+
 // SortKeys sorts business keys as CompareKeys orders them, reading each key
 // as a number once rather than at every comparison.
 func SortKeys(keys []string) {
-	type parsed struct {
-		n   int64
-		num bool
-		s   string
-	}
-	ps := make([]parsed, len(keys))
+	ps := make([]ParsedKey, len(keys))
 	for i, k := range keys {
-		n, err := strconv.ParseInt(k, 10, 64)
-		ps[i] = parsed{n, err == nil, k}
+		ps[i] = ParseKey(k)
 	}
-	slices.SortFunc(ps, func(a, b parsed) int {
-		switch {
-		case a.num && b.num:
-			return cmp.Compare(a.n, b.n)
-		case a.num:
-			return -1
-		case b.num:
-			return 1
-		}
-		return strings.Compare(a.s, b.s)
-	})
+	slices.SortFunc(ps, ParsedKey.Compare)
 	for i, p := range ps {
-		keys[i] = p.s
+		keys[i] = p.S
 	}
 }
 
