@@ -190,3 +190,46 @@ func TestNoInlineScriptOrStyle(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbedSnippets checks the scenario page shows each way to embed it as
+// text to copy, escaped once for the page, with no script involved.
+func TestEmbedSnippets(t *testing.T) {
+	v := ScenarioView{
+		Layout: testLayout("A scenario"), ID: "hwm/x", Title: "A scenario",
+		Embed: EmbedSnippets{
+			IFrame:   `<iframe src="https://h.example/embed/hwm/x?a=1&amp;step=2" title="A scenario — Tidemark"></iframe>`,
+			Script:   `<script src="https://h.example/static/embed.js" data-scenario="hwm/x" async></script>`,
+			Markdown: `![A scenario](https://h.example/picture/hwm/x.svg)`,
+			Image:    `<img src="https://h.example/picture/hwm/x.svg" alt="A scenario">`,
+		},
+	}
+	doc, raw := render(t, ScenarioPage(v))
+	section := doc.One(t, "embed-snippets")
+	if got := htmltest.Text(htmltest.All(section, func(n *html.Node) bool { return n.Data == "h2" })[0]); got != "Embed this scenario" {
+		t.Errorf("heading = %q", got)
+	}
+	for id, want := range map[string]string{
+		"snippet-iframe": v.Embed.IFrame, "snippet-script": v.Embed.Script,
+		"snippet-markdown": v.Embed.Markdown, "snippet-image": v.Embed.Image,
+	} {
+		n := doc.One(t, id)
+		if n.Data != "code" || n.Parent == nil || n.Parent.Data != "pre" {
+			t.Errorf("%s is not a <pre><code>", id)
+		}
+		if got := htmltest.Text(n); got != want {
+			t.Errorf("%s = %q, want %q", id, got, want)
+		}
+	}
+	if strings.Contains(raw, `<script src="https://h.example`) || strings.Contains(raw, "<iframe") {
+		t.Error("a snippet reached the page as markup instead of text")
+	}
+	if v := doc.CSPViolations(); len(v) != 0 {
+		t.Errorf("CSP: %q", v)
+	}
+	// A view without snippets (a page that is not a bundled scenario) has
+	// no empty section.
+	doc, _ = render(t, ScenarioPage(ScenarioView{Layout: testLayout("B"), Title: "B"}))
+	if len(doc.ByTestID("embed-snippets")) != 0 {
+		t.Error("an empty embed section was drawn")
+	}
+}

@@ -108,6 +108,18 @@ type ScenarioView struct {
 	Ending   ScenarioEnding
 	EmbedURL string
 	PageURL  string
+	// Embed holds the snippets that put this scenario in someone else's
+	// documentation.
+	Embed EmbedSnippets
+}
+
+// EmbedSnippets are ready-to-paste ways to show a scenario elsewhere, as
+// text (the page escapes them once more to show them).
+type EmbedSnippets struct {
+	IFrame   string // an <iframe> of the embed page
+	Script   string // a <script> tag for embed.js, which makes the iframe and sizes it
+	Markdown string // a Markdown image of the static picture, for a README
+	Image    string // the same picture as an HTML <img>
 }
 
 // PlayView is the sandbox page.

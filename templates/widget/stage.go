@@ -89,6 +89,13 @@ func listKeys(keys []string) string {
 func truthSummary(b *builder, tr engine.Truth) {
 	b.open("p", "class", "tm-truth", "data-testid", "truth")
 	b.el("strong", "Truth: ")
+	b.text(TruthText(tr))
+	b.close("p")
+}
+
+// TruthText says in one sentence which keys the target lacks, holds more
+// than once or holds an old version of, at one step: the truth no check sees.
+func TruthText(tr engine.Truth) string {
 	var parts []string
 	if len(tr.Missing) > 0 {
 		parts = append(parts, "not in the target: "+listKeys(tr.Missing))
@@ -106,8 +113,7 @@ func truthSummary(b *builder, tr engine.Truth) {
 	if len(parts) == 0 {
 		parts = append(parts, "the target matches every committed source row")
 	}
-	b.text(strings.Join(parts, "; ") + ".")
-	b.close("p")
+	return strings.Join(parts, "; ") + "."
 }
 
 func panel(b *builder, id, title string) {
@@ -146,65 +152,8 @@ func span(t *engine.Trace) (lo, hi vtime.Time) {
 
 func sourcePanel(b *builder, t *engine.Trace, s State) {
 	panel(b, "source", "Source transactions")
-	now := vtime.Time(0)
-	if s.Step > 0 {
-		now = t.Events[s.Step-1].At
-	}
-	lo, hi := span(t)
-	const w, left, right, rowH = 640.0, 96.0, 16.0, 26.0
-	x := func(at vtime.Time) float64 {
-		return left + (w-left-right)*float64(at-lo)/float64(hi-lo)
-	}
-	// The last maxBars transactions begun by this step, in trace order.
-	const maxBars = 40
-	var shown []*engine.TxnRecord
-	for i := len(t.Txns) - 1; i >= 0 && len(shown) < maxBars; i-- {
-		if t.Txns[i].BeginStep <= s.Step {
-			shown = append(shown, &t.Txns[i])
-		}
-	}
-	slices.Reverse(shown)
-	h := rowH*float64(len(shown)) + 44
-	desc := strconv.Itoa(len(shown)) + " transactions drawn as bars from begin to commit on a time axis; diamonds mark each one's updated_at"
-	b.open("svg", "class", "tm-svg", "viewBox", "0 0 640 "+ftoa(h), "role", "img", "aria-label", desc, "data-testid", "source-chart")
-	// Time axis.
-	b.void("line", "x1", ftoa(left), "y1", ftoa(h-24), "x2", ftoa(w-right), "y2", ftoa(h-24), "class", "tm-axis")
-	b.el("text", lo.String(), "x", ftoa(left), "y", ftoa(h-6), "class", "tm-tick")
-	b.el("text", hi.String(), "x", ftoa(w-right), "y", ftoa(h-6), "class", "tm-tick", "text-anchor", "end")
-	// Timestamp marks as vertical lines.
-	for _, m := range t.Marks {
-		p, ok := t.MarkAt(m, s.Step)
-		if !ok || !p.Set || !m.Kind.IsTimestamp() {
-			continue
-		}
-		mx := x(vtime.Time(p.Value))
-		b.void("line", "x1", ftoa(mx), "y1", "4", "x2", ftoa(mx), "y2", ftoa(h-24), "class", "tm-markline")
-		b.el("text", "mark "+p.Display, "x", ftoa(mx+3), "y", "14", "class", "tm-marklabel")
-	}
-	if s.Step > 0 {
-		nx := x(now)
-		b.void("line", "x1", ftoa(nx), "y1", "4", "x2", ftoa(nx), "y2", ftoa(h-24), "class", "tm-nowline")
-	}
-	for i, tx := range shown {
-		y := 20 + rowH*float64(i)
-		end, state := now, "open"
-		if tx.EndStep > 0 && tx.EndStep <= s.Step {
-			end = tx.EndAt
-			state = map[mvcc.TxnState]string{mvcc.Committed: "committed", mvcc.RolledBack: "rolled-back"}[tx.State]
-		}
-		label := tx.Name
-		if keys := tx.Keys(); len(keys) == 1 {
-			label += " · " + keys[0]
-		}
-		b.el("text", label, "x", "4", "y", ftoa(y+13), "class", "tm-txlabel")
-		bw := max(x(end)-x(tx.BeginAt), 3)
-		b.void("rect", "x", ftoa(x(tx.BeginAt)), "y", ftoa(y+2), "width", ftoa(bw), "height", "14", "rx", "3", "class", "tm-bar tm-"+state)
-		if st, ok := tx.Stamp(); ok {
-			sx := x(st)
-			b.void("polygon", "points", ftoa(sx)+","+ftoa(y)+" "+ftoa(sx+5)+","+ftoa(y+9)+" "+ftoa(sx)+","+ftoa(y+18)+" "+ftoa(sx-5)+","+ftoa(y+9), "class", "tm-stamp")
-		}
-	}
-	b.close("svg")
+	shown := shownTxns(t, s.Step)
+	sourceChart(b, t, s.Step, shown, ChartOptions{})
 	// The same facts as a table: the text equivalent of the drawing.
 	b.open("table", "class", "tm-table", "data-testid", "source-table")
 	b.el("caption", "Transactions at this step")
@@ -243,6 +192,139 @@ func sourcePanel(b *builder, t *engine.Trace, s State) {
 	b.close("tbody")
 	b.close("table")
 	b.close("section")
+}
+
+// maxBars is how many transactions the source chart draws: the last ones
+// begun by the step.
+const maxBars = 40
+
+// shownTxns returns the last maxBars transactions begun by step, in trace order.
+func shownTxns(t *engine.Trace, step int) []*engine.TxnRecord {
+	var shown []*engine.TxnRecord
+	for i := len(t.Txns) - 1; i >= 0 && len(shown) < maxBars; i-- {
+		if t.Txns[i].BeginStep <= step {
+			shown = append(shown, &t.Txns[i])
+		}
+	}
+	slices.Reverse(shown)
+	return shown
+}
+
+// ChartOptions says where the source chart goes and how it is coloured.
+type ChartOptions struct {
+	// Standalone draws the chart for a document without the site's
+	// stylesheet (a picture for a README): each shape carries its colours
+	// as presentation attributes, which no Content-Security-Policy blocks,
+	// in the light scheme.
+	Standalone bool
+	// X and Y place the chart inside an enclosing SVG; they are written
+	// only for a standalone chart.
+	X, Y float64
+}
+
+// chartWidth is the width of the source chart in user units.
+const chartWidth = 640.0
+
+// SourceChart draws the source transactions at step as bars from begin to
+// commit on a time axis, with each one's updated_at as a diamond, the
+// timestamp marks as dashed lines and the step's time as a thin line. It
+// returns the <svg> element and its size. The scenario page's source panel
+// and the static picture both draw with it.
+func SourceChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, height float64) {
+	var b builder
+	step = clamp(step, t.Steps())
+	height = sourceChart(&b, t, step, shownTxns(t, step), o)
+	return b.String(), chartWidth, height
+}
+
+// chartLook holds the presentation attributes of a standalone chart, by
+// class: the colours app.css gives them in the light scheme.
+var chartLook = map[string][]string{
+	"tm-axis":               {"stroke", "#4a5560"},
+	"tm-tick":               nil,
+	"tm-markline":           {"stroke", "#b23c0a", "stroke-width", "2", "stroke-dasharray", "6 3"},
+	"tm-marklabel":          {"fill", "#b23c0a", "font-weight", "700"},
+	"tm-nowline":            {"stroke", "#4a5560", "stroke-width", "1"},
+	"tm-txlabel":            nil,
+	"tm-bar tm-open":        {"fill", "#f4b942", "fill-opacity", "0.55", "stroke", "#1b1f23", "stroke-dasharray", "4 2"},
+	"tm-bar tm-committed":   {"fill", "#0b4f6c", "fill-opacity", "0.55", "stroke", "#1b1f23"},
+	"tm-bar tm-rolled-back": {"fill", "none", "stroke", "#1b1f23", "stroke-dasharray", "2 2"},
+	"tm-stamp":              {"fill", "#1b1f23"},
+}
+
+// sourceChart draws the chart of shown at step and returns its height.
+func sourceChart(b *builder, t *engine.Trace, step int, shown []*engine.TxnRecord, o ChartOptions) float64 {
+	// look appends a class and, for a standalone chart, its colours.
+	look := func(class string, attrs ...string) []string {
+		attrs = append(attrs, "class", class)
+		if o.Standalone {
+			attrs = append(attrs, chartLook[class]...)
+		}
+		return attrs
+	}
+	now := vtime.Time(0)
+	if step > 0 {
+		now = t.Events[step-1].At
+	}
+	lo, hi := span(t)
+	const w, left, right, rowH = chartWidth, 96.0, 16.0, 26.0
+	x := func(at vtime.Time) float64 {
+		return left + (w-left-right)*float64(at-lo)/float64(hi-lo)
+	}
+	h := rowH*float64(len(shown)) + 44
+	desc := strconv.Itoa(len(shown)) + " transactions drawn as bars from begin to commit on a time axis; diamonds mark each one's updated_at"
+	if o.Standalone {
+		b.open("svg", "x", ftoa(o.X), "y", ftoa(o.Y), "width", ftoa(w), "height", ftoa(h), "viewBox", "0 0 640 "+ftoa(h),
+			"role", "img", "aria-label", desc, "font-family", "ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', monospace",
+			"font-size", "12", "fill", "#1b1f23")
+	} else {
+		b.open("svg", "class", "tm-svg", "viewBox", "0 0 640 "+ftoa(h), "role", "img", "aria-label", desc, "data-testid", "source-chart")
+	}
+	// Time axis.
+	b.void("line", look("tm-axis", "x1", ftoa(left), "y1", ftoa(h-24), "x2", ftoa(w-right), "y2", ftoa(h-24))...)
+	b.el("text", lo.String(), look("tm-tick", "x", ftoa(left), "y", ftoa(h-6))...)
+	b.el("text", hi.String(), append(look("tm-tick", "x", ftoa(w-right), "y", ftoa(h-6)), "text-anchor", "end")...)
+	// Timestamp marks as vertical lines.
+	for _, m := range t.Marks {
+		p, ok := t.MarkAt(m, step)
+		if !ok || !p.Set || !m.Kind.IsTimestamp() {
+			continue
+		}
+		mx := x(vtime.Time(p.Value))
+		b.void("line", look("tm-markline", "x1", ftoa(mx), "y1", "4", "x2", ftoa(mx), "y2", ftoa(h-24))...)
+		// A label near the right edge is written to the left of its line,
+		// so the chart does not cut it off.
+		if mx > w-right-120 {
+			b.el("text", "mark "+p.Display, append(look("tm-marklabel", "x", ftoa(mx-3), "y", "14"), "text-anchor", "end")...)
+		} else {
+			b.el("text", "mark "+p.Display, look("tm-marklabel", "x", ftoa(mx+3), "y", "14")...)
+		}
+	}
+	if step > 0 {
+		nx := x(now)
+		b.void("line", look("tm-nowline", "x1", ftoa(nx), "y1", "4", "x2", ftoa(nx), "y2", ftoa(h-24))...)
+	}
+	for i, tx := range shown {
+		y := 20 + rowH*float64(i)
+		end, state := now, "open"
+		if tx.EndStep > 0 && tx.EndStep <= step {
+			end = tx.EndAt
+			state = map[mvcc.TxnState]string{mvcc.Committed: "committed", mvcc.RolledBack: "rolled-back"}[tx.State]
+		}
+		label := tx.Name
+		if keys := tx.Keys(); len(keys) == 1 {
+			label += " · " + keys[0]
+		}
+		b.el("text", label, look("tm-txlabel", "x", "4", "y", ftoa(y+13))...)
+		bw := max(x(end)-x(tx.BeginAt), 3)
+		b.void("rect", look("tm-bar tm-"+state, "x", ftoa(x(tx.BeginAt)), "y", ftoa(y+2), "width", ftoa(bw), "height", "14", "rx", "3")...)
+		if st, ok := tx.Stamp(); ok {
+			sx := x(st)
+			b.void("polygon", look("tm-stamp", "points", ftoa(sx)+","+ftoa(y)+" "+ftoa(sx+5)+","+ftoa(y+9)+" "+ftoa(sx)+","+ftoa(y+18)+" "+ftoa(sx-5)+","+ftoa(y+9))...)
+		}
+	}
+	b.close("svg")
+	return h
 }
 
 func marksPanel(b *builder, t *engine.Trace, s State) {
@@ -536,7 +618,7 @@ func checksPanel(b *builder, t *engine.Trace, step int, cv *checkView) {
 		b.open("ul", "class", "tm-checks", "data-testid", "checks")
 	}
 	for _, c := range cv.results {
-		mark := map[check.Status]string{check.Pass: "✓ pass", check.Fail: "✗ fail", check.NotRun: "– not run"}[c.Status]
+		mark := CheckStatus(c.Status)
 		b.open("li", "class", "tm-check tm-check-"+string(c.Status), "data-check", c.Name, "data-status", string(c.Status))
 		b.el("span", mark, "class", "tm-status")
 		b.el("strong", " "+c.Name)
@@ -550,6 +632,20 @@ func checksPanel(b *builder, t *engine.Trace, step int, cv *checkView) {
 	}
 	b.close("ul")
 	b.close("section")
+}
+
+// CheckStatus writes a check's verdict as a glyph and a word, so that it
+// reads without colour: "✓ pass", "✗ fail" or "– not run".
+func CheckStatus(st check.Status) string {
+	switch st {
+	case check.Pass:
+		return "✓ pass"
+	case check.Fail:
+		return "✗ fail"
+	case check.NotRun:
+		return "– not run"
+	}
+	return string(st)
 }
 
 // comparePanel shows the original timeline's target beside the fork's (the

@@ -1,6 +1,7 @@
 // Package pages builds the site's scenario pages: one bundled scenario as a
-// playground, the same widget alone for an iframe, and the sandbox where a
-// visitor writes a scenario of their own. It turns requests into view
+// playground, the same widget alone for an iframe, a static SVG picture of a
+// scenario at a step (for a README, where scripts are not allowed), and the
+// sandbox where a visitor writes a scenario of their own. It turns requests into view
 // structs; the simulation is the engine's and the drawing is the widget's.
 package pages
 
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -53,6 +55,7 @@ func Routes() []web.Page {
 	return []web.Page{
 		{Pattern: "GET /scenarios/{id...}", Render: scenarioPage(false)},
 		{Pattern: "GET /embed/{id...}", Render: scenarioPage(true)},
+		{Pattern: "GET /picture/{id...}", Handler: http.HandlerFunc(picturePage)},
 		{Pattern: "GET /play", Render: playPage},
 		{Pattern: "POST /play", Render: playPage},
 	}
@@ -61,30 +64,16 @@ func Routes() []web.Page {
 // Scripts are the page scripts a widget needs, in load order.
 var Scripts = []string{"wasm_exec.js", "app.js", "widget.js"}
 
+// EmbedScripts are the scripts of the embed page: a widget's, and frame.js,
+// which tells a page that framed it through embed.js how tall it is.
+var EmbedScripts = append(slices.Clip(Scripts), "frame.js")
+
 // Widget runs a scenario for a link's query and draws its widget. The
 // problems name what in the query was wrong; the widget shows them.
 func Widget(f *scenario.File, q url.Values, base, id string, embedded bool) (*engine.Trace, templates.WidgetHost, error) {
-	knobs, st, problems := widget.FromQuery(f, q)
-	seed := uint64(1)
-	if v := q.Get("seed"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			problems = append(problems, "seed="+v+" is not a whole number; using seed 1")
-		} else {
-			seed = n
-		}
-	}
-	w, err := engine.Build(f, knobs, seed)
+	t, st, problems, err := run(f, q)
 	if err != nil {
 		return nil, templates.WidgetHost{}, err
-	}
-	if n := w.Planned(); n > MaxServerEvents {
-		return nil, templates.WidgetHost{}, fmt.Errorf("this scenario plans about %d events, more than the %d the server draws: %w; it still runs in your browser", n, MaxServerEvents, ErrTooLarge)
-	}
-	t := w.Run()
-	if st.Step > t.Steps() {
-		problems = append(problems, fmt.Sprintf("step %d is past the end; this scenario has %d steps", st.Step, t.Steps()))
-		st.Step = t.Steps()
 	}
 	st.BasePath, st.ID, st.Embedded = base, id, embedded
 	st.Message = strings.Join(problems, ". ")
@@ -97,6 +86,35 @@ func Widget(f *scenario.File, q url.Values, base, id string, embedded bool) (*en
 		host.Embedded = "on"
 	}
 	return t, host, nil
+}
+
+// run runs a scenario with the knobs, seed and step of a link's query. Each
+// bad value in the query is named in problems and replaced by its default;
+// an error means the scenario itself could not be run.
+func run(f *scenario.File, q url.Values) (*engine.Trace, widget.State, []string, error) {
+	knobs, st, problems := widget.FromQuery(f, q)
+	seed := uint64(1)
+	if v := q.Get("seed"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			problems = append(problems, "seed="+v+" is not a whole number; using seed 1")
+		} else {
+			seed = n
+		}
+	}
+	w, err := engine.Build(f, knobs, seed)
+	if err != nil {
+		return nil, st, nil, err
+	}
+	if n := w.Planned(); n > MaxServerEvents {
+		return nil, st, nil, fmt.Errorf("this scenario plans about %d events, more than the %d the server draws: %w; it still runs in your browser", n, MaxServerEvents, ErrTooLarge)
+	}
+	t := w.Run()
+	if st.Step > t.Steps() {
+		problems = append(problems, fmt.Sprintf("step %d is past the end; this scenario has %d steps", st.Step, t.Steps()))
+		st.Step = t.Steps()
+	}
+	return t, st, problems, nil
 }
 
 func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
@@ -114,13 +132,19 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bundled scenario %s: %w", id, err)
 		}
+		scripts := Scripts
+		if embed {
+			scripts = EmbedScripts
+		}
 		v := templates.ScenarioView{
-			Layout: web.NewLayoutView(sc.Title, Scripts...),
+			Layout: web.NewLayoutView(sc.Title, scripts...),
 			ID:     sc.ID, Title: sc.Title, Source: string(sc.Source), Widget: host,
 			Ending:   ending(t),
 			EmbedURL: "/embed/" + id, PageURL: "/scenarios/" + id,
 		}
 		v.Layout.Description = sc.About
+		step, _ := strconv.Atoi(r.URL.Query().Get("step"))
+		v.Embed = snippets(origin(r), sc.ID, sc.Title, t, max(0, min(step, t.Steps())))
 		if embed {
 			return templates.EmbedPage(v), nil
 		}

@@ -1,0 +1,139 @@
+package pages
+
+import (
+	"html"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/lessons"
+	"github.com/tidemark/tidemark/templates"
+	"github.com/tidemark/tidemark/templates/picture"
+)
+
+// PictureCache is the Cache-Control of a picture: a bundled scenario at a
+// given step and settings draws the same picture until the next deploy, and
+// a README host (GitHub's image proxy) may keep it for an hour.
+const PictureCache = "public, max-age=3600"
+
+// picturePage answers GET /picture/{id}.svg with a standalone SVG of a
+// bundled scenario at a step: the same query as the scenario page
+// (?step=14&mark=lsn&truth=off&seed=2). Without a step it draws the last
+// one, how the scenario ends: a picture of step 0 would show nothing yet.
+// The ".svg" ending is optional; it helps hosts that judge a link by its
+// name. A bad knob or step draws the defaults and says so in the picture;
+// an unknown scenario answers 404 with a small picture saying so.
+func picturePage(w http.ResponseWriter, r *http.Request) {
+	id := strings.TrimSuffix(r.PathValue("id"), ".svg")
+	sc, ok := lessons.Lookup(id)
+	if !ok {
+		writeSVG(w, r, http.StatusNotFound, "no-cache", picture.Message("No such scenario",
+			"Tidemark has no scenario named "+strconv.Quote(id)+". The home page lists every scenario and its id."))
+		return
+	}
+	q := r.URL.Query()
+	t, st, problems, err := run(sc.File, q)
+	if err != nil {
+		slog.ErrorContext(r.Context(), "pages: draw picture", "id", id, "err", err)
+		writeSVG(w, r, http.StatusInternalServerError, "no-cache", picture.Message("This scenario could not be drawn", err.Error()))
+		return
+	}
+	if !q.Has("step") {
+		st.Step = t.Steps()
+	}
+	link := origin(r) + "/scenarios/" + id
+	if sq := shareQuery(t, st.Step, true); sq != "" {
+		link += "?" + sq
+	}
+	writeSVG(w, r, http.StatusOK, PictureCache, picture.Render(picture.View{
+		Trace: t, Step: st.Step, ShowTruth: st.ShowTruth, Problems: problems, Link: link,
+	}))
+}
+
+func writeSVG(w http.ResponseWriter, r *http.Request, status int, cache, svg string) {
+	h := w.Header()
+	h.Set("Content-Type", "image/svg+xml")
+	h.Set("Cache-Control", cache)
+	h.Set("Content-Length", strconv.Itoa(len(svg)))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write([]byte(svg))
+	}
+}
+
+// shareQuery returns the query that opens t at step: the knobs set away
+// from their defaults, and the step (when withZero is false, only a step
+// past 0).
+func shareQuery(t *engine.Trace, step int, withZero bool) string {
+	v := url.Values{}
+	for _, k := range t.File.Knobs {
+		if val := t.Settings[k.Name]; val != k.Default {
+			v.Set(k.Name, val)
+		}
+	}
+	if step > 0 || withZero {
+		v.Set("step", strconv.Itoa(step))
+	}
+	return v.Encode()
+}
+
+// knobQuery returns the knobs of t set away from their defaults, as a query.
+func knobQuery(t *engine.Trace) string { return shareQuery(t, 0, false) }
+
+// origin returns the scheme and host a request reached us at, for links
+// that leave the site (in a snippet to paste elsewhere, or written in a
+// picture). A Host header with anything but the characters of a host name,
+// an IP address and a port gives "", so the links stay relative rather than
+// carry it.
+func origin(r *http.Request) string {
+	host := r.Host
+	if host == "" || strings.IndexFunc(host, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(".-:[]", c))
+	}) >= 0 {
+		return ""
+	}
+	scheme := "http"
+	if r.TLS != nil || r.URL.Scheme == "https" || r.Header.Get("X-Forwarded-Proto") == "https" {
+		scheme = "https"
+	}
+	return scheme + "://" + host
+}
+
+// snippets returns the three ways to put scenario id, with t's knobs, at
+// step in someone else's documentation.
+func snippets(base, id, title string, t *engine.Trace, step int) templates.EmbedSnippets {
+	attr := html.EscapeString
+	q := shareQuery(t, step, false)
+	withQ := func(u string) string {
+		if q == "" {
+			return u
+		}
+		return u + "?" + q
+	}
+	script := `<script src="` + attr(base+"/static/embed.js") + `" data-scenario="` + attr(id) + `"`
+	if step > 0 {
+		script += ` data-step="` + strconv.Itoa(step) + `"`
+	}
+	if kq := knobQuery(t); kq != "" {
+		script += ` data-knobs="` + attr(kq) + `"`
+	}
+	script += ` async></script>`
+	pic := withQ(base + "/picture/" + id + ".svg")
+	alt := title
+	if step > 0 {
+		alt += ", at step " + strconv.Itoa(step)
+	} else {
+		alt += ", how it ends"
+	}
+	mdAlt := strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`).Replace(alt)
+	return templates.EmbedSnippets{
+		IFrame: `<iframe src="` + attr(withQ(base+"/embed/"+id)) + `" title="` + attr(title+" — Tidemark") +
+			`" width="100%" height="800" loading="lazy"></iframe>`,
+		Script:   script,
+		Markdown: `![` + mdAlt + `](` + pic + `)`,
+		Image:    `<img src="` + attr(pic) + `" alt="` + attr(alt) + `" width="680">`,
+	}
+}

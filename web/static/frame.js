@@ -1,0 +1,35 @@
+// Tidemark embed page, framed: tell the page that framed us how tall we are.
+//
+// embed.js names its iframe (the frame's window.name) with an id of its own
+// and sizes the frame from these messages; it accepts them only from our
+// origin and with its id. The message holds nothing but the height and the
+// document's title, so it is posted to any parent origin: the page that
+// framed us is someone else's documentation, whose origin we cannot know.
+"use strict";
+
+(() => {
+  if (window.parent === window || !window.name) return;
+  const id = window.name;
+  let last = -1;
+  const send = () => {
+    // The height of the document's content (body.embed has no min-height,
+    // so this shrinks as well as grows).
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height === last) return;
+    last = height;
+    window.parent.postMessage({ tidemark: "height", id, height, title: document.title }, "*");
+  };
+  const start = () => {
+    send();
+    if ("ResizeObserver" in window) {
+      new ResizeObserver(send).observe(document.documentElement);
+    } else {
+      window.addEventListener("resize", send);
+    }
+  };
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start, { once: true });
+  } else {
+    start();
+  }
+})();
