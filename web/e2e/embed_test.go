@@ -1,0 +1,96 @@
+//go:build !js
+
+package e2e
+
+import (
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/pages"
+)
+
+// authorPage stands for a documentation author's page: two embed script
+// tags, one for a scenario at a step with a knob and one that forgot its
+// scenario. It is served by the same test server as the site, so the
+// embed script comes from the site's own origin, as it would on a real page.
+const authorPage = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Our pipeline docs</title></head>
+<body>
+<h1>Why our extract loses rows</h1>
+<p>Step through it:</p>
+<script src="/static/embed.js" data-scenario="hwm/visibility-gap" data-step="14" data-knobs="mark=lsn" async></script>
+<p id="after">More prose after the embed.</p>
+<div id="broken"><script src="/static/embed.js" async></script></div>
+</body></html>`
+
+// TestEmbedScript loads a page with the embed script tag: the script puts
+// an accessible iframe after itself, the iframe runs the widget at the
+// step and knob asked for, and the embed page's height message sizes it.
+func TestEmbedScript(t *testing.T) {
+	if _, ok := web.LookupAsset("tidemark.wasm"); !ok {
+		t.Skip("tidemark.wasm not built; run `make wasm`")
+	}
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	author := web.Page{Pattern: "GET /docs/author", Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(authorPage))
+	})}
+	base := startSite(t, web.Options{Scenarios: cat, Pages: append(pages.Routes(), author)})
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/docs/author")))
+
+	// The iframe appears right after its script tag.
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`iframe.tidemark-embed`))))
+	assert.Equal(t, 1, eval[int](t, ctx, `document.querySelectorAll("iframe").length`), "one iframe per scenario; the broken tag makes none")
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('script[data-scenario]').nextElementSibling.tagName === "IFRAME"`))
+	assert.Equal(t, base+"/embed/hwm/visibility-gap?mark=lsn&step=14", eval[string](t, ctx, `document.querySelector("iframe").src`))
+	assert.Equal(t, "lazy", eval[string](t, ctx, `document.querySelector("iframe").getAttribute("loading")`))
+	assert.NotEmpty(t, eval[string](t, ctx, `document.querySelector("iframe").title`), "the iframe has an accessible name from the start")
+
+	// The missing scenario is said politely where the iframe would be.
+	msg := eval[string](t, ctx, `(document.querySelector("#broken .tidemark-embed-missing")||{}).textContent||""`)
+	assert.Contains(t, msg, "names no scenario")
+	assert.Contains(t, msg, "data-scenario")
+
+	// The iframe's widget is taken over by the engine at the requested step
+	// and knob (same origin here, so the test can look inside).
+	const inner = `document.querySelector("iframe").contentDocument`
+	require.NoError(t, chromedp.Do(ctx, chromedp.Poll[chromedp.Void](inner+`.querySelector('.tm-host[data-ready="true"] [data-testid="btn-play"]') !== null`, chromedp.WithPollingTimeout(20*time.Second))),
+		"the widget in the iframe never became ready")
+	assert.Equal(t, "14", eval[string](t, ctx, inner+`.querySelector(".tm-widget").dataset.step`))
+	assert.True(t, eval[bool](t, ctx, inner+`.querySelector('[data-testid="knob-mark-lsn"]').checked`))
+
+	// The height message sized the iframe to its content (it started at
+	// 640 px; the widget is taller), and the title now names the scenario.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Poll[chromedp.Void](
+		`(() => { const f = document.querySelector("iframe");
+		  const want = Math.ceil(f.contentDocument.documentElement.getBoundingClientRect().height);
+		  return f.style.height === want + "px" && f.getBoundingClientRect().height === want; })()`,
+		chromedp.WithPollingTimeout(10*time.Second))), "the iframe's height was not set from the embed page's message")
+	h := eval[float64](t, ctx, `document.querySelector("iframe").getBoundingClientRect().height`)
+	assert.Greater(t, h, 640.0, "the iframe grew to the widget")
+	assert.Contains(t, eval[string](t, ctx, `document.querySelector("iframe").title`), "A timestamp mark skips rows that commit late")
+
+	// A message with another id, or from elsewhere, changes nothing.
+	eval[bool](t, ctx, `window.postMessage({tidemark: "height", id: document.querySelector("iframe").name, height: 50}, "*"), true`)
+	time.Sleep(200 * time.Millisecond)
+	assert.Equal(t, h, eval[float64](t, ctx, `document.querySelector("iframe").getBoundingClientRect().height`), "a message not from the iframe was obeyed")
+
+	// The widget in the frame grows (its timeline opens): the frame follows.
+	eval[bool](t, ctx, `(() => { const d = `+inner+`.querySelector('[data-testid="timeline"]'); d.open = !d.open; return true; })()`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Poll[chromedp.Void](
+		`(() => { const f = document.querySelector("iframe");
+		  const got = f.getBoundingClientRect().height;
+		  return got === Math.ceil(f.contentDocument.documentElement.getBoundingClientRect().height) && got !== `+strconv.FormatFloat(h, 'f', -1, 64)+`; })()`,
+		chromedp.WithPollingTimeout(10*time.Second))), "the iframe did not follow its content's height")
+
+	assert.Empty(t, pageProblems(t, ctx))
+}
