@@ -94,3 +94,13 @@ func TestEmbedScript(t *testing.T) {
 
 	assert.Empty(t, pageProblems(t, ctx))
 }
+
+// TestEmbedSnippetsAt360 checks the long snippets on a scenario page wrap
+// on a phone rather than push the page sideways.
+func TestEmbedSnippetsAt360(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=14&mark=lsn")
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(360, 740)))
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.querySelector('[data-testid="embed-snippets"]').scrollWidth`), 360, "a snippet is wider than the phone")
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360, "the page scrolls sideways at 360px")
+	assert.Contains(t, text(t, ctx, `[data-testid="snippet-script"]`), `data-scenario="hwm/visibility-gap"`)
+}
