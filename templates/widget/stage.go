@@ -1,7 +1,6 @@
 package widget
 
 import (
-	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -416,31 +415,31 @@ func targetPanel(b *builder, t *engine.Trace, s State, truth engine.Truth, views
 		}
 		// Every key the table could show, the rows' and the missing ones,
 		// sorted; a large target is then cut to a window of them.
-		buf := keyBuffers.Get().(*[]parsedKey)
+		buf := keyBuffers.Get().(*[]mvcc.ParsedKey)
 		pk, nrows, latest := (*buf)[:0], 0, ""
 		views[i].Each(func(r sink.Row) bool {
-			pk = append(pk, parseKey(r.Key))
+			pk = append(pk, mvcc.ParseKey(r.Key))
 			nrows++
 			latest = r.Key // rows arrive in step order
 			return true
 		})
 		for _, k := range missing {
-			pk = append(pk, parseKey(k))
+			pk = append(pk, mvcc.ParseKey(k))
 		}
 		caption := itoa(nrows) + " rows at this step"
-		slices.SortFunc(pk, compareParsed)
-		shown := slices.CompactFunc(pk, func(a, b parsedKey) bool { return a.s == b.s })
+		slices.SortFunc(pk, mvcc.ParsedKey.Compare)
+		shown := slices.CompactFunc(pk, func(a, b mvcc.ParsedKey) bool { return a.S == b.S })
 		if len(shown) > maxRows {
-			focus, where := parseKey(latest), "the latest write"
-			if _, found := slices.BinarySearchFunc(shown, parseKey(s.Explain), compareParsed); found && s.Explain != "" {
-				focus, where = parseKey(s.Explain), "key "+s.Explain
+			focus, where := mvcc.ParseKey(latest), "the latest write"
+			if _, found := slices.BinarySearchFunc(shown, mvcc.ParseKey(s.Explain), mvcc.ParsedKey.Compare); found && s.Explain != "" {
+				focus, where = mvcc.ParseKey(s.Explain), "key "+s.Explain
 			}
 			shown = window(shown, focus)
-			caption += "; showing the " + itoa(len(shown)) + " keys around " + where + ", " + shown[0].s + " to " + shown[len(shown)-1].s
+			caption += "; showing the " + itoa(len(shown)) + " keys around " + where + ", " + shown[0].S + " to " + shown[len(shown)-1].S
 		}
 		keys := make([]string, len(shown))
 		for j, k := range shown {
-			keys[j] = k.s
+			keys[j] = k.S
 		}
 		*buf = pk[:0]
 		keyBuffers.Put(buf)
@@ -535,8 +534,8 @@ const maxRows = 40
 
 // window returns maxRows of the sorted, distinct keys around focus: about
 // three quarters of them before it, fewer if there are not as many.
-func window(keys []parsedKey, focus parsedKey) []parsedKey {
-	i, _ := slices.BinarySearchFunc(keys, focus, compareParsed)
+func window(keys []mvcc.ParsedKey, focus mvcc.ParsedKey) []mvcc.ParsedKey {
+	i, _ := slices.BinarySearchFunc(keys, focus, mvcc.ParsedKey.Compare)
 	lo := clamp(i-maxRows*3/4, len(keys)-maxRows)
 	return keys[lo : lo+maxRows]
 }
@@ -548,47 +547,19 @@ func keyLink(b *builder, t *engine.Trace, s State, key string) {
 	b.close("a")
 }
 
-// parsedKey is a business key with its number read once, for sorting many
-// keys in business-key order (mvcc.CompareKeys) without parsing each at
-// every comparison.
-type parsedKey struct {
-	s   string
-	n   int64
-	num bool
-}
-
-func parseKey(k string) parsedKey {
-	n, err := strconv.ParseInt(k, 10, 64)
-	return parsedKey{k, n, err == nil}
-}
-
-// compareParsed orders keys as mvcc.CompareKeys does: numbers by value and
-// before words, words alphabetically.
-func compareParsed(a, b parsedKey) int {
-	switch {
-	case a.num && b.num:
-		return cmp.Compare(a.n, b.n)
-	case a.num:
-		return -1
-	case b.num:
-		return 1
-	}
-	return strings.Compare(a.s, b.s)
-}
-
 // keyBuffers reuses the buffers of parsed keys that drawing a large target
 // needs at every step, so the browser's garbage collector runs less often.
-var keyBuffers = sync.Pool{New: func() any { return new([]parsedKey) }}
+var keyBuffers = sync.Pool{New: func() any { return new([]mvcc.ParsedKey) }}
 
 // sortKeys sorts keys in business-key order.
 func sortKeys(keys []string) {
-	ps := make([]parsedKey, len(keys))
+	ps := make([]mvcc.ParsedKey, len(keys))
 	for i, k := range keys {
-		ps[i] = parseKey(k)
+		ps[i] = mvcc.ParseKey(k)
 	}
-	slices.SortFunc(ps, compareParsed)
+	slices.SortFunc(ps, mvcc.ParsedKey.Compare)
 	for i, p := range ps {
-		keys[i] = p.s
+		keys[i] = p.S
 	}
 }
 
