@@ -316,7 +316,7 @@ func reconcileSameColumn(o Observation) Result {
 	if short > 0 {
 		return Result{Status: Fail, Detail: prose.F("%d of %s wrote fewer rows than the source counted with the same predicate; first: %s", short, plural(runs, "run", "runs"), first)}
 	}
-	return Result{Status: Pass, Detail: prose.F("%s agree with the source counted by the same column and window", plural(runs, "run", "runs"))}
+	return Result{Status: Pass, Detail: prose.F("%s with the source counted by the same column and window", plural(runs, "run agrees", "runs agree"))}
 }
 
 func reconcileIndependent(cfg Config, o Observation) Result {
