@@ -90,7 +90,7 @@ func consumerLag(cfg Config, o Observation) Result {
 	if cfg.MaxLag > 0 {
 		return Result{Status: Pass, Detail: prose.F("every partition is within %d of its end (%d partitions, total lag %d)", cfg.MaxLag, len(o.Log.Partitions), total)}
 	}
-	return Result{Status: Pass, Detail: prose.F("every group has committed up to the end of all %d partitions it reads (total lag %d)", len(o.Log.Partitions), total)}
+	return Result{Status: Pass, Detail: prose.F("every group has committed up to the end of %s it reads (total lag %d)", allOf(len(o.Log.Partitions), "partition", "partitions"), total)}
 }
 
 func offsetText(c int64) string {
@@ -152,7 +152,7 @@ func offsetGap(o Observation) Result {
 	if len(holes) > 0 {
 		return Result{Status: Fail, Detail: strings.Join(limit(holes, 4), "; ")}
 	}
-	return Result{Status: Pass, Detail: prose.F("the fetched offsets are contiguous on all %d partitions read", len(order))}
+	return Result{Status: Pass, Detail: prose.F("the fetched offsets are contiguous on %s read", allOf(len(order), "partition", "partitions"))}
 }
 
 func resetCovers(rs []OffsetRange, g, p string, from, to int64) bool {
@@ -169,4 +169,12 @@ func rangeText(a, b int64) string {
 		return strconv.FormatInt(a, 10)
 	}
 	return prose.F("%d–%d", a, b-1)
+}
+
+// allOf names a whole set of things: "the 1 partition", "all 3 partitions".
+func allOf(n int, one, many string) string {
+	if n == 1 {
+		return "the 1 " + one
+	}
+	return "all " + strconv.Itoa(n) + " " + many
 }

@@ -210,13 +210,13 @@ func Verdict(truth engine.Truth, checks []check.Result) string {
 	}
 	var harm []string
 	if n := len(truth.Missing); n > 0 {
-		harm = append(harm, fmt.Sprintf("%d rows missing", n))
+		harm = append(harm, rows(n)+" missing")
 	}
 	if n := len(truth.Duplicated); n > 0 {
-		harm = append(harm, fmt.Sprintf("%d rows duplicated", n))
+		harm = append(harm, rows(n)+" duplicated")
 	}
 	if n := len(truth.Stale); n > 0 {
-		harm = append(harm, fmt.Sprintf("%d rows stale", n))
+		harm = append(harm, rows(n)+" stale")
 	}
 	if len(harm) == 0 {
 		if len(failed) > 0 {
@@ -225,4 +225,12 @@ func Verdict(truth engine.Truth, checks []check.Result) string {
 		return "the target matches the source"
 	}
 	return strings.Join(harm, ", ") + "; " + noticed
+}
+
+// rows counts rows in words: "1 row", "3 rows".
+func rows(n int) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
 }
