@@ -9,10 +9,14 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
+
+// targetDecl is the declaration an unknown target is missing.
+const targetDecl = "target %s sink=merge key=..."
 
 // Commands lists every command a scenario file may use after its header,
 // in the order docs/scenarios.md documents them.
@@ -162,6 +166,16 @@ func (b *builder) declare(kind string, x scenario.Arg) error {
 	return nil
 }
 
+// known returns things[x.Value], or an error at x saying that no such thing
+// is declared and showing the declaration it lacks: declaration is a
+// pattern such as "topic %s partitions=3", filled with the name.
+func known[T any](things map[string]*T, x scenario.Arg, what, declaration string) (*T, error) {
+	if t := things[x.Value]; t != nil {
+		return t, nil
+	}
+	return nil, errorf(x.ValuePos, "unknown %s %q; declare it first with `%s`", what, x.Value, prose.F(declaration, x.Value))
+}
+
 // declared reads the command's first word as the name of a new kind of
 // thing (a source, a topic, a group), refusing a name already used.
 func (b *builder) declared(c scenario.Command, kind, what string) (scenario.Arg, []scenario.Arg, error) {
@@ -273,9 +287,9 @@ func (b *builder) pipeline(c scenario.Command) error {
 		}
 		cfg.From = append(cfg.From, t)
 	}
-	target := b.w.targets[to.Value]
-	if target == nil {
-		return errorf(to.ValuePos, "unknown target %q; declare it first with `target %s sink=merge key=...`", to.Value, to.Value)
+	target, err := known(b.w.targets, to, "target", targetDecl)
+	if err != nil {
+		return err
 	}
 	cfg.To = to.Value
 	if _, ok := b.w.clocks[cfg.Clock]; !ok {
@@ -698,11 +712,8 @@ func (b *builder) pipeArg(c scenario.Command) (*pipeline, scenario.Arg, []scenar
 	if err != nil {
 		return nil, n, nil, err
 	}
-	p := b.w.pipes[n.Value]
-	if p == nil {
-		return nil, n, nil, errorf(n.Pos, "unknown pipeline %q; declare it first with `pipeline %s from=... to=...`", n.Value, n.Value)
-	}
-	return p, n, rest, nil
+	p, err := known(b.w.pipes, n, "pipeline", "pipeline %s from=... to=...")
+	return p, n, rest, err
 }
 
 func (b *builder) run(c scenario.Command) error {

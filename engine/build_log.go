@@ -13,15 +13,19 @@ import (
 // This file parses the partitioned log's commands: topics, change capture
 // and publishing applications, producers, consumer groups and their members.
 
+// logMaps is the log world's registries for reading: empty when no log
+// command has run yet. The maps of noLog are nil and never written.
+func (b *builder) logMaps() *logWorld {
+	if b.w.log == nil {
+		return &noLog
+	}
+	return b.w.log
+}
+
+var noLog logWorld
+
 func (b *builder) topicArg(x scenario.Arg) (*TopicHistory, error) {
-	var h *TopicHistory
-	if b.w.log != nil {
-		h = b.w.log.topics[x.Value]
-	}
-	if h == nil {
-		return nil, errorf(x.ValuePos, "unknown topic %q; declare it first with `topic %s partitions=3`", x.Value, x.Value)
-	}
-	return h, nil
+	return known(b.logMaps().topics, x, "topic", "topic %s partitions=3")
 }
 
 func (b *builder) topic(c scenario.Command) error {
@@ -52,11 +56,8 @@ func (b *builder) topic(c scenario.Command) error {
 // capture reads `cdc NAME from=TABLE to=TOPIC` and
 // `publish NAME from=TABLE to=TOPIC [outbox=on|off] [delay=D]`.
 func (b *builder) capture(c scenario.Command) error {
-	n, rest, err := b.name(c, "a capture")
+	n, rest, err := b.declared(c, c.Name, "a capture")
 	if err != nil {
-		return err
-	}
-	if err := b.declare(c.Name, n); err != nil {
 		return err
 	}
 	a := newArgs(c, rest)
@@ -96,11 +97,9 @@ func (b *builder) crash(c scenario.Command) error {
 		return err
 	}
 	var cp *capture
-	if b.w.log != nil {
-		for _, x := range b.w.log.captures {
-			if x.name == n.Value && x.app {
-				cp = x
-			}
+	for _, x := range b.logMaps().captures {
+		if x.name == n.Value && x.app {
+			cp = x
 		}
 	}
 	if cp == nil {
@@ -153,14 +152,8 @@ func (b *builder) producerArg(c scenario.Command) (*producer, []scenario.Arg, er
 	if err != nil {
 		return nil, nil, err
 	}
-	var p *producer
-	if b.w.log != nil {
-		p = b.w.log.producers[n.Value]
-	}
-	if p == nil {
-		return nil, nil, errorf(n.Pos, "unknown producer %q; declare it first with `producer %s to=TOPIC`", n.Value, n.Value)
-	}
-	return p, rest, nil
+	p, err := known(b.logMaps().producers, n, "producer", "producer %s to=TOPIC")
+	return p, rest, err
 }
 
 func (b *builder) produce(c scenario.Command) error {
@@ -273,9 +266,8 @@ func (b *builder) group(c scenario.Command) error {
 		}
 	}
 	if hasTo {
-		g.target = b.w.targets[to.Value]
-		if g.target == nil {
-			return errorf(to.ValuePos, "unknown target %q; declare it first with `target %s sink=merge key=...`", to.Value, to.Value)
+		if g.target, err = known(b.w.targets, to, "target", targetDecl); err != nil {
+			return err
 		}
 		g.hist.Target = to.Value
 	}
@@ -504,12 +496,6 @@ func (b *builder) groupArg(c scenario.Command) (*groupState, []scenario.Arg, err
 	if err != nil {
 		return nil, nil, err
 	}
-	var g *groupState
-	if b.w.log != nil {
-		g = b.w.log.groups[n.Value]
-	}
-	if g == nil {
-		return nil, nil, errorf(n.Pos, "unknown group %q; declare it first with `group %s topic=TOPIC`", n.Value, n.Value)
-	}
-	return g, rest, nil
+	g, err := known(b.logMaps().groups, n, "group", "group %s topic=TOPIC")
+	return g, rest, err
 }

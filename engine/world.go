@@ -298,12 +298,7 @@ func (w *World) Trace() *Trace { return w.trace }
 // emit appends an event narrated now to the trace and records the truth after it.
 func (w *World) emit(actor string, kind Kind, run int, format string, args ...any) {
 	t := w.trace
-	a, ok := w.actors[actor]
-	if !ok {
-		a = int32(len(t.actors))
-		t.actors = append(t.actors, actor)
-		w.actors[actor] = a
-	}
+	a := w.actorID(actor)
 	t.texts = append(t.texts, prose.F(format, args...))
 	t.Events = append(t.Events, Event{
 		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: int32(run), a: a, b: int32(len(t.texts) - 1),
