@@ -69,6 +69,21 @@ func (b *builder) el(tag, text string, attrs ...string) {
 	b.close(tag)
 }
 
+// table opens a table with a caption and a header row of column names and
+// leaves its tbody open: the caller writes the rows, then closes tbody and table.
+func (b *builder) table(caption string, cols []string, attrs ...string) {
+	b.open("table", attrs...)
+	b.el("caption", caption)
+	b.open("thead")
+	b.open("tr")
+	for _, c := range cols {
+		b.el("th", c, "scope", "col")
+	}
+	b.close("tr")
+	b.close("thead")
+	b.open("tbody")
+}
+
 func (b *builder) text(s string) { b.escape(s) }
 
 // escape writes s with &, ', <, > and " escaped, as html.EscapeString

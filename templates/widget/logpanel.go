@@ -212,20 +212,11 @@ func lane(b *builder, t *engine.Trace, s State, h *engine.TopicHistory, p engine
 			"data-committed", strconv.FormatInt(g.Committed, 10), "data-lag", strconv.FormatInt(g.Lag, 10))
 	}
 	b.close("ul")
-	b.open("table", "class", "tm-table tm-lane-table", "data-testid", "lane-table")
 	caption := name + " offsets as text"
 	if lo > 0 {
 		caption += "; the newest " + itoa(len(cells)) + " of " + strconv.FormatInt(hi, 10) + ", " + strconv.FormatInt(lo, 10) + " earlier not listed"
 	}
-	b.el("caption", caption)
-	b.open("thead")
-	b.open("tr")
-	for _, c := range []string{"offset", "key", "version", "state"} {
-		b.el("th", c, "scope", "col")
-	}
-	b.close("tr")
-	b.close("thead")
-	b.open("tbody")
+	b.table(caption, []string{"offset", "key", "version", "state"}, "class", "tm-table tm-lane-table", "data-testid", "lane-table")
 	if len(cells) == 0 {
 		b.open("tr")
 		b.el("td", "no records yet", "colspan", "4", "class", "tm-note")

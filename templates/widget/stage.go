@@ -154,16 +154,8 @@ func sourcePanel(b *builder, t *engine.Trace, s State) {
 	shown := shownTxns(t, s.Step)
 	sourceChart(b, t, s.Step, shown, ChartOptions{})
 	// The same facts as a table: the text equivalent of the drawing.
-	b.open("table", "class", "tm-table", "data-testid", "source-table")
-	b.el("caption", "Transactions at this step")
-	b.open("thead")
-	b.open("tr")
-	for _, c := range []string{"txn", "rows", "begin", "updated_at", "end", "lsn", "state"} {
-		b.el("th", c, "scope", "col")
-	}
-	b.close("tr")
-	b.close("thead")
-	b.open("tbody")
+	b.table("Transactions at this step", []string{"txn", "rows", "begin", "updated_at", "end", "lsn", "state"},
+		"class", "tm-table", "data-testid", "source-table")
 	for _, tx := range shown {
 		b.open("tr")
 		b.el("th", tx.Name, "scope", "row")
@@ -458,16 +450,8 @@ func targetPanel(b *builder, t *engine.Trace, s State, truth engine.Truth, views
 			_, found := slices.BinarySearchFunc(stale, k, compareKeys)
 			return found
 		}
-		b.open("table", "class", "tm-table", "data-testid", "target-table")
-		b.el("caption", caption)
-		b.open("thead")
-		b.open("tr")
-		for _, c := range []string{h.Key, "updated_at", "version", "written at", "note"} {
-			b.el("th", c, "scope", "col")
-		}
-		b.close("tr")
-		b.close("thead")
-		b.open("tbody")
+		b.table(caption, []string{h.Key, "updated_at", "version", "written at", "note"},
+			"class", "tm-table", "data-testid", "target-table")
 		for _, k := range keys {
 			rs := byKey[k]
 			if len(rs) == 0 {
@@ -684,16 +668,7 @@ func comparePanel(b *builder, f *engine.Trace, s State) {
 			caption += " (the first " + itoa(maxRows) + " of " + itoa(diff) + ")"
 		}
 	}
-	b.open("table", "class", "tm-table tm-compare", "data-testid", "compare-table")
-	b.el("caption", caption)
-	b.open("thead")
-	b.open("tr")
-	for _, h := range []string{"key", "original", "fork", ""} {
-		b.el("th", h, "scope", "col")
-	}
-	b.close("tr")
-	b.close("thead")
-	b.open("tbody")
+	b.table(caption, []string{"key", "original", "fork", ""}, "class", "tm-table tm-compare", "data-testid", "compare-table")
 	for _, k := range keys {
 		differs := a[k] != c[k]
 		attrs := []string{"data-key", k}
