@@ -1,11 +1,8 @@
 package engine_test
 
 import (
-	"runtime"
 	"testing"
-	"time"
 
-	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
 )
 
@@ -37,25 +34,5 @@ func BenchmarkLogRun(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	events := 0
-	var traceBytes float64
-	var elapsed time.Duration
-	for b.Loop() {
-		before := heap()
-		start := time.Now()
-		tr, err := engine.Run(f, nil, 1)
-		elapsed += time.Since(start)
-		if err != nil {
-			b.Fatal(err)
-		}
-		events += tr.Steps()
-		b.StopTimer()
-		after := heap()
-		traceBytes = float64(int64(after)-int64(before)) / float64(tr.Steps())
-		runtime.KeepAlive(tr)
-		b.StartTimer()
-	}
-	b.ReportMetric(float64(events)/elapsed.Seconds(), "events/s")
-	b.ReportMetric(traceBytes, "trace-B/event")
-	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+	measureRuns(b, f, nil)
 }

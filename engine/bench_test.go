@@ -37,36 +37,39 @@ func heap() uint64 {
 	return m.HeapAlloc
 }
 
-// BenchmarkRun builds and runs the large scenario. It reports simulated
-// events per second and the bytes of heap the finished trace keeps per event.
+// BenchmarkRun builds and runs the large scenario.
 func BenchmarkRun(b *testing.B) {
 	for _, mark := range []string{"lsn", "timestamp"} {
 		b.Run("mark="+mark, func(b *testing.B) {
-			f := benchFile(b)
-			set := map[string]string{"mark": mark}
-			events := 0
-			var traceBytes float64
-			var elapsed time.Duration
-			for b.Loop() {
-				before := heap()
-				start := time.Now()
-				tr, err := engine.Run(f, set, 1)
-				elapsed += time.Since(start)
-				if err != nil {
-					b.Fatal(err)
-				}
-				events += tr.Steps()
-				b.StopTimer()
-				after := heap()
-				traceBytes = float64(int64(after)-int64(before)) / float64(tr.Steps())
-				runtime.KeepAlive(tr)
-				b.StartTimer()
-			}
-			b.ReportMetric(float64(events)/elapsed.Seconds(), "events/s")
-			b.ReportMetric(traceBytes, "trace-B/event")
-			b.ReportMetric(float64(events)/float64(b.N), "events/op")
+			measureRuns(b, benchFile(b), map[string]string{"mark": mark})
 		})
 	}
+}
+
+// measureRuns runs f with set at every iteration and reports simulated
+// events per second and the bytes of heap the finished trace keeps per event.
+func measureRuns(b *testing.B, f *scenario.File, set map[string]string) {
+	events := 0
+	var traceBytes float64
+	var elapsed time.Duration
+	for b.Loop() {
+		before := heap()
+		start := time.Now()
+		tr, err := engine.Run(f, set, 1)
+		elapsed += time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += tr.Steps()
+		b.StopTimer()
+		after := heap()
+		traceBytes = float64(int64(after)-int64(before)) / float64(tr.Steps())
+		runtime.KeepAlive(tr)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(events)/elapsed.Seconds(), "events/s")
+	b.ReportMetric(traceBytes, "trace-B/event")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 }
 
 // BenchmarkSeek reads the state at random steps of the large trace: what the
