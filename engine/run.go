@@ -16,14 +16,13 @@ func (p *pipeline) reads(table string) bool { return slices.Contains(p.cfg.From,
 
 // runPlan is a run as the scenario scheduled it.
 type runPlan struct {
-	pipe    string
-	worker  string
-	only    []string // tables this run reads; empty means all
-	read    vtime.Time
-	write   vtime.Time
-	store   vtime.Time
-	crash   extract.Crash
-	hasTime struct{ write, store bool }
+	pipe   string
+	worker string
+	only   []string // tables this run reads; empty means all
+	read   vtime.Time
+	write  vtime.Time
+	store  vtime.Time
+	crash  extract.Crash
 }
 
 // runState is one run in flight.
@@ -42,7 +41,6 @@ type runState struct {
 	next   map[string]extract.Mark // mark values to store
 	rows   []*mvcc.Version
 	marks  []string // mark names this run moves, in order
-	window []string
 }
 
 func (w *World) rec(r *runState) *RunRecord { return &w.trace.Runs[r.id] }

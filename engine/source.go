@@ -79,13 +79,6 @@ func (w *World) commit(ts *txnState) {
 	w.emitTxn(KindCommit, ts.rec, -1)
 }
 
-func pronoun(_ string, n int) string {
-	if n == 1 {
-		return "it"
-	}
-	return "them"
-}
-
 func isAre(n int) string {
 	if n == 1 {
 		return "is"

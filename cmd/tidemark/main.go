@@ -23,13 +23,6 @@ import (
 	"github.com/tidemark/tidemark/lessons"
 )
 
-// errUsage marks bad input: exit status 2.
-var errUsage = errors.New("usage")
-
-type badInput struct{ err error }
-
-func (b badInput) Error() string { return b.err.Error() }
-
 func main() {
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	os.Exit(code)
@@ -56,15 +49,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	default:
-		err = badInput{fmt.Errorf("unknown command %q; expected list, run or check", args[0])}
+		err = fmt.Errorf("unknown command %q; expected list, run or check", args[0])
 	}
 	if err != nil {
+		// Every error here is bad input: an unknown command, scenario or
+		// knob, or a file that does not parse or build.
 		fmt.Fprintln(stderr, "tidemark:", err)
-		var b badInput
-		var se *scenario.Error
-		if errors.As(err, &b) || errors.As(err, &se) {
-			return 2
-		}
 		return 2
 	}
 	return 0
@@ -103,10 +93,13 @@ func load(ref string) (*scenario.File, error) {
 	}
 	src, err := os.ReadFile(ref)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) && !strings.ContainsAny(ref, "./\\") || errors.Is(err, os.ErrNotExist) && strings.Count(ref, "/") == 1 && !strings.Contains(ref, ".") {
-			return nil, badInput{fmt.Errorf("no bundled scenario or file named %q; `tidemark list` shows the bundled ones", ref)}
+		// An id such as hwm/visibility-gap that matches nothing is named as
+		// such; a path that cannot be read gets the system's reason.
+		looksLikeID := !strings.ContainsAny(ref, ".\\") && strings.Count(ref, "/") <= 1
+		if errors.Is(err, os.ErrNotExist) && looksLikeID {
+			return nil, fmt.Errorf("no bundled scenario or file named %q; `tidemark list` shows the bundled ones", ref)
 		}
-		return nil, badInput{fmt.Errorf("cannot read scenario: %w", err)}
+		return nil, fmt.Errorf("cannot read scenario: %w", err)
 	}
 	return scenario.Parse(ref, src)
 }
@@ -136,15 +129,15 @@ func runCmd(args []string, stdout io.Writer) error {
 		ref, args = args[0], args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
-		return badInput{fmt.Errorf("run: %v", err)}
+		return fmt.Errorf("run: %v", err)
 	}
 	if ref == "" && fs.NArg() > 0 {
 		ref = fs.Arg(0)
 	} else if fs.NArg() > 0 {
-		return badInput{fmt.Errorf("run takes one scenario; unexpected %q", fs.Arg(0))}
+		return fmt.Errorf("run takes one scenario; unexpected %q", fs.Arg(0))
 	}
 	if ref == "" {
-		return badInput{errors.New("run needs a scenario id or file; `tidemark list` shows the bundled ones")}
+		return errors.New("run needs a scenario id or file; `tidemark list` shows the bundled ones")
 	}
 	f, err := load(ref)
 	if err != nil {
@@ -152,7 +145,7 @@ func runCmd(args []string, stdout io.Writer) error {
 	}
 	t, err := engine.Run(f, set, *seed)
 	if err != nil {
-		return badInput{err}
+		return err
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -178,7 +171,7 @@ func checkCmd(args []string, stdout io.Writer) (failed bool, err error) {
 		refs = append(refs, a)
 	}
 	if len(refs) == 0 {
-		return false, badInput{errors.New("check needs scenario ids or files, or --all")}
+		return false, errors.New("check needs scenario ids or files, or --all")
 	}
 	total, bad := 0, 0
 	for _, ref := range refs {
@@ -188,7 +181,7 @@ func checkCmd(args []string, stdout io.Writer) (failed bool, err error) {
 		}
 		outs, err := engine.CheckExpectations(f, 1)
 		if err != nil {
-			return false, badInput{err}
+			return false, err
 		}
 		if len(outs) == 0 {
 			fmt.Fprintf(stdout, "WARN  %s states no expectations\n", f.ID)
