@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -94,7 +92,7 @@ func matches(pattern, pkg string) bool {
 
 func goList(t *testing.T, root string, patterns ...string) []listed {
 	t.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goBin := goCommand(t)
 	args := append([]string{"list", "-e", "-json=ImportPath,Imports,Deps"}, patterns...)
 	cmd := exec.Command(goBin, args...)
 	cmd.Dir = root
@@ -215,7 +213,7 @@ func TestBrowserModuleStaysSmall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goBin := goCommand(t)
 	cmd := exec.Command(goBin, "list", "-deps", "./wasm")
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
@@ -230,4 +228,12 @@ func TestBrowserModuleStaysSmall(t *testing.T) {
 			t.Errorf("the browser module links %s: %s", d, why)
 		}
 	}
+}
+
+// goCommand finds the go command the tests run under.
+func goCommand(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("go")
+	require.NoError(t, err, "the go command is not on PATH")
+	return p
 }
