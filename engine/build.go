@@ -532,6 +532,7 @@ func (b *builder) statement(c scenario.Command, n, op scenario.Arg, body []scena
 	}
 	ts := tp.state
 	b.w.hint.versions += max(len(s.keys), s.count)
+	b.w.hint.keys += max(len(s.keys), s.count)
 	b.w.scheduleTxn(at, opStatement, ts, &s, nil)
 	return nil
 }
@@ -644,6 +645,7 @@ func (b *builder) workload(c scenario.Command) error {
 	b.w.hint.events += 3*n - 1
 	b.w.hint.txns += n
 	b.w.hint.versions += n * rows
+	b.w.hint.keys += n * rows // a workload inserts new keys
 	return nil
 }
 

@@ -207,10 +207,11 @@ func (b *builder) traffic(c scenario.Command) error {
 	}
 	w := b.w
 	w.hint.events += n
+	w.hint.notes += n
 	w.hint.versions += n
+	w.hint.keys += min(n, keys)
 	p.traffic += n
 	p.topic.Reserve(n)
-	w.trace.Log.notes = slices.Grow(w.trace.Log.notes, n)
 	names := make([]string, keys)
 	for i := range names {
 		names[i] = strconv.Itoa(i + 1)
@@ -305,6 +306,9 @@ func (b *builder) member(c scenario.Command) error {
 		return err
 	}
 	joining := c.Name == "member"
+	if joining {
+		g.joins++
+	}
 	b.w.schedule(at, func() { b.w.join(g, m.Value, joining) })
 	return nil
 }
@@ -355,7 +359,6 @@ func (b *builder) polls(c scenario.Command) error {
 	// schedule of polls keeps the event queue small.
 	w := b.w
 	rounds := int(int64(until-from)/int64(every)) + 1
-	w.hint.events += 3 * rounds
 	g.rounds += rounds
 	var round func(t vtime.Time) func()
 	round = func(t vtime.Time) func() {
@@ -479,10 +482,13 @@ func (b *builder) finishLog() {
 				records += p.traffic
 			}
 		}
+		// Every member polls, writes and commits once a round.
+		polls := g.rounds * max(1, g.joins)
+		b.w.hint.events += 3 * polls
+		b.w.hint.notes += 3 * polls
 		n := min(g.rounds*len(g.topic.Parts), records)
 		g.hist.Reads = slices.Grow(g.hist.Reads, n)
 		g.hist.Commits = slices.Grow(g.hist.Commits, n)
-		t.Log.notes = slices.Grow(t.Log.notes, 3*min(g.rounds*len(g.topic.Parts), records))
 	}
 	if l.ticking && len(b.w.q) > 0 {
 		start := b.w.q[0].at

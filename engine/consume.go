@@ -30,6 +30,7 @@ type groupState struct {
 	hasMark  bool
 	idx      int32     // index of hist in the trace's Log.Groups
 	rounds   int       // polls rounds scheduled, to size the trace
+	joins    int       // member lines that join the group, to size the trace
 	in       []sink.In // scratch for one batch's writes, reused
 }
 

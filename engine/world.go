@@ -188,6 +188,8 @@ type World struct {
 // allocated once rather than doubled and copied, and carry little slack.
 type sizeHint struct {
 	events, txns, versions int
+	keys                   int // distinct keys expected, at most versions
+	notes                  int // log events narrated on demand
 }
 
 type txnState struct {
@@ -276,15 +278,18 @@ func (w *World) Run() *Trace {
 	t.Counts = slices.Grow(t.Counts, max(0, w.hint.events+1-len(t.Counts)))
 	t.Txns = slices.Grow(t.Txns, max(0, w.hint.txns-len(t.Txns)))
 	t.Versions = slices.Grow(t.Versions, max(0, w.hint.versions-len(t.Versions)))
-	if len(w.keyIDs) == 0 && w.hint.versions > 64 {
-		// Keys are at most the versions; a map made large once never rehashes.
-		w.keyIDs = make(map[string]int32, w.hint.versions)
-		w.keyRecs = make([]*keyState, 0, w.hint.versions)
+	if t.Log != nil {
+		t.Log.notes = slices.Grow(t.Log.notes, max(0, w.hint.notes-len(t.Log.notes)))
+	}
+	if keys := min(w.hint.keys, w.hint.versions); len(w.keyIDs) == 0 && keys > 64 {
+		// A map made large once never rehashes.
+		w.keyIDs = make(map[string]int32, keys)
+		w.keyRecs = make([]*keyState, 0, keys)
 		for _, tab := range w.db.Tables() {
-			tab.Reserve(w.hint.versions)
+			tab.Reserve(keys)
 		}
 		for _, tg := range w.targets {
-			tg.Reserve(w.hint.versions)
+			tg.Reserve(keys)
 		}
 	}
 	for w.Step() {
