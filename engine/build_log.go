@@ -116,7 +116,7 @@ func (b *builder) producer(c scenario.Command) error {
 	}
 	a := newArgs(c, rest)
 	to, _ := a.required("to", "TOPIC")
-	p := &producer{name: n.Value, sticky: -1, versions: map[string]*producerKey{}, actor: -1}
+	p := &producer{name: n.Value, sticky: -1, actor: -1}
 	p.idempotent = choice(a, "idempotent", false, parseOnOff, "on or off")
 	p.acks = choice(a, "acks", "all", oneOf("all", "1", "0"), "all, 1 or 0")
 	clock := a.str("clock", "source")

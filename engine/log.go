@@ -50,20 +50,12 @@ type producer struct {
 	sticky     int // partition keyless records stick to, or -1
 	stickyN    int // partition count when sticky was chosen
 	ids        int
-	versions   map[string]*producerKey // per business key: intended events so far and its truth
-	bySlot     []*producerKey          // the same records, by traffic key index
-	keySlab    []producerKey
+	sent       []int32 // by the world's key id: the events it has meant to send for that key
+	slotIDs    []int32 // by a traffic line's key index: 1 + that key's id, or 0 before its first send
 	actor      int32       // index of the producer's name among the trace's actors, or -1
 	traffic    int         // records its traffic lines will send, to size the trace
 	target     *sink.Table // the target its events reach, once resolved
 	resolved   bool
-}
-
-// producerKey is what a producer keeps per business key: how many events it
-// has meant to send for it, and the key's truth record, found once.
-type producerKey struct {
-	sent int32
-	ks   *keyState
 }
 
 // nextSeq returns the sequence number of the next new send to partition part.
@@ -173,29 +165,18 @@ func (w *World) intend(p *producer, key string, slot int32) (seq, intent, keyID 
 	if !p.resolved {
 		p.target, p.resolved = w.feedTarget(p.name), true
 	}
-	var pk *producerKey
-	if slot > 0 && int(slot) <= len(p.bySlot) {
-		pk = p.bySlot[slot-1]
-	}
-	if pk == nil {
-		pk = p.versions[key]
-	}
-	if pk == nil {
-		if len(p.keySlab) == 0 {
-			p.keySlab = make([]producerKey, 256)
+	if slot > 0 && int(slot) <= len(p.slotIDs) && p.slotIDs[slot-1] > 0 {
+		keyID = p.slotIDs[slot-1] - 1
+	} else {
+		keyID = w.keyID(p.target, key)
+		if slot > 0 {
+			p.slotIDs = grow(p.slotIDs, int(slot))
+			p.slotIDs[slot-1] = keyID + 1
 		}
-		pk, p.keySlab = &p.keySlab[0], p.keySlab[1:]
-		pk.ks = w.keyState(p.target, key)
-		p.versions[key] = pk
 	}
-	if slot > 0 {
-		for int(slot) > len(p.bySlot) {
-			p.bySlot = append(p.bySlot, nil)
-		}
-		p.bySlot[slot-1] = pk
-	}
-	pk.sent++
-	seq = pk.sent
+	p.sent = grow(p.sent, int(keyID)+1)
+	p.sent[keyID]++
+	seq = p.sent[keyID]
 	op := mvcc.Insert
 	if seq > 1 {
 		op = mvcc.Update
@@ -203,11 +184,17 @@ func (w *World) intend(p *producer, key string, slot int32) (seq, intent, keyID 
 	now := p.clock.Read(w.now)
 	step := w.step()
 	w.trace.Versions = append(w.trace.Versions, VersionRecord{Table: p.name, Key: key, Op: op, Seq: seq, UpdatedAt: now, CommitStep: int32(step)})
-	target := p.target
-	ks := pk.ks
-	ks.sourceSeq = int(seq)
-	w.settle(target, ks)
-	return seq, int32(len(w.trace.Versions) - 1), ks.id
+	w.keys[keyID].sourceSeq = seq
+	w.settle(p.target, keyID)
+	return seq, int32(len(w.trace.Versions) - 1), keyID
+}
+
+// grow extends s with zeros to at least n elements.
+func grow(s []int32, n int) []int32 {
+	if n <= len(s) {
+		return s
+	}
+	return append(s, make([]int32, n-len(s))...)
 }
 
 // sendPlan is one produce line.

@@ -69,12 +69,12 @@ func (w *World) commit(ts *txnState) {
 			CommitStep: int32(step), Backdated: v.Backdated,
 		})
 		target := w.targetFor(v.Table)
-		ks := w.keyRecs[v.ID]
-		ks.sourceSeq = v.Seq
+		ks := &w.keys[v.ID]
+		ks.sourceSeq = int32(v.Seq)
 		if v.Deleted() {
 			ks.sourceSeq = 0
 		}
-		w.settle(target, ks)
+		w.settle(target, v.ID)
 	}
 	w.emitTxn(KindCommit, ts.rec, -1)
 }

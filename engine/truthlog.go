@@ -34,40 +34,41 @@ type truthSnap struct {
 // so the truth at any step is rebuilt without scanning the whole trace.
 //
 // Invariant: bad holds exactly the keys whose latest change is not fine,
-// and badAt[id] is the index in bad of the key with that id, or -1;
+// and the world's keyState.bad of each key is its index in bad, or -1;
 // snaps[i].next increases, by at least truthEvery and at least len(snaps[i].bad).
 type truthLog struct {
 	changes []truthChange
 	snaps   []truthSnap
 	bad     []truthChange
-	badID   []int32  // the key id of each entry of bad
-	badAt   []int32  // by key id
 	keys    []string // each key's name, by id
 }
 
-// record logs that the key with id (a dense number the world gives each
-// key) changed to status s with count rows present, at step.
-func (l *truthLog) record(step int, id int32, key string, s status, count int) {
-	c := truthChange{step: int32(step), status: s, count: int32(count), id: id}
-	l.changes = append(l.changes, c)
-	for int(id) >= len(l.badAt) {
-		l.badAt = append(l.badAt, -1)
-		l.keys = append(l.keys, "")
+// name names the key with id, which is the next id: ids are dense.
+func (l *truthLog) name(id int32, key string) {
+	if int(id) != len(l.keys) {
+		panic("truthLog.name: key ids must be given in order")
 	}
-	l.keys[id] = key
-	switch at := l.badAt[id]; {
-	case s != fine && at >= 0:
-		l.bad[at] = c
+	l.keys = append(l.keys, key)
+}
+
+// record logs that the key with id (a dense number the world gives each
+// key) changed to status s with count rows present, at step. keys is the
+// world's state of every key, whose bad fields record keeps current.
+func (l *truthLog) record(step int, id int32, s status, count int32, keys []keyState) {
+	c := truthChange{step: int32(step), status: s, count: count, id: id}
+	l.changes = append(l.changes, c)
+	switch i := keys[id].bad; {
+	case s != fine && i >= 0:
+		l.bad[i] = c
 	case s != fine:
-		l.badAt[id] = int32(len(l.bad))
+		keys[id].bad = int32(len(l.bad))
 		l.bad = append(l.bad, c)
-		l.badID = append(l.badID, id)
-	case at >= 0:
+	case i >= 0:
 		last := len(l.bad) - 1
-		l.bad[at], l.badID[at] = l.bad[last], l.badID[last]
-		l.badAt[l.badID[at]] = at
-		l.bad, l.badID = l.bad[:last], l.badID[:last]
-		l.badAt[id] = -1
+		l.bad[i] = l.bad[last]
+		keys[l.bad[i].id].bad = i
+		l.bad = l.bad[:last]
+		keys[id].bad = -1
 	}
 	last := 0
 	if len(l.snaps) > 0 {

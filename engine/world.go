@@ -134,15 +134,17 @@ type markState struct {
 	hist  *MarkHistory
 }
 
-// keyState is the truth about one key: is it in the source, and how is it in the target.
+// keyState is the truth about one key: is it in the source, and how is it in
+// the target. The world keeps one per key id in a dense array of values, and
+// the truth log names the key, so that the state a step reads and writes for
+// a key is one small struct in one place.
 type keyState struct {
-	key       string // the key as truth reports it (prefixed by the target when there are several)
-	id        int32  // the key's dense id
-	sourceSeq int    // latest committed version, 0 if absent or deleted
-	count     int    // rows of it present in the target
-	newest    int    // newest version among them, 0 if none
+	sourceSeq int32 // latest committed version, 0 if absent or deleted
+	count     int32 // rows of it present in the target
+	newest    int32 // newest version among them, 0 if none
+	shown     int32 // count when status was last recorded in the truth log
+	bad       int32 // the key's index in the truth log's set of keys not fine, or -1
 	status    status
-	shown     int // count when status was last recorded in the truth log
 }
 
 type status uint8
@@ -172,8 +174,7 @@ type World struct {
 	hint      sizeHint
 	actors    map[string]int32 // index of each actor name in trace.actors
 	keyIDs    map[string]int32 // every key's dense id, by its truth key
-	keyRecs   []*keyState      // the truth record of each key, by id
-	keySlab   []keyState       // key states are carved from blocks, one allocation per thousand keys
+	keys      []keyState       // the truth about each key, by id
 	counts    Counts
 	log       *logWorld // the partitioned log; nil until a scenario declares a topic
 	soon      []func()  // actions that follow the current one at the same instant, before anything queued
@@ -284,7 +285,7 @@ func (w *World) Run() *Trace {
 	if keys := min(w.hint.keys, w.hint.versions); len(w.keyIDs) == 0 && keys > 64 {
 		// A map made large once never rehashes.
 		w.keyIDs = make(map[string]int32, keys)
-		w.keyRecs = make([]*keyState, 0, keys)
+		w.keys = make([]keyState, 0, keys)
 		for _, tab := range w.db.Tables() {
 			tab.Reserve(keys)
 		}
@@ -370,9 +371,9 @@ func isInt(s string) bool {
 
 // targetChanged records what a write did to the key with id in target.
 func (w *World) targetChanged(target *sink.Table, id int32, count, newest int) {
-	ks := w.keyRecs[id]
-	ks.count, ks.newest = count, newest
-	w.settle(target, ks)
+	ks := &w.keys[id]
+	ks.count, ks.newest = int32(count), int32(newest)
+	w.settle(target, id)
 }
 
 // keyID returns the dense id of key as target's truth knows it, numbering
@@ -386,28 +387,19 @@ func (w *World) keyID(target *sink.Table, key string) int32 {
 	if id, ok := w.keyIDs[tk]; ok {
 		return id
 	}
-	if len(w.keySlab) == 0 {
-		w.keySlab = make([]keyState, 1024)
-	}
-	ks := &w.keySlab[0]
-	w.keySlab = w.keySlab[1:]
-	id := int32(len(w.keyRecs))
-	ks.key, ks.id = tk, id
-	w.keyRecs = append(w.keyRecs, ks)
+	id := int32(len(w.keys))
+	w.keys = append(w.keys, keyState{bad: -1})
+	w.trace.truth.name(id, tk)
 	w.keyIDs[tk] = id
 	return id
 }
 
-// keyState returns the truth record of key in target, making it on first use.
-func (w *World) keyState(target *sink.Table, key string) *keyState {
-	return w.keyRecs[w.keyID(target, key)]
-}
-
-// settle recomputes the status of one key and moves the truth counters.
-func (w *World) settle(target *sink.Table, ks *keyState) {
+// settle recomputes the status of the key with id and moves the truth counters.
+func (w *World) settle(target *sink.Table, id int32) {
 	if target == nil {
 		return
 	}
+	ks := &w.keys[id]
 	next := fine
 	c := ks.count
 	switch {
@@ -424,7 +416,7 @@ func (w *World) settle(target *sink.Table, ks *keyState) {
 	w.adjust(ks.status, -1)
 	w.adjust(next, 1)
 	ks.status, ks.shown = next, c
-	w.trace.truth.record(w.step(), ks.id, ks.key, next, c)
+	w.trace.truth.record(w.step(), id, next, c, w.keys)
 }
 
 func (w *World) adjust(s status, d int32) {

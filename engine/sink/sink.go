@@ -82,18 +82,24 @@ type Result struct {
 //
 // Invariant: under Append and Overwrite, live[id] lists the indexes in rows
 // of every present row of the key with that id, oldest first. Under Merge
-// and Upsert a key has at most one present row, so the table keeps it in two
-// dense arrays instead: one[id] is 1 + its index in rows (0: none) and
-// oneSeq[id] its version, which lets a merge decide without touching the row.
+// and Upsert a key has at most one present row, so the table keeps it in a
+// dense array instead: one[id].row is 1 + its index in rows (0: none) and
+// one[id].seq its version, which lets a merge decide without touching the row.
+// Both halves sit together so that a write reads one cache line per key.
 type Table struct {
 	Name      string
 	Key       string
 	Mode      Mode
 	rows      []Row
 	live      [][]int32
-	one       []int32
-	oneSeq    []int32
+	one       []present
 	collapsed int
+}
+
+// present is where a key's one present row is, under Merge and Upsert.
+type present struct {
+	row int32 // 1 + its index in rows; 0: the key has no present row
+	seq int32 // the version the row holds
 }
 
 // single reports whether a key has at most one present row.
@@ -155,11 +161,11 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 // no newer than the present one; otherwise the row replaces the present one.
 func (t *Table) writeOne(in In, run int, step int32, res *Result, onChange func(id int32, key string, count, newest int)) {
 	if n := int(in.ID) + 1; n > len(t.one) {
-		t.one = append(t.one, make([]int32, n-len(t.one))...)
-		t.oneSeq = append(t.oneSeq, make([]int32, n-len(t.oneSeq))...)
+		t.one = append(t.one, make([]present, n-len(t.one))...)
 	}
-	if cur := t.one[in.ID]; cur > 0 {
-		if t.Mode == Merge && int(t.oneSeq[in.ID]) >= in.Seq {
+	p := &t.one[in.ID]
+	if cur := p.row; cur > 0 {
+		if t.Mode == Merge && int(p.seq) >= in.Seq {
 			res.Collapsed++
 			t.collapsed++
 			return
@@ -169,7 +175,7 @@ func (t *Table) writeOne(in In, run int, step int32, res *Result, onChange func(
 	}
 	t.rows = append(t.rows, Row{Key: in.Key, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
 		Amount: in.Amount, Run: run, AddedStep: step, RemovedStep: Live})
-	t.one[in.ID], t.oneSeq[in.ID] = int32(len(t.rows)), int32(in.Seq)
+	*p = present{row: int32(len(t.rows)), seq: int32(in.Seq)}
 	res.Inserted++
 	onChange(in.ID, in.Key, 1, in.Seq)
 }
@@ -178,7 +184,7 @@ func (t *Table) writeOne(in In, run int, step int32, res *Result, onChange func(
 func (t *Table) Reserve(n int) {
 	switch {
 	case t.single() && len(t.one) == 0:
-		t.one, t.oneSeq = make([]int32, 0, n), make([]int32, 0, n)
+		t.one = make([]present, 0, n)
 	case !t.single() && len(t.live) == 0:
 		t.live = make([][]int32, 0, n)
 	}
@@ -194,9 +200,9 @@ func (t *Table) ReserveRows(n int) { t.rows = slices.Grow(t.rows, n) }
 func (t *Table) Count(key string) int { return len(t.idxsOf(key)) }
 
 func (t *Table) idxsOf(key string) []int32 {
-	for _, cur := range t.one {
-		if cur > 0 && t.rows[cur-1].Key == key {
-			return []int32{cur - 1}
+	for _, p := range t.one {
+		if p.row > 0 && t.rows[p.row-1].Key == key {
+			return []int32{p.row - 1}
 		}
 	}
 	for _, idxs := range t.live {
@@ -213,10 +219,10 @@ func (t *Table) Newest(key string) int { return t.newest(t.idxsOf(key)) }
 // NewestID is Newest for the key with the given id.
 func (t *Table) NewestID(id int32) int {
 	if t.single() {
-		if int(id) >= len(t.one) || t.one[id] == 0 {
+		if int(id) >= len(t.one) || t.one[id].row == 0 {
 			return 0
 		}
-		return int(t.oneSeq[id])
+		return int(t.one[id].seq)
 	}
 	if int(id) >= len(t.live) {
 		return 0
