@@ -50,8 +50,8 @@ type producer struct {
 	sticky     int // partition keyless records stick to, or -1
 	stickyN    int // partition count when sticky was chosen
 	ids        int
-	sent       []int32 // by the world's key id: the events it has meant to send for that key
-	slotIDs    []int32 // by a traffic line's key index: 1 + that key's id, or 0 before its first send
+	sent       []int32     // by the world's key id: the events it has meant to send for that key
+	slotIDs    []int32     // by a traffic line's key index: 1 + that key's id, or 0 before its first send
 	actor      int32       // index of the producer's name among the trace's actors, or -1
 	traffic    int         // records its traffic lines will send, to size the trace
 	target     *sink.Table // the target its events reach, once resolved
