@@ -2,7 +2,6 @@ package engine
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/tidemark/tidemark/engine/group"
 	"github.com/tidemark/tidemark/engine/scenario"
@@ -45,6 +44,7 @@ func (b *builder) topic(c scenario.Command) error {
 	}
 	l := b.w.lw()
 	h := &TopicHistory{Topic: topic.New(n.Value, parts, retention, segment), Counts: []CountPoint{{Step: 0, N: parts}}}
+	h.Keys = &b.w.trace.keyText
 	l.topics[n.Value] = h
 	b.w.trace.Log.Topics = append(b.w.trace.Log.Topics, h)
 	if retention > 0 {
@@ -116,7 +116,7 @@ func (b *builder) producer(c scenario.Command) error {
 	}
 	a := newArgs(c, rest)
 	to, _ := a.required("to", "TOPIC")
-	p := &producer{name: n.Value, sticky: -1, actor: -1}
+	p := &producer{name: n.Value, sticky: -1, actor: -1, ref: -1}
 	p.idempotent = choice(a, "idempotent", false, parseOnOff, "on or off")
 	p.acks = choice(a, "acks", "all", oneOf("all", "1", "0"), "all, 1 or 0")
 	clock := a.str("clock", "source")
@@ -211,16 +211,13 @@ func (b *builder) traffic(c scenario.Command) error {
 	w.hint.versions += n
 	w.hint.keys += min(n, keys)
 	p.traffic += n
+	p.maxNumbered = max(p.maxNumbered, keys)
 	p.topic.Reserve(n)
-	names := make([]string, keys)
-	for i := range names {
-		names[i] = strconv.Itoa(i + 1)
-	}
 	i := 0
 	var next func()
 	next = func() {
 		k := w.rng.IntN(keys)
-		w.send(p, sendPlan{key: names[k], slot: int32(k) + 1, keyed: true, fail: "none", retry: "none"})
+		w.send(p, sendPlan{num: k + 1, keyed: true, fail: "none", retry: "none"})
 		if i++; i < n {
 			w.schedule(from.Add(vtime.Duration(i)*every), next)
 		}

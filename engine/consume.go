@@ -320,7 +320,7 @@ func (w *World) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 // dedup or timestamp mark drops it, which it notes in skipped.
 func (w *World) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]string) []sink.In {
 	if g.dedup {
-		id := r.ID()
+		id := g.topic.ID(r)
 		if g.seenIDs[id] {
 			*skipped = append(*skipped, id)
 			return in
@@ -329,7 +329,7 @@ func (w *World) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]s
 	}
 	if g.tsMark {
 		if g.hasMark && r.UpdatedAt <= g.mark {
-			*skipped = append(*skipped, prose.F("%s (updated_at %s)", r.Key, r.UpdatedAt))
+			*skipped = append(*skipped, prose.F("%s (updated_at %s)", g.topic.Key(r), r.UpdatedAt))
 			return in
 		}
 	}
@@ -337,9 +337,10 @@ func (w *World) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]s
 	if len(w.targets) > 1 {
 		// With several targets a key's id depends on which target's truth
 		// it belongs to, so the id the record carries may be another's.
-		id = w.keyID(g.target, r.Key)
+		id = w.keyID(g.target, g.topic.Key(r))
 	}
-	return append(in, sink.In{ID: id, Key: r.Key, Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
+	// The key's text comes from its state, which the write reads next anyway.
+	return append(in, sink.In{ID: id, Key: w.keys[id].key, Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
 }
 
 // consumeSlow writes a batch that a dedup or a timestamp mark filtered, or

@@ -40,22 +40,76 @@ type capture struct {
 // Invariant: seq[p] is the sequence number the next new send to partition p
 // gets (0 past the end of seq).
 type producer struct {
-	name       string
-	topic      *TopicHistory
-	idempotent bool
-	acks       string
-	clock      *Clock
-	pid        int32
-	seq        []int32
-	sticky     int // partition keyless records stick to, or -1
-	stickyN    int // partition count when sticky was chosen
-	ids        int
-	sent       []int32     // by the world's key id: the events it has meant to send for that key
-	slotIDs    []int32     // by a traffic line's key index: 1 + that key's id, or 0 before its first send
-	actor      int32       // index of the producer's name among the trace's actors, or -1
-	traffic    int         // records its traffic lines will send, to size the trace
-	target     *sink.Table // the target its events reach, once resolved
-	resolved   bool
+	name        string
+	topic       *TopicHistory
+	idempotent  bool
+	acks        string
+	clock       *Clock
+	pid         int32
+	seq         []int32
+	sticky      int // partition keyless records stick to, or -1
+	stickyN     int // partition count when sticky was chosen
+	ids         int
+	numbered    []int32          // 1 + the world's id of each key that is a whole number n up to maxNumbered (as traffic's are), at n-1; 0: not sent yet
+	maxNumbered int              // the largest key its traffic lines can name
+	named       map[string]int32 // the world's id of every other key it has sent
+	ref         int32            // index of the producer's name in its topic's Names, or -1 before its first send
+	actor       int32            // index of the producer's name among the trace's actors, or -1
+	traffic     int              // records its traffic lines will send, to size the trace
+	target      *sink.Table      // the target its events reach, once resolved
+	resolved    bool
+}
+
+// keyNumber returns n when key is the decimal spelling of a whole number n
+// in [1, max] (no sign, no leading zero), else 0.
+func keyNumber(key string, max int) int {
+	if len(key) == 0 || len(key) > 9 || key[0] == '0' {
+		return 0
+	}
+	n := 0
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	if n > max {
+		return 0
+	}
+	return n
+}
+
+// keyOf returns the world's id for a key a producer sends, given by its text
+// or, when num is not 0, by its number, finding it by number when it has one
+// so that a large traffic line neither hashes nor spells its keys.
+func (w *World) keyOf(p *producer, key string, num int) int32 {
+	if num == 0 {
+		num = keyNumber(key, p.maxNumbered)
+	}
+	if num == 0 {
+		if id, ok := p.named[key]; ok {
+			return id
+		}
+		if p.named == nil {
+			p.named = map[string]int32{}
+		}
+		id := w.keyID(p.target, key)
+		p.named[key] = id
+		return id
+	}
+	if num > len(p.numbered) {
+		p.numbered = append(p.numbered, make([]int32, num-len(p.numbered))...)
+	}
+	if id := p.numbered[num-1]; id > 0 {
+		return id - 1
+	}
+	if key == "" {
+		key = strconv.Itoa(num)
+	}
+	id := w.keyID(p.target, key)
+	p.numbered[num-1] = id + 1
+	return id
 }
 
 // nextSeq returns the sequence number of the next new send to partition part.
@@ -156,51 +210,29 @@ func (w *World) topicIndex(h *TopicHistory) int32 {
 	return -1
 }
 
-// intend records an event the application means to deliver exactly once:
-// the truth the target is compared with.
-//
-// slot, when not 0, is 1 + the key's index in a traffic line's key space: the
-// producer then finds the key's record by index rather than by its text.
-func (w *World) intend(p *producer, key string, slot int32) (seq, intent, keyID int32) {
-	if !p.resolved {
-		p.target, p.resolved = w.feedTarget(p.name), true
-	}
-	if slot > 0 && int(slot) <= len(p.slotIDs) && p.slotIDs[slot-1] > 0 {
-		keyID = p.slotIDs[slot-1] - 1
-	} else {
-		keyID = w.keyID(p.target, key)
-		if slot > 0 {
-			p.slotIDs = grow(p.slotIDs, int(slot))
-			p.slotIDs[slot-1] = keyID + 1
-		}
-	}
-	p.sent = grow(p.sent, int(keyID)+1)
-	p.sent[keyID]++
-	seq = p.sent[keyID]
+// intend records an event the application means to deliver exactly once,
+// for the key with id: the truth the target is compared with. The event is
+// the key's next version. It returns that version and the event's index among
+// the trace's versions.
+func (w *World) intend(p *producer, id int32) (seq, intent int32) {
+	ks := &w.keys[id]
+	ks.sourceSeq++
+	seq = ks.sourceSeq
 	op := mvcc.Insert
 	if seq > 1 {
 		op = mvcc.Update
 	}
 	now := p.clock.Read(w.now)
 	step := w.step()
-	w.trace.Versions = append(w.trace.Versions, VersionRecord{Table: p.name, Key: key, Op: op, Seq: seq, UpdatedAt: now, CommitStep: int32(step)})
-	w.keys[keyID].sourceSeq = seq
-	w.settle(p.target, keyID)
-	return seq, int32(len(w.trace.Versions) - 1), keyID
-}
-
-// grow extends s with zeros to at least n elements.
-func grow(s []int32, n int) []int32 {
-	if n <= len(s) {
-		return s
-	}
-	return append(s, make([]int32, n-len(s))...)
+	w.trace.Versions = append(w.trace.Versions, VersionRecord{Table: p.name, Key: ks.key, Op: op, Seq: seq, UpdatedAt: now, CommitStep: int32(step)})
+	w.settle(p.target, id)
+	return seq, int32(len(w.trace.Versions) - 1)
 }
 
 // sendPlan is one produce line.
 type sendPlan struct {
 	key     string
-	slot    int32 // 1 + the key's index in a traffic line's key space; 0 for a produce line
+	num     int // the key as a number, for a traffic line; 0: read key
 	keyed   bool
 	id      string
 	fail    string // none, timeout, lost
@@ -229,11 +261,21 @@ func (w *World) send(p *producer, s sendPlan) {
 			s.key = p.name + "-" + strconv.Itoa(int(num))
 		}
 	}
-	seq, intent, keyID := w.intend(p, s.key, s.slot)
-	part := w.place(p, s.key, s.keyed)
+	if !p.resolved {
+		p.target, p.resolved = w.feedTarget(p.name), true
+		p.ref = p.topic.NameRef(p.name)
+	}
+	id := w.keyOf(p, s.key, s.num)
+	seq, intent := w.intend(p, id)
+	var part int
+	if s.keyed {
+		part = int(w.keys[id].hash % int32(len(p.topic.Parts)))
+	} else {
+		part = w.place(p, s.key, false)
+	}
 	now := p.clock.Read(w.now)
-	rec := topic.Record{Key: s.key, Keyed: s.keyed, Time: now, UpdatedAt: now, Seq: seq,
-		EventID: s.id, Num: num, Producer: p.name, Intent: intent, PID: p.pid, PSeq: p.nextSeq(part), Step: int32(w.step()), KeyID: keyID}
+	rec := topic.Record{KeyID: id, Keyed: s.keyed, Time: now, UpdatedAt: now, Seq: seq,
+		EventRef: p.topic.EventRefOf(s.id), Num: num, ProducerRef: p.ref, Intent: intent, PID: p.pid, PSeq: p.nextSeq(part), Step: int32(w.step())}
 	if s.fail == "none" && s.keyed {
 		// The bulk of a large run: narrated on demand from the record.
 		off, _ := p.topic.Append(part, rec, p.idempotent)
@@ -243,13 +285,14 @@ func (w *World) send(p *producer, s sendPlan) {
 		w.emitNote(p.actor, KindProduce, logNote{a: w.topicIndex(p.topic), b: int32(part), i: off, why: noteSend})
 		return
 	}
+	s.key = w.keys[id].key
 	w.sendSlow(p, s, rec, part)
 }
 
 // sendSlow is a send narrated at once: a keyless one, or one that fails.
 func (w *World) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
 	pname := p.topic.Name + "-" + strconv.Itoa(part)
-	what, tag := w.trace.keyPhrase(p.name, s.key), " (event "+rec.ID()+")"
+	what, tag := w.trace.keyPhrase(p.name, s.key), " (event "+p.topic.ID(&rec)+")"
 	where := prose.F("murmur2 of key %s places it on %s", s.key, pname)
 	if !s.keyed {
 		what, tag = "event "+s.key, "" // its id is all that names it
@@ -311,8 +354,9 @@ func (w *World) retry(p *producer, s sendPlan, rec topic.Record, part int, pname
 		}
 		rec.PID, rec.PSeq = p.pid, p.nextSeq(part)
 		if s.regenID {
-			rec.EventID = w.nextID(p)
-			why += prose.F(", and the event is built afresh with id %s", rec.EventID)
+			id := w.nextID(p)
+			rec.EventRef = p.topic.EventRefOf(id)
+			why += prose.F(", and the event is built afresh with id %s", id)
 		}
 		part2 := w.place(p, s.key, s.keyed)
 		off, _ := p.topic.Append(part2, rec, p.idempotent)
@@ -363,8 +407,8 @@ func (w *World) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt 
 	var placed []string
 	for _, v := range vs {
 		part := topic.PartitionFor(v.Key, len(c.topic.Parts))
-		off, _ := c.topic.Append(part, topic.Record{Key: v.Key, Keyed: true, Time: stampAt, UpdatedAt: v.UpdatedAt, Seq: int32(v.Seq),
-			LSN: int64(lsn), Producer: c.name, Intent: -1, Step: int32(w.step()), KeyID: v.ID}, false)
+		off, _ := c.topic.Append(part, topic.Record{Keyed: true, Time: stampAt, UpdatedAt: v.UpdatedAt, Seq: int32(v.Seq),
+			LSN: int64(lsn), ProducerRef: c.topic.NameRef(c.name), Intent: -1, Step: int32(w.step()), KeyID: v.ID}, false)
 		placed = append(placed, prose.F("%s → %s-%d@%d", v.Key, c.topic.Name, part, off))
 	}
 	switch {

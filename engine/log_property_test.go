@@ -66,10 +66,11 @@ func TestPropertyLogKeyOrder(t *testing.T) {
 		var order []string
 		for p, part := range h.Parts {
 			for _, rec := range part.Records {
-				if _, ok := byKey[rec.Key]; !ok {
-					order = append(order, rec.Key)
+				key := h.Key(&rec)
+				if _, ok := byKey[key]; !ok {
+					order = append(order, key)
 				}
-				byKey[rec.Key] = append(byKey[rec.Key], produced{recID{p, rec.Offset}, rec.Step, epochAt(h, rec.Step)})
+				byKey[key] = append(byKey[key], produced{recID{p, rec.Offset}, rec.Step, epochAt(h, rec.Step)})
 			}
 		}
 		for _, k := range order {
@@ -135,14 +136,15 @@ func TestPropertyLogCommitAfterMerge(t *testing.T) {
 		for _, row := range tr.TargetAt("fct", tr.Steps()) {
 			target[row.Key] = max(target[row.Key], row.Seq)
 		}
-		for _, part := range tr.Log.Topics[0].Parts {
+		h := tr.Log.Topics[0]
+		for _, part := range h.Parts {
 			for _, rec := range part.Records {
 				if rec.Deleted != topic.Live {
 					continue
 				}
-				v, ok := target[rec.Key]
+				v, ok := target[h.Key(&rec)]
 				require.True(t, ok && v >= int(rec.Seq), "seed %d: %s-%d@%d (key %s version %d) is still in the log but the target has %s\n%s",
-					seed, part.Topic, part.ID, rec.Offset, rec.Key, rec.Seq, versionText(v, ok), g.Text())
+					seed, part.Topic, part.ID, rec.Offset, h.Key(&rec), rec.Seq, versionText(v, ok), g.Text())
 			}
 		}
 	}

@@ -19,10 +19,10 @@ func (t *Trace) logNarration(e *Event) string {
 		h := t.Log.Topics[n.a]
 		r := &h.Parts[n.b].Records[n.i]
 		return prose.F("%s sends %s (event %s) to %s-%d, where murmur2 of key %s places it; the broker appends it at offset %d.",
-			r.Producer, t.keyPhrase(r.Producer, r.Key), r.ID(), h.Name, n.b, r.Key, r.Offset)
+			h.Producer(r), t.keyPhrase(h.Producer(r), h.Key(r)), h.ID(r), h.Name, n.b, h.Key(r), r.Offset)
 	case notePoll:
 		g := t.Log.Groups[n.a]
-		h := t.topicNamed(g.Topic)
+		h := t.TopicNamed(g.Topic)
 		reads := g.Reads[n.i : n.i+int64(n.n)]
 		said := make([]string, len(reads))
 		for i, r := range reads {
@@ -32,7 +32,7 @@ func (t *Trace) logNarration(e *Event) string {
 		return prose.F("%s polls %s.", reads[0].Member, strings.Join(said, " and "))
 	case noteWrite:
 		g := t.Log.Groups[n.a]
-		h := t.topicNamed(g.Topic)
+		h := t.TopicNamed(g.Topic)
 		reads := g.Reads[n.i : n.i+int64(n.n)]
 		var keys []string
 		for _, r := range reads {
@@ -66,12 +66,16 @@ func (t *Trace) readKeys(h *TopicHistory, r ReadRange) []string {
 	recs := h.Parts[r.Partition].Records[r.From:r.To]
 	keys := make([]string, len(recs))
 	for i := range recs {
-		keys[i] = recs[i].Key
+		keys[i] = h.Key(&recs[i])
 	}
 	return keys
 }
 
-func (t *Trace) topicNamed(name string) *TopicHistory {
+// TopicNamed returns the history of the topic with name, or nil.
+func (t *Trace) TopicNamed(name string) *TopicHistory {
+	if t.Log == nil {
+		return nil
+	}
 	for _, h := range t.Log.Topics {
 		if h.Name == name {
 			return h

@@ -196,6 +196,7 @@ type Trace struct {
 	checks   check.Config
 	noun     map[string]string
 	truth    truthLog
+	keyText  []string // the text of each key id, unprefixed; the log's topics read it (topic.Topic.Keys)
 	actors   []string // names of the actors of non-source events, each once
 	texts    []string // narrations of non-source events, by Event.b
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -139,11 +140,13 @@ type markState struct {
 // the truth log names the key, so that the state a step reads and writes for
 // a key is one small struct in one place.
 type keyState struct {
-	sourceSeq int32 // latest committed version, 0 if absent or deleted
-	count     int32 // rows of it present in the target
-	newest    int32 // newest version among them, 0 if none
-	shown     int32 // count when status was last recorded in the truth log
-	bad       int32 // the key's index in the truth log's set of keys not fine, or -1
+	key       string // the key's text, unprefixed: what a target row holds
+	hash      int32  // murmur2 of key made positive: a keyed record of it goes to partition hash % count
+	sourceSeq int32  // latest committed version, 0 if absent or deleted
+	count     int32  // rows of it present in the target
+	newest    int32  // newest version among them, 0 if none
+	shown     int32  // count when status was last recorded in the truth log
+	bad       int32  // the key's index in the truth log's set of keys not fine, or -1
 	status    status
 }
 
@@ -388,7 +391,8 @@ func (w *World) keyID(target *sink.Table, key string) int32 {
 		return id
 	}
 	id := int32(len(w.keys))
-	w.keys = append(w.keys, keyState{bad: -1})
+	w.keys = append(w.keys, keyState{key: key, hash: topic.Positive(topic.Murmur2([]byte(key))), bad: -1})
+	w.trace.keyText = append(w.trace.keyText, key)
 	w.trace.truth.name(id, tk)
 	w.keyIDs[tk] = id
 	return id

@@ -59,9 +59,10 @@ func buildLog(t *engine.Trace) *Log {
 			p.Groups = append(p.Groups, GroupOffset{Group: g.Group, Committed: g.Committed, Lag: g.Lag})
 		}
 		l.Partitions = append(l.Partitions, p)
+		h := t.TopicNamed(s.Topic)
 		for _, r := range t.RecordsAt(s.Topic, s.Partition, t.Steps()) {
-			rec := Record{Topic: s.Topic, Partition: s.Partition, Offset: r.Offset, Key: r.Key, Version: r.Seq, LSN: r.LSN,
-				EventID: r.ID(), Producer: r.Producer, At: r.Time.String(), Step: r.Step}
+			rec := Record{Topic: s.Topic, Partition: s.Partition, Offset: r.Offset, Key: h.Key(&r), Version: r.Seq, LSN: r.LSN,
+				EventID: h.ID(&r), Producer: h.Producer(&r), At: r.Time.String(), Step: r.Step}
 			if r.Deleted != topic.Live {
 				rec.Deleted = r.Deleted
 			}
@@ -89,8 +90,9 @@ func logText(b *strings.Builder, t *engine.Trace) {
 		}
 		fmt.Fprintf(b, "  %s-%d  log start %d  end %d  %s\n", s.Topic, s.Partition, s.Start, s.End, strings.Join(gs, "; "))
 		var recs []string
+		h := t.TopicNamed(s.Topic)
 		for _, r := range t.RecordsAt(s.Topic, s.Partition, t.Steps()) {
-			x := fmt.Sprintf("%d:%s", r.Offset, r.Key)
+			x := fmt.Sprintf("%d:%s", r.Offset, h.Key(&r))
 			if r.Seq > 1 {
 				x += fmt.Sprintf("v%d", r.Seq)
 			}

@@ -82,35 +82,82 @@ const Live = math.MaxInt32
 
 // Record is one record of a partition.
 //
-// Invariant: a partition's Records[i].Offset == i; Step < Deleted.
+// A record holds no pointers, so that a log of millions of records costs the
+// garbage collector nothing to trace: its key, producer and event id are
+// kept once in the topic's tables (Keys, Names, IDs) and named here by
+// index; Topic.Key, Topic.Producer and Topic.ID spell them.
+//
+// Invariant: a partition's Records[i].Offset == i; Step < Deleted;
+// KeyID indexes *Keys, ProducerRef indexes Names or is -1, and EventRef is
+// 0 or 1 + an index of IDs.
 type Record struct {
-	Offset    int64
-	Key       string     // the business key; also the partitioning key when Keyed
-	Time      vtime.Time // the record's timestamp (the producer's clock, or the commit for change capture)
-	UpdatedAt vtime.Time // the row's updated_at, for change capture
-	LSN       int64      // the source commit position, for change capture
-	EventID   string     // the event id the application gave it; see ID
-	Producer  string
-	Seq       int32 // the version of the business key it carries (source version, or the producer's intent)
-	Num       int32 // the producer's running number for the event, which names it when EventID is empty
-	Intent    int32 // index of the intended event it carries, or -1
-	PID       int32 // producer id of the session that wrote it
-	PSeq      int32 // the producer's sequence number within the partition
-	Step      int32 // the trace step that appended it
-	Deleted   int32 // the trace step retention deleted it at, or Live
-	KeyID     int32 // the engine's dense id for Key, so a consumer finds the key's state without hashing it
-	Keyed     bool  // false: a record without a key, placed by the sticky rule
+	Offset      int64
+	Time        vtime.Time // the record's timestamp (the producer's clock, or the commit for change capture)
+	UpdatedAt   vtime.Time // the row's updated_at, for change capture
+	LSN         int64      // the source commit position, for change capture
+	Seq         int32      // the version of the business key it carries (source version, or the producer's intent)
+	Num         int32      // the producer's running number for the event, which names it when it has no event id
+	Intent      int32      // index of the intended event it carries, or -1
+	PID         int32      // producer id of the session that wrote it
+	PSeq        int32      // the producer's sequence number within the partition
+	Step        int32      // the trace step that appended it
+	Deleted     int32      // the trace step retention deleted it at, or Live
+	KeyID       int32      // the business key (also the partitioning key when Keyed), as an index of *Keys: the engine's dense id for it
+	ProducerRef int32      // the producer that sent it, as an index of Names; -1 for change capture
+	EventRef    int32      // the event id the application gave it, as 1 + an index of IDs; 0 for none
+	Keyed       bool       // false: a record without a key, placed by the sticky rule
 }
 
-// ID is the record's event id: EventID when one was given, else the
-// producer's name and the event's running number ("shop-7"), spelled only
-// when asked so that a large run does not build a string per record. Change
-// capture records have none.
-func (r *Record) ID() string {
-	if r.EventID != "" || r.Num == 0 {
-		return r.EventID
+// Key is the business key of r, a record of t.
+func (t *Topic) Key(r *Record) string { return (*t.Keys)[r.KeyID] }
+
+// Producer names the producer that sent r, or "" for change capture.
+func (t *Topic) Producer(r *Record) string {
+	if r.ProducerRef < 0 {
+		return ""
 	}
-	return r.Producer + "-" + strconv.Itoa(int(r.Num))
+	return t.Names[r.ProducerRef]
+}
+
+// ID is r's event id: the one the application gave it, else the producer's
+// name and the event's running number ("shop-7"), spelled only when asked so
+// that a large run does not build a string per record. Change capture
+// records have none.
+func (t *Topic) ID(r *Record) string {
+	switch {
+	case r.EventRef > 0:
+		return t.IDs[r.EventRef-1]
+	case r.Num == 0 || r.ProducerRef < 0:
+		return ""
+	}
+	return t.Names[r.ProducerRef] + "-" + strconv.Itoa(int(r.Num))
+}
+
+// NameRef returns the index of a producer's name in Names, adding it on first use.
+func (t *Topic) NameRef(name string) int32 { return intern(&t.Names, &t.nameRefs, name) }
+
+// EventRefOf returns 1 + the index of an event id in IDs, adding it on
+// first use, or 0 for the empty id.
+func (t *Topic) EventRefOf(id string) int32 {
+	if id == "" {
+		return 0
+	}
+	return 1 + intern(&t.IDs, &t.idRefs, id)
+}
+
+// intern returns the index of s in *table, appending it (and noting its
+// index in *refs) the first time.
+func intern(table *[]string, refs *map[string]int32, s string) int32 {
+	if i, ok := (*refs)[s]; ok {
+		return i
+	}
+	if *refs == nil {
+		*refs = map[string]int32{}
+	}
+	i := int32(len(*table))
+	*table = append(*table, s)
+	(*refs)[s] = i
+	return i
 }
 
 // Segment is a run of consecutive offsets deleted together.
@@ -156,16 +203,24 @@ func (p *Partition) Start() int64 {
 }
 
 // Topic is a named set of partitions.
+//
+// Invariant: nameRefs and idRefs give the index of each string of Names and
+// IDs, which hold each string once.
 type Topic struct {
 	Name       string
 	Parts      []*Partition
 	Retention  vtime.Duration // 0: keep forever
 	SegmentDur vtime.Duration // a segment rolls when its first record is this old
+	Keys       *[]string      // the text of every key id, which the engine shares among its topics
+	Names      []string       // the producers that sent to it, each once
+	IDs        []string       // the event ids applications gave its records, each once
+	nameRefs   map[string]int32
+	idRefs     map[string]int32
 }
 
 // New returns a topic with n empty partitions.
 func New(name string, n int, retention, segment vtime.Duration) *Topic {
-	t := &Topic{Name: name, Retention: retention, SegmentDur: segment}
+	t := &Topic{Name: name, Retention: retention, SegmentDur: segment, Keys: new([]string)}
 	t.Grow(n)
 	return t
 }

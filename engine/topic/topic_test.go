@@ -1,6 +1,7 @@
 package topic
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,18 +42,23 @@ func TestPartitionForMatchesFormula(t *testing.T) {
 	}
 }
 
-func rec(key string, at string) Record {
+func rec(tp *Topic, key string, at string) Record {
 	tm, err := vtime.ParseTime(at)
 	if err != nil {
 		panic(err)
 	}
-	return Record{Key: key, Keyed: true, Time: tm}
+	id := slices.Index(*tp.Keys, key)
+	if id < 0 {
+		id = len(*tp.Keys)
+		*tp.Keys = append(*tp.Keys, key)
+	}
+	return Record{KeyID: int32(id), Keyed: true, Time: tm}
 }
 
 func TestDenseOffsetsAndGrowMovesNothing(t *testing.T) {
 	tp := New("orders", 2, 0, 0)
 	for i := range 5 {
-		o, dup := tp.Append(0, rec("k", "10:00:00"), false)
+		o, dup := tp.Append(0, rec(tp, "k", "10:00:00"), false)
 		require.False(t, dup)
 		assert.Equal(t, int64(i), o)
 	}
@@ -67,7 +73,7 @@ func TestDenseOffsetsAndGrowMovesNothing(t *testing.T) {
 func TestRetentionDeletesWholeSegmentsByNewestTimestamp(t *testing.T) {
 	tp := New("orders", 1, 60*vtime.Second, 10*vtime.Second)
 	for _, at := range []string{"10:00:00", "10:00:05", "10:00:09", "10:00:10", "10:00:30"} {
-		tp.Append(0, rec("k", at), false)
+		tp.Append(0, rec(tp, "k", at), false)
 	}
 	p := tp.Parts[0]
 	// Segments: [0,3) newest 10:00:09, [3,4) newest 10:00:10, [4,5) newest 10:00:30.
@@ -83,14 +89,14 @@ func TestRetentionDeletesWholeSegmentsByNewestTimestamp(t *testing.T) {
 	assert.Equal(t, int64(3), p.StartAt(2))
 	tp.Expire(at("10:05:00"), 3)
 	assert.Equal(t, int64(5), p.Start(), "an empty partition starts at its end")
-	o, _ := tp.Append(0, rec("k", "10:05:00"), false)
+	o, _ := tp.Append(0, rec(tp, "k", "10:05:00"), false)
 	assert.Equal(t, int64(5), o, "offsets never restart")
 	assert.Equal(t, int64(5), p.Start())
 }
 
 func TestIdempotentAppendDropsARetriedSequence(t *testing.T) {
 	tp := New("orders", 1, 0, 0)
-	r := rec("7", "10:00:00")
+	r := rec(tp, "7", "10:00:00")
 	r.PID, r.PSeq = 1, 0
 	_, dup := tp.Append(0, r, true)
 	assert.False(t, dup)

@@ -79,6 +79,7 @@ func logPanel(b *builder, t *engine.Trace, s State) {
 // cellState is what one offset of a lane is at the step drawn.
 type cellState struct {
 	rec     *topic.Record
+	key     string // the record's business key
 	deleted bool   // left of the log start
 	gone    bool   // deleted by retention at this very step
 	fresh   bool   // appended at this step
@@ -94,7 +95,7 @@ func lane(b *builder, t *engine.Trace, s State, h *engine.TopicHistory, p engine
 	cells := make([]cellState, 0, hi-lo)
 	for o := lo; o < hi; o++ {
 		r := &recs[o]
-		cells = append(cells, cellState{rec: r, deleted: o < p.Start, gone: int(r.Deleted) == s.Step,
+		cells = append(cells, cellState{rec: r, key: h.Key(r), deleted: o < p.Start, gone: int(r.Deleted) == s.Step,
 			fresh: s.Step > 0 && int(r.Step) == s.Step})
 	}
 	for _, g := range t.Log.Groups {
@@ -143,11 +144,11 @@ func lane(b *builder, t *engine.Trace, s State, h *engine.TopicHistory, p engine
 			state = "deleted"
 		}
 		b.open("g", "class", "tm-cell tm-cell-"+state+map[bool]string{true: " tm-cell-new", false: ""}[c.fresh],
-			"data-testid", "cell", "data-offset", strconv.FormatInt(o, 10), "data-key", c.rec.Key, "data-state", state,
+			"data-testid", "cell", "data-offset", strconv.FormatInt(o, 10), "data-key", c.key, "data-state", state,
 			"data-new?", on(c.fresh), "data-read?", on(c.readBy != ""))
 		b.void("rect", "x", ftoa(cx+2), "y", ftoa(cy), "width", ftoa(cellW-4), "height", ftoa(cellH), "rx", "4", "class", "tm-cell-box")
 		b.el("text", strconv.FormatInt(o, 10), "x", ftoa(cx+6), "y", ftoa(cy+12), "class", "tm-cell-offset")
-		key := c.rec.Key
+		key := c.key
 		if len(key) > 5 {
 			key = key[:4] + "…"
 		}
@@ -253,7 +254,7 @@ func lane(b *builder, t *engine.Trace, s State, h *engine.TopicHistory, p engine
 		}
 		b.open("tr", "class", cls, "data-testid", "offset", "data-offset", strconv.FormatInt(o, 10), "data-state", state)
 		b.el("th", strconv.FormatInt(o, 10), "scope", "row")
-		b.el("td", c.rec.Key)
+		b.el("td", c.key)
 		b.el("td", "v"+itoa(int(c.rec.Seq)))
 		b.el("td", strings.Join(notes, "; "))
 		b.close("tr")
