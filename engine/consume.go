@@ -41,11 +41,54 @@ type groupState struct {
 type member struct {
 	name     string
 	gen      int
-	pos      map[int]int64
+	pos      positions
+	owned    []int // the partitions it owns, as of generation ownedGen over ownedN partitions
+	ownedGen int
+	ownedN   int
 	paused   vtime.Time // polls before this time return nothing
 	stopped  bool       // auto.offset.reset=none refused to move a position
 	nextAuto vtime.Time
 	actor    int32 // index of "group/member" among the trace's actors, or -1
+}
+
+// positions is a member's fetch position on each partition, by partition;
+// -1 where it has none (a partition it does not own, or one it resumes from
+// the committed offset).
+type positions []int64
+
+// get returns the position on partition p and whether there is one.
+func (ps positions) get(p int) (int64, bool) {
+	if p < len(ps) && ps[p] >= 0 {
+		return ps[p], true
+	}
+	return 0, false
+}
+
+// set stores the position on partition p.
+func (ps *positions) set(p int, pos int64) {
+	for len(*ps) <= p {
+		*ps = append(*ps, -1)
+	}
+	(*ps)[p] = pos
+}
+
+// clear forgets every position.
+func (ps *positions) clear() {
+	for i := range *ps {
+		(*ps)[i] = -1
+	}
+}
+
+// ownedBy lists the partitions member m owns, ascending, computed once per
+// assignment.
+func (g *groupState) ownedBy(m *member) []int {
+	if m.owned == nil || m.ownedGen != g.g.Generation || m.ownedN != len(g.g.Owner) {
+		m.owned, m.ownedGen, m.ownedN = g.g.Owned(m.name), g.g.Generation, len(g.g.Owner)
+		if m.owned == nil {
+			m.owned = []int{}
+		}
+	}
+	return m.owned
 }
 
 // actorOf returns member m's actor index, naming it on first use.
@@ -61,7 +104,7 @@ func (w *World) actorOf(g *groupState, m *member) int32 {
 func (g *groupState) readFrom(p int) int64 {
 	if o := g.g.Owner[p]; o != "" {
 		if m := g.members[o]; m != nil {
-			if pos, ok := m.pos[p]; ok {
+			if pos, ok := m.pos.get(p); ok {
 				return pos
 			}
 		}
@@ -78,7 +121,7 @@ func (w *World) join(g *groupState, name string, joining bool) {
 			w.emit(g.name+"/"+name, KindRebalance, -1, "%s is already a member of %s; nothing changes.", name, g.name)
 			return
 		}
-		g.members[name] = &member{name: name, pos: map[int]int64{}, nextAuto: w.now.Add(g.interval), actor: -1}
+		g.members[name] = &member{name: name, nextAuto: w.now.Add(g.interval), actor: -1}
 		w.rebalance(g, name+" joins "+g.name)
 		return
 	}
@@ -98,7 +141,7 @@ func (w *World) rebalance(g *groupState, why string) {
 	for _, m := range slices.Sorted(mapsKeys(g.members)) {
 		mem := g.members[m]
 		mem.gen = g.g.Generation
-		mem.pos = map[int]int64{}
+		mem.pos.clear()
 		var ps []string
 		for _, p := range a[m] {
 			ps = append(ps, g.pname(p))
@@ -162,10 +205,10 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 	// is an event of its own after which the poll starts again, and a batch
 	// begun before it would be dropped with its records unwritten while the
 	// position had already moved past them.
-	owned := g.g.Owned(pl.member)
+	owned := g.ownedBy(m)
 	for _, p := range owned {
 		part := g.topic.Parts[p]
-		pos, ok := m.pos[p]
+		pos, ok := m.pos.get(p)
 		if !ok {
 			pos = g.g.Committed[p]
 			if pos < 0 {
@@ -175,7 +218,7 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 					return
 				}
 				if len(w.trace.Events) > before {
-					m.pos[p] = pos
+					m.pos.set(p, pos)
 					w.then(func() { w.poll(g, pl) })
 					return
 				}
@@ -187,32 +230,32 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 			if !ok {
 				return
 			}
-			m.pos[p] = pos
+			m.pos.set(p, pos)
 			w.then(func() { w.poll(g, pl) })
 			return
 		}
-		m.pos[p] = pos
+		m.pos.set(p, pos)
 	}
 	b := &batch{gen: m.gen, reads: len(g.hist.Reads), ranges: make([]ReadRange, 0, len(owned))}
 	left := pl.max
 	for _, p := range owned {
 		part := g.topic.Parts[p]
-		pos := m.pos[p]
+		pos, _ := m.pos.get(p)
 		to := min(part.End(), pos+int64(left))
 		if to > pos {
 			rr := ReadRange{Step: int32(w.step()), Member: pl.member, Partition: int32(p), From: pos, To: to}
 			b.ranges = append(b.ranges, rr)
 			g.hist.Reads = append(g.hist.Reads, rr)
 			left -= int(to - pos)
-			m.pos[p] = to
+			m.pos.set(p, to)
 		}
 	}
 	if len(b.ranges) == 0 {
 		w.emit(g.name+"/"+pl.member, KindPoll, -1, "%s polls %s and finds nothing new.", pl.member, ownedPhrase(g, pl.member))
 		if g.commit != "auto" {
 			// A reset moved a position: the code commits where it now stands.
-			for _, p := range g.g.Owned(pl.member) {
-				if pos, ok := m.pos[p]; ok && pos != g.g.Committed[p] {
+			for _, p := range g.ownedBy(m) {
+				if pos, ok := m.pos.get(p); ok && pos != g.g.Committed[p] {
 					b.ranges = append(b.ranges, ReadRange{Partition: int32(p), From: pos, To: pos})
 				}
 			}
@@ -454,7 +497,7 @@ func (w *World) commitBatch(g *groupState, m *member, b *batch, when string) {
 // poll resumes from the committed offsets.
 func (w *World) crashMember(g *groupState, m *member, b *batch, where string) {
 	actor := g.name + "/" + m.name
-	m.pos = map[int]int64{}
+	m.pos.clear()
 	var lost, again []string
 	for _, r := range b.ranges {
 		c := g.g.Committed[r.Partition]
@@ -491,8 +534,8 @@ func (w *World) autoCommit(g *groupState, name string) {
 			m.nextAuto = m.nextAuto.Add(g.interval)
 		}
 		var ok []string
-		for _, p := range g.g.Owned(name) {
-			pos, has := m.pos[p]
+		for _, p := range g.ownedBy(m) {
+			pos, has := m.pos.get(p)
 			if !has || pos == g.g.Committed[p] {
 				continue
 			}
@@ -565,7 +608,7 @@ func (w *World) resnapshot(g *groupState) {
 	}
 	for _, m := range g.members {
 		m.stopped = false
-		m.pos = map[int]int64{}
+		m.pos.clear()
 	}
 	w.emit("operator", KindReset, -1, "An operator re-snapshots: one consistent read of %s copies all %d live rows into the target, then commits %s so the consumers resume after the snapshot.",
 		strings.Join(tables, ", "), len(in), strings.Join(ends, ", "))
