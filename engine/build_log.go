@@ -260,7 +260,7 @@ func (b *builder) group(c scenario.Command) error {
 		// The group existed before the scenario began and had committed this offset everywhere.
 		for p := range g.g.Committed {
 			g.g.Committed[p] = int64(committed)
-			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: 0, Partition: int32(p), Offset: int64(committed), Member: "before"})
+			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: 0, Partition: int32(p), Offset: int64(committed), Member: g.hist.MemberRef("before")})
 		}
 	}
 	if hasTo {

@@ -49,6 +49,7 @@ type member struct {
 	stopped  bool       // auto.offset.reset=none refused to move a position
 	nextAuto vtime.Time
 	actor    int32 // index of "group/member" among the trace's actors, or -1
+	ref      int32 // index of its name in the group history's Members
 }
 
 // positions is a member's fetch position on each partition, by partition;
@@ -121,7 +122,7 @@ func (w *World) join(g *groupState, name string, joining bool) {
 			w.emit(g.name+"/"+name, KindRebalance, -1, "%s is already a member of %s; nothing changes.", name, g.name)
 			return
 		}
-		g.members[name] = &member{name: name, nextAuto: w.now.Add(g.interval), actor: -1}
+		g.members[name] = &member{name: name, ref: g.hist.MemberRef(name), nextAuto: w.now.Add(g.interval), actor: -1}
 		w.rebalance(g, name+" joins "+g.name)
 		return
 	}
@@ -243,7 +244,7 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 		pos, _ := m.pos.get(p)
 		to := min(part.End(), pos+int64(left))
 		if to > pos {
-			rr := ReadRange{Step: int32(w.step()), Member: pl.member, Partition: int32(p), From: pos, To: to}
+			rr := ReadRange{Step: int32(w.step()), Member: m.ref, Partition: int32(p), From: pos, To: to}
 			b.ranges = append(b.ranges, rr)
 			g.hist.Reads = append(g.hist.Reads, rr)
 			left -= int(to - pos)
@@ -460,7 +461,7 @@ func (w *World) commitBatch(g *groupState, m *member, b *batch, when string) {
 	for _, r := range b.ranges {
 		p := int(r.Partition)
 		if g.g.Commit(m.name, b.gen, p, r.To) {
-			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: r.Partition, Offset: r.To, Member: m.name})
+			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: r.Partition, Offset: r.To, Member: m.ref})
 		} else {
 			refused = append(refused, p)
 		}
@@ -540,7 +541,7 @@ func (w *World) autoCommit(g *groupState, name string) {
 				continue
 			}
 			g.g.Commit(name, m.gen, p, pos)
-			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: int32(p), Offset: pos, Member: name})
+			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: int32(p), Offset: pos, Member: m.ref})
 			ok = append(ok, prose.F("offset %d on %s", pos, g.pname(p)))
 		}
 		if len(ok) > 0 {
@@ -603,7 +604,7 @@ func (w *World) resnapshot(g *groupState) {
 	var ends []string
 	for p, part := range g.topic.Parts {
 		g.g.Committed[p] = part.End()
-		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: int32(p), Offset: part.End(), Member: "operator"})
+		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: int32(p), Offset: part.End(), Member: g.hist.MemberRef("operator")})
 		ends = append(ends, prose.F("offset %d on %s", part.End(), g.pname(p)))
 	}
 	for _, m := range g.members {

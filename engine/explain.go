@@ -16,7 +16,7 @@ func (t *Trace) Explain(key string, n int) string {
 	n = t.clampStep(n)
 	var versions []VersionRecord
 	for _, v := range t.VersionsAt(n) {
-		if v.Key == key {
+		if t.VersionKey(&v) == key {
 			versions = append(versions, v)
 		}
 	}
@@ -29,8 +29,9 @@ func (t *Trace) Explain(key string, n int) string {
 		return prose.F("No committed source row has key %s at this step.", key)
 	}
 	v := versions[len(versions)-1]
-	name := t.noun[v.Table] + " " + key
-	p := t.pipeFor(v.Table)
+	table := t.VersionTable(&v)
+	name := t.noun[table] + " " + key
+	p := t.pipeFor(table)
 	committed := prose.F("%s committed at %s (lsn %d) with updated_at %s", capital(name), t.Events[v.CommitStep-1].At, v.LSN, v.UpdatedAt)
 	if v.Backdated {
 		committed += ", a value set by hand"
@@ -40,12 +41,12 @@ func (t *Trace) Explain(key string, n int) string {
 		return capital(name) + " was deleted in the source and is absent from the target, as it should be."
 	case len(rows) == 0:
 		if p == nil {
-			return committed + "; no pipeline reads " + v.Table + "."
+			return committed + "; no pipeline reads " + table + "."
 		}
 		if why := t.lostBy(key, v, n); why != "" {
 			return committed + "; " + why
 		}
-		if m, ok := t.markBefore(p, v.Table, int(v.CommitStep)); ok && p.Unreachable(m, compared(p, v)) {
+		if m, ok := t.markBefore(p, table, int(v.CommitStep)); ok && p.Unreachable(m, compared(p, v)) {
 			return prose.F("%s; the mark was already %s, so no read after that could return it.", committed, p.Mark.Format(m))
 		}
 		return committed + "; no run has read it yet. The next run will."
@@ -60,7 +61,7 @@ func (t *Trace) Explain(key string, n int) string {
 	if r.Seq < int(v.Seq) {
 		why := ""
 		if p != nil {
-			if m, ok := t.markBefore(p, v.Table, int(v.CommitStep)); ok && p.Unreachable(m, compared(p, v)) {
+			if m, ok := t.markBefore(p, table, int(v.CommitStep)); ok && p.Unreachable(m, compared(p, v)) {
 				why = prose.F(" The new version's updated_at %s was already behind the mark %s when it committed, so no run will read it.", v.UpdatedAt, p.Mark.Format(m))
 			}
 		}

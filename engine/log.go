@@ -53,6 +53,7 @@ type producer struct {
 	numbered    []int32          // 1 + the world's id of each key that is a whole number n up to maxNumbered (as traffic's are), at n-1; 0: not sent yet
 	maxNumbered int              // the largest key its traffic lines can name
 	named       map[string]int32 // the world's id of every other key it has sent
+	tableID     int16            // index of its name among the trace's table names, for the versions it means to send
 	ref         int32            // index of the producer's name in its topic's Names, or -1 before its first send
 	actor       int32            // index of the producer's name among the trace's actors, or -1
 	traffic     int              // records its traffic lines will send, to size the trace
@@ -224,7 +225,7 @@ func (w *World) intend(p *producer, id int32) (seq, intent int32) {
 	}
 	now := p.clock.Read(w.now)
 	step := w.step()
-	w.trace.Versions = append(w.trace.Versions, VersionRecord{Table: p.name, Key: ks.key, Op: op, Seq: seq, UpdatedAt: now, CommitStep: int32(step)})
+	w.trace.Versions = append(w.trace.Versions, VersionRecord{TableID: p.tableID, KeyID: id, Op: op, Seq: seq, UpdatedAt: now, CommitStep: int32(step)})
 	w.settle(p.target, id)
 	return seq, int32(len(w.trace.Versions) - 1)
 }
@@ -264,6 +265,7 @@ func (w *World) send(p *producer, s sendPlan) {
 	if !p.resolved {
 		p.target, p.resolved = w.feedTarget(p.name), true
 		p.ref = p.topic.NameRef(p.name)
+		p.tableID = w.trace.tableID(p.name)
 	}
 	id := w.keyOf(p, s.key, s.num)
 	seq, intent := w.intend(p, id)

@@ -66,15 +66,16 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 		if v.Op == mvcc.Delete {
 			continue
 		}
-		p := t.pipeFor(v.Table)
+		table := t.VersionTable(&v)
+		p := t.pipeFor(table)
 		if p == nil || !p.Mark.IsTimestamp() {
 			continue
 		}
-		m, ok := t.markBefore(p, v.Table, int(v.CommitStep))
+		m, ok := t.markBefore(p, table, int(v.CommitStep))
 		if !ok || !p.Unreachable(m, int64(v.UpdatedAt)) {
 			continue
 		}
-		lost = append(lost, v.Key)
+		lost = append(lost, t.VersionKey(&v))
 		if note == "" {
 			rel := "at or below"
 			if p.Predicate == extract.GTE {

@@ -29,7 +29,7 @@ func (t *Trace) logNarration(e *Event) string {
 			keys := t.readKeys(h, r)
 			said[i] = prose.F("%s-%d offsets %s (%s)", g.Topic, r.Partition, offRange(r.From, r.To), strings.Join(limitKeys(keys, 6), ", "))
 		}
-		return prose.F("%s polls %s.", reads[0].Member, strings.Join(said, " and "))
+		return prose.F("%s polls %s.", g.Members[reads[0].Member], strings.Join(said, " and "))
 	case noteWrite:
 		g := t.Log.Groups[n.a]
 		h := t.TopicNamed(g.Topic)
@@ -42,7 +42,7 @@ func (t *Trace) logNarration(e *Event) string {
 		if n.c > 0 {
 			extra = prose.F("; the merge absorbs %d already present", n.c)
 		}
-		return prose.F("%s %s %s into %s%s.", reads[0].Member, sinkVerb(t.targetMode(g.Target)), rowsPhrase(t.noun[t.feedOf(g.Target)], keys), g.Target, extra)
+		return prose.F("%s %s %s into %s%s.", g.Members[reads[0].Member], sinkVerb(t.targetMode(g.Target)), rowsPhrase(t.noun[t.feedOf(g.Target)], keys), g.Target, extra)
 	default:
 		g := t.Log.Groups[n.a]
 		cs := g.Commits[n.i : n.i+int64(n.n)]
@@ -52,11 +52,11 @@ func (t *Trace) logNarration(e *Event) string {
 		}
 		switch n.why {
 		case noteCommitBefore:
-			return prose.F("%s commits %s %s: should it crash now, those records count as done though none is written.", cs[0].Member, strings.Join(ok, ", "), "before writing the batch")
+			return prose.F("%s commits %s %s: should it crash now, those records count as done though none is written.", g.Members[cs[0].Member], strings.Join(ok, ", "), "before writing the batch")
 		case noteCommitReset:
-			return prose.F("%s commits %s %s: the next offset to read.", cs[0].Member, strings.Join(ok, ", "), "where the reset left it")
+			return prose.F("%s commits %s %s: the next offset to read.", g.Members[cs[0].Member], strings.Join(ok, ", "), "where the reset left it")
 		default:
-			return prose.F("%s commits %s %s: the next offset to read.", cs[0].Member, strings.Join(ok, ", "), "after writing the batch")
+			return prose.F("%s commits %s %s: the next offset to read.", g.Members[cs[0].Member], strings.Join(ok, ", "), "after writing the batch")
 		}
 	}
 }

@@ -65,7 +65,7 @@ func (w *World) commit(ts *txnState) {
 	rec.EndAt, rec.EndStep, rec.State, rec.LSN = w.now, step, mvcc.Committed, ts.tx.LSN
 	for _, v := range ts.tx.Writes {
 		w.trace.Versions = append(w.trace.Versions, VersionRecord{
-			Table: v.Table, Key: v.Key, Op: v.Op, Seq: int32(v.Seq), UpdatedAt: v.UpdatedAt, LSN: v.LSN,
+			TableID: w.trace.tableID(v.Table), KeyID: v.ID, Op: v.Op, Seq: int32(v.Seq), UpdatedAt: v.UpdatedAt, LSN: v.LSN,
 			CommitStep: int32(step), Backdated: v.Backdated,
 		})
 		target := w.targetFor(v.Table)

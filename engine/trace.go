@@ -124,16 +124,35 @@ type StmtRecord struct {
 	Backdated bool
 }
 
-// VersionRecord is one committed row version.
+// VersionRecord is one committed row version, or an event a producer meant
+// to send. It holds no pointers, so a trace of millions costs the garbage
+// collector nothing to trace: Trace.VersionKey and Trace.VersionTable spell
+// its key and table.
 type VersionRecord struct {
-	Table      string
-	Key        string
 	UpdatedAt  vtime.Time
 	LSN        mvcc.LSN
 	Seq        int32
 	CommitStep int32
+	KeyID      int32 // the key's id: an index of the trace's key texts, and the key's truth
+	TableID    int16 // the table, or the producer, as an index of the trace's table names
 	Op         mvcc.Op
 	Backdated  bool
+}
+
+// VersionKey is the key of v, a version of t.
+func (t *Trace) VersionKey(v *VersionRecord) string { return t.keyText[v.KeyID] }
+
+// VersionTable names the table (or producer) v belongs to.
+func (t *Trace) VersionTable(v *VersionRecord) string { return t.tables[v.TableID] }
+
+// tableID returns the index of a table's (or producer's) name among the
+// trace's table names, adding it on first use. There are a handful.
+func (t *Trace) tableID(name string) int16 {
+	if i := slices.Index(t.tables, name); i >= 0 {
+		return int16(i)
+	}
+	t.tables = append(t.tables, name)
+	return int16(len(t.tables) - 1)
 }
 
 // TargetHistory is every row a target ever held.
@@ -197,6 +216,7 @@ type Trace struct {
 	noun     map[string]string
 	truth    truthLog
 	keyText  []string // the text of each key id, unprefixed; the log's topics read it (topic.Topic.Keys)
+	tables   []string // the names VersionRecord.TableID indexes
 	actors   []string // names of the actors of non-source events, each once
 	texts    []string // narrations of non-source events, by Event.b
 }
@@ -230,9 +250,11 @@ func (t *Trace) VersionsAt(n int) []VersionRecord {
 // LiveAt returns the latest committed, undeleted version of every source key
 // at step n, in key order.
 func (t *Trace) LiveAt(n int) []VersionRecord {
-	latest := map[string]VersionRecord{}
+	// A key id names a key as the truth does, so it is what sets two
+	// versions apart as rows of different keys.
+	latest := map[int32]VersionRecord{}
 	for _, v := range t.VersionsAt(n) {
-		latest[t.truthKey(v.Table, v.Key)] = v
+		latest[v.KeyID] = v
 	}
 	out := make([]VersionRecord, 0, len(latest))
 	for _, v := range latest {
@@ -240,7 +262,7 @@ func (t *Trace) LiveAt(n int) []VersionRecord {
 			out = append(out, v)
 		}
 	}
-	slices.SortFunc(out, func(a, b VersionRecord) int { return mvcc.CompareKeys(a.Key, b.Key) })
+	slices.SortFunc(out, func(a, b VersionRecord) int { return mvcc.CompareKeys(t.keyText[a.KeyID], t.keyText[b.KeyID]) })
 	return out
 }
 
@@ -277,15 +299,6 @@ func (t *Trace) targetOf(table string) string {
 		}
 	}
 	return t.feedTarget(table)
-}
-
-// truthKey is the key truth reports: the business key alone when there is one
-// target, prefixed by the target's name otherwise.
-func (t *Trace) truthKey(table, key string) string {
-	if len(t.Targets) <= 1 {
-		return key
-	}
-	return t.targetOf(table) + ":" + key
 }
 
 // TruthAt returns the truth after step n. It starts from the nearest
@@ -377,7 +390,7 @@ func (s *sourceAsker) CountUpdatedBetween(from, to vtime.Time) int {
 	}
 	c := 0
 	for _, v := range s.live {
-		if s.t.targetOf(v.Table) != "" && v.UpdatedAt >= from && v.UpdatedAt <= to {
+		if s.t.targetOf(s.t.VersionTable(&v)) != "" && v.UpdatedAt >= from && v.UpdatedAt <= to {
 			c++
 		}
 	}

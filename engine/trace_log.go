@@ -53,12 +53,25 @@ func (h *TopicHistory) PartitionsAt(n int) int {
 
 // GroupHistory is one consumer group's log: commits, what each poll read,
 // and the ranges an offset reset jumped over.
+//
+// Commits and Reads name who committed or read by an index of Members, so
+// that their hundreds of thousands of entries hold no pointers.
 type GroupHistory struct {
 	Name, Topic, Target string
 	Strategy            group.Strategy
 	Commits             []CommitPoint
 	Reads               []ReadRange
 	Resets              []ResetRange
+	Members             []string // the members, the operator and the initial commit ("before"), each once
+}
+
+// MemberRef returns the index of name in Members, adding it on first use.
+func (g *GroupHistory) MemberRef(name string) int32 {
+	if i := slices.Index(g.Members, name); i >= 0 {
+		return int32(i)
+	}
+	g.Members = append(g.Members, name)
+	return int32(len(g.Members) - 1)
 }
 
 // CommitPoint is one committed offset: the next offset the group will read
@@ -66,14 +79,14 @@ type GroupHistory struct {
 type CommitPoint struct {
 	Step      int32
 	Partition int32
+	Member    int32 // who committed, as an index of GroupHistory.Members
 	Offset    int64
-	Member    string
 }
 
 // ReadRange is what one poll returned from one partition: offsets [From, To).
 type ReadRange struct {
 	Step      int32
-	Member    string
+	Member    int32 // the member that read, as an index of GroupHistory.Members
 	Partition int32
 	From, To  int64
 }

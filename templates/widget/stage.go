@@ -643,8 +643,8 @@ func comparePanel(b *builder, f *engine.Trace, s State) {
 	for k := range c {
 		all[k] = true
 	}
-	for _, k := range t.LiveAt(os) {
-		all[k.Key] = true
+	for _, v := range t.LiveAt(os) {
+		all[t.VersionKey(&v)] = true
 	}
 	keys := keysSorted(all)
 	diff := 0
