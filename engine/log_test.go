@@ -462,3 +462,48 @@ poll billing c1 at=10:00:05
 	tr = runLog(t, body, map[string]string{"sink": "append"})
 	assert.Equal(t, map[string]int{"shop-3": 2}, tr.Final().Duplicated, "the resend is a copy of one event")
 }
+
+// A producer's event is its key's next version, whichever line sends it:
+// a produce line and a traffic line name the same key "1" as one key, and a
+// second producer feeding the same target continues the key's versions, so
+// the merge keeps the event sent last and truth agrees with it.
+func TestLogProducerEventsAreTheKeysNextVersion(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=2
+target fct sink=merge key=order_id
+producer shop to=orders key=order_id
+producer backoffice to=orders key=order_id
+group billing topic=orders to=fct commit=after reset=earliest
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+traffic shop records=3 from=10:00:02 every=1s keys=1
+produce backoffice at=10:00:06 key=1
+produce shop at=10:00:07 key=01
+poll billing c1 at=10:00:10
+`, nil)
+	var seqs []int32
+	var keys, ids []string
+	for _, recs := range recordsOf(tr) {
+		for _, r := range recs {
+			seqs = append(seqs, r.Seq)
+			keys = append(keys, r.Key)
+			ids = append(ids, r.ID)
+		}
+	}
+	slices.Sort(seqs)
+	assert.Equal(t, []int32{1, 1, 2, 3, 4, 5}, seqs, "key 1 has versions 1 to 5 across both producers and both kinds of line; key 01 is another key")
+	assert.ElementsMatch(t, []string{"1", "1", "1", "1", "1", "01"}, keys)
+	assert.Contains(t, ids, "backoffice-1", "a record's event id is its producer's name and running number")
+	assert.Contains(t, ids, "shop-5")
+
+	rows := tr.TargetAt("fct", tr.Steps())
+	require.Len(t, rows, 2)
+	for _, r := range rows {
+		if r.Key == "1" {
+			assert.Equal(t, 5, r.Seq, "the merge keeps the newest version, the one sent last")
+		}
+	}
+	truth := tr.Final()
+	assert.Empty(t, truth.Missing)
+	assert.Empty(t, truth.Stale)
+	assert.Empty(t, truth.Duplicated)
+}

@@ -131,3 +131,34 @@ func kid(key string) int32 {
 	}
 	return int32(n)
 }
+
+// A batch that carries several versions of one key leaves one present row:
+// each version replaces the one before, and every replaced row is marked
+// removed at the batch's step, even one the same batch added.
+func TestMergeBatchWithSeveralVersionsOfAKey(t *testing.T) {
+	tb := sink.New("t", "id", sink.Merge)
+	noop := func(int32, string, int, int) {}
+	tb.Write(rows("1"), 0, 3, nil, noop)
+	batch := []sink.In{
+		{ID: kid("1"), Key: "1", Seq: 2},
+		{ID: kid("2"), Key: "2", Seq: 1},
+		{ID: kid("1"), Key: "1", Seq: 3},
+	}
+	res := tb.Write(batch, 1, 5, nil, noop)
+	assert.Equal(t, sink.Result{Inserted: 3, Replaced: 2}, res)
+	assert.Equal(t, 3, tb.Newest("1"))
+	hist := tb.History()
+	require.Len(t, hist, 4)
+	assert.Equal(t, int32(5), hist[0].RemovedStep, "version 1 is replaced at the batch's step")
+	assert.Equal(t, int32(5), hist[1].RemovedStep, "version 2 came and went within the batch")
+	assert.Equal(t, int32(sink.Live), hist[2].RemovedStep)
+	assert.Equal(t, int32(sink.Live), hist[3].RemovedStep)
+	present := sink.At(hist, 5)
+	assert.ElementsMatch(t, []string{"1", "2"}, presentKeys(present))
+
+	// The next batch starts with nothing left over from this one.
+	res = tb.Write([]sink.In{{ID: kid("2"), Key: "2", Seq: 2}}, 2, 7, nil, noop)
+	assert.Equal(t, sink.Result{Inserted: 1, Replaced: 1}, res)
+	assert.Equal(t, int32(sink.Live), tb.History()[3].RemovedStep, "key 1's present row is untouched")
+	assert.Equal(t, int32(7), tb.History()[2].RemovedStep)
+}

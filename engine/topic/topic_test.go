@@ -110,3 +110,30 @@ func TestIdempotentAppendDropsARetriedSequence(t *testing.T) {
 	assert.False(t, dup, "a new producer session")
 	assert.Equal(t, int64(3), tp.Parts[0].End())
 }
+
+// A record names its key, producer and event id by index; the topic spells
+// them, and an event without an id of its own is named by its producer's
+// running number.
+func TestRecordTextIsKeptOnceByTheTopic(t *testing.T) {
+	tp := New("orders", 1, 0, 0)
+	shop := tp.NameRef("shop")
+	assert.Equal(t, shop, tp.NameRef("shop"), "a name is kept once")
+	a := rec(tp, "7", "10:00:00")
+	a.ProducerRef, a.Num = shop, 3
+	b := rec(tp, "7", "10:00:01")
+	b.ProducerRef, b.Num, b.EventRef = shop, 4, tp.EventRefOf("order-7-paid")
+	c := rec(tp, "8", "10:00:02")
+	c.ProducerRef = -1 // change capture: no producer, no id
+	assert.Equal(t, int32(0), tp.EventRefOf(""), "no id")
+	for _, r := range []Record{a, b, c} {
+		tp.Append(0, r, false)
+	}
+	recs := tp.Parts[0].Records
+	assert.Equal(t, []string{"7", "7", "8"}, []string{tp.Key(&recs[0]), tp.Key(&recs[1]), tp.Key(&recs[2])})
+	assert.Equal(t, "shop-3", tp.ID(&recs[0]))
+	assert.Equal(t, "order-7-paid", tp.ID(&recs[1]))
+	assert.Equal(t, "", tp.ID(&recs[2]))
+	assert.Equal(t, "shop", tp.Producer(&recs[1]))
+	assert.Equal(t, "", tp.Producer(&recs[2]))
+	assert.Equal(t, []string{"order-7-paid"}, tp.IDs)
+}
