@@ -233,7 +233,7 @@ func (w *World) intend(p *producer, id int32) (seq, intent int32) {
 // sendPlan is one produce line.
 type sendPlan struct {
 	key     string
-	num     int // the key as a number, for a traffic line; 0: read key
+	num     int // the key as a number, for a traffic line; 0 when key gives it
 	keyed   bool
 	id      string
 	fail    string // none, timeout, lost
