@@ -15,8 +15,9 @@ import (
 )
 
 // tooBig reports whether building f would schedule so much work that a fuzz
-// iteration would take too long: big workloads, long runs series, wide key
-// ranges. The engine accepts these; the fuzzer just skips them.
+// iteration would take too long: big workloads and traffic, long runs and
+// polls series, wide key ranges. The engine accepts these; the fuzzer just
+// skips them.
 func tooBig(f *scenario.File) bool {
 	s, err := f.Resolve(nil)
 	if err != nil {
@@ -28,7 +29,7 @@ func tooBig(f *scenario.File) bool {
 		total++
 		for _, a := range c.Args {
 			switch a.Key {
-			case "txns", "count", "rows":
+			case "txns", "count", "rows", "records", "keys":
 				if n, err := strconv.Atoi(a.Value); err == nil && n > limit {
 					return true
 				}
@@ -41,7 +42,7 @@ func tooBig(f *scenario.File) bool {
 				}
 			}
 		}
-		if c.Name == "runs" || c.Name == "workload" {
+		if c.Name == "runs" || c.Name == "polls" {
 			var from, until vtime.Time
 			every := vtime.Second
 			for _, a := range c.Args {
@@ -56,7 +57,7 @@ func tooBig(f *scenario.File) bool {
 					}
 				}
 			}
-			if c.Name == "runs" && int64(until-from)/int64(every) > limit {
+			if int64(until-from)/int64(every) > limit {
 				return true
 			}
 		}
