@@ -30,8 +30,8 @@ const (
 )
 
 // maxCells is the most offsets a lane draws; a longer partition is drawn as
-// a window of its newest offsets (or those around a group's position), with
-// the count of the earlier ones. maxLanes is the most partitions drawn per
+// a window of its newest offsets, with the count of the earlier ones (a group
+// whose position is further back is named at the window's left edge). maxLanes is the most partitions drawn per
 // topic.
 const (
 	maxCells = 40
