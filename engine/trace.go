@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/tidemark/tidemark/engine/check"
@@ -262,7 +263,11 @@ func (t *Trace) LiveAt(n int) []VersionRecord {
 			out = append(out, v)
 		}
 	}
-	slices.SortFunc(out, func(a, b VersionRecord) int { return mvcc.CompareKeys(t.keyText[a.KeyID], t.keyText[b.KeyID]) })
+	// The same key can be a row of two tables that reach different targets:
+	// its ids then differ, and order them.
+	slices.SortFunc(out, func(a, b VersionRecord) int {
+		return cmp.Or(mvcc.CompareKeys(t.keyText[a.KeyID], t.keyText[b.KeyID]), cmp.Compare(a.KeyID, b.KeyID))
+	})
 	return out
 }
 
