@@ -96,10 +96,23 @@ func origin(r *http.Request) string {
 		return ""
 	}
 	scheme := "http"
-	if r.TLS != nil || r.URL.Scheme == "https" || r.Header.Get("X-Forwarded-Proto") == "https" {
+	if r.TLS != nil || r.URL.Scheme == "https" || r.Header.Get("X-Forwarded-Proto") == "https" || forwardedProto(r.Header.Get("Forwarded")) == "https" {
 		scheme = "https"
 	}
 	return scheme + "://" + host
+}
+
+// forwardedProto is the proto= of the first element of a Forwarded header
+// (RFC 7239), the one the proxy nearest the reader added, or "".
+func forwardedProto(h string) string {
+	first, _, _ := strings.Cut(h, ",")
+	for pair := range strings.SplitSeq(first, ";") {
+		k, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		if ok && strings.EqualFold(k, "proto") {
+			return strings.ToLower(strings.Trim(v, `"`))
+		}
+	}
+	return ""
 }
 
 // snippets returns the three ways to put scenario id, with t's knobs, at

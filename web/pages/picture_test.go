@@ -218,6 +218,30 @@ func TestEmbedSnippets(t *testing.T) {
 	assert.Equal(t, `![A timestamp mark skips rows that commit late, how it ends](/picture/hwm/visibility-gap.svg)`, snippet("snippet-markdown"))
 }
 
+// Behind a proxy that ends TLS, the snippets still say https when the proxy
+// says so, in either header it may use.
+func TestEmbedSnippetsBehindAProxy(t *testing.T) {
+	h := handler(t)
+	for name, header := range map[string][2]string{
+		"X-Forwarded-Proto":   {"X-Forwarded-Proto", "https"},
+		"Forwarded":           {"Forwarded", `for=192.0.2.60;proto=https;by=203.0.113.43`},
+		"Forwarded, quoted":   {"Forwarded", `proto="HTTPS", proto=http`},
+		"Forwarded, by a hop": {"Forwarded", `for=192.0.2.60, proto=https`},
+	} {
+		req := httptest.NewRequest(http.MethodGet, "/scenarios/hwm/visibility-gap", nil)
+		req.Host = "tidemark.example"
+		req.Header.Set(header[0], header[1])
+		_, body := do(h, req)
+		src := htmltest.Text(htmltest.Parse(t, body).One(t, "snippet-script"))
+		want := "https://tidemark.example/static/embed.js"
+		if name == "Forwarded, by a hop" {
+			// Only the first element speaks for the reader's request.
+			want = "http://tidemark.example/static/embed.js"
+		}
+		assert.Contains(t, src, `src="`+want+`"`, name)
+	}
+}
+
 // TestEmbedScriptsServed checks the scripts an author's page loads are
 // served by their plain names, revalidated on each use, and that only the
 // embed page loads frame.js.
