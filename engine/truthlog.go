@@ -80,9 +80,12 @@ func (l *truthLog) record(step int, id int32, s status, count int32, keys []keyS
 	}
 }
 
-// at rebuilds the truth after step n.
+// at rebuilds the truth after step n: the snapshot before it, then the
+// changes since, the latest change of each key winning. Rather than a map by
+// key, it sorts one array of (key id, position) pairs, so a rebuild costs one
+// small allocation besides the answer.
 func (l *truthLog) at(n int32) Truth {
-	state := map[int32]truthChange{}
+	var base []truthChange
 	from := 0
 	i, _ := slices.BinarySearchFunc(l.snaps, n, func(s truthSnap, n int32) int {
 		if s.step <= n {
@@ -91,32 +94,43 @@ func (l *truthLog) at(n int32) Truth {
 		return 1
 	})
 	if i > 0 {
-		s := l.snaps[i-1]
-		for _, b := range s.bad {
-			state[b.id] = b
-		}
-		from = s.next
+		base, from = l.snaps[i-1].bad, l.snaps[i-1].next
 	}
-	for _, c := range l.changes[from:] {
-		if c.step > n {
-			break
+	// Changes are in step order: replay those up to step n.
+	end, _ := slices.BinarySearchFunc(l.changes[from:], n, func(c truthChange, n int32) int {
+		if c.step <= n {
+			return -1
 		}
-		if c.status == fine {
-			delete(state, c.id)
-		} else {
-			state[c.id] = c
+		return 1
+	})
+	replay := l.changes[from : from+end]
+	entry := func(pos int) truthChange {
+		if pos < len(base) {
+			return base[pos]
 		}
+		return replay[pos-len(base)]
 	}
+	// Position order is time order (the snapshot first), so after sorting
+	// the last pair of each key id is its latest change.
+	order := make([]uint64, len(base)+len(replay))
+	for pos := range order {
+		order[pos] = uint64(entry(pos).id)<<32 | uint64(pos)
+	}
+	slices.Sort(order)
 	tr := Truth{Missing: []string{}, Duplicated: map[string]int{}, Stale: []string{}}
-	for id, c := range state {
-		k := l.keys[id]
+	for k, o := range order {
+		if k+1 < len(order) && order[k+1]>>32 == o>>32 {
+			continue // a later change of the same key follows
+		}
+		c := entry(int(uint32(o)))
+		key := l.keys[c.id]
 		switch c.status {
 		case missing:
-			tr.Missing = append(tr.Missing, k)
+			tr.Missing = append(tr.Missing, key)
 		case duplicated:
-			tr.Duplicated[k] = int(c.count)
+			tr.Duplicated[key] = int(c.count)
 		case stale:
-			tr.Stale = append(tr.Stale, k)
+			tr.Stale = append(tr.Stale, key)
 		}
 	}
 	mvcc.SortKeys(tr.Missing)

@@ -13,15 +13,21 @@
 //	view(id, full)                                -> {html, stage, narration, step, steps, query, message, canUndo, pending}
 //	act(id, action, arg)                          -> {ok, error, rerun}   ("fill", step: run the checks a pending view lacks)
 //	check(source, name)                           -> {ok, error, line, col}
+//	idle()                                        -> collects garbage when views have made enough of it
 //	stop()
 package main
 
 import (
+	"runtime"
 	"syscall/js"
 
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/templates/widget"
 )
+
+// idleViews is how many views an idle moment waits for before it collects:
+// a few megabytes of garbage, so that a collection is worth its cost.
+const idleViews = 8
 
 func main() {
 	// The page starts this module with GOGC=400 and GOMEMLIMIT=256MiB in its
@@ -51,6 +57,12 @@ func main() {
 		return 0
 	}
 	missing := map[string]any{"ok": false, "error": "no scenario is open under that id"}
+	// views counts the views drawn since the last collection. Drawing a
+	// step makes a few hundred kilobytes of garbage; left to itself the
+	// collector would mark the whole trace in the middle of some later step
+	// (wasm has one thread), so the page calls idle when it has nothing to
+	// do and the collection happens then instead.
+	views := 0
 	api := map[string]any{
 		"open": export("open", func(args []js.Value) any {
 			q, err := widget.ParseQuery(trimQuery(str(args, 4)))
@@ -81,6 +93,7 @@ func main() {
 				return missing
 			}
 			v := s.View(len(args) > 1 && args[1].Truthy())
+			views++
 			return map[string]any{"ok": true, "html": v.HTML, "stage": v.Stage, "narration": v.Narration,
 				"step": v.Step, "steps": v.Steps, "query": v.Query, "message": v.Message, "canUndo": v.CanUndo,
 				"back": v.Back, "forward": v.Forward, "start": v.Start, "end": v.End, "pending": v.Pending}
@@ -106,6 +119,13 @@ func main() {
 				out["line"], out["col"] = se.Pos.Line, se.Pos.Col
 			}
 			return out
+		}),
+		"idle": export("idle", func([]js.Value) any {
+			if views >= idleViews {
+				runtime.GC()
+				views = 0
+			}
+			return nil
 		}),
 		"stop": export("stop", func([]js.Value) any {
 			close(done)

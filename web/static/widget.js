@@ -150,6 +150,20 @@
       this.step = v.step;
       this.steps = v.steps;
       if (v.pending) this.fillSoon();
+      this.collectWhenIdle();
+    }
+
+    // collectWhenIdle lets the engine collect its garbage when the page has
+    // nothing else to do, rather than in the middle of a later step.
+    collectWhenIdle() {
+      if (this.idleQueued || !this.engine.idle) return;
+      this.idleQueued = true;
+      const run = () => {
+        this.idleQueued = false;
+        this.engine.idle();
+      };
+      if (window.requestIdleCallback) requestIdleCallback(run, { timeout: 2000 });
+      else setTimeout(run, 200);
     }
 
     // setAddress keeps the address bar at the step and settings on screen.
