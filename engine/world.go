@@ -136,9 +136,10 @@ type markState struct {
 }
 
 // keyState is the truth about one key: is it in the source, and how is it in
-// the target. The world keeps one per key id in a dense array of values, and
-// the truth log names the key, so that the state a step reads and writes for
-// a key is one small struct in one place.
+// the target. The world keeps one per key id in a dense array of values, so
+// that what a send or a write reads and changes of a key is one small struct
+// in one place. (The truth log names keys as the truth reports them, with
+// the target's name in front when there are several targets.)
 type keyState struct {
 	key       string // the key's text, unprefixed: what a target row holds
 	hash      int32  // murmur2 of key made positive: a keyed record of it goes to partition hash % count
