@@ -13,7 +13,7 @@
 //	view(id, full)                                -> {html, stage, narration, step, steps, query, message, canUndo, pending}
 //	act(id, action, arg)                          -> {ok, error, rerun}   ("fill", step: run the checks a pending view lacks)
 //	check(source, name)                           -> {ok, error, line, col}
-//	idle()                                        -> collects garbage when views have made enough of it
+//	idle()                                        -> collects garbage when the heap nears the collector's goal
 //	stop()
 package main
 
@@ -24,10 +24,6 @@ import (
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/templates/widget"
 )
-
-// idleViews is how many views an idle moment waits for before it collects:
-// a few megabytes of garbage, so that a collection is worth its cost.
-const idleViews = 8
 
 func main() {
 	// The page starts this module with GOGC=400 and GOMEMLIMIT=256MiB in its
@@ -57,12 +53,14 @@ func main() {
 		return 0
 	}
 	missing := map[string]any{"ok": false, "error": "no scenario is open under that id"}
-	// views counts the views drawn since the last collection. Drawing a
-	// step makes a few hundred kilobytes of garbage; left to itself the
-	// collector would mark the whole trace in the middle of some later step
-	// (wasm has one thread), so the page calls idle when it has nothing to
-	// do and the collection happens then instead.
-	views := 0
+	// Drawing a step makes a few hundred kilobytes of garbage. Left to
+	// itself the collector would mark the whole trace in the middle of some
+	// later step (wasm has one thread), so the page calls idle when it has
+	// nothing to do, and idle collects then if the heap has come three
+	// quarters of the way to the collector's goal, when it would soon
+	// collect anyway: a collection comes a little sooner than it would
+	// have, at a moment nobody waits for.
+	var mem runtime.MemStats
 	api := map[string]any{
 		"open": export("open", func(args []js.Value) any {
 			q, err := widget.ParseQuery(trimQuery(str(args, 4)))
@@ -93,7 +91,6 @@ func main() {
 				return missing
 			}
 			v := s.View(len(args) > 1 && args[1].Truthy())
-			views++
 			return map[string]any{"ok": true, "html": v.HTML, "stage": v.Stage, "narration": v.Narration,
 				"step": v.Step, "steps": v.Steps, "query": v.Query, "message": v.Message, "canUndo": v.CanUndo,
 				"back": v.Back, "forward": v.Forward, "start": v.Start, "end": v.End, "pending": v.Pending}
@@ -121,9 +118,9 @@ func main() {
 			return out
 		}),
 		"idle": export("idle", func([]js.Value) any {
-			if views >= idleViews {
+			runtime.ReadMemStats(&mem)
+			if mem.HeapAlloc*4 >= mem.NextGC*3 {
 				runtime.GC()
-				views = 0
 			}
 			return nil
 		}),
