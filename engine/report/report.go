@@ -133,7 +133,10 @@ func Text(w io.Writer, t *engine.Trace) error {
 		}
 		fmt.Fprintf(&b, "  %*d  %-8s  %-*s  %s%s\n", stepW, e.Step, e.At, actorW, t.Actor(&t.Events[i]), t.Narration(&t.Events[i]), flag)
 	}
-	b.WriteString("\nMARKS\n")
+	// A scenario of the log alone has no pipeline and so no marks.
+	if len(t.Marks) > 0 || len(t.Pipes) > 0 {
+		b.WriteString("\nMARKS\n")
+	}
 	for _, h := range t.Marks {
 		var vals []string
 		for _, p := range h.Points {
