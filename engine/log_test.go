@@ -3,6 +3,7 @@ package engine_test
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -506,4 +507,40 @@ poll billing c1 at=10:00:10
 	assert.Empty(t, truth.Missing)
 	assert.Empty(t, truth.Stale)
 	assert.Empty(t, truth.Duplicated)
+}
+
+// A traffic line spread thin over a vast key range finds its keys by name
+// rather than in an array by number; the records are the same either way:
+// each names a key of the range, and each key's versions count its sends.
+func TestLogTrafficOverAVastKeyRange(t *testing.T) {
+	for _, keys := range []int{20, 10_000_000} {
+		tr := runLog(t, fmt.Sprintf(`topic orders partitions=4
+producer shop to=orders key=order_id
+traffic shop records=300 from=10:00:00 every=10ms keys=%d
+`, keys), nil)
+		sent := map[string]int32{}
+		n := 0
+		for _, recs := range recordsOf(tr) {
+			for _, r := range recs {
+				k, err := strconv.Atoi(r.Key)
+				require.NoError(t, err, "keys=%d: key %q", keys, r.Key)
+				assert.True(t, k >= 1 && k <= keys, "keys=%d: key %d out of range", keys, k)
+				n++
+			}
+		}
+		require.Equal(t, 300, n)
+		// Versions count sends in send order, which is step order.
+		var all []spelled
+		for _, recs := range recordsOf(tr) {
+			all = append(all, recs...)
+		}
+		slices.SortFunc(all, func(a, b spelled) int { return int(a.Step - b.Step) })
+		for _, r := range all {
+			sent[r.Key]++
+			assert.Equal(t, sent[r.Key], r.Seq, "keys=%d: key %s", keys, r.Key)
+		}
+		if keys == 20 {
+			assert.Len(t, sent, 20, "300 sends over 20 keys reach every key")
+		}
+	}
 }
