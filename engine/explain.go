@@ -24,7 +24,7 @@ func (t *Trace) Explain(key string, n int) string {
 	for _, h := range t.Targets {
 		rows = append(rows, t.TargetAt(h.Name, n)...)
 	}
-	rows = slices.DeleteFunc(rows, func(r sink.Row) bool { return r.Key != key })
+	rows = slices.DeleteFunc(rows, func(r sink.Row) bool { return t.RowKey(&r) != key })
 	if len(versions) == 0 {
 		return prose.F("No committed source row has key %s at this step.", key)
 	}

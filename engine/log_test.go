@@ -184,7 +184,7 @@ poll billing c1 at=10:00:04
 func targetKeys(tr *engine.Trace, name string) []string {
 	var out []string
 	for _, r := range tr.TargetAt(name, tr.Steps()) {
-		out = append(out, r.Key)
+		out = append(out, tr.RowKey(&r))
 	}
 	return out
 }
@@ -499,7 +499,7 @@ poll billing c1 at=10:00:10
 	rows := tr.TargetAt("fct", tr.Steps())
 	require.Len(t, rows, 2)
 	for _, r := range rows {
-		if r.Key == "1" {
+		if tr.RowKey(&r) == "1" {
 			assert.Equal(t, 5, r.Seq, "the merge keeps the newest version, the one sent last")
 		}
 	}

@@ -140,6 +140,10 @@ type VersionRecord struct {
 	Backdated  bool
 }
 
+// RowKey is the key of r, a row of one of t's targets (rows name their key
+// by the engine's key id).
+func (t *Trace) RowKey(r *sink.Row) string { return t.keyText[r.KeyID] }
+
 // VersionKey is the key of v, a version of t.
 func (t *Trace) VersionKey(v *VersionRecord) string { return t.keyText[v.KeyID] }
 
@@ -362,8 +366,9 @@ func (t *Trace) ObserveAt(n int) check.Observation {
 	}
 	for _, h := range t.Targets {
 		for _, r := range sink.At(h.Rows, int32(n)) {
-			o.Target = append(o.Target, check.TargetRow{Key: r.Key, UpdatedAt: r.UpdatedAt})
-			if !isInt(r.Key) {
+			key := t.RowKey(&r)
+			o.Target = append(o.Target, check.TargetRow{Key: key, UpdatedAt: r.UpdatedAt})
+			if !isInt(key) {
 				o.KeysInt = false
 			}
 		}

@@ -233,7 +233,7 @@ func (t *Trace) logView(n int) *check.LogView {
 		}
 		for _, r := range h.Rows {
 			if int(r.AddedStep) <= n {
-				all = append(all, arrival{r.AddedStep, check.Applied{Key: r.Key, Version: r.Seq}})
+				all = append(all, arrival{r.AddedStep, check.Applied{Key: t.RowKey(&r), Version: r.Seq}})
 			}
 		}
 	}

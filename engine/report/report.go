@@ -99,7 +99,7 @@ func Build(t *engine.Trace) Report {
 	}
 	for _, h := range t.Targets {
 		for _, row := range t.TargetAt(h.Name, t.Steps()) {
-			r.Target = append(r.Target, TargetRow{Table: h.Name, Key: row.Key, UpdatedAt: row.UpdatedAt.String(), Version: row.Seq})
+			r.Target = append(r.Target, TargetRow{Table: h.Name, Key: t.RowKey(&row), UpdatedAt: row.UpdatedAt.String(), Version: row.Seq})
 		}
 	}
 	return r
@@ -161,7 +161,7 @@ func Text(w io.Writer, t *engine.Trace) error {
 		rows := t.TargetAt(h.Name, t.Steps())
 		fmt.Fprintf(&b, "  %s (%s on %s): %d rows\n", h.Name, h.Mode, h.Key, len(rows))
 		for _, r := range rows {
-			fmt.Fprintf(&b, "    %s=%-6s updated_at=%s  version %d\n", h.Key, r.Key, r.UpdatedAt, r.Seq)
+			fmt.Fprintf(&b, "    %s=%-6s updated_at=%s  version %d\n", h.Key, t.RowKey(&r), r.UpdatedAt, r.Seq)
 		}
 	}
 	logText(&b, t)

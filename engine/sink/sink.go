@@ -44,16 +44,18 @@ func (m Mode) String() string { return [...]string{"append", "merge", "overwrite
 // Live is the removal step of a row still in the table.
 const Live = math.MaxInt32
 
-// Row is one row of a target table.
+// Row is one row of a target table. It names its key by the id its writer
+// gave it (In.ID) and holds no pointers, so a target of millions of rows
+// costs the garbage collector nothing to trace; Table.KeyOf spells the key.
 //
 // Invariant: AddedStep < RemovedStep; RemovedStep is Live while the row is present.
 type Row struct {
-	Key         string
-	Seq         int        // the source version it copies
 	UpdatedAt   vtime.Time // copied from the source
 	LSN         int64      // the source commit position it copies
 	Amount      int64
-	Run         int // the extractor run that wrote it
+	Seq         int   // the source version it copies
+	Run         int   // the extractor run that wrote it
+	KeyID       int32 // the key, as In.ID named it
 	AddedStep   int32
 	RemovedStep int32
 }
@@ -80,7 +82,8 @@ type Result struct {
 // Keys are addressed by the dense ids the caller gives them (In.ID), not by
 // their text: a write then finds a key's rows without hashing it.
 //
-// Invariant: under Append and Overwrite, live[id] lists the indexes in rows
+// Invariant: keys[id] is the text of the key with that id, for every id
+// written. Under Append and Overwrite, live[id] lists the indexes in rows
 // of every present row of the key with that id, oldest first. Under Merge
 // and Upsert a key has at most one present row, so the table keeps it in a
 // dense array instead: one[id].row is 1 + its index in rows (0: none) and
@@ -91,6 +94,7 @@ type Table struct {
 	Key       string
 	Mode      Mode
 	rows      []Row
+	keys      []string // by key id
 	live      [][]int32
 	one       []present
 	replaced  []int32 // scratch: rows a write's merges replace, marked removed once the write is done
@@ -126,7 +130,7 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 			if !hit {
 				continue
 			}
-			key := t.rows[idxs[0]].Key
+			key := t.keys[id]
 			kept := idxs[:0]
 			for _, i := range idxs {
 				if inInterval(t.rows[i]) {
@@ -148,7 +152,10 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 		if n := int(in.ID) + 1; n > len(t.live) {
 			t.live = append(t.live, make([][]int32, n-len(t.live))...)
 		}
-		t.rows = append(t.rows, Row{Key: in.Key, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
+		if len(t.live[in.ID]) == 0 {
+			t.name(in)
+		}
+		t.rows = append(t.rows, Row{KeyID: in.ID, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
 			Amount: in.Amount, Run: run, AddedStep: step, RemovedStep: Live})
 		idxs := append(t.live[in.ID], int32(len(t.rows)-1))
 		t.live[in.ID] = idxs
@@ -179,13 +186,27 @@ func (t *Table) writeOne(in In, run int, step int32, res *Result, onChange func(
 		}
 		t.replaced = append(t.replaced, cur-1)
 		res.Replaced++
+	} else {
+		t.name(in)
 	}
-	t.rows = append(t.rows, Row{Key: in.Key, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
+	t.rows = append(t.rows, Row{KeyID: in.ID, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
 		Amount: in.Amount, Run: run, AddedStep: step, RemovedStep: Live})
 	*p = present{row: int32(len(t.rows)), seq: int32(in.Seq)}
 	res.Inserted++
 	onChange(in.ID, in.Key, 1, in.Seq)
 }
+
+// name records the text of in's key. A write calls it only for a key with no
+// present row, so a key that stays present costs no lookup of its text.
+func (t *Table) name(in In) {
+	if n := int(in.ID) + 1; n > len(t.keys) {
+		t.keys = append(t.keys, make([]string, n-len(t.keys))...)
+	}
+	t.keys[in.ID] = in.Key
+}
+
+// KeyOf is the key of r, a row of t.
+func (t *Table) KeyOf(r *Row) string { return t.keys[r.KeyID] }
 
 // Reserve makes room for n keys in an empty table.
 func (t *Table) Reserve(n int) {
@@ -207,13 +228,13 @@ func (t *Table) ReserveRows(n int) { t.rows = slices.Grow(t.rows, n) }
 func (t *Table) Count(key string) int { return len(t.idxsOf(key)) }
 
 func (t *Table) idxsOf(key string) []int32 {
-	for _, p := range t.one {
-		if p.row > 0 && t.rows[p.row-1].Key == key {
+	for id, p := range t.one {
+		if p.row > 0 && t.keys[id] == key {
 			return []int32{p.row - 1}
 		}
 	}
-	for _, idxs := range t.live {
-		if len(idxs) > 0 && t.rows[idxs[0]].Key == key {
+	for id, idxs := range t.live {
+		if len(idxs) > 0 && t.keys[id] == key {
 			return idxs
 		}
 	}

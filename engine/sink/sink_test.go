@@ -19,10 +19,11 @@ func rows(keys ...string) []sink.In {
 	return out
 }
 
-func presentKeys(rs []sink.Row) []string {
+// presentKeys spells the keys of rows of tb.
+func presentKeys(tb *sink.Table, rs []sink.Row) []string {
 	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = r.Key
+	for i := range rs {
+		out[i] = tb.KeyOf(&rs[i])
 	}
 	return out
 }
@@ -39,8 +40,8 @@ func TestAppendDuplicates(t *testing.T) {
 	assert.Equal(t, 1, tb.Count("1"))
 	assert.Equal(t, []string{"1", "2", "2", "3"}, changed)
 	assert.Equal(t, 0, tb.Collapsed())
-	assert.Equal(t, []string{"1", "2", "2", "3"}, presentKeys(sink.At(tb.History(), 7)))
-	assert.Equal(t, []string{"1", "2"}, presentKeys(sink.At(tb.History(), 6)), "the table as it stood before the second write")
+	assert.Equal(t, []string{"1", "2", "2", "3"}, presentKeys(tb, sink.At(tb.History(), 7)))
+	assert.Equal(t, []string{"1", "2"}, presentKeys(tb, sink.At(tb.History(), 6)), "the table as it stood before the second write")
 	assert.Empty(t, sink.At(tb.History(), 2))
 }
 
@@ -67,12 +68,12 @@ func TestMergeCollapsesAndCounts(t *testing.T) {
 	at8 := sink.At(tb.History(), 8)
 	require.Len(t, at8, 3)
 	for _, r := range at8 {
-		if r.Key == "2" {
+		if tb.KeyOf(&r) == "2" {
 			assert.Equal(t, 1, r.Seq)
 		}
 	}
 	for _, r := range sink.At(tb.History(), 9) {
-		if r.Key == "2" {
+		if tb.KeyOf(&r) == "2" {
 			assert.Equal(t, 2, r.Seq)
 		}
 	}
@@ -88,12 +89,12 @@ func TestOverwriteReplacesItsInterval(t *testing.T) {
 	var changed []string
 	res := tb.Write([]sink.In{{ID: kid("2"), Key: "2", Seq: 1, UpdatedAt: 2000}, {ID: kid("4"), Key: "4", Seq: 1, UpdatedAt: 2500}}, 1, 7, in, func(_ int32, k string, _, _ int) { changed = append(changed, k) })
 	assert.Equal(t, sink.Result{Inserted: 2, Replaced: 2}, res)
-	assert.Equal(t, []string{"1", "2", "4"}, presentKeys(sink.At(tb.History(), 7)), "row 3, inside the interval and not re-read, is gone")
+	assert.Equal(t, []string{"1", "2", "4"}, presentKeys(tb, sink.At(tb.History(), 7)), "row 3, inside the interval and not re-read, is gone")
 	assert.Equal(t, 1, tb.Count("2"), "re-reading an interval does not duplicate")
 	assert.Equal(t, 0, tb.Count("3"))
 	assert.Equal(t, 1, tb.Count("1"), "rows outside the interval are kept")
 	assert.Equal(t, []string{"2", "3", "2", "4"}, changed, "deleted keys are reported in key order, then the written ones")
-	assert.Equal(t, []string{"1", "2", "3"}, presentKeys(sink.At(tb.History(), 6)))
+	assert.Equal(t, []string{"1", "2", "3"}, presentKeys(tb, sink.At(tb.History(), 6)))
 
 	// Without an interval, overwrite behaves as append.
 	res = tb.Write([]sink.In{{ID: kid("1"), Key: "1", Seq: 1}}, 2, 9, nil, noop)
@@ -154,7 +155,7 @@ func TestMergeBatchWithSeveralVersionsOfAKey(t *testing.T) {
 	assert.Equal(t, int32(sink.Live), hist[2].RemovedStep)
 	assert.Equal(t, int32(sink.Live), hist[3].RemovedStep)
 	present := sink.At(hist, 5)
-	assert.ElementsMatch(t, []string{"1", "2"}, presentKeys(present))
+	assert.ElementsMatch(t, []string{"1", "2"}, presentKeys(tb, present))
 
 	// The next batch starts with nothing left over from this one.
 	res = tb.Write([]sink.In{{ID: kid("2"), Key: "2", Seq: 2}}, 2, 7, nil, noop)

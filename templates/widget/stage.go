@@ -410,9 +410,10 @@ func targetPanel(b *builder, t *engine.Trace, s State, truth engine.Truth, views
 		buf := keyBuffers.Get().(*[]mvcc.ParsedKey)
 		pk, nrows, latest := (*buf)[:0], 0, ""
 		views[i].Each(func(r sink.Row) bool {
-			pk = append(pk, mvcc.ParseKey(r.Key))
+			key := t.RowKey(&r)
+			pk = append(pk, mvcc.ParseKey(key))
 			nrows++
-			latest = r.Key // rows arrive in step order
+			latest = key // rows arrive in step order
 			return true
 		})
 		for _, k := range missing {
@@ -441,8 +442,8 @@ func targetPanel(b *builder, t *engine.Trace, s State, truth engine.Truth, views
 			byKey[k] = nil
 		}
 		views[i].Each(func(r sink.Row) bool {
-			if rs, ok := byKey[r.Key]; ok {
-				byKey[r.Key] = append(rs, r)
+			if rs, ok := byKey[t.RowKey(&r)]; ok {
+				byKey[t.RowKey(&r)] = append(rs, r)
 			}
 			return true
 		})
@@ -620,7 +621,7 @@ func comparePanel(b *builder, f *engine.Trace, s State) {
 		seen := map[string][]int{}
 		for _, h := range tr.Targets {
 			for _, r := range tr.TargetAt(h.Name, step) {
-				seen[r.Key] = append(seen[r.Key], r.Seq)
+				seen[tr.RowKey(&r)] = append(seen[tr.RowKey(&r)], r.Seq)
 			}
 		}
 		m := make(map[string]copies, len(seen))

@@ -413,7 +413,7 @@ func TestRenderLargeTargetIsWindowed(t *testing.T) {
 		}
 	}
 	keys := keysOf(drawn)
-	assert.Contains(t, keys, latest.Key)
+	assert.Contains(t, keys, tr.RowKey(&latest))
 	assert.True(t, slices.IsSortedFunc(keys, func(a, b string) int { return cmpKeys(t, a, b) }), "keys in order: %v", keys)
 	var want []string
 	for _, k := range missing {
