@@ -4,7 +4,7 @@
 GO ?= go
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf
+.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf worker worker-dev worker-smoke
 
 all: build
 
@@ -47,6 +47,22 @@ bench:
 # docs/performance.md. It takes about a minute and wants a quiet machine.
 perf: wasm
 	TIDEMARK_PERF=1 $(GO) test -count=1 -run TestBudgets -v ./web/e2e
+
+# worker builds the site as a Cloudflare Worker into build/worker: the
+# syumai/workers glue (worker.mjs, wasm_exec.js, runtime.mjs) and the site's
+# handler compiled to wasm. worker-dev serves it locally in workerd through
+# wrangler (from npm), and worker-smoke asks that for a page of each kind.
+# See cmd/serve/wrangler.jsonc for deploying.
+WRANGLER ?= npx --yes wrangler@3
+worker: generate wasm
+	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o build/worker
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/worker/app.wasm ./cmd/serve
+
+worker-dev: worker
+	$(WRANGLER) dev --config cmd/serve/wrangler.jsonc --ip 127.0.0.1 --port 8787
+
+worker-smoke: worker
+	WRANGLER="$(WRANGLER)" ./cmd/serve/worker-smoke.sh
 
 # demo runs the first lesson's opening scenario through the CLI.
 demo:

@@ -9,10 +9,10 @@ import (
 	"github.com/syumai/workers"
 )
 
-// main serves the site on Cloudflare Workers. Build it with
-//
-//	go run github.com/syumai/workers/cmd/workers-assets-gen -mode=go
-//	GOOS=js GOARCH=wasm go build -o build/app.wasm ./cmd/serve
+// main serves the site on Cloudflare Workers. `make worker` builds it into
+// build/worker (the glue workers-assets-gen writes, and this program compiled
+// to wasm); cmd/serve/wrangler.jsonc points wrangler at it, and `make
+// worker-smoke` serves it locally in workerd and asks for a page of each kind.
 //
 // On Workers, static files are cheaper to serve as Workers static assets than
 // from Go, which costs a Go start per request; the handler still serves them
