@@ -288,9 +288,10 @@ func readsAt(g *engine.GroupHistory, n int) []engine.ReadRange {
 	return g.Reads[i:j]
 }
 
-// groupText is a group's position on a partition in words. Lag counts
-// from the log start when the position is below it, as Kafka's tools do:
-// the deleted offsets are not waiting to be read, they are gone.
+// groupText is a group's position on a partition in words. Its lag is the
+// engine's, as Kafka's tools report it: the log end less the committed
+// offset, deleted offsets included; a position below the log start is said
+// in words, since those offsets are gone rather than waiting to be read.
 func groupText(p engine.PartitionState, g engine.GroupOffset) string {
 	lag := "; lag " + strconv.FormatInt(g.Lag, 10)
 	switch {
