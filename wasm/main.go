@@ -12,6 +12,7 @@
 //	advance(id, budget)                           -> {done, steps}
 //	view(id, full)                                -> {html, stage, narration, step, steps, query, message, canUndo, pending}
 //	act(id, action, arg)                          -> {ok, error, rerun}   ("fill", step: run the checks a pending view lacks)
+//	checks(id)                                    -> {ok, html}           (the checks panel alone, to swap in after a fill)
 //	check(source, name)                           -> {ok, error, line, col}
 //	idle()                                        -> collects garbage when the heap nears the collector's goal
 //	stop()
@@ -105,6 +106,14 @@ func main() {
 				return map[string]any{"ok": false, "error": err.Error(), "rerun": rerun}
 			}
 			return map[string]any{"ok": true, "rerun": rerun}
+		}),
+		"checks": export("checks", func(args []js.Value) any {
+			s := sessions[str(args, 0)]
+			if s == nil {
+				return missing
+			}
+			html, ok := s.ViewChecks()
+			return map[string]any{"ok": ok, "html": html}
 		}),
 		"check": export("check", func(args []js.Value) any {
 			_, err := widget.CheckSource(str(args, 0), str(args, 1))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -466,8 +467,13 @@ func TestSessionLargeTraceChecksAfterDrawing(t *testing.T) {
 
 	_, err = s.Act("fill", "900")
 	require.NoError(t, err)
+	// The page swaps in the checks panel alone: it is the stage's, to the byte.
+	panel, ok := s.ViewChecks()
+	require.True(t, ok)
 	v = s.View(false)
 	assert.False(t, v.Pending)
+	assert.Contains(t, v.Stage, panel)
+	assert.True(t, strings.HasPrefix(panel, `<section class="tm-panel tm-panel-checks"`), panel[:min(len(panel), 80)])
 	pending, names, statuses, _ := checksOf(t, v.Stage)
 	assert.False(t, pending)
 	var wantNames, wantStatuses []string

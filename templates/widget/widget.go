@@ -101,6 +101,13 @@ func Stage(t *engine.Trace, s State) string {
 	return b.String()
 }
 
+// ChecksPanel draws the stage's checks panel alone, as Stage draws it.
+func ChecksPanel(t *engine.Trace, s State) string {
+	var b builder
+	checksPanel(&b, t, clamp(s.Step, t.Steps()), s.checks)
+	return b.String()
+}
+
 // Narration is the sentence read out for a step.
 func Narration(t *engine.Trace, step int) string {
 	step = clamp(step, t.Steps())

@@ -196,7 +196,16 @@
         this.fillQueued = false;
         if (this.busy) return; // a re-run is drawn in full when it ends
         const r = this.engine.act(this.id, "fill", String(this.step));
-        if (r.ok) this.draw(false);
+        if (!r.ok) return;
+        // Only the checks changed: swap in their panel, not the whole stage.
+        const panel = this.host.querySelector('.tm-stage [data-testid="panel-checks"]');
+        const c = panel && this.engine.checks ? this.engine.checks(this.id) : null;
+        if (c && c.ok) {
+          panel.outerHTML = c.html;
+          this.collectWhenIdle();
+        } else {
+          this.draw(false);
+        }
       });
     }
 
