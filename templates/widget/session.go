@@ -368,8 +368,12 @@ func (s *Session) fork(f engine.Fault) (rerun bool, err error) {
 	return true, s.start()
 }
 
-// pauseFor is how long "Pause the consumer here" pauses it.
+// pauseFor is how long "Pause the consumer here" pauses it unless the
+// learner picks another of pauseLengths.
 const pauseFor = 30 * vtime.Second
+
+// pauseLengths are the lengths the widget offers for a pause.
+var pauseLengths = []vtime.Duration{10 * vtime.Second, pauseFor, vtime.Minute, 3 * vtime.Minute, 10 * vtime.Minute}
 
 // logFault reads a log fault at the current step: add-partition TOPIC, or
 // pause GROUP[/MEMBER][ DURATION]. Without a member, the pause stops the

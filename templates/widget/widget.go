@@ -205,11 +205,23 @@ func faults(b *builder, t *engine.Trace, s State) {
 			b.el("button", label, "type", "button", "class", "tm-btn", "data-act", "add-partition", "data-arg", h.Name, "data-testid", "btn-add-partition")
 		}
 		for _, g := range t.Log.Groups {
-			label := "‖ Pause the consumer here (" + pauseFor.String() + ")"
+			label := "‖ Pause the consumer here"
 			if len(t.Log.Groups) > 1 {
-				label = "‖ Pause the " + g.Name + " consumer here (" + pauseFor.String() + ")"
+				label = "‖ Pause the " + g.Name + " consumer here"
 			}
 			b.el("button", label, "type", "button", "class", "tm-btn", "data-act", "pause", "data-arg", g.Name, "data-testid", "btn-pause")
+		}
+		if len(t.Log.Groups) > 0 {
+			// How long a pause lasts: longer than a topic's retention, it
+			// lets retention delete what the consumer has not read.
+			b.open("span", "class", "tm-pause-length")
+			b.el("label", "for", "for", s.id("pause-length"))
+			b.open("select", "id", s.id("pause-length"), "aria-label", "How long a pause lasts", "data-testid", "pause-length")
+			for _, d := range pauseLengths {
+				b.el("option", d.String(), "value", d.String(), "selected?", on(d == pauseFor))
+			}
+			b.close("select")
+			b.close("span")
 		}
 	}
 	b.el("button", "↶ Undo", "type", "button", "class", "tm-btn", "data-act", "undo", "data-testid", "btn-undo", "disabled?", on(!s.CanUndo))

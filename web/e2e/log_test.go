@@ -75,3 +75,21 @@ func TestRetentionMovesTheLogStart(t *testing.T) {
 	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360)
 	assert.Empty(t, pageProblems(t, ctx))
 }
+
+// TestPauseForAChosenLength pauses commit-order's consumer for the length
+// picked beside the button, and the fork's timeline says until when.
+func TestPauseForAChosenLength(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/dist/commit-order")
+	assert.Equal(t, "30s", eval[string](t, ctx, `document.querySelector('[data-testid=pause-length]').value`), "30 s unless the learner picks another")
+	for step(t, ctx) < 12 {
+		click(t, ctx, `[data-testid="btn-forward"]`)
+	}
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(`[data-testid=pause-length]`, "3m")))
+	click(t, ctx, `[data-testid="btn-pause"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="panel-compare"]`))))
+	assert.Equal(t, 12, step(t, ctx), "the fork opens at the step it was made at")
+	steps := text(t, ctx, ".tm-steps")
+	assert.Contains(t, steps, "until 10:03:06", "c1 is paused from 10:00:06 for 3 minutes")
+	assert.NotContains(t, steps, "until 10:00:36")
+	assert.Empty(t, pageProblems(t, ctx))
+}

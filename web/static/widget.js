@@ -261,9 +261,11 @@
         this.stop();
         this.act("jump", "+5s");
       } else if (act === "add-partition" || act === "pause") {
-        // The log world's faults: the button names its topic or group.
+        // The log world's faults: the button names its topic or group, and
+        // a pause lasts as long as the length chosen beside it.
         this.stop();
-        this.act(act, el.dataset.arg || "");
+        const length = act === "pause" ? this.host.querySelector('[data-testid="pause-length"]') : null;
+        this.act(act, (el.dataset.arg || "") + (length ? " " + length.value : ""));
       } else if (act === "undo") {
         this.stop();
         this.act("undo", "");
