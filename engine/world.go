@@ -290,6 +290,8 @@ func (w *World) Run() *Trace {
 		// A map made large once never rehashes.
 		w.keyIDs = make(map[string]int32, keys)
 		w.keys = make([]keyState, 0, keys)
+		t.keyText = slices.Grow(t.keyText, keys)
+		t.truth.keys = slices.Grow(t.truth.keys, keys)
 		for _, tab := range w.db.Tables() {
 			tab.Reserve(keys)
 		}

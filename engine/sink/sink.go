@@ -216,6 +216,9 @@ func (t *Table) Reserve(n int) {
 	case !t.single() && len(t.live) == 0:
 		t.live = make([][]int32, 0, n)
 	}
+	if len(t.keys) == 0 {
+		t.keys = make([]string, 0, n)
+	}
 }
 
 // ReserveRows makes room for n more rows, for a writer that knows roughly
