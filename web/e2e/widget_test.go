@@ -185,3 +185,38 @@ func TestSandboxShowsErrorAtLine(t *testing.T) {
 	assert.Equal(t, "true", eval[string](t, ctx, `String(document.getElementById('play-error').hidden)`))
 	assert.Empty(t, pageProblems(t, ctx))
 }
+
+// TestLargeTraceFillsChecksAndCollectsWhenIdle types a scenario large enough
+// that the widget draws a step before its checks run. After a step the checks
+// panel alone is filled in (it stops being busy and shows verdicts), and once
+// the page is idle the widget hands the engine its idle moment.
+func TestLargeTraceFillsChecksAndCollectsWhenIdle(t *testing.T) {
+	ctx, _ := startPlayground(t, "/play")
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-src`))))
+	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.tidemark.ready.then(() => true)`, chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
+	// Count the idle calls the widget makes.
+	eval[bool](t, ctx, `(() => {
+		const e = window.tidemarkEngine, idle = e.idle;
+		window.__idle = 0;
+		e.idle = (...a) => { window.__idle++; return idle(...a); };
+		return true;
+	})()`)
+	src := "scenario sandbox/large \"Large enough to check after drawing\"\n" +
+		"source orders key=order_id updated_at=txn-start\n" +
+		"target fct key=order_id sink=merge\n" +
+		"pipeline extract from=orders to=fct mark=timestamp advance=after\n" +
+		"workload orders txns=400 from=10:00:00 every=200ms duration=0s..3s\n" +
+		"runs extract every=5s from=10:00:00 until=10:01:30\n" +
+		"check uniqueness\n"
+	eval[bool](t, ctx, `(() => { const s = document.getElementById('play-src'); s.value = `+jsString(src)+`; s.dispatchEvent(new Event('input', {bubbles: true})); return true })()`)
+	out := `#play-output [data-testid="widget"][data-scenario="sandbox/large"]`
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(out))))
+
+	click(t, ctx, `#play-output [data-testid="btn-forward"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-output [data-testid="checks"]:not([aria-busy]) [data-check="uniqueness"]`))))
+	assert.Equal(t, 1, count(t, ctx, `#play-output [data-testid="panel-checks"]`), "one checks panel, swapped in place")
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`window.__idle > 0`, chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "the widget never gave the engine an idle moment")
+	assert.Empty(t, pageProblems(t, ctx))
+}
