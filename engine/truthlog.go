@@ -43,12 +43,13 @@ type truthLog struct {
 	keys    []string // each key's name, by id
 }
 
-// name names the key with id, which is the next id: ids are dense.
+// name names the key with id. Ids are dense and given in order, so this
+// appends; a gap would be left unnamed rather than stop the run.
 func (l *truthLog) name(id int32, key string) {
-	if int(id) != len(l.keys) {
-		panic("truthLog.name: key ids must be given in order")
+	for int(id) >= len(l.keys) {
+		l.keys = append(l.keys, "")
 	}
-	l.keys = append(l.keys, key)
+	l.keys[id] = key
 }
 
 // record logs that the key with id (a dense number the world gives each
