@@ -189,12 +189,13 @@ func (w *World) emitNote(a int32, kind Kind, n logNote) {
 	t.Counts = append(t.Counts, w.counts)
 }
 
-// place picks the partition for a record: murmur2 for a key, the sticky
-// partition for a keyless one.
-func (w *World) place(p *producer, key string, keyed bool) int {
+// place picks the partition for a record of the key with id: murmur2 of the
+// key (kept with the key's state) for a keyed record, the sticky partition
+// for a keyless one.
+func (w *World) place(p *producer, id int32, keyed bool) int {
 	n := len(p.topic.Parts)
 	if keyed {
-		return topic.PartitionFor(key, n)
+		return int(w.keys[id].hash % int32(n))
 	}
 	if p.sticky < 0 || p.stickyN != n {
 		p.sticky, p.stickyN = w.rng.IntN(n), n
@@ -269,12 +270,7 @@ func (w *World) send(p *producer, s sendPlan) {
 	}
 	id := w.keyOf(p, s.key, s.num)
 	seq, intent := w.intend(p, id)
-	var part int
-	if s.keyed {
-		part = int(w.keys[id].hash % int32(len(p.topic.Parts)))
-	} else {
-		part = w.place(p, s.key, false)
-	}
+	part := w.place(p, id, s.keyed)
 	now := p.clock.Read(w.now)
 	rec := topic.Record{KeyID: id, Keyed: s.keyed, Time: now, UpdatedAt: now, Seq: seq,
 		EventRef: p.topic.EventRefOf(s.id), Num: num, ProducerRef: p.ref, Intent: intent, PID: p.pid, PSeq: p.nextSeq(part), Step: int32(w.step())}
@@ -360,7 +356,7 @@ func (w *World) retry(p *producer, s sendPlan, rec topic.Record, part int, pname
 			rec.EventRef = p.topic.EventRefOf(id)
 			why += prose.F(", and the event is built afresh with id %s", id)
 		}
-		part2 := w.place(p, s.key, s.keyed)
+		part2 := w.place(p, rec.KeyID, s.keyed)
 		off, _ := p.topic.Append(part2, rec, p.idempotent)
 		dup := "twice"
 		if s.fail == "lost" {
