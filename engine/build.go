@@ -249,6 +249,7 @@ func (b *builder) target(c scenario.Command) error {
 		return err
 	}
 	t := sink.New(n.Value, key, mode)
+	t.Keys = &b.w.trace.keyText // rows name their key by the engine's id, as records do
 	b.w.targets[n.Value] = t
 	b.w.trace.Targets = append(b.w.trace.Targets, TargetHistory{Name: n.Value, Key: key, Mode: mode})
 	return nil

@@ -82,7 +82,7 @@ type Result struct {
 // Keys are addressed by the dense ids the caller gives them (In.ID), not by
 // their text: a write then finds a key's rows without hashing it.
 //
-// Invariant: keys[id] is the text of the key with that id, for every id
+// Invariant: (*Keys)[id] is the text of the key with that id, for every id
 // written. Under Append and Overwrite, live[id] lists the indexes in rows
 // of every present row of the key with that id, oldest first. Under Merge
 // and Upsert a key has at most one present row, so the table keeps it in a
@@ -93,8 +93,8 @@ type Table struct {
 	Name      string
 	Key       string
 	Mode      Mode
+	Keys      *[]string // the text of each key id: the table's own, or a writer's shared table (as the engine shares its key table)
 	rows      []Row
-	keys      []string // by key id
 	live      [][]int32
 	one       []present
 	replaced  []int32 // scratch: rows a write's merges replace, marked removed once the write is done
@@ -112,7 +112,7 @@ func (t *Table) single() bool { return t.Mode == Merge || t.Mode == Upsert }
 
 // New returns an empty target table.
 func New(name, key string, mode Mode) *Table {
-	return &Table{Name: name, Key: key, Mode: mode}
+	return &Table{Name: name, Key: key, Mode: mode, Keys: new([]string)}
 }
 
 // Write applies rows as one statement at step. inInterval, used by Overwrite
@@ -130,7 +130,7 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 			if !hit {
 				continue
 			}
-			key := t.keys[id]
+			key := (*t.Keys)[id]
 			kept := idxs[:0]
 			for _, i := range idxs {
 				if inInterval(t.rows[i]) {
@@ -196,17 +196,21 @@ func (t *Table) writeOne(in In, run int, step int32, res *Result, onChange func(
 	onChange(in.ID, in.Key, 1, in.Seq)
 }
 
-// name records the text of in's key. A write calls it only for a key with no
-// present row, so a key that stays present costs no lookup of its text.
+// name records the text of in's key unless Keys has it already (a shared
+// table names every id before it is written). A write calls it only for a
+// key with no present row, so a key that stays present costs no lookup.
 func (t *Table) name(in In) {
-	if n := int(in.ID) + 1; n > len(t.keys) {
-		t.keys = append(t.keys, make([]string, n-len(t.keys))...)
+	k := t.Keys
+	if n := int(in.ID) + 1; n > len(*k) {
+		*k = append(*k, make([]string, n-len(*k))...)
 	}
-	t.keys[in.ID] = in.Key
+	if (*k)[in.ID] == "" {
+		(*k)[in.ID] = in.Key
+	}
 }
 
 // KeyOf is the key of r, a row of t.
-func (t *Table) KeyOf(r *Row) string { return t.keys[r.KeyID] }
+func (t *Table) KeyOf(r *Row) string { return (*t.Keys)[r.KeyID] }
 
 // Reserve makes room for n keys in an empty table.
 func (t *Table) Reserve(n int) {
@@ -215,9 +219,6 @@ func (t *Table) Reserve(n int) {
 		t.one = make([]present, 0, n)
 	case !t.single() && len(t.live) == 0:
 		t.live = make([][]int32, 0, n)
-	}
-	if len(t.keys) == 0 {
-		t.keys = make([]string, 0, n)
 	}
 }
 
@@ -232,12 +233,12 @@ func (t *Table) Count(key string) int { return len(t.idxsOf(key)) }
 
 func (t *Table) idxsOf(key string) []int32 {
 	for id, p := range t.one {
-		if p.row > 0 && t.keys[id] == key {
+		if p.row > 0 && (*t.Keys)[id] == key {
 			return []int32{p.row - 1}
 		}
 	}
 	for id, idxs := range t.live {
-		if len(idxs) > 0 && t.keys[id] == key {
+		if len(idxs) > 0 && (*t.Keys)[id] == key {
 			return idxs
 		}
 	}
