@@ -9,7 +9,6 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
-	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -166,16 +165,6 @@ func (b *builder) declare(kind string, x scenario.Arg) error {
 	return nil
 }
 
-// known returns things[x.Value], or an error at x saying that no such thing
-// is declared and showing the declaration it lacks: declaration is a
-// pattern such as "topic %s partitions=3", filled with the name.
-func known[T any](things map[string]*T, x scenario.Arg, what, declaration string) (*T, error) {
-	if t := things[x.Value]; t != nil {
-		return t, nil
-	}
-	return nil, errorf(x.ValuePos, "unknown %s %q; declare it first with `%s`", what, x.Value, prose.F(declaration, x.Value))
-}
-
 // declared reads the command's first word as the name of a new kind of
 // thing (a source, a topic, a group), refusing a name already used.
 func (b *builder) declared(c scenario.Command, kind, what string) (scenario.Arg, []scenario.Arg, error) {
@@ -188,10 +177,7 @@ func (b *builder) declared(c scenario.Command, kind, what string) (scenario.Arg,
 
 // name reads the command's first bare word as the name of a thing.
 func (b *builder) name(c scenario.Command, what string) (scenario.Arg, []scenario.Arg, error) {
-	if len(c.Args) == 0 || c.Args[0].Key != "" || c.Args[0].Quoted {
-		return scenario.Arg{}, nil, errorf(c.Pos, "expected %s NAME after %q", what, c.Name)
-	}
-	return c.Args[0], c.Args[1:], nil
+	return scenario.Name(c, what)
 }
 
 func (b *builder) clock(c scenario.Command) error {
@@ -199,9 +185,9 @@ func (b *builder) clock(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	skew := a.duration("skew", 0)
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	skew := a.Duration("skew", 0)
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if n.Value != "source" && n.Value != "reader" {
@@ -218,13 +204,13 @@ func (b *builder) source(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	key := a.str("key", "id")
-	clock, hasClock := a.find("clock")
-	stamp := choice(a, "updated_at", mvcc.StampTxnStart, mvcc.ParseStamp, "txn-start, statement or commit")
-	cache := a.integer("cache", 1, 1, 1_000_000)
-	first := a.integer("first-id", 1, 0, 1<<40)
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	key := a.Str("key", "id")
+	clock, hasClock := a.Find("clock")
+	stamp := scenario.Choice(a, "updated_at", mvcc.StampTxnStart, mvcc.ParseStamp, "txn-start, statement or commit")
+	cache := a.Int("cache", 1, 1, 1_000_000)
+	first := a.Int("first-id", 1, 0, 1<<40)
+	if err := a.Done(); err != nil {
 		return err
 	}
 	// The database server has one clock, as PostgreSQL's now(),
@@ -242,10 +228,10 @@ func (b *builder) target(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	mode := choice(a, "sink", sink.Merge, sink.ParseMode, "append, merge, overwrite or upsert")
-	key := a.str("key", "id")
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	mode := scenario.Choice(a, "sink", sink.Merge, sink.ParseMode, "append, merge, overwrite or upsert")
+	key := a.Str("key", "id")
+	if err := a.Done(); err != nil {
 		return err
 	}
 	t := sink.New(n.Value, key, mode)
@@ -260,23 +246,23 @@ func (b *builder) pipeline(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	from, _ := a.required("from", "TABLE[,TABLE...]")
-	to, _ := a.required("to", "TARGET")
+	a := scenario.NewArgs(c, rest)
+	from, _ := a.Required("from", "TABLE[,TABLE...]")
+	to, _ := a.Required("to", "TARGET")
 	cfg := extract.Config{Name: n.Value}
-	cfg.Mark = choice(a, "mark", extract.ReaderClock, extract.ParseMarkKind, "timestamp, source-timestamp, max-seen or lsn")
-	cfg.Predicate = choice(a, "predicate", extract.GT, extract.ParsePredicate, "gt or gte")
-	cfg.Overlap = a.duration("overlap", 0)
-	cfg.Advance = choice(a, "advance", extract.After, extract.ParseAdvance, "after, before or atomic")
-	cfg.CAS = choice(a, "cas", false, parseOnOff, "on or off")
-	cfg.Clock = a.str("clock", "reader")
-	cfg.Scope = choice(a, "marks", extract.PerTable, extract.ParseScope, "per-table or global")
-	initial, hasInitial := a.find("initial")
-	if err := a.done(); err != nil {
+	cfg.Mark = scenario.Choice(a, "mark", extract.ReaderClock, extract.ParseMarkKind, "timestamp, source-timestamp, max-seen or lsn")
+	cfg.Predicate = scenario.Choice(a, "predicate", extract.GT, extract.ParsePredicate, "gt or gte")
+	cfg.Overlap = a.Duration("overlap", 0)
+	cfg.Advance = scenario.Choice(a, "advance", extract.After, extract.ParseAdvance, "after, before or atomic")
+	cfg.CAS = scenario.Choice(a, "cas", false, scenario.OnOff, "on or off")
+	cfg.Clock = a.Str("clock", "reader")
+	cfg.Scope = scenario.Choice(a, "marks", extract.PerTable, extract.ParseScope, "per-table or global")
+	initial, hasInitial := a.Find("initial")
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if cfg.Overlap < 0 {
-		x, _ := newArgs(c, rest).find("overlap")
+		x, _ := scenario.NewArgs(c, rest).Find("overlap")
 		return errorf(x.ValuePos, "expected overlap= to be zero or positive, found %s", cfg.Overlap)
 	}
 	for _, t := range strings.Split(from.Value, ",") {
@@ -288,13 +274,13 @@ func (b *builder) pipeline(c scenario.Command) error {
 		}
 		cfg.From = append(cfg.From, t)
 	}
-	target, err := known(b.w.targets, to, "target", targetDecl)
+	target, err := scenario.Lookup(b.w.targets, to, "target", targetDecl)
 	if err != nil {
 		return err
 	}
 	cfg.To = to.Value
 	if _, ok := b.w.clocks[cfg.Clock]; !ok {
-		x, _ := newArgs(c, rest).find("clock")
+		x, _ := scenario.NewArgs(c, rest).Find("clock")
 		return errorf(x.ValuePos, "unknown clock %q; declare it first with `clock %s`", cfg.Clock, cfg.Clock)
 	}
 	p := &pipeline{cfg: cfg, target: target, marks: map[string]*markState{}}
@@ -333,24 +319,24 @@ func (b *builder) check(c scenario.Command, enabled map[string]bool) error {
 	for _, x := range names {
 		enabled[x] = true
 	}
-	a := newArgs(c, rest)
+	a := scenario.NewArgs(c, rest)
 	cfg := &b.w.trace.checks
-	if from, to, ok := a.timeRange("closed"); ok {
+	if from, to, ok := a.TimeRange("closed"); ok {
 		cfg.ClosedFrom, cfg.ClosedTo, cfg.HasClosed = from, to, true
 	}
-	cfg.StallRuns = a.integer("stall", cfg.StallRuns, 2, 1000)
-	if x, ok := a.find("max"); ok && !slices.Contains(names, "consumer-lag") {
+	cfg.StallRuns = a.Int("stall", cfg.StallRuns, 2, 1000)
+	if x, ok := a.Find("max"); ok && !slices.Contains(names, "consumer-lag") {
 		return errorf(x.Pos, "max= is consumer-lag's threshold; put it on a `check consumer-lag` line")
 	}
-	cfg.MaxLag = a.integer("max", cfg.MaxLag, 0, 1<<30)
-	if x, ok := a.find("jump"); ok {
+	cfg.MaxLag = a.Int("max", cfg.MaxLag, 0, 1<<30)
+	if x, ok := a.Find("jump"); ok {
 		f, err := strconv.ParseFloat(strings.TrimSuffix(x.Value, "x"), 64)
 		if err != nil || f <= 1 {
 			return errorf(x.ValuePos, "expected jump= to be a factor above 1 such as 5x, found %q", x.Value)
 		}
 		cfg.JumpFactor = f
 	}
-	return a.done()
+	return a.Done()
 }
 
 // txn reads the one-line form: txn NAME begin=T commit=T|rollback=T [session=S] STATEMENT...
@@ -366,16 +352,16 @@ func (b *builder) txn(c scenario.Command) error {
 			break
 		}
 	}
-	a := newArgs(c, rest[:split])
-	begin := a.requiredTime("begin")
-	commit, hasCommit := a.time("commit")
-	rollback, hasRollback := a.time("rollback")
-	session := a.str("session", n.Value)
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest[:split])
+	begin := a.RequiredTime("begin")
+	commit, hasCommit := a.Time("commit")
+	rollback, hasRollback := a.Time("rollback")
+	session := a.Str("session", n.Value)
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if hasCommit && hasRollback {
-		x, _ := newArgs(c, rest).find("rollback")
+		x, _ := scenario.NewArgs(c, rest).Find("rollback")
 		return errorf(x.Pos, "a transaction ends once: give commit= or rollback=, not both")
 	}
 	if err := b.beginAt(n, begin, session); err != nil {
@@ -398,10 +384,10 @@ func (b *builder) txn(c scenario.Command) error {
 	}
 	switch {
 	case hasCommit:
-		x, _ := newArgs(c, rest).find("commit")
+		x, _ := scenario.NewArgs(c, rest).Find("commit")
 		return b.endAt(n, x, "commit", commit)
 	case hasRollback:
-		x, _ := newArgs(c, rest).find("rollback")
+		x, _ := scenario.NewArgs(c, rest).Find("rollback")
 		return b.endAt(n, x, "rollback", rollback)
 	}
 	return nil
@@ -423,10 +409,10 @@ func (b *builder) begin(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	at := a.requiredTime("at")
-	session := a.str("session", n.Value)
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	session := a.Str("session", n.Value)
+	if err := a.Done(); err != nil {
 		return err
 	}
 	return b.beginAt(n, at, session)
@@ -506,20 +492,20 @@ func (b *builder) statement(c scenario.Command, n, op scenario.Arg, body []scena
 	default:
 		return errorf(op.Pos, "%s needs a table name: this scenario has several sources", op.Value)
 	}
-	a := newArgs(c, rest)
-	if x, ok := a.find(s.table.Key); ok {
+	a := scenario.NewArgs(c, rest)
+	if x, ok := a.Find(s.table.Key); ok {
 		keys, err := splitKeys(x)
 		if err != nil {
 			return err
 		}
 		s.keys = keys
 	}
-	s.count = a.integer("count", 0, 1, 100_000)
-	s.amount = int64(a.integer("amount", 0, 0, 1<<40))
-	if t, ok := a.time("updated_at"); ok {
+	s.count = a.Int("count", 0, 1, 100_000)
+	s.amount = int64(a.Int("amount", 0, 0, 1<<40))
+	if t, ok := a.Time("updated_at"); ok {
 		s.backdate = &t
 	}
-	if err := a.done(); err != nil {
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if len(s.keys) > 0 && s.count > 0 {
@@ -567,20 +553,20 @@ func (b *builder) end(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	at := a.requiredTime("at")
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	if err := a.Done(); err != nil {
 		return err
 	}
-	x, _ := newArgs(c, rest).find("at")
+	x, _ := scenario.NewArgs(c, rest).Find("at")
 	return b.endAt(n, x, c.Name, at)
 }
 
 // workload generates many short transactions from the world's seeded random source.
 func (b *builder) workload(c scenario.Command) error {
-	a := newArgs(c, c.Args)
+	a := scenario.NewArgs(c, c.Args)
 	var table *mvcc.Table
-	for _, x := range a.positional() {
+	for _, x := range a.Positional() {
 		if table != nil {
 			return errorf(x.Pos, "unexpected word %q in workload", x.Value)
 		}
@@ -596,11 +582,11 @@ func (b *builder) workload(c scenario.Command) error {
 		}
 		table = ts[0]
 	}
-	n := a.integer("txns", 0, 1, 10_000_000)
-	from := a.requiredTime("from")
-	every := a.duration("every", vtime.Second)
+	n := a.Int("txns", 0, 1, 10_000_000)
+	from := a.RequiredTime("from")
+	every := a.Duration("every", vtime.Second)
 	minD, maxD := vtime.Duration(0), vtime.Duration(0)
-	if x, ok := a.find("duration"); ok {
+	if x, ok := a.Find("duration"); ok {
 		l, r, cut := strings.Cut(x.Value, "..")
 		if !cut {
 			r = l
@@ -612,18 +598,18 @@ func (b *builder) workload(c scenario.Command) error {
 		}
 		minD, maxD = d1, d2
 	}
-	rows := a.integer("rows", 1, 1, 1000)
-	sessions := a.integer("sessions", 4, 1, 10_000)
-	rollbackPct := a.integer("rollback", 0, 0, 100)
-	prefix := a.str("prefix", "W")
-	if err := a.done(); err != nil {
+	rows := a.Int("rows", 1, 1, 1000)
+	sessions := a.Int("sessions", 4, 1, 10_000)
+	rollbackPct := a.Int("rollback", 0, 0, 100)
+	prefix := a.Str("prefix", "W")
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if n == 0 {
 		return errorf(c.Pos, "workload needs txns=N")
 	}
 	if every <= 0 {
-		x, _ := newArgs(c, c.Args).find("every")
+		x, _ := scenario.NewArgs(c, c.Args).Find("every")
 		return errorf(x.ValuePos, "expected every= to be positive")
 	}
 	for _, prev := range b.workloads {
@@ -715,7 +701,7 @@ func (b *builder) pipeArg(c scenario.Command) (*pipeline, scenario.Arg, []scenar
 	if err != nil {
 		return nil, n, nil, err
 	}
-	p, err := known(b.w.pipes, n, "pipeline", "pipeline %s from=... to=...")
+	p, err := scenario.Lookup(b.w.pipes, n, "pipeline", "pipeline %s from=... to=...")
 	return p, n, rest, err
 }
 
@@ -724,15 +710,15 @@ func (b *builder) run(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
+	a := scenario.NewArgs(c, rest)
 	plan := runPlan{pipe: p.cfg.Name}
-	plan.read = a.requiredTime("at")
-	plan.worker = a.str("worker", "")
-	write, hasWrite := a.time("write")
-	store, hasStore := a.time("store")
-	plan.crash = choice(a, "crash", extract.NoCrash, extract.ParseCrash, "none, after-mark, mid-write, after-write or between")
-	only, hasOnly := a.find("only")
-	if err := a.done(); err != nil {
+	plan.read = a.RequiredTime("at")
+	plan.worker = a.Str("worker", "")
+	write, hasWrite := a.Time("write")
+	store, hasStore := a.Time("store")
+	plan.crash = scenario.Choice(a, "crash", extract.NoCrash, extract.ParseCrash, "none, after-mark, mid-write, after-write or between")
+	only, hasOnly := a.Find("only")
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if hasOnly {
@@ -787,12 +773,12 @@ func (b *builder) runs(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	from := a.requiredTime("from")
-	until := a.requiredTime("until")
-	every := a.duration("every", 0)
-	worker := a.str("worker", "")
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	from := a.RequiredTime("from")
+	until := a.RequiredTime("until")
+	every := a.Duration("every", 0)
+	worker := a.Str("worker", "")
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if every <= 0 {
@@ -818,13 +804,13 @@ func (b *builder) jump(c scenario.Command) error {
 	if b.w.clocks[n.Value] == nil {
 		return errorf(n.Pos, "unknown clock %q; the clocks are source, reader and any declared with `clock`", n.Value)
 	}
-	a := newArgs(c, rest)
-	at := a.requiredTime("at")
-	by := a.duration("by", 0)
-	if _, ok := a.find("by"); !ok {
-		a.fail(c.Pos, "jump needs by= such as -3s")
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	by := a.Duration("by", 0)
+	if _, ok := a.Find("by"); !ok {
+		a.Fail(c.Pos, "jump needs by= such as -3s")
 	}
-	if err := a.done(); err != nil {
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if by == 0 {
@@ -840,15 +826,15 @@ func (b *builder) reset(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	at := a.requiredTime("at")
-	to, _ := a.required("to", "VALUE")
-	mark := a.str("mark", p.cfg.MarkNames()[0])
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	to, _ := a.Required("to", "VALUE")
+	mark := a.Str("mark", p.cfg.MarkNames()[0])
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if p.marks[mark] == nil {
-		x, _ := newArgs(c, rest).find("mark")
+		x, _ := scenario.NewArgs(c, rest).Find("mark")
 		return errorf(x.ValuePos, "pipeline %s has no mark %q; its marks are %s", p.cfg.Name, mark, strings.Join(p.cfg.MarkNames(), ", "))
 	}
 	v, err := p.cfg.Mark.ParseMark(to.Value)

@@ -24,7 +24,7 @@ func (b *builder) logMaps() *logWorld {
 var noLog logWorld
 
 func (b *builder) topicArg(x scenario.Arg) (*TopicHistory, error) {
-	return known(b.logMaps().topics, x, "topic", "topic %s partitions=3")
+	return scenario.Lookup(b.logMaps().topics, x, "topic", "topic %s partitions=3")
 }
 
 func (b *builder) topic(c scenario.Command) error {
@@ -32,11 +32,11 @@ func (b *builder) topic(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	parts := a.integer("partitions", 1, 1, 1024)
-	retention := a.duration("retention", 0)
-	segment := a.duration("segment", 0)
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	parts := a.Int("partitions", 1, 1, 1024)
+	retention := a.Duration("retention", 0)
+	segment := a.Duration("segment", 0)
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if retention < 0 || segment < 0 {
@@ -60,15 +60,15 @@ func (b *builder) capture(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	from, _ := a.required("from", "TABLE")
-	to, _ := a.required("to", "TOPIC")
+	a := scenario.NewArgs(c, rest)
+	from, _ := a.Required("from", "TABLE")
+	to, _ := a.Required("to", "TOPIC")
 	cp := &capture{name: n.Value, app: c.Name == "publish"}
 	if cp.app {
-		cp.outbox = choice(a, "outbox", false, parseOnOff, "on or off")
-		cp.delay = a.duration("delay", vtime.Second)
+		cp.outbox = scenario.Choice(a, "outbox", false, scenario.OnOff, "on or off")
+		cp.delay = a.Duration("delay", vtime.Second)
 	}
-	if err := a.done(); err != nil {
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if b.w.db.Table(from.Value) == nil {
@@ -91,9 +91,9 @@ func (b *builder) crash(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	at := a.requiredTime("at")
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	if err := a.Done(); err != nil {
 		return err
 	}
 	var cp *capture
@@ -114,18 +114,18 @@ func (b *builder) producer(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	to, _ := a.required("to", "TOPIC")
+	a := scenario.NewArgs(c, rest)
+	to, _ := a.Required("to", "TOPIC")
 	p := &producer{name: n.Value, sticky: -1, actor: -1, ref: -1}
-	p.idempotent = choice(a, "idempotent", false, parseOnOff, "on or off")
-	p.acks = choice(a, "acks", "all", oneOf("all", "1", "0"), "all, 1 or 0")
-	clock := a.str("clock", "source")
-	key := a.str("key", "id")
-	if err := a.done(); err != nil {
+	p.idempotent = scenario.Choice(a, "idempotent", false, scenario.OnOff, "on or off")
+	p.acks = scenario.Choice(a, "acks", "all", scenario.OneOf("all", "1", "0"), "all, 1 or 0")
+	clock := a.Str("clock", "source")
+	key := a.Str("key", "id")
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if p.idempotent && p.acks != "all" {
-		x, _ := newArgs(c, rest).find("acks")
+		x, _ := scenario.NewArgs(c, rest).Find("acks")
 		return errorf(x.ValuePos, "an idempotent producer needs acks=all, as Kafka requires")
 	}
 	if p.clock = b.w.clocks[clock]; p.clock == nil {
@@ -143,16 +143,12 @@ func (b *builder) producer(c scenario.Command) error {
 	return nil
 }
 
-func oneOf(vals ...string) func(string) (string, bool) {
-	return func(s string) (string, bool) { return s, slices.Contains(vals, s) }
-}
-
 func (b *builder) producerArg(c scenario.Command) (*producer, []scenario.Arg, error) {
 	n, rest, err := b.name(c, "a producer")
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := known(b.logMaps().producers, n, "producer", "producer %s to=TOPIC")
+	p, err := scenario.Lookup(b.logMaps().producers, n, "producer", "producer %s to=TOPIC")
 	return p, rest, err
 }
 
@@ -161,15 +157,15 @@ func (b *builder) produce(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	at := a.requiredTime("at")
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
 	s := sendPlan{}
-	key, hasKey := a.find("key")
-	s.id = a.str("id", "")
-	s.fail = choice(a, "fail", "none", oneOf("none", "timeout", "lost"), "none, timeout or lost")
-	s.retry = choice(a, "retry", "broker", oneOf("none", "broker", "app", "session"), "none, broker, app or session")
-	s.regenID = choice(a, "ids", "regenerate", oneOf("regenerate", "keep"), "regenerate or keep") == "regenerate"
-	if err := a.done(); err != nil {
+	key, hasKey := a.Find("key")
+	s.id = a.Str("id", "")
+	s.fail = scenario.Choice(a, "fail", "none", scenario.OneOf("none", "timeout", "lost"), "none, timeout or lost")
+	s.retry = scenario.Choice(a, "retry", "broker", scenario.OneOf("none", "broker", "app", "session"), "none, broker, app or session")
+	s.regenID = scenario.Choice(a, "ids", "regenerate", scenario.OneOf("regenerate", "keep"), "regenerate or keep") == "regenerate"
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if s.fail == "none" {
@@ -191,12 +187,12 @@ func (b *builder) traffic(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	n := a.integer("records", 0, 1, 10_000_000)
-	from := a.requiredTime("from")
-	every := a.duration("every", vtime.Second)
-	keys := a.integer("keys", 1000, 1, 10_000_000)
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	n := a.Int("records", 0, 1, 10_000_000)
+	from := a.RequiredTime("from")
+	every := a.Duration("every", vtime.Second)
+	keys := a.Int("keys", 1000, 1, 10_000_000)
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -235,19 +231,19 @@ func (b *builder) group(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	tp, _ := a.required("topic", "TOPIC")
-	to, hasTo := a.find("to")
+	a := scenario.NewArgs(c, rest)
+	tp, _ := a.Required("topic", "TOPIC")
+	to, hasTo := a.Find("to")
 	g := &groupState{name: n.Value, members: map[string]*member{}, seenIDs: map[string]bool{}}
-	g.commit = choice(a, "commit", "after", oneOf("after", "before", "auto"), "after, before or auto")
-	g.interval = a.duration("interval", 5*vtime.Second)
-	g.reset = choice(a, "reset", "latest", oneOf("earliest", "latest", "none"), "earliest, latest or none")
-	strategy := choice(a, "assign", group.Range, group.ParseStrategy, "range or roundrobin")
-	g.dedup = choice(a, "dedup", "none", oneOf("none", "event-id"), "none or event-id") == "event-id"
-	g.tsMark = choice(a, "mark", "offset", oneOf("offset", "timestamp"), "offset or timestamp") == "timestamp"
-	g.refresh = a.duration("refresh", 0)
-	committed := a.integer("committed", -1, 0, 1<<40)
-	if err := a.done(); err != nil {
+	g.commit = scenario.Choice(a, "commit", "after", scenario.OneOf("after", "before", "auto"), "after, before or auto")
+	g.interval = a.Duration("interval", 5*vtime.Second)
+	g.reset = scenario.Choice(a, "reset", "latest", scenario.OneOf("earliest", "latest", "none"), "earliest, latest or none")
+	strategy := scenario.Choice(a, "assign", group.Range, group.ParseStrategy, "range or roundrobin")
+	g.dedup = scenario.Choice(a, "dedup", "none", scenario.OneOf("none", "event-id"), "none or event-id") == "event-id"
+	g.tsMark = scenario.Choice(a, "mark", "offset", scenario.OneOf("offset", "timestamp"), "offset or timestamp") == "timestamp"
+	g.refresh = a.Duration("refresh", 0)
+	committed := a.Int("committed", -1, 0, 1<<40)
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if g.interval <= 0 || g.refresh < 0 {
@@ -268,7 +264,7 @@ func (b *builder) group(c scenario.Command) error {
 		}
 	}
 	if hasTo {
-		if g.target, err = known(b.w.targets, to, "target", targetDecl); err != nil {
+		if g.target, err = scenario.Lookup(b.w.targets, to, "target", targetDecl); err != nil {
 			return err
 		}
 		g.hist.Target = to.Value
@@ -301,9 +297,9 @@ func (b *builder) member(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	at := a.requiredTime("at")
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	if err := a.Done(); err != nil {
 		return err
 	}
 	joining := c.Name == "member"
@@ -319,13 +315,13 @@ func (b *builder) poll(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	at := a.requiredTime("at")
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
 	pl := pollPlan{member: m.Value}
-	pl.max = a.integer("max", 500, 1, 1_000_000)
-	pl.process = a.duration("process", 0)
-	pl.crash = choice(a, "crash", "none", oneOf("none", "before-write", "before-commit"), "none, before-write or before-commit")
-	if err := a.done(); err != nil {
+	pl.max = a.Int("max", 500, 1, 1_000_000)
+	pl.process = a.Duration("process", 0)
+	pl.crash = scenario.Choice(a, "crash", "none", scenario.OneOf("none", "before-write", "before-commit"), "none, before-write or before-commit")
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if pl.process < 0 {
@@ -342,12 +338,12 @@ func (b *builder) polls(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	from := a.requiredTime("from")
-	until := a.requiredTime("until")
-	every := a.duration("every", 0)
-	mx := a.integer("max", 500, 1, 1_000_000)
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	from := a.RequiredTime("from")
+	until := a.RequiredTime("until")
+	every := a.Duration("every", 0)
+	mx := a.Int("max", 500, 1, 1_000_000)
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if every <= 0 || until < from {
@@ -381,10 +377,10 @@ func (b *builder) pause(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	at := a.requiredTime("at")
-	until := a.requiredTime("until")
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	until := a.RequiredTime("until")
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if until < at {
@@ -403,10 +399,10 @@ func (b *builder) addPartitions(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	at := a.requiredTime("at")
-	to := a.integer("to", 0, 1, 1024)
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	to := a.Int("to", 0, 1, 1024)
+	if err := a.Done(); err != nil {
 		return err
 	}
 	if to == 0 {
@@ -421,9 +417,9 @@ func (b *builder) resnapshot(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	a := newArgs(c, rest)
-	at := a.requiredTime("at")
-	if err := a.done(); err != nil {
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	if err := a.Done(); err != nil {
 		return err
 	}
 	b.w.schedule(at, func() { b.w.resnapshot(g) })
@@ -503,6 +499,6 @@ func (b *builder) groupArg(c scenario.Command) (*groupState, []scenario.Arg, err
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := known(b.logMaps().groups, n, "group", "group %s topic=TOPIC")
+	g, err := scenario.Lookup(b.logMaps().groups, n, "group", "group %s topic=TOPIC")
 	return g, rest, err
 }
