@@ -397,10 +397,10 @@ func (b *builder) beginAt(n scenario.Arg, at vtime.Time, session string) error {
 	if err := b.declare("transaction", n); err != nil {
 		return err
 	}
-	ts := &txnState{name: n.Value, session: session}
+	ts := &txnState{w: b.w, name: n.Value, session: session}
 	b.w.hint.txns++
 	b.txns[n.Value] = &txnPlan{pos: n.Pos, begin: at, session: session, lastAt: at, state: ts}
-	b.w.scheduleTxn(at, opBegin, ts, nil, nil)
+	b.w.scheduleAction(at, (*beginStep)(ts))
 	return nil
 }
 
@@ -520,7 +520,8 @@ func (b *builder) statement(c scenario.Command, n, op scenario.Arg, body []scena
 	ts := tp.state
 	b.w.hint.versions += max(len(s.keys), s.count)
 	b.w.hint.keys += max(len(s.keys), s.count)
-	b.w.scheduleTxn(at, opStatement, ts, &s, nil)
+	s.txn = ts
+	b.w.scheduleAction(at, &s)
 	return nil
 }
 
@@ -541,9 +542,9 @@ func (b *builder) endAt(n, x scenario.Arg, how string, at vtime.Time) error {
 	tp.ended, tp.end, tp.endPos = true, at, x.Pos
 	ts := tp.state
 	if how == "commit" {
-		b.w.scheduleTxn(at, opCommit, ts, nil, nil)
+		b.w.scheduleAction(at, (*commitStep)(ts))
 	} else {
-		b.w.scheduleTxn(at, opRollback, ts, nil, nil)
+		b.w.scheduleAction(at, (*rollbackStep)(ts))
 	}
 	return nil
 }
@@ -626,7 +627,7 @@ func (b *builder) workload(c scenario.Command) error {
 	gen := &workload{w: b.w, table: table, n: n, from: from, every: every, minD: minD, maxD: maxD,
 		rows: rows, sessions: sessions, rollbackPct: rollbackPct, prefix: prefix,
 		insert: stmt{op: mvcc.Insert, table: table, count: rows}}
-	b.w.scheduleTxn(from, opGenerate, nil, nil, gen)
+	b.w.scheduleAction(from, gen)
 	// Each transaction is three events (begin, insert, end); next schedules
 	// them as it goes, so count them here.
 	b.w.hint.events += 3*n - 1
@@ -664,7 +665,8 @@ type workload struct {
 	slab              []txnState // transaction states are carved from blocks
 }
 
-func (g *workload) next() {
+// Act begins the workload's next transaction.
+func (g *workload) Act() {
 	w := g.w
 	begin := g.from.Add(vtime.Duration(g.i) * g.every)
 	d := g.minD
@@ -683,16 +685,17 @@ func (g *workload) next() {
 	}
 	ts := &g.slab[0]
 	g.slab = g.slab[1:]
+	ts.w, ts.only = w, &g.insert
 	ts.name, ts.session = g.prefix+strconv.Itoa(g.i+1), g.sessionNames[g.i%g.sessions]
 	w.begin(ts)
-	w.scheduleTxn(begin, opStatement, ts, &g.insert, nil)
+	w.scheduleAction(begin, (*onlyStmtStep)(ts))
 	if rb {
-		w.scheduleTxn(begin.Add(d), opRollback, ts, nil, nil)
+		w.scheduleAction(begin.Add(d), (*rollbackStep)(ts))
 	} else {
-		w.scheduleTxn(begin.Add(d), opCommit, ts, nil, nil)
+		w.scheduleAction(begin.Add(d), (*commitStep)(ts))
 	}
 	if g.i++; g.i < g.n {
-		w.scheduleTxn(g.from.Add(vtime.Duration(g.i)*g.every), opGenerate, nil, nil, g)
+		w.scheduleAction(g.from.Add(vtime.Duration(g.i)*g.every), g)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 // stmt is one statement of a source transaction, as the scenario wrote it.
 type stmt struct {
+	txn      *txnState // the transaction it belongs to; nil for a workload's shared statement
 	op       mvcc.Op
 	table    *mvcc.Table
 	keys     []string // explicit keys; empty means take count ids from the sequence
@@ -16,6 +17,9 @@ type stmt struct {
 	amount   int64
 	backdate *vtime.Time
 }
+
+// Act runs the statement in its transaction.
+func (s *stmt) Act() { s.txn.w.statement(s.txn, s) }
 
 func (w *World) sourceClock(t *mvcc.Table) *Clock { return w.clocks[t.Clock] }
 

@@ -45,29 +45,18 @@ type scheduled struct {
 	slot int32  // index into World.actions
 }
 
-// action is what a queue entry does.
-//
-// Most actions are source-transaction steps, so those are typed (txn, op,
-// st) rather than closures: a workload of a million transactions then
-// schedules without allocating a function for each step.
-type action struct {
-	do  func() // a general action; nil for a typed one
-	txn *txnState
-	st  *stmt
-	gen *workload
-	op  txnOp
-}
+// Action is a queued step that is not a closure. A world queues most of its
+// steps as closures (Schedule); a step it queues by the million (a source
+// transaction's begin, statements and end) it can queue as a pointer to its
+// own state converted to a type whose Act takes the step, which costs no
+// allocation: a workload of a million transactions then schedules without
+// allocating a function for each step.
+type Action interface{ Act() }
 
-// txnOp is the step a typed queue entry takes.
-type txnOp uint8
+// funcAction queues a closure as an Action.
+type funcAction func()
 
-const (
-	opBegin txnOp = iota
-	opStatement
-	opCommit
-	opRollback
-	opGenerate // the workload's next transaction
-)
+func (f funcAction) Act() { f() }
 
 // queue is a binary min-heap of scheduled events ordered by (at, seq). It
 // holds values, not pointers, so a large schedule is one contiguous block,
@@ -182,7 +171,7 @@ type World struct {
 	counts    Counts
 	log       *logWorld // the partitioned log; nil until a scenario declares a topic
 	soon      []func()  // actions that follow the current one at the same instant, before anything queued
-	actions   []action  // what each queued entry does, by slot
+	actions   []Action  // what each queued entry does, by slot
 	freeSlots []int32   // slots of actions already run
 }
 
@@ -198,17 +187,40 @@ type sizeHint struct {
 }
 
 type txnState struct {
+	w       *World
 	name    string
 	session string
+	only    *stmt    // a workload's transaction: its one statement
 	tx      mvcc.Txn // zero until it begins
 	rec     int      // index into trace.Txns once it has begun
 }
+
+// The typed steps of a source transaction, queued as Actions. Each is the
+// transaction's state under another name, so queueing one allocates nothing.
+type (
+	beginStep    txnState
+	onlyStmtStep txnState // a workload transaction's one statement
+	commitStep   txnState
+	rollbackStep txnState
+)
+
+func (s *beginStep) Act()    { s.w.begin((*txnState)(s)) }
+func (s *onlyStmtStep) Act() { s.w.statement((*txnState)(s), s.only) }
+func (s *commitStep) Act()   { s.w.commit((*txnState)(s)) }
+func (s *rollbackStep) Act() { s.w.rollback((*txnState)(s)) }
 
 // schedule queues fn at true time at, after everything already queued for that instant.
 func (w *World) schedule(at vtime.Time, fn func()) {
 	w.seq++
 	w.hint.events++
-	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(action{do: fn})})
+	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(funcAction(fn))})
+}
+
+// scheduleAction queues a at true time at, after everything already queued for that instant.
+func (w *World) scheduleAction(at vtime.Time, a Action) {
+	w.seq++
+	w.hint.events++
+	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(a)})
 }
 
 // Planned estimates how many events the scenario will emit, from what it
@@ -232,30 +244,15 @@ func (w *World) Step() bool {
 	}
 	s := w.q.pop()
 	w.now = s.at
-	e := w.actions[s.slot]
-	w.actions[s.slot] = action{}
+	a := w.actions[s.slot]
+	w.actions[s.slot] = nil
 	w.freeSlots = append(w.freeSlots, s.slot)
-	if e.do != nil {
-		e.do()
-		return true
-	}
-	switch e.op {
-	case opBegin:
-		w.begin(e.txn)
-	case opStatement:
-		w.statement(e.txn, e.st)
-	case opCommit:
-		w.commit(e.txn)
-	case opRollback:
-		w.rollback(e.txn)
-	case opGenerate:
-		e.gen.next()
-	}
+	a.Act()
 	return true
 }
 
 // park stores an action until its queue entry comes up, reusing freed slots.
-func (w *World) park(a action) int32 {
+func (w *World) park(a Action) int32 {
 	if n := len(w.freeSlots); n > 0 {
 		i := w.freeSlots[n-1]
 		w.freeSlots = w.freeSlots[:n-1]
@@ -264,14 +261,6 @@ func (w *World) park(a action) int32 {
 	}
 	w.actions = append(w.actions, a)
 	return int32(len(w.actions) - 1)
-}
-
-// scheduleTxn queues a typed step of a source transaction (or, with gen, a
-// workload's next transaction) at true time at.
-func (w *World) scheduleTxn(at vtime.Time, op txnOp, ts *txnState, st *stmt, gen *workload) {
-	w.seq++
-	w.hint.events++
-	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(action{txn: ts, st: st, gen: gen, op: op})})
 }
 
 // Run steps the world to the end and returns its trace.
