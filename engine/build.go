@@ -9,6 +9,7 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -219,7 +220,7 @@ func (b *builder) source(c scenario.Command) error {
 		return errorf(clock.ValuePos, "a table has no clock of its own: now(), statement times and commit times all come from the database server's clock; set its skew with `clock source skew=...` and drop clock= here")
 	}
 	b.w.db.AddTable(n.Value, key, stamp, "source", cache, int64(first))
-	b.w.trace.noun[n.Value] = noun(key)
+	b.w.trace.noun[n.Value] = prose.Noun(key)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/tidemark/tidemark/engine/group"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -139,7 +140,7 @@ func (b *builder) producer(c scenario.Command) error {
 	l := b.w.lw()
 	p.pid = l.newPID()
 	l.producers[n.Value] = p
-	b.w.trace.noun[n.Value] = noun(key)
+	b.w.trace.noun[n.Value] = prose.Noun(key)
 	return nil
 }
 

@@ -411,7 +411,7 @@ func (w *World) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in 
 		for i, x := range in {
 			keys[i] = x.Key
 		}
-		w.emit(actor, KindWrite, -1, "%s %s %s into %s%s.", m.name, sinkVerb(g.target.Mode), rowsPhrase(w.trace.noun[w.feedName(g)], keys), g.target.Name, extra)
+		w.emit(actor, KindWrite, -1, "%s %s %s into %s%s.", m.name, sinkVerb(g.target.Mode), prose.Rows(w.trace.noun[w.feedName(g)], keys), g.target.Name, extra)
 	}
 	w.afterWrite(g, m, b, pl)
 }

@@ -393,7 +393,7 @@ func (w *World) captureCommit(ts *txnState) {
 // publish appends a committed transaction's rows to the capture's topic.
 func (w *World) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt vtime.Time, vs []*mvcc.Version) {
 	keys := keysOf(vs)
-	what := rowsPhrase(w.trace.noun[c.table], keys)
+	what := prose.Rows(w.trace.noun[c.table], keys)
 	if c.app && !c.outbox {
 		for _, at := range c.crashes {
 			if at >= commitAt && at < w.now {
@@ -469,7 +469,7 @@ func (w *World) expire(h *TopicHistory) {
 			pos := g.readFrom(d.Partition)
 			if pos < s.End {
 				n := int(s.End - max(pos, s.Base))
-				txt += prose.F(", of which %s %s %s never read by %s", offsetsWord(n), offRange(max(pos, s.Base), s.End), wereWas(n), g.name)
+				txt += prose.F(", of which %s %s %s never read by %s", offsetsWord(n), offRange(max(pos, s.Base), s.End), prose.WereWas(n), g.name)
 			}
 		}
 		parts = append(parts, txt)

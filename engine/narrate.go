@@ -44,7 +44,7 @@ func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord) string {
 	verb := [...]string{"inserts", "updates", "deletes"}[s.Op]
 	prep := [...]string{"into", "in", "from"}[s.Op]
 	return prose.F("%s %s %s %s %s%s; no other session can see it until %s commits.",
-		rec.Name, verb, rowsPhrase(t.noun[s.Table], s.Keys), prep, s.Table, when, rec.Name)
+		rec.Name, verb, prose.Rows(t.noun[s.Table], s.Keys), prep, s.Table, when, rec.Name)
 }
 
 // commitNarration says what a commit made visible and, for a timestamp mark
@@ -95,19 +95,19 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 		}
 		also := ""
 		if len(gone) > 0 {
-			also = " and " + rowsPhrase(n, gone) + " gone"
+			also = " and " + prose.Rows(n, gone) + " gone"
 		}
 		return prose.F("%s commits at %s as lsn %d, making %s visible%s; %s, so no later run will read %s.",
-			rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, visible), also, note, it)
+			rec.Name, rec.EndAt, rec.LSN, prose.Rows(n, visible), also, note, it)
 	}
 	switch {
 	case len(gone) == 0:
-		return prose.F("%s commits at %s as lsn %d; %s %s now visible to new readers.", rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, visible), isAre(len(visible)))
+		return prose.F("%s commits at %s as lsn %d; %s %s now visible to new readers.", rec.Name, rec.EndAt, rec.LSN, prose.Rows(n, visible), prose.IsAre(len(visible)))
 	case len(visible) == 0:
-		return prose.F("%s commits at %s as lsn %d; %s %s now gone for new readers.", rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, gone), isAre(len(gone)))
+		return prose.F("%s commits at %s as lsn %d; %s %s now gone for new readers.", rec.Name, rec.EndAt, rec.LSN, prose.Rows(n, gone), prose.IsAre(len(gone)))
 	}
 	return prose.F("%s commits at %s as lsn %d; %s %s now visible to new readers and %s gone.",
-		rec.Name, rec.EndAt, rec.LSN, rowsPhrase(n, visible), isAre(len(visible)), rowsPhrase(n, gone))
+		rec.Name, rec.EndAt, rec.LSN, prose.Rows(n, visible), prose.IsAre(len(visible)), prose.Rows(n, gone))
 }
 
 // splitDeletes divides the keys a transaction wrote into those its commit

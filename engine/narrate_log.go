@@ -42,7 +42,7 @@ func (t *Trace) logNarration(e *Event) string {
 		if n.c > 0 {
 			extra = prose.F("; the merge absorbs %d already present", n.c)
 		}
-		return prose.F("%s %s %s into %s%s.", g.Members[reads[0].Member], sinkVerb(t.targetMode(g.Target)), rowsPhrase(t.noun[t.feedOf(g.Target)], keys), g.Target, extra)
+		return prose.F("%s %s %s into %s%s.", g.Members[reads[0].Member], sinkVerb(t.targetMode(g.Target)), prose.Rows(t.noun[t.feedOf(g.Target)], keys), g.Target, extra)
 	default:
 		g := t.Log.Groups[n.a]
 		cs := g.Commits[n.i : n.i+int64(n.n)]

@@ -172,7 +172,7 @@ func (w *World) runRead(r *runState) {
 	rr.OverlapRows, rr.OverlapKnown = overlapRows, overlapKnown
 	rr.MarkAfter = rr.MarkBefore
 	n := w.trace.noun[tables[0]]
-	w.emit(r.actor, KindRead, r.id, "%s reads %s and finds %s.", r.actor, strings.Join(parts, "; "), rowsPhrase(n, keys))
+	w.emit(r.actor, KindRead, r.id, "%s reads %s and finds %s.", r.actor, strings.Join(parts, "; "), prose.Rows(n, keys))
 }
 
 func joinMark(a, b string) string {
@@ -236,11 +236,11 @@ func (w *World) runWrite(r *runState, mid bool) {
 		r.dead = true
 		rr.EndStep, rr.Crashed = w.step(), true
 		w.emit(r.actor, KindCrash, r.id, "%s crashes mid-write at %s after writing %s of %d rows into %s%s; the rest never arrive.",
-			r.actor, w.now, rowsPhrase(n, keys), len(r.rows), r.p.target.Name, extra)
+			r.actor, w.now, prose.Rows(n, keys), len(r.rows), r.p.target.Name, extra)
 		return
 	}
 	r.wrote = true
-	w.emit(r.actor, KindWrite, r.id, "%s %s %s into %s%s.", r.actor, verb, rowsPhrase(n, keys), r.p.target.Name, extra)
+	w.emit(r.actor, KindWrite, r.id, "%s %s %s into %s%s.", r.actor, verb, prose.Rows(n, keys), r.p.target.Name, extra)
 }
 
 func keysOf(vs []*mvcc.Version) []string {
@@ -403,7 +403,7 @@ func (w *World) runAtomic(r *runState) {
 	rr.MarkAfter = w.marksPhrase(r)
 	n := w.trace.noun[cfg.From[0]]
 	w.emit(r.actor, KindAtomic, r.id, "%s writes %s into %s and stores the mark %s in the same transaction, so the two cannot disagree.",
-		r.actor, rowsPhrase(n, keysOf(r.rows)), r.p.target.Name, rr.MarkAfter)
+		r.actor, prose.Rows(n, keysOf(r.rows)), r.p.target.Name, rr.MarkAfter)
 }
 
 func (w *World) runCrash(r *runState, where string) {
@@ -421,24 +421,17 @@ func (w *World) runCrash(r *runState, where string) {
 	case len(keys) == 0:
 		effect = "it had read nothing, so nothing is lost or repeated"
 	case r.stored && !r.wrote:
-		effect = prose.F("the mark already says %s %s processed, and none of them is in %s", rowsPhrase(n, keys), isAre(len(keys)), r.p.target.Name)
+		effect = prose.F("the mark already says %s %s processed, and none of them is in %s", prose.Rows(n, keys), prose.IsAre(len(keys)), r.p.target.Name)
 	case r.wrote && !r.stored:
-		effect = prose.F("%s %s written but the mark still says %s, so the next run reads them again", rowsPhrase(n, keys), wereWas(len(keys)), rr.MarkBefore)
+		effect = prose.F("%s %s written but the mark still says %s, so the next run reads them again", prose.Rows(n, keys), prose.WereWas(len(keys)), rr.MarkBefore)
 	case r.wrote && r.stored:
 		effect = "its output and its mark were both durable, so nothing is lost or repeated"
 	case cfg.Advance == extract.Atomic:
 		effect = "the transaction rolls back, so neither the rows nor the mark change"
 	default:
-		effect = prose.F("nothing it did was durable, so the next run reads %s again", rowsPhrase(n, keys))
+		effect = prose.F("nothing it did was durable, so the next run reads %s again", prose.Rows(n, keys))
 	}
 	w.emit(r.actor, KindCrash, r.id, "%s crashes %s: %s.", r.actor, where, effect)
-}
-
-func wereWas(n int) string {
-	if n == 1 {
-		return "was"
-	}
-	return "were"
 }
 
 // doomed reports whether the run is over: dead already, or killed now by an

@@ -83,13 +83,6 @@ func (w *World) commit(ts *txnState) {
 	w.emitTxn(KindCommit, ts.rec, -1)
 }
 
-func isAre(n int) string {
-	if n == 1 {
-		return "is"
-	}
-	return "are"
-}
-
 func (w *World) rollback(ts *txnState) {
 	w.db.Rollback(&ts.tx, w.now)
 	rec := &w.trace.Txns[ts.rec]

@@ -14,7 +14,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/extract"
@@ -335,36 +334,6 @@ func Run(f *scenario.File, set map[string]string, seed uint64) (*Trace, error) {
 		return nil, err
 	}
 	return w.Run(), nil
-}
-
-// noun names a row of a table in narration: "order" for a key order_id.
-func noun(key string) string {
-	n := strings.TrimSuffix(key, "_id")
-	if n == key || n == "" {
-		return "row"
-	}
-	return strings.ReplaceAll(n, "_", " ")
-}
-
-// rows names a list of keys: "order 3", "orders 3, 4", "5 orders: 1, 2, 3 …".
-func rowsPhrase(n string, keys []string) string {
-	switch len(keys) {
-	case 0:
-		return "no " + plural(n)
-	case 1:
-		return n + " " + keys[0]
-	}
-	if len(keys) <= 6 {
-		return plural(n) + " " + strings.Join(keys, ", ")
-	}
-	return prose.F("%d %s (%s … %s)", len(keys), plural(n), strings.Join(keys[:3], ", "), keys[len(keys)-1])
-}
-
-func plural(n string) string {
-	if strings.HasSuffix(n, "s") {
-		return n
-	}
-	return n + "s"
 }
 
 func isInt(s string) bool {
