@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // benchScenario is 100,000 source transactions over an hour and 1,001
@@ -55,7 +56,7 @@ func measureRuns(b *testing.B, f *scenario.File, set map[string]string) {
 	for b.Loop() {
 		before := heap()
 		start := time.Now()
-		tr, err := engine.Run(f, set, 1)
+		tr, err := engine.Run(f, set, 1, worlds.All())
 		elapsed += time.Since(start)
 		if err != nil {
 			b.Fatal(err)
@@ -76,7 +77,7 @@ func measureRuns(b *testing.B, f *scenario.File, set map[string]string) {
 // browser does when the learner scrubs.
 func BenchmarkSeek(b *testing.B) {
 	f := benchFile(b)
-	tr, err := engine.Run(f, nil, 1)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,14 +18,12 @@ import (
 // targetDecl is the declaration an unknown target is missing.
 const targetDecl = "target %s sink=merge key=..."
 
-// Commands lists every command a scenario file may use after its header,
-// in the order docs/scenarios.md documents them.
-var Commands = []string{
+// coreCommands lists the commands the core reads itself, in the order
+// docs/scenarios.md documents them; the worlds' follow.
+var coreCommands = []string{
 	"clock", "source", "target", "pipeline", "check", "expect",
 	"txn", "begin", "insert", "update", "delete", "commit", "rollback", "workload",
 	"run", "runs", "jump", "reset",
-	"topic", "cdc", "publish", "crash", "producer", "produce", "traffic",
-	"group", "member", "leave", "poll", "polls", "pause", "add-partitions", "resnapshot",
 }
 
 // txnPlan tracks a transaction's declared times while building, so that the
@@ -44,13 +42,13 @@ type txnPlan struct {
 type builder struct {
 	w         *World
 	txns      map[string]*txnPlan
-	names     map[string]scenario.Pos // every declared name, to refuse duplicates
-	workloads []string                // prefixes of generated transaction names
+	workloads []string // prefixes of generated transaction names
 }
 
-// Build turns a parsed scenario and knob values into a world ready to run.
+// Build turns a parsed scenario and knob values into a world ready to run,
+// composed of the worlds domains (engine/worlds.All lists every world).
 // set may omit knobs (their defaults apply); an unknown knob or value is an error.
-func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error) {
+func Build(f *scenario.File, set map[string]string, seed uint64, domains []Domain) (*World, error) {
 	settings, err := f.Resolve(set)
 	if err != nil {
 		return nil, err
@@ -63,10 +61,30 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 		pipes:   map[string]*pipeline{},
 		keyIDs:  map[string]int32{},
 		actors:  map[string]int32{},
+		names:   map[string]scenario.Pos{},
+		owner:   map[string]int{},
+		faults:  map[FaultKind]int{},
+		domains: domains,
 		trace: &Trace{File: f, Settings: settings, Seed: seed, Counts: []Counts{{}},
 			noun: map[string]string{}, checks: check.DefaultConfig()},
 	}
-	b := &builder{w: w, txns: map[string]*txnPlan{}, names: map[string]scenario.Pos{}}
+	commands := slices.Clone(coreCommands)
+	for i, d := range domains {
+		for _, c := range d.Commands() {
+			if _, taken := w.owner[c]; taken || slices.Contains(coreCommands, c) {
+				return nil, prose.Errorf("engine: two worlds, or a world and the core, both read the command %q", c)
+			}
+			w.owner[c] = i
+			commands = append(commands, c)
+		}
+		for _, k := range d.Faults() {
+			w.faults[k] = i
+		}
+	}
+	for _, d := range domains {
+		w.parts = append(w.parts, d.Open(w))
+	}
+	b := &builder{w: w, txns: map[string]*txnPlan{}}
 	cmds := f.Bind(settings)
 	enabled := map[string]bool{}
 	for _, c := range cmds {
@@ -102,34 +120,12 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 			err = b.jump(c)
 		case "reset":
 			err = b.reset(c)
-		case "topic":
-			err = b.topic(c)
-		case "cdc", "publish":
-			err = b.capture(c)
-		case "crash":
-			err = b.crash(c)
-		case "producer":
-			err = b.producer(c)
-		case "produce":
-			err = b.produce(c)
-		case "traffic":
-			err = b.traffic(c)
-		case "group":
-			err = b.group(c)
-		case "member", "leave":
-			err = b.member(c)
-		case "poll":
-			err = b.poll(c)
-		case "polls":
-			err = b.polls(c)
-		case "pause":
-			err = b.pause(c)
-		case "add-partitions":
-			err = b.addPartitions(c)
-		case "resnapshot":
-			err = b.resnapshot(c)
 		default:
-			err = errorf(c.Pos, "unknown command %q; expected one of %s", c.Name, strings.Join(Commands, ", "))
+			if i, ok := w.owner[c.Name]; ok {
+				err = w.parts[i].Command(c)
+				break
+			}
+			err = errorf(c.Pos, "unknown command %q; expected one of %s", c.Name, strings.Join(commands, ", "))
 		}
 		if err != nil {
 			return nil, err
@@ -139,8 +135,15 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 		w.trace.checks.Enabled = enabled
 	}
 	w.source = w.clocks["source"]
-	b.finishLog()
-	if len(w.pipes) == 0 && w.log == nil {
+	runs := len(w.pipes) > 0
+	for _, p := range w.parts {
+		r, err := p.Finish()
+		if err != nil {
+			return nil, err
+		}
+		runs = runs || r
+	}
+	if !runs {
 		return nil, errorf(scenario.Pos{File: f.Name, Line: 1, Col: 1}, "the scenario declares no pipeline; expected a line such as `pipeline extract from=orders to=fct_orders` or `topic orders partitions=3`")
 	}
 	for _, t := range w.db.Tables() {
@@ -153,27 +156,12 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 }
 
 // declare records a new name, refusing one already used.
-func (b *builder) declare(kind string, x scenario.Arg) error {
-	if prev, ok := b.names[x.Value]; ok {
-		return errorf(x.Pos, "%s name %q is already used at %s", kind, x.Value, prev)
-	}
-	for _, p := range b.workloads {
-		if isGenerated(x.Value, p, 1<<30) {
-			return errorf(x.Pos, "%s name %q may clash with a workload's generated names %s1, %s2, …", kind, x.Value, p, p)
-		}
-	}
-	b.names[x.Value] = x.Pos
-	return nil
-}
+func (b *builder) declare(kind string, x scenario.Arg) error { return b.w.Declare(kind, x) }
 
 // declared reads the command's first word as the name of a new kind of
 // thing (a source, a topic, a group), refusing a name already used.
 func (b *builder) declared(c scenario.Command, kind, what string) (scenario.Arg, []scenario.Arg, error) {
-	n, rest, err := b.name(c, what)
-	if err != nil {
-		return n, nil, err
-	}
-	return n, rest, b.declare(kind, n)
+	return b.w.Declared(c, kind, what)
 }
 
 // name reads the command's first bare word as the name of a thing.
@@ -620,10 +608,8 @@ func (b *builder) workload(c scenario.Command) error {
 		}
 	}
 	b.workloads = append(b.workloads, prefix)
-	for name := range b.names {
-		if isGenerated(name, prefix, n) {
-			return errorf(c.Pos, "workload transaction name %s is already used; set prefix= to something else", name)
-		}
+	if name, clash := b.w.ReserveGenerated(prefix, "a workload", n); clash {
+		return errorf(c.Pos, "workload transaction name %s is already used; set prefix= to something else", name)
 	}
 	gen := &workload{w: b.w, table: table, n: n, from: from, every: every, minD: minD, maxD: maxD,
 		rows: rows, sessions: sessions, rollbackPct: rollbackPct, prefix: prefix,
@@ -636,16 +622,6 @@ func (b *builder) workload(c scenario.Command) error {
 	b.w.hint.versions += n * rows
 	b.w.hint.keys += n * rows // a workload inserts new keys
 	return nil
-}
-
-// isGenerated reports whether name is one of the n names prefix1..prefixN.
-func isGenerated(name, prefix string, n int) bool {
-	num, ok := strings.CutPrefix(name, prefix)
-	if !ok {
-		return false
-	}
-	i, err := strconv.Atoi(num)
-	return err == nil && i >= 1 && i <= n && strconv.Itoa(i) == num
 }
 
 // workload begins its transactions one at a time: each beginning schedules

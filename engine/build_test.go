@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // world is a small valid world the error cases below add one line to.
@@ -65,7 +66,7 @@ func TestBuildErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := scenario.Parse("b.tdm", []byte(tc.src))
 			require.NoError(t, err, "the parser should accept it; the engine refuses it")
-			tr, err := engine.Run(f, tc.set, 1)
+			tr, err := engine.Run(f, tc.set, 1, worlds.All())
 			require.Error(t, err)
 			assert.Nil(t, tr)
 			var se *scenario.Error
@@ -82,7 +83,7 @@ func TestBuildErrors(t *testing.T) {
 	// The base world itself builds.
 	f, err := scenario.Parse("b.tdm", []byte(world))
 	require.NoError(t, err)
-	_, err = engine.Run(f, nil, 1)
+	_, err = engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 }
 
@@ -121,7 +122,7 @@ expect check overlap=pass
 `
 	f, err := scenario.Parse("b.tdm", []byte(src))
 	require.NoError(t, err)
-	outs, err := engine.CheckExpectations(f, 1)
+	outs, err := engine.CheckExpectations(f, 1, worlds.All())
 	require.NoError(t, err)
 	require.Len(t, outs, 2)
 	assert.NoError(t, outs[0].Err)
@@ -142,7 +143,7 @@ expect check uniqueness=fail
 `
 	f, err := scenario.Parse("b.tdm", []byte(src))
 	require.NoError(t, err)
-	outs, err := engine.CheckExpectations(f, 1)
+	outs, err := engine.CheckExpectations(f, 1, worlds.All())
 	require.NoError(t, err)
 	require.Len(t, outs, 6)
 	assert.NoError(t, outs[0].Err)
@@ -170,7 +171,7 @@ commit T1 at=10:00:05
 `
 	f, err := scenario.Parse("c.tdm", []byte(src))
 	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 	require.Len(t, tr.Versions, 2)
 	assert.Equal(t, "10:00:02", tr.Versions[0].UpdatedAt.String(), "the statement at 10:00:00 on a clock 2s ahead")
@@ -198,7 +199,7 @@ txn T1 begin=10:00:00 commit=10:00:01 insert orders id=1..3
 txn T2 begin=10:00:00 commit=10:00:02 insert refunds id=2..4
 `))
 	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 	spell := func() []string {
 		var out []string

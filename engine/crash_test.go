@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // TestCrashAfterTheRunFinished: a crash point that comes after the last of
@@ -35,7 +36,7 @@ run extract at=10:00:05
 		t.Run(c.advance+"/"+c.crash, func(t *testing.T) {
 			f, err := scenario.Parse("c.tdm", []byte(src))
 			require.NoError(t, err)
-			tr, err := engine.Run(f, map[string]string{"advance": c.advance, "crash": c.crash}, 1)
+			tr, err := engine.Run(f, map[string]string{"advance": c.advance, "crash": c.crash}, 1, worlds.All())
 			require.NoError(t, err)
 			var crashes []engine.Event
 			for _, e := range tr.Events {
@@ -70,7 +71,7 @@ run extract at=10:00:02 crash=after-write
 `
 	f, err := scenario.Parse("c.tdm", []byte(src))
 	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 	r := tr.Runs[0]
 	assert.True(t, r.Crashed)

@@ -182,10 +182,10 @@ type Outcome struct {
 	Err         error // nil when it held
 }
 
-// CheckExpectations runs the scenario once per distinct knob setting its
-// expectations name and verifies each. A scenario that cannot be built is an
-// error; failed expectations are outcomes.
-func CheckExpectations(f *scenario.File, seed uint64) ([]Outcome, error) {
+// CheckExpectations runs the scenario, composed of the worlds domains, once
+// per distinct knob setting its expectations name and verifies each. A
+// scenario that cannot be built is an error; failed expectations are outcomes.
+func CheckExpectations(f *scenario.File, seed uint64, domains []Domain) ([]Outcome, error) {
 	exps, err := Expectations(f)
 	if err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func CheckExpectations(f *scenario.File, seed uint64) ([]Outcome, error) {
 		key := whenKey(e.When)
 		t := runs[key]
 		if t == nil {
-			t, err = Run(f, e.When, seed)
+			t, err = Run(f, e.When, seed, domains)
 			if err != nil {
 				return nil, err
 			}

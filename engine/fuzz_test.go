@@ -11,6 +11,7 @@ import (
 	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -85,7 +86,7 @@ func FuzzBuildRun(f *testing.F) {
 		if err != nil || tooBig(file) {
 			t.Skip()
 		}
-		tr, err := engine.Run(file, nil, 1)
+		tr, err := engine.Run(file, nil, 1, worlds.All())
 		if err != nil {
 			var se *scenario.Error
 			if !errors.As(err, &se) {
@@ -104,7 +105,7 @@ func FuzzBuildRun(f *testing.F) {
 			tr.MarkAt(h, mid)
 		}
 		if _, err := engine.Expectations(file); err == nil {
-			if _, err := engine.CheckExpectations(file, 1); err != nil {
+			if _, err := engine.CheckExpectations(file, 1, worlds.All()); err != nil {
 				var se *scenario.Error
 				if !errors.As(err, &se) && !strings.Contains(err.Error(), "knob") {
 					t.Fatalf("CheckExpectations error: %v", err)

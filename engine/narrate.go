@@ -9,11 +9,12 @@ import (
 
 // Narration is the one sentence that says what an event did and why.
 func (t *Trace) Narration(e *Event) string {
-	if !e.src {
-		if e.b < 0 {
-			return t.logNarration(e) // a bulk log event, narrated on demand
-		}
+	switch e.by {
+	case 0:
 		return t.texts[e.b]
+	case srcNarrator:
+	default:
+		return t.histories[e.by-1].Narration(e)
 	}
 	rec := &t.Txns[e.a]
 	switch e.Kind {

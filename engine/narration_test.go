@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -26,7 +27,7 @@ func TestNarrationIsWellFormed(t *testing.T) {
 			}
 		}
 		for _, set := range sets {
-			tr, err := engine.Run(sc.File, set, 1)
+			tr, err := engine.Run(sc.File, set, 1, worlds.All())
 			require.NoError(t, err, "%s %v", sc.ID, set)
 			for i, n := range tr.Narrations() {
 				assert.NotContains(t, n, "%!", "%s %v step %d", sc.ID, set, i+1)

@@ -12,6 +12,7 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -29,7 +30,7 @@ type snapshot struct {
 // the trace at n events (phases that emit nothing, such as a run's end, run
 // at the same instant and belong to step n).
 func truncatedRuns(t *testing.T, f *scenario.File, set map[string]string, seed uint64) []snapshot {
-	w, err := engine.Build(f, set, seed)
+	w, err := engine.Build(f, set, seed, worlds.All())
 	require.NoError(t, err)
 	var snaps []snapshot
 	take := func() {
@@ -74,7 +75,7 @@ func present(rows []sink.Row) []sink.Row {
 // truncated run, and the truth recomputed from histories with the truth
 // counted as the world ran.
 func checkSeek(t *testing.T, name string, f *scenario.File, set map[string]string, seed uint64) {
-	full, err := engine.Run(f, set, seed)
+	full, err := engine.Run(f, set, seed, worlds.All())
 	require.NoError(t, err)
 	snaps := truncatedRuns(t, f, set, seed)
 	require.Len(t, snaps, full.Steps()+1, "%s: one snapshot per step", name)

@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -17,7 +19,7 @@ func TestSeekAgreesWithHistories(t *testing.T) {
 	all, err := lessons.Scenarios()
 	require.NoError(t, err)
 	for _, sc := range all {
-		tr, err := engine.Run(sc.File, nil, 1)
+		tr, err := engine.Run(sc.File, nil, 1, worlds.All())
 		require.NoError(t, err, sc.ID)
 		for n := 0; n <= tr.Steps(); n++ {
 			s := tr.Seek(n)
@@ -43,7 +45,7 @@ func TestSeekAgreesWithHistories(t *testing.T) {
 func TestSeekEachStops(t *testing.T) {
 	sc, ok := lessons.Lookup("hwm/visibility-gap")
 	require.True(t, ok)
-	tr, err := engine.Run(sc.File, nil, 1)
+	tr, err := engine.Run(sc.File, nil, 1, worlds.All())
 	require.NoError(t, err)
 	seen := 0
 	tr.Seek(tr.Steps()).Targets[0].Each(func(sink.Row) bool { seen++; return false })
@@ -55,7 +57,7 @@ func TestSeekEachStops(t *testing.T) {
 func TestProcessedThrough(t *testing.T) {
 	sc, ok := lessons.Lookup("hwm/per-partition-marks")
 	require.True(t, ok)
-	tr, err := engine.Run(sc.File, map[string]string{"marks": "per-table"}, 1)
+	tr, err := engine.Run(sc.File, map[string]string{"marks": "per-table"}, 1, worlds.All())
 	require.NoError(t, err)
 	_, _, ok = tr.ProcessedThrough("extract", 0)
 	assert.False(t, ok, "no mark is stored before the first run")
@@ -71,7 +73,7 @@ func TestProcessedThrough(t *testing.T) {
 	}
 	assert.Equal(t, lowest, p.Display, "the smallest of the marks")
 
-	global, err := engine.Run(sc.File, map[string]string{"marks": "global"}, 1)
+	global, err := engine.Run(sc.File, map[string]string{"marks": "global"}, 1, worlds.All())
 	require.NoError(t, err)
 	_, _, ok = global.ProcessedThrough("extract", global.Steps())
 	assert.False(t, ok, "one global mark needs no minimum")
@@ -82,11 +84,11 @@ func TestProcessedThrough(t *testing.T) {
 func TestLagCountsDeletedRecords(t *testing.T) {
 	sc, ok := lessons.Lookup("dist/retention-lag")
 	require.True(t, ok)
-	tr, err := engine.Run(sc.File, nil, 1)
+	tr, err := engine.Run(sc.File, nil, 1, worlds.All())
 	require.NoError(t, err)
 	seen := false
 	for n := 0; n <= tr.Steps(); n++ {
-		for _, p := range tr.LogAt(n) {
+		for _, p := range logs.Of(tr).LogAt(n) {
 			for _, g := range p.Groups {
 				if g.Committed >= 0 {
 					assert.Equal(t, p.End-g.Committed, g.Lag, "step %d", n)

@@ -61,8 +61,8 @@ func (w *World) statement(ts *txnState, s *stmt) {
 func (w *World) commit(ts *txnState) {
 	now := w.source.Read(w.now)
 	w.db.Commit(&ts.tx, w.now, now)
-	if w.log != nil {
-		w.captureCommit(ts) // schedules the log's copies of this commit, after its own event
+	for _, fn := range w.onCommit {
+		fn(&ts.tx) // the log's change capture schedules its copies of this commit, after its own event
 	}
 	step := w.step()
 	rec := &w.trace.Txns[ts.rec]

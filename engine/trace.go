@@ -55,24 +55,37 @@ func (k Kind) String() string { return kindNames[k] }
 // which keeps a large trace small and fast to build. Other events keep the
 // sentence they were given when they happened.
 //
-// Invariant: for a source event (src), a indexes Trace.Txns and b the
-// transaction's Stmts (or -1); otherwise a indexes Trace.actors and b
-// Trace.texts. The struct is kept to 32 bytes because a trace holds one per step.
+// Invariant: when by is 0, a indexes Trace.actors and b Trace.texts;
+// otherwise the History the trace's Narrator by names (Trace.histories[by-1],
+// or for srcNarrator the source's records) narrates the event from a and b:
+// for a source event, a indexes Trace.Txns and b the transaction's Stmts
+// (or -1). The struct is kept to 32 bytes because a trace holds one per step.
 type Event struct {
 	At   vtime.Time // true virtual time
 	Step int32      // 1-based position in the trace
 	Run  int32      // the extractor run this event belongs to, or -1
 	a, b int32
 	Kind Kind
-	src  bool
+	by   uint8 // the Narrator of an event narrated on demand; 0 when it keeps its sentence
 }
+
+// srcNarrator marks the source's events while the high-water-mark world is
+// still in the core.
+const srcNarrator = 255
+
+// Ref returns the two numbers the world that emitted e with EmitLater gave
+// it, from which its History narrates it.
+func (e *Event) Ref() (a, b int32) { return e.a, e.b }
 
 // Actor names who acted: a transaction, a pipeline worker, a clock, an operator.
 func (t *Trace) Actor(e *Event) string {
-	if e.src {
+	switch e.by {
+	case 0:
+		return t.actors[e.a]
+	case srcNarrator:
 		return t.Txns[e.a].Name
 	}
-	return t.actors[e.a]
+	return t.histories[e.by-1].Actor(e)
 }
 
 // TxnRecord is a source transaction as the trace shows it.
@@ -202,28 +215,28 @@ type Truth struct {
 // Trace is a complete run of a scenario: every event, plus histories from
 // which the state at any step is read without replaying.
 type Trace struct {
-	File     *scenario.File
-	Settings scenario.Settings
-	Seed     uint64
-	Events   []Event
-	Txns     []TxnRecord
-	Versions []VersionRecord // in commit order
-	Targets  []TargetHistory
-	Marks    []*MarkHistory
-	Runs     []RunRecord
-	Counts   []Counts // Counts[n] is the truth after step n; Counts[0] is before any event
-	Pipes    []extract.Config
-	Faults   []Fault // injected by a learner, in step order
-	Tables   []SourceTable
-	Feeds    []Feed    // tables and producers that reach a target through the log
-	Log      *LogTrace // the partitioned log's history; nil when the scenario has no topic
-	checks   check.Config
-	noun     map[string]string
-	truth    truthLog
-	keyText  []string // the text of each key id, unprefixed; the log's topics read it (topic.Topic.Keys)
-	tables   []string // the names VersionRecord.TableID indexes
-	actors   []string // names of the actors of non-source events, each once
-	texts    []string // narrations of non-source events, by Event.b
+	File      *scenario.File
+	Settings  scenario.Settings
+	Seed      uint64
+	Events    []Event
+	Txns      []TxnRecord
+	Versions  []VersionRecord // in commit order
+	Targets   []TargetHistory
+	Marks     []*MarkHistory
+	Runs      []RunRecord
+	Counts    []Counts // Counts[n] is the truth after step n; Counts[0] is before any event
+	Pipes     []extract.Config
+	Faults    []Fault // injected by a learner, in step order
+	Tables    []SourceTable
+	checks    check.Config
+	histories []History // the worlds' parts of the trace, by Narrator - 1
+	routes    []Route   // which target each table's rows reach, in the order routed
+	noun      map[string]string
+	truth     truthLog
+	keyText   []string // the text of each key id, unprefixed; the log's topics read it (topic.Topic.Keys)
+	tables    []string // the names VersionRecord.TableID indexes
+	actors    []string // names of the actors of non-source events, each once
+	texts     []string // narrations of non-source events, by Event.b
 }
 
 // SourceTable describes a source table in the trace.
@@ -307,7 +320,17 @@ func (t *Trace) targetOf(table string) string {
 			return p.To
 		}
 	}
-	return t.feedTarget(table)
+	return t.routeOf(table)
+}
+
+// routeOf names the target a table's rows reach, or "".
+func (t *Trace) routeOf(table string) string {
+	for _, r := range t.routes {
+		if r.Table == table {
+			return r.Target
+		}
+	}
+	return ""
 }
 
 // TruthAt returns the truth after step n. It starts from the nearest
@@ -381,7 +404,9 @@ func (t *Trace) ObserveAt(n int) check.Observation {
 		}
 	}
 	o.Source = &sourceAsker{t: t, step: n}
-	o.Log = t.logView(n)
+	for _, h := range t.histories {
+		h.Observe(n, &o)
+	}
 	return o
 }
 
@@ -409,6 +434,3 @@ func (s *sourceAsker) CountUpdatedBetween(from, to vtime.Time) int {
 
 // Checks are the checks' verdicts after the last step.
 func (t *Trace) Checks() []check.Result { return t.ChecksAt(len(t.Events)) }
-
-// Noun is how narration names a row of table: "order" for order_id.
-func (t *Trace) Noun(table string) string { return t.noun[table] }

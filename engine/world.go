@@ -21,7 +21,6 @@ import (
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
-	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -130,7 +129,6 @@ type markState struct {
 // the target's name in front when there are several targets.)
 type keyState struct {
 	key       string // the key's text, unprefixed: what a target row holds
-	hash      int32  // murmur2 of key made positive: a keyed record of it goes to partition hash % count
 	sourceSeq int32  // latest committed version, 0 if absent or deleted
 	count     int32  // rows of it present in the target
 	newest    int32  // newest version among them, 0 if none
@@ -168,10 +166,17 @@ type World struct {
 	keyIDs    map[string]int32 // every key's dense id, by its truth key
 	keys      []keyState       // the truth about each key, by id
 	counts    Counts
-	log       *logWorld // the partitioned log; nil until a scenario declares a topic
-	soon      []func()  // actions that follow the current one at the same instant, before anything queued
-	actions   []Action  // what each queued entry does, by slot
-	freeSlots []int32   // slots of actions already run
+	domains   []Domain                // the worlds composed, as Build was given them
+	parts     []Part                  // the composed worlds' parts, in the order of their Domains
+	owner     map[string]int          // the part that reads each world command, by command
+	faults    map[FaultKind]int       // the part that injects each world fault, by kind
+	names     map[string]scenario.Pos // every declared name, of every world, to refuse duplicates
+	generated []generated             // names worlds will generate (a workload's W1, W2, …)
+	routes    []route                 // which target each table's rows reach
+	onCommit  []func(*mvcc.Txn)       // what follows each source commit (change capture)
+	soon      []func()                // actions that follow the current one at the same instant, before anything queued
+	actions   []Action                // what each queued entry does, by slot
+	freeSlots []int32                 // slots of actions already run
 }
 
 // txnState is a source transaction as the schedule knows it. The builder
@@ -182,7 +187,6 @@ type World struct {
 type sizeHint struct {
 	events, txns, versions int
 	keys                   int // distinct keys expected, at most versions
-	notes                  int // log events narrated on demand
 }
 
 type txnState struct {
@@ -221,11 +225,6 @@ func (w *World) scheduleAction(at vtime.Time, a Action) {
 	w.hint.events++
 	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(a)})
 }
-
-// Planned estimates how many events the scenario will emit, from what it
-// scheduled: a caller that serves others (a web server) can refuse a
-// scenario too large to run on their behalf before running it.
-func (w *World) Planned() int { return w.hint.events }
 
 // Done reports whether no event is left.
 func (w *World) Done() bool { return len(w.q) == 0 && len(w.soon) == 0 }
@@ -271,10 +270,9 @@ func (w *World) Run() *Trace {
 	t.Counts = slices.Grow(t.Counts, max(0, w.hint.events+1-len(t.Counts)))
 	t.Txns = slices.Grow(t.Txns, max(0, w.hint.txns-len(t.Txns)))
 	t.Versions = slices.Grow(t.Versions, max(0, w.hint.versions-len(t.Versions)))
-	if t.Log != nil {
-		t.Log.notes = slices.Grow(t.Log.notes, max(0, w.hint.notes-len(t.Log.notes)))
-	}
+	sized := 0
 	if keys := min(w.hint.keys, w.hint.versions); len(w.keyIDs) == 0 && keys > 64 {
+		sized = keys
 		// A map made large once never rehashes.
 		w.keyIDs = make(map[string]int32, keys)
 		w.keys = make([]keyState, 0, keys)
@@ -295,6 +293,9 @@ func (w *World) Run() *Trace {
 		}
 		t.truth.changes = slices.Grow(t.truth.changes, max(0, 2*w.hint.versions-len(t.truth.changes)))
 	}
+	for _, p := range w.parts {
+		p.Reserve(sized)
+	}
 	for w.Step() {
 	}
 	return w.trace
@@ -306,7 +307,7 @@ func (w *World) Trace() *Trace { return w.trace }
 // emit appends an event narrated now to the trace and records the truth after it.
 func (w *World) emit(actor string, kind Kind, run int, format string, args ...any) {
 	t := w.trace
-	a := w.actorID(actor)
+	a := w.ActorID(actor)
 	t.texts = append(t.texts, prose.F(format, args...))
 	t.Events = append(t.Events, Event{
 		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: int32(run), a: a, b: int32(len(t.texts) - 1),
@@ -319,7 +320,7 @@ func (w *World) emit(actor string, kind Kind, run int, format string, args ...an
 func (w *World) emitTxn(kind Kind, txn, stmt int) {
 	t := w.trace
 	t.Events = append(t.Events, Event{
-		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: -1, a: int32(txn), b: int32(stmt), src: true,
+		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: -1, a: int32(txn), b: int32(stmt), by: srcNarrator,
 	})
 	t.Counts = append(t.Counts, w.counts)
 }
@@ -327,9 +328,10 @@ func (w *World) emitTxn(kind Kind, txn, stmt int) {
 // step is the number the next emitted event will get.
 func (w *World) step() int { return len(w.trace.Events) + 1 }
 
-// Run builds and runs a scenario with the given knob values and seed.
-func Run(f *scenario.File, set map[string]string, seed uint64) (*Trace, error) {
-	w, err := Build(f, set, seed)
+// Run builds a scenario of the worlds domains with the given knob values
+// and seed, and runs it to the end.
+func Run(f *scenario.File, set map[string]string, seed uint64, domains []Domain) (*Trace, error) {
+	w, err := Build(f, set, seed, domains)
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +362,7 @@ func (w *World) keyID(target *sink.Table, key string) int32 {
 		return id
 	}
 	id := int32(len(w.keys))
-	w.keys = append(w.keys, keyState{key: key, hash: topic.Positive(topic.Murmur2([]byte(key))), bad: -1})
+	w.keys = append(w.keys, keyState{key: key, bad: -1})
 	w.trace.keyText = append(w.trace.keyText, key)
 	w.trace.truth.name(id, tk)
 	w.keyIDs[tk] = id
@@ -413,7 +415,7 @@ func (w *World) targetFor(table string) *sink.Table {
 			}
 		}
 	}
-	return w.feedTarget(table)
+	return w.RouteOf(table)
 }
 
 // storeMark records a new stored value of a mark.

@@ -23,6 +23,7 @@ import (
 	"syscall/js"
 
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/templates/widget"
 )
 
@@ -68,7 +69,7 @@ func main() {
 			if err != nil {
 				q = widget.Values{}
 			}
-			s, err := widget.Open(str(args, 0), str(args, 1), str(args, 2), str(args, 3), q, str(args, 5) == "on")
+			s, err := widget.Open(str(args, 0), str(args, 1), str(args, 2), str(args, 3), q, str(args, 5) == "on", worlds.All())
 			if err != nil {
 				return map[string]any{"ok": false, "error": err.Error()}
 			}
@@ -116,7 +117,7 @@ func main() {
 			return map[string]any{"ok": ok, "html": html}
 		}),
 		"check": export("check", func(args []js.Value) any {
-			_, err := widget.CheckSource(str(args, 0), str(args, 1))
+			_, err := widget.CheckSource(str(args, 0), str(args, 1), worlds.All())
 			if err == nil {
 				return map[string]any{"ok": true}
 			}

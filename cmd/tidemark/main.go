@@ -20,6 +20,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -143,7 +144,7 @@ func runCmd(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t, err := engine.Run(f, set, *seed)
+	t, err := engine.Run(f, set, *seed, worlds.All())
 	if err != nil {
 		return err
 	}
@@ -179,7 +180,7 @@ func checkCmd(args []string, stdout io.Writer) (failed bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		outs, err := engine.CheckExpectations(f, 1)
+		outs, err := engine.CheckExpectations(f, 1, worlds.All())
 		if err != nil {
 			return false, err
 		}

@@ -13,9 +13,11 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/web/htmltest"
 )
@@ -59,7 +61,7 @@ func open(t testing.TB, id, query string) *Session {
 	src, name := source(t, id)
 	q, err := url.ParseQuery(query)
 	require.NoError(t, err)
-	s, err := Open("tm", src, name, "/scenarios/"+id, q, false)
+	s, err := Open("tm", src, name, "/scenarios/"+id, q, false, worlds.All())
 	require.NoError(t, err)
 	finish(t, s, 1000)
 	return s
@@ -83,7 +85,7 @@ func TestSessionAdvanceInChunksEqualsRun(t *testing.T) {
 	} {
 		src, name := source(t, tc.id)
 		sc, _ := lessons.Lookup(tc.id)
-		want, err := engine.Run(sc.File, tc.knobs, 1)
+		want, err := engine.Run(sc.File, tc.knobs, 1, worlds.All())
 		require.NoError(t, err)
 		q := url.Values{}
 		for k, v := range tc.knobs {
@@ -91,7 +93,7 @@ func TestSessionAdvanceInChunksEqualsRun(t *testing.T) {
 		}
 		for _, budget := range []int{1, 2, 7, 1 << 20} {
 			t.Run(fmt.Sprintf("%s/%v/budget=%d", tc.id, tc.knobs, budget), func(t *testing.T) {
-				s, err := Open("tm", src, name, "/scenarios/"+tc.id, q, false)
+				s, err := Open("tm", src, name, "/scenarios/"+tc.id, q, false, worlds.All())
 				require.NoError(t, err)
 				assert.Equal(t, "the scenario is still running", s.View(false).Message)
 				_, err = s.Act("seek", "1")
@@ -112,12 +114,12 @@ func TestSessionAdvanceInChunksEqualsRun(t *testing.T) {
 
 func TestSessionOpen(t *testing.T) {
 	src, name := source(t, "hwm/visibility-gap")
-	_, err := Open("tm", "scenario x/y \"Broken\"\nsource\n", "play.tdm", "/play", url.Values{}, false)
+	_, err := Open("tm", "scenario x/y \"Broken\"\nsource\n", "play.tdm", "/play", url.Values{}, false, worlds.All())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "play.tdm:2:")
 
 	q, _ := url.ParseQuery("mark=bogus&step=12&seed=1")
-	s, err := Open("tm", src, name, "/scenarios/hwm/visibility-gap", q, false)
+	s, err := Open("tm", src, name, "/scenarios/hwm/visibility-gap", q, false, worlds.All())
 	require.NoError(t, err)
 	finish(t, s, 5)
 	v, d := view(t, s)
@@ -138,7 +140,7 @@ func TestSessionOpen(t *testing.T) {
 
 	// A step past the end is clamped once the run is known.
 	q, _ = url.ParseQuery("step=400")
-	s, err = Open("tm", src, name, "/x", q, true)
+	s, err = Open("tm", src, name, "/x", q, true, worlds.All())
 	require.NoError(t, err)
 	finish(t, s, 3)
 	assert.Equal(t, 24, s.View(false).Step)
@@ -214,7 +216,7 @@ func TestSessionKnobKeepsStepAndUndo(t *testing.T) {
 	assert.Contains(t, v.Query, "mark=lsn")
 	assert.Empty(t, d.ByTestID("panel-compare"), "a knob change is a new run, not a fork")
 	sc, _ := lessons.Lookup("hwm/visibility-gap")
-	want, err := engine.Run(sc.File, map[string]string{"mark": "lsn"}, 1)
+	want, err := engine.Run(sc.File, map[string]string{"mark": "lsn"}, 1, worlds.All())
 	require.NoError(t, err)
 	assert.Equal(t, reportOf(t, want), reportOf(t, s.trace))
 
@@ -282,7 +284,7 @@ func TestSessionCrash(t *testing.T) {
 	assert.Same(t, origTrace, s.original, "the original is kept for the comparison")
 	assert.Equal(t, []engine.Fault{{AfterStep: at, Kind: engine.FaultCrash}}, s.trace.Faults)
 	sc, _ := lessons.Lookup("hwm/advance-order")
-	want, err := engine.RunWithFaults(sc.File, s.knobs, 1, []engine.Fault{{AfterStep: at, Kind: engine.FaultCrash}})
+	want, err := engine.RunWithFaults(sc.File, s.knobs, 1, worlds.All(), []engine.Fault{{AfterStep: at, Kind: engine.FaultCrash}})
 	require.NoError(t, err)
 	assert.Equal(t, reportOf(t, want), reportOf(t, s.trace))
 	assert.NotEqual(t, orig, reportOf(t, s.trace))
@@ -429,7 +431,7 @@ func openLarge(t *testing.T, query string) *Session {
 	t.Helper()
 	q, err := url.ParseQuery(query)
 	require.NoError(t, err)
-	s, err := Open("tm", largeSource, "gen.tdm", "/g", q, false)
+	s, err := Open("tm", largeSource, "gen.tdm", "/g", q, false, worlds.All())
 	require.NoError(t, err)
 	finish(t, s, 500)
 	require.True(t, s.large)
@@ -539,7 +541,7 @@ func TestSessionUndoToForkRunsOriginalInChunks(t *testing.T) {
 	_, d := view(t, s)
 	d.One(t, "panel-compare")
 	sc, _ := lessons.Lookup("hwm/advance-order")
-	want, err := engine.Run(sc.File, s.knobs, 1)
+	want, err := engine.Run(sc.File, s.knobs, 1, worlds.All())
 	require.NoError(t, err)
 	assert.Equal(t, reportOf(t, want), reportOf(t, s.original))
 }
@@ -564,10 +566,10 @@ func TestSessionAddPartition(t *testing.T) {
 	assert.True(t, v.CanUndo)
 	d.One(t, "panel-compare")
 	assert.Same(t, origTrace, s.original)
-	want := engine.Fault{AfterStep: 13, Kind: engine.FaultAddPartition, Topic: "customers"}
+	want := engine.Fault{AfterStep: 13, Kind: logs.FaultAddPartition, Topic: "customers"}
 	assert.Equal(t, []engine.Fault{want}, s.trace.Faults)
 	sc, _ := lessons.Lookup("dist/partition-change")
-	ref, err := engine.RunWithFaults(sc.File, s.knobs, 1, []engine.Fault{want})
+	ref, err := engine.RunWithFaults(sc.File, s.knobs, 1, worlds.All(), []engine.Fault{want})
 	require.NoError(t, err)
 	assert.Equal(t, reportOf(t, ref), reportOf(t, s.trace))
 	assert.NotEqual(t, orig, reportOf(t, s.trace))
@@ -605,7 +607,7 @@ func TestSessionPause(t *testing.T) {
 	require.True(t, rerun)
 	finish(t, s, 4)
 	// c2 polls next (at 10:00:08); it is paused for 30s from 10:00:05.
-	require.Equal(t, []engine.Fault{{AfterStep: 13, Kind: engine.FaultPause, Group: "serving", Member: "c2", For: 30 * vtime.Second}}, s.trace.Faults)
+	require.Equal(t, []engine.Fault{{AfterStep: 13, Kind: logs.FaultPause, Group: "serving", Member: "c2", For: 30 * vtime.Second}}, s.trace.Faults)
 	assert.Contains(t, s.trace.Narration(&s.trace.Events[13]), "c2 pauses fetching until 10:00:35")
 	assert.NotEqual(t, orig, reportOf(t, s.trace))
 	assert.Contains(t, reportOf(t, s.trace), "is paused (until 10:00:35) and fetches nothing")
@@ -640,7 +642,7 @@ func TestSessionPause(t *testing.T) {
 	// A scenario without a log has no consumer to pause.
 	s = open(t, "hwm/visibility-gap", "step=3")
 	_, err = s.Act("pause", "serving")
-	assert.ErrorIs(t, err, engine.ErrNoLog)
+	assert.ErrorIs(t, err, logs.ErrNoLog)
 	_, err = s.Act("add-partition", "orders")
-	assert.ErrorIs(t, err, engine.ErrNoLog)
+	assert.ErrorIs(t, err, logs.ErrNoLog)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/templates/widget"
@@ -102,7 +103,7 @@ func run(f *scenario.File, q url.Values) (*engine.Trace, widget.State, []string,
 			seed = n
 		}
 	}
-	w, err := engine.Build(f, knobs, seed)
+	w, err := engine.Build(f, knobs, seed, worlds.All())
 	if err != nil {
 		return nil, st, nil, err
 	}

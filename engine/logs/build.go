@@ -1,10 +1,9 @@
-package engine
+package logs
 
 import (
 	"slices"
 
 	"github.com/tidemark/tidemark/engine/group"
-	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -13,23 +12,12 @@ import (
 // This file parses the partitioned log's commands: topics, change capture
 // and publishing applications, producers, consumer groups and their members.
 
-// logMaps is the log world's registries for reading: empty when no log
-// command has run yet. The maps of noLog are nil and never written.
-func (b *builder) logMaps() *logWorld {
-	if b.w.log == nil {
-		return &noLog
-	}
-	return b.w.log
+func (l *world) topicArg(x scenario.Arg) (*TopicHistory, error) {
+	return scenario.Lookup(l.topics, x, "topic", "topic %s partitions=3")
 }
 
-var noLog logWorld
-
-func (b *builder) topicArg(x scenario.Arg) (*TopicHistory, error) {
-	return scenario.Lookup(b.logMaps().topics, x, "topic", "topic %s partitions=3")
-}
-
-func (b *builder) topic(c scenario.Command) error {
-	n, rest, err := b.declared(c, "topic", "a topic")
+func (l *world) topic(c scenario.Command) error {
+	n, rest, err := l.w.Declared(c, "topic", "a topic")
 	if err != nil {
 		return err
 	}
@@ -41,13 +29,13 @@ func (b *builder) topic(c scenario.Command) error {
 		return err
 	}
 	if retention < 0 || segment < 0 {
-		return errorf(c.Pos, "expected retention= and segment= to be zero (off) or positive")
+		return scenario.Errorf(c.Pos, "expected retention= and segment= to be zero (off) or positive")
 	}
-	l := b.w.lw()
+	l.lw()
 	h := &TopicHistory{Topic: topic.New(n.Value, parts, retention, segment), Counts: []CountPoint{{Step: 0, N: parts}}}
-	h.Keys = &b.w.trace.keyText
+	h.Keys = l.w.KeyTexts()
 	l.topics[n.Value] = h
-	b.w.trace.Log.Topics = append(b.w.trace.Log.Topics, h)
+	l.t.Topics = append(l.t.Topics, h)
 	if retention > 0 {
 		l.ticking = true
 	}
@@ -56,8 +44,8 @@ func (b *builder) topic(c scenario.Command) error {
 
 // capture reads `cdc NAME from=TABLE to=TOPIC` and
 // `publish NAME from=TABLE to=TOPIC [outbox=on|off] [delay=D]`.
-func (b *builder) capture(c scenario.Command) error {
-	n, rest, err := b.declared(c, c.Name, "a capture")
+func (l *world) capture(c scenario.Command) error {
+	n, rest, err := l.w.Declared(c, c.Name, "a capture")
 	if err != nil {
 		return err
 	}
@@ -72,23 +60,23 @@ func (b *builder) capture(c scenario.Command) error {
 	if err := a.Done(); err != nil {
 		return err
 	}
-	if b.w.db.Table(from.Value) == nil {
-		return errorf(from.ValuePos, "unknown source table %q; declare it first with `source %s key=...`", from.Value, from.Value)
+	if l.w.SourceTable(from.Value) == nil {
+		return scenario.Errorf(from.ValuePos, "unknown source table %q; declare it first with `source %s key=...`", from.Value, from.Value)
 	}
 	if cp.delay < 0 {
-		return errorf(c.Pos, "expected delay= to be zero or positive")
+		return scenario.Errorf(c.Pos, "expected delay= to be zero or positive")
 	}
-	h, err := b.topicArg(to)
+	h, err := l.topicArg(to)
 	if err != nil {
 		return err
 	}
 	cp.table, cp.topic = from.Value, h
-	b.w.log.captures = append(b.w.log.captures, cp)
+	l.captures = append(l.captures, cp)
 	return nil
 }
 
-func (b *builder) crash(c scenario.Command) error {
-	n, rest, err := b.name(c, "an application")
+func (l *world) crash(c scenario.Command) error {
+	n, rest, err := scenario.Name(c, "an application")
 	if err != nil {
 		return err
 	}
@@ -98,20 +86,20 @@ func (b *builder) crash(c scenario.Command) error {
 		return err
 	}
 	var cp *capture
-	for _, x := range b.logMaps().captures {
+	for _, x := range l.captures {
 		if x.name == n.Value && x.app {
 			cp = x
 		}
 	}
 	if cp == nil {
-		return errorf(n.Pos, "unknown application %q; crash names a `publish` application (consumers crash with `poll ... crash=`)", n.Value)
+		return scenario.Errorf(n.Pos, "unknown application %q; crash names a `publish` application (consumers crash with `poll ... crash=`)", n.Value)
 	}
-	b.w.schedule(at, func() { b.w.crashApp(cp) })
+	l.w.Schedule(at, func() { l.crashApp(cp) })
 	return nil
 }
 
-func (b *builder) producer(c scenario.Command) error {
-	n, rest, err := b.declared(c, "producer", "a producer")
+func (l *world) producer(c scenario.Command) error {
+	n, rest, err := l.w.Declared(c, "producer", "a producer")
 	if err != nil {
 		return err
 	}
@@ -127,34 +115,33 @@ func (b *builder) producer(c scenario.Command) error {
 	}
 	if p.idempotent && p.acks != "all" {
 		x, _ := scenario.NewArgs(c, rest).Find("acks")
-		return errorf(x.ValuePos, "an idempotent producer needs acks=all, as Kafka requires")
+		return scenario.Errorf(x.ValuePos, "an idempotent producer needs acks=all, as Kafka requires")
 	}
-	if p.clock = b.w.clocks[clock]; p.clock == nil {
-		return errorf(c.Pos, "unknown clock %q; declare it first with `clock %s`", clock, clock)
+	if p.clock = l.w.Clock(clock); p.clock == nil {
+		return scenario.Errorf(c.Pos, "unknown clock %q; declare it first with `clock %s`", clock, clock)
 	}
-	h, err := b.topicArg(to)
+	h, err := l.topicArg(to)
 	if err != nil {
 		return err
 	}
 	p.topic = h
-	l := b.w.lw()
 	p.pid = l.newPID()
 	l.producers[n.Value] = p
-	b.w.trace.noun[n.Value] = prose.Noun(key)
+	l.w.SetNoun(n.Value, key)
 	return nil
 }
 
-func (b *builder) producerArg(c scenario.Command) (*producer, []scenario.Arg, error) {
-	n, rest, err := b.name(c, "a producer")
+func (l *world) producerArg(c scenario.Command) (*producer, []scenario.Arg, error) {
+	n, rest, err := scenario.Name(c, "a producer")
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := scenario.Lookup(b.logMaps().producers, n, "producer", "producer %s to=TOPIC")
+	p, err := scenario.Lookup(l.producers, n, "producer", "producer %s to=TOPIC")
 	return p, rest, err
 }
 
-func (b *builder) produce(c scenario.Command) error {
-	p, rest, err := b.producerArg(c)
+func (l *world) produce(c scenario.Command) error {
+	p, rest, err := l.producerArg(c)
 	if err != nil {
 		return err
 	}
@@ -176,15 +163,15 @@ func (b *builder) produce(c scenario.Command) error {
 		s.key, s.keyed = key.Value, true
 	}
 	// Without a key, the event is named by its id when it is sent (see send).
-	b.w.hint.events += 2
-	b.w.schedule(at, func() { b.w.send(p, s) })
+	l.w.Expect(2, 0, 0)
+	l.w.Schedule(at, func() { l.send(p, s) })
 	return nil
 }
 
 // traffic generates many keyed sends from the world's seeded random source,
 // one scheduled at a time like a workload.
-func (b *builder) traffic(c scenario.Command) error {
-	p, rest, err := b.producerArg(c)
+func (l *world) traffic(c scenario.Command) error {
+	p, rest, err := l.producerArg(c)
 	if err != nil {
 		return err
 	}
@@ -197,16 +184,13 @@ func (b *builder) traffic(c scenario.Command) error {
 		return err
 	}
 	if n == 0 {
-		return errorf(c.Pos, "traffic needs records=N")
+		return scenario.Errorf(c.Pos, "traffic needs records=N")
 	}
 	if every <= 0 {
-		return errorf(c.Pos, "traffic needs every= with a positive duration")
+		return scenario.Errorf(c.Pos, "traffic needs every= with a positive duration")
 	}
-	w := b.w
-	w.hint.events += n
-	w.hint.notes += n
-	w.hint.versions += n
-	w.hint.keys += min(n, keys)
+	l.w.Expect(n, n, min(n, keys))
+	l.notes += n
 	p.traffic += n
 	if keys <= 4*n || keys <= 1<<16 {
 		// Keys the records will mostly reach: an array by number is dense
@@ -217,18 +201,18 @@ func (b *builder) traffic(c scenario.Command) error {
 	i := 0
 	var next func()
 	next = func() {
-		k := w.rng.IntN(keys)
-		w.send(p, sendPlan{num: k + 1, keyed: true, fail: "none", retry: "none"})
+		k := l.w.Rand().IntN(keys)
+		l.send(p, sendPlan{num: k + 1, keyed: true, fail: "none", retry: "none"})
 		if i++; i < n {
-			w.schedule(from.Add(vtime.Duration(i)*every), next)
+			l.w.Schedule(from.Add(vtime.Duration(i)*every), next)
 		}
 	}
-	w.schedule(from, next)
+	l.w.Schedule(from, next)
 	return nil
 }
 
-func (b *builder) group(c scenario.Command) error {
-	n, rest, err := b.declared(c, "group", "a consumer group")
+func (l *world) group(c scenario.Command) error {
+	n, rest, err := l.w.Declared(c, "group", "a consumer group")
 	if err != nil {
 		return err
 	}
@@ -248,9 +232,9 @@ func (b *builder) group(c scenario.Command) error {
 		return err
 	}
 	if g.interval <= 0 || g.refresh < 0 {
-		return errorf(c.Pos, "expected interval= positive and refresh= zero or positive")
+		return scenario.Errorf(c.Pos, "expected interval= positive and refresh= zero or positive")
 	}
-	h, err := b.topicArg(tp)
+	h, err := l.topicArg(tp)
 	if err != nil {
 		return err
 	}
@@ -265,16 +249,15 @@ func (b *builder) group(c scenario.Command) error {
 		}
 	}
 	if hasTo {
-		if g.target, err = scenario.Lookup(b.w.targets, to, "target", targetDecl); err != nil {
+		if g.target, err = l.w.TargetArg(to); err != nil {
 			return err
 		}
 		g.hist.Target = to.Value
 	}
-	l := b.w.log
-	g.idx = int32(len(b.w.trace.Log.Groups))
+	g.idx = int32(len(l.t.Groups))
 	l.groups[n.Value] = g
 	l.groupOrd = append(l.groupOrd, n.Value)
-	b.w.trace.Log.Groups = append(b.w.trace.Log.Groups, g.hist)
+	l.t.Groups = append(l.t.Groups, g.hist)
 	if g.commit == "auto" {
 		l.ticking = true
 	}
@@ -282,19 +265,19 @@ func (b *builder) group(c scenario.Command) error {
 }
 
 // groupMember reads GROUP MEMBER at the start of a command.
-func (b *builder) groupMember(c scenario.Command) (*groupState, scenario.Arg, []scenario.Arg, error) {
-	g, rest, err := b.groupArg(c)
+func (l *world) groupMember(c scenario.Command) (*groupState, scenario.Arg, []scenario.Arg, error) {
+	g, rest, err := l.groupArg(c)
 	if err != nil {
 		return nil, scenario.Arg{}, nil, err
 	}
 	if len(rest) == 0 || rest[0].Key != "" || rest[0].Quoted {
-		return nil, scenario.Arg{}, nil, errorf(c.Pos, "expected %s GROUP MEMBER, such as `%s %s c1 at=10:00:00`", c.Name, c.Name, g.name)
+		return nil, scenario.Arg{}, nil, scenario.Errorf(c.Pos, "expected %s GROUP MEMBER, such as `%s %s c1 at=10:00:00`", c.Name, c.Name, g.name)
 	}
 	return g, rest[0], rest[1:], nil
 }
 
-func (b *builder) member(c scenario.Command) error {
-	g, m, rest, err := b.groupMember(c)
+func (l *world) member(c scenario.Command) error {
+	g, m, rest, err := l.groupMember(c)
 	if err != nil {
 		return err
 	}
@@ -307,12 +290,12 @@ func (b *builder) member(c scenario.Command) error {
 	if joining {
 		g.joins++
 	}
-	b.w.schedule(at, func() { b.w.join(g, m.Value, joining) })
+	l.w.Schedule(at, func() { l.join(g, m.Value, joining) })
 	return nil
 }
 
-func (b *builder) poll(c scenario.Command) error {
-	g, m, rest, err := b.groupMember(c)
+func (l *world) pollLine(c scenario.Command) error {
+	g, m, rest, err := l.groupMember(c)
 	if err != nil {
 		return err
 	}
@@ -326,16 +309,16 @@ func (b *builder) poll(c scenario.Command) error {
 		return err
 	}
 	if pl.process < 0 {
-		return errorf(c.Pos, "expected process= to be zero or positive")
+		return scenario.Errorf(c.Pos, "expected process= to be zero or positive")
 	}
-	b.w.hint.events += 3
-	b.w.schedule(at, func() { b.w.poll(g, pl) })
+	l.w.Expect(3, 0, 0)
+	l.w.Schedule(at, func() { l.poll(g, pl) })
 	return nil
 }
 
 // polls schedules a poll by every member every interval.
-func (b *builder) polls(c scenario.Command) error {
-	g, rest, err := b.groupArg(c)
+func (l *world) polls(c scenario.Command) error {
+	g, rest, err := l.groupArg(c)
 	if err != nil {
 		return err
 	}
@@ -348,33 +331,32 @@ func (b *builder) polls(c scenario.Command) error {
 		return err
 	}
 	if every <= 0 || until < from {
-		return errorf(c.Pos, "polls needs every= positive and from= at or before until=")
+		return scenario.Errorf(c.Pos, "polls needs every= positive and from= at or before until=")
 	}
 	if int64(until-from)/int64(every) > 1_000_000 {
-		return errorf(c.Pos, "polls would schedule more than a million rounds; expected fewer")
+		return scenario.Errorf(c.Pos, "polls would schedule more than a million rounds; expected fewer")
 	}
 	// One round is queued at a time, each queueing the next, so a long
 	// schedule of polls keeps the event queue small.
-	w := b.w
 	rounds := int(int64(until-from)/int64(every)) + 1
 	g.rounds += rounds
 	var round func(t vtime.Time) func()
 	round = func(t vtime.Time) func() {
 		return func() {
 			for _, name := range slices.Clone(g.g.Members) {
-				w.poll(g, pollPlan{member: name, max: mx, crash: "none"})
+				l.poll(g, pollPlan{member: name, max: mx, crash: "none"})
 			}
 			if next := t.Add(every); next <= until {
-				w.schedule(next, round(next))
+				l.w.Schedule(next, round(next))
 			}
 		}
 	}
-	w.schedule(from, round(from))
+	l.w.Schedule(from, round(from))
 	return nil
 }
 
-func (b *builder) pause(c scenario.Command) error {
-	g, m, rest, err := b.groupMember(c)
+func (l *world) pauseLine(c scenario.Command) error {
+	g, m, rest, err := l.groupMember(c)
 	if err != nil {
 		return err
 	}
@@ -385,18 +367,18 @@ func (b *builder) pause(c scenario.Command) error {
 		return err
 	}
 	if until < at {
-		return errorf(c.Pos, "pause needs until= at or after at=")
+		return scenario.Errorf(c.Pos, "pause needs until= at or after at=")
 	}
-	b.w.schedule(at, func() { b.w.pause(g, m.Value, until) })
+	l.w.Schedule(at, func() { l.pause(g, m.Value, until) })
 	return nil
 }
 
-func (b *builder) addPartitions(c scenario.Command) error {
-	n, rest, err := b.name(c, "a topic")
+func (l *world) addPartitionsLine(c scenario.Command) error {
+	n, rest, err := scenario.Name(c, "a topic")
 	if err != nil {
 		return err
 	}
-	h, err := b.topicArg(scenario.Arg{Value: n.Value, Pos: n.Pos, ValuePos: n.Pos})
+	h, err := l.topicArg(scenario.Arg{Value: n.Value, Pos: n.Pos, ValuePos: n.Pos})
 	if err != nil {
 		return err
 	}
@@ -407,14 +389,14 @@ func (b *builder) addPartitions(c scenario.Command) error {
 		return err
 	}
 	if to == 0 {
-		return errorf(c.Pos, "add-partitions needs to=N, the new partition count")
+		return scenario.Errorf(c.Pos, "add-partitions needs to=N, the new partition count")
 	}
-	b.w.schedule(at, func() { b.w.addPartitions(h, to) })
+	l.w.Schedule(at, func() { l.addPartitions(h, to) })
 	return nil
 }
 
-func (b *builder) resnapshot(c scenario.Command) error {
-	g, rest, err := b.groupArg(c)
+func (l *world) resnapshotLine(c scenario.Command) error {
+	g, rest, err := l.groupArg(c)
 	if err != nil {
 		return err
 	}
@@ -423,26 +405,25 @@ func (b *builder) resnapshot(c scenario.Command) error {
 	if err := a.Done(); err != nil {
 		return err
 	}
-	b.w.schedule(at, func() { b.w.resnapshot(g) })
+	l.w.Schedule(at, func() { l.resnapshot(g) })
 	return nil
 }
 
-// finishLog wires the log once every command is read: which tables and
+// finish wires the log once every command is read: which tables and
 // producers reach which target, and the housekeeping tick.
-func (b *builder) finishLog() {
-	l := b.w.log
-	if l == nil {
+func (l *world) finish() {
+	if l.t == nil {
 		return
 	}
-	t := b.w.trace
 	feed := func(table string, h *TopicHistory) {
-		if t.feedTarget(table) != "" || t.targetOf(table) != "" {
+		if l.w.RouteOf(table) != nil {
 			return
 		}
 		for _, name := range l.groupOrd {
 			g := l.groups[name]
 			if g.topic == h && g.target != nil {
-				t.Feeds = append(t.Feeds, Feed{Table: table, Target: g.target.Name})
+				l.t.Feeds = append(l.t.Feeds, Feed{Table: table, Target: g.target.Name})
+				l.w.Route(table, g.target)
 				return
 			}
 		}
@@ -450,24 +431,8 @@ func (b *builder) finishLog() {
 	for _, c := range l.captures {
 		feed(c.table, c.topic)
 	}
-	names := make([]string, 0, len(l.producers))
-	for n := range l.producers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range l.producerNames() {
 		feed(n, l.producers[n].topic)
-	}
-	// Size what a large generated load will append, once.
-	for _, n := range names {
-		p := l.producers[n]
-		if p.traffic == 0 {
-			continue
-		}
-		if tg := b.w.targets[t.feedTarget(n)]; tg != nil {
-			tg.ReserveRows(p.traffic)
-			t.truth.changes = slices.Grow(t.truth.changes, 2*p.traffic) // a key falls behind, then catches up
-		}
 	}
 	for _, name := range l.groupOrd {
 		g := l.groups[name]
@@ -482,24 +447,53 @@ func (b *builder) finishLog() {
 		}
 		// Every member polls, writes and commits once a round.
 		polls := g.rounds * max(1, g.joins)
-		b.w.hint.events += 3 * polls
-		b.w.hint.notes += 3 * polls
+		l.w.Expect(3*polls, 0, 0)
+		l.notes += 3 * polls
 		n := min(g.rounds*len(g.topic.Parts), records)
 		g.hist.Reads = slices.Grow(g.hist.Reads, n)
 		g.hist.Commits = slices.Grow(g.hist.Commits, n)
 	}
-	if l.ticking && len(b.w.q) > 0 {
-		start := b.w.q[0].at
-		b.w.schedule(start-start%vtime.Time(vtime.Second), b.w.tick)
+	if start, ok := l.w.NextAt(); l.ticking && ok {
+		l.w.Schedule(start-start%vtime.Time(vtime.Second), l.tick)
+	}
+}
+
+// producerNames lists the producers' names in order.
+func (l *world) producerNames() []string {
+	names := make([]string, 0, len(l.producers))
+	for n := range l.producers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Reserve sizes what a large generated load will append, once: the notes
+// its events are narrated from, and the rows and truth changes of the
+// target a producer's traffic reaches.
+func (l *world) Reserve(int) {
+	if l.t == nil {
+		return
+	}
+	l.t.notes = slices.Grow(l.t.notes, max(0, l.notes-len(l.t.notes)))
+	for _, n := range l.producerNames() {
+		p := l.producers[n]
+		if p.traffic == 0 {
+			continue
+		}
+		if tg := l.w.RouteOf(n); tg != nil {
+			tg.ReserveRows(p.traffic)
+			l.w.ReserveChanges(2 * p.traffic) // a key falls behind, then catches up
+		}
 	}
 }
 
 // groupArg reads the command's first word as the name of a declared consumer group.
-func (b *builder) groupArg(c scenario.Command) (*groupState, []scenario.Arg, error) {
-	n, rest, err := b.name(c, "a consumer group")
+func (l *world) groupArg(c scenario.Command) (*groupState, []scenario.Arg, error) {
+	n, rest, err := scenario.Name(c, "a consumer group")
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := scenario.Lookup(b.logMaps().groups, n, "group", "group %s topic=TOPIC")
+	g, err := scenario.Lookup(l.groups, n, "group", "group %s topic=TOPIC")
 	return g, rest, err
 }
