@@ -31,7 +31,7 @@ func TestBuildErrors(t *testing.T) {
 		pos  string // "" when the error has no position (knob values)
 		msg  string
 	}{
-		{"unknown command", world + "sourse x key=id\n", nil, "b.tdm:6:1", `unknown command "sourse"; expected one of clock, source`},
+		{"unknown command", world + "sourse x key=id\n", nil, "b.tdm:6:1", `unknown command "sourse"; expected one of clock, target, check, expect, jump, source, pipeline`},
 		{"commit before begin", world + "begin T1 at=10:00:05\ncommit T1 at=10:00:01\n", nil, "b.tdm:7:14", "T1 commits at 10:00:01, before it begins at 10:00:05"},
 		{"commit of unknown txn", world + "commit T9 at=10:00:01\n", nil, "b.tdm:6:8", `unknown transaction "T9"`},
 		{"statement after commit", world + "txn T1 begin=10:00:00 commit=10:00:01 insert order_id=1\ninsert T1 at=10:00:02 order_id=2\n", nil, "b.tdm:7:8", "transaction T1 already ended at 10:00:01 (b.tdm:6:23); nothing can insert in it"},

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/worlds"
 )
@@ -51,7 +52,7 @@ run extract at=10:00:05
 			assert.Contains(t, text, "extract crashes after finishing its run")
 			assert.Contains(t, text, c.last)
 			assert.Contains(t, text, "nothing is lost or repeated")
-			r := tr.Runs[0]
+			r := hwm.Of(tr).Runs[0]
 			assert.True(t, r.Finished, "the run had finished")
 			assert.False(t, r.Crashed, "no phase was cut short")
 			assert.Equal(t, 2, r.Written)
@@ -73,7 +74,7 @@ run extract at=10:00:02 crash=after-write
 	require.NoError(t, err)
 	tr, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
-	r := tr.Runs[0]
+	r := hwm.Of(tr).Runs[0]
 	assert.True(t, r.Crashed)
 	assert.False(t, r.Finished)
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/check"
-	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
@@ -300,13 +299,6 @@ func (w *World) ReserveChanges(n int) {
 	w.trace.truth.changes = slices.Grow(w.trace.truth.changes, n)
 }
 
-// OnCommit calls fn after each source transaction commits, before the
-// commit's own event is emitted: change capture reads commits this way.
-func (w *World) OnCommit(fn func(tx *mvcc.Txn)) { w.onCommit = append(w.onCommit, fn) }
-
-// SourceTable returns the source table named name, or nil.
-func (w *World) SourceTable(name string) *mvcc.Table { return w.db.Table(name) }
-
 // --- The truth about keys.
 
 // KeyID returns the dense id of key as target's truth knows it (target may
@@ -351,8 +343,8 @@ func (t *Trace) ClampStep(n int) int { return t.clampStep(n) }
 func (t *Trace) Noun(table string) string { return t.noun[table] }
 
 // Route says that rows of a source table (or a producer's events, under
-// the producer's name) reach a target, directly through a pipeline or
-// through the log: the truth compares the target with them.
+// the producer's name) reach a target, through a pipeline or through the
+// log: the truth compares the target with them.
 type Route struct {
 	Table  string
 	Target string

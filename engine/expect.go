@@ -141,12 +141,21 @@ func (e Expectation) Verify(t *Trace) error {
 		}
 		return prose.Errorf("%s: expected %s, but the scenario does not run check %s; add a `check` line for it", e.Pos, e.Line, e.Name)
 	case "mark":
-		for _, h := range t.Marks {
-			if h.Name == e.Name {
-				p, _ := t.MarkAt(h, t.Steps())
-				got = p.Display
+		// A stored mark is something a team can see: the worlds that keep
+		// marks show them in what they observe.
+		var o check.Observation
+		for _, h := range t.histories {
+			h.Observe(t.Steps(), &o)
+		}
+		for _, m := range o.Marks {
+			if m.Name == e.Name {
+				got = "none"
+				if len(m.Points) > 0 {
+					got = m.Points[len(m.Points)-1].Display
+				}
 				want := e.Want
-				if h.Kind.String() == "lsn" && !strings.HasPrefix(want, "lsn ") && want != "none" {
+				// A position mark reads "lsn 42"; the claim may leave out "lsn".
+				if strings.HasPrefix(got, "lsn ") && !strings.HasPrefix(want, "lsn ") && want != "none" {
 					want = "lsn " + want
 				}
 				if got != want {

@@ -12,41 +12,30 @@ import (
 // FaultKind names a failure a learner can inject.
 type FaultKind string
 
-// Fault kinds.
-const (
-	FaultCrash     FaultKind = "crash"      // the pipeline process dies before the running run's next phase
-	FaultClockJump FaultKind = "clock-jump" // a node's clock is stepped forwards or backwards
-)
+// FaultClockJump steps a node's clock forwards or backwards, as a jump line
+// would: the one kind of fault the core injects itself, since clocks are
+// the core's. The worlds declare the others (Domain.Faults).
+const FaultClockJump FaultKind = "clock-jump"
 
 // Fault is a failure injected right after a step of a trace. Replaying the
-// scenario with the fault forks the timeline at that step.
+// scenario with the fault forks the timeline at that step. Its fields are
+// the arguments every kind of fault needs, each used by the kinds that say so.
 type Fault struct {
 	AfterStep int
 	Kind      FaultKind
-	Clock     string         // for FaultClockJump: which clock
-	By        vtime.Duration // for FaultClockJump: how far
-	Topic     string         // for FaultAddPartition: which topic grows by one partition
-	Group     string         // for FaultPause: the consumer group
-	Member    string         // for FaultPause: the member of Group that pauses
-	For       vtime.Duration // for FaultPause: how long it fetches nothing
+	Clock     string         // for a clock jump: which clock
+	By        vtime.Duration // for a clock jump: how far
+	Topic     string         // for the log world's add-partition: which topic grows by one partition
+	Group     string         // for the log world's pause: the consumer group
+	Member    string         // for the log world's pause: the member of Group that pauses
+	For       vtime.Duration // for the log world's pause: how long it fetches nothing
 }
-
-// ErrIdle is returned for a crash injected where no run is in flight.
-var ErrIdle = errors.New("no extractor run is in flight at this step, so a crash would change nothing; step to a run's read or write first")
 
 // Inject applies f now. Call it when the world has emitted exactly
 // f.AfterStep events. The core injects a clock jump itself; the world that
 // declared f's kind injects the others.
 func (w *World) Inject(f Fault) error {
 	switch f.Kind {
-	case FaultCrash:
-		for _, r := range w.runs {
-			if !r.dead && r.doom == "" && w.trace.Runs[r.id].ReadStep > 0 {
-				r.doom = prose.F("at %s, injected right after step %d", w.now, f.AfterStep)
-				return nil
-			}
-		}
-		return ErrIdle
 	case FaultClockJump:
 		if w.clocks[f.Clock] == nil {
 			return prose.Errorf("unknown clock %q", f.Clock)
@@ -65,7 +54,7 @@ func (w *World) Inject(f Fault) error {
 
 // faultKinds lists every kind of fault the world injects, for a message.
 func (w *World) faultKinds() string {
-	kinds := []string{string(FaultCrash), string(FaultClockJump)}
+	kinds := []string{string(FaultClockJump)}
 	for _, d := range w.domains {
 		for _, k := range d.Faults() {
 			kinds = append(kinds, string(k))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -101,8 +102,8 @@ func FuzzBuildRun(f *testing.F) {
 		mid := tr.Steps() / 2
 		tr.TruthAt(mid)
 		tr.ChecksAt(mid)
-		for _, h := range tr.Marks {
-			tr.MarkAt(h, mid)
+		if ht := hwm.Of(tr); ht != nil {
+			ht.MarksAt(mid)
 		}
 		if _, err := engine.Expectations(file); err == nil {
 			if _, err := engine.CheckExpectations(file, 1, worlds.All()); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
@@ -37,7 +38,7 @@ func TestNarrationIsWellFormed(t *testing.T) {
 				assert.NotContains(t, c.Detail, "%!", "%s %v check %s", sc.ID, set, c.Name)
 			}
 			for _, k := range tr.Final().Missing {
-				assert.NotContains(t, tr.Explain(k, tr.Steps()), "%!", "%s %v explain %s", sc.ID, set, k)
+				assert.NotContains(t, hwm.Explain(tr, k, tr.Steps()), "%!", "%s %v explain %s", sc.ID, set, k)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/worlds"
@@ -40,7 +41,7 @@ func truncatedRuns(t *testing.T, f *scenario.File, set map[string]string, seed u
 		for _, h := range tr.Targets {
 			s.target[h.Name] = present(tr.TargetAt(h.Name, n))
 		}
-		for _, h := range tr.Marks {
+		for _, h := range marksOf(tr) {
 			var p check.MarkPoint
 			if len(h.Points) > 0 {
 				p = h.Points[len(h.Points)-1]
@@ -91,8 +92,8 @@ func checkSeek(t *testing.T, name string, f *scenario.File, set map[string]strin
 		for _, h := range full.Targets {
 			require.Equal(t, s.target[h.Name], present(full.TargetAt(h.Name, n)), "%s step %d: TargetAt(%s)", name, n, h.Name)
 		}
-		for i, h := range full.Marks {
-			got, ok := full.MarkAt(h, n)
+		for i, h := range marksOf(full) {
+			got, ok := hwm.Of(full).MarkAt(h, n)
 			want := s.marks[i]
 			if want.Display == "" { // never stored by step n
 				require.False(t, ok, "%s step %d: MarkAt(%s) should not be set", name, n, h.Name)
@@ -138,4 +139,12 @@ func TestSeekGenerated(t *testing.T) {
 		require.NoError(t, err)
 		checkSeek(t, fmt.Sprintf("seed %d\n%s", seed, g.Text()), f, nil, seed)
 	}
+}
+
+// marksOf returns the stored marks of a trace's high-water-mark world, if any.
+func marksOf(tr *engine.Trace) []*hwm.MarkHistory {
+	if ht := hwm.Of(tr); ht != nil {
+		return ht.Marks
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/worlds"
@@ -26,10 +27,13 @@ func TestSeekAgreesWithHistories(t *testing.T) {
 			assert.Equal(t, n, s.Step)
 			assert.Equal(t, tr.Counts[n], s.Counts, "%s step %d", sc.ID, n)
 			assert.Equal(t, tr.TruthAt(n), s.Truth, "%s step %d", sc.ID, n)
-			require.Len(t, s.Marks, len(tr.Marks))
-			for i, h := range tr.Marks {
-				p, _ := tr.MarkAt(h, n)
-				assert.Equal(t, p, s.Marks[i], "%s step %d mark %s", sc.ID, n, h.Name)
+			if ht := hwm.Of(tr); ht != nil {
+				marks := ht.MarksAt(n)
+				require.Len(t, marks, len(ht.Marks))
+				for i, h := range ht.Marks {
+					p, _ := ht.MarkAt(h, n)
+					assert.Equal(t, p, marks[i], "%s step %d mark %s", sc.ID, n, h.Name)
+				}
 			}
 			require.Len(t, s.Targets, len(tr.Targets))
 			for i, h := range tr.Targets {
@@ -59,14 +63,14 @@ func TestProcessedThrough(t *testing.T) {
 	require.True(t, ok)
 	tr, err := engine.Run(sc.File, map[string]string{"marks": "per-table"}, 1, worlds.All())
 	require.NoError(t, err)
-	_, _, ok = tr.ProcessedThrough("extract", 0)
+	_, _, ok = hwm.Of(tr).ProcessedThrough("extract", 0)
 	assert.False(t, ok, "no mark is stored before the first run")
-	p, marks, ok := tr.ProcessedThrough("extract", tr.Steps())
+	p, marks, ok := hwm.Of(tr).ProcessedThrough("extract", tr.Steps())
 	require.True(t, ok)
 	assert.Equal(t, 2, marks)
 	lowest := ""
-	for _, h := range tr.Marks {
-		q, _ := tr.MarkAt(h, tr.Steps())
+	for _, h := range hwm.Of(tr).Marks {
+		q, _ := hwm.Of(tr).MarkAt(h, tr.Steps())
 		if lowest == "" || q.Display < lowest {
 			lowest = q.Display
 		}
@@ -75,7 +79,7 @@ func TestProcessedThrough(t *testing.T) {
 
 	global, err := engine.Run(sc.File, map[string]string{"marks": "global"}, 1, worlds.All())
 	require.NoError(t, err)
-	_, _, ok = global.ProcessedThrough("extract", global.Steps())
+	_, _, ok = hwm.Of(global).ProcessedThrough("extract", global.Steps())
 	assert.False(t, ok, "one global mark needs no minimum")
 }
 

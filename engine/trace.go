@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/tidemark/tidemark/engine/check"
-	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
@@ -50,16 +49,16 @@ func (k Kind) String() string { return kindNames[k] }
 
 // Event is one step of a trace.
 //
-// Source events (begin, statements, commit, rollback) keep no sentence: they
-// point at their transaction's record and are narrated from it on demand,
-// which keeps a large trace small and fast to build. Other events keep the
-// sentence they were given when they happened.
+// Most events keep the sentence they were given when they happened. Events
+// a world makes by the million (a source transaction's steps, a producer's
+// send, a poll) keep no sentence: they point at the world's records of what
+// happened and are narrated from them on demand (see World.EmitLater), which
+// keeps a large trace small and fast to build.
 //
 // Invariant: when by is 0, a indexes Trace.actors and b Trace.texts;
-// otherwise the History the trace's Narrator by names (Trace.histories[by-1],
-// or for srcNarrator the source's records) narrates the event from a and b:
-// for a source event, a indexes Trace.Txns and b the transaction's Stmts
-// (or -1). The struct is kept to 32 bytes because a trace holds one per step.
+// otherwise Trace.histories[by-1], the History of the world that emitted
+// the event with EmitLater, names its actor and narrates it from a and b.
+// The struct is kept to 32 bytes because a trace holds one per step.
 type Event struct {
 	At   vtime.Time // true virtual time
 	Step int32      // 1-based position in the trace
@@ -69,73 +68,16 @@ type Event struct {
 	by   uint8 // the Narrator of an event narrated on demand; 0 when it keeps its sentence
 }
 
-// srcNarrator marks the source's events while the high-water-mark world is
-// still in the core.
-const srcNarrator = 255
-
 // Ref returns the two numbers the world that emitted e with EmitLater gave
 // it, from which its History narrates it.
 func (e *Event) Ref() (a, b int32) { return e.a, e.b }
 
 // Actor names who acted: a transaction, a pipeline worker, a clock, an operator.
 func (t *Trace) Actor(e *Event) string {
-	switch e.by {
-	case 0:
+	if e.by == 0 {
 		return t.actors[e.a]
-	case srcNarrator:
-		return t.Txns[e.a].Name
 	}
 	return t.histories[e.by-1].Actor(e)
-}
-
-// TxnRecord is a source transaction as the trace shows it.
-//
-// Invariant: BeginStep < EndStep when the transaction ended; EndStep is 0
-// while it is still open at the end of the trace.
-type TxnRecord struct {
-	Name      string
-	Session   string
-	BeginAt   vtime.Time
-	EndAt     vtime.Time
-	BeginStep int
-	EndStep   int
-	State     mvcc.TxnState
-	LSN       mvcc.LSN
-	BeginNow  vtime.Time // the source clock's reading at begin: now() inside the transaction
-	Stmts     []StmtRecord
-}
-
-// Keys lists the business keys the transaction wrote, in statement order.
-func (r *TxnRecord) Keys() []string {
-	if len(r.Stmts) == 1 {
-		return r.Stmts[0].Keys
-	}
-	var out []string
-	for _, s := range r.Stmts {
-		out = append(out, s.Keys...)
-	}
-	return out
-}
-
-// Stamp is the updated_at its last statement wrote, and false when no
-// statement has written one yet (or the table stamps at commit).
-func (r *TxnRecord) Stamp() (vtime.Time, bool) {
-	for i := len(r.Stmts) - 1; i >= 0; i-- {
-		if s := r.Stmts[i]; s.Backdated || s.Mode != mvcc.StampCommit {
-			return s.Stamp, true
-		}
-	}
-	return 0, false
-}
-
-// StmtRecord is one statement of a source transaction.
-type StmtRecord struct {
-	Op        mvcc.Op
-	Table     string
-	Keys      []string
-	Stamp     vtime.Time // the updated_at it wrote; meaningless when Mode is StampCommit and not Backdated
-	Mode      mvcc.Stamp
-	Backdated bool
 }
 
 // VersionRecord is one committed row version, or an event a producer meant
@@ -181,24 +123,6 @@ type TargetHistory struct {
 	Rows []sink.Row
 }
 
-// MarkHistory is every value one stored mark held.
-type MarkHistory struct {
-	Name     string
-	Pipeline string
-	Kind     extract.MarkKind
-	Points   []check.MarkPoint
-}
-
-// RunRecord is one extractor run and the step each of its phases happened at
-// (0 for a phase that did not happen).
-type RunRecord struct {
-	check.Run
-	ReadStep, WriteStep, MarkStep, EndStep int
-	Keys                                   []string // keys read
-	Lower, Upper                           string   // the window read, as printed
-	Collapsed                              int      // rows the merge absorbed in this run's write
-}
-
 // Counts is the truth at one step.
 type Counts struct {
 	Missing, Duplicated, Stale int32
@@ -219,15 +143,10 @@ type Trace struct {
 	Settings  scenario.Settings
 	Seed      uint64
 	Events    []Event
-	Txns      []TxnRecord
 	Versions  []VersionRecord // in commit order
 	Targets   []TargetHistory
-	Marks     []*MarkHistory
-	Runs      []RunRecord
 	Counts    []Counts // Counts[n] is the truth after step n; Counts[0] is before any event
-	Pipes     []extract.Config
-	Faults    []Fault // injected by a learner, in step order
-	Tables    []SourceTable
+	Faults    []Fault  // injected by a learner, in step order
 	checks    check.Config
 	histories []History // the worlds' parts of the trace, by Narrator - 1
 	routes    []Route   // which target each table's rows reach, in the order routed
@@ -237,14 +156,6 @@ type Trace struct {
 	tables    []string // the names VersionRecord.TableID indexes
 	actors    []string // names of the actors of non-source events, each once
 	texts     []string // narrations of non-source events, by Event.b
-}
-
-// SourceTable describes a source table in the trace.
-type SourceTable struct {
-	Name, Key string
-	Stamp     mvcc.Stamp
-	Clock     string
-	Cache     int
 }
 
 // Steps is the number of events.
@@ -298,31 +209,6 @@ func (t *Trace) TargetAt(name string, n int) []sink.Row {
 	return nil
 }
 
-// MarkAt returns the value of a mark after step n, and whether it was ever set.
-func (t *Trace) MarkAt(h *MarkHistory, n int) (check.MarkPoint, bool) {
-	n = t.clampStep(n)
-	i, _ := slices.BinarySearchFunc(h.Points, n, func(p check.MarkPoint, s int) int {
-		if p.Step <= s {
-			return -1
-		}
-		return 1
-	})
-	if i == 0 {
-		return check.MarkPoint{Display: "none"}, false
-	}
-	return h.Points[i-1], true
-}
-
-// targetOf names the target a source table feeds, or "" if none does.
-func (t *Trace) targetOf(table string) string {
-	for _, p := range t.Pipes {
-		if slices.Contains(p.From, table) {
-			return p.To
-		}
-	}
-	return t.routeOf(table)
-}
-
 // routeOf names the target a table's rows reach, or "".
 func (t *Trace) routeOf(table string) string {
 	for _, r := range t.routes {
@@ -349,43 +235,14 @@ func (t *Trace) ChecksAt(n int) []check.Result {
 	return check.Evaluate(t.checks, t.ObserveAt(n))
 }
 
-// ObserveAt builds the observation a team would have after step n.
+// ObserveAt builds the observation a team would have after step n: the
+// targets' rows and the source's counts, and what each world adds (see
+// History.Observe).
 func (t *Trace) ObserveAt(n int) check.Observation {
 	n = t.clampStep(n)
 	o := check.Observation{KeysInt: true}
 	if n > 0 {
 		o.Now = t.Events[n-1].At
-	}
-	for _, p := range t.Pipes {
-		if p.Overlap > 0 && p.Mark.IsTimestamp() {
-			o.Overlap = true
-		}
-	}
-	for _, h := range t.Marks {
-		s := check.MarkSeries{Name: h.Name, Timestamp: h.Kind.IsTimestamp()}
-		for _, p := range h.Points {
-			if p.Step <= n {
-				s.Points = append(s.Points, p)
-			}
-		}
-		o.Marks = append(o.Marks, s)
-	}
-	for _, r := range t.Runs {
-		if r.ReadStep == 0 || r.ReadStep > n {
-			continue
-		}
-		run := r.Run
-		if r.WriteStep == 0 || r.WriteStep > n {
-			run.Written = 0
-		}
-		if r.MarkStep == 0 || r.MarkStep > n {
-			run.Advanced = false
-			run.MarkAfter = run.MarkBefore
-		}
-		if r.EndStep == 0 || r.EndStep > n {
-			run.Finished, run.Crashed, run.Aborted = false, false, false
-		}
-		o.Runs = append(o.Runs, run)
 	}
 	for _, h := range t.Targets {
 		for _, r := range sink.At(h.Rows, int32(n)) {
@@ -393,13 +250,6 @@ func (t *Trace) ObserveAt(n int) check.Observation {
 			o.Target = append(o.Target, check.TargetRow{Key: key, UpdatedAt: r.UpdatedAt})
 			if !isInt(key) {
 				o.KeysInt = false
-			}
-		}
-		if h.Mode == sink.Merge {
-			for _, r := range t.Runs {
-				if r.WriteStep > 0 && r.WriteStep <= n {
-					o.Collapsed += r.Collapsed
-				}
 			}
 		}
 	}
@@ -425,7 +275,7 @@ func (s *sourceAsker) CountUpdatedBetween(from, to vtime.Time) int {
 	}
 	c := 0
 	for _, v := range s.live {
-		if s.t.targetOf(s.t.VersionTable(&v)) != "" && v.UpdatedAt >= from && v.UpdatedAt <= to {
+		if s.t.routeOf(s.t.VersionTable(&v)) != "" && v.UpdatedAt >= from && v.UpdatedAt <= to {
 			c++
 		}
 	}

@@ -1,6 +1,11 @@
-// Package engine is Tidemark's deterministic simulation of an incremental
-// pipeline: a source database, extractors with stored high-water marks, target
-// tables, faults, the truth about every row, and the checks a team could run.
+// Package engine is the core of Tidemark's deterministic simulation of data
+// pipelines: virtual time and the event queue, the seeded random source,
+// clocks, the trace, the target tables, the truth about every row, seeking,
+// faults' dispatch, the checks a team could run and a scenario's
+// expectations. The systems simulated on this core are worlds, each a
+// package of its own (engine/hwm: a source database and extractors with
+// stored high-water marks; engine/logs: a partitioned log and consumer
+// groups) composed by the caller: see Domain and docs/architecture.md.
 //
 // The engine is pure and caller-driven. It never starts a goroutine, reads a
 // clock, draws from a global random source or touches I/O, so the same
@@ -16,8 +21,6 @@ import (
 	"strconv"
 
 	"github.com/tidemark/tidemark/engine/check"
-	"github.com/tidemark/tidemark/engine/extract"
-	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
@@ -109,19 +112,6 @@ func (q *queue) pop() scheduled {
 	return top
 }
 
-// pipeline is a pipeline's live state while the world runs.
-type pipeline struct {
-	cfg    extract.Config
-	target *sink.Table
-	marks  map[string]*markState // by mark name
-}
-
-// markState is a stored mark and its history in the trace.
-type markState struct {
-	value extract.Mark
-	hist  *MarkHistory
-}
-
 // keyState is the truth about one key: is it in the source, and how is it in
 // the target. The world keeps one per key id in a dense array of values, so
 // that what a send or a write reads and changes of a key is one small struct
@@ -152,15 +142,10 @@ type World struct {
 	trace     *Trace
 	rng       *rand.Rand
 	clocks    map[string]*Clock
-	source    *Clock // clocks["source"], the database server's clock
-	db        *mvcc.DB
 	targets   map[string]*sink.Table
-	pipes     map[string]*pipeline
-	pipeOrd   []string
 	q         queue
 	seq       uint64
 	now       vtime.Time
-	runs      []*runState
 	hint      sizeHint
 	actors    map[string]int32 // index of each actor name in trace.actors
 	keyIDs    map[string]int32 // every key's dense id, by its truth key
@@ -173,44 +158,17 @@ type World struct {
 	names     map[string]scenario.Pos // every declared name, of every world, to refuse duplicates
 	generated []generated             // names worlds will generate (a workload's W1, W2, …)
 	routes    []route                 // which target each table's rows reach
-	onCommit  []func(*mvcc.Txn)       // what follows each source commit (change capture)
 	soon      []func()                // actions that follow the current one at the same instant, before anything queued
 	actions   []Action                // what each queued entry does, by slot
 	freeSlots []int32                 // slots of actions already run
 }
 
-// txnState is a source transaction as the schedule knows it. The builder
-// makes one per transaction and the scheduled events share it, so no event
-// looks a transaction up by name.
 // sizeHint estimates how long the trace's slices will grow, so they are
 // allocated once rather than doubled and copied, and carry little slack.
 type sizeHint struct {
-	events, txns, versions int
-	keys                   int // distinct keys expected, at most versions
+	events, versions int
+	keys             int // distinct keys expected, at most versions
 }
-
-type txnState struct {
-	w       *World
-	name    string
-	session string
-	only    *stmt    // a workload's transaction: its one statement
-	tx      mvcc.Txn // zero until it begins
-	rec     int      // index into trace.Txns once it has begun
-}
-
-// The typed steps of a source transaction, queued as Actions. Each is the
-// transaction's state under another name, so queueing one allocates nothing.
-type (
-	beginStep    txnState
-	onlyStmtStep txnState // a workload transaction's one statement
-	commitStep   txnState
-	rollbackStep txnState
-)
-
-func (s *beginStep) Act()    { s.w.begin((*txnState)(s)) }
-func (s *onlyStmtStep) Act() { s.w.statement((*txnState)(s), s.only) }
-func (s *commitStep) Act()   { s.w.commit((*txnState)(s)) }
-func (s *rollbackStep) Act() { s.w.rollback((*txnState)(s)) }
 
 // schedule queues fn at true time at, after everything already queued for that instant.
 func (w *World) schedule(at vtime.Time, fn func()) {
@@ -268,7 +226,6 @@ func (w *World) Run() *Trace {
 	t := w.trace
 	t.Events = slices.Grow(t.Events, max(0, w.hint.events-len(t.Events)))
 	t.Counts = slices.Grow(t.Counts, max(0, w.hint.events+1-len(t.Counts)))
-	t.Txns = slices.Grow(t.Txns, max(0, w.hint.txns-len(t.Txns)))
 	t.Versions = slices.Grow(t.Versions, max(0, w.hint.versions-len(t.Versions)))
 	sized := 0
 	if keys := min(w.hint.keys, w.hint.versions); len(w.keyIDs) == 0 && keys > 64 {
@@ -278,9 +235,6 @@ func (w *World) Run() *Trace {
 		w.keys = make([]keyState, 0, keys)
 		t.keyText = slices.Grow(t.keyText, keys)
 		t.truth.keys = slices.Grow(t.truth.keys, keys)
-		for _, tab := range w.db.Tables() {
-			tab.Reserve(keys)
-		}
 		for _, tg := range w.targets {
 			tg.Reserve(keys)
 		}
@@ -311,16 +265,6 @@ func (w *World) emit(actor string, kind Kind, run int, format string, args ...an
 	t.texts = append(t.texts, prose.F(format, args...))
 	t.Events = append(t.Events, Event{
 		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: int32(run), a: a, b: int32(len(t.texts) - 1),
-	})
-	t.Counts = append(t.Counts, w.counts)
-}
-
-// emitTxn appends a source event, narrated later from its transaction's
-// record; the transaction is its actor.
-func (w *World) emitTxn(kind Kind, txn, stmt int) {
-	t := w.trace
-	t.Events = append(t.Events, Event{
-		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: -1, a: int32(txn), b: int32(stmt), by: srcNarrator,
 	})
 	t.Counts = append(t.Counts, w.counts)
 }
@@ -405,26 +349,5 @@ func (w *World) adjust(s status, d int32) {
 	}
 }
 
-// targetFor returns the target a source table feeds, or nil.
-func (w *World) targetFor(table string) *sink.Table {
-	for _, name := range w.pipeOrd {
-		p := w.pipes[name]
-		for _, t := range p.cfg.From {
-			if t == table {
-				return p.target
-			}
-		}
-	}
-	return w.RouteOf(table)
-}
-
-// storeMark records a new stored value of a mark.
-func (w *World) storeMark(m *markState, v extract.Mark, run int, reset bool) {
-	m.value = v
-	m.hist.Points = append(m.hist.Points, check.MarkPoint{
-		Step: w.step(), At: w.now, Value: v.V, Set: v.Set, Display: m.hist.Kind.Format(v), Reset: reset, Run: run,
-	})
-}
-
-// checkConfig returns the trace's check configuration for tests.
+// CheckConfig returns the trace's check configuration.
 func (t *Trace) CheckConfig() check.Config { return t.checks }

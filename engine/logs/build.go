@@ -60,7 +60,11 @@ func (l *world) capture(c scenario.Command) error {
 	if err := a.Done(); err != nil {
 		return err
 	}
-	if l.w.SourceTable(from.Value) == nil {
+	src := l.sourceDB()
+	if src == nil {
+		return scenario.Errorf(c.Pos, "%s reads the commits of a source table, and this engine is composed without the high-water-mark world that keeps them", c.Name)
+	}
+	if src.Table(from.Value) == nil {
 		return scenario.Errorf(from.ValuePos, "unknown source table %q; declare it first with `source %s key=...`", from.Value, from.Value)
 	}
 	if cp.delay < 0 {

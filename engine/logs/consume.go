@@ -587,7 +587,7 @@ func (l *world) resnapshot(g *groupState) {
 			continue
 		}
 		tables = append(tables, c.table)
-		for _, v := range l.w.SourceTable(c.table).Rows() {
+		for _, v := range l.src.Table(c.table).Rows() {
 			in = append(in, sink.In{ID: l.w.KeyID(g.target, v.Key), Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN)})
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/topic"
@@ -47,9 +48,7 @@ func (domain) Faults() []engine.FaultKind {
 }
 
 func (domain) Open(w *engine.World) engine.Part {
-	l := &world{w: w, topics: map[string]*TopicHistory{}, producers: map[string]*producer{}, groups: map[string]*groupState{}}
-	w.OnCommit(l.captureCommit)
-	return l
+	return &world{w: w, topics: map[string]*TopicHistory{}, producers: map[string]*producer{}, groups: map[string]*groupState{}}
 }
 
 // world is the log world's live state in one engine.World.
@@ -67,6 +66,7 @@ type world struct {
 	notes     int           // events narrated on demand the scenario will make, to size the trace
 	multi     bool          // the scenario has several targets, so a key's id depends on its target
 	source    *engine.Clock // the database server's clock, for the times captured records carry
+	src       *hwm.Source   // the source database change capture reads; nil until a capture is declared
 	hash      []int32       // murmur2 of each key made positive, by the key's id; -1 until placed
 }
 
@@ -117,6 +117,18 @@ func (l *world) Finish() (bool, error) {
 	l.multi = len(l.w.Trace().Targets) > 1
 	l.finish()
 	return l.t != nil, nil
+}
+
+// sourceDB returns the source database change capture reads, following
+// its commits from the first call on, or nil when the engine is composed
+// without the high-water-mark world.
+func (l *world) sourceDB() *hwm.Source {
+	if l.src == nil {
+		if l.src = hwm.SourceOf(l.w); l.src != nil {
+			l.src.OnCommit(l.captureCommit)
+		}
+	}
+	return l.src
 }
 
 // hashOf is murmur2 of the key with id, made positive: a keyed record of

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
@@ -325,7 +326,7 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		s.knobs, s.faults, s.original = next, nil, nil
 		return true, s.start()
 	case "crash", "jump":
-		f := engine.Fault{AfterStep: s.st.Step, Kind: engine.FaultCrash}
+		f := engine.Fault{AfterStep: s.st.Step, Kind: hwm.FaultCrash}
 		if action == "jump" {
 			by, err := vtime.ParseDuration(arg)
 			if err != nil || by == 0 {
@@ -333,8 +334,8 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 			}
 			f = engine.Fault{AfterStep: s.st.Step, Kind: engine.FaultClockJump, Clock: "source", By: by}
 		} else if !s.inFlight(s.st.Step) {
-			s.st.Message = engine.ErrIdle.Error()
-			return false, engine.ErrIdle
+			s.st.Message = hwm.ErrIdle.Error()
+			return false, hwm.ErrIdle
 		}
 		return s.fork(f)
 	case "add-partition", "pause":
@@ -443,7 +444,11 @@ func (s *Session) nextPoller(group string) string {
 
 // inFlight reports whether an extractor run has read but not finished after step n.
 func (s *Session) inFlight(n int) bool {
-	for _, r := range s.trace.Runs {
+	ht := hwm.Of(s.trace)
+	if ht == nil {
+		return false
+	}
+	for _, r := range ht.Runs {
 		if r.ReadStep > 0 && r.ReadStep <= n && (r.EndStep == 0 || r.EndStep > n) {
 			return true
 		}

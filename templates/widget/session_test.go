@@ -13,6 +13,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/report"
@@ -255,20 +256,20 @@ func TestSessionCrash(t *testing.T) {
 	// At step 0 no run is in flight: the crash is refused and nothing changes.
 	before := s.View(true)
 	rerun, err := s.Act("crash", "")
-	require.ErrorIs(t, err, engine.ErrIdle)
+	require.ErrorIs(t, err, hwm.ErrIdle)
 	assert.False(t, rerun)
 	assert.Same(t, origTrace, s.trace)
 	assert.Empty(t, s.faults)
 	assert.Nil(t, s.world, "an idle crash starts no run")
 	after := s.View(true)
-	assert.Equal(t, engine.ErrIdle.Error(), after.Message)
+	assert.Equal(t, hwm.ErrIdle.Error(), after.Message)
 	assert.False(t, after.CanUndo)
 	assert.Equal(t, before.Step, after.Step)
 	assert.Equal(t, before.Query, after.Query)
 	assert.Equal(t, orig, reportOf(t, s.trace))
 
 	// Inside the second run (after its write, before its mark): the crash forks the timeline.
-	at := s.trace.Runs[1].WriteStep
+	at := hwm.Of(s.trace).Runs[1].WriteStep
 	require.Positive(t, at)
 	_, err = s.Act("seek", fmt.Sprint(at))
 	require.NoError(t, err)
@@ -282,9 +283,9 @@ func TestSessionCrash(t *testing.T) {
 	assert.False(t, htmltest.HasAttr(d.One(t, "btn-undo"), "disabled"))
 	d.One(t, "panel-compare")
 	assert.Same(t, origTrace, s.original, "the original is kept for the comparison")
-	assert.Equal(t, []engine.Fault{{AfterStep: at, Kind: engine.FaultCrash}}, s.trace.Faults)
+	assert.Equal(t, []engine.Fault{{AfterStep: at, Kind: hwm.FaultCrash}}, s.trace.Faults)
 	sc, _ := lessons.Lookup("hwm/advance-order")
-	want, err := engine.RunWithFaults(sc.File, s.knobs, 1, worlds.All(), []engine.Fault{{AfterStep: at, Kind: engine.FaultCrash}})
+	want, err := engine.RunWithFaults(sc.File, s.knobs, 1, worlds.All(), []engine.Fault{{AfterStep: at, Kind: hwm.FaultCrash}})
 	require.NoError(t, err)
 	assert.Equal(t, reportOf(t, want), reportOf(t, s.trace))
 	assert.NotEqual(t, orig, reportOf(t, s.trace))
@@ -357,7 +358,7 @@ func TestSessionClockJump(t *testing.T) {
 // the fault; undoing it brings back the fork, which needs its original again.
 func TestSessionUndoToForkRecomputesOriginal(t *testing.T) {
 	s := open(t, "hwm/advance-order", "advance=after&sink=append&crash=none")
-	at := s.trace.Runs[1].WriteStep
+	at := hwm.Of(s.trace).Runs[1].WriteStep
 	_, _ = s.Act("seek", fmt.Sprint(at))
 	_, err := s.Act("crash", "")
 	require.NoError(t, err)
@@ -502,13 +503,13 @@ func TestSessionLargeTraceChecksAfterDrawing(t *testing.T) {
 	// A fill keeps the message on screen (here: a refused crash).
 	_, _ = s.Act("seek", "0")
 	_, err = s.Act("crash", "")
-	require.ErrorIs(t, err, engine.ErrIdle)
+	require.ErrorIs(t, err, hwm.ErrIdle)
 	require.True(t, s.View(false).Pending)
 	_, err = s.Act("fill", "0")
 	require.NoError(t, err)
 	v = s.View(false)
 	assert.False(t, v.Pending)
-	assert.Equal(t, engine.ErrIdle.Error(), v.Message)
+	assert.Equal(t, hwm.ErrIdle.Error(), v.Message)
 
 	// A knob change starts over: nothing cached for the new run.
 	s = openLarge(t, "step=900")
@@ -526,7 +527,7 @@ func TestSessionLargeTraceChecksAfterDrawing(t *testing.T) {
 func TestSessionUndoToForkRunsOriginalInChunks(t *testing.T) {
 	s := open(t, "hwm/advance-order", "advance=after&sink=append&crash=none")
 	steps := s.trace.Steps()
-	_, _ = s.Act("seek", fmt.Sprint(s.trace.Runs[1].WriteStep))
+	_, _ = s.Act("seek", fmt.Sprint(hwm.Of(s.trace).Runs[1].WriteStep))
 	_, err := s.Act("crash", "")
 	require.NoError(t, err)
 	finish(t, s, 1000)

@@ -14,6 +14,7 @@ package widget
 
 import (
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
 )
 
@@ -189,7 +190,7 @@ func knobs(b *builder, t *engine.Trace, s State) {
 func faults(b *builder, t *engine.Trace, s State) {
 	b.open("div", "class", "tm-faults", "role", "group", "aria-label", "Faults", "data-testid", "faults", "hidden?", on(!s.Live))
 	lt := logs.Of(t)
-	if len(t.Runs) > 0 || lt == nil {
+	if ht := hwm.Of(t); ht != nil && len(ht.Runs) > 0 || lt == nil {
 		// A crash stops an extractor run; a log world without one has nothing it would stop.
 		b.el("button", "✖ Crash the pipeline here", "type", "button", "class", "tm-btn", "data-act", "crash", "data-testid", "btn-crash")
 	}

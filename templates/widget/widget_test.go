@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
@@ -232,9 +233,9 @@ func TestRenderComparePanel(t *testing.T) {
 	orig, err := engine.Run(f, knobs, 1, worlds.All())
 	require.NoError(t, err)
 	// Crash the second run between its write and its mark, as the learner's button does.
-	at := orig.Runs[1].WriteStep
+	at := hwm.Of(orig).Runs[1].WriteStep
 	require.Positive(t, at)
-	fork, err := engine.RunWithFaults(f, knobs, 1, worlds.All(), []engine.Fault{{AfterStep: at, Kind: engine.FaultCrash}})
+	fork, err := engine.RunWithFaults(f, knobs, 1, worlds.All(), []engine.Fault{{AfterStep: at, Kind: hwm.FaultCrash}})
 	require.NoError(t, err)
 
 	plain := draw(t, fork, widget.State{Step: fork.Steps(), ShowTruth: true})
