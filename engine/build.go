@@ -26,10 +26,22 @@ type builder struct {
 }
 
 // Build turns a parsed scenario and knob values into a world ready to run,
-// composed of the worlds domains (engine/worlds.All lists every world).
-// set may omit knobs (their defaults apply); an unknown knob or value is an
-// error, as is a line no world composed reads.
+// composed of the worlds domains (engine/worlds.All lists every world),
+// within DefaultBudget. set may omit knobs (their defaults apply); an
+// unknown knob or value is an error, as is a line no world composed reads.
 func Build(f *scenario.File, set map[string]string, seed uint64, domains []Domain) (*World, error) {
+	return BuildWithBudget(f, set, seed, domains, DefaultBudget)
+}
+
+// BuildWithBudget is Build with a work budget of limit units: every event
+// scheduled, row, key and run counts one (see budget). It stops at the
+// first line that would pass the limit with a *BudgetError naming that
+// line; the world it returns stops when running would pass it (see
+// World.Err). A limit of zero or less means DefaultBudget.
+func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, domains []Domain, limit int) (*World, error) {
+	if limit <= 0 {
+		limit = DefaultBudget
+	}
 	settings, err := f.Resolve(set)
 	if err != nil {
 		return nil, err
@@ -63,6 +75,7 @@ func Build(f *scenario.File, set map[string]string, seed uint64, domains []Domai
 			w.faults[k] = i
 		}
 	}
+	w.budget = budget{limit: limit, building: true}
 	for _, d := range domains {
 		w.parts = append(w.parts, d.Open(w))
 	}
@@ -90,7 +103,11 @@ func Build(f *scenario.File, set map[string]string, seed uint64, domains []Domai
 		if err != nil {
 			return nil, err
 		}
+		if w.budget.over {
+			return nil, w.budgetError(c.Pos)
+		}
 	}
+	w.budget.building = false
 	if len(b.enabled) > 0 {
 		w.trace.checks.Enabled = b.enabled
 	}

@@ -216,6 +216,31 @@ func (w *World) Expect(events, versions, keys int) {
 // scenario too large to run on their behalf before running it.
 func (w *World) Planned() int { return w.hint.events }
 
+// --- The work budget (see budget).
+
+// Charge counts n units of work done now: rows read, written or sent
+// (scheduling an event and numbering a key count themselves). Past the
+// budget the world stops before its next step; see Err.
+func (w *World) Charge(n int) { w.charge(n) }
+
+// ChargeAhead counts, while building, n units of work a line will cause
+// when the world runs, which running then draws on instead of charging
+// twice.
+func (w *World) ChargeAhead(n int) { w.reserve(n) }
+
+// Room is how many more units of work the budget allows.
+func (w *World) Room() int { return w.room() }
+
+// Limit is the work budget: a world bounds by it the sizes it reserves
+// from numbers in the file.
+func (w *World) Limit() int { return w.budget.limit }
+
+// OverBudget reports whether a charge would have passed the budget.
+func (w *World) OverBudget() bool { return w.budget.over }
+
+// BudgetError is the error of a budget passed while building the line at pos.
+func (w *World) BudgetError(pos scenario.Pos) error { return w.budgetError(pos) }
+
 // KeyTexts is the text of every key by its id, for a package that names
 // keys by id (a topic's records, a target's rows) to spell them.
 func (w *World) KeyTexts() *[]string { return &w.trace.keyText }
@@ -236,7 +261,10 @@ func (w *World) ScheduleAction(at vtime.Time, a Action) { w.scheduleAction(at, a
 
 // Then runs fn as the next step at this same instant, before anything
 // queued, so that every step of the trace is one action of the world.
-func (w *World) Then(fn func()) { w.soon = append(w.soon, fn) }
+func (w *World) Then(fn func()) {
+	w.charge(1)
+	w.soon = append(w.soon, fn)
+}
 
 // NextAt is the time of the earliest queued action, and false when none is queued.
 func (w *World) NextAt() (vtime.Time, bool) {
@@ -325,6 +353,7 @@ func (w *World) SetSourceVersion(target *sink.Table, id, seq int32) {
 // the truth and the target's history in the trace. inInterval, for an
 // overwrite target, says which rows already present the write replaces.
 func (w *World) Deliver(target *sink.Table, in []sink.In, run int, inInterval func(sink.Row) bool) sink.Result {
+	w.charge(len(in))
 	res := target.Write(in, run, int32(w.step()), inInterval, func(id int32, _ string, count, newest int) {
 		w.targetChanged(target, id, count, newest)
 	})

@@ -76,6 +76,9 @@ func RunWithFaults(f *scenario.File, set map[string]string, seed uint64, domains
 		}
 		for len(w.trace.Events) < fl.AfterStep && w.Step() {
 		}
+		if err := w.Err(); err != nil {
+			return nil, err
+		}
 		if len(w.trace.Events) != fl.AfterStep {
 			return nil, prose.Errorf("the scenario has only %d steps; cannot inject a fault after step %d", len(w.trace.Events), fl.AfterStep)
 		}
@@ -84,5 +87,9 @@ func RunWithFaults(f *scenario.File, set map[string]string, seed uint64, domains
 		}
 		w.trace.Faults = append(w.trace.Faults, fl)
 	}
-	return w.Run(), nil
+	t := w.Run()
+	if err := w.Err(); err != nil {
+		return nil, err
+	}
+	return t, nil
 }

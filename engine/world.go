@@ -161,6 +161,7 @@ type World struct {
 	soon      []func()                // actions that follow the current one at the same instant, before anything queued
 	actions   []Action                // what each queued entry does, by slot
 	freeSlots []int32                 // slots of actions already run
+	budget    budget                  // the work this world may still do; see budget
 }
 
 // sizeHint estimates how long the trace's slices will grow, so they are
@@ -170,8 +171,14 @@ type sizeHint struct {
 	keys             int // distinct keys expected, at most versions
 }
 
+// clamp bounds every hint by limit.
+func (h *sizeHint) clamp(limit int) {
+	h.events, h.versions, h.keys = min(h.events, limit), min(h.versions, limit), min(h.keys, limit)
+}
+
 // schedule queues fn at true time at, after everything already queued for that instant.
 func (w *World) schedule(at vtime.Time, fn func()) {
+	w.charge(1)
 	w.seq++
 	w.hint.events++
 	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(funcAction(fn))})
@@ -179,16 +186,22 @@ func (w *World) schedule(at vtime.Time, fn func()) {
 
 // scheduleAction queues a at true time at, after everything already queued for that instant.
 func (w *World) scheduleAction(at vtime.Time, a Action) {
+	w.charge(1)
 	w.seq++
 	w.hint.events++
 	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(a)})
 }
 
-// Done reports whether no event is left.
-func (w *World) Done() bool { return len(w.q) == 0 && len(w.soon) == 0 }
+// Done reports whether no event is left, or the world stopped (see Err).
+func (w *World) Done() bool { return len(w.q) == 0 && len(w.soon) == 0 || w.budget.over }
 
-// Step runs the next event and reports whether there was one.
+// Step runs the next event and reports whether there was one. It reports
+// false without running anything once the world's work budget is spent;
+// Err then says so.
 func (w *World) Step() bool {
+	if w.budget.over {
+		return false
+	}
 	if len(w.soon) > 0 {
 		fn := w.soon[0]
 		w.soon = w.soon[1:]
@@ -224,6 +237,9 @@ func (w *World) Run() *Trace {
 	// Nearly every scheduled action emits one event: size the trace's slices
 	// once instead of letting append copy them a dozen times.
 	t := w.trace
+	// The hints come from numbers in the file; the budget bounds what they
+	// may ask to allocate.
+	w.hint.clamp(w.budget.limit)
 	t.Events = slices.Grow(t.Events, max(0, w.hint.events-len(t.Events)))
 	t.Counts = slices.Grow(t.Counts, max(0, w.hint.events+1-len(t.Counts)))
 	t.Versions = slices.Grow(t.Versions, max(0, w.hint.versions-len(t.Versions)))
@@ -273,13 +289,24 @@ func (w *World) emit(actor string, kind Kind, run int, format string, args ...an
 func (w *World) step() int { return len(w.trace.Events) + 1 }
 
 // Run builds a scenario of the worlds domains with the given knob values
-// and seed, and runs it to the end.
+// and seed, and runs it to the end within DefaultBudget. A run that would
+// pass the budget returns its *BudgetError, not a trace cut short.
 func Run(f *scenario.File, set map[string]string, seed uint64, domains []Domain) (*Trace, error) {
-	w, err := Build(f, set, seed, domains)
+	return RunWithBudget(f, set, seed, domains, DefaultBudget)
+}
+
+// RunWithBudget is Run within a budget of limit units of work (see
+// BuildWithBudget).
+func RunWithBudget(f *scenario.File, set map[string]string, seed uint64, domains []Domain, limit int) (*Trace, error) {
+	w, err := BuildWithBudget(f, set, seed, domains, limit)
 	if err != nil {
 		return nil, err
 	}
-	return w.Run(), nil
+	t := w.Run()
+	if err := w.Err(); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 func isInt(s string) bool {
@@ -305,6 +332,7 @@ func (w *World) keyID(target *sink.Table, key string) int32 {
 	if id, ok := w.keyIDs[tk]; ok {
 		return id
 	}
+	w.charge(1)
 	id := int32(len(w.keys))
 	w.keys = append(w.keys, keyState{key: key, bad: -1})
 	w.trace.keyText = append(w.trace.keyText, key)

@@ -273,7 +273,12 @@ func (h *world) scheduleStatement(c scenario.Command, n, op scenario.Arg, body [
 	}
 	a := scenario.NewArgs(c, rest)
 	if x, ok := a.Find(s.table.Key); ok {
-		keys, err := splitKeys(x)
+		// A statement's keys cost a row and a key each: a list longer than
+		// half the budget left would pass it.
+		keys, err := splitKeys(x, h.w.Room()/2)
+		if err == errTooManyKeys {
+			return h.w.BudgetError(c.Pos)
+		}
 		if err != nil {
 			return err
 		}
@@ -297,7 +302,9 @@ func (h *world) scheduleStatement(c scenario.Command, n, op scenario.Arg, body [
 		s.count = max(s.count, 1)
 	}
 	ts := tp.state
-	h.w.Expect(0, max(len(s.keys), s.count), max(len(s.keys), s.count))
+	rows := max(len(s.keys), s.count)
+	h.w.ChargeAhead(2 * rows) // each row is a version, and may name a new key
+	h.w.Expect(0, rows, rows)
 	s.txn = ts
 	h.w.ScheduleAction(at, &s)
 	return nil
@@ -400,12 +407,17 @@ func (h *world) workload(c scenario.Command) error {
 	if name, clash := h.w.ReserveGenerated(prefix, "a workload", n); clash {
 		return errorf(c.Pos, "workload transaction name %s is already used; set prefix= to something else", name)
 	}
+	// Each transaction is three events (begin, insert, end), and each of its
+	// rows a version and a new key: charged now, though Act schedules them
+	// as it goes.
+	h.w.ChargeAhead(3*n + 2*n*rows)
+	if h.w.OverBudget() {
+		return h.w.BudgetError(c.Pos)
+	}
 	gen := &workload{h: h, table: table, n: n, from: from, every: every, minD: minD, maxD: maxD,
 		rows: rows, sessions: sessions, rollbackPct: rollbackPct, prefix: prefix,
 		insert: stmt{op: mvcc.Insert, table: table, count: rows}}
 	h.w.ScheduleAction(from, gen)
-	// Each transaction is three events (begin, insert, end); next schedules
-	// them as it goes, so count them here.
 	h.w.Expect(3*n-1, n*rows, n*rows) // a workload inserts new keys
 	h.txnCount += n
 	return nil
@@ -557,7 +569,14 @@ func (h *world) runsLine(c scenario.Command) error {
 	if int64(until-from)/int64(every) > 1_000_000 {
 		return errorf(c.Pos, "runs would schedule more than a million runs; expected fewer")
 	}
-	for t := from; t <= until; t = t.Add(every) {
+	// Counting runs rather than adding every to a time cannot overflow, and
+	// the budget stops the loop at the run that would pass it.
+	n := int64(until-from) / int64(every)
+	if (n+1)*runCost > int64(h.w.Room()) {
+		return h.w.BudgetError(c.Pos) // refused before scheduling the first
+	}
+	for i := int64(0); i <= n && !h.w.OverBudget(); i++ {
+		t := from.Add(vtime.Duration(i) * every)
 		h.scheduleRun(runPlan{pipe: p.cfg.Name, worker: worker, read: t, write: t, store: t})
 	}
 	return nil

@@ -122,7 +122,8 @@ func (h *world) Reserve(keys int) {
 	if h.t == nil {
 		return
 	}
-	h.t.Txns = slices.Grow(h.t.Txns, max(0, h.txnCount-len(h.t.Txns)))
+	// The count comes from numbers in the file; the budget bounds it.
+	h.t.Txns = slices.Grow(h.t.Txns, max(0, min(h.txnCount, h.w.Limit())-len(h.t.Txns)))
 	if keys > 0 {
 		for _, tab := range h.db.Tables() {
 			tab.Reserve(keys)

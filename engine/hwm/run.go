@@ -46,8 +46,13 @@ type runState struct {
 
 func (h *world) rec(r *runState) *RunRecord { return &h.t.Runs[r.id] }
 
+// runCost is the least work a run costs: itself, and the events of its
+// read, its write and its end.
+const runCost = 4
+
 // scheduleRun queues the phases of a run in their order.
 func (h *world) scheduleRun(plan runPlan) {
+	h.w.Charge(1)
 	p := h.pipes[plan.pipe]
 	r := &runState{id: len(h.t.Runs), plan: plan, p: p, actor: p.cfg.Name}
 	if plan.worker != "" {
@@ -165,6 +170,7 @@ func (h *world) runRead(r *runState) {
 		rr.Lower, rr.Upper = cfg.Mark.Format(m.value), cfg.Mark.Format(next)
 		rr.MarkBefore = joinMark(rr.MarkBefore, cfg.Mark.Format(m.value))
 	}
+	h.w.Charge(len(r.rows))
 	keys := make([]string, len(r.rows))
 	for i, v := range r.rows {
 		keys[i] = v.Key

@@ -48,6 +48,7 @@ func (h *world) statement(ts *txnState, s *stmt) {
 			}
 		}
 	}
+	h.w.Charge(len(keys))
 	var stamp vtime.Time
 	target := h.targetFor(s.table.Name)
 	for _, k := range keys {

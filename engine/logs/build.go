@@ -167,6 +167,7 @@ func (l *world) produce(c scenario.Command) error {
 		s.key, s.keyed = key.Value, true
 	}
 	// Without a key, the event is named by its id when it is sent (see send).
+	l.w.ChargeAhead(2) // its record and key
 	l.w.Expect(2, 0, 0)
 	l.w.Schedule(at, func() { l.send(p, s) })
 	return nil
@@ -192,6 +193,11 @@ func (l *world) traffic(c scenario.Command) error {
 	}
 	if every <= 0 {
 		return scenario.Errorf(c.Pos, "traffic needs every= with a positive duration")
+	}
+	// Each record is an event and a record, and may name a new key.
+	l.w.ChargeAhead(2*n + min(n, keys))
+	if l.w.OverBudget() {
+		return l.w.BudgetError(c.Pos)
 	}
 	l.w.Expect(n, n, min(n, keys))
 	l.notes += n
@@ -343,6 +349,10 @@ func (l *world) polls(c scenario.Command) error {
 	// One round is queued at a time, each queueing the next, so a long
 	// schedule of polls keeps the event queue small.
 	rounds := int(int64(until-from)/int64(every)) + 1
+	l.w.ChargeAhead(rounds) // one event a round; what each member's poll does is charged as it happens
+	if l.w.OverBudget() {
+		return l.w.BudgetError(c.Pos)
+	}
 	g.rounds += rounds
 	var round func(t vtime.Time) func()
 	round = func(t vtime.Time) func() {
@@ -350,7 +360,8 @@ func (l *world) polls(c scenario.Command) error {
 			for _, name := range slices.Clone(g.g.Members) {
 				l.poll(g, pollPlan{member: name, max: mx, crash: "none"})
 			}
-			if next := t.Add(every); next <= until {
+			if until-t >= vtime.Time(every) { // not t+every <= until, which can overflow
+				next := t.Add(every)
 				l.w.Schedule(next, round(next))
 			}
 		}
@@ -479,7 +490,8 @@ func (l *world) Reserve(int) {
 	if l.t == nil {
 		return
 	}
-	l.t.notes = slices.Grow(l.t.notes, max(0, l.notes-len(l.t.notes)))
+	// The count comes from numbers in the file; the budget bounds it.
+	l.t.notes = slices.Grow(l.t.notes, max(0, min(l.notes, l.w.Limit())-len(l.t.notes)))
 	for _, n := range l.producerNames() {
 		p := l.producers[n]
 		if p.traffic == 0 {

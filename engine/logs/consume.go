@@ -246,6 +246,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		pos, _ := m.pos.get(p)
 		to := min(part.End(), pos+int64(left))
 		if to > pos {
+			l.w.Charge(int(to - pos))
 			rr := ReadRange{Step: int32(l.w.NextStep()), Member: m.ref, Partition: int32(p), From: pos, To: to}
 			b.ranges = append(b.ranges, rr)
 			g.hist.Reads = append(g.hist.Reads, rr)

@@ -201,6 +201,7 @@ func (l *world) nextID(p *producer) string {
 
 // send is one produce: the intended event, the first attempt and any retry.
 func (l *world) send(p *producer, s sendPlan) {
+	l.w.Charge(1) // the record
 	var num int32
 	if s.id == "" {
 		p.ids++
