@@ -37,8 +37,20 @@ func TestNarrationIsWellFormed(t *testing.T) {
 			for _, c := range tr.Checks() {
 				assert.NotContains(t, c.Detail, "%!", "%s %v check %s", sc.ID, set, c.Name)
 			}
-			for _, k := range tr.Final().Missing {
-				assert.NotContains(t, hwm.Explain(tr, k, tr.Steps()), "%!", "%s %v explain %s", sc.ID, set, k)
+			// Every key a learner can click: the missing ones and every row
+			// a target ever held, whichever world wrote it.
+			keys := tr.Final().Missing
+			for _, h := range tr.Targets {
+				for _, r := range h.Rows {
+					keys = append(keys, tr.RowKey(&r))
+				}
+			}
+			for _, k := range keys {
+				for _, n := range []int{tr.Steps() / 2, tr.Steps()} {
+					why := hwm.Explain(tr, k, n)
+					assert.NotContains(t, why, "%!", "%s %v explain %s", sc.ID, set, k)
+					assert.True(t, strings.HasSuffix(why, "."), "%s %v explain %s at %d does not end a sentence: %q", sc.ID, set, k, n, why)
+				}
 			}
 		}
 	}

@@ -60,7 +60,7 @@ func Explain(t *engine.Trace, key string, n int) string {
 	case len(rows) > 1:
 		var by []string
 		for _, r := range rows {
-			by = append(by, prose.F("the run at %s", h.Runs[r.Run].At))
+			by = append(by, writer(t, h, r))
 		}
 		return prose.F("%s is in the target %d times: written by %s. A re-read into an append-only target adds a copy each time.", capital(name), len(rows), strings.Join(by, " and by "))
 	}
@@ -74,7 +74,16 @@ func Explain(t *engine.Trace, key string, n int) string {
 		}
 		return prose.F("The target holds version %d of %s (updated_at %s); the source has version %d, %s.%s", r.Seq, name, r.UpdatedAt, v.Seq, strings.TrimPrefix(committed, capital(name)+" "), why)
 	}
-	return prose.F("%s; the run at %s copied it to the target, and it is current.", committed, h.Runs[r.Run].At)
+	return prose.F("%s; %s copied it to the target, and it is current.", committed, writer(t, h, r))
+}
+
+// writer names what wrote row r: an extractor run, or a consumer of the
+// log (a row written by no run), with the time it wrote.
+func writer(t *engine.Trace, h *Trace, r sink.Row) string {
+	if r.Run >= 0 && int(r.Run) < len(h.Runs) {
+		return prose.F("the run at %s", h.Runs[r.Run].At)
+	}
+	return prose.F("a consumer at %s", t.Events[r.AddedStep-1].At)
 }
 
 func capital(s string) string {
