@@ -13,12 +13,6 @@ import (
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
-// coreCommands are the scenario commands the core reads itself, in the
-// order docs/scenarios.md documents them: clocks, targets, checks and
-// expectations belong to no one world. The worlds' commands follow them
-// in the list an unknown command's error gives.
-var coreCommands = []string{"clock", "target", "check", "expect", "jump"}
-
 // builder reads the core's own lines of a scenario.
 type builder struct {
 	w       *World
@@ -59,10 +53,10 @@ func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, domai
 		trace: &Trace{File: f, Settings: settings, Seed: seed, Counts: []Counts{{}},
 			noun: map[string]string{}, checks: check.DefaultConfig()},
 	}
-	commands := slices.Clone(coreCommands)
+	commands := slices.Clone(CoreCommands)
 	for i, d := range domains {
 		for _, c := range d.Commands() {
-			if _, taken := w.owner[c]; taken || slices.Contains(coreCommands, c) {
+			if _, taken := w.owner[c]; taken || slices.Contains(CoreCommands, c) {
 				return nil, prose.Errorf("engine: two worlds, or a world and the core, both read the command %q", c)
 			}
 			w.owner[c] = i

@@ -74,17 +74,19 @@ type History interface {
 // EmitLater. Attach hands one out.
 type Narrator uint8
 
-// CoreCommands are the scenario commands the core reads itself: clocks,
-// targets, checks and expectations belong to no one world.
+// CoreCommands are the scenario commands the core reads itself, in the
+// order docs/scenarios.md documents them: clocks, targets, checks and
+// expectations belong to no one world. An unknown command's error lists
+// them first, then each world's.
 var CoreCommands = []string{"clock", "target", "check", "expect", "jump"}
 
 // Attach adds h to the trace as a world's History and returns the Narrator
 // its events carry, so that the trace asks h to narrate them.
 func (w *World) Attach(h History) Narrator {
-	w.trace.histories = append(w.trace.histories, h)
-	if len(w.trace.histories) > 255 {
+	if len(w.trace.histories) == 255 {
 		panic("engine: more than 255 worlds attached a history")
 	}
+	w.trace.histories = append(w.trace.histories, h)
 	return Narrator(len(w.trace.histories))
 }
 

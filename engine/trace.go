@@ -14,15 +14,25 @@ import (
 // Kind names what an event did.
 type Kind uint8
 
-// Event kinds. The statement kinds follow mvcc.Op's order.
+// Event kinds, one list for every world, so that a kind's number and name
+// are the same whichever worlds a World is composed of; a new world adds
+// its kinds at the end (see docs/architecture.md, "Why it is shaped this
+// way"). Some kinds serve several worlds: a write is a run's or a
+// consumer's, a crash a run's, an application's or a consumer's.
 const (
+	// The high-water-mark world's source. The statement kinds follow
+	// mvcc.Op's order.
 	KindBegin Kind = iota
 	KindInsert
 	KindUpdate
 	KindDelete
 	KindCommit
 	KindRollback
+
+	// The core's clocks.
 	KindClockJump
+
+	// The high-water-mark world's extractor runs and operators.
 	KindRead
 	KindWrite
 	KindMark
@@ -30,6 +40,8 @@ const (
 	KindConflict
 	KindCrash
 	KindReset
+
+	// The log world.
 	KindProduce     // a producer's send, a retry, or change capture appending to the log
 	KindPoll        // a consumer's poll
 	KindOffset      // an offset commit, or a refused one

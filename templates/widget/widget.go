@@ -5,8 +5,9 @@
 // server calls it for a page's first paint (through a templ page), and the
 // WebAssembly module calls the very same functions to redraw the widget after
 // each step in the browser. templ's runtime would more than double the wasm
-// download (see DESIGN.md), and one drawing path means the server and the
-// browser can never disagree about what a step shows.
+// download (see docs/architecture.md, "What the browser module may carry"),
+// and one drawing path means the server and the browser can never disagree
+// about what a step shows.
 //
 // Every link the widget draws works without JavaScript (it reloads the page at
 // another step or setting); the browser glue intercepts them.
