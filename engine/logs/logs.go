@@ -134,11 +134,16 @@ func (l *world) sourceDB() *hwm.Source {
 // hashOf is murmur2 of the key with id, made positive: a keyed record of
 // it goes to partition hashOf(id) % partitions.
 func (l *world) hashOf(id int32) int32 {
+	if int(id) < len(l.hash) && l.hash[id] >= 0 {
+		return l.hash[id] // kept small enough to inline: every keyed send asks
+	}
+	return l.newHash(id)
+}
+
+// newHash works out and keeps the hash of the key with id.
+func (l *world) newHash(id int32) int32 {
 	for int(id) >= len(l.hash) {
 		l.hash = append(l.hash, -1)
-	}
-	if h := l.hash[id]; h >= 0 {
-		return h
 	}
 	h := topic.Positive(topic.Murmur2([]byte(l.w.KeyText(id))))
 	l.hash[id] = h
