@@ -483,28 +483,6 @@ func (l *world) producerNames() []string {
 	return names
 }
 
-// Reserve sizes what a large generated load will append, once: the keys'
-// hashes, the notes its events are narrated from, and the rows and truth
-// changes of the target a producer's traffic reaches.
-func (l *world) Reserve(keys int) {
-	if l.t == nil {
-		return
-	}
-	l.hash = slices.Grow(l.hash, keys) // a hash for each key the core expects
-	// The count comes from numbers in the file; the budget bounds it.
-	l.t.notes = slices.Grow(l.t.notes, max(0, min(l.notes, l.w.Limit())-len(l.t.notes)))
-	for _, n := range l.producerNames() {
-		p := l.producers[n]
-		if p.traffic == 0 {
-			continue
-		}
-		if tg := l.w.RouteOf(n); tg != nil {
-			tg.ReserveRows(p.traffic)
-			l.w.ReserveChanges(2 * p.traffic) // a key falls behind, then catches up
-		}
-	}
-}
-
 // groupArg reads the command's first word as the name of a declared consumer group.
 func (l *world) groupArg(c scenario.Command) (*groupState, []scenario.Arg, error) {
 	n, rest, err := scenario.Name(c, "a consumer group")

@@ -12,6 +12,7 @@ package logs
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -117,6 +118,28 @@ func (l *world) Finish() (bool, error) {
 	l.multi = len(l.w.Trace().Targets) > 1
 	l.finish()
 	return l.t != nil, nil
+}
+
+// Reserve sizes what a large generated load will append, once: the keys'
+// hashes, the notes its events are narrated from, and the rows and truth
+// changes of the target a producer's traffic reaches.
+func (l *world) Reserve(keys int) {
+	if l.t == nil {
+		return
+	}
+	l.hash = slices.Grow(l.hash, keys) // a hash for each key the core expects
+	// The count comes from numbers in the file; the budget bounds it.
+	l.t.notes = slices.Grow(l.t.notes, max(0, min(l.notes, l.w.Limit())-len(l.t.notes)))
+	for _, n := range l.producerNames() {
+		p := l.producers[n]
+		if p.traffic == 0 {
+			continue
+		}
+		if tg := l.w.RouteOf(n); tg != nil {
+			tg.ReserveRows(p.traffic)
+			l.w.ReserveChanges(2 * p.traffic) // a key falls behind, then catches up
+		}
+	}
 }
 
 // sourceDB returns the source database change capture reads, following

@@ -40,9 +40,9 @@ type producer struct {
 	sticky      int // partition keyless records stick to, or -1
 	stickyN     int // partition count when sticky was chosen
 	ids         int
-	numbered    []int32          // 1 + the world's id of each key that is a whole number n up to maxNumbered (as traffic's are), at n-1; 0: not sent yet
+	numbered    []int32          // 1 + the core's id of each key that is a whole number n up to maxNumbered (as traffic's are), at n-1; 0: not sent yet
 	maxNumbered int              // the largest key its traffic lines can name
-	named       map[string]int32 // the world's id of every other key it has sent
+	named       map[string]int32 // the core's id of every other key it has sent
 	tableID     int16            // index of its name among the trace's table names, for the versions it means to send
 	ref         int32            // index of the producer's name in its topic's Names, or -1 before its first send
 	actor       int32            // index of the producer's name among the trace's actors, or -1
@@ -71,7 +71,7 @@ func keyNumber(key string, max int) int {
 	return n
 }
 
-// keyOf returns the world's id for a key a producer sends, given by its text
+// keyOf returns the core's id for a key a producer sends, given by its text
 // or, when num is not 0, by its number, finding it by number when it has one
 // so that a large traffic line neither hashes nor spells its keys.
 func (l *world) keyOf(p *producer, key string, num int) int32 {
@@ -114,7 +114,7 @@ func (p *producer) nextSeq(part int) int32 {
 
 // logNote points a bulk event at the records of the trace it is about, so
 // that its sentence is written only when someone reads it (see
-// Trace.logNarration) rather than formatted for every event of a large run.
+// Trace.Narration) rather than formatted for every event of a large run.
 //
 // For noteSend, a is the topic, b the partition and i the offset of the
 // record sent. For notePoll and noteWrite, a is the group and i the first of
