@@ -1,4 +1,4 @@
-package engine_test
+package hwm_test
 
 import (
 	"testing"

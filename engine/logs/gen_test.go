@@ -1,4 +1,4 @@
-package engine_test
+package logs_test
 
 import (
 	"fmt"
