@@ -63,7 +63,7 @@ func TestCheckUnknownCommandWithoutExpectations(t *testing.T) {
 
 // TestHelpEverywhere: -h prints a command's usage on stdout and exits 0.
 func TestHelpEverywhere(t *testing.T) {
-	for _, cmd := range []string{"list", "run", "check", "version"} {
+	for _, cmd := range []string{"list", "run", "check", "replay", "version"} {
 		for _, h := range []string{"-h", "--help"} {
 			code, out, errOut := tidemark(t, cmd, h)
 			assert.Equal(t, 0, code, "%s %s: %s", cmd, h, errOut)
@@ -198,4 +198,30 @@ func TestMarkdownBlocks(t *testing.T) {
 	assert.Equal(t, mdBlock{fence: 3, first: 4, lines: []string{`scenario a/b "B"`, "", "source o"}, whole: true}, blocks[0])
 	assert.Equal(t, mdBlock{fence: 9, first: 10, lines: []string{"# c", "run p at=10:00:00"}}, blocks[1])
 	assert.Equal(t, mdBlock{fence: 18, first: 19, lines: []string{"knob x = a"}}, blocks[2])
+}
+
+// TestReplayCommand: the replay's exit codes for what needs no database;
+// the replay itself is tested against a real PostgreSQL in
+// internal/replay.
+func TestReplayCommand(t *testing.T) {
+	code, _, errOut := tidemark(t, "replay", "hwm/visibility-gap")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "replay needs --postgres URL")
+
+	code, _, errOut = tidemark(t, "replay", "--postgres", "postgres://localhost/db")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "replay needs scenario ids or files")
+
+	code, _, errOut = tidemark(t, "replay", "--postgres", "postgres://localhost/db", "--every-knob", "--set", "mark=lsn", "hwm/visibility-gap")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "--set or --every-knob, not both")
+
+	code, out, errOut := tidemark(t, "replay", "--postgres", "postgres://nowhere.invalid/db", "--every-knob", "hwm/log-position-mark")
+	assert.Equal(t, 3, code, "nothing disagreed, and nothing was replayed: %s", errOut)
+	assert.Equal(t, 2, strings.Count(out, "NOT REPLAYABLE: it reads through the partitioned log"), "one line per knob setting:\n%s", out)
+
+	sock := t.TempDir()
+	code, _, errOut = tidemark(t, "replay", "--postgres", "host="+sock+" port=1 user=nobody connect_timeout=2", "hwm/visibility-gap")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "tidemark: replay of hwm/visibility-gap: cannot connect to PostgreSQL")
 }

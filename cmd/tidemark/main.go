@@ -1,12 +1,17 @@
-// Command tidemark lists, runs and checks Tidemark scenarios without a browser.
+// Command tidemark lists, runs and checks Tidemark scenarios without a
+// browser, and replays them on a real PostgreSQL.
 //
 //	tidemark list
 //	tidemark run <id|file> [--set knob=value]... [--seed N] [--json]
 //	tidemark check <id|file|dir|->... | --all [--seed N] [--json]
+//	tidemark replay --postgres URL <id|file>... [--set knob=value]... [--every-knob] [--seed N]
 //	tidemark version
 //
 // It exits 0 when a run completed, whatever it lost; 1 when an expectation
-// checked by `tidemark check` does not hold; 2 on bad input.
+// checked by `tidemark check` does not hold, or PostgreSQL disagrees with the
+// engine in `tidemark replay`; 2 on bad input or a database it cannot use; 3
+// when `tidemark replay` found no disagreement but could not replay
+// everything it was asked to.
 package main
 
 import (
@@ -45,20 +50,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = runCmd(args[1:], stdout)
 	case "check":
 		code, err = checkCmd(args[1:], stdin, stdout, stderr)
+	case "replay":
+		code, err = replayCmd(args[1:], stdout)
 	case "version":
 		err = versionCmd(args[1:], stdout)
 	case "help", "-h", "--help", "-help":
 		usage(stdout)
 		return 0
 	default:
-		err = fmt.Errorf("unknown command %q; expected list, run, check or version", args[0])
+		err = fmt.Errorf("unknown command %q; expected list, run, check, replay or version", args[0])
 	}
 	if errors.Is(err, errHelp) {
 		return 0
 	}
 	if err != nil {
 		// Every error here is bad input: an unknown command, scenario or
-		// knob, or a file that does not parse or build.
+		// knob, a file that does not parse or build, or a database the
+		// replay cannot use.
 		fmt.Fprintln(stderr, "tidemark:", err)
 		return 2
 	}
@@ -82,12 +90,21 @@ const (
       --seed N                        seed of the world's random source (default 1)
       --json                          print one JSON object instead of text
 `
+	replayUsage = `  tidemark replay --postgres URL <id|file>... [flags]
+                                      play scenarios' source transactions and extractor
+                                      runs on a real PostgreSQL and compare what it
+                                      returns with the engine (see docs/reality.md)
+      --postgres URL                  the database (wal_level=logical for lsn marks)
+      --set knob=value                choose a knob value (repeatable)
+      --every-knob                    replay every combination of knob values
+      --seed N                        seed of the world's random source (default 1)
+`
 	versionUsage = `  tidemark version                    print the module version
 `
 )
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, "usage:\n"+listUsage+runUsage+checkUsage+versionUsage)
+	fmt.Fprint(w, "usage:\n"+listUsage+runUsage+checkUsage+replayUsage+versionUsage)
 }
 
 // errHelp is returned by a command that printed its usage because -h asked.
