@@ -226,8 +226,7 @@ func argText(k, v string) string {
 }
 
 // walk follows the source events in the engine's order and refuses what a
-// PostgreSQL session, lock or unique key would not let happen as the
-// engine has it.
+// PostgreSQL session, lock or unique key would not let happen at all.
 func (p *plan) walk(t *engine.Trace) error {
 	type rowKey struct{ table, key string }
 	live := map[rowKey]bool{}    // committed and not deleted
@@ -235,7 +234,6 @@ func (p *plan) walk(t *engine.Trace) error {
 	pending := map[rowKey]string{}
 	openBy := map[string]string{} // session -> the transaction open in it
 	stmtNo := map[int]int{}
-	keyOf := map[string]string{} // key text -> the table that wrote it, per target
 	for i := range t.Events {
 		e := &t.Events[i]
 		switch e.Kind {
@@ -271,19 +269,10 @@ func (p *plan) walk(t *engine.Trace) error {
 					if existed[rk] && !live[rk] {
 						return cannot("%s inserts %s %s again after it was deleted, and the engine counts the row's versions on from the deleted one", rec.Name, tb.key, k)
 					}
-				default:
-					if !live[rk] && !mine {
-						return cannot("%s %ss %s %s, which has no row: PostgreSQL's %s finds nothing, and the engine makes a row of it", rec.Name, st.Op, tb.key, k, strings.ToUpper(st.Op.String()))
-					}
 				}
+				// An update or delete of a key with no row is replayed: it
+				// changes nothing on PostgreSQL, whatever the engine makes of it.
 				pending[rk] = rec.Name
-				if tb.target != "" {
-					owner := tb.target + "\x00" + k
-					if prev := keyOf[owner]; prev != "" && prev != tb.name {
-						return cannot("tables %s and %s both have %s %s and feed one target, %s, which a row's key alone cannot tell apart", prev, tb.name, tb.key, k, tb.target)
-					}
-					keyOf[owner] = tb.name
-				}
 			}
 		case engine.KindCommit, engine.KindRollback:
 			ti := p.txn[t.Actor(e)]
