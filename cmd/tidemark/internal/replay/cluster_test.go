@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // The integration tests run against a throwaway PostgreSQL cluster: initdb
@@ -51,14 +53,17 @@ func cluster(t *testing.T) string {
 	return clusterURL
 }
 
-// pgBin finds a PostgreSQL server program on the PATH, or in Debian's
-// /usr/lib/postgresql/VERSION/bin (the newest version), where the package
-// puts it without linking it onto the PATH.
+// pgDirs is where Debian's packages put PostgreSQL's server programs, one
+// directory per major version, without linking them onto the PATH.
+var pgDirs = "/usr/lib/postgresql/*/bin"
+
+// pgBin finds a PostgreSQL server program on the PATH, or in pgDirs (the
+// newest version).
 func pgBin(name string) (string, bool) {
 	if p, err := exec.LookPath(name); err == nil {
 		return p, true
 	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	dirs, _ := filepath.Glob(pgDirs)
 	slices.SortFunc(dirs, func(a, b string) int {
 		va, _ := strconv.Atoi(filepath.Base(filepath.Dir(a)))
 		vb, _ := strconv.Atoi(filepath.Base(filepath.Dir(b)))
@@ -81,7 +86,7 @@ func fileExists(p string) bool {
 func startCluster() (string, string) {
 	initdb, ok := pgBin("initdb")
 	if !ok {
-		return "", "PostgreSQL is not installed: no initdb on the PATH or in /usr/lib/postgresql/*/bin"
+		return "", "PostgreSQL is not installed: no initdb on the PATH or in " + pgDirs
 	}
 	pgctl := filepath.Join(filepath.Dir(initdb), "pg_ctl")
 	if !fileExists(pgctl) {
@@ -156,4 +161,16 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// TestClusterNeedsPostgreSQL: without PostgreSQL the cluster is not
+// started, and the reason the tests skip (or, under CI, fail) with says so.
+func TestClusterNeedsPostgreSQL(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	saved := pgDirs
+	defer func() { pgDirs = saved }()
+	pgDirs = filepath.Join(t.TempDir(), "*", "bin")
+	url, why := startCluster()
+	assert.Empty(t, url)
+	assert.Equal(t, "PostgreSQL is not installed: no initdb on the PATH or in "+pgDirs, why)
 }

@@ -115,7 +115,7 @@ func Replay(ctx context.Context, url string, t *engine.Trace) (*Result, error) {
 	}
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("--postgres: %v", err)
+		return nil, fmt.Errorf("the database URL: %v", err)
 	}
 	cfg.RuntimeParams["application_name"] = "tidemark-replay"
 	// Commits must reach the log before the next event reads it, and
