@@ -212,11 +212,11 @@ var knownDisagreements = map[string]string{
 func TestReplayAgrees(t *testing.T) {
 	url := cluster(t)
 	seen := map[string]bool{}
-	defer func() {
+	t.Cleanup(func() {
 		for name := range knownDisagreements {
 			assert.True(t, seen[name], "knownDisagreements names %q, which no scenario and knob setting is", name)
 		}
-	}()
+	})
 	for _, f := range scenarios(t) {
 		for _, set := range Combinations(f) {
 			tr, err := engine.Run(f, set, 1)
