@@ -1,7 +1,6 @@
 package window
 
 import (
-	"encoding/binary"
 	"errors"
 	"slices"
 
@@ -24,10 +23,10 @@ const snapshotMagic = "TMW1"
 func (o *Operator) Snapshot(dst []byte) []byte {
 	dst = append(dst, snapshotMagic...)
 	dst = appendConfig(dst, o.cfg)
-	dst = binary.AppendVarint(dst, int64(o.wm))
-	dst = binary.AppendVarint(dst, int64(o.now))
-	dst = binary.AppendUvarint(dst, uint64(o.dropped))
-	dst = binary.AppendUvarint(dst, uint64(o.sideOut))
+	dst = appendVarint(dst, int64(o.wm))
+	dst = appendVarint(dst, int64(o.now))
+	dst = appendUvarint(dst, uint64(o.dropped))
+	dst = appendUvarint(dst, uint64(o.sideOut))
 	order := make([]int32, 0, o.windows)
 	for i := range o.slots {
 		if o.slots[i].flags&live != 0 {
@@ -44,21 +43,21 @@ func (o *Operator) Snapshot(dst []byte) []byte {
 		}
 		return cmpTime(x.win.End, y.win.End)
 	})
-	dst = binary.AppendUvarint(dst, uint64(len(order)))
+	dst = appendUvarint(dst, uint64(len(order)))
 	for _, i := range order {
 		s := &o.slots[i]
-		dst = binary.AppendUvarint(dst, uint64(s.key))
-		dst = binary.AppendVarint(dst, int64(s.win.Start))
-		dst = binary.AppendVarint(dst, int64(s.win.End))
-		dst = binary.AppendVarint(dst, s.acc.Count)
-		dst = binary.AppendVarint(dst, s.acc.Sum)
-		dst = binary.AppendVarint(dst, s.acc.Min)
-		dst = binary.AppendVarint(dst, s.acc.Max)
-		dst = binary.AppendUvarint(dst, uint64(s.firings))
+		dst = appendUvarint(dst, uint64(s.key))
+		dst = appendVarint(dst, int64(s.win.Start))
+		dst = appendVarint(dst, int64(s.win.End))
+		dst = appendVarint(dst, s.acc.Count)
+		dst = appendVarint(dst, s.acc.Sum)
+		dst = appendVarint(dst, s.acc.Min)
+		dst = appendVarint(dst, s.acc.Max)
+		dst = appendUvarint(dst, uint64(s.firings))
 		dst = append(dst, s.flags&(fireTimer|cleanTimer))
 		if o.cfg.Contents {
 			for e := s.head; e != none; e = o.elems[e].next {
-				dst = binary.AppendVarint(dst, o.elems[e].id)
+				dst = appendVarint(dst, o.elems[e].id)
 			}
 		}
 	}
@@ -73,7 +72,7 @@ func appendConfig(dst []byte, c Config) []byte {
 	a := c.Assigner
 	dst = append(dst, byte(a.Kind), byte(c.Domain), boolByte(c.SideOutput), boolByte(c.Contents))
 	for _, d := range []vtime.Duration{a.Size, a.Slide, a.Offset, a.Gap, c.Lateness} {
-		dst = binary.AppendVarint(dst, int64(d))
+		dst = appendVarint(dst, int64(d))
 	}
 	return dst
 }
@@ -101,7 +100,7 @@ func (r *reader) fail(what string) {
 }
 
 func (r *reader) varint() int64 {
-	v, n := binary.Varint(r.b)
+	v, n := varint(r.b)
 	if n <= 0 {
 		r.fail("truncated or malformed number")
 		r.b = nil
@@ -112,7 +111,7 @@ func (r *reader) varint() int64 {
 }
 
 func (r *reader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
+	v, n := uvarint(r.b)
 	if n <= 0 {
 		r.fail("truncated or malformed number")
 		r.b = nil
