@@ -132,29 +132,29 @@ type Size struct {
 // none marks an absent slot or element index.
 const none = -1
 
-// Slot flags.
+// Slot flags, and the kinds of timer.
 const (
 	live       uint8 = 1 << iota // the slot holds an open window
-	fireTimer                    // a timer at the window's MaxTimestamp is pending
-	cleanTimer                   // a timer at the window's cleanup time is pending
+	fireTimer                    // a timer at the window's MaxTimestamp
+	cleanTimer                   // a timer at the window's cleanup time
 )
 
 // slot is one open window of one key.
 //
-// Invariants: while live, index[{key, win}] is this slot and it is on its
-// key's list; acc.Count is the number of records added; head..tail lists
-// those records' ids in elems when Config.Contents is set; gen changes
-// every time the slot is freed, so that timers naming an older gen are
-// stale.
+// Invariants: while live, it is on its key's list and (for windows that
+// do not merge) index[{key, win}] is this slot; acc.Count is the number of
+// records added; head..tail lists those records' ids in elems when
+// Config.Contents is set; fireAt and cleanAt are the heap positions of its
+// pending timers (the same position when one timer serves both), or none.
 type slot struct {
-	win        Window
-	acc        Acc
-	key        int32
-	gen        uint32
-	firings    int32
-	prev, next int32 // the key's other open windows
-	head, tail int32 // its record ids in elems
-	flags      uint8
+	win             Window
+	acc             Acc
+	key             int32
+	firings         int32
+	prev, next      int32 // the key's other open windows
+	head, tail      int32 // its record ids in elems
+	fireAt, cleanAt int32
+	flags           uint8
 }
 
 // elem is one record id held for a window's contents.
@@ -190,7 +190,7 @@ type Operator struct {
 	keyHead  []int32 // by key id
 	keys     int
 	windows  int
-	timers   timers
+	timers   []timer
 	elems    []elem
 	freeElem int32 // first free element, or none
 	held     int64
@@ -432,14 +432,16 @@ func (o *Operator) open(key int32, w Window) int32 {
 	}
 	head := o.keyHead[key]
 	s := &o.slots[i]
-	*s = slot{win: w, key: key, gen: s.gen, prev: none, next: head, head: none, tail: none, flags: live}
+	*s = slot{win: w, key: key, prev: none, next: head, head: none, tail: none, fireAt: none, cleanAt: none, flags: live}
 	if head == none {
 		o.keys++
 	} else {
 		o.slots[head].prev = i
 	}
 	o.keyHead[key] = i
-	o.index[winKey{key, w.Start, w.End}] = i
+	if !o.cfg.Assigner.Merging() {
+		o.index[winKey{key, w.Start, w.End}] = i
+	}
 	o.windows++
 	return i
 }
@@ -458,14 +460,28 @@ func (o *Operator) release(i int32) {
 	if s.next != none {
 		o.slots[s.next].prev = s.prev
 	}
-	delete(o.index, winKey{s.key, s.win.Start, s.win.End})
+	if !o.cfg.Assigner.Merging() {
+		delete(o.index, winKey{s.key, s.win.Start, s.win.End})
+	}
 	if s.head != none {
 		o.elems[s.tail].next = o.freeElem
 		o.freeElem = s.head
 		o.held -= s.acc.Count
 	}
+	for s.fireAt != none || s.cleanAt != none {
+		at := s.fireAt
+		if at == none {
+			at = s.cleanAt
+		}
+		t := o.remove(int(at))
+		if t.kinds&fireTimer != 0 {
+			s.fireAt = none
+		}
+		if t.kinds&cleanTimer != 0 {
+			s.cleanAt = none
+		}
+	}
 	s.flags = 0
-	s.gen++
 	s.head, s.tail = none, none
 	o.spare = append(o.spare, i)
 	o.windows--
@@ -517,23 +533,27 @@ func (o *Operator) fire(i int32, at vtime.Time, late bool, out *Output) {
 }
 
 // register sets slot i's timer of the given kind at time at, once: a
-// second registration of a pending timer, or of a time the window's other
-// pending timer already has, adds nothing (Flink keeps one timer per key,
-// window and time). The cleanup timer at the end of time is never set.
+// second registration of a pending timer adds nothing, and one at the time
+// of the window's other pending timer joins it (Flink keeps one timer per
+// key, window and time). The cleanup timer at the end of time is never set.
 func (o *Operator) register(i int32, at vtime.Time, kind uint8) {
 	s := &o.slots[i]
-	if s.flags&kind != 0 || kind == cleanTimer && at == vtime.Time(math.MaxInt64) {
+	if kind == cleanTimer && at == vtime.Time(math.MaxInt64) {
 		return
 	}
-	s.flags |= kind
-	other, otherAt := cleanTimer, o.cleanupTime(s.win)
+	mine, other := &s.fireAt, s.cleanAt
 	if kind == cleanTimer {
-		other, otherAt = fireTimer, s.win.MaxTimestamp()
+		mine, other = &s.cleanAt, s.fireAt
 	}
-	if s.flags&other != 0 && otherAt == at {
+	switch {
+	case *mine != none:
+		return
+	case other != none && o.timers[other].at == at:
+		o.timers[other].kinds |= kind
+		*mine = other
 		return
 	}
-	o.timers.push(timer{at: at, start: s.win.Start, end: s.win.End, key: s.key, slot: i, gen: s.gen})
+	o.push(timer{at: at, start: s.win.Start, end: s.win.End, key: s.key, slot: i, kinds: kind})
 }
 
 // AdvanceWatermark moves the event-time watermark to w and, for event-time
@@ -565,22 +585,14 @@ func (o *Operator) AdvanceProcessingTime(now vtime.Time, out *Output) {
 // key, window start and window end.
 func (o *Operator) runTimers(limit vtime.Time, out *Output) {
 	for len(o.timers) > 0 && o.timers[0].at <= limit {
-		tm := o.timers.pop()
+		tm := o.remove(0)
 		s := &o.slots[tm.slot]
-		if s.flags&live == 0 || s.gen != tm.gen {
-			continue // the window merged away or was cleared: a deleted timer
-		}
-		end, clean := s.win.MaxTimestamp(), o.cleanupTime(s.win)
-		if tm.at == end {
-			s.flags &^= fireTimer
-		}
-		if tm.at == clean {
-			s.flags &^= cleanTimer
-		}
-		if tm.at == end {
+		if tm.kinds&fireTimer != 0 {
+			s.fireAt = none
 			o.fire(tm.slot, limit, false, out)
 		}
-		if tm.at == clean {
+		if tm.kinds&cleanTimer != 0 {
+			s.cleanAt = none
 			o.release(tm.slot)
 		}
 	}

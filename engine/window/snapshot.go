@@ -54,7 +54,14 @@ func (o *Operator) Snapshot(dst []byte) []byte {
 		dst = appendVarint(dst, s.acc.Min)
 		dst = appendVarint(dst, s.acc.Max)
 		dst = appendUvarint(dst, uint64(s.firings))
-		dst = append(dst, s.flags&(fireTimer|cleanTimer))
+		var pending byte
+		if s.fireAt != none {
+			pending |= fireTimer
+		}
+		if s.cleanAt != none {
+			pending |= cleanTimer
+		}
+		dst = append(dst, pending)
 		if o.cfg.Contents {
 			for e := s.head; e != none; e = o.elems[e].next {
 				dst = appendVarint(dst, o.elems[e].id)
@@ -149,6 +156,7 @@ func Restore(cfg Config, b []byte) (*Operator, error) {
 	o.dropped = int64(r.uvarint())
 	o.sideOut = int64(r.uvarint())
 	n := r.uvarint()
+	var prev Result
 	if n > uint64(len(r.b)) {
 		r.fail("more windows than bytes")
 	}
@@ -166,9 +174,11 @@ func Restore(cfg Config, b []byte) (*Operator, error) {
 			r.fail("a window entry is out of range")
 			break
 		}
-		if _, dup := o.index[winKey{int32(key), w.Start, w.End}]; dup {
-			r.fail("a window appears twice")
+		if this := (Result{Key: int32(key), Window: w}); j > 0 && compareResults(prev, this) >= 0 {
+			r.fail("the windows are out of order, or one appears twice")
 			break
+		} else {
+			prev = this
 		}
 		for int(key) >= len(o.keyHead) {
 			o.keyHead = append(o.keyHead, none)
