@@ -20,18 +20,36 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 // tidemark runs the CLI in-process and returns its exit code, stdout and stderr.
 func tidemark(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return tidemarkIn(t, "", args...)
+}
+
+// tidemarkIn is tidemark with text on standard input.
+func tidemarkIn(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(args, &stdout, &stderr)
+	code := run(args, strings.NewReader(stdin), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
 // goldenName is the file name stem of a scenario's golden files.
 func goldenName(id string) string { return strings.ReplaceAll(id, "/", "__") }
 
-// golden compares got with testdata/golden/name, or rewrites it under -update.
+// golden compares got with testdata/golden/name, a scenario's golden file,
+// or rewrites it under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
+	goldenFile(t, filepath.Join("testdata", "golden", name), got)
+}
+
+// cliGolden compares got with testdata/cli/name, the golden output of a
+// command other than run, or rewrites it under -update.
+func cliGolden(t *testing.T, name, got string) {
+	t.Helper()
+	goldenFile(t, filepath.Join("testdata", "cli", name), got)
+}
+
+func goldenFile(t *testing.T, path, got string) {
+	t.Helper()
 	if *update {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
