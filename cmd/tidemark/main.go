@@ -1,7 +1,7 @@
 // Command tidemark lists, runs and checks Tidemark scenarios without a browser.
 //
 //	tidemark list
-//	tidemark run <id|file> [--set knob=value]... [--seed N] [--json]
+//	tidemark run <id|file> [--set knob=value]... [--seed N] [--max-events N] [--json]
 //	tidemark check <id|file>... | --all
 //
 // It exits 0 when a run completed, whatever it lost; 1 when an expectation
@@ -66,6 +66,8 @@ func usage(w io.Writer) {
   tidemark run <id|file> [flags]      run one scenario and print its timeline
       --set knob=value                choose a knob value (repeatable)
       --seed N                        seed of the world's random source (default 1)
+      --max-events N                  the work budget: events, rows, keys and runs
+                                      the scenario may schedule (default 10000000)
       --json                          print one JSON object instead of text
   tidemark check <id|file>... | --all verify the expectations scenarios state
 `)
@@ -122,6 +124,7 @@ func runCmd(args []string, stdout io.Writer) error {
 	set := setFlags{}
 	fs.Var(set, "set", "knob=value")
 	seed := fs.Uint64("seed", 1, "seed")
+	maxEvents := fs.Int("max-events", engine.DefaultBudget, "work budget")
 	asJSON := fs.Bool("json", false, "JSON output")
 	// Allow the scenario before or after the flags.
 	var ref string
@@ -139,11 +142,14 @@ func runCmd(args []string, stdout io.Writer) error {
 	if ref == "" {
 		return errors.New("run needs a scenario id or file; `tidemark list` shows the bundled ones")
 	}
+	if *maxEvents <= 0 {
+		return fmt.Errorf("run: expected --max-events to be a positive whole number, found %d", *maxEvents)
+	}
 	f, err := load(ref)
 	if err != nil {
 		return err
 	}
-	t, err := engine.Run(f, set, *seed)
+	t, err := engine.RunWithBudget(f, set, *seed, *maxEvents)
 	if err != nil {
 		return err
 	}
