@@ -19,7 +19,7 @@ const DefaultBudget = 10_000_000
 // sentenceUnit is the length of narration that counts as one more unit of
 // work: a sentence kept in the trace costs memory in proportion to the
 // names and keys it repeats, which a scenario may make as long as it likes.
-const sentenceUnit = 256
+const sentenceUnit = 128
 
 // budget bounds the work one world does, so that a scenario written by
 // somebody else (a visitor's post, a pasted file) cannot take all of a
