@@ -102,7 +102,7 @@ func TestBurstOfHeavyPostsLeavesTheServerAnswering(t *testing.T) {
 				case http.StatusOK:
 					ran.Add(1)
 					assert.Contains(t, string(body), `data-testid="widget"`)
-				case http.StatusServiceUnavailable:
+				case http.StatusServiceUnavailable: // busy, or past the deadline
 					busy.Add(1)
 					assert.NotEmpty(t, resp.Header.Get("Retry-After"))
 					assert.Contains(t, string(body), "txns=25000", "the text is kept")
@@ -119,7 +119,9 @@ func TestBurstOfHeavyPostsLeavesTheServerAnswering(t *testing.T) {
 	assert.Nil(t, healthErr.Load(), "every health check is answered")
 	assert.Positive(t, checks.Load())
 	assert.Zero(t, slow.Load(), "no health check waits a second")
-	assert.Positive(t, ran.Load())
+	// A run may also be turned away by its deadline on a slow machine, so
+	// only the busy answers are sure to be there.
+	assert.Equal(t, int32(32), ran.Load()+busy.Load())
 	assert.Positive(t, busy.Load())
 	resp, err := client.Get(srv.URL + "/scenarios/hwm/visibility-gap")
 	require.NoError(t, err)

@@ -719,3 +719,13 @@ func TestCheckSourceRefusesPastTheBrowserBudget(t *testing.T) {
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, "play.tdm:7:1: this scenario would schedule more than 2000000 events, rows, keys and runs; the limit here is 2000000", err.Error())
 }
+
+// TestSessionKeyRangeAtTheEdgeOfInt64 plays, in the browser's session, the
+// key range that used to hang the engine: one key, the largest int64.
+func TestSessionKeyRangeAtTheEdgeOfInt64(t *testing.T) {
+	src := strings.Replace(rereads, "insert count=2000", "insert order_id=9223372036854775807..9223372036854775807", 1)
+	s, err := Open("play", src, "play.tdm", "/play", Values{}, false)
+	require.NoError(t, err)
+	finish(t, s, 1000)
+	assert.Contains(t, s.View(true).HTML, "9223372036854775807")
+}

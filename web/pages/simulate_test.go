@@ -100,6 +100,10 @@ func TestRunPastTheDeadlineIsStopped(t *testing.T) {
 // at a time; the others are turned away at once, and every answer is a page.
 func TestBurstOfPostsRunsAtMostTwoAtOnce(t *testing.T) {
 	h := site(t)
+	// A slow machine (or the race detector) must not turn runs away by
+	// their deadline: this test is about how many run at once.
+	deadline = time.Minute
+	t.Cleanup(func() { deadline = SimulationDeadline })
 	heavy := "scenario sandbox/h \"H\"\nsource orders key=order_id\ntarget fct key=order_id\npipeline extract from=orders to=fct\n" +
 		"workload txns=25000 from=10:00:00 every=10ms\nruns extract from=10:00:00 until=10:05:00 every=1s\n"
 	var most int
