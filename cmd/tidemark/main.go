@@ -2,7 +2,7 @@
 // browser, and replays them on a real PostgreSQL.
 //
 //	tidemark list
-//	tidemark run <id|file> [--set knob=value]... [--seed N] [--json]
+//	tidemark run <id|file> [--set knob=value]... [--seed N] [--max-events N] [--json]
 //	tidemark check <id|file|dir|->... | --all [--seed N] [--json]
 //	tidemark replay --postgres URL <id|file>... [--set knob=value]... [--every-knob] [--seed N]
 //	tidemark version
@@ -80,6 +80,8 @@ const (
 	runUsage = `  tidemark run <id|file> [flags]      run one scenario and print its timeline
       --set knob=value                choose a knob value (repeatable)
       --seed N                        seed of the world's random source (default 1)
+      --max-events N                  the work budget: events, rows, keys and runs
+                                      the scenario may schedule (default 10000000)
       --json                          print one JSON object instead of text
 `
 	checkUsage = `  tidemark check <id|file|dir|->... | --all [flags]
@@ -190,6 +192,7 @@ func runCmd(args []string, stdout io.Writer) error {
 	set := setFlags{}
 	fs.Var(set, "set", "knob=value")
 	seed := fs.Uint64("seed", 1, "seed")
+	maxEvents := fs.Int("max-events", engine.DefaultBudget, "work budget")
 	asJSON := fs.Bool("json", false, "JSON output")
 	pos, err := parseFlags(fs, args, runUsage, stdout)
 	if err != nil {
@@ -201,11 +204,14 @@ func runCmd(args []string, stdout io.Writer) error {
 	case len(pos) > 1:
 		return fmt.Errorf("run takes one scenario; unexpected %q", pos[1])
 	}
+	if *maxEvents <= 0 {
+		return fmt.Errorf("run: expected --max-events to be a positive whole number, found %d", *maxEvents)
+	}
 	f, err := load(pos[0])
 	if err != nil {
 		return err
 	}
-	t, err := engine.Run(f, set, *seed)
+	t, err := engine.RunWithBudget(f, set, *seed, *maxEvents)
 	if err != nil {
 		return err
 	}
