@@ -55,6 +55,10 @@ type Part interface {
 	// Inject applies a fault of a kind the world declared, right after
 	// the step the World last emitted.
 	Inject(f Fault) error
+	// Drain runs once, when the queue first runs dry: the world may queue
+	// what ends it (a stream's end of input, which fires every window).
+	// The run ends when nothing more is queued.
+	Drain()
 }
 
 // History is one world's part of a Trace: what it keeps to narrate its

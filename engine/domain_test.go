@@ -22,7 +22,8 @@ import (
 // bell is the smallest world this file can write: `bell NAME at=T
 // target=TARGET` rings once at T, narrated on demand, and writes key NAME
 // into the target, whose truth says it should hold it. A `silence` fault
-// stops the bells still to ring, which the truth then finds missing. It exercises every part of the interface
+// stops the bells still to ring, which the truth then finds missing. When
+// nothing is left to ring, the world ends with a last event of its own. It exercises every part of the interface
 // the core knows a world by.
 type bell struct{}
 
@@ -38,6 +39,7 @@ type bells struct {
 	by      engine.Narrator
 	silent  bool
 	reserve int
+	drains  int
 }
 
 // bellHistory is the bell world's part of a trace.
@@ -93,7 +95,11 @@ func (p *bells) Command(c scenario.Command) error {
 }
 
 func (p *bells) Finish() (bool, error) { return p.h != nil, nil }
-func (p *bells) Reserve(int)           { p.reserve++ }
+func (p *bells) Drain() {
+	p.drains++
+	p.w.Schedule(p.w.Now(), func() { p.w.Emit("belfry", engine.KindReset, -1, "Every bell has rung or been silenced.") })
+}
+func (p *bells) Reserve(int) { p.reserve++ }
 func (p *bells) Inject(f engine.Fault) error {
 	p.silent = true
 	return nil
@@ -114,8 +120,9 @@ func TestAWorldOfItsOwn(t *testing.T) {
 	require.NoError(t, err)
 	tr, err := engine.Run(f, nil, 1, []engine.Domain{bell{}})
 	require.NoError(t, err)
-	require.Equal(t, 2, tr.Steps())
-	assert.Equal(t, []string{"Bell a rings, the first to ring.", "Bell b rings, the second to ring."}, tr.Narrations())
+	require.Equal(t, 3, tr.Steps())
+	assert.Equal(t, []string{"Bell a rings, the first to ring.", "Bell b rings, the second to ring.", "Every bell has rung or been silenced."}, tr.Narrations())
+	assert.Equal(t, tr.Events[1].At, tr.Events[2].At, "the world drains at the time of the last event")
 	assert.Equal(t, "bell b", tr.Actor(&tr.Events[1]))
 	assert.Equal(t, vtime.Time(10*vtime.Hour+2*vtime.Second), tr.Events[1].At)
 	assert.Len(t, tr.TargetAt("rung", 2), 2)
@@ -128,7 +135,10 @@ func TestAWorldOfItsOwn(t *testing.T) {
 	require.NoError(t, w.Inject(engine.Fault{AfterStep: 1, Kind: faultSilence}))
 	silenced := w.Run()
 	assert.Equal(t, 1, w.Parts()[0].(*bells).reserve, "Run lets each world size its part once")
-	require.Equal(t, 2, silenced.Steps())
+	assert.Equal(t, 1, w.Parts()[0].(*bells).drains, "a world drains once")
+	assert.True(t, w.Done())
+	assert.False(t, w.Step())
+	require.Equal(t, 3, silenced.Steps())
 	assert.Equal(t, "Bell b is silenced and never rings.", silenced.Narration(&silenced.Events[1]), "the fault went to the world that declared it")
 	assert.Equal(t, []string{"b"}, silenced.Final().Missing, "the truth knows the bell that never rang")
 	assert.Equal(t, engine.Counts{Missing: 1}, silenced.Counts[2])

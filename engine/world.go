@@ -162,6 +162,7 @@ type World struct {
 	actions   []Action                // what each queued entry does, by slot
 	freeSlots []int32                 // slots of actions already run
 	budget    budget                  // the work this world may still do; see budget
+	drained   bool                    // the queue ran dry once and the worlds were asked to drain
 }
 
 // sizeHint estimates how long the trace's slices will grow, so they are
@@ -192,8 +193,11 @@ func (w *World) scheduleAction(at vtime.Time, a Action) {
 	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(a)})
 }
 
-// Done reports whether no event is left, or the world stopped (see Err).
-func (w *World) Done() bool { return len(w.q) == 0 && len(w.soon) == 0 || w.budget.over }
+// Done reports whether no event is left (the worlds have drained), or the
+// world stopped (see Err).
+func (w *World) Done() bool {
+	return len(w.q) == 0 && len(w.soon) == 0 && w.drained || w.budget.over
+}
 
 // Step runs the next event and reports whether there was one. It reports
 // false without running anything once the world's work budget is spent;
@@ -209,7 +213,15 @@ func (w *World) Step() bool {
 		return true
 	}
 	if len(w.q) == 0 {
-		return false
+		if w.drained {
+			return false
+		}
+		// Nothing is left: each world may queue what ends it, once.
+		w.drained = true
+		for _, p := range w.parts {
+			p.Drain()
+		}
+		return w.Step()
 	}
 	s := w.q.pop()
 	w.now = s.at

@@ -131,6 +131,9 @@ func (h *world) Reserve(keys int) {
 	}
 }
 
+// Drain queues nothing: the world ends with its last event.
+func (h *world) Drain() {}
+
 // Inject crashes the pipeline process of the run in flight: the run dies
 // at its next phase, saying so.
 func (h *world) Inject(f engine.Fault) error {

@@ -180,6 +180,9 @@ var ErrNoLog = errors.New("this scenario has no partitioned log (no topic), so t
 // topic and add-partitions lines allow.
 const maxPartitions = 1024
 
+// Drain queues nothing: the world ends with its last event.
+func (l *world) Drain() {}
+
 // Inject applies a log fault now.
 func (l *world) Inject(f engine.Fault) error {
 	if l.t == nil {
