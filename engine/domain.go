@@ -28,9 +28,9 @@ type Domain interface {
 	// Commands lists the scenario commands the world reads, in the order
 	// its part of docs/scenarios.md documents them. No two worlds composed
 	// together may declare the same command, and none may declare one of the
-	// core's own (CoreCommands).
+	// core's own (CoreCommands). The core only reads the list.
 	Commands() []string
-	// Faults lists the kinds of fault the world injects.
+	// Faults lists the kinds of fault the world injects; the core only reads it.
 	Faults() []FaultKind
 	// Open starts the world's part of w. It is called once per World,
 	// before any scenario line is read.

@@ -39,12 +39,15 @@ type domain struct{}
 
 // Commands are the high-water-mark world's scenario commands, in the order
 // docs/scenarios.md documents them.
-func (domain) Commands() []string {
-	return []string{"source", "pipeline", "txn", "begin", "insert", "update", "delete", "commit", "rollback",
-		"workload", "run", "runs", "reset"}
-}
+func (domain) Commands() []string { return commands }
 
-func (domain) Faults() []engine.FaultKind { return []engine.FaultKind{FaultCrash} }
+// commands are the world's commands; the core only reads them.
+var commands = []string{"source", "pipeline", "txn", "begin", "insert", "update", "delete", "commit", "rollback",
+	"workload", "run", "runs", "reset"}
+
+func (domain) Faults() []engine.FaultKind { return faults }
+
+var faults = []engine.FaultKind{FaultCrash}
 
 func (domain) Open(w *engine.World) engine.Part {
 	h := &world{w: w, db: mvcc.New(), pipes: map[string]*pipeline{}, txns: map[string]*txnPlan{}}

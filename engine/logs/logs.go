@@ -39,14 +39,15 @@ type domain struct{}
 
 // Commands are the log world's scenario commands, in the order
 // docs/scenarios.md documents them.
-func (domain) Commands() []string {
-	return []string{"topic", "cdc", "publish", "crash", "producer", "produce", "traffic",
-		"group", "member", "leave", "poll", "polls", "pause", "add-partitions", "resnapshot"}
-}
+func (domain) Commands() []string { return commands }
 
-func (domain) Faults() []engine.FaultKind {
-	return []engine.FaultKind{FaultAddPartition, FaultPause}
-}
+// commands are the world's commands; the core only reads them.
+var commands = []string{"topic", "cdc", "publish", "crash", "producer", "produce", "traffic",
+	"group", "member", "leave", "poll", "polls", "pause", "add-partitions", "resnapshot"}
+
+func (domain) Faults() []engine.FaultKind { return faults }
+
+var faults = []engine.FaultKind{FaultAddPartition, FaultPause}
 
 func (domain) Open(w *engine.World) engine.Part {
 	return &world{w: w, topics: map[string]*TopicHistory{}, producers: map[string]*producer{}, groups: map[string]*groupState{}}
