@@ -119,7 +119,7 @@ func (q *queue) pop() scheduled {
 // the target's name in front when there are several targets.)
 type keyState struct {
 	key       string // the key's text, unprefixed: what a target row holds
-	sourceSeq int32  // latest committed version, 0 if absent or deleted
+	sourceSeq int32  // latest version its source holds (a committed row, a producer's intended event), 0 if none or deleted
 	count     int32  // rows of it present in the target
 	newest    int32  // newest version among them, 0 if none
 	shown     int32  // count when status was last recorded in the truth log
