@@ -68,6 +68,17 @@ var Scripts = []string{"wasm_exec.js", "app.js", "widget.js"}
 // which tells a page that framed it through embed.js how tall it is.
 var EmbedScripts = append(slices.Clip(Scripts), "frame.js")
 
+// WidgetLayout returns the frame of a page that shows widgets: the named
+// scripts, and the engine's module preloaded from the head, so that its
+// download starts with the HTML rather than when app.js runs.
+func WidgetLayout(title string, scripts ...string) templates.LayoutView {
+	v := web.NewLayoutView(title, scripts...)
+	if u, ok := web.LookupAsset("tidemark.wasm"); ok {
+		v.Modules = []string{u}
+	}
+	return v
+}
+
 // Widget runs a scenario for a link's query and draws its widget. The
 // problems name what in the query was wrong; the widget shows them.
 func Widget(f *scenario.File, q url.Values, base, id string, embedded bool) (*engine.Trace, templates.WidgetHost, error) {
@@ -137,7 +148,7 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 			scripts = EmbedScripts
 		}
 		v := templates.ScenarioView{
-			Layout: web.NewLayoutView(sc.Title, scripts...),
+			Layout: WidgetLayout(sc.Title, scripts...),
 			ID:     sc.ID, Title: sc.Title, Source: string(sc.Source), Widget: host,
 			Ending:   ending(t),
 			EmbedURL: "/embed/" + id, PageURL: "/scenarios/" + id,
@@ -170,7 +181,7 @@ func starter() string {
 }
 
 func playPage(r *http.Request) (templ.Component, error) {
-	v := templates.PlayView{Layout: web.NewLayoutView("Sandbox", Scripts...)}
+	v := templates.PlayView{Layout: WidgetLayout("Sandbox", Scripts...)}
 	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
 	src := starter()
 	if r.Method == http.MethodPost {
