@@ -42,8 +42,16 @@ test: wasm vet check-generated
 test-short:
 	$(GO) test -short ./...
 
+# bench runs the engine's benchmarks (a run of each world, seeks) and the
+# widget's stage drawing natively and as wasm under node, alternately, with
+# the collector settings the page gives the browser module, and prints both
+# with how many times slower wasm is (internal/wasmbench; docs/performance.md).
+# It takes several minutes and wants a quiet machine; BENCH_COUNT sets the
+# rounds.
+BENCH_COUNT ?= 3
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./engine/...
+	$(GO) run ./internal/wasmbench -count $(BENCH_COUNT) \
+		'./engine:^Benchmark(Run|LogRun)$$:3x' './engine:^BenchmarkSeek$$' './templates/widget:^BenchmarkStage$$'
 
 # perf measures the browser budgets (download size, time to interactive, step
 # and seek times, long tasks while playing) in headless Chromium; see
