@@ -15,6 +15,10 @@
 // 1s; "3x" for long runs). Each benchmark runs N times natively and N times
 // in wasm, alternately, and the table gives medians and the range of the N
 // paired ratios, which a busy machine disturbs less than either column.
+// Each process first runs the benchmark once more and that result is
+// dropped: V8 compiles wasm with a fast baseline compiler first and
+// optimises hot functions later, and the first run in a process pays for
+// it (-warmup=false keeps it).
 //
 // A benchmark that reports events/s (the engine's runs) is compared by
 // that rate, which times the engine alone; others by ns/op.
@@ -76,8 +80,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	count := fs.Int("count", 3, "rounds: each benchmark runs this many times natively and in wasm, alternately")
 	gogc := fs.String("gogc", "400", "GOGC for both runs (the page's)")
 	memlimit := fs.String("memlimit", "256MiB", "GOMEMLIMIT for both runs (the page's)")
+	warmup := fs.Bool("warmup", true, "run each benchmark once more first in the same process and discard that result (wasm's JIT warms up)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: wasmbench [-count N] [-gogc 400] [-memlimit 256MiB] PKG[:REGEXP[:BENCHTIME]]...")
+		fmt.Fprintln(stderr, "usage: wasmbench [-count N] [-gogc 400] [-memlimit 256MiB] [-warmup=false] PKG[:REGEXP[:BENCHTIME]]...")
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -101,7 +106,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	env := []string{"GOGC=" + *gogc, "GOMEMLIMIT=" + *memlimit}
-	if err := bench(ctx, specs, *count, runner, env, stdout, stderr); err != nil {
+	if err := bench(ctx, specs, *count, *warmup, runner, env, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "wasmbench:", err)
 		return 1
 	}
@@ -113,7 +118,7 @@ type binaries struct {
 	dir, native, wasm string
 }
 
-func bench(ctx context.Context, specs []spec, count int, runner string, env []string, stdout, stderr io.Writer) error {
+func bench(ctx context.Context, specs []spec, count int, warmup bool, runner string, env []string, stdout, stderr io.Writer) error {
 	tmp, err := os.MkdirTemp("", "wasmbench-")
 	if err != nil {
 		return err
@@ -157,9 +162,13 @@ func bench(ctx context.Context, specs []spec, count int, runner string, env []st
 
 	results := map[string]*pair{}
 	var order []string
+	runs := 1
+	if warmup {
+		runs = 2
+	}
 	for round := range count {
 		for _, j := range jobs {
-			args := []string{"-test.run=^$", "-test.bench=^" + j.name + "$", "-test.benchtime=" + j.benchtime, "-test.benchmem", "-test.count=1"}
+			args := []string{"-test.run=^$", "-test.bench=^" + j.name + "$", "-test.benchtime=" + j.benchtime, "-test.benchmem", "-test.count=" + strconv.Itoa(runs)}
 			for _, platform := range []string{"native", "wasm"} {
 				fmt.Fprintf(stderr, "round %d/%d: %s %s\n", round+1, count, j.name, platform)
 				var cmd *exec.Cmd
@@ -175,7 +184,7 @@ func bench(ctx context.Context, specs []spec, count int, runner string, env []st
 				if err := cmd.Run(); err != nil {
 					return fmt.Errorf("%s %s: %v\n%s", platform, j.name, err, out.String())
 				}
-				lines := parseOutput(out.String())
+				lines := lastOfEach(parseOutput(out.String()))
 				if len(lines) == 0 {
 					return fmt.Errorf("%s %s printed no benchmark result:\n%s", platform, j.name, out.String())
 				}
@@ -195,8 +204,12 @@ func bench(ctx context.Context, specs []spec, count int, runner string, env []st
 			}
 		}
 	}
-	header := fmt.Sprintf("natively (%s/%s, %d CPUs) and as js/wasm under node %s, both with %s; %d round(s), medians, and the range of the paired ratios",
-		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), nodeVersion(ctx), strings.Join(env, " "), count)
+	warm := ""
+	if warmup {
+		warm = " after a warm-up run in each process"
+	}
+	header := fmt.Sprintf("natively (%s/%s, %d CPUs) and as js/wasm under node %s, both with %s; %d round(s)%s, medians, and the range of the paired ratios",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), nodeVersion(ctx), strings.Join(env, " "), count, warm)
 	return writeTable(stdout, header, order, results)
 }
 
@@ -271,6 +284,22 @@ func parseOutput(out string) []result {
 		}
 	}
 	return rs
+}
+
+// lastOfEach keeps the last result of each benchmark, in the order of
+// their first results: with a warm-up run, the second.
+func lastOfEach(rs []result) []result {
+	var out []result
+	at := map[string]int{}
+	for _, r := range rs {
+		if i, ok := at[r.name]; ok {
+			out[i] = r
+			continue
+		}
+		at[r.name] = len(out)
+		out = append(out, r)
+	}
+	return out
 }
 
 // comparison is how a benchmark's two platforms compare.

@@ -101,7 +101,7 @@ func TestRunsBothPlatforms(t *testing.T) {
 	out := stdout.String()
 	t.Log("\n" + out)
 	assert.Contains(t, out, "GOGC=400 GOMEMLIMIT=256MiB")
-	assert.Contains(t, out, "2 round(s)")
+	assert.Contains(t, out, "2 round(s) after a warm-up run in each process")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 4, "a header, the column names and one row per benchmark")
 	assert.True(t, strings.HasPrefix(lines[2], "Atoi "), lines[2])
@@ -115,4 +115,17 @@ func TestRunsBothPlatforms(t *testing.T) {
 	assert.Equal(t, 1, run(context.Background(), []string{"./testdata/tiny:NoSuch"}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), `no benchmark matching "NoSuch"`)
 	assert.Equal(t, 2, run(context.Background(), nil, &stdout, &stderr))
+}
+
+func TestLastOfEach(t *testing.T) {
+	rs := parseOutput(`BenchmarkA-2 1 300 ns/op
+BenchmarkB-2 1 50 ns/op
+BenchmarkA-2 1 100 ns/op
+BenchmarkB-2 1 40 ns/op
+`)
+	got := lastOfEach(rs)
+	require.Len(t, got, 2)
+	assert.Equal(t, "A", got[0].name)
+	assert.Equal(t, 100.0, got[0].metrics["ns/op"], "the warm-up run is dropped")
+	assert.Equal(t, 40.0, got[1].metrics["ns/op"])
 }
