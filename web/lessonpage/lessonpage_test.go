@@ -262,3 +262,22 @@ func TestLoadPlotComesFromTheEngine(t *testing.T) {
 	assert.Len(t, htmltest.All(svg[0], func(n *html.Node) bool { return n.Data == "polyline" }), 2)
 	assert.Len(t, htmltest.All(svg[0], func(n *html.Node) bool { return htmltest.HasAttr(n, "data-value") }), 6)
 }
+
+// TestProgressPanelNamesEveryLesson checks the progress panel lists every
+// lesson on the site (an import uses it to tell which entries match
+// nothing) and carries the dialogs that import and clearing open.
+func TestProgressPanelNamesEveryLesson(t *testing.T) {
+	doc, _ := renderLesson(t)
+	panel := doc.One(t, "progress")
+	var slugs []string
+	for _, l := range course.Lessons() {
+		slugs = append(slugs, l.Slug)
+	}
+	assert.Equal(t, strings.Join(slugs, " "), htmltest.Attr(panel, "data-lessons"))
+	for _, id := range []string{"progress-import-dialog", "progress-confirm"} {
+		assert.Equal(t, "dialog", doc.One(t, id).Data, "%s is not a dialog", id)
+	}
+	for _, id := range []string{"progress-notice", "progress-message"} {
+		assert.Equal(t, "polite", htmltest.Attr(doc.One(t, id), "aria-live"), "%s is not a live region", id)
+	}
+}
