@@ -49,7 +49,9 @@ func TestWidgetPagesStayWithinTheDownloadBudget(t *testing.T) {
 		require.Equal(t, http.StatusOK, code, target)
 		total := module
 		for _, s := range d.ByTag("script") {
-			total += brotli(htmltest.Attr(s, "src"))
+			n := brotli(htmltest.Attr(s, "src"))
+			t.Logf("%s: %s %d bytes brotli", target, htmltest.Attr(s, "src"), n)
+			total += n
 		}
 		t.Logf("%s: %d bytes brotli (%.1f KB) with its scripts; budget %d", target, total, float64(total)/1000, pages.DownloadBudget)
 		assert.LessOrEqual(t, total, pages.DownloadBudget, "%s downloads too much to become interactive", target)
