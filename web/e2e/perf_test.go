@@ -70,7 +70,7 @@ func bigPage(t *testing.T) web.Page {
 	return web.Page{
 		Pattern: "GET /perf/ten-k",
 		Render: func(r *http.Request) (templ.Component, error) {
-			_, host, err := pages.Widget(f, r.URL.Query(), "/perf/ten-k", "tm", false)
+			_, host, err := pages.Widget(r.Context(), f, r.URL.Query(), "/perf/ten-k", "tm", false)
 			if err != nil {
 				return nil, err
 			}

@@ -23,7 +23,7 @@ func renderLesson(t *testing.T) (htmltest.Doc, *course.Lesson) {
 	t.Helper()
 	l, ok := course.Lookup("high-water-mark")
 	require.True(t, ok)
-	v, err := NewView(l, web.NewLayoutView(l.Title, "lesson.js"))
+	v, err := NewView(context.Background(), l, web.NewLayoutView(l.Title, "lesson.js"))
 	require.NoError(t, err)
 	var b strings.Builder
 	require.NoError(t, templates.LessonPage(v).Render(context.Background(), &b))
