@@ -344,8 +344,9 @@ func TestImportLayersCatch(t *testing.T) {
 }
 
 // heavyForBrowser lists packages that must not reach the browser module,
-// with what each would cost: the download budget (850 KB brotli for wasm
-// and scripts) leaves no room for them. See docs/architecture.md, "What the
+// with what each would cost: the download budget (790 KB brotli for wasm
+// and scripts, pages.DownloadBudget) leaves no room for them. See
+// docs/performance.md, "Download", and docs/architecture.md, "What the
 // browser module may carry".
 var heavyForBrowser = map[string]string{
 	"fmt":                  "about 100 KB with reflect; format with engine/prose",

@@ -1,4 +1,4 @@
-package logs_test
+package engine_test
 
 import (
 	"fmt"
