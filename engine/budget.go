@@ -16,12 +16,18 @@ import (
 // of a gigabyte.
 const DefaultBudget = 10_000_000
 
+// sentenceUnit is the length of narration that counts as one more unit of
+// work: a sentence kept in the trace costs memory in proportion to the
+// names and keys it repeats, which a scenario may make as long as it likes.
+const sentenceUnit = 128
+
 // budget bounds the work one world does, so that a scenario written by
 // somebody else (a visitor's post, a pasted file) cannot take all of a
 // process's memory or time. A unit of work is one scheduled event, one row
 // (a source version written, a record sent to a topic, a row read or written
 // by a pipeline or a consumer), one key named for the first time, or one
-// run. The builder charges what each line schedules and reserves what it can
+// run; and a sentence kept in the trace counts one more per sentenceUnit
+// bytes. The builder charges what each line schedules and reserves what it can
 // foresee the line will cause (a statement's rows and keys, a workload's
 // transactions), and stops at the first line that would pass the limit;
 // running charges the rest as it happens (retries, polls, rows re-read),

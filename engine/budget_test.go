@@ -215,3 +215,23 @@ func TestBudgetOfZeroMeansTheDefault(t *testing.T) {
 	_, err = engine.BuildWithBudget(f, nil, 1, 11*5_000_000)
 	assert.NoError(t, err, "a larger budget takes it")
 }
+
+// TestLongNamesCountInTheBudget: a sentence kept in the trace repeats the
+// names in it, which a scenario may make as long as it likes, so a long one
+// counts as more than one event: ten thousand runs of a pipeline with a
+// 10 KB name would otherwise keep 300 MB of narration within a budget
+// meant for a few tens.
+func TestLongNamesCountInTheBudget(t *testing.T) {
+	name := strings.Repeat("p", 10_000)
+	src := "scenario t/x \"X\"\nsource orders key=order_id\ntarget fct_orders sink=merge key=order_id\n" +
+		"pipeline " + name + " from=orders to=fct_orders\nruns " + name + " from=10:00:00 until=12:46:39 every=1s\n"
+	_, err := engine.RunWithBudget(parse(t, src), nil, 1, 200_000)
+	var be *engine.BudgetError
+	require.ErrorAs(t, err, &be)
+	assert.True(t, be.Running)
+
+	short := strings.ReplaceAll(src, name, "extract")
+	tr, err := engine.RunWithBudget(parse(t, short), nil, 1, 200_000)
+	require.NoError(t, err, "the same runs with a short name fit")
+	assert.Len(t, tr.Runs, 10_000)
+}

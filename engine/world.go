@@ -336,7 +336,11 @@ func (w *World) Trace() *Trace { return w.trace }
 func (w *World) emit(actor string, kind Kind, run int, format string, args ...any) {
 	t := w.trace
 	a := w.actorID(actor)
-	t.texts = append(t.texts, prose.F(format, args...))
+	text := prose.F(format, args...)
+	// Names and keys are the scenario's to choose, of any length, and a
+	// sentence repeats them: a long sentence counts as more than one event.
+	w.charge(len(text) / sentenceUnit)
+	t.texts = append(t.texts, text)
 	t.Events = append(t.Events, Event{
 		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: int32(run), a: a, b: int32(len(t.texts) - 1),
 	})

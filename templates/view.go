@@ -22,6 +22,13 @@ type LayoutView struct {
 	Stylesheets []string
 	// Scripts are URLs loaded in order with <script src defer>.
 	Scripts []string
+	// Modules are URLs of WebAssembly modules a script will fetch with
+	// fetch(url): the head asks for each with <link rel=preload as=fetch
+	// crossorigin>, so the download starts with the HTML instead of after
+	// the deferred scripts have run. crossorigin makes the preload's request
+	// match fetch's (CORS mode, same-origin credentials), so the browser
+	// hands the preloaded response to fetch rather than asking twice.
+	Modules []string
 	// Nav lists the links of the site navigation.
 	Nav []NavLink
 }
@@ -59,6 +66,13 @@ type HomeView struct {
 	Layout    LayoutView
 	Lessons   []CatalogItem
 	Scenarios []CatalogItem
+}
+
+// UnavailableView is the page shown with a 503: Why says what the server
+// could not do, as a sentence.
+type UnavailableView struct {
+	Layout LayoutView
+	Why    string
 }
 
 // NotFoundView is the page shown for a missing lesson, scenario or page.

@@ -4,6 +4,7 @@
 package lessonpage
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -21,11 +22,13 @@ import (
 )
 
 // Routes returns the lesson pages: a lesson's contents, each of its
-// chapters, and its glossary.
+// chapters, and its glossary. A lesson page is a pure function of the build
+// (it runs every scenario it embeds and grades every prediction), so the
+// site renders it once and keeps it.
 func Routes() []web.Page {
 	return []web.Page{
-		{Pattern: "GET /lessons/{slug}", Render: render},
-		{Pattern: "GET /lessons/{slug}/{chapter}", Render: render},
+		{Pattern: "GET /lessons/{slug}", Render: render, Reuse: true},
+		{Pattern: "GET /lessons/{slug}/{chapter}", Render: render, Reuse: true},
 	}
 }
 
@@ -42,6 +45,22 @@ func Catalog() ([]templates.CatalogItem, error) {
 		out = append(out, templates.CatalogItem{ID: l.Slug, Title: l.Title, Summary: l.Summary, Href: templates.LessonHref(l)})
 	}
 	return out, nil
+}
+
+// Paths lists the address of every lesson page: each lesson's contents,
+// chapters and glossary, for a server that renders them before its first
+// visitor does. It is empty when the lessons do not load.
+func Paths() []string {
+	all, _ := course.Lessons()
+	var out []string
+	for _, l := range all {
+		out = append(out, templates.LessonHref(l))
+		for i := range l.Chapters {
+			out = append(out, templates.ChapterHref(l, &l.Chapters[i]))
+		}
+		out = append(out, templates.GlossaryHref(l))
+	}
+	return out
 }
 
 func render(r *http.Request) (templ.Component, error) {
@@ -71,11 +90,10 @@ func render(r *http.Request) (templ.Component, error) {
 	// The widget's scripts (engine loader, then the widget glue) come first,
 	// so every embed is taken over by the engine; lesson.js adds predictions
 	// and progress.
-	scripts := []string{"lesson.js"}
+	layout := web.NewLayoutView(title, "lesson.js")
 	if c != nil {
-		scripts = append(slices.Clone(pages.Scripts), "lesson.js")
+		layout = pages.WidgetLayout(title, append(slices.Clone(pages.Scripts), "lesson.js")...)
 	}
-	layout := web.NewLayoutView(title, scripts...)
 	layout.Description = l.Summary
 	layout.Stylesheets = []string{web.AssetURL("lesson.css")}
 	layout.Nav[1].Current = true
@@ -85,9 +103,12 @@ func render(r *http.Request) (templ.Component, error) {
 	case c == nil:
 		return templates.LessonContents(templates.LessonView{Layout: layout, Lesson: l, Manifest: templates.ManifestOf(l)}), nil
 	}
-	v, err := NewView(l, index, layout)
+	v, err := NewView(r.Context(), l, index, layout)
 	if err != nil {
 		return nil, err
+	}
+	if len(v.Embeds) == 0 {
+		v.Layout.Modules = nil // no widget: nothing will fetch the engine
 	}
 	return templates.LessonChapter(v), nil
 }
@@ -96,7 +117,7 @@ func render(r *http.Request) (templ.Component, error) {
 // index of l. A prediction whose answer in the lesson file the engine does
 // not confirm is an error: the page would grade learners against a key
 // its author did not mean.
-func NewView(l *course.Lesson, index int, layout templates.LayoutView) (templates.LessonView, error) {
+func NewView(ctx context.Context, l *course.Lesson, index int, layout templates.LayoutView) (templates.LessonView, error) {
 	c := &l.Chapters[index]
 	v := templates.LessonView{Layout: layout, Lesson: l, Chapter: c, Index: index, Embeds: map[string]templates.EmbedView{},
 		Answers: map[string]course.Answer{}, Plots: map[string]templates.PlotView{}, Manifest: templates.ManifestOf(l)}
@@ -108,7 +129,7 @@ func NewView(l *course.Lesson, index int, layout templates.LayoutView) (template
 		}
 	}
 	for i, sl := range templates.Slots(c) {
-		ev, err := embedView(sl.Embed, "emb"+strconv.Itoa(i+1))
+		ev, err := embedView(ctx, sl.Embed, "emb"+strconv.Itoa(i+1))
 		if err != nil {
 			return v, fmt.Errorf("%s: %w", sl.Embed.Pos, err)
 		}
@@ -146,7 +167,7 @@ func sortedCopy(xs []string) []string {
 
 // embedView runs e's scenario and draws its widget under the element-id
 // prefix id, folded as an embed, with links into the playground.
-func embedView(e course.Embed, id string) (templates.EmbedView, error) {
+func embedView(ctx context.Context, e course.Embed, id string) (templates.EmbedView, error) {
 	sc, ok := lessons.Lookup(e.Scenario)
 	if !ok {
 		return templates.EmbedView{}, fmt.Errorf("embed: scenario %q is not bundled", e.Scenario)
@@ -158,7 +179,7 @@ func embedView(e course.Embed, id string) (templates.EmbedView, error) {
 	if e.Step > 0 {
 		q.Set("step", strconv.Itoa(e.Step))
 	}
-	tr, host, err := pages.Widget(sc.File, q, "/scenarios/"+sc.ID, id, true)
+	tr, host, err := pages.Widget(ctx, sc.File, q, "/scenarios/"+sc.ID, id, true)
 	if err != nil {
 		return templates.EmbedView{}, fmt.Errorf("embed %s: %w", e.Scenario, err)
 	}

@@ -6,6 +6,7 @@
 package pages
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -29,14 +30,6 @@ import (
 // MaxSource bounds a sandbox scenario, so one request cannot ask for unbounded work.
 const MaxSource = 64 << 10
 
-// MaxServerEvents bounds the events the server simulates to draw one page.
-// A larger scenario (a pasted workload of millions of transactions) still
-// runs in the visitor's browser, which advances it in chunks.
-const MaxServerEvents = 200_000
-
-// ErrTooLarge is returned for a scenario that plans more than MaxServerEvents.
-var ErrTooLarge = errors.New("too large to draw on the server")
-
 // Catalog lists the bundled scenarios for the home page.
 func Catalog() ([]templates.CatalogItem, error) {
 	all, err := lessons.Scenarios()
@@ -51,15 +44,23 @@ func Catalog() ([]templates.CatalogItem, error) {
 }
 
 // Routes returns the scenario, embed and sandbox pages.
+//
+// A scenario page is a pure function of the build, its query and the
+// headers its links to the site are built from (see origin), so the site
+// keeps it once drawn; the embed page and pictures may be framed and
+// embedded on other sites. The sandbox's first text is the build's too.
 func Routes() []web.Page {
 	return []web.Page{
-		{Pattern: "GET /scenarios/{id...}", Render: scenarioPage(false)},
-		{Pattern: "GET /embed/{id...}", Render: scenarioPage(true)},
-		{Pattern: "GET /picture/{id...}", Handler: http.HandlerFunc(picturePage)},
-		{Pattern: "GET /play", Render: playPage},
+		{Pattern: "GET /scenarios/{id...}", Render: scenarioPage(false), Reuse: true, Vary: originHeaders},
+		{Pattern: "GET /embed/{id...}", Render: scenarioPage(true), Reuse: true, Vary: originHeaders, Embeddable: true},
+		{Pattern: "GET /picture/{id...}", Handler: http.HandlerFunc(picturePage), Embeddable: true},
+		{Pattern: "GET /play", Render: playPage, Reuse: true},
 		{Pattern: "POST /play", Render: playPage},
 	}
 }
+
+// originHeaders are the request headers origin reads.
+var originHeaders = []string{"Host", "X-Forwarded-Proto", "Forwarded"}
 
 // Scripts are the page scripts a widget needs, in load order.
 var Scripts = []string{"wasm_exec.js", "app.js", "widget.js"}
@@ -68,10 +69,32 @@ var Scripts = []string{"wasm_exec.js", "app.js", "widget.js"}
 // which tells a page that framed it through embed.js how tall it is.
 var EmbedScripts = append(slices.Clip(Scripts), "frame.js")
 
+// DownloadBudget is the most, in bytes, that a page with a widget may make
+// the browser download to become interactive: the engine's module and the
+// page's scripts, brotli-compressed (KB is 1,000 bytes). Tests hold every
+// kind of widget page to it; docs/performance.md says how it was set and
+// what it is headed for.
+const DownloadBudget = 790_000
+
+// WidgetLayout returns the frame of a page that shows widgets: the named
+// scripts, and the engine's module preloaded from the head, so that its
+// download starts with the HTML rather than when app.js runs.
+func WidgetLayout(title string, scripts ...string) templates.LayoutView {
+	v := web.NewLayoutView(title, scripts...)
+	if u, ok := web.LookupAsset("tidemark.wasm"); ok {
+		v.Modules = []string{u}
+	}
+	return v
+}
+
 // Widget runs a scenario for a link's query and draws its widget. The
 // problems name what in the query was wrong; the widget shows them.
-func Widget(f *scenario.File, q url.Values, base, id string, embedded bool) (*engine.Trace, templates.WidgetHost, error) {
-	t, st, problems, err := run(f, q)
+//
+// The run is the server's (see simulate): a bundled scenario's is kept and
+// shared; another is run within ServerBudget, SimulationDeadline and
+// MaxSimulations, and an error says which it passed.
+func Widget(ctx context.Context, f *scenario.File, q url.Values, base, id string, embedded bool) (*engine.Trace, templates.WidgetHost, error) {
+	t, st, problems, err := run(ctx, f, q)
 	if err != nil {
 		return nil, templates.WidgetHost{}, err
 	}
@@ -91,7 +114,7 @@ func Widget(f *scenario.File, q url.Values, base, id string, embedded bool) (*en
 // run runs a scenario with the knobs, seed and step of a link's query. Each
 // bad value in the query is named in problems and replaced by its default;
 // an error means the scenario itself could not be run.
-func run(f *scenario.File, q url.Values) (*engine.Trace, widget.State, []string, error) {
+func run(ctx context.Context, f *scenario.File, q url.Values) (*engine.Trace, widget.State, []string, error) {
 	knobs, st, problems := widget.FromQuery(f, q)
 	seed := uint64(1)
 	if v := q.Get("seed"); v != "" {
@@ -102,14 +125,10 @@ func run(f *scenario.File, q url.Values) (*engine.Trace, widget.State, []string,
 			seed = n
 		}
 	}
-	w, err := engine.Build(f, knobs, seed)
+	t, err := simulate(ctx, f, knobs, seed)
 	if err != nil {
 		return nil, st, nil, err
 	}
-	if n := w.Planned(); n > MaxServerEvents {
-		return nil, st, nil, fmt.Errorf("this scenario plans about %d events, more than the %d the server draws: %w; it still runs in your browser", n, MaxServerEvents, ErrTooLarge)
-	}
-	t := w.Run()
 	if st.Step > t.Steps() {
 		problems = append(problems, fmt.Sprintf("step %d is past the end; this scenario has %d steps", st.Step, t.Steps()))
 		st.Step = t.Steps()
@@ -128,7 +147,7 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		if embed {
 			base = "/embed/" + id
 		}
-		t, host, err := Widget(sc.File, r.URL.Query(), base, "tm", embed)
+		t, host, err := Widget(r.Context(), sc.File, r.URL.Query(), base, "tm", embed)
 		if err != nil {
 			return nil, fmt.Errorf("bundled scenario %s: %w", id, err)
 		}
@@ -137,7 +156,7 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 			scripts = EmbedScripts
 		}
 		v := templates.ScenarioView{
-			Layout: web.NewLayoutView(sc.Title, scripts...),
+			Layout: WidgetLayout(sc.Title, scripts...),
 			ID:     sc.ID, Title: sc.Title, Source: string(sc.Source), Widget: host,
 			Ending:   ending(t),
 			EmbedURL: "/embed/" + id, PageURL: "/scenarios/" + id,
@@ -170,7 +189,7 @@ func starter() string {
 }
 
 func playPage(r *http.Request) (templ.Component, error) {
-	v := templates.PlayView{Layout: web.NewLayoutView("Sandbox", Scripts...)}
+	v := templates.PlayView{Layout: WidgetLayout("Sandbox", Scripts...)}
 	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
 	src := starter()
 	if r.Method == http.MethodPost {
@@ -192,29 +211,40 @@ func playPage(r *http.Request) (templ.Component, error) {
 	f, err := scenario.Parse("play.tdm", []byte(src))
 	if err == nil {
 		var host templates.WidgetHost
-		_, host, err = Widget(f, url.Values{}, "/play", "play", false)
+		_, host, err = Widget(r.Context(), f, url.Values{}, "/play", "play", false)
 		if err == nil {
 			v.Widget = host
 			return templates.PlayPage(v), nil
 		}
 	}
-	v.Error = err.Error()
+	v.Error = limitMessage(err)
 	v.ErrorLine = caret(src, err)
+	if errors.Is(err, web.ErrBusy) {
+		// 503 with Retry-After, and the visitor's text kept in the page.
+		return templates.PlayPage(v), err
+	}
 	return templates.PlayPage(v), nil
 }
 
 // caret shows the line an error points at with a caret under its column.
 func caret(src string, err error) string {
-	se, ok := err.(*scenario.Error)
-	if !ok {
+	var pos scenario.Pos
+	var se *scenario.Error
+	var be *engine.BudgetError
+	switch {
+	case errors.As(err, &se):
+		pos = se.Pos
+	case errors.As(err, &be):
+		pos = be.Pos
+	default:
 		return ""
 	}
 	lines := strings.Split(src, "\n")
-	if se.Pos.Line < 1 || se.Pos.Line > len(lines) {
+	if pos.Line < 1 || pos.Line > len(lines) {
 		return ""
 	}
-	line := strings.TrimRight(lines[se.Pos.Line-1], "\r")
-	prefix := fmt.Sprintf("%d | ", se.Pos.Line)
-	col := max(1, min(se.Pos.Col, utf8.RuneCountInString(line)+1))
+	line := strings.TrimRight(lines[pos.Line-1], "\r")
+	prefix := fmt.Sprintf("%d | ", pos.Line)
+	col := max(1, min(pos.Col, utf8.RuneCountInString(line)+1))
 	return prefix + line + "\n" + strings.Repeat(" ", len(prefix)+col-1) + "^"
 }

@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"errors"
 	"html"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/templates/picture"
+	"github.com/tidemark/tidemark/web"
 )
 
 // PictureCache is the Cache-Control of a picture: a bundled scenario at a
@@ -35,7 +37,12 @@ func picturePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	t, st, problems, err := run(sc.File, q)
+	t, st, problems, err := run(r.Context(), sc.File, q)
+	if errors.Is(err, web.ErrBusy) {
+		w.Header().Set("Retry-After", web.RetryAfter)
+		writeSVG(w, r, http.StatusServiceUnavailable, "no-store", picture.Message("The server is busy", sentence(err)+" Try again in a few seconds."))
+		return
+	}
 	if err != nil {
 		slog.ErrorContext(r.Context(), "pages: draw picture", "id", id, "err", err)
 		writeSVG(w, r, http.StatusInternalServerError, "no-cache", picture.Message("This scenario could not be drawn", err.Error()))
@@ -47,6 +54,11 @@ func picturePage(w http.ResponseWriter, r *http.Request) {
 	link := origin(r) + "/scenarios/" + id
 	if sq := shareQuery(t, st.Step, true); sq != "" {
 		link += "?" + sq
+	}
+	// The picture is kept by shared caches (PictureCache), and its link is
+	// built from these headers: a cache must keep one picture per value.
+	for _, h := range originHeaders {
+		w.Header().Add("Vary", h)
 	}
 	writeSVG(w, r, http.StatusOK, PictureCache, picture.Render(picture.View{
 		Trace: t, Step: st.Step, ShowTruth: st.ShowTruth, Problems: problems, Link: link,
@@ -65,8 +77,8 @@ func writeSVG(w http.ResponseWriter, r *http.Request, status int, cache, svg str
 }
 
 // shareQuery returns the query that opens t at step: the knobs set away
-// from their defaults, and the step (when withZero is false, only a step
-// past 0).
+// from their defaults, the seed when it is not the default 1, and the step
+// (when withZero is false, only a step past 0).
 func shareQuery(t *engine.Trace, step int, withZero bool) string {
 	v := url.Values{}
 	for _, k := range t.File.Knobs {
@@ -74,14 +86,30 @@ func shareQuery(t *engine.Trace, step int, withZero bool) string {
 			v.Set(k.Name, val)
 		}
 	}
+	if t.Seed != 1 {
+		v.Set("seed", strconv.FormatUint(t.Seed, 10))
+	}
 	if step > 0 || withZero {
 		v.Set("step", strconv.Itoa(step))
 	}
 	return v.Encode()
 }
 
-// knobQuery returns the knobs of t set away from their defaults, as a query.
+// knobQuery returns the knobs of t set away from their defaults (and its
+// seed, when not 1), as a query.
 func knobQuery(t *engine.Trace) string { return shareQuery(t, 0, false) }
+
+// sentence makes an error's text a sentence: capitalised, with a full stop.
+func sentence(err error) string {
+	s := err.Error()
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		s = string(s[0]-'a'+'A') + s[1:]
+	}
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
 
 // origin returns the scheme and host a request reached us at, for links
 // that leave the site (in a snippet to paste elsewhere, or written in a
