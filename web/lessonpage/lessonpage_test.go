@@ -565,3 +565,20 @@ func TestTextCheckCatchesTheOldFaults(t *testing.T) {
 		assert.False(t, leftMarkup.MatchString(s) || runTogether.MatchString(s), "the check flags %q", s)
 	}
 }
+
+// TestPagesWithoutWidgetsFetchNoEngine checks the contents and glossary
+// pages, which draw no scenario, neither preload the engine's module nor
+// load the widget's scripts.
+func TestPagesWithoutWidgetsFetchNoEngine(t *testing.T) {
+	l := hwm(t)
+	for _, chapter := range []string{"", "glossary"} {
+		doc, _ := page(t, l.Slug, chapter)
+		for _, link := range doc.ByTag("link") {
+			assert.NotEqual(t, "preload", htmltest.Attr(link, "rel"), "%q preloads %s", chapter, htmltest.Attr(link, "href"))
+		}
+		for _, s := range doc.ByTag("script") {
+			src := htmltest.Attr(s, "src")
+			assert.Contains(t, src, "/lesson.", "%q loads %s", chapter, src)
+		}
+	}
+}
