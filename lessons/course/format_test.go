@@ -296,3 +296,30 @@ func TestErrorsAreAllReported(t *testing.T) {
 	assert.Contains(t, lines[1], "01-one.md:5:36: link #second goes nowhere")
 	assert.Contains(t, lines[2], "02-two.md:3:1: section \"Second section\" has no id")
 }
+
+// TestASecondLessonIsOnlyFiles loads two lessons side by side, as
+// registering a second lesson does: each keeps its own ids, glossary and
+// chapters, in the order registered.
+func TestASecondLessonIsOnlyFiles(t *testing.T) {
+	fsys := fstest.MapFS{}
+	for _, slug := range []string{"one", "two"} {
+		for name, body := range fixture {
+			fsys[slug+"/"+name] = &fstest.MapFile{Data: []byte(body)}
+		}
+	}
+	// The second lesson has a third chapter, and the same ids as the first.
+	fsys["two/03-three.md"] = &fstest.MapFile{Data: []byte("# Three\n\n## Third {#third}\n\nA {mark} again.\n")}
+	ls, err := Load(fsys, "lessons/text", []string{"two", "one"})
+	require.NoError(t, err)
+	require.Len(t, ls, 2)
+	assert.Equal(t, "two", ls[0].Slug)
+	assert.Equal(t, "one", ls[1].Slug)
+	assert.Len(t, ls[0].Chapters, 3)
+	assert.Len(t, ls[1].Chapters, 2)
+	for _, l := range ls {
+		assert.NoError(t, Verify(l), l.Slug)
+	}
+	_, err = Load(fsys, "lessons/text", []string{"one", "three"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `lessons/text/three: lesson "three" is registered but its directory cannot be read`)
+}

@@ -519,10 +519,11 @@ var (
 	// span's backticks, a link's brackets, a directive's fence.
 	leftMarkup = regexp.MustCompile("\\*\\*|__|\\{[a-z0-9|-]+\\}|\\{[^}\\n]*\\|[^}\\n]*\\}|`|\\]\\(|^:::|\\n:::")
 	// Words run together: a letter straight after a colon, semicolon or
-	// closing bracket, or an opening bracket straight after a letter, as
-	// where two pieces of markup meet with no space between them
-	// ("Predict first:In", "False:Every", "committed(engine:").
-	runTogether = regexp.MustCompile(`\p{L}[:;]\p{L}|\p{L}\(\p{L}|\)\p{L}|[a-z]\.\p{Lu}`)
+	// closing bracket, or an opening bracket or an arrow straight after a
+	// letter, as where two pieces of markup meet with no space between them
+	// ("Predict first:In", "False:Every", "committed(engine:",
+	// "duplicates→").
+	runTogether = regexp.MustCompile(`\p{L}[:;]\p{L}|\p{L}\(\p{L}|\)\p{L}|[a-z]\.\p{Lu}|\p{L}→|←\p{L}`)
 )
 
 // TestTextRendersWhole renders every page of every lesson and checks the
@@ -558,6 +559,7 @@ func TestTextCheckCatchesTheOldFaults(t *testing.T) {
 		"Predict first:In the ties scenario",
 		"False:Every order exactly once",
 		"picks it up once it is committed(engine: missing: 3, 4)",
+		"Next: Gaps or duplicates→",
 	} {
 		assert.True(t, leftMarkup.MatchString(s) || runTogether.MatchString(s), "the check misses %q", s)
 	}
