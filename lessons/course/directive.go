@@ -2,7 +2,6 @@ package course
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -400,7 +399,5 @@ func unquote(s string) (string, int, bool) {
 	return "", 0, false
 }
 
-// fieldNames lists the names of fs, for "expected one of" messages.
-func fieldNames(names ...string) string {
-	return strings.Join(slices.Clone(names), ", ")
-}
+// fieldNames lists names for an "expected one of" message.
+func fieldNames(names ...string) string { return strings.Join(names, ", ") }

@@ -90,7 +90,7 @@ func FuzzDirective(f *testing.F) {
 				t.Fatalf("token %+v outside %q", tk, d.args)
 			}
 		}
-		r := &reader{e: e, gl: map[string]Term{}, used: map[string]bool{}, src: newSource("f", []byte(body))}
+		r := &reader{e: e, gl: map[string]Term{}, src: newSource("f", []byte(body))}
 		for _, fl := range d.fields {
 			if fl.at(len(fl.value)).Line < fl.pos.Line {
 				t.Fatalf("field %q: its value ends before it starts", fl.name)

@@ -91,7 +91,6 @@ type reader struct {
 	src   *source
 	e     *errs
 	gl    map[string]Term // the lesson's glossary, for references
-	used  map[string]bool // terms referred to
 	links []link          // links within the lesson, checked once every chapter is read
 }
 
@@ -196,7 +195,6 @@ func (r *reader) term(c *termNode, data []byte, at func(int) Pos, p Pos) Span {
 		r.e.at(p, "{%s} names no term of this lesson's glossary%s", c.id, suggest(c.id, r.termIDs()))
 		return s
 	}
-	r.used[c.id] = true
 	if s.Kids == nil {
 		s.Kids = Text(t.Name)
 	}

@@ -2,7 +2,6 @@ package course
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -153,6 +152,3 @@ func sorted(xs []string) []string {
 	slices.Sort(out)
 	return out
 }
-
-// keysOf is maps.Keys, sorted.
-func keysOf(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
