@@ -370,6 +370,7 @@ func TestLessonProgressStorage(t *testing.T) {
 		waitTrue(t, ctx, "clearing asks first", `document.querySelector('[data-testid="progress-confirm"]').open`)
 		assert.Equal(t, "progress-confirm-no", eval[string](t, ctx, `document.activeElement.dataset.testid`))
 		assert.Contains(t, testText(t, ctx, "progress-confirm-text"), "1 answer")
+		assert.Contains(t, testText(t, ctx, "progress-confirm-text"), "“The high-water mark”", "clearing names the lesson, whose every chapter it clears")
 		assert.Contains(t, stored(t, ctx, progressKey), `"order-3"`, "progress was cleared before the learner confirmed")
 		require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape)))
 		waitTrue(t, ctx, "Escape closes the dialog", `!document.querySelector('[data-testid="progress-confirm"]').open`)

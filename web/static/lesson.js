@@ -63,9 +63,9 @@
   const outline = (() => {
     try {
       const o = JSON.parse(article.dataset.outline || "{}");
-      return { chapters: Array.isArray(o.chapters) ? o.chapters : [], predictions: o.predictions || {} };
+      return { title: String(o.title || slug), chapters: Array.isArray(o.chapters) ? o.chapters : [], predictions: o.predictions || {} };
     } catch {
-      return { chapters: [], predictions: {} };
+      return { title: slug, chapters: [], predictions: {} };
     }
   })();
   // Every prediction of the lesson, in page order across its chapters.
@@ -1004,7 +1004,7 @@
       say("There is no progress for this lesson to clear.");
       return;
     }
-    const title = (article.querySelector("[data-testid=page-title]") || {}).textContent || slug;
+    const title = outline.title; // the lesson's, not the chapter's: every chapter is cleared
     const yes = await confirmAction({
       title: "Clear your progress in this lesson?",
       text: "This forgets " + plural(l.read.length, "section read", "sections read") + " and " + plural(answers, "answer", "answers") +
