@@ -209,6 +209,10 @@ func TestLessonProgressStorage(t *testing.T) {
   return true;
 })()`)
 		answer(t, b, "advance-merge", "a")
+		// Each tab's browser process keeps its own copy of the storage and
+		// hears of another's writes a moment later (docs/security.md: the
+		// window is one read-modify-write); tab A answers once it has.
+		waitTrue(t, a, "tab A shows tab B's answer without a reload", `!!document.querySelector('form[data-prediction="advance-merge"][data-graded]')`)
 		answer(t, a, "race-monotonic", "a")
 
 		preds := storedRecord(t, a).Lessons[progressLesson].Predictions
