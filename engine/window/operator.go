@@ -607,3 +607,48 @@ func cmpTime(a, b vtime.Time) int {
 	}
 	return 0
 }
+
+// NextTimer is the time of the operator's earliest pending timer (a firing
+// or a cleanup), and false when none is pending. A caller driving a
+// processing-time window asks it when to next advance the clock.
+func (o *Operator) NextTimer() (vtime.Time, bool) {
+	if len(o.timers) == 0 {
+		return 0, false
+	}
+	return o.timers[0].at, true
+}
+
+// Open is one window the operator holds, as Each reports it.
+type Open struct {
+	Key     int32
+	Window  Window
+	Acc     Acc
+	Firings int32 // how many times it has fired so far
+}
+
+// Each calls fn with every open window, in order of key, window start and
+// end, until fn returns false: what a panel draws as windows filling.
+func (o *Operator) Each(fn func(Open) bool) {
+	order := make([]int32, 0, o.windows)
+	for i := range o.slots {
+		if o.slots[i].flags&live != 0 {
+			order = append(order, int32(i))
+		}
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		x, y := &o.slots[a], &o.slots[b]
+		switch {
+		case x.key != y.key:
+			return int(x.key - y.key)
+		case x.win.Start != y.win.Start:
+			return cmpTime(x.win.Start, y.win.Start)
+		}
+		return cmpTime(x.win.End, y.win.End)
+	})
+	for _, i := range order {
+		s := &o.slots[i]
+		if !fn(Open{Key: s.key, Window: s.win, Acc: s.acc, Firings: s.firings}) {
+			return
+		}
+	}
+}
