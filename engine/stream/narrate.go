@@ -152,8 +152,8 @@ func (t *Trace) lateClause(l *LatePoint) string {
 }
 
 // WhyLate explains late record i to a learner who clicked it: when it
-// arrived, where from, the window it belonged to and when that fired, the
-// allowed lateness and what became of it.
+// arrived and from where, the window its event time put it in and when that
+// fired, the allowed lateness, and what became of it.
 func (t *Trace) WhyLate(i int) string {
 	l := &t.Late[i]
 	ar := t.Arrivals[l.Arrival]
@@ -163,7 +163,7 @@ func (t *Trace) WhyLate(i int) string {
 	if l.Join {
 		return head + "; " + t.lateClause(l) + "."
 	}
-	fired := ""
+	fired := ", which had not fired yet"
 	for k := range t.Firings {
 		f := &t.Firings[k]
 		if f.Step >= l.Step {
@@ -174,8 +174,15 @@ func (t *Trace) WhyLate(i int) string {
 			break
 		}
 	}
-	wl := window.Late{Record: window.Record{Key: l.Key, Time: l.Time}, Fate: window.Fate(l.Fate), Window: l.Window, Watermark: l.Watermark, Lateness: l.Lateness}
-	return prose.F("%s; its window %s%s; allowed lateness %s. %s.", head, l.Window, fired, l.Lateness, capital(wl.Why()))
+	keep := l.Window.MaxTimestamp().Add(l.Lateness)
+	s := prose.F("%s; its event time %s puts it in %s%s; allowed lateness %s", head, l.Time, l.Window, fired, l.Lateness)
+	switch window.Fate(l.Fate) {
+	case window.Accepted:
+		return prose.F("%s, which keeps the window until the watermark reaches %s; the watermark was %s, so the record was added and the window fired again at once with everything it holds.", s, keep, Time(l.Watermark))
+	case window.SideOutput:
+		return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record went to the late-data side output, which numLateRecordsDropped does not count.", s, keep, Time(l.Watermark))
+	}
+	return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record was dropped and counted in numLateRecordsDropped.", s, keep, Time(l.Watermark))
 }
 
 func capital(s string) string {
