@@ -263,7 +263,13 @@ func (l *world) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
 	pname := p.topic.Name + "-" + strconv.Itoa(part)
 	what, tag := keyPhrase(l.w.Trace(), p.name, s.key), " (event "+p.topic.ID(&rec)+")"
 	where := prose.F("murmur2 of key %s places it on %s", s.key, pname)
-	if !s.keyed {
+	switch {
+	case p.pinned >= 0:
+		where = prose.F("it goes to %s, the partition %s is pinned to", pname, p.name)
+		if !s.keyed {
+			what, tag = "event "+s.key, ""
+		}
+	case !s.keyed:
 		what, tag = "event "+s.key, "" // its id is all that names it
 		where = prose.F("it has no key, so it goes to the partition the producer sticks to, %s", pname)
 	}

@@ -132,7 +132,7 @@ func (t *Trace) what(h *logs.TopicHistory, r *topic.Record) string {
 		noun = "row"
 	}
 	s := noun + " " + h.Key(r)
-	if id := h.ID(r); id != "" {
+	if id := h.ID(r); id != "" && id != h.Key(r) {
 		s += " (event " + id + ")"
 	}
 	return s

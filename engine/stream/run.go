@@ -450,9 +450,13 @@ func (st *stream) read(p int) {
 	var u watermark.Update
 	u = st.src.Record(p, et)
 	st.noted(p, u)
-	if !st.ticking && (st.wm.Emission == watermark.Periodic || st.wm.Idleness > 0) {
-		st.ticking = true
-		st.tickAt = st.nextTick(st.clock.Read(now))
+	if st.wm.Emission == watermark.Periodic || st.wm.Idleness > 0 {
+		// The record makes the next tick count: it hands on the
+		// watermark, or restarts the partition's idleness countdown.
+		next := st.nextTick(st.clock.Read(now))
+		if !st.ticking || next < st.tickAt {
+			st.ticking, st.tickAt = true, next
+		}
 	}
 	kind := engine.KindArrive
 	if len(t.Late) > late {
@@ -471,13 +475,13 @@ func (st *stream) tick() bool {
 	first := len(st.s.t.Watermarks)
 	st.noted(-1, u)
 	changed := len(st.s.t.Watermarks) > first
-	// Another tick is needed while a record has been read since this one
-	// (its watermark is still to hand on) or while a partition may yet
-	// turn idle.
+	// The next tick that can change anything: none is needed while no
+	// record arrives unless a partition may yet turn idle, and then not
+	// before its countdown runs out (the ticks between would find nothing).
 	st.ticking = false
-	if st.wm.Idleness > 0 && !st.allIdle() {
+	if at, ok := st.src.NextTick(st.nextTick(ptime + 1)); ok {
 		st.ticking = true
-		st.tickAt = st.nextTick(ptime + 1)
+		st.tickAt = st.nextTick(at)
 	}
 	if !changed {
 		return false

@@ -283,6 +283,9 @@ func (t *Trace) recordName(a Arrival) string {
 	return t.RecordName(t.arrivalID(a))
 }
 
+// StepTime is the true time of step n.
+func (t *Trace) StepTime(n int32) vtime.Time { return t.t.Events[n-1].At }
+
 // ArrivalID is the record id of arrival i.
 func (t *Trace) ArrivalID(i int32) int64 { return t.arrivalID(t.Arrivals[i]) }
 
