@@ -137,7 +137,7 @@ func TestStreamNeedsTheLog(t *testing.T) {
 
 	for src, want := range map[string]string{
 		head + "expect windows wrongg=none\n": "s.tdm:8:16: unknown claim wrongg= for expect windows; expected wrong=",
-		head + "expect lates dropped=1\n":      `s.tdm:8:8: unknown kind of claim "lates"; expected key=value claims such as missing=3, or one of check, mark, windows, late, joins and its claims`,
+		head + "expect lates dropped=1\n":     `s.tdm:8:8: unknown kind of claim "lates"; expected key=value claims such as missing=3, or one of check, mark, windows, late, joins and its claims`,
 	} {
 		_, err := engine.CheckExpectations(parse(t, src), 1, worlds.All())
 		require.Error(t, err, src)
