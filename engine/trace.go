@@ -57,12 +57,21 @@ const (
 	KindWatermark // a stream's watermark moves, a partition turns idle or active, or the input ends
 	KindFire      // a window operator fires windows
 	KindRelease   // a join releases buffered records its watermark has passed
+
+	// The stream world's checkpoints, sinks, buffers and readers.
+	KindCheckpoint  // a checkpoint begins, an operator snapshots its state, a checkpoint completes, expires or is abandoned
+	KindRestore     // a failed job restarts from a checkpoint, or cannot
+	KindTransaction // a two-phase-commit sink commits or aborts a transaction
+	KindProcess     // an operator takes a record off its input buffer
+	KindShed        // a full buffer drops a record
+	KindReport      // a reader reads a target table
 )
 
 var kindNames = [...]string{"begin", "insert", "update", "delete", "commit", "rollback", "clock-jump",
 	"read", "write", "mark", "write+mark", "conflict", "crash", "reset",
 	"produce", "poll", "offset-commit", "rebalance", "retention", "offset-reset", "pause", "lost",
-	"arrive", "late", "watermark", "fire", "release"}
+	"arrive", "late", "watermark", "fire", "release",
+	"checkpoint", "restore", "transaction", "process", "shed", "report"}
 
 // String is the kind's name as the JSON trace and the widget's classes spell it.
 func (k Kind) String() string { return kindNames[k] }
@@ -122,6 +131,9 @@ type VersionRecord struct {
 // RowKey is the key of r, a row of one of t's targets (rows name their key
 // by the engine's key id).
 func (t *Trace) RowKey(r *sink.Row) string { return t.keyText[r.KeyID] }
+
+// KeyText is the text of the key with id, as the truth and a target's rows know it.
+func (t *Trace) KeyText(id int32) string { return t.keyText[id] }
 
 // VersionKey is the key of v, a version of t.
 func (t *Trace) VersionKey(v *VersionRecord) string { return t.keyText[v.KeyID] }

@@ -112,11 +112,16 @@ type Config struct {
 	MaxLate      int            // late records: the most an operator may drop
 	WatermarkLag vtime.Duration // watermark lag: the most a stream's watermark may trail its processing time
 	MaxUnjoined  int            // join recount: the most expected pairs a join's table may lack
+	// The stream job's checks.
+	CheckpointDuration vtime.Duration // checkpoint duration: the longest a checkpoint may take (0: 30s)
+	MaxPartitionLag    int            // partition lag: the most records one partition may be behind
+	MaxAverageLag      int            // average lag: the most records the average over partitions may be
+	MaxDropped         int            // dropped records: the most an operator's buffer may drop
 }
 
 // DefaultConfig is the configuration used when a scenario sets nothing.
 func DefaultConfig() Config {
-	return Config{StallRuns: 3, JumpFactor: 5, GapScanLimit: 8, WatermarkLag: vtime.Minute}
+	return Config{StallRuns: 3, JumpFactor: 5, GapScanLimit: 8, WatermarkLag: vtime.Minute, MaxPartitionLag: 100, MaxAverageLag: 100}
 }
 
 // Names lists every check, in the order they are reported.
@@ -125,6 +130,7 @@ var Names = []string{
 	"zero-advance", "overlap-reread", "gap-scan", "uniqueness",
 	"consumer-lag", "version-order", "offset-gap",
 	"late-records", "watermark-lag", "recount", "window-counts", "join-recount",
+	"checkpoint-duration", "checkpoint-size", "partition-lag", "average-lag", "dropped-records",
 }
 
 // Family maps the name used in a scenario's check line to the checks it enables.
@@ -183,7 +189,8 @@ var About = map[string][2]string{
 func Evaluate(cfg Config, o Observation) []Result {
 	var out []Result
 	for _, name := range Names {
-		if len(cfg.Enabled) == 0 && (o.Log == nil && isLogCheck(name) || o.Stream == nil && isStreamCheck(name)) {
+		if len(cfg.Enabled) == 0 && (o.Log == nil && isLogCheck(name) || o.Stream == nil && isStreamCheck(name) ||
+			isJobCheck(name) && (o.Stream == nil || o.Stream.Job == nil)) {
 			continue
 		}
 		if len(cfg.Enabled) > 0 && !cfg.Enabled[name] {

@@ -2,6 +2,8 @@ package logs
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/tidemark/tidemark/engine/group"
 	"github.com/tidemark/tidemark/engine/scenario"
@@ -194,9 +196,24 @@ func (l *world) traffic(c scenario.Command) error {
 	n := a.Int("records", 0, 1, 10_000_000)
 	from := a.RequiredTime("from")
 	every := a.Duration("every", vtime.Second)
-	keys := a.Int("keys", 1000, 1, 10_000_000)
+	unique := false
+	if x, ok := a.Find("keys"); ok && x.Value == "unique" {
+		unique = true // each record a key of its own: 1, 2, 3, … in the order sent
+	}
+	keys := 1000
+	if !unique {
+		keys = a.Int("keys", 1000, 1, 10_000_000)
+	}
 	lag, hasLag := durationRange(a, "event-lag", "0s..3s")
 	amount, hasAmount := amountRange(a, "amount")
+	scale := 1
+	if x, ok := a.Find("scale"); ok {
+		v, err := strconv.Atoi(strings.TrimSuffix(x.Value, "x"))
+		if err != nil || v < 1 || v > 10_000 {
+			a.Fail(x.ValuePos, "expected scale= to be a factor from 1x to 10000x, such as 10x; found %q", x.Value)
+		}
+		scale = max(v, 1)
+	}
 	if err := a.Done(); err != nil {
 		return err
 	}
@@ -205,6 +222,17 @@ func (l *world) traffic(c scenario.Command) error {
 	}
 	if every <= 0 {
 		return scenario.Errorf(c.Pos, "traffic needs every= with a positive duration")
+	}
+	if scale > 1 {
+		// The same span of time, scale times as many events: a knob can
+		// turn 1x into 10x or 100x.
+		if n > 10_000_000/scale || every < vtime.Duration(scale) {
+			return scenario.Errorf(c.Pos, "traffic's scale= would send more than 10000000 records, or more than one a millisecond")
+		}
+		n, every = n*scale, every/vtime.Duration(scale)
+	}
+	if unique {
+		keys = n
 	}
 	// Each record is an event and a record, and may name a new key.
 	l.w.ChargeAhead(2*n + min(n, keys))
@@ -223,7 +251,13 @@ func (l *world) traffic(c scenario.Command) error {
 	i := 0
 	var next func()
 	next = func() {
-		k := l.w.Rand().IntN(keys)
+		var k int
+		if unique {
+			p.unique++
+			k = p.unique - 1
+		} else {
+			k = l.w.Rand().IntN(keys)
+		}
 		s := sendPlan{num: k + 1, keyed: true, fail: "none", retry: "none"}
 		// Only a line that asks for them draws lags and amounts, so the
 		// random sequence of a line without them is what it always was.

@@ -42,6 +42,7 @@ type producer struct {
 	ids         int
 	numbered    []int32          // 1 + the core's id of each key that is a whole number n up to maxNumbered (as traffic's are), at n-1; 0: not sent yet
 	maxNumbered int              // the largest key its traffic lines can name
+	unique      int              // keys its keys=unique traffic has used: the next is unique+1
 	named       map[string]int32 // the core's id of every other key it has sent
 	tableID     int16            // index of its name among the trace's table names, for the versions it means to send
 	ref         int32            // index of the producer's name in its topic's Names, or -1 before its first send

@@ -219,12 +219,16 @@ func foldable(t *engine.Trace) func(i int) bool {
 // foldSummary says what a run of routine steps did.
 func foldSummary(t *engine.Trace, evs []engine.Event) string {
 	st := stream.Of(t)
-	sent, read := 0, 0
+	sent, read, committed, processed := 0, 0, 0, 0
 	ticked := map[int]bool{}
 	for i := range evs {
 		switch evs[i].Kind {
 		case engine.KindProduce:
 			sent++
+		case engine.KindCommit:
+			committed++
+		case engine.KindProcess:
+			processed++
 		case engine.KindArrive:
 			read++
 		case engine.KindWatermark:
@@ -232,11 +236,17 @@ func foldSummary(t *engine.Trace, evs []engine.Event) string {
 		}
 	}
 	var parts []string
+	if committed > 0 {
+		parts = append(parts, plural(committed, "transaction committed", "transactions committed"))
+	}
 	if sent > 0 {
 		parts = append(parts, plural(sent, "record sent", "records sent"))
 	}
 	if read > 0 {
 		parts = append(parts, plural(read, "record read", "records read"))
+	}
+	if processed > 0 {
+		parts = append(parts, plural(processed, "record taken off a buffer", "records taken off buffers"))
 	}
 	last := int(evs[len(evs)-1].Step)
 	for i, sh := range st.Streams {

@@ -282,7 +282,7 @@ func (t *Trace) VerifyClaim(e engine.Expectation) (got string, holds, known bool
 		got = strconv.Itoa(t.Unjoined(n))
 		return got, got == e.Want, true
 	}
-	return "", false, false
+	return t.verifyState(e, n)
 }
 
 // Observe adds to o what a team could see of the streams after step n:
@@ -332,6 +332,12 @@ func (t *Trace) Observe(n int, o *check.Observation) {
 			continue
 		}
 		v.Joins = append(v.Joins, t.joinCount(i, n))
+	}
+	v.Job = t.observeJob(n)
+	if v.Job != nil {
+		for _, oh := range t.Ops {
+			o.Collapsed += int(countAt(oh.Collapsed, n))
+		}
 	}
 	o.Stream = v
 }
