@@ -261,7 +261,7 @@ func recount(o Observation) Result {
 			case len(tc.Wrong) > 0:
 				wrong = append(wrong, prose.F("%s's table %s: %s", tc.Operator, tc.Target, strings.Join(limit(tc.Wrong, 3), "; ")))
 			case tc.Rows != tc.Expected:
-				wrong = append(wrong, prose.F("%s has %s where the topic holds %d", tc.Target, plural(tc.Rows, "row", "rows"), tc.Expected))
+				wrong = append(wrong, prose.F("%s has %s for the %s the topic still holds", tc.Target, plural(tc.Rows, "row", "rows"), plural(tc.Expected, "event", "events")))
 			}
 		}
 	}

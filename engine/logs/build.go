@@ -165,12 +165,16 @@ func (l *world) produce(c scenario.Command) error {
 	s.fail = scenario.Choice(a, "fail", "none", scenario.OneOf("none", "timeout", "lost"), "none, timeout or lost")
 	s.retry = scenario.Choice(a, "retry", "broker", scenario.OneOf("none", "broker", "app", "session"), "none, broker, app or session")
 	s.regenID = scenario.Choice(a, "ids", "regenerate", scenario.OneOf("regenerate", "keep"), "regenerate or keep") == "regenerate"
+	s.retryAfter = a.Duration("retry-after", 0)
 	if err := readEventTime(a, c, &s); err != nil {
 		return err
 	}
 	s.amount = int64(a.Int("amount", 0, -maxAmount, maxAmount))
 	if err := a.Done(); err != nil {
 		return err
+	}
+	if s.retryAfter < 0 || s.retryAfter > 0 && s.retry != "app" && s.retry != "session" {
+		return scenario.Errorf(c.Pos, "retry-after= is how much later the application resends: it needs retry=app or retry=session and a positive duration")
 	}
 	if s.fail == "none" {
 		s.retry = "none"

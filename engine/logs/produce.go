@@ -204,6 +204,9 @@ type sendPlan struct {
 	hasTime  bool
 	lag      vtime.Duration
 	amount   int64 // the value its payload carries
+	// retryAfter is how long after the failed send an app or session
+	// retry happens; 0: at once.
+	retryAfter vtime.Duration
 }
 
 func (l *world) nextID(p *producer) string {
@@ -293,6 +296,11 @@ func (l *world) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
 		off, _ := p.topic.Append(part, rec, p.idempotent)
 		l.w.Emit(p.name, engine.KindProduce, -1, "%s sends %s%s; %s; the broker appends it at offset %d but the acknowledgement is lost, so the send times out and %s cannot tell whether it landed.", p.name, what, tag, where, off, p.name)
 	}
+	if s.retryAfter > 0 {
+		// The application retries later, from a queue of failed sends.
+		l.w.Schedule(l.w.Now().Add(s.retryAfter), func() { l.retry(p, s, rec, part, pname, what) })
+		return
+	}
 	l.w.Then(func() { l.retry(p, s, rec, part, pname, what) })
 }
 
@@ -323,6 +331,9 @@ func (l *world) retry(p *producer, s sendPlan, rec topic.Record, part int, pname
 			p.pid = l.newPID()
 			p.seq = p.seq[:0]
 			why = prose.F("the application restarts its producer, which gets producer id %d and starts its sequences again; the broker cannot link the resend to the first attempt", p.pid)
+		}
+		if s.retryAfter > 0 {
+			why = prose.F("%s after the timeout, from its queue of failed sends, %s", s.retryAfter, strings.TrimPrefix(why, "the application catches the timeout and "))
 		}
 		rec.PID, rec.PSeq = p.pid, p.nextSeq(part)
 		if s.regenID {

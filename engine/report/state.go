@@ -102,6 +102,7 @@ type Transaction struct {
 	State     string `json:"state"`
 	Rows      int    `json:"rows"`
 	Recovered bool   `json:"recovered,omitempty"`
+	Wait      string `json:"visible_after,omitempty"` // committed: how long its oldest row waited
 }
 
 // PartitionLag is one partition as a stream reads it: its position and
@@ -235,7 +236,11 @@ func buildJob(r *Report, t *engine.Trace) {
 		j.Operators = append(j.Operators, o)
 	}
 	for _, x := range h.Txns {
-		j.Transactions = append(j.Transactions, Transaction{Step: int(x.Step), Operator: st.Ops[x.Op].Name, ID: int(x.ID), State: x.State.String(), Rows: int(x.Rows), Recovered: x.Recovered})
+		tx := Transaction{Step: int(x.Step), Operator: st.Ops[x.Op].Name, ID: int(x.ID), State: x.State.String(), Rows: int(x.Rows), Recovered: x.Recovered}
+		if x.State.String() == "committed" {
+			tx.Wait = x.Wait.String()
+		}
+		j.Transactions = append(j.Transactions, tx)
 	}
 	for si, sh := range st.Streams {
 		for p := range sh.Parts {
@@ -311,7 +316,7 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 				if f.Ckpt > 0 && f.Point != "now" {
 					at = fmt.Sprintf("%s of checkpoint %d", f.Point, f.Ckpt)
 				}
-				fmt.Fprintf(b, "  %s  %s fails (%s); %d uncommitted rows aborted, %d buffered records dropped\n", f.At, f.Who, at, f.Aborted, f.Buffered)
+				fmt.Fprintf(b, "  %s  %s fails (%s); %d uncommitted rows aborted, %d records in buffers thrown away\n", f.At, f.Who, at, f.Aborted, f.Buffered)
 				fi++
 				continue
 			}
@@ -346,9 +351,18 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 			}
 			fmt.Fprintf(b, "  %s (%s): %s\n", oh.Name, oh.Kind, strings.Join(parts, "; "))
 		}
+		waits := map[int16]vtime.Duration{}
 		for _, x := range h.Txns {
-			if x.State.String() == "aborted" {
+			switch x.State.String() {
+			case "aborted":
 				fmt.Fprintf(b, "  step %d: %s aborted transaction %d (%d rows)\n", x.Step, st.Ops[x.Op].Name, x.ID, x.Rows)
+			case "committed":
+				waits[x.Op] = max(waits[x.Op], x.Wait)
+			}
+		}
+		for oi, oh := range st.Ops {
+			if w, ok := waits[int16(oi)]; ok {
+				fmt.Fprintf(b, "  %s: a row waited up to %s to become visible to read-committed readers\n", oh.Name, w)
 			}
 		}
 	}

@@ -161,7 +161,8 @@ type TxnPoint struct {
 	ID        int32
 	State     checkpoint.TxnState
 	Rows      int32
-	Recovered bool // decided by a restore
+	Recovered bool           // decided by a restore
+	Wait      vtime.Duration // committed: how long its oldest row waited to become visible
 }
 
 // OutputPoint is one row an aggregate or a sink emitted, visible or not yet.

@@ -37,9 +37,9 @@ type inbox struct {
 	q        []elem
 	head     int
 	records  int        // records among the queued elements
+	taken    int64      // records taken off the buffer so far
 	ready    vtime.Time // when the operator is free for its next element
-	armed    bool       // a service entry is queued
-	epoch    int32      // the job's epoch the queued entry belongs to
+	armed    bool       // a service entry is queued in the job's current epoch
 }
 
 // Overflow policies.
@@ -119,7 +119,7 @@ func (in *inbox) len() int { return len(in.q) - in.head }
 func (in *inbox) clear() int {
 	n := in.records
 	in.q, in.head, in.records = in.q[:0], 0, 0
-	in.ready = 0
+	in.ready, in.armed = 0, false
 	if n > 0 {
 		in.noteQueue()
 	}
@@ -151,18 +151,29 @@ func (in *inbox) arm() {
 	if in.armed || in.len() == 0 || j.down || j.dead {
 		return
 	}
-	in.armed, in.epoch = true, j.epoch
-	in.s.w.ScheduleAction(max(in.dueAt(), in.s.w.Now()), in)
+	in.armed = true
+	in.s.w.ScheduleAction(max(in.dueAt(), in.s.w.Now()), &service{in: in, epoch: j.epoch})
 }
 
-// Act takes the next element off the buffer and does what it says: a
-// record is processed (a step), a watermark advances the operator, a
-// barrier makes it take its snapshot, the end of input fires what is open.
-func (in *inbox) Act() {
-	s := in.s
-	if in.epoch != s.job.epoch {
+// service is a queued turn of an operator at its buffer, in the job's
+// epoch when it was queued.
+type service struct {
+	in    *inbox
+	epoch int32
+}
+
+func (x *service) Act() {
+	if x.epoch != x.in.s.job.epoch {
 		return // queued before a failure: the buffer it served is gone
 	}
+	x.in.act()
+}
+
+// act takes the next element off the buffer and does what it says: a
+// record is processed (a step), a watermark advances the operator, a
+// barrier makes it take its snapshot, the end of input fires what is open.
+func (in *inbox) act() {
+	s := in.s
 	in.armed = false
 	if in.len() == 0 || s.job.down {
 		return
@@ -181,6 +192,7 @@ func (in *inbox) Act() {
 	switch e.kind {
 	case elemRecord:
 		in.records--
+		in.taken++
 		in.noteQueue()
 		oh := s.t.Ops[in.oi]
 		oh.Processed = append(oh.Processed, int32(s.w.NextStep()))

@@ -52,18 +52,21 @@ type job struct {
 	timeout vtime.Duration
 	// epoch counts the job's failures: an action queued in an earlier
 	// epoch finds it changed and does nothing.
-	epoch     int32
-	down      bool // failed, waiting to restart
-	dead      bool // could not restore: it never runs again
-	lastID    int32
-	run       *ckptRun // the checkpoint in flight, or nil
-	done      *ckptRun // the latest completed checkpoint, or nil
-	plans     []failPlan
-	ticking   bool // a trigger is queued
-	drained   bool // the input has ended: streams end once they have read everything
-	finished  bool // the final checkpoint completed
-	instant   []int16
-	afterDone func()
+	epoch    int32
+	down     bool // failed, waiting to restart
+	dead     bool // could not restore: it never runs again
+	lastID   int32
+	run      *ckptRun // the checkpoint in flight, or nil
+	done     *ckptRun // the latest completed checkpoint, or nil
+	plans    []failPlan
+	ticking  bool // a trigger is queued
+	active   bool // a record came since the last trigger
+	drained  bool // the input has ended: streams end once they have read everything
+	finished bool // the final checkpoint completed
+	instant  []int16
+	// takenAtCrash is how many records had been taken off buffers
+	// without flow control when the job last failed.
+	takenAtCrash int64
 }
 
 // ckptRun is a checkpoint in flight, with the states taken so far.
@@ -74,6 +77,7 @@ type ckptRun struct {
 	took   []bool
 	left   int
 	final  bool
+	taken  int64 // records taken off buffers without flow control when it began
 }
 
 // failPlan is a fail line waiting for a point of the next checkpoint.
@@ -126,12 +130,51 @@ func (j *job) trigger() {
 	if j.run != nil && now.Sub(s.t.Job.Checkpoints[j.run.hi].BeginAt) >= j.timeout {
 		j.expire()
 	}
+	more := j.busy()
 	if j.up() && j.run == nil && !j.drained {
 		j.begin(false)
 	}
-	if _, more := s.w.NextAt(); more || j.down {
+	// The next trigger, while the job has work or had some since this
+	// one: a job idle for a whole interval stops checkpointing until a
+	// record comes (Flink checkpoints an idle job too; those checkpoints
+	// would change nothing, and another world's timer, such as the log's
+	// retention, must not keep this one running forever, nor it them).
+	if more {
 		j.ticking = true
 		s.w.Schedule(j.grid.Next(now), j.trigger)
+	}
+	j.active = false
+}
+
+// busy reports whether the job has work, or had some since the last trigger.
+func (j *job) busy() bool {
+	if j.active || j.down || j.run != nil {
+		return true
+	}
+	s := j.s
+	for _, st := range s.order {
+		for p := range st.parts {
+			if p < len(st.topic.appendAt) && st.parts[p].next < int64(len(st.topic.appendAt[p])) {
+				return true
+			}
+		}
+	}
+	for _, op := range s.ops {
+		b := op.base()
+		if b.in != nil && b.in.len() > 0 || b.out != nil && len(b.out.open) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// touch notes activity: a record appended to a topic the job reads. It
+// queues a trigger if the job had stopped checkpointing while idle.
+func (j *job) touch() {
+	j.active = true
+	if j.on && !j.ticking && j.up() && !j.finished && !j.drained && j.grid.From != watermark.None {
+		j.ticking = true
+		j.s.w.Schedule(j.grid.Next(j.s.w.Now()), j.trigger)
 	}
 }
 
@@ -153,6 +196,8 @@ func (j *job) begin(final bool) {
 	j.lastID++
 	id := j.lastID
 	n := len(s.ops)
+	run := &ckptRun{id: id, hi: len(h.Checkpoints), states: make([][]byte, n), took: make([]bool, n), left: n, final: final}
+	j.run = run
 	cp := CheckpointPoint{ID: id, Begin: int32(s.w.NextStep()), BeginAt: s.w.Now(), Final: final,
 		Sizes: make([]int, n), Snapshots: make([]int32, n), Digests: make([]uint64, n)}
 	for i := range cp.Sizes {
@@ -167,8 +212,6 @@ func (j *job) begin(final bool) {
 		cp.Positions = append(cp.Positions, ps)
 		where = append(where, st.name+" "+positions(st.topic.h.Name, ps))
 	}
-	run := &ckptRun{id: id, hi: len(h.Checkpoints), states: make([][]byte, n), took: make([]bool, n), left: n, final: final}
-	j.run = run
 	j.instant = j.instant[:0]
 	var queued []string
 	for _, op := range s.ops {
@@ -180,6 +223,7 @@ func (j *job) begin(final bool) {
 		}
 		if b.in != nil {
 			cp.Buffered += b.in.records
+			run.taken += b.in.taken
 		}
 		j.instant = append(j.instant, b.oi)
 	}
@@ -392,12 +436,13 @@ func (j *job) commit(out *writer, x *txn, recovered bool) {
 	oh := s.t.Ops[out.oi]
 	rows := len(x.rows)
 	out.commit(x, recovered)
+	wait := s.t.Job.Txns[len(s.t.Job.Txns)-1].Wait
 	why := "its checkpoint has completed"
 	if recovered {
 		why = prose.F("the restore found checkpoint %d completed and its transaction still prepared; committing again is harmless, as a two-phase commit must allow", x.id)
 	}
-	s.w.Emit(oh.Name, engine.KindTransaction, -1, "%s commits transaction %d to %s because %s: %s become visible to read-committed readers at once.",
-		oh.Name, x.id, oh.Target, why, plural(rows, "row", "rows"))
+	s.w.Emit(oh.Name, engine.KindTransaction, -1, "%s commits transaction %d to %s because %s: %s become visible to read-committed readers at once, the oldest %s after it was written.",
+		oh.Name, x.id, oh.Target, why, plural(rows, "row", "rows"), wait)
 }
 
 // expire gives up the checkpoint in flight: it took longer than the timeout.
@@ -443,6 +488,12 @@ func (j *job) crash(who, point string, restart vtime.Duration) {
 	if point == "commit" && j.done != nil {
 		fp.Ckpt = j.done.id
 	}
+	j.takenAtCrash = 0
+	for _, op := range s.ops {
+		if in := op.base().in; in != nil && in.overflow == overflowGrow {
+			j.takenAtCrash += in.taken
+		}
+	}
 	for _, op := range s.ops {
 		b := op.base()
 		if b.out != nil {
@@ -487,7 +538,7 @@ func (j *job) crash(who, point string, restart vtime.Duration) {
 		prose.Fprintf(&sb, "; the open transactions roll back %s no reader ever saw", plural(int(fp.Aborted), "row", "rows"))
 	}
 	if fp.Buffered > 0 {
-		prose.Fprintf(&sb, "; %s in buffers are gone", plural(int(fp.Buffered), "record", "records"))
+		prose.Fprintf(&sb, "; the %s waiting in buffers are thrown away", plural(int(fp.Buffered), "record", "records"))
 	}
 	from := "nothing: no checkpoint has completed, so it will start over from the beginning with empty state"
 	if j.done != nil {
@@ -516,7 +567,10 @@ func (j *job) restart() {
 		rp.From = j.done.id
 		cp = &s.t.Job.Checkpoints[j.done.hi]
 		states = j.done.states
-		rp.Lost = int32(cp.Buffered)
+		// What the buffers held when it began, less what was taken off
+		// them (and written) before the failure: never written, and never
+		// to be read again.
+		rp.Lost = int32(max(0, int64(cp.Buffered)-(j.takenAtCrash-j.done.taken)))
 		rp.Behind = now.Sub(cp.BeginAt)
 	}
 	// Where each partition resumes, and whether the input it needs is there.
@@ -608,7 +662,7 @@ func (j *job) restart() {
 		prose.Fprintf(&sb, "; %s", strings.Join(limitList(gone, 3), "; "))
 	}
 	if rp.Lost > 0 {
-		prose.Fprintf(&sb, "; the %s that sat in buffers without flow control when the checkpoint began are in no snapshot and before every position: lost", plural(int(rp.Lost), "record", "records"))
+		prose.Fprintf(&sb, "; %s that sat in buffers without flow control when the checkpoint began, and were never written, are in no snapshot and before every position: lost", plural(int(rp.Lost), "record", "records"))
 	}
 	if aborted > 0 {
 		prose.Fprintf(&sb, "; transactions pre-committed for checkpoints that never completed are rolled back (%s)", plural(aborted, "row", "rows"))

@@ -56,6 +56,7 @@ func (ts *topicState) appended(p int, off int64) {
 		st.noteLag(p)
 		st.arm()
 	}
+	ts.s.job.touch()
 }
 
 // first reports whether rec is the first record of the event it carries to

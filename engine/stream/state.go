@@ -239,8 +239,15 @@ func (s *world) read(name string, target *sink.Table, uncommitted bool) {
 	prose.Fprintf(&sb, "A reader (%s) reads %s with %s isolation and sees %s", name, target.Name, isolationWord(uncommitted), plural(len(rs.Rows), "row", "rows"))
 	if len(rs.Rows) > 0 {
 		var each []string
+		amounts := false
 		for _, r := range rs.Rows {
-			x := prose.F("%s=%d", r.Key, r.Amount)
+			amounts = amounts || r.Amount != 0
+		}
+		for _, r := range rs.Rows {
+			x := r.Key
+			if amounts {
+				x = prose.F("%s=%d", r.Key, r.Amount)
+			}
 			if r.Pending {
 				x += " (uncommitted)"
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine/checkpoint"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/window"
 )
 
@@ -35,6 +36,7 @@ type writer struct {
 	written   int32
 	collapsed int32
 	pending   int32
+	since     vtime.Time // when the first row of the open transaction was written
 }
 
 // pendingRow is one row on its way to the target.
@@ -46,8 +48,9 @@ type pendingRow struct {
 
 // txn is a pre-committed transaction.
 type txn struct {
-	id   int32
-	rows []pendingRow
+	id    int32
+	rows  []pendingRow
+	since vtime.Time // when its first row was written
 }
 
 // write hands rows to the target: at once, or into the open transaction.
@@ -56,6 +59,9 @@ func (wr *writer) write(rows []pendingRow) {
 		return
 	}
 	if wr.twoPC {
+		if len(wr.open) == 0 {
+			wr.since = wr.s.w.Now()
+		}
 		wr.open = append(wr.open, rows...)
 		wr.setPending(wr.pending + int32(len(rows)))
 		return
@@ -116,7 +122,7 @@ func (wr *writer) precommit(id int32) int {
 	}
 	rows := wr.open
 	wr.open = nil
-	wr.pre = append(wr.pre, &txn{id: id, rows: rows})
+	wr.pre = append(wr.pre, &txn{id: id, rows: rows, since: wr.since})
 	wr.txnPoint(id, checkpoint.PreCommitted, len(rows), false)
 	return len(rows)
 }
@@ -139,6 +145,8 @@ func (wr *writer) commit(x *txn, recovered bool) {
 		rows = lastPerKey(rows)
 	}
 	wr.txnPoint(x.id, checkpoint.Committed, len(x.rows), recovered)
+	j := wr.s.t.Job
+	j.Txns[len(j.Txns)-1].Wait = wr.s.w.Now().Sub(x.since)
 	wr.setPending(wr.pending - int32(len(x.rows)))
 	if len(rows) > 0 {
 		wr.deliver(rows)
