@@ -280,10 +280,15 @@ func (t *Trace) ObserveAt(n int) check.Observation {
 	if n > 0 {
 		o.Now = t.Events[n-1].At
 	}
+	multi := len(t.Targets) > 1
 	for _, h := range t.Targets {
+		table := ""
+		if multi {
+			table = h.Name
+		}
 		for _, r := range sink.At(h.Rows, int32(n)) {
 			key := t.RowKey(&r)
-			o.Target = append(o.Target, check.TargetRow{Key: key, UpdatedAt: r.UpdatedAt})
+			o.Target = append(o.Target, check.TargetRow{Key: key, UpdatedAt: r.UpdatedAt, Table: table})
 			if !isInt(key) {
 				o.KeysInt = false
 			}

@@ -76,6 +76,7 @@ type Run struct {
 type TargetRow struct {
 	Key       string
 	UpdatedAt vtime.Time
+	Table     string // the target it is a row of; "" when there is one
 }
 
 // Observation is everything a team could look at, at one moment.
@@ -477,7 +478,13 @@ func gapScan(cfg Config, o Observation) Result {
 func uniqueness(o Observation) Result {
 	counts := map[string]int{}
 	for _, r := range o.Target {
-		counts[r.Key]++
+		// A key is unique within its table: the same key in two tables is
+		// two rows of two things.
+		k := r.Key
+		if r.Table != "" {
+			k = r.Table + ":" + r.Key
+		}
+		counts[k]++
 	}
 	var dups []string
 	for k, n := range counts {

@@ -394,9 +394,13 @@ func checkpointDuration(cfg Config, j *JobView) Result {
 	return Result{Status: Pass, Detail: prose.F("%s completed, the longest in %s (the alert allows %s)", plural(done, "checkpoint", "checkpoints"), longest, limitD)}
 }
 
-// growthRun is how many completed checkpoints in a row, each larger than
-// the one before, make checkpoint-size fail.
-const growthRun = 4
+// checkpoint-size fails when growthRun completed checkpoints in a row are
+// each at least growthPercent larger than the one before: a trend, not one
+// large state, nor the few bytes larger numbers take.
+const (
+	growthRun     = 4
+	growthPercent = 5
+)
 
 func checkpointSize(j *JobView) Result {
 	var sizes []int
@@ -408,23 +412,27 @@ func checkpointSize(j *JobView) Result {
 	if len(sizes) < 2 {
 		return Result{Status: NotRun, Detail: "fewer than two checkpoints have completed"}
 	}
-	run := 1
+	// The longest run of checkpoints each larger than the one before.
+	run, best, end := 1, 1, 0
 	for i := 1; i < len(sizes); i++ {
-		if sizes[i] > sizes[i-1] {
+		if sizes[i]*100 >= sizes[i-1]*(100+growthPercent) {
 			run++
 		} else {
 			run = 1
 		}
+		if run > best {
+			best, end = run, i
+		}
 	}
-	last := sizes[max(0, len(sizes)-growthRun):]
-	shown := make([]string, len(last))
-	for i, x := range last {
-		shown[i] = prose.F("%d", x)
+	if best >= growthRun {
+		grew := sizes[end-best+1 : end+1]
+		shown := make([]string, len(grew))
+		for i, x := range grew {
+			shown[i] = prose.F("%d", x)
+		}
+		return Result{Status: Fail, Detail: prose.F("%d checkpoints in a row each grew by %d%% or more: %s bytes; state that is never released", best, growthPercent, strings.Join(limit(shown, 8), " → "))}
 	}
-	if run >= growthRun {
-		return Result{Status: Fail, Detail: prose.F("the last %d checkpoints each grew: %s bytes; state that is never released", run, strings.Join(shown, " → "))}
-	}
-	return Result{Status: Pass, Detail: prose.F("%s completed; the latest sizes %s bytes do not keep growing", plural(len(sizes), "checkpoint", "checkpoints"), strings.Join(shown, ", "))}
+	return Result{Status: Pass, Detail: prose.F("%s completed, from %d to %d bytes; none grew by %d%% or more %d times in a row", plural(len(sizes), "checkpoint", "checkpoints"), sizes[0], sizes[len(sizes)-1], growthPercent, growthRun)}
 }
 
 func partitionLag(cfg Config, j *JobView) Result {

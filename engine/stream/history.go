@@ -175,6 +175,7 @@ type OutputPoint struct {
 	Seq       int32
 	Op        int16
 	Forward   bool // made while reading its input for the first time, not in a replay
+	Restarted bool // an aggregate's key whose state had expired: it started again from empty
 }
 
 // ShedPoint is a record an operator's buffer dropped at Step (overflow=drop).

@@ -401,6 +401,11 @@ func (t *Trace) Routine(e *engine.Event) bool {
 			if k := stepIndex(j.Dups, int(step)-1, func(s *ShedPoint) int32 { return s.Step }); k < len(j.Dups) && j.Dups[k].Step == step {
 				return false
 			}
+			for k := stepIndex(j.Outputs, int(step)-1, func(o *OutputPoint) int32 { return o.Step }); k < len(j.Outputs) && j.Outputs[k].Step == step; k++ {
+				if j.Outputs[k].Restarted {
+					return false
+				}
+			}
 		}
 		return true
 	case engine.KindWatermark:

@@ -76,25 +76,19 @@ func (t *Trace) stateEffects(b *strings.Builder, step, i int32) {
 		switch oh.Kind {
 		case "aggregate":
 			restarted := ""
-			if o.Seq == 1 && t.outputBefore(k, o) {
+			if o.Restarted {
 				restarted = prose.F(" (its state had expired after %s, so it starts again from empty)", oh.TTL)
 			}
 			prose.Fprintf(b, "; %s now holds %s for %s%s and writes it %s", oh.Name, prose.F("%d", o.Amount), key, restarted, where)
 		default:
+			if o.Restarted {
+				prose.Fprintf(b, "; %s saw this event more than %s ago and has forgotten it, so it is no duplicate any more", oh.Name, oh.TTL)
+			}
 			prose.Fprintf(b, "; %s writes %s version %d (amount %d, updated_at %s) %s", oh.Name, key, o.Seq, o.Amount, o.UpdatedAt, where)
 		}
 	}
 }
 
-// outputBefore reports whether the operator of output k wrote its key before.
-func (t *Trace) outputBefore(k int, o *OutputPoint) bool {
-	for _, x := range t.Job.Outputs[:k] {
-		if x.Op == o.Op && x.Key == o.Key {
-			return true
-		}
-	}
-	return false
-}
 
 // processSentence narrates an operator taking record k of its buffer.
 func (t *Trace) processSentence(k int) string {

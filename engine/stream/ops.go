@@ -62,7 +62,7 @@ func (op *aggOp) size() int { return op.state.Len() }
 // take updates the record's key at processing time ptime and writes its new value.
 func (op *aggOp) take(s *world, r window.Record, ptime vtime.Time, replay bool) {
 	s.w.Charge(1)
-	e, _ := op.state.Get(int64(r.Key), ptime)
+	e, had := op.state.Get(int64(r.Key), ptime)
 	e.Add(r.Value)
 	e = op.state.Put(int64(r.Key), e, ptime)
 	s.noteState(op)
@@ -73,6 +73,10 @@ func (op *aggOp) take(s *world, r window.Record, ptime vtime.Time, replay bool) 
 	res := op.result(s, r.Key)
 	in := sink.In{ID: res.coreID, Key: s.w.KeyText(res.coreID), Seq: int(e.N), UpdatedAt: ptime, Amount: op.agg.Of(acc)}
 	s.output(op.oi, in, r.ID, !replay)
+	if !had && res.present && op.state.TTL() > 0 {
+		j := s.t.Job
+		j.Outputs[len(j.Outputs)-1].Restarted = true
+	}
 	op.out.write([]pendingRow{{in: in, acc: acc, ref: r.Key}})
 }
 
@@ -94,6 +98,9 @@ func (op *aggOp) result(s *world, key int32) *aggResult {
 func (op *aggOp) truthAdd(s *world, key int32, v int64) {
 	r := op.result(s, key)
 	r.truth.Add(v)
+	// The row's key may be the record's own (one target, no prefix), whose
+	// version the producer has just moved: tell the core again.
+	r.seq = -1
 	op.settle(s, r)
 }
 
@@ -146,6 +153,7 @@ type sinkOp struct {
 	dedup  uint8 // dedupOff, dedupEvent or dedupKey
 	state  *keyed.State
 	ids    map[string]int64 // event ids by the dense number the dedup state keys them with
+	ever   map[int64]bool   // every id the dedup has remembered, expired or not (what the truth knows, not the operator)
 }
 
 // Sink values.
@@ -183,6 +191,7 @@ func (op *sinkOp) size() int { return op.state.Len() }
 // unless the dedup has seen it.
 func (op *sinkOp) take(s *world, r window.Record, rec *topic.Record, ptime vtime.Time, replay bool) (dup bool) {
 	s.w.Charge(1)
+	forgot := false
 	h := op.st.topic.h
 	if op.dedup != dedupOff {
 		var id int64
@@ -203,6 +212,10 @@ func (op *sinkOp) take(s *world, r window.Record, rec *topic.Record, ptime vtime
 		}
 		op.state.Put(id, keyed.Entry{}, ptime)
 		s.noteState(op)
+		if op.ever[id] {
+			forgot = true // seen before, and expired since
+		}
+		op.ever[id] = true
 	}
 	key := h.Key(rec)
 	id := rec.KeyID
@@ -217,6 +230,10 @@ func (op *sinkOp) take(s *world, r window.Record, rec *topic.Record, ptime vtime
 		in.Amount = op.lookup.value(key)
 	}
 	s.output(op.oi, in, r.ID, !replay)
+	if forgot {
+		j := s.t.Job
+		j.Outputs[len(j.Outputs)-1].Restarted = true
+	}
 	op.out.write([]pendingRow{{in: in, ref: -1}})
 	return false
 }

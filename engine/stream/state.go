@@ -373,7 +373,7 @@ func (s *world) sinkLine(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	op := &sinkOp{name: n.Value, st: st, value: value, dedup: dedup, state: keyed.New(ttl), ids: map[string]int64{}}
+	op := &sinkOp{name: n.Value, st: st, value: value, dedup: dedup, state: keyed.New(ttl), ids: map[string]int64{}, ever: map[int64]bool{}}
 	if op.target, err = s.w.TargetArg(to); err != nil {
 		return err
 	}
