@@ -390,12 +390,29 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 		for i, x := range h.Reads {
 			step, ok := st.ReadVerdict(i)
 			verdict := "a state that never existed"
-			if ok {
-				verdict = fmt.Sprintf("the state after step %d", step)
+			switch {
+			case ok && step == 0:
+				verdict = "the table before anything was written"
+			case ok:
+				verdict = fmt.Sprintf("the state after step %d, at %s", step, t.Events[step-1].At)
 			}
 			var rows []string
+			amounts := false
 			for _, row := range x.Rows {
-				rows = append(rows, fmt.Sprintf("%s=%d", row.Key, row.Amount))
+				amounts = amounts || row.Amount != 0
+			}
+			for _, row := range x.Rows {
+				if amounts {
+					rows = append(rows, fmt.Sprintf("%s=%d", row.Key, row.Amount))
+				} else {
+					rows = append(rows, row.Key)
+				}
+			}
+			if len(rows) == 0 {
+				rows = []string{"no rows"}
+			}
+			if len(rows) > 12 {
+				rows = append(rows[:11], fmt.Sprintf("… %d more", len(rows)-11))
 			}
 			fmt.Fprintf(b, "  %s at %s (%s on %s): %s — %s\n", x.Name, x.At, isolation(x.Uncommitted), x.Target, strings.Join(rows, " "), verdict)
 		}
@@ -403,8 +420,8 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 	if ds := st.ReplayDiffs(n); len(ds) > 0 {
 		b.WriteString("\nREPLAYS (records written again after a restore with a different row; the truth keeps both)\n")
 		for _, d := range ds {
-			fmt.Fprintf(b, "  %s %s: first amount %d, updated_at %s (step %d); again amount %d, updated_at %s (step %d)\n",
-				st.Ops[d.Op].Name, d.Key, d.First.Amount, d.First.UpdatedAt, d.First.Step, d.Then.Amount, d.Then.UpdatedAt, d.Then.Step)
+			fmt.Fprintf(b, "  %s %s (key %s): first amount %d, updated_at %s (step %d); again amount %d, updated_at %s (step %d)\n",
+				st.Ops[d.Op].Name, st.RecordName(d.Record), d.Key, d.First.Amount, d.First.UpdatedAt, d.First.Step, d.Then.Amount, d.Then.UpdatedAt, d.Then.Step)
 		}
 	}
 }

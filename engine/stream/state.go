@@ -380,9 +380,8 @@ func (s *world) sinkLine(c scenario.Command) error {
 	switch {
 	case value == valueLookup && !hasLookup:
 		return scenario.Errorf(c.Pos, "value=lookup needs lookup=TABLE, a source table keyed like the stream's records")
-	case hasLookup && value != valueLookup:
-		return scenario.Errorf(lk.Pos, "lookup= is read with value=lookup only")
 	case hasLookup:
+		// Read with value=lookup only; a knob may switch value= away.
 		if op.lookup, err = s.lookupTable(lk); err != nil {
 			return err
 		}

@@ -16,17 +16,15 @@ func TestDbg(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := engine.Build(f, nil, 1, worlds.All())
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 400 && w.Step(); i++ {
-	}
-	for k := 0; k < 2000 && w.Step(); k++ {
-	}
-	tr := w.Trace()
-	for i := max(0, len(tr.Events)-12); i < len(tr.Events); i++ {
-		e := &tr.Events[i]
-		fmt.Println(e.Step, e.At, e.Kind, tr.Actor(e), tr.Narration(e))
+	for _, h := range tr.Targets {
+		for _, r := range h.Rows {
+			if tr.RowKey(&r) == "1" && r.AddedStep > 280 && r.AddedStep < 400 {
+				fmt.Println(r.KeyID, r.Amount, r.Seq, r.AddedStep, r.RemovedStep)
+			}
+		}
 	}
 }
