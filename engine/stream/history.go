@@ -209,13 +209,10 @@ type PosPoint struct {
 	Next int32
 }
 
-// LagPoint is a new peak of one partition's lag (Part >= 0) or of the sum
-// of every partition's lag (Part -1, over N partitions).
-type LagPoint struct {
+// AvgPoint is a new peak of the average lag over a stream's partitions.
+type AvgPoint struct {
 	Step int32
-	Lag  int32
-	Part int16
-	N    int16
+	Avg  float64
 }
 
 // topicOf is the topic a stream reads.
@@ -252,21 +249,15 @@ func (t *Trace) LagAt(i, p, n int) int64 {
 // PeakLag is the largest lag of partition p (-1: the average over every
 // partition) stream i had at any step by n.
 func (t *Trace) PeakLag(i, p, n int) float64 {
-	best := 0.0
-	for _, x := range t.Streams[i].LagPeaks {
-		if int(x.Step) > n {
-			break
+	sh := t.Streams[i]
+	if p < 0 {
+		k := stepIndex(sh.AvgPeaks, n, func(x *AvgPoint) int32 { return x.Step })
+		if k == 0 {
+			return 0
 		}
-		if int(x.Part) != p {
-			continue
-		}
-		v := float64(x.Lag)
-		if p < 0 {
-			v /= float64(max(x.N, 1))
-		}
-		best = max(best, v)
+		return sh.AvgPeaks[k-1].Avg
 	}
-	return best
+	return float64(countAt(sh.Parts[p].Peaks, n)) // peaks only grow
 }
 
 // Utilisation is the share of the last window of true time before step n

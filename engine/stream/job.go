@@ -127,12 +127,23 @@ func (j *job) trigger() {
 		return
 	}
 	now := s.w.Now()
+	expired := false
 	if j.run != nil && now.Sub(s.t.Job.Checkpoints[j.run.hi].BeginAt) >= j.timeout {
 		j.expire()
+		expired = true
 	}
 	more := j.busy()
 	if j.up() && j.run == nil && !j.drained {
-		j.begin(false)
+		if expired {
+			// The next checkpoint begins as a step of its own.
+			s.w.Then(func() {
+				if j.up() && j.run == nil && !j.drained {
+					j.begin(false)
+				}
+			})
+		} else {
+			j.begin(false)
+		}
 	}
 	// The next trigger, while the job has work or had some since this
 	// one: a job idle for a whole interval stops checkpointing until a
@@ -462,13 +473,13 @@ func (j *job) expire() {
 		run.id, s.w.Now().Sub(cp.BeginAt), j.timeout, strings.Join(waiting, " and "), map[bool]string{true: "its", false: "their"}[len(waiting) == 1])
 }
 
-// fire crashes the job if a fail line waits for point of this checkpoint,
-// and reports whether it did.
+// fire makes the job fail next, as a step of its own, if a fail line
+// waits for point of this checkpoint, and reports whether it will.
 func (j *job) fire(point string) bool {
 	for k, p := range j.plans {
 		if p.point == point && j.s.w.Now() >= p.after {
 			j.plans = append(j.plans[:k:k], j.plans[k+1:]...)
-			j.crash(p.who, point, p.restart)
+			j.s.w.Then(func() { j.crash(p.who, point, p.restart) })
 			return true
 		}
 	}

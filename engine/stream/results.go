@@ -49,7 +49,7 @@ func (t *Trace) truthRecords(si, n int, retained bool) []TruthRecord {
 	if h == nil {
 		return nil
 	}
-	var seen map[int32]bool
+	var seen []uint64 // a bit per intended event already counted
 	var out []TruthRecord
 	for p, part := range h.Parts {
 		recs := part.Records[:part.EndAt(int32(n))]
@@ -59,13 +59,14 @@ func (t *Trace) truthRecords(si, n int, retained bool) []TruthRecord {
 				continue
 			}
 			if r.Intent >= 0 {
-				if seen == nil {
-					seen = map[int32]bool{}
+				w, bit := int(r.Intent)/64, uint64(1)<<(r.Intent%64)
+				for len(seen) <= w {
+					seen = append(seen, 0)
 				}
-				if seen[r.Intent] {
+				if seen[w]&bit != 0 {
 					continue
 				}
-				seen[r.Intent] = true
+				seen[w] |= bit
 			}
 			if !sh.filter.kept(h, r) {
 				continue
@@ -443,14 +444,23 @@ func (t *Trace) windowCounts(i, n int) []check.WindowCount {
 	if wh.Config.Assigner.Kind != window.Session {
 		recount := map[win]*window.Acc{}
 		var ws []window.Window
+		var last win
+		var lastAcc *window.Acc // records come mostly in order: the window of the one before saves a lookup
 		for _, r := range t.truthRecords(si, n, true) {
 			ws = wh.Config.Assigner.Assign(r.Time, ws[:0])
 			for _, w := range ws {
 				x := win{r.Key, w}
-				if recount[x] == nil {
-					recount[x] = &window.Acc{}
+				acc := lastAcc
+				if acc == nil || x != last {
+					if acc = recount[x]; acc == nil {
+						acc = &window.Acc{}
+						recount[x] = acc
+					}
 				}
-				recount[x].Add(r.Value)
+				if len(ws) == 1 {
+					last, lastAcc = x, acc
+				}
+				acc.Add(r.Value)
 			}
 		}
 		for x, acc := range recount {

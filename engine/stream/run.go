@@ -269,11 +269,13 @@ func (st *stream) noteLag(p int) {
 	step := int32(st.s.w.NextStep())
 	if l := st.behind[p]; l > st.peak[p] {
 		st.peak[p] = l
-		st.hist.LagPeaks = append(st.hist.LagPeaks, LagPoint{Step: step, Lag: int32(min(l, 1<<31-1)), Part: int16(p)})
+		ph := &st.hist.Parts[p]
+		ph.Peaks = append(ph.Peaks, CountPoint{Step: step, N: int32(min(l, 1<<31-1))})
 	}
 	if st.lagSum > st.peakSum {
 		st.peakSum = st.lagSum
-		st.hist.LagPeaks = append(st.hist.LagPeaks, LagPoint{Step: step, Lag: int32(min(st.lagSum, 1<<31-1)), Part: -1, N: int16(len(st.parts))})
+		avg := float64(st.lagSum) / float64(len(st.parts))
+		st.hist.AvgPeaks = append(st.hist.AvgPeaks, AvgPoint{Step: step, Avg: avg})
 	}
 }
 

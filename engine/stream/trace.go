@@ -59,7 +59,7 @@ type StreamHistory struct {
 	Cost        vtime.Duration // what reading a record costs a reader; 0: nothing
 	Costs       []CostPoint    // the cost from Step on, when a fault slows the readers
 	Reset       string         // auto.offset.reset for a position retention has deleted: earliest, latest or none
-	LagPeaks    []LagPoint     // each new peak of a partition's lag and of the sum over partitions
+	AvgPeaks    []AvgPoint     // each new peak of the average lag over its partitions
 	keyOf       []int32        // 1 + the stream's key id, by the core's key id
 	filter      filter
 	stamp       bool // event-time=timestamp
@@ -70,7 +70,8 @@ type StreamHistory struct {
 type PartHistory struct {
 	Read     []int32    // the step each offset was first read at, by offset
 	Filtered int        // records a filter kept out of the operators
-	Pos      []PosPoint // the position after every read, rewind and reset
+	Pos      []PosPoint   // the position after every read, rewind and reset
+	Peaks    []CountPoint // each new peak of its lag: records appended and not yet read
 }
 
 // Slow is a stall or a delay of one partition, from a line or a fault.

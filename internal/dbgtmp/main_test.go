@@ -2,29 +2,30 @@ package dbg
 
 import (
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/tidemark/tidemark/engine"
-	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/worlds"
+	"github.com/tidemark/tidemark/lessons"
 )
 
 func TestDbg(t *testing.T) {
-	src, _ := os.ReadFile(os.Getenv("F"))
-	f, err := scenario.Parse("x.tdm", src)
-	if err != nil {
-		t.Fatal(err)
+	s, _ := lessons.Lookup("stream/checkpoint-two-phase")
+	set := map[string]string{"commit": "auto"}
+	full, _ := engine.Run(s.File, set, 1, worlds.All())
+	w, _ := engine.Build(s.File, set, 1, worlds.All())
+	for w.Step() {
+		w.Trace().Checks()
 	}
-	tr, err := engine.Run(f, nil, 1, worlds.All())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range tr.Targets {
-		for _, r := range h.Rows {
-			if tr.RowKey(&r) == "1" && r.AddedStep > 280 && r.AddedStep < 400 {
-				fmt.Println(r.KeyID, r.Amount, r.Seq, r.AddedStep, r.RemovedStep)
-			}
+	tr := w.Trace()
+	fmt.Println(full.Steps(), tr.Steps())
+	for i := range min(full.Steps(), tr.Steps()) {
+		a, b := &full.Events[i], &tr.Events[i]
+		if a.At != b.At || a.Kind != b.Kind {
+			fmt.Println("diff at", i, a.At, a.Kind, full.Narration(a), "|", b.At, b.Kind, tr.Narration(b))
+			break
 		}
 	}
+	fmt.Println(full.Narration(&full.Events[full.Steps()-1]))
+	fmt.Println(tr.Narration(&tr.Events[tr.Steps()-1]))
 }
