@@ -89,7 +89,6 @@ func (t *Trace) stateEffects(b *strings.Builder, step, i int32) {
 	}
 }
 
-
 // processSentence narrates an operator taking record k of its buffer.
 func (t *Trace) processSentence(k int) string {
 	p := t.processed[k]
