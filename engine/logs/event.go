@@ -64,6 +64,18 @@ func LogOf(w *engine.World) *Log {
 // declaration it lacks.
 func (g *Log) TopicArg(x scenario.Arg) (*TopicHistory, error) { return g.l.topicArg(x) }
 
+// Planned is how many records the scenario's traffic and burst lines will
+// send to topic h: what a world reading it sizes its tables by.
+func (g *Log) Planned(h *TopicHistory) int {
+	n := 0
+	for _, p := range g.l.producers {
+		if p.topic == h {
+			n += p.traffic
+		}
+	}
+	return n
+}
+
 // Index is the position of h among the trace's topics.
 func (g *Log) Index(h *TopicHistory) int { return int(g.l.topicIndex(h)) }
 

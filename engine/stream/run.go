@@ -2,7 +2,7 @@ package stream
 
 import (
 	"math"
-	"slices"
+	"strconv"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/join"
@@ -47,10 +47,11 @@ func (ts *topicState) appended(p int, off int64) {
 	first := ts.first(rec)
 	for _, st := range ts.streams {
 		st.grow()
+		st.unread[p/64] |= 1 << (p % 64)
 		if first {
 			st.truthRecord(rec, p, off)
 		}
-		st.arm()
+		st.armFor(p)
 	}
 }
 
@@ -128,7 +129,8 @@ type stream struct {
 	tickAt    vtime.Time // the next tick, in processing time
 	lastTick  vtime.Time
 	ticking   bool
-	cur       int // the partition the reads of this instant have reached
+	cur       int      // the partition the reads of this instant have reached
+	unread    []uint64 // bit p is set while partition p has records appended and not read
 	jobs      []job
 	hist      *StreamHistory
 	shownWM   []vtime.Time // each partition's watermark as last recorded
@@ -176,6 +178,9 @@ func (st *stream) grow() {
 	}
 	if st.src != nil {
 		st.src.Grow(n)
+	}
+	for len(st.unread)*64 < n {
+		st.unread = append(st.unread, 0)
 	}
 	for len(st.parts) < n {
 		st.parts = append(st.parts, partState{lastAt: math.MinInt64})
@@ -238,10 +243,35 @@ func (st *stream) due(p int) (vtime.Time, bool) {
 	return st.arrival(p, off), true
 }
 
+// nextUnread is the first partition at or after p with records not read
+// yet, or -1.
+func (st *stream) nextUnread(p int) int {
+	for w := p / 64; w < len(st.unread); w++ {
+		bits := st.unread[w]
+		if w == p/64 {
+			bits &^= 1<<(p%64) - 1
+		}
+		if bits != 0 {
+			return w*64 + bits64(bits)
+		}
+	}
+	return -1
+}
+
+// bits64 is the index of the lowest set bit of x, which is not 0.
+func bits64(x uint64) int {
+	n := 0
+	for x&1 == 0 {
+		x >>= 1
+		n++
+	}
+	return n
+}
+
 // nextAt is the true time of the stream's next piece of work, and false when it has none.
 func (st *stream) nextAt() (vtime.Time, bool) {
 	at, ok := vtime.Time(math.MaxInt64), false
-	for p := range st.parts {
+	for p := st.nextUnread(0); p >= 0; p = st.nextUnread(p + 1) {
 		if t, has := st.due(p); has && t < at {
 			at, ok = t, true
 		}
@@ -274,12 +304,32 @@ func (st *stream) arm() {
 	if !ok {
 		return
 	}
-	now := st.s.w.Now()
-	at = max(at, now)
+	st.queue(at)
+}
+
+// armFor follows an append to partition p: its next record may be due
+// before anything already queued. Everything else the stream had to do was
+// queued when it last armed.
+func (st *stream) armFor(p int) {
+	if st.ended || st.chainFn == nil {
+		return
+	}
+	if at, ok := st.due(p); ok {
+		st.queue(at)
+	}
+}
+
+// queue queues the stream's reader at at, unless an entry already queued
+// comes no later.
+func (st *stream) queue(at vtime.Time) {
+	at = max(at, st.s.w.Now())
 	if len(st.queued) > 0 && st.queued[0] <= at {
 		return
 	}
-	st.queued = slices.Insert(st.queued, 0, at)
+	// Entries only ever join at the front: keep the buffer, shift by one.
+	st.queued = append(st.queued, 0)
+	copy(st.queued[1:], st.queued)
+	st.queued[0] = at
 	st.s.w.ScheduleAction(at, st)
 	st.s.w.Expect(-1, 0, 0) // the entry itself emits nothing: the steps it starts do
 }
@@ -290,9 +340,11 @@ func (st *stream) rearm() { st.arm() }
 // Act runs one of the stream's queued entries: the work due now.
 func (st *stream) Act() {
 	now := st.s.w.Now()
-	for len(st.queued) > 0 && st.queued[0] <= now {
-		st.queued = st.queued[1:]
+	k := 0
+	for k < len(st.queued) && st.queued[k] <= now {
+		k++
 	}
+	st.queued = st.queued[:copy(st.queued, st.queued[k:])]
 	st.cur = 0
 	st.chain()
 }
@@ -320,11 +372,12 @@ func (st *stream) next() (kind int, arg int) {
 			}
 		}
 	}
-	for ; st.cur < len(st.parts); st.cur++ {
+	for st.cur = st.nextUnread(st.cur); st.cur >= 0; st.cur = st.nextUnread(st.cur + 1) {
 		if t, ok := st.due(st.cur); ok && t <= now {
 			return workRead, st.cur
 		}
 	}
+	st.cur = len(st.parts)
 	if st.ticking && st.trueTime(st.tickAt) <= now {
 		return workTick, 0
 	}
@@ -422,6 +475,9 @@ func (st *stream) read(p int) {
 	part := &st.parts[p]
 	off := part.next
 	part.next++
+	if part.next == int64(len(st.topic.appendAt[p])) {
+		st.unread[p/64] &^= 1 << (p % 64)
+	}
 	now := w.Now()
 	part.lastAt = now
 	rec := &st.topic.h.Parts[p].Records[off]
@@ -617,6 +673,8 @@ type windowOp struct {
 	sessions map[int32][]resultKey
 	scratch  []window.Window
 	in       []sink.In
+	last     []int32 // by key: the index in res of the key's latest tumbling window, or -1
+	keyBuf   []byte  // scratch for a row's key
 }
 
 // add hands a record to the operator at processing time ptime, and records
@@ -677,14 +735,39 @@ func (op *windowOp) record(s *world, fs []window.Firing, step int32) {
 // START alone for a stream keyed by none; a session adds its end, since
 // sessions of one key can share a start.
 func (op *windowOp) resultName(rk resultKey) string {
-	name := rk.start.String()
-	if op.cfg.Assigner.Kind == window.Session {
-		name += "-" + rk.end.String()
-	}
+	b := op.keyBuf[:0]
 	if op.st.keyed {
-		name = op.st.hist.Keys[rk.key] + "@" + name
+		b = append(append(b, op.st.hist.Keys[rk.key]...), '@')
 	}
-	return name
+	b = appendTime(b, rk.start)
+	if op.cfg.Assigner.Kind == window.Session {
+		b = appendTime(append(b, '-'), rk.end)
+	}
+	op.keyBuf = b
+	return string(b)
+}
+
+// appendTime appends t as vtime.Time.String prints it, without formatting
+// through prose: a large scenario names a hundred thousand windows.
+func appendTime(b []byte, t vtime.Time) []byte {
+	if t < 0 {
+		b = append(b, '-')
+		t = -t
+	}
+	ms := int64(t)
+	two := func(b []byte, n int64) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
+	h := ms / 3_600_000
+	if h < 100 {
+		b = two(b, h)
+	} else {
+		b = strconv.AppendInt(b, h, 10)
+	}
+	b = two(append(b, ':'), ms/60_000%60)
+	b = two(append(b, ':'), ms/1000%60)
+	if f := ms % 1000; f != 0 {
+		b = append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+	}
+	return b
 }
 
 // result returns the truth's and the target's state of one key's window,

@@ -49,6 +49,24 @@ func (op *windowOp) truthAdd(s *world, key int32, t vtime.Time, v int64) {
 		op.truthSession(s, key, t, v)
 		return
 	}
+	if a.Kind == window.Tumbling {
+		// Most of a key's records fall in its latest window: look there first.
+		start := window.StartWithOffset(t, a.Offset, a.Size)
+		rk := resultKey{key, start, start.Add(a.Size)}
+		for int(key) >= len(op.last) {
+			op.last = append(op.last, -1)
+		}
+		var r *result
+		if i := op.last[key]; i >= 0 && op.res[i].rk == rk {
+			r = &op.res[i]
+		} else {
+			r = op.result(s, rk)
+			op.last[key] = op.results[rk]
+		}
+		r.truth.Add(v)
+		op.settle(s, r)
+		return
+	}
 	op.scratch = a.Assign(t, op.scratch[:0])
 	for _, w := range op.scratch {
 		r := op.result(s, resultKey{key, w.Start, w.End})
