@@ -185,6 +185,14 @@ func (t *Trace) WhyLate(i int) string {
 	return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record was dropped and counted in numLateRecordsDropped.", s, keep, Time(l.Watermark))
 }
 
+// joinAnd lists names: "a, b and c".
+func joinAnd(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
 func capital(s string) string {
 	if s == "" {
 		return s
@@ -202,10 +210,11 @@ func limitList(xs []string, n int) []string {
 // tickSentence narrates a tick that changed watermarks or idleness.
 func (t *Trace) tickSentence(n *note, at vtime.Time) string {
 	sh := t.Streams[n.who]
-	var parts []string
-	combined := ""
+	var parts, idle []string
+	combined, allIdle := "", false
 	for _, w := range t.Watermarks[n.i : n.i+n.n] {
 		if w.Part == -1 {
+			allIdle = w.Idle
 			switch {
 			case w.Idle:
 				combined = prose.F("every partition is idle, so %s is idle too and holds its watermark at %s", sh.Name, Time(w.Value))
@@ -218,7 +227,7 @@ func (t *Trace) tickSentence(n *note, at vtime.Time) string {
 		pname := prose.F("%s-%d", sh.Topic, w.Part)
 		switch {
 		case w.Idle && !wasIdle:
-			parts = append(parts, prose.F("%s has read nothing for more than %s, so it is marked idle and leaves the minimum", pname, sh.Config.Idleness))
+			idle = append(idle, pname)
 		case !w.Idle && wasIdle:
 			parts = append(parts, prose.F("%s reads again and rejoins the minimum at %s", pname, Time(w.Value)))
 		case w.Value != prev:
@@ -231,10 +240,18 @@ func (t *Trace) tickSentence(n *note, at vtime.Time) string {
 		if by >= 0 {
 			combined += prose.F(", held back by %s-%d", sh.Topic, by)
 		}
+	} else if allIdle {
 	} else if sh.Config.Scope == watermark.PerSource {
 		combined += ", set by the largest event time any partition has shown"
 	} else if len(sh.Parts) > 1 {
 		combined += ", the minimum over its active partitions"
+	}
+	switch len(idle) {
+	case 0:
+	case 1:
+		parts = append([]string{prose.F("%s has read nothing for more than %s, so it is marked idle and leaves the minimum", idle[0], sh.Config.Idleness)}, parts...)
+	default:
+		parts = append([]string{prose.F("%s have read nothing for more than %s, so they are marked idle and leave the minimum", joinAnd(idle), sh.Config.Idleness)}, parts...)
 	}
 	s := prose.F("Tick at %s: ", at)
 	if len(parts) > 0 {
