@@ -133,8 +133,24 @@ type EmbedSnippets struct {
 type PlayView struct {
 	Layout    LayoutView
 	Source    string
+	Posted    bool   // Source came with the request (a form), not from the build
 	Error     string // the first error, as file:line:column: message
 	ErrorLine string // the offending line with a caret under the column
 	Widget    WidgetHost
 	WasmURL   string
+	// Static says the page is a copy in static files, with no server to
+	// post to or to draw pictures.
+	Static bool
+	// The site's addresses the page's script builds links from, as paths:
+	// the sandbox itself, the embed page of a linked scenario, embed.js by
+	// its plain name, and the picture of a linked scenario.
+	PageURL, EmbedURL, ScriptURL, PictureURL string
+}
+
+// LinkedEmbedView is the embed page of a scenario carried in its own
+// address (#tdm=…), which the page's script unpacks and plays.
+type LinkedEmbedView struct {
+	Layout  LayoutView
+	WasmURL string
+	PlayURL string // the sandbox, which the page links to with the same fragment
 }

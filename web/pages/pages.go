@@ -53,6 +53,7 @@ func Routes() []web.Page {
 	return []web.Page{
 		{Pattern: "GET /scenarios/{id...}", Render: scenarioPage(false), Reuse: true, Vary: originHeaders},
 		{Pattern: "GET /embed/{id...}", Render: scenarioPage(true), Reuse: true, Vary: originHeaders, Embeddable: true},
+		{Pattern: "GET /embed/{$}", Render: linkedEmbedPage, Reuse: true, Embeddable: true},
 		{Pattern: "GET /picture/{id...}", Handler: http.HandlerFunc(picturePage), Embeddable: true},
 		{Pattern: "GET /play", Render: playPage, Reuse: true},
 		{Pattern: "POST /play", Render: playPage},
@@ -68,6 +69,22 @@ var Scripts = []string{"wasm_exec.js", "app.js", "widget.js"}
 // EmbedScripts are the scripts of the embed page: a widget's, and frame.js,
 // which tells a page that framed it through embed.js how tall it is.
 var EmbedScripts = append(slices.Clip(Scripts), "frame.js")
+
+// LinkedScripts are the scripts of the embed page of a scenario carried in
+// its address: a widget's, share.js, which unpacks the scenario, and frame.js.
+var LinkedScripts = append(slices.Clip(Scripts), "share.js", "frame.js")
+
+// PlayScripts are the sandbox's scripts: a widget's, share.js for links
+// that carry the text, and play.js.
+var PlayScripts = append(slices.Clip(Scripts), "share.js", "play.js")
+
+// The paths the sandbox's script builds links from; see PlayView.
+const (
+	playPath      = "/play"
+	linkedPath    = "/embed/"
+	embedScript   = "/static/embed.js"
+	linkedPicture = "/picture.svg"
+)
 
 // Widget runs a scenario for a link's query and draws its widget. The
 // problems name what in the query was wrong; the widget shows them.
@@ -170,11 +187,24 @@ func starter() string {
 	return "scenario sandbox/mine \"My scenario\"\n"
 }
 
+// linkedEmbedPage answers GET /embed/: the embed page of a scenario
+// carried in the address's fragment (#tdm=…), which the browser unpacks.
+func linkedEmbedPage(r *http.Request) (templ.Component, error) {
+	v := templates.LinkedEmbedView{Layout: web.NewLayoutView("A scenario from a link", LinkedScripts...), PlayURL: playPath}
+	v.Layout.Stylesheets = []string{web.AssetURL("play.css")}
+	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
+	return templates.LinkedEmbedPage(v), nil
+}
+
 func playPage(r *http.Request) (templ.Component, error) {
-	v := templates.PlayView{Layout: web.NewLayoutView("Sandbox", Scripts...)}
+	v := templates.PlayView{Layout: web.NewLayoutView("Sandbox", PlayScripts...),
+		PageURL: playPath, EmbedURL: linkedPath, ScriptURL: embedScript, PictureURL: linkedPicture}
+	v.Layout.Stylesheets = []string{web.AssetURL("play.css")}
+	_, v.Static = web.PublishedFrom(r.Context())
 	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
 	src := starter()
 	if r.Method == http.MethodPost {
+		v.Posted = true
 		r.Body = http.MaxBytesReader(nil, r.Body, MaxSource+4096)
 		if err := r.ParseForm(); err != nil {
 			v.Error = "the scenario is too large or the form is malformed; keep it under 64 KB"

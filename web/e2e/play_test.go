@@ -1,0 +1,225 @@
+//go:build !js
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/pages"
+	"github.com/tidemark/tidemark/web/share"
+)
+
+// sandboxScenario is a scenario with three expect lines: one that holds,
+// one about another knob value that holds, and one that fails.
+const sandboxScenario = `scenario mine/late-commit "A late commit falls behind the mark"
+knob mark = timestamp | lsn
+source orders key=order_id updated_at=txn-start
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=$mark advance=after
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
+txn T2 begin=10:00:00 commit=10:00:04 insert order_id=2
+run extract at=10:00:02
+run extract at=10:00:06
+expect missing=2
+expect missing=none when mark=lsn
+expect missing=1
+`
+
+// needWasm skips (or, in CI, fails) a test that needs the engine's module.
+func needWasm(t *testing.T) {
+	t.Helper()
+	if _, ok := web.LookupAsset("tidemark.wasm"); !ok {
+		const msg = "tidemark.wasm not built; run `make wasm`"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + "; CI is set, so this is a failure")
+		}
+		t.Skip(msg)
+	}
+}
+
+// startSandbox serves the site's scenario pages and returns its address.
+func startSandbox(t *testing.T) string {
+	t.Helper()
+	needWasm(t)
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	return startSite(t, web.Options{Scenarios: cat, Pages: pages.Routes()})
+}
+
+// openPlay opens the sandbox at path (with its fragment) and waits until
+// its script has checked the text once.
+func openPlay(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url)))
+	waitFor(t, ctx, "the sandbox is ready", `document.documentElement.dataset.playReady === "true"`)
+}
+
+// reloadPlay reloads the sandbox, as the visitor's reload button would, and
+// waits until the new document's script has checked the text once.
+func reloadPlay(t *testing.T, ctx context.Context) {
+	t.Helper()
+	eval[bool](t, ctx, `(window.__beforeReload = true, true)`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Reload()))
+	// The old document may still answer for a moment: poll until a new one
+	// is ready, retrying while the old one's context goes away.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ready, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!window.__beforeReload && document.documentElement.dataset.playReady === "true"`))
+		if err == nil && ready {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "the sandbox was not ready after a reload: %v", err)
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitFor waits up to twenty seconds for expr to be true in the page (the
+// engine's module loads in each new document), and fails with what.
+func waitFor(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(20*time.Second)))
+	require.NoError(t, err, what)
+}
+
+// setText replaces the sandbox's text as typing would, with an input event.
+func setText(t *testing.T, ctx context.Context, text string) {
+	t.Helper()
+	eval[bool](t, ctx, `(() => { const s = document.getElementById("play-src"); s.value = `+jsString(text)+`; s.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)
+}
+
+func playText(t *testing.T, ctx context.Context) string {
+	return eval[string](t, ctx, `document.getElementById("play-src").value`)
+}
+
+// grantParams are the parameters of the DevTools command
+// Browser.grantPermissions, which the generated cdproto of this version no
+// longer lists (it is deprecated in favour of setPermission) but Chromium
+// still answers.
+type grantParams struct {
+	Permissions      []string             `json:"permissions"`
+	Origin           string               `json:"origin,omitempty"`
+	BrowserContextID cdp.BrowserContextID `json:"browserContextId,omitempty"`
+}
+
+var grantPermissions = cdp.Command[grantParams, cdp.Empty]{Method: "Browser.grantPermissions"}
+
+// grantClipboard lets the pages of base in the tab's browser context read
+// and write the clipboard without asking, as a visitor would by accepting
+// the prompt.
+func grantClipboard(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
+	_, err := chromedp.CallBrowser(ctx, grantPermissions, grantParams{
+		Permissions:      []string{"clipboardReadWrite", "clipboardSanitizedWrite"},
+		Origin:           base,
+		BrowserContextID: chromedp.FromContext(ctx).BrowserContextID,
+	})
+	require.NoError(t, err)
+}
+
+func clipboard(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
+	return s
+}
+
+// TestSandboxExpectations: each expect line's verdict is listed and marked
+// in the gutter beside its line, and follows the text as it changes.
+func TestSandboxExpectations(t *testing.T) {
+	base := startSandbox(t)
+	ctx := newBrowser(t)
+	openPlay(t, ctx, base+"/play")
+	setText(t, ctx, sandboxScenario)
+	waitFor(t, ctx, "three verdicts", `document.querySelectorAll('[data-testid="play-expect-item"]').length === 3 && document.querySelector('[data-testid="play-expect"]').dataset.done === "true"`)
+
+	statuses := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="play-expect-item"]')].map((li) => li.dataset.line + " " + li.dataset.status)`)
+	assert.Equal(t, []string{"10 pass", "11 pass", "12 fail"}, statuses)
+	assert.Contains(t, text(t, ctx, `[data-testid="play-expect-item"][data-line="12"]`), "✗ fails")
+	assert.Contains(t, text(t, ctx, `[data-testid="play-expect-item"][data-line="12"]`), "play.tdm:12:8: expected missing=1, got missing=2")
+	assert.Contains(t, text(t, ctx, `[data-testid="play-expect-item"][data-line="11"]`), "expect missing=none when mark=lsn")
+	assert.Equal(t, "3 expectations: 2 hold, 1 fails.", text(t, ctx, `[data-testid="play-expect-summary"]`))
+	// The gutter marks the lines themselves, not by colour alone.
+	gutter := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="play-gutter"] div')].map((d) => d.textContent)`)
+	require.Len(t, gutter, 13)
+	assert.Equal(t, " 1  ", gutter[0])
+	assert.Equal(t, "10 ✓", gutter[9])
+	assert.Equal(t, "12 ✗", gutter[11])
+	// The widget plays the scenario beside them.
+	waitFor(t, ctx, "the widget", `document.querySelector('#play-output .tm-host[data-ready="true"]') !== null`)
+
+	// Fixing the claim turns it to a pass; a line that does not read is
+	// said at its place, and the verdicts wait for the text to build.
+	setText(t, ctx, strings.Replace(sandboxScenario, "expect missing=1\n", "expect missing=2\n", 1))
+	waitFor(t, ctx, "all hold", `document.querySelector('[data-testid="play-expect-summary"]').textContent === "3 expectations: 3 hold."`)
+	setText(t, ctx, sandboxScenario+"expect missing=2 when colour=blue\n")
+	waitFor(t, ctx, "a bad expect line", `document.querySelector('[data-testid="play-expect-summary"]').textContent.includes("unknown knob")`)
+	assert.Contains(t, text(t, ctx, `[data-testid="play-expect-summary"]`), "play.tdm:13:23")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestSandboxDraftSurvivesReload: what was typed comes back after a
+// reload; a link opened in the same tab becomes a draft of its own and the
+// typed one stays listed; a failed save is said and never called saved.
+func TestSandboxDraftSurvivesReload(t *testing.T) {
+	base := startSandbox(t)
+	browserCtx := startBrowser(t)
+
+	t.Run("reload", func(t *testing.T) {
+		ctx := newIsolatedTab(t, browserCtx)
+		openPlay(t, ctx, base+"/play")
+		setText(t, ctx, sandboxScenario)
+		waitFor(t, ctx, "kept as a draft", `document.querySelector('[data-testid="play-saved"]').textContent.startsWith("Kept in this browser")`)
+		reloadPlay(t, ctx)
+		assert.Equal(t, sandboxScenario, playText(t, ctx))
+
+		// Typing again and reloading at once keeps the change too: a
+		// pending save is made as the page goes.
+		setText(t, ctx, sandboxScenario+"# one more line\n")
+		reloadPlay(t, ctx)
+		assert.Equal(t, sandboxScenario+"# one more line\n", playText(t, ctx))
+
+		// A link to another text, opened in this tab: the link's text is
+		// shown, and the draft typed here is still there, listed.
+		other := "scenario mine/other \"Another\"\nsource orders key=order_id\n"
+		frag, err := share.Fragment(other)
+		require.NoError(t, err)
+		openPlay(t, ctx, base+"/play#"+frag)
+		assert.Equal(t, other, playText(t, ctx))
+		waitFor(t, ctx, "the earlier draft listed", `[...document.querySelectorAll('[data-testid="play-draft"]')].some((li) => li.textContent.includes("A late commit falls behind the mark"))`)
+		eval[bool](t, ctx, `([...document.querySelectorAll('[data-testid="play-draft"]')].find((li) => li.textContent.includes("A late commit")).querySelector('[data-testid="play-draft-open"]').click(), true)`)
+		assert.Equal(t, sandboxScenario+"# one more line\n", playText(t, ctx))
+		assert.Empty(t, pageProblems(t, ctx))
+	})
+
+	t.Run("storage full", func(t *testing.T) {
+		ctx := newIsolatedTab(t, browserCtx)
+		addScript(t, ctx, storageFull)
+		openPlay(t, ctx, base+"/play")
+		setText(t, ctx, sandboxScenario)
+		waitFor(t, ctx, "the failed save is said", `document.querySelector('[data-testid="play-problem"]').textContent.includes("not saved in this browser")`)
+		assert.Contains(t, testText(t, ctx, "play-problem"), "storage for this site is full")
+		assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="play-saved"]').hidden`), "a failed save is never called saved")
+		assert.Equal(t, sandboxScenario, playText(t, ctx), "the text stays on the page")
+	})
+
+	t.Run("an entry it cannot read is never written over", func(t *testing.T) {
+		ctx := newIsolatedTab(t, browserCtx)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/")))
+		eval[bool](t, ctx, `(sessionStorage.setItem("tidemark.play.tab", "x1"), localStorage.setItem("tidemark.play.draft.x1", "{not json"), true)`)
+		openPlay(t, ctx, base+"/play")
+		setText(t, ctx, sandboxScenario)
+		waitFor(t, ctx, "kept as a draft", `document.querySelector('[data-testid="play-saved"]').textContent.startsWith("Kept in this browser")`)
+		assert.Equal(t, "{not json", stored(t, ctx, "tidemark.play.draft.x1"))
+		assert.Contains(t, text(t, ctx, `[data-draft="x1"]`), "cannot read")
+	})
+}
