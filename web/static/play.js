@@ -308,21 +308,24 @@
   // ---- The address: the text travels after #tdm= ----
 
   let addressTimer = null;
-  let payload = null; // the text's payload, or null when a link cannot carry it
+  let payload = null; // the payload in the address, or null when a link cannot carry the text
+  let payloadText = null; // the text payload carries
   const updateAddress = async () => {
     clearTimeout(addressTimer);
     addressTimer = null;
     if (!share.supported()) return;
     const text = src.value;
+    if (text === payloadText && share.payloadOf(location.hash) === payload) return; // the address carries it already
     try {
       const p = await share.encode(text);
       if (src.value !== text) return; // typed meanwhile: the next update will do
       payload = p;
+      payloadText = text;
       if (problems.has("address")) setProblem("address", "");
       history.replaceState(null, "", location.pathname + location.search + "#" + share.KEY + "=" + p);
       rememberLink(p);
     } catch (err) {
-      payload = null;
+      payload = payloadText = null;
       const note = err.message.replace(/ Save it as a file instead\.$/, "") + " The address no longer carries it; this tab's draft does.";
       if (problems.get("address") !== note) setProblem("address", note);
       history.replaceState(null, "", location.pathname + location.search);
@@ -607,6 +610,10 @@
     } else if (src.dataset.posted === "on") {
       given = fromPage;
     }
+    if (given !== null && p !== null) {
+      payload = p;
+      payloadText = given;
+    }
     if (given !== null) {
       if (mine && mine.ok && mine.text === given) {
         lastSaved = given;
@@ -636,6 +643,7 @@
       lastSaved = null;
       src.value = text;
       payload = p;
+      payloadText = text;
       textChanged(false);
       renderDrafts();
     } catch (err) {
