@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -222,4 +224,80 @@ func TestSandboxDraftSurvivesReload(t *testing.T) {
 		assert.Equal(t, "{not json", stored(t, ctx, "tidemark.play.draft.x1"))
 		assert.Contains(t, text(t, ctx, `[data-draft="x1"]`), "cannot read")
 	})
+}
+
+// TestSandboxShareAndEmbed: Share copies a link that opens the text in the
+// sandbox at the widget's step and knobs; Embed copies an iframe snippet,
+// and the panel holds a script-tag snippet too; pasted into another page,
+// both play the text at that step and knobs.
+func TestSandboxShareAndEmbed(t *testing.T) {
+	needWasm(t)
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	site, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+	// A page of someone else's, beside the site on its origin, into which
+	// the test pastes what was copied.
+	var pasted string
+	mux := http.NewServeMux()
+	mux.Handle("/", site)
+	mux.HandleFunc("/docs/pasted", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Pasted</title></head><body>" + pasted + "</body></html>"))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	base := srv.URL
+
+	ctx := newBrowser(t)
+	grantClipboard(t, ctx, base)
+	openPlay(t, ctx, base+"/play")
+	setText(t, ctx, sandboxScenario)
+	waitFor(t, ctx, "the widget", `document.querySelector('#play-output .tm-widget[data-scenario="mine/late-commit"]') !== null && document.querySelector('#play-output .tm-host[data-ready="true"]') !== null`)
+	for range 4 {
+		click(t, ctx, `#play-output [data-testid="btn-forward"]`)
+	}
+	click(t, ctx, `#play-output label[for="tm-knob-mark-lsn"]`)
+	waitFor(t, ctx, "the knob", `location.search.includes("mark=lsn")`)
+	assert.Contains(t, eval[string](t, ctx, `location.search`), "step=4")
+
+	click(t, ctx, `[data-testid="play-share"]`)
+	waitFor(t, ctx, "copied", `document.querySelector('[data-testid="play-copied"]').textContent === "Link copied to the clipboard."`)
+	link := clipboard(t, ctx)
+	assert.Equal(t, link, eval[string](t, ctx, `document.querySelector('[data-testid="play-link"]').value`))
+	require.True(t, strings.HasPrefix(link, base+"/play?"), link)
+	u, frag, _ := strings.Cut(link, "#")
+	assert.Contains(t, u, "mark=lsn")
+	assert.Contains(t, u, "step=4")
+	got, err := share.ParseFragment(frag)
+	require.NoError(t, err)
+	assert.Equal(t, sandboxScenario, got)
+
+	// The link opens the same text, at the same step and knobs, in a tab
+	// of its own.
+	other := newTabBeside(t, ctx)
+	openPlay(t, other, link)
+	assert.Equal(t, sandboxScenario, playText(t, other))
+	waitFor(t, other, "the widget at step 4", `(document.querySelector('#play-output .tm-widget') || {dataset: {}}).dataset.step === "4"`)
+	assert.True(t, eval[bool](t, other, `document.querySelector('#play-output [data-testid="knob-mark-lsn"]').checked`))
+
+	click(t, ctx, `[data-testid="play-embed"]`)
+	waitFor(t, ctx, "copied", `document.querySelector('[data-testid="play-copied"]').textContent === "Iframe snippet copied to the clipboard."`)
+	iframe := clipboard(t, ctx)
+	assert.True(t, strings.HasPrefix(iframe, `<iframe src="`+base+`/embed/?mark=lsn&amp;step=4#tdm=`), iframe)
+	script := eval[string](t, ctx, `document.querySelector('[data-testid="play-snippet-script"]').value`)
+	assert.True(t, strings.HasPrefix(script, "<script type=\"text/x-tidemark\">\n"+sandboxScenario+"</script>\n"), script)
+	assert.Contains(t, script, `<script src="`+base+`/static/embed.js" data-step="4" data-knobs="mark=lsn" async></script>`)
+	picture := eval[string](t, ctx, `document.querySelector('[data-testid="play-snippet-picture"]').value`)
+	assert.True(t, strings.HasPrefix(picture, "![A late commit falls behind the mark, at step 4]("+base+"/picture.svg?"), picture)
+
+	pasted = `<div id="by-iframe">` + iframe + `</div><div id="by-script">` + script + `</div>`
+	require.NoError(t, chromedp.Do(other, chromedp.Navigate(base+"/docs/pasted")))
+	for _, box := range []string{"by-iframe", "by-script"} {
+		doc := `document.querySelector("#` + box + ` iframe").contentDocument`
+		waitFor(t, other, box+" plays", `document.querySelector("#`+box+` iframe") && `+doc+` && `+doc+`.querySelector('.tm-host[data-ready="true"]') !== null`)
+		assert.Equal(t, "4", eval[string](t, other, doc+`.querySelector(".tm-widget").dataset.step`), box)
+		assert.True(t, eval[bool](t, other, doc+`.querySelector('[data-testid="knob-mark-lsn"]').checked`), box)
+	}
+	assert.Empty(t, pageProblems(t, ctx))
 }
