@@ -55,6 +55,7 @@ func Routes() []web.Page {
 		{Pattern: "GET /embed/{id...}", Render: scenarioPage(true), Reuse: true, Vary: originHeaders, Embeddable: true},
 		{Pattern: "GET /embed/{$}", Render: linkedEmbedPage, Reuse: true, Embeddable: true},
 		{Pattern: "GET /picture/{id...}", Handler: http.HandlerFunc(picturePage), Embeddable: true},
+		{Pattern: "GET " + linkedPicture, Handler: http.HandlerFunc(linkedPicturePage), Embeddable: true},
 		{Pattern: "GET /play", Render: playPage, Reuse: true},
 		{Pattern: "POST /play", Render: playPage},
 	}
