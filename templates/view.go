@@ -31,6 +31,21 @@ type LayoutView struct {
 	Modules []string
 	// Nav lists the links of the site navigation.
 	Nav []NavLink
+	// Preview, when its URL is set, describes the page to tools that turn
+	// a pasted link into a card or a widget: OpenGraph tags, and the
+	// address of the page's oEmbed description.
+	Preview Preview
+}
+
+// Preview is how a page describes itself when its link is shared.
+type Preview struct {
+	// URL is the page's own address, absolute (og:url).
+	URL string
+	// Type is the OpenGraph type: "website", or "article" for a lesson.
+	Type string
+	// OEmbed, when set, is the absolute address of the page's oEmbed
+	// description (JSON), for discovery.
+	OEmbed string
 }
 
 // NavLink is one link of the site navigation.

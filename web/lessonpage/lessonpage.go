@@ -22,10 +22,11 @@ import (
 )
 
 // Routes returns the lesson pages. A lesson page is a pure function of the
-// build (it runs every scenario it embeds and grades every prediction), so
-// the site renders it once and keeps it.
+// build (it runs every scenario it embeds and grades every prediction) and
+// of the address it is reached at (its link preview names it), so the site
+// renders it once per address and keeps it.
 func Routes() []web.Page {
-	return []web.Page{{Pattern: "GET /lessons/{slug}", Render: render, Reuse: true}}
+	return []web.Page{{Pattern: "GET /lessons/{slug}", Render: render, Reuse: true, Vary: pages.OriginHeaders}}
 }
 
 // Catalog lists the lessons for the home page.
@@ -49,6 +50,7 @@ func render(r *http.Request) (templ.Component, error) {
 	layout.Description = l.Summary
 	layout.Stylesheets = []string{web.AssetURL("lesson.css")}
 	layout.Nav[1].Current = true
+	layout.Preview = pages.Preview(r, "/lessons/"+l.Slug, "", "article")
 	v, err := NewView(r.Context(), l, layout)
 	if err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ func linkedPicturePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q.Del("src")
-	for _, h := range originHeaders {
+	for _, h := range OriginHeaders {
 		w.Header().Add("Vary", h)
 	}
 	sum := sha256.Sum256([]byte(origin(r) + "\n" + q.Encode() + "\n" + text))

@@ -51,18 +51,20 @@ func Catalog() ([]templates.CatalogItem, error) {
 // embedded on other sites. The sandbox's first text is the build's too.
 func Routes() []web.Page {
 	return []web.Page{
-		{Pattern: "GET /scenarios/{id...}", Render: scenarioPage(false), Reuse: true, Vary: originHeaders},
-		{Pattern: "GET /embed/{id...}", Render: scenarioPage(true), Reuse: true, Vary: originHeaders, Embeddable: true},
+		{Pattern: "GET /scenarios/{id...}", Render: scenarioPage(false), Reuse: true, Vary: OriginHeaders},
+		{Pattern: "GET /embed/{id...}", Render: scenarioPage(true), Reuse: true, Vary: OriginHeaders, Embeddable: true},
 		{Pattern: "GET /embed/{$}", Render: linkedEmbedPage, Reuse: true, Embeddable: true},
 		{Pattern: "GET /picture/{id...}", Handler: http.HandlerFunc(picturePage), Embeddable: true},
 		{Pattern: "GET " + linkedPicture, Handler: http.HandlerFunc(linkedPicturePage), Embeddable: true},
+		{Pattern: "GET " + oembedPath, Handler: http.HandlerFunc(oembedPage)},
 		{Pattern: "GET /play", Render: playPage, Reuse: true},
 		{Pattern: "POST /play", Render: playPage},
 	}
 }
 
-// originHeaders are the request headers origin reads.
-var originHeaders = []string{"Host", "X-Forwarded-Proto", "Forwarded"}
+// OriginHeaders are the request headers origin reads: a page that builds
+// absolute links to the site varies by them.
+var OriginHeaders = []string{"Host", "X-Forwarded-Proto", "Forwarded"}
 
 // Scripts are the page scripts a widget needs, in load order.
 var Scripts = []string{"wasm_exec.js", "app.js", "widget.js"}
@@ -185,6 +187,7 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		if embed {
 			return templates.EmbedPage(v), nil
 		}
+		v.Layout.Preview = Preview(r, "/scenarios/"+id, r.URL.Query().Encode(), "website")
 		return templates.ScenarioPage(v), nil
 	}
 }

@@ -57,7 +57,7 @@ func picturePage(w http.ResponseWriter, r *http.Request) {
 	}
 	// The picture is kept by shared caches (PictureCache), and its link is
 	// built from these headers: a cache must keep one picture per value.
-	for _, h := range originHeaders {
+	for _, h := range OriginHeaders {
 		w.Header().Add("Vary", h)
 	}
 	writeSVG(w, r, http.StatusOK, PictureCache, picture.Render(picture.View{
