@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,8 +13,10 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/htmltest"
 	"github.com/tidemark/tidemark/web/pages"
 	"github.com/tidemark/tidemark/web/share"
 )
@@ -85,6 +88,18 @@ func TestLinkedEmbed(t *testing.T) {
 		})
 	}
 }
+
+// htmltestParse reads a response's body as a page, closing it.
+func htmltestParse(t *testing.T, resp *http.Response) htmltest.Doc {
+	t.Helper()
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	return htmltest.Parse(t, string(b))
+}
+
+func attrOf(n *html.Node, key string) string { return htmltest.Attr(n, key) }
 
 func mustFragment(t *testing.T, text string) string {
 	t.Helper()
@@ -205,4 +220,58 @@ func TestEmbedScriptInlineAndSource(t *testing.T) {
 	assert.Empty(t, eval[[]string](t, ctx, `[...document.querySelectorAll("#no-cors-file iframe")].map(f => f.src)`))
 	waitFor(t, ctx, "a note for the missing file", `document.querySelector("#missing-file .tidemark-embed-problem") !== null`)
 	assert.Contains(t, text(t, ctx, "#missing-file .tidemark-embed-problem"), "answered 404")
+}
+
+// oembedConsumer stands for a tool that unfurls a pasted link with oEmbed,
+// as a documentation platform or a chat would: it reads the discovery link
+// the test found in the page, asks for the answer and puts its html in.
+const oembedConsumer = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Consumer</title></head><body>
+<div id="unfurled"></div>
+<script>
+fetch(ENDPOINT).then((r) => r.json()).then((a) => {
+  document.getElementById("unfurled").innerHTML = a.html;
+  document.body.dataset.type = a.type;
+  document.body.dataset.title = a.title;
+});
+</script>
+</body></html>`
+
+// TestOEmbedUnfurls: the oEmbed discovery link of a scenario page, asked by
+// a consumer's page, gives an iframe that plays the scenario at the page's
+// step and knobs.
+func TestOEmbedUnfurls(t *testing.T) {
+	needWasm(t)
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	site, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+	var endpoint string
+	mux := http.NewServeMux()
+	mux.Handle("/", site)
+	mux.HandleFunc("/consumer", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(strings.Replace(oembedConsumer, "ENDPOINT", jsString(endpoint), 1)))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	resp, err := http.Get(srv.URL + "/scenarios/hwm/visibility-gap?step=14&mark=lsn")
+	require.NoError(t, err)
+	page := htmltestParse(t, resp)
+	for _, l := range page.ByTag("link") {
+		if attrOf(l, "type") == "application/json+oembed" {
+			endpoint = attrOf(l, "href")
+		}
+	}
+	require.True(t, strings.HasPrefix(endpoint, srv.URL+"/oembed?"), endpoint)
+
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/consumer")))
+	doc := `document.querySelector("#unfurled iframe").contentDocument`
+	waitFor(t, ctx, "the unfurled widget plays", `document.querySelector("#unfurled iframe") && `+doc+` && `+doc+`.querySelector('.tm-host[data-ready="true"]') !== null`)
+	assert.Equal(t, "rich", eval[string](t, ctx, `document.body.dataset.type`))
+	assert.Equal(t, "14", eval[string](t, ctx, doc+`.querySelector(".tm-widget").dataset.step`))
+	assert.True(t, eval[bool](t, ctx, doc+`.querySelector('[data-testid="knob-mark-lsn"]').checked`))
+	assert.Empty(t, pageProblems(t, ctx))
 }
