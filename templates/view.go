@@ -149,6 +149,9 @@ type EmbedSnippets struct {
 	Script   string // a <script> tag for embed.js, which makes the iframe and sizes it
 	Markdown string // a Markdown image of the static picture, for a README
 	Image    string // the same picture as an HTML <img>
+	// Pictures, when set, says which pictures there are where the page is
+	// a copy in static files, which cannot draw one for any step.
+	Pictures string
 }
 
 // PlayView is the sandbox page.

@@ -5,6 +5,7 @@
 //	tidemark run <id|file> [--set knob=value]... [--seed N] [--max-events N] [--json]
 //	tidemark check <id|file|dir|->... | --all [--seed N] [--json]
 //	tidemark replay --postgres URL <id|file>... [--set knob=value]... [--every-knob] [--seed N]
+//	tidemark export --base-url URL --out DIR
 //	tidemark version
 //
 // It exits 0 when a run completed, whatever it lost; 1 when an expectation
@@ -52,13 +53,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		code, err = checkCmd(args[1:], stdin, stdout, stderr)
 	case "replay":
 		code, err = replayCmd(args[1:], stdout)
+	case "export":
+		err = exportCmd(args[1:], stdout, stderr)
 	case "version":
 		err = versionCmd(args[1:], stdout)
 	case "help", "-h", "--help", "-help":
 		usage(stdout)
 		return 0
 	default:
-		err = fmt.Errorf("unknown command %q; expected list, run, check, replay or version", args[0])
+		err = fmt.Errorf("unknown command %q; expected list, run, check, replay, export or version", args[0])
 	}
 	if errors.Is(err, errHelp) {
 		return 0
@@ -106,7 +109,7 @@ const (
 )
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, "usage:\n"+listUsage+runUsage+checkUsage+replayUsage+versionUsage)
+	fmt.Fprint(w, "usage:\n"+listUsage+runUsage+checkUsage+replayUsage+exportUsage+versionUsage)
 }
 
 // errHelp is returned by a command that printed its usage because -h asked.

@@ -184,6 +184,9 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		v.Layout.Description = sc.About
 		step, _ := strconv.Atoi(r.URL.Query().Get("step"))
 		v.Embed = snippets(origin(r), sc.ID, sc.Title, t, max(0, min(step, t.Steps())))
+		if _, static := web.PublishedFrom(r.Context()); static {
+			staticSnippets(&v.Embed, origin(r), sc.ID, sc.Title, sc.File)
+		}
 		if embed {
 			return templates.EmbedPage(v), nil
 		}

@@ -31,12 +31,20 @@ const PictureCache = "public, max-age=3600"
 func picturePage(w http.ResponseWriter, r *http.Request) {
 	id := strings.TrimSuffix(r.PathValue("id"), ".svg")
 	sc, ok := lessons.Lookup(id)
+	q := r.URL.Query()
+	if i := strings.LastIndexByte(id, '/'); !ok && i > 0 && strings.HasSuffix(r.PathValue("id"), ".svg") {
+		// A static copy's name for the picture of how it ends (see StaticPicture).
+		if sq, isStatic := staticPictureQuery(id[i+1:]); isStatic {
+			if sc, ok = lessons.Lookup(id[:i]); ok {
+				id, q = id[:i], sq
+			}
+		}
+	}
 	if !ok {
 		writeSVG(w, r, http.StatusNotFound, "no-cache", picture.Message("No such scenario",
 			"Tidemark has no scenario named "+strconv.Quote(id)+". The home page lists every scenario and its id."))
 		return
 	}
-	q := r.URL.Query()
 	t, st, problems, err := run(r.Context(), sc.File, q)
 	if errors.Is(err, web.ErrBusy) {
 		w.Header().Set("Retry-After", web.RetryAfter)
