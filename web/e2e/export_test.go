@@ -151,7 +151,7 @@ func TestExportedSiteOnAStaticHost(t *testing.T) {
 
 	t.Run("lesson", func(t *testing.T) {
 		ctx := newIsolatedTab(t, browser)
-		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(site+"/lessons/high-water-mark/")))
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(site+"/lessons/high-water-mark/how-it-breaks/")))
 		waitEmbedsReady(t, ctx)
 		link := eval[string](t, ctx, `new URL(document.querySelector('[data-testid="embed-link"]').href).pathname`)
 		assert.True(t, strings.HasPrefix(link, sub+"/scenarios/") && strings.HasSuffix(link, "/"), "a lesson links to the copy's scenario pages: %s", link)

@@ -33,8 +33,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/lessons"
-	"github.com/tidemark/tidemark/lessons/course"
 	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/lessonpage"
 	"github.com/tidemark/tidemark/web/pages"
 	"github.com/tidemark/tidemark/web/site"
 )
@@ -89,9 +89,8 @@ func Site(opts Options) (Report, error) {
 
 	// The pages, each the index.html of its directory.
 	paths := []string{"/", "/play", "/embed/"}
-	for _, l := range course.Lessons() {
-		paths = append(paths, "/lessons/"+l.Slug)
-	}
+	lessonPaths := lessonpage.Paths()
+	paths = append(paths, lessonPaths...)
 	all, err := lessons.Scenarios()
 	if err != nil {
 		return Report{}, err
@@ -140,8 +139,8 @@ func Site(opts Options) (Report, error) {
 			return x.report, err
 		}
 	}
-	for _, l := range course.Lessons() {
-		if err := describe("/lessons/"+l.Slug, "lessons/"+l.Slug+".json"); err != nil {
+	for _, p := range lessonPaths {
+		if err := describe(p, strings.TrimPrefix(p, "/")+".json"); err != nil {
 			return x.report, err
 		}
 	}

@@ -165,11 +165,23 @@ func describe(r *http.Request, raw string) (oembed, bool) {
 		answer.HTML = iframe(src+query, sc.Title)
 		return answer, true
 	case strings.HasPrefix(path, "/lessons/"):
-		l, ok := course.Lookup(strings.TrimSuffix(strings.TrimPrefix(path, "/lessons/"), "/"))
+		slug, page, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(path, "/lessons/"), "/"), "/")
+		l, ok := course.Lookup(slug)
 		if !ok {
 			return oembed{}, false
 		}
 		answer.Type, answer.Title = "link", l.Title
+		switch page {
+		case "":
+		case "glossary":
+			answer.Title = "Glossary — " + l.Title
+		default:
+			c, _, ok := l.Chapter(page)
+			if !ok {
+				return oembed{}, false
+			}
+			answer.Title = c.Title + " — " + l.Title
+		}
 		return answer, true
 	}
 	return oembed{}, false

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/web"
 	"github.com/tidemark/tidemark/web/htmltest"
 	"github.com/tidemark/tidemark/web/lessonpage"
@@ -37,7 +38,7 @@ func siteWithLessons(t *testing.T) http.Handler {
 	t.Helper()
 	cat, err := pages.Catalog()
 	require.NoError(t, err)
-	h, err := web.NewHandler(web.Options{Scenarios: cat, Lessons: lessonpage.Catalog(), Pages: append(pages.Routes(), lessonpage.Routes()...)})
+	h, err := web.NewHandler(web.Options{Scenarios: cat, Lessons: mustLessons(t), Pages: append(pages.Routes(), lessonpage.Routes()...)})
 	require.NoError(t, err)
 	return h
 }
@@ -189,4 +190,11 @@ func TestLinkPreviews(t *testing.T) {
 	assert.Equal(t, "http://one.example/lessons/high-water-mark", meta(l, "og:url"))
 	assert.Contains(t, discovery(l), "http://one.example/oembed?")
 	assert.Equal(t, "http://two.example/lessons/high-water-mark", meta(lesson("two.example"), "og:url"))
+}
+
+func mustLessons(t *testing.T) []templates.CatalogItem {
+	t.Helper()
+	l, err := lessonpage.Catalog()
+	require.NoError(t, err)
+	return l
 }

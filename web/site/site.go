@@ -19,8 +19,12 @@ func Options(logger *slog.Logger) (web.Options, error) {
 	if err != nil {
 		return web.Options{}, err
 	}
+	lessons, err := lessonpage.Catalog()
+	if err != nil {
+		return web.Options{}, err
+	}
 	return web.Options{
-		Lessons:   lessonpage.Catalog(),
+		Lessons:   lessons,
 		Scenarios: scenarios,
 		Pages:     append(lessonpage.Routes(), pages.Routes()...),
 		Logger:    logger,

@@ -595,7 +595,11 @@
     const fromPage = src.value;
     const p = share.payloadOf(location.hash);
     let given = null;
-    if (p !== null && p === ownLink && mine && mine.ok) {
+    // A reload, or an address this tab wrote itself, continues the tab's
+    // draft: the address follows the text a moment behind it.
+    const nav = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
+    const reloaded = nav ? nav.type === "reload" : false;
+    if (mine && mine.ok && (reloaded || (p !== null && p === ownLink))) {
       lastSaved = mine.text;
       return mine.text;
     }
