@@ -6,17 +6,31 @@ import (
 	"runtime"
 
 	"github.com/tidemark/tidemark/web"
-	"github.com/tidemark/tidemark/web/site"
+	"github.com/tidemark/tidemark/web/lessonpage"
+	"github.com/tidemark/tidemark/web/pages"
 )
 
 // siteOptions returns the options shared by the local server and the
-// Cloudflare Worker: the site (web/site), with its assets compressed once
-// at startup on a local server; a Worker may start afresh for each request
-// and compresses only what it serves.
+// Cloudflare Worker: the catalog on the home page, the lesson pages and the
+// scenario pages.
 func siteOptions(logger *slog.Logger) (web.Options, error) {
-	opts, err := site.Options(logger)
-	opts.Precompress = runtime.GOOS != "js"
-	return opts, err
+	scenarios, err := pages.Catalog()
+	if err != nil {
+		return web.Options{}, err
+	}
+	lessons, err := lessonpage.Catalog()
+	if err != nil {
+		return web.Options{}, err
+	}
+	return web.Options{
+		Lessons:   lessons,
+		Scenarios: scenarios,
+		Pages:     append(lessonpage.Routes(), pages.Routes()...),
+		// A local server compresses every asset once at startup; a Worker may
+		// start afresh for each request and compresses only what it serves.
+		Precompress: runtime.GOOS != "js",
+		Logger:      logger,
+	}, nil
 }
 
 // newHandler builds the site's handler with siteOptions.

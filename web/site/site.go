@@ -1,8 +1,8 @@
 // Package site puts the Tidemark site together: the catalog on the home
-// page, the lesson pages and the scenario pages, in one web.Options. The
-// local server and the Cloudflare Worker (cmd/serve) serve it, and the
-// exporter (web/export) writes it out as static files, so all three are
-// the same site.
+// page, the lesson pages and the scenario pages, in one web.Options, for
+// the exporter (web/export), which writes it out as static files. It is
+// the site cmd/serve serves (its siteOptions lists the same pages); a page
+// added there belongs here too.
 package site
 
 import (
