@@ -30,6 +30,10 @@ func Routes() []web.Page {
 	return []web.Page{
 		{Pattern: "GET /lessons/{slug}", Render: render, Reuse: true, Vary: pages.OriginHeaders},
 		{Pattern: "GET /lessons/{slug}/{chapter}", Render: render, Reuse: true, Vary: pages.OriginHeaders},
+		// A copy in static files links each page as a directory
+		// (docs/deploy.md); the server answers its links too.
+		{Pattern: "GET /lessons/{slug}/{$}", Render: render, Reuse: true, Vary: pages.OriginHeaders},
+		{Pattern: "GET /lessons/{slug}/{chapter}/{$}", Render: render, Reuse: true, Vary: pages.OriginHeaders},
 	}
 }
 

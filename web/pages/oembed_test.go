@@ -198,3 +198,18 @@ func mustLessons(t *testing.T) []templates.CatalogItem {
 	require.NoError(t, err)
 	return l
 }
+
+// TestStaticCopyLinksWorkOnTheServer: a copy in static files links each
+// page as a directory, with a trailing slash (docs/deploy.md); the server
+// answers those addresses with the same pages.
+func TestStaticCopyLinksWorkOnTheServer(t *testing.T) {
+	h := siteWithLessons(t)
+	for _, target := range []string{"/scenarios/hwm/visibility-gap/?step=3", "/embed/hwm/visibility-gap/", "/play/",
+		"/lessons/high-water-mark/", "/lessons/high-water-mark/how-it-breaks/", "/lessons/high-water-mark/glossary/"} {
+		code, d := get(t, h, target)
+		assert.Equal(t, http.StatusOK, code, target)
+		assert.NotEmpty(t, d.ByTestID("page-title"), target)
+	}
+	_, d := get(t, h, "/scenarios/hwm/visibility-gap/?step=3")
+	assert.Equal(t, "3", htmltest.Attr(d.One(t, "widget"), "data-step"))
+}

@@ -59,6 +59,7 @@ func Routes() []web.Page {
 		{Pattern: "GET " + linkedPicture, Handler: http.HandlerFunc(linkedPicturePage), Embeddable: true},
 		{Pattern: "GET " + oembedPath, Handler: http.HandlerFunc(oembedPage)},
 		{Pattern: "GET /play", Render: playPage, Reuse: true},
+		{Pattern: "GET /play/{$}", Render: playPage, Reuse: true}, // a static copy's address of it
 		{Pattern: "POST /play", Render: playPage},
 	}
 }
@@ -159,7 +160,9 @@ func run(ctx context.Context, f *scenario.File, q url.Values) (*engine.Trace, wi
 
 func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 	return func(r *http.Request) (templ.Component, error) {
-		id := r.PathValue("id")
+		// A copy in static files links each page as a directory
+		// (docs/deploy.md); the server answers its links too.
+		id := strings.TrimSuffix(r.PathValue("id"), "/")
 		sc, ok := lessons.Lookup(id)
 		if !ok {
 			return nil, fmt.Errorf("scenario %q: %w", id, web.ErrNotFound)
