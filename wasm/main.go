@@ -27,6 +27,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/templates/widget"
 )
 
@@ -73,7 +74,7 @@ func main() {
 			if err != nil {
 				q = widget.Values{}
 			}
-			s, err := widget.Open(str(args, 0), str(args, 1), str(args, 2), str(args, 3), q, str(args, 5) == "on")
+			s, err := widget.Open(str(args, 0), str(args, 1), str(args, 2), str(args, 3), q, str(args, 5) == "on", worlds.All())
 			if err != nil {
 				return map[string]any{"ok": false, "error": err.Error()}
 			}
@@ -123,7 +124,7 @@ func main() {
 			return map[string]any{"ok": ok, "html": html}
 		}),
 		"check": export("check", func(args []js.Value) any {
-			_, err := widget.CheckSource(str(args, 0), str(args, 1))
+			_, err := widget.CheckSource(str(args, 0), str(args, 1), worlds.All())
 			if err == nil {
 				return map[string]any{"ok": true}
 			}
@@ -139,7 +140,7 @@ func main() {
 			return out
 		}),
 		"expect": export("expect", func(args []js.Value) any {
-			r, err := widget.NewExpectRun(str(args, 1), str(args, 2))
+			r, err := widget.NewExpectRun(str(args, 1), str(args, 2), worlds.All())
 			if err != nil {
 				delete(expectRuns, str(args, 0))
 				return errorAt(err)

@@ -18,6 +18,7 @@ import (
 // entry's Status is "" until the run it is about has ended.
 type ExpectRun struct {
 	file    *scenario.File
+	domains []engine.Domain
 	exps    []engine.Expectation
 	runs    []string // the distinct whenKey of exps, in the order first named
 	next    int      // index into runs of the run in progress (or to start)
@@ -35,10 +36,12 @@ type ExpectResult struct {
 	Detail string // for fail and error: what the run showed instead
 }
 
-// NewExpectRun reads src's expect lines. A scenario that does not parse, or
-// an expect line that does not read, is an error at its position; a
-// scenario without expect lines has no results and is done at once.
-func NewExpectRun(src, name string) (*ExpectRun, error) {
+// NewExpectRun reads src's expect lines, to check them against runs of
+// the engine composed of the worlds domains. A scenario that does not
+// parse, or an expect line that does not read, is an error at its
+// position; a scenario without expect lines has no results and is done at
+// once.
+func NewExpectRun(src, name string, domains []engine.Domain) (*ExpectRun, error) {
 	if name == "" {
 		name = "play.tdm"
 	}
@@ -50,7 +53,7 @@ func NewExpectRun(src, name string) (*ExpectRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &ExpectRun{file: f, exps: exps, results: make([]ExpectResult, len(exps))}
+	r := &ExpectRun{file: f, domains: domains, exps: exps, results: make([]ExpectResult, len(exps))}
 	for i, e := range exps {
 		r.results[i] = ExpectResult{Line: e.Pos.Line, Col: e.Pos.Col, Claim: e.Line}
 		if k := whenKey(e.When); !slices.Contains(r.runs, k) {
@@ -65,7 +68,7 @@ func NewExpectRun(src, name string) (*ExpectRun, error) {
 func (r *ExpectRun) Advance(budget int) bool {
 	for budget > 0 && r.next < len(r.runs) {
 		if r.world == nil {
-			w, err := engine.BuildWithBudget(r.file, r.whenOf(r.runs[r.next]), 1, BrowserBudget)
+			w, err := engine.BuildWithBudget(r.file, r.whenOf(r.runs[r.next]), 1, r.domains, BrowserBudget)
 			if err != nil {
 				r.settle(nil, err)
 				continue

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -17,9 +18,9 @@ func TestExpectRunAgreesWithCheck(t *testing.T) {
 	all, err := lessons.Scenarios()
 	require.NoError(t, err)
 	for _, sc := range all {
-		want, err := engine.CheckExpectations(sc.File, 1)
+		want, err := engine.CheckExpectations(sc.File, 1, worlds.All())
 		require.NoError(t, err, sc.ID)
-		r, err := NewExpectRun(string(sc.Source), sc.File.Name)
+		r, err := NewExpectRun(string(sc.Source), sc.File.Name, worlds.All())
 		require.NoError(t, err, sc.ID)
 		for i := 0; !r.Advance(97); i++ {
 			require.Less(t, i, 1_000_000, "%s never finished", sc.ID)
@@ -54,7 +55,7 @@ expect missing=3
 expect missing=none when mark=lsn
 expect missing=none
 `
-	r, err := NewExpectRun(src, "")
+	r, err := NewExpectRun(src, "", worlds.All())
 	require.NoError(t, err)
 	assert.Equal(t, "", r.Results()[0].Status, "no status before the run")
 	for !r.Advance(5) {
@@ -69,7 +70,7 @@ expect missing=none
 	// A knob that makes the run too large for the browser: the claims
 	// about that run are errors, the others still have verdicts.
 	big := src + "knob size = 10 | 5000000\nworkload orders txns=$size from=10:00:00 every=1ms\nexpect missing=3 when size=5000000\n"
-	r, err = NewExpectRun(big, "")
+	r, err = NewExpectRun(big, "", worlds.All())
 	require.NoError(t, err)
 	for !r.Advance(1000) {
 	}
@@ -79,11 +80,11 @@ expect missing=none
 	assert.Equal(t, "error", got[3].Status, "%+v", got[3])
 	assert.Contains(t, got[3].Detail, "the limit here is 2000000")
 
-	_, err = NewExpectRun(src+"expect missing=3 when colour=blue\n", "")
+	_, err = NewExpectRun(src+"expect missing=3 when colour=blue\n", "", worlds.All())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `play.tdm:12:23: unknown knob "colour" after when`)
 
-	r, err = NewExpectRun("scenario sandbox/y \"Y\"\nsource orders key=order_id\n", "")
+	r, err = NewExpectRun("scenario sandbox/y \"Y\"\nsource orders key=order_id\n", "", worlds.All())
 	require.NoError(t, err)
 	assert.True(t, r.Advance(1), "no expect lines: done at once")
 	assert.Empty(t, r.Results())
