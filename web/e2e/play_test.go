@@ -70,17 +70,24 @@ func openPlay(t *testing.T, ctx context.Context, url string) {
 // waits until the new document's script has checked the text once.
 func reloadPlay(t *testing.T, ctx context.Context) {
 	t.Helper()
+	reloadUntil(t, ctx, `document.documentElement.dataset.playReady === "true"`)
+}
+
+// reloadUntil reloads the page, as the visitor's reload button would, and
+// waits until ready is true in the new document.
+func reloadUntil(t *testing.T, ctx context.Context, ready string) {
+	t.Helper()
 	eval[bool](t, ctx, `(window.__beforeReload = true, true)`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Reload()))
 	// The old document may still answer for a moment: poll until a new one
 	// is ready, retrying while the old one's context goes away.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		ready, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!window.__beforeReload && document.documentElement.dataset.playReady === "true"`))
-		if err == nil && ready {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!window.__beforeReload && (`+ready+`)`))
+		if err == nil && ok {
 			return
 		}
-		require.True(t, time.Now().Before(deadline), "the sandbox was not ready after a reload: %v", err)
+		require.True(t, time.Now().Before(deadline), "not ready after a reload: %v", err)
 		time.Sleep(50 * time.Millisecond)
 	}
 }

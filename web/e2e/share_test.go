@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -273,5 +274,48 @@ func TestOEmbedUnfurls(t *testing.T) {
 	assert.Equal(t, "rich", eval[string](t, ctx, `document.body.dataset.type`))
 	assert.Equal(t, "14", eval[string](t, ctx, doc+`.querySelector(".tm-widget").dataset.step`))
 	assert.True(t, eval[bool](t, ctx, doc+`.querySelector('[data-testid="knob-mark-lsn"]').checked`))
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestFaultsInTheAddress: a fork is part of the address. A crash or a clock
+// jump injected in the browser lands in the address as fault=…, a reload
+// opens the same fork with its comparison, and so does a link to it; the key
+// being explained stays in the address too; a link's fault that cannot
+// apply is dropped with a word.
+func TestFaultsInTheAddress(t *testing.T) {
+	ctx, base := startPlayground(t, "/scenarios/hwm/advance-order?crash=none&sink=append&advance=after")
+	first := eval[int](t, ctx, `Number([...document.querySelectorAll('.tm-steps li.tm-kind-write')][0].dataset.step)`)
+	click(t, ctx, `.tm-steps li[data-step="`+strconv.Itoa(first)+`"] a`)
+	click(t, ctx, `[data-testid="btn-crash"]`)
+	waitFor(t, ctx, "the fork's comparison", `document.querySelector('[data-testid="panel-compare"]') !== null`)
+	waitFor(t, ctx, "the fault in the address", `location.search.includes("fault=`+strconv.Itoa(first)+`~crash")`)
+
+	// A reload opens the same fork, at the same step.
+	reloadUntil(t, ctx, `document.querySelector('.tm-host[data-ready="true"] [data-testid="panel-compare"]') !== null`)
+	assert.Equal(t, first, step(t, ctx))
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="message"]').hidden`), text(t, ctx, `[data-testid="message"]`))
+
+	// A clock jump after it joins it, in step order.
+	click(t, ctx, `[data-testid="btn-end"]`)
+	click(t, ctx, `[data-testid="btn-jump-back"]`)
+	waitFor(t, ctx, "both faults in the address", `new URLSearchParams(location.search).getAll("fault").length === 2`)
+	faults := eval[[]string](t, ctx, `new URLSearchParams(location.search).getAll("fault")`)
+	assert.Equal(t, strconv.Itoa(first)+"~crash", faults[0])
+	assert.Contains(t, faults[1], "~jump~-5s")
+
+	// The key being explained stays in the address, and a link opens it.
+	click(t, ctx, `[data-act="explain"][data-key]:not([data-key=""])`)
+	waitFor(t, ctx, "the explanation in the address", `location.search.includes("explain=")`)
+	link := eval[string](t, ctx, `location.href`)
+	other := newTabBeside(t, ctx)
+	require.NoError(t, chromedp.Do(other, chromedp.Navigate(link)))
+	waitFor(t, other, "the linked fork", `document.querySelector('.tm-host[data-ready="true"] [data-testid="panel-compare"]') !== null`)
+	assert.NotEmpty(t, text(t, other, `[data-testid="explain"]`))
+	assert.Equal(t, 2, eval[int](t, other, `new URLSearchParams(location.search).getAll("fault").length`))
+
+	// A fault that cannot apply where the link puts it.
+	require.NoError(t, chromedp.Do(other, chromedp.Navigate(base+"/scenarios/hwm/advance-order?crash=none&fault=1~crash")))
+	waitReady(t, other)
+	assert.Contains(t, text(t, other, `[data-testid="message"]`), "the link's faults could not be applied")
 	assert.Empty(t, pageProblems(t, ctx))
 }

@@ -213,3 +213,38 @@ func TestStaticCopyLinksWorkOnTheServer(t *testing.T) {
 	_, d := get(t, h, "/scenarios/hwm/visibility-gap/?step=3")
 	assert.Equal(t, "3", htmltest.Attr(d.One(t, "widget"), "data-step"))
 }
+
+// TestFaultsInTheLink: a link's faults fork the run on the server as in the
+// browser, with the comparison to the run without them; every link and
+// snippet of the page carries them on, as does the picture; a fault that
+// cannot apply is dropped with a word, and so is one that does not read.
+func TestFaultsInTheLink(t *testing.T) {
+	h := handler(t)
+	base := "/scenarios/hwm/advance-order?advance=after&sink=append&crash=none"
+	_, plain := get(t, h, base+"&step=10")
+	assert.Empty(t, plain.ByTestID("panel-compare"))
+	// The second run's write is at step 11 with these knobs: crash right after it.
+	code, d := get(t, h, base+"&step=18&fault=11~crash&explain=4")
+	require.Equal(t, http.StatusOK, code)
+	assert.True(t, htmltest.HasAttr(d.One(t, "message"), "hidden"), htmltest.Text(d.One(t, "message")))
+	d.One(t, "panel-compare")
+	back := htmltest.Attr(d.One(t, "btn-back"), "href")
+	assert.Contains(t, back, "fault=11~crash")
+	assert.Contains(t, back, "explain=4", "the key being explained stays in the address")
+	assert.Contains(t, htmltest.Text(d.One(t, "snippet-iframe")), "fault=11~crash")
+	assert.Contains(t, htmltest.Text(d.One(t, "snippet-script")), "fault=11~crash")
+	assert.Contains(t, htmltest.Text(d.One(t, "snippet-markdown")), "fault=11~crash")
+
+	// The picture of the fork is the fork's, and links back to it.
+	rec, body := do(h, httptest.NewRequest(http.MethodGet, "/picture/hwm/advance-order.svg?advance=after&sink=append&crash=none&fault=11~crash", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	_, noFault := do(h, httptest.NewRequest(http.MethodGet, "/picture/hwm/advance-order.svg?advance=after&sink=append&crash=none", nil))
+	assert.NotEqual(t, noFault, body, "the fork ends otherwise")
+	assert.Contains(t, body, "fault=11~crash")
+
+	_, bad := get(t, h, base+"&fault=1~crash")
+	assert.Contains(t, htmltest.Text(bad.One(t, "message")), "the link's faults could not be applied")
+	assert.Empty(t, bad.ByTestID("panel-compare"))
+	_, nonsense := get(t, h, base+"&fault=soon~explode")
+	assert.Contains(t, htmltest.Text(nonsense.One(t, "message")), "fault=soon~explode does not start with a step number; ignoring it")
+}

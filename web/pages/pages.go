@@ -151,6 +151,22 @@ func run(ctx context.Context, f *scenario.File, q url.Values) (*engine.Trace, wi
 	if err != nil {
 		return nil, st, nil, err
 	}
+	if len(st.Faults) > 0 {
+		// The link's faults fork the run; the run without them is drawn
+		// beside the fork, as in the browser.
+		fork, err := simulate(ctx, f, knobs, seed, st.Faults...)
+		switch {
+		case errors.Is(err, web.ErrBusy):
+			return nil, st, nil, err
+		case err != nil:
+			// A fault that does not apply there, or a fork past the budget:
+			// the link's, not the scenario's.
+			problems = append(problems, "the link's faults could not be applied ("+err.Error()+"), so the scenario runs without them")
+			st.Faults = nil
+		default:
+			t, st.Original = fork, t
+		}
+	}
 	if st.Step > t.Steps() {
 		problems = append(problems, fmt.Sprintf("step %d is past the end; this scenario has %d steps", st.Step, t.Steps()))
 		st.Step = t.Steps()

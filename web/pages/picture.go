@@ -13,6 +13,7 @@ import (
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/templates/picture"
+	"github.com/tidemark/tidemark/templates/widget"
 	"github.com/tidemark/tidemark/web"
 )
 
@@ -85,7 +86,8 @@ func writeSVG(w http.ResponseWriter, r *http.Request, status int, cache, svg str
 }
 
 // shareQuery returns the query that opens t at step: the knobs set away
-// from their defaults, the seed when it is not the default 1, and the step
+// from their defaults, the seed when it is not the default 1, the faults of
+// a fork, and the step
 // (when withZero is false, only a step past 0).
 func shareQuery(t *engine.Trace, step int, withZero bool) string {
 	v := url.Values{}
@@ -96,6 +98,9 @@ func shareQuery(t *engine.Trace, step int, withZero bool) string {
 	}
 	if t.Seed != 1 {
 		v.Set("seed", strconv.FormatUint(t.Seed, 10))
+	}
+	for _, f := range t.Faults {
+		v.Add("fault", widget.FaultText(f))
 	}
 	if step > 0 || withZero {
 		v.Set("step", strconv.Itoa(step))
