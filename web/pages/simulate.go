@@ -119,7 +119,6 @@ func runWithin(ctx context.Context, f *scenario.File, knobs map[string]string, s
 	return w.Trace(), nil
 }
 
-
 // traceKey names f's run with knobs and seed, and reports whether f is a
 // bundled scenario (the catalog's own parse of it, not a sandbox text that
 // claims its id), whose runs may be kept.
