@@ -113,7 +113,7 @@ func TestExportedSiteOnAStaticHost(t *testing.T) {
 		assert.Equal(t, "0", eval[string](t, ctx, `document.querySelector(".tm-widget").dataset.step`))
 		waitFor(t, ctx, "the widget hydrates", ready)
 		// A knob and a step move the address, under the sub-path.
-		click(t, ctx, `label[for="tm-knob-mark-lsn"]`)
+		jsClick(t, ctx, `label[for="tm-knob-mark-lsn"]`)
 		waitFor(t, ctx, "the knob in the address", `location.search.includes("mark=lsn")`)
 		assert.Equal(t, sub+"/scenarios/hwm/visibility-gap/", eval[string](t, ctx, `location.pathname`))
 		assert.Empty(t, pageProblems(t, ctx))
@@ -130,7 +130,7 @@ func TestExportedSiteOnAStaticHost(t *testing.T) {
 		assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="knob-mark-lsn"]').checked`))
 		assert.Contains(t, text(t, ctx, `[data-testid="narration"]`), "Step 14 of")
 		// A step link in the page is taken by the script, not the host.
-		click(t, ctx, `[data-testid="btn-forward"]`)
+		jsClick(t, ctx, `[data-testid="btn-forward"]`)
 		waitFor(t, ctx, "step 15", `document.querySelector(".tm-widget").dataset.step === "15"`)
 		assert.Empty(t, pageProblems(t, ctx))
 	})

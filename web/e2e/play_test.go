@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -261,13 +262,15 @@ func TestSandboxShareAndEmbed(t *testing.T) {
 	openPlay(t, ctx, base+"/play")
 	setText(t, ctx, sandboxScenario)
 	waitFor(t, ctx, "the widget", `document.querySelector('#play-output .tm-widget[data-scenario="mine/late-commit"]') !== null && document.querySelector('#play-output .tm-host[data-ready="true"]') !== null`)
-	for range 4 {
-		click(t, ctx, `#play-output [data-testid="btn-forward"]`)
+	for i := 1; i <= 4; i++ {
+		jsClick(t, ctx, `#play-output [data-testid="btn-forward"]`)
+		waitFor(t, ctx, "the next step", `document.querySelector("#play-output .tm-widget").dataset.step === "`+strconv.Itoa(i)+`"`)
 	}
-	click(t, ctx, `#play-output label[for="tm-knob-mark-lsn"]`)
+	jsClick(t, ctx, `#play-output label[for="tm-knob-mark-lsn"]`)
 	waitFor(t, ctx, "the knob", `location.search.includes("mark=lsn")`)
 	assert.Contains(t, eval[string](t, ctx, `location.search`), "step=4")
 
+	// A real click: the clipboard takes text only in answer to a gesture.
 	click(t, ctx, `[data-testid="play-share"]`)
 	waitFor(t, ctx, "copied", `document.querySelector('[data-testid="play-copied"]').textContent === "Link copied to the clipboard."`)
 	link := clipboard(t, ctx)

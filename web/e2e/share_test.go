@@ -285,8 +285,11 @@ func TestOEmbedUnfurls(t *testing.T) {
 func TestFaultsInTheAddress(t *testing.T) {
 	ctx, base := startPlayground(t, "/scenarios/hwm/advance-order?crash=none&sink=append&advance=after")
 	first := eval[int](t, ctx, `Number([...document.querySelectorAll('.tm-steps li.tm-kind-write')][0].dataset.step)`)
-	click(t, ctx, `.tm-steps li[data-step="`+strconv.Itoa(first)+`"] a`)
-	click(t, ctx, `[data-testid="btn-crash"]`)
+	// Clicked through the page, so that a layout still settling on a busy
+	// machine cannot make the click miss.
+	jsClick(t, ctx, `.tm-steps li[data-step="`+strconv.Itoa(first)+`"] a`)
+	waitFor(t, ctx, "the write's step", `document.querySelector(".tm-widget").dataset.step === "`+strconv.Itoa(first)+`"`)
+	jsClick(t, ctx, `[data-testid="btn-crash"]`)
 	waitFor(t, ctx, "the fork's comparison", `document.querySelector('[data-testid="panel-compare"]') !== null`)
 	waitFor(t, ctx, "the fault in the address", `location.search.includes("fault=`+strconv.Itoa(first)+`~crash")`)
 
@@ -296,15 +299,16 @@ func TestFaultsInTheAddress(t *testing.T) {
 	assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="message"]').hidden`), text(t, ctx, `[data-testid="message"]`))
 
 	// A clock jump after it joins it, in step order.
-	click(t, ctx, `[data-testid="btn-end"]`)
-	click(t, ctx, `[data-testid="btn-jump-back"]`)
+	jsClick(t, ctx, `[data-testid="btn-end"]`)
+	waitFor(t, ctx, "the end", `document.querySelector(".tm-widget").dataset.step === document.querySelector(".tm-widget").dataset.steps`)
+	jsClick(t, ctx, `[data-testid="btn-jump-back"]`)
 	waitFor(t, ctx, "both faults in the address", `new URLSearchParams(location.search).getAll("fault").length === 2`)
 	faults := eval[[]string](t, ctx, `new URLSearchParams(location.search).getAll("fault")`)
 	assert.Equal(t, strconv.Itoa(first)+"~crash", faults[0])
 	assert.Contains(t, faults[1], "~jump~-5s")
 
 	// The key being explained stays in the address, and a link opens it.
-	click(t, ctx, `[data-act="explain"][data-key]:not([data-key=""])`)
+	jsClick(t, ctx, `[data-act="explain"][data-key]:not([data-key=""])`)
 	waitFor(t, ctx, "the explanation in the address", `location.search.includes("explain=")`)
 	link := eval[string](t, ctx, `location.href`)
 	other := newTabBeside(t, ctx)
