@@ -171,6 +171,12 @@ func TestSandboxExpectations(t *testing.T) {
 	// said at its place, and the verdicts wait for the text to build.
 	setText(t, ctx, strings.Replace(sandboxScenario, "expect missing=1\n", "expect missing=2\n", 1))
 	waitFor(t, ctx, "all hold", `document.querySelector('[data-testid="play-expect-summary"]').textContent === "3 expectations: 3 hold."`)
+	// On a phone the page does not scroll sideways: the text box scrolls
+	// within itself, the gutter beside it.
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(360, 740)))
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360, "the sandbox scrolls sideways at 360px")
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)))
+
 	setText(t, ctx, sandboxScenario+"expect missing=2 when colour=blue\n")
 	waitFor(t, ctx, "a bad expect line", `document.querySelector('[data-testid="play-expect-summary"]').textContent.includes("unknown knob")`)
 	assert.Contains(t, text(t, ctx, `[data-testid="play-expect-summary"]`), "play.tdm:13:23")

@@ -257,15 +257,17 @@
         ? titleOf(d.text) + " — " + timeOf(d.savedAt) + (mine ? " (this tab)" : "")
         : "An entry this page cannot read (written by another version of Tidemark?), kept as it is";
       li.append(el("span", name, { class: "play-draft-name" }));
+      // Each button names its draft, for a screen reader's list of buttons.
+      const what = d.ok ? "the draft “" + titleOf(d.text) + "”" : "the entry this page cannot read";
       if (d.ok && !mine) {
-        const open = el("button", "Open", { type: "button", class: "tm-btn", "data-testid": "play-draft-open" });
+        const open = el("button", "Open", { type: "button", class: "tm-btn", "data-testid": "play-draft-open", "aria-label": "Open " + what });
         open.addEventListener("click", () => openDraft(d));
         li.append(open);
       }
-      const file = el("button", "Save to a file", { type: "button", class: "tm-btn", "data-testid": "play-draft-file" });
+      const file = el("button", "Save to a file", { type: "button", class: "tm-btn", "data-testid": "play-draft-file", "aria-label": "Save " + what + " to a file" });
       file.addEventListener("click", () => (d.ok ? download(fileNameOf(d.text), d.text, "text/plain") : download("tidemark-draft-" + d.id + ".txt", d.raw, "text/plain")));
       li.append(file);
-      const del = el("button", "Delete", { type: "button", class: "tm-btn", "data-testid": "play-draft-delete" });
+      const del = el("button", "Delete", { type: "button", class: "tm-btn", "data-testid": "play-draft-delete", "aria-label": "Delete " + what });
       del.addEventListener("click", () => deleteDraft(d));
       li.append(del);
       draftsList.append(li);
