@@ -92,14 +92,14 @@ func (t *Trace) readSentence(i int) string {
 	if !sh.filter.kept(h, r) {
 		b.WriteString("; the filter keeps it out of the windows and joins")
 	}
-	for k := stepIndex(t.Late, int(ar.Step)-1, func(l *LatePoint) int32 { return l.Step }); k < len(t.Late) && t.Late[k].Step == ar.Step; k++ {
+	for k := stepIndex(len(t.Late), int(ar.Step)-1, func(i int) int32 { return t.Late[i].Step }); k < len(t.Late) && t.Late[k].Step == ar.Step; k++ {
 		if l := &t.Late[k]; int(l.Arrival) == i {
 			b.WriteString("; " + t.lateClause(l))
 		}
 	}
 	pairs := 0
 	var with []string
-	for k := stepIndex(t.Pairs, int(ar.Step)-1, func(p *PairPoint) int32 { return p.Step }); k < len(t.Pairs) && t.Pairs[k].Step == ar.Step; k++ {
+	for k := stepIndex(len(t.Pairs), int(ar.Step)-1, func(i int) int32 { return t.Pairs[i].Step }); k < len(t.Pairs) && t.Pairs[k].Step == ar.Step; k++ {
 		p := &t.Pairs[k]
 		other := p.Left
 		if other == id {
@@ -111,12 +111,12 @@ func (t *Trace) readSentence(i int) string {
 	if pairs > 0 {
 		prose.Fprintf(&b, "; it joins %s", strings.Join(limitList(with, 4), ", "))
 	}
-	for k := stepIndex(t.Firings, int(ar.Step)-1, func(f *FiringPoint) int32 { return f.Step }); k < len(t.Firings) && t.Firings[k].Step == ar.Step; k++ {
+	for k := stepIndex(len(t.Firings), int(ar.Step)-1, func(i int) int32 { return t.Firings[i].Step }); k < len(t.Firings) && t.Firings[k].Step == ar.Step; k++ {
 		f := &t.Firings[k]
 		wh := t.Windows[f.Op]
 		prose.Fprintf(&b, "; %s fires %s again at once, update %d: %s %d", wh.Name, f.Window, f.N, wh.Agg, wh.Agg.Of(f.Acc))
 	}
-	for k := stepIndex(t.Watermarks, int(ar.Step)-1, func(w *WatermarkPoint) int32 { return w.Step }); k < len(t.Watermarks) && t.Watermarks[k].Step == ar.Step; k++ {
+	for k := stepIndex(len(t.Watermarks), int(ar.Step)-1, func(i int) int32 { return t.Watermarks[i].Step }); k < len(t.Watermarks) && t.Watermarks[k].Step == ar.Step; k++ {
 		if w := &t.Watermarks[k]; int(w.Stream) == int(ar.Stream) && w.Part == -1 {
 			prose.Fprintf(&b, "; %s's watermark moves to %s", sh.Name, Time(w.Value))
 		}
@@ -391,10 +391,10 @@ func (t *Trace) Routine(e *engine.Event) bool {
 	case engine.KindArrive:
 		a, _ := e.Ref()
 		step := t.Arrivals[a].Step
-		if k := stepIndex(t.Pairs, int(step)-1, func(p *PairPoint) int32 { return p.Step }); k < len(t.Pairs) && t.Pairs[k].Step == step {
+		if k := stepIndex(len(t.Pairs), int(step)-1, func(i int) int32 { return t.Pairs[i].Step }); k < len(t.Pairs) && t.Pairs[k].Step == step {
 			return false
 		}
-		if k := stepIndex(t.Firings, int(step)-1, func(f *FiringPoint) int32 { return f.Step }); k < len(t.Firings) && t.Firings[k].Step == step {
+		if k := stepIndex(len(t.Firings), int(step)-1, func(i int) int32 { return t.Firings[i].Step }); k < len(t.Firings) && t.Firings[k].Step == step {
 			return false
 		}
 		return true

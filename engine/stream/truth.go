@@ -1,7 +1,7 @@
 package stream
 
 import (
-	"slices"
+	"sort"
 
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/topic"
@@ -83,7 +83,7 @@ func (op *windowOp) truthSession(s *world, key int32, t vtime.Time, v int64) {
 	}
 	ss := op.sessions[key]
 	w := window.Window{Start: t, End: t.Add(op.cfg.Assigner.Gap)}
-	i, _ := slices.BinarySearchFunc(ss, t, func(x resultKey, t vtime.Time) int { return cmpTime(x.end, t) })
+	i := sort.Search(len(ss), func(k int) bool { return ss[k].end >= t })
 	j := i
 	for j < len(ss) && ss[j].start <= w.End {
 		j++
@@ -107,7 +107,7 @@ func (op *windowOp) truthSession(s *world, key int32, t vtime.Time, v int64) {
 	r := op.result(s, cover)
 	r.truth = acc
 	op.settle(s, r)
-	op.sessions[key] = slices.Replace(ss, i, j, cover)
+	op.sessions[key] = append(append(ss[:i:i], cover), ss[j:]...)
 }
 
 func cmpTime(a, b vtime.Time) int {
@@ -141,16 +141,19 @@ func (j *joinOp) truthAdd(s *world, side join.Side, key int32, t vtime.Time) {
 		j.want = map[int32]int32{}
 	}
 	mine := j.times[side][key]
-	at, _ := slices.BinarySearch(mine, t+1)
-	j.times[side][key] = slices.Insert(mine, at, t)
+	at := sort.Search(len(mine), func(k int) bool { return mine[k] > t })
+	mine = append(mine, 0)
+	copy(mine[at+1:], mine[at:])
+	mine[at] = t
+	j.times[side][key] = mine
 	lower, upper := bounds(j.cfg)
 	lo, hi := t.Add(lower), t.Add(upper)
 	if side == join.Right {
 		lo, hi = t.Add(-upper), t.Add(-lower)
 	}
 	other := j.times[1-side][key]
-	from, _ := slices.BinarySearch(other, lo)
-	to, _ := slices.BinarySearch(other, hi+1)
+	from := sort.Search(len(other), func(k int) bool { return other[k] >= lo })
+	to := sort.Search(len(other), func(k int) bool { return other[k] > hi })
 	if to <= from {
 		return
 	}
