@@ -1,6 +1,7 @@
 package hwm
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/tidemark/tidemark/engine"
@@ -49,14 +50,27 @@ func (h *world) statement(ts *txnState, s *stmt) {
 		}
 	}
 	h.w.Charge(len(keys))
-	var stamp vtime.Time
+	stamp := now
+	switch {
+	case s.backdate != nil:
+		stamp = *s.backdate
+	case s.table.Stamp == mvcc.StampTxnStart:
+		stamp = ts.tx.BeginNow
+	}
 	target := h.targetFor(s.table.Name)
-	for _, k := range keys {
-		v := h.db.Write(&ts.tx, s.table, s.op, k, h.w.KeyID(target, k), s.amount, now, s.backdate)
-		stamp = v.UpdatedAt
+	var unmatched []string // keys an update or delete named that have no row
+	for i, k := range keys {
+		if v := h.db.Write(&ts.tx, s.table, s.op, k, h.w.KeyID(target, k), s.amount, now, s.backdate); v == nil {
+			if unmatched == nil {
+				keys = slices.Clone(keys[:i]) // the rows changed so far, and only those from now on
+			}
+			unmatched = append(unmatched, k)
+		} else if unmatched != nil {
+			keys = append(keys, k)
+		}
 	}
 	rec := &h.t.Txns[ts.rec]
-	rec.Stmts = append(rec.Stmts, StmtRecord{Op: s.op, Table: s.table.Name, Keys: keys, Stamp: stamp, Mode: s.table.Stamp, Backdated: s.backdate != nil})
+	rec.Stmts = append(rec.Stmts, StmtRecord{Op: s.op, Table: s.table.Name, Keys: keys, Unmatched: unmatched, Stamp: stamp, Mode: s.table.Stamp, Backdated: s.backdate != nil})
 	h.emitTxn(engine.KindInsert+engine.Kind(s.op), ts.rec, len(rec.Stmts)-1)
 }
 

@@ -128,11 +128,11 @@ func (r *TxnRecord) Keys() []string {
 	return out
 }
 
-// Stamp is the updated_at its last statement wrote, and false when no
-// statement has written one yet (or the table stamps at commit).
+// Stamp is the updated_at its last statement that changed a row wrote,
+// and false when no statement has written one yet (or the table stamps at commit).
 func (r *TxnRecord) Stamp() (vtime.Time, bool) {
 	for i := len(r.Stmts) - 1; i >= 0; i-- {
-		if s := r.Stmts[i]; s.Backdated || s.Mode != mvcc.StampCommit {
+		if s := r.Stmts[i]; len(s.Keys) > 0 && (s.Backdated || s.Mode != mvcc.StampCommit) {
 			return s.Stamp, true
 		}
 	}
@@ -143,7 +143,8 @@ func (r *TxnRecord) Stamp() (vtime.Time, bool) {
 type StmtRecord struct {
 	Op        mvcc.Op
 	Table     string
-	Keys      []string
+	Keys      []string // the rows it changed
+	Unmatched []string // keys an update or delete named that had no row, which it left alone
 	Stamp     vtime.Time // the updated_at it wrote; meaningless when Mode is StampCommit and not Backdated
 	Mode      mvcc.Stamp
 	Backdated bool

@@ -394,14 +394,20 @@ func (r *replayer) statement(ti, si int) error {
 		_, err := r.exec(c, fmt.Sprintf("INSERT INTO %s (%s, updated_at, version) SELECT k, $1, 1 FROM unnest(%s) WITH ORDINALITY AS u(k, n) ORDER BY n", name, key, keyArray("$2", tb.textKeys)), toTime(stamp), st.Keys)
 		return err
 	case mvcc.Update:
-		// An update of a key with no row finds nothing here, whatever the
-		// engine makes of it; the comparison shows the difference.
-		_, err := r.exec(c, fmt.Sprintf("UPDATE %s SET updated_at = $1, version = version + 1 WHERE %s = ANY(%s)", name, key, keyArray("$2", tb.textKeys)), toTime(stamp), st.Keys)
+		// Every key the statement named, found by the engine or not:
+		// PostgreSQL decides for itself which rows it finds.
+		_, err := r.exec(c, fmt.Sprintf("UPDATE %s SET updated_at = $1, version = version + 1 WHERE %s = ANY(%s)", name, key, keyArray("$2", tb.textKeys)), toTime(stamp), named(st))
 		return err
 	default:
-		_, err := r.exec(c, fmt.Sprintf("DELETE FROM %s WHERE %s = ANY(%s)", name, key, keyArray("$1", tb.textKeys)), st.Keys)
+		_, err := r.exec(c, fmt.Sprintf("DELETE FROM %s WHERE %s = ANY(%s)", name, key, keyArray("$1", tb.textKeys)), named(st))
 		return err
 	}
+}
+
+// named lists every key a statement named: the rows the engine found it
+// changing, and those it found no row for.
+func named(st *hwm.StmtRecord) []string {
+	return append(slices.Clone(st.Keys), st.Unmatched...)
 }
 
 func (r *replayer) commit(ti int) error {
@@ -1060,7 +1066,8 @@ func (r *replayer) finish() error {
 			got = append(got, r.xids[d.XID])
 		}
 		byLSN := slices.Clone(r.h.Txns)
-		byLSN = slices.DeleteFunc(byLSN, func(x hwm.TxnRecord) bool { return x.State != mvcc.Committed })
+		// A transaction that changed no row has no commit in the log.
+		byLSN = slices.DeleteFunc(byLSN, func(x hwm.TxnRecord) bool { return x.State != mvcc.Committed || x.LSN == 0 })
 		slices.SortFunc(byLSN, func(a, b hwm.TxnRecord) int { return int(a.LSN - b.LSN) })
 		for _, x := range byLSN {
 			want = append(want, x.Name)
