@@ -159,7 +159,7 @@ func (h *world) runRead(r *runState) {
 			for _, v := range got {
 				if int64(v.UpdatedAt) <= m.value.V {
 					overlapRows++
-					if p.target.NewestID(v.ID) >= v.Seq {
+					if p.target.NewestID(v.Target) >= v.Seq {
 						overlapKnown++
 					}
 				}
@@ -261,7 +261,10 @@ func keysOf(vs []*mvcc.Version) []string {
 func (h *world) write(r *runState, rows []*mvcc.Version) sink.Result {
 	in := make([]sink.In, len(rows))
 	for i, v := range rows {
-		in[i] = sink.In{ID: v.ID, Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN), Amount: v.Amount}
+		in[i] = sink.In{ID: v.Target, Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN), Amount: v.Amount}
+		if v.ID != v.Target {
+			in[i].Src = v.ID + 1 // another table's row with this key reached the target first
+		}
 	}
 	var inInterval func(sink.Row) bool
 	if r.p.target.Mode == sink.Overwrite {

@@ -58,15 +58,21 @@ func (h *world) statement(ts *txnState, s *stmt) {
 		stamp = ts.tx.BeginNow
 	}
 	target := h.targetFor(s.table.Name)
+	table := h.w.TableID(s.table.Name)
 	var unmatched []string // keys an update or delete named that have no row
 	for i, k := range keys {
-		if v := h.db.Write(&ts.tx, s.table, s.op, k, h.w.KeyID(target, k), s.amount, now, s.backdate); v == nil {
+		// The row is this table's: its own id to the truth, the key's id to the target.
+		key := h.w.KeyID(target, k)
+		if v := h.db.Write(&ts.tx, s.table, s.op, k, h.w.RowID(key, table), s.amount, now, s.backdate); v == nil {
 			if unmatched == nil {
 				keys = slices.Clone(keys[:i]) // the rows changed so far, and only those from now on
 			}
 			unmatched = append(unmatched, k)
-		} else if unmatched != nil {
-			keys = append(keys, k)
+		} else {
+			v.Target = key
+			if unmatched != nil {
+				keys = append(keys, k)
+			}
 		}
 	}
 	rec := &h.t.Txns[ts.rec]

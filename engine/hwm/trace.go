@@ -79,7 +79,8 @@ func (t *Trace) Observe(n int, o *check.Observation) {
 		if r.WriteStep == 0 || r.WriteStep > n {
 			run.Written = 0
 		}
-		if r.MarkStep == 0 || r.MarkStep > n {
+		run.Stored = r.MarkStep > 0 && r.MarkStep <= n
+		if !run.Stored {
 			run.Advanced = false
 			run.MarkAfter = run.MarkBefore
 		}

@@ -380,14 +380,29 @@ func (l *world) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]s
 			return in
 		}
 	}
-	id := r.KeyID
+	id, src := r.KeyID, r.Src
 	if l.multi {
-		// With several targets a key's id depends on which target's truth
-		// it belongs to, so the id the record carries may be another's.
-		id = l.w.KeyID(g.target, g.topic.Key(r))
+		// With several targets a key's id depends on which target it
+		// belongs to, so the id the record carries may be another's; a
+		// target the record's source does not reach knows no source row
+		// for it.
+		if other := l.w.KeyID(g.target, g.topic.Key(r)); other != id {
+			id, src = other, 0
+		}
+	}
+	if !r.Keyed {
+		// A record without a key is known by its event id, and the row
+		// carries the id the record carried: an event resent under a new id
+		// is a new key to the target, though the same event to the truth.
+		if eid := g.topic.ID(r); eid != g.topic.Key(r) {
+			if src == 0 {
+				src = id + 1
+			}
+			id = l.w.KeyID(g.target, eid)
+		}
 	}
 	// The key's text comes from its state, which the write reads next anyway.
-	return append(in, sink.In{ID: id, Key: l.w.KeyText(id), Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
+	return append(in, sink.In{ID: id, Src: src, Key: l.w.KeyText(id), Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
 }
 
 // consumeSlow writes a batch that a dedup or a timestamp mark filtered, or
@@ -589,7 +604,11 @@ func (l *world) resnapshot(g *groupState) {
 		}
 		tables = append(tables, c.table)
 		for _, v := range l.src.Table(c.table).Rows() {
-			in = append(in, sink.In{ID: l.w.KeyID(g.target, v.Key), Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN)})
+			x := sink.In{ID: l.w.KeyID(g.target, v.Key), Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN)}
+			if x.ID == v.Target {
+				x.Src = srcRef(v.Target, v.ID)
+			}
+			in = append(in, x)
 		}
 	}
 	slices.SortFunc(in, func(a, b sink.In) int { return compareKeyStrings(a.Key, b.Key) })

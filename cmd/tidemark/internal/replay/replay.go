@@ -994,11 +994,12 @@ func (r *replayer) reset(e *engine.Event) error {
 }
 
 // truthSQL computes a target's truth in the database: the feeding tables'
-// rows the target lacks, the keys it holds more than once, and the keys it
+// rows the target lacks, the rows it holds more than once, and the rows it
 // holds in an older version than the source's, or after the source deleted
 // them. A source row is its table and its key, and a target row says which
 // table it came from, so a row of one table does not stand in for another
-// table's row with the same key. It returns (what, key, copies) rows.
+// table's row with the same key, and two tables' rows with one key are not
+// copies of each other. It returns (what, key, copies) rows.
 func (r *replayer) truthSQL(tg *target) string {
 	var src []string
 	for _, tn := range tg.from {
@@ -1006,7 +1007,7 @@ func (r *replayer) truthSQL(tg *target) string {
 		src = append(src, fmt.Sprintf("SELECT %s AS src_table, %s::text AS key, version FROM %s", quoteLiteral(tn), col(tb.key), r.q(tn)))
 	}
 	return fmt.Sprintf(`WITH src AS (%s),
-tgt AS (SELECT src_table, %s::text AS key, version, count(*) OVER (PARTITION BY %s) AS copies FROM %s)
+tgt AS (SELECT src_table, %s::text AS key, version, count(*) OVER (PARTITION BY src_table, %s) AS copies FROM %s)
 SELECT 'missing', key, 0 FROM src
  WHERE NOT EXISTS (SELECT 1 FROM tgt WHERE tgt.key = src.key AND tgt.src_table = src.src_table)
 UNION ALL
