@@ -249,12 +249,16 @@ func monotonicity(o Observation) Result {
 	return Result{Status: Pass, Detail: prose.F("%s, none lower than the one before", plural(changes, "stored value", "stored values"))}
 }
 
+// rateOfChange measures each mark on its own: a mark needs two stored
+// values (resets aside) to have a rate at all, and a value below the one
+// before it is no advance of any size.
 func rateOfChange(cfg Config, o Observation) Result {
 	stall := max(cfg.StallRuns, 2)
-	seen := 0
+	measured := 0
+	var short []string // marks with fewer than two stored values
 	for _, s := range o.Marks {
 		var advances runningMedian // every advance so far, for the median of the usual ones
-		still := 0
+		still, seen := 0, 0
 		var last *MarkPoint
 		for i := range s.Points {
 			p := &s.Points[i]
@@ -265,12 +269,16 @@ func rateOfChange(cfg Config, o Observation) Result {
 			seen++
 			if last != nil && last.Set {
 				d := p.Value - last.Value
-				if d <= 0 {
+				switch {
+				case d < 0:
+					return Result{Status: Fail, Detail: prose.F("mark %s went from %s back to %s at %s: a move backwards is no advance", s.Name, last.Display, p.Display, p.At)}
+				case d == 0:
 					still++
 					if still >= stall {
 						return Result{Status: Fail, Detail: prose.F("mark %s has not advanced for %d runs in a row (stuck at %s since %s)", s.Name, still, p.Display, last.At)}
 					}
-				} else {
+					continue // the stall is measured from where the mark first stood still
+				default:
 					still = 0
 					if advances.len() >= 3 {
 						med := advances.median()
@@ -281,15 +289,30 @@ func rateOfChange(cfg Config, o Observation) Result {
 					advances.add(d)
 				}
 			}
-			if !(last != nil && last.Set && p.Value <= last.Value) {
-				last = p
-			}
+			last = p
+		}
+		if seen >= 2 {
+			measured++
+		} else {
+			short = append(short, s.Name)
 		}
 	}
-	if seen < 2 {
-		return Result{Status: NotRun, Detail: "needs at least two stored values to measure a rate"}
+	if measured == 0 {
+		return Result{Status: NotRun, Detail: "needs a mark with at least two stored values to measure a rate"}
 	}
-	return Result{Status: Pass, Detail: "every mark kept advancing by plausible amounts"}
+	d := prose.F("%s kept advancing, never stuck for %d runs in a row nor jumping past %.0f× its usual advance", plural(measured, "mark", "marks"), stall, cfg.JumpFactor)
+	if len(short) > 0 {
+		d += prose.F("; %s %s fewer than two stored values to measure", strings.Join(short, ", "), hasHave(len(short)))
+	}
+	return Result{Status: Pass, Detail: d}
+}
+
+// hasHave is "has" for one and "have" for more.
+func hasHave(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
 }
 
 func amount(s MarkSeries, d int64) string {

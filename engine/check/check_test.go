@@ -96,6 +96,30 @@ func TestRateOfChange(t *testing.T) {
 	assert.Contains(t, jump.Detail, "jumped by 22s")
 }
 
+// TestRateOfChangePerMark: a rate is a mark's own. Two marks with one value
+// each have no rate between them, and a move backwards is no advance.
+func TestRateOfChangePerMark(t *testing.T) {
+	cfg := only("rate-of-change")
+	eu, us := series(2), series(5)
+	eu.Name, us.Name = "extract/orders_eu", "extract/orders_us"
+	r := one(t, cfg, check.Observation{Marks: []check.MarkSeries{eu, us}})
+	assert.Equal(t, check.NotRun, r.Status, "one value per mark is no rate: %s", r.Detail)
+
+	back := check.MarkSeries{Name: "extract", Points: []check.MarkPoint{
+		{Step: 1, Value: 1002, Set: true, Display: "lsn 1002", At: at(1)},
+		{Step: 2, Value: 1001, Set: true, Display: "lsn 1001", At: at(2)},
+	}}
+	r = one(t, cfg, check.Observation{Marks: []check.MarkSeries{back}})
+	assert.Equal(t, check.Fail, r.Status)
+	assert.Equal(t, "mark extract went from lsn 1002 back to lsn 1001 at 10:00:02: a move backwards is no advance", r.Detail)
+
+	r = one(t, cfg, check.Observation{Marks: []check.MarkSeries{series(2, 4, 6), us}})
+	assert.Equal(t, check.Pass, r.Status)
+	assert.Equal(t, "1 mark kept advancing, never stuck for 3 runs in a row nor jumping past 5× its usual advance; extract/orders_us has fewer than two stored values to measure", r.Detail)
+	// A reset may move a mark back; the advance after it is measured from it.
+	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Marks: []check.MarkSeries{series(2, 4, -1, 3)}}).Status)
+}
+
 func TestReconcileSameWindow(t *testing.T) {
 	cfg := only("reconciliation-same-window")
 	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{Runs: []check.Run{{Finished: true, Aborted: true}}}).Status)
