@@ -93,7 +93,7 @@ type Result struct {
 	Inserted  int
 	Replaced  int     // rows an incoming newer version replaced (merge) or the interval removed (overwrite)
 	Collapsed int     // incoming rows identical to a present row, absorbed by the merge
-	Removed   []int32 // overwrite: the key ids of the rows the interval removed, in the order they were written
+	Removed   []Row // overwrite: the rows the interval removed, in the order they were written
 }
 
 // Table is a target table.
@@ -172,7 +172,7 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 		}
 		slices.Sort(removed)
 		for _, i := range removed {
-			res.Removed = append(res.Removed, t.rows[i].KeyID)
+			res.Removed = append(res.Removed, t.rows[i])
 		}
 	}
 	for _, in := range rows {
