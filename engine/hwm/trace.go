@@ -144,8 +144,8 @@ func (r *TxnRecord) Stamp() (vtime.Time, bool) {
 type StmtRecord struct {
 	Op        mvcc.Op
 	Table     string
-	Keys      []string // the rows it changed
-	Unmatched []string // keys an update or delete named that had no row, which it left alone
+	Keys      []string   // the rows it changed
+	Unmatched []string   // keys an update or delete named that had no row, which it left alone
 	Stamp     vtime.Time // the updated_at it wrote; meaningless when Mode is StampCommit and not Backdated
 	Mode      mvcc.Stamp
 	Backdated bool

@@ -459,7 +459,7 @@ func (l *world) addPartitions(h *TopicHistory, n int) {
 		g := l.groups[name]
 		if g.topic == h {
 			g.g.Resize(n)
-			l.w.Schedule(l.w.Now().Add(g.refresh), func() { l.rebalance(g, prose.F("%s notices %s now has %d partitions", g.name, h.Name, n)) })
+			l.w.Schedule(l.w.Now().Add(g.refresh), func() { l.requestRebalance(g, prose.F("%s notices %s now has %d partitions", g.name, h.Name, n)) })
 		}
 	}
 }

@@ -91,8 +91,8 @@ func (in *In) Source() int32 {
 // Result counts what a write did.
 type Result struct {
 	Inserted  int
-	Replaced  int     // rows an incoming newer version replaced (merge) or the interval removed (overwrite)
-	Collapsed int     // incoming rows identical to a present row, absorbed by the merge
+	Replaced  int   // rows an incoming newer version replaced (merge) or the interval removed (overwrite)
+	Collapsed int   // incoming rows identical to a present row, absorbed by the merge
 	Removed   []Row // overwrite: the rows the interval removed, in the order they were written
 }
 
