@@ -17,7 +17,7 @@ func (t *Trace) Narration(e *engine.Event) string {
 	case engine.KindBegin:
 		return prose.F("%s begins at %s; now() inside it reads %s on the source clock.", rec.Name, rec.BeginAt, rec.BeginNow)
 	case engine.KindInsert, engine.KindUpdate, engine.KindDelete:
-		return t.statementNarration(rec, &rec.Stmts[b])
+		return t.statementNarration(rec, &rec.Stmts[b], t.UnmatchedOf(int(a), int(b)))
 	case engine.KindCommit:
 		return t.commitNarration(rec)
 	case engine.KindRollback:
@@ -26,7 +26,7 @@ func (t *Trace) Narration(e *engine.Event) string {
 	return ""
 }
 
-func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord) string {
+func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord, unmatched []string) string {
 	var when string
 	switch {
 	case s.Backdated:
@@ -43,19 +43,19 @@ func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord) string {
 	noun := t.t.Noun(s.Table)
 	if len(s.Keys) == 0 {
 		exists := "no such row exists"
-		if len(s.Unmatched) > 1 {
+		if len(unmatched) > 1 {
 			exists = "no such rows exist"
 		}
 		return prose.F("%s %s %s %s %s, but %s (none committed, none written by %s), so the statement matches nothing and changes nothing.",
-			rec.Name, verb, prose.Rows(noun, s.Unmatched), prep, s.Table, exists, rec.Name)
+			rec.Name, verb, prose.Rows(noun, unmatched), prep, s.Table, exists, rec.Name)
 	}
 	also := ""
-	if n := len(s.Unmatched); n > 0 {
+	if n := len(unmatched); n > 0 {
 		has := "has no row, so nothing happens to it"
 		if n > 1 {
 			has = "have no rows, so nothing happens to them"
 		}
-		also = prose.F(" It also names %s, which %s.", prose.Rows(noun, s.Unmatched), has)
+		also = prose.F(" It also names %s, which %s.", prose.Rows(noun, unmatched), has)
 	}
 	return prose.F("%s %s %s %s %s%s; no other session can see it until %s commits.%s",
 		rec.Name, verb, prose.Rows(noun, s.Keys), prep, s.Table, when, rec.Name, also)

@@ -76,7 +76,10 @@ func (h *world) statement(ts *txnState, s *stmt) {
 		}
 	}
 	rec := &h.t.Txns[ts.rec]
-	rec.Stmts = append(rec.Stmts, StmtRecord{Op: s.op, Table: s.table.Name, Keys: keys, Unmatched: unmatched, Stamp: stamp, Mode: s.table.Stamp, Backdated: s.backdate != nil})
+	rec.Stmts = append(rec.Stmts, StmtRecord{Op: s.op, Table: s.table.Name, Keys: keys, Stamp: stamp, Mode: s.table.Stamp, Backdated: s.backdate != nil})
+	if unmatched != nil {
+		h.t.Unmatched = append(h.t.Unmatched, Unmatched{Txn: ts.rec, Stmt: len(rec.Stmts) - 1, Keys: unmatched})
+	}
 	h.emitTxn(engine.KindInsert+engine.Kind(s.op), ts.rec, len(rec.Stmts)-1)
 }
 

@@ -17,12 +17,13 @@ import (
 // and the source tables, from which the world's state at any step is read
 // without replaying.
 type Trace struct {
-	t      *engine.Trace
-	Txns   []TxnRecord
-	Marks  []*MarkHistory
-	Runs   []RunRecord
-	Pipes  []extract.Config
-	Tables []SourceTable
+	t         *engine.Trace
+	Txns      []TxnRecord
+	Unmatched []Unmatched // the statements that named keys with no row, in the order they ran
+	Marks     []*MarkHistory
+	Runs      []RunRecord
+	Pipes     []extract.Config
+	Tables    []SourceTable
 }
 
 // Of returns the high-water-mark world's part of t, or nil when t's
@@ -140,12 +141,30 @@ func (r *TxnRecord) Stamp() (vtime.Time, bool) {
 	return 0, false
 }
 
+// Unmatched is a statement that named keys with no row: an update or a
+// delete, which leaves them alone. Statements like it are rare, so the
+// trace keeps them aside rather than a field in every StmtRecord.
+type Unmatched struct {
+	Txn, Stmt int      // the statement, as Txns[Txn].Stmts[Stmt]
+	Keys      []string // the keys it found no row for
+}
+
+// UnmatchedOf returns the keys statement stmt of transaction txn (indexes
+// of Txns and its Stmts) named and found no row for.
+func (t *Trace) UnmatchedOf(txn, stmt int) []string {
+	for i := len(t.Unmatched) - 1; i >= 0; i-- {
+		if u := &t.Unmatched[i]; u.Txn == txn && u.Stmt == stmt {
+			return u.Keys
+		}
+	}
+	return nil
+}
+
 // StmtRecord is one statement of a source transaction.
 type StmtRecord struct {
 	Op        mvcc.Op
 	Table     string
-	Keys      []string   // the rows it changed
-	Unmatched []string   // keys an update or delete named that had no row, which it left alone
+	Keys      []string   // the rows it changed (Trace.UnmatchedOf names the keys it found no row for)
 	Stamp     vtime.Time // the updated_at it wrote; meaningless when Mode is StampCommit and not Backdated
 	Mode      mvcc.Stamp
 	Backdated bool

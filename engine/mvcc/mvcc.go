@@ -87,19 +87,20 @@ func (o Op) String() string { return [...]string{"insert", "update", "delete"}[o
 //
 // Invariants: LSN is 0 until the writing transaction commits, then it is the
 // transaction's commit LSN; Seq increases by one per committed version of the
-// same key, starting at 1.
+// same key, starting at 1. The small fields come last, sharing one word: a
+// source of a million rows keeps a million versions.
 type Version struct {
 	Table     string
 	Key       string
-	ID        int32 // the dense id of this table's row with Key, given by the caller: equal keys of one table, equal ids
-	Target    int32 // the caller's id of Key itself, which rows of several tables with one key may share (a target's key); ID unless the caller sets it
-	Op        Op
 	UpdatedAt vtime.Time // the value written into updated_at (source clock)
-	Backdated bool       // updated_at was set explicitly by the statement
 	LSN       LSN
 	Seq       int
 	Amount    int64 // a payload column, so updates have something to change
 	table     *Table
+	ID        int32 // the dense id of this table's row with Key, given by the caller: equal keys of one table, equal ids
+	Target    int32 // the caller's id of Key itself, which rows of several tables with one key may share (a target's key); ID unless the caller sets it
+	Op        Op
+	Backdated bool // updated_at was set explicitly by the statement
 	// superseded is set when a later committed version of the key replaces
 	// this one, so a read over the commit log skips it without a lookup.
 	superseded bool
@@ -129,8 +130,7 @@ type Txn struct {
 	CommitNow vtime.Time // the source clock's reading at commit
 	LSN       LSN
 	Writes    []*Version
-	first     [1]*Version         // Writes' first slot, so a one-statement transaction does not allocate it
-	own       map[ownKey]*Version // the latest of Writes by table and row, once there are enough writes to look up
+	first     [1]*Version // Writes' first slot, so a one-statement transaction does not allocate it
 }
 
 // ownKey names a row a transaction wrote: its table and its id.
@@ -140,13 +140,13 @@ type ownKey struct {
 }
 
 // ownIndexFrom is how many writes a transaction makes before its lookups of
-// its own writes go through a map rather than a scan.
+// its own writes go through an index (DB.own) rather than a scan.
 const ownIndexFrom = 16
 
 // written returns tx's latest pending write of the row with id in t, or nil.
-func (tx *Txn) written(t *Table, id int32) *Version {
-	if tx.own != nil {
-		return tx.own[ownKey{t, id}]
+func (db *DB) written(tx *Txn, t *Table, id int32) *Version {
+	if own := db.own[tx]; own != nil {
+		return own[ownKey{t, id}]
 	}
 	if len(tx.Writes) <= ownIndexFrom {
 		for i := len(tx.Writes) - 1; i >= 0; i-- {
@@ -156,17 +156,21 @@ func (tx *Txn) written(t *Table, id int32) *Version {
 		}
 		return nil
 	}
-	tx.own = make(map[ownKey]*Version, len(tx.Writes))
+	own := make(map[ownKey]*Version, len(tx.Writes))
 	for _, v := range tx.Writes {
-		tx.own[ownKey{v.table, v.ID}] = v
+		own[ownKey{v.table, v.ID}] = v
 	}
-	return tx.own[ownKey{t, id}]
+	if db.own == nil {
+		db.own = map[*Txn]map[ownKey]*Version{}
+	}
+	db.own[tx] = own
+	return own[ownKey{t, id}]
 }
 
 // Exists reports whether the row with id in t is there for tx to change: its
 // own latest write of it, else the latest committed version, is not a delete.
-func (tx *Txn) Exists(t *Table, id int32) bool {
-	if v := tx.written(t, id); v != nil {
+func (db *DB) Exists(tx *Txn, t *Table, id int32) bool {
+	if v := db.written(tx, t, id); v != nil {
 		return !v.Deleted()
 	}
 	return int(id) < len(t.live) && t.live[id] != nil && !t.live[id].Deleted()
@@ -197,6 +201,9 @@ type DB struct {
 	tables map[string]*Table
 	order  []string
 	lsn    LSN // last commit position handed out; FirstLSN-1 before any commit
+	// own indexes the writes of an open transaction with many of them, by
+	// table and row, for its updates and deletes to find its own writes.
+	own map[*Txn]map[ownKey]*Version
 }
 
 // New returns an empty database.
@@ -284,7 +291,7 @@ func (db *DB) BeginInto(tx *Txn, name, session string, at, now vtime.Time) {
 // matches nothing: Write records nothing and returns nil, as PostgreSQL's
 // UPDATE and DELETE report zero rows.
 func (db *DB) Write(tx *Txn, t *Table, op Op, key string, id int32, amount int64, stampNow vtime.Time, backdate *vtime.Time) *Version {
-	if op != Insert && !tx.Exists(t, id) {
+	if op != Insert && !db.Exists(tx, t, id) {
 		return nil
 	}
 	v := &Version{Table: t.Name, Key: key, ID: id, Target: id, Op: op, Amount: amount, table: t}
@@ -297,8 +304,10 @@ func (db *DB) Write(tx *Txn, t *Table, op Op, key string, id int32, amount int64
 		v.UpdatedAt = stampNow
 	}
 	tx.Writes = append(tx.Writes, v)
-	if tx.own != nil {
-		tx.own[ownKey{t, id}] = v
+	if db.own != nil {
+		if own := db.own[tx]; own != nil {
+			own[ownKey{t, id}] = v
+		}
 	}
 	return v
 }
@@ -322,7 +331,9 @@ func (db *DB) Commit(tx *Txn, at, now vtime.Time) {
 	if tx.State != Active {
 		panic(prose.F("mvcc: commit of %s in state %d", tx.Name, tx.State))
 	}
-	tx.own = nil
+	if db.own != nil {
+		delete(db.own, tx)
+	}
 	tx.State, tx.EndAt, tx.CommitNow = Committed, at, now
 	if len(tx.Writes) == 0 {
 		return
@@ -449,7 +460,9 @@ func (t *Table) Rows() []*Version { return t.byStamp }
 
 // Rollback discards tx's writes. Ids it took from sequences stay used.
 func (db *DB) Rollback(tx *Txn, at vtime.Time) {
-	tx.own = nil
+	if db.own != nil {
+		delete(db.own, tx)
+	}
 	tx.State, tx.EndAt = RolledBack, at
 }
 

@@ -259,7 +259,7 @@ func (p *plan) walk(t *engine.Trace) error {
 			st := &rec.Stmts[stmtNo[ti]]
 			stmtNo[ti]++
 			tb := p.table(st.Table)
-			for _, k := range st.Unmatched {
+			for _, k := range h.UnmatchedOf(ti, stmtNo[ti]-1) {
 				if _, err := strconv.ParseInt(k, 10, 64); err != nil {
 					tb.textKeys = true
 				}

@@ -396,18 +396,18 @@ func (r *replayer) statement(ti, si int) error {
 	case mvcc.Update:
 		// Every key the statement named, found by the engine or not:
 		// PostgreSQL decides for itself which rows it finds.
-		_, err := r.exec(c, fmt.Sprintf("UPDATE %s SET updated_at = $1, version = version + 1 WHERE %s = ANY(%s)", name, key, keyArray("$2", tb.textKeys)), toTime(stamp), named(st))
+		_, err := r.exec(c, fmt.Sprintf("UPDATE %s SET updated_at = $1, version = version + 1 WHERE %s = ANY(%s)", name, key, keyArray("$2", tb.textKeys)), toTime(stamp), r.named(ti, si))
 		return err
 	default:
-		_, err := r.exec(c, fmt.Sprintf("DELETE FROM %s WHERE %s = ANY(%s)", name, key, keyArray("$1", tb.textKeys)), named(st))
+		_, err := r.exec(c, fmt.Sprintf("DELETE FROM %s WHERE %s = ANY(%s)", name, key, keyArray("$1", tb.textKeys)), r.named(ti, si))
 		return err
 	}
 }
 
-// named lists every key a statement named: the rows the engine found it
-// changing, and those it found no row for.
-func named(st *hwm.StmtRecord) []string {
-	return append(slices.Clone(st.Keys), st.Unmatched...)
+// named lists every key statement si of transaction ti named: the rows the
+// engine found it changing, and those it found no row for.
+func (r *replayer) named(ti, si int) []string {
+	return append(slices.Clone(r.h.Txns[ti].Stmts[si].Keys), r.h.UnmatchedOf(ti, si)...)
 }
 
 func (r *replayer) commit(ti int) error {
