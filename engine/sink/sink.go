@@ -93,7 +93,7 @@ type Result struct {
 	Inserted  int
 	Replaced  int   // rows an incoming newer version replaced (merge) or the interval removed (overwrite)
 	Collapsed int   // incoming rows identical to a present row, absorbed by the merge
-	Removed   []Row // overwrite: the rows the interval removed, in the order they were written
+	Removed   []Row // overwrite: the rows the interval removed, by key id and each key's in the order written
 }
 
 // Table is a target table.
@@ -148,7 +148,6 @@ type OnChange func(src, rows, seqs int32)
 func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool, onChange OnChange) Result {
 	var res Result
 	if t.Mode == Overwrite && inInterval != nil {
-		var removed []int32 // row indexes, to report in the order written
 		for id, idxs := range t.live {
 			hit := false
 			for _, i := range idxs {
@@ -162,17 +161,13 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 				if r := &t.rows[i]; inInterval(*r) {
 					r.RemovedStep = step
 					res.Replaced++
-					removed = append(removed, i)
+					res.Removed = append(res.Removed, *r)
 					onChange(r.Src, -1, int32(-r.Seq))
 				} else {
 					kept = append(kept, i)
 				}
 			}
 			t.live[id] = kept
-		}
-		slices.Sort(removed)
-		for _, i := range removed {
-			res.Removed = append(res.Removed, t.rows[i])
 		}
 	}
 	for _, in := range rows {
