@@ -98,7 +98,8 @@ func sentence(err error) string {
 }
 
 // reuseKey is what a kept page is filed under: the path, the query with its
-// keys sorted, and the values of the headers the page varies by.
+// keys sorted, the values of the headers the page varies by, and whether
+// it was asked for over https.
 func reuseKey(r *http.Request, vary []string) string {
 	query := ""
 	if r.URL.RawQuery != "" {
@@ -106,7 +107,7 @@ func reuseKey(r *http.Request, vary []string) string {
 	}
 	n := len(r.URL.Path) + 1 + len(query) + 4
 	for _, v := range vary {
-		n += len(v) + 3 + len(r.Header.Get(v))
+		n += len(v) + 3 + len(headerValue(r, v))
 	}
 	var b strings.Builder
 	b.Grow(n)
@@ -117,12 +118,21 @@ func reuseKey(r *http.Request, vary []string) string {
 		b.WriteByte('\n')
 		b.WriteString(v)
 		b.WriteString(": ")
-		b.WriteString(r.Header.Get(v))
+		b.WriteString(headerValue(r, v))
 	}
-	if r.TLS != nil {
+	if r.TLS != nil || r.URL.Scheme == "https" { // a Worker's request has an absolute URL
 		b.WriteString("\ntls")
 	}
 	return b.String()
+}
+
+// headerValue returns the value of a request header, the Host included,
+// which net/http moves out of the header map into r.Host.
+func headerValue(r *http.Request, name string) string {
+	if strings.EqualFold(name, "Host") {
+		return r.Host
+	}
+	return r.Header.Get(name)
 }
 
 // Render writes c as a complete HTML response with the given status. It

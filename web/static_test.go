@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/tls"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a-h/templ"
 	"github.com/andybalholm/brotli"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -128,4 +130,34 @@ func TestPagesInBrotli(t *testing.T) {
 		assert.Zero(t, again.Body.Len())
 	}
 	assert.Len(t, etags, 3, "identity, br and gzip have an ETag each")
+}
+
+// TestReuseKey: the key of a kept page sorts the query, holds the headers
+// the page varies by, and tells https from http, whether the server saw TLS
+// or, as on a Worker, the request's URL says so.
+func TestReuseKey(t *testing.T) {
+	vary := []string{"Host"}
+	key := func(target string) string {
+		return reuseKey(httptest.NewRequest(http.MethodGet, target, nil), vary)
+	}
+	assert.Equal(t, key("/s?b=2&a=1"), key("/s?a=1&b=2"))
+	assert.NotEqual(t, key("http://one.example/s"), key("http://two.example/s"))
+	assert.NotEqual(t, key("http://one.example/s"), key("https://one.example/s"))
+	secure := httptest.NewRequest(http.MethodGet, "/s", nil)
+	secure.TLS = &tls.ConnectionState{}
+	assert.NotEqual(t, key("/s"), reuseKey(secure, vary))
+}
+
+// TestReusedPagesKeepOnePerHost: a kept page that varies by Host is kept
+// once per host (net/http holds the Host apart from the other headers).
+func TestReusedPagesKeepOnePerHost(t *testing.T) {
+	page := Page{Pattern: "GET /h", Reuse: true, Vary: []string{"Host"}, Render: func(r *http.Request) (templ.Component, error) {
+		return templ.Raw("<p>" + r.Host + "</p>"), nil
+	}}
+	h := newTestHandler(t, Options{Pages: []Page{page}})
+	for _, host := range []string{"one.example", "two.example", "one.example"} {
+		rec := get(h, "http://"+host+"/h")
+		require.Equal(t, http.StatusOK, rec.Code)
+		assert.Equal(t, "<p>"+host+"</p>", rec.Body.String())
+	}
 }
