@@ -4,7 +4,7 @@
 GO ?= go
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf worker worker-dev worker-smoke
+.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf worker wrangler worker-dev worker-smoke worker-test loadtest
 
 all: build
 
@@ -35,6 +35,18 @@ check-generated: generate
 test: wasm vet check-generated
 	$(GO) test -count=1 ./...
 	$(GO) run ./cmd/tidemark check --all docs
+	@$(MAKE) --no-print-directory worker-test
+
+# worker-test runs worker-smoke when wrangler can be had (installed already,
+# or npm's registry answers), and otherwise says why it does not.
+worker-test:
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "worker-smoke skipped: npm is not installed (the Worker test runs wrangler, from npm)"; \
+	elif [ -x cmd/serve/node_modules/.bin/wrangler ] || timeout 30 npm ping >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory worker-smoke; \
+	else \
+		echo "worker-smoke skipped: npm's registry does not answer and wrangler is not installed in cmd/serve/node_modules"; \
+	fi
 
 test-short:
 	$(GO) test -short ./...
@@ -48,21 +60,45 @@ bench:
 perf: wasm
 	TIDEMARK_PERF=1 $(GO) test -count=1 -run TestBudgets -v ./web/e2e
 
-# worker builds the site as a Cloudflare Worker into build/worker: the
-# syumai/workers glue (worker.mjs, wasm_exec.js, runtime.mjs) and the site's
-# handler compiled to wasm. worker-dev serves it locally in workerd through
-# wrangler (from npm), and worker-smoke asks that for a page of each kind.
-# See cmd/serve/wrangler.jsonc for deploying.
-WRANGLER ?= npx --yes wrangler@3
+# worker builds the site as a Cloudflare Worker into build/worker: the glue
+# (cmd/serve/worker.mjs and the toolchain's wasm_exec.js), the site's handler
+# compiled to wasm (app.wasm, which embeds no static file), and assets/, the
+# files of web/static under their plain and hashed names with a _headers
+# file, which Workers static assets serve. The handler learns the hashed
+# names at link time. cmd/serve/wrangler.jsonc runs this target as its build
+# command; docs/deploy.md has the whole path to a deployed site.
+#
+# worker-dev serves it locally in workerd through wrangler, installed from
+# cmd/serve/package-lock.json; worker-smoke checks every kind of response
+# there against what it should be, and a scenario page in Chromium.
+WORKER_DIR := build/worker
+WRANGLER_ENV := WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false
 worker: generate wasm
-	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o build/worker
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/worker/app.wasm ./cmd/serve
+	rm -rf $(WORKER_DIR) && mkdir -p $(WORKER_DIR)
+	$(GO) run ./web/internal/workerassets -out $(WORKER_DIR)/assets web/static >$(WORKER_DIR)/asset-names
+	cp cmd/serve/worker.mjs $(WORKER_DIR)/worker.mjs
+	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(WORKER_DIR)/wasm_exec.js
+	GOOS=js GOARCH=wasm $(GO) build -trimpath \
+		-ldflags="-s -w -X github.com/tidemark/tidemark/web.AssetNames=$$(cat $(WORKER_DIR)/asset-names)" \
+		-o $(WORKER_DIR)/app.wasm ./cmd/serve
 
-worker-dev: worker
-	$(WRANGLER) dev --config cmd/serve/wrangler.jsonc --ip 127.0.0.1 --port 8787
+cmd/serve/node_modules/.package-lock.json: cmd/serve/package-lock.json
+	cd cmd/serve && npm ci --no-audit --no-fund
 
-worker-smoke: worker
-	WRANGLER="$(WRANGLER)" ./cmd/serve/worker-smoke.sh
+wrangler: cmd/serve/node_modules/.package-lock.json
+
+worker-dev: wrangler
+	cd cmd/serve && $(WRANGLER_ENV) npx wrangler dev --local --ip 127.0.0.1 --port 8787
+
+worker-smoke: worker wrangler
+	TIDEMARK_WORKER=1 $(GO) test -count=1 -timeout 20m -run TestWorker -v ./cmd/serve
+
+# loadtest serves the same bytes with Tidemark and with nginx on loopback and
+# prints both rates under ab and their ratio, for a static file and a scenario
+# page (cmd/serve/loadtest.sh, which installs nginx and ab with apt-get when
+# missing; docs/performance.md has figures). It takes about two minutes.
+loadtest: wasm
+	./cmd/serve/loadtest.sh
 
 # demo runs the first lesson's opening scenario through the CLI.
 demo:

@@ -3,7 +3,6 @@ package main
 import (
 	"log/slog"
 	"net/http"
-	"runtime"
 
 	"github.com/tidemark/tidemark/web"
 	"github.com/tidemark/tidemark/web/lessonpage"
@@ -22,9 +21,10 @@ func siteOptions(logger *slog.Logger) (web.Options, error) {
 		Lessons:   lessonpage.Catalog(),
 		Scenarios: scenarios,
 		Pages:     append(lessonpage.Routes(), pages.Routes()...),
-		// A local server compresses every asset once at startup; a Worker may
-		// start afresh for each request and compresses only what it serves.
-		Precompress: runtime.GOOS != "js",
+		// A local server compresses every asset once, at startup. (On a
+		// Worker the platform serves and compresses the assets, and this
+		// does nothing.)
+		Precompress: true,
 		Logger:      logger,
 	}, nil
 }

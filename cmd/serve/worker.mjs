@@ -1,0 +1,58 @@
+// The Cloudflare Worker's entry. `make worker` copies it into build/worker
+// beside app.wasm (cmd/serve built with GOOS=js GOARCH=wasm) and the
+// wasm_exec.js of the Go toolchain that built it.
+//
+// A request for a file that exists in build/worker/assets (the files of
+// web/static, under their plain and hashed names) is answered by Workers
+// static assets before this script runs; this script gets the rest.
+//
+// The Go program starts once per isolate and answers every request the
+// isolate gets (starting Go costs tens of milliseconds of CPU, more than a
+// request). If it exits or fails to start, the next request starts it again.
+import "./wasm_exec.js";
+import mod from "./app.wasm";
+
+let site; // a Promise of the Go program's function that answers a request
+
+function start() {
+  const started = new Promise((resolve, reject) => {
+    globalThis.tidemarkReady = resolve;
+    globalThis.tidemarkFailed = (message) => reject(new Error(message));
+  });
+  const go = new Go();
+  const instance = new WebAssembly.Instance(mod, go.importObject);
+  go.run(instance).finally(() => {
+    site = undefined;
+  });
+  return started;
+}
+
+// Statuses whose response has no body.
+const noBody = new Set([101, 204, 205, 304]);
+
+export default {
+  async fetch(request) {
+    if (site === undefined) {
+      site = start();
+      site.catch(() => {
+        site = undefined;
+      });
+    }
+    let answer;
+    try {
+      answer = await site;
+    } catch (e) {
+      return new Response(`Tidemark could not start: ${e.message}\n`, {
+        status: 500,
+        headers: { "content-type": "text/plain; charset=utf-8" },
+      });
+    }
+    const body =
+      request.method === "GET" || request.method === "HEAD"
+        ? null
+        : new Uint8Array(await request.arrayBuffer());
+    const res = await answer(request.method, request.url, [...request.headers], body);
+    const sendBody = request.method !== "HEAD" && !noBody.has(res.status);
+    return new Response(sendBody ? res.body : null, { status: res.status, headers: res.headers });
+  },
+};
