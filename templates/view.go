@@ -22,6 +22,13 @@ type LayoutView struct {
 	Stylesheets []string
 	// Scripts are URLs loaded in order with <script src defer>.
 	Scripts []string
+	// Modules are URLs of WebAssembly modules a script will fetch with
+	// fetch(url): the head asks for each with <link rel=preload as=fetch
+	// crossorigin>, so the download starts with the HTML instead of after
+	// the deferred scripts have run. crossorigin makes the preload's request
+	// match fetch's (CORS mode, same-origin credentials), so the browser
+	// hands the preloaded response to fetch rather than asking twice.
+	Modules []string
 	// Nav lists the links of the site navigation.
 	Nav []NavLink
 }
@@ -118,6 +125,16 @@ type ScenarioView struct {
 	// Embed holds the snippets that put this scenario in someone else's
 	// documentation.
 	Embed EmbedSnippets
+	// UsedIn lists the places in the lessons that play this scenario, each
+	// a link back; Next is the scenario a learner meets after it, if any.
+	UsedIn []ScenarioUse
+	Next   *CatalogItem
+}
+
+// ScenarioUse is a section of a lesson that plays a scenario.
+type ScenarioUse struct {
+	Lesson, Chapter, Section string // titles
+	Href                     string // the section in its chapter
 }
 
 // EmbedSnippets are ready-to-paste ways to show a scenario elsewhere, as

@@ -22,6 +22,7 @@ import (
 	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/lessons"
+	"github.com/tidemark/tidemark/lessons/course"
 	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/templates/widget"
 	"github.com/tidemark/tidemark/web"
@@ -68,6 +69,24 @@ var Scripts = []string{"wasm_exec.js", "app.js", "widget.js"}
 // EmbedScripts are the scripts of the embed page: a widget's, and frame.js,
 // which tells a page that framed it through embed.js how tall it is.
 var EmbedScripts = append(slices.Clip(Scripts), "frame.js")
+
+// DownloadBudget is the most, in bytes, that a page with a widget may make
+// the browser download to become interactive: the engine's module and the
+// page's scripts, brotli-compressed (KB is 1,000 bytes). Tests hold every
+// kind of widget page to it; docs/performance.md says how it was set and
+// what it is headed for.
+const DownloadBudget = 790_000
+
+// WidgetLayout returns the frame of a page that shows widgets: the named
+// scripts, and the engine's module preloaded from the head, so that its
+// download starts with the HTML rather than when app.js runs.
+func WidgetLayout(title string, scripts ...string) templates.LayoutView {
+	v := web.NewLayoutView(title, scripts...)
+	if u, ok := web.LookupAsset("tidemark.wasm"); ok {
+		v.Modules = []string{u}
+	}
+	return v
+}
 
 // Widget runs a scenario for a link's query and draws its widget. The
 // problems name what in the query was wrong; the widget shows them.
@@ -138,7 +157,7 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 			scripts = EmbedScripts
 		}
 		v := templates.ScenarioView{
-			Layout: web.NewLayoutView(sc.Title, scripts...),
+			Layout: WidgetLayout(sc.Title, scripts...),
 			ID:     sc.ID, Title: sc.Title, Source: string(sc.Source), Widget: host,
 			Ending:   ending(t),
 			EmbedURL: "/embed/" + id, PageURL: "/scenarios/" + id,
@@ -149,6 +168,7 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		if embed {
 			return templates.EmbedPage(v), nil
 		}
+		v.UsedIn, v.Next = lessonContext(sc.ID)
 		return templates.ScenarioPage(v), nil
 	}
 }
@@ -171,7 +191,7 @@ func starter() string {
 }
 
 func playPage(r *http.Request) (templ.Component, error) {
-	v := templates.PlayView{Layout: web.NewLayoutView("Sandbox", Scripts...)}
+	v := templates.PlayView{Layout: WidgetLayout("Sandbox", Scripts...)}
 	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
 	src := starter()
 	if r.Method == http.MethodPost {
@@ -229,4 +249,23 @@ func caret(src string, err error) string {
 	prefix := fmt.Sprintf("%d | ", pos.Line)
 	col := max(1, min(pos.Col, utf8.RuneCountInString(line)+1))
 	return prefix + line + "\n" + strings.Repeat(" ", len(prefix)+col-1) + "^"
+}
+
+// lessonContext returns the lesson sections that play scenario id, and the
+// scenario a learner meets after it.
+func lessonContext(id string) ([]templates.ScenarioUse, *templates.CatalogItem) {
+	var uses []templates.ScenarioUse
+	for _, u := range course.Uses(id) {
+		uses = append(uses, templates.ScenarioUse{
+			Lesson: u.Lesson.Title, Chapter: u.Chapter.Title, Section: u.Section.Title,
+			Href: templates.ChapterHref(u.Lesson, u.Chapter) + "#" + u.Section.ID,
+		})
+	}
+	var next *templates.CatalogItem
+	if n, ok := course.NextScenario(id); ok {
+		if sc, ok := lessons.Lookup(n); ok {
+			next = &templates.CatalogItem{ID: sc.ID, Title: sc.Title, Href: "/scenarios/" + sc.ID}
+		}
+	}
+	return uses, next
 }
