@@ -23,25 +23,26 @@ import (
 // The glue starts this program once per isolate, not once per request:
 // main builds the handler, hands the glue a function that answers one
 // request, and waits. Every request then costs only what its handler does.
+// The handler reads the lessons and scenarios only when a request needs
+// them (web.Options.LoadCatalog), so a new isolate's first picture does
+// not wait for the lessons.
 func main() {
 	// A Worker's isolate has 128 MB in all: keep the Go heap well inside
 	// it, and the kept pages smaller than on a server.
 	debug.SetMemoryLimit(workerMemoryLimit)
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	opts, err := siteOptions(logger)
-	if err == nil {
-		opts.CacheBytes = workerCacheBytes
-		var handler http.Handler
-		handler, err = web.NewHandler(opts)
-		if err == nil {
-			js.Global().Call("tidemarkReady", js.FuncOf(func(this js.Value, args []js.Value) any {
-				return serveRequest(handler, args)
-			}))
-			select {} // the glue calls back into the program for each request
-		}
+	opts := siteOptions(logger)
+	opts.CacheBytes = workerCacheBytes
+	handler, err := web.NewHandler(opts)
+	if err != nil {
+		logger.Error("serve: " + err.Error())
+		js.Global().Call("tidemarkFailed", err.Error())
+		return
 	}
-	logger.Error("serve: " + err.Error())
-	js.Global().Call("tidemarkFailed", err.Error())
+	js.Global().Call("tidemarkReady", js.FuncOf(func(this js.Value, args []js.Value) any {
+		return serveRequest(handler, args)
+	}))
+	select {} // the glue calls back into the program for each request
 }
 
 const (

@@ -66,6 +66,7 @@ func TestWorker(t *testing.T) {
 	// the first request to reach Go below shows what starting it costs.
 	w.get(t, "/static/app.css", nil)
 	w.measure(t, "the first request to Go, which starts the Go program", 1, get("/healthz"))
+	w.measure(t, "the first picture, which reads the bundled scenarios and runs one", 1, get("/picture/hwm/visibility-gap.svg?step=3"))
 
 	t.Run("static files", func(t *testing.T) { checkStaticFiles(t, w) })
 	t.Run("pages", func(t *testing.T) { checkPages(t, w) })

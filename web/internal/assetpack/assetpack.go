@@ -4,12 +4,16 @@
 package assetpack
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"path"
 	"strings"
+
+	"github.com/andybalholm/brotli"
 )
 
 // HashLen is the number of hexadecimal digits of the content hash that go into
@@ -74,3 +78,32 @@ const (
 	BrotliSuffix = ".br"
 	GzipSuffix   = ".gz"
 )
+
+// Brotli compresses b at the given quality (0–11).
+func Brotli(b []byte, quality int) ([]byte, error) {
+	var buf bytes.Buffer
+	w := brotli.NewWriterLevel(&buf, quality)
+	if _, err := w.Write(b); err != nil {
+		return nil, fmt.Errorf("assetpack: brotli: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("assetpack: brotli: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Gzip compresses b at the best gzip compression level.
+func Gzip(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, fmt.Errorf("assetpack: gzip: %w", err)
+	}
+	if _, err := w.Write(b); err != nil {
+		return nil, fmt.Errorf("assetpack: gzip: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("assetpack: gzip: %w", err)
+	}
+	return buf.Bytes(), nil
+}

@@ -1,5 +1,3 @@
-//go:build !js
-
 // Command precompress writes the best brotli (quality 11) and gzip versions of
 // the static files named on its command line next to them, named after the
 // hashed asset name: web/static/tidemark.wasm becomes
