@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // world is a small valid world the error cases below add one line to.
@@ -30,7 +31,7 @@ func TestBuildErrors(t *testing.T) {
 		pos  string // "" when the error has no position (knob values)
 		msg  string
 	}{
-		{"unknown command", world + "sourse x key=id\n", nil, "b.tdm:6:1", `unknown command "sourse"; expected one of clock, source`},
+		{"unknown command", world + "sourse x key=id\n", nil, "b.tdm:6:1", `unknown command "sourse"; expected one of clock, target, check, expect, jump, source, pipeline`},
 		{"commit before begin", world + "begin T1 at=10:00:05\ncommit T1 at=10:00:01\n", nil, "b.tdm:7:14", "T1 commits at 10:00:01, before it begins at 10:00:05"},
 		{"commit of unknown txn", world + "commit T9 at=10:00:01\n", nil, "b.tdm:6:8", `unknown transaction "T9"`},
 		{"statement after commit", world + "txn T1 begin=10:00:00 commit=10:00:01 insert order_id=1\ninsert T1 at=10:00:02 order_id=2\n", nil, "b.tdm:7:8", "transaction T1 already ended at 10:00:01 (b.tdm:6:23); nothing can insert in it"},
@@ -65,7 +66,7 @@ func TestBuildErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := scenario.Parse("b.tdm", []byte(tc.src))
 			require.NoError(t, err, "the parser should accept it; the engine refuses it")
-			tr, err := engine.Run(f, tc.set, 1)
+			tr, err := engine.Run(f, tc.set, 1, worlds.All())
 			require.Error(t, err)
 			assert.Nil(t, tr)
 			var se *scenario.Error
@@ -82,7 +83,7 @@ func TestBuildErrors(t *testing.T) {
 	// The base world itself builds.
 	f, err := scenario.Parse("b.tdm", []byte(world))
 	require.NoError(t, err)
-	_, err = engine.Run(f, nil, 1)
+	_, err = engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 }
 
@@ -121,7 +122,7 @@ expect check overlap=pass
 `
 	f, err := scenario.Parse("b.tdm", []byte(src))
 	require.NoError(t, err)
-	outs, err := engine.CheckExpectations(f, 1)
+	outs, err := engine.CheckExpectations(f, 1, worlds.All())
 	require.NoError(t, err)
 	require.Len(t, outs, 2)
 	assert.NoError(t, outs[0].Err)
@@ -142,7 +143,7 @@ expect check uniqueness=fail
 `
 	f, err := scenario.Parse("b.tdm", []byte(src))
 	require.NoError(t, err)
-	outs, err := engine.CheckExpectations(f, 1)
+	outs, err := engine.CheckExpectations(f, 1, worlds.All())
 	require.NoError(t, err)
 	require.Len(t, outs, 6)
 	assert.NoError(t, outs[0].Err)
@@ -170,7 +171,7 @@ commit T1 at=10:00:05
 `
 	f, err := scenario.Parse("c.tdm", []byte(src))
 	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 	require.Len(t, tr.Versions, 2)
 	assert.Equal(t, "10:00:02", tr.Versions[0].UpdatedAt.String(), "the statement at 10:00:00 on a clock 2s ahead")
@@ -198,7 +199,7 @@ txn T1 begin=10:00:00 commit=10:00:01 insert orders id=1..3
 txn T2 begin=10:00:00 commit=10:00:02 insert refunds id=2..4
 `))
 	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 	spell := func() []string {
 		var out []string
@@ -228,7 +229,7 @@ expect missing=none when mark=lsn
 `
 	f, err := scenario.Parse("r.tdm", []byte(src))
 	require.NoError(t, err)
-	outs, err := engine.CheckExpectations(f, 1)
+	outs, err := engine.CheckExpectations(f, 1, worlds.All())
 	require.NoError(t, err)
 	require.Len(t, outs, 4)
 	assert.NoError(t, outs[0].Err, "a range matches the keys it spans")

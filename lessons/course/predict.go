@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -133,7 +134,7 @@ func RunScenario(id string, knobs map[string]string) (*engine.Trace, error) {
 	if !ok {
 		return nil, fmt.Errorf("scenario %q is not bundled", id)
 	}
-	return engine.Run(sc.File, knobs, 1)
+	return engine.Run(sc.File, knobs, 1, worlds.All())
 }
 
 func evaluate(c Claim, tr *engine.Trace) (bool, string, error) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // tenK is the browser budget's scenario (see web/e2e/perf_test.go): about
@@ -28,7 +29,7 @@ func BenchmarkStage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tr, err := engine.Run(f, nil, 1)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	if err != nil {
 		b.Fatal(err)
 	}

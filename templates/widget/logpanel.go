@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/topic"
 )
 
@@ -41,12 +42,13 @@ const (
 // logPanel draws one panel per topic of the trace's log, or nothing when
 // the scenario has no log.
 func logPanel(b *builder, t *engine.Trace, s State) {
-	if t.Log == nil {
+	lt := logs.Of(t)
+	if lt == nil {
 		return
 	}
-	parts := t.LogAt(s.Step)
-	for _, h := range t.Log.Topics {
-		var mine []engine.PartitionState
+	parts := lt.LogAt(s.Step)
+	for _, h := range lt.Topics {
+		var mine []logs.PartitionState
 		for _, p := range parts {
 			if p.Topic == h.Name {
 				mine = append(mine, p)
@@ -66,7 +68,7 @@ func logPanel(b *builder, t *engine.Trace, s State) {
 			shown = shown[:maxLanes]
 		}
 		for _, p := range shown {
-			lane(b, t, s, h, p)
+			lane(b, lt, s, h, p)
 		}
 		if len(mine) > len(shown) {
 			b.el("p", "… "+plural(len(mine)-len(shown), "more partition")+" not drawn", "class", "tm-note", "data-testid", "lanes-more")
@@ -87,9 +89,9 @@ type cellState struct {
 }
 
 // lane draws one partition: the picture, then the table.
-func lane(b *builder, t *engine.Trace, s State, h *engine.TopicHistory, p engine.PartitionState) {
+func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.PartitionState) {
 	name := p.Topic + "-" + itoa(p.Partition)
-	recs := t.RecordsAt(p.Topic, p.Partition, s.Step)
+	recs := lt.RecordsAt(p.Topic, p.Partition, s.Step)
 	hi := p.End
 	lo := laneWindow(p)
 	cells := make([]cellState, 0, hi-lo)
@@ -98,7 +100,7 @@ func lane(b *builder, t *engine.Trace, s State, h *engine.TopicHistory, p engine
 		cells = append(cells, cellState{rec: r, key: h.Key(r), deleted: o < p.Start, gone: int(r.Deleted) == s.Step,
 			fresh: s.Step > 0 && int(r.Step) == s.Step})
 	}
-	for _, g := range t.Log.Groups {
+	for _, g := range lt.Groups {
 		if g.Topic != p.Topic {
 			continue
 		}
@@ -267,12 +269,12 @@ func lane(b *builder, t *engine.Trace, s State, h *engine.TopicHistory, p engine
 // laneWindow is the first offset a lane draws: the newest maxCells
 // offsets. A group whose position is further back is marked at the left
 // edge with its offset in words.
-func laneWindow(p engine.PartitionState) int64 { return max(p.End-maxCells, 0) }
+func laneWindow(p logs.PartitionState) int64 { return max(p.End-maxCells, 0) }
 
 // readsAt returns what the group's polls read at exactly step n. Reads are
 // in step order.
-func readsAt(g *engine.GroupHistory, n int) []engine.ReadRange {
-	i, _ := slices.BinarySearchFunc(g.Reads, n, func(r engine.ReadRange, n int) int {
+func readsAt(g *logs.GroupHistory, n int) []logs.ReadRange {
+	i, _ := slices.BinarySearchFunc(g.Reads, n, func(r logs.ReadRange, n int) int {
 		if int(r.Step) < n {
 			return -1
 		}
@@ -292,7 +294,7 @@ func readsAt(g *engine.GroupHistory, n int) []engine.ReadRange {
 // engine's, as Kafka's tools report it: the log end less the committed
 // offset, deleted offsets included; a position below the log start is said
 // in words, since those offsets are gone rather than waiting to be read.
-func groupText(p engine.PartitionState, g engine.GroupOffset) string {
+func groupText(p logs.PartitionState, g logs.GroupOffset) string {
 	lag := "; lag " + strconv.FormatInt(g.Lag, 10)
 	switch {
 	case g.Committed < 0:
@@ -305,7 +307,7 @@ func groupText(p engine.PartitionState, g engine.GroupOffset) string {
 }
 
 // laneLabel is a lane's picture in one sentence, for a screen reader.
-func laneLabel(name string, p engine.PartitionState, lo int64, cells []cellState) string {
+func laneLabel(name string, p logs.PartitionState, lo int64, cells []cellState) string {
 	var parts []string
 	switch {
 	case len(cells) == 0:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -29,14 +30,14 @@ func stage(b *builder, t *engine.Trace, s State) {
 	if s.Explain != "" {
 		b.open("div", "class", "tm-explain", "role", "status", "data-testid", "explain")
 		b.el("strong", "Why key "+s.Explain+"? ")
-		b.text(t.Explain(s.Explain, s.Step))
+		b.text(hwm.Explain(t, s.Explain, s.Step))
 		b.open("a", "href", query(t, s, s.Step, "explain", ""), "data-act", "explain", "data-key", "")
 		b.text("close")
 		b.close("a")
 		b.close("div")
 	}
 	b.open("div", "class", "tm-panels")
-	if len(t.Txns) > 0 {
+	if ht := hwm.Of(t); ht != nil && len(ht.Txns) > 0 {
 		sourcePanel(b, t, s)
 	}
 	logPanel(b, t, s)
@@ -120,6 +121,22 @@ func panel(b *builder, id, title string) {
 	b.el("h3", title)
 }
 
+// txns returns the source transactions of t's high-water-mark world, if any.
+func txns(t *engine.Trace) []hwm.TxnRecord {
+	if ht := hwm.Of(t); ht != nil {
+		return ht.Txns
+	}
+	return nil
+}
+
+// marks returns the stored marks of t's high-water-mark world, if any.
+func marks(t *engine.Trace) []*hwm.MarkHistory {
+	if ht := hwm.Of(t); ht != nil {
+		return ht.Marks
+	}
+	return nil
+}
+
 // span is the time axis shared by the source drawing: every begin, commit,
 // run and stamp, padded a little.
 func span(t *engine.Trace) (lo, hi vtime.Time) {
@@ -131,7 +148,7 @@ func span(t *engine.Trace) (lo, hi vtime.Time) {
 		}
 		lo, hi = min(lo, x), max(hi, x)
 	}
-	for _, x := range t.Txns {
+	for _, x := range txns(t) {
 		see(x.BeginAt)
 		if x.EndStep > 0 {
 			see(x.EndAt)
@@ -190,11 +207,12 @@ func sourcePanel(b *builder, t *engine.Trace, s State) {
 const maxBars = 40
 
 // shownTxns returns the last maxBars transactions begun by step, in trace order.
-func shownTxns(t *engine.Trace, step int) []*engine.TxnRecord {
-	var shown []*engine.TxnRecord
-	for i := len(t.Txns) - 1; i >= 0 && len(shown) < maxBars; i-- {
-		if t.Txns[i].BeginStep <= step {
-			shown = append(shown, &t.Txns[i])
+func shownTxns(t *engine.Trace, step int) []*hwm.TxnRecord {
+	var shown []*hwm.TxnRecord
+	all := txns(t)
+	for i := len(all) - 1; i >= 0 && len(shown) < maxBars; i-- {
+		if all[i].BeginStep <= step {
+			shown = append(shown, &all[i])
 		}
 	}
 	slices.Reverse(shown)
@@ -244,7 +262,7 @@ var chartLook = map[string][]string{
 }
 
 // sourceChart draws the chart of shown at step and returns its height.
-func sourceChart(b *builder, t *engine.Trace, step int, shown []*engine.TxnRecord, o ChartOptions) float64 {
+func sourceChart(b *builder, t *engine.Trace, step int, shown []*hwm.TxnRecord, o ChartOptions) float64 {
 	// look appends a class and, for a standalone chart, its colours.
 	look := func(class string, attrs ...string) []string {
 		attrs = append(attrs, "class", class)
@@ -276,8 +294,9 @@ func sourceChart(b *builder, t *engine.Trace, step int, shown []*engine.TxnRecor
 	b.el("text", lo.String(), look("tm-tick", "x", ftoa(left), "y", ftoa(h-6))...)
 	b.el("text", hi.String(), append(look("tm-tick", "x", ftoa(w-right), "y", ftoa(h-6)), "text-anchor", "end")...)
 	// Timestamp marks as vertical lines.
-	for _, m := range t.Marks {
-		p, ok := t.MarkAt(m, step)
+	ht := hwm.Of(t)
+	for _, m := range marks(t) {
+		p, ok := ht.MarkAt(m, step)
 		if !ok || !p.Set || !m.Kind.IsTimestamp() {
 			continue
 		}
@@ -319,12 +338,13 @@ func sourceChart(b *builder, t *engine.Trace, step int, shown []*engine.TxnRecor
 }
 
 func marksPanel(b *builder, t *engine.Trace, s State) {
-	if len(t.Marks) == 0 {
+	ht := hwm.Of(t)
+	if ht == nil || len(ht.Marks) == 0 {
 		return
 	}
 	panel(b, "marks", "Stored marks")
-	for _, m := range t.Marks {
-		p, _ := t.MarkAt(m, s.Step)
+	for _, m := range ht.Marks {
+		p, _ := ht.MarkAt(m, s.Step)
 		b.open("div", "class", "tm-mark", "data-testid", "mark-"+m.Name)
 		b.el("div", m.Name+" ("+m.Kind.String()+")", "class", "tm-mark-name")
 		b.el("div", p.Display, "class", "tm-mark-value", "data-testid", "mark-value")
@@ -384,8 +404,8 @@ func marksPanel(b *builder, t *engine.Trace, s State) {
 		b.close("ol")
 		b.close("div")
 	}
-	for _, p := range t.Pipes {
-		if pt, n, ok := t.ProcessedThrough(p.Name, s.Step); ok {
+	for _, p := range ht.Pipes {
+		if pt, n, ok := ht.ProcessedThrough(p.Name, s.Step); ok {
 			b.open("p", "class", "tm-processed", "data-testid", "processed-through")
 			b.el("strong", p.Name+" processed through: "+pt.Display)
 			b.text(" — the smallest of its " + itoa(n) + " marks: a row of the table that lags may lie anywhere after it.")

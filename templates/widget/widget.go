@@ -5,8 +5,9 @@
 // server calls it for a page's first paint (through a templ page), and the
 // WebAssembly module calls the very same functions to redraw the widget after
 // each step in the browser. templ's runtime would more than double the wasm
-// download (see DESIGN.md), and one drawing path means the server and the
-// browser can never disagree about what a step shows.
+// download (see docs/architecture.md, "What the browser module may carry"),
+// and one drawing path means the server and the browser can never disagree
+// about what a step shows.
 //
 // Every link the widget draws works without JavaScript (it reloads the page at
 // another step or setting); the browser glue intercepts them.
@@ -14,6 +15,8 @@ package widget
 
 import (
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/logs"
 )
 
 // State is what the learner has chosen, beyond the scenario and its knobs.
@@ -187,31 +190,32 @@ func knobs(b *builder, t *engine.Trace, s State) {
 
 func faults(b *builder, t *engine.Trace, s State) {
 	b.open("div", "class", "tm-faults", "role", "group", "aria-label", "Faults", "data-testid", "faults", "hidden?", on(!s.Live))
-	if len(t.Runs) > 0 || t.Log == nil {
+	lt := logs.Of(t)
+	if ht := hwm.Of(t); ht != nil && len(ht.Runs) > 0 || lt == nil {
 		// A crash stops an extractor run; a log world without one has nothing it would stop.
 		b.el("button", "✖ Crash the pipeline here", "type", "button", "class", "tm-btn", "data-act", "crash", "data-testid", "btn-crash")
 	}
 	b.el("button", "Source clock −5s here", "type", "button", "class", "tm-btn", "data-act", "jump-back", "data-testid", "btn-jump-back")
 	b.el("button", "Source clock +5s here", "type", "button", "class", "tm-btn", "data-act", "jump-forward", "data-testid", "btn-jump-forward")
-	if t.Log != nil {
+	if lt != nil {
 		// The log world's faults: one button per topic and per group, named
 		// when there is more than one. A pause stops the group's member that
 		// polls next after the step (see Session.Act).
-		for _, h := range t.Log.Topics {
+		for _, h := range lt.Topics {
 			label := "+ Add a partition here"
-			if len(t.Log.Topics) > 1 {
+			if len(lt.Topics) > 1 {
 				label += " (" + h.Name + ")"
 			}
 			b.el("button", label, "type", "button", "class", "tm-btn", "data-act", "add-partition", "data-arg", h.Name, "data-testid", "btn-add-partition")
 		}
-		for _, g := range t.Log.Groups {
+		for _, g := range lt.Groups {
 			label := "‖ Pause the consumer here"
-			if len(t.Log.Groups) > 1 {
+			if len(lt.Groups) > 1 {
 				label = "‖ Pause the " + g.Name + " consumer here"
 			}
 			b.el("button", label, "type", "button", "class", "tm-btn", "data-act", "pause", "data-arg", g.Name, "data-testid", "btn-pause")
 		}
-		if len(t.Log.Groups) > 0 {
+		if len(lt.Groups) > 0 {
 			// How long a pause lasts: longer than a topic's retention, it
 			// lets retention delete what the consumer has not read.
 			b.open("span", "class", "tm-pause-length")

@@ -1,9 +1,11 @@
-package engine
+package logs
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/group"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
@@ -93,9 +95,9 @@ func (g *groupState) ownedBy(m *member) []int {
 }
 
 // actorOf returns member m's actor index, naming it on first use.
-func (w *World) actorOf(g *groupState, m *member) int32 {
+func (l *world) actorOf(g *groupState, m *member) int32 {
 	if m.actor < 0 {
-		m.actor = w.actorID(g.name + "/" + m.name)
+		m.actor = l.w.ActorID(g.name + "/" + m.name)
 	}
 	return m.actor
 }
@@ -116,27 +118,27 @@ func (g *groupState) readFrom(p int) int64 {
 func (g *groupState) pname(p int) string { return prose.F("%s-%d", g.topic.Name, p) }
 
 // join adds or removes a member and rebalances.
-func (w *World) join(g *groupState, name string, joining bool) {
+func (l *world) join(g *groupState, name string, joining bool) {
 	if joining {
 		if !g.g.Join(name) {
-			w.emit(g.name+"/"+name, KindRebalance, -1, "%s is already a member of %s; nothing changes.", name, g.name)
+			l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is already a member of %s; nothing changes.", name, g.name)
 			return
 		}
-		g.members[name] = &member{name: name, ref: g.hist.MemberRef(name), nextAuto: w.now.Add(g.interval), actor: -1}
-		w.rebalance(g, name+" joins "+g.name)
+		g.members[name] = &member{name: name, ref: g.hist.MemberRef(name), nextAuto: l.w.Now().Add(g.interval), actor: -1}
+		l.rebalance(g, name+" joins "+g.name)
 		return
 	}
 	if !g.g.Leave(name) {
-		w.emit(g.name+"/"+name, KindRebalance, -1, "%s is not a member of %s; nothing changes.", name, g.name)
+		l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is not a member of %s; nothing changes.", name, g.name)
 		return
 	}
 	delete(g.members, name)
-	w.rebalance(g, name+" leaves "+g.name)
+	l.rebalance(g, name+" leaves "+g.name)
 }
 
 // rebalance reassigns every partition; each member resumes from the
 // committed offsets of what it now owns, dropping any position it held.
-func (w *World) rebalance(g *groupState, why string) {
+func (l *world) rebalance(g *groupState, why string) {
 	a := g.g.Rebalance()
 	var parts []string
 	for _, m := range slices.Sorted(mapsKeys(g.members)) {
@@ -155,7 +157,7 @@ func (w *World) rebalance(g *groupState, why string) {
 	if len(parts) == 0 {
 		parts = []string{"no member is left, so nobody reads"}
 	}
-	w.emit(g.name, KindRebalance, -1, "%s: generation %d (%s assignment) — %s; every member resumes from the committed offsets, and anything read but not committed will be read again.",
+	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: generation %d (%s assignment) — %s; every member resumes from the committed offsets, and anything read but not committed will be read again.",
 		why, g.g.Generation, g.g.Strategy, strings.Join(parts, "; "))
 }
 
@@ -185,21 +187,21 @@ type batch struct {
 }
 
 // poll fetches up to max records from the member's partitions.
-func (w *World) poll(g *groupState, pl pollPlan) {
+func (l *world) poll(g *groupState, pl pollPlan) {
 	m := g.members[pl.member]
 	actor := ""
-	if m == nil || m.stopped || w.now < m.paused {
+	if m == nil || m.stopped || l.w.Now() < m.paused {
 		actor = g.name + "/" + pl.member
 	}
 	switch {
 	case m == nil:
-		w.emit(actor, KindPoll, -1, "%s polls, but it is not a member of %s, so it is assigned nothing.", pl.member, g.name)
+		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but it is not a member of %s, so it is assigned nothing.", pl.member, g.name)
 		return
 	case m.stopped:
-		w.emit(actor, KindPoll, -1, "%s stays stopped on its out-of-range error; nothing is read until an operator moves the offset or re-snapshots.", pl.member)
+		l.w.Emit(actor, engine.KindPoll, -1, "%s stays stopped on its out-of-range error; nothing is read until an operator moves the offset or re-snapshots.", pl.member)
 		return
-	case w.now < m.paused:
-		w.emit(actor, KindPause, -1, "%s is paused (until %s) and fetches nothing; %s.", pl.member, m.paused, w.lagPhrase(g, pl.member))
+	case l.w.Now() < m.paused:
+		l.w.Emit(actor, engine.KindPause, -1, "%s is paused (until %s) and fetches nothing; %s.", pl.member, m.paused, l.lagPhrase(g, pl.member))
 		return
 	}
 	// Every owned partition gets its position before any is read: a reset
@@ -213,26 +215,26 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 		if !ok {
 			pos = g.g.Committed[p]
 			if pos < 0 {
-				before := len(w.trace.Events)
-				pos, ok = w.offsetReset(g, m, p, -1, "it has no committed offset")
+				before := l.w.NextStep()
+				pos, ok = l.offsetReset(g, m, p, -1, "it has no committed offset")
 				if !ok {
 					return
 				}
-				if len(w.trace.Events) > before {
+				if l.w.NextStep() > before {
 					m.pos.set(p, pos)
-					w.then(func() { w.poll(g, pl) })
+					l.w.Then(func() { l.poll(g, pl) })
 					return
 				}
 			}
 		}
 		if pos < part.Start() {
 			why := prose.F("its position %d is below the log start %d (retention deleted offsets %s)", pos, part.Start(), offRange(pos, part.Start()))
-			pos, ok = w.offsetReset(g, m, p, pos, why)
+			pos, ok = l.offsetReset(g, m, p, pos, why)
 			if !ok {
 				return
 			}
 			m.pos.set(p, pos)
-			w.then(func() { w.poll(g, pl) })
+			l.w.Then(func() { l.poll(g, pl) })
 			return
 		}
 		m.pos.set(p, pos)
@@ -244,8 +246,8 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 		pos, _ := m.pos.get(p)
 		to := min(part.End(), pos+int64(left))
 		if to > pos {
-			w.charge(int(to - pos))
-			rr := ReadRange{Step: int32(w.step()), Member: m.ref, Partition: int32(p), From: pos, To: to}
+			l.w.Charge(int(to - pos))
+			rr := ReadRange{Step: int32(l.w.NextStep()), Member: m.ref, Partition: int32(p), From: pos, To: to}
 			b.ranges = append(b.ranges, rr)
 			g.hist.Reads = append(g.hist.Reads, rr)
 			left -= int(to - pos)
@@ -253,7 +255,7 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 		}
 	}
 	if len(b.ranges) == 0 {
-		w.emit(g.name+"/"+pl.member, KindPoll, -1, "%s polls %s and finds nothing new.", pl.member, ownedPhrase(g, pl.member))
+		l.w.Emit(g.name+"/"+pl.member, engine.KindPoll, -1, "%s polls %s and finds nothing new.", pl.member, ownedPhrase(g, pl.member))
 		if g.commit != "auto" {
 			// A reset moved a position: the code commits where it now stands.
 			for _, p := range g.ownedBy(m) {
@@ -262,17 +264,17 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 				}
 			}
 			if len(b.ranges) > 0 {
-				w.then(func() { w.commitBatch(g, m, b, "where the reset left it") })
+				l.w.Then(func() { l.commitBatch(g, m, b, "where the reset left it") })
 			}
 		}
 		return
 	}
 	// Narrated on demand from the ranges just read.
-	w.emitNote(w.actorOf(g, m), KindPoll, logNote{a: g.idx, i: int64(b.reads), n: int32(len(b.ranges)), why: notePoll})
+	l.emitNote(l.actorOf(g, m), engine.KindPoll, logNote{a: g.idx, i: int64(b.reads), n: int32(len(b.ranges)), why: notePoll})
 	if g.commit == "before" {
-		w.then(func() { w.commitBatch(g, m, b, "before writing the batch") })
+		l.w.Then(func() { l.commitBatch(g, m, b, "before writing the batch") })
 	}
-	w.schedule(w.now.Add(pl.process), func() { w.consume(g, m, b, pl) })
+	l.w.Schedule(l.w.Now().Add(pl.process), func() { l.consume(g, m, b, pl) })
 }
 
 func limitKeys(keys []string, n int) []string {
@@ -295,25 +297,25 @@ func ownedPhrase(g *groupState, m string) string {
 
 // offsetReset applies auto.offset.reset to partition p at position pos (-1
 // when there is none). It reports false when the policy is none.
-func (w *World) offsetReset(g *groupState, m *member, p int, pos int64, why string) (int64, bool) {
+func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why string) (int64, bool) {
 	part := g.topic.Parts[p]
 	actor := g.name + "/" + m.name
-	rr := ResetRange{Step: int32(w.step()), Member: m.name, Partition: int32(p), Policy: g.reset}
+	rr := ResetRange{Step: int32(l.w.NextStep()), Member: m.name, Partition: int32(p), Policy: g.reset}
 	switch g.reset {
 	case "none":
 		m.stopped = true
-		w.emit(actor, KindOffsetReset, -1, "%s's fetch on %s fails: %s, and auto.offset.reset=none allows no reset; the consumer raises an error and stops.", m.name, g.pname(p), why)
+		l.w.Emit(actor, engine.KindOffsetReset, -1, "%s's fetch on %s fails: %s, and auto.offset.reset=none allows no reset; the consumer raises an error and stops.", m.name, g.pname(p), why)
 		return 0, false
 	case "latest":
 		to := part.End()
 		if pos >= 0 && to > pos {
 			rr.From, rr.To, rr.Deleted = pos, to, true
 			g.hist.Resets = append(g.hist.Resets, rr)
-			w.emit(actor, KindOffsetReset, -1, "%s: %s, so auto.offset.reset=latest jumps to the log end %d; offsets %s are skipped, the deleted ones and the held ones alike.", m.name, why, to, offRange(pos, to))
+			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s: %s, so auto.offset.reset=latest jumps to the log end %d; offsets %s are skipped, the deleted ones and the held ones alike.", m.name, why, to, offRange(pos, to))
 		} else if to > part.Start() {
 			rr.From, rr.To = part.Start(), to
 			g.hist.Resets = append(g.hist.Resets, rr)
-			w.emit(actor, KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=latest starts at the log end %d and will never see what is already there.", m.name, g.pname(p), why, to)
+			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=latest starts at the log end %d and will never see what is already there.", m.name, g.pname(p), why, to)
 		}
 		return to, true
 	default:
@@ -321,18 +323,18 @@ func (w *World) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 		if pos >= 0 && to > pos {
 			rr.From, rr.To, rr.Deleted = pos, to, true
 			g.hist.Resets = append(g.hist.Resets, rr)
-			w.emit(actor, KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest restarts at %d; offsets %s are gone for good.", m.name, g.pname(p), why, to, offRange(pos, to))
+			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest restarts at %d; offsets %s are gone for good.", m.name, g.pname(p), why, to, offRange(pos, to))
 		} else if to > 0 {
-			w.emit(actor, KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest starts at the log start %d.", m.name, g.pname(p), why, to)
+			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest starts at the log start %d.", m.name, g.pname(p), why, to)
 		}
 		return to, true
 	}
 }
 
 // consume processes a batch into the target, unless the member crashes first.
-func (w *World) consume(g *groupState, m *member, b *batch, pl pollPlan) {
+func (l *world) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 	if pl.crash == "before-write" {
-		w.crashMember(g, m, b, "after polling and before writing the batch")
+		l.crashMember(g, m, b, "after polling and before writing the batch")
 		return
 	}
 	in := g.in[:0]
@@ -340,7 +342,7 @@ func (w *World) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 	for _, rr := range b.ranges {
 		recs := g.topic.Parts[rr.Partition].Records[rr.From:rr.To]
 		for i := range recs {
-			in = w.admit(g, &recs[i], in, &skipped)
+			in = l.admit(g, &recs[i], in, &skipped)
 		}
 	}
 	g.in = in
@@ -353,17 +355,17 @@ func (w *World) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 	}
 	if g.target != nil && !g.dedup && !g.tsMark {
 		// The common case, narrated on demand from the batch's reads.
-		res := w.deliver(g.target, in)
-		w.emitNote(w.actorOf(g, m), KindWrite, logNote{a: g.idx, i: int64(b.reads), n: int32(len(b.ranges)), c: int32(res.Collapsed), why: noteWrite})
-		w.afterWrite(g, m, b, pl)
+		res := l.deliver(g.target, in)
+		l.emitNote(l.actorOf(g, m), engine.KindWrite, logNote{a: g.idx, i: int64(b.reads), n: int32(len(b.ranges)), c: int32(res.Collapsed), why: noteWrite})
+		l.afterWrite(g, m, b, pl)
 		return
 	}
-	w.consumeSlow(g, m, b, pl, in, skipped)
+	l.consumeSlow(g, m, b, pl, in, skipped)
 }
 
 // admit appends record r to a batch's writes unless the group's event-id
 // dedup or timestamp mark drops it, which it notes in skipped.
-func (w *World) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]string) []sink.In {
+func (l *world) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]string) []sink.In {
 	if g.dedup {
 		id := g.topic.ID(r)
 		if g.seenIDs[id] {
@@ -379,18 +381,18 @@ func (w *World) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]s
 		}
 	}
 	id := r.KeyID
-	if len(w.targets) > 1 {
+	if l.multi {
 		// With several targets a key's id depends on which target's truth
 		// it belongs to, so the id the record carries may be another's.
-		id = w.keyID(g.target, g.topic.Key(r))
+		id = l.w.KeyID(g.target, g.topic.Key(r))
 	}
 	// The key's text comes from its state, which the write reads next anyway.
-	return append(in, sink.In{ID: id, Key: w.keys[id].key, Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
+	return append(in, sink.In{ID: id, Key: l.w.KeyText(id), Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
 }
 
 // consumeSlow writes a batch that a dedup or a timestamp mark filtered, or
 // that has no target, narrating it at once.
-func (w *World) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in []sink.In, skipped []string) {
+func (l *world) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in []sink.In, skipped []string) {
 	actor := g.name + "/" + m.name
 	extra := ""
 	switch {
@@ -402,9 +404,9 @@ func (w *World) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in 
 		extra = prose.F("; its timestamp mark %s drops %s as already seen", g.mark, strings.Join(skipped, ", "))
 	}
 	if g.target == nil {
-		w.emit(actor, KindWrite, -1, "%s processes %d records%s.", m.name, len(in), extra)
+		l.w.Emit(actor, engine.KindWrite, -1, "%s processes %d records%s.", m.name, len(in), extra)
 	} else {
-		res := w.deliver(g.target, in)
+		res := l.deliver(g.target, in)
 		if res.Collapsed > 0 {
 			extra += prose.F("; the merge absorbs %d already present", res.Collapsed)
 		}
@@ -412,19 +414,19 @@ func (w *World) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in 
 		for i, x := range in {
 			keys[i] = x.Key
 		}
-		w.emit(actor, KindWrite, -1, "%s %s %s into %s%s.", m.name, sinkVerb(g.target.Mode), rowsPhrase(w.trace.noun[w.feedName(g)], keys), g.target.Name, extra)
+		l.w.Emit(actor, engine.KindWrite, -1, "%s %s %s into %s%s.", m.name, sinkVerb(g.target.Mode), prose.Rows(l.w.Trace().Noun(l.feedName(g)), keys), g.target.Name, extra)
 	}
-	w.afterWrite(g, m, b, pl)
+	l.afterWrite(g, m, b, pl)
 }
 
 // afterWrite is what follows a batch's write: a crash, or the commit.
-func (w *World) afterWrite(g *groupState, m *member, b *batch, pl pollPlan) {
+func (l *world) afterWrite(g *groupState, m *member, b *batch, pl pollPlan) {
 	if pl.crash == "before-commit" {
-		w.then(func() { w.crashMember(g, m, b, "after writing the batch and before committing its offsets") })
+		l.w.Then(func() { l.crashMember(g, m, b, "after writing the batch and before committing its offsets") })
 		return
 	}
 	if g.commit == "after" {
-		w.then(func() { w.commitBatch(g, m, b, "after writing the batch") })
+		l.w.Then(func() { l.commitBatch(g, m, b, "after writing the batch") })
 	}
 }
 
@@ -433,8 +435,8 @@ func sinkVerb(m sink.Mode) string {
 }
 
 // feedName is the table or producer a group's records come from, for naming rows.
-func (w *World) feedName(g *groupState) string {
-	for _, f := range w.trace.Feeds {
+func (l *world) feedName(g *groupState) string {
+	for _, f := range l.t.Feeds {
 		if f.Target == g.hist.Target {
 			return f.Table
 		}
@@ -442,28 +444,19 @@ func (w *World) feedName(g *groupState) string {
 	return ""
 }
 
-// deliver writes rows into a core target and keeps its history in the trace.
-func (w *World) deliver(target *sink.Table, in []sink.In) sink.Result {
-	w.charge(len(in))
-	res := target.Write(in, -1, int32(w.step()), nil, func(id int32, _ string, count, newest int) {
-		w.targetChanged(target, id, count, newest)
-	})
-	for i := range w.trace.Targets {
-		if w.trace.Targets[i].Name == target.Name {
-			w.trace.Targets[i].Rows = target.History()
-		}
-	}
-	return res
+// deliver writes rows into a target.
+func (l *world) deliver(target *sink.Table, in []sink.In) sink.Result {
+	return l.w.Deliver(target, in, -1, nil)
 }
 
 // commitBatch commits the offsets after a batch, as the next offsets to read.
-func (w *World) commitBatch(g *groupState, m *member, b *batch, when string) {
+func (l *world) commitBatch(g *groupState, m *member, b *batch, when string) {
 	first := len(g.hist.Commits)
 	var refused []int
 	for _, r := range b.ranges {
 		p := int(r.Partition)
 		if g.g.Commit(m.name, b.gen, p, r.To) {
-			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: r.Partition, Offset: r.To, Member: m.ref})
+			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: r.Partition, Offset: r.To, Member: m.ref})
 		} else {
 			refused = append(refused, p)
 		}
@@ -477,7 +470,7 @@ func (w *World) commitBatch(g *groupState, m *member, b *batch, when string) {
 		case "where the reset left it":
 			why = noteCommitReset
 		}
-		w.emitNote(w.actorOf(g, m), KindOffset, logNote{a: g.idx, i: int64(first), n: int32(len(g.hist.Commits) - first), why: why})
+		l.emitNote(l.actorOf(g, m), engine.KindOffset, logNote{a: g.idx, i: int64(first), n: int32(len(g.hist.Commits) - first), why: why})
 		return
 	}
 	actor := g.name + "/" + m.name
@@ -489,16 +482,16 @@ func (w *World) commitBatch(g *groupState, m *member, b *batch, when string) {
 		no = append(no, g.pname(p))
 	}
 	if len(ok) == 0 {
-		w.emit(actor, KindOffset, -1, "%s's commit %s is refused: the group has rebalanced to generation %d since it polled, and %s now belong to the new assignment, which will read them again.",
+		l.w.Emit(actor, engine.KindOffset, -1, "%s's commit %s is refused: the group has rebalanced to generation %d since it polled, and %s now belong to the new assignment, which will read them again.",
 			m.name, when, g.g.Generation, strings.Join(no, ", "))
 		return
 	}
-	w.emit(actor, KindOffset, -1, "%s commits %s %s; its commit on %s is refused after the rebalance.", m.name, strings.Join(ok, ", "), when, strings.Join(no, ", "))
+	l.w.Emit(actor, engine.KindOffset, -1, "%s commits %s %s; its commit on %s is refused after the rebalance.", m.name, strings.Join(ok, ", "), when, strings.Join(no, ", "))
 }
 
 // crashMember kills a consumer mid-batch; it restarts at once and its next
 // poll resumes from the committed offsets.
-func (w *World) crashMember(g *groupState, m *member, b *batch, where string) {
+func (l *world) crashMember(g *groupState, m *member, b *batch, where string) {
 	actor := g.name + "/" + m.name
 	m.pos.clear()
 	var lost, again []string
@@ -522,18 +515,18 @@ func (w *World) crashMember(g *groupState, m *member, b *batch, where string) {
 	default:
 		effect = "nothing is lost or repeated"
 	}
-	w.emit(actor, KindCrash, -1, "%s crashes %s and restarts; %s.", m.name, where, effect)
+	l.w.Emit(actor, engine.KindCrash, -1, "%s crashes %s and restarts; %s.", m.name, where, effect)
 }
 
 // autoCommit fires the auto-commit timers that are due: each commits its
 // member's position, whatever has been processed.
-func (w *World) autoCommit(g *groupState, name string) {
+func (l *world) autoCommit(g *groupState, name string) {
 	{
 		m := g.members[name]
-		if m == nil || w.now < m.nextAuto {
+		if m == nil || l.w.Now() < m.nextAuto {
 			return
 		}
-		for m.nextAuto <= w.now {
+		for m.nextAuto <= l.w.Now() {
 			m.nextAuto = m.nextAuto.Add(g.interval)
 		}
 		var ok []string
@@ -543,17 +536,17 @@ func (w *World) autoCommit(g *groupState, name string) {
 				continue
 			}
 			g.g.Commit(name, m.gen, p, pos)
-			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: int32(p), Offset: pos, Member: m.ref})
+			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int32(p), Offset: pos, Member: m.ref})
 			ok = append(ok, prose.F("offset %d on %s", pos, g.pname(p)))
 		}
 		if len(ok) > 0 {
-			w.emit(g.name+"/"+name, KindOffset, -1, "%s's auto-commit timer (every %s) commits %s: everything polled so far, processed or not.", name, g.interval, strings.Join(ok, ", "))
+			l.w.Emit(g.name+"/"+name, engine.KindOffset, -1, "%s's auto-commit timer (every %s) commits %s: everything polled so far, processed or not.", name, g.interval, strings.Join(ok, ", "))
 		}
 	}
 }
 
 // lagPhrase says how far behind a member's partitions are.
-func (w *World) lagPhrase(g *groupState, name string) string {
+func (l *world) lagPhrase(g *groupState, name string) string {
 	var parts []string
 	for _, p := range g.g.Owned(name) {
 		part := g.topic.Parts[p]
@@ -566,54 +559,54 @@ func (w *World) lagPhrase(g *groupState, name string) string {
 }
 
 // pause stops a member's fetches until a time.
-func (w *World) pause(g *groupState, name string, until vtime.Time) {
+func (l *world) pause(g *groupState, name string, until vtime.Time) {
 	m := g.members[name]
 	if m == nil {
-		w.emit(g.name+"/"+name, KindPause, -1, "%s is not a member of %s; there is nothing to pause.", name, g.name)
+		l.w.Emit(g.name+"/"+name, engine.KindPause, -1, "%s is not a member of %s; there is nothing to pause.", name, g.name)
 		return
 	}
 	m.paused = until
-	w.emit(g.name+"/"+name, KindPause, -1, "%s pauses fetching until %s (a slow downstream, a long GC); records keep arriving and its lag grows.", name, until)
+	l.w.Emit(g.name+"/"+name, engine.KindPause, -1, "%s pauses fetching until %s (a slow downstream, a long GC); records keep arriving and its lag grows.", name, until)
 }
 
 // resnapshot recovers a group whose position points at deleted data: it
 // copies every live row of the source tables that feed the topic into the
 // target in one snapshot, then commits the log end so reading resumes after it.
-func (w *World) resnapshot(g *groupState) {
+func (l *world) resnapshot(g *groupState) {
 	stuck := false
 	for _, m := range g.members {
 		stuck = stuck || m.stopped
 	}
 	if !stuck {
-		w.emit("operator", KindReset, -1, "The runbook says re-snapshot %s only when its consumers stop on an out-of-range offset; none has, so the operator does nothing — whatever a reset skipped stays skipped.", g.name)
+		l.w.Emit("operator", engine.KindReset, -1, "The runbook says re-snapshot %s only when its consumers stop on an out-of-range offset; none has, so the operator does nothing — whatever a reset skipped stays skipped.", g.name)
 		return
 	}
 	var in []sink.In
 	var tables []string
-	for _, c := range w.log.captures {
+	for _, c := range l.captures {
 		if c.topic != g.topic {
 			continue
 		}
 		tables = append(tables, c.table)
-		for _, v := range w.db.Table(c.table).Rows() {
-			in = append(in, sink.In{ID: w.keyID(g.target, v.Key), Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN)})
+		for _, v := range l.src.Table(c.table).Rows() {
+			in = append(in, sink.In{ID: l.w.KeyID(g.target, v.Key), Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN)})
 		}
 	}
 	slices.SortFunc(in, func(a, b sink.In) int { return compareKeyStrings(a.Key, b.Key) })
 	if g.target != nil {
-		w.deliver(g.target, in)
+		l.deliver(g.target, in)
 	}
 	var ends []string
 	for p, part := range g.topic.Parts {
 		g.g.Committed[p] = part.End()
-		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(w.step()), Partition: int32(p), Offset: part.End(), Member: g.hist.MemberRef("operator")})
+		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int32(p), Offset: part.End(), Member: g.hist.MemberRef("operator")})
 		ends = append(ends, prose.F("offset %d on %s", part.End(), g.pname(p)))
 	}
 	for _, m := range g.members {
 		m.stopped = false
 		m.pos.clear()
 	}
-	w.emit("operator", KindReset, -1, "An operator re-snapshots: one consistent read of %s copies all %d live rows into the target, then commits %s so the consumers resume after the snapshot.",
+	l.w.Emit("operator", engine.KindReset, -1, "An operator re-snapshots: one consistent read of %s copies all %d live rows into the target, then commits %s so the consumers resume after the snapshot.",
 		strings.Join(tables, ", "), len(in), strings.Join(ends, ", "))
 }
 
@@ -622,4 +615,9 @@ func compareKeyStrings(a, b string) int {
 		return len(a) - len(b)
 	}
 	return strings.Compare(a, b)
+}
+
+func isInt(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
 }

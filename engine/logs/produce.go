@@ -1,26 +1,16 @@
-package engine
+package logs
 
 import (
 	"strconv"
 	"strings"
 
+	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
-
-// logWorld is the partitioned log's live state while the world runs.
-type logWorld struct {
-	topics    map[string]*TopicHistory
-	captures  []*capture
-	producers map[string]*producer
-	groups    map[string]*groupState
-	groupOrd  []string
-	nextPID   int32
-	ticking   bool // some topic has retention or some group auto-commits
-}
 
 // capture publishes committed source transactions to a topic: change data
 // capture from the log (cdc), or the application itself after its commit
@@ -44,15 +34,15 @@ type producer struct {
 	topic       *TopicHistory
 	idempotent  bool
 	acks        string
-	clock       *Clock
+	clock       *engine.Clock
 	pid         int32
 	seq         []int32
 	sticky      int // partition keyless records stick to, or -1
 	stickyN     int // partition count when sticky was chosen
 	ids         int
-	numbered    []int32          // 1 + the world's id of each key that is a whole number n up to maxNumbered (as traffic's are), at n-1; 0: not sent yet
+	numbered    []int32          // 1 + the core's id of each key that is a whole number n up to maxNumbered (as traffic's are), at n-1; 0: not sent yet
 	maxNumbered int              // the largest key its traffic lines can name
-	named       map[string]int32 // the world's id of every other key it has sent
+	named       map[string]int32 // the core's id of every other key it has sent
 	tableID     int16            // index of its name among the trace's table names, for the versions it means to send
 	ref         int32            // index of the producer's name in its topic's Names, or -1 before its first send
 	actor       int32            // index of the producer's name among the trace's actors, or -1
@@ -81,10 +71,10 @@ func keyNumber(key string, max int) int {
 	return n
 }
 
-// keyOf returns the world's id for a key a producer sends, given by its text
+// keyOf returns the core's id for a key a producer sends, given by its text
 // or, when num is not 0, by its number, finding it by number when it has one
 // so that a large traffic line neither hashes nor spells its keys.
-func (w *World) keyOf(p *producer, key string, num int) int32 {
+func (l *world) keyOf(p *producer, key string, num int) int32 {
 	if num == 0 {
 		num = keyNumber(key, p.maxNumbered)
 	}
@@ -95,7 +85,7 @@ func (w *World) keyOf(p *producer, key string, num int) int32 {
 		if p.named == nil {
 			p.named = map[string]int32{}
 		}
-		id := w.keyID(p.target, key)
+		id := l.w.KeyID(p.target, key)
 		p.named[key] = id
 		return id
 	}
@@ -108,7 +98,7 @@ func (w *World) keyOf(p *producer, key string, num int) int32 {
 	if key == "" {
 		key = strconv.Itoa(num)
 	}
-	id := w.keyID(p.target, key)
+	id := l.w.KeyID(p.target, key)
 	p.numbered[num-1] = id + 1
 	return id
 }
@@ -122,29 +112,9 @@ func (p *producer) nextSeq(part int) int32 {
 	return p.seq[part] - 1
 }
 
-func (w *World) lw() *logWorld {
-	if w.log == nil {
-		w.log = &logWorld{topics: map[string]*TopicHistory{}, producers: map[string]*producer{}, groups: map[string]*groupState{}}
-		w.trace.Log = &LogTrace{}
-	}
-	return w.log
-}
-
-// feedTarget returns the target that rows of table (or a producer's events)
-// reach through the log, or nil.
-func (w *World) feedTarget(table string) *sink.Table {
-	if w.log == nil {
-		return nil
-	}
-	if name := w.trace.feedTarget(table); name != "" {
-		return w.targets[name]
-	}
-	return nil
-}
-
 // logNote points a bulk event at the records of the trace it is about, so
 // that its sentence is written only when someone reads it (see
-// Trace.logNarration) rather than formatted for every event of a large run.
+// Trace.Narration) rather than formatted for every event of a large run.
 //
 // For noteSend, a is the topic, b the partition and i the offset of the
 // record sent. For notePoll and noteWrite, a is the group and i the first of
@@ -167,44 +137,28 @@ const (
 	noteCommitReset  // committed where an offset reset left the position
 )
 
-// actorID returns the index of an actor's name in the trace, adding it on first use.
-func (w *World) actorID(actor string) int32 {
-	t := w.trace
-	a, ok := w.actors[actor]
-	if !ok {
-		a = int32(len(t.actors))
-		t.actors = append(t.actors, actor)
-		w.actors[actor] = a
-	}
-	return a
-}
-
-// emitNote appends a bulk event, narrated later from its note, by actor a (see actorID).
-func (w *World) emitNote(a int32, kind Kind, n logNote) {
-	t := w.trace
-	t.Log.notes = append(t.Log.notes, n)
-	t.Events = append(t.Events, Event{
-		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: -1, a: a, b: -int32(len(t.Log.notes)),
-	})
-	t.Counts = append(t.Counts, w.counts)
+// emitNote appends a bulk event by actor a (see engine.World.ActorID),
+// narrated later from its note.
+func (l *world) emitNote(a int32, kind engine.Kind, n logNote) {
+	l.t.notes = append(l.t.notes, n)
+	l.w.EmitLater(l.by, kind, a, int32(len(l.t.notes)-1))
 }
 
 // place picks the partition for a record of the key with id: murmur2 of the
-// key (kept with the key's state) for a keyed record, the sticky partition
-// for a keyless one.
-func (w *World) place(p *producer, id int32, keyed bool) int {
+// key for a keyed record, the sticky partition for a keyless one.
+func (l *world) place(p *producer, id int32, keyed bool) int {
 	n := len(p.topic.Parts)
 	if keyed {
-		return int(w.keys[id].hash % int32(n))
+		return int(l.hashOf(id) % int32(n))
 	}
 	if p.sticky < 0 || p.stickyN != n {
-		p.sticky, p.stickyN = w.rng.IntN(n), n
+		p.sticky, p.stickyN = l.w.Rand().IntN(n), n
 	}
 	return p.sticky
 }
 
-func (w *World) topicIndex(h *TopicHistory) int32 {
-	for i, x := range w.trace.Log.Topics {
+func (l *world) topicIndex(h *TopicHistory) int32 {
+	for i, x := range l.t.Topics {
 		if x == h {
 			return int32(i)
 		}
@@ -216,19 +170,17 @@ func (w *World) topicIndex(h *TopicHistory) int32 {
 // for the key with id: the truth the target is compared with. The event is
 // the key's next version. It returns that version and the event's index among
 // the trace's versions.
-func (w *World) intend(p *producer, id int32) (seq, intent int32) {
-	ks := &w.keys[id]
-	ks.sourceSeq++
-	seq = ks.sourceSeq
+func (l *world) intend(p *producer, id int32) (seq, intent int32) {
+	seq = l.w.SourceVersion(id) + 1
 	op := mvcc.Insert
 	if seq > 1 {
 		op = mvcc.Update
 	}
-	now := p.clock.Read(w.now)
-	step := w.step()
-	w.trace.Versions = append(w.trace.Versions, VersionRecord{TableID: p.tableID, KeyID: id, Op: op, Seq: seq, UpdatedAt: now, CommitStep: int32(step)})
-	w.settle(p.target, id)
-	return seq, int32(len(w.trace.Versions) - 1)
+	now := p.clock.Read(l.w.Now())
+	step := l.w.NextStep()
+	intent = l.w.AddVersion(engine.VersionRecord{TableID: p.tableID, KeyID: id, Op: op, Seq: seq, UpdatedAt: now, CommitStep: int32(step)})
+	l.w.SetSourceVersion(p.target, id, seq)
+	return seq, intent
 }
 
 // sendPlan is one produce line.
@@ -242,14 +194,14 @@ type sendPlan struct {
 	regenID bool
 }
 
-func (w *World) nextID(p *producer) string {
+func (l *world) nextID(p *producer) string {
 	p.ids++
 	return p.name + "-" + strconv.Itoa(p.ids)
 }
 
 // send is one produce: the intended event, the first attempt and any retry.
-func (w *World) send(p *producer, s sendPlan) {
-	w.charge(1) // the record
+func (l *world) send(p *producer, s sendPlan) {
+	l.w.Charge(1) // the record
 	var num int32
 	if s.id == "" {
 		p.ids++
@@ -265,33 +217,33 @@ func (w *World) send(p *producer, s sendPlan) {
 		}
 	}
 	if !p.resolved {
-		p.target, p.resolved = w.feedTarget(p.name), true
+		p.target, p.resolved = l.w.RouteOf(p.name), true
 		p.ref = p.topic.NameRef(p.name)
-		p.tableID = w.trace.tableID(p.name)
+		p.tableID = l.w.TableID(p.name)
 	}
-	id := w.keyOf(p, s.key, s.num)
-	seq, intent := w.intend(p, id)
-	part := w.place(p, id, s.keyed)
-	now := p.clock.Read(w.now)
+	id := l.keyOf(p, s.key, s.num)
+	seq, intent := l.intend(p, id)
+	part := l.place(p, id, s.keyed)
+	now := p.clock.Read(l.w.Now())
 	rec := topic.Record{KeyID: id, Keyed: s.keyed, Time: now, UpdatedAt: now, Seq: seq,
-		EventRef: p.topic.EventRefOf(s.id), Num: num, ProducerRef: p.ref, Intent: intent, PID: p.pid, PSeq: p.nextSeq(part), Step: int32(w.step())}
+		EventRef: p.topic.EventRefOf(s.id), Num: num, ProducerRef: p.ref, Intent: intent, PID: p.pid, PSeq: p.nextSeq(part), Step: int32(l.w.NextStep())}
 	if s.fail == "none" && s.keyed {
 		// The bulk of a large run: narrated on demand from the record.
 		off, _ := p.topic.Append(part, rec, p.idempotent)
 		if p.actor < 0 {
-			p.actor = w.actorID(p.name)
+			p.actor = l.w.ActorID(p.name)
 		}
-		w.emitNote(p.actor, KindProduce, logNote{a: w.topicIndex(p.topic), b: int32(part), i: off, why: noteSend})
+		l.emitNote(p.actor, engine.KindProduce, logNote{a: l.topicIndex(p.topic), b: int32(part), i: off, why: noteSend})
 		return
 	}
-	s.key = w.keys[id].key
-	w.sendSlow(p, s, rec, part)
+	s.key = l.w.KeyText(id)
+	l.sendSlow(p, s, rec, part)
 }
 
 // sendSlow is a send narrated at once: a keyless one, or one that fails.
-func (w *World) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
+func (l *world) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
 	pname := p.topic.Name + "-" + strconv.Itoa(part)
-	what, tag := w.trace.keyPhrase(p.name, s.key), " (event "+p.topic.ID(&rec)+")"
+	what, tag := keyPhrase(l.w.Trace(), p.name, s.key), " (event "+p.topic.ID(&rec)+")"
 	where := prose.F("murmur2 of key %s places it on %s", s.key, pname)
 	if !s.keyed {
 		what, tag = "event "+s.key, "" // its id is all that names it
@@ -300,87 +252,80 @@ func (w *World) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
 	switch {
 	case s.fail == "none":
 		off, _ := p.topic.Append(part, rec, p.idempotent)
-		w.emit(p.name, KindProduce, -1, "%s sends %s%s; %s; the broker appends it at offset %d and acks.", p.name, what, tag, where, off)
+		l.w.Emit(p.name, engine.KindProduce, -1, "%s sends %s%s; %s; the broker appends it at offset %d and acks.", p.name, what, tag, where, off)
 		return
 	case p.acks == "0":
 		if s.fail == "timeout" {
 			off, _ := p.topic.Append(part, rec, p.idempotent)
-			w.emit(p.name, KindProduce, -1, "%s sends %s%s with acks=0; %s; it lands at offset %d, and the producer never waits to hear so.", p.name, what, tag, where, off)
+			l.w.Emit(p.name, engine.KindProduce, -1, "%s sends %s%s with acks=0; %s; it lands at offset %d, and the producer never waits to hear so.", p.name, what, tag, where, off)
 			return
 		}
-		w.emit(p.name, KindLost, -1, "%s sends %s%s with acks=0 and the request is lost on the way; with no acknowledgement expected, nobody retries and the event is gone.", p.name, what, tag)
+		l.w.Emit(p.name, engine.KindLost, -1, "%s sends %s%s with acks=0 and the request is lost on the way; with no acknowledgement expected, nobody retries and the event is gone.", p.name, what, tag)
 		return
 	case s.fail == "lost":
-		w.emit(p.name, KindLost, -1, "%s sends %s%s for %s and the request is lost before the broker sees it; the send times out.", p.name, what, tag, pname)
+		l.w.Emit(p.name, engine.KindLost, -1, "%s sends %s%s for %s and the request is lost before the broker sees it; the send times out.", p.name, what, tag, pname)
 	default:
 		off, _ := p.topic.Append(part, rec, p.idempotent)
-		w.emit(p.name, KindProduce, -1, "%s sends %s%s; %s; the broker appends it at offset %d but the acknowledgement is lost, so the send times out and %s cannot tell whether it landed.", p.name, what, tag, where, off, p.name)
+		l.w.Emit(p.name, engine.KindProduce, -1, "%s sends %s%s; %s; the broker appends it at offset %d but the acknowledgement is lost, so the send times out and %s cannot tell whether it landed.", p.name, what, tag, where, off, p.name)
 	}
-	w.then(func() { w.retry(p, s, rec, part, pname, what) })
-}
-
-// then runs fn as the next step at this same instant, so that every step
-// of the trace is one action of the world.
-func (w *World) then(fn func()) {
-	w.charge(1)
-	w.soon = append(w.soon, fn)
+	l.w.Then(func() { l.retry(p, s, rec, part, pname, what) })
 }
 
 // retry is what follows a failed send: nothing, the client's own retry, or
 // the application's resend.
-func (w *World) retry(p *producer, s sendPlan, rec topic.Record, part int, pname, what string) {
-	rec.Step = int32(w.step())
+func (l *world) retry(p *producer, s sendPlan, rec topic.Record, part int, pname, what string) {
+	rec.Step = int32(l.w.NextStep())
 	switch s.retry {
 	case "none":
 		tail := "the event is not in the log"
 		if s.fail == "timeout" {
 			tail = "the event is in the log all the same, once"
 		}
-		w.emit(p.name, KindProduce, -1, "%s gives up and reports the send as failed; %s.", p.name, tail)
+		l.w.Emit(p.name, engine.KindProduce, -1, "%s gives up and reports the send as failed; %s.", p.name, tail)
 	case "broker":
 		off, dup := p.topic.Append(part, rec, p.idempotent)
 		switch {
 		case dup:
-			w.emit(p.name, KindProduce, -1, "%s's client retries the same batch (producer id %d, sequence %d); the idempotent broker has already appended that sequence on %s and drops the copy: one event, acked.", p.name, rec.PID, rec.PSeq, pname)
+			l.w.Emit(p.name, engine.KindProduce, -1, "%s's client retries the same batch (producer id %d, sequence %d); the idempotent broker has already appended that sequence on %s and drops the copy: one event, acked.", p.name, rec.PID, rec.PSeq, pname)
 		case s.fail == "timeout":
-			w.emit(p.name, KindProduce, -1, "%s's client retries the same batch; without idempotence the broker cannot recognise it and appends it again at offset %d: %s is in the log twice.", p.name, off, what)
+			l.w.Emit(p.name, engine.KindProduce, -1, "%s's client retries the same batch; without idempotence the broker cannot recognise it and appends it again at offset %d: %s is in the log twice.", p.name, off, what)
 		default:
-			w.emit(p.name, KindProduce, -1, "%s's client retries the batch and the broker appends it at offset %d; the first attempt never arrived, so this is the only copy.", p.name, off)
+			l.w.Emit(p.name, engine.KindProduce, -1, "%s's client retries the batch and the broker appends it at offset %d; the first attempt never arrived, so this is the only copy.", p.name, off)
 		}
 	case "app", "session":
 		why := "the application catches the timeout and sends the event again as a new record with a new sequence number, so even an idempotent broker sees a new write"
 		if s.retry == "session" {
-			p.pid = w.log.newPID()
+			p.pid = l.newPID()
 			p.seq = p.seq[:0]
 			why = prose.F("the application restarts its producer, which gets producer id %d and starts its sequences again; the broker cannot link the resend to the first attempt", p.pid)
 		}
 		rec.PID, rec.PSeq = p.pid, p.nextSeq(part)
 		if s.regenID {
-			id := w.nextID(p)
+			id := l.nextID(p)
 			rec.EventRef = p.topic.EventRefOf(id)
 			why += prose.F(", and the event is built afresh with id %s", id)
 		}
-		part2 := w.place(p, rec.KeyID, s.keyed)
+		part2 := l.place(p, rec.KeyID, s.keyed)
 		off, _ := p.topic.Append(part2, rec, p.idempotent)
 		dup := "twice"
 		if s.fail == "lost" {
 			dup = "once, as intended"
 		}
-		w.emit(p.name, KindProduce, -1, "%s resends %s: %s; it lands at offset %d on %s-%d, and the event is in the log %s.", p.name, what, why, off, p.topic.Name, part2, dup)
+		l.w.Emit(p.name, engine.KindProduce, -1, "%s resends %s: %s; it lands at offset %d on %s-%d, and the event is in the log %s.", p.name, what, why, off, p.topic.Name, part2, dup)
 	}
 }
 
-func (l *logWorld) newPID() int32 {
+func (l *world) newPID() int32 {
 	l.nextPID++
 	return l.nextPID
 }
 
 // captureCommit hands a committed transaction to every capture that reads
 // one of its tables: whole, in commit order, with its LSN.
-func (w *World) captureCommit(ts *txnState) {
-	for _, c := range w.log.captures {
+func (l *world) captureCommit(tx *mvcc.Txn) {
+	for _, c := range l.captures {
 		var vs []*mvcc.Version
-		for _, v := range ts.tx.Writes {
+		for _, v := range tx.Writes {
 			if v.Table == c.table {
 				vs = append(vs, v)
 			}
@@ -388,20 +333,20 @@ func (w *World) captureCommit(ts *txnState) {
 		if len(vs) == 0 {
 			continue
 		}
-		c, name, lsn, commitAt := c, ts.name, ts.tx.LSN, w.now
-		stampAt := w.source.Read(w.now)
-		w.schedule(w.now.Add(c.delay), func() { w.publish(c, name, lsn, commitAt, stampAt, vs) })
+		c, name, lsn, commitAt := c, tx.Name, tx.LSN, l.w.Now()
+		stampAt := l.source.Read(l.w.Now())
+		l.w.Schedule(l.w.Now().Add(c.delay), func() { l.publish(c, name, lsn, commitAt, stampAt, vs) })
 	}
 }
 
 // publish appends a committed transaction's rows to the capture's topic.
-func (w *World) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt vtime.Time, vs []*mvcc.Version) {
+func (l *world) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt vtime.Time, vs []*mvcc.Version) {
 	keys := keysOf(vs)
-	what := rowsPhrase(w.trace.noun[c.table], keys)
+	what := prose.Rows(l.w.Trace().Noun(c.table), keys)
 	if c.app && !c.outbox {
 		for _, at := range c.crashes {
-			if at >= commitAt && at < w.now {
-				w.emit(c.name, KindLost, -1, "%s was to publish %s of %s after the commit, but it crashed at %s in between; the rows are committed and their events will never be sent.", c.name, what, txn, at)
+			if at >= commitAt && at < l.w.Now() {
+				l.w.Emit(c.name, engine.KindLost, -1, "%s was to publish %s of %s after the commit, but it crashed at %s in between; the rows are committed and their events will never be sent.", c.name, what, txn, at)
 				return
 			}
 		}
@@ -410,53 +355,53 @@ func (w *World) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt 
 	for _, v := range vs {
 		part := topic.PartitionFor(v.Key, len(c.topic.Parts))
 		off, _ := c.topic.Append(part, topic.Record{Keyed: true, Time: stampAt, UpdatedAt: v.UpdatedAt, Seq: int32(v.Seq),
-			LSN: int64(lsn), ProducerRef: c.topic.NameRef(c.name), Intent: -1, Step: int32(w.step()), KeyID: v.ID}, false)
+			LSN: int64(lsn), ProducerRef: c.topic.NameRef(c.name), Intent: -1, Step: int32(l.w.NextStep()), KeyID: v.ID}, false)
 		placed = append(placed, prose.F("%s → %s-%d@%d", v.Key, c.topic.Name, part, off))
 	}
 	switch {
 	case !c.app:
-		w.emit(c.name, KindProduce, -1, "%s reads %s (lsn %d) from the source's log and publishes it whole, in commit order: %s.", c.name, txn, lsn, strings.Join(placed, ", "))
+		l.w.Emit(c.name, engine.KindProduce, -1, "%s reads %s (lsn %d) from the source's log and publishes it whole, in commit order: %s.", c.name, txn, lsn, strings.Join(placed, ", "))
 	case c.outbox:
-		w.emit(c.name, KindProduce, -1, "The outbox relay publishes %s, written in the same transaction as %s (lsn %d): %s.", what, txn, lsn, strings.Join(placed, ", "))
+		l.w.Emit(c.name, engine.KindProduce, -1, "The outbox relay publishes %s, written in the same transaction as %s (lsn %d): %s.", what, txn, lsn, strings.Join(placed, ", "))
 	default:
-		w.emit(c.name, KindProduce, -1, "%s publishes %s after %s committed, a second write the database knows nothing about: %s.", c.name, what, txn, strings.Join(placed, ", "))
+		l.w.Emit(c.name, engine.KindProduce, -1, "%s publishes %s after %s committed, a second write the database knows nothing about: %s.", c.name, what, txn, strings.Join(placed, ", "))
 	}
 }
 
 // crashApp records that a publishing application died at this instant.
-func (w *World) crashApp(c *capture) {
-	c.crashes = append(c.crashes, w.now)
+func (l *world) crashApp(c *capture) {
+	c.crashes = append(c.crashes, l.w.Now())
 	if c.outbox {
-		w.emit(c.name, KindCrash, -1, "%s crashes and restarts; its events sit in the outbox table, committed with the rows, so the relay sends them anyway.", c.name)
+		l.w.Emit(c.name, engine.KindCrash, -1, "%s crashes and restarts; its events sit in the outbox table, committed with the rows, so the relay sends them anyway.", c.name)
 		return
 	}
-	w.emit(c.name, KindCrash, -1, "%s crashes and restarts; any order it had committed but not yet published is now only in the database.", c.name)
+	l.w.Emit(c.name, engine.KindCrash, -1, "%s crashes and restarts; any order it had committed but not yet published is now only in the database.", c.name)
 }
 
 // tick is the log's housekeeping, once a second of virtual time while the
 // world has anything else to do: retention, then auto-commit timers.
-func (w *World) tick() {
-	for _, h := range w.trace.Log.Topics {
-		w.then(func() { w.expire(h) })
+func (l *world) tick() {
+	for _, h := range l.t.Topics {
+		l.w.Then(func() { l.expire(h) })
 	}
-	for _, name := range w.log.groupOrd {
-		g := w.log.groups[name]
+	for _, name := range l.groupOrd {
+		g := l.groups[name]
 		if g.commit != "auto" {
 			continue
 		}
 		for _, m := range g.g.Members {
-			w.then(func() { w.autoCommit(g, m) })
+			l.w.Then(func() { l.autoCommit(g, m) })
 		}
 	}
-	if len(w.q) > 0 {
-		w.schedule(w.now.Add(vtime.Second), w.tick)
-		w.hint.events--
+	if _, ok := l.w.NextAt(); ok {
+		l.w.Schedule(l.w.Now().Add(vtime.Second), l.tick)
+		l.w.Expect(-1, 0, 0) // the tick itself emits no event
 	}
 }
 
-func (w *World) expire(h *TopicHistory) {
-	step := int32(w.step())
-	gone := h.Expire(w.now, step)
+func (l *world) expire(h *TopicHistory) {
+	step := int32(l.w.NextStep())
+	gone := h.Expire(l.w.Now(), step)
 	if len(gone) == 0 {
 		return
 	}
@@ -465,20 +410,20 @@ func (w *World) expire(h *TopicHistory) {
 		s := d.Segment
 		pname := prose.F("%s-%d", h.Name, d.Partition)
 		txt := prose.F("%s %s %s (newest record %s)", pname, offsetsWord(int(s.End-s.Base)), offRange(s.Base, s.End), s.Newest)
-		for _, name := range w.log.groupOrd {
-			g := w.log.groups[name]
+		for _, name := range l.groupOrd {
+			g := l.groups[name]
 			if g.topic != h {
 				continue
 			}
 			pos := g.readFrom(d.Partition)
 			if pos < s.End {
 				n := int(s.End - max(pos, s.Base))
-				txt += prose.F(", of which %s %s %s never read by %s", offsetsWord(n), offRange(max(pos, s.Base), s.End), wereWas(n), g.name)
+				txt += prose.F(", of which %s %s %s never read by %s", offsetsWord(n), offRange(max(pos, s.Base), s.End), prose.WereWas(n), g.name)
 			}
 		}
 		parts = append(parts, txt)
 	}
-	w.emit("broker", KindRetention, -1, "Retention (%s) deletes whole segments whose newest record is older than that: %s; each log start moves past them.", h.Retention, strings.Join(parts, "; "))
+	l.w.Emit("broker", engine.KindRetention, -1, "Retention (%s) deletes whole segments whose newest record is older than that: %s; each log start moves past them.", h.Retention, strings.Join(parts, "; "))
 }
 
 // offRange prints offsets [a, b) as "3" or "3–5".
@@ -490,20 +435,20 @@ func offRange(a, b int64) string {
 }
 
 // addPartitions grows a topic; groups on it rebalance after their refresh.
-func (w *World) addPartitions(h *TopicHistory, n int) {
+func (l *world) addPartitions(h *TopicHistory, n int) {
 	before := len(h.Parts)
 	if n <= before {
-		w.emit("operator", KindRebalance, -1, "An operator asks for %d partitions on %s, which already has %d; partitions can only be added, so nothing changes.", n, h.Name, before)
+		l.w.Emit("operator", engine.KindRebalance, -1, "An operator asks for %d partitions on %s, which already has %d; partitions can only be added, so nothing changes.", n, h.Name, before)
 		return
 	}
 	h.Grow(n)
-	h.Counts = append(h.Counts, CountPoint{Step: int32(w.step()), N: n})
-	w.emit("operator", KindRebalance, -1, "An operator raises %s from %d to %d partitions; no record moves, but from now on murmur2(key) mod %d places keys, so many keys' next events land on a different partition than their history.", h.Name, before, n, n)
-	for _, name := range w.log.groupOrd {
-		g := w.log.groups[name]
+	h.Counts = append(h.Counts, CountPoint{Step: int32(l.w.NextStep()), N: n})
+	l.w.Emit("operator", engine.KindRebalance, -1, "An operator raises %s from %d to %d partitions; no record moves, but from now on murmur2(key) mod %d places keys, so many keys' next events land on a different partition than their history.", h.Name, before, n, n)
+	for _, name := range l.groupOrd {
+		g := l.groups[name]
 		if g.topic == h {
 			g.g.Resize(n)
-			w.schedule(w.now.Add(g.refresh), func() { w.rebalance(g, prose.F("%s notices %s now has %d partitions", g.name, h.Name, n)) })
+			l.w.Schedule(l.w.Now().Add(g.refresh), func() { l.rebalance(g, prose.F("%s notices %s now has %d partitions", g.name, h.Name, n)) })
 		}
 	}
 }
@@ -513,4 +458,12 @@ func offsetsWord(n int) string {
 		return "offset"
 	}
 	return "offsets"
+}
+
+func keysOf(vs []*mvcc.Version) []string {
+	keys := make([]string, len(vs))
+	for i, v := range vs {
+		keys[i] = v.Key
+	}
+	return keys
 }

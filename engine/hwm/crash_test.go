@@ -1,4 +1,4 @@
-package engine_test
+package hwm_test
 
 import (
 	"testing"
@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // TestCrashAfterTheRunFinished: a crash point that comes after the last of
@@ -35,7 +37,7 @@ run extract at=10:00:05
 		t.Run(c.advance+"/"+c.crash, func(t *testing.T) {
 			f, err := scenario.Parse("c.tdm", []byte(src))
 			require.NoError(t, err)
-			tr, err := engine.Run(f, map[string]string{"advance": c.advance, "crash": c.crash}, 1)
+			tr, err := engine.Run(f, map[string]string{"advance": c.advance, "crash": c.crash}, 1, worlds.All())
 			require.NoError(t, err)
 			var crashes []engine.Event
 			for _, e := range tr.Events {
@@ -50,7 +52,7 @@ run extract at=10:00:05
 			assert.Contains(t, text, "extract crashes after finishing its run")
 			assert.Contains(t, text, c.last)
 			assert.Contains(t, text, "nothing is lost or repeated")
-			r := tr.Runs[0]
+			r := hwm.Of(tr).Runs[0]
 			assert.True(t, r.Finished, "the run had finished")
 			assert.False(t, r.Crashed, "no phase was cut short")
 			assert.Equal(t, 2, r.Written)
@@ -70,9 +72,9 @@ run extract at=10:00:02 crash=after-write
 `
 	f, err := scenario.Parse("c.tdm", []byte(src))
 	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
-	r := tr.Runs[0]
+	r := hwm.Of(tr).Runs[0]
 	assert.True(t, r.Crashed)
 	assert.False(t, r.Finished)
 }

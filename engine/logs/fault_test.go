@@ -1,4 +1,4 @@
-package engine_test
+package logs_test
 
 import (
 	"slices"
@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // faultLog is a small log world for the log faults: six customers updated
@@ -57,12 +59,12 @@ func firstStep(tr *engine.Trace, k engine.Kind) int {
 
 func TestFaultAddPartitionForksTheLog(t *testing.T) {
 	f := faultFile(t, faultLog)
-	orig, err := engine.Run(f, nil, 1)
+	orig, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 	at := firstStep(orig, engine.KindPoll)
 	require.Positive(t, at)
 
-	fork, err := engine.RunWithFaults(f, nil, 1, []engine.Fault{{AfterStep: at, Kind: engine.FaultAddPartition, Topic: "customers"}})
+	fork, err := engine.RunWithFaults(f, nil, 1, worlds.All(), []engine.Fault{{AfterStep: at, Kind: logs.FaultAddPartition, Topic: "customers"}})
 	require.NoError(t, err)
 	require.Len(t, fork.Faults, 1)
 
@@ -70,22 +72,22 @@ func TestFaultAddPartitionForksTheLog(t *testing.T) {
 	e := fork.Events[at]
 	assert.Equal(t, engine.KindRebalance, e.Kind)
 	assert.Contains(t, fork.Narration(&e), "raises customers from 3 to 4 partitions")
-	assert.Equal(t, 3, len(orig.LogAt(orig.Steps())))
-	assert.Equal(t, 4, len(fork.LogAt(fork.Steps())))
-	assert.Equal(t, 3, len(fork.LogAt(at)), "the partition is added after the step, not before")
+	assert.Equal(t, 3, len(logs.Of(orig).LogAt(orig.Steps())))
+	assert.Equal(t, 4, len(logs.Of(fork).LogAt(fork.Steps())))
+	assert.Equal(t, 3, len(logs.Of(fork).LogAt(at)), "the partition is added after the step, not before")
 	// The group notices and rebalances, and later keys are placed mod 4.
 	_, texts := eventsOf(fork, engine.KindRebalance)
 	assert.True(t, slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "notices customers now has 4 partitions") }), texts)
-	assert.Positive(t, fork.LogAt(fork.Steps())[3].End, "some second update lands on the new partition")
+	assert.Positive(t, logs.Of(fork).LogAt(fork.Steps())[3].End, "some second update lands on the new partition")
 	assert.NotEqual(t, orig.Steps(), fork.Steps())
 }
 
 func TestFaultPauseForksTheConsumer(t *testing.T) {
 	f := faultFile(t, faultLog)
-	orig, err := engine.Run(f, nil, 1)
+	orig, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 	at := firstStep(orig, engine.KindPoll) - 1 // just before the first poll
-	fork, err := engine.RunWithFaults(f, nil, 1, []engine.Fault{{AfterStep: at, Kind: engine.FaultPause, Group: "serving", Member: "c1", For: 10 * vtime.Second}})
+	fork, err := engine.RunWithFaults(f, nil, 1, worlds.All(), []engine.Fault{{AfterStep: at, Kind: logs.FaultPause, Group: "serving", Member: "c1", For: 10 * vtime.Second}})
 	require.NoError(t, err)
 
 	e := fork.Events[at]
@@ -103,7 +105,7 @@ func TestFaultPauseForksTheConsumer(t *testing.T) {
 	// Where the original's first poll committed, the fork's group lags all six.
 	lag := func(tr *engine.Trace, n int) int64 {
 		var sum int64
-		for _, p := range tr.LogAt(n) {
+		for _, p := range logs.Of(tr).LogAt(n) {
 			sum += p.Groups[0].Lag
 		}
 		return sum
@@ -116,10 +118,10 @@ func TestFaultPauseForksTheConsumer(t *testing.T) {
 func TestFaultPauseKeepsALongerPause(t *testing.T) {
 	src := faultLog + "pause serving c1 at=10:00:02 until=10:00:20\n"
 	f := faultFile(t, src)
-	orig, err := engine.Run(f, nil, 1)
+	orig, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 	at := firstStep(orig, engine.KindPause)
-	fork, err := engine.RunWithFaults(f, nil, 1, []engine.Fault{{AfterStep: at, Kind: engine.FaultPause, Group: "serving", Member: "c1", For: vtime.Second}})
+	fork, err := engine.RunWithFaults(f, nil, 1, worlds.All(), []engine.Fault{{AfterStep: at, Kind: logs.FaultPause, Group: "serving", Member: "c1", For: vtime.Second}})
 	require.NoError(t, err)
 	e := fork.Events[at]
 	assert.Contains(t, fork.Narration(&e), "until 10:00:20")
@@ -134,20 +136,20 @@ func TestLogFaultsRefusedWhereInapplicable(t *testing.T) {
 		f    engine.Fault
 		want string
 	}{
-		{"no log", noLog, engine.Fault{AfterStep: 1, Kind: engine.FaultAddPartition, Topic: "orders"}, "no partitioned log"},
-		{"no log pause", noLog, engine.Fault{AfterStep: 1, Kind: engine.FaultPause, Group: "g", Member: "c1", For: vtime.Second}, "no partitioned log"},
-		{"unknown topic", f, engine.Fault{AfterStep: 2, Kind: engine.FaultAddPartition, Topic: "orders"}, `unknown topic "orders"; this scenario's topics are customers`},
-		{"unknown group", f, engine.Fault{AfterStep: 2, Kind: engine.FaultPause, Group: "billing", Member: "c1", For: vtime.Second}, `unknown group "billing"; this scenario's groups are serving`},
-		{"not yet a member", f, engine.Fault{AfterStep: 0, Kind: engine.FaultPause, Group: "serving", Member: "c1", For: vtime.Second}, "c1 is not a member of serving at this step"},
-		{"no length", f, engine.Fault{AfterStep: 2, Kind: engine.FaultPause, Group: "serving", Member: "c1"}, "a pause needs a positive length"},
-		{"unknown kind", f, engine.Fault{AfterStep: 2, Kind: "flood"}, `unknown fault "flood"; expected crash, clock-jump, add-partition or pause`},
+		{"no log", noLog, engine.Fault{AfterStep: 1, Kind: logs.FaultAddPartition, Topic: "orders"}, "no partitioned log"},
+		{"no log pause", noLog, engine.Fault{AfterStep: 1, Kind: logs.FaultPause, Group: "g", Member: "c1", For: vtime.Second}, "no partitioned log"},
+		{"unknown topic", f, engine.Fault{AfterStep: 2, Kind: logs.FaultAddPartition, Topic: "orders"}, `unknown topic "orders"; this scenario's topics are customers`},
+		{"unknown group", f, engine.Fault{AfterStep: 2, Kind: logs.FaultPause, Group: "billing", Member: "c1", For: vtime.Second}, `unknown group "billing"; this scenario's groups are serving`},
+		{"not yet a member", f, engine.Fault{AfterStep: 0, Kind: logs.FaultPause, Group: "serving", Member: "c1", For: vtime.Second}, "c1 is not a member of serving at this step"},
+		{"no length", f, engine.Fault{AfterStep: 2, Kind: logs.FaultPause, Group: "serving", Member: "c1"}, "a pause needs a positive length"},
+		{"unknown kind", f, engine.Fault{AfterStep: 2, Kind: "flood"}, `unknown fault "flood"; expected clock-jump, crash, add-partition or pause`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := engine.RunWithFaults(tc.file, nil, 1, []engine.Fault{tc.f})
+			_, err := engine.RunWithFaults(tc.file, nil, 1, worlds.All(), []engine.Fault{tc.f})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
-	_, err := engine.RunWithFaults(noLog, nil, 1, []engine.Fault{{AfterStep: 1, Kind: engine.FaultPause}})
-	assert.ErrorIs(t, err, engine.ErrNoLog)
+	_, err := engine.RunWithFaults(noLog, nil, 1, worlds.All(), []engine.Fault{{AfterStep: 1, Kind: logs.FaultPause}})
+	assert.ErrorIs(t, err, logs.ErrNoLog)
 }

@@ -1,9 +1,10 @@
-package engine
+package hwm
 
 import (
 	"slices"
 	"strings"
 
+	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/prose"
@@ -43,62 +44,62 @@ type runState struct {
 	marks  []string // mark names this run moves, in order
 }
 
-func (w *World) rec(r *runState) *RunRecord { return &w.trace.Runs[r.id] }
+func (h *world) rec(r *runState) *RunRecord { return &h.t.Runs[r.id] }
 
 // runCost is the least work a run costs: itself, and the events of its
 // read, its write and its end.
 const runCost = 4
 
 // scheduleRun queues the phases of a run in their order.
-func (w *World) scheduleRun(plan runPlan) {
-	w.charge(1)
-	p := w.pipes[plan.pipe]
-	r := &runState{id: len(w.trace.Runs), plan: plan, p: p, actor: p.cfg.Name}
+func (h *world) scheduleRun(plan runPlan) {
+	h.w.Charge(1)
+	p := h.pipes[plan.pipe]
+	r := &runState{id: len(h.t.Runs), plan: plan, p: p, actor: p.cfg.Name}
 	if plan.worker != "" {
 		r.actor = p.cfg.Name + "/" + plan.worker
 	}
-	w.runs = append(w.runs, r)
-	w.trace.Runs = append(w.trace.Runs, RunRecord{})
-	rr := w.rec(r)
+	h.runs = append(h.runs, r)
+	h.t.Runs = append(h.t.Runs, RunRecord{})
+	rr := h.rec(r)
 	rr.ID, rr.Pipeline, rr.Worker, rr.At = r.id, p.cfg.Name, plan.worker, plan.read
-	w.schedule(plan.read, func() { w.runRead(r) })
+	h.w.Schedule(plan.read, func() { h.runRead(r) })
 	c := plan.crash
 	switch p.cfg.Advance {
 	case extract.Before:
-		w.schedule(plan.store, func() { w.runStore(r) })
+		h.w.Schedule(plan.store, func() { h.runStore(r) })
 		if c == extract.AfterMark || c == extract.Between {
-			w.schedule(plan.write, func() { w.runCrash(r, "after storing the mark and before writing") })
+			h.w.Schedule(plan.write, func() { h.runCrash(r, "after storing the mark and before writing") })
 		}
-		w.schedule(plan.write, func() { w.runWrite(r, c == extract.MidWrite) })
+		h.w.Schedule(plan.write, func() { h.runWrite(r, c == extract.MidWrite) })
 	case extract.After:
-		w.schedule(plan.write, func() { w.runWrite(r, c == extract.MidWrite) })
+		h.w.Schedule(plan.write, func() { h.runWrite(r, c == extract.MidWrite) })
 		if c == extract.AfterWrite || c == extract.Between {
-			w.schedule(plan.store, func() { w.runCrash(r, "after writing and before storing the mark") })
+			h.w.Schedule(plan.store, func() { h.runCrash(r, "after writing and before storing the mark") })
 		}
-		w.schedule(plan.store, func() { w.runStore(r) })
+		h.w.Schedule(plan.store, func() { h.runStore(r) })
 	case extract.Atomic:
 		if c == extract.MidWrite || c == extract.AfterWrite || c == extract.Between {
-			w.schedule(plan.write, func() { w.runCrash(r, "before its transaction commits") })
+			h.w.Schedule(plan.write, func() { h.runCrash(r, "before its transaction commits") })
 		}
-		w.schedule(plan.write, func() { w.runAtomic(r) })
+		h.w.Schedule(plan.write, func() { h.runAtomic(r) })
 	}
 	last := max(plan.write, plan.store)
-	w.schedule(last, func() { w.runEnd(r) })
-	w.crashAfterEnd(r, last)
+	h.w.Schedule(last, func() { h.runEnd(r) })
+	h.crashAfterEnd(r, last)
 }
 
 // runRead reads the stored marks and selects the rows after them in one snapshot.
-func (w *World) runRead(r *runState) {
+func (h *world) runRead(r *runState) {
 	p, cfg := r.p, &r.p.cfg
-	rr := w.rec(r)
+	rr := h.rec(r)
 	tables := cfg.From
 	if len(r.plan.only) > 0 {
 		tables = r.plan.only
 	}
 	r.seen, r.next = map[string]extract.Mark{}, map[string]extract.Mark{}
-	readerNow := w.clocks[cfg.Clock].Read(w.now)
-	sourceNow := w.source.Read(w.now)
-	lastLSN := w.db.LastLSN()
+	readerNow := h.w.Clock(cfg.Clock).Read(h.w.Now())
+	sourceNow := h.source.Read(h.w.Now())
+	lastLSN := h.db.LastLSN()
 	var parts []string
 	var overlapRows, overlapKnown int
 	// Group the tables by the mark that governs them.
@@ -125,7 +126,7 @@ func (w *World) runRead(r *runState) {
 				if !hasLo {
 					from = 0
 				}
-				got = append(got, w.db.Table(t).SelectLSN(from, lastLSN, hasLo && cfg.Predicate == extract.GTE)...)
+				got = append(got, h.db.Table(t).SelectLSN(from, lastLSN, hasLo && cfg.Predicate == extract.GTE)...)
 			}
 		default:
 			rg := mvcc.Range{Lo: vtime.Time(lo), HasLo: hasLo, LoInclusive: cfg.Predicate == extract.GTE}
@@ -136,7 +137,7 @@ func (w *World) runRead(r *runState) {
 				rg.Hi, rg.HasHi, hi = sourceNow, true, int64(sourceNow)
 			}
 			for _, t := range group {
-				got = append(got, w.db.Table(t).SelectStamp(rg)...)
+				got = append(got, h.db.Table(t).SelectStamp(rg)...)
 			}
 			if cfg.Mark == extract.MaxSeen {
 				hi = m.value.V
@@ -165,20 +166,20 @@ func (w *World) runRead(r *runState) {
 			}
 		}
 		r.rows = append(r.rows, got...)
-		parts = append(parts, w.windowPhrase(cfg, m.value, hasLo, lo, next, group, readerNow, sourceNow))
+		parts = append(parts, h.windowPhrase(cfg, m.value, hasLo, lo, next, group, readerNow, sourceNow))
 		rr.Lower, rr.Upper = cfg.Mark.Format(m.value), cfg.Mark.Format(next)
 		rr.MarkBefore = joinMark(rr.MarkBefore, cfg.Mark.Format(m.value))
 	}
-	w.charge(len(r.rows))
+	h.w.Charge(len(r.rows))
 	keys := make([]string, len(r.rows))
 	for i, v := range r.rows {
 		keys[i] = v.Key
 	}
-	rr.ReadStep, rr.Read, rr.SourceCount, rr.Keys = w.step(), len(r.rows), len(r.rows), keys
+	rr.ReadStep, rr.Read, rr.SourceCount, rr.Keys = h.w.NextStep(), len(r.rows), len(r.rows), keys
 	rr.OverlapRows, rr.OverlapKnown = overlapRows, overlapKnown
 	rr.MarkAfter = rr.MarkBefore
-	n := w.trace.noun[tables[0]]
-	w.emit(r.actor, KindRead, r.id, "%s reads %s and finds %s.", r.actor, strings.Join(parts, "; "), rowsPhrase(n, keys))
+	n := h.w.Trace().Noun(tables[0])
+	h.w.Emit(r.actor, engine.KindRead, r.id, "%s reads %s and finds %s.", r.actor, strings.Join(parts, "; "), prose.Rows(n, keys))
 }
 
 func joinMark(a, b string) string {
@@ -188,7 +189,7 @@ func joinMark(a, b string) string {
 	return a + ", " + b
 }
 
-func (w *World) windowPhrase(cfg *extract.Config, m extract.Mark, hasLo bool, lo int64, next extract.Mark, tables []string, readerNow, sourceNow vtime.Time) string {
+func (h *world) windowPhrase(cfg *extract.Config, m extract.Mark, hasLo bool, lo int64, next extract.Mark, tables []string, readerNow, sourceNow vtime.Time) string {
 	on := strings.Join(tables, " and ")
 	if cfg.Mark == extract.Position {
 		if !hasLo {
@@ -217,19 +218,19 @@ func (w *World) windowPhrase(cfg *extract.Config, m extract.Mark, hasLo bool, lo
 
 // runWrite sends the rows read to the target; when mid is set the process
 // dies halfway through, leaving the first half written.
-func (w *World) runWrite(r *runState, mid bool) {
-	if w.doomed(r) {
+func (h *world) runWrite(r *runState, mid bool) {
+	if h.doomed(r) {
 		return
 	}
 	rows := r.rows
 	if mid {
 		rows = rows[:len(rows)/2]
 	}
-	res := w.write(r, rows)
-	rr := w.rec(r)
-	rr.WriteStep, rr.Written, rr.Collapsed = w.step(), len(rows), res.Collapsed
+	res := h.write(r, rows)
+	rr := h.rec(r)
+	rr.WriteStep, rr.Written, rr.Collapsed = h.w.NextStep(), len(rows), res.Collapsed
 	keys := keysOf(rows)
-	n := w.trace.noun[r.p.cfg.From[0]]
+	n := h.w.Trace().Noun(r.p.cfg.From[0])
 	extra := ""
 	if res.Collapsed > 0 {
 		extra = prose.F("; the merge matches %d already present and absorbs them", res.Collapsed)
@@ -240,13 +241,13 @@ func (w *World) runWrite(r *runState, mid bool) {
 	verb := map[sink.Mode]string{sink.Append: "appends", sink.Merge: "merges", sink.Overwrite: "overwrites its interval with", sink.Upsert: "upserts"}[r.p.target.Mode]
 	if mid {
 		r.dead = true
-		rr.EndStep, rr.Crashed = w.step(), true
-		w.emit(r.actor, KindCrash, r.id, "%s crashes mid-write at %s after writing %s of %d rows into %s%s; the rest never arrive.",
-			r.actor, w.now, rowsPhrase(n, keys), len(r.rows), r.p.target.Name, extra)
+		rr.EndStep, rr.Crashed = h.w.NextStep(), true
+		h.w.Emit(r.actor, engine.KindCrash, r.id, "%s crashes mid-write at %s after writing %s of %d rows into %s%s; the rest never arrive.",
+			r.actor, h.w.Now(), prose.Rows(n, keys), len(r.rows), r.p.target.Name, extra)
 		return
 	}
 	r.wrote = true
-	w.emit(r.actor, KindWrite, r.id, "%s %s %s into %s%s.", r.actor, verb, rowsPhrase(n, keys), r.p.target.Name, extra)
+	h.w.Emit(r.actor, engine.KindWrite, r.id, "%s %s %s into %s%s.", r.actor, verb, prose.Rows(n, keys), r.p.target.Name, extra)
 }
 
 func keysOf(vs []*mvcc.Version) []string {
@@ -257,8 +258,7 @@ func keysOf(vs []*mvcc.Version) []string {
 	return keys
 }
 
-func (w *World) write(r *runState, rows []*mvcc.Version) sink.Result {
-	w.charge(len(rows))
+func (h *world) write(r *runState, rows []*mvcc.Version) sink.Result {
 	in := make([]sink.In, len(rows))
 	for i, v := range rows {
 		in[i] = sink.In{ID: v.ID, Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN), Amount: v.Amount}
@@ -288,25 +288,16 @@ func (w *World) write(r *runState, rows []*mvcc.Version) sink.Result {
 			return !hi.Set || v <= hi.V
 		}
 	}
-	target := r.p.target
-	res := target.Write(in, r.id, int32(w.step()), inInterval, func(id int32, _ string, count, newest int) {
-		w.targetChanged(target, id, count, newest)
-	})
-	for i := range w.trace.Targets {
-		if w.trace.Targets[i].Name == target.Name {
-			w.trace.Targets[i].Rows = target.History()
-		}
-	}
-	return res
+	return h.w.Deliver(r.p.target, in, r.id, inInterval)
 }
 
 // runStore stores the run's new marks, conditionally when CAS is on.
-func (w *World) runStore(r *runState) {
-	if w.doomed(r) {
+func (h *world) runStore(r *runState) {
+	if h.doomed(r) {
 		return
 	}
 	cfg := &r.p.cfg
-	rr := w.rec(r)
+	rr := h.rec(r)
 	var said []string
 	moved := false
 	for _, mn := range r.marks {
@@ -318,12 +309,12 @@ func (w *World) runStore(r *runState) {
 		if cfg.CAS {
 			if m.value != seen {
 				r.dead = true
-				rr.Aborted, rr.EndStep = true, w.step()
+				rr.Aborted, rr.EndStep = true, h.w.NextStep()
 				why := "the run gives up and its output, already written, is left to the idempotent write"
 				if cfg.Advance == extract.Before {
 					why = "the run gives up before writing anything"
 				}
-				w.emit(r.actor, KindConflict, r.id, "%s's conditional update finds mark %s at %s where it read %s, so it updates no row; %s.",
+				h.w.Emit(r.actor, engine.KindConflict, r.id, "%s's conditional update finds mark %s at %s where it read %s, so it updates no row; %s.",
 					r.actor, mn, cfg.Mark.Format(m.value), cfg.Mark.Format(seen), why)
 				return
 			}
@@ -333,7 +324,7 @@ func (w *World) runStore(r *runState) {
 			}
 		}
 		prev := m.value
-		w.storeMark(m, next, r.id, false)
+		h.storeMark(m, next, r.id, false)
 		if !prev.Set || next.V > prev.V {
 			moved = true
 		}
@@ -347,13 +338,13 @@ func (w *World) runStore(r *runState) {
 			said = append(said, prose.F("stores %s %s (was %s)", what, cfg.Mark.Format(next), cfg.Mark.Format(prev)))
 		}
 	}
-	rr.MarkStep, rr.Advanced = w.step(), moved
-	rr.MarkAfter = w.marksPhrase(r)
+	rr.MarkStep, rr.Advanced = h.w.NextStep(), moved
+	rr.MarkAfter = h.marksPhrase(r)
 	r.stored = true
 	if len(said) == 0 {
 		said = append(said, "has no new mark to store")
 	}
-	w.emit(r.actor, KindMark, r.id, "%s %s.", r.actor, strings.Join(said, "; "))
+	h.w.Emit(r.actor, engine.KindMark, r.id, "%s %s.", r.actor, strings.Join(said, "; "))
 }
 
 // markLabel names a mark in narration: "its mark" when the pipeline has one,
@@ -365,7 +356,7 @@ func markLabel(cfg *extract.Config, name string) string {
 	return "mark " + name
 }
 
-func (w *World) marksPhrase(r *runState) string {
+func (h *world) marksPhrase(r *runState) string {
 	var out []string
 	for _, mn := range r.marks {
 		out = append(out, r.p.cfg.Mark.Format(r.p.marks[mn].value))
@@ -374,24 +365,24 @@ func (w *World) marksPhrase(r *runState) string {
 }
 
 // runAtomic writes and stores the mark in one transaction.
-func (w *World) runAtomic(r *runState) {
-	if w.doomed(r) {
+func (h *world) runAtomic(r *runState) {
+	if h.doomed(r) {
 		return
 	}
 	cfg := &r.p.cfg
-	rr := w.rec(r)
+	rr := h.rec(r)
 	if cfg.CAS {
 		for _, mn := range r.marks {
 			if m := r.p.marks[mn]; m.value != r.seen[mn] {
 				r.dead = true
-				rr.Aborted, rr.EndStep = true, w.step()
-				w.emit(r.actor, KindConflict, r.id, "%s's conditional update finds mark %s at %s where it read %s; the transaction rolls back, taking its write with it.",
+				rr.Aborted, rr.EndStep = true, h.w.NextStep()
+				h.w.Emit(r.actor, engine.KindConflict, r.id, "%s's conditional update finds mark %s at %s where it read %s; the transaction rolls back, taking its write with it.",
 					r.actor, mn, cfg.Mark.Format(m.value), cfg.Mark.Format(r.seen[mn]))
 				return
 			}
 		}
 	}
-	res := w.write(r, r.rows)
+	res := h.write(r, r.rows)
 	moved := false
 	for _, mn := range r.marks {
 		m := r.p.marks[mn]
@@ -402,81 +393,74 @@ func (w *World) runAtomic(r *runState) {
 		if !m.value.Set || next.V > m.value.V {
 			moved = true
 		}
-		w.storeMark(m, next, r.id, false)
+		h.storeMark(m, next, r.id, false)
 	}
 	r.wrote, r.stored = true, true
-	step := w.step()
+	step := h.w.NextStep()
 	rr.WriteStep, rr.MarkStep, rr.Written, rr.Collapsed, rr.Advanced = step, step, len(r.rows), res.Collapsed, moved
-	rr.MarkAfter = w.marksPhrase(r)
-	n := w.trace.noun[cfg.From[0]]
-	w.emit(r.actor, KindAtomic, r.id, "%s writes %s into %s and stores the mark %s in the same transaction, so the two cannot disagree.",
-		r.actor, rowsPhrase(n, keysOf(r.rows)), r.p.target.Name, rr.MarkAfter)
+	rr.MarkAfter = h.marksPhrase(r)
+	n := h.w.Trace().Noun(cfg.From[0])
+	h.w.Emit(r.actor, engine.KindAtomic, r.id, "%s writes %s into %s and stores the mark %s in the same transaction, so the two cannot disagree.",
+		r.actor, prose.Rows(n, keysOf(r.rows)), r.p.target.Name, rr.MarkAfter)
 }
 
-func (w *World) runCrash(r *runState, where string) {
+func (h *world) runCrash(r *runState, where string) {
 	if r.dead {
 		return
 	}
 	r.dead = true
-	rr := w.rec(r)
-	rr.EndStep, rr.Crashed = w.step(), true
+	rr := h.rec(r)
+	rr.EndStep, rr.Crashed = h.w.NextStep(), true
 	cfg := &r.p.cfg
-	n := w.trace.noun[cfg.From[0]]
+	n := h.w.Trace().Noun(cfg.From[0])
 	keys := keysOf(r.rows)
 	var effect string
 	switch {
 	case len(keys) == 0:
 		effect = "it had read nothing, so nothing is lost or repeated"
 	case r.stored && !r.wrote:
-		effect = prose.F("the mark already says %s %s processed, and none of them is in %s", rowsPhrase(n, keys), isAre(len(keys)), r.p.target.Name)
+		effect = prose.F("the mark already says %s %s processed, and none of them is in %s", prose.Rows(n, keys), prose.IsAre(len(keys)), r.p.target.Name)
 	case r.wrote && !r.stored:
-		effect = prose.F("%s %s written but the mark still says %s, so the next run reads them again", rowsPhrase(n, keys), wereWas(len(keys)), rr.MarkBefore)
+		effect = prose.F("%s %s written but the mark still says %s, so the next run reads them again", prose.Rows(n, keys), prose.WereWas(len(keys)), rr.MarkBefore)
 	case r.wrote && r.stored:
 		effect = "its output and its mark were both durable, so nothing is lost or repeated"
 	case cfg.Advance == extract.Atomic:
 		effect = "the transaction rolls back, so neither the rows nor the mark change"
 	default:
-		effect = prose.F("nothing it did was durable, so the next run reads %s again", rowsPhrase(n, keys))
+		effect = prose.F("nothing it did was durable, so the next run reads %s again", prose.Rows(n, keys))
 	}
-	w.emit(r.actor, KindCrash, r.id, "%s crashes %s: %s.", r.actor, where, effect)
-}
-
-func wereWas(n int) string {
-	if n == 1 {
-		return "was"
-	}
-	return "were"
+	h.w.Emit(r.actor, engine.KindCrash, r.id, "%s crashes %s: %s.", r.actor, where, effect)
 }
 
 // doomed reports whether the run is over: dead already, or killed now by an
 // injected crash, which it narrates.
-func (w *World) doomed(r *runState) bool {
+func (h *world) doomed(r *runState) bool {
 	if r.dead {
 		return true
 	}
 	if r.doom != "" {
-		w.runCrash(r, r.doom)
+		h.runCrash(r, r.doom)
 		return true
 	}
 	return false
 }
 
-func (w *World) runEnd(r *runState) {
-	if w.doomed(r) {
+func (h *world) runEnd(r *runState) {
+	if h.doomed(r) {
 		return
 	}
 	r.dead = true
-	rr := w.rec(r)
+	rr := h.rec(r)
 	rr.Finished = true
-	rr.EndStep = w.step() - 1 // the run's last phase; no event of its own
+	rr.EndStep = h.w.NextStep() - 1 // the run's last phase; no event of its own
 }
 
 // reset moves a mark to a chosen value, as an operator recovering from a skip would.
-func (w *World) reset(pipe, mark string, v extract.Mark) {
-	p := w.pipes[pipe]
+func (h *world) reset(pipe, mark string, v extract.Mark) {
+	p := h.pipes[pipe]
 	m := p.marks[mark]
 	prev := m.value
-	w.storeMark(m, v, -1, true)
-	w.emit("operator", KindReset, -1, "An operator resets %s from %s to %s; the next run re-reads everything after it, which is safe only if the write is idempotent.",
+	h.storeMark(m, v, -1, true)
+	h.w.Emit("operator", engine.KindReset, -1, "An operator resets %s from %s to %s; the next run re-reads everything after it, which is safe only if the write is idempotent.",
 		mark, p.cfg.Mark.Format(prev), p.cfg.Mark.Format(v))
 }

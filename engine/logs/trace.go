@@ -1,9 +1,10 @@
-package engine
+package logs
 
 import (
 	"slices"
 	"strconv"
 
+	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/group"
 	"github.com/tidemark/tidemark/engine/topic"
@@ -17,14 +18,27 @@ type Feed struct {
 	Target string
 }
 
-// LogTrace is the partitioned log's history: every record with the step it
-// was appended and deleted at, every move of every log start, every change
-// of partition count, and every offset a group committed, so the log at any
-// step is read without replaying.
-type LogTrace struct {
+// Trace is the log world's part of a trace (its engine.History): every
+// record with the step it was appended and deleted at, every move of every
+// log start, every change of partition count, and every offset a group
+// committed, so the log at any step is read without replaying.
+type Trace struct {
+	t      *engine.Trace
 	Topics []*TopicHistory
 	Groups []*GroupHistory
+	Feeds  []Feed    // tables and producers that reach a target through the log
 	notes  []logNote // narration of bulk events, rendered on demand
+}
+
+// Of returns the log world's part of t, or nil when t's scenario declares
+// no topic (or was built without the log world).
+func Of(t *engine.Trace) *Trace {
+	for _, h := range t.Histories() {
+		if l, ok := h.(*Trace); ok {
+			return l
+		}
+	}
+	return nil
 }
 
 // TopicHistory is one topic: its partitions (records carry their steps) and
@@ -138,18 +152,18 @@ type GroupOffset struct {
 }
 
 // LogAt returns every partition of every topic as it stood after step n.
-func (t *Trace) LogAt(n int) []PartitionState {
-	if t.Log == nil {
+func (l *Trace) LogAt(n int) []PartitionState {
+	if l == nil {
 		return nil
 	}
-	n = t.clampStep(n)
+	n = l.t.ClampStep(n)
 	var out []PartitionState
-	for _, h := range t.Log.Topics {
+	for _, h := range l.Topics {
 		for p := range h.PartitionsAt(n) {
 			part := h.Parts[p]
 			s := PartitionState{Topic: h.Name, Partition: p, Start: part.StartAt(int32(n)), End: part.EndAt(int32(n))}
 			s.Start = min(max(s.Start, 0), s.End)
-			for _, g := range t.Log.Groups {
+			for _, g := range l.Groups {
 				if g.Topic != h.Name {
 					continue
 				}
@@ -172,41 +186,35 @@ func (t *Trace) LogAt(n int) []PartitionState {
 
 // RecordsAt returns the records of partition p of topic name appended by
 // step n, each with its Deleted step (Live, or a step after n, while held).
-func (t *Trace) RecordsAt(name string, p, n int) []topic.Record {
-	if t.Log == nil {
+func (l *Trace) RecordsAt(name string, p, n int) []topic.Record {
+	if l == nil {
 		return nil
 	}
-	for _, h := range t.Log.Topics {
+	for _, h := range l.Topics {
 		if h.Name == name && p < len(h.Parts) {
 			part := h.Parts[p]
-			return part.Records[:part.EndAt(int32(t.clampStep(n)))]
+			return part.Records[:part.EndAt(int32(l.t.ClampStep(n)))]
 		}
 	}
 	return nil
 }
 
-// feedTarget names the target a table's rows reach through the log, or "".
-func (t *Trace) feedTarget(table string) string {
-	i := slices.IndexFunc(t.Feeds, func(f Feed) bool { return f.Table == table })
-	if i < 0 {
-		return ""
-	}
-	return t.Feeds[i].Target
-}
+// Observe adds to o what a team could see of the log after step n: each
+// group's offsets and lag, what every poll read, where resets jumped, and
+// the order rows arrived in the targets the log feeds.
+func (l *Trace) Observe(n int, o *check.Observation) { o.Log = l.view(n) }
 
-// logView is what a team could see of the log after step n.
-func (t *Trace) logView(n int) *check.LogView {
-	if t.Log == nil {
-		return nil
-	}
+// view is what a team could see of the log after step n.
+func (l *Trace) view(n int) *check.LogView {
+	t := l.t
 	v := &check.LogView{}
-	for _, s := range t.LogAt(n) {
+	for _, s := range l.LogAt(n) {
 		for _, g := range s.Groups {
 			v.Partitions = append(v.Partitions, check.LogPartition{Group: g.Group, Partition: s.Topic + "-" + strconv.Itoa(s.Partition),
 				Start: s.Start, End: s.End, Committed: g.Committed})
 		}
 	}
-	for _, g := range t.Log.Groups {
+	for _, g := range l.Groups {
 		for _, r := range g.Reads {
 			if int(r.Step) <= n {
 				v.Reads = append(v.Reads, check.OffsetRange{Group: g.Name, Partition: g.Topic + "-" + strconv.Itoa(int(r.Partition)), From: r.From, To: r.To})
@@ -228,7 +236,7 @@ func (t *Trace) logView(n int) *check.LogView {
 	}
 	var all []arrival
 	for _, h := range t.Targets {
-		if !slices.ContainsFunc(t.Feeds, func(f Feed) bool { return f.Target == h.Name }) {
+		if !slices.ContainsFunc(l.Feeds, func(f Feed) bool { return f.Target == h.Name }) {
 			continue
 		}
 		for _, r := range h.Rows {

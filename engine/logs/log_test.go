@@ -1,4 +1,4 @@
-package engine_test
+package logs_test
 
 import (
 	"fmt"
@@ -12,9 +12,11 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // World-level tests of the partitioned log: each runs a small scenario
@@ -26,7 +28,7 @@ func runLog(t *testing.T, body string, set map[string]string) *engine.Trace {
 	src := "scenario test/log \"A log test\"\n" + body
 	f, err := scenario.Parse("log.tdm", []byte(src))
 	require.NoError(t, err, src)
-	tr, err := engine.Run(f, set, 1)
+	tr, err := engine.Run(f, set, 1, worlds.All())
 	require.NoError(t, err, src)
 	return tr
 }
@@ -59,7 +61,7 @@ type spelled struct {
 
 func recordsOf(tr *engine.Trace) map[int][]spelled {
 	out := map[int][]spelled{}
-	h := tr.Log.Topics[0]
+	h := logs.Of(tr).Topics[0]
 	for p, part := range h.Parts {
 		out[p] = []spelled{}
 		for i := range part.Records {
@@ -100,7 +102,7 @@ func TestLogAddPartitionsMovesNoRecord(t *testing.T) {
 producer shop to=orders key=order_id
 `+keyLines("produce shop", "10:00:01", 40)+`add-partitions orders to=6 at=10:00:05
 `+keyLines("produce shop", "10:00:06", 40), nil)
-	h := tr.Log.Topics[0]
+	h := logs.Of(tr).Topics[0]
 	evs, texts := eventsOf(tr, engine.KindRebalance)
 	require.Len(t, evs, 1)
 	assert.Contains(t, texts[0], "raises orders from 3 to 6 partitions; no record moves")
@@ -121,7 +123,7 @@ producer shop to=orders key=order_id
 			}
 		}
 		// What partition p held before the change is still its prefix, untouched.
-		before := tr.RecordsAt("orders", p, grew-1)
+		before := logs.Of(tr).RecordsAt("orders", p, grew-1)
 		require.LessOrEqual(t, len(before), len(recs))
 		for i, r := range before {
 			assert.Equal(t, r, recs[i].Record, "partition %d offset %d", p, i)
@@ -140,7 +142,7 @@ produce shop at=10:00:25 key=3
 produce shop at=10:01:10 key=4
 produce shop at=10:02:00 key=5
 `, nil)
-	part := tr.Log.Topics[0].Parts[0]
+	part := logs.Of(tr).Topics[0].Parts[0]
 	recs := part.Records
 	require.Len(t, recs, 5)
 	at := func(step int32) vtime.Time { return tr.Events[step-1].At }
@@ -160,7 +162,7 @@ produce shop at=10:02:00 key=5
 	assert.Equal(t, int64(0), part.StartAt(recs[0].Deleted-1))
 	assert.Equal(t, int64(2), part.StartAt(recs[0].Deleted))
 	assert.Equal(t, int64(3), part.StartAt(recs[2].Deleted))
-	end := tr.LogAt(tr.Steps())
+	end := logs.Of(tr).LogAt(tr.Steps())
 	assert.Equal(t, int64(3), end[0].Start)
 	assert.Equal(t, int64(5), end[0].End)
 }
@@ -238,7 +240,7 @@ poll billing c1 at=10:00:07
 // timesRead counts how often each offset of partition 0 was fetched.
 func timesRead(tr *engine.Trace) map[int64]int {
 	n := map[int64]int{}
-	for _, r := range tr.Log.Groups[0].Reads {
+	for _, r := range logs.Of(tr).Groups[0].Reads {
 		for o := r.From; o < r.To; o++ {
 			n[o]++
 		}
@@ -284,7 +286,7 @@ produce shop at=10:00:08 key=3
 `, nil)
 	var when []string
 	var offsets []int64
-	for _, c := range tr.Log.Groups[0].Commits {
+	for _, c := range logs.Of(tr).Groups[0].Commits {
 		when = append(when, tr.Events[c.Step-1].At.String())
 		offsets = append(offsets, c.Offset)
 	}
@@ -364,7 +366,7 @@ add-partitions orders to=6 at=10:00:03
 	assert.Contains(t, group[2], "c1 leaves billing: generation 3 (range assignment) — c2 gets orders-0, orders-1, orders-2, orders-3;")
 	assert.Contains(t, group[3], "billing notices orders now has 6 partitions: generation 4 (range assignment) — c2 gets orders-0, orders-1, orders-2, orders-3, orders-4, orders-5;")
 	// After the second join c1 reads only what it owns.
-	reads := tr.Log.Groups[0].Reads
+	reads := logs.Of(tr).Groups[0].Reads
 	require.NotEmpty(t, reads)
 	for _, r := range reads {
 		assert.Contains(t, []int32{0, 1}, r.Partition)
@@ -414,7 +416,7 @@ func TestCheckConsumerLagThreshold(t *testing.T) {
 		src := "scenario test/log \"A log test\"\n" + fmt.Sprintf(lagBody, line)
 		f, err := scenario.Parse("log.tdm", []byte(src))
 		require.NoError(t, err)
-		_, err = engine.Build(f, nil, 1)
+		_, err = engine.Build(f, nil, 1, worlds.All())
 		require.ErrorContains(t, err, want, line)
 	}
 }

@@ -1,6 +1,7 @@
-package engine
+package hwm
 
 import (
+	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -12,7 +13,7 @@ import (
 // crash is narrated as one that loses and repeats nothing, so that a
 // scenario (often one with an advance= knob) shows what happened rather than
 // dropping the crash in silence.
-func (w *World) crashAfterEnd(r *runState, at vtime.Time) {
+func (h *world) crashAfterEnd(r *runState, at vtime.Time) {
 	var why string
 	switch c := r.plan.crash; {
 	case r.p.cfg.Advance == extract.Before && c == extract.AfterWrite:
@@ -24,13 +25,13 @@ func (w *World) crashAfterEnd(r *runState, at vtime.Time) {
 	default:
 		return
 	}
-	w.schedule(at, func() {
-		rr := w.rec(r)
+	h.w.Schedule(at, func() {
+		rr := h.rec(r)
 		switch {
 		case rr.Finished:
-			w.emit(r.actor, KindCrash, r.id, "%s crashes after finishing its run: %s; nothing is lost or repeated.", r.actor, why)
+			h.w.Emit(r.actor, engine.KindCrash, r.id, "%s crashes after finishing its run: %s; nothing is lost or repeated.", r.actor, why)
 		case rr.Aborted:
-			w.emit(r.actor, KindCrash, r.id, "%s crashes after its run gave up; the crash changes nothing more.", r.actor)
+			h.w.Emit(r.actor, engine.KindCrash, r.id, "%s crashes after its run gave up; the crash changes nothing more.", r.actor)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package engine_test
+package hwm_test
 
 import (
 	"slices"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // TestDeletes: a commit that only deletes says the rows are gone, one that
@@ -30,7 +31,7 @@ run extract at=10:00:08
 `
 	f, err := scenario.Parse("d.tdm", []byte(src))
 	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 
 	commits := map[string]string{}
