@@ -15,16 +15,18 @@ import mod from "./app.wasm";
 let site; // a Promise of the Go program's function that answers a request
 
 function start() {
-  const started = new Promise((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     globalThis.tidemarkReady = resolve;
     globalThis.tidemarkFailed = (message) => reject(new Error(message));
+    const go = new Go();
+    const instance = new WebAssembly.Instance(mod, go.importObject);
+    go.run(instance).finally(() => {
+      // The program ended: the next request starts it again. (Had it not
+      // said it was ready, this request gets the error.)
+      site = undefined;
+      reject(new Error("the Go program ended before it was ready"));
+    });
   });
-  const go = new Go();
-  const instance = new WebAssembly.Instance(mod, go.importObject);
-  go.run(instance).finally(() => {
-    site = undefined;
-  });
-  return started;
 }
 
 // Statuses whose response has no body.
