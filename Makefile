@@ -4,7 +4,7 @@
 GO ?= go
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf worker wrangler worker-dev worker-smoke worker-test loadtest
+.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf worker wrangler worker-dev worker-smoke worker-test loadtest export
 
 all: build
 
@@ -113,6 +113,15 @@ worker-smoke: worker wrangler
 # missing; docs/performance.md has figures). It takes about two minutes.
 loadtest: wasm
 	./cmd/serve/loadtest.sh
+
+# export writes the whole site as static files into $(EXPORT_DIR), for a host
+# that serves files only (GitHub Pages, Cloudflare static assets, Netlify,
+# nginx); BASE_URL is where the copy will be served, with its path, e.g.
+# `make export BASE_URL=https://example.github.io/tidemark`. See docs/deploy.md.
+BASE_URL ?= http://127.0.0.1:8000
+EXPORT_DIR ?= build/site
+export: generate wasm
+	$(GO) run ./cmd/tidemark export --base-url $(BASE_URL) --out $(EXPORT_DIR)
 
 # demo runs the first lesson's opening scenario through the CLI.
 demo:

@@ -6,8 +6,10 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"maps"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -233,4 +235,20 @@ func (t *assetTable) serveStatic(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(v.body)
 	}
+}
+
+// StaticFiles returns every file of web/static, by plain name, without the
+// compressed copies the build writes beside some (a static host compresses
+// by itself). Data is shared with the handler: do not modify it.
+func StaticFiles() ([]StaticFile, error) {
+	t, err := assets()
+	if err != nil {
+		return nil, err
+	}
+	var out []StaticFile
+	for _, name := range slices.Sorted(maps.Keys(t.byName)) {
+		a := t.byName[name]
+		out = append(out, StaticFile{Name: name, Hashed: a.hashed, Data: a.identity.body})
+	}
+	return out, nil
 }

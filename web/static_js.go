@@ -64,3 +64,9 @@ func (t *assetTable) precompressAll() error { return nil }
 func (t *assetTable) serveStatic(w http.ResponseWriter, r *http.Request) {
 	http.NotFound(w, r)
 }
+
+// StaticFiles fails on GOOS=js: the Worker holds none of the files (see
+// above); the copy of the site is made by a native build (tidemark export).
+func StaticFiles() ([]StaticFile, error) {
+	return nil, errors.New("web: a GOOS=js build holds no static file; export the site with a native build")
+}
