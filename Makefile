@@ -71,24 +71,33 @@ bench:
 perf: wasm
 	TIDEMARK_PERF=1 $(GO) test -count=1 -run TestBudgets -v ./web/e2e
 
-# worker builds the site as a Cloudflare Worker into build/worker: the glue
-# (cmd/serve/worker.mjs and the toolchain's wasm_exec.js), the site's handler
-# compiled to wasm (app.wasm, which embeds no static file; its data segments
-# joined as the browser module's are, which takes 175 KB off its gzip size
-# and keeps it inside the free plan's 3 MB), and assets/, the
-# files of web/static under their plain and hashed names with a _headers
-# file, which Workers static assets serve. The handler learns the hashed
-# names at link time. cmd/serve/wrangler.jsonc runs this target as its build
-# command; docs/deploy.md has the whole path to a deployed site.
+# worker builds the site as a Cloudflare Worker into build/worker: assets/,
+# the site exported as static files for WORKER_BASE_URL (tidemark export:
+# every page, the static files under their plain and hashed names, pictures,
+# oEmbed descriptions, _headers), which Workers static assets answer before
+# the Worker runs; app.wasm, the site's handler compiled to wasm for what
+# must be computed (pictures of any step, the sandbox's posts, /oembed, not
+# found), which embeds no static file but links to them by the hashed names
+# it is given at link time, its data segments joined as the browser
+# module's are (175 KB less gzip); and the glue (cmd/serve/worker.mjs and the
+# toolchain's wasm_exec.js). cmd/serve/wrangler.jsonc runs this target as its
+# build command; docs/deploy.md has the whole path to a deployed site.
 #
-# worker-dev serves it locally in workerd through wrangler, installed from
-# cmd/serve/package-lock.json; worker-smoke checks every kind of response
-# there against what it should be, and a scenario page in Chromium.
+# WORKER_BASE_URL is the address the Worker will be served at, which the
+# exported pages' absolute links (snippets, previews) start with; nothing
+# guesses it. worker-dev serves the Worker locally in workerd through
+# wrangler (installed from cmd/serve/package-lock.json), and worker-smoke
+# checks every file and every kind of response there, and a scenario page in
+# Chromium.
 WORKER_DIR := build/worker
+WORKER_BASE_URL ?=
 WRANGLER_ENV := WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false
 worker: generate wasm
+	@[ -n "$(WORKER_BASE_URL)" ] || { echo "make worker: set WORKER_BASE_URL to the address the Worker will be served at, e.g. WORKER_BASE_URL=https://tidemark.example.workers.dev (make worker-dev uses http://127.0.0.1:8787)" >&2; exit 2; }
 	rm -rf $(WORKER_DIR) && mkdir -p $(WORKER_DIR)
-	$(GO) run ./web/internal/workerassets -out $(WORKER_DIR)/assets web/static >$(WORKER_DIR)/asset-names
+	$(GO) run ./cmd/tidemark export --base-url $(WORKER_BASE_URL) --out $(WORKER_DIR)/assets
+	printf '.tidemark-export\n.nojekyll\n' >$(WORKER_DIR)/assets/.assetsignore
+	$(GO) run ./web/internal/workerassets web/static >$(WORKER_DIR)/asset-names
 	cp cmd/serve/worker.mjs $(WORKER_DIR)/worker.mjs
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(WORKER_DIR)/wasm_exec.js
 	GOOS=js GOARCH=wasm $(GO) build -trimpath \
@@ -102,9 +111,11 @@ cmd/serve/node_modules/.package-lock.json: cmd/serve/package-lock.json
 wrangler: cmd/serve/node_modules/.package-lock.json
 
 worker-dev: wrangler
-	cd cmd/serve && $(WRANGLER_ENV) npx wrangler dev --local --ip 127.0.0.1 --port 8787
+	cd cmd/serve && WORKER_BASE_URL=http://127.0.0.1:8787 $(WRANGLER_ENV) npx wrangler dev --local --ip 127.0.0.1 --port 8787
 
-worker-smoke: worker wrangler
+# worker-smoke needs the browser module built before the test is compiled;
+# the test's wrangler builds the Worker itself, for the port it serves on.
+worker-smoke: wasm wrangler
 	TIDEMARK_WORKER=1 $(GO) test -count=1 -timeout 20m -run TestWorker -v ./cmd/serve
 
 # loadtest serves the same bytes with Tidemark and with nginx on loopback and

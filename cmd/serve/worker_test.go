@@ -32,22 +32,27 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/share"
 )
 
 // TestWorker serves the site as a Cloudflare Worker in workerd, through
 // `wrangler dev` with the committed wrangler.jsonc (whose build command
-// builds build/worker), and checks what a visitor gets:
+// builds build/worker for the address it serves on), and checks what a
+// visitor gets:
 //
-//   - every file of web/static, by its plain and its hashed name, decodes to
-//     the file itself (the platform compresses it once; the Go handler never
-//     sends a body the runtime would compress again), with the Go server's
-//     Content-Type and Cache-Control;
-//   - every kind of page and response the Go handler makes (home, lesson,
-//     scenario with and without a query, embed, sandbox, a sandbox post,
-//     picture, health check, not found) decodes to exactly what the local
-//     server sends for the same request;
-//   - a scenario page loads in Chromium through the Worker and its widget is
-//     taken over by the engine, without a CSP violation or script error.
+//   - every file of the exported site in build/worker/assets (every page,
+//     /embed/… included, the files of web/static such as /static/embed.js,
+//     pictures, oEmbed descriptions) decodes to the file itself: the
+//     platform compresses it once, and the Go handler never sends a body
+//     the runtime would compress again; with the Content-Type and the
+//     headers of _headers;
+//   - every kind of response left to the Go handler (pictures of any step
+//     and of a linked scenario, /oembed, the sandbox's posts, the health
+//     check, not found) decodes to exactly what the local server sends for
+//     the same request;
+//   - a scenario page loads in Chromium through the Worker, at the step its
+//     address names, and its widget is taken over by the engine, without a
+//     CSP violation or script error.
 //
 // It logs the CPU time workerd spends per request of each kind, for
 // docs/performance.md. `make worker-smoke` runs it (and `make test` does
@@ -68,20 +73,24 @@ func TestWorker(t *testing.T) {
 	w.measure(t, "the first request to Go, which starts the Go program", 1, get("/healthz"))
 	w.measure(t, "the first picture, which reads the bundled scenarios and runs one", 1, get("/picture/hwm/visibility-gap.svg?step=3"))
 
-	t.Run("static files", func(t *testing.T) { checkStaticFiles(t, w) })
-	t.Run("pages", func(t *testing.T) { checkPages(t, w) })
+	t.Run("assets", func(t *testing.T) { checkAssets(t, w) })
+	t.Run("go", func(t *testing.T) { checkGo(t, w) })
 	t.Run("chromium", func(t *testing.T) { checkInBrowser(t, w) })
 
 	// Each request of a kind differs (a step, a seed), so that none is
 	// answered from what an earlier one kept.
 	const n = 20
 	w.measure(t, "a static file (no Go)", n, get(web.AssetURL("app.css")))
+	w.measure(t, "an exported scenario page (no Go)", n, get("/scenarios/hwm/visibility-gap/"))
 	w.measure(t, "the health check", n, get("/healthz"))
 	w.measure(t, "a picture of a bundled scenario at a new step", n, func(i int) (string, string, string) {
 		return http.MethodGet, fmt.Sprintf("/picture/hwm/visibility-gap.svg?step=%d&mark=lsn", i%12), ""
 	})
-	w.measure(t, "a scenario page at a new step", n, func(i int) (string, string, string) {
-		return http.MethodGet, fmt.Sprintf("/scenarios/hwm/advance-order?step=%d", i), ""
+	w.measure(t, "a picture of a linked scenario at a new step", n, func(i int) (string, string, string) {
+		return http.MethodGet, fmt.Sprintf("/picture.svg?src=%s&step=%d", linkedPayload(t), i%8), ""
+	})
+	w.measure(t, "an oEmbed answer", n, func(i int) (string, string, string) {
+		return http.MethodGet, "/oembed?format=json&url=" + url.QueryEscape(fmt.Sprintf("%s/scenarios/hwm/visibility-gap?step=%d", w.base, i)), ""
 	})
 	w.measure(t, "a picture with a new seed (runs the scenario)", n, func(i int) (string, string, string) {
 		return http.MethodGet, fmt.Sprintf("/picture/hwm/visibility-gap.svg?seed=%d", 1000+i), ""
@@ -148,8 +157,10 @@ func startWrangler(t *testing.T, wrangler string) *workerd {
 	port := freePort(t)
 	cmd := exec.Command(wrangler, "dev", "--local", "--ip", "127.0.0.1", "--port", port,
 		"--inspector-port", freePort(t), "--show-interactive-dev-session=false")
-	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CI=true", "CLOUDFLARE_CF_FETCH_ENABLED=false")
 	w := &workerd{base: "http://127.0.0.1:" + port, log: &syncBuffer{}}
+	// The build command exports the pages for the address they are served at.
+	cmd.Env = append(os.Environ(), "WORKER_BASE_URL="+w.base,
+		"WRANGLER_SEND_METRICS=false", "CI=true", "CLOUDFLARE_CF_FETCH_ENABLED=false")
 	cmd.Stdout, cmd.Stderr = w.log, w.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	require.NoError(t, cmd.Start())
@@ -245,37 +256,90 @@ func decode(coding string, b []byte) ([]byte, error) {
 	return nil, fmt.Errorf("unexpected Content-Encoding %q", coding)
 }
 
-func checkStaticFiles(t *testing.T, w *workerd) {
-	dir := filepath.Join("..", "..", "web", "static")
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	checked := 0
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || strings.HasSuffix(name, ".br") || strings.HasSuffix(name, ".gz") {
-			continue
-		}
-		want, err := os.ReadFile(filepath.Join(dir, name))
-		require.NoError(t, err)
-		hashed, ok := web.LookupAsset(name)
-		require.True(t, ok, "%s has no hashed name", name)
-		for path, cache := range map[string]string{"/static/" + name: "no-cache", hashed: "public, max-age=31536000, immutable"} {
-			r := w.get(t, path, nil)
-			if !assert.Equal(t, http.StatusOK, r.status, path) {
-				continue
-			}
-			assert.True(t, bytes.Equal(want, r.body), "%s: the body (%s, %d bytes decoded) is not web/static/%s (%d bytes)", path, r.encoding, len(r.body), name, len(want))
-			assert.Equal(t, cache, r.header.Get("Cache-Control"), path)
-			assert.Equal(t, "nosniff", r.header.Get("X-Content-Type-Options"), path)
-			wantType := map[string]string{".css": "text/css", ".js": "text/javascript", ".wasm": "application/wasm", ".svg": "image/svg+xml"}[filepath.Ext(name)]
-			assert.True(t, strings.HasPrefix(r.header.Get("Content-Type"), wantType), "%s: Content-Type %q", path, r.header.Get("Content-Type"))
-			checked++
-		}
+// assetsDir is where `make worker` writes the exported site.
+var assetsDir = filepath.Join("..", "..", "build", "worker", "assets")
+
+// assetPath returns the address at which the file rel of the exported site
+// is served: a directory's index.html at the directory, with its slash.
+func assetPath(rel string) string {
+	rel = filepath.ToSlash(rel)
+	if rel == "index.html" {
+		return "/"
 	}
-	assert.GreaterOrEqual(t, checked, 2*8, "every static file, the embed script and the wasm module included")
+	if dir, ok := strings.CutSuffix(rel, "/index.html"); ok {
+		return "/" + dir + "/"
+	}
+	return "/" + rel
 }
 
-func checkPages(t *testing.T, w *workerd) {
+func checkAssets(t *testing.T, w *workerd) {
+	types := map[string]string{".html": "text/html", ".css": "text/css", ".js": "text/javascript",
+		".wasm": "application/wasm", ".svg": "image/svg+xml", ".json": "application/json"}
+	counts := map[string]int{}
+	err := filepath.WalkDir(assetsDir, func(file string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(assetsDir, file)
+		if err != nil {
+			return err
+		}
+		if rel == "_headers" || strings.HasPrefix(filepath.Base(rel), ".") {
+			return nil // read by the platform, or left out by .assetsignore
+		}
+		want, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		path := assetPath(rel)
+		r := w.get(t, path, nil)
+		if !assert.Equal(t, http.StatusOK, r.status, path) {
+			return nil
+		}
+		assert.True(t, bytes.Equal(want, r.body), "%s: the body (%s, %d bytes decoded) is not %s (%d bytes)", path, r.encoding, len(r.body), rel, len(want))
+		ext := filepath.Ext(rel)
+		if wantType, ok := types[ext]; ok {
+			assert.True(t, strings.HasPrefix(r.header.Get("Content-Type"), wantType), "%s: Content-Type %q", path, r.header.Get("Content-Type"))
+		}
+		assert.Equal(t, "nosniff", r.header.Get("X-Content-Type-Options"), path)
+		switch {
+		case strings.HasPrefix(path, "/static/"):
+			cache := "no-cache"
+			if isHashed(path) {
+				cache = "public, max-age=31536000, immutable"
+			}
+			assert.Equal(t, cache, r.header.Get("Cache-Control"), path)
+		case ext == ".html" && strings.HasPrefix(path, "/embed/"):
+			assert.Contains(t, r.header.Get("Content-Security-Policy"), "frame-ancestors *", path)
+		case ext == ".html":
+			assert.Contains(t, r.header.Get("Content-Security-Policy"), "frame-ancestors 'self'", path)
+		}
+		counts[strings.SplitN(strings.TrimPrefix(path, "/"), "/", 2)[0]]++
+		return nil
+	})
+	require.NoError(t, err)
+	t.Logf("files checked, by their first path segment: %v", counts)
+	for _, kind := range []string{"", "lessons", "scenarios", "embed", "play", "static", "picture", "oembed"} {
+		assert.NotZero(t, counts[kind], "no file under /%s was checked", kind)
+	}
+}
+
+// hashedName matches the content-hashed name of a static file.
+var hashedName = regexp.MustCompile(`\.[0-9a-f]{8}(\.[a-z0-9]+)?$`)
+
+func isHashed(path string) bool { return hashedName.MatchString(path) }
+
+// linkedPayload is sandboxText as a link carries it (#tdm=…, or a
+// picture's src=).
+func linkedPayload(t *testing.T) string {
+	p, err := share.Encode(sandboxText)
+	require.NoError(t, err)
+	return p
+}
+
+// checkGo asks the Worker for what its Go handler answers and compares each
+// decoded body with the local server's answer to the same request.
+func checkGo(t *testing.T, w *workerd) {
 	local, err := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
 	for _, tc := range []struct {
@@ -283,19 +347,14 @@ func checkPages(t *testing.T, w *workerd) {
 		post   url.Values
 		status int
 	}{
-		{"/", nil, 200},
 		{"/healthz", nil, 200},
-		{"/lessons/high-water-mark", nil, 200},
-		{"/scenarios/hwm/visibility-gap", nil, 200},
-		{"/scenarios/hwm/visibility-gap?step=4&mark=lsn", nil, 200},
-		{"/embed/hwm/visibility-gap", nil, 200},
-		{"/embed/hwm/visibility-gap?step=2&mark=lsn", nil, 200},
-		{"/play", nil, 200},
+		{"/picture/hwm/visibility-gap.svg?step=3", nil, 200},
+		{"/picture/hwm/visibility-gap.svg?step=14&mark=lsn", nil, 200},
+		{"/picture.svg?step=2&src=" + linkedPayload(t), nil, 200},
+		{"/oembed?format=json&url=" + url.QueryEscape(w.base+"/scenarios/hwm/visibility-gap?step=4&mark=lsn"), nil, 200},
 		{"/play", url.Values{"src": {sandboxText}}, 200},
 		{"/play", url.Values{"src": {"scenario broken\nnot a command\n"}}, 200},
-		{"/picture/hwm/visibility-gap.svg?step=3", nil, 200},
 		{"/picture/no/such.svg", nil, 404},
-		{"/scenarios/no/such", nil, 404},
 	} {
 		name := tc.path
 		if tc.post != nil {
@@ -323,6 +382,17 @@ func checkPages(t *testing.T, w *workerd) {
 					got.encoding, len(got.body), rec.Body.Len(), firstDifference(rec.Body.Bytes(), got.body))
 			}
 		})
+	}
+
+	// A path that is no file and no route of the Worker's Go program gets
+	// the copy's not-found page, with 404.
+	notFound, err := os.ReadFile(filepath.Join(assetsDir, "404.html"))
+	require.NoError(t, err)
+	for _, path := range []string{"/scenarios/no/such", "/lessons/no-such-lesson", "/no/such/page"} {
+		got := w.get(t, path, nil)
+		assert.Equal(t, http.StatusNotFound, got.status, path)
+		assert.True(t, bytes.Equal(notFound, got.body), "%s: the body is not 404.html", path)
+		assert.Contains(t, got.header.Get("Content-Security-Policy"), "frame-ancestors 'self'", path)
 	}
 }
 
@@ -382,14 +452,23 @@ window.addEventListener("unhandledrejection", (e) => window.__problems.push("unh
 	})))
 	ctx, cancel := context.WithTimeout(tab, 90*time.Second)
 	defer cancel()
+	// The exported page, drawn at step 0, opens the engine at the step its
+	// address names.
 	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(w.base+"/scenarios/hwm/visibility-gap"),
+		chromedp.Navigate(w.base+"/scenarios/hwm/visibility-gap?step=3"),
 		chromedp.WaitVisible(chromedp.CSS(`.tm-host[data-ready="true"] [data-testid="btn-forward"]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid="btn-forward"]`)),
 	), "the widget of a scenario page served by the Worker is taken over by the engine")
-	step, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Number(document.querySelector('.tm-widget').dataset.step)`))
-	require.NoError(t, err)
-	assert.Equal(t, 1, step, "Forward steps the engine's widget")
+	step := func() int {
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Number(document.querySelector('.tm-widget').dataset.step)`))
+		require.NoError(t, err)
+		return n
+	}
+	for deadline := time.Now().Add(10 * time.Second); step() != 3 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.Equal(t, 3, step(), "the page opens at the step of its address")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="btn-forward"]`))))
+	assert.Equal(t, 4, step(), "Forward steps the engine's widget")
 	problems, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__problems`))
 	require.NoError(t, err)
 	assert.Empty(t, problems)
