@@ -20,7 +20,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/a-h/templ"
 
@@ -33,13 +32,6 @@ type Options struct {
 	// Lessons and Scenarios are listed on the home page, in order.
 	Lessons   []templates.CatalogItem
 	Scenarios []templates.CatalogItem
-
-	// LoadCatalog, when set, gives the home page its Lessons and Scenarios
-	// instead: it is called once, when the home page is first drawn. A
-	// Cloudflare Worker, which starts the site afresh in each new isolate,
-	// then reads the lessons only when a page shows them, not for a
-	// picture. An error answers 500.
-	LoadCatalog func() (lessons, scenarios []templates.CatalogItem, err error)
 
 	// Pages are further routes, registered after the built-in ones.
 	Pages []Page
@@ -223,35 +215,14 @@ func NewLayoutView(title string, scripts ...string) templates.LayoutView {
 
 // homePage renders the home page from the catalog in opts.
 func homePage(opts Options) func(*http.Request) (templ.Component, error) {
-	catalog := func() ([]templates.CatalogItem, []templates.CatalogItem, error) {
-		return opts.Lessons, opts.Scenarios, nil
-	}
-	if opts.LoadCatalog != nil {
-		type loaded struct {
-			lessons, scenarios []templates.CatalogItem
-			err                error
-		}
-		load := sync.OnceValue(func() loaded {
-			l, s, err := opts.LoadCatalog()
-			return loaded{l, s, err}
-		})
-		catalog = func() ([]templates.CatalogItem, []templates.CatalogItem, error) {
-			c := load()
-			return c.lessons, c.scenarios, c.err
-		}
-	}
 	return func(*http.Request) (templ.Component, error) {
-		lessons, scenarios, err := catalog()
-		if err != nil {
-			return nil, fmt.Errorf("web: the home page's catalog: %w", err)
-		}
 		layout := NewLayoutView(templates.SiteName, "app.js")
 		layout.Description = "An interactive playground about why data pipelines lose and duplicate rows."
 		layout.Nav[0].Current = true
 		return templates.Home(templates.HomeView{
 			Layout:    layout,
-			Lessons:   lessons,
-			Scenarios: scenarios,
+			Lessons:   opts.Lessons,
+			Scenarios: opts.Scenarios,
 		}), nil
 	}
 }

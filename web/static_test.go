@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/tls"
-	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -162,28 +160,4 @@ func TestReusedPagesKeepOnePerHost(t *testing.T) {
 		require.Equal(t, http.StatusOK, rec.Code)
 		assert.Equal(t, "<p>"+host+"</p>", rec.Body.String())
 	}
-}
-
-// TestLoadCatalogIsLazy: a catalog given as LoadCatalog is read when the
-// home page is first drawn, once, and not by NewHandler; its error answers 500.
-func TestLoadCatalogIsLazy(t *testing.T) {
-	calls := 0
-	h := newTestHandler(t, Options{LoadCatalog: func() ([]templates.CatalogItem, []templates.CatalogItem, error) {
-		calls++
-		return nil, []templates.CatalogItem{{ID: "a/b", Title: "Lazily listed", Href: "/x"}}, nil
-	}})
-	assert.Zero(t, calls, "NewHandler reads no catalog")
-	assert.Equal(t, http.StatusOK, get(h, "/healthz").Code)
-	assert.Zero(t, calls, "a request for another page reads no catalog")
-	for range 2 {
-		rec := get(h, "/")
-		require.Equal(t, http.StatusOK, rec.Code)
-		assert.Contains(t, rec.Body.String(), "Lazily listed")
-	}
-	assert.Equal(t, 1, calls)
-
-	broken := newTestHandler(t, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), LoadCatalog: func() ([]templates.CatalogItem, []templates.CatalogItem, error) {
-		return nil, nil, errors.New("lesson x: bad")
-	}})
-	assert.Equal(t, http.StatusInternalServerError, get(broken, "/").Code)
 }

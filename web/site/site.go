@@ -1,7 +1,7 @@
 // Package site puts the Tidemark site together: the catalog on the home
-// page, the lesson pages and the scenario pages. cmd/serve serves it (on a
-// machine, and as a Cloudflare Worker) and the exporter (web/export) writes
-// it out as static files; a page added here is in all three.
+// page, the lesson pages and the scenario pages. cmd/serve serves it and the
+// exporter (web/export) writes it out as static files, which the Cloudflare
+// Worker serves; a page added here is in all three.
 package site
 
 import (
@@ -37,8 +37,7 @@ func Pages() []web.Page {
 
 // Catalog lists the lessons and the bundled scenarios for the home page.
 // It fails when a lesson or scenario file does not read, naming every
-// problem at its file:line:column. (As web.Options.LoadCatalog, it is read
-// only when the home page is first drawn.)
+// problem at its file:line:column.
 func Catalog() (lessons, scenarios []templates.CatalogItem, err error) {
 	if scenarios, err = pages.Catalog(); err != nil {
 		return nil, nil, err
