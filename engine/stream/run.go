@@ -673,7 +673,7 @@ type windowOp struct {
 	sessions map[int32][]resultKey
 	scratch  []window.Window
 	in       []sink.In
-	last     []int32 // by key: the index in res of the key's latest tumbling window, or -1
+	last     [][2]int32 // by key: the indexes in res of the key's latest tumbling window and one other, or -1
 	keyBuf   []byte  // scratch for a row's key
 }
 
@@ -772,15 +772,18 @@ func appendTime(b []byte, t vtime.Time) []byte {
 
 // result returns the truth's and the target's state of one key's window,
 // naming its row's key on first use.
-func (op *windowOp) result(s *world, rk resultKey) *result {
+func (op *windowOp) result(s *world, rk resultKey) *result { return &op.res[op.resultIndex(s, rk)] }
+
+// resultIndex is the index in res of one key's window, made on first use.
+func (op *windowOp) resultIndex(s *world, rk resultKey) int32 {
 	if i, ok := op.results[rk]; ok {
-		return &op.res[i]
+		return i
 	}
 	i := int32(len(op.res))
 	op.res = append(op.res, result{rk: rk, coreID: s.targetKey(op.target, op.resultName(rk))})
 	op.results[rk] = i
 	op.hist.results = append(op.hist.results, ResultRef{Key: rk.key, Window: window.Window{Start: rk.start, End: rk.end}, ID: op.res[i].coreID})
-	return &op.res[i]
+	return i
 }
 
 // settle tells the core what version of a window's row the truth wants:

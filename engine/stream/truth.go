@@ -50,19 +50,29 @@ func (op *windowOp) truthAdd(s *world, key int32, t vtime.Time, v int64) {
 		return
 	}
 	if a.Kind == window.Tumbling {
-		// Most of a key's records fall in its latest window: look there first.
+		// Most of a key's records fall in its latest window or the one
+		// before (a record a little out of order): look there first.
 		start := window.StartWithOffset(t, a.Offset, a.Size)
 		rk := resultKey{key, start, start.Add(a.Size)}
 		for int(key) >= len(op.last) {
-			op.last = append(op.last, -1)
+			op.last = append(op.last, [2]int32{-1, -1})
 		}
-		var r *result
-		if i := op.last[key]; i >= 0 && op.res[i].rk == rk {
-			r = &op.res[i]
-		} else {
-			r = op.result(s, rk)
-			op.last[key] = op.results[rk]
+		last := &op.last[key]
+		var i int32
+		switch {
+		case last[0] >= 0 && op.res[last[0]].rk == rk:
+			i = last[0]
+		case last[1] >= 0 && op.res[last[1]].rk == rk:
+			i = last[1]
+		default:
+			i = op.resultIndex(s, rk)
+			if last[0] < 0 || rk.start > op.res[last[0]].rk.start {
+				last[0], last[1] = i, last[0]
+			} else {
+				last[1] = i
+			}
 		}
+		r := &op.res[i]
 		r.truth.Add(v)
 		op.settle(s, r)
 		return
