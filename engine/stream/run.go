@@ -674,7 +674,7 @@ type windowOp struct {
 	scratch  []window.Window
 	in       []sink.In
 	last     [][2]int32 // by key: the indexes in res of the key's latest tumbling window and one other, or -1
-	keyBuf   []byte  // scratch for a row's key
+	keyBuf   []byte     // scratch for a row's key
 }
 
 // add hands a record to the operator at processing time ptime, and records
