@@ -780,9 +780,10 @@ func (op *windowOp) resultIndex(s *world, rk resultKey) int32 {
 		return i
 	}
 	i := int32(len(op.res))
-	op.res = append(op.res, result{rk: rk, coreID: s.targetKey(op.target, op.resultName(rk))})
+	name := op.resultName(rk)
+	op.res = append(op.res, result{rk: rk, coreID: s.targetKey(op.target, name)})
 	op.results[rk] = i
-	op.hist.results = append(op.hist.results, ResultRef{Key: rk.key, Window: window.Window{Start: rk.start, End: rk.end}, ID: op.res[i].coreID})
+	op.hist.results = append(op.hist.results, ResultRef{Key: rk.key, Window: window.Window{Start: rk.start, End: rk.end}, ID: op.res[i].coreID, Name: name})
 	return i
 }
 

@@ -78,7 +78,8 @@ type WindowHistory struct {
 type ResultRef struct {
 	Key    int32
 	Window window.Window
-	ID     int32 // the core's key id of the row
+	ID     int32  // the core's key id of the row
+	Name   string // the row's key, KEY@START
 }
 
 // JoinHistory is one join as declared, with its combined watermark.
