@@ -89,6 +89,9 @@ func TestWorker(t *testing.T) {
 		return http.MethodGet, fmt.Sprintf("/picture.svg?src=%s&step=%d", linkedPayload(t), i%8), ""
 	})
 	w.measure(t, "an oEmbed answer", n, w.oembed)
+	w.measure(t, "an oEmbed answer for a lesson's chapter (reads the lessons)", n, func(int) (string, string, string) {
+		return http.MethodGet, "/oembed?format=json&url=" + url.QueryEscape(w.base+lessonChapter), ""
+	})
 	w.measure(t, "a picture with a new seed (runs the scenario)", n, func(i int) (string, string, string) {
 		return http.MethodGet, fmt.Sprintf("/picture/hwm/visibility-gap.svg?seed=%d", 1000+i), ""
 	})
@@ -101,6 +104,9 @@ func TestWorker(t *testing.T) {
 	w.profile(t, "oembed", "an oEmbed answer", n, w.oembed)
 	w.profile(t, "play", "a sandbox post", n, post)
 }
+
+// lessonChapter is the address of a chapter of a bundled lesson.
+const lessonChapter = "/lessons/high-water-mark/the-question"
 
 // newStep asks for the picture of a bundled scenario at the i-th step.
 func newStep(i int) (string, string, string) {
@@ -397,6 +403,7 @@ func checkGo(t *testing.T, w *workerd) {
 		{"/picture/hwm/visibility-gap.svg?step=14&mark=lsn", nil, 200},
 		{"/picture.svg?step=2&src=" + linkedPayload(t), nil, 200},
 		{"/oembed?format=json&url=" + url.QueryEscape(w.base+"/scenarios/hwm/visibility-gap?step=4&mark=lsn"), nil, 200},
+		{"/oembed?format=json&url=" + url.QueryEscape(w.base+lessonChapter), nil, 200},
 		{"/play", url.Values{"src": {sandboxText}}, 200},
 		{"/play", url.Values{"src": {"scenario broken\nnot a command\n"}}, 200},
 		{"/picture/no/such.svg", nil, 404},

@@ -30,6 +30,7 @@ var workerRequests = []workerRequest{
 	{"picture", http.MethodGet, "/picture/hwm/visibility-gap.svg?step=3", ""},
 	{"linked-picture", http.MethodGet, "/picture.svg?step=2&src=" + mustLink(sandboxText), ""},
 	{"oembed", http.MethodGet, "/oembed?format=json&url=" + url.QueryEscape("http://example.com/scenarios/hwm/visibility-gap?step=4"), ""},
+	{"oembed-lesson", http.MethodGet, "/oembed?format=json&url=" + url.QueryEscape("http://example.com"+lessonChapter), ""},
 	{"play", http.MethodPost, "/play", "src=" + url.QueryEscape(sandboxText)},
 }
 
