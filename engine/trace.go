@@ -111,6 +111,9 @@ type VersionRecord struct {
 // by the engine's key id).
 func (t *Trace) RowKey(r *sink.Row) string { return t.keyText[r.KeyID] }
 
+// Key is the text of the key with id, as a target row holds it.
+func (t *Trace) Key(id int32) string { return t.keyText[id] }
+
 // VersionKey is the key of v, a version of t.
 func (t *Trace) VersionKey(v *VersionRecord) string { return t.keyText[v.KeyID] }
 
