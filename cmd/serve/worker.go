@@ -28,9 +28,8 @@ func main() {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	handler, err := newWorkerHandler(logger)
 	if err != nil {
-		// Without a handler nothing can answer: the glue fails the request.
 		logger.Error("serve: " + err.Error())
-		os.Exit(1)
+		handler = unavailable(err)
 	}
 	workers.Serve(handler)
 }

@@ -30,8 +30,56 @@ func newWorkerHandler(logger *slog.Logger) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return headers(h), nil
+	return headers(recovered(h, logger)), nil
 }
+
+// unavailable answers every request with 500 and why the handler could not
+// be built: the Worker's Go program serves it rather than end, so that the
+// glue, which waits for the program to be ready, does not leave the request
+// waiting until the platform gives up on it.
+func unavailable(err error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "Tidemark could not start: "+err.Error(), http.StatusInternalServerError)
+	})
+}
+
+// recovered answers 500 for a request whose handler panics before it has
+// written anything, and logs the panic. A net/http server recovers such a
+// panic itself; in a Worker it would end the Go program with the request
+// unanswered.
+func recovered(h http.Handler, logger *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rw := &wroteWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				logger.Error("serve: panic", "method", r.Method, "url", r.URL.String(), "panic", p)
+				if !rw.wrote {
+					http.Error(w, "Tidemark failed to answer this request", http.StatusInternalServerError)
+				}
+			}
+		}()
+		h.ServeHTTP(rw, r)
+	})
+}
+
+// wroteWriter records whether a response has begun.
+type wroteWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *wroteWriter) WriteHeader(status int) {
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *wroteWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap gives http.ResponseController the library's writer.
+func (w *wroteWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // headers serves HEAD as github.com/syumai/workers needs it: with no body
 // and no Content-Length. The library sends a response that has a
@@ -70,3 +118,6 @@ func (w *headWriter) Write(b []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
 	return len(b), nil
 }
+
+// Unwrap gives http.ResponseController the library's writer.
+func (w *headWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

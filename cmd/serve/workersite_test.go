@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -139,4 +140,33 @@ func TestWorkerHandlerAnswersHEADWithoutBodyOrLength(t *testing.T) {
 		assert.Empty(t, head.Header().Values("Content-Length"), "HEAD %s", path)
 		assert.Equal(t, get.Header().Get("Content-Type"), head.Header().Get("Content-Type"), "HEAD %s", path)
 	}
+}
+
+// TestWorkerHandlerAnswersWhatWouldEndTheProgram checks the two answers
+// that stand in for a Go program that would otherwise end with its request
+// unanswered: a handler that could not be built, and one that panics.
+func TestWorkerHandlerAnswersWhatWouldEndTheProgram(t *testing.T) {
+	rec := httptest.NewRecorder()
+	unavailable(errors.New("web: no asset names linked in")).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	assert.Equal(t, http.StatusInternalServerError, rec.Code)
+	assert.Contains(t, rec.Body.String(), "Tidemark could not start: web: no asset names linked in")
+
+	var logged bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logged, nil))
+	panics := recovered(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("a bug") }), logger)
+	rec = httptest.NewRecorder()
+	require.NotPanics(t, func() { panics.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/picture/x.svg", nil)) })
+	assert.Equal(t, http.StatusInternalServerError, rec.Code)
+	assert.Contains(t, logged.String(), "a bug")
+
+	// A panic after the response began keeps what was sent.
+	late := recovered(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("partial"))
+		panic("late")
+	}), logger)
+	rec = httptest.NewRecorder()
+	late.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	assert.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, "partial", rec.Body.String())
 }
