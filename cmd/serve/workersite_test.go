@@ -5,11 +5,16 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -169,4 +174,57 @@ func TestWorkerHandlerAnswersWhatWouldEndTheProgram(t *testing.T) {
 	late.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
 	assert.Equal(t, http.StatusOK, rec.Code)
 	assert.Equal(t, "partial", rec.Body.String())
+}
+
+// The most Tidemark's packages that the Worker links may allocate while
+// they are initialised, together: every request to the Worker starts a Go
+// program and pays for it (docs/architecture.md, "The Cloudflare Worker").
+// They take 42 allocations and about 5 KB today; building the lessons'
+// parser at initialisation took 44 and 16.5 KB more.
+const (
+	workerInitAllocs = 64
+	workerInitBytes  = 8 << 10
+)
+
+// TestWorkerPackagesInitialiseCheaply runs this test binary again with
+// GODEBUG=inittrace=1 and adds up what the Worker's own packages (those
+// that cmd/serve links for GOOS=js, from this module) allocate while they
+// are initialised.
+func TestWorkerPackagesInitialiseCheaply(t *testing.T) {
+	if os.Getenv("TIDEMARK_INITTRACE_CHILD") != "" {
+		return
+	}
+	list := exec.Command("go", "list", "-deps", ".")
+	list.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := list.Output()
+	require.NoError(t, err, "go list -deps (GOOS=js)")
+	linked := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "github.com/tidemark/tidemark/") && p != "github.com/tidemark/tidemark/cmd/serve" {
+			linked[p] = true
+		}
+	}
+	require.Contains(t, linked, "github.com/tidemark/tidemark/lessons/course")
+
+	child := exec.Command(os.Args[0], "-test.run", "^TestWorkerPackagesInitialiseCheaply$")
+	child.Env = append(os.Environ(), "GODEBUG=inittrace=1", "TIDEMARK_INITTRACE_CHILD=1")
+	trace, err := child.CombinedOutput()
+	require.NoError(t, err, "%s", trace)
+	// init github.com/tidemark/tidemark/web @28 ms, 0.008 ms clock, 1008 bytes, 8 allocs
+	line := regexp.MustCompile(`(?m)^init (\S+) @.*, (\d+) bytes, (\d+) allocs$`)
+	var allocs, size int
+	var seen []string
+	for _, m := range line.FindAllStringSubmatch(string(trace), -1) {
+		if !linked[m[1]] {
+			continue
+		}
+		b, _ := strconv.Atoi(m[2])
+		a, _ := strconv.Atoi(m[3])
+		size, allocs = size+b, allocs+a
+		seen = append(seen, fmt.Sprintf("%s: %d B, %d allocs", strings.TrimPrefix(m[1], "github.com/tidemark/tidemark/"), b, a))
+	}
+	require.NotEmpty(t, seen, "GODEBUG=inittrace=1 traced none of the Worker's packages:\n%s", trace)
+	t.Logf("the Worker's packages at initialisation: %d B, %d allocs (%s)", size, allocs, strings.Join(seen, "; "))
+	assert.LessOrEqual(t, allocs, workerInitAllocs, "allocations while the Worker's packages are initialised")
+	assert.LessOrEqual(t, size, workerInitBytes, "bytes allocated while the Worker's packages are initialised")
 }
