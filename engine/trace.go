@@ -132,8 +132,8 @@ type VersionRecord struct {
 // by the engine's key id).
 func (t *Trace) RowKey(r *sink.Row) string { return t.keyText[r.KeyID] }
 
-// KeyText is the text of the key with id, as the truth and a target's rows know it.
-func (t *Trace) KeyText(id int32) string { return t.keyText[id] }
+// Key is the text of the key with id, as a target row holds it.
+func (t *Trace) Key(id int32) string { return t.keyText[id] }
 
 // VersionKey is the key of v, a version of t.
 func (t *Trace) VersionKey(v *VersionRecord) string { return t.keyText[v.KeyID] }

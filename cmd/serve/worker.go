@@ -5,24 +5,34 @@ package main
 import (
 	"log/slog"
 	"os"
+	"runtime/debug"
 
 	"github.com/syumai/workers"
 )
 
-// main serves the site on Cloudflare Workers. `make worker` builds it into
-// build/worker (the glue workers-assets-gen writes, and this program compiled
-// to wasm); cmd/serve/wrangler.jsonc points wrangler at it, and `make
-// worker-smoke` serves it locally in workerd and asks for a page of each kind.
+// main serves the site's dynamic routes on Cloudflare Workers through
+// github.com/syumai/workers. `make worker` builds it into build/worker
+// beside the glue that workers-assets-gen writes and the site exported as
+// static files, which Workers static assets answer before the Worker runs;
+// cmd/serve/wrangler.jsonc deploys the lot (see docs/deploy.md).
 //
-// On Workers, static files are cheaper to serve as Workers static assets than
-// from Go, which costs a Go start per request; the handler still serves them
-// so that the Worker works on its own.
+// The glue starts this program for every request that reaches the Worker,
+// and workers.Serve returns once that request's response has been sent: a
+// request pays for starting Go. So main does only what every route needs
+// (see newWorkerHandler), and each route reads what it needs when it first
+// needs it (docs/performance.md, "Cloudflare Worker", has the figures).
 func main() {
+	// A Worker's isolate has 128 MB in all, shared by the Go programs of
+	// the requests it answers at once: keep each one's heap well inside it.
+	debug.SetMemoryLimit(workerMemoryLimit)
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	handler, err := newHandler(logger)
+	handler, err := newWorkerHandler(logger)
 	if err != nil {
 		logger.Error("serve: " + err.Error())
-		os.Exit(1)
+		handler = unavailable(err)
 	}
 	workers.Serve(handler)
 }
+
+// workerMemoryLimit is the Go runtime's soft memory limit in a Worker.
+const workerMemoryLimit = 64 << 20

@@ -84,6 +84,18 @@ func (g *Log) Feeders(h *TopicHistory) []string {
 	return out
 }
 
+// Planned is how many records the scenario's traffic and burst lines will
+// send to topic h: what a world reading it sizes its tables by.
+func (g *Log) Planned(h *TopicHistory) int {
+	n := 0
+	for _, p := range g.l.producers {
+		if p.topic == h {
+			n += p.traffic
+		}
+	}
+	return n
+}
+
 // Index is the position of h among the trace's topics.
 func (g *Log) Index(h *TopicHistory) int { return int(g.l.topicIndex(h)) }
 

@@ -84,12 +84,13 @@ func (l *Trace) pinned(name string) bool {
 	return false
 }
 
-// readKeys lists the keys of the records one read range fetched.
+// readKeys lists the keys of the records one read range fetched, as the
+// records carry them (see topic.Topic.Label).
 func (l *Trace) readKeys(h *TopicHistory, r ReadRange) []string {
 	recs := h.Parts[r.Partition].Records[r.From:r.To]
 	keys := make([]string, len(recs))
 	for i := range recs {
-		keys[i] = h.Key(&recs[i])
+		keys[i] = h.Label(&recs[i])
 	}
 	return keys
 }

@@ -54,7 +54,7 @@ type CostPoint struct {
 
 // countAt is the last count of xs at or before step n, 0 before any.
 func countAt(xs []CountPoint, n int) int32 {
-	i := stepIndex(xs, n, func(c *CountPoint) int32 { return c.Step })
+	i := stepIndex(len(xs), n, func(i int) int32 { return xs[i].Step })
 	if i == 0 {
 		return 0
 	}
@@ -227,7 +227,7 @@ func (t *Trace) topicOf(sh *StreamHistory) *logs.TopicHistory {
 // PositionAt is the next offset stream i reads of partition p after step n.
 func (t *Trace) PositionAt(i, p, n int) int64 {
 	ps := t.Streams[i].Parts[p].Pos
-	k := stepIndex(ps, n, func(x *PosPoint) int32 { return x.Step })
+	k := stepIndex(len(ps), n, func(i int) int32 { return ps[i].Step })
 	if k == 0 {
 		return 0
 	}
@@ -251,7 +251,7 @@ func (t *Trace) LagAt(i, p, n int) int64 {
 func (t *Trace) PeakLag(i, p, n int) float64 {
 	sh := t.Streams[i]
 	if p < 0 {
-		k := stepIndex(sh.AvgPeaks, n, func(x *AvgPoint) int32 { return x.Step })
+		k := stepIndex(len(sh.AvgPeaks), n, func(i int) int32 { return sh.AvgPeaks[i].Step })
 		if k == 0 {
 			return 0
 		}
@@ -277,8 +277,8 @@ func (t *Trace) Utilisation(i, sub, n int, window vtime.Duration) float64 {
 			continue
 		}
 		ps := sh.Parts[p].Pos
-		lo := stepIndex(ps, from-1, func(x *PosPoint) int32 { return x.Step })
-		hi := stepIndex(ps, n, func(x *PosPoint) int32 { return x.Step })
+		lo := stepIndex(len(ps), from-1, func(i int) int32 { return ps[i].Step })
+		hi := stepIndex(len(ps), n, func(i int) int32 { return ps[i].Step })
 		for _, x := range ps[lo:hi] {
 			busy += sh.costAt(x.Step)
 		}
@@ -324,14 +324,14 @@ func (t *Trace) WrittenAt(i, n int) int { return int(countAt(t.Ops[i].Written, n
 func (t *Trace) ProcessedBetween(i, from, to int) int {
 	oh := t.Ops[i]
 	if oh.Buffer > 0 || len(oh.Processed) > 0 {
-		lo := stepIndex(oh.Processed, from, func(s *int32) int32 { return *s })
-		hi := stepIndex(oh.Processed, to, func(s *int32) int32 { return *s })
+		lo := stepIndex(len(oh.Processed), from, func(i int) int32 { return oh.Processed[i] })
+		hi := stepIndex(len(oh.Processed), to, func(i int) int32 { return oh.Processed[i] })
 		return hi - lo
 	}
 	si := t.streamIndex(oh.Stream)
 	c := 0
-	lo := stepIndex(t.Arrivals, from, func(a *Arrival) int32 { return a.Step })
-	hi := stepIndex(t.Arrivals, to, func(a *Arrival) int32 { return a.Step })
+	lo := stepIndex(len(t.Arrivals), from, func(i int) int32 { return t.Arrivals[i].Step })
+	hi := stepIndex(len(t.Arrivals), to, func(i int) int32 { return t.Arrivals[i].Step })
 	for _, a := range t.Arrivals[lo:hi] {
 		if int(a.Stream) == si {
 			c++
@@ -403,7 +403,7 @@ func (t *Trace) PeakUtilisation(i, sub, n int) float64 {
 			continue
 		}
 		ps := sh.Parts[p].Pos
-		for _, x := range ps[:stepIndex(ps, n, func(x *PosPoint) int32 { return x.Step })] {
+		for _, x := range ps[:stepIndex(len(ps), n, func(i int) int32 { return ps[i].Step })] {
 			reads = append(reads, read{t.t.Events[x.Step-1].At, sh.costAt(x.Step)})
 		}
 	}

@@ -103,7 +103,7 @@ func (t *Trace) readSentence(i int) string {
 	}
 	t.bufferClauses(&b, ar, int32(i))
 	t.effects(&b, ar.Step, int32(i), id)
-	for k := stepIndex(t.Watermarks, int(ar.Step)-1, func(w *WatermarkPoint) int32 { return w.Step }); k < len(t.Watermarks) && t.Watermarks[k].Step == ar.Step; k++ {
+	for k := stepIndex(len(t.Watermarks), int(ar.Step)-1, func(i int) int32 { return t.Watermarks[i].Step }); k < len(t.Watermarks) && t.Watermarks[k].Step == ar.Step; k++ {
 		if w := &t.Watermarks[k]; int(w.Stream) == int(ar.Stream) && w.Part == -1 {
 			prose.Fprintf(&b, "; %s's watermark moves to %s", sh.Name, Time(w.Value))
 		}
@@ -115,14 +115,14 @@ func (t *Trace) readSentence(i int) string {
 // effects says what the operators made of a record at step: late, joined,
 // fired again, written, deduplicated.
 func (t *Trace) effects(b *strings.Builder, step, i int32, id int64) {
-	for k := stepIndex(t.Late, int(step)-1, func(l *LatePoint) int32 { return l.Step }); k < len(t.Late) && t.Late[k].Step == step; k++ {
+	for k := stepIndex(len(t.Late), int(step)-1, func(i int) int32 { return t.Late[i].Step }); k < len(t.Late) && t.Late[k].Step == step; k++ {
 		if l := &t.Late[k]; l.Arrival == i {
 			b.WriteString("; " + t.lateClause(l))
 		}
 	}
 	pairs := 0
 	var with []string
-	for k := stepIndex(t.Pairs, int(step)-1, func(p *PairPoint) int32 { return p.Step }); k < len(t.Pairs) && t.Pairs[k].Step == step; k++ {
+	for k := stepIndex(len(t.Pairs), int(step)-1, func(i int) int32 { return t.Pairs[i].Step }); k < len(t.Pairs) && t.Pairs[k].Step == step; k++ {
 		p := &t.Pairs[k]
 		other := p.Left
 		if other == id {
@@ -134,7 +134,7 @@ func (t *Trace) effects(b *strings.Builder, step, i int32, id int64) {
 	if pairs > 0 {
 		prose.Fprintf(b, "; it joins %s", strings.Join(limitList(with, 4), ", "))
 	}
-	for k := stepIndex(t.Firings, int(step)-1, func(f *FiringPoint) int32 { return f.Step }); k < len(t.Firings) && t.Firings[k].Step == step; k++ {
+	for k := stepIndex(len(t.Firings), int(step)-1, func(i int) int32 { return t.Firings[i].Step }); k < len(t.Firings) && t.Firings[k].Step == step; k++ {
 		f := &t.Firings[k]
 		wh := t.Windows[f.Op]
 		prose.Fprintf(b, "; %s fires %s again at once, update %d: %s %d", wh.Name, f.Window, f.N, wh.Agg, wh.Agg.Of(f.Acc))
@@ -202,6 +202,14 @@ func (t *Trace) WhyLate(i int) string {
 	return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record was dropped and counted in numLateRecordsDropped.", s, keep, Time(l.Watermark))
 }
 
+// joinAnd lists names: "a, b and c".
+func joinAnd(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
 func capital(s string) string {
 	if s == "" {
 		return s
@@ -219,10 +227,11 @@ func limitList(xs []string, n int) []string {
 // tickSentence narrates a tick that changed watermarks or idleness.
 func (t *Trace) tickSentence(n *note, at vtime.Time) string {
 	sh := t.Streams[n.who]
-	var parts []string
-	combined := ""
+	var parts, idle []string
+	combined, allIdle := "", false
 	for _, w := range t.Watermarks[n.i : n.i+n.n] {
 		if w.Part == -1 {
+			allIdle = w.Idle
 			switch {
 			case w.Idle:
 				combined = prose.F("every partition is idle, so %s is idle too and holds its watermark at %s", sh.Name, Time(w.Value))
@@ -235,7 +244,7 @@ func (t *Trace) tickSentence(n *note, at vtime.Time) string {
 		pname := prose.F("%s-%d", sh.Topic, w.Part)
 		switch {
 		case w.Idle && !wasIdle:
-			parts = append(parts, prose.F("%s has read nothing for more than %s, so it is marked idle and leaves the minimum", pname, sh.Config.Idleness))
+			idle = append(idle, pname)
 		case !w.Idle && wasIdle:
 			parts = append(parts, prose.F("%s reads again and rejoins the minimum at %s", pname, Time(w.Value)))
 		case w.Value != prev:
@@ -248,10 +257,18 @@ func (t *Trace) tickSentence(n *note, at vtime.Time) string {
 		if by >= 0 {
 			combined += prose.F(", held back by %s-%d", sh.Topic, by)
 		}
+	} else if allIdle {
 	} else if sh.Config.Scope == watermark.PerSource {
 		combined += ", set by the largest event time any partition has shown"
 	} else if len(sh.Parts) > 1 {
 		combined += ", the minimum over its active partitions"
+	}
+	switch len(idle) {
+	case 0:
+	case 1:
+		parts = append([]string{prose.F("%s has read nothing for more than %s, so it is marked idle and leaves the minimum", idle[0], sh.Config.Idleness)}, parts...)
+	default:
+		parts = append([]string{prose.F("%s have read nothing for more than %s, so they are marked idle and leave the minimum", joinAnd(idle), sh.Config.Idleness)}, parts...)
 	}
 	s := prose.F("Tick at %s: ", at)
 	if len(parts) > 0 {
@@ -391,17 +408,17 @@ func (t *Trace) Routine(e *engine.Event) bool {
 		return true // a send, or a step of a source transaction, narrated on demand
 	case engine.KindArrive, engine.KindProcess:
 		step := e.Step
-		if k := stepIndex(t.Pairs, int(step)-1, func(p *PairPoint) int32 { return p.Step }); k < len(t.Pairs) && t.Pairs[k].Step == step {
+		if k := stepIndex(len(t.Pairs), int(step)-1, func(i int) int32 { return t.Pairs[i].Step }); k < len(t.Pairs) && t.Pairs[k].Step == step {
 			return false
 		}
-		if k := stepIndex(t.Firings, int(step)-1, func(f *FiringPoint) int32 { return f.Step }); k < len(t.Firings) && t.Firings[k].Step == step {
+		if k := stepIndex(len(t.Firings), int(step)-1, func(i int) int32 { return t.Firings[i].Step }); k < len(t.Firings) && t.Firings[k].Step == step {
 			return false
 		}
 		if j := t.Job; j != nil {
-			if k := stepIndex(j.Dups, int(step)-1, func(s *ShedPoint) int32 { return s.Step }); k < len(j.Dups) && j.Dups[k].Step == step {
+			if k := stepIndex(len(j.Dups), int(step)-1, func(i int) int32 { return j.Dups[i].Step }); k < len(j.Dups) && j.Dups[k].Step == step {
 				return false
 			}
-			for k := stepIndex(j.Outputs, int(step)-1, func(o *OutputPoint) int32 { return o.Step }); k < len(j.Outputs) && j.Outputs[k].Step == step; k++ {
+			for k := stepIndex(len(j.Outputs), int(step)-1, func(i int) int32 { return j.Outputs[i].Step }); k < len(j.Outputs) && j.Outputs[k].Step == step; k++ {
 				if j.Outputs[k].Restarted {
 					return false
 				}

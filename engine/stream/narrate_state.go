@@ -29,7 +29,7 @@ func (t *Trace) bufferClauses(b *strings.Builder, ar Arrival, i int32) {
 			continue
 		}
 		dropped := false
-		for k := stepIndex(t.Job.Shed, int(ar.Step)-1, func(s *ShedPoint) int32 { return s.Step }); k < len(t.Job.Shed) && t.Job.Shed[k].Step == ar.Step; k++ {
+		for k := stepIndex(len(t.Job.Shed), int(ar.Step)-1, func(i int) int32 { return t.Job.Shed[i].Step }); k < len(t.Job.Shed) && t.Job.Shed[k].Step == ar.Step; k++ {
 			if int(t.Job.Shed[k].Op) == oi && t.Job.Shed[k].Arrival == i {
 				dropped = true
 			}
@@ -38,7 +38,7 @@ func (t *Trace) bufferClauses(b *strings.Builder, ar Arrival, i int32) {
 			prose.Fprintf(b, "; %s's buffer is full (%d records), so it drops the record: load shedding, counted as dropped", oh.Name, oh.Buffer)
 			continue
 		}
-		k := stepIndex(oh.Queue, int(ar.Step), func(c *CountPoint) int32 { return c.Step })
+		k := stepIndex(len(oh.Queue), int(ar.Step), func(i int) int32 { return oh.Queue[i].Step })
 		if k > 0 && oh.Queue[k-1].Step == ar.Step {
 			prose.Fprintf(b, "; it waits in %s's buffer, %d of %d", oh.Name, oh.Queue[k-1].N, oh.Buffer)
 			if oh.Overflow == "grow" && int(oh.Queue[k-1].N) > oh.Buffer {
@@ -55,7 +55,7 @@ func (t *Trace) stateEffects(b *strings.Builder, step, i int32) {
 	if j == nil {
 		return
 	}
-	for k := stepIndex(j.Dups, int(step)-1, func(s *ShedPoint) int32 { return s.Step }); k < len(j.Dups) && j.Dups[k].Step == step; k++ {
+	for k := stepIndex(len(j.Dups), int(step)-1, func(i int) int32 { return j.Dups[i].Step }); k < len(j.Dups) && j.Dups[k].Step == step; k++ {
 		if d := &j.Dups[k]; d.Arrival == i {
 			oh := t.Ops[d.Op]
 			ttl := ""
@@ -65,10 +65,10 @@ func (t *Trace) stateEffects(b *strings.Builder, step, i int32) {
 			prose.Fprintf(b, "; %s has seen it%s and drops it as a duplicate", oh.Name, ttl)
 		}
 	}
-	for k := stepIndex(j.Outputs, int(step)-1, func(o *OutputPoint) int32 { return o.Step }); k < len(j.Outputs) && j.Outputs[k].Step == step; k++ {
+	for k := stepIndex(len(j.Outputs), int(step)-1, func(i int) int32 { return j.Outputs[i].Step }); k < len(j.Outputs) && j.Outputs[k].Step == step; k++ {
 		o := &j.Outputs[k]
 		oh := t.Ops[o.Op]
-		key := t.t.KeyText(o.Key)
+		key := t.t.Key(o.Key)
 		where := "to " + oh.Target
 		if oh.Commit == "two-phase" {
 			where = prose.F("into the open transaction on %s, invisible until the next checkpoint completes", oh.Target)

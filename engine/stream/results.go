@@ -2,6 +2,7 @@ package stream
 
 import (
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -162,15 +163,16 @@ func (t *Trace) Results(i, n int) []WindowResult {
 		r.Mismatch = r.Final != r.Truth
 		out = append(out, *r)
 	}
-	slices.SortFunc(out, func(a, b WindowResult) int {
+	sort.Sort(sorter{len(out), func(i, j int) bool {
+		a, b := &out[i], &out[j]
 		switch {
 		case a.Key != b.Key:
-			return int(a.Key - b.Key)
+			return a.Key < b.Key
 		case a.Window.Start != b.Window.Start:
-			return cmpTime(a.Window.Start, b.Window.Start)
+			return a.Window.Start < b.Window.Start
 		}
-		return cmpTime(a.Window.End, b.Window.End)
-	})
+		return a.Window.End < b.Window.End
+	}, func(i, j int) { out[i], out[j] = out[j], out[i] }})
 	return out
 }
 
@@ -186,7 +188,7 @@ func (t *Trace) WrongStarts(n int) []vtime.Time {
 			}
 		}
 	}
-	slices.Sort(starts)
+	sort.Sort(sorter{len(starts), func(i, j int) bool { return starts[i] < starts[j] }, func(i, j int) { starts[i], starts[j] = starts[j], starts[i] }})
 	return slices.Compact(starts)
 }
 
@@ -478,15 +480,16 @@ func (t *Trace) windowCounts(i, n int) []check.WindowCount {
 	for _, x := range order {
 		byWin[x].Closed = closed(x.w)
 	}
-	slices.SortFunc(order, func(a, b win) int {
+	sort.Sort(sorter{len(order), func(i, j int) bool {
+		a, b := &order[i], &order[j]
 		switch {
 		case a.w.Start != b.w.Start:
-			return cmpTime(a.w.Start, b.w.Start)
+			return a.w.Start < b.w.Start
 		case a.key != b.key:
-			return int(a.key - b.key)
+			return a.key < b.key
 		}
-		return cmpTime(a.w.End, b.w.End)
-	})
+		return a.w.End < b.w.End
+	}, func(i, j int) { order[i], order[j] = order[j], order[i] }})
 	out := make([]check.WindowCount, len(order))
 	for k, x := range order {
 		out[k] = *byWin[x]
@@ -548,3 +551,17 @@ func (t *Trace) joinCount(i, n int) check.JoinCount {
 	}
 	return c
 }
+
+// sorter sorts n things by less, moving them with swap. Every sort of the
+// package goes through it and the standard library's sort.Sort, so the
+// browser module carries one sorting routine rather than a copy of the
+// generic slices.SortFunc for each kind of thing sorted.
+type sorter struct {
+	n    int
+	less func(i, j int) bool
+	swap func(i, j int)
+}
+
+func (s sorter) Len() int           { return s.n }
+func (s sorter) Less(i, j int) bool { return s.less(i, j) }
+func (s sorter) Swap(i, j int)      { s.swap(i, j) }

@@ -123,7 +123,7 @@ func (t *Trace) ReplayDiffs(n int) []ReplayDiff {
 		fo := t.Job.Outputs[f]
 		if (fo.Amount != o.Amount || fo.UpdatedAt != o.UpdatedAt) && !seen[k] {
 			seen[k] = true
-			out = append(out, ReplayDiff{Op: o.Op, Record: o.Record, Key: t.t.KeyText(o.Key), First: fo, Then: o})
+			out = append(out, ReplayDiff{Op: o.Op, Record: o.Record, Key: t.t.Key(o.Key), First: fo, Then: o})
 		}
 	}
 	return out
@@ -174,7 +174,7 @@ func (t *Trace) ReadVerdict(i int) (step int32, existed bool) {
 		if !o.Forward || t.Ops[o.Op].Target != r.Target {
 			continue
 		}
-		key := t.t.KeyText(o.Key)
+		key := t.t.Key(o.Key)
 		before := match(key)
 		s := state[key]
 		if s == nil {

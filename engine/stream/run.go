@@ -3,6 +3,7 @@ package stream
 import (
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/checkpoint"
@@ -48,13 +49,14 @@ func (ts *topicState) appended(p int, off int64) {
 	first := ts.first(rec)
 	for _, st := range ts.streams {
 		st.grow()
+		st.unread[p/64] |= 1 << (p % 64)
 		if first {
 			st.truthRecord(rec, p, off)
 		}
 		st.behind[p]++
 		st.lagSum++
 		st.noteLag(p)
-		st.arm()
+		st.armFor(p)
 	}
 	ts.s.job.touch()
 }
@@ -180,7 +182,8 @@ type stream struct {
 	tickAt    vtime.Time // the next tick, in processing time
 	lastTick  vtime.Time
 	ticking   bool
-	cur       int // the partition the reads of this instant have reached
+	cur       int      // the partition the reads of this instant have reached
+	unread    []uint64 // bit p is set while partition p has records appended and not read
 	jobs      []advance
 	hist      *StreamHistory
 	shownWM   []vtime.Time // each partition's watermark as last recorded
@@ -252,6 +255,9 @@ func (st *stream) grow() {
 	}
 	if st.src != nil {
 		st.src.Grow(n)
+	}
+	for len(st.unread)*64 < n {
+		st.unread = append(st.unread, 0)
 	}
 	for len(st.parts) < n {
 		st.parts = append(st.parts, partState{lastAt: math.MinInt64})
@@ -369,10 +375,35 @@ func (st *stream) due(p int) (vtime.Time, bool) {
 	return st.arrival(p, off), true
 }
 
+// nextUnread is the first partition at or after p with records not read
+// yet, or -1.
+func (st *stream) nextUnread(p int) int {
+	for w := p / 64; w < len(st.unread); w++ {
+		bits := st.unread[w]
+		if w == p/64 {
+			bits &^= 1<<(p%64) - 1
+		}
+		if bits != 0 {
+			return w*64 + bits64(bits)
+		}
+	}
+	return -1
+}
+
+// bits64 is the index of the lowest set bit of x, which is not 0.
+func bits64(x uint64) int {
+	n := 0
+	for x&1 == 0 {
+		x >>= 1
+		n++
+	}
+	return n
+}
+
 // nextAt is the true time of the stream's next piece of work, and false when it has none.
 func (st *stream) nextAt() (vtime.Time, bool) {
 	at, ok := vtime.Time(math.MaxInt64), false
-	for p := range st.parts {
+	for p := st.nextUnread(0); p >= 0; p = st.nextUnread(p + 1) {
 		if t, has := st.due(p); has && t < at {
 			at, ok = t, true
 		}
@@ -405,12 +436,32 @@ func (st *stream) arm() {
 	if !ok {
 		return
 	}
-	now := st.s.w.Now()
-	at = max(at, now)
+	st.queue(at)
+}
+
+// armFor follows an append to partition p: its next record may be due
+// before anything already queued. Everything else the stream had to do was
+// queued when it last armed.
+func (st *stream) armFor(p int) {
+	if st.ended || st.chainFn == nil {
+		return
+	}
+	if at, ok := st.due(p); ok {
+		st.queue(at)
+	}
+}
+
+// queue queues the stream's reader at at, unless an entry already queued
+// comes no later.
+func (st *stream) queue(at vtime.Time) {
+	at = max(at, st.s.w.Now())
 	if len(st.queued) > 0 && st.queued[0] <= at {
 		return
 	}
-	st.queued = slices.Insert(st.queued, 0, at)
+	// Entries only ever join at the front: keep the buffer, shift by one.
+	st.queued = append(st.queued, 0)
+	copy(st.queued[1:], st.queued)
+	st.queued[0] = at
 	st.s.w.ScheduleAction(at, st)
 	st.s.w.Expect(-1, 0, 0) // the entry itself emits nothing: the steps it starts do
 }
@@ -421,9 +472,11 @@ func (st *stream) rearm() { st.arm() }
 // Act runs one of the stream's queued entries: the work due now.
 func (st *stream) Act() {
 	now := st.s.w.Now()
-	for len(st.queued) > 0 && st.queued[0] <= now {
-		st.queued = st.queued[1:]
+	k := 0
+	for k < len(st.queued) && st.queued[k] <= now {
+		k++
 	}
+	st.queued = st.queued[:copy(st.queued, st.queued[k:])]
 	if !st.s.job.up() {
 		return // the job failed: the restart arms the stream again
 	}
@@ -459,7 +512,7 @@ func (st *stream) next() (kind int, arg int) {
 		// records came to be read, so a busy partition does not starve
 		// another of the same reader.
 		best, at := -1, vtime.Time(0)
-		for p := range st.parts {
+		for p := st.nextUnread(0); p >= 0; p = st.nextUnread(p + 1) {
 			if t, ok := st.due(p); ok && t <= now {
 				if b := st.baseArrival(p, st.parts[p].next); best < 0 || b < at {
 					best, at = p, b
@@ -470,12 +523,13 @@ func (st *stream) next() (kind int, arg int) {
 			return workRead, best
 		}
 	} else {
-		for ; st.cur < len(st.parts); st.cur++ {
+		for st.cur = st.nextUnread(st.cur); st.cur >= 0; st.cur = st.nextUnread(st.cur + 1) {
 			if t, ok := st.due(st.cur); ok && t <= now {
 				return workRead, st.cur
 			}
 		}
 	}
+	st.cur = len(st.parts)
 	if st.ticking && st.trueTime(st.tickAt) <= now {
 		return workTick, 0
 	}
@@ -577,6 +631,9 @@ func (st *stream) read(p int) {
 	part := &st.parts[p]
 	off := part.next
 	part.next++
+	if part.next == int64(len(st.topic.appendAt[p])) {
+		st.unread[p/64] &^= 1 << (p % 64)
+	}
 	now := w.Now()
 	part.lastAt = now
 	if st.cost > 0 {
@@ -819,6 +876,11 @@ func (st *stream) restart(rs []checkpoint.Resumed) (rewound int64) {
 		st.lagSum += end - next - st.behind[p]
 		st.behind[p] = end - next
 		st.noteLag(p)
+		if next < end {
+			st.unread[p/64] |= 1 << (p % 64)
+		} else {
+			st.unread[p/64] &^= 1 << (p % 64)
+		}
 	}
 	for i := range st.busy {
 		st.busy[i] = now
@@ -879,6 +941,8 @@ type windowOp struct {
 	sessions map[int32][]resultKey
 	scratch  []window.Window
 	rows     []pendingRow
+	last     [][2]int32 // by key: the indexes in res of the key's latest tumbling window and one other, or -1
+	keyBuf   []byte     // scratch for a row's key
 }
 
 // add hands a record to the operator at processing time ptime, and records
@@ -951,31 +1015,55 @@ func (op *windowOp) visible(s *world, p *pendingRow, landed bool) {
 // START alone for a stream keyed by none; a session adds its end, since
 // sessions of one key can share a start.
 func (op *windowOp) resultName(rk resultKey) string {
-	name := rk.start.String()
-	if op.cfg.Assigner.Kind == window.Session {
-		name += "-" + rk.end.String()
-	}
+	b := op.keyBuf[:0]
 	if op.st.keyed {
-		name = op.st.hist.Keys[rk.key] + "@" + name
+		b = append(append(b, op.st.hist.Keys[rk.key]...), '@')
 	}
-	return name
+	b = appendTime(b, rk.start)
+	if op.cfg.Assigner.Kind == window.Session {
+		b = appendTime(append(b, '-'), rk.end)
+	}
+	op.keyBuf = b
+	return string(b)
+}
+
+// appendTime appends t as vtime.Time.String prints it, without formatting
+// through prose: a large scenario names a hundred thousand windows.
+func appendTime(b []byte, t vtime.Time) []byte {
+	if t < 0 {
+		b = append(b, '-')
+		t = -t
+	}
+	ms := int64(t)
+	two := func(b []byte, n int64) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
+	h := ms / 3_600_000
+	if h < 100 {
+		b = two(b, h)
+	} else {
+		b = strconv.AppendInt(b, h, 10)
+	}
+	b = two(append(b, ':'), ms/60_000%60)
+	b = two(append(b, ':'), ms/1000%60)
+	if f := ms % 1000; f != 0 {
+		b = append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+	}
+	return b
 }
 
 // result returns the truth's and the target's state of one key's window,
 // naming its row's key on first use.
-func (op *windowOp) result(s *world, rk resultKey) *result {
-	return &op.res[op.resultIndex(s, rk)]
-}
+func (op *windowOp) result(s *world, rk resultKey) *result { return &op.res[op.resultIndex(s, rk)] }
 
-// resultIndex is result's index in op.res.
+// resultIndex is the index in res of one key's window, made on first use.
 func (op *windowOp) resultIndex(s *world, rk resultKey) int32 {
 	if i, ok := op.results[rk]; ok {
 		return i
 	}
 	i := int32(len(op.res))
-	op.res = append(op.res, result{rk: rk, coreID: s.targetKey(op.target, op.resultName(rk))})
+	name := op.resultName(rk)
+	op.res = append(op.res, result{rk: rk, coreID: s.targetKey(op.target, name)})
 	op.results[rk] = i
-	op.hist.results = append(op.hist.results, ResultRef{Key: rk.key, Window: window.Window{Start: rk.start, End: rk.end}, ID: op.res[i].coreID})
+	op.hist.results = append(op.hist.results, ResultRef{Key: rk.key, Window: window.Window{Start: rk.start, End: rk.end}, ID: op.res[i].coreID, Name: name})
 	return i
 }
 

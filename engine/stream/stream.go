@@ -21,6 +21,7 @@
 package stream
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -171,13 +172,42 @@ func (s *world) Finish() (bool, error) {
 		if err := st.start(); err != nil {
 			return false, err
 		}
+		// Each record the log's traffic will send is read: a step each,
+		// and some more for the ticks and firings.
+		n := s.log.Planned(st.topic.h)
+		s.w.Expect(n+n/8, 0, 0)
 	}
 	return len(s.order) > 0, nil
 }
 
-// Reserve sizes nothing ahead: a stream's arrivals follow the log's
-// appends, which the log world sizes.
-func (s *world) Reserve(keys int) {}
+// Reserve sizes the tables a large load fills, once, from the records the
+// log's traffic lines will send (bounded by the work budget).
+func (s *world) Reserve(keys int) {
+	if s.t == nil {
+		return
+	}
+	total := 0
+	for _, ts := range s.topics {
+		n := min(s.log.Planned(ts.h), s.w.Limit())
+		if n < 1024 {
+			continue
+		}
+		per := n/len(ts.h.Parts) + n/len(ts.h.Parts)/8 + 16
+		for len(ts.appendAt) < len(ts.h.Parts) {
+			ts.appendAt = append(ts.appendAt, nil)
+		}
+		for p := range ts.appendAt {
+			ts.appendAt[p] = slices.Grow(ts.appendAt[p], per)
+		}
+		for _, st := range ts.streams {
+			total += n
+			for p := range st.hist.Parts {
+				st.hist.Parts[p].Read = slices.Grow(st.hist.Parts[p].Read, per)
+			}
+		}
+	}
+	s.t.Arrivals = slices.Grow(s.t.Arrivals, min(total, s.w.Limit()))
+}
 
 // Drain ends every stream's input: each emits the end-of-input watermark,
 // so every window fires and every join buffer is released.

@@ -443,3 +443,43 @@ expect missing=2
 	assert.True(t, st.Late[0].Join)
 	assert.Equal(t, at("10:00:59.999"), st.Late[0].Watermark, "orders' watermark alone, payments being idle")
 }
+
+// Explain says why a window's row stands as it does: the truth, what the
+// row says and when it was written, the records that came too late; and
+// nothing for a key of another world.
+func TestExplainAWindowsRow(t *testing.T) {
+	f := parse(t, one+`watermark s bound=0s emit=per-record
+key-by s none
+window w from=s tumbling size=10s to=out
+produce a at=10:00:01 event=10:00:01
+produce a at=10:00:11 event=10:00:11
+produce a at=10:00:12 event=10:00:02
+`)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	why := stream.Explain(tr, "10:00:00", tr.Steps())
+	assert.Contains(t, why, "Window [10:00:00, 10:00:10) of w: the truth is count 2 over 2 records")
+	assert.Contains(t, why, "its row says count 1, written when it fired at 10:00:10.999 (10:00:11)")
+	assert.Contains(t, why, "1 came after its end: a-3 (event time 10:00:02, read at 10:00:12, dropped)")
+	assert.Contains(t, why, "it does not say what the truth does.")
+	assert.Contains(t, stream.Explain(tr, "10:00:10", 3), "it has not fired yet: the watermark is 10:00:00.999 and it fires when the watermark reaches 10:00:19.999")
+	assert.Empty(t, stream.Explain(tr, "nope", tr.Steps()))
+
+	jt, err := engine.Run(parse(t, `scenario t/x "X"
+topic orders
+topic payments
+producer shop to=orders key=order_id
+producer bank to=payments key=order_id
+target paid sink=merge key=order_id
+stream o from=orders
+stream p from=payments
+watermark o bound=0s emit=per-record
+watermark p bound=0s emit=per-record idleness=1s
+join j left=o right=p between=0s..30s to=paid
+produce shop at=10:00:20 key=2
+produce shop at=10:01:00 key=3
+produce bank at=10:01:10 key=2 event=10:00:25
+`), nil, 1, worlds.All())
+	require.NoError(t, err)
+	assert.Contains(t, stream.Explain(jt, "2", jt.Steps()), "Key 2 of j: the truth has 1 pair in the interval, the join has emitted 0; bank-1 arrived at 10:01:10 from payments-0")
+}

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/tidemark/tidemark/engine"
@@ -96,7 +97,8 @@ type WindowHistory struct {
 type ResultRef struct {
 	Key    int32
 	Window window.Window
-	ID     int32 // the core's key id of the row
+	ID     int32  // the core's key id of the row
+	Name   string // the row's key, KEY@START
 }
 
 // JoinHistory is one join as declared, with its combined watermark.
@@ -208,46 +210,41 @@ const (
 
 // Observe is filled in by the checks' view (see view.go).
 
-// stepRange is the index range of a table's entries at or before step n,
-// for a table in step order.
-func stepIndex[T any](xs []T, n int, step func(*T) int32) int {
-	i, _ := slices.BinarySearchFunc(xs, int32(n), func(x T, n int32) int {
-		if step(&x) <= n {
-			return -1
-		}
-		return 1
-	})
-	return i
+// stepIndex is the number of a table's entries at or before step n, for a
+// table in step order: step(i) is entry i's step. (sort.Search, where a
+// generic search would put a copy per table into the browser module.)
+func stepIndex(count, n int, step func(i int) int32) int {
+	return sort.Search(count, func(i int) bool { return step(i) > int32(n) })
 }
 
 // ArrivalsAt is every read by step n.
 func (t *Trace) ArrivalsAt(n int) []Arrival {
-	return t.Arrivals[:stepIndex(t.Arrivals, n, func(a *Arrival) int32 { return a.Step })]
+	return t.Arrivals[:stepIndex(len(t.Arrivals), n, func(i int) int32 { return t.Arrivals[i].Step })]
 }
 
 // FiringsAt is every firing by step n.
 func (t *Trace) FiringsAt(n int) []FiringPoint {
-	return t.Firings[:stepIndex(t.Firings, n, func(f *FiringPoint) int32 { return f.Step })]
+	return t.Firings[:stepIndex(len(t.Firings), n, func(i int) int32 { return t.Firings[i].Step })]
 }
 
 // LateAt is every late record by step n.
 func (t *Trace) LateAt(n int) []LatePoint {
-	return t.Late[:stepIndex(t.Late, n, func(l *LatePoint) int32 { return l.Step })]
+	return t.Late[:stepIndex(len(t.Late), n, func(i int) int32 { return t.Late[i].Step })]
 }
 
 // WatermarksAt is every watermark change by step n.
 func (t *Trace) WatermarksAt(n int) []WatermarkPoint {
-	return t.Watermarks[:stepIndex(t.Watermarks, n, func(w *WatermarkPoint) int32 { return w.Step })]
+	return t.Watermarks[:stepIndex(len(t.Watermarks), n, func(i int) int32 { return t.Watermarks[i].Step })]
 }
 
 // PairsAt is every pair by step n.
 func (t *Trace) PairsAt(n int) []PairPoint {
-	return t.Pairs[:stepIndex(t.Pairs, n, func(p *PairPoint) int32 { return p.Step })]
+	return t.Pairs[:stepIndex(len(t.Pairs), n, func(i int) int32 { return t.Pairs[i].Step })]
 }
 
 // ReleasedAt is every release by step n.
 func (t *Trace) ReleasedAt(n int) []ReleasePoint {
-	return t.Released[:stepIndex(t.Released, n, func(r *ReleasePoint) int32 { return r.Step })]
+	return t.Released[:stepIndex(len(t.Released), n, func(i int) int32 { return t.Released[i].Step })]
 }
 
 // Watermark is stream i's watermark after step n (partition -1) or one

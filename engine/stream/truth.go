@@ -1,7 +1,7 @@
 package stream
 
 import (
-	"slices"
+	"sort"
 
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/topic"
@@ -51,6 +51,34 @@ func (op *windowOp) truthAdd(s *world, key int32, t vtime.Time, v int64) {
 		op.truthSession(s, key, t, v)
 		return
 	}
+	if a.Kind == window.Tumbling {
+		// Most of a key's records fall in its latest window or the one
+		// before (a record a little out of order): look there first.
+		start := window.StartWithOffset(t, a.Offset, a.Size)
+		rk := resultKey{key, start, start.Add(a.Size)}
+		for int(key) >= len(op.last) {
+			op.last = append(op.last, [2]int32{-1, -1})
+		}
+		last := &op.last[key]
+		var i int32
+		switch {
+		case last[0] >= 0 && op.res[last[0]].rk == rk:
+			i = last[0]
+		case last[1] >= 0 && op.res[last[1]].rk == rk:
+			i = last[1]
+		default:
+			i = op.resultIndex(s, rk)
+			if last[0] < 0 || rk.start > op.res[last[0]].rk.start {
+				last[0], last[1] = i, last[0]
+			} else {
+				last[1] = i
+			}
+		}
+		r := &op.res[i]
+		r.truth.Add(v)
+		op.settle(s, r)
+		return
+	}
 	op.scratch = a.Assign(t, op.scratch[:0])
 	for _, w := range op.scratch {
 		r := op.result(s, resultKey{key, w.Start, w.End})
@@ -67,7 +95,7 @@ func (op *windowOp) truthSession(s *world, key int32, t vtime.Time, v int64) {
 	}
 	ss := op.sessions[key]
 	w := window.Window{Start: t, End: t.Add(op.cfg.Assigner.Gap)}
-	i, _ := slices.BinarySearchFunc(ss, t, func(x resultKey, t vtime.Time) int { return cmpTime(x.end, t) })
+	i := sort.Search(len(ss), func(k int) bool { return ss[k].end >= t })
 	j := i
 	for j < len(ss) && ss[j].start <= w.End {
 		j++
@@ -91,7 +119,7 @@ func (op *windowOp) truthSession(s *world, key int32, t vtime.Time, v int64) {
 	r := op.result(s, cover)
 	r.truth = acc
 	op.settle(s, r)
-	op.sessions[key] = slices.Replace(ss, i, j, cover)
+	op.sessions[key] = append(append(ss[:i:i], cover), ss[j:]...)
 }
 
 func cmpTime(a, b vtime.Time) int {
@@ -125,16 +153,19 @@ func (j *joinOp) truthAdd(s *world, side join.Side, key int32, t vtime.Time) {
 		j.want = map[int32]int32{}
 	}
 	mine := j.times[side][key]
-	at, _ := slices.BinarySearch(mine, t+1)
-	j.times[side][key] = slices.Insert(mine, at, t)
+	at := sort.Search(len(mine), func(k int) bool { return mine[k] > t })
+	mine = append(mine, 0)
+	copy(mine[at+1:], mine[at:])
+	mine[at] = t
+	j.times[side][key] = mine
 	lower, upper := bounds(j.cfg)
 	lo, hi := t.Add(lower), t.Add(upper)
 	if side == join.Right {
 		lo, hi = t.Add(-upper), t.Add(-lower)
 	}
 	other := j.times[1-side][key]
-	from, _ := slices.BinarySearch(other, lo)
-	to, _ := slices.BinarySearch(other, hi+1)
+	from := sort.Search(len(other), func(k int) bool { return other[k] >= lo })
+	to := sort.Search(len(other), func(k int) bool { return other[k] > hi })
 	if to <= from {
 		return
 	}

@@ -97,7 +97,7 @@ func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.Part
 	cells := make([]cellState, 0, hi-lo)
 	for o := lo; o < hi; o++ {
 		r := &recs[o]
-		cells = append(cells, cellState{rec: r, key: h.Key(r), deleted: o < p.Start, gone: int(r.Deleted) == s.Step,
+		cells = append(cells, cellState{rec: r, key: h.Label(r), deleted: o < p.Start, gone: int(r.Deleted) == s.Step,
 			fresh: s.Step > 0 && int(r.Step) == s.Step})
 	}
 	for _, g := range lt.Groups {

@@ -87,7 +87,7 @@ func Open(id, src, name, base string, q Values, embedded bool, domains []engine.
 		return nil, err
 	}
 	knobs, st, problems := FromQuery(f, q)
-	s := &Session{file: f, domains: domains, base: base, id: id, embedded: embedded, seed: 1, knobs: knobs, st: st, budget: BrowserBudget}
+	s := &Session{file: f, domains: domains, base: base, id: id, embedded: embedded, seed: 1, knobs: knobs, st: st, faults: st.Faults, budget: BrowserBudget}
 	if v := get(q, "seed"); v != "" {
 		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
 			s.seed = n
@@ -218,7 +218,14 @@ func (s *Session) fill(n int) {
 }
 
 // refuse drops the fault that could not be applied and restores the previous run.
+//
+// The faults a link asked for are dropped together, the link's others with
+// the one that could not apply, and the page says so.
 func (s *Session) refuse(err error) error {
+	if len(s.history) == 0 {
+		s.faults, s.original = nil, nil
+		err = prose.Errorf("the link's faults could not be applied (%w), so the scenario runs without them", err)
+	}
 	s.undoLast()
 	if rerr := s.runNow(); rerr != nil {
 		return rerr

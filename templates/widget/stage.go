@@ -187,7 +187,10 @@ func sourcePanel(b *builder, t *engine.Trace, s State) {
 		if tx.EndStep > 0 && tx.EndStep <= s.Step {
 			end = tx.EndAt.String()
 			if tx.State == mvcc.Committed {
-				lsn, state = strconv.FormatInt(int64(tx.LSN), 10), "committed"
+				state = "committed"
+				if tx.LSN > 0 { // a transaction that changed no row takes no position
+					lsn = strconv.FormatInt(int64(tx.LSN), 10)
+				}
 			} else {
 				state = "rolled back"
 			}

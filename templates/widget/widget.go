@@ -31,6 +31,9 @@ type State struct {
 	CanUndo   bool          // there is a knob change or fault to undo
 	Live      bool          // drawn by the browser module: show the controls that need it
 	ID        string        // prefix of element ids, unique on the page; "tm" when empty
+	// Faults are the faults a link asks for (fault=…), in step order. The
+	// widget draws the faults of the trace it is given; the caller runs them.
+	Faults []engine.Fault
 
 	checks   *checkView // set by a Session for a large trace; nil runs the checks while drawing
 	sizeHint int        // the length of the last stage drawn, set by a Session
@@ -44,7 +47,8 @@ func (s State) id(name string) string {
 }
 
 // query returns the link to the widget with the given step and the
-// current knobs and choices.
+// current knobs, faults and choices (the key being explained too, so a
+// link to it opens with the story told).
 func query(t *engine.Trace, s State, step int, extra ...string) string {
 	v := Values{}
 	for _, k := range t.File.Knobs {
@@ -52,9 +56,15 @@ func query(t *engine.Trace, s State, step int, extra ...string) string {
 			v[k.Name] = []string{val}
 		}
 	}
+	for _, f := range t.Faults {
+		v["fault"] = append(v["fault"], FaultText(f))
+	}
 	v["step"] = []string{itoa(step)}
 	if !s.ShowTruth {
 		v["truth"] = []string{"off"}
+	}
+	if s.Explain != "" {
+		v["explain"] = []string{s.Explain}
 	}
 	for i := 0; i+1 < len(extra); i += 2 {
 		if extra[i+1] == "" {

@@ -51,17 +51,33 @@ func Catalog() ([]templates.CatalogItem, error) {
 // keeps it once drawn; the embed page and pictures may be framed and
 // embedded on other sites. The sandbox's first text is the build's too.
 func Routes() []web.Page {
-	return []web.Page{
-		{Pattern: "GET /scenarios/{id...}", Render: scenarioPage(false), Reuse: true, Vary: originHeaders},
-		{Pattern: "GET /embed/{id...}", Render: scenarioPage(true), Reuse: true, Vary: originHeaders, Embeddable: true},
-		{Pattern: "GET /picture/{id...}", Handler: http.HandlerFunc(picturePage), Embeddable: true},
+	return append([]web.Page{
+		{Pattern: "GET /scenarios/{id...}", Render: scenarioPage(false), Reuse: true, Vary: OriginHeaders},
+		{Pattern: "GET /embed/{id...}", Render: scenarioPage(true), Reuse: true, Vary: OriginHeaders, Embeddable: true},
+		{Pattern: "GET /embed/{$}", Render: linkedEmbedPage, Reuse: true, Embeddable: true},
 		{Pattern: "GET /play", Render: playPage, Reuse: true},
+		{Pattern: "GET /play/{$}", Render: playPage, Reuse: true}, // a static copy's address of it
+	}, DynamicRoutes()...)
+}
+
+// DynamicRoutes returns the routes of Routes whose answers a copy of the
+// site in static files cannot hold (see package web/export): pictures of
+// any step and of a scenario in a link, /oembed, and the sandbox's posts.
+// A Cloudflare Worker that serves such a copy as its static assets
+// registers only these (cmd/serve), and so does not carry the code that
+// draws the other pages.
+func DynamicRoutes() []web.Page {
+	return []web.Page{
+		{Pattern: "GET /picture/{id...}", Handler: http.HandlerFunc(picturePage), Embeddable: true},
+		{Pattern: "GET " + linkedPicture, Handler: http.HandlerFunc(linkedPicturePage), Embeddable: true},
+		{Pattern: "GET " + oembedPath, Handler: http.HandlerFunc(oembedPage)},
 		{Pattern: "POST /play", Render: playPage},
 	}
 }
 
-// originHeaders are the request headers origin reads.
-var originHeaders = []string{"Host", "X-Forwarded-Proto", "Forwarded"}
+// OriginHeaders are the request headers origin reads: a page that builds
+// absolute links to the site varies by them.
+var OriginHeaders = []string{"Host", "X-Forwarded-Proto", "Forwarded"}
 
 // Scripts are the page scripts a widget needs, in load order.
 var Scripts = []string{"wasm_exec.js", "app.js", "widget.js"}
@@ -70,12 +86,28 @@ var Scripts = []string{"wasm_exec.js", "app.js", "widget.js"}
 // which tells a page that framed it through embed.js how tall it is.
 var EmbedScripts = append(slices.Clip(Scripts), "frame.js")
 
+// LinkedScripts are the scripts of the embed page of a scenario carried in
+// its address: a widget's, share.js, which unpacks the scenario, and frame.js.
+var LinkedScripts = append(slices.Clip(Scripts), "share.js", "frame.js")
+
+// PlayScripts are the sandbox's scripts: a widget's, share.js for links
+// that carry the text, and play.js.
+var PlayScripts = append(slices.Clip(Scripts), "share.js", "play.js")
+
+// The paths the sandbox's script builds links from; see PlayView.
+const (
+	playPath      = "/play"
+	linkedPath    = "/embed/"
+	embedScript   = "/static/embed.js"
+	linkedPicture = "/picture.svg"
+)
+
 // DownloadBudget is the most, in bytes, that a page with a widget may make
 // the browser download to become interactive: the engine's module and the
 // page's scripts, brotli-compressed (KB is 1,000 bytes). Tests hold every
 // kind of widget page to it; docs/performance.md says how it was set and
 // what it is headed for.
-const DownloadBudget = 808_000
+const DownloadBudget = 840_000
 
 // WidgetLayout returns the frame of a page that shows widgets: the named
 // scripts, and the engine's module preloaded from the head, so that its
@@ -130,6 +162,22 @@ func run(ctx context.Context, f *scenario.File, q url.Values) (*engine.Trace, wi
 	if err != nil {
 		return nil, st, nil, err
 	}
+	if len(st.Faults) > 0 {
+		// The link's faults fork the run; the run without them is drawn
+		// beside the fork, as in the browser.
+		fork, err := simulate(ctx, f, knobs, seed, st.Faults...)
+		switch {
+		case errors.Is(err, web.ErrBusy):
+			return nil, st, nil, err
+		case err != nil:
+			// A fault that does not apply there, or a fork past the budget:
+			// the link's, not the scenario's.
+			problems = append(problems, "the link's faults could not be applied ("+err.Error()+"), so the scenario runs without them")
+			st.Faults = nil
+		default:
+			t, st.Original = fork, t
+		}
+	}
 	if st.Step > t.Steps() {
 		problems = append(problems, fmt.Sprintf("step %d is past the end; this scenario has %d steps", st.Step, t.Steps()))
 		st.Step = t.Steps()
@@ -139,7 +187,9 @@ func run(ctx context.Context, f *scenario.File, q url.Values) (*engine.Trace, wi
 
 func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 	return func(r *http.Request) (templ.Component, error) {
-		id := r.PathValue("id")
+		// A copy in static files links each page as a directory
+		// (docs/deploy.md); the server answers its links too.
+		id := strings.TrimSuffix(r.PathValue("id"), "/")
 		sc, ok := lessons.Lookup(id)
 		if !ok {
 			return nil, fmt.Errorf("scenario %q: %w", id, web.ErrNotFound)
@@ -165,10 +215,14 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		v.Layout.Description = sc.About
 		step, _ := strconv.Atoi(r.URL.Query().Get("step"))
 		v.Embed = snippets(origin(r), sc.ID, sc.Title, t, max(0, min(step, t.Steps())))
+		if _, static := web.PublishedFrom(r.Context()); static {
+			staticSnippets(&v.Embed, origin(r), sc.ID, sc.Title, sc.File)
+		}
 		if embed {
 			return templates.EmbedPage(v), nil
 		}
 		v.UsedIn, v.Next = lessonContext(sc.ID)
+		v.Layout.Preview = Preview(r, "/scenarios/"+id, r.URL.Query().Encode(), "website")
 		return templates.ScenarioPage(v), nil
 	}
 }
@@ -190,17 +244,36 @@ func starter() string {
 	return "scenario sandbox/mine \"My scenario\"\n"
 }
 
-func playPage(r *http.Request) (templ.Component, error) {
-	v := templates.PlayView{Layout: WidgetLayout("Sandbox", Scripts...)}
+// linkedEmbedPage answers GET /embed/: the embed page of a scenario
+// carried in the address's fragment (#tdm=…), which the browser unpacks.
+func linkedEmbedPage(r *http.Request) (templ.Component, error) {
+	v := templates.LinkedEmbedView{Layout: WidgetLayout("A scenario from a link", LinkedScripts...), PlayURL: playPath}
+	v.Layout.Stylesheets = []string{web.AssetURL("play.css")}
 	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
-	src := starter()
+	return templates.LinkedEmbedPage(v), nil
+}
+
+func playPage(r *http.Request) (templ.Component, error) {
+	v := templates.PlayView{Layout: WidgetLayout("Sandbox", PlayScripts...),
+		PageURL: playPath, EmbedURL: linkedPath, ScriptURL: embedScript, PictureURL: linkedPicture}
+	v.Layout.Stylesheets = []string{web.AssetURL("play.css")}
+	_, v.Static = web.PublishedFrom(r.Context())
+	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
+	// The starting text is read only when no text was posted: a post
+	// should not pay for reading a bundled scenario (on a Cloudflare
+	// Worker, every request starts a fresh program).
+	var src string
 	if r.Method == http.MethodPost {
+		v.Posted = true
 		r.Body = http.MaxBytesReader(nil, r.Body, MaxSource+4096)
 		if err := r.ParseForm(); err != nil {
 			v.Error = "the scenario is too large or the form is malformed; keep it under 64 KB"
+			src = starter()
 		} else {
 			src = strings.ReplaceAll(r.PostForm.Get("src"), "\r\n", "\n")
 		}
+	} else {
+		src = starter()
 	}
 	v.Source = src
 	if v.Error != "" {
