@@ -463,4 +463,3 @@ func maxCount(xs []stream.CountPoint) int {
 	}
 	return m
 }
-
