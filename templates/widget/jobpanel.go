@@ -19,14 +19,20 @@ import (
 // numbers, and each plot's accessible name says its latest and largest value.
 
 // hasJob reports whether the trace's stream world has anything of the
-// job's to show: checkpoints, failures or readers, or an operator with a
-// buffer, a time to live, or rows of its own (an aggregate or a sink).
+// job's to show: checkpoints, failures or readers of tables, a stream read
+// at a limited rate or by several readers, or an operator with a buffer, a
+// time to live, or rows of its own (an aggregate or a sink).
 func hasJob(st *stream.Trace) bool {
 	if st == nil {
 		return false
 	}
 	if st.Job != nil {
 		return true
+	}
+	for _, sh := range st.Streams {
+		if sh.Cost > 0 || sh.Parallelism > 1 {
+			return true
+		}
 	}
 	for _, oh := range st.Ops {
 		if oh.Kind == "sink" || oh.Kind == "aggregate" || oh.Buffer > 0 || oh.TTL > 0 {
@@ -44,12 +50,65 @@ func jobPanel(b *builder, t *engine.Trace, s State) {
 	}
 	n := clamp(s.Step, t.Steps())
 	panel(b, "job", "The job: operators, checkpoints and sinks")
+	readersTable(b, st, n)
 	opsTable(b, st, n)
 	sinkTable(b, st, n)
 	checkpointStrip(b, t, st, n)
 	checkpointList(b, t, st, n)
 	jobPlots(b, t, st, n)
 	b.close("section")
+}
+
+// utilWindow is the span of true time a reader's utilisation is measured over.
+const utilWindow = 10 * vtime.Second
+
+// readersTable lists, for each stream read at a limited rate, each reader
+// (a source subtask) with its partitions, their lag, and the share of the
+// last utilWindow it spent reading; and the average lag over the stream's
+// partitions, which a saturated reader hides.
+func readersTable(b *builder, st *stream.Trace, n int) {
+	limited := false
+	for _, sh := range st.Streams {
+		limited = limited || sh.Cost > 0
+	}
+	if !limited {
+		return
+	}
+	b.table("Readers at this step", []string{"stream", "reader", "partitions (lag)", "busy, last " + utilWindow.String()},
+		"class", "tm-table", "data-testid", "job-readers")
+	for i, sh := range st.Streams {
+		if sh.Cost <= 0 {
+			continue
+		}
+		total := int64(0)
+		for sub := range sh.Parallelism {
+			var parts []string
+			for p := range sh.Parts {
+				if p%sh.Parallelism == sub {
+					lag := st.LagAt(i, p, n)
+					parts = append(parts, itoa(p)+" ("+strconv.FormatInt(lag, 10)+")")
+				}
+			}
+			u := st.Utilisation(i, sub, n, utilWindow)
+			b.open("tr", "data-reader", itoa(sub))
+			b.el("th", sh.Name, "scope", "row")
+			b.el("td", itoa(sub))
+			b.el("td", strings.Join(parts, ", "))
+			b.el("td", itoa(int(u*100+0.5))+"%", "data-testid", "reader-busy", "class", cls(u >= 0.95, "tm-warn"))
+			b.close("tr")
+		}
+		for p := range sh.Parts {
+			total += st.LagAt(i, p, n)
+		}
+		b.open("tr")
+		b.el("th", sh.Name, "scope", "row")
+		b.el("td", "average")
+		b.el("td", ftoa(float64(total)/float64(max(1, len(sh.Parts))))+" records of lag per partition", "data-testid", "average-lag")
+		b.el("td", "")
+		b.close("tr")
+	}
+	b.close("tbody")
+	b.close("table")
 }
 
 // opsTable lists each operator with its buffer, its state and its drops.
