@@ -1,6 +1,7 @@
 package widget
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -410,7 +411,7 @@ type series struct {
 func jobPlots(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 	var ss []series
 	for _, oh := range st.Ops {
-		if len(oh.State) > 0 {
+		if slices.ContainsFunc(oh.State, func(c stream.CountPoint) bool { return c.N > 0 }) {
 			ss = append(ss, countSeries("state of "+oh.Name+" (entries)", oh.State, n))
 		}
 		if oh.Buffer > 0 && len(oh.Queue) > 0 {
