@@ -2,6 +2,7 @@ package widget
 
 import (
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -52,7 +53,7 @@ func jobPanel(b *builder, t *engine.Trace, s State) {
 	n := clamp(s.Step, t.Steps())
 	panel(b, "job", "The job: operators, checkpoints and sinks")
 	readersTable(b, st, n)
-	opsTable(b, st, n)
+	opsTable(b, t, st, n)
 	sinkTable(b, st, n)
 	checkpointStrip(b, t, st, n)
 	checkpointList(b, t, st, n)
@@ -112,10 +113,14 @@ func readersTable(b *builder, st *stream.Trace, n int) {
 	b.close("table")
 }
 
-// opsTable lists each operator with its buffer, its state and its drops.
-func opsTable(b *builder, st *stream.Trace, n int) {
-	b.table("Operators at this step", []string{"operator", "kind", "reads", "queue", "state entries", "dropped"},
+// opsTable lists each operator with its buffer, its throughput over the
+// last utilWindow, its state and its drops.
+func opsTable(b *builder, t *engine.Trace, st *stream.Trace, n int) {
+	b.table("Operators at this step", []string{"operator", "kind", "reads", "queue", "records/s, last " + utilWindow.String(), "state entries", "dropped"},
 		"class", "tm-table", "data-testid", "job-ops")
+	now := stepTime(t, n)
+	from := sort.Search(n, func(i int) bool { return t.Events[i].At > now.Add(-utilWindow) })
+	span := min(utilWindow, now.Sub(stepTime(t, 1)))
 	for i, oh := range st.Ops {
 		b.open("tr", "data-op", oh.Name)
 		b.el("th", oh.Name, "scope", "row")
@@ -134,6 +139,11 @@ func opsTable(b *builder, st *stream.Trace, n int) {
 			q += ", full"
 		}
 		b.el("td", q, "data-testid", "op-queue", "class", cls(full, "tm-warn"))
+		rate := "—"
+		if span > 0 {
+			rate = ftoa(float64(st.ProcessedBetween(i, from, n)) * float64(vtime.Second) / float64(span))
+		}
+		b.el("td", rate, "data-testid", "op-rate")
 		b.el("td", itoa(st.StateAt(i, n)), "data-testid", "op-state")
 		d := st.DroppedAt(i, n)
 		b.el("td", itoa(d), "data-testid", "op-dropped", "class", cls(d > 0, "tm-warn"))

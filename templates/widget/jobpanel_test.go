@@ -1,6 +1,7 @@
 package widget_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -124,6 +125,9 @@ func TestJobPanelBuffers(t *testing.T) {
 		require.Positive(t, full, "overflow=%s: the buffer fills", tc.overflow)
 		d := draw(t, tr, stateAt(full))
 		assert.Equal(t, "50 / 50 ("+tc.overflow+"), full", cell(t, d, "load", "op-queue"))
+		rate, err := strconv.ParseFloat(cell(t, d, "load", "op-rate"), 64)
+		require.NoError(t, err)
+		assert.InDelta(t, 5.0, rate, 0.15, "overflow=%s: the sink writes five a second, whatever arrives", tc.overflow)
 		end := draw(t, tr, stateAt(tr.Steps()))
 		if tc.dropped {
 			assert.NotEqual(t, "0", cell(t, end, "load", "op-dropped"))
