@@ -57,6 +57,8 @@ func jobPanel(b *builder, t *engine.Trace, s State) {
 	sinkTable(b, st, n)
 	checkpointStrip(b, t, st, n)
 	checkpointList(b, t, st, n)
+	readsList(b, st, n)
+	replayList(b, st, n)
 	jobPlots(b, t, st, n)
 	b.close("section")
 }
@@ -391,6 +393,66 @@ func checkpointList(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 		}
 		b.el("p", line+".", "class", "tm-ckevent", "data-testid", "job-restore")
 	}
+}
+
+// readsList says what each of the scenario's readers saw by the step, and
+// whether it was ever, as a whole, a state of the table (the truth: no
+// reader can know it).
+func readsList(b *builder, st *stream.Trace, n int) {
+	if st.Job == nil || len(st.Job.Reads) == 0 || int(st.Job.Reads[0].Step) > n {
+		return
+	}
+	b.open("ul", "class", "tm-cklist", "data-testid", "job-reads")
+	for i, r := range st.Job.Reads {
+		if int(r.Step) > n {
+			break
+		}
+		iso := "read-committed"
+		if r.Uncommitted {
+			iso = "read-uncommitted"
+		}
+		line := r.Name + " read " + r.Target + " at " + r.At.String() + " (" + iso + "): " + itoa(len(r.Rows)) + " rows"
+		if r.Pending > 0 {
+			line += ", not seeing " + itoa(r.Pending) + " rows pending in a transaction"
+		}
+		if at, ok := st.ReadVerdict(i); ok {
+			line += "; the table held exactly this"
+			if at > 0 {
+				line += " after step " + itoa(int(at))
+			}
+		} else {
+			line += "; truth: the table never held this mix of rows at any one moment"
+		}
+		b.el("li", line+".", "data-read", r.Name)
+	}
+	b.close("ul")
+}
+
+// maxReplays is how many of a replay's changed records the panel names.
+const maxReplays = 5
+
+// replayList names the records a replay wrote with another row than the
+// first time (a transform that reads the clock or a lookup table that
+// changed): the truth keeps both versions.
+func replayList(b *builder, st *stream.Trace, n int) {
+	diffs := st.ReplayDiffs(n)
+	if len(diffs) == 0 {
+		return
+	}
+	b.el("p", itoa(len(diffs))+" records were written differently by the replay than the first time:", "class", "tm-note", "data-testid", "job-replays")
+	b.open("ul", "class", "tm-cklist")
+	for _, d := range diffs[:min(len(diffs), maxReplays)] {
+		line := "key " + d.Key + ": "
+		var parts []string
+		if d.First.Amount != d.Then.Amount {
+			parts = append(parts, "amount "+strconv.FormatInt(d.First.Amount, 10)+" then "+strconv.FormatInt(d.Then.Amount, 10))
+		}
+		if d.First.UpdatedAt != d.Then.UpdatedAt {
+			parts = append(parts, "updated_at "+d.First.UpdatedAt.String()+" then "+d.Then.UpdatedAt.String())
+		}
+		b.el("li", line+strings.Join(parts, ", "))
+	}
+	b.close("ul")
 }
 
 // sizeText spells a size in bytes, or in KB from 10,000 on.

@@ -176,3 +176,36 @@ func TestJobPanelOnlyWithAJob(t *testing.T) {
 		assert.Empty(t, draw(t, tr, stateAt(tr.Steps())).ByTestID("panel-job"), id)
 	}
 }
+
+// A report that read a table mid-replay saw a mix of rows the table never
+// held; with atomic publish every read matches a state. The panel says so
+// beside each read.
+func TestJobPanelReads(t *testing.T) {
+	reads := func(knobs map[string]string) map[string]string {
+		tr := run(t, "stream/serving-publish", knobs)
+		d := draw(t, tr, stateAt(tr.Steps()))
+		out := map[string]string{}
+		for li := range d.One(t, "job-reads").ChildNodes() {
+			out[htmltest.Attr(li, "data-read")] = htmltest.Text(li)
+		}
+		return out
+	}
+	row := reads(nil)
+	require.Len(t, row, 3)
+	assert.Contains(t, row["report"], "never held this mix")
+	assert.Contains(t, row["before"], "the table held exactly this")
+	for name, text := range reads(map[string]string{"commit": "two-phase"}) {
+		assert.Contains(t, text, "the table held exactly this", name)
+	}
+}
+
+// A replay that reads a lookup table which changed writes other amounts
+// than the first time; the panel names them, and a replay of the record's
+// own amount changes nothing.
+func TestJobPanelReplays(t *testing.T) {
+	tr := run(t, "stream/nondeterministic-replay", nil)
+	d := draw(t, tr, stateAt(tr.Steps()))
+	assert.Equal(t, "5 records were written differently by the replay than the first time:", htmltest.Text(d.One(t, "job-replays")))
+	tr = run(t, "stream/nondeterministic-replay", map[string]string{"value": "amount"})
+	assert.Empty(t, draw(t, tr, stateAt(tr.Steps())).ByTestID("job-replays"))
+}
