@@ -295,7 +295,7 @@ func (w *World) Emit(actor string, kind Kind, run int, format string, args ...an
 func (w *World) EmitLater(n Narrator, kind Kind, a, b int32) {
 	t := w.trace
 	t.Events = append(t.Events, Event{
-		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: -1, a: a, b: b, by: uint8(n),
+		At: w.now, Kind: kind, Run: -1, a: a, b: b, by: uint8(n),
 	})
 	t.Counts = append(t.Counts, w.counts)
 }

@@ -67,13 +67,15 @@ func (k Kind) String() string { return kindNames[k] }
 // happened and are narrated from them on demand (see World.EmitLater), which
 // keeps a large trace small and fast to build.
 //
+// An event's step is its position in Trace.Events plus one, and it keeps
+// no copy of it.
+//
 // Invariant: when by is 0, a indexes Trace.actors and b Trace.texts;
 // otherwise Trace.histories[by-1], the History of the world that emitted
 // the event with EmitLater, names its actor and narrates it from a and b.
-// The struct is kept to 32 bytes because a trace holds one per step.
+// The struct is kept to 24 bytes because a trace holds one per step.
 type Event struct {
 	At   vtime.Time // true virtual time
-	Step int32      // 1-based position in the trace
 	Run  int32      // the extractor run this event belongs to, or -1
 	a, b int32
 	Kind Kind

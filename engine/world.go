@@ -306,7 +306,7 @@ func (w *World) emit(actor string, kind Kind, run int, format string, args ...an
 	w.charge(len(text) / sentenceUnit)
 	t.texts = append(t.texts, text)
 	t.Events = append(t.Events, Event{
-		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: int32(run), a: a, b: int32(len(t.texts) - 1),
+		At: w.now, Kind: kind, Run: int32(run), a: a, b: int32(len(t.texts) - 1),
 	})
 	t.Counts = append(t.Counts, w.counts)
 }

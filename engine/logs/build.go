@@ -109,7 +109,7 @@ func (l *world) producer(c scenario.Command) error {
 	}
 	a := scenario.NewArgs(c, rest)
 	to, _ := a.Required("to", "TOPIC")
-	p := &producer{name: n.Value, sticky: -1, actor: -1, ref: -1}
+	p := &producer{name: n.Value, sticky: -1, ref: -1}
 	p.idempotent = scenario.Choice(a, "idempotent", false, scenario.OnOff, "on or off")
 	p.acks = scenario.Choice(a, "acks", "all", scenario.OneOf("all", "1", "0"), "all, 1 or 0")
 	clock := a.Str("clock", "source")
@@ -200,7 +200,6 @@ func (l *world) traffic(c scenario.Command) error {
 		return l.w.BudgetError(c.Pos)
 	}
 	l.w.Expect(n, n, min(n, keys))
-	l.notes += n
 	p.traffic += n
 	if keys <= 4*n || keys <= 1<<16 {
 		// Keys the records will mostly reach: an array by number is dense

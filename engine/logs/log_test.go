@@ -42,14 +42,20 @@ func clock(t *testing.T, s string) vtime.Time {
 }
 
 // eventsOf returns the events of a kind with their narration.
-func eventsOf(tr *engine.Trace, k engine.Kind) (evs []engine.Event, texts []string) {
+func eventsOf(tr *engine.Trace, k engine.Kind) (evs []stepEvent, texts []string) {
 	for i := range tr.Events {
 		if e := &tr.Events[i]; e.Kind == k {
-			evs = append(evs, *e)
+			evs = append(evs, stepEvent{*e, int32(i + 1)})
 			texts = append(texts, tr.Narration(e))
 		}
 	}
 	return evs, texts
+}
+
+// stepEvent is an event with its step (its position in the trace, plus one).
+type stepEvent struct {
+	engine.Event
+	Step int32
 }
 
 // recordsOf lists every record of the first topic with its partition.
@@ -354,7 +360,7 @@ add-partitions orders to=6 at=10:00:03
 	var group []string
 	var at []string
 	for i, e := range evs {
-		if tr.Actor(&e) == "billing" {
+		if tr.Actor(&e.Event) == "billing" {
 			group = append(group, texts[i])
 			at = append(at, e.At.String())
 		}

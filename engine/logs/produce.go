@@ -45,7 +45,6 @@ type producer struct {
 	named       map[string]int32 // the core's id of every other key it has sent
 	tableID     int16            // index of its name among the trace's table names, for the versions it means to send
 	ref         int32            // index of the producer's name in its topic's Names, or -1 before its first send
-	actor       int32            // index of the producer's name among the trace's actors, or -1
 	traffic     int              // records its traffic lines will send, to size the trace
 	target      *sink.Table      // the target its events reach, once resolved
 	resolved    bool
@@ -115,11 +114,11 @@ func (p *producer) nextSeq(part int) int32 {
 // logNote points a bulk event at the records of the trace it is about, so
 // that its sentence is written only when someone reads it (see
 // Trace.Narration) rather than formatted for every event of a large run.
+// A send needs no note: its event names its record (see sendRef).
 //
-// For noteSend, a is the topic, b the partition and i the offset of the
-// record sent. For notePoll and noteWrite, a is the group and i the first of
-// n consecutive entries of its Reads (one poll's ranges); for noteWrite, c
-// is how many rows the merge absorbed. For the commit notes, a is the group
+// For notePoll and noteWrite, a is the group and i the first of n
+// consecutive entries of its Reads (one poll's ranges); for noteWrite, c is
+// how many rows the merge absorbed. For the commit notes, a is the group
 // and i the first of n consecutive entries of its Commits.
 type logNote struct {
 	i       int64
@@ -129,13 +128,17 @@ type logNote struct {
 }
 
 const (
-	noteSend uint8 = iota
-	notePoll
+	notePoll uint8 = iota
 	noteWrite
 	noteCommitAfter  // committed after writing the batch
 	noteCommitBefore // committed before writing the batch
 	noteCommitReset  // committed where an offset reset left the position
 )
+
+// sendRef is what a send's event holds besides its record's offset: the
+// topic's index and the partition, in one number (a topic has at most
+// maxPartitions partitions).
+func sendRef(topic int32, part int) int32 { return topic*maxPartitions + int32(part) }
 
 // emitNote appends a bulk event by actor a (see engine.World.ActorID),
 // narrated later from its note.
@@ -240,11 +243,10 @@ func (l *world) send(p *producer, s sendPlan) {
 		EventRef: p.topic.EventRefOf(s.id), Num: num, ProducerRef: p.ref, Intent: intent, PID: p.pid, PSeq: p.nextSeq(part), Step: int32(l.w.NextStep())}
 	if s.fail == "none" && s.keyed {
 		// The bulk of a large run: narrated on demand from the record.
+		// The event names the record itself, by topic, partition and
+		// offset, rather than a note: a large run sends a million.
 		off, _ := p.topic.Append(part, rec, p.idempotent)
-		if p.actor < 0 {
-			p.actor = l.w.ActorID(p.name)
-		}
-		l.emitNote(p.actor, engine.KindProduce, logNote{a: l.topicIndex(p.topic), b: int32(part), i: off, why: noteSend})
+		l.w.EmitLater(l.by, engine.KindProduce, sendRef(l.topicIndex(p.topic), part), int32(off))
 		return
 	}
 	s.key = l.w.KeyText(id)

@@ -83,7 +83,7 @@ func Build(t *engine.Trace) Report {
 		r.Knobs = map[string]string{}
 	}
 	for i, e := range t.Events {
-		r.Events[i] = Event{Step: int(e.Step), At: e.At.String(), Actor: t.Actor(&t.Events[i]), Kind: e.Kind.String(), Narration: t.Narration(&t.Events[i])}
+		r.Events[i] = Event{Step: i + 1, At: e.At.String(), Actor: t.Actor(&t.Events[i]), Kind: e.Kind.String(), Narration: t.Narration(&t.Events[i])}
 	}
 	r.Log = buildLog(t)
 	if ht := hwm.Of(t); ht != nil {
@@ -134,7 +134,7 @@ func Text(w io.Writer, t *engine.Trace) error {
 		if c != t.Counts[i] {
 			flag = fmt.Sprintf("   [truth: %d not in target, %d duplicated, %d stale]", c.Missing, c.Duplicated, c.Stale)
 		}
-		fmt.Fprintf(&b, "  %*d  %-8s  %-*s  %s%s\n", stepW, e.Step, e.At, actorW, t.Actor(&t.Events[i]), t.Narration(&t.Events[i]), flag)
+		fmt.Fprintf(&b, "  %*d  %-8s  %-*s  %s%s\n", stepW, i+1, e.At, actorW, t.Actor(&t.Events[i]), t.Narration(&t.Events[i]), flag)
 	}
 	marksText(&b, t)
 	b.WriteString("\nTARGET\n")
