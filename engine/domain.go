@@ -297,7 +297,6 @@ func (w *World) EmitLater(n Narrator, kind Kind, a, b int32) {
 	t.Events = append(t.Events, Event{
 		At: w.now, Kind: kind, Run: -1, a: a, b: b, by: uint8(n),
 	})
-	t.Counts = append(t.Counts, w.counts)
 }
 
 // ActorID returns the index of an actor's name among the trace's actors,

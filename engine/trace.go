@@ -162,8 +162,7 @@ type Trace struct {
 	Events    []Event
 	Versions  []VersionRecord // in commit order
 	Targets   []TargetHistory
-	Counts    []Counts // Counts[n] is the truth after step n; Counts[0] is before any event
-	Faults    []Fault  // injected by a learner, in step order
+	Faults    []Fault // injected by a learner, in step order
 	checks    check.Config
 	histories []History // the worlds' parts of the trace, by Narrator - 1
 	routes    []Route   // which target each table's rows reach, in the order routed
@@ -174,6 +173,10 @@ type Trace struct {
 	actors    []string // names of the actors of non-source events, each once
 	texts     []string // narrations of non-source events, by Event.b
 }
+
+// CountsAt returns the truth's counts after step n (before any event at
+// n = 0): how many keys are missing, duplicated and stale.
+func (t *Trace) CountsAt(n int) Counts { return t.truth.countsAt(int32(t.clampStep(n))) }
 
 // Steps is the number of events.
 func (t *Trace) Steps() int { return len(t.Events) }

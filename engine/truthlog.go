@@ -13,13 +13,36 @@ import (
 // of the truth it returns.
 const truthEvery = 512
 
-// truthChange is one key's truth changing at a step.
+// truthChange is one key's truth changing at a step: 12 bytes, as a large
+// run logs two changes for each row it sends or copies.
 type truthChange struct {
-	step   int32
-	status status
-	count  int32 // rows of the key present in the target
-	id     int32 // the key's dense id; truthLog.keys names it
+	step int32
+	id   int32  // the key's dense id; truthLog.keys names it
+	word uint32 // count<<4 | previous status<<2 | status: see pack
 }
+
+// maxTruthCount is the most rows of one key a truth change can say are
+// present. A key with that many rows would take a quarter of a billion
+// writes, far past any work budget.
+const maxTruthCount = 1<<28 - 1
+
+// pack makes the word of a change of a key's status from prev to s with
+// count rows present.
+func pack(prev, s status, count int32) uint32 {
+	if count < 0 || count > maxTruthCount {
+		panic("engine: a key's row count is out of the truth log's range")
+	}
+	return uint32(count)<<4 | uint32(prev)<<2 | uint32(s)
+}
+
+func (c truthChange) status() status { return status(c.word & 3) }
+func (c truthChange) prev() status   { return status(c.word >> 2 & 3) }
+func (c truthChange) count() int32   { return int32(c.word >> 4) }
+
+// countsEvery is how many truth changes pass between two checkpoints of the
+// counts. The counts after any step are a checkpoint plus at most this many
+// changes, so a trace keeps no counts per step.
+const countsEvery = 64
 
 // truthSnap is every key not fine after the change before next, in no order.
 type truthSnap struct {
@@ -36,11 +59,17 @@ type truthSnap struct {
 // Invariant: bad holds exactly the keys whose latest change is not fine,
 // and the world's keyState.bad of each key is its index in bad, or -1;
 // snaps[i].next increases, by at least truthEvery and at least len(snaps[i].bad).
+//
+// The counts of keys missing, duplicated and stale come from the same
+// changes: cur is the counts after the last change, and counts[k] the
+// counts before changes[k*countsEvery].
 type truthLog struct {
 	changes []truthChange
 	snaps   []truthSnap
 	bad     []truthChange
 	keys    []string // each key's name, by id
+	cur     Counts
+	counts  []Counts
 }
 
 // name names the key with id. Ids are dense and given in order, so this
@@ -53,11 +82,16 @@ func (l *truthLog) name(id int32, key string) {
 }
 
 // record logs that the key with id (a dense number the world gives each
-// key) changed to status s with count rows present, at step. keys is the
-// world's state of every key, whose bad fields record keeps current.
-func (l *truthLog) record(step int, id int32, s status, count int32, keys []keyState) {
-	c := truthChange{step: int32(step), status: s, count: count, id: id}
+// key) changed from status prev to s with count rows present, at step. keys
+// is the world's state of every key, whose bad fields record keeps current.
+func (l *truthLog) record(step int, id int32, prev, s status, count int32, keys []keyState) {
+	c := truthChange{step: int32(step), id: id, word: pack(prev, s, count)}
+	if len(l.changes)%countsEvery == 0 {
+		l.counts = append(l.counts, l.cur)
+	}
 	l.changes = append(l.changes, c)
+	l.cur.add(prev, -1)
+	l.cur.add(s, 1)
 	switch i := keys[id].bad; {
 	case s != fine && i >= 0:
 		l.bad[i] = c
@@ -125,11 +159,11 @@ func (l *truthLog) at(n int32) Truth {
 		}
 		c := entry(int(uint32(o)))
 		key := l.keys[c.id]
-		switch c.status {
+		switch c.status() {
 		case missing:
 			tr.Missing = append(tr.Missing, key)
 		case duplicated:
-			tr.Duplicated[key] = int(c.count)
+			tr.Duplicated[key] = int(c.count())
 		case stale:
 			tr.Stale = append(tr.Stale, key)
 		}
@@ -137,4 +171,43 @@ func (l *truthLog) at(n int32) Truth {
 	mvcc.SortKeys(tr.Missing)
 	mvcc.SortKeys(tr.Stale)
 	return tr
+}
+
+// changesBy is how many changes were made by step n: they are in step order.
+func (l *truthLog) changesBy(n int32) int {
+	i, _ := slices.BinarySearchFunc(l.changes, n, func(c truthChange, n int32) int {
+		if c.step <= n {
+			return -1
+		}
+		return 1
+	})
+	return i
+}
+
+// countsAt returns the counts after step n: the checkpoint before the last
+// change by then, moved by the changes since.
+func (l *truthLog) countsAt(n int32) Counts {
+	j := l.changesBy(n)
+	if j == len(l.changes) {
+		return l.cur
+	}
+	k := j / countsEvery
+	c := l.counts[k]
+	for _, x := range l.changes[k*countsEvery : j] {
+		c.add(x.prev(), -1)
+		c.add(x.status(), 1)
+	}
+	return c
+}
+
+// add moves the count of keys in status s by d; fine keys are not counted.
+func (c *Counts) add(s status, d int32) {
+	switch s {
+	case missing:
+		c.Missing += d
+	case duplicated:
+		c.Duplicated += d
+	case stale:
+		c.Stale += d
+	}
 }

@@ -156,11 +156,10 @@ type World struct {
 	seq       uint64
 	now       vtime.Time
 	hint      sizeHint
-	actors    map[string]int32 // index of each actor name in trace.actors
-	keyIDs    map[string]int32 // every key's dense id, by its truth key
-	rowIDs    map[rowOf]int32  // the ids of source rows whose key another source wrote first (see RowID)
-	keys      []keyState       // the truth about each key, by id
-	counts    Counts
+	actors    map[string]int32        // index of each actor name in trace.actors
+	keyIDs    map[string]int32        // every key's dense id, by its truth key
+	rowIDs    map[rowOf]int32         // the ids of source rows whose key another source wrote first (see RowID)
+	keys      []keyState              // the truth about each key, by id
 	domains   []Domain                // the worlds composed, as Build was given them
 	parts     []Part                  // the composed worlds' parts, in the order of their Domains
 	owner     map[string]int          // the part that reads each world command, by command
@@ -263,7 +262,6 @@ func (w *World) Run() *Trace {
 	// may ask to allocate.
 	w.hint.clamp(w.budget.limit)
 	t.Events = slices.Grow(t.Events, max(0, w.hint.events-len(t.Events)))
-	t.Counts = slices.Grow(t.Counts, max(0, w.hint.events+1-len(t.Counts)))
 	t.Versions = slices.Grow(t.Versions, max(0, w.hint.versions-len(t.Versions)))
 	sized := 0
 	if keys := min(w.hint.keys, w.hint.versions); len(w.keyIDs) == 0 && keys > 64 {
@@ -308,7 +306,6 @@ func (w *World) emit(actor string, kind Kind, run int, format string, args ...an
 	t.Events = append(t.Events, Event{
 		At: w.now, Kind: kind, Run: int32(run), a: a, b: int32(len(t.texts) - 1),
 	})
-	t.Counts = append(t.Counts, w.counts)
 }
 
 // step is the number the next emitted event will get.
@@ -422,21 +419,8 @@ func (w *World) settle(target *sink.Table, id int32) {
 	if next == ks.status && (next != duplicated || c == ks.shown) {
 		return
 	}
-	w.adjust(ks.status, -1)
-	w.adjust(next, 1)
+	w.trace.truth.record(w.step(), id, ks.status, next, c, w.keys)
 	ks.status, ks.shown = next, c
-	w.trace.truth.record(w.step(), id, next, c, w.keys)
-}
-
-func (w *World) adjust(s status, d int32) {
-	switch s {
-	case missing:
-		w.counts.Missing += d
-	case duplicated:
-		w.counts.Duplicated += d
-	case stale:
-		w.counts.Stale += d
-	}
 }
 
 // CheckConfig returns the trace's check configuration.

@@ -129,9 +129,9 @@ func Text(w io.Writer, t *engine.Trace) error {
 	stepW := len(fmt.Sprint(len(t.Events)))
 	fmt.Fprintf(&b, "  %*s  %-8s  %-*s  %s\n", stepW, "#", "time", actorW, "actor", "what happened")
 	for i, e := range t.Events {
-		c := t.Counts[i+1]
+		c := t.CountsAt(i + 1)
 		flag := ""
-		if c != t.Counts[i] {
+		if c != t.CountsAt(i) {
 			flag = fmt.Sprintf("   [truth: %d not in target, %d duplicated, %d stale]", c.Missing, c.Duplicated, c.Stale)
 		}
 		fmt.Fprintf(&b, "  %*d  %-8s  %-*s  %s%s\n", stepW, i+1, e.At, actorW, t.Actor(&t.Events[i]), t.Narration(&t.Events[i]), flag)

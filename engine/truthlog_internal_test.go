@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestTruthLogCountsAtEveryStep logs thousands of random changes of a few
+// hundred keys, several per step and some steps with none, and compares the
+// counts the log rebuilds from its checkpoints at every step with counts
+// kept by hand as the changes were made.
+func TestTruthLogCountsAtEveryStep(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	const nkeys, steps = 300, 4000
+	keys := make([]keyState, nkeys)
+	var l truthLog
+	for i := range keys {
+		keys[i].bad = -1
+		l.name(int32(i), "k")
+	}
+	var want []Counts // want[n]: counts after step n
+	var c Counts
+	want = append(want, c)
+	for step := 1; step <= steps; step++ {
+		for range r.IntN(4) {
+			id := int32(r.IntN(nkeys))
+			next := status(r.IntN(4))
+			prev := keys[id].status
+			count := int32(r.IntN(3))
+			l.record(step, id, prev, next, count, keys)
+			keys[id].status = next
+			c.add(prev, -1)
+			c.add(next, 1)
+		}
+		want = append(want, c)
+	}
+	require.Greater(t, len(l.changes), 10*countsEvery, "the log spans many checkpoints")
+	for n := 0; n <= steps; n++ {
+		require.Equal(t, want[n], l.countsAt(int32(n)), "step %d", n)
+	}
+	require.Equal(t, c, l.countsAt(steps+5), "after the last change")
+}
+
+// TestTruthChangePacksItsFields keeps a change's status, previous status
+// and count apart, up to the largest count it holds, and refuses a larger.
+func TestTruthChangePacksItsFields(t *testing.T) {
+	for _, count := range []int32{0, 1, 2, 1000, maxTruthCount} {
+		for prev := fine; prev <= stale; prev++ {
+			for s := fine; s <= stale; s++ {
+				c := truthChange{word: pack(prev, s, count)}
+				require.Equal(t, s, c.status())
+				require.Equal(t, prev, c.prev())
+				require.Equal(t, count, c.count())
+			}
+		}
+	}
+	require.Panics(t, func() { pack(fine, duplicated, maxTruthCount+1) })
+}
