@@ -206,7 +206,7 @@ func (l *world) traffic(c scenario.Command) error {
 		// enough. A few records over a vast key range go by name instead.
 		p.maxNumbered = max(p.maxNumbered, keys)
 	}
-	p.topic.Reserve(n)
+	p.topic.ReserveKeyed(n, keys)
 	i := 0
 	var next func()
 	next = func() {
