@@ -134,7 +134,7 @@ func TestPropertyLogCommitAfterMerge(t *testing.T) {
 		tr := runLogGen(t, g, seed)
 		target := map[string]int{}
 		for _, row := range tr.TargetAt("fct", tr.Steps()) {
-			target[tr.RowKey(&row)] = max(target[tr.RowKey(&row)], row.Seq)
+			target[tr.RowKey(&row)] = max(target[tr.RowKey(&row)], int(row.Seq))
 		}
 		h := logs.Of(tr).Topics[0]
 		for _, part := range h.Parts {

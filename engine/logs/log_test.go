@@ -512,7 +512,7 @@ poll billing c1 at=10:00:10
 	require.Len(t, rows, 2)
 	for _, r := range rows {
 		if tr.RowKey(&r) == "1" {
-			assert.Equal(t, 5, r.Seq, "the merge keeps the newest version, the one sent last")
+			assert.EqualValues(t, 5, r.Seq, "the merge keeps the newest version, the one sent last")
 		}
 	}
 	truth := tr.Final()

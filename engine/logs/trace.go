@@ -243,7 +243,7 @@ func (l *Trace) view(n int) *check.LogView {
 		}
 		for _, r := range h.Rows {
 			if int(r.AddedStep) <= n {
-				all = append(all, arrival{r.AddedStep, check.Applied{Key: t.RowKey(&r), Version: r.Seq}})
+				all = append(all, arrival{r.AddedStep, check.Applied{Key: t.RowKey(&r), Version: int(r.Seq)}})
 			}
 		}
 	}

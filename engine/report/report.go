@@ -102,7 +102,7 @@ func Build(t *engine.Trace) Report {
 	}
 	for _, h := range t.Targets {
 		for _, row := range t.TargetAt(h.Name, t.Steps()) {
-			r.Target = append(r.Target, TargetRow{Table: h.Name, Key: t.RowKey(&row), UpdatedAt: row.UpdatedAt.String(), Version: row.Seq})
+			r.Target = append(r.Target, TargetRow{Table: h.Name, Key: t.RowKey(&row), UpdatedAt: row.UpdatedAt.String(), Version: int(row.Seq)})
 		}
 	}
 	return r

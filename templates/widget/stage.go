@@ -506,7 +506,7 @@ func targetPanel(b *builder, t *engine.Trace, s State, truth engine.Truth, views
 				}
 				b.close("th")
 				b.el("td", r.UpdatedAt.String())
-				b.el("td", "v"+itoa(r.Seq))
+				b.el("td", "v"+itoa(int(r.Seq)))
 				b.el("td", t.Events[r.AddedStep-1].At.String())
 				if i > 0 && note != "" {
 					note = "another copy"
@@ -644,7 +644,7 @@ func comparePanel(b *builder, f *engine.Trace, s State) {
 		seen := map[string][]int{}
 		for _, h := range tr.Targets {
 			for _, r := range tr.TargetAt(h.Name, step) {
-				seen[tr.RowKey(&r)] = append(seen[tr.RowKey(&r)], r.Seq)
+				seen[tr.RowKey(&r)] = append(seen[tr.RowKey(&r)], int(r.Seq))
 			}
 		}
 		m := make(map[string]copies, len(seen))
