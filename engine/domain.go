@@ -274,10 +274,10 @@ func (w *World) Then(fn func()) {
 
 // NextAt is the time of the earliest queued action, and false when none is queued.
 func (w *World) NextAt() (vtime.Time, bool) {
-	if len(w.q) == 0 {
+	if w.q.len() == 0 {
 		return 0, false
 	}
-	return w.q[0].at, true
+	return w.q.first().at, true
 }
 
 // NextStep is the number the next emitted event will get.

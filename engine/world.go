@@ -67,11 +67,62 @@ func (f funcAction) Act() { f() }
 // Invariant: q[i] is not after q[2i+1] or q[2i+2].
 type queue []scheduled
 
-func (q queue) before(i, j int) bool {
-	if q[i].at != q[j].at {
-		return q[i].at < q[j].at
+func (q queue) before(i, j int) bool { return q[i].before(q[j]) }
+
+// before reports whether s runs before t.
+func (s scheduled) before(t scheduled) bool {
+	if s.at != t.at {
+		return s.at < t.at
 	}
-	return q[i].seq < q[j].seq
+	return s.seq < t.seq
+}
+
+// plan is the event queue of a running world: what was queued while the
+// world was built, sorted once when it starts, and a heap of what is queued
+// while it runs. A scenario queues much of its schedule up front (every
+// phase of a thousand extractor runs) and the rest as it goes, a few events
+// ahead (a workload's next transaction); taking the planned events in order
+// and keeping only the others in the heap keeps every push and pop on a
+// heap of tens of entries rather than thousands.
+//
+// Invariant: planned[next:] is sorted by (at, seq).
+type plan struct {
+	planned []scheduled
+	next    int
+	q       queue
+}
+
+// start sorts what was queued so far into the planned events.
+func (p *plan) start() {
+	p.planned = make([]scheduled, 0, len(p.q))
+	for len(p.q) > 0 {
+		p.planned = append(p.planned, p.q.pop())
+	}
+	p.next = 0
+}
+
+// len is how many events are queued.
+func (p *plan) len() int { return len(p.planned) - p.next + len(p.q) }
+
+// first is the earliest queued event; the plan must not be empty.
+func (p *plan) first() scheduled {
+	if p.next < len(p.planned) && (len(p.q) == 0 || p.planned[p.next].before(p.q[0])) {
+		return p.planned[p.next]
+	}
+	return p.q[0]
+}
+
+// pop removes and returns the earliest queued event; the plan must not be
+// empty.
+func (p *plan) pop() scheduled {
+	if p.next < len(p.planned) && (len(p.q) == 0 || p.planned[p.next].before(p.q[0])) {
+		s := p.planned[p.next]
+		if p.next++; p.next == len(p.planned) {
+			p.planned, p.next = nil, 0
+		}
+		return s
+	}
+	return p.q.pop()
 }
 
 func (q *queue) push(e scheduled) {
@@ -152,7 +203,8 @@ type World struct {
 	rng       *rand.Rand
 	clocks    map[string]*Clock
 	targets   map[string]*sink.Table
-	q         queue
+	q         plan
+	started   bool // the first step has run, and q's planned events are sorted
 	seq       uint64
 	now       vtime.Time
 	hint      sizeHint
@@ -191,7 +243,7 @@ func (w *World) schedule(at vtime.Time, fn func()) {
 	w.charge(1)
 	w.seq++
 	w.hint.events++
-	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(funcAction(fn))})
+	w.q.q.push(scheduled{at: at, seq: w.seq, slot: w.park(funcAction(fn))})
 }
 
 // scheduleAction queues a at true time at, after everything already queued for that instant.
@@ -199,13 +251,13 @@ func (w *World) scheduleAction(at vtime.Time, a Action) {
 	w.charge(1)
 	w.seq++
 	w.hint.events++
-	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(a)})
+	w.q.q.push(scheduled{at: at, seq: w.seq, slot: w.park(a)})
 }
 
 // Done reports whether no event is left (the worlds have drained), or the
 // world stopped (see Err).
 func (w *World) Done() bool {
-	return len(w.q) == 0 && len(w.soon) == 0 && w.drained || w.budget.over
+	return w.q.len() == 0 && len(w.soon) == 0 && w.drained || w.budget.over
 }
 
 // Step runs the next event and reports whether there was one. It reports
@@ -215,13 +267,17 @@ func (w *World) Step() bool {
 	if w.budget.over {
 		return false
 	}
+	if !w.started {
+		w.started = true
+		w.q.start()
+	}
 	if len(w.soon) > 0 {
 		fn := w.soon[0]
 		w.soon = w.soon[1:]
 		fn()
 		return true
 	}
-	if len(w.q) == 0 {
+	if w.q.len() == 0 {
 		if w.drained {
 			return false
 		}
