@@ -67,9 +67,17 @@ type truthLog struct {
 	changes []truthChange
 	snaps   []truthSnap
 	bad     []truthChange
-	keys    []string // each key's name, by id
-	cur     Counts
-	counts  []Counts
+	keys    []string    // each key's name, by id
+	cur     statusCount // after the last change
+	counts  []statusCount
+}
+
+// statusCount is how many keys are in each status.
+type statusCount [4]int32
+
+// Counts are the counts of the statuses that are not fine.
+func (c *statusCount) Counts() Counts {
+	return Counts{Missing: c[missing], Duplicated: c[duplicated], Stale: c[stale]}
 }
 
 // name names the key with id. Ids are dense and given in order, so this
@@ -86,12 +94,12 @@ func (l *truthLog) name(id int32, key string) {
 // is the world's state of every key, whose bad fields record keeps current.
 func (l *truthLog) record(step int, id int32, prev, s status, count int32, keys []keyState) {
 	c := truthChange{step: int32(step), id: id, word: pack(prev, s, count)}
-	if len(l.changes)%countsEvery == 0 {
+	if uint(len(l.changes))%countsEvery == 0 {
 		l.counts = append(l.counts, l.cur)
 	}
 	l.changes = append(l.changes, c)
-	l.cur.add(prev, -1)
-	l.cur.add(s, 1)
+	l.cur[prev]--
+	l.cur[s]++
 	switch i := keys[id].bad; {
 	case s != fine && i >= 0:
 		l.bad[i] = c
@@ -189,25 +197,13 @@ func (l *truthLog) changesBy(n int32) int {
 func (l *truthLog) countsAt(n int32) Counts {
 	j := l.changesBy(n)
 	if j == len(l.changes) {
-		return l.cur
+		return l.cur.Counts()
 	}
 	k := j / countsEvery
 	c := l.counts[k]
 	for _, x := range l.changes[k*countsEvery : j] {
-		c.add(x.prev(), -1)
-		c.add(x.status(), 1)
+		c[x.prev()]--
+		c[x.status()]++
 	}
-	return c
-}
-
-// add moves the count of keys in status s by d; fine keys are not counted.
-func (c *Counts) add(s status, d int32) {
-	switch s {
-	case missing:
-		c.Missing += d
-	case duplicated:
-		c.Duplicated += d
-	case stale:
-		c.Stale += d
-	}
+	return c.Counts()
 }

@@ -21,8 +21,8 @@ func TestTruthLogCountsAtEveryStep(t *testing.T) {
 		l.name(int32(i), "k")
 	}
 	var want []Counts // want[n]: counts after step n
-	var c Counts
-	want = append(want, c)
+	var c statusCount
+	want = append(want, c.Counts())
 	for step := 1; step <= steps; step++ {
 		for range r.IntN(4) {
 			id := int32(r.IntN(nkeys))
@@ -31,16 +31,16 @@ func TestTruthLogCountsAtEveryStep(t *testing.T) {
 			count := int32(r.IntN(3))
 			l.record(step, id, prev, next, count, keys)
 			keys[id].status = next
-			c.add(prev, -1)
-			c.add(next, 1)
+			c[prev]--
+			c[next]++
 		}
-		want = append(want, c)
+		want = append(want, c.Counts())
 	}
 	require.Greater(t, len(l.changes), 10*countsEvery, "the log spans many checkpoints")
 	for n := 0; n <= steps; n++ {
 		require.Equal(t, want[n], l.countsAt(int32(n)), "step %d", n)
 	}
-	require.Equal(t, c, l.countsAt(steps+5), "after the last change")
+	require.Equal(t, c.Counts(), l.countsAt(steps+5), "after the last change")
 }
 
 // TestTruthChangePacksItsFields keeps a change's status, previous status

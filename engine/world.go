@@ -209,7 +209,8 @@ type World struct {
 	now       vtime.Time
 	hint      sizeHint
 	actors    map[string]int32        // index of each actor name in trace.actors
-	keyIDs    map[string]int32        // every key's dense id, by its truth key
+	keyIDs    map[string]int32        // the dense id of every key not in numIDs, by its truth key
+	numIDs    []int32                 // 1 + the dense id of the key spelling the whole number n, at n, while one target or none is declared; 0: not numbered here
 	rowIDs    map[rowOf]int32         // the ids of source rows whose key another source wrote first (see RowID)
 	keys      []keyState              // the truth about each key, by id
 	domains   []Domain                // the worlds composed, as Build was given them
@@ -320,10 +321,10 @@ func (w *World) Run() *Trace {
 	t.Events = slices.Grow(t.Events, max(0, w.hint.events-len(t.Events)))
 	t.Versions = slices.Grow(t.Versions, max(0, w.hint.versions-len(t.Versions)))
 	sized := 0
-	if keys := min(w.hint.keys, w.hint.versions); len(w.keyIDs) == 0 && keys > 64 {
+	if keys := min(w.hint.keys, w.hint.versions); len(w.keys) == 0 && keys > 64 {
 		sized = keys
-		// A map made large once never rehashes.
-		w.keyIDs = make(map[string]int32, keys)
+		// Generated keys are numbers, found by number (see keyID).
+		w.numIDs = make([]int32, 0, keys)
 		w.keys = make([]keyState, 0, keys)
 		t.keyText = slices.Grow(t.keyText, keys)
 		t.truth.keys = slices.Grow(t.truth.keys, keys)
@@ -439,7 +440,28 @@ func (w *World) rowID(k int32, table int16) int32 {
 // keyID returns the dense id of key as target's truth knows it, numbering
 // it on first use. The id travels with the key's rows through the source
 // and the target, so later steps find the key without hashing its text.
+//
+// With one target or none (so that a key's truth name is the key itself),
+// a key that spells a whole number not far past the keys numbered so far
+// (as generated keys are) is found by its number in numIDs rather than by
+// hashing its text; keyIDs holds the others, and any key numbered there
+// before numIDs reached it.
 func (w *World) keyID(target *sink.Table, key string) int32 {
+	if len(w.targets) <= 1 {
+		if n := keyNumber(key); n >= 0 && n <= 2*len(w.keys)+4096 {
+			if n >= len(w.numIDs) {
+				w.numIDs = append(w.numIDs, make([]int32, n+1-len(w.numIDs))...)
+			} else if id := w.numIDs[n]; id > 0 {
+				return id - 1
+			}
+			id, ok := w.keyIDs[key]
+			if !ok {
+				id = w.newKey(key, key)
+			}
+			w.numIDs[n] = id + 1
+			return id
+		}
+	}
 	tk := key
 	if len(w.targets) > 1 && target != nil {
 		tk = target.Name + ":" + key
@@ -447,13 +469,37 @@ func (w *World) keyID(target *sink.Table, key string) int32 {
 	if id, ok := w.keyIDs[tk]; ok {
 		return id
 	}
+	id := w.newKey(key, tk)
+	w.keyIDs[tk] = id
+	return id
+}
+
+// newKey numbers key, whose truth name is tk.
+func (w *World) newKey(key, tk string) int32 {
 	w.charge(1)
 	id := int32(len(w.keys))
 	w.keys = append(w.keys, keyState{key: key, bad: -1, table: -1})
 	w.trace.keyText = append(w.trace.keyText, key)
 	w.trace.truth.name(id, tk)
-	w.keyIDs[tk] = id
 	return id
+}
+
+// keyNumber returns n when key is the decimal spelling of the whole number
+// n, with no sign and no leading zero ("0" is 0), of at most nine digits;
+// else -1.
+func keyNumber(key string) int {
+	if len(key) == 0 || len(key) > 9 || key[0] == '0' && len(key) > 1 {
+		return -1
+	}
+	n := 0
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
 
 // settle recomputes the status of the key with id and moves the truth counters.
