@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -140,7 +141,7 @@ func (w *World) ReserveGenerated(prefix, owner string, n int) (clash string, ok 
 	for name := range w.names {
 		names = append(names, name)
 	}
-	slices.Sort(names)
+	sorted.Sort(names)
 	for _, name := range names {
 		if isGenerated(name, prefix, n) {
 			return name, true

@@ -8,6 +8,7 @@ import (
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -213,7 +214,7 @@ func (t *Trace) LiveAt(n int) []VersionRecord {
 	}
 	// The same key can be a row of two tables that reach different targets:
 	// its ids then differ, and order them.
-	slices.SortFunc(out, func(a, b VersionRecord) int {
+	sorted.Func(out, func(a, b VersionRecord) int {
 		return cmp.Or(mvcc.CompareKeys(t.keyText[a.KeyID], t.keyText[b.KeyID]), cmp.Compare(a.KeyID, b.KeyID))
 	})
 	return out

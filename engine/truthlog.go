@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/sorted"
 )
 
 // truthEvery is the fewest truth changes between two snapshots. A snapshot
@@ -153,19 +154,16 @@ func (l *truthLog) at(n int32) Truth {
 		}
 		return replay[pos-len(base)]
 	}
-	// Position order is time order (the snapshot first), so after sorting
-	// the last pair of each key id is its latest change.
-	order := make([]uint64, len(base)+len(replay))
-	for pos := range order {
-		order[pos] = uint64(entry(pos).id)<<32 | uint64(pos)
-	}
-	slices.Sort(order)
+	// Position order is time order (the snapshot first), and sorting by key
+	// id keeps it among a key's changes, so the last of each key id is its
+	// latest change.
+	order := sorted.Positions(len(base)+len(replay), func(i, j int32) int { return int(entry(int(i)).id) - int(entry(int(j)).id) })
 	tr := Truth{Missing: []string{}, Duplicated: map[string]int{}, Stale: []string{}}
-	for k, o := range order {
-		if k+1 < len(order) && order[k+1]>>32 == o>>32 {
+	for k, pos := range order {
+		if k+1 < len(order) && entry(int(order[k+1])).id == entry(int(pos)).id {
 			continue // a later change of the same key follows
 		}
-		c := entry(int(uint32(o)))
+		c := entry(int(pos))
 		key := l.keys[c.id]
 		switch c.status() {
 		case missing:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine/group"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -491,7 +492,7 @@ func (l *world) producerNames() []string {
 	for n := range l.producers {
 		names = append(names, n)
 	}
-	slices.Sort(names)
+	sorted.Sort(names)
 	return names
 }
 

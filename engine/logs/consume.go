@@ -9,6 +9,7 @@ import (
 	"github.com/tidemark/tidemark/engine/group"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -157,7 +158,7 @@ func (g *groupState) busy() []string {
 			out = append(out, name)
 		}
 	}
-	slices.Sort(out)
+	sorted.Sort(out)
 	return out
 }
 
@@ -260,7 +261,7 @@ func (l *world) rejoin(g *groupState, m *member) {
 func (l *world) rebalance(g *groupState, why string) {
 	a := g.g.Rebalance()
 	var parts []string
-	for _, m := range slices.Sorted(mapsKeys(g.members)) {
+	for _, m := range sorted.Keys(g.members) {
 		mem := g.members[m]
 		mem.gen = g.g.Generation
 		mem.pos.clear()
@@ -279,16 +280,6 @@ func (l *world) rebalance(g *groupState, why string) {
 	}
 	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: generation %d (%s assignment) — %s; every member resumes from the committed offsets, and anything read but not committed will be read again.",
 		why, g.g.Generation, g.g.Strategy, strings.Join(parts, "; "))
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // pollPlan is a poll line.
@@ -801,7 +792,7 @@ func (l *world) resnapshot(g *groupState) {
 			in = append(in, x)
 		}
 	}
-	slices.SortFunc(in, func(a, b sink.In) int { return compareKeyStrings(a.Key, b.Key) })
+	sorted.Func(in, func(a, b sink.In) int { return compareKeyStrings(a.Key, b.Key) })
 	if g.target != nil {
 		l.deliver(g.target, in)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/group"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
 )
 
@@ -247,7 +248,7 @@ func (l *Trace) view(n int) *check.LogView {
 			}
 		}
 	}
-	slices.SortStableFunc(all, func(a, b arrival) int { return int(a.step - b.step) })
+	sorted.Func(all, func(a, b arrival) int { return int(a.step - b.step) })
 	for _, x := range all {
 		v.Applied = append(v.Applied, x.a)
 	}

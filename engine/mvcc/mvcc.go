@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -507,7 +508,7 @@ func (t *Table) Len() int { return len(t.byStamp) }
 
 // SortVersions orders versions by key, numerically when both keys are numbers.
 func SortVersions(vs []*Version) {
-	slices.SortFunc(vs, func(a, b *Version) int { return CompareKeys(a.Key, b.Key) })
+	sorted.Func(vs, func(a, b *Version) int { return CompareKeys(a.Key, b.Key) })
 }
 
 // ParsedKey is a business key with its number read once, for sorting or
@@ -544,9 +545,8 @@ func SortKeys(keys []string) {
 	for i, k := range keys {
 		ps[i] = ParseKey(k)
 	}
-	slices.SortFunc(ps, ParsedKey.Compare)
-	for i, p := range ps {
-		keys[i] = p.S
+	for i, p := range sorted.Positions(len(ps), func(i, j int32) int { return ps[i].Compare(ps[j]) }) {
+		keys[i] = ps[p].S
 	}
 }
 
