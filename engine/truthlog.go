@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/tidemark/tidemark/engine/mvcc"
-	"github.com/tidemark/tidemark/engine/sorted"
 )
 
 // truthEvery is the fewest truth changes between two snapshots. A snapshot
@@ -157,13 +156,17 @@ func (l *truthLog) at(n int32) Truth {
 	// Position order is time order (the snapshot first), and sorting by key
 	// id keeps it among a key's changes, so the last of each key id is its
 	// latest change.
-	order := sorted.Positions(len(base)+len(replay), func(i, j int32) int { return int(entry(int(i)).id) - int(entry(int(j)).id) })
+	order := make([]uint64, len(base)+len(replay))
+	for pos := range order {
+		order[pos] = uint64(entry(pos).id)<<32 | uint64(pos)
+	}
+	order = sortByID(order)
 	tr := Truth{Missing: []string{}, Duplicated: map[string]int{}, Stale: []string{}}
-	for k, pos := range order {
-		if k+1 < len(order) && entry(int(order[k+1])).id == entry(int(pos)).id {
+	for k, o := range order {
+		if k+1 < len(order) && order[k+1]>>32 == o>>32 {
 			continue // a later change of the same key follows
 		}
-		c := entry(int(pos))
+		c := entry(int(uint32(o)))
 		key := l.keys[c.id]
 		switch c.status() {
 		case missing:
@@ -204,4 +207,34 @@ func (l *truthLog) countsAt(n int32) Counts {
 		c[x.status()]++
 	}
 	return c.Counts()
+}
+
+// sortByID orders (id<<32 | position) pairs by id, keeping the order of
+// pairs with equal ids, and returns them (in a at, or in a slice of its
+// own). It is a radix sort, a byte of the id at a time and only as many
+// bytes as the largest id has: a rebuild of the truth sorts a few thousand
+// pairs, which this does in a few passes over them rather than with the
+// comparisons of a general sort.
+func sortByID(a []uint64) []uint64 {
+	var top uint64
+	for _, x := range a {
+		top = max(top, x>>32)
+	}
+	tmp := make([]uint64, len(a))
+	for shift := 32; shift < 64 && top>>(shift-32) > 0; shift += 8 {
+		var count [257]int
+		for _, x := range a {
+			count[(x>>shift)&0xff+1]++
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for _, x := range a {
+			b := (x >> shift) & 0xff
+			tmp[count[b]] = x
+			count[b]++
+		}
+		a, tmp = tmp, a
+	}
+	return a
 }

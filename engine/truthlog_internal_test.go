@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -57,4 +59,21 @@ func TestTruthChangePacksItsFields(t *testing.T) {
 		}
 	}
 	require.Panics(t, func() { pack(fine, duplicated, maxTruthCount+1) })
+}
+
+// TestSortByIDIsAStableSortByID sorts random (id, position) pairs, with ids
+// of one to four bytes and many repeats, as a stable sort by id would.
+func TestSortByIDIsAStableSortByID(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, top := range []int64{1, 200, 70_000, 1 << 31} {
+		for n := range 300 {
+			a := make([]uint64, n)
+			for i := range a {
+				a[i] = uint64(r.Int64N(top))<<32 | uint64(i)
+			}
+			want := slices.Clone(a)
+			slices.SortStableFunc(want, func(x, y uint64) int { return cmp.Compare(x>>32, y>>32) })
+			require.Equal(t, want, sortByID(a), "top %d, n %d", top, n)
+		}
+	}
 }
