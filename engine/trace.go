@@ -245,7 +245,7 @@ func (t *Trace) routeOf(table string) string {
 // interval of changes, so it costs the size of the truth, not of the trace.
 // A key is reported once: duplicated takes precedence over stale.
 func (t *Trace) TruthAt(n int) Truth {
-	return t.truth.at(int32(t.clampStep(n)))
+	return t.truth.at(int32(t.clampStep(n)), t.keyText)
 }
 
 // Final is the truth after the last step.

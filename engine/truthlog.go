@@ -67,9 +67,13 @@ type truthLog struct {
 	changes []truthChange
 	snaps   []truthSnap
 	bad     []truthChange
-	keys    []string    // each key's name, by id
-	cur     statusCount // after the last change
-	counts  []statusCount
+	// names is each key's name, by id, once some key's name is not its
+	// text (as with several targets, where a name is target:key); nil
+	// while every name is the key's text, which the trace keeps already,
+	// so one target costs no second string per key.
+	names  []string
+	cur    statusCount // after the last change
+	counts []statusCount
 }
 
 // statusCount is how many keys are in each status.
@@ -80,13 +84,31 @@ func (c *statusCount) Counts() Counts {
 	return Counts{Missing: c[missing], Duplicated: c[duplicated], Stale: c[stale]}
 }
 
-// name names the key with id. Ids are dense and given in order, so this
-// appends; a gap would be left unnamed rather than stop the run.
-func (l *truthLog) name(id int32, key string) {
-	for int(id) >= len(l.keys) {
-		l.keys = append(l.keys, "")
+// name names the key with id, whose text is text[id]. Ids are dense and
+// given in order, so this appends; a gap would be left unnamed rather than
+// stop the run.
+func (l *truthLog) name(id int32, name string, text []string) {
+	if l.names == nil {
+		if int(id) < len(text) && text[id] == name {
+			return
+		}
+		// The first name that is not its key's text: every key before it
+		// is named by its text.
+		l.names = make([]string, min(int(id), len(text)), max(cap(text), int(id)+1))
+		copy(l.names, text)
 	}
-	l.keys[id] = key
+	for int(id) >= len(l.names) {
+		l.names = append(l.names, "")
+	}
+	l.names[id] = name
+}
+
+// nameOf returns the name of the key with id, whose text is text[id].
+func (l *truthLog) nameOf(id int32, text []string) string {
+	if l.names == nil {
+		return text[id]
+	}
+	return l.names[id]
 }
 
 // record logs that the key with id (a dense number the world gives each
@@ -123,11 +145,11 @@ func (l *truthLog) record(step int, id int32, prev, s status, count int32, keys 
 	}
 }
 
-// at rebuilds the truth after step n: the snapshot before it, then the
+// at rebuilds the truth after step n, naming keys whose texts are text: the snapshot before it, then the
 // changes since, the latest change of each key winning. Rather than a map by
 // key, it sorts one array of (key id, position) pairs, so a rebuild costs one
 // small allocation besides the answer.
-func (l *truthLog) at(n int32) Truth {
+func (l *truthLog) at(n int32, text []string) Truth {
 	var base []truthChange
 	from := 0
 	i, _ := slices.BinarySearchFunc(l.snaps, n, func(s truthSnap, n int32) int {
@@ -167,7 +189,7 @@ func (l *truthLog) at(n int32) Truth {
 			continue // a later change of the same key follows
 		}
 		c := entry(int(uint32(o)))
-		key := l.keys[c.id]
+		key := l.nameOf(c.id, text)
 		switch c.status() {
 		case missing:
 			tr.Missing = append(tr.Missing, key)

@@ -20,7 +20,7 @@ func TestTruthLogCountsAtEveryStep(t *testing.T) {
 	var l truthLog
 	for i := range keys {
 		keys[i].bad = -1
-		l.name(int32(i), "k")
+		l.name(int32(i), "k", nil)
 	}
 	var want []Counts // want[n]: counts after step n
 	var c statusCount
@@ -75,5 +75,27 @@ func TestSortByIDIsAStableSortByID(t *testing.T) {
 			slices.SortStableFunc(want, func(x, y uint64) int { return cmp.Compare(x>>32, y>>32) })
 			require.Equal(t, want, sortByID(a), "top %d, n %d", top, n)
 		}
+	}
+}
+
+// TestTruthLogNamesKeysByTheirTextUntilOneDiffers names keys by their text,
+// keeping no names of its own, and, from the first key whose name is not its
+// text, keeps every name: those before it are their texts.
+func TestTruthLogNamesKeysByTheirTextUntilOneDiffers(t *testing.T) {
+	var l truthLog
+	var text []string
+	add := func(key, name string) {
+		text = append(text, key)
+		l.name(int32(len(text)-1), name, text)
+	}
+	add("1", "1")
+	add("2", "2")
+	require.Nil(t, l.names, "every name is its key's text")
+	add("3", "fct:3")
+	add("4", "4")
+	add("3", l.nameOf(2, text))
+	require.Len(t, l.names, 5)
+	for id, want := range []string{"1", "2", "fct:3", "4", "fct:3"} {
+		require.Equal(t, want, l.nameOf(int32(id), text), "key id %d", id)
 	}
 }

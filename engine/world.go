@@ -327,7 +327,6 @@ func (w *World) Run() *Trace {
 		w.numIDs = make([]int32, 0, keys)
 		w.keys = make([]keyState, 0, keys)
 		t.keyText = slices.Grow(t.keyText, keys)
-		t.truth.keys = slices.Grow(t.truth.keys, keys)
 		for _, tg := range w.targets {
 			tg.Reserve(keys)
 		}
@@ -432,7 +431,7 @@ func (w *World) rowID(k int32, table int16) int32 {
 	id := int32(len(w.keys))
 	w.keys = append(w.keys, keyState{key: ks.key, bad: -1, table: table})
 	w.trace.keyText = append(w.trace.keyText, ks.key)
-	w.trace.truth.name(id, w.trace.truth.keys[k])
+	w.trace.truth.name(id, w.trace.truth.nameOf(k, w.trace.keyText), w.trace.keyText)
 	w.rowIDs[rowOf{k, table}] = id
 	return id
 }
@@ -480,7 +479,7 @@ func (w *World) newKey(key, tk string) int32 {
 	id := int32(len(w.keys))
 	w.keys = append(w.keys, keyState{key: key, bad: -1, table: -1})
 	w.trace.keyText = append(w.trace.keyText, key)
-	w.trace.truth.name(id, tk)
+	w.trace.truth.name(id, tk, w.trace.keyText)
 	return id
 }
 
