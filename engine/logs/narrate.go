@@ -40,6 +40,10 @@ func (l *Trace) Narration(e *engine.Event) string {
 	t := l.t
 	if h, r, part, ok := l.sent(e); ok {
 		_, off := e.Ref()
+		if l.pinned(h.Producer(r)) {
+			return prose.F("%s sends %s (event %s) to %s-%d, the partition it is pinned to; the broker appends it at offset %d.",
+				h.Producer(r), keyPhrase(t, h.Producer(r), h.Key(r)), h.ID(r), h.Name, part, off)
+		}
 		return prose.F("%s sends %s (event %s) to %s-%d, where murmur2 of key %s places it; the broker appends it at offset %d.",
 			h.Producer(r), keyPhrase(t, h.Producer(r), h.Key(r)), h.ID(r), h.Name, part, h.Key(r), off)
 	}
@@ -85,6 +89,16 @@ func (l *Trace) Narration(e *engine.Event) string {
 			return prose.F("%s commits %s %s: the next offset to read.", g.Members[cs[0].Member], strings.Join(ok, ", "), "after writing the batch")
 		}
 	}
+}
+
+// pinned reports whether the producer named name sends to one partition.
+func (l *Trace) pinned(name string) bool {
+	for _, p := range l.Producers {
+		if p.Name == name {
+			return p.Partition >= 0
+		}
+	}
+	return false
 }
 
 // readKeys lists the keys of the records one read range fetched, as the

@@ -88,14 +88,15 @@ const Live = math.MaxInt32
 // index; Topic.Key, Topic.Producer and Topic.ID spell them. Its offset is
 // its index in the partition's Records, and the producer id and sequence
 // number the broker deduplicates by are the partition's to remember (see
-// Append), not the record's: a record is 64 bytes.
+// Append), not the record's: a record is 72 bytes.
 //
 // Invariant: Step < Deleted; KeyID indexes *Keys, ProducerRef indexes Names
 // or is -1, and EventRef is 0 or 1 + an index of IDs.
 type Record struct {
 	Time        vtime.Time // the record's timestamp (the producer's clock, or the commit for change capture)
-	UpdatedAt   vtime.Time // the row's updated_at, for change capture
+	UpdatedAt   vtime.Time // the event time its payload carries: a captured row's updated_at, or when a producer's event happened
 	LSN         int64      // the source commit position, for change capture
+	Amount      int64      // the value its payload carries: a captured row's amount, or a producer's amount=
 	Seq         int32      // the version of the business key it carries (source version, or the producer's intent)
 	Num         int32      // the producer's running number for the event, which names it when it has no event id
 	Intent      int32      // index of the intended event it carries, or -1
