@@ -26,6 +26,7 @@ var Commands = []string{
 	"run", "runs", "jump", "reset",
 	"topic", "cdc", "publish", "crash", "producer", "produce", "traffic",
 	"group", "member", "leave", "poll", "polls", "pause", "add-partitions", "resnapshot",
+	"note",
 }
 
 // txnPlan tracks a transaction's declared times while building, so that the
@@ -128,6 +129,8 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 			err = b.addPartitions(c)
 		case "resnapshot":
 			err = b.resnapshot(c)
+		case "note":
+			err = b.note(c)
 		default:
 			err = errorf(c.Pos, "unknown command %q; expected one of %s", c.Name, strings.Join(Commands, ", "))
 		}
@@ -150,6 +153,39 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 		w.trace.Pipes = append(w.trace.Pipes, w.pipes[name].cfg)
 	}
 	return w, nil
+}
+
+// note reads `note at-step=N "text"`: a line for whoever presents the
+// scenario to a room, shown beside step N in the presenter's notes. It
+// changes nothing in the world; the trace carries it (Trace.Notes).
+func (b *builder) note(c scenario.Command) error {
+	a := newArgs(c, c.Args)
+	step := a.integer("at-step", -1, 0, 1<<30)
+	if _, ok := a.find("at-step"); !ok {
+		a.fail(c.Pos, "note needs at-step=N, the step it is read at (0 is before the first event)")
+	}
+	var text scenario.Arg
+	words := a.positional()
+	switch {
+	case len(words) == 1 && words[0].Quoted && strings.TrimSpace(words[0].Value) != "":
+		text = words[0]
+	case len(words) == 0:
+		a.fail(c.Pos, `note needs its text in double quotes, as in note at-step=3 "Ask the room what the mark holds now"`)
+	default:
+		a.fail(words[0].Pos, `expected one quoted text after note, as in note at-step=3 "Ask the room what the mark holds now"`)
+	}
+	if err := a.done(); err != nil {
+		return err
+	}
+	t := b.w.trace
+	for _, n := range t.Notes {
+		if n.Step == step {
+			return errorf(c.Pos, "step %d already has a note at %s; write one note per step", step, n.Pos)
+		}
+	}
+	t.Notes = append(t.Notes, Note{Step: step, Text: strings.TrimSpace(text.Value), Pos: c.Pos})
+	slices.SortStableFunc(t.Notes, func(x, y Note) int { return x.Step - y.Step })
+	return nil
 }
 
 // declare records a new name, refusing one already used.

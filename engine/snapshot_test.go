@@ -23,7 +23,7 @@ func TestSeekAgreesWithHistories(t *testing.T) {
 			s := tr.Seek(n)
 			assert.Equal(t, n, s.Step)
 			assert.Equal(t, tr.Counts[n], s.Counts, "%s step %d", sc.ID, n)
-			assert.Equal(t, tr.TruthAt(n), s.Truth, "%s step %d", sc.ID, n)
+			assert.Equal(t, tr.TruthAt(n), s.Truth.Truth(), "%s step %d", sc.ID, n)
 			require.Len(t, s.Marks, len(tr.Marks))
 			for i, h := range tr.Marks {
 				p, _ := tr.MarkAt(h, n)

@@ -144,6 +144,23 @@ type VersionRecord struct {
 // by the engine's key id).
 func (t *Trace) RowKey(r *sink.Row) string { return t.keyText[r.KeyID] }
 
+// Key is the text of the key with id, as a target row holds it.
+func (t *Trace) Key(id int32) string { return t.keyText[id] }
+
+// TruthKey names the key with id as the truth does: with its target's name
+// in front ("fct_orders:3") when the scenario has several targets.
+func (t *Trace) TruthKey(id int32) string { return t.truth.keys[id] }
+
+// KeyCount is the number of key ids: every id is below it.
+func (t *Trace) KeyCount() int { return len(t.keyText) }
+
+// KeyOrder lists every key id in the truth's key order (the order TruthAt
+// lists keys in), ranked once when the run ended.
+func (t *Trace) KeyOrder() []int32 {
+	_, order := t.truth.ranks()
+	return order
+}
+
 // VersionKey is the key of v, a version of t.
 func (t *Trace) VersionKey(v *VersionRecord) string { return t.keyText[v.KeyID] }
 
@@ -217,6 +234,7 @@ type Trace struct {
 	Tables   []SourceTable
 	Feeds    []Feed    // tables and producers that reach a target through the log
 	Log      *LogTrace // the partitioned log's history; nil when the scenario has no topic
+	Notes    []Note    // the presenter's notes, by step
 	checks   check.Config
 	noun     map[string]string
 	truth    truthLog
@@ -224,6 +242,24 @@ type Trace struct {
 	tables   []string // the names VersionRecord.TableID indexes
 	actors   []string // names of the actors of non-source events, each once
 	texts    []string // narrations of non-source events, by Event.b
+}
+
+// Note is a line the scenario's author wrote for whoever presents it, to be
+// read at one step (the note command). The engine keeps it and does nothing
+// with it; the widget shows it in the presenter's notes window.
+type Note struct {
+	Step int
+	Text string
+	Pos  scenario.Pos
+}
+
+// NoteAt is the note for step n, or "".
+func (t *Trace) NoteAt(n int) string {
+	i, found := slices.BinarySearchFunc(t.Notes, n, func(x Note, n int) int { return x.Step - n })
+	if !found {
+		return ""
+	}
+	return t.Notes[i].Text
 }
 
 // SourceTable describes a source table in the trace.
@@ -315,7 +351,7 @@ func (t *Trace) targetOf(table string) string {
 // interval of changes, so it costs the size of the truth, not of the trace.
 // A key is reported once: duplicated takes precedence over stale.
 func (t *Trace) TruthAt(n int) Truth {
-	return t.truth.at(int32(t.clampStep(n)))
+	return t.truth.at(int32(t.clampStep(n))).truth()
 }
 
 // Final is the truth after the last step.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/tidemark/tidemark/engine/mvcc"
@@ -21,11 +22,15 @@ type truthChange struct {
 	id     int32 // the key's dense id; truthLog.keys names it
 }
 
-// truthSnap is every key not fine after the change before next, in no order.
+// truthSnap is every key not fine after the change before next. While the
+// run goes on it holds them in no order (bad); when the run ends, finish
+// replaces them by the same keys in key order (sorted, see packTruth), so
+// that a rebuild merges rather than sorts.
 type truthSnap struct {
-	next int   // index of the first change the snapshot does not include
-	step int32 // step of the last change it includes
-	bad  []truthChange
+	next   int   // index of the first change the snapshot does not include
+	step   int32 // step of the last change it includes
+	bad    []truthChange
+	sorted []uint64
 }
 
 // truthLog records every change of a key's truth, with periodic snapshots,
@@ -36,11 +41,15 @@ type truthSnap struct {
 // Invariant: bad holds exactly the keys whose latest change is not fine,
 // and the world's keyState.bad of each key is its index in bad, or -1;
 // snaps[i].next increases, by at least truthEvery and at least len(snaps[i].bad).
+// Once the run has ended (finish), rank and order cover every key and each
+// snapshot is sorted rather than bad.
 type truthLog struct {
 	changes []truthChange
 	snaps   []truthSnap
 	bad     []truthChange
 	keys    []string // each key's name, by id
+	rank    []int32  // each key's place in key order, by id: set by finish
+	order   []int32  // the key ids in key order: set by finish
 }
 
 // name names the key with id. Ids are dense and given in order, so this
@@ -81,12 +90,123 @@ func (l *truthLog) record(step int, id int32, s status, count int32, keys []keyS
 	}
 }
 
+// finish ranks every key once, in key order, and sorts every snapshot by
+// it. The world calls it when its run has ended; a log read before then
+// ranks its keys for that one read (see ranks).
+func (l *truthLog) finish() {
+	if len(l.rank) == len(l.keys) && (len(l.snaps) == 0 || l.snaps[len(l.snaps)-1].bad == nil) {
+		return
+	}
+	l.rank, l.order = rankKeys(l.keys)
+	var tmp []uint64
+	for i := range l.snaps {
+		s := &l.snaps[i]
+		if s.bad == nil {
+			continue
+		}
+		s.sorted, tmp = sortTruth(s.bad, l.rank, tmp)
+		s.sorted = slices.Clip(s.sorted)
+		s.bad = nil
+	}
+}
+
+// rankKeys orders key names as mvcc.CompareKeys does, each parsed once,
+// equal names (there are none) by id. It returns each id's rank and the
+// ids in that order.
+func rankKeys(keys []string) (rank, order []int32) {
+	parsed := make([]mvcc.ParsedKey, len(keys))
+	order = make([]int32, len(keys))
+	for i, k := range keys {
+		parsed[i] = mvcc.ParseKey(k)
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		return cmp.Or(parsed[a].Compare(parsed[b]), cmp.Compare(a, b))
+	})
+	rank = make([]int32, len(keys))
+	for r, id := range order {
+		rank[id] = int32(r)
+	}
+	return rank, order
+}
+
+// ranks returns the key ranks and order: the ones finish made, or, on a
+// run still going, ones made now for the caller alone.
+func (l *truthLog) ranks() (rank, order []int32) {
+	if len(l.rank) == len(l.keys) {
+		return l.rank, l.order
+	}
+	return rankKeys(l.keys)
+}
+
+// A packed truth entry is a key that is not fine, as one number:
+// rank<<32 | status<<30 | count. Sorting packed entries sorts them by key.
+const (
+	packStatusShift = 30
+	packCountMask   = 1<<packStatusShift - 1
+)
+
+func packTruth(rank int32, s status, count int32) uint64 {
+	return uint64(rank)<<32 | uint64(s)<<packStatusShift | uint64(count)&packCountMask
+}
+
+func unpackTruth(p uint64) (rank int32, s status, count int32) {
+	return int32(p >> 32), status(p >> packStatusShift & 3), int32(p & packCountMask)
+}
+
+// sortTruth packs unordered changes (at most one per key) and sorts them by
+// key, reusing tmp as scratch. It returns the sorted entries and the scratch.
+func sortTruth(bad []truthChange, rank []int32, tmp []uint64) (sorted, scratch []uint64) {
+	out := make([]uint64, len(bad))
+	for i, c := range bad {
+		out[i] = packTruth(rank[c.id], c.status, c.count)
+	}
+	return radixByHigh(out, tmp, uint32(len(rank)))
+}
+
+// radixByHigh sorts xs by their high 32 bits, keeping equal ones in order
+// (a least-significant-digit radix sort, 8 bits a pass, as many passes as
+// below bound needs), using tmp as scratch. The result is xs or the
+// scratch; the other is returned as the scratch for a later call. A sort of
+// the whole number would order equal keys by their low bits instead; a
+// radix sort is stable and costs a pass per byte rather than a comparison
+// sort's log n comparisons per entry, which is what keeps a rebuild of tens
+// of thousands of keys under a millisecond.
+func radixByHigh(xs, tmp []uint64, bound uint32) (sorted, scratch []uint64) {
+	if cap(tmp) < len(xs) {
+		tmp = make([]uint64, len(xs))
+	}
+	tmp = tmp[:len(xs)]
+	for shift := uint(32); shift < 64 && bound>>(shift-32) > 0; shift += 8 {
+		var count [256]int
+		for _, x := range xs {
+			count[x>>shift&255]++
+		}
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for _, x := range xs {
+			d := x >> shift & 255
+			tmp[count[d]] = x
+			count[d]++
+		}
+		xs, tmp = tmp, xs
+	}
+	return xs, tmp
+}
+
 // at rebuilds the truth after step n: the snapshot before it, then the
-// changes since, the latest change of each key winning. Rather than a map by
-// key, it sorts one array of (key id, position) pairs, so a rebuild costs one
-// small allocation besides the answer.
-func (l *truthLog) at(n int32) Truth {
-	var base []truthChange
+// changes since, the latest change of each key winning, as packed entries
+// in key order.
+//
+// The snapshot is in key order already (see finish); the changes since it
+// are packed as (rank, position) and radix-sorted, so that the last of each
+// rank is that key's latest change; the two sorted lists are then merged.
+func (l *truthLog) at(n int32) truthView {
+	rank, order := l.ranks()
+	var base []uint64
 	from := 0
 	i, _ := slices.BinarySearchFunc(l.snaps, n, func(s truthSnap, n int32) int {
 		if s.step <= n {
@@ -95,7 +215,11 @@ func (l *truthLog) at(n int32) Truth {
 		return 1
 	})
 	if i > 0 {
-		base, from = l.snaps[i-1].bad, l.snaps[i-1].next
+		s := &l.snaps[i-1]
+		base, from = s.sorted, s.next
+		if s.bad != nil { // a run still going: sort it for this read
+			base, _ = sortTruth(s.bad, rank, nil)
+		}
 	}
 	// Changes are in step order: replay those up to step n.
 	end, _ := slices.BinarySearchFunc(l.changes[from:], n, func(c truthChange, n int32) int {
@@ -105,36 +229,56 @@ func (l *truthLog) at(n int32) Truth {
 		return 1
 	})
 	replay := l.changes[from : from+end]
-	entry := func(pos int) truthChange {
-		if pos < len(base) {
-			return base[pos]
-		}
-		return replay[pos-len(base)]
+	latest := make([]uint64, len(replay))
+	for j, c := range replay {
+		latest[j] = uint64(rank[c.id])<<32 | uint64(j)
 	}
-	// Position order is time order (the snapshot first), so after sorting
-	// the last pair of each key id is its latest change.
-	order := make([]uint64, len(base)+len(replay))
-	for pos := range order {
-		order[pos] = uint64(entry(pos).id)<<32 | uint64(pos)
-	}
-	slices.Sort(order)
-	tr := Truth{Missing: []string{}, Duplicated: map[string]int{}, Stale: []string{}}
-	for k, o := range order {
-		if k+1 < len(order) && order[k+1]>>32 == o>>32 {
+	latest, _ = radixByHigh(latest, nil, uint32(len(rank)))
+
+	out := make([]uint64, 0, len(base)+len(latest))
+	b := 0
+	for j, p := range latest {
+		if j+1 < len(latest) && latest[j+1]>>32 == p>>32 {
 			continue // a later change of the same key follows
 		}
-		c := entry(int(uint32(o)))
-		key := l.keys[c.id]
-		switch c.status {
+		r := int32(p >> 32)
+		for b < len(base) && int32(base[b]>>32) < r {
+			out = append(out, base[b])
+			b++
+		}
+		if b < len(base) && int32(base[b]>>32) == r {
+			b++ // the replayed change replaces the snapshot's
+		}
+		if c := replay[uint32(p)]; c.status != fine {
+			out = append(out, packTruth(r, c.status, c.count))
+		}
+	}
+	out = append(out, base[b:]...)
+	return truthView{bad: out, rank: rank, order: order, keys: l.keys}
+}
+
+// truthView is the truth at one step: the keys not fine, packed, in key order.
+type truthView struct {
+	bad   []uint64
+	rank  []int32
+	order []int32
+	keys  []string
+}
+
+// truth spells out every key of the view.
+func (v truthView) truth() Truth {
+	tr := Truth{Missing: []string{}, Duplicated: map[string]int{}, Stale: []string{}}
+	for _, p := range v.bad {
+		r, s, count := unpackTruth(p)
+		key := v.keys[v.order[r]]
+		switch s {
 		case missing:
 			tr.Missing = append(tr.Missing, key)
 		case duplicated:
-			tr.Duplicated[key] = int(c.count)
+			tr.Duplicated[key] = int(count)
 		case stale:
 			tr.Stale = append(tr.Stale, key)
 		}
 	}
-	mvcc.SortKeys(tr.Missing)
-	mvcc.SortKeys(tr.Stale)
 	return tr
 }

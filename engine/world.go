@@ -228,6 +228,8 @@ func (w *World) Step() bool {
 		return true
 	}
 	if len(w.q) == 0 {
+		// The run has ended: rank the keys once for every later read.
+		w.trace.truth.finish()
 		return false
 	}
 	s := w.q.pop()

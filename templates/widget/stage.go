@@ -22,7 +22,7 @@ func stage(b *builder, t *engine.Trace, s State) {
 	// The step's truth and a view of each target, read without copying the
 	// target's rows (a large target would otherwise be copied every step).
 	at := t.Seek(s.Step)
-	truth := at.Truth
+	truth := at.Truth.Truth()
 	if s.ShowTruth {
 		truthSummary(b, truth)
 	}
