@@ -183,8 +183,11 @@ func (b *builder) note(c scenario.Command) error {
 			return errorf(c.Pos, "step %d already has a note at %s; write one note per step", step, n.Pos)
 		}
 	}
-	t.Notes = append(t.Notes, Note{Step: step, Text: strings.TrimSpace(text.Value), Pos: c.Pos})
-	slices.SortStableFunc(t.Notes, func(x, y Note) int { return x.Step - y.Step })
+	// Kept in step order: a note goes in after those of earlier steps.
+	i, _ := slices.BinarySearchFunc(t.Notes, step, func(x Note, step int) int { return x.Step - step })
+	t.Notes = append(t.Notes, Note{})
+	copy(t.Notes[i+1:], t.Notes[i:])
+	t.Notes[i] = Note{Step: step, Text: strings.TrimSpace(text.Value), Pos: c.Pos}
 	return nil
 }
 

@@ -10,9 +10,11 @@
 //
 //	open(id, source, name, base, query, embedded) -> {ok, error, steps}
 //	advance(id, budget)                           -> {done, steps}
-//	view(id, full)                                -> {html, stage, narration, step, steps, query, message, canUndo, pending}
+//	view(id, full)                                -> {html, stage, ops, narration, step, steps, query, message, canUndo, pending}
+//	                                                 (html after a full view; otherwise the stage whole, or ops: the changes to the stage on screen)
 //	act(id, action, arg)                          -> {ok, error, rerun}   ("fill", step: run the checks a pending view lacks)
 //	checks(id)                                    -> {ok, html}           (the checks panel alone, to swap in after a fill)
+//	snippets(id, origin)                          -> {ok, iframe, script, markdown, image}
 //	check(source, name)                           -> {ok, error, line, col}
 //	idle()                                        -> collects garbage when the heap nears the collector's goal
 //	stop()
@@ -92,7 +94,11 @@ func main() {
 				return missing
 			}
 			v := s.View(len(args) > 1 && args[1].Truthy())
-			return map[string]any{"ok": true, "html": v.HTML, "stage": v.Stage, "narration": v.Narration,
+			ops := make([]any, len(v.Ops))
+			for i, op := range v.Ops {
+				ops[i] = op
+			}
+			return map[string]any{"ok": true, "html": v.HTML, "stage": v.Stage, "ops": ops, "narration": v.Narration,
 				"step": v.Step, "steps": v.Steps, "query": v.Query, "message": v.Message, "canUndo": v.CanUndo,
 				"back": v.Back, "forward": v.Forward, "start": v.Start, "end": v.End, "pending": v.Pending}
 		}),
@@ -114,6 +120,14 @@ func main() {
 			}
 			html, ok := s.ViewChecks()
 			return map[string]any{"ok": ok, "html": html}
+		}),
+		"snippets": export("snippets", func(args []js.Value) any {
+			s := sessions[str(args, 0)]
+			if s == nil {
+				return missing
+			}
+			sn, ok := s.Snippets(str(args, 1))
+			return map[string]any{"ok": ok, "iframe": sn.IFrame, "script": sn.Script, "markdown": sn.Markdown, "image": sn.Image}
 		}),
 		"check": export("check", func(args []js.Value) any {
 			_, err := widget.CheckSource(str(args, 0), str(args, 1))

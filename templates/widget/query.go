@@ -1,16 +1,23 @@
 package widget
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/vtime"
 )
 
 // FromQuery reads a link's query (?mark=lsn&step=14&truth=off&explain=3)
 // into knob values and a widget state. Nothing in a link can break the page:
 // each bad value is named in the returned messages and replaced by its default.
+//
+// A link also carries the learner's faults (fault=12~crash, see
+// ParseFault) and presenter mode (present=on, or present=notes for the
+// presenter's second window).
 func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, problems []string) {
 	knobs = map[string]string{}
 	s.ShowTruth = true
@@ -33,6 +40,30 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 			s.Explain = v
 		case "seed":
 			// The seed is read by the caller.
+		case "present":
+			switch v {
+			case "notes":
+				s.Present = "notes"
+			case "off":
+				s.Present = ""
+			default:
+				s.Present = "on"
+			}
+		case "fault":
+			for _, text := range vals {
+				fl, err := ParseFault(text)
+				if err != nil {
+					problems = append(problems, err.Error()+"; ignoring it")
+					continue
+				}
+				s.Faults = append(s.Faults, fl)
+			}
+			// In step order, as given for one step (there are a handful).
+			for i := 1; i < len(s.Faults); i++ {
+				for j := i; j > 0 && s.Faults[j].AfterStep < s.Faults[j-1].AfterStep; j-- {
+					s.Faults[j], s.Faults[j-1] = s.Faults[j-1], s.Faults[j]
+				}
+			}
 		default:
 			k := f.Knob(name)
 			if k == nil {
@@ -55,3 +86,59 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 }
 
 func sortStrings(xs []string) { slices.Sort(xs) }
+
+// FaultText writes a fault as a link carries it: STEP~crash,
+// STEP~jump~AMOUNT, STEP~add-partition~TOPIC or STEP~pause~GROUP~MEMBER~LENGTH.
+// The separator is one of the characters a query keeps as it is, so the
+// address stays readable.
+func FaultText(f engine.Fault) string {
+	s := itoa(f.AfterStep) + "~"
+	switch f.Kind {
+	case engine.FaultCrash:
+		return s + "crash"
+	case engine.FaultClockJump:
+		return s + "jump~" + f.By.String()
+	case engine.FaultAddPartition:
+		return s + "add-partition~" + f.Topic
+	case engine.FaultPause:
+		return s + "pause~" + f.Group + "~" + f.Member + "~" + f.For.String()
+	}
+	return s + string(f.Kind)
+}
+
+// ParseFault reads a fault written by FaultText.
+func ParseFault(text string) (engine.Fault, error) {
+	parts := strings.Split(text, "~")
+	bad := func(what string) (engine.Fault, error) {
+		return engine.Fault{}, errors.New("fault=" + text + " " + what)
+	}
+	if len(parts) < 2 {
+		return bad("is not STEP~KIND, such as 12~crash")
+	}
+	n, err := strconv.Atoi(parts[0])
+	if err != nil || n < 0 {
+		return bad("does not start with a step number")
+	}
+	f := engine.Fault{AfterStep: n}
+	switch kind, args := parts[1], parts[2:]; {
+	case kind == "crash" && len(args) == 0:
+		f.Kind = engine.FaultCrash
+	case kind == "jump" && len(args) == 1:
+		by, err := vtime.ParseDuration(args[0])
+		if err != nil || by == 0 {
+			return bad("needs a clock jump such as -5s")
+		}
+		f.Kind, f.Clock, f.By = engine.FaultClockJump, "source", by
+	case kind == "add-partition" && len(args) == 1 && args[0] != "":
+		f.Kind, f.Topic = engine.FaultAddPartition, args[0]
+	case kind == "pause" && len(args) == 3 && args[0] != "" && args[1] != "":
+		d, err := vtime.ParseDuration(args[2])
+		if err != nil || d <= 0 {
+			return bad("needs a pause length such as 30s")
+		}
+		f.Kind, f.Group, f.Member, f.For = engine.FaultPause, args[0], args[1], d
+	default:
+		return bad("is not a fault: expected STEP~crash, STEP~jump~-5s, STEP~add-partition~TOPIC or STEP~pause~GROUP~MEMBER~30s")
+	}
+	return f, nil
+}

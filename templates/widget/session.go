@@ -20,6 +20,8 @@ import (
 // faults, and original (if faults is not empty) the run for knobs alone.
 type Session struct {
 	lastStage int // length of the last stage drawn, to size the next one
+	ix        *stageIndex // what the stage reads of trace, worked out once per run
+	shown     *drawing    // the stage on screen, as drawn: the next step is sent as changes to it
 	file      *scenario.File
 	base, id  string
 	embedded  bool
@@ -33,6 +35,8 @@ type Session struct {
 	original  *engine.Trace
 	origRun   *engine.World // the run without faults, in progress, when an undo returned to a fork
 	st        State
+
+	askedStep int // the step the link asked for, said to be past the end if it is
 
 	// For a large trace the checks run after a step is drawn (see fill):
 	// their verdicts by step, and the latest verdicts worked out.
@@ -71,7 +75,8 @@ func Open(id, src, name, base string, q Values, embedded bool) (*Session, error)
 		return nil, err
 	}
 	knobs, st, problems := FromQuery(f, q)
-	s := &Session{file: f, base: base, id: id, embedded: embedded, seed: 1, knobs: knobs, st: st}
+	s := &Session{file: f, base: base, id: id, embedded: embedded, seed: 1, knobs: knobs, st: st, faults: st.Faults}
+	s.askedStep = st.Step
 	if v := get(q, "seed"); v != "" {
 		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
 			s.seed = n
@@ -112,9 +117,14 @@ func (s *Session) Advance(budget int) (bool, error) {
 				return true, s.refuse(prose.Errorf("the run ended before step %d", s.pending[0].AfterStep))
 			}
 			s.trace, s.world = w.Trace(), nil
+			if s.askedStep > s.trace.Steps() {
+				s.st.Message = strings.TrimPrefix(s.st.Message+". "+PastEnd(s.askedStep, s.trace.Steps()), ". ")
+			}
+			s.askedStep = 0
 			s.st.Step = clamp(s.st.Step, s.trace.Steps())
 			s.large = isLarge(s.trace)
 			s.verdicts, s.latest = nil, nil
+			s.ix, s.shown = indexTrace(s.trace), nil
 			if len(s.faults) > 0 && s.original == nil {
 				// After an undo back to a fork: the comparison needs the run
 				// without faults, run in chunks like the fork.
@@ -187,8 +197,18 @@ func (s *Session) fill(n int) {
 	s.latest = &checkView{results: r, step: n}
 }
 
-// refuse drops the fault that could not be applied and restores the previous run.
+// PastEnd says that a link asked for a step past the end of the scenario.
+func PastEnd(step, steps int) string {
+	return "step " + itoa(step) + " is past the end; this scenario has " + plural(steps, "step") + ", so it opens at the last"
+}
+
+// refuse drops the fault that could not be applied and restores the
+// previous run; a fault a link asked for is dropped with the link's others.
 func (s *Session) refuse(err error) error {
+	if len(s.history) == 0 {
+		s.faults, s.original = nil, nil
+		err = prose.Errorf("the link's faults could not be applied (%w), so the scenario runs without them", err)
+	}
 	s.undoLast()
 	if rerr := s.runNow(); rerr != nil {
 		return rerr
@@ -210,13 +230,16 @@ func (s *Session) runNow() error {
 	}
 }
 
-// ViewResult is what the page needs after a call: the widget or just its
-// stage, the narration, and where the controls stand.
+// ViewResult is what the page needs after a call: the widget, or the
+// stage or the changes to it, the narration, and where the controls stand.
 type ViewResult struct {
 	HTML, Stage, Narration, Query, Message string
-	Step, Steps                            int
-	CanUndo                                bool
-	Back, Forward, Start, End              string // links of the step controls
+	// Ops are the changes that turn the stage on screen into this step's
+	// (see diffStage), when Stage and HTML are empty.
+	Ops                       []Op
+	Step, Steps               int
+	CanUndo                   bool
+	Back, Forward, Start, End string // links of the step controls
 	// Pending says the step was drawn before its checks ran (a large
 	// trace): the page calls Act("fill", step) soon, then View again.
 	Pending bool
@@ -234,13 +257,20 @@ func (s *Session) View(full bool) ViewResult {
 		st.checks = s.checksAt(st.Step)
 		v.Pending = st.checks.pending
 	}
+	st.sizeHint = s.lastStage + s.lastStage/8
 	if full {
-		v.HTML = Render(t, st)
+		v.HTML, s.shown = render(t, st, s.ix)
 	} else {
-		st.sizeHint = s.lastStage + s.lastStage/8
-		v.Stage = Stage(t, st)
-		s.lastStage = len(v.Stage)
+		html, d := drawStage(t, st, s.ix)
+		ops, whole := diffStage(s.shown, d)
+		if whole {
+			v.Stage = html
+		} else {
+			v.Ops = ops
+		}
+		s.shown = d
 	}
+	s.lastStage = len(s.shown.html)
 	link := query(t, st, st.Step)
 	v.Query = link[strings.IndexByte(link, '?'):]
 	v.Back, v.Forward = query(t, st, max(st.Step-1, 0)), query(t, st, min(st.Step+1, t.Steps()))
@@ -304,6 +334,19 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		return false, nil
 	case "explain":
 		s.st.Explain = arg
+		return false, nil
+	case "present":
+		switch arg {
+		case "on", "notes":
+			s.st.Present = arg
+		default:
+			s.st.Present = ""
+		}
+		return false, nil
+	case "drawn":
+		// The page replaced the stage by other means (a full redraw of its
+		// own): the next step is sent whole.
+		s.shown = nil
 		return false, nil
 	case "knob":
 		name, val, _ := strings.Cut(arg, "=")

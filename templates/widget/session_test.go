@@ -65,6 +65,19 @@ func open(t testing.TB, id, query string) *Session {
 	return s
 }
 
+// stageOf views the session's step and returns the stage it drew, whether
+// the view sent it whole or as changes to the stage before.
+func stageOf(t testing.TB, s *Session) string {
+	t.Helper()
+	v := s.View(false)
+	require.Empty(t, v.HTML)
+	require.NotNil(t, s.shown)
+	if v.Stage != "" {
+		assert.Equal(t, s.shown.html, v.Stage)
+	}
+	return s.shown.html
+}
+
 func view(t testing.TB, s *Session) (ViewResult, htmltest.Doc) {
 	t.Helper()
 	v := s.View(true)
@@ -155,7 +168,7 @@ func TestSessionSeekTruthExplain(t *testing.T) {
 	assert.Equal(t, 15, v.Step)
 	assert.Empty(t, v.HTML, "a step draws only the stage")
 	assert.Equal(t, Narration(trace, 15), v.Narration)
-	stage := htmltest.Parse(t, v.Stage)
+	stage := htmltest.Parse(t, stageOf(t, s))
 	assert.Equal(t, []string{"3", "4"}, keysOf(stage.ByTestID("row-missing")))
 	assert.Same(t, trace, s.trace, "a seek does not re-run")
 
@@ -186,11 +199,11 @@ func TestSessionSeekTruthExplain(t *testing.T) {
 	rerun, err = s.Act("explain", "3")
 	require.NoError(t, err)
 	assert.False(t, rerun)
-	stage = htmltest.Parse(t, s.View(false).Stage)
+	stage = htmltest.Parse(t, stageOf(t, s))
 	assert.Contains(t, htmltest.Text(stage.One(t, "explain")), "Why key 3?")
 	_, err = s.Act("explain", "")
 	require.NoError(t, err)
-	stage = htmltest.Parse(t, s.View(false).Stage)
+	stage = htmltest.Parse(t, stageOf(t, s))
 	assert.Empty(t, stage.ByTestID("explain"))
 
 	_, err = s.Act("dance", "")
@@ -290,7 +303,7 @@ func TestSessionCrash(t *testing.T) {
 
 	_, err = s.Act("seek", "999")
 	require.NoError(t, err)
-	stage := htmltest.Parse(t, s.View(false).Stage)
+	stage := htmltest.Parse(t, stageOf(t, s))
 	assert.NotEmpty(t, stage.ByTestID("row-differs"), "the fork's end differs from the original's")
 
 	// A fault before an earlier one is refused.
@@ -467,14 +480,16 @@ func TestSessionLargeTraceChecksAfterDrawing(t *testing.T) {
 
 	_, err = s.Act("fill", "900")
 	require.NoError(t, err)
-	// The page swaps in the checks panel alone: it is the stage's, to the byte.
-	panel, ok := s.ViewChecks()
-	require.True(t, ok)
+	// Only the checks panel changed: the view sends it alone, to replace.
 	v = s.View(false)
 	assert.False(t, v.Pending)
-	assert.Contains(t, v.Stage, panel)
+	require.Len(t, v.Ops, 1, "a fill changes the checks panel and nothing else")
+	assert.Equal(t, "r", v.Ops[0][0])
+	assert.Equal(t, "checks", v.Ops[0][1])
+	panel := v.Ops[0][2].(string)
+	assert.Contains(t, s.shown.html, panel)
 	assert.True(t, strings.HasPrefix(panel, `<section class="tm-panel tm-panel-checks"`), panel[:min(len(panel), 80)])
-	pending, names, statuses, _ := checksOf(t, v.Stage)
+	pending, names, statuses, _ := checksOf(t, s.shown.html)
 	assert.False(t, pending)
 	var wantNames, wantStatuses []string
 	for _, c := range s.trace.ChecksAt(900) {
@@ -486,9 +501,9 @@ func TestSessionLargeTraceChecksAfterDrawing(t *testing.T) {
 	// The next step shows the verdicts it has, saying which step they are from.
 	_, err = s.Act("seek", "901")
 	require.NoError(t, err)
-	v = s.View(false)
-	require.True(t, v.Pending)
-	pending, names, _, text = checksOf(t, v.Stage)
+	stage := stageOf(t, s)
+	require.True(t, s.View(false).Pending)
+	pending, names, _, text = checksOf(t, stage)
 	assert.True(t, pending)
 	assert.Equal(t, wantNames, names)
 	assert.Contains(t, text, "these are the verdicts at step 900")
@@ -575,7 +590,7 @@ func TestSessionAddPartition(t *testing.T) {
 
 	_, err = s.Act("seek", "999")
 	require.NoError(t, err)
-	stage := htmltest.Parse(t, s.View(false).Stage)
+	stage := htmltest.Parse(t, stageOf(t, s))
 	assert.Len(t, stage.ByTestID("lane"), 7, "the fork's log has the added partition")
 	differs := stage.ByTestID("row-differs")
 	require.NotEmpty(t, differs, "the fork leaves other versions than the original")
@@ -611,7 +626,7 @@ func TestSessionPause(t *testing.T) {
 	assert.Contains(t, reportOf(t, s.trace), "is paused (until 10:00:35) and fetches nothing")
 	_, err = s.Act("seek", "999")
 	require.NoError(t, err)
-	stage := htmltest.Parse(t, s.View(false).Stage)
+	stage := htmltest.Parse(t, stageOf(t, s))
 	assert.NotEmpty(t, stage.ByTestID("row-differs"))
 
 	// After the last poll nobody polls again: a pause is refused and changes nothing.

@@ -18,7 +18,6 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/tidemark/tidemark/engine"
-	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/templates"
@@ -77,6 +76,9 @@ func Widget(f *scenario.File, q url.Values, base, id string, embedded bool) (*en
 	}
 	st.BasePath, st.ID, st.Embedded = base, id, embedded
 	st.Message = strings.Join(problems, ". ")
+	if embedded {
+		st.Present = "" // presenter mode is the scenario page's
+	}
 	wasm, _ := web.LookupAsset("tidemark.wasm")
 	host := templates.WidgetHost{
 		HTML: widget.Render(t, st), WasmURL: wasm, Source: f.Source, Name: f.Name,
@@ -110,8 +112,18 @@ func run(f *scenario.File, q url.Values) (*engine.Trace, widget.State, []string,
 		return nil, st, nil, fmt.Errorf("this scenario plans about %d events, more than the %d the server draws: %w; it still runs in your browser", n, MaxServerEvents, ErrTooLarge)
 	}
 	t := w.Run()
+	if len(st.Faults) > 0 {
+		// The link's faults fork the run; the run without them is drawn
+		// beside the fork, as in the browser.
+		fork, err := engine.RunWithFaults(f, knobs, seed, st.Faults)
+		if err != nil {
+			problems = append(problems, "the link's faults could not be applied ("+err.Error()+"), so the scenario runs without them")
+		} else {
+			t, st.Original = fork, t
+		}
+	}
 	if st.Step > t.Steps() {
-		problems = append(problems, fmt.Sprintf("step %d is past the end; this scenario has %d steps", st.Step, t.Steps()))
+		problems = append(problems, widget.PastEnd(st.Step, t.Steps()))
 		st.Step = t.Steps()
 	}
 	return t, st, problems, nil
@@ -139,26 +151,17 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		v := templates.ScenarioView{
 			Layout: web.NewLayoutView(sc.Title, scripts...),
 			ID:     sc.ID, Title: sc.Title, Source: string(sc.Source), Widget: host,
-			Ending:   ending(t),
 			EmbedURL: "/embed/" + id, PageURL: "/scenarios/" + id,
 		}
 		v.Layout.Description = sc.About
 		step, _ := strconv.Atoi(r.URL.Query().Get("step"))
-		v.Embed = snippets(origin(r), sc.ID, sc.Title, t, max(0, min(step, t.Steps())))
+		sn := widget.SnippetsFor(origin(r), t, max(0, min(step, t.Steps())))
+		v.Embed = templates.EmbedSnippets{IFrame: sn.IFrame, Script: sn.Script, Markdown: sn.Markdown, Image: sn.Image, Origin: origin(r)}
 		if embed {
 			return templates.EmbedPage(v), nil
 		}
 		return templates.ScenarioPage(v), nil
 	}
-}
-
-func ending(t *engine.Trace) templates.ScenarioEnding {
-	checks := t.Checks()
-	e := templates.ScenarioEnding{Verdict: "In the end: " + report.Verdict(t.Final(), checks) + "."}
-	for _, c := range checks {
-		e.Checks = append(e.Checks, templates.CheckLine{Name: c.Name, Status: string(c.Status), Detail: c.Detail})
-	}
-	return e
 }
 
 // starter is the sandbox's first text: the opening scenario, ready to edit.

@@ -1,17 +1,14 @@
 package pages
 
 import (
-	"html"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
-	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/lessons"
-	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/templates/picture"
+	"github.com/tidemark/tidemark/templates/widget"
 )
 
 // PictureCache is the Cache-Control of a picture: a bundled scenario at a
@@ -45,7 +42,7 @@ func picturePage(w http.ResponseWriter, r *http.Request) {
 		st.Step = t.Steps()
 	}
 	link := origin(r) + "/scenarios/" + id
-	if sq := shareQuery(t, st.Step, true); sq != "" {
+	if sq := widget.ShareQuery(t, st.Step, true); sq != "" {
 		link += "?" + sq
 	}
 	writeSVG(w, r, http.StatusOK, PictureCache, picture.Render(picture.View{
@@ -63,25 +60,6 @@ func writeSVG(w http.ResponseWriter, r *http.Request, status int, cache, svg str
 		_, _ = w.Write([]byte(svg))
 	}
 }
-
-// shareQuery returns the query that opens t at step: the knobs set away
-// from their defaults, and the step (when withZero is false, only a step
-// past 0).
-func shareQuery(t *engine.Trace, step int, withZero bool) string {
-	v := url.Values{}
-	for _, k := range t.File.Knobs {
-		if val := t.Settings[k.Name]; val != k.Default {
-			v.Set(k.Name, val)
-		}
-	}
-	if step > 0 || withZero {
-		v.Set("step", strconv.Itoa(step))
-	}
-	return v.Encode()
-}
-
-// knobQuery returns the knobs of t set away from their defaults, as a query.
-func knobQuery(t *engine.Trace) string { return shareQuery(t, 0, false) }
 
 // origin returns the scheme and host a request reached us at, for links
 // that leave the site (in a snippet to paste elsewhere, or written in a
@@ -117,36 +95,3 @@ func forwardedProto(h string) string {
 
 // snippets returns the three ways to put scenario id, with t's knobs, at
 // step in someone else's documentation.
-func snippets(base, id, title string, t *engine.Trace, step int) templates.EmbedSnippets {
-	attr := html.EscapeString
-	q := shareQuery(t, step, false)
-	withQ := func(u string) string {
-		if q == "" {
-			return u
-		}
-		return u + "?" + q
-	}
-	script := `<script src="` + attr(base+"/static/embed.js") + `" data-scenario="` + attr(id) + `"`
-	if step > 0 {
-		script += ` data-step="` + strconv.Itoa(step) + `"`
-	}
-	if kq := knobQuery(t); kq != "" {
-		script += ` data-knobs="` + attr(kq) + `"`
-	}
-	script += ` async></script>`
-	pic := withQ(base + "/picture/" + id + ".svg")
-	alt := title
-	if step > 0 {
-		alt += ", at step " + strconv.Itoa(step)
-	} else {
-		alt += ", how it ends"
-	}
-	mdAlt := strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`).Replace(alt)
-	return templates.EmbedSnippets{
-		IFrame: `<iframe src="` + attr(withQ(base+"/embed/"+id)) + `" title="` + attr(title+" — Tidemark") +
-			`" width="100%" height="800" loading="lazy"></iframe>`,
-		Script:   script,
-		Markdown: `![` + mdAlt + `](` + pic + `)`,
-		Image:    `<img src="` + attr(pic) + `" alt="` + attr(alt) + `" width="680">`,
-	}
-}

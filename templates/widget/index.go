@@ -1,0 +1,322 @@
+package widget
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// stageIndex is what the stage reads from a trace at every step, worked out
+// once per trace, so that drawing a step costs the same at the tenth step
+// of a lesson and at the hundred-thousandth of a generated workload: each
+// target's keys in key order, with the step each can first be shown, each
+// key's rows, and the trace's time span.
+//
+// The stage reads the trace's histories per step only here, through
+// engine.Trace.Seek, and in the few station functions that read marks,
+// runs and the log (marksOf, runsAt, logPanel); when the engine's worlds
+// move into packages, these are the places that change.
+type stageIndex struct {
+	t       *engine.Trace
+	targets []targetIndex
+	lo, hi  vtime.Time // the span of every begin, commit, stamp and event
+}
+
+// targetIndex is one target's keys and rows, for windows of keys around a
+// focus found by scanning rather than by sorting every key at every step.
+//
+// Invariants: keys is in key order; pos[keys[i]] == i, and pos is -1 for a
+// key of another target; rowAt has len(keys)+1 entries and the rows of the
+// key at position i are rows[rowAt[i]:rowAt[i+1]], indices into the
+// target's Rows in step order; blocks[b] is the smallest birth of positions
+// [b*blockSize, (b+1)*blockSize).
+type targetIndex struct {
+	h       *engine.TargetHistory
+	keys    []int32
+	pos     []int32
+	birth   []int32 // by position: the first step the key was committed or had a row
+	blocks  []int32
+	rowAt   []int32
+	rows    []int32
+	removed []int32 // the step each removed row was removed at, sorted
+}
+
+// blockSize is how many keys one entry of targetIndex.blocks covers.
+const blockSize = 64
+
+// never is a birth later than any step.
+const never = math.MaxInt32
+
+func indexTrace(t *engine.Trace) *stageIndex {
+	x := &stageIndex{t: t}
+	x.lo, x.hi = span(t)
+	nkeys := t.KeyCount()
+	target := map[string]int{}
+	for i, h := range t.Targets {
+		target[h.Name] = i
+	}
+	feeds := map[string]int{} // a source table or producer → its target
+	for _, p := range t.Pipes {
+		if ti, ok := target[p.To]; ok {
+			for _, from := range p.From {
+				feeds[from] = ti
+			}
+		}
+	}
+	for _, f := range t.Feeds {
+		if ti, ok := target[f.Target]; ok {
+			feeds[f.Table] = ti
+		}
+	}
+	owner := make([]int32, nkeys)
+	born := make([]int32, nkeys)
+	for i := range owner {
+		owner[i], born[i] = -1, never
+	}
+	for i := range t.Versions {
+		v := &t.Versions[i]
+		if ti, ok := feeds[t.VersionTable(v)]; ok {
+			owner[v.KeyID] = int32(ti)
+			born[v.KeyID] = min(born[v.KeyID], v.CommitStep)
+		}
+	}
+	for ti, h := range t.Targets {
+		for _, r := range h.Rows {
+			owner[r.KeyID] = int32(ti)
+			born[r.KeyID] = min(born[r.KeyID], r.AddedStep)
+		}
+	}
+	order := t.KeyOrder()
+	for ti := range t.Targets {
+		h := &t.Targets[ti]
+		g := targetIndex{h: h, pos: make([]int32, nkeys)}
+		for _, id := range order {
+			if owner[id] == int32(ti) {
+				g.keys = append(g.keys, id)
+			}
+		}
+		if len(t.Targets) > 1 {
+			// The engine orders keys by the truth's names, which carry the
+			// target's name in front; within a target, order the keys themselves.
+			parsed := make(map[int32]mvcc.ParsedKey, len(g.keys))
+			for _, id := range g.keys {
+				parsed[id] = mvcc.ParseKey(t.Key(id))
+			}
+			slices.SortFunc(g.keys, func(a, b int32) int { return cmp.Or(parsed[a].Compare(parsed[b]), cmp.Compare(a, b)) })
+		}
+		for i := range g.pos {
+			g.pos[i] = -1
+		}
+		g.birth = make([]int32, len(g.keys))
+		g.blocks = make([]int32, (len(g.keys)+blockSize-1)/blockSize)
+		for b := range g.blocks {
+			g.blocks[b] = never
+		}
+		for i, id := range g.keys {
+			g.pos[id] = int32(i)
+			g.birth[i] = born[id]
+			g.blocks[i/blockSize] = min(g.blocks[i/blockSize], born[id])
+		}
+		g.rowAt = make([]int32, len(g.keys)+1)
+		for _, r := range h.Rows {
+			if p := g.pos[r.KeyID]; p >= 0 {
+				g.rowAt[p+1]++
+			}
+		}
+		for i := 1; i < len(g.rowAt); i++ {
+			g.rowAt[i] += g.rowAt[i-1]
+		}
+		g.rows = make([]int32, g.rowAt[len(g.keys)])
+		fill := slices.Clone(g.rowAt[:len(g.keys)])
+		for ri, r := range h.Rows {
+			if r.RemovedStep != sink.Live {
+				g.removed = append(g.removed, r.RemovedStep)
+			}
+			if p := g.pos[r.KeyID]; p >= 0 {
+				g.rows[fill[p]] = int32(ri)
+				fill[p]++
+			}
+		}
+		slices.Sort(g.removed)
+		x.targets = append(x.targets, g)
+	}
+	return x
+}
+
+// rowsOf appends to buf the rows of the key at position i present after
+// step n, in the order written.
+func (g *targetIndex) rowsOf(buf []sink.Row, i int, n int32) []sink.Row {
+	for _, ri := range g.rows[g.rowAt[i]:g.rowAt[i+1]] {
+		r := &g.h.Rows[ri]
+		if r.AddedStep > n {
+			break
+		}
+		if r.RemovedStep > n {
+			buf = append(buf, *r)
+		}
+	}
+	return buf
+}
+
+// arrives is the step after n at which a row of the key at position i is
+// next written, or 0 if none is: a key missing at n is waiting for that
+// step, or lost for the rest of the run.
+func (g *targetIndex) arrives(i int, n int32) int32 {
+	for _, ri := range g.rows[g.rowAt[i]:g.rowAt[i+1]] {
+		if s := g.h.Rows[ri].AddedStep; s > n {
+			return s
+		}
+	}
+	return 0
+}
+
+// written reports whether a row of the key at position i was written at step n.
+func (g *targetIndex) written(i int, n int32) bool {
+	for _, ri := range g.rows[g.rowAt[i]:g.rowAt[i+1]] {
+		if s := g.h.Rows[ri].AddedStep; s >= n {
+			return s == n
+		}
+	}
+	return false
+}
+
+// present is the number of rows in the target after step n.
+func (g *targetIndex) present(n int32) int {
+	added, _ := slices.BinarySearchFunc(g.h.Rows, n, func(r sink.Row, n int32) int {
+		if r.AddedStep <= n {
+			return -1
+		}
+		return 1
+	})
+	removed, _ := slices.BinarySearch(g.removed, n+1)
+	return added - removed
+}
+
+// latest is the position of the key last written by step n and still
+// present, or -1.
+func (g *targetIndex) latest(n int32) int {
+	k, _ := slices.BinarySearchFunc(g.h.Rows, n, func(r sink.Row, n int32) int {
+		if r.AddedStep <= n {
+			return -1
+		}
+		return 1
+	})
+	for i := k - 1; i >= 0; i-- {
+		if r := &g.h.Rows[i]; r.RemovedStep > n {
+			return int(g.pos[r.KeyID])
+		}
+	}
+	return -1
+}
+
+// find is the position of key among the target's keys, or -1.
+func (g *targetIndex) find(t *engine.Trace, key string) int {
+	want := mvcc.ParseKey(key)
+	i, found := slices.BinarySearchFunc(g.keys, want, func(id int32, want mvcc.ParsedKey) int {
+		return mvcc.ParseKey(t.Key(id)).Compare(want)
+	})
+	if !found {
+		return -1
+	}
+	return i
+}
+
+// window returns up to size positions, in key order, of keys for which
+// shown holds (it is asked only of keys born by step n), around focus:
+// about three quarters of them at or before it. It scans outwards from
+// focus, skipping blocks of keys not yet born, so its cost is the window's
+// and not the target's.
+func (g *targetIndex) window(n int32, focus, size int, shown func(i int) bool) []int {
+	if len(g.keys) == 0 {
+		return nil
+	}
+	focus = clamp(focus, len(g.keys)-1)
+	var before, after []int
+	// down scans from i downwards for the next shown key; up upwards.
+	down := func(i int) int {
+		for i >= 0 {
+			if g.blocks[i/blockSize] > n {
+				i = i/blockSize*blockSize - 1
+				continue
+			}
+			if g.birth[i] <= n && shown(i) {
+				return i
+			}
+			i--
+		}
+		return -1
+	}
+	up := func(i int) int {
+		for i < len(g.keys) {
+			if g.blocks[i/blockSize] > n {
+				i = (i/blockSize + 1) * blockSize
+				continue
+			}
+			if g.birth[i] <= n && shown(i) {
+				return i
+			}
+			i++
+		}
+		return -1
+	}
+	lo, hi := focus, focus+1
+	wantBefore := size * 3 / 4
+	for len(before) < wantBefore {
+		if lo = down(lo); lo < 0 {
+			break
+		}
+		before = append(before, lo)
+		lo--
+	}
+	for len(before)+len(after) < size {
+		if hi = up(hi); hi < 0 {
+			break
+		}
+		after = append(after, hi)
+		hi++
+	}
+	for lo >= 0 && len(before)+len(after) < size {
+		if lo = down(lo); lo < 0 {
+			break
+		}
+		before = append(before, lo)
+		lo--
+	}
+	slices.Reverse(before)
+	return append(before, after...)
+}
+
+// span is the time axis shared by the source drawing: every begin, commit,
+// run and stamp.
+func span(t *engine.Trace) (lo, hi vtime.Time) {
+	first := true
+	see := func(x vtime.Time) {
+		if first {
+			lo, hi, first = x, x, false
+			return
+		}
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	for i := range t.Txns {
+		x := &t.Txns[i]
+		see(x.BeginAt)
+		if x.EndStep > 0 {
+			see(x.EndAt)
+		}
+		if st, ok := x.Stamp(); ok {
+			see(st)
+		}
+	}
+	for i := range t.Events {
+		see(t.Events[i].At)
+	}
+	if hi == lo {
+		hi = lo + 1000
+	}
+	return lo, hi
+}
