@@ -19,7 +19,7 @@ import (
 // Invariant: when world is nil, trace is the complete run for knobs and
 // faults, and original (if faults is not empty) the run for knobs alone.
 type Session struct {
-	lastStage int // length of the last stage drawn, to size the next one
+	lastStage int         // length of the last stage drawn, to size the next one
 	ix        *stageIndex // what the stage reads of trace, worked out once per run
 	shown     *drawing    // the stage on screen, as drawn: the next step is sent as changes to it
 	file      *scenario.File
