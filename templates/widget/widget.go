@@ -256,7 +256,7 @@ func knobs(b *builder, t *engine.Trace, s State) {
 	}
 	b.open("fieldset", "class", "tm-knob")
 	b.el("legend", "View")
-	b.open("span", "class", "tm-opt")
+	b.open("span", "class", "tm-opt tm-opt-wrap")
 	b.void("input", "type", "checkbox", "name", "truth", "value", "on", "id", s.id("truth"), "checked?", on(s.ShowTruth), "data-testid", "truth-toggle")
 	b.el("label", "Show the truth (rows no check can see)", "for", s.id("truth"))
 	b.close("span")

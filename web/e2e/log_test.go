@@ -65,7 +65,7 @@ func TestRetentionMovesTheLogStart(t *testing.T) {
 	}
 	assert.Equal(t, []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 3, 4, 5}, seen, "retention deletes at steps 11, 13 and 14")
 	assert.Contains(t, text(t, ctx, "[data-testid=group-offset]"), "below the log start")
-	assert.Contains(t, text(t, ctx, "[data-testid=lane-table]"), "✕ deleted by retention at this step")
+	assert.Contains(t, text(t, ctx, "[data-testid=log-table]"), "✕ deleted by retention at this step")
 
 	// Stepping back brings the cells back.
 	click(t, ctx, `[data-testid="btn-back"]`)

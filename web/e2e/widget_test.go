@@ -112,6 +112,9 @@ func TestCrashForks(t *testing.T) {
 	ctx, _ := startPlayground(t, "/scenarios/hwm/advance-order?crash=none&sink=append&advance=after")
 	// Find the first write step: a run is in flight there.
 	first := eval[int](t, ctx, `Number([...document.querySelectorAll('.tm-steps li.tm-kind-write')][0].dataset.step)`)
+	// The list of every step starts folded: open it.
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid=timeline]').open`), "the step list starts folded")
+	click(t, ctx, `[data-testid=timeline] > summary`)
 	click(t, ctx, `.tm-steps li[data-step="`+strconv.Itoa(first)+`"] a`)
 	require.Equal(t, first, step(t, ctx))
 	click(t, ctx, `[data-testid="btn-crash"]`)
