@@ -367,7 +367,7 @@ func (t *Trace) ObserveAt(n int) check.Observation {
 	n = t.clampStep(n)
 	o := check.Observation{KeysInt: true}
 	if n > 0 {
-		o.Now = t.Events[n-1].At
+		o.Now, o.Started = t.Events[n-1].At, true
 	}
 	for _, p := range t.Pipes {
 		if p.Overlap > 0 && p.Mark.IsTimestamp() {

@@ -334,7 +334,14 @@ func groupStations(b *builder, v *step) {
 			}
 			for _, o := range p.Groups {
 				if o.Group == g.Name {
-					b.el("li", p.Topic+"-"+itoa(p.Partition)+": "+strings.TrimPrefix(groupText(p, o), g.Name+" "), "data-testid", "group-position")
+					pos := "nothing committed"
+					switch {
+					case o.Committed >= 0 && o.Committed < p.Start:
+						pos = "at " + strconv.FormatInt(o.Committed, 10) + ", below the log start"
+					case o.Committed >= 0:
+						pos = "at " + strconv.FormatInt(o.Committed, 10)
+					}
+					b.el("li", p.Topic+"-"+itoa(p.Partition)+": "+pos+", lag "+strconv.FormatInt(o.Lag, 10), "data-testid", "group-position")
 				}
 			}
 		}

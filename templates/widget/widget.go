@@ -182,20 +182,24 @@ func controls(b *builder, t *engine.Trace, s State) {
 	link := func(act, glyph, word, after, key string, step int, disabled bool) {
 		b.open("a", "class", "tm-btn", "data-act", act, "href", query(t, s, step), "data-testid", "btn-"+act,
 			"aria-keyshortcuts", key, "aria-disabled", pick(disabled, "true", "false"))
-		b.text(glyph)
+		if glyph != "" {
+			b.el("span", glyph, "aria-hidden", "true")
+		}
 		b.el("span", word, "class", "tm-word")
-		b.text(after)
+		if after != "" {
+			b.el("span", after, "aria-hidden", "true")
+		}
 		b.close("a")
 	}
 	b.open("span", "class", "tm-stepper")
-	link("start", "|◀", " Start", "", "Home", 0, s.Step == 0)
-	link("back", "◀", " Back", "", "ArrowLeft PageUp", max(s.Step-1, 0), s.Step == 0)
+	link("start", "|◀", "Start", "", "Home", 0, s.Step == 0)
+	link("back", "◀", "Back", "", "ArrowLeft PageUp", max(s.Step-1, 0), s.Step == 0)
 	b.open("button", "type", "button", "class", "tm-btn tm-play", "data-act", "play", "aria-pressed", "false", "aria-keyshortcuts", "Space", "data-testid", "btn-play", "hidden?", on(!s.Live))
-	b.text("▶")
-	b.el("span", " Play", "class", "tm-word")
+	b.el("span", "▶", "aria-hidden", "true")
+	b.el("span", "Play", "class", "tm-word")
 	b.close("button")
-	link("forward", "", "Forward ", "▶", "ArrowRight PageDown", min(s.Step+1, n), s.Step == n)
-	link("end", "", "End ", "▶|", "End", n, s.Step == n)
+	link("forward", "", "Forward", "▶", "ArrowRight PageDown", min(s.Step+1, n), s.Step == n)
+	link("end", "", "End", "▶|", "End", n, s.Step == n)
 	b.close("span")
 	b.open("label", "class", "tm-scrub")
 	b.el("span", "Step", "class", "tm-visually-hidden")

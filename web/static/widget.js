@@ -587,12 +587,23 @@
       const speed = Number(this.host.querySelector('[data-act="speed"]').value) || 700;
       const button = this.host.querySelector('[data-act="play"]');
       button.setAttribute("aria-pressed", "true");
-      button.replaceChildren("⏸", Object.assign(document.createElement("span"), { className: "tm-word", textContent: " Pause" }));
+      this.label(button, "⏸", "Pause");
       if (this.step >= this.steps) this.seek(0);
       this.timer = setInterval(() => {
         if (this.step >= this.steps) return this.stop();
         this.seek(this.step + 1);
       }, reduceMotion() ? Math.max(speed, 1000) : speed);
+    }
+
+    // label writes a control's glyph and word, as the widget package does.
+    label(button, glyph, word) {
+      const g = document.createElement("span");
+      g.setAttribute("aria-hidden", "true");
+      g.textContent = glyph;
+      const w = document.createElement("span");
+      w.className = "tm-word";
+      w.textContent = word;
+      button.replaceChildren(g, w);
     }
 
     stop() {
@@ -601,7 +612,7 @@
       this.timer = null;
       const button = this.host.querySelector('[data-act="play"]');
       button.setAttribute("aria-pressed", "false");
-      button.replaceChildren("▶", Object.assign(document.createElement("span"), { className: "tm-word", textContent: " Play" }));
+      this.label(button, "▶", "Play");
     }
   }
 
