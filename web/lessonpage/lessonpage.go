@@ -86,7 +86,7 @@ func NewView(l *course.Lesson, layout templates.LayoutView) (templates.LessonVie
 }
 
 // embedView runs e's scenario and draws its widget under the element-id
-// prefix id, folded as an embed, with links into the playground.
+// prefix id, folded as an embed, with links to its scenario page.
 func embedView(l *course.Lesson, e course.Embed, id string) (templates.EmbedView, error) {
 	sc, ok := lessons.Lookup(e.Scenario)
 	if !ok {

@@ -158,7 +158,7 @@ func TestGlossaryTermsLinked(t *testing.T) {
 }
 
 // TestEmbedsAreWidgets checks every embed carries the real widget, each with
-// its own element-id prefix and knobs, folded, linking into the playground,
+// its own element-id prefix and knobs, folded, linking to its scenario page,
 // with the engine's outcome beneath it as its text equivalent.
 func TestEmbedsAreWidgets(t *testing.T) {
 	doc, l := renderLesson(t)

@@ -1,5 +1,5 @@
-// Package pages builds the site's scenario pages: one bundled scenario as a
-// playground, the same widget alone for an iframe, a static SVG picture of a
+// Package pages builds the site's scenario pages: one bundled scenario on a
+// page of its own, the same widget alone for an iframe, a static SVG picture of a
 // scenario at a step (for a README, where scripts are not allowed), and the
 // sandbox where a visitor writes a scenario of their own. It turns requests into view
 // structs; the simulation is the engine's and the drawing is the widget's.
@@ -174,6 +174,9 @@ func starter() string {
 
 func playPage(r *http.Request) (templ.Component, error) {
 	v := templates.PlayView{Layout: web.NewLayoutView("Sandbox", Scripts...)}
+	for i := range v.Layout.Nav {
+		v.Layout.Nav[i].Current = v.Layout.Nav[i].Href == "/play"
+	}
 	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
 	src := starter()
 	if r.Method == http.MethodPost {
