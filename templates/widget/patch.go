@@ -18,26 +18,45 @@ package widget
 // any fragment) sends the whole stage instead.
 
 // drawing is a stage as drawn: its HTML and its fragments, with each
-// fragment's children worked out once.
+// fragment's children listed once. A step draws one, so it holds no map
+// and no slice per fragment: the children of all fragments share one array.
 type drawing struct {
 	html  string
 	frags []frag
-	kids  [][]int // kids[i] lists the children of fragment i; kids[len(frags)] the top-level ones
-	index map[string]int
+	kids  []int32 // the children of every node, node by node
+	at    []int32 // node i's children are kids[at[i]:at[i+1]]; node len(frags) is the stage itself
 }
 
 func newDrawing(html string, frags []frag) *drawing {
-	d := &drawing{html: html, frags: frags, kids: make([][]int, len(frags)+1), index: make(map[string]int, len(frags))}
+	n := len(frags)
+	d := &drawing{html: html, frags: frags, kids: make([]int32, n), at: make([]int32, n+2)}
+	for _, f := range frags {
+		d.at[parentNode(f.parent, n)+1]++
+	}
+	for i := 1; i < len(d.at); i++ {
+		d.at[i] += d.at[i-1]
+	}
+	fill := make([]int32, n+1)
+	copy(fill, d.at[:n+1])
 	for i, f := range frags {
-		p := f.parent
-		if p < 0 {
-			p = len(frags)
-		}
-		d.kids[p] = append(d.kids[p], i)
-		d.index[f.key] = i
+		p := parentNode(f.parent, n)
+		d.kids[fill[p]] = int32(i)
+		fill[p]++
 	}
 	return d
 }
+
+// parentNode is the node a fragment's parent index names: the stage itself
+// for a top-level fragment.
+func parentNode(parent, n int) int {
+	if parent < 0 {
+		return n
+	}
+	return parent
+}
+
+// children returns the children of node i.
+func (d *drawing) children(i int) []int32 { return d.kids[d.at[i]:d.at[i+1]] }
 
 // span returns the start and end of node i (len(frags) is the whole stage).
 func (d *drawing) span(i int) (int, int) {
@@ -80,7 +99,7 @@ func diffNode(prev, next *drawing, p, n int, ops *[]Op) bool {
 	if prev.html[ps:pe] == next.html[ns:ne] {
 		return true
 	}
-	pk, nk := prev.kids[p], next.kids[n]
+	pk, nk := prev.children(p), next.children(n)
 	key := ""
 	if n < len(next.frags) {
 		key = next.frags[n].key
@@ -108,9 +127,7 @@ func diffNode(prev, next *drawing, p, n int, ops *[]Op) bool {
 	}
 	if sameKeys {
 		for i := range pk {
-			if !diffNode(prev, next, pk[i], nk[i], ops) {
-				return replace()
-			}
+			diffNode(prev, next, int(pk[i]), int(nk[i]), ops)
 		}
 		return true
 	}
@@ -119,14 +136,18 @@ func diffNode(prev, next *drawing, p, n int, ops *[]Op) bool {
 	if !adjacent(prev, pk) || !adjacent(next, nk) {
 		return replace()
 	}
+	had := make(map[string]int32, len(pk))
+	for _, c := range pk {
+		had[prev.frags[c].key] = c
+	}
 	keys := make([]any, len(nk))
 	fresh := map[string]any{}
-	type kept struct{ p, n int }
+	type kept struct{ p, n int32 }
 	var keep []kept
 	for i, c := range nk {
 		k := next.frags[c].key
 		keys[i] = k
-		if j, ok := prev.index[k]; ok && prev.frags[j].parent == parentOf(prev, p) {
+		if j, ok := had[k]; ok {
 			keep = append(keep, kept{j, c})
 			continue
 		}
@@ -134,26 +155,14 @@ func diffNode(prev, next *drawing, p, n int, ops *[]Op) bool {
 	}
 	*ops = append(*ops, Op{"k", key, keys, fresh})
 	for _, c := range keep {
-		if !diffNode(prev, next, c.p, c.n, ops) {
-			// A kept child that changed beyond patching is replaced whole.
-			f := next.frags[c.n]
-			*ops = append(*ops, Op{"r", f.key, next.html[f.start:f.end]})
-		}
+		diffNode(prev, next, int(c.p), int(c.n), ops) // a child is replaced when it cannot be patched
 	}
 	return true
 }
 
-// parentOf is the parent index frags record for children of node p.
-func parentOf(d *drawing, p int) int {
-	if p == len(d.frags) {
-		return -1
-	}
-	return p
-}
-
 // adjacent reports whether the children kids follow one another with
 // nothing between them.
-func adjacent(d *drawing, kids []int) bool {
+func adjacent(d *drawing, kids []int32) bool {
 	for i := 1; i < len(kids); i++ {
 		if d.frags[kids[i-1]].end != d.frags[kids[i]].start {
 			return false

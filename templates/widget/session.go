@@ -335,6 +335,14 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 	case "explain":
 		s.st.Explain = arg
 		return false, nil
+	case "text", "steps":
+		// The learner opened or folded the stage's tables or its steps.
+		if action == "text" {
+			s.st.TextOpen = arg == "on"
+		} else {
+			s.st.StepsOpen = arg == "on"
+		}
+		return false, nil
 	case "present":
 		switch arg {
 		case "on", "notes":

@@ -65,6 +65,17 @@ func open(t testing.TB, id, query string) *Session {
 	return s
 }
 
+// lostSlots returns the keys of the target's slots marked lost.
+func lostSlots(d htmltest.Doc) []string {
+	var out []string
+	for _, n := range d.ByTestID("slot") {
+		if htmltest.Attr(n, "data-state") == "lost" {
+			out = append(out, htmltest.Attr(n, "data-key"))
+		}
+	}
+	return out
+}
+
 // stageOf views the session's step and returns the stage it drew, whether
 // the view sent it whole or as changes to the stage before.
 func stageOf(t testing.TB, s *Session) string {
@@ -169,7 +180,8 @@ func TestSessionSeekTruthExplain(t *testing.T) {
 	assert.Empty(t, v.HTML, "a step draws only the stage")
 	assert.Equal(t, Narration(trace, 15), v.Narration)
 	stage := htmltest.Parse(t, stageOf(t, s))
-	assert.Equal(t, []string{"3", "4"}, keysOf(stage.ByTestID("row-missing")))
+	assert.Equal(t, []string{"3", "4"}, lostSlots(stage))
+	assert.Empty(t, stage.ByTestID("row-missing"), "the folded tables are not drawn live")
 	assert.Same(t, trace, s.trace, "a seek does not re-run")
 
 	for _, c := range []struct {
@@ -189,12 +201,24 @@ func TestSessionSeekTruthExplain(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, rerun)
 	v, d := view(t, s)
-	assert.Empty(t, d.ByTestID("row-missing"))
+	assert.Empty(t, lostSlots(d))
 	assert.Contains(t, v.Query, "truth=off")
 	_, err = s.Act("truth", "on")
 	require.NoError(t, err)
 	_, d = view(t, s)
-	assert.Len(t, d.ByTestID("row-missing"), 2)
+	assert.Len(t, lostSlots(d), 2)
+
+	// Opening the tables draws them, with the stage's ghosts; folding them
+	// again leaves them out.
+	_, err = s.Act("text", "on")
+	require.NoError(t, err)
+	stage = htmltest.Parse(t, stageOf(t, s))
+	assert.True(t, htmltest.HasAttr(stage.One(t, "text-equivalent"), "open"))
+	assert.Equal(t, []string{"3", "4"}, keysOf(stage.ByTestID("row-missing")))
+	_, err = s.Act("text", "off")
+	require.NoError(t, err)
+	stage = htmltest.Parse(t, stageOf(t, s))
+	assert.Empty(t, stage.ByTestID("target-table"))
 
 	rerun, err = s.Act("explain", "3")
 	require.NoError(t, err)

@@ -149,11 +149,17 @@ func timelineWindow(b *builder, t *engine.Trace, s State) {
 	const before, after = 10, 20
 	lo := max(1, min(s.Step-before, t.Steps()-before-after))
 	hi := min(t.Steps(), lo+before+after)
-	b.fopen("timeline", "details", "class", "tm-timeline", "data-testid", "timeline")
+	b.fopen("timeline", "details", "class", "tm-timeline", "data-testid", "timeline", "data-fold", "steps", "open?", on(s.StepsOpen))
 	b.fopen("timeline-summary", "summary")
 	b.text("Steps " + itoa(lo) + " to " + itoa(hi) + " of " + itoa(t.Steps()) + " (the list follows the current step)")
 	b.fclose("summary")
-	b.fopen("timeline-list", "ol", "class", "tm-steps", "id", s.id("steps"), "start", itoa(lo))
+	if s.Live && !s.StepsOpen {
+		b.fclose("details")
+		return
+	}
+	// Each item numbers itself (value), so that the list's own markup stays
+	// the same as it slides and a step moves items rather than redraws it.
+	b.fopen("timeline-list", "ol", "class", "tm-steps", "id", s.id("steps"))
 	for n := lo; n <= hi; n++ {
 		stepItem(b, t, s, n, true)
 	}
@@ -426,7 +432,9 @@ func txnRow(b *builder, v *step, br *bar, fates []fate) {
 		b.void("rect", "x", "-2", "y", "5", "width", "4", "height", "14", "rx", "1", "class", "tm-bar tm-"+br.state)
 		b.close("svg")
 	} else {
-		b.void("rect", "x", pct(br.from), "y", "5", "width", pct(br.to-br.from), "height", "14", "rx", "3", "class", "tm-bar tm-"+br.state)
+		// A fragment of its own: an open transaction's bar grows at every
+		// step, and only the bar need be sent.
+		b.fvoid("bar-"+tx.Name, "rect", "x", pct(br.from), "y", "5", "width", pct(br.to-br.from), "height", "14", "rx", "3", "class", "tm-bar tm-"+br.state)
 	}
 	if br.stamp >= 0 {
 		b.open("svg", "x", pct(br.stamp), "overflow", "visible")

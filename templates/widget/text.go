@@ -16,8 +16,12 @@ import (
 // away until opened.
 func textEquivalent(b *builder, v *step) {
 	t := v.t
-	b.fopen("text", "details", "class", "tm-text", "data-testid", "text-equivalent")
+	b.fopen("text", "details", "class", "tm-text", "data-testid", "text-equivalent", "data-fold", "text", "open?", on(v.s.TextOpen))
 	b.el("summary", "The same step as tables")
+	if v.s.Live && !v.s.TextOpen {
+		b.fclose("details")
+		return
+	}
 	if len(t.Txns) > 0 {
 		sourceTable(b, v)
 	}

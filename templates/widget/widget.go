@@ -41,6 +41,13 @@ type State struct {
 	// widget draws the faults of the trace it is given; the caller runs them.
 	Faults []engine.Fault
 
+	// TextOpen and StepsOpen say that the learner has opened the stage's
+	// tables and, for a long scenario, its window of steps. Drawn live,
+	// the stage leaves a folded one empty until it is opened: its content
+	// is not shown or read out while folded, and drawing it at every step
+	// would cost more than the rest of the stage.
+	TextOpen, StepsOpen bool
+
 	checks   *checkView // set by a Session for a large trace; nil runs the checks while drawing
 	sizeHint int        // the length of the last stage drawn, set by a Session
 }
@@ -337,6 +344,7 @@ func stepItem(b *builder, t *engine.Trace, s State, step int, frag bool) {
 		attrs = append(attrs, "aria-current", "step")
 	}
 	if frag {
+		attrs = append(attrs, "value", itoa(step))
 		b.fopen("step-"+itoa(step), "li", attrs...)
 	} else {
 		b.open("li", attrs...)

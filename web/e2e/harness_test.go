@@ -79,6 +79,13 @@ window.addEventListener("unhandledrejection", (e) => {
 // the tab is saved first.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
+	return newBrowserWithin(t, testTimeout)
+}
+
+// newBrowserWithin is newBrowser with a deadline of its own, for a test
+// that must wait on a large scenario.
+func newBrowserWithin(t *testing.T, timeout time.Duration) context.Context {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
@@ -129,7 +136,7 @@ func newBrowser(t *testing.T) context.Context {
 		}
 	})
 
-	deadline := time.Now().Add(testTimeout)
+	deadline := time.Now().Add(timeout)
 	if d, ok := t.Deadline(); ok && d.Before(deadline) {
 		deadline = d.Add(-2 * time.Second)
 	}

@@ -64,6 +64,8 @@ func TestRetentionMovesTheLogStart(t *testing.T) {
 		assert.Equal(t, deleted(), start(), "step %d: every offset left of the log start is drawn removed", step(t, ctx))
 	}
 	assert.Equal(t, []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 3, 4, 5}, seen, "retention deletes at steps 11, 13 and 14")
+	eval[bool](t, ctx, `(document.querySelector('[data-testid=text-equivalent] > summary').click(), true)`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid=log-table]`))))
 	assert.Contains(t, text(t, ctx, "[data-testid=group-offset]"), "below the log start")
 	assert.Contains(t, text(t, ctx, "[data-testid=log-table]"), "✕ deleted by retention at this step")
 

@@ -97,7 +97,9 @@ func TestStageUpdatesInPlace(t *testing.T) {
 	assert.Less(t, views["bytes"]/views["ops"], 6000.0, "a step sends a few kilobytes at most: %v", views)
 	assert.True(t, eval[bool](t, ctx, stageMatchesADrawing), "the patched stage differs from a drawing of the step")
 	// Scrub to the end and back to a middle step: still the drawing.
-	eval[bool](t, ctx, `(() => { const s = document.querySelector('[data-act="scrub"]'); s.value = "24"; s.dispatchEvent(new Event("input", {bubbles: true})); s.value = "9"; s.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)
+	for _, n := range []string{"24", "9"} {
+		eval[bool](t, ctx, `(() => { const s = document.querySelector('[data-act="scrub"]'); s.value = "`+n+`"; s.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)
+	}
 	assert.Equal(t, 9, step(t, ctx))
 	assert.True(t, eval[bool](t, ctx, stageMatchesADrawing))
 	assert.Empty(t, pageProblems(t, ctx))

@@ -85,7 +85,15 @@ func TestVisibilityGapMarkFlip(t *testing.T) {
 	assert.Contains(t, narration, "no later run will read it")
 	at := step(t, ctx)
 	assert.Contains(t, text(t, ctx, "[data-testid=truth]"), "not in the target: 3")
+	assert.Equal(t, "lost", eval[string](t, ctx, `document.querySelector('[data-testid=slot][data-key="3"]').dataset.state`), "order 3's slot holds a ghost, lost")
+	// The same step as tables, drawn when opened.
+	assert.Zero(t, count(t, ctx, `[data-testid=target-table]`), "the folded tables are not drawn")
+	click(t, ctx, `[data-testid=text-equivalent] > summary`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid=target-table]`))))
 	assert.Equal(t, 1, eval[int](t, ctx, `document.querySelectorAll('[data-testid=row-missing][data-key="3"]').length`), "order 3 drawn as a ghost row")
+	click(t, ctx, `[data-testid="btn-forward"]`)
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid=text-equivalent]').open`), "the tables stay open as the learner steps")
+	click(t, ctx, `[data-testid="btn-back"]`)
 
 	// The end of the default run: order 3 never arrives.
 	click(t, ctx, `[data-testid="btn-end"]`)

@@ -77,25 +77,35 @@
   //   ["r", key, html]                 replace fragment key
   //   ["k", key, [keys], {key: html}]  give fragment key (the stage for "")
   //                                    these child fragments in this order
-  const patch = (stage, ops) => {
-    const byKey = new Map();
-    for (const el of stage.querySelectorAll("[data-frag]")) byKey.set(el.dataset.frag, el);
+  //
+  // byKey maps each fragment's key to its element; patch keeps it current.
+  const indexFrags = (el, byKey) => {
+    if (el.dataset && el.dataset.frag !== undefined) byKey.set(el.dataset.frag, el);
+    for (const d of el.querySelectorAll("[data-frag]")) byKey.set(d.dataset.frag, d);
+  };
+  const forgetFrags = (el, byKey) => {
+    if (byKey.get(el.dataset.frag) === el) byKey.delete(el.dataset.frag);
+    for (const d of el.querySelectorAll("[data-frag]")) {
+      if (byKey.get(d.dataset.frag) === d) byKey.delete(d.dataset.frag);
+    }
+  };
+  const patch = (stage, ops, byKey) => {
     for (const op of ops) {
       if (op[0] === "r") {
         const old = byKey.get(op[1]);
-        if (!old) return false;
+        if (!old || !old.isConnected) return false;
         const open = old.tagName === "DETAILS" && old.open;
-        const inner = openDetails(old);
+        const inner = old.firstElementChild ? openDetails(old) : new Set();
         const el = parse(op[2], old.parentNode);
+        forgetFrags(old, byKey);
         old.replaceWith(el);
         if (open) el.open = true;
         reopen(el, inner);
-        byKey.set(op[1], el);
-        for (const d of el.querySelectorAll("[data-frag]")) byKey.set(d.dataset.frag, d);
+        indexFrags(el, byKey);
         continue;
       }
       const parent = op[1] ? byKey.get(op[1]) : stage;
-      if (!parent) return false;
+      if (!parent || !parent.isConnected) return false;
       const keys = op[2];
       const fresh = op[3] || {};
       const want = new Set(keys);
@@ -105,15 +115,17 @@
         if (c.dataset.frag === undefined) continue;
         if (want.has(c.dataset.frag)) have.set(c.dataset.frag, c);
         after = c.nextSibling;
-        if (!want.has(c.dataset.frag)) c.remove();
+        if (!want.has(c.dataset.frag)) {
+          forgetFrags(c, byKey);
+          c.remove();
+        }
       }
       let cursor = [...parent.children].find((c) => c.dataset.frag !== undefined) || after;
       for (const k of keys) {
         let node = have.get(k);
         if (!node) {
           node = parse(fresh[k], parent);
-          byKey.set(k, node);
-          for (const d of node.querySelectorAll("[data-frag]")) byKey.set(d.dataset.frag, d);
+          indexFrags(node, byKey);
         }
         if (node === cursor) {
           cursor = cursor.nextElementSibling && cursor.nextElementSibling.dataset.frag !== undefined ? cursor.nextElementSibling : after;
@@ -125,12 +137,22 @@
     return true;
   };
 
-  // chipRects records where every row chip is, by its id, so that a chip
-  // that comes from one (data-from) can be moved from there.
-  const chipRects = (stage) => {
+  // chipRects records where the row chips are that the changes move rows
+  // from (data-from in their HTML), so that each can be moved from there.
+  const fromAttr = /data-from="([^"]+)"/g;
+  const chipRects = (stage, ops) => {
+    const wanted = new Set();
+    const scan = (html) => {
+      for (const m of html.matchAll(fromAttr)) wanted.add(m[1]);
+    };
+    for (const op of ops) {
+      if (op[0] === "r") scan(op[2]);
+      else for (const k in op[3]) scan(op[3][k]);
+    }
     const rects = new Map();
+    if (!wanted.size) return rects;
     for (const el of stage.querySelectorAll("[data-chip]")) {
-      for (const id of el.dataset.chip.split(" ")) rects.set(id, el.getBoundingClientRect());
+      if (wanted.has(el.dataset.chip)) rects.set(el.dataset.chip, el.getBoundingClientRect());
     }
     return rects;
   };
@@ -140,7 +162,7 @@
   // read travels from the source to the extractor, a row written from the
   // extractor to its slot. Nothing moves for those who ask for less motion.
   const animateMoves = (stage, before) => {
-    if (reduceMotion() || !before) return;
+    if (!before || !before.size) return;
     for (const el of stage.querySelectorAll("[data-new]")) {
       const from = before.get(el.dataset.from);
       if (!from || !el.animate) continue;
@@ -183,6 +205,11 @@
       this.host.addEventListener("input", (e) => this.onInput(e));
       this.host.addEventListener("submit", (e) => e.preventDefault());
       this.host.addEventListener("keydown", (e) => this.onKey(e));
+      // The stage's folded parts are drawn once opened (see State.TextOpen).
+      this.host.addEventListener("toggle", (e) => {
+        const fold = e.target.dataset && e.target.dataset.fold;
+        if (fold && e.target.closest(".tm-stage")) this.act(fold, e.target.open ? "on" : "off");
+      }, true);
       if (this.isPage()) {
         pageWidget = this;
         this.listenToPeer();
@@ -238,6 +265,7 @@
         const timeline = this.host.querySelector(".tm-widget > .tm-timeline");
         const open = timeline ? timeline.open : false;
         this.host.innerHTML = v.html;
+        this.frags = null;
         const now = this.host.querySelector(".tm-widget > .tm-timeline");
         if (now) now.open = open;
         if (focused) {
@@ -247,8 +275,14 @@
         this.presenting(this.host.querySelector(".tm-widget").dataset.present || "");
       } else {
         const stage = this.host.querySelector(".tm-stage");
-        const moved = v.step === before + 1 && v.ops && v.ops.length ? chipRects(stage) : null;
-        if (!v.ops || !v.ops.length || !patch(stage, v.ops)) {
+        const motion = v.step === before + 1 && v.ops && v.ops.length && !reduceMotion();
+        const moved = motion ? chipRects(stage, v.ops) : null;
+        if (v.ops && v.ops.length && !this.frags) {
+          this.frags = new Map();
+          indexFrags(stage, this.frags);
+        }
+        if (!v.ops || !v.ops.length || !patch(stage, v.ops, this.frags)) {
+          this.frags = null;
           if (v.stage) {
             const open = openDetails(stage);
             stage.innerHTML = v.stage;
