@@ -13,6 +13,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -224,4 +225,12 @@ func TestPatchReplacesWholeWhenOnlyThatWorks(t *testing.T) {
 	ops, whole := diffStage(newDrawing(b.String(), b.frags), newDrawing(b.String(), b.frags))
 	assert.False(t, whole)
 	assert.Empty(t, ops, "nothing changed, nothing sent")
+}
+
+// TestClockMatchesVtime: the stage's own time formatting says what
+// vtime.Time.String says.
+func TestClockMatchesVtime(t *testing.T) {
+	for _, ms := range []int64{0, 1, 999, 1000, 59_999, 3_599_999, 36_000_000, 36_002_250, 86_399_999, 360_000_000 + 5, -1, -61_001, 123_456_789_012} {
+		assert.Equal(t, vtime.Time(ms).String(), clock(vtime.Time(ms)), "%d ms", ms)
+	}
 }
