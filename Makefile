@@ -34,7 +34,7 @@ check-generated: generate
 # test builds the wasm module first: the browser tests load it.
 test: wasm vet check-generated
 	$(GO) test -count=1 ./...
-	$(GO) run ./cmd/tidemark check --all
+	$(GO) run ./cmd/tidemark check --all docs
 
 test-short:
 	$(GO) test -short ./...

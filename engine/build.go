@@ -49,9 +49,22 @@ type builder struct {
 	workloads []string                // prefixes of generated transaction names
 }
 
-// Build turns a parsed scenario and knob values into a world ready to run.
-// set may omit knobs (their defaults apply); an unknown knob or value is an error.
+// Build turns a parsed scenario and knob values into a world ready to run,
+// within DefaultBudget. set may omit knobs (their defaults apply); an
+// unknown knob or value is an error.
 func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error) {
+	return BuildWithBudget(f, set, seed, DefaultBudget)
+}
+
+// BuildWithBudget is Build with a work budget of limit units: every event
+// scheduled, row, key and run counts one (see budget). It stops at the
+// first line that would pass the limit with a *BudgetError naming that
+// line; the world it returns stops when running would pass it (see
+// World.Err). A limit of zero or less means DefaultBudget.
+func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, limit int) (*World, error) {
+	if limit <= 0 {
+		limit = DefaultBudget
+	}
 	settings, err := f.Resolve(set)
 	if err != nil {
 		return nil, err
@@ -67,6 +80,7 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 		trace: &Trace{File: f, Settings: settings, Seed: seed, Counts: []Counts{{}},
 			noun: map[string]string{}, checks: check.DefaultConfig()},
 	}
+	w.budget = budget{limit: limit, building: true}
 	b := &builder{w: w, txns: map[string]*txnPlan{}, names: map[string]scenario.Pos{}}
 	cmds := f.Bind(settings)
 	enabled := map[string]bool{}
@@ -137,7 +151,11 @@ func Build(f *scenario.File, set map[string]string, seed uint64) (*World, error)
 		if err != nil {
 			return nil, err
 		}
+		if w.budget.over {
+			return nil, w.budgetError(c.Pos)
+		}
 	}
+	w.budget.building = false
 	if len(enabled) > 0 {
 		w.trace.checks.Enabled = enabled
 	}
@@ -547,7 +565,12 @@ func (b *builder) statement(c scenario.Command, n, op scenario.Arg, body []scena
 	}
 	a := newArgs(c, rest)
 	if x, ok := a.find(s.table.Key); ok {
-		keys, err := splitKeys(x)
+		// A statement's keys cost a row and a key each: a list longer than
+		// half the budget left would pass it.
+		keys, err := splitKeys(x, b.w.room()/2)
+		if err == errTooManyKeys {
+			return b.w.budgetError(c.Pos)
+		}
 		if err != nil {
 			return err
 		}
@@ -571,8 +594,10 @@ func (b *builder) statement(c scenario.Command, n, op scenario.Arg, body []scena
 		s.count = max(s.count, 1)
 	}
 	ts := tp.state
-	b.w.hint.versions += max(len(s.keys), s.count)
-	b.w.hint.keys += max(len(s.keys), s.count)
+	rows := max(len(s.keys), s.count)
+	b.w.reserve(2 * rows) // each row is a version, and may name a new key
+	b.w.hint.versions += rows
+	b.w.hint.keys += rows
 	b.w.scheduleTxn(at, opStatement, ts, &s, nil)
 	return nil
 }
@@ -676,12 +701,17 @@ func (b *builder) workload(c scenario.Command) error {
 			return errorf(c.Pos, "workload transaction name %s is already used; set prefix= to something else", name)
 		}
 	}
+	// Each transaction is three events (begin, insert, end), and each of its
+	// rows a version and a new key: reserved now, though next schedules them
+	// as it goes.
+	b.w.reserve(3*n + 2*n*rows)
+	if b.w.budget.over {
+		return b.w.budgetError(c.Pos)
+	}
 	gen := &workload{w: b.w, table: table, n: n, from: from, every: every, minD: minD, maxD: maxD,
 		rows: rows, sessions: sessions, rollbackPct: rollbackPct, prefix: prefix,
 		insert: stmt{op: mvcc.Insert, table: table, count: rows}}
 	b.w.scheduleTxn(from, opGenerate, nil, nil, gen)
-	// Each transaction is three events (begin, insert, end); next schedules
-	// them as it goes, so count them here.
 	b.w.hint.events += 3*n - 1
 	b.w.hint.txns += n
 	b.w.hint.versions += n * rows
@@ -843,7 +873,14 @@ func (b *builder) runs(c scenario.Command) error {
 	if int64(until-from)/int64(every) > 1_000_000 {
 		return errorf(c.Pos, "runs would schedule more than a million runs; expected fewer")
 	}
-	for t := from; t <= until; t = t.Add(every) {
+	// Counting runs rather than adding every to a time cannot overflow, and
+	// the budget stops the loop at the run that would pass it.
+	n := int64(until-from) / int64(every)
+	if (n+1)*runCost > int64(b.w.room()) {
+		return b.w.budgetError(c.Pos) // refused before scheduling the first
+	}
+	for i := int64(0); i <= n && !b.w.budget.over; i++ {
+		t := from.Add(vtime.Duration(i) * every)
 		b.w.scheduleRun(runPlan{pipe: p.cfg.Name, worker: worker, read: t, write: t, store: t})
 	}
 	return nil

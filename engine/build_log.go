@@ -179,6 +179,7 @@ func (b *builder) produce(c scenario.Command) error {
 		s.key, s.keyed = key.Value, true
 	}
 	// Without a key, the event is named by its id when it is sent (see send).
+	b.w.reserve(2) // its record and key
 	b.w.hint.events += 2
 	b.w.schedule(at, func() { b.w.send(p, s) })
 	return nil
@@ -206,6 +207,11 @@ func (b *builder) traffic(c scenario.Command) error {
 		return errorf(c.Pos, "traffic needs every= with a positive duration")
 	}
 	w := b.w
+	// Each record is an event and a record, and may name a new key.
+	w.reserve(2*n + min(n, keys))
+	if w.budget.over {
+		return w.budgetError(c.Pos)
+	}
 	w.hint.events += n
 	w.hint.notes += n
 	w.hint.versions += n
@@ -360,6 +366,10 @@ func (b *builder) polls(c scenario.Command) error {
 	// schedule of polls keeps the event queue small.
 	w := b.w
 	rounds := int(int64(until-from)/int64(every)) + 1
+	w.reserve(rounds) // one event a round; what each member's poll does is charged as it happens
+	if w.budget.over {
+		return w.budgetError(c.Pos)
+	}
 	g.rounds += rounds
 	var round func(t vtime.Time) func()
 	round = func(t vtime.Time) func() {
@@ -367,7 +377,8 @@ func (b *builder) polls(c scenario.Command) error {
 			for _, name := range slices.Clone(g.g.Members) {
 				w.poll(g, pollPlan{member: name, max: mx, crash: "none"})
 			}
-			if next := t.Add(every); next <= until {
+			if until-t >= vtime.Time(every) { // not t+every <= until, which can overflow
+				next := t.Add(every)
 				w.schedule(next, round(next))
 			}
 		}

@@ -241,3 +241,36 @@ func TestNotes(t *testing.T) {
 	assert.Equal(t, bare.Counts, tr.Counts, "a note changes nothing in the run")
 	assert.Empty(t, bare.Notes)
 }
+
+// TestExpectKeyRanges: a claim's key list may hold ranges, as the scenario
+// format's key lists do, and is compared as a set of keys, not as text.
+func TestExpectKeyRanges(t *testing.T) {
+	src := world + `txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
+txn T2 begin=10:00:00 commit=10:00:04 insert order_id=90..94,97
+run extract at=10:00:02
+run extract at=10:00:06
+expect missing=90..94,97
+expect missing=97,92..94,90..91
+expect missing=90..95
+expect missing=none when mark=lsn
+`
+	f, err := scenario.Parse("r.tdm", []byte(src))
+	require.NoError(t, err)
+	outs, err := engine.CheckExpectations(f, 1)
+	require.NoError(t, err)
+	require.Len(t, outs, 4)
+	assert.NoError(t, outs[0].Err, "a range matches the keys it spans")
+	assert.NoError(t, outs[1].Err, "ranges and keys in any order")
+	assert.EqualError(t, outs[2].Err, "r.tdm:12:8: expected missing=90..95, got missing=90,91,92,93,94,97")
+	assert.NoError(t, outs[3].Err)
+
+	for _, bad := range []string{"expect missing=9..1", "expect stale=1..x", "expect missing=1,,2"} {
+		f, err := scenario.Parse("r.tdm", []byte(world+bad+"\n"))
+		require.NoError(t, err)
+		_, err = engine.Expectations(f)
+		var se *scenario.Error
+		require.True(t, errors.As(err, &se), "%s: want *scenario.Error, got %v", bad, err)
+		assert.Equal(t, 6, se.Pos.Line, bad)
+		assert.Contains(t, se.Msg, "expected", bad)
+	}
+}

@@ -244,6 +244,7 @@ func (w *World) poll(g *groupState, pl pollPlan) {
 		pos, _ := m.pos.get(p)
 		to := min(part.End(), pos+int64(left))
 		if to > pos {
+			w.charge(int(to - pos))
 			rr := ReadRange{Step: int32(w.step()), Member: m.ref, Partition: int32(p), From: pos, To: to}
 			b.ranges = append(b.ranges, rr)
 			g.hist.Reads = append(g.hist.Reads, rr)
@@ -443,6 +444,7 @@ func (w *World) feedName(g *groupState) string {
 
 // deliver writes rows into a core target and keeps its history in the trace.
 func (w *World) deliver(target *sink.Table, in []sink.In) sink.Result {
+	w.charge(len(in))
 	res := target.Write(in, -1, int32(w.step()), nil, func(id int32, _ string, count, newest int) {
 		w.targetChanged(target, id, count, newest)
 	})

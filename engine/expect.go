@@ -90,6 +90,11 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 					return nil, errorf(a.Pos, "unknown claim %q; expected missing=, duplicated=, stale=, `check NAME=STATUS` or `mark NAME=VALUE`", a.Key)
 				}
 				e.What = a.Key
+				if a.Key != "duplicated" && a.Value != "none" {
+					if _, err := claimKeys(a); err != nil {
+						return nil, err
+					}
+				}
 				if a.Key == "duplicated" && a.Value != "none" {
 					for _, part := range strings.Split(a.Value, ",") {
 						k, n, ok := strings.Cut(part, "x")
@@ -157,10 +162,47 @@ func (e Expectation) Verify(t *Trace) error {
 		}
 		return prose.Errorf("%s: expected %s, but there is no mark named %s", e.Pos, e.Line, e.Name)
 	}
-	if normalize(got) != normalize(e.Want) {
+	want := e.Want
+	if e.What != "duplicated" && want != "none" {
+		// A key list may hold ranges (90..94); Expectations has checked it.
+		keys, _ := claimKeys(scenario.Arg{Value: want, ValuePos: e.Where})
+		want = strings.Join(keys, ",")
+	}
+	if normalize(got) != normalize(want) {
 		return prose.Errorf("%s: expected %s, got %s=%s", e.Pos, e.Line, e.What, got)
 	}
 	return nil
+}
+
+// claimKeys reads the key list of a missing= or stale= claim: keys and
+// inclusive ranges of whole numbers, as a scenario's key lists are written
+// (3,4 or 90..94 or 3,7..9). With several targets the truth names keys
+// TARGET:KEY, and a range may carry the prefix too: fct_orders:90..94.
+func claimKeys(a scenario.Arg) ([]string, error) {
+	var out []string
+	for _, part := range strings.Split(a.Value, ",") {
+		prefix, rest := "", part
+		if i := strings.LastIndexByte(part, ':'); i >= 0 {
+			prefix, rest = part[:i+1], part[i+1:]
+		}
+		l, r, isRange := strings.Cut(rest, "..")
+		switch {
+		case part == "":
+			return nil, errorf(a.ValuePos, "expected keys separated by commas, found an empty one in %q", a.Value)
+		case !isRange:
+			out = append(out, part)
+			continue
+		}
+		lo, err1 := strconv.ParseInt(l, 10, 64)
+		hi, err2 := strconv.ParseInt(r, 10, 64)
+		if err1 != nil || err2 != nil || hi < lo || hi-lo >= 100_000 {
+			return nil, errorf(a.ValuePos, "expected a key range such as 90..94 (whole numbers, at most 100000 keys), found %q", part)
+		}
+		for k := lo; k <= hi; k++ {
+			out = append(out, prefix+strconv.FormatInt(k, 10))
+		}
+	}
+	return out, nil
 }
 
 func keyList(keys []string) string {
@@ -170,10 +212,11 @@ func keyList(keys []string) string {
 	return strings.Join(keys, ",")
 }
 
+// normalize spells a list of keys as a set: sorted, each once.
 func normalize(s string) string {
 	parts := strings.Split(s, ",")
 	slices.Sort(parts)
-	return strings.Join(parts, ",")
+	return strings.Join(slices.Compact(parts), ",")
 }
 
 // Outcome is the result of checking one expectation.

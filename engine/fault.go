@@ -137,6 +137,9 @@ func RunWithFaults(f *scenario.File, set map[string]string, seed uint64, faults 
 		}
 		for len(w.trace.Events) < fl.AfterStep && w.Step() {
 		}
+		if err := w.Err(); err != nil {
+			return nil, err
+		}
 		if len(w.trace.Events) != fl.AfterStep {
 			return nil, prose.Errorf("the scenario has only %d steps; cannot inject a fault after step %d", len(w.trace.Events), fl.AfterStep)
 		}
@@ -145,5 +148,9 @@ func RunWithFaults(f *scenario.File, set map[string]string, seed uint64, faults 
 		}
 		w.trace.Faults = append(w.trace.Faults, fl)
 	}
-	return w.Run(), nil
+	t := w.Run()
+	if err := w.Err(); err != nil {
+		return nil, err
+	}
+	return t, nil
 }

@@ -249,6 +249,7 @@ func (w *World) nextID(p *producer) string {
 
 // send is one produce: the intended event, the first attempt and any retry.
 func (w *World) send(p *producer, s sendPlan) {
+	w.charge(1) // the record
 	var num int32
 	if s.id == "" {
 		p.ids++
@@ -320,7 +321,10 @@ func (w *World) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
 
 // then runs fn as the next step at this same instant, so that every step
 // of the trace is one action of the world.
-func (w *World) then(fn func()) { w.soon = append(w.soon, fn) }
+func (w *World) then(fn func()) {
+	w.charge(1)
+	w.soon = append(w.soon, fn)
+}
 
 // retry is what follows a failed send: nothing, the client's own retry, or
 // the application's resend.

@@ -45,8 +45,13 @@ type runState struct {
 
 func (w *World) rec(r *runState) *RunRecord { return &w.trace.Runs[r.id] }
 
+// runCost is the least work a run costs: itself, and the events of its
+// read, its write and its end.
+const runCost = 4
+
 // scheduleRun queues the phases of a run in their order.
 func (w *World) scheduleRun(plan runPlan) {
+	w.charge(1)
 	p := w.pipes[plan.pipe]
 	r := &runState{id: len(w.trace.Runs), plan: plan, p: p, actor: p.cfg.Name}
 	if plan.worker != "" {
@@ -164,6 +169,7 @@ func (w *World) runRead(r *runState) {
 		rr.Lower, rr.Upper = cfg.Mark.Format(m.value), cfg.Mark.Format(next)
 		rr.MarkBefore = joinMark(rr.MarkBefore, cfg.Mark.Format(m.value))
 	}
+	w.charge(len(r.rows))
 	keys := make([]string, len(r.rows))
 	for i, v := range r.rows {
 		keys[i] = v.Key
@@ -252,6 +258,7 @@ func keysOf(vs []*mvcc.Version) []string {
 }
 
 func (w *World) write(r *runState, rows []*mvcc.Version) sink.Result {
+	w.charge(len(rows))
 	in := make([]sink.In, len(rows))
 	for i, v := range rows {
 		in[i] = sink.In{ID: v.ID, Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN), Amount: v.Amount}

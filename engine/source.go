@@ -43,6 +43,7 @@ func (w *World) statement(ts *txnState, s *stmt) {
 			}
 		}
 	}
+	w.charge(len(keys))
 	var stamp vtime.Time
 	target := w.targetFor(s.table.Name)
 	for _, k := range keys {

@@ -184,11 +184,9 @@ type World struct {
 	soon      []func()  // actions that follow the current one at the same instant, before anything queued
 	actions   []action  // what each queued entry does, by slot
 	freeSlots []int32   // slots of actions already run
+	budget    budget    // the work this world may still do; see budget
 }
 
-// txnState is a source transaction as the schedule knows it. The builder
-// makes one per transaction and the scheduled events share it, so no event
-// looks a transaction up by name.
 // sizeHint estimates how long the trace's slices will grow, so they are
 // allocated once rather than doubled and copied, and carry little slack.
 type sizeHint struct {
@@ -197,6 +195,15 @@ type sizeHint struct {
 	notes                  int // log events narrated on demand
 }
 
+// clamp bounds every hint by limit.
+func (h *sizeHint) clamp(limit int) {
+	h.events, h.txns, h.versions = min(h.events, limit), min(h.txns, limit), min(h.versions, limit)
+	h.keys, h.notes = min(h.keys, limit), min(h.notes, limit)
+}
+
+// txnState is a source transaction as the schedule knows it. The builder
+// makes one per transaction and the scheduled events share it, so no event
+// looks a transaction up by name.
 type txnState struct {
 	name    string
 	session string
@@ -206,6 +213,7 @@ type txnState struct {
 
 // schedule queues fn at true time at, after everything already queued for that instant.
 func (w *World) schedule(at vtime.Time, fn func()) {
+	w.charge(1)
 	w.seq++
 	w.hint.events++
 	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(action{do: fn})})
@@ -216,11 +224,16 @@ func (w *World) schedule(at vtime.Time, fn func()) {
 // scenario too large to run on their behalf before running it.
 func (w *World) Planned() int { return w.hint.events }
 
-// Done reports whether no event is left.
-func (w *World) Done() bool { return len(w.q) == 0 && len(w.soon) == 0 }
+// Done reports whether no event is left, or the world stopped (see Err).
+func (w *World) Done() bool { return len(w.q) == 0 && len(w.soon) == 0 || w.budget.over }
 
-// Step runs the next event and reports whether there was one.
+// Step runs the next event and reports whether there was one. It reports
+// false without running anything once the world's work budget is spent;
+// Err then says so.
 func (w *World) Step() bool {
+	if w.budget.over {
+		return false
+	}
 	if len(w.soon) > 0 {
 		fn := w.soon[0]
 		w.soon = w.soon[1:]
@@ -271,6 +284,7 @@ func (w *World) park(a action) int32 {
 // scheduleTxn queues a typed step of a source transaction (or, with gen, a
 // workload's next transaction) at true time at.
 func (w *World) scheduleTxn(at vtime.Time, op txnOp, ts *txnState, st *stmt, gen *workload) {
+	w.charge(1)
 	w.seq++
 	w.hint.events++
 	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(action{txn: ts, st: st, gen: gen, op: op})})
@@ -281,6 +295,9 @@ func (w *World) Run() *Trace {
 	// Nearly every scheduled action emits one event: size the trace's slices
 	// once instead of letting append copy them a dozen times.
 	t := w.trace
+	// The hints come from numbers in the file; the budget bounds what they
+	// may ask to allocate.
+	w.hint.clamp(w.budget.limit)
 	t.Events = slices.Grow(t.Events, max(0, w.hint.events-len(t.Events)))
 	t.Counts = slices.Grow(t.Counts, max(0, w.hint.events+1-len(t.Counts)))
 	t.Txns = slices.Grow(t.Txns, max(0, w.hint.txns-len(t.Txns)))
@@ -321,7 +338,11 @@ func (w *World) Trace() *Trace { return w.trace }
 func (w *World) emit(actor string, kind Kind, run int, format string, args ...any) {
 	t := w.trace
 	a := w.actorID(actor)
-	t.texts = append(t.texts, prose.F(format, args...))
+	text := prose.F(format, args...)
+	// Names and keys are the scenario's to choose, of any length, and a
+	// sentence repeats them: a long sentence counts as more than one event.
+	w.charge(len(text) / sentenceUnit)
+	t.texts = append(t.texts, text)
 	t.Events = append(t.Events, Event{
 		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: int32(run), a: a, b: int32(len(t.texts) - 1),
 	})
@@ -341,13 +362,25 @@ func (w *World) emitTxn(kind Kind, txn, stmt int) {
 // step is the number the next emitted event will get.
 func (w *World) step() int { return len(w.trace.Events) + 1 }
 
-// Run builds and runs a scenario with the given knob values and seed.
+// Run builds and runs a scenario with the given knob values and seed,
+// within DefaultBudget. A run that would pass the budget returns its
+// *BudgetError, not a trace cut short.
 func Run(f *scenario.File, set map[string]string, seed uint64) (*Trace, error) {
-	w, err := Build(f, set, seed)
+	return RunWithBudget(f, set, seed, DefaultBudget)
+}
+
+// RunWithBudget is Run within a budget of limit units of work (see
+// BuildWithBudget).
+func RunWithBudget(f *scenario.File, set map[string]string, seed uint64, limit int) (*Trace, error) {
+	w, err := BuildWithBudget(f, set, seed, limit)
 	if err != nil {
 		return nil, err
 	}
-	return w.Run(), nil
+	t := w.Run()
+	if err := w.Err(); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // noun names a row of a table in narration: "order" for a key order_id.
@@ -403,6 +436,7 @@ func (w *World) keyID(target *sink.Table, key string) int32 {
 	if id, ok := w.keyIDs[tk]; ok {
 		return id
 	}
+	w.charge(1)
 	id := int32(len(w.keys))
 	w.keys = append(w.keys, keyState{key: key, hash: topic.Positive(topic.Murmur2([]byte(key))), bad: -1})
 	w.trace.keyText = append(w.trace.keyText, key)

@@ -61,6 +61,13 @@ type HomeView struct {
 	Scenarios []CatalogItem
 }
 
+// UnavailableView is the page shown with a 503: Why says what the server
+// could not do, as a sentence.
+type UnavailableView struct {
+	Layout LayoutView
+	Why    string
+}
+
 // NotFoundView is the page shown for a missing lesson, scenario or page.
 type NotFoundView struct {
 	Layout LayoutView

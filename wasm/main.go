@@ -9,7 +9,7 @@
 // The page calls globalThis.tidemarkEngine:
 //
 //	open(id, source, name, base, query, embedded) -> {ok, error, steps}
-//	advance(id, budget)                           -> {done, steps}
+//	advance(id, budget)                           -> {ok, done, error, stopped} (stopped: past the work budget, nothing to draw)
 //	view(id, full)                                -> {html, stage, ops, narration, step, steps, query, message, canUndo, pending}
 //	                                                 (html after a full view; otherwise the stage whole, or ops: the changes to the stage on screen)
 //	act(id, action, arg)                          -> {ok, error, rerun}   ("fill", step: run the checks a pending view lacks)
@@ -21,9 +21,11 @@
 package main
 
 import (
+	"errors"
 	"runtime"
 	"syscall/js"
 
+	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/templates/widget"
 )
@@ -84,7 +86,9 @@ func main() {
 			}
 			done, err := s.Advance(num(args, 1))
 			if err != nil {
-				return map[string]any{"ok": false, "done": true, "error": err.Error()}
+				// stopped: the run passed its work budget and there is no
+				// trace to draw, only the error to show.
+				return map[string]any{"ok": false, "done": true, "error": err.Error(), "stopped": s.Stopped() != nil}
 			}
 			return map[string]any{"ok": true, "done": done}
 		}),
@@ -135,8 +139,13 @@ func main() {
 				return map[string]any{"ok": true}
 			}
 			out := map[string]any{"ok": false, "error": err.Error(), "line": 0, "col": 0}
-			if se, ok := err.(*scenario.Error); ok {
+			var se *scenario.Error
+			var be *engine.BudgetError
+			switch {
+			case errors.As(err, &se):
 				out["line"], out["col"] = se.Pos.Line, se.Pos.Col
+			case errors.As(err, &be):
+				out["line"], out["col"] = be.Pos.Line, be.Pos.Col
 			}
 			return out
 		}),

@@ -15,15 +15,10 @@
 package web
 
 import (
-	"bytes"
-	"compress/gzip"
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -41,9 +36,15 @@ type Options struct {
 	// Pages are further routes, registered after the built-in ones.
 	Pages []Page
 
-	// FrameAncestors is the CSP frame-ancestors source list; empty means
-	// DefaultFrameAncestors (see there for why any site may frame us).
+	// FrameAncestors is the CSP frame-ancestors source list of the pages
+	// that are Embeddable; empty means DefaultFrameAncestors (see there for
+	// why any site may frame those). Everything else may be framed only by
+	// the site itself.
 	FrameAncestors string
+
+	// CacheBytes bounds the pages kept for reuse (see Page.Reuse); zero
+	// means DefaultCacheBytes.
+	CacheBytes int
 
 	// Precompress makes NewHandler compress every static asset before it
 	// returns, rather than on the first request for each. A long-running
@@ -90,10 +91,36 @@ type Page struct {
 	// Handler serves the route itself, for responses that are not an HTML
 	// page (a redirect, a picture, JSON).
 	Handler http.Handler
+
+	// Embeddable lets other sites frame or embed the route (Options.
+	// FrameAncestors); other routes may be framed by the site only.
+	Embeddable bool
+
+	// Reuse says the page Render builds is a pure function of the build,
+	// the path, the query and the Vary headers: the site renders it once
+	// per normalised query and header values, keeps it (within
+	// Options.CacheBytes, least recently used first out) and answers later
+	// requests with the kept bytes.
+	Reuse bool
+
+	// Vary lists the request headers, besides Accept-Encoding, that a
+	// Render page depends on (for example the Host a link is built from).
+	// They are sent as Vary and, for a Reuse page, are part of its key.
+	Vary []string
 }
 
 // ErrNotFound is wrapped by a Page's Render error to answer 404.
 var ErrNotFound = errors.New("not found")
+
+// ErrBusy is wrapped by a Page's Render error when the server is running as
+// many simulations as it allows, or could not finish one in time: the page
+// answers 503 with a Retry-After, and the component, when Render returned
+// one too, as its body (so the sandbox can keep the visitor's text);
+// otherwise a page saying the server is busy.
+var ErrBusy = errors.New("the server is busy")
+
+// RetryAfter is the Retry-After of a 503, in seconds.
+const RetryAfter = "2"
 
 // NewHandler returns the site's handler. It fails when the embedded assets
 // cannot be read or a page's pattern is malformed or clashes with another.
@@ -112,8 +139,14 @@ func NewHandler(opts Options) (http.Handler, error) {
 		logger = slog.Default()
 	}
 
+	frameAncestors := opts.FrameAncestors
+	if frameAncestors == "" {
+		frameAncestors = DefaultFrameAncestors
+	}
+	cache := newPageCache(opts.CacheBytes)
+
 	mux := http.NewServeMux()
-	home := Page{Pattern: "GET /{$}", Render: homePage(opts)}
+	home := Page{Pattern: "GET /{$}", Render: homePage(opts), Reuse: true}
 	routes := []Page{
 		home,
 		{Pattern: "GET " + StaticPrefix + "{name}", Handler: http.HandlerFunc(table.serveStatic)},
@@ -127,15 +160,22 @@ func NewHandler(opts Options) (http.Handler, error) {
 		case (p.Render == nil) == (p.Handler == nil):
 			return nil, fmt.Errorf("web: page %q: set exactly one of Render and Handler", p.Pattern)
 		case p.Render != nil:
-			h = renderPage(p.Render, logger)
+			var c *pageCache
+			if p.Reuse {
+				c = cache
+			}
+			h = renderPage(p.Render, p.Vary, c, logger)
 		default:
 			h = p.Handler
+		}
+		if p.Embeddable {
+			h = embeddable(h, frameAncestors)
 		}
 		if err := handle(mux, p.Pattern, h); err != nil {
 			return nil, err
 		}
 	}
-	return withSecurityHeaders(mux, contentSecurityPolicy(opts.FrameAncestors)), nil
+	return withSecurityHeaders(mux), nil
 }
 
 // handle registers h on mux, turning the mux's panic on a bad or clashing
@@ -184,68 +224,6 @@ func homePage(opts Options) func(*http.Request) (templ.Component, error) {
 			Lessons:   opts.Lessons,
 			Scenarios: opts.Scenarios,
 		}), nil
-	}
-}
-
-// renderPage adapts a Page's Render func to an http.Handler.
-func renderPage(render func(*http.Request) (templ.Component, error), logger *slog.Logger) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := render(r)
-		switch {
-		case errors.Is(err, ErrNotFound):
-			what := strings.TrimSuffix(strings.TrimSuffix(err.Error(), ErrNotFound.Error()), ": ")
-			Render(w, r, http.StatusNotFound, templates.NotFound(templates.NotFoundView{
-				Layout: NewLayoutView("Not found", "app.js"),
-				What:   what,
-			}))
-		case err != nil:
-			logger.ErrorContext(r.Context(), "web: render page", "path", r.URL.Path, "err", err)
-			http.Error(w, "the page could not be built", http.StatusInternalServerError)
-		default:
-			Render(w, r, http.StatusOK, c)
-		}
-	})
-}
-
-// Render writes c as a complete HTML response with the given status. It
-// renders into a buffer first, so a failing component yields a 500 rather
-// than a truncated page. Pages are revalidated on every visit (Cache-Control:
-// no-cache), because their asset URLs change with each build.
-func Render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
-	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
-		if !errors.Is(err, context.Canceled) {
-			slog.ErrorContext(r.Context(), "web: render component", "path", r.URL.Path, "err", err)
-		}
-		http.Error(w, "the page could not be built", http.StatusInternalServerError)
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	h.Add("Vary", "Accept-Encoding")
-	body := buf.Bytes()
-	// A lesson page is half a megabyte of HTML (every embedded scenario drawn
-	// for readers without JavaScript); gzip brings it to a tenth. Pages are
-	// made per request, so they get a fast level rather than brotli's best.
-	if len(body) > 1024 && slices.Contains(acceptedCodings(r.Header.Get("Accept-Encoding")), "gzip") {
-		var zipped bytes.Buffer
-		zw, err := gzip.NewWriterLevel(&zipped, gzip.DefaultCompression)
-		if err == nil {
-			_, err = zw.Write(body)
-		}
-		if err == nil {
-			err = zw.Close()
-		}
-		if err == nil {
-			h.Set("Content-Encoding", "gzip")
-			body = zipped.Bytes()
-		}
-	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
 	}
 }
 

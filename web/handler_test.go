@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/andybalholm/brotli"
@@ -47,7 +51,7 @@ func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 	for _, target := range []string{"/", "/healthz", AssetURL("app.css"), "/static/nope.css", "/no/such/page"} {
 		rec := get(h, target)
 		csp := rec.Header().Get("Content-Security-Policy")
-		for _, want := range []string{"script-src 'self' 'wasm-unsafe-eval'", "style-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors *"} {
+		for _, want := range []string{"script-src 'self' 'wasm-unsafe-eval'", "style-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'self'"} {
 			if !strings.Contains(csp, want) {
 				t.Errorf("%s: CSP %q lacks %q", target, csp, want)
 			}
@@ -64,11 +68,59 @@ func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 	}
 }
 
-func TestFrameAncestorsOption(t *testing.T) {
-	h := newTestHandler(t, Options{FrameAncestors: "'self'"})
-	if csp := get(h, "/").Header().Get("Content-Security-Policy"); !strings.HasSuffix(csp, "frame-ancestors 'self'") {
-		t.Errorf("CSP = %q, want frame-ancestors 'self'", csp)
+// TestOnlyEmbeddablePagesMayBeFramedElsewhere: a page marked Embeddable
+// (the embed page, pictures) may be framed by any site, or by the sites
+// Options.FrameAncestors lists; every other response only by the site
+// itself, with X-Frame-Options for browsers that predate frame-ancestors.
+func TestOnlyEmbeddablePagesMayBeFramedElsewhere(t *testing.T) {
+	page := func(*http.Request) (templ.Component, error) { return templ.Raw("<p>x</p>"), nil }
+	pages := []Page{
+		{Pattern: "GET /embed/{id}", Render: page, Embeddable: true},
+		{Pattern: "GET /scenarios/{id}", Render: page},
 	}
+	for _, tc := range []struct {
+		opt, embed string
+	}{{"", "frame-ancestors *"}, {"https://docs.example", "frame-ancestors https://docs.example"}} {
+		h := newTestHandler(t, Options{FrameAncestors: tc.opt, Pages: pages})
+		rec := get(h, "/embed/x")
+		assert.True(t, strings.HasSuffix(rec.Header().Get("Content-Security-Policy"), tc.embed), rec.Header().Get("Content-Security-Policy"))
+		assert.Empty(t, rec.Header().Get("X-Frame-Options"))
+		for _, target := range []string{"/", "/scenarios/x", "/healthz", "/nope", AssetURL("app.css")} {
+			rec := get(h, target)
+			assert.True(t, strings.HasSuffix(rec.Header().Get("Content-Security-Policy"), "frame-ancestors 'self'"), "%s: %s", target, rec.Header().Get("Content-Security-Policy"))
+			assert.Equal(t, "SAMEORIGIN", rec.Header().Get("X-Frame-Options"), target)
+		}
+	}
+}
+
+// TestSVGResponsesGetTheirOwnPolicy: whatever handler answers with SVG (an
+// asset, an embeddable picture, its error), the response carries a policy
+// that allows nothing and sandboxes the document, keeping the route's
+// frame-ancestors, and never the pages' policy.
+func TestSVGResponsesGetTheirOwnPolicy(t *testing.T) {
+	svg := func(status int) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "image/svg+xml")
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte("<svg xmlns='http://www.w3.org/2000/svg'/>"))
+		})
+	}
+	h := newTestHandler(t, Options{Pages: []Page{
+		{Pattern: "GET /picture/{id}", Handler: svg(http.StatusOK), Embeddable: true},
+		{Pattern: "GET /picture-missing/{id}", Handler: svg(http.StatusNotFound), Embeddable: true},
+		{Pattern: "GET /drawn", Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "image/svg+xml")
+			_, _ = w.Write([]byte("<svg xmlns='http://www.w3.org/2000/svg'/>")) // no WriteHeader
+		})},
+	}})
+	for target, ancestors := range map[string]string{
+		"/picture/a": "*", "/picture-missing/a": "*", "/drawn": "'self'",
+		AssetURL("favicon.svg"): "'self'", "/static/favicon.svg": "'self'",
+	} {
+		rec := get(h, target)
+		assert.Equal(t, "default-src 'none'; sandbox; frame-ancestors "+ancestors, rec.Header().Get("Content-Security-Policy"), target)
+	}
+	assert.Equal(t, http.StatusNotModified, get(h, "/static/favicon.svg", "If-None-Match", get(h, "/static/favicon.svg").Header().Get("ETag")).Code)
 }
 
 func TestHome(t *testing.T) {
@@ -352,4 +404,128 @@ func TestPagesAreCompressed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, plain.Body.String(), string(body))
 	assert.Less(t, zipped.Body.Len(), len(body))
+}
+
+// TestPagesRevalidateWithETag: a page answered 200 carries a strong ETag per
+// representation, and a request that has it gets 304 with no body.
+func TestPagesRevalidateWithETag(t *testing.T) {
+	h := newTestHandler(t, Options{Scenarios: []templates.CatalogItem{{ID: "a/b", Title: "A", Summary: strings.Repeat("words ", 400), Href: "/x"}}})
+	for _, enc := range []string{"", "gzip"} {
+		first := get(h, "/", "Accept-Encoding", enc)
+		require.Equal(t, http.StatusOK, first.Code)
+		etag := first.Header().Get("ETag")
+		require.Regexp(t, `^"[0-9a-f]{16}(-gzip)?"$`, etag)
+		again := get(h, "/", "Accept-Encoding", enc, "If-None-Match", etag)
+		assert.Equal(t, http.StatusNotModified, again.Code, enc)
+		assert.Zero(t, again.Body.Len())
+		assert.Equal(t, etag, again.Header().Get("ETag"))
+		assert.Equal(t, http.StatusOK, get(h, "/", "Accept-Encoding", enc, "If-None-Match", `"0000000000000000"`).Code)
+	}
+	assert.NotEqual(t, get(h, "/").Header().Get("ETag"), get(h, "/", "Accept-Encoding", "gzip").Header().Get("ETag"))
+}
+
+// counted is a Reuse page that counts its renders and can be held mid-render.
+type counted struct {
+	mu      sync.Mutex
+	renders int
+	hold    chan struct{} // when set, a render waits for it to close
+}
+
+func (c *counted) render(r *http.Request) (templ.Component, error) {
+	c.mu.Lock()
+	c.renders++
+	hold := c.hold
+	c.mu.Unlock()
+	if hold != nil {
+		<-hold
+	}
+	return templ.Raw("<p>" + strings.Repeat(html.EscapeString(r.URL.RawQuery), 200) + "</p>"), nil
+}
+
+func (c *counted) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.renders
+}
+
+// TestReusedPagesRenderOnce: a page that is a pure function of the build,
+// its query and its Vary headers is rendered once per normalised query and
+// header values, however many ask at once, and kept within a bound, least
+// recently used first out.
+func TestReusedPagesRenderOnce(t *testing.T) {
+	c := &counted{}
+	h := newTestHandler(t, Options{CacheBytes: 64 << 10, Pages: []Page{
+		{Pattern: "GET /lessons/{slug}", Render: c.render, Reuse: true, Vary: []string{"X-Forwarded-Proto"}},
+	}})
+	first := get(h, "/lessons/a?b=2&a=1")
+	require.Equal(t, http.StatusOK, first.Code)
+	assert.Contains(t, first.Header().Values("Vary"), "X-Forwarded-Proto")
+	assert.Equal(t, first.Body.String(), get(h, "/lessons/a?a=1&b=2").Body.String())
+	get(h, "/lessons/a?b=2&a=1", "Accept-Encoding", "gzip")
+	assert.Equal(t, 1, c.count(), "the same query in another order, and gzipped, is the same page")
+	get(h, "/lessons/a?a=1&b=3")
+	get(h, "/lessons/a?a=1&b=2", "X-Forwarded-Proto", "https")
+	assert.Equal(t, 3, c.count(), "another query, or another value of a Vary header, is another page")
+
+	// Twenty requests for a page being rendered wait for that one render.
+	c.mu.Lock()
+	c.hold = make(chan struct{})
+	c.mu.Unlock()
+	var wg sync.WaitGroup
+	codes := make([]int, 20)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i] = get(h, "/lessons/b").Code
+		}()
+	}
+	require.Eventually(t, func() bool { return c.count() == 4 }, 5*time.Second, time.Millisecond)
+	time.Sleep(50 * time.Millisecond) // let the others line up behind it
+	c.mu.Lock()
+	close(c.hold)
+	c.hold = nil
+	c.mu.Unlock()
+	wg.Wait()
+	assert.Equal(t, 4, c.count())
+	for _, code := range codes {
+		assert.Equal(t, http.StatusOK, code)
+	}
+
+	// 64 KB holds about ten of these pages of about 5 KB (and their gzip):
+	// after thirty others, the first is rendered again.
+	for i := range 30 {
+		get(h, "/lessons/c?n="+strconv.Itoa(i)+strings.Repeat("x", 20))
+	}
+	before := c.count()
+	get(h, "/lessons/a?a=1&b=2")
+	assert.Equal(t, before+1, c.count(), "the least recently used page was dropped")
+}
+
+// TestBusyPages: a page whose Render reports ErrBusy answers 503 with
+// Retry-After, with the page Render drew (the sandbox keeps the visitor's
+// text in it) or a page saying why.
+func TestBusyPages(t *testing.T) {
+	h := newTestHandler(t, Options{Pages: []Page{
+		{Pattern: "GET /a", Render: func(*http.Request) (templ.Component, error) {
+			return nil, fmt.Errorf("the server is running 2 scenarios already: %w", ErrBusy)
+		}, Reuse: true},
+		{Pattern: "POST /b", Render: func(*http.Request) (templ.Component, error) {
+			return templ.Raw(`<p data-testid="kept">your text</p>`), ErrBusy
+		}},
+	}})
+	rec := get(h, "/a")
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	assert.Equal(t, RetryAfter, rec.Header().Get("Retry-After"))
+	doc := htmltest.Parse(t, rec.Body.String())
+	assert.Equal(t, "The server is running 2 scenarios already: the server is busy.", htmltest.Text(doc.One(t, "unavailable-why")))
+	assert.Equal(t, http.StatusServiceUnavailable, get(h, "/a").Code, "a busy answer is not kept")
+
+	req := httptest.NewRequest(http.MethodPost, "/b", nil)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	assert.Equal(t, http.StatusServiceUnavailable, w.Code)
+	assert.Equal(t, RetryAfter, w.Header().Get("Retry-After"))
+	assert.Equal(t, "your text", htmltest.Text(htmltest.Parse(t, w.Body.String()).One(t, "kept")))
+	assert.Empty(t, w.Header().Get("ETag"))
 }

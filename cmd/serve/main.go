@@ -9,6 +9,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -16,10 +17,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
+
+	"github.com/tidemark/tidemark/web/lessonpage"
+	"github.com/tidemark/tidemark/web/pages"
 )
 
 func main() {
@@ -27,9 +33,49 @@ func main() {
 	flag.Parse()
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	limit := setMemoryLimit(os.Getenv)
+	logger.Info("memory limit", "bytes", limit, "from", cmp.Or(os.Getenv("GOMEMLIMIT"), "default"))
 	if err := run(*addr, logger); err != nil {
 		logger.Error("serve: " + err.Error())
 		os.Exit(1)
+	}
+}
+
+// defaultMemoryLimit is the Go runtime's soft memory limit when GOMEMLIMIT
+// is not set: room for MaxSimulations runs at the server's budget (a few
+// tens of megabytes each, see docs/security.md), the kept pages and traces,
+// and the embedded assets, with a wide margin. Near it the collector works
+// harder rather than letting the heap outgrow a small machine.
+const defaultMemoryLimit = 512 << 20
+
+// setMemoryLimit sets the runtime's soft memory limit to
+// defaultMemoryLimit unless the GOMEMLIMIT environment variable (read by the
+// runtime at start) sets one, and returns the limit in force.
+func setMemoryLimit(getenv func(string) string) int64 {
+	if getenv("GOMEMLIMIT") != "" {
+		return debug.SetMemoryLimit(-1)
+	}
+	debug.SetMemoryLimit(defaultMemoryLimit)
+	return defaultMemoryLimit
+}
+
+// warm runs every bundled scenario once and renders the pages that are the
+// same for every visitor, so that the first visitors neither wait for them
+// nor find the server's run slots taken by them.
+func warm(handler http.Handler, logger *slog.Logger) {
+	if err := pages.Warm(); err != nil {
+		logger.Warn("warm: " + err.Error())
+	}
+	paths := []string{"/", "/play"}
+	for _, l := range lessonpage.Catalog() {
+		paths = append(paths, l.Href)
+	}
+	for _, p := range paths {
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p, nil))
+		if rec.Code != http.StatusOK {
+			logger.Warn("warm: "+p, "status", rec.Code)
+		}
 	}
 }
 
@@ -43,6 +89,7 @@ func run(addr string, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	warm(handler, logger)
 
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -1,11 +1,17 @@
-// Command tidemark lists, runs and checks Tidemark scenarios without a browser.
+// Command tidemark lists, runs and checks Tidemark scenarios without a
+// browser, and replays them on a real PostgreSQL.
 //
 //	tidemark list
-//	tidemark run <id|file> [--set knob=value]... [--seed N] [--json]
-//	tidemark check <id|file>... | --all
+//	tidemark run <id|file> [--set knob=value]... [--seed N] [--max-events N] [--json]
+//	tidemark check <id|file|dir|->... | --all [--seed N] [--json]
+//	tidemark replay --postgres URL <id|file>... [--set knob=value]... [--every-knob] [--seed N]
+//	tidemark version
 //
 // It exits 0 when a run completed, whatever it lost; 1 when an expectation
-// checked by `tidemark check` does not hold; 2 on bad input.
+// checked by `tidemark check` does not hold, or PostgreSQL disagrees with the
+// engine in `tidemark replay`; 2 on bad input or a database it cannot use; 3
+// when `tidemark replay` found no disagreement but could not replay
+// everything it was asked to.
 package main
 
 import (
@@ -24,54 +30,119 @@ import (
 )
 
 func main() {
-	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	os.Exit(code)
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+// run is the whole command: it reads args and stdin, writes stdout and
+// stderr, and returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
 		return 2
 	}
 	var err error
+	code := 0
 	switch args[0] {
 	case "list":
-		err = list(stdout)
+		err = list(args[1:], stdout)
 	case "run":
 		err = runCmd(args[1:], stdout)
 	case "check":
-		var failed bool
-		failed, err = checkCmd(args[1:], stdout)
-		if err == nil && failed {
-			return 1
-		}
-	case "help", "-h", "--help":
+		code, err = checkCmd(args[1:], stdin, stdout, stderr)
+	case "replay":
+		code, err = replayCmd(args[1:], stdout)
+	case "version":
+		err = versionCmd(args[1:], stdout)
+	case "help", "-h", "--help", "-help":
 		usage(stdout)
 		return 0
 	default:
-		err = fmt.Errorf("unknown command %q; expected list, run or check", args[0])
+		err = fmt.Errorf("unknown command %q; expected list, run, check, replay or version", args[0])
+	}
+	if errors.Is(err, errHelp) {
+		return 0
 	}
 	if err != nil {
 		// Every error here is bad input: an unknown command, scenario or
-		// knob, or a file that does not parse or build.
+		// knob, a file that does not parse or build, or a database the
+		// replay cannot use.
 		fmt.Fprintln(stderr, "tidemark:", err)
 		return 2
 	}
-	return 0
+	return code
 }
 
-func usage(w io.Writer) {
-	fmt.Fprint(w, `usage:
-  tidemark list                       list the bundled scenarios
-  tidemark run <id|file> [flags]      run one scenario and print its timeline
+// Usage texts, one per command; `tidemark help` prints them all.
+const (
+	listUsage = `  tidemark list                       list the bundled scenarios
+`
+	runUsage = `  tidemark run <id|file> [flags]      run one scenario and print its timeline
       --set knob=value                choose a knob value (repeatable)
       --seed N                        seed of the world's random source (default 1)
+      --max-events N                  the work budget: events, rows, keys and runs
+                                      the scenario may schedule (default 10000000)
       --json                          print one JSON object instead of text
-  tidemark check <id|file>... | --all verify the expectations scenarios state
-`)
+`
+	checkUsage = `  tidemark check <id|file|dir|->... | --all [flags]
+                                      verify the expectations scenarios state; a Markdown
+                                      file (.md) is read for its fenced tdm blocks, a
+                                      directory for its .md and .tdm files, - for stdin;
+                                      every value of every knob is built at least once
+      --seed N                        seed of the world's random source (default 1)
+      --json                          print one JSON object instead of text
+`
+	replayUsage = `  tidemark replay --postgres URL <id|file>... [flags]
+                                      play scenarios' source transactions and extractor
+                                      runs on a real PostgreSQL and compare what it
+                                      returns with the engine (see docs/reality.md)
+      --postgres URL                  the database (wal_level=logical for lsn marks)
+      --set knob=value                choose a knob value (repeatable)
+      --every-knob                    replay every combination of knob values
+      --seed N                        seed of the world's random source (default 1)
+`
+	versionUsage = `  tidemark version                    print the module version
+`
+)
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, "usage:\n"+listUsage+runUsage+checkUsage+replayUsage+versionUsage)
 }
 
-func list(w io.Writer) error {
+// errHelp is returned by a command that printed its usage because -h asked.
+var errHelp = errors.New("help printed")
+
+// parseFlags parses a command's flags, allowing them before, between and
+// after its positional arguments, which it returns. -h prints the command's
+// usage to stdout and returns errHelp.
+func parseFlags(fs *flag.FlagSet, args []string, help string, stdout io.Writer) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, "usage:\n"+help)
+				return nil, errHelp
+			}
+			return nil, fmt.Errorf("%s: %v", fs.Name(), err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, args[0]), args[1:]
+	}
+}
+
+func list(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	pos, err := parseFlags(fs, args, listUsage, w)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("list takes no arguments; unexpected %q", pos[0])
+	}
 	all, err := lessons.Scenarios()
 	if err != nil {
 		return err
@@ -118,32 +189,29 @@ func (s setFlags) Set(v string) error {
 
 func runCmd(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	set := setFlags{}
 	fs.Var(set, "set", "knob=value")
 	seed := fs.Uint64("seed", 1, "seed")
+	maxEvents := fs.Int("max-events", engine.DefaultBudget, "work budget")
 	asJSON := fs.Bool("json", false, "JSON output")
-	// Allow the scenario before or after the flags.
-	var ref string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		ref, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("run: %v", err)
-	}
-	if ref == "" && fs.NArg() > 0 {
-		ref = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		return fmt.Errorf("run takes one scenario; unexpected %q", fs.Arg(0))
-	}
-	if ref == "" {
-		return errors.New("run needs a scenario id or file; `tidemark list` shows the bundled ones")
-	}
-	f, err := load(ref)
+	pos, err := parseFlags(fs, args, runUsage, stdout)
 	if err != nil {
 		return err
 	}
-	t, err := engine.Run(f, set, *seed)
+	switch {
+	case len(pos) == 0:
+		return errors.New("run needs a scenario id or file; `tidemark list` shows the bundled ones")
+	case len(pos) > 1:
+		return fmt.Errorf("run takes one scenario; unexpected %q", pos[1])
+	}
+	if *maxEvents <= 0 {
+		return fmt.Errorf("run: expected --max-events to be a positive whole number, found %d", *maxEvents)
+	}
+	f, err := load(pos[0])
+	if err != nil {
+		return err
+	}
+	t, err := engine.RunWithBudget(f, set, *seed, *maxEvents)
 	if err != nil {
 		return err
 	}
@@ -153,47 +221,4 @@ func runCmd(args []string, stdout io.Writer) error {
 		return enc.Encode(report.Build(t))
 	}
 	return report.Text(stdout, t)
-}
-
-func checkCmd(args []string, stdout io.Writer) (failed bool, err error) {
-	var refs []string
-	for _, a := range args {
-		if a == "--all" {
-			all, err := lessons.Scenarios()
-			if err != nil {
-				return false, err
-			}
-			for _, s := range all {
-				refs = append(refs, s.ID)
-			}
-			continue
-		}
-		refs = append(refs, a)
-	}
-	if len(refs) == 0 {
-		return false, errors.New("check needs scenario ids or files, or --all")
-	}
-	total, bad := 0, 0
-	for _, ref := range refs {
-		f, err := load(ref)
-		if err != nil {
-			return false, err
-		}
-		outs, err := engine.CheckExpectations(f, 1)
-		if err != nil {
-			return false, err
-		}
-		if len(outs) == 0 {
-			fmt.Fprintf(stdout, "WARN  %s states no expectations\n", f.ID)
-		}
-		for _, o := range outs {
-			total++
-			if o.Err != nil {
-				bad++
-				fmt.Fprintf(stdout, "FAIL  %s: %v\n", f.ID, o.Err)
-			}
-		}
-	}
-	fmt.Fprintf(stdout, "expectations: %d passed, %d failed\n", total-bad, bad)
-	return bad > 0, nil
 }

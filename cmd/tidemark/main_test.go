@@ -20,18 +20,36 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 // tidemark runs the CLI in-process and returns its exit code, stdout and stderr.
 func tidemark(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return tidemarkIn(t, "", args...)
+}
+
+// tidemarkIn is tidemark with text on standard input.
+func tidemarkIn(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(args, &stdout, &stderr)
+	code := run(args, strings.NewReader(stdin), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
 // goldenName is the file name stem of a scenario's golden files.
 func goldenName(id string) string { return strings.ReplaceAll(id, "/", "__") }
 
-// golden compares got with testdata/golden/name, or rewrites it under -update.
+// golden compares got with testdata/golden/name, a scenario's golden file,
+// or rewrites it under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
+	goldenFile(t, filepath.Join("testdata", "golden", name), got)
+}
+
+// cliGolden compares got with testdata/cli/name, the golden output of a
+// command other than run, or rewrites it under -update.
+func cliGolden(t *testing.T, name, got string) {
+	t.Helper()
+	goldenFile(t, filepath.Join("testdata", "cli", name), got)
+}
+
+func goldenFile(t *testing.T, path, got string) {
+	t.Helper()
 	if *update {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
@@ -280,4 +298,44 @@ func TestExitCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunWorkBudget: a scenario that would pass the work budget is refused
+// at its line, with exit 2, before it takes the machine's memory; a key
+// range at the edge of int64 runs instead of hanging; --max-events sets the
+// budget.
+func TestRunWorkBudget(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+		return path
+	}
+	head := "scenario t/budget \"Budget\"\nsource orders key=order_id\ntarget fct_orders sink=merge key=order_id\npipeline extract from=orders to=fct_orders\n"
+	huge := write("huge.tdm", head+"workload txns=10000000 from=10:00:00\n")
+
+	code, out, errOut := tidemark(t, "run", huge)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Equal(t, "tidemark: "+huge+":5:1: this scenario would schedule more than 10000000 events, rows, keys and runs; the limit here is 10000000\n", errOut)
+
+	code, _, errOut = tidemark(t, "run", huge, "--max-events", "12000000")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "the limit here is 12000000", "--max-events raises the budget")
+
+	code, _, errOut = tidemark(t, "run", "hwm/visibility-gap", "--max-events", "10")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "hwm/visibility-gap.tdm:")
+	assert.Contains(t, errOut, "the limit here is 10\n")
+
+	for _, bad := range []string{"0", "-5", "many"} {
+		code, _, errOut = tidemark(t, "run", "hwm/visibility-gap", "--max-events", bad)
+		assert.Equal(t, 2, code, bad)
+		assert.Contains(t, errOut, "max-events", bad)
+	}
+
+	edge := write("edge.tdm", head+"txn T1 begin=10:00:00 commit=10:00:00 insert order_id=9223372036854775807..9223372036854775807\nrun extract at=10:00:01\n")
+	code, out, errOut = tidemark(t, "run", edge)
+	assert.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "9223372036854775807")
 }

@@ -7,6 +7,7 @@
 package check
 
 import (
+	"container/heap"
 	"slices"
 	"strconv"
 	"strings"
@@ -243,7 +244,7 @@ func rateOfChange(cfg Config, o Observation) Result {
 	stall := max(cfg.StallRuns, 2)
 	seen := 0
 	for _, s := range o.Marks {
-		var advances []int64
+		var advances runningMedian // every advance so far, for the median of the usual ones
 		still := 0
 		var last *MarkPoint
 		for i := range s.Points {
@@ -262,13 +263,13 @@ func rateOfChange(cfg Config, o Observation) Result {
 					}
 				} else {
 					still = 0
-					if len(advances) >= 3 {
-						med := median(advances)
+					if advances.len() >= 3 {
+						med := advances.median()
 						if med > 0 && float64(d) > cfg.JumpFactor*float64(med) {
 							return Result{Status: Fail, Detail: prose.F("mark %s jumped by %s at %s, over %.0f× its usual advance of %s", s.Name, amount(s, d), p.At, cfg.JumpFactor, amount(s, med))}
 						}
 					}
-					advances = append(advances, d)
+					advances.add(d)
 				}
 			}
 			if !(last != nil && last.Set && p.Value <= last.Value) {
@@ -289,11 +290,53 @@ func amount(s MarkSeries, d int64) string {
 	return strconv.FormatInt(d, 10) + " positions"
 }
 
-func median(xs []int64) int64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
+// runningMedian keeps the median of a growing list of numbers: after n
+// adds, median is the element at index n/2 of the list sorted. Adding costs
+// O(log n) and reading O(1), so a check over n advances costs O(n log n)
+// where sorting the list at every advance cost O(n² log n).
+//
+// Invariant: low holds the n/2 smallest numbers (a max-heap, its top the
+// largest of them) and high the rest (a min-heap): high's top is the median.
+type runningMedian struct {
+	low  maxHeap
+	high minHeap
 }
+
+func (m *runningMedian) len() int { return len(m.low.xs) + len(m.high.xs) }
+
+func (m *runningMedian) median() int64 { return m.high.xs[0] }
+
+func (m *runningMedian) add(x int64) {
+	if len(m.high.xs) > 0 && x >= m.high.xs[0] {
+		heap.Push(&m.high, x)
+	} else {
+		heap.Push(&m.low, x)
+	}
+	want := m.len() / 2
+	for len(m.low.xs) > want {
+		heap.Push(&m.high, heap.Pop(&m.low))
+	}
+	for len(m.low.xs) < want {
+		heap.Push(&m.low, heap.Pop(&m.high))
+	}
+}
+
+// minHeap and maxHeap are container/heap's interface over int64s.
+type minHeap struct{ xs []int64 }
+
+func (h minHeap) Len() int           { return len(h.xs) }
+func (h minHeap) Less(i, j int) bool { return h.xs[i] < h.xs[j] }
+func (h minHeap) Swap(i, j int)      { h.xs[i], h.xs[j] = h.xs[j], h.xs[i] }
+func (h *minHeap) Push(x any)        { h.xs = append(h.xs, x.(int64)) }
+func (h *minHeap) Pop() any {
+	x := h.xs[len(h.xs)-1]
+	h.xs = h.xs[:len(h.xs)-1]
+	return x
+}
+
+type maxHeap struct{ minHeap }
+
+func (h maxHeap) Less(i, j int) bool { return h.xs[i] > h.xs[j] }
 
 func reconcileSameColumn(o Observation) Result {
 	runs, short := 0, 0

@@ -3,6 +3,7 @@ package check_test
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -174,4 +175,46 @@ func TestUniqueness(t *testing.T) {
 	r = one(t, cfg, check.Observation{Target: []check.TargetRow{{Key: "10"}, {Key: "2"}, {Key: "10"}, {Key: "2"}, {Key: "2"}}})
 	assert.Equal(t, check.Fail, r.Status)
 	assert.Equal(t, "2 keys appear more than once: 2 ×3, 10 ×2", r.Detail)
+}
+
+// TestRateOfChangeOverAMillionValues: the check keeps its median as it
+// goes instead of sorting every advance so far at each new one, which took
+// 24 s for 100,000 runs and never finished for a million. The deadline is
+// a guard against that quadratic cost coming back, far above the second
+// or so the check takes; BenchmarkRateOfChange measures it.
+func TestRateOfChangeOverAMillionValues(t *testing.T) {
+	s := steady(1_000_000)
+	done := make(chan check.Result, 1)
+	go func() { done <- one(t, only("rate-of-change"), check.Observation{Marks: []check.MarkSeries{s}}) }()
+	select {
+	case r := <-done:
+		assert.Equal(t, check.Pass, r.Status, r.Detail)
+	case <-time.After(60 * time.Second):
+		t.Fatal("rate-of-change over a million stored values did not finish in 60 s")
+	}
+	// The same series with a jump at its end: the median is still the usual advance.
+	s.Points = append(s.Points, check.MarkPoint{Step: len(s.Points) + 1, Value: s.Points[len(s.Points)-1].Value + 50_000, Set: true, Run: len(s.Points)})
+	r := one(t, only("rate-of-change"), check.Observation{Marks: []check.MarkSeries{s}})
+	assert.Equal(t, check.Fail, r.Status)
+	assert.Contains(t, r.Detail, "its usual advance of 1s")
+}
+
+// steady is a timestamp mark stored n times, advancing by one to three
+// seconds each time.
+func steady(n int) check.MarkSeries {
+	s := check.MarkSeries{Name: "extract", Timestamp: true, Points: make([]check.MarkPoint, n)}
+	v := int64(0)
+	for i := range s.Points {
+		v += int64(1000 * (1 + i%3%2)) // 1s, 2s, 1s, 1s, 2s, 1s, …
+		s.Points[i] = check.MarkPoint{Step: i + 1, Value: v, Set: true, Run: i}
+	}
+	return s
+}
+
+func BenchmarkRateOfChange(b *testing.B) {
+	s := steady(100_000)
+	cfg := only("rate-of-change")
+	for b.Loop() {
+		check.Evaluate(cfg, check.Observation{Marks: []check.MarkSeries{s}})
+	}
 }

@@ -34,6 +34,8 @@ type Session struct {
 	trace     *engine.Trace
 	original  *engine.Trace
 	origRun   *engine.World // the run without faults, in progress, when an undo returned to a fork
+	stopped   error         // why the first run stopped before its end (its work budget), when it did
+	budget    int           // the work budget of each run: BrowserBudget
 	st        State
 
 	askedStep int // the step the link asked for, said to be past the end if it is
@@ -51,6 +53,14 @@ type snapshot struct {
 	step   int
 }
 
+// BrowserBudget is the work budget of a scenario run in a visitor's browser
+// (see engine.BuildWithBudget): smaller than the command line's default,
+// because a tab's memory is shared with everything else the visitor does,
+// and larger than the server's, because it is the visitor's own. At the
+// engine's worst, about 200 bytes a unit, it keeps a trace under half a
+// gigabyte. docs/scenarios.md lists it beside the others.
+const BrowserBudget = 2_000_000
+
 // CheckSource parses a scenario and builds it with its default knobs, so a
 // sandbox can show errors of both kinds as the visitor types.
 func CheckSource(src, name string) (*scenario.File, error) {
@@ -61,7 +71,7 @@ func CheckSource(src, name string) (*scenario.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := engine.Build(f, nil, 1); err != nil {
+	if _, err := engine.BuildWithBudget(f, nil, 1, BrowserBudget); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -75,7 +85,7 @@ func Open(id, src, name, base string, q Values, embedded bool) (*Session, error)
 		return nil, err
 	}
 	knobs, st, problems := FromQuery(f, q)
-	s := &Session{file: f, base: base, id: id, embedded: embedded, seed: 1, knobs: knobs, st: st, faults: st.Faults}
+	s := &Session{file: f, base: base, id: id, embedded: embedded, seed: 1, knobs: knobs, st: st, faults: st.Faults, budget: BrowserBudget}
 	s.askedStep = st.Step
 	if v := get(q, "seed"); v != "" {
 		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
@@ -88,11 +98,11 @@ func Open(id, src, name, base string, q Values, embedded bool) (*Session, error)
 
 // start builds the world for the current knobs and faults; Advance runs it.
 func (s *Session) start() error {
-	w, err := engine.Build(s.file, s.knobs, s.seed)
+	w, err := engine.BuildWithBudget(s.file, s.knobs, s.seed, s.budget)
 	if err != nil {
 		return err
 	}
-	s.world, s.pending = w, append([]engine.Fault(nil), s.faults...)
+	s.world, s.pending, s.stopped = w, append([]engine.Fault(nil), s.faults...), nil
 	return nil
 }
 
@@ -113,6 +123,16 @@ func (s *Session) Advance(budget int) (bool, error) {
 			continue
 		}
 		if !w.Step() {
+			if err := w.Err(); err != nil {
+				// Past the budget: the trace is incomplete, and showing it
+				// would show rows missing only because the run stopped.
+				s.world = nil
+				if len(s.history) > 0 {
+					return true, s.refuse(err) // back to the run before the change
+				}
+				s.stopped = err
+				return true, err
+			}
 			if len(s.pending) > 0 {
 				return true, s.refuse(prose.Errorf("the run ended before step %d", s.pending[0].AfterStep))
 			}
@@ -128,7 +148,7 @@ func (s *Session) Advance(budget int) (bool, error) {
 			if len(s.faults) > 0 && s.original == nil {
 				// After an undo back to a fork: the comparison needs the run
 				// without faults, run in chunks like the fork.
-				orig, err := engine.Build(s.file, s.knobs, s.seed)
+				orig, err := engine.BuildWithBudget(s.file, s.knobs, s.seed, s.budget)
 				if err != nil {
 					return true, err
 				}
@@ -149,6 +169,10 @@ func (s *Session) advanceOriginal(budget int) (bool, error) {
 	}
 	for range max(budget, 1) {
 		if !s.origRun.Step() {
+			if err := s.origRun.Err(); err != nil {
+				s.origRun = nil
+				return true, s.refuse(err)
+			}
 			s.original, s.origRun = s.origRun.Trace(), nil
 			return true, nil
 		}
@@ -230,6 +254,10 @@ func (s *Session) runNow() error {
 	}
 }
 
+// Stopped returns why the session has nothing to show, when its first run
+// stopped before its end (a *engine.BudgetError), or nil.
+func (s *Session) Stopped() error { return s.stopped }
+
 // ViewResult is what the page needs after a call: the widget, or the
 // stage or the changes to it, the narration, and where the controls stand.
 type ViewResult struct {
@@ -248,6 +276,9 @@ type ViewResult struct {
 // View draws the current step; full also draws the whole widget.
 func (s *Session) View(full bool) ViewResult {
 	t := s.trace
+	if s.stopped != nil {
+		return ViewResult{Message: s.stopped.Error()}
+	}
 	if t == nil || s.origRun != nil {
 		return ViewResult{Message: "the scenario is still running"}
 	}

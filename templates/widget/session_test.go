@@ -683,3 +683,88 @@ func TestSessionPause(t *testing.T) {
 	_, err = s.Act("add-partition", "orders")
 	assert.ErrorIs(t, err, engine.ErrNoLog)
 }
+
+// rereads is a sandbox scenario whose lines fit the browser's budget but
+// whose runs, with an hour's overlap, read and write 2,000 rows each: with
+// overlap=1h it passes BrowserBudget while running.
+const rereads = `scenario sandbox/rereads "Rereads"
+knob overlap = 0s | 1h
+source orders key=order_id
+target fct_orders sink=append key=order_id
+pipeline extract from=orders to=fct_orders mark=timestamp overlap=$overlap
+txn T1 begin=10:00:00 commit=10:00:00 insert count=2000
+runs extract from=10:00:01 until=10:10:00 every=1s
+`
+
+// TestSessionStopsAtTheBrowserBudget: a visitor's scenario that would pass
+// the browser's work budget while running stops there; the session shows
+// the error, not a trace whose rows look missing only because it stopped.
+func TestSessionStopsAtTheBrowserBudget(t *testing.T) {
+	s, err := Open("play", strings.Replace(rereads, "0s | 1h", "1h | 0s", 1), "play.tdm", "/play", Values{}, false)
+	require.NoError(t, err, "its lines fit")
+	var done bool
+	for calls := 0; !done && calls < 1<<20; calls++ {
+		done, err = s.Advance(100_000)
+		if err != nil {
+			break
+		}
+	}
+	var be *engine.BudgetError
+	require.ErrorAs(t, err, &be)
+	assert.True(t, be.Running)
+	assert.Equal(t, BrowserBudget, be.Limit)
+	assert.Equal(t, err, s.Stopped())
+	v := s.View(true)
+	assert.Empty(t, v.HTML)
+	assert.Equal(t, err.Error(), v.Message)
+	assert.Contains(t, v.Message, "the limit here is 2000000")
+}
+
+// TestSessionKnobPastTheBudgetKeepsTheRunBefore: flipping a knob to a
+// setting that passes the budget while running keeps the run before the
+// flip on screen and says why. (The budget is a tenth of the browser's, to
+// keep the test short; the test above uses the browser's own.)
+func TestSessionKnobPastTheBudgetKeepsTheRunBefore(t *testing.T) {
+	s, err := Open("play", rereads, "play.tdm", "/play", Values{}, false)
+	require.NoError(t, err)
+	s.budget = BrowserBudget / 10
+	require.NoError(t, s.start())
+	finish(t, s, 100_000)
+	before := s.trace
+	rerun, err := s.Act("knob", "overlap=1h")
+	require.NoError(t, err)
+	require.True(t, rerun)
+	for done := false; !done; {
+		done, err = s.Advance(100_000)
+		if err != nil {
+			break
+		}
+	}
+	var be *engine.BudgetError
+	require.ErrorAs(t, err, &be)
+	assert.Nil(t, s.Stopped(), "the session still has a run to show")
+	assert.NotEqual(t, "1h", s.knobs["overlap"], "the knob is back as it was")
+	assert.Equal(t, reportOf(t, before), reportOf(t, s.trace))
+	v := s.View(true)
+	assert.NotEmpty(t, v.HTML)
+	assert.Equal(t, err.Error(), v.Message)
+}
+
+// TestCheckSourceRefusesPastTheBrowserBudget: the sandbox's check as the
+// visitor types names the line that would pass the browser's budget.
+func TestCheckSourceRefusesPastTheBrowserBudget(t *testing.T) {
+	_, err := CheckSource(strings.Replace(rereads, "runs extract", "workload txns=10000000 from=10:00:00\nruns extract", 1), "")
+	var be *engine.BudgetError
+	require.ErrorAs(t, err, &be)
+	assert.Equal(t, "play.tdm:7:1: this scenario would schedule more than 2000000 events, rows, keys and runs; the limit here is 2000000", err.Error())
+}
+
+// TestSessionKeyRangeAtTheEdgeOfInt64 plays, in the browser's session, the
+// key range that used to hang the engine: one key, the largest int64.
+func TestSessionKeyRangeAtTheEdgeOfInt64(t *testing.T) {
+	src := strings.Replace(rereads, "insert count=2000", "insert order_id=9223372036854775807..9223372036854775807", 1)
+	s, err := Open("play", src, "play.tdm", "/play", Values{}, false)
+	require.NoError(t, err)
+	finish(t, s, 1000)
+	assert.Contains(t, s.View(true).HTML, "9223372036854775807")
+}

@@ -1,6 +1,7 @@
 package widget
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -69,13 +70,17 @@ func SnippetsFor(origin string, t *engine.Trace, step int) Snippets {
 }
 
 // shareValues are what a shared link carries besides the step: the knobs
-// set away from their defaults and the faults.
+// set away from their defaults, the seed when it is not the default 1, and
+// the faults.
 func shareValues(t *engine.Trace) Values {
 	v := Values{}
 	for _, k := range t.File.Knobs {
 		if val := t.Settings[k.Name]; val != k.Default {
 			v[k.Name] = []string{val}
 		}
+	}
+	if t.Seed != 1 {
+		v["seed"] = []string{strconv.FormatUint(t.Seed, 10)}
 	}
 	for _, f := range t.Faults {
 		v["fault"] = append(v["fault"], FaultText(f))

@@ -79,12 +79,21 @@ window.addEventListener("unhandledrejection", (e) => {
 // the tab is saved first.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
-	return newBrowserWithin(t, testTimeout)
+	return tabForTest(t, startBrowser(t))
 }
 
 // newBrowserWithin is newBrowser with a deadline of its own, for a test
 // that must wait on a large scenario.
 func newBrowserWithin(t *testing.T, timeout time.Duration) context.Context {
+	t.Helper()
+	return tabWithin(t, startBrowser(t), timeout)
+}
+
+// startBrowser starts a fresh headless Chromium for t, with its own profile
+// directory, and returns the context of its first tab, with the page probe
+// installed and no deadline. The browser stops when t ends. Tests that share
+// one browser open their tabs with newIsolatedTab and newTabBeside.
+func startBrowser(t *testing.T) context.Context {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
@@ -121,13 +130,31 @@ func newBrowserWithin(t *testing.T, timeout time.Duration) context.Context {
 	t.Cleanup(cancelTab)
 	// The first Run starts the browser and binds its life to the context it
 	// gets, so it must not carry the test's timeout.
-	if err := chromedp.Do(tabCtx, chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tgt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageProbe})
-		return err
-	})); err != nil {
+	if err := installProbe(tabCtx); err != nil {
 		t.Fatalf("start chromium (%s): %v", exe, err)
 	}
+	return tabCtx
+}
 
+// installProbe opens the tab of tabCtx, if it is not open yet, and adds the
+// page probe to every document it loads from now on.
+func installProbe(tabCtx context.Context) error {
+	return chromedp.Do(tabCtx, chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tgt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageProbe})
+		return err
+	}))
+}
+
+// tabForTest returns tabCtx bounded by testTimeout (or t's own deadline),
+// and saves a screenshot of the tab if t fails.
+func tabForTest(t *testing.T, tabCtx context.Context) context.Context {
+	t.Helper()
+	return tabWithin(t, tabCtx, testTimeout)
+}
+
+// tabWithin is tabForTest with a deadline of its own.
+func tabWithin(t *testing.T, tabCtx context.Context, timeout time.Duration) context.Context {
+	t.Helper()
 	// Cleanups run last-in first-out: the screenshot is taken while the tab
 	// is still open.
 	t.Cleanup(func() {
@@ -143,6 +170,33 @@ func newBrowserWithin(t *testing.T, timeout time.Duration) context.Context {
 	ctx, cancel := context.WithDeadline(tabCtx, deadline)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// newIsolatedTab opens a tab for t in a new browser context of the browser
+// that startBrowser returned: its storage, cookies and cache are its own, as
+// in a fresh profile, without the cost of starting another browser. The tab
+// closes when t ends.
+func newIsolatedTab(t *testing.T, browser context.Context) context.Context {
+	t.Helper()
+	tabCtx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	if err := installProbe(tabCtx); err != nil {
+		t.Fatalf("open an isolated tab: %v", err)
+	}
+	return tabForTest(t, tabCtx)
+}
+
+// newTabBeside opens another tab for t in the same browser context as tab,
+// so the two share storage, as two tabs of one browser window do. The tab
+// closes when t ends.
+func newTabBeside(t *testing.T, tab context.Context) context.Context {
+	t.Helper()
+	tabCtx, cancel := chromedp.NewContext(tab)
+	t.Cleanup(cancel)
+	if err := installProbe(tabCtx); err != nil {
+		t.Fatalf("open a second tab: %v", err)
+	}
+	return tabForTest(t, tabCtx)
 }
 
 // unsafeFileChars matches what should not go into a screenshot's file name.

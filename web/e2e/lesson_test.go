@@ -107,15 +107,19 @@ func TestLessonPredictAndProgress(t *testing.T) {
 	do("export button", chromedp.Click(css(`[data-testid="progress-export"]`)))
 	do("export message", chromedp.WaitVisible(css(`[data-testid="progress-message"]`)))
 
-	// Clear, then import the exported file through the file input.
+	// Clear (it asks first), then import the exported file through the file
+	// input (it shows what it will change first).
 	do("clear", chromedp.Click(css(`[data-testid="progress-reset"]`)))
-	assert.Contains(t, summary(), "Predictions made: 0 of ")
+	do("confirm clear", chromedp.Click(css(`[data-testid="progress-confirm-yes"]`)))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-testid="progress-summary"]').textContent.includes("Predictions made: 0 of ")`))
+	require.NoError(t, err, "progress cleared")
 	dir := t.TempDir()
 	good := filepath.Join(dir, "tidemark-progress.json")
 	require.NoError(t, os.WriteFile(good, []byte(exported), 0o644))
 	do("import", chromedp.SetUploadFiles(css(`[data-testid="progress-import"]`), []string{good}))
+	do("import preview", chromedp.Click(css(`[data-testid="progress-import-confirm"]`)))
 	do("imported", chromedp.WaitVisible(css(order3+`[data-graded="right"]`)))
-	assert.Equal(t, "Progress imported.", eval[string](t, ctx, `document.querySelector('[data-testid="progress-message"]').textContent`))
+	assert.Equal(t, "Progress imported: the file's progress was merged with yours.", eval[string](t, ctx, `document.querySelector('[data-testid="progress-message"]').textContent`))
 	assert.Contains(t, summary(), "Predictions made: 2 of ")
 
 	// A corrupt file and a foreign one are refused; the progress stays.

@@ -87,7 +87,7 @@ func bigPage(t *testing.T, name, src string) web.Page {
 	return web.Page{
 		Pattern: "GET /perf/" + name,
 		Render: func(r *http.Request) (templ.Component, error) {
-			_, host, err := pages.Widget(f, r.URL.Query(), "/perf/"+name, "tm", false)
+			_, host, err := pages.Widget(r.Context(), f, r.URL.Query(), "/perf/"+name, "tm", false)
 			if err != nil {
 				return nil, err
 			}

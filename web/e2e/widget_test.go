@@ -197,6 +197,41 @@ func TestSandboxShowsErrorAtLine(t *testing.T) {
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
+// TestSandboxStopsAtTheBrowserBudget types scenarios past the browser's
+// work budget into /play: one whose line is past it gets the error at that
+// line as the visitor types; one whose runs pass it while running (rows
+// read again through an hour's overlap) stops and says so in place of a
+// widget, and the page stays usable.
+func TestSandboxStopsAtTheBrowserBudget(t *testing.T) {
+	ctx, _ := startPlayground(t, "/play")
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-src`))))
+	setSource := func(src string) {
+		eval[bool](t, ctx, `(() => { const s = document.getElementById('play-src'); s.value = `+jsString(src)+`; s.dispatchEvent(new Event('input', {bubbles: true})); return true })()`)
+	}
+	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.tidemark.ready.then(() => true)`, chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
+	head := "scenario sandbox/big \"Big\"\nsource orders key=order_id\ntarget fct key=order_id sink=append\npipeline extract from=orders to=fct mark=timestamp overlap=1h\n"
+
+	setSource(head + "workload txns=10000000 from=10:00:00\n")
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-error[data-line="5"]`))))
+	assert.Contains(t, text(t, ctx, "#play-error"), "play.tdm:5:1: this scenario would schedule more than 2000000 events, rows, keys and runs; the limit here is 2000000")
+
+	setSource(head + "txn T1 begin=10:00:00 commit=10:00:00 insert count=4000\nruns extract from=10:00:01 until=10:05:00 every=1s\n")
+	stopped := `#play-output [data-testid="widget-stopped"]`
+	tctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	require.NoError(t, chromedp.Do(tctx, chromedp.WaitVisible(chromedp.CSS(stopped))))
+	msg := text(t, ctx, stopped)
+	assert.Contains(t, msg, "play.tdm: running stopped at")
+	assert.Contains(t, msg, "the limit here is 2000000")
+	assert.Equal(t, "true", eval[string](t, ctx, `String(document.getElementById('play-error').hidden)`))
+
+	// The page goes on: a small scenario plays.
+	setSource(head + "txn T1 begin=10:00:00 commit=10:00:00 insert count=3\nrun extract at=10:00:01\n")
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-output [data-testid="widget"][data-scenario="sandbox/big"]`))))
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
 // TestLargeTraceFillsChecksAndCollectsWhenIdle types a scenario large enough
 // that the widget draws a step before its checks run. After a step the checks
 // panel alone is filled in (it stops being busy and shows verdicts), and once

@@ -4,6 +4,7 @@
 package lessonpage
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -20,9 +21,11 @@ import (
 	"github.com/tidemark/tidemark/web/pages"
 )
 
-// Routes returns the lesson pages.
+// Routes returns the lesson pages. A lesson page is a pure function of the
+// build (it runs every scenario it embeds and grades every prediction), so
+// the site renders it once and keeps it.
 func Routes() []web.Page {
-	return []web.Page{{Pattern: "GET /lessons/{slug}", Render: render}}
+	return []web.Page{{Pattern: "GET /lessons/{slug}", Render: render, Reuse: true}}
 }
 
 // Catalog lists the lessons for the home page.
@@ -46,7 +49,7 @@ func render(r *http.Request) (templ.Component, error) {
 	layout.Description = l.Summary
 	layout.Stylesheets = []string{web.AssetURL("lesson.css")}
 	layout.Nav[1].Current = true
-	v, err := NewView(l, layout)
+	v, err := NewView(r.Context(), l, layout)
 	if err != nil {
 		return nil, err
 	}
@@ -54,11 +57,11 @@ func render(r *http.Request) (templ.Component, error) {
 }
 
 // NewView runs the engine for every embed, prediction and plot of l.
-func NewView(l *course.Lesson, layout templates.LayoutView) (templates.LessonView, error) {
+func NewView(ctx context.Context, l *course.Lesson, layout templates.LayoutView) (templates.LessonView, error) {
 	v := templates.LessonView{Layout: layout, Lesson: l, Embeds: map[string]templates.EmbedView{},
 		Answers: map[string]course.Answer{}, Plots: map[string]templates.PlotView{}}
 	for i, sl := range templates.Slots(l) {
-		ev, err := embedView(l, sl.Embed, "emb"+strconv.Itoa(i+1))
+		ev, err := embedView(ctx, l, sl.Embed, "emb"+strconv.Itoa(i+1))
 		if err != nil {
 			return v, fmt.Errorf("lesson %s: %w", l.Slug, err)
 		}
@@ -87,7 +90,7 @@ func NewView(l *course.Lesson, layout templates.LayoutView) (templates.LessonVie
 
 // embedView runs e's scenario and draws its widget under the element-id
 // prefix id, folded as an embed, with links to its scenario page.
-func embedView(l *course.Lesson, e course.Embed, id string) (templates.EmbedView, error) {
+func embedView(ctx context.Context, l *course.Lesson, e course.Embed, id string) (templates.EmbedView, error) {
 	sc, ok := lessons.Lookup(e.Scenario)
 	if !ok {
 		return templates.EmbedView{}, fmt.Errorf("embed: scenario %q is not bundled", e.Scenario)
@@ -96,7 +99,7 @@ func embedView(l *course.Lesson, e course.Embed, id string) (templates.EmbedView
 	for k, val := range e.Knobs {
 		q.Set(k, val)
 	}
-	tr, host, err := pages.Widget(sc.File, q, "/scenarios/"+sc.ID, id, true)
+	tr, host, err := pages.Widget(ctx, sc.File, q, "/scenarios/"+sc.ID, id, true)
 	if err != nil {
 		return templates.EmbedView{}, fmt.Errorf("embed %s: %w", e.Scenario, err)
 	}

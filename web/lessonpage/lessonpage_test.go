@@ -23,7 +23,7 @@ func renderLesson(t *testing.T) (htmltest.Doc, *course.Lesson) {
 	t.Helper()
 	l, ok := course.Lookup("high-water-mark")
 	require.True(t, ok)
-	v, err := NewView(l, web.NewLayoutView(l.Title, "lesson.js"))
+	v, err := NewView(context.Background(), l, web.NewLayoutView(l.Title, "lesson.js"))
 	require.NoError(t, err)
 	var b strings.Builder
 	require.NoError(t, templates.LessonPage(v).Render(context.Background(), &b))
@@ -261,4 +261,23 @@ func TestLoadPlotComesFromTheEngine(t *testing.T) {
 	// One marker per point, two lines.
 	assert.Len(t, htmltest.All(svg[0], func(n *html.Node) bool { return n.Data == "polyline" }), 2)
 	assert.Len(t, htmltest.All(svg[0], func(n *html.Node) bool { return htmltest.HasAttr(n, "data-value") }), 6)
+}
+
+// TestProgressPanelNamesEveryLesson checks the progress panel lists every
+// lesson on the site (an import uses it to tell which entries match
+// nothing) and carries the dialogs that import and clearing open.
+func TestProgressPanelNamesEveryLesson(t *testing.T) {
+	doc, _ := renderLesson(t)
+	panel := doc.One(t, "progress")
+	var slugs []string
+	for _, l := range course.Lessons() {
+		slugs = append(slugs, l.Slug)
+	}
+	assert.Equal(t, strings.Join(slugs, " "), htmltest.Attr(panel, "data-lessons"))
+	for _, id := range []string{"progress-import-dialog", "progress-confirm"} {
+		assert.Equal(t, "dialog", doc.One(t, id).Data, "%s is not a dialog", id)
+	}
+	for _, id := range []string{"progress-notice", "progress-message"} {
+		assert.Equal(t, "polite", htmltest.Attr(doc.One(t, id), "aria-live"), "%s is not a live region", id)
+	}
 }

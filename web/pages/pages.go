@@ -6,6 +6,7 @@
 package pages
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -28,14 +29,6 @@ import (
 // MaxSource bounds a sandbox scenario, so one request cannot ask for unbounded work.
 const MaxSource = 64 << 10
 
-// MaxServerEvents bounds the events the server simulates to draw one page.
-// A larger scenario (a pasted workload of millions of transactions) still
-// runs in the visitor's browser, which advances it in chunks.
-const MaxServerEvents = 200_000
-
-// ErrTooLarge is returned for a scenario that plans more than MaxServerEvents.
-var ErrTooLarge = errors.New("too large to draw on the server")
-
 // Catalog lists the bundled scenarios for the home page.
 func Catalog() ([]templates.CatalogItem, error) {
 	all, err := lessons.Scenarios()
@@ -50,15 +43,23 @@ func Catalog() ([]templates.CatalogItem, error) {
 }
 
 // Routes returns the scenario, embed and sandbox pages.
+//
+// A scenario page is a pure function of the build, its query and the
+// headers its links to the site are built from (see origin), so the site
+// keeps it once drawn; the embed page and pictures may be framed and
+// embedded on other sites. The sandbox's first text is the build's too.
 func Routes() []web.Page {
 	return []web.Page{
-		{Pattern: "GET /scenarios/{id...}", Render: scenarioPage(false)},
-		{Pattern: "GET /embed/{id...}", Render: scenarioPage(true)},
-		{Pattern: "GET /picture/{id...}", Handler: http.HandlerFunc(picturePage)},
-		{Pattern: "GET /play", Render: playPage},
+		{Pattern: "GET /scenarios/{id...}", Render: scenarioPage(false), Reuse: true, Vary: originHeaders},
+		{Pattern: "GET /embed/{id...}", Render: scenarioPage(true), Reuse: true, Vary: originHeaders, Embeddable: true},
+		{Pattern: "GET /picture/{id...}", Handler: http.HandlerFunc(picturePage), Embeddable: true},
+		{Pattern: "GET /play", Render: playPage, Reuse: true},
 		{Pattern: "POST /play", Render: playPage},
 	}
 }
+
+// originHeaders are the request headers origin reads.
+var originHeaders = []string{"Host", "X-Forwarded-Proto", "Forwarded"}
 
 // Scripts are the page scripts a widget needs, in load order.
 var Scripts = []string{"wasm_exec.js", "app.js", "widget.js"}
@@ -69,8 +70,12 @@ var EmbedScripts = append(slices.Clip(Scripts), "frame.js")
 
 // Widget runs a scenario for a link's query and draws its widget. The
 // problems name what in the query was wrong; the widget shows them.
-func Widget(f *scenario.File, q url.Values, base, id string, embedded bool) (*engine.Trace, templates.WidgetHost, error) {
-	t, st, problems, err := run(f, q)
+//
+// The run is the server's (see simulate): a bundled scenario's is kept and
+// shared; another is run within ServerBudget, SimulationDeadline and
+// MaxSimulations, and an error says which it passed.
+func Widget(ctx context.Context, f *scenario.File, q url.Values, base, id string, embedded bool) (*engine.Trace, templates.WidgetHost, error) {
+	t, st, problems, err := run(ctx, f, q)
 	if err != nil {
 		return nil, templates.WidgetHost{}, err
 	}
@@ -93,7 +98,7 @@ func Widget(f *scenario.File, q url.Values, base, id string, embedded bool) (*en
 // run runs a scenario with the knobs, seed and step of a link's query. Each
 // bad value in the query is named in problems and replaced by its default;
 // an error means the scenario itself could not be run.
-func run(f *scenario.File, q url.Values) (*engine.Trace, widget.State, []string, error) {
+func run(ctx context.Context, f *scenario.File, q url.Values) (*engine.Trace, widget.State, []string, error) {
 	knobs, st, problems := widget.FromQuery(f, q)
 	seed := uint64(1)
 	if v := q.Get("seed"); v != "" {
@@ -104,21 +109,20 @@ func run(f *scenario.File, q url.Values) (*engine.Trace, widget.State, []string,
 			seed = n
 		}
 	}
-	w, err := engine.Build(f, knobs, seed)
+	t, err := simulate(ctx, f, knobs, seed)
 	if err != nil {
 		return nil, st, nil, err
 	}
-	if n := w.Planned(); n > MaxServerEvents {
-		return nil, st, nil, fmt.Errorf("this scenario plans about %d events, more than the %d the server draws: %w; it still runs in your browser", n, MaxServerEvents, ErrTooLarge)
-	}
-	t := w.Run()
 	if len(st.Faults) > 0 {
 		// The link's faults fork the run; the run without them is drawn
 		// beside the fork, as in the browser.
-		fork, err := engine.RunWithFaults(f, knobs, seed, st.Faults)
-		if err != nil {
+		fork, err := runFork(ctx, f, knobs, seed, st.Faults)
+		switch {
+		case errors.Is(err, web.ErrBusy):
+			return nil, st, nil, err
+		case err != nil:
 			problems = append(problems, "the link's faults could not be applied ("+err.Error()+"), so the scenario runs without them")
-		} else {
+		default:
 			t, st.Original = fork, t
 		}
 	}
@@ -140,7 +144,7 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		if embed {
 			base = "/embed/" + id
 		}
-		t, host, err := Widget(sc.File, r.URL.Query(), base, "tm", embed)
+		t, host, err := Widget(r.Context(), sc.File, r.URL.Query(), base, "tm", embed)
 		if err != nil {
 			return nil, fmt.Errorf("bundled scenario %s: %w", id, err)
 		}
@@ -198,29 +202,90 @@ func playPage(r *http.Request) (templ.Component, error) {
 	f, err := scenario.Parse("play.tdm", []byte(src))
 	if err == nil {
 		var host templates.WidgetHost
-		_, host, err = Widget(f, url.Values{}, "/play", "play", false)
+		_, host, err = Widget(r.Context(), f, url.Values{}, "/play", "play", false)
 		if err == nil {
 			v.Widget = host
 			return templates.PlayPage(v), nil
 		}
 	}
-	v.Error = err.Error()
+	v.Error = limitMessage(err)
 	v.ErrorLine = caret(src, err)
+	if errors.Is(err, web.ErrBusy) {
+		// 503 with Retry-After, and the visitor's text kept in the page.
+		return templates.PlayPage(v), err
+	}
 	return templates.PlayPage(v), nil
 }
 
 // caret shows the line an error points at with a caret under its column.
 func caret(src string, err error) string {
-	se, ok := err.(*scenario.Error)
-	if !ok {
+	var pos scenario.Pos
+	var se *scenario.Error
+	var be *engine.BudgetError
+	switch {
+	case errors.As(err, &se):
+		pos = se.Pos
+	case errors.As(err, &be):
+		pos = be.Pos
+	default:
 		return ""
 	}
 	lines := strings.Split(src, "\n")
-	if se.Pos.Line < 1 || se.Pos.Line > len(lines) {
+	if pos.Line < 1 || pos.Line > len(lines) {
 		return ""
 	}
-	line := strings.TrimRight(lines[se.Pos.Line-1], "\r")
-	prefix := fmt.Sprintf("%d | ", se.Pos.Line)
-	col := max(1, min(se.Pos.Col, utf8.RuneCountInString(line)+1))
+	line := strings.TrimRight(lines[pos.Line-1], "\r")
+	prefix := fmt.Sprintf("%d | ", pos.Line)
+	col := max(1, min(pos.Col, utf8.RuneCountInString(line)+1))
 	return prefix + line + "\n" + strings.Repeat(" ", len(prefix)+col-1) + "^"
+}
+
+// runFork runs f with a link's faults, each injected right after its step,
+// within the limits simulate runs f within. Its trace is not kept: a link's
+// faults are the learner's own.
+func runFork(ctx context.Context, f *scenario.File, knobs map[string]string, seed uint64, faults []engine.Fault) (*engine.Trace, error) {
+	select {
+	case slots <- struct{}{}:
+		defer func() { <-slots }()
+	default:
+		return nil, fmt.Errorf("the server is running %d scenarios for other visitors already: %w", MaxSimulations, web.ErrBusy)
+	}
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	w, err := engine.BuildWithBudget(f, knobs, seed, ServerBudget)
+	if err != nil {
+		return nil, err
+	}
+	step := func() bool {
+		if ctx.Err() != nil {
+			return false
+		}
+		return w.Step()
+	}
+	for _, fl := range faults {
+		for w.Trace().Steps() < fl.AfterStep && step() {
+		}
+		if w.Trace().Steps() != fl.AfterStep {
+			break // the checks below say why
+		}
+		if err := w.Inject(fl); err != nil {
+			return nil, err
+		}
+		w.Trace().Faults = append(w.Trace().Faults, fl)
+	}
+	for step() {
+	}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return nil, fmt.Errorf("%w: %w", errTooSlow, web.ErrBusy)
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	}
+	if err := w.Err(); err != nil {
+		return nil, err
+	}
+	if t := w.Trace(); len(t.Faults) < len(faults) {
+		return nil, fmt.Errorf("the scenario has only %d steps, so no fault can come after step %d", t.Steps(), faults[len(t.Faults)].AfterStep)
+	}
+	return w.Trace(), nil
 }

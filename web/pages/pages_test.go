@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -246,7 +247,9 @@ func TestPlayPostTooMuchWork(t *testing.T) {
 		"workload orders txns=5000000 from=10:00:00 every=1ms\nrun extract at=23:00:00\n"
 	code, d := post(t, h, src)
 	require.Equal(t, http.StatusOK, code)
-	assert.Contains(t, htmltest.Text(d.One(t, "play-error")), "runs in your browser")
+	msg := htmltest.Text(d.One(t, "play-error"))
+	assert.Contains(t, msg, "play.tdm:5:1: this scenario would schedule more than 200000 events, rows, keys and runs; the limit here is 200000. That is the server's limit; your browser's is 2000000")
+	assert.Contains(t, msg, "5 | workload orders txns=5000000", "the caret shows the line")
 	assert.Empty(t, d.ByTestID("widget"))
 	assert.Contains(t, htmltest.Text(d.One(t, "play-src")), "txns=5000000", "the visitor's text is kept")
 }
@@ -326,4 +329,85 @@ func TestOneNameForTheSandbox(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"Sandbox"}, current)
+}
+
+// TestPlayRefusesWhatTookTheServerDown posts each scenario of issue 9 that
+// ended the server with "fatal error: out of memory", and gets a page back
+// quickly: the error at its line, the text kept; the key range at the edge
+// of int64 simply plays. The server goes on answering.
+func TestPlayRefusesWhatTookTheServerDown(t *testing.T) {
+	h := handler(t)
+	head := "scenario sandbox/oom \"OOM\"\nsource orders key=order_id\ntarget fct key=order_id sink=append\npipeline extract from=orders to=fct mark=timestamp overlap=1h\n"
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"ten runs lines every millisecond", head + strings.Repeat("runs extract from=00:00:00 until=00:16:40 every=1ms\n", 10),
+			"play.tdm:5:1: this scenario would schedule more than 200000 events, rows, keys and runs; the limit here is 200000"},
+		{"667 inserts of 100000 rows", head + "begin T1 at=10:00:00\n" + strings.Repeat("insert T1 at=10:00:00 count=100000\n", 667) + "commit T1 at=10:00:01\n",
+			"play.tdm:6:1: this scenario would schedule more than 200000 events, rows, keys and runs; the limit here is 200000"},
+		{"work that only running shows", head + "txn T1 begin=10:00:00 commit=10:00:00 insert count=2000\nruns extract from=10:00:01 until=10:05:00 every=1s\n",
+			"play.tdm: running stopped at "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			code, d := post(t, h, tc.src)
+			assert.Less(t, time.Since(start), 5*time.Second)
+			require.Equal(t, http.StatusOK, code)
+			msg := htmltest.Text(d.One(t, "play-error"))
+			assert.Contains(t, msg, tc.want)
+			assert.Contains(t, msg, "That is the server's limit; your browser's is 2000000")
+			assert.Empty(t, d.ByTestID("widget"))
+			assert.Equal(t, strings.TrimSuffix(tc.src, "\n"), strings.TrimSuffix(rawText(d.One(t, "play-src")), "\n"), "the visitor's text is kept")
+		})
+	}
+	code, d := post(t, h, head+"txn T1 begin=10:00:00 commit=10:00:00 insert order_id=9223372036854775807..9223372036854775807\nrun extract at=10:00:01\n")
+	require.Equal(t, http.StatusOK, code)
+	assert.NotEmpty(t, d.ByTestID("widget"), "a range of one key at the edge of int64 plays")
+	rec, _ := do(h, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	assert.Equal(t, http.StatusOK, rec.Code)
+}
+
+// TestScenarioPagesAreKeptAndRevalidate: a scenario page drawn once is
+// answered from what was kept (the same bytes, the same ETag), and a
+// browser that has it gets 304.
+func TestScenarioPagesAreKeptAndRevalidate(t *testing.T) {
+	h := handler(t)
+	target := "/scenarios/hwm/visibility-gap?step=4&mark=lsn"
+	first, body := do(h, httptest.NewRequest(http.MethodGet, target, nil))
+	require.Equal(t, http.StatusOK, first.Code)
+	etag := first.Header().Get("ETag")
+	require.NotEmpty(t, etag)
+	again, body2 := do(h, httptest.NewRequest(http.MethodGet, "/scenarios/hwm/visibility-gap?mark=lsn&step=4", nil))
+	assert.Equal(t, etag, again.Header().Get("ETag"), "the same query in another order is the same page")
+	assert.Equal(t, body, body2)
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req.Header.Set("If-None-Match", etag)
+	rec, _ := do(h, req)
+	assert.Equal(t, http.StatusNotModified, rec.Code)
+	for _, v := range []string{"Host", "X-Forwarded-Proto", "Forwarded", "Accept-Encoding"} {
+		assert.Contains(t, first.Header().Values("Vary"), v)
+	}
+}
+
+// TestFramingIsForEmbedsAndPicturesOnly: the embed page and pictures may be
+// framed by any site; the scenario page, the sandbox and the home page only
+// by this one.
+func TestFramingIsForEmbedsAndPicturesOnly(t *testing.T) {
+	h := handler(t)
+	for target, ancestors := range map[string]string{
+		"/embed/hwm/visibility-gap":            "*",
+		"/picture/hwm/visibility-gap.svg":      "*",
+		"/picture/hwm/no-such.svg":             "*",
+		"/scenarios/hwm/visibility-gap":        "'self'",
+		"/play":                                "'self'",
+		"/":                                    "'self'",
+		"/scenarios/hwm/no-such-scenario-ever": "'self'",
+	} {
+		rec, _ := do(h, httptest.NewRequest(http.MethodGet, target, nil))
+		csp := rec.Header().Get("Content-Security-Policy")
+		assert.True(t, strings.HasSuffix(csp, "frame-ancestors "+ancestors), "%s: %s", target, csp)
+		if strings.HasPrefix(target, "/picture/") {
+			assert.True(t, strings.HasPrefix(csp, "default-src 'none'; sandbox;"), "%s: %s", target, csp)
+		}
+	}
 }

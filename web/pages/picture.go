@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/templates/picture"
 	"github.com/tidemark/tidemark/templates/widget"
+	"github.com/tidemark/tidemark/web"
 )
 
 // PictureCache is the Cache-Control of a picture: a bundled scenario at a
@@ -32,7 +34,12 @@ func picturePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	t, st, problems, err := run(sc.File, q)
+	t, st, problems, err := run(r.Context(), sc.File, q)
+	if errors.Is(err, web.ErrBusy) {
+		w.Header().Set("Retry-After", web.RetryAfter)
+		writeSVG(w, r, http.StatusServiceUnavailable, "no-store", picture.Message("The server is busy", sentence(err)+" Try again in a few seconds."))
+		return
+	}
 	if err != nil {
 		slog.ErrorContext(r.Context(), "pages: draw picture", "id", id, "err", err)
 		writeSVG(w, r, http.StatusInternalServerError, "no-cache", picture.Message("This scenario could not be drawn", err.Error()))
@@ -44,6 +51,11 @@ func picturePage(w http.ResponseWriter, r *http.Request) {
 	link := origin(r) + "/scenarios/" + id
 	if sq := widget.ShareQuery(t, st.Step, true); sq != "" {
 		link += "?" + sq
+	}
+	// The picture is kept by shared caches (PictureCache), and its link is
+	// built from these headers: a cache must keep one picture per value.
+	for _, h := range originHeaders {
+		w.Header().Add("Vary", h)
 	}
 	writeSVG(w, r, http.StatusOK, PictureCache, picture.Render(picture.View{
 		Trace: t, Step: st.Step, ShowTruth: st.ShowTruth, Problems: problems, Link: link,
@@ -59,6 +71,18 @@ func writeSVG(w http.ResponseWriter, r *http.Request, status int, cache, svg str
 	if r.Method != http.MethodHead {
 		_, _ = w.Write([]byte(svg))
 	}
+}
+
+// sentence makes an error's text a sentence: capitalised, with a full stop.
+func sentence(err error) string {
+	s := err.Error()
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		s = string(s[0]-'a'+'A') + s[1:]
+	}
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
 }
 
 // origin returns the scheme and host a request reached us at, for links

@@ -267,3 +267,24 @@ func TestEmbedScriptsServed(t *testing.T) {
 	assert.Contains(t, scripts(embed), frame)
 	assert.NotContains(t, scripts(page), frame)
 }
+
+// TestPictureLinkKeepsItsSeedAndVaries: a picture's link back opens the
+// same run (with its seed), and since shared caches keep the picture and
+// the link is built from the request's host and scheme headers, the
+// picture says it varies by them.
+func TestPictureLinkKeepsItsSeedAndVaries(t *testing.T) {
+	h := handler(t)
+	req := httptest.NewRequest(http.MethodGet, "/picture/hwm/visibility-gap.svg?seed=5&step=3&mark=lsn", nil)
+	req.Host = "tidemark.example"
+	req.Header.Set("X-Forwarded-Proto", "https")
+	rec, body := do(h, req)
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Contains(t, parseSVG(t, body).text(), "https://tidemark.example/scenarios/hwm/visibility-gap?mark=lsn&seed=5&step=3")
+	assert.Equal(t, "public, max-age=3600", rec.Header().Get("Cache-Control"))
+	for _, v := range []string{"Host", "X-Forwarded-Proto", "Forwarded"} {
+		assert.Contains(t, rec.Header().Values("Vary"), v)
+	}
+
+	_, body = do(h, httptest.NewRequest(http.MethodGet, "/picture/hwm/visibility-gap.svg?step=3", nil))
+	assert.NotContains(t, parseSVG(t, body).text(), "seed=", "the default seed is not spelled out")
+}

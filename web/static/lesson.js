@@ -5,6 +5,23 @@
 // The answer key is computed by the engine on the server and rendered as
 // data-verdict on each option; this file only compares and reveals. Without
 // scripts the page still works: each prediction has a <details> "Reveal".
+//
+// Stored progress is never dropped without a word (docs/security.md, "How
+// progress is stored"):
+//   - A stored record this page cannot use whole (not JSON, not ours, a newer
+//     version, or with entries it cannot read) is first copied, unchanged, to
+//     a key of its own (tidemark.progress.aside.N) and listed under "Kept
+//     aside" for the learner to save to a file; the entries that can be read
+//     are used. When there is no room for the copy, the page writes nothing
+//     over the record and says so.
+//   - Every save re-reads what is stored and applies just the change made
+//     (a section read, an answer, an import, a clear), so what another tab
+//     saved meanwhile is kept; a `storage` event redraws from what is stored.
+//   - A change the browser would not store is reported, kept on the page and
+//     tried again with the next save; an import or a clear that could not be
+//     stored is reported as not done.
+//   - Import shows what it would change and merges unless the learner picks
+//     replace; clearing asks first.
 "use strict";
 
 (() => {
@@ -15,96 +32,280 @@
   }
   const slug = article.dataset.lesson;
   const KEY = "tidemark.progress";
+  const ASIDE = "tidemark.progress.aside.";
+  const VERSION = 1;
   const ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
   const MAX_FILE = 256 * 1024;
+  const MAX_READ = 500;
 
-  const empty = () => ({ app: "tidemark", kind: "progress", version: 1, lessons: {} });
+  const panel = article.querySelector("[data-testid=progress]");
+  const q = (id) => panel.querySelector("[data-testid=" + id + "]");
+  const summary = q("progress-summary");
+  const message = q("progress-message");
+  const problemText = q("progress-problem");
+  const unsavedText = q("progress-unsaved");
+  const asideBox = q("progress-aside");
+  const asideList = q("progress-aside-list");
+  const siteLessons = (panel.dataset.lessons || slug).split(" ").filter(Boolean);
+  const sections = (article.dataset.sections || "").split(" ").filter(Boolean);
+  const forms = [...article.querySelectorAll("form[data-prediction]")];
+  const formOf = new Map(forms.map((f) => [f.dataset.prediction, f]));
 
-  // validate returns a clean progress object, or throws an Error whose message
-  // is shown to the learner.
-  const validate = (data) => {
-    const refuse = (why) => {
-      throw new Error(why);
-    };
-    const plain = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
+  const say = (text) => {
+    message.textContent = text;
+  };
+  // setText changes an element's text only when it differs, so a live region
+  // is not announced again for the same words.
+  const setText = (el, text) => {
+    if (el.textContent !== text) {
+      el.textContent = text;
+    }
+  };
+  const plural = (n, one, many) => n + " " + (n === 1 ? one : many);
+  const quoted = (s, max = 48) => "“" + (s.length > max ? s.slice(0, max - 1) + "…" : s) + "”";
+  const listed = (items, max = 3) =>
+    items.slice(0, max).join("; ") + (items.length > max ? "; and " + (items.length - max) + " more" : "");
+  const clone = (x) => JSON.parse(JSON.stringify(x));
+
+  // ---- Reading a record ----
+
+  const empty = () => ({ app: "tidemark", kind: "progress", version: VERSION, lessons: {} });
+  const plain = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
+  const lessonIn = (record, name) => {
+    if (!Object.hasOwn(record.lessons, name)) {
+      record.lessons[name] = { read: [], predictions: {} };
+    }
+    return record.lessons[name];
+  };
+
+  // parse reads a progress record, from storage or a file. It returns either
+  // { fatal, version } when nothing in it can be used (fatal is "not-json",
+  // "foreign", "newer", "version" or "no-lessons"), or { record, problems }:
+  // every entry that can be read, and a description of each one that cannot.
+  const parse = (text) => {
+    let data;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      return { fatal: "not-json" };
+    }
     if (!plain(data) || data.app !== "tidemark" || data.kind !== "progress") {
-      refuse("That file is not a Tidemark progress file.");
+      return { fatal: "foreign" };
     }
-    if (data.version !== 1) {
-      refuse("That progress file comes from a different version of Tidemark (version " + String(data.version) + ").");
-    }
-    for (const k of Object.keys(data)) {
-      if (!["app", "kind", "version", "exportedAt", "lessons"].includes(k)) {
-        refuse("That progress file has an unexpected field: " + k + ".");
-      }
+    if (data.version !== VERSION) {
+      const newer = Number.isSafeInteger(data.version) && data.version > VERSION;
+      return { fatal: newer ? "newer" : "version", version: String(data.version).slice(0, 20) };
     }
     if (!plain(data.lessons)) {
-      refuse("That progress file has no lessons in it.");
+      return { fatal: "no-lessons" };
+    }
+    const problems = [];
+    for (const k of Object.keys(data)) {
+      if (!["app", "kind", "version", "exportedAt", "lessons"].includes(k)) {
+        problems.push("an unexpected field, " + quoted(k));
+      }
     }
     const out = empty();
     for (const [name, l] of Object.entries(data.lessons)) {
       if (!ID.test(name) || !plain(l)) {
-        refuse("That progress file has a malformed lesson entry.");
+        problems.push("the lesson entry " + quoted(name));
+        continue;
       }
       for (const k of Object.keys(l)) {
         if (k !== "read" && k !== "predictions") {
-          refuse("That progress file has an unexpected field in lesson " + name + ": " + k + ".");
+          problems.push("an unexpected field in lesson " + quoted(name) + ", " + quoted(k));
         }
       }
-      const read = l.read === undefined ? [] : l.read;
-      const preds = l.predictions === undefined ? {} : l.predictions;
-      if (!Array.isArray(read) || read.length > 500 || !read.every((s) => typeof s === "string" && ID.test(s))) {
-        refuse("That progress file lists sections in a form Tidemark does not know.");
-      }
-      if (!plain(preds)) {
-        refuse("That progress file lists predictions in a form Tidemark does not know.");
-      }
-      const clean = {};
-      for (const [pid, p] of Object.entries(preds)) {
-        const ok = ID.test(pid) && plain(p) && Object.keys(p).every((k) => k === "choice" || k === "right") &&
-          typeof p.choice === "string" && ID.test(p.choice) && typeof p.right === "boolean";
-        if (!ok) {
-          refuse("That progress file has a malformed prediction: " + pid + ".");
+      const read = [];
+      if (l.read !== undefined) {
+        if (!Array.isArray(l.read) || l.read.length > MAX_READ) {
+          problems.push("the sections read in lesson " + quoted(name));
+        } else {
+          for (const s of l.read) {
+            if (typeof s === "string" && ID.test(s)) {
+              read.push(s);
+            } else {
+              problems.push("a section read in lesson " + quoted(name) + ", " + quoted(JSON.stringify(s) ?? "undefined"));
+            }
+          }
         }
-        clean[pid] = { choice: p.choice, right: p.right };
       }
-      out.lessons[name] = { read: [...new Set(read)], predictions: clean };
+      const preds = {};
+      if (l.predictions !== undefined) {
+        if (!plain(l.predictions)) {
+          problems.push("the predictions in lesson " + quoted(name));
+        } else {
+          for (const [pid, p] of Object.entries(l.predictions)) {
+            const ok = ID.test(pid) && plain(p) && Object.keys(p).every((k) => k === "choice" || k === "right") &&
+              typeof p.choice === "string" && ID.test(p.choice) && typeof p.right === "boolean";
+            if (ok) {
+              preds[pid] = { choice: p.choice, right: p.right };
+            } else {
+              problems.push("the prediction " + quoted(pid) + " in lesson " + quoted(name));
+            }
+          }
+        }
+      }
+      out.lessons[name] = { read: [...new Set(read)], predictions: preds };
     }
-    return out;
+    return { record: out, problems };
   };
 
-  const load = () => {
+  // whyUnusable says, after "it", why parse could not use a record whole.
+  const whyUnusable = (p) => {
+    switch (p.fatal) {
+      case "not-json":
+        return "is not valid JSON";
+      case "foreign":
+        return "is not a Tidemark progress record";
+      case "newer":
+        return "was written by a newer version of Tidemark (version " + p.version + ")";
+      case "version":
+        return "has a version this page does not know (" + p.version + ")";
+      case "no-lessons":
+        return "has no lessons in it";
+    }
+    return "has " + plural(p.problems.length, "entry", "entries") + " this page cannot read: " + listed(p.problems);
+  };
+
+  // ---- Storage ----
+
+  const isQuota = (err) => err instanceof DOMException &&
+    (err.name === "QuotaExceededError" || err.name === "NS_ERROR_DOM_QUOTA_REACHED" || err.code === 22);
+  // Why a change was not stored, as the end of "…because …".
+  const WHY = {
+    full: "the browser's storage for this site is full",
+    refused: "the browser refused to store it",
+    unavailable: "this browser does not let the page store anything",
+    blocked: "the progress already stored could not be read nor kept aside, and the page will not write over it",
+  };
+
+  const asideNumber = (key) => Number(key.slice(ASIDE.length)) || 0;
+  const asideKeys = () => {
+    const keys = [];
     try {
-      const raw = localStorage.getItem(KEY);
-      return raw ? validate(JSON.parse(raw)) : empty();
+      for (let i = 0; i < localStorage.length; i++) {
+        const k = localStorage.key(i);
+        if (k !== null && k.startsWith(ASIDE)) {
+          keys.push(k);
+        }
+      }
     } catch {
-      return empty(); // unreadable storage: start afresh rather than break the page
+      return [];
     }
+    return keys.sort((a, b) => asideNumber(a) - asideNumber(b));
   };
 
-  let state = load();
-  const mine = () => {
-    if (!state.lessons[slug]) {
-      state.lessons[slug] = { read: [], predictions: {} };
-    }
-    return state.lessons[slug];
-  };
-  const save = () => {
+  // keepAside copies raw, unchanged, to a key of its own (unless an
+  // identical copy is already there). It returns "" when raw is kept, or a
+  // key of WHY.
+  const keepAside = (raw) => {
     try {
-      localStorage.setItem(KEY, JSON.stringify(state));
-    } catch {
-      say("Your browser would not store progress; it will be lost when you leave.");
+      const keys = asideKeys();
+      if (keys.some((k) => localStorage.getItem(k) === raw)) {
+        return "";
+      }
+      const n = keys.reduce((m, k) => Math.max(m, asideNumber(k)), 0) + 1;
+      localStorage.setItem(ASIDE + n, raw);
+      return "";
+    } catch (err) {
+      return isQuota(err) ? "full" : "refused";
     }
   };
 
-  const panel = article.querySelector("[data-testid=progress]");
-  const summary = panel.querySelector("[data-testid=progress-summary]");
-  const message = panel.querySelector("[data-testid=progress-message]");
-  const say = (text) => {
-    message.textContent = text;
+  // readStored reads the stored progress. It returns { record } (what can be
+  // used, a fresh object), with { note } when part or all of the stored
+  // record could not be used, { blocked } when it could not be kept aside
+  // either (then nothing may be written over it), or { unavailable } when
+  // the browser gives no storage at all.
+  const readStored = () => {
+    let raw;
+    try {
+      raw = localStorage.getItem(KEY);
+    } catch {
+      return { record: empty(), unavailable: true };
+    }
+    if (raw === null) {
+      return { record: empty() };
+    }
+    const p = parse(raw);
+    if (!p.fatal && p.problems.length === 0) {
+      return { record: p.record };
+    }
+    const notKept = keepAside(raw);
+    let note = "The progress stored in this browser " + whyUnusable(p) + ". ";
+    note += p.fatal ? "This page starts from nothing" : "The rest of it is in use";
+    note += !notKept
+      ? "; the record, exactly as it was, is kept aside (below) for you to save to a file."
+      : ". " + (notKept === "full" ? "There is no room to keep a copy of the record aside" : "The browser would not store a copy of the record aside") +
+        ", so the page will store nothing over it until you save it to a file and delete it (below).";
+    return { record: p.fatal ? empty() : p.record, note, blocked: notKept !== "", raw };
   };
-  const sections = (article.dataset.sections || "").split(" ").filter(Boolean);
-  const forms = [...article.querySelectorAll("form[data-prediction]")];
+
+  const write = (record) => {
+    try {
+      localStorage.setItem(KEY, JSON.stringify(record));
+      return "";
+    } catch (err) {
+      return isQuota(err) ? "full" : "refused";
+    }
+  };
+
+  // state is what the page shows: the stored progress with the pending
+  // changes applied. pending holds changes made in passing (a section read,
+  // an answer) that could not be stored yet; each save tries them again.
+  let state = empty();
+  let pending = [];
+  let unsavedWhy = "";
+  let last = { record: empty() }; // the latest readStored result
+
+  // update re-reads the stored progress (keeping what another tab saved),
+  // replays the pending changes, applies change, and stores the result. An
+  // explicit change (import, clear) that cannot be stored is dropped, and
+  // the page shows what is stored; any other is kept pending. With no change
+  // it tries to store the pending ones. It returns "" when stored, or a key
+  // of WHY.
+  const update = (change, explicit) => {
+    last = readStored();
+    const record = last.record;
+    for (const c of pending) {
+      c(record);
+    }
+    const before = clone(record);
+    if (change) {
+      change(record);
+    }
+    const why = last.unavailable ? "unavailable" : last.blocked ? "blocked" : write(record);
+    if (!why) {
+      pending = [];
+      unsavedWhy = "";
+      state = record;
+    } else if (explicit) {
+      state = before;
+    } else {
+      if (change) {
+        pending.push(change);
+      }
+      unsavedWhy = why;
+      state = record;
+    }
+    redraw();
+    return why;
+  };
+
+  // refresh redraws from what is stored, with the pending changes on top.
+  const refresh = () => {
+    last = readStored();
+    state = last.record;
+    for (const c of pending) {
+      c(state);
+    }
+    redraw();
+  };
+
+  // ---- Drawing ----
+
+  const mine = () => state.lessons[slug] || { read: [], predictions: {} };
 
   const render = () => {
     const l = mine();
@@ -128,6 +329,12 @@
     const input = f.querySelector("input[value='" + CSS.escape(id) + "']");
     const label = input && f.querySelector("label[for='" + CSS.escape(input.id) + "']");
     return label ? label.textContent.trim() : id;
+  };
+  const questionOf = (f) => {
+    const legend = f.querySelector("legend");
+    const label = legend && legend.querySelector(".predict-label");
+    const text = legend ? legend.textContent.replace(label ? label.textContent : "", "").trim() : f.dataset.prediction;
+    return quoted(text, 100);
   };
 
   const showPrediction = (f, p) => {
@@ -153,13 +360,151 @@
     inputs.forEach((i) => { i.checked = i.value === p.choice; i.disabled = true; });
     submit.hidden = true;
     const correct = inputs.filter((i) => i.dataset.verdict === "true").map((i) => labelOf(f, i.value));
-    f.dataset.graded = p.right ? "right" : "wrong";
-    result.textContent = p.right
+    const graded = p.right ? "right" : "wrong";
+    const text = p.right
       ? "Right — the engine agrees with you."
       : "Not this time. The engine's answer: " + correct.join("; ") + ".";
-    reveal.hidden = false;
-    reveal.open = true;
+    if (f.dataset.graded !== graded || result.textContent !== text) {
+      f.dataset.graded = graded;
+      result.textContent = text;
+    }
+    if (reveal.hidden) {
+      reveal.hidden = false;
+      reveal.open = true;
+    }
   };
+
+  // keptRecords lists the records left as they were: the copies kept aside,
+  // and the stored record itself when it could not be copied.
+  const keptRecords = () => {
+    const out = [];
+    try {
+      for (const key of asideKeys()) {
+        out.push({ key, raw: localStorage.getItem(key) ?? "", name: "Kept-aside record " + asideNumber(key) });
+      }
+    } catch {
+      return out;
+    }
+    if (last.blocked) {
+      out.push({ key: KEY, raw: last.raw, name: "The stored progress record" });
+    }
+    return out;
+  };
+
+  let asideDrawn = "";
+  const drawAside = () => {
+    const kept = keptRecords();
+    const sig = kept.map((k) => k.key + "\u0000" + k.raw.length).join("\u0001");
+    if (sig === asideDrawn) {
+      return;
+    }
+    asideDrawn = sig;
+    asideBox.hidden = kept.length === 0;
+    asideList.replaceChildren(...kept.map((k) => {
+      const li = document.createElement("li");
+      li.dataset.key = k.key;
+      const text = document.createElement("p");
+      text.textContent = k.name + ": it " + whyUnusable(parse(k.raw)) + " (" + plural(k.raw.length, "character", "characters") + ").";
+      const actions = document.createElement("div");
+      actions.className = "progress-actions";
+      const save = button("Save " + k.name.toLowerCase() + " to a file", "progress-aside-export", () => {
+        const file = "tidemark-progress-kept-aside" + (k.key === KEY ? "" : "-" + asideNumber(k.key)) + (parse(k.raw).fatal === "not-json" ? ".txt" : ".json");
+        download(k.raw, file);
+        say(k.name + " saved to " + file + ", exactly as it was stored.");
+      });
+      const del = button("Delete " + k.name.toLowerCase() + "…", "progress-aside-delete", async () => {
+        const yes = await confirmAction({
+          title: "Delete " + k.name.toLowerCase() + "?",
+          text: "This page cannot read it, and once deleted it cannot be recovered. Save it to a file first if you may want it.",
+          yes: "Delete it", no: "Keep it", opener: del,
+        });
+        if (!yes) {
+          say(k.name + " is kept.");
+          return;
+        }
+        if (k.key !== KEY && last.raw === k.raw) {
+          // The stored record is still this one: store what the page uses in
+          // its place first, or the next read would set it aside again.
+          update(null, false);
+        }
+        try {
+          localStorage.removeItem(k.key);
+        } catch {
+          say(k.name + " could not be deleted: " + WHY.refused + ".");
+          return;
+        }
+        say(k.name + " deleted.");
+        if (pending.length > 0) {
+          update(null, false); // it may have been what kept them from being stored
+        } else {
+          refresh();
+        }
+        q("progress-export").focus(); // the deleted record's buttons are gone
+      });
+      actions.append(save, del);
+      li.append(text, actions);
+      return li;
+    }));
+  };
+
+  const button = (text, testid, onClick) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "tm-btn";
+    b.dataset.testid = testid;
+    b.textContent = text;
+    b.addEventListener("click", onClick);
+    return b;
+  };
+
+  // keptNote is the last word on a record set aside; it stays while any
+  // record is kept aside, though later reads find the stored record sound.
+  let keptNote = "";
+  const redraw = () => {
+    drawAside();
+    keptNote = last.note || (asideList.children.length > 0 ? keptNote : "");
+    let problem = keptNote;
+    if (last.unavailable) {
+      problem = "This browser does not let the page store anything, so progress lasts only while the page is open. Export it to a file to keep it.";
+    }
+    setText(problemText, problem);
+    setText(unsavedText, pending.length === 0 ? "" :
+      plural(pending.length, "change", "changes") + " on this page " + (pending.length === 1 ? "is" : "are") +
+      " not stored, because " + WHY[unsavedWhy] + ". " +
+      (pending.length === 1 ? "It stays" : "They stay") + " here while the page is open and will be stored with the next save that works; export your progress to a file to be sure of it.");
+    render();
+  };
+
+  // ---- Dialogs ----
+
+  // openDialog shows dialog as a modal (keyboard focus stays inside; Escape
+  // closes it) and resolves with the value it was closed with ("" for
+  // Escape). Focus goes back to opener afterwards.
+  const openDialog = (dialog, opener) => new Promise((resolve) => {
+    dialog.returnValue = "";
+    dialog.addEventListener("close", () => {
+      if (opener && opener.isConnected) {
+        opener.focus();
+      }
+      resolve(dialog.returnValue);
+    }, { once: true });
+    dialog.showModal();
+  });
+
+  const confirmDialog = q("progress-confirm");
+  const confirmYes = q("progress-confirm-yes");
+  const confirmNo = q("progress-confirm-no");
+  confirmYes.addEventListener("click", () => confirmDialog.close("yes"));
+  confirmNo.addEventListener("click", () => confirmDialog.close("no"));
+  const confirmAction = async ({ title, text, yes, no, opener }) => {
+    q("progress-confirm-title").textContent = title;
+    q("progress-confirm-text").textContent = text;
+    confirmYes.textContent = yes;
+    confirmNo.textContent = no;
+    return (await openDialog(confirmDialog, opener)) === "yes";
+  };
+
+  // ---- Predictions and reading ----
 
   for (const f of forms) {
     f.addEventListener("submit", (e) => {
@@ -169,19 +514,39 @@
         f.querySelector("[data-testid=prediction-result]").textContent = "Choose an answer first.";
         return;
       }
-      mine().predictions[f.dataset.prediction] = { choice: chosen.value, right: chosen.dataset.verdict === "true" };
-      save();
-      render();
+      const pid = f.dataset.prediction;
+      const answer = { choice: chosen.value, right: chosen.dataset.verdict === "true" };
+      let earlier = false;
+      const why = update((r) => {
+        const l = lessonIn(r, slug);
+        // An answer is locked in once: one made in another tab stands.
+        if (l.predictions[pid]) {
+          earlier = true;
+        } else {
+          l.predictions[pid] = answer;
+        }
+      }, false);
+      if (why) {
+        say("Your answer is shown but not stored, because " + WHY[why] + ".");
+      } else if (earlier) {
+        say("You had already answered this prediction in another tab; that answer is kept.");
+      }
     });
   }
 
   // A main section counts as read once its end has been on screen.
   const markRead = (id) => {
-    const l = mine();
-    if (!l.read.includes(id)) {
-      l.read.push(id);
-      save();
-      render();
+    if (mine().read.includes(id)) {
+      return;
+    }
+    const why = update((r) => {
+      const l = lessonIn(r, slug);
+      if (!l.read.includes(id)) {
+        l.read.push(id);
+      }
+    }, false);
+    if (why) {
+      say("A section you read is not stored, because " + WHY[why] + ".");
     }
   };
   if ("IntersectionObserver" in window) {
@@ -201,72 +566,295 @@
     }
   }
 
-  const exportText = () => JSON.stringify({ ...state, exportedAt: new Date().toISOString() }, null, 2);
-
-  // importText replaces the progress with the file's, or refuses it and keeps
-  // the current progress. It returns the message shown to the learner.
-  const importText = (text) => {
-    let next;
-    try {
-      if (text.length > MAX_FILE) {
-        throw new Error("That file is too large to be a Tidemark progress file.");
-      }
-      let data;
-      try {
-        data = JSON.parse(text);
-      } catch {
-        throw new Error("That file is not valid JSON.");
-      }
-      next = validate(data);
-    } catch (err) {
-      const m = err.message + " Nothing was imported; your progress is unchanged.";
-      say(m);
-      return { ok: false, message: m };
+  // Another tab saved, cleared or set a record aside: show what is stored now.
+  window.addEventListener("storage", (e) => {
+    if (e.storageArea === localStorage && (e.key === null || e.key === KEY || e.key.startsWith(ASIDE))) {
+      refresh();
     }
-    state = next;
-    save();
-    render();
-    const m = "Progress imported.";
-    say(m);
-    return { ok: true, message: m };
-  };
+  });
 
-  panel.querySelector("[data-testid=progress-export]").addEventListener("click", () => {
-    const url = URL.createObjectURL(new Blob([exportText()], { type: "application/json" }));
+  // ---- Export ----
+
+  const download = (text, name) => {
+    const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
     const a = document.createElement("a");
     a.href = url;
-    a.download = "tidemark-progress.json";
+    a.download = name;
     document.body.append(a);
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
+  };
+
+  const exportText = () => JSON.stringify({ ...state, exportedAt: new Date().toISOString() }, null, 2);
+
+  q("progress-export").addEventListener("click", () => {
+    download(exportText(), "tidemark-progress.json");
     say("Progress exported to tidemark-progress.json.");
   });
 
-  const fileInput = panel.querySelector("[data-testid=progress-import]");
+  // ---- Import ----
+
+  // readFile checks a file's text. It returns { record } or { refused }: a
+  // sentence saying why nothing can be imported from it.
+  const readFile = (text) => {
+    if (text.length > MAX_FILE) {
+      return { refused: "That file is too large to be a Tidemark progress file." };
+    }
+    const p = parse(text);
+    switch (p.fatal) {
+      case undefined:
+        break;
+      case "not-json":
+        return { refused: "That file is not valid JSON." };
+      case "foreign":
+        return { refused: "That file is not a Tidemark progress file." };
+      case "newer":
+        return { refused: "That progress file comes from a newer version of Tidemark (version " + p.version + ")." };
+      case "version":
+        return { refused: "That progress file comes from a different version of Tidemark (version " + p.version + ")." };
+      default:
+        return { refused: "That progress file has no lessons in it." };
+    }
+    if (p.problems.length > 0) {
+      return { refused: "That progress file has " + plural(p.problems.length, "entry", "entries") + " Tidemark cannot read: " + listed(p.problems) + "." };
+    }
+    return { record: p.record };
+  };
+
+  // match keeps the entries of a file that name something on this site: for
+  // this lesson, its sections and its predictions with one of their options
+  // (graded again with this page's answer key); for the site's other
+  // lessons, their entries as they are (their own pages check them). It
+  // returns the matching progress and what matched nothing.
+  const match = (file) => {
+    const lessons = {};
+    const unmatched = [];
+    for (const [name, l] of Object.entries(file.lessons)) {
+      if (name === slug) {
+        const read = [];
+        for (const s of l.read) {
+          if (sections.includes(s)) {
+            read.push(s);
+          } else {
+            unmatched.push("section " + quoted(s) + " of this lesson");
+          }
+        }
+        const predictions = {};
+        for (const [pid, p] of Object.entries(l.predictions)) {
+          const f = formOf.get(pid);
+          const input = f && f.querySelector("input[type=radio][value='" + CSS.escape(p.choice) + "']");
+          if (input) {
+            predictions[pid] = { choice: p.choice, right: input.dataset.verdict === "true" };
+          } else if (f) {
+            unmatched.push("answer " + quoted(p.choice) + " to the prediction " + questionOf(f));
+          } else {
+            unmatched.push("prediction " + quoted(pid) + " of this lesson");
+          }
+        }
+        if (read.length > 0 || Object.keys(predictions).length > 0) {
+          lessons[name] = { read, predictions };
+        }
+      } else if (siteLessons.includes(name)) {
+        if (l.read.length > 0 || Object.keys(l.predictions).length > 0) {
+          lessons[name] = clone(l);
+        }
+      } else {
+        unmatched.push("lesson " + quoted(name));
+      }
+    }
+    return { lessons, unmatched };
+  };
+
+  const mergeChange = (lessons) => (r) => {
+    for (const [name, l] of Object.entries(lessons)) {
+      const here = lessonIn(r, name);
+      for (const s of l.read) {
+        if (!here.read.includes(s) && here.read.length < MAX_READ) {
+          here.read.push(s);
+        }
+      }
+      for (const [pid, p] of Object.entries(l.predictions)) {
+        if (!here.predictions[pid]) {
+          here.predictions[pid] = { ...p };
+        }
+      }
+    }
+  };
+  const replaceChange = (lessons) => (r) => {
+    r.lessons = clone(lessons);
+  };
+
+  // effects describes, in sentences, how progress `to` differs from `from`.
+  const effects = (from, to) => {
+    const out = [];
+    const names = [...new Set([...Object.keys(from.lessons), ...Object.keys(to.lessons)])];
+    for (const name of names) {
+      const a = from.lessons[name] || { read: [], predictions: {} };
+      const b = to.lessons[name] || { read: [], predictions: {} };
+      const where = name === slug ? "this lesson" : "the lesson " + quoted(name);
+      const addRead = b.read.filter((s) => !a.read.includes(s)).length;
+      const loseRead = a.read.filter((s) => !b.read.includes(s)).length;
+      const addPred = Object.keys(b.predictions).filter((p) => !a.predictions[p]).length;
+      const losePred = Object.keys(a.predictions).filter((p) => !b.predictions[p]).length;
+      const changed = Object.keys(b.predictions).filter((p) => a.predictions[p] && a.predictions[p].choice !== b.predictions[p].choice);
+      if (addRead + addPred > 0) {
+        out.push("Adds " + [addRead && plural(addRead, "section read", "sections read"), addPred && plural(addPred, "answer", "answers")].filter(Boolean).join(" and ") + " to " + where + ".");
+      }
+      if (loseRead + losePred > 0) {
+        out.push("Forgets " + [loseRead && plural(loseRead, "section read", "sections read"), losePred && plural(losePred, "answer", "answers")].filter(Boolean).join(" and ") + " in " + where + " that the file does not have.");
+      }
+      for (const pid of changed) {
+        const f = name === slug && formOf.get(pid);
+        const what = f ? "the prediction " + questionOf(f) : "the prediction " + quoted(pid) + " in " + where;
+        out.push("Changes your answer to " + what + " from " + quoted(f ? labelOf(f, a.predictions[pid].choice) : a.predictions[pid].choice) +
+          " to the file's " + quoted(f ? labelOf(f, b.predictions[pid].choice) : b.predictions[pid].choice) + ".");
+      }
+    }
+    return out;
+  };
+  // kept lists the answers a merge leaves as they are although the file has another.
+  const keptAnswers = (from, lessons) => {
+    const out = [];
+    for (const [name, l] of Object.entries(lessons)) {
+      const here = from.lessons[name];
+      for (const [pid, p] of Object.entries(l.predictions)) {
+        const mineP = here && here.predictions[pid];
+        if (mineP && mineP.choice !== p.choice) {
+          const f = name === slug && formOf.get(pid);
+          out.push("Keeps your answer to " + (f ? "the prediction " + questionOf(f) : "the prediction " + quoted(pid)) +
+            " (" + quoted(f ? labelOf(f, mineP.choice) : mineP.choice) + "); the file has " + quoted(f ? labelOf(f, p.choice) : p.choice) + ".");
+        }
+      }
+    }
+    return out;
+  };
+
+  // plan works out what importing text would do to the progress shown now.
+  // It returns { refused } or { lessons, unmatched, merge, replace } where
+  // merge and replace list the effects of each, in sentences.
+  const plan = (text) => {
+    const file = readFile(text);
+    if (file.refused) {
+      return { refused: file.refused };
+    }
+    const { lessons, unmatched } = match(file.record);
+    if (Object.keys(lessons).length === 0) {
+      const names = unmatched.length > 0 ? " It names " + listed(unmatched) + "." : " It holds no progress.";
+      return { refused: "Nothing in that file matches a lesson, section or prediction on this site." + names };
+    }
+    const now = clone(state);
+    const merged = clone(now);
+    mergeChange(lessons)(merged);
+    const replaced = clone(now);
+    replaceChange(lessons)(replaced);
+    const merge = [...effects(now, merged), ...keptAnswers(now, lessons)];
+    const replace = effects(now, replaced);
+    if (effects(now, merged).length === 0 && replace.length === 0) {
+      return { refused: "Everything in that file is already here." };
+    }
+    return { lessons, unmatched, merge, replace };
+  };
+
+  // apply imports a plan's progress by merge or replace, and returns the
+  // message shown to the learner.
+  const apply = (p, mode) => {
+    const why = update(mode === "replace" ? replaceChange(p.lessons) : mergeChange(p.lessons), true);
+    if (why) {
+      return { ok: false, message: "Nothing was imported, because " + WHY[why] + ". Your stored progress is unchanged." };
+    }
+    return { ok: true, message: mode === "replace" ? "Progress replaced with the file's." : "Progress imported: the file's progress was merged with yours." };
+  };
+
+  const importDialog = q("progress-import-dialog");
+  const importMerge = q("progress-import-merge");
+  q("progress-import-confirm").addEventListener("click", () => {
+    importDialog.close(q("progress-import-replace").checked ? "replace" : "merge");
+  });
+  q("progress-import-cancel").addEventListener("click", () => importDialog.close("cancel"));
+  const fill = (list, items) => {
+    list.replaceChildren(...items.map((t) => {
+      const li = document.createElement("li");
+      li.textContent = t;
+      return li;
+    }));
+  };
+
+  // previewImport shows what importing text would change and imports it the
+  // way the learner picks (merge unless they choose replace). It resolves
+  // with { ok, message }.
+  const previewImport = async (text, fileName, opener) => {
+    const p = plan(text);
+    if (p.refused) {
+      return { ok: false, message: p.refused + " Nothing was imported; your progress is unchanged." };
+    }
+    q("progress-import-title").textContent = "Import progress from " + quoted(fileName) + "?";
+    q("progress-import-about").textContent = "Pick how. Nothing changes until you choose Import.";
+    fill(q("progress-import-merge-effect"), p.merge.length > 0 ? p.merge : ["Adds nothing: everything in the file is already here."]);
+    fill(q("progress-import-replace-effect"), p.replace.length > 0 ? p.replace : ["Changes nothing."]);
+    q("progress-import-skipped").textContent = p.unmatched.length > 0
+      ? "Not imported either way, because nothing on this site matches them: " + listed(p.unmatched, 6) + "."
+      : "";
+    importMerge.checked = true; // merging is the default; replacing is a choice
+    const mode = await openDialog(importDialog, opener);
+    if (mode !== "merge" && mode !== "replace") {
+      return { ok: false, message: "Import cancelled; your progress is unchanged." };
+    }
+    return apply(p, mode);
+  };
+
+  const fileInput = q("progress-import");
   fileInput.addEventListener("change", async () => {
     const file = fileInput.files && fileInput.files[0];
     fileInput.value = "";
     if (!file) {
       return;
     }
-    if (file.size > MAX_FILE) {
-      importText("x".repeat(MAX_FILE + 1));
-      return;
-    }
-    importText(await file.text());
+    const text = file.size > MAX_FILE ? "x".repeat(MAX_FILE + 1) : await file.text();
+    say((await previewImport(text, file.name, fileInput)).message);
   });
 
-  panel.querySelector("[data-testid=progress-reset]").addEventListener("click", () => {
-    delete state.lessons[slug];
-    save();
-    render();
-    say("Progress for this lesson cleared.");
+  // importText imports text straight away (for the console and tests), by
+  // merge unless mode is "replace". It returns { ok, message }.
+  const importText = (text, mode) => {
+    const p = plan(text);
+    const r = p.refused ? { ok: false, message: p.refused + " Nothing was imported; your progress is unchanged." } : apply(p, mode);
+    say(r.message);
+    return r;
+  };
+
+  // ---- Clearing ----
+
+  const reset = q("progress-reset");
+  reset.addEventListener("click", async () => {
+    const l = mine();
+    const answers = Object.keys(l.predictions).length;
+    if (l.read.length + answers === 0) {
+      say("There is no progress for this lesson to clear.");
+      return;
+    }
+    const title = (article.querySelector("[data-testid=page-title]") || {}).textContent || slug;
+    const yes = await confirmAction({
+      title: "Clear your progress in this lesson?",
+      text: "This forgets " + plural(l.read.length, "section read", "sections read") + " and " + plural(answers, "answer", "answers") +
+        " in " + quoted(title) + " in this browser. Export your progress to a file first if you may want it back.",
+      yes: "Clear progress", no: "Keep my progress", opener: reset,
+    });
+    if (!yes) {
+      say("Nothing was cleared.");
+      return;
+    }
+    const why = update((r) => { delete r.lessons[slug]; }, true);
+    say(why ? "Progress was not cleared, because " + WHY[why] + ". Nothing was changed." : "Progress for this lesson cleared.");
   });
 
   // For tests and for the console: the same functions the buttons use.
-  window.tidemarkProgress = { exportText, importText, state: () => JSON.parse(JSON.stringify(state)) };
+  window.tidemarkProgress = {
+    exportText, importText,
+    state: () => clone(state),
+    kept: () => keptRecords().map(({ key, raw }) => ({ key, raw })),
+  };
 
   panel.hidden = false;
-  render();
+  refresh();
 })();

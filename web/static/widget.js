@@ -199,6 +199,17 @@
         return;
       }
       await this.run();
+      if (this.stopped) {
+        // The run passed the browser's work budget: there is no trace to
+        // draw, only why.
+        const p = document.createElement("p");
+        p.className = "tm-message";
+        p.setAttribute("role", "alert");
+        p.dataset.testid = "widget-stopped";
+        p.textContent = this.stopped;
+        this.host.replaceChildren(p);
+        return;
+      }
       this.draw(true);
       this.host.addEventListener("click", (e) => this.onClick(e));
       this.host.addEventListener("change", (e) => this.onChange(e));
@@ -235,6 +246,7 @@
           const r = this.engine.advance(this.id, chunk);
           const took = performance.now() - t0;
           if (!r.ok) this.pendingMessage = r.error;
+          if (r.stopped) this.stopped = r.error;
           if (r.done) break;
           // Aim the next chunk at SLICE_MS, growing at most twofold a time.
           chunk = Math.max(16, Math.min(chunk * 2, Math.round((chunk * SLICE_MS) / Math.max(took, 1))));

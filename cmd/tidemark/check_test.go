@@ -1,0 +1,227 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCheckExpectationRanges: a claim's key range matches the keys it spans.
+func TestCheckExpectationRanges(t *testing.T) {
+	f := writeFile(t, "ranges.tdm", okScenario+"txn T3 begin=10:00:00 commit=10:00:05 insert order_id=90..94\nexpect missing=2,90..94\n")
+	code, out, errOut := tidemark(t, "check", f)
+	assert.Equal(t, 0, code, "stdout: %s\nstderr: %s", out, errOut)
+	assert.Contains(t, out, "expectations: 1 passed, 0 failed")
+}
+
+// TestCheckBuildsEveryKnobValue: a knob value no expectation names must
+// still build, and the error names it.
+func TestCheckBuildsEveryKnobValue(t *testing.T) {
+	src := `scenario test/knobs "A knob value that cannot build"
+knob overlap = 0s | 5min
+source orders key=order_id
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders overlap=$overlap
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
+run extract at=10:00:02
+expect missing=none
+`
+	f := writeFile(t, "knobs.tdm", src)
+	code, out, errOut := tidemark(t, "check", f)
+	assert.Equal(t, 2, code, "stdout: %s", out)
+	assert.Contains(t, errOut, f+`:5:52: expected a duration such as 2s, 500ms or -3s for overlap=, found "5min" (with knob overlap=5min)`)
+
+	// Without any expect line, every value is built all the same.
+	f = writeFile(t, "knobs-no-expect.tdm", strings.TrimSuffix(src, "expect missing=none\n"))
+	code, _, errOut = tidemark(t, "check", f)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `found "5min" (with knob overlap=5min)`)
+
+	// A when clause naming a value the knob does not have is an error.
+	f = writeFile(t, "when.tdm", okScenario+"expect missing=none when mark=sundial\n")
+	code, _, errOut = tidemark(t, "check", f)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, f+`:10:31: knob mark cannot be "sundial"; expected one of timestamp | lsn`)
+}
+
+// TestCheckUnknownCommandWithoutExpectations: a file that cannot build is
+// bad input whether or not it states expectations.
+func TestCheckUnknownCommandWithoutExpectations(t *testing.T) {
+	f := writeFile(t, "cmd.tdm", "scenario test/cmd \"Cmd\"\n\nsourse orders key=order_id\n")
+	code, out, errOut := tidemark(t, "check", f)
+	assert.Equal(t, 2, code, "stdout: %s", out)
+	assert.Contains(t, errOut, f+`:3:1: unknown command "sourse"`)
+	assert.NotContains(t, out, "WARN", "a file that does not build gets an error, not a warning")
+}
+
+// TestHelpEverywhere: -h prints a command's usage on stdout and exits 0.
+func TestHelpEverywhere(t *testing.T) {
+	for _, cmd := range []string{"list", "run", "check", "replay", "version"} {
+		for _, h := range []string{"-h", "--help"} {
+			code, out, errOut := tidemark(t, cmd, h)
+			assert.Equal(t, 0, code, "%s %s: %s", cmd, h, errOut)
+			assert.Empty(t, errOut)
+			assert.True(t, strings.HasPrefix(out, "usage:\n  tidemark "+cmd), "%s %s printed %q", cmd, h, out)
+		}
+	}
+	code, out, _ := tidemark(t, "help")
+	assert.Equal(t, 0, code)
+	cliGolden(t, "help.txt", out)
+}
+
+// TestCheckFlags: --seed reaches the engine, --json prints one object, and
+// - reads the scenario from standard input.
+func TestCheckFlags(t *testing.T) {
+	// A workload's schedule comes from the seed, so the same claim holds
+	// under one seed and not another.
+	src := `scenario test/seed "Seeded"
+source orders key=order_id
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders
+workload txns=20 from=10:00:00 every=500ms duration=0s..5s rollback=30
+runs extract from=10:00:03 until=10:00:30 every=3s
+`
+	f := writeFile(t, "seed.tdm", src)
+	var claims [2]string
+	for i, seed := range []string{"1", "2"} {
+		code, js, errOut := tidemark(t, "run", f, "--seed", seed, "--json")
+		require.Equal(t, 0, code, errOut)
+		var doc struct{ Truth struct{ Missing []string } }
+		require.NoError(t, json.Unmarshal([]byte(js), &doc))
+		claims[i] = "expect missing=" + keyListOrNone(doc.Truth.Missing) + "\n"
+	}
+	require.NotEqual(t, claims[0], claims[1], "the two seeds should lose different rows")
+	seeded := writeFile(t, "seeded.tdm", src+claims[1])
+	code, out, _ := tidemark(t, "check", seeded)
+	assert.Equal(t, 1, code, "seed 1 is the default, and the claim is seed 2's: %s", out)
+	code, out, errOut := tidemark(t, "check", "--seed", "2", seeded)
+	assert.Equal(t, 0, code, "stdout: %s\nstderr: %s", out, errOut)
+
+	code, out, errOut = tidemarkIn(t, okScenario+"expect missing=2\nexpect missing=1\n", "check", "-")
+	assert.Equal(t, 1, code, errOut)
+	assert.Contains(t, out, "FAIL  test/ok: <stdin>:11:8: expected missing=1, got missing=2")
+
+	code, out, errOut = tidemarkIn(t, okScenario+"expect missing=2\nexpect missing=1\n", "check", "--json", "-")
+	assert.Equal(t, 1, code, errOut)
+	var rep checkReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	assert.Equal(t, 1, rep.Passed)
+	assert.Equal(t, 1, rep.Failed)
+	require.Len(t, rep.Scenarios, 1)
+	assert.Equal(t, "test/ok", rep.Scenarios[0].Scenario)
+	assert.Equal(t, "<stdin>", rep.Scenarios[0].File)
+	require.Len(t, rep.Scenarios[0].Expectations, 2)
+	assert.Equal(t, expectationReport{Position: "<stdin>:10:8", Claim: "missing=2", Status: "pass"}, rep.Scenarios[0].Expectations[0])
+	assert.Equal(t, "fail", rep.Scenarios[0].Expectations[1].Status)
+	assert.Empty(t, rep.Errors)
+}
+
+func keyListOrNone(keys []string) string {
+	if len(keys) == 0 {
+		return "none"
+	}
+	return strings.Join(keys, ",")
+}
+
+// TestVersion prints the module version; a test binary has none of its own,
+// so the line says (devel) or names the version and the Go release.
+func TestVersion(t *testing.T) {
+	code, out, errOut := tidemark(t, "version")
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `^tidemark \S.* \(github.com/tidemark/tidemark, `+runtime.Version()+`\)\n$`, out)
+
+	assert.Equal(t, "v1.4.0", moduleVersion(&debug.BuildInfo{Main: debug.Module{Path: modulePath, Version: "v1.4.0"}}))
+	assert.Equal(t, "(devel) 0123456789ab+dirty", moduleVersion(&debug.BuildInfo{Main: debug.Module{Version: "(devel)"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.modified", Value: "true"}}}))
+	assert.Equal(t, "(unknown)", moduleVersion(nil))
+}
+
+// TestCheckMarkdown: every tdm block of a Markdown file is checked, a
+// fragment as a continuation of the whole scenario above it, and every
+// position is the Markdown file's.
+func TestCheckMarkdown(t *testing.T) {
+	guide := filepath.Join("testdata", "check", "guide.md")
+	code, out, errOut := tidemark(t, "check", guide)
+	assert.Equal(t, 1, code, errOut)
+	cliGolden(t, "check-guide.txt", out)
+
+	code, js, _ := tidemark(t, "check", "--json", guide)
+	assert.Equal(t, 1, code)
+	cliGolden(t, "check-guide.json", js)
+
+	broken := filepath.Join("testdata", "check", "broken.md")
+	code, out, errOut = tidemark(t, "check", broken)
+	assert.Equal(t, 2, code, out)
+	cliGolden(t, "check-broken.txt", out+"--- stderr\n"+errOut)
+	for _, want := range []string{
+		broken + ":4:1: this tdm block has no `scenario` line",
+		broken + `:16:52: expected a duration such as 2s, 500ms or -3s for overlap=, found "5min" (with knob overlap=5min)`,
+		broken + `:24:5: unknown pipeline "extrct"`,
+		broken + ":27:1: this tdm block holds no commands",
+	} {
+		assert.Contains(t, errOut, want)
+	}
+
+	// A directory is read for its Markdown and scenario files.
+	dir := t.TempDir()
+	md, err := os.ReadFile(guide)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "guide.md"), md, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ok.tdm"), []byte(okScenario+"expect missing=2\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not read"), 0o644))
+	code, out, _ = tidemark(t, "check", dir)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "expectations: 7 passed, 1 failed", "the guide's seven claims and the file's one")
+}
+
+// TestDocsScenariosHold: the project's own documentation is checked the
+// way a reader's would be: every tdm block in docs/ builds under every knob
+// value and every claim in it holds.
+func TestDocsScenariosHold(t *testing.T) {
+	code, out, errOut := tidemark(t, "check", filepath.Join("..", "..", "docs"))
+	assert.Equal(t, 0, code, "stdout: %s\nstderr: %s", out, errOut)
+	assert.NotContains(t, out, "FAIL")
+}
+
+// TestMarkdownBlocks: what counts as a tdm block, and where its lines are.
+func TestMarkdownBlocks(t *testing.T) {
+	src := "# T\n\n```tdm\nscenario a/b \"B\"\n\nsource o\n```\n\n```tdm extra words\n# c\nrun p at=10:00:00\n```\n\n    ```tdm\n    indented code, not a fence\n    ```\n\n~~~tdm\nknob x = a\n~~~\n\n```TDM\nnot this one\n```\n"
+	blocks := markdownBlocks([]byte(src))
+	require.Len(t, blocks, 3)
+	assert.Equal(t, mdBlock{fence: 3, first: 4, lines: []string{`scenario a/b "B"`, "", "source o"}, whole: true}, blocks[0])
+	assert.Equal(t, mdBlock{fence: 9, first: 10, lines: []string{"# c", "run p at=10:00:00"}}, blocks[1])
+	assert.Equal(t, mdBlock{fence: 18, first: 19, lines: []string{"knob x = a"}}, blocks[2])
+}
+
+// TestReplayCommand: the replay's exit codes for what needs no database;
+// the replay itself is tested against a real PostgreSQL in
+// internal/replay.
+func TestReplayCommand(t *testing.T) {
+	code, _, errOut := tidemark(t, "replay", "hwm/visibility-gap")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "replay needs --postgres URL")
+
+	code, _, errOut = tidemark(t, "replay", "--postgres", "postgres://localhost/db")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "replay needs scenario ids or files")
+
+	code, _, errOut = tidemark(t, "replay", "--postgres", "postgres://localhost/db", "--every-knob", "--set", "mark=lsn", "hwm/visibility-gap")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "--set or --every-knob, not both")
+
+	code, out, errOut := tidemark(t, "replay", "--postgres", "postgres://nowhere.invalid/db", "--every-knob", "hwm/log-position-mark")
+	assert.Equal(t, 3, code, "nothing disagreed, and nothing was replayed: %s", errOut)
+	assert.Equal(t, 2, strings.Count(out, "NOT REPLAYABLE: it reads through the partitioned log"), "one line per knob setting:\n%s", out)
+
+	sock := t.TempDir()
+	code, _, errOut = tidemark(t, "replay", "--postgres", "host="+sock+" port=1 user=nobody connect_timeout=2", "hwm/visibility-gap")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "tidemark: replay of hwm/visibility-gap: cannot connect to PostgreSQL")
+}

@@ -1,0 +1,91 @@
+package join
+
+import "slices"
+
+// Match names one joined pair by its records' ids.
+type Match struct {
+	Key         int32
+	Left, Right int64
+}
+
+func compareMatches(a, b Match) int {
+	switch {
+	case a.Key != b.Key:
+		return int(a.Key - b.Key)
+	case a.Left != b.Left:
+		return cmpInt(a.Left, b.Left)
+	}
+	return cmpInt(a.Right, b.Right)
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Truth is every pair the join should emit: each left and right record of
+// one key whose times fall in the interval, however late either arrived.
+// It is what the simulator knows and the operator cannot; the matches come
+// in order of key, left id and right id.
+func Truth(cfg Config, left, right []Record) []Match {
+	lower, upper := cfg.bounds()
+	rs := slices.Clone(right)
+	slices.SortFunc(rs, func(a, b Record) int {
+		if a.Key != b.Key {
+			return int(a.Key - b.Key)
+		}
+		return cmpTime(a.Time, b.Time)
+	})
+	var out []Match
+	for _, l := range left {
+		lo, hi := l.Time.Add(lower), l.Time.Add(upper)
+		i, _ := slices.BinarySearchFunc(rs, Record{Key: l.Key, Time: lo}, func(a, b Record) int {
+			if a.Key != b.Key {
+				return int(a.Key - b.Key)
+			}
+			return cmpTime(a.Time, b.Time)
+		})
+		for ; i < len(rs) && rs[i].Key == l.Key && rs[i].Time <= hi; i++ {
+			out = append(out, Match{Key: l.Key, Left: l.ID, Right: rs[i].ID})
+		}
+	}
+	slices.SortFunc(out, compareMatches)
+	return out
+}
+
+// Matches names the given pairs by their ids, in order of key, left id and
+// right id.
+func Matches(pairs []Pair) []Match {
+	out := make([]Match, len(pairs))
+	for i, p := range pairs {
+		out[i] = Match{Key: p.Left.Key, Left: p.Left.ID, Right: p.Right.ID}
+	}
+	slices.SortFunc(out, compareMatches)
+	return out
+}
+
+// Diff compares emitted matches with the truth, both sorted as Matches and
+// Truth sort them: missing are the pairs that never joined, extra the ones
+// emitted that should not have been (or emitted twice).
+func Diff(got, want []Match) (missing, extra []Match) {
+	i, j := 0, 0
+	for i < len(got) || j < len(want) {
+		switch {
+		case j == len(want) || i < len(got) && compareMatches(got[i], want[j]) < 0:
+			extra = append(extra, got[i])
+			i++
+		case i == len(got) || compareMatches(got[i], want[j]) > 0:
+			missing = append(missing, want[j])
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	return missing, extra
+}
