@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/tidemark/tidemark/engine/mvcc"
@@ -110,22 +109,27 @@ func (l *truthLog) finish() {
 	}
 }
 
-// rankKeys orders key names as mvcc.CompareKeys does, each parsed once,
-// equal names (there are none) by id. It returns each id's rank and the
-// ids in that order.
+// rankKeys orders key names as mvcc.CompareKeys does, each parsed once.
+// A name's rank is where a binary search finds it among the sorted names
+// (equal names, which the truth never gives, by id); sorting the parsed
+// names themselves, as mvcc.SortKeys does, keeps the browser module to one
+// sort of keys. It returns each id's rank and the ids in that order.
 func rankKeys(keys []string) (rank, order []int32) {
 	parsed := make([]mvcc.ParsedKey, len(keys))
-	order = make([]int32, len(keys))
 	for i, k := range keys {
 		parsed[i] = mvcc.ParseKey(k)
-		order[i] = int32(i)
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		return cmp.Or(parsed[a].Compare(parsed[b]), cmp.Compare(a, b))
-	})
-	rank = make([]int32, len(keys))
-	for r, id := range order {
-		rank[id] = int32(r)
+	sorted := slices.Clone(parsed)
+	slices.SortFunc(sorted, mvcc.ParsedKey.Compare)
+	rank, order = make([]int32, len(keys)), make([]int32, len(keys))
+	taken := make([]bool, len(keys))
+	for id, p := range parsed {
+		r, _ := slices.BinarySearchFunc(sorted, p, mvcc.ParsedKey.Compare)
+		for taken[r] {
+			r++ // an equal name came first
+		}
+		taken[r] = true
+		rank[id], order[r] = int32(r), int32(id)
 	}
 	return rank, order
 }

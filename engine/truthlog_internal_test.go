@@ -124,3 +124,19 @@ func TestRadixByHighIsStable(t *testing.T) {
 		}
 	}
 }
+
+// TestRankKeys orders names as mvcc.CompareKeys does, numbers first by
+// value, and equal names by id.
+func TestRankKeys(t *testing.T) {
+	keys := []string{"b", "10", "2", "a", "", "2", "-3"}
+	rank, order := rankKeys(keys)
+	var names []string
+	for _, id := range order {
+		names = append(names, keys[id])
+	}
+	assert.Equal(t, []string{"-3", "2", "2", "10", "", "a", "b"}, names)
+	assert.Equal(t, []int32{6, 2, 5, 1, 4, 3, 0}, order, "equal names by id")
+	for r, id := range order {
+		assert.Equal(t, int32(r), rank[id])
+	}
+}

@@ -13,7 +13,6 @@
 //	view(id, full)                                -> {html, stage, ops, narration, step, steps, query, message, canUndo, pending}
 //	                                                 (html after a full view; otherwise the stage whole, or ops: the changes to the stage on screen)
 //	act(id, action, arg)                          -> {ok, error, rerun}   ("fill", step: run the checks a pending view lacks)
-//	checks(id)                                    -> {ok, html}           (the checks panel alone, to swap in after a fill)
 //	snippets(id, origin)                          -> {ok, iframe, script, markdown, image}
 //	check(source, name)                           -> {ok, error, line, col}
 //	idle()                                        -> collects garbage when the heap nears the collector's goal
@@ -116,14 +115,6 @@ func main() {
 				return map[string]any{"ok": false, "error": err.Error(), "rerun": rerun}
 			}
 			return map[string]any{"ok": true, "rerun": rerun}
-		}),
-		"checks": export("checks", func(args []js.Value) any {
-			s := sessions[str(args, 0)]
-			if s == nil {
-				return missing
-			}
-			html, ok := s.ViewChecks()
-			return map[string]any{"ok": ok, "html": html}
 		}),
 		"snippets": export("snippets", func(args []js.Value) any {
 			s := sessions[str(args, 0)]

@@ -98,7 +98,7 @@ func chartAt(t *engine.Trace, ix *stageIndex, step int) chart {
 	if step > 0 {
 		c.now = x(now)
 	}
-	markLSN := map[*engine.MarkHistory]int64{}
+	var markLSN []int64 // the stored lsn marks
 	for _, m := range t.Marks {
 		p, ok := t.MarkAt(m, step)
 		if !ok || !p.Set {
@@ -109,7 +109,7 @@ func chartAt(t *engine.Trace, ix *stageIndex, step int) chart {
 			ml.kind, ml.x = "timestamp", x(vtime.Time(p.Value))
 		} else {
 			ml.kind = "lsn"
-			markLSN[m] = p.Value
+			markLSN = append(markLSN, p.Value)
 			ml.x = x(lsnTime(t, mvcc.LSN(p.Value), c.lo))
 		}
 		ml.x = min(max(ml.x, -1), 2)

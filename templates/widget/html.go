@@ -3,8 +3,6 @@ package widget
 import (
 	"strconv"
 	"strings"
-
-	"github.com/tidemark/tidemark/engine/vtime"
 )
 
 // builder is a small typed HTML writer. Attribute values and text are
@@ -165,35 +163,6 @@ func (b *builder) escape(s string) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// clock writes a time as vtime.Time.String does ("10:00:02", or
-// "10:00:02.250"), without its formatting machinery: the stage writes
-// several times per transaction at every step.
-func clock(t vtime.Time) string {
-	var buf [16]byte
-	b := buf[:0]
-	ms := int64(t)
-	if ms < 0 {
-		b = append(b, '-')
-		ms = -ms
-	}
-	two := func(n int64) {
-		b = append(b, byte('0'+n/10%10), byte('0'+n%10))
-	}
-	h := ms / 3_600_000
-	if h >= 100 {
-		b = strconv.AppendInt(b, h, 10)
-	} else {
-		two(h)
-	}
-	b = append(b, ':')
-	two(ms / 60_000 % 60)
-	b = append(b, ':')
-	two(ms / 1000 % 60)
-	if f := ms % 1000; f != 0 {
-		b = append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
-	}
-	return string(b)
-}
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 

@@ -1,7 +1,6 @@
 package widget
 
 import (
-	"cmp"
 	"math"
 	"slices"
 
@@ -43,7 +42,7 @@ type targetIndex struct {
 	blocks  []int32
 	rowAt   []int32
 	rows    []int32
-	removed []int32 // the step each removed row was removed at, sorted
+	removed []int // the step each removed row was removed at, sorted
 }
 
 // blockSize is how many keys one entry of targetIndex.blocks covers.
@@ -102,12 +101,13 @@ func indexTrace(t *engine.Trace) *stageIndex {
 		}
 		if len(t.Targets) > 1 {
 			// The engine orders keys by the truth's names, which carry the
-			// target's name in front; within a target, order the keys themselves.
-			parsed := make(map[int32]mvcc.ParsedKey, len(g.keys))
-			for _, id := range g.keys {
-				parsed[id] = mvcc.ParseKey(t.Key(id))
+			// target's name in front; within a target, order the keys
+			// themselves (a target's keys are distinct).
+			parsed := make([]mvcc.ParsedKey, len(g.keys))
+			for i, id := range g.keys {
+				parsed[i] = mvcc.ParseKey(t.Key(id))
 			}
-			slices.SortFunc(g.keys, func(a, b int32) int { return cmp.Or(parsed[a].Compare(parsed[b]), cmp.Compare(a, b)) })
+			g.keys = inOrder(g.keys, parsed)
 		}
 		for i := range g.pos {
 			g.pos[i] = -1
@@ -135,7 +135,7 @@ func indexTrace(t *engine.Trace) *stageIndex {
 		fill := slices.Clone(g.rowAt[:len(g.keys)])
 		for ri, r := range h.Rows {
 			if r.RemovedStep != sink.Live {
-				g.removed = append(g.removed, r.RemovedStep)
+				g.removed = append(g.removed, int(r.RemovedStep))
 			}
 			if p := g.pos[r.KeyID]; p >= 0 {
 				g.rows[fill[p]] = int32(ri)
@@ -146,6 +146,25 @@ func indexTrace(t *engine.Trace) *stageIndex {
 		x.targets = append(x.targets, g)
 	}
 	return x
+}
+
+// inOrder returns ids in the order of their distinct parsed keys, sorting
+// the keys (with the sort mvcc.SortKeys uses, so the browser module carries
+// one sort of keys rather than two) and placing each id by a binary search.
+func inOrder(ids []int32, parsed []mvcc.ParsedKey) []int32 {
+	sorted := slices.Clone(parsed)
+	slices.SortFunc(sorted, mvcc.ParsedKey.Compare)
+	out := make([]int32, len(ids))
+	taken := make([]bool, len(ids))
+	for i, p := range parsed {
+		r, _ := slices.BinarySearchFunc(sorted, p, mvcc.ParsedKey.Compare)
+		for taken[r] {
+			r++ // an equal key came first
+		}
+		taken[r] = true
+		out[r] = ids[i]
+	}
+	return out
 }
 
 // rowsOf appends to buf the rows of the key at position i present after
@@ -193,7 +212,7 @@ func (g *targetIndex) present(n int32) int {
 		}
 		return 1
 	})
-	removed, _ := slices.BinarySearch(g.removed, n+1)
+	removed, _ := slices.BinarySearch(g.removed, int(n)+1)
 	return added - removed
 }
 

@@ -13,7 +13,6 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
-	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -227,10 +226,3 @@ func TestPatchReplacesWholeWhenOnlyThatWorks(t *testing.T) {
 	assert.Empty(t, ops, "nothing changed, nothing sent")
 }
 
-// TestClockMatchesVtime: the stage's own time formatting says what
-// vtime.Time.String says.
-func TestClockMatchesVtime(t *testing.T) {
-	for _, ms := range []int64{0, 1, 999, 1000, 59_999, 3_599_999, 36_000_000, 36_002_250, 86_399_999, 360_000_000 + 5, -1, -61_001, 123_456_789_012} {
-		assert.Equal(t, vtime.Time(ms).String(), clock(vtime.Time(ms)), "%d ms", ms)
-	}
-}

@@ -309,21 +309,6 @@ func (s *Session) View(full bool) ViewResult {
 	return v
 }
 
-// ViewChecks draws only the checks panel at the current step: after a fill
-// the rest of the stage is as it was drawn, so the page swaps in this panel
-// rather than the whole stage again.
-func (s *Session) ViewChecks() (html string, ok bool) {
-	t := s.trace
-	if t == nil || s.origRun != nil {
-		return "", false
-	}
-	st := s.state()
-	if s.large {
-		st.checks = s.checksAt(st.Step)
-	}
-	return ChecksPanel(t, st), true
-}
-
 func (s *Session) state() State {
 	st := s.st
 	st.BasePath, st.ID, st.Embedded, st.Live = s.base, s.id, s.embedded, true

@@ -413,17 +413,17 @@ func txnRow(b *builder, v *step, br *bar, fates []fate) {
 	}
 	b.close("span")
 	// The bar, on the axis the overlay and the ticks share.
-	label := tx.Name + ": began " + clock(tx.BeginAt)
+	label := tx.Name + ": began " + tx.BeginAt.String()
 	switch br.state {
 	case "committed":
-		label += ", committed " + clock(tx.EndAt) + " as lsn " + br.lsn
+		label += ", committed " + tx.EndAt.String() + " as lsn " + br.lsn
 	case "rolled-back":
-		label += ", rolled back " + clock(tx.EndAt)
+		label += ", rolled back " + tx.EndAt.String()
 	default:
 		label += ", still open"
 	}
 	if st, ok := tx.Stamp(); ok {
-		label += "; updated_at " + clock(st)
+		label += "; updated_at " + st.String()
 	}
 	b.open("svg", "class", "tm-txbar", "width", "100%", "height", "24", "role", "img", "aria-label", label)
 	if br.to-br.from < 0.006 {

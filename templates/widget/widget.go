@@ -162,13 +162,6 @@ func drawStage(t *engine.Trace, s State, ix *stageIndex) (string, *drawing) {
 	return html, newDrawing(html, b.frags)
 }
 
-// ChecksPanel draws the stage's checks panel alone, as Stage draws it.
-func ChecksPanel(t *engine.Trace, s State) string {
-	var b builder
-	checksPanel(&b, t, clamp(s.Step, t.Steps()), s.checks)
-	return b.String()
-}
-
 // Narration is the sentence read out for a step.
 func Narration(t *engine.Trace, step int) string {
 	step = clamp(step, t.Steps())
