@@ -140,8 +140,10 @@ func lane(b *builder, t *engine.Trace, s State, h *engine.TopicHistory, p engine
 	width := x0 + (n+1)*cellW + labelRoom
 	height := laneTop + cellH + 8 + groupRowH*float64(len(p.Groups)) + 4
 	x := func(o int64) float64 { return x0 + float64(o-lo)*cellW }
+	// The picture's label is the heading's sentence; the topic's table
+	// (the text equivalent) lists each offset and group.
 	b.open("svg", "class", "tm-lane-svg", "width", ftoa(width), "height", ftoa(height), "viewBox", "0 0 "+ftoa(width)+" "+ftoa(height),
-		"role", "img", "aria-label", laneLabel(name, p, lo, cells), "data-testid", "lane-chart")
+		"role", "img", "aria-label", summary, "data-testid", "lane-chart")
 	if lo > 0 {
 		b.el("text", "… "+strconv.FormatInt(lo, 10)+" earlier", "x", ftoa(laneLeft), "y", ftoa(laneTop+cellH/2+4), "class", "tm-lane-earlier", "data-testid", "lane-earlier")
 	}
@@ -397,42 +399,6 @@ func offsetWords(a, b int64) string {
 		return "offset " + strconv.FormatInt(a, 10) + " is"
 	}
 	return "offsets " + offsets(a, b) + " are"
-}
-
-// laneLabel is a lane's picture in one sentence, for a screen reader.
-func laneLabel(name string, p engine.PartitionState, lo int64, cells []cellState) string {
-	var parts []string
-	switch {
-	case len(cells) == 0:
-		parts = append(parts, name+": no records")
-	case lo > 0:
-		parts = append(parts, name+": offsets "+offsets(lo, p.End)+" drawn, "+strconv.FormatInt(lo, 10)+" earlier not")
-	default:
-		parts = append(parts, name+": offsets "+offsets(0, p.End))
-	}
-	if p.Start > 0 {
-		parts = append(parts, "offsets "+offsets(0, p.Start)+" deleted by retention")
-	}
-	parts = append(parts, "log start "+strconv.FormatInt(p.Start, 10)+", log end "+strconv.FormatInt(p.End, 10))
-	var fresh, gone []string
-	for i, c := range cells {
-		if c.fresh {
-			fresh = append(fresh, strconv.FormatInt(lo+int64(i), 10))
-		}
-		if c.gone {
-			gone = append(gone, strconv.FormatInt(lo+int64(i), 10))
-		}
-	}
-	if len(fresh) > 0 {
-		parts = append(parts, "appended at this step: offset "+strings.Join(fresh, ", "))
-	}
-	if len(gone) > 0 {
-		parts = append(parts, "deleted at this step: offset "+strings.Join(gone, ", "))
-	}
-	for _, g := range p.Groups {
-		parts = append(parts, groupText(p, g))
-	}
-	return strings.Join(parts, "; ")
 }
 
 // offsets prints offsets [a, b) as "3" or "3–5".

@@ -108,7 +108,7 @@ func TestLogPanelRetentionLag(t *testing.T) {
 	assert.Contains(t, htmltest.Text(partitionRow(t, d, "orders-0").One(t, "group-offset")), "billing committed 2, below the log start: offset 2 is gone")
 	chart := l.One(t, "lane-chart")
 	assert.Equal(t, "img", htmltest.Attr(chart, "role"))
-	assert.Contains(t, htmltest.Attr(chart, "aria-label"), "offsets 0–2 deleted by retention; log start 3, log end 4")
+	assert.Equal(t, "orders-0: log start 3, log end 4 (offsets 0–2 deleted by retention)", htmltest.Attr(chart, "aria-label"))
 	for _, n := range withAttr(l.ByTestID("cell"), "data-state", "deleted") {
 		assert.Contains(t, htmltest.Text(n), "✕", "a deleted cell is marked by text, not colour alone")
 	}
