@@ -12,11 +12,14 @@ generate:
 	$(GO) tool templ generate
 
 # wasm builds the engine's browser module into web/static (embedded by the web
-# package), copies the matching wasm_exec.js from the Go toolchain in use, and
-# writes brotli (quality 11) and gzip copies next to the module. None of these
-# files are committed; the web package works without them.
+# package), joins the data segments the Go linker leaves a few zero bytes
+# apart (web/internal/wasmmerge: about 43 KB less brotli, the same memory),
+# copies the matching wasm_exec.js from the Go toolchain in use, and writes
+# brotli (quality 11) and gzip copies next to the module. None of these files
+# are committed; the web package works without them.
 wasm:
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o web/static/tidemark.wasm ./wasm
+	$(GO) run ./web/internal/wasmmerge web/static/tidemark.wasm
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" web/static/wasm_exec.js
 	$(GO) run ./web/internal/precompress web/static/tidemark.wasm
 
@@ -39,8 +42,16 @@ test: wasm vet check-generated
 test-short:
 	$(GO) test -short ./...
 
+# bench runs the engine's benchmarks (a run of each world, seeks) and the
+# widget's stage drawing natively and as wasm under node, alternately, with
+# the collector settings the page gives the browser module, and prints both
+# with how many times slower wasm is (internal/wasmbench; docs/performance.md).
+# It takes several minutes and wants a quiet machine; BENCH_COUNT sets the
+# rounds.
+BENCH_COUNT ?= 3
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./engine/...
+	$(GO) run ./internal/wasmbench -count $(BENCH_COUNT) \
+		'./engine:^Benchmark(Run|LogRun)$$:3x' './engine:^BenchmarkSeek$$' './templates/widget:^BenchmarkStage$$'
 
 # perf measures the browser budgets (download size, time to interactive, step
 # and seek times, long tasks while playing) in headless Chromium; see

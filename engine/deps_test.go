@@ -192,9 +192,9 @@ func TestImportPolicyCatches(t *testing.T) {
 }
 
 // heavyForBrowser lists packages that must not reach the browser module,
-// with what each would cost: the download budget (850 KB brotli for wasm
-// and scripts) leaves no room for them. See DESIGN.md, "What the wasm module
-// may carry".
+// with what each would cost: the download budget (790 KB brotli for wasm
+// and scripts, pages.DownloadBudget) leaves no room for them. See
+// docs/performance.md, "Download".
 var heavyForBrowser = map[string]string{
 	"fmt":                  "about 100 KB with reflect; format with engine/prose",
 	"reflect":              "comes with fmt or encoding/*",

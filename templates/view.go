@@ -22,6 +22,13 @@ type LayoutView struct {
 	Stylesheets []string
 	// Scripts are URLs loaded in order with <script src defer>.
 	Scripts []string
+	// Modules are URLs of WebAssembly modules a script will fetch with
+	// fetch(url): the head asks for each with <link rel=preload as=fetch
+	// crossorigin>, so the download starts with the HTML instead of after
+	// the deferred scripts have run. crossorigin makes the preload's request
+	// match fetch's (CORS mode, same-origin credentials), so the browser
+	// hands the preloaded response to fetch rather than asking twice.
+	Modules []string
 	// Nav lists the links of the site navigation.
 	Nav []NavLink
 }

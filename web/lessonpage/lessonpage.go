@@ -45,13 +45,16 @@ func render(r *http.Request) (templ.Component, error) {
 	// The widget's scripts (engine loader, then the widget glue) come first,
 	// so every embed is taken over by the engine; lesson.js adds predictions
 	// and progress.
-	layout := web.NewLayoutView(l.Title, append(slices.Clone(pages.Scripts), "lesson.js")...)
+	layout := pages.WidgetLayout(l.Title, append(slices.Clone(pages.Scripts), "lesson.js")...)
 	layout.Description = l.Summary
 	layout.Stylesheets = []string{web.AssetURL("lesson.css")}
 	layout.Nav[1].Current = true
 	v, err := NewView(r.Context(), l, layout)
 	if err != nil {
 		return nil, err
+	}
+	if len(v.Embeds) == 0 {
+		v.Layout.Modules = nil // no widget: nothing will fetch the engine
 	}
 	return templates.LessonPage(v), nil
 }

@@ -1,0 +1,63 @@
+//go:build !js
+
+package e2e
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync/atomic"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/pages"
+)
+
+// TestModuleDownloadStartsWithTheHTML: the scenario page's head preloads the
+// engine's module, and the loader's fetch() takes that response: the server
+// sees one request for the module, and the browser's only resource entry
+// for it was started by the <link>, not by the script.
+func TestModuleDownloadStartsWithTheHTML(t *testing.T) {
+	wasmURL, ok := web.LookupAsset("tidemark.wasm")
+	if !ok {
+		const msg = "tidemark.wasm not built; run `make wasm`"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + "; CI is set, so this is a failure")
+		}
+		t.Skip(msg)
+	}
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	h, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+	var moduleRequests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == wasmURL {
+			moduleRequests.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/scenarios/hwm/visibility-gap")))
+	waitReady(t, ctx)
+
+	type entry struct {
+		InitiatorType string  `json:"initiatorType"`
+		StartTime     float64 `json:"startTime"`
+	}
+	entries := eval[[]entry](t, ctx, `performance.getEntriesByType("resource")
+		.filter((e) => new URL(e.name).pathname === `+jsString(wasmURL)+`)
+		.map((e) => ({ initiatorType: e.initiatorType, startTime: e.startTime }))`)
+	require.Len(t, entries, 1, "the module should be fetched once: %+v", entries)
+	assert.Equal(t, "link", entries[0].InitiatorType, "the module's download should be started by the preload")
+	assert.EqualValues(t, 1, moduleRequests.Load(), "the server should be asked for the module once")
+	appJS := eval[float64](t, ctx, `performance.getEntriesByType("resource").find((e) => e.name.includes("/static/app.")).startTime`)
+	assert.LessOrEqual(t, entries[0].StartTime, appJS, "the module's download should start no later than the scripts'")
+	assert.Empty(t, pageProblems(t, ctx))
+}
