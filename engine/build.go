@@ -177,35 +177,34 @@ func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, limit
 // scenario to a room, shown beside step N in the presenter's notes. It
 // changes nothing in the world; the trace carries it (Trace.Notes).
 func (b *builder) note(c scenario.Command) error {
-	a := newArgs(c, c.Args)
-	step := a.integer("at-step", -1, 0, 1<<30)
-	if _, ok := a.find("at-step"); !ok {
-		a.fail(c.Pos, "note needs at-step=N, the step it is read at (0 is before the first event)")
-	}
-	var text scenario.Arg
-	words := a.positional()
-	switch {
-	case len(words) == 1 && words[0].Quoted && strings.TrimSpace(words[0].Value) != "":
-		text = words[0]
-	case len(words) == 0:
-		a.fail(c.Pos, `note needs its text in double quotes, as in note at-step=3 "Ask the room what the mark holds now"`)
-	default:
-		a.fail(words[0].Pos, `expected one quoted text after note, as in note at-step=3 "Ask the room what the mark holds now"`)
-	}
-	if err := a.done(); err != nil {
-		return err
-	}
-	t := b.w.trace
-	for _, n := range t.Notes {
-		if n.Step == step {
-			return errorf(c.Pos, "step %d already has a note at %s; write one note per step", step, n.Pos)
+	const usage = `expected note at-step=N "text", as in note at-step=3 "Ask the room what the mark holds now"`
+	step, text := -1, ""
+	for _, a := range c.Args {
+		switch {
+		case a.Key == "at-step" && step < 0:
+			n, err := strconv.Atoi(a.Value)
+			if err != nil || n < 0 {
+				return errorf(a.ValuePos, "expected a step number, 0 or more, for at-step=, found %q", a.Value)
+			}
+			step = n
+		case a.Key == "" && a.Quoted && text == "" && strings.TrimSpace(a.Value) != "":
+			text = strings.TrimSpace(a.Value)
+		default:
+			return errorf(a.Pos, "%s", usage)
 		}
 	}
-	// Kept in step order: a note goes in after those of earlier steps.
-	i, _ := slices.BinarySearchFunc(t.Notes, step, func(x Note, step int) int { return x.Step - step })
+	if step < 0 || text == "" {
+		return errorf(c.Pos, "%s", usage)
+	}
+	t := b.w.trace
+	// Kept in step order, one per step.
+	i, found := slices.BinarySearchFunc(t.Notes, step, func(x Note, step int) int { return x.Step - step })
+	if found {
+		return errorf(c.Pos, "step %d already has a note at %s; write one note per step", step, t.Notes[i].Pos)
+	}
 	t.Notes = append(t.Notes, Note{})
 	copy(t.Notes[i+1:], t.Notes[i:])
-	t.Notes[i] = Note{Step: step, Text: strings.TrimSpace(text.Value), Pos: c.Pos}
+	t.Notes[i] = Note{Step: step, Text: text, Pos: c.Pos}
 	return nil
 }
 

@@ -30,10 +30,11 @@ func TestBuildErrors(t *testing.T) {
 		pos  string // "" when the error has no position (knob values)
 		msg  string
 	}{
-		{"note without a step", world + "note \"Ask the room\"\n", nil, "b.tdm:6:1", "note needs at-step=N"},
-		{"note with a bad step", world + "note at-step=-1 \"Ask\"\n", nil, "b.tdm:6:14", "expected a whole number from 0"},
-		{"note without text", world + "note at-step=3\n", nil, "b.tdm:6:1", "note needs its text in double quotes"},
-		{"note with a bare word", world + "note at-step=3 ask\n", nil, "b.tdm:6:16", "expected one quoted text after note"},
+		{"note without a step", world + "note \"Ask the room\"\n", nil, "b.tdm:6:1", `expected note at-step=N "text"`},
+		{"note with a bad step", world + "note at-step=-1 \"Ask\"\n", nil, "b.tdm:6:14", "expected a step number, 0 or more, for at-step=, found \"-1\""},
+		{"note without text", world + "note at-step=3\n", nil, "b.tdm:6:1", `expected note at-step=N "text"`},
+		{"note with a bare word", world + "note at-step=3 ask\n", nil, "b.tdm:6:16", `expected note at-step=N "text"`},
+		{"note with another argument", world + "note at-step=3 \"a\" when=x\n", nil, "b.tdm:6:20", `expected note at-step=N "text"`},
 		{"two notes at a step", world + "note at-step=3 \"a\"\nnote at-step=3 \"b\"\n", nil, "b.tdm:7:1", "step 3 already has a note at b.tdm:6:1"},
 		{"unknown command", world + "sourse x key=id\n", nil, "b.tdm:6:1", `unknown command "sourse"; expected one of clock, source`},
 		{"commit before begin", world + "begin T1 at=10:00:05\ncommit T1 at=10:00:01\n", nil, "b.tdm:7:14", "T1 commits at 10:00:01, before it begins at 10:00:05"},
