@@ -4,7 +4,7 @@
 GO ?= go
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf worker worker-dev worker-smoke
+.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf screenshots worker worker-dev worker-smoke
 
 all: build
 
@@ -58,6 +58,11 @@ bench:
 # docs/performance.md. It takes about a minute and wants a quiet machine.
 perf: wasm
 	TIDEMARK_PERF=1 $(GO) test -count=1 -run TestBudgets -v ./web/e2e
+
+# screenshots retakes the README's pictures of the widget (docs/screenshots)
+# in headless Chromium; review them before committing.
+screenshots: wasm
+	TIDEMARK_SCREENSHOTS=1 $(GO) test -count=1 -run TestDocScreenshots -v ./web/e2e
 
 # worker builds the site as a Cloudflare Worker into build/worker: the
 # syumai/workers glue (worker.mjs, wasm_exec.js, runtime.mjs) and the site's

@@ -27,6 +27,7 @@ const (
 	laneTop   = 20.0 // room above the cells for the start and end labels
 	groupRowH = 18.0
 	laneLeft  = 4.0
+	nameW     = 34.0 // room for the partition's name, "p12"
 	earlierW  = 84.0  // room for "… N earlier" left of a windowed lane
 	labelRoom = 210.0 // room right of the end for a marker's text
 	charW     = 6.7   // the width of a character of the lane's 11px monospace labels
@@ -130,9 +131,11 @@ func lane(b *builder, t *engine.Trace, s State, h *engine.TopicHistory, p engine
 	if p.Start > 0 {
 		summary += " (offsets " + offsets(0, p.Start) + " deleted by retention)"
 	}
-	b.el("h4", summary, "class", "tm-lane-name", "data-testid", "lane-summary")
+	// The heading is for a screen reader's list of headings; the picture
+	// names its partition itself.
+	b.el("h4", summary, "class", "tm-visually-hidden", "data-testid", "lane-summary")
 
-	x0 := laneLeft
+	x0 := laneLeft + nameW
 	if lo > 0 {
 		x0 += earlierW
 	}
@@ -144,8 +147,9 @@ func lane(b *builder, t *engine.Trace, s State, h *engine.TopicHistory, p engine
 	// (the text equivalent) lists each offset and group.
 	b.open("svg", "class", "tm-lane-svg", "width", ftoa(width), "height", ftoa(height), "viewBox", "0 0 "+ftoa(width)+" "+ftoa(height),
 		"role", "img", "aria-label", summary, "data-testid", "lane-chart")
+	b.el("text", "p"+itoa(p.Partition), "x", ftoa(laneLeft), "y", ftoa(laneTop+cellH/2+5), "class", "tm-lane-label")
 	if lo > 0 {
-		b.el("text", "… "+strconv.FormatInt(lo, 10)+" earlier", "x", ftoa(laneLeft), "y", ftoa(laneTop+cellH/2+4), "class", "tm-lane-earlier", "data-testid", "lane-earlier")
+		b.el("text", "… "+strconv.FormatInt(lo, 10)+" earlier", "x", ftoa(laneLeft+nameW), "y", ftoa(laneTop+cellH/2+4), "class", "tm-lane-earlier", "data-testid", "lane-earlier")
 	}
 	for i, c := range cells {
 		o := lo + int64(i)
@@ -339,9 +343,9 @@ func groupStations(b *builder, v *step) {
 					pos := "nothing committed"
 					switch {
 					case o.Committed >= 0 && o.Committed < p.Start:
-						pos = "at " + strconv.FormatInt(o.Committed, 10) + ", below the log start"
+						pos = "committed " + strconv.FormatInt(o.Committed, 10) + ", below the log start"
 					case o.Committed >= 0:
-						pos = "at " + strconv.FormatInt(o.Committed, 10)
+						pos = "committed " + strconv.FormatInt(o.Committed, 10)
 					}
 					b.el("li", p.Topic+"-"+itoa(p.Partition)+": "+pos+", lag "+strconv.FormatInt(o.Lag, 10), "data-testid", "group-position")
 				}

@@ -762,27 +762,27 @@ func legend(b *builder, v *step) {
 		b.close("li")
 	}
 	if len(v.t.Txns) > 0 {
-		item("tm-lg-bar", "▭", "a transaction, from begin to commit (dashed while open)")
-		item("tm-lg-stamp", "◆", "its updated_at")
-		item("tm-lg-now", "│", "this step's time")
+		item("tm-lg-bar", "▭", "transaction, begin to commit (dashed: open)")
+		item("tm-lg-stamp", "◆", "updated_at")
+		item("tm-lg-now", "│", "now")
 		for _, m := range v.t.Marks {
 			if m.Kind.IsTimestamp() {
-				item("tm-lg-mark", "┆", "a timestamp mark: rows with updated_at at or left of it are not read again")
+				item("tm-lg-mark", "┆", "timestamp mark: updated_at at or left of it is not read again")
 			} else {
-				item("tm-lg-lsn", "┊", "an lsn mark: commits left of it are not read again")
+				item("tm-lg-lsn", "┊", "lsn mark: commits left of it are not read again")
 			}
 			break
 		}
 	}
 	if v.t.Log != nil {
-		item("tm-lg-cell", "▢", "a record: offset above, key below; ✕ deleted by retention; ▲ a group's committed offset")
+		item("tm-lg-cell", "▢", "record: offset, key; ✕ deleted by retention; ▲ a group's committed offset")
 	}
-	item("tm-lg-chip", "▣", "a row in the target, with its version")
-	item("tm-lg-dup", "❐", "×2: the target holds copies of the key")
+	item("tm-lg-chip", "▣", "row in the target, its version")
+	item("tm-lg-dup", "❐", "×2: copies of a key")
 	if v.s.ShowTruth {
-		item("tm-lg-waiting", "◌", "committed in the source, not read yet: a later step brings it")
-		item("tm-lg-lost", "✕", "lost: no later step of this run brings it")
-		item("tm-lg-stale", "⚠", "the target holds an older version")
+		item("tm-lg-waiting", "◌", "not read yet: a later step brings it")
+		item("tm-lg-lost", "✕", "lost: no later step brings it")
+		item("tm-lg-stale", "⚠", "older version than the source's")
 	}
 	b.fclose("ul")
 }
