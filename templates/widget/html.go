@@ -163,7 +163,6 @@ func (b *builder) escape(s string) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
 // pick returns a when cond holds and b otherwise.

@@ -27,7 +27,7 @@ const (
 	laneTop   = 20.0 // room above the cells for the start and end labels
 	groupRowH = 18.0
 	laneLeft  = 4.0
-	nameW     = 34.0 // room for the partition's name, "p12"
+	nameW     = 34.0  // room for the partition's name, "p12"
 	earlierW  = 84.0  // room for "… N earlier" left of a windowed lane
 	labelRoom = 210.0 // room right of the end for a marker's text
 	charW     = 6.7   // the width of a character of the lane's 11px monospace labels

@@ -225,4 +225,3 @@ func TestPatchReplacesWholeWhenOnlyThatWorks(t *testing.T) {
 	assert.False(t, whole)
 	assert.Empty(t, ops, "nothing changed, nothing sent")
 }
-
