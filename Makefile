@@ -51,7 +51,7 @@ test-short:
 BENCH_COUNT ?= 3
 bench:
 	$(GO) run ./internal/wasmbench -count $(BENCH_COUNT) \
-		'./engine:^Benchmark(Run|LogRun)$$:3x' './engine:^BenchmarkSeek$$' './templates/widget:^BenchmarkStage$$'
+		'./engine:^Benchmark(Run|LogRun)$$:3x' './engine:^BenchmarkSeek$$' './templates/widget:^Benchmark(Step|Seek)$$'
 
 # perf measures the browser budgets (download size, time to interactive, step
 # and seek times, long tasks while playing) in headless Chromium; see
