@@ -16,10 +16,11 @@ import (
 // target's keys in key order, with the step each can first be shown, each
 // key's rows, and the trace's time span.
 //
-// The stage reads the trace's histories per step only here, through
-// engine.Trace.Seek, and in the few station functions that read marks,
-// runs and the log (marksOf, runsAt, logPanel); when the engine's worlds
-// move into packages, these are the places that change.
+// The stage reads the trace's histories in few places: targets and
+// versions here (indexTrace) and through engine.Trace.Seek; transactions
+// and marks in chartAt and lsnTime; marks and runs in pipeStation, runBox and
+// marksTable; the log in logPanel, logTables and groupStations. When the
+// engine's worlds move into packages, these are the places that change.
 type stageIndex struct {
 	t       *engine.Trace
 	targets []targetIndex
