@@ -312,7 +312,7 @@ func logTables(b *builder, t *engine.Trace, s State) {
 
 // groupStations draws each consumer group: where it stands on each
 // partition and what it read at the step.
-func groupStations(b *builder, v *step) {
+func groupStations(b *builder, v *atStep) {
 	t, n := v.t, v.s.Step
 	parts := t.LogAt(n)
 	for _, g := range t.Log.Groups {

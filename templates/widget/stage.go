@@ -29,8 +29,8 @@ import (
 // Every part that changes from step to step is a fragment (builder.fopen),
 // so that the browser can update the stage in place (see patch.go).
 
-// step is what the stations of one step share.
-type step struct {
+// atStep is what the stations of one step share.
+type atStep struct {
 	t     *engine.Trace
 	s     State
 	ix    *stageIndex
@@ -43,7 +43,7 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 	if ix == nil {
 		ix = indexTrace(t)
 	}
-	v := &step{t: t, s: s, ix: ix, at: t.Seek(s.Step), n: int32(s.Step)}
+	v := &atStep{t: t, s: s, ix: ix, at: t.Seek(s.Step), n: int32(s.Step)}
 	if s.Present == "notes" {
 		presenterNotes(b, t, s.Step)
 	}
@@ -181,7 +181,7 @@ func listKeys(keys []string, total int) string {
 
 // truthText is the truth at the step in one sentence, naming at most
 // maxListed keys of each kind: only those are spelled out.
-func truthText(v *step) string {
+func truthText(v *atStep) string {
 	var missing, dup, stale []string
 	var nm, nd, ns int
 	tv := v.at.Truth
@@ -243,7 +243,7 @@ func station(b *builder, key, class, title, testid string) {
 // sourceStation draws the source's transactions: a row each, its bar on
 // the time axis, its keys as chips the rows a run reads move from, and
 // (with the truth shown) what became of each key.
-func sourceStation(b *builder, v *step) {
+func sourceStation(b *builder, v *atStep) {
 	t, c := v.t, v.chart
 	title := "Source"
 	if len(t.Tables) > 0 {
@@ -340,7 +340,7 @@ type fate struct {
 // keys: in the target, waiting for a run, left behind, and so on. Only the
 // newest committed row of a key carries the key's fate; older ones are
 // superseded.
-func sourceFates(v *step) [][]fate {
+func sourceFates(v *atStep) [][]fate {
 	c := v.chart
 	out := make([][]fate, len(c.bars))
 	seen := map[string]bool{}
@@ -375,7 +375,7 @@ func sourceFates(v *step) [][]fate {
 }
 
 // keyFate says where key stands in target g at the step.
-func keyFate(v *step, g *targetIndex, key string) (state, label string) {
+func keyFate(v *atStep, g *targetIndex, key string) (state, label string) {
 	p := g.find(v.t, key)
 	if p < 0 {
 		return "", ""
@@ -396,7 +396,7 @@ func keyFate(v *step, g *targetIndex, key string) (state, label string) {
 }
 
 // txnRow draws one transaction of the source chart.
-func txnRow(b *builder, v *step, br *bar, fates []fate) {
+func txnRow(b *builder, v *atStep, br *bar, fates []fate) {
 	tx := br.tx
 	b.fopen("tx-"+tx.Name, "li", "class", "tm-txrow tm-"+br.state, "data-testid", "txn", "data-txn", tx.Name, "data-state", br.state)
 	b.open("span", "class", "tm-txlabel")
@@ -484,7 +484,7 @@ func (x *stageIndex) feeds(t *engine.Trace, table string) (int, bool) {
 
 // pipeStation draws one extractor: how it reads, its stored marks, and the
 // run in flight with the rows it holds.
-func pipeStation(b *builder, v *step, p *extract.Config) {
+func pipeStation(b *builder, v *atStep, p *extract.Config) {
 	t := v.t
 	station(b, "st-pipe-"+p.Name, "pipe", "Extractor: "+p.Name, "panel-pipe")
 	b.el("p", pipeWords(p), "class", "tm-pipe-config")
@@ -541,7 +541,7 @@ func pipeWords(p *extract.Config) string {
 
 // runBox draws the pipeline's latest run by the step: what it read, whether
 // it wrote, and the rows it holds between read and write.
-func runBox(b *builder, v *step, p *extract.Config) {
+func runBox(b *builder, v *atStep, p *extract.Config) {
 	t, n := v.t, v.s.Step
 	var cur, next *engine.RunRecord
 	for i := range t.Runs {
@@ -632,7 +632,7 @@ func stepTime(t *engine.Trace, n int) vtime.Time {
 
 // targetStation draws a target: a slot per key, for a window of keys
 // around the latest write (or the key explained) when there are many.
-func targetStation(b *builder, v *step, g *targetIndex) {
+func targetStation(b *builder, v *atStep, g *targetIndex) {
 	t, s := v.t, v.s
 	h := g.h
 	station(b, "st-target-"+h.Name, "target", "Target: "+h.Name+" ("+h.Mode.String()+")", "panel-target")
@@ -687,7 +687,7 @@ func targetStation(b *builder, v *step, g *targetIndex) {
 // shown when the target holds a row of it, or (with the truth shown) when
 // it is missing. A large target shows maxRows keys around the latest write,
 // or the key being explained.
-func targetWindow(v *step, g *targetIndex) ([]int, string) {
+func targetWindow(v *atStep, g *targetIndex) ([]int, string) {
 	t, s := v.t, v.s
 	shown := func(i int) bool {
 		id := g.keys[i]
@@ -753,7 +753,7 @@ func keyLink(b *builder, t *engine.Trace, s State, key string) {
 
 // legend says what the picture's shapes mean, each with its glyph, so that
 // nothing is told by colour alone.
-func legend(b *builder, v *step) {
+func legend(b *builder, v *atStep) {
 	b.fopen("legend", "ul", "class", "tm-legend", "aria-label", "Legend", "data-testid", "legend")
 	item := func(class, glyph, text string) {
 		b.open("li")

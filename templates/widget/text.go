@@ -14,7 +14,7 @@ import (
 // textEquivalent draws the step as tables, one per station of the picture:
 // what a screen reader or a search reads instead of the drawing, folded
 // away until opened.
-func textEquivalent(b *builder, v *step) {
+func textEquivalent(b *builder, v *atStep) {
 	t := v.t
 	b.fopen("text", "details", "class", "tm-text", "data-testid", "text-equivalent", "data-fold", "text", "open?", on(v.s.TextOpen))
 	b.el("summary", "The same step as tables")
@@ -60,7 +60,7 @@ func endTable(b *builder) {
 	b.fclose("table")
 }
 
-func sourceTable(b *builder, v *step) {
+func sourceTable(b *builder, v *atStep) {
 	c := v.chart
 	caption := "Transactions at this step"
 	if c.more > 0 {
@@ -95,7 +95,7 @@ func sourceTable(b *builder, v *step) {
 }
 
 // marksTable lists each mark's latest stored values.
-func marksTable(b *builder, v *step) {
+func marksTable(b *builder, v *atStep) {
 	t, n := v.t, v.s.Step
 	const maxHistory = 20
 	tableOf(b, "tbl-marks", "Stored marks: the latest "+itoa(maxHistory)+" values of each", []string{"mark", "value", "stored at", "step"},
@@ -135,7 +135,7 @@ func marksTable(b *builder, v *step) {
 }
 
 // targetTable lists the rows of the keys the target's station shows.
-func targetTable(b *builder, v *step, g *targetIndex) {
+func targetTable(b *builder, v *atStep, g *targetIndex) {
 	t, s := v.t, v.s
 	h := g.h
 	keys, caption := targetWindow(v, g)
