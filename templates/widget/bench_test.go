@@ -84,6 +84,9 @@ func benchSession(b testing.TB, src string) *Session {
 			break
 		}
 	}
+	if err := s.Stopped(); err != nil {
+		b.Fatal(err)
+	}
 	s.View(true)
 	return s
 }

@@ -831,18 +831,21 @@ func checksPanel(b *builder, t *engine.Trace, n int, cv *checkView) {
 	}
 	b.fopen("checks", "section", "class", "tm-panel tm-panel-checks", "data-testid", "panel-checks", "aria-label", "Checks a team could run")
 	b.el("h3", "Checks a team could run")
-	if cv.pending {
-		b.open("ul", "class", "tm-checks tm-pending", "data-testid", "checks", "aria-busy", "true", "data-step", itoa(cv.step))
-		if cv.results == nil {
-			b.el("li", "Running the checks at this step…", "class", "tm-note")
-		} else {
-			b.el("li", "Running the checks at this step; until they finish, these are the verdicts at step "+itoa(cv.step)+".", "class", "tm-note")
-		}
-	} else {
-		b.open("ul", "class", "tm-checks", "data-testid", "checks")
+	// Whether the verdicts are the step's own is said apart from them, so
+	// that working them out changes this line and not the list.
+	b.fopen("checks-state", "p", "class", "tm-note", "data-testid", "checks-state", "aria-busy", pick(cv.pending, "true", "false"),
+		"data-step", itoa(cv.step), "hidden?", on(!cv.pending))
+	switch {
+	case !cv.pending:
+	case cv.results == nil:
+		b.text("Running the checks at this step…")
+	default:
+		b.text("Running the checks at this step; until they finish, these are the verdicts at step " + itoa(cv.step) + ".")
 	}
+	b.fclose("p")
+	b.fopen("checks-list", "ul", "class", "tm-checks", "data-testid", "checks")
 	for _, c := range cv.results {
-		b.open("li", "class", "tm-check tm-check-"+string(c.Status), "data-check", c.Name, "data-status", string(c.Status))
+		b.fopen("check-"+c.Name, "li", "class", "tm-check tm-check-"+string(c.Status), "data-check", c.Name, "data-status", string(c.Status))
 		b.el("span", CheckStatus(c.Status), "class", "tm-status")
 		b.el("strong", " "+c.Name)
 		b.el("span", ": "+c.Detail, "class", "tm-detail")
@@ -851,9 +854,9 @@ func checksPanel(b *builder, t *engine.Trace, n int, cv *checkView) {
 		b.el("p", "Catches: "+c.Catches+".")
 		b.el("p", "Still misses: "+c.Misses+".")
 		b.close("details")
-		b.close("li")
+		b.fclose("li")
 	}
-	b.close("ul")
+	b.fclose("ul")
 	b.fclose("section")
 }
 

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -22,6 +23,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/web"
@@ -90,11 +92,19 @@ func bigPage(t *testing.T, name, src string) web.Page {
 		Pattern: "GET /perf/" + name,
 		Render: func(r *http.Request) (templ.Component, error) {
 			_, host, err := pages.Widget(r.Context(), f, r.URL.Query(), "/perf/"+name, "tm", false)
+			var budget *engine.BudgetError
+			if errors.As(err, &budget) {
+				// More than the server runs for a visitor: the page carries the
+				// scenario for the browser to run and draw, as the sandbox's
+				// page does for a large text.
+				wasm, _ := web.LookupAsset("tidemark.wasm")
+				host, err = templates.WidgetHost{WasmURL: wasm, Source: f.Source, Name: f.Name, BasePath: "/perf/" + name, ID: "tm"}, nil
+			}
 			if err != nil {
 				return nil, err
 			}
 			return templates.ScenarioPage(templates.ScenarioView{
-				Layout: web.NewLayoutView(f.Title, pages.Scripts...),
+				Layout: pages.WidgetLayout(f.Title, pages.Scripts...),
 				ID:     f.ID, Title: f.Title, Source: f.Source, Widget: host,
 			}), nil
 		},

@@ -260,7 +260,7 @@ func TestLargeTraceFillsChecksAndCollectsWhenIdle(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(out))))
 
 	click(t, ctx, `#play-output [data-testid="btn-forward"]`)
-	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-output [data-testid="checks"]:not([aria-busy]) [data-check="uniqueness"]`))))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-output [data-testid="checks-state"][aria-busy="false"] ~ [data-testid="checks"] [data-check="uniqueness"]`))))
 	assert.Equal(t, 1, count(t, ctx, `#play-output [data-testid="panel-checks"]`), "one checks panel, swapped in place")
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`window.__idle > 0`, chromedp.WithPollingTimeout(5*time.Second)))
 	require.NoError(t, err, "the widget never gave the engine an idle moment")
