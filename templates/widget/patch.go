@@ -46,6 +46,21 @@ func newDrawing(html string, frags []frag) *drawing {
 	return d
 }
 
+// opsSize is how much HTML the operations carry.
+func opsSize(ops []Op) int {
+	size := 0
+	for _, op := range ops {
+		if h, ok := op[2].(string); ok {
+			size += len(h)
+			continue
+		}
+		for _, h := range op[3].(map[string]any) {
+			size += len(h.(string))
+		}
+	}
+	return size
+}
+
 // parentNode is the node a fragment's parent index names: the stage itself
 // for a top-level fragment.
 func parentNode(parent, n int) int {

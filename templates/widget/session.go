@@ -22,6 +22,7 @@ type Session struct {
 	lastStage int         // length of the last stage drawn, to size the next one
 	ix        *stageIndex // what the stage reads of trace, worked out once per run
 	shown     *drawing    // the stage on screen, as drawn: the next step is sent as changes to it
+	shownStep int         // the step of shown
 	file      *scenario.File
 	base, id  string
 	embedded  bool
@@ -294,6 +295,12 @@ func (s *Session) View(full bool) ViewResult {
 	} else {
 		html, d := drawStage(t, st, s.ix)
 		ops, whole := diffStage(s.shown, d)
+		// A jump far across the timeline changes most of the stage: the
+		// browser parses it faster once than fragment by fragment. A step
+		// to a neighbour is always sent as changes, so its rows can move.
+		if jump := st.Step - s.shownStep; (jump > 1 || jump < -1) && opsSize(ops) > len(html)/2 {
+			whole = true
+		}
 		if whole {
 			v.Stage = html
 		} else {
@@ -301,6 +308,7 @@ func (s *Session) View(full bool) ViewResult {
 		}
 		s.shown = d
 	}
+	s.shownStep = st.Step
 	s.lastStage = len(s.shown.html)
 	link := query(t, st, st.Step)
 	v.Query = link[strings.IndexByte(link, '?'):]

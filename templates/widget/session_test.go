@@ -769,3 +769,25 @@ func TestSessionKeyRangeAtTheEdgeOfInt64(t *testing.T) {
 	finish(t, s, 1000)
 	assert.Contains(t, s.View(true).HTML, "9223372036854775807")
 }
+
+// TestSessionSendsChangesForAStepAndTheStageForAJump: a step to a
+// neighbour is sent as changes to the stage on screen (so its rows can
+// move); a jump across a large trace, which changes most of the stage, is
+// sent whole.
+func TestSessionSendsChangesForAStepAndTheStageForAJump(t *testing.T) {
+	s := openLarge(t, "step=900")
+	s.View(true)
+	_, err := s.Act("seek", "901")
+	require.NoError(t, err)
+	v := s.View(false)
+	assert.NotEmpty(t, v.Ops)
+	assert.Empty(t, v.Stage)
+	_, err = s.Act("seek", "60")
+	require.NoError(t, err)
+	v = s.View(false)
+	assert.Empty(t, v.Ops)
+	assert.NotEmpty(t, v.Stage, "a jump far back sends the stage whole")
+	_, err = s.Act("seek", "59")
+	require.NoError(t, err)
+	assert.NotEmpty(t, s.View(false).Ops, "and the next step is changes to it again")
+}
