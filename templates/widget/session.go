@@ -110,6 +110,15 @@ func (s *Session) start() error {
 // Advance runs up to budget more events of the run in progress, so the page
 // can yield between chunks and never block. It reports whether the run is complete.
 func (s *Session) Advance(budget int) (bool, error) {
+	if s.world == nil && s.trace != nil && s.ix == nil {
+		// The stage's index of a finished run is a call of its own: on a
+		// large trace, ranking its keys as the run ends and indexing them
+		// here are each a long moment, and the page draws between calls.
+		s.ix = indexTrace(s.trace)
+		if s.origRun == nil {
+			return true, nil
+		}
+	}
 	if s.world == nil {
 		return s.advanceOriginal(budget)
 	}
@@ -145,7 +154,7 @@ func (s *Session) Advance(budget int) (bool, error) {
 			s.st.Step = clamp(s.st.Step, s.trace.Steps())
 			s.large = isLarge(s.trace)
 			s.verdicts, s.latest = nil, nil
-			s.ix, s.shown = indexTrace(s.trace), nil
+			s.ix, s.shown = nil, nil // indexed at the next call
 			if len(s.faults) > 0 && s.original == nil {
 				// After an undo back to a fork: the comparison needs the run
 				// without faults, run in chunks like the fork.
@@ -156,7 +165,7 @@ func (s *Session) Advance(budget int) (bool, error) {
 				s.origRun = orig
 				return s.advanceOriginal(budget - i)
 			}
-			return true, nil
+			return false, nil
 		}
 	}
 	return false, nil
