@@ -299,6 +299,9 @@ func (s *Session) View(full bool) ViewResult {
 		v.Pending = st.checks.pending
 	}
 	st.sizeHint = s.lastStage + s.lastStage/8
+	if s.shown != nil {
+		st.fragHint = len(s.shown.frags) + len(s.shown.frags)/8
+	}
 	if full {
 		v.HTML, s.shown = render(t, st, s.ix)
 	} else {

@@ -37,13 +37,15 @@ type atStep struct {
 	at    engine.Snapshot
 	n     int32
 	chart chart
+	// explain writes the link that explains a key.
+	explain func(key string) string
 }
 
 func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 	if ix == nil {
 		ix = indexTrace(t)
 	}
-	v := &atStep{t: t, s: s, ix: ix, at: t.Seek(s.Step), n: int32(s.Step)}
+	v := &atStep{t: t, s: s, ix: ix, at: t.Seek(s.Step), n: int32(s.Step), explain: explainLinks(t, s)}
 	if s.Present == "notes" {
 		presenterNotes(b, t, s.Step)
 	}
@@ -669,7 +671,7 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 			attrs = append(attrs, "data-copies", itoa(min(len(buf), 4)))
 		}
 		b.fopen("slot-"+h.Name+":"+key, "li", attrs...)
-		keyLink(b, t, s, key)
+		keyLink(b, v, key)
 		b.el("span", note, "class", "tm-chip-note")
 		b.fclose("li")
 	}
@@ -744,8 +746,21 @@ func stageLink(t *engine.Trace, s State, extra ...string) string {
 	return query(t, s, s.Step, extra...)
 }
 
-func keyLink(b *builder, t *engine.Trace, s State, key string) {
-	b.open("a", "href", stageLink(t, s, "explain", key), "data-act", "explain", "data-key", key,
+// explainLinks returns the links that explain a key from the stage, the
+// rest of the query encoded once for every key of the step.
+func explainLinks(t *engine.Trace, s State) func(key string) string {
+	before, after, _ := strings.Cut(stageLink(t, s, "explain", "\x00"), "%00")
+	return func(key string) string {
+		var b strings.Builder
+		b.WriteString(before)
+		queryEscape(&b, key)
+		b.WriteString(after)
+		return b.String()
+	}
+}
+
+func keyLink(b *builder, v *atStep, key string) {
+	b.open("a", "href", v.explain(key), "data-act", "explain", "data-key", key,
 		"aria-label", "explain key "+key, "class", "tm-key tm-chip-key")
 	b.text(key)
 	b.close("a")

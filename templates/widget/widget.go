@@ -50,6 +50,7 @@ type State struct {
 
 	checks   *checkView // set by a Session for a large trace; nil runs the checks while drawing
 	sizeHint int        // the length of the last stage drawn, set by a Session
+	fragHint int        // how many fragments it had
 }
 
 func (s State) id(name string) string {
@@ -154,8 +155,10 @@ func Stage(t *engine.Trace, s State) string {
 func drawStage(t *engine.Trace, s State, ix *stageIndex) (string, *drawing) {
 	var b builder
 	// A stage is about as long as the last one: grow the buffer once rather
-	// than by doubling, which halves the garbage a step leaves behind.
+	// than by doubling, which halves the garbage a step leaves behind; and
+	// it has about as many fragments.
 	b.Grow(s.sizeHint)
+	b.frags = make([]frag, 0, s.fragHint)
 	s.Step = clamp(s.Step, t.Steps())
 	stage(&b, t, s, ix)
 	html := b.String()
