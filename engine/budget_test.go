@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -49,24 +51,24 @@ func budgetMsg(pos string, n int) string {
 // used to overflow; neither hangs.
 func TestKeyRangeAtTheEdgeOfInt64(t *testing.T) {
 	within(t, 10*time.Second, func() {
-		tr, err := engine.Run(parse(t, world+"txn T1 begin=10:00:00 commit=10:00:00 insert order_id=9223372036854775807..9223372036854775807\nrun extract at=10:00:01\n"), nil, 1)
+		tr, err := engine.Run(parse(t, world+"txn T1 begin=10:00:00 commit=10:00:00 insert order_id=9223372036854775807..9223372036854775807\nrun extract at=10:00:01\n"), nil, 1, worlds.All())
 		require.NoError(t, err)
-		require.Len(t, tr.Txns, 1)
-		assert.Equal(t, []string{"9223372036854775807"}, tr.Txns[0].Stmts[0].Keys)
+		require.Len(t, hwm.Of(tr).Txns, 1)
+		assert.Equal(t, []string{"9223372036854775807"}, hwm.Of(tr).Txns[0].Stmts[0].Keys)
 
-		tr, err = engine.Run(parse(t, world+"txn T1 begin=10:00:00 commit=10:00:00 insert order_id=9223372036854775805..9223372036854775807\n"), nil, 1)
+		tr, err = engine.Run(parse(t, world+"txn T1 begin=10:00:00 commit=10:00:00 insert order_id=9223372036854775805..9223372036854775807\n"), nil, 1, worlds.All())
 		require.NoError(t, err)
-		assert.Equal(t, []string{"9223372036854775805", "9223372036854775806", "9223372036854775807"}, tr.Txns[0].Stmts[0].Keys)
+		assert.Equal(t, []string{"9223372036854775805", "9223372036854775806", "9223372036854775807"}, hwm.Of(tr).Txns[0].Stmts[0].Keys)
 
-		tr, err = engine.Run(parse(t, world+"txn T1 begin=10:00:00 commit=10:00:00 insert order_id=-9223372036854775808..-9223372036854775807\n"), nil, 1)
+		tr, err = engine.Run(parse(t, world+"txn T1 begin=10:00:00 commit=10:00:00 insert order_id=-9223372036854775808..-9223372036854775807\n"), nil, 1, worlds.All())
 		require.NoError(t, err)
-		assert.Equal(t, []string{"-9223372036854775808", "-9223372036854775807"}, tr.Txns[0].Stmts[0].Keys)
+		assert.Equal(t, []string{"-9223372036854775808", "-9223372036854775807"}, hwm.Of(tr).Txns[0].Stmts[0].Keys)
 
-		_, err = engine.Run(parse(t, world+"txn T1 begin=10:00:00 commit=10:00:00 insert order_id=-9223372036854775808..9223372036854775807\n"), nil, 1)
+		_, err = engine.Run(parse(t, world+"txn T1 begin=10:00:00 commit=10:00:00 insert order_id=-9223372036854775808..9223372036854775807\n"), nil, 1, worlds.All())
 		require.Error(t, err)
 		assert.Equal(t, `b.tdm:6:55: expected a key range such as 10..19 (whole numbers, at most 100000 keys), found "-9223372036854775808..9223372036854775807"`, err.Error())
 
-		_, err = engine.Run(parse(t, world+"txn T1 begin=10:00:00 commit=10:00:00 insert order_id=-1..9223372036854775807\n"), nil, 1)
+		_, err = engine.Run(parse(t, world+"txn T1 begin=10:00:00 commit=10:00:00 insert order_id=-1..9223372036854775807\n"), nil, 1, worlds.All())
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "at most 100000 keys")
 	})
@@ -98,7 +100,7 @@ func TestBudgetStopsTheBuilderAtTheLine(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := parse(t, tc.src)
 			within(t, 20*time.Second, func() {
-				_, err := engine.BuildWithBudget(f, nil, 1, tc.limit)
+				_, err := engine.BuildWithBudget(f, nil, 1, worlds.All(), tc.limit)
 				require.Error(t, err)
 				var be *engine.BudgetError
 				require.True(t, errors.As(err, &be), "a %T: %v", err, err)
@@ -125,7 +127,7 @@ runs extract from=10:00:01 until=10:08:20 every=1s
 `
 	f := parse(t, src)
 	const limit = 50_000
-	w, err := engine.BuildWithBudget(f, nil, 1, limit)
+	w, err := engine.BuildWithBudget(f, nil, 1, worlds.All(), limit)
 	require.NoError(t, err, "the lines themselves fit")
 	within(t, 20*time.Second, func() { w.Run() })
 	err = w.Err()
@@ -140,13 +142,13 @@ runs extract from=10:00:01 until=10:08:20 every=1s
 	assert.Equal(t, "b.tdm: running stopped at "+be.At.String()+" after step "+strconv.Itoa(be.Step)+
 		": this scenario would schedule more than 50000 events, rows, keys and runs (retries, polls and rows read again count as they happen); the limit here is 50000", err.Error())
 
-	tr, err := engine.RunWithBudget(f, nil, 1, limit)
+	tr, err := engine.RunWithBudget(f, nil, 1, worlds.All(), limit)
 	assert.Nil(t, tr)
 	assert.ErrorAs(t, err, &be)
 
-	tr, err = engine.RunWithBudget(f, nil, 1, 10*limit)
+	tr, err = engine.RunWithBudget(f, nil, 1, worlds.All(), 10*limit)
 	require.NoError(t, err, "a larger budget runs it to the end")
-	assert.Equal(t, 500, len(tr.Runs))
+	assert.Equal(t, 500, len(hwm.Of(tr).Runs))
 }
 
 // TestBudgetCountsExactly: every bundled scenario under every knob setting
@@ -159,14 +161,14 @@ func TestBudgetCountsExactly(t *testing.T) {
 	require.NoError(t, err)
 	for _, sc := range all {
 		for _, set := range knobSets(sc.File) {
-			want, err := engine.Run(sc.File, set, 1)
+			want, err := engine.Run(sc.File, set, 1, worlds.All())
 			require.NoError(t, err)
 			lo, hi := 1, 1<<20 // lo fails (or is untried), hi fits
-			_, err = engine.RunWithBudget(sc.File, set, 1, hi)
+			_, err = engine.RunWithBudget(sc.File, set, 1, worlds.All(), hi)
 			require.NoError(t, err, "%s %v", sc.ID, set)
 			for hi-lo > 1 {
 				mid := (lo + hi) / 2
-				if _, err := engine.RunWithBudget(sc.File, set, 1, mid); err != nil {
+				if _, err := engine.RunWithBudget(sc.File, set, 1, worlds.All(), mid); err != nil {
 					var be *engine.BudgetError
 					require.ErrorAs(t, err, &be, "%s %v: only the budget may refuse it", sc.ID, set)
 					lo = mid
@@ -174,7 +176,7 @@ func TestBudgetCountsExactly(t *testing.T) {
 					hi = mid
 				}
 			}
-			got, err := engine.RunWithBudget(sc.File, set, 1, hi)
+			got, err := engine.RunWithBudget(sc.File, set, 1, worlds.All(), hi)
 			require.NoError(t, err)
 			assert.Equal(t, want.Steps(), got.Steps(), "%s %v", sc.ID, set)
 			assert.Equal(t, want.Final(), got.Final(), "%s %v", sc.ID, set)
@@ -208,11 +210,11 @@ func knobSets(f *scenario.File) []map[string]string {
 // pass no budget.
 func TestBudgetOfZeroMeansTheDefault(t *testing.T) {
 	f := parse(t, world+"runs extract from=00:00:00 until=00:16:40 every=1s\nworkload txns=5000000 from=10:00:00\n")
-	_, err := engine.BuildWithBudget(f, nil, 1, 0)
+	_, err := engine.BuildWithBudget(f, nil, 1, worlds.All(), 0)
 	assert.EqualError(t, err, budgetMsg("b.tdm:7:1", engine.DefaultBudget))
-	_, err = engine.Build(f, nil, 1)
+	_, err = engine.Build(f, nil, 1, worlds.All())
 	assert.EqualError(t, err, budgetMsg("b.tdm:7:1", engine.DefaultBudget))
-	_, err = engine.BuildWithBudget(f, nil, 1, 11*5_000_000)
+	_, err = engine.BuildWithBudget(f, nil, 1, worlds.All(), 11*5_000_000)
 	assert.NoError(t, err, "a larger budget takes it")
 }
 
@@ -225,13 +227,13 @@ func TestLongNamesCountInTheBudget(t *testing.T) {
 	name := strings.Repeat("p", 10_000)
 	src := "scenario t/x \"X\"\nsource orders key=order_id\ntarget fct_orders sink=merge key=order_id\n" +
 		"pipeline " + name + " from=orders to=fct_orders\nruns " + name + " from=10:00:00 until=12:46:39 every=1s\n"
-	_, err := engine.RunWithBudget(parse(t, src), nil, 1, 200_000)
+	_, err := engine.RunWithBudget(parse(t, src), nil, 1, worlds.All(), 200_000)
 	var be *engine.BudgetError
 	require.ErrorAs(t, err, &be)
 	assert.True(t, be.Running)
 
 	short := strings.ReplaceAll(src, name, "extract")
-	tr, err := engine.RunWithBudget(parse(t, short), nil, 1, 200_000)
+	tr, err := engine.RunWithBudget(parse(t, short), nil, 1, worlds.All(), 200_000)
 	require.NoError(t, err, "the same runs with a short name fit")
-	assert.Len(t, tr.Runs, 10_000)
+	assert.Len(t, hwm.Of(tr).Runs, 10_000)
 }

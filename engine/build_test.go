@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // world is a small valid world the error cases below add one line to.
@@ -36,7 +37,7 @@ func TestBuildErrors(t *testing.T) {
 		{"note with a bare word", world + "note at-step=3 ask\n", nil, "b.tdm:6:16", `expected note at-step=N "text"`},
 		{"note with another argument", world + "note at-step=3 \"a\" when=x\n", nil, "b.tdm:6:20", `expected note at-step=N "text"`},
 		{"two notes at a step", world + "note at-step=3 \"a\"\nnote at-step=3 \"b\"\n", nil, "b.tdm:7:1", "step 3 already has a note at b.tdm:6:1"},
-		{"unknown command", world + "sourse x key=id\n", nil, "b.tdm:6:1", `unknown command "sourse"; expected one of clock, source`},
+		{"unknown command", world + "sourse x key=id\n", nil, "b.tdm:6:1", `unknown command "sourse"; expected one of clock, target, check, expect, jump, note, source, pipeline`},
 		{"commit before begin", world + "begin T1 at=10:00:05\ncommit T1 at=10:00:01\n", nil, "b.tdm:7:14", "T1 commits at 10:00:01, before it begins at 10:00:05"},
 		{"commit of unknown txn", world + "commit T9 at=10:00:01\n", nil, "b.tdm:6:8", `unknown transaction "T9"`},
 		{"statement after commit", world + "txn T1 begin=10:00:00 commit=10:00:01 insert order_id=1\ninsert T1 at=10:00:02 order_id=2\n", nil, "b.tdm:7:8", "transaction T1 already ended at 10:00:01 (b.tdm:6:23); nothing can insert in it"},
@@ -71,7 +72,7 @@ func TestBuildErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := scenario.Parse("b.tdm", []byte(tc.src))
 			require.NoError(t, err, "the parser should accept it; the engine refuses it")
-			tr, err := engine.Run(f, tc.set, 1)
+			tr, err := engine.Run(f, tc.set, 1, worlds.All())
 			require.Error(t, err)
 			assert.Nil(t, tr)
 			var se *scenario.Error
@@ -88,7 +89,7 @@ func TestBuildErrors(t *testing.T) {
 	// The base world itself builds.
 	f, err := scenario.Parse("b.tdm", []byte(world))
 	require.NoError(t, err)
-	_, err = engine.Run(f, nil, 1)
+	_, err = engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 }
 
@@ -127,7 +128,7 @@ expect check overlap=pass
 `
 	f, err := scenario.Parse("b.tdm", []byte(src))
 	require.NoError(t, err)
-	outs, err := engine.CheckExpectations(f, 1)
+	outs, err := engine.CheckExpectations(f, 1, worlds.All())
 	require.NoError(t, err)
 	require.Len(t, outs, 2)
 	assert.NoError(t, outs[0].Err)
@@ -148,7 +149,7 @@ expect check uniqueness=fail
 `
 	f, err := scenario.Parse("b.tdm", []byte(src))
 	require.NoError(t, err)
-	outs, err := engine.CheckExpectations(f, 1)
+	outs, err := engine.CheckExpectations(f, 1, worlds.All())
 	require.NoError(t, err)
 	require.Len(t, outs, 6)
 	assert.NoError(t, outs[0].Err)
@@ -176,7 +177,7 @@ commit T1 at=10:00:05
 `
 	f, err := scenario.Parse("c.tdm", []byte(src))
 	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 	require.Len(t, tr.Versions, 2)
 	assert.Equal(t, "10:00:02", tr.Versions[0].UpdatedAt.String(), "the statement at 10:00:00 on a clock 2s ahead")
@@ -204,7 +205,7 @@ txn T1 begin=10:00:00 commit=10:00:01 insert orders id=1..3
 txn T2 begin=10:00:00 commit=10:00:02 insert refunds id=2..4
 `))
 	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 	spell := func() []string {
 		var out []string
@@ -226,7 +227,7 @@ func TestNotes(t *testing.T) {
 	run := func(src string) *engine.Trace {
 		f, err := scenario.Parse("n.tdm", []byte(src))
 		require.NoError(t, err)
-		tr, err := engine.Run(f, nil, 1)
+		tr, err := engine.Run(f, nil, 1, worlds.All())
 		require.NoError(t, err)
 		return tr
 	}
@@ -257,7 +258,7 @@ expect missing=none when mark=lsn
 `
 	f, err := scenario.Parse("r.tdm", []byte(src))
 	require.NoError(t, err)
-	outs, err := engine.CheckExpectations(f, 1)
+	outs, err := engine.CheckExpectations(f, 1, worlds.All())
 	require.NoError(t, err)
 	require.Len(t, outs, 4)
 	assert.NoError(t, outs[0].Err, "a range matches the keys it spans")

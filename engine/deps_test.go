@@ -10,20 +10,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// This file enforces the "must not import" column of DESIGN.md's folder
-// table, after the Go toolchain's own go/build/deps_test.go: a policy table
-// of rules, not a list of exceptions.
+// This file enforces the import rules of docs/architecture.md ("Who may
+// import whom"), after the Go toolchain's own go/build/deps_test.go: policy
+// tables, not lists of exceptions. There are two.
 //
-// A rule names the packages it governs and what they must not import. Some
-// things are forbidden as direct imports only: the standard library's fmt
-// itself imports os, sync, syscall and time, so "engine must not read the
-// wall clock" can only mean engine code never imports time itself. Others
-// are forbidden anywhere in the dependency graph: nothing the engine pulls
-// in, however indirectly, may reach the network, the JavaScript bridge or
-// templ.
+// The first, policy, says what whole folders must not import. Some things
+// are forbidden as direct imports only: the standard library's fmt itself
+// imports os, sync, syscall and time, so "engine must not read the wall
+// clock" can only mean engine code never imports time itself. Others are
+// forbidden anywhere in the dependency graph: nothing the engine pulls in,
+// however indirectly, may reach the network, the JavaScript bridge or templ.
+//
+// The second, layers, places every package of the engine in a layer and
+// says which it may import: the rule packages, the core, the worlds and
+// what reads their traces.
 
 const module = "github.com/tidemark/tidemark"
 
@@ -166,7 +170,7 @@ func TestImportPolicy(t *testing.T) {
 	require.True(t, seen[module+"/engine/scenario"], "go list found no engine/scenario package")
 	require.True(t, seen[module+"/lessons"], "go list found no lessons package")
 	if v := violations(pkgs); len(v) > 0 {
-		t.Errorf("import policy broken (see DESIGN.md, \"must not import\"):\n  %s", strings.Join(v, "\n  "))
+		t.Errorf("import policy broken (see docs/architecture.md, \"Who may import whom\"):\n  %s", strings.Join(v, "\n  "))
 	}
 }
 
@@ -191,10 +195,159 @@ func TestImportPolicyCatches(t *testing.T) {
 	require.Len(t, v, 4)
 }
 
+// layers places every package of the engine and says what it may import,
+// in the notation of go/build/deps_test.go: "a, b < c, d" lets c and d
+// import a and b and everything a and b may import; packages on the same
+// side of a "<" may not import each other unless a line says so. A package
+// of the engine that no line names is a failure, so a new package is placed
+// on purpose. Paths are relative to the module; the standard library is
+// governed by policy above, not here.
+const layers = `
+	# Words and virtual time, beneath everything.
+	NONE < engine/prose < engine/vtime;
+
+	# The rules of one system each, pure and knowing nothing of the engine or
+	# of each other: MVCC, extractors, the partitioned log, consumer groups,
+	# target tables, checks, the scenario file format, and the stream rules.
+	engine/vtime
+	< engine/mvcc, engine/extract, engine/topic, engine/group, engine/sink,
+	  engine/check, engine/scenario,
+	  engine/watermark, engine/window, engine/join;
+
+	# The core: time, the event queue, the trace, the truth, seeking, faults'
+	# dispatch, expectations. It may use any rule package, and no world.
+	engine/mvcc, engine/extract, engine/topic, engine/group, engine/sink,
+	engine/check, engine/scenario,
+	engine/watermark, engine/window, engine/join
+	< engine;
+
+	# The worlds. Each builds on the core and on the world beneath it: the
+	# log captures the source's commits, the stream reads the log's topics.
+	engine < engine/hwm < engine/logs < engine/stream;
+
+	# The list of every world, and what reads every world's trace.
+	engine/stream < engine/worlds, engine/report;
+`
+
+// allowed parses layers into, for each package, the packages it may import.
+func allowed(t testing.TB, text string) map[string]map[string]bool {
+	t.Helper()
+	may := map[string]map[string]bool{}
+	for _, stmt := range strings.Split(text, ";") {
+		var lines []string
+		for _, line := range strings.Split(stmt, "\n") {
+			if i := strings.Index(line, "#"); i >= 0 {
+				line = line[:i]
+			}
+			lines = append(lines, line)
+		}
+		stmt = strings.Join(lines, " ")
+		if strings.TrimSpace(stmt) == "" {
+			continue
+		}
+		var below []string
+		for _, group := range strings.Split(stmt, "<") {
+			var names []string
+			for _, n := range strings.Split(group, ",") {
+				if n = strings.TrimSpace(n); n != "" {
+					names = append(names, n)
+				}
+			}
+			require.NotEmpty(t, names, "layers: an empty side of < in %q", stmt)
+			for _, n := range names {
+				if n == "NONE" {
+					continue
+				}
+				if may[n] == nil {
+					may[n] = map[string]bool{}
+				}
+				for _, b := range below {
+					may[n][b] = true
+					for x := range may[b] {
+						may[n][x] = true
+					}
+				}
+			}
+			below = names
+		}
+	}
+	delete(may, "NONE")
+	for _, m := range may {
+		delete(m, "NONE")
+	}
+	return may
+}
+
+// layerViolations checks the engine's packages against layers: each must
+// be placed, and import only what its layer allows.
+func layerViolations(may map[string]map[string]bool, pkgs []listed) []string {
+	var out []string
+	for _, p := range pkgs {
+		rel, ok := strings.CutPrefix(p.ImportPath, module+"/")
+		if !ok || !matches("engine/...", rel) {
+			continue
+		}
+		allow, placed := may[rel]
+		if !placed {
+			out = append(out, fmt.Sprintf("%s is in no layer; place it in engine/deps_test.go's layers and docs/architecture.md", rel))
+			continue
+		}
+		for _, imp := range p.Imports {
+			dep, ok := strings.CutPrefix(imp, module+"/")
+			if !ok {
+				continue
+			}
+			if !allow[dep] {
+				out = append(out, fmt.Sprintf("%s imports %s, which its layer does not allow", rel, dep))
+			}
+		}
+	}
+	return out
+}
+
+func TestImportLayers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	may := allowed(t, layers)
+	pkgs := goList(t, "..", "./engine/...")
+	require.NotEmpty(t, pkgs)
+	if v := layerViolations(may, pkgs); len(v) > 0 {
+		t.Errorf("import layers broken (see docs/architecture.md, \"Who may import whom\"):\n  %s", strings.Join(v, "\n  "))
+	}
+}
+
+// TestImportLayersCatch makes sure the layers check can fail: the core
+// importing a world, a world importing the world built on it, a rule
+// package importing the core, and a package placed nowhere are each reported.
+func TestImportLayersCatch(t *testing.T) {
+	may := allowed(t, layers)
+	assert.True(t, may["engine/logs"]["engine/hwm"], "the log world builds on the high-water-mark world")
+	assert.True(t, may["engine/logs"]["engine/vtime"], "what a layer may import, the layers above it may too")
+	assert.False(t, may["engine/sink"]["engine/mvcc"], "rule packages on one line do not import each other")
+	pkgs := []listed{
+		{ImportPath: module + "/engine", Imports: []string{module + "/engine/hwm", module + "/engine/sink"}},
+		{ImportPath: module + "/engine/hwm", Imports: []string{module + "/engine", module + "/engine/logs"}},
+		{ImportPath: module + "/engine/sink", Imports: []string{module + "/engine"}},
+		{ImportPath: module + "/engine/somewhere", Imports: nil},
+		{ImportPath: module + "/engine/logs", Imports: []string{module + "/engine/hwm", module + "/engine/topic"}},
+	}
+	v := layerViolations(may, pkgs)
+	joined := strings.Join(v, "\n")
+	assert.Contains(t, joined, "engine imports engine/hwm")
+	assert.Contains(t, joined, "engine/hwm imports engine/logs")
+	assert.Contains(t, joined, "engine/sink imports engine,")
+	assert.Contains(t, joined, "engine/somewhere is in no layer")
+	assert.NotContains(t, joined, "engine/logs imports")
+	assert.NotContains(t, joined, "engine imports engine/sink")
+	assert.Len(t, v, 4)
+}
+
 // heavyForBrowser lists packages that must not reach the browser module,
 // with what each would cost: the download budget (790 KB brotli for wasm
 // and scripts, pages.DownloadBudget) leaves no room for them. See
-// docs/performance.md, "Download".
+// docs/performance.md, "Download", and docs/architecture.md, "What the
+// browser module may carry".
 var heavyForBrowser = map[string]string{
 	"fmt":                  "about 100 KB with reflect; format with engine/prose",
 	"reflect":              "comes with fmt or encoding/*",

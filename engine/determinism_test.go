@@ -19,6 +19,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/internal/wasmnode"
 	"github.com/tidemark/tidemark/lessons"
 )
@@ -169,7 +170,7 @@ func runDetCase(c detCase) detResult {
 	if err != nil {
 		return detResult{Name: c.Name, Error: err.Error()}
 	}
-	tr, err := engine.Run(f, c.Knobs, c.Seed)
+	tr, err := engine.Run(f, c.Knobs, c.Seed, worlds.All())
 	if err != nil {
 		return detResult{Name: c.Name, Error: err.Error()}
 	}

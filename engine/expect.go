@@ -146,12 +146,21 @@ func (e Expectation) Verify(t *Trace) error {
 		}
 		return prose.Errorf("%s: expected %s, but the scenario does not run check %s; add a `check` line for it", e.Pos, e.Line, e.Name)
 	case "mark":
-		for _, h := range t.Marks {
-			if h.Name == e.Name {
-				p, _ := t.MarkAt(h, t.Steps())
-				got = p.Display
+		// A stored mark is something a team can see: the worlds that keep
+		// marks show them in what they observe.
+		var o check.Observation
+		for _, h := range t.histories {
+			h.Observe(t.Steps(), &o)
+		}
+		for _, m := range o.Marks {
+			if m.Name == e.Name {
+				got = "none"
+				if len(m.Points) > 0 {
+					got = m.Points[len(m.Points)-1].Display
+				}
 				want := e.Want
-				if h.Kind.String() == "lsn" && !strings.HasPrefix(want, "lsn ") && want != "none" {
+				// A position mark reads "lsn 42"; the claim may leave out "lsn".
+				if strings.HasPrefix(got, "lsn ") && !strings.HasPrefix(want, "lsn ") && want != "none" {
 					want = "lsn " + want
 				}
 				if got != want {
@@ -225,10 +234,10 @@ type Outcome struct {
 	Err         error // nil when it held
 }
 
-// CheckExpectations runs the scenario once per distinct knob setting its
-// expectations name and verifies each. A scenario that cannot be built is an
-// error; failed expectations are outcomes.
-func CheckExpectations(f *scenario.File, seed uint64) ([]Outcome, error) {
+// CheckExpectations runs the scenario, composed of the worlds domains, once
+// per distinct knob setting its expectations name and verifies each. A
+// scenario that cannot be built is an error; failed expectations are outcomes.
+func CheckExpectations(f *scenario.File, seed uint64, domains []Domain) ([]Outcome, error) {
 	exps, err := Expectations(f)
 	if err != nil {
 		return nil, err
@@ -239,7 +248,7 @@ func CheckExpectations(f *scenario.File, seed uint64) ([]Outcome, error) {
 		key := whenKey(e.When)
 		t := runs[key]
 		if t == nil {
-			t, err = Run(f, e.When, seed)
+			t, err = Run(f, e.When, seed, domains)
 			if err != nil {
 				return nil, err
 			}

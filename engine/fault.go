@@ -12,47 +12,30 @@ import (
 // FaultKind names a failure a learner can inject.
 type FaultKind string
 
-// Fault kinds.
-const (
-	FaultCrash     FaultKind = "crash"      // the pipeline process dies before the running run's next phase
-	FaultClockJump FaultKind = "clock-jump" // a node's clock is stepped forwards or backwards
-
-	// FaultAddPartition adds one partition to a topic, as an operator's
-	// add-partitions would; the topic's groups rebalance after their refresh.
-	FaultAddPartition FaultKind = "add-partition"
-	// FaultPause stops a consumer group member's fetches for a while, as a
-	// scenario's pause line would (a slow downstream, a long GC).
-	FaultPause FaultKind = "pause"
-)
+// FaultClockJump steps a node's clock forwards or backwards, as a jump line
+// would: the one kind of fault the core injects itself, since clocks are
+// the core's. The worlds declare the others (Domain.Faults).
+const FaultClockJump FaultKind = "clock-jump"
 
 // Fault is a failure injected right after a step of a trace. Replaying the
-// scenario with the fault forks the timeline at that step.
+// scenario with the fault forks the timeline at that step. Its fields are
+// the arguments every kind of fault needs, each used by the kinds that say so.
 type Fault struct {
 	AfterStep int
 	Kind      FaultKind
-	Clock     string         // for FaultClockJump: which clock
-	By        vtime.Duration // for FaultClockJump: how far
-	Topic     string         // for FaultAddPartition: which topic grows by one partition
-	Group     string         // for FaultPause: the consumer group
-	Member    string         // for FaultPause: the member of Group that pauses
-	For       vtime.Duration // for FaultPause: how long it fetches nothing
+	Clock     string         // for a clock jump: which clock
+	By        vtime.Duration // for a clock jump: how far
+	Topic     string         // for the log world's add-partition: which topic grows by one partition
+	Group     string         // for the log world's pause: the consumer group
+	Member    string         // for the log world's pause: the member of Group that pauses
+	For       vtime.Duration // for the log world's pause: how long it fetches nothing
 }
 
-// ErrIdle is returned for a crash injected where no run is in flight.
-var ErrIdle = errors.New("no extractor run is in flight at this step, so a crash would change nothing; step to a run's read or write first")
-
 // Inject applies f now. Call it when the world has emitted exactly
-// f.AfterStep events.
+// f.AfterStep events. The core injects a clock jump itself; the world that
+// declared f's kind injects the others.
 func (w *World) Inject(f Fault) error {
 	switch f.Kind {
-	case FaultCrash:
-		for _, r := range w.runs {
-			if !r.dead && r.doom == "" && w.trace.Runs[r.id].ReadStep > 0 {
-				r.doom = prose.F("at %s, injected right after step %d", w.now, f.AfterStep)
-				return nil
-			}
-		}
-		return ErrIdle
 	case FaultClockJump:
 		if w.clocks[f.Clock] == nil {
 			return prose.Errorf("unknown clock %q", f.Clock)
@@ -62,72 +45,28 @@ func (w *World) Inject(f Fault) error {
 		}
 		w.jump(f.Clock, f.By)
 		return nil
-	case FaultAddPartition:
-		return w.injectAddPartition(f)
-	case FaultPause:
-		return w.injectPause(f)
 	}
-	return prose.Errorf("unknown fault %q; expected crash, clock-jump, add-partition or pause", string(f.Kind))
+	if i, ok := w.faults[f.Kind]; ok {
+		return w.parts[i].Inject(f)
+	}
+	return prose.Errorf("unknown fault %q; expected %s", string(f.Kind), w.faultKinds())
 }
 
-// ErrNoLog is returned for a log fault injected into a scenario without a partitioned log.
-var ErrNoLog = errors.New("this scenario has no partitioned log (no topic), so there is no partition to add and no consumer to pause")
-
-// maxPartitions is the most partitions a topic may have, as the scenario's
-// topic and add-partitions lines allow.
-const maxPartitions = 1024
-
-// injectAddPartition grows a topic by one partition with the world's own
-// add-partitions action: it is narrated as an operator's change, and every
-// group on the topic rebalances after its refresh.
-func (w *World) injectAddPartition(f Fault) error {
-	if w.log == nil {
-		return ErrNoLog
+// faultKinds lists every kind of fault the world injects, for a message.
+func (w *World) faultKinds() string {
+	kinds := []string{string(FaultClockJump)}
+	for _, d := range w.domains {
+		for _, k := range d.Faults() {
+			kinds = append(kinds, string(k))
+		}
 	}
-	h := w.log.topics[f.Topic]
-	if h == nil {
-		return prose.Errorf("unknown topic %q; this scenario's topics are %s", f.Topic, w.topicNames())
-	}
-	if len(h.Parts) >= maxPartitions {
-		return prose.Errorf("topic %s already has %d partitions, the most a topic may have", f.Topic, len(h.Parts))
-	}
-	w.addPartitions(h, len(h.Parts)+1)
-	return nil
+	return strings.Join(kinds[:len(kinds)-1], ", ") + " or " + kinds[len(kinds)-1]
 }
 
-// injectPause pauses a member with the world's own pause action, narrated
-// as a pause line's would be.
-func (w *World) injectPause(f Fault) error {
-	if w.log == nil {
-		return ErrNoLog
-	}
-	if f.For <= 0 {
-		return errors.New("a pause needs a positive length, such as 30s")
-	}
-	g := w.log.groups[f.Group]
-	if g == nil {
-		return prose.Errorf("unknown group %q; this scenario's groups are %s", f.Group, strings.Join(w.log.groupOrd, ", "))
-	}
-	if g.members[f.Member] == nil {
-		return prose.Errorf("%s is not a member of %s at this step, so there is no consumer to pause; step to where it has joined", f.Member, f.Group)
-	}
-	// A pause already running longer is not cut short by this one.
-	w.pause(g, f.Member, max(w.now.Add(f.For), g.members[f.Member].paused))
-	return nil
-}
-
-func (w *World) topicNames() string {
-	var names []string
-	for _, h := range w.trace.Log.Topics {
-		names = append(names, h.Name)
-	}
-	return strings.Join(names, ", ")
-}
-
-// RunWithFaults runs a scenario, injecting each fault right after its step.
-// Faults must be given in step order.
-func RunWithFaults(f *scenario.File, set map[string]string, seed uint64, faults []Fault) (*Trace, error) {
-	w, err := Build(f, set, seed)
+// RunWithFaults runs a scenario of the worlds domains, injecting each fault
+// right after its step. Faults must be given in step order.
+func RunWithFaults(f *scenario.File, set map[string]string, seed uint64, domains []Domain, faults []Fault) (*Trace, error) {
+	w, err := Build(f, set, seed, domains)
 	if err != nil {
 		return nil, err
 	}

@@ -8,9 +8,11 @@ import (
 	"testing"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -97,7 +99,7 @@ func FuzzBuildRun(f *testing.F) {
 		if err != nil {
 			t.Skip()
 		}
-		tr, err := engine.RunWithBudget(file, nil, 1, fuzzBudget)
+		tr, err := engine.RunWithBudget(file, nil, 1, worlds.All(), fuzzBudget)
 		if err != nil {
 			var se *scenario.Error
 			var be *engine.BudgetError
@@ -113,8 +115,8 @@ func FuzzBuildRun(f *testing.F) {
 		mid := tr.Steps() / 2
 		tr.TruthAt(mid)
 		tr.ChecksAt(mid)
-		for _, h := range tr.Marks {
-			tr.MarkAt(h, mid)
+		if ht := hwm.Of(tr); ht != nil {
+			ht.MarksAt(mid)
 		}
 		// CheckExpectations runs every knob setting the expectations name,
 		// within the default budget: too slow for a fuzz iteration when the
@@ -123,7 +125,7 @@ func FuzzBuildRun(f *testing.F) {
 			return
 		}
 		if _, err := engine.Expectations(file); err == nil {
-			if _, err := engine.CheckExpectations(file, 1); err != nil {
+			if _, err := engine.CheckExpectations(file, 1, worlds.All()); err != nil {
 				var se *scenario.Error
 				if !errors.As(err, &se) && !strings.Contains(err.Error(), "knob") {
 					t.Fatalf("CheckExpectations error: %v", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // gen describes a generated scenario: one source, one pipeline with chosen
@@ -130,7 +131,7 @@ func runGen(t testing.TB, g gen, seed uint64) *engine.Trace {
 	src := g.Text()
 	f, err := scenario.Parse("generated.tdm", []byte(src))
 	require.NoError(t, err, "generated scenario:\n%s", src)
-	tr, err := engine.Run(f, nil, seed)
+	tr, err := engine.Run(f, nil, seed, worlds.All())
 	require.NoError(t, err, "generated scenario:\n%s", src)
 	return tr
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // logGen describes a generated scenario of the partitioned-log world: one
@@ -204,7 +205,7 @@ func runLogGen(t testing.TB, g logGen, seed uint64) *engine.Trace {
 	src := g.Text()
 	f, err := scenario.Parse("generated.tdm", []byte(src))
 	require.NoError(t, err, "generated scenario:\n%s", src)
-	tr, err := engine.Run(f, nil, seed)
+	tr, err := engine.Run(f, nil, seed, worlds.All())
 	require.NoError(t, err, "generated scenario:\n%s", src)
 	return tr
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/topic"
 )
 
@@ -26,7 +26,7 @@ type recID struct {
 // time each record was fetched, in fetch order: polls in step order, and
 // within a poll its partitions in the order it read them and each
 // partition's offsets ascending.
-func firstReads(g *engine.GroupHistory) map[recID]int {
+func firstReads(g *logs.GroupHistory) map[recID]int {
 	first := map[recID]int{}
 	n := 0
 	for _, r := range g.Reads {
@@ -55,8 +55,8 @@ func TestPropertyLogKeyOrder(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 11))
 		g := randomLog(r)
 		tr := runLogGen(t, g, seed)
-		h := tr.Log.Topics[0]
-		first := firstReads(tr.Log.Groups[0])
+		h := logs.Of(tr).Topics[0]
+		first := firstReads(logs.Of(tr).Groups[0])
 		type produced struct {
 			id    recID
 			step  int32
@@ -102,7 +102,7 @@ func TestPropertyLogKeyOrder(t *testing.T) {
 }
 
 // epochAt is how many partition-count changes happened by step.
-func epochAt(h *engine.TopicHistory, step int32) int {
+func epochAt(h *logs.TopicHistory, step int32) int {
 	e := 0
 	for _, c := range h.Counts[1:] {
 		if c.Step <= step {
@@ -136,7 +136,7 @@ func TestPropertyLogCommitAfterMerge(t *testing.T) {
 		for _, row := range tr.TargetAt("fct", tr.Steps()) {
 			target[tr.RowKey(&row)] = max(target[tr.RowKey(&row)], row.Seq)
 		}
-		h := tr.Log.Topics[0]
+		h := logs.Of(tr).Topics[0]
 		for _, part := range h.Parts {
 			for _, rec := range part.Records {
 				if rec.Deleted != topic.Live {
@@ -168,8 +168,8 @@ func TestPropertyLogNoReadBelowStart(t *testing.T) {
 			g.Retention, g.Segment = "10s", "2s"
 		}
 		tr := runLogGen(t, g, seed)
-		h := tr.Log.Topics[0]
-		for _, rr := range tr.Log.Groups[0].Reads {
+		h := logs.Of(tr).Topics[0]
+		for _, rr := range logs.Of(tr).Groups[0].Reads {
 			part := h.Parts[rr.Partition]
 			require.GreaterOrEqual(t, rr.From, part.StartAt(rr.Step), "seed %d: step %d read %s-%d from %d, below the log start %d\n%s",
 				seed, rr.Step, h.Name, rr.Partition, rr.From, part.StartAt(rr.Step), g.Text())

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -26,7 +28,7 @@ func TestNarrationIsWellFormed(t *testing.T) {
 			}
 		}
 		for _, set := range sets {
-			tr, err := engine.Run(sc.File, set, 1)
+			tr, err := engine.Run(sc.File, set, 1, worlds.All())
 			require.NoError(t, err, "%s %v", sc.ID, set)
 			for i, n := range tr.Narrations() {
 				assert.NotContains(t, n, "%!", "%s %v step %d", sc.ID, set, i+1)
@@ -35,8 +37,20 @@ func TestNarrationIsWellFormed(t *testing.T) {
 			for _, c := range tr.Checks() {
 				assert.NotContains(t, c.Detail, "%!", "%s %v check %s", sc.ID, set, c.Name)
 			}
-			for _, k := range tr.Final().Missing {
-				assert.NotContains(t, tr.Explain(k, tr.Steps()), "%!", "%s %v explain %s", sc.ID, set, k)
+			// Every key a learner can click: the missing ones and every row
+			// a target ever held, whichever world wrote it.
+			keys := tr.Final().Missing
+			for _, h := range tr.Targets {
+				for _, r := range h.Rows {
+					keys = append(keys, tr.RowKey(&r))
+				}
+			}
+			for _, k := range keys {
+				for _, n := range []int{tr.Steps() / 2, tr.Steps()} {
+					why := hwm.Explain(tr, k, n)
+					assert.NotContains(t, why, "%!", "%s %v explain %s", sc.ID, set, k)
+					assert.True(t, strings.HasSuffix(why, "."), "%s %v explain %s at %d does not end a sentence: %q", sc.ID, set, k, n, why)
+				}
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -166,10 +167,10 @@ func TestPropertyCASMonotone(t *testing.T) {
 			resets = 1
 		}
 		tr := runGen(t, g, seed)
-		require.Len(t, tr.Marks, 1)
+		require.Len(t, hwm.Of(tr).Marks, 1)
 		seen := 0
 		var prev *int64
-		for _, p := range tr.Marks[0].Points {
+		for _, p := range hwm.Of(tr).Marks[0].Points {
 			if p.Reset {
 				seen++
 				v := p.Value

@@ -4,22 +4,21 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
-// Snapshot is the state of a trace after one step, as the browser needs it
-// when the learner scrubs: the counts, every mark's value, the truth, and a
-// view of each target. Building one costs the size of the truth and the
-// number of marks, not the length of the trace; the targets' rows are read
-// through their views only as far as a caller looks.
+// Snapshot is the core's state of a trace after one step, as the browser
+// needs it when the learner scrubs: the counts, the truth, and a view of
+// each target. Building one costs the size of the truth, not the length of
+// the trace; the targets' rows are read through their views only as far as
+// a caller looks. Each world's state at a step is read from its own part of
+// the trace (the high-water-mark world's marks with hwm.Of(t).MarksAt).
 type Snapshot struct {
 	Step    int
 	At      vtime.Time
 	Counts  Counts
-	Marks   []check.MarkPoint // in the order of Trace.Marks; Display is "none" before a first store
-	Truth   TruthView
+	Truth   TruthView    // the keys not fine, by id; spelled only when asked
 	Targets []TargetView // in the order of Trace.Targets
 }
 
@@ -98,10 +97,6 @@ func (t *Trace) Seek(n int) Snapshot {
 	if n > 0 {
 		s.At = t.Events[n-1].At
 	}
-	for _, h := range t.Marks {
-		p, _ := t.MarkAt(h, n)
-		s.Marks = append(s.Marks, p)
-	}
 	for _, h := range t.Targets {
 		k, _ := slices.BinarySearchFunc(h.Rows, int32(n), func(r sink.Row, step int32) int {
 			if r.AddedStep <= step {
@@ -112,25 +107,4 @@ func (t *Trace) Seek(n int) Snapshot {
 		s.Targets = append(s.Targets, TargetView{Name: h.Name, step: int32(n), rows: h.Rows[:k]})
 	}
 	return s
-}
-
-// ProcessedThrough is what a pipeline keeping several marks (one per table)
-// can honestly claim after step n: the smallest of its marks, since a row of
-// the lagging table may lie anywhere after it. ok is false while any of its
-// marks is unset, and for a pipeline with a single mark.
-func (t *Trace) ProcessedThrough(pipeline string, n int) (p check.MarkPoint, marks int, ok bool) {
-	for _, h := range t.Marks {
-		if h.Pipeline != pipeline {
-			continue
-		}
-		marks++
-		q, set := t.MarkAt(h, n)
-		if !set || !q.Set {
-			return check.MarkPoint{}, marks, false
-		}
-		if marks == 1 || q.Value < p.Value {
-			p = q
-		}
-	}
-	return p, marks, marks > 1
 }

@@ -10,8 +10,10 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -29,7 +31,7 @@ type snapshot struct {
 // the trace at n events (phases that emit nothing, such as a run's end, run
 // at the same instant and belong to step n).
 func truncatedRuns(t *testing.T, f *scenario.File, set map[string]string, seed uint64) []snapshot {
-	w, err := engine.Build(f, set, seed)
+	w, err := engine.Build(f, set, seed, worlds.All())
 	require.NoError(t, err)
 	var snaps []snapshot
 	take := func() {
@@ -39,7 +41,7 @@ func truncatedRuns(t *testing.T, f *scenario.File, set map[string]string, seed u
 		for _, h := range tr.Targets {
 			s.target[h.Name] = present(tr.TargetAt(h.Name, n))
 		}
-		for _, h := range tr.Marks {
+		for _, h := range marksOf(tr) {
 			var p check.MarkPoint
 			if len(h.Points) > 0 {
 				p = h.Points[len(h.Points)-1]
@@ -74,7 +76,7 @@ func present(rows []sink.Row) []sink.Row {
 // truncated run, and the truth recomputed from histories with the truth
 // counted as the world ran.
 func checkSeek(t *testing.T, name string, f *scenario.File, set map[string]string, seed uint64) {
-	full, err := engine.Run(f, set, seed)
+	full, err := engine.Run(f, set, seed, worlds.All())
 	require.NoError(t, err)
 	snaps := truncatedRuns(t, f, set, seed)
 	require.Len(t, snaps, full.Steps()+1, "%s: one snapshot per step", name)
@@ -90,8 +92,8 @@ func checkSeek(t *testing.T, name string, f *scenario.File, set map[string]strin
 		for _, h := range full.Targets {
 			require.Equal(t, s.target[h.Name], present(full.TargetAt(h.Name, n)), "%s step %d: TargetAt(%s)", name, n, h.Name)
 		}
-		for i, h := range full.Marks {
-			got, ok := full.MarkAt(h, n)
+		for i, h := range marksOf(full) {
+			got, ok := hwm.Of(full).MarkAt(h, n)
 			want := s.marks[i]
 			if want.Display == "" { // never stored by step n
 				require.False(t, ok, "%s step %d: MarkAt(%s) should not be set", name, n, h.Name)
@@ -137,4 +139,12 @@ func TestSeekGenerated(t *testing.T) {
 		require.NoError(t, err)
 		checkSeek(t, fmt.Sprintf("seed %d\n%s", seed, g.Text()), f, nil, seed)
 	}
+}
+
+// marksOf returns the stored marks of a trace's high-water-mark world, if any.
+func marksOf(tr *engine.Trace) []*hwm.MarkHistory {
+	if ht := hwm.Of(tr); ht != nil {
+		return ht.Marks
+	}
+	return nil
 }

@@ -7,7 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -17,17 +20,20 @@ func TestSeekAgreesWithHistories(t *testing.T) {
 	all, err := lessons.Scenarios()
 	require.NoError(t, err)
 	for _, sc := range all {
-		tr, err := engine.Run(sc.File, nil, 1)
+		tr, err := engine.Run(sc.File, nil, 1, worlds.All())
 		require.NoError(t, err, sc.ID)
 		for n := 0; n <= tr.Steps(); n++ {
 			s := tr.Seek(n)
 			assert.Equal(t, n, s.Step)
 			assert.Equal(t, tr.Counts[n], s.Counts, "%s step %d", sc.ID, n)
 			assert.Equal(t, tr.TruthAt(n), s.Truth.Truth(), "%s step %d", sc.ID, n)
-			require.Len(t, s.Marks, len(tr.Marks))
-			for i, h := range tr.Marks {
-				p, _ := tr.MarkAt(h, n)
-				assert.Equal(t, p, s.Marks[i], "%s step %d mark %s", sc.ID, n, h.Name)
+			if ht := hwm.Of(tr); ht != nil {
+				marks := ht.MarksAt(n)
+				require.Len(t, marks, len(ht.Marks))
+				for i, h := range ht.Marks {
+					p, _ := ht.MarkAt(h, n)
+					assert.Equal(t, p, marks[i], "%s step %d mark %s", sc.ID, n, h.Name)
+				}
 			}
 			require.Len(t, s.Targets, len(tr.Targets))
 			for i, h := range tr.Targets {
@@ -43,7 +49,7 @@ func TestSeekAgreesWithHistories(t *testing.T) {
 func TestSeekEachStops(t *testing.T) {
 	sc, ok := lessons.Lookup("hwm/visibility-gap")
 	require.True(t, ok)
-	tr, err := engine.Run(sc.File, nil, 1)
+	tr, err := engine.Run(sc.File, nil, 1, worlds.All())
 	require.NoError(t, err)
 	seen := 0
 	tr.Seek(tr.Steps()).Targets[0].Each(func(sink.Row) bool { seen++; return false })
@@ -55,25 +61,25 @@ func TestSeekEachStops(t *testing.T) {
 func TestProcessedThrough(t *testing.T) {
 	sc, ok := lessons.Lookup("hwm/per-partition-marks")
 	require.True(t, ok)
-	tr, err := engine.Run(sc.File, map[string]string{"marks": "per-table"}, 1)
+	tr, err := engine.Run(sc.File, map[string]string{"marks": "per-table"}, 1, worlds.All())
 	require.NoError(t, err)
-	_, _, ok = tr.ProcessedThrough("extract", 0)
+	_, _, ok = hwm.Of(tr).ProcessedThrough("extract", 0)
 	assert.False(t, ok, "no mark is stored before the first run")
-	p, marks, ok := tr.ProcessedThrough("extract", tr.Steps())
+	p, marks, ok := hwm.Of(tr).ProcessedThrough("extract", tr.Steps())
 	require.True(t, ok)
 	assert.Equal(t, 2, marks)
 	lowest := ""
-	for _, h := range tr.Marks {
-		q, _ := tr.MarkAt(h, tr.Steps())
+	for _, h := range hwm.Of(tr).Marks {
+		q, _ := hwm.Of(tr).MarkAt(h, tr.Steps())
 		if lowest == "" || q.Display < lowest {
 			lowest = q.Display
 		}
 	}
 	assert.Equal(t, lowest, p.Display, "the smallest of the marks")
 
-	global, err := engine.Run(sc.File, map[string]string{"marks": "global"}, 1)
+	global, err := engine.Run(sc.File, map[string]string{"marks": "global"}, 1, worlds.All())
 	require.NoError(t, err)
-	_, _, ok = global.ProcessedThrough("extract", global.Steps())
+	_, _, ok = hwm.Of(global).ProcessedThrough("extract", global.Steps())
 	assert.False(t, ok, "one global mark needs no minimum")
 }
 
@@ -82,11 +88,11 @@ func TestProcessedThrough(t *testing.T) {
 func TestLagCountsDeletedRecords(t *testing.T) {
 	sc, ok := lessons.Lookup("dist/retention-lag")
 	require.True(t, ok)
-	tr, err := engine.Run(sc.File, nil, 1)
+	tr, err := engine.Run(sc.File, nil, 1, worlds.All())
 	require.NoError(t, err)
 	seen := false
 	for n := 0; n <= tr.Steps(); n++ {
-		for _, p := range tr.LogAt(n) {
+		for _, p := range logs.Of(tr).LogAt(n) {
 			for _, g := range p.Groups {
 				if g.Committed >= 0 {
 					assert.Equal(t, p.End-g.Committed, g.Lag, "step %d", n)

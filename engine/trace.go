@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/tidemark/tidemark/engine/check"
-	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
@@ -15,15 +14,25 @@ import (
 // Kind names what an event did.
 type Kind uint8
 
-// Event kinds. The statement kinds follow mvcc.Op's order.
+// Event kinds, one list for every world, so that a kind's number and name
+// are the same whichever worlds a World is composed of; a new world adds
+// its kinds at the end (see docs/architecture.md, "Why it is shaped this
+// way"). Some kinds serve several worlds: a write is a run's or a
+// consumer's, a crash a run's, an application's or a consumer's.
 const (
+	// The high-water-mark world's source. The statement kinds follow
+	// mvcc.Op's order.
 	KindBegin Kind = iota
 	KindInsert
 	KindUpdate
 	KindDelete
 	KindCommit
 	KindRollback
+
+	// The core's clocks.
 	KindClockJump
+
+	// The high-water-mark world's extractor runs and operators.
 	KindRead
 	KindWrite
 	KindMark
@@ -31,6 +40,8 @@ const (
 	KindConflict
 	KindCrash
 	KindReset
+
+	// The log world.
 	KindProduce     // a producer's send, a retry, or change capture appending to the log
 	KindPoll        // a consumer's poll
 	KindOffset      // an offset commit, or a refused one
@@ -50,79 +61,35 @@ func (k Kind) String() string { return kindNames[k] }
 
 // Event is one step of a trace.
 //
-// Source events (begin, statements, commit, rollback) keep no sentence: they
-// point at their transaction's record and are narrated from it on demand,
-// which keeps a large trace small and fast to build. Other events keep the
-// sentence they were given when they happened.
+// Most events keep the sentence they were given when they happened. Events
+// a world makes by the million (a source transaction's steps, a producer's
+// send, a poll) keep no sentence: they point at the world's records of what
+// happened and are narrated from them on demand (see World.EmitLater), which
+// keeps a large trace small and fast to build.
 //
-// Invariant: for a source event (src), a indexes Trace.Txns and b the
-// transaction's Stmts (or -1); otherwise a indexes Trace.actors and b
-// Trace.texts. The struct is kept to 32 bytes because a trace holds one per step.
+// Invariant: when by is 0, a indexes Trace.actors and b Trace.texts;
+// otherwise Trace.histories[by-1], the History of the world that emitted
+// the event with EmitLater, names its actor and narrates it from a and b.
+// The struct is kept to 32 bytes because a trace holds one per step.
 type Event struct {
 	At   vtime.Time // true virtual time
 	Step int32      // 1-based position in the trace
 	Run  int32      // the extractor run this event belongs to, or -1
 	a, b int32
 	Kind Kind
-	src  bool
+	by   uint8 // the Narrator of an event narrated on demand; 0 when it keeps its sentence
 }
+
+// Ref returns the two numbers the world that emitted e with EmitLater gave
+// it, from which its History narrates it.
+func (e *Event) Ref() (a, b int32) { return e.a, e.b }
 
 // Actor names who acted: a transaction, a pipeline worker, a clock, an operator.
 func (t *Trace) Actor(e *Event) string {
-	if e.src {
-		return t.Txns[e.a].Name
+	if e.by == 0 {
+		return t.actors[e.a]
 	}
-	return t.actors[e.a]
-}
-
-// TxnRecord is a source transaction as the trace shows it.
-//
-// Invariant: BeginStep < EndStep when the transaction ended; EndStep is 0
-// while it is still open at the end of the trace.
-type TxnRecord struct {
-	Name      string
-	Session   string
-	BeginAt   vtime.Time
-	EndAt     vtime.Time
-	BeginStep int
-	EndStep   int
-	State     mvcc.TxnState
-	LSN       mvcc.LSN
-	BeginNow  vtime.Time // the source clock's reading at begin: now() inside the transaction
-	Stmts     []StmtRecord
-}
-
-// Keys lists the business keys the transaction wrote, in statement order.
-func (r *TxnRecord) Keys() []string {
-	if len(r.Stmts) == 1 {
-		return r.Stmts[0].Keys
-	}
-	var out []string
-	for _, s := range r.Stmts {
-		out = append(out, s.Keys...)
-	}
-	return out
-}
-
-// Stamp is the updated_at its last statement wrote, and false when no
-// statement has written one yet (or the table stamps at commit).
-func (r *TxnRecord) Stamp() (vtime.Time, bool) {
-	for i := len(r.Stmts) - 1; i >= 0; i-- {
-		if s := r.Stmts[i]; s.Backdated || s.Mode != mvcc.StampCommit {
-			return s.Stamp, true
-		}
-	}
-	return 0, false
-}
-
-// StmtRecord is one statement of a source transaction.
-type StmtRecord struct {
-	Op        mvcc.Op
-	Table     string
-	Keys      []string
-	Stamp     vtime.Time // the updated_at it wrote; meaningless when Mode is StampCommit and not Backdated
-	Mode      mvcc.Stamp
-	Backdated bool
+	return t.histories[e.by-1].Actor(e)
 }
 
 // VersionRecord is one committed row version, or an event a producer meant
@@ -185,24 +152,6 @@ type TargetHistory struct {
 	Rows []sink.Row
 }
 
-// MarkHistory is every value one stored mark held.
-type MarkHistory struct {
-	Name     string
-	Pipeline string
-	Kind     extract.MarkKind
-	Points   []check.MarkPoint
-}
-
-// RunRecord is one extractor run and the step each of its phases happened at
-// (0 for a phase that did not happen).
-type RunRecord struct {
-	check.Run
-	ReadStep, WriteStep, MarkStep, EndStep int
-	Keys                                   []string // keys read
-	Lower, Upper                           string   // the window read, as printed
-	Collapsed                              int      // rows the merge absorbed in this run's write
-}
-
 // Counts is the truth at one step.
 type Counts struct {
 	Missing, Duplicated, Stale int32
@@ -219,29 +168,24 @@ type Truth struct {
 // Trace is a complete run of a scenario: every event, plus histories from
 // which the state at any step is read without replaying.
 type Trace struct {
-	File     *scenario.File
-	Settings scenario.Settings
-	Seed     uint64
-	Events   []Event
-	Txns     []TxnRecord
-	Versions []VersionRecord // in commit order
-	Targets  []TargetHistory
-	Marks    []*MarkHistory
-	Runs     []RunRecord
-	Counts   []Counts // Counts[n] is the truth after step n; Counts[0] is before any event
-	Pipes    []extract.Config
-	Faults   []Fault // injected by a learner, in step order
-	Tables   []SourceTable
-	Feeds    []Feed    // tables and producers that reach a target through the log
-	Log      *LogTrace // the partitioned log's history; nil when the scenario has no topic
-	Notes    []Note    // the presenter's notes, by step
-	checks   check.Config
-	noun     map[string]string
-	truth    truthLog
-	keyText  []string // the text of each key id, unprefixed; the log's topics read it (topic.Topic.Keys)
-	tables   []string // the names VersionRecord.TableID indexes
-	actors   []string // names of the actors of non-source events, each once
-	texts    []string // narrations of non-source events, by Event.b
+	File      *scenario.File
+	Settings  scenario.Settings
+	Seed      uint64
+	Events    []Event
+	Versions  []VersionRecord // in commit order
+	Targets   []TargetHistory
+	Counts    []Counts // Counts[n] is the truth after step n; Counts[0] is before any event
+	Faults    []Fault  // injected by a learner, in step order
+	checks    check.Config
+	histories []History // the worlds' parts of the trace, by Narrator - 1
+	routes    []Route   // which target each table's rows reach, in the order routed
+	noun      map[string]string
+	truth     truthLog
+	keyText   []string // the text of each key id, unprefixed; the log's topics read it (topic.Topic.Keys)
+	tables    []string // the names VersionRecord.TableID indexes
+	actors    []string // names of the actors of non-source events, each once
+	texts     []string // narrations of non-source events, by Event.b
+	Notes     []Note   // the presenter's notes, by step (the core's note command)
 }
 
 // Note is a line the scenario's author wrote for whoever presents it, to be
@@ -260,14 +204,6 @@ func (t *Trace) NoteAt(n int) string {
 		return ""
 	}
 	return t.Notes[i].Text
-}
-
-// SourceTable describes a source table in the trace.
-type SourceTable struct {
-	Name, Key string
-	Stamp     mvcc.Stamp
-	Clock     string
-	Cache     int
 }
 
 // Steps is the number of events.
@@ -321,29 +257,14 @@ func (t *Trace) TargetAt(name string, n int) []sink.Row {
 	return nil
 }
 
-// MarkAt returns the value of a mark after step n, and whether it was ever set.
-func (t *Trace) MarkAt(h *MarkHistory, n int) (check.MarkPoint, bool) {
-	n = t.clampStep(n)
-	i, _ := slices.BinarySearchFunc(h.Points, n, func(p check.MarkPoint, s int) int {
-		if p.Step <= s {
-			return -1
-		}
-		return 1
-	})
-	if i == 0 {
-		return check.MarkPoint{Display: "none"}, false
-	}
-	return h.Points[i-1], true
-}
-
-// targetOf names the target a source table feeds, or "" if none does.
-func (t *Trace) targetOf(table string) string {
-	for _, p := range t.Pipes {
-		if slices.Contains(p.From, table) {
-			return p.To
+// routeOf names the target a table's rows reach, or "".
+func (t *Trace) routeOf(table string) string {
+	for _, r := range t.routes {
+		if r.Table == table {
+			return r.Target
 		}
 	}
-	return t.feedTarget(table)
+	return ""
 }
 
 // TruthAt returns the truth after step n. It starts from the nearest
@@ -362,43 +283,14 @@ func (t *Trace) ChecksAt(n int) []check.Result {
 	return check.Evaluate(t.checks, t.ObserveAt(n))
 }
 
-// ObserveAt builds the observation a team would have after step n.
+// ObserveAt builds the observation a team would have after step n: the
+// targets' rows and the source's counts, and what each world adds (see
+// History.Observe).
 func (t *Trace) ObserveAt(n int) check.Observation {
 	n = t.clampStep(n)
 	o := check.Observation{KeysInt: true}
 	if n > 0 {
 		o.Now, o.Started = t.Events[n-1].At, true
-	}
-	for _, p := range t.Pipes {
-		if p.Overlap > 0 && p.Mark.IsTimestamp() {
-			o.Overlap = true
-		}
-	}
-	for _, h := range t.Marks {
-		s := check.MarkSeries{Name: h.Name, Timestamp: h.Kind.IsTimestamp()}
-		for _, p := range h.Points {
-			if p.Step <= n {
-				s.Points = append(s.Points, p)
-			}
-		}
-		o.Marks = append(o.Marks, s)
-	}
-	for _, r := range t.Runs {
-		if r.ReadStep == 0 || r.ReadStep > n {
-			continue
-		}
-		run := r.Run
-		if r.WriteStep == 0 || r.WriteStep > n {
-			run.Written = 0
-		}
-		if r.MarkStep == 0 || r.MarkStep > n {
-			run.Advanced = false
-			run.MarkAfter = run.MarkBefore
-		}
-		if r.EndStep == 0 || r.EndStep > n {
-			run.Finished, run.Crashed, run.Aborted = false, false, false
-		}
-		o.Runs = append(o.Runs, run)
 	}
 	for _, h := range t.Targets {
 		for _, r := range sink.At(h.Rows, int32(n)) {
@@ -408,16 +300,11 @@ func (t *Trace) ObserveAt(n int) check.Observation {
 				o.KeysInt = false
 			}
 		}
-		if h.Mode == sink.Merge {
-			for _, r := range t.Runs {
-				if r.WriteStep > 0 && r.WriteStep <= n {
-					o.Collapsed += r.Collapsed
-				}
-			}
-		}
 	}
 	o.Source = &sourceAsker{t: t, step: n}
-	o.Log = t.logView(n)
+	for _, h := range t.histories {
+		h.Observe(n, &o)
+	}
 	return o
 }
 
@@ -436,7 +323,7 @@ func (s *sourceAsker) CountUpdatedBetween(from, to vtime.Time) int {
 	}
 	c := 0
 	for _, v := range s.live {
-		if s.t.targetOf(s.t.VersionTable(&v)) != "" && v.UpdatedAt >= from && v.UpdatedAt <= to {
+		if s.t.routeOf(s.t.VersionTable(&v)) != "" && v.UpdatedAt >= from && v.UpdatedAt <= to {
 			c++
 		}
 	}
@@ -445,6 +332,3 @@ func (s *sourceAsker) CountUpdatedBetween(from, to vtime.Time) int {
 
 // Checks are the checks' verdicts after the last step.
 func (t *Trace) Checks() []check.Result { return t.ChecksAt(len(t.Events)) }
-
-// Noun is how narration names a row of table: "order" for order_id.
-func (t *Trace) Noun(table string) string { return t.noun[table] }

@@ -1,6 +1,11 @@
-// Package engine is Tidemark's deterministic simulation of an incremental
-// pipeline: a source database, extractors with stored high-water marks, target
-// tables, faults, the truth about every row, and the checks a team could run.
+// Package engine is the core of Tidemark's deterministic simulation of data
+// pipelines: virtual time and the event queue, the seeded random source,
+// clocks, the trace, the target tables, the truth about every row, seeking,
+// faults' dispatch, the checks a team could run and a scenario's
+// expectations. The systems simulated on this core are worlds, each a
+// package of its own (engine/hwm: a source database and extractors with
+// stored high-water marks; engine/logs: a partitioned log and consumer
+// groups) composed by the caller: see Domain and docs/architecture.md.
 //
 // The engine is pure and caller-driven. It never starts a goroutine, reads a
 // clock, draws from a global random source or touches I/O, so the same
@@ -14,15 +19,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/tidemark/tidemark/engine/check"
-	"github.com/tidemark/tidemark/engine/extract"
-	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
-	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -45,29 +46,18 @@ type scheduled struct {
 	slot int32  // index into World.actions
 }
 
-// action is what a queue entry does.
-//
-// Most actions are source-transaction steps, so those are typed (txn, op,
-// st) rather than closures: a workload of a million transactions then
-// schedules without allocating a function for each step.
-type action struct {
-	do  func() // a general action; nil for a typed one
-	txn *txnState
-	st  *stmt
-	gen *workload
-	op  txnOp
-}
+// Action is a queued step that is not a closure. A world queues most of its
+// steps as closures (Schedule); a step it queues by the million (a source
+// transaction's begin, statements and end) it can queue as a pointer to its
+// own state converted to a type whose Act takes the step, which costs no
+// allocation: a workload of a million transactions then schedules without
+// allocating a function for each step.
+type Action interface{ Act() }
 
-// txnOp is the step a typed queue entry takes.
-type txnOp uint8
+// funcAction queues a closure as an Action.
+type funcAction func()
 
-const (
-	opBegin txnOp = iota
-	opStatement
-	opCommit
-	opRollback
-	opGenerate // the workload's next transaction
-)
+func (f funcAction) Act() { f() }
 
 // queue is a binary min-heap of scheduled events ordered by (at, seq). It
 // holds values, not pointers, so a large schedule is one contiguous block,
@@ -122,19 +112,6 @@ func (q *queue) pop() scheduled {
 	return top
 }
 
-// pipeline is a pipeline's live state while the world runs.
-type pipeline struct {
-	cfg    extract.Config
-	target *sink.Table
-	marks  map[string]*markState // by mark name
-}
-
-// markState is a stored mark and its history in the trace.
-type markState struct {
-	value extract.Mark
-	hist  *MarkHistory
-}
-
 // keyState is the truth about one key: is it in the source, and how is it in
 // the target. The world keeps one per key id in a dense array of values, so
 // that what a send or a write reads and changes of a key is one small struct
@@ -142,8 +119,7 @@ type markState struct {
 // the target's name in front when there are several targets.)
 type keyState struct {
 	key       string // the key's text, unprefixed: what a target row holds
-	hash      int32  // murmur2 of key made positive: a keyed record of it goes to partition hash % count
-	sourceSeq int32  // latest committed version, 0 if absent or deleted
+	sourceSeq int32  // latest version its source holds (a committed row, a producer's intended event), 0 if none or deleted
 	count     int32  // rows of it present in the target
 	newest    int32  // newest version among them, 0 if none
 	shown     int32  // count when status was last recorded in the truth log
@@ -166,49 +142,39 @@ type World struct {
 	trace     *Trace
 	rng       *rand.Rand
 	clocks    map[string]*Clock
-	source    *Clock // clocks["source"], the database server's clock
-	db        *mvcc.DB
 	targets   map[string]*sink.Table
-	pipes     map[string]*pipeline
-	pipeOrd   []string
 	q         queue
 	seq       uint64
 	now       vtime.Time
-	runs      []*runState
 	hint      sizeHint
 	actors    map[string]int32 // index of each actor name in trace.actors
 	keyIDs    map[string]int32 // every key's dense id, by its truth key
 	keys      []keyState       // the truth about each key, by id
 	counts    Counts
-	log       *logWorld // the partitioned log; nil until a scenario declares a topic
-	soon      []func()  // actions that follow the current one at the same instant, before anything queued
-	actions   []action  // what each queued entry does, by slot
-	freeSlots []int32   // slots of actions already run
-	budget    budget    // the work this world may still do; see budget
+	domains   []Domain                // the worlds composed, as Build was given them
+	parts     []Part                  // the composed worlds' parts, in the order of their Domains
+	owner     map[string]int          // the part that reads each world command, by command
+	faults    map[FaultKind]int       // the part that injects each world fault, by kind
+	names     map[string]scenario.Pos // every declared name, of every world, to refuse duplicates
+	generated []generated             // names worlds will generate (a workload's W1, W2, …)
+	routes    []route                 // which target each table's rows reach
+	soon      []func()                // actions that follow the current one at the same instant, before anything queued
+	actions   []Action                // what each queued entry does, by slot
+	freeSlots []int32                 // slots of actions already run
+	budget    budget                  // the work this world may still do; see budget
+	drained   bool                    // the queue ran dry once and the worlds were asked to drain
 }
 
 // sizeHint estimates how long the trace's slices will grow, so they are
 // allocated once rather than doubled and copied, and carry little slack.
 type sizeHint struct {
-	events, txns, versions int
-	keys                   int // distinct keys expected, at most versions
-	notes                  int // log events narrated on demand
+	events, versions int
+	keys             int // distinct keys expected, at most versions
 }
 
 // clamp bounds every hint by limit.
 func (h *sizeHint) clamp(limit int) {
-	h.events, h.txns, h.versions = min(h.events, limit), min(h.txns, limit), min(h.versions, limit)
-	h.keys, h.notes = min(h.keys, limit), min(h.notes, limit)
-}
-
-// txnState is a source transaction as the schedule knows it. The builder
-// makes one per transaction and the scheduled events share it, so no event
-// looks a transaction up by name.
-type txnState struct {
-	name    string
-	session string
-	tx      mvcc.Txn // zero until it begins
-	rec     int      // index into trace.Txns once it has begun
+	h.events, h.versions, h.keys = min(h.events, limit), min(h.versions, limit), min(h.keys, limit)
 }
 
 // schedule queues fn at true time at, after everything already queued for that instant.
@@ -216,16 +182,22 @@ func (w *World) schedule(at vtime.Time, fn func()) {
 	w.charge(1)
 	w.seq++
 	w.hint.events++
-	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(action{do: fn})})
+	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(funcAction(fn))})
 }
 
-// Planned estimates how many events the scenario will emit, from what it
-// scheduled: a caller that serves others (a web server) can refuse a
-// scenario too large to run on their behalf before running it.
-func (w *World) Planned() int { return w.hint.events }
+// scheduleAction queues a at true time at, after everything already queued for that instant.
+func (w *World) scheduleAction(at vtime.Time, a Action) {
+	w.charge(1)
+	w.seq++
+	w.hint.events++
+	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(a)})
+}
 
-// Done reports whether no event is left, or the world stopped (see Err).
-func (w *World) Done() bool { return len(w.q) == 0 && len(w.soon) == 0 || w.budget.over }
+// Done reports whether no event is left (the worlds have drained), or the
+// world stopped (see Err).
+func (w *World) Done() bool {
+	return len(w.q) == 0 && len(w.soon) == 0 && w.drained || w.budget.over
+}
 
 // Step runs the next event and reports whether there was one. It reports
 // false without running anything once the world's work budget is spent;
@@ -241,36 +213,29 @@ func (w *World) Step() bool {
 		return true
 	}
 	if len(w.q) == 0 {
-		// The run has ended: rank the keys once for every later read.
-		w.trace.truth.finish()
-		return false
+		if w.drained {
+			// The run has ended: rank the keys once for every later read.
+			w.trace.truth.finish()
+			return false
+		}
+		// Nothing is left: each world may queue what ends it, once.
+		w.drained = true
+		for _, p := range w.parts {
+			p.Drain()
+		}
+		return w.Step()
 	}
 	s := w.q.pop()
 	w.now = s.at
-	e := w.actions[s.slot]
-	w.actions[s.slot] = action{}
+	a := w.actions[s.slot]
+	w.actions[s.slot] = nil
 	w.freeSlots = append(w.freeSlots, s.slot)
-	if e.do != nil {
-		e.do()
-		return true
-	}
-	switch e.op {
-	case opBegin:
-		w.begin(e.txn)
-	case opStatement:
-		w.statement(e.txn, e.st)
-	case opCommit:
-		w.commit(e.txn)
-	case opRollback:
-		w.rollback(e.txn)
-	case opGenerate:
-		e.gen.next()
-	}
+	a.Act()
 	return true
 }
 
 // park stores an action until its queue entry comes up, reusing freed slots.
-func (w *World) park(a action) int32 {
+func (w *World) park(a Action) int32 {
 	if n := len(w.freeSlots); n > 0 {
 		i := w.freeSlots[n-1]
 		w.freeSlots = w.freeSlots[:n-1]
@@ -279,15 +244,6 @@ func (w *World) park(a action) int32 {
 	}
 	w.actions = append(w.actions, a)
 	return int32(len(w.actions) - 1)
-}
-
-// scheduleTxn queues a typed step of a source transaction (or, with gen, a
-// workload's next transaction) at true time at.
-func (w *World) scheduleTxn(at vtime.Time, op txnOp, ts *txnState, st *stmt, gen *workload) {
-	w.charge(1)
-	w.seq++
-	w.hint.events++
-	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(action{txn: ts, st: st, gen: gen, op: op})})
 }
 
 // Run steps the world to the end and returns its trace.
@@ -300,20 +256,15 @@ func (w *World) Run() *Trace {
 	w.hint.clamp(w.budget.limit)
 	t.Events = slices.Grow(t.Events, max(0, w.hint.events-len(t.Events)))
 	t.Counts = slices.Grow(t.Counts, max(0, w.hint.events+1-len(t.Counts)))
-	t.Txns = slices.Grow(t.Txns, max(0, w.hint.txns-len(t.Txns)))
 	t.Versions = slices.Grow(t.Versions, max(0, w.hint.versions-len(t.Versions)))
-	if t.Log != nil {
-		t.Log.notes = slices.Grow(t.Log.notes, max(0, w.hint.notes-len(t.Log.notes)))
-	}
+	sized := 0
 	if keys := min(w.hint.keys, w.hint.versions); len(w.keyIDs) == 0 && keys > 64 {
+		sized = keys
 		// A map made large once never rehashes.
 		w.keyIDs = make(map[string]int32, keys)
 		w.keys = make([]keyState, 0, keys)
 		t.keyText = slices.Grow(t.keyText, keys)
 		t.truth.keys = slices.Grow(t.truth.keys, keys)
-		for _, tab := range w.db.Tables() {
-			tab.Reserve(keys)
-		}
 		for _, tg := range w.targets {
 			tg.Reserve(keys)
 		}
@@ -326,6 +277,9 @@ func (w *World) Run() *Trace {
 		}
 		t.truth.changes = slices.Grow(t.truth.changes, max(0, 2*w.hint.versions-len(t.truth.changes)))
 	}
+	for _, p := range w.parts {
+		p.Reserve(sized)
+	}
 	for w.Step() {
 	}
 	return w.trace
@@ -337,7 +291,7 @@ func (w *World) Trace() *Trace { return w.trace }
 // emit appends an event narrated now to the trace and records the truth after it.
 func (w *World) emit(actor string, kind Kind, run int, format string, args ...any) {
 	t := w.trace
-	a := w.actorID(actor)
+	a := w.ActorID(actor)
 	text := prose.F(format, args...)
 	// Names and keys are the scenario's to choose, of any length, and a
 	// sentence repeats them: a long sentence counts as more than one event.
@@ -349,30 +303,20 @@ func (w *World) emit(actor string, kind Kind, run int, format string, args ...an
 	t.Counts = append(t.Counts, w.counts)
 }
 
-// emitTxn appends a source event, narrated later from its transaction's
-// record; the transaction is its actor.
-func (w *World) emitTxn(kind Kind, txn, stmt int) {
-	t := w.trace
-	t.Events = append(t.Events, Event{
-		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: -1, a: int32(txn), b: int32(stmt), src: true,
-	})
-	t.Counts = append(t.Counts, w.counts)
-}
-
 // step is the number the next emitted event will get.
 func (w *World) step() int { return len(w.trace.Events) + 1 }
 
-// Run builds and runs a scenario with the given knob values and seed,
-// within DefaultBudget. A run that would pass the budget returns its
-// *BudgetError, not a trace cut short.
-func Run(f *scenario.File, set map[string]string, seed uint64) (*Trace, error) {
-	return RunWithBudget(f, set, seed, DefaultBudget)
+// Run builds a scenario of the worlds domains with the given knob values
+// and seed, and runs it to the end within DefaultBudget. A run that would
+// pass the budget returns its *BudgetError, not a trace cut short.
+func Run(f *scenario.File, set map[string]string, seed uint64, domains []Domain) (*Trace, error) {
+	return RunWithBudget(f, set, seed, domains, DefaultBudget)
 }
 
 // RunWithBudget is Run within a budget of limit units of work (see
 // BuildWithBudget).
-func RunWithBudget(f *scenario.File, set map[string]string, seed uint64, limit int) (*Trace, error) {
-	w, err := BuildWithBudget(f, set, seed, limit)
+func RunWithBudget(f *scenario.File, set map[string]string, seed uint64, domains []Domain, limit int) (*Trace, error) {
+	w, err := BuildWithBudget(f, set, seed, domains, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -381,36 +325,6 @@ func RunWithBudget(f *scenario.File, set map[string]string, seed uint64, limit i
 		return nil, err
 	}
 	return t, nil
-}
-
-// noun names a row of a table in narration: "order" for a key order_id.
-func noun(key string) string {
-	n := strings.TrimSuffix(key, "_id")
-	if n == key || n == "" {
-		return "row"
-	}
-	return strings.ReplaceAll(n, "_", " ")
-}
-
-// rows names a list of keys: "order 3", "orders 3, 4", "5 orders: 1, 2, 3 …".
-func rowsPhrase(n string, keys []string) string {
-	switch len(keys) {
-	case 0:
-		return "no " + plural(n)
-	case 1:
-		return n + " " + keys[0]
-	}
-	if len(keys) <= 6 {
-		return plural(n) + " " + strings.Join(keys, ", ")
-	}
-	return prose.F("%d %s (%s … %s)", len(keys), plural(n), strings.Join(keys[:3], ", "), keys[len(keys)-1])
-}
-
-func plural(n string) string {
-	if strings.HasSuffix(n, "s") {
-		return n
-	}
-	return n + "s"
 }
 
 func isInt(s string) bool {
@@ -438,7 +352,7 @@ func (w *World) keyID(target *sink.Table, key string) int32 {
 	}
 	w.charge(1)
 	id := int32(len(w.keys))
-	w.keys = append(w.keys, keyState{key: key, hash: topic.Positive(topic.Murmur2([]byte(key))), bad: -1})
+	w.keys = append(w.keys, keyState{key: key, bad: -1})
 	w.trace.keyText = append(w.trace.keyText, key)
 	w.trace.truth.name(id, tk)
 	w.keyIDs[tk] = id
@@ -481,26 +395,5 @@ func (w *World) adjust(s status, d int32) {
 	}
 }
 
-// targetFor returns the target a source table feeds, or nil.
-func (w *World) targetFor(table string) *sink.Table {
-	for _, name := range w.pipeOrd {
-		p := w.pipes[name]
-		for _, t := range p.cfg.From {
-			if t == table {
-				return p.target
-			}
-		}
-	}
-	return w.feedTarget(table)
-}
-
-// storeMark records a new stored value of a mark.
-func (w *World) storeMark(m *markState, v extract.Mark, run int, reset bool) {
-	m.value = v
-	m.hist.Points = append(m.hist.Points, check.MarkPoint{
-		Step: w.step(), At: w.now, Value: v.V, Set: v.Set, Display: m.hist.Kind.Format(v), Reset: reset, Run: run,
-	})
-}
-
-// checkConfig returns the trace's check configuration for tests.
+// CheckConfig returns the trace's check configuration.
 func (t *Trace) CheckConfig() check.Config { return t.checks }

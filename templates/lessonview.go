@@ -1,45 +1,213 @@
 package templates
 
 import (
+	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/lessons/course"
 )
 
-// LessonView is a lesson page: the lesson's content, plus what the engine
-// computed for it at render time — every embedded scenario's widget and
-// outcome, every prediction's answer key and every plot's numbers.
+// LessonView is a page of a lesson — its contents, one of its chapters or
+// its glossary — plus what the engine computed for it at render time:
+// every embedded scenario's widget and outcome, every prediction's answer
+// key and every plot's numbers.
 type LessonView struct {
 	Layout LayoutView
 	Lesson *course.Lesson
+	// Chapter is the chapter shown, with its place in the lesson; nil on
+	// the contents page and the glossary.
+	Chapter *course.Chapter
+	Index   int
+	// Glossary is set on the glossary page.
+	Glossary bool
+	// Next is the lesson after this one, if any, for the last chapter's
+	// "next" link.
+	Next *course.Lesson
 	// Embeds holds each embed drawn on the page, keyed by SlotKey: the same
 	// scenario may appear in several places, each with its own widget.
 	Embeds map[string]EmbedView
-	// Answers holds the engine's answer to each prediction, by prediction id.
+	// Answers holds the engine's answer to each prediction of the page, by
+	// prediction id.
 	Answers map[string]course.Answer
 	// Plots holds each plot's numbers, by plot id.
 	Plots map[string]PlotView
+	// Manifest is the lesson's outline for lesson.js (see ManifestOf).
+	Manifest string
 }
 
-// SlotKey names the place of an embed on a lesson page: its section, the
+// LessonHref is the address of a lesson's contents page.
+func LessonHref(l *course.Lesson) string { return "/lessons/" + l.Slug }
+
+// ChapterHref is the address of a chapter's page.
+func ChapterHref(l *course.Lesson, c *course.Chapter) string { return LessonHref(l) + "/" + c.ID }
+
+// GlossaryHref is the address of a lesson's glossary page.
+func GlossaryHref(l *course.Lesson) string { return LessonHref(l) + "/glossary" }
+
+// Href resolves a link of the lesson's text for this page: "#id" names a
+// section, plot or prediction, which may sit in another chapter.
+func (v LessonView) Href(ref string) string {
+	id, ok := strings.CutPrefix(ref, "#")
+	if !ok {
+		return ref
+	}
+	c, found := v.Lesson.ChapterOf(id)
+	if !found || v.Chapter != nil && c.ID == v.Chapter.ID {
+		return ref
+	}
+	return ChapterHref(v.Lesson, c) + ref
+}
+
+// TermHref is where a glossary reference on this page leads: the entry at
+// the foot of the chapter, which lists every term the chapter uses, or the
+// glossary page.
+func (v LessonView) TermHref(id string) string {
+	if v.Glossary || v.Chapter != nil && slices.Contains(ChapterTerms(v.Lesson, v.Chapter), id) {
+		return "#term-" + id
+	}
+	return GlossaryHref(v.Lesson) + "#term-" + id
+}
+
+// ChapterTerms returns the glossary entries a chapter refers to, in
+// glossary order.
+func ChapterTerms(l *course.Lesson, c *course.Chapter) []string {
+	used := map[string]bool{}
+	for _, s := range c.Sections {
+		for _, b := range s.Blocks {
+			for _, r := range course.BlockText(b) {
+				for _, id := range r.Terms() {
+					used[id] = true
+				}
+			}
+		}
+	}
+	var out []string
+	for _, t := range l.Glossary {
+		if used[t.ID] {
+			out = append(out, t.ID)
+		}
+	}
+	return out
+}
+
+// Prev and NextChapter are the chapters before and after the one shown.
+func (v LessonView) Prev() *course.Chapter {
+	if v.Chapter == nil || v.Index == 0 {
+		return nil
+	}
+	return &v.Lesson.Chapters[v.Index-1]
+}
+
+func (v LessonView) NextChapter() *course.Chapter {
+	if v.Chapter == nil || v.Index+1 >= len(v.Lesson.Chapters) {
+		return nil
+	}
+	return &v.Lesson.Chapters[v.Index+1]
+}
+
+// SectionGroup is a main section and the parts (level 3) that follow it;
+// the page nests them, so a main section counts as read only once all of
+// it has been seen.
+type SectionGroup struct {
+	Main  course.Section
+	Parts []course.Section
+}
+
+// Groups returns the chapter's sections, nested.
+func Groups(c *course.Chapter) []SectionGroup {
+	var out []SectionGroup
+	for _, s := range c.Sections {
+		if s.Level == 2 || len(out) == 0 {
+			out = append(out, SectionGroup{Main: s})
+			continue
+		}
+		out[len(out)-1].Parts = append(out[len(out)-1].Parts, s)
+	}
+	return out
+}
+
+// Manifest is the outline of a lesson that lesson.js reads from every page
+// of it: its chapters with their sections and predictions, and each
+// prediction's question and options with the author's answer (Verify
+// holds it equal to the engine's), so progress from any chapter can be
+// counted, previewed and imported on every page.
+type Manifest struct {
+	Lesson      string                      `json:"lesson"`
+	Title       string                      `json:"title"`
+	Chapters    []ManifestChapter           `json:"chapters"`
+	Predictions map[string]ManifestQuestion `json:"predictions"`
+}
+
+// ManifestChapter is one chapter in a Manifest.
+type ManifestChapter struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Href        string   `json:"href"`
+	Sections    []string `json:"sections"` // the main sections, which progress counts
+	Anchors     []string `json:"anchors"`  // every section, for an address that names one
+	Predictions []string `json:"predictions"`
+}
+
+// ManifestQuestion is one prediction in a Manifest.
+type ManifestQuestion struct {
+	Chapter  string           `json:"chapter"`
+	Question string           `json:"question"`
+	Options  []ManifestOption `json:"options"`
+}
+
+// ManifestOption is one option of a prediction in a Manifest.
+type ManifestOption struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+	Right bool   `json:"right"`
+}
+
+// ManifestOf returns l's outline as JSON.
+func ManifestOf(l *course.Lesson) string {
+	m := Manifest{Lesson: l.Slug, Title: l.Title, Predictions: map[string]ManifestQuestion{}}
+	for i := range l.Chapters {
+		c := &l.Chapters[i]
+		mc := ManifestChapter{ID: c.ID, Title: c.Title, Href: ChapterHref(l, c), Sections: c.MainSections(), Predictions: []string{}}
+		for _, s := range c.Sections {
+			mc.Anchors = append(mc.Anchors, s.ID)
+		}
+		for _, p := range c.Predictions() {
+			mc.Predictions = append(mc.Predictions, p.ID)
+			q := ManifestQuestion{Chapter: c.ID, Question: p.Question.Plain()}
+			for _, o := range p.Options {
+				q.Options = append(q.Options, ManifestOption{ID: o.ID, Label: o.Label.Plain(), Right: slices.Contains(p.Answer, o.ID)})
+			}
+			m.Predictions[p.ID] = q
+		}
+		m.Chapters = append(m.Chapters, mc)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic("templates: a manifest of strings always marshals: " + err.Error())
+	}
+	return string(b)
+}
+
+// SlotKey names the place of an embed on a chapter page: its section, the
 // block's index in the section, and the embed's index within the block
 // (for a checks table, 2×row for the catch and 2×row+1 for the miss).
 func SlotKey(section string, block, sub int) string {
 	return section + "/" + strconv.Itoa(block) + "/" + strconv.Itoa(sub)
 }
 
-// Slot is one embed the lesson page draws, at its place.
+// Slot is one embed the chapter page draws, at its place.
 type Slot struct {
 	Key   string
 	Embed course.Embed
 }
 
-// Slots returns every embed the page draws, in page order. A prediction's
+// Slots returns every embed a chapter draws, in page order. A prediction's
 // scenario is not drawn (its reveal links to it), so it is not a slot.
-func Slots(l *course.Lesson) []Slot {
+func Slots(c *course.Chapter) []Slot {
 	var out []Slot
-	for _, s := range l.Sections {
+	for _, s := range c.Sections {
 		for bi, b := range s.Blocks {
 			add := func(sub int, e course.Embed) {
 				out = append(out, Slot{Key: SlotKey(s.ID, bi, sub), Embed: e})
@@ -79,7 +247,8 @@ type EmbedView struct {
 	ID      string
 	Title   string
 	About   string
-	Caption string // plain text
+	Caption course.Rich
+	Step    int // the step the widget opens at
 	Widget  WidgetHost
 	Knobs   []KnobSetting
 	Href    string // the scenario page with these knobs

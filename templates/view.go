@@ -112,6 +112,16 @@ type ScenarioView struct {
 	// Embed holds the snippets that put this scenario in someone else's
 	// documentation.
 	Embed EmbedSnippets
+	// UsedIn lists the places in the lessons that play this scenario, each
+	// a link back; Next is the scenario a learner meets after it, if any.
+	UsedIn []ScenarioUse
+	Next   *CatalogItem
+}
+
+// ScenarioUse is a section of a lesson that plays a scenario.
+type ScenarioUse struct {
+	Lesson, Chapter, Section string // titles
+	Href                     string // the section in its chapter
 }
 
 // EmbedSnippets are ready-to-paste ways to show a scenario elsewhere, as

@@ -26,6 +26,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/templates/widget"
 )
 
@@ -71,7 +72,7 @@ func main() {
 			if err != nil {
 				q = widget.Values{}
 			}
-			s, err := widget.Open(str(args, 0), str(args, 1), str(args, 2), str(args, 3), q, str(args, 5) == "on")
+			s, err := widget.Open(str(args, 0), str(args, 1), str(args, 2), str(args, 3), q, str(args, 5) == "on", worlds.All())
 			if err != nil {
 				return map[string]any{"ok": false, "error": err.Error()}
 			}
@@ -125,7 +126,7 @@ func main() {
 			return map[string]any{"ok": ok, "iframe": sn.IFrame, "script": sn.Script, "markdown": sn.Markdown, "image": sn.Image}
 		}),
 		"check": export("check", func(args []js.Value) any {
-			_, err := widget.CheckSource(str(args, 0), str(args, 1))
+			_, err := widget.CheckSource(str(args, 0), str(args, 1), worlds.All())
 			if err == nil {
 				return map[string]any{"ok": true}
 			}

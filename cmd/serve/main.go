@@ -67,9 +67,7 @@ func warm(handler http.Handler, logger *slog.Logger) {
 		logger.Warn("warm: " + err.Error())
 	}
 	paths := []string{"/", "/play"}
-	for _, l := range lessonpage.Catalog() {
-		paths = append(paths, l.Href)
-	}
+	paths = append(paths, lessonpage.Paths()...)
 	for _, p := range paths {
 		rec := httptest.NewRecorder()
 		handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p, nil))

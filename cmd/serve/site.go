@@ -18,8 +18,12 @@ func siteOptions(logger *slog.Logger) (web.Options, error) {
 	if err != nil {
 		return web.Options{}, err
 	}
+	lessons, err := lessonpage.Catalog()
+	if err != nil {
+		return web.Options{}, err
+	}
 	return web.Options{
-		Lessons:   lessonpage.Catalog(),
+		Lessons:   lessons,
 		Scenarios: scenarios,
 		Pages:     append(lessonpage.Routes(), pages.Routes()...),
 		// A local server compresses every asset once at startup; a Worker may

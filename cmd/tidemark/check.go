@@ -13,6 +13,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -181,7 +182,7 @@ func isMarkdown(path string) bool {
 // value of every knob. A scenario that cannot be built is an error.
 func checkOne(f *scenario.File, line int, seed uint64) (scenarioReport, error) {
 	sr := scenarioReport{Scenario: f.ID, File: f.Name, Line: line, Expectations: []expectationReport{}}
-	outs, err := engine.CheckExpectations(f, seed)
+	outs, err := engine.CheckExpectations(f, seed, worlds.All())
 	if err != nil {
 		return sr, err
 	}
@@ -219,7 +220,7 @@ func buildEveryValue(f *scenario.File, whens []map[string]string, seed uint64) e
 		mark(w)
 	}
 	if len(whens) == 0 {
-		if _, err := engine.Build(f, nil, seed); err != nil {
+		if _, err := engine.Build(f, nil, seed, worlds.All()); err != nil {
 			return err
 		}
 		mark(nil)
@@ -230,7 +231,7 @@ func buildEveryValue(f *scenario.File, whens []map[string]string, seed uint64) e
 				continue
 			}
 			set := map[string]string{k.Name: v}
-			if _, err := engine.Build(f, set, seed); err != nil {
+			if _, err := engine.Build(f, set, seed, worlds.All()); err != nil {
 				return fmt.Errorf("%w (with knob %s=%s)", err, k.Name, v)
 			}
 			mark(set)

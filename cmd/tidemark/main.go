@@ -26,6 +26,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -211,7 +212,7 @@ func runCmd(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t, err := engine.RunWithBudget(f, set, *seed, *maxEvents)
+	t, err := engine.RunWithBudget(f, set, *seed, worlds.All(), *maxEvents)
 	if err != nil {
 		return err
 	}

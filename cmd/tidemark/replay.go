@@ -12,6 +12,7 @@ import (
 	"github.com/tidemark/tidemark/cmd/tidemark/internal/replay"
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // replayCmd plays scenarios on PostgreSQL. It returns 1 when PostgreSQL
@@ -53,7 +54,7 @@ func replayCmd(args []string, stdout io.Writer) (int, error) {
 			settings = replay.Combinations(f)
 		}
 		for _, s := range settings {
-			t, err := engine.Run(f, s, *seed)
+			t, err := engine.Run(f, s, *seed, worlds.All())
 			if err != nil {
 				return 0, err
 			}

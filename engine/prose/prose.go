@@ -3,8 +3,8 @@
 //
 // It exists for the browser. The engine runs as WebAssembly in every
 // learner's tab, and package fmt (with the reflect package it needs) adds
-// about a seventh to what each of them downloads (see DESIGN.md, "What the
-// wasm module may carry"). The engine only ever formats strings, integers,
+// about a seventh to what each of them downloads (see docs/architecture.md,
+// "What the browser module may carry"). The engine only ever formats strings, integers,
 // values with a String or Error method, and a rare float, so a type switch
 // does the job fmt does with reflection; a named integer type prints with
 // %d through an Int64 method. Anything else prints as

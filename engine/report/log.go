@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/topic"
 )
 
@@ -49,18 +50,19 @@ type Record struct {
 }
 
 func buildLog(t *engine.Trace) *Log {
-	if t.Log == nil {
+	lt := logs.Of(t)
+	if lt == nil {
 		return nil
 	}
 	l := &Log{Partitions: []Partition{}, Records: []Record{}}
-	for _, s := range t.LogAt(t.Steps()) {
+	for _, s := range lt.LogAt(t.Steps()) {
 		p := Partition{Topic: s.Topic, Partition: s.Partition, LogStart: s.Start, End: s.End, Groups: []GroupOffset{}}
 		for _, g := range s.Groups {
 			p.Groups = append(p.Groups, GroupOffset{Group: g.Group, Committed: g.Committed, Lag: g.Lag})
 		}
 		l.Partitions = append(l.Partitions, p)
-		h := t.TopicNamed(s.Topic)
-		for _, r := range t.RecordsAt(s.Topic, s.Partition, t.Steps()) {
+		h := lt.TopicNamed(s.Topic)
+		for _, r := range lt.RecordsAt(s.Topic, s.Partition, t.Steps()) {
 			rec := Record{Topic: s.Topic, Partition: s.Partition, Offset: r.Offset, Key: h.Key(&r), Version: r.Seq, LSN: r.LSN,
 				EventID: h.ID(&r), Producer: h.Producer(&r), At: r.Time.String(), Step: r.Step}
 			if r.Deleted != topic.Live {
@@ -75,11 +77,12 @@ func buildLog(t *engine.Trace) *Log {
 // logText writes the LOG section: one line per partition, its offsets and
 // the keys it holds.
 func logText(b *strings.Builder, t *engine.Trace) {
-	if t.Log == nil {
+	lt := logs.Of(t)
+	if lt == nil {
 		return
 	}
 	b.WriteString("\nLOG (records as offset:key, later versions as vN, deleted ones in brackets)\n")
-	for _, s := range t.LogAt(t.Steps()) {
+	for _, s := range lt.LogAt(t.Steps()) {
 		var gs []string
 		for _, g := range s.Groups {
 			c := "none"
@@ -90,8 +93,8 @@ func logText(b *strings.Builder, t *engine.Trace) {
 		}
 		fmt.Fprintf(b, "  %s-%d  log start %d  end %d  %s\n", s.Topic, s.Partition, s.Start, s.End, strings.Join(gs, "; "))
 		var recs []string
-		h := t.TopicNamed(s.Topic)
-		for _, r := range t.RecordsAt(s.Topic, s.Partition, t.Steps()) {
+		h := lt.TopicNamed(s.Topic)
+		for _, r := range lt.RecordsAt(s.Topic, s.Partition, t.Steps()) {
 			x := fmt.Sprintf("%d:%s", r.Offset, h.Key(&r))
 			if r.Seq > 1 {
 				x += fmt.Sprintf("v%d", r.Seq)

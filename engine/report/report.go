@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/mvcc"
 )
 
@@ -85,16 +86,18 @@ func Build(t *engine.Trace) Report {
 		r.Events[i] = Event{Step: int(e.Step), At: e.At.String(), Actor: t.Actor(&t.Events[i]), Kind: e.Kind.String(), Narration: t.Narration(&t.Events[i])}
 	}
 	r.Log = buildLog(t)
-	for _, h := range t.Marks {
-		m := Mark{Pipeline: h.Pipeline, Mark: h.Name, Kind: h.Kind.String(), History: []MarkPoint{}}
-		for _, p := range h.Points {
-			m.History = append(m.History, MarkPoint{Step: p.Step, At: p.At.String(), Value: p.Display, Reset: p.Reset})
+	if ht := hwm.Of(t); ht != nil {
+		for _, h := range ht.Marks {
+			m := Mark{Pipeline: h.Pipeline, Mark: h.Name, Kind: h.Kind.String(), History: []MarkPoint{}}
+			for _, p := range h.Points {
+				m.History = append(m.History, MarkPoint{Step: p.Step, At: p.At.String(), Value: p.Display, Reset: p.Reset})
+			}
+			r.Marks = append(r.Marks, m)
 		}
-		r.Marks = append(r.Marks, m)
-	}
-	for _, p := range t.Pipes {
-		if pt, n, ok := t.ProcessedThrough(p.Name, t.Steps()); ok {
-			r.Processed = append(r.Processed, Processed{Pipeline: p.Name, Value: pt.Display, Marks: n})
+		for _, p := range ht.Pipes {
+			if pt, n, ok := ht.ProcessedThrough(p.Name, t.Steps()); ok {
+				r.Processed = append(r.Processed, Processed{Pipeline: p.Name, Value: pt.Display, Marks: n})
+			}
 		}
 	}
 	for _, h := range t.Targets {
@@ -133,29 +136,7 @@ func Text(w io.Writer, t *engine.Trace) error {
 		}
 		fmt.Fprintf(&b, "  %*d  %-8s  %-*s  %s%s\n", stepW, e.Step, e.At, actorW, t.Actor(&t.Events[i]), t.Narration(&t.Events[i]), flag)
 	}
-	// A scenario of the log alone has no pipeline and so no marks.
-	if len(t.Marks) > 0 || len(t.Pipes) > 0 {
-		b.WriteString("\nMARKS\n")
-	}
-	for _, h := range t.Marks {
-		var vals []string
-		for _, p := range h.Points {
-			v := p.Display
-			if p.Reset {
-				v += " (reset)"
-			}
-			vals = append(vals, fmt.Sprintf("%s @%s", v, p.At))
-		}
-		if len(vals) == 0 {
-			vals = []string{"never stored"}
-		}
-		fmt.Fprintf(&b, "  %s (%s): %s\n", h.Name, h.Kind, strings.Join(vals, " → "))
-	}
-	for _, p := range t.Pipes {
-		if pt, n, ok := t.ProcessedThrough(p.Name, t.Steps()); ok {
-			fmt.Fprintf(&b, "  %s processed through: %s (the smallest of its %d marks)\n", p.Name, pt.Display, n)
-		}
-	}
+	marksText(&b, t)
 	b.WriteString("\nTARGET\n")
 	for _, h := range t.Targets {
 		rows := t.TargetAt(h.Name, t.Steps())
@@ -189,6 +170,36 @@ func Text(w io.Writer, t *engine.Trace) error {
 	fmt.Fprintf(&b, "\nVERDICT: %s\n", Verdict(truth, checks))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// marksText writes the MARKS section: every value each stored mark held,
+// and what a pipeline keeping several marks can claim to have processed.
+// A scenario of the log alone has no pipeline and so no marks.
+func marksText(b *strings.Builder, t *engine.Trace) {
+	ht := hwm.Of(t)
+	if ht == nil || len(ht.Marks) == 0 && len(ht.Pipes) == 0 {
+		return
+	}
+	b.WriteString("\nMARKS\n")
+	for _, h := range ht.Marks {
+		var vals []string
+		for _, p := range h.Points {
+			v := p.Display
+			if p.Reset {
+				v += " (reset)"
+			}
+			vals = append(vals, fmt.Sprintf("%s @%s", v, p.At))
+		}
+		if len(vals) == 0 {
+			vals = []string{"never stored"}
+		}
+		fmt.Fprintf(b, "  %s (%s): %s\n", h.Name, h.Kind, strings.Join(vals, " → "))
+	}
+	for _, p := range ht.Pipes {
+		if pt, n, ok := ht.ProcessedThrough(p.Name, t.Steps()); ok {
+			fmt.Fprintf(b, "  %s processed through: %s (the smallest of its %d marks)\n", p.Name, pt.Display, n)
+		}
+	}
 }
 
 func list(xs []string) string {

@@ -46,11 +46,22 @@ var seedHeadings = []string{
 	"Domains that do not exist yet",
 }
 
+// hwm returns lesson one as the site loads it.
+func hwm(t *testing.T) *Lesson {
+	t.Helper()
+	l, ok := Lookup("high-water-mark")
+	if !ok {
+		_, err := Lessons()
+		t.Fatalf("lesson one does not load: %v", err)
+	}
+	return l
+}
+
 func TestEverySeedHeadingMapsToOneSectionInOrder(t *testing.T) {
-	l := HighWaterMark()
+	l := hwm(t)
 	var mapped []string
 	where := map[string]string{}
-	for _, s := range l.Sections {
+	for _, s := range l.Sections() {
 		for _, src := range s.Sources {
 			if prev, dup := where[src]; dup {
 				t.Errorf("seed heading %q maps to both %q and %q", src, prev, s.ID)
@@ -69,9 +80,9 @@ func TestEverySeedHeadingMapsToOneSectionInOrder(t *testing.T) {
 }
 
 func TestSectionsAreWellFormed(t *testing.T) {
-	l := HighWaterMark()
+	l := hwm(t)
 	ids := map[string]bool{}
-	for i, s := range l.Sections {
+	for i, s := range l.Sections() {
 		assert.NotEmpty(t, s.Title, "section %s", s.ID)
 		assert.NotEmpty(t, s.Blocks, "section %s has no body", s.ID)
 		assert.False(t, ids[s.ID], "section id %q repeats", s.ID)
@@ -84,85 +95,41 @@ func TestSectionsAreWellFormed(t *testing.T) {
 	}
 }
 
-// markup returns every piece of inline markup in the lesson.
-func markup(l *Lesson) []string {
-	out := []string{l.Lede}
-	for _, s := range l.Sections {
-		for _, b := range s.Blocks {
-			switch b := b.(type) {
-			case Para:
-				out = append(out, string(b))
-			case List:
-				out = append(out, b.Items...)
-			case Note:
-				out = append(out, b.Text)
-			case Table:
-				for _, r := range b.Rows {
-					out = append(out, r...)
-				}
-			case Compare:
-				out = append(out, b.Sides[0].Text, b.Sides[1].Text, b.Sides[0].Embed.Caption, b.Sides[1].Embed.Caption)
-			case Embeds:
-				for _, e := range b {
-					out = append(out, e.Caption)
-				}
-			case Checks:
-				for _, r := range b.Rows {
-					out = append(out, r.Expresses, r.Catches, r.Misses, r.Caught.Caption, r.Missed.Caption)
-				}
-			case Predict:
-				out = append(out, b.Question, b.Why)
-				for _, o := range b.Options {
-					out = append(out, o.Label)
-				}
-			}
-		}
-	}
-	for _, g := range l.Glossary {
-		out = append(out, g.Definition)
-	}
-	return out
-}
-
-func TestTermsAndLinksResolve(t *testing.T) {
-	l := HighWaterMark()
-	anchors := map[string]bool{"glossary": true}
-	for _, s := range l.Sections {
-		anchors[s.ID] = true
-	}
+// TestEveryTermIsUsed checks the glossary holds no entry the text never
+// refers to (the lesson's own subject excepted); that every reference names
+// an entry is checked when the lesson loads.
+func TestEveryTermIsUsed(t *testing.T) {
+	l := hwm(t)
 	used := map[string]bool{}
+	eachRich(l, func(_ Pos, r Rich) {
+		for _, id := range r.Terms() {
+			used[id] = true
+		}
+	})
 	for _, g := range l.Glossary {
-		anchors[g.Anchor()] = true
 		assert.NotEmpty(t, g.Name)
 		assert.NotEmpty(t, g.Definition)
-	}
-	for _, m := range markup(l) {
-		for _, in := range Parse(m) {
-			switch in.Kind {
-			case KindTerm:
-				_, ok := l.Term(in.Ref)
-				assert.True(t, ok, "term {%s} is not in the glossary (in %q)", in.Ref, m)
-				used[in.Ref] = true
-			case KindLink:
-				if strings.HasPrefix(in.Ref, "#") {
-					assert.True(t, anchors[in.Ref[1:]], "link %s goes nowhere on the page", in.Ref)
-				}
-			case KindText:
-				assert.NotContains(t, in.Text, "{", "unparsed markup in %q", m)
-				assert.NotContains(t, in.Text, "**", "unparsed markup in %q", m)
-			}
+		if g.ID != "hwm" {
+			assert.True(t, used[g.ID], "glossary term %q is never used in the text", g.ID)
 		}
 	}
-	for _, g := range l.Glossary {
-		if g.ID == "hwm" {
-			continue
-		}
-		assert.True(t, used[g.ID], "glossary term %q is never used in the text", g.ID)
+}
+
+// TestLessonsVerify runs the engine for everything every bundled lesson
+// claims: embeds run to their step and focus on a check they report, every
+// prediction's answer is the engine's, no embed repeats an earlier one and
+// no prediction follows the embed that answers it.
+func TestLessonsVerify(t *testing.T) {
+	all, err := Lessons()
+	require.NoError(t, err)
+	require.NotEmpty(t, all)
+	for _, l := range all {
+		assert.NoError(t, Verify(l), l.Slug)
 	}
 }
 
 func TestEveryEmbeddedScenarioExistsAndRuns(t *testing.T) {
-	l := HighWaterMark()
+	l := hwm(t)
 	embeds := l.Embeds()
 	require.NotEmpty(t, embeds)
 	for _, e := range embeds {
@@ -199,9 +166,9 @@ func TestEveryEmbeddedScenarioExistsAndRuns(t *testing.T) {
 }
 
 func TestChecksTableShowsCatchAndMiss(t *testing.T) {
-	l := HighWaterMark()
+	l := hwm(t)
 	var rows []CheckRow
-	for _, s := range l.Sections {
+	for _, s := range l.Sections() {
 		for _, b := range s.Blocks {
 			if c, ok := b.(Checks); ok {
 				rows = append(rows, c.Rows...)
@@ -224,7 +191,7 @@ func TestChecksTableShowsCatchAndMiss(t *testing.T) {
 }
 
 func TestPredictionsAreGradedByTheEngine(t *testing.T) {
-	l := HighWaterMark()
+	l := hwm(t)
 	ps := l.Predictions()
 	require.GreaterOrEqual(t, len(ps), 6)
 	ids := map[string]bool{}
@@ -238,15 +205,16 @@ func TestPredictionsAreGradedByTheEngine(t *testing.T) {
 		assert.NotEmpty(t, ans.Correct(), "prediction %s: the engine finds no option true", p.ID)
 		assert.Less(t, len(ans.Correct()), len(p.Options), "prediction %s: every option is true", p.ID)
 		assert.NotEmpty(t, p.Why, p.ID)
+		assert.Equal(t, sorted(p.Answer), sorted(ans.Correct()), "prediction %s: the lesson's answer is not the engine's", p.ID)
 	}
 }
 
 func TestEveryMainSectionWithAMechanismAsksAPrediction(t *testing.T) {
-	l := HighWaterMark()
+	l := hwm(t)
 	// The sections where the lesson shows a mechanism ask first.
 	want := []string{"breaks", "visibility-gap", "storing", "one-transaction", "checks", "build", "promises", "trust-check",
 		"failures", "misreads", "signals", "scale"}
-	for _, s := range l.Sections {
+	for _, s := range l.Sections() {
 		if !slices.Contains(want, s.ID) {
 			continue
 		}
@@ -256,11 +224,12 @@ func TestEveryMainSectionWithAMechanismAsksAPrediction(t *testing.T) {
 }
 
 func TestLoadSectionEmbedsAndPlotsTheLoadScenario(t *testing.T) {
-	l := HighWaterMark()
+	l := hwm(t)
 	var scale *Section
-	for i := range l.Sections {
-		if l.Sections[i].ID == "scale" {
-			scale = &l.Sections[i]
+	sections := l.Sections()
+	for i := range sections {
+		if sections[i].ID == "scale" {
+			scale = &sections[i]
 		}
 	}
 	require.NotNil(t, scale)

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,8 +36,11 @@ import (
 // run that carries a single word of prose beyond those is reported.
 //
 // What is scanned:
-//   - every lesson, rendered through this package's types: each text field
+//   - every lesson, as it loads into this package's types: each text field
 //     of every block and of the glossary, markup removed (see lessonText);
+//   - every lesson file as written (lessons/text/*/*.md), comments and all,
+//     without the seed="…" attributes of section headings, which name the
+//     seed's headings on purpose as the record of what a section covers;
 //   - the Go source of this package and of engine/check (tests excluded):
 //     its string literals, unquoted, and its comments;
 //   - every bundled scenario (lessons/scenarios/**/*.tdm);
@@ -130,68 +134,58 @@ func lessonText(l *Lesson) (places, texts []string) {
 		for _, t := range s {
 			if t != "" {
 				places = append(places, place)
-				texts = append(texts, Plain(t, l))
+				texts = append(texts, t)
 			}
 		}
 	}
 	at := "lesson " + l.Slug
-	add(at, l.Title, l.Lede, l.Summary)
-	for _, s := range l.Sections {
-		p := at + " §" + s.ID
-		add(p, s.Title)
-		for _, b := range s.Blocks {
-			switch b := b.(type) {
-			case Para:
-				add(p, string(b))
-			case List:
-				add(p, b.Items...)
-			case Note:
-				add(p, b.Label, b.Text)
-			case Code:
-				add(p, b.Caption, b.Text)
-			case Table:
-				add(p, b.Caption)
-				add(p, b.Head...)
-				for _, r := range b.Rows {
-					add(p, r...)
+	add(at, l.Title, l.Lede.Plain(), l.Summary)
+	for _, c := range l.Chapters {
+		add(at+" chapter "+c.ID, c.Title)
+		for _, s := range c.Sections {
+			p := at + " §" + s.ID
+			add(p, s.Title)
+			for _, b := range s.Blocks {
+				for _, r := range BlockText(b) {
+					add(p, r.Plain())
 				}
-			case Compare:
-				add(p, b.Caption)
-				for _, sd := range b.Sides {
-					add(p, sd.Title, sd.Text, sd.Embed.Caption)
+				switch b := b.(type) {
+				case Note:
+					add(p, b.Label)
+				case Code:
+					add(p, b.Caption, b.Text)
+				case Table:
+					add(p, b.Caption)
+				case Compare:
+					add(p, b.Caption, b.Sides[0].Title, b.Sides[1].Title)
+				case Checks:
+					add(p, b.Caption)
+					for _, r := range b.Rows {
+						add(p, r.Name)
+					}
+				case Plot:
+					add(p, b.Caption, b.XTitle)
+					for _, v := range b.XLabels {
+						add(p, v)
+					}
+					for _, v := range b.Labels {
+						add(p, v)
+					}
+				case Para, List, Embeds, Predict:
+				default:
+					panic(fmt.Sprintf("lessonText: block %T is not rendered; add it", b))
 				}
-			case Embeds:
-				for _, e := range b {
-					add(p, e.Caption)
-				}
-			case Checks:
-				add(p, b.Caption)
-				for _, r := range b.Rows {
-					add(p, r.Name, r.Expresses, r.Catches, r.Misses, r.Caught.Caption, r.Missed.Caption)
-				}
-			case Predict:
-				add(p, b.Question, b.Why)
-				for _, o := range b.Options {
-					add(p, o.Label)
-				}
-			case Plot:
-				add(p, b.Caption, b.XTitle)
-				for _, v := range b.XLabels {
-					add(p, v)
-				}
-				for _, v := range b.Labels {
-					add(p, v)
-				}
-			default:
-				panic(fmt.Sprintf("lessonText: block %T is not rendered; add it", b))
 			}
 		}
 	}
 	for _, t := range l.Glossary {
-		add(at+" glossary "+t.ID, t.Name, t.Definition)
+		add(at+" glossary "+t.ID, t.Name, t.Definition.Plain())
 	}
 	return places, texts
 }
+
+// seedAttr matches a section heading's seed="…" attribute.
+var seedAttr = regexp.MustCompile(`seed="[^"]*"`)
 
 // goText returns the string literals (unquoted) and comments of a Go file,
 // except the literals of a Section's Sources: those name the seed's
@@ -226,11 +220,23 @@ func goText(t *testing.T, path string) string {
 }
 
 func TestOriginality(t *testing.T) {
-	const seedDir = "../../../shared/seeds"
-	seedFiles, _ := filepath.Glob(filepath.Join(seedDir, "*.txt"))
-	if len(seedFiles) == 0 {
-		t.Skipf("no source documents in %s (they live beside the repository, not in it); nothing to compare against", seedDir)
+	// The seeds sit beside the checkout; a worktree one level further down
+	// finds them one level further up.
+	var seedDir string
+	var seedFiles []string
+	for _, dir := range []string{os.Getenv("TIDEMARK_SEEDS"), "../../../shared/seeds", "../../../../shared/seeds"} {
+		if dir == "" {
+			continue
+		}
+		if seedFiles, _ = filepath.Glob(filepath.Join(dir, "*.txt")); len(seedFiles) > 0 {
+			seedDir = dir
+			break
+		}
 	}
+	if len(seedFiles) == 0 {
+		t.Skip("no source documents in ../../../shared/seeds nor ../../../../shared/seeds, nor in $TIDEMARK_SEEDS (they live beside the repository, not in it); nothing to compare against")
+	}
+	t.Logf("comparing with the source documents in %s", seedDir)
 	ix := seedIndex{}
 	for _, f := range seedFiles {
 		b, err := os.ReadFile(f)
@@ -253,7 +259,9 @@ func TestOriginality(t *testing.T) {
 		}
 	}
 
-	for _, l := range Lessons() {
+	all, err := Lessons()
+	require.NoError(t, err)
+	for _, l := range all {
 		places, texts := lessonText(l)
 		for i := range texts {
 			record(places[i], texts[i])
@@ -295,6 +303,19 @@ func TestOriginality(t *testing.T) {
 		b, err := os.ReadFile(p)
 		require.NoError(t, err)
 		record(rel(p), string(b))
+	}
+
+	files := glob("lessons/text/*/*.md")
+	require.NotEmpty(t, files, "no lesson files found")
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		// Blocks (runs of lines between blank lines) are compared one by
+		// one, as the page shows them: a heading's words do not run on into
+		// the paragraph before it.
+		for _, block := range strings.Split(seedAttr.ReplaceAllString(string(b), ""), "\n\n") {
+			record(rel(p), block)
+		}
 	}
 
 	if len(order) > 0 {

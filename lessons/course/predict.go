@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -16,19 +17,26 @@ import (
 // computed by running the engine (see Grade).
 type Prediction struct {
 	ID       string // unique within the lesson; progress is kept under it
-	Question string // inline markup
+	Question Rich
 	Scenario string // the scenario the claims run against, unless a claim names its own
 	Knobs    map[string]string
 	Options  []Option
+	// Answer lists the options the author expects the engine to find true.
+	// The page never shows it: the engine's own verdicts grade the learner,
+	// and a lesson whose Answer the engine does not confirm fails its check
+	// (see Verify).
+	Answer []string
 	// Why is shown with the engine's answer: the reasoning, in prose.
-	Why string
+	Why Rich
+	Pos Pos
 }
 
 // Option is one answer a learner can choose.
 type Option struct {
 	ID    string // unique within the prediction: "a", "b", …
-	Label string // inline markup
+	Label Rich
 	Claim Claim
+	Pos   Pos
 }
 
 // ClaimKind is what a claim asserts about a scenario's final state.
@@ -126,7 +134,7 @@ func RunScenario(id string, knobs map[string]string) (*engine.Trace, error) {
 	if !ok {
 		return nil, fmt.Errorf("scenario %q is not bundled", id)
 	}
-	return engine.Run(sc.File, knobs, 1)
+	return engine.Run(sc.File, knobs, 1, worlds.All())
 }
 
 func evaluate(c Claim, tr *engine.Trace) (bool, string, error) {

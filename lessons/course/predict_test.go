@@ -45,23 +45,6 @@ func TestGradeRefusesWhatItCannotRun(t *testing.T) {
 	}
 }
 
-func TestParse(t *testing.T) {
-	got := Parse("A {mvcc} and {lsn|positions}, `x > y`, **bold**, [checks](#checks) and {not a term} or `open")
-	assert.Equal(t, []Inline{
-		{Kind: KindText, Text: "A "},
-		{Kind: KindTerm, Ref: "mvcc"},
-		{Kind: KindText, Text: " and "},
-		{Kind: KindTerm, Ref: "lsn", Text: "positions"},
-		{Kind: KindText, Text: ", "},
-		{Kind: KindCode, Text: "x > y"},
-		{Kind: KindText, Text: ", "},
-		{Kind: KindStrong, Text: "bold"},
-		{Kind: KindText, Text: ", "},
-		{Kind: KindLink, Text: "checks", Ref: "#checks"},
-		{Kind: KindText, Text: " and {not a term} or `open"},
-	}, got)
-}
-
 func TestGradeCountsMissingRows(t *testing.T) {
 	// The load scenario at 1x loses a handful of its 60 orders to a
 	// timestamp mark, at 100x nearly all, and with a log position none.

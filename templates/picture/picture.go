@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/templates/widget"
 )
 
@@ -100,7 +101,7 @@ func Render(v View) string {
 	for _, p := range v.Problems {
 		d.para("Note: "+p+".", 13, "fill", colNote)
 	}
-	if len(t.Txns) > 0 {
+	if ht := hwm.Of(t); ht != nil && len(ht.Txns) > 0 {
 		d.gap(8)
 		svg, _, h := widget.SourceChart(t, step, widget.ChartOptions{Standalone: true, X: margin, Y: d.y})
 		d.b.WriteString(svg + "\n")

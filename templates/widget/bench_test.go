@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"testing"
+
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // tenK is the browser budget's scenario (see web/e2e/perf_test.go): about
@@ -71,7 +73,7 @@ func benchSession(b testing.TB, src string) *Session {
 	if b != nil {
 		b.Helper()
 	}
-	s, err := Open("tm", src, "bench.tdm", "/perf", url.Values{}, false)
+	s, err := Open("tm", src, "bench.tdm", "/perf", url.Values{}, false, worlds.All())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/extract"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -41,7 +42,7 @@ type tick struct {
 }
 
 type bar struct {
-	tx         *engine.TxnRecord
+	tx         *hwm.TxnRecord
 	from, to   float64 // begin, and commit (or the step's time while open)
 	stamp      float64 // updated_at, or -1 when none is written yet
 	state      string  // open, committed, rolled-back
@@ -61,14 +62,14 @@ type markLine struct {
 // transactions keeps one axis over every step, so nothing jumps as the
 // learner steps; a longer one gets an axis over the transactions shown,
 // rounded out to its ticks, so that it moves only now and then.
-func chartAt(t *engine.Trace, ix *stageIndex, step int) chart {
-	shown, more := shownTxns(t, step)
+func chartAt(t *engine.Trace, ht *hwm.Trace, ix *stageIndex, step int) chart {
+	shown, more := shownTxns(ht, step)
 	now := vtime.Time(0)
 	if step > 0 {
 		now = t.Events[step-1].At
 	}
 	c := chart{lo: ix.lo, hi: ix.hi, more: more, now: -1}
-	if len(t.Txns) > maxBars && len(shown) > 0 {
+	if len(ht.Txns) > maxBars && len(shown) > 0 {
 		lo, hi := shown[0].BeginAt, now
 		for _, tx := range shown {
 			lo = min(lo, tx.BeginAt)
@@ -99,8 +100,8 @@ func chartAt(t *engine.Trace, ix *stageIndex, step int) chart {
 		c.now = x(now)
 	}
 	var markLSN []int64 // the stored lsn marks
-	for _, m := range t.Marks {
-		p, ok := t.MarkAt(m, step)
+	for _, m := range ht.Marks {
+		p, ok := ht.MarkAt(m, step)
 		if !ok || !p.Set {
 			continue
 		}
@@ -179,17 +180,17 @@ func tickEvery(span vtime.Time) vtime.Duration {
 // shownTxns returns the last maxBars transactions begun by step, in trace
 // order, and how many began before them. Transactions are recorded as they
 // begin, so they are found by a binary search, not a scan.
-func shownTxns(t *engine.Trace, step int) ([]*engine.TxnRecord, int) {
-	n, _ := slices.BinarySearchFunc(t.Txns, step, func(x engine.TxnRecord, step int) int {
+func shownTxns(ht *hwm.Trace, step int) ([]*hwm.TxnRecord, int) {
+	n, _ := slices.BinarySearchFunc(ht.Txns, step, func(x hwm.TxnRecord, step int) int {
 		if x.BeginStep <= step {
 			return -1
 		}
 		return 1
 	})
 	from := max(0, n-maxBars)
-	shown := make([]*engine.TxnRecord, 0, n-from)
+	shown := make([]*hwm.TxnRecord, 0, n-from)
 	for i := from; i < n; i++ {
-		shown = append(shown, &t.Txns[i])
+		shown = append(shown, &ht.Txns[i])
 	}
 	return shown, from
 }
@@ -236,7 +237,11 @@ var chartLook = map[string][]string{
 func SourceChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, height float64) {
 	var b builder
 	step = clamp(step, t.Steps())
-	c := chartAt(t, indexTrace(t), step)
+	ht := hwm.Of(t)
+	if ht == nil {
+		return "", 0, 0
+	}
+	c := chartAt(t, ht, indexTrace(t), step)
 	look := func(class string, attrs ...string) []string {
 		attrs = append(attrs, "class", class)
 		if o.Standalone {

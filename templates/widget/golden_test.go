@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/templates/widget"
 )
 
@@ -29,8 +31,7 @@ func lines(s string) string { return strings.ReplaceAll(s, "><", ">\n<") + "\n" 
 // after a deliberate drawing change, and review the diff of testdata/.
 func TestGolden(t *testing.T) {
 	orig := run(t, "hwm/advance-order", map[string]string{"advance": "after", "sink": "append", "crash": "none"})
-	fork, err := engine.RunWithFaults(bundled(t, "hwm/advance-order"), orig.Settings, 1,
-		[]engine.Fault{{AfterStep: orig.Runs[1].WriteStep, Kind: engine.FaultCrash}})
+	fork, err := engine.RunWithFaults(bundled(t, "hwm/advance-order"), orig.Settings, 1, worlds.All(), []engine.Fault{{AfterStep: hwm.Of(orig).Runs[1].WriteStep, Kind: hwm.FaultCrash}})
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		file string

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -54,23 +55,16 @@ const never = math.MaxInt32
 
 func indexTrace(t *engine.Trace) *stageIndex {
 	x := &stageIndex{t: t}
-	x.lo, x.hi = span(t)
+	x.lo, x.hi = span(t, hwm.Of(t))
 	nkeys := t.KeyCount()
 	target := map[string]int{}
 	for i, h := range t.Targets {
 		target[h.Name] = i
 	}
 	feeds := map[string]int{} // a source table or producer → its target
-	for _, p := range t.Pipes {
-		if ti, ok := target[p.To]; ok {
-			for _, from := range p.From {
-				feeds[from] = ti
-			}
-		}
-	}
-	for _, f := range t.Feeds {
-		if ti, ok := target[f.Target]; ok {
-			feeds[f.Table] = ti
+	for _, r := range t.Routes() {
+		if ti, ok := target[r.Target]; ok {
+			feeds[r.Table] = ti
 		}
 	}
 	owner := make([]int32, nkeys)
@@ -313,7 +307,7 @@ func (g *targetIndex) window(n int32, focus, size int, shown func(i int) bool) [
 
 // span is the time axis shared by the source drawing: every begin, commit,
 // run and stamp.
-func span(t *engine.Trace) (lo, hi vtime.Time) {
+func span(t *engine.Trace, ht *hwm.Trace) (lo, hi vtime.Time) {
 	first := true
 	see := func(x vtime.Time) {
 		if first {
@@ -322,8 +316,12 @@ func span(t *engine.Trace) (lo, hi vtime.Time) {
 		}
 		lo, hi = min(lo, x), max(hi, x)
 	}
-	for i := range t.Txns {
-		x := &t.Txns[i]
+	var txns []hwm.TxnRecord
+	if ht != nil {
+		txns = ht.Txns
+	}
+	for i := range txns {
+		x := &txns[i]
 		see(x.BeginAt)
 		if x.EndStep > 0 {
 			see(x.EndAt)

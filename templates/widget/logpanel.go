@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/topic"
 )
 
@@ -45,11 +46,12 @@ const (
 // logPanel draws one station per topic of the trace's log, or nothing when
 // the scenario has no log.
 func logPanel(b *builder, t *engine.Trace, s State) {
-	if t.Log == nil {
+	lt := logs.Of(t)
+	if lt == nil {
 		return
 	}
-	parts := t.LogAt(s.Step)
-	for _, h := range t.Log.Topics {
+	parts := lt.LogAt(s.Step)
+	for _, h := range lt.Topics {
 		mine := partitionsOf(parts, h.Name)
 		title := "Log: topic " + h.Name + " (" + plural(len(mine), "partition") + ")"
 		station(b, "st-topic-"+h.Name, "log", title, "panel-log")
@@ -62,7 +64,7 @@ func logPanel(b *builder, t *engine.Trace, s State) {
 			"aria-label", "partitions of "+h.Name+"; scrolls sideways", "data-testid", "log", "data-topic", h.Name, "data-partitions", itoa(len(mine)))
 		shown := mine[:min(len(mine), maxLanes)]
 		for _, p := range shown {
-			lane(b, t, s, h, p)
+			lane(b, lt, s, h, p)
 		}
 		b.fclose("div")
 		if len(mine) > len(shown) {
@@ -72,8 +74,8 @@ func logPanel(b *builder, t *engine.Trace, s State) {
 	}
 }
 
-func partitionsOf(parts []engine.PartitionState, topic string) []engine.PartitionState {
-	var mine []engine.PartitionState
+func partitionsOf(parts []logs.PartitionState, topic string) []logs.PartitionState {
+	var mine []logs.PartitionState
 	for _, p := range parts {
 		if p.Topic == topic {
 			mine = append(mine, p)
@@ -94,8 +96,8 @@ type cellState struct {
 
 // cellsOf returns the cells of a partition's window at the step, and the
 // first offset of the window.
-func cellsOf(t *engine.Trace, s State, h *engine.TopicHistory, p engine.PartitionState) ([]cellState, int64) {
-	recs := t.RecordsAt(p.Topic, p.Partition, s.Step)
+func cellsOf(lt *logs.Trace, s State, h *logs.TopicHistory, p logs.PartitionState) ([]cellState, int64) {
+	recs := lt.RecordsAt(p.Topic, p.Partition, s.Step)
 	lo := laneWindow(p)
 	cells := make([]cellState, 0, p.End-lo)
 	for o := lo; o < p.End; o++ {
@@ -103,7 +105,7 @@ func cellsOf(t *engine.Trace, s State, h *engine.TopicHistory, p engine.Partitio
 		cells = append(cells, cellState{rec: r, key: h.Key(r), deleted: o < p.Start, gone: int(r.Deleted) == s.Step,
 			fresh: s.Step > 0 && int(r.Step) == s.Step})
 	}
-	for _, g := range t.Log.Groups {
+	for _, g := range lt.Groups {
 		if g.Topic != p.Topic {
 			continue
 		}
@@ -121,9 +123,9 @@ func cellsOf(t *engine.Trace, s State, h *engine.TopicHistory, p engine.Partitio
 }
 
 // lane draws one partition's picture.
-func lane(b *builder, t *engine.Trace, s State, h *engine.TopicHistory, p engine.PartitionState) {
+func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.PartitionState) {
 	name := p.Topic + "-" + itoa(p.Partition)
-	cells, lo := cellsOf(t, s, h, p)
+	cells, lo := cellsOf(lt, s, h, p)
 	hi := p.End
 	b.fopen("lane-"+name, "div", "class", "tm-lane", "data-testid", "lane", "data-partition", name,
 		"data-start", strconv.FormatInt(p.Start, 10), "data-end", strconv.FormatInt(p.End, 10))
@@ -233,16 +235,16 @@ func lane(b *builder, t *engine.Trace, s State, h *engine.TopicHistory, p engine
 // logTables draws one table per topic: a row per offset in each
 // partition's window, with its key, version, state and what happened to
 // it at the step, and each group's position in the partition's first row.
-func logTables(b *builder, t *engine.Trace, s State) {
-	parts := t.LogAt(s.Step)
-	for _, h := range t.Log.Topics {
+func logTables(b *builder, lt *logs.Trace, s State) {
+	parts := lt.LogAt(s.Step)
+	for _, h := range lt.Topics {
 		mine := partitionsOf(parts, h.Name)
 		caption := "Topic " + h.Name + ": each partition's newest " + itoa(maxCells) + " offsets and each group's position"
 		tableOf(b, "tbl-log-"+h.Name, caption, []string{"partition", "offset", "key", "version", "state"},
 			"class", "tm-table tm-lane-table", "data-testid", "log-table", "data-topic", h.Name)
 		for _, p := range mine {
 			name := p.Topic + "-" + itoa(p.Partition)
-			cells, lo := cellsOf(t, s, h, p)
+			cells, lo := cellsOf(lt, s, h, p)
 			var where []string
 			for _, g := range p.Groups {
 				where = append(where, groupText(p, g))
@@ -312,10 +314,10 @@ func logTables(b *builder, t *engine.Trace, s State) {
 
 // groupStations draws each consumer group: where it stands on each
 // partition and what it read at the step.
-func groupStations(b *builder, v *atStep) {
-	t, n := v.t, v.s.Step
-	parts := t.LogAt(n)
-	for _, g := range t.Log.Groups {
+func groupStations(b *builder, v *atStep, lt *logs.Trace) {
+	n := v.s.Step
+	parts := lt.LogAt(n)
+	for _, g := range lt.Groups {
 		title := "Consumers: " + g.Name
 		station(b, "st-group-"+g.Name, "pipe", title, "panel-group")
 		to := ""
@@ -360,12 +362,12 @@ func groupStations(b *builder, v *atStep) {
 // laneWindow is the first offset a lane draws: the newest maxCells
 // offsets. A group whose position is further back is marked at the left
 // edge with its offset in words.
-func laneWindow(p engine.PartitionState) int64 { return max(p.End-maxCells, 0) }
+func laneWindow(p logs.PartitionState) int64 { return max(p.End-maxCells, 0) }
 
 // readsAt returns what the group's polls read at exactly step n. Reads are
 // in step order.
-func readsAt(g *engine.GroupHistory, n int) []engine.ReadRange {
-	i, _ := slices.BinarySearchFunc(g.Reads, n, func(r engine.ReadRange, n int) int {
+func readsAt(g *logs.GroupHistory, n int) []logs.ReadRange {
+	i, _ := slices.BinarySearchFunc(g.Reads, n, func(r logs.ReadRange, n int) int {
 		if int(r.Step) < n {
 			return -1
 		}
@@ -385,7 +387,7 @@ func readsAt(g *engine.GroupHistory, n int) []engine.ReadRange {
 // engine's, as Kafka's tools report it: the log end less the committed
 // offset, deleted offsets included; a position below the log start is said
 // in words, since those offsets are gone rather than waiting to be read.
-func groupText(p engine.PartitionState, g engine.GroupOffset) string {
+func groupText(p logs.PartitionState, g logs.GroupOffset) string {
 	lag := "; lag " + strconv.FormatInt(g.Lag, 10)
 	switch {
 	case g.Committed < 0:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/templates/widget"
 	"github.com/tidemark/tidemark/web/htmltest"
 )
@@ -172,7 +173,7 @@ func TestLogPanelLongLaneIsWindowed(t *testing.T) {
 	src := "scenario test/long \"Long lane\"\ntopic t partitions=1\ntarget x sink=merge key=id\nproducer p to=t\ngroup g topic=t to=x committed=0\nmember g c1 at=10:00:00\ntraffic p records=100 from=10:00:01 every=1s keys=10\npoll g c1 at=10:00:30 max=5\n"
 	f, err := scenario.Parse("long.tdm", []byte(src))
 	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 	d := draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true, BasePath: "/x"})
 	l := laneOf(t, d, "t-0")

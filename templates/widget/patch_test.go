@@ -13,6 +13,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -149,7 +150,7 @@ func TestPatchesTurnOneStepIntoAnother(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	totalSent, totalDrawn := 0, 0
 	for _, sc := range all {
-		tr, err := engine.Run(sc.File, nil, 1)
+		tr, err := engine.Run(sc.File, nil, 1, worlds.All())
 		require.NoError(t, err)
 		var pairs [][2]int
 		for n := 0; n < tr.Steps(); n++ {
@@ -186,7 +187,7 @@ runs extract every=5s from=10:00:00 until=10:01:30
 check uniqueness
 `))
 	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 	var steps, jumps [][2]int
 	for n := 0; n < tr.Steps(); n += 11 {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -94,13 +96,13 @@ func sortStrings(xs []string) { slices.Sort(xs) }
 func FaultText(f engine.Fault) string {
 	s := itoa(f.AfterStep) + "~"
 	switch f.Kind {
-	case engine.FaultCrash:
+	case hwm.FaultCrash:
 		return s + "crash"
 	case engine.FaultClockJump:
 		return s + "jump~" + f.By.String()
-	case engine.FaultAddPartition:
+	case logs.FaultAddPartition:
 		return s + "add-partition~" + f.Topic
-	case engine.FaultPause:
+	case logs.FaultPause:
 		return s + "pause~" + f.Group + "~" + f.Member + "~" + f.For.String()
 	}
 	return s + string(f.Kind)
@@ -122,7 +124,7 @@ func ParseFault(text string) (engine.Fault, error) {
 	f := engine.Fault{AfterStep: n}
 	switch kind, args := parts[1], parts[2:]; {
 	case kind == "crash" && len(args) == 0:
-		f.Kind = engine.FaultCrash
+		f.Kind = hwm.FaultCrash
 	case kind == "jump" && len(args) == 1:
 		by, err := vtime.ParseDuration(args[0])
 		if err != nil || by == 0 {
@@ -130,13 +132,13 @@ func ParseFault(text string) (engine.Fault, error) {
 		}
 		f.Kind, f.Clock, f.By = engine.FaultClockJump, "source", by
 	case kind == "add-partition" && len(args) == 1 && args[0] != "":
-		f.Kind, f.Topic = engine.FaultAddPartition, args[0]
+		f.Kind, f.Topic = logs.FaultAddPartition, args[0]
 	case kind == "pause" && len(args) == 3 && args[0] != "" && args[1] != "":
 		d, err := vtime.ParseDuration(args[2])
 		if err != nil || d <= 0 {
 			return bad("needs a pause length such as 30s")
 		}
-		f.Kind, f.Group, f.Member, f.For = engine.FaultPause, args[0], args[1], d
+		f.Kind, f.Group, f.Member, f.For = logs.FaultPause, args[0], args[1], d
 	default:
 		return bad("is not a fault: expected STEP~crash, STEP~jump~-5s, STEP~add-partition~TOPIC or STEP~pause~GROUP~MEMBER~30s")
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -24,6 +26,7 @@ type Session struct {
 	shown     *drawing    // the stage on screen, as drawn: the next step is sent as changes to it
 	shownStep int         // the step of shown
 	file      *scenario.File
+	domains   []engine.Domain // the worlds the engine is composed of
 	base, id  string
 	embedded  bool
 	seed      uint64
@@ -62,9 +65,10 @@ type snapshot struct {
 // gigabyte. docs/scenarios.md lists it beside the others.
 const BrowserBudget = 2_000_000
 
-// CheckSource parses a scenario and builds it with its default knobs, so a
-// sandbox can show errors of both kinds as the visitor types.
-func CheckSource(src, name string) (*scenario.File, error) {
+// CheckSource parses a scenario and builds it of the worlds domains with
+// its default knobs, so a sandbox can show errors of both kinds as the
+// visitor types.
+func CheckSource(src, name string, domains []engine.Domain) (*scenario.File, error) {
 	if name == "" {
 		name = "play.tdm"
 	}
@@ -72,21 +76,23 @@ func CheckSource(src, name string) (*scenario.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := engine.BuildWithBudget(f, nil, 1, BrowserBudget); err != nil {
+	if _, err := engine.BuildWithBudget(f, nil, 1, domains, BrowserBudget); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-// Open starts a session for a scenario's text and a link's query. Problems in
-// the query become the widget's message; a scenario that does not build is an error.
-func Open(id, src, name, base string, q Values, embedded bool) (*Session, error) {
-	f, err := CheckSource(src, name)
+// Open starts a session for a scenario's text and a link's query, running
+// the engine composed of the worlds domains (engine/worlds.All lists them
+// all; a module built for some pages passes only theirs). Problems in the
+// query become the widget's message; a scenario that does not build is an error.
+func Open(id, src, name, base string, q Values, embedded bool, domains []engine.Domain) (*Session, error) {
+	f, err := CheckSource(src, name, domains)
 	if err != nil {
 		return nil, err
 	}
 	knobs, st, problems := FromQuery(f, q)
-	s := &Session{file: f, base: base, id: id, embedded: embedded, seed: 1, knobs: knobs, st: st, faults: st.Faults, budget: BrowserBudget}
+	s := &Session{file: f, domains: domains, base: base, id: id, embedded: embedded, seed: 1, knobs: knobs, st: st, faults: st.Faults, budget: BrowserBudget}
 	s.askedStep = st.Step
 	if v := get(q, "seed"); v != "" {
 		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
@@ -99,7 +105,7 @@ func Open(id, src, name, base string, q Values, embedded bool) (*Session, error)
 
 // start builds the world for the current knobs and faults; Advance runs it.
 func (s *Session) start() error {
-	w, err := engine.BuildWithBudget(s.file, s.knobs, s.seed, s.budget)
+	w, err := engine.BuildWithBudget(s.file, s.knobs, s.seed, s.domains, s.budget)
 	if err != nil {
 		return err
 	}
@@ -158,7 +164,7 @@ func (s *Session) Advance(budget int) (bool, error) {
 			if len(s.faults) > 0 && s.original == nil {
 				// After an undo back to a fork: the comparison needs the run
 				// without faults, run in chunks like the fork.
-				orig, err := engine.BuildWithBudget(s.file, s.knobs, s.seed, s.budget)
+				orig, err := engine.BuildWithBudget(s.file, s.knobs, s.seed, s.domains, s.budget)
 				if err != nil {
 					return true, err
 				}
@@ -407,7 +413,7 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		s.knobs, s.faults, s.original = next, nil, nil
 		return true, s.start()
 	case "crash", "jump":
-		f := engine.Fault{AfterStep: s.st.Step, Kind: engine.FaultCrash}
+		f := engine.Fault{AfterStep: s.st.Step, Kind: hwm.FaultCrash}
 		if action == "jump" {
 			by, err := vtime.ParseDuration(arg)
 			if err != nil || by == 0 {
@@ -415,8 +421,8 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 			}
 			f = engine.Fault{AfterStep: s.st.Step, Kind: engine.FaultClockJump, Clock: "source", By: by}
 		} else if !s.inFlight(s.st.Step) {
-			s.st.Message = engine.ErrIdle.Error()
-			return false, engine.ErrIdle
+			s.st.Message = hwm.ErrIdle.Error()
+			return false, hwm.ErrIdle
 		}
 		return s.fork(f)
 	case "add-partition", "pause":
@@ -468,19 +474,20 @@ var pauseLengths = []vtime.Duration{10 * vtime.Second, pauseFor, vtime.Minute, 3
 func (s *Session) logFault(action, arg string) (engine.Fault, error) {
 	t := s.trace
 	f := engine.Fault{AfterStep: s.st.Step}
-	if t.Log == nil {
-		return f, engine.ErrNoLog
+	lt := logs.Of(t)
+	if lt == nil {
+		return f, logs.ErrNoLog
 	}
 	if action == "add-partition" {
-		f.Kind, f.Topic = engine.FaultAddPartition, arg
-		for _, h := range t.Log.Topics {
+		f.Kind, f.Topic = logs.FaultAddPartition, arg
+		for _, h := range lt.Topics {
 			if h.Name == arg {
 				return f, nil
 			}
 		}
 		return f, prose.Errorf("this scenario has no topic %q to add a partition to", arg)
 	}
-	f.Kind, f.For = engine.FaultPause, pauseFor
+	f.Kind, f.For = logs.FaultPause, pauseFor
 	who, length, hasLength := strings.Cut(strings.TrimSpace(arg), " ")
 	if hasLength {
 		d, err := vtime.ParseDuration(strings.TrimSpace(length))
@@ -491,7 +498,7 @@ func (s *Session) logFault(action, arg string) (engine.Fault, error) {
 	}
 	f.Group, f.Member, _ = strings.Cut(who, "/")
 	known := false
-	for _, g := range t.Log.Groups {
+	for _, g := range lt.Groups {
 		known = known || g.Name == f.Group
 	}
 	if !known {
@@ -524,7 +531,11 @@ func (s *Session) nextPoller(group string) string {
 
 // inFlight reports whether an extractor run has read but not finished after step n.
 func (s *Session) inFlight(n int) bool {
-	for _, r := range s.trace.Runs {
+	ht := hwm.Of(s.trace)
+	if ht == nil {
+		return false
+	}
+	for _, r := range ht.Runs {
 		if r.ReadStep > 0 && r.ReadStep <= n && (r.EndStep == 0 || r.EndStep > n) {
 			return true
 		}

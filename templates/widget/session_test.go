@@ -13,9 +13,12 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/web/htmltest"
 )
@@ -59,7 +62,7 @@ func open(t testing.TB, id, query string) *Session {
 	src, name := source(t, id)
 	q, err := url.ParseQuery(query)
 	require.NoError(t, err)
-	s, err := Open("tm", src, name, "/scenarios/"+id, q, false)
+	s, err := Open("tm", src, name, "/scenarios/"+id, q, false, worlds.All())
 	require.NoError(t, err)
 	finish(t, s, 1000)
 	return s
@@ -107,7 +110,7 @@ func TestSessionAdvanceInChunksEqualsRun(t *testing.T) {
 	} {
 		src, name := source(t, tc.id)
 		sc, _ := lessons.Lookup(tc.id)
-		want, err := engine.Run(sc.File, tc.knobs, 1)
+		want, err := engine.Run(sc.File, tc.knobs, 1, worlds.All())
 		require.NoError(t, err)
 		q := url.Values{}
 		for k, v := range tc.knobs {
@@ -115,7 +118,7 @@ func TestSessionAdvanceInChunksEqualsRun(t *testing.T) {
 		}
 		for _, budget := range []int{1, 2, 7, 1 << 20} {
 			t.Run(fmt.Sprintf("%s/%v/budget=%d", tc.id, tc.knobs, budget), func(t *testing.T) {
-				s, err := Open("tm", src, name, "/scenarios/"+tc.id, q, false)
+				s, err := Open("tm", src, name, "/scenarios/"+tc.id, q, false, worlds.All())
 				require.NoError(t, err)
 				assert.Equal(t, "the scenario is still running", s.View(false).Message)
 				_, err = s.Act("seek", "1")
@@ -136,12 +139,12 @@ func TestSessionAdvanceInChunksEqualsRun(t *testing.T) {
 
 func TestSessionOpen(t *testing.T) {
 	src, name := source(t, "hwm/visibility-gap")
-	_, err := Open("tm", "scenario x/y \"Broken\"\nsource\n", "play.tdm", "/play", url.Values{}, false)
+	_, err := Open("tm", "scenario x/y \"Broken\"\nsource\n", "play.tdm", "/play", url.Values{}, false, worlds.All())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "play.tdm:2:")
 
 	q, _ := url.ParseQuery("mark=bogus&step=12&seed=1")
-	s, err := Open("tm", src, name, "/scenarios/hwm/visibility-gap", q, false)
+	s, err := Open("tm", src, name, "/scenarios/hwm/visibility-gap", q, false, worlds.All())
 	require.NoError(t, err)
 	finish(t, s, 5)
 	v, d := view(t, s)
@@ -162,7 +165,7 @@ func TestSessionOpen(t *testing.T) {
 
 	// A step past the end is clamped once the run is known.
 	q, _ = url.ParseQuery("step=400")
-	s, err = Open("tm", src, name, "/x", q, true)
+	s, err = Open("tm", src, name, "/x", q, true, worlds.All())
 	require.NoError(t, err)
 	finish(t, s, 3)
 	assert.Equal(t, 24, s.View(false).Step)
@@ -251,7 +254,7 @@ func TestSessionKnobKeepsStepAndUndo(t *testing.T) {
 	assert.Contains(t, v.Query, "mark=lsn")
 	assert.Empty(t, d.ByTestID("panel-compare"), "a knob change is a new run, not a fork")
 	sc, _ := lessons.Lookup("hwm/visibility-gap")
-	want, err := engine.Run(sc.File, map[string]string{"mark": "lsn"}, 1)
+	want, err := engine.Run(sc.File, map[string]string{"mark": "lsn"}, 1, worlds.All())
 	require.NoError(t, err)
 	assert.Equal(t, reportOf(t, want), reportOf(t, s.trace))
 
@@ -290,20 +293,20 @@ func TestSessionCrash(t *testing.T) {
 	// At step 0 no run is in flight: the crash is refused and nothing changes.
 	before := s.View(true)
 	rerun, err := s.Act("crash", "")
-	require.ErrorIs(t, err, engine.ErrIdle)
+	require.ErrorIs(t, err, hwm.ErrIdle)
 	assert.False(t, rerun)
 	assert.Same(t, origTrace, s.trace)
 	assert.Empty(t, s.faults)
 	assert.Nil(t, s.world, "an idle crash starts no run")
 	after := s.View(true)
-	assert.Equal(t, engine.ErrIdle.Error(), after.Message)
+	assert.Equal(t, hwm.ErrIdle.Error(), after.Message)
 	assert.False(t, after.CanUndo)
 	assert.Equal(t, before.Step, after.Step)
 	assert.Equal(t, before.Query, after.Query)
 	assert.Equal(t, orig, reportOf(t, s.trace))
 
 	// Inside the second run (after its write, before its mark): the crash forks the timeline.
-	at := s.trace.Runs[1].WriteStep
+	at := hwm.Of(s.trace).Runs[1].WriteStep
 	require.Positive(t, at)
 	_, err = s.Act("seek", fmt.Sprint(at))
 	require.NoError(t, err)
@@ -317,9 +320,9 @@ func TestSessionCrash(t *testing.T) {
 	assert.False(t, htmltest.HasAttr(d.One(t, "btn-undo"), "disabled"))
 	d.One(t, "panel-compare")
 	assert.Same(t, origTrace, s.original, "the original is kept for the comparison")
-	assert.Equal(t, []engine.Fault{{AfterStep: at, Kind: engine.FaultCrash}}, s.trace.Faults)
+	assert.Equal(t, []engine.Fault{{AfterStep: at, Kind: hwm.FaultCrash}}, s.trace.Faults)
 	sc, _ := lessons.Lookup("hwm/advance-order")
-	want, err := engine.RunWithFaults(sc.File, s.knobs, 1, []engine.Fault{{AfterStep: at, Kind: engine.FaultCrash}})
+	want, err := engine.RunWithFaults(sc.File, s.knobs, 1, worlds.All(), []engine.Fault{{AfterStep: at, Kind: hwm.FaultCrash}})
 	require.NoError(t, err)
 	assert.Equal(t, reportOf(t, want), reportOf(t, s.trace))
 	assert.NotEqual(t, orig, reportOf(t, s.trace))
@@ -392,7 +395,7 @@ func TestSessionClockJump(t *testing.T) {
 // the fault; undoing it brings back the fork, which needs its original again.
 func TestSessionUndoToForkRecomputesOriginal(t *testing.T) {
 	s := open(t, "hwm/advance-order", "advance=after&sink=append&crash=none")
-	at := s.trace.Runs[1].WriteStep
+	at := hwm.Of(s.trace).Runs[1].WriteStep
 	_, _ = s.Act("seek", fmt.Sprint(at))
 	_, err := s.Act("crash", "")
 	require.NoError(t, err)
@@ -466,7 +469,7 @@ func openLarge(t *testing.T, query string) *Session {
 	t.Helper()
 	q, err := url.ParseQuery(query)
 	require.NoError(t, err)
-	s, err := Open("tm", largeSource, "gen.tdm", "/g", q, false)
+	s, err := Open("tm", largeSource, "gen.tdm", "/g", q, false, worlds.All())
 	require.NoError(t, err)
 	finish(t, s, 500)
 	require.True(t, s.large)
@@ -540,13 +543,13 @@ func TestSessionLargeTraceChecksAfterDrawing(t *testing.T) {
 	// A fill keeps the message on screen (here: a refused crash).
 	_, _ = s.Act("seek", "0")
 	_, err = s.Act("crash", "")
-	require.ErrorIs(t, err, engine.ErrIdle)
+	require.ErrorIs(t, err, hwm.ErrIdle)
 	require.True(t, s.View(false).Pending)
 	_, err = s.Act("fill", "0")
 	require.NoError(t, err)
 	v = s.View(false)
 	assert.False(t, v.Pending)
-	assert.Equal(t, engine.ErrIdle.Error(), v.Message)
+	assert.Equal(t, hwm.ErrIdle.Error(), v.Message)
 
 	// A knob change starts over: nothing cached for the new run.
 	s = openLarge(t, "step=900")
@@ -564,7 +567,7 @@ func TestSessionLargeTraceChecksAfterDrawing(t *testing.T) {
 func TestSessionUndoToForkRunsOriginalInChunks(t *testing.T) {
 	s := open(t, "hwm/advance-order", "advance=after&sink=append&crash=none")
 	steps := s.trace.Steps()
-	_, _ = s.Act("seek", fmt.Sprint(s.trace.Runs[1].WriteStep))
+	_, _ = s.Act("seek", fmt.Sprint(hwm.Of(s.trace).Runs[1].WriteStep))
 	_, err := s.Act("crash", "")
 	require.NoError(t, err)
 	finish(t, s, 1000)
@@ -579,7 +582,7 @@ func TestSessionUndoToForkRunsOriginalInChunks(t *testing.T) {
 	_, d := view(t, s)
 	d.One(t, "panel-compare")
 	sc, _ := lessons.Lookup("hwm/advance-order")
-	want, err := engine.Run(sc.File, s.knobs, 1)
+	want, err := engine.Run(sc.File, s.knobs, 1, worlds.All())
 	require.NoError(t, err)
 	assert.Equal(t, reportOf(t, want), reportOf(t, s.original))
 }
@@ -604,10 +607,10 @@ func TestSessionAddPartition(t *testing.T) {
 	assert.True(t, v.CanUndo)
 	d.One(t, "panel-compare")
 	assert.Same(t, origTrace, s.original)
-	want := engine.Fault{AfterStep: 13, Kind: engine.FaultAddPartition, Topic: "customers"}
+	want := engine.Fault{AfterStep: 13, Kind: logs.FaultAddPartition, Topic: "customers"}
 	assert.Equal(t, []engine.Fault{want}, s.trace.Faults)
 	sc, _ := lessons.Lookup("dist/partition-change")
-	ref, err := engine.RunWithFaults(sc.File, s.knobs, 1, []engine.Fault{want})
+	ref, err := engine.RunWithFaults(sc.File, s.knobs, 1, worlds.All(), []engine.Fault{want})
 	require.NoError(t, err)
 	assert.Equal(t, reportOf(t, ref), reportOf(t, s.trace))
 	assert.NotEqual(t, orig, reportOf(t, s.trace))
@@ -645,7 +648,7 @@ func TestSessionPause(t *testing.T) {
 	require.True(t, rerun)
 	finish(t, s, 4)
 	// c2 polls next (at 10:00:08); it is paused for 30s from 10:00:05.
-	require.Equal(t, []engine.Fault{{AfterStep: 13, Kind: engine.FaultPause, Group: "serving", Member: "c2", For: 30 * vtime.Second}}, s.trace.Faults)
+	require.Equal(t, []engine.Fault{{AfterStep: 13, Kind: logs.FaultPause, Group: "serving", Member: "c2", For: 30 * vtime.Second}}, s.trace.Faults)
 	assert.Contains(t, s.trace.Narration(&s.trace.Events[13]), "c2 pauses fetching until 10:00:35")
 	assert.NotEqual(t, orig, reportOf(t, s.trace))
 	assert.Contains(t, reportOf(t, s.trace), "is paused (until 10:00:35) and fetches nothing")
@@ -680,9 +683,9 @@ func TestSessionPause(t *testing.T) {
 	// A scenario without a log has no consumer to pause.
 	s = open(t, "hwm/visibility-gap", "step=3")
 	_, err = s.Act("pause", "serving")
-	assert.ErrorIs(t, err, engine.ErrNoLog)
+	assert.ErrorIs(t, err, logs.ErrNoLog)
 	_, err = s.Act("add-partition", "orders")
-	assert.ErrorIs(t, err, engine.ErrNoLog)
+	assert.ErrorIs(t, err, logs.ErrNoLog)
 }
 
 // rereads is a sandbox scenario whose lines fit the browser's budget but
@@ -701,7 +704,7 @@ runs extract from=10:00:01 until=10:10:00 every=1s
 // the browser's work budget while running stops there; the session shows
 // the error, not a trace whose rows look missing only because it stopped.
 func TestSessionStopsAtTheBrowserBudget(t *testing.T) {
-	s, err := Open("play", strings.Replace(rereads, "0s | 1h", "1h | 0s", 1), "play.tdm", "/play", Values{}, false)
+	s, err := Open("play", strings.Replace(rereads, "0s | 1h", "1h | 0s", 1), "play.tdm", "/play", Values{}, false, worlds.All())
 	require.NoError(t, err, "its lines fit")
 	var done bool
 	for calls := 0; !done && calls < 1<<20; calls++ {
@@ -726,7 +729,7 @@ func TestSessionStopsAtTheBrowserBudget(t *testing.T) {
 // flip on screen and says why. (The budget is a tenth of the browser's, to
 // keep the test short; the test above uses the browser's own.)
 func TestSessionKnobPastTheBudgetKeepsTheRunBefore(t *testing.T) {
-	s, err := Open("play", rereads, "play.tdm", "/play", Values{}, false)
+	s, err := Open("play", rereads, "play.tdm", "/play", Values{}, false, worlds.All())
 	require.NoError(t, err)
 	s.budget = BrowserBudget / 10
 	require.NoError(t, s.start())
@@ -754,7 +757,7 @@ func TestSessionKnobPastTheBudgetKeepsTheRunBefore(t *testing.T) {
 // TestCheckSourceRefusesPastTheBrowserBudget: the sandbox's check as the
 // visitor types names the line that would pass the browser's budget.
 func TestCheckSourceRefusesPastTheBrowserBudget(t *testing.T) {
-	_, err := CheckSource(strings.Replace(rereads, "runs extract", "workload txns=10000000 from=10:00:00\nruns extract", 1), "")
+	_, err := CheckSource(strings.Replace(rereads, "runs extract", "workload txns=10000000 from=10:00:00\nruns extract", 1), "", worlds.All())
 	var be *engine.BudgetError
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, "play.tdm:7:1: this scenario would schedule more than 2000000 events, rows, keys and runs; the limit here is 2000000", err.Error())
@@ -764,7 +767,7 @@ func TestCheckSourceRefusesPastTheBrowserBudget(t *testing.T) {
 // key range that used to hang the engine: one key, the largest int64.
 func TestSessionKeyRangeAtTheEdgeOfInt64(t *testing.T) {
 	src := strings.Replace(rereads, "insert count=2000", "insert order_id=9223372036854775807..9223372036854775807", 1)
-	s, err := Open("play", src, "play.tdm", "/play", Values{}, false)
+	s, err := Open("play", src, "play.tdm", "/play", Values{}, false, worlds.All())
 	require.NoError(t, err)
 	finish(t, s, 1000)
 	assert.Contains(t, s.View(true).HTML, "9223372036854775807")

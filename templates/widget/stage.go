@@ -8,6 +8,8 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/extract"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -36,6 +38,8 @@ type atStep struct {
 	ix    *stageIndex
 	at    engine.Snapshot
 	n     int32
+	ht    *hwm.Trace  // the high-water-mark world's part of the trace, or nil
+	lt    *logs.Trace // the log world's part, or nil
 	chart chart
 	// explain writes the link that explains a key.
 	explain func(key string) string
@@ -45,7 +49,7 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 	if ix == nil {
 		ix = indexTrace(t)
 	}
-	v := &atStep{t: t, s: s, ix: ix, at: t.Seek(s.Step), n: int32(s.Step), explain: explainLinks(t, s)}
+	v := &atStep{t: t, s: s, ix: ix, at: t.Seek(s.Step), n: int32(s.Step), explain: explainLinks(t, s), ht: hwm.Of(t), lt: logs.Of(t)}
 	if s.Present == "notes" {
 		presenterNotes(b, t, s.Step)
 	}
@@ -62,21 +66,21 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 		draw()
 		b.fclose("div")
 	}
-	if len(t.Txns) > 0 {
-		v.chart = chartAt(t, ix, s.Step)
+	if v.ht != nil && len(v.ht.Txns) > 0 {
+		v.chart = chartAt(t, v.ht, ix, s.Step)
 		column("source", "source", func() { sourceStation(b, v) })
 	}
-	if len(t.Pipes) > 0 {
+	if v.ht != nil && len(v.ht.Pipes) > 0 {
 		column("pipes", "pipe", func() {
-			for i := range t.Pipes {
-				pipeStation(b, v, &t.Pipes[i])
+			for i := range v.ht.Pipes {
+				pipeStation(b, v, &v.ht.Pipes[i])
 			}
 		})
 	}
-	if t.Log != nil {
+	if v.lt != nil {
 		column("log", "log", func() { logPanel(b, t, s) })
-		if len(t.Log.Groups) > 0 {
-			column("groups", "pipe", func() { groupStations(b, v) })
+		if len(v.lt.Groups) > 0 {
+			column("groups", "pipe", func() { groupStations(b, v, v.lt) })
 		}
 	}
 	if len(t.Targets) > 0 {
@@ -99,7 +103,7 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 	if s.Explain != "" {
 		b.fopen("explain", "div", "class", "tm-explain", "role", "status", "data-testid", "explain")
 		b.el("strong", "Why key "+s.Explain+"? ")
-		b.text(t.Explain(s.Explain, s.Step))
+		b.text(hwm.Explain(t, s.Explain, s.Step))
 		b.text(" ")
 		b.open("a", "href", stageLink(t, s, "explain", ""), "data-act", "explain", "data-key", "")
 		b.text("Close")
@@ -246,11 +250,11 @@ func station(b *builder, key, class, title, testid string) {
 // the time axis, its keys as chips the rows a run reads move from, and
 // (with the truth shown) what became of each key.
 func sourceStation(b *builder, v *atStep) {
-	t, c := v.t, v.chart
+	c := v.chart
 	title := "Source"
-	if len(t.Tables) > 0 {
+	if len(v.ht.Tables) > 0 {
 		var names []string
-		for _, tb := range t.Tables {
+		for _, tb := range v.ht.Tables {
 			names = append(names, tb.Name)
 		}
 		title += ": " + strings.Join(names, ", ")
@@ -466,14 +470,9 @@ func txnRow(b *builder, v *atStep, br *bar, fates []fate) {
 // feeds returns the index of the target a source table or producer feeds.
 func (x *stageIndex) feeds(t *engine.Trace, table string) (int, bool) {
 	name := ""
-	for _, p := range t.Pipes {
-		if slices.Contains(p.From, table) {
-			name = p.To
-		}
-	}
-	for _, f := range t.Feeds {
-		if f.Table == table {
-			name = f.Target
+	for _, r := range t.Routes() {
+		if r.Table == table {
+			name = r.Target
 		}
 	}
 	for i := range x.targets {
@@ -487,17 +486,17 @@ func (x *stageIndex) feeds(t *engine.Trace, table string) (int, bool) {
 // pipeStation draws one extractor: how it reads, its stored marks, and the
 // run in flight with the rows it holds.
 func pipeStation(b *builder, v *atStep, p *extract.Config) {
-	t := v.t
+	ht := v.ht
 	station(b, "st-pipe-"+p.Name, "pipe", "Extractor: "+p.Name, "panel-pipe")
 	b.el("p", pipeWords(p), "class", "tm-pipe-config")
-	for _, m := range t.Marks {
+	for _, m := range ht.Marks {
 		if m.Pipeline != p.Name {
 			continue
 		}
-		pt, _ := t.MarkAt(m, v.s.Step)
+		pt, _ := ht.MarkAt(m, v.s.Step)
 		b.fopen("mark-"+m.Name, "div", "class", "tm-markbox tm-mark-"+pick(m.Kind.IsTimestamp(), "timestamp", "lsn"), "data-testid", "mark-"+m.Name)
 		name := "stored mark"
-		if len(t.Marks) > 1 {
+		if len(ht.Marks) > 1 {
 			name = "mark " + m.Name
 		}
 		b.el("span", name+" ("+m.Kind.String()+")", "class", "tm-mark-name")
@@ -507,7 +506,7 @@ func pipeStation(b *builder, v *atStep, p *extract.Config) {
 		}
 		b.fclose("div")
 	}
-	if pt, n, ok := t.ProcessedThrough(p.Name, v.s.Step); ok {
+	if pt, n, ok := ht.ProcessedThrough(p.Name, v.s.Step); ok {
 		b.fopen("processed-"+p.Name, "p", "class", "tm-processed", "data-testid", "processed-through")
 		b.el("strong", "processed through "+pt.Display)
 		b.text(": the smallest of its " + itoa(n) + " marks; a row of the table that lags may lie anywhere after it.")
@@ -545,9 +544,9 @@ func pipeWords(p *extract.Config) string {
 // it wrote, and the rows it holds between read and write.
 func runBox(b *builder, v *atStep, p *extract.Config) {
 	t, n := v.t, v.s.Step
-	var cur, next *engine.RunRecord
-	for i := range t.Runs {
-		r := &t.Runs[i]
+	var cur, next *hwm.RunRecord
+	for i := range v.ht.Runs {
+		r := &v.ht.Runs[i]
 		if r.Pipeline != p.Name {
 			continue
 		}
@@ -776,11 +775,11 @@ func legend(b *builder, v *atStep) {
 		b.text(text)
 		b.close("li")
 	}
-	if len(v.t.Txns) > 0 {
+	if v.ht != nil && len(v.ht.Txns) > 0 {
 		item("tm-lg-bar", "▭", "transaction, begin to commit (dashed: open)")
 		item("tm-lg-stamp", "◆", "updated_at")
 		item("tm-lg-now", "│", "now")
-		for _, m := range v.t.Marks {
+		for _, m := range v.ht.Marks {
 			if m.Kind.IsTimestamp() {
 				item("tm-lg-mark", "┆", "timestamp mark: updated_at at or left of it is not read again")
 			} else {
@@ -789,7 +788,7 @@ func legend(b *builder, v *atStep) {
 			break
 		}
 	}
-	if v.t.Log != nil {
+	if v.lt != nil {
 		item("tm-lg-cell", "▢", "record: offset, key; ✕ deleted by retention; ▲ a group's committed offset")
 	}
 	item("tm-lg-chip", "▣", "row in the target, its version")

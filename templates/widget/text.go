@@ -15,21 +15,20 @@ import (
 // what a screen reader or a search reads instead of the drawing, folded
 // away until opened.
 func textEquivalent(b *builder, v *atStep) {
-	t := v.t
 	b.fopen("text", "details", "class", "tm-text", "data-testid", "text-equivalent", "data-fold", "text", "open?", on(v.s.TextOpen))
 	b.el("summary", "The same step as tables")
 	if v.s.Live && !v.s.TextOpen {
 		b.fclose("details")
 		return
 	}
-	if len(t.Txns) > 0 {
+	if v.ht != nil && len(v.ht.Txns) > 0 {
 		sourceTable(b, v)
 	}
-	if len(t.Marks) > 0 {
+	if v.ht != nil && len(v.ht.Marks) > 0 {
 		marksTable(b, v)
 	}
-	if t.Log != nil {
-		logTables(b, t, v.s)
+	if v.lt != nil {
+		logTables(b, v.lt, v.s)
 	}
 	for i := range v.ix.targets {
 		targetTable(b, v, &v.ix.targets[i])
@@ -96,11 +95,11 @@ func sourceTable(b *builder, v *atStep) {
 
 // marksTable lists each mark's latest stored values.
 func marksTable(b *builder, v *atStep) {
-	t, n := v.t, v.s.Step
+	n := v.s.Step
 	const maxHistory = 20
 	tableOf(b, "tbl-marks", "Stored marks: the latest "+itoa(maxHistory)+" values of each", []string{"mark", "value", "stored at", "step"},
 		"class", "tm-table", "data-testid", "marks-table")
-	for _, m := range t.Marks {
+	for _, m := range v.ht.Marks {
 		upto, _ := slices.BinarySearchFunc(m.Points, n, func(q check.MarkPoint, step int) int {
 			if q.Step <= step {
 				return -1

@@ -19,6 +19,8 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/logs"
 )
 
 // State is what the learner has chosen, beyond the scenario and its knobs.
@@ -275,31 +277,32 @@ func knobs(b *builder, t *engine.Trace, s State) {
 func faults(b *builder, t *engine.Trace, s State) {
 	b.open("div", "class", "tm-faults", "role", "group", "aria-label", "Faults", "data-testid", "faults", "hidden?", on(!s.Live))
 	b.el("span", "Break it here:", "class", "tm-faults-label")
-	if len(t.Runs) > 0 || t.Log == nil {
+	lt := logs.Of(t)
+	if ht := hwm.Of(t); ht != nil && len(ht.Runs) > 0 || lt == nil {
 		// A crash stops an extractor run; a log world without one has nothing it would stop.
 		b.el("button", "✖ Crash the pipeline", "type", "button", "class", "tm-btn", "data-act", "crash", "data-testid", "btn-crash")
 	}
 	b.el("button", "Source clock −5s", "type", "button", "class", "tm-btn", "data-act", "jump-back", "data-testid", "btn-jump-back")
 	b.el("button", "Source clock +5s", "type", "button", "class", "tm-btn", "data-act", "jump-forward", "data-testid", "btn-jump-forward")
-	if t.Log != nil {
+	if lt != nil {
 		// The log world's faults: one button per topic and per group, named
 		// when there is more than one. A pause stops the group's member that
 		// polls next after the step (see Session.Act).
-		for _, h := range t.Log.Topics {
+		for _, h := range lt.Topics {
 			label := "+ Add a partition"
-			if len(t.Log.Topics) > 1 {
+			if len(lt.Topics) > 1 {
 				label += " (" + h.Name + ")"
 			}
 			b.el("button", label, "type", "button", "class", "tm-btn", "data-act", "add-partition", "data-arg", h.Name, "data-testid", "btn-add-partition")
 		}
-		for _, g := range t.Log.Groups {
+		for _, g := range lt.Groups {
 			label := "‖ Pause the consumer"
-			if len(t.Log.Groups) > 1 {
+			if len(lt.Groups) > 1 {
 				label = "‖ Pause the " + g.Name + " consumer"
 			}
 			b.el("button", label, "type", "button", "class", "tm-btn", "data-act", "pause", "data-arg", g.Name, "data-testid", "btn-pause")
 		}
-		if len(t.Log.Groups) > 0 {
+		if len(lt.Groups) > 0 {
 			// How long a pause lasts: longer than a topic's retention, it
 			// lets retention delete what the consumer has not read.
 			b.open("span", "class", "tm-pause-length")

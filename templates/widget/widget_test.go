@@ -12,7 +12,9 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/templates/widget"
 	"github.com/tidemark/tidemark/web/htmltest"
@@ -31,7 +33,7 @@ func bundled(t testing.TB, id string) *scenario.File {
 // run runs a bundled scenario with knobs and seed 1.
 func run(t testing.TB, id string, knobs map[string]string) *engine.Trace {
 	t.Helper()
-	tr, err := engine.Run(bundled(t, id), knobs, 1)
+	tr, err := engine.Run(bundled(t, id), knobs, 1, worlds.All())
 	require.NoError(t, err)
 	return tr
 }
@@ -137,7 +139,7 @@ func TestRenderLinksCarryKnobsAndChoices(t *testing.T) {
 func TestRenderKnobsReflectSettings(t *testing.T) {
 	f := bundled(t, "hwm/visibility-gap")
 	for _, knobs := range []map[string]string{nil, {"mark": "lsn"}, {"mark": "lsn", "predicate": "gte"}} {
-		tr, err := engine.Run(f, knobs, 1)
+		tr, err := engine.Run(f, knobs, 1, worlds.All())
 		require.NoError(t, err)
 		d := draw(t, tr, widget.State{Step: 3, ShowTruth: true, BasePath: gapBase})
 		for _, k := range f.Knobs {
@@ -283,7 +285,7 @@ func TestRenderDuplicatesStack(t *testing.T) {
 // write moves them on to their slots.
 func TestRenderRowsInFlight(t *testing.T) {
 	tr := run(t, "hwm/visibility-gap", map[string]string{"mark": "lsn"})
-	r := tr.Runs[1]
+	r := hwm.Of(tr).Runs[1]
 	require.Equal(t, []string{"3", "4"}, r.Keys)
 	d := draw(t, tr, widget.State{Step: r.ReadStep, ShowTruth: true, BasePath: gapBase})
 	chips := d.ByTestID("inflight")
@@ -370,12 +372,12 @@ func TestRenderAxisTicks(t *testing.T) {
 func TestRenderComparePanel(t *testing.T) {
 	f := bundled(t, "hwm/advance-order")
 	knobs := map[string]string{"advance": "after", "sink": "append", "crash": "none"}
-	orig, err := engine.Run(f, knobs, 1)
+	orig, err := engine.Run(f, knobs, 1, worlds.All())
 	require.NoError(t, err)
 	// Crash the second run between its write and its mark, as the learner's button does.
-	at := orig.Runs[1].WriteStep
+	at := hwm.Of(orig).Runs[1].WriteStep
 	require.Positive(t, at)
-	fork, err := engine.RunWithFaults(f, knobs, 1, []engine.Fault{{AfterStep: at, Kind: engine.FaultCrash}})
+	fork, err := engine.RunWithFaults(f, knobs, 1, worlds.All(), []engine.Fault{{AfterStep: at, Kind: hwm.FaultCrash}})
 	require.NoError(t, err)
 
 	plain := draw(t, fork, widget.State{Step: fork.Steps(), ShowTruth: true})
@@ -515,7 +517,7 @@ func TestFromQuery(t *testing.T) {
 			}
 			assert.True(t, slices.IsSorted(problems), "problems are sorted, so messages are stable")
 			// The knobs it returns always build.
-			_, err = engine.Build(f, knobs, 1)
+			_, err = engine.Build(f, knobs, 1, worlds.All())
 			assert.NoError(t, err)
 		})
 	}
@@ -540,7 +542,7 @@ check uniqueness
 }
 
 func TestRenderLargeTargetIsWindowed(t *testing.T) {
-	tr, err := engine.Run(generated(t, 400), nil, 1)
+	tr, err := engine.Run(generated(t, 400), nil, 1, worlds.All())
 	require.NoError(t, err)
 	n := tr.Steps()
 	rows := tr.TargetAt("fct_orders", n)
@@ -589,7 +591,7 @@ func TestRenderLargeTargetIsWindowed(t *testing.T) {
 }
 
 func TestRenderLongTimelineIsWindowed(t *testing.T) {
-	tr, err := engine.Run(generated(t, 400), nil, 1)
+	tr, err := engine.Run(generated(t, 400), nil, 1, worlds.All())
 	require.NoError(t, err)
 	n := tr.Steps()
 	require.Greater(t, n, 500)
@@ -654,7 +656,7 @@ run pr at=10:00:02
 run po at=10:00:05
 `))
 	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
 	require.NoError(t, err)
 	require.Equal(t, []string{"fct_orders:1"}, tr.Final().Missing)
 	d := draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true})

@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/lessonpage"
 )
 
 // testTimeout bounds each browser test. Launching Chromium takes about a
@@ -243,4 +244,14 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 		t.Fatalf("evaluate %s: %v", expr, err)
 	}
 	return v
+}
+
+// startLessonSite serves the site with the lesson pages.
+func startLessonSite(t *testing.T) string {
+	t.Helper()
+	lessons, err := lessonpage.Catalog()
+	if err != nil {
+		t.Fatalf("lessons: %v", err)
+	}
+	return startSite(t, web.Options{Lessons: lessons, Pages: lessonpage.Routes()})
 }

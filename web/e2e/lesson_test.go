@@ -7,23 +7,46 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/lessons/course"
 	"github.com/tidemark/tidemark/web"
-	"github.com/tidemark/tidemark/web/lessonpage"
 )
+
+// The chapters of lesson one these tests use.
+const (
+	chapterBreaks   = "how-it-breaks"         // the ties question
+	chapterGap      = "position-or-timestamp" // order-3 and gte-fix, the visibility-gap pair
+	chapterStoring  = "gaps-or-duplicates"    // advance-merge, race-monotonic, the before/after pair
+	chapterChecks   = "checks"                // which-check and the checks table: the tallest section
+	chapterFirst    = "the-question"
+	lessonOnePrefix = "/lessons/high-water-mark"
+)
+
+// settleLesson waits for the engine to take over every widget on the page
+// (they grow when it does, which moves what follows), and stops the page
+// scrolling smoothly, so a click lands where it was aimed.
+func settleLesson(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if _, ok := web.LookupAsset("tidemark.wasm"); ok && eval[int](t, ctx, `document.querySelectorAll('.tm-host[data-source]').length`) > 0 {
+		waitEmbedsReady(t, ctx)
+	}
+	eval[string](t, ctx, `document.documentElement.style.scrollBehavior = "auto"`)
+}
 
 // TestLessonPredictAndProgress answers predictions, sees the engine's graded
 // reveal, reloads and finds the progress kept, exports it, clears it, imports
 // it back, and has a corrupt and a foreign file refused with the progress kept.
 func TestLessonPredictAndProgress(t *testing.T) {
-	base := startSite(t, web.Options{Lessons: lessonpage.Catalog(), Pages: lessonpage.Routes()})
+	base := startLessonSite(t)
 	ctx := newBrowser(t)
 	do := func(what string, a chromedp.Action[chromedp.Void]) {
 		t.Helper()
@@ -31,22 +54,11 @@ func TestLessonPredictAndProgress(t *testing.T) {
 	}
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
 	order3 := `form[data-prediction="order-3"]`
-	ties := `form[data-prediction="ties-gte"]`
+	gte := `form[data-prediction="gte-fix"]`
 
-	// The page's widgets grow when the engine takes them over (the live
-	// controls appear), which moves what follows; wait for that before
-	// clicking, so a click lands where it was aimed.
-	// The page also scrolls smoothly, and a click aimed while it is still
-	// scrolling misses; jump instead.
-	settle := func() {
-		if _, ok := web.LookupAsset("tidemark.wasm"); ok {
-			waitEmbedsReady(t, ctx)
-		}
-		eval[string](t, ctx, `document.documentElement.style.scrollBehavior = "auto"`)
-	}
-	do("open the lesson", chromedp.Navigate(base+"/lessons/high-water-mark"))
+	do("open the chapter", chromedp.Navigate(base+lessonOnePrefix+"/"+chapterGap))
 	do("progress panel shown", chromedp.WaitVisible(css(`[data-testid="progress"]`)))
-	settle()
+	settleLesson(t, ctx)
 	// The answer key stays out of sight until the learner commits.
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('`+order3+` details').checkVisibility()`), "the reveal shows before answering")
 
@@ -56,29 +68,31 @@ func TestLessonPredictAndProgress(t *testing.T) {
 	do("graded", chromedp.WaitVisible(css(order3+`[data-graded="right"] [data-testid="prediction-result"]`)))
 	assert.Contains(t, eval[string](t, ctx, `document.querySelector('`+order3+` [data-testid="prediction-result"]').textContent`), "Right")
 	assert.True(t, eval[bool](t, ctx, `document.querySelector('`+order3+` details').open`), "the reveal opens after answering")
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('`+order3+` [data-testid="prediction-retry"]').checkVisibility()`), "a right answer offers another try")
 
 	// A wrong answer is graded wrong and names the engine's answer.
-	do("choose a", chromedp.Click(css(`#predict-ties-gte-a`)))
+	do("choose a", chromedp.Click(css(`#predict-gte-fix-a`)))
 	// Reading on (sections marked read redraw the progress) must not undo a
-	// choice the learner has not locked in yet.
-	// Read down the page half a screen at a time, as a reader would: a
-	// section counts once its end has been on screen.
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`(window.scrollBy(0, window.innerHeight / 2), document.querySelector('[data-testid="progress-summary"]').textContent.search(/Sections read: [1-9]/) >= 0)`))
-	require.NoError(t, err, "sections marked read")
-	assert.True(t, eval[bool](t, ctx, `document.querySelector('#predict-ties-gte-a').checked`), "redrawing progress cleared the learner's choice")
-	do("lock in", chromedp.Click(css(ties+` [data-testid="prediction-submit"]`)))
-	do("graded", chromedp.WaitVisible(css(ties+`[data-graded="wrong"] [data-testid="prediction-result"]`)))
-	assert.Contains(t, eval[string](t, ctx, `document.querySelector('`+ties+` [data-testid="prediction-result"]').textContent`), "order 2 appears twice")
+	// choice the learner has not locked in yet. Read the page from the top
+	// a screen at a time, resting on each as a reader would.
+	eval[bool](t, ctx, `(window.scrollTo(0, 0), true)`)
+	readDown(t, ctx, `document.querySelector('[data-testid="progress-summary"]').textContent.search(/Sections read: [1-9]/) >= 0`)
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('#predict-gte-fix-a').checked`), "redrawing progress cleared the learner's choice")
+	do("lock in", chromedp.Click(css(gte+` [data-testid="prediction-submit"]`)))
+	do("graded", chromedp.WaitVisible(css(gte+`[data-graded="wrong"] [data-testid="prediction-result"]`)))
+	assert.Contains(t, eval[string](t, ctx, `document.querySelector('`+gte+` [data-testid="prediction-result"]').textContent`), "Order 3 only")
 
 	summary := func() string {
 		return eval[string](t, ctx, `document.querySelector('[data-testid="progress-summary"]').textContent`)
 	}
-	assert.Contains(t, summary(), "Predictions made: 2 of ")
-	assert.Contains(t, summary(), ", 1 right.")
+	l, ok := course.Lookup("high-water-mark")
+	require.True(t, ok)
+	assert.Contains(t, summary(), "Predictions made: 2 of "+itoa(len(l.Predictions()))+", 1 right.", "the count is the whole lesson's")
+	assert.Contains(t, summary(), " of "+itoa(len(l.MainSections()))+".")
 
 	// Reload: the answers are still there, locked.
 	do("reload", chromedp.Reload())
-	settle()
+	settleLesson(t, ctx)
 	do("graded after reload", chromedp.WaitVisible(css(order3+`[data-graded="right"] [data-testid="prediction-result"]`)))
 	assert.True(t, eval[bool](t, ctx, `document.querySelector('#predict-order-3-b').checked && document.querySelector('#predict-order-3-b').disabled`))
 	assert.Contains(t, summary(), "Predictions made: 2 of ")
@@ -103,15 +117,16 @@ func TestLessonPredictAndProgress(t *testing.T) {
 	p := file.Lessons["high-water-mark"].Predictions
 	assert.Equal(t, "b", p["order-3"].Choice)
 	assert.True(t, p["order-3"].Right)
-	assert.False(t, p["ties-gte"].Right)
+	assert.False(t, p["gte-fix"].Right)
 	do("export button", chromedp.Click(css(`[data-testid="progress-export"]`)))
 	do("export message", chromedp.WaitVisible(css(`[data-testid="progress-message"]`)))
 
 	// Clear (it asks first), then import the exported file through the file
 	// input (it shows what it will change first).
+	do("scroll to the panel", chromedp.ScrollIntoView(css(`[data-testid="progress-reset"]`)))
 	do("clear", chromedp.Click(css(`[data-testid="progress-reset"]`)))
 	do("confirm clear", chromedp.Click(css(`[data-testid="progress-confirm-yes"]`)))
-	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-testid="progress-summary"]').textContent.includes("Predictions made: 0 of ")`))
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-testid="progress-summary"]').textContent.includes("Predictions made: 0 of ")`))
 	require.NoError(t, err, "progress cleared")
 	dir := t.TempDir()
 	good := filepath.Join(dir, "tidemark-progress.json")
@@ -148,20 +163,236 @@ func TestLessonPredictAndProgress(t *testing.T) {
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
-// TestLessonAt360 checks the lesson has no page-wide horizontal scroll on a
-// narrow phone screen, with its widgets taken over by the engine, and that
-// the advance before/after pair stacks there.
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// follow clicks the link whose data-testid is id and waits for the page it
+// leads to.
+func follow(t *testing.T, ctx context.Context, id string) {
+	t.Helper()
+	sel := `[data-testid="` + id + `"]`
+	require.NoError(t, chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(sel))))
+	href := eval[string](t, ctx, `document.querySelector('`+sel+`').href`)
+	_, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(sel)))
+	require.NoError(t, err, "follow %s", id)
+	assert.Equal(t, href, eval[string](t, ctx, `location.href`))
+	waitTrue(t, ctx, "the page's progress panel", `!!document.querySelector('[data-testid="progress"]') && !document.querySelector('[data-testid="progress"]').hidden`)
+}
+
+// readDown scrolls the page down most of a screen at a time, letting it
+// take in each screen (it does once the page has rested), until done (a
+// JavaScript expression) is true or the page ends. It fails the test when
+// done never becomes true.
+func readDown(t *testing.T, ctx context.Context, done string) {
+	t.Helper()
+	// First take in the screen the page is on.
+	looks := eval[int](t, ctx, `window.tidemarkProgress.looks()`)
+	eval[bool](t, ctx, `(window.dispatchEvent(new Event("scroll")), true)`)
+	waitTrue(t, ctx, "the page takes in the screen", `window.tidemarkProgress.looks() > `+itoa(looks))
+	for i := 0; i < 400; i++ {
+		if eval[bool](t, ctx, done) {
+			return
+		}
+		if eval[bool](t, ctx, `window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1`) {
+			break
+		}
+		looks := eval[int](t, ctx, `window.tidemarkProgress.looks()`)
+		eval[bool](t, ctx, `(window.scrollBy(0, window.innerHeight * 0.9), true)`)
+		waitTrue(t, ctx, "the page takes in the screen", `window.tidemarkProgress.looks() > `+itoa(looks))
+	}
+	waitTrue(t, ctx, "reading down the page: "+done, done)
+}
+
+// TestLessonChapters walks lesson one as a learner does: from the contents
+// to chapter one and on with "next", back with "previous", the table of
+// contents showing each chapter's progress as it changes, one address per
+// chapter, and an address from before the chapters landing on its chapter.
+func TestLessonChapters(t *testing.T) {
+	base := startLessonSite(t)
+	ctx := newBrowser(t)
+	l, ok := course.Lookup("high-water-mark")
+	require.True(t, ok)
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix)))
+	waitTrue(t, ctx, "the contents page shows progress", `!document.querySelector('[data-testid="progress"]').hidden`)
+	assert.Equal(t, l.Title, testText(t, ctx, "page-title"))
+	assert.Equal(t, len(l.Chapters), eval[int](t, ctx, `document.querySelectorAll('[data-testid="toc-chapter"]').length`))
+	assert.Equal(t, "(not started)", eval[string](t, ctx, `document.querySelector('[data-testid="toc-chapter"] [data-testid="toc-progress"]').textContent`))
+
+	// Start, then next and previous, each a page of its own.
+	follow(t, ctx, "lesson-start")
+	assert.Equal(t, lessonOnePrefix+"/"+chapterFirst, eval[string](t, ctx, `location.pathname`))
+	assert.Equal(t, l.Chapters[0].Title, testText(t, ctx, "page-title"))
+	follow(t, ctx, "chapter-next")
+	assert.Equal(t, lessonOnePrefix+"/"+chapterBreaks, eval[string](t, ctx, `location.pathname`))
+	assert.Equal(t, l.Chapters[1].Title, testText(t, ctx, "page-title"))
+	assert.Contains(t, testText(t, ctx, "lesson-crumb"), "chapter 2 of ")
+	follow(t, ctx, "chapter-prev")
+	assert.Equal(t, lessonOnePrefix+"/"+chapterFirst, eval[string](t, ctx, `location.pathname`))
+
+	// Read chapter one's four sections; the contents say so.
+	eval[string](t, ctx, `document.documentElement.style.scrollBehavior = "auto"`)
+	readDown(t, ctx, `document.querySelectorAll('[data-testid="read-mark"]:not([hidden])').length === 4`)
+	toc := func(chapter string) string {
+		return eval[string](t, ctx, `document.querySelector('[data-testid="toc-chapter"][data-chapter="`+chapter+`"] [data-testid="toc-progress"]').textContent`)
+	}
+	assert.Equal(t, "(✓ done)", toc(chapterFirst))
+
+	// An answer in chapter three shows in the contents of every page.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterGap)))
+	waitTrue(t, ctx, "progress shown", `!document.querySelector('[data-testid="progress"]').hidden`)
+	answer(t, ctx, "order-3", "b")
+	assert.Contains(t, toc(chapterGap), "1 of 2 predictions answered")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix)))
+	waitTrue(t, ctx, "progress shown", `!document.querySelector('[data-testid="progress"]').hidden`)
+	assert.Equal(t, "(✓ done)", toc(chapterFirst))
+	assert.Contains(t, toc(chapterGap), "1 of 2 predictions answered")
+	assert.Equal(t, "true", eval[string](t, ctx, `document.querySelector('[data-chapter="`+chapterFirst+`"]').dataset.done`))
+	// The contents page now points on to the first chapter not done.
+	assert.Contains(t, testText(t, ctx, "lesson-start"), "Continue with chapter 2: "+l.Chapters[1].Title)
+
+	// The old single-page address of a section lands on its chapter.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"#visibility-gap")))
+	// The page goes on to another, so the wait outlives a document or two.
+	moved := false
+	for i := 0; i < 50 && !moved; i++ {
+		moved, _ = chromedp.Run(ctx, chromedp.Evaluate[bool](`location.pathname === "`+lessonOnePrefix+"/"+chapterGap+`" && location.hash === "#visibility-gap" && document.readyState === "complete"`))
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.True(t, moved, "the old address did not move on to its chapter")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestTallSectionIsReadByWhatWasSeen opens the chapter whose section is
+// many screens tall: jumping to its end does not mark it read, reading
+// down through it does.
+func TestTallSectionIsReadByWhatWasSeen(t *testing.T) {
+	base := startLessonSite(t)
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterChecks)))
+	waitTrue(t, ctx, "progress shown", `!document.querySelector('[data-testid="progress"]').hidden`)
+	settleLesson(t, ctx)
+	tall := eval[float64](t, ctx, `document.getElementById("checks").getBoundingClientRect().height / window.innerHeight`)
+	require.Greater(t, tall, 5.0, "the checks section should be many screens tall")
+	unread := `document.querySelector('#checks [data-testid="read-mark"]').hidden`
+
+	// Jump straight to the section's end and rest there: its end has been
+	// on screen, but not its middle.
+	eval[bool](t, ctx, `(document.getElementById("checks").scrollIntoView({block: "end"}), true)`)
+	time.Sleep(800 * time.Millisecond)
+	assert.True(t, eval[bool](t, ctx, unread), "a section flown past is marked read")
+	seen := eval[float64](t, ctx, `window.tidemarkProgress.seen("checks")`)
+	assert.Greater(t, seen, 0.0)
+	assert.Less(t, seen, 0.5)
+
+	// Read it from the top, a screen at a time.
+	eval[bool](t, ctx, `(window.scrollTo(0, 0), true)`)
+	readDown(t, ctx, `!`+unread)
+	assert.Equal(t, 1.0, eval[float64](t, ctx, `window.tidemarkProgress.seen("checks")`))
+	assert.Contains(t, storedRecordRead(t, ctx), "checks")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestEverySectionCanBeRead reads every chapter of lesson one to its end in
+// a tall window and finds the counter at all of its sections.
+func TestEverySectionCanBeRead(t *testing.T) {
+	base := startLessonSite(t)
+	browser := startBrowser(t)
+	ctx, cancel := context.WithTimeout(browser, 3*time.Minute)
+	defer cancel()
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 2400)))
+	l, ok := course.Lookup("high-water-mark")
+	require.True(t, ok)
+	for _, c := range l.Chapters {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+c.ID)))
+		waitTrue(t, ctx, "progress shown", `!document.querySelector('[data-testid="progress"]').hidden`)
+		eval[string](t, ctx, `document.documentElement.style.scrollBehavior = "auto"`)
+		var ids []string
+		for _, s := range c.MainSections() {
+			ids = append(ids, `!document.querySelector('#`+s+` [data-testid="read-mark"]').hidden`)
+		}
+		readDown(t, ctx, strings.Join(ids, " && "))
+	}
+	n := len(l.MainSections())
+	assert.Contains(t, testText(t, ctx, "progress-summary"), "Sections read: "+itoa(n)+" of "+itoa(n)+".")
+}
+
+// storedRecordRead returns the sections read stored for lesson one.
+func storedRecordRead(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	return storedRecord(t, ctx).Lessons[progressLesson].Read
+}
+
+// TestPredictionRetry answers wrong, sees why, tries again and is right;
+// the wrong answer stays stored until the new one is locked in, and a
+// second try never overwrites an answer given meanwhile in another tab.
+func TestPredictionRetry(t *testing.T) {
+	base := startLessonSite(t)
+	browser := startBrowser(t)
+	a := newIsolatedTab(t, browser)
+	b := newTabBeside(t, a)
+	for _, ctx := range []context.Context{a, b} {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterGap)))
+		waitTrue(t, ctx, "progress shown", `!document.querySelector('[data-testid="progress"]').hidden`)
+	}
+	form := `form[data-prediction="gte-fix"]`
+	answer(t, a, "gte-fix", "a")
+	assert.Equal(t, "wrong", eval[string](t, a, `document.querySelector('`+form+`').dataset.graded`))
+	assert.True(t, eval[bool](t, a, `document.querySelector('`+form+` details').open`), "the why is not shown")
+	retry := form + ` [data-testid="prediction-retry"]`
+	require.True(t, eval[bool](t, a, `document.querySelector('`+retry+`').checkVisibility()`), "no second try is offered")
+
+	// Try again: the form opens, the key hides, the stored answer stays.
+	require.NoError(t, chromedp.Do(a, chromedp.Click(chromedp.CSS(retry))))
+	waitTrue(t, a, "the form opens again", `!document.querySelector('#predict-gte-fix-b').disabled`)
+	assert.False(t, eval[bool](t, a, `document.querySelector('`+form+` details').checkVisibility()`), "the answer key stays shown during the second try")
+	assert.False(t, eval[bool](t, a, `document.querySelector('`+form+` [data-testid="prediction-submit"]').hidden`))
+	assert.Equal(t, "gte-fix", eval[string](t, a, `document.activeElement.name.replace("predict-", "")`), "focus does not go to the options")
+	assert.Equal(t, "a", storedRecord(t, a).Lessons[progressLesson].Predictions["gte-fix"].Choice, "trying again dropped the stored answer")
+	assert.Contains(t, testText(t, a, "progress-summary"), "Predictions made: 1 of ")
+
+	// With the keyboard: pick b and lock it in.
+	require.NoError(t, chromedp.Do(a, chromedp.Focus(chromedp.CSS(`#predict-gte-fix-b`))))
+	require.NoError(t, chromedp.Do(a, chromedp.KeyEvent(" ")))
+	require.NoError(t, chromedp.Do(a, chromedp.Click(chromedp.CSS(form+` [data-testid="prediction-submit"]`))))
+	waitTrue(t, a, "graded right", `document.querySelector('`+form+`').dataset.graded === "right"`)
+	got := storedRecord(t, a).Lessons[progressLesson].Predictions["gte-fix"]
+	assert.Equal(t, "b", got.Choice)
+	assert.True(t, got.Right)
+	assert.Contains(t, testText(t, a, "progress-summary"), "1 right.")
+	assert.False(t, eval[bool](t, a, `document.querySelector('`+retry+`').checkVisibility()`), "a right answer offers another try")
+	waitTrue(t, b, "tab B shows the new answer", `document.querySelector('`+form+`').dataset.graded === "right"`)
+
+	// A second try in tab A while tab B answers again: tab B's answer,
+	// stored first, stands, and tab A shows it.
+	answer(t, a, "order-3", "a")
+	waitTrue(t, b, "tab B shows the wrong answer", `document.querySelector('form[data-prediction="order-3"]').dataset.graded === "wrong"`)
+	jsClick(t, a, `form[data-prediction="order-3"] [data-testid="prediction-retry"]`)
+	waitTrue(t, a, "tab A tries again", `document.querySelector('form[data-prediction="order-3"]').dataset.retrying === "true"`)
+	eval[bool](t, a, `(document.querySelector('#predict-order-3-a').checked = true, true)`)
+	jsClick(t, b, `form[data-prediction="order-3"] [data-testid="prediction-retry"]`)
+	answer(t, b, "order-3", "b")
+	waitTrue(t, a, "tab A shows tab B's answer", `document.querySelector('form[data-prediction="order-3"]').dataset.graded === "right"`)
+	assert.Equal(t, "b", storedRecord(t, a).Lessons[progressLesson].Predictions["order-3"].Choice)
+	assert.Empty(t, pageProblems(t, a))
+	assert.Empty(t, pageProblems(t, b))
+}
+
+// TestLessonAt360 checks lesson pages have no page-wide horizontal scroll
+// on a narrow phone screen, with their widgets taken over by the engine, and
+// that the advance before/after pair stacks there.
 func TestLessonAt360(t *testing.T) {
-	base := startSite(t, web.Options{Lessons: lessonpage.Catalog(), Pages: lessonpage.Routes()})
+	base := startLessonSite(t)
 	ctx := newBrowser(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(360, 740)))
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/lessons/high-water-mark")))
-	if _, ok := web.LookupAsset("tidemark.wasm"); ok {
-		waitEmbedsReady(t, ctx)
+	for _, path := range []string{lessonOnePrefix, lessonOnePrefix + "/" + chapterStoring, lessonOnePrefix + "/" + chapterChecks} {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+path)))
+		settleLesson(t, ctx)
+		w := eval[int](t, ctx, `document.documentElement.scrollWidth`)
+		assert.LessOrEqual(t, w, 360, "%s scrolls sideways at 360px", path)
+		if path == lessonOnePrefix+"/"+chapterStoring {
+			assert.False(t, eval[bool](t, ctx, sideBySide), "the advance before/after pair should stack at 360px")
+		}
 	}
-	w := eval[int](t, ctx, `document.documentElement.scrollWidth`)
-	assert.LessOrEqual(t, w, 360, "the page scrolls sideways at 360px")
-	assert.False(t, eval[bool](t, ctx, sideBySide), "the advance before/after pair should stack at 360px")
 }
 
 // sideBySide reports whether the two sides of the lesson's comparison sit
@@ -182,9 +413,10 @@ func waitEmbedsReady(t *testing.T, ctx context.Context) {
 	require.NoError(t, err, "the lesson's widgets were not all taken over by the engine")
 }
 
-// TestLessonEmbedsStepOnTheirOwn plays two embeds of the same scenario on the
-// lesson page: each opens with its own knobs, steps with its own buttons and
-// keys, leaves the other alone, and never touches the page's address.
+// TestLessonEmbedsStepOnTheirOwn plays two embeds of the same scenario on a
+// chapter: each opens with its own knobs, steps with its own buttons and
+// keys, leaves the other alone, and never touches the page's address. An
+// embed the text opens at a step is taken over at that step.
 func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 	if _, ok := web.LookupAsset("tidemark.wasm"); !ok {
 		const msg = "tidemark.wasm not built; run `make wasm`"
@@ -193,9 +425,9 @@ func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
-	base := startSite(t, web.Options{Lessons: lessonpage.Catalog(), Pages: lessonpage.Routes()})
+	base := startLessonSite(t)
 	ctx := newBrowser(t)
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/lessons/high-water-mark")))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterGap)))
 	waitEmbedsReady(t, ctx)
 	address := eval[string](t, ctx, `location.href`)
 
@@ -209,7 +441,6 @@ func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 	stepOf := func(id string) int {
 		return eval[int](t, ctx, `Number(document.querySelector('`+host(id)+` .tm-widget').dataset.step)`)
 	}
-	// Each widget is live (its play button shows) and opened with its own knobs.
 	for _, id := range ids {
 		assert.True(t, eval[bool](t, ctx, `document.querySelector('`+host(id)+` [data-testid="btn-play"]').checkVisibility()`), "widget %s is not live", id)
 		assert.Equal(t, 0, stepOf(id))
@@ -217,7 +448,6 @@ func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 	assert.True(t, eval[bool](t, ctx, `document.getElementById('`+a+`-knob-mark-timestamp').checked`), "the first embed lost its knobs")
 	assert.True(t, eval[bool](t, ctx, `document.getElementById('`+b+`-knob-mark-lsn').checked`), "the second embed opened without its knobs")
 
-	// Step the first forward three times with its own button.
 	for range 3 {
 		click(t, ctx, host(a)+` [data-testid="btn-forward"]`)
 	}
@@ -226,7 +456,6 @@ func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 	assert.Contains(t, text(t, ctx, host(a)+` [data-testid="narration"]`), "Step 3 of")
 	assert.Contains(t, text(t, ctx, host(b)+` [data-testid="narration"]`), "Step 0 of")
 
-	// The second steps on its own, with a button and then a key.
 	click(t, ctx, host(b)+` [data-testid="btn-forward"]`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowRight)))
 	assert.Equal(t, 2, stepOf(b))
@@ -243,19 +472,24 @@ func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 	click(t, ctx, `label[for="`+a+`-knob-mark-lsn"]`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#`+a+`-knob-mark-lsn:checked`))))
 	assert.True(t, eval[bool](t, ctx, `document.getElementById('`+b+`-knob-mark-lsn').checked`))
-	others := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="scenario-embed"][data-scenario="hwm/visibility-gap"][data-knobs~="mark=timestamp"]')].map((e) => e.dataset.embedId)`)
-	require.NotEmpty(t, others)
-	for _, id := range others {
-		if id != a {
-			assert.True(t, eval[bool](t, ctx, `document.getElementById('`+id+`-knob-mark-timestamp').checked`), "a knob flip in %s reached %s", a, id)
-		}
-	}
+	assert.False(t, eval[bool](t, ctx, `document.getElementById('`+b+`-knob-mark-timestamp').checked`))
 
-	// Embedded widgets never rewrite the page's address.
-	assert.Equal(t, address, eval[string](t, ctx, `location.href`))
+	assert.Equal(t, address, eval[string](t, ctx, `location.href`), "an embedded widget rewrote the page's address")
 
 	// On a wide screen the advance before/after pair sits side by side.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterStoring)))
+	waitEmbedsReady(t, ctx)
 	assert.True(t, eval[bool](t, ctx, sideBySide), "the advance before/after pair should be side by side at 1280px")
+
+	// In the checks chapter, repeats of one run open at the step their
+	// caption is about, and stay there when the engine takes over.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterChecks)))
+	waitEmbedsReady(t, ctx)
+	steps := eval[[][]string](t, ctx, `[...document.querySelectorAll('[data-testid="scenario-embed"]')].filter((e) => e.dataset.step !== "0").map((e) => [e.dataset.step, document.querySelector('.tm-host[data-id="' + e.dataset.embedId + '"] .tm-widget').dataset.step])`)
+	require.NotEmpty(t, steps)
+	for _, s := range steps {
+		assert.Equal(t, s[0], s[1], "an embed meant to open at step %s opened at %s", s[0], s[1])
+	}
 	assert.Empty(t, pageProblems(t, ctx))
 }
 

@@ -16,9 +16,6 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/tidemark/tidemark/web"
-	"github.com/tidemark/tidemark/web/lessonpage"
 )
 
 // The lesson page whose progress these tests keep, and where it is stored.
@@ -49,7 +46,7 @@ type progressRecord struct {
 // replace, and clearing asks first. The cases share one browser; each has a
 // browser context of its own, so its storage starts empty.
 func TestLessonProgressStorage(t *testing.T) {
-	base := startSite(t, web.Options{Lessons: lessonpage.Catalog(), Pages: lessonpage.Routes()})
+	base := startLessonSite(t)
 	browser := startBrowser(t)
 
 	t.Run("corrupt record kept aside and offered for export", func(t *testing.T) {
@@ -83,7 +80,7 @@ func TestLessonProgressStorage(t *testing.T) {
 
 		waitTrue(t, ctx, "the page says the record is from a newer version", `document.querySelector('[data-testid="progress-problem"]').textContent.includes("newer version of Tidemark (version 2)")`)
 		assertKeptAndExported(t, ctx, raw)
-		answer(t, ctx, "ties-gte", "c")
+		answer(t, ctx, "gte-fix", "c")
 		assert.Equal(t, raw, stored(t, ctx, asideKey1), "a save changed the newer record kept aside")
 		assert.Equal(t, 1, storedRecord(t, ctx).Version)
 		assert.Contains(t, testText(t, ctx, "progress-problem"), "newer version", "the page stopped saying what it set aside")
@@ -97,7 +94,7 @@ func TestLessonProgressStorage(t *testing.T) {
 		assert.Empty(t, stored(t, ctx, asideKey1))
 		assert.Empty(t, testText(t, ctx, "progress-problem"))
 		openLesson(t, ctx, base)
-		waitTrue(t, ctx, "the answer is kept", `!!document.querySelector('form[data-prediction="ties-gte"][data-graded]')`)
+		waitTrue(t, ctx, "the answer is kept", `!!document.querySelector('form[data-prediction="gte-fix"][data-graded]')`)
 		assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="progress-aside"]').hidden`), "a deleted record came back")
 		assert.Empty(t, pageProblems(t, ctx))
 	})
@@ -129,24 +126,24 @@ func TestLessonProgressStorage(t *testing.T) {
 	t.Run("one malformed entry does not drop the valid ones", func(t *testing.T) {
 		ctx := newIsolatedTab(t, browser)
 		raw := `{"app":"tidemark","kind":"progress","version":1,"lessons":{"high-water-mark":{"read":["question",42],` +
-			`"predictions":{"order-3":{"choice":"b","right":true},"ties-gte":{"choice":"a","right":"yes"}}}}}`
+			`"predictions":{"order-3":{"choice":"b","right":true},"gte-fix":{"choice":"a","right":"yes"}}}}}`
 		seedStorage(t, ctx, base, progressKey, raw)
 		openLesson(t, ctx, base)
 
 		waitTrue(t, ctx, "the page says which entries it could not read", `document.querySelector('[data-testid="progress-problem"]').textContent.includes("2 entries this page cannot read")`)
 		problem := testText(t, ctx, "progress-problem")
-		assert.Contains(t, problem, "ties-gte")
+		assert.Contains(t, problem, "gte-fix")
 		assert.Contains(t, problem, "The rest of it is in use")
 		assert.Contains(t, testText(t, ctx, "progress-summary"), "Predictions made: 1 of ", "the valid answer was dropped")
 		assert.True(t, eval[bool](t, ctx, `!!document.querySelector('form[data-prediction="order-3"][data-graded="right"]')`), "the valid answer is not shown")
-		assert.True(t, eval[bool](t, ctx, `!document.querySelector('#question [data-testid="read-mark"]').hidden`), "the valid section read is not shown")
+		assert.Equal(t, "(1 of 4 sections read)", eval[string](t, ctx, `document.querySelector('[data-chapter="the-question"] [data-testid="toc-progress"]').textContent`), "the valid section read is not shown")
 		assertKeptAndExported(t, ctx, raw)
 
 		// The next save keeps every valid entry beside the new one.
-		answer(t, ctx, "ties-gte", "c")
+		answer(t, ctx, "gte-fix", "c")
 		hwm := storedRecord(t, ctx).Lessons[progressLesson]
 		assert.Equal(t, "b", hwm.Predictions["order-3"].Choice)
-		assert.Equal(t, "c", hwm.Predictions["ties-gte"].Choice)
+		assert.Equal(t, "c", hwm.Predictions["gte-fix"].Choice)
 		assert.Contains(t, hwm.Read, "question")
 		assert.Equal(t, raw, stored(t, ctx, asideKey1))
 		assert.Empty(t, pageProblems(t, ctx))
@@ -197,18 +194,25 @@ func TestLessonProgressStorage(t *testing.T) {
 
 		answer(t, a, "order-3", "b")
 		waitTrue(t, b, "tab B shows tab A's answer without a reload", `!!document.querySelector('form[data-prediction="order-3"][data-graded="right"]')`)
-		answer(t, b, "ties-gte", "c")
-		waitTrue(t, a, "tab A shows tab B's answer without a reload", `!!document.querySelector('form[data-prediction="ties-gte"][data-graded]')`)
+		answer(t, b, "gte-fix", "c")
+		waitTrue(t, a, "tab A shows tab B's answer without a reload", `!!document.querySelector('form[data-prediction="gte-fix"][data-graded]')`)
 
-		// A write whose storage event has not reached this tab yet is kept
-		// too: every save re-reads what is stored.
+		// Both on the next chapter: a write whose storage event has not
+		// reached this tab yet is kept too: every save re-reads what is
+		// stored.
+		openChapter(t, a, base, "gaps-or-duplicates")
+		openChapter(t, b, base, "gaps-or-duplicates")
 		eval[bool](t, b, `(() => {
   const r = JSON.parse(localStorage.getItem("tidemark.progress"));
-  r.lessons["high-water-mark"].predictions["gte-fix"] = {choice: "a", right: false};
+  r.lessons["high-water-mark"].predictions["ties-gte"] = {choice: "c", right: true};
   localStorage.setItem("tidemark.progress", JSON.stringify(r));
   return true;
 })()`)
 		answer(t, b, "advance-merge", "a")
+		// Each tab's browser process keeps its own copy of the storage and
+		// hears of another's writes a moment later (docs/security.md: the
+		// window is one read-modify-write); tab A answers once it has.
+		waitTrue(t, a, "tab A shows tab B's answer without a reload", `!!document.querySelector('form[data-prediction="advance-merge"][data-graded]')`)
 		answer(t, a, "race-monotonic", "a")
 
 		preds := storedRecord(t, a).Lessons[progressLesson].Predictions
@@ -217,6 +221,8 @@ func TestLessonProgressStorage(t *testing.T) {
 		}
 		// A prediction is locked in once: a second tab's later answer does
 		// not replace it.
+		openChapter(t, a, base, "checks")
+		openChapter(t, b, base, "checks")
 		eval[bool](t, a, `(() => {
   const f = document.querySelector('form[data-prediction="which-check"]');
   f.querySelector('input[type=radio]').checked = true;
@@ -231,13 +237,13 @@ func TestLessonProgressStorage(t *testing.T) {
 	t.Run("a full quota is reported and never followed by a claim of success", func(t *testing.T) {
 		ctx := newIsolatedTab(t, browser)
 		openLesson(t, ctx, base)
-		answer(t, ctx, "order-3", "b")
+		answer(t, ctx, "order-3", "a")
 		before := stored(t, ctx, progressKey)
 		require.Contains(t, before, `"order-3"`)
 
 		eval[bool](t, ctx, `(window.__setItem = Storage.prototype.setItem, true)`)
 		eval[bool](t, ctx, storageFull+`; true`)
-		answer(t, ctx, "ties-gte", "c")
+		answer(t, ctx, "gte-fix", "c")
 		assert.Contains(t, testText(t, ctx, "progress-message"), "not stored, because the browser's storage for this site is full")
 		assert.Contains(t, testText(t, ctx, "progress-unsaved"), "1 change on this page is not stored")
 		assert.Contains(t, testText(t, ctx, "progress-summary"), "Predictions made: 2 of ", "the unsaved answer should still show")
@@ -262,12 +268,15 @@ func TestLessonProgressStorage(t *testing.T) {
 		assert.Equal(t, before, stored(t, ctx, progressKey))
 		assert.Contains(t, testText(t, ctx, "progress-summary"), "Predictions made: 2 of ")
 
-		// With room again, the next save stores the change that waited.
+		// With room again, the next save (a second try at the wrong answer)
+		// stores the change that waited.
 		eval[bool](t, ctx, `(Storage.prototype.setItem = window.__setItem, true)`)
-		answer(t, ctx, "gte-fix", "d")
+		jsClick(t, ctx, `form[data-prediction="order-3"] [data-testid="prediction-retry"]`)
+		waitTrue(t, ctx, "a second try opens", `document.querySelector('form[data-prediction="order-3"]').dataset.retrying === "true"`)
+		answer(t, ctx, "order-3", "b")
 		preds := storedRecord(t, ctx).Lessons[progressLesson].Predictions
-		assert.Contains(t, preds, "ties-gte", "the change kept while storage was full was not stored later")
-		assert.Contains(t, preds, "gte-fix")
+		assert.Contains(t, preds, "gte-fix", "the change kept while storage was full was not stored later")
+		assert.Equal(t, "b", preds["order-3"].Choice)
 		assert.Empty(t, testText(t, ctx, "progress-unsaved"))
 		assert.Empty(t, pageProblems(t, ctx))
 	})
@@ -365,6 +374,7 @@ func TestLessonProgressStorage(t *testing.T) {
 		waitTrue(t, ctx, "clearing asks first", `document.querySelector('[data-testid="progress-confirm"]').open`)
 		assert.Equal(t, "progress-confirm-no", eval[string](t, ctx, `document.activeElement.dataset.testid`))
 		assert.Contains(t, testText(t, ctx, "progress-confirm-text"), "1 answer")
+		assert.Contains(t, testText(t, ctx, "progress-confirm-text"), "“The high-water mark”", "clearing names the lesson, whose every chapter it clears")
 		assert.Contains(t, stored(t, ctx, progressKey), `"order-3"`, "progress was cleared before the learner confirmed")
 		require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape)))
 		waitTrue(t, ctx, "Escape closes the dialog", `!document.querySelector('[data-testid="progress-confirm"]').open`)
@@ -407,11 +417,18 @@ func seedStorage(t *testing.T, ctx context.Context, base, key, value string) {
 	eval[bool](t, ctx, `(localStorage.setItem(`+jsQuote(key)+`, `+jsQuote(value)+`), true)`)
 }
 
-// openLesson opens the lesson page and waits until its progress panel is
-// shown.
+// openLesson opens the chapter of lesson one with the order-3 and gte-fix
+// predictions and waits until its progress panel is shown.
 func openLesson(t *testing.T, ctx context.Context, base string) {
 	t.Helper()
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/lessons/"+progressLesson)))
+	openChapter(t, ctx, base, "position-or-timestamp")
+}
+
+// openChapter opens a chapter of lesson one and waits until its progress
+// panel is shown.
+func openChapter(t *testing.T, ctx context.Context, base, chapter string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/lessons/"+progressLesson+"/"+chapter)))
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="progress"]`))), "progress panel shown")
 	eval[string](t, ctx, `document.documentElement.style.scrollBehavior = "auto"`)
 }

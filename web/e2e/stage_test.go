@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,9 +16,6 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/tidemark/tidemark/web"
-	"github.com/tidemark/tidemark/web/lessonpage"
 )
 
 // call sends one DevTools command to the tab of ctx.
@@ -276,12 +272,11 @@ func TestControlsNeedingScriptsStayHidden(t *testing.T) {
 // TestLockInHiddenOnceAnswered: a lesson's "Lock in my answer" goes away
 // once the learner has answered, though it is a .tm-btn.
 func TestLockInHiddenOnceAnswered(t *testing.T) {
-	base := startSite(t, web.Options{Lessons: lessonpage.Catalog(), Pages: lessonpage.Routes()})
+	base := startLessonSite(t)
 	ctx := newBrowser(t)
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/lessons/high-water-mark")))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterGap)))
 	order3 := `form[data-prediction="order-3"]`
-	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="progress"]`))))
-	eval[string](t, ctx, `document.documentElement.style.scrollBehavior = "auto"`)
+	settleLesson(t, ctx)
 	eval[bool](t, ctx, `(document.querySelector('#predict-order-3-b').click(), true)`)
 	eval[bool](t, ctx, `(document.querySelector('`+order3+` [data-testid="prediction-submit"]').click(), true)`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(order3+`[data-graded] [data-testid="prediction-result"]`))))
@@ -440,6 +435,3 @@ func TestSandboxIsLinked(t *testing.T) {
 	assert.Equal(t, "Sandbox", text(t, ctx, `nav a[aria-current="page"]`))
 	assert.Equal(t, "/play", eval[string](t, ctx, `new URL(document.querySelector('nav a[aria-current="page"]').href).pathname`))
 }
-
-// itoa is strconv.Itoa, for building selectors.
-func itoa(n int) string { return strconv.Itoa(n) }

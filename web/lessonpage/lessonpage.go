@@ -21,68 +21,136 @@ import (
 	"github.com/tidemark/tidemark/web/pages"
 )
 
-// Routes returns the lesson pages. A lesson page is a pure function of the
-// build (it runs every scenario it embeds and grades every prediction), so
-// the site renders it once and keeps it.
+// Routes returns the lesson pages: a lesson's contents, each of its
+// chapters, and its glossary. A lesson page is a pure function of the build
+// (it runs every scenario it embeds and grades every prediction), so the
+// site renders it once and keeps it.
 func Routes() []web.Page {
-	return []web.Page{{Pattern: "GET /lessons/{slug}", Render: render, Reuse: true}}
+	return []web.Page{
+		{Pattern: "GET /lessons/{slug}", Render: render, Reuse: true},
+		{Pattern: "GET /lessons/{slug}/{chapter}", Render: render, Reuse: true},
+	}
 }
 
-// Catalog lists the lessons for the home page.
-func Catalog() []templates.CatalogItem {
+// Catalog lists the lessons for the home page. It fails when a lesson file
+// does not read, naming every problem at its file:line:column, so a site
+// with a broken lesson does not start.
+func Catalog() ([]templates.CatalogItem, error) {
+	all, err := course.Lessons()
+	if err != nil {
+		return nil, fmt.Errorf("lessons: %w", err)
+	}
 	var out []templates.CatalogItem
-	for _, l := range course.Lessons() {
-		out = append(out, templates.CatalogItem{ID: l.Slug, Title: l.Title, Summary: l.Summary, Href: "/lessons/" + l.Slug})
+	for _, l := range all {
+		out = append(out, templates.CatalogItem{ID: l.Slug, Title: l.Title, Summary: l.Summary, Href: templates.LessonHref(l)})
+	}
+	return out, nil
+}
+
+// Paths lists the address of every lesson page: each lesson's contents,
+// chapters and glossary, for a server that renders them before its first
+// visitor does. It is empty when the lessons do not load.
+func Paths() []string {
+	all, _ := course.Lessons()
+	var out []string
+	for _, l := range all {
+		out = append(out, templates.LessonHref(l))
+		for i := range l.Chapters {
+			out = append(out, templates.ChapterHref(l, &l.Chapters[i]))
+		}
+		out = append(out, templates.GlossaryHref(l))
 	}
 	return out
 }
 
 func render(r *http.Request) (templ.Component, error) {
-	l, ok := course.Lookup(r.PathValue("slug"))
+	slug := r.PathValue("slug")
+	l, ok := course.Lookup(slug)
 	if !ok {
-		return nil, fmt.Errorf("lesson %q: %w", r.PathValue("slug"), web.ErrNotFound)
+		if _, err := course.Lessons(); err != nil {
+			return nil, fmt.Errorf("lessons: %w", err)
+		}
+		return nil, fmt.Errorf("lesson %q: %w", slug, web.ErrNotFound)
+	}
+	id := r.PathValue("chapter")
+	var c *course.Chapter
+	var index int
+	title := l.Title
+	switch id {
+	case "":
+	case "glossary":
+		title = "Glossary — " + l.Title
+	default:
+		var found bool
+		if c, index, found = l.Chapter(id); !found {
+			return nil, fmt.Errorf("chapter %q of lesson %q: %w", id, slug, web.ErrNotFound)
+		}
+		title = c.Title + " — " + l.Title
 	}
 	// The widget's scripts (engine loader, then the widget glue) come first,
 	// so every embed is taken over by the engine; lesson.js adds predictions
 	// and progress.
-	layout := pages.WidgetLayout(l.Title, append(slices.Clone(pages.Scripts), "lesson.js")...)
+	layout := web.NewLayoutView(title, "lesson.js")
+	if c != nil {
+		layout = pages.WidgetLayout(title, append(slices.Clone(pages.Scripts), "lesson.js")...)
+	}
 	layout.Description = l.Summary
 	layout.Stylesheets = []string{web.AssetURL("lesson.css")}
 	layout.Nav[1].Current = true
-	v, err := NewView(r.Context(), l, layout)
+	switch {
+	case id == "glossary":
+		return templates.LessonGlossary(templates.LessonView{Layout: layout, Lesson: l, Glossary: true}), nil
+	case c == nil:
+		return templates.LessonContents(templates.LessonView{Layout: layout, Lesson: l, Manifest: templates.ManifestOf(l)}), nil
+	}
+	v, err := NewView(r.Context(), l, index, layout)
 	if err != nil {
 		return nil, err
 	}
 	if len(v.Embeds) == 0 {
 		v.Layout.Modules = nil // no widget: nothing will fetch the engine
 	}
-	return templates.LessonPage(v), nil
+	return templates.LessonChapter(v), nil
 }
 
-// NewView runs the engine for every embed, prediction and plot of l.
-func NewView(ctx context.Context, l *course.Lesson, layout templates.LayoutView) (templates.LessonView, error) {
-	v := templates.LessonView{Layout: layout, Lesson: l, Embeds: map[string]templates.EmbedView{},
-		Answers: map[string]course.Answer{}, Plots: map[string]templates.PlotView{}}
-	for i, sl := range templates.Slots(l) {
-		ev, err := embedView(ctx, l, sl.Embed, "emb"+strconv.Itoa(i+1))
+// NewView runs the engine for every embed, prediction and plot of chapter
+// index of l. A prediction whose answer in the lesson file the engine does
+// not confirm is an error: the page would grade learners against a key
+// its author did not mean.
+func NewView(ctx context.Context, l *course.Lesson, index int, layout templates.LayoutView) (templates.LessonView, error) {
+	c := &l.Chapters[index]
+	v := templates.LessonView{Layout: layout, Lesson: l, Chapter: c, Index: index, Embeds: map[string]templates.EmbedView{},
+		Answers: map[string]course.Answer{}, Plots: map[string]templates.PlotView{}, Manifest: templates.ManifestOf(l)}
+	if all, err := course.Lessons(); err == nil {
+		for i, x := range all {
+			if x.Slug == l.Slug && i+1 < len(all) {
+				v.Next = all[i+1]
+			}
+		}
+	}
+	for i, sl := range templates.Slots(c) {
+		ev, err := embedView(ctx, sl.Embed, "emb"+strconv.Itoa(i+1))
 		if err != nil {
-			return v, fmt.Errorf("lesson %s: %w", l.Slug, err)
+			return v, fmt.Errorf("%s: %w", sl.Embed.Pos, err)
 		}
 		v.Embeds[sl.Key] = ev
 	}
-	for _, p := range l.Predictions() {
+	for _, p := range c.Predictions() {
 		a, err := course.Grade(p)
 		if err != nil {
-			return v, fmt.Errorf("lesson %s: %w", l.Slug, err)
+			return v, fmt.Errorf("%s: %w", p.Pos, err)
+		}
+		if want, got := sortedCopy(p.Answer), sortedCopy(a.Correct()); !slices.Equal(want, got) {
+			return v, fmt.Errorf("%s: prediction %s: the lesson's answer is %v but the engine finds %v true", p.Pos, p.ID, want, got)
 		}
 		v.Answers[p.ID] = a
 	}
-	for _, s := range l.Sections {
+	for _, s := range c.Sections {
 		for _, b := range s.Blocks {
 			if p, ok := b.(course.Plot); ok {
 				pv, err := plotView(p)
 				if err != nil {
-					return v, fmt.Errorf("lesson %s: plot %s: %w", l.Slug, p.ID, err)
+					return v, fmt.Errorf("%s: plot %s: %w", p.Pos, p.ID, err)
 				}
 				v.Plots[p.ID] = pv
 			}
@@ -91,9 +159,15 @@ func NewView(ctx context.Context, l *course.Lesson, layout templates.LayoutView)
 	return v, nil
 }
 
+func sortedCopy(xs []string) []string {
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return out
+}
+
 // embedView runs e's scenario and draws its widget under the element-id
 // prefix id, folded as an embed, with links to its scenario page.
-func embedView(ctx context.Context, l *course.Lesson, e course.Embed, id string) (templates.EmbedView, error) {
+func embedView(ctx context.Context, e course.Embed, id string) (templates.EmbedView, error) {
 	sc, ok := lessons.Lookup(e.Scenario)
 	if !ok {
 		return templates.EmbedView{}, fmt.Errorf("embed: scenario %q is not bundled", e.Scenario)
@@ -102,14 +176,23 @@ func embedView(ctx context.Context, l *course.Lesson, e course.Embed, id string)
 	for k, val := range e.Knobs {
 		q.Set(k, val)
 	}
+	if e.Step > 0 {
+		q.Set("step", strconv.Itoa(e.Step))
+	}
 	tr, host, err := pages.Widget(ctx, sc.File, q, "/scenarios/"+sc.ID, id, true)
 	if err != nil {
 		return templates.EmbedView{}, fmt.Errorf("embed %s: %w", e.Scenario, err)
 	}
-	host.Query, host.OwnQuery = course.KnobQuery(e.Knobs), true
+	// The browser opens the widget with the embed's own settings and step,
+	// not the page's address.
+	host.Query, host.OwnQuery = q.Encode(), true
+	href := templates.ScenarioHref(sc.ID, e.Knobs)
+	if e.Step > 0 {
+		href += map[bool]string{true: "&", false: "?"}[len(e.Knobs) > 0] + "step=" + strconv.Itoa(e.Step)
+	}
 	ev := templates.EmbedView{
-		ID: sc.ID, Title: sc.Title, About: sc.About, Caption: course.Plain(e.Caption, l), Focus: e.Focus,
-		Href: templates.ScenarioHref(sc.ID, e.Knobs), Widget: host,
+		ID: sc.ID, Title: sc.Title, About: sc.About, Caption: e.Caption, Focus: e.Focus, Step: e.Step,
+		Href: href, Widget: host,
 	}
 	for _, k := range sc.File.Knobs {
 		val := k.Default

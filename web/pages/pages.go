@@ -20,7 +20,9 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
+	"github.com/tidemark/tidemark/lessons/course"
 	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/templates/widget"
 	"github.com/tidemark/tidemark/web"
@@ -73,7 +75,7 @@ var EmbedScripts = append(slices.Clip(Scripts), "frame.js")
 // page's scripts, brotli-compressed (KB is 1,000 bytes). Tests hold every
 // kind of widget page to it; docs/performance.md says how it was set and
 // what it is headed for.
-const DownloadBudget = 825_000
+const DownloadBudget = 845_000
 
 // WidgetLayout returns the frame of a page that shows widgets: the named
 // scripts, and the engine's module preloaded from the head, so that its
@@ -182,6 +184,7 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		if embed {
 			return templates.EmbedPage(v), nil
 		}
+		v.UsedIn, v.Next = lessonContext(sc.ID)
 		return templates.ScenarioPage(v), nil
 	}
 }
@@ -258,6 +261,25 @@ func caret(src string, err error) string {
 	return prefix + line + "\n" + strings.Repeat(" ", len(prefix)+col-1) + "^"
 }
 
+// lessonContext returns the lesson sections that play scenario id, and the
+// scenario a learner meets after it.
+func lessonContext(id string) ([]templates.ScenarioUse, *templates.CatalogItem) {
+	var uses []templates.ScenarioUse
+	for _, u := range course.Uses(id) {
+		uses = append(uses, templates.ScenarioUse{
+			Lesson: u.Lesson.Title, Chapter: u.Chapter.Title, Section: u.Section.Title,
+			Href: templates.ChapterHref(u.Lesson, u.Chapter) + "#" + u.Section.ID,
+		})
+	}
+	var next *templates.CatalogItem
+	if n, ok := course.NextScenario(id); ok {
+		if sc, ok := lessons.Lookup(n); ok {
+			next = &templates.CatalogItem{ID: sc.ID, Title: sc.Title, Href: "/scenarios/" + sc.ID}
+		}
+	}
+	return uses, next
+}
+
 // runFork runs f with a link's faults, each injected right after its step,
 // within the limits simulate runs f within. Its trace is not kept: a link's
 // faults are the learner's own.
@@ -270,7 +292,7 @@ func runFork(ctx context.Context, f *scenario.File, knobs map[string]string, see
 	}
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	w, err := engine.BuildWithBudget(f, knobs, seed, ServerBudget)
+	w, err := engine.BuildWithBudget(f, knobs, seed, worlds.All(), ServerBudget)
 	if err != nil {
 		return nil, err
 	}

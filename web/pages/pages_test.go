@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/lessons"
+	"github.com/tidemark/tidemark/lessons/course"
 	"github.com/tidemark/tidemark/web"
 	"github.com/tidemark/tidemark/web/htmltest"
 	"github.com/tidemark/tidemark/web/pages"
@@ -79,6 +80,34 @@ func TestScenarioPage(t *testing.T) {
 	assert.Equal(t, want, scripts, "the page loads the widget's scripts in order")
 	assert.Contains(t, htmltest.Text(d.One(t, "verdict")), "2 rows missing")
 	assert.Empty(t, d.CSPViolations())
+}
+
+// TestScenarioPageLinksToItsLessons checks a scenario page names the lesson
+// sections that play it, each a link to the section in its chapter, and
+// links on to the next scenario; one no lesson plays says so.
+func TestScenarioPageLinksToItsLessons(t *testing.T) {
+	h := handler(t)
+	code, d := get(t, h, "/scenarios/hwm/visibility-gap")
+	require.Equal(t, http.StatusOK, code)
+	var hrefs []string
+	for _, a := range d.ByTestID("scenario-use") {
+		hrefs = append(hrefs, htmltest.Attr(a, "href"))
+	}
+	assert.Equal(t, []string{"/lessons/high-water-mark/position-or-timestamp#visibility-gap", "/lessons/high-water-mark/checks#checks"}, hrefs)
+	assert.Contains(t, htmltest.Text(d.ByTestID("scenario-use")[0]), "The high-water mark")
+	next, ok := course.NextScenario("hwm/visibility-gap")
+	require.True(t, ok)
+	assert.Equal(t, "/scenarios/"+next, htmltest.Attr(d.One(t, "scenario-next"), "href"))
+
+	code, d = get(t, h, "/scenarios/dist/dual-write")
+	require.Equal(t, http.StatusOK, code)
+	assert.Empty(t, d.ByTestID("scenario-use"))
+	assert.Len(t, d.ByTestID("scenario-uses-none"), 1)
+
+	// The embed page, inside someone else's docs, carries none of it.
+	code, d = get(t, h, "/embed/hwm/visibility-gap")
+	require.Equal(t, http.StatusOK, code)
+	assert.Empty(t, d.ByTestID("scenario-context"))
 }
 
 func TestScenarioPageQuery(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/templates/widget"
 	"github.com/tidemark/tidemark/web"
@@ -89,7 +90,7 @@ func runBundled(t *testing.T, id string, knobs map[string]string) *engine.Trace 
 	t.Helper()
 	sc, ok := lessons.Lookup(id)
 	require.True(t, ok, id)
-	w, err := engine.Build(sc.File, knobs, 1)
+	w, err := engine.Build(sc.File, knobs, 1, worlds.All())
 	require.NoError(t, err)
 	return w.Run()
 }

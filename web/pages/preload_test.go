@@ -41,7 +41,7 @@ func TestWidgetPagesPreloadTheModule(t *testing.T) {
 	preloads := func(d htmltest.Doc) []*html.Node {
 		return htmltest.All(d.Root, func(n *html.Node) bool { return n.Data == "link" && htmltest.Attr(n, "rel") == "preload" })
 	}
-	for _, target := range []string{"/scenarios/hwm/visibility-gap", "/embed/hwm/visibility-gap", "/play", "/lessons/high-water-mark"} {
+	for _, target := range []string{"/scenarios/hwm/visibility-gap", "/embed/hwm/visibility-gap", "/play", "/lessons/high-water-mark/position-or-timestamp"} {
 		t.Run(target, func(t *testing.T) {
 			code, d := get(t, h, target)
 			require.Equal(t, http.StatusOK, code)

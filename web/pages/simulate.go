@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/templates/widget"
 	"github.com/tidemark/tidemark/web"
@@ -81,7 +82,7 @@ func simulate(ctx context.Context, f *scenario.File, knobs map[string]string, se
 
 // runWithin builds and runs f within ServerBudget, stopping when ctx ends.
 func runWithin(ctx context.Context, f *scenario.File, knobs map[string]string, seed uint64) (*engine.Trace, error) {
-	w, err := engine.BuildWithBudget(f, knobs, seed, ServerBudget)
+	w, err := engine.BuildWithBudget(f, knobs, seed, worlds.All(), ServerBudget)
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ func TestWidgetPagesStayWithinTheDownloadBudget(t *testing.T) {
 	}
 	module := brotli(wasmURL)
 	t.Logf("%s: %d bytes brotli", wasmURL, module)
-	for _, target := range []string{"/scenarios/hwm/visibility-gap", "/embed/hwm/visibility-gap", "/play", "/lessons/high-water-mark"} {
+	for _, target := range []string{"/scenarios/hwm/visibility-gap", "/embed/hwm/visibility-gap", "/play", "/lessons/high-water-mark/position-or-timestamp"} {
 		code, d := get(t, h, target)
 		require.Equal(t, http.StatusOK, code, target)
 		total := module

@@ -2,9 +2,20 @@
 // and the learner's progress (sections read, predictions made and right) kept
 // in localStorage, with export to a file and import from one.
 //
+// A lesson is a contents page and a page per chapter. Every page of it
+// carries the lesson's outline (data-outline on the article: its chapters
+// with their sections and predictions, and each prediction's options with
+// the engine's verdicts), so progress is counted, shown in the table of
+// contents, exported and imported for the whole lesson from any page of it.
+//
 // The answer key is computed by the engine on the server and rendered as
-// data-verdict on each option; this file only compares and reveals. Without
-// scripts the page still works: each prediction has a <details> "Reveal".
+// data-verdict on each option; this file only compares and reveals. After a
+// wrong answer, "Try again" lets the learner answer once more; the stored
+// answer stays until a new one is locked in. Without scripts the page still
+// works: each prediction has a <details> "Reveal".
+//
+// A main section counts as read once every part of it has been on screen
+// while the page was at rest (see "Reading"), however tall it is.
 //
 // Stored progress is never dropped without a word (docs/security.md, "How
 // progress is stored"):
@@ -49,7 +60,29 @@
   const siteLessons = (panel.dataset.lessons || slug).split(" ").filter(Boolean);
   const sections = (article.dataset.sections || "").split(" ").filter(Boolean);
   const forms = [...article.querySelectorAll("form[data-prediction]")];
-  const formOf = new Map(forms.map((f) => [f.dataset.prediction, f]));
+  const outline = (() => {
+    try {
+      const o = JSON.parse(article.dataset.outline || "{}");
+      return { title: String(o.title || slug), chapters: Array.isArray(o.chapters) ? o.chapters : [], predictions: o.predictions || {} };
+    } catch {
+      return { title: slug, chapters: [], predictions: {} };
+    }
+  })();
+  // Every prediction of the lesson, in page order across its chapters.
+  const predictionIds = outline.chapters.flatMap((c) => c.predictions || []);
+  const keyOf = (pid) => (Object.hasOwn(outline.predictions, pid) ? outline.predictions[pid] : null);
+  const optionOf = (pid, choice) => {
+    const k = keyOf(pid);
+    return k && k.options.find((o) => o.id === choice);
+  };
+  const labelOf = (pid, choice) => {
+    const o = optionOf(pid, choice);
+    return o ? o.label : choice;
+  };
+  const questionOf = (pid) => {
+    const k = keyOf(pid);
+    return quoted(k ? k.question : pid, 100);
+  };
 
   const say = (text) => {
     message.textContent = text;
@@ -310,10 +343,11 @@
   const render = () => {
     const l = mine();
     const read = l.read.filter((s) => sections.includes(s));
-    const answered = forms.filter((f) => l.predictions[f.dataset.prediction]);
-    const right = answered.filter((f) => l.predictions[f.dataset.prediction].right);
-    summary.textContent = "Sections read: " + read.length + " of " + sections.length +
-      ". Predictions made: " + answered.length + " of " + forms.length + ", " + right.length + " right.";
+    const answered = predictionIds.filter((pid) => l.predictions[pid]);
+    const right = answered.filter((pid) => l.predictions[pid].right);
+    setText(summary, "Sections read: " + read.length + " of " + sections.length +
+      ". Predictions made: " + answered.length + " of " + predictionIds.length + ", " + right.length + " right.");
+    drawContents(l);
     for (const id of sections) {
       const mark = article.querySelector("#" + CSS.escape(id) + " [data-testid=read-mark]");
       if (mark) {
@@ -325,24 +359,59 @@
     }
   };
 
-  const labelOf = (f, id) => {
-    const input = f.querySelector("input[value='" + CSS.escape(id) + "']");
-    const label = input && f.querySelector("label[for='" + CSS.escape(input.id) + "']");
-    return label ? label.textContent.trim() : id;
-  };
-  const questionOf = (f) => {
-    const legend = f.querySelector("legend");
-    const label = legend && legend.querySelector(".predict-label");
-    const text = legend ? legend.textContent.replace(label ? label.textContent : "", "").trim() : f.dataset.prediction;
-    return quoted(text, 100);
+  // drawContents shows each chapter's progress in the table of contents,
+  // and on the contents page points its first link at where to go on.
+  const drawContents = (l) => {
+    let next = null;
+    for (const c of outline.chapters) {
+      const secs = c.sections || [];
+      const preds = c.predictions || [];
+      const read = secs.filter((s) => l.read.includes(s)).length;
+      const answered = preds.filter((p) => l.predictions[p]).length;
+      const done = read === secs.length && answered === preds.length;
+      if (!done && !next) {
+        next = c;
+      }
+      const li = article.querySelector("[data-testid=toc-chapter][data-chapter='" + CSS.escape(c.id) + "']");
+      const badge = li && li.querySelector("[data-testid=toc-progress]");
+      if (!badge) {
+        continue;
+      }
+      li.dataset.done = done ? "true" : "false";
+      const parts = [read + " of " + plural(secs.length, "section", "sections") + " read"];
+      if (preds.length > 0) {
+        parts.push(answered + " of " + plural(preds.length, "prediction", "predictions") + " answered");
+      }
+      setText(badge, done ? "(✓ done)" : read + answered === 0 ? "(not started)" : "(" + parts.join(", ") + ")");
+    }
+    const start = article.querySelector("[data-testid=lesson-start]");
+    const began = l.read.length + Object.keys(l.predictions).length > 0;
+    if (start && began) {
+      const i = next ? outline.chapters.indexOf(next) : -1;
+      start.href = next ? next.href : outline.chapters[0].href;
+      setText(start, next ? "Continue with chapter " + (i + 1) + ": " + next.title : "Every chapter done; start again from chapter 1");
+    }
   };
 
+  // retrying holds, by prediction id, the stored wrong answer a learner is
+  // answering again: it stays stored until a new answer replaces it.
+  const retrying = new Map();
+  const same = (a, b) => !!a && !!b && a.choice === b.choice && a.right === b.right;
+
   const showPrediction = (f, p) => {
+    const pid = f.dataset.prediction;
     const result = f.querySelector("[data-testid=prediction-result]");
     const inputs = [...f.querySelectorAll("input[type=radio]")];
     const submit = f.querySelector("[data-testid=prediction-submit]");
+    const retry = f.querySelector("[data-testid=prediction-retry]");
     const reveal = f.querySelector("details");
-    if (!p) {
+    if (retrying.has(pid) && !same(p, retrying.get(pid))) {
+      // The answer changed elsewhere (another tab, an import, a clear):
+      // show what is stored now.
+      retrying.delete(pid);
+      delete f.dataset.retrying;
+    }
+    if (!p || retrying.has(pid)) {
       // Redrawn whenever progress changes (a section read, another answer):
       // leave a choice the learner is still making alone, and clear only an
       // answer that progress no longer holds.
@@ -353,13 +422,16 @@
       f.removeAttribute("data-graded");
       inputs.forEach((i) => { i.disabled = false; });
       submit.hidden = false;
+      retry.hidden = true;
       reveal.hidden = true; // the key waits until the learner commits
       reveal.open = false;
       return;
     }
+    delete f.dataset.retrying;
     inputs.forEach((i) => { i.checked = i.value === p.choice; i.disabled = true; });
     submit.hidden = true;
-    const correct = inputs.filter((i) => i.dataset.verdict === "true").map((i) => labelOf(f, i.value));
+    retry.hidden = p.right; // a wrong answer can be tried again, once its why is seen
+    const correct = inputs.filter((i) => i.dataset.verdict === "true").map((i) => labelOf(f.dataset.prediction, i.value));
     const graded = p.right ? "right" : "wrong";
     const text = p.right
       ? "Right — the engine agrees with you."
@@ -516,11 +588,14 @@
       }
       const pid = f.dataset.prediction;
       const answer = { choice: chosen.value, right: chosen.dataset.verdict === "true" };
+      const again = retrying.get(pid);
+      retrying.delete(pid);
       let earlier = false;
       const why = update((r) => {
         const l = lessonIn(r, slug);
-        // An answer is locked in once: one made in another tab stands.
-        if (l.predictions[pid]) {
+        // An answer is locked in once: one made in another tab stands. A
+        // second try replaces only the answer it was a second try at.
+        if (l.predictions[pid] && !same(l.predictions[pid], again)) {
           earlier = true;
         } else {
           l.predictions[pid] = answer;
@@ -529,12 +604,45 @@
       if (why) {
         say("Your answer is shown but not stored, because " + WHY[why] + ".");
       } else if (earlier) {
-        say("You had already answered this prediction in another tab; that answer is kept.");
+        say(again
+          ? "This prediction was answered again in another tab meanwhile; that answer is kept."
+          : "You had already answered this prediction in another tab; that answer is kept.");
+      }
+    });
+    const retry = f.querySelector("[data-testid=prediction-retry]");
+    retry.addEventListener("click", () => {
+      const pid = f.dataset.prediction;
+      const p = mine().predictions[pid];
+      if (!p || p.right) {
+        return;
+      }
+      retrying.set(pid, { choice: p.choice, right: p.right });
+      f.dataset.retrying = "true";
+      f.removeAttribute("data-graded");
+      f.querySelectorAll("input[type=radio]").forEach((i) => { i.checked = false; });
+      render();
+      f.querySelector("[data-testid=prediction-result]").textContent =
+        "Choose again. Your first answer stays stored until you lock in another.";
+      const first = f.querySelector("input[type=radio]");
+      if (first) {
+        first.focus();
       }
     });
   }
 
-  // A main section counts as read once its end has been on screen.
+  // ---- Reading ----
+  //
+  // A main section counts as read once every part of it has been on screen.
+  // Its pieces are its blocks (a paragraph, a list, a scenario, a table) and
+  // those of its parts; each piece is cut into BANDS equal bands, and a band
+  // counts as seen when any of it was in the viewport while the page was at
+  // rest for SETTLE ms and visible. So a section of any height can be read
+  // to the end, one flung past is not, and a piece that changes height (a
+  // widget the engine takes over) moves no other piece's record. The
+  // IntersectionObserver says which sections are near the viewport; without
+  // it nothing is marked read on its own.
+  const BANDS = 8;
+  const SETTLE = 300;
   const markRead = (id) => {
     if (mine().read.includes(id)) {
       return;
@@ -549,22 +657,86 @@
       say("A section you read is not stored, because " + WHY[why] + ".");
     }
   };
+  const bandsOf = new WeakMap(); // piece → one flag per band
+  const piecesOf = (section) => [...section.children].flatMap((c) =>
+    c.tagName === "SECTION" ? [...c.children] : [c]);
+  const near = new Set(); // section elements intersecting the viewport
+  let looks = 0; // how many times the page has taken in what is on screen
+  const look = () => {
+    if (document.visibilityState === "hidden") {
+      return;
+    }
+    looks++;
+    const vh = window.innerHeight || document.documentElement.clientHeight;
+    for (const el of near) {
+      const id = el.dataset.section;
+      if (mine().read.includes(id)) {
+        continue;
+      }
+      let all = true;
+      for (const piece of piecesOf(el)) {
+        const r = piece.getBoundingClientRect();
+        let bands = bandsOf.get(piece);
+        if (!bands) {
+          bands = new Uint8Array(BANDS);
+          bandsOf.set(piece, bands);
+        }
+        if (r.height <= 0) {
+          bands.fill(1); // nothing to see
+        }
+        for (let i = 0; i < BANDS; i++) {
+          const top = r.top + (r.height * i) / BANDS;
+          const bottom = r.top + (r.height * (i + 1)) / BANDS;
+          if (bottom > 0 && top < vh) {
+            bands[i] = 1;
+          }
+        }
+        all = all && bands.every(Boolean);
+      }
+      if (all) {
+        markRead(id);
+      }
+    }
+  };
+  let resting = 0;
+  const atRest = () => {
+    clearTimeout(resting);
+    resting = setTimeout(look, SETTLE);
+  };
   if ("IntersectionObserver" in window) {
     const io = new IntersectionObserver((entries) => {
       for (const e of entries) {
-        if (e.isIntersecting && e.boundingClientRect.bottom <= (window.innerHeight || document.documentElement.clientHeight) + 1) {
-          markRead(e.target.dataset.section);
-          io.unobserve(e.target);
+        if (e.isIntersecting) {
+          near.add(e.target);
+        } else {
+          near.delete(e.target);
         }
       }
-    }, { threshold: [0, 0.25, 0.5, 0.75, 1] });
-    for (const id of sections) {
-      const el = document.getElementById(id);
-      if (el) {
+      atRest();
+    });
+    for (const el of article.querySelectorAll("section[data-main]")) {
+      if (sections.includes(el.dataset.section)) {
         io.observe(el);
       }
     }
+    window.addEventListener("scroll", atRest, { passive: true });
+    window.addEventListener("resize", atRest, { passive: true });
+    document.addEventListener("visibilitychange", atRest);
   }
+  // seenOf says how much of a section on this page has been seen, from 0
+  // to 1 (1 once it is read).
+  const seenOf = (id) => {
+    const el = article.querySelector("section[data-main][data-section='" + CSS.escape(id) + "']");
+    if (!el) {
+      return 0;
+    }
+    if (mine().read.includes(id)) {
+      return 1;
+    }
+    const pieces = piecesOf(el);
+    const n = pieces.reduce((sum, p) => sum + (bandsOf.get(p) || []).reduce((a, b) => a + b, 0), 0);
+    return n / (pieces.length * BANDS);
+  };
 
   // Another tab saved, cleared or set a record aside: show what is stored now.
   window.addEventListener("storage", (e) => {
@@ -642,12 +814,11 @@
         }
         const predictions = {};
         for (const [pid, p] of Object.entries(l.predictions)) {
-          const f = formOf.get(pid);
-          const input = f && f.querySelector("input[type=radio][value='" + CSS.escape(p.choice) + "']");
-          if (input) {
-            predictions[pid] = { choice: p.choice, right: input.dataset.verdict === "true" };
-          } else if (f) {
-            unmatched.push("answer " + quoted(p.choice) + " to the prediction " + questionOf(f));
+          const o = optionOf(pid, p.choice);
+          if (o) {
+            predictions[pid] = { choice: p.choice, right: o.right === true };
+          } else if (keyOf(pid)) {
+            unmatched.push("answer " + quoted(p.choice) + " to the prediction " + questionOf(pid));
           } else {
             unmatched.push("prediction " + quoted(pid) + " of this lesson");
           }
@@ -705,10 +876,10 @@
         out.push("Forgets " + [loseRead && plural(loseRead, "section read", "sections read"), losePred && plural(losePred, "answer", "answers")].filter(Boolean).join(" and ") + " in " + where + " that the file does not have.");
       }
       for (const pid of changed) {
-        const f = name === slug && formOf.get(pid);
-        const what = f ? "the prediction " + questionOf(f) : "the prediction " + quoted(pid) + " in " + where;
-        out.push("Changes your answer to " + what + " from " + quoted(f ? labelOf(f, a.predictions[pid].choice) : a.predictions[pid].choice) +
-          " to the file's " + quoted(f ? labelOf(f, b.predictions[pid].choice) : b.predictions[pid].choice) + ".");
+        const here = name === slug && keyOf(pid);
+        const what = here ? "the prediction " + questionOf(pid) : "the prediction " + quoted(pid) + " in " + where;
+        out.push("Changes your answer to " + what + " from " + quoted(here ? labelOf(pid, a.predictions[pid].choice) : a.predictions[pid].choice) +
+          " to the file's " + quoted(here ? labelOf(pid, b.predictions[pid].choice) : b.predictions[pid].choice) + ".");
       }
     }
     return out;
@@ -721,9 +892,9 @@
       for (const [pid, p] of Object.entries(l.predictions)) {
         const mineP = here && here.predictions[pid];
         if (mineP && mineP.choice !== p.choice) {
-          const f = name === slug && formOf.get(pid);
-          out.push("Keeps your answer to " + (f ? "the prediction " + questionOf(f) : "the prediction " + quoted(pid)) +
-            " (" + quoted(f ? labelOf(f, mineP.choice) : mineP.choice) + "); the file has " + quoted(f ? labelOf(f, p.choice) : p.choice) + ".");
+          const here = name === slug && keyOf(pid);
+          out.push("Keeps your answer to " + (here ? "the prediction " + questionOf(pid) : "the prediction " + quoted(pid)) +
+            " (" + quoted(here ? labelOf(pid, mineP.choice) : mineP.choice) + "); the file has " + quoted(here ? labelOf(pid, p.choice) : p.choice) + ".");
         }
       }
     }
@@ -833,7 +1004,7 @@
       say("There is no progress for this lesson to clear.");
       return;
     }
-    const title = (article.querySelector("[data-testid=page-title]") || {}).textContent || slug;
+    const title = outline.title; // the lesson's, not the chapter's: every chapter is cleared
     const yes = await confirmAction({
       title: "Clear your progress in this lesson?",
       text: "This forgets " + plural(l.read.length, "section read", "sections read") + " and " + plural(answers, "answer", "answers") +
@@ -853,7 +1024,28 @@
     exportText, importText,
     state: () => clone(state),
     kept: () => keptRecords().map(({ key, raw }) => ({ key, raw })),
+    seen: seenOf,
+    looks: () => looks,
   };
+
+  // An address from before the lesson had chapters (/lessons/slug#section)
+  // lands on the contents page: take it on to the chapter that holds it.
+  const moveOldAddress = () => {
+    if (article.dataset.chapter || location.hash.length < 2) {
+      return false;
+    }
+    const id = decodeURIComponent(location.hash.slice(1));
+    const c = outline.chapters.find((c) => (c.anchors || []).includes(id) || (c.predictions || []).includes(id.replace(/^predict-/, "")));
+    if (!c || !/^\/lessons\//.test(c.href)) {
+      return false;
+    }
+    location.replace(c.href + location.hash);
+    return true;
+  };
+  if (moveOldAddress()) {
+    return;
+  }
+  window.addEventListener("hashchange", moveOldAddress);
 
   panel.hidden = false;
   refresh();

@@ -8,6 +8,8 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/extract"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
@@ -63,7 +65,7 @@ func cannot(format string, args ...any) error { return notReplayable(fmt.Sprintf
 // have nothing to do with visibility: locks, sessions, unique keys, and
 // the partitioned log, which the replay does not model.
 func makePlan(t *engine.Trace) (*plan, error) {
-	if t.Log != nil || len(t.Feeds) > 0 {
+	if logs.Of(t) != nil {
 		var names []string
 		for _, c := range t.File.Bind(t.Settings) {
 			switch c.Name {
@@ -77,6 +79,10 @@ func makePlan(t *engine.Trace) (*plan, error) {
 	}
 	if len(t.Faults) > 0 {
 		return nil, cannot("it holds faults injected while it ran")
+	}
+	h := hwm.Of(t)
+	if h == nil {
+		return nil, cannot("it has no source table and no extractor run to replay")
 	}
 	p := &plan{pipes: map[string]*extract.Config{}, txn: map[string]int{}}
 	firstIDs := map[string]int64{}
@@ -94,7 +100,7 @@ func makePlan(t *engine.Trace) (*plan, error) {
 			}
 		}
 	}
-	for _, st := range t.Tables {
+	for _, st := range h.Tables {
 		first, ok := firstIDs[st.Name]
 		if !ok {
 			first = 1
@@ -104,8 +110,8 @@ func makePlan(t *engine.Trace) (*plan, error) {
 	for _, h := range t.Targets {
 		p.targets = append(p.targets, &target{name: h.Name, key: h.Key, mode: h.Mode})
 	}
-	for i := range t.Pipes {
-		cfg := &t.Pipes[i]
+	for i := range h.Pipes {
+		cfg := &h.Pipes[i]
 		p.pipes[cfg.Name] = cfg
 		p.lsn = p.lsn || cfg.Mark == extract.Position
 		tg := p.target(cfg.To)
@@ -123,7 +129,7 @@ func makePlan(t *engine.Trace) (*plan, error) {
 			return nil, cannot("pipeline %s overwrites %s with a mark per table, and the interval the engine deletes is the last mark's", cfg.Name, cfg.To)
 		}
 	}
-	for _, h := range t.Marks {
+	for _, h := range h.Marks {
 		if len(h.Points) > 0 && h.Points[0].Step == 0 && h.Kind == extract.Position && h.Points[0].Set && h.Points[0].Value >= int64(mvcc.FirstLSN) {
 			return nil, cannot("mark %s starts at lsn %d, a position of a commit before the scenario began, which a fresh database does not have", h.Name, h.Points[0].Value)
 		}
@@ -131,8 +137,8 @@ func makePlan(t *engine.Trace) (*plan, error) {
 	if err := p.readInserts(t); err != nil {
 		return nil, err
 	}
-	for i := range t.Txns {
-		p.txn[t.Txns[i].Name] = i
+	for i := range h.Txns {
+		p.txn[h.Txns[i].Name] = i
 	}
 	if err := p.walk(t); err != nil {
 		return nil, err
@@ -228,6 +234,7 @@ func argText(k, v string) string {
 // walk follows the source events in the engine's order and refuses what a
 // PostgreSQL session, lock or unique key would not let happen at all.
 func (p *plan) walk(t *engine.Trace) error {
+	h := hwm.Of(t)
 	type rowKey struct{ table, key string }
 	live := map[rowKey]bool{}    // committed and not deleted
 	existed := map[rowKey]bool{} // ever committed
@@ -238,14 +245,14 @@ func (p *plan) walk(t *engine.Trace) error {
 		e := &t.Events[i]
 		switch e.Kind {
 		case engine.KindBegin:
-			rec := &t.Txns[p.txn[t.Actor(e)]]
+			rec := &h.Txns[p.txn[t.Actor(e)]]
 			if other := openBy[rec.Session]; other != "" {
 				return cannot("session %s has %s and %s open at once, and a PostgreSQL session runs one transaction at a time", rec.Session, other, rec.Name)
 			}
 			openBy[rec.Session] = rec.Name
 		case engine.KindInsert, engine.KindUpdate, engine.KindDelete:
 			ti := p.txn[t.Actor(e)]
-			rec := &t.Txns[ti]
+			rec := &h.Txns[ti]
 			if stmtNo[ti] >= len(rec.Stmts) {
 				return fmt.Errorf("replay: %s has more statement events than statements", rec.Name)
 			}
@@ -276,7 +283,7 @@ func (p *plan) walk(t *engine.Trace) error {
 			}
 		case engine.KindCommit, engine.KindRollback:
 			ti := p.txn[t.Actor(e)]
-			rec := &t.Txns[ti]
+			rec := &h.Txns[ti]
 			delete(openBy, rec.Session)
 			for _, st := range rec.Stmts {
 				for _, k := range st.Keys {

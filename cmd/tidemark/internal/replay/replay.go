@@ -33,6 +33,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/extract"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -59,7 +60,7 @@ type row struct {
 
 // runState is one extractor run in the replay.
 type runState struct {
-	rec      *engine.RunRecord
+	rec      *hwm.RunRecord
 	cfg      *extract.Config
 	only     []string
 	conn     *pgx.Conn
@@ -76,6 +77,7 @@ type replayer struct {
 	ctx      context.Context
 	cfg      *pgx.ConnConfig
 	t        *engine.Trace
+	h        *hwm.Trace // the trace's high-water-mark world
 	p        *plan
 	schema   string
 	admin    *pgx.Conn
@@ -95,6 +97,7 @@ type replayer struct {
 // scenario the replay cannot express comes back with NotReplayable set; an
 // error is a problem with the database or the connection.
 func Replay(ctx context.Context, url string, t *engine.Trace) (*Result, error) {
+	h := hwm.Of(t)
 	res := newResult(t)
 	p, err := makePlan(t)
 	var nr notReplayable
@@ -122,13 +125,13 @@ func Replay(ctx context.Context, url string, t *engine.Trace) (*Result, error) {
 	// test_decoding prints timestamps in ISO form.
 	cfg.RuntimeParams["synchronous_commit"] = "on"
 	cfg.RuntimeParams["DateStyle"] = "ISO"
-	r := &replayer{ctx: ctx, cfg: cfg, t: t, p: p, sessions: map[string]*pgx.Conn{}, last: map[string]int{},
+	r := &replayer{ctx: ctx, cfg: cfg, t: t, h: h, p: p, sessions: map[string]*pgx.Conn{}, last: map[string]int{},
 		actors: map[string]*pgx.Conn{}, xids: map[uint32]string{}, stmtNo: map[int]int{}, res: res}
-	for i := range t.Txns {
-		r.last[t.Txns[i].Session] = i
+	for i := range h.Txns {
+		r.last[h.Txns[i].Session] = i
 	}
-	for i := range t.Runs {
-		rr := &t.Runs[i]
+	for i := range h.Runs {
+		rr := &h.Runs[i]
 		r.runs = append(r.runs, &runState{rec: rr, cfg: p.pipes[rr.Pipeline], only: only[i]})
 	}
 	defer r.close()
@@ -229,7 +232,7 @@ func (r *replayer) setUp() error {
 			return err
 		}
 	}
-	for _, h := range r.t.Marks {
+	for _, h := range r.h.Marks {
 		m := extract.Mark{}
 		if len(h.Points) > 0 && h.Points[0].Step == 0 {
 			m = extract.Mark{Set: h.Points[0].Set, V: h.Points[0].Value}
@@ -346,7 +349,7 @@ func (r *replayer) exec(c *pgx.Conn, sql string, args ...any) (int64, error) {
 }
 
 func (r *replayer) begin(ti int) error {
-	c, err := r.session(r.t.Txns[ti].Session)
+	c, err := r.session(r.h.Txns[ti].Session)
 	if err != nil {
 		return err
 	}
@@ -363,7 +366,7 @@ func keyArray(param string, text bool) string {
 }
 
 func (r *replayer) statement(ti, si int) error {
-	rec := &r.t.Txns[ti]
+	rec := &r.h.Txns[ti]
 	st := &rec.Stmts[si]
 	tb := r.p.table(st.Table)
 	c := r.sessions[rec.Session]
@@ -402,7 +405,7 @@ func (r *replayer) statement(ti, si int) error {
 }
 
 func (r *replayer) commit(ti int) error {
-	rec := &r.t.Txns[ti]
+	rec := &r.h.Txns[ti]
 	c := r.sessions[rec.Session]
 	// A table that stamps updated_at at commit gets the commit's time, as the
 	// engine's source clock read it, just before the commit.
@@ -431,7 +434,7 @@ func (r *replayer) commit(ti int) error {
 }
 
 // commitStamp is the updated_at the engine gave table's rows at rec's commit.
-func (r *replayer) commitStamp(rec *engine.TxnRecord, table string) (vtime.Time, bool) {
+func (r *replayer) commitStamp(rec *hwm.TxnRecord, table string) (vtime.Time, bool) {
 	for i := range r.t.Versions {
 		v := &r.t.Versions[i]
 		if int(v.CommitStep) == rec.EndStep && !v.Backdated && r.t.VersionTable(v) == table {
@@ -442,7 +445,7 @@ func (r *replayer) commitStamp(rec *engine.TxnRecord, table string) (vtime.Time,
 }
 
 func (r *replayer) rollback(ti int) error {
-	if _, err := r.exec(r.sessions[r.t.Txns[ti].Session], "ROLLBACK"); err != nil {
+	if _, err := r.exec(r.sessions[r.h.Txns[ti].Session], "ROLLBACK"); err != nil {
 		return err
 	}
 	return r.endSession(ti)
@@ -451,7 +454,7 @@ func (r *replayer) rollback(ti int) error {
 // endSession closes a session's connection after its last transaction.
 // Nothing else would draw from its cached sequence ids.
 func (r *replayer) endSession(ti int) error {
-	s := r.t.Txns[ti].Session
+	s := r.h.Txns[ti].Session
 	if r.last[s] != ti {
 		return nil
 	}
@@ -461,7 +464,7 @@ func (r *replayer) endSession(ti int) error {
 }
 
 // actor is the connection of a pipeline's worker.
-func (r *replayer) actor(rec *engine.RunRecord) (*pgx.Conn, error) {
+func (r *replayer) actor(rec *hwm.RunRecord) (*pgx.Conn, error) {
 	name := rec.Pipeline
 	if rec.Worker != "" {
 		name += "/" + rec.Worker
@@ -953,7 +956,7 @@ func (r *replayer) runAtomic(s *runState) error {
 
 // reset moves a stored mark as the operator in the scenario does.
 func (r *replayer) reset(e *engine.Event) error {
-	for _, h := range r.t.Marks {
+	for _, h := range r.h.Marks {
 		for _, p := range h.Points {
 			if p.Step != int(e.Step) || !p.Reset {
 				continue
@@ -1056,9 +1059,9 @@ func (r *replayer) finish() error {
 		for _, d := range decoded {
 			got = append(got, r.xids[d.XID])
 		}
-		byLSN := slices.Clone(r.t.Txns)
-		byLSN = slices.DeleteFunc(byLSN, func(x engine.TxnRecord) bool { return x.State != mvcc.Committed })
-		slices.SortFunc(byLSN, func(a, b engine.TxnRecord) int { return int(a.LSN - b.LSN) })
+		byLSN := slices.Clone(r.h.Txns)
+		byLSN = slices.DeleteFunc(byLSN, func(x hwm.TxnRecord) bool { return x.State != mvcc.Committed })
+		slices.SortFunc(byLSN, func(a, b hwm.TxnRecord) int { return int(a.LSN - b.LSN) })
 		for _, x := range byLSN {
 			want = append(want, x.Name)
 		}
@@ -1066,7 +1069,7 @@ func (r *replayer) finish() error {
 			r.res.Notes = append(r.res.Notes, fmt.Sprintf("the slot decoded commits in the order %s; the engine's log positions give %s", strings.Join(got, ", "), strings.Join(want, ", ")))
 		}
 	}
-	for i, h := range r.t.Marks {
+	for i, h := range r.h.Marks {
 		stored, err := r.storedMarks(r.admin, h.Kind, []string{h.Name})
 		if err != nil {
 			return err
@@ -1092,6 +1095,7 @@ func (r *replayer) finish() error {
 // run reads (only=), lining them up with the trace's runs, which are
 // numbered in the order those lines schedule them.
 func runTables(t *engine.Trace) ([][]string, error) {
+	h := hwm.Of(t)
 	var out [][]string
 	for _, c := range t.File.Bind(t.Settings) {
 		switch c.Name {
@@ -1121,8 +1125,8 @@ func runTables(t *engine.Trace) ([][]string, error) {
 			}
 		}
 	}
-	if len(out) != len(t.Runs) {
-		return nil, cannot("its %d runs do not line up with the %d its run and runs lines schedule", len(t.Runs), len(out))
+	if len(out) != len(h.Runs) {
+		return nil, cannot("its %d runs do not line up with the %d its run and runs lines schedule", len(h.Runs), len(out))
 	}
 	return out, nil
 }

@@ -15,8 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
 
@@ -137,7 +139,7 @@ group loader topic=cdc_orders to=fct
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := scenario.Parse("r.tdm", []byte(tc.src))
 			require.NoError(t, err)
-			tr, err := engine.Run(f, nil, 1)
+			tr, err := engine.Run(f, nil, 1, worlds.All())
 			require.NoError(t, err)
 			res, err := Replay(context.Background(), "postgres://nowhere.invalid/db", tr)
 			require.NoError(t, err, "a refusal needs no database")
@@ -219,7 +221,7 @@ func TestReplayAgrees(t *testing.T) {
 	})
 	for _, f := range scenarios(t) {
 		for _, set := range Combinations(f) {
-			tr, err := engine.Run(f, set, 1)
+			tr, err := engine.Run(f, set, 1, worlds.All())
 			require.NoError(t, err)
 			name := strings.TrimSpace(f.ID + " " + newResult(tr).Knobs)
 			seen[name] = true
@@ -252,11 +254,11 @@ func TestReplayNoticesADifference(t *testing.T) {
 	url := cluster(t)
 	s, ok := lessons.Lookup("hwm/visibility-gap")
 	require.True(t, ok)
-	tr, err := engine.Run(s.File, nil, 1)
+	tr, err := engine.Run(s.File, nil, 1, worlds.All())
 	require.NoError(t, err)
-	i := slices.IndexFunc(tr.Txns, func(x engine.TxnRecord) bool { return x.Name == "T3" })
+	i := slices.IndexFunc(hwm.Of(tr).Txns, func(x hwm.TxnRecord) bool { return x.Name == "T3" })
 	require.GreaterOrEqual(t, i, 0)
-	tr.Txns[i].Stmts[0].Stamp = 36_003_000 // 10:00:03, after the first run's mark
+	hwm.Of(tr).Txns[i].Stmts[0].Stamp = 36_003_000 // 10:00:03, after the first run's mark
 	res, err := Replay(context.Background(), url, tr)
 	require.NoError(t, err)
 	var b bytes.Buffer
@@ -268,9 +270,9 @@ func TestReplayNoticesADifference(t *testing.T) {
 	assert.Contains(t, out, "DIFFER: ")
 
 	// And the rows the engine says a run read are compared, not assumed.
-	tr, err = engine.Run(s.File, nil, 1)
+	tr, err = engine.Run(s.File, nil, 1, worlds.All())
 	require.NoError(t, err)
-	tr.Runs[0].Keys = []string{"1"}
+	hwm.Of(tr).Runs[0].Keys = []string{"1"}
 	res, err = Replay(context.Background(), url, tr)
 	require.NoError(t, err)
 	assert.False(t, res.Runs[0].Agrees())
@@ -290,7 +292,7 @@ func TestReplayText(t *testing.T) {
 	} {
 		s, ok := lessons.Lookup(c.id)
 		require.True(t, ok)
-		tr, err := engine.Run(s.File, c.set, 1)
+		tr, err := engine.Run(s.File, c.set, 1, worlds.All())
 		require.NoError(t, err)
 		res, err := Replay(context.Background(), url, tr)
 		require.NoError(t, err)

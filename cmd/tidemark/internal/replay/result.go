@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -69,14 +70,19 @@ type MarkResult struct {
 
 // newResult fills in the engine's side.
 func newResult(t *engine.Trace) *Result {
+	h := hwm.Of(t)
 	res := &Result{Scenario: t.File.ID, Title: t.File.Title, Seed: t.Seed}
 	var knobs []string
 	for _, k := range t.File.Knobs {
 		knobs = append(knobs, k.Name+"="+t.Settings[k.Name])
 	}
 	res.Knobs = strings.Join(knobs, " ")
-	for i := range t.Runs {
-		rr := &t.Runs[i]
+	var runs []hwm.RunRecord // none in a scenario of the log alone, which the replay refuses
+	if h != nil {
+		runs = h.Runs
+	}
+	for i := range runs {
+		rr := &runs[i]
 		actor := rr.Pipeline
 		if rr.Worker != "" {
 			actor += "/" + rr.Worker
@@ -99,9 +105,11 @@ func newResult(t *engine.Trace) *Result {
 		e.Stale = []string{}
 	}
 	res.Engine = e.sorted()
-	for _, h := range t.Marks {
-		p, _ := t.MarkAt(h, t.Steps())
-		res.Marks = append(res.Marks, MarkResult{Name: h.Name, Engine: p.Display})
+	if h != nil {
+		for _, m := range h.Marks {
+			p, _ := h.MarkAt(m, t.Steps())
+			res.Marks = append(res.Marks, MarkResult{Name: m.Name, Engine: p.Display})
+		}
 	}
 	return res
 }

@@ -1,0 +1,608 @@
+package hwm
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/extract"
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// txnPlan tracks a transaction's declared times while building, so that the
+// schedule can be validated before anything runs.
+type txnPlan struct {
+	pos     scenario.Pos
+	begin   vtime.Time
+	end     vtime.Time
+	ended   bool
+	endPos  scenario.Pos
+	session string
+	lastAt  vtime.Time
+	state   *txnState
+}
+
+func (h *world) sourceLine(c scenario.Command) error {
+	n, rest, err := h.w.Declared(c, "source", "a source table")
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	key := a.Str("key", "id")
+	clock, hasClock := a.Find("clock")
+	stamp := scenario.Choice(a, "updated_at", mvcc.StampTxnStart, mvcc.ParseStamp, "txn-start, statement or commit")
+	cache := a.Int("cache", 1, 1, 1_000_000)
+	first := a.Int("first-id", 1, 0, 1<<40)
+	if err := a.Done(); err != nil {
+		return err
+	}
+	// The database server has one clock, as PostgreSQL's now(),
+	// statement_timestamp() and commit times do; clock=source only says so.
+	if hasClock && clock.Value != "source" {
+		return errorf(clock.ValuePos, "a table has no clock of its own: now(), statement times and commit times all come from the database server's clock; set its skew with `clock source skew=...` and drop clock= here")
+	}
+	h.db.AddTable(n.Value, key, stamp, "source", cache, int64(first))
+	h.w.SetNoun(n.Value, key)
+	return nil
+}
+
+func (h *world) pipeline(c scenario.Command) error {
+	n, rest, err := h.w.Declared(c, "pipeline", "a pipeline")
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	from, _ := a.Required("from", "TABLE[,TABLE...]")
+	to, _ := a.Required("to", "TARGET")
+	cfg := extract.Config{Name: n.Value}
+	cfg.Mark = scenario.Choice(a, "mark", extract.ReaderClock, extract.ParseMarkKind, "timestamp, source-timestamp, max-seen or lsn")
+	cfg.Predicate = scenario.Choice(a, "predicate", extract.GT, extract.ParsePredicate, "gt or gte")
+	cfg.Overlap = a.Duration("overlap", 0)
+	cfg.Advance = scenario.Choice(a, "advance", extract.After, extract.ParseAdvance, "after, before or atomic")
+	cfg.CAS = scenario.Choice(a, "cas", false, scenario.OnOff, "on or off")
+	cfg.Clock = a.Str("clock", "reader")
+	cfg.Scope = scenario.Choice(a, "marks", extract.PerTable, extract.ParseScope, "per-table or global")
+	initial, hasInitial := a.Find("initial")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if cfg.Overlap < 0 {
+		x, _ := scenario.NewArgs(c, rest).Find("overlap")
+		return errorf(x.ValuePos, "expected overlap= to be zero or positive, found %s", cfg.Overlap)
+	}
+	for _, t := range strings.Split(from.Value, ",") {
+		if h.db.Table(t) == nil {
+			return errorf(from.ValuePos, "unknown source table %q; declare it first with `source %s key=...`", t, t)
+		}
+		if slices.Contains(cfg.From, t) {
+			return errorf(from.ValuePos, "source table %q is listed twice", t)
+		}
+		cfg.From = append(cfg.From, t)
+	}
+	target, err := h.w.TargetArg(to)
+	if err != nil {
+		return err
+	}
+	cfg.To = to.Value
+	if h.w.Clock(cfg.Clock) == nil {
+		x, _ := scenario.NewArgs(c, rest).Find("clock")
+		return errorf(x.ValuePos, "unknown clock %q; declare it first with `clock %s`", cfg.Clock, cfg.Clock)
+	}
+	p := &pipeline{cfg: cfg, target: target, marks: map[string]*markState{}}
+	var start extract.Mark
+	if hasInitial {
+		start, err = cfg.Mark.ParseMark(initial.Value)
+		if err != nil {
+			return errorf(initial.ValuePos, "%v", err)
+		}
+	}
+	for _, mn := range cfg.MarkNames() {
+		mh := &MarkHistory{Name: mn, Pipeline: cfg.Name, Kind: cfg.Mark}
+		h.t.Marks = append(h.t.Marks, mh)
+		p.marks[mn] = &markState{value: start, hist: mh}
+	}
+	if hasInitial {
+		for _, mn := range cfg.MarkNames() {
+			m := p.marks[mn]
+			m.hist.Points = append(m.hist.Points, check.MarkPoint{Step: 0, Value: start.V, Set: start.Set, Display: cfg.Mark.Format(start), Run: -1})
+		}
+	}
+	h.pipes[cfg.Name] = p
+	h.pipeOrd = append(h.pipeOrd, cfg.Name)
+	for _, t := range cfg.From {
+		h.w.Route(t, target) // the first pipeline to read a table decides which target its truth is about
+	}
+	return nil
+}
+
+// txn reads the one-line form: txn NAME begin=T commit=T|rollback=T [session=S] STATEMENT...
+func (h *world) txnLine(c scenario.Command) error {
+	n, rest, err := scenario.Name(c, "a transaction")
+	if err != nil {
+		return err
+	}
+	split := len(rest)
+	for i, x := range rest {
+		if x.Key == "" && (x.Value == "insert" || x.Value == "update" || x.Value == "delete") {
+			split = i
+			break
+		}
+	}
+	a := scenario.NewArgs(c, rest[:split])
+	begin := a.RequiredTime("begin")
+	commit, hasCommit := a.Time("commit")
+	rollback, hasRollback := a.Time("rollback")
+	session := a.Str("session", n.Value)
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if hasCommit && hasRollback {
+		x, _ := scenario.NewArgs(c, rest).Find("rollback")
+		return errorf(x.Pos, "a transaction ends once: give commit= or rollback=, not both")
+	}
+	if err := h.beginAt(n, begin, session); err != nil {
+		return err
+	}
+	// Statements.
+	stmts := rest[split:]
+	for len(stmts) > 0 {
+		next := len(stmts)
+		for i := 1; i < len(stmts); i++ {
+			if stmts[i].Key == "" && (stmts[i].Value == "insert" || stmts[i].Value == "update" || stmts[i].Value == "delete") {
+				next = i
+				break
+			}
+		}
+		if err := h.scheduleStatement(c, n, stmts[0], stmts[1:next], begin); err != nil {
+			return err
+		}
+		stmts = stmts[next:]
+	}
+	switch {
+	case hasCommit:
+		x, _ := scenario.NewArgs(c, rest).Find("commit")
+		return h.endAt(n, x, "commit", commit)
+	case hasRollback:
+		x, _ := scenario.NewArgs(c, rest).Find("rollback")
+		return h.endAt(n, x, "rollback", rollback)
+	}
+	return nil
+}
+
+func (h *world) beginAt(n scenario.Arg, at vtime.Time, session string) error {
+	if err := h.w.Declare("transaction", n); err != nil {
+		return err
+	}
+	ts := &txnState{h: h, name: n.Value, session: session}
+	h.txnCount++
+	h.txns[n.Value] = &txnPlan{pos: n.Pos, begin: at, session: session, lastAt: at, state: ts}
+	h.w.ScheduleAction(at, (*beginStep)(ts))
+	return nil
+}
+
+func (h *world) beginLine(c scenario.Command) error {
+	n, rest, err := scenario.Name(c, "a transaction")
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	session := a.Str("session", n.Value)
+	if err := a.Done(); err != nil {
+		return err
+	}
+	return h.beginAt(n, at, session)
+}
+
+// open finds a transaction that statements and ends may refer to at time at.
+func (h *world) open(n scenario.Arg, at vtime.Time, what string) (*txnPlan, error) {
+	tp := h.txns[n.Value]
+	switch {
+	case tp == nil:
+		return nil, errorf(n.Pos, "unknown transaction %q; expected `begin %s at=...` or `txn %s ...` before it", n.Value, n.Value, n.Value)
+	case tp.ended:
+		return nil, errorf(n.Pos, "transaction %s already ended at %s (%s); nothing can %s in it after that", n.Value, tp.end, tp.endPos, what)
+	case at < tp.begin:
+		return nil, errorf(n.Pos, "%s in %s at %s comes before %s begins at %s; expected a time at or after the begin", what, n.Value, at, n.Value, tp.begin)
+	case at < tp.lastAt:
+		return nil, errorf(n.Pos, "%s in %s at %s comes before its previous statement at %s; expected times in order", what, n.Value, at, tp.lastAt)
+	}
+	return tp, nil
+}
+
+func (h *world) statementLine(c scenario.Command) error {
+	n, rest, err := scenario.Name(c, "a transaction")
+	if err != nil {
+		return err
+	}
+	op := scenario.Arg{Value: c.Name, Pos: c.Pos}
+	// The statement's own arguments follow the name; at= says when.
+	var at vtime.Time
+	var body []scenario.Arg
+	found := false
+	for _, x := range rest {
+		if x.Key == "at" {
+			t, err := vtime.ParseTime(x.Value)
+			if err != nil {
+				return errorf(x.ValuePos, "expected a time such as 10:00:02 for at=, found %q", x.Value)
+			}
+			at, found = t, true
+			continue
+		}
+		body = append(body, x)
+	}
+	if !found {
+		return errorf(c.Pos, "%s needs at=HH:MM:SS", c.Name)
+	}
+	return h.scheduleStatement(c, n, op, body, at)
+}
+
+// statement schedules one statement of transaction n at time at.
+func (h *world) scheduleStatement(c scenario.Command, n, op scenario.Arg, body []scenario.Arg, at vtime.Time) error {
+	tp, err := h.open(n, at, op.Value)
+	if err != nil {
+		return err
+	}
+	tp.lastAt = at
+	s := stmt{op: map[string]mvcc.Op{"insert": mvcc.Insert, "update": mvcc.Update, "delete": mvcc.Delete}[op.Value]}
+	var tableArg *scenario.Arg
+	var rest []scenario.Arg
+	for i, x := range body {
+		if x.Key == "" && tableArg == nil && i == 0 {
+			tableArg = &body[i]
+			continue
+		}
+		rest = append(rest, x)
+	}
+	tables := h.db.Tables()
+	switch {
+	case tableArg != nil:
+		s.table = h.db.Table(tableArg.Value)
+		if s.table == nil {
+			return errorf(tableArg.Pos, "unknown source table %q in %s", tableArg.Value, op.Value)
+		}
+	case len(tables) == 1:
+		s.table = tables[0]
+	case len(tables) == 0:
+		return errorf(op.Pos, "no source table is declared; expected `source NAME key=...` before the first %s", op.Value)
+	default:
+		return errorf(op.Pos, "%s needs a table name: this scenario has several sources", op.Value)
+	}
+	a := scenario.NewArgs(c, rest)
+	if x, ok := a.Find(s.table.Key); ok {
+		// A statement's keys cost a row and a key each: a list longer than
+		// half the budget left would pass it.
+		keys, err := splitKeys(x, h.w.Room()/2)
+		if err == errTooManyKeys {
+			return h.w.BudgetError(c.Pos)
+		}
+		if err != nil {
+			return err
+		}
+		s.keys = keys
+	}
+	s.count = a.Int("count", 0, 1, 100_000)
+	s.amount = int64(a.Int("amount", 0, 0, 1<<40))
+	if t, ok := a.Time("updated_at"); ok {
+		s.backdate = &t
+	}
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if len(s.keys) > 0 && s.count > 0 {
+		return errorf(op.Pos, "%s takes either %s= or count=, not both", op.Value, s.table.Key)
+	}
+	if len(s.keys) == 0 {
+		if s.op != mvcc.Insert {
+			return errorf(op.Pos, "%s needs %s= to say which rows it changes", op.Value, s.table.Key)
+		}
+		s.count = max(s.count, 1)
+	}
+	ts := tp.state
+	rows := max(len(s.keys), s.count)
+	h.w.ChargeAhead(2 * rows) // each row is a version, and may name a new key
+	h.w.Expect(0, rows, rows)
+	s.txn = ts
+	h.w.ScheduleAction(at, &s)
+	return nil
+}
+
+func (h *world) endAt(n, x scenario.Arg, how string, at vtime.Time) error {
+	tp := h.txns[n.Value]
+	if tp == nil {
+		return errorf(n.Pos, "unknown transaction %q; expected `begin %s at=...` before its %s", n.Value, n.Value, how)
+	}
+	if tp.ended {
+		return errorf(x.Pos, "transaction %s already ended at %s (%s)", n.Value, tp.end, tp.endPos)
+	}
+	if at < tp.begin {
+		return errorf(x.ValuePos, "%s %ss at %s, before it begins at %s; expected %s at or after the begin", n.Value, how, at, tp.begin, how)
+	}
+	if at < tp.lastAt {
+		return errorf(x.ValuePos, "%s %ss at %s, before its statement at %s", n.Value, how, at, tp.lastAt)
+	}
+	tp.ended, tp.end, tp.endPos = true, at, x.Pos
+	ts := tp.state
+	if how == "commit" {
+		h.w.ScheduleAction(at, (*commitStep)(ts))
+	} else {
+		h.w.ScheduleAction(at, (*rollbackStep)(ts))
+	}
+	return nil
+}
+
+func (h *world) endLine(c scenario.Command) error {
+	n, rest, err := scenario.Name(c, "a transaction")
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	x, _ := scenario.NewArgs(c, rest).Find("at")
+	return h.endAt(n, x, c.Name, at)
+}
+
+// workload generates many short transactions from the world's seeded random source.
+func (h *world) workload(c scenario.Command) error {
+	a := scenario.NewArgs(c, c.Args)
+	var table *mvcc.Table
+	for _, x := range a.Positional() {
+		if table != nil {
+			return errorf(x.Pos, "unexpected word %q in workload", x.Value)
+		}
+		table = h.db.Table(x.Value)
+		if table == nil {
+			return errorf(x.Pos, "unknown source table %q in workload", x.Value)
+		}
+	}
+	if table == nil {
+		ts := h.db.Tables()
+		if len(ts) != 1 {
+			return errorf(c.Pos, "workload needs a table name unless exactly one source is declared")
+		}
+		table = ts[0]
+	}
+	n := a.Int("txns", 0, 1, 10_000_000)
+	from := a.RequiredTime("from")
+	every := a.Duration("every", vtime.Second)
+	minD, maxD := vtime.Duration(0), vtime.Duration(0)
+	if x, ok := a.Find("duration"); ok {
+		l, r, cut := strings.Cut(x.Value, "..")
+		if !cut {
+			r = l
+		}
+		d1, err1 := vtime.ParseDuration(l)
+		d2, err2 := vtime.ParseDuration(r)
+		if err1 != nil || err2 != nil || d1 < 0 || d2 < d1 {
+			return errorf(x.ValuePos, "expected duration=MIN..MAX such as 0s..2s, found %q", x.Value)
+		}
+		minD, maxD = d1, d2
+	}
+	rows := a.Int("rows", 1, 1, 1000)
+	sessions := a.Int("sessions", 4, 1, 10_000)
+	rollbackPct := a.Int("rollback", 0, 0, 100)
+	prefix := a.Str("prefix", "W")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if n == 0 {
+		return errorf(c.Pos, "workload needs txns=N")
+	}
+	if every <= 0 {
+		x, _ := scenario.NewArgs(c, c.Args).Find("every")
+		return errorf(x.ValuePos, "expected every= to be positive")
+	}
+	for _, prev := range h.workloads {
+		if prev == prefix {
+			return errorf(c.Pos, "another workload already names its transactions %s1, %s2, …; set prefix= to something else", prefix, prefix)
+		}
+	}
+	h.workloads = append(h.workloads, prefix)
+	if name, clash := h.w.ReserveGenerated(prefix, "a workload", n); clash {
+		return errorf(c.Pos, "workload transaction name %s is already used; set prefix= to something else", name)
+	}
+	// Each transaction is three events (begin, insert, end), and each of its
+	// rows a version and a new key: charged now, though Act schedules them
+	// as it goes.
+	h.w.ChargeAhead(3*n + 2*n*rows)
+	if h.w.OverBudget() {
+		return h.w.BudgetError(c.Pos)
+	}
+	gen := &workload{h: h, table: table, n: n, from: from, every: every, minD: minD, maxD: maxD,
+		rows: rows, sessions: sessions, rollbackPct: rollbackPct, prefix: prefix,
+		insert: stmt{op: mvcc.Insert, table: table, count: rows}}
+	h.w.ScheduleAction(from, gen)
+	h.w.Expect(3*n-1, n*rows, n*rows) // a workload inserts new keys
+	h.txnCount += n
+	return nil
+}
+
+// workload begins its transactions one at a time: each beginning schedules
+// its own statement and end, and the next beginning. Generating the schedule
+// as time passes keeps the event queue small however long the workload is;
+// the random draws still come from the world's one source, in order.
+type workload struct {
+	h                 *world
+	table             *mvcc.Table
+	n, i              int
+	from              vtime.Time
+	every, minD, maxD vtime.Duration
+	rows, sessions    int
+	rollbackPct       int
+	prefix            string
+	insert            stmt // every transaction's one statement
+	sessionNames      []string
+	slab              []txnState // transaction states are carved from blocks
+}
+
+// Act begins the workload's next transaction.
+func (g *workload) Act() {
+	h := g.h
+	begin := g.from.Add(vtime.Duration(g.i) * g.every)
+	d := g.minD
+	if g.maxD > g.minD {
+		d += vtime.Duration(h.w.Rand().Int64N(int64(g.maxD-g.minD) + 1))
+	}
+	rb := g.rollbackPct > 0 && h.w.Rand().IntN(100) < g.rollbackPct
+	if g.sessionNames == nil {
+		g.sessionNames = make([]string, g.sessions)
+		for i := range g.sessionNames {
+			g.sessionNames[i] = "s" + strconv.Itoa(i+1)
+		}
+	}
+	if len(g.slab) == 0 {
+		g.slab = make([]txnState, min(1024, g.n-g.i))
+	}
+	ts := &g.slab[0]
+	g.slab = g.slab[1:]
+	ts.h, ts.only = h, &g.insert
+	ts.name, ts.session = g.prefix+strconv.Itoa(g.i+1), g.sessionNames[g.i%g.sessions]
+	h.begin(ts)
+	h.w.ScheduleAction(begin, (*onlyStmtStep)(ts))
+	if rb {
+		h.w.ScheduleAction(begin.Add(d), (*rollbackStep)(ts))
+	} else {
+		h.w.ScheduleAction(begin.Add(d), (*commitStep)(ts))
+	}
+	if g.i++; g.i < g.n {
+		h.w.ScheduleAction(g.from.Add(vtime.Duration(g.i)*g.every), g)
+	}
+}
+
+func (h *world) pipeArg(c scenario.Command) (*pipeline, scenario.Arg, []scenario.Arg, error) {
+	n, rest, err := scenario.Name(c, "a pipeline")
+	if err != nil {
+		return nil, n, nil, err
+	}
+	p, err := scenario.Lookup(h.pipes, n, "pipeline", "pipeline %s from=... to=...")
+	return p, n, rest, err
+}
+
+func (h *world) runLine(c scenario.Command) error {
+	p, _, rest, err := h.pipeArg(c)
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	plan := runPlan{pipe: p.cfg.Name}
+	plan.read = a.RequiredTime("at")
+	plan.worker = a.Str("worker", "")
+	write, hasWrite := a.Time("write")
+	store, hasStore := a.Time("store")
+	plan.crash = scenario.Choice(a, "crash", extract.NoCrash, extract.ParseCrash, "none, after-mark, mid-write, after-write or between")
+	only, hasOnly := a.Find("only")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if hasOnly {
+		for _, t := range strings.Split(only.Value, ",") {
+			if !p.reads(t) {
+				return errorf(only.ValuePos, "pipeline %s does not read table %q; it reads %s", p.cfg.Name, t, strings.Join(p.cfg.From, ", "))
+			}
+			plan.only = append(plan.only, t)
+		}
+	}
+	// Fill phase times in the pipeline's order, each defaulting to the one before.
+	switch p.cfg.Advance {
+	case extract.Before:
+		if !hasStore {
+			store = plan.read
+		}
+		if !hasWrite {
+			write = store
+		}
+		if store < plan.read || write < store {
+			return errorf(c.Pos, "with advance=before a run reads, then stores the mark, then writes: expected at= <= store= <= write=")
+		}
+	case extract.After:
+		if !hasWrite {
+			write = plan.read
+		}
+		if !hasStore {
+			store = write
+		}
+		if write < plan.read || store < write {
+			return errorf(c.Pos, "with advance=after a run reads, then writes, then stores the mark: expected at= <= write= <= store=")
+		}
+	case extract.Atomic:
+		if !hasWrite {
+			write = plan.read
+			if hasStore {
+				write = store
+			}
+		}
+		store = write
+		if write < plan.read {
+			return errorf(c.Pos, "a run cannot write before it reads: expected write= at or after at=")
+		}
+	}
+	plan.write, plan.store = write, store
+	h.scheduleRun(plan)
+	return nil
+}
+
+func (h *world) runsLine(c scenario.Command) error {
+	p, _, rest, err := h.pipeArg(c)
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	from := a.RequiredTime("from")
+	until := a.RequiredTime("until")
+	every := a.Duration("every", 0)
+	worker := a.Str("worker", "")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if every <= 0 {
+		return errorf(c.Pos, "runs needs every= with a positive duration such as 5s")
+	}
+	if until < from {
+		return errorf(c.Pos, "runs needs from= at or before until=")
+	}
+	if int64(until-from)/int64(every) > 1_000_000 {
+		return errorf(c.Pos, "runs would schedule more than a million runs; expected fewer")
+	}
+	// Counting runs rather than adding every to a time cannot overflow, and
+	// the budget stops the loop at the run that would pass it.
+	n := int64(until-from) / int64(every)
+	if (n+1)*runCost > int64(h.w.Room()) {
+		return h.w.BudgetError(c.Pos) // refused before scheduling the first
+	}
+	for i := int64(0); i <= n && !h.w.OverBudget(); i++ {
+		t := from.Add(vtime.Duration(i) * every)
+		h.scheduleRun(runPlan{pipe: p.cfg.Name, worker: worker, read: t, write: t, store: t})
+	}
+	return nil
+}
+
+func (h *world) resetLine(c scenario.Command) error {
+	p, _, rest, err := h.pipeArg(c)
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	to, _ := a.Required("to", "VALUE")
+	mark := a.Str("mark", p.cfg.MarkNames()[0])
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if p.marks[mark] == nil {
+		x, _ := scenario.NewArgs(c, rest).Find("mark")
+		return errorf(x.ValuePos, "pipeline %s has no mark %q; its marks are %s", p.cfg.Name, mark, strings.Join(p.cfg.MarkNames(), ", "))
+	}
+	v, err := p.cfg.Mark.ParseMark(to.Value)
+	if err != nil {
+		return errorf(to.ValuePos, "%v", err)
+	}
+	name := p.cfg.Name
+	h.w.Schedule(at, func() { h.reset(name, mark, v) })
+	return nil
+}

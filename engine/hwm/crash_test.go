@@ -1,0 +1,80 @@
+package hwm_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
+)
+
+// TestCrashAfterTheRunFinished: a crash point that comes after the last of
+// the pipeline's phases (after-write when the mark is stored first,
+// after-mark when it is stored last or with the write) is not silently
+// dropped: the run finishes, then the trace says it crashed and that
+// nothing is lost or repeated.
+func TestCrashAfterTheRunFinished(t *testing.T) {
+	const src = `scenario test/crash "Crash points past a run's end"
+knob advance = before | after | atomic
+knob crash = after-write | after-mark
+source orders key=order_id
+target fct_orders sink=append key=order_id
+pipeline extract from=orders to=fct_orders advance=$advance
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1,2
+run extract at=10:00:02 crash=$crash
+txn T2 begin=10:00:03 commit=10:00:03 insert order_id=3
+run extract at=10:00:05
+`
+	for _, c := range []struct{ advance, crash, last string }{
+		{"before", "after-write", "with advance=before writing is its last step"},
+		{"after", "after-mark", "with advance=after storing the mark is its last step"},
+		{"atomic", "after-mark", "with advance=atomic the rows and the mark are stored in one transaction"},
+	} {
+		t.Run(c.advance+"/"+c.crash, func(t *testing.T) {
+			f, err := scenario.Parse("c.tdm", []byte(src))
+			require.NoError(t, err)
+			tr, err := engine.Run(f, map[string]string{"advance": c.advance, "crash": c.crash}, 1, worlds.All())
+			require.NoError(t, err)
+			var crashes []engine.Event
+			for _, e := range tr.Events {
+				if e.Kind == engine.KindCrash {
+					crashes = append(crashes, e)
+				}
+			}
+			require.Len(t, crashes, 1, "the crash is in the trace")
+			e := crashes[0]
+			assert.EqualValues(t, 0, e.Run, "it is the first run's crash")
+			text := tr.Narration(&e)
+			assert.Contains(t, text, "extract crashes after finishing its run")
+			assert.Contains(t, text, c.last)
+			assert.Contains(t, text, "nothing is lost or repeated")
+			r := hwm.Of(tr).Runs[0]
+			assert.True(t, r.Finished, "the run had finished")
+			assert.False(t, r.Crashed, "no phase was cut short")
+			assert.Equal(t, 2, r.Written)
+			assert.Equal(t, int(e.Step)-1, r.EndStep, "the run had ended at its last phase, just before")
+			truth := tr.Final()
+			assert.Empty(t, truth.Missing)
+			assert.Empty(t, truth.Duplicated)
+		})
+	}
+}
+
+// TestCrashInsideTheRun: a crash point inside the run's phases still cuts
+// it short (the narrated case above is only for points past its end).
+func TestCrashInsideTheRun(t *testing.T) {
+	src := world + `txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
+run extract at=10:00:02 crash=after-write
+`
+	f, err := scenario.Parse("c.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	r := hwm.Of(tr).Runs[0]
+	assert.True(t, r.Crashed)
+	assert.False(t, r.Finished)
+}

@@ -1,0 +1,66 @@
+package hwm_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
+)
+
+// TestDeletes: a commit that only deletes says the rows are gone, one that
+// inserts and deletes says which is which, and a deleted row is never
+// reported missing at any step: one the target never held is fine, one it
+// holds is stale (deletes are not extracted).
+func TestDeletes(t *testing.T) {
+	const src = `scenario test/delete "Deletes"
+source orders key=order_id
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1,2
+run extract at=10:00:02
+txn T2 begin=10:00:03 commit=10:00:03 delete order_id=1
+txn T3 begin=10:00:04 commit=10:00:04 insert order_id=3
+txn T4 begin=10:00:05 commit=10:00:05 delete order_id=3
+txn T5 begin=10:00:06 commit=10:00:06 insert order_id=4 delete order_id=2
+run extract at=10:00:08
+`
+	f, err := scenario.Parse("d.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+
+	commits := map[string]string{}
+	gone := map[string]int{} // key: the step its delete committed
+	for i := range tr.Events {
+		if e := &tr.Events[i]; e.Kind == engine.KindCommit {
+			commits[tr.Actor(e)] = tr.Narration(e)
+			switch tr.Actor(e) {
+			case "T2":
+				gone["1"] = int(e.Step)
+			case "T4":
+				gone["3"] = int(e.Step)
+			case "T5":
+				gone["2"] = int(e.Step)
+			}
+		}
+	}
+	assert.Equal(t, "T2 commits at 10:00:03 as lsn 1002; order 1 is now gone for new readers.", commits["T2"])
+	assert.Equal(t, "T4 commits at 10:00:05 as lsn 1004; order 3 is now gone for new readers.", commits["T4"])
+	assert.Equal(t, "T5 commits at 10:00:06 as lsn 1005; order 4 is now visible to new readers and order 2 gone.", commits["T5"])
+
+	require.Len(t, gone, 3)
+	for key, step := range gone {
+		for n := step; n <= tr.Steps(); n++ {
+			assert.NotContains(t, tr.TruthAt(n).Missing, key, "order %s, deleted at step %d, at step %d", key, step, n)
+		}
+	}
+	assert.Contains(t, tr.TruthAt(gone["3"]-1).Missing, "3", "order 3 was missing until its delete committed")
+	final := tr.Final()
+	assert.Empty(t, final.Missing)
+	assert.Equal(t, []string{"1", "2"}, slices.Sorted(slices.Values(final.Stale)), "deleted rows the target still holds")
+}

@@ -1,0 +1,138 @@
+package hwm
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/extract"
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/sink"
+)
+
+// Explain says, from trace t alone, why key stands as it does in the target
+// after step n: why it is missing, duplicated or stale, or that it is fine.
+// It reads the core's versions and targets, and the high-water-mark
+// world's pipelines, marks and runs when the scenario has them.
+func Explain(t *engine.Trace, key string, n int) string {
+	h := Of(t)
+	if h == nil {
+		h = &Trace{t: t}
+	}
+	n = t.ClampStep(n)
+	var versions []engine.VersionRecord
+	for _, v := range t.VersionsAt(n) {
+		if t.VersionKey(&v) == key {
+			versions = append(versions, v)
+		}
+	}
+	var rows []sink.Row
+	for _, h := range t.Targets {
+		rows = append(rows, t.TargetAt(h.Name, n)...)
+	}
+	rows = slices.DeleteFunc(rows, func(r sink.Row) bool { return t.RowKey(&r) != key })
+	if len(versions) == 0 {
+		return prose.F("No committed source row has key %s at this step.", key)
+	}
+	v := versions[len(versions)-1]
+	table := t.VersionTable(&v)
+	name := t.Noun(table) + " " + key
+	p := h.pipeFor(table)
+	committed := prose.F("%s committed at %s (lsn %d) with updated_at %s", capital(name), t.Events[v.CommitStep-1].At, v.LSN, v.UpdatedAt)
+	if v.Backdated {
+		committed += ", a value set by hand"
+	}
+	switch {
+	case len(rows) == 0 && v.Op == mvcc.Delete:
+		return capital(name) + " was deleted in the source and is absent from the target, as it should be."
+	case len(rows) == 0:
+		if p == nil {
+			return committed + "; no pipeline reads " + table + "."
+		}
+		if why := h.lostBy(key, v, n); why != "" {
+			return committed + "; " + why
+		}
+		if m, ok := h.markBefore(p, table, int(v.CommitStep)); ok && p.Unreachable(m, compared(p, v)) {
+			return prose.F("%s; the mark was already %s, so no read after that could return it.", committed, p.Mark.Format(m))
+		}
+		return committed + "; no run has read it yet. The next run will."
+	case len(rows) > 1:
+		var by []string
+		for _, r := range rows {
+			by = append(by, writer(t, h, r))
+		}
+		return prose.F("%s is in the target %d times: written by %s. A re-read into an append-only target adds a copy each time.", capital(name), len(rows), strings.Join(by, " and by "))
+	}
+	r := rows[0]
+	if r.Seq < int(v.Seq) {
+		why := ""
+		if p != nil {
+			if m, ok := h.markBefore(p, table, int(v.CommitStep)); ok && p.Unreachable(m, compared(p, v)) {
+				why = prose.F(" The new version's updated_at %s was already behind the mark %s when it committed, so no run will read it.", v.UpdatedAt, p.Mark.Format(m))
+			}
+		}
+		return prose.F("The target holds version %d of %s (updated_at %s); the source has version %d, %s.%s", r.Seq, name, r.UpdatedAt, v.Seq, strings.TrimPrefix(committed, capital(name)+" "), why)
+	}
+	return prose.F("%s; %s copied it to the target, and it is current.", committed, writer(t, h, r))
+}
+
+// writer names what wrote row r: an extractor run, or a consumer of the
+// log (a row written by no run), with the time it wrote.
+func writer(t *engine.Trace, h *Trace, r sink.Row) string {
+	if r.Run >= 0 && int(r.Run) < len(h.Runs) {
+		return prose.F("the run at %s", h.Runs[r.Run].At)
+	}
+	return prose.F("a consumer at %s", t.Events[r.AddedStep-1].At)
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func compared(p *extract.Config, v engine.VersionRecord) int64 {
+	if p.Mark.IsTimestamp() {
+		return int64(v.UpdatedAt)
+	}
+	return int64(v.LSN)
+}
+
+func (t *Trace) pipeFor(table string) *extract.Config {
+	for i := range t.Pipes {
+		if slices.Contains(t.Pipes[i].From, table) {
+			return &t.Pipes[i]
+		}
+	}
+	return nil
+}
+
+// markBefore is the value of the mark governing table just before step s.
+func (t *Trace) markBefore(p *extract.Config, table string, s int) (extract.Mark, bool) {
+	name := p.MarkFor(table)
+	for _, h := range t.Marks {
+		if h.Name == name {
+			pt, ok := t.MarkAt(h, s-1)
+			if !ok {
+				return extract.Mark{}, false
+			}
+			return extract.Mark{Set: pt.Set, V: pt.Value}, pt.Set
+		}
+	}
+	return extract.Mark{}, false
+}
+
+// lostBy finds a run that read key but lost it: a crash after the mark moved.
+func (t *Trace) lostBy(key string, v engine.VersionRecord, n int) string {
+	for _, r := range t.Runs {
+		if r.ReadStep == 0 || r.ReadStep > n || r.ReadStep < int(v.CommitStep) || !slices.Contains(r.Keys, key) {
+			continue
+		}
+		if r.Crashed && r.EndStep <= n && r.MarkStep > 0 && r.MarkStep <= n {
+			return prose.F("the run at %s read it, then crashed before writing it, after the mark had moved to %s; nothing will read it again.", r.At, r.MarkAfter)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,230 @@
+// Package hwm is the high-water-mark world: a source database with MVCC
+// (PostgreSQL's rules: now() is the transaction's start, a row is visible
+// once committed, commits get log positions), the transactions and
+// workloads that write it, and extractor pipelines that read it after a
+// stored mark (a timestamp, the largest value seen, or a log position),
+// write the core's targets, and store the mark again; runs, crashes, clock
+// corrections and operators' mark resets.
+//
+// It is a world of the engine (see docs/architecture.md): Domain is what a
+// caller hands engine.Build, Of reads the world's part of a trace, and
+// SourceOf gives a world built on this one (the log world's change
+// capture) the source's tables and commits.
+package hwm
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/extract"
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/sink"
+)
+
+// Domain is the high-water-mark world, for engine.Build.
+var Domain engine.Domain = domain{}
+
+// FaultCrash kills the pipeline process before the next phase of the run
+// in flight.
+const FaultCrash engine.FaultKind = "crash"
+
+// ErrIdle is returned for a crash injected where no run is in flight.
+var ErrIdle = errors.New("no extractor run is in flight at this step, so a crash would change nothing; step to a run's read or write first")
+
+type domain struct{}
+
+// Commands are the high-water-mark world's scenario commands, in the order
+// docs/scenarios.md documents them.
+func (domain) Commands() []string { return commands }
+
+// commands are the world's commands; the core only reads them.
+var commands = []string{"source", "pipeline", "txn", "begin", "insert", "update", "delete", "commit", "rollback",
+	"workload", "run", "runs", "reset"}
+
+func (domain) Faults() []engine.FaultKind { return faults }
+
+var faults = []engine.FaultKind{FaultCrash}
+
+func (domain) Open(w *engine.World) engine.Part {
+	h := &world{w: w, db: mvcc.New(), pipes: map[string]*pipeline{}, txns: map[string]*txnPlan{}}
+	h.src = Source{h: h}
+	return h
+}
+
+// world is the high-water-mark world's live state in one engine.World.
+type world struct {
+	w         *engine.World
+	t         *Trace // the world's history; nil until its first line is read
+	by        engine.Narrator
+	src       Source
+	db        *mvcc.DB
+	source    *engine.Clock // the database server's clock, once every line is read
+	pipes     map[string]*pipeline
+	pipeOrd   []string
+	runs      []*runState
+	txns      map[string]*txnPlan // every transaction a line declared, by name, while building
+	workloads []string            // prefixes of generated transaction names
+	txnCount  int                 // transactions the scenario will begin, to size the trace
+	onCommit  []func(*mvcc.Txn)   // what follows each commit: a world built on this one (change capture)
+}
+
+// Command reads one of the high-water-mark world's scenario lines.
+func (h *world) Command(c scenario.Command) error {
+	if h.t == nil {
+		h.t = &Trace{t: h.w.Trace()}
+		h.by = h.w.Attach(h.t)
+	}
+	switch c.Name {
+	case "source":
+		return h.sourceLine(c)
+	case "pipeline":
+		return h.pipeline(c)
+	case "txn":
+		return h.txnLine(c)
+	case "begin":
+		return h.beginLine(c)
+	case "insert", "update", "delete":
+		return h.statementLine(c)
+	case "commit", "rollback":
+		return h.endLine(c)
+	case "workload":
+		return h.workload(c)
+	case "run":
+		return h.runLine(c)
+	case "runs":
+		return h.runsLine(c)
+	case "reset":
+		return h.resetLine(c)
+	}
+	return scenario.Errorf(c.Pos, "the high-water-mark world has no command %q", c.Name)
+}
+
+// Finish records the source tables and pipelines in the trace; the world
+// runs when a pipeline is declared.
+func (h *world) Finish() (bool, error) {
+	h.source = h.w.Clock("source")
+	if h.t == nil {
+		return false, nil
+	}
+	for _, t := range h.db.Tables() {
+		h.t.Tables = append(h.t.Tables, SourceTable{Name: t.Name, Key: t.Key, Stamp: t.Stamp, Clock: t.Clock, Cache: t.Cache})
+	}
+	for _, name := range h.pipeOrd {
+		h.t.Pipes = append(h.t.Pipes, h.pipes[name].cfg)
+	}
+	return len(h.pipes) > 0, nil
+}
+
+// Reserve sizes the transactions' records and, when the core sized its
+// keys, the source tables' indexes by key.
+func (h *world) Reserve(keys int) {
+	if h.t == nil {
+		return
+	}
+	// The count comes from numbers in the file; the budget bounds it.
+	h.t.Txns = slices.Grow(h.t.Txns, max(0, min(h.txnCount, h.w.Limit())-len(h.t.Txns)))
+	if keys > 0 {
+		for _, tab := range h.db.Tables() {
+			tab.Reserve(keys)
+		}
+	}
+}
+
+// Drain queues nothing: the world ends with its last event.
+func (h *world) Drain() {}
+
+// Inject crashes the pipeline process of the run in flight: the run dies
+// at its next phase, saying so.
+func (h *world) Inject(f engine.Fault) error {
+	for _, r := range h.runs {
+		if !r.dead && r.doom == "" && h.t.Runs[r.id].ReadStep > 0 {
+			r.doom = prose.F("at %s, injected right after step %d", h.w.Now(), f.AfterStep)
+			return nil
+		}
+	}
+	return ErrIdle
+}
+
+// Source is the source database as a world built on this one sees it:
+// change capture reads its tables and follows its commits.
+type Source struct{ h *world }
+
+// SourceOf returns the source database of w's high-water-mark world, or
+// nil when w is composed without it.
+func SourceOf(w *engine.World) *Source {
+	for _, p := range w.Parts() {
+		if h, ok := p.(*world); ok {
+			return &h.src
+		}
+	}
+	return nil
+}
+
+// Table returns the source table named name, or nil.
+func (s *Source) Table(name string) *mvcc.Table { return s.h.db.Table(name) }
+
+// OnCommit calls fn after each source transaction commits, before the
+// commit's own event is emitted.
+func (s *Source) OnCommit(fn func(tx *mvcc.Txn)) { s.h.onCommit = append(s.h.onCommit, fn) }
+
+// pipeline is a pipeline's live state while the world runs.
+type pipeline struct {
+	cfg    extract.Config
+	target *sink.Table
+	marks  map[string]*markState // by mark name
+}
+
+// markState is a stored mark and its history in the trace.
+type markState struct {
+	value extract.Mark
+	hist  *MarkHistory
+}
+
+// txnState is a source transaction as the schedule knows it. The builder
+// makes one per transaction and the scheduled events share it, so no event
+// looks a transaction up by name.
+type txnState struct {
+	h       *world
+	name    string
+	session string
+	only    *stmt    // a workload's transaction: its one statement
+	tx      mvcc.Txn // zero until it begins
+	rec     int      // index into the trace's Txns once it has begun
+}
+
+// The typed steps of a source transaction, queued as engine.Actions. Each
+// is the transaction's state under another name, so queueing one allocates
+// nothing.
+type (
+	beginStep    txnState
+	onlyStmtStep txnState // a workload transaction's one statement
+	commitStep   txnState
+	rollbackStep txnState
+)
+
+func (s *beginStep) Act()    { s.h.begin((*txnState)(s)) }
+func (s *onlyStmtStep) Act() { s.h.statement((*txnState)(s), s.only) }
+func (s *commitStep) Act()   { s.h.commit((*txnState)(s)) }
+func (s *rollbackStep) Act() { s.h.rollback((*txnState)(s)) }
+
+// emitTxn appends a source event, narrated later from its transaction's
+// record (see Trace.Narration); the transaction is its actor.
+func (h *world) emitTxn(kind engine.Kind, txn, stmt int) {
+	h.w.EmitLater(h.by, kind, int32(txn), int32(stmt))
+}
+
+// targetFor returns the target a source table feeds, through a pipeline or
+// through the log, or nil.
+func (h *world) targetFor(table string) *sink.Table { return h.w.RouteOf(table) }
+
+// storeMark records a new stored value of a mark.
+func (h *world) storeMark(m *markState, v extract.Mark, run int, reset bool) {
+	m.value = v
+	m.hist.Points = append(m.hist.Points, check.MarkPoint{
+		Step: h.w.NextStep(), At: h.w.Now(), Value: v.V, Set: v.Set, Display: m.hist.Kind.Format(v), Reset: reset, Run: run,
+	})
+}

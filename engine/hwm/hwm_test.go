@@ -1,0 +1,72 @@
+package hwm_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
+	"github.com/tidemark/tidemark/lessons"
+)
+
+func run(t *testing.T, id string, domains []engine.Domain) *engine.Trace {
+	t.Helper()
+	sc, ok := lessons.Lookup(id)
+	require.True(t, ok, id)
+	tr, err := engine.Run(sc.File, nil, 1, domains)
+	require.NoError(t, err)
+	return tr
+}
+
+// TestOfIsNilWithoutTheWorld: a trace of the log alone has no part of the
+// high-water-mark world, and one of a pipeline has it with every record.
+func TestOfIsNilWithoutTheWorld(t *testing.T) {
+	assert.Nil(t, hwm.Of(run(t, "dist/producer-retry", worlds.All())), "producers alone declare nothing of the world")
+	h := hwm.Of(run(t, "hwm/visibility-gap", worlds.All()))
+	require.NotNil(t, h)
+	assert.NotEmpty(t, h.Txns)
+	assert.NotEmpty(t, h.Runs)
+	require.Len(t, h.Pipes, 1)
+	assert.Equal(t, "extract", h.Pipes[0].Name)
+	require.Len(t, h.Tables, 1)
+	assert.Equal(t, "orders", h.Tables[0].Name)
+	assert.Equal(t, len(h.Marks), len(h.MarksAt(3)))
+}
+
+// TestSourceOf finds the source database of the world a World is composed
+// of, and nothing without it.
+func TestSourceOf(t *testing.T) {
+	f, err := scenario.Parse("w.tdm", []byte(world))
+	require.NoError(t, err)
+	w, err := engine.Build(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	src := hwm.SourceOf(w)
+	require.NotNil(t, src)
+	assert.NotNil(t, src.Table("orders"))
+	assert.Nil(t, src.Table("nothing"))
+
+	topicOnly := `scenario test/t "A topic"
+topic orders partitions=1
+`
+	f, err = scenario.Parse("t.tdm", []byte(topicOnly))
+	require.NoError(t, err)
+	w, err = engine.Build(f, nil, 1, []engine.Domain{logs.Domain})
+	require.NoError(t, err)
+	assert.Nil(t, hwm.SourceOf(w))
+}
+
+// TestExplainAKeyAConsumerWrote names the consumer that wrote a key of a
+// log scenario, where no extractor run wrote it.
+func TestExplainAKeyAConsumerWrote(t *testing.T) {
+	tr := run(t, "dist/producer-retry", worlds.All())
+	require.NotEmpty(t, tr.Targets)
+	rows := tr.TargetAt(tr.Targets[0].Name, tr.Steps())
+	require.NotEmpty(t, rows)
+	why := hwm.Explain(tr, tr.RowKey(&rows[0]), tr.Steps())
+	assert.Contains(t, why, "a consumer at ")
+}

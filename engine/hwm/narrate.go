@@ -1,0 +1,150 @@
+package hwm
+
+import (
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/extract"
+	"github.com/tidemark/tidemark/engine/mvcc"
+
+	"github.com/tidemark/tidemark/engine/prose"
+)
+
+// Narration writes the sentence of a source event from its transaction's
+// record: the transaction's steps keep no sentence while the world runs.
+func (t *Trace) Narration(e *engine.Event) string {
+	a, b := e.Ref()
+	rec := &t.Txns[a]
+	switch e.Kind {
+	case engine.KindBegin:
+		return prose.F("%s begins at %s; now() inside it reads %s on the source clock.", rec.Name, rec.BeginAt, rec.BeginNow)
+	case engine.KindInsert, engine.KindUpdate, engine.KindDelete:
+		return t.statementNarration(rec, &rec.Stmts[b])
+	case engine.KindCommit:
+		return t.commitNarration(rec)
+	case engine.KindRollback:
+		return prose.F("%s rolls back at %s; its writes vanish, but any ids it drew from the sequence stay used, leaving holes.", rec.Name, rec.EndAt)
+	}
+	return ""
+}
+
+func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord) string {
+	var when string
+	switch {
+	case s.Backdated:
+		when = prose.F(" with updated_at set by hand to %s, a backdated value", s.Stamp)
+	case s.Mode == mvcc.StampTxnStart:
+		when = prose.F(" with updated_at = now() = %s, the transaction's start", s.Stamp)
+	case s.Mode == mvcc.StampStatement:
+		when = prose.F(" with updated_at = statement_timestamp() = %s, the statement's time on the source clock", s.Stamp)
+	default:
+		when = "; updated_at will be the commit time"
+	}
+	verb := [...]string{"inserts", "updates", "deletes"}[s.Op]
+	prep := [...]string{"into", "in", "from"}[s.Op]
+	return prose.F("%s %s %s %s %s%s; no other session can see it until %s commits.",
+		rec.Name, verb, prose.Rows(t.t.Noun(s.Table), s.Keys), prep, s.Table, when, rec.Name)
+}
+
+// commitNarration says what a commit made visible and, for a timestamp mark
+// already past a row's updated_at, that no later run will read it. The mark
+// is the one stored just before the commit, read back from its history.
+func (t *Trace) commitNarration(rec *TxnRecord) string {
+	n := "row"
+	if len(rec.Stmts) > 0 {
+		n = t.t.Noun(rec.Stmts[0].Table)
+		for _, s := range rec.Stmts[1:] {
+			if t.t.Noun(s.Table) != n {
+				n = "row"
+			}
+		}
+	}
+	var lost []string
+	var note string
+	for _, v := range t.versionsOf(rec) {
+		if v.Op == mvcc.Delete {
+			continue
+		}
+		table := t.t.VersionTable(&v)
+		p := t.pipeFor(table)
+		if p == nil || !p.Mark.IsTimestamp() {
+			continue
+		}
+		m, ok := t.markBefore(p, table, int(v.CommitStep))
+		if !ok || !p.Unreachable(m, int64(v.UpdatedAt)) {
+			continue
+		}
+		lost = append(lost, t.t.VersionKey(&v))
+		if note == "" {
+			rel := "at or below"
+			if p.Predicate == extract.GTE {
+				rel = "below"
+			}
+			note = prose.F("its updated_at %s is already %s %s's stored mark %s", v.UpdatedAt, rel, p.Name, p.Mark.Format(m))
+			if p.Overlap > 0 {
+				note += prose.F(" less its %s overlap", p.Overlap)
+			}
+		}
+	}
+	visible, gone := splitDeletes(rec)
+	if len(lost) > 0 {
+		it := "it"
+		if len(lost) > 1 {
+			it = "them"
+		}
+		also := ""
+		if len(gone) > 0 {
+			also = " and " + prose.Rows(n, gone) + " gone"
+		}
+		return prose.F("%s commits at %s as lsn %d, making %s visible%s; %s, so no later run will read %s.",
+			rec.Name, rec.EndAt, rec.LSN, prose.Rows(n, visible), also, note, it)
+	}
+	switch {
+	case len(gone) == 0:
+		return prose.F("%s commits at %s as lsn %d; %s %s now visible to new readers.", rec.Name, rec.EndAt, rec.LSN, prose.Rows(n, visible), prose.IsAre(len(visible)))
+	case len(visible) == 0:
+		return prose.F("%s commits at %s as lsn %d; %s %s now gone for new readers.", rec.Name, rec.EndAt, rec.LSN, prose.Rows(n, gone), prose.IsAre(len(gone)))
+	}
+	return prose.F("%s commits at %s as lsn %d; %s %s now visible to new readers and %s gone.",
+		rec.Name, rec.EndAt, rec.LSN, prose.Rows(n, visible), prose.IsAre(len(visible)), prose.Rows(n, gone))
+}
+
+// splitDeletes divides the keys a transaction wrote into those its commit
+// makes visible and those it deletes, each in the order first written; a
+// key's last statement decides.
+func splitDeletes(rec *TxnRecord) (visible, gone []string) {
+	deleted := false
+	for _, s := range rec.Stmts {
+		deleted = deleted || s.Op == mvcc.Delete
+	}
+	if !deleted {
+		return rec.Keys(), nil
+	}
+	last := map[string]mvcc.Op{}
+	var order []string
+	for _, s := range rec.Stmts {
+		for _, k := range s.Keys {
+			if _, ok := last[k]; !ok {
+				order = append(order, k)
+			}
+			last[k] = s.Op
+		}
+	}
+	for _, k := range order {
+		if last[k] == mvcc.Delete {
+			gone = append(gone, k)
+		} else {
+			visible = append(visible, k)
+		}
+	}
+	return visible, gone
+}
+
+// versionsOf returns the versions a committed transaction wrote: a run of
+// Versions at its commit step.
+func (t *Trace) versionsOf(rec *TxnRecord) []engine.VersionRecord {
+	vs := t.t.VersionsAt(rec.EndStep)
+	i := len(vs)
+	for i > 0 && int(vs[i-1].CommitStep) == rec.EndStep {
+		i--
+	}
+	return vs[i:]
+}

@@ -1,0 +1,466 @@
+package hwm
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/extract"
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// reads reports whether the pipeline reads table.
+func (p *pipeline) reads(table string) bool { return slices.Contains(p.cfg.From, table) }
+
+// runPlan is a run as the scenario scheduled it.
+type runPlan struct {
+	pipe   string
+	worker string
+	only   []string // tables this run reads; empty means all
+	read   vtime.Time
+	write  vtime.Time
+	store  vtime.Time
+	crash  extract.Crash
+}
+
+// runState is one run in flight.
+//
+// Invariant: once dead is set, no later phase of the run touches the world.
+type runState struct {
+	id     int
+	plan   runPlan
+	p      *pipeline
+	actor  string
+	dead   bool
+	wrote  bool                    // the whole write landed
+	stored bool                    // the new mark was stored
+	doom   string                  // set by an injected crash: the run dies at its next phase, saying this
+	seen   map[string]extract.Mark // mark values read at the start, by mark name
+	next   map[string]extract.Mark // mark values to store
+	rows   []*mvcc.Version
+	marks  []string // mark names this run moves, in order
+}
+
+func (h *world) rec(r *runState) *RunRecord { return &h.t.Runs[r.id] }
+
+// runCost is the least work a run costs: itself, and the events of its
+// read, its write and its end.
+const runCost = 4
+
+// scheduleRun queues the phases of a run in their order.
+func (h *world) scheduleRun(plan runPlan) {
+	h.w.Charge(1)
+	p := h.pipes[plan.pipe]
+	r := &runState{id: len(h.t.Runs), plan: plan, p: p, actor: p.cfg.Name}
+	if plan.worker != "" {
+		r.actor = p.cfg.Name + "/" + plan.worker
+	}
+	h.runs = append(h.runs, r)
+	h.t.Runs = append(h.t.Runs, RunRecord{})
+	rr := h.rec(r)
+	rr.ID, rr.Pipeline, rr.Worker, rr.At = r.id, p.cfg.Name, plan.worker, plan.read
+	h.w.Schedule(plan.read, func() { h.runRead(r) })
+	c := plan.crash
+	switch p.cfg.Advance {
+	case extract.Before:
+		h.w.Schedule(plan.store, func() { h.runStore(r) })
+		if c == extract.AfterMark || c == extract.Between {
+			h.w.Schedule(plan.write, func() { h.runCrash(r, "after storing the mark and before writing") })
+		}
+		h.w.Schedule(plan.write, func() { h.runWrite(r, c == extract.MidWrite) })
+	case extract.After:
+		h.w.Schedule(plan.write, func() { h.runWrite(r, c == extract.MidWrite) })
+		if c == extract.AfterWrite || c == extract.Between {
+			h.w.Schedule(plan.store, func() { h.runCrash(r, "after writing and before storing the mark") })
+		}
+		h.w.Schedule(plan.store, func() { h.runStore(r) })
+	case extract.Atomic:
+		if c == extract.MidWrite || c == extract.AfterWrite || c == extract.Between {
+			h.w.Schedule(plan.write, func() { h.runCrash(r, "before its transaction commits") })
+		}
+		h.w.Schedule(plan.write, func() { h.runAtomic(r) })
+	}
+	last := max(plan.write, plan.store)
+	h.w.Schedule(last, func() { h.runEnd(r) })
+	h.crashAfterEnd(r, last)
+}
+
+// runRead reads the stored marks and selects the rows after them in one snapshot.
+func (h *world) runRead(r *runState) {
+	p, cfg := r.p, &r.p.cfg
+	rr := h.rec(r)
+	tables := cfg.From
+	if len(r.plan.only) > 0 {
+		tables = r.plan.only
+	}
+	r.seen, r.next = map[string]extract.Mark{}, map[string]extract.Mark{}
+	readerNow := h.w.Clock(cfg.Clock).Read(h.w.Now())
+	sourceNow := h.source.Read(h.w.Now())
+	lastLSN := h.db.LastLSN()
+	var parts []string
+	var overlapRows, overlapKnown int
+	// Group the tables by the mark that governs them.
+	for _, mname := range cfg.MarkNames() {
+		m := p.marks[mname]
+		var group []string
+		for _, t := range tables {
+			if cfg.MarkFor(t) == mname {
+				group = append(group, t)
+			}
+		}
+		if len(group) == 0 {
+			continue
+		}
+		r.seen[mname] = m.value
+		lo, hasLo := cfg.Lower(m.value)
+		var hi int64
+		var got []*mvcc.Version
+		switch cfg.Mark {
+		case extract.Position:
+			hi = int64(lastLSN)
+			for _, t := range group {
+				from := mvcc.LSN(lo)
+				if !hasLo {
+					from = 0
+				}
+				got = append(got, h.db.Table(t).SelectLSN(from, lastLSN, hasLo && cfg.Predicate == extract.GTE)...)
+			}
+		default:
+			rg := mvcc.Range{Lo: vtime.Time(lo), HasLo: hasLo, LoInclusive: cfg.Predicate == extract.GTE}
+			switch cfg.Mark {
+			case extract.ReaderClock:
+				rg.Hi, rg.HasHi, hi = readerNow, true, int64(readerNow)
+			case extract.SourceClock:
+				rg.Hi, rg.HasHi, hi = sourceNow, true, int64(sourceNow)
+			}
+			for _, t := range group {
+				got = append(got, h.db.Table(t).SelectStamp(rg)...)
+			}
+			if cfg.Mark == extract.MaxSeen {
+				hi = m.value.V
+				if !m.value.Set && len(got) == 0 {
+					hi = -1 << 62
+				}
+				for _, v := range got {
+					hi = max(hi, int64(v.UpdatedAt))
+				}
+			}
+		}
+		next := extract.Mark{Set: true, V: hi}
+		if cfg.Mark == extract.MaxSeen && !m.value.Set && len(got) == 0 {
+			next = extract.Mark{}
+		}
+		r.next[mname] = next
+		r.marks = append(r.marks, mname)
+		if m.value.Set && cfg.Mark.IsTimestamp() && cfg.Overlap > 0 {
+			for _, v := range got {
+				if int64(v.UpdatedAt) <= m.value.V {
+					overlapRows++
+					if p.target.NewestID(v.ID) >= v.Seq {
+						overlapKnown++
+					}
+				}
+			}
+		}
+		r.rows = append(r.rows, got...)
+		parts = append(parts, h.windowPhrase(cfg, m.value, hasLo, lo, next, group, readerNow, sourceNow))
+		rr.Lower, rr.Upper = cfg.Mark.Format(m.value), cfg.Mark.Format(next)
+		rr.MarkBefore = joinMark(rr.MarkBefore, cfg.Mark.Format(m.value))
+	}
+	h.w.Charge(len(r.rows))
+	keys := make([]string, len(r.rows))
+	for i, v := range r.rows {
+		keys[i] = v.Key
+	}
+	rr.ReadStep, rr.Read, rr.SourceCount, rr.Keys = h.w.NextStep(), len(r.rows), len(r.rows), keys
+	rr.OverlapRows, rr.OverlapKnown = overlapRows, overlapKnown
+	rr.MarkAfter = rr.MarkBefore
+	n := h.w.Trace().Noun(tables[0])
+	h.w.Emit(r.actor, engine.KindRead, r.id, "%s reads %s and finds %s.", r.actor, strings.Join(parts, "; "), prose.Rows(n, keys))
+}
+
+func joinMark(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + ", " + b
+}
+
+func (h *world) windowPhrase(cfg *extract.Config, m extract.Mark, hasLo bool, lo int64, next extract.Mark, tables []string, readerNow, sourceNow vtime.Time) string {
+	on := strings.Join(tables, " and ")
+	if cfg.Mark == extract.Position {
+		if !hasLo {
+			return prose.F("%s with no stored mark, so every change up to lsn %d", on, next.V)
+		}
+		return prose.F("%s for changes after lsn %d up to lsn %d", on, lo, next.V)
+	}
+	var b strings.Builder
+	b.WriteString(on)
+	if !hasLo {
+		b.WriteString(" with no stored mark yet, so every row")
+	} else {
+		prose.Fprintf(&b, " where updated_at %s %s", cfg.Predicate.Symbol(), vtime.Time(lo))
+		if cfg.Overlap > 0 {
+			prose.Fprintf(&b, " (the mark %s less a %s overlap)", cfg.Mark.Format(m), cfg.Overlap)
+		}
+	}
+	switch cfg.Mark {
+	case extract.ReaderClock:
+		prose.Fprintf(&b, " up to its own clock's now() %s", readerNow)
+	case extract.SourceClock:
+		prose.Fprintf(&b, " up to the source clock's now() %s", sourceNow)
+	}
+	return b.String()
+}
+
+// runWrite sends the rows read to the target; when mid is set the process
+// dies halfway through, leaving the first half written.
+func (h *world) runWrite(r *runState, mid bool) {
+	if h.doomed(r) {
+		return
+	}
+	rows := r.rows
+	if mid {
+		rows = rows[:len(rows)/2]
+	}
+	res := h.write(r, rows)
+	rr := h.rec(r)
+	rr.WriteStep, rr.Written, rr.Collapsed = h.w.NextStep(), len(rows), res.Collapsed
+	keys := keysOf(rows)
+	n := h.w.Trace().Noun(r.p.cfg.From[0])
+	extra := ""
+	if res.Collapsed > 0 {
+		extra = prose.F("; the merge matches %d already present and absorbs them", res.Collapsed)
+	}
+	if res.Replaced > 0 && r.p.target.Mode == sink.Overwrite {
+		extra = prose.F("; it first deletes the %d rows already in that interval", res.Replaced)
+	}
+	verb := map[sink.Mode]string{sink.Append: "appends", sink.Merge: "merges", sink.Overwrite: "overwrites its interval with", sink.Upsert: "upserts"}[r.p.target.Mode]
+	if mid {
+		r.dead = true
+		rr.EndStep, rr.Crashed = h.w.NextStep(), true
+		h.w.Emit(r.actor, engine.KindCrash, r.id, "%s crashes mid-write at %s after writing %s of %d rows into %s%s; the rest never arrive.",
+			r.actor, h.w.Now(), prose.Rows(n, keys), len(r.rows), r.p.target.Name, extra)
+		return
+	}
+	r.wrote = true
+	h.w.Emit(r.actor, engine.KindWrite, r.id, "%s %s %s into %s%s.", r.actor, verb, prose.Rows(n, keys), r.p.target.Name, extra)
+}
+
+func keysOf(vs []*mvcc.Version) []string {
+	keys := make([]string, len(vs))
+	for i, v := range vs {
+		keys[i] = v.Key
+	}
+	return keys
+}
+
+func (h *world) write(r *runState, rows []*mvcc.Version) sink.Result {
+	in := make([]sink.In, len(rows))
+	for i, v := range rows {
+		in[i] = sink.In{ID: v.ID, Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN), Amount: v.Amount}
+	}
+	var inInterval func(sink.Row) bool
+	if r.p.target.Mode == sink.Overwrite {
+		cfg := &r.p.cfg
+		lo, hasLo := extract.Mark{}, false
+		for _, mn := range r.marks {
+			lo, hasLo = r.seen[mn], r.seen[mn].Set
+		}
+		var hi extract.Mark
+		for _, mn := range r.marks {
+			hi = r.next[mn]
+		}
+		inInterval = func(row sink.Row) bool {
+			v := int64(row.UpdatedAt)
+			if cfg.Mark == extract.Position {
+				v = row.LSN
+			}
+			if hasLo {
+				l, _ := cfg.Lower(lo)
+				if v < l || v == l && cfg.Predicate == extract.GT {
+					return false
+				}
+			}
+			return !hi.Set || v <= hi.V
+		}
+	}
+	return h.w.Deliver(r.p.target, in, r.id, inInterval)
+}
+
+// runStore stores the run's new marks, conditionally when CAS is on.
+func (h *world) runStore(r *runState) {
+	if h.doomed(r) {
+		return
+	}
+	cfg := &r.p.cfg
+	rr := h.rec(r)
+	var said []string
+	moved := false
+	for _, mn := range r.marks {
+		m := r.p.marks[mn]
+		seen, next := r.seen[mn], r.next[mn]
+		if !next.Set {
+			continue
+		}
+		if cfg.CAS {
+			if m.value != seen {
+				r.dead = true
+				rr.Aborted, rr.EndStep = true, h.w.NextStep()
+				why := "the run gives up and its output, already written, is left to the idempotent write"
+				if cfg.Advance == extract.Before {
+					why = "the run gives up before writing anything"
+				}
+				h.w.Emit(r.actor, engine.KindConflict, r.id, "%s's conditional update finds mark %s at %s where it read %s, so it updates no row; %s.",
+					r.actor, mn, cfg.Mark.Format(m.value), cfg.Mark.Format(seen), why)
+				return
+			}
+			if m.value.Set && next.V <= m.value.V {
+				said = append(said, prose.F("leaves %s at %s (the conditional update only moves forward)", markLabel(cfg, mn), cfg.Mark.Format(m.value)))
+				continue
+			}
+		}
+		prev := m.value
+		h.storeMark(m, next, r.id, false)
+		if !prev.Set || next.V > prev.V {
+			moved = true
+		}
+		what := markLabel(cfg, mn)
+		switch {
+		case prev.Set && next.V < prev.V:
+			said = append(said, prose.F("stores %s %s over %s: the mark moves backwards", what, cfg.Mark.Format(next), cfg.Mark.Format(prev)))
+		case prev != seen:
+			said = append(said, prose.F("stores %s %s, overwriting %s that another worker stored after this run read %s", what, cfg.Mark.Format(next), cfg.Mark.Format(prev), cfg.Mark.Format(seen)))
+		default:
+			said = append(said, prose.F("stores %s %s (was %s)", what, cfg.Mark.Format(next), cfg.Mark.Format(prev)))
+		}
+	}
+	rr.MarkStep, rr.Advanced = h.w.NextStep(), moved
+	rr.MarkAfter = h.marksPhrase(r)
+	r.stored = true
+	if len(said) == 0 {
+		said = append(said, "has no new mark to store")
+	}
+	h.w.Emit(r.actor, engine.KindMark, r.id, "%s %s.", r.actor, strings.Join(said, "; "))
+}
+
+// markLabel names a mark in narration: "its mark" when the pipeline has one,
+// "mark extract/orders_eu" otherwise.
+func markLabel(cfg *extract.Config, name string) string {
+	if name == cfg.Name {
+		return "its mark"
+	}
+	return "mark " + name
+}
+
+func (h *world) marksPhrase(r *runState) string {
+	var out []string
+	for _, mn := range r.marks {
+		out = append(out, r.p.cfg.Mark.Format(r.p.marks[mn].value))
+	}
+	return strings.Join(out, ", ")
+}
+
+// runAtomic writes and stores the mark in one transaction.
+func (h *world) runAtomic(r *runState) {
+	if h.doomed(r) {
+		return
+	}
+	cfg := &r.p.cfg
+	rr := h.rec(r)
+	if cfg.CAS {
+		for _, mn := range r.marks {
+			if m := r.p.marks[mn]; m.value != r.seen[mn] {
+				r.dead = true
+				rr.Aborted, rr.EndStep = true, h.w.NextStep()
+				h.w.Emit(r.actor, engine.KindConflict, r.id, "%s's conditional update finds mark %s at %s where it read %s; the transaction rolls back, taking its write with it.",
+					r.actor, mn, cfg.Mark.Format(m.value), cfg.Mark.Format(r.seen[mn]))
+				return
+			}
+		}
+	}
+	res := h.write(r, r.rows)
+	moved := false
+	for _, mn := range r.marks {
+		m := r.p.marks[mn]
+		next := r.next[mn]
+		if !next.Set || cfg.CAS && m.value.Set && next.V <= m.value.V {
+			continue
+		}
+		if !m.value.Set || next.V > m.value.V {
+			moved = true
+		}
+		h.storeMark(m, next, r.id, false)
+	}
+	r.wrote, r.stored = true, true
+	step := h.w.NextStep()
+	rr.WriteStep, rr.MarkStep, rr.Written, rr.Collapsed, rr.Advanced = step, step, len(r.rows), res.Collapsed, moved
+	rr.MarkAfter = h.marksPhrase(r)
+	n := h.w.Trace().Noun(cfg.From[0])
+	h.w.Emit(r.actor, engine.KindAtomic, r.id, "%s writes %s into %s and stores the mark %s in the same transaction, so the two cannot disagree.",
+		r.actor, prose.Rows(n, keysOf(r.rows)), r.p.target.Name, rr.MarkAfter)
+}
+
+func (h *world) runCrash(r *runState, where string) {
+	if r.dead {
+		return
+	}
+	r.dead = true
+	rr := h.rec(r)
+	rr.EndStep, rr.Crashed = h.w.NextStep(), true
+	cfg := &r.p.cfg
+	n := h.w.Trace().Noun(cfg.From[0])
+	keys := keysOf(r.rows)
+	var effect string
+	switch {
+	case len(keys) == 0:
+		effect = "it had read nothing, so nothing is lost or repeated"
+	case r.stored && !r.wrote:
+		effect = prose.F("the mark already says %s %s processed, and none of them is in %s", prose.Rows(n, keys), prose.IsAre(len(keys)), r.p.target.Name)
+	case r.wrote && !r.stored:
+		effect = prose.F("%s %s written but the mark still says %s, so the next run reads them again", prose.Rows(n, keys), prose.WereWas(len(keys)), rr.MarkBefore)
+	case r.wrote && r.stored:
+		effect = "its output and its mark were both durable, so nothing is lost or repeated"
+	case cfg.Advance == extract.Atomic:
+		effect = "the transaction rolls back, so neither the rows nor the mark change"
+	default:
+		effect = prose.F("nothing it did was durable, so the next run reads %s again", prose.Rows(n, keys))
+	}
+	h.w.Emit(r.actor, engine.KindCrash, r.id, "%s crashes %s: %s.", r.actor, where, effect)
+}
+
+// doomed reports whether the run is over: dead already, or killed now by an
+// injected crash, which it narrates.
+func (h *world) doomed(r *runState) bool {
+	if r.dead {
+		return true
+	}
+	if r.doom != "" {
+		h.runCrash(r, r.doom)
+		return true
+	}
+	return false
+}
+
+func (h *world) runEnd(r *runState) {
+	if h.doomed(r) {
+		return
+	}
+	r.dead = true
+	rr := h.rec(r)
+	rr.Finished = true
+	rr.EndStep = h.w.NextStep() - 1 // the run's last phase; no event of its own
+}
+
+// reset moves a mark to a chosen value, as an operator recovering from a skip would.
+func (h *world) reset(pipe, mark string, v extract.Mark) {
+	p := h.pipes[pipe]
+	m := p.marks[mark]
+	prev := m.value
+	h.storeMark(m, v, -1, true)
+	h.w.Emit("operator", engine.KindReset, -1, "An operator resets %s from %s to %s; the next run re-reads everything after it, which is safe only if the write is idempotent.",
+		mark, p.cfg.Mark.Format(prev), p.cfg.Mark.Format(v))
+}

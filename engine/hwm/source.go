@@ -1,0 +1,91 @@
+package hwm
+
+import (
+	"strconv"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// stmt is one statement of a source transaction, as the scenario wrote it.
+type stmt struct {
+	txn      *txnState // the transaction it belongs to; nil for a workload's shared statement
+	op       mvcc.Op
+	table    *mvcc.Table
+	keys     []string // explicit keys; empty means take count ids from the sequence
+	count    int
+	amount   int64
+	backdate *vtime.Time
+}
+
+// Act runs the statement in its transaction.
+func (s *stmt) Act() { s.txn.h.statement(s.txn, s) }
+
+func (h *world) sourceClock(t *mvcc.Table) *engine.Clock { return h.w.Clock(t.Clock) }
+
+func (h *world) begin(ts *txnState) {
+	now := h.source.Read(h.w.Now())
+	h.db.BeginInto(&ts.tx, ts.name, ts.session, h.w.Now(), now)
+	h.t.Txns = append(h.t.Txns, TxnRecord{Name: ts.name, Session: ts.session, BeginAt: h.w.Now(), BeginNow: now, BeginStep: h.w.NextStep()})
+	ts.rec = len(h.t.Txns) - 1
+	h.emitTxn(engine.KindBegin, ts.rec, -1)
+}
+
+func (h *world) statement(ts *txnState, s *stmt) {
+	clock := h.sourceClock(s.table)
+	now := clock.Read(h.w.Now())
+	keys := s.keys
+	if len(keys) == 0 {
+		keys = make([]string, s.count)
+		for i := range keys {
+			keys[i] = strconv.FormatInt(s.table.NextVal(ts.session), 10)
+		}
+	} else {
+		for _, k := range keys {
+			if n, err := strconv.ParseInt(k, 10, 64); err == nil {
+				s.table.SeeID(n)
+			}
+		}
+	}
+	h.w.Charge(len(keys))
+	var stamp vtime.Time
+	target := h.targetFor(s.table.Name)
+	for _, k := range keys {
+		v := h.db.Write(&ts.tx, s.table, s.op, k, h.w.KeyID(target, k), s.amount, now, s.backdate)
+		stamp = v.UpdatedAt
+	}
+	rec := &h.t.Txns[ts.rec]
+	rec.Stmts = append(rec.Stmts, StmtRecord{Op: s.op, Table: s.table.Name, Keys: keys, Stamp: stamp, Mode: s.table.Stamp, Backdated: s.backdate != nil})
+	h.emitTxn(engine.KindInsert+engine.Kind(s.op), ts.rec, len(rec.Stmts)-1)
+}
+
+func (h *world) commit(ts *txnState) {
+	now := h.source.Read(h.w.Now())
+	h.db.Commit(&ts.tx, h.w.Now(), now)
+	for _, fn := range h.onCommit {
+		fn(&ts.tx) // the log's change capture schedules its copies of this commit, after its own event
+	}
+	step := h.w.NextStep()
+	rec := &h.t.Txns[ts.rec]
+	rec.EndAt, rec.EndStep, rec.State, rec.LSN = h.w.Now(), step, mvcc.Committed, ts.tx.LSN
+	for _, v := range ts.tx.Writes {
+		h.w.AddVersion(engine.VersionRecord{
+			TableID: h.w.TableID(v.Table), KeyID: v.ID, Op: v.Op, Seq: int32(v.Seq), UpdatedAt: v.UpdatedAt, LSN: v.LSN,
+			CommitStep: int32(step), Backdated: v.Backdated,
+		})
+		seq := int32(v.Seq)
+		if v.Deleted() {
+			seq = 0
+		}
+		h.w.SetSourceVersion(h.targetFor(v.Table), v.ID, seq)
+	}
+	h.emitTxn(engine.KindCommit, ts.rec, -1)
+}
+
+func (h *world) rollback(ts *txnState) {
+	h.db.Rollback(&ts.tx, h.w.Now())
+	rec := &h.t.Txns[ts.rec]
+	rec.EndAt, rec.EndStep, rec.State = h.w.Now(), h.w.NextStep(), mvcc.RolledBack
+	h.emitTxn(engine.KindRollback, ts.rec, -1)
+}

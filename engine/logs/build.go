@@ -1,0 +1,494 @@
+package logs
+
+import (
+	"slices"
+
+	"github.com/tidemark/tidemark/engine/group"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/topic"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// This file parses the partitioned log's commands: topics, change capture
+// and publishing applications, producers, consumer groups and their members.
+
+func (l *world) topicArg(x scenario.Arg) (*TopicHistory, error) {
+	return scenario.Lookup(l.topics, x, "topic", "topic %s partitions=3")
+}
+
+func (l *world) topic(c scenario.Command) error {
+	n, rest, err := l.w.Declared(c, "topic", "a topic")
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	parts := a.Int("partitions", 1, 1, 1024)
+	retention := a.Duration("retention", 0)
+	segment := a.Duration("segment", 0)
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if retention < 0 || segment < 0 {
+		return scenario.Errorf(c.Pos, "expected retention= and segment= to be zero (off) or positive")
+	}
+	l.lw()
+	h := &TopicHistory{Topic: topic.New(n.Value, parts, retention, segment), Counts: []CountPoint{{Step: 0, N: parts}}}
+	h.Keys = l.w.KeyTexts()
+	l.topics[n.Value] = h
+	l.t.Topics = append(l.t.Topics, h)
+	if retention > 0 {
+		l.ticking = true
+	}
+	return nil
+}
+
+// capture reads `cdc NAME from=TABLE to=TOPIC` and
+// `publish NAME from=TABLE to=TOPIC [outbox=on|off] [delay=D]`.
+func (l *world) capture(c scenario.Command) error {
+	n, rest, err := l.w.Declared(c, c.Name, "a capture")
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	from, _ := a.Required("from", "TABLE")
+	to, _ := a.Required("to", "TOPIC")
+	cp := &capture{name: n.Value, app: c.Name == "publish"}
+	if cp.app {
+		cp.outbox = scenario.Choice(a, "outbox", false, scenario.OnOff, "on or off")
+		cp.delay = a.Duration("delay", vtime.Second)
+	}
+	if err := a.Done(); err != nil {
+		return err
+	}
+	src := l.sourceDB()
+	if src == nil {
+		return scenario.Errorf(c.Pos, "%s reads the commits of a source table, and this engine is composed without the high-water-mark world that keeps them", c.Name)
+	}
+	if src.Table(from.Value) == nil {
+		return scenario.Errorf(from.ValuePos, "unknown source table %q; declare it first with `source %s key=...`", from.Value, from.Value)
+	}
+	if cp.delay < 0 {
+		return scenario.Errorf(c.Pos, "expected delay= to be zero or positive")
+	}
+	h, err := l.topicArg(to)
+	if err != nil {
+		return err
+	}
+	cp.table, cp.topic = from.Value, h
+	l.captures = append(l.captures, cp)
+	return nil
+}
+
+func (l *world) crash(c scenario.Command) error {
+	n, rest, err := scenario.Name(c, "an application")
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	var cp *capture
+	for _, x := range l.captures {
+		if x.name == n.Value && x.app {
+			cp = x
+		}
+	}
+	if cp == nil {
+		return scenario.Errorf(n.Pos, "unknown application %q; crash names a `publish` application (consumers crash with `poll ... crash=`)", n.Value)
+	}
+	l.w.Schedule(at, func() { l.crashApp(cp) })
+	return nil
+}
+
+func (l *world) producer(c scenario.Command) error {
+	n, rest, err := l.w.Declared(c, "producer", "a producer")
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	to, _ := a.Required("to", "TOPIC")
+	p := &producer{name: n.Value, sticky: -1, actor: -1, ref: -1}
+	p.idempotent = scenario.Choice(a, "idempotent", false, scenario.OnOff, "on or off")
+	p.acks = scenario.Choice(a, "acks", "all", scenario.OneOf("all", "1", "0"), "all, 1 or 0")
+	clock := a.Str("clock", "source")
+	key := a.Str("key", "id")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if p.idempotent && p.acks != "all" {
+		x, _ := scenario.NewArgs(c, rest).Find("acks")
+		return scenario.Errorf(x.ValuePos, "an idempotent producer needs acks=all, as Kafka requires")
+	}
+	if p.clock = l.w.Clock(clock); p.clock == nil {
+		return scenario.Errorf(c.Pos, "unknown clock %q; declare it first with `clock %s`", clock, clock)
+	}
+	h, err := l.topicArg(to)
+	if err != nil {
+		return err
+	}
+	p.topic = h
+	p.pid = l.newPID()
+	l.producers[n.Value] = p
+	l.w.SetNoun(n.Value, key)
+	return nil
+}
+
+func (l *world) producerArg(c scenario.Command) (*producer, []scenario.Arg, error) {
+	n, rest, err := scenario.Name(c, "a producer")
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := scenario.Lookup(l.producers, n, "producer", "producer %s to=TOPIC")
+	return p, rest, err
+}
+
+func (l *world) produce(c scenario.Command) error {
+	p, rest, err := l.producerArg(c)
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	s := sendPlan{}
+	key, hasKey := a.Find("key")
+	s.id = a.Str("id", "")
+	s.fail = scenario.Choice(a, "fail", "none", scenario.OneOf("none", "timeout", "lost"), "none, timeout or lost")
+	s.retry = scenario.Choice(a, "retry", "broker", scenario.OneOf("none", "broker", "app", "session"), "none, broker, app or session")
+	s.regenID = scenario.Choice(a, "ids", "regenerate", scenario.OneOf("regenerate", "keep"), "regenerate or keep") == "regenerate"
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if s.fail == "none" {
+		s.retry = "none"
+	}
+	if hasKey {
+		s.key, s.keyed = key.Value, true
+	}
+	// Without a key, the event is named by its id when it is sent (see send).
+	l.w.ChargeAhead(2) // its record and key
+	l.w.Expect(2, 0, 0)
+	l.w.Schedule(at, func() { l.send(p, s) })
+	return nil
+}
+
+// traffic generates many keyed sends from the world's seeded random source,
+// one scheduled at a time like a workload.
+func (l *world) traffic(c scenario.Command) error {
+	p, rest, err := l.producerArg(c)
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	n := a.Int("records", 0, 1, 10_000_000)
+	from := a.RequiredTime("from")
+	every := a.Duration("every", vtime.Second)
+	keys := a.Int("keys", 1000, 1, 10_000_000)
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if n == 0 {
+		return scenario.Errorf(c.Pos, "traffic needs records=N")
+	}
+	if every <= 0 {
+		return scenario.Errorf(c.Pos, "traffic needs every= with a positive duration")
+	}
+	// Each record is an event and a record, and may name a new key.
+	l.w.ChargeAhead(2*n + min(n, keys))
+	if l.w.OverBudget() {
+		return l.w.BudgetError(c.Pos)
+	}
+	l.w.Expect(n, n, min(n, keys))
+	l.notes += n
+	p.traffic += n
+	if keys <= 4*n || keys <= 1<<16 {
+		// Keys the records will mostly reach: an array by number is dense
+		// enough. A few records over a vast key range go by name instead.
+		p.maxNumbered = max(p.maxNumbered, keys)
+	}
+	p.topic.Reserve(n)
+	i := 0
+	var next func()
+	next = func() {
+		k := l.w.Rand().IntN(keys)
+		l.send(p, sendPlan{num: k + 1, keyed: true, fail: "none", retry: "none"})
+		if i++; i < n {
+			l.w.Schedule(from.Add(vtime.Duration(i)*every), next)
+		}
+	}
+	l.w.Schedule(from, next)
+	return nil
+}
+
+func (l *world) group(c scenario.Command) error {
+	n, rest, err := l.w.Declared(c, "group", "a consumer group")
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	tp, _ := a.Required("topic", "TOPIC")
+	to, hasTo := a.Find("to")
+	g := &groupState{name: n.Value, members: map[string]*member{}, seenIDs: map[string]bool{}}
+	g.commit = scenario.Choice(a, "commit", "after", scenario.OneOf("after", "before", "auto"), "after, before or auto")
+	g.interval = a.Duration("interval", 5*vtime.Second)
+	g.reset = scenario.Choice(a, "reset", "latest", scenario.OneOf("earliest", "latest", "none"), "earliest, latest or none")
+	strategy := scenario.Choice(a, "assign", group.Range, group.ParseStrategy, "range or roundrobin")
+	g.dedup = scenario.Choice(a, "dedup", "none", scenario.OneOf("none", "event-id"), "none or event-id") == "event-id"
+	g.tsMark = scenario.Choice(a, "mark", "offset", scenario.OneOf("offset", "timestamp"), "offset or timestamp") == "timestamp"
+	g.refresh = a.Duration("refresh", 0)
+	committed := a.Int("committed", -1, 0, 1<<40)
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if g.interval <= 0 || g.refresh < 0 {
+		return scenario.Errorf(c.Pos, "expected interval= positive and refresh= zero or positive")
+	}
+	h, err := l.topicArg(tp)
+	if err != nil {
+		return err
+	}
+	g.topic = h
+	g.g = group.New(n.Value, h.Name, strategy, len(h.Parts))
+	g.hist = &GroupHistory{Name: n.Value, Topic: h.Name, Strategy: strategy}
+	if committed >= 0 {
+		// The group existed before the scenario began and had committed this offset everywhere.
+		for p := range g.g.Committed {
+			g.g.Committed[p] = int64(committed)
+			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: 0, Partition: int32(p), Offset: int64(committed), Member: g.hist.MemberRef("before")})
+		}
+	}
+	if hasTo {
+		if g.target, err = l.w.TargetArg(to); err != nil {
+			return err
+		}
+		g.hist.Target = to.Value
+	}
+	g.idx = int32(len(l.t.Groups))
+	l.groups[n.Value] = g
+	l.groupOrd = append(l.groupOrd, n.Value)
+	l.t.Groups = append(l.t.Groups, g.hist)
+	if g.commit == "auto" {
+		l.ticking = true
+	}
+	return nil
+}
+
+// groupMember reads GROUP MEMBER at the start of a command.
+func (l *world) groupMember(c scenario.Command) (*groupState, scenario.Arg, []scenario.Arg, error) {
+	g, rest, err := l.groupArg(c)
+	if err != nil {
+		return nil, scenario.Arg{}, nil, err
+	}
+	if len(rest) == 0 || rest[0].Key != "" || rest[0].Quoted {
+		return nil, scenario.Arg{}, nil, scenario.Errorf(c.Pos, "expected %s GROUP MEMBER, such as `%s %s c1 at=10:00:00`", c.Name, c.Name, g.name)
+	}
+	return g, rest[0], rest[1:], nil
+}
+
+func (l *world) member(c scenario.Command) error {
+	g, m, rest, err := l.groupMember(c)
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	joining := c.Name == "member"
+	if joining {
+		g.joins++
+	}
+	l.w.Schedule(at, func() { l.join(g, m.Value, joining) })
+	return nil
+}
+
+func (l *world) pollLine(c scenario.Command) error {
+	g, m, rest, err := l.groupMember(c)
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	pl := pollPlan{member: m.Value}
+	pl.max = a.Int("max", 500, 1, 1_000_000)
+	pl.process = a.Duration("process", 0)
+	pl.crash = scenario.Choice(a, "crash", "none", scenario.OneOf("none", "before-write", "before-commit"), "none, before-write or before-commit")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if pl.process < 0 {
+		return scenario.Errorf(c.Pos, "expected process= to be zero or positive")
+	}
+	l.w.Expect(3, 0, 0)
+	l.w.Schedule(at, func() { l.poll(g, pl) })
+	return nil
+}
+
+// polls schedules a poll by every member every interval.
+func (l *world) polls(c scenario.Command) error {
+	g, rest, err := l.groupArg(c)
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	from := a.RequiredTime("from")
+	until := a.RequiredTime("until")
+	every := a.Duration("every", 0)
+	mx := a.Int("max", 500, 1, 1_000_000)
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if every <= 0 || until < from {
+		return scenario.Errorf(c.Pos, "polls needs every= positive and from= at or before until=")
+	}
+	if int64(until-from)/int64(every) > 1_000_000 {
+		return scenario.Errorf(c.Pos, "polls would schedule more than a million rounds; expected fewer")
+	}
+	// One round is queued at a time, each queueing the next, so a long
+	// schedule of polls keeps the event queue small.
+	rounds := int(int64(until-from)/int64(every)) + 1
+	l.w.ChargeAhead(rounds) // one event a round; what each member's poll does is charged as it happens
+	if l.w.OverBudget() {
+		return l.w.BudgetError(c.Pos)
+	}
+	g.rounds += rounds
+	var round func(t vtime.Time) func()
+	round = func(t vtime.Time) func() {
+		return func() {
+			for _, name := range slices.Clone(g.g.Members) {
+				l.poll(g, pollPlan{member: name, max: mx, crash: "none"})
+			}
+			if until-t >= vtime.Time(every) { // not t+every <= until, which can overflow
+				next := t.Add(every)
+				l.w.Schedule(next, round(next))
+			}
+		}
+	}
+	l.w.Schedule(from, round(from))
+	return nil
+}
+
+func (l *world) pauseLine(c scenario.Command) error {
+	g, m, rest, err := l.groupMember(c)
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	until := a.RequiredTime("until")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if until < at {
+		return scenario.Errorf(c.Pos, "pause needs until= at or after at=")
+	}
+	l.w.Schedule(at, func() { l.pause(g, m.Value, until) })
+	return nil
+}
+
+func (l *world) addPartitionsLine(c scenario.Command) error {
+	n, rest, err := scenario.Name(c, "a topic")
+	if err != nil {
+		return err
+	}
+	h, err := l.topicArg(scenario.Arg{Value: n.Value, Pos: n.Pos, ValuePos: n.Pos})
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	to := a.Int("to", 0, 1, 1024)
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if to == 0 {
+		return scenario.Errorf(c.Pos, "add-partitions needs to=N, the new partition count")
+	}
+	l.w.Schedule(at, func() { l.addPartitions(h, to) })
+	return nil
+}
+
+func (l *world) resnapshotLine(c scenario.Command) error {
+	g, rest, err := l.groupArg(c)
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	l.w.Schedule(at, func() { l.resnapshot(g) })
+	return nil
+}
+
+// finish wires the log once every command is read: which tables and
+// producers reach which target, and the housekeeping tick.
+func (l *world) finish() {
+	if l.t == nil {
+		return
+	}
+	feed := func(table string, h *TopicHistory) {
+		if l.w.RouteOf(table) != nil {
+			return
+		}
+		for _, name := range l.groupOrd {
+			g := l.groups[name]
+			if g.topic == h && g.target != nil {
+				l.t.Feeds = append(l.t.Feeds, Feed{Table: table, Target: g.target.Name})
+				l.w.Route(table, g.target)
+				return
+			}
+		}
+	}
+	for _, c := range l.captures {
+		feed(c.table, c.topic)
+	}
+	for _, n := range l.producerNames() {
+		feed(n, l.producers[n].topic)
+	}
+	for _, name := range l.groupOrd {
+		g := l.groups[name]
+		if g.rounds == 0 {
+			continue
+		}
+		records := 0
+		for _, p := range l.producers {
+			if p.topic == g.topic {
+				records += p.traffic
+			}
+		}
+		// Every member polls, writes and commits once a round.
+		polls := g.rounds * max(1, g.joins)
+		l.w.Expect(3*polls, 0, 0)
+		l.notes += 3 * polls
+		n := min(g.rounds*len(g.topic.Parts), records)
+		g.hist.Reads = slices.Grow(g.hist.Reads, n)
+		g.hist.Commits = slices.Grow(g.hist.Commits, n)
+	}
+	if start, ok := l.w.NextAt(); l.ticking && ok {
+		l.w.Schedule(start-start%vtime.Time(vtime.Second), l.tick)
+	}
+}
+
+// producerNames lists the producers' names in order.
+func (l *world) producerNames() []string {
+	names := make([]string, 0, len(l.producers))
+	for n := range l.producers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// groupArg reads the command's first word as the name of a declared consumer group.
+func (l *world) groupArg(c scenario.Command) (*groupState, []scenario.Arg, error) {
+	n, rest, err := scenario.Name(c, "a consumer group")
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := scenario.Lookup(l.groups, n, "group", "group %s topic=TOPIC")
+	return g, rest, err
+}

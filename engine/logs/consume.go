@@ -1,0 +1,623 @@
+package logs
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/group"
+	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/topic"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// groupState is a consumer group while the world runs.
+type groupState struct {
+	name     string
+	g        *group.Group
+	topic    *TopicHistory
+	target   *sink.Table
+	hist     *GroupHistory
+	commit   string // after, before or auto
+	interval vtime.Duration
+	reset    string // earliest, latest or none
+	dedup    bool   // skip records whose event id was seen
+	tsMark   bool   // keep a max-seen updated_at mark instead of trusting offsets
+	refresh  vtime.Duration
+	members  map[string]*member
+	seenIDs  map[string]bool
+	mark     vtime.Time
+	hasMark  bool
+	idx      int32     // index of hist in the trace's Log.Groups
+	rounds   int       // polls rounds scheduled, to size the trace
+	joins    int       // member lines that join the group, to size the trace
+	in       []sink.In // scratch for one batch's writes, reused
+}
+
+// member is one consumer process of a group.
+//
+// Invariant: pos holds positions only for partitions the member owns in
+// generation gen; a partition without a position resumes from the committed offset.
+type member struct {
+	name     string
+	gen      int
+	pos      positions
+	owned    []int // the partitions it owns, as of generation ownedGen over ownedN partitions
+	ownedGen int
+	ownedN   int
+	paused   vtime.Time // polls before this time return nothing
+	stopped  bool       // auto.offset.reset=none refused to move a position
+	nextAuto vtime.Time
+	actor    int32 // index of "group/member" among the trace's actors, or -1
+	ref      int32 // index of its name in the group history's Members
+}
+
+// positions is a member's fetch position on each partition, by partition;
+// -1 where it has none (a partition it does not own, or one it resumes from
+// the committed offset).
+type positions []int64
+
+// get returns the position on partition p and whether there is one.
+func (ps positions) get(p int) (int64, bool) {
+	if p < len(ps) && ps[p] >= 0 {
+		return ps[p], true
+	}
+	return 0, false
+}
+
+// set stores the position on partition p.
+func (ps *positions) set(p int, pos int64) {
+	for len(*ps) <= p {
+		*ps = append(*ps, -1)
+	}
+	(*ps)[p] = pos
+}
+
+// clear forgets every position.
+func (ps *positions) clear() {
+	for i := range *ps {
+		(*ps)[i] = -1
+	}
+}
+
+// ownedBy lists the partitions member m owns, ascending, computed once per
+// assignment.
+func (g *groupState) ownedBy(m *member) []int {
+	if m.owned == nil || m.ownedGen != g.g.Generation || m.ownedN != len(g.g.Owner) {
+		m.owned, m.ownedGen, m.ownedN = g.g.Owned(m.name), g.g.Generation, len(g.g.Owner)
+		if m.owned == nil {
+			m.owned = []int{}
+		}
+	}
+	return m.owned
+}
+
+// actorOf returns member m's actor index, naming it on first use.
+func (l *world) actorOf(g *groupState, m *member) int32 {
+	if m.actor < 0 {
+		m.actor = l.w.ActorID(g.name + "/" + m.name)
+	}
+	return m.actor
+}
+
+// readFrom is where the group will read partition p next: its owner's
+// position, else the committed offset, else 0.
+func (g *groupState) readFrom(p int) int64 {
+	if o := g.g.Owner[p]; o != "" {
+		if m := g.members[o]; m != nil {
+			if pos, ok := m.pos.get(p); ok {
+				return pos
+			}
+		}
+	}
+	return max(g.g.Committed[p], 0)
+}
+
+func (g *groupState) pname(p int) string { return prose.F("%s-%d", g.topic.Name, p) }
+
+// join adds or removes a member and rebalances.
+func (l *world) join(g *groupState, name string, joining bool) {
+	if joining {
+		if !g.g.Join(name) {
+			l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is already a member of %s; nothing changes.", name, g.name)
+			return
+		}
+		g.members[name] = &member{name: name, ref: g.hist.MemberRef(name), nextAuto: l.w.Now().Add(g.interval), actor: -1}
+		l.rebalance(g, name+" joins "+g.name)
+		return
+	}
+	if !g.g.Leave(name) {
+		l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is not a member of %s; nothing changes.", name, g.name)
+		return
+	}
+	delete(g.members, name)
+	l.rebalance(g, name+" leaves "+g.name)
+}
+
+// rebalance reassigns every partition; each member resumes from the
+// committed offsets of what it now owns, dropping any position it held.
+func (l *world) rebalance(g *groupState, why string) {
+	a := g.g.Rebalance()
+	var parts []string
+	for _, m := range slices.Sorted(mapsKeys(g.members)) {
+		mem := g.members[m]
+		mem.gen = g.g.Generation
+		mem.pos.clear()
+		var ps []string
+		for _, p := range a[m] {
+			ps = append(ps, g.pname(p))
+		}
+		if len(ps) == 0 {
+			ps = []string{"nothing (more members than partitions)"}
+		}
+		parts = append(parts, m+" gets "+strings.Join(ps, ", "))
+	}
+	if len(parts) == 0 {
+		parts = []string{"no member is left, so nobody reads"}
+	}
+	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: generation %d (%s assignment) — %s; every member resumes from the committed offsets, and anything read but not committed will be read again.",
+		why, g.g.Generation, g.g.Strategy, strings.Join(parts, "; "))
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// pollPlan is a poll line.
+type pollPlan struct {
+	member  string
+	max     int
+	process vtime.Duration
+	crash   string // none, before-write, before-commit
+}
+
+// batch is what one poll returned, in flight until written.
+type batch struct {
+	gen    int
+	ranges []ReadRange
+	reads  int // index of the first of the poll's ranges in the group's Reads
+}
+
+// poll fetches up to max records from the member's partitions.
+func (l *world) poll(g *groupState, pl pollPlan) {
+	m := g.members[pl.member]
+	actor := ""
+	if m == nil || m.stopped || l.w.Now() < m.paused {
+		actor = g.name + "/" + pl.member
+	}
+	switch {
+	case m == nil:
+		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but it is not a member of %s, so it is assigned nothing.", pl.member, g.name)
+		return
+	case m.stopped:
+		l.w.Emit(actor, engine.KindPoll, -1, "%s stays stopped on its out-of-range error; nothing is read until an operator moves the offset or re-snapshots.", pl.member)
+		return
+	case l.w.Now() < m.paused:
+		l.w.Emit(actor, engine.KindPause, -1, "%s is paused (until %s) and fetches nothing; %s.", pl.member, m.paused, l.lagPhrase(g, pl.member))
+		return
+	}
+	// Every owned partition gets its position before any is read: a reset
+	// is an event of its own after which the poll starts again, and a batch
+	// begun before it would be dropped with its records unwritten while the
+	// position had already moved past them.
+	owned := g.ownedBy(m)
+	for _, p := range owned {
+		part := g.topic.Parts[p]
+		pos, ok := m.pos.get(p)
+		if !ok {
+			pos = g.g.Committed[p]
+			if pos < 0 {
+				before := l.w.NextStep()
+				pos, ok = l.offsetReset(g, m, p, -1, "it has no committed offset")
+				if !ok {
+					return
+				}
+				if l.w.NextStep() > before {
+					m.pos.set(p, pos)
+					l.w.Then(func() { l.poll(g, pl) })
+					return
+				}
+			}
+		}
+		if pos < part.Start() {
+			why := prose.F("its position %d is below the log start %d (retention deleted offsets %s)", pos, part.Start(), offRange(pos, part.Start()))
+			pos, ok = l.offsetReset(g, m, p, pos, why)
+			if !ok {
+				return
+			}
+			m.pos.set(p, pos)
+			l.w.Then(func() { l.poll(g, pl) })
+			return
+		}
+		m.pos.set(p, pos)
+	}
+	b := &batch{gen: m.gen, reads: len(g.hist.Reads), ranges: make([]ReadRange, 0, len(owned))}
+	left := pl.max
+	for _, p := range owned {
+		part := g.topic.Parts[p]
+		pos, _ := m.pos.get(p)
+		to := min(part.End(), pos+int64(left))
+		if to > pos {
+			l.w.Charge(int(to - pos))
+			rr := ReadRange{Step: int32(l.w.NextStep()), Member: m.ref, Partition: int32(p), From: pos, To: to}
+			b.ranges = append(b.ranges, rr)
+			g.hist.Reads = append(g.hist.Reads, rr)
+			left -= int(to - pos)
+			m.pos.set(p, to)
+		}
+	}
+	if len(b.ranges) == 0 {
+		l.w.Emit(g.name+"/"+pl.member, engine.KindPoll, -1, "%s polls %s and finds nothing new.", pl.member, ownedPhrase(g, pl.member))
+		if g.commit != "auto" {
+			// A reset moved a position: the code commits where it now stands.
+			for _, p := range g.ownedBy(m) {
+				if pos, ok := m.pos.get(p); ok && pos != g.g.Committed[p] {
+					b.ranges = append(b.ranges, ReadRange{Partition: int32(p), From: pos, To: pos})
+				}
+			}
+			if len(b.ranges) > 0 {
+				l.w.Then(func() { l.commitBatch(g, m, b, "where the reset left it") })
+			}
+		}
+		return
+	}
+	// Narrated on demand from the ranges just read.
+	l.emitNote(l.actorOf(g, m), engine.KindPoll, logNote{a: g.idx, i: int64(b.reads), n: int32(len(b.ranges)), why: notePoll})
+	if g.commit == "before" {
+		l.w.Then(func() { l.commitBatch(g, m, b, "before writing the batch") })
+	}
+	l.w.Schedule(l.w.Now().Add(pl.process), func() { l.consume(g, m, b, pl) })
+}
+
+func limitKeys(keys []string, n int) []string {
+	if len(keys) <= n {
+		return keys
+	}
+	return append(slices.Clone(keys[:n-1]), prose.F("… %s", keys[len(keys)-1]))
+}
+
+func ownedPhrase(g *groupState, m string) string {
+	var ps []string
+	for _, p := range g.g.Owned(m) {
+		ps = append(ps, g.pname(p))
+	}
+	if len(ps) == 0 {
+		return "with no partition assigned"
+	}
+	return strings.Join(ps, ", ")
+}
+
+// offsetReset applies auto.offset.reset to partition p at position pos (-1
+// when there is none). It reports false when the policy is none.
+func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why string) (int64, bool) {
+	part := g.topic.Parts[p]
+	actor := g.name + "/" + m.name
+	rr := ResetRange{Step: int32(l.w.NextStep()), Member: m.name, Partition: int32(p), Policy: g.reset}
+	switch g.reset {
+	case "none":
+		m.stopped = true
+		l.w.Emit(actor, engine.KindOffsetReset, -1, "%s's fetch on %s fails: %s, and auto.offset.reset=none allows no reset; the consumer raises an error and stops.", m.name, g.pname(p), why)
+		return 0, false
+	case "latest":
+		to := part.End()
+		if pos >= 0 && to > pos {
+			rr.From, rr.To, rr.Deleted = pos, to, true
+			g.hist.Resets = append(g.hist.Resets, rr)
+			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s: %s, so auto.offset.reset=latest jumps to the log end %d; offsets %s are skipped, the deleted ones and the held ones alike.", m.name, why, to, offRange(pos, to))
+		} else if to > part.Start() {
+			rr.From, rr.To = part.Start(), to
+			g.hist.Resets = append(g.hist.Resets, rr)
+			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=latest starts at the log end %d and will never see what is already there.", m.name, g.pname(p), why, to)
+		}
+		return to, true
+	default:
+		to := part.Start()
+		if pos >= 0 && to > pos {
+			rr.From, rr.To, rr.Deleted = pos, to, true
+			g.hist.Resets = append(g.hist.Resets, rr)
+			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest restarts at %d; offsets %s are gone for good.", m.name, g.pname(p), why, to, offRange(pos, to))
+		} else if to > 0 {
+			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest starts at the log start %d.", m.name, g.pname(p), why, to)
+		}
+		return to, true
+	}
+}
+
+// consume processes a batch into the target, unless the member crashes first.
+func (l *world) consume(g *groupState, m *member, b *batch, pl pollPlan) {
+	if pl.crash == "before-write" {
+		l.crashMember(g, m, b, "after polling and before writing the batch")
+		return
+	}
+	in := g.in[:0]
+	var skipped []string
+	for _, rr := range b.ranges {
+		recs := g.topic.Parts[rr.Partition].Records[rr.From:rr.To]
+		for i := range recs {
+			in = l.admit(g, &recs[i], in, &skipped)
+		}
+	}
+	g.in = in
+	if g.tsMark {
+		for _, x := range in {
+			if !g.hasMark || x.UpdatedAt > g.mark {
+				g.mark, g.hasMark = x.UpdatedAt, true
+			}
+		}
+	}
+	if g.target != nil && !g.dedup && !g.tsMark {
+		// The common case, narrated on demand from the batch's reads.
+		res := l.deliver(g.target, in)
+		l.emitNote(l.actorOf(g, m), engine.KindWrite, logNote{a: g.idx, i: int64(b.reads), n: int32(len(b.ranges)), c: int32(res.Collapsed), why: noteWrite})
+		l.afterWrite(g, m, b, pl)
+		return
+	}
+	l.consumeSlow(g, m, b, pl, in, skipped)
+}
+
+// admit appends record r to a batch's writes unless the group's event-id
+// dedup or timestamp mark drops it, which it notes in skipped.
+func (l *world) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]string) []sink.In {
+	if g.dedup {
+		id := g.topic.ID(r)
+		if g.seenIDs[id] {
+			*skipped = append(*skipped, id)
+			return in
+		}
+		g.seenIDs[id] = true
+	}
+	if g.tsMark {
+		if g.hasMark && r.UpdatedAt <= g.mark {
+			*skipped = append(*skipped, prose.F("%s (updated_at %s)", g.topic.Key(r), r.UpdatedAt))
+			return in
+		}
+	}
+	id := r.KeyID
+	if l.multi {
+		// With several targets a key's id depends on which target's truth
+		// it belongs to, so the id the record carries may be another's.
+		id = l.w.KeyID(g.target, g.topic.Key(r))
+	}
+	// The key's text comes from its state, which the write reads next anyway.
+	return append(in, sink.In{ID: id, Key: l.w.KeyText(id), Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
+}
+
+// consumeSlow writes a batch that a dedup or a timestamp mark filtered, or
+// that has no target, narrating it at once.
+func (l *world) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in []sink.In, skipped []string) {
+	actor := g.name + "/" + m.name
+	extra := ""
+	switch {
+	case g.dedup && len(skipped) > 0:
+		extra = prose.F("; it skips event ids it has seen: %s", strings.Join(skipped, ", "))
+	case g.dedup:
+		extra = "; every event id is new to it, so its dedup removes nothing"
+	case g.tsMark && len(skipped) > 0:
+		extra = prose.F("; its timestamp mark %s drops %s as already seen", g.mark, strings.Join(skipped, ", "))
+	}
+	if g.target == nil {
+		l.w.Emit(actor, engine.KindWrite, -1, "%s processes %d records%s.", m.name, len(in), extra)
+	} else {
+		res := l.deliver(g.target, in)
+		if res.Collapsed > 0 {
+			extra += prose.F("; the merge absorbs %d already present", res.Collapsed)
+		}
+		keys := make([]string, len(in))
+		for i, x := range in {
+			keys[i] = x.Key
+		}
+		l.w.Emit(actor, engine.KindWrite, -1, "%s %s %s into %s%s.", m.name, sinkVerb(g.target.Mode), prose.Rows(l.w.Trace().Noun(l.feedName(g)), keys), g.target.Name, extra)
+	}
+	l.afterWrite(g, m, b, pl)
+}
+
+// afterWrite is what follows a batch's write: a crash, or the commit.
+func (l *world) afterWrite(g *groupState, m *member, b *batch, pl pollPlan) {
+	if pl.crash == "before-commit" {
+		l.w.Then(func() { l.crashMember(g, m, b, "after writing the batch and before committing its offsets") })
+		return
+	}
+	if g.commit == "after" {
+		l.w.Then(func() { l.commitBatch(g, m, b, "after writing the batch") })
+	}
+}
+
+func sinkVerb(m sink.Mode) string {
+	return map[sink.Mode]string{sink.Append: "appends", sink.Merge: "merges", sink.Overwrite: "writes", sink.Upsert: "upserts"}[m]
+}
+
+// feedName is the table or producer a group's records come from, for naming rows.
+func (l *world) feedName(g *groupState) string {
+	for _, f := range l.t.Feeds {
+		if f.Target == g.hist.Target {
+			return f.Table
+		}
+	}
+	return ""
+}
+
+// deliver writes rows into a target.
+func (l *world) deliver(target *sink.Table, in []sink.In) sink.Result {
+	return l.w.Deliver(target, in, -1, nil)
+}
+
+// commitBatch commits the offsets after a batch, as the next offsets to read.
+func (l *world) commitBatch(g *groupState, m *member, b *batch, when string) {
+	first := len(g.hist.Commits)
+	var refused []int
+	for _, r := range b.ranges {
+		p := int(r.Partition)
+		if g.g.Commit(m.name, b.gen, p, r.To) {
+			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: r.Partition, Offset: r.To, Member: m.ref})
+		} else {
+			refused = append(refused, p)
+		}
+	}
+	if len(refused) == 0 {
+		// Narrated on demand from the commits just stored.
+		why := noteCommitAfter
+		switch when {
+		case "before writing the batch":
+			why = noteCommitBefore
+		case "where the reset left it":
+			why = noteCommitReset
+		}
+		l.emitNote(l.actorOf(g, m), engine.KindOffset, logNote{a: g.idx, i: int64(first), n: int32(len(g.hist.Commits) - first), why: why})
+		return
+	}
+	actor := g.name + "/" + m.name
+	var ok, no []string
+	for _, c := range g.hist.Commits[first:] {
+		ok = append(ok, prose.F("offset %d on %s", c.Offset, g.pname(int(c.Partition))))
+	}
+	for _, p := range refused {
+		no = append(no, g.pname(p))
+	}
+	if len(ok) == 0 {
+		l.w.Emit(actor, engine.KindOffset, -1, "%s's commit %s is refused: the group has rebalanced to generation %d since it polled, and %s now belong to the new assignment, which will read them again.",
+			m.name, when, g.g.Generation, strings.Join(no, ", "))
+		return
+	}
+	l.w.Emit(actor, engine.KindOffset, -1, "%s commits %s %s; its commit on %s is refused after the rebalance.", m.name, strings.Join(ok, ", "), when, strings.Join(no, ", "))
+}
+
+// crashMember kills a consumer mid-batch; it restarts at once and its next
+// poll resumes from the committed offsets.
+func (l *world) crashMember(g *groupState, m *member, b *batch, where string) {
+	actor := g.name + "/" + m.name
+	m.pos.clear()
+	var lost, again []string
+	for _, r := range b.ranges {
+		c := g.g.Committed[r.Partition]
+		switch {
+		case c >= r.To && where != "after writing the batch and before committing its offsets":
+			lost = append(lost, prose.F("%s offsets %s", g.pname(int(r.Partition)), offRange(r.From, r.To)))
+		case c < r.To:
+			again = append(again, prose.F("%s offsets %s", g.pname(int(r.Partition)), offRange(max(r.From, c), r.To)))
+		}
+	}
+	var effect string
+	switch {
+	case len(lost) > 0:
+		effect = prose.F("the committed offsets already cover %s, so those records are skipped for good", strings.Join(lost, ", "))
+	case len(again) > 0 && strings.Contains(where, "after writing"):
+		effect = prose.F("the batch is written but not committed, so the restart reads %s again", strings.Join(again, ", "))
+	case len(again) > 0:
+		effect = prose.F("nothing was written or committed, so the restart reads %s again", strings.Join(again, ", "))
+	default:
+		effect = "nothing is lost or repeated"
+	}
+	l.w.Emit(actor, engine.KindCrash, -1, "%s crashes %s and restarts; %s.", m.name, where, effect)
+}
+
+// autoCommit fires the auto-commit timers that are due: each commits its
+// member's position, whatever has been processed.
+func (l *world) autoCommit(g *groupState, name string) {
+	{
+		m := g.members[name]
+		if m == nil || l.w.Now() < m.nextAuto {
+			return
+		}
+		for m.nextAuto <= l.w.Now() {
+			m.nextAuto = m.nextAuto.Add(g.interval)
+		}
+		var ok []string
+		for _, p := range g.ownedBy(m) {
+			pos, has := m.pos.get(p)
+			if !has || pos == g.g.Committed[p] {
+				continue
+			}
+			g.g.Commit(name, m.gen, p, pos)
+			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int32(p), Offset: pos, Member: m.ref})
+			ok = append(ok, prose.F("offset %d on %s", pos, g.pname(p)))
+		}
+		if len(ok) > 0 {
+			l.w.Emit(g.name+"/"+name, engine.KindOffset, -1, "%s's auto-commit timer (every %s) commits %s: everything polled so far, processed or not.", name, g.interval, strings.Join(ok, ", "))
+		}
+	}
+}
+
+// lagPhrase says how far behind a member's partitions are.
+func (l *world) lagPhrase(g *groupState, name string) string {
+	var parts []string
+	for _, p := range g.g.Owned(name) {
+		part := g.topic.Parts[p]
+		parts = append(parts, prose.F("%s lag %d", g.pname(p), part.End()-max(g.g.Committed[p], part.Start())))
+	}
+	if len(parts) == 0 {
+		return "it owns no partition"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// pause stops a member's fetches until a time.
+func (l *world) pause(g *groupState, name string, until vtime.Time) {
+	m := g.members[name]
+	if m == nil {
+		l.w.Emit(g.name+"/"+name, engine.KindPause, -1, "%s is not a member of %s; there is nothing to pause.", name, g.name)
+		return
+	}
+	m.paused = until
+	l.w.Emit(g.name+"/"+name, engine.KindPause, -1, "%s pauses fetching until %s (a slow downstream, a long GC); records keep arriving and its lag grows.", name, until)
+}
+
+// resnapshot recovers a group whose position points at deleted data: it
+// copies every live row of the source tables that feed the topic into the
+// target in one snapshot, then commits the log end so reading resumes after it.
+func (l *world) resnapshot(g *groupState) {
+	stuck := false
+	for _, m := range g.members {
+		stuck = stuck || m.stopped
+	}
+	if !stuck {
+		l.w.Emit("operator", engine.KindReset, -1, "The runbook says re-snapshot %s only when its consumers stop on an out-of-range offset; none has, so the operator does nothing — whatever a reset skipped stays skipped.", g.name)
+		return
+	}
+	var in []sink.In
+	var tables []string
+	for _, c := range l.captures {
+		if c.topic != g.topic {
+			continue
+		}
+		tables = append(tables, c.table)
+		for _, v := range l.src.Table(c.table).Rows() {
+			in = append(in, sink.In{ID: l.w.KeyID(g.target, v.Key), Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN)})
+		}
+	}
+	slices.SortFunc(in, func(a, b sink.In) int { return compareKeyStrings(a.Key, b.Key) })
+	if g.target != nil {
+		l.deliver(g.target, in)
+	}
+	var ends []string
+	for p, part := range g.topic.Parts {
+		g.g.Committed[p] = part.End()
+		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int32(p), Offset: part.End(), Member: g.hist.MemberRef("operator")})
+		ends = append(ends, prose.F("offset %d on %s", part.End(), g.pname(p)))
+	}
+	for _, m := range g.members {
+		m.stopped = false
+		m.pos.clear()
+	}
+	l.w.Emit("operator", engine.KindReset, -1, "An operator re-snapshots: one consistent read of %s copies all %d live rows into the target, then commits %s so the consumers resume after the snapshot.",
+		strings.Join(tables, ", "), len(in), strings.Join(ends, ", "))
+}
+
+func compareKeyStrings(a, b string) int {
+	if len(a) != len(b) && isInt(a) && isInt(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
+}
+
+func isInt(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
+}

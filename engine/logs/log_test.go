@@ -1,0 +1,548 @@
+package logs_test
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/topic"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/worlds"
+)
+
+// World-level tests of the partitioned log: each runs a small scenario
+// through the parser, builder and engine and looks at the trace.
+
+// runLog runs a scenario body (everything after the header) with knob values.
+func runLog(t *testing.T, body string, set map[string]string) *engine.Trace {
+	t.Helper()
+	src := "scenario test/log \"A log test\"\n" + body
+	f, err := scenario.Parse("log.tdm", []byte(src))
+	require.NoError(t, err, src)
+	tr, err := engine.Run(f, set, 1, worlds.All())
+	require.NoError(t, err, src)
+	return tr
+}
+
+// clock parses a time of day.
+func clock(t *testing.T, s string) vtime.Time {
+	t.Helper()
+	v, err := vtime.ParseTime(s)
+	require.NoError(t, err)
+	return v
+}
+
+// eventsOf returns the events of a kind with their narration.
+func eventsOf(tr *engine.Trace, k engine.Kind) (evs []engine.Event, texts []string) {
+	for i := range tr.Events {
+		if e := &tr.Events[i]; e.Kind == k {
+			evs = append(evs, *e)
+			texts = append(texts, tr.Narration(e))
+		}
+	}
+	return evs, texts
+}
+
+// recordsOf lists every record of the first topic with its partition.
+// spelled is a record of the first topic with its key and event id spelled.
+type spelled struct {
+	topic.Record
+	Key, ID string
+}
+
+func recordsOf(tr *engine.Trace) map[int][]spelled {
+	out := map[int][]spelled{}
+	h := logs.Of(tr).Topics[0]
+	for p, part := range h.Parts {
+		out[p] = []spelled{}
+		for i := range part.Records {
+			r := &part.Records[i]
+			out[p] = append(out[p], spelled{Record: *r, Key: h.Key(r), ID: h.ID(r)})
+		}
+	}
+	return out
+}
+
+func keyLines(cmd string, at string, n int) string {
+	var b strings.Builder
+	for k := 1; k <= n; k++ {
+		fmt.Fprintf(&b, "%s at=%s key=%d\n", cmd, at, k)
+	}
+	return b.String()
+}
+
+func TestLogKeyedPlacementIsMurmur2(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=7
+producer shop to=orders key=order_id
+`+keyLines("produce shop", "10:00:01", 60), nil)
+	n := 0
+	for p, recs := range recordsOf(tr) {
+		for _, r := range recs {
+			assert.Equal(t, topic.PartitionFor(r.Key, 7), p, "key %s", r.Key)
+			n++
+		}
+	}
+	require.Equal(t, 60, n)
+	// Kafka's own placement of the string key "1" among 7 partitions.
+	_, texts := eventsOf(tr, engine.KindProduce)
+	assert.Contains(t, texts[0], fmt.Sprintf("to orders-%d, where murmur2 of key 1 places it", topic.PartitionFor("1", 7)))
+}
+
+func TestLogAddPartitionsMovesNoRecord(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=3
+producer shop to=orders key=order_id
+`+keyLines("produce shop", "10:00:01", 40)+`add-partitions orders to=6 at=10:00:05
+`+keyLines("produce shop", "10:00:06", 40), nil)
+	h := logs.Of(tr).Topics[0]
+	evs, texts := eventsOf(tr, engine.KindRebalance)
+	require.Len(t, evs, 1)
+	assert.Contains(t, texts[0], "raises orders from 3 to 6 partitions; no record moves")
+	grew := int(evs[0].Step)
+	assert.Equal(t, 3, h.PartitionsAt(grew-1))
+	assert.Equal(t, 6, h.PartitionsAt(grew))
+
+	moved := 0
+	for p, recs := range recordsOf(tr) {
+		for _, r := range recs {
+			if int(r.Step) < grew {
+				assert.Equal(t, topic.PartitionFor(r.Key, 3), p, "key %s before the change", r.Key)
+			} else {
+				assert.Equal(t, topic.PartitionFor(r.Key, 6), p, "key %s after the change", r.Key)
+				if topic.PartitionFor(r.Key, 3) != p {
+					moved++
+				}
+			}
+		}
+		// What partition p held before the change is still its prefix, untouched.
+		before := logs.Of(tr).RecordsAt("orders", p, grew-1)
+		require.LessOrEqual(t, len(before), len(recs))
+		for i, r := range before {
+			assert.Equal(t, r, recs[i].Record, "partition %d offset %d", p, i)
+		}
+	}
+	assert.Positive(t, moved, "no key's new records went to a different partition")
+}
+
+func TestLogRetentionDeletesWholeSegments(t *testing.T) {
+	// Segments: [0 1] (10:00:00, newest 10:00:15), [2] (10:00:25), [3], [4].
+	tr := runLog(t, `topic orders partitions=1 retention=1m segment=20s
+producer shop to=orders key=order_id
+produce shop at=10:00:00 key=1
+produce shop at=10:00:15 key=2
+produce shop at=10:00:25 key=3
+produce shop at=10:01:10 key=4
+produce shop at=10:02:00 key=5
+`, nil)
+	part := logs.Of(tr).Topics[0].Parts[0]
+	recs := part.Records
+	require.Len(t, recs, 5)
+	at := func(step int32) vtime.Time { return tr.Events[step-1].At }
+
+	// Record 0 is over a minute old from 10:01:01, but its segment's newest
+	// record is not until 10:01:16: the segment goes whole, then.
+	require.NotEqual(t, int32(topic.Live), recs[0].Deleted)
+	assert.Equal(t, recs[0].Deleted, recs[1].Deleted, "one segment, one deletion")
+	assert.Equal(t, clock(t, "10:01:16"), at(recs[0].Deleted))
+	assert.Equal(t, clock(t, "10:01:26"), at(recs[2].Deleted))
+	assert.Equal(t, int32(topic.Live), recs[3].Deleted)
+	assert.Equal(t, int32(topic.Live), recs[4].Deleted)
+	assert.Equal(t, engine.KindRetention, tr.Events[recs[0].Deleted-1].Kind)
+	assert.Contains(t, tr.Narration(&tr.Events[recs[0].Deleted-1]), "orders-0 offsets 0–1 (newest record 10:00:15)")
+
+	// The log start moves past each deleted segment, and only then.
+	assert.Equal(t, int64(0), part.StartAt(recs[0].Deleted-1))
+	assert.Equal(t, int64(2), part.StartAt(recs[0].Deleted))
+	assert.Equal(t, int64(3), part.StartAt(recs[2].Deleted))
+	end := logs.Of(tr).LogAt(tr.Steps())
+	assert.Equal(t, int64(3), end[0].Start)
+	assert.Equal(t, int64(5), end[0].End)
+}
+
+const resetBody = `knob reset = earliest | latest | none
+topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=$reset
+check consumer-lag
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+produce shop at=10:00:01 key=2
+produce shop at=10:00:01 key=3
+poll billing c1 at=10:00:02
+produce shop at=10:00:03 key=4
+produce shop at=10:00:03 key=5
+poll billing c1 at=10:00:04
+`
+
+func targetKeys(tr *engine.Trace, name string) []string {
+	var out []string
+	for _, r := range tr.TargetAt(name, tr.Steps()) {
+		out = append(out, tr.RowKey(&r))
+	}
+	return out
+}
+
+func TestLogAutoOffsetReset(t *testing.T) {
+	t.Run("earliest", func(t *testing.T) {
+		tr := runLog(t, resetBody, map[string]string{"reset": "earliest"})
+		assert.Equal(t, []string{"1", "2", "3", "4", "5"}, targetKeys(tr, "fct_orders"))
+		assert.Empty(t, tr.Final().Missing)
+	})
+	t.Run("latest", func(t *testing.T) {
+		tr := runLog(t, resetBody, map[string]string{"reset": "latest"})
+		_, texts := eventsOf(tr, engine.KindOffsetReset)
+		require.Len(t, texts, 1)
+		assert.Contains(t, texts[0], "auto.offset.reset=latest starts at the log end 3")
+		assert.Equal(t, []string{"4", "5"}, targetKeys(tr, "fct_orders"))
+		assert.Equal(t, []string{"1", "2", "3"}, tr.Final().Missing)
+	})
+	t.Run("none", func(t *testing.T) {
+		// An error the trace shows, not a Go error: runLog requires Run to succeed.
+		tr := runLog(t, resetBody, map[string]string{"reset": "none"})
+		_, texts := eventsOf(tr, engine.KindOffsetReset)
+		require.Len(t, texts, 1)
+		assert.Contains(t, texts[0], "auto.offset.reset=none allows no reset; the consumer raises an error and stops")
+		_, polls := eventsOf(tr, engine.KindPoll)
+		require.Len(t, polls, 1)
+		assert.Contains(t, polls[0], "stays stopped")
+		assert.Empty(t, targetKeys(tr, "fct_orders"))
+		assert.Equal(t, []string{"1", "2", "3", "4", "5"}, tr.Final().Missing)
+		assert.Equal(t, check.Fail, tr.Checks()[0].Status)
+	})
+}
+
+const commitBody = `knob commit = before | after
+knob crash = before-write | before-commit
+knob sink = append | merge
+topic orders partitions=1
+target fct_orders sink=$sink key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=$commit reset=earliest
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+produce shop at=10:00:01 key=2
+poll billing c1 at=10:00:02
+produce shop at=10:00:03 key=3
+produce shop at=10:00:03 key=4
+poll billing c1 at=10:00:04 process=1s crash=$crash
+poll billing c1 at=10:00:07
+`
+
+// timesRead counts how often each offset of partition 0 was fetched.
+func timesRead(tr *engine.Trace) map[int64]int {
+	n := map[int64]int{}
+	for _, r := range logs.Of(tr).Groups[0].Reads {
+		for o := r.From; o < r.To; o++ {
+			n[o]++
+		}
+	}
+	return n
+}
+
+func TestLogCommitBeforeOrAfterTheEffect(t *testing.T) {
+	t.Run("before, crash before the write: the batch is lost", func(t *testing.T) {
+		tr := runLog(t, commitBody, map[string]string{"commit": "before", "crash": "before-write", "sink": "append"})
+		assert.Equal(t, []string{"3", "4"}, tr.Final().Missing)
+		assert.Equal(t, map[int64]int{0: 1, 1: 1, 2: 1, 3: 1}, timesRead(tr))
+		_, crashes := eventsOf(tr, engine.KindCrash)
+		require.Len(t, crashes, 1)
+		assert.Contains(t, crashes[0], "the committed offsets already cover orders-0 offsets 2–3, so those records are skipped for good")
+	})
+	t.Run("after, crash before the write: read again, written once", func(t *testing.T) {
+		tr := runLog(t, commitBody, map[string]string{"commit": "after", "crash": "before-write", "sink": "append"})
+		assert.Empty(t, tr.Final().Missing)
+		assert.Empty(t, tr.Final().Duplicated)
+		assert.Equal(t, map[int64]int{0: 1, 1: 1, 2: 2, 3: 2}, timesRead(tr))
+	})
+	t.Run("after, crash before the commit: written twice", func(t *testing.T) {
+		tr := runLog(t, commitBody, map[string]string{"commit": "after", "crash": "before-commit", "sink": "append"})
+		assert.Equal(t, map[string]int{"3": 2, "4": 2}, tr.Final().Duplicated)
+		tr = runLog(t, commitBody, map[string]string{"commit": "after", "crash": "before-commit", "sink": "merge"})
+		assert.Empty(t, tr.Final().Duplicated)
+		assert.Empty(t, tr.Final().Missing)
+	})
+}
+
+func TestLogAutoCommitInterval(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=auto interval=3s reset=earliest
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+poll billing c1 at=10:00:01.500
+produce shop at=10:00:04 key=2
+poll billing c1 at=10:00:04.500
+produce shop at=10:00:08 key=3
+`, nil)
+	var when []string
+	var offsets []int64
+	for _, c := range logs.Of(tr).Groups[0].Commits {
+		when = append(when, tr.Events[c.Step-1].At.String())
+		offsets = append(offsets, c.Offset)
+	}
+	// The timer fires every 3 s from the join, and commits the position.
+	assert.Equal(t, []string{"10:00:03", "10:00:06"}, when)
+	assert.Equal(t, []int64{1, 2}, offsets)
+	_, texts := eventsOf(tr, engine.KindOffset)
+	require.Len(t, texts, 2)
+	assert.Contains(t, texts[0], "auto-commit timer (every 3s) commits offset 1 on orders-0")
+}
+
+const retryBody = `knob idempotence = off | on
+knob retry = broker | app | session
+topic orders partitions=3
+producer shop to=orders idempotent=$idempotence key=order_id
+produce shop at=10:00:01 key=1
+produce shop at=10:00:02 key=2 fail=timeout retry=$retry
+produce shop at=10:00:03 key=3
+`
+
+func TestLogIdempotentProducer(t *testing.T) {
+	copies := func(tr *engine.Trace, key string) int {
+		n := 0
+		for _, recs := range recordsOf(tr) {
+			for _, r := range recs {
+				if r.Key == key {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	for _, c := range []struct {
+		idem, retry string
+		want        int
+	}{
+		{"off", "broker", 2},
+		{"on", "broker", 1},   // same producer id and sequence: the broker drops the copy
+		{"on", "app", 2},      // a new send from the same session gets a new sequence
+		{"on", "session", 2},  // a new producer id: the broker cannot link the two
+		{"off", "session", 2}, // nothing to de-duplicate with either
+	} {
+		tr := runLog(t, retryBody, map[string]string{"idempotence": c.idem, "retry": c.retry})
+		assert.Equal(t, c.want, copies(tr, "2"), "idempotence=%s retry=%s", c.idem, c.retry)
+		assert.Equal(t, 1, copies(tr, "1"))
+		assert.Equal(t, 1, copies(tr, "3"))
+		if c.idem == "on" && c.retry == "broker" {
+			_, texts := eventsOf(tr, engine.KindProduce)
+			assert.True(t, slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "drops the copy") }), texts)
+		}
+	}
+}
+
+func TestLogRebalance(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=4
+producer shop to=orders key=order_id
+group billing topic=orders commit=after reset=earliest refresh=1s
+member billing c1 at=10:00:00
+`+keyLines("produce shop", "10:00:00.500", 30)+`member billing c2 at=10:00:01
+poll billing c1 at=10:00:01.500
+leave billing c1 at=10:00:02
+add-partitions orders to=6 at=10:00:03
+`, nil)
+	evs, texts := eventsOf(tr, engine.KindRebalance)
+	var group []string
+	var at []string
+	for i, e := range evs {
+		if tr.Actor(&e) == "billing" {
+			group = append(group, texts[i])
+			at = append(at, e.At.String())
+		}
+	}
+	require.Len(t, group, 4, strings.Join(texts, "\n"))
+	assert.Equal(t, []string{"10:00:00", "10:00:01", "10:00:02", "10:00:04"}, at, "join, join, leave, and add-partitions after refresh=1s")
+	assert.Contains(t, group[0], "c1 joins billing: generation 1 (range assignment) — c1 gets orders-0, orders-1, orders-2, orders-3;")
+	assert.Contains(t, group[1], "c2 joins billing: generation 2 (range assignment) — c1 gets orders-0, orders-1; c2 gets orders-2, orders-3;")
+	assert.Contains(t, group[2], "c1 leaves billing: generation 3 (range assignment) — c2 gets orders-0, orders-1, orders-2, orders-3;")
+	assert.Contains(t, group[3], "billing notices orders now has 6 partitions: generation 4 (range assignment) — c2 gets orders-0, orders-1, orders-2, orders-3, orders-4, orders-5;")
+	// After the second join c1 reads only what it owns.
+	reads := logs.Of(tr).Groups[0].Reads
+	require.NotEmpty(t, reads)
+	for _, r := range reads {
+		assert.Contains(t, []int32{0, 1}, r.Partition)
+	}
+}
+
+const lagBody = `topic orders partitions=2
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=earliest
+member billing c1 at=10:00:00
+` + "%s" + `
+produce shop at=10:00:01 key=1
+produce shop at=10:00:01 key=2
+produce shop at=10:00:01 key=3
+produce shop at=10:00:01 key=4
+produce shop at=10:00:01 key=5
+`
+
+func TestCheckConsumerLagThreshold(t *testing.T) {
+	// Five records, none read: lag is their count on each partition.
+	lag := map[int]int{}
+	for _, k := range []string{"1", "2", "3", "4", "5"} {
+		lag[topic.PartitionFor(k, 2)]++
+	}
+	most := max(lag[0], lag[1])
+	result := func(line string) check.Result {
+		tr := runLog(t, fmt.Sprintf(lagBody, line), nil)
+		rs := tr.Checks()
+		require.Len(t, rs, 1)
+		return rs[0]
+	}
+	r := result("check consumer-lag")
+	assert.Equal(t, check.Fail, r.Status, r.Detail)
+	r = result(fmt.Sprintf("check consumer-lag max=%d", most))
+	assert.Equal(t, check.Pass, r.Status, r.Detail)
+	assert.Contains(t, r.Detail, fmt.Sprintf("within %d of its end", most))
+	r = result(fmt.Sprintf("check consumer-lag max=%d", most-1))
+	assert.Equal(t, check.Fail, r.Status, r.Detail)
+	assert.Contains(t, r.Detail, fmt.Sprintf("more than %d behind", most-1))
+
+	for line, want := range map[string]string{
+		"check gap-scan max=3":       "max= is consumer-lag's threshold",
+		"check consumer-lag max=-1":  "expected a whole number from 0",
+		"check consumer-lag max=ten": "expected a whole number from 0",
+	} {
+		src := "scenario test/log \"A log test\"\n" + fmt.Sprintf(lagBody, line)
+		f, err := scenario.Parse("log.tdm", []byte(src))
+		require.NoError(t, err)
+		_, err = engine.Build(f, nil, 1, worlds.All())
+		require.ErrorContains(t, err, want, line)
+	}
+}
+
+// TestLogKeylessRecords: records sent without a key all go to the partition
+// the producer sticks to (Kafka's sticky partitioner for null keys), and
+// each is its own event: its business key is its event id, so a target keyed
+// on it holds one row per send, and a resend of the same event (with its id
+// regenerated) is a copy of that one event.
+func TestLogKeylessRecords(t *testing.T) {
+	const body = `knob sink = merge | append
+topic orders partitions=4
+target fct_orders sink=$sink key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=earliest
+member billing c1 at=10:00:00
+produce shop at=10:00:01
+produce shop at=10:00:02
+produce shop at=10:00:03 fail=timeout retry=app
+produce shop at=10:00:04
+poll billing c1 at=10:00:05
+`
+	tr := runLog(t, body, nil)
+	var parts []int
+	var keys, ids []string
+	for p, recs := range recordsOf(tr) {
+		for _, r := range recs {
+			assert.False(t, r.Keyed)
+			parts = append(parts, p)
+			keys = append(keys, r.Key)
+			ids = append(ids, r.ID)
+		}
+	}
+	require.Len(t, keys, 5, "four sends, one resent")
+	for _, p := range parts {
+		assert.Equal(t, parts[0], p, "keyless records stick to one partition")
+	}
+	assert.Equal(t, []string{"shop-1", "shop-2", "shop-3", "shop-3", "shop-5"}, keys, "the business key is the event's first id")
+	assert.Equal(t, []string{"shop-1", "shop-2", "shop-3", "shop-4", "shop-5"}, ids, "the resend carries a regenerated id")
+	assert.Equal(t, []string{"shop-1", "shop-2", "shop-3", "shop-5"}, targetKeys(tr, "fct_orders"))
+	assert.Empty(t, tr.Final().Missing)
+	assert.Empty(t, tr.Final().Duplicated)
+	_, texts := eventsOf(tr, engine.KindProduce)
+	assert.Contains(t, texts[0], "shop sends event shop-1; it has no key, so it goes to the partition the producer sticks to")
+
+	tr = runLog(t, body, map[string]string{"sink": "append"})
+	assert.Equal(t, map[string]int{"shop-3": 2}, tr.Final().Duplicated, "the resend is a copy of one event")
+}
+
+// A producer's event is its key's next version, whichever line sends it:
+// a produce line and a traffic line name the same key "1" as one key, and a
+// second producer feeding the same target continues the key's versions, so
+// the merge keeps the event sent last and truth agrees with it.
+func TestLogProducerEventsAreTheKeysNextVersion(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=2
+target fct sink=merge key=order_id
+producer shop to=orders key=order_id
+producer backoffice to=orders key=order_id
+group billing topic=orders to=fct commit=after reset=earliest
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+traffic shop records=3 from=10:00:02 every=1s keys=1
+produce backoffice at=10:00:06 key=1
+produce shop at=10:00:07 key=01
+poll billing c1 at=10:00:10
+`, nil)
+	var seqs []int32
+	var keys, ids []string
+	for _, recs := range recordsOf(tr) {
+		for _, r := range recs {
+			seqs = append(seqs, r.Seq)
+			keys = append(keys, r.Key)
+			ids = append(ids, r.ID)
+		}
+	}
+	slices.Sort(seqs)
+	assert.Equal(t, []int32{1, 1, 2, 3, 4, 5}, seqs, "key 1 has versions 1 to 5 across both producers and both kinds of line; key 01 is another key")
+	assert.ElementsMatch(t, []string{"1", "1", "1", "1", "1", "01"}, keys)
+	assert.Contains(t, ids, "backoffice-1", "a record's event id is its producer's name and running number")
+	assert.Contains(t, ids, "shop-5")
+
+	rows := tr.TargetAt("fct", tr.Steps())
+	require.Len(t, rows, 2)
+	for _, r := range rows {
+		if tr.RowKey(&r) == "1" {
+			assert.Equal(t, 5, r.Seq, "the merge keeps the newest version, the one sent last")
+		}
+	}
+	truth := tr.Final()
+	assert.Empty(t, truth.Missing)
+	assert.Empty(t, truth.Stale)
+	assert.Empty(t, truth.Duplicated)
+}
+
+// A traffic line spread thin over a vast key range finds its keys by name
+// rather than in an array by number; the records are the same either way:
+// each names a key of the range, and each key's versions count its sends.
+func TestLogTrafficOverAVastKeyRange(t *testing.T) {
+	for _, keys := range []int{20, 10_000_000} {
+		tr := runLog(t, fmt.Sprintf(`topic orders partitions=4
+producer shop to=orders key=order_id
+traffic shop records=300 from=10:00:00 every=10ms keys=%d
+`, keys), nil)
+		sent := map[string]int32{}
+		n := 0
+		for _, recs := range recordsOf(tr) {
+			for _, r := range recs {
+				k, err := strconv.Atoi(r.Key)
+				require.NoError(t, err, "keys=%d: key %q", keys, r.Key)
+				assert.True(t, k >= 1 && k <= keys, "keys=%d: key %d out of range", keys, k)
+				n++
+			}
+		}
+		require.Equal(t, 300, n)
+		// Versions count sends in send order, which is step order.
+		var all []spelled
+		for _, recs := range recordsOf(tr) {
+			all = append(all, recs...)
+		}
+		slices.SortFunc(all, func(a, b spelled) int { return int(a.Step - b.Step) })
+		for _, r := range all {
+			sent[r.Key]++
+			assert.Equal(t, sent[r.Key], r.Seq, "keys=%d: key %s", keys, r.Key)
+		}
+		if keys == 20 {
+			assert.Len(t, sent, 20, "300 sends over 20 keys reach every key")
+		}
+	}
+}

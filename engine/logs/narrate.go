@@ -1,0 +1,121 @@
+package logs
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/sink"
+)
+
+// Actor names who acted in a bulk event: the actor the world gave it.
+func (l *Trace) Actor(e *engine.Event) string {
+	a, _ := e.Ref()
+	return l.t.ActorName(a)
+}
+
+// Narration renders a bulk log event's sentence from its note: the
+// record, reads or commits it points at are all in the trace, so nothing is
+// formatted while the world runs. Each sentence is the one the event would
+// have been given had it been narrated at once.
+func (l *Trace) Narration(e *engine.Event) string {
+	_, i := e.Ref()
+	n := &l.notes[i]
+	t := l.t
+	switch n.why {
+	case noteSend:
+		h := l.Topics[n.a]
+		r := &h.Parts[n.b].Records[n.i]
+		return prose.F("%s sends %s (event %s) to %s-%d, where murmur2 of key %s places it; the broker appends it at offset %d.",
+			h.Producer(r), keyPhrase(t, h.Producer(r), h.Key(r)), h.ID(r), h.Name, n.b, h.Key(r), r.Offset)
+	case notePoll:
+		g := l.Groups[n.a]
+		h := l.TopicNamed(g.Topic)
+		reads := g.Reads[n.i : n.i+int64(n.n)]
+		said := make([]string, len(reads))
+		for i, r := range reads {
+			keys := l.readKeys(h, r)
+			said[i] = prose.F("%s-%d offsets %s (%s)", g.Topic, r.Partition, offRange(r.From, r.To), strings.Join(limitKeys(keys, 6), ", "))
+		}
+		return prose.F("%s polls %s.", g.Members[reads[0].Member], strings.Join(said, " and "))
+	case noteWrite:
+		g := l.Groups[n.a]
+		h := l.TopicNamed(g.Topic)
+		reads := g.Reads[n.i : n.i+int64(n.n)]
+		var keys []string
+		for _, r := range reads {
+			keys = append(keys, l.readKeys(h, r)...)
+		}
+		extra := ""
+		if n.c > 0 {
+			extra = prose.F("; the merge absorbs %d already present", n.c)
+		}
+		return prose.F("%s %s %s into %s%s.", g.Members[reads[0].Member], sinkVerb(targetMode(t, g.Target)), prose.Rows(t.Noun(l.feedOf(g.Target)), keys), g.Target, extra)
+	default:
+		g := l.Groups[n.a]
+		cs := g.Commits[n.i : n.i+int64(n.n)]
+		ok := make([]string, len(cs))
+		for i, c := range cs {
+			ok[i] = "offset " + strconv.FormatInt(c.Offset, 10) + " on " + g.Topic + "-" + strconv.Itoa(int(c.Partition))
+		}
+		switch n.why {
+		case noteCommitBefore:
+			return prose.F("%s commits %s %s: should it crash now, those records count as done though none is written.", g.Members[cs[0].Member], strings.Join(ok, ", "), "before writing the batch")
+		case noteCommitReset:
+			return prose.F("%s commits %s %s: the next offset to read.", g.Members[cs[0].Member], strings.Join(ok, ", "), "where the reset left it")
+		default:
+			return prose.F("%s commits %s %s: the next offset to read.", g.Members[cs[0].Member], strings.Join(ok, ", "), "after writing the batch")
+		}
+	}
+}
+
+// readKeys lists the keys of the records one read range fetched.
+func (l *Trace) readKeys(h *TopicHistory, r ReadRange) []string {
+	recs := h.Parts[r.Partition].Records[r.From:r.To]
+	keys := make([]string, len(recs))
+	for i := range recs {
+		keys[i] = h.Key(&recs[i])
+	}
+	return keys
+}
+
+// TopicNamed returns the history of the topic with name, or nil.
+func (l *Trace) TopicNamed(name string) *TopicHistory {
+	if l == nil {
+		return nil
+	}
+	for _, h := range l.Topics {
+		if h.Name == name {
+			return h
+		}
+	}
+	return nil
+}
+
+func targetMode(t *engine.Trace, name string) (m sink.Mode) {
+	for _, h := range t.Targets {
+		if h.Name == name {
+			return h.Mode
+		}
+	}
+	return m
+}
+
+// feedOf is the table or producer whose rows reach target through the log.
+func (l *Trace) feedOf(target string) string {
+	for _, f := range l.Feeds {
+		if f.Target == target {
+			return f.Table
+		}
+	}
+	return ""
+}
+
+func keyPhrase(t *engine.Trace, table, key string) string {
+	n := t.Noun(table)
+	if n == "" {
+		n = "row"
+	}
+	return n + " " + key
+}

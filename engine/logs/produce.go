@@ -1,0 +1,469 @@
+package logs
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/topic"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// capture publishes committed source transactions to a topic: change data
+// capture from the log (cdc), or the application itself after its commit
+// (publish), with or without an outbox.
+type capture struct {
+	name    string
+	table   string
+	topic   *TopicHistory
+	app     bool           // publish: the application sends after committing
+	outbox  bool           // publish through an outbox row committed with the change
+	delay   vtime.Duration // publish: how long after the commit the send happens
+	crashes []vtime.Time   // publish: when the application crashed
+}
+
+// producer is an application sending events of its own.
+//
+// Invariant: seq[p] is the sequence number the next new send to partition p
+// gets (0 past the end of seq).
+type producer struct {
+	name        string
+	topic       *TopicHistory
+	idempotent  bool
+	acks        string
+	clock       *engine.Clock
+	pid         int32
+	seq         []int32
+	sticky      int // partition keyless records stick to, or -1
+	stickyN     int // partition count when sticky was chosen
+	ids         int
+	numbered    []int32          // 1 + the core's id of each key that is a whole number n up to maxNumbered (as traffic's are), at n-1; 0: not sent yet
+	maxNumbered int              // the largest key its traffic lines can name
+	named       map[string]int32 // the core's id of every other key it has sent
+	tableID     int16            // index of its name among the trace's table names, for the versions it means to send
+	ref         int32            // index of the producer's name in its topic's Names, or -1 before its first send
+	actor       int32            // index of the producer's name among the trace's actors, or -1
+	traffic     int              // records its traffic lines will send, to size the trace
+	target      *sink.Table      // the target its events reach, once resolved
+	resolved    bool
+}
+
+// keyNumber returns n when key is the decimal spelling of a whole number n
+// in [1, max] (no sign, no leading zero), else 0.
+func keyNumber(key string, max int) int {
+	if len(key) == 0 || len(key) > 9 || key[0] == '0' {
+		return 0
+	}
+	n := 0
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	if n > max {
+		return 0
+	}
+	return n
+}
+
+// keyOf returns the core's id for a key a producer sends, given by its text
+// or, when num is not 0, by its number, finding it by number when it has one
+// so that a large traffic line neither hashes nor spells its keys.
+func (l *world) keyOf(p *producer, key string, num int) int32 {
+	if num == 0 {
+		num = keyNumber(key, p.maxNumbered)
+	}
+	if num == 0 {
+		if id, ok := p.named[key]; ok {
+			return id
+		}
+		if p.named == nil {
+			p.named = map[string]int32{}
+		}
+		id := l.w.KeyID(p.target, key)
+		p.named[key] = id
+		return id
+	}
+	if num > len(p.numbered) {
+		p.numbered = append(p.numbered, make([]int32, num-len(p.numbered))...)
+	}
+	if id := p.numbered[num-1]; id > 0 {
+		return id - 1
+	}
+	if key == "" {
+		key = strconv.Itoa(num)
+	}
+	id := l.w.KeyID(p.target, key)
+	p.numbered[num-1] = id + 1
+	return id
+}
+
+// nextSeq returns the sequence number of the next new send to partition part.
+func (p *producer) nextSeq(part int) int32 {
+	for len(p.seq) <= part {
+		p.seq = append(p.seq, 0)
+	}
+	p.seq[part]++
+	return p.seq[part] - 1
+}
+
+// logNote points a bulk event at the records of the trace it is about, so
+// that its sentence is written only when someone reads it (see
+// Trace.Narration) rather than formatted for every event of a large run.
+//
+// For noteSend, a is the topic, b the partition and i the offset of the
+// record sent. For notePoll and noteWrite, a is the group and i the first of
+// n consecutive entries of its Reads (one poll's ranges); for noteWrite, c
+// is how many rows the merge absorbed. For the commit notes, a is the group
+// and i the first of n consecutive entries of its Commits.
+type logNote struct {
+	i       int64
+	a, b, c int32
+	n       int32
+	why     uint8
+}
+
+const (
+	noteSend uint8 = iota
+	notePoll
+	noteWrite
+	noteCommitAfter  // committed after writing the batch
+	noteCommitBefore // committed before writing the batch
+	noteCommitReset  // committed where an offset reset left the position
+)
+
+// emitNote appends a bulk event by actor a (see engine.World.ActorID),
+// narrated later from its note.
+func (l *world) emitNote(a int32, kind engine.Kind, n logNote) {
+	l.t.notes = append(l.t.notes, n)
+	l.w.EmitLater(l.by, kind, a, int32(len(l.t.notes)-1))
+}
+
+// place picks the partition for a record of the key with id: murmur2 of the
+// key for a keyed record, the sticky partition for a keyless one.
+func (l *world) place(p *producer, id int32, keyed bool) int {
+	n := len(p.topic.Parts)
+	if keyed {
+		return int(l.hashOf(id) % int32(n))
+	}
+	if p.sticky < 0 || p.stickyN != n {
+		p.sticky, p.stickyN = l.w.Rand().IntN(n), n
+	}
+	return p.sticky
+}
+
+func (l *world) topicIndex(h *TopicHistory) int32 {
+	for i, x := range l.t.Topics {
+		if x == h {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// intend records an event the application means to deliver exactly once,
+// for the key with id: the truth the target is compared with. The event is
+// the key's next version. It returns that version and the event's index among
+// the trace's versions.
+func (l *world) intend(p *producer, id int32) (seq, intent int32) {
+	seq = l.w.SourceVersion(id) + 1
+	op := mvcc.Insert
+	if seq > 1 {
+		op = mvcc.Update
+	}
+	now := p.clock.Read(l.w.Now())
+	step := l.w.NextStep()
+	intent = l.w.AddVersion(engine.VersionRecord{TableID: p.tableID, KeyID: id, Op: op, Seq: seq, UpdatedAt: now, CommitStep: int32(step)})
+	l.w.SetSourceVersion(p.target, id, seq)
+	return seq, intent
+}
+
+// sendPlan is one produce line.
+type sendPlan struct {
+	key     string
+	num     int // the key as a number, for a traffic line; 0 when key gives it
+	keyed   bool
+	id      string
+	fail    string // none, timeout, lost
+	retry   string // none, broker, app, session
+	regenID bool
+}
+
+func (l *world) nextID(p *producer) string {
+	p.ids++
+	return p.name + "-" + strconv.Itoa(p.ids)
+}
+
+// send is one produce: the intended event, the first attempt and any retry.
+func (l *world) send(p *producer, s sendPlan) {
+	l.w.Charge(1) // the record
+	var num int32
+	if s.id == "" {
+		p.ids++
+		num = int32(p.ids)
+	}
+	if !s.keyed {
+		// A record without a key is an event of its own: its business key is
+		// its id, the one given or the producer's running name for it, which a
+		// resend keeps even when the resent record's id is regenerated.
+		s.key = s.id
+		if s.key == "" {
+			s.key = p.name + "-" + strconv.Itoa(int(num))
+		}
+	}
+	if !p.resolved {
+		p.target, p.resolved = l.w.RouteOf(p.name), true
+		p.ref = p.topic.NameRef(p.name)
+		p.tableID = l.w.TableID(p.name)
+	}
+	id := l.keyOf(p, s.key, s.num)
+	seq, intent := l.intend(p, id)
+	part := l.place(p, id, s.keyed)
+	now := p.clock.Read(l.w.Now())
+	rec := topic.Record{KeyID: id, Keyed: s.keyed, Time: now, UpdatedAt: now, Seq: seq,
+		EventRef: p.topic.EventRefOf(s.id), Num: num, ProducerRef: p.ref, Intent: intent, PID: p.pid, PSeq: p.nextSeq(part), Step: int32(l.w.NextStep())}
+	if s.fail == "none" && s.keyed {
+		// The bulk of a large run: narrated on demand from the record.
+		off, _ := p.topic.Append(part, rec, p.idempotent)
+		if p.actor < 0 {
+			p.actor = l.w.ActorID(p.name)
+		}
+		l.emitNote(p.actor, engine.KindProduce, logNote{a: l.topicIndex(p.topic), b: int32(part), i: off, why: noteSend})
+		return
+	}
+	s.key = l.w.KeyText(id)
+	l.sendSlow(p, s, rec, part)
+}
+
+// sendSlow is a send narrated at once: a keyless one, or one that fails.
+func (l *world) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
+	pname := p.topic.Name + "-" + strconv.Itoa(part)
+	what, tag := keyPhrase(l.w.Trace(), p.name, s.key), " (event "+p.topic.ID(&rec)+")"
+	where := prose.F("murmur2 of key %s places it on %s", s.key, pname)
+	if !s.keyed {
+		what, tag = "event "+s.key, "" // its id is all that names it
+		where = prose.F("it has no key, so it goes to the partition the producer sticks to, %s", pname)
+	}
+	switch {
+	case s.fail == "none":
+		off, _ := p.topic.Append(part, rec, p.idempotent)
+		l.w.Emit(p.name, engine.KindProduce, -1, "%s sends %s%s; %s; the broker appends it at offset %d and acks.", p.name, what, tag, where, off)
+		return
+	case p.acks == "0":
+		if s.fail == "timeout" {
+			off, _ := p.topic.Append(part, rec, p.idempotent)
+			l.w.Emit(p.name, engine.KindProduce, -1, "%s sends %s%s with acks=0; %s; it lands at offset %d, and the producer never waits to hear so.", p.name, what, tag, where, off)
+			return
+		}
+		l.w.Emit(p.name, engine.KindLost, -1, "%s sends %s%s with acks=0 and the request is lost on the way; with no acknowledgement expected, nobody retries and the event is gone.", p.name, what, tag)
+		return
+	case s.fail == "lost":
+		l.w.Emit(p.name, engine.KindLost, -1, "%s sends %s%s for %s and the request is lost before the broker sees it; the send times out.", p.name, what, tag, pname)
+	default:
+		off, _ := p.topic.Append(part, rec, p.idempotent)
+		l.w.Emit(p.name, engine.KindProduce, -1, "%s sends %s%s; %s; the broker appends it at offset %d but the acknowledgement is lost, so the send times out and %s cannot tell whether it landed.", p.name, what, tag, where, off, p.name)
+	}
+	l.w.Then(func() { l.retry(p, s, rec, part, pname, what) })
+}
+
+// retry is what follows a failed send: nothing, the client's own retry, or
+// the application's resend.
+func (l *world) retry(p *producer, s sendPlan, rec topic.Record, part int, pname, what string) {
+	rec.Step = int32(l.w.NextStep())
+	switch s.retry {
+	case "none":
+		tail := "the event is not in the log"
+		if s.fail == "timeout" {
+			tail = "the event is in the log all the same, once"
+		}
+		l.w.Emit(p.name, engine.KindProduce, -1, "%s gives up and reports the send as failed; %s.", p.name, tail)
+	case "broker":
+		off, dup := p.topic.Append(part, rec, p.idempotent)
+		switch {
+		case dup:
+			l.w.Emit(p.name, engine.KindProduce, -1, "%s's client retries the same batch (producer id %d, sequence %d); the idempotent broker has already appended that sequence on %s and drops the copy: one event, acked.", p.name, rec.PID, rec.PSeq, pname)
+		case s.fail == "timeout":
+			l.w.Emit(p.name, engine.KindProduce, -1, "%s's client retries the same batch; without idempotence the broker cannot recognise it and appends it again at offset %d: %s is in the log twice.", p.name, off, what)
+		default:
+			l.w.Emit(p.name, engine.KindProduce, -1, "%s's client retries the batch and the broker appends it at offset %d; the first attempt never arrived, so this is the only copy.", p.name, off)
+		}
+	case "app", "session":
+		why := "the application catches the timeout and sends the event again as a new record with a new sequence number, so even an idempotent broker sees a new write"
+		if s.retry == "session" {
+			p.pid = l.newPID()
+			p.seq = p.seq[:0]
+			why = prose.F("the application restarts its producer, which gets producer id %d and starts its sequences again; the broker cannot link the resend to the first attempt", p.pid)
+		}
+		rec.PID, rec.PSeq = p.pid, p.nextSeq(part)
+		if s.regenID {
+			id := l.nextID(p)
+			rec.EventRef = p.topic.EventRefOf(id)
+			why += prose.F(", and the event is built afresh with id %s", id)
+		}
+		part2 := l.place(p, rec.KeyID, s.keyed)
+		off, _ := p.topic.Append(part2, rec, p.idempotent)
+		dup := "twice"
+		if s.fail == "lost" {
+			dup = "once, as intended"
+		}
+		l.w.Emit(p.name, engine.KindProduce, -1, "%s resends %s: %s; it lands at offset %d on %s-%d, and the event is in the log %s.", p.name, what, why, off, p.topic.Name, part2, dup)
+	}
+}
+
+func (l *world) newPID() int32 {
+	l.nextPID++
+	return l.nextPID
+}
+
+// captureCommit hands a committed transaction to every capture that reads
+// one of its tables: whole, in commit order, with its LSN.
+func (l *world) captureCommit(tx *mvcc.Txn) {
+	for _, c := range l.captures {
+		var vs []*mvcc.Version
+		for _, v := range tx.Writes {
+			if v.Table == c.table {
+				vs = append(vs, v)
+			}
+		}
+		if len(vs) == 0 {
+			continue
+		}
+		c, name, lsn, commitAt := c, tx.Name, tx.LSN, l.w.Now()
+		stampAt := l.source.Read(l.w.Now())
+		l.w.Schedule(l.w.Now().Add(c.delay), func() { l.publish(c, name, lsn, commitAt, stampAt, vs) })
+	}
+}
+
+// publish appends a committed transaction's rows to the capture's topic.
+func (l *world) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt vtime.Time, vs []*mvcc.Version) {
+	keys := keysOf(vs)
+	what := prose.Rows(l.w.Trace().Noun(c.table), keys)
+	if c.app && !c.outbox {
+		for _, at := range c.crashes {
+			if at >= commitAt && at < l.w.Now() {
+				l.w.Emit(c.name, engine.KindLost, -1, "%s was to publish %s of %s after the commit, but it crashed at %s in between; the rows are committed and their events will never be sent.", c.name, what, txn, at)
+				return
+			}
+		}
+	}
+	var placed []string
+	for _, v := range vs {
+		part := topic.PartitionFor(v.Key, len(c.topic.Parts))
+		off, _ := c.topic.Append(part, topic.Record{Keyed: true, Time: stampAt, UpdatedAt: v.UpdatedAt, Seq: int32(v.Seq),
+			LSN: int64(lsn), ProducerRef: c.topic.NameRef(c.name), Intent: -1, Step: int32(l.w.NextStep()), KeyID: v.ID}, false)
+		placed = append(placed, prose.F("%s → %s-%d@%d", v.Key, c.topic.Name, part, off))
+	}
+	switch {
+	case !c.app:
+		l.w.Emit(c.name, engine.KindProduce, -1, "%s reads %s (lsn %d) from the source's log and publishes it whole, in commit order: %s.", c.name, txn, lsn, strings.Join(placed, ", "))
+	case c.outbox:
+		l.w.Emit(c.name, engine.KindProduce, -1, "The outbox relay publishes %s, written in the same transaction as %s (lsn %d): %s.", what, txn, lsn, strings.Join(placed, ", "))
+	default:
+		l.w.Emit(c.name, engine.KindProduce, -1, "%s publishes %s after %s committed, a second write the database knows nothing about: %s.", c.name, what, txn, strings.Join(placed, ", "))
+	}
+}
+
+// crashApp records that a publishing application died at this instant.
+func (l *world) crashApp(c *capture) {
+	c.crashes = append(c.crashes, l.w.Now())
+	if c.outbox {
+		l.w.Emit(c.name, engine.KindCrash, -1, "%s crashes and restarts; its events sit in the outbox table, committed with the rows, so the relay sends them anyway.", c.name)
+		return
+	}
+	l.w.Emit(c.name, engine.KindCrash, -1, "%s crashes and restarts; any order it had committed but not yet published is now only in the database.", c.name)
+}
+
+// tick is the log's housekeeping, once a second of virtual time while the
+// world has anything else to do: retention, then auto-commit timers.
+func (l *world) tick() {
+	for _, h := range l.t.Topics {
+		l.w.Then(func() { l.expire(h) })
+	}
+	for _, name := range l.groupOrd {
+		g := l.groups[name]
+		if g.commit != "auto" {
+			continue
+		}
+		for _, m := range g.g.Members {
+			l.w.Then(func() { l.autoCommit(g, m) })
+		}
+	}
+	if _, ok := l.w.NextAt(); ok {
+		l.w.Schedule(l.w.Now().Add(vtime.Second), l.tick)
+		l.w.Expect(-1, 0, 0) // the tick itself emits no event
+	}
+}
+
+func (l *world) expire(h *TopicHistory) {
+	step := int32(l.w.NextStep())
+	gone := h.Expire(l.w.Now(), step)
+	if len(gone) == 0 {
+		return
+	}
+	var parts []string
+	for _, d := range gone {
+		s := d.Segment
+		pname := prose.F("%s-%d", h.Name, d.Partition)
+		txt := prose.F("%s %s %s (newest record %s)", pname, offsetsWord(int(s.End-s.Base)), offRange(s.Base, s.End), s.Newest)
+		for _, name := range l.groupOrd {
+			g := l.groups[name]
+			if g.topic != h {
+				continue
+			}
+			pos := g.readFrom(d.Partition)
+			if pos < s.End {
+				n := int(s.End - max(pos, s.Base))
+				txt += prose.F(", of which %s %s %s never read by %s", offsetsWord(n), offRange(max(pos, s.Base), s.End), prose.WereWas(n), g.name)
+			}
+		}
+		parts = append(parts, txt)
+	}
+	l.w.Emit("broker", engine.KindRetention, -1, "Retention (%s) deletes whole segments whose newest record is older than that: %s; each log start moves past them.", h.Retention, strings.Join(parts, "; "))
+}
+
+// offRange prints offsets [a, b) as "3" or "3–5".
+func offRange(a, b int64) string {
+	if b-a == 1 {
+		return strconv.FormatInt(a, 10)
+	}
+	return prose.F("%d–%d", a, b-1)
+}
+
+// addPartitions grows a topic; groups on it rebalance after their refresh.
+func (l *world) addPartitions(h *TopicHistory, n int) {
+	before := len(h.Parts)
+	if n <= before {
+		l.w.Emit("operator", engine.KindRebalance, -1, "An operator asks for %d partitions on %s, which already has %d; partitions can only be added, so nothing changes.", n, h.Name, before)
+		return
+	}
+	h.Grow(n)
+	h.Counts = append(h.Counts, CountPoint{Step: int32(l.w.NextStep()), N: n})
+	l.w.Emit("operator", engine.KindRebalance, -1, "An operator raises %s from %d to %d partitions; no record moves, but from now on murmur2(key) mod %d places keys, so many keys' next events land on a different partition than their history.", h.Name, before, n, n)
+	for _, name := range l.groupOrd {
+		g := l.groups[name]
+		if g.topic == h {
+			g.g.Resize(n)
+			l.w.Schedule(l.w.Now().Add(g.refresh), func() { l.rebalance(g, prose.F("%s notices %s now has %d partitions", g.name, h.Name, n)) })
+		}
+	}
+}
+
+func offsetsWord(n int) string {
+	if n == 1 {
+		return "offset"
+	}
+	return "offsets"
+}
+
+func keysOf(vs []*mvcc.Version) []string {
+	keys := make([]string, len(vs))
+	for i, v := range vs {
+		keys[i] = v.Key
+	}
+	return keys
+}

@@ -1,0 +1,253 @@
+package logs
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/group"
+	"github.com/tidemark/tidemark/engine/topic"
+)
+
+// Feed says that rows of a source table (or a producer's intended events,
+// under the producer's name) reach a target through the log. Truth compares
+// the target with them.
+type Feed struct {
+	Table  string
+	Target string
+}
+
+// Trace is the log world's part of a trace (its engine.History): every
+// record with the step it was appended and deleted at, every move of every
+// log start, every change of partition count, and every offset a group
+// committed, so the log at any step is read without replaying.
+type Trace struct {
+	t      *engine.Trace
+	Topics []*TopicHistory
+	Groups []*GroupHistory
+	Feeds  []Feed    // tables and producers that reach a target through the log
+	notes  []logNote // narration of bulk events, rendered on demand
+}
+
+// Of returns the log world's part of t, or nil when t's scenario declares
+// no topic (or was built without the log world).
+func Of(t *engine.Trace) *Trace {
+	for _, h := range t.Histories() {
+		if l, ok := h.(*Trace); ok {
+			return l
+		}
+	}
+	return nil
+}
+
+// TopicHistory is one topic: its partitions (records carry their steps) and
+// the steps its partition count changed at.
+type TopicHistory struct {
+	*topic.Topic
+	Counts []CountPoint // Counts[0] is the count it was created with, at step 0
+}
+
+// CountPoint records that a topic had N partitions from Step on.
+type CountPoint struct {
+	Step int32
+	N    int
+}
+
+// PartitionsAt is the topic's partition count after step n.
+func (h *TopicHistory) PartitionsAt(n int) int {
+	c := h.Counts[0].N
+	for _, p := range h.Counts {
+		if int(p.Step) <= n {
+			c = p.N
+		}
+	}
+	return c
+}
+
+// GroupHistory is one consumer group's log: commits, what each poll read,
+// and the ranges an offset reset jumped over.
+//
+// Commits and Reads name who committed or read by an index of Members, so
+// that their hundreds of thousands of entries hold no pointers.
+type GroupHistory struct {
+	Name, Topic, Target string
+	Strategy            group.Strategy
+	Commits             []CommitPoint
+	Reads               []ReadRange
+	Resets              []ResetRange
+	Members             []string // the members, the operator and the initial commit ("before"), each once
+}
+
+// MemberRef returns the index of name in Members, adding it on first use.
+func (g *GroupHistory) MemberRef(name string) int32 {
+	if i := slices.Index(g.Members, name); i >= 0 {
+		return int32(i)
+	}
+	g.Members = append(g.Members, name)
+	return int32(len(g.Members) - 1)
+}
+
+// CommitPoint is one committed offset: the next offset the group will read
+// on Partition, stored at Step.
+type CommitPoint struct {
+	Step      int32
+	Partition int32
+	Member    int32 // who committed, as an index of GroupHistory.Members
+	Offset    int64
+}
+
+// ReadRange is what one poll returned from one partition: offsets [From, To).
+type ReadRange struct {
+	Step      int32
+	Member    int32 // the member that read, as an index of GroupHistory.Members
+	Partition int32
+	From, To  int64
+}
+
+// ResetRange is a position auto.offset.reset moved, skipping [From, To).
+type ResetRange struct {
+	Step      int32
+	Member    string
+	Partition int32
+	From, To  int64
+	Policy    string
+	Deleted   bool // the range was already deleted by retention
+}
+
+// CommittedAt is the group's committed offset on partition p after step n, or -1.
+func (g *GroupHistory) CommittedAt(p, n int) int64 {
+	// Commits are in step order: find the last one by step n, then look
+	// back for the partition's latest, so a step late in a long trace costs
+	// little when the partition commits often.
+	upto, _ := slices.BinarySearchFunc(g.Commits, n, func(x CommitPoint, n int) int {
+		if int(x.Step) <= n {
+			return -1
+		}
+		return 1
+	})
+	for i := upto - 1; i >= 0; i-- {
+		if int(g.Commits[i].Partition) == p {
+			return g.Commits[i].Offset
+		}
+	}
+	return -1
+}
+
+// PartitionState is one partition at one step, as a panel would draw it.
+type PartitionState struct {
+	Topic     string
+	Partition int
+	Start     int64 // log start offset
+	End       int64 // log end offset
+	Groups    []GroupOffset
+}
+
+// GroupOffset is one group's committed offset on a partition and its lag
+// (end minus committed; end minus start when nothing is committed).
+type GroupOffset struct {
+	Group     string
+	Committed int64 // -1: nothing committed
+	Lag       int64
+}
+
+// LogAt returns every partition of every topic as it stood after step n.
+func (l *Trace) LogAt(n int) []PartitionState {
+	if l == nil {
+		return nil
+	}
+	n = l.t.ClampStep(n)
+	var out []PartitionState
+	for _, h := range l.Topics {
+		for p := range h.PartitionsAt(n) {
+			part := h.Parts[p]
+			s := PartitionState{Topic: h.Name, Partition: p, Start: part.StartAt(int32(n)), End: part.EndAt(int32(n))}
+			s.Start = min(max(s.Start, 0), s.End)
+			for _, g := range l.Groups {
+				if g.Topic != h.Name {
+					continue
+				}
+				c := g.CommittedAt(p, n)
+				// Lag as Kafka's tools report it: log end less the committed
+				// offset, deleted records included; with nothing committed,
+				// what the log still holds.
+				from := c
+				if from < 0 {
+					from = s.Start
+				}
+				lag := s.End - from
+				s.Groups = append(s.Groups, GroupOffset{Group: g.Name, Committed: c, Lag: lag})
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// RecordsAt returns the records of partition p of topic name appended by
+// step n, each with its Deleted step (Live, or a step after n, while held).
+func (l *Trace) RecordsAt(name string, p, n int) []topic.Record {
+	if l == nil {
+		return nil
+	}
+	for _, h := range l.Topics {
+		if h.Name == name && p < len(h.Parts) {
+			part := h.Parts[p]
+			return part.Records[:part.EndAt(int32(l.t.ClampStep(n)))]
+		}
+	}
+	return nil
+}
+
+// Observe adds to o what a team could see of the log after step n: each
+// group's offsets and lag, what every poll read, where resets jumped, and
+// the order rows arrived in the targets the log feeds.
+func (l *Trace) Observe(n int, o *check.Observation) { o.Log = l.view(n) }
+
+// view is what a team could see of the log after step n.
+func (l *Trace) view(n int) *check.LogView {
+	t := l.t
+	v := &check.LogView{}
+	for _, s := range l.LogAt(n) {
+		for _, g := range s.Groups {
+			v.Partitions = append(v.Partitions, check.LogPartition{Group: g.Group, Partition: s.Topic + "-" + strconv.Itoa(s.Partition),
+				Start: s.Start, End: s.End, Committed: g.Committed})
+		}
+	}
+	for _, g := range l.Groups {
+		for _, r := range g.Reads {
+			if int(r.Step) <= n {
+				v.Reads = append(v.Reads, check.OffsetRange{Group: g.Name, Partition: g.Topic + "-" + strconv.Itoa(int(r.Partition)), From: r.From, To: r.To})
+			}
+		}
+		for _, r := range g.Resets {
+			if int(r.Step) <= n {
+				why := "auto.offset.reset=" + r.Policy
+				if r.Deleted {
+					why += " after retention deleted them"
+				}
+				v.Resets = append(v.Resets, check.OffsetRange{Group: g.Name, Partition: g.Topic + "-" + strconv.Itoa(int(r.Partition)), From: r.From, To: r.To, Why: why})
+			}
+		}
+	}
+	type arrival struct {
+		step int32
+		a    check.Applied
+	}
+	var all []arrival
+	for _, h := range t.Targets {
+		if !slices.ContainsFunc(l.Feeds, func(f Feed) bool { return f.Target == h.Name }) {
+			continue
+		}
+		for _, r := range h.Rows {
+			if int(r.AddedStep) <= n {
+				all = append(all, arrival{r.AddedStep, check.Applied{Key: t.RowKey(&r), Version: r.Seq}})
+			}
+		}
+	}
+	slices.SortStableFunc(all, func(a, b arrival) int { return int(a.step - b.step) })
+	for _, x := range all {
+		v.Applied = append(v.Applied, x.a)
+	}
+	return v
+}

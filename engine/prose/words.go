@@ -1,0 +1,53 @@
+package prose
+
+import "strings"
+
+// Noun names a row of a table in narration after its key column: "order"
+// for order_id, "line item" for line_item_id, "row" for a key without _id.
+func Noun(key string) string {
+	n := strings.TrimSuffix(key, "_id")
+	if n == key || n == "" {
+		return "row"
+	}
+	return strings.ReplaceAll(n, "_", " ")
+}
+
+// Rows names a list of keys of rows called n: "order 3", "orders 3, 4",
+// "7 orders (1, 2, 3 … 7)", "no orders".
+func Rows(n string, keys []string) string {
+	switch len(keys) {
+	case 0:
+		return "no " + Plural(n)
+	case 1:
+		return n + " " + keys[0]
+	}
+	if len(keys) <= 6 {
+		return Plural(n) + " " + strings.Join(keys, ", ")
+	}
+	return F("%d %s (%s … %s)", len(keys), Plural(n), strings.Join(keys[:3], ", "), keys[len(keys)-1])
+}
+
+// Plural is the plural of a noun: "orders" for "order"; a noun ending in s
+// is left as it is.
+func Plural(n string) string {
+	if strings.HasSuffix(n, "s") {
+		return n
+	}
+	return n + "s"
+}
+
+// IsAre is "is" for one and "are" for more.
+func IsAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// WereWas is "was" for one and "were" for more.
+func WereWas(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
+}

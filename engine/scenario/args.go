@@ -1,0 +1,217 @@
+package scenario
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// Args reads the arguments of one command for the engine's worlds, which
+// give commands their meaning. It remembers the first problem and which
+// arguments were asked for, so that Done can report an argument nobody
+// asked for and list the ones the command knows.
+type Args struct {
+	cmd   Command
+	list  []Arg
+	used  []bool
+	err   error
+	known []string
+}
+
+// NewArgs reads list, the arguments of cmd (all of them, or those after
+// the ones already read).
+func NewArgs(cmd Command, list []Arg) *Args {
+	return &Args{cmd: cmd, list: list, used: make([]bool, len(list))}
+}
+
+// Fail records a problem at pos, unless an earlier one was recorded.
+func (a *Args) Fail(pos Pos, format string, v ...any) {
+	if a.err == nil {
+		a.err = Errorf(pos, format, v...)
+	}
+}
+
+// Find returns the argument with key, marking it used; a key given twice is a problem.
+func (a *Args) Find(key string) (Arg, bool) {
+	a.known = append(a.known, key)
+	var found Arg
+	ok := false
+	for i, x := range a.list {
+		if x.Key == key {
+			if ok {
+				a.Fail(x.Pos, "%s= is given twice", key)
+			}
+			a.used[i], found, ok = true, x, true
+		}
+	}
+	return found, ok
+}
+
+// Str returns the value of key, or def when it is not given.
+func (a *Args) Str(key, def string) string {
+	if x, ok := a.Find(key); ok {
+		return x.Value
+	}
+	return def
+}
+
+// Required returns the argument with key; its absence is a problem that
+// shows what the value looks like.
+func (a *Args) Required(key, what string) (Arg, bool) {
+	x, ok := a.Find(key)
+	if !ok {
+		a.Fail(a.cmd.Pos, "%s needs %s=%s", a.cmd.Name, key, what)
+	}
+	return x, ok
+}
+
+// Time returns the time given for key, and whether key is given.
+func (a *Args) Time(key string) (vtime.Time, bool) {
+	x, ok := a.Find(key)
+	if !ok {
+		return 0, false
+	}
+	t, err := vtime.ParseTime(x.Value)
+	if err != nil {
+		a.Fail(x.ValuePos, "expected a time such as 10:00:02 for %s=, found %q", key, x.Value)
+	}
+	return t, true
+}
+
+// RequiredTime returns the time given for key, which must be given.
+func (a *Args) RequiredTime(key string) vtime.Time {
+	if _, ok := a.Required(key, "HH:MM:SS"); !ok {
+		return 0
+	}
+	t, _ := a.Time(key)
+	return t
+}
+
+// Duration returns the duration given for key, or def.
+func (a *Args) Duration(key string, def vtime.Duration) vtime.Duration {
+	x, ok := a.Find(key)
+	if !ok {
+		return def
+	}
+	d, err := vtime.ParseDuration(x.Value)
+	if err != nil {
+		a.Fail(x.ValuePos, "expected a duration such as 2s, 500ms or -3s for %s=, found %q", key, x.Value)
+	}
+	return d
+}
+
+// Int returns the whole number given for key, which must lie in [lo, hi], or def.
+func (a *Args) Int(key string, def, lo, hi int) int {
+	x, ok := a.Find(key)
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(x.Value)
+	if err != nil || n < lo || n > hi {
+		a.Fail(x.ValuePos, "expected a whole number from %d to %d for %s=, found %q", lo, hi, key, x.Value)
+		return def
+	}
+	return n
+}
+
+// Choice reads one of a fixed set of words for key through parse, or
+// returns def; allowed lists the words for the message when it is none of them.
+func Choice[T any](a *Args, key string, def T, parse func(string) (T, bool), allowed string) T {
+	x, ok := a.Find(key)
+	if !ok {
+		return def
+	}
+	v, ok := parse(x.Value)
+	if !ok {
+		a.Fail(x.ValuePos, "expected %s= to be one of %s, found %q", key, allowed, x.Value)
+		return def
+	}
+	return v
+}
+
+// OnOff parses on, off and their synonyms, for Choice.
+func OnOff(s string) (bool, bool) {
+	switch s {
+	case "on", "true", "yes":
+		return true, true
+	case "off", "false", "no":
+		return false, true
+	}
+	return false, false
+}
+
+// OneOf returns a parser, for Choice, that accepts exactly vals.
+func OneOf(vals ...string) func(string) (string, bool) {
+	return func(s string) (string, bool) { return s, slices.Contains(vals, s) }
+}
+
+// TimeRange reads key=FROM..TO, two times with FROM not after TO.
+func (a *Args) TimeRange(key string) (from, to vtime.Time, ok bool) {
+	x, found := a.Find(key)
+	if !found {
+		return 0, 0, false
+	}
+	l, r, cut := strings.Cut(x.Value, "..")
+	f, err1 := vtime.ParseTime(l)
+	t, err2 := vtime.ParseTime(r)
+	if !cut || err1 != nil || err2 != nil || t < f {
+		a.Fail(x.ValuePos, "expected %s=FROM..TO with two times, FROM not after TO, such as 10:00:00..10:00:10; found %q", key, x.Value)
+		return 0, 0, false
+	}
+	return f, t, true
+}
+
+// Positional returns the bare words, marking them used.
+func (a *Args) Positional() []Arg {
+	var out []Arg
+	for i, x := range a.list {
+		if x.Key == "" {
+			a.used[i] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Done reports the first problem, or an argument nobody asked for.
+func (a *Args) Done() error {
+	if a.err != nil {
+		return a.err
+	}
+	for i, x := range a.list {
+		if a.used[i] {
+			continue
+		}
+		if x.Key == "" {
+			return Errorf(x.Pos, "unexpected word %q in %s", x.Value, a.cmd.Name)
+		}
+		known := slices.Clone(a.known)
+		slices.Sort(known)
+		known = slices.Compact(known)
+		return Errorf(x.Pos, "unknown argument %s= for %s; expected one of %s", x.Key, a.cmd.Name, strings.Join(known, "=, ")+"=")
+	}
+	return nil
+}
+
+// Name reads the command's first bare word as the name of a thing (what,
+// such as "a topic", is for the message when it is missing) and returns it
+// with the arguments after it.
+func Name(c Command, what string) (Arg, []Arg, error) {
+	if len(c.Args) == 0 || c.Args[0].Key != "" || c.Args[0].Quoted {
+		return Arg{}, nil, Errorf(c.Pos, "expected %s NAME after %q", what, c.Name)
+	}
+	return c.Args[0], c.Args[1:], nil
+}
+
+// Lookup returns things[x.Value], or an error at x saying that no such
+// thing is declared and showing the declaration it lacks: declaration is a
+// pattern such as "topic %s partitions=3", filled with the name.
+func Lookup[T any](things map[string]*T, x Arg, what, declaration string) (*T, error) {
+	if t := things[x.Value]; t != nil {
+		return t, nil
+	}
+	return nil, Errorf(x.ValuePos, "unknown %s %q; declare it first with `%s`", what, x.Value, prose.F(declaration, x.Value))
+}
