@@ -88,7 +88,7 @@ func TestVisibilityGapMarkFlip(t *testing.T) {
 	assert.Equal(t, "lost", eval[string](t, ctx, `document.querySelector('[data-testid=slot][data-key="3"]').dataset.state`), "order 3's slot holds a ghost, lost")
 	// The same step as tables, drawn when opened.
 	assert.Zero(t, count(t, ctx, `[data-testid=target-table]`), "the folded tables are not drawn")
-	click(t, ctx, `[data-testid=text-equivalent] > summary`)
+	eval[bool](t, ctx, `(document.querySelector('[data-testid=text-equivalent] > summary').click(), true)`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid=target-table]`))))
 	assert.Equal(t, 1, eval[int](t, ctx, `document.querySelectorAll('[data-testid=row-missing][data-key="3"]').length`), "order 3 drawn as a ghost row")
 	click(t, ctx, `[data-testid="btn-forward"]`)
@@ -105,7 +105,9 @@ func TestVisibilityGapMarkFlip(t *testing.T) {
 		click(t, ctx, `[data-testid="btn-forward"]`)
 	}
 	click(t, ctx, `label[for="tm-knob-mark-lsn"]`)
-	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="knob-mark-lsn"]:checked`))))
+	// The knob re-runs the scenario and draws the widget anew, with the
+	// knob's checked attribute (a click sets only the property).
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="knob-mark-lsn"][checked]`))))
 	assert.Equal(t, at, step(t, ctx), "a knob change keeps the step")
 	click(t, ctx, `[data-testid="btn-end"]`)
 	assert.Equal(t, 1, eval[int](t, ctx, `document.querySelectorAll('[data-testid=target-table] tr[data-testid=row][data-key="3"]').length`), "order 3 arrives with an lsn mark")
@@ -122,7 +124,7 @@ func TestCrashForks(t *testing.T) {
 	first := eval[int](t, ctx, `Number([...document.querySelectorAll('.tm-steps li.tm-kind-write')][0].dataset.step)`)
 	// The list of every step starts folded: open it.
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid=timeline]').open`), "the step list starts folded")
-	click(t, ctx, `[data-testid=timeline] > summary`)
+	eval[bool](t, ctx, `(document.querySelector("[data-testid=timeline] > summary").click(), true)`)
 	click(t, ctx, `.tm-steps li[data-step="`+strconv.Itoa(first)+`"] a`)
 	require.Equal(t, first, step(t, ctx))
 	click(t, ctx, `[data-testid="btn-crash"]`)
