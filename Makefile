@@ -4,7 +4,7 @@
 GO ?= go
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf screenshots worker worker-dev worker-smoke
+.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf screenshots worker worker-dev worker-smoke export
 
 all: build
 
@@ -79,6 +79,15 @@ worker-dev: worker
 
 worker-smoke: worker
 	WRANGLER="$(WRANGLER)" ./cmd/serve/worker-smoke.sh
+
+# export writes the whole site as static files into $(EXPORT_DIR), for a host
+# that serves files only (GitHub Pages, Cloudflare static assets, Netlify,
+# nginx); BASE_URL is where the copy will be served, with its path, e.g.
+# `make export BASE_URL=https://example.github.io/tidemark`. See docs/deploy.md.
+BASE_URL ?= http://127.0.0.1:8000
+EXPORT_DIR ?= build/site
+export: generate wasm
+	$(GO) run ./cmd/tidemark export --base-url $(BASE_URL) --out $(EXPORT_DIR)
 
 # demo runs the first lesson's opening scenario through the CLI.
 demo:

@@ -31,6 +31,21 @@ type LayoutView struct {
 	Modules []string
 	// Nav lists the links of the site navigation.
 	Nav []NavLink
+	// Preview, when its URL is set, describes the page to tools that turn
+	// a pasted link into a card or a widget: OpenGraph tags, and the
+	// address of the page's oEmbed description.
+	Preview Preview
+}
+
+// Preview is how a page describes itself when its link is shared.
+type Preview struct {
+	// URL is the page's own address, absolute (og:url).
+	URL string
+	// Type is the OpenGraph type: "website", or "article" for a lesson.
+	Type string
+	// OEmbed, when set, is the absolute address of the page's oEmbed
+	// description (JSON), for discovery.
+	OEmbed string
 }
 
 // NavLink is one link of the site navigation.
@@ -135,14 +150,33 @@ type EmbedSnippets struct {
 	Script   string // a <script> tag for embed.js, which makes the iframe and sizes it
 	Markdown string // a Markdown image of the static picture, for a README
 	Image    string // the same picture as an HTML <img>
+	// Pictures, when set, says which pictures there are where the page is
+	// a copy in static files, which cannot draw one for any step.
+	Pictures string
 }
 
 // PlayView is the sandbox page.
 type PlayView struct {
 	Layout    LayoutView
 	Source    string
+	Posted    bool   // Source came with the request (a form), not from the build
 	Error     string // the first error, as file:line:column: message
 	ErrorLine string // the offending line with a caret under the column
 	Widget    WidgetHost
 	WasmURL   string
+	// Static says the page is a copy in static files, with no server to
+	// post to or to draw pictures.
+	Static bool
+	// The site's addresses the page's script builds links from, as paths:
+	// the sandbox itself, the embed page of a linked scenario, embed.js by
+	// its plain name, and the picture of a linked scenario.
+	PageURL, EmbedURL, ScriptURL, PictureURL string
+}
+
+// LinkedEmbedView is the embed page of a scenario carried in its own
+// address (#tdm=…), which the page's script unpacks and plays.
+type LinkedEmbedView struct {
+	Layout  LayoutView
+	WasmURL string
+	PlayURL string // the sandbox, which the page links to with the same fragment
 }

@@ -15,6 +15,8 @@
 //	act(id, action, arg)                          -> {ok, error, rerun}   ("fill", step: run the checks a pending view lacks)
 //	snippets(id, origin)                          -> {ok, iframe, script, markdown, image}
 //	check(source, name)                           -> {ok, error, line, col}
+//	expect(id, source, name)                      -> {ok, error, line, col, count} (start checking the expect lines)
+//	expectAdvance(id, budget)                     -> {ok, done, results: [{line, col, claim, status, detail}]}
 //	idle()                                        -> collects garbage when the heap nears the collector's goal
 //	stop()
 package main
@@ -38,6 +40,7 @@ func main() {
 	// settings come from the environment rather than runtime/debug because
 	// that package brings fmt into the download.
 	sessions := map[string]*widget.Session{}
+	expectRuns := map[string]*widget.ExpectRun{}
 	var funcs []js.Func
 	done := make(chan struct{})
 	export := func(name string, fn func(args []js.Value) any) js.Func {
@@ -141,6 +144,30 @@ func main() {
 			}
 			return out
 		}),
+		"expect": export("expect", func(args []js.Value) any {
+			r, err := widget.NewExpectRun(str(args, 1), str(args, 2), worlds.All())
+			if err != nil {
+				delete(expectRuns, str(args, 0))
+				return errorAt(err)
+			}
+			expectRuns[str(args, 0)] = r
+			return map[string]any{"ok": true, "count": len(r.Results())}
+		}),
+		"expectAdvance": export("expectAdvance", func(args []js.Value) any {
+			r := expectRuns[str(args, 0)]
+			if r == nil {
+				return missing
+			}
+			done := r.Advance(num(args, 1))
+			results := make([]any, 0, len(r.Results()))
+			for _, x := range r.Results() {
+				results = append(results, map[string]any{"line": x.Line, "col": x.Col, "claim": x.Claim, "status": x.Status, "detail": x.Detail})
+			}
+			if done {
+				delete(expectRuns, str(args, 0))
+			}
+			return map[string]any{"ok": true, "done": done, "results": results}
+		}),
 		"idle": export("idle", func([]js.Value) any {
 			runtime.ReadMemStats(&mem)
 			if mem.HeapAlloc*4 >= mem.NextGC*3 {
@@ -160,6 +187,21 @@ func main() {
 	for _, f := range funcs {
 		f.Release()
 	}
+}
+
+// errorAt is the answer for a scenario that does not parse or build: the
+// error, and the line and column it names when it names one.
+func errorAt(err error) map[string]any {
+	out := map[string]any{"ok": false, "error": err.Error(), "line": 0, "col": 0}
+	var se *scenario.Error
+	var be *engine.BudgetError
+	switch {
+	case errors.As(err, &se):
+		out["line"], out["col"] = se.Pos.Line, se.Pos.Col
+	case errors.As(err, &be):
+		out["line"], out["col"] = be.Pos.Line, be.Pos.Col
+	}
+	return out
 }
 
 func trimQuery(q string) string {

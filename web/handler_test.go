@@ -529,3 +529,22 @@ func TestBusyPages(t *testing.T) {
 	assert.Equal(t, "your text", htmltest.Text(htmltest.Parse(t, w.Body.String()).One(t, "kept")))
 	assert.Empty(t, w.Header().Get("ETag"))
 }
+
+// TestReusedPagesVaryByHost: a kept page that varies by Host is kept once
+// per host. net/http moves the Host header out of the request's headers, so
+// the key reads it from the request itself; a page with links built from
+// one visitor's Host is never served to another's.
+func TestReusedPagesVaryByHost(t *testing.T) {
+	c := &counted{}
+	h := newTestHandler(t, Options{Pages: []Page{
+		{Pattern: "GET /lessons/{slug}", Render: c.render, Reuse: true, Vary: []string{"Host"}},
+	}})
+	for _, host := range []string{"one.example", "two.example", "one.example"} {
+		req := httptest.NewRequest(http.MethodGet, "/lessons/a", nil)
+		req.Host = host
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		require.Equal(t, http.StatusOK, rec.Code)
+	}
+	assert.Equal(t, 2, c.count(), "one render per host")
+}

@@ -105,7 +105,11 @@ func reuseKey(r *http.Request, vary []string) string {
 	b.WriteByte('?')
 	b.WriteString(r.URL.Query().Encode())
 	for _, v := range vary {
-		b.WriteString("\n" + v + ": " + r.Header.Get(v))
+		val := r.Header.Get(v)
+		if http.CanonicalHeaderKey(v) == "Host" {
+			val = r.Host // net/http moves the Host header out of r.Header
+		}
+		b.WriteString("\n" + v + ": " + val)
 	}
 	if r.TLS != nil {
 		b.WriteString("\ntls")

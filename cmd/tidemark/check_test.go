@@ -63,7 +63,7 @@ func TestCheckUnknownCommandWithoutExpectations(t *testing.T) {
 
 // TestHelpEverywhere: -h prints a command's usage on stdout and exits 0.
 func TestHelpEverywhere(t *testing.T) {
-	for _, cmd := range []string{"list", "run", "check", "replay", "version"} {
+	for _, cmd := range []string{"list", "run", "check", "replay", "link", "export", "version"} {
 		for _, h := range []string{"-h", "--help"} {
 			code, out, errOut := tidemark(t, cmd, h)
 			assert.Equal(t, 0, code, "%s %s: %s", cmd, h, errOut)

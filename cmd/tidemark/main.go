@@ -5,6 +5,8 @@
 //	tidemark run <id|file> [--set knob=value]... [--seed N] [--max-events N] [--json]
 //	tidemark check <id|file|dir|->... | --all [--seed N] [--json]
 //	tidemark replay --postgres URL <id|file>... [--set knob=value]... [--every-knob] [--seed N]
+//	tidemark link <id|file|-> [--base-url URL]
+//	tidemark export --base-url URL --out DIR
 //	tidemark version
 //
 // It exits 0 when a run completed, whatever it lost; 1 when an expectation
@@ -28,6 +30,7 @@ import (
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
+	"github.com/tidemark/tidemark/web/share"
 )
 
 func main() {
@@ -53,13 +56,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		code, err = checkCmd(args[1:], stdin, stdout, stderr)
 	case "replay":
 		code, err = replayCmd(args[1:], stdout)
+	case "link":
+		err = linkCmd(args[1:], stdin, stdout)
+	case "export":
+		err = exportCmd(args[1:], stdout, stderr)
 	case "version":
 		err = versionCmd(args[1:], stdout)
 	case "help", "-h", "--help", "-help":
 		usage(stdout)
 		return 0
 	default:
-		err = fmt.Errorf("unknown command %q; expected list, run, check, replay or version", args[0])
+		err = fmt.Errorf("unknown command %q; expected list, run, check, replay, link, export or version", args[0])
 	}
 	if errors.Is(err, errHelp) {
 		return 0
@@ -107,7 +114,7 @@ const (
 )
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, "usage:\n"+listUsage+runUsage+checkUsage+replayUsage+versionUsage)
+	fmt.Fprint(w, "usage:\n"+listUsage+runUsage+checkUsage+replayUsage+linkUsage+exportUsage+versionUsage)
 }
 
 // errHelp is returned by a command that printed its usage because -h asked.
@@ -158,10 +165,21 @@ func list(args []string, w io.Writer) error {
 	return nil
 }
 
-// load finds a bundled scenario by id, or reads and parses a file.
+// load finds a bundled scenario by id, reads the one a link carries
+// (https://HOST/play#tdm=…, see docs/embedding.md), or reads and parses a file.
 func load(ref string) (*scenario.File, error) {
 	if s, ok := lessons.Lookup(ref); ok {
 		return s.File, nil
+	}
+	if _, frag, ok := strings.Cut(ref, "#"); ok && strings.Contains(frag, share.Key+"=") || strings.HasPrefix(ref, share.Key+"=") {
+		if !ok {
+			frag = ref
+		}
+		text, err := share.ParseFragment(frag)
+		if err != nil {
+			return nil, fmt.Errorf("link: %w", err)
+		}
+		return scenario.Parse("link.tdm", []byte(text))
 	}
 	src, err := os.ReadFile(ref)
 	if err != nil {

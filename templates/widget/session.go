@@ -242,8 +242,10 @@ func PastEnd(step, steps int) string {
 	return "step " + itoa(step) + " is past the end; this scenario has " + plural(steps, "step") + ", so it opens at the last"
 }
 
-// refuse drops the fault that could not be applied and restores the
-// previous run; a fault a link asked for is dropped with the link's others.
+// refuse drops the fault that could not be applied and restores the previous run.
+//
+// The faults a link asked for are dropped together, the link's others with
+// the one that could not apply, and the page says so.
 func (s *Session) refuse(err error) error {
 	if len(s.history) == 0 {
 		s.faults, s.original = nil, nil

@@ -63,7 +63,8 @@ func (s State) id(name string) string {
 }
 
 // query returns the link to the widget with the given step and the
-// current knobs, faults and choices.
+// current knobs, faults and choices (the key being explained too, so a
+// link to it opens with the story told).
 func query(t *engine.Trace, s State, step int, extra ...string) string {
 	return s.BasePath + "?" + Encode(linkValues(t, s, step, extra...))
 }
@@ -87,6 +88,9 @@ func linkValues(t *engine.Trace, s State, step int, extra ...string) Values {
 	}
 	if s.Present != "" {
 		v["present"] = []string{s.Present}
+	}
+	if s.Explain != "" {
+		v["explain"] = []string{s.Explain}
 	}
 	for i := 0; i+1 < len(extra); i += 2 {
 		if extra[i+1] == "" {

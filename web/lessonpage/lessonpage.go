@@ -23,12 +23,17 @@ import (
 
 // Routes returns the lesson pages: a lesson's contents, each of its
 // chapters, and its glossary. A lesson page is a pure function of the build
-// (it runs every scenario it embeds and grades every prediction), so the
-// site renders it once and keeps it.
+// (it runs every scenario it embeds and grades every prediction) and of the
+// address it is reached at (its link preview names it), so the site renders
+// it once per address and keeps it.
 func Routes() []web.Page {
 	return []web.Page{
-		{Pattern: "GET /lessons/{slug}", Render: render, Reuse: true},
-		{Pattern: "GET /lessons/{slug}/{chapter}", Render: render, Reuse: true},
+		{Pattern: "GET /lessons/{slug}", Render: render, Reuse: true, Vary: pages.OriginHeaders},
+		{Pattern: "GET /lessons/{slug}/{chapter}", Render: render, Reuse: true, Vary: pages.OriginHeaders},
+		// A copy in static files links each page as a directory
+		// (docs/deploy.md); the server answers its links too.
+		{Pattern: "GET /lessons/{slug}/{$}", Render: render, Reuse: true, Vary: pages.OriginHeaders},
+		{Pattern: "GET /lessons/{slug}/{chapter}/{$}", Render: render, Reuse: true, Vary: pages.OriginHeaders},
 	}
 }
 
@@ -97,6 +102,7 @@ func render(r *http.Request) (templ.Component, error) {
 	layout.Description = l.Summary
 	layout.Stylesheets = []string{web.AssetURL("lesson.css")}
 	layout.Nav[1].Current = true
+	layout.Preview = pages.Preview(r, strings.TrimSuffix(r.URL.Path, "/"), "", "article")
 	switch {
 	case id == "glossary":
 		return templates.LessonGlossary(templates.LessonView{Layout: layout, Lesson: l, Glossary: true}), nil

@@ -20,7 +20,6 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
-	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/lessons/course"
 	"github.com/tidemark/tidemark/templates"
@@ -52,16 +51,21 @@ func Catalog() ([]templates.CatalogItem, error) {
 // embedded on other sites. The sandbox's first text is the build's too.
 func Routes() []web.Page {
 	return []web.Page{
-		{Pattern: "GET /scenarios/{id...}", Render: scenarioPage(false), Reuse: true, Vary: originHeaders},
-		{Pattern: "GET /embed/{id...}", Render: scenarioPage(true), Reuse: true, Vary: originHeaders, Embeddable: true},
+		{Pattern: "GET /scenarios/{id...}", Render: scenarioPage(false), Reuse: true, Vary: OriginHeaders},
+		{Pattern: "GET /embed/{id...}", Render: scenarioPage(true), Reuse: true, Vary: OriginHeaders, Embeddable: true},
+		{Pattern: "GET /embed/{$}", Render: linkedEmbedPage, Reuse: true, Embeddable: true},
 		{Pattern: "GET /picture/{id...}", Handler: http.HandlerFunc(picturePage), Embeddable: true},
+		{Pattern: "GET " + linkedPicture, Handler: http.HandlerFunc(linkedPicturePage), Embeddable: true},
+		{Pattern: "GET " + oembedPath, Handler: http.HandlerFunc(oembedPage)},
 		{Pattern: "GET /play", Render: playPage, Reuse: true},
+		{Pattern: "GET /play/{$}", Render: playPage, Reuse: true}, // a static copy's address of it
 		{Pattern: "POST /play", Render: playPage},
 	}
 }
 
-// originHeaders are the request headers origin reads.
-var originHeaders = []string{"Host", "X-Forwarded-Proto", "Forwarded"}
+// OriginHeaders are the request headers origin reads: a page that builds
+// absolute links to the site varies by them.
+var OriginHeaders = []string{"Host", "X-Forwarded-Proto", "Forwarded"}
 
 // Scripts are the page scripts a widget needs, in load order.
 var Scripts = []string{"wasm_exec.js", "app.js", "widget.js"}
@@ -70,12 +74,28 @@ var Scripts = []string{"wasm_exec.js", "app.js", "widget.js"}
 // which tells a page that framed it through embed.js how tall it is.
 var EmbedScripts = append(slices.Clip(Scripts), "frame.js")
 
+// LinkedScripts are the scripts of the embed page of a scenario carried in
+// its address: a widget's, share.js, which unpacks the scenario, and frame.js.
+var LinkedScripts = append(slices.Clip(Scripts), "share.js", "frame.js")
+
+// PlayScripts are the sandbox's scripts: a widget's, share.js for links
+// that carry the text, and play.js.
+var PlayScripts = append(slices.Clip(Scripts), "share.js", "play.js")
+
+// The paths the sandbox's script builds links from; see PlayView.
+const (
+	playPath      = "/play"
+	linkedPath    = "/embed/"
+	embedScript   = "/static/embed.js"
+	linkedPicture = "/picture.svg"
+)
+
 // DownloadBudget is the most, in bytes, that a page with a widget may make
 // the browser download to become interactive: the engine's module and the
 // page's scripts, brotli-compressed (KB is 1,000 bytes). Tests hold every
 // kind of widget page to it; docs/performance.md says how it was set and
 // what it is headed for.
-const DownloadBudget = 845_000
+const DownloadBudget = 858_000
 
 // WidgetLayout returns the frame of a page that shows widgets: the named
 // scripts, and the engine's module preloaded from the head, so that its
@@ -136,12 +156,15 @@ func run(ctx context.Context, f *scenario.File, q url.Values) (*engine.Trace, wi
 	if len(st.Faults) > 0 {
 		// The link's faults fork the run; the run without them is drawn
 		// beside the fork, as in the browser.
-		fork, err := runFork(ctx, f, knobs, seed, st.Faults)
+		fork, err := simulate(ctx, f, knobs, seed, st.Faults...)
 		switch {
 		case errors.Is(err, web.ErrBusy):
 			return nil, st, nil, err
 		case err != nil:
+			// A fault that does not apply there, or a fork past the budget:
+			// the link's, not the scenario's.
 			problems = append(problems, "the link's faults could not be applied ("+err.Error()+"), so the scenario runs without them")
+			st.Faults = nil
 		default:
 			t, st.Original = fork, t
 		}
@@ -155,7 +178,9 @@ func run(ctx context.Context, f *scenario.File, q url.Values) (*engine.Trace, wi
 
 func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 	return func(r *http.Request) (templ.Component, error) {
-		id := r.PathValue("id")
+		// A copy in static files links each page as a directory
+		// (docs/deploy.md); the server answers its links too.
+		id := strings.TrimSuffix(r.PathValue("id"), "/")
 		sc, ok := lessons.Lookup(id)
 		if !ok {
 			return nil, fmt.Errorf("scenario %q: %w", id, web.ErrNotFound)
@@ -181,10 +206,14 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		step, _ := strconv.Atoi(r.URL.Query().Get("step"))
 		sn := widget.SnippetsFor(origin(r), t, max(0, min(step, t.Steps())))
 		v.Embed = templates.EmbedSnippets{IFrame: sn.IFrame, Script: sn.Script, Markdown: sn.Markdown, Image: sn.Image, Origin: origin(r)}
+		if _, static := web.PublishedFrom(r.Context()); static {
+			staticSnippets(&v.Embed, origin(r), sc.ID, sc.Title, sc.File)
+		}
 		if embed {
 			return templates.EmbedPage(v), nil
 		}
 		v.UsedIn, v.Next = lessonContext(sc.ID)
+		v.Layout.Preview = Preview(r, "/scenarios/"+id, r.URL.Query().Encode(), "website")
 		return templates.ScenarioPage(v), nil
 	}
 }
@@ -197,14 +226,27 @@ func starter() string {
 	return "scenario sandbox/mine \"My scenario\"\n"
 }
 
+// linkedEmbedPage answers GET /embed/: the embed page of a scenario
+// carried in the address's fragment (#tdm=…), which the browser unpacks.
+func linkedEmbedPage(r *http.Request) (templ.Component, error) {
+	v := templates.LinkedEmbedView{Layout: WidgetLayout("A scenario from a link", LinkedScripts...), PlayURL: playPath}
+	v.Layout.Stylesheets = []string{web.AssetURL("play.css")}
+	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
+	return templates.LinkedEmbedPage(v), nil
+}
+
 func playPage(r *http.Request) (templ.Component, error) {
-	v := templates.PlayView{Layout: WidgetLayout("Sandbox", Scripts...)}
+	v := templates.PlayView{Layout: WidgetLayout("Sandbox", PlayScripts...),
+		PageURL: playPath, EmbedURL: linkedPath, ScriptURL: embedScript, PictureURL: linkedPicture}
+	v.Layout.Stylesheets = []string{web.AssetURL("play.css")}
+	_, v.Static = web.PublishedFrom(r.Context())
 	for i := range v.Layout.Nav {
 		v.Layout.Nav[i].Current = v.Layout.Nav[i].Href == "/play"
 	}
 	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
 	src := starter()
 	if r.Method == http.MethodPost {
+		v.Posted = true
 		r.Body = http.MaxBytesReader(nil, r.Body, MaxSource+4096)
 		if err := r.ParseForm(); err != nil {
 			v.Error = "the scenario is too large or the form is malformed; keep it under 64 KB"
@@ -278,54 +320,4 @@ func lessonContext(id string) ([]templates.ScenarioUse, *templates.CatalogItem) 
 		}
 	}
 	return uses, next
-}
-
-// runFork runs f with a link's faults, each injected right after its step,
-// within the limits simulate runs f within. Its trace is not kept: a link's
-// faults are the learner's own.
-func runFork(ctx context.Context, f *scenario.File, knobs map[string]string, seed uint64, faults []engine.Fault) (*engine.Trace, error) {
-	select {
-	case slots <- struct{}{}:
-		defer func() { <-slots }()
-	default:
-		return nil, fmt.Errorf("the server is running %d scenarios for other visitors already: %w", MaxSimulations, web.ErrBusy)
-	}
-	ctx, cancel := context.WithTimeout(ctx, deadline)
-	defer cancel()
-	w, err := engine.BuildWithBudget(f, knobs, seed, worlds.All(), ServerBudget)
-	if err != nil {
-		return nil, err
-	}
-	step := func() bool {
-		if ctx.Err() != nil {
-			return false
-		}
-		return w.Step()
-	}
-	for _, fl := range faults {
-		for w.Trace().Steps() < fl.AfterStep && step() {
-		}
-		if w.Trace().Steps() != fl.AfterStep {
-			break // the checks below say why
-		}
-		if err := w.Inject(fl); err != nil {
-			return nil, err
-		}
-		w.Trace().Faults = append(w.Trace().Faults, fl)
-	}
-	for step() {
-	}
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, fmt.Errorf("%w: %w", errTooSlow, web.ErrBusy)
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	}
-	if err := w.Err(); err != nil {
-		return nil, err
-	}
-	if t := w.Trace(); len(t.Faults) < len(faults) {
-		return nil, fmt.Errorf("the scenario has only %d steps, so no fault can come after step %d", t.Steps(), faults[len(t.Faults)].AfterStep)
-	}
-	return w.Trace(), nil
 }

@@ -28,12 +28,20 @@ const PictureCache = "public, max-age=3600"
 func picturePage(w http.ResponseWriter, r *http.Request) {
 	id := strings.TrimSuffix(r.PathValue("id"), ".svg")
 	sc, ok := lessons.Lookup(id)
+	q := r.URL.Query()
+	if i := strings.LastIndexByte(id, '/'); !ok && i > 0 && strings.HasSuffix(r.PathValue("id"), ".svg") {
+		// A static copy's name for the picture of how it ends (see StaticPicture).
+		if sq, isStatic := staticPictureQuery(id[i+1:]); isStatic {
+			if sc, ok = lessons.Lookup(id[:i]); ok {
+				id, q = id[:i], sq
+			}
+		}
+	}
 	if !ok {
 		writeSVG(w, r, http.StatusNotFound, "no-cache", picture.Message("No such scenario",
 			"Tidemark has no scenario named "+strconv.Quote(id)+". The home page lists every scenario and its id."))
 		return
 	}
-	q := r.URL.Query()
 	t, st, problems, err := run(r.Context(), sc.File, q)
 	if errors.Is(err, web.ErrBusy) {
 		w.Header().Set("Retry-After", web.RetryAfter)
@@ -54,7 +62,7 @@ func picturePage(w http.ResponseWriter, r *http.Request) {
 	}
 	// The picture is kept by shared caches (PictureCache), and its link is
 	// built from these headers: a cache must keep one picture per value.
-	for _, h := range originHeaders {
+	for _, h := range OriginHeaders {
 		w.Header().Add("Vary", h)
 	}
 	writeSVG(w, r, http.StatusOK, PictureCache, picture.Render(picture.View{
@@ -85,37 +93,9 @@ func sentence(err error) string {
 	return s
 }
 
-// origin returns the scheme and host a request reached us at, for links
-// that leave the site (in a snippet to paste elsewhere, or written in a
-// picture). A Host header with anything but the characters of a host name,
-// an IP address and a port gives "", so the links stay relative rather than
-// carry it.
-func origin(r *http.Request) string {
-	host := r.Host
-	if host == "" || strings.IndexFunc(host, func(c rune) bool {
-		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(".-:[]", c))
-	}) >= 0 {
-		return ""
-	}
-	scheme := "http"
-	if r.TLS != nil || r.URL.Scheme == "https" || r.Header.Get("X-Forwarded-Proto") == "https" || forwardedProto(r.Header.Get("Forwarded")) == "https" {
-		scheme = "https"
-	}
-	return scheme + "://" + host
-}
-
-// forwardedProto is the proto= of the first element of a Forwarded header
-// (RFC 7239), the one the proxy nearest the reader added, or "".
-func forwardedProto(h string) string {
-	first, _, _ := strings.Cut(h, ",")
-	for pair := range strings.SplitSeq(first, ";") {
-		k, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
-		if ok && strings.EqualFold(k, "proto") {
-			return strings.ToLower(strings.Trim(v, `"`))
-		}
-	}
-	return ""
-}
+// origin returns the address links that leave the site start with (see
+// web.SiteURL).
+func origin(r *http.Request) string { return web.SiteURL(r) }
 
 // snippets returns the three ways to put scenario id, with t's knobs, at
 // step in someone else's documentation.

@@ -55,8 +55,12 @@ var errTooSlow = errors.New("the server stopped running this scenario after " + 
 // Errors: a *scenario.Error or knob error for bad input, a
 // *engine.BudgetError past the budget, and one wrapping web.ErrBusy when no
 // run is free or the deadline passed.
-func simulate(ctx context.Context, f *scenario.File, knobs map[string]string, seed uint64) (*engine.Trace, error) {
+//
+// With faults (a link's fork, injected right after their steps, in step
+// order) the run is never kept: the page drawn from it is.
+func simulate(ctx context.Context, f *scenario.File, knobs map[string]string, seed uint64, faults ...engine.Fault) (*engine.Trace, error) {
 	key, bundled := traceKey(f, knobs, seed)
+	bundled = bundled && len(faults) == 0
 	if bundled {
 		if t := traces.get(key); t != nil {
 			return t, nil
@@ -70,7 +74,7 @@ func simulate(ctx context.Context, f *scenario.File, knobs map[string]string, se
 	}
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	t, err := runWithin(ctx, f, knobs, seed)
+	t, err := runWithin(ctx, f, knobs, seed, faults...)
 	if err != nil {
 		return nil, err
 	}
@@ -80,13 +84,25 @@ func simulate(ctx context.Context, f *scenario.File, knobs map[string]string, se
 	return t, nil
 }
 
-// runWithin builds and runs f within ServerBudget, stopping when ctx ends.
-func runWithin(ctx context.Context, f *scenario.File, knobs map[string]string, seed uint64) (*engine.Trace, error) {
+// runWithin builds and runs f within ServerBudget, injecting faults right
+// after their steps, stopping when ctx ends.
+func runWithin(ctx context.Context, f *scenario.File, knobs map[string]string, seed uint64, faults ...engine.Fault) (*engine.Trace, error) {
 	w, err := engine.BuildWithBudget(f, knobs, seed, worlds.All(), ServerBudget)
 	if err != nil {
 		return nil, err
 	}
-	for i := 1; w.Step(); i++ {
+	for i := 1; ; i++ {
+		if len(faults) > 0 && w.Trace().Steps() == faults[0].AfterStep {
+			if err := w.Inject(faults[0]); err != nil {
+				return nil, err
+			}
+			w.Trace().Faults = append(w.Trace().Faults, faults[0])
+			faults = faults[1:]
+			continue
+		}
+		if !w.Step() {
+			break
+		}
 		if i%1024 == 0 && ctx.Err() != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return nil, fmt.Errorf("%w: %w", errTooSlow, web.ErrBusy)
@@ -96,6 +112,9 @@ func runWithin(ctx context.Context, f *scenario.File, knobs map[string]string, s
 	}
 	if err := w.Err(); err != nil {
 		return nil, err
+	}
+	if len(faults) > 0 {
+		return nil, fmt.Errorf("the run ended at step %d, before step %d", w.Trace().Steps(), faults[0].AfterStep)
 	}
 	return w.Trace(), nil
 }

@@ -340,9 +340,11 @@
         this.pendingMessage = "";
       }
       if (this.isPage()) {
-        this.setAddress(this.host.dataset.base + v.query, full);
+        // The fragment stays: it may carry the scenario itself (#tdm=…).
+        this.setAddress(this.host.dataset.base + v.query + location.hash, full);
         this.tellPeer(v);
       }
+      this.query = v.query;
       this.step = v.step;
       this.steps = v.steps;
       if (v.pending) this.fillSoon();
@@ -694,52 +696,16 @@
     }
   };
 
-  // The sandbox: check the text as the visitor types and play it when valid.
-  const sandbox = (engine) => {
-    const src = document.getElementById("play-src");
-    if (!src) return;
-    const box = document.getElementById("play-error");
-    const out = document.getElementById("play-output");
-    let timer = null;
-    const check = async () => {
-      const r = engine.check(src.value, "play.tdm");
-      if (!r.ok) {
-        box.hidden = false;
-        box.replaceChildren();
-        const p = document.createElement("p");
-        p.textContent = r.error;
-        box.append(p);
-        if (r.line > 0) {
-          const line = src.value.split("\n")[r.line - 1] || "";
-          const pre = document.createElement("pre");
-          pre.className = "play-caret";
-          const prefix = `${r.line} | `;
-          pre.textContent = `${prefix}${line}\n${" ".repeat(prefix.length + Math.max(r.col, 1) - 1)}^`;
-          box.append(pre);
-        }
-        src.setAttribute("aria-invalid", "true");
-        box.dataset.line = String(r.line);
-        return;
-      }
-      box.hidden = true;
-      box.replaceChildren();
-      box.dataset.line = "0";
-      src.removeAttribute("aria-invalid");
-      out.replaceChildren();
-      const host = document.createElement("div");
-      host.className = "tm-host";
-      Object.assign(host.dataset, { source: src.value, name: "play.tdm", base: "/play", id: "play", embedded: "" });
-      out.append(host);
-      await new Widget(host, engine).open();
-    };
-    src.addEventListener("input", () => {
-      clearTimeout(timer);
-      timer = setTimeout(check, 250);
-    });
-    document.querySelector(".play-form").addEventListener("submit", (e) => {
-      e.preventDefault();
-      check();
-    });
+  // Other scripts (the sandbox's play.js, share.js for a linked scenario)
+  // make widget hosts of their own after the page has loaded, and hand them
+  // over here: open(host) resolves with the widget once it is drawn.
+  window.tidemarkWidgets = {
+    engine: engineReady,
+    open: async (host) => {
+      const w = new Widget(host, await engineReady());
+      await w.open();
+      return w;
+    },
   };
 
   const start = async () => {
@@ -758,10 +724,9 @@
       return;
     }
     for (const h of hosts()) {
-      if (h.closest("#play-output")) continue;
+      if (h.closest("#play-output")) continue; // the sandbox's: play.js opens it
       await new Widget(h, engine).open();
     }
-    sandbox(engine);
   };
   start();
 })();

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/lessons"
+	"github.com/tidemark/tidemark/web/share"
+)
+
+// TestLinkCommand: link prints the sandbox, embed and picture links of a
+// scenario, each carrying its text; run and check read a link back.
+func TestLinkCommand(t *testing.T) {
+	code, out, errOut := tidemark(t, "link", "hwm/visibility-gap", "--base-url", "https://example.github.io/tidemark/")
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Len(t, lines, 3, out)
+	sc, _ := lessons.Lookup("hwm/visibility-gap")
+	for i, prefix := range []string{"sandbox: https://example.github.io/tidemark/play#tdm=", "embed:   https://example.github.io/tidemark/embed/#tdm=", "picture: https://example.github.io/tidemark/picture.svg?src="} {
+		require.True(t, strings.HasPrefix(lines[i], prefix), lines[i])
+		text, err := share.Decode(strings.TrimPrefix(lines[i], prefix))
+		require.NoError(t, err)
+		assert.Equal(t, string(sc.Source), text)
+	}
+
+	link := strings.TrimPrefix(lines[0], "sandbox: ")
+	code, out, errOut = tidemark(t, "run", link)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "VERDICT: 2 rows missing")
+	code, out, errOut = tidemark(t, "check", link)
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `expectations: [1-9][0-9]* passed, 0 failed`, out)
+
+	code, _, errOut = tidemark(t, "run", "https://example.github.io/tidemark/play#tdm=abc*")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "link: the link's scenario is damaged")
+
+	code, out, errOut = tidemarkIn(t, "scenario x/y \"Y\"\nsource orders key=order_id\n", "link", "-")
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "sandbox: http://127.0.0.1:8080/play#tdm="), out)
+	code, _, errOut = tidemark(t, "link", "hwm/visibility-gap", "--base-url", "example.com")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "expected an absolute http or https address")
+}

@@ -1,0 +1,43 @@
+package widget
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/lessons"
+)
+
+// TestFaultsInALink: each kind of fault a learner injects is written in a
+// link and read back the same, a link's faults come in step order, and one
+// that does not read is named and left out.
+func TestFaultsInALink(t *testing.T) {
+	for _, f := range []engine.Fault{
+		{AfterStep: 12, Kind: hwm.FaultCrash},
+		{AfterStep: 3, Kind: engine.FaultClockJump, Clock: "source", By: -5 * vtime.Second},
+		{AfterStep: 20, Kind: logs.FaultAddPartition, Topic: "orders"},
+		{AfterStep: 8, Kind: logs.FaultPause, Group: "billing", Member: "c1", For: 3 * vtime.Minute},
+	} {
+		text := FaultText(f)
+		back, err := ParseFault(text)
+		require.NoError(t, err, text)
+		assert.Equal(t, f, back, text)
+		var b Values = Values{"fault": {text}}
+		assert.Equal(t, "fault="+text, Encode(b), "the address keeps it as it is")
+	}
+	sc, ok := lessons.Lookup("hwm/advance-order")
+	require.True(t, ok)
+	_, st, problems := FromQuery(sc.File, Values{"fault": {"14~jump~+5s", "11~crash", "x~crash", "3~melt"}})
+	require.Len(t, st.Faults, 2)
+	assert.Equal(t, 11, st.Faults[0].AfterStep)
+	assert.Equal(t, 14, st.Faults[1].AfterStep)
+	assert.Equal(t, []string{
+		"fault=3~melt is not a fault: expected STEP~crash, STEP~jump~-5s, STEP~add-partition~TOPIC or STEP~pause~GROUP~MEMBER~30s; ignoring it",
+		"fault=x~crash does not start with a step number; ignoring it",
+	}, problems)
+}

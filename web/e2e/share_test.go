@@ -1,0 +1,325 @@
+//go:build !js
+
+package e2e
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
+
+	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/htmltest"
+	"github.com/tidemark/tidemark/web/pages"
+	"github.com/tidemark/tidemark/web/share"
+)
+
+// TestFragmentRoundTrip: a text Go put in a link opens in the sandbox's
+// editor as it was; the browser then writes the text, edited, back into
+// the address, and Go reads exactly that text from it.
+func TestFragmentRoundTrip(t *testing.T) {
+	base := startSandbox(t)
+	ctx := newBrowser(t)
+	text := strings.Replace(sandboxScenario, "A late commit falls behind the mark", "Ünïcode survives ✓ — “quotes”", 1)
+	frag, err := share.Fragment(text)
+	require.NoError(t, err)
+	openPlay(t, ctx, base+"/play#"+frag)
+	assert.Equal(t, text, playText(t, ctx))
+	waitFor(t, ctx, "the widget plays the linked text", `document.querySelector('#play-output .tm-widget') !== null`)
+
+	time.Sleep(500 * time.Millisecond)
+	assert.Equal(t, "#"+frag, eval[string](t, ctx, `location.hash`), "the address keeps the link it was opened with")
+
+	edited := text + "# edited in the browser\n"
+	setText(t, ctx, edited)
+	waitFor(t, ctx, "the address follows the text", `location.hash !== `+jsString("#"+frag))
+	hash := eval[string](t, ctx, `location.hash`)
+	got, err := share.ParseFragment(hash)
+	require.NoError(t, err, hash)
+	assert.Equal(t, edited, got)
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestLinkedEmbed: /embed/#tdm=… plays the scenario its address carries,
+// at the step and knobs of its query; an address with a damaged, oversized
+// or missing scenario, or one that does not build, gets a message.
+func TestLinkedEmbed(t *testing.T) {
+	base := startSandbox(t)
+	browser := startBrowser(t)
+	frag, err := share.Fragment(sandboxScenario)
+	require.NoError(t, err)
+
+	t.Run("plays", func(t *testing.T) {
+		ctx := newIsolatedTab(t, browser)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/embed/?step=4&mark=lsn#"+frag)))
+		waitFor(t, ctx, "the widget", `document.querySelector('.tm-host[data-ready="true"]') !== null`)
+		assert.Equal(t, "4", eval[string](t, ctx, `document.querySelector(".tm-widget").dataset.step`))
+		assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="knob-mark-lsn"]').checked`))
+		assert.Equal(t, "A late commit falls behind the mark", text(t, ctx, `[data-testid="page-title"]`))
+		assert.Equal(t, "A late commit falls behind the mark — Tidemark", eval[string](t, ctx, `document.title`))
+		assert.Equal(t, base+"/play#"+frag, eval[string](t, ctx, `document.querySelector('[data-testid="linked-open"]').href`), "the credit opens the same text in the sandbox")
+		assert.Empty(t, pageProblems(t, ctx))
+	})
+
+	long := strings.Repeat("A", share.MaxPayload+1)
+	for name, tc := range map[string]struct{ hash, says string }{
+		"damaged":       {"#" + frag[:len(frag)/2], "damaged"},
+		"not base64url": {"#tdm=abc*def", "is not one a link's scenario is written in"},
+		"too long":      {"#tdm=" + long, "a link carries at most 12288"},
+		"none":          {"", "this address carries none"},
+		"does not build": {"#" + mustFragment(t, "scenario x/y \"Y\"\npipeline extract from=nowhere\n"),
+			"does not build"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := newIsolatedTab(t, browser)
+			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/embed/"+tc.hash)))
+			waitFor(t, ctx, "a message", `document.querySelector('[data-testid="linked"]').dataset.state === "problem"`)
+			assert.Contains(t, text(t, ctx, `[data-testid="linked-problem"]`), tc.says)
+			assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid="linked-problem"]').hidden`))
+			assert.Equal(t, "alert", eval[string](t, ctx, `document.querySelector('[data-testid="linked-problem"]').getAttribute("role")`))
+			assert.Empty(t, pageProblems(t, ctx))
+		})
+	}
+}
+
+// htmltestParse reads a response's body as a page, closing it.
+func htmltestParse(t *testing.T, resp *http.Response) htmltest.Doc {
+	t.Helper()
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	return htmltest.Parse(t, string(b))
+}
+
+func attrOf(n *html.Node, key string) string { return htmltest.Attr(n, key) }
+
+func mustFragment(t *testing.T, text string) string {
+	t.Helper()
+	f, err := share.Fragment(text)
+	require.NoError(t, err)
+	return f
+}
+
+// authorDocs stands for a documentation site that embeds scenarios of its
+// own: inline before a tag, inline after an async tag, from a file of its
+// own, from a file on another site that allows it (CORS), and from one that
+// does not. SITE and OTHER are replaced by the two servers' addresses.
+const authorDocs = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Our docs</title></head><body>
+<div id="inline-before">
+<script type="text/x-tidemark">
+scenario mydocs/late-commit "A late commit falls behind the mark"
+knob mark = timestamp | lsn
+source orders key=order_id updated_at=txn-start
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=$mark advance=after
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
+txn T2 begin=10:00:00 commit=10:00:04 insert order_id=2
+run extract at=10:00:02
+run extract at=10:00:06
+</script>
+<script src="SITE/static/embed.js" data-step="4" data-knobs="mark=lsn" async></script>
+</div>
+<div id="inline-after">
+<script src="SITE/static/embed.js" async></script>
+<script type="text/x-tidemark">
+scenario mydocs/after "Written after the tag"
+source orders key=order_id
+target fct_orders sink=append key=order_id
+pipeline extract from=orders to=fct_orders mark=timestamp
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
+run extract at=10:00:02
+</script>
+</div>
+<div id="own-file"><script src="SITE/static/embed.js" data-source="/docs/late.tdm" data-step="2" async></script></div>
+<div id="cors-file"><script src="SITE/static/embed.js" data-source="OTHER/late.tdm" async></script></div>
+<div id="no-cors-file"><script src="SITE/static/embed.js" data-source="OTHER/private.tdm" async></script></div>
+<div id="missing-file"><script src="SITE/static/embed.js" data-source="/docs/nope.tdm" async></script></div>
+</body></html>`
+
+// TestEmbedScriptInlineAndSource: embed.js embeds a scenario written
+// inline next to its tag (before it, or after an async tag) or fetched from
+// a file (the page's own, or another site's with CORS), each in an iframe
+// that plays it at the step and knobs of the tag; a file it may not or
+// cannot fetch gets a note where the iframe would be.
+func TestEmbedScriptInlineAndSource(t *testing.T) {
+	needWasm(t)
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	site, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+
+	late := strings.SplitN(strings.SplitN(authorDocs, "<script type=\"text/x-tidemark\">\n", 2)[1], "</script>", 2)[0]
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/late.tdm":
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			_, _ = w.Write([]byte(late))
+		case "/private.tdm":
+			_, _ = w.Write([]byte(late))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(other.Close)
+
+	// The docs are served beside the site, on its origin (so the test can
+	// look into the frames), but without the site's headers: a page of
+	// someone else's.
+	var base string
+	mux := http.NewServeMux()
+	mux.Handle("/", site)
+	mux.HandleFunc("/docs/", func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/docs/page":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(strings.NewReplacer("SITE", base, "OTHER", other.URL).Replace(authorDocs)))
+		case "/docs/late.tdm":
+			_, _ = w.Write([]byte(late))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	base = srv.URL
+
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/docs/page")))
+	frame := func(box string) string { return `document.querySelector("#` + box + ` iframe")` }
+	inner := func(box string) string { return frame(box) + `.contentDocument` }
+	for _, box := range []string{"inline-before", "inline-after", "own-file", "cors-file"} {
+		waitFor(t, ctx, box+": a widget in the frame", frame(box)+` && `+inner(box)+` && `+inner(box)+`.querySelector('.tm-host[data-ready="true"]') !== null`)
+		src := eval[string](t, ctx, frame(box)+`.src`)
+		assert.True(t, strings.HasPrefix(src, base+"/embed/"), "%s: %s", box, src)
+		_, fragment, _ := strings.Cut(src, "#")
+		got, err := share.ParseFragment(fragment)
+		require.NoError(t, err, box)
+		assert.Contains(t, got, "scenario mydocs/", box)
+		assert.True(t, eval[bool](t, ctx, frame(box)+`.previousElementSibling.tagName === "SCRIPT"`), "%s: the iframe follows its tag", box)
+	}
+	assert.Equal(t, "4", eval[string](t, ctx, inner("inline-before")+`.querySelector(".tm-widget").dataset.step`))
+	assert.True(t, eval[bool](t, ctx, inner("inline-before")+`.querySelector('[data-testid="knob-mark-lsn"]').checked`))
+	assert.Equal(t, "2", eval[string](t, ctx, inner("own-file")+`.querySelector(".tm-widget").dataset.step`))
+	got, _ := share.ParseFragment(strings.SplitN(eval[string](t, ctx, frame("inline-before")+`.src`), "#", 2)[1])
+	assert.Equal(t, late, got, "the inline text, without the line break after its tag")
+	// The frame is sized to its content and named after the scenario.
+	waitFor(t, ctx, "the frame's title", frame("inline-before")+`.title.startsWith("A late commit falls behind the mark")`)
+	waitFor(t, ctx, "the frame's height", frame("inline-before")+`.style.height !== ""`)
+
+	waitFor(t, ctx, "a note for the file without CORS", `document.querySelector("#no-cors-file .tidemark-embed-problem") !== null`)
+	assert.Contains(t, text(t, ctx, "#no-cors-file .tidemark-embed-problem"), "Access-Control-Allow-Origin")
+	assert.Empty(t, eval[[]string](t, ctx, `[...document.querySelectorAll("#no-cors-file iframe")].map(f => f.src)`))
+	waitFor(t, ctx, "a note for the missing file", `document.querySelector("#missing-file .tidemark-embed-problem") !== null`)
+	assert.Contains(t, text(t, ctx, "#missing-file .tidemark-embed-problem"), "answered 404")
+}
+
+// oembedConsumer stands for a tool that unfurls a pasted link with oEmbed,
+// as a documentation platform or a chat would: it reads the discovery link
+// the test found in the page, asks for the answer and puts its html in.
+const oembedConsumer = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Consumer</title></head><body>
+<div id="unfurled"></div>
+<script>
+fetch(ENDPOINT).then((r) => r.json()).then((a) => {
+  document.getElementById("unfurled").innerHTML = a.html;
+  document.body.dataset.type = a.type;
+  document.body.dataset.title = a.title;
+});
+</script>
+</body></html>`
+
+// TestOEmbedUnfurls: the oEmbed discovery link of a scenario page, asked by
+// a consumer's page, gives an iframe that plays the scenario at the page's
+// step and knobs.
+func TestOEmbedUnfurls(t *testing.T) {
+	needWasm(t)
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	site, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+	var endpoint string
+	mux := http.NewServeMux()
+	mux.Handle("/", site)
+	mux.HandleFunc("/consumer", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(strings.Replace(oembedConsumer, "ENDPOINT", jsString(endpoint), 1)))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	resp, err := http.Get(srv.URL + "/scenarios/hwm/visibility-gap?step=14&mark=lsn")
+	require.NoError(t, err)
+	page := htmltestParse(t, resp)
+	for _, l := range page.ByTag("link") {
+		if attrOf(l, "type") == "application/json+oembed" {
+			endpoint = attrOf(l, "href")
+		}
+	}
+	require.True(t, strings.HasPrefix(endpoint, srv.URL+"/oembed?"), endpoint)
+
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/consumer")))
+	doc := `document.querySelector("#unfurled iframe").contentDocument`
+	waitFor(t, ctx, "the unfurled widget plays", `document.querySelector("#unfurled iframe") && `+doc+` && `+doc+`.querySelector('.tm-host[data-ready="true"]') !== null`)
+	assert.Equal(t, "rich", eval[string](t, ctx, `document.body.dataset.type`))
+	assert.Equal(t, "14", eval[string](t, ctx, doc+`.querySelector(".tm-widget").dataset.step`))
+	assert.True(t, eval[bool](t, ctx, doc+`.querySelector('[data-testid="knob-mark-lsn"]').checked`))
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestFaultsInTheAddress: a fork is part of the address. A crash or a clock
+// jump injected in the browser lands in the address as fault=…, a reload
+// opens the same fork with its comparison, and so does a link to it; the key
+// being explained stays in the address too; a link's fault that cannot
+// apply is dropped with a word.
+func TestFaultsInTheAddress(t *testing.T) {
+	ctx, base := startPlayground(t, "/scenarios/hwm/advance-order?crash=none&sink=append&advance=after")
+	first := eval[int](t, ctx, `Number([...document.querySelectorAll('.tm-steps li.tm-kind-write')][0].dataset.step)`)
+	// Clicked through the page, so that a layout still settling on a busy
+	// machine cannot make the click miss.
+	jsClick(t, ctx, `.tm-steps li[data-step="`+strconv.Itoa(first)+`"] a`)
+	waitFor(t, ctx, "the write's step", `document.querySelector(".tm-widget").dataset.step === "`+strconv.Itoa(first)+`"`)
+	jsClick(t, ctx, `[data-testid="btn-crash"]`)
+	waitFor(t, ctx, "the fork's comparison", `document.querySelector('[data-testid="panel-compare"]') !== null`)
+	waitFor(t, ctx, "the fault in the address", `location.search.includes("fault=`+strconv.Itoa(first)+`~crash")`)
+
+	// A reload opens the same fork, at the same step.
+	reloadUntil(t, ctx, `document.querySelector('.tm-host[data-ready="true"] [data-testid="panel-compare"]') !== null`)
+	assert.Equal(t, first, step(t, ctx))
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="message"]').hidden`), text(t, ctx, `[data-testid="message"]`))
+
+	// A clock jump after it joins it, in step order.
+	jsClick(t, ctx, `[data-testid="btn-end"]`)
+	waitFor(t, ctx, "the end", `document.querySelector(".tm-widget").dataset.step === document.querySelector(".tm-widget").dataset.steps`)
+	jsClick(t, ctx, `[data-testid="btn-jump-back"]`)
+	waitFor(t, ctx, "both faults in the address", `new URLSearchParams(location.search).getAll("fault").length === 2`)
+	faults := eval[[]string](t, ctx, `new URLSearchParams(location.search).getAll("fault")`)
+	assert.Equal(t, strconv.Itoa(first)+"~crash", faults[0])
+	assert.Contains(t, faults[1], "~jump~-5s")
+
+	// The key being explained stays in the address, and a link opens it.
+	jsClick(t, ctx, `[data-act="explain"][data-key]:not([data-key=""])`)
+	waitFor(t, ctx, "the explanation in the address", `location.search.includes("explain=")`)
+	link := eval[string](t, ctx, `location.href`)
+	other := newTabBeside(t, ctx)
+	require.NoError(t, chromedp.Do(other, chromedp.Navigate(link)))
+	waitFor(t, other, "the linked fork", `document.querySelector('.tm-host[data-ready="true"] [data-testid="panel-compare"]') !== null`)
+	assert.NotEmpty(t, text(t, other, `[data-testid="explain"]`))
+	assert.Equal(t, 2, eval[int](t, other, `new URLSearchParams(location.search).getAll("fault").length`))
+
+	// A fault that cannot apply where the link puts it.
+	require.NoError(t, chromedp.Do(other, chromedp.Navigate(base+"/scenarios/hwm/advance-order?crash=none&fault=1~crash")))
+	waitReady(t, other)
+	assert.Contains(t, text(t, other, `[data-testid="message"]`), "the link's faults could not be applied")
+	assert.Empty(t, pageProblems(t, ctx))
+}

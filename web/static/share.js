@@ -1,0 +1,197 @@
+// Tidemark links that carry a scenario: the text, compressed, in the
+// address's fragment (#tdm=PAYLOAD), which the browser never sends to a
+// server. PAYLOAD is the text as UTF-8, compressed with raw DEFLATE
+// (CompressionStream "deflate-raw") and written in unpadded base64url; the
+// Go package web/share reads and writes the same, with the same limits.
+//
+// This file defines window.tidemarkShare (used by the sandbox, play.js) and
+// draws the widget of a page that shows a linked scenario: /embed/#tdm=…,
+// marked by an element with data-tidemark-linked. A fragment that is
+// missing, too long or damaged gets a message there, never a blank page.
+"use strict";
+
+(() => {
+  const KEY = "tdm";
+  const MAX_PAYLOAD = 12 * 1024; // characters: share.MaxPayload
+  const MAX_TEXT = 64 * 1024; // bytes once unpacked: share.MaxText
+
+  // ShareError is why a payload could not be made or read. kind is
+  // "empty", "too-long", "too-large" or "damaged"; the message is a sentence.
+  class ShareError extends Error {
+    constructor(kind, message) {
+      super(message);
+      this.kind = kind;
+    }
+  }
+
+  const toBase64url = (bytes) => {
+    let bin = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) {
+      bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    }
+    return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  };
+
+  const fromBase64url = (s) => {
+    const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  };
+
+  const supported = () => typeof CompressionStream === "function" && typeof DecompressionStream === "function";
+
+  // encode returns the payload that carries text, or throws a ShareError
+  // when a link cannot carry it.
+  const encode = async (text) => {
+    const bytes = new TextEncoder().encode(text);
+    if (bytes.length > MAX_TEXT) {
+      throw new ShareError("too-large", `The scenario is ${bytes.length} bytes, and a link carries at most ${MAX_TEXT}.`);
+    }
+    const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("deflate-raw"));
+    const payload = toBase64url(new Uint8Array(await new Response(stream).arrayBuffer()));
+    if (payload.length > MAX_PAYLOAD) {
+      throw new ShareError("too-long",
+        `The scenario is too long for a link: compressed it is ${payload.length} characters, and a link carries at most ${MAX_PAYLOAD}. Save it as a file instead.`);
+    }
+    return payload;
+  };
+
+  const damaged = (why) => new ShareError("damaged", "The scenario in this link is damaged: " + why);
+
+  // decode returns the text a payload carries, or throws a ShareError. It
+  // unpacks at most MAX_TEXT bytes, so a small payload cannot blow up.
+  const decode = async (payload) => {
+    payload = payload.replace(/=+$/, "");
+    if (!payload) throw new ShareError("empty", "This link holds no scenario after #tdm=.");
+    if (payload.length > MAX_PAYLOAD) {
+      throw new ShareError("too-long", `The scenario in this link is ${payload.length} characters long, and a link carries at most ${MAX_PAYLOAD}.`);
+    }
+    const bad = payload.search(/[^A-Za-z0-9_-]/);
+    if (bad >= 0) {
+      throw damaged(`character ${bad + 1} (“${payload[bad]}”) is not one a link's scenario is written in; was the link cut short or changed on the way?`);
+    }
+    let bytes;
+    try {
+      bytes = fromBase64url(payload);
+    } catch {
+      throw damaged("its length does not fit the encoding; was the link cut short?");
+    }
+    const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw")).getReader();
+    const chunks = [];
+    let size = 0;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.length;
+        if (size > MAX_TEXT) {
+          reader.cancel().catch(() => {});
+          throw new ShareError("too-large", `The scenario in this link unpacks to more than ${MAX_TEXT} bytes, the most a scenario may be.`);
+        }
+        chunks.push(value);
+      }
+    } catch (err) {
+      if (err instanceof ShareError) throw err;
+      throw damaged("its compressed text cannot be unpacked; was the link cut short or changed on the way?");
+    }
+    const all = new Uint8Array(size);
+    let at = 0;
+    for (const c of chunks) {
+      all.set(c, at);
+      at += c.length;
+    }
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(all);
+    } catch {
+      throw damaged("it unpacks to something that is not text.");
+    }
+  };
+
+  // payloadOf returns the tdm= payload of a fragment ("#x=1&tdm=…"), or null.
+  const payloadOf = (hash) => {
+    for (const part of hash.replace(/^#/, "").split("&")) {
+      if (part.startsWith(KEY + "=")) return part.slice(KEY.length + 1);
+    }
+    return null;
+  };
+
+  window.tidemarkShare = { KEY, MAX_PAYLOAD, MAX_TEXT, ShareError, supported, encode, decode, payloadOf };
+
+  // ---- A page that shows the scenario of its own link (/embed/#tdm=…) ----
+
+  const page = document.querySelector("[data-tidemark-linked]");
+  if (!page) return;
+  const problem = page.querySelector('[data-testid="linked-problem"]');
+  const out = page.querySelector('[data-testid="linked-output"]');
+  const title = document.querySelector('[data-testid="page-title"]');
+
+  const show = (lines) => {
+    problem.replaceChildren();
+    for (const [tag, text, cls] of lines) {
+      const el = document.createElement(tag);
+      el.textContent = text;
+      if (cls) el.className = cls;
+      problem.append(el);
+    }
+    problem.hidden = false;
+    out.replaceChildren();
+    page.dataset.state = "problem";
+  };
+
+  const open = async () => {
+    // The credit link opens the same scenario in the sandbox.
+    const credit = document.querySelector('[data-testid="linked-open"]');
+    if (credit) credit.href = credit.getAttribute("href").split("#")[0] + location.hash;
+    const payload = payloadOf(location.hash);
+    if (payload === null) {
+      show([["p", "This page shows a scenario carried in its own address, after #tdm=, and this address carries none. " +
+        "A link to it comes from the sandbox's Embed button or from embed.js."]]);
+      return;
+    }
+    if (!supported()) {
+      show([["p", "This browser cannot unpack the scenario in this link (it lacks DecompressionStream). Any current Chrome, Edge, Firefox or Safari can."]]);
+      return;
+    }
+    let text;
+    try {
+      text = await decode(payload);
+    } catch (err) {
+      show([["p", err.message]]);
+      return;
+    }
+    let engine;
+    try {
+      engine = await window.tidemarkWidgets.engine();
+    } catch (err) {
+      show([["p", "The interactive engine could not start (" + err.message + ")."]]);
+      return;
+    }
+    const c = engine.check(text, "linked.tdm");
+    if (!c.ok) {
+      const lines = [["p", "The scenario in this link does not build: " + c.error]];
+      if (c.line > 0) {
+        const line = text.split("\n")[c.line - 1] || "";
+        const prefix = `${c.line} | `;
+        lines.push(["pre", `${prefix}${line}\n${" ".repeat(prefix.length + Math.max(c.col, 1) - 1)}^`, "play-caret"]);
+      }
+      show(lines);
+      return;
+    }
+    problem.hidden = true;
+    const host = document.createElement("div");
+    host.className = "tm-host";
+    Object.assign(host.dataset, { source: text, name: "linked.tdm", base: location.pathname, id: "tm", embedded: "on", query: location.search });
+    out.replaceChildren(host);
+    await window.tidemarkWidgets.open(host);
+    const w = host.querySelector(".tm-widget");
+    if (w && title) {
+      title.textContent = (w.getAttribute("aria-label") || "").replace(/^Scenario: /, "") || title.textContent;
+      document.title = title.textContent + " — Tidemark";
+    }
+    page.dataset.state = "ready";
+  };
+
+  window.addEventListener("hashchange", () => location.reload());
+  open();
+})();
