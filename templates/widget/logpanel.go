@@ -329,7 +329,7 @@ func groupStations(b *builder, v *atStep, lt *logs.Trace) {
 		var read []string
 		for _, rr := range readsAt(g, n) {
 			if rr.To > rr.From {
-				read = append(read, g.Topic+"-"+itoa(int(rr.Partition))+" offsets "+offsets(rr.From, rr.To))
+				read = append(read, g.Topic+"-"+itoa(int(rr.Partition))+pick(rr.To-rr.From == 1, " offset ", " offsets ")+offsets(rr.From, rr.To))
 			}
 		}
 		if len(read) > 0 {

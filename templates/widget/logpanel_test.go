@@ -147,7 +147,7 @@ func TestLogPanelPartitionChange(t *testing.T) {
 	assert.Equal(t, "serving has committed nothing; lag 1", htmltest.Text(partitionRow(t, d, "customers-3").One(t, "group-offset")))
 	// customers-0 is c1's, paused: nothing committed, lag 3 (it was 2 before step 19).
 	assert.Equal(t, "serving has committed nothing; lag 3", htmltest.Text(partitionRow(t, d, "customers-0").One(t, "group-offset")))
-	assert.Contains(t, htmltest.Text(d.One(t, "group-read")), "customers-3 offsets 0")
+	assert.Contains(t, htmltest.Text(d.One(t, "group-read")), "customers-3 offset 0;")
 
 	// The log faults are offered; the crash is not (there is no extractor run).
 	live := draw(t, tr, widget.State{Step: 13, ShowTruth: true, BasePath: base, Live: true})

@@ -43,6 +43,64 @@ type atStep struct {
 	chart chart
 	// explain writes the link that explains a key.
 	explain func(key string) string
+	// runs holds each pipeline's latest run by the step and the next one,
+	// found once per drawing (see runsOf).
+	runs map[string][2]*hwm.RunRecord
+}
+
+// runsOf returns the pipeline's latest run that has read by the step, and
+// the next run to come.
+func (v *atStep) runsOf(pipeline string) (cur, next *hwm.RunRecord) {
+	if r, ok := v.runs[pipeline]; ok {
+		return r[0], r[1]
+	}
+	n := v.s.Step
+	at := stepTime(v.t, n)
+	for i := range v.ht.Runs {
+		r := &v.ht.Runs[i]
+		if r.Pipeline != pipeline {
+			continue
+		}
+		if r.ReadStep > 0 && r.ReadStep <= n {
+			cur = r
+		} else if next == nil && (r.ReadStep == 0 || r.ReadStep > n) && r.At >= at {
+			next = r
+		}
+	}
+	if v.runs == nil {
+		v.runs = map[string][2]*hwm.RunRecord{}
+	}
+	v.runs[pipeline] = [2]*hwm.RunRecord{cur, next}
+	return cur, next
+}
+
+// holding reports whether the run has read its rows by step n and neither
+// written nor dropped them yet.
+func holding(r *hwm.RunRecord, n int) bool {
+	return r != nil && !(r.WriteStep > 0 && r.WriteStep <= n) && !(r.Crashed && r.EndStep > 0 && r.EndStep <= n)
+}
+
+// waitingLabel says why a key missing from the target now is not lost. An
+// extractor's run that holds it has read it; with none holding it, no run
+// has. A consumer group's target only says the key is on its way.
+func (v *atStep) waitingLabel(target, key string) string {
+	fed := false
+	if v.ht != nil {
+		for i := range v.ht.Pipes {
+			p := &v.ht.Pipes[i]
+			if p.To != target {
+				continue
+			}
+			fed = true
+			if cur, _ := v.runsOf(p.Name); holding(cur, v.s.Step) && slices.Contains(cur.Keys, key) {
+				return "◌ read, not written yet"
+			}
+		}
+	}
+	if fed {
+		return "◌ not read yet"
+	}
+	return "◌ not written yet"
 }
 
 func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
@@ -390,7 +448,7 @@ func keyFate(v *atStep, g *targetIndex, key string) (state, label string) {
 	switch st {
 	case engine.KeyMissing:
 		if g.arrives(p, v.n) > 0 {
-			return "waiting", "◌ not read yet"
+			return "waiting", v.waitingLabel(g.h.Name, key)
 		}
 		return "lost", "✕ left behind"
 	case engine.KeyDuplicated:
@@ -543,19 +601,8 @@ func pipeWords(p *extract.Config) string {
 // runBox draws the pipeline's latest run by the step: what it read, whether
 // it wrote, and the rows it holds between read and write.
 func runBox(b *builder, v *atStep, p *extract.Config) {
-	t, n := v.t, v.s.Step
-	var cur, next *hwm.RunRecord
-	for i := range v.ht.Runs {
-		r := &v.ht.Runs[i]
-		if r.Pipeline != p.Name {
-			continue
-		}
-		if r.ReadStep > 0 && r.ReadStep <= n {
-			cur = r
-		} else if next == nil && (r.ReadStep == 0 || r.ReadStep > n) && r.At >= stepTime(t, n) {
-			next = r
-		}
-	}
+	n := v.s.Step
+	cur, next := v.runsOf(p.Name)
 	b.fopen("run-"+p.Name, "div", "class", "tm-run", "data-testid", "run")
 	target := p.To
 	switch {
@@ -563,7 +610,7 @@ func runBox(b *builder, v *atStep, p *extract.Config) {
 		b.el("p", "No run has read yet.", "class", "tm-run-state")
 	default:
 		read := listWords(cur.Keys, 6)
-		state, holding := "", false
+		state, holds := "", false
 		switch {
 		case cur.WriteStep > 0 && cur.WriteStep <= n:
 			state = "wrote " + plural(cur.Written, "row")
@@ -573,13 +620,13 @@ func runBox(b *builder, v *atStep, p *extract.Config) {
 		case cur.Crashed && cur.EndStep > 0 && cur.EndStep <= n:
 			state = "crashed before writing: the rows it read are dropped"
 		default:
-			state, holding = "holds them; writing next", true
+			state, holds = "holds them; writing next", true
 		}
 		b.open("p", "class", "tm-run-state")
 		b.el("strong", "Run at "+cur.At.String())
 		b.text(": read " + plural(len(cur.Keys), "row") + read + " — " + state + ".")
 		b.close("p")
-		if holding || (cur.Crashed && cur.EndStep == n) {
+		if holds || (cur.Crashed && cur.EndStep == n) {
 			b.open("ul", "class", "tm-slots tm-inflight", "aria-label", "Rows the run holds")
 			for i, k := range cur.Keys {
 				if i == maxInFlight {
@@ -651,7 +698,7 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 		state, note := "in", ""
 		switch {
 		case len(buf) == 0 && st == engine.KeyMissing && g.arrives(p, v.n) > 0:
-			state, note = "waiting", "◌ not read yet"
+			state, note = "waiting", v.waitingLabel(h.Name, key)
 		case len(buf) == 0:
 			state, note = "lost", "✕ lost"
 		case len(buf) > 1:
@@ -794,7 +841,7 @@ func legend(b *builder, v *atStep) {
 	item("tm-lg-chip", "▣", "row in the target, its version")
 	item("tm-lg-dup", "❐", "×2: copies of a key")
 	if v.s.ShowTruth {
-		item("tm-lg-waiting", "◌", "not read yet: a later step brings it")
+		item("tm-lg-waiting", "◌", "not in the target yet: a later step writes it")
 		item("tm-lg-lost", "✕", "lost: no later step brings it")
 		item("tm-lg-stale", "⚠", "older version than the source's")
 	}

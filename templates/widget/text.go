@@ -149,7 +149,7 @@ func targetTable(b *builder, v *atStep, g *targetIndex) {
 		if len(buf) == 0 {
 			note := "✕ lost: committed in the source, and no later step brings it"
 			if a := g.arrives(p, v.n); a > 0 {
-				note = "◌ not read yet: committed in the source; written at step " + strconv.Itoa(int(a))
+				note = v.waitingLabel(h.Name, k) + ": committed in the source; written at step " + strconv.Itoa(int(a))
 			}
 			b.fopen("tbl-target-"+h.Name+":"+k, "tr", "class", "tm-ghost", "data-testid", "row-missing", "data-key", k)
 			b.el("th", k, "scope", "row")

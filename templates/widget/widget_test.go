@@ -200,10 +200,17 @@ func TestRenderSlotsWaitingAndLost(t *testing.T) {
 			assert.Equal(t, waiting, nilIfEmpty(slots(d, "waiting")), "%v step %d: waiting slots", knobs, step)
 			assert.Equal(t, lost, nilIfEmpty(slots(d, "lost")), "%v step %d: lost slots", knobs, step)
 			assert.Equal(t, nilIfEmpty(missing), nilIfEmpty(keysOf(d.ByTestID("row-missing"))), "%v step %d: the table's ghost rows", knobs, step)
+			inFlight := keysOf(d.ByTestID("inflight"))
 			for _, n := range d.ByTestID("slot") {
 				switch htmltest.Attr(n, "data-state") {
 				case "waiting":
-					assert.Contains(t, htmltest.Text(n), "◌ not read yet", "a waiting slot says so in words")
+					// A run holding the key has read it: the slot does not
+					// say otherwise beside the extractor's chip.
+					words := "◌ not read yet"
+					if slices.Contains(inFlight, htmltest.Attr(n, "data-key")) {
+						words = "◌ read, not written yet"
+					}
+					assert.Contains(t, htmltest.Text(n), words, "step %d: a waiting slot says so in words", step)
 				case "lost":
 					assert.Contains(t, htmltest.Text(n), "✕ lost", "a lost slot says so in words")
 				}
@@ -247,6 +254,15 @@ func TestRenderSlotsWaitingAndLost(t *testing.T) {
 	d = draw(t, run(t, "hwm/visibility-gap", map[string]string{"mark": "lsn"}), widget.State{Step: 15, ShowTruth: true, BasePath: gapBase})
 	assert.Equal(t, []string{"3", "4"}, slots(d, "waiting"))
 	assert.Contains(t, htmltest.Text(d.One(t, "target-table")), "not read yet: committed in the source; written at step 17")
+	// A step on, the run has read them and holds them until it writes.
+	d = draw(t, run(t, "hwm/visibility-gap", map[string]string{"mark": "lsn"}), widget.State{Step: 16, ShowTruth: true, BasePath: gapBase})
+	assert.Equal(t, []string{"3", "4"}, keysOf(d.ByTestID("inflight")))
+	assert.Equal(t, []string{"3", "4"}, slots(d, "waiting"))
+	for _, n := range d.ByTestID("slot") {
+		if htmltest.Attr(n, "data-state") == "waiting" {
+			assert.Contains(t, htmltest.Text(n), "◌ read, not written yet")
+		}
+	}
 }
 
 func nilIfEmpty(xs []string) []string {

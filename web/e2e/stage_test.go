@@ -173,6 +173,7 @@ func TestPresenterMode(t *testing.T) {
 	key(t, ctx, "p")
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('.site-header').checkVisibility()`), "the site's header is hidden")
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid=scenario-context]').checkVisibility()`), "the lessons' links are hidden")
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid=settings]').checkVisibility()`), "the knobs are hidden")
 	assert.GreaterOrEqual(t, eval[float64](t, ctx, `parseFloat(getComputedStyle(document.querySelector('.tm-live')).fontSize)`), 24.0, "the narration is large")
 	assert.GreaterOrEqual(t, eval[float64](t, ctx, `parseFloat(getComputedStyle(document.querySelector('.tm-chip-key')).fontSize)`), 22.0, "the rows are large")
