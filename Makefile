@@ -4,7 +4,7 @@
 GO ?= go
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf screenshots worker worker-dev worker-smoke export
+.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf screenshots worker wrangler worker-dev worker-smoke worker-test loadtest export
 
 all: build
 
@@ -38,6 +38,18 @@ check-generated: generate
 test: wasm vet check-generated
 	$(GO) test -count=1 ./...
 	$(GO) run ./cmd/tidemark check --all docs
+	@$(MAKE) --no-print-directory worker-test
+
+# worker-test runs worker-smoke when wrangler can be had (installed already,
+# or npm's registry answers), and otherwise says why it does not.
+worker-test:
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "worker-smoke skipped: npm is not installed (the Worker test runs wrangler, from npm)"; \
+	elif [ -x cmd/serve/node_modules/.bin/wrangler ] || timeout 30 npm ping >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory worker-smoke; \
+	else \
+		echo "worker-smoke skipped: npm's registry does not answer and wrangler is not installed in cmd/serve/node_modules"; \
+	fi
 
 test-short:
 	$(GO) test -short ./...
@@ -64,21 +76,59 @@ perf: wasm
 screenshots: wasm
 	TIDEMARK_SCREENSHOTS=1 $(GO) test -count=1 -run TestDocScreenshots -v ./web/e2e
 
-# worker builds the site as a Cloudflare Worker into build/worker: the
-# syumai/workers glue (worker.mjs, wasm_exec.js, runtime.mjs) and the site's
-# handler compiled to wasm. worker-dev serves it locally in workerd through
-# wrangler (from npm), and worker-smoke asks that for a page of each kind.
-# See cmd/serve/wrangler.jsonc for deploying.
-WRANGLER ?= npx --yes wrangler@3
+# worker builds the site as a Cloudflare Worker into build/worker: assets/,
+# the site exported as static files for WORKER_BASE_URL (tidemark export:
+# every page, the static files under their plain and hashed names, pictures,
+# oEmbed descriptions, _headers), which Workers static assets answer before
+# the Worker runs; app.wasm, the site's handler compiled to wasm for what
+# must be computed (pictures of any step, the sandbox's posts, /oembed, not
+# found), which embeds no static file but links to them by the hashed names
+# it is given at link time, its data segments joined as the browser
+# module's are (175 KB less gzip); and the glue (cmd/serve/worker.mjs and the
+# toolchain's wasm_exec.js). cmd/serve/wrangler.jsonc runs this target as its
+# build command; docs/deploy.md has the whole path to a deployed site.
+#
+# WORKER_BASE_URL is the address the Worker will be served at, which the
+# exported pages' absolute links (snippets, previews) start with; nothing
+# guesses it. worker-dev serves the Worker locally in workerd through
+# wrangler (installed from cmd/serve/package-lock.json), and worker-smoke
+# checks every file and every kind of response there, and a scenario page in
+# Chromium.
+WORKER_DIR := build/worker
+WORKER_BASE_URL ?=
+WRANGLER_ENV := WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false
 worker: generate wasm
-	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o build/worker
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o build/worker/app.wasm ./cmd/serve
+	@[ -n "$(WORKER_BASE_URL)" ] || { echo "make worker: set WORKER_BASE_URL to the address the Worker will be served at, e.g. WORKER_BASE_URL=https://tidemark.example.workers.dev (make worker-dev uses http://127.0.0.1:8787)" >&2; exit 2; }
+	rm -rf $(WORKER_DIR) && mkdir -p $(WORKER_DIR)
+	$(GO) run ./cmd/tidemark export --base-url $(WORKER_BASE_URL) --out $(WORKER_DIR)/assets
+	printf '.tidemark-export\n.nojekyll\n' >$(WORKER_DIR)/assets/.assetsignore
+	$(GO) run ./web/internal/workerassets web/static >$(WORKER_DIR)/asset-names
+	cp cmd/serve/worker.mjs $(WORKER_DIR)/worker.mjs
+	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(WORKER_DIR)/wasm_exec.js
+	GOOS=js GOARCH=wasm $(GO) build -trimpath \
+		-ldflags="-s -w -X github.com/tidemark/tidemark/web.AssetNames=$$(cat $(WORKER_DIR)/asset-names)" \
+		-o $(WORKER_DIR)/app.wasm ./cmd/serve
+	$(GO) run ./web/internal/wasmmerge $(WORKER_DIR)/app.wasm
 
-worker-dev: worker
-	$(WRANGLER) dev --config cmd/serve/wrangler.jsonc --ip 127.0.0.1 --port 8787
+cmd/serve/node_modules/.package-lock.json: cmd/serve/package-lock.json
+	cd cmd/serve && npm ci --no-audit --no-fund
 
-worker-smoke: worker
-	WRANGLER="$(WRANGLER)" ./cmd/serve/worker-smoke.sh
+wrangler: cmd/serve/node_modules/.package-lock.json
+
+worker-dev: wrangler
+	cd cmd/serve && WORKER_BASE_URL=http://127.0.0.1:8787 $(WRANGLER_ENV) npx wrangler dev --local --ip 127.0.0.1 --port 8787
+
+# worker-smoke needs the browser module built before the test is compiled;
+# the test's wrangler builds the Worker itself, for the port it serves on.
+worker-smoke: wasm wrangler
+	TIDEMARK_WORKER=1 $(GO) test -count=1 -timeout 20m -run TestWorker -v ./cmd/serve
+
+# loadtest serves the same bytes with Tidemark and with nginx on loopback and
+# prints both rates under ab and their ratio, for a static file and a scenario
+# page (cmd/serve/loadtest.sh, which installs nginx and ab with apt-get when
+# missing; docs/performance.md has figures). It takes about two minutes.
+loadtest: wasm
+	./cmd/serve/loadtest.sh
 
 # export writes the whole site as static files into $(EXPORT_DIR), for a host
 # that serves files only (GitHub Pages, Cloudflare static assets, Netlify,

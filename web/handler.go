@@ -48,8 +48,9 @@ type Options struct {
 
 	// Precompress makes NewHandler compress every static asset before it
 	// returns, rather than on the first request for each. A long-running
-	// server wants this; a Cloudflare Worker, which may start afresh for each
-	// request, does not.
+	// server wants this. On GOOS=js (a Cloudflare Worker) it does nothing:
+	// there the platform serves the static files and compresses responses,
+	// and the handler sends every body as is.
 	Precompress bool
 
 	// Logger receives errors that a response cannot show. Nil means

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -353,23 +352,39 @@ func TestPageErrors(t *testing.T) {
 	}
 }
 
-func TestAcceptedCodings(t *testing.T) {
-	for _, tc := range []struct {
-		header string
-		want   []string
-	}{
-		{"", nil},
-		{"gzip", []string{"gzip"}},
-		{"br", []string{"br"}},
-		{"gzip, br", []string{"br", "gzip"}},
-		{"GZIP;Q=0.8, BR;q=0.9", []string{"br", "gzip"}},
-		{"br;q=0.1, gzip;q=0.9", []string{"gzip", "br"}},
-		{"*;q=0.5, gzip;q=0", []string{"br"}},
-		{"deflate, identity", nil},
-	} {
-		if got := acceptedCodings(tc.header); !slices.Equal(got, tc.want) {
-			t.Errorf("acceptedCodings(%q) = %q, want %q", tc.header, got, tc.want)
+// TestChooseVariant: the coding sent is the client's most preferred one
+// that the response has, brotli on ties, identity when none fits.
+func TestChooseVariant(t *testing.T) {
+	identity := newVariant([]byte("x"), "", "t")
+	br, gz := newVariant([]byte("b"), "br", "t"), newVariant([]byte("g"), "gzip", "t")
+	both := func(c string) *variant { return map[string]*variant{"br": br, "gzip": gz}[c] }
+	gzipOnly := func(c string) *variant { return map[string]*variant{"gzip": gz}[c] }
+	name := func(v *variant) string {
+		if v.encoding == nil {
+			return ""
 		}
+		return v.encoding[0]
+	}
+	for _, tc := range []struct {
+		lines          []string
+		want, wantNoBr string
+	}{
+		{nil, "", ""},
+		{[]string{""}, "", ""},
+		{[]string{"gzip"}, "gzip", "gzip"},
+		{[]string{"br"}, "br", ""},
+		{[]string{"gzip, br"}, "br", "gzip"},
+		{[]string{"gzip", "br"}, "br", "gzip"}, // two header lines
+		{[]string{"GZIP;Q=0.8, BR;q=0.9"}, "br", "gzip"},
+		{[]string{"br;q=0.1, gzip;q=0.9"}, "gzip", "gzip"},
+		{[]string{"br;q=0.5, gzip;q=0.5"}, "br", "gzip"},
+		{[]string{"*;q=0.5, gzip;q=0"}, "br", ""},
+		{[]string{"*"}, "br", "gzip"},
+		{[]string{"br;q=0, gzip;q=0"}, "", ""},
+		{[]string{"deflate, identity"}, "", ""},
+	} {
+		assert.Equal(t, tc.want, name(chooseVariant(tc.lines, identity, both)), "%q", tc.lines)
+		assert.Equal(t, tc.wantNoBr, name(chooseVariant(tc.lines, identity, gzipOnly)), "%q without brotli", tc.lines)
 	}
 }
 

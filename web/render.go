@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"compress/gzip"
 	"container/list"
 	"context"
 	"crypto/sha256"
@@ -11,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -25,12 +23,13 @@ import (
 // there; concurrent requests for a page being rendered wait for it rather
 // than render it again.
 func renderPage(render func(*http.Request) (templ.Component, error), vary []string, cache *pageCache, logger *slog.Logger) http.Handler {
+	// Vary is the same for every response of the route: made once, with
+	// len == cap (see encoding.go).
+	varyHeader := slices.Clip(append(slices.Clone(vary), "Accept-Encoding"))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, v := range vary {
-			w.Header().Add("Vary", v)
-		}
+		w.Header()[hdrVary] = varyHeader
 		if cache == nil || r.Method != http.MethodGet && r.Method != http.MethodHead {
-			serveRendered(w, r, render, logger, gzip.DefaultCompression)
+			serveRendered(w, r, render, logger, false)
 			return
 		}
 		key := reuseKey(r, vary)
@@ -40,19 +39,20 @@ func renderPage(render func(*http.Request) (templ.Component, error), vary []stri
 			return
 		}
 		if !lead { // gave up waiting for another request's render
-			serveRendered(w, r, render, logger, gzip.DefaultCompression)
+			serveRendered(w, r, render, logger, false)
 			return
 		}
 		defer cache.done(key)
-		if resp := serveRendered(w, r, render, logger, gzip.BestCompression); resp != nil {
+		if resp := serveRendered(w, r, render, logger, true); resp != nil {
 			cache.put(key, resp)
 		}
 	})
 }
 
 // serveRendered renders a page and answers with it, or with the page of
-// its error; it returns the response when it was a page to keep.
-func serveRendered(w http.ResponseWriter, r *http.Request, render func(*http.Request) (templ.Component, error), logger *slog.Logger, level int) *response {
+// its error; it returns the response when it was a page to keep (keep says
+// whether it will be).
+func serveRendered(w http.ResponseWriter, r *http.Request, render func(*http.Request) (templ.Component, error), logger *slog.Logger, keep bool) *response {
 	c, err := render(r)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -71,7 +71,7 @@ func serveRendered(w http.ResponseWriter, r *http.Request, render func(*http.Req
 		logger.ErrorContext(r.Context(), "web: render page", "path", r.URL.Path, "err", err)
 		http.Error(w, "the page could not be built", http.StatusInternalServerError)
 	default:
-		resp, err := newResponse(r.Context(), http.StatusOK, c, level)
+		resp, err := newResponse(r.Context(), http.StatusOK, c, keep)
 		if err != nil {
 			renderFailed(w, r, err)
 			return nil
@@ -98,23 +98,41 @@ func sentence(err error) string {
 }
 
 // reuseKey is what a kept page is filed under: the path, the query with its
-// keys sorted, and the values of the headers the page varies by.
+// keys sorted, the values of the headers the page varies by, and whether
+// it was asked for over https.
 func reuseKey(r *http.Request, vary []string) string {
+	query := ""
+	if r.URL.RawQuery != "" {
+		query = r.URL.Query().Encode()
+	}
+	n := len(r.URL.Path) + 1 + len(query) + 4
+	for _, v := range vary {
+		n += len(v) + 3 + len(headerValue(r, v))
+	}
 	var b strings.Builder
+	b.Grow(n)
 	b.WriteString(r.URL.Path)
 	b.WriteByte('?')
-	b.WriteString(r.URL.Query().Encode())
+	b.WriteString(query)
 	for _, v := range vary {
-		val := r.Header.Get(v)
-		if http.CanonicalHeaderKey(v) == "Host" {
-			val = r.Host // net/http moves the Host header out of r.Header
-		}
-		b.WriteString("\n" + v + ": " + val)
+		b.WriteByte('\n')
+		b.WriteString(v)
+		b.WriteString(": ")
+		b.WriteString(headerValue(r, v))
 	}
-	if r.TLS != nil {
+	if r.TLS != nil || r.URL.Scheme == "https" { // a Worker's request has an absolute URL
 		b.WriteString("\ntls")
 	}
 	return b.String()
+}
+
+// headerValue returns the value of a request header, the Host included,
+// which net/http moves out of the header map into r.Host.
+func headerValue(r *http.Request, name string) string {
+	if strings.EqualFold(name, "Host") {
+		return r.Host
+	}
+	return r.Header.Get(name)
 }
 
 // Render writes c as a complete HTML response with the given status. It
@@ -123,7 +141,7 @@ func reuseKey(r *http.Request, vary []string) string {
 // no-cache), because their asset URLs change with each build; a page
 // answered with 200 to a GET carries an ETag, so revalidation is a 304.
 func Render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
-	resp, err := newResponse(r.Context(), status, c, gzip.DefaultCompression)
+	resp, err := newResponse(r.Context(), status, c, false)
 	if err != nil {
 		renderFailed(w, r, err)
 		return
@@ -138,72 +156,103 @@ func renderFailed(w http.ResponseWriter, r *http.Request, err error) {
 	http.Error(w, "the page could not be built", http.StatusInternalServerError)
 }
 
-// response is a rendered page: its body, its gzip form when that is
-// smaller, and the ETag of each.
+// response is a rendered page: its body and, when they are smaller, its
+// brotli and gzip forms, each with its own ETag (none when the status is not
+// 200).
 type response struct {
-	status     int
-	body, gz   []byte
-	etag, gzip string // strong ETags of body and gz; empty when the status is not 200
+	status   int
+	keep     bool   // kept for reuse: compressed once, at once, gzip at the best level
+	tag      string // the unquoted ETag of the body; "" when the status is not 200
+	identity *variant
+	br, gz   lazyVariant
 }
 
+// minCompress is the size under which a page is sent as is: compressing a
+// few hundred bytes saves less than it costs.
+const minCompress = 1024
+
 // newResponse renders c. A lesson page is half a megabyte of HTML (every
-// embedded scenario drawn for readers without JavaScript); gzip brings it to
-// a tenth. A page made per request gets a fast level; a page kept for reuse
-// is compressed once, at the best level.
-func newResponse(ctx context.Context, status int, c templ.Component, level int) (*response, error) {
+// embedded scenario drawn for readers without JavaScript); brotli and gzip
+// bring it to a tenth. A page kept for reuse (keep) is compressed in both
+// codings before it is kept, so that what the cache holds does not grow; a
+// page made for one request is compressed only in the coding it is sent in.
+func newResponse(ctx context.Context, status int, c templ.Component, keep bool) (*response, error) {
 	var buf bytes.Buffer
 	if err := c.Render(ctx, &buf); err != nil {
 		return nil, err
 	}
-	resp := &response{status: status, body: buf.Bytes()}
-	if len(resp.body) > 1024 {
-		var zipped bytes.Buffer
-		zw, err := gzip.NewWriterLevel(&zipped, level)
-		if err == nil {
-			_, err = zw.Write(resp.body)
-		}
-		if err == nil {
-			err = zw.Close()
-		}
-		if err == nil && zipped.Len() < len(resp.body) {
-			resp.gz = zipped.Bytes()
-		}
-	}
+	resp := &response{status: status, keep: keep}
 	if status == http.StatusOK {
-		sum := sha256.Sum256(resp.body)
-		tag := hex.EncodeToString(sum[:8])
-		resp.etag = strconv.Quote(tag)
-		resp.gzip = strconv.Quote(tag + "-gzip")
+		sum := sha256.Sum256(buf.Bytes())
+		resp.tag = hex.EncodeToString(sum[:8])
+	}
+	resp.identity = newVariant(buf.Bytes(), "", resp.tag)
+	if keep {
+		resp.encoded("br")
+		resp.encoded("gzip")
 	}
 	return resp, nil
 }
 
-// size is what keeping the response costs.
-func (p *response) size() int { return len(p.body) + len(p.gz) }
+// encoded returns the page in coding ("br" or "gzip"), compressing it the
+// first time, or nil when that form would not be smaller or the handler
+// leaves compression to the platform (see compressPage).
+func (p *response) encoded(coding string) *variant {
+	if len(p.identity.body) < minCompress {
+		return nil
+	}
+	lazy := &p.br
+	if coding == "gzip" {
+		lazy = &p.gz
+	}
+	lazy.once.Do(func() {
+		data, err := compressPage(p.identity.body, coding, p.keep)
+		if err == nil && data != nil && len(data) < len(p.identity.body) {
+			lazy.v = newVariant(data, coding, p.tag)
+		}
+	})
+	return lazy.v
+}
 
-// serve answers r with the page: gzipped when the client accepts it, and
-// 304 Not Modified when the client's copy has the same ETag.
+// size is what keeping the response costs.
+func (p *response) size() int {
+	n := len(p.identity.body)
+	for _, v := range []*variant{p.br.v, p.gz.v} {
+		if v != nil {
+			n += len(v.body)
+		}
+	}
+	return n
+}
+
+// serve answers r with the page: brotli or gzip when the client accepts
+// it, and 304 Not Modified when the client's copy has the same ETag. Like
+// serveStatic, it sets shared header values directly.
 func (p *response) serve(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	h.Add("Vary", "Accept-Encoding")
-	body, etag := p.body, p.etag
-	if p.gz != nil && slices.Contains(acceptedCodings(r.Header.Get("Accept-Encoding")), "gzip") {
-		h.Set("Content-Encoding", "gzip")
-		body, etag = p.gz, p.gzip
+	h[hdrContentType] = htmlType
+	h[hdrCacheControl] = noCache
+	switch vary := h[hdrVary]; {
+	case len(vary) == 0:
+		h[hdrVary] = varyAcceptEncoding
+	case !slices.Contains(vary, "Accept-Encoding"):
+		h.Add(hdrVary, "Accept-Encoding")
 	}
-	if etag != "" && r.Method != http.MethodPost {
-		h.Set("ETag", etag)
-		if noneMatch(r.Header.Get("If-None-Match"), etag) {
+	v := chooseVariant(r.Header["Accept-Encoding"], p.identity, p.encoded)
+	if v.encoding != nil {
+		h[hdrContentEncoding] = v.encoding
+	}
+	if v.etag != nil && r.Method != http.MethodPost {
+		h[hdrETag] = v.etag
+		if v.matches(r.Header["If-None-Match"]) {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h[hdrContentLength] = v.length
 	w.WriteHeader(p.status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
+		_, _ = w.Write(v.body)
 	}
 }
 

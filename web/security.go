@@ -71,24 +71,30 @@ func frameAncestorsOf(csp string) string {
 // with frame-ancestors 'self', which an Embeddable page widens (see
 // embeddable), and the SVG policy on a response that turns out to be SVG.
 func withSecurityHeaders(next http.Handler) http.Handler {
-	csp := contentSecurityPolicy(selfFrameAncestors)
+	// Made once and shared by every response (see encoding.go).
+	var (
+		csp      = one(contentSecurityPolicy(selfFrameAncestors))
+		frame    = one("SAMEORIGIN") // for browsers without frame-ancestors
+		nosniff  = one("nosniff")
+		referrer = one("strict-origin-when-cross-origin")
+	)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", csp)
-		h.Set("X-Frame-Options", "SAMEORIGIN") // for browsers without frame-ancestors
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		h["Content-Security-Policy"] = csp
+		h["X-Frame-Options"] = frame
+		h["X-Content-Type-Options"] = nosniff
+		h["Referrer-Policy"] = referrer
 		next.ServeHTTP(&svgGuard{ResponseWriter: w}, r)
 	})
 }
 
 // embeddable lets any of frameAncestors frame or embed what next answers.
 func embeddable(next http.Handler, frameAncestors string) http.Handler {
-	csp := contentSecurityPolicy(frameAncestors)
+	csp := one(contentSecurityPolicy(frameAncestors))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", csp)
-		h.Del("X-Frame-Options")
+		h["Content-Security-Policy"] = csp
+		delete(h, "X-Frame-Options")
 		next.ServeHTTP(w, r)
 	})
 }

@@ -3,8 +3,6 @@ package web
 import (
 	"slices"
 	"strings"
-
-	"github.com/tidemark/tidemark/web/internal/assetpack"
 )
 
 // StaticFile is one file of web/static as a copy of the site in static
@@ -15,36 +13,6 @@ type StaticFile struct {
 	Name   string // e.g. "app.css"
 	Hashed string // e.g. "app.3f9a1c2b.css"
 	Data   []byte
-}
-
-// StaticFiles returns every file of web/static, by plain name, without the
-// compressed copies the build writes beside some (a static host compresses
-// by itself).
-func StaticFiles() ([]StaticFile, error) {
-	t, err := assets()
-	if err != nil {
-		return nil, err
-	}
-	var out []StaticFile
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for n := range t.byName {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
-		a := t.byName[name]
-		data, err := a.content()
-		if err != nil {
-			return nil, err
-		}
-		hash, err := a.contentHash()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, StaticFile{Name: name, Hashed: assetpack.HashedName(name, hash), Data: data})
-	}
-	return out, nil
 }
 
 // HeaderRule is one path of a static host's headers file and the headers
@@ -72,7 +40,7 @@ func StaticHeaderRules(prefix string, files []StaticFile) []HeaderRule {
 		{"X-Content-Type-Options", "nosniff"},
 		{"Referrer-Policy", "strict-origin-when-cross-origin"},
 	}}}
-	for _, p := range []string{"/", "/index.html", "/404.html", "/lessons/*", "/scenarios/*", "/play", "/play/", "/play/index.html", "/static/*"} {
+	for _, p := range []string{"/", "/index.html", "/404.html", "/404", "/lessons/*", "/scenarios/*", "/play", "/play/", "/play/index.html", "/static/*"} {
 		rules = append(rules, HeaderRule{Path: prefix + p, Headers: page})
 	}
 	rules = append(rules,

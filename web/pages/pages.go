@@ -50,15 +50,26 @@ func Catalog() ([]templates.CatalogItem, error) {
 // keeps it once drawn; the embed page and pictures may be framed and
 // embedded on other sites. The sandbox's first text is the build's too.
 func Routes() []web.Page {
-	return []web.Page{
+	return append([]web.Page{
 		{Pattern: "GET /scenarios/{id...}", Render: scenarioPage(false), Reuse: true, Vary: OriginHeaders},
 		{Pattern: "GET /embed/{id...}", Render: scenarioPage(true), Reuse: true, Vary: OriginHeaders, Embeddable: true},
 		{Pattern: "GET /embed/{$}", Render: linkedEmbedPage, Reuse: true, Embeddable: true},
+		{Pattern: "GET /play", Render: playPage, Reuse: true},
+		{Pattern: "GET /play/{$}", Render: playPage, Reuse: true}, // a static copy's address of it
+	}, DynamicRoutes()...)
+}
+
+// DynamicRoutes returns the routes of Routes whose answers a copy of the
+// site in static files cannot hold (see package web/export): pictures of
+// any step and of a scenario in a link, /oembed, and the sandbox's posts.
+// A Cloudflare Worker that serves such a copy as its static assets
+// registers only these (cmd/serve), and so does not carry the code that
+// draws the other pages.
+func DynamicRoutes() []web.Page {
+	return []web.Page{
 		{Pattern: "GET /picture/{id...}", Handler: http.HandlerFunc(picturePage), Embeddable: true},
 		{Pattern: "GET " + linkedPicture, Handler: http.HandlerFunc(linkedPicturePage), Embeddable: true},
 		{Pattern: "GET " + oembedPath, Handler: http.HandlerFunc(oembedPage)},
-		{Pattern: "GET /play", Render: playPage, Reuse: true},
-		{Pattern: "GET /play/{$}", Render: playPage, Reuse: true}, // a static copy's address of it
 		{Pattern: "POST /play", Render: playPage},
 	}
 }

@@ -1,32 +1,49 @@
 // Package site puts the Tidemark site together: the catalog on the home
-// page, the lesson pages and the scenario pages, in one web.Options, for
-// the exporter (web/export), which writes it out as static files. It is
-// the site cmd/serve serves (its siteOptions lists the same pages); a page
-// added there belongs here too.
+// page, the lesson pages and the scenario pages. cmd/serve serves it and the
+// exporter (web/export) writes it out as static files, which the Cloudflare
+// Worker serves; a page added here is in all three.
 package site
 
 import (
 	"log/slog"
 
+	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/web"
 	"github.com/tidemark/tidemark/web/lessonpage"
 	"github.com/tidemark/tidemark/web/pages"
 )
 
-// Options returns the site's options, logging to logger (nil: the default).
+// Options returns the site's options, logging to logger (nil: the default),
+// with the catalog read at once: it fails when a lesson or scenario file
+// does not read.
 func Options(logger *slog.Logger) (web.Options, error) {
-	scenarios, err := pages.Catalog()
-	if err != nil {
-		return web.Options{}, err
-	}
-	lessons, err := lessonpage.Catalog()
+	lessons, scenarios, err := Catalog()
 	if err != nil {
 		return web.Options{}, err
 	}
 	return web.Options{
 		Lessons:   lessons,
 		Scenarios: scenarios,
-		Pages:     append(lessonpage.Routes(), pages.Routes()...),
+		Pages:     Pages(),
 		Logger:    logger,
 	}, nil
+}
+
+// Pages returns the site's routes besides the home page, the static files
+// and the health check: the lesson pages and the scenario pages.
+func Pages() []web.Page {
+	return append(lessonpage.Routes(), pages.Routes()...)
+}
+
+// Catalog lists the lessons and the bundled scenarios for the home page.
+// It fails when a lesson or scenario file does not read, naming every
+// problem at its file:line:column.
+func Catalog() (lessons, scenarios []templates.CatalogItem, err error) {
+	if scenarios, err = pages.Catalog(); err != nil {
+		return nil, nil, err
+	}
+	if lessons, err = lessonpage.Catalog(); err != nil {
+		return nil, nil, err
+	}
+	return lessons, scenarios, nil
 }

@@ -1,0 +1,254 @@
+//go:build !js
+
+package web
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"maps"
+	"net/http"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tidemark/tidemark/web/internal/assetpack"
+)
+
+// static holds the files of web/static. The directory always contains the
+// committed CSS and JavaScript, so the embed never comes up empty; the built
+// tidemark.wasm and the copied wasm_exec.js are present only after `make wasm`.
+//
+// A GOOS=js build (the Cloudflare Worker) embeds none of them: there the
+// files are Workers static assets (see static_js.go).
+//
+//go:embed static
+var static embed.FS
+
+// staticDir is the directory inside static that holds the files.
+const staticDir = "static"
+
+// bigAsset is the size above which run-time brotli drops from quality 11 to
+// quality 9: at 11 a 1.8 MB wasm module takes about 5 s on one core, at 9 about
+// 0.3 s for a result 10% larger. `make wasm` precompresses the module at 11.
+const bigAsset = 256 << 10
+
+// asset is one file of web/static, read and hashed when the table is
+// loaded. Its compressed forms are made the first time they are asked for
+// (or all at once by Options.Precompress).
+type asset struct {
+	name        string // e.g. "app.css"
+	hashed      string // e.g. "app.3f9a1c2b.css"
+	contentType []string
+	compress    bool // worth compressing (see compressible)
+
+	// identity is the file as is; its ETag is the first 16 hexadecimal
+	// digits of its SHA-256.
+	identity *variant
+	br, gz   lazyVariant
+}
+
+// assetTable indexes the files of web/static by their plain and their
+// hashed names.
+type assetTable struct {
+	byName   map[string]*asset
+	byHashed map[string]*asset
+	// siblings holds the names of build-time compressed files such as
+	// "tidemark.3f9a1c2b.wasm.br".
+	siblings map[string]bool
+}
+
+// assets loads the table of web/static once per process: it reads and
+// hashes every file (a few megabytes, the wasm module included).
+var assets = sync.OnceValues(func() (*assetTable, error) {
+	entries, err := static.ReadDir(staticDir)
+	if err != nil {
+		return nil, fmt.Errorf("web: list embedded %s: %w", staticDir, err)
+	}
+	t := &assetTable{byName: map[string]*asset{}, byHashed: map[string]*asset{}, siblings: map[string]bool{}}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case e.IsDir():
+			continue // /static/{name} is one path segment
+		case strings.HasSuffix(name, assetpack.BrotliSuffix), strings.HasSuffix(name, assetpack.GzipSuffix):
+			t.siblings[name] = true
+			continue
+		}
+		body, err := static.ReadFile(staticDir + "/" + name)
+		if err != nil {
+			return nil, fmt.Errorf("web: read asset %s: %w", name, err)
+		}
+		hash, err := assetpack.Hash(bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("web: hash asset %s: %w", name, err)
+		}
+		a := &asset{
+			name:        name,
+			hashed:      assetpack.HashedName(name, hash),
+			contentType: one(contentTypeOf(name)),
+			compress:    compressible[path.Ext(name)],
+			identity:    newVariant(body, "", hash[:16]),
+		}
+		t.byName[name] = a
+		t.byHashed[a.hashed] = a
+	}
+	return t, nil
+})
+
+// hashedName returns the content-hashed file name of a file in web/static.
+func (t *assetTable) hashedName(name string) (string, bool) {
+	a := t.byName[name]
+	if a == nil {
+		return "", false
+	}
+	return a.hashed, true
+}
+
+// compressed returns the asset in the given content coding ("br" or
+// "gzip"), or nil when that form is not smaller than the original. It
+// prefers a file that the build placed next to the asset and otherwise
+// compresses once.
+func (t *assetTable) compressed(a *asset, coding string) (*variant, error) {
+	if !a.compress {
+		return nil, nil
+	}
+	lazy, suffix := &a.br, assetpack.BrotliSuffix
+	if coding == "gzip" {
+		lazy, suffix = &a.gz, assetpack.GzipSuffix
+	}
+	lazy.once.Do(func() {
+		orig := a.identity.body
+		var data []byte
+		var err error
+		switch {
+		case t.siblings[a.hashed+suffix]:
+			data, err = static.ReadFile(staticDir + "/" + a.hashed + suffix)
+		case coding == "gzip":
+			data, err = assetpack.Gzip(orig)
+		default:
+			quality := 11
+			if len(orig) > bigAsset {
+				quality = 9
+			}
+			data, err = assetpack.Brotli(orig, quality)
+		}
+		if err != nil {
+			lazy.err = fmt.Errorf("web: compress asset %s: %w", a.name, err)
+			return
+		}
+		if len(data) < len(orig) {
+			lazy.v = newVariant(data, coding, strings.Trim(a.identity.etag[0], `"`))
+		}
+	})
+	return lazy.v, lazy.err
+}
+
+// precompressAll computes every compressed form of every asset, two at a time
+// (the machines we target have two cores).
+func (t *assetTable) precompressAll() error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		sem  = make(chan struct{}, 2)
+	)
+	for _, a := range t.byName {
+		for _, coding := range []string{"br", "gzip"} {
+			wg.Go(func() {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				if _, err := t.compressed(a, coding); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+// serveStatic answers GET /static/{name}. A hashed name is immutable; a plain
+// name must be revalidated. Either way the response carries an ETag, so
+// conditional requests get 304, and the body is brotli or gzip when the client
+// accepts it and that form is smaller.
+//
+// This is the hottest path of the server, so it writes the header map
+// directly with values made once per asset (see encoding.go) and sends the
+// body in one write with its Content-Length, whatever its encoding; only a
+// Range request goes through http.ServeContent.
+func (t *assetTable) serveStatic(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	a, cache := t.byHashed[name], immutable
+	if a == nil {
+		// A plain name, or a hashed name from another build: better a 404
+		// than the wrong file cached for a year.
+		if a = t.byName[name]; a == nil {
+			http.NotFound(w, r)
+			return
+		}
+		cache = noCache
+	}
+	v := a.identity
+	if a.compress {
+		var err error
+		v = chooseVariant(r.Header["Accept-Encoding"], v, func(coding string) *variant {
+			c, cerr := t.compressed(a, coding)
+			if cerr != nil {
+				err = cerr
+			}
+			return c
+		})
+		if err != nil {
+			http.Error(w, "asset unavailable", http.StatusInternalServerError)
+			return
+		}
+	}
+	h := w.Header()
+	h[hdrContentType] = a.contentType
+	h[hdrCacheControl] = cache
+	if a.compress {
+		h[hdrVary] = varyAcceptEncoding
+	}
+	h[hdrETag] = v.etag
+	if v.matches(r.Header["If-None-Match"]) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if v.encoding == nil && r.Header["Range"] != nil {
+		// ServeContent answers Range and If-Range for the plain body.
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(v.body))
+		return
+	}
+	if v.encoding != nil {
+		h[hdrContentEncoding] = v.encoding
+	}
+	h[hdrContentLength] = v.length
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(v.body)
+	}
+}
+
+// StaticFiles returns every file of web/static, by plain name, without the
+// compressed copies the build writes beside some (a static host compresses
+// by itself). Data is shared with the handler: do not modify it.
+func StaticFiles() ([]StaticFile, error) {
+	t, err := assets()
+	if err != nil {
+		return nil, err
+	}
+	var out []StaticFile
+	for _, name := range slices.Sorted(maps.Keys(t.byName)) {
+		a := t.byName[name]
+		out = append(out, StaticFile{Name: name, Hashed: a.hashed, Data: a.identity.body})
+	}
+	return out, nil
+}

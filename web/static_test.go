@@ -1,0 +1,163 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/tls"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/a-h/templ"
+	"github.com/andybalholm/brotli"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/templates"
+)
+
+// writeCounter records a response and counts the calls to Write and to
+// ReadFrom, which net/http's own ResponseWriter has too (and implements,
+// for anything but a file, by copying through a 32 KB buffer after
+// sending the header on its own).
+type writeCounter struct {
+	*httptest.ResponseRecorder
+	writes, readFroms int
+}
+
+func (w *writeCounter) Write(b []byte) (int, error) {
+	w.writes++
+	return w.ResponseRecorder.Write(b)
+}
+
+func (w *writeCounter) ReadFrom(r io.Reader) (int64, error) {
+	w.readFroms++
+	return io.Copy(w.ResponseRecorder, r)
+}
+
+// TestStaticIsOneWrite: whatever the encoding, a static file is sent in one
+// Write with its Content-Length (http.ServeContent copied the plain file
+// through a 32 KB buffer, header and body apart).
+func TestStaticIsOneWrite(t *testing.T) {
+	h := newTestHandler(t, Options{})
+	orig, err := static.ReadFile("static/app.css")
+	require.NoError(t, err)
+	for _, accept := range []string{"", "gzip", "br"} {
+		req := httptest.NewRequest(http.MethodGet, AssetURL("app.css"), nil)
+		req.Header.Set("Accept-Encoding", accept)
+		w := &writeCounter{ResponseRecorder: httptest.NewRecorder()}
+		h.ServeHTTP(w, req)
+		require.Equal(t, http.StatusOK, w.Code, accept)
+		assert.Equal(t, 1, w.writes, "%q: writes", accept)
+		assert.Zero(t, w.readFroms, "%q: ReadFrom", accept)
+		assert.Equal(t, strconv.Itoa(w.Body.Len()), w.Header().Get("Content-Length"), accept)
+		if accept == "" {
+			assert.Equal(t, orig, w.Body.Bytes())
+		}
+	}
+}
+
+// TestStaticAllocatesLittle: serving a static file costs a couple of small
+// allocations, not a copy of the file (the handler alone, without the
+// server around it; BenchmarkStatic times it).
+func TestStaticAllocatesLittle(t *testing.T) {
+	h := newTestHandler(t, Options{Precompress: true})
+	for _, accept := range []string{"", "gzip", "gzip, deflate, br, zstd"} {
+		req := httptest.NewRequest(http.MethodGet, AssetURL("app.css"), nil)
+		req.Header.Set("Accept-Encoding", accept)
+		w := &discard{h: http.Header{}}
+		allocs := testing.AllocsPerRun(200, func() {
+			clear(w.h)
+			h.ServeHTTP(w, req)
+		})
+		assert.LessOrEqual(t, allocs, 3.0, "Accept-Encoding %q", accept)
+	}
+}
+
+// TestStaticRange: the plain file still answers a Range request, with its
+// ETag for If-Range.
+func TestStaticRange(t *testing.T) {
+	h := newTestHandler(t, Options{})
+	orig, err := static.ReadFile("static/app.css")
+	require.NoError(t, err)
+	u := AssetURL("app.css")
+	etag := get(h, u).Header().Get("ETag")
+
+	rec := get(h, u, "Range", "bytes=10-19")
+	require.Equal(t, http.StatusPartialContent, rec.Code)
+	assert.Equal(t, orig[10:20], rec.Body.Bytes())
+	assert.Equal(t, etag, rec.Header().Get("ETag"))
+
+	rec = get(h, u, "Range", "bytes=10-19", "If-Range", `"0000000000000000"`)
+	assert.Equal(t, http.StatusOK, rec.Code, "a stale If-Range gets the whole file")
+	assert.Equal(t, orig, rec.Body.Bytes())
+}
+
+// TestPagesInBrotli: a page is brotli for a client that prefers it, gzip for
+// one that takes only gzip, each with its own ETag that revalidates to 304;
+// a kept page is compressed once.
+func TestPagesInBrotli(t *testing.T) {
+	h := newTestHandler(t, Options{Scenarios: []templates.CatalogItem{{ID: "a/b", Title: "A title", Summary: strings.Repeat("words ", 400), Href: "/x"}}})
+	plain := get(h, "/")
+	require.Equal(t, http.StatusOK, plain.Code)
+
+	etags := map[string]bool{plain.Header().Get("ETag"): true}
+	for accept, want := range map[string]string{"gzip, deflate, br, zstd": "br", "br": "br", "gzip": "gzip"} {
+		rec := get(h, "/", "Accept-Encoding", accept)
+		require.Equal(t, http.StatusOK, rec.Code)
+		require.Equal(t, want, rec.Header().Get("Content-Encoding"), accept)
+		assert.Equal(t, strconv.Itoa(rec.Body.Len()), rec.Header().Get("Content-Length"))
+		var r io.Reader
+		if want == "br" {
+			r = brotli.NewReader(bytes.NewReader(rec.Body.Bytes()))
+		} else {
+			zr, err := gzip.NewReader(bytes.NewReader(rec.Body.Bytes()))
+			require.NoError(t, err)
+			r = zr
+		}
+		body, err := io.ReadAll(r)
+		require.NoError(t, err)
+		assert.Equal(t, plain.Body.String(), string(body), accept)
+
+		etag := rec.Header().Get("ETag")
+		assert.Regexp(t, `^"[0-9a-f]{16}-`+want+`"$`, etag)
+		etags[etag] = true
+		again := get(h, "/", "Accept-Encoding", accept, "If-None-Match", etag)
+		assert.Equal(t, http.StatusNotModified, again.Code)
+		assert.Zero(t, again.Body.Len())
+	}
+	assert.Len(t, etags, 3, "identity, br and gzip have an ETag each")
+}
+
+// TestReuseKey: the key of a kept page sorts the query, holds the headers
+// the page varies by, and tells https from http, whether the server saw TLS
+// or, as on a Worker, the request's URL says so.
+func TestReuseKey(t *testing.T) {
+	vary := []string{"Host"}
+	key := func(target string) string {
+		return reuseKey(httptest.NewRequest(http.MethodGet, target, nil), vary)
+	}
+	assert.Equal(t, key("/s?b=2&a=1"), key("/s?a=1&b=2"))
+	assert.NotEqual(t, key("http://one.example/s"), key("http://two.example/s"))
+	assert.NotEqual(t, key("http://one.example/s"), key("https://one.example/s"))
+	secure := httptest.NewRequest(http.MethodGet, "/s", nil)
+	secure.TLS = &tls.ConnectionState{}
+	assert.NotEqual(t, key("/s"), reuseKey(secure, vary))
+}
+
+// TestReusedPagesKeepOnePerHost: a kept page that varies by Host is kept
+// once per host (net/http holds the Host apart from the other headers).
+func TestReusedPagesKeepOnePerHost(t *testing.T) {
+	page := Page{Pattern: "GET /h", Reuse: true, Vary: []string{"Host"}, Render: func(r *http.Request) (templ.Component, error) {
+		return templ.Raw("<p>" + r.Host + "</p>"), nil
+	}}
+	h := newTestHandler(t, Options{Pages: []Page{page}})
+	for _, host := range []string{"one.example", "two.example", "one.example"} {
+		rec := get(h, "http://"+host+"/h")
+		require.Equal(t, http.StatusOK, rec.Code)
+		assert.Equal(t, "<p>"+host+"</p>", rec.Body.String())
+	}
+}
