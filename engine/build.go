@@ -174,6 +174,9 @@ func (b *builder) check(c scenario.Command, enabled map[string]bool) error {
 		return err
 	}
 	names := check.Family(n.Value)
+	if now, ok := check.Renamed[n.Value]; ok {
+		return errorf(n.Pos, "check %q is now called %s", n.Value, now)
+	}
 	if names == nil {
 		return errorf(n.Pos, "unknown check %q; expected one of reconciliation, %s", n.Value, strings.Join(check.Names, ", "))
 	}

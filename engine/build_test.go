@@ -55,6 +55,7 @@ func TestBuildErrors(t *testing.T) {
 		{"stray word", world + "run extract at=10:00:02 now\n", nil, "b.tdm:6:25", `unexpected word "now" in run`},
 		{"bad choice", world + "target t2 sink=replace\n", nil, "b.tdm:6:16", `expected sink= to be one of append, merge, overwrite or upsert, found "replace"`},
 		{"unknown pipeline", world + "run extrakt at=10:00:02\n", nil, "b.tdm:6:5", `unknown pipeline "extrakt"`},
+		{"renamed check", world + "check reconciliation-same-column\n", nil, "b.tdm:6:7", `check "reconciliation-same-column" is now called reconciliation-same-window`},
 		{"unknown source table", "scenario t/x \"X\"\ntarget t\npipeline p from=nope to=t\n", nil, "b.tdm:3:17", `unknown source table "nope"`},
 		{"unknown target", "scenario t/x \"X\"\nsource o\npipeline p from=o to=nope\n", nil, "b.tdm:3:22", `unknown target "nope"`},
 		{"required argument", world + "run extract\n", nil, "b.tdm:6:1", "run needs at=HH:MM:SS"},
@@ -97,7 +98,8 @@ func TestExpectationErrors(t *testing.T) {
 	tests := []struct{ name, line, pos, msg string }{
 		{"unknown claim", "expect lost=3", "b.tdm:6:8", `unknown claim "lost"`},
 		{"unknown check", "expect check gap=fail", "b.tdm:6:14", `unknown check "gap"`},
-		{"check family", "expect check reconciliation=fail", "b.tdm:6:14", "`check reconciliation` runs two checks, and an expectation names one verdict: expect check reconciliation-same-column=fail or expect check reconciliation-independent=fail"},
+		{"check family", "expect check reconciliation=fail", "b.tdm:6:14", "`check reconciliation` runs two checks, and an expectation names one verdict: expect check reconciliation-same-window=fail or expect check reconciliation-closed-interval=fail"},
+		{"renamed check", "expect check reconciliation-independent=fail", "b.tdm:6:14", `check "reconciliation-independent" is now called reconciliation-closed-interval: expect check reconciliation-closed-interval=fail`},
 		{"bad status", "expect check gap-scan=broken", "b.tdm:6:23", "expected pass, fail or not-run"},
 		{"unknown when knob", "expect missing=none when colour=red", "b.tdm:6:26", `unknown knob "colour" after when`},
 		{"bad when value", "expect missing=none when mark=sundial", "b.tdm:6:31", `knob mark cannot be "sundial"`},

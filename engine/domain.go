@@ -335,17 +335,32 @@ func (w *World) ReserveChanges(n int) {
 
 // --- The truth about keys.
 
-// KeyID returns the dense id of key as target's truth knows it (target may
-// be nil), numbering it on first use. The id travels with the key's rows
-// through the source, the log and the target, so later steps find the key
-// without hashing its text.
+// KeyID returns the dense id of key as target knows it (target may be nil),
+// numbering it on first use. The id travels with the key's rows through the
+// source, the log and the target, so later steps find the key without
+// hashing its text. It is also the truth's id of the row of the first
+// source to write the key; RowID gives another source's row of it.
 func (w *World) KeyID(target *sink.Table, key string) int32 { return w.keyID(target, key) }
+
+// RowID returns the truth's id of the row with key id k (a KeyID) of table
+// (a TableID: a source table, or a producer's events). It is k for the
+// first source to write the key, and an id of its own for any other, so
+// that two tables' rows with one key are two rows to the truth: a target
+// keyed on the key that holds one of them is missing the other. A row
+// written to a target names its source row with sink.In.Src.
+func (w *World) RowID(k int32, table int16) int32 {
+	if w.keys[k].table == table {
+		return k // kept small enough to inline: every row written asks
+	}
+	return w.rowID(k, table)
+}
 
 // KeyText is the text of the key with id, as a target row holds it.
 func (w *World) KeyText(id int32) string { return w.keys[id].key }
 
-// SourceVersion is the latest version of the key with id that its source
-// holds (committed, or meant to be sent), 0 when it holds none.
+// SourceVersion is the latest version of the source row with id (a KeyID
+// or a RowID) that its source holds (committed, or meant to be sent), 0
+// when it holds none.
 func (w *World) SourceVersion(id int32) int32 { return w.keys[id].sourceSeq }
 
 // SetSourceVersion records that the source now holds version seq of the
@@ -358,10 +373,12 @@ func (w *World) SetSourceVersion(target *sink.Table, id, seq int32) {
 // Deliver writes rows into target, for extractor run run (or -1), keeping
 // the truth and the target's history in the trace. inInterval, for an
 // overwrite target, says which rows already present the write replaces.
+// Each row names its key (In.ID) and, when another source wrote the key
+// first, the source row it copies (In.Src, from RowID).
 func (w *World) Deliver(target *sink.Table, in []sink.In, run int, inInterval func(sink.Row) bool) sink.Result {
 	w.charge(len(in))
-	res := target.Write(in, run, int32(w.step()), inInterval, func(id int32, _ string, count, newest int) {
-		w.targetChanged(target, id, count, newest)
+	res := target.Write(in, run, int32(w.step()), inInterval, func(id, rows, seqs int32) {
+		w.targetChanged(target, id, rows, seqs)
 	})
 	for i := range w.trace.Targets {
 		if w.trace.Targets[i].Name == target.Name {

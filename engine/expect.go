@@ -67,7 +67,10 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 				// A check line's family name is welcome when it is one check;
 				// an expectation names one verdict, so a family of several is not.
 				names := check.Family(a.Key)
+				now, renamed := check.Renamed[a.Key]
 				switch {
+				case renamed:
+					return nil, errorf(a.Pos, "check %q is now called %s: expect check %s=%s", a.Key, now, now, a.Value)
 				case len(names) == 0:
 					return nil, errorf(a.Pos, "unknown check %q; expected one of %s", a.Key, strings.Join(check.Names, ", "))
 				case len(names) > 1:

@@ -112,18 +112,27 @@ func (q *queue) pop() scheduled {
 	return top
 }
 
-// keyState is the truth about one key: is it in the source, and how is it in
-// the target. The world keeps one per key id in a dense array of values, so
-// that what a send or a write reads and changes of a key is one small struct
-// in one place. (The truth log names keys as the truth reports them, with
-// the target's name in front when there are several targets.)
+// keyState is the truth about one key id: is its source row in the source,
+// and how many target rows copy it. The world keeps one per key id in a
+// dense array of values, so that what a send or a write reads and changes of
+// a key is one small struct in one place. (The truth log names keys as the
+// truth reports them, with the target's name in front when there are
+// several targets.)
+//
+// A key id is a key of a target (what its rows hold and a merge matches on)
+// and the source row of the first source to write that key (a table, or a
+// producer's events: table). The same key written by another source is
+// another source row, with an id of its own that names no target key (see
+// World.RowID): the truth tells two tables' order 1 apart, where the target
+// keyed by order_id cannot.
 type keyState struct {
 	key       string // the key's text, unprefixed: what a target row holds
 	sourceSeq int32  // latest version its source holds (a committed row, a producer's intended event), 0 if none or deleted
-	count     int32  // rows of it present in the target
-	newest    int32  // newest version among them, 0 if none
+	count     int32  // target rows present that copy this source row
+	seqs      int32  // the sum of their versions, wrapping: with one row present, its version
 	shown     int32  // count when status was last recorded in the truth log
 	bad       int32  // the key's index in the truth log's set of keys not fine, or -1
+	table     int16  // the source (a TableID) whose row this id is, or -1 before one writes it
 	status    status
 }
 
@@ -149,6 +158,7 @@ type World struct {
 	hint      sizeHint
 	actors    map[string]int32 // index of each actor name in trace.actors
 	keyIDs    map[string]int32 // every key's dense id, by its truth key
+	rowIDs    map[rowOf]int32  // the ids of source rows whose key another source wrote first (see RowID)
 	keys      []keyState       // the truth about each key, by id
 	counts    Counts
 	domains   []Domain                // the worlds composed, as Build was given them
@@ -332,11 +342,47 @@ func isInt(s string) bool {
 	return err == nil
 }
 
-// targetChanged records what a write did to the key with id in target.
-func (w *World) targetChanged(target *sink.Table, id int32, count, newest int) {
+// targetChanged records what a write did to the copies of the source row
+// with id in target: rows more (or fewer) of them, their versions' sum
+// moved by seqs.
+func (w *World) targetChanged(target *sink.Table, id, rows, seqs int32) {
 	ks := &w.keys[id]
-	ks.count, ks.newest = int32(count), int32(newest)
+	ks.count += rows
+	ks.seqs += seqs
 	w.settle(target, id)
+}
+
+// rowOf names the row of a source (a TableID) whose key has the key id k.
+type rowOf struct {
+	k     int32
+	table int16
+}
+
+// rowID returns the id of the source row of table with the key whose id is
+// k: k itself when table is the first source to write the key, else an id
+// of its own (see keyState).
+func (w *World) rowID(k int32, table int16) int32 {
+	ks := &w.keys[k]
+	switch ks.table {
+	case table:
+		return k
+	case -1:
+		ks.table = table
+		return k
+	}
+	if id, ok := w.rowIDs[rowOf{k, table}]; ok {
+		return id
+	}
+	if w.rowIDs == nil {
+		w.rowIDs = map[rowOf]int32{}
+	}
+	w.charge(1)
+	id := int32(len(w.keys))
+	w.keys = append(w.keys, keyState{key: ks.key, bad: -1, table: table})
+	w.trace.keyText = append(w.trace.keyText, ks.key)
+	w.trace.truth.name(id, w.trace.truth.keys[k])
+	w.rowIDs[rowOf{k, table}] = id
+	return id
 }
 
 // keyID returns the dense id of key as target's truth knows it, numbering
@@ -352,7 +398,7 @@ func (w *World) keyID(target *sink.Table, key string) int32 {
 	}
 	w.charge(1)
 	id := int32(len(w.keys))
-	w.keys = append(w.keys, keyState{key: key, bad: -1})
+	w.keys = append(w.keys, keyState{key: key, bad: -1, table: -1})
 	w.trace.keyText = append(w.trace.keyText, key)
 	w.trace.truth.name(id, tk)
 	w.keyIDs[tk] = id
@@ -372,7 +418,7 @@ func (w *World) settle(target *sink.Table, id int32) {
 		next = duplicated
 	case ks.sourceSeq > 0 && c == 0:
 		next = missing
-	case c > 0 && (ks.sourceSeq == 0 || ks.newest < ks.sourceSeq):
+	case c == 1 && (ks.sourceSeq == 0 || ks.seqs < ks.sourceSeq): // one row: seqs is its version
 		next = stale
 	}
 	if next == ks.status && (next != duplicated || c == ks.shown) {

@@ -65,6 +65,7 @@ type Run struct {
 	MarkBefore   string
 	MarkAfter    string
 	Advanced     bool // this run moved a mark forward
+	Stored       bool // this run reached its mark update: it claims its window as processed
 	Read         int  // rows the query returned
 	Written      int  // rows sent to the target
 	SourceCount  int  // the source's count for the same predicate, asked in the same snapshot
@@ -102,7 +103,7 @@ type Asker interface {
 // Config selects checks and sets their parameters.
 type Config struct {
 	Enabled      map[string]bool // empty means every check
-	ClosedFrom   vtime.Time      // reconciliation's closed interval
+	ClosedFrom   vtime.Time      // reconciliation-closed-interval's interval
 	ClosedTo     vtime.Time
 	HasClosed    bool
 	StallRuns    int     // rate of change: this many runs in a row without an advance is a stall
@@ -118,16 +119,25 @@ func DefaultConfig() Config {
 
 // Names lists every check, in the order they are reported.
 var Names = []string{
-	"monotonicity", "rate-of-change", "reconciliation-same-column", "reconciliation-independent",
+	"monotonicity", "rate-of-change", "reconciliation-same-window", "reconciliation-closed-interval",
 	"zero-advance", "overlap-reread", "gap-scan", "uniqueness",
 	"consumer-lag", "version-order", "offset-gap",
+}
+
+// Renamed maps a check's former name to its name now. The reconciliations
+// were named for the column they count by, which they share; they differ
+// in when they count: in the run's own window as it reads, or after the
+// interval has closed.
+var Renamed = map[string]string{
+	"reconciliation-same-column": "reconciliation-same-window",
+	"reconciliation-independent": "reconciliation-closed-interval",
 }
 
 // Family maps the name used in a scenario's check line to the checks it enables.
 func Family(name string) []string {
 	switch name {
 	case "reconciliation":
-		return []string{"reconciliation-same-column", "reconciliation-independent"}
+		return []string{"reconciliation-same-window", "reconciliation-closed-interval"}
 	case "rate":
 		return []string{"rate-of-change"}
 	case "overlap":
@@ -149,13 +159,13 @@ var About = map[string][2]string{
 		"a source or consumer that has stopped, and a single jump far bigger than usual after an outage",
 		"losses that are small and steady: a run a few rows short still moves the mark by a normal-looking amount",
 	},
-	"reconciliation-same-column": {
-		"a run that wrote fewer rows than it read, such as a crash after the mark moved and before the write",
-		"every row the visibility gap drops: counting with the pipeline's own predicate, it makes the same mistake and sees nothing wrong",
+	"reconciliation-same-window": {
+		"a run that claimed its window and wrote fewer rows than the source counted in it, such as a crash after the mark moved and before the write",
+		"every row the visibility gap drops: counted by the pipeline's own column over the pipeline's own window as the run reads, the source cannot see those rows either, and agrees",
 	},
-	"reconciliation-independent": {
-		"whatever the mark let slip: rows caught in the visibility gap, backdated corrections, whole skipped ranges",
-		"intervals that have not closed yet, and rows lost after an interval was counted",
+	"reconciliation-closed-interval": {
+		"whatever the mark let slip: rows caught in the visibility gap, backdated corrections, whole skipped ranges, once their interval has closed and late commits have landed",
+		"an interval still open, and rows that commit into an interval after it was counted",
 	},
 	"zero-advance": {
 		"a run that moved the mark yet read no rows, which is the trace a skip leaves",
@@ -191,10 +201,10 @@ func Evaluate(cfg Config, o Observation) []Result {
 			r = monotonicity(o)
 		case "rate-of-change":
 			r = rateOfChange(cfg, o)
-		case "reconciliation-same-column":
-			r = reconcileSameColumn(o)
-		case "reconciliation-independent":
-			r = reconcileIndependent(cfg, o)
+		case "reconciliation-same-window":
+			r = reconcileSameWindow(o)
+		case "reconciliation-closed-interval":
+			r = reconcileClosedInterval(cfg, o)
 		case "zero-advance":
 			r = zeroAdvance(o)
 		case "overlap-reread":
@@ -240,12 +250,16 @@ func monotonicity(o Observation) Result {
 	return Result{Status: Pass, Detail: prose.F("%s, none lower than the one before", plural(changes, "stored value", "stored values"))}
 }
 
+// rateOfChange measures each mark on its own: a mark needs two stored
+// values (resets aside) to have a rate at all, and a value below the one
+// before it is no advance of any size.
 func rateOfChange(cfg Config, o Observation) Result {
 	stall := max(cfg.StallRuns, 2)
-	seen := 0
+	measured := 0
+	var short []string // marks with fewer than two stored values
 	for _, s := range o.Marks {
 		var advances runningMedian // every advance so far, for the median of the usual ones
-		still := 0
+		still, seen := 0, 0
 		var last *MarkPoint
 		for i := range s.Points {
 			p := &s.Points[i]
@@ -256,12 +270,16 @@ func rateOfChange(cfg Config, o Observation) Result {
 			seen++
 			if last != nil && last.Set {
 				d := p.Value - last.Value
-				if d <= 0 {
+				switch {
+				case d < 0:
+					return Result{Status: Fail, Detail: prose.F("mark %s went from %s back to %s at %s: a move backwards is no advance", s.Name, last.Display, p.Display, p.At)}
+				case d == 0:
 					still++
 					if still >= stall {
 						return Result{Status: Fail, Detail: prose.F("mark %s has not advanced for %s in a row (stuck at %s since %s)", s.Name, plural(still, "run", "runs"), p.Display, last.At)}
 					}
-				} else {
+					continue // the stall is measured from where the mark first stood still
+				default:
 					still = 0
 					if advances.len() >= 3 {
 						med := advances.median()
@@ -272,15 +290,30 @@ func rateOfChange(cfg Config, o Observation) Result {
 					advances.add(d)
 				}
 			}
-			if !(last != nil && last.Set && p.Value <= last.Value) {
-				last = p
-			}
+			last = p
+		}
+		if seen >= 2 {
+			measured++
+		} else {
+			short = append(short, s.Name)
 		}
 	}
-	if seen < 2 {
-		return Result{Status: NotRun, Detail: "needs at least two stored values to measure a rate"}
+	if measured == 0 {
+		return Result{Status: NotRun, Detail: "needs a mark with at least two stored values to measure a rate"}
 	}
-	return Result{Status: Pass, Detail: "every mark kept advancing by plausible amounts"}
+	d := prose.F("%s kept advancing, never stuck for %d runs in a row nor jumping past %.0f× its usual advance", plural(measured, "mark", "marks"), stall, cfg.JumpFactor)
+	if len(short) > 0 {
+		d += prose.F("; %s %s fewer than two stored values to measure", strings.Join(short, ", "), hasHave(len(short)))
+	}
+	return Result{Status: Pass, Detail: d}
+}
+
+// hasHave is "has" for one and "have" for more.
+func hasHave(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
 }
 
 func amount(s MarkSeries, d int64) string {
@@ -338,12 +371,16 @@ type maxHeap struct{ minHeap }
 
 func (h maxHeap) Less(i, j int) bool { return h.xs[i] > h.xs[j] }
 
-func reconcileSameColumn(o Observation) Result {
+// reconcileSameWindow compares each run that claimed its window with the
+// source's count over that window, by the pipeline's own column, taken in
+// the run's own snapshot: the query a team writes from the run's log. A run
+// claims its window when it stores its mark; one that crashed or gave up
+// before that claimed nothing, and the next run reads its window again.
+func reconcileSameWindow(o Observation) Result {
 	runs, short := 0, 0
 	var first string
 	for _, r := range o.Runs {
-		// A crashed run's log still shows what it read and what it wrote.
-		if !(r.Finished || r.Crashed) || r.Aborted {
+		if !(r.Finished || r.Crashed && r.Stored) || r.Aborted {
 			continue
 		}
 		runs++
@@ -355,15 +392,18 @@ func reconcileSameColumn(o Observation) Result {
 		}
 	}
 	if runs == 0 {
-		return Result{Status: NotRun, Detail: "no run has finished yet"}
+		return Result{Status: NotRun, Detail: "no run has claimed a window yet"}
 	}
 	if short > 0 {
-		return Result{Status: Fail, Detail: prose.F("%d of %s wrote fewer rows than the source counted with the same predicate; first: %s", short, plural(runs, "run", "runs"), first)}
+		return Result{Status: Fail, Detail: prose.F("%d of %s wrote fewer rows than the source counted in the same window; first: %s", short, plural(runs, "run", "runs"), first)}
 	}
-	return Result{Status: Pass, Detail: prose.F("%s with the source counted by the same column and window", plural(runs, "run agrees", "runs agree"))}
+	return Result{Status: Pass, Detail: prose.F("%s with the source counted by the same column in the same window, as each run read", plural(runs, "run agrees", "runs agree"))}
 }
 
-func reconcileIndependent(cfg Config, o Observation) Result {
+// reconcileClosedInterval counts the source's rows stamped in an interval
+// that has closed, and the target's, once late commits have had time to
+// land: the same column as the pipeline's, counted after the window closed.
+func reconcileClosedInterval(cfg Config, o Observation) Result {
 	if !cfg.HasClosed {
 		return Result{Status: NotRun, Detail: "no closed interval was given to reconcile (check reconciliation closed=FROM..TO)"}
 	}
@@ -380,7 +420,7 @@ func reconcileIndependent(cfg Config, o Observation) Result {
 			tgt++
 		}
 	}
-	d := prose.F("source counts %s with updated_at in %s..%s, target holds %d", plural(src, "row", "rows"), cfg.ClosedFrom, cfg.ClosedTo, tgt)
+	d := prose.F("counted at %s, after the interval closed, the source has %s with updated_at in %s..%s and the target %d", o.Now, plural(src, "row", "rows"), cfg.ClosedFrom, cfg.ClosedTo, tgt)
 	if src != tgt {
 		return Result{Status: Fail, Detail: d}
 	}

@@ -70,7 +70,7 @@ func TestEvaluateOrderAndSelection(t *testing.T) {
 		names = append(names, r.Name)
 	}
 	assert.Equal(t, check.Names, names, "with a log, every check runs")
-	assert.Equal(t, []string{"reconciliation-same-column", "reconciliation-independent"}, check.Family("reconciliation"))
+	assert.Equal(t, []string{"reconciliation-same-window", "reconciliation-closed-interval"}, check.Family("reconciliation"))
 	assert.Nil(t, check.Family("nonsense"))
 }
 
@@ -96,23 +96,53 @@ func TestRateOfChange(t *testing.T) {
 	assert.Contains(t, jump.Detail, "jumped by 22s")
 }
 
-func TestReconcileSameColumn(t *testing.T) {
-	cfg := only("reconciliation-same-column")
+// TestRateOfChangePerMark: a rate is a mark's own. Two marks with one value
+// each have no rate between them, and a move backwards is no advance.
+func TestRateOfChangePerMark(t *testing.T) {
+	cfg := only("rate-of-change")
+	eu, us := series(2), series(5)
+	eu.Name, us.Name = "extract/orders_eu", "extract/orders_us"
+	r := one(t, cfg, check.Observation{Marks: []check.MarkSeries{eu, us}})
+	assert.Equal(t, check.NotRun, r.Status, "one value per mark is no rate: %s", r.Detail)
+
+	back := check.MarkSeries{Name: "extract", Points: []check.MarkPoint{
+		{Step: 1, Value: 1002, Set: true, Display: "lsn 1002", At: at(1)},
+		{Step: 2, Value: 1001, Set: true, Display: "lsn 1001", At: at(2)},
+	}}
+	r = one(t, cfg, check.Observation{Marks: []check.MarkSeries{back}})
+	assert.Equal(t, check.Fail, r.Status)
+	assert.Equal(t, "mark extract went from lsn 1002 back to lsn 1001 at 10:00:02: a move backwards is no advance", r.Detail)
+
+	r = one(t, cfg, check.Observation{Marks: []check.MarkSeries{series(2, 4, 6), us}})
+	assert.Equal(t, check.Pass, r.Status)
+	assert.Equal(t, "1 mark kept advancing, never stuck for 3 runs in a row nor jumping past 5× its usual advance; extract/orders_us has fewer than two stored values to measure", r.Detail)
+	// A reset may move a mark back; the advance after it is measured from it.
+	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Marks: []check.MarkSeries{series(2, 4, -1, 3)}}).Status)
+}
+
+func TestReconcileSameWindow(t *testing.T) {
+	cfg := only("reconciliation-same-window")
 	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{Runs: []check.Run{{Finished: true, Aborted: true}}}).Status)
-	// A crash after the mark moved and before the write: its log shows the shortfall.
-	crash := one(t, cfg, check.Observation{Runs: []check.Run{{Crashed: true, At: at(4), SourceCount: 2}}})
+	// A crash after the mark moved and before the write: the run claimed its
+	// window, and its log shows the shortfall.
+	crash := one(t, cfg, check.Observation{Runs: []check.Run{{Crashed: true, Stored: true, At: at(4), SourceCount: 2}}})
 	assert.Equal(t, check.Fail, crash.Status)
 	assert.Contains(t, crash.Detail, "source counted 2, target received 0")
+	// A crash before the mark was stored claims nothing: the next run reads
+	// the window again, and a team's query over claimed windows skips it.
+	early := one(t, cfg, check.Observation{Runs: []check.Run{{Crashed: true, At: at(4), SourceCount: 2, Written: 1}, {Finished: true, Stored: true, SourceCount: 2, Written: 2}}})
+	assert.Equal(t, check.Pass, early.Status, early.Detail)
+	assert.Equal(t, "1 run agrees with the source counted by the same column in the same window, as each run read", early.Detail)
 	ok := []check.Run{{Finished: true, SourceCount: 2, Written: 2}, {Finished: true, Aborted: true, SourceCount: 5}}
 	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Runs: ok}).Status)
 	short := append(ok, check.Run{Finished: true, At: at(9), SourceCount: 3, Written: 1})
 	r := one(t, cfg, check.Observation{Runs: short})
 	assert.Equal(t, check.Fail, r.Status)
-	assert.Equal(t, "1 of 2 runs wrote fewer rows than the source counted with the same predicate; first: run at 10:00:09: source counted 3, target received 1", r.Detail)
+	assert.Equal(t, "1 of 2 runs wrote fewer rows than the source counted in the same window; first: run at 10:00:09: source counted 3, target received 1", r.Detail)
 }
 
-func TestReconcileIndependent(t *testing.T) {
-	cfg := only("reconciliation-independent")
+func TestReconcileClosedInterval(t *testing.T) {
+	cfg := only("reconciliation-closed-interval")
 	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{Source: source{}}).Status, "no closed interval")
 	cfg.ClosedFrom, cfg.ClosedTo, cfg.HasClosed = at(0), at(6), true
 	src := source{at(0), at(1), at(2), at(7)}
@@ -126,7 +156,7 @@ func TestReconcileIndependent(t *testing.T) {
 	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Started: true, Now: at(7), Source: src, Target: target}).Status)
 	r := one(t, cfg, check.Observation{Started: true, Now: at(7), Source: src, Target: target[1:]})
 	assert.Equal(t, check.Fail, r.Status)
-	assert.Equal(t, "source counts 3 rows with updated_at in 10:00:00..10:00:06, target holds 2", r.Detail)
+	assert.Equal(t, "counted at 10:00:07, after the interval closed, the source has 3 rows with updated_at in 10:00:00..10:00:06 and the target 2", r.Detail)
 }
 
 func TestZeroAdvance(t *testing.T) {

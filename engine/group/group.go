@@ -10,7 +10,10 @@
 // the first count%members take one extra. RoundRobin is also offered.
 //
 // What it simplifies: one topic per group, no session timeouts or
-// heartbeats, and no cooperative rebalancing.
+// heartbeats, and no cooperative rebalancing. When a rebalance may complete
+// (it waits for members busy with a batch) and when a member is evicted
+// for passing max.poll.interval is the log world's to decide
+// (engine/logs); Rebalance is the moment it completes.
 package group
 
 import (

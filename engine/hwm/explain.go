@@ -14,30 +14,68 @@ import (
 // Explain says, from trace t alone, why key stands as it does in the target
 // after step n: why it is missing, duplicated or stale, or that it is fine.
 // It reads the core's versions and targets, and the high-water-mark
-// world's pipelines, marks and runs when the scenario has them.
+// world's pipelines, marks and runs when the scenario has them. When two
+// sources (two tables) hold a row with the key, it explains each.
 func Explain(t *engine.Trace, key string, n int) string {
 	h := Of(t)
 	if h == nil {
 		h = &Trace{t: t}
 	}
 	n = t.ClampStep(n)
-	var versions []engine.VersionRecord
+	var srcs []int32 // the source rows with the key, in the order first committed
+	byRow := map[int32][]engine.VersionRecord{}
 	for _, v := range t.VersionsAt(n) {
 		if t.VersionKey(&v) == key {
-			versions = append(versions, v)
+			if _, ok := byRow[v.KeyID]; !ok {
+				srcs = append(srcs, v.KeyID)
+			}
+			byRow[v.KeyID] = append(byRow[v.KeyID], v)
 		}
 	}
-	var rows []sink.Row
+	var all []sink.Row
 	for _, h := range t.Targets {
-		rows = append(rows, t.TargetAt(h.Name, n)...)
+		all = append(all, t.TargetAt(h.Name, n)...)
 	}
-	rows = slices.DeleteFunc(rows, func(r sink.Row) bool { return t.RowKey(&r) != key })
-	if len(versions) == 0 {
+	copies := func(src int32) []sink.Row {
+		return slices.DeleteFunc(slices.Clone(all), func(r sink.Row) bool { return r.Src != src })
+	}
+	if len(srcs) == 0 {
+		for _, r := range all {
+			if t.RowKey(&r) == key {
+				if of := t.Key(r.Src); of != key {
+					return prose.F("The target's row %s copies %s, which reached the target again under a new key; no source row has key %s.", key, of, key)
+				}
+			}
+		}
 		return prose.F("No committed source row has key %s at this step.", key)
 	}
-	v := versions[len(versions)-1]
+	if len(srcs) == 1 {
+		vs := byRow[srcs[0]]
+		return h.explainRow(vs[len(vs)-1], copies(srcs[0]), key, n, false)
+	}
+	var tables, parts []string
+	for _, src := range srcs {
+		vs := byRow[src]
+		v := vs[len(vs)-1]
+		tables = append(tables, t.VersionTable(&v))
+		parts = append(parts, h.explainRow(v, copies(src), key, n, true))
+	}
+	head := prose.F("Two tables hold a row with key %s (%s), and a target keyed on the key alone cannot tell them apart.", key, strings.Join(tables, " and "))
+	if len(srcs) > 2 {
+		head = prose.F("%d tables hold a row with key %s (%s), and a target keyed on the key alone cannot tell them apart.", len(srcs), key, strings.Join(tables, ", "))
+	}
+	return head + " " + strings.Join(parts, " ")
+}
+
+// explainRow says why the source row whose latest version is v stands as
+// it does, given the target rows that copy it; qualify names its table.
+func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, n int, qualify bool) string {
+	t := h.t
 	table := t.VersionTable(&v)
 	name := t.Noun(table) + " " + key
+	if qualify {
+		name += " of " + table
+	}
 	p := h.pipeFor(table)
 	committed := prose.F("%s committed at %s (lsn %d) with updated_at %s", capital(name), t.Events[v.CommitStep-1].At, v.LSN, v.UpdatedAt)
 	if v.Backdated {
@@ -56,13 +94,20 @@ func Explain(t *engine.Trace, key string, n int) string {
 		if m, ok := h.markBefore(p, table, int(v.CommitStep)); ok && p.Unreachable(m, compared(p, v)) {
 			return prose.F("%s; the mark was already %s, so no read after that could return it.", committed, p.Mark.Format(m))
 		}
+		if qualify && h.readBy(key, table, v, n) != "" {
+			return prose.F("%s; %s read it, but the target's one row with key %s copies another table's row.", committed, h.readBy(key, table, v, n), key)
+		}
 		return committed + "; no run has read it yet. The next run will."
 	case len(rows) > 1:
 		var by []string
 		for _, r := range rows {
-			by = append(by, writer(t, h, r))
+			w := writer(t, h, r)
+			if k := t.RowKey(&r); k != key {
+				w += " under key " + k
+			}
+			by = append(by, w)
 		}
-		return prose.F("%s is in the target %d times: written by %s. A re-read into an append-only target adds a copy each time.", capital(name), len(rows), strings.Join(by, " and by "))
+		return prose.F("%s is in the target %d times: written by %s. A re-read into an append-only target adds a copy each time, and a copy under another key is one no merge or uniqueness check can match.", capital(name), len(rows), strings.Join(by, " and by "))
 	}
 	r := rows[0]
 	if r.Seq < int(v.Seq) {
@@ -75,6 +120,21 @@ func Explain(t *engine.Trace, key string, n int) string {
 		return prose.F("The target holds version %d of %s (updated_at %s); the source has version %d, %s.%s", r.Seq, name, r.UpdatedAt, v.Seq, strings.TrimPrefix(committed, capital(name)+" "), why)
 	}
 	return prose.F("%s; %s copied it to the target, and it is current.", committed, writer(t, h, r))
+}
+
+// readBy names the first run that read table's row with key after v
+// committed, by step n, or "".
+func (t *Trace) readBy(key, table string, v engine.VersionRecord, n int) string {
+	for _, r := range t.Runs {
+		if r.ReadStep == 0 || r.ReadStep > n || r.ReadStep < int(v.CommitStep) || !slices.Contains(r.Keys, key) {
+			continue
+		}
+		p := t.pipeFor(table)
+		if p != nil && p.Name == r.Pipeline {
+			return prose.F("the run at %s", r.At)
+		}
+	}
+	return ""
 }
 
 // writer names what wrote row r: an extractor run, or a consumer of the

@@ -17,7 +17,7 @@ func (t *Trace) Narration(e *engine.Event) string {
 	case engine.KindBegin:
 		return prose.F("%s begins at %s; now() inside it reads %s on the source clock.", rec.Name, rec.BeginAt, rec.BeginNow)
 	case engine.KindInsert, engine.KindUpdate, engine.KindDelete:
-		return t.statementNarration(rec, &rec.Stmts[b])
+		return t.statementNarration(rec, &rec.Stmts[b], t.UnmatchedOf(int(a), int(b)))
 	case engine.KindCommit:
 		return t.commitNarration(rec)
 	case engine.KindRollback:
@@ -26,7 +26,7 @@ func (t *Trace) Narration(e *engine.Event) string {
 	return ""
 }
 
-func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord) string {
+func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord, unmatched []string) string {
 	var when string
 	switch {
 	case s.Backdated:
@@ -40,8 +40,25 @@ func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord) string {
 	}
 	verb := [...]string{"inserts", "updates", "deletes"}[s.Op]
 	prep := [...]string{"into", "in", "from"}[s.Op]
-	return prose.F("%s %s %s %s %s%s; no other session can see it until %s commits.",
-		rec.Name, verb, prose.Rows(t.t.Noun(s.Table), s.Keys), prep, s.Table, when, rec.Name)
+	noun := t.t.Noun(s.Table)
+	if len(s.Keys) == 0 {
+		exists := "no such row exists"
+		if len(unmatched) > 1 {
+			exists = "no such rows exist"
+		}
+		return prose.F("%s %s %s %s %s, but %s (none committed, none written by %s), so the statement matches nothing and changes nothing.",
+			rec.Name, verb, prose.Rows(noun, unmatched), prep, s.Table, exists, rec.Name)
+	}
+	also := ""
+	if n := len(unmatched); n > 0 {
+		has := "has no row, so nothing happens to it"
+		if n > 1 {
+			has = "have no rows, so nothing happens to them"
+		}
+		also = prose.F(" It also names %s, which %s.", prose.Rows(noun, unmatched), has)
+	}
+	return prose.F("%s %s %s %s %s%s; no other session can see it until %s commits.%s",
+		rec.Name, verb, prose.Rows(noun, s.Keys), prep, s.Table, when, rec.Name, also)
 }
 
 // commitNarration says what a commit made visible and, for a timestamp mark
@@ -85,6 +102,9 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 		}
 	}
 	visible, gone := splitDeletes(rec)
+	if rec.LSN == 0 {
+		return prose.F("%s commits at %s having changed no row, so it takes no log position and new readers see nothing new.", rec.Name, rec.EndAt)
+	}
 	if len(lost) > 0 {
 		it := "it"
 		if len(lost) > 1 {

@@ -159,7 +159,7 @@ func (h *world) runRead(r *runState) {
 			for _, v := range got {
 				if int64(v.UpdatedAt) <= m.value.V {
 					overlapRows++
-					if p.target.NewestID(v.ID) >= v.Seq {
+					if p.target.NewestID(v.Target) >= v.Seq {
 						overlapKnown++
 					}
 				}
@@ -195,7 +195,11 @@ func (h *world) windowPhrase(cfg *extract.Config, m extract.Mark, hasLo bool, lo
 		if !hasLo {
 			return prose.F("%s with no stored mark, so every change up to lsn %d", on, next.V)
 		}
-		return prose.F("%s for changes after lsn %d up to lsn %d", on, lo, next.V)
+		after := "after"
+		if cfg.Predicate == extract.GTE {
+			after = "at or after" // the stored position's own commit is read again
+		}
+		return prose.F("%s for changes %s lsn %d up to lsn %d", on, after, lo, next.V)
 	}
 	var b strings.Builder
 	b.WriteString(on)
@@ -236,7 +240,7 @@ func (h *world) runWrite(r *runState, mid bool) {
 		extra = prose.F("; the merge matches %d already present and absorbs them", res.Collapsed)
 	}
 	if res.Replaced > 0 && r.p.target.Mode == sink.Overwrite {
-		extra = prose.F("; it first deletes the %d rows already in that interval", res.Replaced)
+		extra = "; it first deletes what the target already holds in that interval: " + h.removedPhrase(n, res.Removed)
 	}
 	verb := map[sink.Mode]string{sink.Append: "appends", sink.Merge: "merges", sink.Overwrite: "overwrites its interval with", sink.Upsert: "upserts"}[r.p.target.Mode]
 	if mid {
@@ -250,6 +254,29 @@ func (h *world) runWrite(r *runState, mid bool) {
 	h.w.Emit(r.actor, engine.KindWrite, r.id, "%s %s %s into %s%s.", r.actor, verb, prose.Rows(n, keys), r.p.target.Name, extra)
 }
 
+// removedPhrase names the rows an overwrite's delete removed, by the runs
+// that wrote them: "orders 1, 2 (written by the run at 10:00:01)".
+func (h *world) removedPhrase(n string, rows []sink.Row) string {
+	var parts []string
+	for i := 0; i < len(rows); {
+		j := i
+		var keys []string
+		for ; j < len(rows) && rows[j].Run == rows[i].Run; j++ {
+			keys = append(keys, h.w.KeyText(rows[j].KeyID))
+		}
+		by := "a consumer of the log"
+		if r := rows[i].Run; r >= 0 && r < len(h.t.Runs) {
+			by = prose.F("the run at %s", h.t.Runs[r].At)
+			if w := h.t.Runs[r].Worker; w != "" {
+				by = prose.F("%s's run at %s", w, h.t.Runs[r].At)
+			}
+		}
+		parts = append(parts, prose.F("%s (written by %s)", prose.Rows(n, keys), by))
+		i = j
+	}
+	return strings.Join(parts, " and ")
+}
+
 func keysOf(vs []*mvcc.Version) []string {
 	keys := make([]string, len(vs))
 	for i, v := range vs {
@@ -261,7 +288,10 @@ func keysOf(vs []*mvcc.Version) []string {
 func (h *world) write(r *runState, rows []*mvcc.Version) sink.Result {
 	in := make([]sink.In, len(rows))
 	for i, v := range rows {
-		in[i] = sink.In{ID: v.ID, Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN), Amount: v.Amount}
+		in[i] = sink.In{ID: v.Target, Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN), Amount: v.Amount}
+		if v.ID != v.Target {
+			in[i].Src = v.ID + 1 // another table's row with this key reached the target first
+		}
 	}
 	var inInterval func(sink.Row) bool
 	if r.p.target.Mode == sink.Overwrite {

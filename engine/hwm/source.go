@@ -1,6 +1,7 @@
 package hwm
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/tidemark/tidemark/engine"
@@ -49,14 +50,36 @@ func (h *world) statement(ts *txnState, s *stmt) {
 		}
 	}
 	h.w.Charge(len(keys))
-	var stamp vtime.Time
+	stamp := now
+	switch {
+	case s.backdate != nil:
+		stamp = *s.backdate
+	case s.table.Stamp == mvcc.StampTxnStart:
+		stamp = ts.tx.BeginNow
+	}
 	target := h.targetFor(s.table.Name)
-	for _, k := range keys {
-		v := h.db.Write(&ts.tx, s.table, s.op, k, h.w.KeyID(target, k), s.amount, now, s.backdate)
-		stamp = v.UpdatedAt
+	table := h.w.TableID(s.table.Name)
+	var unmatched []string // keys an update or delete named that have no row
+	for i, k := range keys {
+		// The row is this table's: its own id to the truth, the key's id to the target.
+		key := h.w.KeyID(target, k)
+		if v := h.db.Write(&ts.tx, s.table, s.op, k, h.w.RowID(key, table), s.amount, now, s.backdate); v == nil {
+			if unmatched == nil {
+				keys = slices.Clone(keys[:i]) // the rows changed so far, and only those from now on
+			}
+			unmatched = append(unmatched, k)
+		} else {
+			v.Target = key
+			if unmatched != nil {
+				keys = append(keys, k)
+			}
+		}
 	}
 	rec := &h.t.Txns[ts.rec]
 	rec.Stmts = append(rec.Stmts, StmtRecord{Op: s.op, Table: s.table.Name, Keys: keys, Stamp: stamp, Mode: s.table.Stamp, Backdated: s.backdate != nil})
+	if unmatched != nil {
+		h.t.Unmatched = append(h.t.Unmatched, Unmatched{Txn: ts.rec, Stmt: len(rec.Stmts) - 1, Keys: unmatched})
+	}
 	h.emitTxn(engine.KindInsert+engine.Kind(s.op), ts.rec, len(rec.Stmts)-1)
 }
 

@@ -17,12 +17,13 @@ import (
 // and the source tables, from which the world's state at any step is read
 // without replaying.
 type Trace struct {
-	t      *engine.Trace
-	Txns   []TxnRecord
-	Marks  []*MarkHistory
-	Runs   []RunRecord
-	Pipes  []extract.Config
-	Tables []SourceTable
+	t         *engine.Trace
+	Txns      []TxnRecord
+	Unmatched []Unmatched // the statements that named keys with no row, in the order they ran
+	Marks     []*MarkHistory
+	Runs      []RunRecord
+	Pipes     []extract.Config
+	Tables    []SourceTable
 }
 
 // Of returns the high-water-mark world's part of t, or nil when t's
@@ -79,7 +80,8 @@ func (t *Trace) Observe(n int, o *check.Observation) {
 		if r.WriteStep == 0 || r.WriteStep > n {
 			run.Written = 0
 		}
-		if r.MarkStep == 0 || r.MarkStep > n {
+		run.Stored = r.MarkStep > 0 && r.MarkStep <= n
+		if !run.Stored {
 			run.Advanced = false
 			run.MarkAfter = run.MarkBefore
 		}
@@ -128,22 +130,41 @@ func (r *TxnRecord) Keys() []string {
 	return out
 }
 
-// Stamp is the updated_at its last statement wrote, and false when no
-// statement has written one yet (or the table stamps at commit).
+// Stamp is the updated_at its last statement that changed a row wrote,
+// and false when no statement has written one yet (or the table stamps at commit).
 func (r *TxnRecord) Stamp() (vtime.Time, bool) {
 	for i := len(r.Stmts) - 1; i >= 0; i-- {
-		if s := r.Stmts[i]; s.Backdated || s.Mode != mvcc.StampCommit {
+		if s := r.Stmts[i]; len(s.Keys) > 0 && (s.Backdated || s.Mode != mvcc.StampCommit) {
 			return s.Stamp, true
 		}
 	}
 	return 0, false
 }
 
+// Unmatched is a statement that named keys with no row: an update or a
+// delete, which leaves them alone. Statements like it are rare, so the
+// trace keeps them aside rather than a field in every StmtRecord.
+type Unmatched struct {
+	Txn, Stmt int      // the statement, as Txns[Txn].Stmts[Stmt]
+	Keys      []string // the keys it found no row for
+}
+
+// UnmatchedOf returns the keys statement stmt of transaction txn (indexes
+// of Txns and its Stmts) named and found no row for.
+func (t *Trace) UnmatchedOf(txn, stmt int) []string {
+	for i := len(t.Unmatched) - 1; i >= 0; i-- {
+		if u := &t.Unmatched[i]; u.Txn == txn && u.Stmt == stmt {
+			return u.Keys
+		}
+	}
+	return nil
+}
+
 // StmtRecord is one statement of a source transaction.
 type StmtRecord struct {
 	Op        mvcc.Op
 	Table     string
-	Keys      []string
+	Keys      []string   // the rows it changed (Trace.UnmatchedOf names the keys it found no row for)
 	Stamp     vtime.Time // the updated_at it wrote; meaningless when Mode is StampCommit and not Backdated
 	Mode      mvcc.Stamp
 	Backdated bool

@@ -232,6 +232,8 @@ func (l *world) group(c scenario.Command) error {
 	g := &groupState{name: n.Value, members: map[string]*member{}, seenIDs: map[string]bool{}}
 	g.commit = scenario.Choice(a, "commit", "after", scenario.OneOf("after", "before", "auto"), "after, before or auto")
 	g.interval = a.Duration("interval", 5*vtime.Second)
+	g.autoPoll = scenario.Choice(a, "auto-commit", "timer", scenario.OneOf("timer", "poll"), "timer or poll") == "poll"
+	g.maxPoll = a.Duration("max-poll-interval", 5*vtime.Minute)
 	g.reset = scenario.Choice(a, "reset", "latest", scenario.OneOf("earliest", "latest", "none"), "earliest, latest or none")
 	strategy := scenario.Choice(a, "assign", group.Range, group.ParseStrategy, "range or roundrobin")
 	g.dedup = scenario.Choice(a, "dedup", "none", scenario.OneOf("none", "event-id"), "none or event-id") == "event-id"
@@ -243,6 +245,10 @@ func (l *world) group(c scenario.Command) error {
 	}
 	if g.interval <= 0 || g.refresh < 0 {
 		return scenario.Errorf(c.Pos, "expected interval= positive and refresh= zero or positive")
+	}
+	if g.maxPoll <= 0 {
+		x, _ := scenario.NewArgs(c, rest).Find("max-poll-interval")
+		return scenario.Errorf(x.ValuePos, "expected max-poll-interval= to be positive, such as 5m")
 	}
 	h, err := l.topicArg(tp)
 	if err != nil {
@@ -268,7 +274,7 @@ func (l *world) group(c scenario.Command) error {
 	l.groups[n.Value] = g
 	l.groupOrd = append(l.groupOrd, n.Value)
 	l.t.Groups = append(l.t.Groups, g.hist)
-	if g.commit == "auto" {
+	if g.commit == "auto" && !g.autoPoll {
 		l.ticking = true
 	}
 	return nil

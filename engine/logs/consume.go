@@ -21,12 +21,16 @@ type groupState struct {
 	target   *sink.Table
 	hist     *GroupHistory
 	commit   string // after, before or auto
+	autoPoll bool   // auto-commit runs inside the next poll (the Java consumer), not on a timer (librdkafka)
+	maxPoll  vtime.Duration
 	interval vtime.Duration
 	reset    string // earliest, latest or none
 	dedup    bool   // skip records whose event id was seen
 	tsMark   bool   // keep a max-seen updated_at mark instead of trusting offsets
 	refresh  vtime.Duration
 	members  map[string]*member
+	evicted  map[string]*member // members removed for passing max.poll.interval, until they poll again
+	pending  string             // why a rebalance is waiting for busy members; "" when none is
 	seenIDs  map[string]bool
 	mark     vtime.Time
 	hasMark  bool
@@ -40,11 +44,18 @@ type groupState struct {
 //
 // Invariant: pos holds positions only for partitions the member owns in
 // generation gen; a partition without a position resumes from the committed offset.
+//
+// A member is busy while a batch it polled is in its hands (inFlight > 0):
+// a rebalance waits for it to finish and call poll again, as Kafka's
+// protocols do, unless it stays busy past max.poll.interval.
 type member struct {
 	name     string
 	gen      int
 	pos      positions
-	owned    []int // the partitions it owns, as of generation ownedGen over ownedN partitions
+	done     positions  // where the batches it has finished end: what a commit inside poll commits
+	inFlight int        // batches polled and not yet finished
+	lastPoll vtime.Time // when it last called poll
+	owned    []int      // the partitions it owns, as of generation ownedGen over ownedN partitions
 	ownedGen int
 	ownedN   int
 	paused   vtime.Time // polls before this time return nothing
@@ -124,8 +135,9 @@ func (l *world) join(g *groupState, name string, joining bool) {
 			l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is already a member of %s; nothing changes.", name, g.name)
 			return
 		}
-		g.members[name] = &member{name: name, ref: g.hist.MemberRef(name), nextAuto: l.w.Now().Add(g.interval), actor: -1}
-		l.rebalance(g, name+" joins "+g.name)
+		delete(g.evicted, name)
+		g.members[name] = &member{name: name, ref: g.hist.MemberRef(name), nextAuto: l.w.Now().Add(g.interval), actor: -1, lastPoll: l.w.Now()}
+		l.requestRebalance(g, name+" joins "+g.name)
 		return
 	}
 	if !g.g.Leave(name) {
@@ -133,7 +145,113 @@ func (l *world) join(g *groupState, name string, joining bool) {
 		return
 	}
 	delete(g.members, name)
-	l.rebalance(g, name+" leaves "+g.name)
+	l.requestRebalance(g, name+" leaves "+g.name)
+}
+
+// busy lists the members with a batch in their hands, by name.
+func (g *groupState) busy() []string {
+	var out []string
+	for _, name := range g.g.Members {
+		if m := g.members[name]; m != nil && m.inFlight > 0 {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// requestRebalance starts a rebalance for why. A member busy with a batch
+// keeps its partitions until it finishes and calls poll again, as Kafka's
+// classic (eager) protocol and KIP-848's alike wait for it: the rebalance
+// completes then (see finishBatch), or when max.poll.interval evicts it.
+// Meanwhile no other member reads. With nobody busy it completes at once.
+func (l *world) requestRebalance(g *groupState, why string) {
+	busy := g.busy()
+	if len(busy) == 0 {
+		if g.pending != "" {
+			why = g.pending + "; " + why
+			g.pending = ""
+		}
+		l.rebalance(g, why)
+		return
+	}
+	if g.pending == "" {
+		g.pending = why
+	} else {
+		g.pending += "; " + why
+	}
+	who := strings.Join(busy, " and ")
+	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: a rebalance begins, and %s waits for %s, busy with a batch, to call poll again. Until then %s keeps %s and its commits are still accepted, no other member reads, and max.poll.interval (%s) bounds the wait.",
+		why, g.name, who, who, ownedOf(g, busy), g.maxPoll)
+}
+
+// ownedOf names the partitions the members own.
+func ownedOf(g *groupState, members []string) string {
+	var ps []string
+	for _, m := range members {
+		for _, p := range g.g.Owned(m) {
+			ps = append(ps, g.pname(p))
+		}
+	}
+	if len(ps) == 0 {
+		return "nothing"
+	}
+	return strings.Join(ps, ", ")
+}
+
+// finishBatch records that member m is done with a batch, having
+// processed it or not (a crash): it calls poll again, so a rebalance
+// waiting for it may complete.
+func (l *world) finishBatch(g *groupState, m *member, b *batch, processed bool) {
+	m.inFlight--
+	if processed && b.gen == m.gen {
+		for _, r := range b.ranges {
+			m.done.set(int(r.Partition), r.To)
+		}
+	}
+	if g.pending == "" || g.members[m.name] != m || len(g.busy()) > 0 {
+		return
+	}
+	why := g.pending
+	g.pending = ""
+	// A step of its own: the batch's last step (a write, a commit) came first.
+	l.w.Then(func() {
+		l.rebalance(g, prose.F("%s calls poll again after its batch, so the rebalance (%s) completes", m.name, why))
+	})
+}
+
+// evict removes a member still busy with a batch max.poll.interval after
+// its last poll: its client leaves the group (Kafka's consumers do so
+// themselves; the coordinator would remove it at the same bound), and the
+// rebalance goes on without it. Its batch may still land in the target,
+// but its commit will be refused, and the records it has not committed are
+// read again by whoever gets its partitions.
+func (l *world) evict(g *groupState, m *member, polled vtime.Time) {
+	if g.members[m.name] != m || m.inFlight == 0 || m.lastPoll != polled {
+		l.w.Expect(-1, 0, 0)
+		return
+	}
+	g.g.Leave(m.name)
+	delete(g.members, m.name)
+	if g.evicted == nil {
+		g.evicted = map[string]*member{}
+	}
+	g.evicted[m.name] = m
+	l.w.Emit(g.g.Name+"/"+m.name, engine.KindRebalance, -1, "%s has been busy with its batch since its poll at %s, past max.poll.interval (%s), so its client leaves %s; the batch in its hands may still be written, but its commit will be refused, and whoever gets %s reads from the committed offsets again.",
+		m.name, polled, g.maxPoll, g.name, ownedOf(g, []string{m.name}))
+	l.w.Then(func() { l.requestRebalance(g, prose.F("%s drops %s", g.name, m.name)) })
+}
+
+// rejoin brings back a member evicted for passing max.poll.interval: its
+// next poll joins the group again, as a Kafka consumer does.
+func (l *world) rejoin(g *groupState, m *member) {
+	delete(g.evicted, m.name)
+	g.g.Join(m.name)
+	m.pos.clear()
+	m.done.clear()
+	m.lastPoll = l.w.Now()
+	g.members[m.name] = m
+	l.requestRebalance(g, prose.F("%s calls poll again after its eviction and rejoins %s", m.name, g.name))
 }
 
 // rebalance reassigns every partition; each member resumes from the
@@ -145,6 +263,7 @@ func (l *world) rebalance(g *groupState, why string) {
 		mem := g.members[m]
 		mem.gen = g.g.Generation
 		mem.pos.clear()
+		mem.done.clear()
 		var ps []string
 		for _, p := range a[m] {
 			ps = append(ps, g.pname(p))
@@ -189,11 +308,31 @@ type batch struct {
 // poll fetches up to max records from the member's partitions.
 func (l *world) poll(g *groupState, pl pollPlan) {
 	m := g.members[pl.member]
+	if m == nil && g.evicted[pl.member] != nil {
+		l.rejoin(g, g.evicted[pl.member])
+		l.w.Then(func() { l.poll(g, pl) })
+		return
+	}
 	actor := ""
-	if m == nil || m.stopped || l.w.Now() < m.paused {
+	if m == nil || m.stopped || l.w.Now() < m.paused || g.pending != "" {
 		actor = g.name + "/" + pl.member
 	}
+	if m != nil {
+		m.lastPoll = l.w.Now()
+		if g.commit == "auto" && g.autoPoll && l.w.Now() >= m.nextAuto {
+			m.nextAuto = l.w.Now().Add(g.interval)
+			if len(l.finished(g, m)) > 0 {
+				// The commit is a step of its own, then the poll goes on.
+				l.w.Then(func() { l.pollCommit(g, m) })
+				l.w.Then(func() { l.poll(g, pl) })
+				return
+			}
+		}
+	}
 	switch {
+	case m != nil && g.pending != "":
+		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but %s is rebalancing (%s) and waits for %s; nothing is read until the rebalance completes.", pl.member, g.name, g.pending, strings.Join(g.busy(), " and "))
+		return
 	case m == nil:
 		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but it is not a member of %s, so it is assigned nothing.", pl.member, g.name)
 		return
@@ -271,10 +410,45 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 	}
 	// Narrated on demand from the ranges just read.
 	l.emitNote(l.actorOf(g, m), engine.KindPoll, logNote{a: g.idx, i: int64(b.reads), n: int32(len(b.ranges)), why: notePoll})
+	m.inFlight++
 	if g.commit == "before" {
 		l.w.Then(func() { l.commitBatch(g, m, b, "before writing the batch") })
 	}
 	l.w.Schedule(l.w.Now().Add(pl.process), func() { l.consume(g, m, b, pl) })
+	if pl.process > g.maxPoll {
+		// The batch outlasts max.poll.interval: the member is evicted then.
+		polled := l.w.Now()
+		l.w.Schedule(polled.Add(g.maxPoll), func() { l.evict(g, m, polled) })
+	}
+}
+
+// finished lists the partitions member m owns where the batches it has
+// finished end past the group's committed offset.
+func (l *world) finished(g *groupState, m *member) []int {
+	var out []int
+	if m.gen != g.g.Generation {
+		return nil
+	}
+	for _, p := range g.ownedBy(m) {
+		if pos, has := m.done.get(p); has && pos > g.g.Committed[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// pollCommit is auto-commit as the Java consumer runs it: inside poll, once
+// the interval has passed, it commits where the batches the code has
+// finished with end, which a crash in the middle of a batch never reaches.
+func (l *world) pollCommit(g *groupState, m *member) {
+	var ok []string
+	for _, p := range l.finished(g, m) {
+		pos, _ := m.done.get(p)
+		g.g.Commit(m.name, m.gen, p, pos)
+		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int32(p), Offset: pos, Member: m.ref})
+		ok = append(ok, prose.F("offset %d on %s", pos, g.pname(p)))
+	}
+	l.w.Emit(g.name+"/"+m.name, engine.KindOffset, -1, "%s's poll, the auto-commit interval (%s) having passed, first commits %s: the end of the batches the code has finished, since it only calls poll again once it is done with one.", m.name, g.interval, strings.Join(ok, ", "))
 }
 
 func limitKeys(keys []string, n int) []string {
@@ -335,6 +509,7 @@ func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 func (l *world) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 	if pl.crash == "before-write" {
 		l.crashMember(g, m, b, "after polling and before writing the batch")
+		l.finishBatch(g, m, b, false)
 		return
 	}
 	in := g.in[:0]
@@ -380,14 +555,29 @@ func (l *world) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]s
 			return in
 		}
 	}
-	id := r.KeyID
+	id, src := r.KeyID, r.Src
 	if l.multi {
-		// With several targets a key's id depends on which target's truth
-		// it belongs to, so the id the record carries may be another's.
-		id = l.w.KeyID(g.target, g.topic.Key(r))
+		// With several targets a key's id depends on which target it
+		// belongs to, so the id the record carries may be another's; a
+		// target the record's source does not reach knows no source row
+		// for it.
+		if other := l.w.KeyID(g.target, g.topic.Key(r)); other != id {
+			id, src = other, 0
+		}
+	}
+	if !r.Keyed {
+		// A record without a key is known by its event id, and the row
+		// carries the id the record carried: an event resent under a new id
+		// is a new key to the target, though the same event to the truth.
+		if eid := g.topic.ID(r); eid != g.topic.Key(r) {
+			if src == 0 {
+				src = id + 1
+			}
+			id = l.w.KeyID(g.target, eid)
+		}
 	}
 	// The key's text comes from its state, which the write reads next anyway.
-	return append(in, sink.In{ID: id, Key: l.w.KeyText(id), Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
+	return append(in, sink.In{ID: id, Src: src, Key: l.w.KeyText(id), Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
 }
 
 // consumeSlow writes a batch that a dedup or a timestamp mark filtered, or
@@ -419,14 +609,22 @@ func (l *world) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in 
 	l.afterWrite(g, m, b, pl)
 }
 
-// afterWrite is what follows a batch's write: a crash, or the commit.
+// afterWrite is what follows a batch's write: a crash, or the commit; then
+// the member is done with the batch.
 func (l *world) afterWrite(g *groupState, m *member, b *batch, pl pollPlan) {
-	if pl.crash == "before-commit" {
-		l.w.Then(func() { l.crashMember(g, m, b, "after writing the batch and before committing its offsets") })
-		return
-	}
-	if g.commit == "after" {
-		l.w.Then(func() { l.commitBatch(g, m, b, "after writing the batch") })
+	switch {
+	case pl.crash == "before-commit":
+		l.w.Then(func() {
+			l.crashMember(g, m, b, "after writing the batch and before committing its offsets")
+			l.finishBatch(g, m, b, false)
+		})
+	case g.commit == "after":
+		l.w.Then(func() {
+			l.commitBatch(g, m, b, "after writing the batch")
+			l.finishBatch(g, m, b, true)
+		})
+	default:
+		l.finishBatch(g, m, b, true)
 	}
 }
 
@@ -482,6 +680,11 @@ func (l *world) commitBatch(g *groupState, m *member, b *batch, when string) {
 		no = append(no, g.pname(p))
 	}
 	if len(ok) == 0 {
+		if g.members[m.name] != m {
+			l.w.Emit(actor, engine.KindOffset, -1, "%s's commit %s is refused: it is no longer a member of %s, and %s belong to the new assignment, which reads them again from the committed offsets.",
+				m.name, when, g.name, strings.Join(no, ", "))
+			return
+		}
 		l.w.Emit(actor, engine.KindOffset, -1, "%s's commit %s is refused: the group has rebalanced to generation %d since it polled, and %s now belong to the new assignment, which will read them again.",
 			m.name, when, g.g.Generation, strings.Join(no, ", "))
 		return
@@ -494,6 +697,7 @@ func (l *world) commitBatch(g *groupState, m *member, b *batch, when string) {
 func (l *world) crashMember(g *groupState, m *member, b *batch, where string) {
 	actor := g.name + "/" + m.name
 	m.pos.clear()
+	m.done.clear() // the restarted process has finished nothing
 	var lost, again []string
 	for _, r := range b.ranges {
 		c := g.g.Committed[r.Partition]
@@ -589,7 +793,11 @@ func (l *world) resnapshot(g *groupState) {
 		}
 		tables = append(tables, c.table)
 		for _, v := range l.src.Table(c.table).Rows() {
-			in = append(in, sink.In{ID: l.w.KeyID(g.target, v.Key), Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN)})
+			x := sink.In{ID: l.w.KeyID(g.target, v.Key), Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN)}
+			if x.ID == v.Target {
+				x.Src = srcRef(v.Target, v.ID)
+			}
+			in = append(in, x)
 		}
 	}
 	slices.SortFunc(in, func(a, b sink.In) int { return compareKeyStrings(a.Key, b.Key) })

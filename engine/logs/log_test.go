@@ -423,47 +423,51 @@ func TestCheckConsumerLagThreshold(t *testing.T) {
 
 // TestLogKeylessRecords: records sent without a key all go to the partition
 // the producer sticks to (Kafka's sticky partitioner for null keys), and
-// each is its own event: its business key is its event id, so a target keyed
-// on it holds one row per send, and a resend of the same event (with its id
-// regenerated) is a copy of that one event.
+// each is its own event, known by its event id. A target keyed on the event
+// id holds the id each record carried, so a resend built afresh lands as a
+// new key: no merge absorbs it and no uniqueness check sees it, and only the
+// truth, which knows the application meant one event, reports the copy.
 func TestLogKeylessRecords(t *testing.T) {
 	const body = `knob sink = merge | append
 topic orders partitions=4
-target fct_orders sink=$sink key=order_id
-producer shop to=orders key=order_id
-group billing topic=orders to=fct_orders commit=after reset=earliest
+target fct_events sink=$sink key=event_id
+producer shop to=orders key=event_id
+group billing topic=orders to=fct_events commit=after reset=earliest
 member billing c1 at=10:00:00
 produce shop at=10:00:01
 produce shop at=10:00:02
 produce shop at=10:00:03 fail=timeout retry=app
 produce shop at=10:00:04
 poll billing c1 at=10:00:05
+check uniqueness
 `
-	tr := runLog(t, body, nil)
-	var parts []int
-	var keys, ids []string
-	for p, recs := range recordsOf(tr) {
-		for _, r := range recs {
-			assert.False(t, r.Keyed)
-			parts = append(parts, p)
-			keys = append(keys, r.Key)
-			ids = append(ids, r.ID)
+	for _, sink := range []string{"merge", "append"} {
+		tr := runLog(t, body, map[string]string{"sink": sink})
+		var parts []int
+		var keys, ids []string
+		for p, recs := range recordsOf(tr) {
+			for _, r := range recs {
+				assert.False(t, r.Keyed)
+				parts = append(parts, p)
+				keys = append(keys, r.Key)
+				ids = append(ids, r.ID)
+			}
 		}
+		require.Len(t, keys, 5, "four sends, one resent")
+		for _, p := range parts {
+			assert.Equal(t, parts[0], p, "keyless records stick to one partition")
+		}
+		assert.Equal(t, []string{"shop-1", "shop-2", "shop-3", "shop-3", "shop-5"}, keys, "the event the application meant is named by its first id")
+		assert.Equal(t, []string{"shop-1", "shop-2", "shop-3", "shop-4", "shop-5"}, ids, "the resend carries a regenerated id")
+		assert.Equal(t, []string{"shop-1", "shop-2", "shop-3", "shop-4", "shop-5"}, targetKeys(tr, "fct_events"), "sink=%s: a row holds the id its record carried", sink)
+		assert.Empty(t, tr.Final().Missing)
+		assert.Equal(t, map[string]int{"shop-3": 2}, tr.Final().Duplicated, "sink=%s: the resend is a copy of one event, which only the truth knows", sink)
+		checks := tr.Checks()
+		require.Len(t, checks, 1)
+		assert.Equal(t, check.Pass, checks[0].Status, "sink=%s: every event id is in the target once: %s", sink, checks[0].Detail)
+		_, texts := eventsOf(tr, engine.KindProduce)
+		assert.Contains(t, texts[0], "shop sends event shop-1; it has no key, so it goes to the partition the producer sticks to")
 	}
-	require.Len(t, keys, 5, "four sends, one resent")
-	for _, p := range parts {
-		assert.Equal(t, parts[0], p, "keyless records stick to one partition")
-	}
-	assert.Equal(t, []string{"shop-1", "shop-2", "shop-3", "shop-3", "shop-5"}, keys, "the business key is the event's first id")
-	assert.Equal(t, []string{"shop-1", "shop-2", "shop-3", "shop-4", "shop-5"}, ids, "the resend carries a regenerated id")
-	assert.Equal(t, []string{"shop-1", "shop-2", "shop-3", "shop-5"}, targetKeys(tr, "fct_orders"))
-	assert.Empty(t, tr.Final().Missing)
-	assert.Empty(t, tr.Final().Duplicated)
-	_, texts := eventsOf(tr, engine.KindProduce)
-	assert.Contains(t, texts[0], "shop sends event shop-1; it has no key, so it goes to the partition the producer sticks to")
-
-	tr = runLog(t, body, map[string]string{"sink": "append"})
-	assert.Equal(t, map[string]int{"shop-3": 2}, tr.Final().Duplicated, "the resend is a copy of one event")
 }
 
 // A producer's event is its key's next version, whichever line sends it:

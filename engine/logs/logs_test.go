@@ -37,3 +37,49 @@ func TestOfIsNilWithoutATopic(t *testing.T) {
 		assert.Contains(t, tr.Routes(), engine.Route{Table: f.Table, Target: f.Target}, "a feed of the log is a route of the core")
 	}
 }
+
+// TestPartitionChangeDescription: dist/partition-change's description names
+// the customers whose key moved partition when the topic grew, and says
+// exactly which of them end with a stale status: a moved key suffers only
+// when its old update is read after its new one.
+func TestPartitionChangeDescription(t *testing.T) {
+	sc, ok := lessons.Lookup("dist/partition-change")
+	require.True(t, ok)
+	tr, err := engine.Run(sc.File, nil, 1, worlds.All())
+	require.NoError(t, err)
+	l := logs.Of(tr)
+	require.NotNil(t, l)
+	h := l.Topics[0]
+	first := map[string]int{} // the partition of each key's first update
+	moved := map[string]bool{}
+	for p, part := range h.Parts {
+		for i := range part.Records {
+			r := &part.Records[i]
+			k := h.Key(r)
+			if r.Seq == 1 {
+				first[k] = p
+			}
+		}
+	}
+	for p, part := range h.Parts {
+		for i := range part.Records {
+			if r := &part.Records[i]; r.Seq == 2 && first[h.Key(r)] != p {
+				moved[h.Key(r)] = true
+			}
+		}
+	}
+	stale := tr.Final().Stale
+	require.NotEmpty(t, stale)
+	var movedKeys []string
+	for _, k := range []string{"1", "2", "3", "4", "5", "6"} {
+		if moved[k] {
+			movedKeys = append(movedKeys, k)
+		}
+	}
+	assert.Equal(t, []string{"1", "3", "6"}, movedKeys)
+	assert.Equal(t, []string{"1", "6"}, stale, "not every moved key suffers")
+	assert.Contains(t, sc.About, "moves customers 1, 3 and 6 to new partitions")
+	assert.Contains(t, sc.About, "Customers 1 and 6 leave partitions")
+	assert.Contains(t, sc.About, "Customer 3 moves too, but")
+	assert.NotContains(t, sc.About, "those whose key moved have their second update read by another consumer first")
+}

@@ -70,12 +70,13 @@ func (l *Trace) Narration(e *engine.Event) string {
 	}
 }
 
-// readKeys lists the keys of the records one read range fetched.
+// readKeys lists the keys of the records one read range fetched, as the
+// records carry them (see topic.Topic.Label).
 func (l *Trace) readKeys(h *TopicHistory, r ReadRange) []string {
 	recs := h.Parts[r.Partition].Records[r.From:r.To]
 	keys := make([]string, len(recs))
 	for i := range recs {
-		keys[i] = h.Key(&recs[i])
+		keys[i] = h.Label(&recs[i])
 	}
 	return keys
 }

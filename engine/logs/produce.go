@@ -166,6 +166,15 @@ func (l *world) topicIndex(h *TopicHistory) int32 {
 	return -1
 }
 
+// srcRef is what a record or a row says of the source row src it copies,
+// whose key has the id key: 0 when src is the key's own id, else 1 + src.
+func srcRef(key, src int32) int32 {
+	if src == key {
+		return 0
+	}
+	return src + 1
+}
+
 // intend records an event the application means to deliver exactly once,
 // for the key with id: the truth the target is compared with. The event is
 // the key's next version. It returns that version and the event's index among
@@ -221,6 +230,8 @@ func (l *world) send(p *producer, s sendPlan) {
 		p.ref = p.topic.NameRef(p.name)
 		p.tableID = l.w.TableID(p.name)
 	}
+	// A key's events are one source row whichever producer sends them:
+	// each is the key's next version.
 	id := l.keyOf(p, s.key, s.num)
 	seq, intent := l.intend(p, id)
 	part := l.place(p, id, s.keyed)
@@ -355,7 +366,7 @@ func (l *world) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt 
 	for _, v := range vs {
 		part := topic.PartitionFor(v.Key, len(c.topic.Parts))
 		off, _ := c.topic.Append(part, topic.Record{Keyed: true, Time: stampAt, UpdatedAt: v.UpdatedAt, Seq: int32(v.Seq),
-			LSN: int64(lsn), ProducerRef: c.topic.NameRef(c.name), Intent: -1, Step: int32(l.w.NextStep()), KeyID: v.ID}, false)
+			LSN: int64(lsn), ProducerRef: c.topic.NameRef(c.name), Intent: -1, Step: int32(l.w.NextStep()), KeyID: v.Target, Src: srcRef(v.Target, v.ID)}, false)
 		placed = append(placed, prose.F("%s → %s-%d@%d", v.Key, c.topic.Name, part, off))
 	}
 	switch {
@@ -448,7 +459,7 @@ func (l *world) addPartitions(h *TopicHistory, n int) {
 		g := l.groups[name]
 		if g.topic == h {
 			g.g.Resize(n)
-			l.w.Schedule(l.w.Now().Add(g.refresh), func() { l.rebalance(g, prose.F("%s notices %s now has %d partitions", g.name, h.Name, n)) })
+			l.w.Schedule(l.w.Now().Add(g.refresh), func() { l.requestRebalance(g, prose.F("%s notices %s now has %d partitions", g.name, h.Name, n)) })
 		}
 	}
 }

@@ -9,7 +9,12 @@
 //   - A transaction's writes are invisible to every other reader until it
 //     commits, and a reader sees exactly what had committed before its
 //     statement began.
-//   - Each commit gets the next log position (LSN) in commit order.
+//   - Each commit that changed a row gets the next log position (LSN) in
+//     commit order. A transaction that changed nothing takes none: PostgreSQL
+//     gives a transaction an id, and logs its commit, only once it writes.
+//   - An update or a delete changes the rows it finds: one of a key with no
+//     row (none committed, none written by the transaction itself) matches
+//     nothing and changes nothing.
 //   - nextval() is not transactional: a rolled-back insert burns its id, and a
 //     sequence with CACHE n hands each session a block of n ids, so ids are
 //     unique but not dense.
@@ -82,18 +87,20 @@ func (o Op) String() string { return [...]string{"insert", "update", "delete"}[o
 //
 // Invariants: LSN is 0 until the writing transaction commits, then it is the
 // transaction's commit LSN; Seq increases by one per committed version of the
-// same key, starting at 1.
+// same key, starting at 1. The small fields come last, sharing one word: a
+// source of a million rows keeps a million versions.
 type Version struct {
 	Table     string
 	Key       string
-	ID        int32 // the key's dense id, given by the caller: equal keys, equal ids
-	Op        Op
 	UpdatedAt vtime.Time // the value written into updated_at (source clock)
-	Backdated bool       // updated_at was set explicitly by the statement
 	LSN       LSN
 	Seq       int
 	Amount    int64 // a payload column, so updates have something to change
 	table     *Table
+	ID        int32 // the dense id of this table's row with Key, given by the caller: equal keys of one table, equal ids
+	Target    int32 // the caller's id of Key itself, which rows of several tables with one key may share (a target's key); ID unless the caller sets it
+	Op        Op
+	Backdated bool // updated_at was set explicitly by the statement
 	// superseded is set when a later committed version of the key replaces
 	// this one, so a read over the commit log skips it without a lookup.
 	superseded bool
@@ -126,6 +133,49 @@ type Txn struct {
 	first     [1]*Version // Writes' first slot, so a one-statement transaction does not allocate it
 }
 
+// ownKey names a row a transaction wrote: its table and its id.
+type ownKey struct {
+	t  *Table
+	id int32
+}
+
+// ownIndexFrom is how many writes a transaction makes before its lookups of
+// its own writes go through an index (DB.own) rather than a scan.
+const ownIndexFrom = 16
+
+// written returns tx's latest pending write of the row with id in t, or nil.
+func (db *DB) written(tx *Txn, t *Table, id int32) *Version {
+	if own := db.own[tx]; own != nil {
+		return own[ownKey{t, id}]
+	}
+	if len(tx.Writes) <= ownIndexFrom {
+		for i := len(tx.Writes) - 1; i >= 0; i-- {
+			if v := tx.Writes[i]; v.ID == id && v.table == t {
+				return v
+			}
+		}
+		return nil
+	}
+	own := make(map[ownKey]*Version, len(tx.Writes))
+	for _, v := range tx.Writes {
+		own[ownKey{v.table, v.ID}] = v
+	}
+	if db.own == nil {
+		db.own = map[*Txn]map[ownKey]*Version{}
+	}
+	db.own[tx] = own
+	return own[ownKey{t, id}]
+}
+
+// Exists reports whether the row with id in t is there for tx to change: its
+// own latest write of it, else the latest committed version, is not a delete.
+func (db *DB) Exists(tx *Txn, t *Table, id int32) bool {
+	if v := db.written(tx, t, id); v != nil {
+		return !v.Deleted()
+	}
+	return int(id) < len(t.live) && t.live[id] != nil && !t.live[id].Deleted()
+}
+
 // Table is a source table whose rows are keyed by an integer-or-string key.
 type Table struct {
 	Name   string
@@ -151,6 +201,9 @@ type DB struct {
 	tables map[string]*Table
 	order  []string
 	lsn    LSN // last commit position handed out; FirstLSN-1 before any commit
+	// own indexes the writes of an open transaction with many of them, by
+	// table and row, for its updates and deletes to find its own writes.
+	own map[*Txn]map[ownKey]*Version
 }
 
 // New returns an empty database.
@@ -231,11 +284,17 @@ func (db *DB) BeginInto(tx *Txn, name, session string, at, now vtime.Time) {
 }
 
 // Write records a pending change by tx to the row with key, whose dense id
-// the caller keeps (equal keys, equal ids; small numbers, as they index a
-// slice). stampNow is the source clock's reading at the statement; backdate,
-// when set, is written into updated_at instead.
+// the caller keeps (equal keys of one table, equal ids; small numbers, as
+// they index a slice). stampNow is the source clock's reading at the
+// statement; backdate, when set, is written into updated_at instead. An
+// update or a delete of a row that is not there for tx (see Txn.Exists)
+// matches nothing: Write records nothing and returns nil, as PostgreSQL's
+// UPDATE and DELETE report zero rows.
 func (db *DB) Write(tx *Txn, t *Table, op Op, key string, id int32, amount int64, stampNow vtime.Time, backdate *vtime.Time) *Version {
-	v := &Version{Table: t.Name, Key: key, ID: id, Op: op, Amount: amount, table: t}
+	if op != Insert && !db.Exists(tx, t, id) {
+		return nil
+	}
+	v := &Version{Table: t.Name, Key: key, ID: id, Target: id, Op: op, Amount: amount, table: t}
 	switch {
 	case backdate != nil:
 		v.UpdatedAt, v.Backdated = *backdate, true
@@ -245,6 +304,11 @@ func (db *DB) Write(tx *Txn, t *Table, op Op, key string, id int32, amount int64
 		v.UpdatedAt = stampNow
 	}
 	tx.Writes = append(tx.Writes, v)
+	if db.own != nil {
+		if own := db.own[tx]; own != nil {
+			own[ownKey{t, id}] = v
+		}
+	}
 	return v
 }
 
@@ -260,13 +324,22 @@ func (t *Table) Live(key string) *Version {
 }
 
 // Commit makes tx's writes visible, in statement order, at the next LSN.
-// A table stamping at commit fills updated_at from now.
+// A table stamping at commit fills updated_at from now. A transaction that
+// wrote nothing commits at no position (its LSN stays 0): it has nothing
+// for the log to carry.
 func (db *DB) Commit(tx *Txn, at, now vtime.Time) {
 	if tx.State != Active {
 		panic(prose.F("mvcc: commit of %s in state %d", tx.Name, tx.State))
 	}
+	if db.own != nil {
+		delete(db.own, tx)
+	}
+	tx.State, tx.EndAt, tx.CommitNow = Committed, at, now
+	if len(tx.Writes) == 0 {
+		return
+	}
 	db.lsn++
-	tx.State, tx.EndAt, tx.CommitNow, tx.LSN = Committed, at, now, db.lsn
+	tx.LSN = db.lsn
 	for _, v := range tx.Writes {
 		t := v.table
 		v.LSN = db.lsn
@@ -387,6 +460,9 @@ func (t *Table) Rows() []*Version { return t.byStamp }
 
 // Rollback discards tx's writes. Ids it took from sequences stay used.
 func (db *DB) Rollback(tx *Txn, at vtime.Time) {
+	if db.own != nil {
+		delete(db.own, tx)
+	}
 	tx.State, tx.EndAt = RolledBack, at
 }
 

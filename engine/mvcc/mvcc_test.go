@@ -1,6 +1,7 @@
 package mvcc_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -165,4 +166,48 @@ func idOf(key string) int32 {
 		ids[key] = id
 	}
 	return id
+}
+
+// TestChangesOnlyRowsThatExist: an UPDATE or DELETE in PostgreSQL changes
+// the rows it finds. A key with no row, committed or written by the
+// transaction itself, is matched by nothing: no version, no commit position.
+func TestChangesOnlyRowsThatExist(t *testing.T) {
+	db := mvcc.New()
+	tb := db.AddTable("orders", "order_id", mvcc.StampTxnStart, "source", 1, 1)
+	t1 := db.Begin("T1", "a", at(0), at(0))
+	require.NotNil(t, db.Write(t1, tb, mvcc.Insert, "1", idOf("1"), 0, at(0), nil))
+	db.Commit(t1, at(0), at(0))
+
+	t2 := db.Begin("T2", "b", at(1), at(1))
+	assert.Nil(t, db.Write(t2, tb, mvcc.Update, "4", idOf("4"), 5, at(1), nil), "no order 4 exists: the update matches nothing")
+	assert.Nil(t, db.Write(t2, tb, mvcc.Delete, "4", idOf("4"), 0, at(1), nil), "nor does a delete")
+	assert.Empty(t, t2.Writes)
+	db.Commit(t2, at(1), at(1))
+	assert.Equal(t, mvcc.LSN(0), t2.LSN, "a transaction that changed nothing takes no log position")
+	assert.Equal(t, mvcc.FirstLSN, db.LastLSN())
+	assert.Nil(t, tb.Live("4"))
+
+	// A transaction sees its own writes: an insert then an update of the same
+	// key changes it twice; a delete then an update finds nothing.
+	t3 := db.Begin("T3", "c", at(2), at(2))
+	require.NotNil(t, db.Write(t3, tb, mvcc.Insert, "7", idOf("7"), 0, at(2), nil))
+	assert.NotNil(t, db.Write(t3, tb, mvcc.Update, "7", idOf("7"), 3, at(2), nil), "its own insert is there to update")
+	assert.NotNil(t, db.Write(t3, tb, mvcc.Delete, "1", idOf("1"), 0, at(2), nil), "the committed row is there to delete")
+	assert.Nil(t, db.Write(t3, tb, mvcc.Update, "1", idOf("1"), 0, at(2), nil), "after its own delete, the row is gone for it")
+	// Another transaction's uncommitted insert is invisible to an update.
+	t4 := db.Begin("T4", "d", at(2), at(2))
+	assert.Nil(t, db.Write(t4, tb, mvcc.Update, "7", idOf("7"), 0, at(2), nil))
+	db.Commit(t3, at(3), at(3))
+	assert.Equal(t, mvcc.FirstLSN+1, t3.LSN)
+	// Many writes are looked up through an index rather than a scan, with the same answers.
+	t5 := db.Begin("T5", "e", at(4), at(4))
+	for i := range 40 {
+		k := strconv.Itoa(100 + i)
+		require.NotNil(t, db.Write(t5, tb, mvcc.Insert, k, idOf(k), 0, at(4), nil))
+	}
+	assert.NotNil(t, db.Write(t5, tb, mvcc.Update, "120", idOf("120"), 0, at(4), nil))
+	assert.NotNil(t, db.Write(t5, tb, mvcc.Delete, "139", idOf("139"), 0, at(4), nil))
+	assert.Nil(t, db.Write(t5, tb, mvcc.Update, "139", idOf("139"), 0, at(4), nil))
+	assert.Nil(t, db.Write(t5, tb, mvcc.Update, "999", idOf("999"), 0, at(4), nil))
+	assert.NotNil(t, db.Write(t5, tb, mvcc.Update, "7", idOf("7"), 0, at(4), nil), "a committed row is found past the index")
 }

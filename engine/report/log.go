@@ -95,7 +95,7 @@ func logText(b *strings.Builder, t *engine.Trace) {
 		var recs []string
 		h := lt.TopicNamed(s.Topic)
 		for _, r := range lt.RecordsAt(s.Topic, s.Partition, t.Steps()) {
-			x := fmt.Sprintf("%d:%s", r.Offset, h.Key(&r))
+			x := fmt.Sprintf("%d:%s", r.Offset, h.Label(&r))
 			if r.Seq > 1 {
 				x += fmt.Sprintf("v%d", r.Seq)
 			}

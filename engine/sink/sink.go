@@ -4,6 +4,14 @@
 // A target keeps every row it ever held with the step it arrived at and the
 // step it was removed at, so the table as it stood at any step can be read
 // back without replaying the run.
+//
+// A row has two identities. Its key is what the target holds, what a merge
+// matches on and what a team sees: the business key, or the event id a
+// record carried. Its source is the row of the source (a table's row, or an
+// event a producer meant to send) that it copies, which only the simulator
+// knows: two tables' rows with one key are two sources, and an event resent
+// under a new id is one source under two keys. A write reports how many
+// rows copy each source, which is what the engine's truth counts.
 package sink
 
 import (
@@ -56,6 +64,7 @@ type Row struct {
 	Seq         int   // the source version it copies
 	Run         int   // the extractor run that wrote it
 	KeyID       int32 // the key, as In.ID named it
+	Src         int32 // the source row it copies, as In.Source resolves it
 	AddedStep   int32
 	RemovedStep int32
 }
@@ -63,6 +72,7 @@ type Row struct {
 // In is a row to write.
 type In struct {
 	ID        int32 // the key's dense id, given by the caller: equal keys, equal ids
+	Src       int32 // 1 + the caller's id of the source row it copies; 0 (the usual case) when that is the key's own id, ID
 	Key       string
 	Seq       int
 	UpdatedAt vtime.Time
@@ -70,11 +80,20 @@ type In struct {
 	Amount    int64
 }
 
+// Source is the id of the source row in copies (see Src).
+func (in *In) Source() int32 {
+	if in.Src == 0 {
+		return in.ID
+	}
+	return in.Src - 1
+}
+
 // Result counts what a write did.
 type Result struct {
 	Inserted  int
-	Replaced  int // rows an incoming newer version replaced (merge) or the interval removed (overwrite)
-	Collapsed int // incoming rows identical to a present row, absorbed by the merge
+	Replaced  int   // rows an incoming newer version replaced (merge) or the interval removed (overwrite)
+	Collapsed int   // incoming rows identical to a present row, absorbed by the merge
+	Removed   []Row // overwrite: the rows the interval removed, by key id and each key's in the order written
 }
 
 // Table is a target table.
@@ -105,6 +124,7 @@ type Table struct {
 type present struct {
 	row int32 // 1 + its index in rows; 0: the key has no present row
 	seq int32 // the version the row holds
+	src int32 // the source row it copies
 }
 
 // single reports whether a key has at most one present row.
@@ -115,11 +135,17 @@ func New(name, key string, mode Mode) *Table {
 	return &Table{Name: name, Key: key, Mode: mode, Keys: new([]string)}
 }
 
+// OnChange is told what a write did to the rows copying one source row
+// (src, an In.Source): how many more of them are present (negative: fewer),
+// and by how much the sum of their versions changed. Sums wrap around like
+// any int32, which keeps them exact where they matter: with one row
+// present, the sum is that row's version.
+type OnChange func(src, rows, seqs int32)
+
 // Write applies rows as one statement at step. inInterval, used by Overwrite
 // only, says which present rows the run's interval covers and so deletes.
-// onChange is called with each key whose presence or version changed, with
-// how many rows of it are now present and the newest version among them.
-func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool, onChange func(id int32, key string, count, newest int)) Result {
+// onChange is called for every source row whose copies changed.
+func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool, onChange OnChange) Result {
 	var res Result
 	if t.Mode == Overwrite && inInterval != nil {
 		for id, idxs := range t.live {
@@ -130,18 +156,18 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 			if !hit {
 				continue
 			}
-			key := (*t.Keys)[id]
 			kept := idxs[:0]
 			for _, i := range idxs {
-				if inInterval(t.rows[i]) {
-					t.rows[i].RemovedStep = step
+				if r := &t.rows[i]; inInterval(*r) {
+					r.RemovedStep = step
 					res.Replaced++
+					res.Removed = append(res.Removed, *r)
+					onChange(r.Src, -1, int32(-r.Seq))
 				} else {
 					kept = append(kept, i)
 				}
 			}
 			t.live[id] = kept
-			onChange(int32(id), key, len(kept), t.newest(kept))
 		}
 	}
 	for _, in := range rows {
@@ -155,12 +181,12 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 		if len(t.live[in.ID]) == 0 {
 			t.name(in)
 		}
-		t.rows = append(t.rows, Row{KeyID: in.ID, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
+		src := in.Source()
+		t.rows = append(t.rows, Row{KeyID: in.ID, Src: src, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
 			Amount: in.Amount, Run: run, AddedStep: step, RemovedStep: Live})
-		idxs := append(t.live[in.ID], int32(len(t.rows)-1))
-		t.live[in.ID] = idxs
+		t.live[in.ID] = append(t.live[in.ID], int32(len(t.rows)-1))
 		res.Inserted++
-		onChange(in.ID, in.Key, len(idxs), t.newest(idxs))
+		onChange(src, 1, int32(in.Seq))
 	}
 	// Marking the replaced rows in one tight loop lets the processor fetch
 	// the scattered rows together rather than one per written row.
@@ -172,12 +198,15 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 }
 
 // writeOne lands one row under Merge or Upsert: a merge absorbs a version
-// no newer than the present one; otherwise the row replaces the present one.
-func (t *Table) writeOne(in In, run int, step int32, res *Result, onChange func(id int32, key string, count, newest int)) {
+// no newer than the present one, whichever source it copies, as a MERGE
+// comparing the version column would; otherwise the row replaces the
+// present one.
+func (t *Table) writeOne(in In, run int, step int32, res *Result, onChange OnChange) {
 	if n := int(in.ID) + 1; n > len(t.one) {
 		t.one = append(t.one, make([]present, n-len(t.one))...)
 	}
 	p := &t.one[in.ID]
+	src := in.Source()
 	if cur := p.row; cur > 0 {
 		if t.Mode == Merge && int(p.seq) >= in.Seq {
 			res.Collapsed++
@@ -186,14 +215,20 @@ func (t *Table) writeOne(in In, run int, step int32, res *Result, onChange func(
 		}
 		t.replaced = append(t.replaced, cur-1)
 		res.Replaced++
+		if p.src != src {
+			onChange(p.src, -1, -p.seq)
+			onChange(src, 1, int32(in.Seq))
+		} else {
+			onChange(src, 0, int32(in.Seq)-p.seq)
+		}
 	} else {
 		t.name(in)
+		onChange(src, 1, int32(in.Seq))
 	}
-	t.rows = append(t.rows, Row{KeyID: in.ID, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
+	t.rows = append(t.rows, Row{KeyID: in.ID, Src: src, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
 		Amount: in.Amount, Run: run, AddedStep: step, RemovedStep: Live})
-	*p = present{row: int32(len(t.rows)), seq: int32(in.Seq)}
+	*p = present{row: int32(len(t.rows)), seq: int32(in.Seq), src: src}
 	res.Inserted++
-	onChange(in.ID, in.Key, 1, in.Seq)
 }
 
 // name records the text of in's key unless Keys has it already (a shared

@@ -31,7 +31,7 @@ func presentKeys(tb *sink.Table, rs []sink.Row) []string {
 func TestAppendDuplicates(t *testing.T) {
 	tb := sink.New("t", "id", sink.Append)
 	var changed []string
-	on := func(_ int32, k string, _, _ int) { changed = append(changed, k) }
+	on := func(src, _, _ int32) { changed = append(changed, strconv.Itoa(int(src))) }
 	res := tb.Write(rows("1", "2"), 0, 3, nil, on)
 	assert.Equal(t, sink.Result{Inserted: 2}, res)
 	res = tb.Write(rows("2", "3"), 1, 7, nil, on)
@@ -47,7 +47,7 @@ func TestAppendDuplicates(t *testing.T) {
 
 func TestMergeCollapsesAndCounts(t *testing.T) {
 	tb := sink.New("t", "id", sink.Merge)
-	noop := func(int32, string, int, int) {}
+	noop := func(int32, int32, int32) {}
 	tb.Write(rows("1", "2"), 0, 3, nil, noop)
 	res := tb.Write(rows("2", "3"), 1, 7, nil, noop)
 	assert.Equal(t, sink.Result{Inserted: 1, Collapsed: 1}, res, "the same version of 2 is absorbed")
@@ -81,19 +81,22 @@ func TestMergeCollapsesAndCounts(t *testing.T) {
 
 func TestOverwriteReplacesItsInterval(t *testing.T) {
 	tb := sink.New("t", "id", sink.Overwrite)
-	noop := func(int32, string, int, int) {}
+	noop := func(int32, int32, int32) {}
 	first := []sink.In{{ID: kid("1"), Key: "1", Seq: 1, UpdatedAt: 1000}, {ID: kid("2"), Key: "2", Seq: 1, UpdatedAt: 2000}, {ID: kid("3"), Key: "3", Seq: 1, UpdatedAt: 3000}}
 	tb.Write(first, 0, 3, nil, noop)
 	// The second run covers (1s, 3s]: it deletes 2 and 3 and writes 2 and 4.
 	in := func(r sink.Row) bool { return r.UpdatedAt > 1000 && r.UpdatedAt <= 3000 }
 	var changed []string
-	res := tb.Write([]sink.In{{ID: kid("2"), Key: "2", Seq: 1, UpdatedAt: 2000}, {ID: kid("4"), Key: "4", Seq: 1, UpdatedAt: 2500}}, 1, 7, in, func(_ int32, k string, _, _ int) { changed = append(changed, k) })
-	assert.Equal(t, sink.Result{Inserted: 2, Replaced: 2}, res)
+	res := tb.Write([]sink.In{{ID: kid("2"), Key: "2", Seq: 1, UpdatedAt: 2000}, {ID: kid("4"), Key: "4", Seq: 1, UpdatedAt: 2500}}, 1, 7, in, func(src, _, _ int32) { changed = append(changed, strconv.Itoa(int(src))) })
+	assert.Equal(t, 2, res.Inserted)
+	assert.Equal(t, 2, res.Replaced)
+	assert.Equal(t, []string{"2", "3"}, presentKeys(tb, res.Removed), "the rows the interval removed are named")
+	assert.Equal(t, 0, res.Removed[0].Run, "with the run that wrote them")
 	assert.Equal(t, []string{"1", "2", "4"}, presentKeys(tb, sink.At(tb.History(), 7)), "row 3, inside the interval and not re-read, is gone")
 	assert.Equal(t, 1, tb.Count("2"), "re-reading an interval does not duplicate")
 	assert.Equal(t, 0, tb.Count("3"))
 	assert.Equal(t, 1, tb.Count("1"), "rows outside the interval are kept")
-	assert.Equal(t, []string{"2", "3", "2", "4"}, changed, "deleted keys are reported in key order, then the written ones")
+	assert.Equal(t, []string{"2", "3", "2", "4"}, changed, "deleted rows are reported in key order, then the written ones")
 	assert.Equal(t, []string{"1", "2", "3"}, presentKeys(tb, sink.At(tb.History(), 6)))
 
 	// Without an interval, overwrite behaves as append.
@@ -116,7 +119,7 @@ func TestParseMode(t *testing.T) {
 // consumer builds by arrival order.
 func TestUpsertLastWriteWins(t *testing.T) {
 	tb := sink.New("t", "id", sink.Upsert)
-	noop := func(int32, string, int, int) {}
+	noop := func(int32, int32, int32) {}
 	tb.Write([]sink.In{{ID: kid("1"), Key: "1", Seq: 2}}, 0, 1, nil, noop)
 	res := tb.Write([]sink.In{{ID: kid("1"), Key: "1", Seq: 1}}, 0, 2, nil, noop)
 	assert.Equal(t, 1, res.Replaced)
@@ -138,7 +141,7 @@ func kid(key string) int32 {
 // removed at the batch's step, even one the same batch added.
 func TestMergeBatchWithSeveralVersionsOfAKey(t *testing.T) {
 	tb := sink.New("t", "id", sink.Merge)
-	noop := func(int32, string, int, int) {}
+	noop := func(int32, int32, int32) {}
 	tb.Write(rows("1"), 0, 3, nil, noop)
 	batch := []sink.In{
 		{ID: kid("1"), Key: "1", Seq: 2},
@@ -162,4 +165,43 @@ func TestMergeBatchWithSeveralVersionsOfAKey(t *testing.T) {
 	assert.Equal(t, sink.Result{Inserted: 1, Replaced: 1}, res)
 	assert.Equal(t, int32(sink.Live), tb.History()[3].RemovedStep, "key 1's present row is untouched")
 	assert.Equal(t, int32(7), tb.History()[2].RemovedStep)
+}
+
+// TestSourcesAndKeys: a row's key is what the target matches on; its
+// source is the row it copies, which the write reports. Two sources with
+// one key share one merged row, so the source the merge absorbs has no
+// copy; one source under two keys (an event resent with a new id) has two.
+func TestSourcesAndKeys(t *testing.T) {
+	type tally struct{ rows, seqs int32 }
+	got := map[int32]*tally{}
+	on := func(src, rows, seqs int32) {
+		if got[src] == nil {
+			got[src] = &tally{}
+		}
+		got[src].rows += rows
+		got[src].seqs += seqs
+	}
+	// Key 1 of table A (source 1) and of table B (source 101), merged on key 1.
+	tb := sink.New("t", "id", sink.Merge)
+	tb.Write([]sink.In{{ID: 1, Key: "1", Seq: 1}}, 0, 1, nil, on)
+	res := tb.Write([]sink.In{{ID: 1, Src: 101 + 1, Key: "1", Seq: 1}}, 1, 2, nil, on)
+	assert.Equal(t, 1, res.Collapsed, "the merge takes B's row 1 for the row it holds")
+	assert.Equal(t, tally{1, 1}, *got[1])
+	assert.Nil(t, got[101], "B's row 1 has no copy")
+	res = tb.Write([]sink.In{{ID: 1, Src: 101 + 1, Key: "1", Seq: 2}}, 2, 3, nil, on)
+	assert.Equal(t, 1, res.Replaced, "a newer version replaces the row, whichever source it copies")
+	assert.Equal(t, tally{0, 0}, *got[1], "A's row lost its copy")
+	assert.Equal(t, tally{1, 2}, *got[101])
+	assert.Equal(t, int32(101), sink.At(tb.History(), 3)[0].Src)
+	res = tb.Write([]sink.In{{ID: 1, Src: 101 + 1, Key: "1", Seq: 3}}, 3, 4, nil, on)
+	assert.Equal(t, tally{1, 3}, *got[101], "a newer version of the same source moves its version")
+
+	// Event 7 sent twice, the second time as key 8: two keys, one source.
+	clear(got)
+	ap := sink.New("e", "event_id", sink.Append)
+	ap.Write([]sink.In{{ID: 7, Key: "7", Seq: 1}, {ID: 8, Src: 7 + 1, Key: "8", Seq: 1}}, 0, 1, nil, on)
+	assert.Equal(t, 1, ap.Count("7"))
+	assert.Equal(t, 1, ap.Count("8"), "the target holds the key the second copy carried")
+	assert.Equal(t, tally{2, 2}, *got[7], "both rows copy event 7")
+	assert.Nil(t, got[8])
 }

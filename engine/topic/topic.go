@@ -103,6 +103,7 @@ type Record struct {
 	Step        int32      // the trace step that appended it
 	Deleted     int32      // the trace step retention deleted it at, or Live
 	KeyID       int32      // the business key (also the partitioning key when Keyed), as an index of *Keys: the engine's dense id for it
+	Src         int32      // 1 + the engine's id of the source row or intended event it copies; 0 (the usual case) when that is KeyID
 	ProducerRef int32      // the producer that sent it, as an index of Names; -1 for change capture
 	EventRef    int32      // the event id the application gave it, as 1 + an index of IDs; 0 for none
 	Keyed       bool       // false: a record without a key, placed by the sticky rule
@@ -110,6 +111,18 @@ type Record struct {
 
 // Key is the business key of r, a record of t.
 func (t *Topic) Key(r *Record) string { return (*t.Keys)[r.KeyID] }
+
+// Label is how a tool reading the log shows r: its key, or for a record
+// without one its event id (which a resend built afresh changes, though the
+// key the engine names the event by does not).
+func (t *Topic) Label(r *Record) string {
+	if !r.Keyed {
+		if id := t.ID(r); id != "" {
+			return id
+		}
+	}
+	return t.Key(r)
+}
 
 // Producer names the producer that sent r, or "" for change capture.
 func (t *Topic) Producer(r *Record) string {

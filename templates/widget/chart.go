@@ -121,9 +121,12 @@ func chartAt(t *engine.Trace, ht *hwm.Trace, ix *stageIndex, step int) chart {
 		if tx.EndStep > 0 && tx.EndStep <= step {
 			b.to = x(tx.EndAt)
 			if tx.State == mvcc.Committed {
-				b.state, b.lsn = "committed", strconv.FormatInt(int64(tx.LSN), 10)
+				b.state = "committed"
+				if tx.LSN > 0 { // a transaction that changed no row takes no position
+					b.lsn = strconv.FormatInt(int64(tx.LSN), 10)
+				}
 				for _, v := range markLSN {
-					b.beforeMark = b.beforeMark || int64(tx.LSN) <= v
+					b.beforeMark = b.beforeMark || (tx.LSN > 0 && int64(tx.LSN) <= v)
 				}
 			} else {
 				b.state = "rolled-back"

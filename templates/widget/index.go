@@ -45,6 +45,19 @@ type targetIndex struct {
 	rowAt   []int32
 	rows    []int32
 	removed []int // the step each removed row was removed at, sorted
+	// from names, by position, the source of a key's row when two sources
+	// wrote rows with the key (two tables' order 1, two rows to the truth
+	// and one key to a target keyed by order_id); "" otherwise.
+	from []string
+}
+
+// id is what tells the key at position i apart in the stage's fragments
+// and moves: its text, and its source when another source has the key.
+func (g *targetIndex) id(t *engine.Trace, i int) string {
+	if g.from != nil && g.from[i] != "" {
+		return t.Key(g.keys[i]) + "~" + g.from[i]
+	}
+	return t.Key(g.keys[i])
 }
 
 // blockSize is how many keys one entry of targetIndex.blocks covers.
@@ -69,20 +82,24 @@ func indexTrace(t *engine.Trace) *stageIndex {
 	}
 	owner := make([]int32, nkeys)
 	born := make([]int32, nkeys)
+	table := make([]string, nkeys) // the source of each source row
 	for i := range owner {
 		owner[i], born[i] = -1, never
 	}
 	for i := range t.Versions {
 		v := &t.Versions[i]
 		if ti, ok := feeds[t.VersionTable(v)]; ok {
+			table[v.KeyID] = t.VersionTable(v)
 			owner[v.KeyID] = int32(ti)
 			born[v.KeyID] = min(born[v.KeyID], v.CommitStep)
 		}
 	}
 	for ti, h := range t.Targets {
 		for _, r := range h.Rows {
-			owner[r.KeyID] = int32(ti)
-			born[r.KeyID] = min(born[r.KeyID], r.AddedStep)
+			// A row is kept with the source row it copies: with two
+			// sources of a key, the target's one row is one source's.
+			owner[r.Src] = int32(ti)
+			born[r.Src] = min(born[r.Src], r.AddedStep)
 		}
 	}
 	order := t.KeyOrder()
@@ -117,9 +134,17 @@ func indexTrace(t *engine.Trace) *stageIndex {
 			g.birth[i] = born[id]
 			g.blocks[i/blockSize] = min(g.blocks[i/blockSize], born[id])
 		}
+		for i := 1; i < len(g.keys); i++ {
+			if t.Key(g.keys[i]) == t.Key(g.keys[i-1]) {
+				if g.from == nil {
+					g.from = make([]string, len(g.keys))
+				}
+				g.from[i-1], g.from[i] = table[g.keys[i-1]], table[g.keys[i]]
+			}
+		}
 		g.rowAt = make([]int32, len(g.keys)+1)
 		for _, r := range h.Rows {
-			if p := g.pos[r.KeyID]; p >= 0 {
+			if p := g.pos[r.Src]; p >= 0 {
 				g.rowAt[p+1]++
 			}
 		}
@@ -132,7 +157,7 @@ func indexTrace(t *engine.Trace) *stageIndex {
 			if r.RemovedStep != sink.Live {
 				g.removed = append(g.removed, int(r.RemovedStep))
 			}
-			if p := g.pos[r.KeyID]; p >= 0 {
+			if p := g.pos[r.Src]; p >= 0 {
 				g.rows[fill[p]] = int32(ri)
 				fill[p]++
 			}
@@ -222,13 +247,14 @@ func (g *targetIndex) latest(n int32) int {
 	})
 	for i := k - 1; i >= 0; i-- {
 		if r := &g.h.Rows[i]; r.RemovedStep > n {
-			return int(g.pos[r.KeyID])
+			return int(g.pos[r.Src])
 		}
 	}
 	return -1
 }
 
-// find is the position of key among the target's keys, or -1.
+// find is the position of key among the target's keys, or -1. When two
+// sources wrote the key, it is the first source's.
 func (g *targetIndex) find(t *engine.Trace, key string) int {
 	want := mvcc.ParseKey(key)
 	i, found := slices.BinarySearchFunc(g.keys, want, func(id int32, want mvcc.ParsedKey) int {
@@ -236,6 +262,20 @@ func (g *targetIndex) find(t *engine.Trace, key string) int {
 	})
 	if !found {
 		return -1
+	}
+	return i
+}
+
+// findFrom is the position of key as source wrote it, or -1.
+func (g *targetIndex) findFrom(t *engine.Trace, key, source string) int {
+	i := g.find(t, key)
+	if i < 0 || g.from == nil {
+		return i
+	}
+	for j := i; j < len(g.keys) && t.Key(g.keys[j]) == key; j++ {
+		if g.from[j] == source {
+			return j
+		}
 	}
 	return i
 }

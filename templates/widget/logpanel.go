@@ -102,7 +102,7 @@ func cellsOf(lt *logs.Trace, s State, h *logs.TopicHistory, p logs.PartitionStat
 	cells := make([]cellState, 0, p.End-lo)
 	for o := lo; o < p.End; o++ {
 		r := &recs[o]
-		cells = append(cells, cellState{rec: r, key: h.Key(r), deleted: o < p.Start, gone: int(r.Deleted) == s.Step,
+		cells = append(cells, cellState{rec: r, key: h.Label(r), deleted: o < p.Start, gone: int(r.Deleted) == s.Step,
 			fresh: s.Step > 0 && int(r.Step) == s.Step})
 	}
 	for _, g := range lt.Groups {

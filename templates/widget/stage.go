@@ -410,10 +410,11 @@ func sourceFates(v *atStep) [][]fate {
 	seen := map[string]bool{}
 	for i := len(c.bars) - 1; i >= 0; i-- {
 		br := &c.bars[i]
-		target := ""
+		target, table := "", ""
 		gi := -1
 		if len(br.tx.Stmts) > 0 {
-			if ti, ok := v.ix.feeds(v.t, br.tx.Stmts[0].Table); ok {
+			table = br.tx.Stmts[0].Table
+			if ti, ok := v.ix.feeds(v.t, table); ok {
 				gi = ti
 				target = v.ix.targets[ti].h.Name
 			}
@@ -423,14 +424,21 @@ func sourceFates(v *atStep) [][]fate {
 				break // the row names two keys and counts the rest
 			}
 			f := fate{key: k, chip: "src:" + target + ":" + k}
-			if br.state == "committed" && v.s.ShowTruth && gi >= 0 {
+			p := -1
+			if gi >= 0 {
+				g := &v.ix.targets[gi]
+				if p = g.findFrom(v.t, k, table); p >= 0 {
+					f.chip = "src:" + target + ":" + g.id(v.t, p)
+				}
+			}
+			if br.state == "committed" && v.s.ShowTruth && p >= 0 {
 				switch {
-				case seen[target+":"+k]:
+				case seen[f.chip]:
 					f.state, f.label = "superseded", "later version above"
 				default:
-					f.state, f.label = keyFate(v, &v.ix.targets[gi], k)
+					f.state, f.label = keyFate(v, &v.ix.targets[gi], p)
 				}
-				seen[target+":"+k] = true
+				seen[f.chip] = true
 			}
 			out[i] = append(out[i], f)
 		}
@@ -438,12 +446,9 @@ func sourceFates(v *atStep) [][]fate {
 	return out
 }
 
-// keyFate says where key stands in target g at the step.
-func keyFate(v *atStep, g *targetIndex, key string) (state, label string) {
-	p := g.find(v.t, key)
-	if p < 0 {
-		return "", ""
-	}
+// keyFate says where the key at position p stands in target g at the step.
+func keyFate(v *atStep, g *targetIndex, p int) (state, label string) {
+	key := v.t.Key(g.keys[p])
 	st, rows := v.at.Truth.Of(g.keys[p])
 	switch st {
 	case engine.KeyMissing:
@@ -480,7 +485,12 @@ func txnRow(b *builder, v *atStep, br *bar, fates []fate) {
 	label := tx.Name + ": began " + tx.BeginAt.String()
 	switch br.state {
 	case "committed":
-		label += ", committed " + tx.EndAt.String() + " as lsn " + br.lsn
+		label += ", committed " + tx.EndAt.String()
+		if br.lsn != "" {
+			label += " as lsn " + br.lsn
+		} else {
+			label += ", changing no row"
+		}
 	case "rolled-back":
 		label += ", rolled back " + tx.EndAt.String()
 	default:
@@ -509,7 +519,11 @@ func txnRow(b *builder, v *atStep, br *bar, fates []fate) {
 	b.open("span", "class", "tm-txstate")
 	switch br.state {
 	case "committed":
-		b.el("span", "lsn "+br.lsn, "class", "tm-lsn-label")
+		if br.lsn != "" {
+			b.el("span", "lsn "+br.lsn, "class", "tm-lsn-label")
+		} else {
+			b.el("span", "no row changed", "class", "tm-note")
+		}
 	case "rolled-back":
 		b.el("span", "rolled back", "class", "tm-note")
 	default:
@@ -692,7 +706,7 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 	var buf []sink.Row
 	for _, p := range keys {
 		id := g.keys[p]
-		key := t.Key(id)
+		key, chip := t.Key(id), g.id(t, p)
 		buf = g.rowsOf(buf[:0], p, v.n)
 		st, _ := v.at.Truth.Of(id)
 		state, note := "in", ""
@@ -708,15 +722,18 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 		default:
 			note = "v" + itoa(buf[0].Seq)
 		}
+		if g.from != nil && g.from[p] != "" {
+			note += " · " + g.from[p] // whose row of the key this slot is
+		}
 		attrs := []string{"class", "tm-chip tm-chip-" + state, "data-testid", "slot", "data-key", key, "data-state", state,
-			"data-chip", "tgt:" + h.Name + ":" + key}
+			"data-chip", "tgt:" + h.Name + ":" + chip}
 		if len(buf) > 0 && g.written(p, v.n) {
 			attrs = append(attrs, "data-from", "run:"+h.Name+":"+key, "data-new", "on")
 		}
 		if len(buf) > 1 {
 			attrs = append(attrs, "data-copies", itoa(min(len(buf), 4)))
 		}
-		b.fopen("slot-"+h.Name+":"+key, "li", attrs...)
+		b.fopen("slot-"+h.Name+":"+chip, "li", attrs...)
 		keyLink(b, v, key)
 		b.el("span", note, "class", "tm-chip-note")
 		b.fclose("li")

@@ -81,7 +81,10 @@ func sourceTable(b *builder, v *atStep) {
 		end, lsn, state := "—", "—", "open"
 		switch br.state {
 		case "committed":
-			end, lsn, state = tx.EndAt.String(), br.lsn, "committed"
+			end, state = tx.EndAt.String(), "committed"
+			if br.lsn != "" {
+				lsn = br.lsn
+			}
 		case "rolled-back":
 			end, state = tx.EndAt.String(), "rolled back"
 		}
@@ -143,7 +146,7 @@ func targetTable(b *builder, v *atStep, g *targetIndex) {
 	var buf []sink.Row
 	for _, p := range keys {
 		id := g.keys[p]
-		k := t.Key(id)
+		k, frag := t.Key(id), "tbl-target-"+h.Name+":"+g.id(t, p)
 		buf = g.rowsOf(buf[:0], p, v.n)
 		st, _ := v.at.Truth.Of(id)
 		if len(buf) == 0 {
@@ -151,7 +154,10 @@ func targetTable(b *builder, v *atStep, g *targetIndex) {
 			if a := g.arrives(p, v.n); a > 0 {
 				note = v.waitingLabel(h.Name, k) + ": committed in the source; written at step " + strconv.Itoa(int(a))
 			}
-			b.fopen("tbl-target-"+h.Name+":"+k, "tr", "class", "tm-ghost", "data-testid", "row-missing", "data-key", k)
+			if g.from != nil && g.from[p] != "" {
+				note += " (the row of " + g.from[p] + ")"
+			}
+			b.fopen(frag, "tr", "class", "tm-ghost", "data-testid", "row-missing", "data-key", k)
 			b.el("th", k, "scope", "row")
 			b.el("td", "—")
 			b.el("td", "—")
@@ -171,7 +177,10 @@ func targetTable(b *builder, v *atStep, g *targetIndex) {
 			if s.ShowTruth && st == engine.KeyStale {
 				cls, note = cls+" tm-stale", strings.TrimSpace(note+" ⚠ stale: the source has a newer version")
 			}
-			b.fopen("tbl-target-"+h.Name+":"+k+":"+itoa(i), "tr", "class", strings.TrimSpace("tm-row "+cls), "data-key", k, "data-testid", "row")
+			if g.from != nil && g.from[p] != "" {
+				note = strings.TrimSpace(note + " the row of " + g.from[p])
+			}
+			b.fopen(frag+":"+itoa(i), "tr", "class", strings.TrimSpace("tm-row "+cls), "data-key", k, "data-testid", "row")
 			b.el("th", k, "scope", "row")
 			b.el("td", r.UpdatedAt.String())
 			b.el("td", "v"+itoa(r.Seq))

@@ -394,14 +394,20 @@ func (r *replayer) statement(ti, si int) error {
 		_, err := r.exec(c, fmt.Sprintf("INSERT INTO %s (%s, updated_at, version) SELECT k, $1, 1 FROM unnest(%s) WITH ORDINALITY AS u(k, n) ORDER BY n", name, key, keyArray("$2", tb.textKeys)), toTime(stamp), st.Keys)
 		return err
 	case mvcc.Update:
-		// An update of a key with no row finds nothing here, whatever the
-		// engine makes of it; the comparison shows the difference.
-		_, err := r.exec(c, fmt.Sprintf("UPDATE %s SET updated_at = $1, version = version + 1 WHERE %s = ANY(%s)", name, key, keyArray("$2", tb.textKeys)), toTime(stamp), st.Keys)
+		// Every key the statement named, found by the engine or not:
+		// PostgreSQL decides for itself which rows it finds.
+		_, err := r.exec(c, fmt.Sprintf("UPDATE %s SET updated_at = $1, version = version + 1 WHERE %s = ANY(%s)", name, key, keyArray("$2", tb.textKeys)), toTime(stamp), r.named(ti, si))
 		return err
 	default:
-		_, err := r.exec(c, fmt.Sprintf("DELETE FROM %s WHERE %s = ANY(%s)", name, key, keyArray("$1", tb.textKeys)), st.Keys)
+		_, err := r.exec(c, fmt.Sprintf("DELETE FROM %s WHERE %s = ANY(%s)", name, key, keyArray("$1", tb.textKeys)), r.named(ti, si))
 		return err
 	}
+}
+
+// named lists every key statement si of transaction ti named: the rows the
+// engine found it changing, and those it found no row for.
+func (r *replayer) named(ti, si int) []string {
+	return append(slices.Clone(r.h.Txns[ti].Stmts[si].Keys), r.h.UnmatchedOf(ti, si)...)
 }
 
 func (r *replayer) commit(ti int) error {
@@ -988,11 +994,12 @@ func (r *replayer) reset(e *engine.Event) error {
 }
 
 // truthSQL computes a target's truth in the database: the feeding tables'
-// rows the target lacks, the keys it holds more than once, and the keys it
+// rows the target lacks, the rows it holds more than once, and the rows it
 // holds in an older version than the source's, or after the source deleted
 // them. A source row is its table and its key, and a target row says which
 // table it came from, so a row of one table does not stand in for another
-// table's row with the same key. It returns (what, key, copies) rows.
+// table's row with the same key, and two tables' rows with one key are not
+// copies of each other. It returns (what, key, copies) rows.
 func (r *replayer) truthSQL(tg *target) string {
 	var src []string
 	for _, tn := range tg.from {
@@ -1000,7 +1007,7 @@ func (r *replayer) truthSQL(tg *target) string {
 		src = append(src, fmt.Sprintf("SELECT %s AS src_table, %s::text AS key, version FROM %s", quoteLiteral(tn), col(tb.key), r.q(tn)))
 	}
 	return fmt.Sprintf(`WITH src AS (%s),
-tgt AS (SELECT src_table, %s::text AS key, version, count(*) OVER (PARTITION BY %s) AS copies FROM %s)
+tgt AS (SELECT src_table, %s::text AS key, version, count(*) OVER (PARTITION BY src_table, %s) AS copies FROM %s)
 SELECT 'missing', key, 0 FROM src
  WHERE NOT EXISTS (SELECT 1 FROM tgt WHERE tgt.key = src.key AND tgt.src_table = src.src_table)
 UNION ALL
@@ -1060,7 +1067,8 @@ func (r *replayer) finish() error {
 			got = append(got, r.xids[d.XID])
 		}
 		byLSN := slices.Clone(r.h.Txns)
-		byLSN = slices.DeleteFunc(byLSN, func(x hwm.TxnRecord) bool { return x.State != mvcc.Committed })
+		// A transaction that changed no row has no commit in the log.
+		byLSN = slices.DeleteFunc(byLSN, func(x hwm.TxnRecord) bool { return x.State != mvcc.Committed || x.LSN == 0 })
 		slices.SortFunc(byLSN, func(a, b hwm.TxnRecord) int { return int(a.LSN - b.LSN) })
 		for _, x := range byLSN {
 			want = append(want, x.Name)

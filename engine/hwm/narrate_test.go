@@ -1,0 +1,74 @@
+package hwm_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
+)
+
+// sentences returns the narration of every event of kind in tr, in order.
+func sentences(tr *engine.Trace, kind engine.Kind) []string {
+	var out []string
+	for i := range tr.Events {
+		if e := &tr.Events[i]; e.Kind == kind {
+			out = append(out, tr.Narration(e))
+		}
+	}
+	return out
+}
+
+// TestReadNarrationSaysItsPredicate: a log-position read with >= reads the
+// stored position's own commit again, and says so.
+func TestReadNarrationSaysItsPredicate(t *testing.T) {
+	const src = `scenario test/gte "A log-position mark with >="
+knob predicate = gt | gte
+source orders key=order_id
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=lsn predicate=$predicate
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
+txn T2 begin=10:00:01 commit=10:00:01 insert order_id=2
+run extract at=10:00:02
+txn T3 begin=10:00:03 commit=10:00:03 insert order_id=3
+run extract at=10:00:04
+`
+	f, err := scenario.Parse("g.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, map[string]string{"predicate": "gte"}, 1, worlds.All())
+	require.NoError(t, err)
+	reads := sentences(tr, engine.KindRead)
+	require.Len(t, reads, 2)
+	assert.Equal(t, "extract reads orders for changes at or after lsn 1002 up to lsn 1003 and finds orders 2, 3.", reads[1])
+	tr, err = engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	assert.Equal(t, "extract reads orders for changes after lsn 1002 up to lsn 1003 and finds order 3.", sentences(tr, engine.KindRead)[1])
+}
+
+// TestOverwriteNarrationNamesWhatItDeletes: an overwrite's delete says which
+// rows it removed and which runs had written them.
+func TestOverwriteNarrationNamesWhatItDeletes(t *testing.T) {
+	const src = `scenario test/overwrite "An overwrite's delete"
+source orders key=order_id
+target fct sink=overwrite key=order_id
+pipeline extract from=orders to=fct mark=max-seen predicate=gte
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1,2
+run extract at=10:00:01 worker=A
+txn T2 begin=10:00:01 commit=10:00:01 insert order_id=3
+run extract at=10:00:02
+txn T3 begin=10:00:03 commit=10:00:03 insert order_id=4
+run extract at=10:00:04
+`
+	f, err := scenario.Parse("o.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	writes := sentences(tr, engine.KindWrite)
+	require.Len(t, writes, 3)
+	assert.Equal(t, "extract/A overwrites its interval with orders 1, 2 into fct.", writes[0])
+	assert.Equal(t, "extract overwrites its interval with orders 1, 2, 3 into fct; it first deletes what the target already holds in that interval: orders 1, 2 (written by A's run at 10:00:01).", writes[1])
+	assert.Equal(t, "extract overwrites its interval with orders 3, 4 into fct; it first deletes what the target already holds in that interval: order 3 (written by the run at 10:00:02).", writes[2])
+}

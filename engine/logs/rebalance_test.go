@@ -1,0 +1,146 @@
+package logs_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
+)
+
+// busyBody: c1 takes five seconds over a batch of six orders; c2 joins in
+// the middle of it.
+const busyBody = `knob max = 5m | 3s | 5s
+knob sink = append | merge
+topic orders partitions=2
+target fct_orders sink=$sink key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=earliest max-poll-interval=$max
+member billing c1 at=10:00:00
+` + "%s" + `poll billing c1 at=10:00:02 process=5s
+member billing c2 at=10:00:04
+poll billing c2 at=10:00:06
+poll billing c1 at=10:00:10
+poll billing c2 at=10:00:10
+`
+
+func busyLog(t *testing.T, set map[string]string) *engine.Trace {
+	t.Helper()
+	return runLog(t, strings.Replace(busyBody, "%s", keyLines("produce shop", "10:00:01", 6), 1), set)
+}
+
+// TestLogRebalanceWaitsForABusyMember: a rebalance completes only when
+// every member calls poll again. c1 keeps its partitions while it writes,
+// its commit at 10:00:07 is accepted, and only then does c2 get a
+// partition, from offsets that already cover the batch: nothing is read twice.
+func TestLogRebalanceWaitsForABusyMember(t *testing.T) {
+	tr := busyLog(t, nil)
+	evs, texts := eventsOf(tr, engine.KindRebalance)
+	require.Len(t, texts, 3, strings.Join(texts, "\n"))
+	assert.Contains(t, texts[1], "c2 joins billing: a rebalance begins, and billing waits for c1, busy with a batch, to call poll again.")
+	assert.Equal(t, "10:00:07", evs[2].At.String())
+	assert.Contains(t, texts[2], "c1 calls poll again after its batch, so the rebalance (c2 joins billing) completes: generation 2")
+	_, polls := eventsOf(tr, engine.KindPoll)
+	assert.Contains(t, polls, "c2 polls, but billing is rebalancing (c2 joins billing) and waits for c1; nothing is read until the rebalance completes.")
+	_, commits := eventsOf(tr, engine.KindOffset)
+	require.NotEmpty(t, commits)
+	assert.Contains(t, commits[0], "c1 commits offset 3 on orders-0, offset 3 on orders-1 after writing the batch")
+	read := 0
+	for _, r := range logs.Of(tr).Groups[0].Reads {
+		read += int(r.To - r.From)
+	}
+	assert.Equal(t, 6, read, "each of the six records is read once")
+	assert.Empty(t, tr.Final().Duplicated)
+	assert.Empty(t, tr.Final().Missing)
+}
+
+// TestLogEvictionPastMaxPollInterval: a member still busy max.poll.interval
+// after its poll leaves the group; the rebalance goes on without it, the
+// new owner reads from the committed offsets again, the evicted member's
+// write still lands and its commit is refused, and its next poll rejoins.
+func TestLogEvictionPastMaxPollInterval(t *testing.T) {
+	tr := busyLog(t, map[string]string{"max": "3s"})
+	evs, texts := eventsOf(tr, engine.KindRebalance)
+	var at []string
+	for _, e := range evs {
+		at = append(at, e.At.String())
+	}
+	assert.Equal(t, []string{"10:00:00", "10:00:04", "10:00:05", "10:00:05", "10:00:10"}, at, strings.Join(texts, "\n"))
+	assert.Contains(t, texts[2], "c1 has been busy with its batch since its poll at 10:00:02, past max.poll.interval (3s), so its client leaves billing")
+	assert.Contains(t, texts[3], "billing drops c1: generation 2 (range assignment) — c2 gets orders-0, orders-1;")
+	assert.Contains(t, texts[4], "c1 calls poll again after its eviction and rejoins billing: generation 3")
+	_, commits := eventsOf(tr, engine.KindOffset)
+	assert.Contains(t, commits, "c1's commit after writing the batch is refused: it is no longer a member of billing, and orders-0, orders-1 belong to the new assignment, which reads them again from the committed offsets.")
+	assert.Equal(t, map[string]int{"1": 2, "2": 2, "3": 2, "4": 2, "5": 2, "6": 2}, tr.Final().Duplicated, "c2 re-read every order, and c1's write landed too")
+	tr = busyLog(t, map[string]string{"max": "3s", "sink": "merge"})
+	assert.Empty(t, tr.Final().Duplicated, "a merge absorbs the copies")
+	// A group whose batches finish in time never evicts anyone.
+	tr = busyLog(t, map[string]string{"max": "5s"})
+	_, texts = eventsOf(tr, engine.KindRebalance)
+	for _, s := range texts {
+		assert.NotContains(t, s, "past max.poll.interval")
+	}
+}
+
+// TestLogAutoCommitInsidePoll: with auto-commit=poll (the Java consumer)
+// the commit runs at the start of a poll once the interval has passed, and
+// covers only the batches the code has finished; with the timer (librdkafka)
+// it runs on its own, over everything polled.
+func TestLogAutoCommitInsidePoll(t *testing.T) {
+	body := `knob where = timer | poll
+topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=auto interval=3s reset=earliest auto-commit=$where
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+poll billing c1 at=10:00:01.500
+produce shop at=10:00:02 key=2
+poll billing c1 at=10:00:02.500 process=2s crash=before-write
+produce shop at=10:00:05 key=3
+poll billing c1 at=10:00:05
+poll billing c1 at=10:00:09
+`
+	commitsOf := func(tr *engine.Trace) (when []string, offsets []int64) {
+		for _, c := range logs.Of(tr).Groups[0].Commits {
+			when = append(when, tr.Events[c.Step-1].At.String())
+			offsets = append(offsets, c.Offset)
+		}
+		return when, offsets
+	}
+	tr := runLog(t, body, nil)
+	when, offsets := commitsOf(tr)
+	assert.Equal(t, []string{"10:00:03", "10:00:06"}, when, "the timer fires every 3s whatever the code is doing, and commits where the position has moved")
+	assert.Equal(t, []int64{2, 3}, offsets)
+	assert.Equal(t, []string{"2"}, tr.Final().Missing, "the timer committed order 2 before the crash lost it")
+
+	tr = runLog(t, body, map[string]string{"where": "poll"})
+	when, offsets = commitsOf(tr)
+	assert.Equal(t, []string{"10:00:09"}, when, "no poll between 10:00:03 and the crash, and the crash finished nothing")
+	assert.Equal(t, []int64{3}, offsets)
+	assert.Empty(t, tr.Final().Missing, "the restart read order 2 again")
+	_, texts := eventsOf(tr, engine.KindOffset)
+	require.Len(t, texts, 1)
+	assert.Contains(t, texts[0], "c1's poll, the auto-commit interval (3s) having passed, first commits offset 3 on orders-0")
+}
+
+// TestLogGroupSettingErrors: the new group settings refuse bad values at
+// their place in the line.
+func TestLogGroupSettingErrors(t *testing.T) {
+	for setting, want := range map[string]string{
+		"max-poll-interval=0s":   "log.tdm:5:65: expected max-poll-interval= to be positive, such as 5m",
+		"max-poll-interval=soon": "expected a duration such as 2s",
+		"auto-commit=thread":     "expected auto-commit= to be one of timer or poll",
+	} {
+		src := "scenario test/log \"A log test\"\ntopic orders partitions=1\ntarget fct sink=merge key=order_id\nproducer shop to=orders key=order_id\ngroup billing topic=orders to=fct commit=auto " + setting + "\n"
+		f, err := scenario.Parse("log.tdm", []byte(src))
+		require.NoError(t, err)
+		_, err = engine.Build(f, nil, 1, worlds.All())
+		require.ErrorContains(t, err, want, setting)
+	}
+}
