@@ -394,7 +394,7 @@ func TestLinksSayWhatIsWrong(t *testing.T) {
 // TestWordsCountRight: one key is a key; a check at step 0 names no time.
 func TestWordsCountRight(t *testing.T) {
 	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap")
-	detail := text(t, ctx, `[data-check="reconciliation-independent"] .tm-detail`)
+	detail := text(t, ctx, `[data-check="reconciliation-closed-interval"] .tm-detail`)
 	assert.Contains(t, detail, "nothing has happened yet")
 	assert.NotContains(t, detail, "00:00:00")
 
