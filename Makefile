@@ -80,33 +80,38 @@ screenshots: wasm
 # the site exported as static files for WORKER_BASE_URL (tidemark export:
 # every page, the static files under their plain and hashed names, pictures,
 # oEmbed descriptions, _headers), which Workers static assets answer before
-# the Worker runs; app.wasm, the site's handler compiled to wasm for what
-# must be computed (pictures of any step, the sandbox's posts, /oembed, not
-# found), which embeds no static file but links to them by the hashed names
-# it is given at link time, its data segments joined as the browser
-# module's are (175 KB less gzip); and the glue (cmd/serve/worker.mjs and the
-# toolchain's wasm_exec.js). cmd/serve/wrangler.jsonc runs this target as its
-# build command; docs/deploy.md has the whole path to a deployed site.
+# the Worker runs; app.wasm, cmd/serve compiled to wasm, which serves the
+# routes a copy cannot answer (pictures of any step, the sandbox's posts,
+# /oembed) with github.com/syumai/workers, embeds no static file but links to
+# them by the hashed names it is given at link time, and has its data
+# segments joined as the browser module's are; the library's glue
+# (worker.mjs, runtime.mjs, wasm_exec.js, written by its workers-assets-gen,
+# which starts Go for each request); and entry.mjs (cmd/serve/entry.mjs),
+# which wraps the glue for the assets' routing. cmd/serve/wrangler.jsonc runs
+# this target as its build command; docs/deploy.md has the whole path to a
+# deployed site.
 #
 # WORKER_BASE_URL is the address the Worker will be served at, which the
 # exported pages' absolute links (snippets, previews) start with; nothing
-# guesses it. worker-dev serves the Worker locally in workerd through
+# guesses it. WORKER_LDFLAGS=-w keeps the module's function names (its name
+# section, 55 KB more gzip), so that a CPU profile names Go's functions:
+# worker-smoke builds so for its profiles. worker-dev serves the Worker locally in workerd through
 # wrangler (installed from cmd/serve/package-lock.json), and worker-smoke
 # checks every file and every kind of response there, and a scenario page in
 # Chromium.
 WORKER_DIR := build/worker
 WORKER_BASE_URL ?=
+WORKER_LDFLAGS ?= -s -w
 WRANGLER_ENV := WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false
 worker: generate wasm
 	@[ -n "$(WORKER_BASE_URL)" ] || { echo "make worker: set WORKER_BASE_URL to the address the Worker will be served at, e.g. WORKER_BASE_URL=https://tidemark.example.workers.dev (make worker-dev uses http://127.0.0.1:8787)" >&2; exit 2; }
-	rm -rf $(WORKER_DIR) && mkdir -p $(WORKER_DIR)
+	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_DIR)
+	cp cmd/serve/entry.mjs $(WORKER_DIR)/entry.mjs
 	$(GO) run ./cmd/tidemark export --base-url $(WORKER_BASE_URL) --out $(WORKER_DIR)/assets
 	printf '.tidemark-export\n.nojekyll\n' >$(WORKER_DIR)/assets/.assetsignore
 	$(GO) run ./web/internal/workerassets web/static >$(WORKER_DIR)/asset-names
-	cp cmd/serve/worker.mjs $(WORKER_DIR)/worker.mjs
-	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" $(WORKER_DIR)/wasm_exec.js
 	GOOS=js GOARCH=wasm $(GO) build -trimpath \
-		-ldflags="-s -w -X github.com/tidemark/tidemark/web.AssetNames=$$(cat $(WORKER_DIR)/asset-names)" \
+		-ldflags="$(WORKER_LDFLAGS) -X github.com/tidemark/tidemark/web.AssetNames=$$(cat $(WORKER_DIR)/asset-names)" \
 		-o $(WORKER_DIR)/app.wasm ./cmd/serve
 	$(GO) run ./web/internal/wasmmerge $(WORKER_DIR)/app.wasm
 

@@ -9,6 +9,7 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/stretchr/testify v1.12.1
+	github.com/syumai/workers v0.32.0
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/net v0.62.0
 )

@@ -27,11 +27,24 @@ type Scenario struct {
 	File   *scenario.File
 }
 
+// Each bundled file is parsed at most once, when it is first asked for:
+// Lookup reads one file, and only Scenarios reads them all. A Cloudflare
+// Worker starts a program for each request, and a picture of one scenario
+// should not pay for parsing the other twenty-odd (docs/performance.md).
 var (
+	parsedMu sync.Mutex
+	parsed   = map[string]parsedFile{} // by path inside the embedded tree
+
 	loadOnce sync.Once
 	catalog  []Scenario
 	loadErr  error
 )
+
+// parsedFile is the result of reading one bundled file.
+type parsedFile struct {
+	sc  Scenario
+	err error
+}
 
 // Scenarios returns every bundled scenario, ordered by id. A bundled file
 // that does not parse is a build defect, reported as an error.
@@ -46,34 +59,59 @@ func load() ([]Scenario, error) {
 		if err != nil || d.IsDir() || path.Ext(p) != ".tdm" {
 			return err
 		}
-		src, err := files.ReadFile(p)
+		sc, err := read(p)
 		if err != nil {
 			return err
 		}
-		f, err := scenario.Parse("lessons/"+p, src)
-		if err != nil {
-			return err
-		}
-		want := strings.TrimSuffix(strings.TrimPrefix(p, "scenarios/"), ".tdm")
-		if f.ID != want {
-			return fmt.Errorf("lessons/%s: scenario id %q does not match its path; expected %q", p, f.ID, want)
-		}
-		out = append(out, Scenario{ID: f.ID, Title: f.Title, About: f.About, Path: p, Source: src, File: f})
+		out = append(out, sc)
 		return nil
 	})
 	slices.SortFunc(out, func(a, b Scenario) int { return strings.Compare(a.ID, b.ID) })
 	return out, err
 }
 
-// Lookup returns the bundled scenario with id.
+// read parses the bundled file at p (scenarios/….tdm), once: every caller
+// gets the same *scenario.File, so a parse can be recognised as the
+// catalog's own (see web/pages).
+func read(p string) (Scenario, error) {
+	parsedMu.Lock()
+	defer parsedMu.Unlock()
+	if r, ok := parsed[p]; ok {
+		return r.sc, r.err
+	}
+	sc, err := parse(p)
+	parsed[p] = parsedFile{sc, err}
+	return sc, err
+}
+
+func parse(p string) (Scenario, error) {
+	src, err := files.ReadFile(p)
+	if err != nil {
+		return Scenario{}, err
+	}
+	f, err := scenario.Parse("lessons/"+p, src)
+	if err != nil {
+		return Scenario{}, err
+	}
+	want := strings.TrimSuffix(strings.TrimPrefix(p, "scenarios/"), ".tdm")
+	if f.ID != want {
+		return Scenario{}, fmt.Errorf("lessons/%s: scenario id %q does not match its path; expected %q", p, f.ID, want)
+	}
+	return Scenario{ID: f.ID, Title: f.Title, About: f.About, Path: p, Source: src, File: f}, nil
+}
+
+// Lookup returns the bundled scenario with id, reading only its own file.
 func Lookup(id string) (Scenario, bool) {
-	all, err := Scenarios()
+	p := "scenarios/" + id + ".tdm"
+	if id == "" || !fs.ValidPath(p) {
+		return Scenario{}, false
+	}
+	if _, err := fs.Stat(files, p); err != nil {
+		return Scenario{}, false
+	}
+	sc, err := read(p)
 	if err != nil {
 		return Scenario{}, false
 	}
-	i := slices.IndexFunc(all, func(s Scenario) bool { return s.ID == id })
-	if i < 0 {
-		return Scenario{}, false
-	}
-	return all[i], true
+	return sc, true
 }

@@ -40,6 +40,8 @@ import (
 // builds build/worker for the address it serves on), and checks what a
 // visitor gets:
 //
+//   - the Worker's script is the glue that github.com/syumai/workers
+//     generates, as it is, with cmd/serve/entry.mjs around it;
 //   - every file of the exported site in build/worker/assets (every page,
 //     /embed/… included, the files of web/static such as /static/embed.js,
 //     pictures, oEmbed descriptions) decodes to the file itself: the
@@ -54,7 +56,8 @@ import (
 //     address names, and its widget is taken over by the engine, without a
 //     CSP violation or script error.
 //
-// It logs the CPU time workerd spends per request of each kind, for
+// It logs the CPU time workerd spends per request of each kind, and where
+// that time goes (a profile taken through V8's inspector), for
 // docs/performance.md. `make worker-smoke` runs it (and `make test` does
 // when npm is reachable), with TIDEMARK_WORKER=1.
 func TestWorker(t *testing.T) {
@@ -67,37 +70,57 @@ func TestWorker(t *testing.T) {
 	}
 	w := startWrangler(t, wrangler)
 
-	// A static file first: the platform answers it without starting Go, so
-	// the first request to reach Go below shows what starting it costs.
-	w.get(t, "/static/app.css", nil)
-	w.measure(t, "the first request to Go, which starts the Go program", 1, get("/healthz"))
-	w.measure(t, "the first picture, which reads the bundled scenarios and runs one", 1, get("/picture/hwm/visibility-gap.svg?step=3"))
-
+	t.Run("glue", checkGlue)
 	t.Run("assets", func(t *testing.T) { checkAssets(t, w) })
 	t.Run("go", func(t *testing.T) { checkGo(t, w) })
 	t.Run("chromium", func(t *testing.T) { checkInBrowser(t, w) })
 
-	// Each request of a kind differs (a step, a seed), so that none is
-	// answered from what an earlier one kept.
+	// Every request that reaches Go starts a Go program of its own (the
+	// library's glue), so the figures below are each a whole start. Each
+	// request of a kind differs (a step, a seed), as visitors' do. The
+	// requests above warmed workerd up: the module is compiled, and V8 has
+	// optimised what runs often.
 	const n = 20
 	w.measure(t, "a static file (no Go)", n, get(web.AssetURL("app.css")))
 	w.measure(t, "an exported scenario page (no Go)", n, get("/scenarios/hwm/visibility-gap/"))
 	w.measure(t, "the health check", n, get("/healthz"))
-	w.measure(t, "a picture of a bundled scenario at a new step", n, func(i int) (string, string, string) {
-		return http.MethodGet, fmt.Sprintf("/picture/hwm/visibility-gap.svg?step=%d&mark=lsn", i%12), ""
-	})
+	w.measure(t, "a picture of a bundled scenario at a new step", n, newStep)
 	w.measure(t, "a picture of a linked scenario at a new step", n, func(i int) (string, string, string) {
 		return http.MethodGet, fmt.Sprintf("/picture.svg?src=%s&step=%d", linkedPayload(t), i%8), ""
 	})
-	w.measure(t, "an oEmbed answer", n, func(i int) (string, string, string) {
-		return http.MethodGet, "/oembed?format=json&url=" + url.QueryEscape(fmt.Sprintf("%s/scenarios/hwm/visibility-gap?step=%d", w.base, i)), ""
+	w.measure(t, "an oEmbed answer", n, w.oembed)
+	w.measure(t, "an oEmbed answer for a lesson's chapter (reads the lessons)", n, func(int) (string, string, string) {
+		return http.MethodGet, "/oembed?format=json&url=" + url.QueryEscape(w.base+lessonChapter), ""
 	})
 	w.measure(t, "a picture with a new seed (runs the scenario)", n, func(i int) (string, string, string) {
 		return http.MethodGet, fmt.Sprintf("/picture/hwm/visibility-gap.svg?seed=%d", 1000+i), ""
 	})
-	w.measure(t, "a sandbox post (runs the scenario)", n, func(int) (string, string, string) {
-		return http.MethodPost, "/play", "src=" + url.QueryEscape(sandboxText)
-	})
+	w.measure(t, "a sandbox post (runs the scenario)", n, post)
+
+	// Where the time goes, under the profiler (which costs time of its
+	// own: the figures above are the ones to compare with the plans).
+	w.profile(t, "healthz", "the health check", n, get("/healthz"))
+	w.profile(t, "picture", "a picture of a bundled scenario at a new step", n, newStep)
+	w.profile(t, "oembed", "an oEmbed answer", n, w.oembed)
+	w.profile(t, "play", "a sandbox post", n, post)
+}
+
+// lessonChapter is the address of a chapter of a bundled lesson.
+const lessonChapter = "/lessons/high-water-mark/the-question"
+
+// newStep asks for the picture of a bundled scenario at the i-th step.
+func newStep(i int) (string, string, string) {
+	return http.MethodGet, fmt.Sprintf("/picture/hwm/visibility-gap.svg?step=%d&mark=lsn", i%12), ""
+}
+
+// oembed asks for the oEmbed answer of a scenario page at the i-th step.
+func (w *workerd) oembed(i int) (string, string, string) {
+	return http.MethodGet, "/oembed?format=json&url=" + url.QueryEscape(fmt.Sprintf("%s/scenarios/hwm/visibility-gap?step=%d", w.base, i)), ""
+}
+
+// post posts sandboxText to the sandbox.
+func post(int) (string, string, string) {
+	return http.MethodPost, "/play", "src=" + url.QueryEscape(sandboxText)
 }
 
 // get is a request for measure: GET path, every time.
@@ -117,9 +140,10 @@ run extract at=10:00:05
 
 // workerd is a running `wrangler dev`.
 type workerd struct {
-	base string // e.g. http://127.0.0.1:43210
-	pgid int    // wrangler's process group: wrangler, workerd and the build
-	log  *syncBuffer
+	base      string // e.g. http://127.0.0.1:43210
+	pgid      int    // wrangler's process group: wrangler, workerd and the build
+	log       *syncBuffer
+	inspector *inspector // V8's inspector of the Worker, for profiles
 }
 
 type syncBuffer struct {
@@ -154,12 +178,14 @@ func freePort(t *testing.T) string {
 // from a cold Go build cache.
 func startWrangler(t *testing.T, wrangler string) *workerd {
 	t.Helper()
-	port := freePort(t)
+	port, inspectorPort := freePort(t), freePort(t)
 	cmd := exec.Command(wrangler, "dev", "--local", "--ip", "127.0.0.1", "--port", port,
-		"--inspector-port", freePort(t), "--show-interactive-dev-session=false")
+		"--inspector-port", inspectorPort, "--show-interactive-dev-session=false")
 	w := &workerd{base: "http://127.0.0.1:" + port, log: &syncBuffer{}}
-	// The build command exports the pages for the address they are served at.
-	cmd.Env = append(os.Environ(), "WORKER_BASE_URL="+w.base,
+	// The build command exports the pages for the address they are served
+	// at, and keeps the module's function names for the profiles
+	// (WORKER_LDFLAGS; the name section changes nothing else).
+	cmd.Env = append(os.Environ(), "WORKER_BASE_URL="+w.base, "WORKER_LDFLAGS=-w",
 		"WRANGLER_SEND_METRICS=false", "CI=true", "CLOUDFLARE_CF_FETCH_ENABLED=false")
 	cmd.Stdout, cmd.Stderr = w.log, w.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -186,6 +212,7 @@ func startWrangler(t *testing.T, wrangler string) *workerd {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
+				w.inspector = dialInspector(t, inspectorPort)
 				return w
 			}
 		}
@@ -256,8 +283,32 @@ func decode(coding string, b []byte) ([]byte, error) {
 	return nil, fmt.Errorf("unexpected Content-Encoding %q", coding)
 }
 
+// workerDir is where `make worker` builds the Worker.
+var workerDir = filepath.Join("..", "..", "build", "worker")
+
+// checkGlue checks that the Worker runs the glue of github.com/syumai/workers
+// as its workers-assets-gen writes it, for the version in go.mod, and the
+// committed entry.mjs around it.
+func checkGlue(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/syumai/workers").Output()
+	require.NoError(t, err, "go list -m github.com/syumai/workers")
+	assetsGen := filepath.Join(strings.TrimSpace(string(out)), "cmd", "workers-assets-gen", "assets")
+	for built, generated := range map[string]string{
+		"worker.mjs":   filepath.Join(assetsGen, "common", "worker.mjs"),
+		"runtime.mjs":  filepath.Join(assetsGen, "runtime", "cloudflare.mjs"),
+		"wasm_exec.js": filepath.Join(assetsGen, "wasm_exec_go.js"),
+		"entry.mjs":    "entry.mjs",
+	} {
+		want, err := os.ReadFile(generated)
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join(workerDir, built))
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(want, got), "build/worker/%s is not %s", built, generated)
+	}
+}
+
 // assetsDir is where `make worker` writes the exported site.
-var assetsDir = filepath.Join("..", "..", "build", "worker", "assets")
+var assetsDir = filepath.Join(workerDir, "assets")
 
 // assetPath returns the address at which the file rel of the exported site
 // is served: a directory's index.html at the directory, with its slash.
@@ -352,6 +403,7 @@ func checkGo(t *testing.T, w *workerd) {
 		{"/picture/hwm/visibility-gap.svg?step=14&mark=lsn", nil, 200},
 		{"/picture.svg?step=2&src=" + linkedPayload(t), nil, 200},
 		{"/oembed?format=json&url=" + url.QueryEscape(w.base+"/scenarios/hwm/visibility-gap?step=4&mark=lsn"), nil, 200},
+		{"/oembed?format=json&url=" + url.QueryEscape(w.base+lessonChapter), nil, 200},
 		{"/play", url.Values{"src": {sandboxText}}, 200},
 		{"/play", url.Values{"src": {"scenario broken\nnot a command\n"}}, 200},
 		{"/picture/no/such.svg", nil, 404},
@@ -382,6 +434,21 @@ func checkGo(t *testing.T, w *workerd) {
 					got.encoding, len(got.body), rec.Body.Len(), firstDifference(rec.Body.Bytes(), got.body))
 			}
 		})
+	}
+
+	// HEAD gets the headers of GET and no body.
+	for _, path := range []string{"/healthz", "/picture/hwm/visibility-gap.svg?step=3"} {
+		req, err := http.NewRequest(http.MethodHead, w.base+path, nil)
+		require.NoError(t, err)
+		resp, err := noDecoding.Do(req)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "HEAD %s", path)
+		assert.Empty(t, body, "HEAD %s", path)
+		get := w.get(t, path, nil)
+		assert.Equal(t, get.header.Get("Content-Type"), resp.Header.Get("Content-Type"), "HEAD %s", path)
 	}
 
 	// A path that is no file and no route of the Worker's Go program gets

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
@@ -17,15 +18,19 @@ import (
 
 // markdown is the parser of lesson files: CommonMark with GitHub's tables,
 // attributes on headings ({#id}), the directives and glossary references.
-// A goldmark parser may be used by several goroutines at once.
-var markdown = goldmark.New(
-	goldmark.WithExtensions(extension.Table),
-	goldmark.WithParserOptions(
-		parser.WithAttribute(),
-		parser.WithBlockParsers(util.Prioritized(directiveParser{}, 50)),
-		parser.WithInlineParsers(util.Prioritized(termParser{}, 50)),
-	),
-).Parser()
+// A goldmark parser may be used by several goroutines at once. It is built
+// when a lesson is first read, not when the program starts: a Cloudflare
+// Worker starts a program for each request, and most never read a lesson.
+var markdown = sync.OnceValue(func() parser.Parser {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.Table),
+		goldmark.WithParserOptions(
+			parser.WithAttribute(),
+			parser.WithBlockParsers(util.Prioritized(directiveParser{}, 50)),
+			parser.WithInlineParsers(util.Prioritized(termParser{}, 50)),
+		),
+	).Parser()
+})
 
 // source is one lesson file and where its lines start.
 type source struct {
@@ -52,7 +57,7 @@ func (s *source) at(off int) Pos {
 }
 
 // parse parses the file with goldmark.
-func (s *source) parse() ast.Node { return markdown.Parse(text.NewReader(s.data)) }
+func (s *source) parse() ast.Node { return markdown().Parse(text.NewReader(s.data)) }
 
 // startOf returns the byte offset where n starts in its source, or -1 when
 // goldmark recorded none. A block starts where its first line does (a
@@ -248,7 +253,7 @@ func (r *reader) inline(f field) Rich {
 		return nil
 	}
 	data := []byte(f.value)
-	doc := markdown.Parse(text.NewReader(data))
+	doc := markdown().Parse(text.NewReader(data))
 	at := func(off int) Pos { return f.at(off) }
 	c := doc.FirstChild()
 	if c == nil {

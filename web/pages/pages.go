@@ -255,15 +255,21 @@ func playPage(r *http.Request) (templ.Component, error) {
 		v.Layout.Nav[i].Current = v.Layout.Nav[i].Href == "/play"
 	}
 	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
-	src := starter()
+	// The starting text is read only when no text was posted: a post
+	// should not pay for reading a bundled scenario (on a Cloudflare
+	// Worker, every request starts a fresh program).
+	var src string
 	if r.Method == http.MethodPost {
 		v.Posted = true
 		r.Body = http.MaxBytesReader(nil, r.Body, MaxSource+4096)
 		if err := r.ParseForm(); err != nil {
 			v.Error = "the scenario is too large or the form is malformed; keep it under 64 KB"
+			src = starter()
 		} else {
 			src = strings.ReplaceAll(r.PostForm.Get("src"), "\r\n", "\n")
 		}
+	} else {
+		src = starter()
 	}
 	v.Source = src
 	if v.Error != "" {

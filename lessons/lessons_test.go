@@ -1,0 +1,60 @@
+package lessons
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLookupReadsOnlyItsOwnFile(t *testing.T) {
+	resetForTest(t)
+	sc, ok := Lookup("hwm/visibility-gap")
+	require.True(t, ok)
+	assert.Equal(t, "hwm/visibility-gap", sc.ID)
+	assert.Equal(t, "scenarios/hwm/visibility-gap.tdm", sc.Path)
+	assert.NotEmpty(t, sc.Title)
+	parsedMu.Lock()
+	n := len(parsed)
+	parsedMu.Unlock()
+	assert.Equal(t, 1, n, "Lookup of one scenario parses one file, not the catalog")
+}
+
+func TestLookupAndScenariosShareOneParse(t *testing.T) {
+	resetForTest(t)
+	before, ok := Lookup("hwm/visibility-gap")
+	require.True(t, ok)
+	all, err := Scenarios()
+	require.NoError(t, err)
+	require.NotEmpty(t, all)
+	for i, sc := range all {
+		if i > 0 {
+			assert.Less(t, all[i-1].ID, sc.ID, "Scenarios is ordered by id")
+		}
+		again, ok := Lookup(sc.ID)
+		require.True(t, ok, sc.ID)
+		assert.Same(t, sc.File, again.File, "%s: Lookup returns the catalog's own parse", sc.ID)
+		if sc.ID == before.ID {
+			assert.Same(t, before.File, sc.File, "the catalog reuses what Lookup parsed")
+		}
+	}
+}
+
+func TestLookupRefusesWhatIsNoBundledScenario(t *testing.T) {
+	for _, id := range []string{"", "hwm", "hwm/", "no/such", "hwm/visibility-gap.tdm", "../lessons", "hwm/../hwm/visibility-gap",
+		"/hwm/visibility-gap", "hwm//visibility-gap", "hwm/visibility-gap/defaults"} {
+		_, ok := Lookup(id)
+		assert.False(t, ok, "%q", id)
+	}
+}
+
+// resetForTest forgets every parse, so that a test sees what a fresh
+// program (a Worker's) would do.
+func resetForTest(t *testing.T) {
+	t.Helper()
+	parsedMu.Lock()
+	parsed = map[string]parsedFile{}
+	parsedMu.Unlock()
+	loadOnce, catalog, loadErr = sync.Once{}, nil, nil
+}
