@@ -449,3 +449,57 @@ func clickSettled(t *testing.T, ctx context.Context, sel string) {
 	eval[bool](t, ctx, `(document.activeElement && document.activeElement.blur(), document.querySelector(`+jsString(sel)+`).scrollIntoView({block: "center", behavior: "instant"}), true)`)
 	click(t, ctx, sel)
 }
+
+// zoom150 makes the tab a 1024×768 window at 150% zoom: 683×512 CSS
+// pixels, each drawn with 1.5 device pixels.
+func zoom150(t *testing.T, ctx context.Context) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(683, 512, chromedp.EmulateScale(1.5))))
+}
+
+// smallestStageText is the smallest font size, in CSS pixels, of any text
+// the stage shows.
+const smallestStageText = `Math.min(...[...document.querySelectorAll('.tm-flow *')].filter((el) => el.childNodes.length && [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()) && el.getClientRects().length).map((el) => parseFloat(getComputedStyle(el).fontSize)))`
+
+// TestStageAtZoom150: in a 1024×768 window zoomed to 150%, the page does
+// not scroll sideways, the controls take less than a screen before the
+// picture starts, no text of the picture shrinks, and the keys step the
+// widget with nothing focused.
+func TestStageAtZoom150(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=15")
+	zoom150(t, ctx)
+	assert.Equal(t, 1.5, eval[float64](t, ctx, `window.devicePixelRatio`))
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 683, "the page does not scroll sideways")
+	controls := eval[float64](t, ctx, `document.querySelector('[data-testid=panel-source]').getBoundingClientRect().top - document.querySelector('.tm-widget').getBoundingClientRect().top`)
+	assert.Less(t, controls, 512.0, "the picture starts within a screen of the widget's top")
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, smallestStageText), 11.0, "the stage's text stays legible")
+	// Each station is as wide as the widget allows, one under the other.
+	for _, id := range []string{"panel-source", "panel-pipe", "panel-target"} {
+		assert.Greater(t, eval[float64](t, ctx, `document.querySelector('[data-testid=`+id+`]').getBoundingClientRect().width`), 560.0, id)
+	}
+	blur(t, ctx)
+	key(t, ctx, kb.ArrowRight)
+	assert.Equal(t, 16, step(t, ctx))
+	key(t, ctx, kb.ArrowLeft)
+	assert.Equal(t, 15, step(t, ctx))
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestPresenterAtZoom150: presenter mode in a 1024×768 window zoomed to
+// 150% starts with the narration and the picture on the first screen, in
+// large type, and the clicker keys step it.
+func TestPresenterAtZoom150(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=16&mark=lsn")
+	zoom150(t, ctx)
+	click(t, ctx, `[data-testid=btn-present]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 683, "nothing scrolls sideways")
+	assert.Less(t, eval[float64](t, ctx, `document.querySelector('.tm-live').getBoundingClientRect().bottom`), 512.0, "the narration is on the first screen")
+	assert.Less(t, eval[float64](t, ctx, `document.querySelector('[data-testid=panel-source] .tm-txrow').getBoundingClientRect().bottom`), 512.0, "the picture starts on it")
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, `parseFloat(getComputedStyle(document.querySelector('.tm-live')).fontSize)`), 20.0, "the narration is large")
+	key(t, ctx, kb.PageDown)
+	assert.Equal(t, 17, step(t, ctx))
+	key(t, ctx, kb.PageUp)
+	assert.Equal(t, 16, step(t, ctx))
+	assert.Empty(t, pageProblems(t, ctx))
+}
