@@ -486,8 +486,9 @@ func TestStageAtZoom150(t *testing.T) {
 }
 
 // TestPresenterAtZoom150: presenter mode in a 1024×768 window zoomed to
-// 150% starts with the narration and the picture on the first screen, in
-// large type, and the clicker keys step it.
+// 150% (512 px high) keeps the buttons to a line of glyphs, so that the
+// narration and the source, whole, are on the first screen in large type;
+// the clicker keys step it.
 func TestPresenterAtZoom150(t *testing.T) {
 	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=16&mark=lsn")
 	zoom150(t, ctx)
@@ -495,7 +496,9 @@ func TestPresenterAtZoom150(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
 	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 683, "nothing scrolls sideways")
 	assert.Less(t, eval[float64](t, ctx, `document.querySelector('.tm-live').getBoundingClientRect().bottom`), 512.0, "the narration is on the first screen")
-	assert.Less(t, eval[float64](t, ctx, `document.querySelector('[data-testid=panel-source] .tm-txrow').getBoundingClientRect().bottom`), 512.0, "the picture starts on it")
+	assert.LessOrEqual(t, eval[float64](t, ctx, `document.querySelector('[data-testid=panel-source]').getBoundingClientRect().bottom`), 512.0, "the source, whole, is on it too")
+	assert.Less(t, eval[float64](t, ctx, `document.querySelector('.tm-stepper').getBoundingClientRect().height`), 60.0, "the step buttons take one line")
+	assert.Equal(t, "Forward", eval[string](t, ctx, `document.querySelector('[data-testid=btn-forward] .tm-word').textContent`), "each button keeps its name")
 	assert.GreaterOrEqual(t, eval[float64](t, ctx, `parseFloat(getComputedStyle(document.querySelector('.tm-live')).fontSize)`), 20.0, "the narration is large")
 	key(t, ctx, kb.PageDown)
 	assert.Equal(t, 17, step(t, ctx))
