@@ -162,6 +162,7 @@ func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.Part
 		}
 		b.open("g", "class", "tm-cell tm-cell-"+state+pick(c.fresh, " tm-cell-new", ""),
 			"data-testid", "cell", "data-offset", strconv.FormatInt(o, 10), "data-key", c.key, "data-state", state,
+			"data-chip", cellChip(name, o),
 			"data-new?", on(c.fresh), "data-read?", on(c.readBy != ""))
 		b.void("rect", "x", ftoa(cx+2), "y", ftoa(cy), "width", ftoa(cellW-4), "height", ftoa(cellH), "rx", "4", "class", "tm-cell-box")
 		b.el("text", strconv.FormatInt(o, 10), "x", ftoa(cx+5), "y", ftoa(cy+11), "class", "tm-cell-offset")
@@ -334,6 +335,7 @@ func groupStations(b *builder, v *atStep, lt *logs.Trace) {
 		}
 		if len(read) > 0 {
 			b.el("p", "Read at this step: "+strings.Join(read, "; ")+".", "class", "tm-run-state", "data-testid", "group-read")
+			polled(b, lt, g, n)
 		}
 		b.open("ul", "class", "tm-positions", "aria-label", "Committed offsets")
 		for _, p := range parts {
@@ -357,6 +359,55 @@ func groupStations(b *builder, v *atStep, lt *logs.Trace) {
 		b.fclose("div")
 		b.fclose("section")
 	}
+}
+
+// cellChip names the cell of offset o in partition part ("topic-N") for
+// the rows that move from it (see polled).
+func cellChip(part string, o int64) string {
+	return "log:" + part + ":" + strconv.FormatInt(o, 10)
+}
+
+// polled draws the records the group's polls read at step n as chips that
+// move there from their cells in the log; when the group writes them, they
+// move on to their slots in the target, whose chips name them as the
+// extractor's rows in flight are named (run:TARGET:KEY).
+func polled(b *builder, lt *logs.Trace, g *logs.GroupHistory, n int) {
+	var h *logs.TopicHistory
+	for _, th := range lt.Topics {
+		if th.Name == g.Topic {
+			h = th
+		}
+	}
+	if h == nil {
+		return
+	}
+	reads := readsAt(g, n)
+	var total int64
+	for _, rr := range reads {
+		total += rr.To - rr.From
+	}
+	b.open("ul", "class", "tm-slots tm-inflight", "aria-label", "Records read at this step")
+	drawn := 0
+	for _, rr := range reads {
+		recs := lt.RecordsAt(g.Topic, int(rr.Partition), n)
+		part := g.Topic + "-" + itoa(int(rr.Partition))
+		for o := rr.From; o < rr.To && o < int64(len(recs)); o++ {
+			if drawn == maxInFlight {
+				b.el("li", "+"+strconv.FormatInt(total-int64(drawn), 10)+" more", "class", "tm-note")
+				b.close("ul")
+				return
+			}
+			drawn++
+			r := &recs[o]
+			key := h.Key(r)
+			b.open("li", "class", "tm-chip tm-chip-flight", "data-testid", "polled", "data-key", key,
+				"data-chip", "run:"+g.Target+":"+key, "data-from", cellChip(part, o), "data-new", "on")
+			b.el("span", h.Label(r), "class", "tm-chip-key")
+			b.el("span", "offset "+strconv.FormatInt(o, 10), "class", "tm-chip-note")
+			b.close("li")
+		}
+	}
+	b.close("ul")
 }
 
 // laneWindow is the first offset a lane draws: the newest maxCells

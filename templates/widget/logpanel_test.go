@@ -223,3 +223,43 @@ func TestLaneLabelsNeverCrossALine(t *testing.T) {
 		}
 	}
 }
+
+// TestPolledRecordsMove: the records a consumer group's poll reads appear
+// in its station as chips that move from their cells in the log, and the
+// rows it writes at the next step move on to their slots from those chips.
+func TestPolledRecordsMove(t *testing.T) {
+	tr := run(t, "dist/partition-change", nil)
+	base := "/scenarios/dist/partition-change"
+	// Step 21: c2 polls customers-3 offset 0 (1), customers-4 offset 0 (6), customers-5 offset 0 (3).
+	d := draw(t, tr, widget.State{Step: 21, ShowTruth: true, BasePath: base})
+	cells := map[string]bool{}
+	for _, n := range d.ByTestID("cell") {
+		cells[htmltest.Attr(n, "data-chip")] = true
+	}
+	var keys, from []string
+	chips := map[string]bool{}
+	for _, n := range d.ByTestID("polled") {
+		keys = append(keys, htmltest.Attr(n, "data-key"))
+		from = append(from, htmltest.Attr(n, "data-from"))
+		chips[htmltest.Attr(n, "data-chip")] = true
+		assert.True(t, cells[htmltest.Attr(n, "data-from")], "a polled record moves from a cell of the log drawn: %s", htmltest.Attr(n, "data-from"))
+	}
+	assert.Equal(t, []string{"1", "6", "3"}, keys)
+	assert.Equal(t, []string{"log:customers-3:0", "log:customers-4:0", "log:customers-5:0"}, from)
+
+	// Step 22: c2 upserts them; each slot written moves from its chip.
+	d = draw(t, tr, widget.State{Step: 22, ShowTruth: true, BasePath: base})
+	assert.Empty(t, d.ByTestID("polled"), "nothing is read at the write")
+	moved := 0
+	for _, n := range d.ByTestID("slot") {
+		if f := htmltest.Attr(n, "data-from"); f != "" {
+			assert.True(t, chips[f], "slot %s moves from a chip of the step before: %s", htmltest.Attr(n, "data-key"), f)
+			moved++
+		}
+	}
+	assert.Equal(t, 3, moved, "customers 1, 6 and 3 move to their slots")
+
+	// Step 23, the commit: nothing read, nothing written, nothing moves.
+	d = draw(t, tr, widget.State{Step: 23, ShowTruth: true, BasePath: base})
+	assert.Empty(t, d.ByTestID("polled"))
+}

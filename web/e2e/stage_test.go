@@ -506,3 +506,21 @@ func TestPresenterAtZoom150(t *testing.T) {
 	assert.Equal(t, 16, step(t, ctx))
 	assert.Empty(t, pageProblems(t, ctx))
 }
+
+// TestLogRecordsMove: in the log world, the records a consumer polls move
+// from their cells in the log to its station, and on to their slots in the
+// target when it writes them.
+func TestLogRecordsMove(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/dist/partition-change?step=20")
+	moving := func(sel string) int {
+		return eval[int](t, ctx, `[...document.querySelectorAll('`+sel+`')].filter((el) => el.getAnimations().some((a) => a.playState === "running")).length`)
+	}
+	click(t, ctx, `[data-testid="btn-forward"]`) // c2 polls 1, 6 and 3
+	assert.Equal(t, 3, count(t, ctx, `[data-testid=polled]`))
+	assert.Equal(t, 3, moving(`[data-testid=polled]`), "the records read move from the log to the consumers")
+	click(t, ctx, `[data-testid="btn-forward"]`) // c2 upserts them
+	assert.Equal(t, 0, count(t, ctx, `[data-testid=polled]`))
+	assert.Equal(t, 3, eval[int](t, ctx, `[...document.querySelectorAll('[data-testid=slot][data-new]')].filter((el) => el.getAnimations().length > 0).length`),
+		"the rows written move on to their slots")
+	assert.Empty(t, pageProblems(t, ctx))
+}
