@@ -246,6 +246,14 @@ func TestPolledRecordsMove(t *testing.T) {
 	}
 	assert.Equal(t, []string{"1", "6", "3"}, keys)
 	assert.Equal(t, []string{"log:customers-3:0", "log:customers-4:0", "log:customers-5:0"}, from)
+	for _, n := range d.ByTestID("slot") {
+		switch htmltest.Attr(n, "data-key") {
+		case "1", "6":
+			assert.Contains(t, htmltest.Text(n), "read, not written yet", "a key the group holds says so")
+		case "4", "5":
+			assert.Contains(t, htmltest.Text(n), "◌ not written yet", "a key no poll has read yet")
+		}
+	}
 
 	// Step 22: c2 upserts them; each slot written moves from its chip.
 	d = draw(t, tr, widget.State{Step: 22, ShowTruth: true, BasePath: base})

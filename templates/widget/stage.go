@@ -100,7 +100,38 @@ func (v *atStep) waitingLabel(target, key string) string {
 	if fed {
 		return "◌ not read yet"
 	}
+	if v.lt != nil && polledKey(v.lt, target, key, v.s.Step) {
+		return "◌ read, not written yet"
+	}
 	return "◌ not written yet"
+}
+
+// polledKey reports whether a consumer group writing into target read a
+// record of key at step n.
+func polledKey(lt *logs.Trace, target, key string, n int) bool {
+	for _, g := range lt.Groups {
+		if g.Target != target {
+			continue
+		}
+		var h *logs.TopicHistory
+		for _, th := range lt.Topics {
+			if th.Name == g.Topic {
+				h = th
+			}
+		}
+		if h == nil {
+			continue
+		}
+		for _, rr := range readsAt(g, n) {
+			recs := lt.RecordsAt(g.Topic, int(rr.Partition), n)
+			for o := rr.From; o < rr.To && o < int64(len(recs)); o++ {
+				if h.Key(&recs[o]) == key {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
