@@ -337,25 +337,35 @@ func groupStations(b *builder, v *atStep, lt *logs.Trace) {
 			b.el("p", "Read at this step: "+strings.Join(read, "; ")+".", "class", "tm-run-state", "data-testid", "group-read")
 			polled(b, lt, g, n)
 		}
-		b.open("ul", "class", "tm-positions", "aria-label", "Committed offsets")
+		// Where the group stands, in a line: each partition's position is
+		// drawn under its lane and listed in the topic's table.
+		var lag int64
+		var committed, below, of int
 		for _, p := range parts {
 			if p.Topic != g.Topic {
 				continue
 			}
 			for _, o := range p.Groups {
-				if o.Group == g.Name {
-					pos := "nothing committed"
-					switch {
-					case o.Committed >= 0 && o.Committed < p.Start:
-						pos = "committed " + strconv.FormatInt(o.Committed, 10) + ", below the log start"
-					case o.Committed >= 0:
-						pos = "committed " + strconv.FormatInt(o.Committed, 10)
-					}
-					b.el("li", p.Topic+"-"+itoa(p.Partition)+": "+pos+", lag "+strconv.FormatInt(o.Lag, 10), "data-testid", "group-position")
+				if o.Group != g.Name {
+					continue
+				}
+				of++
+				lag += o.Lag
+				if o.Committed >= 0 {
+					committed++
+				}
+				if o.Committed >= 0 && o.Committed < p.Start {
+					below++
 				}
 			}
 		}
-		b.close("ul")
+		if of > 0 {
+			line := "Lag " + strconv.FormatInt(lag, 10) + " in all; committed on " + itoa(committed) + " of " + plural(of, "partition")
+			if below > 0 {
+				line += "; on " + plural(below, "partition") + " below the log start"
+			}
+			b.el("p", line+".", "class", "tm-note", "data-testid", "group-positions")
+		}
 		b.fclose("div")
 		b.fclose("section")
 	}

@@ -246,6 +246,10 @@ func TestPolledRecordsMove(t *testing.T) {
 	}
 	assert.Equal(t, []string{"1", "6", "3"}, keys)
 	assert.Equal(t, []string{"log:customers-3:0", "log:customers-4:0", "log:customers-5:0"}, from)
+	// The station sums up where the group stands in a line; each
+	// partition's position is drawn under its lane, not listed again.
+	assert.Equal(t, "Lag 10 in all; committed on 1 of 6 partitions.", htmltest.Text(d.One(t, "group-positions")))
+	assert.Len(t, d.ByTestID("group-marker"), 6, "each lane draws the group's position")
 	for _, n := range d.ByTestID("slot") {
 		switch htmltest.Attr(n, "data-key") {
 		case "1", "6":

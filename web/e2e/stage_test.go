@@ -524,3 +524,21 @@ func TestLogRecordsMove(t *testing.T) {
 		"the rows written move on to their slots")
 	assert.Empty(t, pageProblems(t, ctx))
 }
+
+// TestPresenterLogWorld: presenter mode at 1024×768 draws a log's
+// stations side by side (the log, the consumers, the target), so that the
+// whole pipeline is on the screen, the target's slots included.
+func TestPresenterLogWorld(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/dist/partition-change?step=21&present")
+	viewport(t, ctx, 1024, 768)
+	b := eval[[]map[string]float64](t, ctx, `["panel-log", "panel-group", "panel-target"].map((id) => {
+		const r = document.querySelector('[data-testid="' + id + '"]').getBoundingClientRect();
+		return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+	})`)
+	assert.Less(t, b[0]["right"], b[1]["left"], "the log is left of the consumers")
+	assert.Less(t, b[1]["right"], b[2]["left"], "the consumers are left of the target")
+	assert.InDelta(t, b[0]["top"], b[2]["top"], 2, "one row")
+	assert.LessOrEqual(t, b[2]["bottom"], 768.0, "the target, whole, is on the screen")
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 1024, "nothing scrolls sideways")
+	assert.Empty(t, pageProblems(t, ctx))
+}
