@@ -159,6 +159,17 @@ func TestStageUsesTheWidth(t *testing.T) {
 	smallest := eval[float64](t, ctx, `Math.min(...[...document.querySelectorAll('.tm-flow *')].filter((el) => el.childNodes.length && [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()) && el.getClientRects().length).map((el) => parseFloat(getComputedStyle(el).fontSize)))`)
 	assert.GreaterOrEqual(t, smallest, 11.0, "the stage's text stays legible at 360 px")
 	assert.Empty(t, pageProblems(t, ctx))
+
+	// The log world at 360 px: its lanes scroll inside their box, drawn at
+	// full size, and the page does not scroll sideways.
+	ctx, _ = startPlayground(t, "/scenarios/dist/partition-change?step=21")
+	viewport(t, ctx, 360, 740)
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360, "the page does not scroll sideways")
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, smallestStageText), 11.0, "the log's text stays legible at 360 px")
+	assert.Equal(t, eval[float64](t, ctx, `document.querySelector('[data-testid=lane-chart]').viewBox.baseVal.width`),
+		eval[float64](t, ctx, `document.querySelector('[data-testid=lane-chart]').getBoundingClientRect().width`), "a lane is drawn at its own size, not shrunk")
+	assert.Greater(t, eval[float64](t, ctx, `(() => { const l = document.querySelector('[data-testid=log]'); return l.scrollWidth - l.clientWidth; })()`), 0.0, "the lanes scroll sideways")
+	assert.Empty(t, pageProblems(t, ctx))
 }
 
 // TestPresenterMode: P enters presenter mode whatever has the focus; the
