@@ -94,6 +94,7 @@ func TestBudgetStopsTheBuilderAtTheLine(t *testing.T) {
 		{"a workload of ten million transactions", world + "workload txns=10000000 rows=1000 from=10:00:00\n", engine.DefaultBudget, "b.tdm:6:1"},
 		{"ranges that add up", manyRanges, engine.DefaultBudget, "b.tdm:6:1"},
 		{"traffic of ten million records", "scenario t/x \"X\"\ntopic t partitions=4\nproducer p to=t\ntraffic p records=10000000 from=10:00:00 keys=10000000\n", engine.DefaultBudget, "b.tdm:4:1"},
+		{"a burst of ten million records", "scenario t/x \"X\"\ntopic t partitions=4\nproducer p to=t\nburst p at=10:00:00 records=10000000\n", engine.DefaultBudget, "b.tdm:4:1"},
 		{"polls every millisecond", "scenario t/x \"X\"\ntopic t partitions=4\ngroup g topic=t\npolls g from=00:00:00 until=00:16:39 every=1ms\n", 200_000, "b.tdm:4:1"},
 	}
 	for _, tc := range tests {
@@ -236,4 +237,30 @@ func TestLongNamesCountInTheBudget(t *testing.T) {
 	tr, err := engine.RunWithBudget(parse(t, short), nil, 1, worlds.All(), 200_000)
 	require.NoError(t, err, "the same runs with a short name fit")
 	assert.Len(t, hwm.Of(tr).Runs, 10_000)
+}
+
+// TestBudgetStopsAStream: what a stream does is charged as it happens — a
+// read, each window a record falls into, a firing — so a sliding window of
+// a thousand windows a record stops the run at the budget, while the same
+// records through a tumbling window fit.
+func TestBudgetStopsAStream(t *testing.T) {
+	src := `scenario t/x "X"
+topic t partitions=4
+producer p to=t
+traffic p records=2000 from=10:00:00 every=10ms keys=50
+stream s from=t
+window w from=s sliding size=1000s slide=1s
+`
+	f := parse(t, src)
+	const limit = 200_000
+	_, err := engine.BuildWithBudget(f, nil, 1, worlds.All(), limit)
+	require.NoError(t, err, "the lines themselves fit")
+	_, err = engine.RunWithBudget(f, nil, 1, worlds.All(), limit)
+	var be *engine.BudgetError
+	require.ErrorAs(t, err, &be)
+	assert.True(t, be.Running)
+
+	tumbling := strings.Replace(src, "sliding size=1000s slide=1s", "tumbling size=1s", 1)
+	_, err = engine.RunWithBudget(parse(t, tumbling), nil, 1, worlds.All(), limit)
+	assert.NoError(t, err, "a window a record fits")
 }

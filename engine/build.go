@@ -189,10 +189,27 @@ func (b *builder) check(c scenario.Command, enabled map[string]bool) error {
 		cfg.ClosedFrom, cfg.ClosedTo, cfg.HasClosed = from, to, true
 	}
 	cfg.StallRuns = a.Int("stall", cfg.StallRuns, 2, 1000)
-	if x, ok := a.Find("max"); ok && !slices.Contains(names, "consumer-lag") {
-		return errorf(x.Pos, "max= is consumer-lag's threshold; put it on a `check consumer-lag` line")
+	// max= is the threshold of the one check the line names, in its unit.
+	switch {
+	case slices.Contains(names, "consumer-lag"):
+		cfg.MaxLag = a.Int("max", cfg.MaxLag, 0, 1<<30)
+	case slices.Contains(names, "late-records"):
+		cfg.MaxLate = a.Int("max", cfg.MaxLate, 0, 1<<30)
+	case slices.Contains(names, "join-recount"):
+		cfg.MaxUnjoined = a.Int("max", cfg.MaxUnjoined, 0, 1<<30)
+	case slices.Contains(names, "watermark-lag"):
+		if x, ok := a.Find("max"); ok {
+			d, err := vtime.ParseDuration(x.Value)
+			if err != nil || d <= 0 {
+				return errorf(x.ValuePos, "expected max= to be a positive duration such as 30s for watermark-lag, found %q", x.Value)
+			}
+			cfg.WatermarkLag = d
+		}
+	default:
+		if x, ok := a.Find("max"); ok {
+			return errorf(x.Pos, "max= is consumer-lag's threshold (and late-records', watermark-lag's and join-recount's); put it on a `check consumer-lag` line")
+		}
 	}
-	cfg.MaxLag = a.Int("max", cfg.MaxLag, 0, 1<<30)
 	if x, ok := a.Find("jump"); ok {
 		f, err := strconv.ParseFloat(strings.TrimSuffix(x.Value, "x"), 64)
 		if err != nil || f <= 1 {

@@ -30,7 +30,7 @@ import (
 // everywhere, so TestWasmTraceMatchesNative runs a fixed set of scenarios
 // both ways and compares the JSON reports byte for byte: every bundled
 // scenario under every combination of its knobs, and seeded generated
-// scenarios of both worlds. The wasm side is this package's own test binary,
+// scenarios of every world. The wasm side is this package's own test binary,
 // built for js/wasm and run once under node (TestWasmTraceWorker), so the
 // whole set costs one build and one process.
 
@@ -51,8 +51,9 @@ const detCanary = "canary/platform"
 // (a few hundred events); together they cover knob values and event kinds
 // the bundled scenarios do not.
 const (
-	detGeneratedHWM = 200
-	detGeneratedLog = 200
+	detGeneratedHWM    = 200
+	detGeneratedLog    = 200
+	detGeneratedStream = 200
 )
 
 // detLarge are scenarios of the benchmarks' shape at a few thousand events
@@ -78,6 +79,24 @@ member billing c3 at=09:59:59
 member billing c4 at=09:59:59
 traffic shop records=30000 from=10:00:00 every=1ms keys=3000
 polls billing from=10:00:00 until=10:00:40 every=100ms max=1000
+`},
+	{Name: "large/stream", Seed: 7, Source: `scenario large/stream "8k records, 8 partitions, sliding windows and a join"
+topic events partitions=8
+topic payments partitions=2
+target per_key sink=merge key=window
+target paid sink=merge key=user_id
+producer shop to=events key=user_id
+producer bank to=payments key=user_id
+traffic shop records=8000 from=10:00:00 every=5ms keys=300 event-lag=0s..4s amount=1..100
+traffic bank records=2000 from=10:00:00 every=20ms keys=300 event-lag=0s..9s
+stream orders from=events
+stream payers from=payments
+watermark orders bound=2s idleness=5s
+watermark payers bound=1s emit=per-record
+window sums from=orders sliding size=10s slide=5s agg=sum lateness=1s to=per_key
+join matched left=orders right=payers between=-5s..5s to=paid
+stall orders partition=3 at=10:00:10 until=10:00:20
+delay payers partition=1 from=10:00:05 until=10:00:30 by=8s
 `},
 }
 
@@ -127,6 +146,10 @@ func detCorpus(t testing.TB) []detCase {
 	for seed := range uint64(detGeneratedLog) {
 		g := randomLog(rand.New(rand.NewPCG(seed, 91)))
 		cases = append(cases, detCase{Name: fmt.Sprintf("generated/log/%d", seed), Source: g.Text(), Seed: seed})
+	}
+	for seed := range uint64(detGeneratedStream) {
+		g := randomStream(rand.New(rand.NewPCG(seed, 92)))
+		cases = append(cases, detCase{Name: fmt.Sprintf("generated/stream/%d", seed), Source: g.Text(), Seed: seed})
 	}
 	return cases
 }
@@ -320,7 +343,7 @@ func TestDeterminismCorpus(t *testing.T) {
 	}
 	all, err := lessons.Scenarios()
 	require.NoError(t, err)
-	want := 1 + 3 + detGeneratedHWM + detGeneratedLog // the canary, the large scenarios
+	want := 1 + 4 + detGeneratedHWM + detGeneratedLog + detGeneratedStream // the canary, the large scenarios
 	for _, s := range all {
 		n := 1
 		for _, k := range s.File.Knobs {
@@ -331,8 +354,9 @@ func TestDeterminismCorpus(t *testing.T) {
 	require.Len(t, cases, want)
 	assert.True(t, names["hwm/visibility-gap?mark=lsn&predicate=gte"], "a bundled scenario with two knobs set")
 	assert.True(t, names["dist/producer-retry?idempotence=on&retry=session&sink=merge"], "a bundled scenario of the log world")
-	assert.True(t, names["generated/hwm/0"] && names["generated/log/199"], "generated scenarios of both worlds")
-	assert.True(t, names["large/hwm?mark=timestamp"] && names["large/log"], "the large scenarios")
+	assert.True(t, names["generated/hwm/0"] && names["generated/log/199"] && names["generated/stream/199"], "generated scenarios of every world")
+	assert.True(t, names["large/hwm?mark=timestamp"] && names["large/log"] && names["large/stream"], "the large scenarios")
+	assert.True(t, names["stream/late-data?lateness=2m&late=side-output"], "a bundled scenario of the stream world")
 
 	combos := knobCombinations([]scenario.Knob{{Name: "a", Values: []string{"1", "2"}}, {Name: "b", Values: []string{"x", "y", "z"}}})
 	require.Len(t, combos, 6)

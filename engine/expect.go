@@ -15,12 +15,64 @@ import (
 // Expectation is one `expect` line's claim about a run under some knob values.
 type Expectation struct {
 	Pos   scenario.Pos
-	What  string // missing, duplicated, stale, check or mark
-	Name  string // the check or mark named, for What = check or mark
+	What  string // missing, duplicated, stale, check, mark, or the word of a world's claims (windows)
+	Name  string // the check or mark named, for What = check or mark; the claim's key for a world's (wrong)
 	Want  string
 	When  map[string]string // knob values the claim is about; the rest are defaults
 	Line  string            // the claim as written, for messages
 	Where scenario.Pos      // position of the value
+	Word  scenario.Pos      // for a world's claim, where its word is written
+	world bool              // What is the word of a world's claims
+}
+
+// ClaimKind is a kind of expect claim a world makes about its own part of
+// a run: `expect WORD KEY=VALUE... [when ...]`, such as the stream world's
+// `expect windows wrong=10:01:00`.
+type ClaimKind struct {
+	Word string
+	Keys []string // the claims a line of the kind may make, in the order docs/scenarios.md lists them
+}
+
+// A Claimer is a Domain whose worlds make expect claims of their own kinds;
+// its History verifies them (ClaimVerifier).
+type Claimer interface {
+	ClaimKinds() []ClaimKind
+}
+
+// A ClaimVerifier is a world's History that verifies the claims of its
+// kinds: got is what the run shows, spelled as the claim's value would be,
+// and holds whether that is what e claims. A History that does not know
+// e's word reports known false.
+type ClaimVerifier interface {
+	VerifyClaim(e Expectation) (got string, holds, known bool)
+}
+
+// checkClaimKinds refuses an expectation of a world's kind that no world
+// of domains makes, or a claim its kind does not have.
+func checkClaimKinds(exps []Expectation, domains []Domain) error {
+	var kinds []ClaimKind
+	for _, d := range domains {
+		if c, ok := d.(Claimer); ok {
+			kinds = append(kinds, c.ClaimKinds()...)
+		}
+	}
+	words := []string{"check", "mark"}
+	for _, k := range kinds {
+		words = append(words, k.Word)
+	}
+	for _, e := range exps {
+		if !e.world {
+			continue
+		}
+		i := slices.IndexFunc(kinds, func(k ClaimKind) bool { return k.Word == e.What })
+		if i < 0 {
+			return errorf(e.Word, "unknown kind of claim %q; expected key=value claims such as missing=3, or one of %s and its claims", e.What, strings.Join(words, ", "))
+		}
+		if !slices.Contains(kinds[i].Keys, e.Name) {
+			return errorf(e.Pos, "unknown claim %s= for expect %s; expected %s", e.Name, e.What, strings.Join(kinds[i].Keys, "=, ")+"=")
+		}
+	}
+	return nil
 }
 
 // Expectations reads the expect lines of a scenario file.
@@ -32,8 +84,17 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 		}
 		args := c.Args
 		what := ""
-		if len(args) > 0 && args[0].Key == "" && (args[0].Value == "check" || args[0].Value == "mark") {
+		worldWord := false
+		if len(args) > 0 && args[0].Key == "" && !args[0].Quoted && args[0].Value != "when" {
+			// check and mark are the core's; any other word names a kind of
+			// claim a world verifies (see ClaimKind), which CheckExpectations
+			// checks against the worlds composed.
 			what, args = args[0].Value, args[1:]
+			worldWord = what != "check" && what != "mark"
+		}
+		var wordPos scenario.Pos
+		if worldWord {
+			wordPos = c.Args[0].Pos
 		}
 		when := map[string]string{}
 		var claims []scenario.Arg
@@ -61,7 +122,7 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 			return nil, errorf(c.Pos, "expect needs at least one claim such as missing=3,4 or check gap-scan=fail")
 		}
 		for _, a := range claims {
-			e := Expectation{Pos: a.Pos, Where: a.ValuePos, When: when, Want: a.Value, Line: a.Key + "=" + a.Value}
+			e := Expectation{Pos: a.Pos, Where: a.ValuePos, When: when, Want: a.Value, Line: a.Key + "=" + a.Value, Word: wordPos}
 			switch what {
 			case "check":
 				// A check line's family name is welcome when it is one check;
@@ -86,7 +147,7 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 				e.What, e.Name = "check", names[0]
 			case "mark":
 				e.What, e.Name = "mark", a.Key
-			default:
+			case "":
 				switch a.Key {
 				case "missing", "stale", "duplicated":
 				default:
@@ -106,6 +167,9 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 						}
 					}
 				}
+			default:
+				e.What, e.Name = what, a.Key
+				e.world = worldWord
 			}
 			e.Line = what + " " + e.Line
 			e.Line = strings.TrimSpace(e.Line)
@@ -173,6 +237,20 @@ func (e Expectation) Verify(t *Trace) error {
 			}
 		}
 		return prose.Errorf("%s: expected %s, but there is no mark named %s", e.Pos, e.Line, e.Name)
+	default:
+		if e.world {
+			for _, h := range t.histories {
+				if v, ok := h.(ClaimVerifier); ok {
+					if got, holds, known := v.VerifyClaim(e); known {
+						if !holds {
+							return prose.Errorf("%s: expected %s, got %s %s=%s", e.Pos, e.Line, e.What, e.Name, got)
+						}
+						return nil
+					}
+				}
+			}
+			return prose.Errorf("%s: expected %s, but nothing in this scenario makes %s claims", e.Pos, e.Line, e.What)
+		}
 	}
 	want := e.Want
 	if e.What != "duplicated" && want != "none" {
@@ -243,6 +321,9 @@ type Outcome struct {
 func CheckExpectations(f *scenario.File, seed uint64, domains []Domain) ([]Outcome, error) {
 	exps, err := Expectations(f)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkClaimKinds(exps, domains); err != nil {
 		return nil, err
 	}
 	runs := map[string]*Trace{}

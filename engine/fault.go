@@ -24,11 +24,15 @@ type Fault struct {
 	AfterStep int
 	Kind      FaultKind
 	Clock     string         // for a clock jump: which clock
-	By        vtime.Duration // for a clock jump: how far
+	By        vtime.Duration // for a clock jump: how far; for a stream's delay: how much later records are read
 	Topic     string         // for the log world's add-partition: which topic grows by one partition
 	Group     string         // for the log world's pause: the consumer group
 	Member    string         // for the log world's pause: the member of Group that pauses
-	For       vtime.Duration // for the log world's pause: how long it fetches nothing
+	For       vtime.Duration // how long: a pause fetches nothing, a stall reads nothing, a delay lasts; a burst's events happened over it
+	Producer  string         // for the log world's burst: the producer that sends
+	Records   int            // for the log world's burst: how many events it sends
+	Stream    string         // for the stream world's stall and delay: the stream
+	Partition int            // for the stream world's stall and delay: the partition of its topic
 }
 
 // Inject applies f now. Call it when the world has emitted exactly

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"errors"
 	"io"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
@@ -91,6 +93,11 @@ func FuzzBuildRun(f *testing.F) {
 	// and the loop never ended at math.MaxInt64); testdata/fuzz holds them too.
 	f.Add(world + "txn T1 begin=10:00:00 commit=10:00:00 insert order_id=9223372036854775807..9223372036854775807\nrun extract at=10:00:01\n")
 	f.Add(world + "txn T1 begin=10:00:00 commit=10:00:00 insert order_id=-9223372036854775808..9223372036854775807\n")
+	// Every command of the stream world, and the log world's lines it needs.
+	f.Add(streamSeed)
+	for seed := range uint64(8) {
+		f.Add(randomStream(rand.New(rand.NewPCG(seed, 93))).Text())
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		if len(src) > 4096 {
 			t.Skip()
@@ -118,6 +125,16 @@ func FuzzBuildRun(f *testing.F) {
 		if ht := hwm.Of(tr); ht != nil {
 			ht.MarksAt(mid)
 		}
+		if st := stream.Of(tr); st != nil {
+			for i := range st.Windows {
+				st.Results(i, mid)
+			}
+			st.WrongStarts(tr.Steps())
+			st.Unjoined(tr.Steps())
+			for k := range st.Late {
+				st.WhyLate(k)
+			}
+		}
 		// CheckExpectations runs every knob setting the expectations name,
 		// within the default budget: too slow for a fuzz iteration when the
 		// numbers are large.
@@ -134,3 +151,45 @@ func FuzzBuildRun(f *testing.F) {
 		}
 	})
 }
+
+// streamSeed uses every command of the stream world.
+const streamSeed = `scenario fuzz/stream "Every stream command"
+knob lateness = 0s | 30s
+topic sales partitions=2
+topic pay partitions=1
+clock t1 skew=1s
+producer a to=sales key=sale_id partition=0 clock=t1
+producer b to=sales key=sale_id
+producer p to=pay key=sale_id
+target per_minute sink=merge key=minute
+target late sink=append key=event
+target paid sink=append key=sale_id
+traffic a records=30 from=10:00:00 every=2s keys=5 event-lag=0s..5s amount=1..50
+traffic b records=20 from=10:00:00 every=3s keys=5
+produce p at=10:00:10 key=1 event=10:00:04 amount=7
+produce p at=10:00:20 key=2 event-lag=3s
+offline a at=10:00:20 until=10:00:40 backlog=send
+burst b at=10:00:50 records=5 event-from=10:00:10 event-every=1s keys=3 amount=5..9
+jump t1 at=10:00:30 by=10s
+stream s from=sales lag=100ms clock=reader
+stream q from=pay event-time=timestamp
+watermark s bound=2s emit=periodic interval=500ms idleness=10s scope=per-partition
+watermark q bound=1s emit=per-record
+filter s min-amount=0 max-amount=1000 keys=1..5
+map s shift=0s scale=2
+key-by s key
+window w from=s tumbling size=20s lateness=$lateness late=side-output to=per_minute side=late
+window v from=s sliding size=20s slide=10s agg=sum time=processing contents=off
+window x from=s session gap=5s agg=max
+join j left=s right=q between=-10s..10s exclusive=both late=drop to=paid
+stall s partition=0 at=10:00:05 until=10:00:15
+delay s partition=1 from=10:00:00 until=10:00:30 by=4s
+check late-records max=3
+check watermark-lag max=20s
+check recount
+check window-counts
+check join-recount max=1
+expect windows wrong=none
+expect late dropped=0 accepted=0 side-output=0
+expect joins unjoined=0
+`

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
 )
@@ -50,6 +51,10 @@ func TestNarrationIsWellFormed(t *testing.T) {
 					why := hwm.Explain(tr, k, n)
 					assert.NotContains(t, why, "%!", "%s %v explain %s", sc.ID, set, k)
 					assert.True(t, strings.HasSuffix(why, "."), "%s %v explain %s at %d does not end a sentence: %q", sc.ID, set, k, n, why)
+					if why := stream.Explain(tr, k, n); why != "" {
+						assert.NotContains(t, why, "%!", "%s %v explain %s", sc.ID, set, k)
+						assert.True(t, strings.HasSuffix(why, "."), "%s %v explain %s at %d does not end a sentence: %q", sc.ID, set, k, n, why)
+					}
 				}
 			}
 		}

@@ -48,13 +48,21 @@ const (
 	KindRebalance   // a member joins or leaves, or partitions are added
 	KindRetention   // retention deletes segments
 	KindOffsetReset // auto.offset.reset moves a position, or refuses to
-	KindPause       // a consumer pauses or resumes
+	KindPause       // a consumer pauses or resumes, or a producer goes offline or comes back
 	KindLost        // an event that never reaches the log
+
+	// The stream world.
+	KindArrive    // a stream reads a record
+	KindLate      // a stream reads a record that a window or a join finds late
+	KindWatermark // a stream's watermark moves, a partition turns idle or active, or the input ends
+	KindFire      // a window operator fires windows
+	KindRelease   // a join releases buffered records its watermark has passed
 )
 
 var kindNames = [...]string{"begin", "insert", "update", "delete", "commit", "rollback", "clock-jump",
 	"read", "write", "mark", "write+mark", "conflict", "crash", "reset",
-	"produce", "poll", "offset-commit", "rebalance", "retention", "offset-reset", "pause", "lost"}
+	"produce", "poll", "offset-commit", "rebalance", "retention", "offset-reset", "pause", "lost",
+	"arrive", "late", "watermark", "fire", "release"}
 
 // String is the kind's name as the JSON trace and the widget's classes spell it.
 func (k Kind) String() string { return kindNames[k] }
@@ -83,6 +91,10 @@ type Event struct {
 // Ref returns the two numbers the world that emitted e with EmitLater gave
 // it, from which its History narrates it.
 func (e *Event) Ref() (a, b int32) { return e.a, e.b }
+
+// OnDemand reports whether e keeps no sentence of its own and is narrated
+// by its world's History when read: the events worlds make by the million.
+func (e *Event) OnDemand() bool { return e.by != 0 }
 
 // Actor names who acted: a transaction, a pipeline worker, a clock, an operator.
 func (t *Trace) Actor(e *Event) string {

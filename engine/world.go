@@ -279,9 +279,10 @@ func (w *World) Run() *Trace {
 			tg.Reserve(keys)
 		}
 	}
-	if len(w.targets) == 1 && w.hint.versions > 64 {
-		// Each version reaching the target is a row, and makes its key fall
-		// behind and catch up: two changes of the truth.
+	if len(w.targets) == 1 && len(w.routes) > 0 && w.hint.versions > 64 {
+		// Each version reaching the target (through a route: a pipeline or
+		// a consumer group) is a row, and makes its key fall behind and
+		// catch up: two changes of the truth.
 		for _, tg := range w.targets {
 			tg.ReserveRows(w.hint.versions)
 		}

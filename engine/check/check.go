@@ -86,11 +86,12 @@ type Observation struct {
 	Marks     []MarkSeries
 	Runs      []Run
 	Target    []TargetRow
-	Collapsed int      // duplicates the merge reported absorbing
-	Overlap   bool     // some pipeline reads an overlap window
-	KeysInt   bool     // the business key is a whole number
-	Source    Asker    // answers count queries on the source as it is now
-	Log       *LogView // the partitioned log as its tools show it; nil when there is none
+	Collapsed int         // duplicates the merge reported absorbing
+	Overlap   bool        // some pipeline reads an overlap window
+	KeysInt   bool        // the business key is a whole number
+	Source    Asker       // answers count queries on the source as it is now
+	Log       *LogView    // the partitioned log as its tools show it; nil when there is none
+	Stream    *StreamView // stream jobs as their metrics and tables show them; nil when there are none
 }
 
 // Asker answers queries a team can send to the source system.
@@ -106,15 +107,18 @@ type Config struct {
 	ClosedFrom   vtime.Time      // reconciliation-closed-interval's interval
 	ClosedTo     vtime.Time
 	HasClosed    bool
-	StallRuns    int     // rate of change: this many runs in a row without an advance is a stall
-	JumpFactor   float64 // rate of change: an advance this many times the median is a jump
-	GapScanLimit int     // gap scan: how many holes to name
-	MaxLag       int     // consumer lag: the most records a partition may be behind
+	StallRuns    int            // rate of change: this many runs in a row without an advance is a stall
+	JumpFactor   float64        // rate of change: an advance this many times the median is a jump
+	GapScanLimit int            // gap scan: how many holes to name
+	MaxLag       int            // consumer lag: the most records a partition may be behind
+	MaxLate      int            // late records: the most an operator may drop
+	WatermarkLag vtime.Duration // watermark lag: the most a stream's watermark may trail its processing time
+	MaxUnjoined  int            // join recount: the most expected pairs a join's table may lack
 }
 
 // DefaultConfig is the configuration used when a scenario sets nothing.
 func DefaultConfig() Config {
-	return Config{StallRuns: 3, JumpFactor: 5, GapScanLimit: 8}
+	return Config{StallRuns: 3, JumpFactor: 5, GapScanLimit: 8, WatermarkLag: vtime.Minute}
 }
 
 // Names lists every check, in the order they are reported.
@@ -122,6 +126,7 @@ var Names = []string{
 	"monotonicity", "rate-of-change", "reconciliation-same-window", "reconciliation-closed-interval",
 	"zero-advance", "overlap-reread", "gap-scan", "uniqueness",
 	"consumer-lag", "version-order", "offset-gap",
+	"late-records", "watermark-lag", "recount", "window-counts", "join-recount",
 }
 
 // Renamed maps a check's former name to its name now. The reconciliations
@@ -189,7 +194,7 @@ var About = map[string][2]string{
 func Evaluate(cfg Config, o Observation) []Result {
 	var out []Result
 	for _, name := range Names {
-		if len(cfg.Enabled) == 0 && o.Log == nil && isLogCheck(name) {
+		if len(cfg.Enabled) == 0 && (o.Log == nil && isLogCheck(name) || o.Stream == nil && isStreamCheck(name)) {
 			continue
 		}
 		if len(cfg.Enabled) > 0 && !cfg.Enabled[name] {
@@ -219,6 +224,8 @@ func Evaluate(cfg Config, o Observation) []Result {
 			r = versionOrder(o)
 		case "offset-gap":
 			r = offsetGap(o)
+		default:
+			r = evaluateStream(name, cfg, o)
 		}
 		r.Name = name
 		r.Catches, r.Misses = About[name][0], About[name][1]

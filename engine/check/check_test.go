@@ -60,16 +60,19 @@ func TestEvaluateOrderAndSelection(t *testing.T) {
 		assert.NotEmpty(t, r.Catches, r.Name)
 		assert.NotEmpty(t, r.Misses, r.Name)
 	}
+	streamChecks := []string{"late-records", "watermark-lag", "recount", "window-counts", "join-recount"}
 	core := slices.DeleteFunc(slices.Clone(check.Names), func(n string) bool {
-		return n == "consumer-lag" || n == "version-order" || n == "offset-gap"
+		return n == "consumer-lag" || n == "version-order" || n == "offset-gap" || slices.Contains(streamChecks, n)
 	})
-	assert.Equal(t, core, names, "an empty Enabled runs every check, in order; the log's only when there is a log")
-	rs = check.Evaluate(check.DefaultConfig(), check.Observation{Source: source{}, Log: &check.LogView{}})
+	assert.Equal(t, core, names, "an empty Enabled runs every check, in order; the log's only when there is a log, the stream's only when there is a stream")
+	rs = check.Evaluate(check.DefaultConfig(), check.Observation{Source: source{}, Log: &check.LogView{}, Stream: &check.StreamView{}})
 	names = names[:0]
 	for _, r := range rs {
 		names = append(names, r.Name)
+		assert.NotEmpty(t, r.Catches, r.Name)
+		assert.NotEmpty(t, r.Misses, r.Name)
 	}
-	assert.Equal(t, check.Names, names, "with a log, every check runs")
+	assert.Equal(t, check.Names, names, "with a log and a stream, every check runs")
 	assert.Equal(t, []string{"reconciliation-same-window", "reconciliation-closed-interval"}, check.Family("reconciliation"))
 	assert.Nil(t, check.Family("nonsense"))
 }

@@ -29,7 +29,7 @@ package join
 import (
 	"errors"
 	"math"
-	"slices"
+	"sort"
 
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -255,11 +255,13 @@ func (o *Operator) Add(s Side, r Record, out *Output) {
 	}
 	lo, hi := o.relative(s)
 	mine := &o.buf[s][r.Key]
-	at, _ := slices.BinarySearchFunc(*mine, r.Time+1, func(e entry, t vtime.Time) int { return cmpTime(e.t, t) })
-	*mine = slices.Insert(*mine, at, entry{id: r.ID, t: r.Time})
+	at := firstAt(*mine, r.Time+1)
+	*mine = append(*mine, entry{})
+	copy((*mine)[at+1:], (*mine)[at:])
+	(*mine)[at] = entry{id: r.ID, t: r.Time}
 	me := &(*mine)[at]
 	other := o.buf[1-s][r.Key]
-	from, _ := slices.BinarySearchFunc(other, r.Time.Add(lo), func(e entry, t vtime.Time) int { return cmpTime(e.t, t) })
+	from := firstAt(other, r.Time.Add(lo))
 	for j := from; j < len(other) && other[j].t <= r.Time.Add(hi); j++ {
 		e := &other[j]
 		p := Pair{Time: max(r.Time, e.t)}
@@ -296,8 +298,8 @@ func (o *Operator) AdvanceWatermark(w vtime.Time, out *Output) {
 	for len(o.timers) > 0 && o.timers[0].at <= w {
 		tm := o.pop()
 		b := &o.buf[tm.side][tm.key]
-		i, found := slices.BinarySearchFunc(*b, tm.t, func(e entry, t vtime.Time) int { return cmpTime(e.t, t) })
-		if !found {
+		i := firstAt(*b, tm.t)
+		if i == len(*b) || (*b)[i].t != tm.t {
 			continue // released already by an earlier timer of the same time
 		}
 		j := i
@@ -306,13 +308,20 @@ func (o *Operator) AdvanceWatermark(w vtime.Time, out *Output) {
 			out.Expired = append(out.Expired, Expired{Side: tm.side, Record: Record{ID: e.id, Key: tm.key, Time: e.t}, Matches: int(e.matches), Watermark: w})
 			j++
 		}
-		*b = slices.Delete(*b, i, j)
+		*b = append((*b)[:i], (*b)[j:]...)
 		o.held[tm.side] -= j - i
 		o.perKey[tm.key] -= int32(j - i)
 		if o.perKey[tm.key] == 0 {
 			o.keys--
 		}
 	}
+}
+
+// firstAt is the index of the first entry of es, sorted by time, at or
+// after t: sort.Search rather than the generic slices.BinarySearchFunc,
+// which the browser module would carry a copy of per element type.
+func firstAt(es []entry, t vtime.Time) int {
+	return sort.Search(len(es), func(i int) bool { return es[i].t >= t })
 }
 
 func (o *Operator) push(t timer) {

@@ -1,6 +1,6 @@
 package join
 
-import "slices"
+import "sort"
 
 // Match names one joined pair by its records' ids.
 type Match struct {
@@ -34,27 +34,19 @@ func cmpInt(a, b int64) int {
 // in order of key, left id and right id.
 func Truth(cfg Config, left, right []Record) []Match {
 	lower, upper := cfg.bounds()
-	rs := slices.Clone(right)
-	slices.SortFunc(rs, func(a, b Record) int {
-		if a.Key != b.Key {
-			return int(a.Key - b.Key)
-		}
-		return cmpTime(a.Time, b.Time)
-	})
+	rs := append([]Record(nil), right...)
+	sort.Sort(sorter{len(rs), func(i, j int) bool {
+		return rs[i].Key < rs[j].Key || rs[i].Key == rs[j].Key && rs[i].Time < rs[j].Time
+	}, func(i, j int) { rs[i], rs[j] = rs[j], rs[i] }})
 	var out []Match
 	for _, l := range left {
 		lo, hi := l.Time.Add(lower), l.Time.Add(upper)
-		i, _ := slices.BinarySearchFunc(rs, Record{Key: l.Key, Time: lo}, func(a, b Record) int {
-			if a.Key != b.Key {
-				return int(a.Key - b.Key)
-			}
-			return cmpTime(a.Time, b.Time)
-		})
+		i := sort.Search(len(rs), func(i int) bool { return rs[i].Key > l.Key || rs[i].Key == l.Key && rs[i].Time >= lo })
 		for ; i < len(rs) && rs[i].Key == l.Key && rs[i].Time <= hi; i++ {
 			out = append(out, Match{Key: l.Key, Left: l.ID, Right: rs[i].ID})
 		}
 	}
-	slices.SortFunc(out, compareMatches)
+	sortMatches(out)
 	return out
 }
 
@@ -65,9 +57,29 @@ func Matches(pairs []Pair) []Match {
 	for i, p := range pairs {
 		out[i] = Match{Key: p.Left.Key, Left: p.Left.ID, Right: p.Right.ID}
 	}
-	slices.SortFunc(out, compareMatches)
+	sortMatches(out)
 	return out
 }
+
+// sortMatches orders matches by key, left id and right id.
+func sortMatches(ms []Match) {
+	sort.Sort(sorter{len(ms), func(i, j int) bool { return compareMatches(ms[i], ms[j]) < 0 },
+		func(i, j int) { ms[i], ms[j] = ms[j], ms[i] }})
+}
+
+// sorter sorts n things by less, moving them with swap. Every sort of the
+// package goes through it and the standard library's sort.Sort, so the
+// browser module carries one sorting routine rather than a copy of the
+// generic slices.SortFunc for each kind of thing sorted.
+type sorter struct {
+	n    int
+	less func(i, j int) bool
+	swap func(i, j int)
+}
+
+func (s sorter) Len() int           { return s.n }
+func (s sorter) Less(i, j int) bool { return s.less(i, j) }
+func (s sorter) Swap(i, j int)      { s.swap(i, j) }
 
 // Diff compares emitted matches with the truth, both sorted as Matches and
 // Truth sort them: missing are the pairs that never joined, extra the ones

@@ -114,6 +114,8 @@ func (l *world) producer(c scenario.Command) error {
 	p.acks = scenario.Choice(a, "acks", "all", scenario.OneOf("all", "1", "0"), "all, 1 or 0")
 	clock := a.Str("clock", "source")
 	key := a.Str("key", "id")
+	pin, pinned := a.Find("partition")
+	p.pinned = a.Int("partition", -1, 0, maxPartitions-1)
 	if err := a.Done(); err != nil {
 		return err
 	}
@@ -128,10 +130,14 @@ func (l *world) producer(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
+	if pinned && p.pinned >= len(h.Parts) {
+		return scenario.Errorf(pin.ValuePos, "topic %s has partitions 0 to %d; expected partition= to name one of them, found %d", h.Name, len(h.Parts)-1, p.pinned)
+	}
 	p.topic = h
 	p.pid = l.newPID()
 	l.producers[n.Value] = p
 	l.w.SetNoun(n.Value, key)
+	l.t.Producers = append(l.t.Producers, ProducerInfo{Name: n.Value, Topic: h.Name, Partition: p.pinned, Clock: clock})
 	return nil
 }
 
@@ -157,6 +163,10 @@ func (l *world) produce(c scenario.Command) error {
 	s.fail = scenario.Choice(a, "fail", "none", scenario.OneOf("none", "timeout", "lost"), "none, timeout or lost")
 	s.retry = scenario.Choice(a, "retry", "broker", scenario.OneOf("none", "broker", "app", "session"), "none, broker, app or session")
 	s.regenID = scenario.Choice(a, "ids", "regenerate", scenario.OneOf("regenerate", "keep"), "regenerate or keep") == "regenerate"
+	if err := readEventTime(a, c, &s); err != nil {
+		return err
+	}
+	s.amount = int64(a.Int("amount", 0, -maxAmount, maxAmount))
 	if err := a.Done(); err != nil {
 		return err
 	}
@@ -185,6 +195,8 @@ func (l *world) traffic(c scenario.Command) error {
 	from := a.RequiredTime("from")
 	every := a.Duration("every", vtime.Second)
 	keys := a.Int("keys", 1000, 1, 10_000_000)
+	lag, hasLag := durationRange(a, "event-lag", "0s..3s")
+	amount, hasAmount := amountRange(a, "amount")
 	if err := a.Done(); err != nil {
 		return err
 	}
@@ -212,7 +224,16 @@ func (l *world) traffic(c scenario.Command) error {
 	var next func()
 	next = func() {
 		k := l.w.Rand().IntN(keys)
-		l.send(p, sendPlan{num: k + 1, keyed: true, fail: "none", retry: "none"})
+		s := sendPlan{num: k + 1, keyed: true, fail: "none", retry: "none"}
+		// Only a line that asks for them draws lags and amounts, so the
+		// random sequence of a line without them is what it always was.
+		if hasLag {
+			s.lag = vtime.Duration(lag.draw(l.w.Rand()))
+		}
+		if hasAmount {
+			s.amount = amount.draw(l.w.Rand())
+		}
+		l.send(p, s)
 		if i++; i < n {
 			l.w.Schedule(from.Add(vtime.Duration(i)*every), next)
 		}

@@ -43,11 +43,11 @@ func (domain) Commands() []string { return commands }
 
 // commands are the world's commands; the core only reads them.
 var commands = []string{"topic", "cdc", "publish", "crash", "producer", "produce", "traffic",
-	"group", "member", "leave", "poll", "polls", "pause", "add-partitions", "resnapshot"}
+	"offline", "burst", "group", "member", "leave", "poll", "polls", "pause", "add-partitions", "resnapshot"}
 
 func (domain) Faults() []engine.FaultKind { return faults }
 
-var faults = []engine.FaultKind{FaultAddPartition, FaultPause}
+var faults = []engine.FaultKind{FaultAddPartition, FaultPause, FaultBurst}
 
 func (domain) Open(w *engine.World) engine.Part {
 	return &world{w: w, topics: map[string]*TopicHistory{}, producers: map[string]*producer{}, groups: map[string]*groupState{}}
@@ -95,6 +95,10 @@ func (l *world) Command(c scenario.Command) error {
 		return l.produce(c)
 	case "traffic":
 		return l.traffic(c)
+	case "offline":
+		return l.offlineLine(c)
+	case "burst":
+		return l.burstLine(c)
 	case "group":
 		return l.group(c)
 	case "member", "leave":
@@ -194,6 +198,8 @@ func (l *world) Inject(f engine.Fault) error {
 		return l.injectAddPartition(f)
 	case FaultPause:
 		return l.injectPause(f)
+	case FaultBurst:
+		return l.injectBurst(f)
 	}
 	return prose.Errorf("the log world has no fault %q", string(f.Kind))
 }

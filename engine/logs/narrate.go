@@ -27,6 +27,10 @@ func (l *Trace) Narration(e *engine.Event) string {
 	case noteSend:
 		h := l.Topics[n.a]
 		r := &h.Parts[n.b].Records[n.i]
+		if l.pinned(h.Producer(r)) {
+			return prose.F("%s sends %s (event %s) to %s-%d, the partition it is pinned to; the broker appends it at offset %d.",
+				h.Producer(r), keyPhrase(t, h.Producer(r), h.Key(r)), h.ID(r), h.Name, n.b, r.Offset)
+		}
 		return prose.F("%s sends %s (event %s) to %s-%d, where murmur2 of key %s places it; the broker appends it at offset %d.",
 			h.Producer(r), keyPhrase(t, h.Producer(r), h.Key(r)), h.ID(r), h.Name, n.b, h.Key(r), r.Offset)
 	case notePoll:
@@ -68,6 +72,16 @@ func (l *Trace) Narration(e *engine.Event) string {
 			return prose.F("%s commits %s %s: the next offset to read.", g.Members[cs[0].Member], strings.Join(ok, ", "), "after writing the batch")
 		}
 	}
+}
+
+// pinned reports whether the producer named name sends to one partition.
+func (l *Trace) pinned(name string) bool {
+	for _, p := range l.Producers {
+		if p.Name == name {
+			return p.Partition >= 0
+		}
+	}
+	return false
 }
 
 // readKeys lists the keys of the records one read range fetched, as the

@@ -49,6 +49,9 @@ type producer struct {
 	traffic     int              // records its traffic lines will send, to size the trace
 	target      *sink.Table      // the target its events reach, once resolved
 	resolved    bool
+	pinned      int       // the partition every record goes to (partition=), or -1 for the partitioner
+	offline     []offline // when it is cut off, in the order the lines gave them
+	kept        int       // events kept while offline, still to send
 }
 
 // keyNumber returns n when key is the decimal spelling of a whole number n
@@ -148,6 +151,9 @@ func (l *world) emitNote(a int32, kind engine.Kind, n logNote) {
 // key for a keyed record, the sticky partition for a keyless one.
 func (l *world) place(p *producer, id int32, keyed bool) int {
 	n := len(p.topic.Parts)
+	if p.pinned >= 0 {
+		return p.pinned // a producer that names its partition, as Kafka allows, overrides the partitioner
+	}
 	if keyed {
 		return int(l.hashOf(id) % int32(n))
 	}
@@ -179,15 +185,14 @@ func srcRef(key, src int32) int32 {
 // for the key with id: the truth the target is compared with. The event is
 // the key's next version. It returns that version and the event's index among
 // the trace's versions.
-func (l *world) intend(p *producer, id int32) (seq, intent int32) {
+func (l *world) intend(p *producer, id int32, happened vtime.Time) (seq, intent int32) {
 	seq = l.w.SourceVersion(id) + 1
 	op := mvcc.Insert
 	if seq > 1 {
 		op = mvcc.Update
 	}
-	now := p.clock.Read(l.w.Now())
 	step := l.w.NextStep()
-	intent = l.w.AddVersion(engine.VersionRecord{TableID: p.tableID, KeyID: id, Op: op, Seq: seq, UpdatedAt: now, CommitStep: int32(step)})
+	intent = l.w.AddVersion(engine.VersionRecord{TableID: p.tableID, KeyID: id, Op: op, Seq: seq, UpdatedAt: happened, CommitStep: int32(step)})
 	l.w.SetSourceVersion(p.target, id, seq)
 	return seq, intent
 }
@@ -201,6 +206,12 @@ type sendPlan struct {
 	fail    string // none, timeout, lost
 	retry   string // none, broker, app, session
 	regenID bool
+	// When the event happened (its event time): at happened when hasTime,
+	// else lag before the producer clock's reading when it is made.
+	happened vtime.Time
+	hasTime  bool
+	lag      vtime.Duration
+	amount   int64 // the value its payload carries
 }
 
 func (l *world) nextID(p *producer) string {
@@ -209,7 +220,14 @@ func (l *world) nextID(p *producer) string {
 }
 
 // send is one produce: the intended event, the first attempt and any retry.
+// A producer that is offline keeps the event for later, or never makes it.
 func (l *world) send(p *producer, s sendPlan) {
+	if !s.hasTime {
+		s.happened, s.hasTime = p.clock.Read(l.w.Now()).Add(-s.lag), true
+	}
+	if l.heldBack(p, s) {
+		return
+	}
 	l.w.Charge(1) // the record
 	var num int32
 	if s.id == "" {
@@ -233,10 +251,10 @@ func (l *world) send(p *producer, s sendPlan) {
 	// A key's events are one source row whichever producer sends them:
 	// each is the key's next version.
 	id := l.keyOf(p, s.key, s.num)
-	seq, intent := l.intend(p, id)
+	seq, intent := l.intend(p, id, s.happened)
 	part := l.place(p, id, s.keyed)
 	now := p.clock.Read(l.w.Now())
-	rec := topic.Record{KeyID: id, Keyed: s.keyed, Time: now, UpdatedAt: now, Seq: seq,
+	rec := topic.Record{KeyID: id, Keyed: s.keyed, Time: now, UpdatedAt: s.happened, Amount: s.amount, Seq: seq,
 		EventRef: p.topic.EventRefOf(s.id), Num: num, ProducerRef: p.ref, Intent: intent, PID: p.pid, PSeq: p.nextSeq(part), Step: int32(l.w.NextStep())}
 	if s.fail == "none" && s.keyed {
 		// The bulk of a large run: narrated on demand from the record.
@@ -256,7 +274,13 @@ func (l *world) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
 	pname := p.topic.Name + "-" + strconv.Itoa(part)
 	what, tag := keyPhrase(l.w.Trace(), p.name, s.key), " (event "+p.topic.ID(&rec)+")"
 	where := prose.F("murmur2 of key %s places it on %s", s.key, pname)
-	if !s.keyed {
+	switch {
+	case p.pinned >= 0:
+		where = prose.F("it goes to %s, the partition %s is pinned to", pname, p.name)
+		if !s.keyed {
+			what, tag = "event "+s.key, ""
+		}
+	case !s.keyed:
 		what, tag = "event "+s.key, "" // its id is all that names it
 		where = prose.F("it has no key, so it goes to the partition the producer sticks to, %s", pname)
 	}
@@ -365,7 +389,7 @@ func (l *world) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt 
 	var placed []string
 	for _, v := range vs {
 		part := topic.PartitionFor(v.Key, len(c.topic.Parts))
-		off, _ := c.topic.Append(part, topic.Record{Keyed: true, Time: stampAt, UpdatedAt: v.UpdatedAt, Seq: int32(v.Seq),
+		off, _ := c.topic.Append(part, topic.Record{Keyed: true, Time: stampAt, UpdatedAt: v.UpdatedAt, Amount: v.Amount, Seq: int32(v.Seq),
 			LSN: int64(lsn), ProducerRef: c.topic.NameRef(c.name), Intent: -1, Step: int32(l.w.NextStep()), KeyID: v.Target, Src: srcRef(v.Target, v.ID)}, false)
 		placed = append(placed, prose.F("%s → %s-%d@%d", v.Key, c.topic.Name, part, off))
 	}

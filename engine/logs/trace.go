@@ -23,11 +23,12 @@ type Feed struct {
 // log start, every change of partition count, and every offset a group
 // committed, so the log at any step is read without replaying.
 type Trace struct {
-	t      *engine.Trace
-	Topics []*TopicHistory
-	Groups []*GroupHistory
-	Feeds  []Feed    // tables and producers that reach a target through the log
-	notes  []logNote // narration of bulk events, rendered on demand
+	t         *engine.Trace
+	Topics    []*TopicHistory
+	Groups    []*GroupHistory
+	Feeds     []Feed         // tables and producers that reach a target through the log
+	Producers []ProducerInfo // every producer, in the order declared
+	notes     []logNote      // narration of bulk events, rendered on demand
 }
 
 // Of returns the log world's part of t, or nil when t's scenario declares
@@ -45,7 +46,8 @@ func Of(t *engine.Trace) *Trace {
 // the steps its partition count changed at.
 type TopicHistory struct {
 	*topic.Topic
-	Counts []CountPoint // Counts[0] is the count it was created with, at step 0
+	Counts   []CountPoint // Counts[0] is the count it was created with, at step 0
+	appended []func(part int, off int64)
 }
 
 // CountPoint records that a topic had N partitions from Step on.

@@ -30,6 +30,12 @@ type Report struct {
 	Events    []Event     `json:"events"`
 	Target    []TargetRow `json:"target"`
 	Log       *Log        `json:"log,omitempty"` // the partitioned log, when the scenario has one
+	// The stream world's sections, when the scenario has a stream: every
+	// key's window of every window operator, every operator's watermark
+	// history, and every join's pairs.
+	Windows    []Window             `json:"windows,omitempty"`
+	Watermarks []OperatorWatermarks `json:"watermarks,omitempty"`
+	Joins      []Join               `json:"joins,omitempty"`
 }
 
 // Mark is one stored mark and every value it held.
@@ -86,6 +92,7 @@ func Build(t *engine.Trace) Report {
 		r.Events[i] = Event{Step: int(e.Step), At: e.At.String(), Actor: t.Actor(&t.Events[i]), Kind: e.Kind.String(), Narration: t.Narration(&t.Events[i])}
 	}
 	r.Log = buildLog(t)
+	buildStream(&r, t)
 	if ht := hwm.Of(t); ht != nil {
 		for _, h := range ht.Marks {
 			m := Mark{Pipeline: h.Pipeline, Mark: h.Name, Kind: h.Kind.String(), History: []MarkPoint{}}
@@ -127,12 +134,30 @@ func Text(w io.Writer, t *engine.Trace) error {
 		actorW = max(actorW, len(t.Actor(&t.Events[i])))
 	}
 	stepW := len(fmt.Sprint(len(t.Events)))
+	fold := foldable(t)
+	if fold != nil {
+		stepW = 2*stepW + 1 // a folded run prints its steps as a range
+	}
 	fmt.Fprintf(&b, "  %*s  %-8s  %-*s  %s\n", stepW, "#", "time", actorW, "actor", "what happened")
-	for i, e := range t.Events {
+	for i := 0; i < len(t.Events); i++ {
+		e := t.Events[i]
 		c := t.Counts[i+1]
 		flag := ""
 		if c != t.Counts[i] {
 			flag = fmt.Sprintf("   [truth: %d not in target, %d duplicated, %d stale]", c.Missing, c.Duplicated, c.Stale)
+		}
+		// In a stream scenario, routine steps in the same second whose
+		// truth does not change fold into one line that counts them.
+		if fold != nil && flag == "" && fold(i) {
+			j := i + 1
+			for j < len(t.Events) && t.Events[j].At/1000 == e.At/1000 && t.Counts[j+1] == t.Counts[j] && fold(j) {
+				j++
+			}
+			if j-i > 1 {
+				fmt.Fprintf(&b, "  %*s  %-8s  %-*s  %s\n", stepW, fmt.Sprintf("%d–%d", e.Step, t.Events[j-1].Step), e.At, actorW, "", foldSummary(t, t.Events[i:j]))
+				i = j - 1
+				continue
+			}
 		}
 		fmt.Fprintf(&b, "  %*d  %-8s  %-*s  %s%s\n", stepW, e.Step, e.At, actorW, t.Actor(&t.Events[i]), t.Narration(&t.Events[i]), flag)
 	}
@@ -146,6 +171,7 @@ func Text(w io.Writer, t *engine.Trace) error {
 		}
 	}
 	logText(&b, t)
+	streamText(&b, t)
 	truth := t.Final()
 	b.WriteString("\nTRUTH (what the simulator knows; no check sees this)\n")
 	fmt.Fprintf(&b, "  missing:    %s\n", list(truth.Missing))

@@ -93,8 +93,9 @@ const Live = math.MaxInt32
 type Record struct {
 	Offset      int64
 	Time        vtime.Time // the record's timestamp (the producer's clock, or the commit for change capture)
-	UpdatedAt   vtime.Time // the row's updated_at, for change capture
+	UpdatedAt   vtime.Time // the event time its payload carries: a captured row's updated_at, or when a producer's event happened
 	LSN         int64      // the source commit position, for change capture
+	Amount      int64      // the value its payload carries: a captured row's amount, or a producer's amount=
 	Seq         int32      // the version of the business key it carries (source version, or the producer's intent)
 	Num         int32      // the producer's running number for the event, which names it when it has no event id
 	Intent      int32      // index of the intended event it carries, or -1

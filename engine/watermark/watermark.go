@@ -304,3 +304,35 @@ func (s *Source) Partition(p int) Partition {
 	w, idle := s.comb.Input(s.gen(p))
 	return Partition{MaxSeen: s.parts[p].max, Records: s.parts[p].records, Watermark: w, Idle: idle}
 }
+
+// NextTick is the earliest processing time, at or after next (the next
+// tick the caller would make), at which a Tick can change anything if no
+// record arrives before it, and false when none can: every generator is
+// idle, or none has anything to hand on and idleness is off. A caller may
+// skip the ticks before it, which would find nothing to do; a record read
+// meanwhile makes the next tick count again.
+func (s *Source) NextTick(next vtime.Time) (vtime.Time, bool) {
+	at, ok := vtime.Time(0), false
+	take := func(t vtime.Time) {
+		if !ok || t < at {
+			at, ok = t, true
+		}
+	}
+	for i := range s.gens {
+		g := &s.gens[i]
+		if g.idleNow {
+			continue // nothing changes until it reads again
+		}
+		w, idle := s.comb.Input(i)
+		switch {
+		case s.cfg.Emission == Periodic && (g.g.Current() > w || idle):
+			take(next) // a watermark to hand on, or an idle mark to clear
+		case s.cfg.Idleness == 0:
+		case g.timer.counter != g.timer.last || !g.timer.started:
+			take(next) // records since the last tick reset its countdown; or the next tick starts it
+		default:
+			take(max(next, g.timer.since.Add(s.cfg.Idleness+1))) // strictly more than the idleness after it started
+		}
+	}
+	return at, ok
+}

@@ -281,3 +281,45 @@ func TestPropertyWatermarkNeverGoesBack(t *testing.T) {
 		}
 	}
 }
+
+// NextTick names the first tick that can change anything: the next one
+// after a record, the one at which a countdown runs out, none when every
+// partition is idle or there is nothing to hand on; ticks it skips change
+// nothing.
+func TestNextTick(t *testing.T) {
+	s, err := watermark.New(watermark.Config{Bound: 0, Interval: 100, Idleness: 1000}, 2)
+	require.NoError(t, err)
+	s.Record(0, 500)
+	s.Record(1, 500)
+	at, ok := s.NextTick(600)
+	require.True(t, ok)
+	assert.Equal(t, vtime.Time(600), at, "records since the last tick")
+	s.Tick(600) // hands on 499; the counters are read
+	at, ok = s.NextTick(700)
+	require.True(t, ok)
+	assert.Equal(t, vtime.Time(700), at, "the next tick starts the countdowns")
+	s.Tick(700) // the countdowns start at 700
+	at, ok = s.NextTick(800)
+	require.True(t, ok)
+	assert.Equal(t, vtime.Time(1701), at, "strictly more than 1000 after 700")
+	for now := vtime.Time(800); now < 1701; now += 100 {
+		u := s.Tick(now)
+		assert.False(t, u.Advanced || u.Idle, "a skipped tick changes nothing")
+	}
+	u := s.Tick(1701)
+	assert.True(t, u.Idle, "both idle at the tick the countdown runs out")
+	_, ok = s.NextTick(1800)
+	assert.False(t, ok, "nothing can change while every partition is idle")
+
+	p, err := watermark.New(watermark.Config{Bound: 0, Interval: 100}, 1)
+	require.NoError(t, err)
+	_, ok = p.NextTick(0)
+	assert.False(t, ok, "no idleness and nothing read: no tick needed")
+	p.Record(0, 300)
+	at, ok = p.NextTick(400)
+	require.True(t, ok)
+	assert.Equal(t, vtime.Time(400), at, "a watermark to hand on")
+	p.Tick(400)
+	_, ok = p.NextTick(500)
+	assert.False(t, ok)
+}

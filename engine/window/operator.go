@@ -3,7 +3,7 @@ package window
 import (
 	"errors"
 	"math"
-	"slices"
+	"sort"
 
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -329,7 +329,8 @@ func (o *Operator) merge(key int32, w Window, out *Output) int32 {
 	case len(group) == 1 && o.slots[group[0]].win.Cover(w) == o.slots[group[0]].win:
 		return group[0] // w lies inside an open window: nothing merges
 	}
-	slices.SortFunc(group, func(a, b int32) int { return cmpTime(o.slots[a].win.Start, o.slots[b].win.Start) })
+	sort.Sort(sorter{len(group), func(i, j int) bool { return o.slots[group[i]].win.Start < o.slots[group[j]].win.Start },
+		func(i, j int) { group[i], group[j] = group[j], group[i] }})
 	cover := w
 	from := make([]Window, len(group))
 	for j, i := range group {
@@ -607,3 +608,67 @@ func cmpTime(a, b vtime.Time) int {
 	}
 	return 0
 }
+
+// NextTimer is the time of the operator's earliest pending timer (a firing
+// or a cleanup), and false when none is pending. A caller driving a
+// processing-time window asks it when to next advance the clock.
+func (o *Operator) NextTimer() (vtime.Time, bool) {
+	if len(o.timers) == 0 {
+		return 0, false
+	}
+	return o.timers[0].at, true
+}
+
+// Open is one window the operator holds, as Each reports it.
+type Open struct {
+	Key     int32
+	Window  Window
+	Acc     Acc
+	Firings int32 // how many times it has fired so far
+}
+
+// Each calls fn with every open window, in order of key, window start and
+// end, until fn returns false: what a panel draws as windows filling.
+func (o *Operator) Each(fn func(Open) bool) {
+	order := make([]int32, 0, o.windows)
+	for i := range o.slots {
+		if o.slots[i].flags&live != 0 {
+			order = append(order, int32(i))
+		}
+	}
+	o.sortSlots(order)
+	for _, i := range order {
+		s := &o.slots[i]
+		if !fn(Open{Key: s.key, Window: s.win, Acc: s.acc, Firings: s.firings}) {
+			return
+		}
+	}
+}
+
+// sortSlots orders slots by key, window start and end.
+func (o *Operator) sortSlots(order []int32) {
+	sort.Sort(sorter{len(order), func(i, j int) bool {
+		x, y := &o.slots[order[i]], &o.slots[order[j]]
+		switch {
+		case x.key != y.key:
+			return x.key < y.key
+		case x.win.Start != y.win.Start:
+			return x.win.Start < y.win.Start
+		}
+		return x.win.End < y.win.End
+	}, func(i, j int) { order[i], order[j] = order[j], order[i] }})
+}
+
+// sorter sorts n things by less, moving them with swap. Every sort of the
+// package goes through it and the standard library's sort.Sort, so the
+// browser module carries one sorting routine rather than a copy of the
+// generic slices.SortFunc for each kind of thing sorted.
+type sorter struct {
+	n    int
+	less func(i, j int) bool
+	swap func(i, j int)
+}
+
+func (s sorter) Len() int           { return s.n }
+func (s sorter) Less(i, j int) bool { return s.less(i, j) }
+func (s sorter) Swap(i, j int)      { s.swap(i, j) }

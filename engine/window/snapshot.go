@@ -2,7 +2,6 @@ package window
 
 import (
 	"errors"
-	"slices"
 
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -33,16 +32,7 @@ func (o *Operator) Snapshot(dst []byte) []byte {
 			order = append(order, int32(i))
 		}
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		x, y := &o.slots[a], &o.slots[b]
-		switch {
-		case x.key != y.key:
-			return int(x.key - y.key)
-		case x.win.Start != y.win.Start:
-			return cmpTime(x.win.Start, y.win.Start)
-		}
-		return cmpTime(x.win.End, y.win.End)
-	})
+	o.sortSlots(order)
 	dst = appendUvarint(dst, uint64(len(order)))
 	for _, i := range order {
 		s := &o.slots[i]

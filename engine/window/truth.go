@@ -1,6 +1,6 @@
 package window
 
-import "slices"
+import "sort"
 
 // Result is one key's aggregate over one window.
 type Result struct {
@@ -26,13 +26,11 @@ func compareResults(a, b Result) int {
 // records at once. It is what the simulator knows and no operator can; the
 // results come in order of key, window start and end.
 func Truth(a Assigner, recs []Record) []Result {
-	byKey := slices.Clone(recs)
-	slices.SortStableFunc(byKey, func(x, y Record) int {
-		if x.Key != y.Key {
-			return int(x.Key - y.Key)
-		}
-		return cmpTime(x.Time, y.Time)
-	})
+	byKey := append([]Record(nil), recs...)
+	sort.Stable(sorter{len(byKey), func(i, j int) bool {
+		x, y := &byKey[i], &byKey[j]
+		return x.Key < y.Key || x.Key == y.Key && x.Time < y.Time
+	}, func(i, j int) { byKey[i], byKey[j] = byKey[j], byKey[i] }})
 	var out []Result
 	if a.Merging() {
 		for i := 0; i < len(byKey); {
@@ -63,7 +61,7 @@ func Truth(a Assigner, recs []Record) []Result {
 			out[j].Acc.Add(r.Value)
 		}
 	}
-	slices.SortFunc(out, compareResults)
+	sortResults(out)
 	return out
 }
 
@@ -93,7 +91,8 @@ func Final(firings []Firing) []Result {
 		idx[k] = len(rs)
 		rs = append(rs, last{Result: Result{Key: f.Key, Window: f.Window, Acc: f.Acc}, at: n})
 	}
-	slices.SortFunc(rs, func(a, b last) int { return compareResults(a.Result, b.Result) })
+	sort.Sort(sorter{len(rs), func(i, j int) bool { return compareResults(rs[i].Result, rs[j].Result) < 0 },
+		func(i, j int) { rs[i], rs[j] = rs[j], rs[i] }})
 	// A covering window starts no later than the one it covers: look
 	// forward from each result over the results that start inside it.
 	for i := range rs {
@@ -177,4 +176,10 @@ func Recount(recs []Record, key int32, w Window) Acc {
 		}
 	}
 	return a
+}
+
+// sortResults orders results by key, window start and end.
+func sortResults(rs []Result) {
+	sort.Sort(sorter{len(rs), func(i, j int) bool { return compareResults(rs[i], rs[j]) < 0 },
+		func(i, j int) { rs[i], rs[j] = rs[j], rs[i] }})
 }

@@ -8,10 +8,11 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/stream"
 )
 
 // All returns every world, in the order their commands are listed when a
 // scenario names an unknown one.
 func All() []engine.Domain {
-	return []engine.Domain{hwm.Domain, logs.Domain}
+	return []engine.Domain{hwm.Domain, logs.Domain, stream.Domain}
 }

@@ -107,6 +107,16 @@ func Render(v View) string {
 		d.b.WriteString(svg + "\n")
 		d.gap(h)
 	}
+	var streams []string
+	if svg, _, h := widget.StreamChart(t, step, widget.ChartOptions{Standalone: true, X: margin, Y: d.y + 8}); svg != "" {
+		d.gap(8)
+		d.b.WriteString(svg + "\n")
+		d.gap(h)
+		streams = widget.StreamText(t, step)
+		for _, s := range streams {
+			d.para(s, 13)
+		}
+	}
 	d.gap(4)
 	d.para(narration, 15)
 	var truth string
@@ -133,7 +143,7 @@ func Render(v View) string {
 	d.para(foot, 12, "fill", colMuted)
 	d.gap(12)
 
-	desc := []string{subtitle(t, step) + ".", narration}
+	desc := append([]string{subtitle(t, step) + ".", narration}, streams...)
 	for _, p := range v.Problems {
 		desc = append(desc, "Note: "+p+".")
 	}

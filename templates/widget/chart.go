@@ -208,6 +208,10 @@ type ChartOptions struct {
 	// as presentation attributes, which no Content-Security-Policy blocks,
 	// in the light scheme.
 	Standalone bool
+	// LateHref, when set, makes each late record of a stream chart a link
+	// to the address it returns for the record's index in the stream
+	// trace's Late, so a learner can open why it was late.
+	LateHref func(late int) string
 	// X and Y place the chart inside an enclosing SVG; they are written
 	// only for a standalone chart.
 	X, Y float64

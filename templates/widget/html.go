@@ -42,6 +42,26 @@ func (b *builder) fopen(key, tag string, attrs ...string) {
 	b.WriteString(`">`)
 }
 
+// splice appends what sub wrote, with its fragments, as if written here:
+// its top-level fragments become children of the innermost open one.
+func (b *builder) splice(sub *builder) {
+	base, first, parent := b.Len(), len(b.frags), -1
+	if n := len(b.stack); n > 0 {
+		parent = b.stack[n-1]
+	}
+	for _, f := range sub.frags {
+		f.start += base
+		f.end += base
+		if f.parent < 0 {
+			f.parent = parent
+		} else {
+			f.parent += first
+		}
+		b.frags = append(b.frags, f)
+	}
+	b.WriteString(sub.String())
+}
+
 // fclose closes the innermost open fragment, an element of tag.
 func (b *builder) fclose(tag string) {
 	b.close(tag)

@@ -12,6 +12,7 @@ import (
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -172,6 +173,9 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 			column("groups", "pipe", func() { groupStations(b, v, v.lt) })
 		}
 	}
+	if stream.Of(t) != nil {
+		column("streams", "stream", func() { streamStation(b, v) })
+	}
 	if len(t.Targets) > 0 {
 		column("targets", "target", func() {
 			for i := range ix.targets {
@@ -191,8 +195,12 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 	}
 	if s.Explain != "" {
 		b.fopen("explain", "div", "class", "tm-explain", "role", "status", "data-testid", "explain")
-		b.el("strong", "Why key "+s.Explain+"? ")
-		b.text(hwm.Explain(t, s.Explain, s.Step))
+		head := "Why key " + s.Explain + "? "
+		if strings.HasPrefix(s.Explain, "late:") {
+			head = "Why was this record late? "
+		}
+		b.el("strong", head)
+		b.text(explain(t, s.Explain, s.Step))
 		b.text(" ")
 		b.open("a", "href", stageLink(t, s, "explain", ""), "data-act", "explain", "data-key", "")
 		b.text("Close")

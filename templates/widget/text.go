@@ -9,6 +9,7 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/stream"
 )
 
 // textEquivalent draws the step as tables, one per station of the picture:
@@ -29,6 +30,9 @@ func textEquivalent(b *builder, v *atStep) {
 	}
 	if v.lt != nil {
 		logTables(b, v.lt, v.s)
+	}
+	if stream.Of(v.t) != nil {
+		streamList(b, v)
 	}
 	for i := range v.ix.targets {
 		targetTable(b, v, &v.ix.targets[i])

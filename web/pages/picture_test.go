@@ -132,6 +132,24 @@ func TestPicture(t *testing.T) {
 	}
 }
 
+// TestPictureOfAStream: a stream scenario's picture draws its streams
+// against event time and says what they show in words, within the same
+// rules as any picture.
+func TestPictureOfAStream(t *testing.T) {
+	h := handler(t)
+	rec, d := getPicture(t, h, "/picture/stream/idle-partition.svg?step=140")
+	require.Equal(t, http.StatusOK, rec.Code)
+	text := d.text()
+	assert.Contains(t, text, "stream tills ← sales", "the stream chart's heading")
+	assert.Contains(t, text, "Stream tills reads sales", "its text equivalent")
+	assert.Contains(t, text, ", idle", "the idle partition, in words")
+	assert.Contains(t, d.desc, "Window per_minute:", "a screen reader hears the windows too")
+	assert.Equal(t, 1, d.elements["title"])
+	for _, banned := range []string{"script", "foreignObject", "style", "image", "a", "use"} {
+		assert.Zero(t, d.elements[banned], "a picture has no <%s>", banned)
+	}
+}
+
 func TestPictureKnobs(t *testing.T) {
 	h := handler(t)
 	// Without a step, a picture shows how the scenario ends.

@@ -1,0 +1,181 @@
+package stream
+
+import (
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/join"
+	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/watermark"
+	"github.com/tidemark/tidemark/engine/window"
+)
+
+// Explain says, from trace t alone, why the row with key stands as it does
+// in a window's or a join's target after step n: what the truth holds, what
+// the row says and when it was written, and which records came too late.
+// It returns "" for a key no window or join of t writes (a key of another
+// world's target).
+func Explain(t *engine.Trace, key string, n int) string {
+	st := Of(t)
+	if st == nil {
+		return ""
+	}
+	n = t.ClampStep(n)
+	if _, name, ok := strings.Cut(key, ":"); ok && st.findResult(key) == nil {
+		key = name // a key the truth names TARGET:KEY
+	}
+	if ref, op := st.findResultOp(key); ref != nil {
+		return st.explainWindow(op, ref, n)
+	}
+	for i, jh := range st.Joins {
+		if jh.Target != "" {
+			if why := st.explainJoin(i, key, n); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+func (t *Trace) findResult(key string) *ResultRef {
+	r, _ := t.findResultOp(key)
+	return r
+}
+
+// findResultOp finds the window result whose row has key, and its operator.
+func (t *Trace) findResultOp(key string) (*ResultRef, int) {
+	for i, wh := range t.Windows {
+		for k := range wh.results {
+			if wh.results[k].Name == key {
+				return &wh.results[k], i
+			}
+		}
+	}
+	return nil, -1
+}
+
+// explainWindow explains one key's window of window operator i.
+func (t *Trace) explainWindow(i int, ref *ResultRef, n int) string {
+	wh := t.Windows[i]
+	var res *WindowResult
+	for _, r := range t.Results(i, n) {
+		if r.Key == ref.Key && r.Window == ref.Window {
+			res = &r
+			break
+		}
+	}
+	head := prose.F("Window %s of %s", ref.Window, wh.Name)
+	if sh := t.StreamNamed(wh.Stream); sh != nil && sh.Keyed {
+		head += " for key " + sh.KeyName(ref.Key)
+	}
+	if res == nil {
+		return head + " holds nothing at this step."
+	}
+	truth := "the truth has no such window"
+	if res.Truth.Count > 0 {
+		truth = prose.F("the truth is %s %d over %s (every record of the window, however late)", wh.Agg, wh.Agg.Of(res.Truth), plural(int(res.Truth.Count), "record", "records"))
+	}
+	var row string
+	switch {
+	case len(res.Firings) == 0:
+		si := t.streamIndex(wh.Stream)
+		wm, _ := t.Watermark(si, -1, n)
+		if wh.Config.Domain == window.ProcessingTime {
+			row = prose.F("it has not fired yet: it fires when the stream's clock reaches %s", ref.Window.MaxTimestamp())
+		} else {
+			row = prose.F("it has not fired yet: the watermark is %s and it fires when the watermark reaches %s", Time(wm), ref.Window.MaxTimestamp())
+		}
+	default:
+		f := res.Firings[len(res.Firings)-1]
+		row = prose.F("its row says %s %d, written when it fired at %s (%s)", wh.Agg, wh.Agg.Of(f.Acc), Time(f.At), t.t.Events[f.Step-1].At)
+		if len(res.Firings) > 1 {
+			row += prose.F(", its %d%s update", f.N, ordinal(int(f.N)))
+		}
+	}
+	var late []string
+	for _, k := range res.Late {
+		l := &t.Late[k]
+		ar := t.Arrivals[l.Arrival]
+		late = append(late, prose.F("%s (event time %s, read at %s, %s)", t.recordName(ar), l.Time, t.t.Events[ar.Step-1].At, window.Fate(l.Fate)))
+	}
+	s := head + ": " + truth + "; " + row
+	if len(late) > 0 {
+		s += prose.F("; %d came after its end: %s", len(late), strings.Join(limitList(late, 5), ", "))
+	}
+	switch {
+	case res.Truth.Count > 0 && !res.Mismatch:
+		s += "; it says what the truth does"
+	case res.Truth.Count == 0 && res.Emitted:
+		s += "; the truth has no such window, so the row is extra"
+	case res.Mismatch && res.Emitted:
+		s += "; it does not say what the truth does"
+	}
+	return s + "."
+}
+
+func ordinal(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return "th"
+	case n%10 == 1:
+		return "st"
+	case n%10 == 2:
+		return "nd"
+	case n%10 == 3:
+		return "rd"
+	}
+	return "th"
+}
+
+// explainJoin explains the row of key in join i's target, or "" when the
+// join has no such key.
+func (t *Trace) explainJoin(i int, key string, n int) string {
+	jh := t.Joins[i]
+	sh := t.StreamNamed(jh.Left)
+	want, got := t.JoinTruth(i, n)
+	var k int32 = -1
+	if sh.Keyed {
+		for id, name := range sh.Keys {
+			if name == key {
+				k = int32(id)
+			}
+		}
+	} else if key == "all" {
+		k = 0
+	}
+	if k < 0 {
+		return ""
+	}
+	count := func(ms []join.Match) int {
+		c := 0
+		for _, m := range ms {
+			if m.Key == k {
+				c++
+			}
+		}
+		return c
+	}
+	w, g := count(want), count(got)
+	s := prose.F("Key %s of %s: the truth has %d %s in the interval, the join has emitted %d", key, jh.Name, w, pairWord(w), g)
+	var late []string
+	for k2 := range t.LateAt(n) {
+		l := &t.Late[k2]
+		if l.Join && int(l.Op) == i && l.Key == k {
+			late = append(late, t.WhyLate(k2))
+		}
+	}
+	if len(late) > 0 {
+		s += "; " + strings.TrimSuffix(strings.Join(late, " "), ".")
+	}
+	if wm := jh.watermarkAt(n); g < w && wm != watermark.End {
+		s += prose.F("; the join's watermark is %s", Time(wm))
+	}
+	return s + "."
+}
+
+func pairWord(n int) string {
+	if n == 1 {
+		return "pair"
+	}
+	return "pairs"
+}

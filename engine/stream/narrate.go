@@ -1,0 +1,427 @@
+package stream
+
+import (
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/join"
+	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/topic"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/watermark"
+	"github.com/tidemark/tidemark/engine/window"
+)
+
+// Every event of the stream world is narrated on demand from the trace's
+// tables: a read from its Arrival, the other steps from their note.
+
+// Actor names who acted: the stream that read or ticked, the window that
+// fired, the join that released.
+func (t *Trace) Actor(e *engine.Event) string {
+	a, _ := e.Ref()
+	switch e.Kind {
+	case engine.KindArrive, engine.KindLate:
+		return t.Streams[t.Arrivals[a].Stream].Name
+	}
+	n := &t.notes[a]
+	switch n.why {
+	case noteFire, noteFireEnd:
+		return t.Windows[n.who].Name
+	case noteRelease:
+		return t.Joins[n.who].Name
+	}
+	return t.Streams[n.who].Name
+}
+
+// Narration is the sentence of a stream event.
+func (t *Trace) Narration(e *engine.Event) string {
+	a, _ := e.Ref()
+	switch e.Kind {
+	case engine.KindArrive, engine.KindLate:
+		return t.readSentence(int(a))
+	}
+	n := &t.notes[a]
+	switch n.why {
+	case noteTick:
+		return t.tickSentence(n, e.At)
+	case noteEnd:
+		s := t.Streams[n.who]
+		return prose.F("%s has read everything %s holds: its input ends, and its watermark jumps to the end of time, so every window left open fires and every join releases what it buffers.", s.Name, s.Topic)
+	case noteFire, noteFireEnd:
+		return t.fireSentence(n)
+	}
+	return t.releaseSentence(n)
+}
+
+// Time spells a watermark: a time, "none yet" before the first, "the end
+// of time" once the input ends.
+func Time(w vtime.Time) string {
+	switch w {
+	case watermark.None:
+		return "none yet"
+	case watermark.End:
+		return "the end of time"
+	}
+	return w.String()
+}
+
+// readSentence narrates arrival i: what was read, when it happened, and
+// what the stream's windows and joins made of it.
+func (t *Trace) readSentence(i int) string {
+	ar := t.Arrivals[i]
+	sh := t.Streams[ar.Stream]
+	id := t.arrivalID(ar)
+	r, h := t.Record(id)
+	if r == nil {
+		return sh.Name + " reads a record."
+	}
+	et := r.UpdatedAt
+	if sh.stamp {
+		et = r.Time
+	}
+	at := t.t.Events[ar.Step-1].At
+	var b strings.Builder
+	prose.Fprintf(&b, "%s reads %s from %s-%d at offset %d; it happened at %s", sh.Name, t.what(h, r), h.Name, ar.Part, ar.Off, et)
+	if d := at.Sub(et); d >= vtime.Second {
+		prose.Fprintf(&b, ", %s before it was read", d)
+	}
+	if sh.Shift != 0 {
+		prose.Fprintf(&b, ", which the map's shift of %s makes %s", sh.Shift, et.Add(sh.Shift))
+	}
+	if !sh.filter.kept(h, r) {
+		b.WriteString("; the filter keeps it out of the windows and joins")
+	}
+	for k := stepIndex(len(t.Late), int(ar.Step)-1, func(i int) int32 { return t.Late[i].Step }); k < len(t.Late) && t.Late[k].Step == ar.Step; k++ {
+		if l := &t.Late[k]; int(l.Arrival) == i {
+			b.WriteString("; " + t.lateClause(l))
+		}
+	}
+	pairs := 0
+	var with []string
+	for k := stepIndex(len(t.Pairs), int(ar.Step)-1, func(i int) int32 { return t.Pairs[i].Step }); k < len(t.Pairs) && t.Pairs[k].Step == ar.Step; k++ {
+		p := &t.Pairs[k]
+		other := p.Left
+		if other == id {
+			other = p.Right
+		}
+		pairs++
+		with = append(with, t.RecordName(other))
+	}
+	if pairs > 0 {
+		prose.Fprintf(&b, "; it joins %s", strings.Join(limitList(with, 4), ", "))
+	}
+	for k := stepIndex(len(t.Firings), int(ar.Step)-1, func(i int) int32 { return t.Firings[i].Step }); k < len(t.Firings) && t.Firings[k].Step == ar.Step; k++ {
+		f := &t.Firings[k]
+		wh := t.Windows[f.Op]
+		prose.Fprintf(&b, "; %s fires %s again at once, update %d: %s %d", wh.Name, f.Window, f.N, wh.Agg, wh.Agg.Of(f.Acc))
+	}
+	for k := stepIndex(len(t.Watermarks), int(ar.Step)-1, func(i int) int32 { return t.Watermarks[i].Step }); k < len(t.Watermarks) && t.Watermarks[k].Step == ar.Step; k++ {
+		if w := &t.Watermarks[k]; int(w.Stream) == int(ar.Stream) && w.Part == -1 {
+			prose.Fprintf(&b, "; %s's watermark moves to %s", sh.Name, Time(w.Value))
+		}
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// what names a record: "sale 77 (event till3-5)".
+func (t *Trace) what(h *logs.TopicHistory, r *topic.Record) string {
+	noun := t.t.Noun(h.Producer(r))
+	if noun == "" {
+		noun = "row"
+	}
+	s := noun + " " + h.Key(r)
+	if id := h.ID(r); id != "" && id != h.Key(r) {
+		s += " (event " + id + ")"
+	}
+	return s
+}
+
+// lateClause says what a window or a join made of a late record.
+func (t *Trace) lateClause(l *LatePoint) string {
+	if l.Join {
+		jl := join.Late{Side: join.Side(l.Side), Record: join.Record{Key: l.Key, Time: l.Time}, Fate: join.Dropped, Watermark: l.Watermark}
+		if window.Fate(l.Fate) == window.SideOutput {
+			jl.Fate = join.SideOutput
+		}
+		return t.Joins[l.Op].Name + " finds it late: " + jl.Why()
+	}
+	wl := window.Late{Record: window.Record{Key: l.Key, Time: l.Time, Value: l.Value}, Fate: window.Fate(l.Fate), Window: l.Window, Watermark: l.Watermark, Lateness: l.Lateness}
+	return t.Windows[l.Op].Name + " finds it late: " + wl.Why()
+}
+
+// WhyLate explains late record i to a learner who clicked it: when it
+// arrived and from where, the window its event time put it in and when that
+// fired, the allowed lateness, and what became of it.
+func (t *Trace) WhyLate(i int) string {
+	l := &t.Late[i]
+	ar := t.Arrivals[l.Arrival]
+	sh := t.Streams[ar.Stream]
+	at := t.t.Events[ar.Step-1].At
+	head := prose.F("%s arrived at %s from %s-%d", t.recordName(ar), at, sh.Topic, ar.Part)
+	if l.Join {
+		return head + "; " + t.lateClause(l) + "."
+	}
+	fired := ", which had not fired yet"
+	for k := range t.Firings {
+		f := &t.Firings[k]
+		if f.Step >= l.Step {
+			break
+		}
+		if int(f.Op) == int(l.Op) && f.Key == l.Key && f.Window == l.Window {
+			fired = prose.F(", which fired at watermark %s (at %s)", Time(f.At), t.t.Events[f.Step-1].At)
+			break
+		}
+	}
+	keep := l.Window.MaxTimestamp().Add(l.Lateness)
+	s := prose.F("%s; its event time %s puts it in %s%s; allowed lateness %s", head, l.Time, l.Window, fired, l.Lateness)
+	switch window.Fate(l.Fate) {
+	case window.Accepted:
+		return prose.F("%s, which keeps the window until the watermark reaches %s; the watermark was %s, so the record was added and the window fired again at once with everything it holds.", s, keep, Time(l.Watermark))
+	case window.SideOutput:
+		return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record went to the late-data side output, which numLateRecordsDropped does not count.", s, keep, Time(l.Watermark))
+	}
+	return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record was dropped and counted in numLateRecordsDropped.", s, keep, Time(l.Watermark))
+}
+
+// joinAnd lists names: "a, b and c".
+func joinAnd(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func limitList(xs []string, n int) []string {
+	if len(xs) <= n {
+		return xs
+	}
+	return append(append([]string{}, xs[:n-1]...), prose.F("… and %d more", len(xs)-n+1))
+}
+
+// tickSentence narrates a tick that changed watermarks or idleness.
+func (t *Trace) tickSentence(n *note, at vtime.Time) string {
+	sh := t.Streams[n.who]
+	var parts, idle []string
+	combined, allIdle := "", false
+	for _, w := range t.Watermarks[n.i : n.i+n.n] {
+		if w.Part == -1 {
+			allIdle = w.Idle
+			switch {
+			case w.Idle:
+				combined = prose.F("every partition is idle, so %s is idle too and holds its watermark at %s", sh.Name, Time(w.Value))
+			default:
+				combined = prose.F("%s's watermark moves to %s", sh.Name, Time(w.Value))
+			}
+			continue
+		}
+		prev, wasIdle := t.partitionBefore(int(n.who), int(w.Part), int(w.Step))
+		pname := prose.F("%s-%d", sh.Topic, w.Part)
+		switch {
+		case w.Idle && !wasIdle:
+			idle = append(idle, pname)
+		case !w.Idle && wasIdle:
+			parts = append(parts, prose.F("%s reads again and rejoins the minimum at %s", pname, Time(w.Value)))
+		case w.Value != prev:
+			parts = append(parts, prose.F("%s's watermark moves to %s", pname, Time(w.Value)))
+		}
+	}
+	if combined == "" {
+		low, by := t.holder(int(n.who), int(t.Watermarks[n.i].Step))
+		combined = prose.F("%s's watermark stays at %s", sh.Name, Time(low))
+		if by >= 0 {
+			combined += prose.F(", held back by %s-%d", sh.Topic, by)
+		}
+	} else if allIdle {
+	} else if sh.Config.Scope == watermark.PerSource {
+		combined += ", set by the largest event time any partition has shown"
+	} else if len(sh.Parts) > 1 {
+		combined += ", the minimum over its active partitions"
+	}
+	switch len(idle) {
+	case 0:
+	case 1:
+		parts = append([]string{prose.F("%s has read nothing for more than %s, so it is marked idle and leaves the minimum", idle[0], sh.Config.Idleness)}, parts...)
+	default:
+		parts = append([]string{prose.F("%s have read nothing for more than %s, so they are marked idle and leave the minimum", joinAnd(idle), sh.Config.Idleness)}, parts...)
+	}
+	s := prose.F("Tick at %s: ", at)
+	if len(parts) > 0 {
+		s += strings.Join(limitList(parts, 4), "; ") + "; "
+	}
+	return s + combined + "."
+}
+
+// partitionBefore is partition p's watermark and idleness before step.
+func (t *Trace) partitionBefore(i, p, step int) (vtime.Time, bool) {
+	return t.Watermark(i, p, step-1)
+}
+
+// holder is the stream's watermark after step and the partition whose
+// watermark sets it (the lowest active one), or -1.
+func (t *Trace) holder(i, step int) (vtime.Time, int) {
+	wm, _ := t.Watermark(i, -1, step)
+	sh := t.Streams[i]
+	if sh.Config.Scope == watermark.PerSource {
+		return wm, -1
+	}
+	by := -1
+	low := watermark.End
+	for p := range sh.Parts {
+		v, idle := t.Watermark(i, p, step)
+		if !idle && v < low {
+			low, by = v, p
+		}
+	}
+	return wm, by
+}
+
+// fireSentence narrates windows firing.
+func (t *Trace) fireSentence(n *note) string {
+	wh := t.Windows[n.who]
+	fs := t.Firings[n.i : n.i+n.n]
+	var each []string
+	for _, f := range fs {
+		k := t.keyName(wh, f.Key)
+		s := prose.F("%s%s %s %d", k, f.Window, wh.Agg, wh.Agg.Of(f.Acc))
+		if f.N > 1 {
+			s += prose.F(" (update %d)", f.N)
+		}
+		each = append(each, s)
+	}
+	what := prose.F("it fires %s", strings.Join(limitList(each, 4), ", "))
+	if wh.Target != "" {
+		what += prose.F(" and writes %s to %s", pronoun(len(fs)), wh.Target)
+	}
+	reach := prose.F("the last instant of %s", fs[0].Window)
+	if len(fs) > 1 {
+		reach = prose.F("the last instant of %s", plural(len(fs), "window", "windows"))
+	}
+	switch {
+	case n.why == noteFireEnd:
+		return prose.F("%s: the end of input fires what is still open: %s.", wh.Name, strings.TrimPrefix(what, "it fires "))
+	case wh.Config.Domain == window.ProcessingTime:
+		return prose.F("%s: the clock reaches %s, %s; %s.", wh.Name, fs[0].At, reach, what)
+	}
+	return prose.F("%s: the watermark %s has reached %s; %s.", wh.Name, Time(fs[0].At), reach, what)
+}
+
+// keyName prefixes a window with its key: "till3 " or "" for a stream keyed by none.
+func (t *Trace) keyName(wh *WindowHistory, k int32) string {
+	sh := t.StreamNamed(wh.Stream)
+	if sh == nil || !sh.Keyed {
+		return ""
+	}
+	return sh.KeyName(k) + " "
+}
+
+// releaseSentence narrates a join releasing buffered records.
+func (t *Trace) releaseSentence(n *note) string {
+	jh := t.Joins[n.who]
+	rs := t.Released[n.i : n.i+n.n]
+	var never, names []string
+	for _, r := range rs {
+		names = append(names, t.RecordName(r.ID))
+		if r.Matches == 0 {
+			never = append(never, prose.F("%s (%s)", t.RecordName(r.ID), r.Time))
+		}
+	}
+	wm := Time(jh.watermarkAt(int(rs[0].Step)))
+	what := strings.Join(names, ", ")
+	if len(names) > 3 {
+		what = plural(len(names), "record", "records")
+	}
+	s := prose.F("%s's watermark reaches %s, past the interval of %s, which leave its buffers", jh.Name, wm, what)
+	switch {
+	case len(never) == 0 && len(rs) == 1:
+		return s + "; it had joined."
+	case len(never) == 0:
+		return s + "; each had joined."
+	}
+	return prose.F("%s; %d never joined and never will: %s.", s, len(never), strings.Join(limitList(never, 5), ", "))
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// watermarkAt is the join's combined watermark after step.
+func (j *JoinHistory) watermarkAt(step int) vtime.Time {
+	w := watermark.None
+	for _, x := range j.Watermarks {
+		if int(x.Step) > step {
+			break
+		}
+		w = x.Value
+	}
+	return w
+}
+
+// plural counts n things: "1 window", "3 windows".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return prose.F("%d %s", n, many)
+}
+
+// Routine reports whether e is a routine step of a stream scenario, which a
+// text timeline may fold into a count: a record sent on demand or read on
+// time with nothing else happening, or a tick that only moved watermarks.
+// Firings, late records, joins, idleness and the end of input are never
+// routine.
+func (t *Trace) Routine(e *engine.Event) bool {
+	if !e.OnDemand() {
+		return false
+	}
+	switch e.Kind {
+	case engine.KindProduce:
+		return true
+	case engine.KindArrive:
+		a, _ := e.Ref()
+		step := t.Arrivals[a].Step
+		if k := stepIndex(len(t.Pairs), int(step)-1, func(i int) int32 { return t.Pairs[i].Step }); k < len(t.Pairs) && t.Pairs[k].Step == step {
+			return false
+		}
+		if k := stepIndex(len(t.Firings), int(step)-1, func(i int) int32 { return t.Firings[i].Step }); k < len(t.Firings) && t.Firings[k].Step == step {
+			return false
+		}
+		return true
+	case engine.KindWatermark:
+		a, _ := e.Ref()
+		n := &t.notes[a]
+		if n.why != noteTick {
+			return false
+		}
+		for _, w := range t.Watermarks[n.i : n.i+n.n] {
+			if w.Idle {
+				return false
+			}
+			if _, wasIdle := t.partitionBefore(int(w.Stream), int(w.Part), int(w.Step)); wasIdle {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// TickStream is the index of the stream whose tick e is, or -1.
+func (t *Trace) TickStream(e *engine.Event) int {
+	if e.Kind != engine.KindWatermark || !e.OnDemand() {
+		return -1
+	}
+	a, _ := e.Ref()
+	return int(t.notes[a].who)
+}

@@ -1,0 +1,976 @@
+package stream
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/join"
+	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/topic"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/watermark"
+	"github.com/tidemark/tidemark/engine/window"
+)
+
+// This file is the run loop of docs/architecture.md ("The stream world"):
+// what happens when a record is appended to a topic a stream reads, when
+// the stream reads it, when its watermark ticks, and what its windows and
+// joins do then. At one instant a stream does, in this order: the work a
+// watermark that moved left for its operators, its processing-time windows
+// that are due, the records that arrive (partition by partition in
+// ascending order, each partition's in offset order), then its tick. Each
+// is a step of its own, queued with Then, so that nothing else happens in
+// between.
+
+// topicState is one topic as the streams reading it see it.
+//
+// Invariant: appendAt[p][off] is the true time offset off of partition p
+// was appended; seen has bit i set once intended event i is in the truth.
+type topicState struct {
+	s        *world
+	h        *logs.TopicHistory
+	idx      int
+	appendAt [][]vtime.Time
+	streams  []*stream
+	seen     []uint64
+}
+
+// appended is the log's hook: a record was appended to partition p.
+func (ts *topicState) appended(p int, off int64) {
+	for len(ts.appendAt) <= p {
+		ts.appendAt = append(ts.appendAt, nil)
+	}
+	ts.appendAt[p] = append(ts.appendAt[p], ts.s.w.Now())
+	rec := &ts.h.Parts[p].Records[off]
+	first := ts.first(rec)
+	for _, st := range ts.streams {
+		st.grow()
+		st.unread[p/64] |= 1 << (p % 64)
+		if first {
+			st.truthRecord(rec, p, off)
+		}
+		st.armFor(p)
+	}
+}
+
+// first reports whether rec is the first record of the event it carries to
+// reach the topic: a retried or resent event counts once in the truth.
+func (ts *topicState) first(rec *topic.Record) bool {
+	if rec.Intent < 0 {
+		return true
+	}
+	i := int(rec.Intent)
+	for len(ts.seen) <= i/64 {
+		ts.seen = append(ts.seen, 0)
+	}
+	if ts.seen[i/64]&(1<<(i%64)) != 0 {
+		return false
+	}
+	ts.seen[i/64] |= 1 << (i % 64)
+	return true
+}
+
+// slow is a stall or a delay of one partition's reads.
+type slow struct {
+	part        int
+	from, until vtime.Time
+	stall       bool           // nothing is read in [from, until); what comes due is read at until
+	by          vtime.Duration // a delay: records appended in [from, until) are read this much later
+}
+
+// consumer is a window or one side of a join reading a stream.
+type consumer struct {
+	win  *windowOp
+	join *joinOp
+	side join.Side
+}
+
+// partState is where a stream is in one partition.
+type partState struct {
+	next   int64      // the next offset to read
+	lastAt vtime.Time // when the last record was read: arrivals never go back
+}
+
+// job is work a watermark left for one consumer of a stream: advance it,
+// and emit what it fires or releases.
+type job struct {
+	c   consumer
+	end bool // the input ended
+}
+
+// stream is a source operator over one topic with its stateless steps.
+//
+// Invariants: len(parts) == src.Partitions() == len(shownWM); queued
+// holds the true times of the stream's entries on the event queue, in
+// ascending order; ticking says tickAt is a tick still to come.
+type stream struct {
+	s         *world
+	name      string
+	idx       int
+	topic     *topicState
+	stamp     bool // event-time=timestamp: the record's timestamp, not its payload's time
+	lag       vtime.Duration
+	clock     *engine.Clock
+	wm        watermark.Config
+	wmLine    bool
+	src       *watermark.Source
+	flt       filter
+	shift     vtime.Duration
+	scale     int64
+	keyed     bool
+	keyOf     []int32 // by the core's key id: 1 + the stream's own key id, 0 before it is seen
+	keyByText map[string]int32
+	consumers []consumer
+	slows     []slow
+	parts     []partState
+	queued    []vtime.Time
+	tickAt    vtime.Time // the next tick, in processing time
+	lastTick  vtime.Time
+	ticking   bool
+	cur       int      // the partition the reads of this instant have reached
+	unread    []uint64 // bit p is set while partition p has records appended and not read
+	jobs      []job
+	hist      *StreamHistory
+	shownWM   []vtime.Time // each partition's watermark as last recorded
+	shownIdle []bool
+	lastWM    vtime.Time // the stream's watermark as last recorded
+	lastIdle  bool
+	ended     bool
+	chainFn   func()
+}
+
+// start readies the stream before the first event.
+func (st *stream) start() error {
+	n := len(st.topic.h.Parts)
+	var err error
+	if st.src, err = watermark.New(st.wm, n); err != nil {
+		return err
+	}
+	st.hist.Config = st.wm
+	st.hist.Keyed, st.hist.Shift, st.hist.Scale = st.keyed, st.shift, st.scale
+	st.hist.filter, st.hist.stamp = st.flt, st.stamp
+	st.lastWM, st.lastTick = watermark.None, watermark.None
+	st.chainFn = st.chain
+	st.keyByText = map[string]int32{}
+	if !st.keyed {
+		st.hist.Keys = []string{""}
+	}
+	st.grow()
+	if st.wm.Idleness > 0 {
+		// Idleness is judged at ticks from the moment the job starts, so a
+		// partition that never produces turns idle too.
+		if at, ok := st.s.w.NextAt(); ok {
+			st.ticking = true
+			st.tickAt = st.nextTick(st.clock.Read(at))
+			st.arm()
+		}
+	}
+	return nil
+}
+
+// grow follows the topic's partition count.
+func (st *stream) grow() {
+	n := len(st.topic.h.Parts)
+	if len(st.parts) >= n {
+		return
+	}
+	if st.src != nil {
+		st.src.Grow(n)
+	}
+	for len(st.unread)*64 < n {
+		st.unread = append(st.unread, 0)
+	}
+	for len(st.parts) < n {
+		st.parts = append(st.parts, partState{lastAt: math.MinInt64})
+		st.shownWM = append(st.shownWM, watermark.None)
+		st.shownIdle = append(st.shownIdle, false)
+		st.hist.Parts = append(st.hist.Parts, PartHistory{})
+	}
+}
+
+// nextTick is the first tick at or after processing time p, aligned to the
+// interval, after the last tick.
+func (st *stream) nextTick(p vtime.Time) vtime.Time {
+	iv := vtime.Time(st.wm.Interval)
+	t := p - p%iv
+	if p%iv < 0 {
+		t -= iv
+	}
+	if t < p {
+		t += iv
+	}
+	if st.lastTick != watermark.None && t <= st.lastTick {
+		t = st.lastTick + iv
+	}
+	return t
+}
+
+// trueTime is the true time at which the stream's clock reads p.
+func (st *stream) trueTime(p vtime.Time) vtime.Time { return p.Add(-st.clock.Skew) }
+
+// arrival is when the stream reads offset off of partition p: its append
+// plus the lag and any delay, never before the partition's last read, and
+// not inside a stall.
+func (st *stream) arrival(p int, off int64) vtime.Time {
+	appended := st.topic.appendAt[p][off]
+	at := appended.Add(st.lag)
+	for i := range st.slows {
+		if sl := &st.slows[i]; sl.part == p && !sl.stall && appended >= sl.from && appended < sl.until {
+			at = at.Add(sl.by)
+		}
+	}
+	at = max(at, st.parts[p].lastAt)
+	for moved := true; moved; {
+		moved = false
+		for i := range st.slows {
+			if sl := &st.slows[i]; sl.part == p && sl.stall && at >= sl.from && at < sl.until {
+				at, moved = sl.until, true
+			}
+		}
+	}
+	return at
+}
+
+// due is when partition p's next record arrives, and false when every
+// record appended so far has been read.
+func (st *stream) due(p int) (vtime.Time, bool) {
+	off := st.parts[p].next
+	if p >= len(st.topic.appendAt) || off >= int64(len(st.topic.appendAt[p])) {
+		return 0, false
+	}
+	return st.arrival(p, off), true
+}
+
+// nextUnread is the first partition at or after p with records not read
+// yet, or -1.
+func (st *stream) nextUnread(p int) int {
+	for w := p / 64; w < len(st.unread); w++ {
+		bits := st.unread[w]
+		if w == p/64 {
+			bits &^= 1<<(p%64) - 1
+		}
+		if bits != 0 {
+			return w*64 + bits64(bits)
+		}
+	}
+	return -1
+}
+
+// bits64 is the index of the lowest set bit of x, which is not 0.
+func bits64(x uint64) int {
+	n := 0
+	for x&1 == 0 {
+		x >>= 1
+		n++
+	}
+	return n
+}
+
+// nextAt is the true time of the stream's next piece of work, and false when it has none.
+func (st *stream) nextAt() (vtime.Time, bool) {
+	at, ok := vtime.Time(math.MaxInt64), false
+	for p := st.nextUnread(0); p >= 0; p = st.nextUnread(p + 1) {
+		if t, has := st.due(p); has && t < at {
+			at, ok = t, true
+		}
+	}
+	if st.ticking {
+		if t := st.trueTime(st.tickAt); t < at {
+			at, ok = t, true
+		}
+	}
+	for _, c := range st.consumers {
+		if c.win == nil || c.win.cfg.Domain != window.ProcessingTime {
+			continue
+		}
+		if t, has := c.win.op.NextTimer(); has {
+			if t := st.trueTime(t); t < at {
+				at, ok = t, true
+			}
+		}
+	}
+	return at, ok
+}
+
+// arm queues the stream's reader for its next piece of work, unless an
+// entry already queued comes no later.
+func (st *stream) arm() {
+	if st.ended || st.chainFn == nil {
+		return
+	}
+	at, ok := st.nextAt()
+	if !ok {
+		return
+	}
+	st.queue(at)
+}
+
+// armFor follows an append to partition p: its next record may be due
+// before anything already queued. Everything else the stream had to do was
+// queued when it last armed.
+func (st *stream) armFor(p int) {
+	if st.ended || st.chainFn == nil {
+		return
+	}
+	if at, ok := st.due(p); ok {
+		st.queue(at)
+	}
+}
+
+// queue queues the stream's reader at at, unless an entry already queued
+// comes no later.
+func (st *stream) queue(at vtime.Time) {
+	at = max(at, st.s.w.Now())
+	if len(st.queued) > 0 && st.queued[0] <= at {
+		return
+	}
+	// Entries only ever join at the front: keep the buffer, shift by one.
+	st.queued = append(st.queued, 0)
+	copy(st.queued[1:], st.queued)
+	st.queued[0] = at
+	st.s.w.ScheduleAction(at, st)
+	st.s.w.Expect(-1, 0, 0) // the entry itself emits nothing: the steps it starts do
+}
+
+// rearm follows a change of the stream's slows: what was due may be due later.
+func (st *stream) rearm() { st.arm() }
+
+// Act runs one of the stream's queued entries: the work due now.
+func (st *stream) Act() {
+	now := st.s.w.Now()
+	k := 0
+	for k < len(st.queued) && st.queued[k] <= now {
+		k++
+	}
+	st.queued = st.queued[:copy(st.queued, st.queued[k:])]
+	st.cur = 0
+	st.chain()
+}
+
+// work kinds, in the order a stream does them at one instant.
+const (
+	workNone = iota
+	workJob
+	workTimer
+	workRead
+	workTick
+)
+
+// next says what the stream does next at this instant.
+func (st *stream) next() (kind int, arg int) {
+	if len(st.jobs) > 0 {
+		return workJob, 0
+	}
+	now := st.s.w.Now()
+	ptime := st.clock.Read(now)
+	for i, c := range st.consumers {
+		if c.win != nil && c.win.cfg.Domain == window.ProcessingTime {
+			if t, ok := c.win.op.NextTimer(); ok && t <= ptime {
+				return workTimer, i
+			}
+		}
+	}
+	for st.cur = st.nextUnread(st.cur); st.cur >= 0; st.cur = st.nextUnread(st.cur + 1) {
+		if t, ok := st.due(st.cur); ok && t <= now {
+			return workRead, st.cur
+		}
+	}
+	st.cur = len(st.parts)
+	if st.ticking && st.trueTime(st.tickAt) <= now {
+		return workTick, 0
+	}
+	return workNone, 0
+}
+
+// chain does the stream's work at this instant, one step at a time: each
+// piece of work that emits an event ends the action, and the rest follows
+// with Then.
+func (st *stream) chain() {
+	for {
+		kind, arg := st.next()
+		emitted := false
+		switch kind {
+		case workNone:
+			st.arm()
+			return
+		case workJob:
+			j := st.jobs[0]
+			st.jobs = st.jobs[1:]
+			emitted = st.runJob(j)
+		case workTimer:
+			emitted = st.s.fireProcessing(st, st.consumers[arg].win)
+		case workRead:
+			st.read(arg)
+			emitted = true
+		case workTick:
+			emitted = st.tick()
+		}
+		if emitted {
+			if k, _ := st.next(); k != workNone {
+				st.s.w.Then(st.chainFn)
+				return
+			}
+			st.arm()
+			return
+		}
+	}
+}
+
+// eventTime is the event time of rec as the stream's timestamp assigner
+// reads it, before any map shift.
+func (st *stream) eventTime(rec *topic.Record) vtime.Time {
+	if st.stamp {
+		return rec.Time
+	}
+	return rec.UpdatedAt
+}
+
+// kept reports whether rec passes the stream's filters.
+func (st *stream) kept(rec *topic.Record) bool { return st.flt.kept(st.topic.h, rec) }
+
+// key is the stream's own id for rec's key: 0 for every record when the
+// stream is keyed by none, else dense ids in the order keys are first seen.
+func (st *stream) key(rec *topic.Record) int32 {
+	if !st.keyed {
+		return 0
+	}
+	id := rec.KeyID
+	if int(id) < len(st.keyOf) && st.keyOf[id] > 0 {
+		return st.keyOf[id] - 1
+	}
+	return st.newKey(id)
+}
+
+func (st *stream) newKey(id int32) int32 {
+	for int(id) >= len(st.keyOf) {
+		st.keyOf = append(st.keyOf, 0)
+	}
+	text := st.s.w.KeyText(id)
+	k, ok := st.keyByText[text]
+	if !ok {
+		k = int32(len(st.hist.Keys))
+		st.keyByText[text] = k
+		st.hist.Keys = append(st.hist.Keys, text)
+	}
+	st.keyOf[id] = k + 1
+	st.hist.keyOf = st.keyOf
+	return k
+}
+
+// recordID names offset off of partition p of the stream's topic in one
+// number, as windows and joins carry it.
+func (st *stream) recordID(p int, off int64) int64 {
+	return int64(st.topic.idx)<<48 | int64(p)<<32 | off
+}
+
+// read is one arrival step: the stream reads partition p's next record,
+// hands it to its windows and joins, then notes its event time for the
+// watermark, which may move.
+func (st *stream) read(p int) {
+	s := st.s
+	w := s.w
+	t := s.t
+	part := &st.parts[p]
+	off := part.next
+	part.next++
+	if part.next == int64(len(st.topic.appendAt[p])) {
+		st.unread[p/64] &^= 1 << (p % 64)
+	}
+	now := w.Now()
+	part.lastAt = now
+	rec := &st.topic.h.Parts[p].Records[off]
+	step := int32(w.NextStep())
+	ai := int32(len(t.Arrivals))
+	t.Arrivals = append(t.Arrivals, Arrival{Step: step, Off: int32(off), Stream: uint16(st.idx), Part: uint16(p)})
+	ph := &st.hist.Parts[p]
+	ph.Read = append(ph.Read, step)
+	et := st.eventTime(rec).Add(st.shift)
+	late := len(t.Late)
+	if st.kept(rec) {
+		key := st.key(rec)
+		id := st.recordID(p, off)
+		ptime := st.clock.Read(now)
+		for _, c := range st.consumers {
+			if c.win != nil {
+				r := window.Record{ID: id, Key: key, Time: et, Value: rec.Amount * st.scale}
+				c.win.add(s, r, ptime, ai)
+			} else {
+				c.join.add(s, c.side, join.Record{ID: id, Key: key, Time: et}, ai)
+			}
+		}
+	} else {
+		ph.Filtered++
+	}
+	var u watermark.Update
+	u = st.src.Record(p, et)
+	st.noted(p, u)
+	if st.wm.Emission == watermark.Periodic || st.wm.Idleness > 0 {
+		// The record makes the next tick count: it hands on the
+		// watermark, or restarts the partition's idleness countdown.
+		next := st.nextTick(st.clock.Read(now))
+		if !st.ticking || next < st.tickAt {
+			st.ticking, st.tickAt = true, next
+		}
+	}
+	kind := engine.KindArrive
+	if len(t.Late) > late {
+		kind = engine.KindLate
+	}
+	w.EmitLater(s.by, kind, ai, 0)
+}
+
+// tick is the periodic emission at processing time: idleness is judged and
+// each generator hands on its watermark. It reports whether anything
+// changed, in which case it is a step.
+func (st *stream) tick() bool {
+	ptime := st.clock.Read(st.s.w.Now())
+	st.lastTick = st.tickAt
+	u := st.src.Tick(ptime)
+	first := len(st.s.t.Watermarks)
+	st.noted(-1, u)
+	changed := len(st.s.t.Watermarks) > first
+	// The next tick that can change anything: none is needed while no
+	// record arrives unless a partition may yet turn idle, and then not
+	// before its countdown runs out (the ticks between would find nothing).
+	st.ticking = false
+	if at, ok := st.src.NextTick(st.nextTick(ptime + 1)); ok {
+		st.ticking = true
+		st.tickAt = st.nextTick(at)
+	}
+	if !changed {
+		return false
+	}
+	st.s.emitNote(note{why: noteTick, who: int16(st.idx), i: int32(first), n: int32(len(st.s.t.Watermarks) - first)}, engine.KindWatermark)
+	return true
+}
+
+// allIdle reports whether every generator of the stream is marked idle.
+func (st *stream) allIdle() bool { return st.src.Idle() }
+
+// noted records what a call left the watermark at (partition p's, or
+// every partition's when p is -1) and queues the work it leaves the
+// stream's consumers.
+func (st *stream) noted(p int, u watermark.Update) {
+	t := st.s.t
+	step := int32(st.s.w.NextStep())
+	if st.wm.Scope == watermark.PerPartition {
+		from, to := p, p+1
+		if p < 0 {
+			from, to = 0, len(st.parts)
+		}
+		for q := from; q < to; q++ {
+			pw := st.src.Partition(q)
+			if pw.Watermark != st.shownWM[q] || pw.Idle != st.shownIdle[q] {
+				st.shownWM[q], st.shownIdle[q] = pw.Watermark, pw.Idle
+				t.Watermarks = append(t.Watermarks, WatermarkPoint{Step: step, Stream: int16(st.idx), Part: int16(q), Value: pw.Watermark, Idle: pw.Idle})
+			}
+		}
+	}
+	if u.Watermark == st.lastWM && u.Idle == st.lastIdle {
+		return
+	}
+	wasIdle := st.lastIdle
+	st.lastWM, st.lastIdle = u.Watermark, u.Idle
+	t.Watermarks = append(t.Watermarks, WatermarkPoint{Step: step, Stream: int16(st.idx), Part: -1, Value: u.Watermark, Idle: u.Idle})
+	for _, c := range st.consumers {
+		if c.win != nil {
+			if u.Advanced && c.win.cfg.Domain == window.EventTime {
+				st.jobs = append(st.jobs, job{c: c})
+			}
+			continue
+		}
+		// A join combines its two inputs: an idle input is left out of
+		// its minimum until it reads again.
+		j := c.join
+		adv := false
+		switch {
+		case u.Idle:
+			adv = j.comb.MarkIdle(int(c.side))
+		case wasIdle:
+			adv = j.comb.MarkActive(int(c.side))
+			adv = j.comb.Emit(int(c.side), u.Watermark) || adv
+		default:
+			adv = j.comb.Emit(int(c.side), u.Watermark)
+		}
+		if adv {
+			st.jobs = append(st.jobs, job{c: c})
+		}
+	}
+}
+
+// runJob advances one consumer to the watermark its stream left, and
+// reports whether that was a step (something fired or was released).
+func (st *stream) runJob(j job) bool {
+	if j.c.win != nil {
+		return st.s.fireEvent(st, j.c.win, j.end)
+	}
+	return st.s.release(st, j.c.join, j.end)
+}
+
+// ender is a stream's end of input, queued when the world drains.
+type ender stream
+
+func (e *ender) Act() {
+	st := (*stream)(e)
+	if st.ended {
+		return
+	}
+	st.ended = true
+	s := st.s
+	t := s.t
+	first := len(t.Watermarks)
+	step := int32(s.w.NextStep())
+	t.Watermarks = append(t.Watermarks, WatermarkPoint{Step: step, Stream: int16(st.idx), Part: -1, Value: watermark.End})
+	st.lastWM, st.lastIdle = watermark.End, false
+	for _, c := range st.consumers {
+		if c.join != nil {
+			c.join.comb.Emit(int(c.side), watermark.End)
+		}
+		st.jobs = append(st.jobs, job{c: c, end: true})
+	}
+	s.emitNote(note{why: noteEnd, who: int16(st.idx), i: int32(first), n: 1}, engine.KindWatermark)
+	if len(st.jobs) > 0 {
+		s.w.Then(st.chainFn)
+	}
+}
+
+// --- Windows.
+
+// resultKey names one key's window of one operator.
+type resultKey struct {
+	key        int32
+	start, end vtime.Time
+}
+
+// result is what the truth knows of one key's window of an operator that
+// writes a target, and what the target holds of it.
+type result struct {
+	rk      resultKey
+	coreID  int32
+	truth   window.Acc
+	present bool
+	has     window.Acc // what its latest row says
+	n       int32      // the version (firing number) of its latest row
+	seq     int32      // the source version last given to the core
+}
+
+// windowOp is one window operator.
+type windowOp struct {
+	name    string
+	idx     int
+	st      *stream
+	cfg     window.Config
+	agg     window.Agg
+	op      *window.Operator
+	target  *sink.Table
+	side    *sink.Table
+	hist    *WindowHistory
+	results map[resultKey]int32
+	res     []result
+	// sessions holds each key's truth sessions, by start, for session windows.
+	sessions map[int32][]resultKey
+	scratch  []window.Window
+	in       []sink.In
+	last     [][2]int32 // by key: the indexes in res of the key's latest tumbling window and one other, or -1
+	keyBuf   []byte     // scratch for a row's key
+}
+
+// add hands a record to the operator at processing time ptime, and records
+// what it did: a late record's fate, a window fired again at once.
+func (op *windowOp) add(s *world, r window.Record, ptime vtime.Time, ai int32) {
+	out := &s.wout
+	out.Reset()
+	if op.cfg.Assigner.Kind == window.Sliding {
+		op.scratch = op.cfg.Assigner.Assign(r.Time, op.scratch[:0])
+		s.w.Charge(len(op.scratch))
+	} else {
+		s.w.Charge(1)
+	}
+	op.op.Add(r, ptime, out)
+	t := s.t
+	step := int32(s.w.NextStep())
+	for _, l := range out.Late {
+		t.Late = append(t.Late, LatePoint{Step: step, Op: int16(op.idx), Arrival: ai, Fate: uint8(l.Fate), Window: l.Window,
+			Watermark: l.Watermark, Lateness: l.Lateness, Key: l.Record.Key, Time: l.Record.Time, Value: l.Record.Value})
+		if l.Fate == window.SideOutput && op.side != nil {
+			s.sideOutput(op, l, ai)
+		}
+	}
+	for _, m := range out.Merges {
+		t.Merges = append(t.Merges, MergePoint{Step: step, Op: int16(op.idx), Key: m.Key, Into: m.Into, From: len(m.From)})
+	}
+	if len(out.Firings) > 0 {
+		op.record(s, out.Firings, step)
+	}
+}
+
+// record keeps firings in the trace and writes them to the target.
+func (op *windowOp) record(s *world, fs []window.Firing, step int32) {
+	t := s.t
+	op.in = op.in[:0]
+	for i := range fs {
+		f := &fs[i]
+		fp := FiringPoint{Step: step, Op: int16(op.idx), N: f.N, Key: f.Key, Window: f.Window, Acc: f.Acc, At: f.At, Late: f.Late, From: -1}
+		if f.Records != nil {
+			fp.From, fp.Len = int32(len(t.contents)), int32(len(f.Records))
+			t.contents = append(t.contents, f.Records...)
+		}
+		t.Firings = append(t.Firings, fp)
+		if op.target == nil {
+			continue
+		}
+		r := op.result(s, resultKey{f.Key, f.Window.Start, f.Window.End})
+		r.present, r.has, r.n = true, f.Acc, f.N
+		op.settle(s, r)
+		op.in = append(op.in, sink.In{ID: r.coreID, Key: s.w.KeyText(r.coreID), Seq: int(f.N), UpdatedAt: op.st.clock.Read(s.w.Now()), Amount: op.agg.Of(f.Acc)})
+	}
+	if len(op.in) > 0 {
+		s.w.Deliver(op.target, op.in, -1, nil)
+	}
+}
+
+// resultName is the key of a window's row in the target: KEY@START, or
+// START alone for a stream keyed by none; a session adds its end, since
+// sessions of one key can share a start.
+func (op *windowOp) resultName(rk resultKey) string {
+	b := op.keyBuf[:0]
+	if op.st.keyed {
+		b = append(append(b, op.st.hist.Keys[rk.key]...), '@')
+	}
+	b = appendTime(b, rk.start)
+	if op.cfg.Assigner.Kind == window.Session {
+		b = appendTime(append(b, '-'), rk.end)
+	}
+	op.keyBuf = b
+	return string(b)
+}
+
+// appendTime appends t as vtime.Time.String prints it, without formatting
+// through prose: a large scenario names a hundred thousand windows.
+func appendTime(b []byte, t vtime.Time) []byte {
+	if t < 0 {
+		b = append(b, '-')
+		t = -t
+	}
+	ms := int64(t)
+	two := func(b []byte, n int64) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
+	h := ms / 3_600_000
+	if h < 100 {
+		b = two(b, h)
+	} else {
+		b = strconv.AppendInt(b, h, 10)
+	}
+	b = two(append(b, ':'), ms/60_000%60)
+	b = two(append(b, ':'), ms/1000%60)
+	if f := ms % 1000; f != 0 {
+		b = append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+	}
+	return b
+}
+
+// result returns the truth's and the target's state of one key's window,
+// naming its row's key on first use.
+func (op *windowOp) result(s *world, rk resultKey) *result { return &op.res[op.resultIndex(s, rk)] }
+
+// resultIndex is the index in res of one key's window, made on first use.
+func (op *windowOp) resultIndex(s *world, rk resultKey) int32 {
+	if i, ok := op.results[rk]; ok {
+		return i
+	}
+	i := int32(len(op.res))
+	name := op.resultName(rk)
+	op.res = append(op.res, result{rk: rk, coreID: s.targetKey(op.target, name)})
+	op.results[rk] = i
+	op.hist.results = append(op.hist.results, ResultRef{Key: rk.key, Window: window.Window{Start: rk.start, End: rk.end}, ID: op.res[i].coreID, Name: name})
+	return i
+}
+
+// settle tells the core what version of a window's row the truth wants:
+// the one present when it says what the truth does, one after it when it
+// does not, none when the window has no records at all.
+func (op *windowOp) settle(s *world, r *result) {
+	var want int32
+	switch {
+	case r.truth.Count == 0:
+		want = 0
+	case r.present && r.has == r.truth:
+		want = r.n
+	case r.present:
+		want = r.n + 1
+	default:
+		want = 1
+	}
+	if want != r.seq {
+		r.seq = want
+		s.w.SetSourceVersion(op.target, r.coreID, want)
+	}
+}
+
+// fireEvent advances an event-time window to its stream's watermark (or to
+// the end of input), and makes what fires a step.
+func (s *world) fireEvent(st *stream, op *windowOp, end bool) bool {
+	out := &s.wout
+	out.Reset()
+	if end {
+		op.op.AdvanceWatermark(watermark.End, out)
+		op.op.AdvanceProcessingTime(vtime.Time(math.MaxInt64), out)
+	} else {
+		op.op.AdvanceWatermark(st.lastWM, out)
+	}
+	return s.fired(op, out.Firings, end)
+}
+
+// fireProcessing fires a processing-time window's timers that are due.
+func (s *world) fireProcessing(st *stream, op *windowOp) bool {
+	out := &s.wout
+	out.Reset()
+	op.op.AdvanceProcessingTime(st.clock.Read(s.w.Now()), out)
+	return s.fired(op, out.Firings, false)
+}
+
+// fired makes firings a step of their own, when there are any.
+func (s *world) fired(op *windowOp, fs []window.Firing, end bool) bool {
+	if len(fs) == 0 {
+		return false
+	}
+	s.w.Charge(len(fs))
+	first := len(s.t.Firings)
+	op.record(s, fs, int32(s.w.NextStep()))
+	why := noteFire
+	if end {
+		why = noteFireEnd
+	}
+	s.emitNote(note{why: why, who: int16(op.idx), i: int32(first), n: int32(len(s.t.Firings) - first)}, engine.KindFire)
+	return true
+}
+
+// sideOutput writes a late record to the window's side-output target.
+func (s *world) sideOutput(op *windowOp, l window.Late, ai int32) {
+	name := s.t.recordName(s.t.Arrivals[ai])
+	id := s.targetKey(op.side, name)
+	s.w.SetSourceVersion(op.side, id, 1)
+	s.w.Deliver(op.side, []sink.In{{ID: id, Key: name, Seq: 1, UpdatedAt: op.st.clock.Read(s.w.Now()), Amount: l.Record.Value}}, -1, nil)
+}
+
+// --- Joins.
+
+// joinOp is one interval join.
+type joinOp struct {
+	name   string
+	idx    int
+	sides  [2]*stream
+	cfg    join.Config
+	op     *join.Operator
+	comb   watermark.Combiner
+	target *sink.Table
+	hist   *JoinHistory
+	// truth: each key's records of each side by event time, the pairs the
+	// truth has and the pairs emitted, by key.
+	times   [2]map[int32][]vtime.Time
+	want    map[int32]int32
+	emitted map[int32]int32
+	coreIDs map[int32]int32
+	shownWM vtime.Time
+}
+
+// add hands a record of one side to the join and records what it did.
+func (j *joinOp) add(s *world, side join.Side, r join.Record, ai int32) {
+	out := &s.jout
+	out.Reset()
+	s.w.Charge(1)
+	j.op.Add(side, r, out)
+	t := s.t
+	step := int32(s.w.NextStep())
+	for _, l := range out.Late {
+		t.Late = append(t.Late, LatePoint{Step: step, Op: int16(j.idx), Join: true, Side: uint8(l.Side), Arrival: ai,
+			Fate: joinFate(l.Fate), Watermark: l.Watermark, Key: l.Record.Key, Time: l.Record.Time})
+	}
+	if len(out.Pairs) == 0 {
+		return
+	}
+	var in []sink.In
+	for _, p := range out.Pairs {
+		t.Pairs = append(t.Pairs, PairPoint{Step: step, Op: int16(j.idx), Key: p.Left.Key, Left: p.Left.ID, Right: p.Right.ID, LeftTime: p.Left.Time, RightTime: p.Right.Time})
+		if j.target == nil {
+			continue
+		}
+		if j.emitted == nil {
+			j.emitted = map[int32]int32{}
+		}
+		j.emitted[p.Left.Key]++
+		id := j.coreID(s, p.Left.Key)
+		n := j.emitted[p.Left.Key]
+		in = append(in, sink.In{ID: id, Key: s.w.KeyText(id), Seq: int(n), UpdatedAt: j.sides[side].clock.Read(s.w.Now()), Amount: int64(n)})
+	}
+	if len(in) > 0 {
+		s.w.Deliver(j.target, in, -1, nil)
+	}
+}
+
+// joinFate is a join's fate of a late record as a window's Fate.
+func joinFate(f join.Fate) uint8 {
+	if f == join.SideOutput {
+		return uint8(window.SideOutput)
+	}
+	return uint8(window.Dropped)
+}
+
+// coreID names the row of one key in the join's target.
+func (j *joinOp) coreID(s *world, key int32) int32 {
+	if id, ok := j.coreIDs[key]; ok {
+		return id
+	}
+	if j.coreIDs == nil {
+		j.coreIDs = map[int32]int32{}
+	}
+	name := "all"
+	if j.sides[0].keyed {
+		name = j.sides[0].hist.Keys[key]
+	}
+	id := s.targetKey(j.target, name)
+	j.coreIDs[key] = id
+	return id
+}
+
+// release advances a join to its combined watermark (or the end), and
+// makes what it releases a step.
+func (s *world) release(st *stream, j *joinOp, end bool) bool {
+	out := &s.jout
+	out.Reset()
+	wm := j.comb.Watermark()
+	if end && j.sides[0].ended && j.sides[1].ended {
+		wm = watermark.End
+	}
+	if wm == j.shownWM {
+		return false
+	}
+	j.shownWM = wm
+	j.op.AdvanceWatermark(wm, out)
+	t := s.t
+	step := int32(s.w.NextStep())
+	j.hist.Watermarks = append(j.hist.Watermarks, JoinWatermark{Step: step, Value: wm})
+	if len(out.Expired) == 0 {
+		return false
+	}
+	first := len(t.Released)
+	for _, e := range out.Expired {
+		t.Released = append(t.Released, ReleasePoint{Step: step, Op: int16(j.idx), Side: uint8(e.Side), Key: e.Record.Key, ID: e.Record.ID, Time: e.Record.Time, Matches: int32(e.Matches)})
+	}
+	s.w.Charge(len(out.Expired))
+	s.emitNote(note{why: noteRelease, who: int16(j.idx), i: int32(first), n: int32(len(t.Released) - first)}, engine.KindRelease)
+	return true
+}
+
+// emitNote appends a step narrated on demand from a note.
+func (s *world) emitNote(n note, kind engine.Kind) {
+	s.t.notes = append(s.t.notes, n)
+	s.w.EmitLater(s.by, kind, int32(len(s.t.notes)-1), 0)
+}
+
+// noteSlow records a stall or delay in the history when it begins.
+func (st *stream) noteSlow(sl slow) {
+	st.hist.Slows = append(st.hist.Slows, Slow{Step: int32(st.s.w.NextStep()), Part: sl.part, From: sl.from, Until: sl.until, Stall: sl.stall, By: sl.by})
+	st.arm()
+}

@@ -1,0 +1,676 @@
+// Package stream is the stream world: stream jobs reading the log world's
+// topics, modelled on Flink. A stream is a source operator over one topic
+// (its records' event times, when each is read, the watermark it makes
+// per partition or per source, idleness), with the stateless steps
+// filter, map and key-by; a window operator (tumbling, sliding or session,
+// in event or processing time, with allowed lateness and a late-data side
+// output) or an interval join reads one or two streams and writes its
+// results into a core target. The rules are the pure packages
+// engine/watermark, engine/window and engine/join; this package wires them
+// to the log, the clock, the trace and the truth.
+//
+// It is a world of the engine (see docs/architecture.md): Domain is what a
+// caller hands engine.Build, and Of reads the world's part of a trace. It
+// builds on the log world: a stream reads a topic's partitions in offset
+// order, each record when it is appended plus the stream's lag, later when
+// a stall or a delay says so.
+//
+// What it simplifies is listed in docs/scenarios.md ("The stream world"):
+// one task per operator, aggregates of one integer, default triggers,
+// deterministic ties, idleness in processing time, whole milliseconds.
+package stream
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/join"
+	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/watermark"
+	"github.com/tidemark/tidemark/engine/window"
+)
+
+// Domain is the stream world, for engine.Build.
+var Domain engine.Domain = domain{}
+
+// Fault kinds the stream world injects.
+const (
+	// FaultStall stops a stream reading one partition for a while; what
+	// was appended meanwhile is read at once when it ends, as a stall line
+	// would (a fetch stuck behind a slow broker).
+	FaultStall engine.FaultKind = "stall"
+	// FaultDelay makes a stream read one partition's records later for a
+	// while, as a delay line would (a lagging fetch).
+	FaultDelay engine.FaultKind = "delay"
+)
+
+type domain struct{}
+
+// commands are the world's commands, in the order docs/scenarios.md documents them.
+var commands = []string{"stream", "watermark", "filter", "map", "key-by", "window", "join", "stall", "delay"}
+
+func (domain) Commands() []string { return commands }
+
+var faults = []engine.FaultKind{FaultStall, FaultDelay}
+
+func (domain) Faults() []engine.FaultKind { return faults }
+
+// claimKinds are the expect claims the stream world verifies.
+var claimKinds = []engine.ClaimKind{
+	{Word: "windows", Keys: []string{"wrong"}},
+	{Word: "late", Keys: []string{"dropped", "accepted", "side-output"}},
+	{Word: "joins", Keys: []string{"unjoined"}},
+}
+
+// ClaimKinds lists the stream world's kinds of expect claim.
+func (domain) ClaimKinds() []engine.ClaimKind { return claimKinds }
+
+func (domain) Open(w *engine.World) engine.Part {
+	return &world{w: w, streams: map[string]*stream{}, ops: map[string]any{}}
+}
+
+// world is the stream world's live state in one engine.World.
+type world struct {
+	w       *engine.World
+	log     *logs.Log // the log the streams read; nil until the first stream line
+	t       *Trace    // the world's history; nil until the first stream line
+	by      engine.Narrator
+	streams map[string]*stream
+	order   []*stream      // streams in the order declared
+	windows []*windowOp    // window operators in the order declared
+	joins   []*joinOp      // joins in the order declared
+	topics  []*topicState  // topics some stream reads
+	ops     map[string]any // every window and join by name
+	wout    window.Output  // scratch for a window operator's output
+	jout    join.Output    // scratch for a join's output
+	multi   bool           // several targets: a key's id depends on its target
+}
+
+// sw attaches the stream world's history to the trace, once, and finds the log.
+func (s *world) sw(c scenario.Command) error {
+	if s.t != nil {
+		return nil
+	}
+	s.log = logs.LogOf(s.w)
+	if s.log == nil {
+		return scenario.Errorf(c.Pos, "a stream reads a topic of the log world, and this engine is composed without it")
+	}
+	s.t = &Trace{t: s.w.Trace()}
+	s.by = s.w.Attach(s.t)
+	return nil
+}
+
+// Command reads one of the stream world's scenario lines.
+func (s *world) Command(c scenario.Command) error {
+	if err := s.sw(c); err != nil {
+		return err
+	}
+	switch c.Name {
+	case "stream":
+		return s.streamLine(c)
+	case "watermark":
+		return s.watermarkLine(c)
+	case "filter":
+		return s.filterLine(c)
+	case "map":
+		return s.mapLine(c)
+	case "key-by":
+		return s.keyByLine(c)
+	case "window":
+		return s.windowLine(c)
+	case "join":
+		return s.joinLine(c)
+	case "stall", "delay":
+		return s.slowLine(c)
+	}
+	return scenario.Errorf(c.Pos, "the stream world has no command %q", c.Name)
+}
+
+// Finish wires the streams once every line is read: each reads its topic
+// from the first record, and ticks from the start.
+func (s *world) Finish() (bool, error) {
+	if s.t == nil {
+		return false, nil
+	}
+	s.multi = len(s.w.Trace().Targets) > 1
+	for _, st := range s.order {
+		if err := st.start(); err != nil {
+			return false, err
+		}
+		// Each record the log's traffic will send is read: a step each,
+		// and some more for the ticks and firings.
+		n := s.log.Planned(st.topic.h)
+		s.w.Expect(n+n/8, 0, 0)
+	}
+	return len(s.order) > 0, nil
+}
+
+// Reserve sizes the tables a large load fills, once, from the records the
+// log's traffic lines will send (bounded by the work budget).
+func (s *world) Reserve(keys int) {
+	if s.t == nil {
+		return
+	}
+	total := 0
+	for _, ts := range s.topics {
+		n := min(s.log.Planned(ts.h), s.w.Limit())
+		if n < 1024 {
+			continue
+		}
+		per := n/len(ts.h.Parts) + n/len(ts.h.Parts)/8 + 16
+		for len(ts.appendAt) < len(ts.h.Parts) {
+			ts.appendAt = append(ts.appendAt, nil)
+		}
+		for p := range ts.appendAt {
+			ts.appendAt[p] = slices.Grow(ts.appendAt[p], per)
+		}
+		for _, st := range ts.streams {
+			total += n
+			for p := range st.hist.Parts {
+				st.hist.Parts[p].Read = slices.Grow(st.hist.Parts[p].Read, per)
+			}
+		}
+	}
+	s.t.Arrivals = slices.Grow(s.t.Arrivals, min(total, s.w.Limit()))
+}
+
+// Drain ends every stream's input: each emits the end-of-input watermark,
+// so every window fires and every join buffer is released.
+func (s *world) Drain() {
+	for _, st := range s.order {
+		if !st.ended {
+			s.w.ScheduleAction(s.w.Now(), (*ender)(st))
+		}
+	}
+}
+
+// Inject applies a stream fault now.
+func (s *world) Inject(f engine.Fault) error {
+	if s.t == nil {
+		return ErrNoStream
+	}
+	st := s.streams[f.Stream]
+	if st == nil {
+		return prose.Errorf("unknown stream %q; this scenario's streams are %s", f.Stream, s.streamNames())
+	}
+	if f.Partition < 0 || f.Partition >= len(st.topic.h.Parts) {
+		return prose.Errorf("stream %s reads partitions 0 to %d of %s, not %d", st.name, len(st.topic.h.Parts)-1, st.topic.h.Name, f.Partition)
+	}
+	if f.For <= 0 {
+		return prose.Errorf("a %s needs a positive length, such as 30s", string(f.Kind))
+	}
+	now := s.w.Now()
+	sl := slow{part: f.Partition, from: now, until: now.Add(f.For)}
+	switch f.Kind {
+	case FaultStall:
+		sl.stall = true
+	case FaultDelay:
+		if f.By <= 0 {
+			return prose.Errorf("a delay needs a positive amount, such as 45s")
+		}
+		sl.by = f.By
+	default:
+		return prose.Errorf("the stream world has no fault %q", string(f.Kind))
+	}
+	st.slows = append(st.slows, sl)
+	st.noteSlow(sl)
+	st.rearm()
+	return nil
+}
+
+// ErrNoStream is returned for a stream fault injected into a scenario without a stream.
+var ErrNoStream = prose.Errorf("this scenario has no stream, so there is no partition to stall or delay")
+
+func (s *world) streamNames() string {
+	names := make([]string, len(s.order))
+	for i, st := range s.order {
+		names[i] = st.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// streamArg reads x as the name of a declared stream.
+func (s *world) streamArg(x scenario.Arg) (*stream, error) {
+	return scenario.Lookup(s.streams, x, "stream", "stream %s from=TOPIC")
+}
+
+// named reads the command's first word as the name of a declared stream.
+func (s *world) named(c scenario.Command) (*stream, []scenario.Arg, error) {
+	n, rest, err := scenario.Name(c, "a stream")
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := s.streamArg(n)
+	return st, rest, err
+}
+
+// streamLine reads `stream NAME from=TOPIC [event-time=payload|timestamp]
+// [lag=D] [clock=CLOCK]`.
+func (s *world) streamLine(c scenario.Command) error {
+	n, rest, err := s.w.Declared(c, "stream", "a stream")
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	from, _ := a.Required("from", "TOPIC")
+	st := &stream{s: s, name: n.Value, idx: len(s.order), keyed: true, scale: 1}
+	st.stamp = scenario.Choice(a, "event-time", false, func(v string) (bool, bool) {
+		switch v {
+		case "payload":
+			return false, true
+		case "timestamp":
+			return true, true
+		}
+		return false, false
+	}, "payload or timestamp")
+	st.lag = a.Duration("lag", 0)
+	clock := a.Str("clock", "reader")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if st.lag < 0 {
+		return scenario.Errorf(c.Pos, "expected lag= to be zero or positive")
+	}
+	if st.clock = s.w.Clock(clock); st.clock == nil {
+		return scenario.Errorf(c.Pos, "unknown clock %q; declare it first with `clock %s`", clock, clock)
+	}
+	h, err := s.log.TopicArg(from)
+	if err != nil {
+		return err
+	}
+	st.topic = s.topicOf(h)
+	st.topic.streams = append(st.topic.streams, st)
+	st.wm = watermark.Config{Interval: 200 * vtime.Millisecond}
+	st.hist = &StreamHistory{Name: n.Value, Topic: h.Name, topicIdx: st.topic.idx}
+	s.t.Streams = append(s.t.Streams, st.hist)
+	s.streams[n.Value] = st
+	s.order = append(s.order, st)
+	return nil
+}
+
+// watermarkLine reads `watermark STREAM [bound=D] [emit=periodic|per-record]
+// [interval=D] [idleness=D|off] [scope=per-partition|per-source]`.
+func (s *world) watermarkLine(c scenario.Command) error {
+	st, rest, err := s.named(c)
+	if err != nil {
+		return err
+	}
+	if st.wmLine {
+		return scenario.Errorf(c.Pos, "stream %s already has a watermark line", st.name)
+	}
+	a := scenario.NewArgs(c, rest)
+	cfg := st.wm
+	cfg.Bound = a.Duration("bound", 0)
+	cfg.Emission = scenario.Choice(a, "emit", watermark.Periodic, watermark.ParseEmission, "periodic or per-record")
+	cfg.Interval = a.Duration("interval", cfg.Interval)
+	if x, ok := a.Find("idleness"); ok && x.Value != "off" {
+		d, err := vtime.ParseDuration(x.Value)
+		if err != nil || d <= 0 {
+			return scenario.Errorf(x.ValuePos, "expected idleness= to be off or a positive duration such as 30s, found %q", x.Value)
+		}
+		cfg.Idleness = d
+	}
+	cfg.Scope = scenario.Choice(a, "scope", watermark.PerPartition, watermark.ParseScope, "per-partition or per-source")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return scenario.Errorf(c.Pos, "%s", err.Error())
+	}
+	st.wm, st.wmLine = cfg, true
+	return nil
+}
+
+// filterLine reads `filter STREAM [min-amount=N] [max-amount=N] [keys=KEYS]`.
+func (s *world) filterLine(c scenario.Command) error {
+	st, rest, err := s.named(c)
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	f := &st.flt
+	_, hasMin := a.Find("min-amount")
+	_, hasMax := a.Find("max-amount")
+	if hasMin {
+		f.minAmount, f.hasMin = int64(a.Int("min-amount", 0, -1_000_000_000, 1_000_000_000)), true
+	}
+	if hasMax {
+		f.maxAmount, f.hasMax = int64(a.Int("max-amount", 0, -1_000_000_000, 1_000_000_000)), true
+	}
+	keys, hasKeys := a.Find("keys")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if !hasMin && !hasMax && !hasKeys {
+		return scenario.Errorf(c.Pos, "filter needs min-amount=, max-amount= or keys=")
+	}
+	if hasKeys {
+		ks, err := keyList(keys)
+		if err != nil {
+			return err
+		}
+		if f.keep == nil {
+			f.keep = map[string]bool{}
+		}
+		for _, k := range ks {
+			f.keep[k] = true
+		}
+	}
+	return nil
+}
+
+// keyList reads a list of keys, with ranges of whole numbers (3,7..9).
+func keyList(x scenario.Arg) ([]string, error) {
+	var out []string
+	for _, part := range strings.Split(x.Value, ",") {
+		l, r, isRange := strings.Cut(part, "..")
+		if part == "" {
+			return nil, scenario.Errorf(x.ValuePos, "expected keys separated by commas, found an empty one in %q", x.Value)
+		}
+		if !isRange {
+			out = append(out, part)
+			continue
+		}
+		lo, ok1 := atoi(l)
+		hi, ok2 := atoi(r)
+		if !ok1 || !ok2 || hi < lo || hi-lo >= 100_000 {
+			return nil, scenario.Errorf(x.ValuePos, "expected a key range such as 90..94 (whole numbers, at most 100000 keys), found %q", part)
+		}
+		for k := lo; k <= hi; k++ {
+			out = append(out, prose.F("%d", k))
+		}
+	}
+	return out, nil
+}
+
+func atoi(s string) (int64, bool) {
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(s[i]-'0')
+	}
+	if s == "" {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// mapLine reads `map STREAM [shift=D] [scale=N]`.
+func (s *world) mapLine(c scenario.Command) error {
+	st, rest, err := s.named(c)
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	shift := a.Duration("shift", 0)
+	_, hasShift := a.Find("shift")
+	scale := a.Int("scale", 1, -1_000_000, 1_000_000)
+	_, hasScale := a.Find("scale")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if !hasShift && !hasScale {
+		return scenario.Errorf(c.Pos, "map needs shift= or scale=")
+	}
+	if shift < -24*vtime.Hour || shift > 24*vtime.Hour {
+		return scenario.Errorf(c.Pos, "expected shift= within a day either way, found %s", shift)
+	}
+	st.shift += shift
+	st.scale *= int64(scale)
+	return nil
+}
+
+// keyByLine reads `key-by STREAM key|none`.
+func (s *world) keyByLine(c scenario.Command) error {
+	st, rest, err := s.named(c)
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	words := a.Positional()
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if len(words) != 1 || words[0].Value != "key" && words[0].Value != "none" {
+		return scenario.Errorf(c.Pos, "expected `key-by %s key` or `key-by %s none`", st.name, st.name)
+	}
+	if len(st.consumers) > 0 {
+		return scenario.Errorf(c.Pos, "key-by %s comes after a window or join reads the stream; put it before them", st.name)
+	}
+	st.keyed = words[0].Value == "key"
+	return nil
+}
+
+// windowLine reads `window NAME from=STREAM tumbling|sliding|session ...`.
+func (s *world) windowLine(c scenario.Command) error {
+	n, rest, err := s.w.Declared(c, "window", "a window")
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	from, _ := a.Required("from", "STREAM")
+	var cfg window.Config
+	kinds := a.Positional()
+	cfg.Assigner.Size = a.Duration("size", 0)
+	cfg.Assigner.Slide = a.Duration("slide", 0)
+	cfg.Assigner.Offset = a.Duration("offset", 0)
+	cfg.Assigner.Gap = a.Duration("gap", 0)
+	cfg.Domain = scenario.Choice(a, "time", window.EventTime, window.ParseDomain, "event or processing")
+	agg := scenario.Choice(a, "agg", window.Count, window.ParseAgg, "count, sum, min or max")
+	cfg.Lateness = a.Duration("lateness", 0)
+	cfg.SideOutput = scenario.Choice(a, "late", false, lateChoice, "drop or side-output")
+	cfg.Contents = scenario.Choice(a, "contents", true, scenario.OnOff, "on or off")
+	to, hasTo := a.Find("to")
+	side, hasSide := a.Find("side")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if len(kinds) != 1 {
+		return scenario.Errorf(c.Pos, "expected one of tumbling, sliding or session after window %s", n.Value)
+	}
+	kind, ok := window.ParseKind(kinds[0].Value)
+	if !ok {
+		return scenario.Errorf(kinds[0].Pos, "expected tumbling, sliding or session, found %q", kinds[0].Value)
+	}
+	cfg.Assigner.Kind = kind
+	if err := cfg.Validate(); err != nil {
+		return scenario.Errorf(c.Pos, "%s", err.Error())
+	}
+	st, err := s.streamArg(from)
+	if err != nil {
+		return err
+	}
+	op := &windowOp{name: n.Value, idx: len(s.windows), st: st, cfg: cfg, agg: agg, results: map[resultKey]int32{}}
+	if op.op, err = window.New(cfg); err != nil {
+		return scenario.Errorf(c.Pos, "%s", err.Error())
+	}
+	if hasTo {
+		if op.target, err = s.w.TargetArg(to); err != nil {
+			return err
+		}
+	}
+	if hasSide {
+		// Used with late=side-output only; a knob may switch between the two.
+		if op.side, err = s.w.TargetArg(side); err != nil {
+			return err
+		}
+	}
+	op.hist = &WindowHistory{Name: n.Value, Stream: st.name, Config: cfg, Agg: agg}
+	if op.target != nil {
+		op.hist.Target = op.target.Name
+	}
+	if op.side != nil {
+		op.hist.Side = op.side.Name
+	}
+	s.t.Windows = append(s.t.Windows, op.hist)
+	s.windows = append(s.windows, op)
+	s.ops[n.Value] = op
+	st.consumers = append(st.consumers, consumer{win: op})
+	return nil
+}
+
+func lateChoice(v string) (bool, bool) {
+	switch v {
+	case "drop":
+		return false, true
+	case "side-output":
+		return true, true
+	}
+	return false, false
+}
+
+// joinLine reads `join NAME left=STREAM right=STREAM between=LOWER..UPPER
+// [exclusive=none|lower|upper|both] [late=drop|side-output] [to=TARGET]`.
+func (s *world) joinLine(c scenario.Command) error {
+	n, rest, err := s.w.Declared(c, "join", "a join")
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	left, _ := a.Required("left", "STREAM")
+	right, _ := a.Required("right", "STREAM")
+	between, _ := a.Required("between", "LOWER..UPPER")
+	excl := scenario.Choice(a, "exclusive", "none", scenario.OneOf("none", "lower", "upper", "both"), "none, lower, upper or both")
+	var cfg join.Config
+	cfg.SideOutput = scenario.Choice(a, "late", false, lateChoice, "drop or side-output")
+	to, hasTo := a.Find("to")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	l, r, cut := strings.Cut(between.Value, "..")
+	lo, err1 := vtime.ParseDuration(l)
+	hi, err2 := vtime.ParseDuration(r)
+	if !cut || err1 != nil || err2 != nil {
+		return scenario.Errorf(between.ValuePos, "expected between=LOWER..UPPER with two durations such as 0s..5m or -10s..10s, found %q", between.Value)
+	}
+	cfg.Lower, cfg.Upper = lo, hi
+	cfg.LowerExclusive = excl == "lower" || excl == "both"
+	cfg.UpperExclusive = excl == "upper" || excl == "both"
+	if err := cfg.Validate(); err != nil {
+		return scenario.Errorf(between.ValuePos, "%s", err.Error())
+	}
+	ls, err := s.streamArg(left)
+	if err != nil {
+		return err
+	}
+	rs, err := s.streamArg(right)
+	if err != nil {
+		return err
+	}
+	if ls == rs {
+		return scenario.Errorf(right.ValuePos, "a join reads two streams; left= and right= both name %s", ls.name)
+	}
+	if ls.keyed != rs.keyed {
+		return scenario.Errorf(c.Pos, "a join needs both streams keyed the same way; %s is keyed by %s and %s by %s", ls.name, keyedBy(ls), rs.name, keyedBy(rs))
+	}
+	op := &joinOp{name: n.Value, idx: len(s.joins), sides: [2]*stream{ls, rs}, cfg: cfg, comb: watermark.NewCombiner(2)}
+	if op.op, err = join.New(cfg); err != nil {
+		return scenario.Errorf(c.Pos, "%s", err.Error())
+	}
+	if hasTo {
+		if op.target, err = s.w.TargetArg(to); err != nil {
+			return err
+		}
+	}
+	op.hist = &JoinHistory{Name: n.Value, Left: ls.name, Right: rs.name, Config: cfg}
+	if op.target != nil {
+		op.hist.Target = op.target.Name
+	}
+	s.t.Joins = append(s.t.Joins, op.hist)
+	s.joins = append(s.joins, op)
+	s.ops[n.Value] = op
+	ls.consumers = append(ls.consumers, consumer{join: op, side: join.Left})
+	rs.consumers = append(rs.consumers, consumer{join: op, side: join.Right})
+	return nil
+}
+
+func keyedBy(st *stream) string {
+	if st.keyed {
+		return "its key"
+	}
+	return "none"
+}
+
+// slowLine reads `stall STREAM partition=P at=T until=T` and
+// `delay STREAM partition=P from=T until=T by=D`.
+func (s *world) slowLine(c scenario.Command) error {
+	st, rest, err := s.named(c)
+	if err != nil {
+		return err
+	}
+	a := scenario.NewArgs(c, rest)
+	px, _ := a.Required("partition", "P")
+	p := a.Int("partition", 0, 0, 1023)
+	sl := slow{part: p, stall: c.Name == "stall"}
+	if sl.stall {
+		sl.from = a.RequiredTime("at")
+	} else {
+		sl.from = a.RequiredTime("from")
+		sl.by = a.Duration("by", 0)
+		if _, ok := a.Find("by"); !ok {
+			a.Fail(c.Pos, "delay needs by=D, how much later the records are read")
+		}
+	}
+	sl.until = a.RequiredTime("until")
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if p >= len(st.topic.h.Parts) {
+		return scenario.Errorf(px.ValuePos, "stream %s reads %s, whose partitions are 0 to %d; found partition %d", st.name, st.topic.h.Name, len(st.topic.h.Parts)-1, p)
+	}
+	if sl.until <= sl.from {
+		return scenario.Errorf(c.Pos, "%s needs until= after %s", c.Name, map[bool]string{true: "at=", false: "from="}[sl.stall])
+	}
+	if !sl.stall && sl.by <= 0 {
+		return scenario.Errorf(c.Pos, "expected by= to be positive")
+	}
+	st.slows = append(st.slows, sl)
+	s.w.Schedule(sl.from, func() { st.noteSlow(sl) })
+	return nil
+}
+
+// topicOf returns the state of topic h as the streams see it, hooking its appends once.
+func (s *world) topicOf(h *logs.TopicHistory) *topicState {
+	for _, ts := range s.topics {
+		if ts.h == h {
+			return ts
+		}
+	}
+	ts := &topicState{s: s, h: h, idx: s.log.Index(h)}
+	h.OnAppend(ts.appended)
+	s.topics = append(s.topics, ts)
+	return ts
+}
+
+// Of returns the stream world's part of t, or nil when t's scenario
+// declares no stream (or was built without the stream world).
+func Of(t *engine.Trace) *Trace {
+	for _, h := range t.Histories() {
+		if st, ok := h.(*Trace); ok {
+			return st
+		}
+	}
+	return nil
+}
+
+// targetKey returns the core's id of key in target.
+func (s *world) targetKey(target *sink.Table, key string) int32 {
+	return s.w.KeyID(target, key)
+}

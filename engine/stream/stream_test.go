@@ -1,0 +1,485 @@
+package stream_test
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/stream"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/watermark"
+	"github.com/tidemark/tidemark/engine/window"
+	"github.com/tidemark/tidemark/engine/worlds"
+)
+
+// one is a scenario's first lines: a topic of one partition, a producer,
+// a target, and a stream reading the topic.
+const one = `scenario t/x "X"
+topic sales
+producer a to=sales key=sale_id
+target out sink=merge key=window
+stream s from=sales
+`
+
+// head is a scenario's first lines: a topic of three partitions, a
+// producer pinned to each, a target, and a stream reading the topic.
+const head = `scenario t/x "X"
+topic sales partitions=3
+producer a to=sales key=sale_id partition=0
+producer b to=sales key=sale_id partition=1
+producer c to=sales key=sale_id partition=2
+target out sink=merge key=window
+stream s from=sales
+`
+
+func parse(t *testing.T, src string) *scenario.File {
+	t.Helper()
+	f, err := scenario.Parse("s.tdm", []byte(src))
+	require.NoError(t, err)
+	return f
+}
+
+func run(t *testing.T, src string) (*engine.Trace, *stream.Trace) {
+	t.Helper()
+	tr, err := engine.Run(parse(t, src), nil, 1, worlds.All())
+	require.NoError(t, err)
+	st := stream.Of(tr)
+	require.NotNil(t, st)
+	return tr, st
+}
+
+func at(s string) vtime.Time {
+	t, err := vtime.ParseTime(s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// Every bad line names its file:line:col and what was expected.
+func TestBadLines(t *testing.T) {
+	for _, tc := range []struct{ line, pos, want string }{
+		{"stream s2 from=nope", "s.tdm:8:16", `unknown topic "nope"`},
+		{"stream s2", "s.tdm:8:1", "stream needs from=TOPIC"},
+		{"stream s2 from=sales lag=-1s", "s.tdm:8:1", "expected lag= to be zero or positive"},
+		{"stream s2 from=sales clock=zz", "s.tdm:8:1", `unknown clock "zz"`},
+		{"stream s2 from=sales event-time=arrival", "s.tdm:8:33", "expected event-time= to be one of payload or timestamp"},
+		{"stream sales from=sales", "s.tdm:8:8", `stream name "sales" is already used`},
+		{"watermark nope bound=1s", "s.tdm:8:11", `unknown stream "nope"`},
+		{"watermark s bound=-1s", "s.tdm:8:1", "the out-of-orderness bound cannot be negative"},
+		{"watermark s interval=0s", "s.tdm:8:1", "the watermark interval must be positive"},
+		{"watermark s idleness=soon", "s.tdm:8:22", `expected idleness= to be off or a positive duration`},
+		{"watermark s emit=sometimes", "s.tdm:8:18", "expected emit= to be one of periodic or per-record"},
+		{"watermark s scope=global", "s.tdm:8:19", "expected scope= to be one of per-partition or per-source"},
+		{"watermark s\nwatermark s", "s.tdm:9:1", "stream s already has a watermark line"},
+		{"filter s", "s.tdm:8:1", "filter needs min-amount=, max-amount= or keys="},
+		{"filter s keys=3..1", "s.tdm:8:15", "expected a key range such as 90..94"},
+		{"filter s min-amount=x", "s.tdm:8:21", "expected a whole number"},
+		{"map s", "s.tdm:8:1", "map needs shift= or scale="},
+		{"map s shift=48h", "s.tdm:8:1", "expected shift= within a day"},
+		{"key-by s maybe", "s.tdm:8:1", "expected `key-by s key` or `key-by s none`"},
+		{"window w from=s tumbling size=1m\nkey-by s none", "s.tdm:9:1", "key-by s comes after a window or join reads the stream"},
+		{"window w from=s", "s.tdm:8:1", "expected one of tumbling, sliding or session after window w"},
+		{"window w from=s hopping size=1m", "s.tdm:8:17", `expected tumbling, sliding or session, found "hopping"`},
+		{"window w from=s tumbling", "s.tdm:8:1", "a tumbling window needs a positive size"},
+		{"window w from=s sliding size=1h slide=1ms", "s.tdm:8:1", "puts each record in more than 1000 windows"},
+		{"window w from=s session gap=0s", "s.tdm:8:1", "a session window needs a positive gap"},
+		{"window w from=s tumbling size=1m time=processing lateness=1s", "s.tdm:8:1", "allowed lateness applies to event-time windows only"},
+		{"window w from=s tumbling size=1m agg=avg", "s.tdm:8:38", "expected agg= to be one of count, sum, min or max"},
+		{"window w from=s tumbling size=1m to=nope", "s.tdm:8:37", `unknown target "nope"`},
+		{"window w from=nope tumbling size=1m", "s.tdm:8:15", `unknown stream "nope"`},
+		{"join j left=s right=s between=0s..1s", "s.tdm:8:21", "a join reads two streams; left= and right= both name s"},
+		{"stream s2 from=sales\njoin j left=s right=s2 between=1s..0s", "s.tdm:9:32", "lower bound 1s is above its upper bound 0s"},
+		{"stream s2 from=sales\njoin j left=s right=s2 between=soon", "s.tdm:9:32", "expected between=LOWER..UPPER"},
+		{"stream s2 from=sales\nkey-by s2 none\njoin j left=s right=s2 between=0s..1s", "s.tdm:10:1", "a join needs both streams keyed the same way"},
+		{"stall s partition=5 at=10:00:00 until=10:00:01", "s.tdm:8:19", "whose partitions are 0 to 2; found partition 5"},
+		{"stall s partition=0 at=10:00:01 until=10:00:00", "s.tdm:8:1", "stall needs until= after at="},
+		{"stall s at=10:00:00 until=10:00:01", "s.tdm:8:1", "stall needs partition=P"},
+		{"delay s partition=0 from=10:00:00 until=10:00:01", "s.tdm:8:1", "delay needs by=D"},
+		{"delay s partition=0 from=10:00:00 until=10:00:01 by=-1s", "s.tdm:8:1", "expected by= to be positive"},
+		{"producer d to=sales partition=3", "s.tdm:8:31", "topic sales has partitions 0 to 2; expected partition= to name one of them, found 3"},
+		{"produce a at=10:00:00 event=09:00:00 event-lag=1s", "s.tdm:8:38", "give event= or event-lag=, not both"},
+		{"produce a at=10:00:00 event-lag=-1s", "s.tdm:8:33", "expected event-lag= to be zero or positive"},
+		{"produce a at=10:00:00 amount=x", "s.tdm:8:30", "expected a whole number"},
+		{"traffic a records=5 from=10:00:00 event-lag=5s..1s", "s.tdm:8:45", "expected event-lag=MIN..MAX with two durations"},
+		{"traffic a records=5 from=10:00:00 amount=9..1", "s.tdm:8:42", "expected amount=MIN..MAX with two whole numbers"},
+		{"offline a at=10:00:01 until=10:00:00", "s.tdm:8:1", "offline needs until= after at="},
+		{"offline a at=10:00:00 until=10:00:01 backlog=later", "s.tdm:8:46", "expected backlog= to be one of send or none"},
+		{"burst a at=10:00:00", "s.tdm:8:1", "burst needs records=N"},
+		{"burst a at=10:00:00 records=3 event-every=-1s", "s.tdm:8:1", "expected event-every= to be zero or positive"},
+		{"burst nope at=10:00:00 records=3", "s.tdm:8:7", `unknown producer "nope"`},
+		{"check watermark-lag max=soon", "s.tdm:8:25", "expected max= to be a positive duration such as 30s for watermark-lag"},
+		{"check late-records max=-1", "s.tdm:8:24", "expected a whole number from 0 to"},
+		{"check recount max=3", "s.tdm:8:15", "max= is consumer-lag's threshold"},
+	} {
+		t.Run(tc.line, func(t *testing.T) {
+			_, err := engine.Build(parse(t, head+tc.line+"\n"), nil, 1, worlds.All())
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.pos+": ")
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// A stream reads the log: composed without the log world, a stream line
+// says so; and the stream world's claims are refused when misspelled.
+func TestStreamNeedsTheLog(t *testing.T) {
+	f := parse(t, "scenario t/x \"X\"\nsource orders\nstream s from=sales\n")
+	_, err := engine.Build(f, nil, 1, []engine.Domain{hwm.Domain, stream.Domain})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "s.tdm:3:1: a stream reads a topic of the log world, and this engine is composed without it")
+
+	for src, want := range map[string]string{
+		head + "expect windows wrongg=none\n": "s.tdm:8:16: unknown claim wrongg= for expect windows; expected wrong=",
+		head + "expect lates dropped=1\n":     `s.tdm:8:8: unknown kind of claim "lates"; expected key=value claims such as missing=3, or one of check, mark, windows, late, joins and its claims`,
+	} {
+		_, err := engine.CheckExpectations(parse(t, src), 1, worlds.All())
+		require.Error(t, err, src)
+		assert.EqualError(t, err, want)
+	}
+	outs, err := engine.CheckExpectations(parse(t, head+"produce a at=10:00:00 key=1\nexpect windows wrong=none\n"), 1, worlds.All())
+	require.NoError(t, err)
+	require.Len(t, outs, 1)
+	assert.NoError(t, outs[0].Err, "a stream with no window has no wrong window")
+	outs, err = engine.CheckExpectations(parse(t, "scenario t/x \"X\"\ntopic t\nexpect late dropped=0\n"), 1, worlds.All())
+	require.NoError(t, err)
+	assert.ErrorContains(t, outs[0].Err, "nothing in this scenario makes late claims")
+}
+
+// The watermark is the largest event time seen, less the bound, less 1 ms;
+// a window fires when it reaches end - 1; a late record is accepted while
+// the watermark is before end - 1 + lateness and dropped once it reaches
+// it, as Flink's isWindowLate has it (cleanup time <= watermark).
+func TestWatermarkFormulaAndTheLatenessBoundary(t *testing.T) {
+	src := one + `watermark s bound=2s emit=per-record
+key-by s none
+window w from=s tumbling size=10s lateness=3s to=out
+produce a at=10:00:10 event=10:00:10
+produce a at=10:00:11 event=10:00:05
+produce a at=10:00:14 event=10:00:14
+produce a at=10:00:15 event=10:00:06
+produce a at=10:00:16 event=10:00:15
+produce a at=10:00:17 event=10:00:07
+produce a at=10:00:18 event=10:00:15.999
+produce a at=10:00:19 event=10:00:08
+`
+	tr, st := run(t, src)
+	var marks []string
+	for _, w := range st.Watermarks {
+		if w.Part == -1 && w.Value != watermark.End {
+			marks = append(marks, w.Value.String())
+		}
+	}
+	assert.Equal(t, []string{"10:00:07.999", "10:00:11.999", "10:00:12.999", "10:00:13.998"}, marks, "event time - 2s - 1ms, only forward")
+	require.Len(t, st.Late, 3)
+	assert.Equal(t, window.Accepted, window.Fate(st.Late[0].Fate), "10:00:06 arrives at watermark 10:00:11.999 < 10:00:12.999: kept")
+	assert.Equal(t, at("10:00:11.999"), st.Late[0].Watermark)
+	assert.Equal(t, window.Dropped, window.Fate(st.Late[1].Fate), "10:00:07 arrives at watermark 10:00:12.999 = end - 1 + lateness: dropped")
+	assert.Equal(t, at("10:00:12.999"), st.Late[1].Watermark)
+	assert.Equal(t, window.Dropped, window.Fate(st.Late[2].Fate))
+	// [10:00:00, 10:00:10) fired with 10:00:05 when the watermark passed
+	// 10:00:09.999, then again with the accepted 10:00:06; the next window
+	// fires at the end of input with 10:00:10, :14, :15 and :15.999.
+	var fired []string
+	for _, f := range st.Firings {
+		fired = append(fired, f.Window.String()+" n"+itoa(int(f.N))+" count "+itoa(int(f.Acc.Count)))
+	}
+	assert.Equal(t, []string{"[10:00:00, 10:00:10) n1 count 1", "[10:00:00, 10:00:10) n2 count 2", "[10:00:10, 10:00:20) n1 count 4"}, fired)
+	assert.Equal(t, []vtime.Time{at("10:00:00")}, st.WrongStarts(tr.Steps()), "two records of the first window were dropped")
+	a, d, so := st.LateCounts(tr.Steps())
+	assert.Equal(t, [3]int{1, 2, 0}, [3]int{a, d, so})
+	assert.Contains(t, st.WhyLate(1), "allowed lateness 3s, which keeps the window only until the watermark reaches 10:00:12.999, and the watermark was already 10:00:12.999")
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// A stream's watermark is the minimum over its partitions; a partition
+// that reads nothing holds it back until it is marked idle, judged at the
+// ticks, after more than the idleness has passed since the first tick that
+// found nothing new.
+func TestMinimumOverPartitionsAndIdleness(t *testing.T) {
+	src := head + `watermark s bound=0s interval=1s idleness=5s
+key-by s none
+window w from=s tumbling size=10s
+traffic a records=20 from=10:00:00 every=1s keys=3
+produce b at=10:00:00 key=1
+produce c at=10:00:00 key=1
+produce c at=10:00:20 key=2
+`
+	_, st := run(t, src)
+	idleAt := map[int]vtime.Time{}
+	for _, w := range st.Watermarks {
+		if w.Part >= 0 && w.Idle {
+			if _, seen := idleAt[int(w.Part)]; !seen {
+				idleAt[int(w.Part)] = st.StepTime(w.Step)
+			}
+		}
+	}
+	// b and c stop at 10:00:00; the tick at 10:00:01 finds nothing new and
+	// starts their countdown; more than 5s later, at the tick of 10:00:07,
+	// they are idle.
+	assert.Equal(t, at("10:00:07"), idleAt[1])
+	assert.Equal(t, at("10:00:07"), idleAt[2])
+	// Until then the minimum is theirs: 09:59:59.999; then a's alone.
+	for _, w := range st.Watermarks {
+		if w.Part == -1 && w.Value != watermark.End {
+			assert.True(t, w.Value == at("09:59:59.999") || st.StepTime(w.Step) >= at("10:00:07"), "%s at step %d", w.Value, w.Step)
+		}
+	}
+	// c reads again at 10:00:20: it rejoins the minimum at its next tick.
+	var back bool
+	for _, w := range st.Watermarks {
+		if w.Part == 2 && !w.Idle && st.StepTime(w.Step) >= at("10:00:20") {
+			back = true
+		}
+	}
+	assert.True(t, back, "partition 2 turns active again")
+}
+
+// A stall holds a partition's records until it ends, then reads them in
+// offset order; a delay reads the records appended in its span later,
+// never before the partition's earlier records.
+func TestStallAndDelayMoveArrivals(t *testing.T) {
+	src := head + `produce a at=10:00:00 key=1
+produce a at=10:00:02 key=2
+produce a at=10:00:09 key=3
+produce b at=10:00:00 key=4
+produce b at=10:00:01 key=5
+produce b at=10:00:06 key=6
+stall s partition=0 at=10:00:01 until=10:00:05
+delay s partition=1 from=10:00:00 until=10:00:02 by=10s
+`
+	_, st := run(t, src)
+	read := map[[2]int]vtime.Time{}
+	for _, a := range st.Arrivals {
+		read[[2]int{int(a.Part), int(a.Off)}] = st.StepTime(a.Step)
+	}
+	assert.Equal(t, at("10:00:00"), read[[2]int{0, 0}], "before the stall")
+	assert.Equal(t, at("10:00:05"), read[[2]int{0, 1}], "appended during the stall, read when it ends")
+	assert.Equal(t, at("10:00:09"), read[[2]int{0, 2}], "after it")
+	assert.Equal(t, at("10:00:10"), read[[2]int{1, 0}], "appended in the delay: 10s later")
+	assert.Equal(t, at("10:00:11"), read[[2]int{1, 1}])
+	assert.Equal(t, at("10:00:11"), read[[2]int{1, 2}], "after the delay, but never before the record ahead of it")
+	require.Len(t, st.Streams[0].Slows, 2)
+}
+
+// Faults from the widget stall or delay a partition now, and a burst sends
+// a producer's events at once; a bad fault is refused with a reason.
+func TestStreamFaults(t *testing.T) {
+	src := head + `watermark s bound=0s
+traffic a records=10 from=10:00:00 every=1s keys=3
+`
+	f := parse(t, src)
+	base, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	after := 3 // a few steps in
+	for _, tc := range []struct {
+		name  string
+		fault engine.Fault
+		check func(t *testing.T, st *stream.Trace)
+	}{
+		{"stall", engine.Fault{Kind: stream.FaultStall, Stream: "s", Partition: 0, For: 5 * vtime.Second}, func(t *testing.T, st *stream.Trace) {
+			require.Len(t, st.Streams[0].Slows, 1)
+			assert.True(t, st.Streams[0].Slows[0].Stall)
+		}},
+		{"delay", engine.Fault{Kind: stream.FaultDelay, Stream: "s", Partition: 0, For: 5 * vtime.Second, By: 3 * vtime.Second}, func(t *testing.T, st *stream.Trace) {
+			require.Len(t, st.Streams[0].Slows, 1)
+			assert.Equal(t, 3*vtime.Second, st.Streams[0].Slows[0].By)
+		}},
+		{"burst", engine.Fault{Kind: logs.FaultBurst, Producer: "b", Records: 4, For: 8 * vtime.Second}, func(t *testing.T, st *stream.Trace) {
+			n := 0
+			for _, a := range st.Arrivals {
+				if a.Part == 1 {
+					n++
+				}
+			}
+			assert.Equal(t, 4, n, "the burst's four records are read from b's partition")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.fault.AfterStep = after
+			tr, err := engine.RunWithFaults(f, nil, 1, worlds.All(), []engine.Fault{tc.fault})
+			require.NoError(t, err)
+			assert.NotEqual(t, base.Steps(), tr.Steps(), "the fault changes the run")
+			tc.check(t, stream.Of(tr))
+		})
+	}
+	for _, tc := range []struct {
+		fault engine.Fault
+		want  string
+	}{
+		{engine.Fault{Kind: stream.FaultStall, Stream: "t", For: vtime.Second}, `unknown stream "t"; this scenario's streams are s`},
+		{engine.Fault{Kind: stream.FaultStall, Stream: "s", Partition: 3, For: vtime.Second}, "stream s reads partitions 0 to 2 of sales, not 3"},
+		{engine.Fault{Kind: stream.FaultStall, Stream: "s"}, "a stall needs a positive length"},
+		{engine.Fault{Kind: stream.FaultDelay, Stream: "s", For: vtime.Second}, "a delay needs a positive amount"},
+		{engine.Fault{Kind: logs.FaultBurst, Producer: "z", Records: 1}, `unknown producer "z"`},
+		{engine.Fault{Kind: logs.FaultBurst, Producer: "a", Records: 0}, "a burst sends 1 to 10000 events, not 0"},
+	} {
+		tc.fault.AfterStep = after
+		_, err := engine.RunWithFaults(f, nil, 1, worlds.All(), []engine.Fault{tc.fault})
+		assert.ErrorContains(t, err, tc.want)
+	}
+	f2 := parse(t, "scenario t/x \"X\"\ntopic t\nproducer p to=t\nproduce p at=10:00:00 key=1\n")
+	_, err = engine.RunWithFaults(f2, nil, 1, worlds.All(), []engine.Fault{{AfterStep: 1, Kind: stream.FaultStall, Stream: "s", For: vtime.Second}})
+	assert.ErrorIs(t, err, stream.ErrNoStream)
+}
+
+// A processing-time window fires when the stream's clock reaches its end,
+// whatever the records' event times, and is never late.
+func TestProcessingTimeWindowsFireOnTheClock(t *testing.T) {
+	src := head + `clock job skew=2s
+stream p from=sales clock=job
+key-by p none
+window w from=p tumbling size=10s time=processing to=out
+produce a at=10:00:01 event=09:00:00
+produce a at=10:00:05 event=11:00:00
+produce a at=10:00:09 key=3
+`
+	tr, st := run(t, src)
+	require.NotEmpty(t, st.Firings)
+	f := st.Firings[0]
+	assert.Equal(t, window.Window{Start: at("10:00:00"), End: at("10:00:10")}, f.Window, "by the job's clock, 2s ahead: the reads at 10:00:01 and 10:00:05 read 10:00:03 and 10:00:07")
+	assert.Equal(t, int64(2), f.Acc.Count)
+	assert.Equal(t, at("10:00:07.999"), tr.Events[f.Step-1].At, "its clock reads 10:00:09.999 at true time 10:00:07.999")
+	assert.Empty(t, st.Late)
+	assert.NotEmpty(t, st.WrongStarts(tr.Steps()), "compared with the truth by event time, it is wrong")
+}
+
+// Late records past the lateness go to the side output's target, and the
+// counter leaves them out.
+func TestSideOutput(t *testing.T) {
+	src := one + `target late sink=append key=event
+watermark s bound=0s emit=per-record
+key-by s none
+window w from=s tumbling size=10s late=side-output to=out side=late
+produce a at=10:00:20 event=10:00:20
+produce a at=10:00:21 event=10:00:01 id=lost-one
+check late-records
+`
+	tr, st := run(t, src)
+	require.Len(t, st.Late, 1)
+	assert.Equal(t, window.SideOutput, window.Fate(st.Late[0].Fate))
+	rows := tr.TargetAt("late", tr.Steps())
+	require.Len(t, rows, 1)
+	assert.Equal(t, "lost-one", tr.RowKey(&rows[0]))
+	c := tr.Checks()
+	require.Len(t, c, 1)
+	assert.Equal(t, "pass", string(c[0].Status))
+	assert.Contains(t, c[0].Detail, "w sent 1 to its side output, which the counter leaves out")
+}
+
+// The core's truth follows a window's row: missing until it fires, fine
+// when it says what the truth does, stale when a late record adds to the
+// truth, fine again when the window fires again with it.
+func TestCoreTruthFollowsAWindowsRow(t *testing.T) {
+	src := one + `watermark s bound=0s emit=per-record
+key-by s none
+window w from=s tumbling size=10s lateness=1m to=out
+produce a at=10:00:01 event=10:00:01
+produce a at=10:00:11 event=10:00:11
+produce a at=10:00:12 event=10:00:02
+`
+	tr, _ := run(t, src)
+	status := func(n int) string {
+		tt := tr.TruthAt(n)
+		switch {
+		case len(tt.Missing) > 0 && tt.Missing[0] == "10:00:00":
+			return "missing"
+		case len(tt.Stale) > 0 && tt.Stale[0] == "10:00:00":
+			return "stale"
+		}
+		return "fine"
+	}
+	var seen []string
+	for n := 1; n <= tr.Steps(); n++ {
+		if s := status(n); len(seen) == 0 || seen[len(seen)-1] != s {
+			seen = append(seen, s)
+		}
+	}
+	assert.Equal(t, []string{"missing", "fine", "stale", "fine"}, seen)
+}
+
+// An interval join pairs records of one key within its bounds; a record
+// behind the join's watermark is dropped and its pairs never made.
+func TestJoinPairsAndUnjoined(t *testing.T) {
+	src := `scenario t/x "X"
+topic orders
+topic payments
+producer shop to=orders key=order_id
+producer bank to=payments key=order_id
+target paid sink=merge key=order_id
+stream o from=orders
+stream p from=payments
+watermark o bound=0s emit=per-record
+watermark p bound=0s emit=per-record idleness=1s
+join j left=o right=p between=0s..30s to=paid
+produce shop at=10:00:00 key=1
+produce bank at=10:00:10 key=1
+produce shop at=10:00:20 key=2
+produce shop at=10:01:00 key=3
+produce bank at=10:01:10 key=2 event=10:00:25
+expect joins unjoined=1
+expect missing=2
+`
+	f := parse(t, src)
+	outs, err := engine.CheckExpectations(f, 1, worlds.All())
+	require.NoError(t, err)
+	for _, o := range outs {
+		assert.NoError(t, o.Err)
+	}
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	st := stream.Of(tr)
+	require.Len(t, st.Pairs, 1)
+	assert.Equal(t, "shop-1", st.RecordName(st.Pairs[0].Left))
+	assert.Equal(t, "bank-1", st.RecordName(st.Pairs[0].Right))
+	require.Len(t, st.Late, 1)
+	assert.True(t, st.Late[0].Join)
+	assert.Equal(t, at("10:00:59.999"), st.Late[0].Watermark, "orders' watermark alone, payments being idle")
+}
+
+// Explain says why a window's row stands as it does: the truth, what the
+// row says and when it was written, the records that came too late; and
+// nothing for a key of another world.
+func TestExplainAWindowsRow(t *testing.T) {
+	f := parse(t, one+`watermark s bound=0s emit=per-record
+key-by s none
+window w from=s tumbling size=10s to=out
+produce a at=10:00:01 event=10:00:01
+produce a at=10:00:11 event=10:00:11
+produce a at=10:00:12 event=10:00:02
+`)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	why := stream.Explain(tr, "10:00:00", tr.Steps())
+	assert.Contains(t, why, "Window [10:00:00, 10:00:10) of w: the truth is count 2 over 2 records")
+	assert.Contains(t, why, "its row says count 1, written when it fired at 10:00:10.999 (10:00:11)")
+	assert.Contains(t, why, "1 came after its end: a-3 (event time 10:00:02, read at 10:00:12, dropped)")
+	assert.Contains(t, why, "it does not say what the truth does.")
+	assert.Contains(t, stream.Explain(tr, "10:00:10", 3), "it has not fired yet: the watermark is 10:00:00.999 and it fires when the watermark reaches 10:00:19.999")
+	assert.Empty(t, stream.Explain(tr, "nope", tr.Steps()))
+
+	jt, err := engine.Run(parse(t, `scenario t/x "X"
+topic orders
+topic payments
+producer shop to=orders key=order_id
+producer bank to=payments key=order_id
+target paid sink=merge key=order_id
+stream o from=orders
+stream p from=payments
+watermark o bound=0s emit=per-record
+watermark p bound=0s emit=per-record idleness=1s
+join j left=o right=p between=0s..30s to=paid
+produce shop at=10:00:20 key=2
+produce shop at=10:01:00 key=3
+produce bank at=10:01:10 key=2 event=10:00:25
+`), nil, 1, worlds.All())
+	require.NoError(t, err)
+	assert.Contains(t, stream.Explain(jt, "2", jt.Steps()), "Key 2 of j: the truth has 1 pair in the interval, the join has emitted 0; bank-1 arrived at 10:01:10 from payments-0")
+}

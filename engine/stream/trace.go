@@ -1,0 +1,316 @@
+package stream
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/join"
+	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/topic"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/watermark"
+	"github.com/tidemark/tidemark/engine/window"
+)
+
+// Trace is the stream world's part of a trace (its engine.History): every
+// read, every change of every watermark, every firing, late record, merge,
+// pair and release, each with the step it happened at, so that a panel or
+// a check reads any step without replaying. Its tables hold no pointers.
+type Trace struct {
+	t          *engine.Trace
+	Streams    []*StreamHistory
+	Windows    []*WindowHistory
+	Joins      []*JoinHistory
+	Arrivals   []Arrival        // every read, in step order
+	Watermarks []WatermarkPoint // every change of a stream's or a partition's watermark or idleness, in step order
+	Firings    []FiringPoint    // every window fired, in step order
+	Late       []LatePoint      // every record a window or a join found late, in step order
+	Merges     []MergePoint     // every session merge, in step order
+	Pairs      []PairPoint      // every pair a join emitted, in step order
+	Released   []ReleasePoint   // every buffered record a join released, in step order
+	contents   []int64          // the record ids of firings that list them (FiringPoint.From)
+	notes      []note           // what the steps narrated on demand are about
+}
+
+// StreamHistory is one stream as declared, with what it read.
+type StreamHistory struct {
+	Name, Topic string
+	Config      watermark.Config
+	Keyed       bool           // keyed by the record's key; false: key-by none, one key for all
+	Shift       vtime.Duration // map shift=
+	Scale       int64          // map scale=
+	Keys        []string       // the stream's keys by its own id
+	Parts       []PartHistory  // by partition
+	Slows       []Slow         // stalls and delays, as they began
+	keyOf       []int32        // 1 + the stream's key id, by the core's key id
+	filter      filter
+	stamp       bool // event-time=timestamp
+	topicIdx    int  // the topic's index among the log's topics
+}
+
+// PartHistory is what a stream read of one partition.
+type PartHistory struct {
+	Read     []int32 // the step each offset was read at, by offset
+	Filtered int     // records a filter kept out of the operators
+}
+
+// Slow is a stall or a delay of one partition, from a line or a fault.
+type Slow struct {
+	Step        int32 // the step at or after which it began
+	Part        int
+	From, Until vtime.Time
+	Stall       bool
+	By          vtime.Duration
+}
+
+// WindowHistory is one window operator as declared.
+type WindowHistory struct {
+	Name, Stream string
+	Config       window.Config
+	Agg          window.Agg
+	Target, Side string
+	results      []ResultRef
+}
+
+// ResultRef names the target row of one key's window.
+type ResultRef struct {
+	Key    int32
+	Window window.Window
+	ID     int32  // the core's key id of the row
+	Name   string // the row's key, KEY@START
+}
+
+// JoinHistory is one join as declared, with its combined watermark.
+type JoinHistory struct {
+	Name, Left, Right string
+	Config            join.Config
+	Target            string
+	Watermarks        []JoinWatermark
+}
+
+// JoinWatermark is the join's combined watermark from Step on.
+type JoinWatermark struct {
+	Step  int32
+	Value vtime.Time
+}
+
+// Arrival is one read: the stream read offset Off of partition Part at Step.
+type Arrival struct {
+	Step   int32
+	Off    int32
+	Stream uint16
+	Part   uint16
+}
+
+// WatermarkPoint is a stream's watermark (Part -1) or one partition's from
+// Step on, and whether it is idle.
+type WatermarkPoint struct {
+	Value  vtime.Time
+	Step   int32
+	Stream int16
+	Part   int16
+	Idle   bool
+}
+
+// FiringPoint is one window fired at Step.
+type FiringPoint struct {
+	Window window.Window
+	Acc    window.Acc
+	At     vtime.Time // the watermark (or processing time) that fired it
+	Step   int32
+	N      int32 // its firing number: 1, then 2 and on for each update
+	Key    int32 // the stream's key id
+	From   int32 // index of its first record id in the contents, or -1 without contents
+	Len    int32
+	Op     int16
+	Late   bool // fired at once by a late record accepted within the allowed lateness
+}
+
+// LatePoint is a record a window or a join found late, read at Arrival.
+type LatePoint struct {
+	Window    window.Window // a window's: the window the record fell in
+	Watermark vtime.Time    // the operator's watermark when the record arrived
+	Lateness  vtime.Duration
+	Time      vtime.Time // its event time as the operator saw it
+	Value     int64
+	Arrival   int32
+	Step      int32
+	Key       int32
+	Op        int16 // the window, or the join when Join
+	Fate      uint8 // a window.Fate
+	Side      uint8 // a join's side
+	Join      bool
+}
+
+// MergePoint is a session window absorbing others at Step.
+type MergePoint struct {
+	Into window.Window
+	Step int32
+	Key  int32
+	From int
+	Op   int16
+}
+
+// PairPoint is one pair a join emitted at Step.
+type PairPoint struct {
+	Left, Right         int64 // record ids
+	LeftTime, RightTime vtime.Time
+	Step                int32
+	Key                 int32
+	Op                  int16
+}
+
+// ReleasePoint is a buffered record a join released at Step.
+type ReleasePoint struct {
+	ID      int64
+	Time    vtime.Time
+	Step    int32
+	Key     int32
+	Matches int32 // how many pairs it was part of; 0: it never joined
+	Op      int16
+	Side    uint8
+}
+
+// note is what a step narrated on demand, other than a read, is about: a
+// range of i to i+n of the table its why names.
+type note struct {
+	i, n int32
+	who  int16 // the stream, window or join
+	why  uint8
+}
+
+const (
+	noteTick    uint8 = iota // Watermarks[i:i+n]: a tick moved watermarks or idleness
+	noteEnd                  // Watermarks[i]: the stream's input ended
+	noteFire                 // Firings[i:i+n]: the watermark or the clock fired windows
+	noteFireEnd              // Firings[i:i+n]: the end of input fired windows
+	noteRelease              // Released[i:i+n]: the join's watermark released records
+)
+
+// Observe is filled in by the checks' view (see view.go).
+
+// stepIndex is the number of a table's entries at or before step n, for a
+// table in step order: step(i) is entry i's step. (sort.Search, where a
+// generic search would put a copy per table into the browser module.)
+func stepIndex(count, n int, step func(i int) int32) int {
+	return sort.Search(count, func(i int) bool { return step(i) > int32(n) })
+}
+
+// ArrivalsAt is every read by step n.
+func (t *Trace) ArrivalsAt(n int) []Arrival {
+	return t.Arrivals[:stepIndex(len(t.Arrivals), n, func(i int) int32 { return t.Arrivals[i].Step })]
+}
+
+// FiringsAt is every firing by step n.
+func (t *Trace) FiringsAt(n int) []FiringPoint {
+	return t.Firings[:stepIndex(len(t.Firings), n, func(i int) int32 { return t.Firings[i].Step })]
+}
+
+// LateAt is every late record by step n.
+func (t *Trace) LateAt(n int) []LatePoint {
+	return t.Late[:stepIndex(len(t.Late), n, func(i int) int32 { return t.Late[i].Step })]
+}
+
+// WatermarksAt is every watermark change by step n.
+func (t *Trace) WatermarksAt(n int) []WatermarkPoint {
+	return t.Watermarks[:stepIndex(len(t.Watermarks), n, func(i int) int32 { return t.Watermarks[i].Step })]
+}
+
+// PairsAt is every pair by step n.
+func (t *Trace) PairsAt(n int) []PairPoint {
+	return t.Pairs[:stepIndex(len(t.Pairs), n, func(i int) int32 { return t.Pairs[i].Step })]
+}
+
+// ReleasedAt is every release by step n.
+func (t *Trace) ReleasedAt(n int) []ReleasePoint {
+	return t.Released[:stepIndex(len(t.Released), n, func(i int) int32 { return t.Released[i].Step })]
+}
+
+// Watermark is stream i's watermark after step n (partition -1) or one
+// partition's, and whether it is idle. Before any, it is watermark.None.
+func (t *Trace) Watermark(i, part, n int) (vtime.Time, bool) {
+	ws := t.WatermarksAt(n)
+	for k := len(ws) - 1; k >= 0; k-- {
+		if w := &ws[k]; int(w.Stream) == i && int(w.Part) == part {
+			return w.Value, w.Idle
+		}
+	}
+	return watermark.None, false
+}
+
+// Contents lists the record ids a firing holds, when its window keeps them.
+func (t *Trace) Contents(f *FiringPoint) []int64 {
+	if f.From < 0 {
+		return nil
+	}
+	return t.contents[f.From : f.From+f.Len]
+}
+
+// Record returns the topic record an id names, and its topic.
+func (t *Trace) Record(id int64) (*topic.Record, *logs.TopicHistory) {
+	lt := logs.Of(t.t)
+	ti, p, off := int(id>>48), int(id>>32&0xffff), id&0xffffffff
+	if lt == nil || ti >= len(lt.Topics) {
+		return nil, nil
+	}
+	h := lt.Topics[ti]
+	if p >= len(h.Parts) || off >= int64(len(h.Parts[p].Records)) {
+		return nil, nil
+	}
+	return &h.Parts[p].Records[off], h
+}
+
+// RecordName names a record by its event id (shop-7), or by where it sits
+// (orders-1@12) when it has none.
+func (t *Trace) RecordName(id int64) string {
+	r, h := t.Record(id)
+	if r == nil {
+		return "?"
+	}
+	if s := h.ID(r); s != "" {
+		return s
+	}
+	return h.Name + "-" + strconv.Itoa(int(id>>32&0xffff)) + "@" + strconv.FormatInt(r.Offset, 10)
+}
+
+// recordName names the record of an arrival.
+func (t *Trace) recordName(a Arrival) string {
+	return t.RecordName(t.arrivalID(a))
+}
+
+// StepTime is the true time of step n.
+func (t *Trace) StepTime(n int32) vtime.Time { return t.t.Events[n-1].At }
+
+// ArrivalID is the record id of arrival i.
+func (t *Trace) ArrivalID(i int32) int64 { return t.arrivalID(t.Arrivals[i]) }
+
+// arrivalID is the record id of an arrival.
+func (t *Trace) arrivalID(a Arrival) int64 {
+	return int64(t.Streams[a.Stream].topicIdx)<<48 | int64(a.Part)<<32 | int64(a.Off)
+}
+
+// KeyName spells a stream's key id: the record's key, or "" for a stream
+// keyed by none.
+func (h *StreamHistory) KeyName(k int32) string {
+	if !h.Keyed || int(k) >= len(h.Keys) {
+		return ""
+	}
+	return h.Keys[k]
+}
+
+// StreamNamed returns the history of the stream with name, or nil.
+func (t *Trace) StreamNamed(name string) *StreamHistory {
+	for _, s := range t.Streams {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// streamIndex is the index of the stream with name, or -1.
+func (t *Trace) streamIndex(name string) int {
+	return slices.IndexFunc(t.Streams, func(s *StreamHistory) bool { return s.Name == name })
+}

@@ -1,0 +1,256 @@
+package stream
+
+import (
+	"sort"
+
+	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/watermark"
+	"github.com/tidemark/tidemark/engine/window"
+)
+
+// This file reads a stream's state at one step, for a panel to draw: each
+// partition's lane (what was read, what waits, its watermark and idleness)
+// and each window operator's windows filling and firing.
+
+// PartState is one partition of a stream's topic after step n.
+type PartState struct {
+	Part      int
+	Appended  int        // records appended by then
+	Read      int        // of those, records the stream has read
+	MaxSeen   vtime.Time // the largest event time among its latest 2000 reads (after any shift); watermark.None before the first
+	Watermark vtime.Time // its watermark, or the stream's under per-source generation
+	Idle      bool
+}
+
+// Dot is one record on a partition's lane.
+type Dot struct {
+	ID    int64
+	Off   int
+	Time  vtime.Time // its event time as the stream's windows see it (after any shift)
+	Read  bool       // read by the step; false: appended, still to arrive
+	Late  int        // index in the trace's Late of what a window or join made of it when it was late, or -1
+	Fresh bool       // read at this very step
+}
+
+// Partitions is every partition of stream i after step n.
+func (t *Trace) Partitions(i, n int) []PartState {
+	sh := t.Streams[i]
+	h := logs.Of(t.t).TopicNamed(sh.Topic)
+	wm, idle := t.Watermark(i, -1, n)
+	out := make([]PartState, len(sh.Parts))
+	for p := range sh.Parts {
+		ps := PartState{Part: p, MaxSeen: watermark.None, Watermark: wm, Idle: idle}
+		if p < len(h.Parts) {
+			ps.Appended = int(h.Parts[p].EndAt(int32(n)))
+		}
+		read := sh.Parts[p].Read
+		ps.Read = sort.Search(len(read), func(k int) bool { return read[k] > int32(n) })
+		// The newest event time among the latest reads: a large trace's
+		// lane shows the recent ones, and older records are rarely newer.
+		for off := max(0, ps.Read-2000); off < ps.Read; off++ {
+			if et := t.eventTime(sh, h, p, off); et > ps.MaxSeen {
+				ps.MaxSeen = et
+			}
+		}
+		if sh.Config.Scope == watermark.PerPartition {
+			ps.Watermark, ps.Idle = t.Watermark(i, p, n)
+		}
+		out[p] = ps
+	}
+	return out
+}
+
+// eventTime is the event time of offset off of partition p as the stream's
+// windows see it.
+func (t *Trace) eventTime(sh *StreamHistory, h *logs.TopicHistory, p, off int) vtime.Time {
+	r := &h.Parts[p].Records[off]
+	et := r.UpdatedAt
+	if sh.stamp {
+		et = r.Time
+	}
+	return et.Add(sh.Shift)
+}
+
+// Dots lists the records of partition p of stream i to draw after step n:
+// the last records read (at most max) and every one appended and still to
+// arrive (at most max), in offset order.
+func (t *Trace) Dots(i, p, n, limit int) []Dot {
+	sh := t.Streams[i]
+	h := logs.Of(t.t).TopicNamed(sh.Topic)
+	if p >= len(h.Parts) || p >= len(sh.Parts) {
+		return nil
+	}
+	appended := int(h.Parts[p].EndAt(int32(n)))
+	read := sh.Parts[p].Read
+	nread := sort.Search(len(read), func(k int) bool { return read[k] > int32(n) })
+	from := max(0, nread-limit)
+	to := min(appended, nread+limit)
+	late := map[int]int{} // offset -> late index
+	for k, l := range t.LateAt(n) {
+		if a := t.Arrivals[l.Arrival]; int(a.Stream) == i && int(a.Part) == p && int(a.Off) >= from {
+			late[int(a.Off)] = k
+		}
+	}
+	out := make([]Dot, 0, to-from)
+	for off := from; off < to; off++ {
+		d := Dot{ID: int64(sh.topicIdx)<<48 | int64(p)<<32 | int64(off), Off: off, Time: t.eventTime(sh, h, p, off), Read: off < nread, Late: -1}
+		if k, ok := late[off]; ok {
+			d.Late = k
+		}
+		d.Fresh = d.Read && read[off] == int32(n)
+		out = append(out, d)
+	}
+	return out
+}
+
+// WindowState is one window of a window operator after step n, summed over
+// its keys.
+type WindowState struct {
+	Window  window.Window
+	Keys    int   // keys with a record in it
+	Count   int64 // records it holds (accepted ones), over every key
+	Fired   int   // firings by then, over every key
+	Value   int64 // the aggregate of its latest firing, for a stream keyed by none
+	Late    int   // records that came too late for it (dropped or set aside)
+	Cleared bool  // its state is gone: past its cleanup time
+}
+
+// WindowsAt lists window operator i's windows that overlap [lo, hi) after
+// step n, in order of start: what it holds, how often it has fired, what
+// came too late. It counts the records read by then that fall in each;
+// for a session window, the sessions that have fired.
+func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
+	wh := t.Windows[i]
+	si := t.streamIndex(wh.Stream)
+	sh := t.Streams[si]
+	h := logs.Of(t.t).TopicNamed(sh.Topic)
+	type wkey struct{ start, end vtime.Time }
+	byWin := map[wkey]*WindowState{}
+	keys := map[wkey]map[int32]bool{}
+	var order []wkey
+	get := func(w window.Window) *WindowState {
+		k := wkey{w.Start, w.End}
+		if x := byWin[k]; x != nil {
+			return x
+		}
+		x := &WindowState{Window: w}
+		byWin[k], keys[k] = x, map[int32]bool{}
+		order = append(order, k)
+		return x
+	}
+	dropped := map[int32]bool{} // arrivals a window dropped or set aside
+	for _, l := range t.LateAt(n) {
+		if !l.Join && int(l.Op) == i {
+			if window.Fate(l.Fate) != window.Accepted {
+				dropped[l.Arrival] = true
+			}
+			if l.Window.End > lo && l.Window.Start < hi {
+				get(l.Window).Late++
+			}
+		}
+	}
+	a := wh.Config.Assigner
+	if a.Kind != window.Session {
+		var ws []window.Window
+		for k, ar := range t.ArrivalsAt(n) {
+			if int(ar.Stream) != si || dropped[int32(k)] {
+				continue
+			}
+			r := &h.Parts[ar.Part].Records[ar.Off]
+			if !sh.filter.kept(h, r) {
+				continue
+			}
+			tm := t.eventTime(sh, h, int(ar.Part), int(ar.Off))
+			if wh.Config.Domain == window.ProcessingTime {
+				tm = t.t.Events[ar.Step-1].At
+			}
+			if tm < lo-vtime.Time(a.Size) || tm >= hi+vtime.Time(a.Size) {
+				continue
+			}
+			key := int32(0)
+			if sh.Keyed && int(r.KeyID) < len(sh.keyOf) {
+				key = sh.keyOf[r.KeyID] - 1
+			}
+			ws = a.Assign(tm, ws[:0])
+			for _, w := range ws {
+				if w.End > lo && w.Start < hi {
+					x := get(w)
+					x.Count++
+					keys[wkey{w.Start, w.End}][key] = true
+				}
+			}
+		}
+	}
+	for _, f := range t.FiringsAt(n) {
+		if int(f.Op) != i || f.Window.End <= lo || f.Window.Start >= hi {
+			continue
+		}
+		x := get(f.Window)
+		x.Fired++
+		x.Value = wh.Agg.Of(f.Acc)
+		if a.Kind == window.Session {
+			x.Count = f.Acc.Count
+			keys[wkey{f.Window.Start, f.Window.End}][f.Key] = true
+		}
+	}
+	wm, _ := t.Watermark(si, -1, n)
+	now := vtime.Time(0)
+	if n > 0 {
+		now = t.t.Events[n-1].At
+	}
+	out := make([]WindowState, 0, len(order))
+	for _, k := range order {
+		x := byWin[k]
+		x.Keys = len(keys[k])
+		if wh.Config.Domain == window.ProcessingTime {
+			x.Cleared = x.Window.MaxTimestamp() <= now
+		} else {
+			x.Cleared = wm != watermark.None && x.Window.MaxTimestamp().Add(wh.Config.Lateness) <= wm
+		}
+		out = append(out, *x)
+	}
+	sort.Sort(sorter{len(out), func(i, j int) bool {
+		return out[i].Window.Start < out[j].Window.Start || out[i].Window.Start == out[j].Window.Start && out[i].Window.End < out[j].Window.End
+	}, func(i, j int) { out[i], out[j] = out[j], out[i] }})
+	return out
+}
+
+// Buffered is how many records each side of join i holds after step n:
+// read, not late, not yet released.
+func (t *Trace) Buffered(i, n int) (left, right int) {
+	jh := t.Joins[i]
+	li, ri := t.streamIndex(jh.Left), t.streamIndex(jh.Right)
+	late := map[int32]bool{}
+	for _, l := range t.LateAt(n) {
+		if l.Join && int(l.Op) == i {
+			late[l.Arrival] = true
+		}
+	}
+	for k, ar := range t.ArrivalsAt(n) {
+		if late[int32(k)] {
+			continue
+		}
+		sh := t.Streams[ar.Stream]
+		h := logs.Of(t.t).TopicNamed(sh.Topic)
+		if !sh.filter.kept(h, &h.Parts[ar.Part].Records[ar.Off]) {
+			continue
+		}
+		switch int(ar.Stream) {
+		case li:
+			left++
+		case ri:
+			right++
+		}
+	}
+	for _, r := range t.ReleasedAt(n) {
+		if int(r.Op) == i {
+			if r.Side == 0 {
+				left--
+			} else {
+				right--
+			}
+		}
+	}
+	return left, right
+}

@@ -1,0 +1,564 @@
+package widget
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine/hwm"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/stream"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/watermark"
+	win "github.com/tidemark/tidemark/engine/window"
+)
+
+// The stream chart draws each stream of a scenario at one step against
+// event time: a lane per partition of its topic with the records read
+// (filled dots) and still to arrive (hollow dots), late records marked by
+// shape and named in words, each partition's watermark and whether it is
+// idle (hatched and labelled), the stream's watermark across the lanes (the
+// minimum, or the one generator's), the step's time, and under the lanes a
+// row per window operator with its windows as spans that fill as records
+// land and are marked when they fire. The scenario page's stream station
+// and the static picture both draw with it.
+
+// streamLook returns the presentation attributes of a shape of class in a
+// standalone stream chart: the colours app.css gives it in the light
+// scheme. A switch, not a map, so that loading the package allocates
+// nothing (the Worker starts it on every cold request).
+func streamLook(class string) []string {
+	switch class {
+	case "tm-axis":
+		return []string{"stroke", "#4a5560"}
+	case "tm-tick":
+		return []string{"fill", "#4a5560"}
+	case "tm-lane":
+		return []string{"fill", "#f6f8fa", "stroke", "#c9d1d9"}
+	case "tm-lane tm-idle":
+		return []string{"fill", "url(#tm-hatch)", "stroke", "#c9d1d9"}
+	case "tm-dot":
+		return []string{"fill", "#0b4f6c"}
+	case "tm-dot tm-fresh":
+		return []string{"fill", "#0b4f6c", "stroke", "#1b1f23", "stroke-width", "2"}
+	case "tm-dot tm-wait":
+		return []string{"fill", "#ffffff", "stroke", "#0b4f6c", "stroke-width", "1.5"}
+	case "tm-late":
+		return []string{"stroke", "#b23c0a", "stroke-width", "2", "fill", "none"}
+	case "tm-pwm":
+		return []string{"stroke", "#1b1f23", "stroke-width", "2"}
+	case "tm-wmline":
+		return []string{"stroke", "#b23c0a", "stroke-width", "2", "stroke-dasharray", "6 3"}
+	case "tm-wmlabel":
+		return []string{"fill", "#b23c0a", "font-weight", "700"}
+	case "tm-nowline":
+		return []string{"stroke", "#4a5560", "stroke-width", "1"}
+	case "tm-win":
+		return []string{"fill", "#ffffff", "stroke", "#1b1f23"}
+	case "tm-win tm-fired":
+		return []string{"fill", "#e7f0f4", "stroke", "#1b1f23", "stroke-width", "2"}
+	case "tm-win tm-gone":
+		return []string{"fill", "#f6f8fa", "stroke", "#4a5560", "stroke-dasharray", "3 2"}
+	case "tm-winfill":
+		return []string{"fill", "#0b4f6c", "fill-opacity", "0.35"}
+	}
+	return nil
+}
+
+// streamLegend says in words what the chart's shapes mean, in two lines.
+var streamLegend = [2]string{"● read · ○ still to arrive · ┆ watermark · │ now · ✓ fired", "✕ late, dropped · ◇ late, to the side output · ⊕ late, accepted"}
+
+// maxDots bounds the records a lane draws on each side of the step: the
+// latest read and the next to arrive.
+const maxDots = 40
+
+// StreamChart draws every stream of t at step, one under the other, and
+// returns the <svg> element and its size; empty when t has no stream.
+func StreamChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, height float64) {
+	var b builder
+	width, height = streamChartTo(&b, t, step, o)
+	return b.String(), width, height
+}
+
+// streamChartTo writes the stream chart to b. Drawn for the stage (not
+// standalone), its parts that change from step to step are fragments:
+// its description, each stream's heading and axis, each lane, the lines
+// across the lanes, and each window operator's row and window (see
+// patch.go).
+func streamChartTo(b *builder, t *engine.Trace, step int, o ChartOptions) (width, height float64) {
+	st := stream.Of(t)
+	if st == nil {
+		return 0, 0
+	}
+	step = clamp(step, t.Steps())
+	var body builder
+	y := 0.0
+	for i := range st.Streams {
+		y += streamChart(&body, t, st, i, step, y, o)
+	}
+	height = y + 34
+	look := lookFor(o)
+	desc := streamDesc(t, st, step)
+	if o.Standalone {
+		b.open("svg", "x", ftoa(o.X), "y", ftoa(o.Y), "width", ftoa(chartWidth), "height", ftoa(height), "viewBox", "0 0 640 "+ftoa(height),
+			"role", "img", "aria-label", desc, "font-family", "ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', monospace",
+			"font-size", "11", "fill", "#1b1f23")
+	} else {
+		// The description changes with the watermark: a fragment of its
+		// own, so that the chart's element stays put.
+		b.open("svg", "class", "tm-svg tm-streamchart", "viewBox", "0 0 640 "+ftoa(height), "role", "img", "data-testid", "stream-chart")
+		b.fopen("sc-desc", "title")
+		b.text(desc)
+		b.fclose("title")
+	}
+	b.open("defs")
+	b.open("pattern", "id", "tm-hatch", "width", "6", "height", "6", "patternUnits", "userSpaceOnUse", "patternTransform", "rotate(45)")
+	b.void("rect", "width", "6", "height", "6", "fill", "#f6f8fa")
+	b.void("line", "x1", "0", "y1", "0", "x2", "0", "y2", "6", "stroke", "#8c959f", "stroke-width", "2")
+	b.close("pattern")
+	b.close("defs")
+	b.splice(&body)
+	b.el("text", streamLegend[0], look("tm-tick", "x", "4", "y", ftoa(height-20))...)
+	b.el("text", streamLegend[1], look("tm-tick", "x", "4", "y", ftoa(height-6))...)
+	b.close("svg")
+	return chartWidth, height
+}
+
+// partOf opens a part of the stream chart, a group that is a fragment with
+// key, when the chart is drawn for the stage; a picture has no fragments.
+// Close it with endPart.
+func partOf(b *builder, o ChartOptions, key string) {
+	if !o.Standalone {
+		b.fopen(key, "g")
+	}
+}
+
+func endPart(b *builder, o ChartOptions) {
+	if !o.Standalone {
+		b.fclose("g")
+	}
+}
+
+// lookFor returns the function that gives a shape its class and, for a
+// standalone chart, its colours.
+func lookFor(o ChartOptions) func(class string, attrs ...string) []string {
+	return func(class string, attrs ...string) []string {
+		attrs = append(attrs, "class", class)
+		if o.Standalone {
+			attrs = append(attrs, streamLook(class)...)
+		}
+		return attrs
+	}
+}
+
+// streamDesc says what the chart shows, for its accessible name.
+func streamDesc(t *engine.Trace, st *stream.Trace, step int) string {
+	var parts []string
+	for i, sh := range st.Streams {
+		wm, idle := st.Watermark(i, -1, step)
+		s := "stream " + sh.Name + " reading " + sh.Topic + ", watermark " + stream.Time(wm)
+		if idle {
+			s += " (idle)"
+		}
+		parts = append(parts, s)
+	}
+	return "Event-time chart: " + strings.Join(parts, "; ") + "; a lane per partition with its records and watermark, and each window operator's windows below"
+}
+
+// streamAxis is the span of event time a stream's chart shows.
+type streamAxis struct {
+	lo, hi vtime.Time
+	tick   vtime.Duration
+}
+
+// axisFor picks the span around a stream's watermark and its newest
+// records: five of its windows' sizes (a minute when it has no window),
+// aligned to them.
+func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm vtime.Time) streamAxis {
+	size := vtime.Minute
+	for _, wh := range st.Windows {
+		if wh.Stream == st.Streams[si].Name {
+			switch a := wh.Config.Assigner; a.Kind {
+			case win.Session:
+				size = max(a.Gap*2, vtime.Second)
+			case win.Sliding:
+				size = a.Slide
+			default:
+				size = a.Size
+			}
+			break
+		}
+	}
+	top := watermark.None
+	for _, p := range parts {
+		top = max(top, p.MaxSeen)
+	}
+	if wm != watermark.None && wm != watermark.End {
+		top = max(top, wm)
+	}
+	if top == watermark.None {
+		return streamAxis{lo: 0, hi: vtime.Time(5 * size), tick: size}
+	}
+	end := win.StartWithOffset(top, 0, size).Add(size)
+	lo := end.Add(-5 * size)
+	if wm != watermark.None && wm != watermark.End && wm < lo {
+		lo = win.StartWithOffset(wm, 0, size) // the watermark held far back: widen to show it
+	}
+	tick := size
+	for (end-lo)/vtime.Time(tick) > 8 {
+		tick *= 2
+	}
+	return streamAxis{lo: lo, hi: end, tick: tick}
+}
+
+// streamChart draws stream si at step from height y and returns the height it took.
+func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y float64, o ChartOptions) float64 {
+	look := lookFor(o)
+	sh := st.Streams[si]
+	parts := st.Partitions(si, step)
+	wm, idle := st.Watermark(si, -1, step)
+	ax := axisFor(st, si, parts, wm)
+	const w, left, right, laneH = chartWidth, 96.0, 16.0, 22.0
+	x := func(at vtime.Time) float64 {
+		return left + (w-left-right)*float64(at-ax.lo)/float64(ax.hi-ax.lo)
+	}
+	inside := func(at vtime.Time) bool { return at >= ax.lo && at <= ax.hi }
+	top := y
+	title := "stream " + sh.Name + " ← " + sh.Topic + " · watermark " + stream.Time(wm)
+	switch {
+	case idle:
+		title += " (every partition idle)"
+	case sh.Config.Scope == watermark.PerSource:
+		title += " (one generator for every partition)"
+	case len(parts) > 1:
+		title += " (the minimum over its partitions)"
+	}
+	key := "sc" + itoa(si)
+	partOf(b, o, key+"-head")
+	b.el("text", title, look("tm-lanelabel", "x", "4", "y", ftoa(y+13), "font-weight", "700")...)
+	y += 20
+	// The axis: event time.
+	b.void("line", look("tm-axis", "x1", ftoa(left), "y1", ftoa(y+14), "x2", ftoa(w-right), "y2", ftoa(y+14))...)
+	b.el("text", "event time", look("tm-tick", "x", "4", "y", ftoa(y+16))...)
+	for tk := ax.lo; tk <= ax.hi; tk = tk.Add(ax.tick) {
+		anchor := "middle"
+		switch {
+		case tk == ax.lo:
+			anchor = "start"
+		case tk.Add(ax.tick) > ax.hi:
+			anchor = "end"
+		}
+		b.el("text", tk.String(), look("tm-tick", "x", ftoa(x(tk)), "y", ftoa(y+10), "text-anchor", anchor)...)
+		b.void("line", look("tm-axis", "x1", ftoa(x(tk)), "y1", ftoa(y+12), "x2", ftoa(x(tk)), "y2", ftoa(y+16))...)
+	}
+	endPart(b, o)
+	y += 20
+	lanesTop := y
+	for _, p := range parts {
+		partOf(b, o, key+"-lane-"+itoa(p.Part))
+		class := "tm-lane"
+		if p.Idle && sh.Config.Scope == watermark.PerPartition {
+			class = "tm-lane tm-idle"
+		}
+		name := sh.Topic + "-" + itoa(p.Part)
+		b.el("text", name, look("tm-lanelabel", "x", "4", "y", ftoa(y+15))...)
+		b.void("rect", look(class, "x", ftoa(left), "y", ftoa(y+2), "width", ftoa(w-left-right), "height", ftoa(laneH-4), "data-partition", itoa(p.Part))...)
+		if p.Idle && sh.Config.Scope == watermark.PerPartition {
+			b.el("text", "idle", look("tm-wmlabel", "x", ftoa(w-right-4), "y", ftoa(y+15), "text-anchor", "end")...)
+		}
+		if sh.Config.Scope == watermark.PerPartition && inside(p.Watermark) {
+			px := x(p.Watermark)
+			b.void("line", look("tm-pwm", "x1", ftoa(px), "y1", ftoa(y+3), "x2", ftoa(px), "y2", ftoa(y+laneH-3))...)
+		}
+		early := 0
+		for _, d := range st.Dots(si, p.Part, step, maxDots) {
+			if !inside(d.Time) {
+				if d.Time < ax.lo {
+					early++
+				}
+				continue
+			}
+			cx, cy := x(d.Time), y+laneH/2
+			if d.Late >= 0 {
+				lateMark(b, st, d, cx, cy, look, !o.Standalone, o.LateHref)
+				continue
+			}
+			class := "tm-dot"
+			switch {
+			case !d.Read:
+				class = "tm-dot tm-wait"
+			case d.Fresh:
+				class = "tm-dot tm-fresh"
+			}
+			b.void("circle", look(class, "cx", ftoa(cx), "cy", ftoa(cy), "r", "3.5")...)
+		}
+		if early > 0 {
+			b.el("text", "◀ "+itoa(early), look("tm-tick", "x", ftoa(left+2), "y", ftoa(y+15))...)
+		}
+		endPart(b, o)
+		y += laneH
+	}
+	partOf(b, o, key+"-lines")
+	// The stream's watermark across the lanes, and the step's time.
+	if inside(wm) {
+		wx := x(wm)
+		b.void("line", look("tm-wmline", "x1", ftoa(wx), "y1", ftoa(lanesTop), "x2", ftoa(wx), "y2", ftoa(y))...)
+	}
+	if step > 0 {
+		if now := t.Events[step-1].At; inside(now) {
+			nx := x(now)
+			b.void("line", look("tm-nowline", "x1", ftoa(nx), "y1", ftoa(lanesTop), "x2", ftoa(nx), "y2", ftoa(y))...)
+		}
+	}
+	endPart(b, o)
+	// A row per window operator reading the stream.
+	for wi, wh := range st.Windows {
+		if wh.Stream != sh.Name {
+			continue
+		}
+		wkey := key + "-w" + itoa(wi)
+		partOf(b, o, wkey)
+		y += 4
+		label := wh.Name
+		if wh.Config.Domain == win.ProcessingTime {
+			label += " (proc.)"
+		}
+		b.el("text", label, look("tm-lanelabel", "x", "4", "y", ftoa(y+18))...)
+		wins := st.WindowsAt(wi, step, ax.lo, ax.hi)
+		most := int64(1)
+		for _, ws := range wins {
+			most = max(most, ws.Count)
+		}
+		session := wh.Config.Assigner.Kind == win.Session
+		var seen map[vtime.Time]int // windows drawn by their start, for their fragments' names
+		for k, ws := range wins {
+			x0, x1 := x(max(ws.Window.Start, ax.lo)), x(min(ws.Window.End, ax.hi))
+			rowY := y + 2
+			h := 26.0
+			if wh.Config.Assigner.Kind == win.Sliding || session {
+				// Overlapping windows take turns on three half rows.
+				h = 12
+				rowY += float64(k%2) * 13
+			}
+			class := "tm-win"
+			switch {
+			case ws.Cleared:
+				class = "tm-win tm-gone"
+			case ws.Fired > 0:
+				class = "tm-win tm-fired"
+			}
+			if o.Standalone {
+				b.open("g", "data-window", ws.Window.Start.String())
+			} else {
+				// A key's windows can share a start with another key's:
+				// the fragment is named by the start and which of those it is.
+				if seen == nil {
+					seen = map[vtime.Time]int{}
+				}
+				same := seen[ws.Window.Start]
+				seen[ws.Window.Start]++
+				b.fopen(wkey+"-"+ws.Window.Start.String()+"-"+itoa(same), "g", "data-window", ws.Window.Start.String())
+			}
+			if !o.Standalone { // a picture says it in its text
+				b.el("title", windowTitle(wh, ws))
+			}
+			b.void("rect", look(class, "x", ftoa(x0), "y", ftoa(rowY), "width", ftoa(max(x1-x0-1, 1)), "height", ftoa(h))...)
+			if ws.Count > 0 {
+				fh := h * float64(ws.Count) / float64(most)
+				b.void("rect", look("tm-winfill", "x", ftoa(x0), "y", ftoa(rowY+h-fh), "width", ftoa(max(x1-x0-1, 1)), "height", ftoa(fh))...)
+			}
+			if h > 20 && x1-x0 > 40 {
+				txt := itoa(int(ws.Count))
+				if ws.Fired > 0 {
+					txt += " ✓"
+					if ws.Fired > 1 {
+						txt += "×" + itoa(ws.Fired)
+					}
+				}
+				if ws.Late > 0 {
+					txt += " ✕" + itoa(ws.Late)
+				}
+				b.el("text", txt, look("tm-wintext", "x", ftoa(x0+3), "y", ftoa(rowY+16))...)
+			}
+			if o.Standalone {
+				b.close("g")
+			} else {
+				b.fclose("g")
+			}
+		}
+		endPart(b, o)
+		y += 30
+	}
+	return y - top + 6
+}
+
+// windowTitle says what a window holds, for its tooltip and text.
+func windowTitle(wh *stream.WindowHistory, ws stream.WindowState) string {
+	s := wh.Name + " " + ws.Window.String() + ": " + itoa(int(ws.Count)) + " records"
+	if ws.Keys > 1 {
+		s += " of " + itoa(ws.Keys) + " keys"
+	}
+	switch {
+	case ws.Fired == 1:
+		s += ", fired"
+	case ws.Fired > 1:
+		s += ", fired " + itoa(ws.Fired) + " times"
+	default:
+		s += ", open"
+	}
+	if ws.Cleared {
+		s += ", cleared"
+	}
+	if ws.Late > 0 {
+		s += ", " + itoa(ws.Late) + " too late for it"
+	}
+	return s
+}
+
+// lateMark draws a late record: a cross when dropped, a diamond when set
+// aside, a circled plus when accepted, with its reason as its title.
+func lateMark(b *builder, st *stream.Trace, d stream.Dot, cx, cy float64, look func(string, ...string) []string, titled bool, href func(int) string) {
+	l := &st.Late[d.Late]
+	if href != nil {
+		// A link a learner can click or reach by keyboard: it opens why.
+		b.open("a", "href", href(d.Late), "data-act", "explain", "data-key", lateKey(d.Late),
+			"aria-label", "Late record: why?", "data-testid", "late-record")
+	}
+	b.open("g", "data-late", itoa(d.Late))
+	if titled {
+		b.el("title", "Late: "+st.WhyLate(d.Late))
+	}
+	const r = 4.0
+	switch win.Fate(l.Fate) {
+	case win.Accepted:
+		b.void("circle", look("tm-late", "cx", ftoa(cx), "cy", ftoa(cy), "r", ftoa(r))...)
+		b.void("line", look("tm-late", "x1", ftoa(cx-r), "y1", ftoa(cy), "x2", ftoa(cx+r), "y2", ftoa(cy))...)
+		b.void("line", look("tm-late", "x1", ftoa(cx), "y1", ftoa(cy-r), "x2", ftoa(cx), "y2", ftoa(cy+r))...)
+	case win.SideOutput:
+		b.void("polygon", look("tm-late", "points", ftoa(cx)+","+ftoa(cy-r-1)+" "+ftoa(cx+r+1)+","+ftoa(cy)+" "+ftoa(cx)+","+ftoa(cy+r+1)+" "+ftoa(cx-r-1)+","+ftoa(cy))...)
+	default:
+		b.void("line", look("tm-late", "x1", ftoa(cx-r), "y1", ftoa(cy-r), "x2", ftoa(cx+r), "y2", ftoa(cy+r))...)
+		b.void("line", look("tm-late", "x1", ftoa(cx-r), "y1", ftoa(cy+r), "x2", ftoa(cx+r), "y2", ftoa(cy-r))...)
+	}
+	if href != nil {
+		// A larger, invisible target for a finger or a pointer.
+		b.void("circle", "class", "tm-hit", "cx", ftoa(cx), "cy", ftoa(cy), "r", "9")
+	}
+	b.close("g")
+	if href != nil {
+		b.close("a")
+	}
+}
+
+// lateKey is the explain key of the late record with index i in a stream
+// trace's Late: "late:" and the index. No target's key has that shape,
+// since a window's row is named by its window and a join's by its pair.
+func lateKey(i int) string { return "late:" + itoa(i) }
+
+// explain says why the row with key stands as it does at step n, or, for a
+// late record's key (see lateKey), why the record was late.
+func explain(t *engine.Trace, key string, n int) string {
+	if st := stream.Of(t); st != nil {
+		if i, err := strconv.Atoi(strings.TrimPrefix(key, "late:")); err == nil && strings.HasPrefix(key, "late:") {
+			if i < 0 || i >= len(st.Late) {
+				return "No late record has that number in this run."
+			}
+			if st.Late[i].Step > int32(n) {
+				return "That record is not late yet at this step."
+			}
+			return st.WhyLate(i)
+		}
+		if why := stream.Explain(t, key, n); why != "" {
+			return why
+		}
+	}
+	return hwm.Explain(t, key, n)
+}
+
+// streamStation draws the stream world's part of the stage, between the
+// log and the targets: each stream's partitions and watermarks against
+// event time, late records by shape, and each window operator's windows
+// filling and firing (the chart the static picture draws too). A late
+// record links to why it was late. The chart keeps its size and scrolls
+// sideways in its box on a narrow screen; in words, it is part of the text
+// equivalent (streamList).
+func streamStation(b *builder, v *atStep) {
+	station(b, "st-streams", "stream", "Streams: watermarks and windows", "panel-stream")
+	b.fopen("stream-chart", "div", "class", "tm-streamwrap", "role", "region", "tabindex", "0",
+		"aria-label", "the streams against event time; scrolls sideways", "data-testid", "stream-wrap")
+	streamChartTo(b, v.t, v.s.Step, ChartOptions{LateHref: func(i int) string {
+		return stageLink(v.t, v.s, "explain", lateKey(i))
+	}})
+	b.fclose("div")
+	b.fclose("section")
+}
+
+// streamList is the stream chart in words, for the text equivalent.
+func streamList(b *builder, v *atStep) {
+	b.fopen("tbl-streams", "div", "class", "tm-streamtext", "data-testid", "stream-text")
+	b.el("h4", "Streams, watermarks and windows")
+	b.open("ul")
+	for _, line := range StreamText(v.t, v.s.Step) {
+		b.el("li", line)
+	}
+	b.close("ul")
+	b.fclose("div")
+}
+
+// StreamText says in sentences what the stream chart draws at step: the
+// text equivalent of the picture.
+func StreamText(t *engine.Trace, step int) []string {
+	st := stream.Of(t)
+	if st == nil {
+		return nil
+	}
+	step = clamp(step, t.Steps())
+	var out []string
+	for i, sh := range st.Streams {
+		wm, idle := st.Watermark(i, -1, step)
+		s := "Stream " + sh.Name + " reads " + sh.Topic + "; its watermark is " + stream.Time(wm)
+		if idle {
+			s += ", every partition idle"
+		}
+		var lanes []string
+		for _, p := range st.Partitions(i, step) {
+			l := sh.Topic + "-" + itoa(p.Part) + " has read " + itoa(p.Read) + " of " + itoa(p.Appended)
+			if p.MaxSeen != watermark.None {
+				l += ", newest event time " + p.MaxSeen.String()
+			}
+			if sh.Config.Scope == watermark.PerPartition {
+				l += ", watermark " + stream.Time(p.Watermark)
+				if p.Idle {
+					l += ", idle"
+				}
+			}
+			lanes = append(lanes, l)
+		}
+		out = append(out, s+": "+strings.Join(lanes, "; ")+".")
+	}
+	for wi, wh := range st.Windows {
+		si := -1
+		for i, sh := range st.Streams {
+			if sh.Name == wh.Stream {
+				si = i
+			}
+		}
+		parts := st.Partitions(si, step)
+		wm, _ := st.Watermark(si, -1, step)
+		ax := axisFor(st, si, parts, wm)
+		var ws []string
+		for _, x := range st.WindowsAt(wi, step, ax.lo, ax.hi) {
+			ws = append(ws, strings.TrimPrefix(windowTitle(wh, x), wh.Name+" "))
+		}
+		if len(ws) == 0 {
+			ws = []string{"none yet"}
+		}
+		out = append(out, "Window "+wh.Name+": "+strings.Join(ws, "; ")+".")
+	}
+	for ji, jh := range st.Joins {
+		l, r := st.Buffered(ji, step)
+		pairs := len(st.PairsAt(step))
+		out = append(out, "Join "+jh.Name+" buffers "+itoa(l)+" records of "+jh.Left+" and "+itoa(r)+" of "+jh.Right+"; "+itoa(pairs)+" pairs so far.")
+	}
+	return out
+}

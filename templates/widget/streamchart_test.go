@@ -1,0 +1,66 @@
+package widget_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine/stream"
+	"github.com/tidemark/tidemark/engine/window"
+	"github.com/tidemark/tidemark/templates/widget"
+)
+
+// The stream chart draws a lane per partition, marks a late record by its
+// shape with its reason as its title, hatches and labels an idle partition,
+// and says the same in words.
+func TestStreamChart(t *testing.T) {
+	tr := run(t, "stream/late-data", nil)
+	st := stream.Of(tr)
+	require.NotEmpty(t, st.Late)
+	step := int(st.Late[len(st.Late)-1].Step)
+	svg, w, h := widget.StreamChart(tr, step, widget.ChartOptions{})
+	assert.Equal(t, 640.0, w)
+	assert.Positive(t, h)
+	assert.Contains(t, svg, `data-testid="stream-chart"`)
+	assert.Contains(t, svg, `data-partition="0"`, "a lane for clicks-0")
+	assert.Equal(t, 4, strings.Count(svg, `data-late=`), "the four late clicks are marked")
+	assert.Contains(t, svg, "<title>Late: phone-9 arrived at 10:02:30 from clicks-0; its event time 10:01:20 puts it in [10:01:00, 10:02:00), which fired at watermark 10:01:59.999")
+	assert.Contains(t, svg, "tm-wmline", "the stream's watermark across the lanes")
+	assert.Contains(t, svg, `data-window="10:01:00"`, "the minute the late clicks belong to")
+	assert.Contains(t, svg, "✕ late, dropped", "the legend says what the shapes mean")
+	require.Equal(t, window.Dropped, window.Fate(st.Late[0].Fate))
+
+	tr = run(t, "stream/idle-partition", nil)
+	st = stream.Of(tr)
+	idleAt := 0
+	for _, wp := range st.Watermarks {
+		if wp.Part == 2 && wp.Idle {
+			idleAt = int(wp.Step)
+			break
+		}
+	}
+	require.Positive(t, idleAt)
+	svg, _, _ = widget.StreamChart(tr, idleAt, widget.ChartOptions{})
+	assert.Contains(t, svg, `class="tm-lane tm-idle"`, "the idle partition's lane is hatched")
+	assert.Contains(t, svg, ">idle</text>", "and labelled, not by colour alone")
+	text := strings.Join(widget.StreamText(tr, idleAt), " ")
+	assert.Contains(t, text, "sales-2 has read")
+	assert.Contains(t, text, ", idle")
+	assert.Contains(t, text, "Window per_minute:")
+
+	standalone, _, _ := widget.StreamChart(tr, idleAt, widget.ChartOptions{Standalone: true, X: 20, Y: 40})
+	assert.Contains(t, standalone, `fill="url(#tm-hatch)"`, "a picture carries its colours as attributes")
+	assert.NotContains(t, standalone, "data-testid")
+
+	none, _, _ := widget.StreamChart(run(t, "hwm/visibility-gap", nil), 3, widget.ChartOptions{})
+	assert.Empty(t, none, "no stream, no chart")
+}
+
+// A join's buffers are said in words at every step.
+func TestStreamTextOfAJoin(t *testing.T) {
+	tr := run(t, "stream/join-skew", nil)
+	text := strings.Join(widget.StreamText(tr, tr.Steps()/2), " ")
+	assert.Contains(t, text, "Join paid_orders buffers")
+}
