@@ -15,9 +15,9 @@ import (
 
 // TestDocScreenshots writes the README's pictures of the widget to
 // docs/screenshots: the stage at 1280 px, presenter mode at 1024×768 and
-// the stage at 360 px, and the log world's stage at 1280 px. It runs only
-// with TIDEMARK_SCREENSHOTS=1 (make screenshots), since it rewrites
-// committed files:
+// the stage at 360 px, and the log and stream worlds' stages at 1280 px.
+// It runs only with TIDEMARK_SCREENSHOTS=1 (make screenshots), since it
+// rewrites committed files:
 //
 //	make screenshots
 func TestDocScreenshots(t *testing.T) {
@@ -35,6 +35,7 @@ func TestDocScreenshots(t *testing.T) {
 		{"presenter-1024x768.png", "/scenarios/hwm/visibility-gap?step=16&mark=lsn&present", 1024, 768, ""},
 		{"stage-360.png", "/scenarios/hwm/visibility-gap?step=14", 360, 1400, ".tm-live"},
 		{"stage-log-1280.png", "/scenarios/dist/partition-change?step=21", 1280, 960, ".tm-widget"},
+		{"stage-stream-1280.png", "/scenarios/stream/late-data?step=60", 1280, 720, ".tm-live"},
 	} {
 		t.Run(shot.file, func(t *testing.T) {
 			ctx, _ := startPlayground(t, shot.path)
