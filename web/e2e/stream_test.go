@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -38,9 +39,16 @@ func TestStreamStage(t *testing.T) {
 	require.Equal(t, 10, step(t, ctx))
 	length := eval[string](t, ctx, `(() => { const s = document.querySelector("[data-testid=stream-length]"); s.selectedIndex = s.options.length - 1; return s.value })()`)
 	require.Equal(t, "3m", length)
-	click(t, ctx, `[data-testid="btn-stall"]`)
+	press(t, ctx, `[data-testid="btn-stall"]`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="panel-compare"]`))))
 	waitFor(t, ctx, "the stall in the address", `location.search.includes("~stall~")`)
+
+	// A burst from the producer chosen in the list, after the stall.
+	press(t, ctx, `[data-testid="btn-forward"]`)
+	require.Equal(t, 11, step(t, ctx))
+	producer := eval[string](t, ctx, `(() => { const s = document.querySelector("[data-testid=burst-producer]"); s.selectedIndex = s.options.length - 1; return s.value })()`)
+	press(t, ctx, `[data-testid="btn-burst"]`)
+	waitFor(t, ctx, "the burst in the address", `location.search.includes("11~burst~`+producer+`~12~")`)
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
@@ -88,4 +96,12 @@ func TestStreamJoinsTheStage(t *testing.T) {
 	assert.LessOrEqual(t, b[2]["bottom"], 768.0, "the target is on the screen")
 	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 1024, "nothing scrolls sideways")
 	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// press activates the control sel by keyboard, focus and Enter: unlike a
+// click at its coordinates, it cannot miss while the page lays out again.
+func press(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(sel))), "focus %s", sel)
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(kb.Enter)), "press %s", sel)
 }

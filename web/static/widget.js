@@ -488,7 +488,8 @@
         this.act(act, `${part ? part.value : ""} ${length ? length.value : ""}`);
       } else if (act === "burst") {
         this.stop();
-        this.act("burst", el.dataset.arg || "");
+        const producer = this.host.querySelector('[data-testid="burst-producer"]');
+        this.act("burst", producer ? producer.value : "");
       } else if (act === "jump-clock") {
         this.stop();
         this.act("jump", el.dataset.arg || "");
