@@ -123,7 +123,7 @@ func benchSeek(b *testing.B, set map[string]string) {
 	b.Run("Counts", func(b *testing.B) {
 		i := 0
 		for b.Loop() {
-			_ = tr.Counts[steps[i%len(steps)]]
+			_ = tr.CountsAt(steps[i%len(steps)])
 			i++
 		}
 	})

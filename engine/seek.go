@@ -93,7 +93,7 @@ func (v TruthView) Truth() Truth { return v.v.truth() }
 // Seek returns the state after step n (clamped to the trace).
 func (t *Trace) Seek(n int) Snapshot {
 	n = t.clampStep(n)
-	s := Snapshot{Step: n, Counts: t.Counts[n], Truth: TruthView{v: t.truth.at(int32(n)), t: t}}
+	s := Snapshot{Step: n, Counts: t.CountsAt(n), Truth: TruthView{v: t.truth.view(int32(n), t.keyText), t: t}}
 	if n > 0 {
 		s.At = t.Events[n-1].At
 	}

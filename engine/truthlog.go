@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/sorted"
 )
 
 // truthEvery is the fewest truth changes between two snapshots. A snapshot
@@ -13,18 +14,41 @@ import (
 // of the truth it returns.
 const truthEvery = 512
 
-// truthChange is one key's truth changing at a step.
+// truthChange is one key's truth changing at a step: 12 bytes, as a large
+// run logs two changes for each row it sends or copies.
 type truthChange struct {
-	step   int32
-	status status
-	count  int32 // rows of the key present in the target
-	id     int32 // the key's dense id; truthLog.keys names it
+	step int32
+	id   int32  // the key's dense id; truthLog.keys names it
+	word uint32 // count<<4 | previous status<<2 | status: see pack
 }
+
+// maxTruthCount is the most rows of one key a truth change can say are
+// present. A key with that many rows would take a quarter of a billion
+// writes, far past any work budget.
+const maxTruthCount = 1<<28 - 1
+
+// pack makes the word of a change of a key's status from prev to s with
+// count rows present.
+func pack(prev, s status, count int32) uint32 {
+	if count < 0 || count > maxTruthCount {
+		panic("engine: a key's row count is out of the truth log's range")
+	}
+	return uint32(count)<<4 | uint32(prev)<<2 | uint32(s)
+}
+
+func (c truthChange) status() status { return status(c.word & 3) }
+func (c truthChange) prev() status   { return status(c.word >> 2 & 3) }
+func (c truthChange) count() int32   { return int32(c.word >> 4) }
+
+// countsEvery is how many truth changes pass between two checkpoints of the
+// counts. The counts after any step are a checkpoint plus at most this many
+// changes, so a trace keeps no counts per step.
+const countsEvery = 64
 
 // truthSnap is every key not fine after the change before next. While the
 // run goes on it holds them in no order (bad); when the run ends, finish
-// replaces them by the same keys in key order (sorted, see packTruth), so
-// that a rebuild merges rather than sorts.
+// adds the same keys in key order (sorted, see packTruth), so that a
+// rebuild merges rather than sorts.
 type truthSnap struct {
 	next   int   // index of the first change the snapshot does not include
 	step   int32 // step of the last change it includes
@@ -40,32 +64,72 @@ type truthSnap struct {
 // Invariant: bad holds exactly the keys whose latest change is not fine,
 // and the world's keyState.bad of each key is its index in bad, or -1;
 // snaps[i].next increases, by at least truthEvery and at least len(snaps[i].bad).
-// Once the run has ended (finish), rank and order cover every key and each
-// snapshot is sorted rather than bad.
+//
+// The counts of keys missing, duplicated and stale come from the same
+// changes: cur is the counts after the last change, and counts[k] the
+// counts before changes[k*countsEvery]. Once the run has ended (finish),
+// rank and order cover every key and each snapshot is sorted too.
 type truthLog struct {
 	changes []truthChange
 	snaps   []truthSnap
 	bad     []truthChange
-	keys    []string // each key's name, by id
-	rank    []int32  // each key's place in key order, by id: set by finish
-	order   []int32  // the key ids in key order: set by finish
+	// names is each key's name, by id, once some key's name is not its
+	// text (as with several targets, where a name is target:key); nil
+	// while every name is the key's text, which the trace keeps already,
+	// so one target costs no second string per key.
+	names  []string
+	cur    statusCount // after the last change
+	counts []statusCount
+	rank   []int32 // each key's place in key order, by id: set by finish
+	order  []int32 // the key ids in key order: set by finish
 }
 
-// name names the key with id. Ids are dense and given in order, so this
-// appends; a gap would be left unnamed rather than stop the run.
-func (l *truthLog) name(id int32, key string) {
-	for int(id) >= len(l.keys) {
-		l.keys = append(l.keys, "")
+// statusCount is how many keys are in each status.
+type statusCount [4]int32
+
+// Counts are the counts of the statuses that are not fine.
+func (c *statusCount) Counts() Counts {
+	return Counts{Missing: c[missing], Duplicated: c[duplicated], Stale: c[stale]}
+}
+
+// name names the key with id, whose text is text[id]. Ids are dense and
+// given in order, so this appends; a gap would be left unnamed rather than
+// stop the run.
+func (l *truthLog) name(id int32, name string, text []string) {
+	if l.names == nil {
+		if int(id) < len(text) && text[id] == name {
+			return
+		}
+		// The first name that is not its key's text: every key before it
+		// is named by its text.
+		l.names = make([]string, min(int(id), len(text)), max(cap(text), int(id)+1))
+		copy(l.names, text)
 	}
-	l.keys[id] = key
+	for int(id) >= len(l.names) {
+		l.names = append(l.names, "")
+	}
+	l.names[id] = name
+}
+
+// nameOf returns the name of the key with id, whose text is text[id].
+func (l *truthLog) nameOf(id int32, text []string) string {
+	if l.names == nil {
+		return text[id]
+	}
+	return l.names[id]
 }
 
 // record logs that the key with id (a dense number the world gives each
-// key) changed to status s with count rows present, at step. keys is the
-// world's state of every key, whose bad fields record keeps current.
-func (l *truthLog) record(step int, id int32, s status, count int32, keys []keyState) {
-	c := truthChange{step: int32(step), status: s, count: count, id: id}
+// key) changed from status prev to s with count rows present, at step. keys
+// is the world's state of every key, whose bad fields record keeps current.
+func (l *truthLog) record(step int, id int32, prev, s status, count int32, keys []keyState) {
+	c := truthChange{step: int32(step), id: id, word: pack(prev, s, count)}
+	if uint(len(l.changes))%countsEvery == 0 {
+		l.counts = append(l.counts, l.cur)
+	}
 	l.changes = append(l.changes, c)
+	l.cur[prev]--
+	l.cur[s]++
 	switch i := keys[id].bad; {
 	case s != fine && i >= 0:
 		l.bad[i] = c
@@ -89,20 +153,33 @@ func (l *truthLog) record(step int, id int32, s status, count int32, keys []keyS
 	}
 }
 
+// at rebuilds the truth after step n, naming keys whose texts are text,
+// every key spelled out (see view for the truth without spelling it).
+func (l *truthLog) at(n int32, text []string) Truth {
+	return l.view(n, text).truth()
+}
+
+// allNames returns every key's name by id: the names, or the texts when
+// every name is its text.
+func (l *truthLog) allNames(text []string) []string {
+	if l.names != nil {
+		return l.names
+	}
+	return text
+}
+
 // finish ranks every key once, in key order, and sorts every snapshot by
 // it. The world calls it when its run has ended; a log read before then
 // ranks its keys for that one read (see ranks).
-func (l *truthLog) finish() {
-	if len(l.rank) == len(l.keys) && (len(l.snaps) == 0 || l.snaps[len(l.snaps)-1].bad == nil) {
+func (l *truthLog) finish(text []string) {
+	names := l.allNames(text)
+	if len(l.rank) == len(names) && (len(l.snaps) == 0 || l.snaps[len(l.snaps)-1].sorted != nil) {
 		return
 	}
-	l.rank, l.order = rankKeys(l.keys)
+	l.rank, l.order = rankKeys(names)
 	var tmp []uint64
 	for i := range l.snaps {
 		s := &l.snaps[i]
-		if s.bad == nil {
-			continue
-		}
 		s.sorted, tmp = sortTruth(s.bad, l.rank, tmp)
 		s.sorted = slices.Clip(s.sorted)
 		s.bad = nil
@@ -119,12 +196,12 @@ func rankKeys(keys []string) (rank, order []int32) {
 	for i, k := range keys {
 		parsed[i] = mvcc.ParseKey(k)
 	}
-	sorted := slices.Clone(parsed)
-	slices.SortFunc(sorted, mvcc.ParsedKey.Compare)
+	inOrder := slices.Clone(parsed)
+	sorted.Func(inOrder, mvcc.ParsedKey.Compare)
 	rank, order = make([]int32, len(keys)), make([]int32, len(keys))
 	taken := make([]bool, len(keys))
 	for id, p := range parsed {
-		r, _ := slices.BinarySearchFunc(sorted, p, mvcc.ParsedKey.Compare)
+		r, _ := slices.BinarySearchFunc(inOrder, p, mvcc.ParsedKey.Compare)
 		for taken[r] {
 			r++ // an equal name came first
 		}
@@ -136,11 +213,12 @@ func rankKeys(keys []string) (rank, order []int32) {
 
 // ranks returns the key ranks and order: the ones finish made, or, on a
 // run still going, ones made now for the caller alone.
-func (l *truthLog) ranks() (rank, order []int32) {
-	if len(l.rank) == len(l.keys) {
+func (l *truthLog) ranks(text []string) (rank, order []int32) {
+	names := l.allNames(text)
+	if len(l.rank) == len(names) {
 		return l.rank, l.order
 	}
-	return rankKeys(l.keys)
+	return rankKeys(names)
 }
 
 // A packed truth entry is a key that is not fine, as one number:
@@ -163,7 +241,7 @@ func unpackTruth(p uint64) (rank int32, s status, count int32) {
 func sortTruth(bad []truthChange, rank []int32, tmp []uint64) (sorted, scratch []uint64) {
 	out := make([]uint64, len(bad))
 	for i, c := range bad {
-		out[i] = packTruth(rank[c.id], c.status, c.count)
+		out[i] = packTruth(rank[c.id], c.status(), c.count())
 	}
 	return radixByHigh(out, tmp, uint32(len(rank)))
 }
@@ -201,15 +279,16 @@ func radixByHigh(xs, tmp []uint64, bound uint32) (sorted, scratch []uint64) {
 	return xs, tmp
 }
 
-// at rebuilds the truth after step n: the snapshot before it, then the
+// view rebuilds the truth after step n: the snapshot before it, then the
 // changes since, the latest change of each key winning, as packed entries
-// in key order.
+// in key order, no key spelled.
 //
-// The snapshot is in key order already (see finish); the changes since it
-// are packed as (rank, position) and radix-sorted, so that the last of each
-// rank is that key's latest change; the two sorted lists are then merged.
-func (l *truthLog) at(n int32) truthView {
-	rank, order := l.ranks()
+// A finished run's snapshot is in key order already (see finish); the
+// changes since it are packed as (rank, position) and radix-sorted, so that
+// the last of each rank is that key's latest change; the two sorted lists
+// are then merged.
+func (l *truthLog) view(n int32, text []string) truthView {
+	rank, order := l.ranks(text)
 	var base []uint64
 	from := 0
 	i, _ := slices.BinarySearchFunc(l.snaps, n, func(s truthSnap, n int32) int {
@@ -221,7 +300,7 @@ func (l *truthLog) at(n int32) truthView {
 	if i > 0 {
 		s := &l.snaps[i-1]
 		base, from = s.sorted, s.next
-		if s.bad != nil { // a run still going: sort it for this read
+		if s.sorted == nil { // a run still going: sort it for this read
 			base, _ = sortTruth(s.bad, rank, nil)
 		}
 	}
@@ -253,12 +332,12 @@ func (l *truthLog) at(n int32) truthView {
 		if b < len(base) && int32(base[b]>>32) == r {
 			b++ // the replayed change replaces the snapshot's
 		}
-		if c := replay[uint32(p)]; c.status != fine {
-			out = append(out, packTruth(r, c.status, c.count))
+		if c := replay[uint32(p)]; c.status() != fine {
+			out = append(out, packTruth(r, c.status(), c.count()))
 		}
 	}
 	out = append(out, base[b:]...)
-	return truthView{bad: out, rank: rank, order: order, keys: l.keys}
+	return truthView{bad: out, rank: rank, order: order, keys: l.allNames(text)}
 }
 
 // truthView is the truth at one step: the keys not fine, packed, in key order.
@@ -285,4 +364,31 @@ func (v truthView) truth() Truth {
 		}
 	}
 	return tr
+}
+
+// changesBy is how many changes were made by step n: they are in step order.
+func (l *truthLog) changesBy(n int32) int {
+	i, _ := slices.BinarySearchFunc(l.changes, n, func(c truthChange, n int32) int {
+		if c.step <= n {
+			return -1
+		}
+		return 1
+	})
+	return i
+}
+
+// countsAt returns the counts after step n: the checkpoint before the last
+// change by then, moved by the changes since.
+func (l *truthLog) countsAt(n int32) Counts {
+	j := l.changesBy(n)
+	if j == len(l.changes) {
+		return l.cur.Counts()
+	}
+	k := j / countsEvery
+	c := l.counts[k]
+	for _, x := range l.changes[k*countsEvery : j] {
+		c[x.prev()]--
+		c[x.status()]++
+	}
+	return c.Counts()
 }

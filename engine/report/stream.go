@@ -216,8 +216,9 @@ func foldable(t *engine.Trace) func(i int) bool {
 	return func(i int) bool { return st.Routine(&t.Events[i]) }
 }
 
-// foldSummary says what a run of routine steps did.
-func foldSummary(t *engine.Trace, evs []engine.Event) string {
+// foldSummary says what a run of routine steps did: evs, the last of which
+// is step last.
+func foldSummary(t *engine.Trace, evs []engine.Event, last int) string {
 	st := stream.Of(t)
 	sent, read := 0, 0
 	ticked := map[int]bool{}
@@ -238,7 +239,6 @@ func foldSummary(t *engine.Trace, evs []engine.Event) string {
 	if read > 0 {
 		parts = append(parts, plural(read, "record read", "records read"))
 	}
-	last := int(evs[len(evs)-1].Step)
 	for i, sh := range st.Streams {
 		if ticked[i] {
 			w, _ := st.Watermark(i, -1, last)

@@ -8,6 +8,7 @@ import (
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -162,7 +163,7 @@ func indexTrace(t *engine.Trace) *stageIndex {
 				fill[p]++
 			}
 		}
-		slices.Sort(g.removed)
+		sorted.Sort(g.removed)
 		x.targets = append(x.targets, g)
 	}
 	return x
@@ -172,12 +173,12 @@ func indexTrace(t *engine.Trace) *stageIndex {
 // the keys (with the sort mvcc.SortKeys uses, so the browser module carries
 // one sort of keys rather than two) and placing each id by a binary search.
 func inOrder(ids []int32, parsed []mvcc.ParsedKey) []int32 {
-	sorted := slices.Clone(parsed)
-	slices.SortFunc(sorted, mvcc.ParsedKey.Compare)
+	keys := slices.Clone(parsed)
+	sorted.Func(keys, mvcc.ParsedKey.Compare)
 	out := make([]int32, len(ids))
 	taken := make([]bool, len(ids))
 	for i, p := range parsed {
-		r, _ := slices.BinarySearchFunc(sorted, p, mvcc.ParsedKey.Compare)
+		r, _ := slices.BinarySearchFunc(keys, p, mvcc.ParsedKey.Compare)
 		for taken[r] {
 			r++ // an equal key came first
 		}

@@ -3,7 +3,6 @@ package widget
 import (
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
@@ -12,6 +11,7 @@ import (
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -755,11 +755,11 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 		case len(buf) == 0:
 			state, note = "lost", "✕ lost"
 		case len(buf) > 1:
-			state, note = "dup", "v"+itoa(buf[len(buf)-1].Seq)+" ×"+itoa(len(buf))
+			state, note = "dup", "v"+itoa(int(buf[len(buf)-1].Seq))+" ×"+itoa(len(buf))
 		case s.ShowTruth && st == engine.KeyStale:
-			state, note = "stale", "v"+itoa(buf[0].Seq)+" ⚠ older"
+			state, note = "stale", "v"+itoa(int(buf[0].Seq))+" ⚠ older"
 		default:
-			note = "v" + itoa(buf[0].Seq)
+			note = "v" + itoa(int(buf[0].Seq))
 		}
 		if g.from != nil && g.from[p] != "" {
 			note += " · " + g.from[p] // whose row of the key this slot is
@@ -914,22 +914,9 @@ func keysSorted[V any](m map[string]V) []string {
 	return out
 }
 
-// keyBuffers reuses the buffers of parsed keys that sorting needs.
-var keyBuffers = sync.Pool{New: func() any { return new([]mvcc.ParsedKey) }}
-
 // sortKeys sorts keys in business-key order.
 func sortKeys(keys []string) {
-	buf := keyBuffers.Get().(*[]mvcc.ParsedKey)
-	ps := (*buf)[:0]
-	for _, k := range keys {
-		ps = append(ps, mvcc.ParseKey(k))
-	}
-	slices.SortFunc(ps, mvcc.ParsedKey.Compare)
-	for i, p := range ps {
-		keys[i] = p.S
-	}
-	*buf = ps[:0]
-	keyBuffers.Put(buf)
+	mvcc.SortKeys(keys)
 }
 
 // checkView is what the checks panel draws. A session with a large trace
@@ -1009,12 +996,12 @@ func comparePanel(b *builder, f *engine.Trace, s State) {
 		seen := map[string][]int{}
 		for _, h := range tr.Targets {
 			for _, r := range tr.TargetAt(h.Name, step) {
-				seen[tr.RowKey(&r)] = append(seen[tr.RowKey(&r)], r.Seq)
+				seen[tr.RowKey(&r)] = append(seen[tr.RowKey(&r)], int(r.Seq))
 			}
 		}
 		m := make(map[string]copies, len(seen))
 		for k, vs := range seen {
-			slices.Sort(vs)
+			sorted.Sort(vs)
 			vs = slices.Compact(vs)
 			txt := make([]string, len(vs))
 			for i, v := range vs {

@@ -187,7 +187,7 @@ func targetTable(b *builder, v *atStep, g *targetIndex) {
 			b.fopen(frag+":"+itoa(i), "tr", "class", strings.TrimSpace("tm-row "+cls), "data-key", k, "data-testid", "row")
 			b.el("th", k, "scope", "row")
 			b.el("td", r.UpdatedAt.String())
-			b.el("td", "v"+itoa(r.Seq))
+			b.el("td", "v"+itoa(int(r.Seq)))
 			b.el("td", t.Events[r.AddedStep-1].At.String())
 			b.el("td", note, "class", "tm-note")
 			b.fclose("tr")

@@ -106,17 +106,33 @@ const (
 // page's scripts, brotli-compressed (KB is 1,000 bytes). Tests hold every
 // kind of widget page to it; docs/performance.md says how it was set and
 // what it is headed for.
-const DownloadBudget = 1_035_000
+const DownloadBudget = 1_028_000
+
+// HWMDownloadBudget is DownloadBudget for a page whose scenarios are all of
+// the high-water-mark world, which loads the build of that world alone
+// (see ModuleFor).
+const HWMDownloadBudget = 861_000
 
 // WidgetLayout returns the frame of a page that shows widgets: the named
 // scripts, and the engine's module preloaded from the head, so that its
 // download starts with the HTML rather than when app.js runs.
+//
+// The module preloaded is the build of every world; a page that knows its
+// scenarios preloads a smaller one with UseModule.
 func WidgetLayout(title string, scripts ...string) templates.LayoutView {
 	v := web.NewLayoutView(title, scripts...)
-	if u, ok := web.LookupAsset("tidemark.wasm"); ok {
+	if u, ok := ModuleURL(ModuleAll); ok {
 		v.Modules = []string{u}
 	}
 	return v
+}
+
+// UseModule makes layout preload the module at url (see ModuleURL) instead
+// of the one WidgetLayout chose.
+func UseModule(layout *templates.LayoutView, url string) {
+	if url != "" && len(layout.Modules) > 0 {
+		layout.Modules = []string{url}
+	}
 }
 
 // Widget runs a scenario for a link's query and draws its widget. The
@@ -135,9 +151,10 @@ func Widget(ctx context.Context, f *scenario.File, q url.Values, base, id string
 	if embedded {
 		st.Present = "" // presenter mode is the scenario page's
 	}
-	wasm, _ := web.LookupAsset("tidemark.wasm")
+	module := ModuleFor(t)
+	wasm, _ := ModuleURL(module)
 	host := templates.WidgetHost{
-		HTML: widget.Render(t, st), WasmURL: wasm, Source: f.Source, Name: f.Name,
+		HTML: widget.Render(t, st), WasmURL: wasm, Module: module, Source: f.Source, Name: f.Name,
 		BasePath: base, ID: id,
 	}
 	if embedded {
@@ -213,6 +230,7 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 			ID:     sc.ID, Title: sc.Title, Source: string(sc.Source), Widget: host,
 			EmbedURL: "/embed/" + id, PageURL: "/scenarios/" + id,
 		}
+		UseModule(&v.Layout, host.WasmURL)
 		v.Layout.Description = sc.About
 		step, _ := strconv.Atoi(r.URL.Query().Get("step"))
 		sn := widget.SnippetsFor(origin(r), t, max(0, min(step, t.Steps())))
@@ -242,7 +260,7 @@ func starter() string {
 func linkedEmbedPage(r *http.Request) (templ.Component, error) {
 	v := templates.LinkedEmbedView{Layout: WidgetLayout("A scenario from a link", LinkedScripts...), PlayURL: playPath}
 	v.Layout.Stylesheets = []string{web.AssetURL("play.css")}
-	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
+	v.WasmURL, _ = ModuleURL(ModuleAll)
 	return templates.LinkedEmbedPage(v), nil
 }
 
@@ -254,7 +272,7 @@ func playPage(r *http.Request) (templ.Component, error) {
 	for i := range v.Layout.Nav {
 		v.Layout.Nav[i].Current = v.Layout.Nav[i].Href == "/play"
 	}
-	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
+	v.WasmURL, _ = ModuleURL(ModuleAll)
 	// The starting text is read only when no text was posted: a post
 	// should not pay for reading a bundled scenario (on a Cloudflare
 	// Worker, every request starts a fresh program).
@@ -285,6 +303,7 @@ func playPage(r *http.Request) (templ.Component, error) {
 		_, host, err = Widget(r.Context(), f, url.Values{}, "/play", "play", false)
 		if err == nil {
 			v.Widget = host
+			v.Widget.WasmURL, v.Widget.Module = v.WasmURL, ModuleAll // the sandbox runs whatever is typed next
 			return templates.PlayPage(v), nil
 		}
 	}
