@@ -4,7 +4,7 @@
 GO ?= go
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf worker wrangler worker-dev worker-smoke worker-test loadtest export
+.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf screenshots worker wrangler worker-dev worker-smoke worker-test loadtest export
 
 all: build
 
@@ -73,13 +73,18 @@ test-short:
 BENCH_COUNT ?= 3
 bench:
 	$(GO) run ./internal/wasmbench -count $(BENCH_COUNT) \
-		'./engine:^Benchmark(Run|LogRun)$$:3x' './engine:^BenchmarkSeek$$' './templates/widget:^BenchmarkStage$$'
+		'./engine:^Benchmark(Run|LogRun)$$:3x' './engine:^BenchmarkSeek$$' './templates/widget:^Benchmark(Step|Seek)$$'
 
 # perf measures the browser budgets (download size, time to interactive, step
 # and seek times, long tasks while playing) in headless Chromium; see
 # docs/performance.md. It takes about a minute and wants a quiet machine.
 perf: wasm
 	TIDEMARK_PERF=1 $(GO) test -count=1 -run TestBudgets -v ./web/e2e
+
+# screenshots retakes the README's pictures of the widget (docs/screenshots)
+# in headless Chromium; review them before committing.
+screenshots: wasm
+	TIDEMARK_SCREENSHOTS=1 $(GO) test -count=1 -run TestDocScreenshots -v ./web/e2e
 
 # worker builds the site as a Cloudflare Worker into build/worker: assets/,
 # the site exported as static files for WORKER_BASE_URL (tidemark export:

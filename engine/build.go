@@ -87,6 +87,8 @@ func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, domai
 			// Expectations are read by Expectations, not by the world.
 		case "jump":
 			err = b.jump(c)
+		case "note":
+			err = b.note(c)
 		default:
 			if i, ok := w.owner[c.Name]; ok {
 				err = w.parts[i].Command(c)
@@ -275,4 +277,39 @@ func (w *World) jump(clock string, by vtime.Duration) {
 		abs = -abs
 	}
 	w.emit("clock "+clock, KindClockJump, -1, "The %s clock is stepped %s by %s at %s, as a time-sync correction would; it now reads %s.", clock, dir, abs, w.now, c.Read(w.now))
+}
+
+// note reads `note at-step=N "text"`: a line for whoever presents the
+// scenario to a room, shown beside step N in the presenter's notes. It
+// changes nothing in the world; the trace carries it (Trace.Notes).
+func (b *builder) note(c scenario.Command) error {
+	const usage = `expected note at-step=N "text", as in note at-step=3 "Ask the room what the mark holds now"`
+	step, text := -1, ""
+	for _, a := range c.Args {
+		switch {
+		case a.Key == "at-step" && step < 0:
+			n, err := strconv.Atoi(a.Value)
+			if err != nil || n < 0 {
+				return errorf(a.ValuePos, "expected a step number, 0 or more, for at-step=, found %q", a.Value)
+			}
+			step = n
+		case a.Key == "" && a.Quoted && text == "" && strings.TrimSpace(a.Value) != "":
+			text = strings.TrimSpace(a.Value)
+		default:
+			return errorf(a.Pos, "%s", usage)
+		}
+	}
+	if step < 0 || text == "" {
+		return errorf(c.Pos, "%s", usage)
+	}
+	t := b.w.trace
+	// Kept in step order, one per step.
+	i, found := slices.BinarySearchFunc(t.Notes, step, func(x Note, step int) int { return x.Step - step })
+	if found {
+		return errorf(c.Pos, "step %d already has a note at %s; write one note per step", step, t.Notes[i].Pos)
+	}
+	t.Notes = append(t.Notes, Note{})
+	copy(t.Notes[i+1:], t.Notes[i:])
+	t.Notes[i] = Note{Step: step, Text: text, Pos: c.Pos}
+	return nil
 }

@@ -31,7 +31,13 @@ func TestBuildErrors(t *testing.T) {
 		pos  string // "" when the error has no position (knob values)
 		msg  string
 	}{
-		{"unknown command", world + "sourse x key=id\n", nil, "b.tdm:6:1", `unknown command "sourse"; expected one of clock, target, check, expect, jump, source, pipeline`},
+		{"note without a step", world + "note \"Ask the room\"\n", nil, "b.tdm:6:1", `expected note at-step=N "text"`},
+		{"note with a bad step", world + "note at-step=-1 \"Ask\"\n", nil, "b.tdm:6:14", "expected a step number, 0 or more, for at-step=, found \"-1\""},
+		{"note without text", world + "note at-step=3\n", nil, "b.tdm:6:1", `expected note at-step=N "text"`},
+		{"note with a bare word", world + "note at-step=3 ask\n", nil, "b.tdm:6:16", `expected note at-step=N "text"`},
+		{"note with another argument", world + "note at-step=3 \"a\" when=x\n", nil, "b.tdm:6:20", `expected note at-step=N "text"`},
+		{"two notes at a step", world + "note at-step=3 \"a\"\nnote at-step=3 \"b\"\n", nil, "b.tdm:7:1", "step 3 already has a note at b.tdm:6:1"},
+		{"unknown command", world + "sourse x key=id\n", nil, "b.tdm:6:1", `unknown command "sourse"; expected one of clock, target, check, expect, jump, note, source, pipeline`},
 		{"commit before begin", world + "begin T1 at=10:00:05\ncommit T1 at=10:00:01\n", nil, "b.tdm:7:14", "T1 commits at 10:00:01, before it begins at 10:00:05"},
 		{"commit of unknown txn", world + "commit T9 at=10:00:01\n", nil, "b.tdm:6:8", `unknown transaction "T9"`},
 		{"statement after commit", world + "txn T1 begin=10:00:00 commit=10:00:01 insert order_id=1\ninsert T1 at=10:00:02 order_id=2\n", nil, "b.tdm:7:8", "transaction T1 already ended at 10:00:01 (b.tdm:6:23); nothing can insert in it"},
@@ -215,6 +221,31 @@ txn T2 begin=10:00:00 commit=10:00:02 insert refunds id=2..4
 	for range 20 {
 		require.Equal(t, first, spell())
 	}
+}
+
+// TestNotes: notes are kept by step, whatever order the file gives them in,
+// and change nothing in the run.
+func TestNotes(t *testing.T) {
+	run := func(src string) *engine.Trace {
+		f, err := scenario.Parse("n.tdm", []byte(src))
+		require.NoError(t, err)
+		tr, err := engine.Run(f, nil, 1, worlds.All())
+		require.NoError(t, err)
+		return tr
+	}
+	plain := world + "txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1\nrun extract at=10:00:02\n"
+	noted := plain + "note at-step=3 \"Three\"\nnote at-step=0 \"  Before anything  \"\n"
+	tr, bare := run(noted), run(plain)
+	assert.Equal(t, "Before anything", tr.NoteAt(0))
+	assert.Equal(t, "Three", tr.NoteAt(3))
+	assert.Equal(t, "", tr.NoteAt(1))
+	require.Len(t, tr.Notes, 2)
+	assert.Equal(t, 0, tr.Notes[0].Step, "notes are in step order")
+	assert.Equal(t, bare.Steps(), tr.Steps())
+	for n := 0; n <= bare.Steps(); n++ {
+		assert.Equal(t, bare.CountsAt(n), tr.CountsAt(n), "a note changes nothing in the run: step %d", n)
+	}
+	assert.Empty(t, bare.Notes)
 }
 
 // TestExpectKeyRanges: a claim's key list may hold ranges, as the scenario

@@ -83,7 +83,7 @@ type Narrator uint8
 // order docs/scenarios.md documents them: clocks, targets, checks and
 // expectations belong to no one world. An unknown command's error lists
 // them first, then each world's.
-var CoreCommands = []string{"clock", "target", "check", "expect", "jump"}
+var CoreCommands = []string{"clock", "target", "check", "expect", "jump", "note"}
 
 // Attach adds h to the trace as a world's History and returns the Narrator
 // its events carry, so that the trace asks h to narrate them.

@@ -164,7 +164,7 @@ func TestWorldsComposeExplicitly(t *testing.T) {
 	require.True(t, ok)
 	_, err = engine.Run(dist.File, nil, 1, []engine.Domain{hwm.Domain})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `unknown command "topic"; expected one of clock, target, check, expect, jump, source, pipeline, txn`)
+	assert.Contains(t, err.Error(), `unknown command "topic"; expected one of clock, target, check, expect, jump, note, source, pipeline, txn`)
 	assert.NotContains(t, err.Error(), "producer", "a world not composed is not offered")
 
 	_, err = engine.Run(dist.File, nil, 1, []engine.Domain{logs.Domain})

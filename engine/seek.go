@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/tidemark/tidemark/engine/sink"
@@ -17,7 +18,7 @@ type Snapshot struct {
 	Step    int
 	At      vtime.Time
 	Counts  Counts
-	Truth   Truth
+	Truth   TruthView    // the keys not fine, by id; spelled only when asked
 	Targets []TargetView // in the order of Trace.Targets
 }
 
@@ -39,10 +40,60 @@ func (v TargetView) Each(fn func(sink.Row) bool) {
 	}
 }
 
+// KeyStatus is where a key stands in the truth: fine, or missing from the
+// target, duplicated in it, or present in an older version.
+type KeyStatus uint8
+
+// The statuses of a key, as the truth counts them.
+const (
+	KeyFine       = KeyStatus(fine)
+	KeyMissing    = KeyStatus(missing)
+	KeyDuplicated = KeyStatus(duplicated)
+	KeyStale      = KeyStatus(stale)
+)
+
+// TruthView is the truth after one step as Seek returns it: the keys that
+// are not fine, named by their ids, in key order (the order TruthAt lists
+// them in). It spells a key only when asked, so reading the truth of a step
+// with tens of thousands of missing keys costs a merge of sorted lists, not
+// a sort of strings; a caller that shows forty keys spells forty.
+type TruthView struct {
+	v truthView
+	t *Trace
+}
+
+// Len is the number of keys that are not fine.
+func (v TruthView) Len() int { return len(v.v.bad) }
+
+// At returns the i-th key that is not fine, in key order: its id, status,
+// and how many of its rows the target holds.
+func (v TruthView) At(i int) (id int32, s KeyStatus, rows int) {
+	r, st, count := unpackTruth(v.v.bad[i])
+	return v.v.order[r], KeyStatus(st), int(count)
+}
+
+// Of returns the status of the key with id, and how many of its rows the
+// target holds when it is not fine. A key the trace never named is fine.
+func (v TruthView) Of(id int32) (s KeyStatus, rows int) {
+	if id < 0 || int(id) >= len(v.v.rank) {
+		return KeyFine, 0
+	}
+	r := v.v.rank[id]
+	i, found := slices.BinarySearchFunc(v.v.bad, r, func(p uint64, r int32) int { return cmp.Compare(int32(p>>32), r) })
+	if !found {
+		return KeyFine, 0
+	}
+	_, st, count := unpackTruth(v.v.bad[i])
+	return KeyStatus(st), int(count)
+}
+
+// Truth spells every key of the view out, as TruthAt does.
+func (v TruthView) Truth() Truth { return v.v.truth() }
+
 // Seek returns the state after step n (clamped to the trace).
 func (t *Trace) Seek(n int) Snapshot {
 	n = t.clampStep(n)
-	s := Snapshot{Step: n, Counts: t.CountsAt(n), Truth: t.TruthAt(n)}
+	s := Snapshot{Step: n, Counts: t.CountsAt(n), Truth: TruthView{v: t.truth.view(int32(n), t.keyText), t: t}}
 	if n > 0 {
 		s.At = t.Events[n-1].At
 	}

@@ -28,7 +28,7 @@ func TestSeekAgreesWithHistories(t *testing.T) {
 			truth := tr.TruthAt(n)
 			assert.Equal(t, engine.Counts{Missing: int32(len(truth.Missing)), Duplicated: int32(len(truth.Duplicated)), Stale: int32(len(truth.Stale))},
 				s.Counts, "%s step %d", sc.ID, n)
-			assert.Equal(t, truth, s.Truth, "%s step %d", sc.ID, n)
+			assert.Equal(t, truth, s.Truth.Truth(), "%s step %d", sc.ID, n)
 			if ht := hwm.Of(tr); ht != nil {
 				marks := ht.MarksAt(n)
 				require.Len(t, marks, len(ht.Marks))

@@ -138,6 +138,20 @@ func (t *Trace) RowKey(r *sink.Row) string { return t.keyText[r.KeyID] }
 // Key is the text of the key with id, as a target row holds it.
 func (t *Trace) Key(id int32) string { return t.keyText[id] }
 
+// TruthKey names the key with id as the truth does: with its target's name
+// in front ("fct_orders:3") when the scenario has several targets.
+func (t *Trace) TruthKey(id int32) string { return t.truth.nameOf(id, t.keyText) }
+
+// KeyCount is the number of key ids: every id is below it.
+func (t *Trace) KeyCount() int { return len(t.keyText) }
+
+// KeyOrder lists every key id in the truth's key order (the order TruthAt
+// lists keys in), ranked once when the run ended.
+func (t *Trace) KeyOrder() []int32 {
+	_, order := t.truth.ranks(t.keyText)
+	return order
+}
+
 // VersionKey is the key of v, a version of t.
 func (t *Trace) VersionKey(v *VersionRecord) string { return t.keyText[v.KeyID] }
 
@@ -194,6 +208,25 @@ type Trace struct {
 	tables    []string // the names VersionRecord.TableID indexes
 	actors    []string // names of the actors of non-source events, each once
 	texts     []string // narrations of non-source events, by Event.b
+	Notes     []Note   // the presenter's notes, by step (the core's note command)
+}
+
+// Note is a line the scenario's author wrote for whoever presents it, to be
+// read at one step (the note command). The engine keeps it and does nothing
+// with it; the widget shows it in the presenter's notes window.
+type Note struct {
+	Step int
+	Text string
+	Pos  scenario.Pos
+}
+
+// NoteAt is the note for step n, or "".
+func (t *Trace) NoteAt(n int) string {
+	i, found := slices.BinarySearchFunc(t.Notes, n, func(x Note, n int) int { return x.Step - n })
+	if !found {
+		return ""
+	}
+	return t.Notes[i].Text
 }
 
 // CountsAt returns the truth's counts after step n (before any event at
@@ -284,7 +317,7 @@ func (t *Trace) ObserveAt(n int) check.Observation {
 	n = t.clampStep(n)
 	o := check.Observation{KeysInt: true}
 	if n > 0 {
-		o.Now = t.Events[n-1].At
+		o.Now, o.Started = t.Events[n-1].At, true
 	}
 	multi := len(t.Targets) > 1
 	for _, h := range t.Targets {

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/sorted"
 )
 
 // truthEvery is the fewest truth changes between two snapshots. A snapshot
@@ -44,11 +45,15 @@ func (c truthChange) count() int32   { return int32(c.word >> 4) }
 // changes, so a trace keeps no counts per step.
 const countsEvery = 64
 
-// truthSnap is every key not fine after the change before next, in no order.
+// truthSnap is every key not fine after the change before next. While the
+// run goes on it holds them in no order (bad); when the run ends, finish
+// adds the same keys in key order (sorted, see packTruth), so that a
+// rebuild merges rather than sorts.
 type truthSnap struct {
-	next int   // index of the first change the snapshot does not include
-	step int32 // step of the last change it includes
-	bad  []truthChange
+	next   int   // index of the first change the snapshot does not include
+	step   int32 // step of the last change it includes
+	bad    []truthChange
+	sorted []uint64
 }
 
 // truthLog records every change of a key's truth, with periodic snapshots,
@@ -62,7 +67,8 @@ type truthSnap struct {
 //
 // The counts of keys missing, duplicated and stale come from the same
 // changes: cur is the counts after the last change, and counts[k] the
-// counts before changes[k*countsEvery].
+// counts before changes[k*countsEvery]. Once the run has ended (finish),
+// rank and order cover every key and each snapshot is sorted too.
 type truthLog struct {
 	changes []truthChange
 	snaps   []truthSnap
@@ -74,6 +80,8 @@ type truthLog struct {
 	names  []string
 	cur    statusCount // after the last change
 	counts []statusCount
+	rank   []int32 // each key's place in key order, by id: set by finish
+	order  []int32 // the key ids in key order: set by finish
 }
 
 // statusCount is how many keys are in each status.
@@ -145,12 +153,143 @@ func (l *truthLog) record(step int, id int32, prev, s status, count int32, keys 
 	}
 }
 
-// at rebuilds the truth after step n, naming keys whose texts are text: the snapshot before it, then the
-// changes since, the latest change of each key winning. Rather than a map by
-// key, it sorts one array of (key id, position) pairs, so a rebuild costs one
-// small allocation besides the answer.
+// at rebuilds the truth after step n, naming keys whose texts are text,
+// every key spelled out (see view for the truth without spelling it).
 func (l *truthLog) at(n int32, text []string) Truth {
-	var base []truthChange
+	return l.view(n, text).truth()
+}
+
+// allNames returns every key's name by id: the names, or the texts when
+// every name is its text.
+func (l *truthLog) allNames(text []string) []string {
+	if l.names != nil {
+		return l.names
+	}
+	return text
+}
+
+// finish ranks every key once, in key order, and sorts every snapshot by
+// it. The world calls it when its run has ended; a log read before then
+// ranks its keys for that one read (see ranks).
+func (l *truthLog) finish(text []string) {
+	names := l.allNames(text)
+	if len(l.rank) == len(names) && (len(l.snaps) == 0 || l.snaps[len(l.snaps)-1].sorted != nil) {
+		return
+	}
+	l.rank, l.order = rankKeys(names)
+	var tmp []uint64
+	for i := range l.snaps {
+		s := &l.snaps[i]
+		s.sorted, tmp = sortTruth(s.bad, l.rank, tmp)
+		s.sorted = slices.Clip(s.sorted)
+		s.bad = nil
+	}
+}
+
+// rankKeys orders key names as mvcc.CompareKeys does, each parsed once.
+// A name's rank is where a binary search finds it among the sorted names
+// (equal names, which the truth never gives, by id); sorting the parsed
+// names themselves, as mvcc.SortKeys does, keeps the browser module to one
+// sort of keys. It returns each id's rank and the ids in that order.
+func rankKeys(keys []string) (rank, order []int32) {
+	parsed := make([]mvcc.ParsedKey, len(keys))
+	for i, k := range keys {
+		parsed[i] = mvcc.ParseKey(k)
+	}
+	inOrder := slices.Clone(parsed)
+	sorted.Func(inOrder, mvcc.ParsedKey.Compare)
+	rank, order = make([]int32, len(keys)), make([]int32, len(keys))
+	taken := make([]bool, len(keys))
+	for id, p := range parsed {
+		r, _ := slices.BinarySearchFunc(inOrder, p, mvcc.ParsedKey.Compare)
+		for taken[r] {
+			r++ // an equal name came first
+		}
+		taken[r] = true
+		rank[id], order[r] = int32(r), int32(id)
+	}
+	return rank, order
+}
+
+// ranks returns the key ranks and order: the ones finish made, or, on a
+// run still going, ones made now for the caller alone.
+func (l *truthLog) ranks(text []string) (rank, order []int32) {
+	names := l.allNames(text)
+	if len(l.rank) == len(names) {
+		return l.rank, l.order
+	}
+	return rankKeys(names)
+}
+
+// A packed truth entry is a key that is not fine, as one number:
+// rank<<32 | status<<30 | count. Sorting packed entries sorts them by key.
+const (
+	packStatusShift = 30
+	packCountMask   = 1<<packStatusShift - 1
+)
+
+func packTruth(rank int32, s status, count int32) uint64 {
+	return uint64(rank)<<32 | uint64(s)<<packStatusShift | uint64(count)&packCountMask
+}
+
+func unpackTruth(p uint64) (rank int32, s status, count int32) {
+	return int32(p >> 32), status(p >> packStatusShift & 3), int32(p & packCountMask)
+}
+
+// sortTruth packs unordered changes (at most one per key) and sorts them by
+// key, reusing tmp as scratch. It returns the sorted entries and the scratch.
+func sortTruth(bad []truthChange, rank []int32, tmp []uint64) (sorted, scratch []uint64) {
+	out := make([]uint64, len(bad))
+	for i, c := range bad {
+		out[i] = packTruth(rank[c.id], c.status(), c.count())
+	}
+	return radixByHigh(out, tmp, uint32(len(rank)))
+}
+
+// radixByHigh sorts xs by their high 32 bits, keeping equal ones in order
+// (a least-significant-digit radix sort, 8 bits a pass, as many passes as
+// below bound needs), using tmp as scratch. The result is xs or the
+// scratch; the other is returned as the scratch for a later call. A sort of
+// the whole number would order equal keys by their low bits instead; a
+// radix sort is stable and costs a pass per byte rather than a comparison
+// sort's log n comparisons per entry, which is what keeps a rebuild of tens
+// of thousands of keys under a millisecond.
+func radixByHigh(xs, tmp []uint64, bound uint32) (sorted, scratch []uint64) {
+	if cap(tmp) < len(xs) {
+		tmp = make([]uint64, len(xs))
+	}
+	tmp = tmp[:len(xs)]
+	for shift := uint(32); shift < 64 && bound>>(shift-32) > 0; shift += 8 {
+		var count [256]int
+		for _, x := range xs {
+			count[x>>shift&255]++
+		}
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for _, x := range xs {
+			d := x >> shift & 255
+			tmp[count[d]] = x
+			count[d]++
+		}
+		xs, tmp = tmp, xs
+	}
+	return xs, tmp
+}
+
+// view rebuilds the truth after step n: the snapshot before it, then the
+// changes since, the latest change of each key winning, as packed entries
+// in key order, no key spelled.
+//
+// A finished run's snapshot is in key order already (see finish); the
+// changes since it are packed as (rank, position) and radix-sorted, so that
+// the last of each rank is that key's latest change; the two sorted lists
+// are then merged.
+func (l *truthLog) view(n int32, text []string) truthView {
+	rank, order := l.ranks(text)
+	var base []uint64
 	from := 0
 	i, _ := slices.BinarySearchFunc(l.snaps, n, func(s truthSnap, n int32) int {
 		if s.step <= n {
@@ -159,7 +298,11 @@ func (l *truthLog) at(n int32, text []string) Truth {
 		return 1
 	})
 	if i > 0 {
-		base, from = l.snaps[i-1].bad, l.snaps[i-1].next
+		s := &l.snaps[i-1]
+		base, from = s.sorted, s.next
+		if s.sorted == nil { // a run still going: sort it for this read
+			base, _ = sortTruth(s.bad, rank, nil)
+		}
 	}
 	// Changes are in step order: replay those up to step n.
 	end, _ := slices.BinarySearchFunc(l.changes[from:], n, func(c truthChange, n int32) int {
@@ -169,38 +312,57 @@ func (l *truthLog) at(n int32, text []string) Truth {
 		return 1
 	})
 	replay := l.changes[from : from+end]
-	entry := func(pos int) truthChange {
-		if pos < len(base) {
-			return base[pos]
-		}
-		return replay[pos-len(base)]
+	latest := make([]uint64, len(replay))
+	for j, c := range replay {
+		latest[j] = uint64(rank[c.id])<<32 | uint64(j)
 	}
-	// Position order is time order (the snapshot first), and sorting by key
-	// id keeps it among a key's changes, so the last of each key id is its
-	// latest change.
-	order := make([]uint64, len(base)+len(replay))
-	for pos := range order {
-		order[pos] = uint64(entry(pos).id)<<32 | uint64(pos)
-	}
-	order = sortByID(order)
-	tr := Truth{Missing: []string{}, Duplicated: map[string]int{}, Stale: []string{}}
-	for k, o := range order {
-		if k+1 < len(order) && order[k+1]>>32 == o>>32 {
+	latest, _ = radixByHigh(latest, nil, uint32(len(rank)))
+
+	out := make([]uint64, 0, len(base)+len(latest))
+	b := 0
+	for j, p := range latest {
+		if j+1 < len(latest) && latest[j+1]>>32 == p>>32 {
 			continue // a later change of the same key follows
 		}
-		c := entry(int(uint32(o)))
-		key := l.nameOf(c.id, text)
-		switch c.status() {
+		r := int32(p >> 32)
+		for b < len(base) && int32(base[b]>>32) < r {
+			out = append(out, base[b])
+			b++
+		}
+		if b < len(base) && int32(base[b]>>32) == r {
+			b++ // the replayed change replaces the snapshot's
+		}
+		if c := replay[uint32(p)]; c.status() != fine {
+			out = append(out, packTruth(r, c.status(), c.count()))
+		}
+	}
+	out = append(out, base[b:]...)
+	return truthView{bad: out, rank: rank, order: order, keys: l.allNames(text)}
+}
+
+// truthView is the truth at one step: the keys not fine, packed, in key order.
+type truthView struct {
+	bad   []uint64
+	rank  []int32
+	order []int32
+	keys  []string
+}
+
+// truth spells out every key of the view.
+func (v truthView) truth() Truth {
+	tr := Truth{Missing: []string{}, Duplicated: map[string]int{}, Stale: []string{}}
+	for _, p := range v.bad {
+		r, s, count := unpackTruth(p)
+		key := v.keys[v.order[r]]
+		switch s {
 		case missing:
 			tr.Missing = append(tr.Missing, key)
 		case duplicated:
-			tr.Duplicated[key] = int(c.count())
+			tr.Duplicated[key] = int(count)
 		case stale:
 			tr.Stale = append(tr.Stale, key)
 		}
 	}
-	mvcc.SortKeys(tr.Missing)
-	mvcc.SortKeys(tr.Stale)
 	return tr
 }
 
@@ -229,34 +391,4 @@ func (l *truthLog) countsAt(n int32) Counts {
 		c[x.status()]++
 	}
 	return c.Counts()
-}
-
-// sortByID orders (id<<32 | position) pairs by id, keeping the order of
-// pairs with equal ids, and returns them (in a at, or in a slice of its
-// own). It is a radix sort, a byte of the id at a time and only as many
-// bytes as the largest id has: a rebuild of the truth sorts a few thousand
-// pairs, which this does in a few passes over them rather than with the
-// comparisons of a general sort.
-func sortByID(a []uint64) []uint64 {
-	var top uint64
-	for _, x := range a {
-		top = max(top, x>>32)
-	}
-	tmp := make([]uint64, len(a))
-	for shift := 32; shift < 64 && top>>(shift-32) > 0; shift += 8 {
-		var count [257]int
-		for _, x := range a {
-			count[(x>>shift)&0xff+1]++
-		}
-		for i := 1; i < len(count); i++ {
-			count[i] += count[i-1]
-		}
-		for _, x := range a {
-			b := (x >> shift) & 0xff
-			tmp[count[b]] = x
-			count[b]++
-		}
-		a, tmp = tmp, a
-	}
-	return a
 }

@@ -280,6 +280,8 @@ func (w *World) Step() bool {
 	}
 	if w.q.len() == 0 {
 		if w.drained {
+			// The run has ended: rank the keys once for every later read.
+			w.trace.truth.finish(w.trace.keyText)
 			return false
 		}
 		// Nothing is left: each world may queue what ends it, once.

@@ -2119,7 +2119,7 @@ func ScenarioEmbed(v LessonView, e EmbedView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 171, "” in the playground</a></p></div></figure>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 171, "” on its own page</a></p></div></figure>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -3131,7 +3131,7 @@ func predictHref(p course.Prediction) string {
 	return ScenarioHref(p.Scenario, p.Knobs)
 }
 
-// ScenarioHref is the playground page of scenario id with knobs set.
+// ScenarioHref is the scenario page of scenario id with knobs set.
 func ScenarioHref(id string, knobs map[string]string) string {
 	h := "/scenarios/" + id
 	if q := course.KnobQuery(knobs); q != "" {

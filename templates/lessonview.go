@@ -251,7 +251,7 @@ type EmbedView struct {
 	Step    int // the step the widget opens at
 	Widget  WidgetHost
 	Knobs   []KnobSetting
-	Href    string // the playground with these knobs
+	Href    string // the scenario page with these knobs
 	Missing string // "none" or "3, 4"
 	Dupes   string
 	Stale   string
@@ -308,7 +308,7 @@ type PlotView struct {
 type PlotSeries struct {
 	Name   string
 	Values []int
-	Href   []string // the playground for each point
+	Href   []string // the scenario page for each point
 }
 
 // The plot's drawing area, in SVG user units.

@@ -116,18 +116,6 @@ type WidgetHost struct {
 	OwnQuery bool
 }
 
-// ScenarioEnding is the final truth and the checks' verdicts, for readers
-// without JavaScript and for a quick look.
-type ScenarioEnding struct {
-	Verdict string
-	Checks  []CheckLine
-}
-
-// CheckLine is one check's final verdict.
-type CheckLine struct {
-	Name, Status, Detail string
-}
-
 // ScenarioView is a scenario's page.
 type ScenarioView struct {
 	Layout   LayoutView
@@ -135,7 +123,6 @@ type ScenarioView struct {
 	Title    string
 	Source   string
 	Widget   WidgetHost
-	Ending   ScenarioEnding
 	EmbedURL string
 	PageURL  string
 	// Embed holds the snippets that put this scenario in someone else's
@@ -156,6 +143,10 @@ type ScenarioUse struct {
 // EmbedSnippets are ready-to-paste ways to show a scenario elsewhere, as
 // text (the page escapes them once more to show them).
 type EmbedSnippets struct {
+	// Origin is the scheme and host the snippets point at ("" for
+	// relative links); the page's script draws them again from it as the
+	// learner steps and turns knobs.
+	Origin   string
 	IFrame   string // an <iframe> of the embed page
 	Script   string // a <script> tag for embed.js, which makes the iframe and sizes it
 	Markdown string // a Markdown image of the static picture, for a README

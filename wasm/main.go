@@ -10,9 +10,10 @@
 //
 //	open(id, source, name, base, query, embedded) -> {ok, error, steps}
 //	advance(id, budget)                           -> {ok, done, error, stopped} (stopped: past the work budget, nothing to draw)
-//	view(id, full)                                -> {html, stage, narration, step, steps, query, message, canUndo, pending}
+//	view(id, full)                                -> {html, stage, ops, narration, step, steps, query, message, canUndo, pending}
+//	                                                 (html after a full view; otherwise the stage whole, or ops: the changes to the stage on screen)
 //	act(id, action, arg)                          -> {ok, error, rerun}   ("fill", step: run the checks a pending view lacks)
-//	checks(id)                                    -> {ok, html}           (the checks panel alone, to swap in after a fill)
+//	snippets(id, origin)                          -> {ok, iframe, script, markdown, image}
 //	check(source, name)                           -> {ok, error, line, col}
 //	expect(id, source, name)                      -> {ok, error, line, col, count} (start checking the expect lines)
 //	expectAdvance(id, budget)                     -> {ok, done, results: [{line, col, claim, status, detail}]}
@@ -100,7 +101,11 @@ func main() {
 				return missing
 			}
 			v := s.View(len(args) > 1 && args[1].Truthy())
-			return map[string]any{"ok": true, "html": v.HTML, "stage": v.Stage, "narration": v.Narration,
+			ops := make([]any, len(v.Ops))
+			for i, op := range v.Ops {
+				ops[i] = op
+			}
+			return map[string]any{"ok": true, "html": v.HTML, "stage": v.Stage, "ops": ops, "narration": v.Narration,
 				"step": v.Step, "steps": v.Steps, "query": v.Query, "message": v.Message, "canUndo": v.CanUndo,
 				"back": v.Back, "forward": v.Forward, "start": v.Start, "end": v.End, "pending": v.Pending}
 		}),
@@ -115,13 +120,13 @@ func main() {
 			}
 			return map[string]any{"ok": true, "rerun": rerun}
 		}),
-		"checks": export("checks", func(args []js.Value) any {
+		"snippets": export("snippets", func(args []js.Value) any {
 			s := sessions[str(args, 0)]
 			if s == nil {
 				return missing
 			}
-			html, ok := s.ViewChecks()
-			return map[string]any{"ok": ok, "html": html}
+			sn, ok := s.Snippets(str(args, 1))
+			return map[string]any{"ok": ok, "iframe": sn.IFrame, "script": sn.Script, "markdown": sn.Markdown, "image": sn.Image}
 		}),
 		"check": export("check", func(args []js.Value) any {
 			_, err := widget.CheckSource(str(args, 0), str(args, 1), pageWorlds())

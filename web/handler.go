@@ -202,6 +202,7 @@ func NewLayoutView(title string, scripts ...string) templates.LayoutView {
 			{Label: "Home", Href: "/"},
 			{Label: "Lessons", Href: "/#lessons"},
 			{Label: "Scenarios", Href: "/#scenarios"},
+			{Label: "Sandbox", Href: "/play"},
 		},
 	}
 	if u, ok := LookupAsset("favicon.svg"); ok {

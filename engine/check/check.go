@@ -83,6 +83,7 @@ type TargetRow struct {
 
 // Observation is everything a team could look at, at one moment.
 type Observation struct {
+	Started   bool // some event has happened: Now is a time of the run
 	Now       vtime.Time
 	Marks     []MarkSeries
 	Runs      []Run
@@ -291,7 +292,7 @@ func rateOfChange(cfg Config, o Observation) Result {
 				case d == 0:
 					still++
 					if still >= stall {
-						return Result{Status: Fail, Detail: prose.F("mark %s has not advanced for %d runs in a row (stuck at %s since %s)", s.Name, still, p.Display, last.At)}
+						return Result{Status: Fail, Detail: prose.F("mark %s has not advanced for %s in a row (stuck at %s since %s)", s.Name, plural(still, "run", "runs"), p.Display, last.At)}
 					}
 					continue // the stall is measured from where the mark first stood still
 				default:
@@ -422,6 +423,9 @@ func reconcileClosedInterval(cfg Config, o Observation) Result {
 	if !cfg.HasClosed {
 		return Result{Status: NotRun, Detail: "no closed interval was given to reconcile (check reconciliation closed=FROM..TO)"}
 	}
+	if !o.Started {
+		return Result{Status: NotRun, Detail: prose.F("the interval %s..%s has not closed: nothing has happened yet", cfg.ClosedFrom, cfg.ClosedTo)}
+	}
 	if o.Now <= cfg.ClosedTo {
 		return Result{Status: NotRun, Detail: prose.F("the interval %s..%s is still open at %s", cfg.ClosedFrom, cfg.ClosedTo, o.Now)}
 	}
@@ -536,7 +540,7 @@ func uniqueness(o Observation) Result {
 	sorted.Func(dups, compareKeys)
 	collapsed := ""
 	if o.Collapsed > 0 {
-		collapsed = prose.F("; the merge absorbed %d duplicate writes", o.Collapsed)
+		collapsed = "; the merge absorbed " + plural(o.Collapsed, "duplicate write", "duplicate writes")
 	}
 	if len(counts) == 0 {
 		return Result{Status: NotRun, Detail: "the target is empty" + collapsed}

@@ -157,11 +157,15 @@ func TestReconcileClosedInterval(t *testing.T) {
 	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{Source: source{}}).Status, "no closed interval")
 	cfg.ClosedFrom, cfg.ClosedTo, cfg.HasClosed = at(0), at(6), true
 	src := source{at(0), at(1), at(2), at(7)}
-	open := one(t, cfg, check.Observation{Now: at(6), Source: src})
+	before := one(t, cfg, check.Observation{Source: src})
+	assert.Equal(t, check.NotRun, before.Status, "nothing has happened")
+	assert.Equal(t, "the interval 10:00:00..10:00:06 has not closed: nothing has happened yet", before.Detail, "no time is named before the first event")
+	open := one(t, cfg, check.Observation{Started: true, Now: at(6), Source: src})
 	assert.Equal(t, check.NotRun, open.Status, "the interval is still open at its end")
+	assert.Equal(t, "the interval 10:00:00..10:00:06 is still open at 10:00:06", open.Detail)
 	target := []check.TargetRow{{Key: "1", UpdatedAt: at(0)}, {Key: "2", UpdatedAt: at(1)}, {Key: "3", UpdatedAt: at(2)}, {Key: "4", UpdatedAt: at(7)}}
-	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Now: at(7), Source: src, Target: target}).Status)
-	r := one(t, cfg, check.Observation{Now: at(7), Source: src, Target: target[1:]})
+	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Started: true, Now: at(7), Source: src, Target: target}).Status)
+	r := one(t, cfg, check.Observation{Started: true, Now: at(7), Source: src, Target: target[1:]})
 	assert.Equal(t, check.Fail, r.Status)
 	assert.Equal(t, "counted at 10:00:07, after the interval closed, the source has 3 rows with updated_at in 10:00:00..10:00:06 and the target 2", r.Detail)
 }

@@ -30,3 +30,18 @@ func TestConsumerLagThreshold(t *testing.T) {
 	assert.Equal(t, check.Fail, r.Status)
 	assert.Contains(t, r.Detail, "1 of 3 partitions are more than 9 behind: billing on orders-0 lag 10")
 }
+
+// TestLogChecksCountInWords: one of a thing is one thing.
+func TestLogChecksCountInWords(t *testing.T) {
+	order := only("version-order")
+	bad := one(t, order, check.Observation{Log: &check.LogView{Applied: []check.Applied{{Key: "1", Version: 2}, {Key: "1", Version: 1}}}})
+	assert.Equal(t, check.Fail, bad.Status)
+	assert.Equal(t, "1 key received an older version after a newer one: 1 (version 1 after 2)", bad.Detail)
+	good := one(t, order, check.Observation{Log: &check.LogView{Applied: []check.Applied{{Key: "1", Version: 1}}}})
+	assert.Equal(t, "1 write over 1 key, each key's versions in order", good.Detail)
+
+	lag := only("consumer-lag")
+	lag.MaxLag = 5
+	r := one(t, lag, check.Observation{Log: &check.LogView{Partitions: []check.LogPartition{{Group: "g", Partition: "t-0", End: 3, Committed: 1}}}})
+	assert.Equal(t, "every partition is within 5 of its end (1 partition, total lag 2)", r.Detail)
+}

@@ -121,7 +121,7 @@ func Render(v View) string {
 	d.para(narration, 15)
 	var truth string
 	if v.ShowTruth {
-		truth = "Truth: " + widget.TruthText(t.Seek(step).Truth)
+		truth = "Truth: " + widget.TruthText(t.TruthAt(step))
 		d.gap(4)
 		d.para(truth, 15, "font-weight", "700")
 	}

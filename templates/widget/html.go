@@ -7,7 +7,74 @@ import (
 
 // builder is a small typed HTML writer. Attribute values and text are
 // escaped; tag and attribute names are trusted constants of this package.
-type builder struct{ strings.Builder }
+//
+// It also records fragments: elements opened with fopen carry a
+// data-frag key and are the units the browser replaces, inserts or moves
+// when a step changes them (see diffStage). Fragments nest.
+type builder struct {
+	strings.Builder
+	frags []frag
+	stack []int // open fragments, innermost last
+}
+
+// frag is one fragment: its key and where its element's outer HTML lies in
+// the builder's output.
+type frag struct {
+	key        string
+	start, end int
+	parent     int // the enclosing fragment, or -1
+}
+
+// fopen opens an element that is a fragment with key (unique in the
+// stage). Close it with fclose.
+func (b *builder) fopen(key, tag string, attrs ...string) {
+	parent := -1
+	if n := len(b.stack); n > 0 {
+		parent = b.stack[n-1]
+	}
+	b.stack = append(b.stack, len(b.frags))
+	b.frags = append(b.frags, frag{key: key, start: b.Len(), parent: parent})
+	b.WriteByte('<')
+	b.WriteString(tag)
+	b.attrs(attrs)
+	b.WriteString(` data-frag="`)
+	b.escape(key)
+	b.WriteString(`">`)
+}
+
+// splice appends what sub wrote, with its fragments, as if written here:
+// its top-level fragments become children of the innermost open one.
+func (b *builder) splice(sub *builder) {
+	base, first, parent := b.Len(), len(b.frags), -1
+	if n := len(b.stack); n > 0 {
+		parent = b.stack[n-1]
+	}
+	for _, f := range sub.frags {
+		f.start += base
+		f.end += base
+		if f.parent < 0 {
+			f.parent = parent
+		} else {
+			f.parent += first
+		}
+		b.frags = append(b.frags, f)
+	}
+	b.WriteString(sub.String())
+}
+
+// fclose closes the innermost open fragment, an element of tag.
+func (b *builder) fclose(tag string) {
+	b.close(tag)
+	n := len(b.stack) - 1
+	b.frags[b.stack[n]].end = b.Len()
+	b.stack = b.stack[:n]
+}
+
+// fvoid writes an empty element that is a fragment, such as an SVG line.
+func (b *builder) fvoid(key, tag string, attrs ...string) {
+	b.fopen(key, tag, attrs...)
+	b.fclose(tag)
+}
 
 // open writes a start tag. attrs alternate name, value; an empty value
 // writes a bare boolean attribute when the name ends in "?" and nothing otherwise.
@@ -50,7 +117,7 @@ func (b *builder) void(tag string, attrs ...string) {
 
 func svgTag(tag string) bool {
 	switch tag {
-	case "line", "rect", "circle", "polyline", "path", "polygon":
+	case "line", "rect", "circle", "polyline", "path", "polygon", "use":
 		return true
 	}
 	return false
@@ -117,6 +184,14 @@ func (b *builder) escape(s string) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+// pick returns a when cond holds and b otherwise.
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
+}
 
 // on returns "on" when cond holds, for boolean attributes.
 func on(cond bool) string {

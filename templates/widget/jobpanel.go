@@ -53,16 +53,24 @@ func jobPanel(b *builder, t *engine.Trace, s State) {
 		return
 	}
 	n := clamp(s.Step, t.Steps())
-	panel(b, "job", "The job: operators, checkpoints and sinks")
-	readersTable(b, st, n)
-	opsTable(b, t, st, n)
-	sinkTable(b, st, n)
-	checkpointStrip(b, t, st, n)
-	checkpointList(b, t, st, n)
-	readsList(b, st, n)
-	replayList(b, st, n)
-	jobPlots(b, t, st, n)
-	b.close("section")
+	b.fopen("job", "section", "class", "tm-panel tm-panel-job", "data-testid", "panel-job", "aria-label", "The job: operators, checkpoints and sinks")
+	b.el("h3", "The job: operators, checkpoints and sinks")
+	// Each part is a fragment of its own, so that a step sends only the
+	// parts it changed (see diffStage).
+	part := func(key string, draw func()) {
+		b.fopen("job-"+key, "div", "class", "tm-jobpart")
+		draw()
+		b.fclose("div")
+	}
+	part("readers", func() { readersTable(b, st, n) })
+	part("ops", func() { opsTable(b, t, st, n) })
+	part("sinks", func() { sinkTable(b, st, n) })
+	part("strip", func() { checkpointStrip(b, t, st, n) })
+	part("cklist", func() { checkpointList(b, t, st, n) })
+	part("reads", func() { readsList(b, st, n) })
+	part("replays", func() { replayList(b, st, n) })
+	part("plots", func() { jobPlots(b, t, st, n) })
+	b.fclose("section")
 }
 
 // utilWindow is the span of true time a reader's utilisation is measured over.
@@ -122,9 +130,9 @@ func readersTable(b *builder, st *stream.Trace, n int) {
 func opsTable(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 	b.table("Operators at this step", []string{"operator", "kind", "reads", "queue", "records/s, last " + utilWindow.String(), "state entries", "dropped"},
 		"class", "tm-table", "data-testid", "job-ops")
-	now := stepTime(t, n)
+	now := jobTime(t, n)
 	from := sort.Search(n, func(i int) bool { return t.Events[i].At > now.Add(-utilWindow) })
-	span := min(utilWindow, now.Sub(stepTime(t, 1)))
+	span := min(utilWindow, now.Sub(jobTime(t, 1)))
 	for i, oh := range st.Ops {
 		b.open("tr", "data-op", oh.Name)
 		b.el("th", oh.Name, "scope", "row")
@@ -219,8 +227,8 @@ func runAxis(t *engine.Trace, x0, w float64) timeAxis {
 	return timeAxis{lo: t.Events[0].At, hi: t.Events[t.Steps()-1].At, x0: x0, w: w}
 }
 
-// stepTime is the true time of step n (the first event's before any).
-func stepTime(t *engine.Trace, n int) vtime.Time {
+// jobTime is the true time of step n (the first event's before any).
+func jobTime(t *engine.Trace, n int) vtime.Time {
 	if t.Steps() == 0 {
 		return 0
 	}
@@ -237,7 +245,7 @@ func checkpointStrip(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 		return
 	}
 	ax := runAxis(t, 8, stripW-16)
-	now := stepTime(t, n)
+	now := jobTime(t, n)
 	cps := st.CheckpointsAt(n)
 	done, lost := 0, 0
 	for _, c := range cps {
@@ -339,7 +347,7 @@ func checkpointList(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 		}
 		return
 	}
-	now := stepTime(t, n)
+	now := jobTime(t, n)
 	b.open("ol", "class", "tm-cklist", "data-testid", "checkpoint-list")
 	from := max(0, len(cps)-maxCheckpointRows)
 	for _, c := range cps[from:] {

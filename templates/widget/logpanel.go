@@ -10,36 +10,40 @@ import (
 	"github.com/tidemark/tidemark/engine/topic"
 )
 
-// The log panel draws the partitioned log at one step: for each topic, each
-// partition as a lane of offset cells (key and offset), the records
-// retention deleted left of the log start drawn as removed, the log start
-// and end marked, and each consumer group's committed offset on the lane
-// with its lag. Each lane is an SVG picture (role=img, with a sentence for
-// its label) in a box that scrolls sideways, so a long lane never widens
-// the page at 360 px, and beside it a table of the same offsets as text.
+// The log's stations draw the partitioned log at one step. A topic is one
+// station: each partition a lane of offset cells (offset above, key below),
+// the records retention deleted drawn crossed out left of the log start,
+// the log start and end marked above the cells, and each consumer group's
+// committed offset as a marker under the lane. The lanes scroll sideways
+// together, so a long one never widens the page at 360 px; the text
+// equivalent is one table per topic (see logTables). Each consumer group
+// is a station of its own, saying what it read at the step and where it
+// stands on each partition.
 
 // Lane geometry, in SVG user units (one unit is one CSS pixel: the lanes
 // keep their size and scroll rather than shrink).
 const (
-	cellW     = 48.0
-	cellH     = 36.0
-	laneTop   = 18.0 // room above the cells for the start and end labels
+	cellW     = 40.0
+	cellH     = 32.0
+	laneTop   = 20.0 // room above the cells for the start and end labels
 	groupRowH = 18.0
-	laneLeft  = 6.0
-	earlierW  = 92.0  // room for "… N earlier" left of a windowed lane
-	labelRoom = 230.0 // room right of the end for a marker's text
+	laneLeft  = 4.0
+	nameW     = 34.0  // room for the partition's name, "p12"
+	earlierW  = 84.0  // room for "… N earlier" left of a windowed lane
+	labelRoom = 210.0 // room right of the end for a marker's text
+	charW     = 6.7   // the width of a character of the lane's 11px monospace labels
 )
 
 // maxCells is the most offsets a lane draws; a longer partition is drawn as
 // a window of its newest offsets, with the count of the earlier ones (a group
-// whose position is further back is named at the window's left edge). maxLanes is the most partitions drawn per
-// topic.
+// whose position is further back is named at the window's left edge). maxLanes
+// is the most partitions drawn per topic.
 const (
-	maxCells = 40
+	maxCells = 14
 	maxLanes = 16
 )
 
-// logPanel draws one panel per topic of the trace's log, or nothing when
+// logPanel draws one station per topic of the trace's log, or nothing when
 // the scenario has no log.
 func logPanel(b *builder, t *engine.Trace, s State) {
 	lt := logs.Of(t)
@@ -48,34 +52,36 @@ func logPanel(b *builder, t *engine.Trace, s State) {
 	}
 	parts := lt.LogAt(s.Step)
 	for _, h := range lt.Topics {
-		var mine []logs.PartitionState
-		for _, p := range parts {
-			if p.Topic == h.Name {
-				mine = append(mine, p)
-			}
-		}
+		mine := partitionsOf(parts, h.Name)
 		title := "Log: topic " + h.Name + " (" + plural(len(mine), "partition") + ")"
-		panel(b, "log", title)
-		b.open("div", "class", "tm-log", "data-testid", "log", "data-topic", h.Name, "data-partitions", itoa(len(mine)))
-		note := "A lane per partition, a cell per record: its offset above its key. ✕ on a dashed cell: deleted by retention. " +
-			"▼ above a cell: appended or deleted at this step; a bar under it: read at this step. ▲ under a lane: a group's committed offset, the next it will read."
+		station(b, "st-topic-"+h.Name, "log", title, "panel-log")
+		note := "Retention: none."
 		if h.Retention > 0 {
-			note += " Retention: " + h.Retention.String() + "."
+			note = "Retention: " + h.Retention.String() + "."
 		}
-		b.el("p", note, "class", "tm-note tm-log-legend")
-		shown := mine
-		if len(shown) > maxLanes {
-			shown = shown[:maxLanes]
-		}
+		b.el("p", note, "class", "tm-note")
+		b.fopen("lanes-"+h.Name, "div", "class", "tm-lanes", "role", "region", "tabindex", "0",
+			"aria-label", "partitions of "+h.Name+"; scrolls sideways", "data-testid", "log", "data-topic", h.Name, "data-partitions", itoa(len(mine)))
+		shown := mine[:min(len(mine), maxLanes)]
 		for _, p := range shown {
 			lane(b, lt, s, h, p)
 		}
+		b.fclose("div")
 		if len(mine) > len(shown) {
 			b.el("p", "… "+plural(len(mine)-len(shown), "more partition")+" not drawn", "class", "tm-note", "data-testid", "lanes-more")
 		}
-		b.close("div")
-		b.close("section")
+		b.fclose("section")
 	}
+}
+
+func partitionsOf(parts []logs.PartitionState, topic string) []logs.PartitionState {
+	var mine []logs.PartitionState
+	for _, p := range parts {
+		if p.Topic == topic {
+			mine = append(mine, p)
+		}
+	}
+	return mine
 }
 
 // cellState is what one offset of a lane is at the step drawn.
@@ -88,14 +94,13 @@ type cellState struct {
 	readBy  string // groups that read it at this step
 }
 
-// lane draws one partition: the picture, then the table.
-func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.PartitionState) {
-	name := p.Topic + "-" + itoa(p.Partition)
+// cellsOf returns the cells of a partition's window at the step, and the
+// first offset of the window.
+func cellsOf(lt *logs.Trace, s State, h *logs.TopicHistory, p logs.PartitionState) ([]cellState, int64) {
 	recs := lt.RecordsAt(p.Topic, p.Partition, s.Step)
-	hi := p.End
 	lo := laneWindow(p)
-	cells := make([]cellState, 0, hi-lo)
-	for o := lo; o < hi; o++ {
+	cells := make([]cellState, 0, p.End-lo)
+	for o := lo; o < p.End; o++ {
 		r := &recs[o]
 		cells = append(cells, cellState{rec: r, key: h.Label(r), deleted: o < p.Start, gone: int(r.Deleted) == s.Step,
 			fresh: s.Step > 0 && int(r.Step) == s.Step})
@@ -108,23 +113,31 @@ func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.Part
 			if int(rr.Partition) != p.Partition {
 				continue
 			}
-			for o := max(rr.From, lo); o < min(rr.To, hi); o++ {
+			for o := max(rr.From, lo); o < min(rr.To, p.End); o++ {
 				c := &cells[o-lo]
 				c.readBy = strings.TrimPrefix(c.readBy+", "+g.Name, ", ")
 			}
 		}
 	}
+	return cells, lo
+}
 
-	b.open("div", "class", "tm-lane", "data-testid", "lane", "data-partition", name,
+// lane draws one partition's picture.
+func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.PartitionState) {
+	name := p.Topic + "-" + itoa(p.Partition)
+	cells, lo := cellsOf(lt, s, h, p)
+	hi := p.End
+	b.fopen("lane-"+name, "div", "class", "tm-lane", "data-testid", "lane", "data-partition", name,
 		"data-start", strconv.FormatInt(p.Start, 10), "data-end", strconv.FormatInt(p.End, 10))
 	summary := name + ": log start " + strconv.FormatInt(p.Start, 10) + ", log end " + strconv.FormatInt(p.End, 10)
 	if p.Start > 0 {
 		summary += " (offsets " + offsets(0, p.Start) + " deleted by retention)"
 	}
-	b.el("h4", summary, "class", "tm-lane-name", "data-testid", "lane-summary")
+	// The heading is for a screen reader's list of headings; the picture
+	// names its partition itself.
+	b.el("h4", summary, "class", "tm-visually-hidden", "data-testid", "lane-summary")
 
-	// The picture.
-	x0 := laneLeft
+	x0 := laneLeft + nameW
 	if lo > 0 {
 		x0 += earlierW
 	}
@@ -132,11 +145,13 @@ func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.Part
 	width := x0 + (n+1)*cellW + labelRoom
 	height := laneTop + cellH + 8 + groupRowH*float64(len(p.Groups)) + 4
 	x := func(o int64) float64 { return x0 + float64(o-lo)*cellW }
-	b.open("div", "class", "tm-lane-scroll", "role", "region", "tabindex", "0", "aria-label", name+" lane; scrolls sideways")
+	// The picture's label is the heading's sentence; the topic's table
+	// (the text equivalent) lists each offset and group.
 	b.open("svg", "class", "tm-lane-svg", "width", ftoa(width), "height", ftoa(height), "viewBox", "0 0 "+ftoa(width)+" "+ftoa(height),
-		"role", "img", "aria-label", laneLabel(name, p, lo, cells), "data-testid", "lane-chart")
+		"role", "img", "aria-label", summary, "data-testid", "lane-chart")
+	b.el("text", "p"+itoa(p.Partition), "x", ftoa(laneLeft), "y", ftoa(laneTop+cellH/2+5), "class", "tm-lane-label")
 	if lo > 0 {
-		b.el("text", "… "+strconv.FormatInt(lo, 10)+" earlier", "x", ftoa(laneLeft), "y", ftoa(laneTop+cellH/2+4), "class", "tm-lane-earlier", "data-testid", "lane-earlier")
+		b.el("text", "… "+strconv.FormatInt(lo, 10)+" earlier", "x", ftoa(laneLeft+nameW), "y", ftoa(laneTop+cellH/2+4), "class", "tm-lane-earlier", "data-testid", "lane-earlier")
 	}
 	for i, c := range cells {
 		o := lo + int64(i)
@@ -145,23 +160,20 @@ func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.Part
 		if c.deleted {
 			state = "deleted"
 		}
-		b.open("g", "class", "tm-cell tm-cell-"+state+map[bool]string{true: " tm-cell-new", false: ""}[c.fresh],
+		b.open("g", "class", "tm-cell tm-cell-"+state+pick(c.fresh, " tm-cell-new", ""),
 			"data-testid", "cell", "data-offset", strconv.FormatInt(o, 10), "data-key", c.key, "data-state", state,
+			"data-chip", cellChip(name, o),
 			"data-new?", on(c.fresh), "data-read?", on(c.readBy != ""))
 		b.void("rect", "x", ftoa(cx+2), "y", ftoa(cy), "width", ftoa(cellW-4), "height", ftoa(cellH), "rx", "4", "class", "tm-cell-box")
-		b.el("text", strconv.FormatInt(o, 10), "x", ftoa(cx+6), "y", ftoa(cy+12), "class", "tm-cell-offset")
+		b.el("text", strconv.FormatInt(o, 10), "x", ftoa(cx+5), "y", ftoa(cy+11), "class", "tm-cell-offset")
 		key := c.key
-		if len(key) > 5 {
-			key = key[:4] + "…"
+		if len(key) > 4 {
+			key = key[:3] + "…"
 		}
 		if c.deleted {
-			key = "✕ " + key
+			key = "✕" + key
 		}
-		b.el("text", key, "x", ftoa(cx+cellW/2), "y", ftoa(cy+29), "class", "tm-cell-key", "text-anchor", "middle")
-		if c.fresh || c.gone {
-			// Something happened to this record at this step.
-			b.void("polygon", "points", pts(cx+cellW/2-5, 2, cx+cellW/2+5, 2, cx+cellW/2, 10), "class", "tm-cell-newmark")
-		}
+		b.el("text", key, "x", ftoa(cx+cellW/2), "y", ftoa(cy+26), "class", "tm-cell-key", "text-anchor", "middle")
 		if c.readBy != "" {
 			b.void("rect", "x", ftoa(cx+4), "y", ftoa(cy+cellH+1), "width", ftoa(cellW-8), "height", "4", "class", "tm-cell-readbar")
 		}
@@ -169,26 +181,38 @@ func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.Part
 	}
 	// The next offset, not yet written.
 	b.void("rect", "x", ftoa(x(hi)+2), "y", ftoa(laneTop), "width", ftoa(cellW-4), "height", ftoa(cellH), "rx", "4", "class", "tm-cell-next")
-	// The log start and end.
+	// The log start and end: lines from under the label row, the labels
+	// placed so that no line crosses a label and the labels do not overlap.
+	lineTop, lineBottom := laneTop-3, laneTop+cellH+4
+	labelAt := func(text string, at float64, left bool, class string) {
+		if left {
+			b.el("text", text, "x", ftoa(at-3), "y", "12", "class", class, "text-anchor", "end")
+			return
+		}
+		b.el("text", text, "x", ftoa(at+3), "y", "12", "class", class)
+	}
+	endX := x(hi)
 	if p.Start == p.End {
-		b.void("line", "x1", ftoa(x(hi)), "y1", "2", "x2", ftoa(x(hi)), "y2", ftoa(laneTop+cellH+4), "class", "tm-log-start")
-		b.el("text", "start = end "+strconv.FormatInt(hi, 10), "x", ftoa(x(hi)+3), "y", "12", "class", "tm-log-label")
+		b.void("line", "x1", ftoa(endX), "y1", ftoa(lineTop), "x2", ftoa(endX), "y2", ftoa(lineBottom), "class", "tm-log-start")
+		labelAt("start = end "+strconv.FormatInt(hi, 10), endX, false, "tm-log-label")
 	} else {
-		// One cell apart, the two labels would overlap: the start's says both.
-		near := p.Start >= lo && hi-p.Start < 2
+		endLabel := "end " + strconv.FormatInt(hi, 10)
 		if p.Start >= lo {
 			sx := x(p.Start)
-			label := "start " + strconv.FormatInt(p.Start, 10)
-			if near {
-				label += ", end " + strconv.FormatInt(hi, 10)
+			startLabel := "start " + strconv.FormatInt(p.Start, 10)
+			w := charW * float64(len(startLabel))
+			b.void("line", "x1", ftoa(sx), "y1", ftoa(lineTop), "x2", ftoa(sx), "y2", ftoa(lineBottom), "class", "tm-log-start")
+			switch {
+			case sx-3-w >= 0:
+				labelAt(startLabel, sx, true, "tm-log-label") // left of its line
+			case endX-sx >= w+9:
+				labelAt(startLabel, sx, false, "tm-log-label") // between the two lines
+			default:
+				endLabel += ", " + startLabel // no room: the end's label says both
 			}
-			b.void("line", "x1", ftoa(sx), "y1", "2", "x2", ftoa(sx), "y2", ftoa(laneTop+cellH+4), "class", "tm-log-start")
-			b.el("text", label, "x", ftoa(sx+3), "y", "12", "class", "tm-log-label")
 		}
-		b.void("line", "x1", ftoa(x(hi)), "y1", "2", "x2", ftoa(x(hi)), "y2", ftoa(laneTop+cellH+4), "class", "tm-log-end")
-		if !near {
-			b.el("text", "end "+strconv.FormatInt(hi, 10), "x", ftoa(x(hi)+3), "y", "12", "class", "tm-log-label")
-		}
+		b.void("line", "x1", ftoa(endX), "y1", ftoa(lineTop), "x2", ftoa(endX), "y2", ftoa(lineBottom), "class", "tm-log-end")
+		labelAt(endLabel, endX, false, "tm-log-label")
 	}
 	// Each group's committed offset.
 	for i, g := range p.Groups {
@@ -206,64 +230,194 @@ func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.Part
 		}
 	}
 	b.close("svg")
-	b.close("div")
+	b.fclose("div")
+}
 
-	// The same lane as text.
-	b.open("ul", "class", "tm-lane-groups", "data-testid", "lane-groups")
-	for _, g := range p.Groups {
-		b.el("li", groupText(p, g), "data-testid", "group-offset", "data-group", g.Group,
-			"data-committed", strconv.FormatInt(g.Committed, 10), "data-lag", strconv.FormatInt(g.Lag, 10))
-	}
-	b.close("ul")
-	caption := name + " offsets as text"
-	if lo > 0 {
-		caption += "; the newest " + itoa(len(cells)) + " of " + strconv.FormatInt(hi, 10) + ", " + strconv.FormatInt(lo, 10) + " earlier not listed"
-	}
-	b.table(caption, []string{"offset", "key", "version", "state"}, "class", "tm-table tm-lane-table", "data-testid", "lane-table")
-	if len(cells) == 0 {
-		b.open("tr")
-		b.el("td", "no records yet", "colspan", "4", "class", "tm-note")
-		b.close("tr")
-	}
-	for i, c := range cells {
-		o := lo + int64(i)
-		var notes []string
-		state := "held"
-		switch {
-		case c.gone:
-			state = "deleted"
-			notes = append(notes, "✕ deleted by retention at this step")
-		case c.deleted:
-			state = "deleted"
-			notes = append(notes, "✕ deleted by retention")
-		default:
-			notes = append(notes, "held")
-		}
-		if c.fresh {
-			notes = append(notes, "▼ appended at this step")
-		}
-		if c.readBy != "" {
-			notes = append(notes, "read by "+c.readBy+" at this step")
-		}
-		for _, g := range p.Groups {
-			if g.Committed == o {
-				notes = append(notes, "▲ "+g.Group+" reads next")
+// logTables draws one table per topic: a row per offset in each
+// partition's window, with its key, version, state and what happened to
+// it at the step, and each group's position in the partition's first row.
+func logTables(b *builder, lt *logs.Trace, s State) {
+	parts := lt.LogAt(s.Step)
+	for _, h := range lt.Topics {
+		mine := partitionsOf(parts, h.Name)
+		caption := "Topic " + h.Name + ": each partition's newest " + itoa(maxCells) + " offsets and each group's position"
+		tableOf(b, "tbl-log-"+h.Name, caption, []string{"partition", "offset", "key", "version", "state"},
+			"class", "tm-table tm-lane-table", "data-testid", "log-table", "data-topic", h.Name)
+		for _, p := range mine {
+			name := p.Topic + "-" + itoa(p.Partition)
+			cells, lo := cellsOf(lt, s, h, p)
+			var where []string
+			for _, g := range p.Groups {
+				where = append(where, groupText(p, g))
+			}
+			b.fopen("tbl-log-"+name, "tr", "class", "tm-partition-row", "data-testid", "partition-row", "data-partition", name)
+			b.el("th", name, "scope", "row")
+			summary := "log start " + strconv.FormatInt(p.Start, 10) + ", log end " + strconv.FormatInt(p.End, 10)
+			if lo > 0 {
+				summary += "; " + strconv.FormatInt(lo, 10) + " earlier offsets not listed"
+			}
+			if len(cells) == 0 {
+				summary += "; no records yet"
+			}
+			b.el("td", summary, "colspan", "3")
+			b.open("td")
+			for i, w := range where {
+				b.el("span", w, "data-testid", "group-offset", "data-group", p.Groups[i].Group,
+					"data-committed", strconv.FormatInt(p.Groups[i].Committed, 10), "data-lag", strconv.FormatInt(p.Groups[i].Lag, 10))
+				if i+1 < len(where) {
+					b.text("; ")
+				}
+			}
+			b.close("td")
+			b.fclose("tr")
+			for i, c := range cells {
+				o := lo + int64(i)
+				var notes []string
+				state := "held"
+				switch {
+				case c.gone:
+					state = "deleted"
+					notes = append(notes, "✕ deleted by retention at this step")
+				case c.deleted:
+					state = "deleted"
+					notes = append(notes, "✕ deleted by retention")
+				default:
+					notes = append(notes, "held")
+				}
+				if c.fresh {
+					notes = append(notes, "▼ appended at this step")
+				}
+				if c.readBy != "" {
+					notes = append(notes, "read by "+c.readBy+" at this step")
+				}
+				for _, g := range p.Groups {
+					if g.Committed == o {
+						notes = append(notes, "▲ "+g.Group+" reads next")
+					}
+				}
+				cls := "tm-offset-" + state
+				if c.fresh {
+					cls += " tm-cell-new"
+				}
+				b.fopen("tbl-log-"+name+"-"+strconv.FormatInt(o, 10), "tr", "class", cls, "data-testid", "offset",
+					"data-partition", name, "data-offset", strconv.FormatInt(o, 10), "data-state", state)
+				b.el("td", name)
+				b.el("th", strconv.FormatInt(o, 10), "scope", "row")
+				b.el("td", c.key)
+				b.el("td", "v"+itoa(int(c.rec.Seq)))
+				b.el("td", strings.Join(notes, "; "))
+				b.fclose("tr")
 			}
 		}
-		cls := "tm-offset-" + state
-		if c.fresh {
-			cls += " tm-cell-new"
-		}
-		b.open("tr", "class", cls, "data-testid", "offset", "data-offset", strconv.FormatInt(o, 10), "data-state", state)
-		b.el("th", strconv.FormatInt(o, 10), "scope", "row")
-		b.el("td", c.key)
-		b.el("td", "v"+itoa(int(c.rec.Seq)))
-		b.el("td", strings.Join(notes, "; "))
-		b.close("tr")
+		endTable(b)
 	}
-	b.close("tbody")
-	b.close("table")
-	b.close("div")
+}
+
+// groupStations draws each consumer group: where it stands on each
+// partition and what it read at the step.
+func groupStations(b *builder, v *atStep, lt *logs.Trace) {
+	n := v.s.Step
+	parts := lt.LogAt(n)
+	for _, g := range lt.Groups {
+		title := "Consumers: " + g.Name
+		station(b, "st-group-"+g.Name, "pipe", title, "panel-group")
+		to := ""
+		if g.Target != "" {
+			to = " into " + g.Target
+		}
+		b.el("p", "reads topic "+g.Topic+to, "class", "tm-pipe-config")
+		b.fopen("group-"+g.Name, "div", "class", "tm-run", "data-testid", "group")
+		var read []string
+		for _, rr := range readsAt(g, n) {
+			if rr.To > rr.From {
+				read = append(read, g.Topic+"-"+itoa(int(rr.Partition))+pick(rr.To-rr.From == 1, " offset ", " offsets ")+offsets(rr.From, rr.To))
+			}
+		}
+		if len(read) > 0 {
+			b.el("p", "Read at this step: "+strings.Join(read, "; ")+".", "class", "tm-run-state", "data-testid", "group-read")
+			polled(b, lt, g, n)
+		}
+		// Where the group stands, in a line: each partition's position is
+		// drawn under its lane and listed in the topic's table.
+		var lag int64
+		var committed, below, of int
+		for _, p := range parts {
+			if p.Topic != g.Topic {
+				continue
+			}
+			for _, o := range p.Groups {
+				if o.Group != g.Name {
+					continue
+				}
+				of++
+				lag += o.Lag
+				if o.Committed >= 0 {
+					committed++
+				}
+				if o.Committed >= 0 && o.Committed < p.Start {
+					below++
+				}
+			}
+		}
+		if of > 0 {
+			line := "Lag " + strconv.FormatInt(lag, 10) + " in all; committed on " + itoa(committed) + " of " + plural(of, "partition")
+			if below > 0 {
+				line += "; on " + plural(below, "partition") + " below the log start"
+			}
+			b.el("p", line+".", "class", "tm-note", "data-testid", "group-positions")
+		}
+		b.fclose("div")
+		b.fclose("section")
+	}
+}
+
+// cellChip names the cell of offset o in partition part ("topic-N") for
+// the rows that move from it (see polled).
+func cellChip(part string, o int64) string {
+	return "log:" + part + ":" + strconv.FormatInt(o, 10)
+}
+
+// polled draws the records the group's polls read at step n as chips that
+// move there from their cells in the log; when the group writes them, they
+// move on to their slots in the target, whose chips name them as the
+// extractor's rows in flight are named (run:TARGET:KEY).
+func polled(b *builder, lt *logs.Trace, g *logs.GroupHistory, n int) {
+	var h *logs.TopicHistory
+	for _, th := range lt.Topics {
+		if th.Name == g.Topic {
+			h = th
+		}
+	}
+	if h == nil {
+		return
+	}
+	reads := readsAt(g, n)
+	var total int64
+	for _, rr := range reads {
+		total += rr.To - rr.From
+	}
+	b.open("ul", "class", "tm-slots tm-inflight", "aria-label", "Records read at this step")
+	drawn := 0
+	for _, rr := range reads {
+		recs := lt.RecordsAt(g.Topic, int(rr.Partition), n)
+		part := g.Topic + "-" + itoa(int(rr.Partition))
+		for o := rr.From; o < rr.To && o < int64(len(recs)); o++ {
+			if drawn == maxInFlight {
+				b.el("li", "+"+strconv.FormatInt(total-int64(drawn), 10)+" more", "class", "tm-note")
+				b.close("ul")
+				return
+			}
+			drawn++
+			r := &recs[o]
+			key := h.Key(r)
+			b.open("li", "class", "tm-chip tm-chip-flight", "data-testid", "polled", "data-key", key,
+				"data-chip", "run:"+g.Target+":"+key, "data-from", cellChip(part, o), "data-new", "on")
+			b.el("span", h.Label(r), "class", "tm-chip-key")
+			b.el("span", "offset "+strconv.FormatInt(o, 10), "class", "tm-chip-note")
+			b.close("li")
+		}
+	}
+	b.close("ul")
 }
 
 // laneWindow is the first offset a lane draws: the newest maxCells
@@ -300,46 +454,18 @@ func groupText(p logs.PartitionState, g logs.GroupOffset) string {
 	case g.Committed < 0:
 		return g.Group + " has committed nothing" + lag
 	case g.Committed < p.Start:
-		return g.Group + " committed " + strconv.FormatInt(g.Committed, 10) + ", below the log start: offsets " +
-			offsets(g.Committed, p.Start) + " are gone before it read them" + lag
+		return g.Group + " committed " + strconv.FormatInt(g.Committed, 10) + ", below the log start: " +
+			offsetWords(g.Committed, p.Start) + " gone before it read them" + lag
 	}
 	return g.Group + " committed " + strconv.FormatInt(g.Committed, 10) + lag
 }
 
-// laneLabel is a lane's picture in one sentence, for a screen reader.
-func laneLabel(name string, p logs.PartitionState, lo int64, cells []cellState) string {
-	var parts []string
-	switch {
-	case len(cells) == 0:
-		parts = append(parts, name+": no records")
-	case lo > 0:
-		parts = append(parts, name+": offsets "+offsets(lo, p.End)+" drawn, "+strconv.FormatInt(lo, 10)+" earlier not")
-	default:
-		parts = append(parts, name+": offsets "+offsets(0, p.End))
+// offsetWords is "offset 2 is" or "offsets 2–4 are".
+func offsetWords(a, b int64) string {
+	if b-a == 1 {
+		return "offset " + strconv.FormatInt(a, 10) + " is"
 	}
-	if p.Start > 0 {
-		parts = append(parts, "offsets "+offsets(0, p.Start)+" deleted by retention")
-	}
-	parts = append(parts, "log start "+strconv.FormatInt(p.Start, 10)+", log end "+strconv.FormatInt(p.End, 10))
-	var fresh, gone []string
-	for i, c := range cells {
-		if c.fresh {
-			fresh = append(fresh, strconv.FormatInt(lo+int64(i), 10))
-		}
-		if c.gone {
-			gone = append(gone, strconv.FormatInt(lo+int64(i), 10))
-		}
-	}
-	if len(fresh) > 0 {
-		parts = append(parts, "appended at this step: offset "+strings.Join(fresh, ", "))
-	}
-	if len(gone) > 0 {
-		parts = append(parts, "deleted at this step: offset "+strings.Join(gone, ", "))
-	}
-	for _, g := range p.Groups {
-		parts = append(parts, groupText(p, g))
-	}
-	return strings.Join(parts, "; ")
+	return "offsets " + offsets(a, b) + " are"
 }
 
 // offsets prints offsets [a, b) as "3" or "3–5".

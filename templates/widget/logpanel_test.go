@@ -1,6 +1,7 @@
 package widget_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -27,13 +28,30 @@ func laneOf(t *testing.T, d htmltest.Doc, name string) htmltest.Doc {
 	return htmltest.Doc{}
 }
 
-// states lists each offset row of a lane's table as offset=state.
-func states(d htmltest.Doc) string {
+// states lists the offset rows of partition name in the topic's table as offset=state.
+func states(d htmltest.Doc, name string) string {
 	var out []string
-	for _, n := range d.ByTestID("offset") {
+	for _, n := range withAttr(d.ByTestID("offset"), "data-partition", name) {
 		out = append(out, htmltest.Attr(n, "data-offset")+"="+htmltest.Attr(n, "data-state"))
 	}
 	return strings.Join(out, " ")
+}
+
+// partitionRow returns the row of the topic's table that sums up partition name.
+func partitionRow(t *testing.T, d htmltest.Doc, name string) htmltest.Doc {
+	t.Helper()
+	rows := withAttr(d.ByTestID("partition-row"), "data-partition", name)
+	require.Len(t, rows, 1, "the table's row of %s", name)
+	return htmltest.Doc{Root: rows[0]}
+}
+
+// offsetRows returns the text of the offset rows of partition name.
+func offsetRows(d htmltest.Doc, name string) string {
+	var out []string
+	for _, n := range withAttr(d.ByTestID("offset"), "data-partition", name) {
+		out = append(out, htmltest.Text(n))
+	}
+	return strings.Join(out, "\n")
 }
 
 func withAttr(nodes []*html.Node, key, val string) []*html.Node {
@@ -57,13 +75,15 @@ func TestLogPanelRetentionLag(t *testing.T) {
 	assert.Equal(t, "Log: topic orders (1 partition)", htmltest.Attr(p, "aria-label"))
 	l := laneOf(t, d, "orders-0")
 	assert.Empty(t, l.ByTestID("cell"))
-	assert.Contains(t, htmltest.Text(l.One(t, "lane-table")), "no records yet")
-	assert.Equal(t, "billing committed 0; lag 0", htmltest.Text(l.One(t, "group-offset")))
+	row := partitionRow(t, d, "orders-0")
+	assert.Contains(t, htmltest.Text(row.Root), "no records yet")
+	assert.Equal(t, "billing committed 0; lag 0", htmltest.Text(row.One(t, "group-offset")))
+	assert.Len(t, d.ByTestID("log-table"), 1, "one table for the topic, not one per partition")
 
 	// Step 9: four records, two read and committed; offset 3 is new at this step.
 	d = draw(t, tr, widget.State{Step: 9, ShowTruth: true, BasePath: base})
 	l = laneOf(t, d, "orders-0")
-	assert.Equal(t, "0=held 1=held 2=held 3=held", states(l))
+	assert.Equal(t, "0=held 1=held 2=held 3=held", states(d, "orders-0"))
 	var newOffsets []string
 	for _, n := range l.ByTestID("cell") {
 		if htmltest.HasAttr(n, "data-new") {
@@ -71,34 +91,33 @@ func TestLogPanelRetentionLag(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"3"}, newOffsets, "the record appended at step 9 is highlighted")
-	g := l.One(t, "group-offset")
+	g := partitionRow(t, d, "orders-0").One(t, "group-offset")
 	assert.Equal(t, "2", htmltest.Attr(g, "data-committed"))
 	assert.Equal(t, "2", htmltest.Attr(g, "data-lag"))
 	assert.Equal(t, "billing committed 2; lag 2", htmltest.Text(g))
 	assert.Equal(t, "billing committed 2; lag 2", htmltest.Text(l.One(t, "group-marker")), "the marker on the picture says the same")
-	assert.Contains(t, htmltest.Text(l.One(t, "lane-table")), "▲ billing reads next")
+	assert.Contains(t, offsetRows(d, "orders-0"), "▲ billing reads next")
 
 	// Step 11: retention deletes offsets 0–2; the log start moves to 3,
 	// past billing's committed offset 2.
 	d = draw(t, tr, widget.State{Step: 11, ShowTruth: true, BasePath: base})
 	l = laneOf(t, d, "orders-0")
 	assert.Equal(t, "3", htmltest.Attr(l.Root, "data-start"))
-	assert.Equal(t, "0=deleted 1=deleted 2=deleted 3=held", states(l))
+	assert.Equal(t, "0=deleted 1=deleted 2=deleted 3=held", states(d, "orders-0"))
 	assert.Contains(t, htmltest.Text(l.One(t, "lane-summary")), "offsets 0–2 deleted by retention")
-	assert.Contains(t, htmltest.Text(l.One(t, "lane-table")), "✕ deleted by retention at this step")
-	assert.Contains(t, htmltest.Text(l.One(t, "group-offset")), "billing committed 2, below the log start: offsets 2 are gone")
+	assert.Contains(t, offsetRows(d, "orders-0"), "✕ deleted by retention at this step")
+	assert.Contains(t, htmltest.Text(partitionRow(t, d, "orders-0").One(t, "group-offset")), "billing committed 2, below the log start: offset 2 is gone")
 	chart := l.One(t, "lane-chart")
 	assert.Equal(t, "img", htmltest.Attr(chart, "role"))
-	assert.Contains(t, htmltest.Attr(chart, "aria-label"), "offsets 0–2 deleted by retention; log start 3, log end 4")
+	assert.Equal(t, "orders-0: log start 3, log end 4 (offsets 0–2 deleted by retention)", htmltest.Attr(chart, "aria-label"))
 	for _, n := range withAttr(l.ByTestID("cell"), "data-state", "deleted") {
 		assert.Contains(t, htmltest.Text(n), "✕", "a deleted cell is marked by text, not colour alone")
 	}
 
 	// The end: the reset moved billing to 6; everything before 5 is gone.
 	d = draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true, BasePath: base})
-	l = laneOf(t, d, "orders-0")
-	assert.Equal(t, "0=deleted 1=deleted 2=deleted 3=deleted 4=deleted 5=held", states(l))
-	assert.Equal(t, "billing committed 6; lag 0", htmltest.Text(l.One(t, "group-offset")))
+	assert.Equal(t, "0=deleted 1=deleted 2=deleted 3=deleted 4=deleted 5=held", states(d, "orders-0"))
+	assert.Equal(t, "billing committed 6; lag 0", htmltest.Text(partitionRow(t, d, "orders-0").One(t, "group-offset")))
 }
 
 func TestLogPanelPartitionChange(t *testing.T) {
@@ -124,10 +143,11 @@ func TestLogPanelPartitionChange(t *testing.T) {
 	cell := l.One(t, "cell")
 	assert.True(t, htmltest.HasAttr(cell, "data-read"))
 	assert.Equal(t, "1", htmltest.Attr(cell, "data-key"))
-	assert.Contains(t, htmltest.Text(l.One(t, "lane-table")), "read by serving at this step")
-	assert.Equal(t, "serving has committed nothing; lag 1", htmltest.Text(l.One(t, "group-offset")))
+	assert.Contains(t, offsetRows(d, "customers-3"), "read by serving at this step")
+	assert.Equal(t, "serving has committed nothing; lag 1", htmltest.Text(partitionRow(t, d, "customers-3").One(t, "group-offset")))
 	// customers-0 is c1's, paused: nothing committed, lag 3 (it was 2 before step 19).
-	assert.Equal(t, "serving has committed nothing; lag 3", htmltest.Text(laneOf(t, d, "customers-0").One(t, "group-offset")))
+	assert.Equal(t, "serving has committed nothing; lag 3", htmltest.Text(partitionRow(t, d, "customers-0").One(t, "group-offset")))
+	assert.Contains(t, htmltest.Text(d.One(t, "group-read")), "customers-3 offset 0;")
 
 	// The log faults are offered; the crash is not (there is no extractor run).
 	live := draw(t, tr, widget.State{Step: 13, ShowTruth: true, BasePath: base, Live: true})
@@ -148,7 +168,7 @@ func TestLogPanelOnlyWithALog(t *testing.T) {
 }
 
 // TestLogPanelLongLaneIsWindowed: a partition of many records draws the
-// newest maxCells of them and says how many came before.
+// newest 14 of them and says how many came before.
 func TestLogPanelLongLaneIsWindowed(t *testing.T) {
 	src := "scenario test/long \"Long lane\"\ntopic t partitions=1\ntarget x sink=merge key=id\nproducer p to=t\ngroup g topic=t to=x committed=0\nmember g c1 at=10:00:00\ntraffic p records=100 from=10:00:01 every=1s keys=10\npoll g c1 at=10:00:30 max=5\n"
 	f, err := scenario.Parse("long.tdm", []byte(src))
@@ -157,9 +177,101 @@ func TestLogPanelLongLaneIsWindowed(t *testing.T) {
 	require.NoError(t, err)
 	d := draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true, BasePath: "/x"})
 	l := laneOf(t, d, "t-0")
-	assert.Len(t, l.ByTestID("cell"), 40)
-	assert.Len(t, l.ByTestID("offset"), 40)
-	assert.Equal(t, "60", htmltest.Attr(l.ByTestID("cell")[0], "data-offset"))
-	assert.Equal(t, "… 60 earlier", htmltest.Text(l.One(t, "lane-earlier")))
+	assert.Len(t, l.ByTestID("cell"), 14)
+	assert.Len(t, withAttr(d.ByTestID("offset"), "data-partition", "t-0"), 14)
+	assert.Equal(t, "86", htmltest.Attr(l.ByTestID("cell")[0], "data-offset"))
+	assert.Equal(t, "… 86 earlier", htmltest.Text(l.One(t, "lane-earlier")))
+	assert.Contains(t, htmltest.Text(partitionRow(t, d, "t-0").Root), "86 earlier offsets not listed")
 	assert.Contains(t, htmltest.Text(l.One(t, "group-marker")), "g committed 5; lag 95 (left of the window)")
+}
+
+// TestLaneLabelsNeverCrossALine: the log start's and end's labels sit in a
+// row above the cells, clear of both lines and of each other, whether the
+// two are far apart, one cell apart or at the lane's first cell.
+func TestLaneLabelsNeverCrossALine(t *testing.T) {
+	tr := run(t, "dist/retention-lag", nil)
+	for step := 0; step <= tr.Steps(); step++ {
+		d := draw(t, tr, widget.State{Step: step, ShowTruth: true, BasePath: "/x"})
+		for _, chart := range d.ByTestID("lane-chart") {
+			var lines []float64
+			lineTop := 1e9
+			for _, n := range htmltest.All(chart, func(n *html.Node) bool { return n.Data == "line" }) {
+				x, _ := strconv.ParseFloat(htmltest.Attr(n, "x1"), 64)
+				y, _ := strconv.ParseFloat(htmltest.Attr(n, "y1"), 64)
+				lines = append(lines, x)
+				lineTop = min(lineTop, y)
+			}
+			type span struct{ lo, hi float64 }
+			var labels []span
+			for _, n := range htmltest.All(chart, func(n *html.Node) bool { return htmltest.Attr(n, "class") == "tm-log-label" }) {
+				x, _ := strconv.ParseFloat(htmltest.Attr(n, "x"), 64)
+				y, _ := strconv.ParseFloat(htmltest.Attr(n, "y"), 64)
+				assert.Less(t, y, lineTop, "step %d: a label's baseline is above where the lines begin", step)
+				w := 6.7 * float64(len([]rune(htmltest.Text(n))))
+				sp := span{x, x + w}
+				if htmltest.Attr(n, "text-anchor") == "end" {
+					sp = span{x - w, x}
+				}
+				for _, lx := range lines {
+					assert.False(t, lx > sp.lo && lx < sp.hi, "step %d: a line at %.0f crosses the label %q", step, lx, htmltest.Text(n))
+				}
+				for _, o := range labels {
+					assert.False(t, sp.lo < o.hi && o.lo < sp.hi, "step %d: two labels overlap", step)
+				}
+				labels = append(labels, sp)
+			}
+		}
+	}
+}
+
+// TestPolledRecordsMove: the records a consumer group's poll reads appear
+// in its station as chips that move from their cells in the log, and the
+// rows it writes at the next step move on to their slots from those chips.
+func TestPolledRecordsMove(t *testing.T) {
+	tr := run(t, "dist/partition-change", nil)
+	base := "/scenarios/dist/partition-change"
+	// Step 21: c2 polls customers-3 offset 0 (1), customers-4 offset 0 (6), customers-5 offset 0 (3).
+	d := draw(t, tr, widget.State{Step: 21, ShowTruth: true, BasePath: base})
+	cells := map[string]bool{}
+	for _, n := range d.ByTestID("cell") {
+		cells[htmltest.Attr(n, "data-chip")] = true
+	}
+	var keys, from []string
+	chips := map[string]bool{}
+	for _, n := range d.ByTestID("polled") {
+		keys = append(keys, htmltest.Attr(n, "data-key"))
+		from = append(from, htmltest.Attr(n, "data-from"))
+		chips[htmltest.Attr(n, "data-chip")] = true
+		assert.True(t, cells[htmltest.Attr(n, "data-from")], "a polled record moves from a cell of the log drawn: %s", htmltest.Attr(n, "data-from"))
+	}
+	assert.Equal(t, []string{"1", "6", "3"}, keys)
+	assert.Equal(t, []string{"log:customers-3:0", "log:customers-4:0", "log:customers-5:0"}, from)
+	// The station sums up where the group stands in a line; each
+	// partition's position is drawn under its lane, not listed again.
+	assert.Equal(t, "Lag 10 in all; committed on 1 of 6 partitions.", htmltest.Text(d.One(t, "group-positions")))
+	assert.Len(t, d.ByTestID("group-marker"), 6, "each lane draws the group's position")
+	for _, n := range d.ByTestID("slot") {
+		switch htmltest.Attr(n, "data-key") {
+		case "1", "6":
+			assert.Contains(t, htmltest.Text(n), "read, not written yet", "a key the group holds says so")
+		case "4", "5":
+			assert.Contains(t, htmltest.Text(n), "◌ not written yet", "a key no poll has read yet")
+		}
+	}
+
+	// Step 22: c2 upserts them; each slot written moves from its chip.
+	d = draw(t, tr, widget.State{Step: 22, ShowTruth: true, BasePath: base})
+	assert.Empty(t, d.ByTestID("polled"), "nothing is read at the write")
+	moved := 0
+	for _, n := range d.ByTestID("slot") {
+		if f := htmltest.Attr(n, "data-from"); f != "" {
+			assert.True(t, chips[f], "slot %s moves from a chip of the step before: %s", htmltest.Attr(n, "data-key"), f)
+			moved++
+		}
+	}
+	assert.Equal(t, 3, moved, "customers 1, 6 and 3 move to their slots")
+
+	// Step 23, the commit: nothing read, nothing written, nothing moves.
+	d = draw(t, tr, widget.State{Step: 23, ShowTruth: true, BasePath: base})
+	assert.Empty(t, d.ByTestID("polled"))
 }

@@ -15,7 +15,7 @@ func TestProcessedThrough(t *testing.T) {
 	tr := run(t, "hwm/per-partition-marks", map[string]string{"marks": "per-table"})
 	doc := draw(t, tr, widget.State{Step: tr.Steps(), BasePath: "/s"})
 	p := doc.One(t, "processed-through")
-	assert.Contains(t, htmltest.Text(p), "extract processed through: 10:00:08")
+	assert.Contains(t, htmltest.Text(p), "processed through 10:00:08")
 	assert.Contains(t, htmltest.Text(p), "smallest of its 2 marks")
 
 	one := run(t, "hwm/visibility-gap", nil)

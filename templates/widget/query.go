@@ -19,7 +19,8 @@ import (
 // each bad value is named in the returned messages and replaced by its default.
 //
 // A link also carries the learner's faults (fault=12~crash, see
-// ParseFault), so a fork can be linked and embedded.
+// ParseFault) and presenter mode (present=on, or present=notes for the
+// presenter's second window).
 func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, problems []string) {
 	knobs = map[string]string{}
 	s.ShowTruth = true
@@ -42,6 +43,15 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 			s.Explain = v
 		case "seed":
 			// The seed is read by the caller.
+		case "present":
+			switch v {
+			case "notes":
+				s.Present = "notes"
+			case "off":
+				s.Present = ""
+			default:
+				s.Present = "on"
+			}
 		case "fault":
 			for _, text := range vals {
 				fl, err := ParseFault(text)

@@ -22,7 +22,10 @@ import (
 // Invariant: when world is nil, trace is the complete run for knobs and
 // faults, and original (if faults is not empty) the run for knobs alone.
 type Session struct {
-	lastStage int // length of the last stage drawn, to size the next one
+	lastStage int         // length of the last stage drawn, to size the next one
+	ix        *stageIndex // what the stage reads of trace, worked out once per run
+	shown     *drawing    // the stage on screen, as drawn: the next step is sent as changes to it
+	shownStep int         // the step of shown
 	file      *scenario.File
 	domains   []engine.Domain // the worlds the engine is composed of
 	base, id  string
@@ -39,6 +42,8 @@ type Session struct {
 	stopped   error         // why the first run stopped before its end (its work budget), when it did
 	budget    int           // the work budget of each run: BrowserBudget
 	st        State
+
+	askedStep int // the step the link asked for, said to be past the end if it is
 
 	// For a large trace the checks run after a step is drawn (see fill):
 	// their verdicts by step, and the latest verdicts worked out.
@@ -89,6 +94,7 @@ func Open(id, src, name, base string, q Values, embedded bool, domains []engine.
 	}
 	knobs, st, problems := FromQuery(f, q)
 	s := &Session{file: f, domains: domains, base: base, id: id, embedded: embedded, seed: 1, knobs: knobs, st: st, faults: st.Faults, budget: BrowserBudget}
+	s.askedStep = st.Step
 	if v := get(q, "seed"); v != "" {
 		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
 			s.seed = n
@@ -111,6 +117,15 @@ func (s *Session) start() error {
 // Advance runs up to budget more events of the run in progress, so the page
 // can yield between chunks and never block. It reports whether the run is complete.
 func (s *Session) Advance(budget int) (bool, error) {
+	if s.world == nil && s.trace != nil && s.ix == nil {
+		// The stage's index of a finished run is a call of its own: on a
+		// large trace, ranking its keys as the run ends and indexing them
+		// here are each a long moment, and the page draws between calls.
+		s.ix = indexTrace(s.trace)
+		if s.origRun == nil {
+			return true, nil
+		}
+	}
 	if s.world == nil {
 		return s.advanceOriginal(budget)
 	}
@@ -139,9 +154,14 @@ func (s *Session) Advance(budget int) (bool, error) {
 				return true, s.refuse(prose.Errorf("the run ended before step %d", s.pending[0].AfterStep))
 			}
 			s.trace, s.world = w.Trace(), nil
+			if s.askedStep > s.trace.Steps() {
+				s.st.Message = strings.TrimPrefix(s.st.Message+". "+PastEnd(s.askedStep, s.trace.Steps()), ". ")
+			}
+			s.askedStep = 0
 			s.st.Step = clamp(s.st.Step, s.trace.Steps())
 			s.large = isLarge(s.trace)
 			s.verdicts, s.latest = nil, nil
+			s.ix, s.shown = nil, nil // indexed at the next call
 			if len(s.faults) > 0 && s.original == nil {
 				// After an undo back to a fork: the comparison needs the run
 				// without faults, run in chunks like the fork.
@@ -152,7 +172,7 @@ func (s *Session) Advance(budget int) (bool, error) {
 				s.origRun = orig
 				return s.advanceOriginal(budget - i)
 			}
-			return true, nil
+			return false, nil
 		}
 	}
 	return false, nil
@@ -218,6 +238,11 @@ func (s *Session) fill(n int) {
 	s.latest = &checkView{results: r, step: n}
 }
 
+// PastEnd says that a link asked for a step past the end of the scenario.
+func PastEnd(step, steps int) string {
+	return "step " + itoa(step) + " is past the end; this scenario has " + plural(steps, "step") + ", so it opens at the last"
+}
+
 // refuse drops the fault that could not be applied and restores the previous run.
 //
 // The faults a link asked for are dropped together, the link's others with
@@ -252,13 +277,16 @@ func (s *Session) runNow() error {
 // stopped before its end (a *engine.BudgetError), or nil.
 func (s *Session) Stopped() error { return s.stopped }
 
-// ViewResult is what the page needs after a call: the widget or just its
-// stage, the narration, and where the controls stand.
+// ViewResult is what the page needs after a call: the widget, or the
+// stage or the changes to it, the narration, and where the controls stand.
 type ViewResult struct {
 	HTML, Stage, Narration, Query, Message string
-	Step, Steps                            int
-	CanUndo                                bool
-	Back, Forward, Start, End              string // links of the step controls
+	// Ops are the changes that turn the stage on screen into this step's
+	// (see diffStage), when Stage and HTML are empty.
+	Ops                       []Op
+	Step, Steps               int
+	CanUndo                   bool
+	Back, Forward, Start, End string // links of the step controls
 	// Pending says the step was drawn before its checks ran (a large
 	// trace): the page calls Act("fill", step) soon, then View again.
 	Pending bool
@@ -279,33 +307,35 @@ func (s *Session) View(full bool) ViewResult {
 		st.checks = s.checksAt(st.Step)
 		v.Pending = st.checks.pending
 	}
-	if full {
-		v.HTML = Render(t, st)
-	} else {
-		st.sizeHint = s.lastStage + s.lastStage/8
-		v.Stage = Stage(t, st)
-		s.lastStage = len(v.Stage)
+	st.sizeHint = s.lastStage + s.lastStage/8
+	if s.shown != nil {
+		st.fragHint = len(s.shown.frags) + len(s.shown.frags)/8
 	}
+	if full {
+		v.HTML, s.shown = render(t, st, s.ix)
+	} else {
+		html, d := drawStage(t, st, s.ix)
+		ops, whole := diffStage(s.shown, d)
+		// A jump far across the timeline changes most of the stage: the
+		// browser parses it faster once than fragment by fragment. A step
+		// to a neighbour is always sent as changes, so its rows can move.
+		if jump := st.Step - s.shownStep; (jump > 1 || jump < -1) && opsSize(ops) > len(html)/2 {
+			whole = true
+		}
+		if whole {
+			v.Stage = html
+		} else {
+			v.Ops = ops
+		}
+		s.shown = d
+	}
+	s.shownStep = st.Step
+	s.lastStage = len(s.shown.html)
 	link := query(t, st, st.Step)
 	v.Query = link[strings.IndexByte(link, '?'):]
 	v.Back, v.Forward = query(t, st, max(st.Step-1, 0)), query(t, st, min(st.Step+1, t.Steps()))
 	v.Start, v.End = query(t, st, 0), query(t, st, t.Steps())
 	return v
-}
-
-// ViewChecks draws only the checks panel at the current step: after a fill
-// the rest of the stage is as it was drawn, so the page swaps in this panel
-// rather than the whole stage again.
-func (s *Session) ViewChecks() (html string, ok bool) {
-	t := s.trace
-	if t == nil || s.origRun != nil {
-		return "", false
-	}
-	st := s.state()
-	if s.large {
-		st.checks = s.checksAt(st.Step)
-	}
-	return ChecksPanel(t, st), true
 }
 
 func (s *Session) state() State {
@@ -349,6 +379,27 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		return false, nil
 	case "explain":
 		s.st.Explain = arg
+		return false, nil
+	case "text", "steps":
+		// The learner opened or folded the stage's tables or its steps.
+		if action == "text" {
+			s.st.TextOpen = arg == "on"
+		} else {
+			s.st.StepsOpen = arg == "on"
+		}
+		return false, nil
+	case "present":
+		switch arg {
+		case "on", "notes":
+			s.st.Present = arg
+		default:
+			s.st.Present = ""
+		}
+		return false, nil
+	case "drawn":
+		// The page replaced the stage by other means (a full redraw of its
+		// own): the next step is sent whole.
+		s.shown = nil
 		return false, nil
 	case "knob":
 		name, val, _ := strings.Cut(arg, "=")

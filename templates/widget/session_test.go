@@ -69,6 +69,30 @@ func open(t testing.TB, id, query string) *Session {
 	return s
 }
 
+// lostSlots returns the keys of the target's slots marked lost.
+func lostSlots(d htmltest.Doc) []string {
+	var out []string
+	for _, n := range d.ByTestID("slot") {
+		if htmltest.Attr(n, "data-state") == "lost" {
+			out = append(out, htmltest.Attr(n, "data-key"))
+		}
+	}
+	return out
+}
+
+// stageOf views the session's step and returns the stage it drew, whether
+// the view sent it whole or as changes to the stage before.
+func stageOf(t testing.TB, s *Session) string {
+	t.Helper()
+	v := s.View(false)
+	require.Empty(t, v.HTML)
+	require.NotNil(t, s.shown)
+	if v.Stage != "" {
+		assert.Equal(t, s.shown.html, v.Stage)
+	}
+	return s.shown.html
+}
+
 func view(t testing.TB, s *Session) (ViewResult, htmltest.Doc) {
 	t.Helper()
 	v := s.View(true)
@@ -159,8 +183,9 @@ func TestSessionSeekTruthExplain(t *testing.T) {
 	assert.Equal(t, 15, v.Step)
 	assert.Empty(t, v.HTML, "a step draws only the stage")
 	assert.Equal(t, Narration(trace, 15), v.Narration)
-	stage := htmltest.Parse(t, v.Stage)
-	assert.Equal(t, []string{"3", "4"}, keysOf(stage.ByTestID("row-missing")))
+	stage := htmltest.Parse(t, stageOf(t, s))
+	assert.Equal(t, []string{"3", "4"}, lostSlots(stage))
+	assert.Empty(t, stage.ByTestID("row-missing"), "the folded tables are not drawn live")
 	assert.Same(t, trace, s.trace, "a seek does not re-run")
 
 	for _, c := range []struct {
@@ -180,21 +205,33 @@ func TestSessionSeekTruthExplain(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, rerun)
 	v, d := view(t, s)
-	assert.Empty(t, d.ByTestID("row-missing"))
+	assert.Empty(t, lostSlots(d))
 	assert.Contains(t, v.Query, "truth=off")
 	_, err = s.Act("truth", "on")
 	require.NoError(t, err)
 	_, d = view(t, s)
-	assert.Len(t, d.ByTestID("row-missing"), 2)
+	assert.Len(t, lostSlots(d), 2)
+
+	// Opening the tables draws them, with the stage's ghosts; folding them
+	// again leaves them out.
+	_, err = s.Act("text", "on")
+	require.NoError(t, err)
+	stage = htmltest.Parse(t, stageOf(t, s))
+	assert.True(t, htmltest.HasAttr(stage.One(t, "text-equivalent"), "open"))
+	assert.Equal(t, []string{"3", "4"}, keysOf(stage.ByTestID("row-missing")))
+	_, err = s.Act("text", "off")
+	require.NoError(t, err)
+	stage = htmltest.Parse(t, stageOf(t, s))
+	assert.Empty(t, stage.ByTestID("target-table"))
 
 	rerun, err = s.Act("explain", "3")
 	require.NoError(t, err)
 	assert.False(t, rerun)
-	stage = htmltest.Parse(t, s.View(false).Stage)
+	stage = htmltest.Parse(t, stageOf(t, s))
 	assert.Contains(t, htmltest.Text(stage.One(t, "explain")), "Why key 3?")
 	_, err = s.Act("explain", "")
 	require.NoError(t, err)
-	stage = htmltest.Parse(t, s.View(false).Stage)
+	stage = htmltest.Parse(t, stageOf(t, s))
 	assert.Empty(t, stage.ByTestID("explain"))
 
 	_, err = s.Act("dance", "")
@@ -294,7 +331,7 @@ func TestSessionCrash(t *testing.T) {
 
 	_, err = s.Act("seek", "999")
 	require.NoError(t, err)
-	stage := htmltest.Parse(t, s.View(false).Stage)
+	stage := htmltest.Parse(t, stageOf(t, s))
 	assert.NotEmpty(t, stage.ByTestID("row-differs"), "the fork's end differs from the original's")
 
 	// A fault before an earlier one is refused.
@@ -443,12 +480,12 @@ func openLarge(t *testing.T, query string) *Session {
 func checksOf(t *testing.T, stage string) (pending bool, names, statuses []string, text string) {
 	t.Helper()
 	d := htmltest.Parse(t, stage)
-	ul := d.One(t, "checks")
+	ul, state := d.One(t, "checks"), d.One(t, "checks-state")
 	for _, li := range htmltest.All(ul, func(n *html.Node) bool { return htmltest.HasAttr(n, "data-check") }) {
 		names = append(names, htmltest.Attr(li, "data-check"))
 		statuses = append(statuses, htmltest.Attr(li, "data-status"))
 	}
-	return htmltest.Attr(ul, "aria-busy") == "true", names, statuses, htmltest.Text(ul)
+	return htmltest.Attr(state, "aria-busy") == "true", names, statuses, htmltest.Text(state) + " " + htmltest.Text(ul)
 }
 
 // TestSessionLargeTraceChecksAfterDrawing: a step of a large trace is drawn
@@ -471,14 +508,17 @@ func TestSessionLargeTraceChecksAfterDrawing(t *testing.T) {
 
 	_, err = s.Act("fill", "900")
 	require.NoError(t, err)
-	// The page swaps in the checks panel alone: it is the stage's, to the byte.
-	panel, ok := s.ViewChecks()
-	require.True(t, ok)
+	// Only the checks panel changed: the view sends it alone, to replace.
 	v = s.View(false)
 	assert.False(t, v.Pending)
-	assert.Contains(t, v.Stage, panel)
-	assert.True(t, strings.HasPrefix(panel, `<section class="tm-panel tm-panel-checks"`), panel[:min(len(panel), 80)])
-	pending, names, statuses, _ := checksOf(t, v.Stage)
+	require.NotEmpty(t, v.Ops)
+	for _, op := range v.Ops {
+		assert.True(t, strings.HasPrefix(op[1].(string), "checks-"), "a fill changes the checks panel and nothing else: %v", op[1])
+		if h, ok := op[2].(string); ok {
+			assert.Contains(t, s.shown.html, h)
+		}
+	}
+	pending, names, statuses, _ := checksOf(t, s.shown.html)
 	assert.False(t, pending)
 	var wantNames, wantStatuses []string
 	for _, c := range s.trace.ChecksAt(900) {
@@ -490,9 +530,9 @@ func TestSessionLargeTraceChecksAfterDrawing(t *testing.T) {
 	// The next step shows the verdicts it has, saying which step they are from.
 	_, err = s.Act("seek", "901")
 	require.NoError(t, err)
-	v = s.View(false)
-	require.True(t, v.Pending)
-	pending, names, _, text = checksOf(t, v.Stage)
+	stage := stageOf(t, s)
+	require.True(t, s.View(false).Pending)
+	pending, names, _, text = checksOf(t, stage)
 	assert.True(t, pending)
 	assert.Equal(t, wantNames, names)
 	assert.Contains(t, text, "these are the verdicts at step 900")
@@ -579,7 +619,7 @@ func TestSessionAddPartition(t *testing.T) {
 
 	_, err = s.Act("seek", "999")
 	require.NoError(t, err)
-	stage := htmltest.Parse(t, s.View(false).Stage)
+	stage := htmltest.Parse(t, stageOf(t, s))
 	assert.Len(t, stage.ByTestID("lane"), 7, "the fork's log has the added partition")
 	differs := stage.ByTestID("row-differs")
 	require.NotEmpty(t, differs, "the fork leaves other versions than the original")
@@ -615,7 +655,7 @@ func TestSessionPause(t *testing.T) {
 	assert.Contains(t, reportOf(t, s.trace), "is paused (until 10:00:35) and fetches nothing")
 	_, err = s.Act("seek", "999")
 	require.NoError(t, err)
-	stage := htmltest.Parse(t, s.View(false).Stage)
+	stage := htmltest.Parse(t, stageOf(t, s))
 	assert.NotEmpty(t, stage.ByTestID("row-differs"))
 
 	// After the last poll nobody polls again: a pause is refused and changes nothing.
@@ -734,6 +774,28 @@ func TestSessionKeyRangeAtTheEdgeOfInt64(t *testing.T) {
 	assert.Contains(t, s.View(true).HTML, "9223372036854775807")
 }
 
+// TestSessionSendsChangesForAStepAndTheStageForAJump: a step to a
+// neighbour is sent as changes to the stage on screen (so its rows can
+// move); a jump across a large trace, which changes most of the stage, is
+// sent whole.
+func TestSessionSendsChangesForAStepAndTheStageForAJump(t *testing.T) {
+	s := openLarge(t, "step=900")
+	s.View(true)
+	_, err := s.Act("seek", "901")
+	require.NoError(t, err)
+	v := s.View(false)
+	assert.NotEmpty(t, v.Ops)
+	assert.Empty(t, v.Stage)
+	_, err = s.Act("seek", "60")
+	require.NoError(t, err)
+	v = s.View(false)
+	assert.Empty(t, v.Ops)
+	assert.NotEmpty(t, v.Stage, "a jump far back sends the stage whole")
+	_, err = s.Act("seek", "59")
+	require.NoError(t, err)
+	assert.NotEmpty(t, s.View(false).Ops, "and the next step is changes to it again")
+}
+
 // TestSessionStreamFaults stalls and delays a stream's partition and bursts a
 // producer from the widget; each forks the run with the fault a link carries.
 func TestSessionStreamFaults(t *testing.T) {
@@ -794,9 +856,27 @@ func TestSessionStreamPanel(t *testing.T) {
 	links := d.ByTestID("late-record")
 	require.Len(t, links, 4, "each late click drawn is a link")
 	assert.Contains(t, htmltest.Attr(links[0], "href"), "explain=late%3A")
-	assert.Contains(t, htmltest.Text(d.One(t, "panel-stream")), "The chart in words")
+	// The chart is a station of the stage, in the flow between the log and
+	// the targets, not a section of its own; in words it is part of the
+	// text equivalent.
+	flow := htmltest.Doc{Root: d.One(t, "flow")}
+	var stations []string
+	for _, id := range []string{"panel-log", "panel-stream", "panel-target"} {
+		require.NotEmpty(t, flow.ByTestID(id), "%s is in the flow", id)
+	}
+	for _, n := range flow.ByTag("section") {
+		stations = append(stations, htmltest.Attr(n, "data-testid"))
+	}
+	assert.Equal(t, []string{"panel-log", "panel-stream", "panel-target", "panel-target"}, stations, "left to right")
+	assert.Empty(t, d.ByTestID("stream-text"), "folded tables are not drawn")
+	_, err := s.Act("text", "on")
+	require.NoError(t, err)
+	_, d = view(t, s)
+	words := htmltest.Text(d.One(t, "stream-text"))
+	assert.Contains(t, words, "Stream taps reads clicks")
+	assert.Contains(t, htmltest.Text(d.One(t, "text-equivalent")), words, "the chart in words is in the text equivalent")
 
-	_, err := s.Act("explain", "late:0")
+	_, err = s.Act("explain", "late:0")
 	require.NoError(t, err)
 	_, d = view(t, s)
 	why := htmltest.Text(d.One(t, "explain"))
@@ -827,7 +907,7 @@ func TestSessionStreamPanel(t *testing.T) {
 	require.NoError(t, err)
 	_, d = view(t, s)
 	assert.Contains(t, htmltest.Text(d.One(t, "explain")), "Window [")
-	assert.Equal(t, stream.Explain(s.trace, key, n), strings.TrimSpace(strings.TrimPrefix(strings.TrimSuffix(htmltest.Text(d.One(t, "explain")), "close"), "Why key "+key+"? ")))
+	assert.Equal(t, stream.Explain(s.trace, key, n), strings.TrimSpace(strings.TrimPrefix(strings.TrimSuffix(htmltest.Text(d.One(t, "explain")), "Close"), "Why key "+key+"? ")))
 
 	hw := open(t, "hwm/visibility-gap", "step=3")
 	_, d = view(t, hw)

@@ -2,62 +2,243 @@ package widget
 
 import (
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/sorted"
+	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
-func compareKeys(a, b string) int { return mvcc.CompareKeys(a, b) }
+// The stage is one picture of the pipeline as it stands at the step, left
+// to right: the source's transactions, each extractor with its stored mark
+// and the rows a run holds, the partitioned log's topics and consumer
+// groups, and each target with a slot per key. Rows are things on it: a row
+// a run reads appears in the extractor and moves on to its target's slot
+// when written; a row the mark left behind stays in the source marked so,
+// and its slot in the target holds a ghost marked lost; a row committed but
+// not read yet has a slot of its own, marked waiting; copies of a key stack.
+// Beside or under the picture come the truth, the explanation of a key, the
+// checks and, after a fault, the comparison with the original run; after
+// them, the same step as tables (the text equivalent of the picture); and,
+// for a long scenario, the steps around this one.
+//
+// Every part that changes from step to step is a fragment (builder.fopen),
+// so that the browser can update the stage in place (see patch.go).
 
-// stage draws the panels for one step. The panel set is a list so the log
-// and stream worlds can add theirs (partitions as lanes, the watermark line)
-// beside these.
-func stage(b *builder, t *engine.Trace, s State) {
-	// The step's truth and a view of each target, read without copying the
-	// target's rows (a large target would otherwise be copied every step).
-	at := t.Seek(s.Step)
-	truth := at.Truth
+// atStep is what the stations of one step share.
+type atStep struct {
+	t     *engine.Trace
+	s     State
+	ix    *stageIndex
+	at    engine.Snapshot
+	n     int32
+	ht    *hwm.Trace  // the high-water-mark world's part of the trace, or nil
+	lt    *logs.Trace // the log world's part, or nil
+	chart chart
+	// explain writes the link that explains a key.
+	explain func(key string) string
+	// runs holds each pipeline's latest run by the step and the next one,
+	// found once per drawing (see runsOf).
+	runs map[string][2]*hwm.RunRecord
+}
+
+// runsOf returns the pipeline's latest run that has read by the step, and
+// the next run to come.
+func (v *atStep) runsOf(pipeline string) (cur, next *hwm.RunRecord) {
+	if r, ok := v.runs[pipeline]; ok {
+		return r[0], r[1]
+	}
+	n := v.s.Step
+	at := stepTime(v.t, n)
+	for i := range v.ht.Runs {
+		r := &v.ht.Runs[i]
+		if r.Pipeline != pipeline {
+			continue
+		}
+		if r.ReadStep > 0 && r.ReadStep <= n {
+			cur = r
+		} else if next == nil && (r.ReadStep == 0 || r.ReadStep > n) && r.At >= at {
+			next = r
+		}
+	}
+	if v.runs == nil {
+		v.runs = map[string][2]*hwm.RunRecord{}
+	}
+	v.runs[pipeline] = [2]*hwm.RunRecord{cur, next}
+	return cur, next
+}
+
+// holding reports whether the run has read its rows by step n and neither
+// written nor dropped them yet.
+func holding(r *hwm.RunRecord, n int) bool {
+	return r != nil && !(r.WriteStep > 0 && r.WriteStep <= n) && !(r.Crashed && r.EndStep > 0 && r.EndStep <= n)
+}
+
+// waitingLabel says why a key missing from the target now is not lost. An
+// extractor's run that holds it has read it; with none holding it, no run
+// has. A consumer group's target only says the key is on its way.
+func (v *atStep) waitingLabel(target, key string) string {
+	fed := false
+	if v.ht != nil {
+		for i := range v.ht.Pipes {
+			p := &v.ht.Pipes[i]
+			if p.To != target {
+				continue
+			}
+			fed = true
+			if cur, _ := v.runsOf(p.Name); holding(cur, v.s.Step) && slices.Contains(cur.Keys, key) {
+				return "◌ read, not written yet"
+			}
+		}
+	}
+	if fed {
+		return "◌ not read yet"
+	}
+	if v.lt != nil && polledKey(v.lt, target, key, v.s.Step) {
+		return "◌ read, not written yet"
+	}
+	return "◌ not written yet"
+}
+
+// polledKey reports whether a consumer group writing into target read a
+// record of key at step n.
+func polledKey(lt *logs.Trace, target, key string, n int) bool {
+	for _, g := range lt.Groups {
+		if g.Target != target {
+			continue
+		}
+		var h *logs.TopicHistory
+		for _, th := range lt.Topics {
+			if th.Name == g.Topic {
+				h = th
+			}
+		}
+		if h == nil {
+			continue
+		}
+		for _, rr := range readsAt(g, n) {
+			recs := lt.RecordsAt(g.Topic, int(rr.Partition), n)
+			for o := rr.From; o < rr.To && o < int64(len(recs)); o++ {
+				if h.Key(&recs[o]) == key {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
+	if ix == nil {
+		ix = indexTrace(t)
+	}
+	v := &atStep{t: t, s: s, ix: ix, at: t.Seek(s.Step), n: int32(s.Step), explain: explainLinks(t, s), ht: hwm.Of(t), lt: logs.Of(t)}
+	if s.Present == "notes" {
+		presenterNotes(b, t, s.Step)
+	}
+	b.fopen("flow", "div", "class", "tm-flow", "data-testid", "flow", "role", "group", "aria-label", "The pipeline at this step")
+	cols := 0
+	column := func(key, class string, draw func()) {
+		if cols > 0 {
+			b.fopen("arrow-"+key, "div", "class", "tm-arrow", "aria-hidden", "true")
+			b.text("→")
+			b.fclose("div")
+		}
+		cols++
+		b.fopen("col-"+key, "div", "class", "tm-col tm-col-"+class)
+		draw()
+		b.fclose("div")
+	}
+	if v.ht != nil && len(v.ht.Txns) > 0 {
+		v.chart = chartAt(t, v.ht, ix, s.Step)
+		column("source", "source", func() { sourceStation(b, v) })
+	}
+	if v.ht != nil && len(v.ht.Pipes) > 0 {
+		column("pipes", "pipe", func() {
+			for i := range v.ht.Pipes {
+				pipeStation(b, v, &v.ht.Pipes[i])
+			}
+		})
+	}
+	if v.lt != nil {
+		column("log", "log", func() { logPanel(b, t, s) })
+		if len(v.lt.Groups) > 0 {
+			column("groups", "pipe", func() { groupStations(b, v, v.lt) })
+		}
+	}
+	if stream.Of(t) != nil {
+		column("streams", "stream", func() { streamStation(b, v) })
+	}
+	if len(t.Targets) > 0 {
+		column("targets", "target", func() {
+			for i := range ix.targets {
+				targetStation(b, v, &ix.targets[i])
+			}
+		})
+	}
+	b.fclose("div")
+	legend(b, v)
+
+	b.fopen("aside", "div", "class", "tm-aside", "data-testid", "aside")
 	if s.ShowTruth {
-		truthSummary(b, truth)
+		b.fopen("truth", "p", "class", "tm-truth", "data-testid", "truth")
+		b.el("strong", "Truth: ")
+		b.text(truthText(v))
+		b.fclose("p")
 	}
 	if s.Explain != "" {
-		b.open("div", "class", "tm-explain", "role", "status", "data-testid", "explain")
+		b.fopen("explain", "div", "class", "tm-explain", "role", "status", "data-testid", "explain")
 		head := "Why key " + s.Explain + "? "
 		if strings.HasPrefix(s.Explain, "late:") {
 			head = "Why was this record late? "
 		}
 		b.el("strong", head)
 		b.text(explain(t, s.Explain, s.Step))
-		b.open("a", "href", query(t, s, s.Step, "explain", ""), "data-act", "explain", "data-key", "")
-		b.text("close")
+		b.text(" ")
+		b.open("a", "href", stageLink(t, s, "explain", ""), "data-act", "explain", "data-key", "")
+		b.text("Close")
 		b.close("a")
-		b.close("div")
+		b.fclose("div")
 	}
-	b.open("div", "class", "tm-panels")
-	if ht := hwm.Of(t); ht != nil && len(ht.Txns) > 0 {
-		sourcePanel(b, t, s)
-	}
-	logPanel(b, t, s)
-	streamPanel(b, t, s)
-	marksPanel(b, t, s)
-	targetPanel(b, t, s, truth, at.Targets)
-	jobPanel(b, t, s)
+	jobPanel(b, t, s) // the stream job's: see jobpanel.go
 	checksPanel(b, t, s.Step, s.checks)
 	if s.Original != nil {
 		comparePanel(b, t, s)
 	}
-	b.close("div")
+	b.fclose("div")
+
+	textEquivalent(b, v)
 	if t.Steps() > maxTimeline {
 		timelineWindow(b, t, s)
 	}
+}
+
+// presenterNotes draws what the presenter's second window shows above the
+// stage: the scenario's note for the step, and what the next step will say.
+func presenterNotes(b *builder, t *engine.Trace, n int) {
+	b.fopen("notes", "div", "class", "tm-notes", "data-testid", "notes")
+	b.el("h3", "Notes for step "+itoa(n))
+	if note := t.NoteAt(n); note != "" {
+		b.el("p", note, "class", "tm-note-text", "data-testid", "note")
+	} else {
+		b.el("p", "No note for this step.", "class", "tm-note", "data-testid", "note")
+	}
+	if n < t.Steps() {
+		b.open("p", "class", "tm-next", "data-testid", "next")
+		b.el("strong", "Next: ")
+		b.text(Narration(t, n+1))
+		b.close("p")
+	} else {
+		b.el("p", "This is the last step.", "class", "tm-next", "data-testid", "next")
+	}
+	b.fclose("div")
 }
 
 // maxTimeline is the longest timeline drawn in full, as a list of every
@@ -72,50 +253,72 @@ func timelineWindow(b *builder, t *engine.Trace, s State) {
 	const before, after = 10, 20
 	lo := max(1, min(s.Step-before, t.Steps()-before-after))
 	hi := min(t.Steps(), lo+before+after)
-	b.open("details", "class", "tm-timeline", "data-testid", "timeline", "open?", on(!s.Embedded))
-	b.el("summary", "Steps "+itoa(lo)+" to "+itoa(hi)+" of "+itoa(t.Steps())+" (the list follows the current step)")
-	b.open("ol", "class", "tm-steps", "id", s.id("steps"), "start", itoa(lo))
-	for step := lo; step <= hi; step++ {
-		stepItem(b, t, s, step)
+	b.fopen("timeline", "details", "class", "tm-timeline", "data-testid", "timeline", "data-fold", "steps", "open?", on(s.StepsOpen))
+	b.fopen("timeline-summary", "summary")
+	b.text("Steps " + itoa(lo) + " to " + itoa(hi) + " of " + itoa(t.Steps()) + " (the list follows the current step)")
+	b.fclose("summary")
+	if s.Live && !s.StepsOpen {
+		b.fclose("details")
+		return
 	}
-	b.close("ol")
-	b.close("details")
+	// Each item numbers itself (value), so that the list's own markup stays
+	// the same as it slides and a step moves items rather than redraws it.
+	b.fopen("timeline-list", "ol", "class", "tm-steps", "id", s.id("steps"))
+	for n := lo; n <= hi; n++ {
+		stepItem(b, t, s, n, true)
+	}
+	b.fclose("ol")
+	b.fclose("details")
 }
 
 // maxListed is how many keys a sentence names before it counts the rest.
 const maxListed = 100
 
-// listKeys joins keys for a sentence, naming at most maxListed of them.
-func listKeys(keys []string) string {
-	if len(keys) <= maxListed {
+// listKeys joins keys for a sentence, naming at most maxListed of them,
+// and total of them in all.
+func listKeys(keys []string, total int) string {
+	if total <= len(keys) {
 		return strings.Join(keys, ", ")
 	}
-	return strings.Join(keys[:maxListed], ", ") + " and " + itoa(len(keys)-maxListed) + " more"
+	return strings.Join(keys, ", ") + " and " + itoa(total-len(keys)) + " more"
 }
 
-func truthSummary(b *builder, tr engine.Truth) {
-	b.open("p", "class", "tm-truth", "data-testid", "truth")
-	b.el("strong", "Truth: ")
-	b.text(TruthText(tr))
-	b.close("p")
-}
-
-// TruthText says in one sentence which keys the target lacks, holds more
-// than once or holds an old version of, at one step: the truth no check sees.
-func TruthText(tr engine.Truth) string {
-	var parts []string
-	if len(tr.Missing) > 0 {
-		parts = append(parts, "not in the target: "+listKeys(tr.Missing))
-	}
-	if len(tr.Duplicated) > 0 {
-		var d []string
-		for _, k := range keysSorted(tr.Duplicated) {
-			d = append(d, k+" ×"+itoa(tr.Duplicated[k]))
+// truthText is the truth at the step in one sentence, naming at most
+// maxListed keys of each kind: only those are spelled out.
+func truthText(v *atStep) string {
+	var missing, dup, stale []string
+	var nm, nd, ns int
+	tv := v.at.Truth
+	for i := range tv.Len() {
+		id, st, rows := tv.At(i)
+		switch st {
+		case engine.KeyMissing:
+			if nm++; len(missing) < maxListed {
+				missing = append(missing, v.t.TruthKey(id))
+			}
+		case engine.KeyDuplicated:
+			if nd++; len(dup) < maxListed {
+				dup = append(dup, v.t.TruthKey(id)+" ×"+itoa(rows))
+			}
+		case engine.KeyStale:
+			if ns++; len(stale) < maxListed {
+				stale = append(stale, v.t.TruthKey(id))
+			}
 		}
-		parts = append(parts, "duplicated: "+listKeys(d))
 	}
-	if len(tr.Stale) > 0 {
-		parts = append(parts, "stale: "+listKeys(tr.Stale))
+	return truthSentence(missing, nm, dup, nd, stale, ns)
+}
+
+func truthSentence(missing []string, nm int, dup []string, nd int, stale []string, ns int) string {
+	var parts []string
+	if nm > 0 {
+		parts = append(parts, "not in the target: "+listKeys(missing, nm))
+	}
+	if nd > 0 {
+		parts = append(parts, "duplicated: "+listKeys(dup, nd))
+	}
+	if ns > 0 {
+		parts = append(parts, "stale: "+listKeys(stale, ns))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "the target matches every committed source row")
@@ -123,452 +326,594 @@ func TruthText(tr engine.Truth) string {
 	return strings.Join(parts, "; ") + "."
 }
 
-func panel(b *builder, id, title string) {
-	b.open("section", "class", "tm-panel tm-panel-"+id, "data-testid", "panel-"+id, "aria-label", title)
-	b.el("h3", title)
+// TruthText says in one sentence which keys the target lacks, holds more
+// than once or holds an old version of, at one step: the truth no check sees.
+func TruthText(tr engine.Truth) string {
+	dup := make([]string, 0, len(tr.Duplicated))
+	for _, k := range keysSorted(tr.Duplicated) {
+		dup = append(dup, k+" ×"+itoa(tr.Duplicated[k]))
+	}
+	cut := func(keys []string) []string { return keys[:min(len(keys), maxListed)] }
+	return truthSentence(cut(tr.Missing), len(tr.Missing), cut(dup), len(dup), cut(tr.Stale), len(tr.Stale))
 }
 
-// txns returns the source transactions of t's high-water-mark world, if any.
-func txns(t *engine.Trace) []hwm.TxnRecord {
-	if ht := hwm.Of(t); ht != nil {
-		return ht.Txns
-	}
-	return nil
+// station opens a station of the picture: a section with a heading. Close
+// it with b.fclose("section").
+func station(b *builder, key, class, title, testid string) {
+	b.fopen(key, "section", "class", "tm-station tm-station-"+class, "data-testid", testid, "aria-label", title)
+	b.el("h3", title, "class", "tm-station-title")
 }
 
-// marks returns the stored marks of t's high-water-mark world, if any.
-func marks(t *engine.Trace) []*hwm.MarkHistory {
-	if ht := hwm.Of(t); ht != nil {
-		return ht.Marks
-	}
-	return nil
-}
-
-// span is the time axis shared by the source drawing: every begin, commit,
-// run and stamp, padded a little.
-func span(t *engine.Trace) (lo, hi vtime.Time) {
-	first := true
-	see := func(x vtime.Time) {
-		if first {
-			lo, hi, first = x, x, false
-			return
+// sourceStation draws the source's transactions: a row each, its bar on
+// the time axis, its keys as chips the rows a run reads move from, and
+// (with the truth shown) what became of each key.
+func sourceStation(b *builder, v *atStep) {
+	c := v.chart
+	title := "Source"
+	if len(v.ht.Tables) > 0 {
+		var names []string
+		for _, tb := range v.ht.Tables {
+			names = append(names, tb.Name)
 		}
-		lo, hi = min(lo, x), max(hi, x)
+		title += ": " + strings.Join(names, ", ")
 	}
-	for _, x := range txns(t) {
-		see(x.BeginAt)
-		if x.EndStep > 0 {
-			see(x.EndAt)
-		}
-		if st, ok := x.Stamp(); ok {
-			see(st)
+	station(b, "st-source", "source", title, "panel-source")
+	b.fopen("chart", "div", "class", "tm-chart", "data-testid", "source-chart")
+	// The axis, with a tick at round times: the hour and minute of the
+	// first in the label column, and each tick by what changed since the
+	// one before.
+	b.fopen("axis", "div", "class", "tm-axisrow")
+	base := ""
+	if len(c.ticks) > 0 {
+		base = c.ticks[0].label
+		if len(base) >= 8 {
+			base, c.ticks[0].label = base[:5], base[5:]
 		}
 	}
-	for _, e := range t.Events {
-		see(e.At)
-	}
-	if hi == lo {
-		hi = lo + 1000
-	}
-	return lo, hi
-}
-
-func sourcePanel(b *builder, t *engine.Trace, s State) {
-	panel(b, "source", "Source transactions")
-	shown := shownTxns(t, s.Step)
-	sourceChart(b, t, s.Step, shown, ChartOptions{})
-	// The same facts as a table: the text equivalent of the drawing.
-	b.table("Transactions at this step", []string{"txn", "rows", "begin", "updated_at", "end", "lsn", "state"},
-		"class", "tm-table", "data-testid", "source-table")
-	for _, tx := range shown {
-		b.open("tr")
-		b.el("th", tx.Name, "scope", "row")
-		b.el("td", strings.Join(tx.Keys(), ", "))
-		b.el("td", tx.BeginAt.String())
-		stamp := "at commit"
-		if st, ok := tx.Stamp(); ok {
-			stamp = st.String()
+	b.el("span", base, "class", "tm-axisbase")
+	b.open("svg", "class", "tm-axis-svg", "width", "100%", "height", "22", "role", "img",
+		"aria-label", "time axis from "+c.lo.String()+" to "+c.hi.String())
+	for _, tk := range c.ticks {
+		b.void("line", "x1", pct(tk.x), "x2", pct(tk.x), "y1", "16", "y2", "22", "class", "tm-tickmark")
+		anchor := "middle"
+		if tk.x > 0.95 {
+			anchor = "end"
 		}
-		b.el("td", stamp)
-		end, lsn, state := "—", "—", "open"
-		if tx.EndStep > 0 && tx.EndStep <= s.Step {
-			end = tx.EndAt.String()
-			if tx.State == mvcc.Committed {
-				state = "committed"
-				if tx.LSN > 0 { // a transaction that changed no row takes no position
-					lsn = strconv.FormatInt(int64(tx.LSN), 10)
-				}
-			} else {
-				state = "rolled back"
-			}
-		}
-		b.el("td", end)
-		b.el("td", lsn)
-		b.el("td", state, "class", "tm-state-"+strings.ReplaceAll(state, " ", "-"))
-		b.close("tr")
-	}
-	b.close("tbody")
-	b.close("table")
-	b.close("section")
-}
-
-// maxBars is how many transactions the source chart draws: the last ones
-// begun by the step.
-const maxBars = 40
-
-// shownTxns returns the last maxBars transactions begun by step, in trace order.
-func shownTxns(t *engine.Trace, step int) []*hwm.TxnRecord {
-	var shown []*hwm.TxnRecord
-	all := txns(t)
-	for i := len(all) - 1; i >= 0 && len(shown) < maxBars; i-- {
-		if all[i].BeginStep <= step {
-			shown = append(shown, &all[i])
-		}
-	}
-	slices.Reverse(shown)
-	return shown
-}
-
-// ChartOptions says where the source chart goes and how it is coloured.
-type ChartOptions struct {
-	// Standalone draws the chart for a document without the site's
-	// stylesheet (a picture for a README): each shape carries its colours
-	// as presentation attributes, which no Content-Security-Policy blocks,
-	// in the light scheme.
-	Standalone bool
-	// LateHref, when set, makes each late record of a stream chart a link
-	// to the address it returns for the record's index in the stream
-	// trace's Late, so a learner can open why it was late.
-	LateHref func(late int) string
-	// X and Y place the chart inside an enclosing SVG; they are written
-	// only for a standalone chart.
-	X, Y float64
-}
-
-// chartWidth is the width of the source chart in user units.
-const chartWidth = 640.0
-
-// SourceChart draws the source transactions at step as bars from begin to
-// commit on a time axis, with each one's updated_at as a diamond, the
-// timestamp marks as dashed lines and the step's time as a thin line. It
-// returns the <svg> element and its size. The scenario page's source panel
-// and the static picture both draw with it.
-func SourceChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, height float64) {
-	var b builder
-	step = clamp(step, t.Steps())
-	height = sourceChart(&b, t, step, shownTxns(t, step), o)
-	return b.String(), chartWidth, height
-}
-
-// chartLook holds the presentation attributes of a standalone chart, by
-// class: the colours app.css gives them in the light scheme.
-var chartLook = map[string][]string{
-	"tm-axis":               {"stroke", "#4a5560"},
-	"tm-tick":               nil,
-	"tm-markline":           {"stroke", "#b23c0a", "stroke-width", "2", "stroke-dasharray", "6 3"},
-	"tm-marklabel":          {"fill", "#b23c0a", "font-weight", "700"},
-	"tm-nowline":            {"stroke", "#4a5560", "stroke-width", "1"},
-	"tm-txlabel":            nil,
-	"tm-bar tm-open":        {"fill", "#f4b942", "fill-opacity", "0.55", "stroke", "#1b1f23", "stroke-dasharray", "4 2"},
-	"tm-bar tm-committed":   {"fill", "#0b4f6c", "fill-opacity", "0.55", "stroke", "#1b1f23"},
-	"tm-bar tm-rolled-back": {"fill", "none", "stroke", "#1b1f23", "stroke-dasharray", "2 2"},
-	"tm-stamp":              {"fill", "#1b1f23"},
-}
-
-// sourceChart draws the chart of shown at step and returns its height.
-func sourceChart(b *builder, t *engine.Trace, step int, shown []*hwm.TxnRecord, o ChartOptions) float64 {
-	// look appends a class and, for a standalone chart, its colours.
-	look := func(class string, attrs ...string) []string {
-		attrs = append(attrs, "class", class)
-		if o.Standalone {
-			attrs = append(attrs, chartLook[class]...)
-		}
-		return attrs
-	}
-	now := vtime.Time(0)
-	if step > 0 {
-		now = t.Events[step-1].At
-	}
-	lo, hi := span(t)
-	const w, left, right, rowH = chartWidth, 96.0, 16.0, 26.0
-	x := func(at vtime.Time) float64 {
-		return left + (w-left-right)*float64(at-lo)/float64(hi-lo)
-	}
-	h := rowH*float64(len(shown)) + 44
-	desc := strconv.Itoa(len(shown)) + " transactions drawn as bars from begin to commit on a time axis; diamonds mark each one's updated_at"
-	if o.Standalone {
-		b.open("svg", "x", ftoa(o.X), "y", ftoa(o.Y), "width", ftoa(w), "height", ftoa(h), "viewBox", "0 0 640 "+ftoa(h),
-			"role", "img", "aria-label", desc, "font-family", "ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', monospace",
-			"font-size", "12", "fill", "#1b1f23")
-	} else {
-		b.open("svg", "class", "tm-svg", "viewBox", "0 0 640 "+ftoa(h), "role", "img", "aria-label", desc, "data-testid", "source-chart")
-	}
-	// Time axis.
-	b.void("line", look("tm-axis", "x1", ftoa(left), "y1", ftoa(h-24), "x2", ftoa(w-right), "y2", ftoa(h-24))...)
-	b.el("text", lo.String(), look("tm-tick", "x", ftoa(left), "y", ftoa(h-6))...)
-	b.el("text", hi.String(), append(look("tm-tick", "x", ftoa(w-right), "y", ftoa(h-6)), "text-anchor", "end")...)
-	// Timestamp marks as vertical lines.
-	ht := hwm.Of(t)
-	for _, m := range marks(t) {
-		p, ok := ht.MarkAt(m, step)
-		if !ok || !p.Set || !m.Kind.IsTimestamp() {
-			continue
-		}
-		mx := x(vtime.Time(p.Value))
-		b.void("line", look("tm-markline", "x1", ftoa(mx), "y1", "4", "x2", ftoa(mx), "y2", ftoa(h-24))...)
-		// A label near the right edge is written to the left of its line,
-		// so the chart does not cut it off.
-		if mx > w-right-120 {
-			b.el("text", "mark "+p.Display, append(look("tm-marklabel", "x", ftoa(mx-3), "y", "14"), "text-anchor", "end")...)
-		} else {
-			b.el("text", "mark "+p.Display, look("tm-marklabel", "x", ftoa(mx+3), "y", "14")...)
-		}
-	}
-	if step > 0 {
-		nx := x(now)
-		b.void("line", look("tm-nowline", "x1", ftoa(nx), "y1", "4", "x2", ftoa(nx), "y2", ftoa(h-24))...)
-	}
-	for i, tx := range shown {
-		y := 20 + rowH*float64(i)
-		end, state := now, "open"
-		if tx.EndStep > 0 && tx.EndStep <= step {
-			end = tx.EndAt
-			state = map[mvcc.TxnState]string{mvcc.Committed: "committed", mvcc.RolledBack: "rolled-back"}[tx.State]
-		}
-		label := tx.Name
-		if keys := tx.Keys(); len(keys) == 1 {
-			label += " · " + keys[0]
-		}
-		b.el("text", label, look("tm-txlabel", "x", "4", "y", ftoa(y+13))...)
-		bw := max(x(end)-x(tx.BeginAt), 3)
-		b.void("rect", look("tm-bar tm-"+state, "x", ftoa(x(tx.BeginAt)), "y", ftoa(y+2), "width", ftoa(bw), "height", "14", "rx", "3")...)
-		if st, ok := tx.Stamp(); ok {
-			sx := x(st)
-			b.void("polygon", look("tm-stamp", "points", ftoa(sx)+","+ftoa(y)+" "+ftoa(sx+5)+","+ftoa(y+9)+" "+ftoa(sx)+","+ftoa(y+18)+" "+ftoa(sx-5)+","+ftoa(y+9))...)
-		}
+		b.el("text", tk.label, "x", pct(tk.x), "y", "12", "text-anchor", anchor, "class", "tm-tick")
 	}
 	b.close("svg")
-	return h
+	b.fclose("div")
+	b.fopen("track", "div", "class", "tm-track")
+	b.fopen("txns", "ol", "class", "tm-txns", "aria-label", "Transactions begun by this step, oldest first")
+	fates := sourceFates(v)
+	for i := range c.bars {
+		txnRow(b, v, &c.bars[i], fates[i])
+	}
+	b.fclose("ol")
+	// The lines that cross every row: the stored marks and the step's time.
+	b.fopen("overlay", "svg", "class", "tm-overlay", "width", "100%", "height", "100%", "aria-hidden", "true")
+	if c.now >= 0 {
+		b.void("line", "x1", pct(c.now), "x2", pct(c.now), "y1", "0", "y2", "100%", "class", "tm-nowline")
+	}
+	for _, m := range c.marks {
+		if m.x < 0 || m.x > 1 {
+			continue
+		}
+		b.void("line", "x1", pct(m.x), "x2", pct(m.x), "y1", "0", "y2", "100%", "class", "tm-markline tm-mark-"+m.kind, "data-mark", m.name)
+	}
+	b.fclose("svg")
+	b.fclose("div")
+	b.fclose("div")
+	// The marks and the step's time in words, under the chart.
+	b.fopen("source-key", "p", "class", "tm-chart-key", "data-testid", "chart-marks")
+	if c.now >= 0 {
+		b.el("span", "│ now "+v.t.Events[v.s.Step-1].At.String(), "class", "tm-key-now")
+	}
+	for _, m := range c.marks {
+		where := ""
+		switch {
+		case m.x < 0:
+			where = " (left of the axis)"
+		case m.x > 1:
+			where = " (right of the axis)"
+		}
+		cls := "tm-key-mark tm-mark-" + m.kind
+		glyph := "┆ "
+		if m.kind == "lsn" {
+			glyph = "┊ "
+		}
+		b.el("span", glyph+m.label+where, "class", cls, "data-testid", "chart-mark", "data-kind", m.kind)
+	}
+	if c.more > 0 {
+		b.el("span", itoa(c.more)+" earlier transactions not drawn", "class", "tm-note")
+	}
+	b.fclose("p")
+	b.fclose("section")
 }
 
-func marksPanel(b *builder, t *engine.Trace, s State) {
-	ht := hwm.Of(t)
-	if ht == nil || len(ht.Marks) == 0 {
-		return
-	}
-	panel(b, "marks", "Stored marks")
-	for _, m := range ht.Marks {
-		p, _ := ht.MarkAt(m, s.Step)
-		b.open("div", "class", "tm-mark", "data-testid", "mark-"+m.Name)
-		b.el("div", m.Name+" ("+m.Kind.String()+")", "class", "tm-mark-name")
-		b.el("div", p.Display, "class", "tm-mark-value", "data-testid", "mark-value")
-		var pts []struct {
-			step int
-			v    int64
-		}
-		for _, q := range m.Points {
-			if q.Step <= s.Step && q.Set {
-				pts = append(pts, struct {
-					step int
-					v    int64
-				}{q.Step, q.Value})
-			}
-		}
-		if len(pts) > 0 {
-			vlo, vhi := pts[0].v, pts[0].v
-			for _, q := range pts {
-				vlo, vhi = min(vlo, q.v), max(vhi, q.v)
-			}
-			if vhi == vlo {
-				vhi = vlo + 1
-			}
-			steps := max(t.Steps(), 1)
-			var poly []string
-			for _, q := range pts {
-				px := 4 + 232*float64(q.step)/float64(steps)
-				py := 56 - 48*float64(q.v-vlo)/float64(vhi-vlo)
-				poly = append(poly, ftoa(px)+","+ftoa(py))
-			}
-			b.open("svg", "class", "tm-spark", "viewBox", "0 0 240 60", "role", "img", "aria-label", "history of "+m.Name+": "+itoa(len(pts))+" stored values")
-			b.void("polyline", "points", strings.Join(poly, " "), "class", "tm-sparkline")
-			b.close("svg")
-		}
-		// The stored values as text, the latest maxHistory of them.
-		upto, _ := slices.BinarySearchFunc(m.Points, s.Step, func(q check.MarkPoint, step int) int {
-			if q.Step <= step {
-				return -1
-			}
-			return 1
-		})
-		const maxHistory = 20
-		from := max(0, upto-maxHistory)
-		if from > 0 {
-			b.el("p", itoa(from)+" earlier values not listed", "class", "tm-note")
-			b.open("ol", "class", "tm-history", "start", itoa(from+1))
-		} else {
-			b.open("ol", "class", "tm-history")
-		}
-		for _, q := range m.Points[from:upto] {
-			txt := q.Display + " at " + q.At.String()
-			if q.Reset {
-				txt += " (reset by an operator)"
-			}
-			b.el("li", txt)
-		}
-		b.close("ol")
-		b.close("div")
-	}
-	for _, p := range ht.Pipes {
-		if pt, n, ok := ht.ProcessedThrough(p.Name, s.Step); ok {
-			b.open("p", "class", "tm-processed", "data-testid", "processed-through")
-			b.el("strong", p.Name+" processed through: "+pt.Display)
-			b.text(" — the smallest of its " + itoa(n) + " marks: a row of the table that lags may lie anywhere after it.")
-			b.close("p")
-		}
-	}
-	b.close("section")
+// fate is what became of one key of a source row, said with a glyph and a
+// word so that it reads without colour.
+type fate struct {
+	key   string
+	chip  string // the chip id runs move this key from
+	state string // in, waiting, lost, dup, stale, superseded, or "" when the truth is hidden or the row is not committed
+	label string
 }
 
-func targetPanel(b *builder, t *engine.Trace, s State, truth engine.Truth, views []engine.TargetView) {
-	for i, h := range t.Targets {
-		panel(b, "target", "Target "+h.Name+" ("+h.Mode.String()+")")
-		var missing, stale []string // sorted by key
-		if s.ShowTruth {
-			missing, stale = truth.Missing, truth.Stale
-			if len(t.Targets) > 1 {
-				missing, stale = ofTarget(missing, h.Name), ofTarget(stale, h.Name)
+// sourceFates works out, for every bar drawn, what became of each of its
+// keys: in the target, waiting for a run, left behind, and so on. Only the
+// newest committed row of a key carries the key's fate; older ones are
+// superseded.
+func sourceFates(v *atStep) [][]fate {
+	c := v.chart
+	out := make([][]fate, len(c.bars))
+	seen := map[string]bool{}
+	for i := len(c.bars) - 1; i >= 0; i-- {
+		br := &c.bars[i]
+		target, table := "", ""
+		gi := -1
+		if len(br.tx.Stmts) > 0 {
+			table = br.tx.Stmts[0].Table
+			if ti, ok := v.ix.feeds(v.t, table); ok {
+				gi = ti
+				target = v.ix.targets[ti].h.Name
 			}
 		}
-		// Every key the table could show, the rows' and the missing ones,
-		// sorted; a large target is then cut to a window of them.
-		buf := keyBuffers.Get().(*[]mvcc.ParsedKey)
-		pk, nrows, latest := (*buf)[:0], 0, ""
-		views[i].Each(func(r sink.Row) bool {
-			key := t.RowKey(&r)
-			pk = append(pk, mvcc.ParseKey(key))
-			nrows++
-			latest = key // rows arrive in step order
-			return true
-		})
-		for _, k := range missing {
-			pk = append(pk, mvcc.ParseKey(k))
-		}
-		caption := itoa(nrows) + " rows at this step"
-		sorted.Func(pk, mvcc.ParsedKey.Compare)
-		shown := slices.CompactFunc(pk, func(a, b mvcc.ParsedKey) bool { return a.S == b.S })
-		if len(shown) > maxRows {
-			focus, where := mvcc.ParseKey(latest), "the latest write"
-			if _, found := slices.BinarySearchFunc(shown, mvcc.ParseKey(s.Explain), mvcc.ParsedKey.Compare); found && s.Explain != "" {
-				focus, where = mvcc.ParseKey(s.Explain), "key "+s.Explain
+		for j, k := range br.keys {
+			if j == 2 {
+				break // the row names two keys and counts the rest
 			}
-			shown = window(shown, focus)
-			caption += "; showing the " + itoa(len(shown)) + " keys around " + where + ", " + shown[0].S + " to " + shown[len(shown)-1].S
-		}
-		keys := make([]string, len(shown))
-		for j, k := range shown {
-			keys[j] = k.S
-		}
-		*buf = pk[:0]
-		keyBuffers.Put(buf)
-		// The rows of the keys drawn, each key's in the order written.
-		byKey := make(map[string][]sink.Row, len(keys))
-		for _, k := range keys {
-			byKey[k] = nil
-		}
-		views[i].Each(func(r sink.Row) bool {
-			if rs, ok := byKey[t.RowKey(&r)]; ok {
-				byKey[t.RowKey(&r)] = append(rs, r)
-			}
-			return true
-		})
-		isStale := func(k string) bool {
-			_, found := slices.BinarySearchFunc(stale, k, compareKeys)
-			return found
-		}
-		b.table(caption, []string{h.Key, "updated_at", "version", "written at", "note"},
-			"class", "tm-table", "data-testid", "target-table")
-		for _, k := range keys {
-			rs := byKey[k]
-			if len(rs) == 0 {
-				b.open("tr", "class", "tm-ghost", "data-testid", "row-missing", "data-key", k)
-				b.open("th", "scope", "row")
-				keyLink(b, t, s, k)
-				b.close("th")
-				b.el("td", "—")
-				b.el("td", "—")
-				b.el("td", "—")
-				b.el("td", "◌ missing: committed in the source, absent here", "class", "tm-note")
-				b.close("tr")
-				continue
-			}
-			for i, r := range rs {
-				cls, note := "", ""
-				if s.ShowTruth && len(rs) > 1 {
-					cls, note = "tm-dup", "×"+itoa(len(rs))+" duplicate"
+			f := fate{key: k, chip: "src:" + target + ":" + k}
+			p := -1
+			if gi >= 0 {
+				g := &v.ix.targets[gi]
+				if p = g.findFrom(v.t, k, table); p >= 0 {
+					f.chip = "src:" + target + ":" + g.id(v.t, p)
 				}
-				if isStale(k) {
-					cls, note = cls+" tm-stale", strings.TrimSpace(note+" ⚠ stale: the source has a newer version")
-				}
-				b.open("tr", "class", strings.TrimSpace("tm-row "+cls), "data-key", k, "data-testid", "row")
-				b.open("th", "scope", "row")
-				keyLink(b, t, s, k)
-				if len(rs) > 1 && s.ShowTruth {
-					b.el("span", "×"+itoa(len(rs)), "class", "tm-badge", "aria-label", "appears "+itoa(len(rs))+" times")
-				}
-				b.close("th")
-				b.el("td", r.UpdatedAt.String())
-				b.el("td", "v"+itoa(int(r.Seq)))
-				b.el("td", t.Events[r.AddedStep-1].At.String())
-				if i > 0 && note != "" {
-					note = "another copy"
-				}
-				b.el("td", note, "class", "tm-note")
-				b.close("tr")
 			}
-		}
-		b.close("tbody")
-		b.close("table")
-		b.close("section")
-	}
-}
-
-// ofTarget returns the keys of the truth that belong to one target (with
-// several targets the truth names keys "target:key"), without the prefix,
-// sorted by key.
-func ofTarget(keys []string, target string) []string {
-	var out []string
-	for _, k := range keys {
-		if rest, ok := strings.CutPrefix(k, target+":"); ok {
-			out = append(out, rest)
+			if br.state == "committed" && v.s.ShowTruth && p >= 0 {
+				switch {
+				case seen[f.chip]:
+					f.state, f.label = "superseded", "later version above"
+				default:
+					f.state, f.label = keyFate(v, &v.ix.targets[gi], p)
+				}
+				seen[f.chip] = true
+			}
+			out[i] = append(out[i], f)
 		}
 	}
-	sortKeys(out)
 	return out
 }
 
-// maxRows is how many keys a table draws. A larger target is drawn as a
+// keyFate says where the key at position p stands in target g at the step.
+func keyFate(v *atStep, g *targetIndex, p int) (state, label string) {
+	key := v.t.Key(g.keys[p])
+	st, rows := v.at.Truth.Of(g.keys[p])
+	switch st {
+	case engine.KeyMissing:
+		if g.arrives(p, v.n) > 0 {
+			return "waiting", v.waitingLabel(g.h.Name, key)
+		}
+		return "lost", "✕ left behind"
+	case engine.KeyDuplicated:
+		return "dup", "×" + itoa(rows) + " in target"
+	case engine.KeyStale:
+		return "stale", "⚠ older in target"
+	}
+	return "in", "✓ in target"
+}
+
+// txnRow draws one transaction of the source chart.
+func txnRow(b *builder, v *atStep, br *bar, fates []fate) {
+	tx := br.tx
+	b.fopen("tx-"+tx.Name, "li", "class", "tm-txrow tm-"+br.state, "data-testid", "txn", "data-txn", tx.Name, "data-state", br.state)
+	b.open("span", "class", "tm-txlabel")
+	b.el("b", tx.Name)
+	for _, f := range fates {
+		attrs := []string{"class", "tm-keychip", "data-chip", f.chip, "data-key", f.key}
+		if f.state != "" {
+			attrs = append(attrs, "data-fate", f.state)
+		}
+		b.el("span", f.key, attrs...)
+	}
+	if len(br.keys) > len(fates) {
+		b.el("span", "+"+itoa(len(br.keys)-len(fates)), "class", "tm-note")
+	}
+	b.close("span")
+	// The bar, on the axis the overlay and the ticks share.
+	label := tx.Name + ": began " + tx.BeginAt.String()
+	switch br.state {
+	case "committed":
+		label += ", committed " + tx.EndAt.String()
+		if br.lsn != "" {
+			label += " as lsn " + br.lsn
+		} else {
+			label += ", changing no row"
+		}
+	case "rolled-back":
+		label += ", rolled back " + tx.EndAt.String()
+	default:
+		label += ", still open"
+	}
+	if st, ok := tx.Stamp(); ok {
+		label += "; updated_at " + st.String()
+	}
+	b.open("svg", "class", "tm-txbar", "width", "100%", "height", "24", "role", "img", "aria-label", label)
+	if br.to-br.from < 0.006 {
+		// An instant: begin and commit at once.
+		b.open("svg", "x", pct(br.from), "overflow", "visible")
+		b.void("rect", "x", "-2", "y", "5", "width", "4", "height", "14", "rx", "1", "class", "tm-bar tm-"+br.state)
+		b.close("svg")
+	} else {
+		// A fragment of its own: an open transaction's bar grows at every
+		// step, and only the bar need be sent.
+		b.fvoid("bar-"+tx.Name, "rect", "x", pct(br.from), "y", "5", "width", pct(br.to-br.from), "height", "14", "rx", "3", "class", "tm-bar tm-"+br.state)
+	}
+	if br.stamp >= 0 {
+		b.open("svg", "x", pct(br.stamp), "overflow", "visible")
+		b.void("polygon", "points", "0,1 6,12 0,23 -6,12", "class", "tm-stamp")
+		b.close("svg")
+	}
+	b.close("svg")
+	b.open("span", "class", "tm-txstate")
+	switch br.state {
+	case "committed":
+		if br.lsn != "" {
+			b.el("span", "lsn "+br.lsn, "class", "tm-lsn-label")
+		} else {
+			b.el("span", "no row changed", "class", "tm-note")
+		}
+	case "rolled-back":
+		b.el("span", "rolled back", "class", "tm-note")
+	default:
+		b.el("span", "open", "class", "tm-note")
+	}
+	for _, f := range fates {
+		if f.label != "" {
+			b.el("span", f.label, "class", "tm-fate tm-fate-"+f.state, "data-testid", "fate", "data-key", f.key, "data-fate", f.state)
+			break // one key's fate is room enough; the tables list the rest
+		}
+	}
+	b.close("span")
+	b.fclose("li")
+}
+
+// feeds returns the index of the target a source table or producer feeds.
+func (x *stageIndex) feeds(t *engine.Trace, table string) (int, bool) {
+	name := ""
+	for _, r := range t.Routes() {
+		if r.Table == table {
+			name = r.Target
+		}
+	}
+	for i := range x.targets {
+		if x.targets[i].h.Name == name {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// pipeStation draws one extractor: how it reads, its stored marks, and the
+// run in flight with the rows it holds.
+func pipeStation(b *builder, v *atStep, p *extract.Config) {
+	ht := v.ht
+	station(b, "st-pipe-"+p.Name, "pipe", "Extractor: "+p.Name, "panel-pipe")
+	b.el("p", pipeWords(p), "class", "tm-pipe-config")
+	for _, m := range ht.Marks {
+		if m.Pipeline != p.Name {
+			continue
+		}
+		pt, _ := ht.MarkAt(m, v.s.Step)
+		b.fopen("mark-"+m.Name, "div", "class", "tm-markbox tm-mark-"+pick(m.Kind.IsTimestamp(), "timestamp", "lsn"), "data-testid", "mark-"+m.Name)
+		name := "stored mark"
+		if len(ht.Marks) > 1 {
+			name = "mark " + m.Name
+		}
+		b.el("span", name+" ("+m.Kind.String()+")", "class", "tm-mark-name")
+		b.el("span", pt.Display, "class", "tm-mark-value", "data-testid", "mark-value")
+		if pt.Step == v.s.Step && v.s.Step > 0 {
+			b.el("span", "stored at this step", "class", "tm-mark-new")
+		}
+		b.fclose("div")
+	}
+	if pt, n, ok := ht.ProcessedThrough(p.Name, v.s.Step); ok {
+		b.fopen("processed-"+p.Name, "p", "class", "tm-processed", "data-testid", "processed-through")
+		b.el("strong", "processed through "+pt.Display)
+		b.text(": the smallest of its " + itoa(n) + " marks; a row of the table that lags may lie anywhere after it.")
+		b.fclose("p")
+	}
+	runBox(b, v, p)
+	b.fclose("section")
+}
+
+// pipeWords says how a pipeline reads, in a line.
+func pipeWords(p *extract.Config) string {
+	op := ">"
+	if p.Predicate == extract.GTE {
+		op = "≥"
+	}
+	col := "updated_at"
+	if !p.Mark.IsTimestamp() {
+		col = "lsn"
+	}
+	when := "after the write"
+	switch p.Advance {
+	case extract.Before:
+		when = "before the write"
+	case extract.Atomic:
+		when = "with the write, atomically"
+	}
+	w := "reads " + col + " " + op + " mark; stores " + p.Mark.Describe() + ", " + when
+	if p.Overlap > 0 {
+		w += "; re-reads " + p.Overlap.String() + " behind it"
+	}
+	return w
+}
+
+// runBox draws the pipeline's latest run by the step: what it read, whether
+// it wrote, and the rows it holds between read and write.
+func runBox(b *builder, v *atStep, p *extract.Config) {
+	n := v.s.Step
+	cur, next := v.runsOf(p.Name)
+	b.fopen("run-"+p.Name, "div", "class", "tm-run", "data-testid", "run")
+	target := p.To
+	switch {
+	case cur == nil:
+		b.el("p", "No run has read yet.", "class", "tm-run-state")
+	default:
+		read := listWords(cur.Keys, 6)
+		state, holds := "", false
+		switch {
+		case cur.WriteStep > 0 && cur.WriteStep <= n:
+			state = "wrote " + plural(cur.Written, "row")
+			if cur.MarkStep > 0 && cur.MarkStep <= n {
+				state += " and stored its mark"
+			}
+		case cur.Crashed && cur.EndStep > 0 && cur.EndStep <= n:
+			state = "crashed before writing: the rows it read are dropped"
+		default:
+			state, holds = "holds them; writing next", true
+		}
+		b.open("p", "class", "tm-run-state")
+		b.el("strong", "Run at "+cur.At.String())
+		b.text(": read " + plural(len(cur.Keys), "row") + read + " — " + state + ".")
+		b.close("p")
+		if holds || (cur.Crashed && cur.EndStep == n) {
+			b.open("ul", "class", "tm-slots tm-inflight", "aria-label", "Rows the run holds")
+			for i, k := range cur.Keys {
+				if i == maxInFlight {
+					b.el("li", "+"+itoa(len(cur.Keys)-i)+" more", "class", "tm-note")
+					break
+				}
+				attrs := []string{"class", "tm-chip tm-chip-flight", "data-chip", "run:" + target + ":" + k, "data-key", k, "data-testid", "inflight"}
+				if cur.ReadStep == n {
+					attrs = append(attrs, "data-from", "src:"+target+":"+k, "data-new", "on")
+				}
+				if cur.Crashed {
+					attrs = append(attrs, "data-state", "dropped")
+				}
+				b.open("li", attrs...)
+				b.el("span", k, "class", "tm-chip-key")
+				if cur.Crashed {
+					b.el("span", "✕ dropped", "class", "tm-chip-note")
+				}
+				b.close("li")
+			}
+			b.close("ul")
+		}
+	}
+	if next != nil {
+		b.el("p", "Next run at "+next.At.String()+".", "class", "tm-note")
+	}
+	b.fclose("div")
+}
+
+// maxInFlight is how many of a run's rows the extractor draws as chips.
+const maxInFlight = 12
+
+// listWords names up to n keys after a count: ": 1, 2, 3" or "".
+func listWords(keys []string, n int) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	if len(keys) <= n {
+		return " (" + strings.Join(keys, ", ") + ")"
+	}
+	return " (" + strings.Join(keys[:n], ", ") + " …)"
+}
+
+// stepTime is the time of step n, or 0 before the first.
+func stepTime(t *engine.Trace, n int) vtime.Time {
+	if n <= 0 || n > t.Steps() {
+		return 0
+	}
+	return t.Events[n-1].At
+}
+
+// targetStation draws a target: a slot per key, for a window of keys
+// around the latest write (or the key explained) when there are many.
+func targetStation(b *builder, v *atStep, g *targetIndex) {
+	t, s := v.t, v.s
+	h := g.h
+	station(b, "st-target-"+h.Name, "target", "Target: "+h.Name+" ("+h.Mode.String()+")", "panel-target")
+	keys, caption := targetWindow(v, g)
+	b.fopen("target-caption-"+h.Name, "p", "class", "tm-note tm-target-caption")
+	b.text(caption)
+	b.fclose("p")
+	b.fopen("slots-"+h.Name, "ul", "class", "tm-slots", "data-testid", "slots", "aria-label", "Keys of "+h.Name+", one slot each")
+	var buf []sink.Row
+	for _, p := range keys {
+		id := g.keys[p]
+		key, chip := t.Key(id), g.id(t, p)
+		buf = g.rowsOf(buf[:0], p, v.n)
+		st, _ := v.at.Truth.Of(id)
+		state, note := "in", ""
+		switch {
+		case len(buf) == 0 && st == engine.KeyMissing && g.arrives(p, v.n) > 0:
+			state, note = "waiting", v.waitingLabel(h.Name, key)
+		case len(buf) == 0:
+			state, note = "lost", "✕ lost"
+		case len(buf) > 1:
+			state, note = "dup", "v"+itoa(int(buf[len(buf)-1].Seq))+" ×"+itoa(len(buf))
+		case s.ShowTruth && st == engine.KeyStale:
+			state, note = "stale", "v"+itoa(int(buf[0].Seq))+" ⚠ older"
+		default:
+			note = "v" + itoa(int(buf[0].Seq))
+		}
+		if g.from != nil && g.from[p] != "" {
+			note += " · " + g.from[p] // whose row of the key this slot is
+		}
+		attrs := []string{"class", "tm-chip tm-chip-" + state, "data-testid", "slot", "data-key", key, "data-state", state,
+			"data-chip", "tgt:" + h.Name + ":" + chip}
+		if len(buf) > 0 && g.written(p, v.n) {
+			attrs = append(attrs, "data-from", "run:"+h.Name+":"+key, "data-new", "on")
+		}
+		if len(buf) > 1 {
+			attrs = append(attrs, "data-copies", itoa(min(len(buf), 4)))
+		}
+		b.fopen("slot-"+h.Name+":"+chip, "li", attrs...)
+		keyLink(b, v, key)
+		b.el("span", note, "class", "tm-chip-note")
+		b.fclose("li")
+	}
+	if len(keys) == 0 {
+		b.fopen("slots-empty-"+h.Name, "li", "class", "tm-note")
+		b.text("no rows yet")
+		b.fclose("li")
+	}
+	b.fclose("ul")
+	b.fclose("section")
+}
+
+// targetWindow returns the positions of the keys a target's station and
+// table show at the step, and a caption saying which they are. A key is
+// shown when the target holds a row of it, or (with the truth shown) when
+// it is missing. A large target shows maxRows keys around the latest write,
+// or the key being explained.
+func targetWindow(v *atStep, g *targetIndex) ([]int, string) {
+	t, s := v.t, v.s
+	shown := func(i int) bool {
+		id := g.keys[i]
+		if s.ShowTruth {
+			if st, _ := v.at.Truth.Of(id); st != engine.KeyFine {
+				return st == engine.KeyMissing || st == engine.KeyDuplicated || st == engine.KeyStale
+			}
+		}
+		for _, ri := range g.rows[g.rowAt[i]:g.rowAt[i+1]] {
+			r := &g.h.Rows[ri]
+			if r.AddedStep > v.n {
+				break
+			}
+			if r.RemovedStep > v.n {
+				return true
+			}
+		}
+		return false
+	}
+	rows := g.present(v.n)
+	caption := plural(rows, "row") + " at this step"
+	focus, where := g.latest(v.n), "the latest write"
+	if s.Explain != "" {
+		if p := g.find(t, s.Explain); p >= 0 {
+			focus, where = p, "key "+s.Explain
+		}
+	}
+	if focus < 0 {
+		focus = len(g.keys) - 1
+	}
+	keys := g.window(v.n, focus, maxRows+1, shown)
+	if len(keys) > maxRows {
+		keys = g.window(v.n, focus, maxRows, shown)
+		caption += "; showing " + itoa(len(keys)) + " keys around " + where + ", " + t.Key(g.keys[keys[0]]) + " to " + t.Key(g.keys[keys[len(keys)-1]])
+	}
+	return keys, caption
+}
+
+// maxRows is how many keys a target draws. A larger target is drawn as a
 // window of maxRows keys, so that a step costs the same at row 30 and at
 // row 30,000 (and a screen reader is not handed thousands of rows).
 const maxRows = 40
 
-// window returns maxRows of the sorted, distinct keys around focus: about
-// three quarters of them before it, fewer if there are not as many.
-func window(keys []mvcc.ParsedKey, focus mvcc.ParsedKey) []mvcc.ParsedKey {
-	i, _ := slices.BinarySearchFunc(keys, focus, mvcc.ParsedKey.Compare)
-	lo := clamp(i-maxRows*3/4, len(keys)-maxRows)
-	return keys[lo : lo+maxRows]
+// stageLink is a link from the stage to the step drawn with a choice
+// changed. Drawn by the browser module, where the page follows such a link
+// itself, it leaves the step out: a link that named the step would change
+// at every step, and so would every fragment holding one (see patch.go).
+func stageLink(t *engine.Trace, s State, extra ...string) string {
+	if s.Live {
+		v := linkValues(t, s, s.Step, extra...)
+		delete(v, "step")
+		return s.BasePath + "?" + Encode(v)
+	}
+	return query(t, s, s.Step, extra...)
 }
 
-func keyLink(b *builder, t *engine.Trace, s State, key string) {
-	b.open("a", "href", query(t, s, s.Step, "explain", key), "data-act", "explain", "data-key", key,
-		"aria-label", "explain key "+key, "class", "tm-key")
+// explainLinks returns the links that explain a key from the stage, the
+// rest of the query encoded once for every key of the step.
+func explainLinks(t *engine.Trace, s State) func(key string) string {
+	before, after, _ := strings.Cut(stageLink(t, s, "explain", "\x00"), "%00")
+	return func(key string) string {
+		var b strings.Builder
+		b.WriteString(before)
+		queryEscape(&b, key)
+		b.WriteString(after)
+		return b.String()
+	}
+}
+
+func keyLink(b *builder, v *atStep, key string) {
+	b.open("a", "href", v.explain(key), "data-act", "explain", "data-key", key,
+		"aria-label", "explain key "+key, "class", "tm-key tm-chip-key")
 	b.text(key)
 	b.close("a")
 }
 
-// keyBuffers reuses the buffers of parsed keys that drawing a large target
-// needs at every step, so the browser's garbage collector runs less often.
-var keyBuffers = sync.Pool{New: func() any { return new([]mvcc.ParsedKey) }}
+// legend says what the picture's shapes mean, each with its glyph, so that
+// nothing is told by colour alone.
+func legend(b *builder, v *atStep) {
+	b.fopen("legend", "ul", "class", "tm-legend", "aria-label", "Legend", "data-testid", "legend")
+	item := func(class, glyph, text string) {
+		b.open("li")
+		b.el("span", glyph, "class", "tm-legend-glyph "+class, "aria-hidden", "true")
+		b.text(text)
+		b.close("li")
+	}
+	if v.ht != nil && len(v.ht.Txns) > 0 {
+		item("tm-lg-bar", "▭", "transaction, begin to commit (dashed: open)")
+		item("tm-lg-stamp", "◆", "updated_at")
+		item("tm-lg-now", "│", "now")
+		for _, m := range v.ht.Marks {
+			if m.Kind.IsTimestamp() {
+				item("tm-lg-mark", "┆", "timestamp mark: updated_at at or left of it is not read again")
+			} else {
+				item("tm-lg-lsn", "┊", "lsn mark: commits left of it are not read again")
+			}
+			break
+		}
+	}
+	if v.lt != nil {
+		item("tm-lg-cell", "▢", "record: offset, key; ✕ deleted by retention; ▲ a group's committed offset")
+	}
+	item("tm-lg-chip", "▣", "row in the target, its version")
+	item("tm-lg-dup", "❐", "×2: copies of a key")
+	if v.s.ShowTruth {
+		item("tm-lg-waiting", "◌", "not in the target yet: a later step writes it")
+		item("tm-lg-lost", "✕", "lost: no later step brings it")
+		item("tm-lg-stale", "⚠", "older version than the source's")
+	}
+	b.fclose("ul")
+}
+
+// keysSorted returns map keys in business-key order.
+func keysSorted[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortKeys(out)
+	return out
+}
 
 // sortKeys sorts keys in business-key order.
 func sortKeys(keys []string) {
@@ -585,36 +930,39 @@ type checkView struct {
 	pending bool // the verdicts at the step drawn are still being worked out
 }
 
-func checksPanel(b *builder, t *engine.Trace, step int, cv *checkView) {
+func checksPanel(b *builder, t *engine.Trace, n int, cv *checkView) {
 	if cv == nil {
-		cv = &checkView{results: t.ChecksAt(step), step: step}
+		cv = &checkView{results: t.ChecksAt(n), step: n}
 	}
-	panel(b, "checks", "Checks a team could run")
-	if cv.pending {
-		b.open("ul", "class", "tm-checks tm-pending", "data-testid", "checks", "aria-busy", "true", "data-step", itoa(cv.step))
-		if cv.results == nil {
-			b.el("li", "Running the checks at this step…", "class", "tm-note")
-		} else {
-			b.el("li", "Running the checks at this step; until they finish, these are the verdicts at step "+itoa(cv.step)+".", "class", "tm-note")
-		}
-	} else {
-		b.open("ul", "class", "tm-checks", "data-testid", "checks")
+	b.fopen("checks", "section", "class", "tm-panel tm-panel-checks", "data-testid", "panel-checks", "aria-label", "Checks a team could run")
+	b.el("h3", "Checks a team could run")
+	// Whether the verdicts are the step's own is said apart from them, so
+	// that working them out changes this line and not the list.
+	b.fopen("checks-state", "p", "class", "tm-note", "data-testid", "checks-state", "aria-busy", pick(cv.pending, "true", "false"),
+		"data-step", itoa(cv.step), "hidden?", on(!cv.pending))
+	switch {
+	case !cv.pending:
+	case cv.results == nil:
+		b.text("Running the checks at this step…")
+	default:
+		b.text("Running the checks at this step; until they finish, these are the verdicts at step " + itoa(cv.step) + ".")
 	}
+	b.fclose("p")
+	b.fopen("checks-list", "ul", "class", "tm-checks", "data-testid", "checks")
 	for _, c := range cv.results {
-		mark := CheckStatus(c.Status)
-		b.open("li", "class", "tm-check tm-check-"+string(c.Status), "data-check", c.Name, "data-status", string(c.Status))
-		b.el("span", mark, "class", "tm-status")
+		b.fopen("check-"+c.Name, "li", "class", "tm-check tm-check-"+string(c.Status), "data-check", c.Name, "data-status", string(c.Status))
+		b.el("span", CheckStatus(c.Status), "class", "tm-status")
 		b.el("strong", " "+c.Name)
 		b.el("span", ": "+c.Detail, "class", "tm-detail")
-		b.open("details")
+		b.open("details", "data-key", c.Name)
 		b.el("summary", "What it catches and misses")
 		b.el("p", "Catches: "+c.Catches+".")
 		b.el("p", "Still misses: "+c.Misses+".")
 		b.close("details")
-		b.close("li")
+		b.fclose("li")
 	}
-	b.close("ul")
-	b.close("section")
+	b.fclose("ul")
+	b.fclose("section")
 }
 
 // CheckStatus writes a check's verdict as a glyph and a word, so that it
@@ -635,7 +983,8 @@ func CheckStatus(st check.Status) string {
 // trace drawn) at the same step, marking the keys whose rows differ.
 func comparePanel(b *builder, f *engine.Trace, s State) {
 	t := s.Original
-	panel(b, "compare", "Original against your fork")
+	b.fopen("compare", "section", "class", "tm-panel tm-panel-compare", "data-testid", "panel-compare", "aria-label", "Original against your fork")
+	b.el("h3", "Original against your fork")
 	fs := clamp(s.Step, f.Steps())
 	os := clamp(s.Step, t.Steps())
 	// Each key's copies, and the versions they hold: a fork can leave the
@@ -721,8 +1070,12 @@ func comparePanel(b *builder, f *engine.Trace, s State) {
 	}
 	b.close("tbody")
 	b.close("table")
-	b.el("p", itoa(diff)+" keys differ. The fork's final truth: "+verdict(f.Final())+"; the original's: "+verdict(t.Final())+".", "data-testid", "compare-summary")
-	b.close("section")
+	differ := plural(diff, "key") + " differ"
+	if diff == 1 {
+		differ = "1 key differs"
+	}
+	b.el("p", differ+". The fork's final truth: "+verdict(f.Final())+"; the original's: "+verdict(t.Final())+".", "data-testid", "compare-summary")
+	b.fclose("section")
 }
 
 func verdict(tr engine.Truth) string {

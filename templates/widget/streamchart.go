@@ -75,11 +75,21 @@ const maxDots = 40
 // StreamChart draws every stream of t at step, one under the other, and
 // returns the <svg> element and its size; empty when t has no stream.
 func StreamChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, height float64) {
+	var b builder
+	width, height = streamChartTo(&b, t, step, o)
+	return b.String(), width, height
+}
+
+// streamChartTo writes the stream chart to b. Drawn for the stage (not
+// standalone), its parts that change from step to step are fragments:
+// its description, each stream's heading and axis, each lane, the lines
+// across the lanes, and each window operator's row and window (see
+// patch.go).
+func streamChartTo(b *builder, t *engine.Trace, step int, o ChartOptions) (width, height float64) {
 	st := stream.Of(t)
 	if st == nil {
-		return "", 0, 0
+		return 0, 0
 	}
-	var b builder
 	step = clamp(step, t.Steps())
 	var body builder
 	y := 0.0
@@ -94,7 +104,12 @@ func StreamChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, 
 			"role", "img", "aria-label", desc, "font-family", "ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', monospace",
 			"font-size", "11", "fill", "#1b1f23")
 	} else {
-		b.open("svg", "class", "tm-svg tm-streamchart", "viewBox", "0 0 640 "+ftoa(height), "role", "img", "aria-label", desc, "data-testid", "stream-chart")
+		// The description changes with the watermark: a fragment of its
+		// own, so that the chart's element stays put.
+		b.open("svg", "class", "tm-svg tm-streamchart", "viewBox", "0 0 640 "+ftoa(height), "role", "img", "data-testid", "stream-chart")
+		b.fopen("sc-desc", "title")
+		b.text(desc)
+		b.fclose("title")
 	}
 	b.open("defs")
 	b.open("pattern", "id", "tm-hatch", "width", "6", "height", "6", "patternUnits", "userSpaceOnUse", "patternTransform", "rotate(45)")
@@ -102,11 +117,26 @@ func StreamChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, 
 	b.void("line", "x1", "0", "y1", "0", "x2", "0", "y2", "6", "stroke", "#8c959f", "stroke-width", "2")
 	b.close("pattern")
 	b.close("defs")
-	b.WriteString(body.String())
+	b.splice(&body)
 	b.el("text", streamLegend[0], look("tm-tick", "x", "4", "y", ftoa(height-20))...)
 	b.el("text", streamLegend[1], look("tm-tick", "x", "4", "y", ftoa(height-6))...)
 	b.close("svg")
-	return b.String(), chartWidth, height
+	return chartWidth, height
+}
+
+// partOf opens a part of the stream chart, a group that is a fragment with
+// key, when the chart is drawn for the stage; a picture has no fragments.
+// Close it with endPart.
+func partOf(b *builder, o ChartOptions, key string) {
+	if !o.Standalone {
+		b.fopen(key, "g")
+	}
+}
+
+func endPart(b *builder, o ChartOptions) {
+	if !o.Standalone {
+		b.fclose("g")
+	}
 }
 
 // lookFor returns the function that gives a shape its class and, for a
@@ -203,6 +233,8 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	case len(parts) > 1:
 		title += " (the minimum over its partitions)"
 	}
+	key := "sc" + itoa(si)
+	partOf(b, o, key+"-head")
 	b.el("text", title, look("tm-lanelabel", "x", "4", "y", ftoa(y+13), "font-weight", "700")...)
 	y += 20
 	// The axis: event time.
@@ -219,9 +251,11 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 		b.el("text", tk.String(), look("tm-tick", "x", ftoa(x(tk)), "y", ftoa(y+10), "text-anchor", anchor)...)
 		b.void("line", look("tm-axis", "x1", ftoa(x(tk)), "y1", ftoa(y+12), "x2", ftoa(x(tk)), "y2", ftoa(y+16))...)
 	}
+	endPart(b, o)
 	y += 20
 	lanesTop := y
 	for _, p := range parts {
+		partOf(b, o, key+"-lane-"+itoa(p.Part))
 		class := "tm-lane"
 		if p.Idle && sh.Config.Scope == watermark.PerPartition {
 			class = "tm-lane tm-idle"
@@ -261,8 +295,10 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 		if early > 0 {
 			b.el("text", "◀ "+itoa(early), look("tm-tick", "x", ftoa(left+2), "y", ftoa(y+15))...)
 		}
+		endPart(b, o)
 		y += laneH
 	}
+	partOf(b, o, key+"-lines")
 	// The stream's watermark across the lanes, and the step's time.
 	if inside(wm) {
 		wx := x(wm)
@@ -274,11 +310,14 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			b.void("line", look("tm-nowline", "x1", ftoa(nx), "y1", ftoa(lanesTop), "x2", ftoa(nx), "y2", ftoa(y))...)
 		}
 	}
+	endPart(b, o)
 	// A row per window operator reading the stream.
 	for wi, wh := range st.Windows {
 		if wh.Stream != sh.Name {
 			continue
 		}
+		wkey := key + "-w" + itoa(wi)
+		partOf(b, o, wkey)
 		y += 4
 		label := wh.Name
 		if wh.Config.Domain == win.ProcessingTime {
@@ -291,6 +330,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			most = max(most, ws.Count)
 		}
 		session := wh.Config.Assigner.Kind == win.Session
+		var seen map[vtime.Time]int // windows drawn by their start, for their fragments' names
 		for k, ws := range wins {
 			x0, x1 := x(max(ws.Window.Start, ax.lo)), x(min(ws.Window.End, ax.hi))
 			rowY := y + 2
@@ -307,7 +347,18 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			case ws.Fired > 0:
 				class = "tm-win tm-fired"
 			}
-			b.open("g", "data-window", ws.Window.Start.String())
+			if o.Standalone {
+				b.open("g", "data-window", ws.Window.Start.String())
+			} else {
+				// A key's windows can share a start with another key's:
+				// the fragment is named by the start and which of those it is.
+				if seen == nil {
+					seen = map[vtime.Time]int{}
+				}
+				same := seen[ws.Window.Start]
+				seen[ws.Window.Start]++
+				b.fopen(wkey+"-"+ws.Window.Start.String()+"-"+itoa(same), "g", "data-window", ws.Window.Start.String())
+			}
 			if !o.Standalone { // a picture says it in its text
 				b.el("title", windowTitle(wh, ws))
 			}
@@ -329,8 +380,13 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 				}
 				b.el("text", txt, look("tm-wintext", "x", ftoa(x0+3), "y", ftoa(rowY+16))...)
 			}
-			b.close("g")
+			if o.Standalone {
+				b.close("g")
+			} else {
+				b.fclose("g")
+			}
 		}
+		endPart(b, o)
 		y += 30
 	}
 	return y - top + 6
@@ -419,28 +475,34 @@ func explain(t *engine.Trace, key string, n int) string {
 	return hwm.Explain(t, key, n)
 }
 
-// streamPanel draws the stream world's chart at the step, with its text
-// equivalent: each stream's partitions and watermark against event time,
-// and each window filling and firing. A late record links to why it was
-// late.
-func streamPanel(b *builder, t *engine.Trace, s State) {
-	if stream.Of(t) == nil {
-		return
-	}
-	panel(b, "stream", "Streams, watermarks and windows")
-	svg, _, _ := StreamChart(t, s.Step, ChartOptions{LateHref: func(i int) string {
-		return query(t, s, s.Step, "explain", lateKey(i))
+// streamStation draws the stream world's part of the stage, between the
+// log and the targets: each stream's partitions and watermarks against
+// event time, late records by shape, and each window operator's windows
+// filling and firing (the chart the static picture draws too). A late
+// record links to why it was late. The chart keeps its size and scrolls
+// sideways in its box on a narrow screen; in words, it is part of the text
+// equivalent (streamList).
+func streamStation(b *builder, v *atStep) {
+	station(b, "st-streams", "stream", "Streams: watermarks and windows", "panel-stream")
+	b.fopen("stream-chart", "div", "class", "tm-streamwrap", "role", "region", "tabindex", "0",
+		"aria-label", "the streams against event time; scrolls sideways", "data-testid", "stream-wrap")
+	streamChartTo(b, v.t, v.s.Step, ChartOptions{LateHref: func(i int) string {
+		return stageLink(v.t, v.s, "explain", lateKey(i))
 	}})
-	b.WriteString(svg)
-	b.open("details", "class", "tm-streamtext")
-	b.el("summary", "The chart in words")
+	b.fclose("div")
+	b.fclose("section")
+}
+
+// streamList is the stream chart in words, for the text equivalent.
+func streamList(b *builder, v *atStep) {
+	b.fopen("tbl-streams", "div", "class", "tm-streamtext", "data-testid", "stream-text")
+	b.el("h4", "Streams, watermarks and windows")
 	b.open("ul")
-	for _, line := range StreamText(t, s.Step) {
+	for _, line := range StreamText(v.t, v.s.Step) {
 		b.el("li", line)
 	}
 	b.close("ul")
-	b.close("details")
-	b.close("section")
+	b.fclose("div")
 }
 
 // StreamText says in sentences what the stream chart draws at step: the

@@ -1,20 +1,24 @@
 // Package widget draws a scenario's interactive widget as HTML: controls,
-// knobs, faults, the panels for one step, and the timeline.
+// the stage (a picture of the pipeline at one step, with the truth, the
+// checks and the same step as tables), knobs, faults, the timeline and how
+// the scenario ends.
 //
 // It is plain Go over a small HTML builder rather than templ on purpose: the
 // server calls it for a page's first paint (through a templ page), and the
 // WebAssembly module calls the very same functions to redraw the widget after
 // each step in the browser. templ's runtime would more than double the wasm
-// download (see docs/architecture.md, "What the browser module may carry"),
-// and one drawing path means the server and the browser can never disagree
-// about what a step shows.
+// download (see docs/architecture.md), and one drawing path means the server
+// and the browser can never disagree about what a step shows.
 //
 // Every link the widget draws works without JavaScript (it reloads the page at
 // another step or setting); the browser glue intercepts them.
 package widget
 
 import (
+	"strings"
+
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/stream"
@@ -23,21 +27,33 @@ import (
 // State is what the learner has chosen, beyond the scenario and its knobs.
 type State struct {
 	Step      int           // 0 is before the first event
-	ShowTruth bool          // draw ghost rows for missing keys and ×N badges
+	ShowTruth bool          // draw ghosts for missing keys, stale marks and each source row's fate
 	Explain   string        // a business key whose story to tell, or ""
 	Original  *engine.Trace // when the trace drawn is a fork with the learner's faults: the run without them
 	BasePath  string        // the page the links point at, e.g. /scenarios/hwm/visibility-gap
 	Message   string        // a problem to show above the widget (a bad link, a refused fault)
-	Embedded  bool          // drawn inside a lesson or an iframe: timeline folded, no summary
+	Embedded  bool          // drawn inside a lesson or an iframe: no summary, no ending
 	CanUndo   bool          // there is a knob change or fault to undo
 	Live      bool          // drawn by the browser module: show the controls that need it
 	ID        string        // prefix of element ids, unique on the page; "tm" when empty
+	// Present is presenter mode: "on" shows the stage and the narration in
+	// large type and nothing else; "notes" is the presenter's second window,
+	// with each step's note and what comes next; "" is neither.
+	Present string
 	// Faults are the faults a link asks for (fault=…), in step order. The
 	// widget draws the faults of the trace it is given; the caller runs them.
 	Faults []engine.Fault
 
+	// TextOpen and StepsOpen say that the learner has opened the stage's
+	// tables and, for a long scenario, its window of steps. Drawn live,
+	// the stage leaves a folded one empty until it is opened: its content
+	// is not shown or read out while folded, and drawing it at every step
+	// would cost more than the rest of the stage.
+	TextOpen, StepsOpen bool
+
 	checks   *checkView // set by a Session for a large trace; nil runs the checks while drawing
 	sizeHint int        // the length of the last stage drawn, set by a Session
+	fragHint int        // how many fragments it had
 }
 
 func (s State) id(name string) string {
@@ -51,6 +67,13 @@ func (s State) id(name string) string {
 // current knobs, faults and choices (the key being explained too, so a
 // link to it opens with the story told).
 func query(t *engine.Trace, s State, step int, extra ...string) string {
+	return s.BasePath + "?" + Encode(linkValues(t, s, step, extra...))
+}
+
+// linkValues are the query of a link to the widget at step: the knobs set
+// away from their defaults, the faults, the step and the learner's choices.
+// extra adds (or, with "", removes) name, value pairs.
+func linkValues(t *engine.Trace, s State, step int, extra ...string) Values {
 	v := Values{}
 	for _, k := range t.File.Knobs {
 		if val := t.Settings[k.Name]; val != k.Default {
@@ -64,6 +87,9 @@ func query(t *engine.Trace, s State, step int, extra ...string) string {
 	if !s.ShowTruth {
 		v["truth"] = []string{"off"}
 	}
+	if s.Present != "" {
+		v["present"] = []string{s.Present}
+	}
 	if s.Explain != "" {
 		v["explain"] = []string{s.Explain}
 	}
@@ -74,16 +100,30 @@ func query(t *engine.Trace, s State, step int, extra ...string) string {
 			v[extra[i]] = []string{extra[i+1]}
 		}
 	}
-	return s.BasePath + "?" + Encode(v)
+	return v
 }
 
 // Render draws the whole widget for the trace at s.Step.
 func Render(t *engine.Trace, s State) string {
+	html, _ := render(t, s, nil)
+	return html
+}
+
+// render draws the whole widget and returns, besides its HTML, the stage
+// as drawn, for a session to compare the next step's with.
+func render(t *engine.Trace, s State, ix *stageIndex) (string, *drawing) {
 	var b builder
 	s.Step = clamp(s.Step, t.Steps())
-	b.open("section", "class", "tm-widget", "id", s.id("widget"), "data-testid", "widget",
+	if ix == nil {
+		ix = indexTrace(t)
+	}
+	attrs := []string{"class", "tm-widget", "id", s.id("widget"), "data-testid", "widget",
 		"data-scenario", t.File.ID, "data-step", itoa(s.Step), "data-steps", itoa(t.Steps()),
-		"data-truth", on(s.ShowTruth), "aria-label", "Scenario: "+t.File.Title)
+		"data-truth", on(s.ShowTruth), "aria-label", "Scenario: " + t.File.Title}
+	if s.Present != "" {
+		attrs = append(attrs, "data-present", s.Present)
+	}
+	b.open("section", attrs...)
 	if t.File.About != "" && !s.Embedded {
 		b.el("p", t.File.About, "class", "tm-about")
 	}
@@ -91,35 +131,45 @@ func Render(t *engine.Trace, s State) string {
 	b.text(s.Message)
 	b.close("p")
 	controls(&b, t, s)
-	knobs(&b, t, s)
-	faults(&b, t, s)
 	b.open("p", "class", "tm-live", "id", s.id("live"), "aria-live", "polite", "data-testid", "narration")
 	b.text(Narration(t, s.Step))
 	b.close("p")
+	var sb builder
+	sb.Grow(s.sizeHint)
+	stage(&sb, t, s, ix)
 	b.open("div", "class", "tm-stage", "id", s.id("stage"), "data-testid", "stage")
-	stage(&b, t, s)
+	b.WriteString(sb.String())
+	b.close("div")
+	b.open("div", "class", "tm-settings", "data-testid", "settings")
+	knobs(&b, t, s)
+	faults(&b, t, s)
 	b.close("div")
 	timeline(&b, t, s)
+	if !s.Embedded {
+		ending(&b, t, s)
+	}
 	b.close("section")
-	return b.String()
+	return b.String(), newDrawing(sb.String(), sb.frags)
 }
 
 // Stage draws the part of the widget that changes from step to step.
 func Stage(t *engine.Trace, s State) string {
-	var b builder
-	// A stage is about as long as the last one: grow the buffer once rather
-	// than by doubling, which halves the garbage a step leaves behind.
-	b.Grow(s.sizeHint)
-	s.Step = clamp(s.Step, t.Steps())
-	stage(&b, t, s)
-	return b.String()
+	html, _ := drawStage(t, s, nil)
+	return html
 }
 
-// ChecksPanel draws the stage's checks panel alone, as Stage draws it.
-func ChecksPanel(t *engine.Trace, s State) string {
+// drawStage draws the stage with the index of its trace (made when nil).
+func drawStage(t *engine.Trace, s State, ix *stageIndex) (string, *drawing) {
 	var b builder
-	checksPanel(&b, t, clamp(s.Step, t.Steps()), s.checks)
-	return b.String()
+	// A stage is about as long as the last one: grow the buffer once rather
+	// than by doubling, which halves the garbage a step leaves behind; and
+	// it has about as many fragments.
+	b.Grow(s.sizeHint)
+	b.frags = make([]frag, 0, s.fragHint)
+	s.Step = clamp(s.Step, t.Steps())
+	stage(&b, t, s, ix)
+	html := b.String()
+	return html, newDrawing(html, b.frags)
 }
 
 // Narration is the sentence read out for a step.
@@ -137,27 +187,30 @@ func clamp(n, hi int) int { return max(0, min(n, hi)) }
 func controls(b *builder, t *engine.Trace, s State) {
 	n := t.Steps()
 	b.open("nav", "class", "tm-controls", "aria-label", "Timeline controls", "data-testid", "controls")
-	link := func(act, label, key string, step int, disabled bool) {
+	// Each button is a glyph and a word; a narrow widget shows the glyph,
+	// and the word stays for a screen reader.
+	link := func(act, glyph, word, after, key string, step int, disabled bool) {
 		b.open("a", "class", "tm-btn", "data-act", act, "href", query(t, s, step), "data-testid", "btn-"+act,
-			"aria-keyshortcuts", key, "aria-disabled", map[bool]string{true: "true", false: "false"}[disabled])
-		b.text(label)
+			"aria-keyshortcuts", key, "aria-disabled", pick(disabled, "true", "false"))
+		if glyph != "" {
+			b.el("span", glyph, "aria-hidden", "true")
+		}
+		b.el("span", word, "class", "tm-word")
+		if after != "" {
+			b.el("span", after, "aria-hidden", "true")
+		}
 		b.close("a")
 	}
-	link("start", "|◀ Start", "Home", 0, s.Step == 0)
-	link("back", "◀ Back", "ArrowLeft", max(s.Step-1, 0), s.Step == 0)
-	b.open("button", "type", "button", "class", "tm-btn", "data-act", "play", "aria-pressed", "false", "aria-keyshortcuts", "Space", "data-testid", "btn-play", "hidden?", on(!s.Live))
-	b.text("▶ Play")
+	b.open("span", "class", "tm-stepper")
+	link("start", "|◀", "Start", "", "Home", 0, s.Step == 0)
+	link("back", "◀", "Back", "", "ArrowLeft PageUp", max(s.Step-1, 0), s.Step == 0)
+	b.open("button", "type", "button", "class", "tm-btn tm-play", "data-act", "play", "aria-pressed", "false", "aria-keyshortcuts", "Space", "data-testid", "btn-play", "hidden?", on(!s.Live))
+	b.el("span", "▶", "aria-hidden", "true")
+	b.el("span", "Play", "class", "tm-word")
 	b.close("button")
-	link("forward", "Forward ▶", "ArrowRight", min(s.Step+1, n), s.Step == n)
-	link("end", "End ▶|", "End", n, s.Step == n)
-	b.open("label", "class", "tm-speed", "hidden?", on(!s.Live))
-	b.text("Speed ")
-	b.open("select", "data-act", "speed", "data-testid", "speed")
-	for _, sp := range []struct{ v, l string }{{"1500", "slow"}, {"700", "normal"}, {"250", "fast"}, {"60", "very fast"}} {
-		b.el("option", sp.l, "value", sp.v, "selected?", on(sp.v == "700"))
-	}
-	b.close("select")
-	b.close("label")
+	link("forward", "", "Forward", "▶", "ArrowRight PageDown", min(s.Step+1, n), s.Step == n)
+	link("end", "", "End", "▶|", "End", n, s.Step == n)
+	b.close("span")
 	b.open("label", "class", "tm-scrub")
 	b.el("span", "Step", "class", "tm-visually-hidden")
 	b.void("input", "type", "range", "min", "0", "max", itoa(n), "value", itoa(s.Step), "data-act", "scrub",
@@ -166,6 +219,25 @@ func controls(b *builder, t *engine.Trace, s State) {
 	b.open("output", "class", "tm-counter", "data-testid", "counter")
 	b.text("Step " + itoa(s.Step) + " of " + itoa(n))
 	b.close("output")
+	b.open("label", "class", "tm-speed", "hidden?", on(!s.Live))
+	b.text("Speed")
+	b.open("select", "data-act", "speed", "data-testid", "speed", "class", "tm-select")
+	for _, sp := range []struct{ v, l string }{{"1500", "slow"}, {"700", "normal"}, {"250", "fast"}, {"60", "very fast"}} {
+		b.el("option", sp.l, "value", sp.v, "selected?", on(sp.v == "700"))
+	}
+	b.close("select")
+	b.close("label")
+	if !s.Embedded {
+		// Presenter mode is a link, so it works without JavaScript too.
+		present, label, name := "on", "⤢ Present", "Presenter mode"
+		if s.Present != "" {
+			present, label, name = "", "✕ Exit", "Exit presenter mode"
+		}
+		b.open("a", "class", "tm-btn tm-present", "data-act", "present", "data-testid", "btn-present", "aria-keyshortcuts", "P", "aria-label", name,
+			"href", query(t, s, s.Step, "present", present), "aria-pressed", pick(s.Present != "", "true", "false"))
+		b.text(label)
+		b.close("a")
+	}
 	b.close("nav")
 }
 
@@ -190,10 +262,18 @@ func knobs(b *builder, t *engine.Trace, s State) {
 		b.close("fieldset")
 	}
 	b.void("input", "type", "hidden", "name", "step", "value", itoa(s.Step))
+	if s.Present != "" {
+		b.void("input", "type", "hidden", "name", "present", "value", s.Present)
+	}
+	for _, fl := range t.Faults {
+		b.void("input", "type", "hidden", "name", "fault", "value", FaultText(fl))
+	}
 	b.open("fieldset", "class", "tm-knob")
 	b.el("legend", "View")
+	b.open("span", "class", "tm-opt tm-opt-wrap")
 	b.void("input", "type", "checkbox", "name", "truth", "value", "on", "id", s.id("truth"), "checked?", on(s.ShowTruth), "data-testid", "truth-toggle")
 	b.el("label", "Show the truth (rows no check can see)", "for", s.id("truth"))
+	b.close("span")
 	b.close("fieldset")
 	b.el("button", "Apply", "type", "submit", "class", "tm-btn tm-apply")
 	b.close("form")
@@ -201,29 +281,30 @@ func knobs(b *builder, t *engine.Trace, s State) {
 
 func faults(b *builder, t *engine.Trace, s State) {
 	b.open("div", "class", "tm-faults", "role", "group", "aria-label", "Faults", "data-testid", "faults", "hidden?", on(!s.Live))
+	b.el("span", "Break it here:", "class", "tm-faults-label")
 	lt := logs.Of(t)
 	if ht := hwm.Of(t); ht != nil && len(ht.Runs) > 0 || lt == nil {
 		// A crash stops an extractor run; a log world without one has nothing it would stop.
-		b.el("button", "✖ Crash the pipeline here", "type", "button", "class", "tm-btn", "data-act", "crash", "data-testid", "btn-crash")
+		b.el("button", "✖ Crash the pipeline", "type", "button", "class", "tm-btn", "data-act", "crash", "data-testid", "btn-crash")
 	}
-	b.el("button", "Source clock −5s here", "type", "button", "class", "tm-btn", "data-act", "jump-back", "data-testid", "btn-jump-back")
-	b.el("button", "Source clock +5s here", "type", "button", "class", "tm-btn", "data-act", "jump-forward", "data-testid", "btn-jump-forward")
+	b.el("button", "Source clock −5s", "type", "button", "class", "tm-btn", "data-act", "jump-back", "data-testid", "btn-jump-back")
+	b.el("button", "Source clock +5s", "type", "button", "class", "tm-btn", "data-act", "jump-forward", "data-testid", "btn-jump-forward")
 	jobFaultsOf(b, t, s) // the stream job's: see jobfaults.go
 	if lt != nil {
 		// The log world's faults: one button per topic and per group, named
 		// when there is more than one. A pause stops the group's member that
 		// polls next after the step (see Session.Act).
 		for _, h := range lt.Topics {
-			label := "+ Add a partition here"
+			label := "+ Add a partition"
 			if len(lt.Topics) > 1 {
 				label += " (" + h.Name + ")"
 			}
 			b.el("button", label, "type", "button", "class", "tm-btn", "data-act", "add-partition", "data-arg", h.Name, "data-testid", "btn-add-partition")
 		}
 		for _, g := range lt.Groups {
-			label := "‖ Pause the consumer here"
+			label := "‖ Pause the consumer"
 			if len(lt.Groups) > 1 {
-				label = "‖ Pause the " + g.Name + " consumer here"
+				label = "‖ Pause the " + g.Name + " consumer"
 			}
 			b.el("button", label, "type", "button", "class", "tm-btn", "data-act", "pause", "data-arg", g.Name, "data-testid", "btn-pause")
 		}
@@ -232,7 +313,7 @@ func faults(b *builder, t *engine.Trace, s State) {
 			// lets retention delete what the consumer has not read.
 			b.open("span", "class", "tm-pause-length")
 			b.el("label", "for", "for", s.id("pause-length"))
-			b.open("select", "id", s.id("pause-length"), "aria-label", "How long a pause lasts", "data-testid", "pause-length")
+			b.open("select", "id", s.id("pause-length"), "class", "tm-select", "aria-label", "How long a pause lasts", "data-testid", "pause-length")
 			for _, d := range pauseLengths {
 				b.el("option", d.String(), "value", d.String(), "selected?", on(d == pauseFor))
 			}
@@ -296,38 +377,102 @@ func timeline(b *builder, t *engine.Trace, s State) {
 	if t.Steps() > maxTimeline {
 		return // a window of the list is drawn with the stage: see timelineWindow
 	}
-	b.open("details", "class", "tm-timeline", "data-testid", "timeline", "open?", on(!s.Embedded))
+	b.open("details", "class", "tm-timeline", "data-testid", "timeline")
 	b.el("summary", "Every step ("+itoa(t.Steps())+")")
 	b.open("ol", "class", "tm-steps", "id", s.id("steps"))
 	for step := 1; step <= t.Steps(); step++ {
-		stepItem(b, t, s, step)
+		stepItem(b, t, s, step, false)
 	}
 	b.close("ol")
 	b.close("details")
 }
 
 // stepItem draws one step of the timeline: its time and actor as a link to
-// the step, and its narration.
-func stepItem(b *builder, t *engine.Trace, s State, step int) {
+// the step, and its narration. In a window drawn with the stage, each item
+// is a fragment.
+func stepItem(b *builder, t *engine.Trace, s State, step int, frag bool) {
 	e := &t.Events[step-1]
 	attrs := []string{"data-step", itoa(step), "class", "tm-kind-" + e.Kind.String()}
 	if step == s.Step {
 		attrs = append(attrs, "aria-current", "step")
 	}
-	b.open("li", attrs...)
+	if frag {
+		attrs = append(attrs, "value", itoa(step))
+		b.fopen("step-"+itoa(step), "li", attrs...)
+	} else {
+		b.open("li", attrs...)
+	}
 	b.open("a", "href", query(t, s, step), "data-act", "seek", "data-step", itoa(step))
 	b.text(e.At.String() + " " + t.Actor(e))
 	b.close("a")
 	b.text(" " + t.Narration(e))
-	b.close("li")
+	if frag {
+		b.fclose("li")
+	} else {
+		b.close("li")
+	}
 }
 
-// keysSorted returns map keys in business-key order.
-func keysSorted[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// ending says how the scenario ends with the settings drawn: the final
+// truth and the checks' verdicts, for a quick look and for readers without
+// JavaScript. It is part of the widget, so that it follows the knobs.
+func ending(b *builder, t *engine.Trace, s State) {
+	b.open("section", "class", "tm-ending", "aria-labelledby", s.id("ending"), "data-testid", "ending")
+	b.el("h2", "How it ends with these settings", "id", s.id("ending"))
+	final := t.Final()
+	if isLarge(t) {
+		// The checks of a large trace take a while; the truth does not.
+		b.el("p", "In the end: "+harm(final)+". Step to the end to see the checks' verdicts.", "data-testid", "verdict")
+		b.close("section")
+		return
 	}
-	sortKeys(out)
-	return out
+	checks := t.Checks()
+	b.el("p", "In the end: "+Verdict(final, checks)+".", "data-testid", "verdict")
+	b.open("ul")
+	for _, c := range checks {
+		b.open("li", "data-check", c.Name)
+		b.el("strong", string(c.Status))
+		b.text(" " + c.Name + ": " + c.Detail)
+		b.close("li")
+	}
+	b.close("ul")
+	b.close("section")
+}
+
+// Verdict says in one sentence what a run did to the target and which
+// checks noticed, as the CLI's report does.
+func Verdict(truth engine.Truth, checks []check.Result) string {
+	var failed []string
+	for _, c := range checks {
+		if c.Status == check.Fail {
+			failed = append(failed, c.Name)
+		}
+	}
+	noticed := "no check noticed"
+	if len(failed) > 0 {
+		noticed = "noticed by " + strings.Join(failed, ", ")
+	}
+	if h := harm(truth); h != "" {
+		return h + "; " + noticed
+	}
+	if len(failed) > 0 {
+		return "the target matches the source; " + noticed + " (a false alarm)"
+	}
+	return "the target matches the source"
+}
+
+// harm counts what the truth holds against the target: "2 rows missing,
+// 1 row duplicated", or "" when nothing.
+func harm(tr engine.Truth) string {
+	var out []string
+	if n := len(tr.Missing); n > 0 {
+		out = append(out, plural(n, "row")+" missing")
+	}
+	if n := len(tr.Duplicated); n > 0 {
+		out = append(out, plural(n, "row")+" duplicated")
+	}
+	if n := len(tr.Stale); n > 0 {
+		out = append(out, plural(n, "row")+" stale")
+	}
+	return strings.Join(out, ", ")
 }

@@ -83,6 +83,13 @@ func newBrowser(t *testing.T) context.Context {
 	return tabForTest(t, startBrowser(t))
 }
 
+// newBrowserWithin is newBrowser with a deadline of its own, for a test
+// that must wait on a large scenario.
+func newBrowserWithin(t *testing.T, timeout time.Duration) context.Context {
+	t.Helper()
+	return tabWithin(t, startBrowser(t), timeout)
+}
+
 // startBrowser starts a fresh headless Chromium for t, with its own profile
 // directory, and returns the context of its first tab, with the page probe
 // installed and no deadline. The browser stops when t ends. Tests that share
@@ -143,6 +150,12 @@ func installProbe(tabCtx context.Context) error {
 // and saves a screenshot of the tab if t fails.
 func tabForTest(t *testing.T, tabCtx context.Context) context.Context {
 	t.Helper()
+	return tabWithin(t, tabCtx, testTimeout)
+}
+
+// tabWithin is tabForTest with a deadline of its own.
+func tabWithin(t *testing.T, tabCtx context.Context, timeout time.Duration) context.Context {
+	t.Helper()
 	// Cleanups run last-in first-out: the screenshot is taken while the tab
 	// is still open.
 	t.Cleanup(func() {
@@ -151,7 +164,7 @@ func tabForTest(t *testing.T, tabCtx context.Context) context.Context {
 		}
 	})
 
-	deadline := time.Now().Add(testTimeout)
+	deadline := time.Now().Add(timeout)
 	if d, ok := t.Deadline(); ok && d.Before(deadline) {
 		deadline = d.Add(-2 * time.Second)
 	}

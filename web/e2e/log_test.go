@@ -24,21 +24,21 @@ func TestAddPartitionForks(t *testing.T) {
 	ctx, _ := startPlayground(t, "/scenarios/dist/partition-change")
 	steps := eval[int](t, ctx, `Number(document.querySelector('.tm-widget').dataset.steps)`)
 	for step(t, ctx) < steps/2 {
-		click(t, ctx, `[data-testid="btn-forward"]`)
+		jsClick(t, ctx, `[data-testid="btn-forward"]`)
 	}
 	assert.Equal(t, 6, count(t, ctx, `[data-testid=lane]`), "by the middle the topic has grown to 6 partitions")
-	click(t, ctx, `[data-testid="btn-add-partition"]`)
+	jsClick(t, ctx, `[data-testid="btn-add-partition"]`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="panel-compare"]`))))
 	assert.Equal(t, steps/2, step(t, ctx), "the fork opens at the step it was made at")
 	assert.True(t, eval[bool](t, ctx, `!document.querySelector('[data-testid=btn-undo]').disabled`))
 
-	click(t, ctx, `[data-testid="btn-end"]`)
+	jsClick(t, ctx, `[data-testid="btn-end"]`)
 	assert.Equal(t, 7, count(t, ctx, `[data-testid=lane]`), "the fork's log has the added partition")
 	assert.Positive(t, count(t, ctx, `[data-testid=row-differs]`), "the fork leaves some keys other than the original")
 	assert.Contains(t, text(t, ctx, "[data-testid=compare-table]"), "another version")
 	assert.Contains(t, text(t, ctx, ".tm-steps"), "raises customers from 6 to 7 partitions")
 
-	click(t, ctx, `[data-testid="btn-undo"]`)
+	jsClick(t, ctx, `[data-testid="btn-undo"]`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="panel-compare"]`))))
 	assert.Equal(t, 6, count(t, ctx, `[data-testid=lane]`))
 	assert.Empty(t, pageProblems(t, ctx))
@@ -59,16 +59,18 @@ func TestRetentionMovesTheLogStart(t *testing.T) {
 	}
 	var seen []int
 	for step(t, ctx) < 14 {
-		click(t, ctx, `[data-testid="btn-forward"]`)
+		jsClick(t, ctx, `[data-testid="btn-forward"]`)
 		seen = append(seen, deleted())
 		assert.Equal(t, deleted(), start(), "step %d: every offset left of the log start is drawn removed", step(t, ctx))
 	}
 	assert.Equal(t, []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 3, 4, 5}, seen, "retention deletes at steps 11, 13 and 14")
+	eval[bool](t, ctx, `(document.querySelector('[data-testid=text-equivalent] > summary').click(), true)`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid=log-table]`))))
 	assert.Contains(t, text(t, ctx, "[data-testid=group-offset]"), "below the log start")
-	assert.Contains(t, text(t, ctx, "[data-testid=lane-table]"), "✕ deleted by retention at this step")
+	assert.Contains(t, text(t, ctx, "[data-testid=log-table]"), "✕ deleted by retention at this step")
 
 	// Stepping back brings the cells back.
-	click(t, ctx, `[data-testid="btn-back"]`)
+	jsClick(t, ctx, `[data-testid="btn-back"]`)
 	assert.Equal(t, 4, deleted())
 
 	// The lanes scroll inside the panel; the page does not scroll sideways.
@@ -82,10 +84,10 @@ func TestPauseForAChosenLength(t *testing.T) {
 	ctx, _ := startPlayground(t, "/scenarios/dist/commit-order")
 	assert.Equal(t, "30s", eval[string](t, ctx, `document.querySelector('[data-testid=pause-length]').value`), "30 s unless the learner picks another")
 	for step(t, ctx) < 12 {
-		click(t, ctx, `[data-testid="btn-forward"]`)
+		jsClick(t, ctx, `[data-testid="btn-forward"]`)
 	}
 	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(`[data-testid=pause-length]`, "3m")))
-	click(t, ctx, `[data-testid="btn-pause"]`)
+	jsClick(t, ctx, `[data-testid="btn-pause"]`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="panel-compare"]`))))
 	assert.Equal(t, 12, step(t, ctx), "the fork opens at the step it was made at")
 	steps := text(t, ctx, ".tm-steps")

@@ -31,7 +31,9 @@ func TestStreamStage(t *testing.T) {
 	assert.Contains(t, why, "fired at watermark")
 	waitFor(t, ctx, "the explanation in the address", `location.search.includes("explain=late")`)
 
-	// Stall partition 1 for three minutes from step 10.
+	// Stall partition 1 for three minutes from step 10, chosen in the list
+	// of steps (folded until opened).
+	eval[bool](t, ctx, `(document.querySelector("[data-testid=timeline] > summary").click(), true)`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`.tm-steps li[data-step="10"] a`))))
 	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(kb.Enter)))
 	require.Equal(t, 10, step(t, ctx))
@@ -47,6 +49,52 @@ func TestStreamStage(t *testing.T) {
 	producer := eval[string](t, ctx, `(() => { const s = document.querySelector("[data-testid=burst-producer]"); s.selectedIndex = s.options.length - 1; return s.value })()`)
 	press(t, ctx, `[data-testid="btn-burst"]`)
 	waitFor(t, ctx, "the burst in the address", `location.search.includes("11~burst~`+producer+`~12~")`)
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestStreamJoinsTheStage: the stream chart is a station of the stage, not
+// a section of the page: at 1280 px the log, the stream and the targets
+// stand left to right in one row; at 360 px they stack, the chart keeps its
+// size and scrolls inside its box (its text is not shrunk), and the page
+// does not scroll sideways; in presenter mode at 1024×768 the stream and
+// the targets share the screen.
+func TestStreamJoinsTheStage(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/stream/late-data?step=60")
+	viewport(t, ctx, 1280, 900)
+	boxes := func() []map[string]float64 {
+		return eval[[]map[string]float64](t, ctx, `["panel-log", "panel-stream", "panel-target"].map((id) => {
+			const r = document.querySelector('[data-testid="' + id + '"]').getBoundingClientRect();
+			return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width};
+		})`)
+	}
+	b := boxes()
+	assert.True(t, eval[bool](t, ctx, `!!document.querySelector('.tm-flow [data-testid="stream-chart"]')`), "the chart is in the picture's flow")
+	assert.Less(t, b[0]["right"], b[1]["left"], "the log is left of the stream")
+	assert.Less(t, b[1]["right"], b[2]["left"], "the stream is left of the targets")
+	assert.InDelta(t, b[0]["top"], b[2]["top"], 2, "one row")
+	assert.Greater(t, b[1]["width"], b[0]["width"], "the stream takes most of the row")
+	chartScale := `(() => { const s = document.querySelector('[data-testid="stream-chart"]'); return s.getBoundingClientRect().width / s.viewBox.baseVal.width; })()`
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, chartScale), 1.0, "the chart is not shrunk")
+
+	viewport(t, ctx, 360, 740)
+	b = boxes()
+	assert.Less(t, b[0]["top"], b[1]["top"])
+	assert.Less(t, b[1]["top"], b[2]["top"], "stacked at 360 px")
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360, "the page does not scroll sideways")
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, chartScale), 1.0, "the chart keeps its size")
+	assert.Greater(t, eval[float64](t, ctx, `(() => { const w = document.querySelector('[data-testid="stream-wrap"]'); return w.scrollWidth - w.clientWidth; })()`), 0.0, "and scrolls in its box")
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, `Math.min(...[...document.querySelectorAll('[data-testid="stream-chart"] text')].map((el) => el.getBoundingClientRect().height).filter((h) => h > 0))`), 10.0,
+		"its text is drawn at least 10 px high")
+
+	viewport(t, ctx, 1024, 768)
+	blur(t, ctx)
+	key(t, ctx, "p")
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+	b = boxes()
+	assert.Less(t, b[1]["right"], b[2]["left"], "the stream is left of the targets")
+	assert.InDelta(t, b[1]["top"], b[2]["top"], 2, "one row")
+	assert.LessOrEqual(t, b[2]["bottom"], 768.0, "the target is on the screen")
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 1024, "nothing scrolls sideways")
 	assert.Empty(t, pageProblems(t, ctx))
 }
 

@@ -85,7 +85,15 @@ func TestVisibilityGapMarkFlip(t *testing.T) {
 	assert.Contains(t, narration, "no later run will read it")
 	at := step(t, ctx)
 	assert.Contains(t, text(t, ctx, "[data-testid=truth]"), "not in the target: 3")
+	assert.Equal(t, "lost", eval[string](t, ctx, `document.querySelector('[data-testid=slot][data-key="3"]').dataset.state`), "order 3's slot holds a ghost, lost")
+	// The same step as tables, drawn when opened.
+	assert.Zero(t, count(t, ctx, `[data-testid=target-table]`), "the folded tables are not drawn")
+	eval[bool](t, ctx, `(document.querySelector('[data-testid=text-equivalent] > summary').click(), true)`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid=target-table]`))))
 	assert.Equal(t, 1, eval[int](t, ctx, `document.querySelectorAll('[data-testid=row-missing][data-key="3"]').length`), "order 3 drawn as a ghost row")
+	click(t, ctx, `[data-testid="btn-forward"]`)
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid=text-equivalent]').open`), "the tables stay open as the learner steps")
+	click(t, ctx, `[data-testid="btn-back"]`)
 
 	// The end of the default run: order 3 never arrives.
 	click(t, ctx, `[data-testid="btn-end"]`)
@@ -97,7 +105,9 @@ func TestVisibilityGapMarkFlip(t *testing.T) {
 		click(t, ctx, `[data-testid="btn-forward"]`)
 	}
 	click(t, ctx, `label[for="tm-knob-mark-lsn"]`)
-	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="knob-mark-lsn"]:checked`))))
+	// The knob re-runs the scenario and draws the widget anew, with the
+	// knob's checked attribute (a click sets only the property).
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="knob-mark-lsn"][checked]`))))
 	assert.Equal(t, at, step(t, ctx), "a knob change keeps the step")
 	click(t, ctx, `[data-testid="btn-end"]`)
 	assert.Equal(t, 1, eval[int](t, ctx, `document.querySelectorAll('[data-testid=target-table] tr[data-testid=row][data-key="3"]').length`), "order 3 arrives with an lsn mark")
@@ -112,6 +122,9 @@ func TestCrashForks(t *testing.T) {
 	ctx, _ := startPlayground(t, "/scenarios/hwm/advance-order?crash=none&sink=append&advance=after")
 	// Find the first write step: a run is in flight there.
 	first := eval[int](t, ctx, `Number([...document.querySelectorAll('.tm-steps li.tm-kind-write')][0].dataset.step)`)
+	// The list of every step starts folded: open it.
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid=timeline]').open`), "the step list starts folded")
+	eval[bool](t, ctx, `(document.querySelector("[data-testid=timeline] > summary").click(), true)`)
 	press(t, ctx, `.tm-steps li[data-step="`+strconv.Itoa(first)+`"] a`)
 	require.Equal(t, first, step(t, ctx))
 	press(t, ctx, `[data-testid="btn-crash"]`)
@@ -251,7 +264,7 @@ func TestLargeTraceFillsChecksAndCollectsWhenIdle(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(out))))
 
 	click(t, ctx, `#play-output [data-testid="btn-forward"]`)
-	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-output [data-testid="checks"]:not([aria-busy]) [data-check="uniqueness"]`))))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-output [data-testid="checks-state"][aria-busy="false"] ~ [data-testid="checks"] [data-check="uniqueness"]`))))
 	assert.Equal(t, 1, count(t, ctx, `#play-output [data-testid="panel-checks"]`), "one checks panel, swapped in place")
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`window.__idle > 0`, chromedp.WithPollingTimeout(5*time.Second)))
 	require.NoError(t, err, "the widget never gave the engine an idle moment")

@@ -195,7 +195,7 @@ func sortedCopy(xs []string) []string {
 }
 
 // embedView runs e's scenario and draws its widget under the element-id
-// prefix id, folded as an embed, with links into the playground.
+// prefix id, folded as an embed, with links to its scenario page.
 func embedView(ctx context.Context, e course.Embed, id string) (templates.EmbedView, error) {
 	sc, ok := lessons.Lookup(e.Scenario)
 	if !ok {

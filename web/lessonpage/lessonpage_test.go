@@ -355,7 +355,7 @@ func TestTermLinksLand(t *testing.T) {
 }
 
 // TestEmbedsAreWidgets checks every embed carries the real widget, each with
-// its own element-id prefix and knobs, folded, linking into the playground,
+// its own element-id prefix and knobs, folded, linking to its scenario page,
 // with the engine's outcome beneath it as its text equivalent.
 func TestEmbedsAreWidgets(t *testing.T) {
 	l := hwm(t)

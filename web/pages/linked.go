@@ -75,7 +75,7 @@ func linkedPicturePage(w http.ResponseWriter, r *http.Request) {
 		st.Step = t.Steps()
 	}
 	link := origin(r) + playPath
-	if sq := shareQuery(t, st.Step, true); sq != "" {
+	if sq := widget.ShareQuery(t, st.Step, true); sq != "" {
 		link += "?" + sq
 	}
 	link += "#" + share.Key + "=" + r.URL.Query().Get("src")

@@ -1,5 +1,5 @@
-// Package pages builds the site's scenario pages: one bundled scenario as a
-// playground, the same widget alone for an iframe, a static SVG picture of a
+// Package pages builds the site's scenario pages: one bundled scenario on a
+// page of its own, the same widget alone for an iframe, a static SVG picture of a
 // scenario at a step (for a README, where scripts are not allowed), and the
 // sandbox where a visitor writes a scenario of their own. It turns requests into view
 // structs; the simulation is the engine's and the drawing is the widget's.
@@ -19,7 +19,6 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/tidemark/tidemark/engine"
-	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/lessons/course"
@@ -112,7 +111,7 @@ const DownloadBudget = 1_120_000
 // HWMDownloadBudget is DownloadBudget for a page whose scenarios are all of
 // the high-water-mark world, which loads the build of that world alone
 // (see ModuleFor).
-const HWMDownloadBudget = 820_000
+const HWMDownloadBudget = 861_000
 
 // WidgetLayout returns the frame of a page that shows widgets: the named
 // scripts, and the engine's module preloaded from the head, so that its
@@ -149,6 +148,9 @@ func Widget(ctx context.Context, f *scenario.File, q url.Values, base, id string
 	}
 	st.BasePath, st.ID, st.Embedded = base, id, embedded
 	st.Message = strings.Join(problems, ". ")
+	if embedded {
+		st.Present = "" // presenter mode is the scenario page's
+	}
 	module := ModuleFor(t)
 	wasm, _ := ModuleURL(module)
 	host := templates.WidgetHost{
@@ -196,7 +198,7 @@ func run(ctx context.Context, f *scenario.File, q url.Values) (*engine.Trace, wi
 		}
 	}
 	if st.Step > t.Steps() {
-		problems = append(problems, fmt.Sprintf("step %d is past the end; this scenario has %d steps", st.Step, t.Steps()))
+		problems = append(problems, widget.PastEnd(st.Step, t.Steps()))
 		st.Step = t.Steps()
 	}
 	return t, st, problems, nil
@@ -226,13 +228,13 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		v := templates.ScenarioView{
 			Layout: WidgetLayout(sc.Title, scripts...),
 			ID:     sc.ID, Title: sc.Title, Source: string(sc.Source), Widget: host,
-			Ending:   ending(t),
 			EmbedURL: "/embed/" + id, PageURL: "/scenarios/" + id,
 		}
 		UseModule(&v.Layout, host.WasmURL)
 		v.Layout.Description = sc.About
 		step, _ := strconv.Atoi(r.URL.Query().Get("step"))
-		v.Embed = snippets(origin(r), sc.ID, sc.Title, t, max(0, min(step, t.Steps())))
+		sn := widget.SnippetsFor(origin(r), t, max(0, min(step, t.Steps())))
+		v.Embed = templates.EmbedSnippets{IFrame: sn.IFrame, Script: sn.Script, Markdown: sn.Markdown, Image: sn.Image, Origin: origin(r)}
 		if _, static := web.PublishedFrom(r.Context()); static {
 			staticSnippets(&v.Embed, origin(r), sc.ID, sc.Title, sc.File)
 		}
@@ -243,15 +245,6 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		v.Layout.Preview = Preview(r, "/scenarios/"+id, r.URL.Query().Encode(), "website")
 		return templates.ScenarioPage(v), nil
 	}
-}
-
-func ending(t *engine.Trace) templates.ScenarioEnding {
-	checks := t.Checks()
-	e := templates.ScenarioEnding{Verdict: "In the end: " + report.Verdict(t.Final(), checks) + "."}
-	for _, c := range checks {
-		e.Checks = append(e.Checks, templates.CheckLine{Name: c.Name, Status: string(c.Status), Detail: c.Detail})
-	}
-	return e
 }
 
 // starter is the sandbox's first text: the opening scenario, ready to edit.
@@ -276,6 +269,9 @@ func playPage(r *http.Request) (templ.Component, error) {
 		PageURL: playPath, EmbedURL: linkedPath, ScriptURL: embedScript, PictureURL: linkedPicture}
 	v.Layout.Stylesheets = []string{web.AssetURL("play.css")}
 	_, v.Static = web.PublishedFrom(r.Context())
+	for i := range v.Layout.Nav {
+		v.Layout.Nav[i].Current = v.Layout.Nav[i].Href == "/play"
+	}
 	v.WasmURL, _ = ModuleURL(ModuleAll)
 	// The starting text is read only when no text was posted: a post
 	// should not pay for reading a bundled scenario (on a Cloudflare

@@ -283,6 +283,83 @@ func TestPlayPostTooMuchWork(t *testing.T) {
 	assert.Contains(t, htmltest.Text(d.One(t, "play-src")), "txns=5000000", "the visitor's text is kept")
 }
 
+// TestScenarioPageFaultsInTheLink: a link's faults fork the run on the
+// server as in the browser, the comparison with the run without them is
+// drawn, and every link and snippet carries them on.
+func TestScenarioPageFaultsInTheLink(t *testing.T) {
+	h := handler(t)
+	base := "/scenarios/hwm/advance-order?advance=after&sink=append&crash=none"
+	_, plain := get(t, h, base+"&step=10")
+	assert.Empty(t, plain.ByTestID("panel-compare"))
+	// The second run's write is at step 11 with these knobs: crash right after it.
+	code, d := get(t, h, base+"&step=18&fault=11~crash")
+	require.Equal(t, http.StatusOK, code)
+	assert.True(t, htmltest.HasAttr(d.One(t, "message"), "hidden"), htmltest.Text(d.One(t, "message")))
+	d.One(t, "panel-compare")
+	assert.Contains(t, htmltest.Attr(d.One(t, "btn-back"), "href"), "fault=11~crash")
+	assert.Contains(t, htmltest.Text(d.One(t, "snippet-iframe")), "fault=11~crash")
+	assert.Contains(t, htmltest.Text(d.One(t, "snippet-markdown")), "fault=11~crash")
+	assert.Contains(t, htmltest.Text(d.One(t, "timeline")), "crashes")
+
+	// A fault that cannot apply is dropped, and the page says so.
+	_, bad := get(t, h, base+"&fault=1~crash")
+	assert.Contains(t, htmltest.Text(bad.One(t, "message")), "the link's faults could not be applied")
+	assert.Empty(t, bad.ByTestID("panel-compare"))
+	_, nonsense := get(t, h, base+"&fault=soon~explode")
+	assert.Contains(t, htmltest.Text(nonsense.One(t, "message")), "fault=soon~explode does not start with a step number; ignoring it")
+}
+
+// TestScenarioPagePresenterMode: ?present draws the widget for a room, its
+// links keep presenting, and ?present=notes is the presenter's window with
+// the scenario's notes; an embed never presents.
+func TestScenarioPagePresenterMode(t *testing.T) {
+	h := handler(t)
+	_, d := get(t, h, "/scenarios/hwm/visibility-gap?step=3")
+	assert.Empty(t, htmltest.Attr(d.One(t, "widget"), "data-present"))
+	assert.Contains(t, htmltest.Attr(d.One(t, "btn-present"), "href"), "present=on")
+	_, d = get(t, h, "/scenarios/hwm/visibility-gap?step=3&present")
+	assert.Equal(t, "on", htmltest.Attr(d.One(t, "widget"), "data-present"))
+	assert.Contains(t, htmltest.Attr(d.One(t, "btn-forward"), "href"), "present=on")
+	assert.NotContains(t, htmltest.Attr(d.One(t, "btn-present"), "href"), "present", "the button leaves presenter mode")
+	assert.Empty(t, d.ByTestID("notes"), "the room's window has no notes")
+	_, d = get(t, h, "/scenarios/hwm/visibility-gap?step=3&present=notes")
+	assert.Equal(t, "notes", htmltest.Attr(d.One(t, "widget"), "data-present"))
+	notes := d.One(t, "notes")
+	assert.Contains(t, htmltest.Text(notes), "Notes for step 3")
+	assert.Contains(t, htmltest.Text(notes), "Next: Step 4 of 24")
+	_, e := get(t, h, "/embed/hwm/visibility-gap?present")
+	assert.Empty(t, htmltest.Attr(e.One(t, "widget"), "data-present"))
+}
+
+// TestOneNameForTheSandbox: /play is the sandbox, linked from every page's
+// navigation and from each scenario page, which opens a copy of its file there.
+func TestOneNameForTheSandbox(t *testing.T) {
+	h := handler(t)
+	_, d := get(t, h, "/scenarios/hwm/visibility-gap")
+	var nav []string
+	for _, a := range d.ByTag("a") {
+		if htmltest.Attr(a, "href") == "/play" {
+			nav = append(nav, htmltest.Text(a))
+		}
+	}
+	assert.Equal(t, []string{"Sandbox"}, nav)
+	form := d.One(t, "to-sandbox")
+	assert.Equal(t, "/play", htmltest.Attr(form, "action"))
+	assert.Contains(t, htmltest.Text(form), "sandbox")
+	sc, _ := lessons.Lookup("hwm/visibility-gap")
+	code, p := post(t, h, string(sc.Source))
+	require.Equal(t, http.StatusOK, code)
+	assert.Equal(t, "Sandbox", htmltest.Text(p.One(t, "page-title")))
+	assert.Equal(t, "hwm/visibility-gap", htmltest.Attr(p.One(t, "widget"), "data-scenario"))
+	var current []string
+	for _, a := range p.ByTag("a") {
+		if htmltest.Attr(a, "aria-current") == "page" {
+			current = append(current, htmltest.Text(a))
+		}
+	}
+	assert.Equal(t, []string{"Sandbox"}, current)
+}
+
 // TestPlayRefusesWhatTookTheServerDown posts each scenario of issue 9 that
 // ended the server with "fatal error: out of memory", and gets a page back
 // quickly: the error at its line, the text kept; the key range at the edge

@@ -2,16 +2,12 @@ package pages
 
 import (
 	"errors"
-	"html"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
-	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/lessons"
-	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/templates/picture"
 	"github.com/tidemark/tidemark/templates/widget"
 	"github.com/tidemark/tidemark/web"
@@ -61,7 +57,7 @@ func picturePage(w http.ResponseWriter, r *http.Request) {
 		st.Step = t.Steps()
 	}
 	link := origin(r) + "/scenarios/" + id
-	if sq := shareQuery(t, st.Step, true); sq != "" {
+	if sq := widget.ShareQuery(t, st.Step, true); sq != "" {
 		link += "?" + sq
 	}
 	// The picture is kept by shared caches (PictureCache), and its link is
@@ -85,33 +81,6 @@ func writeSVG(w http.ResponseWriter, r *http.Request, status int, cache, svg str
 	}
 }
 
-// shareQuery returns the query that opens t at step: the knobs set away
-// from their defaults, the seed when it is not the default 1, the faults of
-// a fork, and the step
-// (when withZero is false, only a step past 0).
-func shareQuery(t *engine.Trace, step int, withZero bool) string {
-	v := url.Values{}
-	for _, k := range t.File.Knobs {
-		if val := t.Settings[k.Name]; val != k.Default {
-			v.Set(k.Name, val)
-		}
-	}
-	if t.Seed != 1 {
-		v.Set("seed", strconv.FormatUint(t.Seed, 10))
-	}
-	for _, f := range t.Faults {
-		v.Add("fault", widget.FaultText(f))
-	}
-	if step > 0 || withZero {
-		v.Set("step", strconv.Itoa(step))
-	}
-	return v.Encode()
-}
-
-// knobQuery returns the knobs of t set away from their defaults (and its
-// seed, when not 1), as a query.
-func knobQuery(t *engine.Trace) string { return shareQuery(t, 0, false) }
-
 // sentence makes an error's text a sentence: capitalised, with a full stop.
 func sentence(err error) string {
 	s := err.Error()
@@ -130,36 +99,3 @@ func origin(r *http.Request) string { return web.SiteURL(r) }
 
 // snippets returns the three ways to put scenario id, with t's knobs, at
 // step in someone else's documentation.
-func snippets(base, id, title string, t *engine.Trace, step int) templates.EmbedSnippets {
-	attr := html.EscapeString
-	q := shareQuery(t, step, false)
-	withQ := func(u string) string {
-		if q == "" {
-			return u
-		}
-		return u + "?" + q
-	}
-	script := `<script src="` + attr(base+"/static/embed.js") + `" data-scenario="` + attr(id) + `"`
-	if step > 0 {
-		script += ` data-step="` + strconv.Itoa(step) + `"`
-	}
-	if kq := knobQuery(t); kq != "" {
-		script += ` data-knobs="` + attr(kq) + `"`
-	}
-	script += ` async></script>`
-	pic := withQ(base + "/picture/" + id + ".svg")
-	alt := title
-	if step > 0 {
-		alt += ", at step " + strconv.Itoa(step)
-	} else {
-		alt += ", how it ends"
-	}
-	mdAlt := strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`).Replace(alt)
-	return templates.EmbedSnippets{
-		IFrame: `<iframe src="` + attr(withQ(base+"/embed/"+id)) + `" title="` + attr(title+" — Tidemark") +
-			`" width="100%" height="800" loading="lazy"></iframe>`,
-		Script:   script,
-		Markdown: `![` + mdAlt + `](` + pic + `)`,
-		Image:    `<img src="` + attr(pic) + `" alt="` + attr(alt) + `" width="680">`,
-	}
-}

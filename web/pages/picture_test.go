@@ -106,7 +106,7 @@ func TestPicture(t *testing.T) {
 	text := d.text()
 	assert.Contains(t, text, "A timestamp mark skips rows that commit late", "the title")
 	assert.Contains(t, text, widget.Narration(tr, 14), "the step's narration")
-	assert.Contains(t, text, "Truth: "+widget.TruthText(tr.Seek(14).Truth))
+	assert.Contains(t, text, "Truth: "+widget.TruthText(tr.TruthAt(14)))
 	checks := tr.ChecksAt(14)
 	require.NotEmpty(t, checks)
 	for _, c := range checks {

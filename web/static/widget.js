@@ -4,8 +4,15 @@
 // its links reload the page at another step or setting). When the engine
 // module is ready, this file hands each widget to it: the engine re-runs the
 // scenario in chunks (so the page never blocks), and every redraw comes from
-// the same Go drawing code the server used. This file only forwards input and
-// swaps in the HTML it is given.
+// the same Go drawing code the server used. After a step the engine sends
+// the changes to the stage rather than the stage (see patch), and this file
+// applies them, moving the rows a step moved (see animateMoves).
+//
+// On a scenario page the widget also answers keys wherever the focus is
+// (a presenter's clicker sends PageDown, PageUp, arrows and space; B blanks
+// the screen; P enters or leaves presenter mode), keeps the embed snippets
+// under it in step with what it shows, and, in presenter mode, keeps a
+// second window opened with ?present=notes on the same step.
 "use strict";
 
 (() => {
@@ -19,6 +26,8 @@
   const SLICE_MS = 10;
   const FIRST_CHUNK = 250;
   const ADDRESS_MS = 200; // see setAddress
+  const MOVE_MS = 450; // how long a row takes to move to its new place
+  const SVG = "http://www.w3.org/2000/svg";
 
   const engineReady = () =>
     new Promise((resolve, reject) => {
@@ -38,6 +47,137 @@
     channel.port2.postMessage(null);
   };
   const yieldToPage = () => new Promise((r) => nextTask(r));
+
+  const reduceMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+  // parse turns a fragment's HTML into an element, in the SVG namespace when
+  // it goes into an SVG element.
+  const template = document.createElement("template");
+  const parse = (html, parent) => {
+    if (parent && parent.namespaceURI === SVG) {
+      template.innerHTML = `<svg xmlns="${SVG}">${html}</svg>`;
+      return template.content.firstElementChild.firstElementChild;
+    }
+    template.innerHTML = html;
+    return template.content.firstElementChild;
+  };
+
+  // openDetails and reopen keep the learner's open <details> open when a
+  // fragment holding them is replaced.
+  const openDetails = (el) =>
+    new Set([...el.querySelectorAll("details[open]")].map((d) => d.dataset.key || d.dataset.frag || ""));
+  const reopen = (el, open) => {
+    if (!open.size) return;
+    for (const d of el.querySelectorAll("details")) {
+      if (open.has(d.dataset.key || d.dataset.frag || "")) d.open = true;
+    }
+  };
+
+  // patch applies the engine's changes to the stage on screen:
+  //   ["r", key, html]                 replace fragment key
+  //   ["k", key, [keys], {key: html}]  give fragment key (the stage for "")
+  //                                    these child fragments in this order
+  //
+  // byKey maps each fragment's key to its element; patch keeps it current.
+  const indexFrags = (el, byKey) => {
+    if (el.dataset && el.dataset.frag !== undefined) byKey.set(el.dataset.frag, el);
+    for (const d of el.querySelectorAll("[data-frag]")) byKey.set(d.dataset.frag, d);
+  };
+  const forgetFrags = (el, byKey) => {
+    if (byKey.get(el.dataset.frag) === el) byKey.delete(el.dataset.frag);
+    for (const d of el.querySelectorAll("[data-frag]")) {
+      if (byKey.get(d.dataset.frag) === d) byKey.delete(d.dataset.frag);
+    }
+  };
+  const patch = (stage, ops, byKey) => {
+    for (const op of ops) {
+      if (op[0] === "r") {
+        const old = byKey.get(op[1]);
+        if (!old || !old.isConnected) return false;
+        const open = old.tagName === "DETAILS" && old.open;
+        const inner = old.firstElementChild ? openDetails(old) : new Set();
+        const el = parse(op[2], old.parentNode);
+        forgetFrags(old, byKey);
+        old.replaceWith(el);
+        if (open) el.open = true;
+        reopen(el, inner);
+        indexFrags(el, byKey);
+        continue;
+      }
+      const parent = op[1] ? byKey.get(op[1]) : stage;
+      if (!parent || !parent.isConnected) return false;
+      const keys = op[2];
+      const fresh = op[3] || {};
+      const want = new Set(keys);
+      const have = new Map();
+      let after = null; // the first node after the run of fragments
+      for (const c of [...parent.children]) {
+        if (c.dataset.frag === undefined) continue;
+        if (want.has(c.dataset.frag)) have.set(c.dataset.frag, c);
+        after = c.nextSibling;
+        if (!want.has(c.dataset.frag)) {
+          forgetFrags(c, byKey);
+          c.remove();
+        }
+      }
+      let cursor = [...parent.children].find((c) => c.dataset.frag !== undefined) || after;
+      for (const k of keys) {
+        let node = have.get(k);
+        if (!node) {
+          node = parse(fresh[k], parent);
+          indexFrags(node, byKey);
+        }
+        if (node === cursor) {
+          cursor = cursor.nextElementSibling && cursor.nextElementSibling.dataset.frag !== undefined ? cursor.nextElementSibling : after;
+          continue;
+        }
+        parent.insertBefore(node, cursor);
+      }
+    }
+    return true;
+  };
+
+  // chipRects records where the row chips are that the changes move rows
+  // from (data-from in their HTML), so that each can be moved from there.
+  const fromAttr = /data-from="([^"]+)"/g;
+  const chipRects = (stage, ops) => {
+    const wanted = new Set();
+    const scan = (html) => {
+      for (const m of html.matchAll(fromAttr)) wanted.add(m[1]);
+    };
+    for (const op of ops) {
+      if (op[0] === "r") scan(op[2]);
+      else for (const k in op[3]) scan(op[3][k]);
+    }
+    const rects = new Map();
+    if (!wanted.size) return rects;
+    for (const el of stage.querySelectorAll("[data-chip]")) {
+      if (wanted.has(el.dataset.chip)) rects.set(el.dataset.chip, el.getBoundingClientRect());
+    }
+    return rects;
+  };
+
+  // animateMoves moves each chip that came from another (data-from) from
+  // where that one was to where it is, and lets the others appear: a row
+  // read travels from the source to the extractor, a row written from the
+  // extractor to its slot. Nothing moves for those who ask for less motion.
+  const animateMoves = (stage, before) => {
+    if (!before || !before.size) return;
+    for (const el of stage.querySelectorAll("[data-new]")) {
+      const from = before.get(el.dataset.from);
+      if (!from || !el.animate) continue;
+      const to = el.getBoundingClientRect();
+      const dx = from.left - to.left;
+      const dy = from.top - to.top;
+      if (Math.abs(dx) + Math.abs(dy) < 2) continue;
+      el.animate(
+        [{ transform: `translate(${dx}px, ${dy}px)`, opacity: 0.6 }, { transform: "translate(0, 0)", opacity: 1 }],
+        { duration: MOVE_MS, easing: "cubic-bezier(.2,.7,.3,1)" },
+      );
+    }
+  };
+
+  let pageWidget = null; // the scenario page's own widget, which answers keys anywhere
 
   class Widget {
     constructor(host, engine) {
@@ -76,10 +216,25 @@
       this.host.addEventListener("input", (e) => this.onInput(e));
       this.host.addEventListener("submit", (e) => e.preventDefault());
       this.host.addEventListener("keydown", (e) => this.onKey(e));
+      // The stage's folded parts are drawn once opened (see State.TextOpen).
+      this.host.addEventListener("toggle", (e) => {
+        const fold = e.target.dataset && e.target.dataset.fold;
+        if (fold && e.target.closest(".tm-stage")) this.act(fold, e.target.open ? "on" : "off");
+      }, true);
+      if (this.isPage()) {
+        pageWidget = this;
+        this.listenToPeer();
+      }
       // When the widget became interactive, on the page's clock (0 is the
       // start of navigation); the browser budget test reads it.
       this.host.dataset.readyAt = String(performance.now());
       this.host.dataset.ready = "true";
+    }
+
+    // isPage reports whether this is a scenario page's own widget, whose
+    // state is the page's address.
+    isPage() {
+      return this.host.dataset.embedded !== "on" && this.id === "tm";
     }
 
     async run() {
@@ -109,30 +264,48 @@
       m.hidden = !text;
     }
 
-    // draw swaps in the engine's HTML: the whole widget after a re-run, or
-    // just the stage after a step, keeping focus on the control in use.
+    // draw swaps in the engine's drawing: the whole widget after a re-run,
+    // or the changes to the stage after a step, keeping focus on the
+    // control in use.
     draw(full) {
+      const before = this.step;
       const v = this.engine.view(this.id, full);
       if (!v.ok) return this.say(v.error);
       if (full) {
         const focused = document.activeElement && document.activeElement.closest(".tm-host") === this.host
           ? this.selectorFor(document.activeElement) : null;
+        const timeline = this.host.querySelector(".tm-widget > .tm-timeline");
+        const open = timeline ? timeline.open : false;
         this.host.innerHTML = v.html;
+        this.frags = null;
+        const now = this.host.querySelector(".tm-widget > .tm-timeline");
+        if (now) now.open = open;
         if (focused) {
           const el = this.host.querySelector(focused);
           if (el) el.focus();
         }
+        this.presenting(this.host.querySelector(".tm-widget").dataset.present || "");
       } else {
-        // A long scenario's step list is a window drawn with the stage:
-        // keep it open or closed as the learner left it.
         const stage = this.host.querySelector(".tm-stage");
-        const windowed = stage.querySelector(".tm-timeline");
-        const open = windowed ? windowed.open : null;
-        stage.innerHTML = v.stage;
-        if (open !== null) {
-          const now = stage.querySelector(".tm-timeline");
-          if (now) now.open = open;
+        const motion = v.step === before + 1 && v.ops && v.ops.length && !reduceMotion();
+        const moved = motion ? chipRects(stage, v.ops) : null;
+        if (v.ops && v.ops.length && !this.frags) {
+          this.frags = new Map();
+          indexFrags(stage, this.frags);
         }
+        if (!v.ops || !v.ops.length || !patch(stage, v.ops, this.frags)) {
+          this.frags = null;
+          if (v.stage) {
+            const open = openDetails(stage);
+            stage.innerHTML = v.stage;
+            reopen(stage, open);
+          } else if (v.ops && v.ops.length) {
+            // The stage on screen is not the one the engine drew last.
+            this.engine.act(this.id, "drawn", "");
+            return this.draw(true);
+          }
+        }
+        animateMoves(stage, moved);
         this.host.querySelector(".tm-live").textContent = v.narration;
         const scrub = this.host.querySelector('[data-act="scrub"]');
         scrub.value = String(v.step);
@@ -144,11 +317,21 @@
           a.href = href;
           a.setAttribute("aria-disabled", String(off));
         }
+        const present = this.host.querySelector('a[data-act="present"]');
+        if (present) {
+          const q = new URLSearchParams(v.query);
+          const presenting = q.has("present");
+          if (presenting) q.delete("present");
+          else q.set("present", "on");
+          present.href = this.host.dataset.base + "?" + q.toString();
+        }
         const list = this.host.querySelector(".tm-steps");
-        const was = list.querySelector("li[aria-current]");
-        if (was) was.removeAttribute("aria-current");
-        const cur = list.querySelector(`li[data-step="${v.step}"]`);
-        if (cur) cur.setAttribute("aria-current", "step");
+        if (list) {
+          const was = list.querySelector("li[aria-current]");
+          if (was) was.removeAttribute("aria-current");
+          const cur = list.querySelector(`li[data-step="${v.step}"]`);
+          if (cur) cur.setAttribute("aria-current", "step");
+        }
         this.say(v.message);
       }
       this.host.querySelector(".tm-widget").dataset.step = String(v.step);
@@ -156,9 +339,10 @@
         this.say(this.pendingMessage);
         this.pendingMessage = "";
       }
-      if (this.host.dataset.embedded !== "on" && this.id === "tm") {
+      if (this.isPage()) {
         // The fragment stays: it may carry the scenario itself (#tdm=…).
         this.setAddress(this.host.dataset.base + v.query + location.hash, full);
+        this.tellPeer(v);
       }
       this.query = v.query;
       this.step = v.step;
@@ -180,23 +364,42 @@
       else setTimeout(run, 200);
     }
 
-    // setAddress keeps the address bar at the step and settings on screen.
-    // history.replaceState costs several milliseconds (the browser process
-    // stores the entry), so while the learner steps, plays or scrubs the
-    // address follows at most every ADDRESS_MS; a re-run updates it at once.
+    // setAddress keeps the address bar at the step and settings on screen,
+    // and the embed snippets with it. history.replaceState costs several
+    // milliseconds (the browser process stores the entry), so while the
+    // learner steps, plays or scrubs the address follows at most every
+    // ADDRESS_MS; a re-run updates it at once.
     setAddress(url, now) {
       this.address = url;
+      const apply = () => {
+        history.replaceState(null, "", this.address);
+        this.updateSnippets();
+      };
       if (now) {
         clearTimeout(this.addressTimer);
         this.addressTimer = null;
-        history.replaceState(null, "", url);
+        apply();
         return;
       }
       if (this.addressTimer) return;
       this.addressTimer = setTimeout(() => {
         this.addressTimer = null;
-        history.replaceState(null, "", this.address);
+        apply();
       }, ADDRESS_MS);
+    }
+
+    // updateSnippets redraws the page's embed snippets for what the widget
+    // shows, with the same Go code the server drew them with.
+    updateSnippets() {
+      const box = document.querySelector(`.embed-snippets[data-for="${this.id}"]`);
+      if (!box || !this.engine.snippets) return;
+      const origin = box.dataset.origin || location.origin;
+      const s = this.engine.snippets(this.id, origin);
+      if (!s.ok) return;
+      for (const kind of ["iframe", "script", "markdown", "image"]) {
+        const code = box.querySelector(`[data-snippet="${kind}"]`);
+        if (code && code.textContent !== s[kind]) code.textContent = s[kind];
+      }
     }
 
     // fillSoon asks the engine, in a task of its own, for what a step of a
@@ -211,15 +414,8 @@
         if (this.busy) return; // a re-run is drawn in full when it ends
         const r = this.engine.act(this.id, "fill", String(this.step));
         if (!r.ok) return;
-        // Only the checks changed: swap in their panel, not the whole stage.
-        const panel = this.host.querySelector('.tm-stage [data-testid="panel-checks"]');
-        const c = panel && this.engine.checks ? this.engine.checks(this.id) : null;
-        if (c && c.ok) {
-          panel.outerHTML = c.html;
-          this.collectWhenIdle();
-        } else {
-          this.draw(false);
-        }
+        // Only the checks changed: the next view sends just that panel.
+        this.draw(false);
       });
     }
 
@@ -263,6 +459,9 @@
       } else if (act === "explain") {
         e.preventDefault();
         this.act("explain", el.dataset.key || "");
+      } else if (act === "present") {
+        e.preventDefault();
+        this.togglePresent();
       } else if (act === "play") {
         this.timer ? this.stop() : this.play();
       } else if (act === "crash") {
@@ -331,31 +530,153 @@
       }
     }
 
+    // onKey answers the keys of a keyboard or a presenter's clicker. Inside
+    // the widget they work wherever the focus is but a field that uses them;
+    // on a scenario page they work anywhere on the page (see pageKeys).
     onKey(e) {
+      if (this.handleKey(e)) e.stopPropagation();
+    }
+
+    handleKey(e) {
+      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return false;
       const t = e.target;
-      if (t.matches("input[type=range], select, textarea, input[type=text]")) return;
-      const keys = { ArrowLeft: this.step - 1, ArrowRight: this.step + 1, Home: 0, End: this.steps };
+      const field = t.matches && t.matches("input[type=range], select, textarea, input[type=text], input[type=search], [contenteditable]");
+      if (field) return false;
+      const forward = this.step + 1;
+      const back = this.step - 1;
+      const keys = { ArrowLeft: back, ArrowRight: forward, PageUp: back, PageDown: forward, Home: 0, End: this.steps };
       if (e.key in keys) {
         e.preventDefault();
+        this.unblank();
         this.stop();
         this.seek(keys[e.key]);
-      } else if (e.key === " " && !t.matches("button, a, input")) {
-        e.preventDefault();
-        this.timer ? this.stop() : this.play();
+        return true;
       }
+      const presenting = Boolean(this.presentMode);
+      if (e.key === " " && (presenting || !t.matches("button, a, input, summary"))) {
+        // In presenter mode space steps, as a clicker's does; elsewhere it
+        // plays and pauses.
+        e.preventDefault();
+        this.unblank();
+        if (presenting) {
+          this.stop();
+          this.seek(e.shiftKey ? back : forward);
+        } else {
+          this.timer ? this.stop() : this.play();
+        }
+        return true;
+      }
+      if (!this.isPage()) return false;
+      if (e.key === "b" || e.key === "B" || e.key === ".") {
+        e.preventDefault();
+        document.documentElement.classList.toggle("tm-blank");
+        return true;
+      }
+      if (e.key === "Escape" && document.documentElement.classList.contains("tm-blank")) {
+        this.unblank();
+        return true;
+      }
+      if (e.key === "p" || e.key === "P") {
+        e.preventDefault();
+        this.togglePresent();
+        return true;
+      }
+      if ((e.key === "f" || e.key === "F") && presenting) {
+        e.preventDefault();
+        this.fullScreen(!document.fullscreenElement);
+        return true;
+      }
+      return false;
+    }
+
+    unblank() {
+      document.documentElement.classList.remove("tm-blank");
+    }
+
+    // togglePresent enters or leaves presenter mode: the stage and the
+    // narration in large type and nothing else, full screen when the
+    // browser allows it (the key or click that asked is what allows it).
+    togglePresent() {
+      const next = this.presentMode ? "" : "on";
+      this.stop();
+      this.act("present", next, true);
+      this.fullScreen(next === "on");
+    }
+
+    fullScreen(on) {
+      const el = document.documentElement;
+      if (on && !document.fullscreenElement && el.requestFullscreen) {
+        el.requestFullscreen().catch(() => {});
+      } else if (!on && document.fullscreenElement && document.exitFullscreen) {
+        document.exitFullscreen().catch(() => {});
+      }
+    }
+
+    // presenting marks the page for presenter mode's stylesheet.
+    presenting(mode) {
+      this.presentMode = mode === "on" ? "on" : mode === "notes" ? "notes" : "";
+      if (!this.isPage()) return;
+      const root = document.documentElement.classList;
+      root.toggle("tm-presenting", this.presentMode === "on");
+      root.toggle("tm-presenter-notes", this.presentMode === "notes");
+      if (!this.presentMode) this.unblank();
+    }
+
+    // A presenter's two windows (the room's, ?present, and the notes,
+    // ?present=notes) follow each other: whichever steps, the other
+    // follows; another setting reloads the other with it.
+    listenToPeer() {
+      if (!window.BroadcastChannel) return;
+      this.peer = new BroadcastChannel("tidemark:" + this.host.querySelector(".tm-widget").dataset.scenario);
+      this.peer.onmessage = (e) => {
+        const m = e.data;
+        if (!m || typeof m !== "object" || typeof m.query !== "string" || m.step === this.step) return;
+        const mine = new URLSearchParams(location.search);
+        const theirs = new URLSearchParams(m.query);
+        const settings = (q) => {
+          const c = new URLSearchParams(q);
+          for (const k of ["step", "present", "explain"]) c.delete(k);
+          c.sort();
+          return c.toString();
+        };
+        if (settings(mine) !== settings(theirs)) {
+          if (mine.has("present")) theirs.set("present", mine.get("present"));
+          else theirs.delete("present");
+          location.replace(this.host.dataset.base + "?" + theirs.toString());
+          return;
+        }
+        this.quiet = true;
+        this.seek(Number(m.step));
+        this.quiet = false;
+      };
+    }
+
+    tellPeer(v) {
+      if (!this.peer || this.quiet || !this.presentMode) return;
+      this.peer.postMessage({ step: v.step, query: v.query });
     }
 
     play() {
       const speed = Number(this.host.querySelector('[data-act="speed"]').value) || 700;
-      const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
       const button = this.host.querySelector('[data-act="play"]');
       button.setAttribute("aria-pressed", "true");
-      button.textContent = "⏸ Pause";
+      this.label(button, "⏸", "Pause");
       if (this.step >= this.steps) this.seek(0);
       this.timer = setInterval(() => {
         if (this.step >= this.steps) return this.stop();
         this.seek(this.step + 1);
-      }, reduce ? Math.max(speed, 1000) : speed);
+      }, reduceMotion() ? Math.max(speed, 1000) : speed);
+    }
+
+    // label writes a control's glyph and word, as the widget package does.
+    label(button, glyph, word) {
+      const g = document.createElement("span");
+      g.setAttribute("aria-hidden", "true");
+      g.textContent = glyph;
+      const w = document.createElement("span");
+      w.className = "tm-word";
+      w.textContent = word;
+      button.replaceChildren(g, w);
     }
 
     stop() {
@@ -364,9 +685,41 @@
       this.timer = null;
       const button = this.host.querySelector('[data-act="play"]');
       button.setAttribute("aria-pressed", "false");
-      button.textContent = "▶ Play";
+      this.label(button, "▶", "Play");
     }
   }
+
+  // pageKeys lets a scenario page's widget answer keys pressed anywhere on
+  // the page, so that a clicker or the arrow keys work without first
+  // focusing a control.
+  document.addEventListener("keydown", (e) => {
+    if (!pageWidget || pageWidget.host.contains(e.target)) return;
+    pageWidget.handleKey(e);
+  });
+
+  // Copy buttons beside the embed snippets: revealed by this script, since
+  // they need it.
+  const copyButtons = () => {
+    for (const button of document.querySelectorAll("[data-copy]")) {
+      if (!navigator.clipboard) continue;
+      button.hidden = false;
+      button.addEventListener("click", async () => {
+        const kind = button.dataset.copy;
+        const box = button.closest(".embed-snippets");
+        const code = box.querySelector(`[data-snippet="${kind}"]`);
+        const said = box.querySelector(`[data-copied="${kind}"]`);
+        try {
+          await navigator.clipboard.writeText(code.textContent);
+          said.textContent = "Copied.";
+        } catch (err) {
+          said.textContent = "Could not copy: select the text and copy it instead.";
+        }
+        setTimeout(() => {
+          said.textContent = "";
+        }, 2500);
+      });
+    }
+  };
 
   // Other scripts (the sandbox's play.js, share.js for a linked scenario)
   // make widget hosts of their own after the page has loaded, and hand them
@@ -381,6 +734,7 @@
   };
 
   const start = async () => {
+    copyButtons();
     let engine;
     try {
       engine = await engineReady();

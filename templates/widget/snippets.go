@@ -1,0 +1,107 @@
+package widget
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+)
+
+// Snippets are ready-to-paste ways to show a scenario in someone else's
+// documentation, as text: an iframe of the embed page, a script tag for
+// embed.js (which makes the iframe and sizes it), and a static picture as
+// Markdown and as HTML. The server draws them for the page it serves, and
+// the browser draws them again from the same code as the learner steps,
+// turns knobs and adds faults, so that they open what is on screen.
+type Snippets struct {
+	IFrame   string
+	Script   string
+	Markdown string
+	Image    string
+}
+
+// SnippetsFor returns the snippets that open t at step, with its knobs and
+// faults; origin ("https://host", or "" for relative links) is where the
+// site is served from.
+func SnippetsFor(origin string, t *engine.Trace, step int) Snippets {
+	id, title := t.File.ID, t.File.Title
+	q := ShareQuery(t, step, false)
+	withQ := func(u string) string {
+		if q == "" {
+			return u
+		}
+		return u + "?" + q
+	}
+	attr := func(s string) string {
+		var b builder
+		b.escape(s)
+		return b.String()
+	}
+	script := `<script src="` + attr(origin+"/static/embed.js") + `" data-scenario="` + attr(id) + `"`
+	if step > 0 {
+		script += ` data-step="` + itoa(step) + `"`
+	}
+	if kq := Encode(shareValues(t)); kq != "" {
+		script += ` data-knobs="` + attr(kq) + `"`
+	}
+	script += ` async></script>`
+	pic := withQ(origin + "/picture/" + id + ".svg")
+	alt := title
+	if step > 0 {
+		alt += ", at step " + itoa(step)
+	} else {
+		alt += ", how it ends"
+	}
+	var md strings.Builder
+	for _, r := range alt {
+		if r == '\\' || r == '[' || r == ']' {
+			md.WriteByte('\\')
+		}
+		md.WriteRune(r)
+	}
+	mdAlt := md.String()
+	return Snippets{
+		IFrame: `<iframe src="` + attr(withQ(origin+"/embed/"+id)) + `" title="` + attr(title+" — Tidemark") +
+			`" width="100%" height="800" loading="lazy"></iframe>`,
+		Script:   script,
+		Markdown: `![` + mdAlt + `](` + pic + `)`,
+		Image:    `<img src="` + attr(pic) + `" alt="` + attr(alt) + `" width="680">`,
+	}
+}
+
+// shareValues are what a shared link carries besides the step: the knobs
+// set away from their defaults, the seed when it is not the default 1, and
+// the faults.
+func shareValues(t *engine.Trace) Values {
+	v := Values{}
+	for _, k := range t.File.Knobs {
+		if val := t.Settings[k.Name]; val != k.Default {
+			v[k.Name] = []string{val}
+		}
+	}
+	if t.Seed != 1 {
+		v["seed"] = []string{strconv.FormatUint(t.Seed, 10)}
+	}
+	for _, f := range t.Faults {
+		v["fault"] = append(v["fault"], FaultText(f))
+	}
+	return v
+}
+
+// Snippets returns the snippets for what the session shows.
+func (s *Session) Snippets(origin string) (Snippets, bool) {
+	if s.trace == nil || s.origRun != nil {
+		return Snippets{}, false
+	}
+	return SnippetsFor(origin, s.trace, s.st.Step), true
+}
+
+// ShareQuery returns the query that opens t at step with its knobs and
+// faults (without the step when it is 0, unless withZero).
+func ShareQuery(t *engine.Trace, step int, withZero bool) string {
+	v := shareValues(t)
+	if step > 0 || withZero {
+		v["step"] = []string{itoa(step)}
+	}
+	return Encode(v)
+}

@@ -1,0 +1,555 @@
+//go:build !js
+
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// call sends one DevTools command to the tab of ctx.
+func call[P any](t *testing.T, ctx context.Context, cmd cdp.Command[P, cdp.Empty], p P) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tgt, cmd, p)
+		return err
+	})))
+}
+
+// viewport sets the tab's size (as a window of that size would have).
+func viewport(t *testing.T, ctx context.Context, w, h int64) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(w, h)))
+}
+
+// key sends one key press to the page, to whatever has the focus.
+func key(t *testing.T, ctx context.Context, k string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(k)))
+}
+
+// blur leaves the focus on the page's body, as after clicking on its text.
+func blur(t *testing.T, ctx context.Context) {
+	eval[bool](t, ctx, `(document.activeElement && document.activeElement.blur(), document.activeElement === document.body)`)
+}
+
+// stageMatchesADrawing checks that the stage on screen, however it was
+// patched, is the stage the engine draws for the step from scratch.
+const stageMatchesADrawing = `(() => {
+	const host = document.querySelector(".tm-host");
+	const v = window.tidemarkEngine.view(host.dataset.id || "tm", true);
+	const t = document.createElement("template");
+	t.innerHTML = v.html;
+	const fresh = t.content.querySelector(".tm-stage");
+	const live = host.querySelector(".tm-stage");
+	// A full view draws the widget anew: put it on screen, so the page and
+	// the engine agree on what is shown from here on.
+	const same = fresh.isEqualNode(live);
+	host.innerHTML = v.html;
+	return same;
+})()`
+
+// TestStageUpdatesInPlace steps the opening scenario forward and back:
+// each step changes the fragments it changed and keeps the rest (the same
+// elements stay on the page), and the stage is always what a full drawing
+// of the step gives.
+func TestStageUpdatesInPlace(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap")
+	// Count how each view comes back from the engine.
+	eval[bool](t, ctx, `(() => {
+		const e = window.tidemarkEngine, view = e.view;
+		window.__views = {ops: 0, stage: 0, full: 0, bytes: 0};
+		e.view = (id, full) => {
+			const v = view(id, full);
+			if (full) window.__views.full++;
+			else if (v.ops && v.ops.length) { window.__views.ops++; window.__views.bytes += JSON.stringify(v.ops).length; }
+			else if (v.stage) window.__views.stage++;
+			return v;
+		};
+		document.querySelector('[data-testid=legend]').__kept = true;
+		return true;
+	})()`)
+	for range 16 {
+		click(t, ctx, `[data-testid="btn-forward"]`)
+	}
+	require.Equal(t, 16, step(t, ctx))
+	click(t, ctx, `[data-testid="btn-back"]`)
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid=legend]').__kept === true`), "a part that never changed is never replaced")
+	views := eval[map[string]float64](t, ctx, `window.__views`)
+	assert.GreaterOrEqual(t, views["ops"], 12.0, "steps are sent as changes (a step that changes nothing drawn sends none): %v", views)
+	assert.Zero(t, views["stage"], "no step sends the whole stage: %v", views)
+	assert.Zero(t, views["full"], "no step draws the whole widget: %v", views)
+	assert.Less(t, views["bytes"]/views["ops"], 6000.0, "a step sends a few kilobytes at most: %v", views)
+	assert.True(t, eval[bool](t, ctx, stageMatchesADrawing), "the patched stage differs from a drawing of the step")
+	// Scrub to the end and back to a middle step: still the drawing.
+	for _, n := range []string{"24", "9"} {
+		eval[bool](t, ctx, `(() => { const s = document.querySelector('[data-act="scrub"]'); s.value = "`+n+`"; s.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)
+	}
+	assert.Equal(t, 9, step(t, ctx))
+	assert.True(t, eval[bool](t, ctx, stageMatchesADrawing))
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestStageRowsMove: with an lsn mark, the run at 10:00:07 reads orders 3
+// and 4 (they appear in the extractor, moving from their source rows) and
+// then writes them (they move on to their slots); a learner who asks for
+// less motion sees them arrive without moving.
+func TestStageRowsMove(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?mark=lsn&step=15")
+	slot := func(k string) string {
+		return eval[string](t, ctx, `document.querySelector('[data-testid=slot][data-key="`+k+`"]').dataset.state`)
+	}
+	assert.Equal(t, "waiting", slot("3"), "committed, not read yet")
+	click(t, ctx, `[data-testid="btn-forward"]`) // the read
+	assert.Equal(t, 2, count(t, ctx, `[data-testid=inflight]`))
+	moving := `[...document.querySelectorAll('[data-testid=inflight]')].filter((el) => el.getAnimations().some((a) => a.playState === "running")).length`
+	assert.Equal(t, 2, eval[int](t, ctx, moving), "the rows read move from the source to the extractor")
+	click(t, ctx, `[data-testid="btn-forward"]`) // the write
+	assert.Equal(t, 0, count(t, ctx, `[data-testid=inflight]`))
+	assert.Equal(t, "in", slot("3"))
+	assert.Equal(t, 2, eval[int](t, ctx, `[...document.querySelectorAll('[data-testid=slot][data-new]')].filter((el) => el.getAnimations().length > 0).length`),
+		"the rows written move on to their slots")
+
+	// The same with reduced motion: the rows arrive, nothing moves.
+	call(t, ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}})
+	click(t, ctx, `[data-testid="btn-back"]`)
+	click(t, ctx, `[data-testid="btn-back"]`)
+	click(t, ctx, `[data-testid="btn-forward"]`)
+	assert.Equal(t, 2, count(t, ctx, `[data-testid=inflight]`))
+	assert.Zero(t, eval[int](t, ctx, `document.getAnimations().filter((a) => a.playState === "running" && a.currentTime < 400).length`), "nothing moves with reduced motion")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestStageUsesTheWidth: at 1280 px the stage's stations stand side by
+// side, left to right, across the width; at 360 px they stack, the page
+// does not scroll sideways and no text of the picture shrinks below a
+// readable size.
+func TestStageUsesTheWidth(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=16&mark=lsn")
+	viewport(t, ctx, 1280, 900)
+	boxes := func() []map[string]float64 {
+		return eval[[]map[string]float64](t, ctx, `["panel-source", "panel-pipe", "panel-target"].map((id) => {
+			const r = document.querySelector('[data-testid="' + id + '"]').getBoundingClientRect();
+			return {left: r.left, right: r.right, top: r.top, width: r.width};
+		})`)
+	}
+	b := boxes()
+	assert.Less(t, b[0]["right"], b[1]["left"], "the source is left of the extractor")
+	assert.Less(t, b[1]["right"], b[2]["left"], "the extractor is left of the target")
+	assert.InDelta(t, b[0]["top"], b[2]["top"], 2, "one row")
+	assert.Greater(t, b[2]["right"]-b[0]["left"], 1150.0, "the stage fills a wide screen")
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid=timeline]').open`), "the step list is folded")
+
+	viewport(t, ctx, 360, 740)
+	b = boxes()
+	assert.Less(t, b[0]["top"], b[1]["top"])
+	assert.Less(t, b[1]["top"], b[2]["top"], "stacked at 360 px")
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360, "the page does not scroll sideways")
+	smallest := eval[float64](t, ctx, `Math.min(...[...document.querySelectorAll('.tm-flow *')].filter((el) => el.childNodes.length && [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()) && el.getClientRects().length).map((el) => parseFloat(getComputedStyle(el).fontSize)))`)
+	assert.GreaterOrEqual(t, smallest, 11.0, "the stage's text stays legible at 360 px")
+	assert.Empty(t, pageProblems(t, ctx))
+
+	// The log world at 360 px: its lanes scroll inside their box, drawn at
+	// full size, and the page does not scroll sideways.
+	ctx, _ = startPlayground(t, "/scenarios/dist/partition-change?step=21")
+	viewport(t, ctx, 360, 740)
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360, "the page does not scroll sideways")
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, smallestStageText), 11.0, "the log's text stays legible at 360 px")
+	assert.Equal(t, eval[float64](t, ctx, `document.querySelector('[data-testid=lane-chart]').viewBox.baseVal.width`),
+		eval[float64](t, ctx, `document.querySelector('[data-testid=lane-chart]').getBoundingClientRect().width`), "a lane is drawn at its own size, not shrunk")
+	assert.Greater(t, eval[float64](t, ctx, `(() => { const l = document.querySelector('[data-testid=log]'); return l.scrollWidth - l.clientWidth; })()`), 0.0, "the lanes scroll sideways")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestPresenterMode: P enters presenter mode whatever has the focus; the
+// stage and the narration fill a 1024×768 screen in large type and nothing
+// else shows; clicker keys step even with a knob focused; B blanks the
+// screen and brings it back; the address keeps the step, the knobs and the
+// mode; P leaves it.
+func TestPresenterMode(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=13&mark=lsn")
+	viewport(t, ctx, 1024, 768)
+	blur(t, ctx)
+	key(t, ctx, "p")
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('.site-header').checkVisibility()`), "the site's header is hidden")
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid=scenario-context]').checkVisibility()`), "the lessons' links are hidden")
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid=settings]').checkVisibility()`), "the knobs are hidden")
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, `parseFloat(getComputedStyle(document.querySelector('.tm-live')).fontSize)`), 24.0, "the narration is large")
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, `parseFloat(getComputedStyle(document.querySelector('.tm-chip-key')).fontSize)`), 22.0, "the rows are large")
+	// The picture fits the screen: the narration and every station start on it.
+	for _, sel := range []string{".tm-live", "[data-testid=panel-source]", "[data-testid=panel-pipe]", "[data-testid=panel-target]"} {
+		assert.Less(t, eval[float64](t, ctx, `document.querySelector('`+sel+`').getBoundingClientRect().top`), 700.0, "%s is on screen", sel)
+	}
+	assert.Contains(t, eval[string](t, ctx, `location.search`), "present=on")
+
+	// A clicker's keys step, even with a control focused.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=btn-forward]`))))
+	key(t, ctx, kb.PageDown)
+	assert.Equal(t, 14, step(t, ctx))
+	key(t, ctx, " ")
+	assert.Equal(t, 15, step(t, ctx), "space steps in presenter mode")
+	key(t, ctx, kb.PageUp)
+	assert.Equal(t, 14, step(t, ctx))
+	key(t, ctx, kb.ArrowRight)
+	assert.Equal(t, 15, step(t, ctx))
+
+	// B blanks the screen; B again brings it back.
+	key(t, ctx, "b")
+	assert.True(t, eval[bool](t, ctx, `document.documentElement.classList.contains("tm-blank")`))
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('.tm-live').checkVisibility({visibilityProperty: true})`), "nothing shows while blank")
+	key(t, ctx, "b")
+	assert.False(t, eval[bool](t, ctx, `document.documentElement.classList.contains("tm-blank")`))
+
+	// The address keeps the step and the knobs: a reload presents the same.
+	time.Sleep(300 * time.Millisecond) // the address follows a step within 200 ms
+	search := eval[string](t, ctx, `location.search`)
+	for _, want := range []string{"step=15", "mark=lsn", "present=on"} {
+		assert.Contains(t, search, want)
+	}
+	require.NoError(t, chromedp.Do(ctx, chromedp.Reload()))
+	waitReady(t, ctx)
+	assert.Equal(t, 15, step(t, ctx))
+	assert.Equal(t, "on", eval[string](t, ctx, `document.querySelector('.tm-widget').dataset.present`))
+
+	blur(t, ctx)
+	key(t, ctx, "P")
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(`.tm-widget[data-present]`))))
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('.site-header').checkVisibility()`))
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestPresenterNotesWindow: a second window opened with ?present=notes
+// shows the scenario's note for each step and what comes next, and follows
+// the room's window as it steps (and the room's follows it).
+func TestPresenterNotesWindow(t *testing.T) {
+	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12&present")
+	notes, cancel := chromedp.NewContext(room)
+	defer cancel()
+	require.NoError(t, chromedp.Do(notes, chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tgt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageProbe})
+		return err
+	})))
+	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?step=12&present=notes")))
+	waitReady(t, notes)
+	assert.Contains(t, text(t, notes, "[data-testid=notes]"), "No note for this step.")
+	assert.Contains(t, text(t, notes, "[data-testid=next]"), "Step 13 of 24")
+
+	blur(t, room)
+	key(t, room, kb.PageDown)
+	key(t, room, kb.PageDown)
+	require.Equal(t, 14, step(t, room))
+	_, err := chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 14`, chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "the notes window follows the room's")
+	assert.Contains(t, text(t, notes, "[data-testid=note]"), "T3 has just committed behind the mark")
+	assert.Empty(t, eval[[]string](t, room, `[...document.querySelectorAll('[data-testid=notes]')].map((n) => n.textContent)`), "the room never sees the notes")
+
+	// Stepping in the notes window moves the room's.
+	blur(t, notes)
+	key(t, notes, kb.ArrowRight)
+	_, err = chromedp.Run(room, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 15`, chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "the room's window follows the notes")
+	assert.Empty(t, pageProblems(t, room))
+	assert.Empty(t, pageProblems(t, notes))
+}
+
+// TestControlsNeedingScriptsStayHidden: with scripts off, Play, the speed
+// and the faults (which need the engine) are hidden, though their class
+// displays them; the step links work.
+func TestControlsNeedingScriptsStayHidden(t *testing.T) {
+	ctx, base := startPlayground(t, "/")
+	call(t, ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?step=3")))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid=btn-forward]`))))
+	for _, id := range []string{"btn-play", "speed", "faults", "btn-crash"} {
+		assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid="`+id+`"]').checkVisibility()`), "%s shows without scripts", id)
+	}
+	click(t, ctx, `[data-testid=btn-forward]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-step="4"]`))), "the link steps without scripts")
+	// The copy buttons need scripts too.
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid="copy-iframe"]').checkVisibility()`))
+}
+
+// TestLockInHiddenOnceAnswered: a lesson's "Lock in my answer" goes away
+// once the learner has answered, though it is a .tm-btn.
+func TestLockInHiddenOnceAnswered(t *testing.T) {
+	base := startLessonSite(t)
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterGap)))
+	order3 := `form[data-prediction="order-3"]`
+	settleLesson(t, ctx)
+	eval[bool](t, ctx, `(document.querySelector('#predict-order-3-b').click(), true)`)
+	eval[bool](t, ctx, `(document.querySelector('`+order3+` [data-testid="prediction-submit"]').click(), true)`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(order3+`[data-graded] [data-testid="prediction-result"]`))))
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('`+order3+` [data-testid="prediction-submit"]').hidden`))
+	assert.Equal(t, "none", eval[string](t, ctx, `getComputedStyle(document.querySelector('`+order3+` [data-testid="prediction-submit"]')).display`), "a hidden button is not displayed")
+}
+
+// TestStepLinksKeepTheirColourOnceVisited: the step buttons are links, and
+// the stylesheet gives a visited one the colour of an unvisited one (a
+// page cannot read a visited link's computed colour, so the rule is read).
+func TestStepLinksKeepTheirColourOnceVisited(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap")
+	colour := eval[string](t, ctx, `(() => {
+		for (const sheet of document.styleSheets) for (const r of sheet.cssRules) {
+			if (r.selectorText && r.selectorText.split(",").map((s) => s.trim()).includes(".tm-btn:visited")) return r.style.color;
+		}
+		return "";
+	})()`)
+	assert.Equal(t, "var(--accent)", colour, "a visited step link keeps the button's colour")
+	assert.Equal(t, eval[string](t, ctx, `getComputedStyle(document.querySelector('[data-testid=btn-forward]')).color`),
+		eval[string](t, ctx, `getComputedStyle(document.querySelector('[data-testid=btn-play]')).color`), "links and buttons look alike")
+}
+
+// TestEndingAndSnippetsFollowTheWidget: "How it ends" follows the knobs,
+// the embed snippets follow the step, the knobs and the faults, and each
+// copies with one click.
+func TestEndingAndSnippetsFollowTheWidget(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap")
+	// Let the page read the clipboard back, to see what the button copied.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		for _, name := range []string{"clipboard-read", "clipboard-write"} {
+			if _, err := cdp.Call(ctx, chromedp.FromContext(ctx).Browser, browser.SetPermission, browser.SetPermissionParams{
+				Permission: &browser.PermissionDescriptor{Name: name}, Setting: browser.PermissionSettingGranted}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})))
+	assert.Contains(t, text(t, ctx, "[data-testid=verdict]"), "2 rows missing")
+	eval[bool](t, ctx, `(document.querySelector('[data-testid=knob-mark-lsn]').click(), true)`)
+	// The knob re-runs the scenario, then draws the widget anew.
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-testid=verdict]').textContent === "In the end: the target matches the source."`, chromedp.WithPollingTimeout(10*time.Second)))
+	require.NoError(t, err, "the ending follows the knob: %s", text(t, ctx, "[data-testid=verdict]"))
+	for range 3 {
+		click(t, ctx, `[data-testid="btn-forward"]`)
+	}
+	snippet := func(kind string) string {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-testid="snippet-`+kind+`"]').textContent.includes("step=3")`, chromedp.WithPollingTimeout(3*time.Second)))
+		require.NoError(t, err, "the %s snippet never reached step 3: %s", kind, text(t, ctx, `[data-testid="snippet-`+kind+`"]`))
+		return text(t, ctx, `[data-testid="snippet-`+kind+`"]`)
+	}
+	for _, kind := range []string{"iframe", "markdown", "image"} {
+		s := snippet(kind)
+		assert.Contains(t, s, "mark=lsn", kind)
+	}
+	assert.Contains(t, text(t, ctx, `[data-testid="snippet-script"]`), `data-step="3" data-knobs="mark=lsn"`)
+
+	// One click copies.
+	click(t, ctx, `[data-testid="copy-iframe"]`)
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-copied="iframe"]').textContent === "Copied."`, chromedp.WithPollingTimeout(3*time.Second)))
+	require.NoError(t, err)
+	copied, err := chromedp.Run(ctx, chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
+	assert.Equal(t, text(t, ctx, `[data-testid="snippet-iframe"]`), copied)
+
+	// A fault joins the snippets (and the address).
+	ctx2, _ := startPlayground(t, "/scenarios/hwm/advance-order?step=17")
+	click(t, ctx2, `[data-testid="btn-crash"]`)
+	require.NoError(t, chromedp.Do(ctx2, chromedp.WaitVisible(chromedp.CSS(`[data-testid="panel-compare"]`))))
+	_, err = chromedp.Run(ctx2, chromedp.Poll[bool](`document.querySelector('[data-testid="snippet-iframe"]').textContent.includes("fault=17~crash")`, chromedp.WithPollingTimeout(3*time.Second)))
+	require.NoError(t, err, "the snippet carries the fault: %s", text(t, ctx2, `[data-testid="snippet-iframe"]`))
+	assert.Contains(t, eval[string](t, ctx2, `location.search`), "fault=17~crash")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestKeysWorkWithoutFocus: on a scenario page the arrow keys step the
+// widget with nothing focused, but not while typing in a field.
+func TestKeysWorkWithoutFocus(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap")
+	blur(t, ctx)
+	key(t, ctx, kb.ArrowRight)
+	key(t, ctx, kb.ArrowRight)
+	assert.Equal(t, 2, step(t, ctx))
+	key(t, ctx, kb.End)
+	assert.Equal(t, 24, step(t, ctx))
+	key(t, ctx, kb.Home)
+	assert.Equal(t, 0, step(t, ctx))
+	// The speed control keeps its arrow keys.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=speed]`))))
+	key(t, ctx, kb.ArrowDown)
+	assert.Equal(t, 0, step(t, ctx))
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestSpeedControlLooksLikeTheOthers: the speed select is as large and as
+// legible as the buttons beside it.
+func TestSpeedControlLooksLikeTheOthers(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap")
+	font := eval[float64](t, ctx, `parseFloat(getComputedStyle(document.querySelector('[data-testid=speed]')).fontSize)`)
+	button := eval[float64](t, ctx, `parseFloat(getComputedStyle(document.querySelector('[data-testid=btn-play]')).fontSize)`)
+	assert.Equal(t, button, font)
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, `document.querySelector('[data-testid=speed]').getBoundingClientRect().height`), 44.0, "a touch target")
+}
+
+// TestLinksSayWhatIsWrong: a link past the end says so once the engine
+// has the widget, as the server's page did.
+func TestLinksSayWhatIsWrong(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=999")
+	assert.Equal(t, 24, step(t, ctx))
+	assert.Contains(t, text(t, ctx, "[data-testid=message]"), "step 999 is past the end; this scenario has 24 steps")
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid=message]').hidden`))
+}
+
+// TestWordsCountRight: one key is a key; a check at step 0 names no time.
+func TestWordsCountRight(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap")
+	detail := text(t, ctx, `[data-check="reconciliation-closed-interval"] .tm-detail`)
+	assert.Contains(t, detail, "nothing has happened yet")
+	assert.NotContains(t, detail, "00:00:00")
+
+	ctx2, _ := startPlayground(t, "/scenarios/hwm/advance-order?step=17&fault=17~crash")
+	click(t, ctx2, `[data-testid="btn-end"]`)
+	summary := text(t, ctx2, "[data-testid=compare-summary]")
+	assert.True(t, strings.HasPrefix(summary, "1 key differs."), summary)
+	assert.Empty(t, pageProblems(t, ctx2))
+}
+
+// TestLaneLabelsClearOfLines: in the retention scenario, at every step,
+// no log start or end line runs through a label of the lane.
+func TestLaneLabelsClearOfLines(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/dist/retention-lag")
+	steps := eval[int](t, ctx, `Number(document.querySelector('.tm-widget').dataset.steps)`)
+	for n := 0; n <= steps; n++ {
+		crossing := eval[int](t, ctx, `(() => {
+			let bad = 0;
+			for (const svg of document.querySelectorAll('[data-testid=lane-chart]')) {
+				const labels = [...svg.querySelectorAll('.tm-log-label')].map((t) => t.getBoundingClientRect());
+				for (const l of svg.querySelectorAll('.tm-log-start, .tm-log-end')) {
+					const r = l.getBoundingClientRect();
+					for (const b of labels) if (r.left < b.right && r.right > b.left && r.top < b.bottom && r.bottom > b.top) bad++;
+				}
+			}
+			return bad;
+		})()`)
+		assert.Zero(t, crossing, "step %d: a line crosses a label", n)
+		click(t, ctx, `[data-testid="btn-forward"]`)
+	}
+}
+
+// TestSandboxIsLinked: the navigation's Sandbox opens /play, and a
+// scenario page's button opens a copy of its file there.
+func TestSandboxIsLinked(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap")
+	click(t, ctx, `[data-testid=to-sandbox] button`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-src`))))
+	assert.Contains(t, eval[string](t, ctx, `document.getElementById('play-src').value`), "scenario hwm/visibility-gap")
+	assert.Equal(t, "Sandbox", text(t, ctx, `nav a[aria-current="page"]`))
+	assert.Equal(t, "/play", eval[string](t, ctx, `new URL(document.querySelector('nav a[aria-current="page"]').href).pathname`))
+}
+
+// clickSettled clicks sel as a person would, after bringing it into view at
+// once and taking the focus off whatever had it. The test's window is not
+// the focused one: the press focuses it, which gives the focus back to the
+// control that last had it (a knob, below the picture) and scrolls that into
+// view, smoothly, between the press and its release, which then land on
+// different elements.
+func clickSettled(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	eval[bool](t, ctx, `(document.activeElement && document.activeElement.blur(), document.querySelector(`+jsString(sel)+`).scrollIntoView({block: "center", behavior: "instant"}), true)`)
+	click(t, ctx, sel)
+}
+
+// zoom150 makes the tab a 1024×768 window at 150% zoom: 683×512 CSS
+// pixels, each drawn with 1.5 device pixels.
+func zoom150(t *testing.T, ctx context.Context) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(683, 512, chromedp.EmulateScale(1.5))))
+}
+
+// smallestStageText is the smallest font size, in CSS pixels, of any text
+// the stage shows.
+const smallestStageText = `Math.min(...[...document.querySelectorAll('.tm-flow *')].filter((el) => el.childNodes.length && [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()) && el.getClientRects().length).map((el) => parseFloat(getComputedStyle(el).fontSize)))`
+
+// TestStageAtZoom150: in a 1024×768 window zoomed to 150%, the page does
+// not scroll sideways, the controls take less than a screen before the
+// picture starts, no text of the picture shrinks, and the keys step the
+// widget with nothing focused.
+func TestStageAtZoom150(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=15")
+	zoom150(t, ctx)
+	assert.Equal(t, 1.5, eval[float64](t, ctx, `window.devicePixelRatio`))
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 683, "the page does not scroll sideways")
+	controls := eval[float64](t, ctx, `document.querySelector('[data-testid=panel-source]').getBoundingClientRect().top - document.querySelector('.tm-widget').getBoundingClientRect().top`)
+	assert.Less(t, controls, 512.0, "the picture starts within a screen of the widget's top")
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, smallestStageText), 11.0, "the stage's text stays legible")
+	// Each station is as wide as the widget allows, one under the other.
+	for _, id := range []string{"panel-source", "panel-pipe", "panel-target"} {
+		assert.Greater(t, eval[float64](t, ctx, `document.querySelector('[data-testid=`+id+`]').getBoundingClientRect().width`), 560.0, id)
+	}
+	blur(t, ctx)
+	key(t, ctx, kb.ArrowRight)
+	assert.Equal(t, 16, step(t, ctx))
+	key(t, ctx, kb.ArrowLeft)
+	assert.Equal(t, 15, step(t, ctx))
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestPresenterAtZoom150: presenter mode in a 1024×768 window zoomed to
+// 150% (512 px high) keeps the buttons to a line of glyphs, so that the
+// narration and the source, whole, are on the first screen in large type;
+// the clicker keys step it.
+func TestPresenterAtZoom150(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=16&mark=lsn")
+	zoom150(t, ctx)
+	click(t, ctx, `[data-testid=btn-present]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 683, "nothing scrolls sideways")
+	assert.Less(t, eval[float64](t, ctx, `document.querySelector('.tm-live').getBoundingClientRect().bottom`), 512.0, "the narration is on the first screen")
+	assert.LessOrEqual(t, eval[float64](t, ctx, `document.querySelector('[data-testid=panel-source]').getBoundingClientRect().bottom`), 512.0, "the source, whole, is on it too")
+	assert.Less(t, eval[float64](t, ctx, `document.querySelector('.tm-stepper').getBoundingClientRect().height`), 60.0, "the step buttons take one line")
+	assert.Equal(t, "Forward", eval[string](t, ctx, `document.querySelector('[data-testid=btn-forward] .tm-word').textContent`), "each button keeps its name")
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, `parseFloat(getComputedStyle(document.querySelector('.tm-live')).fontSize)`), 20.0, "the narration is large")
+	key(t, ctx, kb.PageDown)
+	assert.Equal(t, 17, step(t, ctx))
+	key(t, ctx, kb.PageUp)
+	assert.Equal(t, 16, step(t, ctx))
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestLogRecordsMove: in the log world, the records a consumer polls move
+// from their cells in the log to its station, and on to their slots in the
+// target when it writes them.
+func TestLogRecordsMove(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/dist/partition-change?step=20")
+	moving := func(sel string) int {
+		return eval[int](t, ctx, `[...document.querySelectorAll('`+sel+`')].filter((el) => el.getAnimations().some((a) => a.playState === "running")).length`)
+	}
+	click(t, ctx, `[data-testid="btn-forward"]`) // c2 polls 1, 6 and 3
+	assert.Equal(t, 3, count(t, ctx, `[data-testid=polled]`))
+	assert.Equal(t, 3, moving(`[data-testid=polled]`), "the records read move from the log to the consumers")
+	click(t, ctx, `[data-testid="btn-forward"]`) // c2 upserts them
+	assert.Equal(t, 0, count(t, ctx, `[data-testid=polled]`))
+	assert.Equal(t, 3, eval[int](t, ctx, `[...document.querySelectorAll('[data-testid=slot][data-new]')].filter((el) => el.getAnimations().length > 0).length`),
+		"the rows written move on to their slots")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestPresenterLogWorld: presenter mode at 1024×768 draws a log's
+// stations side by side (the log, the consumers, the target), so that the
+// whole pipeline is on the screen, the target's slots included.
+func TestPresenterLogWorld(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/dist/partition-change?step=21&present")
+	viewport(t, ctx, 1024, 768)
+	b := eval[[]map[string]float64](t, ctx, `["panel-log", "panel-group", "panel-target"].map((id) => {
+		const r = document.querySelector('[data-testid="' + id + '"]').getBoundingClientRect();
+		return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+	})`)
+	assert.Less(t, b[0]["right"], b[1]["left"], "the log is left of the consumers")
+	assert.Less(t, b[1]["right"], b[2]["left"], "the consumers are left of the target")
+	assert.InDelta(t, b[0]["top"], b[2]["top"], 2, "one row")
+	assert.LessOrEqual(t, b[2]["bottom"], 768.0, "the target, whole, is on the screen")
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 1024, "nothing scrolls sideways")
+	assert.Empty(t, pageProblems(t, ctx))
+}
