@@ -23,9 +23,9 @@ import (
 // labels: now, or where in the next checkpoint.
 var failPoints = [][2]string{
 	{"now", "here, now"},
-	{"barrier", "at the next checkpoint, between its barrier and the snapshots"},
-	{"snapshot", "at the next checkpoint, after the snapshots, before it completes"},
-	{"commit", "at the next checkpoint, during the sink's commit"},
+	{"barrier", "next checkpoint: after its barrier"},
+	{"snapshot", "next checkpoint: after snapshots"},
+	{"commit", "next checkpoint: during commit"},
 }
 
 // What the widget's job faults do: a failed job restarts after failRestart;
