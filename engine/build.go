@@ -197,6 +197,20 @@ func (b *builder) check(c scenario.Command, enabled map[string]bool) error {
 		cfg.MaxLate = a.Int("max", cfg.MaxLate, 0, 1<<30)
 	case slices.Contains(names, "join-recount"):
 		cfg.MaxUnjoined = a.Int("max", cfg.MaxUnjoined, 0, 1<<30)
+	case slices.Contains(names, "partition-lag"):
+		cfg.MaxPartitionLag = a.Int("max", cfg.MaxPartitionLag, 0, 1<<30)
+	case slices.Contains(names, "average-lag"):
+		cfg.MaxAverageLag = a.Int("max", cfg.MaxAverageLag, 0, 1<<30)
+	case slices.Contains(names, "dropped-records"):
+		cfg.MaxDropped = a.Int("max", cfg.MaxDropped, 0, 1<<30)
+	case slices.Contains(names, "checkpoint-duration"):
+		if x, ok := a.Find("max"); ok {
+			d, err := vtime.ParseDuration(x.Value)
+			if err != nil || d <= 0 {
+				return errorf(x.ValuePos, "expected max= to be a positive duration such as 30s for checkpoint-duration, found %q", x.Value)
+			}
+			cfg.CheckpointDuration = d
+		}
 	case slices.Contains(names, "watermark-lag"):
 		if x, ok := a.Find("max"); ok {
 			d, err := vtime.ParseDuration(x.Value)
@@ -207,7 +221,7 @@ func (b *builder) check(c scenario.Command, enabled map[string]bool) error {
 		}
 	default:
 		if x, ok := a.Find("max"); ok {
-			return errorf(x.Pos, "max= is consumer-lag's threshold (and late-records', watermark-lag's and join-recount's); put it on a `check consumer-lag` line")
+			return errorf(x.Pos, "max= is the threshold of consumer-lag, late-records, watermark-lag, join-recount, partition-lag, average-lag, dropped-records and checkpoint-duration; put it on a `check` line of one of them")
 		}
 	}
 	if x, ok := a.Find("jump"); ok {

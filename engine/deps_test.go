@@ -208,17 +208,18 @@ const layers = `
 
 	# The rules of one system each, pure and knowing nothing of the engine or
 	# of each other: MVCC, extractors, the partitioned log, consumer groups,
-	# target tables, checks, the scenario file format, and the stream rules.
+	# target tables, checks, the scenario file format, and the stream rules
+	# (watermarks, windows, joins, keyed state, checkpoints and their sinks).
 	engine/vtime
 	< engine/mvcc, engine/extract, engine/topic, engine/group, engine/sink,
 	  engine/check, engine/scenario,
-	  engine/watermark, engine/window, engine/join;
+	  engine/watermark, engine/window, engine/join, engine/keyed, engine/checkpoint;
 
 	# The core: time, the event queue, the trace, the truth, seeking, faults'
 	# dispatch, expectations. It may use any rule package, and no world.
 	engine/mvcc, engine/extract, engine/topic, engine/group, engine/sink,
 	engine/check, engine/scenario,
-	engine/watermark, engine/window, engine/join
+	engine/watermark, engine/window, engine/join, engine/keyed, engine/checkpoint
 	< engine;
 
 	# The worlds. Each builds on the core and on the world beneath it: the

@@ -54,6 +54,7 @@ const (
 	detGeneratedHWM    = 200
 	detGeneratedLog    = 200
 	detGeneratedStream = 200
+	detGeneratedState  = 200
 )
 
 // detLarge are scenarios of the benchmarks' shape at a few thousand events
@@ -97,6 +98,23 @@ window sums from=orders sliding size=10s slide=5s agg=sum lateness=1s to=per_key
 join matched left=orders right=payers between=-5s..5s to=paid
 stall orders partition=3 at=10:00:10 until=10:00:20
 delay payers partition=1 from=10:00:05 until=10:00:30 by=8s
+`},
+	{Name: "large/state", Seed: 7, Source: `scenario large/state "8k records, 8 partitions, checkpoints, failures, buffers, a two-phase sink"
+topic events partitions=8
+target per_key sink=merge key=window
+target loaded sink=append key=event_id
+target counts sink=upsert key=user_id
+producer shop to=events key=user_id
+traffic shop records=8000 from=10:00:00 every=5ms keys=300 event-lag=0s..4s amount=1..100
+stream orders from=events parallelism=4 rate=500/s
+watermark orders bound=2s
+checkpoint every=5s
+window sums from=orders tumbling size=10s agg=sum to=per_key rate=1000/s buffer=200 overflow=block
+sink load from=orders to=loaded commit=two-phase dedup=event ttl=10s
+aggregate per_user from=orders agg=count ttl=20s to=counts rate=900/s buffer=100 overflow=drop
+fail load at=10:00:12 point=snapshot restart=2s
+fail sums at=10:00:31 restart=0s
+read counts at=10:00:35 as=report
 `},
 }
 
@@ -150,6 +168,10 @@ func detCorpus(t testing.TB) []detCase {
 	for seed := range uint64(detGeneratedStream) {
 		g := randomStream(rand.New(rand.NewPCG(seed, 92)))
 		cases = append(cases, detCase{Name: fmt.Sprintf("generated/stream/%d", seed), Source: g.Text(), Seed: seed})
+	}
+	for seed := range uint64(detGeneratedState) {
+		g := randomState(rand.New(rand.NewPCG(seed, 94)), anyState)
+		cases = append(cases, detCase{Name: fmt.Sprintf("generated/state/%d", seed), Source: g.Text(), Seed: seed})
 	}
 	return cases
 }
@@ -343,7 +365,7 @@ func TestDeterminismCorpus(t *testing.T) {
 	}
 	all, err := lessons.Scenarios()
 	require.NoError(t, err)
-	want := 1 + 4 + detGeneratedHWM + detGeneratedLog + detGeneratedStream // the canary, the large scenarios
+	want := 1 + 5 + detGeneratedHWM + detGeneratedLog + detGeneratedStream + detGeneratedState // the canary, the large scenarios
 	for _, s := range all {
 		n := 1
 		for _, k := range s.File.Knobs {
@@ -354,8 +376,9 @@ func TestDeterminismCorpus(t *testing.T) {
 	require.Len(t, cases, want)
 	assert.True(t, names["hwm/visibility-gap?mark=lsn&predicate=gte"], "a bundled scenario with two knobs set")
 	assert.True(t, names["dist/producer-retry?idempotence=on&retry=session&sink=merge"], "a bundled scenario of the log world")
-	assert.True(t, names["generated/hwm/0"] && names["generated/log/199"] && names["generated/stream/199"], "generated scenarios of every world")
-	assert.True(t, names["large/hwm?mark=timestamp"] && names["large/log"] && names["large/stream"], "the large scenarios")
+	assert.True(t, names["generated/hwm/0"] && names["generated/log/199"] && names["generated/stream/199"] && names["generated/state/199"], "generated scenarios of every world")
+	assert.True(t, names["large/hwm?mark=timestamp"] && names["large/log"] && names["large/stream"] && names["large/state"], "the large scenarios")
+	assert.True(t, names["stream/checkpoint-two-phase?crash=snapshot&commit=auto"], "a bundled scenario of the stream world's second part")
 	assert.True(t, names["stream/late-data?lateness=2m&late=side-output"], "a bundled scenario of the stream world")
 
 	combos := knobCombinations([]scenario.Knob{{Name: "a", Values: []string{"1", "2"}}, {Name: "b", Values: []string{"x", "y", "z"}}})

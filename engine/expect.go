@@ -160,11 +160,8 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 					}
 				}
 				if a.Key == "duplicated" && a.Value != "none" {
-					for _, part := range strings.Split(a.Value, ",") {
-						k, n, ok := strings.Cut(part, "x")
-						if _, err := strconv.Atoi(n); !ok || k == "" || err != nil {
-							return nil, errorf(a.ValuePos, "expected duplicated=KEYxCOUNT[,KEYxCOUNT...] such as 5x2, or none; found %q", a.Value)
-						}
+					if _, err := dupClaims(a); err != nil {
+						return nil, err
 					}
 				}
 			default:
@@ -253,9 +250,14 @@ func (e Expectation) Verify(t *Trace) error {
 		}
 	}
 	want := e.Want
-	if e.What != "duplicated" && want != "none" {
-		// A key list may hold ranges (90..94); Expectations has checked it.
-		keys, _ := claimKeys(scenario.Arg{Value: want, ValuePos: e.Where})
+	if want != "none" {
+		// A key list may hold ranges (90..94, or 41..47x2 for duplicates);
+		// Expectations has checked it.
+		read := claimKeys
+		if e.What == "duplicated" {
+			read = dupClaims
+		}
+		keys, _ := read(scenario.Arg{Value: want, ValuePos: e.Where})
 		want = strings.Join(keys, ",")
 	}
 	if normalize(got) != normalize(want) {
@@ -290,6 +292,31 @@ func claimKeys(a scenario.Arg) ([]string, error) {
 		}
 		for k := lo; k <= hi; k++ {
 			out = append(out, prefix+strconv.FormatInt(k, 10))
+		}
+	}
+	return out, nil
+}
+
+// dupClaims reads the list of a duplicated= claim: KEYxCOUNT items, where
+// KEY may be a range of whole numbers that all appear COUNT times
+// (41..47x2), and returns one KEYxCOUNT per key.
+func dupClaims(a scenario.Arg) ([]string, error) {
+	var out []string
+	for _, part := range strings.Split(a.Value, ",") {
+		i := strings.LastIndexByte(part, 'x')
+		if i <= 0 {
+			return nil, errorf(a.ValuePos, "expected duplicated=KEYxCOUNT[,KEYxCOUNT...] such as 5x2 or 41..47x2, or none; found %q", a.Value)
+		}
+		k, n := part[:i], part[i+1:]
+		if _, err := strconv.Atoi(n); err != nil {
+			return nil, errorf(a.ValuePos, "expected duplicated=KEYxCOUNT[,KEYxCOUNT...] such as 5x2 or 41..47x2, or none; found %q", a.Value)
+		}
+		keys, err := claimKeys(scenario.Arg{Value: k, ValuePos: a.ValuePos})
+		if err != nil {
+			return nil, err
+		}
+		for _, key := range keys {
+			out = append(out, key+"x"+n)
 		}
 	}
 	return out, nil

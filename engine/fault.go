@@ -24,15 +24,17 @@ type Fault struct {
 	AfterStep int
 	Kind      FaultKind
 	Clock     string         // for a clock jump: which clock
-	By        vtime.Duration // for a clock jump: how far; for a stream's delay: how much later records are read
+	By        vtime.Duration // for a clock jump: how far; for a stream's delay: how much later records are read; for a slow operator: what each record costs it
 	Topic     string         // for the log world's add-partition: which topic grows by one partition
 	Group     string         // for the log world's pause: the consumer group
 	Member    string         // for the log world's pause: the member of Group that pauses
-	For       vtime.Duration // how long: a pause fetches nothing, a stall reads nothing, a delay lasts; a burst's events happened over it
+	For       vtime.Duration // how long: a pause fetches nothing, a stall reads nothing, a delay or a slow operator lasts; a burst's events happened over it; a failed job is down
 	Producer  string         // for the log world's burst: the producer that sends
 	Records   int            // for the log world's burst: how many events it sends
-	Stream    string         // for the stream world's stall and delay: the stream
+	Stream    string         // for the stream world's stall and delay: the stream; for its fail and slow: the stream or operator
 	Partition int            // for the stream world's stall and delay: the partition of its topic
+	Point     string         // for the stream world's fail: now, or where in the next checkpoint (barrier, snapshot, commit)
+	Key       string         // for the log world's burst: the one key every event carries, or "" for keys spread over the burst
 }
 
 // Inject applies f now. Call it when the world has emitted exactly

@@ -58,12 +58,21 @@ const (
 	KindWatermark // a stream's watermark moves, a partition turns idle or active, or the input ends
 	KindFire      // a window operator fires windows
 	KindRelease   // a join releases buffered records its watermark has passed
+
+	// The stream world's checkpoints, sinks, buffers and readers.
+	KindCheckpoint  // a checkpoint begins, an operator snapshots its state, a checkpoint completes, expires or is abandoned
+	KindRestore     // a failed job restarts from a checkpoint, or cannot
+	KindTransaction // a two-phase-commit sink commits or aborts a transaction
+	KindProcess     // an operator takes a record off its input buffer
+	KindShed        // a full buffer drops a record
+	KindReport      // a reader reads a target table
 )
 
 var kindNames = [...]string{"begin", "insert", "update", "delete", "commit", "rollback", "clock-jump",
 	"read", "write", "mark", "write+mark", "conflict", "crash", "reset",
 	"produce", "poll", "offset-commit", "rebalance", "retention", "offset-reset", "pause", "lost",
-	"arrive", "late", "watermark", "fire", "release"}
+	"arrive", "late", "watermark", "fire", "release",
+	"checkpoint", "restore", "transaction", "process", "shed", "report"}
 
 // String is the kind's name as the JSON trace and the widget's classes spell it.
 func (k Kind) String() string { return kindNames[k] }
@@ -310,10 +319,15 @@ func (t *Trace) ObserveAt(n int) check.Observation {
 	if n > 0 {
 		o.Now, o.Started = t.Events[n-1].At, true
 	}
+	multi := len(t.Targets) > 1
 	for _, h := range t.Targets {
+		table := ""
+		if multi {
+			table = h.Name
+		}
 		for _, r := range sink.At(h.Rows, int32(n)) {
 			key := t.RowKey(&r)
-			o.Target = append(o.Target, check.TargetRow{Key: key, UpdatedAt: r.UpdatedAt})
+			o.Target = append(o.Target, check.TargetRow{Key: key, UpdatedAt: r.UpdatedAt, Table: table})
 			if !isInt(key) {
 				o.KeysInt = false
 			}

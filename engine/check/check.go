@@ -78,6 +78,7 @@ type Run struct {
 type TargetRow struct {
 	Key       string
 	UpdatedAt vtime.Time
+	Table     string // the target it is a row of; "" when there is one
 }
 
 // Observation is everything a team could look at, at one moment.
@@ -115,11 +116,16 @@ type Config struct {
 	MaxLate      int            // late records: the most an operator may drop
 	WatermarkLag vtime.Duration // watermark lag: the most a stream's watermark may trail its processing time
 	MaxUnjoined  int            // join recount: the most expected pairs a join's table may lack
+	// The stream job's checks.
+	CheckpointDuration vtime.Duration // checkpoint duration: the longest a checkpoint may take (0: 30s)
+	MaxPartitionLag    int            // partition lag: the most records one partition may be behind
+	MaxAverageLag      int            // average lag: the most records the average over partitions may be
+	MaxDropped         int            // dropped records: the most an operator's buffer may drop
 }
 
 // DefaultConfig is the configuration used when a scenario sets nothing.
 func DefaultConfig() Config {
-	return Config{StallRuns: 3, JumpFactor: 5, GapScanLimit: 8, WatermarkLag: vtime.Minute}
+	return Config{StallRuns: 3, JumpFactor: 5, GapScanLimit: 8, WatermarkLag: vtime.Minute, MaxPartitionLag: 100, MaxAverageLag: 100}
 }
 
 // Names lists every check, in the order they are reported.
@@ -128,6 +134,7 @@ var Names = []string{
 	"zero-advance", "overlap-reread", "gap-scan", "uniqueness",
 	"consumer-lag", "version-order", "offset-gap",
 	"late-records", "watermark-lag", "recount", "window-counts", "join-recount",
+	"checkpoint-duration", "checkpoint-size", "partition-lag", "average-lag", "dropped-records",
 }
 
 // Renamed maps a check's former name to its name now. The reconciliations
@@ -195,7 +202,8 @@ var About = map[string][2]string{
 func Evaluate(cfg Config, o Observation) []Result {
 	var out []Result
 	for _, name := range Names {
-		if len(cfg.Enabled) == 0 && (o.Log == nil && isLogCheck(name) || o.Stream == nil && isStreamCheck(name)) {
+		if len(cfg.Enabled) == 0 && (o.Log == nil && isLogCheck(name) || o.Stream == nil && isStreamCheck(name) ||
+			isJobCheck(name) && (o.Stream == nil || o.Stream.Job == nil)) {
 			continue
 		}
 		if len(cfg.Enabled) > 0 && !cfg.Enabled[name] {
@@ -515,7 +523,13 @@ func gapScan(cfg Config, o Observation) Result {
 func uniqueness(o Observation) Result {
 	counts := map[string]int{}
 	for _, r := range o.Target {
-		counts[r.Key]++
+		// A key is unique within its table: the same key in two tables is
+		// two rows of two things.
+		k := r.Key
+		if r.Table != "" {
+			k = r.Table + ":" + r.Key
+		}
+		counts[k]++
 	}
 	var dups []string
 	for k, n := range counts {

@@ -61,11 +61,19 @@ func TestEvaluateOrderAndSelection(t *testing.T) {
 		assert.NotEmpty(t, r.Misses, r.Name)
 	}
 	streamChecks := []string{"late-records", "watermark-lag", "recount", "window-counts", "join-recount"}
+	jobChecks := []string{"checkpoint-duration", "checkpoint-size", "partition-lag", "average-lag", "dropped-records"}
 	core := slices.DeleteFunc(slices.Clone(check.Names), func(n string) bool {
-		return n == "consumer-lag" || n == "version-order" || n == "offset-gap" || slices.Contains(streamChecks, n)
+		return n == "consumer-lag" || n == "version-order" || n == "offset-gap" || slices.Contains(streamChecks, n) || slices.Contains(jobChecks, n)
 	})
 	assert.Equal(t, core, names, "an empty Enabled runs every check, in order; the log's only when there is a log, the stream's only when there is a stream")
 	rs = check.Evaluate(check.DefaultConfig(), check.Observation{Source: source{}, Log: &check.LogView{}, Stream: &check.StreamView{}})
+	names = names[:0]
+	for _, r := range rs {
+		names = append(names, r.Name)
+	}
+	assert.Equal(t, slices.DeleteFunc(slices.Clone(check.Names), func(n string) bool { return slices.Contains(jobChecks, n) }), names,
+		"a stream job with no checkpoints, buffers, sinks or aggregates runs none of the job's checks")
+	rs = check.Evaluate(check.DefaultConfig(), check.Observation{Source: source{}, Log: &check.LogView{}, Stream: &check.StreamView{Job: &check.JobView{}}})
 	names = names[:0]
 	for _, r := range rs {
 		names = append(names, r.Name)

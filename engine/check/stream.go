@@ -16,6 +16,59 @@ type StreamView struct {
 	Lags      []WatermarkLag
 	Windows   []WindowCount
 	Joins     []JoinCount
+	Job       *JobView // checkpoints, read lag, buffers and tables loaded by sinks and aggregates; nil when the scenario has none of them
+}
+
+// JobView is what a team sees of a stream job's second half: its
+// checkpoints as the job's monitoring lists them, each partition's lag as
+// the source's metrics report it (and the average a dashboard shows),
+// each buffer's dropped-records counter, and the tables its sinks and
+// aggregates load, beside the topic counted again.
+type JobView struct {
+	Checkpoints []CheckpointView
+	Lags        []PartitionLag
+	Averages    []AverageLag
+	Buffers     []BufferView
+	Tables      []TableCount
+}
+
+// CheckpointView is one checkpoint in the job's checkpoint history.
+type CheckpointView struct {
+	ID        int
+	Completed bool           // it completed; false: it expired or was abandoned
+	Running   bool           // it is still in flight
+	Duration  vtime.Duration // how long it took, or has taken
+	Size      int            // bytes of state and positions
+}
+
+// PartitionLag is the largest lag one partition reached: records appended
+// and not yet read.
+type PartitionLag struct {
+	Stream, Partition string
+	Peak              int64
+}
+
+// AverageLag is the largest average lag over a stream's partitions.
+type AverageLag struct {
+	Stream     string
+	Peak       float64
+	Partitions int
+}
+
+// BufferView is one operator's input buffer and its dropped-records counter.
+type BufferView struct {
+	Operator string
+	Overflow string
+	Dropped  int64
+}
+
+// TableCount is a table loaded by a sink or an aggregate beside the same
+// count from the topic: rows against the events the topic still holds, or
+// each key's value against the key's records counted again.
+type TableCount struct {
+	Operator, Target string
+	Rows, Expected   int
+	Wrong            []string // keys whose value differs from the recount, as "KEY: table N, topic M"
 }
 
 // StreamOperator is one window or join as its metrics show it.
@@ -64,6 +117,16 @@ func isStreamCheck(name string) bool {
 	case "late-records", "watermark-lag", "recount", "window-counts", "join-recount":
 		return true
 	}
+	return isJobCheck(name)
+}
+
+// isJobCheck reports whether a check reads the JobView, which only a
+// scenario with checkpoints, buffers, sinks or aggregates has.
+func isJobCheck(name string) bool {
+	switch name {
+	case "checkpoint-duration", "checkpoint-size", "partition-lag", "average-lag", "dropped-records":
+		return true
+	}
 	return false
 }
 
@@ -83,6 +146,26 @@ func init() {
 	About["window-counts"] = [2]string{
 		"a window whose published value changed after it was first written: the first report was wrong",
 		"a window that was short and never corrected, which keeps the one value it was given",
+	}
+	About["checkpoint-duration"] = [2]string{
+		"checkpoints that take longer than the alert, or expire: barriers stuck behind buffered records, state too large to write in time",
+		"a checkpoint that completes quickly while what it holds is wrong, and whatever the sinks do with a replay",
+	}
+	About["checkpoint-size"] = [2]string{
+		"state that is never released: each checkpoint larger than the one before",
+		"state that is large but steady, and losses a time to live causes by releasing state too soon",
+	}
+	About["partition-lag"] = [2]string{
+		"one partition falling behind: a hot key pinned to a saturated reader, a stalled fetch, a reader that waits on a full buffer",
+		"records that are read on time and then dropped, lost in a buffer, or written twice",
+	}
+	About["average-lag"] = [2]string{
+		"a whole job falling behind",
+		"one partition falling behind while the others keep up: the average hides the saturated reader",
+	}
+	About["dropped-records"] = [2]string{
+		"records a full buffer shed (load shedding), as the operator's counter reports them",
+		"records lost in a buffer that grew without bound when the job failed, which no counter sees",
 	}
 	About["join-recount"] = [2]string{
 		"pairs a batch join of the two topics finds that the stream join never emitted: rows that silently never joined",
@@ -104,8 +187,10 @@ func evaluateStream(name string, cfg Config, o Observation) Result {
 		return recount(o)
 	case "window-counts":
 		return windowCounts(o)
+	case "join-recount":
+		return joinRecount(cfg, o)
 	}
-	return joinRecount(cfg, o)
+	return evaluateJob(name, cfg, o)
 }
 
 func lateRecords(cfg Config, o Observation) Result {
@@ -163,6 +248,23 @@ func watermarkLag(cfg Config, o Observation) Result {
 func recount(o Observation) Result {
 	written, counted := false, 0
 	var wrong []string
+	one, many := "closed window", "closed windows"
+	if j := o.Stream.Job; j != nil && len(j.Tables) > 0 {
+		one, many = "closed window or table", "closed windows and tables"
+		if len(o.Stream.Windows) == 0 {
+			one, many = "table", "tables"
+		}
+		for _, tc := range j.Tables {
+			written = written || tc.Rows > 0
+			counted++
+			switch {
+			case len(tc.Wrong) > 0:
+				wrong = append(wrong, prose.F("%s's table %s: %s", tc.Operator, tc.Target, strings.Join(limit(tc.Wrong, 3), "; ")))
+			case tc.Rows != tc.Expected:
+				wrong = append(wrong, prose.F("%s has %s for the %s the topic still holds", tc.Target, plural(tc.Rows, "row", "rows"), plural(tc.Expected, "event", "events")))
+			}
+		}
+	}
 	for _, w := range o.Stream.Windows {
 		written = written || len(w.Written) > 0
 		if !w.Counted {
@@ -187,9 +289,9 @@ func recount(o Observation) Result {
 	case counted == 0:
 		return Result{Status: NotRun, Detail: "no window that a batch query can recount has closed yet"}
 	case len(wrong) > 0:
-		return Result{Status: Fail, Detail: prose.F("%d of %s differ from the topic: %s", len(wrong), plural(counted, "closed window", "closed windows"), strings.Join(limit(wrong, 4), "; "))}
+		return Result{Status: Fail, Detail: prose.F("%d of %s differ from the topic: %s", len(wrong), plural(counted, one, many), strings.Join(limit(wrong, 4), "; "))}
 	}
-	return Result{Status: Pass, Detail: prose.F("%s, each as the topic counts it", plural(counted, "closed window", "closed windows"))}
+	return Result{Status: Pass, Detail: prose.F("%s, each as the topic counts it", plural(counted, one, many))}
 }
 
 func windowCounts(o Observation) Result {
@@ -229,6 +331,165 @@ func joinRecount(cfg Config, o Observation) Result {
 	for _, j := range o.Stream.Joins {
 		s := prose.F("%s lacks %d of the %d pairs a batch join of its topics finds", j.Operator, j.Absent, j.Expected)
 		if j.Absent > cfg.MaxUnjoined {
+			over = append(over, s)
+		} else {
+			ok = append(ok, s)
+		}
+	}
+	if len(over) > 0 {
+		return Result{Status: Fail, Detail: strings.Join(over, "; ")}
+	}
+	return Result{Status: Pass, Detail: strings.Join(ok, "; ")}
+}
+
+// evaluateJob runs one of the checks of a job's checkpoints, lag and buffers.
+func evaluateJob(name string, cfg Config, o Observation) Result {
+	j := o.Stream.Job
+	if j == nil {
+		return Result{Status: NotRun, Detail: "the stream job takes no checkpoints and has no buffers, sinks or aggregates"}
+	}
+	switch name {
+	case "checkpoint-duration":
+		return checkpointDuration(cfg, j)
+	case "checkpoint-size":
+		return checkpointSize(j)
+	case "partition-lag":
+		return partitionLag(cfg, j)
+	case "average-lag":
+		return averageLag(cfg, j)
+	}
+	return droppedRecords(cfg, j)
+}
+
+func checkpointDuration(cfg Config, j *JobView) Result {
+	limitD := cfg.CheckpointDuration
+	if limitD <= 0 {
+		limitD = 30 * vtime.Second
+	}
+	var slow, failed []string
+	done := 0
+	var longest vtime.Duration
+	for _, c := range j.Checkpoints {
+		switch {
+		case c.Completed:
+			done++
+			longest = max(longest, c.Duration)
+			if c.Duration > limitD {
+				slow = append(slow, prose.F("checkpoint %d took %s", c.ID, c.Duration))
+			}
+		case c.Running:
+			if c.Duration > limitD {
+				slow = append(slow, prose.F("checkpoint %d has run for %s", c.ID, c.Duration))
+			}
+		default:
+			failed = append(failed, prose.F("checkpoint %d failed after %s", c.ID, c.Duration))
+		}
+	}
+	if len(j.Checkpoints) == 0 {
+		return Result{Status: NotRun, Detail: "no checkpoint has begun"}
+	}
+	if len(slow)+len(failed) > 0 {
+		return Result{Status: Fail, Detail: prose.F("above the alert's %s or failed: %s", limitD, strings.Join(limit(append(failed, slow...), 4), "; "))}
+	}
+	return Result{Status: Pass, Detail: prose.F("%s completed, the longest in %s (the alert allows %s)", plural(done, "checkpoint", "checkpoints"), longest, limitD)}
+}
+
+// checkpoint-size fails when growthRun completed checkpoints in a row are
+// each at least growthPercent larger than the one before: a trend, not one
+// large state, nor the few bytes larger numbers take.
+const (
+	growthRun     = 4
+	growthPercent = 5
+)
+
+func checkpointSize(j *JobView) Result {
+	var sizes []int
+	for _, c := range j.Checkpoints {
+		if c.Completed {
+			sizes = append(sizes, c.Size)
+		}
+	}
+	if len(sizes) < 2 {
+		return Result{Status: NotRun, Detail: "fewer than two checkpoints have completed"}
+	}
+	// The longest run of checkpoints each larger than the one before.
+	run, best, end := 1, 1, 0
+	for i := 1; i < len(sizes); i++ {
+		if sizes[i]*100 >= sizes[i-1]*(100+growthPercent) {
+			run++
+		} else {
+			run = 1
+		}
+		if run > best {
+			best, end = run, i
+		}
+	}
+	if best >= growthRun {
+		grew := sizes[end-best+1 : end+1]
+		shown := make([]string, len(grew))
+		for i, x := range grew {
+			shown[i] = prose.F("%d", x)
+		}
+		return Result{Status: Fail, Detail: prose.F("%d checkpoints in a row each grew by %d%% or more: %s bytes; state that is never released", best, growthPercent, strings.Join(limit(shown, 8), " → "))}
+	}
+	return Result{Status: Pass, Detail: prose.F("%s completed, from %d to %d bytes; none grew by %d%% or more %d times in a row", plural(len(sizes), "checkpoint", "checkpoints"), sizes[0], sizes[len(sizes)-1], growthPercent, growthRun)}
+}
+
+func partitionLag(cfg Config, j *JobView) Result {
+	if len(j.Lags) == 0 {
+		return Result{Status: NotRun, Detail: "no stream reads a partition"}
+	}
+	maxLag := cfg.MaxPartitionLag
+	var over []string
+	var worst PartitionLag
+	for _, l := range j.Lags {
+		if l.Peak > worst.Peak || worst.Partition == "" {
+			worst = l
+		}
+		if l.Peak > int64(maxLag) {
+			over = append(over, prose.F("%s on %s reached %d", l.Stream, l.Partition, l.Peak))
+		}
+	}
+	if len(over) > 0 {
+		return Result{Status: Fail, Detail: prose.F("a partition's lag passed the alert's %d records: %s", maxLag, strings.Join(limit(over, 4), "; "))}
+	}
+	return Result{Status: Pass, Detail: prose.F("every partition's lag stayed within %d records; the largest, %s, reached %d", maxLag, worst.Partition, worst.Peak)}
+}
+
+func averageLag(cfg Config, j *JobView) Result {
+	if len(j.Averages) == 0 {
+		return Result{Status: NotRun, Detail: "no stream reads a partition"}
+	}
+	maxLag := float64(cfg.MaxAverageLag)
+	var over, within []string
+	for _, a := range j.Averages {
+		s := prose.F("%s's average over %d partitions peaked at %s", a.Stream, a.Partitions, oneDecimal(a.Peak))
+		if a.Peak > maxLag {
+			over = append(over, s)
+		} else {
+			within = append(within, s)
+		}
+	}
+	if len(over) > 0 {
+		return Result{Status: Fail, Detail: prose.F("above the alert's %d records: %s", cfg.MaxAverageLag, strings.Join(over, "; "))}
+	}
+	return Result{Status: Pass, Detail: prose.F("within the alert's %d records: %s", cfg.MaxAverageLag, strings.Join(within, "; "))}
+}
+
+// oneDecimal spells x with one decimal, as a dashboard would.
+func oneDecimal(x float64) string {
+	n := int64(x*10 + 0.5)
+	return prose.F("%d.%d", n/10, n%10)
+}
+
+func droppedRecords(cfg Config, j *JobView) Result {
+	if len(j.Buffers) == 0 {
+		return Result{Status: NotRun, Detail: "no operator has an input buffer"}
+	}
+	var over, ok []string
+	for _, b := range j.Buffers {
+		s := prose.F("%s dropped %s", b.Operator, plural(int(b.Dropped), "record", "records"))
+		if b.Dropped > int64(cfg.MaxDropped) {
 			over = append(over, s)
 		} else {
 			ok = append(ok, s)

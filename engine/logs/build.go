@@ -3,6 +3,8 @@ package logs
 import (
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/tidemark/tidemark/engine/group"
 	"github.com/tidemark/tidemark/engine/scenario"
@@ -165,12 +167,16 @@ func (l *world) produce(c scenario.Command) error {
 	s.fail = scenario.Choice(a, "fail", "none", scenario.OneOf("none", "timeout", "lost"), "none, timeout or lost")
 	s.retry = scenario.Choice(a, "retry", "broker", scenario.OneOf("none", "broker", "app", "session"), "none, broker, app or session")
 	s.regenID = scenario.Choice(a, "ids", "regenerate", scenario.OneOf("regenerate", "keep"), "regenerate or keep") == "regenerate"
+	s.retryAfter = a.Duration("retry-after", 0)
 	if err := readEventTime(a, c, &s); err != nil {
 		return err
 	}
 	s.amount = int64(a.Int("amount", 0, -maxAmount, maxAmount))
 	if err := a.Done(); err != nil {
 		return err
+	}
+	if s.retryAfter < 0 || s.retryAfter > 0 && s.retry != "app" && s.retry != "session" {
+		return scenario.Errorf(c.Pos, "retry-after= is how much later the application resends: it needs retry=app or retry=session and a positive duration")
 	}
 	if s.fail == "none" {
 		s.retry = "none"
@@ -196,9 +202,24 @@ func (l *world) traffic(c scenario.Command) error {
 	n := a.Int("records", 0, 1, 10_000_000)
 	from := a.RequiredTime("from")
 	every := a.Duration("every", vtime.Second)
-	keys := a.Int("keys", 1000, 1, 10_000_000)
+	unique := false
+	if x, ok := a.Find("keys"); ok && x.Value == "unique" {
+		unique = true // each record a key of its own: 1, 2, 3, … in the order sent
+	}
+	keys := 1000
+	if !unique {
+		keys = a.Int("keys", 1000, 1, 10_000_000)
+	}
 	lag, hasLag := durationRange(a, "event-lag", "0s..3s")
 	amount, hasAmount := amountRange(a, "amount")
+	scale := 1
+	if x, ok := a.Find("scale"); ok {
+		v, err := strconv.Atoi(strings.TrimSuffix(x.Value, "x"))
+		if err != nil || v < 1 || v > 10_000 {
+			a.Fail(x.ValuePos, "expected scale= to be a factor from 1x to 10000x, such as 10x; found %q", x.Value)
+		}
+		scale = max(v, 1)
+	}
 	if err := a.Done(); err != nil {
 		return err
 	}
@@ -207,6 +228,17 @@ func (l *world) traffic(c scenario.Command) error {
 	}
 	if every <= 0 {
 		return scenario.Errorf(c.Pos, "traffic needs every= with a positive duration")
+	}
+	if scale > 1 {
+		// The same span of time, scale times as many events: a knob can
+		// turn 1x into 10x or 100x.
+		if n > 10_000_000/scale || every < vtime.Duration(scale) {
+			return scenario.Errorf(c.Pos, "traffic's scale= would send more than 10000000 records, or more than one a millisecond")
+		}
+		n, every = n*scale, every/vtime.Duration(scale)
+	}
+	if unique {
+		keys = n
 	}
 	// Each record is an event and a record, and may name a new key.
 	l.w.ChargeAhead(2*n + min(n, keys))
@@ -224,7 +256,13 @@ func (l *world) traffic(c scenario.Command) error {
 	i := 0
 	var next func()
 	next = func() {
-		k := l.w.Rand().IntN(keys)
+		var k int
+		if unique {
+			p.unique++
+			k = p.unique - 1
+		} else {
+			k = l.w.Rand().IntN(keys)
+		}
 		s := sendPlan{num: k + 1, keyed: true, fail: "none", retry: "none"}
 		// Only a line that asks for them draws lags and amounts, so the
 		// random sequence of a line without them is what it always was.

@@ -64,6 +64,26 @@ func LogOf(w *engine.World) *Log {
 // declaration it lacks.
 func (g *Log) TopicArg(x scenario.Arg) (*TopicHistory, error) { return g.l.topicArg(x) }
 
+// Feeders names what appends to topic h, under the names the truth knows
+// their rows by: each source table captured or published into it, then
+// each producer sending to it, by name. A world whose readers write a
+// target routes them there (engine.World.Route), as a consumer group's
+// target is routed.
+func (g *Log) Feeders(h *TopicHistory) []string {
+	var out []string
+	for _, c := range g.l.captures {
+		if c.topic == h {
+			out = append(out, c.table)
+		}
+	}
+	for _, n := range g.l.producerNames() {
+		if g.l.producers[n].topic == h {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Planned is how many records the scenario's traffic and burst lines will
 // send to topic h: what a world reading it sizes its tables by.
 func (g *Log) Planned(h *TopicHistory) int {
@@ -232,6 +252,7 @@ type burstPlan struct {
 	keys     int
 	amount   span
 	hasValue bool
+	key      string // every event carries this key, when set: a burst of one key
 }
 
 // burstLine reads `burst PRODUCER at=T records=N [event-from=T]
@@ -294,6 +315,9 @@ func (l *world) burst(p *producer, b burstPlan) {
 			k := l.w.Rand().IntN(b.keys)
 			s := sendPlan{num: k + 1, keyed: true, fail: "none", retry: "none",
 				happened: b.from.Add(vtime.Duration(i) * b.every), hasTime: true}
+			if b.key != "" {
+				s.num, s.key = 0, b.key
+			}
 			if b.hasValue {
 				s.amount = b.amount.draw(l.w.Rand())
 			}
@@ -310,8 +334,9 @@ func (l *world) burst(p *producer, b burstPlan) {
 	next()
 }
 
-// injectBurst sends f.Records events of producer f.Member now, their
-// event times spread evenly over the f.For before now.
+// injectBurst sends f.Records events of producer f.Producer now, their
+// event times spread evenly over the f.For before now: all of key f.Key
+// when it is set (a hot key), else of keys spread over the burst.
 func (l *world) injectBurst(f engine.Fault) error {
 	p := l.producers[f.Producer]
 	if p == nil {
@@ -323,7 +348,10 @@ func (l *world) injectBurst(f engine.Fault) error {
 	if f.For < 0 {
 		return prose.Errorf("a burst's events happen over a span of zero or more, not %s", f.For)
 	}
-	b := burstPlan{records: f.Records, keys: f.Records, hasFrom: true}
+	b := burstPlan{records: f.Records, keys: f.Records, hasFrom: true, key: f.Key}
+	if f.Key != "" {
+		b.keys = 1
+	}
 	b.from = p.clock.Read(l.w.Now()).Add(-f.For)
 	b.every = f.For / vtime.Duration(f.Records)
 	l.planBurst(p, b)

@@ -415,7 +415,7 @@ func TestCheckConsumerLagThreshold(t *testing.T) {
 	assert.Contains(t, r.Detail, fmt.Sprintf("more than %d behind", most-1))
 
 	for line, want := range map[string]string{
-		"check gap-scan max=3":       "max= is consumer-lag's threshold",
+		"check gap-scan max=3":       "max= is the threshold of consumer-lag",
 		"check consumer-lag max=-1":  "expected a whole number from 0",
 		"check consumer-lag max=ten": "expected a whole number from 0",
 	} {

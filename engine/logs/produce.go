@@ -42,6 +42,7 @@ type producer struct {
 	ids         int
 	numbered    []int32          // 1 + the core's id of each key that is a whole number n up to maxNumbered (as traffic's are), at n-1; 0: not sent yet
 	maxNumbered int              // the largest key its traffic lines can name
+	unique      int              // keys its keys=unique traffic has used: the next is unique+1
 	named       map[string]int32 // the core's id of every other key it has sent
 	tableID     int16            // index of its name among the trace's table names, for the versions it means to send
 	ref         int32            // index of the producer's name in its topic's Names, or -1 before its first send
@@ -215,6 +216,9 @@ type sendPlan struct {
 	hasTime  bool
 	lag      vtime.Duration
 	amount   int64 // the value its payload carries
+	// retryAfter is how long after the failed send an app or session
+	// retry happens; 0: at once.
+	retryAfter vtime.Duration
 }
 
 func (l *world) nextID(p *producer) string {
@@ -318,6 +322,11 @@ func (l *world) sendSlow(p *producer, s sendPlan, rec attempt, part int) {
 		off, _ := p.append(part, rec)
 		l.w.Emit(p.name, engine.KindProduce, -1, "%s sends %s%s; %s; the broker appends it at offset %d but the acknowledgement is lost, so the send times out and %s cannot tell whether it landed.", p.name, what, tag, where, off, p.name)
 	}
+	if s.retryAfter > 0 {
+		// The application retries later, from a queue of failed sends.
+		l.w.Schedule(l.w.Now().Add(s.retryAfter), func() { l.retry(p, s, rec, part, pname, what) })
+		return
+	}
 	l.w.Then(func() { l.retry(p, s, rec, part, pname, what) })
 }
 
@@ -348,6 +357,9 @@ func (l *world) retry(p *producer, s sendPlan, rec attempt, part int, pname, wha
 			p.pid = l.newPID()
 			p.seq = p.seq[:0]
 			why = prose.F("the application restarts its producer, which gets producer id %d and starts its sequences again; the broker cannot link the resend to the first attempt", p.pid)
+		}
+		if s.retryAfter > 0 {
+			why = prose.F("%s after the timeout, from its queue of failed sends, %s", s.retryAfter, strings.TrimPrefix(why, "the application catches the timeout and "))
 		}
 		rec.pid, rec.pseq = p.pid, p.nextSeq(part)
 		if s.regenID {

@@ -36,6 +36,9 @@ type Report struct {
 	Windows    []Window             `json:"windows,omitempty"`
 	Watermarks []OperatorWatermarks `json:"watermarks,omitempty"`
 	Joins      []Join               `json:"joins,omitempty"`
+	// The stream job's checkpoints, failures, buffers, transactions, lag,
+	// reads and replays, when the scenario has any of them.
+	Job *Job `json:"job,omitempty"`
 }
 
 // Mark is one stored mark and every value it held.
@@ -93,6 +96,7 @@ func Build(t *engine.Trace) Report {
 	}
 	r.Log = buildLog(t)
 	buildStream(&r, t)
+	buildJob(&r, t)
 	if ht := hwm.Of(t); ht != nil {
 		for _, h := range ht.Marks {
 			m := Mark{Pipeline: h.Pipeline, Mark: h.Name, Kind: h.Kind.String(), History: []MarkPoint{}}
@@ -135,6 +139,7 @@ func Text(w io.Writer, t *engine.Trace) error {
 	}
 	stepW := len(fmt.Sprint(len(t.Events)))
 	fold := foldable(t)
+	netZero := loadsRows(t)
 	if fold != nil {
 		stepW = 2*stepW + 1 // a folded run prints its steps as a range
 	}
@@ -147,14 +152,21 @@ func Text(w io.Writer, t *engine.Trace) error {
 			flag = fmt.Sprintf("   [truth: %d not in target, %d duplicated, %d stale]", c.Missing, c.Duplicated, c.Stale)
 		}
 		// In a stream scenario, routine steps in the same second whose
-		// truth does not change fold into one line that counts them.
-		if fold != nil && flag == "" && fold(i) {
+		// truth does not change fold into one line that counts them. A
+		// job that loads rows one by one (sinks, aggregates) moves the
+		// truth at every record: there, a run folds whatever the truth
+		// does, and shows the truth after it.
+		if fold != nil && (flag == "" || netZero) && fold(i) {
 			j := i + 1
-			for j < len(t.Events) && t.Events[j].At/1000 == e.At/1000 && t.CountsAt(j+1) == t.CountsAt(j) && fold(j) {
+			for j < len(t.Events) && t.Events[j].At/1000 == e.At/1000 && (netZero || t.CountsAt(j+1) == t.CountsAt(j)) && fold(j) {
 				j++
 			}
 			if j-i > 1 {
-				fmt.Fprintf(&b, "  %*s  %-8s  %-*s  %s\n", stepW, fmt.Sprintf("%d–%d", i+1, j), e.At, actorW, "", foldSummary(t, t.Events[i:j], j))
+				tail := ""
+				if c := t.CountsAt(j); c != t.CountsAt(i) {
+					tail = fmt.Sprintf("   [truth: %d not in target, %d duplicated, %d stale]", c.Missing, c.Duplicated, c.Stale)
+				}
+				fmt.Fprintf(&b, "  %*s  %-8s  %-*s  %s%s\n", stepW, fmt.Sprintf("%d–%d", i+1, j), e.At, actorW, "", foldSummary(t, t.Events[i:j], j), tail)
 				i = j - 1
 				continue
 			}
@@ -172,6 +184,7 @@ func Text(w io.Writer, t *engine.Trace) error {
 	}
 	logText(&b, t)
 	streamText(&b, t)
+	jobText(&b, t)
 	truth := t.Final()
 	b.WriteString("\nTRUTH (what the simulator knows; no check sees this)\n")
 	fmt.Fprintf(&b, "  missing:    %s\n", list(truth.Missing))

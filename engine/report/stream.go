@@ -213,19 +213,23 @@ func foldable(t *engine.Trace) func(i int) bool {
 	if st == nil {
 		return nil
 	}
-	return func(i int) bool { return st.Routine(&t.Events[i]) }
+	return func(i int) bool { return st.Routine(i) }
 }
 
 // foldSummary says what a run of routine steps did: evs, the last of which
 // is step last.
 func foldSummary(t *engine.Trace, evs []engine.Event, last int) string {
 	st := stream.Of(t)
-	sent, read := 0, 0
+	sent, read, committed, processed := 0, 0, 0, 0
 	ticked := map[int]bool{}
 	for i := range evs {
 		switch evs[i].Kind {
 		case engine.KindProduce:
 			sent++
+		case engine.KindCommit:
+			committed++
+		case engine.KindProcess:
+			processed++
 		case engine.KindArrive:
 			read++
 		case engine.KindWatermark:
@@ -233,11 +237,17 @@ func foldSummary(t *engine.Trace, evs []engine.Event, last int) string {
 		}
 	}
 	var parts []string
+	if committed > 0 {
+		parts = append(parts, plural(committed, "transaction committed", "transactions committed"))
+	}
 	if sent > 0 {
 		parts = append(parts, plural(sent, "record sent", "records sent"))
 	}
 	if read > 0 {
 		parts = append(parts, plural(read, "record read", "records read"))
+	}
+	if processed > 0 {
+		parts = append(parts, plural(processed, "record taken off a buffer", "records taken off buffers"))
 	}
 	for i, sh := range st.Streams {
 		if ticked[i] {

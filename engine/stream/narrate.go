@@ -21,7 +21,10 @@ import (
 func (t *Trace) Actor(e *engine.Event) string {
 	a, _ := e.Ref()
 	switch e.Kind {
-	case engine.KindArrive, engine.KindLate:
+	case engine.KindArrive, engine.KindLate, engine.KindShed, engine.KindProcess:
+		if a < 0 {
+			return t.Ops[t.processed[-a-1].op].Name
+		}
 		return t.Streams[t.Arrivals[a].Stream].Name
 	}
 	n := &t.notes[a]
@@ -38,7 +41,10 @@ func (t *Trace) Actor(e *engine.Event) string {
 func (t *Trace) Narration(e *engine.Event) string {
 	a, _ := e.Ref()
 	switch e.Kind {
-	case engine.KindArrive, engine.KindLate:
+	case engine.KindArrive, engine.KindLate, engine.KindShed, engine.KindProcess:
+		if a < 0 {
+			return t.processSentence(int(-a - 1))
+		}
 		return t.readSentence(int(a))
 	}
 	n := &t.notes[a]
@@ -89,17 +95,34 @@ func (t *Trace) readSentence(i int) string {
 	if sh.Shift != 0 {
 		prose.Fprintf(&b, ", which the map's shift of %s makes %s", sh.Shift, et.Add(sh.Shift))
 	}
+	if t.isReplay(int32(i)) {
+		b.WriteString("; it read this record before the failure, and reads it again from the restored position")
+	}
 	if !sh.filter.kept(h, r) {
 		b.WriteString("; the filter keeps it out of the windows and joins")
 	}
-	for k := stepIndex(len(t.Late), int(ar.Step)-1, func(i int) int32 { return t.Late[i].Step }); k < len(t.Late) && t.Late[k].Step == ar.Step; k++ {
-		if l := &t.Late[k]; int(l.Arrival) == i {
+	t.bufferClauses(&b, ar, int32(i))
+	t.effects(&b, ar.Step, int32(i), id)
+	for k := stepIndex(len(t.Watermarks), int(ar.Step)-1, func(i int) int32 { return t.Watermarks[i].Step }); k < len(t.Watermarks) && t.Watermarks[k].Step == ar.Step; k++ {
+		if w := &t.Watermarks[k]; int(w.Stream) == int(ar.Stream) && w.Part == -1 {
+			prose.Fprintf(&b, "; %s's watermark moves to %s", sh.Name, Time(w.Value))
+		}
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// effects says what the operators made of a record at step: late, joined,
+// fired again, written, deduplicated.
+func (t *Trace) effects(b *strings.Builder, step, i int32, id int64) {
+	for k := stepIndex(len(t.Late), int(step)-1, func(i int) int32 { return t.Late[i].Step }); k < len(t.Late) && t.Late[k].Step == step; k++ {
+		if l := &t.Late[k]; l.Arrival == i {
 			b.WriteString("; " + t.lateClause(l))
 		}
 	}
 	pairs := 0
 	var with []string
-	for k := stepIndex(len(t.Pairs), int(ar.Step)-1, func(i int) int32 { return t.Pairs[i].Step }); k < len(t.Pairs) && t.Pairs[k].Step == ar.Step; k++ {
+	for k := stepIndex(len(t.Pairs), int(step)-1, func(i int) int32 { return t.Pairs[i].Step }); k < len(t.Pairs) && t.Pairs[k].Step == step; k++ {
 		p := &t.Pairs[k]
 		other := p.Left
 		if other == id {
@@ -109,20 +132,14 @@ func (t *Trace) readSentence(i int) string {
 		with = append(with, t.RecordName(other))
 	}
 	if pairs > 0 {
-		prose.Fprintf(&b, "; it joins %s", strings.Join(limitList(with, 4), ", "))
+		prose.Fprintf(b, "; it joins %s", strings.Join(limitList(with, 4), ", "))
 	}
-	for k := stepIndex(len(t.Firings), int(ar.Step)-1, func(i int) int32 { return t.Firings[i].Step }); k < len(t.Firings) && t.Firings[k].Step == ar.Step; k++ {
+	for k := stepIndex(len(t.Firings), int(step)-1, func(i int) int32 { return t.Firings[i].Step }); k < len(t.Firings) && t.Firings[k].Step == step; k++ {
 		f := &t.Firings[k]
 		wh := t.Windows[f.Op]
-		prose.Fprintf(&b, "; %s fires %s again at once, update %d: %s %d", wh.Name, f.Window, f.N, wh.Agg, wh.Agg.Of(f.Acc))
+		prose.Fprintf(b, "; %s fires %s again at once, update %d: %s %d", wh.Name, f.Window, f.N, wh.Agg, wh.Agg.Of(f.Acc))
 	}
-	for k := stepIndex(len(t.Watermarks), int(ar.Step)-1, func(i int) int32 { return t.Watermarks[i].Step }); k < len(t.Watermarks) && t.Watermarks[k].Step == ar.Step; k++ {
-		if w := &t.Watermarks[k]; int(w.Stream) == int(ar.Stream) && w.Part == -1 {
-			prose.Fprintf(&b, "; %s's watermark moves to %s", sh.Name, Time(w.Value))
-		}
-	}
-	b.WriteString(".")
-	return b.String()
+	t.stateEffects(b, step, i)
 }
 
 // what names a record: "sale 77 (event till3-5)".
@@ -376,26 +393,38 @@ func plural(n int, one, many string) string {
 	return prose.F("%d %s", n, many)
 }
 
-// Routine reports whether e is a routine step of a stream scenario, which a
-// text timeline may fold into a count: a record sent on demand or read on
-// time with nothing else happening, or a tick that only moved watermarks.
+// Routine reports whether the event at index i of the trace (step i+1) is
+// a routine step of a stream scenario, which a
+// text timeline may fold into a count: a record sent on demand, a step of
+// a generated source transaction, a record read on time (or taken off a
+// buffer) with nothing else happening, or a tick that only moved watermarks.
 // Firings, late records, joins, idleness and the end of input are never
 // routine.
-func (t *Trace) Routine(e *engine.Event) bool {
+func (t *Trace) Routine(i int) bool {
+	e := &t.t.Events[i]
 	if !e.OnDemand() {
 		return false
 	}
 	switch e.Kind {
-	case engine.KindProduce:
-		return true
-	case engine.KindArrive:
-		a, _ := e.Ref()
-		step := t.Arrivals[a].Step
+	case engine.KindProduce, engine.KindBegin, engine.KindInsert, engine.KindUpdate, engine.KindDelete, engine.KindCommit:
+		return true // a send, or a step of a source transaction, narrated on demand
+	case engine.KindArrive, engine.KindProcess:
+		step := int32(i + 1)
 		if k := stepIndex(len(t.Pairs), int(step)-1, func(i int) int32 { return t.Pairs[i].Step }); k < len(t.Pairs) && t.Pairs[k].Step == step {
 			return false
 		}
 		if k := stepIndex(len(t.Firings), int(step)-1, func(i int) int32 { return t.Firings[i].Step }); k < len(t.Firings) && t.Firings[k].Step == step {
 			return false
+		}
+		if j := t.Job; j != nil {
+			if k := stepIndex(len(j.Dups), int(step)-1, func(i int) int32 { return j.Dups[i].Step }); k < len(j.Dups) && j.Dups[k].Step == step {
+				return false
+			}
+			for k := stepIndex(len(j.Outputs), int(step)-1, func(i int) int32 { return j.Outputs[i].Step }); k < len(j.Outputs) && j.Outputs[k].Step == step; k++ {
+				if j.Outputs[k].Restarted {
+					return false
+				}
+			}
 		}
 		return true
 	case engine.KindWatermark:

@@ -50,7 +50,7 @@ func (t *Trace) truthRecords(si, n int, retained bool) []TruthRecord {
 	if h == nil {
 		return nil
 	}
-	var seen map[int32]bool
+	var seen []uint64 // a bit per intended event already counted
 	var out []TruthRecord
 	for p, part := range h.Parts {
 		recs := part.Records[:part.EndAt(int32(n))]
@@ -60,13 +60,14 @@ func (t *Trace) truthRecords(si, n int, retained bool) []TruthRecord {
 				continue
 			}
 			if r.Intent >= 0 {
-				if seen == nil {
-					seen = map[int32]bool{}
+				w, bit := int(r.Intent)/64, uint64(1)<<(r.Intent%64)
+				for len(seen) <= w {
+					seen = append(seen, 0)
 				}
-				if seen[r.Intent] {
+				if seen[w]&bit != 0 {
 					continue
 				}
-				seen[r.Intent] = true
+				seen[w] |= bit
 			}
 			if !sh.filter.kept(h, r) {
 				continue
@@ -284,7 +285,7 @@ func (t *Trace) VerifyClaim(e engine.Expectation) (got string, holds, known bool
 		got = strconv.Itoa(t.Unjoined(n))
 		return got, got == e.Want, true
 	}
-	return "", false, false
+	return t.verifyState(e, n)
 }
 
 // Observe adds to o what a team could see of the streams after step n:
@@ -334,6 +335,12 @@ func (t *Trace) Observe(n int, o *check.Observation) {
 			continue
 		}
 		v.Joins = append(v.Joins, t.joinCount(i, n))
+	}
+	v.Job = t.observeJob(n)
+	if v.Job != nil {
+		for _, oh := range t.Ops {
+			o.Collapsed += int(countAt(oh.Collapsed, n))
+		}
 	}
 	o.Stream = v
 }
@@ -439,14 +446,23 @@ func (t *Trace) windowCounts(i, n int) []check.WindowCount {
 	if wh.Config.Assigner.Kind != window.Session {
 		recount := map[win]*window.Acc{}
 		var ws []window.Window
+		var last win
+		var lastAcc *window.Acc // records come mostly in order: the window of the one before saves a lookup
 		for _, r := range t.truthRecords(si, n, true) {
 			ws = wh.Config.Assigner.Assign(r.Time, ws[:0])
 			for _, w := range ws {
 				x := win{r.Key, w}
-				if recount[x] == nil {
-					recount[x] = &window.Acc{}
+				acc := lastAcc
+				if acc == nil || x != last {
+					if acc = recount[x]; acc == nil {
+						acc = &window.Acc{}
+						recount[x] = acc
+					}
 				}
-				recount[x].Add(r.Value)
+				if len(ws) == 1 {
+					last, lastAcc = x, acc
+				}
+				acc.Add(r.Value)
 			}
 		}
 		for x, acc := range recount {

@@ -2,9 +2,11 @@ package stream
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/checkpoint"
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/sink"
@@ -51,8 +53,12 @@ func (ts *topicState) appended(p int, off int64) {
 		if first {
 			st.truthRecord(rec, p, off)
 		}
+		st.behind[p]++
+		st.lagSum++
+		st.noteLag(p)
 		st.armFor(p)
 	}
+	ts.s.job.touch()
 }
 
 // first reports whether rec is the first record of the event it carries to
@@ -80,11 +86,58 @@ type slow struct {
 	by          vtime.Duration // a delay: records appended in [from, until) are read this much later
 }
 
-// consumer is a window or one side of a join reading a stream.
+// consumer is a window, an aggregate, a sink, or one side of a join
+// reading a stream.
 type consumer struct {
 	win  *windowOp
 	join *joinOp
 	side join.Side
+	agg  *aggOp
+	snk  *sinkOp
+}
+
+// op is the operator the consumer is.
+func (c consumer) op() operator {
+	switch {
+	case c.win != nil:
+		return c.win
+	case c.agg != nil:
+		return c.agg
+	case c.snk != nil:
+		return c.snk
+	}
+	return c.join
+}
+
+// stream is the stream the consumer reads.
+func (c consumer) stream() *stream {
+	switch {
+	case c.win != nil:
+		return c.win.st
+	case c.agg != nil:
+		return c.agg.st
+	case c.snk != nil:
+		return c.snk.st
+	}
+	return c.join.sides[c.side]
+}
+
+// take processes a record of a window, an aggregate or a sink at
+// processing time ptime, and reports whether a sink's dedup dropped it.
+func (c consumer) take(s *world, r window.Record, ptime vtime.Time, ai int32, replay bool) (dup bool) {
+	switch {
+	case c.win != nil:
+		c.win.add(s, r, ptime, ai)
+	case c.agg != nil:
+		c.agg.take(s, r, ptime, replay)
+	case c.snk != nil:
+		rec, _ := s.t.Record(r.ID)
+		if dup = c.snk.take(s, r, rec, ptime, replay); dup {
+			j := s.jobHist()
+			j.Dups = append(j.Dups, ShedPoint{Step: int32(s.w.NextStep()), Arrival: ai, Op: c.snk.oi})
+		}
+	}
+	return dup
 }
 
 // partState is where a stream is in one partition.
@@ -93,9 +146,9 @@ type partState struct {
 	lastAt vtime.Time // when the last record was read: arrivals never go back
 }
 
-// job is work a watermark left for one consumer of a stream: advance it,
-// and emit what it fires or releases.
-type job struct {
+// advance is work a watermark left for one consumer of a stream: advance
+// it, and emit what it fires or releases.
+type advance struct {
 	c   consumer
 	end bool // the input ended
 }
@@ -131,7 +184,7 @@ type stream struct {
 	ticking   bool
 	cur       int      // the partition the reads of this instant have reached
 	unread    []uint64 // bit p is set while partition p has records appended and not read
-	jobs      []job
+	jobs      []advance
 	hist      *StreamHistory
 	shownWM   []vtime.Time // each partition's watermark as last recorded
 	shownIdle []bool
@@ -139,6 +192,22 @@ type stream struct {
 	lastIdle  bool
 	ended     bool
 	chainFn   func()
+	// The second part: readers with a cost per record, where to resume
+	// when a position is gone, replays, lag, and the end of input.
+	par         int
+	cost        vtime.Duration // what a record costs a reader now
+	baseCost    vtime.Duration // what the line set
+	slowTo      vtime.Time     // when a slow fault ends
+	busy        []vtime.Time   // by reader: when it is free
+	reset       checkpoint.Reset
+	hw          []int64 // by partition: the furthest position reached; a read below it is a replay
+	behind      []int64 // by partition: records appended and not read
+	peak        []int64
+	lagSum      int64
+	peakSum     int64
+	buffered    bool // a consumer has an input buffer
+	ending      bool // the input has ended: the stream ends once it has read everything
+	enderQueued bool
 }
 
 // start readies the stream before the first event.
@@ -156,6 +225,14 @@ func (st *stream) start() error {
 	st.keyByText = map[string]int32{}
 	if !st.keyed {
 		st.hist.Keys = []string{""}
+	}
+	st.hist.Parallelism, st.hist.Cost, st.hist.Reset = st.par, st.baseCost, st.reset.String()
+	st.cost = st.baseCost
+	st.busy = make([]vtime.Time, st.par)
+	for _, c := range st.consumers {
+		if c.join == nil && c.op().base().in != nil {
+			st.buffered = true
+		}
 	}
 	st.grow()
 	if st.wm.Idleness > 0 {
@@ -187,7 +264,50 @@ func (st *stream) grow() {
 		st.shownWM = append(st.shownWM, watermark.None)
 		st.shownIdle = append(st.shownIdle, false)
 		st.hist.Parts = append(st.hist.Parts, PartHistory{})
+		st.hw = append(st.hw, 0)
+		st.behind = append(st.behind, 0)
+		st.peak = append(st.peak, 0)
 	}
+}
+
+// noteLag records a new peak of partition p's lag, or of their sum.
+func (st *stream) noteLag(p int) {
+	step := int32(st.s.w.NextStep())
+	if l := st.behind[p]; l > st.peak[p] {
+		st.peak[p] = l
+		ph := &st.hist.Parts[p]
+		ph.Peaks = append(ph.Peaks, CountPoint{Step: step, N: int32(min(l, 1<<31-1))})
+	}
+	if st.lagSum > st.peakSum {
+		st.peakSum = st.lagSum
+		avg := float64(st.lagSum) / float64(len(st.parts))
+		st.hist.AvgPeaks = append(st.hist.AvgPeaks, AvgPoint{Step: step, Avg: avg})
+	}
+}
+
+// blocked reports whether a buffer with flow control is full: the stream
+// reads nothing until there is room.
+func (st *stream) blocked() bool {
+	if !st.buffered {
+		return false
+	}
+	for _, c := range st.consumers {
+		if c.join == nil {
+			if in := c.op().base().in; in != nil && in.blocks() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// costNow is what a record costs a reader at true time at.
+func (st *stream) costNow(at vtime.Time) vtime.Duration {
+	if st.slowTo > 0 && at >= st.slowTo {
+		st.cost, st.slowTo = st.baseCost, 0
+		st.hist.Costs = append(st.hist.Costs, CostPoint{Step: int32(st.s.w.NextStep()), Cost: st.cost})
+	}
+	return st.cost
 }
 
 // nextTick is the first tick at or after processing time p, aligned to the
@@ -210,10 +330,9 @@ func (st *stream) nextTick(p vtime.Time) vtime.Time {
 // trueTime is the true time at which the stream's clock reads p.
 func (st *stream) trueTime(p vtime.Time) vtime.Time { return p.Add(-st.clock.Skew) }
 
-// arrival is when the stream reads offset off of partition p: its append
-// plus the lag and any delay, never before the partition's last read, and
-// not inside a stall.
-func (st *stream) arrival(p int, off int64) vtime.Time {
+// baseArrival is when offset off of partition p is there to be read: its
+// append plus the lag and any delay.
+func (st *stream) baseArrival(p int, off int64) vtime.Time {
 	appended := st.topic.appendAt[p][off]
 	at := appended.Add(st.lag)
 	for i := range st.slows {
@@ -221,7 +340,17 @@ func (st *stream) arrival(p int, off int64) vtime.Time {
 			at = at.Add(sl.by)
 		}
 	}
-	at = max(at, st.parts[p].lastAt)
+	return at
+}
+
+// arrival is when the stream reads offset off of partition p: when it is
+// there to be read, never before the partition's last read nor before its
+// reader is free, and not inside a stall.
+func (st *stream) arrival(p int, off int64) vtime.Time {
+	at := max(st.baseArrival(p, off), st.parts[p].lastAt)
+	if st.cost > 0 {
+		at = max(at, st.busy[p%st.par])
+	}
 	for moved := true; moved; {
 		moved = false
 		for i := range st.slows {
@@ -236,6 +365,9 @@ func (st *stream) arrival(p int, off int64) vtime.Time {
 // due is when partition p's next record arrives, and false when every
 // record appended so far has been read.
 func (st *stream) due(p int) (vtime.Time, bool) {
+	if !st.s.job.up() || st.buffered && st.blocked() {
+		return 0, false
+	}
 	off := st.parts[p].next
 	if p >= len(st.topic.appendAt) || off >= int64(len(st.topic.appendAt[p])) {
 		return 0, false
@@ -297,7 +429,7 @@ func (st *stream) nextAt() (vtime.Time, bool) {
 // arm queues the stream's reader for its next piece of work, unless an
 // entry already queued comes no later.
 func (st *stream) arm() {
-	if st.ended || st.chainFn == nil {
+	if st.ended || st.chainFn == nil || !st.s.job.up() {
 		return
 	}
 	at, ok := st.nextAt()
@@ -345,6 +477,9 @@ func (st *stream) Act() {
 		k++
 	}
 	st.queued = st.queued[:copy(st.queued, st.queued[k:])]
+	if !st.s.job.up() {
+		return // the job failed: the restart arms the stream again
+	}
 	st.cur = 0
 	st.chain()
 }
@@ -372,9 +507,26 @@ func (st *stream) next() (kind int, arg int) {
 			}
 		}
 	}
-	for st.cur = st.nextUnread(st.cur); st.cur >= 0; st.cur = st.nextUnread(st.cur + 1) {
-		if t, ok := st.due(st.cur); ok && t <= now {
-			return workRead, st.cur
+	if st.cost > 0 {
+		// Readers with a cost serve their partitions in the order their
+		// records came to be read, so a busy partition does not starve
+		// another of the same reader.
+		best, at := -1, vtime.Time(0)
+		for p := st.nextUnread(0); p >= 0; p = st.nextUnread(p + 1) {
+			if t, ok := st.due(p); ok && t <= now {
+				if b := st.baseArrival(p, st.parts[p].next); best < 0 || b < at {
+					best, at = p, b
+				}
+			}
+		}
+		if best >= 0 {
+			return workRead, best
+		}
+	} else {
+		for st.cur = st.nextUnread(st.cur); st.cur >= 0; st.cur = st.nextUnread(st.cur + 1) {
+			if t, ok := st.due(st.cur); ok && t <= now {
+				return workRead, st.cur
+			}
 		}
 	}
 	st.cur = len(st.parts)
@@ -388,12 +540,16 @@ func (st *stream) next() (kind int, arg int) {
 // piece of work that emits an event ends the action, and the rest follows
 // with Then.
 func (st *stream) chain() {
+	if !st.s.job.up() {
+		return
+	}
 	for {
 		kind, arg := st.next()
 		emitted := false
 		switch kind {
 		case workNone:
 			st.arm()
+			st.maybeEnd()
 			return
 		case workJob:
 			j := st.jobs[0]
@@ -480,25 +636,48 @@ func (st *stream) read(p int) {
 	}
 	now := w.Now()
 	part.lastAt = now
+	if st.cost > 0 {
+		st.busy[p%st.par] = now.Add(st.costNow(now))
+	}
 	rec := &st.topic.h.Parts[p].Records[off]
 	step := int32(w.NextStep())
 	ai := int32(len(t.Arrivals))
 	t.Arrivals = append(t.Arrivals, Arrival{Step: step, Off: int32(off), Stream: uint16(st.idx), Part: uint16(p)})
 	ph := &st.hist.Parts[p]
-	ph.Read = append(ph.Read, step)
+	replay := off < st.hw[p]
+	if replay {
+		t.Replays = append(t.Replays, ai)
+	} else {
+		st.hw[p] = off + 1
+		for int64(len(ph.Read)) < off {
+			// Skipped by a reset: never read. The step it was skipped at,
+			// negated, keeps the steps in order for a search (see readBy).
+			ph.Read = append(ph.Read, -step)
+		}
+		ph.Read = append(ph.Read, step)
+	}
+	ph.Pos = append(ph.Pos, PosPoint{Step: step, Next: int32(off + 1)})
+	st.behind[p]--
+	st.lagSum--
 	et := st.eventTime(rec).Add(st.shift)
-	late := len(t.Late)
+	late, shed := len(t.Late), false
 	if st.kept(rec) {
 		key := st.key(rec)
 		id := st.recordID(p, off)
 		ptime := st.clock.Read(now)
 		for _, c := range st.consumers {
-			if c.win != nil {
-				r := window.Record{ID: id, Key: key, Time: et, Value: rec.Amount * st.scale}
-				c.win.add(s, r, ptime, ai)
-			} else {
+			if c.join != nil {
 				c.join.add(s, c.side, join.Record{ID: id, Key: key, Time: et}, ai)
+				continue
 			}
+			r := window.Record{ID: id, Key: key, Time: et, Value: rec.Amount * st.scale}
+			if in := c.op().base().in; in != nil {
+				if !in.offer(r, ai, replay) {
+					shed = true
+				}
+				continue
+			}
+			c.take(s, r, ptime, ai, replay)
 		}
 	} else {
 		ph.Filtered++
@@ -515,8 +694,11 @@ func (st *stream) read(p int) {
 		}
 	}
 	kind := engine.KindArrive
-	if len(t.Late) > late {
+	switch {
+	case len(t.Late) > late:
 		kind = engine.KindLate
+	case shed:
+		kind = engine.KindShed
 	}
 	w.EmitLater(s.by, kind, ai, 0)
 }
@@ -575,9 +757,16 @@ func (st *stream) noted(p int, u watermark.Update) {
 	st.lastWM, st.lastIdle = u.Watermark, u.Idle
 	t.Watermarks = append(t.Watermarks, WatermarkPoint{Step: step, Stream: int16(st.idx), Part: -1, Value: u.Watermark, Idle: u.Idle})
 	for _, c := range st.consumers {
+		if c.agg != nil || c.snk != nil {
+			continue // a watermark changes nothing for them
+		}
 		if c.win != nil {
 			if u.Advanced && c.win.cfg.Domain == window.EventTime {
-				st.jobs = append(st.jobs, job{c: c})
+				if in := c.win.in; in != nil {
+					in.push(elem{kind: elemWatermark, wm: u.Watermark})
+				} else {
+					st.jobs = append(st.jobs, advance{c: c})
+				}
 			}
 			continue
 		}
@@ -595,14 +784,14 @@ func (st *stream) noted(p int, u watermark.Update) {
 			adv = j.comb.Emit(int(c.side), u.Watermark)
 		}
 		if adv {
-			st.jobs = append(st.jobs, job{c: c})
+			st.jobs = append(st.jobs, advance{c: c})
 		}
 	}
 }
 
 // runJob advances one consumer to the watermark its stream left, and
 // reports whether that was a step (something fired or was released).
-func (st *stream) runJob(j job) bool {
+func (st *stream) runJob(j advance) bool {
 	if j.c.win != nil {
 		return st.s.fireEvent(st, j.c.win, j.end)
 	}
@@ -614,7 +803,8 @@ type ender stream
 
 func (e *ender) Act() {
 	st := (*stream)(e)
-	if st.ended {
+	st.enderQueued = false
+	if st.ended || !st.s.job.up() {
 		return
 	}
 	st.ended = true
@@ -628,12 +818,91 @@ func (e *ender) Act() {
 		if c.join != nil {
 			c.join.comb.Emit(int(c.side), watermark.End)
 		}
-		st.jobs = append(st.jobs, job{c: c, end: true})
+		if c.agg != nil || c.snk != nil {
+			continue
+		}
+		if in := c.op().base().in; in != nil {
+			in.push(elem{kind: elemEnd})
+			continue
+		}
+		st.jobs = append(st.jobs, advance{c: c, end: true})
 	}
 	s.emitNote(note{why: noteEnd, who: int16(st.idx), i: int32(first), n: 1}, engine.KindWatermark)
 	if len(st.jobs) > 0 {
 		s.w.Then(st.chainFn)
 	}
+	s.job.maybeFinal()
+}
+
+// maybeEnd queues the stream's end of input once the input has ended and
+// the stream has read everything appended.
+func (st *stream) maybeEnd() {
+	if !st.ending || st.ended || st.enderQueued || !st.s.job.up() {
+		return
+	}
+	for p := range st.parts {
+		if p < len(st.topic.appendAt) && st.parts[p].next < int64(len(st.topic.appendAt[p])) {
+			return
+		}
+	}
+	st.enderQueued = true
+	st.s.w.ScheduleAction(st.s.w.Now(), (*ender)(st))
+}
+
+// restart puts the stream back at the positions a restore resumes from,
+// with new watermark generators (Flink does not checkpoint them), and
+// returns how many records it will read again.
+func (st *stream) restart(rs []checkpoint.Resumed) (rewound int64) {
+	s := st.s
+	now := s.w.Now()
+	step := int32(s.w.NextStep())
+	for p := range st.parts {
+		next := int64(0)
+		if p < len(rs) {
+			next = rs[p].Next
+		}
+		part := &st.parts[p]
+		if next < part.next {
+			rewound += part.next - next
+		}
+		part.next, part.lastAt = next, now
+		ph := &st.hist.Parts[p]
+		ph.Pos = append(ph.Pos, PosPoint{Step: step, Next: int32(next)})
+		if next > st.hw[p] {
+			st.hw[p] = next // jumped over by a reset: never read
+		}
+		end := int64(0)
+		if p < len(st.topic.appendAt) {
+			end = int64(len(st.topic.appendAt[p]))
+		}
+		st.lagSum += end - next - st.behind[p]
+		st.behind[p] = end - next
+		st.noteLag(p)
+		if next < end {
+			st.unread[p/64] |= 1 << (p % 64)
+		} else {
+			st.unread[p/64] &^= 1 << (p % 64)
+		}
+	}
+	for i := range st.busy {
+		st.busy[i] = now
+	}
+	st.src, _ = watermark.New(st.wm, len(st.parts))
+	st.lastWM, st.lastIdle, st.lastTick = watermark.None, false, watermark.None
+	st.jobs, st.ticking, st.ended, st.enderQueued = st.jobs[:0], false, false, false
+	t := s.t
+	for p := range st.parts {
+		st.shownWM[p], st.shownIdle[p] = watermark.None, false
+		if st.wm.Scope == watermark.PerPartition {
+			t.Watermarks = append(t.Watermarks, WatermarkPoint{Step: step, Stream: int16(st.idx), Part: int16(p), Value: watermark.None})
+		}
+	}
+	t.Watermarks = append(t.Watermarks, WatermarkPoint{Step: step, Stream: int16(st.idx), Part: -1, Value: watermark.None})
+	if st.wm.Idleness > 0 {
+		st.ticking = true
+		st.tickAt = st.nextTick(st.clock.Read(now))
+	}
+	return rewound
 }
 
 // --- Windows.
@@ -658,6 +927,7 @@ type result struct {
 
 // windowOp is one window operator.
 type windowOp struct {
+	opBase
 	name    string
 	idx     int
 	st      *stream
@@ -672,7 +942,7 @@ type windowOp struct {
 	// sessions holds each key's truth sessions, by start, for session windows.
 	sessions map[int32][]resultKey
 	scratch  []window.Window
-	in       []sink.In
+	rows     []pendingRow
 	last     [][2]int32 // by key: the indexes in res of the key's latest tumbling window and one other, or -1
 	keyBuf   []byte     // scratch for a row's key
 }
@@ -709,7 +979,7 @@ func (op *windowOp) add(s *world, r window.Record, ptime vtime.Time, ai int32) {
 // record keeps firings in the trace and writes them to the target.
 func (op *windowOp) record(s *world, fs []window.Firing, step int32) {
 	t := s.t
-	op.in = op.in[:0]
+	op.rows = op.rows[:0]
 	for i := range fs {
 		f := &fs[i]
 		fp := FiringPoint{Step: step, Op: int16(op.idx), N: f.N, Key: f.Key, Window: f.Window, Acc: f.Acc, At: f.At, Late: f.Late, From: -1}
@@ -721,14 +991,26 @@ func (op *windowOp) record(s *world, fs []window.Firing, step int32) {
 		if op.target == nil {
 			continue
 		}
-		r := op.result(s, resultKey{f.Key, f.Window.Start, f.Window.End})
-		r.present, r.has, r.n = true, f.Acc, f.N
-		op.settle(s, r)
-		op.in = append(op.in, sink.In{ID: r.coreID, Key: s.w.KeyText(r.coreID), Seq: int(f.N), UpdatedAt: op.st.clock.Read(s.w.Now()), Amount: op.agg.Of(f.Acc)})
+		ri := op.resultIndex(s, resultKey{f.Key, f.Window.Start, f.Window.End})
+		r := &op.res[ri]
+		op.rows = append(op.rows, pendingRow{in: sink.In{ID: r.coreID, Key: s.w.KeyText(r.coreID), Seq: int(f.N), UpdatedAt: op.st.clock.Read(s.w.Now()), Amount: op.agg.Of(f.Acc)},
+			acc: f.Acc, ref: ri})
 	}
-	if len(op.in) > 0 {
-		s.w.Deliver(op.target, op.in, -1, nil)
+	if len(op.rows) > 0 {
+		op.out.write(slices.Clone(op.rows))
 	}
+	s.noteState(op)
+}
+
+// visible follows a window's row written to the target: the truth learns
+// what the table holds of the window.
+func (op *windowOp) visible(s *world, p *pendingRow, landed bool) {
+	if !landed {
+		return
+	}
+	r := &op.res[p.ref]
+	r.present, r.has, r.n = true, p.acc, int32(p.in.Seq)
+	op.settle(s, r)
 }
 
 // resultName is the key of a window's row in the target: KEY@START, or
@@ -858,6 +1140,7 @@ func (s *world) sideOutput(op *windowOp, l window.Late, ai int32) {
 
 // joinOp is one interval join.
 type joinOp struct {
+	opBase
 	name   string
 	idx    int
 	sides  [2]*stream
@@ -890,7 +1173,7 @@ func (j *joinOp) add(s *world, side join.Side, r join.Record, ai int32) {
 	if len(out.Pairs) == 0 {
 		return
 	}
-	var in []sink.In
+	var in []pendingRow
 	for _, p := range out.Pairs {
 		t.Pairs = append(t.Pairs, PairPoint{Step: step, Op: int16(j.idx), Key: p.Left.Key, Left: p.Left.ID, Right: p.Right.ID, LeftTime: p.Left.Time, RightTime: p.Right.Time})
 		if j.target == nil {
@@ -902,11 +1185,10 @@ func (j *joinOp) add(s *world, side join.Side, r join.Record, ai int32) {
 		j.emitted[p.Left.Key]++
 		id := j.coreID(s, p.Left.Key)
 		n := j.emitted[p.Left.Key]
-		in = append(in, sink.In{ID: id, Key: s.w.KeyText(id), Seq: int(n), UpdatedAt: j.sides[side].clock.Read(s.w.Now()), Amount: int64(n)})
+		in = append(in, pendingRow{in: sink.In{ID: id, Key: s.w.KeyText(id), Seq: int(n), UpdatedAt: j.sides[side].clock.Read(s.w.Now()), Amount: int64(n)}, ref: -1})
 	}
-	if len(in) > 0 {
-		s.w.Deliver(j.target, in, -1, nil)
-	}
+	j.out.write(in)
+	s.noteState(j)
 }
 
 // joinFate is a join's fate of a late record as a window's Fate.

@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/checkpoint"
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/prose"
@@ -52,11 +53,12 @@ const (
 type domain struct{}
 
 // commands are the world's commands, in the order docs/scenarios.md documents them.
-var commands = []string{"stream", "watermark", "filter", "map", "key-by", "window", "join", "stall", "delay"}
+var commands = []string{"stream", "watermark", "filter", "map", "key-by", "window", "join", "stall", "delay",
+	"aggregate", "sink", "checkpoint", "fail", "read"}
 
 func (domain) Commands() []string { return commands }
 
-var faults = []engine.FaultKind{FaultStall, FaultDelay}
+var faults = []engine.FaultKind{FaultStall, FaultDelay, FaultFail, FaultSlow}
 
 func (domain) Faults() []engine.FaultKind { return faults }
 
@@ -65,13 +67,20 @@ var claimKinds = []engine.ClaimKind{
 	{Word: "windows", Keys: []string{"wrong"}},
 	{Word: "late", Keys: []string{"dropped", "accepted", "side-output"}},
 	{Word: "joins", Keys: []string{"unjoined"}},
+	{Word: "checkpoints", Keys: []string{"completed", "failed", "restored", "unrestorable"}},
+	{Word: "transactions", Keys: []string{"committed", "aborted"}},
+	{Word: "buffers", Keys: []string{"dropped", "lost"}},
+	{Word: "replays", Keys: []string{"changed"}},
+	{Word: "reads", Keys: []string{"never-existed"}},
 }
 
 // ClaimKinds lists the stream world's kinds of expect claim.
 func (domain) ClaimKinds() []engine.ClaimKind { return claimKinds }
 
 func (domain) Open(w *engine.World) engine.Part {
-	return &world{w: w, streams: map[string]*stream{}, ops: map[string]any{}}
+	s := &world{w: w, streams: map[string]*stream{}, byName: map[string]operator{}, lookups: map[string]*lookupTable{}}
+	s.job = &job{s: s}
+	return s
 }
 
 // world is the stream world's live state in one engine.World.
@@ -81,14 +90,22 @@ type world struct {
 	t       *Trace    // the world's history; nil until the first stream line
 	by      engine.Narrator
 	streams map[string]*stream
-	order   []*stream      // streams in the order declared
-	windows []*windowOp    // window operators in the order declared
-	joins   []*joinOp      // joins in the order declared
-	topics  []*topicState  // topics some stream reads
-	ops     map[string]any // every window and join by name
+	order   []*stream           // streams in the order declared
+	windows []*windowOp         // window operators in the order declared
+	joins   []*joinOp           // joins in the order declared
+	topics  []*topicState       // topics some stream reads
+	byName  map[string]operator // every operator by name
+	ops     []operator          // every operator, in the order declared: the job's checkpoints hold their states in this order
+	aggs    []*aggOp
+	sinks   []*sinkOp
+	lookups map[string]*lookupTable
+	job     *job
 	wout    window.Output  // scratch for a window operator's output
 	jout    join.Output    // scratch for a join's output
 	multi   bool           // several targets: a key's id depends on its target
+	reads   []string       // the names of the read lines
+	twoPCAt []scenario.Pos // lines with commit=two-phase, which need checkpoints
+	pointAt []scenario.Pos // fail lines that wait for a checkpoint's point
 }
 
 // sw attaches the stream world's history to the trace, once, and finds the log.
@@ -127,6 +144,16 @@ func (s *world) Command(c scenario.Command) error {
 		return s.joinLine(c)
 	case "stall", "delay":
 		return s.slowLine(c)
+	case "aggregate":
+		return s.aggregateLine(c)
+	case "sink":
+		return s.sinkLine(c)
+	case "checkpoint":
+		return s.checkpointLine(c)
+	case "fail":
+		return s.failLine(c)
+	case "read":
+		return s.readLine(c)
 	}
 	return scenario.Errorf(c.Pos, "the stream world has no command %q", c.Name)
 }
@@ -138,6 +165,9 @@ func (s *world) Finish() (bool, error) {
 		return false, nil
 	}
 	s.multi = len(s.w.Trace().Targets) > 1
+	if err := s.finishJob(); err != nil {
+		return false, err
+	}
 	for _, st := range s.order {
 		if err := st.start(); err != nil {
 			return false, err
@@ -182,10 +212,10 @@ func (s *world) Reserve(keys int) {
 // Drain ends every stream's input: each emits the end-of-input watermark,
 // so every window fires and every join buffer is released.
 func (s *world) Drain() {
+	s.job.drained = true
 	for _, st := range s.order {
-		if !st.ended {
-			s.w.ScheduleAction(s.w.Now(), (*ender)(st))
-		}
+		st.ending = true
+		st.maybeEnd()
 	}
 }
 
@@ -193,6 +223,12 @@ func (s *world) Drain() {
 func (s *world) Inject(f engine.Fault) error {
 	if s.t == nil {
 		return ErrNoStream
+	}
+	switch f.Kind {
+	case FaultFail:
+		return s.injectFail(f)
+	case FaultSlow:
+		return s.injectSlow(f)
 	}
 	st := s.streams[f.Stream]
 	if st == nil {
@@ -270,8 +306,20 @@ func (s *world) streamLine(c scenario.Command) error {
 	}, "payload or timestamp")
 	st.lag = a.Duration("lag", 0)
 	clock := a.Str("clock", "reader")
+	st.par = a.Int("parallelism", 1, 1, 256)
+	if x, ok := a.Find("rate"); ok {
+		d, ok := parseRate(x.Value)
+		if !ok {
+			a.Fail(x.ValuePos, "expected rate= to be records a second such as 50/s (1/s to 1000/s), found %q", x.Value)
+		}
+		st.baseCost = d
+	}
+	st.reset = scenario.Choice(a, "reset", checkpoint.Earliest, checkpoint.ParseReset, "earliest, latest or none")
 	if err := a.Done(); err != nil {
 		return err
+	}
+	if st.par > 1 || st.baseCost > 0 {
+		s.jobHist() // readers with a cost: the second part's lag and utilisation
 	}
 	if st.lag < 0 {
 		return scenario.Errorf(c.Pos, "expected lag= to be zero or positive")
@@ -479,7 +527,11 @@ func (s *world) windowLine(c scenario.Command) error {
 	cfg.Contents = scenario.Choice(a, "contents", true, scenario.OnOff, "on or off")
 	to, hasTo := a.Find("to")
 	side, hasSide := a.Find("side")
+	opts := readOpOptions(a, false)
 	if err := a.Done(); err != nil {
+		return err
+	}
+	if err := s.needCheckpoints(c, opts); err != nil {
 		return err
 	}
 	if len(kinds) != 1 {
@@ -521,7 +573,7 @@ func (s *world) windowLine(c scenario.Command) error {
 	}
 	s.t.Windows = append(s.t.Windows, op.hist)
 	s.windows = append(s.windows, op)
-	s.ops[n.Value] = op
+	s.register(op, n.Value, "window", st, op.target, opts)
 	st.consumers = append(st.consumers, consumer{win: op})
 	return nil
 }
@@ -551,7 +603,11 @@ func (s *world) joinLine(c scenario.Command) error {
 	var cfg join.Config
 	cfg.SideOutput = scenario.Choice(a, "late", false, lateChoice, "drop or side-output")
 	to, hasTo := a.Find("to")
+	opts := readOpOptions(a, true)
 	if err := a.Done(); err != nil {
+		return err
+	}
+	if err := s.needCheckpoints(c, opts); err != nil {
 		return err
 	}
 	l, r, cut := strings.Cut(between.Value, "..")
@@ -595,7 +651,7 @@ func (s *world) joinLine(c scenario.Command) error {
 	}
 	s.t.Joins = append(s.t.Joins, op.hist)
 	s.joins = append(s.joins, op)
-	s.ops[n.Value] = op
+	s.register(op, n.Value, "join", ls, op.target, opts)
 	ls.consumers = append(ls.consumers, consumer{join: op, side: join.Left})
 	rs.consumers = append(rs.consumers, consumer{join: op, side: join.Right})
 	return nil

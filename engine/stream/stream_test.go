@@ -116,7 +116,7 @@ func TestBadLines(t *testing.T) {
 		{"burst nope at=10:00:00 records=3", "s.tdm:8:7", `unknown producer "nope"`},
 		{"check watermark-lag max=soon", "s.tdm:8:25", "expected max= to be a positive duration such as 30s for watermark-lag"},
 		{"check late-records max=-1", "s.tdm:8:24", "expected a whole number from 0 to"},
-		{"check recount max=3", "s.tdm:8:15", "max= is consumer-lag's threshold"},
+		{"check recount max=3", "s.tdm:8:15", "max= is the threshold of consumer-lag"},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			_, err := engine.Build(parse(t, head+tc.line+"\n"), nil, 1, worlds.All())
@@ -137,7 +137,7 @@ func TestStreamNeedsTheLog(t *testing.T) {
 
 	for src, want := range map[string]string{
 		head + "expect windows wrongg=none\n": "s.tdm:8:16: unknown claim wrongg= for expect windows; expected wrong=",
-		head + "expect lates dropped=1\n":     `s.tdm:8:8: unknown kind of claim "lates"; expected key=value claims such as missing=3, or one of check, mark, windows, late, joins and its claims`,
+		head + "expect lates dropped=1\n":     `s.tdm:8:8: unknown kind of claim "lates"; expected key=value claims such as missing=3, or one of check, mark, windows, late, joins, checkpoints, transactions, buffers, replays, reads and its claims`,
 	} {
 		_, err := engine.CheckExpectations(parse(t, src), 1, worlds.All())
 		require.Error(t, err, src)

@@ -23,6 +23,8 @@ type Trace struct {
 	Streams    []*StreamHistory
 	Windows    []*WindowHistory
 	Joins      []*JoinHistory
+	Ops        []*OpHistory     // every window, join, aggregate and sink, in the order declared
+	Job        *JobHistory      // checkpoints, failures, transactions, outputs and reads; nil when the scenario has none of them
 	Arrivals   []Arrival        // every read, in step order
 	Watermarks []WatermarkPoint // every change of a stream's or a partition's watermark or idleness, in step order
 	Firings    []FiringPoint    // every window fired, in step order
@@ -30,8 +32,18 @@ type Trace struct {
 	Merges     []MergePoint     // every session merge, in step order
 	Pairs      []PairPoint      // every pair a join emitted, in step order
 	Released   []ReleasePoint   // every buffered record a join released, in step order
+	Replays    []int32          // the arrivals that read a record again after a restore, in step order
 	contents   []int64          // the record ids of firings that list them (FiringPoint.From)
 	notes      []note           // what the steps narrated on demand are about
+	processed  []processPoint   // every record an operator took off its buffer, in step order
+}
+
+// processPoint is a record operator op took off its buffer at step; its
+// event's first number is -1 - its index, telling it from a read.
+type processPoint struct {
+	step    int32
+	arrival int32
+	op      int16
 }
 
 // StreamHistory is one stream as declared, with what it read.
@@ -44,6 +56,11 @@ type StreamHistory struct {
 	Keys        []string       // the stream's keys by its own id
 	Parts       []PartHistory  // by partition
 	Slows       []Slow         // stalls and delays, as they began
+	Parallelism int            // readers (source subtasks): reader i reads the partitions p with p mod Parallelism == i
+	Cost        vtime.Duration // what reading a record costs a reader; 0: nothing
+	Costs       []CostPoint    // the cost from Step on, when a fault slows the readers
+	Reset       string         // auto.offset.reset for a position retention has deleted: earliest, latest or none
+	AvgPeaks    []AvgPoint     // each new peak of the average lag over its partitions
 	keyOf       []int32        // 1 + the stream's key id, by the core's key id
 	filter      filter
 	stamp       bool // event-time=timestamp
@@ -52,8 +69,10 @@ type StreamHistory struct {
 
 // PartHistory is what a stream read of one partition.
 type PartHistory struct {
-	Read     []int32 // the step each offset was read at, by offset
-	Filtered int     // records a filter kept out of the operators
+	Read     []int32      // the step each offset was first read at, by offset; minus the step it was skipped at, for an offset a reset skipped
+	Filtered int          // records a filter kept out of the operators
+	Pos      []PosPoint   // the position after every read, rewind and reset
+	Peaks    []CountPoint // each new peak of its lag: records appended and not yet read
 }
 
 // Slow is a stall or a delay of one partition, from a line or a fault.

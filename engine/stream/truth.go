@@ -38,6 +38,8 @@ func (st *stream) truthRecord(rec *topic.Record, p int, off int64) {
 			c.win.truthAdd(st.s, key, et, rec.Amount*st.scale)
 		case c.join != nil && c.join.target != nil:
 			c.join.truthAdd(st.s, c.side, key, et)
+		case c.agg != nil && c.agg.target != nil:
+			c.agg.truthAdd(st.s, key, rec.Amount*st.scale)
 		}
 	}
 }

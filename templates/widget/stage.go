@@ -207,6 +207,7 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 		b.close("a")
 		b.fclose("div")
 	}
+	jobPanel(b, t, s) // the stream job's: see jobpanel.go
 	checksPanel(b, t, s.Step, s.checks)
 	if s.Original != nil {
 		comparePanel(b, t, s)

@@ -1,0 +1,714 @@
+package stream
+
+import (
+	"hash/fnv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/checkpoint"
+	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/watermark"
+)
+
+// The job is every stream and operator of a scenario taken together, as
+// one Flink job (see docs/scenarios.md, "Checkpoints and failures"). Its
+// checkpoint coordinator triggers a checkpoint every interval: the sources
+// note their positions and send a barrier after the records they have
+// handed on; each operator takes its snapshot when the barrier reaches it,
+// pre-committing its sink's transaction; when every operator has, the
+// checkpoint completes and the two-phase-commit sinks commit. A failure of
+// any stream or operator stops the whole job (Flink restarts every task of
+// a job whose operators are connected); after the restart delay it
+// restores the latest completed checkpoint and reads again from its
+// positions.
+
+// operator is what the job asks of each stateful operator.
+type operator interface {
+	base() *opBase
+	// snapshot appends the operator's whole state.
+	snapshot(dst []byte) []byte
+	// restore puts back a snapshot, or empty state when b is nil.
+	restore(b []byte) error
+	// size is how many entries its state holds, for the panels.
+	size() int
+}
+
+// opBase is what every operator has: its index among the job's operators,
+// its input buffer and its writer, each nil when it has none.
+type opBase struct {
+	oi  int16
+	in  *inbox
+	out *writer
+}
+
+func (b *opBase) base() *opBase { return b }
+
+// job is the stream job's coordinator.
+type job struct {
+	s       *world
+	on      bool // a checkpoint line: checkpoints are taken
+	grid    checkpoint.Grid
+	timeout vtime.Duration
+	// epoch counts the job's failures: an action queued in an earlier
+	// epoch finds it changed and does nothing.
+	epoch    int32
+	down     bool // failed, waiting to restart
+	dead     bool // could not restore: it never runs again
+	lastID   int32
+	run      *ckptRun // the checkpoint in flight, or nil
+	done     *ckptRun // the latest completed checkpoint, or nil
+	plans    []failPlan
+	ticking  bool // a trigger is queued
+	active   bool // a record came since the last trigger
+	drained  bool // the input has ended: streams end once they have read everything
+	finished bool // the final checkpoint completed
+	instant  []int16
+	// takenAtCrash is how many records had been taken off buffers
+	// without flow control when the job last failed.
+	takenAtCrash int64
+}
+
+// ckptRun is a checkpoint in flight, with the states taken so far.
+type ckptRun struct {
+	id     int32
+	hi     int // its index in the history's Checkpoints
+	states [][]byte
+	took   []bool
+	left   int
+	final  bool
+	taken  int64 // records taken off buffers without flow control when it began
+}
+
+// failPlan is a fail line waiting for a point of the next checkpoint.
+type failPlan struct {
+	who     string
+	point   string
+	restart vtime.Duration
+	after   vtime.Time
+}
+
+// jobHist is the job's history, made on first use.
+func (s *world) jobHist() *JobHistory {
+	if s.t.Job == nil {
+		s.t.Job = &JobHistory{}
+	}
+	return s.t.Job
+}
+
+// up reports whether the job is running.
+func (j *job) up() bool { return !j.down && !j.dead }
+
+// start queues the first trigger.
+func (j *job) start() {
+	if !j.on {
+		return
+	}
+	if j.grid.From == watermark.None {
+		at, ok := j.s.w.NextAt()
+		if !ok {
+			return
+		}
+		j.grid.From = at.Add(j.grid.Every)
+	}
+	j.s.t.Job.From = j.grid.From
+	j.ticking = true
+	j.s.w.Schedule(j.grid.From, j.trigger)
+}
+
+// trigger is the coordinator's periodic timer: it begins a checkpoint
+// unless one is running (one at a time) or the job is down, expires one
+// that has run past its timeout, and queues the next trigger while
+// anything else is queued.
+func (j *job) trigger() {
+	s := j.s
+	j.ticking = false
+	if j.dead || j.finished {
+		return
+	}
+	now := s.w.Now()
+	expired := false
+	if j.run != nil && now.Sub(s.t.Job.Checkpoints[j.run.hi].BeginAt) >= j.timeout {
+		j.expire()
+		expired = true
+	}
+	more := j.busy()
+	if j.up() && j.run == nil && !j.drained {
+		if expired {
+			// The next checkpoint begins as a step of its own.
+			s.w.Then(func() {
+				if j.up() && j.run == nil && !j.drained {
+					j.begin(false)
+				}
+			})
+		} else {
+			j.begin(false)
+		}
+	}
+	// The next trigger, while the job has work or had some since this
+	// one: a job idle for a whole interval stops checkpointing until a
+	// record comes (Flink checkpoints an idle job too; those checkpoints
+	// would change nothing, and another world's timer, such as the log's
+	// retention, must not keep this one running forever, nor it them).
+	if more {
+		j.ticking = true
+		s.w.Schedule(j.grid.Next(now), j.trigger)
+	}
+	j.active = false
+}
+
+// busy reports whether the job has work, or had some since the last trigger.
+func (j *job) busy() bool {
+	if j.active || j.down || j.run != nil {
+		return true
+	}
+	s := j.s
+	for _, st := range s.order {
+		for p := range st.parts {
+			if p < len(st.topic.appendAt) && st.parts[p].next < int64(len(st.topic.appendAt[p])) {
+				return true
+			}
+		}
+	}
+	for _, op := range s.ops {
+		b := op.base()
+		if b.in != nil && b.in.len() > 0 || b.out != nil && len(b.out.open) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// touch notes activity: a record appended to a topic the job reads. It
+// queues a trigger if the job had stopped checkpointing while idle.
+func (j *job) touch() {
+	j.active = true
+	if j.on && !j.ticking && j.up() && !j.finished && !j.drained && j.grid.From != watermark.None {
+		j.ticking = true
+		j.s.w.Schedule(j.grid.Next(j.s.w.Now()), j.trigger)
+	}
+}
+
+// rearm queues a trigger after a restart, if none is queued.
+func (j *job) rearm() {
+	if j.on && !j.ticking && !j.dead && !j.finished {
+		j.ticking = true
+		j.s.w.Schedule(j.grid.Next(j.s.w.Now()), j.trigger)
+	}
+}
+
+// begin starts a checkpoint: the sources note their positions and send
+// barriers; operators without a buffer (or with one that grows without
+// bound) take their snapshots at once, one step each; the others when the
+// barrier comes off their buffer.
+func (j *job) begin(final bool) {
+	s := j.s
+	h := s.t.Job
+	j.lastID++
+	id := j.lastID
+	n := len(s.ops)
+	run := &ckptRun{id: id, hi: len(h.Checkpoints), states: make([][]byte, n), took: make([]bool, n), left: n, final: final}
+	j.run = run
+	cp := CheckpointPoint{ID: id, Begin: int32(s.w.NextStep()), BeginAt: s.w.Now(), Final: final,
+		Sizes: make([]int, n), Snapshots: make([]int32, n), Digests: make([]uint64, n)}
+	for i := range cp.Sizes {
+		cp.Sizes[i] = -1
+	}
+	var where []string
+	for _, st := range s.order {
+		ps := make([]int64, len(st.parts))
+		for p := range st.parts {
+			ps[p] = st.parts[p].next
+		}
+		cp.Positions = append(cp.Positions, ps)
+		where = append(where, st.name+" "+positions(st.topic.h.Name, ps))
+	}
+	j.instant = j.instant[:0]
+	var queued []string
+	for _, op := range s.ops {
+		b := op.base()
+		if b.in != nil && b.in.overflow != overflowGrow {
+			b.in.push(elem{kind: elemBarrier, ckpt: id})
+			queued = append(queued, prose.F("%s's behind the %d records in its buffer", s.t.Ops[b.oi].Name, b.in.records))
+			continue
+		}
+		if b.in != nil {
+			cp.Buffered += b.in.records
+			run.taken += b.in.taken
+		}
+		j.instant = append(j.instant, b.oi)
+	}
+	h.Checkpoints = append(h.Checkpoints, cp)
+	var sb strings.Builder
+	switch {
+	case final:
+		prose.Fprintf(&sb, "Every stream has ended: a last checkpoint, %d, begins so that what is still pending commits, as Flink does when a job's tasks finish", id)
+	default:
+		prose.Fprintf(&sb, "Checkpoint %d begins", id)
+	}
+	prose.Fprintf(&sb, ": the sources note where they are (%s) and send a barrier after the records they have handed on", strings.Join(where, "; "))
+	if len(queued) > 0 {
+		prose.Fprintf(&sb, "; the barrier waits in %s", strings.Join(queued, " and "))
+	}
+	if cp.Buffered > 0 {
+		prose.Fprintf(&sb, "; %s hold no flow control, so the snapshot is taken at once and the buffers' %s are in no checkpoint", plural(countGrow(s), "buffer", "buffers"), plural(cp.Buffered, "record", "records"))
+	}
+	sb.WriteString(".")
+	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "%s", sb.String())
+	if j.fire("barrier") {
+		return
+	}
+	if n == 0 {
+		j.afterSnapshots(run)
+		return
+	}
+	j.nextInstant(run)
+}
+
+// countGrow counts the operators with a buffer that grows without bound.
+func countGrow(s *world) int {
+	c := 0
+	for _, op := range s.ops {
+		if in := op.base().in; in != nil && in.overflow == overflowGrow {
+			c++
+		}
+	}
+	return c
+}
+
+// positions spells a stream's positions: "orders 0:41 1:39".
+func positions(topic string, ps []int64) string {
+	var parts []string
+	for p, x := range ps {
+		parts = append(parts, prose.F("%d:%d", p, x))
+	}
+	return "at offsets " + strings.Join(limitList(parts, 6), " ")
+}
+
+// nextInstant takes the next snapshot due at once, as a step of its own.
+func (j *job) nextInstant(run *ckptRun) {
+	if len(j.instant) == 0 {
+		return
+	}
+	epoch := j.epoch
+	j.s.w.Then(func() {
+		if j.epoch != epoch || j.run != run || len(j.instant) == 0 {
+			return
+		}
+		oi := j.instant[0]
+		j.instant = j.instant[1:]
+		j.take(run, oi)
+		if j.run == run && j.epoch == epoch {
+			j.nextInstant(run)
+		}
+	})
+}
+
+// barrierAt is a barrier coming off operator oi's buffer.
+func (j *job) barrierAt(oi int16, id int32) {
+	if j.run == nil || j.run.id != id || j.run.took[oi] {
+		return // a barrier of a checkpoint that expired
+	}
+	j.take(j.run, oi)
+}
+
+// take is operator oi taking its snapshot for run: its state, and its
+// sink's transaction pre-committed. When it is the last, the checkpoint
+// can complete.
+func (j *job) take(run *ckptRun, oi int16) {
+	s := j.s
+	op := s.ops[oi]
+	b := op.base()
+	state := op.snapshot(nil)
+	run.states[oi], run.took[oi] = state, true
+	run.left--
+	cp := &s.t.Job.Checkpoints[run.hi]
+	cp.Sizes[oi], cp.Snapshots[oi], cp.Digests[oi] = len(state), int32(s.w.NextStep()), digest(state)
+	oh := s.t.Ops[oi]
+	var sb strings.Builder
+	prose.Fprintf(&sb, "%s takes its snapshot for checkpoint %d: %s, %s", oh.Name, run.id, j.sizeWords(oi, op.size()), bytesWord(len(state)))
+	if b.out != nil && b.out.twoPC {
+		if rows := b.out.precommit(run.id); rows > 0 {
+			prose.Fprintf(&sb, "; it pre-commits transaction %d with %s, which no read-committed reader sees until the checkpoint completes", run.id, plural(rows, "row", "rows"))
+		}
+	}
+	sb.WriteString(".")
+	s.w.Emit(oh.Name, engine.KindCheckpoint, -1, "%s", sb.String())
+	if run.left == 0 {
+		j.afterSnapshots(run)
+	}
+}
+
+// sizeWords says what an operator's state holds.
+func (j *job) sizeWords(oi int16, n int) string {
+	switch j.s.t.Ops[oi].Kind {
+	case "window":
+		return plural(n, "window open", "windows open")
+	case "join":
+		return plural(n, "record buffered", "records buffered")
+	case "aggregate":
+		return plural(n, "key", "keys")
+	}
+	if n == 0 {
+		return "no state"
+	}
+	return plural(n, "id remembered", "ids remembered")
+}
+
+func bytesWord(n int) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return prose.F("%d bytes", n)
+}
+
+// digest is a hash of a snapshot, to compare a restore with.
+func digest(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
+}
+
+// afterSnapshots follows the last snapshot: the checkpoint completes, as
+// a step of its own, unless a fail line waits for this point.
+func (j *job) afterSnapshots(run *ckptRun) {
+	epoch := j.epoch
+	j.s.w.Then(func() {
+		if j.epoch != epoch || j.run != run {
+			return
+		}
+		if j.fire("snapshot") {
+			return
+		}
+		j.complete(run)
+	})
+}
+
+// complete marks run completed: the latest a restore can use. Then each
+// two-phase-commit sink commits its transaction, each a step.
+func (j *job) complete(run *ckptRun) {
+	s := j.s
+	cp := &s.t.Job.Checkpoints[run.hi]
+	cp.Status, cp.End, cp.EndAt = CheckpointCompleted, int32(s.w.NextStep()), s.w.Now()
+	j.run, j.done = nil, run
+	var commits []string
+	for _, op := range s.ops {
+		if out := op.base().out; out != nil && out.twoPC {
+			if _, ok := out.committable(run.id); ok {
+				commits = append(commits, s.t.Ops[op.base().oi].Name)
+			}
+		}
+	}
+	tail := ""
+	if len(commits) > 0 {
+		tail = prose.F("; %s can now commit %s transaction", strings.Join(commits, " and "), map[bool]string{true: "its", false: "their"}[len(commits) == 1])
+	}
+	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "Checkpoint %d completes: every operator has taken its snapshot, %s in all, %s after it began; a failure from now on restores it%s.",
+		run.id, bytesWord(cp.Size()), cp.EndAt.Sub(cp.BeginAt), tail)
+	if j.fire("commit") {
+		return
+	}
+	j.commitAll(run)
+	if j.drained && !run.final {
+		j.maybeFinal() // the input ended while this one ran
+	}
+}
+
+// commitAll commits run's pre-committed transactions, one step each.
+func (j *job) commitAll(run *ckptRun) {
+	s := j.s
+	epoch := j.epoch
+	for _, op := range s.ops {
+		out := op.base().out
+		if out == nil || !out.twoPC {
+			continue
+		}
+		if x, ok := out.committable(run.id); ok {
+			s.w.Then(func() {
+				if j.epoch != epoch {
+					return
+				}
+				j.commit(out, x, false)
+			})
+		}
+	}
+	if run.final {
+		s.w.Then(func() {
+			if j.epoch == epoch {
+				j.finished = true
+			}
+		})
+	}
+}
+
+// commit is one sink committing a transaction, as a step.
+func (j *job) commit(out *writer, x *txn, recovered bool) {
+	s := j.s
+	oh := s.t.Ops[out.oi]
+	rows := len(x.rows)
+	out.commit(x, recovered)
+	wait := s.t.Job.Txns[len(s.t.Job.Txns)-1].Wait
+	why := "its checkpoint has completed"
+	if recovered {
+		why = prose.F("the restore found checkpoint %d completed and its transaction still prepared; committing again is harmless, as a two-phase commit must allow", x.id)
+	}
+	s.w.Emit(oh.Name, engine.KindTransaction, -1, "%s commits transaction %d to %s because %s: %s become visible to read-committed readers at once, the oldest %s after it was written.",
+		oh.Name, x.id, oh.Target, why, plural(rows, "row", "rows"), wait)
+}
+
+// expire gives up the checkpoint in flight: it took longer than the timeout.
+func (j *job) expire() {
+	s := j.s
+	run := j.run
+	cp := &s.t.Job.Checkpoints[run.hi]
+	cp.Status, cp.End, cp.EndAt = CheckpointExpired, int32(s.w.NextStep()), s.w.Now()
+	j.run = nil
+	var waiting []string
+	for oi, took := range run.took {
+		if !took {
+			waiting = append(waiting, s.t.Ops[oi].Name)
+		}
+	}
+	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "Checkpoint %d expires: it began %s ago, past the timeout of %s, and %s had not taken %s snapshot, its barrier still behind buffered records; the last checkpoint a restore can use is older than ever.",
+		run.id, s.w.Now().Sub(cp.BeginAt), j.timeout, strings.Join(waiting, " and "), map[bool]string{true: "its", false: "their"}[len(waiting) == 1])
+}
+
+// fire makes the job fail next, as a step of its own, if a fail line
+// waits for point of this checkpoint, and reports whether it will.
+func (j *job) fire(point string) bool {
+	for k, p := range j.plans {
+		if p.point == point && j.s.w.Now() >= p.after {
+			j.plans = append(j.plans[:k:k], j.plans[k+1:]...)
+			j.s.w.Then(func() { j.crash(p.who, point, p.restart) })
+			return true
+		}
+	}
+	return false
+}
+
+// crash stops the whole job now: what was in flight is lost, and it
+// restarts after restart.
+func (j *job) crash(who, point string, restart vtime.Duration) {
+	s := j.s
+	if !j.up() {
+		return
+	}
+	j.epoch++
+	j.down = true
+	fp := FailPoint{Step: int32(s.w.NextStep()), At: s.w.Now(), Who: who, Point: point, RestartAt: s.w.Now().Add(restart)}
+	if point == "commit" && j.done != nil {
+		fp.Ckpt = j.done.id
+	}
+	j.takenAtCrash = 0
+	for _, op := range s.ops {
+		if in := op.base().in; in != nil && in.overflow == overflowGrow {
+			j.takenAtCrash += in.taken
+		}
+	}
+	for _, op := range s.ops {
+		b := op.base()
+		if b.out != nil {
+			id := j.lastID + 1
+			if j.run != nil && !j.run.took[b.oi] {
+				id = j.run.id
+			}
+			fp.Aborted += int32(b.out.abortOpen(id))
+		}
+		if b.in != nil {
+			fp.Buffered += int32(b.in.clear())
+		}
+	}
+	if j.run != nil {
+		cp := &s.t.Job.Checkpoints[j.run.hi]
+		cp.Status, cp.End, cp.EndAt = CheckpointAbandoned, fp.Step, fp.At
+		fp.Ckpt = j.run.id
+		j.run = nil
+	}
+	for _, st := range s.order {
+		st.jobs = st.jobs[:0]
+		st.ticking = false
+	}
+	h := s.jobHist()
+	h.Failures = append(h.Failures, fp)
+	var sb strings.Builder
+	switch point {
+	case "barrier":
+		prose.Fprintf(&sb, "%s fails between checkpoint %d's barrier and its snapshot", who, fp.Ckpt)
+	case "snapshot":
+		prose.Fprintf(&sb, "%s fails after every operator has taken its snapshot for checkpoint %d and before the checkpoint completes", who, fp.Ckpt)
+	case "commit":
+		prose.Fprintf(&sb, "%s fails while the sinks commit checkpoint %d's transactions: the checkpoint is complete, the commits never reach the table", who, fp.Ckpt)
+	default:
+		prose.Fprintf(&sb, "%s fails", who)
+	}
+	sb.WriteString("; the whole job stops, as Flink stops every task of a job whose operators are connected")
+	if fp.Ckpt > 0 && point != "commit" {
+		prose.Fprintf(&sb, ", and checkpoint %d is abandoned", fp.Ckpt)
+	}
+	if fp.Aborted > 0 {
+		prose.Fprintf(&sb, "; the open transactions roll back %s no reader ever saw", plural(int(fp.Aborted), "row", "rows"))
+	}
+	if fp.Buffered > 0 {
+		prose.Fprintf(&sb, "; the %s waiting in buffers are thrown away", plural(int(fp.Buffered), "record", "records"))
+	}
+	from := "nothing: no checkpoint has completed, so it will start over from the beginning with empty state"
+	if j.done != nil {
+		from = prose.F("checkpoint %d, taken at %s", j.done.id, s.t.Job.Checkpoints[j.done.hi].BeginAt)
+	}
+	prose.Fprintf(&sb, ". It restarts at %s from %s.", fp.RestartAt, from)
+	s.w.Emit(who, engine.KindCrash, -1, "%s", sb.String())
+	epoch := j.epoch
+	s.w.Schedule(fp.RestartAt, func() {
+		if j.epoch == epoch {
+			j.restart()
+		}
+	})
+}
+
+// restart restores the latest completed checkpoint (or empty state, from
+// the beginning, when none completed): every operator's state, every
+// stream's positions, and each two-phase-commit sink's transactions.
+func (j *job) restart() {
+	s := j.s
+	now := s.w.Now()
+	rp := RestorePoint{Step: int32(s.w.NextStep()), At: now, Exact: true}
+	var cp *CheckpointPoint
+	var states [][]byte
+	if j.done != nil {
+		rp.From = j.done.id
+		cp = &s.t.Job.Checkpoints[j.done.hi]
+		states = j.done.states
+		// What the buffers held when it began, less what was taken off
+		// them (and written) before the failure: never written, and never
+		// to be read again.
+		rp.Lost = int32(max(0, int64(cp.Buffered)-(j.takenAtCrash-j.done.taken)))
+		rp.Behind = now.Sub(cp.BeginAt)
+	}
+	// Where each partition resumes, and whether the input it needs is there.
+	var gone, failed []string
+	for si, st := range s.order {
+		var rs []checkpoint.Resumed
+		for p := range st.parts {
+			pos := int64(0)
+			if cp != nil && si < len(cp.Positions) && p < len(cp.Positions[si]) {
+				pos = cp.Positions[si][p]
+			}
+			part := st.topic.h.Parts[p]
+			r := checkpoint.Resume(pos, part.Start(), part.End(), st.reset)
+			rs = append(rs, r)
+			if r.Gone {
+				pname := prose.F("%s-%d", st.topic.h.Name, p)
+				if r.Failed {
+					failed = append(failed, prose.F("%s needs offset %d and the log starts at %d", pname, pos, part.Start()))
+				} else {
+					gone = append(gone, prose.F("%s needs offset %d, which retention has deleted (the log starts at %d), so auto.offset.reset=%s resumes at %d and %s never read", pname, pos, part.Start(), st.reset, r.Next, plural(int(r.Skipped), "record is", "records are")))
+				}
+			}
+		}
+		rp.Resumed = append(rp.Resumed, rs)
+	}
+	h := s.t.Job
+	if len(failed) > 0 {
+		rp.Failed = true
+		j.dead = true
+		h.Restores = append(h.Restores, rp)
+		src := "from the beginning"
+		if cp != nil {
+			src = prose.F("from checkpoint %d", cp.ID)
+		}
+		s.w.Emit("job", engine.KindRestore, -1, "The job cannot restart %s: %s; retention deleted the input the checkpoint needs, and with auto.offset.reset=none the source fails at once, every time. The job stays down and nothing more is read.",
+			src, strings.Join(limitList(failed, 3), "; "))
+		return
+	}
+	// Put the state back.
+	for oi, op := range s.ops {
+		var b []byte
+		if states != nil {
+			b = states[oi]
+		}
+		if err := op.restore(b); err != nil {
+			panic("stream: a checkpoint's own snapshot does not restore: " + err.Error())
+		}
+		if b != nil && digest(op.snapshot(nil)) != digest(b) {
+			rp.Exact = false
+		}
+		j.afterRestore(op)
+	}
+	var rewound []string
+	for si, st := range s.order {
+		back := st.restart(rp.Resumed[si])
+		rp.Rewound += back
+		for _, r := range rp.Resumed[si] {
+			rp.Skipped += r.Skipped
+		}
+		if back > 0 {
+			rewound = append(rewound, prose.F("%s reads %s again", st.name, plural(int(back), "record", "records")))
+		}
+	}
+	j.down = false
+	var commits []*txn
+	var writers []*writer
+	aborted := 0
+	for _, op := range s.ops {
+		if out := op.base().out; out != nil && out.twoPC {
+			cs, ab := out.recover(rp.From)
+			aborted += ab
+			for _, x := range cs {
+				commits = append(commits, x)
+				writers = append(writers, out)
+			}
+		}
+	}
+	h.Restores = append(h.Restores, rp)
+	var sb strings.Builder
+	if cp != nil {
+		prose.Fprintf(&sb, "The job restarts from checkpoint %d, taken at %s: every operator gets back the state it had then, the watermarks start again from nothing as a restored Flink job's do", cp.ID, cp.BeginAt)
+	} else {
+		sb.WriteString("The job restarts with no checkpoint to restore: every operator starts empty and every stream reads from the beginning")
+	}
+	if len(rewound) > 0 {
+		prose.Fprintf(&sb, "; %s", strings.Join(rewound, ", "))
+	}
+	if len(gone) > 0 {
+		prose.Fprintf(&sb, "; %s", strings.Join(limitList(gone, 3), "; "))
+	}
+	if rp.Lost > 0 {
+		prose.Fprintf(&sb, "; %s that sat in buffers without flow control when the checkpoint began, and were never written, are in no snapshot and before every position: lost", plural(int(rp.Lost), "record", "records"))
+	}
+	if aborted > 0 {
+		prose.Fprintf(&sb, "; transactions pre-committed for checkpoints that never completed are rolled back (%s)", plural(aborted, "row", "rows"))
+	}
+	if len(commits) > 0 {
+		prose.Fprintf(&sb, "; checkpoint %d's transaction is still prepared, and will be committed now", rp.From)
+	}
+	sb.WriteString(".")
+	s.w.Emit("job", engine.KindRestore, -1, "%s", sb.String())
+	epoch := j.epoch
+	for i, x := range commits {
+		out := writers[i]
+		s.w.Then(func() {
+			if j.epoch == epoch {
+				j.commit(out, x, true)
+			}
+		})
+	}
+	for _, st := range s.order {
+		st.arm()
+		st.maybeEnd()
+	}
+	j.rearm()
+}
+
+// afterRestore resets what a restored Flink operator does not keep: its
+// watermark.
+func (j *job) afterRestore(op operator) {
+	switch o := op.(type) {
+	case *windowOp:
+		o.op.ResetWatermark()
+	case *joinOp:
+		o.op.ResetWatermark()
+		o.comb = watermark.NewCombiner(2)
+		o.shownWM = watermark.None
+	}
+	j.s.noteState(op)
+}

@@ -1,0 +1,392 @@
+package stream
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/checkpoint"
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/window"
+)
+
+// The truth and the team's view of the second part: what the job's
+// checkpoints, failures and transactions came to, which rows a replay wrote
+// differently, whether what a reader saw was ever the table's state, and
+// what the job's metrics and a recount show.
+
+// CheckpointCounts counts the checkpoints after step n that completed and
+// that failed (expired or abandoned), and the restores that worked and
+// that could not.
+func (t *Trace) CheckpointCounts(n int) (completed, failed, restored, unrestorable int) {
+	for _, c := range t.CheckpointsAt(n) {
+		switch c.Status {
+		case CheckpointCompleted:
+			completed++
+		case CheckpointExpired, CheckpointAbandoned:
+			failed++
+		}
+	}
+	if t.Job == nil {
+		return
+	}
+	for _, r := range t.Job.Restores {
+		if int(r.Step) > n {
+			break
+		}
+		if r.Failed {
+			unrestorable++
+		} else {
+			restored++
+		}
+	}
+	return
+}
+
+// TxnCounts counts the transactions committed and aborted by step n.
+func (t *Trace) TxnCounts(n int) (committed, aborted int) {
+	if t.Job == nil {
+		return
+	}
+	for _, x := range t.Job.Txns {
+		if int(x.Step) > n {
+			break
+		}
+		switch x.State {
+		case checkpoint.Committed:
+			committed++
+		case checkpoint.Aborted:
+			aborted++
+		}
+	}
+	return
+}
+
+// BufferLosses counts the records buffers dropped by step n, and those
+// restores lost because they sat in buffers without flow control.
+func (t *Trace) BufferLosses(n int) (dropped, lost int) {
+	if t.Job == nil {
+		return
+	}
+	for _, s := range t.Job.Shed {
+		if int(s.Step) <= n {
+			dropped++
+		}
+	}
+	for _, r := range t.Job.Restores {
+		if int(r.Step) <= n {
+			lost += int(r.Lost)
+		}
+	}
+	return
+}
+
+// ReplayDiff is a record a sink or an aggregate wrote again after a
+// restore, with a different row than the first time.
+type ReplayDiff struct {
+	Op          int16
+	Record      int64
+	Key         string
+	First, Then OutputPoint
+}
+
+// ReplayDiffs lists, after step n, every record whose row a replay wrote
+// differently from its first writing: another amount, or another
+// updated_at. The truth keeps both versions.
+func (t *Trace) ReplayDiffs(n int) []ReplayDiff {
+	if t.Job == nil {
+		return nil
+	}
+	type rk struct {
+		op  int16
+		rec int64
+	}
+	first := map[rk]int{}
+	var out []ReplayDiff
+	seen := map[rk]bool{}
+	for i, o := range t.Job.Outputs {
+		if int(o.Step) > n {
+			break
+		}
+		if o.Record < 0 || t.Ops[o.Op].Kind != "sink" {
+			continue
+		}
+		k := rk{o.Op, o.Record}
+		f, ok := first[k]
+		if !ok {
+			first[k] = i
+			continue
+		}
+		fo := t.Job.Outputs[f]
+		if (fo.Amount != o.Amount || fo.UpdatedAt != o.UpdatedAt) && !seen[k] {
+			seen[k] = true
+			out = append(out, ReplayDiff{Op: o.Op, Record: o.Record, Key: t.t.Key(o.Key), First: fo, Then: o})
+		}
+	}
+	return out
+}
+
+// ReadVerdict says whether what read i saw was ever, as a whole, a state
+// of its table: the states the operators writing it made as they read
+// their input for the first time, one output after another (a replay's are
+// not among them). It returns the step of the state it matches, and false
+// when none does: a state that never existed.
+func (t *Trace) ReadVerdict(i int) (step int32, existed bool) {
+	r := &t.Job.Reads[i]
+	mode := sink.Merge
+	for _, h := range t.t.Targets {
+		if h.Name == r.Target {
+			mode = h.Mode
+		}
+	}
+	type cell struct {
+		count  int
+		amount int64
+		seq    int32
+	}
+	want := map[string]cell{}
+	for _, row := range r.Rows {
+		c := want[row.Key]
+		c.count++
+		c.amount = row.Amount
+		want[row.Key] = c
+	}
+	state := map[string]*cell{}
+	match := func(key string) bool {
+		s := state[key]
+		w, ok := want[key]
+		if !ok {
+			return s == nil || s.count == 0
+		}
+		return s != nil && s.count == w.count && s.amount == w.amount
+	}
+	mismatch := len(want)
+	if mismatch == 0 {
+		return 0, true
+	}
+	for _, o := range t.Job.Outputs {
+		if o.Step > r.Step {
+			break
+		}
+		if !o.Forward || t.Ops[o.Op].Target != r.Target {
+			continue
+		}
+		key := t.t.Key(o.Key)
+		before := match(key)
+		s := state[key]
+		if s == nil {
+			s = &cell{}
+			state[key] = s
+		}
+		switch {
+		case mode == sink.Append || mode == sink.Overwrite:
+			s.count++
+			s.amount, s.seq = o.Amount, o.Seq
+		case mode == sink.Merge && s.count > 0 && o.Seq <= s.seq:
+			// a merge absorbs a version no newer than the row's
+		default:
+			s.count, s.amount, s.seq = 1, o.Amount, o.Seq
+		}
+		after := match(key)
+		switch {
+		case before && !after:
+			mismatch++
+		case !before && after:
+			mismatch--
+		}
+		if mismatch == 0 {
+			return o.Step, true
+		}
+	}
+	return 0, false
+}
+
+// NeverExisted lists the reads by step n whose snapshot was never a state
+// of their table.
+func (t *Trace) NeverExisted(n int) []string {
+	if t.Job == nil {
+		return nil
+	}
+	var out []string
+	for i, r := range t.Job.Reads {
+		if int(r.Step) > n {
+			break
+		}
+		if _, ok := t.ReadVerdict(i); !ok {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}
+
+// verifyState verifies the claims of the second part about step n.
+func (t *Trace) verifyState(e engine.Expectation, n int) (got string, holds, known bool) {
+	num := func(v int) (string, bool, bool) {
+		got := strconv.Itoa(v)
+		return got, got == e.Want, true
+	}
+	switch e.What {
+	case "checkpoints":
+		c, f, r, u := t.CheckpointCounts(n)
+		return num(map[string]int{"completed": c, "failed": f, "restored": r, "unrestorable": u}[e.Name])
+	case "transactions":
+		c, a := t.TxnCounts(n)
+		return num(map[string]int{"committed": c, "aborted": a}[e.Name])
+	case "buffers":
+		d, l := t.BufferLosses(n)
+		return num(map[string]int{"dropped": d, "lost": l}[e.Name])
+	case "replays":
+		return num(len(t.ReplayDiffs(n)))
+	case "reads":
+		names := t.NeverExisted(n)
+		got = "none"
+		if len(names) > 0 {
+			got = strings.Join(names, ",")
+		}
+		want := strings.Split(e.Want, ",")
+		slices.Sort(want)
+		sorted := slices.Clone(names)
+		slices.Sort(sorted)
+		if len(sorted) == 0 {
+			sorted = []string{"none"}
+		}
+		return got, slices.Equal(sorted, want), true
+	}
+	return "", false, false
+}
+
+// observeJob is what a team could see of the job after step n: its
+// checkpoint history, the source's lag metrics, its buffers' counters, and
+// its tables beside a recount from the topic.
+func (t *Trace) observeJob(n int) *check.JobView {
+	if t.Job == nil {
+		return nil
+	}
+	v := &check.JobView{}
+	at := t.stepTime(n)
+	for _, c := range t.CheckpointsAt(n) {
+		v.Checkpoints = append(v.Checkpoints, check.CheckpointView{ID: int(c.ID), Completed: c.Status == CheckpointCompleted,
+			Running: c.Status == CheckpointRunning, Duration: c.Duration(at), Size: c.Size()})
+	}
+	for si, sh := range t.Streams {
+		for p := range sh.Parts {
+			v.Lags = append(v.Lags, check.PartitionLag{Stream: sh.Name, Partition: sh.Topic + "-" + strconv.Itoa(p), Peak: int64(t.PeakLag(si, p, n))})
+		}
+		if len(sh.Parts) > 0 {
+			v.Averages = append(v.Averages, check.AverageLag{Stream: sh.Name, Peak: t.PeakLag(si, -1, n), Partitions: len(sh.Parts)})
+		}
+	}
+	for oi, oh := range t.Ops {
+		if oh.Buffer > 0 {
+			v.Buffers = append(v.Buffers, check.BufferView{Operator: oh.Name, Overflow: oh.Overflow, Dropped: int64(t.DroppedAt(oi, n))})
+		}
+		if oh.Target != "" && (oh.Kind == "sink" || oh.Kind == "aggregate") {
+			v.Tables = append(v.Tables, t.tableCount(oi, n))
+		}
+	}
+	return v
+}
+
+// stepTime is the true time of step n, 0 before any.
+func (t *Trace) stepTime(n int) vtime.Time {
+	if n < 1 || n > len(t.t.Events) {
+		if n > len(t.t.Events) && len(t.t.Events) > 0 {
+			return t.t.Events[len(t.t.Events)-1].At
+		}
+		return 0
+	}
+	return t.t.Events[n-1].At
+}
+
+// tableCount is operator oi's table after step n beside a recount from the
+// records its topic still holds: a sink's rows against the events (or,
+// in a table of one row per key, the keys), an aggregate's value per key
+// against the key's records.
+func (t *Trace) tableCount(oi, n int) check.TableCount {
+	oh := t.Ops[oi]
+	tc := check.TableCount{Operator: oh.Name, Target: oh.Target}
+	rows := t.t.TargetAt(oh.Target, n)
+	tc.Rows = len(rows)
+	si := t.streamIndex(oh.Stream)
+	recs := t.truthRecords(si, n, true)
+	var mode sink.Mode
+	for _, h := range t.t.Targets {
+		if h.Name == oh.Target {
+			mode = h.Mode
+		}
+	}
+	sh := t.Streams[si]
+	switch oh.Kind {
+	case "sink":
+		// Only rows of keys the topic still holds can be recounted.
+		keys := map[string]bool{}
+		for _, r := range recs {
+			keys[sh.KeyName(r.Key)] = true
+		}
+		if mode == sink.Merge || mode == sink.Upsert {
+			tc.Expected = len(keys)
+		} else {
+			tc.Expected = len(recs)
+		}
+		tc.Rows = 0
+		for _, row := range rows {
+			if keys[t.t.RowKey(&row)] {
+				tc.Rows++
+			}
+		}
+	case "aggregate":
+		agg := oh.Agg
+		accs := map[string]*window.Acc{}
+		var order []string
+		for _, r := range recs {
+			name := "all"
+			if sh.Keyed {
+				name = sh.KeyName(r.Key)
+			}
+			if accs[name] == nil {
+				accs[name] = &window.Acc{}
+				order = append(order, name)
+			}
+			accs[name].Add(r.Value)
+		}
+		tc.Expected = len(accs)
+		have := map[string]int64{}
+		for _, row := range rows {
+			have[t.t.RowKey(&row)] = row.Amount
+		}
+		slices.SortFunc(order, compareNames)
+		for _, name := range order {
+			want := agg.Of(*accs[name])
+			if got, ok := have[name]; !ok || got != want {
+				tc.Wrong = append(tc.Wrong, prose2(name, got, ok, want))
+			}
+		}
+	}
+	return tc
+}
+
+func prose2(name string, got int64, ok bool, want int64) string {
+	if !ok {
+		return name + ": no row, the topic " + strconv.FormatInt(want, 10)
+	}
+	return name + ": table " + strconv.FormatInt(got, 10) + ", topic " + strconv.FormatInt(want, 10)
+}
+
+// compareNames orders keys as numbers when both are, else as text.
+func compareNames(a, b string) int {
+	x, e1 := strconv.ParseInt(a, 10, 64)
+	y, e2 := strconv.ParseInt(b, 10, 64)
+	if e1 == nil && e2 == nil {
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	}
+	return strings.Compare(a, b)
+}

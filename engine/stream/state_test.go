@@ -1,0 +1,490 @@
+package stream_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/checkpoint"
+	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/stream"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/worlds"
+)
+
+// orders is a job's first lines: a topic of one partition, an order a
+// second for a minute, each its own key, and a stream reading them.
+const orders = `scenario t/x "X"
+topic orders partitions=1
+producer shop to=orders key=order_id
+target out sink=append key=order_id
+source customers key=customer_id
+traffic shop records=60 from=10:00:00 every=1s keys=unique
+stream s from=orders
+`
+
+// Every bad line of the second part names its file:line:col and what was expected.
+func TestBadStateLines(t *testing.T) {
+	for _, tc := range []struct{ line, pos, want string }{
+		{"checkpoint", "s.tdm:8:1", "checkpoint needs every=D"},
+		{"checkpoint every=50ms", "s.tdm:8:1", "expected every= to be at least 100ms"},
+		{"checkpoint every=10s timeout=0s", "s.tdm:8:1", "expected timeout= to be positive"},
+		{"checkpoint every=10s\ncheckpoint every=5s", "s.tdm:9:1", "already has a checkpoint line"},
+		{"fail nope at=10:00:00", "s.tdm:8:6", `unknown stream or operator "nope"`},
+		{"fail s at=10:00:00 point=maybe", "s.tdm:8:26", "expected point= to be one of now, barrier, snapshot, commit or never"},
+		{"fail s at=10:00:00 point=barrier", "s.tdm:8:1", "waits for a checkpoint, and this scenario takes none"},
+		{"fail s at=10:00:00 restart=-1s", "s.tdm:8:1", "expected restart= to be zero or positive"},
+		{"fail s", "s.tdm:8:1", "fail needs at=HH:MM:SS"},
+		{"read nope at=10:00:00", "s.tdm:8:6", `unknown target "nope"`},
+		{"read out at=10:00:00 isolation=serializable", "s.tdm:8:32", "expected isolation= to be one of read-committed or read-uncommitted"},
+		{"read out at=10:00:00 as=x\nread out at=10:00:01 as=x", "s.tdm:9:1", `a read named "x" is already declared`},
+		{"aggregate g from=s ttl=soon", "s.tdm:8:24", "expected ttl= to be off or a positive duration"},
+		{"aggregate g from=s rate=fast", "s.tdm:8:25", "expected rate= to be records a second such as 10/s"},
+		{"aggregate g from=s rate=2000/s", "s.tdm:8:25", "expected rate= to be records a second"},
+		{"aggregate g from=s rate=5/s overflow=spill", "s.tdm:8:38", "expected overflow= to be one of block, grow or drop"},
+		{"aggregate g from=s agg=avg", "s.tdm:8:24", "expected agg= to be one of count, sum, min or max"},
+		{"aggregate g from=nope", "s.tdm:8:18", `unknown stream "nope"`},
+		{"sink k from=s", "s.tdm:8:1", "sink needs to=TARGET"},
+		{"sink k from=s to=out value=lookup", "s.tdm:8:1", "value=lookup needs lookup=TABLE"},
+		{"sink k from=s to=out value=lookup lookup=nope", "s.tdm:8:42", `unknown source table "nope"`},
+		{"sink k from=s to=out ttl=1m", "s.tdm:8:1", "ttl= is how long the dedup remembers an id; it needs dedup=event or dedup=key"},
+		{"sink k from=s to=out dedup=maybe", "s.tdm:8:28", "expected dedup= to be one of off, event or key"},
+		{"sink k from=s to=out commit=two-phase", "s.tdm:8:1", "commit=two-phase commits when a checkpoint completes, and this scenario takes none"},
+		{"sink k from=s to=out commit=xa", "s.tdm:8:29", "expected commit= to be one of auto or two-phase"},
+		{"join j left=s right=s between=0s..1s rate=5/s", "s.tdm:8:38", "unknown argument rate= for join"},
+		{"stream s2 from=orders reset=oldest", "s.tdm:8:29", "expected reset= to be one of earliest, latest or none"},
+		{"stream s2 from=orders rate=0/s", "s.tdm:8:28", "expected rate= to be records a second such as 50/s"},
+		{"stream s2 from=orders parallelism=0", "s.tdm:8:35", "parallelism"},
+		{"traffic shop records=5 from=10:00:00 scale=0x", "s.tdm:8:44", "expected scale= to be a factor from 1x to 10000x"},
+		{"produce shop at=10:00:00 key=1 retry-after=1m", "s.tdm:8:1", "retry-after= is how much later the application resends"},
+	} {
+		_, err := engine.Build(parse(t, orders+tc.line+"\n"), nil, 1, worlds.All())
+		require.Error(t, err, tc.line)
+		assert.Contains(t, err.Error(), tc.pos+":", tc.line)
+		assert.Contains(t, err.Error(), tc.want, tc.line)
+	}
+}
+
+// An append sink restored from a checkpoint writes again exactly the
+// records between the checkpoint's positions and the failure: orders 41
+// to 47 for a checkpoint at 10:00:40 and a failure at 10:00:47, before
+// order 48 is read.
+func TestAppendRewritesTheBlockBetweenCheckpointAndFailure(t *testing.T) {
+	tr, st := run(t, orders+"sink k from=s to=out\ncheckpoint every=10s\nfail k at=10:00:47 restart=5s\n")
+	dups := tr.Final().Duplicated
+	require.Len(t, dups, 7)
+	for k := 41; k <= 47; k++ {
+		assert.Equal(t, 2, dups[strconv.Itoa(k)], "order %d", k)
+	}
+	require.Len(t, st.Job.Restores, 1)
+	r := st.Job.Restores[0]
+	assert.Equal(t, int32(4), r.From)
+	assert.Equal(t, int64(7), r.Rewound)
+	assert.Equal(t, []checkpoint.Resumed{{Next: 40}}, r.Resumed[0])
+	assert.True(t, r.Exact)
+	assert.Equal(t, 5*vtime.Second, r.At.Sub(st.Job.Failures[0].At), "the restart delay")
+	assert.Equal(t, 12*vtime.Second, r.Behind, "the checkpoint of 10:00:40, restored at 10:00:52")
+	// No checkpoint while the job was down: 10:00:50 is skipped.
+	for _, c := range st.Job.Checkpoints {
+		assert.NotEqual(t, at("10:00:50"), c.BeginAt)
+	}
+}
+
+// With no checkpoint completed, a failed job starts over from the
+// beginning with empty state.
+func TestFailureBeforeAnyCheckpointStartsOver(t *testing.T) {
+	tr, st := run(t, orders+"sink k from=s to=out\nfail k at=10:00:05 restart=1s\n")
+	require.Len(t, st.Job.Restores, 1)
+	assert.Zero(t, st.Job.Restores[0].From)
+	assert.Equal(t, int64(5), st.Job.Restores[0].Rewound, "orders 1 to 5: the failure at 10:00:05 comes before order 6")
+	assert.Len(t, tr.Final().Duplicated, 5)
+}
+
+// A two-phase-commit sink shows read-committed readers nothing until the
+// checkpoint completes, then the checkpoint's rows at once; a reader with
+// read-uncommitted sees them as they are written.
+func TestTwoPhaseRowsAppearWhenTheCheckpointCompletes(t *testing.T) {
+	tr, st := run(t, orders+`checkpoint every=10s
+sink k from=s to=out commit=two-phase
+read out at=10:00:09.5 as=before
+read out at=10:00:09.5 as=dirty isolation=read-uncommitted
+read out at=10:00:10.5 as=after
+`)
+	reads := st.Job.Reads
+	require.Len(t, reads, 3)
+	assert.Empty(t, reads[0].Rows)
+	assert.Equal(t, 10, reads[0].Pending)
+	assert.Len(t, reads[1].Rows, 10)
+	assert.True(t, reads[1].Rows[0].Pending)
+	assert.Len(t, reads[2].Rows, 10, "ten committed by checkpoint 1 at 10:00:10, and order 11 is not")
+	assert.Equal(t, 1, reads[2].Pending)
+	// Every row appears at a commit step, ten at a time.
+	first := tr.Targets[0].Rows[0].AddedStep
+	assert.Equal(t, engine.KindTransaction, tr.Events[first-1].Kind)
+	n := 0
+	for _, r := range tr.Targets[0].Rows {
+		if r.AddedStep == first {
+			n++
+		}
+	}
+	assert.Equal(t, 10, n)
+	c, a := st.TxnCounts(tr.Steps())
+	assert.Equal(t, 6, c)
+	assert.Zero(t, a)
+	require.Equal(t, checkpoint.Committed, st.Job.Txns[1].State)
+	assert.Equal(t, 10*vtime.Second, st.Job.Txns[1].Wait, "order 1, written at 10:00:00, visible at 10:00:10")
+}
+
+// Each failure point of a checkpoint: between barrier and snapshot the
+// open transaction is aborted; after the snapshot and before completion
+// the pre-committed one is aborted on restore; during the commit the
+// restore commits the prepared transaction again. Each row visible once.
+func TestTwoPhaseFailurePoints(t *testing.T) {
+	for _, tc := range []struct {
+		point             string
+		restored          int32
+		abortedByRecovery bool
+		recommitted       bool
+	}{
+		{"barrier", 3, false, false},
+		{"snapshot", 3, true, false},
+		{"commit", 4, false, true},
+	} {
+		tr, st := run(t, orders+"checkpoint every=10s\nsink k from=s to=out commit=two-phase\nfail k at=10:00:35 point="+tc.point+" restart=5s\n")
+		truth := tr.Final()
+		assert.Empty(t, truth.Duplicated, tc.point)
+		assert.Empty(t, truth.Missing, tc.point)
+		require.Len(t, st.Job.Failures, 1, tc.point)
+		f := st.Job.Failures[0]
+		assert.Equal(t, tc.point, f.Point)
+		assert.Equal(t, at("10:00:40"), f.At, "%s: checkpoint 4's", tc.point)
+		assert.Equal(t, tc.restored, st.Job.Restores[0].From, tc.point)
+		var aborted, recommitted []stream.TxnPoint
+		for _, x := range st.Job.Txns {
+			switch {
+			case x.State == checkpoint.Aborted:
+				aborted = append(aborted, x)
+			case x.State == checkpoint.Committed && x.Recovered:
+				recommitted = append(recommitted, x)
+			}
+		}
+		if tc.point == "commit" {
+			assert.Empty(t, aborted)
+		} else {
+			require.Len(t, aborted, 1, tc.point)
+			assert.Equal(t, int32(4), aborted[0].ID)
+			assert.Equal(t, int32(10), aborted[0].Rows)
+			assert.Equal(t, tc.abortedByRecovery, aborted[0].Recovered, tc.point)
+		}
+		assert.Equal(t, tc.recommitted, len(recommitted) == 1, tc.point)
+	}
+}
+
+// A checkpoint older than the topic's retention: the input it needs is
+// gone; auto.offset.reset=earliest skips to the log start, none cannot
+// restore at all.
+func TestRestorePastRetention(t *testing.T) {
+	src := strings.Replace(orders, "topic orders partitions=1", "topic orders partitions=1 retention=20s segment=5s", 1) +
+		"sink k from=s to=out\ncheckpoint every=10s\nfail k at=10:00:12 restart=40s\n"
+	tr, st := run(t, src)
+	r := st.Job.Restores[0]
+	assert.False(t, r.Failed)
+	require.True(t, r.Resumed[0][0].Gone)
+	assert.Positive(t, r.Skipped)
+	assert.Len(t, tr.Final().Missing, int(r.Skipped)-2, "orders 11 and 12 were written before the failure")
+	c, _, restored, unrestorable := st.CheckpointCounts(tr.Steps())
+	assert.Positive(t, c)
+	assert.Equal(t, 1, restored)
+	assert.Zero(t, unrestorable)
+
+	tr, st = run(t, strings.Replace(src, "stream s from=orders", "stream s from=orders reset=none", 1))
+	r = st.Job.Restores[0]
+	assert.True(t, r.Failed)
+	assert.True(t, r.Resumed[0][0].Failed)
+	assert.Len(t, tr.Final().Missing, 60-12, "the job never comes back")
+	_, _, restored, unrestorable = st.CheckpointCounts(tr.Steps())
+	assert.Zero(t, restored)
+	assert.Equal(t, 1, unrestorable)
+}
+
+// A partition whose records a reset skipped is drawn at every step: the
+// records passed (read or skipped) only grow, the skipped ones are never
+// drawn as read, and no lane asks for more records than were appended.
+func TestViewAfterARestorePastRetention(t *testing.T) {
+	src := strings.Replace(orders, "topic orders partitions=1", "topic orders partitions=1 retention=20s segment=5s", 1) +
+		"sink k from=s to=out\ncheckpoint every=10s\nfail k at=10:00:12 restart=40s\n"
+	tr, st := run(t, src)
+	require.Positive(t, st.Job.Restores[0].Skipped)
+	last, skippedSeen := 0, false
+	for n := 0; n <= tr.Steps(); n++ {
+		ps := st.Partitions(0, n)[0]
+		require.GreaterOrEqual(t, ps.Read, last, "step %d: the records passed go back", n)
+		require.LessOrEqual(t, ps.Read, ps.Appended, "step %d", n)
+		last = ps.Read
+		dots := st.Dots(0, 0, n, 40)
+		for _, d := range dots {
+			require.Less(t, d.Off, ps.Appended, "step %d: a dot for a record not yet appended", n)
+			if !d.Read && d.Off < ps.Read {
+				skippedSeen = true
+			}
+		}
+	}
+	assert.True(t, skippedSeen, "some records were skipped, and drawn as not read")
+}
+
+// Backpressure by hand: ten records a second into an operator that takes
+// two, behind a buffer of five.
+func TestBufferOverflows(t *testing.T) {
+	head := strings.Replace(orders, "traffic shop records=60 from=10:00:00 every=1s", "traffic shop records=30 from=10:00:00 every=100ms", 1)
+	t.Run("block", func(t *testing.T) {
+		tr, st := run(t, head+"sink k from=s to=out rate=2/s buffer=5 overflow=block\n")
+		assert.Empty(t, tr.Final().Missing)
+		d, l := st.BufferLosses(tr.Steps())
+		assert.Zero(t, d+l)
+		assert.Equal(t, 5, maxCount(st.Ops[0].Queue), "never more than the buffer")
+		assert.Equal(t, 20.0, st.PeakLag(0, 0, tr.Steps()), "thirty records in three seconds: five written, five buffered, the rest waits in the topic")
+		assert.Equal(t, at("10:00:15"), tr.Events[tr.Steps()-1].At, "thirty records at two a second")
+	})
+	t.Run("grow", func(t *testing.T) {
+		tr, st := run(t, head+"sink k from=s to=out rate=2/s buffer=5 overflow=grow\n")
+		assert.Empty(t, tr.Final().Missing)
+		assert.Greater(t, maxCount(st.Ops[0].Queue), 20, "the buffer grows past its size")
+		assert.LessOrEqual(t, st.PeakLag(0, 0, tr.Steps()), 1.0, "the stream reads everything at once")
+	})
+	t.Run("drop", func(t *testing.T) {
+		tr, st := run(t, head+"sink k from=s to=out rate=2/s buffer=5 overflow=drop\n")
+		d, _ := st.BufferLosses(tr.Steps())
+		assert.Equal(t, d, len(tr.Final().Missing), "every record shed is missing")
+		assert.Greater(t, d, 15)
+		assert.Equal(t, d, st.DroppedAt(0, tr.Steps()))
+	})
+	t.Run("grow loses its buffer when the job fails", func(t *testing.T) {
+		tr, st := run(t, head+"checkpoint every=1s\nsink k from=s to=out rate=2/s buffer=5 overflow=grow\nfail k at=10:00:04 restart=1s\n")
+		_, l := st.BufferLosses(tr.Steps())
+		assert.Positive(t, l)
+		assert.Len(t, tr.Final().Missing, l)
+	})
+}
+
+// A barrier waits behind the records in a buffer with flow control, so
+// the checkpoint takes as long as they do; past its timeout it expires.
+func TestCheckpointWaitsBehindTheBuffer(t *testing.T) {
+	head := strings.Replace(orders, "traffic shop records=60 from=10:00:00 every=1s", "traffic shop records=100 from=10:00:00 every=100ms", 1)
+	_, st := run(t, head+"checkpoint every=2s\nsink k from=s to=out rate=2/s buffer=10 overflow=block\n")
+	c := st.Job.Checkpoints[0]
+	assert.Equal(t, stream.CheckpointCompleted, c.Status)
+	assert.Equal(t, 4500*vtime.Millisecond, c.EndAt.Sub(c.BeginAt), "ten records at two a second, the first already half done")
+	_, st = run(t, head+"checkpoint every=2s timeout=3s\nsink k from=s to=out rate=2/s buffer=10 overflow=block\n")
+	assert.Equal(t, stream.CheckpointExpired, st.Job.Checkpoints[0].Status)
+}
+
+// A count per key with a time to live starts again from one for a key
+// quiet for longer; without, it counts every record.
+func TestAggregateTTL(t *testing.T) {
+	src := `scenario t/x "X"
+topic visits partitions=1
+producer web to=visits key=customer_id
+target counts sink=upsert key=customer_id
+produce web at=10:00:00 key=1
+produce web at=10:00:30 key=1
+produce web at=10:01:31 key=1
+produce web at=10:01:40 key=1
+stream s from=visits
+aggregate n from=s agg=count ttl=TTL to=counts
+`
+	for _, tc := range []struct {
+		ttl  string
+		want int64
+	}{{"off", 4}, {"1m", 2}} {
+		tr, st := run(t, strings.Replace(src, "TTL", tc.ttl, 1))
+		rows := tr.TargetAt("counts", tr.Steps())
+		require.Len(t, rows, 1)
+		assert.Equal(t, tc.want, rows[0].Amount, "ttl %s", tc.ttl)
+		if tc.ttl == "1m" {
+			assert.Equal(t, []string{"1"}, tr.Final().Stale, "the truth counts every visit")
+			assert.True(t, st.Job.Outputs[2].Restarted)
+		} else {
+			assert.Empty(t, tr.Final().Stale)
+		}
+	}
+}
+
+// A dedup by event id drops a resend it remembers, and lets through one
+// that comes after its time to live.
+func TestDedupTTL(t *testing.T) {
+	src := `scenario t/x "X"
+topic orders partitions=1
+producer shop to=orders key=order_id
+target out sink=append key=order_id
+produce shop at=10:00:00 key=1 id=e1 fail=timeout retry=app ids=keep retry-after=30s
+stream s from=orders
+sink k from=s to=out dedup=event ttl=TTL
+`
+	tr, st := run(t, strings.Replace(src, "TTL", "1m", 1))
+	assert.Empty(t, tr.Final().Duplicated)
+	require.Len(t, st.Job.Dups, 1)
+	tr, st = run(t, strings.Replace(src, "TTL", "10s", 1))
+	assert.Equal(t, map[string]int{"1": 2}, tr.Final().Duplicated)
+	assert.Empty(t, st.Job.Dups)
+	assert.Equal(t, 2, st.StateAt(0, tr.Steps())+1, "one id remembered at the end")
+}
+
+// A hot key pins one partition to one reader: that reader is busy all the
+// time while the others idle.
+func TestHotReaderSaturates(t *testing.T) {
+	src := `scenario t/x "X"
+topic clicks partitions=2
+producer hot to=clicks key=user_id partition=0
+producer cold to=clicks key=user_id partition=1
+traffic hot records=400 from=10:00:00 every=40ms keys=1
+traffic cold records=80 from=10:00:00 every=200ms keys=5
+stream s from=clicks parallelism=2 rate=20/s
+`
+	tr, st := run(t, src)
+	n := tr.Steps()
+	assert.Equal(t, 1.0, st.PeakUtilisation(0, 0, n), "25 records a second for a reader of 20")
+	assert.InDelta(t, 0.25, st.PeakUtilisation(0, 1, n), 0.06)
+	assert.Greater(t, st.PeakLag(0, 0, n), 15.0)
+	assert.LessOrEqual(t, st.PeakLag(0, 1, n), 1.0)
+	assert.Less(t, st.PeakLag(0, -1, n), st.PeakLag(0, 0, n), "the average hides it")
+}
+
+// Rows stamped with now() or a value looked up as it stands are written
+// differently by a replay, and the truth keeps both versions.
+func TestReplayWritesDifferently(t *testing.T) {
+	src := orders + `txn T0 begin=09:59:00 commit=09:59:00 insert customer_id=1..60 amount=1
+txn T1 begin=10:00:25 commit=10:00:25 update customer_id=1..60 amount=2
+checkpoint every=10s
+sink k from=s to=out value=VALUE lookup=customers
+fail k at=10:00:29 restart=5s
+`
+	_, st := run(t, strings.Replace(src, "VALUE", "lookup", 1))
+	// Orders 21 to 29 are read again at 10:00:34; 21 to 25 were read before the upgrade.
+	ds := st.ReplayDiffs(1 << 30)
+	require.Len(t, ds, 5)
+	assert.Equal(t, int64(1), ds[0].First.Amount)
+	assert.Equal(t, int64(2), ds[0].Then.Amount)
+	_, st = run(t, strings.Replace(src, "VALUE", "now", 1))
+	assert.Len(t, st.ReplayDiffs(1<<30), 9)
+	_, st = run(t, strings.Replace(src, "VALUE", "amount", 1))
+	assert.Empty(t, st.ReplayDiffs(1<<30))
+}
+
+// A read mid-replay of a table written row by row sees a state that never
+// existed; published with the checkpoints, what it sees existed.
+func TestReadVerdict(t *testing.T) {
+	src := `scenario t/x "X"
+topic sales partitions=1
+producer tills to=sales key=region
+target totals sink=upsert key=region
+traffic tills records=60 from=10:00:00 every=500ms keys=3
+stream s from=sales rate=10/s
+checkpoint every=10s
+aggregate n from=s to=totals commit=COMMIT
+fail n at=10:00:25 restart=1s
+read totals at=10:00:26.3 as=mid
+read totals at=10:00:40 as=end
+`
+	_, st := run(t, strings.Replace(src, "COMMIT", "auto", 1))
+	_, ok := st.ReadVerdict(0)
+	assert.False(t, ok, "mid-replay: regions rewound and regions ahead")
+	_, ok = st.ReadVerdict(1)
+	assert.True(t, ok)
+	_, st = run(t, strings.Replace(src, "COMMIT", "two-phase", 1))
+	assert.Empty(t, st.NeverExisted(1<<30))
+}
+
+// The faults of the second part: a failure now or at a checkpoint's
+// point, a slow operator that gets a buffer, a slow stream, a burst of one
+// key; and what they refuse.
+func TestStateFaults(t *testing.T) {
+	f := parse(t, orders+"checkpoint every=10s\nsink k from=s to=out commit=two-phase\n")
+	tr, err := engine.RunWithFaults(f, nil, 1, worlds.All(), []engine.Fault{
+		{AfterStep: 20, Kind: stream.FaultFail, Stream: "k", For: 2 * vtime.Second},
+		{AfterStep: 60, Kind: stream.FaultFail, Stream: "s", Point: "snapshot"},
+		{AfterStep: 90, Kind: stream.FaultSlow, Stream: "k", By: 300 * vtime.Millisecond, For: 10 * vtime.Second},
+		{AfterStep: 100, Kind: stream.FaultSlow, Stream: "s", By: 500 * vtime.Millisecond, For: 5 * vtime.Second},
+		{AfterStep: 110, Kind: logs.FaultBurst, Producer: "shop", Records: 5, Key: "1000"},
+	})
+	require.NoError(t, err)
+	st := stream.Of(tr)
+	require.Len(t, st.Job.Failures, 2)
+	assert.Equal(t, "now", st.Job.Failures[0].Point)
+	assert.Equal(t, "snapshot", st.Job.Failures[1].Point)
+	assert.Equal(t, 100, st.Ops[0].Buffer, "a slowed operator gets a buffer with flow control")
+	assert.NotEmpty(t, st.Ops[0].Costs)
+	assert.NotEmpty(t, st.Streams[0].Costs)
+	assert.Empty(t, tr.Final().Missing)
+	assert.Equal(t, map[string]int{"1000": 5}, tr.Final().Duplicated, "the burst's five events of key 1000, each a row of an append table")
+
+	for _, tc := range []struct {
+		fault engine.Fault
+		want  string
+	}{
+		{engine.Fault{AfterStep: 5, Kind: stream.FaultFail, Stream: "nope"}, `unknown stream or operator "nope"`},
+		{engine.Fault{AfterStep: 5, Kind: stream.FaultFail, Stream: "k", Point: "later"}, "not \"later\""},
+		{engine.Fault{AfterStep: 5, Kind: stream.FaultSlow, Stream: "k"}, "positive cost per record"},
+		{engine.Fault{AfterStep: 5, Kind: stream.FaultSlow, Stream: "nope", By: 1, For: 1}, `unknown stream or operator "nope"`},
+	} {
+		_, err := engine.RunWithFaults(f, nil, 1, worlds.All(), []engine.Fault{tc.fault})
+		require.Error(t, err, tc.want)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+	_, err = engine.RunWithFaults(parse(t, orders+"sink k from=s to=out\n"), nil, 1, worlds.All(), []engine.Fault{{AfterStep: 5, Kind: stream.FaultFail, Stream: "k", Point: "barrier"}})
+	require.ErrorContains(t, err, "takes no checkpoints")
+}
+
+// A checkpoint holds every operator's state, and restoring it gives each
+// back byte for byte: a window, a join, an aggregate and a dedup with a
+// time to live, failing at every other second.
+func TestRestoreEveryKindOfOperator(t *testing.T) {
+	src := `scenario t/x "X"
+topic a partitions=2
+topic b partitions=1
+producer pa to=a key=user_id
+producer pb to=b key=user_id
+target w sink=merge key=window
+target j sink=merge key=user_id
+target g sink=upsert key=user_id
+target d sink=append key=user_id
+traffic pa records=120 from=10:00:00 every=250ms keys=7 amount=1..9
+traffic pb records=40 from=10:00:00 every=750ms keys=7
+stream sa from=a
+stream sb from=b
+watermark sa bound=1s
+watermark sb bound=1s
+checkpoint every=3s
+window win from=sa tumbling size=5s agg=sum to=w
+join jn left=sa right=sb between=-2s..2s to=j
+aggregate agg from=sa agg=max ttl=4s to=g
+sink dd from=sb to=d dedup=key ttl=2s
+fail win at=10:00:07 restart=1s
+fail jn at=10:00:13.5 restart=0s
+fail agg at=10:00:20 point=snapshot restart=2s
+`
+	_, st := run(t, src)
+	require.Len(t, st.Job.Restores, 3)
+	for _, r := range st.Job.Restores {
+		assert.Positive(t, r.From)
+		assert.True(t, r.Exact, "restore at step %d", r.Step)
+	}
+	for _, c := range st.Job.Checkpoints {
+		if c.Status == stream.CheckpointCompleted {
+			for oi, z := range c.Sizes {
+				assert.Positive(t, z, "checkpoint %d, %s", c.ID, st.Ops[oi].Name)
+			}
+		}
+	}
+}
+
+func maxCount(xs []stream.CountPoint) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, int(x.N))
+	}
+	return m
+}

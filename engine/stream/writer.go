@@ -1,0 +1,208 @@
+package stream
+
+import (
+	"slices"
+
+	"github.com/tidemark/tidemark/engine/checkpoint"
+	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/window"
+)
+
+// A writer is how an operator's results reach its target table, and it is
+// what decides the output's guarantee (see docs/scenarios.md, "Sinks"):
+//
+//   - commit=auto: each result is written at once in a statement of its
+//     own, as a JDBC sink in auto-commit mode writes. After a restore the
+//     job writes everything since the checkpoint again: an append target
+//     holds it twice, a keyed merge absorbs it.
+//   - commit=two-phase: results go into the open transaction, which the
+//     checkpoint's barrier pre-commits and the checkpoint's completion
+//     commits (Flink's TwoPhaseCommitSinkFunction). A read-committed reader
+//     sees nothing of a transaction until then; a failure before the
+//     checkpoint completes aborts it.
+type writer struct {
+	s      *world
+	oi     int16
+	target *sink.Table
+	twoPC  bool
+	open   []pendingRow
+	pre    []*txn // pre-committed, awaiting their checkpoint's completion
+	// visible is the operator's bookkeeping once a row has been written to
+	// the target (a window's or an aggregate's row, which the truth
+	// compares): landed says whether the table now holds it, or a merge
+	// absorbed it as no newer than the row present. nil for none.
+	visible   func(p *pendingRow, landed bool)
+	written   int32
+	collapsed int32
+	pending   int32
+	since     vtime.Time // when the first row of the open transaction was written
+}
+
+// pendingRow is one row on its way to the target.
+type pendingRow struct {
+	in  sink.In
+	acc window.Acc // the aggregate it carries, for a window's or an aggregate's row
+	ref int32      // what the operator's visible knows it by, or -1
+}
+
+// txn is a pre-committed transaction.
+type txn struct {
+	id    int32
+	rows  []pendingRow
+	since vtime.Time // when its first row was written
+}
+
+// write hands rows to the target: at once, or into the open transaction.
+func (wr *writer) write(rows []pendingRow) {
+	if len(rows) == 0 {
+		return
+	}
+	if wr.twoPC {
+		if len(wr.open) == 0 {
+			wr.since = wr.s.w.Now()
+		}
+		wr.open = append(wr.open, rows...)
+		wr.setPending(wr.pending + int32(len(rows)))
+		return
+	}
+	wr.deliver(rows)
+}
+
+// deliver makes rows visible in the target in one statement.
+func (wr *writer) deliver(rows []pendingRow) {
+	s := wr.s
+	in := make([]sink.In, len(rows))
+	for i := range rows {
+		in[i] = rows[i].in
+	}
+	res := s.w.Deliver(wr.target, in, -1, nil)
+	if wr.visible != nil {
+		single := wr.target.Mode == sink.Merge || wr.target.Mode == sink.Upsert
+		for i := range rows {
+			landed := !single || wr.target.NewestID(rows[i].in.ID) == rows[i].in.Seq
+			wr.visible(&rows[i], landed)
+		}
+	}
+	oh := s.t.Ops[wr.oi]
+	step := int32(s.w.NextStep())
+	wr.written += int32(len(rows))
+	oh.Written = appendCount(oh.Written, step, wr.written)
+	if res.Collapsed > 0 {
+		wr.collapsed += int32(res.Collapsed)
+		oh.Collapsed = appendCount(oh.Collapsed, step, wr.collapsed)
+	}
+}
+
+// setPending records how many rows are written and not yet committed.
+func (wr *writer) setPending(n int32) {
+	wr.pending = n
+	oh := wr.s.t.Ops[wr.oi]
+	oh.Pending = appendCount(oh.Pending, int32(wr.s.w.NextStep()), n)
+}
+
+// appendCount records a count from step on, replacing one at the same step.
+func appendCount(xs []CountPoint, step, n int32) []CountPoint {
+	if k := len(xs); k > 0 && xs[k-1].Step == step {
+		xs[k-1].N = n
+		return xs
+	}
+	if k := len(xs); k > 0 && xs[k-1].N == n {
+		return xs
+	}
+	return append(xs, CountPoint{Step: step, N: n})
+}
+
+// precommit closes the open transaction at checkpoint id's barrier: it is
+// flushed and prepared, and becomes visible when the checkpoint completes.
+// It returns how many rows it holds.
+func (wr *writer) precommit(id int32) int {
+	if !wr.twoPC || len(wr.open) == 0 {
+		return 0 // nothing written since the last barrier: nothing to commit
+	}
+	rows := wr.open
+	wr.open = nil
+	wr.pre = append(wr.pre, &txn{id: id, rows: rows, since: wr.since})
+	wr.txnPoint(id, checkpoint.PreCommitted, len(rows), false)
+	return len(rows)
+}
+
+// committable reports whether checkpoint id's transaction waits for its commit.
+func (wr *writer) committable(id int32) (*txn, bool) {
+	for _, x := range wr.pre {
+		if x.id == id {
+			return x, true
+		}
+	}
+	return nil, false
+}
+
+// commit makes transaction x visible: its rows land in one statement.
+func (wr *writer) commit(x *txn, recovered bool) {
+	wr.pre = slices.DeleteFunc(wr.pre, func(y *txn) bool { return y == x })
+	rows := x.rows
+	if wr.target.Mode == sink.Merge || wr.target.Mode == sink.Upsert {
+		rows = lastPerKey(rows)
+	}
+	wr.txnPoint(x.id, checkpoint.Committed, len(x.rows), recovered)
+	j := wr.s.t.Job
+	j.Txns[len(j.Txns)-1].Wait = wr.s.w.Now().Sub(x.since)
+	wr.setPending(wr.pending - int32(len(x.rows)))
+	if len(rows) > 0 {
+		wr.deliver(rows)
+	}
+}
+
+// lastPerKey keeps the last row of each key, in the order of those rows:
+// what a transaction that wrote a key several times leaves in a table
+// with one row per key.
+func lastPerKey(rows []pendingRow) []pendingRow {
+	last := map[int32]int{}
+	for i, r := range rows {
+		last[r.in.ID] = i
+	}
+	out := make([]pendingRow, 0, len(last))
+	for i, r := range rows {
+		if last[r.in.ID] == i {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// abortOpen rolls back the open transaction, which checkpoint id would
+// have pre-committed, as a failure does, and returns how many rows it held.
+func (wr *writer) abortOpen(id int32) int {
+	n := len(wr.open)
+	if wr.twoPC && n > 0 {
+		wr.txnPoint(id, checkpoint.Aborted, n, false)
+		wr.setPending(wr.pending - int32(n))
+	}
+	wr.open = nil
+	return n
+}
+
+// recover decides each pre-committed transaction after a restore from
+// checkpoint restored (0: none): the restored checkpoint's and earlier
+// ones commit now, later ones abort. It returns the transactions to
+// commit, each a step of its own, and how many rows it aborted.
+func (wr *writer) recover(restored int32) (commits []*txn, aborted int) {
+	for _, x := range slices.Clone(wr.pre) {
+		switch checkpoint.Recover(checkpoint.Txn{ID: x.id, State: checkpoint.PreCommitted}, restored) {
+		case checkpoint.Commit:
+			commits = append(commits, x)
+		case checkpoint.Abort:
+			wr.pre = slices.DeleteFunc(wr.pre, func(y *txn) bool { return y == x })
+			wr.txnPoint(x.id, checkpoint.Aborted, len(x.rows), true)
+			wr.setPending(wr.pending - int32(len(x.rows)))
+			aborted += len(x.rows)
+		}
+	}
+	return commits, aborted
+}
+
+// txnPoint records a transaction's change of state.
+func (wr *writer) txnPoint(id int32, st checkpoint.TxnState, rows int, recovered bool) {
+	j := wr.s.jobHist()
+	j.Txns = append(j.Txns, TxnPoint{Step: int32(wr.s.w.NextStep()), Op: wr.oi, ID: id, State: st, Rows: int32(rows), Recovered: recovered})
+}

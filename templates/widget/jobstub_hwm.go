@@ -1,0 +1,27 @@
+//go:build tm_hwm
+
+package widget
+
+import (
+	"errors"
+
+	"github.com/tidemark/tidemark/engine"
+)
+
+// The build of the high-water-mark world alone (see wasm/worlds_hwm.go)
+// runs no stream job, so it leaves the job's panel and faults out of its
+// download: these stand in for jobpanel.go and jobfaults.go there.
+
+func jobPanel(*builder, *engine.Trace, State)    {}
+func jobFaultsOf(*builder, *engine.Trace, State) {}
+
+// errNoJob answers a job's fault in a build without the stream world.
+var errNoJob = errors.New("this build of the engine runs no stream job")
+
+func (s *Session) jobFault(string, string) (engine.Fault, error) {
+	return engine.Fault{}, errNoJob
+}
+
+func jobFaultText(engine.Fault) (string, bool) { return "", false }
+
+func parseJobFault(*engine.Fault, string, []string) (bool, error) { return false, nil }
