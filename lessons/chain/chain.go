@@ -82,13 +82,12 @@ func (r Reads) Name() string {
 
 // Hop is one stage of the chain with the options a learner picks from.
 type Hop struct {
-	ID       string // the query parameter that carries the choice
-	Name     string
-	Does     string // what the hop does, one sentence
-	Failure  string // the incident every run puts this hop through
-	Options  []Option
-	Default  string // the option a fresh form shows: the strong one
-	position int
+	ID      string // the query parameter that carries the choice
+	Name    string
+	Does    string // what the hop does, one sentence
+	Failure string // the incident every run puts this hop through
+	Options []Option
+	Default string // the option a fresh form shows: the strong one
 }
 
 // Option is one way to build a hop.
@@ -195,12 +194,6 @@ var Hops = []Hop{
 				Guarantee: ExactlyOnce, Reads: PartialStates},
 		},
 	},
-}
-
-func init() {
-	for i := range Hops {
-		Hops[i].position = i
-	}
 }
 
 // Chain is one choice of option per hop, by hop id.
