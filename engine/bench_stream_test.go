@@ -88,3 +88,50 @@ func BenchmarkStreamSeek(b *testing.B) {
 		}
 	})
 }
+
+// benchCheckpointScenario is the budget case of the stream world's second
+// part: benchStreamScenario with a checkpoint every 10 s of simulated time
+// and a failure of the window in the middle of the run (at 10:08:20, half
+// way through the 1,000 s of traffic), after which the job restores its
+// latest checkpoint and reads again from its positions.
+const benchCheckpointScenario = benchStreamScenario + `checkpoint every=10s
+fail w at=10:08:20 restart=5s
+`
+
+// BenchmarkStreamCheckpointRun builds and runs the checkpointed stream
+// scenario. It reports what BenchmarkStreamRun does, records counting every
+// read (the replay after the failure included), and fails when the run did
+// not restore a checkpoint or took fewer than 90 checkpoints.
+func BenchmarkStreamCheckpointRun(b *testing.B) {
+	f, err := scenario.Parse("bench-checkpoint.tdm", []byte(benchCheckpointScenario))
+	if err != nil {
+		b.Fatal(err)
+	}
+	events, records := 0, 0
+	var traceBytes float64
+	var elapsed time.Duration
+	for b.Loop() {
+		before := heap()
+		start := time.Now()
+		tr, err := engine.Run(f, nil, 1, worlds.All())
+		elapsed += time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st := stream.Of(tr)
+		events += tr.Steps()
+		records += len(st.Arrivals)
+		b.StopTimer()
+		if st.Job == nil || len(st.Job.Restores) != 1 || st.Job.Restores[0].From == 0 || len(st.Job.Checkpoints) < 90 {
+			b.Fatalf("the run should take a checkpoint every 10 s and restore one after its failure: %+v", st.Job)
+		}
+		after := heap()
+		traceBytes = float64(int64(after)-int64(before)) / float64(tr.Steps())
+		runtime.KeepAlive(tr)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(records)/elapsed.Seconds(), "records/s")
+	b.ReportMetric(float64(events)/elapsed.Seconds(), "events/s")
+	b.ReportMetric(traceBytes, "trace-B/event")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+}

@@ -84,6 +84,9 @@ func sortStrings(xs []string) { slices.Sort(xs) }
 // The separator is one of the characters a query keeps as it is, so the
 // address stays readable.
 func FaultText(f engine.Fault) string {
+	if text, ok := jobFaultText(f); ok {
+		return text // the stream job's: see jobfaults.go
+	}
 	s := itoa(f.AfterStep) + "~"
 	switch f.Kind {
 	case hwm.FaultCrash:
@@ -112,6 +115,12 @@ func ParseFault(text string) (engine.Fault, error) {
 		return bad("does not start with a step number")
 	}
 	f := engine.Fault{AfterStep: n}
+	if ok, err := parseJobFault(&f, parts[1], parts[2:]); ok {
+		if err != nil {
+			return bad(err.Error()) // the stream job's: see jobfaults.go
+		}
+		return f, nil
+	}
 	switch kind, args := parts[1], parts[2:]; {
 	case kind == "crash" && len(args) == 0:
 		f.Kind = hwm.FaultCrash

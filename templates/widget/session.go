@@ -363,6 +363,13 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		s.push()
 		s.knobs, s.faults, s.original = next, nil, nil
 		return true, s.start()
+	case "fail", "slow", "burst-key":
+		f, err := s.jobFault(action, arg) // the stream job's: see jobfaults.go
+		if err != nil {
+			s.st.Message = err.Error()
+			return false, err
+		}
+		return s.fork(f)
 	case "crash", "jump":
 		f := engine.Fault{AfterStep: s.st.Step, Kind: hwm.FaultCrash}
 		if action == "jump" {

@@ -43,6 +43,7 @@ func stage(b *builder, t *engine.Trace, s State) {
 	logPanel(b, t, s)
 	marksPanel(b, t, s)
 	targetPanel(b, t, s, truth, at.Targets)
+	jobPanel(b, t, s)
 	checksPanel(b, t, s.Step, s.checks)
 	if s.Original != nil {
 		comparePanel(b, t, s)

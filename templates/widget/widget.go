@@ -207,6 +207,7 @@ func faults(b *builder, t *engine.Trace, s State) {
 	}
 	b.el("button", "Source clock −5s here", "type", "button", "class", "tm-btn", "data-act", "jump-back", "data-testid", "btn-jump-back")
 	b.el("button", "Source clock +5s here", "type", "button", "class", "tm-btn", "data-act", "jump-forward", "data-testid", "btn-jump-forward")
+	jobFaultsOf(b, t, s) // the stream job's: see jobfaults.go
 	if lt != nil {
 		// The log world's faults: one button per topic and per group, named
 		// when there is more than one. A pause stops the group's member that

@@ -268,6 +268,17 @@
       } else if (act === "crash") {
         this.stop();
         this.act("crash", "");
+      } else if (act === "fail" || act === "slow" || act === "burst-key") {
+        // The stream job's faults (templates/widget/jobfaults.go): the
+        // stream or operator, the point and the key are chosen beside them.
+        this.stop();
+        const pick = (id) => {
+          const c = this.host.querySelector(`[data-testid="${id}"]`);
+          return c ? c.value.trim() : "";
+        };
+        const arg = act === "burst-key" ? `${pick("burst-producer")} ${pick("burst-key")}`
+          : act === "fail" ? `${pick("job-who")} ${pick("job-point") || "now"}` : pick("job-who");
+        this.act(act, arg);
       } else if (act === "jump-back") {
         this.stop();
         this.act("jump", "-5s");

@@ -1,0 +1,590 @@
+package widget
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/stream"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// The job panel draws the stream world's second part at one step (see
+// docs/architecture.md, "The stream world"): each operator with its input
+// buffer, its state and what it dropped; each sink's rows still pending in
+// a transaction against those visible in its table; the checkpoints,
+// failures and restores on a strip of the run's time; and small plots of
+// state size, queue length, lag per partition and checkpoint size up to the
+// step. Every drawing has its text beside it: the tables hold the same
+// numbers, and each plot's accessible name says its latest and largest value.
+
+// hasJob reports whether the trace's stream world has anything of the
+// job's to show: checkpoints, failures or readers of tables, a stream read
+// at a limited rate or by several readers, or an operator with a buffer, a
+// time to live, or rows of its own (an aggregate or a sink).
+func hasJob(st *stream.Trace) bool {
+	if st == nil {
+		return false
+	}
+	if st.Job != nil {
+		return true
+	}
+	for _, sh := range st.Streams {
+		if sh.Cost > 0 || sh.Parallelism > 1 {
+			return true
+		}
+	}
+	for _, oh := range st.Ops {
+		if oh.Kind == "sink" || oh.Kind == "aggregate" || oh.Buffer > 0 || oh.TTL > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// jobPanel draws the job at the step, or nothing when the scenario has none.
+func jobPanel(b *builder, t *engine.Trace, s State) {
+	st := stream.Of(t)
+	if !hasJob(st) {
+		return
+	}
+	n := clamp(s.Step, t.Steps())
+	panel(b, "job", "The job: operators, checkpoints and sinks")
+	readersTable(b, st, n)
+	opsTable(b, t, st, n)
+	sinkTable(b, st, n)
+	checkpointStrip(b, t, st, n)
+	checkpointList(b, t, st, n)
+	readsList(b, st, n)
+	replayList(b, st, n)
+	jobPlots(b, t, st, n)
+	b.close("section")
+}
+
+// utilWindow is the span of true time a reader's utilisation is measured over.
+const utilWindow = 10 * vtime.Second
+
+// readersTable lists, for each stream read at a limited rate, each reader
+// (a source subtask) with its partitions, their lag, and the share of the
+// last utilWindow it spent reading; and the average lag over the stream's
+// partitions, which a saturated reader hides.
+func readersTable(b *builder, st *stream.Trace, n int) {
+	limited := false
+	for _, sh := range st.Streams {
+		limited = limited || sh.Cost > 0
+	}
+	if !limited {
+		return
+	}
+	b.table("Readers at this step", []string{"stream", "reader", "partitions (lag)", "busy, last " + utilWindow.String()},
+		"class", "tm-table", "data-testid", "job-readers")
+	for i, sh := range st.Streams {
+		if sh.Cost <= 0 {
+			continue
+		}
+		total := int64(0)
+		for sub := range sh.Parallelism {
+			var parts []string
+			for p := range sh.Parts {
+				if p%sh.Parallelism == sub {
+					lag := st.LagAt(i, p, n)
+					parts = append(parts, itoa(p)+" ("+strconv.FormatInt(lag, 10)+")")
+				}
+			}
+			u := st.Utilisation(i, sub, n, utilWindow)
+			b.open("tr", "data-reader", itoa(sub))
+			b.el("th", sh.Name, "scope", "row")
+			b.el("td", itoa(sub))
+			b.el("td", strings.Join(parts, ", "))
+			b.el("td", itoa(int(u*100+0.5))+"%", "data-testid", "reader-busy", "class", cls(u >= 0.95, "tm-warn"))
+			b.close("tr")
+		}
+		for p := range sh.Parts {
+			total += st.LagAt(i, p, n)
+		}
+		b.open("tr")
+		b.el("th", sh.Name, "scope", "row")
+		b.el("td", "average")
+		b.el("td", ftoa(float64(total)/float64(max(1, len(sh.Parts))))+" records of lag per partition", "data-testid", "average-lag")
+		b.el("td", "")
+		b.close("tr")
+	}
+	b.close("tbody")
+	b.close("table")
+}
+
+// opsTable lists each operator with its buffer, its throughput over the
+// last utilWindow, its state and its drops.
+func opsTable(b *builder, t *engine.Trace, st *stream.Trace, n int) {
+	b.table("Operators at this step", []string{"operator", "kind", "reads", "queue", "records/s, last " + utilWindow.String(), "state entries", "dropped"},
+		"class", "tm-table", "data-testid", "job-ops")
+	now := stepTime(t, n)
+	from := sort.Search(n, func(i int) bool { return t.Events[i].At > now.Add(-utilWindow) })
+	span := min(utilWindow, now.Sub(stepTime(t, 1)))
+	for i, oh := range st.Ops {
+		b.open("tr", "data-op", oh.Name)
+		b.el("th", oh.Name, "scope", "row")
+		kind := oh.Kind
+		if oh.TTL > 0 {
+			kind += ", ttl " + oh.TTL.String()
+		}
+		b.el("td", kind)
+		b.el("td", oh.Stream)
+		q := "no buffer"
+		if oh.Buffer > 0 {
+			q = itoa(st.QueueAt(i, n)) + " / " + itoa(oh.Buffer) + " (" + oh.Overflow + ")"
+		}
+		full := oh.Buffer > 0 && oh.Overflow != "grow" && st.QueueAt(i, n) >= oh.Buffer
+		if full {
+			q += ", full"
+		}
+		b.el("td", q, "data-testid", "op-queue", "class", cls(full, "tm-warn"))
+		rate := "—"
+		if span > 0 {
+			rate = ftoa(float64(st.ProcessedBetween(i, from, n)) * float64(vtime.Second) / float64(span))
+		}
+		b.el("td", rate, "data-testid", "op-rate")
+		b.el("td", itoa(st.StateAt(i, n)), "data-testid", "op-state")
+		d := st.DroppedAt(i, n)
+		b.el("td", itoa(d), "data-testid", "op-dropped", "class", cls(d > 0, "tm-warn"))
+		b.close("tr")
+	}
+	b.close("tbody")
+	b.close("table")
+}
+
+// cls returns class when cond holds, for an attribute that is left out otherwise.
+func cls(cond bool, class string) string {
+	if cond {
+		return class
+	}
+	return ""
+}
+
+// sinkTable shows, for each operator that writes a table, the rows still
+// pending in a transaction a reader with read-committed isolation cannot
+// see, and the rows it has made visible.
+func sinkTable(b *builder, st *stream.Trace, n int) {
+	writes := false
+	for _, oh := range st.Ops {
+		writes = writes || oh.Target != ""
+	}
+	if !writes {
+		return
+	}
+	b.table("Rows written, pending and visible", []string{"operator", "table", "commit", "pending (not visible)", "visible"},
+		"class", "tm-table", "data-testid", "job-sinks")
+	for i, oh := range st.Ops {
+		if oh.Target == "" {
+			continue
+		}
+		b.open("tr", "data-op", oh.Name)
+		b.el("th", oh.Name, "scope", "row")
+		b.el("td", oh.Target)
+		b.el("td", oh.Commit)
+		p := st.PendingAt(i, n)
+		b.el("td", itoa(p), "data-testid", "sink-pending", "class", cls(p > 0, "tm-pending"))
+		b.el("td", itoa(st.WrittenAt(i, n)), "data-testid", "sink-visible")
+		b.close("tr")
+	}
+	b.close("tbody")
+	b.close("table")
+}
+
+// stripW and stripH are the size of the checkpoint strip's viewBox.
+const stripW, stripH = 640.0, 64.0
+
+// timeAxis maps the run's true time onto the strip.
+type timeAxis struct {
+	lo, hi vtime.Time
+	x0, w  float64
+}
+
+func (a timeAxis) x(at vtime.Time) float64 {
+	if a.hi <= a.lo {
+		return a.x0
+	}
+	return a.x0 + a.w*float64(at-a.lo)/float64(a.hi-a.lo)
+}
+
+// runAxis spans the run from its first event to its last.
+func runAxis(t *engine.Trace, x0, w float64) timeAxis {
+	if t.Steps() == 0 {
+		return timeAxis{x0: x0, w: w}
+	}
+	return timeAxis{lo: t.Events[0].At, hi: t.Events[t.Steps()-1].At, x0: x0, w: w}
+}
+
+// stepTime is the true time of step n (the first event's before any).
+func stepTime(t *engine.Trace, n int) vtime.Time {
+	if t.Steps() == 0 {
+		return 0
+	}
+	return t.Events[max(0, min(n, t.Steps())-1)].At
+}
+
+// checkpointStrip draws the checkpoints begun by the step as spans on the
+// run's time, by status (a completed one solid, an abandoned or expired one
+// dashed and crossed, a running one open at its end), the job's failures
+// as crosses and its restores as arrows back to the checkpoint restored,
+// and the step's time as a line.
+func checkpointStrip(b *builder, t *engine.Trace, st *stream.Trace, n int) {
+	if st.Job == nil || (len(st.Job.Checkpoints) == 0 && len(st.Job.Failures) == 0) {
+		return
+	}
+	ax := runAxis(t, 8, stripW-16)
+	now := stepTime(t, n)
+	cps := st.CheckpointsAt(n)
+	done, lost := 0, 0
+	for _, c := range cps {
+		switch c.Status {
+		case stream.CheckpointCompleted:
+			done++
+		case stream.CheckpointAbandoned, stream.CheckpointExpired:
+			lost++
+		}
+	}
+	fails, restores := 0, 0
+	for _, f := range st.Job.Failures {
+		if int(f.Step) <= n {
+			fails++
+		}
+	}
+	for _, r := range st.Job.Restores {
+		if int(r.Step) <= n {
+			restores++
+		}
+	}
+	label := "Checkpoints on the run's time up to " + now.String() + ": " + plural(done, "completed") + ", " +
+		itoa(lost) + " abandoned or expired" + ", " + plural(fails, "failure") + ", " + plural(restores, "restore")
+	b.open("svg", "class", "tm-svg tm-ckstrip", "viewBox", "0 0 "+ftoa(stripW)+" "+ftoa(stripH), "role", "img",
+		"aria-label", label, "data-testid", "checkpoint-strip")
+	b.void("line", "class", "tm-axis", "x1", ftoa(ax.x0), "y1", "40", "x2", ftoa(ax.x0+ax.w), "y2", "40")
+	b.el("text", ax.lo.String(), "class", "tm-tick", "x", ftoa(ax.x0), "y", "56")
+	b.el("text", ax.hi.String(), "class", "tm-tick", "x", ftoa(ax.x0+ax.w), "y", "56", "text-anchor", "end")
+	for _, c := range cps {
+		x0 := ax.x(c.BeginAt)
+		end := now
+		if c.End > 0 {
+			end = c.EndAt
+		}
+		w := max(3, ax.x(end)-x0)
+		status := stream.CheckpointStatus(c.Status)
+		b.open("g", "class", "tm-ck tm-ck-"+status, "data-ckpt", itoa(int(c.ID)))
+		b.el("title", "checkpoint "+itoa(int(c.ID))+": "+status+", began "+c.BeginAt.String())
+		b.void("rect", "x", ftoa(x0), "y", "26", "width", ftoa(w), "height", "10")
+		if c.Status == stream.CheckpointAbandoned || c.Status == stream.CheckpointExpired {
+			b.void("line", "class", "tm-ck-x", "x1", ftoa(x0), "y1", "26", "x2", ftoa(x0+w), "y2", "36")
+		}
+		b.close("g")
+	}
+	for _, f := range st.Job.Failures {
+		if int(f.Step) > n {
+			break
+		}
+		x := ax.x(f.At)
+		b.open("g", "class", "tm-ckfail")
+		b.el("title", f.Who+" failed at "+f.At.String())
+		b.void("line", "x1", ftoa(x-5), "y1", "4", "x2", ftoa(x+5), "y2", "14")
+		b.void("line", "x1", ftoa(x-5), "y1", "14", "x2", ftoa(x+5), "y2", "4")
+		b.close("g")
+	}
+	for _, r := range st.Job.Restores {
+		if int(r.Step) > n {
+			break
+		}
+		x := ax.x(r.At)
+		from := ax.x0
+		for _, c := range st.Job.Checkpoints {
+			if c.ID == r.From {
+				from = ax.x(c.BeginAt)
+			}
+		}
+		what := "restored checkpoint " + itoa(int(r.From))
+		if r.From == 0 {
+			what = "started over from the beginning"
+		}
+		if r.Failed {
+			what = "could not restart"
+		}
+		b.open("g", "class", "tm-ckrestore")
+		b.el("title", what+" at "+r.At.String())
+		b.void("path", "d", "M"+ftoa(x)+",20 L"+ftoa(x)+",16 L"+ftoa(from)+",16 L"+ftoa(from)+",22")
+		b.void("path", "d", "M"+ftoa(from-3)+",19 L"+ftoa(from)+",24 L"+ftoa(from+3)+",19")
+		b.close("g")
+	}
+	nx := ax.x(now)
+	b.void("line", "class", "tm-nowline", "x1", ftoa(nx), "y1", "0", "x2", ftoa(nx), "y2", "44")
+	b.close("svg")
+	b.el("p", "▭ checkpoint (solid: completed; crossed: abandoned or expired) · ✕ failure · ↩ restore, back to the checkpoint it restored · │ now", "class", "tm-note")
+}
+
+// maxCheckpointRows is how many checkpoints the list shows, the latest ones.
+const maxCheckpointRows = 8
+
+// checkpointList is the strip's text: the latest checkpoints, failures and
+// restores with their times, sizes and what each restore did.
+func checkpointList(b *builder, t *engine.Trace, st *stream.Trace, n int) {
+	if st.Job == nil {
+		return
+	}
+	cps := st.CheckpointsAt(n)
+	if len(cps) == 0 && len(st.Job.Failures) == 0 {
+		if st.Job.Every > 0 {
+			b.el("p", "No checkpoint has begun yet; one is taken every "+st.Job.Every.String()+".", "class", "tm-note")
+		}
+		return
+	}
+	now := stepTime(t, n)
+	b.open("ol", "class", "tm-cklist", "data-testid", "checkpoint-list")
+	from := max(0, len(cps)-maxCheckpointRows)
+	for _, c := range cps[from:] {
+		line := "Checkpoint " + itoa(int(c.ID)) + ": began " + c.BeginAt.String() + ", "
+		switch c.Status {
+		case stream.CheckpointRunning:
+			line += "running for " + c.Duration(now).String()
+		case stream.CheckpointCompleted:
+			line += "completed " + c.EndAt.String() + " after " + c.Duration(now).String() + ", " + sizeText(c.Size())
+		default:
+			line += stream.CheckpointStatus(c.Status) + " " + c.EndAt.String()
+		}
+		b.el("li", line+".", "data-status", stream.CheckpointStatus(c.Status))
+	}
+	b.close("ol")
+	if from > 0 {
+		b.el("p", itoa(from)+" earlier checkpoints not listed.", "class", "tm-note")
+	}
+	for _, f := range st.Job.Failures {
+		if int(f.Step) > n {
+			break
+		}
+		line := f.Who + " failed at " + f.At.String()
+		if f.Point != "" && f.Point != "now" {
+			line += " (at checkpoint " + itoa(int(f.Ckpt)) + "'s " + f.Point + ")"
+		}
+		if f.Aborted > 0 {
+			line += "; " + itoa(int(f.Aborted)) + " pending rows rolled back"
+		}
+		b.el("p", line+".", "class", "tm-ckevent", "data-testid", "job-failure")
+	}
+	for _, r := range st.Job.Restores {
+		if int(r.Step) > n {
+			break
+		}
+		var line string
+		switch {
+		case r.Failed:
+			line = "At " + r.At.String() + " the job could not restart: the input its checkpoint needs is gone"
+		case r.From == 0:
+			line = "At " + r.At.String() + " the job started over from the beginning"
+		default:
+			line = "At " + r.At.String() + " the job restored checkpoint " + itoa(int(r.From)) + ", " + r.Behind.String() + " behind"
+		}
+		if r.Rewound > 0 {
+			line += "; " + strconv.FormatInt(r.Rewound, 10) + " records are read again"
+		}
+		if r.Skipped > 0 {
+			line += "; " + strconv.FormatInt(r.Skipped, 10) + " records are never read"
+		}
+		if r.Lost > 0 {
+			line += "; " + itoa(int(r.Lost)) + " buffered records are lost"
+		}
+		b.el("p", line+".", "class", "tm-ckevent", "data-testid", "job-restore")
+	}
+}
+
+// readsList says what each of the scenario's readers saw by the step, and
+// whether it was ever, as a whole, a state of the table (the truth: no
+// reader can know it).
+func readsList(b *builder, st *stream.Trace, n int) {
+	if st.Job == nil || len(st.Job.Reads) == 0 || int(st.Job.Reads[0].Step) > n {
+		return
+	}
+	b.open("ul", "class", "tm-cklist", "data-testid", "job-reads")
+	for i, r := range st.Job.Reads {
+		if int(r.Step) > n {
+			break
+		}
+		iso := "read-committed"
+		if r.Uncommitted {
+			iso = "read-uncommitted"
+		}
+		line := r.Name + " read " + r.Target + " at " + r.At.String() + " (" + iso + "): " + itoa(len(r.Rows)) + " rows"
+		if r.Pending > 0 {
+			line += ", not seeing " + itoa(r.Pending) + " rows pending in a transaction"
+		}
+		if at, ok := st.ReadVerdict(i); ok {
+			line += "; the table held exactly this"
+			if at > 0 {
+				line += " after step " + itoa(int(at))
+			}
+		} else {
+			line += "; truth: the table never held this mix of rows at any one moment"
+		}
+		b.el("li", line+".", "data-read", r.Name)
+	}
+	b.close("ul")
+}
+
+// maxReplays is how many of a replay's changed records the panel names.
+const maxReplays = 5
+
+// replayList names the records a replay wrote with another row than the
+// first time (a transform that reads the clock or a lookup table that
+// changed): the truth keeps both versions.
+func replayList(b *builder, st *stream.Trace, n int) {
+	diffs := st.ReplayDiffs(n)
+	if len(diffs) == 0 {
+		return
+	}
+	b.el("p", itoa(len(diffs))+" records were written differently by the replay than the first time:", "class", "tm-note", "data-testid", "job-replays")
+	b.open("ul", "class", "tm-cklist")
+	for _, d := range diffs[:min(len(diffs), maxReplays)] {
+		line := "key " + d.Key + ": "
+		var parts []string
+		if d.First.Amount != d.Then.Amount {
+			parts = append(parts, "amount "+strconv.FormatInt(d.First.Amount, 10)+" then "+strconv.FormatInt(d.Then.Amount, 10))
+		}
+		if d.First.UpdatedAt != d.Then.UpdatedAt {
+			parts = append(parts, "updated_at "+d.First.UpdatedAt.String()+" then "+d.Then.UpdatedAt.String())
+		}
+		b.el("li", line+strings.Join(parts, ", "))
+	}
+	b.close("ul")
+}
+
+// sizeText spells a size in bytes, or in KB from 10,000 on.
+func sizeText(n int) string {
+	if n < 10_000 {
+		return itoa(n) + " B"
+	}
+	return ftoa(float64(n)/1000) + " KB"
+}
+
+// maxPlots bounds the small plots the panel draws: a scenario with many
+// partitions plots the ones with the largest lag.
+const maxPlots = 8
+
+// plotSamples is how many points a plot of a value computed per step takes.
+const plotSamples = 80
+
+// series is one small plot: its name, its points (step, value) and what
+// its accessible name says.
+type series struct {
+	name string
+	pts  [][2]float64
+}
+
+// jobPlots draws small plots up to the step, all on the run's steps: each
+// operator's state entries and queue length, each partition's lag for
+// every stream, and each checkpoint's size.
+func jobPlots(b *builder, t *engine.Trace, st *stream.Trace, n int) {
+	var ss []series
+	for _, oh := range st.Ops {
+		if slices.ContainsFunc(oh.State, func(c stream.CountPoint) bool { return c.N > 0 }) {
+			ss = append(ss, countSeries("state of "+oh.Name+" (entries)", oh.State, n))
+		}
+		if oh.Buffer > 0 && len(oh.Queue) > 0 {
+			ss = append(ss, countSeries("queue of "+oh.Name+" (records)", oh.Queue, n))
+		}
+	}
+	var lags []series
+	for i, sh := range st.Streams {
+		for p := range sh.Parts {
+			s := series{name: "lag of " + sh.Name + ", partition " + itoa(p) + " (records)"}
+			for k := 0; k <= plotSamples; k++ {
+				step := n * k / plotSamples
+				s.pts = append(s.pts, [2]float64{float64(step), float64(st.LagAt(i, p, step))})
+			}
+			lags = append(lags, s)
+		}
+	}
+	if len(lags) > maxPlots {
+		// Keep the partitions whose lag peaked highest: the ones a learner looks for.
+		peak := func(s series) float64 {
+			m := 0.0
+			for _, q := range s.pts {
+				m = max(m, q[1])
+			}
+			return m
+		}
+		sortSeries(lags, func(a, b series) bool { return peak(a) > peak(b) })
+		lags = lags[:maxPlots]
+	}
+	ss = append(ss, lags...)
+	if st.Job != nil {
+		s := series{name: "checkpoint size (bytes)"}
+		for _, c := range st.CheckpointsAt(n) {
+			if c.Status == stream.CheckpointCompleted {
+				s.pts = append(s.pts, [2]float64{float64(c.End), float64(c.Size())})
+			}
+		}
+		if len(s.pts) > 0 {
+			ss = append(ss, s)
+		}
+	}
+	if len(ss) == 0 {
+		return
+	}
+	b.open("div", "class", "tm-plots", "data-testid", "job-plots")
+	for _, s := range ss {
+		spark(b, s, t.Steps())
+	}
+	b.close("div")
+}
+
+// sortSeries sorts ss by less, stably (an insertion sort: the lists are short).
+func sortSeries(ss []series, less func(a, b series) bool) {
+	for i := 1; i < len(ss); i++ {
+		for j := i; j > 0 && less(ss[j], ss[j-1]); j-- {
+			ss[j], ss[j-1] = ss[j-1], ss[j]
+		}
+	}
+}
+
+// countSeries is a step function of counts up to step n.
+func countSeries(name string, xs []stream.CountPoint, n int) series {
+	s := series{name: name, pts: [][2]float64{{0, 0}}}
+	last := 0.0
+	for _, c := range xs {
+		if int(c.Step) > n {
+			break
+		}
+		s.pts = append(s.pts, [2]float64{float64(c.Step), last}, [2]float64{float64(c.Step), float64(c.N)})
+		last = float64(c.N)
+	}
+	return append1(s, float64(n), last)
+}
+
+func append1(s series, x, y float64) series {
+	s.pts = append(s.pts, [2]float64{x, y})
+	return s
+}
+
+// spark draws one small plot against the run's steps, labelled with its
+// name, its latest value and its largest; its accessible name says the same.
+func spark(b *builder, s series, steps int) {
+	hi, last := 0.0, 0.0
+	for _, q := range s.pts {
+		hi = max(hi, q[1])
+	}
+	if len(s.pts) > 0 {
+		last = s.pts[len(s.pts)-1][1]
+	}
+	text := s.name + ": " + strconv.FormatFloat(last, 'f', -1, 64) + " now, at most " + strconv.FormatFloat(hi, 'f', -1, 64)
+	b.open("figure", "class", "tm-plot", "data-testid", "job-plot")
+	b.open("svg", "class", "tm-spark", "viewBox", "0 0 240 60", "role", "img", "aria-label", text)
+	top := max(hi, 1)
+	var poly []string
+	for _, q := range s.pts {
+		px := 4 + 232*q[0]/float64(max(steps, 1))
+		py := 56 - 48*q[1]/top
+		poly = append(poly, ftoa(px)+","+ftoa(py))
+	}
+	b.void("polyline", "points", strings.Join(poly, " "), "class", "tm-sparkline")
+	b.close("svg")
+	b.el("figcaption", text)
+	b.close("figure")
+}

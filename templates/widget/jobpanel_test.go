@@ -1,0 +1,211 @@
+package widget_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"golang.org/x/net/html"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/stream"
+	"github.com/tidemark/tidemark/templates/widget"
+	"github.com/tidemark/tidemark/web/htmltest"
+)
+
+// stepAt is the last step at or before the true time at ("10:00:05").
+func stepAt(t *testing.T, tr *engine.Trace, at string) int {
+	t.Helper()
+	n := 0
+	for i, e := range tr.Events {
+		if e.At.String() > at {
+			break
+		}
+		n = i + 1
+	}
+	require.Positive(t, n, "no step by %s", at)
+	return n
+}
+
+// stateAt is the widget's state at step n, with the truth hidden.
+func stateAt(n int) widget.State { return widget.State{Step: n, BasePath: "/scenarios/x"} }
+
+// cell is the text of the cell with test id of the row for operator op.
+func cell(t *testing.T, d htmltest.Doc, op, id string) string {
+	t.Helper()
+	for _, c := range d.ByTestID(id) {
+		if htmltest.Attr(c.Parent, "data-op") == op {
+			return htmltest.Text(c)
+		}
+	}
+	t.Fatalf("no %s cell for operator %s", id, op)
+	return ""
+}
+
+// A two-phase-commit sink's rows are pending until the checkpoint
+// completes, then visible; the panel shows both counts, and the same
+// scenario with auto-commit shows every row visible at once.
+func TestJobPanelPendingAndVisible(t *testing.T) {
+	tr := run(t, "stream/checkpoint-two-phase", nil)
+	n := stepAt(t, tr, "10:00:05")
+	d := draw(t, tr, stateAt(n))
+	d.One(t, "panel-job")
+	assert.Contains(t, htmltest.Text(d.One(t, "job-sinks")), "two-phase")
+	pending := cell(t, d, "load", "sink-pending")
+	assert.NotEqual(t, "0", pending, "orders written before the first checkpoint wait in its transaction")
+	assert.Equal(t, "0", cell(t, d, "load", "sink-visible"), "a read-committed reader sees none of them")
+
+	// The first checkpoint completes at 10:00:10: its rows become visible.
+	d = draw(t, tr, stateAt(stepAt(t, tr, "10:00:11")))
+	assert.NotEqual(t, "0", cell(t, d, "load", "sink-visible"))
+
+	auto := run(t, "stream/checkpoint-two-phase", map[string]string{"commit": "auto"})
+	d = draw(t, auto, stateAt(stepAt(t, auto, "10:00:05")))
+	assert.Equal(t, "0", cell(t, d, "load", "sink-pending"), "auto-commit keeps nothing pending")
+	assert.NotEqual(t, "0", cell(t, d, "load", "sink-visible"))
+}
+
+// The checkpoint strip and its list show the checkpoints begun by the
+// step, the failure and the restore, and nothing after the step.
+func TestJobPanelCheckpoints(t *testing.T) {
+	tr := run(t, "stream/checkpoint-two-phase", nil)
+	st := stream.Of(tr)
+	require.Len(t, st.Job.Restores, 1)
+	before := draw(t, tr, stateAt(int(st.Job.Failures[0].Step)-1))
+	assert.Empty(t, before.ByTestID("job-failure"), "no failure yet")
+	strip := htmltest.Attr(before.One(t, "checkpoint-strip"), "aria-label")
+	assert.Contains(t, strip, "3 completed", "three checkpoints completed before checkpoint 4 began")
+	assert.Contains(t, strip, "0 failures")
+
+	end := draw(t, tr, stateAt(tr.Steps()))
+	strip = htmltest.Attr(end.One(t, "checkpoint-strip"), "aria-label")
+	assert.Contains(t, strip, "1 failure,")
+	assert.Contains(t, strip, "1 restore")
+	fail := htmltest.Text(end.One(t, "job-failure"))
+	assert.Contains(t, fail, "load failed at 10:00:")
+	assert.Contains(t, fail, "at checkpoint 4's barrier")
+	assert.Contains(t, htmltest.Text(end.One(t, "job-restore")), "restored checkpoint 3")
+	list := htmltest.Text(end.One(t, "checkpoint-list"))
+	assert.Contains(t, list, "abandoned", "checkpoint 4 never completed")
+	assert.Contains(t, list, "completed")
+	var abandoned, completed int
+	for _, g := range htmltest.All(end.One(t, "checkpoint-strip"), func(n *html.Node) bool { return htmltest.Attr(n, "data-ckpt") != "" }) {
+		switch {
+		case strings.Contains(htmltest.Attr(g, "class"), "tm-ck-abandoned"):
+			abandoned++
+		case strings.Contains(htmltest.Attr(g, "class"), "tm-ck-completed"):
+			completed++
+		}
+	}
+	assert.Equal(t, 1, abandoned)
+	assert.Equal(t, 6, completed, "the scenario's expect line says six complete")
+}
+
+// A buffer that drops shows itself full and counts what it shed; one that
+// blocks is full and drops nothing; the plots include its queue.
+func TestJobPanelBuffers(t *testing.T) {
+	for _, tc := range []struct {
+		overflow string
+		dropped  bool
+	}{{"drop", true}, {"block", false}} {
+		tr := run(t, "stream/backpressure", map[string]string{"overflow": tc.overflow})
+		st := stream.Of(tr)
+		oi := st.OpNamed("load")
+		require.GreaterOrEqual(t, oi, 0)
+		full := 0
+		for _, q := range st.Ops[oi].Queue {
+			if int(q.N) >= st.Ops[oi].Buffer {
+				full = int(q.Step)
+				break
+			}
+		}
+		require.Positive(t, full, "overflow=%s: the buffer fills", tc.overflow)
+		d := draw(t, tr, stateAt(full))
+		assert.Equal(t, "50 / 50 ("+tc.overflow+"), full", cell(t, d, "load", "op-queue"))
+		rate, err := strconv.ParseFloat(cell(t, d, "load", "op-rate"), 64)
+		require.NoError(t, err)
+		assert.InDelta(t, 5.0, rate, 0.15, "overflow=%s: the sink writes five a second, whatever arrives", tc.overflow)
+		end := draw(t, tr, stateAt(tr.Steps()))
+		if tc.dropped {
+			assert.NotEqual(t, "0", cell(t, end, "load", "op-dropped"))
+		} else {
+			assert.Equal(t, "0", cell(t, end, "load", "op-dropped"))
+		}
+		var names []string
+		for _, p := range end.ByTestID("job-plot") {
+			names = append(names, htmltest.Text(p))
+		}
+		joined := strings.Join(names, "\n")
+		assert.Contains(t, joined, "queue of load (records): ", "overflow=%s", tc.overflow)
+		assert.Contains(t, joined, "at most 50", "overflow=%s: the queue's plot peaks at the buffer's size", tc.overflow)
+		assert.Contains(t, joined, "lag of taps, partition 0 (records)")
+	}
+}
+
+// Keyed state without a time to live only grows; the plot of state says
+// so, and with a TTL its latest value is below its peak.
+func TestJobPanelStatePlot(t *testing.T) {
+	plot := func(knobs map[string]string) string {
+		tr := run(t, "stream/state-ttl", knobs)
+		d := draw(t, tr, stateAt(tr.Steps()))
+		for _, p := range d.ByTestID("job-plot") {
+			if txt := htmltest.Text(p); strings.HasPrefix(txt, "state of ") {
+				return txt
+			}
+		}
+		t.Fatal("no plot of state")
+		return ""
+	}
+	grow := plot(nil)
+	now, peak, ok := strings.Cut(strings.SplitN(grow, ": ", 2)[1], " now, at most ")
+	require.True(t, ok, grow)
+	assert.Equal(t, peak, now, "without a TTL the state is at its largest at the end: %s", grow)
+	ttl := plot(map[string]string{"ttl": "1m"})
+	now, peak, _ = strings.Cut(strings.SplitN(ttl, ": ", 2)[1], " now, at most ")
+	assert.NotEqual(t, peak, now, "with a TTL the state shrinks from its peak: %s", ttl)
+}
+
+// A scenario without a job of its own (no checkpoints, sinks, aggregates
+// or buffers) draws no job panel.
+func TestJobPanelOnlyWithAJob(t *testing.T) {
+	for _, id := range []string{"hwm/visibility-gap", "stream/late-data"} {
+		tr := run(t, id, nil)
+		assert.Empty(t, draw(t, tr, stateAt(tr.Steps())).ByTestID("panel-job"), id)
+	}
+}
+
+// A report that read a table mid-replay saw a mix of rows the table never
+// held; with atomic publish every read matches a state. The panel says so
+// beside each read.
+func TestJobPanelReads(t *testing.T) {
+	reads := func(knobs map[string]string) map[string]string {
+		tr := run(t, "stream/serving-publish", knobs)
+		d := draw(t, tr, stateAt(tr.Steps()))
+		out := map[string]string{}
+		for li := range d.One(t, "job-reads").ChildNodes() {
+			out[htmltest.Attr(li, "data-read")] = htmltest.Text(li)
+		}
+		return out
+	}
+	row := reads(nil)
+	require.Len(t, row, 3)
+	assert.Contains(t, row["report"], "never held this mix")
+	assert.Contains(t, row["before"], "the table held exactly this")
+	for name, text := range reads(map[string]string{"commit": "two-phase"}) {
+		assert.Contains(t, text, "the table held exactly this", name)
+	}
+}
+
+// A replay that reads a lookup table which changed writes other amounts
+// than the first time; the panel names them, and a replay of the record's
+// own amount changes nothing.
+func TestJobPanelReplays(t *testing.T) {
+	tr := run(t, "stream/nondeterministic-replay", nil)
+	d := draw(t, tr, stateAt(tr.Steps()))
+	assert.Equal(t, "5 records were written differently by the replay than the first time:", htmltest.Text(d.One(t, "job-replays")))
+	tr = run(t, "stream/nondeterministic-replay", map[string]string{"value": "amount"})
+	assert.Empty(t, draw(t, tr, stateAt(tr.Steps())).ByTestID("job-replays"))
+}
