@@ -151,3 +151,23 @@ func TestRunCountsTheIntendedOrders(t *testing.T) {
 	assert.Less(t, len(r.Missing), Orders)
 	assert.Equal(t, r.Steps, len(tr.Events))
 }
+
+// TestLessonTwosExample holds what chapter 6 of lesson two says of the
+// chain it links to: with an append written in place, both the producer's
+// copy and the restarts' blocks show; a merge removes both; a two-phase
+// sink only the blocks.
+func TestLessonTwosExample(t *testing.T) {
+	c := Chain{Source: "retries", Transport: "retention-long", Processing: "after", Sink: "append", Serving: "live"}
+	r, _, err := Run(c)
+	require.NoError(t, err)
+	assert.Equal(t, 2, r.Duplicated["1000"], "the producer's copy")
+	assert.Greater(t, len(r.Duplicated), 1, "the restarts' blocks")
+	c[Sink] = "merge"
+	r, _, err = Run(c)
+	require.NoError(t, err)
+	assert.Empty(t, r.Duplicated)
+	c[Sink] = "two-phase"
+	r, _, err = Run(c)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"1000": 2}, r.Duplicated)
+}

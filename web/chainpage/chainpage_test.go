@@ -72,7 +72,7 @@ func TestTheStrongChainKeepsEveryRowOnce(t *testing.T) {
 	// of radios named by the hop.
 	form := d.One(t, "chain-form")
 	assert.Equal(t, "get", htmltest.Attr(form, "method"))
-	assert.Equal(t, Path, htmltest.Attr(form, "action"))
+	assert.Equal(t, Path+"#chain-result", htmltest.Attr(form, "action"), "the reloaded page opens at the result")
 	names := map[string]int{}
 	for _, in := range d.ByTag("input") {
 		if htmltest.Attr(in, "type") == "radio" {
