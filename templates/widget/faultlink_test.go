@@ -9,6 +9,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/lessons"
 )
@@ -22,6 +23,10 @@ func TestFaultsInALink(t *testing.T) {
 		{AfterStep: 3, Kind: engine.FaultClockJump, Clock: "source", By: -5 * vtime.Second},
 		{AfterStep: 20, Kind: logs.FaultAddPartition, Topic: "orders"},
 		{AfterStep: 8, Kind: logs.FaultPause, Group: "billing", Member: "c1", For: 3 * vtime.Minute},
+		{AfterStep: 5, Kind: engine.FaultClockJump, Clock: "till3", By: 5 * vtime.Minute},
+		{AfterStep: 40, Kind: logs.FaultBurst, Producer: "phone", Records: 12, For: vtime.Minute},
+		{AfterStep: 41, Kind: stream.FaultStall, Stream: "tills", Partition: 2, For: 30 * vtime.Second},
+		{AfterStep: 42, Kind: stream.FaultDelay, Stream: "tills", Partition: 1, For: vtime.Minute, By: 45 * vtime.Second},
 	} {
 		text := FaultText(f)
 		back, err := ParseFault(text)
@@ -37,7 +42,7 @@ func TestFaultsInALink(t *testing.T) {
 	assert.Equal(t, 11, st.Faults[0].AfterStep)
 	assert.Equal(t, 14, st.Faults[1].AfterStep)
 	assert.Equal(t, []string{
-		"fault=3~melt is not a fault: expected STEP~crash, STEP~jump~-5s, STEP~add-partition~TOPIC or STEP~pause~GROUP~MEMBER~30s; ignoring it",
+		"fault=3~melt is not a fault: expected STEP~crash, STEP~jump~-5s, STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~30s, STEP~burst~PRODUCER~12~1m, STEP~stall~STREAM~2~30s or STEP~delay~STREAM~2~1m~45s; ignoring it",
 		"fault=x~crash does not start with a step number; ignoring it",
 	}, problems)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -80,7 +81,10 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 func sortStrings(xs []string) { slices.Sort(xs) }
 
 // FaultText writes a fault as a link carries it: STEP~crash,
-// STEP~jump~AMOUNT, STEP~add-partition~TOPIC or STEP~pause~GROUP~MEMBER~LENGTH.
+// STEP~jump~AMOUNT (the source's clock) or STEP~jump~AMOUNT~CLOCK,
+// STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~LENGTH,
+// STEP~burst~PRODUCER~RECORDS~SPAN, STEP~stall~STREAM~PARTITION~LENGTH or
+// STEP~delay~STREAM~PARTITION~LENGTH~BY.
 // The separator is one of the characters a query keeps as it is, so the
 // address stays readable.
 func FaultText(f engine.Fault) string {
@@ -92,11 +96,20 @@ func FaultText(f engine.Fault) string {
 	case hwm.FaultCrash:
 		return s + "crash"
 	case engine.FaultClockJump:
+		if f.Clock != "source" && f.Clock != "" {
+			return s + "jump~" + f.By.String() + "~" + f.Clock
+		}
 		return s + "jump~" + f.By.String()
 	case logs.FaultAddPartition:
 		return s + "add-partition~" + f.Topic
 	case logs.FaultPause:
 		return s + "pause~" + f.Group + "~" + f.Member + "~" + f.For.String()
+	case logs.FaultBurst:
+		return s + "burst~" + f.Producer + "~" + itoa(f.Records) + "~" + f.For.String()
+	case stream.FaultStall:
+		return s + "stall~" + f.Stream + "~" + itoa(f.Partition) + "~" + f.For.String()
+	case stream.FaultDelay:
+		return s + "delay~" + f.Stream + "~" + itoa(f.Partition) + "~" + f.For.String() + "~" + f.By.String()
 	}
 	return s + string(f.Kind)
 }
@@ -124,12 +137,15 @@ func ParseFault(text string) (engine.Fault, error) {
 	switch kind, args := parts[1], parts[2:]; {
 	case kind == "crash" && len(args) == 0:
 		f.Kind = hwm.FaultCrash
-	case kind == "jump" && len(args) == 1:
+	case kind == "jump" && (len(args) == 1 || len(args) == 2 && args[1] != ""):
 		by, err := vtime.ParseDuration(args[0])
 		if err != nil || by == 0 {
 			return bad("needs a clock jump such as -5s")
 		}
 		f.Kind, f.Clock, f.By = engine.FaultClockJump, "source", by
+		if len(args) == 2 {
+			f.Clock = args[1]
+		}
 	case kind == "add-partition" && len(args) == 1 && args[0] != "":
 		f.Kind, f.Topic = logs.FaultAddPartition, args[0]
 	case kind == "pause" && len(args) == 3 && args[0] != "" && args[1] != "":
@@ -138,8 +154,29 @@ func ParseFault(text string) (engine.Fault, error) {
 			return bad("needs a pause length such as 30s")
 		}
 		f.Kind, f.Group, f.Member, f.For = logs.FaultPause, args[0], args[1], d
+	case kind == "burst" && len(args) == 3 && args[0] != "":
+		n, err1 := strconv.Atoi(args[1])
+		d, err2 := vtime.ParseDuration(args[2])
+		if err1 != nil || n < 1 || err2 != nil || d < 0 {
+			return bad("needs a number of events and a span such as 12~1m")
+		}
+		f.Kind, f.Producer, f.Records, f.For = logs.FaultBurst, args[0], n, d
+	case (kind == "stall" && len(args) == 3 || kind == "delay" && len(args) == 4) && args[0] != "":
+		p, err1 := strconv.Atoi(args[1])
+		d, err2 := vtime.ParseDuration(args[2])
+		if err1 != nil || p < 0 || err2 != nil || d <= 0 {
+			return bad("needs a partition and a length such as 2~30s")
+		}
+		f.Kind, f.Stream, f.Partition, f.For = stream.FaultStall, args[0], p, d
+		if kind == "delay" {
+			by, err := vtime.ParseDuration(args[3])
+			if err != nil || by <= 0 {
+				return bad("needs how much later records are read, such as 45s")
+			}
+			f.Kind, f.By = stream.FaultDelay, by
+		}
 	default:
-		return bad("is not a fault: expected STEP~crash, STEP~jump~-5s, STEP~add-partition~TOPIC or STEP~pause~GROUP~MEMBER~30s")
+		return bad("is not a fault: expected STEP~crash, STEP~jump~-5s, STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~30s, STEP~burst~PRODUCER~12~1m, STEP~stall~STREAM~2~30s or STEP~delay~STREAM~2~1m~45s")
 	}
 	return f, nil
 }

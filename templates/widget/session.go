@@ -11,6 +11,7 @@ import (
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -373,11 +374,17 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 	case "crash", "jump":
 		f := engine.Fault{AfterStep: s.st.Step, Kind: hwm.FaultCrash}
 		if action == "jump" {
-			by, err := vtime.ParseDuration(arg)
+			// AMOUNT jumps the source's clock; AMOUNT CLOCK another node's,
+			// such as a producer's.
+			amount, clock, named := strings.Cut(strings.TrimSpace(arg), " ")
+			by, err := vtime.ParseDuration(amount)
 			if err != nil || by == 0 {
 				return false, prose.Errorf("a clock jump needs an amount such as -5s, found %q", arg)
 			}
 			f = engine.Fault{AfterStep: s.st.Step, Kind: engine.FaultClockJump, Clock: "source", By: by}
+			if named {
+				f.Clock = strings.TrimSpace(clock)
+			}
 		} else if !s.inFlight(s.st.Step) {
 			s.st.Message = hwm.ErrIdle.Error()
 			return false, hwm.ErrIdle
@@ -385,6 +392,13 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		return s.fork(f)
 	case "add-partition", "pause":
 		f, err := s.logFault(action, arg)
+		if err != nil {
+			s.st.Message = err.Error()
+			return false, err
+		}
+		return s.fork(f)
+	case "stall", "delay", "burst":
+		f, err := s.streamFault(action, arg)
 		if err != nil {
 			s.st.Message = err.Error()
 			return false, err
@@ -467,6 +481,62 @@ func (s *Session) logFault(action, arg string) (engine.Fault, error) {
 		if f.Member == "" {
 			return f, prose.Errorf("no consumer of %s polls after this step, so a pause would change nothing; step back to before a poll", f.Group)
 		}
+	}
+	return f, nil
+}
+
+// streamLengths are the lengths the widget offers for a stall or a delay
+// of a stream's partition; streamFaultFor is the one chosen first.
+var streamLengths = []vtime.Duration{10 * vtime.Second, 30 * vtime.Second, vtime.Minute, 3 * vtime.Minute}
+
+const streamFaultFor = 30 * vtime.Second
+
+// delayBy is how much later a delayed partition's records are read, and
+// burstRecords and burstSpan what "Burst" sends: events whose event times
+// spread over the span before now, so they arrive late.
+const (
+	delayBy      = 45 * vtime.Second
+	burstRecords = 12
+	burstSpan    = vtime.Minute
+)
+
+// streamFault reads a fault of the stream world at the current step:
+// stall STREAM PARTITION LENGTH, delay STREAM PARTITION LENGTH (records
+// read delayBy later) or burst PRODUCER. The engine checks the rest when
+// it injects the fault.
+func (s *Session) streamFault(action, arg string) (engine.Fault, error) {
+	f := engine.Fault{AfterStep: s.st.Step}
+	if action == "burst" {
+		lt := logs.Of(s.trace)
+		if lt == nil {
+			return f, logs.ErrNoLog
+		}
+		f.Kind, f.Producer, f.Records, f.For = logs.FaultBurst, strings.TrimSpace(arg), burstRecords, burstSpan
+		for _, p := range lt.Producers {
+			if p.Name == f.Producer {
+				return f, nil
+			}
+		}
+		return f, prose.Errorf("this scenario has no producer %q to send a burst", f.Producer)
+	}
+	if stream.Of(s.trace) == nil {
+		return f, stream.ErrNoStream
+	}
+	fields := strings.Fields(arg)
+	if len(fields) != 3 {
+		return f, prose.Errorf("a %s needs a stream, a partition and a length, such as \"tills 2 30s\", found %q", action, arg)
+	}
+	p, err := strconv.Atoi(fields[1])
+	if err != nil || p < 0 {
+		return f, prose.Errorf("a %s needs a partition number, found %q", action, fields[1])
+	}
+	d, err := vtime.ParseDuration(fields[2])
+	if err != nil || d <= 0 {
+		return f, prose.Errorf("a %s needs a positive length such as 30s, found %q", action, fields[2])
+	}
+	f.Kind, f.Stream, f.Partition, f.For = stream.FaultStall, fields[0], p, d
+	if action == "delay" {
+		f.Kind, f.By = stream.FaultDelay, delayBy
 	}
 	return f, nil
 }

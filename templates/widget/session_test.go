@@ -17,6 +17,7 @@ import (
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/report"
+	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
@@ -731,4 +732,104 @@ func TestSessionKeyRangeAtTheEdgeOfInt64(t *testing.T) {
 	require.NoError(t, err)
 	finish(t, s, 1000)
 	assert.Contains(t, s.View(true).HTML, "9223372036854775807")
+}
+
+// TestSessionStreamFaults stalls and delays a stream's partition and bursts a
+// producer from the widget; each forks the run with the fault a link carries.
+func TestSessionStreamFaults(t *testing.T) {
+	s := open(t, "stream/watermark-quiet-partition", "step=20")
+	orig := reportOf(t, s.trace)
+	_, d := view(t, s)
+	assert.Len(t, d.ByTestID("btn-stall"), 1)
+	assert.Len(t, d.ByTestID("btn-burst"), 1)
+	assert.Contains(t, htmltest.Text(d.One(t, "burst-producer")), "till3")
+	assert.Contains(t, htmltest.Text(d.One(t, "stream-part")), "tills / partition 2")
+
+	_, err := s.Act("stall", "tills 9 30s")
+	require.NoError(t, err, "the widget forks; the engine refuses the partition")
+	for done := false; !done; {
+		done, err = s.Advance(4)
+	}
+	assert.ErrorContains(t, err, "reads partitions 0 to 2 of sales, not 9")
+	assert.Equal(t, orig, reportOf(t, s.trace))
+	_, err = s.Act("stall", "tills 1")
+	assert.ErrorContains(t, err, "needs a stream, a partition and a length")
+	_, err = s.Act("delay", "tills 1 0s")
+	assert.ErrorContains(t, err, "positive length")
+	_, err = s.Act("burst", "till9")
+	assert.ErrorContains(t, err, `no producer "till9"`)
+
+	for _, c := range []struct {
+		action, arg string
+		want        engine.Fault
+	}{
+		{"stall", "tills 1 3m0s", engine.Fault{AfterStep: 20, Kind: stream.FaultStall, Stream: "tills", Partition: 1, For: 3 * vtime.Minute}},
+		{"delay", "tills 0 1m0s", engine.Fault{AfterStep: 20, Kind: stream.FaultDelay, Stream: "tills", Partition: 0, For: vtime.Minute, By: delayBy}},
+		{"burst", "till2", engine.Fault{AfterStep: 20, Kind: logs.FaultBurst, Producer: "till2", Records: burstRecords, For: burstSpan}},
+	} {
+		s := open(t, "stream/watermark-quiet-partition", "step=20")
+		rerun, err := s.Act(c.action, c.arg)
+		require.NoError(t, err, c.action)
+		require.True(t, rerun)
+		finish(t, s, 4)
+		require.Equal(t, []engine.Fault{c.want}, s.trace.Faults, c.action)
+		assert.NotEqual(t, orig, reportOf(t, s.trace), "%s changes the run", c.action)
+		back, err := ParseFault(FaultText(c.want))
+		require.NoError(t, err)
+		assert.Equal(t, c.want, back, "the fault travels in a link")
+		_, d := view(t, s)
+		d.One(t, "panel-compare")
+	}
+}
+
+// TestSessionStreamPanel draws the stream chart on the stage; a late record
+// is a link, and following it says why the record was late.
+func TestSessionStreamPanel(t *testing.T) {
+	s := open(t, "stream/late-data", "step=999")
+	st := stream.Of(s.trace)
+	require.NotEmpty(t, st.Late)
+	_, d := view(t, s)
+	d.One(t, "panel-stream")
+	d.One(t, "stream-chart")
+	links := d.ByTestID("late-record")
+	require.Len(t, links, 4, "each late click drawn is a link")
+	assert.Contains(t, htmltest.Attr(links[0], "href"), "explain=late%3A")
+	assert.Contains(t, htmltest.Text(d.One(t, "panel-stream")), "The chart in words")
+
+	_, err := s.Act("explain", "late:0")
+	require.NoError(t, err)
+	_, d = view(t, s)
+	why := htmltest.Text(d.One(t, "explain"))
+	assert.Contains(t, why, st.WhyLate(0))
+	assert.Contains(t, why, "arrived at")
+	assert.Contains(t, why, "Why was this record late?")
+
+	_, err = s.Act("explain", "late:99")
+	require.NoError(t, err)
+	_, d = view(t, s)
+	assert.Contains(t, htmltest.Text(d.One(t, "explain")), "No late record has that number")
+
+	_, err = s.Act("seek", "1")
+	require.NoError(t, err)
+	_, err = s.Act("explain", "late:0")
+	require.NoError(t, err)
+	_, d = view(t, s)
+	assert.Contains(t, htmltest.Text(d.One(t, "explain")), "not late yet at this step")
+
+	// A window's row explains itself through the stream world.
+	n := s.trace.Steps()
+	_, err = s.Act("seek", fmt.Sprint(n))
+	require.NoError(t, err)
+	rows := s.trace.TargetAt(s.trace.Targets[0].Name, n)
+	require.NotEmpty(t, rows)
+	key := s.trace.RowKey(&rows[0])
+	_, err = s.Act("explain", key)
+	require.NoError(t, err)
+	_, d = view(t, s)
+	assert.Contains(t, htmltest.Text(d.One(t, "explain")), "Window [")
+	assert.Equal(t, stream.Explain(s.trace, key, n), strings.TrimSpace(strings.TrimPrefix(strings.TrimSuffix(htmltest.Text(d.One(t, "explain")), "close"), "Why key "+key+"? ")))
+
+	hw := open(t, "hwm/visibility-gap", "step=3")
+	_, d = view(t, hw)
+	assert.Empty(t, d.ByTestID("panel-stream"), "no stream, no panel")
 }

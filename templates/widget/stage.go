@@ -29,8 +29,12 @@ func stage(b *builder, t *engine.Trace, s State) {
 	}
 	if s.Explain != "" {
 		b.open("div", "class", "tm-explain", "role", "status", "data-testid", "explain")
-		b.el("strong", "Why key "+s.Explain+"? ")
-		b.text(hwm.Explain(t, s.Explain, s.Step))
+		head := "Why key " + s.Explain + "? "
+		if strings.HasPrefix(s.Explain, "late:") {
+			head = "Why was this record late? "
+		}
+		b.el("strong", head)
+		b.text(explain(t, s.Explain, s.Step))
 		b.open("a", "href", query(t, s, s.Step, "explain", ""), "data-act", "explain", "data-key", "")
 		b.text("close")
 		b.close("a")
@@ -41,6 +45,7 @@ func stage(b *builder, t *engine.Trace, s State) {
 		sourcePanel(b, t, s)
 	}
 	logPanel(b, t, s)
+	streamPanel(b, t, s)
 	marksPanel(b, t, s)
 	targetPanel(b, t, s, truth, at.Targets)
 	jobPanel(b, t, s)
@@ -230,6 +235,10 @@ type ChartOptions struct {
 	// as presentation attributes, which no Content-Security-Policy blocks,
 	// in the light scheme.
 	Standalone bool
+	// LateHref, when set, makes each late record of a stream chart a link
+	// to the address it returns for the record's index in the stream
+	// trace's Late, so a learner can open why it was late.
+	LateHref func(late int) string
 	// X and Y place the chart inside an enclosing SVG; they are written
 	// only for a standalone chart.
 	X, Y float64

@@ -1,7 +1,10 @@
 package widget
 
 import (
+	"strconv"
 	"strings"
+
+	"github.com/tidemark/tidemark/engine/hwm"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/stream"
@@ -20,27 +23,46 @@ import (
 // land and are marked when they fire. The scenario page's stream station
 // and the static picture both draw with it.
 
-// streamLook holds the presentation attributes of a standalone stream
-// chart, by class: the colours app.css gives them in the light scheme.
-var streamLook = map[string][]string{
-	"tm-axis":         {"stroke", "#4a5560"},
-	"tm-tick":         {"fill", "#4a5560"},
-	"tm-lane":         {"fill", "#f6f8fa", "stroke", "#c9d1d9"},
-	"tm-lane tm-idle": {"fill", "url(#tm-hatch)", "stroke", "#c9d1d9"},
-	"tm-lanelabel":    nil,
-	"tm-dot":          {"fill", "#0b4f6c"},
-	"tm-dot tm-fresh": {"fill", "#0b4f6c", "stroke", "#1b1f23", "stroke-width", "2"},
-	"tm-dot tm-wait":  {"fill", "#ffffff", "stroke", "#0b4f6c", "stroke-width", "1.5"},
-	"tm-late":         {"stroke", "#b23c0a", "stroke-width", "2", "fill", "none"},
-	"tm-pwm":          {"stroke", "#1b1f23", "stroke-width", "2"},
-	"tm-wmline":       {"stroke", "#b23c0a", "stroke-width", "2", "stroke-dasharray", "6 3"},
-	"tm-wmlabel":      {"fill", "#b23c0a", "font-weight", "700"},
-	"tm-nowline":      {"stroke", "#4a5560", "stroke-width", "1"},
-	"tm-win":          {"fill", "#ffffff", "stroke", "#1b1f23"},
-	"tm-win tm-fired": {"fill", "#e7f0f4", "stroke", "#1b1f23", "stroke-width", "2"},
-	"tm-win tm-gone":  {"fill", "#f6f8fa", "stroke", "#4a5560", "stroke-dasharray", "3 2"},
-	"tm-winfill":      {"fill", "#0b4f6c", "fill-opacity", "0.35"},
-	"tm-wintext":      nil,
+// streamLook returns the presentation attributes of a shape of class in a
+// standalone stream chart: the colours app.css gives it in the light
+// scheme. A switch, not a map, so that loading the package allocates
+// nothing (the Worker starts it on every cold request).
+func streamLook(class string) []string {
+	switch class {
+	case "tm-axis":
+		return []string{"stroke", "#4a5560"}
+	case "tm-tick":
+		return []string{"fill", "#4a5560"}
+	case "tm-lane":
+		return []string{"fill", "#f6f8fa", "stroke", "#c9d1d9"}
+	case "tm-lane tm-idle":
+		return []string{"fill", "url(#tm-hatch)", "stroke", "#c9d1d9"}
+	case "tm-dot":
+		return []string{"fill", "#0b4f6c"}
+	case "tm-dot tm-fresh":
+		return []string{"fill", "#0b4f6c", "stroke", "#1b1f23", "stroke-width", "2"}
+	case "tm-dot tm-wait":
+		return []string{"fill", "#ffffff", "stroke", "#0b4f6c", "stroke-width", "1.5"}
+	case "tm-late":
+		return []string{"stroke", "#b23c0a", "stroke-width", "2", "fill", "none"}
+	case "tm-pwm":
+		return []string{"stroke", "#1b1f23", "stroke-width", "2"}
+	case "tm-wmline":
+		return []string{"stroke", "#b23c0a", "stroke-width", "2", "stroke-dasharray", "6 3"}
+	case "tm-wmlabel":
+		return []string{"fill", "#b23c0a", "font-weight", "700"}
+	case "tm-nowline":
+		return []string{"stroke", "#4a5560", "stroke-width", "1"}
+	case "tm-win":
+		return []string{"fill", "#ffffff", "stroke", "#1b1f23"}
+	case "tm-win tm-fired":
+		return []string{"fill", "#e7f0f4", "stroke", "#1b1f23", "stroke-width", "2"}
+	case "tm-win tm-gone":
+		return []string{"fill", "#f6f8fa", "stroke", "#4a5560", "stroke-dasharray", "3 2"}
+	case "tm-winfill":
+		return []string{"fill", "#0b4f6c", "fill-opacity", "0.35"}
+	}
+	return nil
 }
 
 // streamLegend says in words what the chart's shapes mean, in two lines.
@@ -93,7 +115,7 @@ func lookFor(o ChartOptions) func(class string, attrs ...string) []string {
 	return func(class string, attrs ...string) []string {
 		attrs = append(attrs, "class", class)
 		if o.Standalone {
-			attrs = append(attrs, streamLook[class]...)
+			attrs = append(attrs, streamLook(class)...)
 		}
 		return attrs
 	}
@@ -224,7 +246,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			}
 			cx, cy := x(d.Time), y+laneH/2
 			if d.Late >= 0 {
-				lateMark(b, st, d, cx, cy, look, !o.Standalone)
+				lateMark(b, st, d, cx, cy, look, !o.Standalone, o.LateHref)
 				continue
 			}
 			class := "tm-dot"
@@ -339,8 +361,13 @@ func windowTitle(wh *stream.WindowHistory, ws stream.WindowState) string {
 
 // lateMark draws a late record: a cross when dropped, a diamond when set
 // aside, a circled plus when accepted, with its reason as its title.
-func lateMark(b *builder, st *stream.Trace, d stream.Dot, cx, cy float64, look func(string, ...string) []string, titled bool) {
+func lateMark(b *builder, st *stream.Trace, d stream.Dot, cx, cy float64, look func(string, ...string) []string, titled bool, href func(int) string) {
 	l := &st.Late[d.Late]
+	if href != nil {
+		// A link a learner can click or reach by keyboard: it opens why.
+		b.open("a", "href", href(d.Late), "data-act", "explain", "data-key", lateKey(d.Late),
+			"aria-label", "Late record: why?", "data-testid", "late-record")
+	}
 	b.open("g", "data-late", itoa(d.Late))
 	if titled {
 		b.el("title", "Late: "+st.WhyLate(d.Late))
@@ -357,7 +384,63 @@ func lateMark(b *builder, st *stream.Trace, d stream.Dot, cx, cy float64, look f
 		b.void("line", look("tm-late", "x1", ftoa(cx-r), "y1", ftoa(cy-r), "x2", ftoa(cx+r), "y2", ftoa(cy+r))...)
 		b.void("line", look("tm-late", "x1", ftoa(cx-r), "y1", ftoa(cy+r), "x2", ftoa(cx+r), "y2", ftoa(cy-r))...)
 	}
+	if href != nil {
+		// A larger, invisible target for a finger or a pointer.
+		b.void("circle", "class", "tm-hit", "cx", ftoa(cx), "cy", ftoa(cy), "r", "9")
+	}
 	b.close("g")
+	if href != nil {
+		b.close("a")
+	}
+}
+
+// lateKey is the explain key of the late record with index i in a stream
+// trace's Late: "late:" and the index. No target's key has that shape,
+// since a window's row is named by its window and a join's by its pair.
+func lateKey(i int) string { return "late:" + itoa(i) }
+
+// explain says why the row with key stands as it does at step n, or, for a
+// late record's key (see lateKey), why the record was late.
+func explain(t *engine.Trace, key string, n int) string {
+	if st := stream.Of(t); st != nil {
+		if i, err := strconv.Atoi(strings.TrimPrefix(key, "late:")); err == nil && strings.HasPrefix(key, "late:") {
+			if i < 0 || i >= len(st.Late) {
+				return "No late record has that number in this run."
+			}
+			if st.Late[i].Step > int32(n) {
+				return "That record is not late yet at this step."
+			}
+			return st.WhyLate(i)
+		}
+		if why := stream.Explain(t, key, n); why != "" {
+			return why
+		}
+	}
+	return hwm.Explain(t, key, n)
+}
+
+// streamPanel draws the stream world's chart at the step, with its text
+// equivalent: each stream's partitions and watermark against event time,
+// and each window filling and firing. A late record links to why it was
+// late.
+func streamPanel(b *builder, t *engine.Trace, s State) {
+	if stream.Of(t) == nil {
+		return
+	}
+	panel(b, "stream", "Streams, watermarks and windows")
+	svg, _, _ := StreamChart(t, s.Step, ChartOptions{LateHref: func(i int) string {
+		return query(t, s, s.Step, "explain", lateKey(i))
+	}})
+	b.WriteString(svg)
+	b.open("details", "class", "tm-streamtext")
+	b.el("summary", "The chart in words")
+	b.open("ul")
+	for _, line := range StreamText(t, s.Step) {
+		b.el("li", line)
+	}
+	b.close("ul")
+	b.close("details")
+	b.close("section")
 }
 
 // StreamText says in sentences what the stream chart draws at step: the

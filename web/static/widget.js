@@ -291,6 +291,20 @@
         this.stop();
         const length = act === "pause" ? this.host.querySelector('[data-testid="pause-length"]') : null;
         this.act(act, (el.dataset.arg || "") + (length ? " " + length.value : ""));
+      } else if (act === "stall" || act === "delay") {
+        // The stream world's faults: the partition and the length are the
+        // ones chosen beside the buttons.
+        this.stop();
+        const part = this.host.querySelector('[data-testid="stream-part"]');
+        const length = this.host.querySelector('[data-testid="stream-length"]');
+        this.act(act, `${part ? part.value : ""} ${length ? length.value : ""}`);
+      } else if (act === "burst") {
+        this.stop();
+        const producer = this.host.querySelector('[data-testid="burst-producer"]');
+        this.act("burst", producer ? producer.value : "");
+      } else if (act === "jump-clock") {
+        this.stop();
+        this.act("jump", el.dataset.arg || "");
       } else if (act === "undo") {
         this.stop();
         this.act("undo", "");
