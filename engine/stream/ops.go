@@ -1,8 +1,6 @@
 package stream
 
 import (
-	"errors"
-
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/keyed"
 	"github.com/tidemark/tidemark/engine/sink"
@@ -297,7 +295,14 @@ func (j *joinOp) snapshot(dst []byte) []byte {
 	return dst
 }
 
-var errJoinSnapshot = errors.New("stream: a join snapshot is cut short")
+// errJoinSnapshot is a constant, so that initialising the package
+// allocates nothing for it (a Worker initialises it on every request).
+const errJoinSnapshot = snapshotError("stream: a join snapshot is cut short")
+
+// snapshotError is an error about a snapshot that does not restore.
+type snapshotError string
+
+func (e snapshotError) Error() string { return string(e) }
 
 func (j *joinOp) restore(b []byte) error {
 	if b == nil {

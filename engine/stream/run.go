@@ -650,7 +650,9 @@ func (st *stream) read(p int) {
 	} else {
 		st.hw[p] = off + 1
 		for int64(len(ph.Read)) < off {
-			ph.Read = append(ph.Read, 0) // skipped by a reset: never read
+			// Skipped by a reset: never read. The step it was skipped at,
+			// negated, keeps the steps in order for a search (see readBy).
+			ph.Read = append(ph.Read, -step)
 		}
 		ph.Read = append(ph.Read, step)
 	}

@@ -45,10 +45,13 @@ func (t *Trace) Partitions(i, n int) []PartState {
 			ps.Appended = int(h.Parts[p].EndAt(int32(n)))
 		}
 		read := sh.Parts[p].Read
-		ps.Read = sort.Search(len(read), func(k int) bool { return read[k] > int32(n) })
+		ps.Read = readBy(read, n)
 		// The newest event time among the latest reads: a large trace's
 		// lane shows the recent ones, and older records are rarely newer.
 		for off := max(0, ps.Read-2000); off < ps.Read; off++ {
+			if read[off] < 0 {
+				continue // skipped, never read
+			}
 			if et := t.eventTime(sh, h, p, off); et > ps.MaxSeen {
 				ps.MaxSeen = et
 			}
@@ -72,6 +75,19 @@ func (t *Trace) eventTime(sh *StreamHistory, h *logs.TopicHistory, p, off int) v
 	return et.Add(sh.Shift)
 }
 
+// readBy is how many offsets of a partition (with read, its PartHistory's
+// Read) the stream had passed after step n: read, or skipped by a reset.
+func readBy(read []int32, n int) int {
+	return sort.Search(len(read), func(k int) bool { return abs32(read[k]) > int32(n) })
+}
+
+func abs32(x int32) int32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
 // Dots lists the records of partition p of stream i to draw after step n:
 // the last records read (at most max) and every one appended and still to
 // arrive (at most max), in offset order.
@@ -83,9 +99,9 @@ func (t *Trace) Dots(i, p, n, limit int) []Dot {
 	}
 	appended := int(h.Parts[p].EndAt(int32(n)))
 	read := sh.Parts[p].Read
-	nread := sort.Search(len(read), func(k int) bool { return read[k] > int32(n) })
-	from := max(0, nread-limit)
-	to := min(appended, nread+limit)
+	nread := readBy(read, n)
+	from := max(0, min(nread, appended)-limit)
+	to := max(from, min(appended, nread+limit))
 	late := map[int]int{} // offset -> late index
 	for k, l := range t.LateAt(n) {
 		if a := t.Arrivals[l.Arrival]; int(a.Stream) == i && int(a.Part) == p && int(a.Off) >= from {
@@ -94,7 +110,7 @@ func (t *Trace) Dots(i, p, n, limit int) []Dot {
 	}
 	out := make([]Dot, 0, to-from)
 	for off := from; off < to; off++ {
-		d := Dot{ID: int64(sh.topicIdx)<<48 | int64(p)<<32 | int64(off), Off: off, Time: t.eventTime(sh, h, p, off), Read: off < nread, Late: -1}
+		d := Dot{ID: int64(sh.topicIdx)<<48 | int64(p)<<32 | int64(off), Off: off, Time: t.eventTime(sh, h, p, off), Read: off < nread && read[off] > 0, Late: -1}
 		if k, ok := late[off]; ok {
 			d.Late = k
 		}

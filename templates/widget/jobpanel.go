@@ -477,7 +477,7 @@ type series struct {
 	pts  [][2]float64
 }
 
-// jobPlots draws small plots up to the step, all on the run's steps: each
+// jobPlots draws small plots from the first step to the current one: each
 // operator's state entries and queue length, each partition's lag for
 // every stream, and each checkpoint's size.
 func jobPlots(b *builder, t *engine.Trace, st *stream.Trace, n int) {
@@ -530,7 +530,7 @@ func jobPlots(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 	}
 	b.open("div", "class", "tm-plots", "data-testid", "job-plots")
 	for _, s := range ss {
-		spark(b, s, t.Steps())
+		spark(b, s, n)
 	}
 	b.close("div")
 }
@@ -563,7 +563,7 @@ func append1(s series, x, y float64) series {
 	return s
 }
 
-// spark draws one small plot against the run's steps, labelled with its
+// spark draws one small plot against the steps up to steps, labelled with its
 // name, its latest value and its largest; its accessible name says the same.
 func spark(b *builder, s series, steps int) {
 	hi, last := 0.0, 0.0
