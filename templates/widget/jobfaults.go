@@ -183,14 +183,14 @@ func jobFaults(b *builder, t *engine.Trace, st *stream.Trace, s State) {
 		"title", "every operator's state and every buffer are lost; the job restarts "+failRestart.String()+" later from its latest completed checkpoint")
 	b.el("button", "⧖ Slow it: "+slowBy.String()+" a record for "+slowFor.String(), "type", "button", "class", "tm-btn", "data-act", "slow", "data-testid", "btn-slow")
 	if lt := logs.Of(t); lt != nil && len(lt.Producers) > 0 {
-		b.el("label", "Burst of one key from", "for", s.id("burst-producer"))
-		b.open("select", "id", s.id("burst-producer"), "data-testid", "burst-producer")
+		b.el("label", "Burst of one key from", "for", s.id("keyburst-producer"))
+		b.open("select", "id", s.id("keyburst-producer"), "data-testid", "keyburst-producer")
 		for _, p := range lt.Producers {
 			b.el("option", p.Name, "value", p.Name)
 		}
 		b.close("select")
-		b.el("label", "key", "for", s.id("burst-key"))
-		b.void("input", "type", "text", "id", s.id("burst-key"), "value", "1", "size", "6", "data-testid", "burst-key", "autocomplete", "off")
+		b.el("label", "key", "for", s.id("keyburst-key"))
+		b.void("input", "type", "text", "id", s.id("keyburst-key"), "value", "1", "size", "6", "data-testid", "keyburst-key", "autocomplete", "off")
 		b.el("button", "⇶ Send "+itoa(burstKeyRecords)+" events of that key now", "type", "button", "class", "tm-btn", "data-act", "burst-key", "data-testid", "btn-burst-key")
 	}
 	b.close("span")

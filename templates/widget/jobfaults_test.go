@@ -2,10 +2,12 @@ package widget
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/logs"
@@ -175,4 +177,27 @@ func TestJobFaultButtons(t *testing.T) {
 	assert.Empty(t, d.ByTestID("btn-fail"))
 	_, d = view(t, open(t, "stream/late-data", ""))
 	assert.Empty(t, d.ByTestID("btn-fail"), "part one's scenarios have no job to fail")
+}
+
+// Every id in the widget of a stream scenario is unique: the job's faults
+// and the stream's sit side by side, and a label or a script that finds a
+// control by its id must find the one beside it.
+func TestStreamWidgetIDsAreUnique(t *testing.T) {
+	all, err := lessons.Scenarios()
+	require.NoError(t, err)
+	checked := 0
+	for _, sc := range all {
+		if !strings.HasPrefix(sc.ID, "stream/") {
+			continue
+		}
+		_, d := view(t, open(t, sc.ID, ""))
+		seen := map[string]bool{}
+		for _, n := range htmltest.All(d.Root, func(n *html.Node) bool { return htmltest.Attr(n, "id") != "" }) {
+			id := htmltest.Attr(n, "id")
+			assert.False(t, seen[id], "%s: id %q twice", sc.ID, id)
+			seen[id] = true
+		}
+		checked++
+	}
+	assert.GreaterOrEqual(t, checked, 15)
 }

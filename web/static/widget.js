@@ -276,7 +276,7 @@
           const c = this.host.querySelector(`[data-testid="${id}"]`);
           return c ? c.value.trim() : "";
         };
-        const arg = act === "burst-key" ? `${pick("burst-producer")} ${pick("burst-key")}`
+        const arg = act === "burst-key" ? `${pick("keyburst-producer")} ${pick("keyburst-key")}`
           : act === "fail" ? `${pick("job-who")} ${pick("job-point") || "now"}` : pick("job-who");
         this.act(act, arg);
       } else if (act === "jump-back") {
