@@ -70,12 +70,12 @@ func TestJobPanelAndFailFromTheWidget(t *testing.T) {
 		click(t, ctx, `[data-testid="btn-forward"]`)
 	}
 	assert.Equal(t, "load", eval[string](t, ctx, `document.querySelector('[data-testid=job-who]').value`), "the sink is offered first")
-	click(t, ctx, `[data-testid="btn-fail"]`)
+	press(t, ctx, `[data-testid="btn-fail"]`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="panel-compare"]`))))
 	assert.Equal(t, at, step(t, ctx), "the fork opens at the step it was made at")
 	assert.Contains(t, eval[string](t, ctx, `location.search`), "~fail~load~now~5s", "the address carries the fault")
 
-	click(t, ctx, `[data-testid="btn-end"]`)
+	press(t, ctx, `[data-testid="btn-end"]`)
 	assert.Contains(t, text(t, ctx, "[data-testid=job-failure]"), "load failed at 10:00:25")
 	assert.Contains(t, text(t, ctx, "[data-testid=job-restore]"), "restored checkpoint 2")
 	assert.Contains(t, eval[string](t, ctx, `document.querySelector('[data-testid=checkpoint-strip]').getAttribute('aria-label')`), "1 failure, 1 restore")
@@ -85,21 +85,22 @@ func TestJobPanelAndFailFromTheWidget(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile)))
 	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360)
 
-	click(t, ctx, `[data-testid="btn-undo"]`)
+	press(t, ctx, `[data-testid="btn-undo"]`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="panel-compare"]`))))
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
 // TestFailAtACheckpointsCommitFromTheWidget picks "during the sink's
-// commit" for the failure: the restore commits the prepared transaction,
-// and no row is duplicated.
+// commit" for the failure and presses the button by keyboard: the restore
+// commits the prepared transaction, and no row is duplicated.
 func TestFailAtACheckpointsCommitFromTheWidget(t *testing.T) {
 	at := stepAtTime(t, "stream/checkpoint-two-phase", map[string]string{"crash": "never"}, "10:00:12")
 	ctx, _ := startPlayground(t, "/scenarios/stream/checkpoint-two-phase?crash=never&truth=on&step="+strconv.Itoa(at))
+	// By keyboard: the point is chosen in its list, the button pressed with Enter.
 	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(`[data-testid=job-point]`, "commit")))
-	click(t, ctx, `[data-testid="btn-fail"]`)
+	press(t, ctx, `[data-testid="btn-fail"]`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="panel-compare"]`))))
-	click(t, ctx, `[data-testid="btn-end"]`)
+	press(t, ctx, `[data-testid="btn-end"]`)
 	assert.Contains(t, text(t, ctx, "[data-testid=job-failure]"), "at checkpoint 2's commit")
 	assert.Contains(t, text(t, ctx, "[data-testid=truth]"), "the target matches every committed source row")
 	assert.Empty(t, pageProblems(t, ctx))
