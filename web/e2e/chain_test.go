@@ -104,7 +104,7 @@ func TestChainBuilderWithJavaScript(t *testing.T) {
 		}
 		want := c.Guarantee().Name()
 		waitTrue(t, ctx, "the preview says "+want, `document.querySelector('[data-testid="chain-preview"]').dataset.guarantee === "`+want+`"`)
-		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="chain-run"]`))))
+		jsClick(t, ctx, `[data-testid="chain-run"]`)
 		waitLoaded(t, ctx, "the page reloaded with the chain", `location.search === "?`+c.Query()+`"`)
 		assert.Equal(t, want, testText(t, ctx, "chain-guarantee"), c.Query())
 		assert.Equal(t, "true", eval[string](t, ctx, `document.querySelector('[data-testid="chain-confirmed"]').dataset.confirmed`), c.Query())
@@ -123,16 +123,16 @@ func TestChainBuilderWithJavaScript(t *testing.T) {
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
-// waitLoaded waits up to ten seconds for expr to be true in a page that is
-// loading another: errors while the old document goes away are retried.
+// waitLoaded waits up to twenty seconds for expr to be true in a page that
+// is loading another: errors while the old document goes away are retried.
 func waitLoaded(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
-	for i := 0; i < 100; i++ {
+	for i := 0; i < 200; i++ {
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && (`+expr+`)`))
 		if err == nil && ok {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("%s: not true after ten seconds: %s", what, expr)
+	t.Fatalf("%s: not true after twenty seconds: %s", what, expr)
 }
