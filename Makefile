@@ -17,11 +17,21 @@ generate:
 # copies the matching wasm_exec.js from the Go toolchain in use, and writes
 # brotli (quality 11) and gzip copies next to the module. None of these files
 # are committed; the web package works without them.
+#
+# It builds the module three times, one per nested set of worlds (wasm/worlds_*.go):
+# tidemark-hwm.wasm (the high-water-mark world), tidemark-log.wasm (and the log
+# world) and tidemark.wasm (every world). A page loads the smallest that runs
+# its scenarios (web/pages/module.go).
+MODULES = tidemark.wasm:all tidemark-log.wasm:tm_log tidemark-hwm.wasm:tm_hwm
 wasm:
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o web/static/tidemark.wasm ./wasm
-	$(GO) run ./web/internal/wasmmerge web/static/tidemark.wasm
+	@set -e; for m in $(MODULES); do \
+		name=$${m%%:*}; tag=$${m##*:}; \
+		echo "GOOS=js GOARCH=wasm $(GO) build -tags $$tag -o web/static/$$name ./wasm"; \
+		GOOS=js GOARCH=wasm $(GO) build -trimpath -tags "$$tag" -ldflags='-s -w' -o web/static/$$name ./wasm; \
+	done
+	$(GO) run ./web/internal/wasmmerge $(addprefix web/static/,$(foreach m,$(MODULES),$(firstword $(subst :, ,$(m)))))
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" web/static/wasm_exec.js
-	$(GO) run ./web/internal/precompress web/static/tidemark.wasm
+	$(GO) run ./web/internal/precompress $(addprefix web/static/,$(foreach m,$(MODULES),$(firstword $(subst :, ,$(m)))))
 
 build: generate
 	$(GO) build ./...

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tidemark/tidemark/engine/scenario"
@@ -35,4 +36,38 @@ func BenchmarkLogRun(b *testing.B) {
 		b.Fatal(err)
 	}
 	measureRuns(b, f, nil)
+}
+
+// BenchmarkLogRunCases runs variants of the log scenario that cost more (or
+// less) per event than it: every record a new key, an append sink that keeps
+// every copy, small polls, polls ten times as often, commits before the
+// write, and a second group copying the topic into a second target. Each
+// reports what BenchmarkLogRun does; `make bench` leaves them out.
+func BenchmarkLogRunCases(b *testing.B) {
+	second := "target fct_audit sink=merge key=order_id\n" +
+		"group audit topic=orders to=fct_audit commit=after reset=earliest\n" +
+		"member audit a1 at=09:59:59\nmember audit a2 at=09:59:59\n" +
+		"polls audit from=10:00:00 until=10:16:41 every=100ms max=1000\n"
+	cases := []struct{ name, old, new string }{
+		{"keys=1000000", "keys=100000", "keys=1000000"},
+		{"keys=1000", "keys=100000", "keys=1000"},
+		{"sink=append", "sink=merge", "sink=append"},
+		{"max=10", "max=1000", "max=10"},
+		{"every=10ms", "every=100ms", "every=10ms"},
+		{"commit=before", "commit=after", "commit=before"},
+		{"two-groups", "", second},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			src := benchLogScenario + c.new
+			if c.old != "" {
+				src = strings.Replace(benchLogScenario, c.old, c.new, 1)
+			}
+			f, err := scenario.Parse("bench-log.tdm", []byte(src))
+			if err != nil {
+				b.Fatal(err)
+			}
+			measureRuns(b, f, nil)
+		})
+	}
 }

@@ -115,7 +115,7 @@ func BenchmarkSeek(b *testing.B) {
 	b.Run("Counts", func(b *testing.B) {
 		i := 0
 		for b.Loop() {
-			_ = tr.Counts[steps[i%len(steps)]]
+			_ = tr.CountsAt(steps[i%len(steps)])
 			i++
 		}
 	})

@@ -50,7 +50,7 @@ func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, domai
 		owner:   map[string]int{},
 		faults:  map[FaultKind]int{},
 		domains: domains,
-		trace: &Trace{File: f, Settings: settings, Seed: seed, Counts: []Counts{{}},
+		trace: &Trace{File: f, Settings: settings, Seed: seed,
 			noun: map[string]string{}, checks: check.DefaultConfig()},
 	}
 	commands := slices.Clone(CoreCommands)

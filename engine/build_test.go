@@ -249,3 +249,38 @@ expect missing=none when mark=lsn
 		assert.Contains(t, se.Msg, "expected", bad)
 	}
 }
+
+// With two targets the truth names a key by its target and its text, and
+// with one by its text alone; the second table writing a key the first
+// wrote is a row of its own with the same name.
+func TestTruthNamesKeysByTargetOnlyWhenThereAreSeveral(t *testing.T) {
+	two, err := scenario.Parse("two.tdm", []byte(`scenario test/two "Two tables, two targets, nothing copied"
+source orders key=id
+source refunds key=id
+target fct_orders sink=merge key=id
+target fct_refunds sink=merge key=id
+pipeline a from=orders to=fct_orders mark=lsn
+pipeline b from=refunds to=fct_refunds mark=lsn
+txn T1 begin=10:00:00 commit=10:00:01 insert orders id=1..2
+txn T2 begin=10:00:00 commit=10:00:02 insert refunds id=2..3
+`))
+	require.NoError(t, err)
+	tr, err := engine.Run(two, nil, 1, worlds.All())
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"fct_orders:1", "fct_orders:2", "fct_refunds:2", "fct_refunds:3"}, tr.Final().Missing)
+
+	one, err := scenario.Parse("one.tdm", []byte(`scenario test/one "Two tables, one target, nothing copied"
+source orders key=id
+source refunds key=id
+target fct_orders sink=merge key=id
+pipeline a from=orders to=fct_orders mark=lsn
+pipeline b from=refunds to=fct_orders mark=lsn
+txn T1 begin=10:00:00 commit=10:00:01 insert orders id=1..2
+txn T2 begin=10:00:00 commit=10:00:02 insert refunds id=2..3
+`))
+	require.NoError(t, err)
+	tr, err = engine.Run(one, nil, 1, worlds.All())
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"1", "2", "2", "3"}, tr.Final().Missing)
+	assert.Equal(t, tr.Final(), tr.TruthAt(tr.Steps()))
+}

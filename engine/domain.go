@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -140,7 +141,7 @@ func (w *World) ReserveGenerated(prefix, owner string, n int) (clash string, ok 
 	for name := range w.names {
 		names = append(names, name)
 	}
-	slices.Sort(names)
+	sorted.Sort(names)
 	for _, name := range names {
 		if isGenerated(name, prefix, n) {
 			return name, true
@@ -274,10 +275,10 @@ func (w *World) Then(fn func()) {
 
 // NextAt is the time of the earliest queued action, and false when none is queued.
 func (w *World) NextAt() (vtime.Time, bool) {
-	if len(w.q) == 0 {
+	if w.q.len() == 0 {
 		return 0, false
 	}
-	return w.q[0].at, true
+	return w.q.first().at, true
 }
 
 // NextStep is the number the next emitted event will get.
@@ -295,9 +296,8 @@ func (w *World) Emit(actor string, kind Kind, run int, format string, args ...an
 func (w *World) EmitLater(n Narrator, kind Kind, a, b int32) {
 	t := w.trace
 	t.Events = append(t.Events, Event{
-		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: -1, a: a, b: b, by: uint8(n),
+		At: w.now, Kind: kind, Run: -1, a: a, b: b, by: uint8(n),
 	})
-	t.Counts = append(t.Counts, w.counts)
 }
 
 // ActorID returns the index of an actor's name among the trace's actors,

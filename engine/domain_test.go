@@ -141,7 +141,7 @@ func TestAWorldOfItsOwn(t *testing.T) {
 	require.Equal(t, 3, silenced.Steps())
 	assert.Equal(t, "Bell b is silenced and never rings.", silenced.Narration(&silenced.Events[1]), "the fault went to the world that declared it")
 	assert.Equal(t, []string{"b"}, silenced.Final().Missing, "the truth knows the bell that never rang")
-	assert.Equal(t, engine.Counts{Missing: 1}, silenced.Counts[2])
+	assert.Equal(t, engine.Counts{Missing: 1}, silenced.CountsAt(2))
 
 	err = w.Inject(engine.Fault{AfterStep: 1, Kind: "flood"})
 	assert.EqualError(t, err, `unknown fault "flood"; expected clock-jump or silence`)

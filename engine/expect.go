@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/sorted"
 )
 
 // Expectation is one `expect` line's claim about a run under some knob values.
@@ -172,7 +172,7 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 			e.Line = strings.TrimSpace(e.Line)
 			if len(when) > 0 {
 				var ks []string
-				for _, k := range slices.Sorted(maps.Keys(when)) {
+				for _, k := range sorted.Keys(when) {
 					ks = append(ks, k+"="+when[k])
 				}
 				e.Line += " when " + strings.Join(ks, " ")
@@ -194,7 +194,7 @@ func (e Expectation) Verify(t *Trace) error {
 		got = keyList(truth.Stale)
 	case "duplicated":
 		var parts []string
-		for _, k := range slices.SortedFunc(maps.Keys(truth.Duplicated), mvcc.CompareKeys) {
+		for _, k := range sorted.KeysFunc(truth.Duplicated, mvcc.CompareKeys) {
 			parts = append(parts, prose.F("%sx%d", k, truth.Duplicated[k]))
 		}
 		got = keyList(parts)
@@ -332,7 +332,7 @@ func keyList(keys []string) string {
 // normalize spells a list of keys as a set: sorted, each once.
 func normalize(s string) string {
 	parts := strings.Split(s, ",")
-	slices.Sort(parts)
+	sorted.Sort(parts)
 	return strings.Join(slices.Compact(parts), ",")
 }
 
@@ -381,7 +381,7 @@ func count(n int) string {
 // whenKey names a set of knob values, the same for equal sets.
 func whenKey(when map[string]string) string {
 	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(when)) {
+	for _, k := range sorted.Keys(when) {
 		b.WriteString(k + "=" + when[k] + " ")
 	}
 	return b.String()

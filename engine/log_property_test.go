@@ -65,12 +65,12 @@ func TestPropertyLogKeyOrder(t *testing.T) {
 		byKey := map[string][]produced{}
 		var order []string
 		for p, part := range h.Parts {
-			for _, rec := range part.Records {
+			for o, rec := range part.Records {
 				key := h.Key(&rec)
 				if _, ok := byKey[key]; !ok {
 					order = append(order, key)
 				}
-				byKey[key] = append(byKey[key], produced{recID{p, rec.Offset}, rec.Step, epochAt(h, rec.Step)})
+				byKey[key] = append(byKey[key], produced{recID{p, int64(o)}, rec.Step, epochAt(h, rec.Step)})
 			}
 		}
 		for _, k := range order {
@@ -134,17 +134,17 @@ func TestPropertyLogCommitAfterMerge(t *testing.T) {
 		tr := runLogGen(t, g, seed)
 		target := map[string]int{}
 		for _, row := range tr.TargetAt("fct", tr.Steps()) {
-			target[tr.RowKey(&row)] = max(target[tr.RowKey(&row)], row.Seq)
+			target[tr.RowKey(&row)] = max(target[tr.RowKey(&row)], int(row.Seq))
 		}
 		h := logs.Of(tr).Topics[0]
 		for _, part := range h.Parts {
-			for _, rec := range part.Records {
+			for o, rec := range part.Records {
 				if rec.Deleted != topic.Live {
 					continue
 				}
 				v, ok := target[h.Key(&rec)]
 				require.True(t, ok && v >= int(rec.Seq), "seed %d: %s-%d@%d (key %s version %d) is still in the log but the target has %s\n%s",
-					seed, part.Topic, part.ID, rec.Offset, h.Key(&rec), rec.Seq, versionText(v, ok), g.Text())
+					seed, part.Topic, part.ID, o, h.Key(&rec), rec.Seq, versionText(v, ok), g.Text())
 			}
 		}
 	}

@@ -42,7 +42,7 @@ func (v TargetView) Each(fn func(sink.Row) bool) {
 // Seek returns the state after step n (clamped to the trace).
 func (t *Trace) Seek(n int) Snapshot {
 	n = t.clampStep(n)
-	s := Snapshot{Step: n, Counts: t.Counts[n], Truth: t.TruthAt(n)}
+	s := Snapshot{Step: n, Counts: t.CountsAt(n), Truth: t.TruthAt(n)}
 	if n > 0 {
 		s.At = t.Events[n-1].At
 	}

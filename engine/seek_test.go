@@ -37,7 +37,7 @@ func truncatedRuns(t *testing.T, f *scenario.File, set map[string]string, seed u
 	take := func() {
 		tr := w.Trace()
 		n := tr.Steps()
-		s := snapshot{counts: tr.Counts[n], target: map[string][]sink.Row{}, checks: tr.Checks()}
+		s := snapshot{counts: tr.CountsAt(n), target: map[string][]sink.Row{}, checks: tr.Checks()}
 		for _, h := range tr.Targets {
 			s.target[h.Name] = present(tr.TargetAt(h.Name, n))
 		}
@@ -82,7 +82,7 @@ func checkSeek(t *testing.T, name string, f *scenario.File, set map[string]strin
 	require.Len(t, snaps, full.Steps()+1, "%s: one snapshot per step", name)
 	for n := 0; n <= full.Steps(); n++ {
 		tr := full.TruthAt(n)
-		c := full.Counts[n]
+		c := full.CountsAt(n)
 		require.Equal(t, int(c.Missing), len(tr.Missing), "%s step %d: TruthAt missing %v vs counted %d", name, n, tr.Missing, c.Missing)
 		require.Equal(t, int(c.Duplicated), len(tr.Duplicated), "%s step %d: TruthAt duplicated %v vs counted %d", name, n, tr.Duplicated, c.Duplicated)
 		require.Equal(t, int(c.Stale), len(tr.Stale), "%s step %d: TruthAt stale %v vs counted %d", name, n, tr.Stale, c.Stale)

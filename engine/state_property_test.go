@@ -58,9 +58,9 @@ func TestTwoPhaseCommitShowsEachRowOnce(t *testing.T) {
 		_, ab := st.TxnCounts(tr.Steps())
 		aborted += ab
 		commits := map[int32]bool{}
-		for _, e := range tr.Events {
+		for i, e := range tr.Events {
 			if e.Kind == engine.KindTransaction {
-				commits[e.Step] = true
+				commits[int32(i+1)] = true
 			}
 		}
 		rows := tr.Targets[0].Rows

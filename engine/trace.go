@@ -8,6 +8,7 @@ import (
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -84,13 +85,15 @@ func (k Kind) String() string { return kindNames[k] }
 // happened and are narrated from them on demand (see World.EmitLater), which
 // keeps a large trace small and fast to build.
 //
+// An event's step is its position in Trace.Events plus one, and it keeps
+// no copy of it.
+//
 // Invariant: when by is 0, a indexes Trace.actors and b Trace.texts;
 // otherwise Trace.histories[by-1], the History of the world that emitted
 // the event with EmitLater, names its actor and narrates it from a and b.
-// The struct is kept to 32 bytes because a trace holds one per step.
+// The struct is kept to 24 bytes because a trace holds one per step.
 type Event struct {
 	At   vtime.Time // true virtual time
-	Step int32      // 1-based position in the trace
 	Run  int32      // the extractor run this event belongs to, or -1
 	a, b int32
 	Kind Kind
@@ -181,8 +184,7 @@ type Trace struct {
 	Events    []Event
 	Versions  []VersionRecord // in commit order
 	Targets   []TargetHistory
-	Counts    []Counts // Counts[n] is the truth after step n; Counts[0] is before any event
-	Faults    []Fault  // injected by a learner, in step order
+	Faults    []Fault // injected by a learner, in step order
 	checks    check.Config
 	histories []History // the worlds' parts of the trace, by Narrator - 1
 	routes    []Route   // which target each table's rows reach, in the order routed
@@ -193,6 +195,10 @@ type Trace struct {
 	actors    []string // names of the actors of non-source events, each once
 	texts     []string // narrations of non-source events, by Event.b
 }
+
+// CountsAt returns the truth's counts after step n (before any event at
+// n = 0): how many keys are missing, duplicated and stale.
+func (t *Trace) CountsAt(n int) Counts { return t.truth.countsAt(int32(t.clampStep(n))) }
 
 // Steps is the number of events.
 func (t *Trace) Steps() int { return len(t.Events) }
@@ -229,7 +235,7 @@ func (t *Trace) LiveAt(n int) []VersionRecord {
 	}
 	// The same key can be a row of two tables that reach different targets:
 	// its ids then differ, and order them.
-	slices.SortFunc(out, func(a, b VersionRecord) int {
+	sorted.Func(out, func(a, b VersionRecord) int {
 		return cmp.Or(mvcc.CompareKeys(t.keyText[a.KeyID], t.keyText[b.KeyID]), cmp.Compare(a.KeyID, b.KeyID))
 	})
 	return out
@@ -260,7 +266,7 @@ func (t *Trace) routeOf(table string) string {
 // interval of changes, so it costs the size of the truth, not of the trace.
 // A key is reported once: duplicated takes precedence over stale.
 func (t *Trace) TruthAt(n int) Truth {
-	return t.truth.at(int32(t.clampStep(n)))
+	return t.truth.at(int32(t.clampStep(n)), t.keyText)
 }
 
 // Final is the truth after the last step.

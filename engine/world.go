@@ -67,11 +67,62 @@ func (f funcAction) Act() { f() }
 // Invariant: q[i] is not after q[2i+1] or q[2i+2].
 type queue []scheduled
 
-func (q queue) before(i, j int) bool {
-	if q[i].at != q[j].at {
-		return q[i].at < q[j].at
+func (q queue) before(i, j int) bool { return q[i].before(q[j]) }
+
+// before reports whether s runs before t.
+func (s scheduled) before(t scheduled) bool {
+	if s.at != t.at {
+		return s.at < t.at
 	}
-	return q[i].seq < q[j].seq
+	return s.seq < t.seq
+}
+
+// plan is the event queue of a running world: what was queued while the
+// world was built, sorted once when it starts, and a heap of what is queued
+// while it runs. A scenario queues much of its schedule up front (every
+// phase of a thousand extractor runs) and the rest as it goes, a few events
+// ahead (a workload's next transaction); taking the planned events in order
+// and keeping only the others in the heap keeps every push and pop on a
+// heap of tens of entries rather than thousands.
+//
+// Invariant: planned[next:] is sorted by (at, seq).
+type plan struct {
+	planned []scheduled
+	next    int
+	q       queue
+}
+
+// start sorts what was queued so far into the planned events.
+func (p *plan) start() {
+	p.planned = make([]scheduled, 0, len(p.q))
+	for len(p.q) > 0 {
+		p.planned = append(p.planned, p.q.pop())
+	}
+	p.next = 0
+}
+
+// len is how many events are queued.
+func (p *plan) len() int { return len(p.planned) - p.next + len(p.q) }
+
+// first is the earliest queued event; the plan must not be empty.
+func (p *plan) first() scheduled {
+	if p.next < len(p.planned) && (len(p.q) == 0 || p.planned[p.next].before(p.q[0])) {
+		return p.planned[p.next]
+	}
+	return p.q[0]
+}
+
+// pop removes and returns the earliest queued event; the plan must not be
+// empty.
+func (p *plan) pop() scheduled {
+	if p.next < len(p.planned) && (len(p.q) == 0 || p.planned[p.next].before(p.q[0])) {
+		s := p.planned[p.next]
+		if p.next++; p.next == len(p.planned) {
+			p.planned, p.next = nil, 0
+		}
+		return s
+	}
+	return p.q.pop()
 }
 
 func (q *queue) push(e scheduled) {
@@ -152,15 +203,16 @@ type World struct {
 	rng       *rand.Rand
 	clocks    map[string]*Clock
 	targets   map[string]*sink.Table
-	q         queue
+	q         plan
+	started   bool // the first step has run, and q's planned events are sorted
 	seq       uint64
 	now       vtime.Time
 	hint      sizeHint
-	actors    map[string]int32 // index of each actor name in trace.actors
-	keyIDs    map[string]int32 // every key's dense id, by its truth key
-	rowIDs    map[rowOf]int32  // the ids of source rows whose key another source wrote first (see RowID)
-	keys      []keyState       // the truth about each key, by id
-	counts    Counts
+	actors    map[string]int32        // index of each actor name in trace.actors
+	keyIDs    map[string]int32        // the dense id of every key not in numIDs, by its truth key
+	numIDs    []int32                 // 1 + the dense id of the key spelling the whole number n, at n, while one target or none is declared; 0: not numbered here
+	rowIDs    map[rowOf]int32         // the ids of source rows whose key another source wrote first (see RowID)
+	keys      []keyState              // the truth about each key, by id
 	domains   []Domain                // the worlds composed, as Build was given them
 	parts     []Part                  // the composed worlds' parts, in the order of their Domains
 	owner     map[string]int          // the part that reads each world command, by command
@@ -192,7 +244,7 @@ func (w *World) schedule(at vtime.Time, fn func()) {
 	w.charge(1)
 	w.seq++
 	w.hint.events++
-	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(funcAction(fn))})
+	w.q.q.push(scheduled{at: at, seq: w.seq, slot: w.park(funcAction(fn))})
 }
 
 // scheduleAction queues a at true time at, after everything already queued for that instant.
@@ -200,13 +252,13 @@ func (w *World) scheduleAction(at vtime.Time, a Action) {
 	w.charge(1)
 	w.seq++
 	w.hint.events++
-	w.q.push(scheduled{at: at, seq: w.seq, slot: w.park(a)})
+	w.q.q.push(scheduled{at: at, seq: w.seq, slot: w.park(a)})
 }
 
 // Done reports whether no event is left (the worlds have drained), or the
 // world stopped (see Err).
 func (w *World) Done() bool {
-	return len(w.q) == 0 && len(w.soon) == 0 && w.drained || w.budget.over
+	return w.q.len() == 0 && len(w.soon) == 0 && w.drained || w.budget.over
 }
 
 // Step runs the next event and reports whether there was one. It reports
@@ -216,13 +268,17 @@ func (w *World) Step() bool {
 	if w.budget.over {
 		return false
 	}
+	if !w.started {
+		w.started = true
+		w.q.start()
+	}
 	if len(w.soon) > 0 {
 		fn := w.soon[0]
 		w.soon = w.soon[1:]
 		fn()
 		return true
 	}
-	if len(w.q) == 0 {
+	if w.q.len() == 0 {
 		if w.drained {
 			return false
 		}
@@ -263,16 +319,14 @@ func (w *World) Run() *Trace {
 	// may ask to allocate.
 	w.hint.clamp(w.budget.limit)
 	t.Events = slices.Grow(t.Events, max(0, w.hint.events-len(t.Events)))
-	t.Counts = slices.Grow(t.Counts, max(0, w.hint.events+1-len(t.Counts)))
 	t.Versions = slices.Grow(t.Versions, max(0, w.hint.versions-len(t.Versions)))
 	sized := 0
-	if keys := min(w.hint.keys, w.hint.versions); len(w.keyIDs) == 0 && keys > 64 {
+	if keys := min(w.hint.keys, w.hint.versions); len(w.keys) == 0 && keys > 64 {
 		sized = keys
-		// A map made large once never rehashes.
-		w.keyIDs = make(map[string]int32, keys)
+		// Generated keys are numbers, found by number (see keyID).
+		w.numIDs = make([]int32, 0, keys)
 		w.keys = make([]keyState, 0, keys)
 		t.keyText = slices.Grow(t.keyText, keys)
-		t.truth.keys = slices.Grow(t.truth.keys, keys)
 		for _, tg := range w.targets {
 			tg.Reserve(keys)
 		}
@@ -307,9 +361,8 @@ func (w *World) emit(actor string, kind Kind, run int, format string, args ...an
 	w.charge(len(text) / sentenceUnit)
 	t.texts = append(t.texts, text)
 	t.Events = append(t.Events, Event{
-		Step: int32(len(t.Events) + 1), At: w.now, Kind: kind, Run: int32(run), a: a, b: int32(len(t.texts) - 1),
+		At: w.now, Kind: kind, Run: int32(run), a: a, b: int32(len(t.texts) - 1),
 	})
-	t.Counts = append(t.Counts, w.counts)
 }
 
 // step is the number the next emitted event will get.
@@ -379,7 +432,7 @@ func (w *World) rowID(k int32, table int16) int32 {
 	id := int32(len(w.keys))
 	w.keys = append(w.keys, keyState{key: ks.key, bad: -1, table: table})
 	w.trace.keyText = append(w.trace.keyText, ks.key)
-	w.trace.truth.name(id, w.trace.truth.keys[k])
+	w.trace.truth.name(id, w.trace.truth.nameOf(k, w.trace.keyText), w.trace.keyText)
 	w.rowIDs[rowOf{k, table}] = id
 	return id
 }
@@ -387,7 +440,28 @@ func (w *World) rowID(k int32, table int16) int32 {
 // keyID returns the dense id of key as target's truth knows it, numbering
 // it on first use. The id travels with the key's rows through the source
 // and the target, so later steps find the key without hashing its text.
+//
+// With one target or none (so that a key's truth name is the key itself),
+// a key that spells a whole number not far past the keys numbered so far
+// (as generated keys are) is found by its number in numIDs rather than by
+// hashing its text; keyIDs holds the others, and any key numbered there
+// before numIDs reached it.
 func (w *World) keyID(target *sink.Table, key string) int32 {
+	if len(w.targets) <= 1 {
+		if n := keyNumber(key); n >= 0 && n <= 2*len(w.keys)+4096 {
+			if n >= len(w.numIDs) {
+				w.numIDs = append(w.numIDs, make([]int32, n+1-len(w.numIDs))...)
+			} else if id := w.numIDs[n]; id > 0 {
+				return id - 1
+			}
+			id, ok := w.keyIDs[key]
+			if !ok {
+				id = w.newKey(key, key)
+			}
+			w.numIDs[n] = id + 1
+			return id
+		}
+	}
 	tk := key
 	if len(w.targets) > 1 && target != nil {
 		tk = target.Name + ":" + key
@@ -395,13 +469,37 @@ func (w *World) keyID(target *sink.Table, key string) int32 {
 	if id, ok := w.keyIDs[tk]; ok {
 		return id
 	}
+	id := w.newKey(key, tk)
+	w.keyIDs[tk] = id
+	return id
+}
+
+// newKey numbers key, whose truth name is tk.
+func (w *World) newKey(key, tk string) int32 {
 	w.charge(1)
 	id := int32(len(w.keys))
 	w.keys = append(w.keys, keyState{key: key, bad: -1, table: -1})
 	w.trace.keyText = append(w.trace.keyText, key)
-	w.trace.truth.name(id, tk)
-	w.keyIDs[tk] = id
+	w.trace.truth.name(id, tk, w.trace.keyText)
 	return id
+}
+
+// keyNumber returns n when key is the decimal spelling of the whole number
+// n, with no sign and no leading zero ("0" is 0), of at most nine digits;
+// else -1.
+func keyNumber(key string) int {
+	if len(key) == 0 || len(key) > 9 || key[0] == '0' && len(key) > 1 {
+		return -1
+	}
+	n := 0
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
 
 // settle recomputes the status of the key with id and moves the truth counters.
@@ -423,21 +521,8 @@ func (w *World) settle(target *sink.Table, id int32) {
 	if next == ks.status && (next != duplicated || c == ks.shown) {
 		return
 	}
-	w.adjust(ks.status, -1)
-	w.adjust(next, 1)
+	w.trace.truth.record(w.step(), id, ks.status, next, c, w.keys)
 	ks.status, ks.shown = next, c
-	w.trace.truth.record(w.step(), id, next, c, w.keys)
-}
-
-func (w *World) adjust(s status, d int32) {
-	switch s {
-	case missing:
-		w.counts.Missing += d
-	case duplicated:
-		w.counts.Duplicated += d
-	case stale:
-		w.counts.Stale += d
-	}
 }
 
 // CheckConfig returns the trace's check configuration.

@@ -101,7 +101,8 @@ type NotFoundView struct {
 // it over: the scenario text, and where the module lives.
 type WidgetHost struct {
 	HTML     string // drawn by the widget package
-	WasmURL  string
+	WasmURL  string // the address of Module
+	Module   string // the build of the engine's module the scenario needs (web/pages.ModuleFor)
 	Source   string // the scenario file's text
 	Name     string // the file name used in error positions
 	BasePath string // the page the widget's links point at

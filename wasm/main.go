@@ -18,6 +18,7 @@
 //	expectAdvance(id, budget)                     -> {ok, done, results: [{line, col, claim, status, detail}]}
 //	idle()                                        -> collects garbage when the heap nears the collector's goal
 //	stop()
+//	module                                        -> the build's name: tidemark.wasm, tidemark-log.wasm or tidemark-hwm.wasm
 package main
 
 import (
@@ -27,7 +28,6 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
-	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/templates/widget"
 )
 
@@ -74,7 +74,7 @@ func main() {
 			if err != nil {
 				q = widget.Values{}
 			}
-			s, err := widget.Open(str(args, 0), str(args, 1), str(args, 2), str(args, 3), q, str(args, 5) == "on", worlds.All())
+			s, err := widget.Open(str(args, 0), str(args, 1), str(args, 2), str(args, 3), q, str(args, 5) == "on", pageWorlds())
 			if err != nil {
 				return map[string]any{"ok": false, "error": err.Error()}
 			}
@@ -124,7 +124,7 @@ func main() {
 			return map[string]any{"ok": ok, "html": html}
 		}),
 		"check": export("check", func(args []js.Value) any {
-			_, err := widget.CheckSource(str(args, 0), str(args, 1), worlds.All())
+			_, err := widget.CheckSource(str(args, 0), str(args, 1), pageWorlds())
 			if err == nil {
 				return map[string]any{"ok": true}
 			}
@@ -140,7 +140,7 @@ func main() {
 			return out
 		}),
 		"expect": export("expect", func(args []js.Value) any {
-			r, err := widget.NewExpectRun(str(args, 1), str(args, 2), worlds.All())
+			r, err := widget.NewExpectRun(str(args, 1), str(args, 2), pageWorlds())
 			if err != nil {
 				delete(expectRuns, str(args, 0))
 				return errorAt(err)
@@ -174,6 +174,8 @@ func main() {
 			close(done)
 			return nil
 		}),
+		// Which build this is, and so which worlds it runs (worlds_*.go).
+		"module": module,
 	}
 	js.Global().Set("tidemarkEngine", js.ValueOf(api))
 	js.Global().Call("dispatchEvent", js.Global().Get("Event").New("tidemark:engine"))

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -495,7 +496,7 @@ func gapScan(cfg Config, o Observation) Result {
 	for k := range present {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
+	sorted.Sort(keys)
 	var holes []string
 	count := int64(0)
 	for i := 1; i < len(keys); i++ {
@@ -532,7 +533,7 @@ func uniqueness(o Observation) Result {
 			dups = append(dups, k)
 		}
 	}
-	slices.SortFunc(dups, compareKeys)
+	sorted.Func(dups, compareKeys)
 	collapsed := ""
 	if o.Collapsed > 0 {
 		collapsed = prose.F("; the merge absorbed %d duplicate writes", o.Collapsed)

@@ -18,7 +18,8 @@ package group
 
 import (
 	"slices"
-	"strings"
+
+	"github.com/tidemark/tidemark/engine/sorted"
 )
 
 // Strategy is how partitions are shared out.
@@ -48,7 +49,7 @@ func (s Strategy) String() string { return [...]string{"range", "roundrobin"}[s]
 // order whatever order they are given in.
 func Assign(s Strategy, members []string, n int) map[string][]int {
 	ms := slices.Clone(members)
-	slices.SortFunc(ms, strings.Compare)
+	sorted.Sort(ms)
 	out := make(map[string][]int, len(ms))
 	if len(ms) == 0 {
 		return out

@@ -439,6 +439,32 @@ type workload struct {
 	insert            stmt // every transaction's one statement
 	sessionNames      []string
 	slab              []txnState // transaction states are carved from blocks
+	names             string     // the names of the next transactions, written one after the other
+	ends              []int      // where each of them ends in names
+	named             int        // how many of names' names are taken
+}
+
+// nextName is the name of the workload's next transaction, W1, W2, …,
+// carved from one string holding the next thousand.
+func (g *workload) nextName() string {
+	if g.named == len(g.ends) {
+		var b strings.Builder
+		last := min(g.n, g.i+slabSize)
+		b.Grow((last - g.i) * (len(g.prefix) + len(strconv.Itoa(last))))
+		g.ends = g.ends[:0]
+		for i := g.i; i < last; i++ {
+			b.WriteString(g.prefix)
+			b.WriteString(strconv.Itoa(i + 1))
+			g.ends = append(g.ends, b.Len())
+		}
+		g.names, g.named = b.String(), 0
+	}
+	start := 0
+	if g.named > 0 {
+		start = g.ends[g.named-1]
+	}
+	g.named++
+	return g.names[start:g.ends[g.named-1]]
 }
 
 // Act begins the workload's next transaction.
@@ -462,7 +488,7 @@ func (g *workload) Act() {
 	ts := &g.slab[0]
 	g.slab = g.slab[1:]
 	ts.h, ts.only = h, &g.insert
-	ts.name, ts.session = g.prefix+strconv.Itoa(g.i+1), g.sessionNames[g.i%g.sessions]
+	ts.name, ts.session = g.nextName(), g.sessionNames[g.i%g.sessions]
 	h.begin(ts)
 	h.w.ScheduleAction(begin, (*onlyStmtStep)(ts))
 	if rb {

@@ -41,11 +41,11 @@ run extract at=10:00:08
 			commits[tr.Actor(e)] = tr.Narration(e)
 			switch tr.Actor(e) {
 			case "T2":
-				gone["1"] = int(e.Step)
+				gone["1"] = i + 1
 			case "T4":
-				gone["3"] = int(e.Step)
+				gone["3"] = i + 1
 			case "T5":
-				gone["2"] = int(e.Step)
+				gone["2"] = i + 1
 			}
 		}
 	}

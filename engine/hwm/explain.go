@@ -110,7 +110,7 @@ func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, 
 		return prose.F("%s is in the target %d times: written by %s. A re-read into an append-only target adds a copy each time, and a copy under another key is one no merge or uniqueness check can match.", capital(name), len(rows), strings.Join(by, " and by "))
 	}
 	r := rows[0]
-	if r.Seq < int(v.Seq) {
+	if r.Seq < v.Seq {
 		why := ""
 		if p != nil {
 			if m, ok := h.markBefore(p, table, int(v.CommitStep)); ok && p.Unreachable(m, compared(p, v)) {

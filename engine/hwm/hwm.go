@@ -70,6 +70,43 @@ type world struct {
 	workloads []string            // prefixes of generated transaction names
 	txnCount  int                 // transactions the scenario will begin, to size the trace
 	onCommit  []func(*mvcc.Txn)   // what follows each commit: a world built on this one (change capture)
+	keySlab   []string            // statements' key lists are carved from this block
+	stmtSlab  []StmtRecord        // transactions' first statement records are carved from this block
+}
+
+// slabSize is how many key list entries or statement records one block
+// holds: a workload of a million transactions makes a few thousand
+// allocations for them rather than two million, which the browser's
+// collector, the page's only thread, feels most.
+const slabSize = 1024
+
+// carveKeys returns a list of n keys from the current block, or a list of
+// its own when n is large. Its capacity is n, so appending to it copies.
+func (h *world) carveKeys(n int) []string {
+	if n > slabSize/4 {
+		return make([]string, n)
+	}
+	if len(h.keySlab) < n {
+		h.keySlab = make([]string, slabSize)
+	}
+	keys := h.keySlab[:n:n]
+	h.keySlab = h.keySlab[n:]
+	return keys
+}
+
+// addStmt appends r to a transaction's statements, carving a first
+// statement's room from the current block.
+func (h *world) addStmt(rec *TxnRecord, r StmtRecord) {
+	if rec.Stmts != nil {
+		rec.Stmts = append(rec.Stmts, r)
+		return
+	}
+	if len(h.stmtSlab) == 0 {
+		h.stmtSlab = make([]StmtRecord, slabSize)
+	}
+	rec.Stmts = h.stmtSlab[:1:1]
+	h.stmtSlab = h.stmtSlab[1:]
+	rec.Stmts[0] = r
 }
 
 // Command reads one of the high-water-mark world's scenario lines.

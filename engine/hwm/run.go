@@ -265,7 +265,7 @@ func (h *world) removedPhrase(n string, rows []sink.Row) string {
 			keys = append(keys, h.w.KeyText(rows[j].KeyID))
 		}
 		by := "a consumer of the log"
-		if r := rows[i].Run; r >= 0 && r < len(h.t.Runs) {
+		if r := int(rows[i].Run); r >= 0 && r < len(h.t.Runs) {
 			by = prose.F("the run at %s", h.t.Runs[r].At)
 			if w := h.t.Runs[r].Worker; w != "" {
 				by = prose.F("%s's run at %s", w, h.t.Runs[r].At)

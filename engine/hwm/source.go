@@ -38,7 +38,7 @@ func (h *world) statement(ts *txnState, s *stmt) {
 	now := clock.Read(h.w.Now())
 	keys := s.keys
 	if len(keys) == 0 {
-		keys = make([]string, s.count)
+		keys = h.carveKeys(s.count)
 		for i := range keys {
 			keys[i] = strconv.FormatInt(s.table.NextVal(ts.session), 10)
 		}
@@ -76,7 +76,7 @@ func (h *world) statement(ts *txnState, s *stmt) {
 		}
 	}
 	rec := &h.t.Txns[ts.rec]
-	rec.Stmts = append(rec.Stmts, StmtRecord{Op: s.op, Table: s.table.Name, Keys: keys, Stamp: stamp, Mode: s.table.Stamp, Backdated: s.backdate != nil})
+	h.addStmt(rec, StmtRecord{Op: s.op, Table: s.table.Name, Keys: keys, Stamp: stamp, Mode: s.table.Stamp, Backdated: s.backdate != nil})
 	if unmatched != nil {
 		h.t.Unmatched = append(h.t.Unmatched, Unmatched{Txn: ts.rec, Stmt: len(rec.Stmts) - 1, Keys: unmatched})
 	}

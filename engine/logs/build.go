@@ -1,12 +1,14 @@
 package logs
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/group"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -111,7 +113,7 @@ func (l *world) producer(c scenario.Command) error {
 	}
 	a := scenario.NewArgs(c, rest)
 	to, _ := a.Required("to", "TOPIC")
-	p := &producer{name: n.Value, sticky: -1, actor: -1, ref: -1}
+	p := &producer{name: n.Value, sticky: -1, ref: -1}
 	p.idempotent = scenario.Choice(a, "idempotent", false, scenario.OnOff, "on or off")
 	p.acks = scenario.Choice(a, "acks", "all", scenario.OneOf("all", "1", "0"), "all, 1 or 0")
 	clock := a.Str("clock", "source")
@@ -244,14 +246,13 @@ func (l *world) traffic(c scenario.Command) error {
 		return l.w.BudgetError(c.Pos)
 	}
 	l.w.Expect(n, n, min(n, keys))
-	l.notes += n
 	p.traffic += n
 	if keys <= 4*n || keys <= 1<<16 {
 		// Keys the records will mostly reach: an array by number is dense
 		// enough. A few records over a vast key range go by name instead.
 		p.maxNumbered = max(p.maxNumbered, keys)
 	}
-	p.topic.Reserve(n)
+	p.topic.ReserveKeyed(n, keys)
 	i := 0
 	var next func()
 	next = func() {
@@ -288,7 +289,7 @@ func (l *world) group(c scenario.Command) error {
 	a := scenario.NewArgs(c, rest)
 	tp, _ := a.Required("topic", "TOPIC")
 	to, hasTo := a.Find("to")
-	g := &groupState{name: n.Value, members: map[string]*member{}, seenIDs: map[string]bool{}}
+	g := &groupState{name: n.Value, members: map[string]*member{}, seenIDs: map[string]bool{}, named: map[string]bool{}}
 	g.commit = scenario.Choice(a, "commit", "after", scenario.OneOf("after", "before", "auto"), "after, before or auto")
 	g.interval = a.Duration("interval", 5*vtime.Second)
 	g.autoPoll = scenario.Choice(a, "auto-commit", "timer", scenario.OneOf("timer", "poll"), "timer or poll") == "poll"
@@ -320,7 +321,7 @@ func (l *world) group(c scenario.Command) error {
 		// The group existed before the scenario began and had committed this offset everywhere.
 		for p := range g.g.Committed {
 			g.g.Committed[p] = int64(committed)
-			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: 0, Partition: int32(p), Offset: int64(committed), Member: g.hist.MemberRef("before")})
+			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: 0, Partition: int16(p), Offset: int64(committed), Member: g.hist.MemberRef("before")})
 		}
 	}
 	if hasTo {
@@ -364,6 +365,12 @@ func (l *world) member(c scenario.Command) error {
 	joining := c.Name == "member"
 	if joining {
 		g.joins++
+	}
+	if _, ok := g.named[m.Value]; !ok {
+		if len(g.named) >= maxMembers {
+			return scenario.Errorf(m.Pos, "group %s already has %d members; a group has at most %d", g.name, maxMembers, maxMembers)
+		}
+		g.named[m.Value] = true
 	}
 	l.w.Schedule(at, func() { l.join(g, m.Value, joining) })
 	return nil
@@ -529,7 +536,7 @@ func (l *world) finish() {
 		polls := g.rounds * max(1, g.joins)
 		l.w.Expect(3*polls, 0, 0)
 		l.notes += 3 * polls
-		n := min(g.rounds*len(g.topic.Parts), records)
+		n := readsExpected(g.rounds, len(g.topic.Parts), records)
 		g.hist.Reads = slices.Grow(g.hist.Reads, n)
 		g.hist.Commits = slices.Grow(g.hist.Commits, n)
 	}
@@ -544,7 +551,7 @@ func (l *world) producerNames() []string {
 	for n := range l.producers {
 		names = append(names, n)
 	}
-	slices.Sort(names)
+	sorted.Sort(names)
 	return names
 }
 
@@ -556,4 +563,20 @@ func (l *world) groupArg(c scenario.Command) (*groupState, []scenario.Arg, error
 	}
 	g, err := scenario.Lookup(l.groups, n, "group", "group %s topic=TOPIC")
 	return g, rest, err
+}
+
+// readsExpected is how many ranges a group's rounds of polls will read from
+// parts partitions that receive records records spread evenly over the
+// rounds: a poll reads a partition when at least one record came since the
+// last, which for a partition getting λ records a round happens with
+// probability 1 - e^-λ. A margin covers the draw; past it, the trace's
+// slices grow as any would.
+func readsExpected(rounds, parts, records int) int {
+	pairs := rounds * parts
+	if pairs == 0 || records == 0 {
+		return 0
+	}
+	lambda := float64(records) / float64(pairs)
+	n := float64(pairs) * -math.Expm1(-lambda)
+	return min(pairs, records, int(n+4*math.Sqrt(n))+64)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tidemark/tidemark/engine/group"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -34,10 +35,11 @@ type groupState struct {
 	seenIDs  map[string]bool
 	mark     vtime.Time
 	hasMark  bool
-	idx      int32     // index of hist in the trace's Log.Groups
-	rounds   int       // polls rounds scheduled, to size the trace
-	joins    int       // member lines that join the group, to size the trace
-	in       []sink.In // scratch for one batch's writes, reused
+	idx      int32           // index of hist in the trace's Log.Groups
+	rounds   int             // polls rounds scheduled, to size the trace
+	joins    int             // member lines that join the group, to size the trace
+	named    map[string]bool // every member a line names, to bound them (maxMembers)
+	in       []sink.In       // scratch for one batch's writes, reused
 }
 
 // member is one consumer process of a group.
@@ -62,7 +64,7 @@ type member struct {
 	stopped  bool       // auto.offset.reset=none refused to move a position
 	nextAuto vtime.Time
 	actor    int32 // index of "group/member" among the trace's actors, or -1
-	ref      int32 // index of its name in the group history's Members
+	ref      int16 // index of its name in the group history's Members
 }
 
 // positions is a member's fetch position on each partition, by partition;
@@ -156,7 +158,7 @@ func (g *groupState) busy() []string {
 			out = append(out, name)
 		}
 	}
-	slices.Sort(out)
+	sorted.Sort(out)
 	return out
 }
 
@@ -259,7 +261,7 @@ func (l *world) rejoin(g *groupState, m *member) {
 func (l *world) rebalance(g *groupState, why string) {
 	a := g.g.Rebalance()
 	var parts []string
-	for _, m := range slices.Sorted(mapsKeys(g.members)) {
+	for _, m := range sorted.Keys(g.members) {
 		mem := g.members[m]
 		mem.gen = g.g.Generation
 		mem.pos.clear()
@@ -278,16 +280,6 @@ func (l *world) rebalance(g *groupState, why string) {
 	}
 	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: generation %d (%s assignment) — %s; every member resumes from the committed offsets, and anything read but not committed will be read again.",
 		why, g.g.Generation, g.g.Strategy, strings.Join(parts, "; "))
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // pollPlan is a poll line.
@@ -386,7 +378,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		to := min(part.End(), pos+int64(left))
 		if to > pos {
 			l.w.Charge(int(to - pos))
-			rr := ReadRange{Step: int32(l.w.NextStep()), Member: m.ref, Partition: int32(p), From: pos, To: to}
+			rr := ReadRange{Step: int32(l.w.NextStep()), Member: m.ref, Partition: int16(p), From: pos, To: to}
 			b.ranges = append(b.ranges, rr)
 			g.hist.Reads = append(g.hist.Reads, rr)
 			left -= int(to - pos)
@@ -399,7 +391,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 			// A reset moved a position: the code commits where it now stands.
 			for _, p := range g.ownedBy(m) {
 				if pos, ok := m.pos.get(p); ok && pos != g.g.Committed[p] {
-					b.ranges = append(b.ranges, ReadRange{Partition: int32(p), From: pos, To: pos})
+					b.ranges = append(b.ranges, ReadRange{Partition: int16(p), From: pos, To: pos})
 				}
 			}
 			if len(b.ranges) > 0 {
@@ -445,7 +437,7 @@ func (l *world) pollCommit(g *groupState, m *member) {
 	for _, p := range l.finished(g, m) {
 		pos, _ := m.done.get(p)
 		g.g.Commit(m.name, m.gen, p, pos)
-		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int32(p), Offset: pos, Member: m.ref})
+		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int16(p), Offset: pos, Member: m.ref})
 		ok = append(ok, prose.F("offset %d on %s", pos, g.pname(p)))
 	}
 	l.w.Emit(g.name+"/"+m.name, engine.KindOffset, -1, "%s's poll, the auto-commit interval (%s) having passed, first commits %s: the end of the batches the code has finished, since it only calls poll again once it is done with one.", m.name, g.interval, strings.Join(ok, ", "))
@@ -740,7 +732,7 @@ func (l *world) autoCommit(g *groupState, name string) {
 				continue
 			}
 			g.g.Commit(name, m.gen, p, pos)
-			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int32(p), Offset: pos, Member: m.ref})
+			g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int16(p), Offset: pos, Member: m.ref})
 			ok = append(ok, prose.F("offset %d on %s", pos, g.pname(p)))
 		}
 		if len(ok) > 0 {
@@ -800,14 +792,14 @@ func (l *world) resnapshot(g *groupState) {
 			in = append(in, x)
 		}
 	}
-	slices.SortFunc(in, func(a, b sink.In) int { return compareKeyStrings(a.Key, b.Key) })
+	sorted.Func(in, func(a, b sink.In) int { return compareKeyStrings(a.Key, b.Key) })
 	if g.target != nil {
 		l.deliver(g.target, in)
 	}
 	var ends []string
 	for p, part := range g.topic.Parts {
 		g.g.Committed[p] = part.End()
-		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int32(p), Offset: part.End(), Member: g.hist.MemberRef("operator")})
+		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int16(p), Offset: part.End(), Member: g.hist.MemberRef("operator")})
 		ends = append(ends, prose.F("offset %d on %s", part.End(), g.pname(p)))
 	}
 	for _, m := range g.members {

@@ -106,8 +106,8 @@ func (h *TopicHistory) OnAppend(fn func(part int, off int64)) { h.appended = app
 
 // Append adds r at the end of partition p, as topic.Topic.Append does, and
 // tells whoever asked with OnAppend.
-func (h *TopicHistory) Append(p int, r topic.Record, idempotent bool) (offset int64, dup bool) {
-	offset, dup = h.Topic.Append(p, r, idempotent)
+func (h *TopicHistory) Append(p int, r topic.Record, pid, seq int32, idempotent bool) (offset int64, dup bool) {
+	offset, dup = h.Topic.Append(p, r, pid, seq, idempotent)
 	if !dup {
 		for _, fn := range h.appended {
 			fn(p, offset)

@@ -42,14 +42,20 @@ func clock(t *testing.T, s string) vtime.Time {
 }
 
 // eventsOf returns the events of a kind with their narration.
-func eventsOf(tr *engine.Trace, k engine.Kind) (evs []engine.Event, texts []string) {
+func eventsOf(tr *engine.Trace, k engine.Kind) (evs []stepEvent, texts []string) {
 	for i := range tr.Events {
 		if e := &tr.Events[i]; e.Kind == k {
-			evs = append(evs, *e)
+			evs = append(evs, stepEvent{*e, int32(i + 1)})
 			texts = append(texts, tr.Narration(e))
 		}
 	}
 	return evs, texts
+}
+
+// stepEvent is an event with its step (its position in the trace, plus one).
+type stepEvent struct {
+	engine.Event
+	Step int32
 }
 
 // recordsOf lists every record of the first topic with its partition.
@@ -354,7 +360,7 @@ add-partitions orders to=6 at=10:00:03
 	var group []string
 	var at []string
 	for i, e := range evs {
-		if tr.Actor(&e) == "billing" {
+		if tr.Actor(&e.Event) == "billing" {
 			group = append(group, texts[i])
 			at = append(at, e.At.String())
 		}
@@ -369,7 +375,7 @@ add-partitions orders to=6 at=10:00:03
 	reads := logs.Of(tr).Groups[0].Reads
 	require.NotEmpty(t, reads)
 	for _, r := range reads {
-		assert.Contains(t, []int32{0, 1}, r.Partition)
+		assert.Contains(t, []int16{0, 1}, r.Partition)
 	}
 }
 
@@ -506,7 +512,7 @@ poll billing c1 at=10:00:10
 	require.Len(t, rows, 2)
 	for _, r := range rows {
 		if tr.RowKey(&r) == "1" {
-			assert.Equal(t, 5, r.Seq, "the merge keeps the newest version, the one sent last")
+			assert.EqualValues(t, 5, r.Seq, "the merge keeps the newest version, the one sent last")
 		}
 	}
 	truth := tr.Final()
@@ -549,4 +555,26 @@ traffic shop records=300 from=10:00:00 every=10ms keys=%d
 			assert.Len(t, sent, 20, "300 sends over 20 keys reach every key")
 		}
 	}
+}
+
+// TestLogGroupMembersAreBounded refuses a member line past the most members
+// a group may have, at the name it adds, and takes any number of lines that
+// name members it already has.
+func TestLogGroupMembersAreBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("scenario test/log \"A log test\"\ntopic orders partitions=2\ngroup billing topic=orders\n")
+	for i := range 10_000 {
+		fmt.Fprintf(&b, "member billing c%d at=10:00:00\n", i)
+	}
+	b.WriteString("leave billing c1 at=10:00:01\nmember billing c1 at=10:00:02\n")
+	f, err := scenario.Parse("log.tdm", []byte(b.String()))
+	require.NoError(t, err)
+	_, err = engine.Build(f, nil, 1, worlds.All())
+	require.NoError(t, err, "10,000 members, one of them leaving and joining again")
+
+	b.WriteString("member billing c10000 at=10:00:03\n")
+	f, err = scenario.Parse("log.tdm", []byte(b.String()))
+	require.NoError(t, err)
+	_, err = engine.Build(f, nil, 1, worlds.All())
+	require.EqualError(t, err, "log.tdm:10006:16: group billing already has 10000 members; a group has at most 10000")
 }

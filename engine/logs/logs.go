@@ -185,6 +185,11 @@ var ErrNoLog = errors.New("this scenario has no partitioned log (no topic), so t
 // topic and add-partitions lines allow.
 const maxPartitions = 1024
 
+// maxMembers is the most members (by name) a group may have: a group of
+// more than a topic's largest partition count would leave most idle, and
+// the trace names a member in 16 bits (see GroupHistory).
+const maxMembers = 10_000
+
 // Drain queues nothing: the world ends with its last event.
 func (l *world) Drain() {}
 

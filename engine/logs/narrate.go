@@ -7,32 +7,49 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/topic"
 )
 
-// Actor names who acted in a bulk event: the actor the world gave it.
+// Actor names who acted in a bulk event: the producer of a send's record,
+// else the actor the world gave it.
 func (l *Trace) Actor(e *engine.Event) string {
+	if h, r, _, ok := l.sent(e); ok {
+		return h.Producer(r)
+	}
 	a, _ := e.Ref()
 	return l.t.ActorName(a)
 }
 
-// Narration renders a bulk log event's sentence from its note: the
-// record, reads or commits it points at are all in the trace, so nothing is
-// formatted while the world runs. Each sentence is the one the event would
-// have been given had it been narrated at once.
+// sent returns the record a bulk send event appended, its topic and its
+// partition, and false for any other event.
+func (l *Trace) sent(e *engine.Event) (*TopicHistory, *topic.Record, int, bool) {
+	if e.Kind != engine.KindProduce {
+		return nil, nil, 0, false
+	}
+	a, off := e.Ref()
+	h := l.Topics[a/maxPartitions]
+	part := int(a % maxPartitions)
+	return h, &h.Parts[part].Records[off], part, true
+}
+
+// Narration renders a bulk log event's sentence from its note, or from its
+// record for a send: the record, reads or commits it points at are all in
+// the trace, so nothing is formatted while the world runs. Each sentence is
+// the one the event would have been given had it been narrated at once.
 func (l *Trace) Narration(e *engine.Event) string {
-	_, i := e.Ref()
-	n := &l.notes[i]
 	t := l.t
-	switch n.why {
-	case noteSend:
-		h := l.Topics[n.a]
-		r := &h.Parts[n.b].Records[n.i]
+	if h, r, part, ok := l.sent(e); ok {
+		_, off := e.Ref()
 		if l.pinned(h.Producer(r)) {
 			return prose.F("%s sends %s (event %s) to %s-%d, the partition it is pinned to; the broker appends it at offset %d.",
-				h.Producer(r), keyPhrase(t, h.Producer(r), h.Key(r)), h.ID(r), h.Name, n.b, r.Offset)
+				h.Producer(r), keyPhrase(t, h.Producer(r), h.Key(r)), h.ID(r), h.Name, part, off)
 		}
 		return prose.F("%s sends %s (event %s) to %s-%d, where murmur2 of key %s places it; the broker appends it at offset %d.",
-			h.Producer(r), keyPhrase(t, h.Producer(r), h.Key(r)), h.ID(r), h.Name, n.b, h.Key(r), r.Offset)
+			h.Producer(r), keyPhrase(t, h.Producer(r), h.Key(r)), h.ID(r), h.Name, part, h.Key(r), off)
+	}
+	_, i := e.Ref()
+	n := &l.notes[i]
+	switch n.why {
 	case notePoll:
 		g := l.Groups[n.a]
 		h := l.TopicNamed(g.Topic)

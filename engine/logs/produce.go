@@ -46,7 +46,6 @@ type producer struct {
 	named       map[string]int32 // the core's id of every other key it has sent
 	tableID     int16            // index of its name among the trace's table names, for the versions it means to send
 	ref         int32            // index of the producer's name in its topic's Names, or -1 before its first send
-	actor       int32            // index of the producer's name among the trace's actors, or -1
 	traffic     int              // records its traffic lines will send, to size the trace
 	target      *sink.Table      // the target its events reach, once resolved
 	resolved    bool
@@ -119,11 +118,11 @@ func (p *producer) nextSeq(part int) int32 {
 // logNote points a bulk event at the records of the trace it is about, so
 // that its sentence is written only when someone reads it (see
 // Trace.Narration) rather than formatted for every event of a large run.
+// A send needs no note: its event names its record (see sendRef).
 //
-// For noteSend, a is the topic, b the partition and i the offset of the
-// record sent. For notePoll and noteWrite, a is the group and i the first of
-// n consecutive entries of its Reads (one poll's ranges); for noteWrite, c
-// is how many rows the merge absorbed. For the commit notes, a is the group
+// For notePoll and noteWrite, a is the group and i the first of n
+// consecutive entries of its Reads (one poll's ranges); for noteWrite, c is
+// how many rows the merge absorbed. For the commit notes, a is the group
 // and i the first of n consecutive entries of its Commits.
 type logNote struct {
 	i       int64
@@ -133,13 +132,17 @@ type logNote struct {
 }
 
 const (
-	noteSend uint8 = iota
-	notePoll
+	notePoll uint8 = iota
 	noteWrite
 	noteCommitAfter  // committed after writing the batch
 	noteCommitBefore // committed before writing the batch
 	noteCommitReset  // committed where an offset reset left the position
 )
+
+// sendRef is what a send's event holds besides its record's offset: the
+// topic's index and the partition, in one number (a topic has at most
+// maxPartitions partitions).
+func sendRef(topic int32, part int) int32 { return topic*maxPartitions + int32(part) }
 
 // emitNote appends a bulk event by actor a (see engine.World.ActorID),
 // narrated later from its note.
@@ -258,25 +261,37 @@ func (l *world) send(p *producer, s sendPlan) {
 	seq, intent := l.intend(p, id, s.happened)
 	part := l.place(p, id, s.keyed)
 	now := p.clock.Read(l.w.Now())
-	rec := topic.Record{KeyID: id, Keyed: s.keyed, Time: now, UpdatedAt: s.happened, Amount: s.amount, Seq: seq,
-		EventRef: p.topic.EventRefOf(s.id), Num: num, ProducerRef: p.ref, Intent: intent, PID: p.pid, PSeq: p.nextSeq(part), Step: int32(l.w.NextStep())}
+	rec := attempt{Record: topic.Record{KeyID: id, Keyed: s.keyed, Time: now, UpdatedAt: s.happened, Amount: s.amount, Seq: seq,
+		EventRef: p.topic.EventRefOf(s.id), Num: num, ProducerRef: p.ref, Intent: intent, Step: int32(l.w.NextStep())},
+		pid: p.pid, pseq: p.nextSeq(part)}
 	if s.fail == "none" && s.keyed {
 		// The bulk of a large run: narrated on demand from the record.
-		off, _ := p.topic.Append(part, rec, p.idempotent)
-		if p.actor < 0 {
-			p.actor = l.w.ActorID(p.name)
-		}
-		l.emitNote(p.actor, engine.KindProduce, logNote{a: l.topicIndex(p.topic), b: int32(part), i: off, why: noteSend})
+		// The event names the record itself, by topic, partition and
+		// offset, rather than a note: a large run sends a million.
+		off, _ := p.append(part, rec)
+		l.w.EmitLater(l.by, engine.KindProduce, sendRef(l.topicIndex(p.topic), part), int32(off))
 		return
 	}
 	s.key = l.w.KeyText(id)
 	l.sendSlow(p, s, rec, part)
 }
 
+// attempt is one try at sending a record: the record, and the producer id
+// and sequence number the broker knows the try by.
+type attempt struct {
+	topic.Record
+	pid, pseq int32
+}
+
+// append sends rec to partition part of p's topic, as topic.Topic.Append does.
+func (p *producer) append(part int, rec attempt) (offset int64, dup bool) {
+	return p.topic.Append(part, rec.Record, rec.pid, rec.pseq, p.idempotent)
+}
+
 // sendSlow is a send narrated at once: a keyless one, or one that fails.
-func (l *world) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
+func (l *world) sendSlow(p *producer, s sendPlan, rec attempt, part int) {
 	pname := p.topic.Name + "-" + strconv.Itoa(part)
-	what, tag := keyPhrase(l.w.Trace(), p.name, s.key), " (event "+p.topic.ID(&rec)+")"
+	what, tag := keyPhrase(l.w.Trace(), p.name, s.key), " (event "+p.topic.ID(&rec.Record)+")"
 	where := prose.F("murmur2 of key %s places it on %s", s.key, pname)
 	switch {
 	case p.pinned >= 0:
@@ -290,12 +305,12 @@ func (l *world) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
 	}
 	switch {
 	case s.fail == "none":
-		off, _ := p.topic.Append(part, rec, p.idempotent)
+		off, _ := p.append(part, rec)
 		l.w.Emit(p.name, engine.KindProduce, -1, "%s sends %s%s; %s; the broker appends it at offset %d and acks.", p.name, what, tag, where, off)
 		return
 	case p.acks == "0":
 		if s.fail == "timeout" {
-			off, _ := p.topic.Append(part, rec, p.idempotent)
+			off, _ := p.append(part, rec)
 			l.w.Emit(p.name, engine.KindProduce, -1, "%s sends %s%s with acks=0; %s; it lands at offset %d, and the producer never waits to hear so.", p.name, what, tag, where, off)
 			return
 		}
@@ -304,7 +319,7 @@ func (l *world) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
 	case s.fail == "lost":
 		l.w.Emit(p.name, engine.KindLost, -1, "%s sends %s%s for %s and the request is lost before the broker sees it; the send times out.", p.name, what, tag, pname)
 	default:
-		off, _ := p.topic.Append(part, rec, p.idempotent)
+		off, _ := p.append(part, rec)
 		l.w.Emit(p.name, engine.KindProduce, -1, "%s sends %s%s; %s; the broker appends it at offset %d but the acknowledgement is lost, so the send times out and %s cannot tell whether it landed.", p.name, what, tag, where, off, p.name)
 	}
 	if s.retryAfter > 0 {
@@ -317,7 +332,7 @@ func (l *world) sendSlow(p *producer, s sendPlan, rec topic.Record, part int) {
 
 // retry is what follows a failed send: nothing, the client's own retry, or
 // the application's resend.
-func (l *world) retry(p *producer, s sendPlan, rec topic.Record, part int, pname, what string) {
+func (l *world) retry(p *producer, s sendPlan, rec attempt, part int, pname, what string) {
 	rec.Step = int32(l.w.NextStep())
 	switch s.retry {
 	case "none":
@@ -327,10 +342,10 @@ func (l *world) retry(p *producer, s sendPlan, rec topic.Record, part int, pname
 		}
 		l.w.Emit(p.name, engine.KindProduce, -1, "%s gives up and reports the send as failed; %s.", p.name, tail)
 	case "broker":
-		off, dup := p.topic.Append(part, rec, p.idempotent)
+		off, dup := p.append(part, rec)
 		switch {
 		case dup:
-			l.w.Emit(p.name, engine.KindProduce, -1, "%s's client retries the same batch (producer id %d, sequence %d); the idempotent broker has already appended that sequence on %s and drops the copy: one event, acked.", p.name, rec.PID, rec.PSeq, pname)
+			l.w.Emit(p.name, engine.KindProduce, -1, "%s's client retries the same batch (producer id %d, sequence %d); the idempotent broker has already appended that sequence on %s and drops the copy: one event, acked.", p.name, rec.pid, rec.pseq, pname)
 		case s.fail == "timeout":
 			l.w.Emit(p.name, engine.KindProduce, -1, "%s's client retries the same batch; without idempotence the broker cannot recognise it and appends it again at offset %d: %s is in the log twice.", p.name, off, what)
 		default:
@@ -346,14 +361,14 @@ func (l *world) retry(p *producer, s sendPlan, rec topic.Record, part int, pname
 		if s.retryAfter > 0 {
 			why = prose.F("%s after the timeout, from its queue of failed sends, %s", s.retryAfter, strings.TrimPrefix(why, "the application catches the timeout and "))
 		}
-		rec.PID, rec.PSeq = p.pid, p.nextSeq(part)
+		rec.pid, rec.pseq = p.pid, p.nextSeq(part)
 		if s.regenID {
 			id := l.nextID(p)
 			rec.EventRef = p.topic.EventRefOf(id)
 			why += prose.F(", and the event is built afresh with id %s", id)
 		}
 		part2 := l.place(p, rec.KeyID, s.keyed)
-		off, _ := p.topic.Append(part2, rec, p.idempotent)
+		off, _ := p.append(part2, rec)
 		dup := "twice"
 		if s.fail == "lost" {
 			dup = "once, as intended"
@@ -402,7 +417,7 @@ func (l *world) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt 
 	for _, v := range vs {
 		part := topic.PartitionFor(v.Key, len(c.topic.Parts))
 		off, _ := c.topic.Append(part, topic.Record{Keyed: true, Time: stampAt, UpdatedAt: v.UpdatedAt, Amount: v.Amount, Seq: int32(v.Seq),
-			LSN: int64(lsn), ProducerRef: c.topic.NameRef(c.name), Intent: -1, Step: int32(l.w.NextStep()), KeyID: v.Target, Src: srcRef(v.Target, v.ID)}, false)
+			LSN: int64(lsn), ProducerRef: c.topic.NameRef(c.name), Intent: -1, Step: int32(l.w.NextStep()), KeyID: v.Target, Src: srcRef(v.Target, v.ID)}, 0, 0, false)
 		placed = append(placed, prose.F("%s → %s-%d@%d", v.Key, c.topic.Name, part, off))
 	}
 	switch {

@@ -7,6 +7,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/group"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
 )
 
@@ -71,7 +72,9 @@ func (h *TopicHistory) PartitionsAt(n int) int {
 // and the ranges an offset reset jumped over.
 //
 // Commits and Reads name who committed or read by an index of Members, so
-// that their hundreds of thousands of entries hold no pointers.
+// that their hundreds of thousands of entries hold no pointers; a group has
+// at most maxMembers members and a topic maxPartitions partitions, so each
+// index fits in 16 bits and a read is 24 bytes, a commit 16.
 type GroupHistory struct {
 	Name, Topic, Target string
 	Strategy            group.Strategy
@@ -82,28 +85,28 @@ type GroupHistory struct {
 }
 
 // MemberRef returns the index of name in Members, adding it on first use.
-func (g *GroupHistory) MemberRef(name string) int32 {
+func (g *GroupHistory) MemberRef(name string) int16 {
 	if i := slices.Index(g.Members, name); i >= 0 {
-		return int32(i)
+		return int16(i)
 	}
 	g.Members = append(g.Members, name)
-	return int32(len(g.Members) - 1)
+	return int16(len(g.Members) - 1)
 }
 
 // CommitPoint is one committed offset: the next offset the group will read
 // on Partition, stored at Step.
 type CommitPoint struct {
 	Step      int32
-	Partition int32
-	Member    int32 // who committed, as an index of GroupHistory.Members
+	Partition int16
+	Member    int16 // who committed, as an index of GroupHistory.Members
 	Offset    int64
 }
 
 // ReadRange is what one poll returned from one partition: offsets [From, To).
 type ReadRange struct {
 	Step      int32
-	Member    int32 // the member that read, as an index of GroupHistory.Members
-	Partition int32
+	Member    int16 // the member that read, as an index of GroupHistory.Members
+	Partition int16
 	From, To  int64
 }
 
@@ -243,11 +246,11 @@ func (l *Trace) view(n int) *check.LogView {
 		}
 		for _, r := range h.Rows {
 			if int(r.AddedStep) <= n {
-				all = append(all, arrival{r.AddedStep, check.Applied{Key: t.RowKey(&r), Version: r.Seq}})
+				all = append(all, arrival{r.AddedStep, check.Applied{Key: t.RowKey(&r), Version: int(r.Seq)}})
 			}
 		}
 	}
-	slices.SortStableFunc(all, func(a, b arrival) int { return int(a.step - b.step) })
+	sorted.Func(all, func(a, b arrival) int { return int(a.step - b.step) })
 	for _, x := range all {
 		v.Applied = append(v.Applied, x.a)
 	}

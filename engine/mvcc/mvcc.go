@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -204,7 +205,13 @@ type DB struct {
 	// own indexes the writes of an open transaction with many of them, by
 	// table and row, for its updates and deletes to find its own writes.
 	own map[*Txn]map[ownKey]*Version
+	// slab is the block versions are carved from: a source of a million
+	// rows allocates a few thousand blocks rather than a million versions.
+	slab []Version
 }
+
+// versionSlab is how many versions a block holds.
+const versionSlab = 256
 
 // New returns an empty database.
 func New() *DB { return &DB{tables: map[string]*Table{}, lsn: FirstLSN - 1} }
@@ -294,7 +301,12 @@ func (db *DB) Write(tx *Txn, t *Table, op Op, key string, id int32, amount int64
 	if op != Insert && !db.Exists(tx, t, id) {
 		return nil
 	}
-	v := &Version{Table: t.Name, Key: key, ID: id, Target: id, Op: op, Amount: amount, table: t}
+	if len(db.slab) == 0 {
+		db.slab = make([]Version, versionSlab)
+	}
+	v := &db.slab[0]
+	db.slab = db.slab[1:]
+	*v = Version{Table: t.Name, Key: key, ID: id, Target: id, Op: op, Amount: amount, table: t}
 	switch {
 	case backdate != nil:
 		v.UpdatedAt, v.Backdated = *backdate, true
@@ -382,13 +394,38 @@ func stampLess(a *Version, at vtime.Time, key string) int {
 	return CompareKeys(a.Key, key)
 }
 
+// stampPos returns the position of the first version of byStamp not
+// ordered before (at, key), and whether it is at (at, key). A committed
+// version's updated_at is most often close to the newest (it was stamped a
+// moment ago), so the search starts at the end and steps back, doubling its
+// step, before it halves: a commit costs a few comparisons, not a full
+// binary search of a large table.
+func (t *Table) stampPos(at vtime.Time, key string) (int, bool) {
+	hi, step := len(t.byStamp), 1
+	for hi-step >= 0 && stampLess(t.byStamp[hi-step], at, key) >= 0 {
+		hi -= step
+		step *= 2
+	}
+	lo := max(0, hi-step+1)
+	// byStamp[:lo] is ordered before (at, key) and byStamp[hi:] is not.
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if stampLess(t.byStamp[m], at, key) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(t.byStamp) && stampLess(t.byStamp[lo], at, key) == 0
+}
+
 func (t *Table) index(v *Version) {
-	i, _ := slices.BinarySearchFunc(t.byStamp, v, func(e, v *Version) int { return stampLess(e, v.UpdatedAt, v.Key) })
+	i, _ := t.stampPos(v.UpdatedAt, v.Key)
 	t.byStamp = slices.Insert(t.byStamp, i, v)
 }
 
 func (t *Table) unindex(v *Version) {
-	i, ok := slices.BinarySearchFunc(t.byStamp, v, func(e, v *Version) int { return stampLess(e, v.UpdatedAt, v.Key) })
+	i, ok := t.stampPos(v.UpdatedAt, v.Key)
 	if !ok || t.byStamp[i] != v {
 		panic("mvcc: stamp index lost a live version of " + v.Key)
 	}
@@ -471,7 +508,7 @@ func (t *Table) Len() int { return len(t.byStamp) }
 
 // SortVersions orders versions by key, numerically when both keys are numbers.
 func SortVersions(vs []*Version) {
-	slices.SortFunc(vs, func(a, b *Version) int { return CompareKeys(a.Key, b.Key) })
+	sorted.Func(vs, func(a, b *Version) int { return CompareKeys(a.Key, b.Key) })
 }
 
 // ParsedKey is a business key with its number read once, for sorting or
@@ -508,9 +545,8 @@ func SortKeys(keys []string) {
 	for i, k := range keys {
 		ps[i] = ParseKey(k)
 	}
-	slices.SortFunc(ps, ParsedKey.Compare)
-	for i, p := range ps {
-		keys[i] = p.S
+	for i, p := range sorted.Positions(len(ps), func(i, j int32) int { return ps[i].Compare(ps[j]) }) {
+		keys[i] = ps[p].S
 	}
 }
 

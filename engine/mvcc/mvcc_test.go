@@ -1,6 +1,7 @@
 package mvcc_test
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"testing"
 
@@ -210,4 +211,46 @@ func TestChangesOnlyRowsThatExist(t *testing.T) {
 	assert.Nil(t, db.Write(t5, tb, mvcc.Update, "139", idOf("139"), 0, at(4), nil))
 	assert.Nil(t, db.Write(t5, tb, mvcc.Update, "999", idOf("999"), 0, at(4), nil))
 	assert.NotNil(t, db.Write(t5, tb, mvcc.Update, "7", idOf("7"), 0, at(4), nil), "a committed row is found past the index")
+}
+
+// TestStampIndexStaysOrdered commits random inserts, updates and deletes of
+// a few dozen keys, stamped backdated by random amounts (some at equal
+// instants, some far back), and checks after every commit that the rows by
+// updated_at are every live, undeleted row in (updated_at, key) order.
+func TestStampIndexStaysOrdered(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	db := mvcc.New()
+	tb := db.AddTable("orders", "order_id", mvcc.StampTxnStart, "source", 1, 1)
+	live := map[string]bool{}
+	for i := range 3000 {
+		tx := db.Begin("T"+strconv.Itoa(i), "s1", at(i), at(i))
+		k := strconv.Itoa(r.IntN(40))
+		if r.IntN(3) == 0 {
+			k = "k" + k // keys that are words sort after numbers
+		}
+		stamp := at(i - r.IntN(3)*r.IntN(100))
+		op := mvcc.Insert
+		if live[k] {
+			op = []mvcc.Op{mvcc.Update, mvcc.Delete}[r.IntN(2)]
+		}
+		require.NotNil(t, db.Write(tx, tb, op, k, idOf(k), 1, at(i), &stamp))
+		db.Commit(tx, at(i), at(i))
+		live[k] = op != mvcc.Delete
+		rows := tb.Rows()
+		n := 0
+		for _, ok := range live {
+			if ok {
+				n++
+			}
+		}
+		require.Len(t, rows, n, "commit %d", i)
+		for j := 1; j < len(rows); j++ {
+			a, b := rows[j-1], rows[j]
+			require.True(t, a.UpdatedAt < b.UpdatedAt || a.UpdatedAt == b.UpdatedAt && mvcc.CompareKeys(a.Key, b.Key) < 0,
+				"commit %d: %s@%s before %s@%s", i, a.Key, a.UpdatedAt, b.Key, b.UpdatedAt)
+		}
+		for _, v := range rows {
+			require.True(t, live[v.Key], "commit %d: %s is deleted", i, v.Key)
+		}
+	}
 }

@@ -62,8 +62,8 @@ func buildLog(t *engine.Trace) *Log {
 		}
 		l.Partitions = append(l.Partitions, p)
 		h := lt.TopicNamed(s.Topic)
-		for _, r := range lt.RecordsAt(s.Topic, s.Partition, t.Steps()) {
-			rec := Record{Topic: s.Topic, Partition: s.Partition, Offset: r.Offset, Key: h.Key(&r), Version: r.Seq, LSN: r.LSN,
+		for o, r := range lt.RecordsAt(s.Topic, s.Partition, t.Steps()) {
+			rec := Record{Topic: s.Topic, Partition: s.Partition, Offset: int64(o), Key: h.Key(&r), Version: r.Seq, LSN: r.LSN,
 				EventID: h.ID(&r), Producer: h.Producer(&r), At: r.Time.String(), Step: r.Step}
 			if r.Deleted != topic.Live {
 				rec.Deleted = r.Deleted
@@ -94,8 +94,8 @@ func logText(b *strings.Builder, t *engine.Trace) {
 		fmt.Fprintf(b, "  %s-%d  log start %d  end %d  %s\n", s.Topic, s.Partition, s.Start, s.End, strings.Join(gs, "; "))
 		var recs []string
 		h := lt.TopicNamed(s.Topic)
-		for _, r := range lt.RecordsAt(s.Topic, s.Partition, t.Steps()) {
-			x := fmt.Sprintf("%d:%s", r.Offset, h.Label(&r))
+		for o, r := range lt.RecordsAt(s.Topic, s.Partition, t.Steps()) {
+			x := fmt.Sprintf("%d:%s", o, h.Label(&r))
 			if r.Seq > 1 {
 				x += fmt.Sprintf("v%d", r.Seq)
 			}

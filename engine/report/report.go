@@ -92,7 +92,7 @@ func Build(t *engine.Trace) Report {
 		r.Knobs = map[string]string{}
 	}
 	for i, e := range t.Events {
-		r.Events[i] = Event{Step: int(e.Step), At: e.At.String(), Actor: t.Actor(&t.Events[i]), Kind: e.Kind.String(), Narration: t.Narration(&t.Events[i])}
+		r.Events[i] = Event{Step: i + 1, At: e.At.String(), Actor: t.Actor(&t.Events[i]), Kind: e.Kind.String(), Narration: t.Narration(&t.Events[i])}
 	}
 	r.Log = buildLog(t)
 	buildStream(&r, t)
@@ -113,7 +113,7 @@ func Build(t *engine.Trace) Report {
 	}
 	for _, h := range t.Targets {
 		for _, row := range t.TargetAt(h.Name, t.Steps()) {
-			r.Target = append(r.Target, TargetRow{Table: h.Name, Key: t.RowKey(&row), UpdatedAt: row.UpdatedAt.String(), Version: row.Seq})
+			r.Target = append(r.Target, TargetRow{Table: h.Name, Key: t.RowKey(&row), UpdatedAt: row.UpdatedAt.String(), Version: int(row.Seq)})
 		}
 	}
 	return r
@@ -146,9 +146,9 @@ func Text(w io.Writer, t *engine.Trace) error {
 	fmt.Fprintf(&b, "  %*s  %-8s  %-*s  %s\n", stepW, "#", "time", actorW, "actor", "what happened")
 	for i := 0; i < len(t.Events); i++ {
 		e := t.Events[i]
-		c := t.Counts[i+1]
+		c := t.CountsAt(i + 1)
 		flag := ""
-		if c != t.Counts[i] {
+		if c != t.CountsAt(i) {
 			flag = fmt.Sprintf("   [truth: %d not in target, %d duplicated, %d stale]", c.Missing, c.Duplicated, c.Stale)
 		}
 		// In a stream scenario, routine steps in the same second whose
@@ -158,20 +158,20 @@ func Text(w io.Writer, t *engine.Trace) error {
 		// does, and shows the truth after it.
 		if fold != nil && (flag == "" || netZero) && fold(i) {
 			j := i + 1
-			for j < len(t.Events) && t.Events[j].At/1000 == e.At/1000 && (netZero || t.Counts[j+1] == t.Counts[j]) && fold(j) {
+			for j < len(t.Events) && t.Events[j].At/1000 == e.At/1000 && (netZero || t.CountsAt(j+1) == t.CountsAt(j)) && fold(j) {
 				j++
 			}
 			if j-i > 1 {
 				tail := ""
-				if c := t.Counts[j]; c != t.Counts[i] {
+				if c := t.CountsAt(j); c != t.CountsAt(i) {
 					tail = fmt.Sprintf("   [truth: %d not in target, %d duplicated, %d stale]", c.Missing, c.Duplicated, c.Stale)
 				}
-				fmt.Fprintf(&b, "  %*s  %-8s  %-*s  %s%s\n", stepW, fmt.Sprintf("%d–%d", e.Step, t.Events[j-1].Step), e.At, actorW, "", foldSummary(t, t.Events[i:j]), tail)
+				fmt.Fprintf(&b, "  %*s  %-8s  %-*s  %s%s\n", stepW, fmt.Sprintf("%d–%d", i+1, j), e.At, actorW, "", foldSummary(t, t.Events[i:j], j), tail)
 				i = j - 1
 				continue
 			}
 		}
-		fmt.Fprintf(&b, "  %*d  %-8s  %-*s  %s%s\n", stepW, e.Step, e.At, actorW, t.Actor(&t.Events[i]), t.Narration(&t.Events[i]), flag)
+		fmt.Fprintf(&b, "  %*d  %-8s  %-*s  %s%s\n", stepW, i+1, e.At, actorW, t.Actor(&t.Events[i]), t.Narration(&t.Events[i]), flag)
 	}
 	marksText(&b, t)
 	b.WriteString("\nTARGET\n")

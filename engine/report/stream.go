@@ -213,11 +213,12 @@ func foldable(t *engine.Trace) func(i int) bool {
 	if st == nil {
 		return nil
 	}
-	return func(i int) bool { return st.Routine(&t.Events[i]) }
+	return func(i int) bool { return st.Routine(i) }
 }
 
-// foldSummary says what a run of routine steps did.
-func foldSummary(t *engine.Trace, evs []engine.Event) string {
+// foldSummary says what a run of routine steps did: evs, the last of which
+// is step last.
+func foldSummary(t *engine.Trace, evs []engine.Event, last int) string {
 	st := stream.Of(t)
 	sent, read, committed, processed := 0, 0, 0, 0
 	ticked := map[int]bool{}
@@ -248,7 +249,6 @@ func foldSummary(t *engine.Trace, evs []engine.Event) string {
 	if processed > 0 {
 		parts = append(parts, plural(processed, "record taken off a buffer", "records taken off buffers"))
 	}
-	last := int(evs[len(evs)-1].Step)
 	for i, sh := range st.Streams {
 		if ticked[i] {
 			w, _ := st.Watermark(i, -1, last)

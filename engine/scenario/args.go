@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -189,7 +190,7 @@ func (a *Args) Done() error {
 			return Errorf(x.Pos, "unexpected word %q in %s", x.Value, a.cmd.Name)
 		}
 		known := slices.Clone(a.known)
-		slices.Sort(known)
+		sorted.Sort(known)
 		known = slices.Compact(known)
 		return Errorf(x.Pos, "unknown argument %s= for %s; expected one of %s", x.Key, a.cmd.Name, strings.Join(known, "=, ")+"=")
 	}

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/sorted"
 )
 
 // Pos is a place in a scenario file. Line and Col count from 1; Col counts
@@ -365,7 +366,7 @@ func (f *File) Resolve(set map[string]string) (Settings, error) {
 	for n := range set {
 		names = append(names, n)
 	}
-	slices.Sort(names)
+	sorted.Sort(names)
 	for _, n := range names {
 		v := set[n]
 		k := f.Knob(n)

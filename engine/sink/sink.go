@@ -61,8 +61,8 @@ type Row struct {
 	UpdatedAt   vtime.Time // copied from the source
 	LSN         int64      // the source commit position it copies
 	Amount      int64
-	Seq         int   // the source version it copies
-	Run         int   // the extractor run that wrote it
+	Seq         int32 // the source version it copies
+	Run         int32 // the extractor run that wrote it, or -1
 	KeyID       int32 // the key, as In.ID named it
 	Src         int32 // the source row it copies, as In.Source resolves it
 	AddedStep   int32
@@ -182,8 +182,8 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 			t.name(in)
 		}
 		src := in.Source()
-		t.rows = append(t.rows, Row{KeyID: in.ID, Src: src, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
-			Amount: in.Amount, Run: run, AddedStep: step, RemovedStep: Live})
+		t.rows = append(t.rows, Row{KeyID: in.ID, Src: src, Seq: int32(in.Seq), UpdatedAt: in.UpdatedAt, LSN: in.LSN,
+			Amount: in.Amount, Run: int32(run), AddedStep: step, RemovedStep: Live})
 		t.live[in.ID] = append(t.live[in.ID], int32(len(t.rows)-1))
 		res.Inserted++
 		onChange(src, 1, int32(in.Seq))
@@ -225,8 +225,8 @@ func (t *Table) writeOne(in In, run int, step int32, res *Result, onChange OnCha
 		t.name(in)
 		onChange(src, 1, int32(in.Seq))
 	}
-	t.rows = append(t.rows, Row{KeyID: in.ID, Src: src, Seq: in.Seq, UpdatedAt: in.UpdatedAt, LSN: in.LSN,
-		Amount: in.Amount, Run: run, AddedStep: step, RemovedStep: Live})
+	t.rows = append(t.rows, Row{KeyID: in.ID, Src: src, Seq: int32(in.Seq), UpdatedAt: in.UpdatedAt, LSN: in.LSN,
+		Amount: in.Amount, Run: int32(run), AddedStep: step, RemovedStep: Live})
 	*p = present{row: int32(len(t.rows)), seq: int32(in.Seq), src: src}
 	res.Inserted++
 }
@@ -300,7 +300,7 @@ func (t *Table) NewestID(id int32) int {
 func (t *Table) newest(idxs []int32) int {
 	n := 0
 	for _, i := range idxs {
-		n = max(n, t.rows[i].Seq)
+		n = max(n, int(t.rows[i].Seq))
 	}
 	return n
 }

@@ -69,12 +69,12 @@ func TestMergeCollapsesAndCounts(t *testing.T) {
 	require.Len(t, at8, 3)
 	for _, r := range at8 {
 		if tb.KeyOf(&r) == "2" {
-			assert.Equal(t, 1, r.Seq)
+			assert.EqualValues(t, 1, r.Seq)
 		}
 	}
 	for _, r := range sink.At(tb.History(), 9) {
 		if tb.KeyOf(&r) == "2" {
-			assert.Equal(t, 2, r.Seq)
+			assert.EqualValues(t, 2, r.Seq)
 		}
 	}
 }
@@ -91,7 +91,7 @@ func TestOverwriteReplacesItsInterval(t *testing.T) {
 	assert.Equal(t, 2, res.Inserted)
 	assert.Equal(t, 2, res.Replaced)
 	assert.Equal(t, []string{"2", "3"}, presentKeys(tb, res.Removed), "the rows the interval removed are named")
-	assert.Equal(t, 0, res.Removed[0].Run, "with the run that wrote them")
+	assert.EqualValues(t, 0, res.Removed[0].Run, "with the run that wrote them")
 	assert.Equal(t, []string{"1", "2", "4"}, presentKeys(tb, sink.At(tb.History(), 7)), "row 3, inside the interval and not re-read, is gone")
 	assert.Equal(t, 1, tb.Count("2"), "re-reading an interval does not duplicate")
 	assert.Equal(t, 0, tb.Count("3"))

@@ -393,13 +393,15 @@ func plural(n int, one, many string) string {
 	return prose.F("%d %s", n, many)
 }
 
-// Routine reports whether e is a routine step of a stream scenario, which a
+// Routine reports whether the event at index i of the trace (step i+1) is
+// a routine step of a stream scenario, which a
 // text timeline may fold into a count: a record sent on demand, a step of
 // a generated source transaction, a record read on time (or taken off a
 // buffer) with nothing else happening, or a tick that only moved watermarks.
 // Firings, late records, joins, idleness and the end of input are never
 // routine.
-func (t *Trace) Routine(e *engine.Event) bool {
+func (t *Trace) Routine(i int) bool {
+	e := &t.t.Events[i]
 	if !e.OnDemand() {
 		return false
 	}
@@ -407,7 +409,7 @@ func (t *Trace) Routine(e *engine.Event) bool {
 	case engine.KindProduce, engine.KindBegin, engine.KindInsert, engine.KindUpdate, engine.KindDelete, engine.KindCommit:
 		return true // a send, or a step of a source transaction, narrated on demand
 	case engine.KindArrive, engine.KindProcess:
-		step := e.Step
+		step := int32(i + 1)
 		if k := stepIndex(len(t.Pairs), int(step)-1, func(i int) int32 { return t.Pairs[i].Step }); k < len(t.Pairs) && t.Pairs[k].Step == step {
 			return false
 		}

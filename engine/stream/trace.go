@@ -291,7 +291,7 @@ func (t *Trace) RecordName(id int64) string {
 	if s := h.ID(r); s != "" {
 		return s
 	}
-	return h.Name + "-" + strconv.Itoa(int(id>>32&0xffff)) + "@" + strconv.FormatInt(r.Offset, 10)
+	return h.Name + "-" + strconv.Itoa(int(id>>32&0xffff)) + "@" + strconv.FormatInt(id&0xffffffff, 10) // a record's offset is its index
 }
 
 // recordName names the record of an arrival.

@@ -85,13 +85,14 @@ const Live = math.MaxInt32
 // A record holds no pointers, so that a log of millions of records costs the
 // garbage collector nothing to trace: its key, producer and event id are
 // kept once in the topic's tables (Keys, Names, IDs) and named here by
-// index; Topic.Key, Topic.Producer and Topic.ID spell them.
+// index; Topic.Key, Topic.Producer and Topic.ID spell them. Its offset is
+// its index in the partition's Records, and the producer id and sequence
+// number the broker deduplicates by are the partition's to remember (see
+// Append), not the record's: a record is 72 bytes.
 //
-// Invariant: a partition's Records[i].Offset == i; Step < Deleted;
-// KeyID indexes *Keys, ProducerRef indexes Names or is -1, and EventRef is
-// 0 or 1 + an index of IDs.
+// Invariant: Step < Deleted; KeyID indexes *Keys, ProducerRef indexes Names
+// or is -1, and EventRef is 0 or 1 + an index of IDs.
 type Record struct {
-	Offset      int64
 	Time        vtime.Time // the record's timestamp (the producer's clock, or the commit for change capture)
 	UpdatedAt   vtime.Time // the event time its payload carries: a captured row's updated_at, or when a producer's event happened
 	LSN         int64      // the source commit position, for change capture
@@ -99,8 +100,6 @@ type Record struct {
 	Seq         int32      // the version of the business key it carries (source version, or the producer's intent)
 	Num         int32      // the producer's running number for the event, which names it when it has no event id
 	Intent      int32      // index of the intended event it carries, or -1
-	PID         int32      // producer id of the session that wrote it
-	PSeq        int32      // the producer's sequence number within the partition
 	Step        int32      // the trace step that appended it
 	Deleted     int32      // the trace step retention deleted it at, or Live
 	KeyID       int32      // the business key (also the partitioning key when Keyed), as an index of *Keys: the engine's dense id for it
@@ -256,32 +255,60 @@ func (t *Topic) Reserve(n int) {
 	}
 }
 
-// Append adds r at the end of partition p and returns its offset. When
-// idempotent is set and the partition already holds sequence r.PSeq (or a
-// later one) of producer r.PID, the record is a retried duplicate: nothing is
-// appended and dup is true.
-func (t *Topic) Append(p int, r Record, idempotent bool) (offset int64, dup bool) {
+// maxReserveKeys is the most keys ReserveKeyed places one by one; past it,
+// it reserves as Reserve does.
+const maxReserveKeys = 1 << 20
+
+// ReserveKeyed makes room for n more records whose keys are drawn evenly
+// from the whole numbers 1 to keys, placed by the default partitioner (as a
+// traffic line's are). Each partition gets its keys' share of the records
+// and a margin of four standard deviations of the draw, so that a large run
+// neither copies a partition's records again while appending nor keeps an
+// eighth of them unused, as Reserve's even spread must.
+func (t *Topic) ReserveKeyed(n, keys int) {
+	if keys > maxReserveKeys || keys < 1 {
+		t.Reserve(n)
+		return
+	}
+	share := make([]int, len(t.Parts))
+	var buf []byte
+	for k := 1; k <= keys; k++ {
+		buf = strconv.AppendInt(buf[:0], int64(k), 10)
+		share[Positive(Murmur2(buf))%int32(len(t.Parts))]++
+	}
+	for i, p := range t.Parts {
+		e := float64(n) * float64(share[i]) / float64(keys)
+		p.Records = slices.Grow(p.Records, int(e+4*math.Sqrt(e))+16)
+	}
+}
+
+// Append adds r at the end of partition p and returns its offset. pid and
+// seq are the producer id of the session that sends it and its sequence
+// number within the partition. When idempotent is set and the partition
+// already holds sequence seq (or a later one) of producer pid, the record
+// is a retried duplicate: nothing is appended and dup is true.
+func (t *Topic) Append(p int, r Record, pid, seq int32, idempotent bool) (offset int64, dup bool) {
 	part := t.Parts[p]
-	i := slices.IndexFunc(part.last, func(l lastSeq) bool { return l.pid == r.PID })
+	i := slices.IndexFunc(part.last, func(l lastSeq) bool { return l.pid == pid })
 	if i < 0 {
 		i = len(part.last)
-		part.last = append(part.last, lastSeq{pid: r.PID, seq: r.PSeq})
-	} else if idempotent && r.PSeq <= part.last[i].seq {
+		part.last = append(part.last, lastSeq{pid: pid, seq: seq})
+	} else if idempotent && seq <= part.last[i].seq {
 		return -1, true
 	}
-	part.last[i].seq = max(part.last[i].seq, r.PSeq)
-	r.Offset = part.End()
+	part.last[i].seq = max(part.last[i].seq, seq)
+	offset = part.End()
 	r.Deleted = Live
 	part.Records = append(part.Records, r)
 	n := len(part.segs)
-	if n == 0 || part.segs[n-1].End != r.Offset || t.SegmentDur > 0 && r.Time.Sub(part.segs[n-1].First) >= t.SegmentDur {
-		part.segs = append(part.segs, Segment{Base: r.Offset, End: r.Offset + 1, First: r.Time, Newest: r.Time})
+	if n == 0 || part.segs[n-1].End != offset || t.SegmentDur > 0 && r.Time.Sub(part.segs[n-1].First) >= t.SegmentDur {
+		part.segs = append(part.segs, Segment{Base: offset, End: offset + 1, First: r.Time, Newest: r.Time})
 	} else {
 		s := &part.segs[n-1]
 		s.End++
 		s.Newest = max(s.Newest, r.Time)
 	}
-	return r.Offset, false
+	return offset, false
 }
 
 // Deleted is one segment retention removed.

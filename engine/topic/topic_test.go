@@ -1,7 +1,9 @@
 package topic
 
 import (
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -58,7 +60,7 @@ func rec(tp *Topic, key string, at string) Record {
 func TestDenseOffsetsAndGrowMovesNothing(t *testing.T) {
 	tp := New("orders", 2, 0, 0)
 	for i := range 5 {
-		o, dup := tp.Append(0, rec(tp, "k", "10:00:00"), false)
+		o, dup := tp.Append(0, rec(tp, "k", "10:00:00"), 0, 0, false)
 		require.False(t, dup)
 		assert.Equal(t, int64(i), o)
 	}
@@ -73,7 +75,7 @@ func TestDenseOffsetsAndGrowMovesNothing(t *testing.T) {
 func TestRetentionDeletesWholeSegmentsByNewestTimestamp(t *testing.T) {
 	tp := New("orders", 1, 60*vtime.Second, 10*vtime.Second)
 	for _, at := range []string{"10:00:00", "10:00:05", "10:00:09", "10:00:10", "10:00:30"} {
-		tp.Append(0, rec(tp, "k", at), false)
+		tp.Append(0, rec(tp, "k", at), 0, 0, false)
 	}
 	p := tp.Parts[0]
 	// Segments: [0,3) newest 10:00:09, [3,4) newest 10:00:10, [4,5) newest 10:00:30.
@@ -89,7 +91,7 @@ func TestRetentionDeletesWholeSegmentsByNewestTimestamp(t *testing.T) {
 	assert.Equal(t, int64(3), p.StartAt(2))
 	tp.Expire(at("10:05:00"), 3)
 	assert.Equal(t, int64(5), p.Start(), "an empty partition starts at its end")
-	o, _ := tp.Append(0, rec(tp, "k", "10:05:00"), false)
+	o, _ := tp.Append(0, rec(tp, "k", "10:05:00"), 0, 0, false)
 	assert.Equal(t, int64(5), o, "offsets never restart")
 	assert.Equal(t, int64(5), p.Start())
 }
@@ -97,16 +99,13 @@ func TestRetentionDeletesWholeSegmentsByNewestTimestamp(t *testing.T) {
 func TestIdempotentAppendDropsARetriedSequence(t *testing.T) {
 	tp := New("orders", 1, 0, 0)
 	r := rec(tp, "7", "10:00:00")
-	r.PID, r.PSeq = 1, 0
-	_, dup := tp.Append(0, r, true)
+	_, dup := tp.Append(0, r, 1, 0, true)
 	assert.False(t, dup)
-	_, dup = tp.Append(0, r, true)
+	_, dup = tp.Append(0, r, 1, 0, true)
 	assert.True(t, dup, "same producer id and sequence: a broker-level retry")
-	r.PSeq = 1
-	_, dup = tp.Append(0, r, true)
+	_, dup = tp.Append(0, r, 1, 1, true)
 	assert.False(t, dup, "a new sequence: an application-level resend")
-	r.PID, r.PSeq = 2, 0
-	_, dup = tp.Append(0, r, true)
+	_, dup = tp.Append(0, r, 2, 0, true)
 	assert.False(t, dup, "a new producer session")
 	assert.Equal(t, int64(3), tp.Parts[0].End())
 }
@@ -126,7 +125,7 @@ func TestRecordTextIsKeptOnceByTheTopic(t *testing.T) {
 	c.ProducerRef = -1 // change capture: no producer, no id
 	assert.Equal(t, int32(0), tp.EventRefOf(""), "no id")
 	for _, r := range []Record{a, b, c} {
-		tp.Append(0, r, false)
+		tp.Append(0, r, 0, 0, false)
 	}
 	recs := tp.Parts[0].Records
 	assert.Equal(t, []string{"7", "7", "8"}, []string{tp.Key(&recs[0]), tp.Key(&recs[1]), tp.Key(&recs[2])})
@@ -136,4 +135,38 @@ func TestRecordTextIsKeptOnceByTheTopic(t *testing.T) {
 	assert.Equal(t, "shop", tp.Producer(&recs[1]))
 	assert.Equal(t, "", tp.Producer(&recs[2]))
 	assert.Equal(t, []string{"order-7-paid"}, tp.IDs)
+}
+
+// TestReserveKeyedFitsTheDraw reserves for records drawn from numbered keys
+// as a traffic line draws them, appends them where the partitioner places
+// them, and finds that no partition had to grow; and for a million records,
+// that it keeps far less room unused than Reserve's even spread.
+func TestReserveKeyedFitsTheDraw(t *testing.T) {
+	reserved := func(tp *Topic) (caps []int, sum int) {
+		for _, p := range tp.Parts {
+			caps = append(caps, cap(p.Records))
+			sum += cap(p.Records)
+		}
+		return caps, sum
+	}
+	for _, c := range []struct{ parts, n, keys int }{{64, 200_000, 100_000}, {3, 10_000, 10}, {8, 5_000, 1}} {
+		tp := New("orders", c.parts, 0, 0)
+		tp.ReserveKeyed(c.n, c.keys)
+		caps, _ := reserved(tp)
+		r := rand.New(rand.NewPCG(1, 2))
+		for range c.n {
+			k := strconv.Itoa(1 + r.IntN(c.keys))
+			tp.Append(PartitionFor(k, c.parts), Record{}, 0, 0, false)
+		}
+		for i, p := range tp.Parts {
+			assert.Equal(t, caps[i], cap(p.Records), "%+v: partition %d grew past its reservation", c, i)
+		}
+	}
+	keyed, even := New("orders", 64, 0, 0), New("orders", 64, 0, 0)
+	keyed.ReserveKeyed(1_000_000, 100_000)
+	even.Reserve(1_000_000)
+	_, k := reserved(keyed)
+	_, e := reserved(even)
+	assert.Less(t, k, 1_050_000, "at most 5%% unused for a million records")
+	assert.Greater(t, e, 1_120_000, "an even spread keeps an eighth more")
 }

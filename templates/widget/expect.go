@@ -1,12 +1,12 @@
 package widget
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/sorted"
 )
 
 // ExpectRun checks a scenario's expect lines for the sandbox, as `tidemark
@@ -121,7 +121,7 @@ func (r *ExpectRun) whenOf(key string) map[string]string {
 // whenKey names a set of knob values, the same for equal sets.
 func whenKey(when map[string]string) string {
 	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(when)) {
+	for _, k := range sorted.Keys(when) {
 		b.WriteString(k + "=" + when[k] + " ")
 	}
 	return b.String()

@@ -2,7 +2,6 @@ package widget
 
 import (
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -78,7 +78,7 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 	return knobs, s, problems
 }
 
-func sortStrings(xs []string) { slices.Sort(xs) }
+func sortStrings(xs []string) { sorted.Sort(xs) }
 
 // FaultText writes a fault as a link carries it: STEP~crash,
 // STEP~jump~AMOUNT (the source's clock) or STEP~jump~AMOUNT~CLOCK,

@@ -11,6 +11,7 @@ import (
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -453,7 +454,7 @@ func targetPanel(b *builder, t *engine.Trace, s State, truth engine.Truth, views
 			pk = append(pk, mvcc.ParseKey(k))
 		}
 		caption := itoa(nrows) + " rows at this step"
-		slices.SortFunc(pk, mvcc.ParsedKey.Compare)
+		sorted.Func(pk, mvcc.ParsedKey.Compare)
 		shown := slices.CompactFunc(pk, func(a, b mvcc.ParsedKey) bool { return a.S == b.S })
 		if len(shown) > maxRows {
 			focus, where := mvcc.ParseKey(latest), "the latest write"
@@ -516,7 +517,7 @@ func targetPanel(b *builder, t *engine.Trace, s State, truth engine.Truth, views
 				}
 				b.close("th")
 				b.el("td", r.UpdatedAt.String())
-				b.el("td", "v"+itoa(r.Seq))
+				b.el("td", "v"+itoa(int(r.Seq)))
 				b.el("td", t.Events[r.AddedStep-1].At.String())
 				if i > 0 && note != "" {
 					note = "another copy"
@@ -571,14 +572,7 @@ var keyBuffers = sync.Pool{New: func() any { return new([]mvcc.ParsedKey) }}
 
 // sortKeys sorts keys in business-key order.
 func sortKeys(keys []string) {
-	ps := make([]mvcc.ParsedKey, len(keys))
-	for i, k := range keys {
-		ps[i] = mvcc.ParseKey(k)
-	}
-	slices.SortFunc(ps, mvcc.ParsedKey.Compare)
-	for i, p := range ps {
-		keys[i] = p.S
-	}
+	mvcc.SortKeys(keys)
 }
 
 // checkView is what the checks panel draws. A session with a large trace
@@ -654,12 +648,12 @@ func comparePanel(b *builder, f *engine.Trace, s State) {
 		seen := map[string][]int{}
 		for _, h := range tr.Targets {
 			for _, r := range tr.TargetAt(h.Name, step) {
-				seen[tr.RowKey(&r)] = append(seen[tr.RowKey(&r)], r.Seq)
+				seen[tr.RowKey(&r)] = append(seen[tr.RowKey(&r)], int(r.Seq))
 			}
 		}
 		m := make(map[string]copies, len(seen))
 		for k, vs := range seen {
-			slices.Sort(vs)
+			sorted.Sort(vs)
 			vs = slices.Compact(vs)
 			txt := make([]string, len(vs))
 			for i, v := range vs {

@@ -2,9 +2,10 @@ package widget
 
 import (
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tidemark/tidemark/engine/sorted"
 )
 
 // Values are a link's query parameters. It is the type under net/url's
@@ -31,7 +32,7 @@ func Encode(v Values) string {
 	for k := range v {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
+	sorted.Sort(keys)
 	var b strings.Builder
 	for _, k := range keys {
 		for _, val := range v[k] {

@@ -3,9 +3,11 @@
 package e2e
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -22,9 +24,9 @@ import (
 // sees one request for the module, and the browser's only resource entry
 // for it was started by the <link>, not by the script.
 func TestModuleDownloadStartsWithTheHTML(t *testing.T) {
-	wasmURL, ok := web.LookupAsset("tidemark.wasm")
+	wasmURL, ok := web.LookupAsset(pages.ModuleHWM)
 	if !ok {
-		const msg = "tidemark.wasm not built; run `make wasm`"
+		const msg = "tidemark-hwm.wasm not built; run `make wasm`"
 		if os.Getenv("CI") != "" {
 			t.Fatal(msg + "; CI is set, so this is a failure")
 		}
@@ -59,5 +61,35 @@ func TestModuleDownloadStartsWithTheHTML(t *testing.T) {
 	assert.EqualValues(t, 1, moduleRequests.Load(), "the server should be asked for the module once")
 	appJS := eval[float64](t, ctx, `performance.getEntriesByType("resource").find((e) => e.name.includes("/static/app.")).startTime`)
 	assert.LessOrEqual(t, entries[0].StartTime, appJS, "the module's download should start no later than the scripts'")
+	assert.Equal(t, pages.ModuleHWM, eval[string](t, ctx, `window.tidemarkEngine.module`), "a page of the high-water-mark world loads that world's build")
 	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestPagesLoadTheModuleOfTheirWorlds opens a page of each set of worlds
+// and finds the engine running the build the page asked for, driving its
+// widget: a log scenario in the log world's build, a stream scenario in the
+// build of every world, a lesson chapter of the high-water mark in that
+// world's build.
+func TestPagesLoadTheModuleOfTheirWorlds(t *testing.T) {
+	for _, c := range []struct{ path, module string }{
+		{"/scenarios/dist/partition-change", pages.ModuleLog},
+		{"/scenarios/stream/late-data", pages.ModuleAll},
+		{"/lessons/high-water-mark/position-or-timestamp", pages.ModuleHWM},
+	} {
+		var ctx context.Context
+		if strings.HasPrefix(c.path, "/lessons/") {
+			base := startLessonSite(t)
+			ctx = newBrowser(t)
+			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+c.path)))
+			waitReady(t, ctx)
+		} else {
+			ctx, _ = startPlayground(t, c.path)
+		}
+		assert.Equal(t, c.module, eval[string](t, ctx, `window.tidemarkEngine.module`), c.path)
+		const widget = `document.querySelector('.tm-host[data-ready="true"] .tm-widget')`
+		before := eval[string](t, ctx, widget+`.dataset.step`)
+		press(t, ctx, `.tm-host[data-ready="true"] [data-testid="btn-forward"]`)
+		waitFor(t, ctx, c.path+" steps", widget+`.dataset.step === String(Number(`+jsString(before)+`) + 1)`)
+		assert.Empty(t, pageProblems(t, ctx), c.path)
+	}
 }

@@ -112,11 +112,13 @@ func TestCrashForks(t *testing.T) {
 	ctx, _ := startPlayground(t, "/scenarios/hwm/advance-order?crash=none&sink=append&advance=after")
 	// Find the first write step: a run is in flight there.
 	first := eval[int](t, ctx, `Number([...document.querySelectorAll('.tm-steps li.tm-kind-write')][0].dataset.step)`)
-	click(t, ctx, `.tm-steps li[data-step="`+strconv.Itoa(first)+`"] a`)
+	press(t, ctx, `.tm-steps li[data-step="`+strconv.Itoa(first)+`"] a`)
 	require.Equal(t, first, step(t, ctx))
-	click(t, ctx, `[data-testid="btn-crash"]`)
+	press(t, ctx, `[data-testid="btn-crash"]`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="panel-compare"]`))))
-	click(t, ctx, `[data-testid="btn-end"]`)
+	press(t, ctx, `[data-testid="btn-end"]`)
+	// The comparison is of the step on screen: read it at the end.
+	waitFor(t, ctx, "the last step", `(() => { const w = document.querySelector('.tm-widget'); return w.dataset.step === w.dataset.steps })()`)
 	summary := text(t, ctx, "[data-testid=compare-summary]")
 	assert.NotContains(t, summary, "0 keys differ", summary)
 	assert.Positive(t, eval[int](t, ctx, `document.querySelectorAll('[data-testid=row-differs]').length`))

@@ -150,15 +150,15 @@ func Site(opts Options) (Report, error) {
 
 	// The static files, by hashed name (the pages' links) and plain name
 	// (documentation authors' stable links, such as embed.js), except the
-	// engine's module, which only the pages load: a second copy of 4 MB is
-	// no use to anyone.
+	// engine's modules (one per set of worlds), which only the pages load:
+	// a second copy of 4 MB is no use to anyone.
 	files, err := web.StaticFiles()
 	if err != nil {
 		return x.report, err
 	}
 	for _, f := range files {
 		names := []string{f.Hashed, f.Name}
-		if f.Name == "tidemark.wasm" {
+		if strings.HasSuffix(f.Name, ".wasm") {
 			names = names[:1]
 		}
 		for _, name := range names {

@@ -141,6 +141,7 @@ func NewView(ctx context.Context, l *course.Lesson, index int, layout templates.
 		}
 		v.Embeds[sl.Key] = ev
 	}
+	shareModule(&v)
 	for _, p := range c.Predictions() {
 		a, err := course.Grade(p)
 		if err != nil {
@@ -163,6 +164,28 @@ func NewView(ctx context.Context, l *course.Lesson, index int, layout templates.
 		}
 	}
 	return v, nil
+}
+
+// shareModule gives every widget of the chapter the engine build the most
+// demanding of them needs, and preloads it: the page starts one module (the
+// first widget's), which must run every scenario on the page.
+func shareModule(v *templates.LessonView) {
+	if len(v.Embeds) == 0 {
+		return
+	}
+	module := pages.ModuleHWM
+	for _, ev := range v.Embeds {
+		module = pages.LargerModule(module, ev.Widget.Module)
+	}
+	url, ok := pages.ModuleURL(module)
+	if !ok {
+		return
+	}
+	for k, ev := range v.Embeds {
+		ev.Widget.Module, ev.Widget.WasmURL = module, url
+		v.Embeds[k] = ev
+	}
+	pages.UseModule(&v.Layout, url)
 }
 
 func sortedCopy(xs []string) []string {

@@ -109,15 +109,31 @@ const (
 // what it is headed for.
 const DownloadBudget = 1_120_000
 
+// HWMDownloadBudget is DownloadBudget for a page whose scenarios are all of
+// the high-water-mark world, which loads the build of that world alone
+// (see ModuleFor).
+const HWMDownloadBudget = 820_000
+
 // WidgetLayout returns the frame of a page that shows widgets: the named
 // scripts, and the engine's module preloaded from the head, so that its
 // download starts with the HTML rather than when app.js runs.
+//
+// The module preloaded is the build of every world; a page that knows its
+// scenarios preloads a smaller one with UseModule.
 func WidgetLayout(title string, scripts ...string) templates.LayoutView {
 	v := web.NewLayoutView(title, scripts...)
-	if u, ok := web.LookupAsset("tidemark.wasm"); ok {
+	if u, ok := ModuleURL(ModuleAll); ok {
 		v.Modules = []string{u}
 	}
 	return v
+}
+
+// UseModule makes layout preload the module at url (see ModuleURL) instead
+// of the one WidgetLayout chose.
+func UseModule(layout *templates.LayoutView, url string) {
+	if url != "" && len(layout.Modules) > 0 {
+		layout.Modules = []string{url}
+	}
 }
 
 // Widget runs a scenario for a link's query and draws its widget. The
@@ -133,9 +149,10 @@ func Widget(ctx context.Context, f *scenario.File, q url.Values, base, id string
 	}
 	st.BasePath, st.ID, st.Embedded = base, id, embedded
 	st.Message = strings.Join(problems, ". ")
-	wasm, _ := web.LookupAsset("tidemark.wasm")
+	module := ModuleFor(t)
+	wasm, _ := ModuleURL(module)
 	host := templates.WidgetHost{
-		HTML: widget.Render(t, st), WasmURL: wasm, Source: f.Source, Name: f.Name,
+		HTML: widget.Render(t, st), WasmURL: wasm, Module: module, Source: f.Source, Name: f.Name,
 		BasePath: base, ID: id,
 	}
 	if embedded {
@@ -212,6 +229,7 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 			Ending:   ending(t),
 			EmbedURL: "/embed/" + id, PageURL: "/scenarios/" + id,
 		}
+		UseModule(&v.Layout, host.WasmURL)
 		v.Layout.Description = sc.About
 		step, _ := strconv.Atoi(r.URL.Query().Get("step"))
 		v.Embed = snippets(origin(r), sc.ID, sc.Title, t, max(0, min(step, t.Steps())))
@@ -249,7 +267,7 @@ func starter() string {
 func linkedEmbedPage(r *http.Request) (templ.Component, error) {
 	v := templates.LinkedEmbedView{Layout: WidgetLayout("A scenario from a link", LinkedScripts...), PlayURL: playPath}
 	v.Layout.Stylesheets = []string{web.AssetURL("play.css")}
-	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
+	v.WasmURL, _ = ModuleURL(ModuleAll)
 	return templates.LinkedEmbedPage(v), nil
 }
 
@@ -258,7 +276,7 @@ func playPage(r *http.Request) (templ.Component, error) {
 		PageURL: playPath, EmbedURL: linkedPath, ScriptURL: embedScript, PictureURL: linkedPicture}
 	v.Layout.Stylesheets = []string{web.AssetURL("play.css")}
 	_, v.Static = web.PublishedFrom(r.Context())
-	v.WasmURL, _ = web.LookupAsset("tidemark.wasm")
+	v.WasmURL, _ = ModuleURL(ModuleAll)
 	// The starting text is read only when no text was posted: a post
 	// should not pay for reading a bundled scenario (on a Cloudflare
 	// Worker, every request starts a fresh program).
@@ -289,6 +307,7 @@ func playPage(r *http.Request) (templ.Component, error) {
 		_, host, err = Widget(r.Context(), f, url.Values{}, "/play", "play", false)
 		if err == nil {
 			v.Widget = host
+			v.Widget.WasmURL, v.Widget.Module = v.WasmURL, ModuleAll // the sandbox runs whatever is typed next
 			return templates.PlayPage(v), nil
 		}
 	}

@@ -66,8 +66,8 @@ func TestScenarioPage(t *testing.T) {
 	assert.Equal(t, "/scenarios/hwm/visibility-gap", htmltest.Attr(host, "data-base"))
 	assert.Equal(t, "tm", htmltest.Attr(host, "data-id"))
 	assert.Empty(t, htmltest.Attr(host, "data-embedded"))
-	if _, built := web.LookupAsset("tidemark.wasm"); built {
-		assert.Contains(t, htmltest.Attr(host, "data-tidemark-wasm"), "/static/tidemark.")
+	if u, built := web.LookupAsset(pages.ModuleHWM); built {
+		assert.Equal(t, u, htmltest.Attr(host, "data-tidemark-wasm"), "a page of the high-water-mark world loads that world's build")
 	}
 	var scripts []string
 	for _, s := range d.ByTag("script") {

@@ -23,16 +23,13 @@ import (
 // fetch() will reuse (as=fetch, crossorigin), at the hashed URL the widget
 // loads, and that URL serves the module. Pages without a widget do not.
 func TestWidgetPagesPreloadTheModule(t *testing.T) {
-	wasmURL, built := web.LookupAsset("tidemark.wasm")
-	if !built {
-		const msg = "tidemark.wasm is not built; run `make wasm`"
+	if _, built := web.LookupAsset(pages.ModuleHWM); !built {
+		const msg = "tidemark-hwm.wasm is not built; run `make wasm`"
 		if os.Getenv("CI") != "" {
 			t.Fatal(msg + "; CI is set, so this is a failure")
 		}
 		t.Skip(msg)
 	}
-	module, err := os.ReadFile("../static/tidemark.wasm")
-	require.NoError(t, err)
 	cat, err := pages.Catalog()
 	require.NoError(t, err)
 	h, err := web.NewHandler(web.Options{Scenarios: cat, Pages: append(pages.Routes(), lessonpage.Routes()...)})
@@ -41,8 +38,16 @@ func TestWidgetPagesPreloadTheModule(t *testing.T) {
 	preloads := func(d htmltest.Doc) []*html.Node {
 		return htmltest.All(d.Root, func(n *html.Node) bool { return n.Data == "link" && htmltest.Attr(n, "rel") == "preload" })
 	}
-	for _, target := range []string{"/scenarios/hwm/visibility-gap", "/embed/hwm/visibility-gap", "/play", "/lessons/high-water-mark/position-or-timestamp"} {
+	for target, name := range map[string]string{
+		"/scenarios/hwm/visibility-gap": pages.ModuleHWM, "/embed/hwm/visibility-gap": pages.ModuleHWM,
+		"/scenarios/dist/partition-change": pages.ModuleLog, "/scenarios/stream/late-data": pages.ModuleAll,
+		"/play": pages.ModuleAll, "/lessons/high-water-mark/position-or-timestamp": pages.ModuleHWM,
+	} {
 		t.Run(target, func(t *testing.T) {
+			wasmURL, ok := pages.ModuleURL(name)
+			require.True(t, ok)
+			module, err := os.ReadFile("../static/" + name)
+			require.NoError(t, err)
 			code, d := get(t, h, target)
 			require.Equal(t, http.StatusOK, code)
 			links := preloads(d)

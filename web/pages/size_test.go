@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/web"
 	"github.com/tidemark/tidemark/web/htmltest"
@@ -21,9 +22,9 @@ import (
 // them to a browser. Each must stay within pages.DownloadBudget (see
 // docs/performance.md, "Download").
 func TestWidgetPagesStayWithinTheDownloadBudget(t *testing.T) {
-	wasmURL, built := web.LookupAsset("tidemark.wasm")
+	_, built := web.LookupAsset(pages.ModuleHWM)
 	if !built {
-		const msg = "tidemark.wasm is not built; run `make wasm`"
+		const msg = "tidemark-hwm.wasm is not built; run `make wasm`"
 		if os.Getenv("CI") != "" {
 			t.Fatal(msg + "; CI is set, so this is a failure")
 		}
@@ -42,18 +43,43 @@ func TestWidgetPagesStayWithinTheDownloadBudget(t *testing.T) {
 		require.Equal(t, "br", rec.Header().Get("Content-Encoding"), "%s is not served brotli-compressed", target)
 		return rec.Body.Len()
 	}
-	module := brotli(wasmURL)
-	t.Logf("%s: %d bytes brotli", wasmURL, module)
-	for _, target := range []string{"/scenarios/hwm/visibility-gap", "/embed/hwm/visibility-gap", "/play", "/lessons/high-water-mark/position-or-timestamp"} {
-		code, d := get(t, h, target)
-		require.Equal(t, http.StatusOK, code, target)
-		total := module
+	for _, c := range []struct {
+		target, module string
+		budget         int
+	}{
+		{"/scenarios/hwm/visibility-gap", pages.ModuleHWM, pages.HWMDownloadBudget},
+		{"/embed/hwm/visibility-gap", pages.ModuleHWM, pages.HWMDownloadBudget},
+		{"/lessons/high-water-mark/position-or-timestamp", pages.ModuleHWM, pages.HWMDownloadBudget},
+		{"/scenarios/dist/partition-change", pages.ModuleLog, pages.DownloadBudget},
+		{"/scenarios/stream/late-data", pages.ModuleAll, pages.DownloadBudget},
+		{"/play", pages.ModuleAll, pages.DownloadBudget},
+	} {
+		code, d := get(t, h, c.target)
+		require.Equal(t, http.StatusOK, code, c.target)
+		// The module the page's first widget hands the engine loader, which
+		// the head preloads too.
+		var loaded []string
+		for _, n := range htmltest.All(d.Root, func(n *html.Node) bool { return htmltest.HasAttr(n, "data-tidemark-wasm") }) {
+			loaded = append(loaded, htmltest.Attr(n, "data-tidemark-wasm"))
+		}
+		require.NotEmpty(t, loaded, "%s hands the engine loader no module", c.target)
+		want, ok := pages.ModuleURL(c.module)
+		require.True(t, ok)
+		for _, u := range loaded {
+			assert.Equal(t, want, u, "%s loads the module of its worlds, %s, in every widget", c.target, c.module)
+		}
+		for _, l := range d.ByTag("link") {
+			if htmltest.Attr(l, "rel") == "preload" {
+				assert.Equal(t, want, htmltest.Attr(l, "href"), "%s preloads the module it loads", c.target)
+			}
+		}
+		total := brotli(loaded[0])
 		for _, s := range d.ByTag("script") {
 			n := brotli(htmltest.Attr(s, "src"))
-			t.Logf("%s: %s %d bytes brotli", target, htmltest.Attr(s, "src"), n)
+			t.Logf("%s: %s %d bytes brotli", c.target, htmltest.Attr(s, "src"), n)
 			total += n
 		}
-		t.Logf("%s: %d bytes brotli (%.1f KB) with its scripts; budget %d", target, total, float64(total)/1000, pages.DownloadBudget)
-		assert.LessOrEqual(t, total, pages.DownloadBudget, "%s downloads too much to become interactive", target)
+		t.Logf("%s: %s and its scripts, %d bytes brotli (%.1f KB); budget %d", c.target, c.module, total, float64(total)/1000, c.budget)
+		assert.LessOrEqual(t, total, c.budget, "%s downloads too much to become interactive", c.target)
 	}
 }

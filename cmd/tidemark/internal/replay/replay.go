@@ -304,7 +304,7 @@ func (r *replayer) play() error {
 			err = r.runWrite(r.runs[e.Run], false)
 		case engine.KindCrash:
 			s := r.runs[e.Run]
-			if s.rec.Crashed && s.rec.WriteStep == int(e.Step) {
+			if s.rec.Crashed && s.rec.WriteStep == i+1 {
 				err = r.runWrite(s, true) // dies halfway through its write
 			}
 			s.dead = true
@@ -317,7 +317,7 @@ func (r *replayer) play() error {
 				err = r.runStore(s)
 			}
 		case engine.KindReset:
-			err = r.reset(e)
+			err = r.reset(i + 1)
 		case engine.KindClockJump:
 			// A clock's reading reaches the database as the values written.
 		}
@@ -961,10 +961,10 @@ func (r *replayer) runAtomic(s *runState) error {
 }
 
 // reset moves a stored mark as the operator in the scenario does.
-func (r *replayer) reset(e *engine.Event) error {
+func (r *replayer) reset(step int) error {
 	for _, h := range r.h.Marks {
 		for _, p := range h.Points {
-			if p.Step != int(e.Step) || !p.Reset {
+			if p.Step != step || !p.Reset {
 				continue
 			}
 			m := extract.Mark{Set: p.Set, V: p.Value}

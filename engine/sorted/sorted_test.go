@@ -1,0 +1,62 @@
+package sorted_test
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine/sorted"
+)
+
+// TestSortAgreesWithTheStandardLibrary sorts random slices of numbers and
+// strings, with many repeats, and compares with slices.Sort.
+func TestSortAgreesWithTheStandardLibrary(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := range 300 {
+		ints := make([]int64, n)
+		strs := make([]string, n)
+		for i := range ints {
+			ints[i] = r.Int64N(int64(n/3 + 1))
+			strs[i] = strconv.Itoa(r.IntN(n/2 + 1))
+		}
+		wantInts, wantStrs := slices.Clone(ints), slices.Clone(strs)
+		slices.Sort(wantInts)
+		slices.Sort(wantStrs)
+		sorted.Sort(ints)
+		sorted.Sort(strs)
+		require.Equal(t, wantInts, ints, "n=%d", n)
+		require.Equal(t, wantStrs, strs, "n=%d", n)
+	}
+}
+
+// TestFuncIsStable sorts records by one field with many ties and finds
+// them in the order slices.SortStableFunc gives.
+func TestFuncIsStable(t *testing.T) {
+	type rec struct{ k, i int }
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := range 200 {
+		rs := make([]rec, n)
+		for i := range rs {
+			rs[i] = rec{r.IntN(5), i}
+		}
+		byK := func(a, b rec) int { return cmp.Compare(a.k, b.k) }
+		want := slices.Clone(rs)
+		slices.SortStableFunc(want, byK)
+		sorted.Func(rs, byK)
+		require.Equal(t, want, rs, "n=%d", n)
+	}
+}
+
+// TestKeysOfAMap lists a map's keys in order, by the natural order and by
+// a comparison of the caller's.
+func TestKeysOfAMap(t *testing.T) {
+	m := map[string]int{"b": 1, "a": 2, "c": 3}
+	require.Equal(t, []string{"a", "b", "c"}, sorted.Keys(m))
+	require.Equal(t, []string{"c", "b", "a"}, sorted.KeysFunc(m, func(a, b string) int { return cmp.Compare(b, a) }))
+	require.Empty(t, sorted.Keys(map[int]bool{}))
+	require.Equal(t, []int32{2, 0, 1}, sorted.Positions(3, func(i, j int32) int { return cmp.Compare([]int{5, 9, 1}[i], []int{5, 9, 1}[j]) }))
+}

@@ -1,0 +1,16 @@
+//go:build js && wasm && !tm_hwm && !tm_log
+
+package main
+
+import (
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/worlds"
+)
+
+// module names this build of the engine's module for the page: every world.
+// The sandbox, the linked embed and the pages of stream scenarios load it
+// (see web/pages/module.go).
+const module = "tidemark.wasm"
+
+// pageWorlds are the worlds this build runs: all of them.
+func pageWorlds() []engine.Domain { return worlds.All() }
