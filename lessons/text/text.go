@@ -18,4 +18,5 @@ const Root = "lessons/text"
 // files plus its line here: adding a lesson needs nothing else.
 var Order = []string{
 	"high-water-mark",
+	"guarantee-chain",
 }

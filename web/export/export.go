@@ -34,6 +34,7 @@ import (
 
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/chainpage"
 	"github.com/tidemark/tidemark/web/lessonpage"
 	"github.com/tidemark/tidemark/web/pages"
 	"github.com/tidemark/tidemark/web/site"
@@ -88,7 +89,9 @@ func Site(opts Options) (Report, error) {
 	x := &exporter{out: opts.Out, base: base, prefix: prefix, h: h, dirs: map[string]bool{}}
 
 	// The pages, each the index.html of its directory.
-	paths := []string{"/", "/play", "/embed/"}
+	// The chain builder's page is its default chain here: a host of files
+	// cannot answer another chain's query (docs/deploy.md).
+	paths := []string{"/", "/play", "/embed/", chainpage.Path}
 	lessonPaths := lessonpage.Paths()
 	paths = append(paths, lessonPaths...)
 	all, err := lessons.Scenarios()

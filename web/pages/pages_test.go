@@ -99,10 +99,30 @@ func TestScenarioPageLinksToItsLessons(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "/scenarios/"+next, htmltest.Attr(d.One(t, "scenario-next"), "href"))
 
+	// A log-world scenario links to lesson two's chapter.
 	code, d = get(t, h, "/scenarios/dist/dual-write")
 	require.Equal(t, http.StatusOK, code)
-	assert.Empty(t, d.ByTestID("scenario-use"))
-	assert.Len(t, d.ByTestID("scenario-uses-none"), 1)
+	hrefs = nil
+	for _, a := range d.ByTestID("scenario-use") {
+		hrefs = append(hrefs, htmltest.Attr(a, "href"))
+	}
+	assert.Equal(t, []string{"/lessons/guarantee-chain/the-chain#hop-producer"}, hrefs)
+	assert.Empty(t, d.ByTestID("scenario-uses-none"))
+
+	// A scenario no lesson plays says so. Every bundled scenario is played
+	// by a lesson today; when one is not, its page is checked here.
+	all, err := lessons.Scenarios()
+	require.NoError(t, err)
+	for _, sc := range all {
+		if len(course.Uses(sc.ID)) > 0 {
+			continue
+		}
+		code, d = get(t, h, "/scenarios/"+sc.ID)
+		require.Equal(t, http.StatusOK, code)
+		assert.Empty(t, d.ByTestID("scenario-use"))
+		assert.Len(t, d.ByTestID("scenario-uses-none"), 1)
+		break
+	}
 
 	// The embed page, inside someone else's docs, carries none of it.
 	code, d = get(t, h, "/embed/hwm/visibility-gap")
