@@ -449,27 +449,30 @@ func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 	assert.True(t, eval[bool](t, ctx, `document.getElementById('`+b+`-knob-mark-lsn').checked`), "the second embed opened without its knobs")
 
 	for range 3 {
-		click(t, ctx, host(a)+` [data-testid="btn-forward"]`)
+		press(t, ctx, host(a)+` [data-testid="btn-forward"]`)
 	}
 	assert.Equal(t, 3, stepOf(a))
 	assert.Equal(t, 0, stepOf(b), "stepping one embed moved the other")
 	assert.Contains(t, text(t, ctx, host(a)+` [data-testid="narration"]`), "Step 3 of")
 	assert.Contains(t, text(t, ctx, host(b)+` [data-testid="narration"]`), "Step 0 of")
 
-	click(t, ctx, host(b)+` [data-testid="btn-forward"]`)
+	press(t, ctx, host(b)+` [data-testid="btn-forward"]`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowRight)))
 	assert.Equal(t, 2, stepOf(b))
 	assert.Equal(t, 3, stepOf(a), "stepping the second embed moved the first")
 
 	// Each runs to its own end: the timestamp mark loses orders 3 and 4, the
 	// log position loses nothing.
-	click(t, ctx, host(a)+` [data-testid="btn-end"]`)
-	click(t, ctx, host(b)+` [data-testid="btn-end"]`)
+	press(t, ctx, host(a)+` [data-testid="btn-end"]`)
+	press(t, ctx, host(b)+` [data-testid="btn-end"]`)
 	assert.Contains(t, text(t, ctx, host(a)+` [data-testid="truth"]`), "3, 4")
 	assert.Contains(t, text(t, ctx, host(b)+` [data-testid="truth"]`), "matches every committed source row")
 
 	// A knob flipped in one embed stays in that embed.
-	click(t, ctx, `label[for="`+a+`-knob-mark-lsn"]`)
+	// By keyboard (focus the radio, Space), which cannot miss while the
+	// page lays out again as a click at coordinates can.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`#`+a+`-knob-mark-lsn`))))
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(" ")))
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#`+a+`-knob-mark-lsn:checked`))))
 	assert.True(t, eval[bool](t, ctx, `document.getElementById('`+b+`-knob-mark-lsn').checked`))
 	assert.False(t, eval[bool](t, ctx, `document.getElementById('`+b+`-knob-mark-timestamp').checked`))
