@@ -60,14 +60,15 @@ func TestJobPanelAndFailFromTheWidget(t *testing.T) {
 	assert.Equal(t, "0", cellText(t, ctx, "load", "sink-visible"), "a read-committed reader sees none yet")
 
 	// Auto-commit: rows are visible at once.
-	click(t, ctx, `[data-testid="knob-commit-auto"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid="knob-commit-auto"]`))))
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(" ")))
 	require.NoError(t, chromedp.Do(ctx, chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid=panel-job] tr[data-op="load"] [data-testid=sink-pending]').textContent === "0"`, chromedp.WithPollingTimeout(20*time.Second))))
 	assert.NotEqual(t, "0", cellText(t, ctx, "load", "sink-visible"))
 
 	// Fail the job at 10:00:25, between checkpoints 2 and 3.
 	at := stepAtTime(t, "stream/checkpoint-two-phase", map[string]string{"crash": "never", "commit": "auto"}, "10:00:25")
 	for step(t, ctx) < at {
-		click(t, ctx, `[data-testid="btn-forward"]`)
+		press(t, ctx, `[data-testid="btn-forward"]`)
 	}
 	assert.Equal(t, "load", eval[string](t, ctx, `document.querySelector('[data-testid=job-who]').value`), "the sink is offered first")
 	press(t, ctx, `[data-testid="btn-fail"]`)
