@@ -10,7 +10,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/lessons"
-	"github.com/tidemark/tidemark/lessons/course"
+	"github.com/tidemark/tidemark/lessons/text"
 	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/web"
 	"github.com/tidemark/tidemark/web/share"
@@ -166,21 +166,23 @@ func describe(r *http.Request, raw string) (oembed, bool) {
 		return answer, true
 	case strings.HasPrefix(path, "/lessons/"):
 		slug, page, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(path, "/lessons/"), "/"), "/")
-		l, ok := course.Lookup(slug)
+		// Titles only: the Worker answers this, and reading the lessons
+		// whole would put the Markdown parser in its module.
+		lesson, chapters, ok := text.Titles(slug)
 		if !ok {
 			return oembed{}, false
 		}
-		answer.Type, answer.Title = "link", l.Title
+		answer.Type, answer.Title = "link", lesson
 		switch page {
 		case "":
 		case "glossary":
-			answer.Title = "Glossary — " + l.Title
+			answer.Title = "Glossary — " + lesson
 		default:
-			c, _, ok := l.Chapter(page)
+			chapter, ok := chapters[page]
 			if !ok {
 				return oembed{}, false
 			}
-			answer.Title = c.Title + " — " + l.Title
+			answer.Title = chapter + " — " + lesson
 		}
 		return answer, true
 	}
