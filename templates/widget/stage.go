@@ -195,12 +195,9 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 	}
 	if s.Explain != "" {
 		b.fopen("explain", "div", "class", "tm-explain", "role", "status", "data-testid", "explain")
-		head := "Why key " + s.Explain + "? "
-		if strings.HasPrefix(s.Explain, "late:") {
-			head = "Why was this record late? "
-		}
+		head, why := explain(t, s.Explain, s.Step)
 		b.el("strong", head)
-		b.text(explain(t, s.Explain, s.Step))
+		b.text(why)
 		b.text(" ")
 		b.open("a", "href", stageLink(t, s, "explain", ""), "data-act", "explain", "data-key", "")
 		b.text("Close")
