@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/tidemark/tidemark/engine/vtime"
+
+	"github.com/tidemark/tidemark/engine/varint"
 )
 
 // snapshotMagic starts every snapshot, with its format version.
@@ -19,22 +21,22 @@ const snapshotMagic = "TMJ1"
 func (o *Operator) Snapshot(dst []byte) []byte {
 	dst = append(dst, snapshotMagic...)
 	dst = appendConfig(dst, o.cfg)
-	dst = appendVarint(dst, int64(o.wm))
+	dst = varint.AppendVarint(dst, int64(o.wm))
 	for _, v := range []int64{o.dropped[Left], o.dropped[Right], o.sideOut[Left], o.sideOut[Right], o.pairs} {
-		dst = appendUvarint(dst, uint64(v))
+		dst = varint.AppendUvarint(dst, uint64(v))
 	}
 	for s := range o.buf {
-		dst = appendUvarint(dst, uint64(o.held[s]))
+		dst = varint.AppendUvarint(dst, uint64(o.held[s]))
 		for k, es := range o.buf[s] {
 			if len(es) == 0 {
 				continue
 			}
-			dst = appendUvarint(dst, uint64(k))
-			dst = appendUvarint(dst, uint64(len(es)))
+			dst = varint.AppendUvarint(dst, uint64(k))
+			dst = varint.AppendUvarint(dst, uint64(len(es)))
 			for _, e := range es {
-				dst = appendVarint(dst, e.id)
-				dst = appendVarint(dst, int64(e.t))
-				dst = appendUvarint(dst, uint64(e.matches))
+				dst = varint.AppendVarint(dst, e.id)
+				dst = varint.AppendVarint(dst, int64(e.t))
+				dst = varint.AppendUvarint(dst, uint64(e.matches))
 			}
 		}
 	}
@@ -46,8 +48,8 @@ func (o *Operator) Snapshot(dst []byte) []byte {
 func (o *Operator) ResetWatermark() { o.wm = None }
 
 func appendConfig(dst []byte, c Config) []byte {
-	dst = appendVarint(dst, int64(c.Lower))
-	dst = appendVarint(dst, int64(c.Upper))
+	dst = varint.AppendVarint(dst, int64(c.Lower))
+	dst = varint.AppendVarint(dst, int64(c.Upper))
 	var flags byte
 	for i, b := range []bool{c.LowerExclusive, c.UpperExclusive, c.SideOutput} {
 		if b {
@@ -74,7 +76,7 @@ func Restore(cfg Config, b []byte) (*Operator, error) {
 	b = b[len(want):]
 	var bad error
 	num := func() int64 {
-		v, n := varint(b)
+		v, n := varint.Varint(b)
 		if n <= 0 {
 			bad = errors.New("truncated or malformed number")
 			b = nil
@@ -84,7 +86,7 @@ func Restore(cfg Config, b []byte) (*Operator, error) {
 		return v
 	}
 	unum := func() uint64 {
-		v, n := uvarint(b)
+		v, n := varint.Uvarint(b)
 		if n <= 0 {
 			bad = errors.New("truncated or malformed number")
 			b = nil

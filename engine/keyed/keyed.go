@@ -24,6 +24,8 @@ import (
 	"slices"
 
 	"github.com/tidemark/tidemark/engine/vtime"
+
+	"github.com/tidemark/tidemark/engine/varint"
 )
 
 // Entry is one key's state.
@@ -171,19 +173,19 @@ const snapshotMagic = "TMK1"
 // Equal states give equal bytes, however they were reached.
 func (s *State) Snapshot(dst []byte) []byte {
 	dst = append(dst, snapshotMagic...)
-	dst = appendVarint(dst, int64(s.ttl))
-	dst = appendUvarint(dst, uint64(s.expired))
+	dst = varint.AppendVarint(dst, int64(s.ttl))
+	dst = varint.AppendUvarint(dst, uint64(s.expired))
 	keys := s.Keys()
-	dst = appendUvarint(dst, uint64(len(keys)))
+	dst = varint.AppendUvarint(dst, uint64(len(keys)))
 	for _, k := range keys {
 		e := &s.entries[s.byKey[k]].e
-		dst = appendVarint(dst, k)
-		dst = appendVarint(dst, e.Count)
-		dst = appendVarint(dst, e.Sum)
-		dst = appendVarint(dst, e.Min)
-		dst = appendVarint(dst, e.Max)
-		dst = appendUvarint(dst, uint64(e.N))
-		dst = appendVarint(dst, int64(e.Written))
+		dst = varint.AppendVarint(dst, k)
+		dst = varint.AppendVarint(dst, e.Count)
+		dst = varint.AppendVarint(dst, e.Sum)
+		dst = varint.AppendVarint(dst, e.Min)
+		dst = varint.AppendVarint(dst, e.Max)
+		dst = varint.AppendUvarint(dst, uint64(e.N))
+		dst = varint.AppendVarint(dst, int64(e.Written))
 	}
 	return dst
 }
@@ -245,22 +247,6 @@ func Restore(b []byte) (*State, error) {
 	return s, nil
 }
 
-// The snapshot's numbers are varints in the layout of encoding/binary
-// (LEB128, zig-zag for signed values), written here because
-// encoding/binary imports reflect, which the browser module must not carry.
-
-func appendUvarint(b []byte, v uint64) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(b, byte(v))
-}
-
-func appendVarint(b []byte, v int64) []byte {
-	return appendUvarint(b, uint64(v<<1)^uint64(v>>63))
-}
-
 type reader struct {
 	b   []byte
 	err error
@@ -276,21 +262,13 @@ func (r *reader) uvarint() uint64 {
 	if r.err != nil {
 		return 0
 	}
-	var v uint64
-	var shift uint
-	for i, c := range r.b {
-		if i == 10 || i == 9 && c > 1 {
-			break
-		}
-		if c < 0x80 {
-			r.b = r.b[i+1:]
-			return v | uint64(c)<<shift
-		}
-		v |= uint64(c&0x7f) << shift
-		shift += 7
+	v, n := varint.Uvarint(r.b)
+	if n <= 0 {
+		r.fail("a number is cut short or too long")
+		return 0
 	}
-	r.fail("a number is cut short or too long")
-	return 0
+	r.b = r.b[n:]
+	return v
 }
 
 func (r *reader) varint() int64 {

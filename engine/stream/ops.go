@@ -7,6 +7,8 @@ import (
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/window"
+
+	"github.com/tidemark/tidemark/engine/varint"
 )
 
 // This file holds the operators of the stream world's second part, an
@@ -280,17 +282,17 @@ func (op *windowOp) size() int { return op.op.Size().Windows }
 // per key (what its target's rows count), in order of key.
 func (j *joinOp) snapshot(dst []byte) []byte {
 	b := j.op.Snapshot(nil)
-	dst = appendUvarint(dst, uint64(len(b)))
+	dst = varint.AppendUvarint(dst, uint64(len(b)))
 	dst = append(dst, b...)
 	keys := make([]int32, 0, len(j.emitted))
 	for k := range j.emitted {
 		keys = append(keys, k)
 	}
 	sortInt32(keys)
-	dst = appendUvarint(dst, uint64(len(keys)))
+	dst = varint.AppendUvarint(dst, uint64(len(keys)))
 	for _, k := range keys {
-		dst = appendUvarint(dst, uint64(k))
-		dst = appendUvarint(dst, uint64(j.emitted[k]))
+		dst = varint.AppendUvarint(dst, uint64(k))
+		dst = varint.AppendUvarint(dst, uint64(j.emitted[k]))
 	}
 	return dst
 }
@@ -313,7 +315,7 @@ func (j *joinOp) restore(b []byte) error {
 		j.op, j.emitted = o, nil
 		return nil
 	}
-	n, k := uvarint(b)
+	n, k := varint.Uvarint(b)
 	if k <= 0 || uint64(len(b)-k) < n {
 		return errJoinSnapshot
 	}
@@ -322,18 +324,18 @@ func (j *joinOp) restore(b []byte) error {
 		return err
 	}
 	rest := b[k+int(n):]
-	cnt, k := uvarint(rest)
+	cnt, k := varint.Uvarint(rest)
 	if k <= 0 {
 		return errJoinSnapshot
 	}
 	rest = rest[k:]
 	emitted := map[int32]int32{}
 	for range cnt {
-		key, k1 := uvarint(rest)
+		key, k1 := varint.Uvarint(rest)
 		if k1 <= 0 {
 			return errJoinSnapshot
 		}
-		v, k2 := uvarint(rest[k1:])
+		v, k2 := varint.Uvarint(rest[k1:])
 		if k2 <= 0 {
 			return errJoinSnapshot
 		}
@@ -361,29 +363,6 @@ func sortInt32(xs []int32) {
 			xs[k], xs[k-1] = xs[k-1], xs[k]
 		}
 	}
-}
-
-func appendUvarint(b []byte, v uint64) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(b, byte(v))
-}
-
-func uvarint(b []byte) (v uint64, n int) {
-	var shift uint
-	for i, c := range b {
-		if i == 10 {
-			return 0, -1
-		}
-		if c < 0x80 {
-			return v | uint64(c)<<shift, i + 1
-		}
-		v |= uint64(c&0x7f) << shift
-		shift += 7
-	}
-	return 0, 0
 }
 
 // noteState records how many entries op's state holds now.

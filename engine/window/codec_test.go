@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine/varint"
 )
 
 // The hand-written varints are encoding/binary's, byte for byte.
@@ -17,24 +19,24 @@ func TestVarintsMatchEncodingBinary(t *testing.T) {
 		vals = append(vals, int64(r.Uint64())>>r.IntN(64))
 	}
 	for _, v := range vals {
-		got := appendVarint(nil, v)
+		got := varint.AppendVarint(nil, v)
 		require.Equal(t, binary.AppendVarint(nil, v), got, "%d", v)
-		back, n := varint(got)
+		back, n := varint.Varint(got)
 		require.Equal(t, v, back)
 		require.Equal(t, len(got), n)
 		u := uint64(v)
-		gotU := appendUvarint(nil, u)
+		gotU := varint.AppendUvarint(nil, u)
 		require.Equal(t, binary.AppendUvarint(nil, u), gotU, "%d", u)
-		backU, n := uvarint(gotU)
+		backU, n := varint.Uvarint(gotU)
 		require.Equal(t, u, backU)
 		require.Equal(t, len(gotU), n)
 		for cut := range len(gotU) {
-			_, n := uvarint(gotU[:cut])
+			_, n := varint.Uvarint(gotU[:cut])
 			require.LessOrEqual(t, n, 0, "a cut number is refused")
 		}
 	}
-	_, n := uvarint([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02})
+	_, n := varint.Uvarint([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02})
 	require.Less(t, n, 0, "more than 64 bits")
-	_, n = uvarint([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01})
+	_, n = varint.Uvarint([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01})
 	require.Less(t, n, 0, "more than ten bytes")
 }

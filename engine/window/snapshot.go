@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/tidemark/tidemark/engine/vtime"
+
+	"github.com/tidemark/tidemark/engine/varint"
 )
 
 // snapshotMagic starts every snapshot, with its format version.
@@ -22,10 +24,10 @@ const snapshotMagic = "TMW1"
 func (o *Operator) Snapshot(dst []byte) []byte {
 	dst = append(dst, snapshotMagic...)
 	dst = appendConfig(dst, o.cfg)
-	dst = appendVarint(dst, int64(o.wm))
-	dst = appendVarint(dst, int64(o.now))
-	dst = appendUvarint(dst, uint64(o.dropped))
-	dst = appendUvarint(dst, uint64(o.sideOut))
+	dst = varint.AppendVarint(dst, int64(o.wm))
+	dst = varint.AppendVarint(dst, int64(o.now))
+	dst = varint.AppendUvarint(dst, uint64(o.dropped))
+	dst = varint.AppendUvarint(dst, uint64(o.sideOut))
 	order := make([]int32, 0, o.windows)
 	for i := range o.slots {
 		if o.slots[i].flags&live != 0 {
@@ -33,17 +35,17 @@ func (o *Operator) Snapshot(dst []byte) []byte {
 		}
 	}
 	o.sortSlots(order)
-	dst = appendUvarint(dst, uint64(len(order)))
+	dst = varint.AppendUvarint(dst, uint64(len(order)))
 	for _, i := range order {
 		s := &o.slots[i]
-		dst = appendUvarint(dst, uint64(s.key))
-		dst = appendVarint(dst, int64(s.win.Start))
-		dst = appendVarint(dst, int64(s.win.End))
-		dst = appendVarint(dst, s.acc.Count)
-		dst = appendVarint(dst, s.acc.Sum)
-		dst = appendVarint(dst, s.acc.Min)
-		dst = appendVarint(dst, s.acc.Max)
-		dst = appendUvarint(dst, uint64(s.firings))
+		dst = varint.AppendUvarint(dst, uint64(s.key))
+		dst = varint.AppendVarint(dst, int64(s.win.Start))
+		dst = varint.AppendVarint(dst, int64(s.win.End))
+		dst = varint.AppendVarint(dst, s.acc.Count)
+		dst = varint.AppendVarint(dst, s.acc.Sum)
+		dst = varint.AppendVarint(dst, s.acc.Min)
+		dst = varint.AppendVarint(dst, s.acc.Max)
+		dst = varint.AppendUvarint(dst, uint64(s.firings))
 		var pending byte
 		if s.fireAt != none {
 			pending |= fireTimer
@@ -54,7 +56,7 @@ func (o *Operator) Snapshot(dst []byte) []byte {
 		dst = append(dst, pending)
 		if o.cfg.Contents {
 			for e := s.head; e != none; e = o.elems[e].next {
-				dst = appendVarint(dst, o.elems[e].id)
+				dst = varint.AppendVarint(dst, o.elems[e].id)
 			}
 		}
 	}
@@ -69,7 +71,7 @@ func appendConfig(dst []byte, c Config) []byte {
 	a := c.Assigner
 	dst = append(dst, byte(a.Kind), byte(c.Domain), boolByte(c.SideOutput), boolByte(c.Contents))
 	for _, d := range []vtime.Duration{a.Size, a.Slide, a.Offset, a.Gap, c.Lateness} {
-		dst = appendVarint(dst, int64(d))
+		dst = varint.AppendVarint(dst, int64(d))
 	}
 	return dst
 }
@@ -97,7 +99,7 @@ func (r *reader) fail(what string) {
 }
 
 func (r *reader) varint() int64 {
-	v, n := varint(r.b)
+	v, n := varint.Varint(r.b)
 	if n <= 0 {
 		r.fail("truncated or malformed number")
 		r.b = nil
@@ -108,7 +110,7 @@ func (r *reader) varint() int64 {
 }
 
 func (r *reader) uvarint() uint64 {
-	v, n := uvarint(r.b)
+	v, n := varint.Uvarint(r.b)
 	if n <= 0 {
 		r.fail("truncated or malformed number")
 		r.b = nil
