@@ -431,10 +431,19 @@ func (r *reader) plotDirective(d *directive) (Block, bool) {
 	if !has {
 		return nil, false
 	}
-	sc, found := lessons.Lookup(strings.TrimSpace(sf.value))
+	// spec reports an unknown scenario or a malformed line; a plot's knobs
+	// come from x= and series=, so settings on the line are an error, not
+	// a plot that silently goes missing.
+	e, good := r.spec(sf.value, sf.at, false)
+	if !good {
+		return nil, false
+	}
+	if len(e.Knobs) > 0 {
+		r.e.at(sf.at(0), "plot: scenario takes only a scenario id; the knobs a plot varies are set by x= and series=")
+		return nil, false
+	}
+	sc, found := lessons.Lookup(e.Scenario)
 	if !found {
-		e, _ := r.spec(sf.value, sf.at, false) // reports the unknown scenario
-		_ = e
 		return nil, false
 	}
 	p.Scenario = sc.ID

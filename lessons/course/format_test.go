@@ -234,6 +234,14 @@ func TestFormatErrors(t *testing.T) {
 			`lessons/text/t/02-two.md:3:1: everything in a chapter sits in a section`},
 		{"term outside the glossary", edit(t, "02-two.md", "::: note Simplified", "::: term x"),
 			`term directives belong in glossary.md`},
+		{"plot with knobs on its scenario line", plot(t, "scenario: hwm/load mark=lsn\nx: load"),
+			`lessons/text/t/02-two.md:6:11: plot: scenario takes only a scenario id`},
+		{"plot of an unknown scenario", plot(t, "scenario: hwm/nope\nx: load"),
+			`unknown scenario "hwm/nope"`},
+		{"plot along no knob", plot(t, "scenario: hwm/load\nx: colour"),
+			`plot: x: scenario hwm/load has no knob "colour"`},
+		{"plot's series labels without series", plot(t, "scenario: hwm/load\nx: load\nseries-labels: lsn=\"L\""),
+			`plot: series-labels without series`},
 		{"glossary term twice", map[string]string{"glossary.md": fixture["glossary.md"] + "\n::: term mark\nname: Again\ndefinition: Again.\n:::\n"},
 			`lessons/text/t/glossary.md:13:1: term "mark" is defined twice`},
 	} {
@@ -322,4 +330,11 @@ func TestASecondLessonIsOnlyFiles(t *testing.T) {
 	_, err = Load(fsys, "lessons/text", []string{"one", "three"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `lessons/text/three: lesson "three" is registered but its directory cannot be read`)
+}
+
+// plot puts a plot directive with the given scenario and x fields (and any
+// others) in the second chapter, before its list.
+func plot(t *testing.T, fields string) map[string]string {
+	t.Helper()
+	return edit(t, "02-two.md", "- one item", "::: plot p\n"+fields+"\nx-title: Load\ncaption: A plot.\n:::\n\n- one item")
 }

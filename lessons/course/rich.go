@@ -63,17 +63,6 @@ func (r Rich) Terms() []string {
 	return out
 }
 
-// Links returns the hrefs of the links in r, in order.
-func (r Rich) Links() []string {
-	var out []string
-	r.walk(func(s Span) {
-		if s.Kind == KindLink {
-			out = append(out, s.Ref)
-		}
-	})
-	return out
-}
-
 func (r Rich) walk(f func(Span)) {
 	for _, s := range r {
 		f(s)

@@ -20,23 +20,15 @@ import (
 //   - a prediction that comes after an embed of its chapter playing the
 //     scenario it asks about, which would give its answer away.
 //
-// Load checks what needs no engine; Verify is run by the lesson's tests and
-// for each chapter a page draws.
+// Load checks what needs no engine; Verify is run by the lesson's tests
+// (and the page of a chapter checks each of its predictions again as it
+// draws it).
 func Verify(l *Lesson) error {
 	e := &errs{}
 	var shown []Embed
 	for i := range l.Chapters {
 		verifyChapter(&l.Chapters[i], &shown, e)
 	}
-	return e.err()
-}
-
-// VerifyChapter is Verify for one chapter, as its page is drawn. It
-// compares the chapter's embeds with each other only.
-func VerifyChapter(c *Chapter) error {
-	e := &errs{}
-	var shown []Embed
-	verifyChapter(c, &shown, e)
 	return e.err()
 }
 
