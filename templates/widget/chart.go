@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
-	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -313,12 +312,4 @@ func SourceChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, 
 	}
 	b.close("svg")
 	return b.String(), chartWidth, height
-}
-
-// markKindWords says what a mark of kind compares, for the chart's legend.
-func markKindWords(k extract.MarkKind) string {
-	if k.IsTimestamp() {
-		return "compares updated_at"
-	}
-	return "compares commit positions"
 }

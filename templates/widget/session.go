@@ -301,6 +301,11 @@ func (s *Session) View(full bool) ViewResult {
 	if t == nil || s.origRun != nil {
 		return ViewResult{Message: "the scenario is still running"}
 	}
+	if s.ix == nil {
+		// A run whose original finished in the same call as the fork was
+		// never indexed by Advance; index it once here, not at every step.
+		s.ix = indexTrace(t)
+	}
 	st := s.state()
 	v := ViewResult{Narration: Narration(t, st.Step), Step: st.Step, Steps: t.Steps(), Message: st.Message, CanUndo: st.CanUndo}
 	if s.large {

@@ -913,3 +913,18 @@ func TestSessionStreamPanel(t *testing.T) {
 	_, d = view(t, hw)
 	assert.Empty(t, d.ByTestID("panel-stream"), "no stream, no panel")
 }
+
+// TestViewIndexesTheTraceOnce: a run left unindexed by Advance (an original
+// that finished in the same call as its fork) is indexed by the first View
+// and kept for the next steps, not indexed again at every step.
+func TestViewIndexesTheTraceOnce(t *testing.T) {
+	s := open(t, "hwm/visibility-gap", "step=3")
+	s.ix = nil
+	s.View(false)
+	require.NotNil(t, s.ix)
+	ix := s.ix
+	_, err := s.Act("seek", "4")
+	require.NoError(t, err)
+	s.View(false)
+	assert.Same(t, ix, s.ix, "the next step reads the same index")
+}

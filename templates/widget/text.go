@@ -7,7 +7,6 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
-	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/stream"
 )
@@ -195,20 +194,3 @@ func targetTable(b *builder, v *atStep, g *targetIndex) {
 	}
 	endTable(b)
 }
-
-// ofTarget returns the keys of the truth that belong to one target (with
-// several targets the truth names keys "target:key"), without the prefix,
-// sorted by key.
-func ofTarget(keys []string, target string) []string {
-	var out []string
-	for _, k := range keys {
-		if rest, ok := strings.CutPrefix(k, target+":"); ok {
-			out = append(out, rest)
-		}
-	}
-	sortKeys(out)
-	return out
-}
-
-// compareKeys orders keys as the engine does.
-func compareKeys(a, b string) int { return mvcc.CompareKeys(a, b) }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/lessons/chain"
 	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/web"
@@ -107,7 +108,7 @@ func View(q map[string][]string) (templates.ChainView, error) {
 	for k := range res.Duplicated {
 		doubled = append(doubled, k)
 	}
-	slices.SortFunc(doubled, byNumber)
+	mvcc.SortKeys(doubled)
 	for _, k := range first(doubled) {
 		v.Run.Doubled = append(v.Run.Doubled, k+" ×"+strconv.Itoa(res.Duplicated[k]))
 	}
@@ -143,14 +144,4 @@ func first(keys []string) []string {
 		return keys[:shown]
 	}
 	return keys
-}
-
-// byNumber orders keys as numbers when both are, as text otherwise.
-func byNumber(a, b string) int {
-	x, errA := strconv.Atoi(a)
-	y, errB := strconv.Atoi(b)
-	if errA == nil && errB == nil {
-		return x - y
-	}
-	return strings.Compare(a, b)
 }
