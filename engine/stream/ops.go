@@ -8,6 +8,7 @@ import (
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/window"
 
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/varint"
 )
 
@@ -284,11 +285,7 @@ func (j *joinOp) snapshot(dst []byte) []byte {
 	b := j.op.Snapshot(nil)
 	dst = varint.AppendUvarint(dst, uint64(len(b)))
 	dst = append(dst, b...)
-	keys := make([]int32, 0, len(j.emitted))
-	for k := range j.emitted {
-		keys = append(keys, k)
-	}
-	sortInt32(keys)
+	keys := sorted.Keys(j.emitted)
 	dst = varint.AppendUvarint(dst, uint64(len(keys)))
 	for _, k := range keys {
 		dst = varint.AppendUvarint(dst, uint64(k))
@@ -355,14 +352,6 @@ func (j *joinOp) restore(b []byte) error {
 func (j *joinOp) size() int {
 	z := j.op.Size()
 	return z.Left + z.Right
-}
-
-func sortInt32(xs []int32) {
-	for i := 1; i < len(xs); i++ {
-		for k := i; k > 0 && xs[k] < xs[k-1]; k-- {
-			xs[k], xs[k-1] = xs[k-1], xs[k]
-		}
-	}
 }
 
 // noteState records how many entries op's state holds now.

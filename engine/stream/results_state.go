@@ -8,7 +8,9 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/checkpoint"
+	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/window"
 )
@@ -357,7 +359,7 @@ func (t *Trace) tableCount(oi, n int) check.TableCount {
 		for _, row := range rows {
 			have[t.t.RowKey(&row)] = row.Amount
 		}
-		slices.SortFunc(order, compareNames)
+		sorted.Func(order, mvcc.CompareKeys)
 		for _, name := range order {
 			want := agg.Of(*accs[name])
 			if got, ok := have[name]; !ok || got != want {
@@ -373,20 +375,4 @@ func prose2(name string, got int64, ok bool, want int64) string {
 		return name + ": no row, the topic " + strconv.FormatInt(want, 10)
 	}
 	return name + ": table " + strconv.FormatInt(got, 10) + ", topic " + strconv.FormatInt(want, 10)
-}
-
-// compareNames orders keys as numbers when both are, else as text.
-func compareNames(a, b string) int {
-	x, e1 := strconv.ParseInt(a, 10, 64)
-	y, e2 := strconv.ParseInt(b, 10, 64)
-	if e1 == nil && e2 == nil {
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	}
-	return strings.Compare(a, b)
 }

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -379,25 +380,15 @@ func (st *stream) due(p int) (vtime.Time, bool) {
 // yet, or -1.
 func (st *stream) nextUnread(p int) int {
 	for w := p / 64; w < len(st.unread); w++ {
-		bits := st.unread[w]
+		word := st.unread[w]
 		if w == p/64 {
-			bits &^= 1<<(p%64) - 1
+			word &^= 1<<(p%64) - 1
 		}
-		if bits != 0 {
-			return w*64 + bits64(bits)
+		if word != 0 {
+			return w*64 + bits.TrailingZeros64(word)
 		}
 	}
 	return -1
-}
-
-// bits64 is the index of the lowest set bit of x, which is not 0.
-func bits64(x uint64) int {
-	n := 0
-	for x&1 == 0 {
-		x >>= 1
-		n++
-	}
-	return n
 }
 
 // nextAt is the true time of the stream's next piece of work, and false when it has none.
@@ -727,9 +718,6 @@ func (st *stream) tick() bool {
 	st.s.emitNote(note{why: noteTick, who: int16(st.idx), i: int32(first), n: int32(len(st.s.t.Watermarks) - first)}, engine.KindWatermark)
 	return true
 }
-
-// allIdle reports whether every generator of the stream is marked idle.
-func (st *stream) allIdle() bool { return st.src.Idle() }
 
 // noted records what a call left the watermark at (partition p's, or
 // every partition's when p is -1) and queues the work it leaves the
