@@ -72,16 +72,16 @@ func (v *variant) matches(ifNoneMatch []string) bool {
 		return false
 	}
 	for _, line := range ifNoneMatch {
-		if noneMatch(line, v.etag[0]) {
+		if NoneMatch(line, v.etag[0]) {
 			return true
 		}
 	}
 	return false
 }
 
-// noneMatch reports whether an If-None-Match header lists etag (or "*"),
+// NoneMatch reports whether an If-None-Match header lists etag (or "*"),
 // comparing weakly as RFC 9110 asks for this header.
-func noneMatch(header, etag string) bool {
+func NoneMatch(header, etag string) bool {
 	for tag := range strings.SplitSeq(header, ",") {
 		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
 		if tag == "*" || tag == etag {
@@ -127,27 +127,6 @@ func acceptWeights(lines []string) (br, gz float64) {
 		gz = star
 	}
 	return br, gz
-}
-
-// acceptedCodings returns the codings among "br" and "gzip" that
-// Accept-Encoding header lines allow, most preferred first (brotli wins
-// ties).
-func acceptedCodings(lines []string) []string {
-	br, gz := acceptWeights(lines)
-	var out []string
-	switch {
-	case br > 0 && br >= gz:
-		out = append(out, "br")
-		if gz > 0 {
-			out = append(out, "gzip")
-		}
-	case gz > 0:
-		out = append(out, "gzip")
-		if br > 0 {
-			out = append(out, "br")
-		}
-	}
-	return out
 }
 
 // chooseVariant returns the representation to send for Accept-Encoding

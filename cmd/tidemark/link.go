@@ -5,10 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
-	"strings"
 
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/web/export"
 	"github.com/tidemark/tidemark/web/share"
 )
 
@@ -30,11 +29,10 @@ func linkCmd(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(pos) != 1 {
 		return errors.New("link needs one scenario: a bundled id, a file, or - for standard input")
 	}
-	u, err := url.Parse(*base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("--base-url %q: expected an absolute http or https address such as https://example.github.io/tidemark", *base)
+	site, _, err := export.ParseBase(*base)
+	if err != nil {
+		return fmt.Errorf("--base-url: %w", err)
 	}
-	site := strings.TrimSuffix(*base, "/")
 	var text string
 	if pos[0] == "-" {
 		b, err := io.ReadAll(stdin)

@@ -44,4 +44,8 @@ func TestLinkCommand(t *testing.T) {
 	code, _, errOut = tidemark(t, "link", "hwm/visibility-gap", "--base-url", "example.com")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "expected an absolute http or https address")
+	// The same check as export's: an address a link cannot carry is refused.
+	code, _, errOut = tidemark(t, "link", "hwm/visibility-gap", "--base-url", "https://me@example.com/docs")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "expected no query, fragment or user name")
 }

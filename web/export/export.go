@@ -68,7 +68,7 @@ var ErrNoModule = errors.New("the engine's module (web/static/tidemark.wasm) is 
 
 // Site writes the copy.
 func Site(opts Options) (Report, error) {
-	base, prefix, err := parseBase(opts.BaseURL)
+	base, prefix, err := ParseBase(opts.BaseURL)
 	if err != nil {
 		return Report{}, err
 	}
@@ -181,9 +181,9 @@ func Site(opts Options) (Report, error) {
 	return x.report, nil
 }
 
-// parseBase checks a copy's address and returns it without a trailing
+// ParseBase checks a site's address and returns it without a trailing
 // slash, and its path ("" at the root of a host).
-func parseBase(raw string) (base, prefix string, err error) {
+func ParseBase(raw string) (base, prefix string, err error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	switch {
 	case err != nil:

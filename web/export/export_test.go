@@ -67,7 +67,7 @@ func TestBaseURL(t *testing.T) {
 		"https://example.com/x?y=1":           {"", ""},
 		"ftp://example.com/x":                 {"", ""},
 	} {
-		base, prefix, err := parseBase(raw)
+		base, prefix, err := ParseBase(raw)
 		if want[0] == "" {
 			assert.Error(t, err, raw)
 			continue

@@ -91,23 +91,12 @@ func writePicture(w http.ResponseWriter, r *http.Request, svg string) {
 	sum := sha256.Sum256([]byte(svg))
 	etag := strconv.Quote(hex.EncodeToString(sum[:8]))
 	w.Header().Set("ETag", etag)
-	if noneMatch(r.Header.Get("If-None-Match"), etag) {
+	if web.NoneMatch(r.Header.Get("If-None-Match"), etag) {
 		w.Header().Set("Cache-Control", PictureCache)
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	writeSVG(w, r, http.StatusOK, PictureCache, svg)
-}
-
-// noneMatch reports whether an If-None-Match header lists etag (or "*").
-func noneMatch(header, etag string) bool {
-	for tag := range strings.SplitSeq(header, ",") {
-		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
-		if tag == "*" || tag == etag {
-			return true
-		}
-	}
-	return false
 }
 
 // maxLinkedPictureBytes bounds the pictures of linked scenarios kept: a
