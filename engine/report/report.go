@@ -206,7 +206,7 @@ func Text(w io.Writer, t *engine.Trace) error {
 	for _, c := range checks {
 		fmt.Fprintf(&b, "  %-7s  %-*s  %s\n", strings.ToUpper(string(c.Status)), nameW, c.Name, c.Detail)
 	}
-	fmt.Fprintf(&b, "\nVERDICT: %s\n", Verdict(truth, checks))
+	fmt.Fprintf(&b, "\nVERDICT: %s\n", truth.Verdict(checks))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -248,42 +248,4 @@ func list(xs []string) string {
 	return strings.Join(xs, ", ")
 }
 
-// Verdict sums up a run in one sentence: what was lost or doubled, and
-// whether any check noticed.
-func Verdict(truth engine.Truth, checks []check.Result) string {
-	var failed []string
-	for _, c := range checks {
-		if c.Status == check.Fail {
-			failed = append(failed, c.Name)
-		}
-	}
-	noticed := "no check noticed"
-	if len(failed) > 0 {
-		noticed = "noticed by " + strings.Join(failed, ", ")
-	}
-	var harm []string
-	if n := len(truth.Missing); n > 0 {
-		harm = append(harm, rows(n)+" missing")
-	}
-	if n := len(truth.Duplicated); n > 0 {
-		harm = append(harm, rows(n)+" duplicated")
-	}
-	if n := len(truth.Stale); n > 0 {
-		harm = append(harm, rows(n)+" stale")
-	}
-	if len(harm) == 0 {
-		if len(failed) > 0 {
-			return "the target matches the source; " + noticed + " (a false alarm)"
-		}
-		return "the target matches the source"
-	}
-	return strings.Join(harm, ", ") + "; " + noticed
-}
 
-// rows counts rows in words: "1 row", "3 rows".
-func rows(n int) string {
-	if n == 1 {
-		return "1 row"
-	}
-	return fmt.Sprintf("%d rows", n)
-}

@@ -15,10 +15,8 @@
 package widget
 
 import (
-	"strings"
 
 	"github.com/tidemark/tidemark/engine"
-	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/stream"
@@ -422,12 +420,12 @@ func ending(b *builder, t *engine.Trace, s State) {
 	final := t.Final()
 	if isLarge(t) {
 		// The checks of a large trace take a while; the truth does not.
-		b.el("p", "In the end: "+harm(final)+". Step to the end to see the checks' verdicts.", "data-testid", "verdict")
+		b.el("p", "In the end: "+final.Harm()+". Step to the end to see the checks' verdicts.", "data-testid", "verdict")
 		b.close("section")
 		return
 	}
 	checks := t.Checks()
-	b.el("p", "In the end: "+Verdict(final, checks)+".", "data-testid", "verdict")
+	b.el("p", "In the end: "+final.Verdict(checks)+".", "data-testid", "verdict")
 	b.open("ul")
 	for _, c := range checks {
 		b.open("li", "data-check", c.Name)
@@ -439,40 +437,4 @@ func ending(b *builder, t *engine.Trace, s State) {
 	b.close("section")
 }
 
-// Verdict says in one sentence what a run did to the target and which
-// checks noticed, as the CLI's report does.
-func Verdict(truth engine.Truth, checks []check.Result) string {
-	var failed []string
-	for _, c := range checks {
-		if c.Status == check.Fail {
-			failed = append(failed, c.Name)
-		}
-	}
-	noticed := "no check noticed"
-	if len(failed) > 0 {
-		noticed = "noticed by " + strings.Join(failed, ", ")
-	}
-	if h := harm(truth); h != "" {
-		return h + "; " + noticed
-	}
-	if len(failed) > 0 {
-		return "the target matches the source; " + noticed + " (a false alarm)"
-	}
-	return "the target matches the source"
-}
 
-// harm counts what the truth holds against the target: "2 rows missing,
-// 1 row duplicated", or "" when nothing.
-func harm(tr engine.Truth) string {
-	var out []string
-	if n := len(tr.Missing); n > 0 {
-		out = append(out, plural(n, "row")+" missing")
-	}
-	if n := len(tr.Duplicated); n > 0 {
-		out = append(out, plural(n, "row")+" duplicated")
-	}
-	if n := len(tr.Stale); n > 0 {
-		out = append(out, plural(n, "row")+" stale")
-	}
-	return strings.Join(out, ", ")
-}
