@@ -94,14 +94,17 @@ func readersTable(b *builder, st *stream.Trace, n int) {
 		if sh.Cost <= 0 {
 			continue
 		}
+		// Each partition's lag, read once for its reader and the average.
+		lags := make([]int64, len(sh.Parts))
 		total := int64(0)
+		for p := range sh.Parts {
+			lags[p] = st.LagAt(i, p, n)
+			total += lags[p]
+		}
 		for sub := range sh.Parallelism {
 			var parts []string
-			for p := range sh.Parts {
-				if p%sh.Parallelism == sub {
-					lag := st.LagAt(i, p, n)
-					parts = append(parts, itoa(p)+" ("+strconv.FormatInt(lag, 10)+")")
-				}
+			for p := sub; p < len(lags); p += sh.Parallelism {
+				parts = append(parts, itoa(p)+" ("+strconv.FormatInt(lags[p], 10)+")")
 			}
 			u := st.Utilisation(i, sub, n, utilWindow)
 			b.open("tr", "data-reader", itoa(sub))
@@ -110,9 +113,6 @@ func readersTable(b *builder, st *stream.Trace, n int) {
 			b.el("td", strings.Join(parts, ", "))
 			b.el("td", itoa(int(u*100+0.5))+"%", "data-testid", "reader-busy", "class", cls(u >= 0.95, "tm-warn"))
 			b.close("tr")
-		}
-		for p := range sh.Parts {
-			total += st.LagAt(i, p, n)
 		}
 		b.open("tr")
 		b.el("th", sh.Name, "scope", "row")

@@ -421,12 +421,7 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		s.knobs, s.faults, s.original = next, nil, nil
 		return true, s.start()
 	case "fail", "slow", "burst-key":
-		f, err := s.jobFault(action, arg) // the stream job's: see jobfaults.go
-		if err != nil {
-			s.st.Message = err.Error()
-			return false, err
-		}
-		return s.fork(f)
+		return s.forkOr(s.jobFault(action, arg)) // the stream job's: see jobfaults.go
 	case "crash", "jump":
 		f := engine.Fault{AfterStep: s.st.Step, Kind: hwm.FaultCrash}
 		if action == "jump" {
@@ -447,19 +442,9 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		}
 		return s.fork(f)
 	case "add-partition", "pause":
-		f, err := s.logFault(action, arg)
-		if err != nil {
-			s.st.Message = err.Error()
-			return false, err
-		}
-		return s.fork(f)
+		return s.forkOr(s.logFault(action, arg))
 	case "stall", "delay", "burst":
-		f, err := s.streamFault(action, arg)
-		if err != nil {
-			s.st.Message = err.Error()
-			return false, err
-		}
-		return s.fork(f)
+		return s.forkOr(s.streamFault(action, arg))
 	case "undo":
 		if len(s.history) == 0 {
 			return false, errors.New("nothing to undo")
@@ -468,6 +453,16 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		return true, s.start()
 	}
 	return false, prose.Errorf("%w %q", ErrUnknownAction, action)
+}
+
+// forkOr forks with fault f, or, when reading the fault failed, shows err
+// and changes nothing.
+func (s *Session) forkOr(f engine.Fault, err error) (rerun bool, _ error) {
+	if err != nil {
+		s.st.Message = err.Error()
+		return false, err
+	}
+	return s.fork(f)
 }
 
 // fork adds fault f at the current step and starts the run with it; the

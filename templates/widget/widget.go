@@ -15,7 +15,6 @@
 package widget
 
 import (
-
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
@@ -436,5 +435,3 @@ func ending(b *builder, t *engine.Trace, s State) {
 	b.close("ul")
 	b.close("section")
 }
-
-
