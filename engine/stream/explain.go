@@ -179,3 +179,20 @@ func pairWord(n int) string {
 	}
 	return "pairs"
 }
+
+// ResultWindow returns the window operator (an index in Windows) and the
+// window whose result row has the core's key id, or -1 when no window
+// writes that row.
+func (t *Trace) ResultWindow(id int32) (op int, w window.Window) {
+	for i, wh := range t.Windows {
+		for k := range wh.results {
+			if wh.results[k].ID == id {
+				return i, wh.results[k].Window
+			}
+		}
+	}
+	return -1, window.Window{}
+}
+
+// IsReplay reports whether arrival i read its record again after a restore.
+func (t *Trace) IsReplay(i int32) bool { return t.isReplay(i) }

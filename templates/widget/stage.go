@@ -765,7 +765,13 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 		attrs := []string{"class", "tm-chip tm-chip-" + state, "data-testid", "slot", "data-key", key, "data-state", state,
 			"data-chip", "tgt:" + h.Name + ":" + chip}
 		if len(buf) > 0 && g.written(p, v.n) {
-			attrs = append(attrs, "data-from", "run:"+h.Name+":"+key, "data-new", "on")
+			from := "run:" + h.Name + ":" + key
+			if st := stream.Of(t); st != nil {
+				if o := streamOrigin(st, h.Name, id, key, s.Step); o != "" {
+					from = o
+				}
+			}
+			attrs = append(attrs, "data-from", from, "data-new", "on")
 		}
 		if len(buf) > 1 {
 			attrs = append(attrs, "data-copies", itoa(min(len(buf), 4)))

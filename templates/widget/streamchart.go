@@ -172,10 +172,11 @@ type streamAxis struct {
 }
 
 // axisFor picks the span around a stream's watermark and its newest
-// records: five of its windows' sizes (a minute when it has no window),
-// aligned to them.
-func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm vtime.Time) streamAxis {
-	size := vtime.Minute
+// records: five of its windows' sizes (ten seconds when it has no window),
+// aligned to them. Before it has read anything, the span starts at the
+// first record still to arrive (first; watermark.None when there is none).
+func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, first vtime.Time) streamAxis {
+	size := 10 * vtime.Second
 	for _, wh := range st.Windows {
 		if wh.Stream == st.Streams[si].Name {
 			switch a := wh.Config.Assigner; a.Kind {
@@ -195,6 +196,9 @@ func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm vtime.Time) 
 	}
 	if wm != watermark.None && wm != watermark.End {
 		top = max(top, wm)
+	}
+	if top == watermark.None && first != watermark.None {
+		top = first
 	}
 	if top == watermark.None {
 		return streamAxis{lo: 0, hi: vtime.Time(5 * size), tick: size}
@@ -217,7 +221,13 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	sh := st.Streams[si]
 	parts := st.Partitions(si, step)
 	wm, idle := st.Watermark(si, -1, step)
-	ax := axisFor(st, si, parts, wm)
+	first := watermark.None
+	if len(parts) > 0 {
+		if ds := st.Dots(si, parts[0].Part, step, 1); len(ds) > 0 && !ds[0].Read {
+			first = ds[0].Time
+		}
+	}
+	ax := axisFor(st, si, parts, wm, first)
 	const w, left, right, laneH = chartWidth, 96.0, 16.0, 22.0
 	x := func(at vtime.Time) float64 {
 		return left + (w-left-right)*float64(at-ax.lo)/float64(ax.hi-ax.lo)
@@ -254,6 +264,17 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	endPart(b, o)
 	y += 20
 	lanesTop := y
+	// The records the stream's windows took at this step: each moves from
+	// its dot into its window (see streammove.go).
+	type token struct {
+		id int64
+		at vtime.Time
+	}
+	var taken map[int64]bool
+	var tokens []token
+	if !o.Standalone {
+		taken = takenAt(st, si, step)
+	}
 	for _, p := range parts {
 		partOf(b, o, key+"-lane-"+itoa(p.Part))
 		class := "tm-lane"
@@ -281,6 +302,9 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			cx, cy := x(d.Time), y+laneH/2
 			if d.Late >= 0 {
 				lateMark(b, st, d, cx, cy, look, !o.Standalone, o.LateHref)
+				if _, ok := taken[d.ID]; ok && !o.Standalone {
+					tokens = append(tokens, token{d.ID, d.Time}) // late, within the lateness: it counts
+				}
 				continue
 			}
 			class := "tm-dot"
@@ -290,7 +314,14 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			case d.Fresh:
 				class = "tm-dot tm-fresh"
 			}
-			b.void("circle", look(class, "cx", ftoa(cx), "cy", ftoa(cy), "r", "3.5")...)
+			attrs := look(class, "cx", ftoa(cx), "cy", ftoa(cy), "r", "3.5")
+			if !o.Standalone {
+				attrs = append(attrs, "data-chip", recChip(d.ID))
+				if _, ok := taken[d.ID]; ok {
+					tokens = append(tokens, token{d.ID, d.Time})
+				}
+			}
+			b.void("circle", attrs...)
 		}
 		if early > 0 {
 			b.el("text", "◀ "+itoa(early), look("tm-tick", "x", ftoa(left+2), "y", ftoa(y+15))...)
@@ -357,7 +388,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 				}
 				same := seen[ws.Window.Start]
 				seen[ws.Window.Start]++
-				b.fopen(wkey+"-"+ws.Window.Start.String()+"-"+itoa(same), "g", "data-window", ws.Window.Start.String())
+				b.fopen(wkey+"-"+ws.Window.Start.String()+"-"+itoa(same), "g", "data-window", ws.Window.Start.String(), "data-chip", winChip(wi, ws.Window.Start))
 			}
 			if !o.Standalone { // a picture says it in its text
 				b.el("title", windowTitle(wh, ws))
@@ -379,6 +410,18 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 					txt += " ✕" + itoa(ws.Late)
 				}
 				b.el("text", txt, look("tm-wintext", "x", ftoa(x0+3), "y", ftoa(rowY+16))...)
+			}
+			// The records it took at this step, moving in from their lanes.
+			for ti := 0; ti < len(tokens); ti++ {
+				tk := tokens[ti]
+				if tk.at < ws.Window.Start || tk.at >= ws.Window.End {
+					continue
+				}
+				tx := min(max(x(tk.at), x0+5), x1-6)
+				b.void("circle", "class", "tm-token", "cx", ftoa(tx), "cy", ftoa(rowY+h/2), "r", "4.5",
+					"data-new", "on", "data-from", recChip(tk.id), "data-testid", "window-token")
+				tokens = append(tokens[:ti], tokens[ti+1:]...) // one window takes it on the picture
+				ti--
 			}
 			if o.Standalone {
 				b.close("g")
@@ -424,7 +467,11 @@ func lateMark(b *builder, st *stream.Trace, d stream.Dot, cx, cy float64, look f
 		b.open("a", "href", href(d.Late), "data-act", "explain", "data-key", lateKey(d.Late),
 			"aria-label", "Late record: why?", "data-testid", "late-record")
 	}
-	b.open("g", "data-late", itoa(d.Late))
+	if titled {
+		b.open("g", "data-late", itoa(d.Late), "data-fate", win.Fate(l.Fate).String())
+	} else {
+		b.open("g", "data-late", itoa(d.Late))
+	}
 	if titled {
 		b.el("title", "Late: "+st.WhyLate(d.Late))
 	}
@@ -495,6 +542,7 @@ func streamStation(b *builder, v *atStep) {
 		return stageLink(v.t, v.s, "explain", lateKey(i))
 	}})
 	b.fclose("div")
+	opsStrip(b, v, stream.Of(v.t))
 	b.fclose("section")
 }
 
@@ -550,7 +598,7 @@ func StreamText(t *engine.Trace, step int) []string {
 		}
 		parts := st.Partitions(si, step)
 		wm, _ := st.Watermark(si, -1, step)
-		ax := axisFor(st, si, parts, wm)
+		ax := axisFor(st, si, parts, wm, watermark.None)
 		var ws []string
 		for _, x := range st.WindowsAt(wi, step, ax.lo, ax.hi) {
 			ws = append(ws, strings.TrimPrefix(windowTitle(wh, x), wh.Name+" "))

@@ -167,9 +167,16 @@
       const from = before.get(el.dataset.from);
       if (!from || !el.animate) continue;
       const to = el.getBoundingClientRect();
-      const dx = from.left - to.left;
-      const dy = from.top - to.top;
+      let dx = from.left - to.left;
+      let dy = from.top - to.top;
       if (Math.abs(dx) + Math.abs(dy) < 2) continue;
+      // A shape of a picture moves in the picture's units, which its
+      // viewBox scales: turn the screen's pixels into them.
+      const m = el instanceof SVGGraphicsElement && el.ownerSVGElement ? el.ownerSVGElement.getScreenCTM() : null;
+      if (m && m.a && m.d) {
+        dx /= m.a;
+        dy /= m.d;
+      }
       el.animate(
         [{ transform: `translate(${dx}px, ${dy}px)`, opacity: 0.6 }, { transform: "translate(0, 0)", opacity: 1 }],
         { duration: MOVE_MS, easing: "cubic-bezier(.2,.7,.3,1)" },
