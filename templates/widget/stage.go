@@ -173,8 +173,11 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 			column("groups", "pipe", func() { groupStations(b, v, v.lt) })
 		}
 	}
-	if stream.Of(t) != nil {
+	if st := stream.Of(t); st != nil {
 		column("streams", "stream", func() { streamStation(b, v) })
+		if len(st.Ops) > 0 {
+			column("ops", "ops", func() { opsStation(b, v, st) })
+		}
 	}
 	if len(t.Targets) > 0 {
 		column("targets", "target", func() {
@@ -826,9 +829,13 @@ func targetWindow(v *atStep, g *targetIndex) ([]int, string) {
 	if focus < 0 {
 		focus = len(g.keys) - 1
 	}
-	keys := g.window(v.n, focus, maxRows+1, shown)
-	if len(keys) > maxRows {
-		keys = g.window(v.n, focus, maxRows, shown)
+	most := maxRows
+	if s.Present == "on" {
+		most = maxPresented
+	}
+	keys := g.window(v.n, focus, most+1, shown)
+	if len(keys) > most {
+		keys = g.window(v.n, focus, most, shown)
 		caption += "; showing " + itoa(len(keys)) + " keys around " + where + ", " + t.Key(g.keys[keys[0]]) + " to " + t.Key(g.keys[keys[len(keys)-1]])
 	}
 	return keys, caption
@@ -838,6 +845,10 @@ func targetWindow(v *atStep, g *targetIndex) ([]int, string) {
 // window of maxRows keys, so that a step costs the same at row 30 and at
 // row 30,000 (and a screen reader is not handed thousands of rows).
 const maxRows = 40
+
+// maxPresented is how many keys a target draws in presenter mode, where
+// the whole stage must fit a projector's screen in type a room can read.
+const maxPresented = 12
 
 // stageLink is a link from the stage to the step drawn with a choice
 // changed. Drawn by the browser module, where the page follows such a link
@@ -895,8 +906,25 @@ func legend(b *builder, v *atStep) {
 			break
 		}
 	}
-	if v.lt != nil {
+	st := stream.Of(v.t)
+	if v.lt != nil && st == nil {
 		item("tm-lg-cell", "▢", "record: offset, key; ✕ deleted by retention; ▲ a group's committed offset")
+	}
+	if st != nil {
+		// The stream chart's marks: each a shape of its own, and words.
+		item("tm-lg-read", "●", "record read")
+		item("tm-lg-wait", "○", "record still to arrive")
+		item("tm-lg-token", "◉", "record a window takes at this step, moving in from its lane")
+		item("tm-lg-wm", "┆", "watermark (a partition's: a short bar)")
+		item("tm-lg-now", "│", "now")
+		item("tm-lg-idle", "▨", "idle partition (hatched)")
+		item("tm-lg-win", "▭", "window, filling as records land; ✓ fired (×2: fired again); dashed: cleared")
+		item("tm-lg-dropped", "✕", "late record, dropped: it stays where it was")
+		item("tm-lg-side", "◇", "late record, sent to the side output")
+		item("tm-lg-accepted", "⊕", "late record, accepted: its window fires again")
+		if st.Job != nil && len(st.Job.Restores) > 0 {
+			item("tm-lg-replay", "↻", "read again after a restore")
+		}
 	}
 	item("tm-lg-chip", "▣", "row in the target, its version")
 	item("tm-lg-dup", "❐", "×2: copies of a key")

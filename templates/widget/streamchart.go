@@ -96,7 +96,10 @@ func streamChartTo(b *builder, t *engine.Trace, step int, o ChartOptions) (width
 	for i := range st.Streams {
 		y += streamChart(&body, t, st, i, step, y, o)
 	}
-	height = y + 34
+	height = y + 4
+	if o.Standalone {
+		height += 30 // the picture's own legend; on the stage, the stage's legend says it
+	}
 	look := lookFor(o)
 	desc := streamDesc(t, st, step)
 	if o.Standalone {
@@ -118,8 +121,10 @@ func streamChartTo(b *builder, t *engine.Trace, step int, o ChartOptions) (width
 	b.close("pattern")
 	b.close("defs")
 	b.splice(&body)
-	b.el("text", streamLegend[0], look("tm-tick", "x", "4", "y", ftoa(height-20))...)
-	b.el("text", streamLegend[1], look("tm-tick", "x", "4", "y", ftoa(height-6))...)
+	if o.Standalone {
+		b.el("text", streamLegend[0], look("tm-tick", "x", "4", "y", ftoa(height-20))...)
+		b.el("text", streamLegend[1], look("tm-tick", "x", "4", "y", ftoa(height-6))...)
+	}
 	b.close("svg")
 	return chartWidth, height
 }
@@ -542,7 +547,6 @@ func streamStation(b *builder, v *atStep) {
 		return stageLink(v.t, v.s, "explain", lateKey(i))
 	}})
 	b.fclose("div")
-	opsStrip(b, v, stream.Of(v.t))
 	b.fclose("section")
 }
 

@@ -106,19 +106,17 @@ func streamOrigin(st *stream.Trace, target string, id int32, key string, n int) 
 // names; maxLateChips how many of its late records.
 const maxTaken, maxLateChips = 6, 6
 
-// opsStrip draws a box per operator of the stream job under the chart: the
-// records it took at the step and what it made of each (into a window,
-// written to its table, read again after a restore, dropped as late, sent
-// to the side output), its late records so far, and the rows it holds in a
-// transaction not yet committed.
-func opsStrip(b *builder, v *atStep, st *stream.Trace) {
-	if len(st.Ops) == 0 {
-		return
-	}
+// opsStation draws the stream job's operators, between the streams and
+// the targets, a box each: the records it took at the step and what it
+// made of each (into a window, written to its table, read again after a
+// restore, dropped as late, sent to the side output), its late records so
+// far, and the rows it holds in a transaction not yet committed.
+func opsStation(b *builder, v *atStep, st *stream.Trace) {
 	n := v.s.Step
 	lo, hi := stepReads(st, n)
 	late := st.LateAt(n)
 	fresh := len(st.LateAt(n - 1))
+	station(b, "st-ops", "ops", "Operators", "panel-ops")
 	b.fopen("ops", "div", "class", "tm-ops", "data-testid", "stream-ops")
 	for oi, oh := range st.Ops {
 		attrs := []string{"class", "tm-op", "data-testid", "op", "data-op", oh.Name}
@@ -202,6 +200,7 @@ func opsStrip(b *builder, v *atStep, st *stream.Trace) {
 		b.fclose("div")
 	}
 	b.fclose("div")
+	b.fclose("section")
 }
 
 // pendingOf is the rows operator oi holds in transactions not yet

@@ -146,3 +146,18 @@ func TestStreamReplayMoves(t *testing.T) {
 		assert.Equal(t, "in", htmltest.Attr(s, "data-state"))
 	}
 }
+
+// The stage has one legend, and in the stream world it says what the
+// stream chart's marks mean, each by its own glyph and in words; the
+// chart on the stage has no legend of its own.
+func TestStreamLegendIsTheStages(t *testing.T) {
+	tr := run(t, "stream/checkpoint-append", nil)
+	d := draw(t, tr, widget.State{Step: tr.Steps(), BasePath: "/s", ShowTruth: true})
+	require.Len(t, d.ByTestID("legend"), 1, "one legend per stage")
+	legend := htmltest.Text(d.One(t, "legend"))
+	for _, words := range []string{"● record read", "○ record still to arrive", "┆ watermark", "✕ late record, dropped",
+		"◇ late record, sent to the side output", "⊕ late record, accepted", "↻ read again after a restore", "▭ window"} {
+		assert.Contains(t, legend, words)
+	}
+	assert.NotContains(t, htmltest.Text(d.One(t, "stream-chart")), "still to arrive", "the chart has no legend of its own")
+}
