@@ -492,7 +492,8 @@ type series struct {
 // every stream, and each checkpoint's size.
 func jobPlots(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 	var ss []series
-	for _, oh := range st.Ops {
+	for i, oh := range st.Ops {
+		ss = append(ss, rateSeries(t, st, i, n))
 		if slices.ContainsFunc(oh.State, func(c stream.CountPoint) bool { return c.N > 0 }) {
 			ss = append(ss, countSeries("state of "+oh.Name+" (entries)", oh.State, n))
 		}
@@ -540,7 +541,7 @@ func jobPlots(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 	}
 	b.open("div", "class", "tm-plots", "data-testid", "job-plots")
 	for _, s := range ss {
-		spark(b, s, n)
+		spark(b, t, s, n)
 	}
 	b.close("div")
 }
@@ -573,9 +574,41 @@ func append1(s series, x, y float64) series {
 	return s
 }
 
-// spark draws one small plot against the steps up to steps, labelled with its
-// name, its latest value and its largest; its accessible name says the same.
-func spark(b *builder, s series, steps int) {
+// rateSeries is operator i's throughput up to step n: the records it took
+// in the utilWindow before each of plotSamples steps, per second.
+func rateSeries(t *engine.Trace, st *stream.Trace, i, n int) series {
+	s := series{name: "throughput of " + st.Ops[i].Name + " (records/s, last " + utilWindow.String() + ")"}
+	start := jobTime(t, 1)
+	for k := 0; k <= plotSamples; k++ {
+		step := n * k / plotSamples
+		rate := 0.0
+		if step > 0 {
+			now := jobTime(t, step)
+			from := sort.Search(step, func(j int) bool { return t.Events[j].At > now.Add(-utilWindow) })
+			if span := min(utilWindow, now.Sub(start)); span > 0 {
+				rate = float64(st.ProcessedBetween(i, from, step)) * float64(vtime.Second) / float64(span)
+			}
+		}
+		s.pts = append(s.pts, [2]float64{float64(step), float64(int(rate*10+0.5)) / 10})
+	}
+	return s
+}
+
+// Plot geometry: the viewBox, and the plotting area inside it, with room
+// on the left for the values' ticks and under it for the times'.
+const (
+	plotW, plotH       = 260.0, 78.0
+	plotX0, plotX1     = 40.0, 252.0
+	plotTop, plotFloor = 8.0, 52.0
+)
+
+// spark draws one small plot over the run's time up to step steps, with
+// readable axes: its values from 0 to its largest on the left, and the
+// times of its first, middle and latest steps under it. Its caption says
+// its name, its latest value and its largest; its accessible name says the
+// same, and a table only a screen reader reads gives its values at a few
+// times, the plot's text equivalent.
+func spark(b *builder, t *engine.Trace, s series, steps int) {
 	hi, last := 0.0, 0.0
 	for _, q := range s.pts {
 		hi = max(hi, q[1])
@@ -583,18 +616,67 @@ func spark(b *builder, s series, steps int) {
 	if len(s.pts) > 0 {
 		last = s.pts[len(s.pts)-1][1]
 	}
-	text := s.name + ": " + strconv.FormatFloat(last, 'f', -1, 64) + " now, at most " + strconv.FormatFloat(hi, 'f', -1, 64)
-	b.open("figure", "class", "tm-plot", "data-testid", "job-plot")
-	b.open("svg", "class", "tm-spark", "viewBox", "0 0 240 60", "role", "img", "aria-label", text)
+	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	text := s.name + ": " + num(last) + " now, at most " + num(hi)
+	ax := runAxis(t, plotX0, plotX1-plotX0)
+	ax.hi = jobTime(t, steps)
+	x := func(step float64) float64 { return ax.x(jobTime(t, max(1, int(step)))) }
 	top := max(hi, 1)
+	y := func(v float64) float64 { return plotFloor - (plotFloor-plotTop)*v/top }
+	b.open("figure", "class", "tm-plot", "data-testid", "job-plot")
+	b.el("figcaption", text)
+	b.open("svg", "class", "tm-spark", "viewBox", "0 0 "+ftoa(plotW)+" "+ftoa(plotH), "role", "img", "aria-label", text)
+	// The value axis: 0 and the largest value, each with a line across.
+	b.void("line", "class", "tm-plot-grid", "x1", ftoa(plotX0), "y1", ftoa(plotTop), "x2", ftoa(plotX1), "y2", ftoa(plotTop))
+	b.void("line", "class", "tm-axis", "x1", ftoa(plotX0), "y1", ftoa(plotFloor), "x2", ftoa(plotX1), "y2", ftoa(plotFloor))
+	b.void("line", "class", "tm-axis", "x1", ftoa(plotX0), "y1", ftoa(plotTop), "x2", ftoa(plotX0), "y2", ftoa(plotFloor))
+	b.el("text", shortNum(top), "class", "tm-plot-tick", "x", ftoa(plotX0-4), "y", ftoa(plotTop+4), "text-anchor", "end")
+	b.el("text", "0", "class", "tm-plot-tick", "x", ftoa(plotX0-4), "y", ftoa(plotFloor+4), "text-anchor", "end")
+	// The time axis: the first step's time, the middle one's and the latest.
+	for i, at := range []vtime.Time{ax.lo, ax.lo + (ax.hi-ax.lo)/2, ax.hi} {
+		if i == 1 && ax.hi-ax.lo < 2*vtime.Time(vtime.Second) {
+			continue // too short a run for a middle tick
+		}
+		px := ax.x(at)
+		b.void("line", "class", "tm-axis", "x1", ftoa(px), "y1", ftoa(plotFloor), "x2", ftoa(px), "y2", ftoa(plotFloor+4))
+		b.el("text", at.String(), "class", "tm-plot-tick", "x", ftoa(px), "y", ftoa(plotFloor+16),
+			"text-anchor", [...]string{"start", "middle", "end"}[i])
+	}
 	var poly []string
 	for _, q := range s.pts {
-		px := 4 + 232*q[0]/float64(max(steps, 1))
-		py := 56 - 48*q[1]/top
-		poly = append(poly, ftoa(px)+","+ftoa(py))
+		poly = append(poly, ftoa(x(q[0]))+","+ftoa(y(q[1])))
 	}
 	b.void("polyline", "points", strings.Join(poly, " "), "class", "tm-sparkline")
 	b.close("svg")
-	b.el("figcaption", text)
+	// The text equivalent: the value at six times, for a screen reader.
+	b.open("table", "class", "tm-visually-hidden", "data-testid", "plot-values")
+	b.el("caption", s.name+" over time")
+	b.open("tr")
+	b.el("th", "time", "scope", "col")
+	b.el("th", "value", "scope", "col")
+	b.close("tr")
+	const rows = 6
+	for k := range rows {
+		if len(s.pts) == 0 {
+			break
+		}
+		q := s.pts[(len(s.pts)-1)*k/(rows-1)]
+		b.open("tr")
+		b.el("td", jobTime(t, max(1, int(q[0]))).String())
+		b.el("td", num(q[1]))
+		b.close("tr")
+	}
+	b.close("table")
 	b.close("figure")
+}
+
+// shortNum spells a plot's largest value in a few characters: 1234, 12.5k.
+func shortNum(v float64) string {
+	switch {
+	case v >= 1e6:
+		return strconv.FormatFloat(float64(int(v/1e5))/10, 'f', -1, 64) + "M"
+	case v >= 1e4:
+		return strconv.FormatFloat(float64(int(v/1e2))/10, 'f', -1, 64) + "k"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }

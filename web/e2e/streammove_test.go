@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // recordMoves makes the page keep a note of every element the widget moves
@@ -120,5 +121,35 @@ func TestStreamSideOutputAndReplayMove(t *testing.T) {
 	assert.Equal(t, "dup", eval[string](t, ctx, `document.querySelector('[data-testid=slot][data-key="41"]').dataset.state`), "and stacks a second copy")
 	assert.Equal(t, "replay", eval[string](t, ctx, `document.querySelector('[data-testid=op-record]').dataset.state`))
 	assert.Contains(t, text(t, ctx, `[data-testid=op-replay]`), "shop-41")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestStreamLegendAndPlots: the stage of a stream scenario has one legend,
+// which says what the stream chart's marks are by glyph and word, and the
+// chart has none of its own; the job's small plots (throughput among them)
+// have axes a reader can read, a table for a screen reader, and follow the
+// step.
+func TestStreamLegendAndPlots(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/stream/backpressure?step=60")
+	assert.Equal(t, 1, count(t, ctx, `.tm-stage [data-testid=legend]`), "one legend per stage")
+	legend := text(t, ctx, `[data-testid=legend]`)
+	for _, words := range []string{"●record read", "○record still to arrive", "✕late record, dropped", "◇late record, sent to the side output", "▨idle partition"} {
+		assert.Contains(t, legend, words)
+	}
+	assert.NotContains(t, text(t, ctx, `[data-testid=stream-chart]`), "still to arrive", "the chart has no legend of its own")
+
+	plot := `[...document.querySelectorAll('[data-testid=job-plot]')].find((p) => p.querySelector('figcaption').textContent.startsWith("throughput of load"))`
+	assert.True(t, eval[bool](t, ctx, `Boolean(`+plot+`)`), "the sink's throughput is plotted over time")
+	ticks := eval[[]string](t, ctx, `[...`+plot+`.querySelectorAll('.tm-plot-tick')].map((t) => t.textContent)`)
+	require.Len(t, ticks, 5, "its largest value and 0, and three times")
+	assert.Equal(t, "0", ticks[1])
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, `Math.min(...[...`+plot+`.querySelectorAll('.tm-plot-tick')].map((t) => t.getBoundingClientRect().height))`), 9.0, "its ticks are readable as drawn")
+	assert.Equal(t, 7, eval[int](t, ctx, plot+`.querySelectorAll('[data-testid=plot-values] tr').length`), "a table of six times for a screen reader")
+	assert.Equal(t, "Throughput of load (records/s, last 10s) over time", eval[string](t, ctx, `(() => { const c = `+plot+`.querySelector('[data-testid=plot-values] caption').textContent; return c[0].toUpperCase() + c.slice(1); })()`))
+	// The time axis ends at the step's time, step after step.
+	stepTime := `document.querySelector('[data-testid=narration]').textContent.match(/^Step \d+ of \d+, ([0-9:.]+):/)[1]`
+	assert.Equal(t, eval[string](t, ctx, stepTime), ticks[4])
+	forwardTo(t, ctx, 61)
+	assert.Equal(t, eval[string](t, ctx, stepTime), eval[string](t, ctx, plot+`.querySelectorAll('.tm-plot-tick')[4].textContent`))
 	assert.Empty(t, pageProblems(t, ctx))
 }
