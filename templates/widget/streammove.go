@@ -137,20 +137,33 @@ func opsStation(b *builder, v *atStep, st *stream.Trace) {
 				}
 			}
 		}
-		// The records it took at this step.
+		// The records it took at this step: those its stream read, or,
+		// with a buffer, those it took off the buffer (a record read is
+		// queued).
 		var chips [][3]string // name, state, note
 		more := 0
+		var reads []int32
 		for a := lo; a < hi; a++ {
-			ar := st.Arrivals[a]
-			if st.Streams[ar.Stream].Name != oh.Stream {
-				continue
+			if st.Streams[st.Arrivals[a].Stream].Name == oh.Stream {
+				reads = append(reads, int32(a))
 			}
+		}
+		queued := 0 // the first queued of reads went into its buffer
+		if oh.Buffer > 0 {
+			queued = len(reads)
+			reads = append(reads, st.TakenOff(oi, n)...)
+		}
+		for k, a32 := range reads {
+			a := int(a32)
 			if len(chips) == maxTaken {
 				more++
 				continue
 			}
 			rid := st.ArrivalID(int32(a))
 			state, note := "taken", "→ "+pick(oh.Target != "", oh.Target, "its state")
+			if k < queued {
+				state, note = "queued", "→ its buffer"
+			}
 			if wi >= 0 {
 				note = "→ its window"
 				for k := fresh; k < len(late); k++ {

@@ -161,3 +161,19 @@ func TestStreamLegendIsTheStages(t *testing.T) {
 	}
 	assert.NotContains(t, htmltest.Text(d.One(t, "stream-chart")), "still to arrive", "the chart has no legend of its own")
 }
+
+// An operator with a buffer says which records went into its buffer at
+// the step and which it took off it.
+func TestStreamOperatorBuffer(t *testing.T) {
+	tr := run(t, "stream/backpressure", nil)
+	n := firstStep(t, tr, "load takes app-20 off its buffer")
+	d := draw(t, tr, stateAt(n))
+	var states []string
+	for _, c := range d.ByTestID("op-record") {
+		states = append(states, htmltest.Attr(c, "data-state")+" "+htmltest.Text(c))
+	}
+	assert.Contains(t, states, "taken app-20 → fct_clicks", "what it took off its buffer, and where it went")
+	n = firstStep(t, tr, "taps reads")
+	d = draw(t, tr, stateAt(n))
+	assert.Equal(t, "queued", htmltest.Attr(d.One(t, "op-record"), "data-state"), "a record read goes into the buffer")
+}
