@@ -449,18 +449,6 @@ func TestSandboxIsLinked(t *testing.T) {
 	assert.Equal(t, "/play", eval[string](t, ctx, `new URL(document.querySelector('nav a[aria-current="page"]').href).pathname`))
 }
 
-// clickSettled clicks sel as a person would, after bringing it into view at
-// once and taking the focus off whatever had it. The test's window is not
-// the focused one: the press focuses it, which gives the focus back to the
-// control that last had it (a knob, below the picture) and scrolls that into
-// view, smoothly, between the press and its release, which then land on
-// different elements.
-func clickSettled(t *testing.T, ctx context.Context, sel string) {
-	t.Helper()
-	eval[bool](t, ctx, `(document.activeElement && document.activeElement.blur(), document.querySelector(`+jsString(sel)+`).scrollIntoView({block: "center", behavior: "instant"}), true)`)
-	click(t, ctx, sel)
-}
-
 // zoom150 makes the tab a 1024×768 window at 150% zoom: 683×512 CSS
 // pixels, each drawn with 1.5 device pixels.
 func zoom150(t *testing.T, ctx context.Context) {

@@ -66,11 +66,6 @@ func jsString(s string) string {
 	return string(b)
 }
 
-func click(t *testing.T, ctx context.Context, sel string) {
-	t.Helper()
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))), "click %s", sel)
-}
-
 // TestVisibilityGapMarkFlip steps until order 3 is committed below the mark
 // and goes missing, then flips the mark to a log position and sees it arrive.
 func TestVisibilityGapMarkFlip(t *testing.T) {
