@@ -159,7 +159,7 @@ func TestKeyboardOnly(t *testing.T) {
 	assert.Equal(t, 0, step(t, ctx))
 	// Space on the play button plays (the button's own activation).
 	send(" ")
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for step(t, ctx) < 2 && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -261,7 +261,7 @@ func TestLargeTraceFillsChecksAndCollectsWhenIdle(t *testing.T) {
 	click(t, ctx, `#play-output [data-testid="btn-forward"]`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-output [data-testid="checks-state"][aria-busy="false"] ~ [data-testid="checks"] [data-check="uniqueness"]`))))
 	assert.Equal(t, 1, count(t, ctx, `#play-output [data-testid="panel-checks"]`), "one checks panel, swapped in place")
-	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`window.__idle > 0`, chromedp.WithPollingTimeout(5*time.Second)))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`window.__idle > 0`, chromedp.WithPollingTimeout(15*time.Second)))
 	require.NoError(t, err, "the widget never gave the engine an idle moment")
 	assert.Empty(t, pageProblems(t, ctx))
 }
