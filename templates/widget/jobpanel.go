@@ -626,21 +626,22 @@ func spark(b *builder, t *engine.Trace, s series, steps int) {
 	b.open("figure", "class", "tm-plot", "data-testid", "job-plot")
 	b.el("figcaption", text)
 	b.open("svg", "class", "tm-spark", "viewBox", "0 0 "+ftoa(plotW)+" "+ftoa(plotH), "role", "img", "aria-label", text)
-	// The value axis: 0 and the largest value, each with a line across.
+	// The value axis: 0 and the largest value, each with a line across;
+	// the time axis: the first step's time, the middle one's and the latest.
 	b.void("line", "class", "tm-plot-grid", "x1", ftoa(plotX0), "y1", ftoa(plotTop), "x2", ftoa(plotX1), "y2", ftoa(plotTop))
-	b.void("line", "class", "tm-axis", "x1", ftoa(plotX0), "y1", ftoa(plotFloor), "x2", ftoa(plotX1), "y2", ftoa(plotFloor))
-	b.void("line", "class", "tm-axis", "x1", ftoa(plotX0), "y1", ftoa(plotTop), "x2", ftoa(plotX0), "y2", ftoa(plotFloor))
-	b.el("text", shortNum(top), "class", "tm-plot-tick", "x", ftoa(plotX0-4), "y", ftoa(plotTop+4), "text-anchor", "end")
-	b.el("text", "0", "class", "tm-plot-tick", "x", ftoa(plotX0-4), "y", ftoa(plotFloor+4), "text-anchor", "end")
-	// The time axis: the first step's time, the middle one's and the latest.
-	for i, at := range []vtime.Time{ax.lo, ax.lo + (ax.hi-ax.lo)/2, ax.hi} {
+	b.void("path", "class", "tm-axis", "d", "M"+ftoa(plotX0)+","+ftoa(plotTop)+"V"+ftoa(plotFloor)+"H"+ftoa(plotX1))
+	tick := func(x, y float64, label, anchor string) {
+		b.el("text", label, "class", "tm-plot-tick", "x", ftoa(x), "y", ftoa(y), "text-anchor", anchor)
+	}
+	tick(plotX0-4, plotTop+4, num(top), "end")
+	tick(plotX0-4, plotFloor+4, "0", "end")
+	for i, at := range [...]vtime.Time{ax.lo, ax.lo + (ax.hi-ax.lo)/2, ax.hi} {
 		if i == 1 && ax.hi-ax.lo < 2*vtime.Time(vtime.Second) {
 			continue // too short a run for a middle tick
 		}
 		px := ax.x(at)
-		b.void("line", "class", "tm-axis", "x1", ftoa(px), "y1", ftoa(plotFloor), "x2", ftoa(px), "y2", ftoa(plotFloor+4))
-		b.el("text", at.String(), "class", "tm-plot-tick", "x", ftoa(px), "y", ftoa(plotFloor+16),
-			"text-anchor", [...]string{"start", "middle", "end"}[i])
+		b.void("path", "class", "tm-axis", "d", "M"+ftoa(px)+","+ftoa(plotFloor)+"v4")
+		tick(px, plotFloor+16, at.String(), [...]string{"start", "middle", "end"}[i])
 	}
 	var poly []string
 	for _, q := range s.pts {
@@ -668,15 +669,4 @@ func spark(b *builder, t *engine.Trace, s series, steps int) {
 	}
 	b.close("table")
 	b.close("figure")
-}
-
-// shortNum spells a plot's largest value in a few characters: 1234, 12.5k.
-func shortNum(v float64) string {
-	switch {
-	case v >= 1e6:
-		return strconv.FormatFloat(float64(int(v/1e5))/10, 'f', -1, 64) + "M"
-	case v >= 1e4:
-		return strconv.FormatFloat(float64(int(v/1e2))/10, 'f', -1, 64) + "k"
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
 }

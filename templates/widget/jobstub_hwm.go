@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/stream"
 )
 
 // The build of the high-water-mark world alone (see wasm/worlds_hwm.go)
@@ -14,6 +15,12 @@ import (
 
 func jobPanel(*builder, *engine.Trace, State)    {}
 func jobFaultsOf(*builder, *engine.Trace, State) {}
+
+func opsStation(*builder, *atStep, *stream.Trace) {}
+
+func streamOrigin(*stream.Trace, string, int32, string, int) string { return "" }
+
+func streamLegendItems(*stream.Trace, func(class, glyph, text string)) {}
 
 // errNoJob answers a job's fault in a build without the stream world.
 var errNoJob = errors.New("this build of the engine runs no stream job")

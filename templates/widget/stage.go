@@ -911,20 +911,7 @@ func legend(b *builder, v *atStep) {
 		item("tm-lg-cell", "▢", "record: offset, key; ✕ deleted by retention; ▲ a group's committed offset")
 	}
 	if st != nil {
-		// The stream chart's marks: each a shape of its own, and words.
-		item("tm-lg-read", "●", "record read")
-		item("tm-lg-wait", "○", "record still to arrive")
-		item("tm-lg-token", "◉", "record a window takes at this step, moving in from its lane")
-		item("tm-lg-wm", "┆", "watermark (a partition's: a short bar)")
-		item("tm-lg-now", "│", "now")
-		item("tm-lg-idle", "▨", "idle partition (hatched)")
-		item("tm-lg-win", "▭", "window, filling as records land; ✓ fired (×2: fired again); dashed: cleared")
-		item("tm-lg-dropped", "✕", "late record, dropped: it stays where it was")
-		item("tm-lg-side", "◇", "late record, sent to the side output")
-		item("tm-lg-accepted", "⊕", "late record, accepted: its window fires again")
-		if st.Job != nil && len(st.Job.Restores) > 0 {
-			item("tm-lg-replay", "↻", "read again after a restore")
-		}
+		streamLegendItems(st, item)
 	}
 	item("tm-lg-chip", "▣", "row in the target, its version")
 	item("tm-lg-dup", "❐", "×2: copies of a key")

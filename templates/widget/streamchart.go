@@ -61,12 +61,14 @@ func streamLook(class string) []string {
 		return []string{"fill", "#f6f8fa", "stroke", "#4a5560", "stroke-dasharray", "3 2"}
 	case "tm-winfill":
 		return []string{"fill", "#0b4f6c", "fill-opacity", "0.35"}
+	case "tm-token":
+		return []string{"fill", "#f4b942", "stroke", "#1b1f23", "stroke-width", "1.5"}
 	}
 	return nil
 }
 
 // streamLegend says in words what the chart's shapes mean, in two lines.
-var streamLegend = [2]string{"● read · ○ still to arrive · ┆ watermark · │ now · ✓ fired", "✕ late, dropped · ◇ late, to the side output · ⊕ late, accepted"}
+var streamLegend = [2]string{"● read · ○ still to arrive · ◉ taken by a window at this step · ┆ watermark · │ now · ✓ fired", "✕ late, dropped · ◇ late, to the side output · ⊕ late, accepted"}
 
 // maxDots bounds the records a lane draws on each side of the step: the
 // latest read and the next to arrive.
@@ -275,11 +277,8 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 		id int64
 		at vtime.Time
 	}
-	var taken map[int64]bool
+	taken := takenAt(st, si, step)
 	var tokens []token
-	if !o.Standalone {
-		taken = takenAt(st, si, step)
-	}
 	for _, p := range parts {
 		partOf(b, o, key+"-lane-"+itoa(p.Part))
 		class := "tm-lane"
@@ -307,7 +306,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			cx, cy := x(d.Time), y+laneH/2
 			if d.Late >= 0 {
 				lateMark(b, st, d, cx, cy, look, !o.Standalone, o.LateHref)
-				if _, ok := taken[d.ID]; ok && !o.Standalone {
+				if _, ok := taken[d.ID]; ok {
 					tokens = append(tokens, token{d.ID, d.Time}) // late, within the lateness: it counts
 				}
 				continue
@@ -322,9 +321,9 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			attrs := look(class, "cx", ftoa(cx), "cy", ftoa(cy), "r", "3.5")
 			if !o.Standalone {
 				attrs = append(attrs, "data-chip", recChip(d.ID))
-				if _, ok := taken[d.ID]; ok {
-					tokens = append(tokens, token{d.ID, d.Time})
-				}
+			}
+			if _, ok := taken[d.ID]; ok {
+				tokens = append(tokens, token{d.ID, d.Time})
 			}
 			b.void("circle", attrs...)
 		}
@@ -423,8 +422,11 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 					continue
 				}
 				tx := min(max(x(tk.at), x0+5), x1-6)
-				b.void("circle", "class", "tm-token", "cx", ftoa(tx), "cy", ftoa(rowY+h/2), "r", "4.5",
-					"data-new", "on", "data-from", recChip(tk.id), "data-testid", "window-token")
+				attrs := look("tm-token", "cx", ftoa(tx), "cy", ftoa(rowY+h/2), "r", "4.5")
+				if !o.Standalone { // on the stage it moves in from its lane
+					attrs = append(attrs, "data-new", "on", "data-from", recChip(tk.id), "data-testid", "window-token")
+				}
+				b.void("circle", attrs...)
 				tokens = append(tokens[:ti], tokens[ti+1:]...) // one window takes it on the picture
 				ti--
 			}

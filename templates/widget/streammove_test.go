@@ -177,3 +177,14 @@ func TestStreamOperatorBuffer(t *testing.T) {
 	d = draw(t, tr, stateAt(n))
 	assert.Equal(t, "queued", htmltest.Attr(d.One(t, "op-record"), "data-state"), "a record read goes into the buffer")
 }
+
+// The picture draws with the same code: the record a window took at the
+// step is in its window there too, without anything to move.
+func TestStreamPictureShowsTheRecordTaken(t *testing.T) {
+	tr := run(t, "stream/late-data", nil)
+	n := firstStep(t, tr, "taps reads user")
+	svg, _, _ := widget.StreamChart(tr, n, widget.ChartOptions{Standalone: true})
+	assert.Equal(t, 1, strings.Count(svg, `class="tm-token"`), "the record taken, in its window")
+	assert.NotContains(t, svg, "data-from", "a picture does not move")
+	assert.Contains(t, svg, "◉ taken by a window at this step", "its legend says so")
+}
