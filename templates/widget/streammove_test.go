@@ -3,6 +3,8 @@
 package widget_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -189,4 +191,26 @@ func TestStreamPictureShowsTheRecordTaken(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(svg, `class="tm-token"`), "the record taken, in its window")
 	assert.NotContains(t, svg, "data-from", "a picture does not move")
 	assert.Contains(t, svg, "◉ taken by a window at this step", "its legend says so")
+}
+
+// TestGoldenStreamStage pins the stream world's stage at the step a late
+// click is dropped: the lane with its cross, the window the minute's clicks
+// are in, the operators' box with the click listed as dropped, the targets,
+// and the one legend. Run
+//
+//	go test ./templates/widget -run TestGolden -update
+//
+// after a deliberate drawing change, and review the diff of testdata/.
+func TestGoldenStreamStage(t *testing.T) {
+	tr := run(t, "stream/late-data", nil)
+	n := int(stream.Of(tr).Late[0].Step)
+	got := lines(widget.Stage(tr, widget.State{Step: n, ShowTruth: true, Live: true, BasePath: "/scenarios/stream/late-data"}))
+	path := filepath.Join("testdata", "late-data-dropped.html")
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "no golden file; run go test ./templates/widget -run TestGolden -update")
+	assert.Equal(t, string(want), got, "the stream stage's HTML changed; if on purpose, run go test ./templates/widget -run TestGolden -update and review testdata/")
 }
