@@ -246,20 +246,31 @@ func TestJobPanelPlotsHaveAxes(t *testing.T) {
 	_, peak, _ := strings.Cut(plotCaption(rate), " now, at most ")
 	assert.Equal(t, peak, labels[0], "the value axis reaches the largest value")
 	assert.Equal(t, tr.Events[0].At.String(), labels[2], "the time axis starts at the run's start")
-	assert.Equal(t, tr.Events[n-1].At.String(), labels[4], "and ends at the step's time")
+	assert.Equal(t, tr.Events[tr.Steps()-1].At.String(), labels[4], "and ends at its end")
 	values := htmltest.All(rate, func(n *html.Node) bool { return htmltest.Attr(n, "data-testid") == "plot-values" })
 	require.Len(t, values, 1)
 	rows := htmltest.All(values[0], func(n *html.Node) bool { return n.Data == "tr" })
 	assert.Len(t, rows, 7, "a header and six times")
-	assert.Contains(t, htmltest.Text(values[0]), tr.Events[n-1].At.String())
+	assert.Contains(t, htmltest.Text(values[0]), tr.Events[0].At.String(), "from the run's start")
 	assert.Contains(t, htmltest.Attr(values[0], "class"), "tm-visually-hidden", "the table is for a screen reader")
 
-	// Up to an earlier step, the plot ends there.
+	// At an earlier step, a line marks the step's time, and the plot's line
+	// stops there.
 	mid := draw(t, tr, stateAt(n/2))
 	for _, p := range mid.ByTestID("job-plot") {
 		if strings.HasPrefix(plotCaption(p), "throughput of load") {
-			ts := htmltest.All(p, func(n *html.Node) bool { return htmltest.Attr(n, "class") == "tm-plot-tick" })
-			assert.Equal(t, tr.Events[n/2-1].At.String(), htmltest.Text(ts[len(ts)-1]))
+			now := htmltest.All(p, func(n *html.Node) bool { return htmltest.Attr(n, "data-testid") == "plot-now" })
+			require.Len(t, now, 1)
+			assert.Equal(t, tr.Events[n/2-1].At.String(), htmltest.Attr(now[0], "data-at"))
+			line := htmltest.All(p, func(n *html.Node) bool { return htmltest.Attr(n, "class") == "tm-sparkline" })
+			pts := strings.Fields(htmltest.Attr(line[0], "points"))
+			last, _, _ := strings.Cut(pts[len(pts)-1], ",")
+			x, _, _ := strings.Cut(htmltest.Attr(now[0], "x1"), ",")
+			lx, err1 := strconv.ParseFloat(last, 64)
+			nx, err2 := strconv.ParseFloat(x, 64)
+			require.NoError(t, err1)
+			require.NoError(t, err2)
+			assert.LessOrEqual(t, lx, nx, "the line stops at the step")
 		}
 	}
 }

@@ -279,6 +279,10 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	}
 	taken := takenAt(st, si, step)
 	var tokens []token
+	var next map[int64]bool // the records that may move from their dots at the next step
+	if !o.Standalone {
+		next = movingNext(st, step)
+	}
 	for _, p := range parts {
 		partOf(b, o, key+"-lane-"+itoa(p.Part))
 		class := "tm-lane"
@@ -319,7 +323,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 				class = "tm-dot tm-fresh"
 			}
 			attrs := look(class, "cx", ftoa(cx), "cy", ftoa(cy), "r", "3.5")
-			if !o.Standalone {
+			if next[d.ID] {
 				attrs = append(attrs, "data-chip", recChip(d.ID))
 			}
 			if _, ok := taken[d.ID]; ok {

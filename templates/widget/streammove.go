@@ -1,6 +1,7 @@
 package widget
 
 import (
+	"sort"
 	"strconv"
 
 	"github.com/tidemark/tidemark/engine/stream"
@@ -16,7 +17,9 @@ import (
 // the old one was (widget.js, animateMoves). In the stream world the things
 // are these:
 //
-//   - every record on a partition's lane is a chip, rec:ID (its record id);
+//   - a record on a partition's lane is a chip, rec:ID (its record id),
+//     when the next step reads it or writes a row of it (only those can
+//     move, and a chip on every dot would make each step send more);
 //   - a record an operator took at the step is a token in the window it
 //     landed in, moving from its dot on the lane into the window;
 //   - every window is a chip, win:OP:START, and a result a window fired at
@@ -62,6 +65,23 @@ func takenAt(st *stream.Trace, si, n int) map[int64]bool {
 	for k := len(st.LateAt(n - 1)); k < len(late); k++ {
 		if win.Fate(late[k].Fate) != win.Accepted {
 			delete(out, st.ArrivalID(late[k].Arrival))
+		}
+	}
+	return out
+}
+
+// movingNext returns the records the step after n reads, or writes a row
+// of: the dots whose chips a move at the next step may start from.
+func movingNext(st *stream.Trace, n int) map[int64]bool {
+	lo, hi := stepReads(st, n+1)
+	out := map[int64]bool{}
+	for a := lo; a < hi; a++ {
+		out[st.ArrivalID(int32(a))] = true
+	}
+	if j := st.Job; j != nil {
+		i := sort.Search(len(j.Outputs), func(i int) bool { return j.Outputs[i].Step > int32(n) })
+		for ; i < len(j.Outputs) && j.Outputs[i].Step == int32(n+1); i++ {
+			out[j.Outputs[i].Record] = true
 		}
 	}
 	return out

@@ -127,8 +127,8 @@ func TestStreamSideOutputAndReplayMove(t *testing.T) {
 // TestStreamLegendAndPlots: the stage of a stream scenario has one legend,
 // which says what the stream chart's marks are by glyph and word, and the
 // chart has none of its own; the job's small plots (throughput among them)
-// have axes a reader can read, a table for a screen reader, and follow the
-// step.
+// have axes a reader can read, a table for a screen reader, and a line
+// that follows the step.
 func TestStreamLegendAndPlots(t *testing.T) {
 	ctx, _ := startPlayground(t, "/scenarios/stream/backpressure?step=60")
 	assert.Equal(t, 1, count(t, ctx, `.tm-stage [data-testid=legend]`), "one legend per stage")
@@ -146,10 +146,11 @@ func TestStreamLegendAndPlots(t *testing.T) {
 	assert.GreaterOrEqual(t, eval[float64](t, ctx, `Math.min(...[...`+plot+`.querySelectorAll('.tm-plot-tick')].map((t) => t.getBoundingClientRect().height))`), 9.0, "its ticks are readable as drawn")
 	assert.Equal(t, 7, eval[int](t, ctx, plot+`.querySelectorAll('[data-testid=plot-values] tr').length`), "a table of six times for a screen reader")
 	assert.Equal(t, "Throughput of load (records/s, last 10s) over time", eval[string](t, ctx, `(() => { const c = `+plot+`.querySelector('[data-testid=plot-values] caption').textContent; return c[0].toUpperCase() + c.slice(1); })()`))
-	// The time axis ends at the step's time, step after step.
+	// A line marks the step's time on the run's time axis, step after step.
 	stepTime := `document.querySelector('[data-testid=narration]').textContent.match(/^Step \d+ of \d+, ([0-9:.]+):/)[1]`
-	assert.Equal(t, eval[string](t, ctx, stepTime), ticks[4])
+	nowAt := plot + `.querySelector('[data-testid=plot-now]').dataset.at`
+	assert.Equal(t, eval[string](t, ctx, stepTime), eval[string](t, ctx, nowAt))
 	forwardTo(t, ctx, 61)
-	assert.Equal(t, eval[string](t, ctx, stepTime), eval[string](t, ctx, plot+`.querySelectorAll('.tm-plot-tick')[4].textContent`))
+	assert.Equal(t, eval[string](t, ctx, stepTime), eval[string](t, ctx, nowAt))
 	assert.Empty(t, pageProblems(t, ctx))
 }
