@@ -22,6 +22,10 @@ func streamOrigin(*stream.Trace, string, int32, string, int) string { return "" 
 
 func streamLegendItems(*stream.Trace, func(class, glyph, text string)) {}
 
+func takenAt(*stream.Trace, int, int) map[int64]bool { return nil }
+
+func movingNext(*stream.Trace, int) map[int64]bool { return nil }
+
 // errNoJob answers a job's fault in a build without the stream world.
 var errNoJob = errors.New("this build of the engine runs no stream job")
 

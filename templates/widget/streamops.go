@@ -261,3 +261,44 @@ func streamLegendItems(st *stream.Trace, item func(class, glyph, text string)) {
 		item(m[0], m[1], m[2])
 	}
 }
+
+// takenAt returns, for stream si, the records read at step n that a window
+// takes (not those a window found too late and dropped or set aside), each
+// with whether it was read again after a restore.
+func takenAt(st *stream.Trace, si, n int) map[int64]bool {
+	lo, hi := stepReads(st, n)
+	var out map[int64]bool
+	for a := lo; a < hi; a++ {
+		if int(st.Arrivals[a].Stream) != si {
+			continue
+		}
+		if out == nil {
+			out = map[int64]bool{}
+		}
+		out[st.ArrivalID(int32(a))] = st.IsReplay(int32(a))
+	}
+	late := st.LateAt(n)
+	for k := len(st.LateAt(n - 1)); k < len(late); k++ {
+		if win.Fate(late[k].Fate) != win.Accepted {
+			delete(out, st.ArrivalID(late[k].Arrival))
+		}
+	}
+	return out
+}
+
+// movingNext returns the records the step after n reads, or writes a row
+// of: the dots whose chips a move at the next step may start from.
+func movingNext(st *stream.Trace, n int) map[int64]bool {
+	lo, hi := stepReads(st, n+1)
+	out := map[int64]bool{}
+	for a := lo; a < hi; a++ {
+		out[st.ArrivalID(int32(a))] = true
+	}
+	if j := st.Job; j != nil {
+		i := sort.Search(len(j.Outputs), func(i int) bool { return j.Outputs[i].Step > int32(n) })
+		for ; i < len(j.Outputs) && j.Outputs[i].Step == int32(n+1); i++ {
+			out[j.Outputs[i].Record] = true
+		}
+	}
+	return out
+}
