@@ -23,7 +23,6 @@
 package main
 
 import (
-	"errors"
 	"runtime"
 	"syscall/js"
 
@@ -133,16 +132,7 @@ func main() {
 			if err == nil {
 				return map[string]any{"ok": true}
 			}
-			out := map[string]any{"ok": false, "error": err.Error(), "line": 0, "col": 0}
-			var se *scenario.Error
-			var be *engine.BudgetError
-			switch {
-			case errors.As(err, &se):
-				out["line"], out["col"] = se.Pos.Line, se.Pos.Col
-			case errors.As(err, &be):
-				out["line"], out["col"] = be.Pos.Line, be.Pos.Col
-			}
-			return out
+			return errorAt(err)
 		}),
 		"expect": export("expect", func(args []js.Value) any {
 			r, err := widget.NewExpectRun(str(args, 1), str(args, 2), pageWorlds())
@@ -195,15 +185,39 @@ func main() {
 // error, and the line and column it names when it names one.
 func errorAt(err error) map[string]any {
 	out := map[string]any{"ok": false, "error": err.Error(), "line": 0, "col": 0}
-	var se *scenario.Error
-	var be *engine.BudgetError
-	switch {
-	case errors.As(err, &se):
+	if se, ok := as[*scenario.Error](err); ok {
 		out["line"], out["col"] = se.Pos.Line, se.Pos.Col
-	case errors.As(err, &be):
+	} else if be, ok := as[*engine.BudgetError](err); ok {
 		out["line"], out["col"] = be.Pos.Line, be.Pos.Col
 	}
 	return out
+}
+
+// as is errors.As for an error type T, without the reflection errors.As
+// uses (internal/reflectlite, about 8 KB of brotli in the download): it
+// finds the first error in err's tree, depth first as errors.As walks it,
+// that is a T. None of the engine's errors has an As method.
+func as[T error](err error) (T, bool) {
+	for err != nil {
+		if t, ok := err.(T); ok {
+			return t, true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if t, ok := as[T](e); ok {
+					return t, true
+				}
+			}
+			err = nil
+		default:
+			err = nil
+		}
+	}
+	var zero T
+	return zero, false
 }
 
 func trimQuery(q string) string {
