@@ -17,6 +17,7 @@
 //	check(source, name)                           -> {ok, error, line, col}
 //	expect(id, source, name)                      -> {ok, error, line, col, count} (start checking the expect lines)
 //	expectAdvance(id, budget)                     -> {ok, done, results: [{line, col, claim, status, detail}]}
+//	                                                 (these two in tidemark.wasm only, which the sandbox loads: see expect.go)
 //	idle()                                        -> collects garbage when the heap nears the collector's goal
 //	stop()
 //	module                                        -> the build's name: tidemark.wasm, tidemark-log.wasm or tidemark-hwm.wasm
@@ -39,7 +40,6 @@ func main() {
 	// settings come from the environment rather than runtime/debug because
 	// that package brings fmt into the download.
 	sessions := map[string]*widget.Session{}
-	expectRuns := map[string]*widget.ExpectRun{}
 	var funcs []js.Func
 	done := make(chan struct{})
 	export := func(name string, fn func(args []js.Value) any) js.Func {
@@ -47,19 +47,6 @@ func main() {
 		funcs = append(funcs, f)
 		return f
 	}
-	str := func(args []js.Value, i int) string {
-		if i < len(args) && args[i].Type() == js.TypeString {
-			return args[i].String()
-		}
-		return ""
-	}
-	num := func(args []js.Value, i int) int {
-		if i < len(args) && args[i].Type() == js.TypeNumber {
-			return args[i].Int()
-		}
-		return 0
-	}
-	missing := map[string]any{"ok": false, "error": "no scenario is open under that id"}
 	// Drawing a step makes a few hundred kilobytes of garbage. Left to
 	// itself the collector would mark the whole trace in the middle of some
 	// later step (wasm has one thread), so the page calls idle when it has
@@ -134,30 +121,6 @@ func main() {
 			}
 			return errorAt(err)
 		}),
-		"expect": export("expect", func(args []js.Value) any {
-			r, err := widget.NewExpectRun(str(args, 1), str(args, 2), pageWorlds())
-			if err != nil {
-				delete(expectRuns, str(args, 0))
-				return errorAt(err)
-			}
-			expectRuns[str(args, 0)] = r
-			return map[string]any{"ok": true, "count": len(r.Results())}
-		}),
-		"expectAdvance": export("expectAdvance", func(args []js.Value) any {
-			r := expectRuns[str(args, 0)]
-			if r == nil {
-				return missing
-			}
-			done := r.Advance(num(args, 1))
-			results := make([]any, 0, len(r.Results()))
-			for _, x := range r.Results() {
-				results = append(results, map[string]any{"line": x.Line, "col": x.Col, "claim": x.Claim, "status": x.Status, "detail": x.Detail})
-			}
-			if done {
-				delete(expectRuns, str(args, 0))
-			}
-			return map[string]any{"ok": true, "done": done, "results": results}
-		}),
 		"idle": export("idle", func([]js.Value) any {
 			runtime.ReadMemStats(&mem)
 			if mem.HeapAlloc*4 >= mem.NextGC*3 {
@@ -172,6 +135,7 @@ func main() {
 		// Which build this is, and so which worlds it runs (worlds_*.go).
 		"module": module,
 	}
+	addExpect(api, export) // the sandbox's module only: see expect.go
 	js.Global().Set("tidemarkEngine", js.ValueOf(api))
 	js.Global().Call("dispatchEvent", js.Global().Get("Event").New("tidemark:engine"))
 	<-done
@@ -180,6 +144,25 @@ func main() {
 		f.Release()
 	}
 }
+
+// str returns argument i when it is a string, and "" otherwise.
+func str(args []js.Value, i int) string {
+	if i < len(args) && args[i].Type() == js.TypeString {
+		return args[i].String()
+	}
+	return ""
+}
+
+// num returns argument i when it is a number, and 0 otherwise.
+func num(args []js.Value, i int) int {
+	if i < len(args) && args[i].Type() == js.TypeNumber {
+		return args[i].Int()
+	}
+	return 0
+}
+
+// missing answers a call that names no open scenario.
+var missing = map[string]any{"ok": false, "error": "no scenario is open under that id"}
 
 // errorAt is the answer for a scenario that does not parse or build: the
 // error, and the line and column it names when it names one.
