@@ -38,6 +38,9 @@ func Fprintf(b *strings.Builder, format string, args ...any) {
 
 // Errorf returns an error with the formatted text. A %w argument is
 // formatted like %v and wrapped, so errors.Is and errors.As see through it.
+// Like F, it is not inlined.
+//
+//go:noinline
 func Errorf(format string, args ...any) error {
 	var wrapped []error
 	var b strings.Builder
