@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/watermark"
@@ -272,7 +273,7 @@ func (t *Trace) VerifyClaim(e engine.Expectation) (got string, holds, known bool
 					ws = append(ws, p)
 				}
 			}
-			slices.Sort(ws)
+			sorted.Sort(ws)
 			want = strings.Join(slices.Compact(ws), ",")
 		}
 		return got, got == want, true

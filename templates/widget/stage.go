@@ -12,7 +12,6 @@ import (
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/sorted"
-	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -173,7 +172,7 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 			column("groups", "pipe", func() { groupStations(b, v, v.lt) })
 		}
 	}
-	if stream.Of(t) != nil {
+	if hasStream(t) {
 		column("streams", "stream", func() { streamStation(b, v) })
 	}
 	if len(t.Targets) > 0 {
