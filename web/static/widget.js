@@ -407,12 +407,16 @@
     // learner steps, plays or scrubs the address follows at most every
     // ADDRESS_MS; a re-run updates it at once.
     setAddress(url, now) {
+      // The first address, as the widget opens, waits as a step's does: the
+      // page was loaded from (nearly) that address, and becoming
+      // interactive should not wait for the browser to store it.
+      const first = this.address === undefined;
       this.address = url;
       const apply = () => {
-        history.replaceState(null, "", this.address);
+        if (new URL(this.address, location.href).href !== location.href) history.replaceState(null, "", this.address);
         this.updateSnippets();
       };
-      if (now) {
+      if (now && !first) {
         clearTimeout(this.addressTimer);
         this.addressTimer = null;
         apply();
