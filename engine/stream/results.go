@@ -55,9 +55,10 @@ func (t *Trace) truthRecords(si, n int, retained bool) []TruthRecord {
 	var out []TruthRecord
 	for p, part := range h.Parts {
 		recs := part.Records[:part.EndAt(int32(n))]
+		start := part.StartAt(int32(n)) // retention deletes the oldest first
 		for i := range recs {
 			r := &recs[i]
-			if retained && r.Deleted <= int32(n) {
+			if retained && int64(i) < start {
 				continue
 			}
 			if r.Intent >= 0 {

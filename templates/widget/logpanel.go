@@ -101,9 +101,10 @@ func cellsOf(lt *logs.Trace, s State, h *logs.TopicHistory, p logs.PartitionStat
 	recs := lt.RecordsAt(p.Topic, p.Partition, s.Step)
 	lo := laneWindow(p)
 	cells := make([]cellState, 0, p.End-lo)
+	part := h.Parts[p.Partition]
 	for o := lo; o < p.End; o++ {
 		r := &recs[o]
-		cells = append(cells, cellState{rec: r, key: h.Label(r), deleted: o < p.Start, gone: int(r.Deleted) == s.Step,
+		cells = append(cells, cellState{rec: r, key: h.Label(r), deleted: o < p.Start, gone: o < p.Start && int(part.DeletedAt(o)) == s.Step,
 			fresh: s.Step > 0 && int(r.Step) == s.Step})
 	}
 	for _, g := range lt.Groups {

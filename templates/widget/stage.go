@@ -504,7 +504,9 @@ func keyFate(v *atStep, g *targetIndex, p int) (state, label string) {
 func txnRow(b *builder, v *atStep, br *bar, fates []fate) {
 	tx := br.tx
 	b.fopen("tx-"+tx.Name, "li", "class", "tm-txrow tm-"+br.state, "data-testid", "txn", "data-txn", tx.Name, "data-state", br.state)
-	b.open("span", "class", "tm-txlabel")
+	// The label and the state are fragments too: a read or a write changes
+	// the keys' fates in them and nothing else in the row.
+	b.fopen("txl-"+tx.Name, "span", "class", "tm-txlabel")
 	b.el("b", tx.Name)
 	for _, f := range fates {
 		attrs := []string{"class", "tm-keychip", "data-chip", f.chip, "data-key", f.key}
@@ -516,7 +518,7 @@ func txnRow(b *builder, v *atStep, br *bar, fates []fate) {
 	if len(br.keys) > len(fates) {
 		b.el("span", "+"+itoa(len(br.keys)-len(fates)), "class", "tm-note")
 	}
-	b.close("span")
+	b.fclose("span")
 	// The bar, on the axis the overlay and the ticks share.
 	label := tx.Name + ": began " + tx.BeginAt.String()
 	switch br.state {
@@ -536,23 +538,25 @@ func txnRow(b *builder, v *atStep, br *bar, fates []fate) {
 		label += "; updated_at " + st.String()
 	}
 	b.open("svg", "class", "tm-txbar", "width", "100%", "height", "24", "role", "img", "aria-label", label)
+	// The bar and the stamp are fragments of their own: an open
+	// transaction's bar grows at every step, and when the axis moves every
+	// bar and stamp moves with it, while the rest of the row stays; only
+	// they need be sent.
 	if br.to-br.from < 0.006 {
 		// An instant: begin and commit at once.
-		b.open("svg", "x", pct(br.from), "overflow", "visible")
+		b.fopen("bar-"+tx.Name, "svg", "x", pct(br.from), "overflow", "visible")
 		b.void("rect", "x", "-2", "y", "5", "width", "4", "height", "14", "rx", "1", "class", "tm-bar tm-"+br.state)
-		b.close("svg")
+		b.fclose("svg")
 	} else {
-		// A fragment of its own: an open transaction's bar grows at every
-		// step, and only the bar need be sent.
 		b.fvoid("bar-"+tx.Name, "rect", "x", pct(br.from), "y", "5", "width", pct(br.to-br.from), "height", "14", "rx", "3", "class", "tm-bar tm-"+br.state)
 	}
 	if br.stamp >= 0 {
-		b.open("svg", "x", pct(br.stamp), "overflow", "visible")
+		b.fopen("stamp-"+tx.Name, "svg", "x", pct(br.stamp), "overflow", "visible")
 		b.void("polygon", "points", "0,1 6,12 0,23 -6,12", "class", "tm-stamp")
-		b.close("svg")
+		b.fclose("svg")
 	}
 	b.close("svg")
-	b.open("span", "class", "tm-txstate")
+	b.fopen("txs-"+tx.Name, "span", "class", "tm-txstate")
 	switch br.state {
 	case "committed":
 		if br.lsn != "" {
@@ -571,7 +575,7 @@ func txnRow(b *builder, v *atStep, br *bar, fates []fate) {
 			break // one key's fate is room enough; the tables list the rest
 		}
 	}
-	b.close("span")
+	b.fclose("span")
 	b.fclose("li")
 }
 
