@@ -139,7 +139,7 @@ func TestPropertyLogCommitAfterMerge(t *testing.T) {
 		h := logs.Of(tr).Topics[0]
 		for _, part := range h.Parts {
 			for o, rec := range part.Records {
-				if rec.Deleted != topic.Live {
+				if part.DeletedAt(int64(o)) != topic.Live {
 					continue
 				}
 				v, ok := target[h.Key(&rec)]
@@ -175,8 +175,8 @@ func TestPropertyLogNoReadBelowStart(t *testing.T) {
 				seed, rr.Step, h.Name, rr.Partition, rr.From, part.StartAt(rr.Step), g.Text())
 			require.LessOrEqual(t, rr.To, part.EndAt(rr.Step), "seed %d: step %d read %s-%d past the log end\n%s", seed, rr.Step, h.Name, rr.Partition, g.Text())
 			for o := rr.From; o < rr.To; o++ {
-				require.Greater(t, part.Records[o].Deleted, rr.Step, "seed %d: step %d read %s-%d@%d, deleted at step %d\n%s",
-					seed, rr.Step, h.Name, rr.Partition, o, part.Records[o].Deleted, g.Text())
+				require.Greater(t, part.DeletedAt(o), rr.Step, "seed %d: step %d read %s-%d@%d, deleted at step %d\n%s",
+					seed, rr.Step, h.Name, rr.Partition, o, part.DeletedAt(o), g.Text())
 			}
 		}
 	}

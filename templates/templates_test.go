@@ -27,7 +27,8 @@ func testLayout(title string) LayoutView {
 		Title:         title,
 		StylesheetURL: "/static/app.0123abcd.css",
 		IconURL:       "/static/favicon.0123abcd.svg",
-		Scripts:       []string{"/static/wasm_exec.0123abcd.js", "/static/app.0123abcd.js"},
+		Scripts:       []string{"/static/wasm_exec.0123abcd.js", "/static/app.0123abcd.js", "/static/widget.0123abcd.js"},
+		AsyncScript:   "/static/app.0123abcd.js",
 		Nav: []NavLink{
 			{Label: "Home", Href: "/", Current: true},
 			{Label: "Lessons", Href: "/#lessons"},
@@ -69,10 +70,13 @@ func TestLayout(t *testing.T) {
 
 	var scripts []string
 	for _, s := range doc.ByTag("script") {
-		if !htmltest.HasAttr(s, "defer") {
-			t.Errorf("script %q is not deferred", htmltest.Attr(s, "src"))
+		// The module loader runs as soon as it arrives; the others in order
+		// once the document is parsed.
+		src := htmltest.Attr(s, "src")
+		if async := src == "/static/app.0123abcd.js"; htmltest.HasAttr(s, "async") != async || htmltest.HasAttr(s, "defer") == async {
+			t.Errorf("script %q: async %v, defer %v; want only %s", src, htmltest.HasAttr(s, "async"), htmltest.HasAttr(s, "defer"), map[bool]string{true: "async", false: "defer"}[async])
 		}
-		scripts = append(scripts, htmltest.Attr(s, "src"))
+		scripts = append(scripts, src)
 	}
 	if want := testLayout("").Scripts; !slices.Equal(scripts, want) {
 		t.Errorf("scripts = %q, want %q in order", scripts, want)

@@ -20,8 +20,15 @@ type LayoutView struct {
 	IconURL string
 	// Stylesheets are further stylesheet URLs, loaded after the site's.
 	Stylesheets []string
-	// Scripts are URLs loaded in order with <script src defer>.
+	// Scripts are URLs loaded in order with <script src defer>, but for
+	// AsyncScript.
 	Scripts []string
+	// AsyncScript, when set, is the one of Scripts loaded with <script src
+	// async> instead: the module loader (app.js), which runs as soon as it
+	// arrives, before the document is parsed, and starts compiling the
+	// preloaded module (see Modules) while the page is still parsing; it
+	// waits for the deferred scripts before it starts the module.
+	AsyncScript string
 	// Modules are URLs of WebAssembly modules a script will fetch with
 	// fetch(url): the head asks for each with <link rel=preload as=fetch
 	// crossorigin>, so the download starts with the HTML instead of after

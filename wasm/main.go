@@ -17,13 +17,13 @@
 //	check(source, name)                           -> {ok, error, line, col}
 //	expect(id, source, name)                      -> {ok, error, line, col, count} (start checking the expect lines)
 //	expectAdvance(id, budget)                     -> {ok, done, results: [{line, col, claim, status, detail}]}
+//	                                                 (these two in tidemark.wasm only, which the sandbox loads: see expect.go)
 //	idle()                                        -> collects garbage when the heap nears the collector's goal
 //	stop()
 //	module                                        -> the build's name: tidemark.wasm, tidemark-log.wasm or tidemark-hwm.wasm
 package main
 
 import (
-	"errors"
 	"runtime"
 	"syscall/js"
 
@@ -40,7 +40,6 @@ func main() {
 	// settings come from the environment rather than runtime/debug because
 	// that package brings fmt into the download.
 	sessions := map[string]*widget.Session{}
-	expectRuns := map[string]*widget.ExpectRun{}
 	var funcs []js.Func
 	done := make(chan struct{})
 	export := func(name string, fn func(args []js.Value) any) js.Func {
@@ -48,19 +47,6 @@ func main() {
 		funcs = append(funcs, f)
 		return f
 	}
-	str := func(args []js.Value, i int) string {
-		if i < len(args) && args[i].Type() == js.TypeString {
-			return args[i].String()
-		}
-		return ""
-	}
-	num := func(args []js.Value, i int) int {
-		if i < len(args) && args[i].Type() == js.TypeNumber {
-			return args[i].Int()
-		}
-		return 0
-	}
-	missing := map[string]any{"ok": false, "error": "no scenario is open under that id"}
 	// Drawing a step makes a few hundred kilobytes of garbage. Left to
 	// itself the collector would mark the whole trace in the middle of some
 	// later step (wasm has one thread), so the page calls idle when it has
@@ -133,40 +119,7 @@ func main() {
 			if err == nil {
 				return map[string]any{"ok": true}
 			}
-			out := map[string]any{"ok": false, "error": err.Error(), "line": 0, "col": 0}
-			var se *scenario.Error
-			var be *engine.BudgetError
-			switch {
-			case errors.As(err, &se):
-				out["line"], out["col"] = se.Pos.Line, se.Pos.Col
-			case errors.As(err, &be):
-				out["line"], out["col"] = be.Pos.Line, be.Pos.Col
-			}
-			return out
-		}),
-		"expect": export("expect", func(args []js.Value) any {
-			r, err := widget.NewExpectRun(str(args, 1), str(args, 2), pageWorlds())
-			if err != nil {
-				delete(expectRuns, str(args, 0))
-				return errorAt(err)
-			}
-			expectRuns[str(args, 0)] = r
-			return map[string]any{"ok": true, "count": len(r.Results())}
-		}),
-		"expectAdvance": export("expectAdvance", func(args []js.Value) any {
-			r := expectRuns[str(args, 0)]
-			if r == nil {
-				return missing
-			}
-			done := r.Advance(num(args, 1))
-			results := make([]any, 0, len(r.Results()))
-			for _, x := range r.Results() {
-				results = append(results, map[string]any{"line": x.Line, "col": x.Col, "claim": x.Claim, "status": x.Status, "detail": x.Detail})
-			}
-			if done {
-				delete(expectRuns, str(args, 0))
-			}
-			return map[string]any{"ok": true, "done": done, "results": results}
+			return errorAt(err)
 		}),
 		"idle": export("idle", func([]js.Value) any {
 			runtime.ReadMemStats(&mem)
@@ -182,6 +135,7 @@ func main() {
 		// Which build this is, and so which worlds it runs (worlds_*.go).
 		"module": module,
 	}
+	addExpect(api, export) // the sandbox's module only: see expect.go
 	js.Global().Set("tidemarkEngine", js.ValueOf(api))
 	js.Global().Call("dispatchEvent", js.Global().Get("Event").New("tidemark:engine"))
 	<-done
@@ -191,19 +145,62 @@ func main() {
 	}
 }
 
+// str returns argument i when it is a string, and "" otherwise.
+func str(args []js.Value, i int) string {
+	if i < len(args) && args[i].Type() == js.TypeString {
+		return args[i].String()
+	}
+	return ""
+}
+
+// num returns argument i when it is a number, and 0 otherwise.
+func num(args []js.Value, i int) int {
+	if i < len(args) && args[i].Type() == js.TypeNumber {
+		return args[i].Int()
+	}
+	return 0
+}
+
+// missing answers a call that names no open scenario.
+var missing = map[string]any{"ok": false, "error": "no scenario is open under that id"}
+
 // errorAt is the answer for a scenario that does not parse or build: the
 // error, and the line and column it names when it names one.
 func errorAt(err error) map[string]any {
 	out := map[string]any{"ok": false, "error": err.Error(), "line": 0, "col": 0}
-	var se *scenario.Error
-	var be *engine.BudgetError
-	switch {
-	case errors.As(err, &se):
+	if se, ok := as[*scenario.Error](err); ok {
 		out["line"], out["col"] = se.Pos.Line, se.Pos.Col
-	case errors.As(err, &be):
+	} else if be, ok := as[*engine.BudgetError](err); ok {
 		out["line"], out["col"] = be.Pos.Line, be.Pos.Col
 	}
 	return out
+}
+
+// as is errors.As for an error type T, without the reflection errors.As
+// uses (internal/reflectlite, about 8 KB of brotli in the download): it
+// finds the first error in err's tree, depth first as errors.As walks it,
+// that is a T. None of the engine's errors has an As method.
+func as[T error](err error) (T, bool) {
+	for err != nil {
+		if t, ok := err.(T); ok {
+			return t, true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if t, ok := as[T](e); ok {
+					return t, true
+				}
+			}
+			err = nil
+		default:
+			err = nil
+		}
+	}
+	var zero T
+	return zero, false
 }
 
 func trimQuery(q string) string {

@@ -210,6 +210,11 @@ func NewLayoutView(title string, scripts ...string) templates.LayoutView {
 	}
 	for _, s := range scripts {
 		v.Scripts = append(v.Scripts, AssetURL(s))
+		if s == "app.js" {
+			// The module loader: it starts compiling the preloaded module
+			// as soon as it arrives (see templates.LayoutView.AsyncScript).
+			v.AsyncScript = AssetURL(s)
+		}
 	}
 	return v
 }

@@ -1,12 +1,5 @@
 package check
 
-import (
-	"strconv"
-	"strings"
-
-	"github.com/tidemark/tidemark/engine/prose"
-)
-
 // LogView is what a team can see of a partitioned log and its consumers:
 // the offsets the consumer-group tool prints, the consumers' own logs of
 // what each poll fetched and where a reset moved them, and the version
@@ -63,118 +56,19 @@ func consumerLag(cfg Config, o Observation) Result {
 	if o.Log == nil || len(o.Log.Partitions) == 0 {
 		return Result{Status: NotRun, Detail: "no consumer group reads a topic"}
 	}
-	var behind []string
-	total := int64(0)
-	for _, p := range o.Log.Partitions {
-		c := p.Committed
-		if c < 0 {
-			c = p.Start
-		}
-		lag := p.End - c
-		total += max(lag, 0)
-		if lag > int64(cfg.MaxLag) {
-			s := prose.F("%s on %s lag %d (committed %s, end %d)", p.Group, p.Partition, lag, offsetText(p.Committed), p.End)
-			if p.Committed >= 0 && p.Committed < p.Start {
-				s += prose.F(", below the log start %d", p.Start)
-			}
-			behind = append(behind, s)
-		}
-	}
-	if len(behind) > 0 {
-		over := "are behind"
-		if cfg.MaxLag > 0 {
-			over = prose.F("are more than %d behind", cfg.MaxLag)
-		}
-		return Result{Status: Fail, Detail: prose.F("%d of %s %s: %s", len(behind), plural(len(o.Log.Partitions), "partition", "partitions"), over, strings.Join(limit(behind, 4), "; "))}
-	}
-	if cfg.MaxLag > 0 {
-		return Result{Status: Pass, Detail: prose.F("every partition is within %d of its end (%s, total lag %d)", cfg.MaxLag, plural(len(o.Log.Partitions), "partition", "partitions"), total)}
-	}
-	return Result{Status: Pass, Detail: prose.F("every group has committed up to the end of %s it reads (total lag %d)", allOf(len(o.Log.Partitions), "partition", "partitions"), total)}
-}
-
-func offsetText(c int64) string {
-	if c < 0 {
-		return "none"
-	}
-	return strconv.FormatInt(c, 10)
+	return consumerLagOf(cfg, o)
 }
 
 func versionOrder(o Observation) Result {
 	if o.Log == nil || len(o.Log.Applied) == 0 {
 		return Result{Status: NotRun, Detail: "no row has been written from the log yet"}
 	}
-	last := map[string]int{}
-	var bad []string
-	seen := map[string]bool{}
-	for _, a := range o.Log.Applied {
-		if prev, ok := last[a.Key]; ok && a.Version < prev && !seen[a.Key] {
-			seen[a.Key] = true
-			bad = append(bad, prose.F("%s (version %d after %d)", a.Key, a.Version, prev))
-		}
-		last[a.Key] = max(last[a.Key], a.Version)
-	}
-	if len(bad) > 0 {
-		return Result{Status: Fail, Detail: prose.F("%s an older version after a newer one: %s", plural(len(bad), "key received", "keys received"), strings.Join(limit(bad, 6), ", "))}
-	}
-	return Result{Status: Pass, Detail: prose.F("%s over %s, each key's versions in order", plural(len(o.Log.Applied), "write", "writes"), plural(len(last), "key", "keys"))}
+	return versionOrderOf(o)
 }
 
 func offsetGap(o Observation) Result {
 	if o.Log == nil || len(o.Log.Reads)+len(o.Log.Resets) == 0 {
 		return Result{Status: NotRun, Detail: "no consumer has fetched anything yet"}
 	}
-	type gp struct{ g, p string }
-	covered := map[gp][][2]int64{}
-	var order []gp
-	for _, r := range o.Log.Reads {
-		k := gp{r.Group, r.Partition}
-		if _, ok := covered[k]; !ok {
-			order = append(order, k)
-		}
-		covered[k] = append(covered[k], [2]int64{r.From, r.To})
-	}
-	var holes []string
-	for _, r := range o.Log.Resets {
-		if r.To > r.From {
-			holes = append(holes, prose.F("%s skipped %s offsets %s (%s)", r.Group, r.Partition, rangeText(r.From, r.To), r.Why))
-		}
-	}
-	for _, k := range order {
-		next := int64(-1)
-		for _, c := range covered[k] {
-			if next >= 0 && c[0] > next && !resetCovers(o.Log.Resets, k.g, k.p, next, c[0]) {
-				holes = append(holes, prose.F("%s never fetched %s offsets %s", k.g, k.p, rangeText(next, c[0])))
-			}
-			next = max(next, c[1])
-		}
-	}
-	if len(holes) > 0 {
-		return Result{Status: Fail, Detail: strings.Join(limit(holes, 4), "; ")}
-	}
-	return Result{Status: Pass, Detail: prose.F("the fetched offsets are contiguous on %s read", allOf(len(order), "partition", "partitions"))}
-}
-
-func resetCovers(rs []OffsetRange, g, p string, from, to int64) bool {
-	for _, r := range rs {
-		if r.Group == g && r.Partition == p && r.From <= from && r.To >= to {
-			return true
-		}
-	}
-	return false
-}
-
-func rangeText(a, b int64) string {
-	if b-a == 1 {
-		return strconv.FormatInt(a, 10)
-	}
-	return prose.F("%d–%d", a, b-1)
-}
-
-// allOf names a whole set of things: "the 1 partition", "all 3 partitions".
-func allOf(n int, one, many string) string {
-	if n == 1 {
-		return "the 1 " + one
-	}
-	return "all " + strconv.Itoa(n) + " " + many
+	return offsetGapOf(o)
 }

@@ -21,11 +21,10 @@ package keyed
 
 import (
 	"errors"
-	"slices"
 
-	"github.com/tidemark/tidemark/engine/vtime"
-
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/varint"
+	"github.com/tidemark/tidemark/engine/vtime"
 )
 
 // Entry is one key's state.
@@ -161,7 +160,7 @@ func (s *State) Keys() []int64 {
 	for k := range s.byKey {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
+	sorted.Sort(keys)
 	return keys
 }
 
@@ -235,7 +234,7 @@ func Restore(b []byte) (*State, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	slices.SortStableFunc(s.fifo, func(a, b stamp) int {
+	sorted.Func(s.fifo, func(a, b stamp) int {
 		switch {
 		case a.at < b.at:
 			return -1

@@ -245,7 +245,11 @@ func (l *world) traffic(c scenario.Command) error {
 	if l.w.OverBudget() {
 		return l.w.BudgetError(c.Pos)
 	}
-	l.w.Expect(n, n, min(n, keys))
+	named := min(n, keys)
+	if !unique {
+		named = distinctKeys(n, keys)
+	}
+	l.w.Expect(n, n, named)
 	p.traffic += n
 	if keys <= 4*n || keys <= 1<<16 {
 		// Keys the records will mostly reach: an array by number is dense
@@ -279,6 +283,19 @@ func (l *world) traffic(c scenario.Command) error {
 	}
 	l.w.Schedule(from, next)
 	return nil
+}
+
+// distinctKeys is how many different keys n records drawing theirs at
+// random from keys equally likely ones are expected to name, with room for
+// chance (the count varies by less than its square root): the trace is
+// sized for them. A million records over a million keys name about
+// 632,000, and sizing for a million kept room for 368,000 keys unused.
+func distinctKeys(n, keys int) int {
+	if n <= 0 || keys <= 0 {
+		return 0
+	}
+	e := -float64(keys) * math.Expm1(float64(n)*math.Log1p(-1/float64(keys)))
+	return min(n, keys, int(e+4*math.Sqrt(e))+16)
 }
 
 func (l *world) group(c scenario.Command) error {

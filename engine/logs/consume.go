@@ -569,7 +569,7 @@ func (l *world) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]s
 		}
 	}
 	// The key's text comes from its state, which the write reads next anyway.
-	return append(in, sink.In{ID: id, Src: src, Key: l.w.KeyText(id), Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: r.LSN})
+	return append(in, sink.In{ID: id, Src: src, Key: l.w.KeyText(id), Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: int64(r.LSN)})
 }
 
 // consumeSlow writes a batch that a dedup or a timestamp mark filtered, or

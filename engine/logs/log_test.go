@@ -149,25 +149,25 @@ produce shop at=10:01:10 key=4
 produce shop at=10:02:00 key=5
 `, nil)
 	part := logs.Of(tr).Topics[0].Parts[0]
-	recs := part.Records
-	require.Len(t, recs, 5)
+	require.Len(t, part.Records, 5)
+	deleted := func(o int64) int32 { return part.DeletedAt(o) }
 	at := func(step int32) vtime.Time { return tr.Events[step-1].At }
 
 	// Record 0 is over a minute old from 10:01:01, but its segment's newest
 	// record is not until 10:01:16: the segment goes whole, then.
-	require.NotEqual(t, int32(topic.Live), recs[0].Deleted)
-	assert.Equal(t, recs[0].Deleted, recs[1].Deleted, "one segment, one deletion")
-	assert.Equal(t, clock(t, "10:01:16"), at(recs[0].Deleted))
-	assert.Equal(t, clock(t, "10:01:26"), at(recs[2].Deleted))
-	assert.Equal(t, int32(topic.Live), recs[3].Deleted)
-	assert.Equal(t, int32(topic.Live), recs[4].Deleted)
-	assert.Equal(t, engine.KindRetention, tr.Events[recs[0].Deleted-1].Kind)
-	assert.Contains(t, tr.Narration(&tr.Events[recs[0].Deleted-1]), "orders-0 offsets 0–1 (newest record 10:00:15)")
+	require.NotEqual(t, int32(topic.Live), deleted(0))
+	assert.Equal(t, deleted(0), deleted(1), "one segment, one deletion")
+	assert.Equal(t, clock(t, "10:01:16"), at(deleted(0)))
+	assert.Equal(t, clock(t, "10:01:26"), at(deleted(2)))
+	assert.Equal(t, int32(topic.Live), deleted(3))
+	assert.Equal(t, int32(topic.Live), deleted(4))
+	assert.Equal(t, engine.KindRetention, tr.Events[deleted(0)-1].Kind)
+	assert.Contains(t, tr.Narration(&tr.Events[deleted(0)-1]), "orders-0 offsets 0–1 (newest record 10:00:15)")
 
 	// The log start moves past each deleted segment, and only then.
-	assert.Equal(t, int64(0), part.StartAt(recs[0].Deleted-1))
-	assert.Equal(t, int64(2), part.StartAt(recs[0].Deleted))
-	assert.Equal(t, int64(3), part.StartAt(recs[2].Deleted))
+	assert.Equal(t, int64(0), part.StartAt(deleted(0)-1))
+	assert.Equal(t, int64(2), part.StartAt(deleted(0)))
+	assert.Equal(t, int64(3), part.StartAt(deleted(2)))
 	end := logs.Of(tr).LogAt(tr.Steps())
 	assert.Equal(t, int64(3), end[0].Start)
 	assert.Equal(t, int64(5), end[0].End)

@@ -62,11 +62,12 @@ func buildLog(t *engine.Trace) *Log {
 		}
 		l.Partitions = append(l.Partitions, p)
 		h := lt.TopicNamed(s.Topic)
+		part := h.Parts[s.Partition]
 		for o, r := range lt.RecordsAt(s.Topic, s.Partition, t.Steps()) {
-			rec := Record{Topic: s.Topic, Partition: s.Partition, Offset: int64(o), Key: h.Key(&r), Version: r.Seq, LSN: r.LSN,
+			rec := Record{Topic: s.Topic, Partition: s.Partition, Offset: int64(o), Key: h.Key(&r), Version: r.Seq, LSN: int64(r.LSN),
 				EventID: h.ID(&r), Producer: h.Producer(&r), At: r.Time.String(), Step: r.Step}
-			if r.Deleted != topic.Live {
-				rec.Deleted = r.Deleted
+			if d := part.DeletedAt(int64(o)); d != topic.Live {
+				rec.Deleted = d
 			}
 			l.Records = append(l.Records, rec)
 		}
@@ -99,7 +100,7 @@ func logText(b *strings.Builder, t *engine.Trace) {
 			if r.Seq > 1 {
 				x += fmt.Sprintf("v%d", r.Seq)
 			}
-			if r.Deleted != topic.Live {
+			if int64(o) < s.Start {
 				x = "(" + x + ")"
 			}
 			recs = append(recs, x)

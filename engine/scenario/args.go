@@ -23,7 +23,10 @@ type Args struct {
 }
 
 // NewArgs reads list, the arguments of cmd (all of them, or those after
-// the ones already read).
+// the ones already read). Like Errorf, it is not inlined into the worlds'
+// fifty readers of commands.
+//
+//go:noinline
 func NewArgs(cmd Command, list []Arg) *Args {
 	return &Args{cmd: cmd, list: list, used: make([]bool, len(list))}
 }

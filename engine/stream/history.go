@@ -6,6 +6,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/checkpoint"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/window"
 )
@@ -407,7 +408,7 @@ func (t *Trace) PeakUtilisation(i, sub, n int) float64 {
 			reads = append(reads, read{t.t.Events[x.Step-1].At, sh.costAt(x.Step)})
 		}
 	}
-	slices.SortStableFunc(reads, func(a, b read) int { return cmpTime(a.at, b.at) })
+	sorted.Func(reads, func(a, b read) int { return cmpTime(a.at, b.at) })
 	const window = 10 * vtime.Second
 	best, lo := 0.0, 0
 	var busy vtime.Duration

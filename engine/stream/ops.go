@@ -223,7 +223,7 @@ func (op *sinkOp) take(s *world, r window.Record, rec *topic.Record, ptime vtime
 	if s.multi {
 		id = s.w.KeyID(op.target, key)
 	}
-	in := sink.In{ID: id, Key: key, Seq: int(rec.Seq), UpdatedAt: rec.UpdatedAt, LSN: rec.LSN, Amount: rec.Amount}
+	in := sink.In{ID: id, Key: key, Seq: int(rec.Seq), UpdatedAt: rec.UpdatedAt, LSN: int64(rec.LSN), Amount: rec.Amount}
 	switch op.value {
 	case valueNow:
 		in.UpdatedAt = ptime

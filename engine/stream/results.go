@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/watermark"
@@ -54,9 +55,10 @@ func (t *Trace) truthRecords(si, n int, retained bool) []TruthRecord {
 	var out []TruthRecord
 	for p, part := range h.Parts {
 		recs := part.Records[:part.EndAt(int32(n))]
+		start := part.StartAt(int32(n)) // retention deletes the oldest first
 		for i := range recs {
 			r := &recs[i]
-			if retained && r.Deleted <= int32(n) {
+			if retained && int64(i) < start {
 				continue
 			}
 			if r.Intent >= 0 {
@@ -272,7 +274,7 @@ func (t *Trace) VerifyClaim(e engine.Expectation) (got string, holds, known bool
 					ws = append(ws, p)
 				}
 			}
-			slices.Sort(ws)
+			sorted.Sort(ws)
 			want = strings.Join(slices.Compact(ws), ",")
 		}
 		return got, got == want, true

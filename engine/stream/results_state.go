@@ -249,13 +249,13 @@ func (t *Trace) verifyState(e engine.Expectation, n int) (got string, holds, kno
 			got = strings.Join(names, ",")
 		}
 		want := strings.Split(e.Want, ",")
-		slices.Sort(want)
-		sorted := slices.Clone(names)
-		slices.Sort(sorted)
-		if len(sorted) == 0 {
-			sorted = []string{"none"}
+		sorted.Sort(want)
+		seen := slices.Clone(names)
+		sorted.Sort(seen)
+		if len(seen) == 0 {
+			seen = []string{"none"}
 		}
-		return got, slices.Equal(sorted, want), true
+		return got, slices.Equal(seen, want), true
 	}
 	return "", false, false
 }

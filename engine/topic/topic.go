@@ -88,20 +88,21 @@ const Live = math.MaxInt32
 // index; Topic.Key, Topic.Producer and Topic.ID spell them. Its offset is
 // its index in the partition's Records, and the producer id and sequence
 // number the broker deduplicates by are the partition's to remember (see
-// Append), not the record's: a record is 72 bytes.
+// Append), not the record's; nor is the step retention deleted it at
+// (Partition.DeletedAt: retention deletes a partition's oldest records
+// first, so its moves of the log start say). A record is 64 bytes.
 //
-// Invariant: Step < Deleted; KeyID indexes *Keys, ProducerRef indexes Names
-// or is -1, and EventRef is 0 or 1 + an index of IDs.
+// Invariant: KeyID indexes *Keys, ProducerRef indexes Names or is -1, and
+// EventRef is 0 or 1 + an index of IDs.
 type Record struct {
 	Time        vtime.Time // the record's timestamp (the producer's clock, or the commit for change capture)
 	UpdatedAt   vtime.Time // the event time its payload carries: a captured row's updated_at, or when a producer's event happened
-	LSN         int64      // the source commit position, for change capture
 	Amount      int64      // the value its payload carries: a captured row's amount, or a producer's amount=
+	LSN         int32      // the source commit position, for change capture: commits, like steps, are bounded by the work budget
 	Seq         int32      // the version of the business key it carries (source version, or the producer's intent)
 	Num         int32      // the producer's running number for the event, which names it when it has no event id
 	Intent      int32      // index of the intended event it carries, or -1
 	Step        int32      // the trace step that appended it
-	Deleted     int32      // the trace step retention deleted it at, or Live
 	KeyID       int32      // the business key (also the partitioning key when Keyed), as an index of *Keys: the engine's dense id for it
 	Src         int32      // 1 + the engine's id of the source row or intended event it copies; 0 (the usual case) when that is KeyID
 	ProducerRef int32      // the producer that sent it, as an index of Names; -1 for change capture
@@ -298,7 +299,6 @@ func (t *Topic) Append(p int, r Record, pid, seq int32, idempotent bool) (offset
 	}
 	part.last[i].seq = max(part.last[i].seq, seq)
 	offset = part.End()
-	r.Deleted = Live
 	part.Records = append(part.Records, r)
 	n := len(part.segs)
 	if n == 0 || part.segs[n-1].End != offset || t.SegmentDur > 0 && r.Time.Sub(part.segs[n-1].First) >= t.SegmentDur {
@@ -319,7 +319,8 @@ type Deleted struct {
 
 // Expire deletes every segment whose newest record is older than the
 // retention at time now, marking its records deleted at step, and returns
-// what it removed in partition order.
+// what it removed in partition order (the partition's Starts say which
+// records went at which step).
 func (t *Topic) Expire(now vtime.Time, step int32) []Deleted {
 	if t.Retention <= 0 {
 		return nil
@@ -328,11 +329,7 @@ func (t *Topic) Expire(now vtime.Time, step int32) []Deleted {
 	for _, p := range t.Parts {
 		i := 0
 		for i < len(p.segs) && now.Sub(p.segs[i].Newest) > t.Retention {
-			s := p.segs[i]
-			for o := s.Base; o < s.End; o++ {
-				p.Records[o].Deleted = step
-			}
-			out = append(out, Deleted{Partition: p.ID, Segment: s})
+			out = append(out, Deleted{Partition: p.ID, Segment: p.segs[i]})
 			i++
 		}
 		if i > 0 {
@@ -352,6 +349,21 @@ func (p *Partition) EndAt(n int32) int64 {
 		return 1
 	})
 	return int64(i)
+}
+
+// DeletedAt is the step retention deleted the record at offset o at, or
+// Live while it is held: the first move of the log start past it.
+func (p *Partition) DeletedAt(o int64) int32 {
+	i, _ := slices.BinarySearchFunc(p.Starts, o, func(s StartPoint, o int64) int {
+		if s.Start <= o {
+			return -1
+		}
+		return 1
+	})
+	if i == len(p.Starts) {
+		return Live
+	}
+	return p.Starts[i].Step
 }
 
 // StartAt is the partition's log start offset after step n.

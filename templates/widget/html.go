@@ -181,6 +181,10 @@ func (b *builder) escape(s string) {
 	b.WriteString(s[last:])
 }
 
+// itoa is strconv.Itoa, called as a function rather than copied into each
+// of its many callers (the browser module's size; see docs/performance.md).
+//
+//go:noinline
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }

@@ -1,4 +1,4 @@
-//go:build !tm_hwm
+//go:build !tm_hwm && !tm_log
 
 package widget
 

@@ -1,7 +1,8 @@
+//go:build !tm_hwm
+
 package widget
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -100,9 +101,10 @@ func cellsOf(lt *logs.Trace, s State, h *logs.TopicHistory, p logs.PartitionStat
 	recs := lt.RecordsAt(p.Topic, p.Partition, s.Step)
 	lo := laneWindow(p)
 	cells := make([]cellState, 0, p.End-lo)
+	part := h.Parts[p.Partition]
 	for o := lo; o < p.End; o++ {
 		r := &recs[o]
-		cells = append(cells, cellState{rec: r, key: h.Label(r), deleted: o < p.Start, gone: int(r.Deleted) == s.Step,
+		cells = append(cells, cellState{rec: r, key: h.Label(r), deleted: o < p.Start, gone: o < p.Start && int(part.DeletedAt(o)) == s.Step,
 			fresh: s.Step > 0 && int(r.Step) == s.Step})
 	}
 	for _, g := range lt.Groups {
@@ -425,25 +427,6 @@ func polled(b *builder, lt *logs.Trace, g *logs.GroupHistory, n int) {
 // edge with its offset in words.
 func laneWindow(p logs.PartitionState) int64 { return max(p.End-maxCells, 0) }
 
-// readsAt returns what the group's polls read at exactly step n. Reads are
-// in step order.
-func readsAt(g *logs.GroupHistory, n int) []logs.ReadRange {
-	i, _ := slices.BinarySearchFunc(g.Reads, n, func(r logs.ReadRange, n int) int {
-		if int(r.Step) < n {
-			return -1
-		}
-		if int(r.Step) > n {
-			return 1
-		}
-		return 0
-	})
-	j := i
-	for j < len(g.Reads) && int(g.Reads[j].Step) == n {
-		j++
-	}
-	return g.Reads[i:j]
-}
-
 // groupText is a group's position on a partition in words. Its lag is the
 // engine's, as Kafka's tools report it: the log end less the committed
 // offset, deleted offsets included; a position below the log start is said
@@ -474,24 +457,4 @@ func offsets(a, b int64) string {
 		return strconv.FormatInt(a, 10)
 	}
 	return strconv.FormatInt(a, 10) + "–" + strconv.FormatInt(b-1, 10)
-}
-
-// pts prints polygon points from x, y pairs.
-func pts(xy ...float64) string {
-	var sb strings.Builder
-	for i := 0; i+1 < len(xy); i += 2 {
-		if i > 0 {
-			sb.WriteByte(' ')
-		}
-		sb.WriteString(ftoa(xy[i]) + "," + ftoa(xy[i+1]))
-	}
-	return sb.String()
-}
-
-// plural is "1 partition" or "3 partitions".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return itoa(n) + " " + noun + "s"
 }

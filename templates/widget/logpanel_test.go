@@ -1,3 +1,5 @@
+//go:build !tm_hwm
+
 package widget_test
 
 import (

@@ -11,7 +11,6 @@ import (
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
-	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -570,26 +569,7 @@ func (s *Session) streamFault(action, arg string) (engine.Fault, error) {
 		}
 		return f, prose.Errorf("this scenario has no producer %q to send a burst", f.Producer)
 	}
-	if stream.Of(s.trace) == nil {
-		return f, stream.ErrNoStream
-	}
-	fields := strings.Fields(arg)
-	if len(fields) != 3 {
-		return f, prose.Errorf("a %s needs a stream, a partition and a length, such as \"tills 2 30s\", found %q", action, arg)
-	}
-	p, err := strconv.Atoi(fields[1])
-	if err != nil || p < 0 {
-		return f, prose.Errorf("a %s needs a partition number, found %q", action, fields[1])
-	}
-	d, err := vtime.ParseDuration(fields[2])
-	if err != nil || d <= 0 {
-		return f, prose.Errorf("a %s needs a positive length such as 30s, found %q", action, fields[2])
-	}
-	f.Kind, f.Stream, f.Partition, f.For = stream.FaultStall, fields[0], p, d
-	if action == "delay" {
-		f.Kind, f.By = stream.FaultDelay, delayBy
-	}
-	return f, nil
+	return s.stallOrDelay(f, action, arg) // the stream world's: see worlds_stream.go
 }
 
 // nextPoller names the member of group that polls first after the current

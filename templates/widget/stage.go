@@ -12,7 +12,6 @@ import (
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/sorted"
-	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -173,10 +172,10 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 			column("groups", "pipe", func() { groupStations(b, v, v.lt) })
 		}
 	}
-	if st := stream.Of(t); st != nil {
+	if hasStream(t) {
 		column("streams", "stream", func() { streamStation(b, v) })
-		if len(st.Ops) > 0 {
-			column("ops", "ops", func() { opsStation(b, v, st) })
+		if hasOps(t) {
+			column("ops", "ops", func() { opsStation(b, v) })
 		}
 	}
 	if len(t.Targets) > 0 {
@@ -508,7 +507,9 @@ func keyFate(v *atStep, g *targetIndex, p int) (state, label string) {
 func txnRow(b *builder, v *atStep, br *bar, fates []fate) {
 	tx := br.tx
 	b.fopen("tx-"+tx.Name, "li", "class", "tm-txrow tm-"+br.state, "data-testid", "txn", "data-txn", tx.Name, "data-state", br.state)
-	b.open("span", "class", "tm-txlabel")
+	// The label and the state are fragments too: a read or a write changes
+	// the keys' fates in them and nothing else in the row.
+	b.fopen("txl-"+tx.Name, "span", "class", "tm-txlabel")
 	b.el("b", tx.Name)
 	for _, f := range fates {
 		attrs := []string{"class", "tm-keychip", "data-chip", f.chip, "data-key", f.key}
@@ -520,7 +521,7 @@ func txnRow(b *builder, v *atStep, br *bar, fates []fate) {
 	if len(br.keys) > len(fates) {
 		b.el("span", "+"+itoa(len(br.keys)-len(fates)), "class", "tm-note")
 	}
-	b.close("span")
+	b.fclose("span")
 	// The bar, on the axis the overlay and the ticks share.
 	label := tx.Name + ": began " + tx.BeginAt.String()
 	switch br.state {
@@ -540,23 +541,25 @@ func txnRow(b *builder, v *atStep, br *bar, fates []fate) {
 		label += "; updated_at " + st.String()
 	}
 	b.open("svg", "class", "tm-txbar", "width", "100%", "height", "24", "role", "img", "aria-label", label)
+	// The bar and the stamp are fragments of their own: an open
+	// transaction's bar grows at every step, and when the axis moves every
+	// bar and stamp moves with it, while the rest of the row stays; only
+	// they need be sent.
 	if br.to-br.from < 0.006 {
 		// An instant: begin and commit at once.
-		b.open("svg", "x", pct(br.from), "overflow", "visible")
+		b.fopen("bar-"+tx.Name, "svg", "x", pct(br.from), "overflow", "visible")
 		b.void("rect", "x", "-2", "y", "5", "width", "4", "height", "14", "rx", "1", "class", "tm-bar tm-"+br.state)
-		b.close("svg")
+		b.fclose("svg")
 	} else {
-		// A fragment of its own: an open transaction's bar grows at every
-		// step, and only the bar need be sent.
 		b.fvoid("bar-"+tx.Name, "rect", "x", pct(br.from), "y", "5", "width", pct(br.to-br.from), "height", "14", "rx", "3", "class", "tm-bar tm-"+br.state)
 	}
 	if br.stamp >= 0 {
-		b.open("svg", "x", pct(br.stamp), "overflow", "visible")
+		b.fopen("stamp-"+tx.Name, "svg", "x", pct(br.stamp), "overflow", "visible")
 		b.void("polygon", "points", "0,1 6,12 0,23 -6,12", "class", "tm-stamp")
-		b.close("svg")
+		b.fclose("svg")
 	}
 	b.close("svg")
-	b.open("span", "class", "tm-txstate")
+	b.fopen("txs-"+tx.Name, "span", "class", "tm-txstate")
 	switch br.state {
 	case "committed":
 		if br.lsn != "" {
@@ -575,7 +578,7 @@ func txnRow(b *builder, v *atStep, br *bar, fates []fate) {
 			break // one key's fate is room enough; the tables list the rest
 		}
 	}
-	b.close("span")
+	b.fclose("span")
 	b.fclose("li")
 }
 
@@ -769,10 +772,8 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 			"data-chip", "tgt:" + h.Name + ":" + chip}
 		if len(buf) > 0 && g.written(p, v.n) {
 			from := "run:" + h.Name + ":" + key
-			if st := stream.Of(t); st != nil {
-				if o := streamOrigin(st, h.Name, id, key, s.Step); o != "" {
-					from = o
-				}
+			if o := rowOrigin(t, h.Name, id, key, s.Step); o != "" {
+				from = o
 			}
 			attrs = append(attrs, "data-from", from, "data-new", "on")
 		}
@@ -906,12 +907,10 @@ func legend(b *builder, v *atStep) {
 			break
 		}
 	}
-	st := stream.Of(v.t)
-	if v.lt != nil && st == nil {
+	if hasStream(v.t) {
+		streamLegendItems(v.t, item)
+	} else if v.lt != nil {
 		item("tm-lg-cell", "▢", "record: offset, key; ✕ deleted by retention; ▲ a group's committed offset")
-	}
-	if st != nil {
-		streamLegendItems(st, item)
 	}
 	item("tm-lg-chip", "▣", "row in the target, its version")
 	item("tm-lg-dup", "❐", "×2: copies of a key")

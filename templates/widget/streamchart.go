@@ -1,10 +1,9 @@
+//go:build !tm_hwm && !tm_log
+
 package widget
 
 import (
-	"strconv"
 	"strings"
-
-	"github.com/tidemark/tidemark/engine/hwm"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/stream"
@@ -512,31 +511,6 @@ func lateMark(b *builder, st *stream.Trace, d stream.Dot, cx, cy float64, look f
 // trace's Late: "late:" and the index. No target's key has that shape,
 // since a window's row is named by its window and a join's by its pair.
 func lateKey(i int) string { return "late:" + itoa(i) }
-
-// explain returns the heading and the text that say why the row with key
-// stands as it does at step n, or, for a late record's key (see lateKey),
-// why the record was late.
-func explain(t *engine.Trace, key string, n int) (head, why string) {
-	st := stream.Of(t)
-	if num, late := strings.CutPrefix(key, "late:"); late && st != nil {
-		head = "Why was this record late? "
-		i, err := strconv.Atoi(num)
-		switch {
-		case err != nil || i < 0 || i >= len(st.Late):
-			return head, "No late record has that number in this run."
-		case st.Late[i].Step > int32(n):
-			return head, "That record is not late yet at this step."
-		}
-		return head, st.WhyLate(i)
-	}
-	head = "Why key " + key + "? "
-	if st != nil {
-		if why := stream.Explain(t, key, n); why != "" {
-			return head, why
-		}
-	}
-	return head, hwm.Explain(t, key, n)
-}
 
 // streamStation draws the stream world's part of the stage, between the
 // log and the targets: each stream's partitions and watermarks against

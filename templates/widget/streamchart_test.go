@@ -1,3 +1,5 @@
+//go:build !tm_hwm && !tm_log
+
 package widget_test
 
 import (

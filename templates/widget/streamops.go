@@ -1,17 +1,33 @@
-//go:build !tm_hwm
+//go:build !tm_hwm && !tm_log
 
 package widget
 
 import (
 	"sort"
 
+	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/stream"
 	win "github.com/tidemark/tidemark/engine/window"
 )
 
 // The stream job's operators on the stage, and where the rows they write
-// come from (see streammove.go). The build of the high-water-mark world
-// alone runs no stream job and leaves them out (jobstub_hwm.go).
+// come from (see streammove.go). The builds without the stream world leave
+// them out (worlds_nostream.go stands in).
+
+// hasOps reports whether trace t has a stream job with operators to draw.
+func hasOps(t *engine.Trace) bool {
+	st := stream.Of(t)
+	return st != nil && len(st.Ops) > 0
+}
+
+// rowOrigin is streamOrigin for trace t, or "" when it has no stream world.
+func rowOrigin(t *engine.Trace, target string, id int32, key string, n int) string {
+	st := stream.Of(t)
+	if st == nil {
+		return ""
+	}
+	return streamOrigin(st, target, id, key, n)
+}
 
 // streamOrigin returns the chip the row of target with key (the core's key
 // id) written at step n comes from: the window that fired it, the record a
@@ -56,7 +72,8 @@ const maxTaken, maxLateChips = 6, 6
 // made of each (into a window, written to its table, read again after a
 // restore, dropped as late, sent to the side output), its late records so
 // far, and the rows it holds in a transaction not yet committed.
-func opsStation(b *builder, v *atStep, st *stream.Trace) {
+func opsStation(b *builder, v *atStep) {
+	st := stream.Of(v.t)
 	n := v.s.Step
 	lo, hi := stepReads(st, n)
 	late := st.LateAt(n)
@@ -252,7 +269,8 @@ var streamMarks = [...][3]string{
 }
 
 // streamLegendItems adds the stream chart's marks to the stage's legend.
-func streamLegendItems(st *stream.Trace, item func(class, glyph, text string)) {
+func streamLegendItems(t *engine.Trace, item func(class, glyph, text string)) {
+	st := stream.Of(t)
 	marks := streamMarks[:len(streamMarks)-1]
 	if st.Job != nil && len(st.Job.Restores) > 0 {
 		marks = streamMarks[:]

@@ -8,7 +8,6 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/sink"
-	"github.com/tidemark/tidemark/engine/stream"
 )
 
 // textEquivalent draws the step as tables, one per station of the picture:
@@ -30,7 +29,7 @@ func textEquivalent(b *builder, v *atStep) {
 	if v.lt != nil {
 		logTables(b, v.lt, v.s)
 	}
-	if stream.Of(v.t) != nil {
+	if hasStream(v.t) {
 		streamList(b, v)
 	}
 	for i := range v.ix.targets {

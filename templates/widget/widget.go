@@ -15,11 +15,11 @@
 package widget
 
 import (
+	"strconv"
+
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
-	"github.com/tidemark/tidemark/engine/stream"
-	"strconv"
 )
 
 // State is what the learner has chosen, beyond the scenario and its knobs.
@@ -315,56 +315,9 @@ func faults(b *builder, t *engine.Trace, s State) {
 			b.close("span")
 		}
 	}
-	if st := stream.Of(t); st != nil {
-		streamFaults(b, t, st, s)
-	}
+	streamFaults(b, t, s) // the stream world's: see worlds_stream.go
 	b.el("button", "↶ Undo", "type", "button", "class", "tm-btn", "data-act", "undo", "data-testid", "btn-undo", "disabled?", on(!s.CanUndo))
 	b.close("div")
-}
-
-// streamFaults draws the stream world's faults: a partition of a stream
-// and a length to stall it or to delay its records by, a burst from each
-// producer, and a producer's clock pushed ahead (a partition's clock, when
-// the producer is pinned to one).
-func streamFaults(b *builder, t *engine.Trace, st *stream.Trace, s State) {
-	b.open("span", "class", "tm-stream-faults", "role", "group", "aria-label", "Faults of the stream")
-	b.el("label", "Partition ", "for", s.id("stream-part"))
-	b.open("select", "id", s.id("stream-part"), "data-testid", "stream-part")
-	for _, h := range st.Streams {
-		for p := range h.Parts {
-			b.el("option", h.Name+" / partition "+itoa(p), "value", h.Name+" "+itoa(p))
-		}
-	}
-	b.close("select")
-	b.el("label", " for ", "for", s.id("stream-length"))
-	b.open("select", "id", s.id("stream-length"), "aria-label", "How long the stall or the delay lasts", "data-testid", "stream-length")
-	for _, d := range streamLengths {
-		b.el("option", d.String(), "value", d.String(), "selected?", on(d == streamFaultFor))
-	}
-	b.close("select")
-	b.el("button", "‖ Stall it here", "type", "button", "class", "tm-btn", "data-act", "stall", "data-testid", "btn-stall")
-	b.el("button", "⇢ Delay its records "+delayBy.String()+" here", "type", "button", "class", "tm-btn", "data-act", "delay", "data-testid", "btn-delay")
-	b.close("span")
-	lt := logs.Of(t)
-	if lt == nil || len(lt.Producers) == 0 {
-		return
-	}
-	b.open("span", "class", "tm-stream-faults", "role", "group", "aria-label", "A burst of late events")
-	b.el("label", "Burst "+itoa(burstRecords)+" late events from", "for", s.id("burst-producer"))
-	b.open("select", "id", s.id("burst-producer"), "data-testid", "burst-producer")
-	for _, p := range lt.Producers {
-		b.el("option", p.Name, "value", p.Name)
-	}
-	b.close("select")
-	b.el("button", "⇶ Send the burst here", "type", "button", "class", "tm-btn", "data-act", "burst", "data-testid", "btn-burst",
-		"title", "sends "+itoa(burstRecords)+" events whose event times spread over the last "+burstSpan.String())
-	b.close("span")
-	for _, p := range lt.Producers {
-		if p.Clock != "" && p.Clock != "source" {
-			b.el("button", p.Name+"'s clock +1m here", "type", "button", "class", "tm-btn",
-				"data-act", "jump-clock", "data-arg", "+1m "+p.Clock, "data-testid", "btn-jump-clock")
-		}
-	}
 }
 
 func timeline(b *builder, t *engine.Trace, s State) {

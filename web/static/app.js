@@ -1,53 +1,97 @@
-// Tidemark page glue, loaded with <script src defer> on every page. The site's
-// Content-Security-Policy forbids inline scripts, so all page behaviour lives
-// in files like this one.
+// Tidemark page glue, loaded with <script src async> on every page (see
+// templates.LayoutView.AsyncScript). The site's Content-Security-Policy
+// forbids inline scripts, so all page behaviour lives in files like this one.
 "use strict";
 
 (() => {
   // Lets the stylesheet tell a page with scripts from one without.
   document.documentElement.classList.add("js");
 
-  // An element with data-tidemark-wasm="<hashed URL of tidemark.wasm>" asks for
-  // the engine. wasm_exec.js (which defines Go) must be loaded before this file.
-  // The element's data-tidemark-state becomes "loading", then "ready" or
-  // "error", and it receives a "tidemark:ready" or "tidemark:error" event.
-  const host = document.querySelector("[data-tidemark-wasm]");
-  if (!host) {
-    return;
+  // This script runs as soon as it arrives, usually while the page is still
+  // being parsed: the head's <link rel=preload as=fetch crossorigin> has
+  // started downloading the engine module, and compiling it starts here, as
+  // its bytes arrive, instead of once the deferred scripts have run.
+  // fetch() in CORS mode with same-origin credentials is the request the
+  // preload made, so the browser hands over the preloaded response.
+  const preload = document.querySelector('link[rel="preload"][as="fetch"][href$=".wasm"]');
+  let early = null;
+  if (preload && WebAssembly.compileStreaming) {
+    early = { url: preload.href, module: WebAssembly.compileStreaming(fetch(preload.href)) };
+    early.module.catch(() => {}); // load() falls back to a fetch of its own
   }
 
-  const setState = (state, detail) => {
-    host.dataset.tidemarkState = state;
-    host.dispatchEvent(new CustomEvent("tidemark:" + state, { detail, bubbles: true }));
-  };
-
-  const load = async (url) => {
-    if (typeof Go !== "function") {
-      throw new Error("wasm_exec.js must be loaded before app.js");
+  let started = false;
+  const start = () => {
+    if (started) {
+      return;
     }
-    const go = new Go();
-    // Collect garbage a fifth as often, within a soft limit: a long trace is
-    // a large heap, and every collection pauses the page (see wasm/main.go).
-    go.env = Object.assign({}, go.env, { GOGC: "400", GOMEMLIMIT: "256MiB" });
-    const response = fetch(url);
-    const { instance } = await WebAssembly.instantiateStreaming(response, go.importObject);
-    // go.run settles only when the Go program exits, which the engine never
-    // does; do not await it.
-    go.run(instance).catch((err) => setState("error", { error: String(err) }));
-    return go;
+    started = true;
+    // An element with data-tidemark-wasm="<hashed URL of tidemark.wasm>" asks
+    // for the engine. wasm_exec.js (which defines Go) is a deferred script:
+    // it has run once the document is parsed (see below). The element's
+    // data-tidemark-state becomes "loading", then "ready" or "error", and it
+    // receives a "tidemark:ready" or "tidemark:error" event.
+    const host = document.querySelector("[data-tidemark-wasm]");
+    if (!host) {
+      return;
+    }
+
+    const setState = (state, detail) => {
+      host.dataset.tidemarkState = state;
+      host.dispatchEvent(new CustomEvent("tidemark:" + state, { detail, bubbles: true }));
+    };
+
+    const instantiate = async (url, imports) => {
+      if (early && early.url === new URL(url, location.href).href) {
+        try {
+          return await WebAssembly.instantiate(await early.module, imports);
+        } catch (err) {
+          // Compiled or fetched otherwise than expected: fetch it again.
+        }
+      }
+      return (await WebAssembly.instantiateStreaming(fetch(url), imports)).instance;
+    };
+
+    const load = async (url) => {
+      if (typeof Go !== "function") {
+        throw new Error("wasm_exec.js must be loaded before app.js");
+      }
+      const go = new Go();
+      // Collect garbage a fifth as often, within a soft limit: a long trace is
+      // a large heap, and every collection pauses the page (see wasm/main.go).
+      go.env = Object.assign({}, go.env, { GOGC: "400", GOMEMLIMIT: "256MiB" });
+      const instance = await instantiate(url, go.importObject);
+      // go.run settles only when the Go program exits, which the engine never
+      // does; do not await it.
+      go.run(instance).catch((err) => setState("error", { error: String(err) }));
+      return go;
+    };
+
+    host.dataset.tidemarkState = "loading";
+    window.tidemark = {
+      ready: load(host.dataset.tidemarkWasm).then(
+        (go) => {
+          setState("ready", {});
+          return go;
+        },
+        (err) => {
+          setState("error", { error: String(err) });
+          throw err;
+        },
+      ),
+    };
   };
 
-  host.dataset.tidemarkState = "loading";
-  window.tidemark = {
-    ready: load(host.dataset.tidemarkWasm).then(
-      (go) => {
-        setState("ready", {});
-        return go;
-      },
-      (err) => {
-        setState("error", { error: String(err) });
-        throw err;
-      },
-    ),
-  };
+  // The engine starts once the document is parsed and the deferred scripts
+  // (wasm_exec.js, widget.js) have run: DOMContentLoaded fires after them.
+  // The document is "interactive" while they run, so that state alone does
+  // not say they have.
+  if (document.readyState === "complete" || (document.readyState === "interactive" && typeof Go === "function")) {
+    start();
+  } else {
+    document.addEventListener("DOMContentLoaded", start, { once: true });
+    // Should the event have passed already (a page without wasm_exec.js),
+    // load still comes, and the engine says what is missing.
+    window.addEventListener("load", start, { once: true });
+  }
 })();

@@ -89,14 +89,46 @@
       if (byKey.get(d.dataset.frag) === d) byKey.delete(d.dataset.frag);
     }
   };
+  // parseAll parses the HTML of every replacement whose fragment is on
+  // screen already, in one call per kind of element (a step that moves the
+  // axis replaces a hundred small SVG fragments, and each call to the
+  // parser has a cost of its own), and returns the element for each op.
+  // Fragments of one tag in one namespace parse alike side by side.
+  const tagOf = /^<([a-zA-Z][a-zA-Z0-9-]*)/;
+  const parseAll = (ops, byKey) => {
+    const groups = new Map();
+    for (const op of ops) {
+      if (op[0] !== "r") continue;
+      const old = byKey.get(op[1]);
+      const m = tagOf.exec(op[2]);
+      if (!old || !old.parentNode || !m) continue;
+      const svg = old.parentNode.namespaceURI === SVG;
+      const g = (svg ? "s:" : "h:") + m[1];
+      if (!groups.has(g)) groups.set(g, { svg, ops: [] });
+      groups.get(g).ops.push(op);
+    }
+    const parsed = new Map();
+    for (const { svg, ops: group } of groups.values()) {
+      if (group.length < 2) continue;
+      const html = group.map((op) => op[2]).join("");
+      template.innerHTML = svg ? `<svg xmlns="${SVG}">${html}</svg>` : html;
+      const els = [...(svg ? template.content.firstElementChild : template.content).children];
+      if (els.length !== group.length) continue; // parsed otherwise than one by one: leave them to parse
+      group.forEach((op, i) => parsed.set(op, { el: els[i], svg }));
+    }
+    return parsed;
+  };
+
   const patch = (stage, ops, byKey) => {
+    const parsed = parseAll(ops, byKey);
     for (const op of ops) {
       if (op[0] === "r") {
         const old = byKey.get(op[1]);
         if (!old || !old.isConnected) return false;
         const open = old.tagName === "DETAILS" && old.open;
         const inner = old.firstElementChild ? openDetails(old) : new Set();
-        const el = parse(op[2], old.parentNode);
+        const pre = parsed.get(op);
+        const el = pre && pre.svg === (old.parentNode.namespaceURI === SVG) ? pre.el : parse(op[2], old.parentNode);
         forgetFrags(old, byKey);
         old.replaceWith(el);
         if (open) el.open = true;
@@ -163,16 +195,22 @@
   // extractor to its slot. Nothing moves for those who ask for less motion.
   const animateMoves = (stage, before) => {
     if (!before || !before.size) return;
+    // Every position is read before any animation starts: starting one
+    // invalidates style, so reading the next chip's position after it
+    // would lay the stage out again, once per chip.
+    const moves = [];
     for (const el of stage.querySelectorAll("[data-new]")) {
       const from = before.get(el.dataset.from);
       if (!from || !el.animate) continue;
-      const to = el.getBoundingClientRect();
+      // A shape of a picture moves in the picture's units, which its
+      // viewBox scales: the screen's pixels are turned into them.
+      const m = el instanceof SVGGraphicsElement && el.ownerSVGElement ? el.ownerSVGElement.getScreenCTM() : null;
+      moves.push([el, from, el.getBoundingClientRect(), m]);
+    }
+    for (const [el, from, to, m] of moves) {
       let dx = from.left - to.left;
       let dy = from.top - to.top;
       if (Math.abs(dx) + Math.abs(dy) < 2) continue;
-      // A shape of a picture moves in the picture's units, which its
-      // viewBox scales: turn the screen's pixels into them.
-      const m = el instanceof SVGGraphicsElement && el.ownerSVGElement ? el.ownerSVGElement.getScreenCTM() : null;
       if (m && m.a && m.d) {
         dx /= m.a;
         dy /= m.d;
@@ -412,12 +450,16 @@
     // learner steps, plays or scrubs the address follows at most every
     // ADDRESS_MS; a re-run updates it at once.
     setAddress(url, now) {
+      // The first address, as the widget opens, waits as a step's does: the
+      // page was loaded from (nearly) that address, and becoming
+      // interactive should not wait for the browser to store it.
+      const first = this.address === undefined;
       this.address = url;
       const apply = () => {
-        history.replaceState(null, "", this.address);
+        if (new URL(this.address, location.href).href !== location.href) history.replaceState(null, "", this.address);
         this.updateSnippets();
       };
-      if (now) {
+      if (now && !first) {
         clearTimeout(this.addressTimer);
         this.addressTimer = null;
         apply();

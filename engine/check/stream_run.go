@@ -1,0 +1,339 @@
+//go:build !tm_hwm && !tm_log
+
+package check
+
+import (
+	"strings"
+
+	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/vtime"
+)
+
+// The stream checks themselves. The builds of the browser module without
+// the stream world (tags tm_hwm and tm_log, see wasm/worlds_*.go) have
+// stream_none.go instead: no observation they make has a stream.
+
+// evaluateStreamOf runs the stream check name on o, which has a stream.
+func evaluateStreamOf(name string, cfg Config, o Observation) Result {
+	switch name {
+	case "late-records":
+		return lateRecords(cfg, o)
+	case "watermark-lag":
+		return watermarkLag(cfg, o)
+	case "recount":
+		return recount(o)
+	case "window-counts":
+		return windowCounts(o)
+	case "join-recount":
+		return joinRecount(cfg, o)
+	}
+	return evaluateJob(name, cfg, o)
+}
+
+func lateRecords(cfg Config, o Observation) Result {
+	var measured, over, aside []string
+	for _, op := range o.Stream.Operators {
+		// A processing-time window has the counter too; it is never late,
+		// so it stays at zero.
+		measured = append(measured, op.Name)
+		if op.Dropped > int64(cfg.MaxLate) {
+			over = append(over, prose.F("%s dropped %s", op.Name, plural(int(op.Dropped), "late record", "late records")))
+		}
+		if op.SideOutput > 0 {
+			aside = append(aside, prose.F("%s sent %d to its side output, which the counter leaves out", op.Name, op.SideOutput))
+		}
+	}
+	if len(measured) == 0 {
+		return Result{Status: NotRun, Detail: "no window or join runs, so no operator counts late records"}
+	}
+	tail := ""
+	if len(aside) > 0 {
+		tail = "; " + strings.Join(aside, "; ")
+	}
+	if len(over) > 0 {
+		limit := ""
+		if cfg.MaxLate > 0 {
+			limit = prose.F(" (the alert allows %d)", cfg.MaxLate)
+		}
+		return Result{Status: Fail, Detail: prose.F("numLateRecordsDropped: %s%s%s", strings.Join(over, "; "), limit, tail)}
+	}
+	return Result{Status: Pass, Detail: prose.F("numLateRecordsDropped is within the alert for %s%s", strings.Join(measured, ", "), tail)}
+}
+
+func watermarkLag(cfg Config, o Observation) Result {
+	var over, within []string
+	for _, l := range o.Stream.Lags {
+		if !l.Sampled {
+			continue
+		}
+		s := prose.F("%s at most %s (at %s)", l.Operator, l.Max, l.At)
+		if l.Max > cfg.WatermarkLag {
+			over = append(over, s)
+		} else {
+			within = append(within, s)
+		}
+	}
+	if len(over)+len(within) == 0 {
+		return Result{Status: NotRun, Detail: "no window or join has a watermark yet"}
+	}
+	if len(over) > 0 {
+		return Result{Status: Fail, Detail: prose.F("watermark lag above the alert's %s: %s", cfg.WatermarkLag, strings.Join(over, "; "))}
+	}
+	return Result{Status: Pass, Detail: prose.F("watermark lag within the alert's %s: %s", cfg.WatermarkLag, strings.Join(within, "; "))}
+}
+
+func recount(o Observation) Result {
+	written, counted := false, 0
+	var wrong []string
+	one, many := "closed window", "closed windows"
+	if j := o.Stream.Job; j != nil && len(j.Tables) > 0 {
+		one, many = "closed window or table", "closed windows and tables"
+		if len(o.Stream.Windows) == 0 {
+			one, many = "table", "tables"
+		}
+		for _, tc := range j.Tables {
+			written = written || tc.Rows > 0
+			counted++
+			switch {
+			case len(tc.Wrong) > 0:
+				wrong = append(wrong, prose.F("%s's table %s: %s", tc.Operator, tc.Target, strings.Join(limit(tc.Wrong, 3), "; ")))
+			case tc.Rows != tc.Expected:
+				wrong = append(wrong, prose.F("%s has %s for the %s the topic still holds", tc.Target, plural(tc.Rows, "row", "rows"), plural(tc.Expected, "event", "events")))
+			}
+		}
+	}
+	for _, w := range o.Stream.Windows {
+		written = written || len(w.Written) > 0
+		if !w.Counted {
+			continue
+		}
+		counted++
+		got := int64(0)
+		if len(w.Written) > 0 {
+			got = w.Written[len(w.Written)-1]
+		}
+		if got != w.Recount || len(w.Written) == 0 && w.Recount != 0 {
+			pub := prose.F("%d", got)
+			if len(w.Written) == 0 {
+				pub = "no row"
+			}
+			wrong = append(wrong, prose.F("%s %s %s: the table says %s, the topic %d", w.Operator, w.Key, w.Agg, pub, w.Recount))
+		}
+	}
+	switch {
+	case !written && counted == 0:
+		return Result{Status: NotRun, Detail: "no window has written a result to a table yet"}
+	case counted == 0:
+		return Result{Status: NotRun, Detail: "no window that a batch query can recount has closed yet"}
+	case len(wrong) > 0:
+		return Result{Status: Fail, Detail: prose.F("%d of %s differ from the topic: %s", len(wrong), plural(counted, one, many), strings.Join(limit(wrong, 4), "; "))}
+	}
+	return Result{Status: Pass, Detail: prose.F("%s, each as the topic counts it", plural(counted, one, many))}
+}
+
+func windowCounts(o Observation) Result {
+	written := 0
+	var changed []string
+	for _, w := range o.Stream.Windows {
+		if len(w.Written) == 0 {
+			continue
+		}
+		written++
+		first := w.Written[0]
+		for _, v := range w.Written[1:] {
+			if v != first {
+				vals := make([]string, len(w.Written))
+				for i, x := range w.Written {
+					vals[i] = prose.F("%d", x)
+				}
+				changed = append(changed, prose.F("%s %s went %s", w.Operator, w.Key, strings.Join(limit(vals, 6), " → ")))
+				break
+			}
+		}
+	}
+	switch {
+	case written == 0:
+		return Result{Status: NotRun, Detail: "no window has written a result to a table yet"}
+	case len(changed) > 0:
+		return Result{Status: Fail, Detail: prose.F("%s changed after first published: %s", plural(len(changed), "window's value", "windows' values"), strings.Join(limit(changed, 4), "; "))}
+	}
+	return Result{Status: Pass, Detail: prose.F("%s written, none changed afterwards", plural(written, "window", "windows"))}
+}
+
+func joinRecount(cfg Config, o Observation) Result {
+	if len(o.Stream.Joins) == 0 {
+		return Result{Status: NotRun, Detail: "no join writes a table"}
+	}
+	var over, ok []string
+	for _, j := range o.Stream.Joins {
+		s := prose.F("%s lacks %d of the %d pairs a batch join of its topics finds", j.Operator, j.Absent, j.Expected)
+		if j.Absent > cfg.MaxUnjoined {
+			over = append(over, s)
+		} else {
+			ok = append(ok, s)
+		}
+	}
+	if len(over) > 0 {
+		return Result{Status: Fail, Detail: strings.Join(over, "; ")}
+	}
+	return Result{Status: Pass, Detail: strings.Join(ok, "; ")}
+}
+
+// evaluateJob runs one of the checks of a job's checkpoints, lag and buffers.
+func evaluateJob(name string, cfg Config, o Observation) Result {
+	j := o.Stream.Job
+	if j == nil {
+		return Result{Status: NotRun, Detail: "the stream job takes no checkpoints and has no buffers, sinks or aggregates"}
+	}
+	switch name {
+	case "checkpoint-duration":
+		return checkpointDuration(cfg, j)
+	case "checkpoint-size":
+		return checkpointSize(j)
+	case "partition-lag":
+		return partitionLag(cfg, j)
+	case "average-lag":
+		return averageLag(cfg, j)
+	}
+	return droppedRecords(cfg, j)
+}
+
+func checkpointDuration(cfg Config, j *JobView) Result {
+	limitD := cfg.CheckpointDuration
+	if limitD <= 0 {
+		limitD = 30 * vtime.Second
+	}
+	var slow, failed []string
+	done := 0
+	var longest vtime.Duration
+	for _, c := range j.Checkpoints {
+		switch {
+		case c.Completed:
+			done++
+			longest = max(longest, c.Duration)
+			if c.Duration > limitD {
+				slow = append(slow, prose.F("checkpoint %d took %s", c.ID, c.Duration))
+			}
+		case c.Running:
+			if c.Duration > limitD {
+				slow = append(slow, prose.F("checkpoint %d has run for %s", c.ID, c.Duration))
+			}
+		default:
+			failed = append(failed, prose.F("checkpoint %d failed after %s", c.ID, c.Duration))
+		}
+	}
+	if len(j.Checkpoints) == 0 {
+		return Result{Status: NotRun, Detail: "no checkpoint has begun"}
+	}
+	if len(slow)+len(failed) > 0 {
+		return Result{Status: Fail, Detail: prose.F("above the alert's %s or failed: %s", limitD, strings.Join(limit(append(failed, slow...), 4), "; "))}
+	}
+	return Result{Status: Pass, Detail: prose.F("%s completed, the longest in %s (the alert allows %s)", plural(done, "checkpoint", "checkpoints"), longest, limitD)}
+}
+
+// checkpoint-size fails when growthRun completed checkpoints in a row are
+// each at least growthPercent larger than the one before: a trend, not one
+// large state, nor the few bytes larger numbers take.
+const (
+	growthRun     = 4
+	growthPercent = 5
+)
+
+func checkpointSize(j *JobView) Result {
+	var sizes []int
+	for _, c := range j.Checkpoints {
+		if c.Completed {
+			sizes = append(sizes, c.Size)
+		}
+	}
+	if len(sizes) < 2 {
+		return Result{Status: NotRun, Detail: "fewer than two checkpoints have completed"}
+	}
+	// The longest run of checkpoints each larger than the one before.
+	run, best, end := 1, 1, 0
+	for i := 1; i < len(sizes); i++ {
+		if sizes[i]*100 >= sizes[i-1]*(100+growthPercent) {
+			run++
+		} else {
+			run = 1
+		}
+		if run > best {
+			best, end = run, i
+		}
+	}
+	if best >= growthRun {
+		grew := sizes[end-best+1 : end+1]
+		shown := make([]string, len(grew))
+		for i, x := range grew {
+			shown[i] = prose.F("%d", x)
+		}
+		return Result{Status: Fail, Detail: prose.F("%d checkpoints in a row each grew by %d%% or more: %s bytes; state that is never released", best, growthPercent, strings.Join(limit(shown, 8), " → "))}
+	}
+	return Result{Status: Pass, Detail: prose.F("%s completed, from %d to %d bytes; none grew by %d%% or more %d times in a row", plural(len(sizes), "checkpoint", "checkpoints"), sizes[0], sizes[len(sizes)-1], growthPercent, growthRun)}
+}
+
+func partitionLag(cfg Config, j *JobView) Result {
+	if len(j.Lags) == 0 {
+		return Result{Status: NotRun, Detail: "no stream reads a partition"}
+	}
+	maxLag := cfg.MaxPartitionLag
+	var over []string
+	var worst PartitionLag
+	for _, l := range j.Lags {
+		if l.Peak > worst.Peak || worst.Partition == "" {
+			worst = l
+		}
+		if l.Peak > int64(maxLag) {
+			over = append(over, prose.F("%s on %s reached %d", l.Stream, l.Partition, l.Peak))
+		}
+	}
+	if len(over) > 0 {
+		return Result{Status: Fail, Detail: prose.F("a partition's lag passed the alert's %d records: %s", maxLag, strings.Join(limit(over, 4), "; "))}
+	}
+	return Result{Status: Pass, Detail: prose.F("every partition's lag stayed within %d records; the largest, %s, reached %d", maxLag, worst.Partition, worst.Peak)}
+}
+
+func averageLag(cfg Config, j *JobView) Result {
+	if len(j.Averages) == 0 {
+		return Result{Status: NotRun, Detail: "no stream reads a partition"}
+	}
+	maxLag := float64(cfg.MaxAverageLag)
+	var over, within []string
+	for _, a := range j.Averages {
+		s := prose.F("%s's average over %d partitions peaked at %s", a.Stream, a.Partitions, oneDecimal(a.Peak))
+		if a.Peak > maxLag {
+			over = append(over, s)
+		} else {
+			within = append(within, s)
+		}
+	}
+	if len(over) > 0 {
+		return Result{Status: Fail, Detail: prose.F("above the alert's %d records: %s", cfg.MaxAverageLag, strings.Join(over, "; "))}
+	}
+	return Result{Status: Pass, Detail: prose.F("within the alert's %d records: %s", cfg.MaxAverageLag, strings.Join(within, "; "))}
+}
+
+// oneDecimal spells x with one decimal, as a dashboard would.
+func oneDecimal(x float64) string {
+	n := int64(x*10 + 0.5)
+	return prose.F("%d.%d", n/10, n%10)
+}
+
+func droppedRecords(cfg Config, j *JobView) Result {
+	if len(j.Buffers) == 0 {
+		return Result{Status: NotRun, Detail: "no operator has an input buffer"}
+	}
+	var over, ok []string
+	for _, b := range j.Buffers {
+		s := prose.F("%s dropped %s", b.Operator, plural(int(b.Dropped), "record", "records"))
+		if b.Dropped > int64(cfg.MaxDropped) {
+			over = append(over, s)
+		} else {
+			ok = append(ok, s)
+		}
+	}
+	if len(over) > 0 {
+		return Result{Status: Fail, Detail: strings.Join(over, "; ")}
+	}
+	return Result{Status: Pass, Detail: strings.Join(ok, "; ")}
+}
