@@ -19,6 +19,7 @@ import (
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/stream"
+	"strconv"
 )
 
 // State is what the learner has chosen, beyond the scenario and its knobs.
@@ -67,19 +68,12 @@ func query(t *engine.Trace, s State, step int, extra ...string) string {
 	return s.BasePath + "?" + Encode(linkValues(t, s, step, extra...))
 }
 
-// linkValues are the query of a link to the widget at step: the knobs set
-// away from their defaults, the faults, the step and the learner's choices.
-// extra adds (or, with "", removes) name, value pairs.
+// linkValues are the query of a link to the widget at step: what a shared
+// link carries (knobs away from their defaults, a seed other than 1, the
+// faults), the step and the learner's choices. extra adds (or, with "",
+// removes) name, value pairs.
 func linkValues(t *engine.Trace, s State, step int, extra ...string) Values {
-	v := Values{}
-	for _, k := range t.File.Knobs {
-		if val := t.Settings[k.Name]; val != k.Default {
-			v[k.Name] = []string{val}
-		}
-	}
-	for _, f := range t.Faults {
-		v["fault"] = append(v["fault"], FaultText(f))
-	}
+	v := shareValues(t)
 	v["step"] = []string{itoa(step)}
 	if !s.ShowTruth {
 		v["truth"] = []string{"off"}
@@ -259,6 +253,9 @@ func knobs(b *builder, t *engine.Trace, s State) {
 		b.close("fieldset")
 	}
 	b.void("input", "type", "hidden", "name", "step", "value", itoa(s.Step))
+	if t.Seed != 1 {
+		b.void("input", "type", "hidden", "name", "seed", "value", strconv.FormatUint(t.Seed, 10))
+	}
 	if s.Present != "" {
 		b.void("input", "type", "hidden", "name", "present", "value", s.Present)
 	}

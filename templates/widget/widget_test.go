@@ -136,6 +136,27 @@ func TestRenderLinksCarryKnobsAndChoices(t *testing.T) {
 	}
 }
 
+// TestRenderLinksKeepTheSeed: a run with a seed other than 1 keeps it in
+// every step link and in the knob form, as its share link does; a link
+// that dropped it would open another run.
+func TestRenderLinksKeepTheSeed(t *testing.T) {
+	tr, err := engine.Run(bundled(t, "hwm/visibility-gap"), nil, 7, worlds.All())
+	require.NoError(t, err)
+	d := draw(t, tr, widget.State{Step: 5, ShowTruth: true, BasePath: gapBase})
+	for _, id := range []string{"btn-start", "btn-back", "btn-forward", "btn-end"} {
+		_, q := linkQuery(t, d, id)
+		assert.Equal(t, "7", q.Get("seed"), id)
+	}
+	seeds := htmltest.All(d.One(t, "knobs"), func(n *html.Node) bool { return htmltest.Attr(n, "name") == "seed" })
+	require.Len(t, seeds, 1, "the knob form drops the seed")
+	assert.Equal(t, "7", htmltest.Attr(seeds[0], "value"))
+
+	// With the default seed, links stay short.
+	d = draw(t, run(t, "hwm/visibility-gap", nil), widget.State{Step: 5, ShowTruth: true, BasePath: gapBase})
+	_, q := linkQuery(t, d, "btn-forward")
+	assert.False(t, q.Has("seed"), "seed 1 is the default")
+}
+
 func TestRenderKnobsReflectSettings(t *testing.T) {
 	f := bundled(t, "hwm/visibility-gap")
 	for _, knobs := range []map[string]string{nil, {"mark": "lsn"}, {"mark": "lsn", "predicate": "gte"}} {

@@ -56,12 +56,10 @@ func TestChainBuilderWithoutJavaScript(t *testing.T) {
 
 	// Pick a producer that retries without idempotence and a two-phase sink,
 	// with the mouse, and send the form.
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`label[for="chain-source-retries"]`)),
-		chromedp.Click(chromedp.CSS(`label[for="chain-sink-two-phase"]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid="chain-run"]`)),
-		chromedp.WaitReady(chromedp.CSS(`[data-testid="chain-result"]`)),
-	))
+	click(t, ctx, `label[for="chain-source-retries"]`)
+	click(t, ctx, `label[for="chain-sink-two-phase"]`)
+	click(t, ctx, `[data-testid="chain-run"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`[data-testid="chain-result"]`))))
 	waitLoaded(t, ctx, "the form reloaded the page with the chain in its address", `location.search.includes("sink=two-phase")`)
 	c := chainOf(t, ctx)
 	assert.Equal(t, "retries", c[chain.Source])

@@ -63,22 +63,22 @@ func TestLessonPredictAndProgress(t *testing.T) {
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('`+order3+` details').checkVisibility()`), "the reveal shows before answering")
 
 	// Will order 3 reach the target? The engine says it is missing (option b).
-	do("choose b", chromedp.Click(css(`#predict-order-3-b`)))
-	do("lock in", chromedp.Click(css(order3+` [data-testid="prediction-submit"]`)))
+	click(t, ctx, `#predict-order-3-b`)
+	click(t, ctx, order3+` [data-testid="prediction-submit"]`)
 	do("graded", chromedp.WaitVisible(css(order3+`[data-graded="right"] [data-testid="prediction-result"]`)))
 	assert.Contains(t, eval[string](t, ctx, `document.querySelector('`+order3+` [data-testid="prediction-result"]').textContent`), "Right")
 	assert.True(t, eval[bool](t, ctx, `document.querySelector('`+order3+` details').open`), "the reveal opens after answering")
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('`+order3+` [data-testid="prediction-retry"]').checkVisibility()`), "a right answer offers another try")
 
 	// A wrong answer is graded wrong and names the engine's answer.
-	do("choose a", chromedp.Click(css(`#predict-gte-fix-a`)))
+	click(t, ctx, `#predict-gte-fix-a`)
 	// Reading on (sections marked read redraw the progress) must not undo a
 	// choice the learner has not locked in yet. Read the page from the top
 	// a screen at a time, resting on each as a reader would.
 	eval[bool](t, ctx, `(window.scrollTo(0, 0), true)`)
 	readDown(t, ctx, `document.querySelector('[data-testid="progress-summary"]').textContent.search(/Sections read: [1-9]/) >= 0`)
 	assert.True(t, eval[bool](t, ctx, `document.querySelector('#predict-gte-fix-a').checked`), "redrawing progress cleared the learner's choice")
-	do("lock in", chromedp.Click(css(gte+` [data-testid="prediction-submit"]`)))
+	click(t, ctx, gte+` [data-testid="prediction-submit"]`)
 	do("graded", chromedp.WaitVisible(css(gte+`[data-graded="wrong"] [data-testid="prediction-result"]`)))
 	assert.Contains(t, eval[string](t, ctx, `document.querySelector('`+gte+` [data-testid="prediction-result"]').textContent`), "Order 3 only")
 
@@ -118,21 +118,21 @@ func TestLessonPredictAndProgress(t *testing.T) {
 	assert.Equal(t, "b", p["order-3"].Choice)
 	assert.True(t, p["order-3"].Right)
 	assert.False(t, p["gte-fix"].Right)
-	do("export button", chromedp.Click(css(`[data-testid="progress-export"]`)))
+	click(t, ctx, `[data-testid="progress-export"]`)
 	do("export message", chromedp.WaitVisible(css(`[data-testid="progress-message"]`)))
 
 	// Clear (it asks first), then import the exported file through the file
 	// input (it shows what it will change first).
 	do("scroll to the panel", chromedp.ScrollIntoView(css(`[data-testid="progress-reset"]`)))
-	do("clear", chromedp.Click(css(`[data-testid="progress-reset"]`)))
-	do("confirm clear", chromedp.Click(css(`[data-testid="progress-confirm-yes"]`)))
+	click(t, ctx, `[data-testid="progress-reset"]`)
+	click(t, ctx, `[data-testid="progress-confirm-yes"]`)
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-testid="progress-summary"]').textContent.includes("Predictions made: 0 of ")`))
 	require.NoError(t, err, "progress cleared")
 	dir := t.TempDir()
 	good := filepath.Join(dir, "tidemark-progress.json")
 	require.NoError(t, os.WriteFile(good, []byte(exported), 0o644))
 	do("import", chromedp.SetUploadFiles(css(`[data-testid="progress-import"]`), []string{good}))
-	do("import preview", chromedp.Click(css(`[data-testid="progress-import-confirm"]`)))
+	click(t, ctx, `[data-testid="progress-import-confirm"]`)
 	do("imported", chromedp.WaitVisible(css(order3+`[data-graded="right"]`)))
 	assert.Equal(t, "Progress imported: the file's progress was merged with yours.", eval[string](t, ctx, `document.querySelector('[data-testid="progress-message"]').textContent`))
 	assert.Contains(t, summary(), "Predictions made: 2 of ")
@@ -170,9 +170,9 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func follow(t *testing.T, ctx context.Context, id string) {
 	t.Helper()
 	sel := `[data-testid="` + id + `"]`
-	require.NoError(t, chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(sel))))
 	href := eval[string](t, ctx, `document.querySelector('`+sel+`').href`)
-	_, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(sel)))
+	a := aimAt(t, ctx, sel)
+	_, err := chromedp.RunResponse(ctx, chromedp.MouseClickXY(a.X, a.Y))
 	require.NoError(t, err, "follow %s", id)
 	assert.Equal(t, href, eval[string](t, ctx, `location.href`))
 	waitTrue(t, ctx, "the page's progress panel", `!!document.querySelector('[data-testid="progress"]') && !document.querySelector('[data-testid="progress"]').hidden`)
@@ -342,7 +342,7 @@ func TestPredictionRetry(t *testing.T) {
 	require.True(t, eval[bool](t, a, `document.querySelector('`+retry+`').checkVisibility()`), "no second try is offered")
 
 	// Try again: the form opens, the key hides, the stored answer stays.
-	require.NoError(t, chromedp.Do(a, chromedp.Click(chromedp.CSS(retry))))
+	click(t, a, retry)
 	waitTrue(t, a, "the form opens again", `!document.querySelector('#predict-gte-fix-b').disabled`)
 	assert.False(t, eval[bool](t, a, `document.querySelector('`+form+` details').checkVisibility()`), "the answer key stays shown during the second try")
 	assert.False(t, eval[bool](t, a, `document.querySelector('`+form+` [data-testid="prediction-submit"]').hidden`))
@@ -353,7 +353,7 @@ func TestPredictionRetry(t *testing.T) {
 	// With the keyboard: pick b and lock it in.
 	require.NoError(t, chromedp.Do(a, chromedp.Focus(chromedp.CSS(`#predict-gte-fix-b`))))
 	require.NoError(t, chromedp.Do(a, chromedp.KeyEvent(" ")))
-	require.NoError(t, chromedp.Do(a, chromedp.Click(chromedp.CSS(form+` [data-testid="prediction-submit"]`))))
+	click(t, a, form+` [data-testid="prediction-submit"]`)
 	waitTrue(t, a, "graded right", `document.querySelector('`+form+`').dataset.graded === "right"`)
 	got := storedRecord(t, a).Lessons[progressLesson].Predictions["gte-fix"]
 	assert.Equal(t, "b", got.Choice)

@@ -277,7 +277,7 @@ func TestSandboxShareAndEmbed(t *testing.T) {
 	assert.Contains(t, eval[string](t, ctx, `location.search`), "step=4")
 
 	// A real click: the clipboard takes text only in answer to a gesture.
-	clickSettled(t, ctx, `[data-testid="play-share"]`)
+	click(t, ctx, `[data-testid="play-share"]`)
 	waitFor(t, ctx, "copied", `document.querySelector('[data-testid="play-copied"]').textContent === "Link copied to the clipboard."`)
 	link := clipboard(t, ctx)
 	assert.Equal(t, link, eval[string](t, ctx, `document.querySelector('[data-testid="play-link"]').value`))
@@ -297,7 +297,7 @@ func TestSandboxShareAndEmbed(t *testing.T) {
 	waitFor(t, other, "the widget at step 4", `(document.querySelector('#play-output .tm-widget') || {dataset: {}}).dataset.step === "4"`)
 	assert.True(t, eval[bool](t, other, `document.querySelector('#play-output [data-testid="knob-mark-lsn"]').checked`))
 
-	clickSettled(t, ctx, `[data-testid="play-embed"]`)
+	click(t, ctx, `[data-testid="play-embed"]`)
 	waitFor(t, ctx, "copied", `document.querySelector('[data-testid="play-copied"]').textContent === "Iframe snippet copied to the clipboard."`)
 	iframe := clipboard(t, ctx)
 	assert.True(t, strings.HasPrefix(iframe, `<iframe src="`+base+`/embed/?mark=lsn&amp;step=4#tdm=`), iframe)

@@ -437,7 +437,7 @@ func openChapter(t *testing.T, ctx context.Context, base, chapter string) {
 // fails the test with what when it is not.
 func waitTrue(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(5*time.Second)))
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(15*time.Second)))
 	require.NoError(t, err, what)
 }
 

@@ -250,7 +250,7 @@ func TestPresenterNotesWindow(t *testing.T) {
 	key(t, room, kb.PageDown)
 	key(t, room, kb.PageDown)
 	require.Equal(t, 14, step(t, room))
-	_, err := chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 14`, chromedp.WithPollingTimeout(5*time.Second)))
+	_, err := chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 14`, chromedp.WithPollingTimeout(15*time.Second)))
 	require.NoError(t, err, "the notes window follows the room's")
 	assert.Contains(t, text(t, notes, "[data-testid=note]"), "T3 has just committed behind the mark")
 	assert.Empty(t, eval[[]string](t, room, `[...document.querySelectorAll('[data-testid=notes]')].map((n) => n.textContent)`), "the room never sees the notes")
@@ -258,7 +258,7 @@ func TestPresenterNotesWindow(t *testing.T) {
 	// Stepping in the notes window moves the room's.
 	blur(t, notes)
 	key(t, notes, kb.ArrowRight)
-	_, err = chromedp.Run(room, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 15`, chromedp.WithPollingTimeout(5*time.Second)))
+	_, err = chromedp.Run(room, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 15`, chromedp.WithPollingTimeout(15*time.Second)))
 	require.NoError(t, err, "the room's window follows the notes")
 	assert.Empty(t, pageProblems(t, room))
 	assert.Empty(t, pageProblems(t, notes))
@@ -336,7 +336,7 @@ func TestEndingAndSnippetsFollowTheWidget(t *testing.T) {
 		click(t, ctx, `[data-testid="btn-forward"]`)
 	}
 	snippet := func(kind string) string {
-		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-testid="snippet-`+kind+`"]').textContent.includes("step=3")`, chromedp.WithPollingTimeout(3*time.Second)))
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-testid="snippet-`+kind+`"]').textContent.includes("step=3")`, chromedp.WithPollingTimeout(15*time.Second)))
 		require.NoError(t, err, "the %s snippet never reached step 3: %s", kind, text(t, ctx, `[data-testid="snippet-`+kind+`"]`))
 		return text(t, ctx, `[data-testid="snippet-`+kind+`"]`)
 	}
@@ -348,7 +348,7 @@ func TestEndingAndSnippetsFollowTheWidget(t *testing.T) {
 
 	// One click copies.
 	click(t, ctx, `[data-testid="copy-iframe"]`)
-	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-copied="iframe"]').textContent === "Copied."`, chromedp.WithPollingTimeout(3*time.Second)))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-copied="iframe"]').textContent === "Copied."`, chromedp.WithPollingTimeout(15*time.Second)))
 	require.NoError(t, err)
 	copied, err := chromedp.Run(ctx, chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAwaitPromise))
 	require.NoError(t, err)
@@ -358,7 +358,7 @@ func TestEndingAndSnippetsFollowTheWidget(t *testing.T) {
 	ctx2, _ := startPlayground(t, "/scenarios/hwm/advance-order?step=17")
 	click(t, ctx2, `[data-testid="btn-crash"]`)
 	require.NoError(t, chromedp.Do(ctx2, chromedp.WaitVisible(chromedp.CSS(`[data-testid="panel-compare"]`))))
-	_, err = chromedp.Run(ctx2, chromedp.Poll[bool](`document.querySelector('[data-testid="snippet-iframe"]').textContent.includes("fault=17~crash")`, chromedp.WithPollingTimeout(3*time.Second)))
+	_, err = chromedp.Run(ctx2, chromedp.Poll[bool](`document.querySelector('[data-testid="snippet-iframe"]').textContent.includes("fault=17~crash")`, chromedp.WithPollingTimeout(15*time.Second)))
 	require.NoError(t, err, "the snippet carries the fault: %s", text(t, ctx2, `[data-testid="snippet-iframe"]`))
 	assert.Contains(t, eval[string](t, ctx2, `location.search`), "fault=17~crash")
 	assert.Empty(t, pageProblems(t, ctx))
@@ -447,18 +447,6 @@ func TestSandboxIsLinked(t *testing.T) {
 	assert.Contains(t, eval[string](t, ctx, `document.getElementById('play-src').value`), "scenario hwm/visibility-gap")
 	assert.Equal(t, "Sandbox", text(t, ctx, `nav a[aria-current="page"]`))
 	assert.Equal(t, "/play", eval[string](t, ctx, `new URL(document.querySelector('nav a[aria-current="page"]').href).pathname`))
-}
-
-// clickSettled clicks sel as a person would, after bringing it into view at
-// once and taking the focus off whatever had it. The test's window is not
-// the focused one: the press focuses it, which gives the focus back to the
-// control that last had it (a knob, below the picture) and scrolls that into
-// view, smoothly, between the press and its release, which then land on
-// different elements.
-func clickSettled(t *testing.T, ctx context.Context, sel string) {
-	t.Helper()
-	eval[bool](t, ctx, `(document.activeElement && document.activeElement.blur(), document.querySelector(`+jsString(sel)+`).scrollIntoView({block: "center", behavior: "instant"}), true)`)
-	click(t, ctx, sel)
 }
 
 // zoom150 makes the tab a 1024×768 window at 150% zoom: 683×512 CSS

@@ -66,11 +66,6 @@ func jsString(s string) string {
 	return string(b)
 }
 
-func click(t *testing.T, ctx context.Context, sel string) {
-	t.Helper()
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))), "click %s", sel)
-}
-
 // TestVisibilityGapMarkFlip steps until order 3 is committed below the mark
 // and goes missing, then flips the mark to a log position and sees it arrive.
 func TestVisibilityGapMarkFlip(t *testing.T) {
@@ -164,7 +159,7 @@ func TestKeyboardOnly(t *testing.T) {
 	assert.Equal(t, 0, step(t, ctx))
 	// Space on the play button plays (the button's own activation).
 	send(" ")
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for step(t, ctx) < 2 && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -266,7 +261,7 @@ func TestLargeTraceFillsChecksAndCollectsWhenIdle(t *testing.T) {
 	click(t, ctx, `#play-output [data-testid="btn-forward"]`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-output [data-testid="checks-state"][aria-busy="false"] ~ [data-testid="checks"] [data-check="uniqueness"]`))))
 	assert.Equal(t, 1, count(t, ctx, `#play-output [data-testid="panel-checks"]`), "one checks panel, swapped in place")
-	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`window.__idle > 0`, chromedp.WithPollingTimeout(5*time.Second)))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`window.__idle > 0`, chromedp.WithPollingTimeout(15*time.Second)))
 	require.NoError(t, err, "the widget never gave the engine an idle moment")
 	assert.Empty(t, pageProblems(t, ctx))
 }
