@@ -187,8 +187,9 @@ const (
 )
 
 // TestWorkerPackagesInitialiseCheaply checks that the Worker (cmd/serve
-// for GOOS=js) links neither the course nor the Markdown parser, runs this
-// test binary again with GODEBUG=inittrace=1 and adds up what the Worker's own packages (those
+// for GOOS=js) links neither the course, the Markdown parser nor the
+// lessons' text, then runs this test binary again with
+// GODEBUG=inittrace=1 and adds up what the Worker's own packages (those
 // that cmd/serve links for GOOS=js, from this module) allocate while they
 // are initialised.
 func TestWorkerPackagesInitialiseCheaply(t *testing.T) {
@@ -208,6 +209,7 @@ func TestWorkerPackagesInitialiseCheaply(t *testing.T) {
 		// every request.
 		assert.NotContains(t, p, "goldmark", "the Worker links the Markdown parser")
 		assert.NotEqual(t, "github.com/tidemark/tidemark/lessons/course", p, "the Worker links the course")
+		assert.NotEqual(t, "github.com/tidemark/tidemark/lessons/text", p, "the Worker embeds the lessons' text (it needs their titles only: lessons/titles)")
 		if strings.HasPrefix(p, "github.com/tidemark/tidemark/") && p != "github.com/tidemark/tidemark/cmd/serve" {
 			linked[p] = true
 		}
