@@ -551,7 +551,7 @@ func (l *FastListener) record(fc *fastConn, req fastRequest) (resp *fastResponse
 	if err := h.Write(&b); err != nil {
 		return nil
 	}
-	return &fastResponse{header: b.Bytes(), body: bytes.Clone(rec.body.Bytes())}
+	return &fastResponse{header: b.Bytes(), body: rec.body.Bytes()} // rec is not used again
 }
 
 // recorder is the ResponseWriter an answer is recorded with.
