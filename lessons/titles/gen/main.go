@@ -35,6 +35,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// Unchanged, the file is left alone: a watcher of the lessons (wrangler
+	// dev's) would otherwise see a write at every build, and build again.
+	if old, err := os.ReadFile("titles_gen.go"); err == nil && bytes.Equal(old, src) {
+		return
+	}
 	if err := os.WriteFile("titles_gen.go", src, 0o644); err != nil {
 		log.Fatal(err)
 	}
