@@ -24,7 +24,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tidemark/tidemark/web"
 	"github.com/tidemark/tidemark/web/lessonpage"
 	"github.com/tidemark/tidemark/web/pages"
 )
@@ -105,12 +104,7 @@ func run(addr string, logger *slog.Logger) error {
 	}
 
 	errc := make(chan error, 1)
-	// Static files are answered on a fast path before net/http (see
-	// web.FastListener), under the same timeouts.
-	fast := web.NewFastListener(ln, handler, web.Timeouts{
-		ReadHeader: srv.ReadHeaderTimeout, Idle: srv.IdleTimeout, Write: srv.WriteTimeout,
-	})
-	go func() { errc <- srv.Serve(fast) }()
+	go func() { errc <- srv.Serve(ln) }()
 	logger.Info("serving Tidemark", "url", "http://"+ln.Addr().String()+"/")
 
 	select {
