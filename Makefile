@@ -10,6 +10,7 @@ all: build
 
 generate:
 	$(GO) tool templ generate
+	$(GO) generate ./lessons/titles
 
 # wasm builds the engine's browser module into web/static (embedded by the web
 # package), joins the data segments the Go linker leaves a few zero bytes
@@ -37,12 +38,15 @@ build: generate
 	$(GO) build ./...
 
 vet:
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*'))"; \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./web/... ./cmd/serve/... ./wasm/...
 
-# check-generated fails when `templ generate` would change a committed file.
+# check-generated fails when `templ generate` or the lessons' titles
+# (lessons/titles) would change a committed file.
 check-generated: generate
-	git diff --exit-code -- '*_templ.go'
+	git diff --exit-code -- '*_templ.go' lessons/titles/titles_gen.go
 
 # test builds the wasm module first: the browser tests load it.
 test: wasm vet check-generated

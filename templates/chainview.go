@@ -1,5 +1,7 @@
 package templates
 
+import "strconv"
+
 // ChainView is the chain builder's page: a form with a fieldset per hop,
 // each hop's guarantee and the chain's, and what the engine found when it
 // ran the chain.
@@ -96,7 +98,7 @@ func joinAnd(words []string) string {
 func listFirst(shown []string, total int) string {
 	out := joinComma(shown)
 	if more := total - len(shown); more > 0 {
-		out += " and " + itoa(more) + " more"
+		out += " and " + strconv.Itoa(more) + " more"
 	}
 	return out
 }
@@ -117,5 +119,5 @@ func ordersAre(n int) string {
 	if n == 1 {
 		return "1 order is"
 	}
-	return itoa(n) + " orders are"
+	return strconv.Itoa(n) + " orders are"
 }

@@ -7,7 +7,8 @@
 #
 # A third server gives the floor of Go's net/http on this machine: a handler
 # that only writes the same saved bytes with the same headers, with the same
-# timeouts as cmd/serve. Tidemark cannot be faster than it.
+# timeouts as cmd/serve. Tidemark, served by net/http too, cannot be
+# faster than it.
 #
 # nginx serves files saved from Tidemark (the gzip forms too, through
 # gzip_static), with the same security headers, so both send the same body

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"log/slog"
@@ -71,6 +72,7 @@ func TestWorker(t *testing.T) {
 	w := startWrangler(t, wrangler)
 
 	t.Run("glue", checkGlue)
+	t.Run("size", checkSize)
 	t.Run("assets", func(t *testing.T) { checkAssets(t, w) })
 	t.Run("go", func(t *testing.T) { checkGo(t, w) })
 	t.Run("chromium", func(t *testing.T) { checkInBrowser(t, w) })
@@ -305,6 +307,60 @@ func checkGlue(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, bytes.Equal(want, got), "build/worker/%s is not %s", built, generated)
 	}
+}
+
+// freePlanLimit is the most the Worker (its module and glue, gzipped) may
+// weigh on Cloudflare's free plan: 3 MiB, as the platform counts it.
+const freePlanLimit = 3 << 20
+
+// checkSize checks that the Worker fits the free plan: its module, less
+// the function names that worker-smoke keeps for its profiles (`make
+// worker` leaves them out of what is deployed), and its glue, each
+// gzipped as wrangler does for its "Total Upload" figure.
+func checkSize(t *testing.T) {
+	total := 0
+	for _, name := range []string{"app.wasm", "worker.mjs", "runtime.mjs", "wasm_exec.js", "entry.mjs"} {
+		b, err := os.ReadFile(filepath.Join(workerDir, name))
+		require.NoError(t, err)
+		if name == "app.wasm" {
+			b, err = withoutNames(b)
+			require.NoError(t, err)
+		}
+		var zb bytes.Buffer
+		zw := gzip.NewWriter(&zb)
+		_, err = zw.Write(b)
+		require.NoError(t, err)
+		require.NoError(t, zw.Close())
+		total += zb.Len()
+	}
+	t.Logf("the Worker, gzipped: %d KiB (%d bytes); the free plan allows %d KiB", total>>10, total, freePlanLimit>>10)
+	assert.LessOrEqual(t, total, freePlanLimit, "the Worker no longer fits Cloudflare's free plan (docs/performance.md, \"Cloudflare Worker\", says what it holds)")
+}
+
+// withoutNames returns a wasm module without its "name" custom section.
+func withoutNames(b []byte) ([]byte, error) {
+	if len(b) < 8 || string(b[:4]) != "\x00asm" {
+		return nil, fmt.Errorf("not a wasm module")
+	}
+	out := append([]byte(nil), b[:8]...)
+	for i := 8; i < len(b); {
+		start := i
+		id := b[i]
+		size, n := binary.Uvarint(b[i+1:])
+		if n <= 0 || uint64(len(b)-(i+1+n)) < size {
+			return nil, fmt.Errorf("section at byte %d is cut short", i)
+		}
+		body := b[i+1+n : i+1+n+int(size)]
+		i += 1 + n + int(size)
+		if id == 0 {
+			nameLen, m := binary.Uvarint(body)
+			if m > 0 && uint64(len(body)-m) >= nameLen && string(body[m:m+int(nameLen)]) == "name" {
+				continue
+			}
+		}
+		out = append(out, b[start:i]...)
+	}
+	return out, nil
 }
 
 // assetsDir is where `make worker` writes the exported site.

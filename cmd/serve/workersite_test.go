@@ -186,7 +186,9 @@ const (
 	workerInitBytes  = 8 << 10
 )
 
-// TestWorkerPackagesInitialiseCheaply runs this test binary again with
+// TestWorkerPackagesInitialiseCheaply checks that the Worker (cmd/serve
+// for GOOS=js) links neither the course, the Markdown parser nor the
+// lessons' text, then runs this test binary again with
 // GODEBUG=inittrace=1 and adds up what the Worker's own packages (those
 // that cmd/serve links for GOOS=js, from this module) allocate while they
 // are initialised.
@@ -200,11 +202,19 @@ func TestWorkerPackagesInitialiseCheaply(t *testing.T) {
 	require.NoError(t, err, "go list -deps (GOOS=js)")
 	linked := map[string]bool{}
 	for _, p := range strings.Fields(string(out)) {
+		// The Worker draws no lesson page and reads no lesson, so it
+		// leaves the course and its Markdown parser out: their code and
+		// the parser's initialisation (regular expressions compiled at
+		// every start) cost a fifth of the module and milliseconds of
+		// every request.
+		assert.NotContains(t, p, "goldmark", "the Worker links the Markdown parser")
+		assert.NotEqual(t, "github.com/tidemark/tidemark/lessons/course", p, "the Worker links the course")
+		assert.NotEqual(t, "github.com/tidemark/tidemark/lessons/text", p, "the Worker embeds the lessons' text (it needs their titles only: lessons/titles)")
 		if strings.HasPrefix(p, "github.com/tidemark/tidemark/") && p != "github.com/tidemark/tidemark/cmd/serve" {
 			linked[p] = true
 		}
 	}
-	require.Contains(t, linked, "github.com/tidemark/tidemark/lessons/course")
+	require.Contains(t, linked, "github.com/tidemark/tidemark/web/pages")
 
 	child := exec.Command(os.Args[0], "-test.run", "^TestWorkerPackagesInitialiseCheaply$")
 	child.Env = append(os.Environ(), "GODEBUG=inittrace=1", "TIDEMARK_INITTRACE_CHILD=1")

@@ -247,5 +247,3 @@ func list(xs []string) string {
 	}
 	return strings.Join(xs, ", ")
 }
-
-

@@ -20,7 +20,8 @@ var Files embed.FS
 const Root = "lessons/text"
 
 // Order lists the lessons in teaching order. A lesson is its directory of
-// files plus its line here: adding a lesson needs nothing else.
+// files plus its line here: adding a lesson needs nothing else (`make
+// generate` then brings lessons/titles up to date).
 var Order = []string{
 	"high-water-mark",
 	"guarantee-chain",
@@ -29,10 +30,11 @@ var Order = []string{
 // Titles reads the titles of lesson slug without parsing its Markdown: the
 // lesson's, from the first "# " line of lesson.md, and each chapter's, by
 // its id (the file name without its number and ".md"), from its first
-// "# " line. A server that only names pages (an oEmbed answer) needs no
-// more, and so does without the Markdown parser; package course reads the
-// same titles and a test holds the two to each other. ok is false for a
-// lesson that is not in Order.
+// "# " line. Package lessons/titles is generated from it, for a server
+// that only names pages (an oEmbed answer) and so needs neither the text
+// nor the Markdown parser; package course reads the same titles and a test
+// holds the two to each other. ok is false for a lesson that is not in
+// Order.
 func Titles(slug string) (lesson string, chapters map[string]string, ok bool) {
 	if !slices.Contains(Order, slug) {
 		return "", nil, false

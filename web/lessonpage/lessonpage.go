@@ -17,6 +17,7 @@ import (
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/lessons/course"
 	"github.com/tidemark/tidemark/templates"
+	"github.com/tidemark/tidemark/templates/lesson"
 	"github.com/tidemark/tidemark/web"
 	"github.com/tidemark/tidemark/web/pages"
 )
@@ -47,7 +48,7 @@ func Catalog() ([]templates.CatalogItem, error) {
 	}
 	var out []templates.CatalogItem
 	for _, l := range all {
-		out = append(out, templates.CatalogItem{ID: l.Slug, Title: l.Title, Summary: l.Summary, Href: templates.LessonHref(l)})
+		out = append(out, templates.CatalogItem{ID: l.Slug, Title: l.Title, Summary: l.Summary, Href: lesson.LessonHref(l)})
 	}
 	return out, nil
 }
@@ -59,11 +60,11 @@ func Paths() []string {
 	all, _ := course.Lessons()
 	var out []string
 	for _, l := range all {
-		out = append(out, templates.LessonHref(l))
+		out = append(out, lesson.LessonHref(l))
 		for i := range l.Chapters {
-			out = append(out, templates.ChapterHref(l, &l.Chapters[i]))
+			out = append(out, lesson.ChapterHref(l, &l.Chapters[i]))
 		}
-		out = append(out, templates.GlossaryHref(l))
+		out = append(out, lesson.GlossaryHref(l))
 	}
 	return out
 }
@@ -105,9 +106,9 @@ func render(r *http.Request) (templ.Component, error) {
 	layout.Preview = pages.Preview(r, strings.TrimSuffix(r.URL.Path, "/"), "", "article")
 	switch {
 	case id == "glossary":
-		return templates.LessonGlossary(templates.LessonView{Layout: layout, Lesson: l, Glossary: true}), nil
+		return lesson.LessonGlossary(lesson.LessonView{Layout: layout, Lesson: l, Glossary: true}), nil
 	case c == nil:
-		return templates.LessonContents(templates.LessonView{Layout: layout, Lesson: l, Manifest: templates.ManifestOf(l)}), nil
+		return lesson.LessonContents(lesson.LessonView{Layout: layout, Lesson: l, Manifest: lesson.ManifestOf(l)}), nil
 	}
 	v, err := NewView(r.Context(), l, index, layout)
 	if err != nil {
@@ -116,17 +117,17 @@ func render(r *http.Request) (templ.Component, error) {
 	if len(v.Embeds) == 0 {
 		v.Layout.Modules = nil // no widget: nothing will fetch the engine
 	}
-	return templates.LessonChapter(v), nil
+	return lesson.LessonChapter(v), nil
 }
 
 // NewView runs the engine for every embed, prediction and plot of chapter
 // index of l. A prediction whose answer in the lesson file the engine does
 // not confirm is an error: the page would grade learners against a key
 // its author did not mean.
-func NewView(ctx context.Context, l *course.Lesson, index int, layout templates.LayoutView) (templates.LessonView, error) {
+func NewView(ctx context.Context, l *course.Lesson, index int, layout templates.LayoutView) (lesson.LessonView, error) {
 	c := &l.Chapters[index]
-	v := templates.LessonView{Layout: layout, Lesson: l, Chapter: c, Index: index, Embeds: map[string]templates.EmbedView{},
-		Answers: map[string]course.Answer{}, Plots: map[string]templates.PlotView{}, Manifest: templates.ManifestOf(l)}
+	v := lesson.LessonView{Layout: layout, Lesson: l, Chapter: c, Index: index, Embeds: map[string]lesson.EmbedView{},
+		Answers: map[string]course.Answer{}, Plots: map[string]lesson.PlotView{}, Manifest: lesson.ManifestOf(l)}
 	if all, err := course.Lessons(); err == nil {
 		for i, x := range all {
 			if x.Slug == l.Slug && i+1 < len(all) {
@@ -134,7 +135,7 @@ func NewView(ctx context.Context, l *course.Lesson, index int, layout templates.
 			}
 		}
 	}
-	for i, sl := range templates.Slots(c) {
+	for i, sl := range lesson.Slots(c) {
 		ev, err := embedView(ctx, sl.Embed, "emb"+strconv.Itoa(i+1))
 		if err != nil {
 			return v, fmt.Errorf("%s: %w", sl.Embed.Pos, err)
@@ -169,7 +170,7 @@ func NewView(ctx context.Context, l *course.Lesson, index int, layout templates.
 // shareModule gives every widget of the chapter the engine build the most
 // demanding of them needs, and preloads it: the page starts one module (the
 // first widget's), which must run every scenario on the page.
-func shareModule(v *templates.LessonView) {
+func shareModule(v *lesson.LessonView) {
 	if len(v.Embeds) == 0 {
 		return
 	}
@@ -196,10 +197,10 @@ func sortedCopy(xs []string) []string {
 
 // embedView runs e's scenario and draws its widget under the element-id
 // prefix id, folded as an embed, with links to its scenario page.
-func embedView(ctx context.Context, e course.Embed, id string) (templates.EmbedView, error) {
+func embedView(ctx context.Context, e course.Embed, id string) (lesson.EmbedView, error) {
 	sc, ok := lessons.Lookup(e.Scenario)
 	if !ok {
-		return templates.EmbedView{}, fmt.Errorf("embed: scenario %q is not bundled", e.Scenario)
+		return lesson.EmbedView{}, fmt.Errorf("embed: scenario %q is not bundled", e.Scenario)
 	}
 	q := url.Values{}
 	for k, val := range e.Knobs {
@@ -210,16 +211,16 @@ func embedView(ctx context.Context, e course.Embed, id string) (templates.EmbedV
 	}
 	tr, host, err := pages.Widget(ctx, sc.File, q, "/scenarios/"+sc.ID, id, true)
 	if err != nil {
-		return templates.EmbedView{}, fmt.Errorf("embed %s: %w", e.Scenario, err)
+		return lesson.EmbedView{}, fmt.Errorf("embed %s: %w", e.Scenario, err)
 	}
 	// The browser opens the widget with the embed's own settings and step,
 	// not the page's address.
 	host.Query, host.OwnQuery = q.Encode(), true
-	href := templates.ScenarioHref(sc.ID, e.Knobs)
+	href := lesson.ScenarioHref(sc.ID, e.Knobs)
 	if e.Step > 0 {
 		href += map[bool]string{true: "&", false: "?"}[len(e.Knobs) > 0] + "step=" + strconv.Itoa(e.Step)
 	}
-	ev := templates.EmbedView{
+	ev := lesson.EmbedView{
 		ID: sc.ID, Title: sc.Title, About: sc.About, Caption: e.Caption, Focus: e.Focus, Step: e.Step,
 		Href: href, Widget: host,
 	}
@@ -232,7 +233,7 @@ func embedView(ctx context.Context, e course.Embed, id string) (templates.EmbedV
 		if label == "" {
 			label = k.Name
 		}
-		ev.Knobs = append(ev.Knobs, templates.KnobSetting{Name: k.Name, Label: label, Value: val, Default: val == k.Default})
+		ev.Knobs = append(ev.Knobs, lesson.KnobSetting{Name: k.Name, Label: label, Value: val, Default: val == k.Default})
 	}
 	f := tr.Final()
 	ev.Missing = orNone(f.Missing)
@@ -242,27 +243,27 @@ func embedView(ctx context.Context, e course.Embed, id string) (templates.EmbedV
 	}
 	ev.Dupes, ev.Stale = orNone(dupes), orNone(f.Stale)
 	for _, c := range tr.Checks() {
-		ev.Checks = append(ev.Checks, templates.EmbedCheck{Name: c.Name, Status: string(c.Status), Detail: c.Detail, Catches: c.Catches, Misses: c.Misses})
+		ev.Checks = append(ev.Checks, lesson.EmbedCheck{Name: c.Name, Status: string(c.Status), Detail: c.Detail, Catches: c.Catches, Misses: c.Misses})
 	}
 	return ev, nil
 }
 
 // plotView runs p's scenario for every value of its X knob and, when it has
 // one, every value of its Series knob, and counts the rows each run lost.
-func plotView(p course.Plot) (templates.PlotView, error) {
+func plotView(p course.Plot) (lesson.PlotView, error) {
 	sc, ok := lessons.Lookup(p.Scenario)
 	if !ok {
-		return templates.PlotView{}, fmt.Errorf("scenario %q is not bundled", p.Scenario)
+		return lesson.PlotView{}, fmt.Errorf("scenario %q is not bundled", p.Scenario)
 	}
 	xk := sc.File.Knob(p.X)
 	if xk == nil {
-		return templates.PlotView{}, fmt.Errorf("scenario %s has no knob %q", p.Scenario, p.X)
+		return lesson.PlotView{}, fmt.Errorf("scenario %s has no knob %q", p.Scenario, p.X)
 	}
 	series := []string{""}
 	if p.Series != "" {
 		sk := sc.File.Knob(p.Series)
 		if sk == nil {
-			return templates.PlotView{}, fmt.Errorf("scenario %s has no knob %q", p.Scenario, p.Series)
+			return lesson.PlotView{}, fmt.Errorf("scenario %s has no knob %q", p.Scenario, p.Series)
 		}
 		series = sk.Values
 	}
@@ -272,12 +273,12 @@ func plotView(p course.Plot) (templates.PlotView, error) {
 		}
 		return v
 	}
-	pv := templates.PlotView{ID: p.ID, Caption: p.Caption, XTitle: p.XTitle, YTitle: "Rows lost"}
+	pv := lesson.PlotView{ID: p.ID, Caption: p.Caption, XTitle: p.XTitle, YTitle: "Rows lost"}
 	for _, x := range xk.Values {
 		pv.X = append(pv.X, label(p.XLabels, x))
 	}
 	for _, sv := range series {
-		s := templates.PlotSeries{Name: label(p.Labels, sv)}
+		s := lesson.PlotSeries{Name: label(p.Labels, sv)}
 		if sv == "" {
 			s.Name = pv.YTitle
 		}
@@ -288,10 +289,10 @@ func plotView(p course.Plot) (templates.PlotView, error) {
 			}
 			tr, err := course.RunScenario(p.Scenario, knobs)
 			if err != nil {
-				return templates.PlotView{}, err
+				return lesson.PlotView{}, err
 			}
 			s.Values = append(s.Values, len(tr.Final().Missing))
-			s.Href = append(s.Href, templates.ScenarioHref(p.Scenario, knobs))
+			s.Href = append(s.Href, lesson.ScenarioHref(p.Scenario, knobs))
 		}
 		pv.Series = append(pv.Series, s)
 	}

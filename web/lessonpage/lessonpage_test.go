@@ -17,7 +17,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/lessons/course"
-	"github.com/tidemark/tidemark/templates"
+	"github.com/tidemark/tidemark/templates/lesson"
 	"github.com/tidemark/tidemark/web"
 	"github.com/tidemark/tidemark/web/htmltest"
 )
@@ -109,13 +109,13 @@ func TestEveryChapterHasItsPageWithSectionsInOrder(t *testing.T) {
 		// Previous and next.
 		prev, next := doc.One(t, "chapter-prev"), doc.One(t, "chapter-next")
 		if i > 0 {
-			assert.Equal(t, templates.ChapterHref(l, &l.Chapters[i-1]), htmltest.Attr(prev, "href"))
+			assert.Equal(t, lesson.ChapterHref(l, &l.Chapters[i-1]), htmltest.Attr(prev, "href"))
 			assert.Equal(t, "prev", htmltest.Attr(prev, "rel"))
 		} else {
 			assert.Equal(t, "/lessons/"+l.Slug, htmltest.Attr(prev, "href"))
 		}
 		if i+1 < len(l.Chapters) {
-			assert.Equal(t, templates.ChapterHref(l, &l.Chapters[i+1]), htmltest.Attr(next, "href"))
+			assert.Equal(t, lesson.ChapterHref(l, &l.Chapters[i+1]), htmltest.Attr(next, "href"))
 			assert.Equal(t, "next", htmltest.Attr(next, "rel"))
 		}
 		// The table of contents marks this chapter.
@@ -125,7 +125,7 @@ func TestEveryChapterHasItsPageWithSectionsInOrder(t *testing.T) {
 				current = append(current, htmltest.Attr(a, "href"))
 			}
 		}
-		assert.Equal(t, []string{templates.ChapterHref(l, c)}, current)
+		assert.Equal(t, []string{lesson.ChapterHref(l, c)}, current)
 	}
 }
 
@@ -133,7 +133,7 @@ func TestContentsPageListsEveryChapterAndSection(t *testing.T) {
 	l := hwm(t)
 	doc, _ := page(t, l.Slug, "")
 	assert.Equal(t, l.Title, htmltest.Text(doc.One(t, "page-title")))
-	assert.Equal(t, templates.ChapterHref(l, &l.Chapters[0]), htmltest.Attr(doc.One(t, "lesson-start"), "href"))
+	assert.Equal(t, lesson.ChapterHref(l, &l.Chapters[0]), htmltest.Attr(doc.One(t, "lesson-start"), "href"))
 	items := doc.ByTestID("toc-chapter")
 	require.Len(t, items, len(l.Chapters))
 	var links []string
@@ -143,9 +143,9 @@ func TestContentsPageListsEveryChapterAndSection(t *testing.T) {
 	for i := range l.Chapters {
 		c := &l.Chapters[i]
 		assert.Equal(t, c.ID, htmltest.Attr(items[i], "data-chapter"))
-		assert.Contains(t, links, templates.ChapterHref(l, c))
+		assert.Contains(t, links, lesson.ChapterHref(l, c))
 		for _, s := range c.MainSections() {
-			assert.Contains(t, links, templates.ChapterHref(l, c)+"#"+s)
+			assert.Contains(t, links, lesson.ChapterHref(l, c)+"#"+s)
 		}
 	}
 	assert.Contains(t, links, "/lessons/"+l.Slug+"/glossary")
@@ -262,14 +262,14 @@ func TestOutlineIsTheWholeLesson(t *testing.T) {
 	l := hwm(t)
 	for _, chapter := range []string{"", l.Chapters[0].ID, l.Chapters[len(l.Chapters)-1].ID} {
 		doc, _ := page(t, l.Slug, chapter)
-		var m templates.Manifest
+		var m lesson.Manifest
 		require.NoError(t, json.Unmarshal([]byte(htmltest.Attr(doc.One(t, "lesson"), "data-outline")), &m))
 		assert.Equal(t, l.Slug, m.Lesson)
 		require.Len(t, m.Chapters, len(l.Chapters))
 		var sections []string
 		for i, c := range m.Chapters {
 			assert.Equal(t, l.Chapters[i].ID, c.ID)
-			assert.Equal(t, templates.ChapterHref(l, &l.Chapters[i]), c.Href)
+			assert.Equal(t, lesson.ChapterHref(l, &l.Chapters[i]), c.Href)
 			sections = append(sections, c.Sections...)
 		}
 		assert.Equal(t, l.MainSections(), sections)
@@ -364,7 +364,7 @@ func TestEmbedsAreWidgets(t *testing.T) {
 		c := &l.Chapters[i]
 		doc, _ := page(t, l.Slug, c.ID)
 		embeds := doc.ByTestID("scenario-embed")
-		require.Len(t, embeds, len(templates.Slots(c)))
+		require.Len(t, embeds, len(lesson.Slots(c)))
 		total += len(embeds)
 		seen := map[string]bool{}
 		for _, e := range embeds {

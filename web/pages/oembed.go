@@ -10,7 +10,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/lessons"
-	"github.com/tidemark/tidemark/lessons/text"
+	"github.com/tidemark/tidemark/lessons/titles"
 	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/web"
 	"github.com/tidemark/tidemark/web/share"
@@ -167,8 +167,8 @@ func describe(r *http.Request, raw string) (oembed, bool) {
 	case strings.HasPrefix(path, "/lessons/"):
 		slug, page, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(path, "/lessons/"), "/"), "/")
 		// Titles only: the Worker answers this, and reading the lessons
-		// whole would put the Markdown parser in its module.
-		lesson, chapters, ok := text.Titles(slug)
+		// would put their text and the Markdown parser in its module.
+		lesson, chapters, ok := titles.Of(slug)
 		if !ok {
 			return oembed{}, false
 		}

@@ -21,7 +21,6 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/lessons"
-	"github.com/tidemark/tidemark/lessons/course"
 	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/templates/widget"
 	"github.com/tidemark/tidemark/web"
@@ -345,23 +344,4 @@ func caret(src string, err error) string {
 	prefix := fmt.Sprintf("%d | ", pos.Line)
 	col := max(1, min(pos.Col, utf8.RuneCountInString(line)+1))
 	return prefix + line + "\n" + strings.Repeat(" ", len(prefix)+col-1) + "^"
-}
-
-// lessonContext returns the lesson sections that play scenario id, and the
-// scenario a learner meets after it.
-func lessonContext(id string) ([]templates.ScenarioUse, *templates.CatalogItem) {
-	var uses []templates.ScenarioUse
-	for _, u := range course.Uses(id) {
-		uses = append(uses, templates.ScenarioUse{
-			Lesson: u.Lesson.Title, Chapter: u.Chapter.Title, Section: u.Section.Title,
-			Href: templates.ChapterHref(u.Lesson, u.Chapter) + "#" + u.Section.ID,
-		})
-	}
-	var next *templates.CatalogItem
-	if n, ok := course.NextScenario(id); ok {
-		if sc, ok := lessons.Lookup(n); ok {
-			next = &templates.CatalogItem{ID: sc.ID, Title: sc.Title, Href: "/scenarios/" + sc.ID}
-		}
-	}
-	return uses, next
 }

@@ -1,4 +1,10 @@
-package templates
+// Package lesson holds the templ components of the lesson pages (a
+// lesson's contents, its chapters, its glossary) and their view, filled in
+// by web/lessonpage. It is apart from package templates because it reads
+// the course (lessons/course, and so the Markdown parser), which the other
+// pages do without: the Cloudflare Worker, which draws none of the lesson
+// pages, links package templates and not this one.
+package lesson
 
 import (
 	"encoding/json"
@@ -7,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/lessons/course"
+	"github.com/tidemark/tidemark/templates"
 )
 
 // LessonView is a page of a lesson — its contents, one of its chapters or
@@ -14,7 +21,7 @@ import (
 // every embedded scenario's widget and outcome, every prediction's answer
 // key and every plot's numbers.
 type LessonView struct {
-	Layout LayoutView
+	Layout templates.LayoutView
 	Lesson *course.Lesson
 	// Chapter is the chapter shown, with its place in the lesson; nil on
 	// the contents page and the glossary.
@@ -249,7 +256,7 @@ type EmbedView struct {
 	About   string
 	Caption course.Rich
 	Step    int // the step the widget opens at
-	Widget  WidgetHost
+	Widget  templates.WidgetHost
 	Knobs   []KnobSetting
 	Href    string // the scenario page with these knobs
 	Missing string // "none" or "3, 4"
