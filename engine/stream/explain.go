@@ -179,3 +179,36 @@ func pairWord(n int) string {
 	}
 	return "pairs"
 }
+
+// ResultWindow returns the window operator (an index in Windows) and the
+// window whose result row has the core's key id, or -1 when no window
+// writes that row.
+func (t *Trace) ResultWindow(id int32) (op int, w window.Window) {
+	for i, wh := range t.Windows {
+		for k := range wh.results {
+			if wh.results[k].ID == id {
+				return i, wh.results[k].Window
+			}
+		}
+	}
+	return -1, window.Window{}
+}
+
+// IsReplay reports whether arrival i read its record again after a restore.
+func (t *Trace) IsReplay(i int32) bool { return t.isReplay(i) }
+
+// TakenOff returns the arrivals (indices in Arrivals) that operator op
+// took off its buffer at step n.
+func (t *Trace) TakenOff(op, n int) []int32 {
+	lo := stepIndex(len(t.processed), n-1, func(i int) int32 { return t.processed[i].step })
+	var out []int32
+	for _, p := range t.processed[lo:] {
+		if p.step != int32(n) {
+			break
+		}
+		if int(p.op) == op {
+			out = append(out, p.arrival)
+		}
+	}
+	return out
+}

@@ -480,11 +480,25 @@ const maxPlots = 8
 // plotSamples is how many points a plot of a value computed per step takes.
 const plotSamples = 80
 
-// series is one small plot: its name, its points (step, value) and what
-// its accessible name says.
+// series is one small plot: its name, its points (step, value) and its
+// value at the step drawn, which its caption says.
 type series struct {
 	name string
 	pts  [][2]float64
+	now  float64
+}
+
+// sampleSteps returns the steps up to n at which a plot of a value computed
+// per step takes it: every stride-th step of the whole run, so that a step
+// forward leaves the points drawn so far as they were (and a step sends
+// only what changed; see patch.go).
+func sampleSteps(t *engine.Trace, n int) []int {
+	stride := max(1, (t.Steps()+plotSamples-1)/plotSamples)
+	var out []int
+	for k := 0; k <= n; k += stride {
+		out = append(out, k)
+	}
+	return out
 }
 
 // jobPlots draws small plots from the first step to the current one: each
@@ -492,20 +506,20 @@ type series struct {
 // every stream, and each checkpoint's size.
 func jobPlots(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 	var ss []series
-	for _, oh := range st.Ops {
+	for i, oh := range st.Ops {
+		ss = append(ss, rateSeries(t, st, i, n))
 		if slices.ContainsFunc(oh.State, func(c stream.CountPoint) bool { return c.N > 0 }) {
-			ss = append(ss, countSeries("state of "+oh.Name+" (entries)", oh.State, n))
+			ss = append(ss, countSeries(t, "state of "+oh.Name+" (entries)", oh.State, n))
 		}
 		if oh.Buffer > 0 && len(oh.Queue) > 0 {
-			ss = append(ss, countSeries("queue of "+oh.Name+" (records)", oh.Queue, n))
+			ss = append(ss, countSeries(t, "queue of "+oh.Name+" (records)", oh.Queue, n))
 		}
 	}
 	var lags []series
 	for i, sh := range st.Streams {
 		for p := range sh.Parts {
-			s := series{name: "lag of " + sh.Name + ", partition " + itoa(p) + " (records)"}
-			for k := 0; k <= plotSamples; k++ {
-				step := n * k / plotSamples
+			s := series{name: "lag of " + sh.Name + ", partition " + itoa(p) + " (records)", now: float64(st.LagAt(i, p, n))}
+			for _, step := range sampleSteps(t, n) {
 				s.pts = append(s.pts, [2]float64{float64(step), float64(st.LagAt(i, p, step))})
 			}
 			lags = append(lags, s)
@@ -529,6 +543,7 @@ func jobPlots(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 		for _, c := range st.CheckpointsAt(n) {
 			if c.Status == stream.CheckpointCompleted {
 				s.pts = append(s.pts, [2]float64{float64(c.End), float64(c.Size())})
+				s.now = float64(c.Size())
 			}
 		}
 		if len(s.pts) > 0 {
@@ -538,11 +553,12 @@ func jobPlots(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 	if len(ss) == 0 {
 		return
 	}
-	b.open("div", "class", "tm-plots", "data-testid", "job-plots")
+	// A fragment, so that its plots, fragments too, are its children.
+	b.fopen("plots-list", "div", "class", "tm-plots", "data-testid", "job-plots")
 	for _, s := range ss {
-		spark(b, s, n)
+		spark(b, t, s, n)
 	}
-	b.close("div")
+	b.fclose("div")
 }
 
 // sortSeries sorts ss by less, stably (an insertion sort: the lists are short).
@@ -555,7 +571,7 @@ func sortSeries(ss []series, less func(a, b series) bool) {
 }
 
 // countSeries is a step function of counts up to step n.
-func countSeries(name string, xs []stream.CountPoint, n int) series {
+func countSeries(t *engine.Trace, name string, xs []stream.CountPoint, n int) series {
 	s := series{name: name, pts: [][2]float64{{0, 0}}}
 	last := 0.0
 	for _, c := range xs {
@@ -565,36 +581,116 @@ func countSeries(name string, xs []stream.CountPoint, n int) series {
 		s.pts = append(s.pts, [2]float64{float64(c.Step), last}, [2]float64{float64(c.Step), float64(c.N)})
 		last = float64(c.N)
 	}
-	return append1(s, float64(n), last)
-}
-
-func append1(s series, x, y float64) series {
-	s.pts = append(s.pts, [2]float64{x, y})
+	s.now = last
+	// The line runs on to the last step sampled, not to n itself: a step
+	// forward that changes no count leaves the plot as it was.
+	steps := sampleSteps(t, n)
+	s.pts = append(s.pts, [2]float64{max(s.pts[len(s.pts)-1][0], float64(steps[len(steps)-1])), last})
 	return s
 }
 
-// spark draws one small plot against the steps up to steps, labelled with its
-// name, its latest value and its largest; its accessible name says the same.
-func spark(b *builder, s series, steps int) {
-	hi, last := 0.0, 0.0
+// rateSeries is operator i's throughput up to step n: the records it took
+// in the utilWindow before each step sampled, per second.
+func rateSeries(t *engine.Trace, st *stream.Trace, i, n int) series {
+	s := series{name: "throughput of " + st.Ops[i].Name + " (records/s, last " + utilWindow.String() + ")"}
+	start := jobTime(t, 1)
+	rate := func(step int) float64 {
+		if step <= 0 {
+			return 0
+		}
+		now := jobTime(t, step)
+		from := sort.Search(step, func(j int) bool { return t.Events[j].At > now.Add(-utilWindow) })
+		span := min(utilWindow, now.Sub(start))
+		if span <= 0 {
+			return 0
+		}
+		r := float64(st.ProcessedBetween(i, from, step)) * float64(vtime.Second) / float64(span)
+		return float64(int(r*10+0.5)) / 10
+	}
+	for _, step := range sampleSteps(t, n) {
+		s.pts = append(s.pts, [2]float64{float64(step), rate(step)})
+	}
+	s.now = rate(n)
+	return s
+}
+
+// Plot geometry: the viewBox, and the plotting area inside it, with room
+// on the left for the values' ticks and under it for the times'.
+const (
+	plotW, plotH       = 260.0, 78.0
+	plotX0, plotX1     = 40.0, 252.0
+	plotTop, plotFloor = 8.0, 52.0
+)
+
+// spark draws one small plot over the run's time, with readable axes: its
+// values from 0 to its largest on the left, and the times of the run's
+// start, middle and end under it; its line runs up to the step drawn, which
+// a line across marks. Its caption says its name, its value at the step and
+// its largest; its accessible name says the same, and a table only a screen
+// reader reads gives its values at a few times, the plot's text
+// equivalent. The caption, the line, the mark of the step and the table are
+// fragments of their own, so that a step sends only those that changed.
+func spark(b *builder, t *engine.Trace, s series, steps int) {
+	hi := s.now
 	for _, q := range s.pts {
 		hi = max(hi, q[1])
 	}
-	if len(s.pts) > 0 {
-		last = s.pts[len(s.pts)-1][1]
-	}
-	text := s.name + ": " + strconv.FormatFloat(last, 'f', -1, 64) + " now, at most " + strconv.FormatFloat(hi, 'f', -1, 64)
-	b.open("figure", "class", "tm-plot", "data-testid", "job-plot")
-	b.open("svg", "class", "tm-spark", "viewBox", "0 0 240 60", "role", "img", "aria-label", text)
+	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	text := s.name + ": " + num(s.now) + " now, at most " + num(hi)
+	ax := runAxis(t, plotX0, plotX1-plotX0)
+	x := func(step float64) float64 { return ax.x(jobTime(t, max(1, int(step)))) }
 	top := max(hi, 1)
+	y := func(v float64) float64 { return plotFloor - (plotFloor-plotTop)*v/top }
+	key := "plot:" + s.name
+	b.fopen(key, "figure", "class", "tm-plot", "data-testid", "job-plot")
+	b.fopen(key+":cap", "figcaption")
+	b.text(text)
+	b.fclose("figcaption")
+	b.open("svg", "class", "tm-spark", "viewBox", "0 0 "+ftoa(plotW)+" "+ftoa(plotH), "role", "img", "aria-label", s.name+" over the run; the table under it has its values")
+	// The value axis: 0 and the largest value, each with a line across;
+	// the time axis: the run's start, middle and end.
+	b.void("line", "class", "tm-plot-grid", "x1", ftoa(plotX0), "y1", ftoa(plotTop), "x2", ftoa(plotX1), "y2", ftoa(plotTop))
+	b.void("path", "class", "tm-axis", "d", "M"+ftoa(plotX0)+","+ftoa(plotTop)+"V"+ftoa(plotFloor)+"H"+ftoa(plotX1))
+	tick := func(x, y float64, label, anchor string) {
+		b.el("text", label, "class", "tm-plot-tick", "x", ftoa(x), "y", ftoa(y), "text-anchor", anchor)
+	}
+	tick(plotX0-4, plotTop+4, num(top), "end")
+	tick(plotX0-4, plotFloor+4, "0", "end")
+	for i, at := range [...]vtime.Time{ax.lo, ax.lo + (ax.hi-ax.lo)/2, ax.hi} {
+		if i == 1 && ax.hi-ax.lo < 2*vtime.Time(vtime.Second) {
+			continue // too short a run for a middle tick
+		}
+		px := ax.x(at)
+		b.void("path", "class", "tm-axis", "d", "M"+ftoa(px)+","+ftoa(plotFloor)+"v4")
+		tick(px, plotFloor+16, at.String(), [...]string{"start", "middle", "end"}[i])
+	}
 	var poly []string
 	for _, q := range s.pts {
-		px := 4 + 232*q[0]/float64(max(steps, 1))
-		py := 56 - 48*q[1]/top
-		poly = append(poly, ftoa(px)+","+ftoa(py))
+		poly = append(poly, ftoa(x(q[0]))+","+ftoa(y(q[1])))
 	}
-	b.void("polyline", "points", strings.Join(poly, " "), "class", "tm-sparkline")
+	b.fvoid(key+":line", "polyline", "points", strings.Join(poly, " "), "class", "tm-sparkline")
+	nx := ftoa(x(float64(steps)))
+	b.fvoid(key+":now", "line", "class", "tm-nowline", "x1", nx, "y1", ftoa(plotTop-4), "x2", nx, "y2", ftoa(plotFloor),
+		"data-testid", "plot-now", "data-at", jobTime(t, steps).String())
 	b.close("svg")
-	b.el("figcaption", text)
-	b.close("figure")
+	// The text equivalent: the value at six times, for a screen reader.
+	b.fopen(key+":values", "table", "class", "tm-visually-hidden", "data-testid", "plot-values")
+	b.el("caption", s.name+" over time")
+	b.open("tr")
+	b.el("th", "time", "scope", "col")
+	b.el("th", "value", "scope", "col")
+	b.close("tr")
+	const rows = 6
+	for k := range rows {
+		if len(s.pts) == 0 {
+			break
+		}
+		q := s.pts[(len(s.pts)-1)*k/(rows-1)]
+		b.open("tr")
+		b.el("td", jobTime(t, max(1, int(q[0]))).String())
+		b.el("td", num(q[1]))
+		b.close("tr")
+	}
+	b.fclose("table")
+	b.fclose("figure")
 }

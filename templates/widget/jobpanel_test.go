@@ -138,7 +138,7 @@ func TestJobPanelBuffers(t *testing.T) {
 		}
 		var names []string
 		for _, p := range end.ByTestID("job-plot") {
-			names = append(names, htmltest.Text(p))
+			names = append(names, plotCaption(p))
 		}
 		joined := strings.Join(names, "\n")
 		assert.Contains(t, joined, "queue of load (records): ", "overflow=%s", tc.overflow)
@@ -154,7 +154,7 @@ func TestJobPanelStatePlot(t *testing.T) {
 		tr := run(t, "stream/state-ttl", knobs)
 		d := draw(t, tr, stateAt(tr.Steps()))
 		for _, p := range d.ByTestID("job-plot") {
-			if txt := htmltest.Text(p); strings.HasPrefix(txt, "state of ") {
+			if txt := plotCaption(p); strings.HasPrefix(txt, "state of ") {
 				return txt
 			}
 		}
@@ -210,4 +210,67 @@ func TestJobPanelReplays(t *testing.T) {
 	assert.Equal(t, "5 records were written differently by the replay than the first time:", htmltest.Text(d.One(t, "job-replays")))
 	tr = run(t, "stream/nondeterministic-replay", map[string]string{"value": "amount"})
 	assert.Empty(t, draw(t, tr, stateAt(tr.Steps())).ByTestID("job-replays"))
+}
+
+// plotCaption is the caption of a small plot: its name, its latest value
+// and its largest.
+func plotCaption(p *html.Node) string {
+	for _, c := range htmltest.All(p, func(n *html.Node) bool { return n.Data == "figcaption" }) {
+		return htmltest.Text(c)
+	}
+	return ""
+}
+
+// Each small plot has readable axes (its largest value and 0, and the
+// times of the run it spans) and a text equivalent: its values at six
+// times in a table for a screen reader; every operator's throughput is
+// plotted over time.
+func TestJobPanelPlotsHaveAxes(t *testing.T) {
+	tr := run(t, "stream/backpressure", nil)
+	n := tr.Steps()
+	d := draw(t, tr, stateAt(n))
+	var rate *html.Node
+	for _, p := range d.ByTestID("job-plot") {
+		if strings.HasPrefix(plotCaption(p), "throughput of load (records/s, last 10s): ") {
+			rate = p
+		}
+	}
+	require.NotNil(t, rate, "the sink's throughput is plotted")
+	ticks := htmltest.All(rate, func(n *html.Node) bool { return htmltest.Attr(n, "class") == "tm-plot-tick" })
+	var labels []string
+	for _, tk := range ticks {
+		labels = append(labels, htmltest.Text(tk))
+	}
+	require.Len(t, labels, 5, "two values and three times: %v", labels)
+	assert.Equal(t, "0", labels[1])
+	_, peak, _ := strings.Cut(plotCaption(rate), " now, at most ")
+	assert.Equal(t, peak, labels[0], "the value axis reaches the largest value")
+	assert.Equal(t, tr.Events[0].At.String(), labels[2], "the time axis starts at the run's start")
+	assert.Equal(t, tr.Events[tr.Steps()-1].At.String(), labels[4], "and ends at its end")
+	values := htmltest.All(rate, func(n *html.Node) bool { return htmltest.Attr(n, "data-testid") == "plot-values" })
+	require.Len(t, values, 1)
+	rows := htmltest.All(values[0], func(n *html.Node) bool { return n.Data == "tr" })
+	assert.Len(t, rows, 7, "a header and six times")
+	assert.Contains(t, htmltest.Text(values[0]), tr.Events[0].At.String(), "from the run's start")
+	assert.Contains(t, htmltest.Attr(values[0], "class"), "tm-visually-hidden", "the table is for a screen reader")
+
+	// At an earlier step, a line marks the step's time, and the plot's line
+	// stops there.
+	mid := draw(t, tr, stateAt(n/2))
+	for _, p := range mid.ByTestID("job-plot") {
+		if strings.HasPrefix(plotCaption(p), "throughput of load") {
+			now := htmltest.All(p, func(n *html.Node) bool { return htmltest.Attr(n, "data-testid") == "plot-now" })
+			require.Len(t, now, 1)
+			assert.Equal(t, tr.Events[n/2-1].At.String(), htmltest.Attr(now[0], "data-at"))
+			line := htmltest.All(p, func(n *html.Node) bool { return htmltest.Attr(n, "class") == "tm-sparkline" })
+			pts := strings.Fields(htmltest.Attr(line[0], "points"))
+			last, _, _ := strings.Cut(pts[len(pts)-1], ",")
+			x, _, _ := strings.Cut(htmltest.Attr(now[0], "x1"), ",")
+			lx, err1 := strconv.ParseFloat(last, 64)
+			nx, err2 := strconv.ParseFloat(x, 64)
+			require.NoError(t, err1)
+			require.NoError(t, err2)
+			assert.LessOrEqual(t, lx, nx, "the line stops at the step")
+		}
+	}
 }

@@ -857,7 +857,7 @@ func TestSessionStreamPanel(t *testing.T) {
 	require.Len(t, links, 4, "each late click drawn is a link")
 	assert.Contains(t, htmltest.Attr(links[0], "href"), "explain=late%3A")
 	// The chart is a station of the stage, in the flow between the log and
-	// the targets, not a section of its own; in words it is part of the
+	// the operators, not a section of its own; in words it is part of the
 	// text equivalent.
 	flow := htmltest.Doc{Root: d.One(t, "flow")}
 	var stations []string
@@ -867,7 +867,7 @@ func TestSessionStreamPanel(t *testing.T) {
 	for _, n := range flow.ByTag("section") {
 		stations = append(stations, htmltest.Attr(n, "data-testid"))
 	}
-	assert.Equal(t, []string{"panel-log", "panel-stream", "panel-target", "panel-target"}, stations, "left to right")
+	assert.Equal(t, []string{"panel-log", "panel-stream", "panel-ops", "panel-target", "panel-target"}, stations, "left to right: the operators between the streams and the targets")
 	assert.Empty(t, d.ByTestID("stream-text"), "folded tables are not drawn")
 	_, err := s.Act("text", "on")
 	require.NoError(t, err)

@@ -174,6 +174,9 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 	}
 	if hasStream(t) {
 		column("streams", "stream", func() { streamStation(b, v) })
+		if hasOps(t) {
+			column("ops", "ops", func() { opsStation(b, v) })
+		}
 	}
 	if len(t.Targets) > 0 {
 		column("targets", "target", func() {
@@ -768,7 +771,11 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 		attrs := []string{"class", "tm-chip tm-chip-" + state, "data-testid", "slot", "data-key", key, "data-state", state,
 			"data-chip", "tgt:" + h.Name + ":" + chip}
 		if len(buf) > 0 && g.written(p, v.n) {
-			attrs = append(attrs, "data-from", "run:"+h.Name+":"+key, "data-new", "on")
+			from := "run:" + h.Name + ":" + key
+			if o := rowOrigin(t, h.Name, id, key, s.Step); o != "" {
+				from = o
+			}
+			attrs = append(attrs, "data-from", from, "data-new", "on")
 		}
 		if len(buf) > 1 {
 			attrs = append(attrs, "data-copies", itoa(min(len(buf), 4)))
@@ -823,9 +830,13 @@ func targetWindow(v *atStep, g *targetIndex) ([]int, string) {
 	if focus < 0 {
 		focus = len(g.keys) - 1
 	}
-	keys := g.window(v.n, focus, maxRows+1, shown)
-	if len(keys) > maxRows {
-		keys = g.window(v.n, focus, maxRows, shown)
+	most := maxRows
+	if s.Present == "on" {
+		most = maxPresented
+	}
+	keys := g.window(v.n, focus, most+1, shown)
+	if len(keys) > most {
+		keys = g.window(v.n, focus, most, shown)
 		caption += "; showing " + itoa(len(keys)) + " keys around " + where + ", " + t.Key(g.keys[keys[0]]) + " to " + t.Key(g.keys[keys[len(keys)-1]])
 	}
 	return keys, caption
@@ -835,6 +846,10 @@ func targetWindow(v *atStep, g *targetIndex) ([]int, string) {
 // window of maxRows keys, so that a step costs the same at row 30 and at
 // row 30,000 (and a screen reader is not handed thousands of rows).
 const maxRows = 40
+
+// maxPresented is how many keys a target draws in presenter mode, where
+// the whole stage must fit a projector's screen in type a room can read.
+const maxPresented = 12
 
 // stageLink is a link from the stage to the step drawn with a choice
 // changed. Drawn by the browser module, where the page follows such a link
@@ -892,7 +907,9 @@ func legend(b *builder, v *atStep) {
 			break
 		}
 	}
-	if v.lt != nil {
+	if hasStream(v.t) {
+		streamLegendItems(v.t, item)
+	} else if v.lt != nil {
 		item("tm-lg-cell", "▢", "record: offset, key; ✕ deleted by retention; ▲ a group's committed offset")
 	}
 	item("tm-lg-chip", "▣", "row in the target, its version")

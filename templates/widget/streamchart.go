@@ -60,12 +60,14 @@ func streamLook(class string) []string {
 		return []string{"fill", "#f6f8fa", "stroke", "#4a5560", "stroke-dasharray", "3 2"}
 	case "tm-winfill":
 		return []string{"fill", "#0b4f6c", "fill-opacity", "0.35"}
+	case "tm-token":
+		return []string{"fill", "#f4b942", "stroke", "#1b1f23", "stroke-width", "1.5"}
 	}
 	return nil
 }
 
 // streamLegend says in words what the chart's shapes mean, in two lines.
-var streamLegend = [2]string{"● read · ○ still to arrive · ┆ watermark · │ now · ✓ fired", "✕ late, dropped · ◇ late, to the side output · ⊕ late, accepted"}
+var streamLegend = [2]string{"● read · ○ still to arrive · ◉ taken by a window at this step · ┆ watermark · │ now · ✓ fired", "✕ late, dropped · ◇ late, to the side output · ⊕ late, accepted"}
 
 // maxDots bounds the records a lane draws on each side of the step: the
 // latest read and the next to arrive.
@@ -95,7 +97,10 @@ func streamChartTo(b *builder, t *engine.Trace, step int, o ChartOptions) (width
 	for i := range st.Streams {
 		y += streamChart(&body, t, st, i, step, y, o)
 	}
-	height = y + 34
+	height = y + 4
+	if o.Standalone {
+		height += 30 // the picture's own legend; on the stage, the stage's legend says it
+	}
 	look := lookFor(o)
 	desc := streamDesc(t, st, step)
 	if o.Standalone {
@@ -117,8 +122,10 @@ func streamChartTo(b *builder, t *engine.Trace, step int, o ChartOptions) (width
 	b.close("pattern")
 	b.close("defs")
 	b.splice(&body)
-	b.el("text", streamLegend[0], look("tm-tick", "x", "4", "y", ftoa(height-20))...)
-	b.el("text", streamLegend[1], look("tm-tick", "x", "4", "y", ftoa(height-6))...)
+	if o.Standalone {
+		b.el("text", streamLegend[0], look("tm-tick", "x", "4", "y", ftoa(height-20))...)
+		b.el("text", streamLegend[1], look("tm-tick", "x", "4", "y", ftoa(height-6))...)
+	}
 	b.close("svg")
 	return chartWidth, height
 }
@@ -171,10 +178,11 @@ type streamAxis struct {
 }
 
 // axisFor picks the span around a stream's watermark and its newest
-// records: five of its windows' sizes (a minute when it has no window),
-// aligned to them.
-func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm vtime.Time) streamAxis {
-	size := vtime.Minute
+// records: five of its windows' sizes (ten seconds when it has no window),
+// aligned to them. Before it has read anything, the span starts at the
+// first record still to arrive (first; watermark.None when there is none).
+func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, first vtime.Time) streamAxis {
+	size := 10 * vtime.Second
 	for _, wh := range st.Windows {
 		if wh.Stream == st.Streams[si].Name {
 			switch a := wh.Config.Assigner; a.Kind {
@@ -194,6 +202,9 @@ func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm vtime.Time) 
 	}
 	if wm != watermark.None && wm != watermark.End {
 		top = max(top, wm)
+	}
+	if top == watermark.None && first != watermark.None {
+		top = first
 	}
 	if top == watermark.None {
 		return streamAxis{lo: 0, hi: vtime.Time(5 * size), tick: size}
@@ -216,7 +227,13 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	sh := st.Streams[si]
 	parts := st.Partitions(si, step)
 	wm, idle := st.Watermark(si, -1, step)
-	ax := axisFor(st, si, parts, wm)
+	first := watermark.None
+	if len(parts) > 0 {
+		if ds := st.Dots(si, parts[0].Part, step, 1); len(ds) > 0 && !ds[0].Read {
+			first = ds[0].Time
+		}
+	}
+	ax := axisFor(st, si, parts, wm, first)
 	const w, left, right, laneH = chartWidth, 96.0, 16.0, 22.0
 	x := func(at vtime.Time) float64 {
 		return left + (w-left-right)*float64(at-ax.lo)/float64(ax.hi-ax.lo)
@@ -253,6 +270,18 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	endPart(b, o)
 	y += 20
 	lanesTop := y
+	// The records the stream's windows took at this step: each moves from
+	// its dot into its window (see streammove.go).
+	type token struct {
+		id int64
+		at vtime.Time
+	}
+	taken := takenAt(st, si, step)
+	var tokens []token
+	var next map[int64]bool // the records that may move from their dots at the next step
+	if !o.Standalone {
+		next = movingNext(st, step)
+	}
 	for _, p := range parts {
 		partOf(b, o, key+"-lane-"+itoa(p.Part))
 		class := "tm-lane"
@@ -280,6 +309,9 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			cx, cy := x(d.Time), y+laneH/2
 			if d.Late >= 0 {
 				lateMark(b, st, d, cx, cy, look, !o.Standalone, o.LateHref)
+				if _, ok := taken[d.ID]; ok {
+					tokens = append(tokens, token{d.ID, d.Time}) // late, within the lateness: it counts
+				}
 				continue
 			}
 			class := "tm-dot"
@@ -289,7 +321,14 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			case d.Fresh:
 				class = "tm-dot tm-fresh"
 			}
-			b.void("circle", look(class, "cx", ftoa(cx), "cy", ftoa(cy), "r", "3.5")...)
+			attrs := look(class, "cx", ftoa(cx), "cy", ftoa(cy), "r", "3.5")
+			if next[d.ID] {
+				attrs = append(attrs, "data-chip", recChip(d.ID))
+			}
+			if _, ok := taken[d.ID]; ok {
+				tokens = append(tokens, token{d.ID, d.Time})
+			}
+			b.void("circle", attrs...)
 		}
 		if early > 0 {
 			b.el("text", "◀ "+itoa(early), look("tm-tick", "x", ftoa(left+2), "y", ftoa(y+15))...)
@@ -356,7 +395,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 				}
 				same := seen[ws.Window.Start]
 				seen[ws.Window.Start]++
-				b.fopen(wkey+"-"+ws.Window.Start.String()+"-"+itoa(same), "g", "data-window", ws.Window.Start.String())
+				b.fopen(wkey+"-"+ws.Window.Start.String()+"-"+itoa(same), "g", "data-window", ws.Window.Start.String(), "data-chip", winChip(wi, ws.Window.Start))
 			}
 			if !o.Standalone { // a picture says it in its text
 				b.el("title", windowTitle(wh, ws))
@@ -378,6 +417,21 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 					txt += " ✕" + itoa(ws.Late)
 				}
 				b.el("text", txt, look("tm-wintext", "x", ftoa(x0+3), "y", ftoa(rowY+16))...)
+			}
+			// The records it took at this step, moving in from their lanes.
+			for ti := 0; ti < len(tokens); ti++ {
+				tk := tokens[ti]
+				if tk.at < ws.Window.Start || tk.at >= ws.Window.End {
+					continue
+				}
+				tx := min(max(x(tk.at), x0+5), x1-6)
+				attrs := look("tm-token", "cx", ftoa(tx), "cy", ftoa(rowY+h/2), "r", "4.5")
+				if !o.Standalone { // on the stage it moves in from its lane
+					attrs = append(attrs, "data-new", "on", "data-from", recChip(tk.id), "data-testid", "window-token")
+				}
+				b.void("circle", attrs...)
+				tokens = append(tokens[:ti], tokens[ti+1:]...) // one window takes it on the picture
+				ti--
 			}
 			if o.Standalone {
 				b.close("g")
@@ -423,7 +477,11 @@ func lateMark(b *builder, st *stream.Trace, d stream.Dot, cx, cy float64, look f
 		b.open("a", "href", href(d.Late), "data-act", "explain", "data-key", lateKey(d.Late),
 			"aria-label", "Late record: why?", "data-testid", "late-record")
 	}
-	b.open("g", "data-late", itoa(d.Late))
+	if titled {
+		b.open("g", "data-late", itoa(d.Late), "data-fate", win.Fate(l.Fate).String())
+	} else {
+		b.open("g", "data-late", itoa(d.Late))
+	}
 	if titled {
 		b.el("title", "Late: "+st.WhyLate(d.Late))
 	}
@@ -524,7 +582,7 @@ func StreamText(t *engine.Trace, step int) []string {
 		}
 		parts := st.Partitions(si, step)
 		wm, _ := st.Watermark(si, -1, step)
-		ax := axisFor(st, si, parts, wm)
+		ax := axisFor(st, si, parts, wm, watermark.None)
 		var ws []string
 		for _, x := range st.WindowsAt(wi, step, ax.lo, ax.hi) {
 			ws = append(ws, strings.TrimPrefix(windowTitle(wh, x), wh.Name+" "))

@@ -31,7 +31,9 @@ func TestStreamChart(t *testing.T) {
 	assert.Contains(t, svg, "<title>Late: phone-9 arrived at 10:02:30 from clicks-0; its event time 10:01:20 puts it in [10:01:00, 10:02:00), which fired at watermark 10:01:59.999")
 	assert.Contains(t, svg, "tm-wmline", "the stream's watermark across the lanes")
 	assert.Contains(t, svg, `data-window="10:01:00"`, "the minute the late clicks belong to")
-	assert.Contains(t, svg, "✕ late, dropped", "the legend says what the shapes mean")
+	assert.NotContains(t, svg, "✕ late, dropped", "on the stage the stage's legend says what the shapes mean")
+	picture, _, _ := widget.StreamChart(tr, step, widget.ChartOptions{Standalone: true})
+	assert.Contains(t, picture, "✕ late, dropped", "a picture says it itself")
 	require.Equal(t, window.Dropped, window.Fate(st.Late[0].Fate))
 
 	tr = run(t, "stream/idle-partition", nil)

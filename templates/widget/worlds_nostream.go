@@ -24,6 +24,11 @@ func streamFaults(*builder, *engine.Trace, State) {}
 func jobPanel(*builder, *engine.Trace, State)     {}
 func jobFaultsOf(*builder, *engine.Trace, State)  {}
 
+func hasOps(*engine.Trace) bool                                        { return false }
+func opsStation(*builder, *atStep)                                     {}
+func rowOrigin(*engine.Trace, string, int32, string, int) string       { return "" }
+func streamLegendItems(*engine.Trace, func(class, glyph, text string)) {}
+
 // errNoStream answers a fault of the stream world in a build without it.
 var errNoStream = errors.New("this build of the engine runs no stream, so there is no partition to stall or delay")
 

@@ -15,7 +15,8 @@ import (
 
 // TestDocScreenshots writes the README's pictures of the widget to
 // docs/screenshots: the stage at 1280 px, presenter mode at 1024×768 and
-// the stage at 360 px, and the log and stream worlds' stages at 1280 px.
+// the stage at 360 px, the log and stream worlds' stages at 1280 px, and
+// the stream world in presenter mode at 1024×768 zoomed to 150%.
 // It runs only with TIDEMARK_SCREENSHOTS=1 (make screenshots), since it
 // rewrites committed files:
 //
@@ -36,10 +37,15 @@ func TestDocScreenshots(t *testing.T) {
 		{"stage-360.png", "/scenarios/hwm/visibility-gap?step=14", 360, 1400, ".tm-live"},
 		{"stage-log-1280.png", "/scenarios/dist/partition-change?step=21", 1280, 960, ".tm-widget"},
 		{"stage-stream-1280.png", "/scenarios/stream/late-data?step=60", 1280, 720, ".tm-live"},
+		{"presenter-stream-1024x768-150.png", "/scenarios/stream/late-data?step=120&present", 683, 512, ""},
 	} {
 		t.Run(shot.file, func(t *testing.T) {
 			ctx, _ := startPlayground(t, shot.path)
-			require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(shot.w, shot.h)))
+			scale := 1.0
+			if shot.w == 683 {
+				scale = 1.5 // a 1024×768 window at 150% zoom
+			}
+			require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(shot.w, shot.h, chromedp.EmulateScale(scale))))
 			call(t, ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{
 				{Name: "prefers-reduced-motion", Value: "reduce"}, {Name: "prefers-color-scheme", Value: "light"}}})
 			if shot.top != "" {

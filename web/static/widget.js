@@ -201,17 +201,55 @@
     const moves = [];
     for (const el of stage.querySelectorAll("[data-new]")) {
       const from = before.get(el.dataset.from);
-      if (from && el.animate) moves.push([el, from, el.getBoundingClientRect()]);
+      if (!from || !el.animate) continue;
+      // A shape of a picture moves in the picture's units, which its
+      // viewBox scales: the screen's pixels are turned into them.
+      const m = el instanceof SVGGraphicsElement && el.ownerSVGElement ? el.ownerSVGElement.getScreenCTM() : null;
+      moves.push([el, from, el.getBoundingClientRect(), m]);
     }
-    for (const [el, from, to] of moves) {
-      const dx = from.left - to.left;
-      const dy = from.top - to.top;
+    for (const [el, from, to, m] of moves) {
+      let dx = from.left - to.left;
+      let dy = from.top - to.top;
       if (Math.abs(dx) + Math.abs(dy) < 2) continue;
+      if (m && m.a && m.d) {
+        dx /= m.a;
+        dy /= m.d;
+      }
       el.animate(
         [{ transform: `translate(${dx}px, ${dy}px)`, opacity: 0.6 }, { transform: "translate(0, 0)", opacity: 1 }],
         { duration: MOVE_MS, easing: "cubic-bezier(.2,.7,.3,1)" },
       );
     }
+  };
+
+  // fitStage makes presenter mode's picture fit the window under the
+  // narration, so that a room sees the whole pipeline without anyone
+  // scrolling: when the stations are taller or wider than what is left of
+  // the window, it zooms them out (CSS zoom, which lays them out again
+  // smaller: a zoomed-out picture may wrap into fewer rows, so the zoom is
+  // found by a short search, each try one layout); when they fit, they keep
+  // their size. The stylesheet has already made them as compact as a room
+  // can still read.
+  const fitStage = (host) => {
+    const flow = host.querySelector('.tm-widget[data-present="on"] .tm-flow');
+    if (!flow) return;
+    const room = document.documentElement;
+    const fits = (z) => {
+      flow.style.zoom = z === 1 ? "" : String(z);
+      const r = flow.getBoundingClientRect();
+      return r.bottom <= room.clientHeight - 2 && r.right <= room.clientWidth - 2 && flow.scrollWidth <= flow.clientWidth + 1;
+    };
+    if (fits(1)) return;
+    let lo = 0.9;
+    while (lo > 0.3 && !fits(lo)) lo = Math.round(lo * 80) / 100;
+    let hi = Math.min(1, lo / 0.8);
+    for (let i = 0; i < 4; i++) {
+      const mid = Math.round(((lo + hi) / 2) * 100) / 100;
+      if (mid <= lo || mid >= hi) break;
+      if (fits(mid)) lo = mid;
+      else hi = mid;
+    }
+    fits(lo);
   };
 
   let pageWidget = null; // the scenario page's own widget, which answers keys anywhere
@@ -262,6 +300,9 @@
         pageWidget = this;
         this.listenToPeer();
       }
+      window.addEventListener("resize", () => {
+        if (this.presentMode === "on") fitStage(this.host);
+      });
       // When the widget became interactive, on the page's clock (0 is the
       // start of navigation); the browser budget test reads it.
       this.host.dataset.readyAt = String(performance.now());
@@ -322,6 +363,7 @@
           if (el) el.focus();
         }
         this.presenting(this.host.querySelector(".tm-widget").dataset.present || "");
+        if (this.presentMode === "on") fitStage(this.host);
       } else {
         const stage = this.host.querySelector(".tm-stage");
         const motion = v.step === before + 1 && v.ops && v.ops.length && !reduceMotion();
@@ -342,6 +384,7 @@
             return this.draw(true);
           }
         }
+        if (this.presentMode === "on") fitStage(this.host);
         animateMoves(stage, moved);
         this.host.querySelector(".tm-live").textContent = v.narration;
         const scrub = this.host.querySelector('[data-act="scrub"]');
