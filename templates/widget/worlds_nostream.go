@@ -46,3 +46,12 @@ func (s *Session) jobFault(string, string) (engine.Fault, error) {
 func jobFaultText(engine.Fault) (string, bool) { return "", false }
 
 func parseJobFault(*engine.Fault, string, []string) (bool, error) { return false, nil }
+
+// StreamChart draws nothing in a build without the stream world, where no
+// trace has a stream; the picture package calls it for every trace.
+func StreamChart(*engine.Trace, int, ChartOptions) (svg string, width, height float64) {
+	return "", 0, 0
+}
+
+// StreamText says nothing in a build without the stream world.
+func StreamText(*engine.Trace, int) []string { return nil }
