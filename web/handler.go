@@ -152,6 +152,9 @@ func NewHandler(opts Options) (http.Handler, error) {
 		home,
 		{Pattern: "GET " + StaticPrefix + "{name}", Handler: http.HandlerFunc(table.serveStatic)},
 		{Pattern: "GET /healthz", Handler: http.HandlerFunc(healthz)},
+		// Any other address gets the site's not-found page, not the mux's
+		// bare text (the static export saves it as 404.html).
+		{Pattern: "GET /", Render: notFoundPage},
 	}
 	for i, p := range append(routes, opts.Pages...) {
 		var h http.Handler
@@ -189,6 +192,11 @@ func handle(mux *http.ServeMux, pattern string, h http.Handler) (err error) {
 	}()
 	mux.Handle(pattern, h)
 	return nil
+}
+
+// notFoundPage answers an address no page has with the not-found page.
+func notFoundPage(*http.Request) (templ.Component, error) {
+	return nil, ErrNotFound
 }
 
 // NewLayoutView returns the frame of a page with the given title: the site

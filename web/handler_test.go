@@ -154,8 +154,11 @@ func TestHome(t *testing.T) {
 			t.Errorf("GET %s = %d", u, rec.Code)
 		}
 	}
-	if rec := get(h, "/nope"); rec.Code != http.StatusNotFound {
-		t.Errorf("GET /nope = %d, want 404", rec.Code)
+	for _, target := range []string{"/nope", "/lessons/high-water-mark/x/y", "/static/"} {
+		rec := get(h, target)
+		assert.Equal(t, http.StatusNotFound, rec.Code, "GET %s", target)
+		nf := htmltest.Parse(t, rec.Body.String())
+		assert.Equal(t, "Not found", htmltest.Text(nf.One(t, "page-title")), "GET %s answers the site's not-found page, not bare text", target)
 	}
 }
 

@@ -78,7 +78,7 @@ func TestWorkerHandlerAnswersTheDynamicRoutesAsTheServerDoes(t *testing.T) {
 		"/embed/": http.StatusNotFound, "/lessons/high-water-mark": http.StatusNotFound,
 		"/lessons/high-water-mark/glossary": http.StatusNotFound, "/play/": http.StatusNotFound,
 		// Only its POST is the Worker's; entry.mjs hands GET to the assets.
-		"/play": http.StatusMethodNotAllowed,
+		"/play": http.StatusNotFound,
 	} {
 		rec := httptest.NewRecorder()
 		worker.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
