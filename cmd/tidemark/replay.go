@@ -15,9 +15,10 @@ import (
 	"github.com/tidemark/tidemark/engine/worlds"
 )
 
-// replayCmd plays scenarios on PostgreSQL. It returns 1 when PostgreSQL
-// disagreed with the engine anywhere, 3 when nothing disagreed but some
-// scenario or knob setting was not replayable, and 0 otherwise.
+// replayCmd plays scenarios on PostgreSQL and returns replay.ExitCode of
+// what it replayed: 1 when PostgreSQL disagreed with the engine anywhere, 3
+// when nothing disagreed but some scenario or knob setting was not
+// replayable, and 0 otherwise.
 func replayCmd(args []string, stdout io.Writer) (int, error) {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	url := fs.String("postgres", "", "database URL")
@@ -47,7 +48,7 @@ func replayCmd(args []string, stdout io.Writer) (int, error) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	differ, skipped := false, false
+	var results []*replay.Result
 	for _, f := range files {
 		settings := []map[string]string{set}
 		if *every {
@@ -65,15 +66,8 @@ func replayCmd(args []string, stdout io.Writer) (int, error) {
 			if err := res.Text(stdout); err != nil {
 				return 0, err
 			}
-			differ = differ || res.Disagrees()
-			skipped = skipped || res.NotReplayable != ""
+			results = append(results, res)
 		}
 	}
-	switch {
-	case differ:
-		return 1, nil
-	case skipped:
-		return 3, nil
-	}
-	return 0, nil
+	return replay.ExitCode(results), nil
 }

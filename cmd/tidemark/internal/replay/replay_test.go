@@ -147,6 +147,7 @@ group loader topic=cdc_orders to=fct
 			var b bytes.Buffer
 			require.NoError(t, res.Text(&b))
 			assert.Contains(t, b.String(), "NOT REPLAYABLE: "+tc.why)
+			assert.Equal(t, 3, ExitCode([]*Result{res}), "a refusal is not a pass")
 		})
 	}
 }
@@ -256,6 +257,8 @@ func TestReplayNoticesADifference(t *testing.T) {
 	assert.Regexp(t, `(?m)^≠ 2 extract 10:00:07 +none +3$`, out)
 	assert.Regexp(t, `(?m)^≠ missing +3,4 +4$`, out)
 	assert.Contains(t, out, "DIFFER: ")
+	assert.Equal(t, 1, ExitCode([]*Result{res}), "tidemark replay exits 1 on a difference")
+	differ := res
 
 	// And the rows the engine says a run read are compared, not assumed.
 	tr, err = engine.Run(s.File, nil, 1, worlds.All())
@@ -265,6 +268,19 @@ func TestReplayNoticesADifference(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, res.Runs[0].Agrees())
 	assert.True(t, res.Runs[1].Agrees())
+
+	// The exit status is over every scenario and knob setting replayed: one
+	// difference among agreements and refusals makes it 1.
+	tr, err = engine.Run(s.File, nil, 1, worlds.All())
+	require.NoError(t, err)
+	agree, err := Replay(context.Background(), url, tr)
+	require.NoError(t, err)
+	require.True(t, agree.Agrees())
+	refused := &Result{NotReplayable: "it reads through the partitioned log"}
+	assert.Equal(t, 0, ExitCode([]*Result{agree}))
+	assert.Equal(t, 3, ExitCode([]*Result{agree, refused}), "nothing disagreed, and something was not replayed")
+	assert.Equal(t, 1, ExitCode([]*Result{agree, refused, differ, agree}))
+	assert.Equal(t, 1, ExitCode([]*Result{differ, refused}))
 }
 
 // TestReplayText is the replay's report for two scenarios, as the CLI

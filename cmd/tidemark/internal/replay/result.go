@@ -139,6 +139,23 @@ func (r *Result) Agrees() bool {
 // disagreed with the engine.
 func (r *Result) Disagrees() bool { return r.NotReplayable == "" && !r.Agrees() }
 
+// ExitCode is the replay command's exit status over the results of one
+// invocation: 1 when PostgreSQL disagreed with the engine on any of them,
+// 3 when none disagreed but some scenario or knob setting was not
+// replayable, and 0 when every one was replayed and agreed.
+func ExitCode(results []*Result) int {
+	code := 0
+	for _, r := range results {
+		switch {
+		case r.Disagrees():
+			return 1
+		case r.NotReplayable != "":
+			code = 3
+		}
+	}
+	return code
+}
+
 // Text prints the replay: per run the rows each side read, then the final
 // truth and marks side by side. A line where the two differ starts with ≠.
 func (r *Result) Text(w io.Writer) error {
