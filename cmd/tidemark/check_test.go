@@ -225,3 +225,36 @@ func TestReplayCommand(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "tidemark: replay of hwm/visibility-gap: cannot connect to PostgreSQL")
 }
+
+// TestProseNamesTheReconciliationsAsTheyAreNow: the reconciliations are
+// named for when they count (reconciliation-same-window,
+// reconciliation-closed-interval). The documentation and the lessons use
+// those names; the former ones, and "same-column reconciliation", survive
+// only in the sentence of docs/scenarios.md that says they were renamed.
+func TestProseNamesTheReconciliationsAsTheyAreNow(t *testing.T) {
+	root := filepath.Join("..", "..")
+	var files []string
+	for _, dir := range []string{"docs", filepath.Join("lessons", "text"), filepath.Join("lessons", "scenarios")} {
+		require.NoError(t, filepath.WalkDir(filepath.Join(root, dir), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".tdm")) {
+				files = append(files, p)
+			}
+			return err
+		}))
+	}
+	files = append(files, filepath.Join(root, "README.md"))
+	require.NotEmpty(t, files)
+	renameNote := "Until this release they were called `reconciliation-same-column` and `reconciliation-independent`"
+	for _, p := range files {
+		src, err := os.ReadFile(p)
+		require.NoError(t, err)
+		text := strings.Join(strings.Fields(string(src)), " ") // a phrase may wrap
+		if filepath.Base(p) == "scenarios.md" && filepath.Base(filepath.Dir(p)) == "docs" {
+			require.Contains(t, text, renameNote, "docs/scenarios.md says the checks were renamed")
+			text = strings.Replace(text, renameNote, "", 1)
+		}
+		for _, old := range []string{"reconciliation-same-column", "reconciliation-independent", "same-column reconciliation", "independent reconciliation"} {
+			assert.NotContains(t, strings.ToLower(text), old, "%s uses a former name of a reconciliation check", p)
+		}
+	}
+}
