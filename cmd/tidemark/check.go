@@ -106,6 +106,7 @@ func checkCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false) // a terminal, a file or jq reads it, not a browser: "updated_at > 10:00:05" as written
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
 			return 0, err

@@ -236,6 +236,7 @@ func runCmd(args []string, stdout io.Writer) error {
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false) // a terminal, a file or jq reads it, not a browser: "updated_at > 10:00:05" as written
 		enc.SetIndent("", "  ")
 		return enc.Encode(report.Build(t))
 	}

@@ -57,6 +57,11 @@ func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord, unmatched []st
 		}
 		also = prose.F(" It also names %s, which %s.", prose.Rows(noun, unmatched), has)
 	}
+	if s.Op == mvcc.Delete {
+		// A deleted row writes no updated_at: at commit it is simply gone.
+		return prose.F("%s deletes %s from %s; other sessions still see it until %s commits, and then it is gone: no query of changed rows can return it (only change capture sees a delete).%s",
+			rec.Name, prose.Rows(noun, s.Keys), s.Table, rec.Name, also)
+	}
 	return prose.F("%s %s %s %s %s%s; no other session can see it until %s commits.%s",
 		rec.Name, verb, prose.Rows(noun, s.Keys), prep, s.Table, when, rec.Name, also)
 }

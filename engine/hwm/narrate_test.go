@@ -68,7 +68,33 @@ run extract at=10:00:04
 	require.NoError(t, err)
 	writes := sentences(tr, engine.KindWrite)
 	require.Len(t, writes, 3)
-	assert.Equal(t, "extract/A overwrites its interval with orders 1, 2 into fct.", writes[0])
-	assert.Equal(t, "extract overwrites its interval with orders 1, 2, 3 into fct; it first deletes what the target already holds in that interval: orders 1, 2 (written by A's run at 10:00:01).", writes[1])
-	assert.Equal(t, "extract overwrites its interval with orders 3, 4 into fct; it first deletes what the target already holds in that interval: order 3 (written by the run at 10:00:02).", writes[2])
+	assert.Equal(t, "extract/A overwrites its interval of fct with orders 1, 2.", writes[0])
+	assert.Equal(t, "extract overwrites its interval of fct with orders 1, 2, 3; it first deletes what the target already holds in that interval: orders 1, 2 (written by A's run at 10:00:01).", writes[1])
+	assert.Equal(t, "extract overwrites its interval of fct with orders 3, 4; it first deletes what the target already holds in that interval: order 3 (written by the run at 10:00:02).", writes[2])
+}
+
+// TestWriteAndDeleteNarrationAgreeInNumber holds a merge that absorbs one row
+// to the singular, and a delete to what it does: it writes no updated_at, it
+// removes the row.
+func TestWriteAndDeleteNarrationAgreeInNumber(t *testing.T) {
+	const src = `scenario test/merge-one "A merge that absorbs one row"
+source orders key=order_id
+target fct sink=merge key=order_id
+pipeline extract from=orders to=fct mark=lsn predicate=gte
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
+run extract at=10:00:01
+txn T2 begin=10:00:02 commit=10:00:02 insert order_id=2
+txn T3 begin=10:00:03 commit=10:00:03 delete order_id=2
+run extract at=10:00:04
+`
+	f, err := scenario.Parse("m.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	writes := sentences(tr, engine.KindWrite)
+	require.Len(t, writes, 2)
+	assert.Equal(t, "extract merges order 1 into fct; the merge matches 1 already present and absorbs it.", writes[1])
+	deletes := sentences(tr, engine.KindDelete)
+	require.Len(t, deletes, 1)
+	assert.Equal(t, "T3 deletes order 2 from orders; other sessions still see it until T3 commits, and then it is gone: no query of changed rows can return it (only change capture sees a delete).", deletes[0])
 }

@@ -238,11 +238,14 @@ func (h *world) runWrite(r *runState, mid bool) {
 	extra := ""
 	if res.Collapsed > 0 {
 		extra = prose.F("; the merge matches %d already present and absorbs them", res.Collapsed)
+		if res.Collapsed == 1 {
+			extra = "; the merge matches 1 already present and absorbs it"
+		}
 	}
 	if res.Replaced > 0 && r.p.target.Mode == sink.Overwrite {
 		extra = "; it first deletes what the target already holds in that interval: " + h.removedPhrase(n, res.Removed)
 	}
-	verb := map[sink.Mode]string{sink.Append: "appends", sink.Merge: "merges", sink.Overwrite: "overwrites its interval with", sink.Upsert: "upserts"}[r.p.target.Mode]
+	verb := map[sink.Mode]string{sink.Append: "appends", sink.Merge: "merges", sink.Upsert: "upserts"}[r.p.target.Mode]
 	if mid {
 		r.dead = true
 		rr.EndStep, rr.Crashed = h.w.NextStep(), true
@@ -251,6 +254,10 @@ func (h *world) runWrite(r *runState, mid bool) {
 		return
 	}
 	r.wrote = true
+	if r.p.target.Mode == sink.Overwrite {
+		h.w.Emit(r.actor, engine.KindWrite, r.id, "%s overwrites its interval of %s with %s%s.", r.actor, r.p.target.Name, prose.Rows(n, keys), extra)
+		return
+	}
 	h.w.Emit(r.actor, engine.KindWrite, r.id, "%s %s %s into %s%s.", r.actor, verb, prose.Rows(n, keys), r.p.target.Name, extra)
 }
 
