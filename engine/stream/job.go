@@ -229,7 +229,7 @@ func (j *job) begin(final bool) {
 		b := op.base()
 		if b.in != nil && b.in.overflow != overflowGrow {
 			b.in.push(elem{kind: elemBarrier, ckpt: id})
-			queued = append(queued, prose.F("%s's behind the %d records in its buffer", s.t.Ops[b.oi].Name, b.in.records))
+			queued = append(queued, prose.F("behind the %s in %s's buffer", plural(b.in.records, "record", "records"), s.t.Ops[b.oi].Name))
 			continue
 		}
 		if b.in != nil {
@@ -248,7 +248,7 @@ func (j *job) begin(final bool) {
 	}
 	prose.Fprintf(&sb, ": the sources note where they are (%s) and send a barrier after the records they have handed on", strings.Join(where, "; "))
 	if len(queued) > 0 {
-		prose.Fprintf(&sb, "; the barrier waits in %s", strings.Join(queued, " and "))
+		prose.Fprintf(&sb, "; the barrier waits %s", strings.Join(queued, " and "))
 	}
 	if cp.Buffered > 0 {
 		prose.Fprintf(&sb, "; %s hold no flow control, so the snapshot is taken at once and the buffers' %s are in no checkpoint", plural(countGrow(s), "buffer", "buffers"), plural(cp.Buffered, "record", "records"))
