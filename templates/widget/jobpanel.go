@@ -539,14 +539,7 @@ func jobPlots(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 	}
 	ss = append(ss, lags...)
 	if st.Job != nil {
-		s := series{name: "checkpoint size (bytes)"}
-		for _, c := range st.CheckpointsAt(n) {
-			if c.Status == stream.CheckpointCompleted {
-				s.pts = append(s.pts, [2]float64{float64(c.End), float64(c.Size())})
-				s.now = float64(c.Size())
-			}
-		}
-		if len(s.pts) > 0 {
+		if s, ok := checkpointSeries(t, st, n); ok {
 			ss = append(ss, s)
 		}
 	}
@@ -587,6 +580,31 @@ func countSeries(t *engine.Trace, name string, xs []stream.CountPoint, n int) se
 	steps := sampleSteps(t, n)
 	s.pts = append(s.pts, [2]float64{max(s.pts[len(s.pts)-1][0], float64(steps[len(steps)-1])), last})
 	return s
+}
+
+// checkpointSeries is the size of the latest completed checkpoint, a step
+// function from the first one's completion: each size holds until the next
+// checkpoint completes, and the last runs on to the last step sampled, so
+// that a single checkpoint draws a line rather than a point no one sees.
+// It reports false before any checkpoint has completed.
+func checkpointSeries(t *engine.Trace, st *stream.Trace, n int) (series, bool) {
+	s := series{name: "checkpoint size (bytes)"}
+	for _, c := range st.CheckpointsAt(n) {
+		if c.Status != stream.CheckpointCompleted {
+			continue
+		}
+		if len(s.pts) > 0 {
+			s.pts = append(s.pts, [2]float64{float64(c.End), s.now})
+		}
+		s.now = float64(c.Size())
+		s.pts = append(s.pts, [2]float64{float64(c.End), s.now})
+	}
+	if len(s.pts) == 0 {
+		return s, false
+	}
+	steps := sampleSteps(t, n)
+	s.pts = append(s.pts, [2]float64{max(s.pts[len(s.pts)-1][0], float64(steps[len(steps)-1])), s.now})
+	return s, true
 }
 
 // rateSeries is operator i's throughput up to step n: the records it took

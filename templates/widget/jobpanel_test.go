@@ -274,3 +274,39 @@ func TestJobPanelPlotsHaveAxes(t *testing.T) {
 		}
 	}
 }
+
+// The checkpoint-size plot holds each completed checkpoint's size until the
+// next completes: with a single checkpoint completed it is a line from its
+// completion on, not a lone point that draws nothing; after a second it
+// steps at the second's completion.
+func TestJobPanelCheckpointSizePlotIsALine(t *testing.T) {
+	tr := run(t, "stream/checkpoint-two-phase", nil)
+	st := stream.Of(tr)
+	require.GreaterOrEqual(t, len(st.Job.Checkpoints), 2)
+	first, second := st.Job.Checkpoints[0], st.Job.Checkpoints[1]
+	require.Equal(t, stream.CheckpointCompleted, first.Status)
+	sizePlot := func(n int) []string {
+		d := draw(t, tr, stateAt(n))
+		for _, p := range d.ByTestID("job-plot") {
+			if strings.HasPrefix(plotCaption(p), "checkpoint size (bytes): ") {
+				line := htmltest.All(p, func(n *html.Node) bool { return htmltest.Attr(n, "class") == "tm-sparkline" })
+				require.Len(t, line, 1)
+				return strings.Fields(htmltest.Attr(line[0], "points"))
+			}
+		}
+		t.Fatalf("no checkpoint-size plot at step %d", n)
+		return nil
+	}
+	xs := func(pts []string) map[string]bool {
+		m := map[string]bool{}
+		for _, p := range pts {
+			x, _, _ := strings.Cut(p, ",")
+			m[x] = true
+		}
+		return m
+	}
+	one := sizePlot(int(second.Begin) - 1)
+	assert.Len(t, xs(one), 2, "one checkpoint: a line from its completion to the step, %v", one)
+	two := sizePlot(int(second.End) + 1)
+	assert.GreaterOrEqual(t, len(two), 4, "two checkpoints: a step at the second's completion, %v", two)
+}
