@@ -184,7 +184,9 @@ func sinkTable(b *builder, st *stream.Trace, n int) {
 	if !writes {
 		return
 	}
-	b.table("Rows written, pending and visible", []string{"operator", "table", "commit", "pending (not visible)", "visible"},
+	// Both counts are writes: a table with one row per key (an upsert, a
+	// merge) holds fewer rows than the writes that reached it.
+	b.table("Rows written, pending and visible", []string{"operator", "table", "commit", "pending (not visible)", "visible (writes)"},
 		"class", "tm-table", "data-testid", "job-sinks")
 	for i, oh := range st.Ops {
 		if oh.Target == "" {
