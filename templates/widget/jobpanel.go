@@ -130,9 +130,6 @@ func readersTable(b *builder, st *stream.Trace, n int) {
 func opsTable(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 	b.table("Operators at this step", []string{"operator", "kind", "reads", "queue", "records/s, last " + utilWindow.String(), "state entries", "dropped"},
 		"class", "tm-table", "data-testid", "job-ops")
-	now := jobTime(t, n)
-	from := sort.Search(n, func(i int) bool { return t.Events[i].At > now.Add(-utilWindow) })
-	span := min(utilWindow, now.Sub(jobTime(t, 1)))
 	for i, oh := range st.Ops {
 		b.open("tr", "data-op", oh.Name)
 		b.el("th", oh.Name, "scope", "row")
@@ -151,11 +148,7 @@ func opsTable(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 			q += ", full"
 		}
 		b.el("td", q, "data-testid", "op-queue", "class", cls(full, "tm-warn"))
-		rate := "—"
-		if span > 0 {
-			rate = ftoa(float64(st.ProcessedBetween(i, from, n)) * float64(vtime.Second) / float64(span))
-		}
-		b.el("td", rate, "data-testid", "op-rate")
+		b.el("td", ftoa(opRate(t, st, i, n)), "data-testid", "op-rate")
 		b.el("td", itoa(st.StateAt(i, n)), "data-testid", "op-state")
 		d := st.DroppedAt(i, n)
 		b.el("td", itoa(d), "data-testid", "op-dropped", "class", cls(d > 0, "tm-warn"))
@@ -609,28 +602,31 @@ func checkpointSeries(t *engine.Trace, st *stream.Trace, n int) (series, bool) {
 	return s, true
 }
 
-// rateSeries is operator i's throughput up to step n: the records it took
-// in the utilWindow before each step sampled, per second.
+// opRate is operator i's throughput at step n: the records it took in the
+// utilWindow of true time up to the step, per second of that window, to a
+// tenth. Like a reader's utilisation (and Flink's per-second meters) it is
+// measured over the whole window from the run's start on, so it climbs
+// during the first window rather than leap: a sink that writes a record a
+// second reads 0.5 five seconds in, never the 2 that one record in the
+// first half second would make of a shorter span.
+func opRate(t *engine.Trace, st *stream.Trace, i, n int) float64 {
+	if n <= 0 {
+		return 0
+	}
+	now := jobTime(t, n)
+	from := sort.Search(n, func(j int) bool { return t.Events[j].At > now.Add(-utilWindow) })
+	r := float64(st.ProcessedBetween(i, from, n)) * float64(vtime.Second) / float64(utilWindow)
+	return float64(int(r*10+0.5)) / 10
+}
+
+// rateSeries is operator i's throughput up to step n (opRate at each step
+// sampled).
 func rateSeries(t *engine.Trace, st *stream.Trace, i, n int) series {
 	s := series{name: "throughput of " + st.Ops[i].Name + " (records/s, last " + utilWindow.String() + ")"}
-	start := jobTime(t, 1)
-	rate := func(step int) float64 {
-		if step <= 0 {
-			return 0
-		}
-		now := jobTime(t, step)
-		from := sort.Search(step, func(j int) bool { return t.Events[j].At > now.Add(-utilWindow) })
-		span := min(utilWindow, now.Sub(start))
-		if span <= 0 {
-			return 0
-		}
-		r := float64(st.ProcessedBetween(i, from, step)) * float64(vtime.Second) / float64(span)
-		return float64(int(r*10+0.5)) / 10
-	}
 	for _, step := range sampleSteps(t, n) {
-		s.pts = append(s.pts, [2]float64{float64(step), rate(step)})
+		s.pts = append(s.pts, [2]float64{float64(step), opRate(t, st, i, step)})
 	}
-	s.now = rate(n)
+	s.now = opRate(t, st, i, n)
 	return s
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/stream"
+	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/templates/widget"
 	"github.com/tidemark/tidemark/web/htmltest"
 )
@@ -127,7 +128,13 @@ func TestJobPanelBuffers(t *testing.T) {
 		require.Positive(t, full, "overflow=%s: the buffer fills", tc.overflow)
 		d := draw(t, tr, stateAt(full))
 		assert.Equal(t, "50 / 50 ("+tc.overflow+"), full", cell(t, d, "load", "op-queue"))
-		rate, err := strconv.ParseFloat(cell(t, d, "load", "op-rate"), 64)
+		// Ten seconds later (and before the failure at 10:00:25), the
+		// sink has been busy for a whole window.
+		busy := full
+		for busy < tr.Steps() && tr.Events[busy].At <= tr.Events[full-1].At.Add(10*vtime.Second) {
+			busy++
+		}
+		rate, err := strconv.ParseFloat(cell(t, draw(t, tr, stateAt(busy)), "load", "op-rate"), 64)
 		require.NoError(t, err)
 		assert.InDelta(t, 5.0, rate, 0.15, "overflow=%s: the sink writes five a second, whatever arrives", tc.overflow)
 		end := draw(t, tr, stateAt(tr.Steps()))
@@ -309,4 +316,25 @@ func TestJobPanelCheckpointSizePlotIsALine(t *testing.T) {
 	assert.Len(t, xs(one), 2, "one checkpoint: a line from its completion to the step, %v", one)
 	two := sizePlot(int(second.End) + 1)
 	assert.GreaterOrEqual(t, len(two), 4, "two checkpoints: a step at the second's completion, %v", two)
+}
+
+// A sink that takes an order a second never plots more than one a second:
+// the throughput is measured over the whole window from the run's start,
+// so the first half second's one record does not read as two a second.
+func TestJobPanelThroughputStartsWithoutALeap(t *testing.T) {
+	tr := run(t, "stream/checkpoint-two-phase", map[string]string{"crash": "never"})
+	d := draw(t, tr, stateAt(tr.Steps()/4))
+	var caption string
+	for _, p := range d.ByTestID("job-plot") {
+		if c := plotCaption(p); strings.HasPrefix(c, "throughput of load") {
+			caption = c
+		}
+	}
+	require.NotEmpty(t, caption)
+	_, peak, ok := strings.Cut(caption, " now, at most ")
+	require.True(t, ok, caption)
+	v, err := strconv.ParseFloat(peak, 64)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, v, 1.0, "an order a second: %s", caption)
+	assert.Positive(t, v)
 }
