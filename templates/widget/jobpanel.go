@@ -101,12 +101,14 @@ func readersTable(b *builder, st *stream.Trace, n int) {
 			lags[p] = st.LagAt(i, p, n)
 			total += lags[p]
 		}
+		busy := 0.0
 		for sub := range sh.Parallelism {
 			var parts []string
 			for p := sub; p < len(lags); p += sh.Parallelism {
 				parts = append(parts, itoa(p)+" ("+strconv.FormatInt(lags[p], 10)+")")
 			}
 			u := st.Utilisation(i, sub, n, utilWindow)
+			busy += u
 			b.open("tr", "data-reader", itoa(sub))
 			b.el("th", sh.Name, "scope", "row")
 			b.el("td", itoa(sub))
@@ -118,7 +120,9 @@ func readersTable(b *builder, st *stream.Trace, n int) {
 		b.el("th", sh.Name, "scope", "row")
 		b.el("td", "average")
 		b.el("td", ftoa(float64(total)/float64(max(1, len(sh.Parts))))+" records of lag per partition", "data-testid", "average-lag")
-		b.el("td", "")
+		// The readers' average utilisation, which a saturated reader hides
+		// as the average lag does.
+		b.el("td", itoa(int(busy/float64(max(1, sh.Parallelism))*100+0.5))+"% on average", "data-testid", "average-busy")
 		b.close("tr")
 	}
 	b.close("tbody")

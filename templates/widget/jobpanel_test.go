@@ -338,3 +338,45 @@ func TestJobPanelThroughputStartsWithoutALeap(t *testing.T) {
 	assert.LessOrEqual(t, v, 1.0, "an order a second: %s", caption)
 	assert.Positive(t, v)
 }
+
+// At 10x the hot key's reader is busy all the time while the others idle:
+// its row is marked, its partition's lag is the largest, and the average
+// row (lag per partition, readers' utilisation) stays well under both.
+func TestJobPanelReadersShowTheHotOne(t *testing.T) {
+	tr := run(t, "stream/hot-key", map[string]string{"load": "10x"})
+	d := draw(t, tr, stateAt(stepAt(t, tr, "10:00:18")))
+	percent := func(s string) int {
+		s, _, _ = strings.Cut(s, "%")
+		v, err := strconv.Atoi(s)
+		require.NoError(t, err, s)
+		return v
+	}
+	busy := map[string]int{}
+	hot := ""
+	for _, c := range d.ByTestID("reader-busy") {
+		r := htmltest.Attr(c.Parent, "data-reader")
+		busy[r] = percent(htmltest.Text(c))
+		if strings.Contains(htmltest.Attr(c, "class"), "tm-warn") {
+			hot = r
+		}
+	}
+	require.Len(t, busy, 4, "one row per reader")
+	require.NotEmpty(t, hot, "the saturated reader is marked")
+	assert.GreaterOrEqual(t, busy[hot], 95)
+	for r, u := range busy {
+		if r != hot {
+			assert.Less(t, u, 30, "reader %s", r)
+		}
+	}
+	avg := percent(htmltest.Text(d.One(t, "average-busy")))
+	assert.Less(t, avg, busy[hot]/2, "the average utilisation hides the saturated reader")
+	lag, _, _ := strings.Cut(htmltest.Text(d.One(t, "average-lag")), " ")
+	avgLag, err := strconv.ParseFloat(lag, 64)
+	require.NoError(t, err)
+	st := stream.Of(tr)
+	hotLag := 0.0
+	for p := range st.Streams[0].Parts {
+		hotLag = max(hotLag, float64(st.LagAt(0, p, stepAt(t, tr, "10:00:18"))))
+	}
+	assert.Less(t, avgLag, hotLag/2, "the average lag hides the hot partition")
+}
