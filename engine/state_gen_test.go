@@ -24,6 +24,7 @@ type stateGen struct {
 	Target     string // append, merge or upsert
 	Commit     string // auto or two-phase
 	Every      string // the checkpoint interval, or "" for none
+	Timeout    string // the checkpoint timeout, or "" for the default
 	Lines      []string
 }
 
@@ -38,7 +39,11 @@ func (g stateGen) Text() string {
 	}
 	fmt.Fprintf(&b, "stream src from=events%s\n", g.Stream)
 	if g.Every != "" {
-		fmt.Fprintf(&b, "checkpoint every=%s\n", g.Every)
+		fmt.Fprintf(&b, "checkpoint every=%s", g.Every)
+		if g.Timeout != "" {
+			fmt.Fprintf(&b, " timeout=%s", g.Timeout)
+		}
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "%s op from=src %s to=out commit=%s\n", g.Kind, g.Op, g.Commit)
 	for _, l := range g.Lines {
@@ -57,6 +62,11 @@ type stateOptions struct {
 	ttl       bool     // a time to live on keyed state
 	reads     bool
 	unique    bool // every event a key of its own
+	// slower: now and then a second operator on the same stream, slower
+	// than the first behind a blocking buffer, with a short checkpoint
+	// timeout, so that checkpoints expire after the first operator has
+	// taken its snapshot (and pre-committed its transaction).
+	slower bool
 }
 
 var anyState = stateOptions{
@@ -114,6 +124,10 @@ func randomState(r *rand.Rand, o stateOptions) stateGen {
 		for i := range r.IntN(4) {
 			g.Lines = append(g.Lines, fmt.Sprintf("read out at=%s as=r%d isolation=%s", at(), i, pick(r, "read-committed", "read-committed", "read-uncommitted")))
 		}
+	}
+	if o.slower && g.Every != "" && r.IntN(2) == 0 {
+		g.Lines = append(g.Lines, fmt.Sprintf("aggregate slower from=src agg=count rate=%s buffer=%d", pick(r, "1/s", "2/s", "5/s"), 5+r.IntN(30)))
+		g.Timeout = pick(r, "500ms", "1s", "3s")
 	}
 	return g
 }

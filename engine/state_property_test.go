@@ -25,7 +25,7 @@ import (
 // the snapshot, during the commit), and whatever the sink's commit, the
 // table ends with every event's latest version once.
 func TestKeyedMergeConvergesUnderAnyFailure(t *testing.T) {
-	o := stateOptions{kinds: []string{"sink"}, targets: []string{"merge"}, commits: []string{"auto", "two-phase"}, overflows: []string{"", "block"}}
+	o := stateOptions{kinds: []string{"sink"}, targets: []string{"merge"}, commits: []string{"auto", "two-phase"}, overflows: []string{"", "block"}, slower: true}
 	failed := 0
 	for seed := range uint64(seeds()) {
 		g := randomState(rand.New(rand.NewPCG(seed, 41)), o)
@@ -48,8 +48,8 @@ func TestKeyedMergeConvergesUnderAnyFailure(t *testing.T) {
 // only when a transaction commits, every row a read-committed reader saw is
 // in the final table, and the final table holds each event once.
 func TestTwoPhaseCommitShowsEachRowOnce(t *testing.T) {
-	o := stateOptions{kinds: []string{"sink"}, targets: []string{"append"}, commits: []string{"two-phase"}, overflows: []string{"", "block"}, reads: true, unique: true}
-	aborted := 0
+	o := stateOptions{kinds: []string{"sink"}, targets: []string{"append"}, commits: []string{"two-phase"}, overflows: []string{"", "block"}, reads: true, unique: true, slower: true}
+	aborted, expired := 0, 0
 	for seed := range uint64(seeds()) {
 		g := randomState(rand.New(rand.NewPCG(seed, 43)), o)
 		src := g.Text()
@@ -57,6 +57,12 @@ func TestTwoPhaseCommitShowsEachRowOnce(t *testing.T) {
 		st := stream.Of(tr)
 		_, ab := st.TxnCounts(tr.Steps())
 		aborted += ab
+		for _, c := range st.Job.Checkpoints {
+			if c.Status == stream.CheckpointExpired {
+				expired++
+			}
+		}
+		require.Zero(t, st.PendingAt(0, tr.Steps()), "seed %d: rows left pending at the end\n%s", seed, src)
 		commits := map[int32]bool{}
 		for i, e := range tr.Events {
 			if e.Kind == engine.KindTransaction {
@@ -85,6 +91,7 @@ func TestTwoPhaseCommitShowsEachRowOnce(t *testing.T) {
 		require.Empty(t, truth.Missing, "seed %d: missing\n%s", seed, src)
 	}
 	require.Positive(t, aborted, "some transactions were aborted")
+	require.Positive(t, expired, "some checkpoints expired after the sink pre-committed")
 }
 
 // A buffer that blocks never drops a record, however slow its operator

@@ -58,3 +58,16 @@ func resetForTest(t *testing.T) {
 	parsedMu.Unlock()
 	loadOnce, catalog, loadErr = sync.Once{}, nil, nil
 }
+
+// TestCheckpointPagesSayFlinkHasUnalignedCheckpoints: the scenarios that
+// introduce checkpoints and the barrier that waits behind a full buffer
+// tell the learner, on their pages, that the engine's checkpoints are
+// aligned and that Flink also has unaligned ones (issue 12).
+func TestCheckpointPagesSayFlinkHasUnalignedCheckpoints(t *testing.T) {
+	for _, id := range []string{"stream/checkpoint-append", "stream/backpressure"} {
+		s, ok := Lookup(id)
+		require.True(t, ok, id)
+		assert.Contains(t, s.About, "unaligned checkpoints", id)
+		assert.Contains(t, s.About, "not modelled here", id)
+	}
+}

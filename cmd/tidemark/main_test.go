@@ -99,8 +99,78 @@ func TestGolden(t *testing.T) {
 	}
 	for _, f := range files {
 		stem := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".txt"), ".json")
+		stem, knobs, _ := strings.Cut(stem, "@") // a knob variant's (TestGoldenKnobs)
 		assert.True(t, ids[stem], "golden file %s has no bundled scenario; delete it", f)
+		if knobs != "" {
+			assert.Contains(t, goldenKnobs, stem+"@"+knobs, "golden file %s is no variant TestGoldenKnobs runs; delete it", f)
+		}
 	}
+}
+
+// goldenKnobs are the knob settings, beyond each scenario's defaults, whose
+// output TestGoldenKnobs holds to golden files: those where the stream job
+// shows what its defaults do not (records a full buffer drops and records
+// a growing buffer loses, a failure during a sink's commit, a restore that
+// retention makes impossible, keyed state that expires, a hot key at
+// 10x). Each is the scenario's id, "@", and its knobs as k=v joined by ",".
+var goldenKnobs = []string{
+	"stream__backpressure@overflow=drop",
+	"stream__backpressure@overflow=grow",
+	"stream__checkpoint-two-phase@crash=commit",
+	"stream__checkpoint-two-phase@crash=snapshot,commit=auto",
+	"stream__checkpoint-past-retention@reset=none",
+	"stream__state-ttl@ttl=1m",
+	"stream__hot-key@load=10x",
+	"stream__serving-publish@commit=two-phase",
+}
+
+// TestGoldenKnobs runs the knob settings of goldenKnobs and compares the
+// text timeline and the JSON report with their golden files, so that the
+// report of what only a knob shows (drops, losses, aborted and recovered
+// transactions, unrestorable checkpoints) is held as the defaults' is.
+func TestGoldenKnobs(t *testing.T) {
+	for _, v := range goldenKnobs {
+		t.Run(v, func(t *testing.T) {
+			stem, knobs, _ := strings.Cut(v, "@")
+			args := []string{"run", strings.ReplaceAll(stem, "__", "/")}
+			for _, kv := range strings.Split(knobs, ",") {
+				args = append(args, "--set", kv)
+			}
+			code, out, errOut := tidemark(t, args...)
+			require.Equal(t, 0, code, "stderr: %s", errOut)
+			require.Empty(t, errOut)
+			for _, kv := range strings.Split(knobs, ",") {
+				require.Contains(t, firstLines(out, 2), kv, "the timeline names the knob it was run with")
+			}
+			golden(t, v+".txt", out)
+
+			code, js, errOut := tidemark(t, append(args, "--json")...)
+			require.Equal(t, 0, code, "stderr: %s", errOut)
+			require.True(t, json.Valid([]byte(js)), "--json output is not valid JSON")
+			golden(t, v+".json", js)
+		})
+	}
+}
+
+// firstLines is the first n lines of s.
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], "\n")
+}
+
+// TestAverageLagAgrees: the timeline's average lag and the average-lag
+// check's detail spell the same peak (at 10x the hot key's average peaks at
+// 15.25, which rounding half up and rounding as strconv does spell apart).
+func TestAverageLagAgrees(t *testing.T) {
+	code, out, errOut := tidemark(t, "run", "stream/hot-key", "--set", "load=10x")
+	require.Equal(t, 0, code, errOut)
+	_, lag, ok := strings.Cut(out, "taps average over 4 partitions: peak ")
+	require.True(t, ok, "the timeline has the average lag")
+	lag, _, _ = strings.Cut(lag, "\n")
+	_, check, ok := strings.Cut(out, "taps's average over 4 partitions peaked at ")
+	require.True(t, ok, "the average-lag check reports the peak")
+	check, _, _ = strings.Cut(check, "\n")
+	assert.Equal(t, lag, check)
 }
 
 func firstLine(s string) string {

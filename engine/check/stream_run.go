@@ -3,6 +3,7 @@
 package check
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/prose"
@@ -313,11 +314,10 @@ func averageLag(cfg Config, j *JobView) Result {
 	return Result{Status: Pass, Detail: prose.F("within the alert's %d records: %s", cfg.MaxAverageLag, strings.Join(within, "; "))}
 }
 
-// oneDecimal spells x with one decimal, as a dashboard would.
-func oneDecimal(x float64) string {
-	n := int64(x*10 + 0.5)
-	return prose.F("%d.%d", n/10, n%10)
-}
+// oneDecimal spells x with one decimal, as a dashboard would, rounded as
+// the report's timeline and the widget's readers table round it
+// (strconv's 'f' format), so that the three agree on a half such as 15.25.
+func oneDecimal(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 
 func droppedRecords(cfg Config, j *JobView) Result {
 	if len(j.Buffers) == 0 {

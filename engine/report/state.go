@@ -347,7 +347,7 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 			}
 			parts = append(parts, fmt.Sprintf("state %d", st.StateAt(oi, n)))
 			if oh.Target != "" {
-				parts = append(parts, fmt.Sprintf("%s to %s: %d visible, %d pending", oh.Commit, oh.Target, st.WrittenAt(oi, n), st.PendingAt(oi, n)))
+				parts = append(parts, fmt.Sprintf("%s to %s: %d writes visible, %d pending", oh.Commit, oh.Target, st.WrittenAt(oi, n), st.PendingAt(oi, n)))
 			}
 			fmt.Fprintf(b, "  %s (%s): %s\n", oh.Name, oh.Kind, strings.Join(parts, "; "))
 		}

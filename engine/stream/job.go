@@ -228,8 +228,10 @@ func (j *job) begin(final bool) {
 	for _, op := range s.ops {
 		b := op.base()
 		if b.in != nil && b.in.overflow != overflowGrow {
+			if b.in.records > 0 {
+				queued = append(queued, prose.F("behind the %s in %s's buffer", plural(b.in.records, "record", "records"), s.t.Ops[b.oi].Name))
+			}
 			b.in.push(elem{kind: elemBarrier, ckpt: id})
-			queued = append(queued, prose.F("%s's behind the %d records in its buffer", s.t.Ops[b.oi].Name, b.in.records))
 			continue
 		}
 		if b.in != nil {
@@ -248,7 +250,7 @@ func (j *job) begin(final bool) {
 	}
 	prose.Fprintf(&sb, ": the sources note where they are (%s) and send a barrier after the records they have handed on", strings.Join(where, "; "))
 	if len(queued) > 0 {
-		prose.Fprintf(&sb, "; the barrier waits in %s", strings.Join(queued, " and "))
+		prose.Fprintf(&sb, "; the barrier waits %s", strings.Join(queued, " and "))
 	}
 	if cp.Buffered > 0 {
 		prose.Fprintf(&sb, "; %s hold no flow control, so the snapshot is taken at once and the buffers' %s are in no checkpoint", plural(countGrow(s), "buffer", "buffers"), plural(cp.Buffered, "record", "records"))
@@ -392,16 +394,19 @@ func (j *job) complete(run *ckptRun) {
 	cp.Status, cp.End, cp.EndAt = CheckpointCompleted, int32(s.w.NextStep()), s.w.Now()
 	j.run, j.done = nil, run
 	var commits []string
+	txns := 0
 	for _, op := range s.ops {
 		if out := op.base().out; out != nil && out.twoPC {
-			if _, ok := out.committable(run.id); ok {
+			if k := len(out.committable(run.id)); k > 0 {
 				commits = append(commits, s.t.Ops[op.base().oi].Name)
+				txns += k
 			}
 		}
 	}
 	tail := ""
 	if len(commits) > 0 {
-		tail = prose.F("; %s can now commit %s transaction", strings.Join(commits, " and "), map[bool]string{true: "its", false: "their"}[len(commits) == 1])
+		whose := map[bool]string{true: "its", false: "their"}[len(commits) == 1]
+		tail = prose.F("; %s can now commit %s %s", strings.Join(commits, " and "), whose, map[bool]string{true: "transaction", false: "transactions"}[txns == 1])
 	}
 	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "Checkpoint %d completes: every operator has taken its snapshot, %s in all, %s after it began; a failure from now on restores it%s.",
 		run.id, bytesWord(cp.Size()), cp.EndAt.Sub(cp.BeginAt), tail)
@@ -423,12 +428,12 @@ func (j *job) commitAll(run *ckptRun) {
 		if out == nil || !out.twoPC {
 			continue
 		}
-		if x, ok := out.committable(run.id); ok {
+		for _, x := range out.committable(run.id) {
 			s.w.Then(func() {
 				if j.epoch != epoch {
 					return
 				}
-				j.commit(out, x, false)
+				j.commit(out, x, run.id, false)
 			})
 		}
 	}
@@ -441,19 +446,24 @@ func (j *job) commitAll(run *ckptRun) {
 	}
 }
 
-// commit is one sink committing a transaction, as a step.
-func (j *job) commit(out *writer, x *txn, recovered bool) {
+// commit is one sink committing a transaction, as a step, because
+// checkpoint by completed (by is x's own checkpoint, or a later one when
+// x's expired).
+func (j *job) commit(out *writer, x *txn, by int32, recovered bool) {
 	s := j.s
 	oh := s.t.Ops[out.oi]
 	rows := len(x.rows)
 	out.commit(x, recovered)
 	wait := s.t.Job.Txns[len(s.t.Job.Txns)-1].Wait
 	why := "its checkpoint has completed"
+	if by != x.id {
+		why = prose.F("checkpoint %d has completed, and a completed checkpoint commits every earlier transaction still prepared (checkpoint %d, which pre-committed it, never completed)", by, x.id)
+	}
 	if recovered {
 		why = prose.F("the restore found checkpoint %d completed and its transaction still prepared; committing again is harmless, as a two-phase commit must allow", x.id)
 	}
-	s.w.Emit(oh.Name, engine.KindTransaction, -1, "%s commits transaction %d to %s because %s: %s become visible to read-committed readers at once, the oldest %s after it was written.",
-		oh.Name, x.id, oh.Target, why, plural(rows, "row", "rows"), wait)
+	s.w.Emit(oh.Name, engine.KindTransaction, -1, "%s commits transaction %d to %s because %s: %s visible to read-committed readers at once, the oldest %s after it was written.",
+		oh.Name, x.id, oh.Target, why, plural(rows, "row becomes", "rows become"), wait)
 }
 
 // expire gives up the checkpoint in flight: it took longer than the timeout.
@@ -469,8 +479,22 @@ func (j *job) expire() {
 			waiting = append(waiting, s.t.Ops[oi].Name)
 		}
 	}
-	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "Checkpoint %d expires: it began %s ago, past the timeout of %s, and %s had not taken %s snapshot, its barrier still behind buffered records; the last checkpoint a restore can use is older than ever.",
-		run.id, s.w.Now().Sub(cp.BeginAt), j.timeout, strings.Join(waiting, " and "), map[bool]string{true: "its", false: "their"}[len(waiting) == 1])
+	var prepared []string
+	for _, op := range s.ops {
+		if out := op.base().out; out != nil && out.twoPC {
+			for _, x := range out.pre {
+				if x.id == run.id {
+					prepared = append(prepared, prose.F("%s's transaction %d", s.t.Ops[out.oi].Name, x.id))
+				}
+			}
+		}
+	}
+	tail := ""
+	if len(prepared) > 0 {
+		tail = prose.F("; %s, pre-committed at the barrier, stays prepared until a later checkpoint completes and commits it", strings.Join(prepared, " and "))
+	}
+	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "Checkpoint %d expires: it began %s ago, past the timeout of %s, and %s had not taken %s snapshot, its barrier still behind buffered records; the last checkpoint a restore can use is older than ever%s.",
+		run.id, s.w.Now().Sub(cp.BeginAt), j.timeout, strings.Join(waiting, " and "), map[bool]string{true: "its", false: "their"}[len(waiting) == 1], tail)
 }
 
 // fire makes the job fail next, as a step of its own, if a fail line
@@ -688,7 +712,7 @@ func (j *job) restart() {
 		out := writers[i]
 		s.w.Then(func() {
 			if j.epoch == epoch {
-				j.commit(out, x, true)
+				j.commit(out, x, x.id, true)
 			}
 		})
 	}

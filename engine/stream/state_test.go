@@ -184,6 +184,58 @@ func TestTwoPhaseFailurePoints(t *testing.T) {
 	}
 }
 
+// A transaction pre-committed for a checkpoint that then expires (the sink
+// took its snapshot, a slower operator's barrier was still behind its
+// buffer) stays prepared, and the next checkpoint to complete commits it
+// with its own, oldest first, as Flink's TwoPhaseCommitSinkFunction commits
+// every pending transaction up to the completed checkpoint: no row is left
+// pending for ever, and each is visible once.
+func TestTwoPhaseCommitsWhatAnExpiredCheckpointPrepared(t *testing.T) {
+	tr, st := run(t, `scenario t/x "X"
+topic orders partitions=1
+producer shop to=orders key=order_id
+target out sink=append key=order_id
+traffic shop records=60 from=10:00:00 every=100ms keys=unique
+stream s from=orders
+sink k from=s to=out commit=two-phase
+aggregate slow from=s agg=count rate=5/s buffer=20
+checkpoint every=2s timeout=1s
+`)
+	var expired []int32
+	completed := int32(0)
+	for _, c := range st.Job.Checkpoints {
+		switch c.Status {
+		case stream.CheckpointExpired:
+			expired = append(expired, c.ID)
+		case stream.CheckpointCompleted:
+			if completed == 0 {
+				completed = c.ID
+			}
+		}
+	}
+	require.NotEmpty(t, expired, "the slow aggregate makes checkpoints expire")
+	require.Greater(t, completed, expired[0], "a later checkpoint completes")
+	truth := tr.Final()
+	assert.Empty(t, truth.Missing, "every row prepared for an expired checkpoint is committed later")
+	assert.Empty(t, truth.Duplicated)
+	assert.Zero(t, st.PendingAt(0, tr.Steps()), "nothing is left pending")
+	committed := map[int32]int32{} // transaction -> the step it committed at
+	for _, x := range st.Job.Txns {
+		if x.State == checkpoint.Committed {
+			committed[x.ID] = x.Step
+		}
+	}
+	for _, id := range expired {
+		step, ok := committed[id]
+		if !ok {
+			continue // the sink had written nothing for it
+		}
+		assert.Greater(t, step, st.Job.Checkpoints[completed-1].End, "transaction %d commits when checkpoint %d completes", id, completed)
+		assert.Contains(t, tr.Narration(&tr.Events[step-1]), "checkpoint "+strconv.Itoa(int(completed))+" has completed")
+	}
+	assert.NotEmpty(t, committed)
+}
+
 // A checkpoint older than the topic's retention: the input it needs is
 // gone; auto.offset.reset=earliest skips to the log start, none cannot
 // restore at all.

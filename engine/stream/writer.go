@@ -127,14 +127,20 @@ func (wr *writer) precommit(id int32) int {
 	return len(rows)
 }
 
-// committable reports whether checkpoint id's transaction waits for its commit.
-func (wr *writer) committable(id int32) (*txn, bool) {
+// committable returns the pre-committed transactions that checkpoint id's
+// completion commits, oldest first: its own and every earlier one still
+// prepared, such as a transaction pre-committed for a checkpoint that then
+// expired. Flink's TwoPhaseCommitSinkFunction commits, on a checkpoint's
+// completion, every pending transaction of that checkpoint or an earlier
+// one (notifyCheckpointComplete), and does nothing when one is aborted.
+func (wr *writer) committable(id int32) []*txn {
+	var out []*txn
 	for _, x := range wr.pre {
-		if x.id == id {
-			return x, true
+		if x.id <= id {
+			out = append(out, x)
 		}
 	}
-	return nil, false
+	return out
 }
 
 // commit makes transaction x visible: its rows land in one statement.

@@ -101,12 +101,14 @@ func readersTable(b *builder, st *stream.Trace, n int) {
 			lags[p] = st.LagAt(i, p, n)
 			total += lags[p]
 		}
+		busy := 0.0
 		for sub := range sh.Parallelism {
 			var parts []string
 			for p := sub; p < len(lags); p += sh.Parallelism {
 				parts = append(parts, itoa(p)+" ("+strconv.FormatInt(lags[p], 10)+")")
 			}
 			u := st.Utilisation(i, sub, n, utilWindow)
+			busy += u
 			b.open("tr", "data-reader", itoa(sub))
 			b.el("th", sh.Name, "scope", "row")
 			b.el("td", itoa(sub))
@@ -118,7 +120,9 @@ func readersTable(b *builder, st *stream.Trace, n int) {
 		b.el("th", sh.Name, "scope", "row")
 		b.el("td", "average")
 		b.el("td", ftoa(float64(total)/float64(max(1, len(sh.Parts))))+" records of lag per partition", "data-testid", "average-lag")
-		b.el("td", "")
+		// The readers' average utilisation, which a saturated reader hides
+		// as the average lag does.
+		b.el("td", itoa(int(busy/float64(max(1, sh.Parallelism))*100+0.5))+"% on average", "data-testid", "average-busy")
 		b.close("tr")
 	}
 	b.close("tbody")
@@ -130,9 +134,6 @@ func readersTable(b *builder, st *stream.Trace, n int) {
 func opsTable(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 	b.table("Operators at this step", []string{"operator", "kind", "reads", "queue", "records/s, last " + utilWindow.String(), "state entries", "dropped"},
 		"class", "tm-table", "data-testid", "job-ops")
-	now := jobTime(t, n)
-	from := sort.Search(n, func(i int) bool { return t.Events[i].At > now.Add(-utilWindow) })
-	span := min(utilWindow, now.Sub(jobTime(t, 1)))
 	for i, oh := range st.Ops {
 		b.open("tr", "data-op", oh.Name)
 		b.el("th", oh.Name, "scope", "row")
@@ -151,11 +152,7 @@ func opsTable(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 			q += ", full"
 		}
 		b.el("td", q, "data-testid", "op-queue", "class", cls(full, "tm-warn"))
-		rate := "—"
-		if span > 0 {
-			rate = ftoa(float64(st.ProcessedBetween(i, from, n)) * float64(vtime.Second) / float64(span))
-		}
-		b.el("td", rate, "data-testid", "op-rate")
+		b.el("td", ftoa(opRate(t, st, i, n)), "data-testid", "op-rate")
 		b.el("td", itoa(st.StateAt(i, n)), "data-testid", "op-state")
 		d := st.DroppedAt(i, n)
 		b.el("td", itoa(d), "data-testid", "op-dropped", "class", cls(d > 0, "tm-warn"))
@@ -184,7 +181,9 @@ func sinkTable(b *builder, st *stream.Trace, n int) {
 	if !writes {
 		return
 	}
-	b.table("Rows written, pending and visible", []string{"operator", "table", "commit", "pending (not visible)", "visible"},
+	// Both counts are writes: a table with one row per key (an upsert, a
+	// merge) holds fewer rows than the writes that reached it.
+	b.table("Rows written, pending and visible", []string{"operator", "table", "commit", "pending (not visible)", "visible (writes)"},
 		"class", "tm-table", "data-testid", "job-sinks")
 	for i, oh := range st.Ops {
 		if oh.Target == "" {
@@ -539,14 +538,7 @@ func jobPlots(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 	}
 	ss = append(ss, lags...)
 	if st.Job != nil {
-		s := series{name: "checkpoint size (bytes)"}
-		for _, c := range st.CheckpointsAt(n) {
-			if c.Status == stream.CheckpointCompleted {
-				s.pts = append(s.pts, [2]float64{float64(c.End), float64(c.Size())})
-				s.now = float64(c.Size())
-			}
-		}
-		if len(s.pts) > 0 {
+		if s, ok := checkpointSeries(t, st, n); ok {
 			ss = append(ss, s)
 		}
 	}
@@ -589,28 +581,56 @@ func countSeries(t *engine.Trace, name string, xs []stream.CountPoint, n int) se
 	return s
 }
 
-// rateSeries is operator i's throughput up to step n: the records it took
-// in the utilWindow before each step sampled, per second.
+// checkpointSeries is the size of the latest completed checkpoint, a step
+// function from the first one's completion: each size holds until the next
+// checkpoint completes, and the last runs on to the last step sampled, so
+// that a single checkpoint draws a line rather than a point no one sees.
+// It reports false before any checkpoint has completed.
+func checkpointSeries(t *engine.Trace, st *stream.Trace, n int) (series, bool) {
+	s := series{name: "checkpoint size (bytes)"}
+	for _, c := range st.CheckpointsAt(n) {
+		if c.Status != stream.CheckpointCompleted {
+			continue
+		}
+		if len(s.pts) > 0 {
+			s.pts = append(s.pts, [2]float64{float64(c.End), s.now})
+		}
+		s.now = float64(c.Size())
+		s.pts = append(s.pts, [2]float64{float64(c.End), s.now})
+	}
+	if len(s.pts) == 0 {
+		return s, false
+	}
+	steps := sampleSteps(t, n)
+	s.pts = append(s.pts, [2]float64{max(s.pts[len(s.pts)-1][0], float64(steps[len(steps)-1])), s.now})
+	return s, true
+}
+
+// opRate is operator i's throughput at step n: the records it took in the
+// utilWindow of true time up to the step, per second of that window, to a
+// tenth. Like a reader's utilisation (and Flink's per-second meters) it is
+// measured over the whole window from the run's start on, so it climbs
+// during the first window rather than leap: a sink that writes a record a
+// second reads 0.5 five seconds in, never the 2 that one record in the
+// first half second would make of a shorter span.
+func opRate(t *engine.Trace, st *stream.Trace, i, n int) float64 {
+	if n <= 0 {
+		return 0
+	}
+	now := jobTime(t, n)
+	from := sort.Search(n, func(j int) bool { return t.Events[j].At > now.Add(-utilWindow) })
+	r := float64(st.ProcessedBetween(i, from, n)) * float64(vtime.Second) / float64(utilWindow)
+	return float64(int(r*10+0.5)) / 10
+}
+
+// rateSeries is operator i's throughput up to step n (opRate at each step
+// sampled).
 func rateSeries(t *engine.Trace, st *stream.Trace, i, n int) series {
 	s := series{name: "throughput of " + st.Ops[i].Name + " (records/s, last " + utilWindow.String() + ")"}
-	start := jobTime(t, 1)
-	rate := func(step int) float64 {
-		if step <= 0 {
-			return 0
-		}
-		now := jobTime(t, step)
-		from := sort.Search(step, func(j int) bool { return t.Events[j].At > now.Add(-utilWindow) })
-		span := min(utilWindow, now.Sub(start))
-		if span <= 0 {
-			return 0
-		}
-		r := float64(st.ProcessedBetween(i, from, step)) * float64(vtime.Second) / float64(span)
-		return float64(int(r*10+0.5)) / 10
-	}
 	for _, step := range sampleSteps(t, n) {
-		s.pts = append(s.pts, [2]float64{float64(step), rate(step)})
+		s.pts = append(s.pts, [2]float64{float64(step), opRate(t, st, i, step)})
 	}
-	s.now = rate(n)
+	s.now = opRate(t, st, i, n)
 	return s
 }
 

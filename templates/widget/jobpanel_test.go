@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/stream"
+	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/templates/widget"
 	"github.com/tidemark/tidemark/web/htmltest"
 )
@@ -127,7 +128,13 @@ func TestJobPanelBuffers(t *testing.T) {
 		require.Positive(t, full, "overflow=%s: the buffer fills", tc.overflow)
 		d := draw(t, tr, stateAt(full))
 		assert.Equal(t, "50 / 50 ("+tc.overflow+"), full", cell(t, d, "load", "op-queue"))
-		rate, err := strconv.ParseFloat(cell(t, d, "load", "op-rate"), 64)
+		// Ten seconds later (and before the failure at 10:00:25), the
+		// sink has been busy for a whole window.
+		busy := full
+		for busy < tr.Steps() && tr.Events[busy].At <= tr.Events[full-1].At.Add(10*vtime.Second) {
+			busy++
+		}
+		rate, err := strconv.ParseFloat(cell(t, draw(t, tr, stateAt(busy)), "load", "op-rate"), 64)
 		require.NoError(t, err)
 		assert.InDelta(t, 5.0, rate, 0.15, "overflow=%s: the sink writes five a second, whatever arrives", tc.overflow)
 		end := draw(t, tr, stateAt(tr.Steps()))
@@ -273,4 +280,103 @@ func TestJobPanelPlotsHaveAxes(t *testing.T) {
 			assert.LessOrEqual(t, lx, nx, "the line stops at the step")
 		}
 	}
+}
+
+// The checkpoint-size plot holds each completed checkpoint's size until the
+// next completes: with a single checkpoint completed it is a line from its
+// completion on, not a lone point that draws nothing; after a second it
+// steps at the second's completion.
+func TestJobPanelCheckpointSizePlotIsALine(t *testing.T) {
+	tr := run(t, "stream/checkpoint-two-phase", nil)
+	st := stream.Of(tr)
+	require.GreaterOrEqual(t, len(st.Job.Checkpoints), 2)
+	first, second := st.Job.Checkpoints[0], st.Job.Checkpoints[1]
+	require.Equal(t, stream.CheckpointCompleted, first.Status)
+	sizePlot := func(n int) []string {
+		d := draw(t, tr, stateAt(n))
+		for _, p := range d.ByTestID("job-plot") {
+			if strings.HasPrefix(plotCaption(p), "checkpoint size (bytes): ") {
+				line := htmltest.All(p, func(n *html.Node) bool { return htmltest.Attr(n, "class") == "tm-sparkline" })
+				require.Len(t, line, 1)
+				return strings.Fields(htmltest.Attr(line[0], "points"))
+			}
+		}
+		t.Fatalf("no checkpoint-size plot at step %d", n)
+		return nil
+	}
+	xs := func(pts []string) map[string]bool {
+		m := map[string]bool{}
+		for _, p := range pts {
+			x, _, _ := strings.Cut(p, ",")
+			m[x] = true
+		}
+		return m
+	}
+	one := sizePlot(int(second.Begin) - 1)
+	assert.Len(t, xs(one), 2, "one checkpoint: a line from its completion to the step, %v", one)
+	two := sizePlot(int(second.End) + 1)
+	assert.GreaterOrEqual(t, len(two), 4, "two checkpoints: a step at the second's completion, %v", two)
+}
+
+// A sink that takes an order a second never plots more than one a second:
+// the throughput is measured over the whole window from the run's start,
+// so the first half second's one record does not read as two a second.
+func TestJobPanelThroughputStartsWithoutALeap(t *testing.T) {
+	tr := run(t, "stream/checkpoint-two-phase", map[string]string{"crash": "never"})
+	d := draw(t, tr, stateAt(tr.Steps()/4))
+	var caption string
+	for _, p := range d.ByTestID("job-plot") {
+		if c := plotCaption(p); strings.HasPrefix(c, "throughput of load") {
+			caption = c
+		}
+	}
+	require.NotEmpty(t, caption)
+	_, peak, ok := strings.Cut(caption, " now, at most ")
+	require.True(t, ok, caption)
+	v, err := strconv.ParseFloat(peak, 64)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, v, 1.0, "an order a second: %s", caption)
+	assert.Positive(t, v)
+}
+
+// At 10x the hot key's reader is busy all the time while the others idle:
+// its row is marked, its partition's lag is the largest, and the average
+// row (lag per partition, readers' utilisation) stays well under both.
+func TestJobPanelReadersShowTheHotOne(t *testing.T) {
+	tr := run(t, "stream/hot-key", map[string]string{"load": "10x"})
+	d := draw(t, tr, stateAt(stepAt(t, tr, "10:00:18")))
+	percent := func(s string) int {
+		s, _, _ = strings.Cut(s, "%")
+		v, err := strconv.Atoi(s)
+		require.NoError(t, err, s)
+		return v
+	}
+	busy := map[string]int{}
+	hot := ""
+	for _, c := range d.ByTestID("reader-busy") {
+		r := htmltest.Attr(c.Parent, "data-reader")
+		busy[r] = percent(htmltest.Text(c))
+		if strings.Contains(htmltest.Attr(c, "class"), "tm-warn") {
+			hot = r
+		}
+	}
+	require.Len(t, busy, 4, "one row per reader")
+	require.NotEmpty(t, hot, "the saturated reader is marked")
+	assert.GreaterOrEqual(t, busy[hot], 95)
+	for r, u := range busy {
+		if r != hot {
+			assert.Less(t, u, 30, "reader %s", r)
+		}
+	}
+	avg := percent(htmltest.Text(d.One(t, "average-busy")))
+	assert.Less(t, avg, busy[hot]/2, "the average utilisation hides the saturated reader")
+	lag, _, _ := strings.Cut(htmltest.Text(d.One(t, "average-lag")), " ")
+	avgLag, err := strconv.ParseFloat(lag, 64)
+	require.NoError(t, err)
+	st := stream.Of(tr)
+	hotLag := 0.0
+	for p := range st.Streams[0].Parts {
+		hotLag = max(hotLag, float64(st.LagAt(0, p, stepAt(t, tr, "10:00:18"))))
+	}
+	assert.Less(t, avgLag, hotLag/2, "the average lag hides the hot partition")
 }
