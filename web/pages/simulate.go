@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidemark/tidemark/engine"
@@ -42,6 +43,10 @@ const (
 
 // slots holds a token per run in progress.
 var slots = make(chan struct{}, MaxSimulations)
+
+// running counts the runs in progress, whoever started them; a test reads
+// it to see how many run at once.
+var running atomic.Int32
 
 // deadline is SimulationDeadline; a test shortens it.
 var deadline = SimulationDeadline
@@ -87,6 +92,8 @@ func simulate(ctx context.Context, f *scenario.File, knobs map[string]string, se
 // runWithin builds and runs f within ServerBudget, injecting faults right
 // after their steps, stopping when ctx ends.
 func runWithin(ctx context.Context, f *scenario.File, knobs map[string]string, seed uint64, faults ...engine.Fault) (*engine.Trace, error) {
+	running.Add(1)
+	defer running.Add(-1)
 	w, err := engine.BuildWithBudget(f, knobs, seed, worlds.All(), ServerBudget)
 	if err != nil {
 		return nil, err
