@@ -95,6 +95,9 @@ func TestBudgetStopsTheBuilderAtTheLine(t *testing.T) {
 		{"ranges that add up", manyRanges, engine.DefaultBudget, "b.tdm:6:1"},
 		{"traffic of ten million records", "scenario t/x \"X\"\ntopic t partitions=4\nproducer p to=t\ntraffic p records=10000000 from=10:00:00 keys=10000000\n", engine.DefaultBudget, "b.tdm:4:1"},
 		{"a burst of ten million records", "scenario t/x \"X\"\ntopic t partitions=4\nproducer p to=t\nburst p at=10:00:00 records=10000000\n", engine.DefaultBudget, "b.tdm:4:1"},
+		// 45 KB that kept half a billion keys before the first record (a post took the server past 3 GB).
+		{"a stream's filter of half a billion keys", "scenario t/x \"X\"\ntopic t partitions=4\nproducer p to=t\nstream s from=t\nfilter s keys=" + strings.TrimSuffix(strings.Repeat("1..99999,", 5000), ","), engine.DefaultBudget, "b.tdm:5:1"},
+		{"a stream's filter past the server budget", "scenario t/x \"X\"\ntopic t partitions=4\nproducer p to=t\nstream s from=t\nfilter s keys=1..99999,100000..199999,7,8\n", 200_000, "b.tdm:5:1"},
 		{"polls every millisecond", "scenario t/x \"X\"\ntopic t partitions=4\ngroup g topic=t\npolls g from=00:00:00 until=00:16:39 every=1ms\n", 200_000, "b.tdm:4:1"},
 	}
 	for _, tc := range tests {
