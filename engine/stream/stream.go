@@ -332,6 +332,7 @@ func (s *world) streamLine(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
+	s.log.Hold(h) // a stream keeps a reader's state for each partition
 	st.topic = s.topicOf(h)
 	st.topic.streams = append(st.topic.streams, st)
 	st.wm = watermark.Config{Interval: 200 * vtime.Millisecond}
