@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,6 +96,18 @@ func TestBudgetStopsTheBuilderAtTheLine(t *testing.T) {
 		{"ranges that add up", manyRanges, engine.DefaultBudget, "b.tdm:6:1"},
 		{"traffic of ten million records", "scenario t/x \"X\"\ntopic t partitions=4\nproducer p to=t\ntraffic p records=10000000 from=10:00:00 keys=10000000\n", engine.DefaultBudget, "b.tdm:4:1"},
 		{"a burst of ten million records", "scenario t/x \"X\"\ntopic t partitions=4\nproducer p to=t\nburst p at=10:00:00 records=10000000\n", engine.DefaultBudget, "b.tdm:4:1"},
+		// 45 KB that kept half a billion keys before the first record (a post took the server past 3 GB).
+		{"a stream's filter of half a billion keys", "scenario t/x \"X\"\ntopic t partitions=4\nproducer p to=t\nstream s from=t\nfilter s keys=" + strings.TrimSuffix(strings.Repeat("1..99999,", 5000), ","), engine.DefaultBudget, "b.tdm:5:1"},
+		{"a stream's filter past the server budget", "scenario t/x \"X\"\ntopic t partitions=4\nproducer p to=t\nstream s from=t\nfilter s keys=1..99999,100000..199999,7,8\n", 200_000, "b.tdm:5:1"},
+		// A partition costs nothing to write down but holds state in the
+		// topic and in every group and stream on it: 16 KB of topic lines
+		// kept 333 MB, 50 KB of group lines 722 MB, and a post of them drew a
+		// page of 333 MB over half a minute.
+		{"600 topics of 1024 partitions", "scenario t/x \"X\"\n" + lines(600, "topic t%d partitions=1024"), 200_000, "b.tdm:197:1"},
+		{"2500 groups on 1024 partitions", "scenario t/x \"X\"\ntopic t partitions=1024\n" + lines(2500, "group g%d topic=t"), 200_000, "b.tdm:197:1"},
+		{"2000 streams on 1024 partitions", "scenario t/x \"X\"\ntopic t partitions=1024\n" + lines(2000, "stream s%d from=t"), 200_000, "b.tdm:197:1"},
+		{"groups on a topic raised to 1024 partitions", "scenario t/x \"X\"\ntopic t partitions=1\n" + lines(2500, "group g%d topic=t") + "add-partitions t at=10:00:00 to=1024\n", 200_000, "b.tdm:2503:1"},
+		{"groups after a topic is raised to 1024 partitions", "scenario t/x \"X\"\ntopic t partitions=1\nadd-partitions t at=10:00:00 to=1024\n" + lines(2500, "group g%d topic=t"), 200_000, "b.tdm:198:1"},
 		{"polls every millisecond", "scenario t/x \"X\"\ntopic t partitions=4\ngroup g topic=t\npolls g from=00:00:00 until=00:16:39 every=1ms\n", 200_000, "b.tdm:4:1"},
 	}
 	for _, tc := range tests {
@@ -111,6 +124,15 @@ func TestBudgetStopsTheBuilderAtTheLine(t *testing.T) {
 			})
 		})
 	}
+}
+
+// lines returns n lines of format, each with its number from 1.
+func lines(n int, format string) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, format+"\n", i)
+	}
+	return b.String()
 }
 
 // TestBudgetStopsARun: work nobody can count while building (here, runs

@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -279,6 +281,54 @@ expect missing=none when mark=lsn
 		assert.Equal(t, 6, se.Pos.Line, bad)
 		assert.Contains(t, se.Msg, "expected", bad)
 	}
+}
+
+// TestExpectKeyRangesAtTheEdgeOfInt64: a claim's key range is read as a
+// statement's is (issue 9): one ending at math.MaxInt64 names its keys and
+// ends, one spanning all of int64 is refused by its size, which used to
+// overflow, and a claim whose ranges add up to more keys than one range may
+// hold is refused before any is spelled. Each of these used to hang
+// `tidemark check` and the sandbox's expect lines, taking gigabytes.
+func TestExpectKeyRangesAtTheEdgeOfInt64(t *testing.T) {
+	within(t, 10*time.Second, func() {
+		src := world + `txn T1 begin=10:00:00 commit=10:00:04 insert order_id=9223372036854775806..9223372036854775807
+run extract at=10:00:02
+run extract at=10:00:06
+expect missing=9223372036854775806..9223372036854775807
+expect duplicated=9223372036854775807..9223372036854775807x2
+expect stale=-9223372036854775808..-9223372036854775807
+`
+		f, err := scenario.Parse("r.tdm", []byte(src))
+		require.NoError(t, err)
+		outs, err := engine.CheckExpectations(f, 1, worlds.All())
+		require.NoError(t, err)
+		require.Len(t, outs, 3)
+		assert.NoError(t, outs[0].Err, "the two keys at the top of int64 are missing")
+		assert.EqualError(t, outs[1].Err, "r.tdm:10:8: expected duplicated=9223372036854775807..9223372036854775807x2, got duplicated=none")
+		assert.EqualError(t, outs[2].Err, "r.tdm:11:8: expected stale=-9223372036854775808..-9223372036854775807, got stale=none")
+
+		ranges := strings.TrimSuffix(strings.Repeat("1..99999,", 5000), ",")
+		for _, tc := range []struct{ line, msg string }{
+			{"expect missing=-9223372036854775808..9223372036854775807", `expected a key range such as 90..94 (whole numbers, at most 100000 keys), found "-9223372036854775808..9223372036854775807"`},
+			{"expect stale=fct:-1..9223372036854775807", `at most 100000 keys), found "fct:-1..9223372036854775807"`},
+			{"expect duplicated=-9223372036854775808..9223372036854775807x2", `at most 100000 keys), found "-9223372036854775808..9223372036854775807"`},
+			{"expect missing=" + ranges, "expected at most 100000 keys in one claim, ranges counted key by key; missing= names more"},
+			{"expect duplicated=" + strings.ReplaceAll(ranges, "99999", "99999x2"), "expected at most 100000 keys in one claim, ranges counted key by key; duplicated= names more"},
+			{"expect missing=1..50000,50001..100000,7", "expected at most 100000 keys in one claim"},
+		} {
+			f, err := scenario.Parse("r.tdm", []byte(world+tc.line+"\n"))
+			require.NoError(t, err)
+			_, err = engine.Expectations(f)
+			var se *scenario.Error
+			require.True(t, errors.As(err, &se), "want *scenario.Error, got %v", err)
+			assert.Equal(t, "r.tdm:6:", se.Pos.String()[:len("r.tdm:6:")], tc.line[:30])
+			assert.Contains(t, se.Msg, tc.msg, tc.line[:30])
+		}
+		f, err = scenario.Parse("r.tdm", []byte(world+"expect missing=1..50000,50001..100000\n"))
+		require.NoError(t, err)
+		_, err = engine.Expectations(f)
+		assert.NoError(t, err, "a claim of exactly the most keys is read")
+	})
 }
 
 // With two targets the truth names a key by its target and its text, and

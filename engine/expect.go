@@ -266,32 +266,63 @@ func (e Expectation) Verify(t *Trace) error {
 	return nil
 }
 
+// maxClaimKeys is the most keys one missing=, stale= or duplicated= claim
+// may name, its ranges spelled out: as many as one key range may hold. A
+// claim is read whole before it is compared, so without it a short line
+// of ranges could ask for billions of keys.
+const maxClaimKeys = 100_000
+
 // claimKeys reads the key list of a missing= or stale= claim: keys and
 // inclusive ranges of whole numbers, as a scenario's key lists are written
 // (3,4 or 90..94 or 3,7..9). With several targets the truth names keys
 // TARGET:KEY, and a range may carry the prefix too: fct_orders:90..94.
 func claimKeys(a scenario.Arg) ([]string, error) {
-	var out []string
-	for _, part := range strings.Split(a.Value, ",") {
-		prefix, rest := "", part
-		if i := strings.LastIndexByte(part, ':'); i >= 0 {
-			prefix, rest = part[:i+1], part[i+1:]
+	return appendClaimKeys(nil, a, a.Value, "")
+}
+
+// appendClaimKeys appends to out the keys of list, a part of claim a, each
+// followed by suffix. It refuses a list that would make out longer than
+// maxClaimKeys before spelling any of it, and works every size out without
+// overflow, for ranges at the edges of int64 too.
+func appendClaimKeys(out []string, a scenario.Arg, list, suffix string) ([]string, error) {
+	parts := strings.Split(list, ",")
+	type span struct{ lo, n int64 } // n keys from lo; n == 0 for a single key
+	spans := make([]span, len(parts))
+	total := len(out)
+	for i, part := range parts {
+		rest := part
+		if j := strings.LastIndexByte(part, ':'); j >= 0 {
+			rest = part[j+1:]
 		}
+		total++
 		l, r, isRange := strings.Cut(rest, "..")
 		switch {
 		case part == "":
 			return nil, errorf(a.ValuePos, "expected keys separated by commas, found an empty one in %q", a.Value)
 		case !isRange:
-			out = append(out, part)
 			continue
 		}
 		lo, err1 := strconv.ParseInt(l, 10, 64)
 		hi, err2 := strconv.ParseInt(r, 10, 64)
-		if err1 != nil || err2 != nil || hi < lo || hi-lo >= 100_000 {
-			return nil, errorf(a.ValuePos, "expected a key range such as 90..94 (whole numbers, at most 100000 keys), found %q", part)
+		// hi-lo can overflow int64; as unsigned it is exact when hi >= lo.
+		if err1 != nil || err2 != nil || hi < lo || uint64(hi)-uint64(lo) >= maxClaimKeys {
+			return nil, errorf(a.ValuePos, "expected a key range such as 90..94 (whole numbers, at most %d keys), found %q", maxClaimKeys, part)
 		}
-		for k := lo; k <= hi; k++ {
-			out = append(out, prefix+strconv.FormatInt(k, 10))
+		spans[i] = span{lo: lo, n: int64(uint64(hi) - uint64(lo) + 1)}
+		total += int(spans[i].n) - 1
+	}
+	if total > maxClaimKeys {
+		return nil, errorf(a.ValuePos, "expected at most %d keys in one claim, ranges counted key by key; %s= names more", maxClaimKeys, a.Key)
+	}
+	for i, part := range parts {
+		if spans[i].n == 0 {
+			out = append(out, part+suffix)
+			continue
+		}
+		prefix := part[:strings.LastIndexByte(part, ':')+1]
+		// Counting rather than comparing with hi ends at math.MaxInt64 too.
+		for k := range spans[i].n {
+			out = append(out, prefix+strconv.FormatInt(spans[i].lo+k, 10)+suffix)
 		}
 	}
 	return out, nil
@@ -299,7 +330,7 @@ func claimKeys(a scenario.Arg) ([]string, error) {
 
 // dupClaims reads the list of a duplicated= claim: KEYxCOUNT items, where
 // KEY may be a range of whole numbers that all appear COUNT times
-// (41..47x2), and returns one KEYxCOUNT per key.
+// (41..47x2), and returns one KEYxCOUNT per key, at most maxClaimKeys.
 func dupClaims(a scenario.Arg) ([]string, error) {
 	var out []string
 	for _, part := range strings.Split(a.Value, ",") {
@@ -311,12 +342,9 @@ func dupClaims(a scenario.Arg) ([]string, error) {
 		if _, err := strconv.Atoi(n); err != nil {
 			return nil, errorf(a.ValuePos, "expected duplicated=KEYxCOUNT[,KEYxCOUNT...] such as 5x2 or 41..47x2, or none; found %q", a.Value)
 		}
-		keys, err := claimKeys(scenario.Arg{Value: k, ValuePos: a.ValuePos})
-		if err != nil {
+		var err error
+		if out, err = appendClaimKeys(out, a, k, "x"+n); err != nil {
 			return nil, err
-		}
-		for _, key := range keys {
-			out = append(out, key+"x"+n)
 		}
 	}
 	return out, nil

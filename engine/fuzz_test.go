@@ -93,6 +93,8 @@ func FuzzBuildRun(f *testing.F) {
 	// and the loop never ended at math.MaxInt64); testdata/fuzz holds them too.
 	f.Add(world + "txn T1 begin=10:00:00 commit=10:00:00 insert order_id=9223372036854775807..9223372036854775807\nrun extract at=10:00:01\n")
 	f.Add(world + "txn T1 begin=10:00:00 commit=10:00:00 insert order_id=-9223372036854775808..9223372036854775807\n")
+	// The same in an expect line's claim, which CheckExpectations spells out.
+	f.Add(world + "txn T1 begin=10:00:00 commit=10:00:04 insert order_id=9223372036854775807..9223372036854775807\nrun extract at=10:00:06\nexpect missing=9223372036854775807..9223372036854775807 when mark=lsn\nexpect duplicated=-9223372036854775808..9223372036854775807x2\n")
 	// Every command of the stream world, and the log world's lines it needs.
 	f.Add(streamSeed)
 	for seed := range uint64(8) {

@@ -36,8 +36,9 @@ func (l *world) topic(c scenario.Command) error {
 		return scenario.Errorf(c.Pos, "expected retention= and segment= to be zero (off) or positive")
 	}
 	l.lw()
-	h := &TopicHistory{Topic: topic.New(n.Value, parts, retention, segment), Counts: []CountPoint{{Step: 0, N: parts}}}
+	h := &TopicHistory{Topic: topic.New(n.Value, parts, retention, segment), Counts: []CountPoint{{Step: 0, N: parts}}, most: parts}
 	h.Keys = l.w.KeyTexts()
+	l.hold(h)
 	l.topics[n.Value] = h
 	l.t.Topics = append(l.t.Topics, h)
 	if retention > 0 {
@@ -332,6 +333,7 @@ func (l *world) group(c scenario.Command) error {
 		return err
 	}
 	g.topic = h
+	l.hold(h)
 	g.g = group.New(n.Value, h.Name, strategy, len(h.Parts))
 	g.hist = &GroupHistory{Name: n.Value, Topic: h.Name, Strategy: strategy}
 	if committed >= 0 {
@@ -495,8 +497,22 @@ func (l *world) addPartitionsLine(c scenario.Command) error {
 	if to == 0 {
 		return scenario.Errorf(c.Pos, "add-partitions needs to=N, the new partition count")
 	}
+	if to > h.most {
+		// Every holder so far grows with the topic; those declared later
+		// are charged the new count (hold).
+		l.w.Charge((to - h.most) * h.holders)
+		h.most = to
+	}
 	l.w.Schedule(at, func() { l.addPartitions(h, to) })
 	return nil
+}
+
+// hold counts one more holder of state for each of h's partitions and
+// charges a unit for each partition h will have (see Log.Hold). Past the
+// budget, Build stops at the line.
+func (l *world) hold(h *TopicHistory) {
+	h.holders++
+	l.w.Charge(h.most)
 }
 
 func (l *world) resnapshotLine(c scenario.Command) error {

@@ -64,6 +64,14 @@ func LogOf(w *engine.World) *Log {
 // declaration it lacks.
 func (g *Log) TopicArg(x scenario.Arg) (*TopicHistory, error) { return g.l.topicArg(x) }
 
+// Hold counts, while building, one more thing that keeps state for each
+// of h's partitions (a stream reading it), and charges the work budget a
+// unit for each partition it will have. A topic's partitions cost nothing
+// to write down, so without this a short file of topics of a thousand
+// partitions, and of groups and streams reading them, took gigabytes
+// before any record was sent (issue 9).
+func (g *Log) Hold(h *TopicHistory) { g.l.hold(h) }
+
 // Feeders names what appends to topic h, under the names the truth knows
 // their rows by: each source table captured or published into it, then
 // each producer sending to it, by name. A world whose readers write a

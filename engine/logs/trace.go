@@ -49,6 +49,12 @@ type TopicHistory struct {
 	*topic.Topic
 	Counts   []CountPoint // Counts[0] is the count it was created with, at step 0
 	appended []func(part int, off int64)
+
+	// While building: what keeps state for each partition (the topic, each
+	// group on it, each stream reading it), and the most partitions any
+	// line will give it; see Log.Hold.
+	holders int
+	most    int
 }
 
 // CountPoint records that a topic had N partitions from Step on.

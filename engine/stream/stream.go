@@ -21,6 +21,7 @@
 package stream
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -331,6 +332,7 @@ func (s *world) streamLine(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
+	s.log.Hold(h) // a stream keeps a reader's state for each partition
 	st.topic = s.topicOf(h)
 	st.topic.streams = append(st.topic.streams, st)
 	st.wm = watermark.Config{Interval: 200 * vtime.Millisecond}
@@ -398,10 +400,16 @@ func (s *world) filterLine(c scenario.Command) error {
 		return scenario.Errorf(c.Pos, "filter needs min-amount=, max-amount= or keys=")
 	}
 	if hasKeys {
-		ks, err := keyList(keys)
+		// Each key kept costs a unit of work, as a key named does: a short
+		// line of ranges could otherwise keep millions of them.
+		ks, err := keyList(keys, s.w.Room())
+		if err == errTooManyKeys {
+			return s.w.BudgetError(c.Pos)
+		}
 		if err != nil {
 			return err
 		}
+		s.w.Charge(len(ks))
 		if f.keep == nil {
 			f.keep = map[string]bool{}
 		}
@@ -412,29 +420,50 @@ func (s *world) filterLine(c scenario.Command) error {
 	return nil
 }
 
-// keyList reads a list of keys, with ranges of whole numbers (3,7..9).
-func keyList(x scenario.Arg) ([]string, error) {
-	var out []string
-	for _, part := range strings.Split(x.Value, ",") {
+// keyList reads a list of keys, with ranges of whole numbers (3,7..9), of
+// at most most keys in all. A list of more returns errTooManyKeys before
+// any key is spelled, so the caller can say which limit it passes.
+func keyList(x scenario.Arg, most int) ([]string, error) {
+	parts := strings.Split(x.Value, ",")
+	type span struct{ lo, n int64 } // n keys from lo; n == 0 for a single key
+	spans := make([]span, len(parts))
+	total := 0
+	for i, part := range parts {
 		l, r, isRange := strings.Cut(part, "..")
 		if part == "" {
 			return nil, scenario.Errorf(x.ValuePos, "expected keys separated by commas, found an empty one in %q", x.Value)
 		}
+		total++
 		if !isRange {
-			out = append(out, part)
 			continue
 		}
+		// atoi reads at most 18 digits, so hi-lo cannot overflow.
 		lo, ok1 := atoi(l)
 		hi, ok2 := atoi(r)
 		if !ok1 || !ok2 || hi < lo || hi-lo >= 100_000 {
 			return nil, scenario.Errorf(x.ValuePos, "expected a key range such as 90..94 (whole numbers, at most 100000 keys), found %q", part)
 		}
-		for k := lo; k <= hi; k++ {
-			out = append(out, prose.F("%d", k))
+		spans[i] = span{lo: lo, n: hi - lo + 1}
+		total += int(spans[i].n) - 1
+	}
+	if total > most {
+		return nil, errTooManyKeys
+	}
+	out := make([]string, 0, total)
+	for i, part := range parts {
+		if spans[i].n == 0 {
+			out = append(out, part)
+			continue
+		}
+		for k := range spans[i].n {
+			out = append(out, prose.F("%d", spans[i].lo+k))
 		}
 	}
 	return out, nil
 }
+
+// errTooManyKeys is keyList's answer to a list longer than it may be.
+var errTooManyKeys = errors.New("too many keys")
 
 func atoi(s string) (int64, bool) {
 	if s == "" || len(s) > 18 {

@@ -125,6 +125,10 @@ func ParseTime(s string) (Time, error) {
 	return Time(v[0]*3_600_000 + v[1]*60_000 + v[2]*1000 + ms), nil
 }
 
+// maxDuration is the longest duration ParseDuration reads: a billion hours,
+// the most one part of it may say.
+const maxDuration = 1e9 * Hour
+
 // ParseDuration reads a signed duration built from h, m, s and ms parts,
 // such as 2s, -3s, +1m30s, 250ms or 1.5s.
 func ParseDuration(s string) (Duration, error) {
@@ -179,7 +183,13 @@ func ParseDuration(s string) (Duration, error) {
 		if f > 1e9 {
 			return 0, prose.Errorf("%w %q: too large", ErrSyntax, in)
 		}
+		// Each part is at most maxDuration, so the sum cannot overflow
+		// before it is checked: many parts of a long string would
+		// otherwise wrap around to any value at all.
 		total += Duration(f*float64(scale) + 0.5)
+		if total > maxDuration {
+			return 0, prose.Errorf("%w %q: too large", ErrSyntax, in)
+		}
 	}
 	return sign * total, nil
 }

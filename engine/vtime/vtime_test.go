@@ -2,6 +2,7 @@ package vtime_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,7 +60,13 @@ func TestDurationRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, d, back, "%s → %s", s, d)
 	}
-	for _, s := range []string{"", "-", "s", "2", "2x", "2 s", "1e3s", "..s", "99999999999h"} {
+	d, err := vtime.ParseDuration("1000000000h")
+	require.NoError(t, err)
+	assert.Equal(t, 1e9*vtime.Hour, d, "the longest duration there is")
+	// Parts that each fit but add up past it used to wrap around int64 to
+	// any value, here a third of a second.
+	wraps := strings.Repeat("1000000000h", 5124) + "95576030h1551s949ms" // 2^64 ms and 333 ms
+	for _, s := range []string{"", "-", "s", "2", "2x", "2 s", "1e3s", "..s", "99999999999h", "1000000000h1ms", "-1000000000h1ms", wraps} {
 		_, err := vtime.ParseDuration(s)
 		assert.ErrorIs(t, err, vtime.ErrSyntax, "%q should not parse", s)
 	}

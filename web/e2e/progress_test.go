@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,7 +44,8 @@ type progressRecord struct {
 // without a word: unreadable, newer and partly malformed records are kept
 // aside, two tabs keep each other's saves, a full quota is reported and never
 // followed by a claim of success, import previews and merges unless asked to
-// replace, and clearing asks first. The cases share one browser; each has a
+// replace, a file that cannot be read whole is refused, and clearing asks
+// first. The cases share one browser; each has a
 // browser context of its own, so its storage starts empty.
 func TestLessonProgressStorage(t *testing.T) {
 	base := startLessonSite(t)
@@ -358,6 +360,30 @@ func TestLessonProgressStorage(t *testing.T) {
 			eval[bool](t, ctx, `(document.querySelector('[data-testid="progress-message"]').textContent = "", true)`)
 		}
 		assert.Contains(t, testText(t, ctx, "progress-summary"), "Predictions made: 1 of ")
+		assert.Empty(t, pageProblems(t, ctx))
+	})
+
+	t.Run("an import file that cannot be read whole is refused", func(t *testing.T) {
+		ctx := newIsolatedTab(t, browser)
+		openLesson(t, ctx, base)
+		answer(t, ctx, "order-3", "b")
+		before := stored(t, ctx, progressKey)
+		for _, tc := range []struct{ file, says string }{
+			{`{"app":"tidemark","kind":"progress","version":1,"lessons":{"high-water-mark":{"read":["who"`, "That file is not valid JSON."},
+			{`{"app":"elsewhere","kind":"notes","lessons":{}}`, "That file is not a Tidemark progress file."},
+			{`{"app":"tidemark","kind":"progress","version":2,"lessons":{"high-water-mark":{"read":["who"]}}}`, "comes from a newer version of Tidemark (version 2)."},
+			{`{"app":"tidemark","kind":"progress","version":1,"lessons":{"high-water-mark":{"read":["who",7],"predictions":{"gte-fix":{"choice":"c","right":true}}}}}`, "That progress file has 1 entry Tidemark cannot read"},
+			{`{"app":"tidemark","kind":"progress","version":1,"lessons":{"high-water-mark":{"read":["who"]}},"pad":"` + strings.Repeat("x", 256<<10) + `"}`, "That file is too large to be a Tidemark progress file."},
+		} {
+			upload(t, ctx, tc.file)
+			msg := waitMessage(t, ctx, tc.says)
+			assert.Contains(t, msg, "Nothing was imported; your progress is unchanged.", tc.says)
+			assert.NotContains(t, msg, "imported:", tc.says)
+			assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid="progress-import-dialog"]').open`), "a preview opened: %s", tc.says)
+			assert.Equal(t, before, stored(t, ctx, progressKey), tc.says)
+			eval[bool](t, ctx, `(document.querySelector('[data-testid="progress-message"]').textContent = "", true)`)
+		}
+		assert.Contains(t, testText(t, ctx, "progress-summary"), "Predictions made: 1 of ", "a refused file changed what the page shows")
 		assert.Empty(t, pageProblems(t, ctx))
 	})
 

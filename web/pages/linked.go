@@ -52,7 +52,11 @@ func linkedPicturePage(w http.ResponseWriter, r *http.Request) {
 		problems []string
 	)
 	if err == nil {
-		t, st, problems, err = run(r.Context(), f, q)
+		ctx, release, herr := holdForDrawing(r.Context(), f)
+		if err = herr; err == nil {
+			defer release() // until the picture is drawn
+			t, st, problems, err = run(ctx, f, q)
+		}
 	}
 	switch {
 	case errors.Is(err, web.ErrBusy):
@@ -79,6 +83,7 @@ func linkedPicturePage(w http.ResponseWriter, r *http.Request) {
 		link += "?" + sq
 	}
 	link += "#" + share.Key + "=" + r.URL.Query().Get("src")
+	beforeDrawing()
 	svg := picture.Render(picture.View{Trace: t, Step: st.Step, ShowTruth: st.ShowTruth, Problems: problems, Link: link})
 	linkedPictures.put(key, svg)
 	writePicture(w, r, svg)

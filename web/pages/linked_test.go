@@ -48,8 +48,16 @@ func TestLinkedPicture(t *testing.T) {
 	assert.Contains(t, body, "A picture of my own")
 	assert.Contains(t, body, "mark = lsn")
 	assert.Contains(t, svgText(body), `http://example.com/play?mark=lsn&step=3#tdm=`+payload, "the picture links to the sandbox with the same text")
+	for _, v := range OriginHeaders {
+		assert.Contains(t, rec.Header().Values("Vary"), v, "the link in the picture is built from %s", v)
+	}
 	etag := rec.Header().Get("ETag")
 	require.NotEmpty(t, etag)
+
+	// A picture of another seed links back to that seed's run.
+	seeded := getPicture(h, "/picture.svg?seed=5&step=3&src="+payload)
+	require.Equal(t, http.StatusOK, seeded.Code, seeded.Body.String())
+	assert.Contains(t, svgText(seeded.Body.String()), `http://example.com/play?seed=5&step=3#tdm=`+payload)
 
 	// Kept by content: with every run slot taken, the same picture (its
 	// query in another order) is still drawn, and a browser's copy is current.

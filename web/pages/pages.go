@@ -147,12 +147,19 @@ func UseModule(layout *templates.LayoutView, url string) {
 //
 // The run is the server's (see simulate): a bundled scenario's is kept and
 // shared; another is run within ServerBudget, SimulationDeadline and
-// MaxSimulations, and an error says which it passed.
+// MaxSimulations, holding its run slot until its widget is drawn, and an
+// error says which it passed.
 func Widget(ctx context.Context, f *scenario.File, q url.Values, base, id string, embedded bool) (*engine.Trace, templates.WidgetHost, error) {
+	ctx, release, err := holdForDrawing(ctx, f)
+	if err != nil {
+		return nil, templates.WidgetHost{}, err
+	}
+	defer release()
 	t, st, problems, err := run(ctx, f, q)
 	if err != nil {
 		return nil, templates.WidgetHost{}, err
 	}
+	beforeDrawing()
 	st.BasePath, st.ID, st.Embedded = base, id, embedded
 	st.Message = strings.Join(problems, ". ")
 	if embedded {

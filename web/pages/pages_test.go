@@ -18,6 +18,7 @@ import (
 	"github.com/tidemark/tidemark/web"
 	"github.com/tidemark/tidemark/web/htmltest"
 	"github.com/tidemark/tidemark/web/pages"
+	"github.com/tidemark/tidemark/web/share"
 )
 
 func handler(t *testing.T) http.Handler {
@@ -394,6 +395,8 @@ func TestPlayRefusesWhatTookTheServerDown(t *testing.T) {
 			"play.tdm:5:1: this scenario would schedule more than 200000 events, rows, keys and runs; the limit here is 200000"},
 		{"667 inserts of 100000 rows", head + "begin T1 at=10:00:00\n" + strings.Repeat("insert T1 at=10:00:00 count=100000\n", 667) + "commit T1 at=10:00:01\n",
 			"play.tdm:6:1: this scenario would schedule more than 200000 events, rows, keys and runs; the limit here is 200000"},
+		{"a stream's filter of half a billion keys", "scenario sandbox/oom \"OOM\"\ntopic t partitions=4\nproducer p to=t\nstream s from=t\nfilter s keys=" + strings.TrimSuffix(strings.Repeat("1..99999,", 5000), ",") + "\n",
+			"play.tdm:5:1: this scenario would schedule more than 200000 events, rows, keys and runs; the limit here is 200000"},
 		{"work that only running shows", head + "txn T1 begin=10:00:00 commit=10:00:00 insert count=2000\nruns extract from=10:00:01 until=10:05:00 every=1s\n",
 			"play.tdm: running stopped at "},
 	} {
@@ -443,10 +446,16 @@ func TestScenarioPagesAreKeptAndRevalidate(t *testing.T) {
 // by this one.
 func TestFramingIsForEmbedsAndPicturesOnly(t *testing.T) {
 	h := handler(t)
+	payload, err := share.Encode("scenario mine/frame \"F\"\nsource orders key=order_id\ntarget fct key=order_id\npipeline extract from=orders to=fct\n" +
+		"txn T1 begin=10:00:00 commit=10:00:01 insert order_id=1\nrun extract at=10:00:02\n")
+	require.NoError(t, err)
 	for target, ancestors := range map[string]string{
 		"/embed/hwm/visibility-gap":            "*",
+		"/embed/":                              "*", // a linked scenario's embed page
 		"/picture/hwm/visibility-gap.svg":      "*",
 		"/picture/hwm/no-such.svg":             "*",
+		"/picture.svg?src=" + payload:          "*",
+		"/picture.svg?src=abc*":                "*", // a damaged link's picture
 		"/scenarios/hwm/visibility-gap":        "'self'",
 		"/play":                                "'self'",
 		"/":                                    "'self'",
@@ -455,7 +464,13 @@ func TestFramingIsForEmbedsAndPicturesOnly(t *testing.T) {
 		rec, _ := do(h, httptest.NewRequest(http.MethodGet, target, nil))
 		csp := rec.Header().Get("Content-Security-Policy")
 		assert.True(t, strings.HasSuffix(csp, "frame-ancestors "+ancestors), "%s: %s", target, csp)
-		if strings.HasPrefix(target, "/picture/") {
+		if ancestors == "*" {
+			assert.Empty(t, rec.Header().Get("X-Frame-Options"), target)
+		} else {
+			assert.Equal(t, "SAMEORIGIN", rec.Header().Get("X-Frame-Options"), target)
+		}
+		if strings.HasPrefix(target, "/picture") {
+			assert.Equal(t, "image/svg+xml", rec.Header().Get("Content-Type"), target)
 			assert.True(t, strings.HasPrefix(csp, "default-src 'none'; sandbox;"), "%s: %s", target, csp)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidemark/tidemark/engine"
@@ -43,6 +44,10 @@ const (
 // slots holds a token per run in progress.
 var slots = make(chan struct{}, MaxSimulations)
 
+// running counts the runs in progress, whoever started them; a test reads
+// it to see how many run at once.
+var running atomic.Int32
+
 // deadline is SimulationDeadline; a test shortens it.
 var deadline = SimulationDeadline
 
@@ -51,7 +56,8 @@ var errTooSlow = errors.New("the server stopped running this scenario after " + 
 
 // simulate returns the trace of f with knobs and seed: a bundled
 // scenario's from traces when it was run before; otherwise it runs f within
-// ServerBudget and SimulationDeadline, if one of MaxSimulations is free.
+// ServerBudget and SimulationDeadline, if one of MaxSimulations is free
+// (or ctx holds one; see claimSlot).
 // Errors: a *scenario.Error or knob error for bad input, a
 // *engine.BudgetError past the budget, and one wrapping web.ErrBusy when no
 // run is free or the deadline passed.
@@ -66,12 +72,11 @@ func simulate(ctx context.Context, f *scenario.File, knobs map[string]string, se
 			return t, nil
 		}
 	}
-	select {
-	case slots <- struct{}{}:
-		defer func() { <-slots }()
-	default:
-		return nil, fmt.Errorf("the server is running %d scenarios for other visitors already: %w", MaxSimulations, web.ErrBusy)
+	ctx, release, err := claimSlot(ctx)
+	if err != nil {
+		return nil, err
 	}
+	defer release()
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	t, err := runWithin(ctx, f, knobs, seed, faults...)
@@ -84,9 +89,47 @@ func simulate(ctx context.Context, f *scenario.File, knobs map[string]string, se
 	return t, nil
 }
 
+// slotKey marks a context whose request holds a run slot (see claimSlot).
+type slotKey struct{}
+
+// claimSlot takes one of the MaxSimulations run slots for the work done
+// with the context it returns, until release is called; a context that
+// holds one already keeps it, and release then does nothing. With every
+// slot taken it returns an error wrapping web.ErrBusy at once.
+func claimSlot(ctx context.Context) (_ context.Context, release func(), _ error) {
+	if ctx.Value(slotKey{}) != nil {
+		return ctx, func() {}, nil
+	}
+	select {
+	case slots <- struct{}{}:
+		return context.WithValue(ctx, slotKey{}, true), func() { <-slots }, nil
+	default:
+		return ctx, nil, fmt.Errorf("the server is running %d scenarios for other visitors already: %w", MaxSimulations, web.ErrBusy)
+	}
+}
+
+// holdForDrawing takes a run slot for the rest of a request that runs f
+// and draws what it ran, when f is not a bundled scenario: drawing a
+// visitor's run costs as much as running it (a page of tens of megabytes
+// at the server's budget), so it is bounded by the same slots. A bundled
+// scenario's runs are small and kept; their requests take a slot only to
+// run one (simulate).
+func holdForDrawing(ctx context.Context, f *scenario.File) (_ context.Context, release func(), _ error) {
+	if sc, ok := lessons.Lookup(f.ID); ok && sc.File == f {
+		return ctx, func() {}, nil
+	}
+	return claimSlot(ctx)
+}
+
+// beforeDrawing is called between a run and the drawing of what it ran; a
+// test holds it to see that the drawing keeps its slot.
+var beforeDrawing = func() {}
+
 // runWithin builds and runs f within ServerBudget, injecting faults right
 // after their steps, stopping when ctx ends.
 func runWithin(ctx context.Context, f *scenario.File, knobs map[string]string, seed uint64, faults ...engine.Fault) (*engine.Trace, error) {
+	running.Add(1)
+	defer running.Add(-1)
 	w, err := engine.BuildWithBudget(f, knobs, seed, worlds.All(), ServerBudget)
 	if err != nil {
 		return nil, err
