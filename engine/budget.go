@@ -111,7 +111,7 @@ type BudgetError struct {
 // file:line:col: this scenario would schedule more than N …; the limit here is N.
 func (e *BudgetError) Error() string {
 	n := strconv.Itoa(e.Limit)
-	what := "this scenario would schedule more than " + n + " events, rows, keys and runs"
+	what := "this scenario would schedule more than " + n + " events, rows, keys, partitions and runs"
 	if !e.Running {
 		return e.Pos.String() + ": " + what + "; the limit here is " + n
 	}

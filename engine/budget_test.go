@@ -44,7 +44,7 @@ func parse(t *testing.T, src string) *scenario.File {
 // budgetMsg is the message of a budget of n passed while building.
 func budgetMsg(pos string, n int) string {
 	s := strconv.Itoa(n)
-	return pos + ": this scenario would schedule more than " + s + " events, rows, keys and runs; the limit here is " + s
+	return pos + ": this scenario would schedule more than " + s + " events, rows, keys, partitions and runs; the limit here is " + s
 }
 
 // TestKeyRangeAtTheEdgeOfInt64: a range ending at math.MaxInt64 names its
@@ -163,7 +163,7 @@ runs extract from=10:00:01 until=10:08:20 every=1s
 	assert.False(t, w.Step(), "a stopped world runs nothing more")
 	assert.True(t, w.Done())
 	assert.Equal(t, "b.tdm: running stopped at "+be.At.String()+" after step "+strconv.Itoa(be.Step)+
-		": this scenario would schedule more than 50000 events, rows, keys and runs (retries, polls and rows read again count as they happen); the limit here is 50000", err.Error())
+		": this scenario would schedule more than 50000 events, rows, keys, partitions and runs (retries, polls and rows read again count as they happen); the limit here is 50000", err.Error())
 
 	tr, err := engine.RunWithBudget(f, nil, 1, worlds.All(), limit)
 	assert.Nil(t, tr)

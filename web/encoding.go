@@ -27,6 +27,7 @@ var (
 	varyAcceptEncoding = one("Accept-Encoding")
 	htmlType           = one("text/html; charset=utf-8")
 	noCache            = one(cacheRevalidate)
+	noStore            = one("no-store")
 	immutable          = one(cacheImmutable)
 )
 

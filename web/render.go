@@ -232,6 +232,9 @@ func (p *response) serve(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h[hdrContentType] = htmlType
 	h[hdrCacheControl] = noCache
+	if p.status == http.StatusServiceUnavailable {
+		h[hdrCacheControl] = noStore // busy now, not next time: never keep it
+	}
 	switch vary := h[hdrVary]; {
 	case len(vary) == 0:
 		h[hdrVary] = varyAcceptEncoding

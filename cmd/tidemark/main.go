@@ -88,8 +88,8 @@ const (
 	runUsage = `  tidemark run <id|file> [flags]      run one scenario and print its timeline
       --set knob=value                choose a knob value (repeatable)
       --seed N                        seed of the world's random source (default 1)
-      --max-events N                  the work budget: events, rows, keys and runs
-                                      the scenario may schedule (default 10000000)
+      --max-events N                  the work budget: events, rows, keys, partitions
+                                      and runs the scenario may schedule (default 10000000)
       --json                          print one JSON object instead of text
 `
 	checkUsage = `  tidemark check <id|file|dir|->... | --all [flags]

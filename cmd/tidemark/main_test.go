@@ -387,7 +387,7 @@ func TestRunWorkBudget(t *testing.T) {
 	code, out, errOut := tidemark(t, "run", huge)
 	assert.Equal(t, 2, code)
 	assert.Empty(t, out)
-	assert.Equal(t, "tidemark: "+huge+":5:1: this scenario would schedule more than 10000000 events, rows, keys and runs; the limit here is 10000000\n", errOut)
+	assert.Equal(t, "tidemark: "+huge+":5:1: this scenario would schedule more than 10000000 events, rows, keys, partitions and runs; the limit here is 10000000\n", errOut)
 
 	code, _, errOut = tidemark(t, "run", huge, "--max-events", "12000000")
 	assert.Equal(t, 2, code)

@@ -761,7 +761,7 @@ func TestCheckSourceRefusesPastTheBrowserBudget(t *testing.T) {
 	_, err := CheckSource(strings.Replace(rereads, "runs extract", "workload txns=10000000 from=10:00:00\nruns extract", 1), "", worlds.All())
 	var be *engine.BudgetError
 	require.ErrorAs(t, err, &be)
-	assert.Equal(t, "play.tdm:7:1: this scenario would schedule more than 2000000 events, rows, keys and runs; the limit here is 2000000", err.Error())
+	assert.Equal(t, "play.tdm:7:1: this scenario would schedule more than 2000000 events, rows, keys, partitions and runs; the limit here is 2000000", err.Error())
 }
 
 // TestSessionKeyRangeAtTheEdgeOfInt64 plays, in the browser's session, the

@@ -213,7 +213,7 @@ func TestSandboxStopsAtTheBrowserBudget(t *testing.T) {
 
 	setSource(head + "workload txns=10000000 from=10:00:00\n")
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-error[data-line="5"]`))))
-	assert.Contains(t, text(t, ctx, "#play-error"), "play.tdm:5:1: this scenario would schedule more than 2000000 events, rows, keys and runs; the limit here is 2000000")
+	assert.Contains(t, text(t, ctx, "#play-error"), "play.tdm:5:1: this scenario would schedule more than 2000000 events, rows, keys, partitions and runs; the limit here is 2000000")
 
 	setSource(head + "txn T1 begin=10:00:00 commit=10:00:00 insert count=4000\nruns extract from=10:00:01 until=10:05:00 every=1s\n")
 	stopped := `#play-output [data-testid="widget-stopped"]`

@@ -64,7 +64,8 @@ func linkedPicturePage(w http.ResponseWriter, r *http.Request) {
 		writeSVG(w, r, http.StatusServiceUnavailable, "no-store", picture.Message("The server is busy", sentence(err)+" Try again in a few seconds."))
 		return
 	case err != nil:
-		// Bad input, the same for everyone who asks: kept like a picture.
+		// Bad input, the same for everyone who asks; not kept (a picture
+		// drawn is), and revalidated like a page.
 		// Not sentence(err): the error starts with a file name.
 		why := strings.TrimSuffix(err.Error(), ".") + "."
 		var be *engine.BudgetError

@@ -298,7 +298,7 @@ func TestPlayPostTooMuchWork(t *testing.T) {
 	code, d := post(t, h, src)
 	require.Equal(t, http.StatusOK, code)
 	msg := htmltest.Text(d.One(t, "play-error"))
-	assert.Contains(t, msg, "play.tdm:5:1: this scenario would schedule more than 200000 events, rows, keys and runs; the limit here is 200000. That is the server's limit; your browser's is 2000000")
+	assert.Contains(t, msg, "play.tdm:5:1: this scenario would schedule more than 200000 events, rows, keys, partitions and runs; the limit here is 200000. That is the server's limit; your browser's is 2000000")
 	assert.Contains(t, msg, "5 | workload orders txns=5000000", "the caret shows the line")
 	assert.Empty(t, d.ByTestID("widget"))
 	assert.Contains(t, htmltest.Text(d.One(t, "play-src")), "txns=5000000", "the visitor's text is kept")
@@ -392,11 +392,11 @@ func TestPlayRefusesWhatTookTheServerDown(t *testing.T) {
 		name, src, want string
 	}{
 		{"ten runs lines every millisecond", head + strings.Repeat("runs extract from=00:00:00 until=00:16:40 every=1ms\n", 10),
-			"play.tdm:5:1: this scenario would schedule more than 200000 events, rows, keys and runs; the limit here is 200000"},
+			"play.tdm:5:1: this scenario would schedule more than 200000 events, rows, keys, partitions and runs; the limit here is 200000"},
 		{"667 inserts of 100000 rows", head + "begin T1 at=10:00:00\n" + strings.Repeat("insert T1 at=10:00:00 count=100000\n", 667) + "commit T1 at=10:00:01\n",
-			"play.tdm:6:1: this scenario would schedule more than 200000 events, rows, keys and runs; the limit here is 200000"},
+			"play.tdm:6:1: this scenario would schedule more than 200000 events, rows, keys, partitions and runs; the limit here is 200000"},
 		{"a stream's filter of half a billion keys", "scenario sandbox/oom \"OOM\"\ntopic t partitions=4\nproducer p to=t\nstream s from=t\nfilter s keys=" + strings.TrimSuffix(strings.Repeat("1..99999,", 5000), ",") + "\n",
-			"play.tdm:5:1: this scenario would schedule more than 200000 events, rows, keys and runs; the limit here is 200000"},
+			"play.tdm:5:1: this scenario would schedule more than 200000 events, rows, keys, partitions and runs; the limit here is 200000"},
 		{"work that only running shows", head + "txn T1 begin=10:00:00 commit=10:00:00 insert count=2000\nruns extract from=10:00:01 until=10:05:00 every=1s\n",
 			"play.tdm: running stopped at "},
 	} {

@@ -66,6 +66,7 @@ func TestBusyServerAnswers503AtOnce(t *testing.T) {
 	assert.Less(t, time.Since(start), time.Second, "no waiting in a queue")
 	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
 	assert.Equal(t, web.RetryAfter, rec.Header().Get("Retry-After"))
+	assert.Equal(t, "no-store", rec.Header().Get("Cache-Control"), "a busy answer is never kept")
 	d := htmltest.Parse(t, rec.Body.String())
 	assert.Contains(t, htmltest.Text(d.One(t, "play-error")), "running as many scenarios as it can for other visitors right now")
 	assert.Contains(t, htmltest.Text(d.One(t, "play-src")), "insert order_id=1", "the visitor's text is kept")
@@ -74,6 +75,7 @@ func TestBusyServerAnswers503AtOnce(t *testing.T) {
 	h.ServeHTTP(pic, httptest.NewRequest(http.MethodGet, "/picture/hwm/visibility-gap.svg?seed=77", nil))
 	assert.Equal(t, http.StatusServiceUnavailable, pic.Code)
 	assert.Equal(t, web.RetryAfter, pic.Header().Get("Retry-After"))
+	assert.Equal(t, "no-store", pic.Header().Get("Cache-Control"))
 	assert.Contains(t, pic.Body.String(), "The server is busy")
 
 	for _, target := range []string{"/scenarios/hwm/visibility-gap?mark=lsn&step=3", "/embed/dist/rebalance", "/picture/hwm/visibility-gap.svg", "/healthz"} {
