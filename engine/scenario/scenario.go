@@ -13,6 +13,7 @@ package scenario
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -46,7 +47,46 @@ func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
 //
 //go:noinline
 func Errorf(pos Pos, format string, args ...any) *Error {
+	copied, arg := false, 0
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		if i++; i < len(format) && format[i] == '%' {
+			continue
+		}
+		for i < len(format) && !isVerb(format[i]) {
+			i++
+		}
+		if i < len(format) && format[i] == 'q' && arg < len(args) {
+			if v, ok := args[arg].(string); ok && len(v) > maxQuoted {
+				if !copied {
+					args, copied = append([]any(nil), args...), true // the caller's slice is left alone
+				}
+				args[arg] = clipped(v)
+			}
+		}
+		arg++
+	}
 	return &Error{Pos: pos, Msg: prose.F(format, args...)}
+}
+
+func isVerb(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// maxQuoted is the longest text an error quotes back (%q: what the file
+// said, as opposed to the engine's own words around it): a value
+// of 28 KB quoted back in full helps nobody find it, and an error may be
+// echoed in a page or a log.
+const maxQuoted = 80
+
+// clipped is v cut to at most its first 60 bytes (whole characters) with
+// how long it was, for an error that repeats it.
+func clipped(v string) string {
+	cut := 60
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut] + "… (" + strconv.Itoa(len(v)) + " bytes)"
 }
 
 // Arg is one argument of a command: a bare word (Key is empty) or key=value.

@@ -125,3 +125,15 @@ func TestParseCRLF(t *testing.T) {
 	require.Len(t, f.Commands, 1)
 	assert.Equal(t, "orders", f.Commands[0].Args[0].Value)
 }
+
+// TestErrorsClipWhatTheyRepeat holds an error to a short quote of a long
+// value: a 28 KB duration is named by its start and its length, not echoed.
+func TestErrorsClipWhatTheyRepeat(t *testing.T) {
+	long := strings.Repeat("1000000000h", 2600)
+	err := scenario.Errorf(scenario.Pos{File: "f.tdm", Line: 3, Col: 9}, "expected a duration such as 5s, found %q", long)
+	assert.Equal(t, `f.tdm:3:9: expected a duration such as 5s, found "1000000000h1000000000h1000000000h1000000000h1000000000h10000… (28600 bytes)"`, err.Error())
+	short := scenario.Errorf(scenario.Pos{File: "f.tdm", Line: 1, Col: 1}, "found %q", "5 minutes")
+	assert.Equal(t, `f.tdm:1:1: found "5 minutes"`, short.Error())
+	wide := strings.Repeat("é", 50) // two bytes each: the cut keeps whole characters
+	assert.Equal(t, `f.tdm:1:1: found "`+strings.Repeat("é", 30)+`… (100 bytes)"`, scenario.Errorf(scenario.Pos{File: "f.tdm", Line: 1, Col: 1}, "found %q", wide).Error())
+}
