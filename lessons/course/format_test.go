@@ -250,6 +250,12 @@ func TestFormatErrors(t *testing.T) {
 			`plot: x: scenario hwm/load has no knob "colour"`},
 		{"plot's series labels without series", plot(t, "scenario: hwm/load\nx: load\nseries-labels: lsn=\"L\""),
 			`plot: series-labels without series`},
+		{"checks row with an unknown knob", edit(t, "02-two.md", "- one item", "::: checks\ncaption: Checks.\nrow: Gap scan\nexpresses: Ids.\ncatches: Gaps.\nmisses: The newest.\ncaught: hwm/gap-scan colour=red focus=gap-scan\ncaught-caption: Caught.\nmissed: hwm/clock-skew focus=gap-scan\nmissed-caption: Missed.\n:::\n\n- one item"),
+			`lessons/text/t/02-two.md:11:22: scenario hwm/gap-scan has no knob "colour"`},
+		{"checks row with one of its pair", edit(t, "02-two.md", "- one item", "::: checks\ncaption: Checks.\nrow: Gap scan\nexpresses: Ids.\ncatches: Gaps.\nmisses: The newest.\ncaught: hwm/gap-scan focus=gap-scan\ncaught-caption: Caught.\n:::\n\n- one item"),
+			`lessons/text/t/02-two.md:7:1: checks: a row shows both where its check notices the fault (caught:) and where it does not (missed:), or neither`},
+		{"compare side of an unknown scenario", edit(t, "02-two.md", "- one item", "::: compare\ncaption: Two orders.\nside: Before\ntext: Before.\nembed: hwm/advance-ordr advance=before\ncaption: Lost.\nside: After\ntext: After.\nembed: hwm/advance-order advance=after\ncaption: Twice.\n:::\n\n- one item"),
+			`lessons/text/t/02-two.md:9:8: unknown scenario "hwm/advance-ordr"`},
 		{"glossary term twice", map[string]string{"glossary.md": fixture["glossary.md"] + "\n::: term mark\nname: Again\ndefinition: Again.\n:::\n"},
 			`lessons/text/t/glossary.md:13:1: term "mark" is defined twice`},
 	} {
