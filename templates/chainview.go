@@ -47,6 +47,24 @@ type ChainHopView struct {
 	AbsorbedBy string
 }
 
+// absorbed is what follows the hop's guarantee when a later hop absorbs
+// its repeats, punctuated to follow it directly: ", its repeats absorbed by
+// the sink".
+func (h ChainHopView) absorbed() string {
+	if h.AbsorbedBy == "" {
+		return ""
+	}
+	return ", its repeats absorbed by the " + h.AbsorbedBy
+}
+
+// weakestLabel marks a weakest hop, one of n.
+func weakestLabel(n int) string {
+	if n > 1 {
+		return "— one of the weakest hops"
+	}
+	return "— the weakest hop"
+}
+
 // ChainOptionView is one option of a hop.
 type ChainOptionView struct {
 	ID, Name, How string

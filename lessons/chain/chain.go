@@ -275,32 +275,27 @@ func (h Hop) optionList() string {
 }
 
 // Weakest returns the hops that set the chain's guarantee: those whose
-// own guarantee, less any repeat a later hop absorbs, is the weakest of
-// the chain (several when they tie). They are the hops to change first.
-// A chain that keeps every row once has none.
+// own guarantee, less any repeat a later hop absorbs, is weaker than
+// exactly-once and stronger than no other hop's. With one hop that may lose
+// and another that may repeat, the chain may do both and neither hop alone
+// says so, so both are listed; a hop that may do both outranks each of
+// them. They are the hops to change first. A chain that keeps every row
+// once has none.
 func (c Chain) Weakest() []string {
-	rank := func(g Guarantee) int {
-		n := 0
-		if g.Loses {
-			n += 2 // a loss cannot be repaired downstream; a repeat can
-		}
-		if g.Repeats {
-			n++
-		}
-		return n
-	}
-	ranks := make([]int, len(Hops))
-	worst := 0
-	for i, h := range Hops {
-		ranks[i] = rank(c.Effective(h.ID))
-		worst = max(worst, ranks[i])
-	}
-	if worst == 0 {
-		return nil
-	}
 	var out []string
-	for i, h := range Hops {
-		if ranks[i] == worst {
+	for _, h := range Hops {
+		g := c.Effective(h.ID)
+		if g == ExactlyOnce {
+			continue
+		}
+		weaker := false // some other hop does all that h does, and more
+		for _, o := range Hops {
+			if f := c.Effective(o.ID); f != g && f.Meet(g) == f {
+				weaker = true
+				break
+			}
+		}
+		if !weaker {
 			out = append(out, h.ID)
 		}
 	}

@@ -89,7 +89,12 @@ func TestGuaranteeIsTheMeetOfTheHopsLessWhatIsAbsorbed(t *testing.T) {
 
 	c[Transport] = "retention-short"
 	assert.Equal(t, None, c.Guarantee())
-	assert.Equal(t, []string{Transport}, c.Weakest(), "a loss outranks a repeat")
+	assert.Equal(t, []string{Source, Transport}, c.Weakest(), "the source's copy and the transport's loss make no guarantee together")
+
+	// A hop that may both lose and repeat outranks hops that do one each.
+	c[Processing], c[Sink] = "before", "append"
+	assert.Equal(t, None, c.Guarantee())
+	assert.Equal(t, []string{Processing}, c.Weakest())
 
 	c = Chain{Source: "idempotent", Transport: "retention-long", Processing: "after", Sink: "append", Serving: "atomic"}
 	assert.Equal(t, ExactlyOnce, c.Guarantee(), "publishing per checkpoint discards the append's replays")

@@ -1,6 +1,7 @@
 package course
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -259,5 +260,75 @@ func TestLoadSectionEmbedsAndPlotsTheLoadScenario(t *testing.T) {
 		assert.Greater(t, n, prev, "load %s should lose more than the load below it", x)
 		prev = n
 		assert.Zero(t, lost(map[string]string{plot.X: x, plot.Series: "lsn"}), "a log position loses nothing at load %s", x)
+	}
+}
+
+// TestTransactionTableIsTheEngines holds the table of four transactions in
+// the visibility-gap section to the scenario the section plays: each
+// transaction's stamp and commit, whether the first run sees it, and, for
+// one it does not see, how its stamp compares with the mark that run
+// stores (T4's stamp equals the mark; it is not below it).
+func TestTransactionTableIsTheEngines(t *testing.T) {
+	l := hwm(t)
+	var table *Table
+	for _, s := range l.Sections() {
+		for _, b := range s.Blocks {
+			if tb, ok := b.(Table); ok && s.ID == "visibility-gap" {
+				table = &tb
+			}
+		}
+	}
+	require.NotNil(t, table, "the visibility-gap section has no table of transactions")
+
+	// What the engine says happened: each transaction's stamp and commit,
+	// what the first run found and the mark it stored.
+	tr, err := RunScenario("hwm/visibility-gap", nil)
+	require.NoError(t, err)
+	stamp, commit := map[string]string{}, map[string]string{}
+	var found []string
+	mark := ""
+	stampRe := regexp.MustCompile(`^(T\d+) inserts order \d+ .*updated_at = now\(\) = (\d\d:\d\d:\d\d)`)
+	commitRe := regexp.MustCompile(`^(T\d+) commits at (\d\d:\d\d:\d\d)`)
+	foundRe := regexp.MustCompile(`^extract reads .* and finds orders? ([\d, ]+)\.$`)
+	markRe := regexp.MustCompile(`^extract stores its mark (\d\d:\d\d:\d\d) \(was none\)`)
+	for _, n := range tr.Narrations() {
+		if m := stampRe.FindStringSubmatch(n); m != nil {
+			stamp[m[1]] = m[2]
+		}
+		if m := commitRe.FindStringSubmatch(n); m != nil {
+			commit[m[1]] = m[2]
+		}
+		if m := foundRe.FindStringSubmatch(n); m != nil && found == nil {
+			found = strings.Split(m[1], ", ")
+		}
+		if m := markRe.FindStringSubmatch(n); m != nil {
+			mark = m[1]
+		}
+	}
+	require.NotEmpty(t, mark, "the first run stores no mark")
+	require.Equal(t, []string{"1", "2"}, found)
+
+	require.Len(t, table.Rows, 4)
+	rowRe := regexp.MustCompile(`^(T\d+) \(order (\d+)\)$`)
+	for _, row := range table.Rows {
+		require.Len(t, row, 4)
+		m := rowRe.FindStringSubmatch(row[0].Plain())
+		require.NotNil(t, m, "row %q", row[0].Plain())
+		txn, order := m[1], m[2]
+		assert.Equal(t, stamp[txn], row[1].Plain(), "%s's stamp", txn)
+		assert.Equal(t, commit[txn], row[2].Plain(), "%s's commit", txn)
+		seen := row[3].Plain()
+		if slices.Contains(found, order) {
+			assert.True(t, strings.HasPrefix(seen, "yes"), "%s: the run sees it; the table says %q", txn, seen)
+			continue
+		}
+		assert.True(t, strings.HasPrefix(seen, "no"), "%s: the run does not see it; the table says %q", txn, seen)
+		switch { // stamps are HH:MM:SS, so they compare as strings
+		case stamp[txn] < mark:
+			assert.Contains(t, seen, "below the mark", "%s's stamp %s is below the mark %s", txn, stamp[txn], mark)
+		case stamp[txn] == mark:
+			assert.Contains(t, seen, "equals the mark", "%s's stamp %s equals the mark", txn, stamp[txn])
+			assert.NotContains(t, seen, "below", "%s's stamp %s is not below the mark", txn, stamp[txn])
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package course
 
 import (
+	"bytes"
 	"io/fs"
 	"path"
 	"slices"
@@ -299,6 +300,41 @@ func (r *reader) glossary() []Term {
 	return out
 }
 
+// strayFence reports each line of n, a paragraph, list or table, that
+// starts with ":::": a directive's fence that goldmark took for a line of
+// text, as a closing ":::" with nothing open, or one straight after a
+// line of text (a paragraph's last line runs on into it), or an opening
+// one inside a list. Such a line would show as written.
+func (r *reader) strayFence(n ast.Node) bool {
+	found := false
+	var walk func(ast.Node)
+	walk = func(n ast.Node) {
+		if n.Type() == ast.TypeBlock {
+			lines := n.Lines()
+			for i := 0; i < lines.Len(); i++ {
+				seg := lines.At(i)
+				line := seg.Value(r.src.data)
+				trimmed := bytes.TrimLeft(line, " \t")
+				if !bytes.HasPrefix(trimmed, []byte(":::")) {
+					continue
+				}
+				found = true
+				p := r.src.at(seg.Start + len(line) - len(trimmed))
+				if len(bytes.TrimSpace(trimmed)) == 3 {
+					r.e.at(p, "a \":::\" line with no directive open; a directive ends at the first \":::\" line after its fields")
+				} else {
+					r.e.at(p, "a directive cannot start here; \":::name\" starts one at the beginning of a line, outside lists and quotes")
+				}
+			}
+		}
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			walk(c)
+		}
+	}
+	walk(n)
+	return found
+}
+
 // chapter reads a chapter file: "# Title", then sections.
 func (r *reader) chapter(id string) Chapter {
 	ch := Chapter{ID: id, File: r.src.name}
@@ -367,19 +403,23 @@ func (r *reader) chapter(id string) Chapter {
 				r.e.at(r.pos(c), "headings go down to ### (a part of a section); found a level-%d heading", c.Level)
 			}
 		case *ast.Paragraph:
-			rich := r.rich(c, r.src.data, r.src.at)
-			if strings.HasPrefix(rich.Plain(), ":::") {
-				r.e.at(r.pos(c), "a \":::\" line with no directive open; a directive starts \":::name\" at the beginning of a line, outside lists and quotes")
+			if r.strayFence(c) {
 				continue
 			}
-			appendBlock(c, Para{Text: rich})
+			appendBlock(c, Para{Text: r.rich(c, r.src.data, r.src.at)})
 		case *ast.List:
+			if r.strayFence(c) {
+				continue
+			}
 			appendBlock(c, r.list(c))
 		case *ast.FencedCodeBlock:
 			appendBlock(c, r.code(c))
 		case *east.Table:
 			if sec == nil {
 				appendBlock(c, nil)
+				continue
+			}
+			if r.strayFence(c) {
 				continue
 			}
 			lastTable, lastTablePos = r.table(c), r.pos(c)

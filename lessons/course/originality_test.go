@@ -41,10 +41,13 @@ import (
 //   - every lesson file as written (lessons/text/*/*.md), comments and all,
 //     without the seed="…" attributes of section headings, which name the
 //     seed's headings on purpose as the record of what a section covers;
-//   - the Go source of this package and of engine/check (tests excluded):
-//     its string literals, unquoted, and its comments;
+//   - the Go source of this package, of engine/check, of the chain builder
+//     (lessons/chain, web/chainpage) and of the lesson and chain pages'
+//     views (tests excluded): its string literals, unquoted, and its
+//     comments;
 //   - every bundled scenario (lessons/scenarios/**/*.tdm);
-//   - docs/*.md and README.md.
+//   - docs/*.md and README.md;
+//   - the pages' templ files and the lesson and chain builder's scripts.
 //
 // A run found in several places is listed once, with every place.
 const minRun = 8
@@ -278,8 +281,11 @@ func TestOriginality(t *testing.T) {
 		r, _ := filepath.Rel(root, p)
 		return filepath.ToSlash(r)
 	}
+	// The Go that holds what the pages say: the course and the checks, the
+	// chain builder's hops and options, and the lesson and chain pages' views.
 	var goFiles []string
-	for _, p := range append(glob("lessons/course/*.go"), glob("engine/check/*.go")...) {
+	for _, p := range slices.Concat(glob("lessons/course/*.go"), glob("engine/check/*.go"), glob("lessons/chain/*.go"),
+		glob("web/chainpage/*.go"), glob("web/lessonpage/*.go"), glob("templates/chainview.go"), glob("templates/lesson/view.go")) {
 		if !strings.HasSuffix(p, "_test.go") {
 			goFiles = append(goFiles, p)
 		}
@@ -299,6 +305,12 @@ func TestOriginality(t *testing.T) {
 	require.NotEmpty(t, plain, "no bundled scenarios found")
 	plain = append(plain, glob("docs/*.md")...)
 	plain = append(plain, glob("README.md")...)
+	// The pages' own words: the templ files and the lesson and chain
+	// builder's scripts.
+	plain = append(plain, glob("templates/*.templ")...)
+	plain = append(plain, glob("templates/lesson/*.templ")...)
+	plain = append(plain, glob("web/static/lesson.js")...)
+	plain = append(plain, glob("web/static/chain.js")...)
 	for _, p := range plain {
 		b, err := os.ReadFile(p)
 		require.NoError(t, err)

@@ -38,7 +38,7 @@ func TestScenarioOrderFollowsTheLessonsThenTheRest(t *testing.T) {
 		}
 		return ids
 	}(), order, "every bundled scenario once")
-	// Lesson one starts with the two clocks, then ties.
+	// Lesson one starts with the ties (its first prediction asks about them), then the two clocks.
 	assert.Equal(t, []string{"hwm/ties", "hwm/clock-skew"}, order[:2])
 	next, ok := NextScenario("hwm/ties")
 	assert.True(t, ok)

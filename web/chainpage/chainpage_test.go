@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -100,6 +101,16 @@ func TestAWeakChainShowsItsRows(t *testing.T) {
 	assert.Contains(t, text(d, t, "chain-missing"), " more.")
 	assert.Contains(t, text(d, t, "chain-torn"), "never held all at once")
 	assert.Equal(t, "Set by: the processing.", text(d, t, "chain-weakest-list"))
+
+	// A hop that loses and others that repeat make no guarantee together:
+	// each of them sets it, and none alone.
+	code, d = get(t, handler(t), Path+"?transport=retention-short&sink=append&serving=live")
+	require.Equal(t, http.StatusOK, code)
+	assert.Equal(t, "no guarantee", text(d, t, "chain-guarantee"))
+	assert.Equal(t, "Set by: the transport, the processing and the sink.", text(d, t, "chain-weakest-list"))
+	weak = d.ByTestID("chain-weakest")
+	require.Len(t, weak, 3)
+	assert.Equal(t, "— one of the weakest hops", htmltest.Text(weak[0]))
 }
 
 func TestALinkCarriesTheScenarioToTheSandbox(t *testing.T) {
@@ -118,4 +129,66 @@ func TestAnUnreadableChainSaysWhy(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	assert.Contains(t, text(d, t, "chain-error"), `hop sink cannot be "upsert"; expected merge | two-phase | append`)
 	assert.Equal(t, "exactly-once", text(d, t, "chain-guarantee"), "the form falls back to the strong chain")
+}
+
+// spaceBeforePunctuation finds a space a reader sees before a comma, full
+// stop, colon, semicolon or closing bracket, or after an opening one, as
+// where a template's line break falls between two pieces of a sentence
+// ("at-least-once , its repeats").
+var spaceBeforePunctuation = regexp.MustCompile(`\s[,.;:!?)]|\(\s`)
+
+// TestTextReadsWhole draws every chain's page and checks the words a
+// reader sees have no space before their punctuation.
+func TestTextReadsWhole(t *testing.T) {
+	assert.True(t, spaceBeforePunctuation.MatchString("This hop: at-least-once , its repeats absorbed by the sink"), "the check misses the fault it is for")
+	assert.False(t, spaceBeforePunctuation.MatchString("This hop: at-least-once, its repeats absorbed by the sink (every row once)."))
+	h := handler(t)
+	for _, c := range chain.All() {
+		_, d := get(t, h, Path+"?"+c.Query())
+		text := visibleText(d.One(t, "chain"))
+		for _, m := range spaceBeforePunctuation.FindAllStringIndex(text, -1) {
+			t.Errorf("%s: a space before punctuation: %q", c.Query(), text[max(0, m[0]-40):min(len(text), m[1]+20)])
+		}
+	}
+}
+
+// visibleText is the text of n as a reader sees it: text nodes joined as
+// they stand, a line break around each block, runs of spaces as one, and
+// no code, scripts or hidden elements.
+func visibleText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		switch {
+		case n.Type == html.TextNode:
+			b.WriteString(n.Data)
+			return
+		case n.Type == html.ElementNode:
+			switch n.Data {
+			case "code", "pre", "script", "style", "svg", "template":
+				return
+			}
+			if htmltest.HasAttr(n, "hidden") {
+				return
+			}
+			switch n.Data {
+			case "a", "strong", "em", "span", "b", "i", "label", "small", "abbr":
+			default:
+				b.WriteString("\n")
+				defer b.WriteString("\n")
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	lines := strings.Split(b.String(), "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

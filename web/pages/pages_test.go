@@ -111,7 +111,8 @@ func TestScenarioPageLinksToItsLessons(t *testing.T) {
 	assert.Empty(t, d.ByTestID("scenario-uses-none"))
 
 	// A scenario no lesson plays says so. Every bundled scenario is played
-	// by a lesson today; when one is not, its page is checked here.
+	// by a lesson today; when one is not, its page is checked here (the
+	// template's side of it is held by TestScenarioContext in templates).
 	all, err := lessons.Scenarios()
 	require.NoError(t, err)
 	for _, sc := range all {
