@@ -413,8 +413,16 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 						txt += "×" + itoa(ws.Fired)
 					}
 				}
-				if ws.Late > 0 {
-					txt += " ✕" + itoa(ws.Late)
+				// Late records in the legend's marks: ✕ dropped, ◇ set
+				// aside, ⊕ accepted (and fired again).
+				if d := ws.Late - ws.Side; d > 0 {
+					txt += " ✕" + itoa(d)
+				}
+				if ws.Side > 0 {
+					txt += " ◇" + itoa(ws.Side)
+				}
+				if ws.Redone > 0 {
+					txt += " ⊕" + itoa(ws.Redone)
 				}
 				b.el("text", txt, look("tm-wintext", "x", ftoa(x0+3), "y", ftoa(rowY+16))...)
 			}
@@ -462,8 +470,14 @@ func windowTitle(wh *stream.WindowHistory, ws stream.WindowState) string {
 	if ws.Cleared {
 		s += ", cleared"
 	}
-	if ws.Late > 0 {
-		s += ", " + itoa(ws.Late) + " too late for it"
+	if d := ws.Late - ws.Side; d > 0 {
+		s += ", " + itoa(d) + " too late for it, dropped"
+	}
+	if ws.Side > 0 {
+		s += ", " + itoa(ws.Side) + " too late for it, sent to the side output"
+	}
+	if ws.Redone > 0 {
+		s += ", " + plural(ws.Redone, "late record") + " accepted within the allowed lateness"
 	}
 	return s
 }

@@ -68,3 +68,31 @@ func TestStreamTextOfAJoin(t *testing.T) {
 	text := strings.Join(widget.StreamText(tr, tr.Steps()/2), " ")
 	assert.Contains(t, text, "Join paid_orders buffers")
 }
+
+// A window says what became of its late records in the legend's marks —
+// ✕ dropped, ◇ sent to the side output, ⊕ accepted and fired again — so a
+// window that counted its late clicks does not read as one that lost them.
+func TestWindowSaysWhatBecameOfItsLateRecords(t *testing.T) {
+	for _, c := range []struct {
+		knobs       map[string]string
+		label, what string
+	}{
+		{map[string]string{"lateness": "0s", "late": "drop"}, ">14 ✓ ✕4<", "4 too late for it, dropped"},
+		{map[string]string{"lateness": "0s", "late": "side-output"}, ">14 ✓ ◇4<", "4 too late for it, sent to the side output"},
+		{map[string]string{"lateness": "2m", "late": "drop"}, ">18 ✓×5 ⊕4<", "fired 5 times, 4 late records accepted within the allowed lateness"},
+	} {
+		tr := run(t, "stream/late-data", c.knobs)
+		st := stream.Of(tr)
+		require.Len(t, st.Late, 4, "%v", c.knobs)
+		step := int(st.Late[3].Step)
+		svg, _, _ := widget.StreamChart(tr, step, widget.ChartOptions{})
+		assert.Contains(t, svg, c.label, "%v", c.knobs)
+		assert.Contains(t, svg, "<title>per_minute [10:01:00, 10:02:00): ", "%v", c.knobs)
+		text := strings.Join(widget.StreamText(tr, step), " ")
+		assert.Contains(t, text, c.what, "%v", c.knobs)
+		if c.knobs["lateness"] == "2m" {
+			assert.NotContains(t, svg, "✕", "nothing was dropped")
+			assert.NotContains(t, text, "too late for it")
+		}
+	}
+}
