@@ -609,7 +609,25 @@ func StreamText(t *engine.Trace, step int) []string {
 	for ji, jh := range st.Joins {
 		l, r := st.Buffered(ji, step)
 		pairs := len(st.PairsAt(step))
-		out = append(out, "Join "+jh.Name+" buffers "+itoa(l)+" records of "+jh.Left+" and "+itoa(r)+" of "+jh.Right+"; "+itoa(pairs)+" pairs so far.")
+		line := "Join " + jh.Name + " buffers " + itoa(l) + " records of " + jh.Left + " and " + itoa(r) + " of " + jh.Right + "; " + itoa(pairs) + " pairs so far"
+		wm := watermark.None
+		for _, w := range jh.Watermarks {
+			if int(w.Step) > step {
+				break
+			}
+			wm = w.Value
+		}
+		line += "; its watermark, the minimum of its streams' leaving out an idle one, " + wmText(wm)
+		late := 0
+		for _, lp := range st.LateAt(step) {
+			if lp.Join && int(lp.Op) == ji {
+				late++
+			}
+		}
+		if late > 0 {
+			line += "; " + plural(late, "record") + " behind it, dropped or set aside: they never join"
+		}
+		out = append(out, line+".")
 	}
 	return out
 }
