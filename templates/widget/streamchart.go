@@ -214,8 +214,10 @@ func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, first vtime
 	if wm != watermark.None && wm != watermark.End && wm < lo {
 		lo = win.StartWithOffset(wm, 0, size) // the watermark held far back: widen to show it
 	}
+	// At most six intervals: on the chart's 528 px of event time that is
+	// 88 px a label, room for a time with milliseconds beside its neighbours.
 	tick := size
-	for (end-lo)/vtime.Time(tick) > 8 {
+	for (end-lo)/vtime.Time(tick) > 6 {
 		tick *= 2
 	}
 	return streamAxis{lo: lo, hi: end, tick: tick}
@@ -257,14 +259,17 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	b.void("line", look("tm-axis", "x1", ftoa(left), "y1", ftoa(y+14), "x2", ftoa(w-right), "y2", ftoa(y+14))...)
 	b.el("text", "event time", look("tm-tick", "x", "4", "y", ftoa(y+16))...)
 	for tk := ax.lo; tk <= ax.hi; tk = tk.Add(ax.tick) {
-		anchor := "middle"
-		switch {
-		case tk == ax.lo:
+		// Centred on its tick, unless that would run past an end of the
+		// axis (a monospaced 10 px label is about 6 px a character).
+		label := tk.String()
+		anchor, half := "middle", 3*float64(len(label))
+		switch px := x(tk); {
+		case px-half < left:
 			anchor = "start"
-		case tk.Add(ax.tick) > ax.hi:
+		case px+half > w-right:
 			anchor = "end"
 		}
-		b.el("text", tk.String(), look("tm-tick", "x", ftoa(x(tk)), "y", ftoa(y+10), "text-anchor", anchor)...)
+		b.el("text", label, look("tm-tick", "x", ftoa(x(tk)), "y", ftoa(y+10), "text-anchor", anchor)...)
 		b.void("line", look("tm-axis", "x1", ftoa(x(tk)), "y1", ftoa(y+12), "x2", ftoa(x(tk)), "y2", ftoa(y+16))...)
 	}
 	endPart(b, o)

@@ -3,6 +3,8 @@
 package widget_test
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -95,4 +97,48 @@ func TestWindowSaysWhatBecameOfItsLateRecords(t *testing.T) {
 			assert.NotContains(t, text, "too late for it")
 		}
 	}
+}
+
+// The event-time axis's labels never overlap, whatever the axis spans: a
+// watermark held far back widens it (join-skew's idle payments), and its
+// labels at the ends are anchored inside the axis.
+func TestStreamAxisLabelsDoNotOverlap(t *testing.T) {
+	tick := regexp.MustCompile(`<text x="([0-9.]+)" y="([0-9.]+)" text-anchor="(start|middle|end)" class="tm-tick">([^<]*)</text>`)
+	checked := 0
+	for _, c := range []struct {
+		id    string
+		knobs map[string]string
+	}{
+		{"stream/join-skew", map[string]string{"idleness": "30s"}},
+		{"stream/join-skew", nil},
+		{"stream/watermark-quiet-partition", nil},
+		{"stream/late-data", nil},
+		{"stream/session-window", nil},
+	} {
+		tr := run(t, c.id, c.knobs)
+		for n := 0; n <= tr.Steps(); n += max(1, tr.Steps()/40) {
+			svg, _, _ := widget.StreamChart(tr, n, widget.ChartOptions{})
+			type span struct{ lo, hi float64 }
+			rows := map[string][]span{}
+			for _, m := range tick.FindAllStringSubmatch(svg, -1) {
+				x, _ := strconv.ParseFloat(m[1], 64)
+				w := 6 * float64(len(m[4]))
+				lo := x - w/2
+				switch m[3] {
+				case "start":
+					lo = x
+				case "end":
+					lo = x - w
+				}
+				rows[m[2]] = append(rows[m[2]], span{lo, lo + w})
+			}
+			for y, spans := range rows {
+				for i := 1; i < len(spans); i++ {
+					require.LessOrEqual(t, spans[i-1].hi, spans[i].lo, "%s %v step %d: the labels at y=%s overlap", c.id, c.knobs, n, y)
+				}
+				checked++
+			}
+		}
+	}
+	require.Positive(t, checked)
 }
