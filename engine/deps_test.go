@@ -344,6 +344,60 @@ func TestImportLayersCatch(t *testing.T) {
 	assert.Len(t, v, 4)
 }
 
+// layeredPackages are the engine's packages the layers name, NONE left out.
+func layeredPackages(layers string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(layers, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		for _, f := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == '<' || r == ';' || r == ' ' || r == '\t' }) {
+			if f != "NONE" && !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// docPackages are the engine's packages docs/architecture.md names in
+// backquotes, as its table of packages does: `engine/window`, `engine`.
+func docPackages(doc string) map[string]bool {
+	out := map[string]bool{}
+	for _, part := range strings.Split(doc, "`")[1:] {
+		if part == "engine" || strings.HasPrefix(part, "engine/") && !strings.ContainsAny(part, " .*()<>") {
+			out[strings.TrimSuffix(part, "/")] = true
+		}
+	}
+	return out
+}
+
+// TestArchitectureNamesEveryLayeredPackage keeps docs/architecture.md and
+// the layers in step: every package the layers place is named in the
+// document, and every engine package the document names is placed.
+func TestArchitectureNamesEveryLayeredPackage(t *testing.T) {
+	doc, err := os.ReadFile("../docs/architecture.md")
+	require.NoError(t, err)
+	named := docPackages(string(doc))
+	placed := layeredPackages(layers)
+	require.Contains(t, placed, "engine/window")
+	for _, p := range placed {
+		assert.True(t, named[p], "%s is placed in engine/deps_test.go's layers but docs/architecture.md never names it; add it to the table of packages", p)
+	}
+	for p := range named {
+		assert.Contains(t, placed, p, "docs/architecture.md names %s, which engine/deps_test.go's layers do not place", p)
+	}
+}
+
+// TestArchitectureCheckCatches: a package the document leaves out, and
+// one it names that the layers do not place, are both seen.
+func TestArchitectureCheckCatches(t *testing.T) {
+	placed := layeredPackages("NONE < engine/a, engine/b < engine; # engine/c\nengine < engine/d;")
+	assert.Equal(t, []string{"engine/a", "engine/b", "engine", "engine/d"}, placed)
+	named := docPackages("| `engine/a` | x |\n| `engine` and `engine/e` | `engine/...` and `engine/b.go` |")
+	assert.Equal(t, map[string]bool{"engine/a": true, "engine": true, "engine/e": true}, named)
+}
+
 // heavyForBrowser lists packages that must not reach the browser module,
 // with what each would cost: the download budget (790 KB brotli for wasm
 // and scripts, pages.DownloadBudget) leaves no room for them. See

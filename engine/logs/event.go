@@ -22,6 +22,17 @@ import (
 // device emptying its buffer, a replay, a batch upload.
 const FaultBurst engine.FaultKind = "burst"
 
+// FaultProducerClock steps one producer's own clock forward or back by
+// Fault.By, as the clock of the device it runs on drifting or being
+// corrected would: the times its later events happened and its records'
+// timestamps move with it, and no other producer's do, even one reading
+// the same clock. A producer pinned to a partition is that partition's
+// clock, which is how the widget offers it.
+const FaultProducerClock engine.FaultKind = "producer-clock"
+
+// maxProducerJump bounds how far one producer-clock fault steps a clock.
+const maxProducerJump = 24 * vtime.Hour
+
 // maxAmount bounds an amount= a scenario gives, so that a window's sum of a
 // million of them stays far inside int64.
 const maxAmount = 1_000_000_000
@@ -314,7 +325,7 @@ func (l *world) planBurst(p *producer, b burstPlan) {
 // a step of its own.
 func (l *world) burst(p *producer, b burstPlan) {
 	if !b.hasFrom {
-		b.from = p.clock.Read(l.w.Now())
+		b.from = p.read(l.w.Now())
 	}
 	i := 0
 	var next func()
@@ -360,9 +371,36 @@ func (l *world) injectBurst(f engine.Fault) error {
 	if f.Key != "" {
 		b.keys = 1
 	}
-	b.from = p.clock.Read(l.w.Now()).Add(-f.For)
+	b.from = p.read(l.w.Now()).Add(-f.For)
 	b.every = f.For / vtime.Duration(f.Records)
 	l.planBurst(p, b)
 	l.w.Then(func() { l.burst(p, b) })
+	return nil
+}
+
+// read is producer p's clock at true time at: the clock it reads, plus
+// the steps its own clock took (FaultProducerClock).
+func (p *producer) read(at vtime.Time) vtime.Time { return p.clock.Read(at).Add(p.skew) }
+
+// injectProducerClock steps producer f.Producer's own clock by f.By.
+func (l *world) injectProducerClock(f engine.Fault) error {
+	p := l.producers[f.Producer]
+	if p == nil {
+		return prose.Errorf("unknown producer %q; this scenario's producers are %s", f.Producer, strings.Join(l.producerNames(), ", "))
+	}
+	if f.By == 0 || f.By > maxProducerJump || f.By < -maxProducerJump {
+		return prose.Errorf("a producer's clock is stepped by a non-zero amount of at most a day either way, not %s", f.By)
+	}
+	p.skew += f.By
+	dir, abs := "forward", f.By
+	if f.By < 0 {
+		dir, abs = "back", -f.By
+	}
+	where := ""
+	if p.pinned >= 0 {
+		where = " (partition " + strconv.Itoa(p.pinned) + " of " + p.topic.Name + ")"
+	}
+	l.w.Emit(p.name, engine.KindClockJump, -1, "%s's own clock%s is stepped %s by %s at %s, as a device's drifting clock would; it now reads %s, and the events it makes from now on say they happened by that clock.",
+		p.name, where, dir, abs, l.w.Now(), p.read(l.w.Now()))
 	return nil
 }

@@ -47,7 +47,7 @@ var commands = []string{"topic", "cdc", "publish", "crash", "producer", "produce
 
 func (domain) Faults() []engine.FaultKind { return faults }
 
-var faults = []engine.FaultKind{FaultAddPartition, FaultPause, FaultBurst}
+var faults = []engine.FaultKind{FaultAddPartition, FaultPause, FaultBurst, FaultProducerClock}
 
 func (domain) Open(w *engine.World) engine.Part {
 	return &world{w: w, topics: map[string]*TopicHistory{}, producers: map[string]*producer{}, groups: map[string]*groupState{}}
@@ -205,6 +205,8 @@ func (l *world) Inject(f engine.Fault) error {
 		return l.injectPause(f)
 	case FaultBurst:
 		return l.injectBurst(f)
+	case FaultProducerClock:
+		return l.injectProducerClock(f)
 	}
 	return prose.Errorf("the log world has no fault %q", string(f.Kind))
 }

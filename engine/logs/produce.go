@@ -35,6 +35,7 @@ type producer struct {
 	idempotent  bool
 	acks        string
 	clock       *engine.Clock
+	skew        vtime.Duration // steps of its own clock (FaultProducerClock), on top of clock's reading
 	pid         int32
 	seq         []int32
 	sticky      int // partition keyless records stick to, or -1
@@ -230,7 +231,7 @@ func (l *world) nextID(p *producer) string {
 // A producer that is offline keeps the event for later, or never makes it.
 func (l *world) send(p *producer, s sendPlan) {
 	if !s.hasTime {
-		s.happened, s.hasTime = p.clock.Read(l.w.Now()).Add(-s.lag), true
+		s.happened, s.hasTime = p.read(l.w.Now()).Add(-s.lag), true
 	}
 	if l.heldBack(p, s) {
 		return
@@ -260,7 +261,7 @@ func (l *world) send(p *producer, s sendPlan) {
 	id := l.keyOf(p, s.key, s.num)
 	seq, intent := l.intend(p, id, s.happened)
 	part := l.place(p, id, s.keyed)
-	now := p.clock.Read(l.w.Now())
+	now := p.read(l.w.Now())
 	rec := attempt{Record: topic.Record{KeyID: id, Keyed: s.keyed, Time: now, UpdatedAt: s.happened, Amount: s.amount, Seq: seq,
 		EventRef: p.topic.EventRefOf(s.id), Num: num, ProducerRef: p.ref, Intent: intent, Step: int32(l.w.NextStep())},
 		pid: p.pid, pseq: p.nextSeq(part)}

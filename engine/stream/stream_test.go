@@ -330,6 +330,58 @@ traffic a records=10 from=10:00:00 every=1s keys=3
 	assert.ErrorIs(t, err, stream.ErrNoStream)
 }
 
+// A partition's clock runs ahead: producer a, pinned to partition 0, has its
+// own clock stepped forward by a minute before anything is sent, so its
+// events say they happened a minute after they did. With one watermark
+// generator for the source, a drives it: after the tick at 10:00:00 the
+// watermark is 10:01:00 - 0s - 1 ms = 10:00:59.999, and every later record
+// of b and c (10:00:10 to 10:00:50, five each) falls in a 10-second window
+// whose last instant, at most 10:00:59.999, the watermark has reached:
+// ten dropped. Per partition the slow partitions hold the minimum and
+// nothing is late. Only a's times move, though the three read one clock.
+func TestAPartitionsClockRunsAhead(t *testing.T) {
+	fault := engine.Fault{AfterStep: 0, Kind: logs.FaultProducerClock, Producer: "a", By: vtime.Minute}
+	for scope, dropped := range map[string]int{"per-source": 10, "per-partition": 0} {
+		src := head + "watermark s bound=0s scope=" + scope + "\nwindow w from=s tumbling size=10s to=out\n" +
+			"traffic a records=6 from=10:00:00 every=10s keys=6\ntraffic b records=6 from=10:00:00 every=10s keys=6\ntraffic c records=6 from=10:00:00 every=10s keys=6\n"
+		tr, err := engine.RunWithFaults(parse(t, src), nil, 1, worlds.All(), []engine.Fault{fault})
+		require.NoError(t, err, scope)
+		e := tr.Events[0]
+		assert.Equal(t, engine.KindClockJump, e.Kind)
+		assert.Contains(t, tr.Narration(&e), "a's own clock (partition 0 of sales) is stepped forward by 1m", scope)
+		st := stream.Of(tr)
+		accepted, d, side := st.LateCounts(tr.Steps())
+		assert.Equal(t, [3]int{0, dropped, 0}, [3]int{accepted, d, side}, scope)
+		for _, part := range []int{0, 1} {
+			r, _ := st.Record(st.ArrivalID(int32(part)))
+			require.NotNil(t, r)
+			want := at("10:00:00")
+			if part == 0 {
+				want = at("10:01:00")
+			}
+			assert.Equal(t, want, r.UpdatedAt, "%s: partition %d's first event time", scope, part)
+			assert.Equal(t, want, r.Time, "%s: and its timestamp, the producer's clock at the send", scope)
+		}
+		if scope == "per-source" {
+			require.NotEmpty(t, st.Late)
+			assert.Equal(t, at("10:00:59.999"), st.Late[0].Watermark)
+			assert.Equal(t, at("10:00:10"), st.Late[0].Time)
+		}
+	}
+	f := parse(t, head+"traffic a records=2 from=10:00:00 every=1s keys=2\n")
+	for _, tc := range []struct {
+		fault engine.Fault
+		want  string
+	}{
+		{engine.Fault{Kind: logs.FaultProducerClock, Producer: "z", By: vtime.Second}, `unknown producer "z"; this scenario's producers are a, b, c`},
+		{engine.Fault{Kind: logs.FaultProducerClock, Producer: "a"}, "a producer's clock is stepped by a non-zero amount of at most a day either way, not 0s"},
+		{engine.Fault{Kind: logs.FaultProducerClock, Producer: "a", By: 25 * vtime.Hour}, "not 25h"},
+	} {
+		_, err := engine.RunWithFaults(f, nil, 1, worlds.All(), []engine.Fault{tc.fault})
+		assert.ErrorContains(t, err, tc.want)
+	}
+}
+
 // A processing-time window fires when the stream's clock reaches its end,
 // whatever the records' event times, and is never late.
 func TestProcessingTimeWindowsFireOnTheClock(t *testing.T) {

@@ -128,7 +128,9 @@ type WindowState struct {
 	Count   int64 // records it holds (accepted ones), over every key
 	Fired   int   // firings by then, over every key
 	Value   int64 // the aggregate of its latest firing, for a stream keyed by none
-	Late    int   // records that came too late for it (dropped or set aside)
+	Late    int   // records that came too late for it: dropped or set aside (Side of them)
+	Side    int   // of Late, the records sent to the side output
+	Redone  int   // late records it accepted within the allowed lateness, each firing it again
 	Cleared bool  // its state is gone: past its cleanup time
 }
 
@@ -158,11 +160,21 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 	dropped := map[int32]bool{} // arrivals a window dropped or set aside
 	for _, l := range t.LateAt(n) {
 		if !l.Join && int(l.Op) == i {
-			if window.Fate(l.Fate) != window.Accepted {
+			fate := window.Fate(l.Fate)
+			if fate != window.Accepted {
 				dropped[l.Arrival] = true
 			}
 			if l.Window.End > lo && l.Window.Start < hi {
-				get(l.Window).Late++
+				x := get(l.Window)
+				switch fate {
+				case window.Accepted:
+					x.Redone++
+				case window.SideOutput:
+					x.Late++
+					x.Side++
+				default:
+					x.Late++
+				}
 			}
 		}
 	}

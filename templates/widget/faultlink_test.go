@@ -25,6 +25,8 @@ func TestFaultsInALink(t *testing.T) {
 		{AfterStep: 8, Kind: logs.FaultPause, Group: "billing", Member: "c1", For: 3 * vtime.Minute},
 		{AfterStep: 5, Kind: engine.FaultClockJump, Clock: "till3", By: 5 * vtime.Minute},
 		{AfterStep: 40, Kind: logs.FaultBurst, Producer: "phone", Records: 12, For: vtime.Minute},
+		{AfterStep: 43, Kind: logs.FaultProducerClock, Producer: "till3", By: vtime.Minute},
+		{AfterStep: 44, Kind: logs.FaultProducerClock, Producer: "till1", By: -30 * vtime.Second},
 		{AfterStep: 41, Kind: stream.FaultStall, Stream: "tills", Partition: 2, For: 30 * vtime.Second},
 		{AfterStep: 42, Kind: stream.FaultDelay, Stream: "tills", Partition: 1, For: vtime.Minute, By: 45 * vtime.Second},
 	} {
@@ -42,7 +44,7 @@ func TestFaultsInALink(t *testing.T) {
 	assert.Equal(t, 11, st.Faults[0].AfterStep)
 	assert.Equal(t, 14, st.Faults[1].AfterStep)
 	assert.Equal(t, []string{
-		"fault=3~melt is not a fault: expected STEP~crash, STEP~jump~-5s, STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~30s, STEP~burst~PRODUCER~12~1m, STEP~stall~STREAM~2~30s or STEP~delay~STREAM~2~1m~45s; ignoring it",
+		"fault=3~melt is not a fault: expected STEP~crash, STEP~jump~-5s, STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~30s, STEP~burst~PRODUCER~12~1m, STEP~producer-clock~PRODUCER~1m, STEP~stall~STREAM~2~30s or STEP~delay~STREAM~2~1m~45s; ignoring it",
 		"fault=x~crash does not start with a step number; ignoring it",
 	}, problems)
 }

@@ -116,6 +116,8 @@ func FaultText(f engine.Fault) string {
 		return s + "pause~" + f.Group + "~" + f.Member + "~" + f.For.String()
 	case logs.FaultBurst:
 		return s + "burst~" + f.Producer + "~" + itoa(f.Records) + "~" + f.For.String()
+	case logs.FaultProducerClock:
+		return s + "producer-clock~" + f.Producer + "~" + f.By.String()
 	case stream.FaultStall:
 		return s + "stall~" + f.Stream + "~" + itoa(f.Partition) + "~" + f.For.String()
 	case stream.FaultDelay:
@@ -171,6 +173,12 @@ func ParseFault(text string) (engine.Fault, error) {
 			return bad("needs a number of events and a span such as 12~1m")
 		}
 		f.Kind, f.Producer, f.Records, f.For = logs.FaultBurst, args[0], n, d
+	case kind == "producer-clock" && len(args) == 2 && args[0] != "":
+		by, err := vtime.ParseDuration(args[1])
+		if err != nil || by == 0 {
+			return bad("needs a producer and how far its clock steps, such as till3~1m")
+		}
+		f.Kind, f.Producer, f.By = logs.FaultProducerClock, args[0], by
 	case (kind == "stall" && len(args) == 3 || kind == "delay" && len(args) == 4) && args[0] != "":
 		p, err1 := strconv.Atoi(args[1])
 		d, err2 := vtime.ParseDuration(args[2])
@@ -186,7 +194,7 @@ func ParseFault(text string) (engine.Fault, error) {
 			f.Kind, f.By = stream.FaultDelay, by
 		}
 	default:
-		return bad("is not a fault: expected STEP~crash, STEP~jump~-5s, STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~30s, STEP~burst~PRODUCER~12~1m, STEP~stall~STREAM~2~30s or STEP~delay~STREAM~2~1m~45s")
+		return bad("is not a fault: expected STEP~crash, STEP~jump~-5s, STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~30s, STEP~burst~PRODUCER~12~1m, STEP~producer-clock~PRODUCER~1m, STEP~stall~STREAM~2~30s or STEP~delay~STREAM~2~1m~45s")
 	}
 	return f, nil
 }

@@ -442,7 +442,7 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		return s.fork(f)
 	case "add-partition", "pause":
 		return s.forkOr(s.logFault(action, arg))
-	case "stall", "delay", "burst":
+	case "stall", "delay", "burst", "producer-clock":
 		return s.forkOr(s.streamFault(action, arg))
 	case "undo":
 		if len(s.history) == 0 {
@@ -550,24 +550,34 @@ const (
 	burstSpan    = vtime.Minute
 )
 
+// producerClockBy is how far "clock +1m" steps a producer's own clock: a
+// partition's clock, for a producer pinned to one.
+const producerClockBy = vtime.Minute
+
 // streamFault reads a fault of the stream world at the current step:
 // stall STREAM PARTITION LENGTH, delay STREAM PARTITION LENGTH (records
-// read delayBy later) or burst PRODUCER. The engine checks the rest when
-// it injects the fault.
+// read delayBy later), burst PRODUCER, or producer-clock PRODUCER (its own
+// clock producerClockBy ahead). The engine checks the rest when it injects
+// the fault.
 func (s *Session) streamFault(action, arg string) (engine.Fault, error) {
 	f := engine.Fault{AfterStep: s.st.Step}
-	if action == "burst" {
+	if action == "burst" || action == "producer-clock" {
 		lt := logs.Of(s.trace)
 		if lt == nil {
 			return f, logs.ErrNoLog
 		}
 		f.Kind, f.Producer, f.Records, f.For = logs.FaultBurst, strings.TrimSpace(arg), burstRecords, burstSpan
+		what := "to send a burst"
+		if action == "producer-clock" {
+			f = engine.Fault{AfterStep: s.st.Step, Kind: logs.FaultProducerClock, Producer: f.Producer, By: producerClockBy}
+			what = "whose clock to step"
+		}
 		for _, p := range lt.Producers {
 			if p.Name == f.Producer {
 				return f, nil
 			}
 		}
-		return f, prose.Errorf("this scenario has no producer %q to send a burst", f.Producer)
+		return f, prose.Errorf("this scenario has no producer %q %s", f.Producer, what)
 	}
 	return s.stallOrDelay(f, action, arg) // the stream world's: see worlds_stream.go
 }

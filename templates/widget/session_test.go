@@ -820,6 +820,13 @@ func TestSessionStreamFaults(t *testing.T) {
 	assert.ErrorContains(t, err, "positive length")
 	_, err = s.Act("burst", "till9")
 	assert.ErrorContains(t, err, `no producer "till9"`)
+	_, err = s.Act("producer-clock", "till9")
+	assert.ErrorContains(t, err, `no producer "till9" whose clock to step`)
+	clocks := d.ByTestID("btn-producer-clock")
+	require.Len(t, clocks, 3, "a partition's clock for each till, pinned to its partition")
+	assert.Equal(t, "till3", htmltest.Attr(clocks[2], "data-arg"))
+	assert.Contains(t, htmltest.Text(clocks[2]), "till3's clock (partition 2) +1m")
+	assert.Empty(t, d.ByTestID("btn-jump-clock"), "the tills read the shared clock: none has a clock of its own to jump")
 
 	for _, c := range []struct {
 		action, arg string
@@ -828,6 +835,7 @@ func TestSessionStreamFaults(t *testing.T) {
 		{"stall", "tills 1 3m0s", engine.Fault{AfterStep: 20, Kind: stream.FaultStall, Stream: "tills", Partition: 1, For: 3 * vtime.Minute}},
 		{"delay", "tills 0 1m0s", engine.Fault{AfterStep: 20, Kind: stream.FaultDelay, Stream: "tills", Partition: 0, For: vtime.Minute, By: delayBy}},
 		{"burst", "till2", engine.Fault{AfterStep: 20, Kind: logs.FaultBurst, Producer: "till2", Records: burstRecords, For: burstSpan}},
+		{"producer-clock", "till1", engine.Fault{AfterStep: 20, Kind: logs.FaultProducerClock, Producer: "till1", By: producerClockBy}},
 	} {
 		s := open(t, "stream/watermark-quiet-partition", "step=20")
 		rerun, err := s.Act(c.action, c.arg)

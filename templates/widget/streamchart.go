@@ -214,8 +214,10 @@ func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, first vtime
 	if wm != watermark.None && wm != watermark.End && wm < lo {
 		lo = win.StartWithOffset(wm, 0, size) // the watermark held far back: widen to show it
 	}
+	// At most six intervals: on the chart's 528 px of event time that is
+	// 88 px a label, room for a time with milliseconds beside its neighbours.
 	tick := size
-	for (end-lo)/vtime.Time(tick) > 8 {
+	for (end-lo)/vtime.Time(tick) > 6 {
 		tick *= 2
 	}
 	return streamAxis{lo: lo, hi: end, tick: tick}
@@ -257,14 +259,17 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	b.void("line", look("tm-axis", "x1", ftoa(left), "y1", ftoa(y+14), "x2", ftoa(w-right), "y2", ftoa(y+14))...)
 	b.el("text", "event time", look("tm-tick", "x", "4", "y", ftoa(y+16))...)
 	for tk := ax.lo; tk <= ax.hi; tk = tk.Add(ax.tick) {
-		anchor := "middle"
-		switch {
-		case tk == ax.lo:
+		// Centred on its tick, unless that would run past an end of the
+		// axis (a monospaced 10 px label is about 6 px a character).
+		label := tk.String()
+		anchor, half := "middle", 3*float64(len(label))
+		switch px := x(tk); {
+		case px-half < left:
 			anchor = "start"
-		case tk.Add(ax.tick) > ax.hi:
+		case px+half > w-right:
 			anchor = "end"
 		}
-		b.el("text", tk.String(), look("tm-tick", "x", ftoa(x(tk)), "y", ftoa(y+10), "text-anchor", anchor)...)
+		b.el("text", label, look("tm-tick", "x", ftoa(x(tk)), "y", ftoa(y+10), "text-anchor", anchor)...)
 		b.void("line", look("tm-axis", "x1", ftoa(x(tk)), "y1", ftoa(y+12), "x2", ftoa(x(tk)), "y2", ftoa(y+16))...)
 	}
 	endPart(b, o)
@@ -413,8 +418,16 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 						txt += "×" + itoa(ws.Fired)
 					}
 				}
-				if ws.Late > 0 {
-					txt += " ✕" + itoa(ws.Late)
+				// Late records in the legend's marks: ✕ dropped, ◇ set
+				// aside, ⊕ accepted (and fired again).
+				if d := ws.Late - ws.Side; d > 0 {
+					txt += " ✕" + itoa(d)
+				}
+				if ws.Side > 0 {
+					txt += " ◇" + itoa(ws.Side)
+				}
+				if ws.Redone > 0 {
+					txt += " ⊕" + itoa(ws.Redone)
 				}
 				b.el("text", txt, look("tm-wintext", "x", ftoa(x0+3), "y", ftoa(rowY+16))...)
 			}
@@ -462,8 +475,14 @@ func windowTitle(wh *stream.WindowHistory, ws stream.WindowState) string {
 	if ws.Cleared {
 		s += ", cleared"
 	}
-	if ws.Late > 0 {
-		s += ", " + itoa(ws.Late) + " too late for it"
+	if d := ws.Late - ws.Side; d > 0 {
+		s += ", " + itoa(d) + " too late for it, dropped"
+	}
+	if ws.Side > 0 {
+		s += ", " + itoa(ws.Side) + " too late for it, sent to the side output"
+	}
+	if ws.Redone > 0 {
+		s += ", " + plural(ws.Redone, "late record") + " accepted within the allowed lateness"
 	}
 	return s
 }
@@ -595,7 +614,25 @@ func StreamText(t *engine.Trace, step int) []string {
 	for ji, jh := range st.Joins {
 		l, r := st.Buffered(ji, step)
 		pairs := len(st.PairsAt(step))
-		out = append(out, "Join "+jh.Name+" buffers "+itoa(l)+" records of "+jh.Left+" and "+itoa(r)+" of "+jh.Right+"; "+itoa(pairs)+" pairs so far.")
+		line := "Join " + jh.Name + " buffers " + itoa(l) + " records of " + jh.Left + " and " + itoa(r) + " of " + jh.Right + "; " + itoa(pairs) + " pairs so far"
+		wm := watermark.None
+		for _, w := range jh.Watermarks {
+			if int(w.Step) > step {
+				break
+			}
+			wm = w.Value
+		}
+		line += "; its watermark, the minimum of its streams' leaving out an idle one, " + wmText(wm)
+		late := 0
+		for _, lp := range st.LateAt(step) {
+			if lp.Join && int(lp.Op) == ji {
+				late++
+			}
+		}
+		if late > 0 {
+			line += "; " + plural(late, "record") + " behind it, dropped or set aside: they never join"
+		}
+		out = append(out, line+".")
 	}
 	return out
 }

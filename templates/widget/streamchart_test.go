@@ -3,6 +3,8 @@
 package widget_test
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,4 +69,76 @@ func TestStreamTextOfAJoin(t *testing.T) {
 	tr := run(t, "stream/join-skew", nil)
 	text := strings.Join(widget.StreamText(tr, tr.Steps()/2), " ")
 	assert.Contains(t, text, "Join paid_orders buffers")
+}
+
+// A window says what became of its late records in the legend's marks —
+// ✕ dropped, ◇ sent to the side output, ⊕ accepted and fired again — so a
+// window that counted its late clicks does not read as one that lost them.
+func TestWindowSaysWhatBecameOfItsLateRecords(t *testing.T) {
+	for _, c := range []struct {
+		knobs       map[string]string
+		label, what string
+	}{
+		{map[string]string{"lateness": "0s", "late": "drop"}, ">14 ✓ ✕4<", "4 too late for it, dropped"},
+		{map[string]string{"lateness": "0s", "late": "side-output"}, ">14 ✓ ◇4<", "4 too late for it, sent to the side output"},
+		{map[string]string{"lateness": "2m", "late": "drop"}, ">18 ✓×5 ⊕4<", "fired 5 times, 4 late records accepted within the allowed lateness"},
+	} {
+		tr := run(t, "stream/late-data", c.knobs)
+		st := stream.Of(tr)
+		require.Len(t, st.Late, 4, "%v", c.knobs)
+		step := int(st.Late[3].Step)
+		svg, _, _ := widget.StreamChart(tr, step, widget.ChartOptions{})
+		assert.Contains(t, svg, c.label, "%v", c.knobs)
+		assert.Contains(t, svg, "<title>per_minute [10:01:00, 10:02:00): ", "%v", c.knobs)
+		text := strings.Join(widget.StreamText(tr, step), " ")
+		assert.Contains(t, text, c.what, "%v", c.knobs)
+		if c.knobs["lateness"] == "2m" {
+			assert.NotContains(t, svg, "✕", "nothing was dropped")
+			assert.NotContains(t, text, "too late for it")
+		}
+	}
+}
+
+// The event-time axis's labels never overlap, whatever the axis spans: a
+// watermark held far back widens it (join-skew's idle payments), and its
+// labels at the ends are anchored inside the axis.
+func TestStreamAxisLabelsDoNotOverlap(t *testing.T) {
+	tick := regexp.MustCompile(`<text x="([0-9.]+)" y="([0-9.]+)" text-anchor="(start|middle|end)" class="tm-tick">([^<]*)</text>`)
+	checked := 0
+	for _, c := range []struct {
+		id    string
+		knobs map[string]string
+	}{
+		{"stream/join-skew", map[string]string{"idleness": "30s"}},
+		{"stream/join-skew", nil},
+		{"stream/watermark-quiet-partition", nil},
+		{"stream/late-data", nil},
+		{"stream/session-window", nil},
+	} {
+		tr := run(t, c.id, c.knobs)
+		for n := 0; n <= tr.Steps(); n += max(1, tr.Steps()/40) {
+			svg, _, _ := widget.StreamChart(tr, n, widget.ChartOptions{})
+			type span struct{ lo, hi float64 }
+			rows := map[string][]span{}
+			for _, m := range tick.FindAllStringSubmatch(svg, -1) {
+				x, _ := strconv.ParseFloat(m[1], 64)
+				w := 6 * float64(len(m[4]))
+				lo := x - w/2
+				switch m[3] {
+				case "start":
+					lo = x
+				case "end":
+					lo = x - w
+				}
+				rows[m[2]] = append(rows[m[2]], span{lo, lo + w})
+			}
+			for y, spans := range rows {
+				for i := 1; i < len(spans); i++ {
+					require.LessOrEqual(t, spans[i-1].hi, spans[i].lo, "%s %v step %d: the labels at y=%s overlap", c.id, c.knobs, n, y)
+				}
+				checked++
+			}
+		}
+	}
+	require.Positive(t, checked)
 }

@@ -214,3 +214,53 @@ func TestGoldenStreamStage(t *testing.T) {
 	require.NoError(t, err, "no golden file; run go test ./templates/widget -run TestGolden -update")
 	assert.Equal(t, string(want), got, "the stream stage's HTML changed; if on purpose, run go test ./templates/widget -run TestGolden -update and review testdata/")
 }
+
+// A join's box takes the records of both its streams, says when one came
+// behind the join's watermark and was dropped, lists its late records, and
+// says its watermark — the minimum of its streams', an idle one left out —
+// which neither stream's lane shows.
+func TestJoinBoxSaysItsWatermarkAndItsLateRecords(t *testing.T) {
+	tr := run(t, "stream/join-skew", map[string]string{"idleness": "30s"})
+	st := stream.Of(tr)
+	require.NotEmpty(t, st.Late)
+	l := st.Late[0]
+	require.True(t, l.Join)
+	at := draw(t, tr, stateAt(int(l.Step)))
+	rec := at.One(t, "op-record")
+	assert.Equal(t, "dropped", htmltest.Attr(rec, "data-state"), "a payment, read from the join's right stream, dropped as late")
+	assert.Contains(t, htmltest.Text(rec), "✕ dropped: behind the join's watermark")
+	assert.Equal(t, "Watermark 10:03:24.999: the minimum of ordered's 10:03:24.999 and paid's 10:00:44.999 (idle, left out)",
+		htmltest.Text(at.One(t, "join-watermark")))
+	assert.Contains(t, htmltest.Text(at.One(t, "late-count")), "1 dropped, 0 to the side output; they never join")
+	assert.Len(t, at.ByTestID("late-chip"), 1)
+	text := strings.Join(widget.StreamText(tr, int(l.Step)), " ")
+	assert.Contains(t, text, "its watermark, the minimum of its streams' leaving out an idle one, 10:03:24.999; 1 record behind it")
+
+	// Without idleness the join waits for the payments: it takes them into
+	// its buffer, and nothing is late.
+	tr = run(t, "stream/join-skew", nil)
+	st = stream.Of(tr)
+	require.Empty(t, st.Late)
+	paid := -1
+	for i, sh := range st.Streams {
+		if sh.Name == "paid" {
+			paid = i
+		}
+	}
+	require.GreaterOrEqual(t, paid, 0)
+	step := 0
+	for _, a := range st.Arrivals {
+		if int(a.Stream) == paid {
+			step = int(a.Step)
+			break
+		}
+	}
+	require.Positive(t, step)
+	at = draw(t, tr, stateAt(step))
+	rec = at.One(t, "op-record")
+	assert.Equal(t, "taken", htmltest.Attr(rec, "data-state"))
+	assert.Contains(t, htmltest.Text(rec), "bank-1")
+	assert.Contains(t, htmltest.Text(rec), "→ its buffer")
+	assert.Empty(t, at.ByTestID("late-count"))
+	assert.NotContains(t, htmltest.Text(at.One(t, "join-watermark")), "idle")
+}

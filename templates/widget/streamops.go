@@ -7,6 +7,8 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/stream"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/watermark"
 	win "github.com/tidemark/tidemark/engine/window"
 )
 
@@ -91,13 +93,23 @@ func opsStation(b *builder, v *atStep) {
 			head += " → " + oh.Target
 		}
 		b.el("p", head, "class", "tm-op-title")
-		wi := -1
-		if oh.Kind == "window" {
+		wi, ji := -1, -1
+		switch oh.Kind {
+		case "window":
 			for i, wh := range st.Windows {
 				if wh.Name == oh.Name {
 					wi = i
 				}
 			}
+		case "join":
+			for i, jh := range st.Joins {
+				if jh.Name == oh.Name {
+					ji = i
+				}
+			}
+		}
+		if ji >= 0 {
+			joinWatermarkLine(b, st, ji, n)
 		}
 		// The records it took at this step: those its stream read, or,
 		// with a buffer, those it took off the buffer (a record read is
@@ -106,7 +118,8 @@ func opsStation(b *builder, v *atStep) {
 		more := 0
 		var reads []int32
 		for a := lo; a < hi; a++ {
-			if st.Streams[st.Arrivals[a].Stream].Name == oh.Stream {
+			name := st.Streams[st.Arrivals[a].Stream].Name
+			if name == oh.Stream || ji >= 0 && name == st.Joins[ji].Right {
 				reads = append(reads, int32(a))
 			}
 		}
@@ -125,6 +138,19 @@ func opsStation(b *builder, v *atStep) {
 			state, note := "taken", "→ "+pick(oh.Target != "", oh.Target, "its state")
 			if k < queued {
 				state, note = "queued", "→ its buffer"
+			}
+			if ji >= 0 {
+				note = "→ its buffer"
+				for k := fresh; k < len(late); k++ {
+					l := &late[k]
+					if !l.Join || int(l.Op) != ji || l.Arrival != int32(a) {
+						continue
+					}
+					state, note = "dropped", "✕ dropped: behind the join's watermark"
+					if win.Fate(l.Fate) == win.SideOutput {
+						state, note = "side", "◇ late: to the side output"
+					}
+				}
 			}
 			if wi >= 0 {
 				note = "→ its window"
@@ -164,7 +190,10 @@ func opsStation(b *builder, v *atStep) {
 			b.el("p", "◫ "+plural(p, "row")+" pending in a transaction: not visible until the checkpoint completes", "class", "tm-op-pending", "data-testid", "op-pending")
 		}
 		if wi >= 0 {
-			lateTray(b, st, wi, late)
+			lateTray(b, st, false, wi, late)
+		}
+		if ji >= 0 {
+			lateTray(b, st, true, ji, late)
 		}
 		if oh.Target != "" {
 			replayLine(b, st, oh.Stream, n)
@@ -175,15 +204,53 @@ func opsStation(b *builder, v *atStep) {
 	b.fclose("section")
 }
 
-// lateTray lists window operator wi's late records by step n, the latest
-// first, each with what became of it in a glyph and words: dropped records
-// stay here, where they were left.
-func lateTray(b *builder, st *stream.Trace, wi int, late []stream.LatePoint) {
+// joinWatermarkLine says join ji's watermark after step n, the minimum of
+// its two streams' watermarks leaving out an idle one: the watermark its
+// late records were behind, which neither stream's lane shows.
+func joinWatermarkLine(b *builder, st *stream.Trace, ji, n int) {
+	jh := st.Joins[ji]
+	wm := watermark.None
+	for _, w := range jh.Watermarks {
+		if int(w.Step) > n {
+			break
+		}
+		wm = w.Value
+	}
+	input := func(name string) string {
+		for si, sh := range st.Streams {
+			if sh.Name == name {
+				w, idle := st.Watermark(si, -1, n)
+				if idle {
+					return name + "'s " + wmText(w) + " (idle, left out)"
+				}
+				return name + "'s " + wmText(w)
+			}
+		}
+		return name
+	}
+	b.el("p", "Watermark "+wmText(wm)+": the minimum of "+input(jh.Left)+" and "+input(jh.Right), "class", "tm-note", "data-testid", "join-watermark")
+}
+
+// wmText prints a watermark, None and the end of time in words.
+func wmText(w vtime.Time) string {
+	switch w {
+	case watermark.None:
+		return "none yet"
+	case watermark.End:
+		return "the end of time"
+	}
+	return w.String()
+}
+
+// lateTray lists the late records of window operator i (of join i when
+// join) by step n, the latest first, each with what became of it in a
+// glyph and words: dropped records stay here, where they were left.
+func lateTray(b *builder, st *stream.Trace, join bool, i int, late []stream.LatePoint) {
 	var mine []int
 	dropped, side, accepted := 0, 0, 0
 	for k := range late {
 		l := &late[k]
-		if l.Join || int(l.Op) != wi {
+		if l.Join != join || int(l.Op) != i {
 			continue
 		}
 		mine = append(mine, k)
@@ -200,8 +267,16 @@ func lateTray(b *builder, st *stream.Trace, wi int, late []stream.LatePoint) {
 		return
 	}
 	words := "Late so far: " + itoa(dropped) + " dropped, " + itoa(side) + " to the side output, " + itoa(accepted) + " counted"
+	name := ""
+	if join {
+		// A join has no allowed lateness: nothing late is counted.
+		words = "Late so far: " + itoa(dropped) + " dropped, " + itoa(side) + " to the side output; they never join"
+		name = st.Joins[i].Name
+	} else {
+		name = st.Windows[i].Name
+	}
 	b.el("p", words, "class", "tm-note", "data-testid", "late-count")
-	b.open("ul", "class", "tm-slots tm-late-tray", "aria-label", "Late records of "+st.Windows[wi].Name+", latest first")
+	b.open("ul", "class", "tm-slots tm-late-tray", "aria-label", "Late records of "+name+", latest first")
 	for i := len(mine) - 1; i >= 0 && i >= len(mine)-maxLateChips; i-- {
 		l := &late[mine[i]]
 		state, note := "accepted", "⊕ counted"

@@ -89,8 +89,17 @@ func streamFaults(b *builder, t *engine.Trace, s State) {
 	b.el("button", "⇶ Send the burst here", "type", "button", "class", "tm-btn", "data-act", "burst", "data-testid", "btn-burst",
 		"title", "sends "+itoa(burstRecords)+" events whose event times spread over the last "+burstSpan.String())
 	b.close("span")
+	// A partition's clock: the own clock of the producer pinned to it,
+	// whatever clock it reads, so that one partition's event times run
+	// ahead of the others'. A producer the partitioner places, on a clock
+	// of its own, has that clock stepped.
 	for _, p := range lt.Producers {
-		if p.Clock != "" && p.Clock != "source" {
+		switch {
+		case p.Partition >= 0:
+			b.el("button", "⏩ "+p.Name+"'s clock (partition "+itoa(p.Partition)+") +"+producerClockBy.String()+" here", "type", "button", "class", "tm-btn",
+				"data-act", "producer-clock", "data-arg", p.Name, "data-testid", "btn-producer-clock",
+				"title", "from this step on, "+p.Name+"'s events say they happened "+producerClockBy.String()+" later than they did: its partition's event times, and its watermark, jump ahead")
+		case p.Clock != "" && p.Clock != "source":
 			b.el("button", p.Name+"'s clock +1m here", "type", "button", "class", "tm-btn",
 				"data-act", "jump-clock", "data-arg", "+1m "+p.Clock, "data-testid", "btn-jump-clock")
 		}

@@ -52,6 +52,23 @@ func TestStreamStage(t *testing.T) {
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
+// TestStreamPartitionClock: a learner pushes one partition's clock a
+// minute ahead from the widget, and the next step says so; the fork lands
+// in the address.
+func TestStreamPartitionClock(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/stream/watermark-fastest-partition?step=10")
+	require.Equal(t, 10, step(t, ctx))
+	sel := `[data-testid="btn-producer-clock"][data-arg="till1"]`
+	assert.Contains(t, text(t, ctx, sel), "till1's clock (partition 0) +1m here")
+	press(t, ctx, sel)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="panel-compare"]`))))
+	waitFor(t, ctx, "the fault in the address", `location.search.includes("10~producer-clock~till1~1m")`)
+	press(t, ctx, `[data-testid="btn-forward"]`)
+	require.Equal(t, 11, step(t, ctx))
+	assert.Contains(t, text(t, ctx, `[data-testid="narration"]`), "till1's own clock (partition 0 of sales) is stepped forward by 1m")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
 // TestStreamJoinsTheStage: the stream chart is a station of the stage, not
 // a section of the page: at 1280 px the log, the stream and the targets
 // stand left to right in one row; at 360 px they stack, the chart keeps its

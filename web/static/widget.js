@@ -588,6 +588,10 @@
       } else if (act === "jump-clock") {
         this.stop();
         this.act("jump", el.dataset.arg || "");
+      } else if (act === "producer-clock") {
+        // A partition's clock: the own clock of the producer pinned to it.
+        this.stop();
+        this.act("producer-clock", el.dataset.arg || "");
       } else if (act === "undo") {
         this.stop();
         this.act("undo", "");
