@@ -180,14 +180,16 @@ func (t *Trace) WhyLate(i int) string {
 	if l.Join {
 		return head + "; " + t.lateClause(l) + "."
 	}
-	fired := ", which had not fired yet"
+	// A window no record reached before its end never fired: in Flink it
+	// does not exist until a record creates it.
+	fired, before := ", which had held no record, so it never fired, though the watermark had passed its end", false
 	for k := range t.Firings {
 		f := &t.Firings[k]
 		if f.Step >= l.Step {
 			break
 		}
 		if int(f.Op) == int(l.Op) && f.Key == l.Key && f.Window == l.Window {
-			fired = prose.F(", which fired at watermark %s (at %s)", Time(f.At), t.t.Events[f.Step-1].At)
+			fired, before = prose.F(", which fired at watermark %s (at %s)", Time(f.At), t.t.Events[f.Step-1].At), true
 			break
 		}
 	}
@@ -195,7 +197,11 @@ func (t *Trace) WhyLate(i int) string {
 	s := prose.F("%s; its event time %s puts it in %s%s; allowed lateness %s", head, l.Time, l.Window, fired, l.Lateness)
 	switch window.Fate(l.Fate) {
 	case window.Accepted:
-		return prose.F("%s, which keeps the window until the watermark reaches %s; the watermark was %s, so the record was added and the window fired again at once with everything it holds.", s, keep, Time(l.Watermark))
+		again := "fired again at once with everything it holds"
+		if !before {
+			again = "fired at once, late, with the record alone"
+		}
+		return prose.F("%s, which keeps the window until the watermark reaches %s; the watermark was %s, so the record was added and the window %s.", s, keep, Time(l.Watermark), again)
 	case window.SideOutput:
 		return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record went to the late-data side output, which numLateRecordsDropped does not count.", s, keep, Time(l.Watermark))
 	}

@@ -535,3 +535,25 @@ produce bank at=10:01:10 key=2 event=10:00:25
 	require.NoError(t, err)
 	assert.Contains(t, stream.Explain(jt, "2", jt.Steps()), "Key 2 of j: the truth has 1 pair in the interval, the join has emitted 0; bank-1 arrived at 10:01:10 from payments-0")
 }
+
+// TestWhyLateForAWindowThatNeverFired explains a late record whose window
+// no record reached in time: it never fired (in Flink it does not exist
+// until a record creates it), so within the allowed lateness the record
+// fires it for the first time, and past it the record is dropped.
+func TestWhyLateForAWindowThatNeverFired(t *testing.T) {
+	src := one + `watermark s bound=0s emit=per-record
+key-by s none
+window w from=s tumbling size=10s lateness=10s to=out
+produce a at=10:00:25 event=10:00:25
+produce a at=10:00:26 event=10:00:12
+produce a at=10:00:27 event=10:00:03
+`
+	_, st := run(t, src)
+	require.Len(t, st.Late, 2)
+	require.Equal(t, window.Accepted, window.Fate(st.Late[0].Fate))
+	assert.Contains(t, st.WhyLate(0), "puts it in [10:00:10, 10:00:20), which had held no record, so it never fired, though the watermark had passed its end")
+	assert.Contains(t, st.WhyLate(0), "the window fired at once, late, with the record alone.")
+	require.Equal(t, window.Dropped, window.Fate(st.Late[1].Fate))
+	assert.Contains(t, st.WhyLate(1), "puts it in [10:00:00, 10:00:10), which had held no record, so it never fired")
+	assert.Contains(t, st.WhyLate(1), "so the record was dropped and counted in numLateRecordsDropped.")
+}
