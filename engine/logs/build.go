@@ -73,7 +73,7 @@ func (l *world) capture(c scenario.Command) error {
 		return scenario.Errorf(from.ValuePos, "unknown source table %q; declare it first with `source %s key=...`", from.Value, from.Value)
 	}
 	if cp.delay < 0 {
-		return scenario.Errorf(c.Pos, "expected delay= to be zero or positive")
+		return scenario.Errorf(scenario.ValueAt(c, "delay"), "expected delay= to be zero or positive")
 	}
 	h, err := l.topicArg(to)
 	if err != nil {
@@ -410,7 +410,7 @@ func (l *world) pollLine(c scenario.Command) error {
 		return err
 	}
 	if pl.process < 0 {
-		return scenario.Errorf(c.Pos, "expected process= to be zero or positive")
+		return scenario.Errorf(scenario.ValueAt(c, "process"), "expected process= to be zero or positive")
 	}
 	l.w.Expect(3, 0, 0)
 	l.w.Schedule(at, func() { l.poll(g, pl) })

@@ -296,7 +296,7 @@ func (l *world) burstLine(c scenario.Command) error {
 		return scenario.Errorf(c.Pos, "burst needs records=N")
 	}
 	if b.every < 0 {
-		return scenario.Errorf(c.Pos, "expected event-every= to be zero or positive")
+		return scenario.Errorf(scenario.ValueAt(c, "event-every"), "expected event-every= to be zero or positive")
 	}
 	if b.keys == 0 {
 		b.keys = b.records

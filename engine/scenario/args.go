@@ -38,6 +38,17 @@ func (a *Args) Fail(pos Pos, format string, v ...any) {
 	}
 }
 
+// ValueAt is where the value of c's argument key starts, or where c starts
+// when it has no such argument: the place an error about that value points.
+func ValueAt(c Command, key string) Pos {
+	for _, x := range c.Args {
+		if x.Key == key {
+			return x.ValuePos
+		}
+	}
+	return c.Pos
+}
+
 // Find returns the argument with key, marking it used; a key given twice is a problem.
 func (a *Args) Find(key string) (Arg, bool) {
 	a.known = append(a.known, key)

@@ -116,10 +116,10 @@ func (s *world) checkpointLine(c scenario.Command) error {
 		return scenario.Errorf(c.Pos, "the job already has a checkpoint line; it takes one interval")
 	}
 	if every < 100*vtime.Millisecond {
-		return scenario.Errorf(c.Pos, "expected every= to be at least 100ms")
+		return scenario.Errorf(scenario.ValueAt(c, "every"), "expected every= to be at least 100ms")
 	}
 	if timeout <= 0 {
-		return scenario.Errorf(c.Pos, "expected timeout= to be positive")
+		return scenario.Errorf(scenario.ValueAt(c, "timeout"), "expected timeout= to be positive")
 	}
 	j.on, j.timeout = true, timeout
 	j.grid = checkpoint.Grid{From: watermark.None, Every: every}
@@ -148,7 +148,7 @@ func (s *world) failLine(c scenario.Command) error {
 		return scenario.Errorf(n.Pos, "unknown stream or operator %q; fail names one declared above it", n.Value)
 	}
 	if restart < 0 || restart > 24*vtime.Hour {
-		return scenario.Errorf(c.Pos, "expected restart= to be zero or positive, within a day")
+		return scenario.Errorf(scenario.ValueAt(c, "restart"), "expected restart= to be zero or positive, within a day")
 	}
 	if point == "never" {
 		return nil // a knob may switch a failure off

@@ -31,13 +31,13 @@ stream s from=orders
 func TestBadStateLines(t *testing.T) {
 	for _, tc := range []struct{ line, pos, want string }{
 		{"checkpoint", "s.tdm:8:1", "checkpoint needs every=D"},
-		{"checkpoint every=50ms", "s.tdm:8:1", "expected every= to be at least 100ms"},
-		{"checkpoint every=10s timeout=0s", "s.tdm:8:1", "expected timeout= to be positive"},
+		{"checkpoint every=50ms", "s.tdm:8:18", "expected every= to be at least 100ms"},
+		{"checkpoint every=10s timeout=0s", "s.tdm:8:30", "expected timeout= to be positive"},
 		{"checkpoint every=10s\ncheckpoint every=5s", "s.tdm:9:1", "already has a checkpoint line"},
 		{"fail nope at=10:00:00", "s.tdm:8:6", `unknown stream or operator "nope"`},
 		{"fail s at=10:00:00 point=maybe", "s.tdm:8:26", "expected point= to be one of now, barrier, snapshot, commit or never"},
 		{"fail s at=10:00:00 point=barrier", "s.tdm:8:1", "waits for a checkpoint, and this scenario takes none"},
-		{"fail s at=10:00:00 restart=-1s", "s.tdm:8:1", "expected restart= to be zero or positive"},
+		{"fail s at=10:00:00 restart=-1s", "s.tdm:8:28", "expected restart= to be zero or positive"},
 		{"fail s", "s.tdm:8:1", "fail needs at=HH:MM:SS"},
 		{"read nope at=10:00:00", "s.tdm:8:6", `unknown target "nope"`},
 		{"read out at=10:00:00 isolation=serializable", "s.tdm:8:32", "expected isolation= to be one of read-committed or read-uncommitted"},

@@ -323,7 +323,7 @@ func (s *world) streamLine(c scenario.Command) error {
 		s.jobHist() // readers with a cost: the second part's lag and utilisation
 	}
 	if st.lag < 0 {
-		return scenario.Errorf(c.Pos, "expected lag= to be zero or positive")
+		return scenario.Errorf(scenario.ValueAt(c, "lag"), "expected lag= to be zero or positive")
 	}
 	if st.clock = s.w.Clock(clock); st.clock == nil {
 		return scenario.Errorf(c.Pos, "unknown clock %q; declare it first with `clock %s`", clock, clock)
@@ -507,7 +507,7 @@ func (s *world) mapLine(c scenario.Command) error {
 		return scenario.Errorf(c.Pos, "map needs shift= or scale=")
 	}
 	if shift < -24*vtime.Hour || shift > 24*vtime.Hour {
-		return scenario.Errorf(c.Pos, "expected shift= within a day either way, found %s", shift)
+		return scenario.Errorf(scenario.ValueAt(c, "shift"), "expected shift= within a day either way, found %s", shift)
 	}
 	st.shift += shift
 	st.scale *= int64(scale)
@@ -724,7 +724,7 @@ func (s *world) slowLine(c scenario.Command) error {
 		return scenario.Errorf(c.Pos, "%s needs until= after %s", c.Name, map[bool]string{true: "at=", false: "from="}[sl.stall])
 	}
 	if !sl.stall && sl.by <= 0 {
-		return scenario.Errorf(c.Pos, "expected by= to be positive")
+		return scenario.Errorf(scenario.ValueAt(c, "by"), "expected by= to be positive")
 	}
 	st.slows = append(st.slows, sl)
 	s.w.Schedule(sl.from, func() { st.noteSlow(sl) })
