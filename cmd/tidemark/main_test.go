@@ -122,6 +122,8 @@ var goldenKnobs = []string{
 	"stream__state-ttl@ttl=1m",
 	"stream__hot-key@load=10x",
 	"stream__serving-publish@commit=two-phase",
+	"stream__join-skew@idleness=30s",
+	"stream__late-data@lateness=2m",
 }
 
 // TestGoldenKnobs runs the knob settings of goldenKnobs and compares the

@@ -67,16 +67,25 @@ type WatermarkPoint struct {
 }
 
 // Join is one join's pairs: how many the truth has, how many it emitted,
-// and the pairs that never joined, by record.
+// the pairs that never joined, by record, and the records it found late
+// (the reason pairs go missing when one side's watermark runs ahead).
 type Join struct {
-	Operator string   `json:"operator"`
-	Truth    int      `json:"truth_pairs"`
-	Emitted  int      `json:"emitted_pairs"`
-	Unjoined []string `json:"unjoined"`
+	Operator string       `json:"operator"`
+	Truth    int          `json:"truth_pairs"`
+	Emitted  int          `json:"emitted_pairs"`
+	Unjoined []string     `json:"unjoined"`
+	Late     []LateRecord `json:"late"`
 }
 
 func aggregate(a window.Acc) Aggregate {
 	return Aggregate{Count: a.Count, Sum: a.Sum, Min: a.Min, Max: a.Max}
+}
+
+// lateRecord is late record k of the trace, a window's or a join's.
+func lateRecord(st *stream.Trace, k int) LateRecord {
+	l := &st.Late[k]
+	return LateRecord{Step: int(l.Step), Record: st.RecordName(st.ArrivalID(l.Arrival)), Fate: window.Fate(l.Fate).String(),
+		Watermark: stream.Time(l.Watermark), Why: st.WhyLate(k)}
 }
 
 // buildStream fills the stream world's sections of the report.
@@ -105,9 +114,7 @@ func buildStream(r *Report, t *engine.Trace) {
 				w.Firings = append(w.Firings, x)
 			}
 			for _, k := range res.Late {
-				l := &st.Late[k]
-				w.Late = append(w.Late, LateRecord{Step: int(l.Step), Record: st.RecordName(st.ArrivalID(l.Arrival)), Fate: window.Fate(l.Fate).String(),
-					Watermark: stream.Time(l.Watermark), Why: st.WhyLate(k)})
+				w.Late = append(w.Late, lateRecord(st, k))
 			}
 			r.Windows = append(r.Windows, w)
 		}
@@ -131,9 +138,14 @@ func buildStream(r *Report, t *engine.Trace) {
 	}
 	for i, jh := range st.Joins {
 		want, got := st.JoinTruth(i, n)
-		j := Join{Operator: jh.Name, Truth: len(want), Emitted: len(got), Unjoined: []string{}}
+		j := Join{Operator: jh.Name, Truth: len(want), Emitted: len(got), Unjoined: []string{}, Late: []LateRecord{}}
 		for _, m := range stream.Unmatched(got, want) {
 			j.Unjoined = append(j.Unjoined, st.RecordName(m.Left)+"+"+st.RecordName(m.Right))
+		}
+		for k := range st.Late {
+			if l := &st.Late[k]; l.Join && int(l.Op) == i {
+				j.Late = append(j.Late, lateRecord(st, k))
+			}
 		}
 		r.Joins = append(r.Joins, j)
 	}
