@@ -281,51 +281,14 @@ func claimKeys(a scenario.Arg) ([]string, error) {
 }
 
 // appendClaimKeys appends to out the keys of list, a part of claim a, each
-// followed by suffix. It refuses a list that would make out longer than
-// maxClaimKeys before spelling any of it, and works every size out without
-// overflow, for ranges at the edges of int64 too.
+// followed by suffix, refusing a list that would make out longer than
+// maxClaimKeys before spelling any of it.
 func appendClaimKeys(out []string, a scenario.Arg, list, suffix string) ([]string, error) {
-	parts := strings.Split(list, ",")
-	type span struct{ lo, n int64 } // n keys from lo; n == 0 for a single key
-	spans := make([]span, len(parts))
-	total := len(out)
-	for i, part := range parts {
-		rest := part
-		if j := strings.LastIndexByte(part, ':'); j >= 0 {
-			rest = part[j+1:]
-		}
-		total++
-		l, r, isRange := strings.Cut(rest, "..")
-		switch {
-		case part == "":
-			return nil, errorf(a.ValuePos, "expected keys separated by commas, found an empty one in %q", a.Value)
-		case !isRange:
-			continue
-		}
-		lo, err1 := strconv.ParseInt(l, 10, 64)
-		hi, err2 := strconv.ParseInt(r, 10, 64)
-		// hi-lo can overflow int64; as unsigned it is exact when hi >= lo.
-		if err1 != nil || err2 != nil || hi < lo || uint64(hi)-uint64(lo) >= maxClaimKeys {
-			return nil, errorf(a.ValuePos, "expected a key range such as 90..94 (whole numbers, at most %d keys), found %q", maxClaimKeys, part)
-		}
-		spans[i] = span{lo: lo, n: int64(uint64(hi) - uint64(lo) + 1)}
-		total += int(spans[i].n) - 1
-	}
-	if total > maxClaimKeys {
+	out, err := scenario.AppendKeys(out, a, list, maxClaimKeys, true, suffix)
+	if err == scenario.ErrTooManyKeys {
 		return nil, errorf(a.ValuePos, "expected at most %d keys in one claim, ranges counted key by key; %s= names more", maxClaimKeys, a.Key)
 	}
-	for i, part := range parts {
-		if spans[i].n == 0 {
-			out = append(out, part+suffix)
-			continue
-		}
-		prefix := part[:strings.LastIndexByte(part, ':')+1]
-		// Counting rather than comparing with hi ends at math.MaxInt64 too.
-		for k := range spans[i].n {
-			out = append(out, prefix+strconv.FormatInt(spans[i].lo+k, 10)+suffix)
-		}
-	}
-	return out, nil
+	return out, err
 }
 
 // dupClaims reads the list of a duplicated= claim: KEYxCOUNT items, where

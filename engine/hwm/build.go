@@ -275,8 +275,8 @@ func (h *world) scheduleStatement(c scenario.Command, n, op scenario.Arg, body [
 	if x, ok := a.Find(s.table.Key); ok {
 		// A statement's keys cost a row and a key each: a list longer than
 		// half the budget left would pass it.
-		keys, err := splitKeys(x, h.w.Room()/2)
-		if err == errTooManyKeys {
+		keys, err := scenario.AppendKeys(nil, x, x.Value, h.w.Room()/2, false, "")
+		if err == scenario.ErrTooManyKeys {
 			return h.w.BudgetError(c.Pos)
 		}
 		if err != nil {

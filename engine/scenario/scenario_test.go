@@ -137,3 +137,27 @@ func TestErrorsClipWhatTheyRepeat(t *testing.T) {
 	wide := strings.Repeat("é", 50) // two bytes each: the cut keeps whole characters
 	assert.Equal(t, `f.tdm:1:1: found "`+strings.Repeat("é", 30)+`… (100 bytes)"`, scenario.Errorf(scenario.Pos{File: "f.tdm", Line: 1, Col: 1}, "found %q", wide).Error())
 }
+
+// TestAppendKeys reads key lists as every world writes them: single keys,
+// ranges, a NAME: prefix where the caller allows it, a suffix, and a limit
+// it refuses before spelling anything, with ranges at the edges of int64.
+func TestAppendKeys(t *testing.T) {
+	arg := func(v string) scenario.Arg {
+		return scenario.Arg{Key: "keys", Value: v, ValuePos: scenario.Pos{File: "k.tdm", Line: 2, Col: 6}}
+	}
+	got, err := scenario.AppendKeys(nil, arg("3,7..9"), "3,7..9", 10, false, "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"3", "7", "8", "9"}, got)
+	got, err = scenario.AppendKeys([]string{"x"}, arg("fct:1..2,5"), "fct:1..2,5", 10, true, "x2")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"x", "fct:1x2", "fct:2x2", "5x2"}, got)
+	got, err = scenario.AppendKeys(nil, arg("9223372036854775806..9223372036854775807"), "9223372036854775806..9223372036854775807", 10, false, "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"9223372036854775806", "9223372036854775807"}, got, "a range ending at MaxInt64 ends")
+	_, err = scenario.AppendKeys(nil, arg("1..5"), "1..5", 4, false, "")
+	assert.ErrorIs(t, err, scenario.ErrTooManyKeys)
+	_, err = scenario.AppendKeys(nil, arg("a:1..2"), "a:1..2", 10, false, "")
+	assert.EqualError(t, err, `k.tdm:2:6: expected a key range such as 90..94 (whole numbers, at most 100000 keys), found "a:1..2"`, "no prefix unless allowed")
+	_, err = scenario.AppendKeys(nil, arg("1,,2"), "1,,2", 10, false, "")
+	assert.EqualError(t, err, `k.tdm:2:6: expected keys separated by commas, found an empty one in "1,,2"`)
+}

@@ -21,7 +21,6 @@
 package stream
 
 import (
-	"errors"
 	"slices"
 	"strings"
 
@@ -402,8 +401,8 @@ func (s *world) filterLine(c scenario.Command) error {
 	if hasKeys {
 		// Each key kept costs a unit of work, as a key named does: a short
 		// line of ranges could otherwise keep millions of them.
-		ks, err := keyList(keys, s.w.Room())
-		if err == errTooManyKeys {
+		ks, err := scenario.AppendKeys(nil, keys, keys.Value, s.w.Room(), false, "")
+		if err == scenario.ErrTooManyKeys {
 			return s.w.BudgetError(c.Pos)
 		}
 		if err != nil {
@@ -418,75 +417,6 @@ func (s *world) filterLine(c scenario.Command) error {
 		}
 	}
 	return nil
-}
-
-// keyList reads a list of keys, with ranges of whole numbers (3,7..9), of
-// at most most keys in all. A list of more returns errTooManyKeys before
-// any key is spelled, so the caller can say which limit it passes.
-func keyList(x scenario.Arg, most int) ([]string, error) {
-	parts := strings.Split(x.Value, ",")
-	type span struct{ lo, n int64 } // n keys from lo; n == 0 for a single key
-	spans := make([]span, len(parts))
-	total := 0
-	for i, part := range parts {
-		l, r, isRange := strings.Cut(part, "..")
-		if part == "" {
-			return nil, scenario.Errorf(x.ValuePos, "expected keys separated by commas, found an empty one in %q", x.Value)
-		}
-		total++
-		if !isRange {
-			continue
-		}
-		// atoi reads at most 18 digits, so hi-lo cannot overflow.
-		lo, ok1 := atoi(l)
-		hi, ok2 := atoi(r)
-		if !ok1 || !ok2 || hi < lo || hi-lo >= 100_000 {
-			return nil, scenario.Errorf(x.ValuePos, "expected a key range such as 90..94 (whole numbers, at most 100000 keys), found %q", part)
-		}
-		spans[i] = span{lo: lo, n: hi - lo + 1}
-		total += int(spans[i].n) - 1
-	}
-	if total > most {
-		return nil, errTooManyKeys
-	}
-	out := make([]string, 0, total)
-	for i, part := range parts {
-		if spans[i].n == 0 {
-			out = append(out, part)
-			continue
-		}
-		for k := range spans[i].n {
-			out = append(out, prose.F("%d", spans[i].lo+k))
-		}
-	}
-	return out, nil
-}
-
-// errTooManyKeys is keyList's answer to a list longer than it may be.
-var errTooManyKeys = errors.New("too many keys")
-
-func atoi(s string) (int64, bool) {
-	if s == "" || len(s) > 18 {
-		return 0, false
-	}
-	neg := s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	var n int64
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(s[i]-'0')
-	}
-	if s == "" {
-		return 0, false
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
 }
 
 // mapLine reads `map STREAM [shift=D] [scale=N]`.
