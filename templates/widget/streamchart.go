@@ -622,7 +622,7 @@ func StreamText(t *engine.Trace, step int) []string {
 			}
 			wm = w.Value
 		}
-		line += "; its watermark, the minimum of its streams' leaving out an idle one, " + wmText(wm)
+		line += "; its watermark, the minimum of its streams' leaving out an idle one, " + stream.Time(wm)
 		late := 0
 		for _, lp := range st.LateAt(step) {
 			if lp.Join && int(lp.Op) == ji {

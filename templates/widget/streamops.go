@@ -7,7 +7,6 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/stream"
-	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/watermark"
 	win "github.com/tidemark/tidemark/engine/window"
 )
@@ -221,25 +220,14 @@ func joinWatermarkLine(b *builder, st *stream.Trace, ji, n int) {
 			if sh.Name == name {
 				w, idle := st.Watermark(si, -1, n)
 				if idle {
-					return name + "'s " + wmText(w) + " (idle, left out)"
+					return name + "'s " + stream.Time(w) + " (idle, left out)"
 				}
-				return name + "'s " + wmText(w)
+				return name + "'s " + stream.Time(w)
 			}
 		}
 		return name
 	}
-	b.el("p", "Watermark "+wmText(wm)+": the minimum of "+input(jh.Left)+" and "+input(jh.Right), "class", "tm-note", "data-testid", "join-watermark")
-}
-
-// wmText prints a watermark, None and the end of time in words.
-func wmText(w vtime.Time) string {
-	switch w {
-	case watermark.None:
-		return "none yet"
-	case watermark.End:
-		return "the end of time"
-	}
-	return w.String()
+	b.el("p", "Watermark "+stream.Time(wm)+": the minimum of "+input(jh.Left)+" and "+input(jh.Right), "class", "tm-note", "data-testid", "join-watermark")
 }
 
 // lateTray lists the late records of window operator i (of join i when
