@@ -42,17 +42,19 @@ check uniqueness
 // seek the step after the one on screen): a session that has drawn step n
 // draws step n+1, as changes to the stage on screen. Its ns/op is that
 // step alone, timed by the clock around it; allocs/op and B/op are the
-// step's too.
+// step's too (pageIdle allocates nothing).
 //
 // Between two steps the page is idle, and its idle (wasm/main.go) collects
 // garbage if the heap has come three quarters of the way to the
 // collector's goal; the benchmark does the same between two steps, outside
 // the step's time (pageIdle). Without that, steps in wasm ran with the
 // collector marking a third of the time or more: with one thread and no
-// preemption only the steps' own allocations mark, so a mark phase lasted
-// 0.4–0.6 s, and every pointer a step wrote meanwhile went through the
-// write barrier, about a third of a step's time in wasm (natively the
-// second core marks). The page does not pay that in its steps.
+// preemption only the steps' own allocations mark (assists), so a mark
+// phase lasted 0.4–0.6 s, every pointer a step wrote meanwhile went
+// through the write barrier, and the steps swept the spans they took.
+// That was a quarter to a third of a step's time in wasm (natively the
+// second core marks and sweeps), and the page does not pay it in its
+// steps.
 //
 // The steps are played in runs of stepRun from random steps, so that they
 // sample the whole trace; the jump to a run's first step is left out of the
