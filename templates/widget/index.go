@@ -3,6 +3,7 @@ package widget
 import (
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/hwm"
@@ -50,6 +51,10 @@ type targetIndex struct {
 	// wrote rows with the key (two tables' order 1, two rows to the truth
 	// and one key to a target keyed by order_id); "" otherwise.
 	from []string
+	// nums is the value of each key that is a whole number: key order puts
+	// those first, so they are keys[:len(nums)], and find compares numbers
+	// there rather than parsing a key at every probe of its search.
+	nums []int64
 }
 
 // id is what tells the key at position i apart in the stage's fragments
@@ -134,6 +139,13 @@ func indexTrace(t *engine.Trace) *stageIndex {
 			g.pos[id] = int32(i)
 			g.birth[i] = born[id]
 			g.blocks[i/blockSize] = min(g.blocks[i/blockSize], born[id])
+		}
+		for _, id := range g.keys {
+			p := mvcc.ParseKey(t.Key(id))
+			if !p.Num {
+				break
+			}
+			g.nums = append(g.nums, p.N)
 		}
 		for i := 1; i < len(g.keys); i++ {
 			if t.Key(g.keys[i]) == t.Key(g.keys[i-1]) {
@@ -258,9 +270,16 @@ func (g *targetIndex) latest(n int32) int {
 // sources wrote the key, it is the first source's.
 func (g *targetIndex) find(t *engine.Trace, key string) int {
 	want := mvcc.ParseKey(key)
-	i, found := slices.BinarySearchFunc(g.keys, want, func(id int32, want mvcc.ParsedKey) int {
-		return mvcc.ParseKey(t.Key(id)).Compare(want)
-	})
+	var i int
+	var found bool
+	if want.Num {
+		i, found = slices.BinarySearch(g.nums, want.N)
+	} else {
+		i, found = slices.BinarySearchFunc(g.keys[len(g.nums):], key, func(id int32, key string) int {
+			return strings.Compare(t.Key(id), key)
+		})
+		i += len(g.nums)
+	}
 	if !found {
 		return -1
 	}
