@@ -152,38 +152,10 @@ func TestTextReadsWhole(t *testing.T) {
 	}
 }
 
-// visibleText is the text of n as a reader sees it: text nodes joined as
-// they stand, a line break around each block, runs of spaces as one, and
-// no code, scripts or hidden elements.
+// visibleText is the text of n as a reader sees it, without code, a line
+// for each block and runs of spaces as one.
 func visibleText(n *html.Node) string {
-	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		switch {
-		case n.Type == html.TextNode:
-			b.WriteString(n.Data)
-			return
-		case n.Type == html.ElementNode:
-			switch n.Data {
-			case "code", "pre", "script", "style", "svg", "template":
-				return
-			}
-			if htmltest.HasAttr(n, "hidden") {
-				return
-			}
-			switch n.Data {
-			case "a", "strong", "em", "span", "b", "i", "label", "small", "abbr":
-			default:
-				b.WriteString("\n")
-				defer b.WriteString("\n")
-			}
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	lines := strings.Split(b.String(), "\n")
+	lines := strings.Split(htmltest.VisibleText(n, ""), "\n")
 	out := lines[:0]
 	for _, l := range lines {
 		if l = strings.Join(strings.Fields(l), " "); l != "" {

@@ -120,3 +120,44 @@ func (d Doc) CSPViolations() []string {
 	}
 	return out
 }
+
+// VisibleText is the text of n as a reader sees it: inline elements run
+// on, block elements start on a line of their own, and scripts, styles,
+// templates, hidden elements and what only the engine's module fills in
+// (data-tidemark-wasm) are left out. Code and pictures (code, pre, svg)
+// are replaced by code, which may be empty: a placeholder keeps the
+// punctuation beside it where a reader sees it.
+func VisibleText(n *html.Node, code string) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		switch {
+		case n.Type == html.TextNode:
+			b.WriteString(n.Data)
+			return
+		case n.Type == html.ElementNode:
+			switch n.Data {
+			case "code", "pre", "svg":
+				b.WriteString(code)
+				return
+			case "script", "style", "template":
+				return
+			}
+			if HasAttr(n, "data-tidemark-wasm") || HasAttr(n, "hidden") {
+				return
+			}
+			if !inline[n.Data] {
+				b.WriteString("\n")
+				defer b.WriteString("\n")
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// inline are the elements VisibleText runs on with the text around them.
+var inline = map[string]bool{"a": true, "strong": true, "em": true, "span": true, "abbr": true, "b": true, "i": true, "label": true, "small": true}

@@ -479,46 +479,7 @@ func TestProgressPanelNamesEveryLesson(t *testing.T) {
 	}
 }
 
-// visibleText returns the text of n as a reader sees it: inline elements
-// run on, block elements start on a line of their own, code and pictures
-// are one placeholder character each (code is shown as written, and the
-// placeholder keeps the punctuation beside it where a reader sees it), and
-// scripts are left out.
-func visibleText(n *html.Node) string {
-	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		switch {
-		case n.Type == html.TextNode:
-			b.WriteString(n.Data)
-			return
-		case n.Type == html.ElementNode:
-			switch n.Data {
-			case "code", "pre", "svg":
-				b.WriteString(codePlaceholder)
-				return
-			case "script", "style", "template":
-				return
-			}
-			if htmltest.HasAttr(n, "data-tidemark-wasm") || htmltest.HasAttr(n, "hidden") {
-				return
-			}
-			if !inline[n.Data] {
-				b.WriteString("\n")
-				defer b.WriteString("\n")
-			}
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return b.String()
-}
-
-var inline = map[string]bool{"a": true, "strong": true, "em": true, "span": true, "abbr": true, "b": true, "i": true, "label": true, "small": true}
-
-// codePlaceholder stands for a piece of code in visibleText: not a letter,
+// codePlaceholder stands for a piece of code in the visible text: not a letter,
 // a digit nor punctuation.
 const codePlaceholder = "□"
 
@@ -549,7 +510,7 @@ func TestTextRendersWhole(t *testing.T) {
 			doc, _ := page(t, l.Slug, chapter)
 			main := htmltest.All(doc.Root, func(n *html.Node) bool { return n.Data == "main" })
 			require.Len(t, main, 1)
-			text := visibleText(main[0])
+			text := htmltest.VisibleText(main[0], codePlaceholder)
 			for _, m := range leftMarkup.FindAllStringIndex(text, -1) {
 				t.Errorf("%s/%s: markup shows as written: %q", l.Slug, chapter, around(text, m))
 			}
