@@ -167,7 +167,7 @@ func (t *Trace) explainJoin(i int, key string, n int) string {
 	if len(late) > 0 {
 		s += "; " + strings.TrimSuffix(strings.Join(late, " "), ".")
 	}
-	if wm := jh.watermarkAt(n); g < w && wm != watermark.End {
+	if wm := jh.WatermarkAt(n); g < w && wm != watermark.End {
 		s += prose.F("; the join's watermark is %s", Time(wm))
 	}
 	return s + "."

@@ -357,7 +357,7 @@ func (t *Trace) releaseSentence(n *note) string {
 			never = append(never, prose.F("%s (%s)", t.RecordName(r.ID), r.Time))
 		}
 	}
-	wm := Time(jh.watermarkAt(int(rs[0].Step)))
+	wm := Time(jh.WatermarkAt(int(rs[0].Step)))
 	what := strings.Join(names, ", ")
 	if len(names) > 3 {
 		what = plural(len(names), "record", "records")
@@ -379,16 +379,15 @@ func pronoun(n int) string {
 	return "them"
 }
 
-// watermarkAt is the join's combined watermark after step.
-func (j *JoinHistory) watermarkAt(step int) vtime.Time {
-	w := watermark.None
-	for _, x := range j.Watermarks {
-		if int(x.Step) > step {
-			break
-		}
-		w = x.Value
+// WatermarkAt is the join's combined watermark after step: the minimum of
+// its two streams' watermarks, leaving out an idle one (None before the
+// first).
+func (j *JoinHistory) WatermarkAt(step int) vtime.Time {
+	k := stepIndex(len(j.Watermarks), step, func(i int) int32 { return j.Watermarks[i].Step })
+	if k == 0 {
+		return watermark.None
 	}
-	return w
+	return j.Watermarks[k-1].Value
 }
 
 // plural counts n things: "1 window", "3 windows".

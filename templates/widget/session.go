@@ -566,11 +566,12 @@ func (s *Session) streamFault(action, arg string) (engine.Fault, error) {
 		if lt == nil {
 			return f, logs.ErrNoLog
 		}
-		f.Kind, f.Producer, f.Records, f.For = logs.FaultBurst, strings.TrimSpace(arg), burstRecords, burstSpan
+		f.Producer = strings.TrimSpace(arg)
 		what := "to send a burst"
-		if action == "producer-clock" {
-			f = engine.Fault{AfterStep: s.st.Step, Kind: logs.FaultProducerClock, Producer: f.Producer, By: producerClockBy}
-			what = "whose clock to step"
+		if action == "burst" {
+			f.Kind, f.Records, f.For = logs.FaultBurst, burstRecords, burstSpan
+		} else {
+			f.Kind, f.By, what = logs.FaultProducerClock, producerClockBy, "whose clock to step"
 		}
 		for _, p := range lt.Producers {
 			if p.Name == f.Producer {

@@ -615,14 +615,7 @@ func StreamText(t *engine.Trace, step int) []string {
 		l, r := st.Buffered(ji, step)
 		pairs := len(st.PairsAt(step))
 		line := "Join " + jh.Name + " buffers " + itoa(l) + " records of " + jh.Left + " and " + itoa(r) + " of " + jh.Right + "; " + itoa(pairs) + " pairs so far"
-		wm := watermark.None
-		for _, w := range jh.Watermarks {
-			if int(w.Step) > step {
-				break
-			}
-			wm = w.Value
-		}
-		line += "; its watermark, the minimum of its streams' leaving out an idle one, " + stream.Time(wm)
+		line += "; its watermark, the minimum of its streams' leaving out an idle one, " + stream.Time(jh.WatermarkAt(step))
 		late := 0
 		for _, lp := range st.LateAt(step) {
 			if lp.Join && int(lp.Op) == ji {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/stream"
-	"github.com/tidemark/tidemark/engine/watermark"
 	win "github.com/tidemark/tidemark/engine/window"
 )
 
@@ -208,13 +207,7 @@ func opsStation(b *builder, v *atStep) {
 // late records were behind, which neither stream's lane shows.
 func joinWatermarkLine(b *builder, st *stream.Trace, ji, n int) {
 	jh := st.Joins[ji]
-	wm := watermark.None
-	for _, w := range jh.Watermarks {
-		if int(w.Step) > n {
-			break
-		}
-		wm = w.Value
-	}
+	wm := jh.WatermarkAt(n)
 	input := func(name string) string {
 		for si, sh := range st.Streams {
 			if sh.Name == name {
