@@ -169,7 +169,9 @@ func TestCommand(t *testing.T) {
 // after instantiation is the same. Under node it checks the same through
 // V8 (which must accept the merged module), and drives the merged module as
 // the page does through a whole scenario, with the same result as the
-// original.
+// original. The module with its line tables cleared as well (`make wasm`
+// builds it so) differs from the merged one only in bytes set to zero, and
+// draws the same.
 func TestRealModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the browser module")
@@ -177,7 +179,7 @@ func TestRealModule(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	orig, merged := filepath.Join(dir, "orig.wasm"), filepath.Join(dir, "merged.wasm")
+	orig, merged, stripped := filepath.Join(dir, "orig.wasm"), filepath.Join(dir, "merged.wasm"), filepath.Join(dir, "stripped.wasm")
 	require.NoError(t, wasmnode.Build(ctx, "../../..", "./wasm", orig))
 	mod, err := os.ReadFile(orig)
 	require.NoError(t, err)
@@ -204,6 +206,24 @@ func TestRealModule(t *testing.T) {
 		}
 	}
 
+	lean, ls, err := StripLines(out)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(stripped, lean, 0o644))
+	t.Logf("line tables: %d functions, %d tables, %d bytes zeroed; %d → %d bytes", ls.Funcs, ls.Tables, ls.Zeroed, len(out), len(lean))
+	assert.Greater(t, ls.Zeroed, 100_000, "the line tables are smaller than they were; is clearing them still worth it?")
+	leanSegs, err := Segments(lean)
+	require.NoError(t, err)
+	memMerged, memLean := MemoryImage(after), MemoryImage(leanSegs)
+	require.Len(t, memLean, len(memMerged))
+	changed := 0
+	for i := range memMerged {
+		if memMerged[i] != memLean[i] {
+			require.Zero(t, memLean[i], "clearing the line tables wrote a nonzero byte at %#x", i)
+			changed++
+		}
+	}
+	assert.Greater(t, changed, ls.Zeroed, "the tables' bytes and each function's two offsets")
+
 	runner := wasmnode.Require(t)
 	probe := func(args ...string) string {
 		cmd := exec.CommandContext(ctx, "node", append([]string{"testdata/probe.js"}, args...)...)
@@ -221,6 +241,8 @@ func TestRealModule(t *testing.T) {
 	scenario := "../../../lessons/scenarios/hwm/visibility-gap.tdm"
 	ranBefore, ranAfter := probe("drive", orig, wasmExec, scenario), probe("drive", merged, wasmExec, scenario)
 	assert.Equal(t, ranBefore, ranAfter, "the merged module draws a different last step")
+	ranLean := probe("drive", stripped, wasmExec, scenario)
+	assert.Equal(t, ranBefore, ranLean, "the module without line tables draws a different last step")
 	t.Logf("the last step, both modules: %s", strings.TrimSpace(ranAfter))
 	var view struct {
 		Steps, Step, HTML int

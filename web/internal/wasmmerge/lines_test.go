@@ -1,0 +1,341 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/internal/wasmnode"
+)
+
+// fakeFunc is one function of a hand-built function table.
+type fakeFunc struct {
+	entry               uint32
+	pcsp, pcfile, pcln  uint32
+	pcdata, funcdataOff []uint32
+}
+
+// fakeTable lays out a function table as Go 1.26 does, at base in a memory
+// image of size bytes, with the given pctab (whose byte 0 stands for "no
+// table") and functions. It returns the memory and the address of pctab
+// and of each function's record.
+func fakeTable(base, size int, pctab []byte, funcs []fakeFunc) (mem []byte, pctabAt int, records []int) {
+	mem = make([]byte, size)
+	le := binary.LittleEndian
+	names := []byte("main.a\x00main.b\x00")
+	cutab := []byte{0, 0, 0, 0}
+	filetab := []byte("/src/a.go\x00")
+	at := base + pcHeaderSize
+	funcnameAt := at
+	at += len(names)
+	cuAt := at
+	at += len(cutab)
+	fileAt := at
+	at += len(filetab)
+	pctabAt = at
+	at += len(pctab)
+	at = (at + 7) &^ 7
+	pclnAt := at
+
+	h := mem[base:]
+	le.PutUint32(h, pclnMagic)
+	h[6], h[7] = 1, 8
+	for i, w := range []int{len(funcs), 1, 0, funcnameAt - base, cuAt - base, fileAt - base, pctabAt - base, pclnAt - base} {
+		le.PutUint64(h[8+8*i:], uint64(w))
+	}
+	copy(mem[funcnameAt:], names)
+	copy(mem[cuAt:], cutab)
+	copy(mem[fileAt:], filetab)
+	copy(mem[pctabAt:], pctab)
+
+	rec := pclnAt + 8*(len(funcs)+1)
+	for i, f := range funcs {
+		le.PutUint32(mem[pclnAt+8*i:], f.entry)
+		le.PutUint32(mem[pclnAt+8*i+4:], uint32(rec-pclnAt))
+		r := mem[rec:]
+		le.PutUint32(r[0:], f.entry)
+		le.PutUint32(r[4:], uint32(7*i)) // nameOff
+		le.PutUint32(r[offPcsp:], f.pcsp)
+		le.PutUint32(r[offPcfile:], f.pcfile)
+		le.PutUint32(r[offPcln:], f.pcln)
+		le.PutUint32(r[offNpcdata:], uint32(len(f.pcdata)))
+		le.PutUint32(r[offCU:], uint32(i)) // an index into cutab
+		le.PutUint32(r[offStartLine:], 12)
+		r[offNfdata] = byte(len(f.funcdataOff))
+		for k, o := range append(append([]uint32(nil), f.pcdata...), f.funcdataOff...) {
+			le.PutUint32(r[funcRecordSize+4*k:], o)
+		}
+		records = append(records, rec)
+		rec += funcRecordSize + 4*(len(f.pcdata)+len(f.funcdataOff))
+	}
+	le.PutUint32(mem[pclnAt+8*len(funcs):], funcs[len(funcs)-1].entry+100)
+	return mem, pctabAt, records
+}
+
+// fakeModule puts mem in a module as two data segments split at cut,
+// leaving out the zero bytes before first.
+func fakeModule(mem []byte, first, cut int) []byte {
+	segs := []Segment{{Offset: uint32(first), Data: mem[first:cut]}, {Offset: uint32(cut), Data: mem[cut:]}}
+	secs := memorySection(1)
+	secs = append(secs, section{id: sectionDataCount, content: []byte{2}}, section{id: sectionData, content: encodeData(segs)})
+	return module(secs...)
+}
+
+// The pc-value tables of the hand-built module: each a value delta and a pc
+// delta per pair, then a zero.
+var (
+	spA   = []byte{0x10, 4, 0x08, 2, 0}    // function a's frame sizes
+	fileA = []byte{0x02, 6, 0}             // function a's file
+	lineA = []byte{0x96, 0x01, 3, 4, 2, 0} // function a's lines (a two-byte delta)
+	dataA = []byte{0x02, 6, 0}             // a pcdata table equal to fileA, stored once
+	lineB = []byte{0x20, 9, 0}             // function b's lines
+)
+
+// handTable returns the hand-built table and where each pc-value table is.
+func handTable() (mem []byte, pctabAt int, records []int, at map[string]int) {
+	pctab := []byte{0}
+	at = map[string]int{}
+	for _, t := range []struct {
+		name string
+		b    []byte
+	}{{"spA", spA}, {"fileA", fileA}, {"lineA", lineA}, {"lineB", lineB}} {
+		at[t.name] = len(pctab)
+		pctab = append(pctab, t.b...)
+	}
+	funcs := []fakeFunc{
+		// a's pcdata 0 is the same bytes as its file table, so the linker
+		// stored them once: that table must stay.
+		{entry: 0x10000, pcsp: uint32(at["spA"]), pcfile: uint32(at["fileA"]), pcln: uint32(at["lineA"]), pcdata: []uint32{uint32(at["fileA"]), 0}, funcdataOff: []uint32{0xffffffff}},
+		// b has no frame table, and its file table is a's.
+		{entry: 0x20000, pcsp: 0, pcfile: uint32(at["fileA"]), pcln: uint32(at["lineB"])},
+	}
+	mem, pctabAt, records = fakeTable(0x1000, 0x2000, pctab, funcs)
+	return mem, pctabAt, records, at
+}
+
+func TestStripLines(t *testing.T) {
+	mem, pctabAt, records, at := handTable()
+	mod := fakeModule(mem, 0x1000, 0x1000+100)
+	out, st, err := StripLines(mod)
+	require.NoError(t, err)
+	segs, err := Segments(out)
+	require.NoError(t, err)
+	require.Len(t, segs, 2, "the segments keep their bounds")
+	got := MemoryImage(segs)
+
+	want := bytes.Clone(mem)
+	le := binary.LittleEndian
+	for _, r := range records {
+		for _, o := range []int{offPcfile, offPcln, offCU, offStartLine} {
+			le.PutUint32(want[r+o:], 0)
+		}
+	}
+	clear(want[pctabAt+at["lineA"] : pctabAt+at["lineA"]+len(lineA)])
+	clear(want[pctabAt+at["lineB"] : pctabAt+at["lineB"]+len(lineB)])
+	h := 0x1000
+	cu, pct := h+int(le.Uint64(mem[h+40:])), h+int(le.Uint64(mem[h+56:]))
+	clear(want[cu:pct]) // the file indexes and names
+	require.Len(t, got, len(want))
+	for i := range want {
+		require.Equal(t, want[i], got[i], "memory at %#x", i)
+	}
+
+	// What the runtime needs is where it was.
+	assert.Equal(t, spA, got[pctabAt+at["spA"]:pctabAt+at["spA"]+len(spA)], "a frame-size table")
+	assert.Equal(t, dataA, got[pctabAt+at["fileA"]:pctabAt+at["fileA"]+len(dataA)], "a pcdata table shared with a file table")
+	assert.Equal(t, "main.a\x00main.b\x00", string(got[h+pcHeaderSize:h+pcHeaderSize+14]), "the function names")
+	assert.Equal(t, uint32(at["spA"]), le.Uint32(got[records[0]+offPcsp:]))
+	assert.Equal(t, uint32(at["fileA"]), le.Uint32(got[records[0]+funcRecordSize:]))
+	assert.Equal(t, LineStats{Funcs: 2, Tables: 2, Zeroed: 5 + 2 + len("/src/a.go")}, st)
+
+	// Every section but the data section is as it was.
+	before, err := parseModule(mod)
+	require.NoError(t, err)
+	after, err := parseModule(out)
+	require.NoError(t, err)
+	require.Len(t, after, len(before))
+	for i := range before {
+		if before[i].id != sectionData {
+			assert.Equal(t, before[i], after[i])
+		}
+	}
+
+	// Clearing again finds nothing more to clear.
+	again, st2, err := StripLines(out)
+	require.NoError(t, err)
+	assert.Equal(t, out, again)
+	assert.Equal(t, LineStats{Funcs: 2}, st2)
+}
+
+func TestStripLinesRefuses(t *testing.T) {
+	le := binary.LittleEndian
+	twice := func() []byte {
+		mem, _, _, _ := handTable()
+		mem2, _, _, _ := handTable()
+		return append(mem, mem2...)
+	}
+	for name, tc := range map[string]struct {
+		mem  func() []byte
+		want string
+	}{
+		"no table":   {func() []byte { return make([]byte, 0x2000) }, "no Go function table"},
+		"two tables": {twice, "2 places in memory read as a Go function table"},
+		"another pointer size": {func() []byte {
+			mem, _, _, _ := handTable()
+			mem[0x1000+7] = 4
+			return mem
+		}, "want 0 0 1 8"},
+		"a record that names another entry": {func() []byte {
+			mem, _, records, _ := handTable()
+			le.PutUint32(mem[records[1]:], 0x20001)
+			return mem
+		}, "function 1's record says it starts at 0x20001"},
+		"functions out of order": {func() []byte {
+			mem, _, records, _ := handTable()
+			pcln := records[0] - 8*3
+			le.PutUint32(mem[pcln+8:], 0x100)
+			return mem
+		}, "function 1 starts before function 0"},
+		"a line table outside pctab": {func() []byte {
+			mem, _, records, _ := handTable()
+			le.PutUint32(mem[records[1]+offPcln:], 5000)
+			return mem
+		}, "names a pc-value table outside pctab"},
+		"a line table that does not end": {func() []byte {
+			mem, pctabAt, _, at := handTable()
+			// lineB is the last table: make its closing zero a continuation.
+			mem[pctabAt+at["lineB"]+len(lineB)-1] = 0x80
+			return mem
+		}, "the pc-value table at"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			mem := tc.mem()
+			mod := fakeModule(mem, 0x1000, 0x1000+100)
+			_, _, err := StripLines(mod)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.True(t, errors.Is(err, ErrUnsupported), "ErrUnsupported: %v", err)
+		})
+	}
+	_, _, err := StripLines([]byte("not wasm"))
+	require.Error(t, err)
+	assert.False(t, errors.Is(err, ErrUnsupported))
+}
+
+// TestStripLinesCommand: -strip-lines clears the tables of the file in
+// place and says so, and fails (rather than passing the module on) when it
+// cannot find them, since the build counts on the bytes.
+func TestStripLinesCommand(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "m.wasm")
+	mem, _, _, _ := handTable()
+	require.NoError(t, os.WriteFile(file, fakeModule(mem, 0x1000, 0x1100), 0o644))
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-strip-lines", file}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), "the file and line tables of 2 functions cleared (2 tables")
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	segs, err := Segments(b)
+	require.NoError(t, err)
+	assert.NotEqual(t, mem, MemoryImage(segs))
+
+	_, plain := sample()
+	require.NoError(t, os.WriteFile(file, plain, 0o644))
+	stdout.Reset()
+	stderr.Reset()
+	assert.Equal(t, 1, run([]string{"-strip-lines", file}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "clearing the line tables: not merged: no Go function table")
+}
+
+// lineProbe is a program that leans on the tables the runtime keeps: deep
+// recursion grows and copies the stack (frame sizes, stack maps), a
+// collection in the middle of it scans every frame, and a recovered panic
+// unwinds. It then prints where runtime.Caller says it is.
+const lineProbe = `package main
+
+import (
+	"fmt"
+	"runtime"
+)
+
+type node struct {
+	next *node
+	v    int
+}
+
+func deep(n int, list *node) int {
+	if n == 0 {
+		runtime.GC()
+		s := 0
+		for p := list; p != nil; p = p.next {
+			s += p.v
+		}
+		return s
+	}
+	buf := [64]byte{byte(n)}
+	return deep(n-1, &node{list, int(buf[0])})
+}
+
+func fails() (err error) {
+	defer func() { err = fmt.Errorf("recovered: %v", recover()) }()
+	var m map[string]int
+	m["x"]++
+	return nil
+}
+
+func main() {
+	fmt.Println(deep(20000, nil))
+	fmt.Println(fails())
+	_, file, line, ok := runtime.Caller(0)
+	fmt.Println(file, line, ok, runtime.FuncForPC(0) == nil)
+}
+`
+
+// TestStripLinesRuns builds lineProbe for wasm, clears its line tables and
+// runs both under node: the stripped program computes the same, and only
+// runtime.Caller's file and line are gone.
+func TestStripLinesRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a wasm program")
+	}
+	runner := wasmnode.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(lineProbe), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module probe\n\ngo 1.26.0\n"), 0o644))
+	orig, stripped := filepath.Join(dir, "orig.wasm"), filepath.Join(dir, "stripped.wasm")
+	require.NoError(t, wasmnode.Build(ctx, dir, ".", orig))
+	mod, err := os.ReadFile(orig)
+	require.NoError(t, err)
+	out, st, err := StripLines(mod)
+	require.NoError(t, err)
+	assert.Greater(t, st.Tables, 100)
+	require.NoError(t, os.WriteFile(stripped, out, 0o644))
+
+	runs := map[string]string{}
+	for _, f := range []string{orig, stripped} {
+		b, err := wasmnode.Command(ctx, runner, f, nil).CombinedOutput()
+		require.NoError(t, err, "%s: %s", f, b)
+		runs[f] = string(b)
+	}
+	sum := 0
+	for n := 1; n <= 20000; n++ {
+		sum += int(byte(n))
+	}
+	wantFirst := strconv.Itoa(sum) + "\nrecovered: assignment to entry in nil map\n"
+	assert.True(t, strings.HasPrefix(runs[orig], wantFirst), "the program as linked: %q", runs[orig])
+	assert.True(t, strings.HasPrefix(runs[stripped], wantFirst), "the program stripped: %q", runs[stripped])
+	assert.Contains(t, runs[orig], "probe/main.go 36 true", "as linked, runtime.Caller names the file and line")
+	assert.Equal(t, wantFirst+"? 0 true true\n", runs[stripped])
+}
