@@ -89,6 +89,26 @@ func TestChainEveryMainSectionAsksAndPlays(t *testing.T) {
 	}
 }
 
+// TestChainEverySectionThatPlaysAsks: a section or part of lesson two that
+// plays a scenario also asks a prediction of its own, so a learner guesses
+// in every part with a run, not once per main section. Parts of prose alone
+// (who the lesson is for, what one row is) need neither.
+func TestChainEverySectionThatPlaysAsks(t *testing.T) {
+	l := chain(t)
+	for _, s := range l.Sections() {
+		asks, plays := false, false
+		for _, b := range s.Blocks {
+			switch b.(type) {
+			case Predict:
+				asks = true
+			case Embeds, Compare, Checks:
+				plays = true
+			}
+		}
+		assert.False(t, plays && !asks, "section %s plays a scenario and asks no prediction", s.ID)
+	}
+}
+
 func TestChainTeachesEveryTopicWithItsScenarios(t *testing.T) {
 	l := chain(t)
 	played := map[string]bool{}
