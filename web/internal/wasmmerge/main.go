@@ -86,15 +86,20 @@ func mergeFile(file string, gap int, lines, measure bool, stdout, stderr io.Writ
 		file, st.SegmentsBefore, st.SegmentsAfter, gap, st.GapBytes, st.SizeBefore, st.SizeAfter)
 	changed := st.SegmentsAfter != st.SegmentsBefore
 	if lines {
-		// A module whose table this tool cannot read is an error here, not
-		// a note: -strip-lines is asked for by a build that counts on it.
+		// A module whose table this tool cannot read (a Go release that
+		// lays it out otherwise) keeps its line tables: it runs as it is,
+		// only larger, and the download budget's test says by how much.
 		stripped, ls, err := StripLines(after)
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrUnsupported):
+			fmt.Fprintf(stderr, "wasmmerge: %s: line tables left in place: %v\n", file, err)
+		case err != nil:
 			return fmt.Errorf("clearing the line tables: %w", err)
+		default:
+			fmt.Fprintf(stdout, "%s: the file and line tables of %d functions cleared (%d tables, %d bytes set to zero)\n",
+				file, ls.Funcs, ls.Tables, ls.Zeroed)
+			after, changed = stripped, true
 		}
-		fmt.Fprintf(stdout, "%s: the file and line tables of %d functions cleared (%d tables, %d bytes set to zero)\n",
-			file, ls.Funcs, ls.Tables, ls.Zeroed)
-		after, changed = stripped, true
 	}
 	if measure {
 		b1, err := assetpack.Brotli(before, 11)
