@@ -67,6 +67,7 @@ type job struct {
 	// takenAtCrash is how many records had been taken off buffers
 	// without flow control when the job last failed.
 	takenAtCrash int64
+	lostFrom     int32 // the checkpoint last restored, whose buffers' loss is counted
 }
 
 // ckptRun is a checkpoint in flight, with the states taken so far.
@@ -605,7 +606,13 @@ func (j *job) restart() {
 		// What the buffers held when it began, less what was taken off
 		// them (and written) before the failure: never written, and never
 		// to be read again.
-		rp.Lost = int32(max(0, int64(cp.Buffered)-(j.takenAtCrash-j.done.taken)))
+		// A checkpoint restored before lost them then: the buffers it
+		// held were cleared, and nothing read since sits before its
+		// positions.
+		if j.done.id != j.lostFrom {
+			rp.Lost = int32(max(0, int64(cp.Buffered)-(j.takenAtCrash-j.done.taken)))
+			j.lostFrom = j.done.id
+		}
 		rp.Behind = now.Sub(cp.BeginAt)
 	}
 	// Where each partition resumes, and whether the input it needs is there.

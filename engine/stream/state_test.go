@@ -320,6 +320,14 @@ func TestBufferOverflows(t *testing.T) {
 		assert.Positive(t, l)
 		assert.Len(t, tr.Final().Missing, l)
 	})
+	t.Run("grow loses its buffer once when the job fails twice before the next checkpoint", func(t *testing.T) {
+		tr, st := run(t, head+"checkpoint every=10s from=10:00:01\nsink k from=s to=out rate=2/s buffer=5 overflow=grow\nfail k at=10:00:02 restart=1s\nfail k at=10:00:03.500 restart=1s\n")
+		require.Len(t, st.Job.Restores, 2)
+		assert.Equal(t, st.Job.Restores[0].From, st.Job.Restores[1].From, "both restore the checkpoint of 10:00:01")
+		_, l := st.BufferLosses(tr.Steps())
+		assert.Positive(t, l)
+		assert.Len(t, tr.Final().Missing, l, "the second restore loses nothing the first had not")
+	})
 }
 
 // A barrier waits behind the records in a buffer with flow control, so
