@@ -24,7 +24,7 @@ import (
 //     operator has processed: a checkpoint's snapshot is taken at once, with
 //     the buffered records in no snapshot, and a failure loses them. With
 //     memory=N, a buffer that comes to hold more than N records fails its
-//     task, out of memory, at once (see job.outOfMemory);
+//     task, out of memory, at once (see job.crash and maxOutOfMemory);
 //   - drop: a record that finds the buffer full is dropped and counted,
 //     load shedding.
 type inbox struct {
