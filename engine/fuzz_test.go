@@ -97,6 +97,8 @@ func FuzzBuildRun(f *testing.F) {
 	f.Add(world + "txn T1 begin=10:00:00 commit=10:00:04 insert order_id=9223372036854775807..9223372036854775807\nrun extract at=10:00:06\nexpect missing=9223372036854775807..9223372036854775807 when mark=lsn\nexpect duplicated=-9223372036854775808..9223372036854775807x2\n")
 	// Every command of the stream world, and the log world's lines it needs.
 	f.Add(streamSeed)
+	// A growing buffer that runs out of memory until the job stays down.
+	f.Add("scenario fuzz/oom \"Out of memory\"\ntopic t partitions=1\nproducer p to=t key=id\ntarget out sink=append key=id\ntraffic p records=30 from=10:00:00 every=100ms keys=unique\nstream s from=t\ncheckpoint every=1s\nsink k from=s to=out rate=2/s buffer=5 overflow=grow memory=10\n")
 	for seed := range uint64(8) {
 		f.Add(randomStream(rand.New(rand.NewPCG(seed, 93))).Text())
 	}

@@ -107,7 +107,11 @@ func randomState(r *rand.Rand, o stateOptions) stateGen {
 		g.Lines = append(g.Lines, "watermark src bound="+pick(r, "0s", "1s"))
 	}
 	if ov := pick(r, o.overflows...); ov != "" {
-		g.Op += fmt.Sprintf(" rate=%s buffer=%d overflow=%s", pick(r, "2/s", "5/s", "50/s"), 5+r.IntN(40), ov)
+		buffer := 5 + r.IntN(40)
+		g.Op += fmt.Sprintf(" rate=%s buffer=%d overflow=%s", pick(r, "2/s", "5/s", "50/s"), buffer, ov)
+		if ov == "grow" && r.IntN(2) == 0 {
+			g.Op += fmt.Sprintf(" memory=%d", buffer+r.IntN(30))
+		}
 	}
 	g.Op = strings.TrimSpace(g.Op)
 	if g.Commit == "two-phase" || r.IntN(5) > 0 {

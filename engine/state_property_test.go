@@ -128,6 +128,50 @@ func TestBlockNeverDrops(t *testing.T) {
 	require.Positive(t, waited, "some buffer filled")
 }
 
+// A growing buffer with memory= never holds more than one record past it:
+// the record that passes it fails the job, out of memory, at the next step
+// and the same instant, which empties the buffer; a job that keeps passing
+// it fails a bounded number of times and stays down, so every run ends.
+func TestMemoryBoundsAGrowingBuffer(t *testing.T) {
+	o := stateOptions{kinds: []string{"sink", "aggregate", "window"}, targets: []string{"merge"}, commits: []string{"auto", "two-phase"}, overflows: []string{"grow"}}
+	ooms, down := 0, 0
+	for seed := range uint64(seeds()) {
+		g := randomState(rand.New(rand.NewPCG(seed, 59)), o)
+		src := g.Text()
+		tr := runStream(t, src, seed)
+		st := stream.Of(tr)
+		oh := st.Ops[0]
+		var fails []stream.FailPoint
+		for _, f := range st.Job.Failures {
+			if f.Point == "out-of-memory" {
+				fails = append(fails, f)
+				down += map[bool]int{true: 1}[f.Down]
+			}
+		}
+		ooms += len(fails)
+		if oh.Memory == 0 {
+			require.Empty(t, fails, "seed %d: no memory=, no failure for lack of it\n%s", seed, src)
+			continue
+		}
+		require.LessOrEqual(t, len(fails), 4, "seed %d: the job gives up\n%s", seed, src)
+		k := 0
+		for _, q := range oh.Queue {
+			require.LessOrEqual(t, int(q.N), oh.Memory+1, "seed %d: step %d\n%s", seed, q.Step, src)
+			if int(q.N) <= oh.Memory {
+				continue
+			}
+			require.Less(t, k, len(fails), "seed %d: the buffer passed its memory at step %d and nothing failed\n%s", seed, q.Step, src)
+			f := fails[k]
+			require.Equal(t, q.Step+1, f.Step, "seed %d: the failure follows the record that passes the memory\n%s", seed, src)
+			require.Equal(t, tr.Events[q.Step-1].At, f.At, "seed %d\n%s", seed, src)
+			k++
+		}
+		require.Equal(t, len(fails), k, "seed %d: every failure for lack of memory follows a buffer past it\n%s", seed, src)
+	}
+	require.Positive(t, ooms, "some buffers ran out of memory")
+	require.Positive(t, down, "some jobs ran out of memory until they stayed down")
+}
+
 // Restoring a checkpoint gives each operator, byte for byte, the state the
 // checkpoint took: windows, aggregates, dedups with a time to live, and
 // transactions alike.

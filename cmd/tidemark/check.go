@@ -111,7 +111,9 @@ func checkCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 		if err := enc.Encode(rep); err != nil {
 			return 0, err
 		}
-	} else {
+	} else if len(rep.Scenarios) > 0 || len(rep.Errors) == 0 {
+		// A count of nothing checked says nothing beside the errors that
+		// stopped every input, so then only the errors are printed.
 		fmt.Fprintf(stdout, "expectations: %d passed, %d failed\n", rep.Passed, rep.Failed)
 	}
 	// Bad input is reported for every file, not just the first, so that one

@@ -61,6 +61,28 @@ func TestCheckUnknownCommandWithoutExpectations(t *testing.T) {
 	assert.NotContains(t, out, "WARN", "a file that does not build gets an error, not a warning")
 }
 
+// TestCheckPrintsOnlyTheErrorOfAFileThatDoesNotBuild: no count of
+// expectations, since none was checked, only the error with its position,
+// and exit 2; beside a file that builds, the count is that file's.
+func TestCheckPrintsOnlyTheErrorOfAFileThatDoesNotBuild(t *testing.T) {
+	bad := writeFile(t, "bad.tdm", "scenario test/bad \"Bad\"\ntopic t partitions=1\nstream s from=nope\nexpect missing=none\n")
+	code, out, errOut := tidemark(t, "check", bad)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Equal(t, "tidemark: "+bad+":3:15: unknown topic \"nope\"; declare it first with `topic nope partitions=3`\n", errOut)
+
+	code, out, errOut = tidemark(t, "check", "--json", bad)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, out, `"errors": [`, "--json still prints its report, with the error in it")
+	assert.Contains(t, errOut, bad+":3:15:")
+
+	good := writeFile(t, "good.tdm", okScenario+"expect missing=2\n")
+	code, out, errOut = tidemark(t, "check", good, bad)
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "expectations: 1 passed, 0 failed\n", out)
+	assert.Contains(t, errOut, bad+":3:15:")
+}
+
 // TestHelpEverywhere: -h prints a command's usage on stdout and exits 0.
 func TestHelpEverywhere(t *testing.T) {
 	for _, cmd := range []string{"list", "run", "check", "replay", "link", "export", "version"} {

@@ -48,11 +48,12 @@ type Failure struct {
 	Step       int    `json:"step"`
 	At         string `json:"at"`
 	Who        string `json:"who"`
-	Point      string `json:"point"`
+	Point      string `json:"point"` // now, barrier, snapshot, commit, or out-of-memory: who's buffer passed its memory
 	Checkpoint int    `json:"checkpoint,omitempty"`
-	RestartAt  string `json:"restart_at"`
+	RestartAt  string `json:"restart_at,omitempty"` // none when the job stays down
 	Aborted    int    `json:"rows_aborted"`
 	Buffered   int    `json:"records_buffered"`
+	StaysDown  bool   `json:"stays_down,omitempty"`
 }
 
 // Restore is the job restarting.
@@ -78,6 +79,7 @@ type Operator struct {
 	Rate      string       `json:"rate,omitempty"`
 	Buffer    int          `json:"buffer,omitempty"`
 	Overflow  string       `json:"overflow,omitempty"`
+	Memory    int          `json:"memory,omitempty"`
 	TTL       string       `json:"ttl,omitempty"`
 	Queue     []CountPoint `json:"queue,omitempty"`
 	State     []CountPoint `json:"state"`
@@ -210,8 +212,12 @@ func buildJob(r *Report, t *engine.Trace) {
 		j.Checkpoints = append(j.Checkpoints, x)
 	}
 	for _, f := range h.Failures {
-		j.Failures = append(j.Failures, Failure{Step: int(f.Step), At: f.At.String(), Who: f.Who, Point: f.Point, Checkpoint: int(f.Ckpt),
-			RestartAt: f.RestartAt.String(), Aborted: int(f.Aborted), Buffered: int(f.Buffered)})
+		x := Failure{Step: int(f.Step), At: f.At.String(), Who: f.Who, Point: f.Point, Checkpoint: int(f.Ckpt),
+			RestartAt: f.RestartAt.String(), Aborted: int(f.Aborted), Buffered: int(f.Buffered), StaysDown: f.Down}
+		if f.Down {
+			x.RestartAt = ""
+		}
+		j.Failures = append(j.Failures, x)
 	}
 	for _, x := range h.Restores {
 		rs := Restore{Step: int(x.Step), At: x.At.String(), From: int(x.From), Failed: x.Failed, Rewound: x.Rewound, Skipped: x.Skipped, Lost: int(x.Lost), Exact: x.Exact}
@@ -221,7 +227,7 @@ func buildJob(r *Report, t *engine.Trace) {
 		j.Restores = append(j.Restores, rs)
 	}
 	for oi, oh := range st.Ops {
-		o := Operator{Name: oh.Name, Kind: oh.Kind, Stream: oh.Stream, Target: oh.Target, Commit: oh.Commit, Buffer: oh.Buffer, Overflow: oh.Overflow,
+		o := Operator{Name: oh.Name, Kind: oh.Kind, Stream: oh.Stream, Target: oh.Target, Commit: oh.Commit, Buffer: oh.Buffer, Overflow: oh.Overflow, Memory: oh.Memory,
 			State: counts(oh.State), Queue: counts(oh.Queue), Pending: counts(oh.Pending), Visible: counts(oh.Written),
 			Processed: st.ProcessedBetween(oi, 0, n), Dropped: st.DroppedAt(oi, n)}
 		if oh.Cost > 0 {
@@ -313,10 +319,19 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 			if ri >= len(h.Restores) || fi < len(h.Failures) && h.Failures[fi].Step < h.Restores[ri].Step {
 				f := h.Failures[fi]
 				at := f.Point
-				if f.Ckpt > 0 && f.Point != "now" {
+				switch {
+				case f.Point == "out-of-memory":
+					if oi := st.OpNamed(f.Who); oi >= 0 {
+						at = fmt.Sprintf("out of memory: its buffer passed %d records", st.Ops[oi].Memory)
+					}
+				case f.Ckpt > 0 && f.Point != "now":
 					at = fmt.Sprintf("%s of checkpoint %d", f.Point, f.Ckpt)
 				}
-				fmt.Fprintf(b, "  %s  %s fails (%s); %d uncommitted rows aborted, %d records in buffers thrown away\n", f.At, f.Who, at, f.Aborted, f.Buffered)
+				down := ""
+				if f.Down {
+					down = "; the job stays down"
+				}
+				fmt.Fprintf(b, "  %s  %s fails (%s); %d uncommitted rows aborted, %d records in buffers thrown away%s\n", f.At, f.Who, at, f.Aborted, f.Buffered, down)
 				fi++
 				continue
 			}
@@ -343,7 +358,11 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 				for _, q := range oh.Queue {
 					peak = max(peak, int(q.N))
 				}
-				parts = append(parts, fmt.Sprintf("buffer %s %d, peak %d, dropped %d", oh.Overflow, oh.Buffer, peak, st.DroppedAt(oi, n)))
+				mem := ""
+				if oh.Memory > 0 {
+					mem = fmt.Sprintf(" (memory %d)", oh.Memory)
+				}
+				parts = append(parts, fmt.Sprintf("buffer %s %d%s, peak %d, dropped %d", oh.Overflow, oh.Buffer, mem, peak, st.DroppedAt(oi, n)))
 			}
 			parts = append(parts, fmt.Sprintf("state %d", st.StateAt(oi, n)))
 			if oh.Target != "" {

@@ -94,6 +94,7 @@ type Arg struct {
 	Key      string
 	Value    string
 	Quoted   bool // the value was written in double quotes
+	FromKnob bool // the value holds a $knob reference, replaced by Bind
 	Pos      Pos  // where the argument starts
 	ValuePos Pos  // where its value starts
 }
@@ -434,6 +435,7 @@ func (f *File) Bind(s Settings) []Command {
 		for j, a := range c.Args {
 			if strings.Contains(a.Value, "$") {
 				c.Args[j].Value = expand(a.Value, func(name string) string { return s[name] })
+				c.Args[j].FromKnob = true
 			}
 		}
 		out[i] = c

@@ -30,6 +30,7 @@ type OpHistory struct {
 	Cost      vtime.Duration
 	Buffer    int    // the input buffer's capacity in records; 0: it has none
 	Overflow  string // block, grow or drop, with a buffer
+	Memory    int    // with overflow=grow: the records its memory holds; past them the task fails, 0: no limit
 	TTL       vtime.Duration
 	Agg       window.Agg   // an aggregate's: count, sum, min or max
 	Queue     []CountPoint // records in its input buffer, from Step on
@@ -134,11 +135,12 @@ type FailPoint struct {
 	Step      int32
 	At        vtime.Time
 	Who       string // the stream or operator that failed
-	Point     string // now, or where in a checkpoint: barrier, snapshot, commit
+	Point     string // now, or where in a checkpoint: barrier, snapshot, commit; out-of-memory: Who's buffer passed its memory=
 	Ckpt      int32  // the checkpoint it interrupted, or 0
 	RestartAt vtime.Time
 	Aborted   int32 // rows of open transactions it rolled back
 	Buffered  int32 // records its buffers held
+	Down      bool  // the job gave up: it never restarts (see maxOutOfMemory)
 }
 
 // RestorePoint is the job restarting after a failure.

@@ -22,7 +22,9 @@ import (
 //   - grow: the buffer takes everything (memory grows). The stream reads on
 //     as if nothing were wrong, so its positions run ahead of what the
 //     operator has processed: a checkpoint's snapshot is taken at once, with
-//     the buffered records in no snapshot, and a failure loses them;
+//     the buffered records in no snapshot, and a failure loses them. With
+//     memory=N, a buffer that comes to hold more than N records fails its
+//     task, out of memory, at once (see job.crash and maxOutOfMemory);
 //   - drop: a record that finds the buffer full is dropped and counted,
 //     load shedding.
 type inbox struct {
@@ -34,6 +36,7 @@ type inbox struct {
 	slowTo   vtime.Time     // when a slow fault ends
 	cap      int
 	overflow uint8
+	memory   int // with overflow=grow, the records its memory holds; 0: no limit
 	q        []elem
 	head     int
 	records  int        // records among the queued elements
@@ -93,6 +96,10 @@ func (in *inbox) offer(r window.Record, ai int32, replay bool) bool {
 		return false
 	}
 	in.push(elem{kind: elemRecord, rec: r, ai: ai, replay: replay})
+	if in.memory > 0 && in.records > in.memory {
+		j := in.s.job
+		j.s.w.Then(func() { j.crash(j.s.t.Ops[in.oi].Name, "out-of-memory", failRestart) })
+	}
 	return true
 }
 

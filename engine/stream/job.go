@@ -67,7 +67,22 @@ type job struct {
 	// takenAtCrash is how many records had been taken off buffers
 	// without flow control when the job last failed.
 	takenAtCrash int64
+	ooms         int   // failures for lack of memory so far
+	lostFrom     int32 // the checkpoint last restored, whose buffers' loss is counted
 }
+
+// failRestart is how long a failed job waits to restart when nothing says
+// otherwise: a fail line's default restart=, and the delay after a buffer
+// runs out of memory.
+const failRestart = 10 * vtime.Second
+
+// maxOutOfMemory is the failure for lack of memory that leaves the job
+// down. A buffer that passes its memory= once its input has stopped fails
+// the same way at every restart (the restore reads the same backlog into it
+// at once), and Flink's default restart strategy would go on restarting it
+// without end; Tidemark stops the loop there, as a fixed-delay restart
+// strategy of three attempts would.
+const maxOutOfMemory = 4
 
 // ckptRun is a checkpoint in flight, with the states taken so far.
 type ckptRun struct {
@@ -511,15 +526,22 @@ func (j *job) fire(point string) bool {
 }
 
 // crash stops the whole job now: what was in flight is lost, and it
-// restarts after restart.
+// restarts after restart. who failed at point: now, a point of a
+// checkpoint, or out-of-memory when who's buffer passed its memory=.
 func (j *job) crash(who, point string, restart vtime.Duration) {
 	s := j.s
 	if !j.up() {
 		return
 	}
+	var sb strings.Builder
+	if point == "out-of-memory" {
+		in := s.byName[who].base().in
+		prose.Fprintf(&sb, "%s's buffer reaches %d records, more than the %d its memory holds: the task fails, out of memory", who, in.records, in.memory)
+		j.ooms++
+	}
 	j.epoch++
 	j.down = true
-	fp := FailPoint{Step: int32(s.w.NextStep()), At: s.w.Now(), Who: who, Point: point, RestartAt: s.w.Now().Add(restart)}
+	fp := FailPoint{Step: int32(s.w.NextStep()), At: s.w.Now(), Who: who, Point: point, RestartAt: s.w.Now().Add(restart), Down: point == "out-of-memory" && j.ooms == maxOutOfMemory}
 	if point == "commit" && j.done != nil {
 		fp.Ckpt = j.done.id
 	}
@@ -554,8 +576,8 @@ func (j *job) crash(who, point string, restart vtime.Duration) {
 	}
 	h := s.jobHist()
 	h.Failures = append(h.Failures, fp)
-	var sb strings.Builder
 	switch point {
+	case "out-of-memory":
 	case "barrier":
 		prose.Fprintf(&sb, "%s fails between checkpoint %d's barrier and its snapshot", who, fp.Ckpt)
 	case "snapshot":
@@ -574,6 +596,12 @@ func (j *job) crash(who, point string, restart vtime.Duration) {
 	}
 	if fp.Buffered > 0 {
 		prose.Fprintf(&sb, "; the %s waiting in buffers are thrown away", plural(int(fp.Buffered), "record", "records"))
+	}
+	if fp.Down {
+		j.dead = true
+		prose.Fprintf(&sb, ". The job has now run out of memory %d times: Flink's default restart strategy would restart it again, and it would fail again, without end; Tidemark gives up here, as a fixed-delay restart strategy of %d attempts would. The job stays down and nothing more is read.", maxOutOfMemory, maxOutOfMemory-1)
+		s.w.Emit(who, engine.KindCrash, -1, "%s", sb.String())
+		return
 	}
 	from := "nothing: no checkpoint has completed, so it will start over from the beginning with empty state"
 	if j.done != nil {
@@ -605,7 +633,13 @@ func (j *job) restart() {
 		// What the buffers held when it began, less what was taken off
 		// them (and written) before the failure: never written, and never
 		// to be read again.
-		rp.Lost = int32(max(0, int64(cp.Buffered)-(j.takenAtCrash-j.done.taken)))
+		// A checkpoint restored before lost them then: the buffers it
+		// held were cleared, and nothing read since sits before its
+		// positions.
+		if j.done.id != j.lostFrom {
+			rp.Lost = int32(max(0, int64(cp.Buffered)-(j.takenAtCrash-j.done.taken)))
+			j.lostFrom = j.done.id
+		}
 		rp.Behind = now.Sub(cp.BeginAt)
 	}
 	// Where each partition resumes, and whether the input it needs is there.

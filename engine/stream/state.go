@@ -28,11 +28,12 @@ type opOptions struct {
 	cost     vtime.Duration
 	buffer   int
 	overflow uint8
+	memory   int // records a growing buffer may hold before the task fails; 0: no limit
 	hasRate  bool
 }
 
-// readOpOptions reads commit=, and unless noBuffer rate=, buffer= and
-// overflow= from a.
+// readOpOptions reads commit=, and unless noBuffer rate=, buffer=,
+// overflow= and memory= from a.
 func readOpOptions(a *scenario.Args, noBuffer bool) opOptions {
 	var o opOptions
 	o.twoPC = scenario.Choice(a, "commit", false, func(v string) (bool, bool) {
@@ -56,6 +57,20 @@ func readOpOptions(a *scenario.Args, noBuffer bool) opOptions {
 	}
 	o.buffer = a.Int("buffer", 100, 1, 1_000_000)
 	o.overflow = scenario.Choice(a, "overflow", overflowBlock, parseOverflow, "block, grow or drop")
+	if x, ok := a.Find("memory"); ok {
+		o.memory = a.Int("memory", 0, 1, 1_000_000)
+		ov, _ := a.Find("overflow")
+		switch {
+		case o.overflow == overflowGrow:
+			if o.memory > 0 && o.memory < o.buffer {
+				a.Fail(x.ValuePos, "expected memory= to be at least buffer= (%d), found %d", o.buffer, o.memory)
+			}
+		case ov.FromKnob:
+			o.memory = 0 // a knob's overflow= at a value whose buffer never grows: one line serves every value
+		default:
+			a.Fail(x.ValuePos, "memory= is how many records a growing buffer holds before its task fails; it needs overflow=grow")
+		}
+	}
 	return o
 }
 
@@ -87,8 +102,8 @@ func (s *world) register(op operator, name, kind string, st *stream, target *sin
 		b.out = &writer{s: s, oi: b.oi, target: target, twoPC: opts.twoPC}
 	}
 	if opts.hasRate {
-		b.in = &inbox{s: s, oi: b.oi, base: opts.cost, cost: opts.cost, cap: opts.buffer, overflow: opts.overflow}
-		oh.Cost, oh.Buffer, oh.Overflow = opts.cost, opts.buffer, overflowNames[opts.overflow]
+		b.in = &inbox{s: s, oi: b.oi, base: opts.cost, cost: opts.cost, cap: opts.buffer, overflow: opts.overflow, memory: opts.memory}
+		oh.Cost, oh.Buffer, oh.Overflow, oh.Memory = opts.cost, opts.buffer, overflowNames[opts.overflow], opts.memory
 	}
 	if target != nil && kind != "window" && kind != "join" || opts.hasRate || opts.twoPC {
 		s.jobHist() // the second part's history: tables, buffers, transactions
@@ -140,7 +155,7 @@ func (s *world) failLine(c scenario.Command) error {
 	a := scenario.NewArgs(c, rest)
 	at := a.RequiredTime("at")
 	point := scenario.Choice(a, "point", "now", scenario.OneOf("now", "barrier", "snapshot", "commit", "never"), "now, barrier, snapshot, commit or never")
-	restart := a.Duration("restart", 10*vtime.Second)
+	restart := a.Duration("restart", failRestart)
 	if err := a.Done(); err != nil {
 		return err
 	}
@@ -520,7 +535,7 @@ func (s *world) injectFail(f engine.Fault) error {
 	}
 	restart := f.For
 	if restart == 0 {
-		restart = 10 * vtime.Second
+		restart = failRestart
 	}
 	if restart < 0 {
 		return prose.Errorf("a failed job restarts after zero or more, not %s", restart)

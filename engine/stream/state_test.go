@@ -46,6 +46,11 @@ func TestBadStateLines(t *testing.T) {
 		{"aggregate g from=s rate=fast", "s.tdm:8:25", "expected rate= to be records a second such as 10/s"},
 		{"aggregate g from=s rate=2000/s", "s.tdm:8:25", "expected rate= to be records a second"},
 		{"aggregate g from=s rate=5/s overflow=spill", "s.tdm:8:38", "expected overflow= to be one of block, grow or drop"},
+		{"aggregate g from=s rate=5/s memory=200", "s.tdm:8:36", "memory= is how many records a growing buffer holds before its task fails; it needs overflow=grow"},
+		{"aggregate g from=s rate=5/s overflow=drop memory=200", "s.tdm:8:50", "it needs overflow=grow"},
+		{"aggregate g from=s rate=5/s overflow=grow buffer=50 memory=20", "s.tdm:8:60", "expected memory= to be at least buffer= (50), found 20"},
+		{"aggregate g from=s rate=5/s overflow=grow memory=0", "s.tdm:8:50", "expected a whole number from 1 to 1000000 for memory="},
+		{"join j left=s right=s between=0s..1s memory=5", "s.tdm:8:38", "unknown argument memory= for join"},
 		{"aggregate g from=s agg=avg", "s.tdm:8:24", "expected agg= to be one of count, sum, min or max"},
 		{"aggregate g from=nope", "s.tdm:8:18", `unknown stream "nope"`},
 		{"sink k from=s", "s.tdm:8:1", "sink needs to=TARGET"},
@@ -319,6 +324,84 @@ func TestBufferOverflows(t *testing.T) {
 		_, l := st.BufferLosses(tr.Steps())
 		assert.Positive(t, l)
 		assert.Len(t, tr.Final().Missing, l)
+	})
+	t.Run("grow loses its buffer once when the job fails twice before the next checkpoint", func(t *testing.T) {
+		tr, st := run(t, head+"checkpoint every=10s from=10:00:01\nsink k from=s to=out rate=2/s buffer=5 overflow=grow\nfail k at=10:00:02 restart=1s\nfail k at=10:00:03.500 restart=1s\n")
+		require.Len(t, st.Job.Restores, 2)
+		assert.Equal(t, st.Job.Restores[0].From, st.Job.Restores[1].From, "both restore the checkpoint of 10:00:01")
+		_, l := st.BufferLosses(tr.Steps())
+		assert.Positive(t, l)
+		assert.Len(t, tr.Final().Missing, l, "the second restore loses nothing the first had not")
+	})
+}
+
+// A growing buffer with memory= by hand: ten orders a second into a sink
+// that takes two, memory for ten records, a checkpoint at 10:00:00.750.
+// By then orders 1 to 8 are read and order 1 written (at 0.5): the
+// checkpoint holds position 8 and orders 2 to 8 in the buffer. Order 2 is
+// written at 1.0; at 1.2 order 13 makes the buffer 11 records (3 to 13),
+// more than 10: the job fails then, restarts ten seconds later from the
+// checkpoint and reads from order 9, so orders 3 to 8 are lost.
+func TestBufferRunsOutOfMemory(t *testing.T) {
+	head := strings.Replace(orders, "traffic shop records=60 from=10:00:00 every=1s", "traffic shop records=13 from=10:00:00 every=100ms", 1) +
+		"checkpoint every=1s from=10:00:00.750\nsink k from=s to=out rate=2/s buffer=5 overflow=grow memory=10\n"
+	lost := func(from, to int) []string {
+		var ks []string
+		for k := from; k <= to; k++ {
+			ks = append(ks, strconv.Itoa(k))
+		}
+		return ks
+	}
+	t.Run("once", func(t *testing.T) {
+		tr, st := run(t, head)
+		require.Len(t, st.Job.Failures, 1)
+		f := st.Job.Failures[0]
+		assert.Equal(t, "out-of-memory", f.Point)
+		assert.Equal(t, "k", f.Who)
+		assert.Equal(t, at("10:00:01.200"), f.At, "order 13 is the eleventh record in the buffer")
+		assert.Equal(t, int32(11), f.Buffered)
+		assert.Equal(t, at("10:00:11.200"), f.RestartAt, "the default restart delay")
+		assert.False(t, f.Down)
+		assert.Equal(t, 11, maxCount(st.Ops[0].Queue), "one past the memory, for the step that fails")
+		e := &tr.Events[f.Step-1]
+		assert.Equal(t, engine.KindCrash, e.Kind)
+		assert.Contains(t, tr.Narration(e), "k's buffer reaches 11 records, more than the 10 its memory holds: the task fails, out of memory")
+		assert.Contains(t, tr.Narration(e), "It restarts at 10:00:11.200 from checkpoint 1")
+		prev := &tr.Events[f.Step-2]
+		assert.Equal(t, engine.KindArrive, prev.Kind, "the read of order 13 is the step before, at the same instant")
+		assert.Equal(t, f.At, prev.At)
+		require.Len(t, st.Job.Restores, 1)
+		r := st.Job.Restores[0]
+		assert.Equal(t, int32(1), r.From)
+		assert.Equal(t, int32(6), r.Lost, "orders 2 to 8 buffered at the checkpoint, less order 2 written at 1.0")
+		assert.Equal(t, int64(5), r.Rewound, "orders 9 to 13, after the checkpoint's position")
+		assert.Equal(t, lost(3, 8), tr.Final().Missing)
+	})
+	t.Run("again and again", func(t *testing.T) {
+		// Thirty orders: each restore reads orders 9 to 19 at once, eleven
+		// records, and fails again, until the fourth failure leaves the job down.
+		tr, st := run(t, strings.Replace(head, "records=13", "records=30", 1))
+		require.Len(t, st.Job.Failures, 4)
+		require.Len(t, st.Job.Restores, 3)
+		for i, f := range st.Job.Failures {
+			assert.Equal(t, "out-of-memory", f.Point)
+			assert.Equal(t, at("10:00:01.200").Add(vtime.Duration(i)*10*vtime.Second), f.At)
+			assert.Equal(t, int32(11), f.Buffered)
+			assert.Equal(t, i == 3, f.Down, "failure %d", i+1)
+		}
+		_, l := st.BufferLosses(tr.Steps())
+		assert.Equal(t, 6, l, "orders 3 to 8, lost once: later restores of the same checkpoint lose nothing more")
+		assert.Equal(t, lost(3, 30), tr.Final().Missing, "lost, or never read by the job that stays down")
+		assert.Contains(t, tr.Narration(&tr.Events[st.Job.Failures[3].Step-1]), "The job stays down")
+	})
+	t.Run("a knob that does not grow", func(t *testing.T) {
+		src := strings.Replace(strings.Replace(head, "overflow=grow", "overflow=$o", 1), "\n", "\nknob o = block | grow\n", 1)
+		tr, st := run(t, src)
+		assert.Empty(t, st.Job.Failures, "memory= is for the knob's grow only")
+		assert.Empty(t, tr.Final().Missing)
+		tr, err := engine.Run(parse(t, src), map[string]string{"o": "grow"}, 1, worlds.All())
+		require.NoError(t, err)
+		assert.Len(t, stream.Of(tr).Job.Failures, 1)
 	})
 }
 

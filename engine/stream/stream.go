@@ -502,7 +502,15 @@ func (s *world) windowLine(c scenario.Command) error {
 	}
 	cfg.Assigner.Kind = kind
 	if err := cfg.Validate(); err != nil {
-		return scenario.Errorf(c.Pos, "%s", err.Error())
+		// At the value of the argument at fault, or at the window's
+		// kind when that argument is not given (tumbling with no size=).
+		at := kinds[0].Pos
+		if ce, ok := err.(*window.ConfigError); ok && ce.Field != "" {
+			if v := scenario.ValueAt(c, ce.Field); v != c.Pos {
+				at = v
+			}
+		}
+		return scenario.Errorf(at, "%s", err.Error())
 	}
 	st, err := s.streamArg(from)
 	if err != nil {

@@ -1,7 +1,6 @@
 package window
 
 import (
-	"errors"
 	"math"
 	"sort"
 
@@ -21,18 +20,18 @@ type Config struct {
 	Contents   bool           // keep each window's record ids, so that a firing lists them (a ProcessWindowFunction's buffer)
 }
 
-// Validate says what is wrong with c.
+// Validate says what is wrong with c, as a *ConfigError.
 func (c Config) Validate() error {
 	if err := c.Assigner.Validate(); err != nil {
 		return err
 	}
 	switch {
 	case c.Domain > ProcessingTime:
-		return errors.New("unknown time domain")
+		return &ConfigError{"time", "unknown time domain"}
 	case c.Lateness < 0:
-		return errors.New("allowed lateness cannot be negative, got " + c.Lateness.String())
+		return &ConfigError{"lateness", "allowed lateness cannot be negative, got " + c.Lateness.String()}
 	case c.Lateness > 0 && c.Domain == ProcessingTime:
-		return errors.New("allowed lateness applies to event-time windows only; a processing-time window is never late")
+		return &ConfigError{"lateness", "allowed lateness applies to event-time windows only; a processing-time window is never late"}
 	}
 	return nil
 }

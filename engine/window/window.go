@@ -35,7 +35,6 @@
 package window
 
 import (
-	"errors"
 	"strconv"
 
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -115,34 +114,50 @@ type Assigner struct {
 	Gap    vtime.Duration // session: how long a session waits for its next record
 }
 
-// Validate says what is wrong with a, with Flink's rules for each kind.
+// A ConfigError is what Validate finds wrong with a Config. Field names
+// the setting at fault, as a scenario's window line names its argument
+// (size, slide, offset, gap, lateness), so that the error can point at its
+// value; it is "" for a fault of no one setting.
+type ConfigError struct {
+	Field string
+	Msg   string
+}
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+// Validate says what is wrong with a, with Flink's rules for each kind,
+// as a *ConfigError.
 func (a Assigner) Validate() error {
 	abs := func(d vtime.Duration) vtime.Duration { return max(d, -d) }
 	switch a.Kind {
 	case Tumbling:
 		if a.Size <= 0 {
-			return errors.New("a tumbling window needs a positive size, got " + a.Size.String())
+			return &ConfigError{"size", "a tumbling window needs a positive size, got " + a.Size.String()}
 		}
 		if abs(a.Offset) >= a.Size {
-			return errors.New("a tumbling window's offset must be shorter than its size " + a.Size.String() + ", got " + a.Offset.String())
+			return &ConfigError{"offset", "a tumbling window's offset must be shorter than its size " + a.Size.String() + ", got " + a.Offset.String()}
 		}
 	case Sliding:
 		if a.Size <= 0 || a.Slide <= 0 {
-			return errors.New("a sliding window needs a positive size and slide, got size " + a.Size.String() + " and slide " + a.Slide.String())
+			field := "slide"
+			if a.Size <= 0 {
+				field = "size"
+			}
+			return &ConfigError{field, "a sliding window needs a positive size and slide, got size " + a.Size.String() + " and slide " + a.Slide.String()}
 		}
 		if abs(a.Offset) >= a.Slide {
-			return errors.New("a sliding window's offset must be shorter than its slide " + a.Slide.String() + ", got " + a.Offset.String())
+			return &ConfigError{"offset", "a sliding window's offset must be shorter than its slide " + a.Slide.String() + ", got " + a.Offset.String()}
 		}
 		if (a.Size+a.Slide-1)/a.Slide > MaxPerRecord {
-			return errors.New("a sliding window of size " + a.Size.String() + " and slide " + a.Slide.String() +
-				" puts each record in more than " + strconv.Itoa(MaxPerRecord) + " windows")
+			return &ConfigError{"slide", "a sliding window of size " + a.Size.String() + " and slide " + a.Slide.String() +
+				" puts each record in more than " + strconv.Itoa(MaxPerRecord) + " windows"}
 		}
 	case Session:
 		if a.Gap <= 0 {
-			return errors.New("a session window needs a positive gap, got " + a.Gap.String())
+			return &ConfigError{"gap", "a session window needs a positive gap, got " + a.Gap.String()}
 		}
 	default:
-		return errors.New("unknown window kind " + strconv.Itoa(int(a.Kind)))
+		return &ConfigError{"", "unknown window kind " + strconv.Itoa(int(a.Kind))}
 	}
 	return nil
 }

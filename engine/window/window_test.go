@@ -90,22 +90,26 @@ func TestAssigners(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	for _, c := range []struct {
-		cfg  window.Config
-		want string
+		cfg         window.Config
+		field, want string
 	}{
-		{window.Config{Assigner: window.Assigner{Kind: window.Tumbling}}, "positive size"},
-		{window.Config{Assigner: window.Assigner{Kind: window.Tumbling, Size: 10, Offset: -10}}, "offset must be shorter than its size"},
-		{window.Config{Assigner: window.Assigner{Kind: window.Sliding, Size: 10}}, "positive size and slide"},
-		{window.Config{Assigner: window.Assigner{Kind: window.Sliding, Size: 10, Slide: 5, Offset: 5}}, "shorter than its slide"},
-		{window.Config{Assigner: window.Assigner{Kind: window.Sliding, Size: 10_000, Slide: 1}}, "more than 1000 windows"},
-		{window.Config{Assigner: window.Assigner{Kind: window.Session}}, "positive gap"},
-		{window.Config{Assigner: window.Assigner{Kind: 7}}, "unknown window kind"},
-		{window.Config{Assigner: window.Assigner{Kind: window.Session, Gap: 1}, Lateness: -1}, "cannot be negative"},
-		{window.Config{Assigner: window.Assigner{Kind: window.Session, Gap: 1}, Lateness: 1, Domain: window.ProcessingTime}, "event-time windows only"},
+		{window.Config{Assigner: window.Assigner{Kind: window.Tumbling}}, "size", "positive size"},
+		{window.Config{Assigner: window.Assigner{Kind: window.Tumbling, Size: 10, Offset: -10}}, "offset", "offset must be shorter than its size"},
+		{window.Config{Assigner: window.Assigner{Kind: window.Sliding, Size: 10}}, "slide", "positive size and slide"},
+		{window.Config{Assigner: window.Assigner{Kind: window.Sliding, Slide: 10}}, "size", "positive size and slide"},
+		{window.Config{Assigner: window.Assigner{Kind: window.Sliding, Size: 10, Slide: 5, Offset: 5}}, "offset", "shorter than its slide"},
+		{window.Config{Assigner: window.Assigner{Kind: window.Sliding, Size: 10_000, Slide: 1}}, "slide", "more than 1000 windows"},
+		{window.Config{Assigner: window.Assigner{Kind: window.Session}}, "gap", "positive gap"},
+		{window.Config{Assigner: window.Assigner{Kind: 7}}, "", "unknown window kind"},
+		{window.Config{Assigner: window.Assigner{Kind: window.Session, Gap: 1}, Lateness: -1}, "lateness", "cannot be negative"},
+		{window.Config{Assigner: window.Assigner{Kind: window.Session, Gap: 1}, Lateness: 1, Domain: window.ProcessingTime}, "lateness", "event-time windows only"},
 	} {
 		_, err := window.New(c.cfg)
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), c.want)
+		var ce *window.ConfigError
+		require.ErrorAs(t, err, &ce, c.want)
+		assert.Equal(t, c.field, ce.Field, "the setting at fault, for an error that points at its value: %s", c.want)
 	}
 	_, err := window.New(window.Config{Assigner: window.Assigner{Kind: window.Sliding, Size: 1000, Slide: 1, Offset: -0}})
 	assert.NoError(t, err, "exactly 1000 windows per record is allowed")

@@ -370,11 +370,18 @@ func checkpointList(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 			break
 		}
 		line := f.Who + " failed at " + f.At.String()
-		if f.Point != "" && f.Point != "now" {
+		switch f.Point {
+		case "", "now":
+		case "out-of-memory":
+			line += " (out of memory)"
+		default:
 			line += " (at checkpoint " + itoa(int(f.Ckpt)) + "'s " + f.Point + ")"
 		}
 		if f.Aborted > 0 {
 			line += "; " + itoa(int(f.Aborted)) + " pending rows rolled back"
+		}
+		if f.Down {
+			line += "; the job stays down"
 		}
 		b.el("p", line+".", "class", "tm-ckevent", "data-testid", "job-failure")
 	}
