@@ -369,7 +369,13 @@ func (s *world) watermarkLine(c scenario.Command) error {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
-		return scenario.Errorf(c.Pos, "%s", err.Error())
+		// At the value of the argument at fault (bound=, interval=), or
+		// at the command when that argument is not given.
+		at := c.Pos
+		if ce, ok := err.(*watermark.ConfigError); ok {
+			at = scenario.ValueAt(c, ce.Field)
+		}
+		return scenario.Errorf(at, "%s", err.Error())
 	}
 	st.wm, st.wmLine = cfg, true
 	return nil

@@ -121,19 +121,31 @@ type Config struct {
 	Scope    Scope
 }
 
-// Validate says what is wrong with c, naming the setting.
+// A ConfigError is what Validate finds wrong with a Config. Field names
+// the setting at fault as a scenario's watermark line names its argument
+// (bound, interval, idleness, emit, scope), so that the error can point at
+// its value.
+type ConfigError struct {
+	Field string
+	Msg   string
+}
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+// Validate says what is wrong with c, naming the setting, as a
+// *ConfigError.
 func (c Config) Validate() error {
 	switch {
 	case c.Bound < 0:
-		return errors.New("the out-of-orderness bound cannot be negative, got " + c.Bound.String())
+		return &ConfigError{"bound", "the out-of-orderness bound cannot be negative, got " + c.Bound.String()}
 	case c.Interval <= 0:
-		return errors.New("the watermark interval must be positive, got " + c.Interval.String())
+		return &ConfigError{"interval", "the watermark interval must be positive, got " + c.Interval.String()}
 	case c.Idleness < 0:
-		return errors.New("idleness cannot be negative, got " + c.Idleness.String())
+		return &ConfigError{"idleness", "idleness cannot be negative, got " + c.Idleness.String()}
 	case c.Emission > PerRecord:
-		return errors.New("unknown watermark emission " + strconv.Itoa(int(c.Emission)))
+		return &ConfigError{"emit", "unknown watermark emission " + strconv.Itoa(int(c.Emission))}
 	case c.Scope > PerSource:
-		return errors.New("unknown watermark scope " + strconv.Itoa(int(c.Scope)))
+		return &ConfigError{"scope", "unknown watermark scope " + strconv.Itoa(int(c.Scope))}
 	}
 	return nil
 }

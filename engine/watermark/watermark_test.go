@@ -51,18 +51,21 @@ func TestConfigValidate(t *testing.T) {
 	ok := watermark.Config{Interval: 200 * vtime.Millisecond}
 	require.NoError(t, ok.Validate())
 	for _, c := range []struct {
-		cfg  watermark.Config
-		want string
+		cfg         watermark.Config
+		field, want string
 	}{
-		{watermark.Config{Bound: -1, Interval: 1}, "bound cannot be negative"},
-		{watermark.Config{}, "interval must be positive"},
-		{watermark.Config{Interval: 1, Idleness: -vtime.Second}, "idleness cannot be negative"},
-		{watermark.Config{Interval: 1, Emission: 9}, "unknown watermark emission"},
-		{watermark.Config{Interval: 1, Scope: 9}, "unknown watermark scope"},
+		{watermark.Config{Bound: -1, Interval: 1}, "bound", "bound cannot be negative"},
+		{watermark.Config{}, "interval", "interval must be positive"},
+		{watermark.Config{Interval: 1, Idleness: -vtime.Second}, "idleness", "idleness cannot be negative"},
+		{watermark.Config{Interval: 1, Emission: 9}, "emit", "unknown watermark emission"},
+		{watermark.Config{Interval: 1, Scope: 9}, "scope", "unknown watermark scope"},
 	} {
 		err := c.cfg.Validate()
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), c.want)
+		var ce *watermark.ConfigError
+		require.ErrorAs(t, err, &ce)
+		assert.Equal(t, c.field, ce.Field, "the setting at fault, named as the watermark line's argument")
 	}
 	_, err := watermark.New(ok, 0)
 	assert.ErrorContains(t, err, "at least one partition")
