@@ -33,7 +33,7 @@ type opOptions struct {
 }
 
 // readOpOptions reads commit=, and unless noBuffer rate=, buffer=,
-// overflow= and memory= from a.
+// overflow= and memory= from a; the last three need rate=.
 func readOpOptions(a *scenario.Args, noBuffer bool) opOptions {
 	var o opOptions
 	o.twoPC = scenario.Choice(a, "commit", false, func(v string) (bool, bool) {
@@ -54,6 +54,23 @@ func readOpOptions(a *scenario.Args, noBuffer bool) opOptions {
 			a.Fail(x.ValuePos, "expected rate= to be records a second such as 10/s (1/s to 1000/s), found %q", x.Value)
 		}
 		o.cost, o.hasRate = d, true
+	}
+	if !o.hasRate {
+		// Without a rate the operator takes no time over a record and
+		// keeps no buffer, so a buffer's option would be ignored: it is an
+		// error at the first one written. A knob cannot take rate= away
+		// (it fills in a value, and rate= has none that means no rate),
+		// so no value of any knob gives such a line a buffer.
+		var first scenario.Arg
+		for _, key := range [...]string{"buffer", "overflow", "memory"} {
+			if x, ok := a.Find(key); ok && (first.Key == "" || x.Pos.Col < first.Pos.Col) {
+				first = x
+			}
+		}
+		if first.Key != "" {
+			a.Fail(first.ValuePos, "%s= needs rate=N/s: without a rate the operator takes no time over a record and keeps no buffer", first.Key)
+		}
+		return o
 	}
 	o.buffer = a.Int("buffer", 100, 1, 1_000_000)
 	o.overflow = scenario.Choice(a, "overflow", overflowBlock, parseOverflow, "block, grow or drop")

@@ -27,6 +27,18 @@ traffic shop records=60 from=10:00:00 every=1s keys=unique
 stream s from=orders
 `
 
+// A knob fills in a value and cannot take rate= away, so a buffer's
+// option on a line with no rate= is an error whatever the knob's value:
+// no value gives that line a buffer.
+func TestBufferOptionNeedsRateUnderEveryKnobValue(t *testing.T) {
+	src := strings.Replace(orders, "\n", "\nknob o = block | grow\n", 1) + "sink k from=s to=out overflow=$o\n"
+	for _, v := range []string{"block", "grow"} {
+		_, err := engine.Build(parse(t, src), map[string]string{"o": v}, 1, worlds.All())
+		require.Error(t, err, v)
+		assert.Contains(t, err.Error(), "s.tdm:9:31: overflow= needs rate=N/s", v)
+	}
+}
+
 // Every bad line of the second part names its file:line:col and what was expected.
 func TestBadStateLines(t *testing.T) {
 	for _, tc := range []struct{ line, pos, want string }{
@@ -50,6 +62,11 @@ func TestBadStateLines(t *testing.T) {
 		{"aggregate g from=s rate=5/s overflow=drop memory=200", "s.tdm:8:50", "it needs overflow=grow"},
 		{"aggregate g from=s rate=5/s overflow=grow buffer=50 memory=20", "s.tdm:8:60", "expected memory= to be at least buffer= (50), found 20"},
 		{"aggregate g from=s rate=5/s overflow=grow memory=0", "s.tdm:8:50", "expected a whole number from 1 to 1000000 for memory="},
+		{"aggregate g from=s overflow=grow", "s.tdm:8:29", "overflow= needs rate=N/s: without a rate the operator takes no time over a record and keeps no buffer"},
+		{"aggregate g from=s buffer=10", "s.tdm:8:27", "buffer= needs rate=N/s"},
+		{"aggregate g from=s overflow=grow memory=50 buffer=10", "s.tdm:8:29", "overflow= needs rate=N/s"},
+		{"sink k from=s to=out memory=50 overflow=grow", "s.tdm:8:29", "memory= needs rate=N/s"},
+		{"window w from=s tumbling size=1s overflow=drop", "s.tdm:8:43", "overflow= needs rate=N/s"},
 		{"join j left=s right=s between=0s..1s memory=5", "s.tdm:8:38", "unknown argument memory= for join"},
 		{"aggregate g from=s agg=avg", "s.tdm:8:24", "expected agg= to be one of count, sum, min or max"},
 		{"aggregate g from=nope", "s.tdm:8:18", `unknown stream "nope"`},
