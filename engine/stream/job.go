@@ -617,6 +617,60 @@ func (j *job) crash(who, point string, restart vtime.Duration) {
 	})
 }
 
+// missed narrates a fail line whose instant at finds the job down, as a
+// step of its own so that the line does not pass in silence: with
+// point=now while the job waits to restart, or with any point once it
+// stays down. A job that is not running has no task to fail, so nothing
+// more happens, and a pending restart keeps its time, as Flink's does
+// while the job is restarting. (A point of a checkpoint while the job
+// waits to restart is no miss: it waits for the first checkpoint after
+// the restart.)
+func (j *job) missed(who, point string, at vtime.Time) {
+	s := j.s
+	h := s.jobHist()
+	var sb strings.Builder
+	if point == "now" {
+		prose.Fprintf(&sb, "The failure of %s planned for %s", who, at)
+	} else {
+		prose.Fprintf(&sb, "The failure of %s planned for the %s of the first checkpoint at or after %s", who, point, at)
+	}
+	var fp *FailPoint
+	if n := len(h.Failures); n > 0 {
+		fp = &h.Failures[n-1]
+	}
+	var rp *RestorePoint
+	if n := len(h.Restores); n > 0 && h.Restores[n-1].Failed {
+		rp = &h.Restores[n-1]
+	}
+	switch {
+	case rp != nil:
+		prose.Fprintf(&sb, " finds the job down for good: it could not restart at %s, its input deleted by retention, and it stays down", rp.At)
+	case fp == nil: // the job is down only after a failure
+		panic("stream: a job down with no failure")
+	case fp.Down:
+		prose.Fprintf(&sb, " finds the job down for good: it has run out of memory %d times, the last at %s, and stays down", maxOutOfMemory, fp.At)
+	default:
+		prose.Fprintf(&sb, " finds the job already down: it failed at %s, when %s, and restarts at %s", fp.At, fp.why(), fp.RestartAt)
+	}
+	sb.WriteString(". A job that is not running has no task to fail: nothing more happens")
+	if j.down && !j.dead {
+		sb.WriteString(", and the restart keeps its time")
+	}
+	sb.WriteString(".")
+	s.w.Emit(who, engine.KindCrash, -1, "%s", sb.String())
+}
+
+// why is what failed, as a clause: "load's buffer ran out of memory".
+func (fp *FailPoint) why() string {
+	switch fp.Point {
+	case "out-of-memory":
+		return prose.F("%s's buffer ran out of memory", fp.Who)
+	case "barrier", "snapshot", "commit":
+		return prose.F("%s failed at checkpoint %d's %s", fp.Who, fp.Ckpt, fp.Point)
+	}
+	return prose.F("%s failed", fp.Who)
+}
+
 // restart restores the latest completed checkpoint (or empty state, from
 // the beginning, when none completed): every operator's state, every
 // stream's positions, and each two-phase-commit sink's transactions.

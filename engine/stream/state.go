@@ -191,6 +191,10 @@ func (s *world) failLine(c scenario.Command) error {
 	s.jobHist()
 	who := n.Value
 	s.w.Schedule(at, func() {
+		if j := s.job; j.dead || point == "now" && j.down {
+			j.missed(who, point, at)
+			return
+		}
 		if point == "now" {
 			s.job.crash(who, "now", restart)
 			return

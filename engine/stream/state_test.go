@@ -640,3 +640,44 @@ func maxCount(xs []stream.CountPoint) int {
 	}
 	return m
 }
+
+// A fail line whose instant finds the job down is a step of its own that
+// says so, and changes nothing: no failure is added and the pending
+// restart keeps its time. A point of a checkpoint while the job waits to
+// restart is no miss: it fails the first checkpoint after the restart.
+func TestFailLineFindsTheJobDown(t *testing.T) {
+	missed := func(tr *engine.Trace, when string) []string {
+		var ns []string
+		for i := range tr.Events {
+			if e := &tr.Events[i]; e.Kind == engine.KindCrash && strings.Contains(tr.Narration(e), "finds the job") {
+				assert.Equal(t, at(when), e.At)
+				ns = append(ns, tr.Narration(e))
+			}
+		}
+		return ns
+	}
+	t.Run("waiting to restart", func(t *testing.T) {
+		tr, st := run(t, orders+"checkpoint every=5s\nsink k from=s to=out\nfail k at=10:00:10 restart=20s\nfail s at=10:00:20 restart=1s\n")
+		require.Len(t, st.Job.Failures, 1, "the second line fails nothing")
+		require.Len(t, st.Job.Restores, 1)
+		assert.Equal(t, at("10:00:30"), st.Job.Restores[0].At, "the first failure's restart keeps its time")
+		assert.Equal(t, []string{"The failure of s planned for 10:00:20 finds the job already down: it failed at 10:00:10, when k failed, and restarts at 10:00:30. " +
+			"A job that is not running has no task to fail: nothing more happens, and the restart keeps its time."}, missed(tr, "10:00:20"))
+	})
+	t.Run("out of memory for good", func(t *testing.T) {
+		src := strings.Replace(orders, "traffic shop records=60 from=10:00:00 every=1s", "traffic shop records=30 from=10:00:00 every=100ms", 1) +
+			"checkpoint every=1s from=10:00:00.750\nsink k from=s to=out rate=2/s buffer=5 overflow=grow memory=10\nfail k at=10:01:00 point=barrier\n"
+		tr, st := run(t, src)
+		require.Len(t, st.Job.Failures, 4)
+		require.True(t, st.Job.Failures[3].Down)
+		assert.Equal(t, []string{"The failure of k planned for the barrier of the first checkpoint at or after 10:01:00 finds the job down for good: it has run out of memory 4 times, the last at 10:00:31.200, and stays down. " +
+			"A job that is not running has no task to fail: nothing more happens."}, missed(tr, "10:01:00"))
+	})
+	t.Run("a checkpoint's point waits for the restart", func(t *testing.T) {
+		tr, st := run(t, orders+"checkpoint every=5s\nsink k from=s to=out\nfail k at=10:00:10 restart=20s\nfail s at=10:00:20 point=barrier restart=1s\n")
+		assert.Empty(t, missed(tr, "10:00:20"))
+		require.Len(t, st.Job.Failures, 2)
+		assert.Equal(t, "barrier", st.Job.Failures[1].Point)
+		assert.GreaterOrEqual(t, st.Job.Failures[1].At, at("10:00:30"), "at the first checkpoint after the restart")
+	})
+}
