@@ -33,8 +33,8 @@ import (
 // runtime.Caller: there an offset of 0 means "no table", and the answer is
 // the file "?" at line 0. A _func's cuOffset (where its files are listed)
 // and startLine (the line of its func keyword) are read only with those
-// answers. The link is the same on every platform; what -ldflags=-s strips
-// is the symbol table and DWARF, never these tables.
+// answers. The layout is the same on every platform; what -ldflags=-s
+// strips is the symbol table and DWARF, never these tables.
 
 const (
 	pclnMagic      = 0xfffffff1
@@ -65,14 +65,14 @@ type LineStats struct {
 // cleared: each function's pcfile and pcln offsets set to 0 ("no table"),
 // its cuOffset and startLine to 0, and the bytes of those tables, of the
 // file names and of the file indexes set to zero, which compresses to
-// almost nothing. Nothing else changes: a
-// table that a kept table shares (the linker stores identical tables once)
-// is left in place. The module runs as before; only a traceback, a panic's
-// message or runtime.Caller says "?:0" where it named a file and line.
+// almost nothing. Nothing else changes: a line table that a kept table
+// shares (the linker stores identical tables once) is left in place. The
+// module runs as before; only a traceback, a panic's message or
+// runtime.Caller says "?:0" where it named a file and line.
 //
 // The tables are found by reading memory as the data segments initialise
 // it. A module with no function table, or more than one place that reads
-// as one, or one whose table does not hold together (see findPclntab), is
+// as one, or one whose table does not hold together (see readPclntab), is
 // refused with an error wrapping ErrUnsupported and left as it is.
 func StripLines(module []byte) ([]byte, LineStats, error) {
 	var st LineStats
