@@ -592,8 +592,16 @@ func (s *world) joinLine(c scenario.Command) error {
 	cfg.Lower, cfg.Upper = lo, hi
 	cfg.LowerExclusive = excl == "lower" || excl == "both"
 	cfg.UpperExclusive = excl == "upper" || excl == "both"
-	if err := cfg.Validate(); err != nil {
-		return scenario.Errorf(between.ValuePos, "%s", err.Error())
+	jo, err := join.New(cfg)
+	if err != nil {
+		// At the value of the argument at fault (between=, whose value
+		// begins with the lower bound the error names first), or at the
+		// command for a fault of no argument.
+		at := c.Pos
+		if ce, ok := err.(*join.ConfigError); ok {
+			at = scenario.ValueAt(c, ce.Field)
+		}
+		return scenario.Errorf(at, "%s", err.Error())
 	}
 	ls, err := s.streamArg(left)
 	if err != nil {
@@ -609,10 +617,7 @@ func (s *world) joinLine(c scenario.Command) error {
 	if ls.keyed != rs.keyed {
 		return scenario.Errorf(c.Pos, "a join needs both streams keyed the same way; %s is keyed by %s and %s by %s", ls.name, keyedBy(ls), rs.name, keyedBy(rs))
 	}
-	op := &joinOp{name: n.Value, idx: len(s.joins), sides: [2]*stream{ls, rs}, cfg: cfg, comb: watermark.NewCombiner(2)}
-	if op.op, err = join.New(cfg); err != nil {
-		return scenario.Errorf(c.Pos, "%s", err.Error())
-	}
+	op := &joinOp{name: n.Value, idx: len(s.joins), sides: [2]*stream{ls, rs}, cfg: cfg, op: jo, comb: watermark.NewCombiner(2)}
 	if hasTo {
 		if op.target, err = s.w.TargetArg(to); err != nil {
 			return err
