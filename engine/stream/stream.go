@@ -103,7 +103,8 @@ type world struct {
 	wout    window.Output  // scratch for a window operator's output
 	jout    join.Output    // scratch for a join's output
 	multi   bool           // several targets: a key's id depends on its target
-	reads   []string       // the names of the read lines
+	reads   []readLine     // the read lines, by name
+	ckptAt  scenario.Pos   // where the checkpoint line is; Line 0 before one
 	twoPCAt []scenario.Pos // lines with commit=two-phase, which need checkpoints
 	pointAt []scenario.Pos // fail lines that wait for a checkpoint's point
 }
@@ -349,8 +350,9 @@ func (s *world) watermarkLine(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	if st.wmLine {
-		return scenario.Errorf(c.Pos, "stream %s already has a watermark line", st.name)
+	if st.wmLine.Line > 0 {
+		// At the name that repeats, as the core's "already used" is.
+		return scenario.Errorf(c.Args[0].ValuePos, "stream %s already has a watermark line, at %s", st.name, st.wmLine)
 	}
 	a := scenario.NewArgs(c, rest)
 	cfg := st.wm
@@ -377,7 +379,7 @@ func (s *world) watermarkLine(c scenario.Command) error {
 		}
 		return scenario.Errorf(at, "%s", err.Error())
 	}
-	st.wm, st.wmLine = cfg, true
+	st.wm, st.wmLine = cfg, c.Pos
 	return nil
 }
 
