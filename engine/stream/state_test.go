@@ -683,3 +683,54 @@ func TestFailLineFindsTheJobDown(t *testing.T) {
 		assert.GreaterOrEqual(t, st.Job.Failures[1].At, at("10:00:30"), "at the first checkpoint after the restart")
 	})
 }
+
+// A fail line with a checkpoint's point still waiting when the job goes
+// down for good, by a last failure for lack of memory or by a restore
+// that fails, will never fire: no checkpoint begins again. The step that
+// leaves the job down says so, and no step of its own follows.
+func TestFailLineStrandedWhenTheJobStaysDown(t *testing.T) {
+	stranded := func(tr *engine.Trace) []int {
+		var steps []int
+		for i := range tr.Events {
+			if strings.Contains(tr.Narration(&tr.Events[i]), "will never come") {
+				steps = append(steps, i)
+			}
+		}
+		return steps
+	}
+	t.Run("out of memory for good", func(t *testing.T) {
+		src := strings.Replace(orders, "traffic shop records=60 from=10:00:00 every=1s", "traffic shop records=30 from=10:00:00 every=100ms", 1) +
+			"checkpoint every=1s from=10:00:00.750\nsink k from=s to=out rate=2/s buffer=5 overflow=grow memory=10\nfail k at=10:00:01 point=barrier\n"
+		tr, st := run(t, src)
+		require.Len(t, st.Job.Failures, 4, "the line fails no checkpoint: the job runs out of memory before the next begins, after every restart")
+		last := st.Job.Failures[3]
+		require.True(t, last.Down)
+		steps := stranded(tr)
+		require.Equal(t, []int{int(last.Step) - 1}, steps, "said once, in the step of the last failure")
+		n := tr.Narration(&tr.Events[steps[0]])
+		assert.True(t, strings.HasSuffix(n, "The job stays down and nothing more is read. "+
+			"The failure of k planned for the barrier of the first checkpoint at or after 10:00:01 will never come: no checkpoint will begin again."), n)
+	})
+	t.Run("a restore that fails", func(t *testing.T) {
+		src := strings.Replace(orders, "topic orders partitions=1", "topic orders partitions=1 retention=20s segment=5s", 1)
+		src = strings.Replace(src, "stream s from=orders", "stream s from=orders reset=none", 1) +
+			"sink k from=s to=out\ncheckpoint every=10s\nfail s at=10:00:11 point=snapshot\nfail k at=10:00:12 restart=40s\nfail k at=10:00:30 point=commit\n"
+		tr, st := run(t, src)
+		require.Len(t, st.Job.Failures, 1)
+		require.Len(t, st.Job.Restores, 1)
+		r := st.Job.Restores[0]
+		require.True(t, r.Failed)
+		steps := stranded(tr)
+		require.Equal(t, []int{int(r.Step) - 1}, steps, "said once, in the step of the restore")
+		e := &tr.Events[steps[0]]
+		assert.Equal(t, engine.KindRestore, e.Kind)
+		assert.True(t, strings.HasSuffix(tr.Narration(e), "The job stays down and nothing more is read. "+
+			"The failure of s planned for the snapshot of the first checkpoint at or after 10:00:11 and the failure of k planned for the commit of the first checkpoint at or after 10:00:30 will never come: no checkpoint will begin again."), tr.Narration(e))
+	})
+	t.Run("nothing waiting", func(t *testing.T) {
+		src := strings.Replace(orders, "traffic shop records=60 from=10:00:00 every=1s", "traffic shop records=30 from=10:00:00 every=100ms", 1) +
+			"checkpoint every=1s from=10:00:00.750\nsink k from=s to=out rate=2/s buffer=5 overflow=grow memory=10\n"
+		tr, _ := run(t, src)
+		assert.Empty(t, stranded(tr))
+	})
+}
