@@ -582,6 +582,9 @@ func (s *world) injectFail(f engine.Fault) error {
 		if !s.job.on {
 			return prose.Errorf("this scenario takes no checkpoints, so there is no %s to fail at", f.Point)
 		}
+		if s.job.dead {
+			return prose.Errorf("the job is down for good: no checkpoint will begin again, so there is no %s to fail at", f.Point)
+		}
 		s.job.plans = append(s.job.plans, failPlan{who: who, point: f.Point, restart: restart, after: s.w.Now()})
 	default:
 		return prose.Errorf("a failure happens now or at a checkpoint's barrier, snapshot or commit, not %q", f.Point)

@@ -590,6 +590,23 @@ func TestStateFaults(t *testing.T) {
 	}
 	_, err = engine.RunWithFaults(parse(t, orders+"sink k from=s to=out\n"), nil, 1, worlds.All(), []engine.Fault{{AfterStep: 5, Kind: stream.FaultFail, Stream: "k", Point: "barrier"}})
 	require.ErrorContains(t, err, "takes no checkpoints")
+
+	// Once the job stays down no checkpoint begins again: a failure at a
+	// checkpoint's point is refused, as one now is, rather than kept to
+	// wait in silence for ever.
+	down := parse(t, strings.Replace(strings.Replace(orders, "topic orders partitions=1", "topic orders partitions=1 retention=20s segment=5s", 1),
+		"stream s from=orders", "stream s from=orders reset=none", 1)+"sink k from=s to=out\ncheckpoint every=10s\nfail k at=10:00:12 restart=40s\n")
+	tr, err = engine.Run(down, nil, 1, worlds.All())
+	require.NoError(t, err)
+	rs := stream.Of(tr).Job.Restores
+	require.Len(t, rs, 1)
+	require.True(t, rs[0].Failed)
+	require.Greater(t, tr.Steps(), int(rs[0].Step), "steps follow the failed restore")
+	for _, point := range []string{"now", "barrier", "commit"} {
+		_, err = engine.RunWithFaults(down, nil, 1, worlds.All(), []engine.Fault{{AfterStep: int(rs[0].Step), Kind: stream.FaultFail, Stream: "k", Point: point}})
+		require.Error(t, err, point)
+		assert.Contains(t, err.Error(), "the job is ", point)
+	}
 }
 
 // A checkpoint holds every operator's state, and restoring it gives each
