@@ -27,7 +27,6 @@
 package join
 
 import (
-	"errors"
 	"math"
 	"sort"
 
@@ -56,10 +55,22 @@ type Config struct {
 	SideOutput     bool           // late records go to their side's late-data output instead of being dropped
 }
 
-// Validate says what is wrong with c.
+// A ConfigError is what Validate finds wrong with a Config. Field names
+// the setting at fault as a scenario's join line names its argument
+// (between, for the bounds, which that line writes as one value), so that
+// the error can point at its value.
+type ConfigError struct {
+	Field string
+	Msg   string
+}
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+// Validate says what is wrong with c, as a *ConfigError. It checks the
+// bounds as written, before exclusive bounds move them, as Flink does.
 func (c Config) Validate() error {
 	if c.Lower > c.Upper {
-		return errors.New("an interval join's lower bound " + c.Lower.String() + " is above its upper bound " + c.Upper.String())
+		return &ConfigError{"between", "an interval join's lower bound " + c.Lower.String() + " is above its upper bound " + c.Upper.String()}
 	}
 	return nil
 }

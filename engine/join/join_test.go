@@ -72,6 +72,9 @@ func TestIntervalBounds(t *testing.T) {
 	assert.Equal(t, join.Pair{Left: rec(1, 0, "10:00:10"), Right: rec(2, 0, "10:00:10.500"), Time: at("10:00:10.500")}, p, "a pair carries the later time")
 	_, err := join.New(join.Config{Lower: vtime.Second, Upper: 0})
 	assert.ErrorContains(t, err, "lower bound 1s is above its upper bound 0s")
+	var ce *join.ConfigError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, "between", ce.Field, "the setting at fault, named as the join line's argument")
 	_, err = join.New(join.Config{Lower: 0, Upper: 0, LowerExclusive: true, UpperExclusive: true})
 	assert.NoError(t, err, "Flink checks the bounds before making them exclusive")
 }

@@ -600,6 +600,7 @@ func (j *job) crash(who, point string, restart vtime.Duration) {
 	if fp.Down {
 		j.dead = true
 		prose.Fprintf(&sb, ". The job has now run out of memory %d times: Flink's default restart strategy would restart it again, and it would fail again, without end; Tidemark gives up here, as a fixed-delay restart strategy of %d attempts would. The job stays down and nothing more is read.", maxOutOfMemory, maxOutOfMemory-1)
+		j.strand(&sb)
 		s.w.Emit(who, engine.KindCrash, -1, "%s", sb.String())
 		return
 	}
@@ -658,6 +659,26 @@ func (j *job) missed(who, point string, at vtime.Time) {
 	}
 	sb.WriteString(".")
 	s.w.Emit(who, engine.KindCrash, -1, "%s", sb.String())
+}
+
+// strand ends the narration of the step that leaves the job down for
+// good (its last failure for lack of memory, or a restore that fails)
+// with a sentence for the fail lines still waiting for a checkpoint's
+// point: no checkpoint begins again, so they would pass in silence. They
+// are said here, in the step that strands them, rather than in steps of
+// their own as missed's are: they have no instant of their own to come
+// at, only this one. It forgets them.
+func (j *job) strand(sb *strings.Builder) {
+	if len(j.plans) == 0 {
+		return
+	}
+	var ps []string
+	for _, p := range j.plans {
+		ps = append(ps, prose.F("the failure of %s planned for the %s of the first checkpoint at or after %s", p.who, p.point, p.after))
+	}
+	ps[0] = "T" + ps[0][1:]
+	prose.Fprintf(sb, " %s will never come: no checkpoint will begin again.", strings.Join(ps, " and "))
+	j.plans = nil
 }
 
 // why is what failed, as a clause: "load's buffer ran out of memory".
@@ -728,8 +749,11 @@ func (j *job) restart() {
 		if cp != nil {
 			src = prose.F("from checkpoint %d", cp.ID)
 		}
-		s.w.Emit("job", engine.KindRestore, -1, "The job cannot restart %s: %s; retention deleted the input the checkpoint needs, and with auto.offset.reset=none the source fails at once, every time. The job stays down and nothing more is read.",
+		var sb strings.Builder
+		prose.Fprintf(&sb, "The job cannot restart %s: %s; retention deleted the input the checkpoint needs, and with auto.offset.reset=none the source fails at once, every time. The job stays down and nothing more is read.",
 			src, strings.Join(limitList(failed, 3), "; "))
+		j.strand(&sb)
+		s.w.Emit("job", engine.KindRestore, -1, "%s", sb.String())
 		return
 	}
 	// Put the state back.

@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/checkpoint"
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -168,7 +169,7 @@ type stream struct {
 	lag       vtime.Duration
 	clock     *engine.Clock
 	wm        watermark.Config
-	wmLine    bool
+	wmLine    scenario.Pos // where its watermark line is; Line 0 before one
 	src       *watermark.Source
 	flt       filter
 	shift     vtime.Duration

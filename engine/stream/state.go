@@ -145,7 +145,8 @@ func (s *world) checkpointLine(c scenario.Command) error {
 	}
 	j := s.job
 	if j.on {
-		return scenario.Errorf(c.Pos, "the job already has a checkpoint line; it takes one interval")
+		// At the command, the word that repeats: the line names nothing.
+		return scenario.Errorf(c.Pos, "the job already has a checkpoint line, at %s; it takes one interval", s.ckptAt)
 	}
 	if every < 100*vtime.Millisecond {
 		return scenario.Errorf(scenario.ValueAt(c, "every"), "expected every= to be at least 100ms")
@@ -154,6 +155,7 @@ func (s *world) checkpointLine(c scenario.Command) error {
 		return scenario.Errorf(scenario.ValueAt(c, "timeout"), "expected timeout= to be positive")
 	}
 	j.on, j.timeout = true, timeout
+	s.ckptAt = c.Pos
 	j.grid = checkpoint.Grid{From: watermark.None, Every: every}
 	if hasFrom {
 		j.grid.From = from
@@ -234,14 +236,23 @@ func (s *world) readLine(c scenario.Command) error {
 		as = prose.F("read%d", len(s.reads)+1)
 	}
 	for _, r := range s.reads {
-		if r == as {
-			return scenario.Errorf(c.Pos, "a read named %q is already declared; give this one another as=", as)
+		if r.name == as {
+			// At the name that repeats, or at the command when the name
+			// is the one a read with no as= is given.
+			return scenario.Errorf(scenario.ValueAt(c, "as"), "a read named %q is already declared at %s; give this one another as=", as, r.at)
 		}
 	}
-	s.reads = append(s.reads, as)
+	s.reads = append(s.reads, readLine{as, scenario.ValueAt(c, "as")})
 	_ = h
 	s.w.Schedule(at, func() { s.read(as, target, unc) })
 	return nil
+}
+
+// readLine is a read line's name (its as=, or read1, read2… in order)
+// and where it is: its as= value, or the command when it has none.
+type readLine struct {
+	name string
+	at   scenario.Pos
 }
 
 // read is one reader's snapshot of a table: the rows committed, and with
@@ -570,6 +581,9 @@ func (s *world) injectFail(f engine.Fault) error {
 	case "barrier", "snapshot", "commit":
 		if !s.job.on {
 			return prose.Errorf("this scenario takes no checkpoints, so there is no %s to fail at", f.Point)
+		}
+		if s.job.dead {
+			return prose.Errorf("the job is down for good: no checkpoint will begin again, so there is no %s to fail at", f.Point)
 		}
 		s.job.plans = append(s.job.plans, failPlan{who: who, point: f.Point, restart: restart, after: s.w.Now()})
 	default:

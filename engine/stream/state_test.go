@@ -45,7 +45,7 @@ func TestBadStateLines(t *testing.T) {
 		{"checkpoint", "s.tdm:8:1", "checkpoint needs every=D"},
 		{"checkpoint every=50ms", "s.tdm:8:18", "expected every= to be at least 100ms"},
 		{"checkpoint every=10s timeout=0s", "s.tdm:8:30", "expected timeout= to be positive"},
-		{"checkpoint every=10s\ncheckpoint every=5s", "s.tdm:9:1", "already has a checkpoint line"},
+		{"checkpoint every=10s\ncheckpoint every=5s", "s.tdm:9:1", "the job already has a checkpoint line, at s.tdm:8:1; it takes one interval"},
 		{"fail nope at=10:00:00", "s.tdm:8:6", `unknown stream or operator "nope"`},
 		{"fail s at=10:00:00 point=maybe", "s.tdm:8:26", "expected point= to be one of now, barrier, snapshot, commit or never"},
 		{"fail s at=10:00:00 point=barrier", "s.tdm:8:1", "waits for a checkpoint, and this scenario takes none"},
@@ -53,7 +53,9 @@ func TestBadStateLines(t *testing.T) {
 		{"fail s", "s.tdm:8:1", "fail needs at=HH:MM:SS"},
 		{"read nope at=10:00:00", "s.tdm:8:6", `unknown target "nope"`},
 		{"read out at=10:00:00 isolation=serializable", "s.tdm:8:32", "expected isolation= to be one of read-committed or read-uncommitted"},
-		{"read out at=10:00:00 as=x\nread out at=10:00:01 as=x", "s.tdm:9:1", `a read named "x" is already declared`},
+		{"read out at=10:00:00 as=x\nread out at=10:00:01 as=x", "s.tdm:9:25", `a read named "x" is already declared at s.tdm:8:25; give this one another as=`},
+		{"read out at=10:00:00\nread out at=10:00:01 as=read1", "s.tdm:9:25", `a read named "read1" is already declared at s.tdm:8:1; give this one another as=`},
+		{"read out at=10:00:00 as=read2\nread out at=10:00:01", "s.tdm:9:1", `a read named "read2" is already declared at s.tdm:8:25; give this one another as=`},
 		{"aggregate g from=s ttl=soon", "s.tdm:8:24", "expected ttl= to be off or a positive duration"},
 		{"aggregate g from=s rate=fast", "s.tdm:8:25", "expected rate= to be records a second such as 10/s"},
 		{"aggregate g from=s rate=2000/s", "s.tdm:8:25", "expected rate= to be records a second"},
@@ -588,6 +590,23 @@ func TestStateFaults(t *testing.T) {
 	}
 	_, err = engine.RunWithFaults(parse(t, orders+"sink k from=s to=out\n"), nil, 1, worlds.All(), []engine.Fault{{AfterStep: 5, Kind: stream.FaultFail, Stream: "k", Point: "barrier"}})
 	require.ErrorContains(t, err, "takes no checkpoints")
+
+	// Once the job stays down no checkpoint begins again: a failure at a
+	// checkpoint's point is refused, as one now is, rather than kept to
+	// wait in silence for ever.
+	down := parse(t, strings.Replace(strings.Replace(orders, "topic orders partitions=1", "topic orders partitions=1 retention=20s segment=5s", 1),
+		"stream s from=orders", "stream s from=orders reset=none", 1)+"sink k from=s to=out\ncheckpoint every=10s\nfail k at=10:00:12 restart=40s\n")
+	tr, err = engine.Run(down, nil, 1, worlds.All())
+	require.NoError(t, err)
+	rs := stream.Of(tr).Job.Restores
+	require.Len(t, rs, 1)
+	require.True(t, rs[0].Failed)
+	require.Greater(t, tr.Steps(), int(rs[0].Step), "steps follow the failed restore")
+	for _, point := range []string{"now", "barrier", "commit"} {
+		_, err = engine.RunWithFaults(down, nil, 1, worlds.All(), []engine.Fault{{AfterStep: int(rs[0].Step), Kind: stream.FaultFail, Stream: "k", Point: point}})
+		require.Error(t, err, point)
+		assert.Contains(t, err.Error(), "the job is ", point)
+	}
 }
 
 // A checkpoint holds every operator's state, and restoring it gives each
@@ -679,5 +698,56 @@ func TestFailLineFindsTheJobDown(t *testing.T) {
 		require.Len(t, st.Job.Failures, 2)
 		assert.Equal(t, "barrier", st.Job.Failures[1].Point)
 		assert.GreaterOrEqual(t, st.Job.Failures[1].At, at("10:00:30"), "at the first checkpoint after the restart")
+	})
+}
+
+// A fail line with a checkpoint's point still waiting when the job goes
+// down for good, by a last failure for lack of memory or by a restore
+// that fails, will never fire: no checkpoint begins again. The step that
+// leaves the job down says so, and no step of its own follows.
+func TestFailLineStrandedWhenTheJobStaysDown(t *testing.T) {
+	stranded := func(tr *engine.Trace) []int {
+		var steps []int
+		for i := range tr.Events {
+			if strings.Contains(tr.Narration(&tr.Events[i]), "will never come") {
+				steps = append(steps, i)
+			}
+		}
+		return steps
+	}
+	t.Run("out of memory for good", func(t *testing.T) {
+		src := strings.Replace(orders, "traffic shop records=60 from=10:00:00 every=1s", "traffic shop records=30 from=10:00:00 every=100ms", 1) +
+			"checkpoint every=1s from=10:00:00.750\nsink k from=s to=out rate=2/s buffer=5 overflow=grow memory=10\nfail k at=10:00:01 point=barrier\n"
+		tr, st := run(t, src)
+		require.Len(t, st.Job.Failures, 4, "the line fails no checkpoint: the job runs out of memory before the next begins, after every restart")
+		last := st.Job.Failures[3]
+		require.True(t, last.Down)
+		steps := stranded(tr)
+		require.Equal(t, []int{int(last.Step) - 1}, steps, "said once, in the step of the last failure")
+		n := tr.Narration(&tr.Events[steps[0]])
+		assert.True(t, strings.HasSuffix(n, "The job stays down and nothing more is read. "+
+			"The failure of k planned for the barrier of the first checkpoint at or after 10:00:01 will never come: no checkpoint will begin again."), n)
+	})
+	t.Run("a restore that fails", func(t *testing.T) {
+		src := strings.Replace(orders, "topic orders partitions=1", "topic orders partitions=1 retention=20s segment=5s", 1)
+		src = strings.Replace(src, "stream s from=orders", "stream s from=orders reset=none", 1) +
+			"sink k from=s to=out\ncheckpoint every=10s\nfail s at=10:00:11 point=snapshot\nfail k at=10:00:12 restart=40s\nfail k at=10:00:30 point=commit\n"
+		tr, st := run(t, src)
+		require.Len(t, st.Job.Failures, 1)
+		require.Len(t, st.Job.Restores, 1)
+		r := st.Job.Restores[0]
+		require.True(t, r.Failed)
+		steps := stranded(tr)
+		require.Equal(t, []int{int(r.Step) - 1}, steps, "said once, in the step of the restore")
+		e := &tr.Events[steps[0]]
+		assert.Equal(t, engine.KindRestore, e.Kind)
+		assert.True(t, strings.HasSuffix(tr.Narration(e), "The job stays down and nothing more is read. "+
+			"The failure of s planned for the snapshot of the first checkpoint at or after 10:00:11 and the failure of k planned for the commit of the first checkpoint at or after 10:00:30 will never come: no checkpoint will begin again."), tr.Narration(e))
+	})
+	t.Run("nothing waiting", func(t *testing.T) {
+		src := strings.Replace(orders, "traffic shop records=60 from=10:00:00 every=1s", "traffic shop records=30 from=10:00:00 every=100ms", 1) +
+			"checkpoint every=1s from=10:00:00.750\nsink k from=s to=out rate=2/s buffer=5 overflow=grow memory=10\n"
+		tr, _ := run(t, src)
+		assert.Empty(t, stranded(tr))
 	})
 }

@@ -103,7 +103,8 @@ type world struct {
 	wout    window.Output  // scratch for a window operator's output
 	jout    join.Output    // scratch for a join's output
 	multi   bool           // several targets: a key's id depends on its target
-	reads   []string       // the names of the read lines
+	reads   []readLine     // the read lines, by name
+	ckptAt  scenario.Pos   // where the checkpoint line is; Line 0 before one
 	twoPCAt []scenario.Pos // lines with commit=two-phase, which need checkpoints
 	pointAt []scenario.Pos // fail lines that wait for a checkpoint's point
 }
@@ -349,8 +350,9 @@ func (s *world) watermarkLine(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	if st.wmLine {
-		return scenario.Errorf(c.Pos, "stream %s already has a watermark line", st.name)
+	if st.wmLine.Line > 0 {
+		// At the name that repeats, as the core's "already used" is.
+		return scenario.Errorf(c.Args[0].ValuePos, "stream %s already has a watermark line, at %s", st.name, st.wmLine)
 	}
 	a := scenario.NewArgs(c, rest)
 	cfg := st.wm
@@ -377,7 +379,7 @@ func (s *world) watermarkLine(c scenario.Command) error {
 		}
 		return scenario.Errorf(at, "%s", err.Error())
 	}
-	st.wm, st.wmLine = cfg, true
+	st.wm, st.wmLine = cfg, c.Pos
 	return nil
 }
 
@@ -592,8 +594,16 @@ func (s *world) joinLine(c scenario.Command) error {
 	cfg.Lower, cfg.Upper = lo, hi
 	cfg.LowerExclusive = excl == "lower" || excl == "both"
 	cfg.UpperExclusive = excl == "upper" || excl == "both"
-	if err := cfg.Validate(); err != nil {
-		return scenario.Errorf(between.ValuePos, "%s", err.Error())
+	jo, err := join.New(cfg)
+	if err != nil {
+		// At the value of the argument at fault (between=, whose value
+		// begins with the lower bound the error names first), or at the
+		// command for a fault of no argument.
+		at := c.Pos
+		if ce, ok := err.(*join.ConfigError); ok {
+			at = scenario.ValueAt(c, ce.Field)
+		}
+		return scenario.Errorf(at, "%s", err.Error())
 	}
 	ls, err := s.streamArg(left)
 	if err != nil {
@@ -609,10 +619,7 @@ func (s *world) joinLine(c scenario.Command) error {
 	if ls.keyed != rs.keyed {
 		return scenario.Errorf(c.Pos, "a join needs both streams keyed the same way; %s is keyed by %s and %s by %s", ls.name, keyedBy(ls), rs.name, keyedBy(rs))
 	}
-	op := &joinOp{name: n.Value, idx: len(s.joins), sides: [2]*stream{ls, rs}, cfg: cfg, comb: watermark.NewCombiner(2)}
-	if op.op, err = join.New(cfg); err != nil {
-		return scenario.Errorf(c.Pos, "%s", err.Error())
-	}
+	op := &joinOp{name: n.Value, idx: len(s.joins), sides: [2]*stream{ls, rs}, cfg: cfg, op: jo, comb: watermark.NewCombiner(2)}
 	if hasTo {
 		if op.target, err = s.w.TargetArg(to); err != nil {
 			return err
