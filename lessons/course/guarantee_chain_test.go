@@ -140,6 +140,8 @@ func TestChainTeachesEveryTopicWithItsScenarios(t *testing.T) {
 			stream++
 		case strings.HasPrefix(id, "dist/"):
 			dist++
+		default:
+			t.Errorf("lesson two plays %s, a scenario of lesson one's world", id)
 		}
 	}
 	assert.GreaterOrEqual(t, stream, 12, "stream scenarios played")
