@@ -326,7 +326,7 @@ func (s *world) streamLine(c scenario.Command) error {
 		return scenario.Errorf(scenario.ValueAt(c, "lag"), "expected lag= to be zero or positive")
 	}
 	if st.clock = s.w.Clock(clock); st.clock == nil {
-		return scenario.Errorf(c.Pos, "unknown clock %q; declare it first with `clock %s`", clock, clock)
+		return scenario.Errorf(scenario.ValueAt(c, "clock"), "unknown clock %q; declare it first with `clock %s`", clock, clock)
 	}
 	h, err := s.log.TopicArg(from)
 	if err != nil {

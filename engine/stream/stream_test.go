@@ -68,7 +68,7 @@ func TestBadLines(t *testing.T) {
 		{"stream s2 from=nope", "s.tdm:8:16", `unknown topic "nope"`},
 		{"stream s2", "s.tdm:8:1", "stream needs from=TOPIC"},
 		{"stream s2 from=sales lag=-1s", "s.tdm:8:26", "expected lag= to be zero or positive"},
-		{"stream s2 from=sales clock=zz", "s.tdm:8:1", `unknown clock "zz"`},
+		{"stream s2 from=sales clock=zz", "s.tdm:8:28", `unknown clock "zz"`},
 		{"stream s2 from=sales event-time=arrival", "s.tdm:8:33", "expected event-time= to be one of payload or timestamp"},
 		{"stream sales from=sales", "s.tdm:8:8", `stream name "sales" is already used`},
 		{"watermark nope bound=1s", "s.tdm:8:11", `unknown stream "nope"`},
