@@ -180,7 +180,10 @@ func follow(t *testing.T, ctx context.Context, id string) {
 
 // readDown scrolls the page down most of a screen at a time, letting it
 // take in each screen (it does once the page has rested), until done (a
-// JavaScript expression) is true or the page ends. It fails the test when
+// JavaScript expression) is true or the page ends. At the end it takes in
+// the last screen a few more times, as a reader who stops there does: the
+// page's widgets draw as they come into view and can make it taller after
+// it first seemed to end, and then it scrolls on. It fails the test when
 // done never becomes true.
 func readDown(t *testing.T, ctx context.Context, done string) {
 	t.Helper()
@@ -188,15 +191,18 @@ func readDown(t *testing.T, ctx context.Context, done string) {
 	looks := eval[int](t, ctx, `window.tidemarkProgress.looks()`)
 	eval[bool](t, ctx, `(window.dispatchEvent(new Event("scroll")), true)`)
 	waitTrue(t, ctx, "the page takes in the screen", `window.tidemarkProgress.looks() > `+itoa(looks))
-	for i := 0; i < 400; i++ {
+	atEnd := 0
+	for i := 0; i < 400 && atEnd < 10; i++ {
 		if eval[bool](t, ctx, done) {
 			return
 		}
-		if eval[bool](t, ctx, `window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1`) {
-			break
-		}
 		looks := eval[int](t, ctx, `window.tidemarkProgress.looks()`)
-		eval[bool](t, ctx, `(window.scrollBy(0, window.innerHeight * 0.9), true)`)
+		if eval[bool](t, ctx, `window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1`) {
+			atEnd++
+			eval[bool](t, ctx, `(window.dispatchEvent(new Event("scroll")), true)`)
+		} else {
+			eval[bool](t, ctx, `(window.scrollBy(0, window.innerHeight * 0.9), true)`)
+		}
 		waitTrue(t, ctx, "the page takes in the screen", `window.tidemarkProgress.looks() > `+itoa(looks))
 	}
 	waitTrue(t, ctx, "reading down the page: "+done, done)
