@@ -66,6 +66,9 @@ type ConfigError struct {
 
 func (e *ConfigError) Error() string { return e.Msg }
 
+// Setting is the name of the argument at fault, as a scenario line writes it.
+func (e *ConfigError) Setting() string { return e.Field }
+
 // Validate says what is wrong with c, as a *ConfigError. It checks the
 // bounds as written, before exclusive bounds move them, as Flink does.
 func (c Config) Validate() error {

@@ -371,13 +371,7 @@ func (s *world) watermarkLine(c scenario.Command) error {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
-		// At the value of the argument at fault (bound=, interval=), or
-		// at the command when that argument is not given.
-		at := c.Pos
-		if ce, ok := err.(*watermark.ConfigError); ok {
-			at = scenario.ValueAt(c, ce.Field)
-		}
-		return scenario.Errorf(at, "%s", err.Error())
+		return scenario.Errorf(settingAt(c, err, c.Pos), "%s", err.Error())
 	}
 	st.wm, st.wmLine = cfg, c.Pos
 	return nil
@@ -510,15 +504,9 @@ func (s *world) windowLine(c scenario.Command) error {
 	}
 	cfg.Assigner.Kind = kind
 	if err := cfg.Validate(); err != nil {
-		// At the value of the argument at fault, or at the window's
-		// kind when that argument is not given (tumbling with no size=).
-		at := kinds[0].Pos
-		if ce, ok := err.(*window.ConfigError); ok && ce.Field != "" {
-			if v := scenario.ValueAt(c, ce.Field); v != c.Pos {
-				at = v
-			}
-		}
-		return scenario.Errorf(at, "%s", err.Error())
+		// At the window's kind when the argument at fault is not given
+		// (tumbling with no size=).
+		return scenario.Errorf(settingAt(c, err, kinds[0].Pos), "%s", err.Error())
 	}
 	st, err := s.streamArg(from)
 	if err != nil {
@@ -596,14 +584,8 @@ func (s *world) joinLine(c scenario.Command) error {
 	cfg.UpperExclusive = excl == "upper" || excl == "both"
 	jo, err := join.New(cfg)
 	if err != nil {
-		// At the value of the argument at fault (between=, whose value
-		// begins with the lower bound the error names first), or at the
-		// command for a fault of no argument.
-		at := c.Pos
-		if ce, ok := err.(*join.ConfigError); ok {
-			at = scenario.ValueAt(c, ce.Field)
-		}
-		return scenario.Errorf(at, "%s", err.Error())
+		// between='s value begins with the lower bound the error names first.
+		return scenario.Errorf(settingAt(c, err, c.Pos), "%s", err.Error())
 	}
 	ls, err := s.streamArg(left)
 	if err != nil {
@@ -709,4 +691,17 @@ func Of(t *engine.Trace) *Trace {
 // targetKey returns the core's id of key in target.
 func (s *world) targetKey(target *sink.Table, key string) int32 {
 	return s.w.KeyID(target, key)
+}
+
+// settingAt is where an error about a configuration points on line c: at
+// the value of the argument it names (window, watermark and join errors
+// name theirs with a Setting method), or at fallback when it names none or
+// the line does not write that argument.
+func settingAt(c scenario.Command, err error, fallback scenario.Pos) scenario.Pos {
+	if e, ok := err.(interface{ Setting() string }); ok && e.Setting() != "" {
+		if at := scenario.ValueAt(c, e.Setting()); at != c.Pos {
+			return at
+		}
+	}
+	return fallback
 }

@@ -132,6 +132,9 @@ type ConfigError struct {
 
 func (e *ConfigError) Error() string { return e.Msg }
 
+// Setting is the name of the argument at fault, as a scenario line writes it.
+func (e *ConfigError) Setting() string { return e.Field }
+
 // Validate says what is wrong with c, naming the setting, as a
 // *ConfigError.
 func (c Config) Validate() error {

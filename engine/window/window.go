@@ -125,6 +125,9 @@ type ConfigError struct {
 
 func (e *ConfigError) Error() string { return e.Msg }
 
+// Setting is the name of the argument at fault, as a scenario line writes it.
+func (e *ConfigError) Setting() string { return e.Field }
+
 // Validate says what is wrong with a, with Flink's rules for each kind,
 // as a *ConfigError.
 func (a Assigner) Validate() error {
