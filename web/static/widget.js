@@ -420,8 +420,7 @@
         this.pendingMessage = "";
       }
       if (this.isPage()) {
-        // The fragment stays: it may carry the scenario itself (#tdm=…).
-        this.setAddress(this.host.dataset.base + v.query + location.hash, full);
+        this.setAddress(this.host.dataset.base + v.query, full);
         this.tellPeer(v);
       }
       this.query = v.query;
@@ -448,7 +447,10 @@
     // and the embed snippets with it. history.replaceState costs several
     // milliseconds (the browser process stores the entry), so while the
     // learner steps, plays or scrubs the address follows at most every
-    // ADDRESS_MS; a re-run updates it at once.
+    // ADDRESS_MS; a re-run updates it at once. url is a path and query: the
+    // fragment stays as it is when the address is written, since it may
+    // carry the scenario itself (#tdm=…) and the sandbox rewrites it as the
+    // text changes, possibly while this address waits.
     setAddress(url, now) {
       // The first address, as the widget opens, waits as a step's does: the
       // page was loaded from (nearly) that address, and becoming
@@ -456,7 +458,8 @@
       const first = this.address === undefined;
       this.address = url;
       const apply = () => {
-        if (new URL(this.address, location.href).href !== location.href) history.replaceState(null, "", this.address);
+        const next = this.address + location.hash;
+        if (new URL(next, location.href).href !== location.href) history.replaceState(null, "", next);
         this.updateSnippets();
       };
       if (now && !first) {
