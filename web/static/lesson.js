@@ -638,9 +638,12 @@
   // counts as seen when any of it was in the viewport while the page was at
   // rest for SETTLE ms and visible. So a section of any height can be read
   // to the end, one flung past is not, and a piece that changes height (a
-  // widget the engine takes over) moves no other piece's record. The
-  // IntersectionObserver says which sections are near the viewport; without
-  // it nothing is marked read on its own.
+  // widget the engine takes over) moves no other piece's record. A look
+  // measures where every piece is at that moment rather than trusting an
+  // IntersectionObserver's last report, which can arrive after a look that
+  // follows a scroll; the observer only says when the page has moved under
+  // the reader (a widget drawn above them), and without it nothing is
+  // marked read on its own.
   const BANDS = 8;
   const SETTLE = 300;
   const markRead = (id) => {
@@ -660,7 +663,8 @@
   const bandsOf = new WeakMap(); // piece → one flag per band
   const piecesOf = (section) => [...section.children].flatMap((c) =>
     c.tagName === "SECTION" ? [...c.children] : [c]);
-  const near = new Set(); // section elements intersecting the viewport
+  const watched = [...article.querySelectorAll("section[data-main]")]
+    .filter((el) => sections.includes(el.dataset.section));
   let looks = 0; // how many times the page has taken in what is on screen
   const look = () => {
     if (document.visibilityState === "hidden") {
@@ -668,9 +672,10 @@
     }
     looks++;
     const vh = window.innerHeight || document.documentElement.clientHeight;
-    for (const el of near) {
+    for (const el of watched) {
       const id = el.dataset.section;
-      if (mine().read.includes(id)) {
+      const box = el.getBoundingClientRect();
+      if (mine().read.includes(id) || box.bottom <= 0 || box.top >= vh) {
         continue;
       }
       let all = true;
@@ -704,20 +709,9 @@
     resting = setTimeout(look, SETTLE);
   };
   if ("IntersectionObserver" in window) {
-    const io = new IntersectionObserver((entries) => {
-      for (const e of entries) {
-        if (e.isIntersecting) {
-          near.add(e.target);
-        } else {
-          near.delete(e.target);
-        }
-      }
-      atRest();
-    });
-    for (const el of article.querySelectorAll("section[data-main]")) {
-      if (sections.includes(el.dataset.section)) {
-        io.observe(el);
-      }
+    const io = new IntersectionObserver(atRest);
+    for (const el of watched) {
+      io.observe(el);
     }
     window.addEventListener("scroll", atRest, { passive: true });
     window.addEventListener("resize", atRest, { passive: true });
