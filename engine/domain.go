@@ -62,6 +62,15 @@ type Part interface {
 	Drain()
 }
 
+// Ender is a Part that has something to say when its run is over: End runs
+// once, when the queue runs dry after Drain. A world uses it to narrate,
+// in steps it queues with Then, what it was told to do and now never will
+// (a failure planned for a checkpoint that no longer begins), so that no
+// scenario line passes in silence. The run ends when nothing more is queued.
+type Ender interface {
+	End()
+}
+
 // History is one world's part of a Trace: what it keeps to narrate its
 // events, to show what a team could see, and to draw its panels (each
 // world's package has an Of function returning its own History from a

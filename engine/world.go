@@ -225,6 +225,7 @@ type World struct {
 	freeSlots []int32                 // slots of actions already run
 	budget    budget                  // the work this world may still do; see budget
 	drained   bool                    // the queue ran dry once and the worlds were asked to drain
+	ended     bool                    // the queue ran dry after drained and the Enders were told; implies drained
 }
 
 // sizeHint estimates how long the trace's slices will grow, so they are
@@ -258,7 +259,7 @@ func (w *World) scheduleAction(at vtime.Time, a Action) {
 // Done reports whether no event is left (the worlds have drained), or the
 // world stopped (see Err).
 func (w *World) Done() bool {
-	return w.q.len() == 0 && len(w.soon) == 0 && w.drained || w.budget.over
+	return w.q.len() == 0 && len(w.soon) == 0 && w.ended || w.budget.over
 }
 
 // Step runs the next event and reports whether there was one. It reports
@@ -279,10 +280,21 @@ func (w *World) Step() bool {
 		return true
 	}
 	if w.q.len() == 0 {
-		if w.drained {
+		if w.ended {
 			// The run has ended: rank the keys once for every later read.
 			w.trace.truth.finish(w.trace.keyText)
 			return false
+		}
+		if w.drained {
+			// Nothing is left after draining: each world may say, once,
+			// what will now never happen.
+			w.ended = true
+			for _, p := range w.parts {
+				if e, ok := p.(Ender); ok {
+					e.End()
+				}
+			}
+			return w.Step()
 		}
 		// Nothing is left: each world may queue what ends it, once.
 		w.drained = true

@@ -672,13 +672,35 @@ func (j *job) strand(sb *strings.Builder) {
 	if len(j.plans) == 0 {
 		return
 	}
+	prose.Fprintf(sb, " %s will never come: no checkpoint will begin again.", j.plansText())
+	j.plans = nil
+}
+
+// unreached is the step at the end of a run that still has fail lines
+// waiting for a point of a checkpoint: the job has read everything and
+// stopped checkpointing (an idle job takes none, and the last checkpoint
+// at the end of input is taken only for a two-phase-commit sink's open
+// transactions), so those points never come. It forgets them.
+func (j *job) unreached() {
+	who := j.plans[0].who
+	verb := "never comes"
+	if len(j.plans) > 1 {
+		verb = "never come"
+	}
+	text := prose.F("%s %s: the job has read all of its input, and no checkpoint begins again.", j.plansText(), verb)
+	j.plans = nil
+	j.s.w.Emit(who, engine.KindCrash, -1, "%s", text)
+}
+
+// plansText names the fail lines waiting for a point of a checkpoint, as
+// the subject of a sentence.
+func (j *job) plansText() string {
 	var ps []string
 	for _, p := range j.plans {
 		ps = append(ps, prose.F("the failure of %s planned for the %s of the first checkpoint at or after %s", p.who, p.point, p.after))
 	}
 	ps[0] = "T" + ps[0][1:]
-	prose.Fprintf(sb, " %s will never come: no checkpoint will begin again.", strings.Join(ps, " and "))
-	j.plans = nil
+	return strings.Join(ps, " and ")
 }
 
 // why is what failed, as a clause: "load's buffer ran out of memory".

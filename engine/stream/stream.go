@@ -220,6 +220,15 @@ func (s *world) Drain() {
 	}
 }
 
+// End narrates the fail lines still waiting for a point of a checkpoint
+// when the run is over: every stream has read all its input and no
+// checkpoint will begin again, so they would pass in silence.
+func (s *world) End() {
+	if len(s.job.plans) > 0 {
+		s.w.Then(s.job.unreached)
+	}
+}
+
 // Inject applies a stream fault now.
 func (s *world) Inject(f engine.Fault) error {
 	if s.t == nil {
@@ -458,10 +467,17 @@ func (s *world) keyByLine(c scenario.Command) error {
 		return err
 	}
 	if len(words) != 1 || words[0].Value != "key" && words[0].Value != "none" {
-		return scenario.Errorf(c.Pos, "expected `key-by %s key` or `key-by %s none`", st.name, st.name)
+		at := c.Args[0].ValuePos // the stream's name: nothing follows it
+		if len(words) > 0 {
+			at = words[min(1, len(words)-1)].Pos // the first word that is wrong, or the one too many
+			if words[0].Value != "key" && words[0].Value != "none" {
+				at = words[0].Pos
+			}
+		}
+		return scenario.Errorf(at, "expected `key-by %s key` or `key-by %s none`", st.name, st.name)
 	}
 	if len(st.consumers) > 0 {
-		return scenario.Errorf(c.Pos, "key-by %s comes after a window or join reads the stream; put it before them", st.name)
+		return scenario.Errorf(c.Args[0].ValuePos, "key-by %s comes after a window or join reads the stream; put it before them", st.name)
 	}
 	st.keyed = words[0].Value == "key"
 	return nil
@@ -599,7 +615,7 @@ func (s *world) joinLine(c scenario.Command) error {
 		return scenario.Errorf(right.ValuePos, "a join reads two streams; left= and right= both name %s", ls.name)
 	}
 	if ls.keyed != rs.keyed {
-		return scenario.Errorf(c.Pos, "a join needs both streams keyed the same way; %s is keyed by %s and %s by %s", ls.name, keyedBy(ls), rs.name, keyedBy(rs))
+		return scenario.Errorf(right.ValuePos, "a join needs both streams keyed the same way; %s is keyed by %s and %s by %s", ls.name, keyedBy(ls), rs.name, keyedBy(rs))
 	}
 	op := &joinOp{name: n.Value, idx: len(s.joins), sides: [2]*stream{ls, rs}, cfg: cfg, op: jo, comb: watermark.NewCombiner(2)}
 	if hasTo {
