@@ -706,15 +706,7 @@ func TestFailLineFindsTheJobDown(t *testing.T) {
 // that fails, will never fire: no checkpoint begins again. The step that
 // leaves the job down says so, and no step of its own follows.
 func TestFailLineStrandedWhenTheJobStaysDown(t *testing.T) {
-	stranded := func(tr *engine.Trace) []int {
-		var steps []int
-		for i := range tr.Events {
-			if strings.Contains(tr.Narration(&tr.Events[i]), "will never come") {
-				steps = append(steps, i)
-			}
-		}
-		return steps
-	}
+	stranded := func(tr *engine.Trace) []int { return narrating(tr, "will never come") }
 	t.Run("out of memory for good", func(t *testing.T) {
 		src := strings.Replace(orders, "traffic shop records=60 from=10:00:00 every=1s", "traffic shop records=30 from=10:00:00 every=100ms", 1) +
 			"checkpoint every=1s from=10:00:00.750\nsink k from=s to=out rate=2/s buffer=5 overflow=grow memory=10\nfail k at=10:00:01 point=barrier\n"
@@ -757,15 +749,7 @@ func TestFailLineStrandedWhenTheJobStaysDown(t *testing.T) {
 // a step of its own at the end, the run's last, rather than passing in
 // silence; one whose point came gets none.
 func TestFailLineUnreachedAtTheEnd(t *testing.T) {
-	unreached := func(tr *engine.Trace) []int {
-		var steps []int
-		for i := range tr.Events {
-			if strings.Contains(tr.Narration(&tr.Events[i]), "no checkpoint begins again") {
-				steps = append(steps, i)
-			}
-		}
-		return steps
-	}
+	unreached := func(tr *engine.Trace) []int { return narrating(tr, "no checkpoint begins again") }
 	t.Run("one line", func(t *testing.T) {
 		tr, st := run(t, orders+"sink k from=s to=out\ncheckpoint every=10s\nfail k at=10:05:00 point=barrier\n")
 		assert.Empty(t, st.Job.Failures)
@@ -790,4 +774,15 @@ func TestFailLineUnreachedAtTheEnd(t *testing.T) {
 		require.Len(t, st.Job.Failures, 1)
 		assert.Empty(t, unreached(tr))
 	})
+}
+
+// narrating returns the steps of tr whose narration contains part.
+func narrating(tr *engine.Trace, part string) []int {
+	var steps []int
+	for i := range tr.Events {
+		if strings.Contains(tr.Narration(&tr.Events[i]), part) {
+			steps = append(steps, i)
+		}
+	}
+	return steps
 }
