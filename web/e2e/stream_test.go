@@ -70,14 +70,17 @@ func TestStreamPartitionClock(t *testing.T) {
 }
 
 // TestStreamJoinsTheStage: the stream chart is a station of the stage, not
-// a section of the page: at 1280 px the log, the stream and the targets
-// stand left to right in one row; at 360 px they stack, the chart keeps its
-// size and scrolls inside its box (its text is not shrunk), and the page
-// does not scroll sideways; in presenter mode at 1024×768 the stream and
-// the targets share the screen.
+// a section of the page: at 1600 px the log, the stream and the targets
+// stand left to right in one row; at 1280 px (a projector) and 1366 px,
+// where the stream's share of that row would be narrower than the chart,
+// the log stands above the chart and the chart takes the whole row without
+// scrolling; at 360 px they stack, the chart keeps its size and scrolls
+// inside its box (its text is not shrunk), and the page does not scroll
+// sideways; in presenter mode at 1024×768 the stream and the targets share
+// the screen.
 func TestStreamJoinsTheStage(t *testing.T) {
 	ctx, _ := startPlayground(t, "/scenarios/stream/late-data?step=60")
-	viewport(t, ctx, 1280, 900)
+	viewport(t, ctx, 1600, 900)
 	boxes := func() []map[string]float64 {
 		return eval[[]map[string]float64](t, ctx, `["panel-log", "panel-stream", "panel-target"].map((id) => {
 			const r = document.querySelector('[data-testid="' + id + '"]').getBoundingClientRect();
@@ -91,7 +94,19 @@ func TestStreamJoinsTheStage(t *testing.T) {
 	assert.InDelta(t, b[0]["top"], b[2]["top"], 2, "one row")
 	assert.Greater(t, b[1]["width"], b[0]["width"], "the stream takes most of the row")
 	chartScale := `(() => { const s = document.querySelector('[data-testid="stream-chart"]'); return s.getBoundingClientRect().width / s.viewBox.baseVal.width; })()`
+	chartScrolls := `(() => { const w = document.querySelector('[data-testid="stream-wrap"]'); return w.scrollWidth - w.clientWidth; })()`
 	assert.GreaterOrEqual(t, eval[float64](t, ctx, chartScale), 1.0, "the chart is not shrunk")
+	assert.Equal(t, 0.0, eval[float64](t, ctx, chartScrolls), "the chart fits its column")
+
+	for _, w := range []int64{1280, 1366} {
+		viewport(t, ctx, w, 900)
+		b = boxes()
+		assert.Less(t, b[0]["bottom"], b[1]["top"], "at %d px the log is above the stream", w)
+		assert.Less(t, b[1]["bottom"], b[2]["top"], "at %d px the targets are under the stream", w)
+		assert.Greater(t, b[1]["width"], 0.9*float64(w), "at %d px the stream takes the row", w)
+		assert.Equal(t, 0.0, eval[float64](t, ctx, chartScrolls), "at %d px the chart does not scroll", w)
+		assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), int(w), "at %d px the page does not scroll sideways", w)
+	}
 
 	viewport(t, ctx, 360, 740)
 	b = boxes()
@@ -99,7 +114,7 @@ func TestStreamJoinsTheStage(t *testing.T) {
 	assert.Less(t, b[1]["top"], b[2]["top"], "stacked at 360 px")
 	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360, "the page does not scroll sideways")
 	assert.GreaterOrEqual(t, eval[float64](t, ctx, chartScale), 1.0, "the chart keeps its size")
-	assert.Greater(t, eval[float64](t, ctx, `(() => { const w = document.querySelector('[data-testid="stream-wrap"]'); return w.scrollWidth - w.clientWidth; })()`), 0.0, "and scrolls in its box")
+	assert.Greater(t, eval[float64](t, ctx, chartScrolls), 0.0, "and scrolls in its box")
 	assert.GreaterOrEqual(t, eval[float64](t, ctx, `Math.min(...[...document.querySelectorAll('[data-testid="stream-chart"] text')].map((el) => el.getBoundingClientRect().height).filter((h) => h > 0))`), 10.0,
 		"its text is drawn at least 10 px high")
 
