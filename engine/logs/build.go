@@ -33,7 +33,11 @@ func (l *world) topic(c scenario.Command) error {
 		return err
 	}
 	if retention < 0 || segment < 0 {
-		return scenario.Errorf(c.Pos, "expected retention= and segment= to be zero (off) or positive")
+		at := scenario.ValueAt(c, "segment")
+		if retention < 0 {
+			at = scenario.ValueAt(c, "retention")
+		}
+		return scenario.Errorf(at, "expected retention= and segment= to be zero (off) or positive")
 	}
 	l.lw()
 	h := &TopicHistory{Topic: topic.New(n.Value, parts, retention, segment), Counts: []CountPoint{{Step: 0, N: parts}}, most: parts}
@@ -129,7 +133,7 @@ func (l *world) producer(c scenario.Command) error {
 		return scenario.Errorf(x.ValuePos, "an idempotent producer needs acks=all, as Kafka requires")
 	}
 	if p.clock = l.w.Clock(clock); p.clock == nil {
-		return scenario.Errorf(c.Pos, "unknown clock %q; declare it first with `clock %s`", clock, clock)
+		return scenario.Errorf(scenario.ValueAt(c, "clock"), "unknown clock %q; declare it first with `clock %s`", clock, clock)
 	}
 	h, err := l.topicArg(to)
 	if err != nil {
@@ -177,7 +181,7 @@ func (l *world) produce(c scenario.Command) error {
 		return err
 	}
 	if s.retryAfter < 0 || s.retryAfter > 0 && s.retry != "app" && s.retry != "session" {
-		return scenario.Errorf(c.Pos, "retry-after= is how much later the application resends: it needs retry=app or retry=session and a positive duration")
+		return scenario.Errorf(scenario.ValueAt(c, "retry-after"), "retry-after= is how much later the application resends: it needs retry=app or retry=session and a positive duration")
 	}
 	if s.fail == "none" {
 		s.retry = "none"
@@ -225,16 +229,16 @@ func (l *world) traffic(c scenario.Command) error {
 		return err
 	}
 	if n == 0 {
-		return scenario.Errorf(c.Pos, "traffic needs records=N")
+		return scenario.Errorf(scenario.ValueAt(c, "records"), "traffic needs records=N")
 	}
 	if every <= 0 {
-		return scenario.Errorf(c.Pos, "traffic needs every= with a positive duration")
+		return scenario.Errorf(scenario.ValueAt(c, "every"), "traffic needs every= with a positive duration")
 	}
 	if scale > 1 {
 		// The same span of time, scale times as many events: a knob can
 		// turn 1x into 10x or 100x.
 		if n > 10_000_000/scale || every < vtime.Duration(scale) {
-			return scenario.Errorf(c.Pos, "traffic's scale= would send more than 10000000 records, or more than one a millisecond")
+			return scenario.Errorf(scenario.ValueAt(c, "scale"), "traffic's scale= would send more than 10000000 records, or more than one a millisecond")
 		}
 		n, every = n*scale, every/vtime.Duration(scale)
 	}
@@ -322,7 +326,11 @@ func (l *world) group(c scenario.Command) error {
 		return err
 	}
 	if g.interval <= 0 || g.refresh < 0 {
-		return scenario.Errorf(c.Pos, "expected interval= positive and refresh= zero or positive")
+		at := scenario.ValueAt(c, "refresh")
+		if g.interval <= 0 {
+			at = scenario.ValueAt(c, "interval")
+		}
+		return scenario.Errorf(at, "expected interval= positive and refresh= zero or positive")
 	}
 	if g.maxPoll <= 0 {
 		x, _ := scenario.NewArgs(c, rest).Find("max-poll-interval")
@@ -432,10 +440,14 @@ func (l *world) polls(c scenario.Command) error {
 		return err
 	}
 	if every <= 0 || until < from {
-		return scenario.Errorf(c.Pos, "polls needs every= positive and from= at or before until=")
+		at := scenario.ValueAt(c, "until")
+		if every <= 0 {
+			at = scenario.ValueAt(c, "every")
+		}
+		return scenario.Errorf(at, "polls needs every= positive and from= at or before until=")
 	}
 	if int64(until-from)/int64(every) > 1_000_000 {
-		return scenario.Errorf(c.Pos, "polls would schedule more than a million rounds; expected fewer")
+		return scenario.Errorf(scenario.ValueAt(c, "every"), "polls would schedule more than a million rounds; expected fewer")
 	}
 	// One round is queued at a time, each queueing the next, so a long
 	// schedule of polls keeps the event queue small.
@@ -473,7 +485,7 @@ func (l *world) pauseLine(c scenario.Command) error {
 		return err
 	}
 	if until < at {
-		return scenario.Errorf(c.Pos, "pause needs until= at or after at=")
+		return scenario.Errorf(scenario.ValueAt(c, "until"), "pause needs until= at or after at=")
 	}
 	l.w.Schedule(at, func() { l.pause(g, m.Value, until) })
 	return nil

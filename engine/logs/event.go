@@ -234,7 +234,7 @@ func (l *world) offlineLine(c scenario.Command) error {
 		return err
 	}
 	if until <= from {
-		return scenario.Errorf(c.Pos, "offline needs until= after at=")
+		return scenario.Errorf(scenario.ValueAt(c, "until"), "offline needs until= after at=")
 	}
 	p.offline = append(p.offline, offline{from: from, until: until, keep: keep})
 	l.w.Schedule(from, func() {
@@ -293,7 +293,7 @@ func (l *world) burstLine(c scenario.Command) error {
 		return err
 	}
 	if b.records == 0 {
-		return scenario.Errorf(c.Pos, "burst needs records=N")
+		return scenario.Errorf(scenario.ValueAt(c, "records"), "burst needs records=N")
 	}
 	if b.every < 0 {
 		return scenario.Errorf(scenario.ValueAt(c, "event-every"), "expected event-every= to be zero or positive")

@@ -144,3 +144,28 @@ func TestLogGroupSettingErrors(t *testing.T) {
 		require.ErrorContains(t, err, want, setting)
 	}
 }
+
+// TestLogLineValueErrors: a log line whose value is out of range is refused
+// at that value, not at the start of the line; a missing one at the line.
+func TestLogLineValueErrors(t *testing.T) {
+	const head = "scenario test/log \"A log test\"\ntopic orders partitions=1\ntarget fct sink=merge key=order_id\nproducer shop to=orders key=order_id\ngroup billing topic=orders to=fct\n"
+	for line, want := range map[string]string{
+		"topic t2 partitions=1 retention=-1s":                      "log.tdm:6:33: expected retention= and segment=",
+		"topic t2 partitions=1 segment=-1s":                        "log.tdm:6:31: expected retention= and segment=",
+		"producer p2 to=orders key=order_id clock=wall":            "log.tdm:6:42: unknown clock \"wall\"",
+		"traffic shop from=10:00:00 every=1s":                      "log.tdm:6:1: traffic needs records=N",
+		"traffic shop records=5 from=10:00:00 every=0s":            "log.tdm:6:44: traffic needs every= with a positive duration",
+		"traffic shop records=5 from=10:00:00 every=1ms scale=10":  "log.tdm:6:54: traffic's scale= would send",
+		"polls billing from=10:00:05 until=10:00:00 every=1s":      "log.tdm:6:35: polls needs every= positive",
+		"polls billing from=10:00:00 until=10:00:05 every=0s":      "log.tdm:6:50: polls needs every= positive",
+		"pause billing c1 at=10:00:05 until=10:00:00":              "log.tdm:6:36: pause needs until= at or after at=",
+		"offline shop at=10:00:05 until=10:00:00":                  "log.tdm:6:32: offline needs until= after at=",
+		"burst shop at=10:00:05":                                   "log.tdm:6:1: burst needs records=N",
+		"produce shop at=10:00:00 key=1 retry=app retry-after=-1s": "log.tdm:6:54: retry-after= is how much later",
+	} {
+		f, err := scenario.Parse("log.tdm", []byte(head+line+"\n"))
+		require.NoError(t, err, line)
+		_, err = engine.Build(f, nil, 1, worlds.All())
+		assert.ErrorContains(t, err, want, line)
+	}
+}

@@ -426,7 +426,7 @@ func (s *world) sinkLine(c scenario.Command) error {
 	}
 	switch {
 	case value == valueLookup && !hasLookup:
-		return scenario.Errorf(c.Pos, "value=lookup needs lookup=TABLE, a source table keyed like the stream's records")
+		return scenario.Errorf(scenario.ValueAt(c, "value"), "value=lookup needs lookup=TABLE, a source table keyed like the stream's records")
 	case hasLookup:
 		// Read with value=lookup only; a knob may switch value= away.
 		if op.lookup, err = s.lookupTable(lk); err != nil {
@@ -434,7 +434,7 @@ func (s *world) sinkLine(c scenario.Command) error {
 		}
 	}
 	if ttl > 0 && dedup == dedupOff {
-		return scenario.Errorf(c.Pos, "ttl= is how long the dedup remembers an id; it needs dedup=event or dedup=key")
+		return scenario.Errorf(scenario.ValueAt(c, "ttl"), "ttl= is how long the dedup remembers an id; it needs dedup=event or dedup=key")
 	}
 	if err := s.needCheckpoints(c, opts); err != nil {
 		return err

@@ -73,9 +73,9 @@ func TestBadStateLines(t *testing.T) {
 		{"aggregate g from=s agg=avg", "s.tdm:8:24", "expected agg= to be one of count, sum, min or max"},
 		{"aggregate g from=nope", "s.tdm:8:18", `unknown stream "nope"`},
 		{"sink k from=s", "s.tdm:8:1", "sink needs to=TARGET"},
-		{"sink k from=s to=out value=lookup", "s.tdm:8:1", "value=lookup needs lookup=TABLE"},
+		{"sink k from=s to=out value=lookup", "s.tdm:8:28", "value=lookup needs lookup=TABLE"},
 		{"sink k from=s to=out value=lookup lookup=nope", "s.tdm:8:42", `unknown source table "nope"`},
-		{"sink k from=s to=out ttl=1m", "s.tdm:8:1", "ttl= is how long the dedup remembers an id; it needs dedup=event or dedup=key"},
+		{"sink k from=s to=out ttl=1m", "s.tdm:8:26", "ttl= is how long the dedup remembers an id; it needs dedup=event or dedup=key"},
 		{"sink k from=s to=out dedup=maybe", "s.tdm:8:28", "expected dedup= to be one of off, event or key"},
 		{"sink k from=s to=out commit=two-phase", "s.tdm:8:1", "commit=two-phase commits when a checkpoint completes, and this scenario takes none"},
 		{"sink k from=s to=out commit=xa", "s.tdm:8:29", "expected commit= to be one of auto or two-phase"},
@@ -84,7 +84,7 @@ func TestBadStateLines(t *testing.T) {
 		{"stream s2 from=orders rate=0/s", "s.tdm:8:28", "expected rate= to be records a second such as 50/s"},
 		{"stream s2 from=orders parallelism=0", "s.tdm:8:35", "parallelism"},
 		{"traffic shop records=5 from=10:00:00 scale=0x", "s.tdm:8:44", "expected scale= to be a factor from 1x to 10000x"},
-		{"produce shop at=10:00:00 key=1 retry-after=1m", "s.tdm:8:1", "retry-after= is how much later the application resends"},
+		{"produce shop at=10:00:00 key=1 retry-after=1m", "s.tdm:8:44", "retry-after= is how much later the application resends"},
 	} {
 		_, err := engine.Build(parse(t, orders+tc.line+"\n"), nil, 1, worlds.All())
 		require.Error(t, err, tc.line)

@@ -530,7 +530,7 @@ func (s *world) windowLine(c scenario.Command) error {
 	}
 	op := &windowOp{name: n.Value, idx: len(s.windows), st: st, cfg: cfg, agg: agg, results: map[resultKey]int32{}}
 	if op.op, err = window.New(cfg); err != nil {
-		return scenario.Errorf(c.Pos, "%s", err.Error())
+		return scenario.Errorf(settingAt(c, err, c.Pos), "%s", err.Error())
 	}
 	if hasTo {
 		if op.target, err = s.w.TargetArg(to); err != nil {
@@ -670,7 +670,7 @@ func (s *world) slowLine(c scenario.Command) error {
 		return scenario.Errorf(px.ValuePos, "stream %s reads %s, whose partitions are 0 to %d; found partition %d", st.name, st.topic.h.Name, len(st.topic.h.Parts)-1, p)
 	}
 	if sl.until <= sl.from {
-		return scenario.Errorf(c.Pos, "%s needs until= after %s", c.Name, map[bool]string{true: "at=", false: "from="}[sl.stall])
+		return scenario.Errorf(scenario.ValueAt(c, "until"), "%s needs until= after %s", c.Name, map[bool]string{true: "at=", false: "from="}[sl.stall])
 	}
 	if !sl.stall && sl.by <= 0 {
 		return scenario.Errorf(scenario.ValueAt(c, "by"), "expected by= to be positive")
