@@ -318,20 +318,18 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 		for fi < len(h.Failures) || ri < len(h.Restores) {
 			if ri >= len(h.Restores) || fi < len(h.Failures) && h.Failures[fi].Step < h.Restores[ri].Step {
 				f := h.Failures[fi]
-				at := f.Point
-				switch {
-				case f.Point == "out-of-memory":
-					if oi := st.OpNamed(f.Who); oi >= 0 {
-						at = fmt.Sprintf("out of memory: its buffer passed %d records", st.Ops[oi].Memory)
-					}
-				case f.Ckpt > 0 && f.Point != "now":
-					at = fmt.Sprintf("%s of checkpoint %d", f.Point, f.Ckpt)
+				where := ""
+				if w := f.Where(); w != "" {
+					where = " " + w
+				}
+				if oi := st.OpNamed(f.Who); f.Point == "out-of-memory" && oi >= 0 {
+					where += fmt.Sprintf(" (its buffer passed %d records)", st.Ops[oi].Memory)
 				}
 				down := ""
 				if f.Down {
 					down = "; the job stays down"
 				}
-				fmt.Fprintf(b, "  %s  %s fails (%s); %d uncommitted rows aborted, %d records in buffers thrown away%s\n", f.At, f.Who, at, f.Aborted, f.Buffered, down)
+				fmt.Fprintf(b, "  %s  %s fails%s; %d uncommitted rows aborted, %d records in buffers thrown away%s\n", f.At, f.Who, where, f.Aborted, f.Buffered, down)
 				fi++
 				continue
 			}

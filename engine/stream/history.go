@@ -2,6 +2,7 @@ package stream
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/checkpoint"
@@ -141,6 +142,22 @@ type FailPoint struct {
 	Aborted   int32 // rows of open transactions it rolled back
 	Buffered  int32 // records its buffers held
 	Down      bool  // the job gave up: it never restarts (see maxOutOfMemory)
+}
+
+// Where says where in the job's work the failure came, as a phrase that
+// follows "failed": "at checkpoint 4's barrier", "for lack of memory", or
+// "" for a failure at an instant of its own (point=now). The narration,
+// the widget's checkpoint list and the text report all say it so.
+func (fp *FailPoint) Where() string {
+	switch fp.Point {
+	case "out-of-memory":
+		return "for lack of memory"
+	case "barrier", "snapshot", "commit":
+		if fp.Ckpt > 0 {
+			return "at checkpoint " + strconv.Itoa(int(fp.Ckpt)) + "'s " + fp.Point
+		}
+	}
+	return ""
 }
 
 // RestorePoint is the job restarting after a failure.

@@ -651,7 +651,7 @@ func (j *job) missed(who, point string, at vtime.Time) {
 	case fp.Down:
 		prose.Fprintf(&sb, " finds the job down for good: it has run out of memory %d times, the last at %s, and stays down", maxOutOfMemory, fp.At)
 	default:
-		prose.Fprintf(&sb, " finds the job already down: it failed at %s, when %s, and restarts at %s", fp.At, fp.why(), fp.RestartAt)
+		prose.Fprintf(&sb, " finds the job already down: at %s %s, and the job restarts at %s", fp.At, fp.why(), fp.RestartAt)
 	}
 	sb.WriteString(". A job that is not running has no task to fail: nothing more happens")
 	if j.down && !j.dead {
@@ -703,15 +703,12 @@ func (j *job) plansText() string {
 	return strings.Join(ps, " and ")
 }
 
-// why is what failed, as a clause: "load's buffer ran out of memory".
+// why is what failed, as a clause: "load failed at checkpoint 4's barrier".
 func (fp *FailPoint) why() string {
-	switch fp.Point {
-	case "out-of-memory":
-		return prose.F("%s's buffer ran out of memory", fp.Who)
-	case "barrier", "snapshot", "commit":
-		return prose.F("%s failed at checkpoint %d's %s", fp.Who, fp.Ckpt, fp.Point)
+	if w := fp.Where(); w != "" {
+		return fp.Who + " failed " + w
 	}
-	return prose.F("%s failed", fp.Who)
+	return fp.Who + " failed"
 }
 
 // restart restores the latest completed checkpoint (or empty state, from

@@ -680,7 +680,7 @@ func TestFailLineFindsTheJobDown(t *testing.T) {
 		require.Len(t, st.Job.Failures, 1, "the second line fails nothing")
 		require.Len(t, st.Job.Restores, 1)
 		assert.Equal(t, at("10:00:30"), st.Job.Restores[0].At, "the first failure's restart keeps its time")
-		assert.Equal(t, []string{"The failure of s planned for 10:00:20 finds the job already down: it failed at 10:00:10, when k failed, and restarts at 10:00:30. " +
+		assert.Equal(t, []string{"The failure of s planned for 10:00:20 finds the job already down: at 10:00:10 k failed, and the job restarts at 10:00:30. " +
 			"A job that is not running has no task to fail: nothing more happens, and the restart keeps its time."}, missed(tr, "10:00:20"))
 	})
 	t.Run("out of memory for good", func(t *testing.T) {
@@ -785,4 +785,20 @@ func narrating(tr *engine.Trace, part string) []int {
 		}
 	}
 	return steps
+}
+
+// FailPoint.Where is the one phrase the narration, the widget's checkpoint
+// list and the text report use for where a failure came.
+func TestFailPointWhere(t *testing.T) {
+	for fp, want := range map[stream.FailPoint]string{
+		{Point: "now"}:               "",
+		{Point: ""}:                  "",
+		{Point: "out-of-memory"}:     "for lack of memory",
+		{Point: "barrier", Ckpt: 4}:  "at checkpoint 4's barrier",
+		{Point: "snapshot", Ckpt: 2}: "at checkpoint 2's snapshot",
+		{Point: "commit", Ckpt: 12}:  "at checkpoint 12's commit",
+		{Point: "barrier", Ckpt: 0}:  "",
+	} {
+		assert.Equal(t, want, fp.Where(), "%+v", fp)
+	}
 }

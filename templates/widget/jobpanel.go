@@ -370,12 +370,8 @@ func checkpointList(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 			break
 		}
 		line := f.Who + " failed at " + f.At.String()
-		switch f.Point {
-		case "", "now":
-		case "out-of-memory":
-			line += " (out of memory)"
-		default:
-			line += " (at checkpoint " + itoa(int(f.Ckpt)) + "'s " + f.Point + ")"
+		if w := f.Where(); w != "" {
+			line += " (" + w + ")"
 		}
 		if f.Aborted > 0 {
 			line += "; " + itoa(int(f.Aborted)) + " pending rows rolled back"
