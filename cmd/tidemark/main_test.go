@@ -112,7 +112,7 @@ func TestGolden(t *testing.T) {
 // shows what its defaults do not (records a full buffer drops and records
 // a growing buffer loses, a failure during a sink's commit, a restore that
 // retention makes impossible, keyed state that expires, a hot key at
-// 10x). Each is the scenario's id, "@", and its knobs as k=v joined by ",".
+// 10x, sessions that fired and were then merged into a larger one). Each is the scenario's id, "@", and its knobs as k=v joined by ",".
 var goldenKnobs = []string{
 	"stream__backpressure@overflow=drop",
 	"stream__backpressure@overflow=grow",
@@ -124,6 +124,7 @@ var goldenKnobs = []string{
 	"stream__serving-publish@commit=two-phase",
 	"stream__join-skew@idleness=30s",
 	"stream__late-data@lateness=2m",
+	"stream__session-window@lateness=2m",
 }
 
 // TestGoldenKnobs runs the knob settings of goldenKnobs and compares the

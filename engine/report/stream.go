@@ -181,8 +181,13 @@ func streamText(b *strings.Builder, t *engine.Trace) {
 				truth = fmt.Sprint(wh.Agg.Of(res.Truth))
 			}
 			got := "nothing"
-			if res.Emitted {
+			switch {
+			case res.Emitted:
 				got = fmt.Sprint(wh.Agg.Of(res.Final))
+			case len(res.Firings) > 0:
+				// Fired, then merged into a larger session: its row stays
+				// in a table keyed by session.
+				got = fmt.Sprintf("%v, then merged into a larger session", wh.Agg.Of(res.Firings[len(res.Firings)-1].Acc))
 			}
 			fires := ""
 			if len(res.Firings) > 1 {
