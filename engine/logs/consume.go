@@ -543,7 +543,7 @@ func (l *world) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]s
 	}
 	if g.tsMark {
 		if g.hasMark && r.UpdatedAt <= g.mark {
-			*skipped = append(*skipped, prose.F("%s (updated_at %s)", g.topic.Key(r), r.UpdatedAt))
+			*skipped = append(*skipped, prose.F("%s (updated_at %s, not after the mark's %s)", g.topic.Key(r), r.UpdatedAt, g.mark))
 			return in
 		}
 	}
@@ -583,7 +583,10 @@ func (l *world) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in 
 	case g.dedup:
 		extra = "; every event id is new to it, so its dedup removes nothing"
 	case g.tsMark && len(skipped) > 0:
-		extra = prose.F("; its timestamp mark %s drops %s as already seen", g.mark, strings.Join(skipped, ", "))
+		// Each drop names the mark it was held to: the batch's own records
+		// move the mark as they pass, so the mark after the batch may be
+		// later than the one that dropped a record.
+		extra = prose.F("; its timestamp mark drops %s as already seen", strings.Join(skipped, ", "))
 	}
 	if g.target == nil {
 		l.w.Emit(actor, engine.KindWrite, -1, "%s processes %d records%s.", m.name, len(in), extra)
