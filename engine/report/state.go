@@ -322,8 +322,10 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 				if w := f.Where(); w != "" {
 					where = " " + w
 				}
-				if oi := st.OpNamed(f.Who); f.Point == "out-of-memory" && oi >= 0 {
-					where += fmt.Sprintf(" (its buffer passed %d records)", st.Ops[oi].Memory)
+				if f.Point == "out-of-memory" {
+					if oi := st.OpNamed(f.Who); oi >= 0 {
+						where += fmt.Sprintf(" (its buffer passed %d records)", st.Ops[oi].Memory)
+					}
 				}
 				down := ""
 				if f.Down {

@@ -185,8 +185,9 @@ func streamText(b *strings.Builder, t *engine.Trace) {
 			case res.Emitted:
 				got = fmt.Sprint(wh.Agg.Of(res.Final))
 			case len(res.Firings) > 0:
-				// Fired, then merged into a larger session: its row stays
-				// in a table keyed by session.
+				// Fired, then covered by a later, larger window (only
+				// session windows merge so; see window.Final): its row
+				// stays in a table keyed by session.
 				got = fmt.Sprintf("%v, then merged into a larger session", wh.Agg.Of(res.Firings[len(res.Firings)-1].Acc))
 			}
 			fires := ""

@@ -683,11 +683,7 @@ func (j *job) strand(sb *strings.Builder) {
 // transactions), so those points never come. It forgets them.
 func (j *job) unreached() {
 	who := j.plans[0].who
-	verb := "never comes"
-	if len(j.plans) > 1 {
-		verb = "never come"
-	}
-	text := prose.F("%s %s: the job has read all of its input, and no checkpoint begins again.", j.plansText(), verb)
+	text := prose.F("%s will never come: the job has read all of its input, and no checkpoint will begin again.", j.plansText())
 	j.plans = nil
 	j.s.w.Emit(who, engine.KindCrash, -1, "%s", text)
 }

@@ -749,7 +749,7 @@ func TestFailLineStrandedWhenTheJobStaysDown(t *testing.T) {
 // a step of its own at the end, the run's last, rather than passing in
 // silence; one whose point came gets none.
 func TestFailLineUnreachedAtTheEnd(t *testing.T) {
-	unreached := func(tr *engine.Trace) []int { return narrating(tr, "no checkpoint begins again") }
+	unreached := func(tr *engine.Trace) []int { return narrating(tr, "the job has read all of its input") }
 	t.Run("one line", func(t *testing.T) {
 		tr, st := run(t, orders+"sink k from=s to=out\ncheckpoint every=10s\nfail k at=10:05:00 point=barrier\n")
 		assert.Empty(t, st.Job.Failures)
@@ -758,16 +758,16 @@ func TestFailLineUnreachedAtTheEnd(t *testing.T) {
 		e := &tr.Events[steps[0]]
 		assert.Equal(t, engine.KindCrash, e.Kind)
 		assert.Equal(t, "k", tr.Actor(e))
-		assert.Equal(t, "The failure of k planned for the barrier of the first checkpoint at or after 10:05:00 never comes: "+
-			"the job has read all of its input, and no checkpoint begins again.", tr.Narration(e))
+		assert.Equal(t, "The failure of k planned for the barrier of the first checkpoint at or after 10:05:00 will never come: "+
+			"the job has read all of its input, and no checkpoint will begin again.", tr.Narration(e))
 	})
 	t.Run("two lines", func(t *testing.T) {
 		tr, _ := run(t, orders+"sink k from=s to=out\ncheckpoint every=10s\nfail k at=10:05:00 point=barrier\nfail s at=10:06:00 point=commit\n")
 		steps := unreached(tr)
 		require.Len(t, steps, 1)
 		assert.Equal(t, "The failure of k planned for the barrier of the first checkpoint at or after 10:05:00 and "+
-			"the failure of s planned for the commit of the first checkpoint at or after 10:06:00 never come: "+
-			"the job has read all of its input, and no checkpoint begins again.", tr.Narration(&tr.Events[steps[0]]))
+			"the failure of s planned for the commit of the first checkpoint at or after 10:06:00 will never come: "+
+			"the job has read all of its input, and no checkpoint will begin again.", tr.Narration(&tr.Events[steps[0]]))
 	})
 	t.Run("a point that came", func(t *testing.T) {
 		tr, st := run(t, orders+"sink k from=s to=out\ncheckpoint every=10s\nfail k at=10:00:15 point=barrier restart=1s\n")

@@ -467,12 +467,13 @@ func (s *world) keyByLine(c scenario.Command) error {
 		return err
 	}
 	if len(words) != 1 || words[0].Value != "key" && words[0].Value != "none" {
-		at := c.Args[0].ValuePos // the stream's name: nothing follows it
-		if len(words) > 0 {
-			at = words[min(1, len(words)-1)].Pos // the first word that is wrong, or the one too many
-			if words[0].Value != "key" && words[0].Value != "none" {
-				at = words[0].Pos
-			}
+		at := c.Args[0].ValuePos // the stream's name, when nothing follows it
+		switch {
+		case len(words) == 0:
+		case words[0].Value != "key" && words[0].Value != "none":
+			at = words[0].Pos
+		default:
+			at = words[1].Pos // one word too many
 		}
 		return scenario.Errorf(at, "expected `key-by %s key` or `key-by %s none`", st.name, st.name)
 	}
