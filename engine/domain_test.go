@@ -211,3 +211,51 @@ func TestReportOfAWorldOfItsOwn(t *testing.T) {
 	assert.Nil(t, hwm.Of(tr))
 	assert.Nil(t, logs.Of(tr))
 }
+
+// endingBell is the bell world with an end of its own: told once that the
+// run is over (engine.Ender), after its drain's last event has run, it
+// says so in a step it queues.
+type endingBell struct{ ends *int }
+
+func (endingBell) Commands() []string         { return bell{}.Commands() }
+func (endingBell) Faults() []engine.FaultKind { return bell{}.Faults() }
+func (d endingBell) Open(w *engine.World) engine.Part {
+	return &endingBells{bells: &bells{w: w}, ends: d.ends}
+}
+
+type endingBells struct {
+	*bells
+	ends *int
+}
+
+func (p *endingBells) End() {
+	*p.ends++
+	p.w.Then(func() { p.w.Emit("belfry", engine.KindReset, -1, "The belfry closes.") })
+}
+
+// TestEnderSpeaksLast: a world that is an Ender is told once, after its
+// drain's events have run, and the step it queues then is the run's last;
+// the world is not done until it has run.
+func TestEnderSpeaksLast(t *testing.T) {
+	f, err := scenario.Parse("bells.tdm", []byte(bellScenario))
+	require.NoError(t, err)
+	ends := 0
+	w, err := engine.Build(f, nil, 1, []engine.Domain{endingBell{ends: &ends}})
+	require.NoError(t, err)
+	toldAt := -1 // the steps run when the world was told
+	for w.Step() {
+		if ends > 0 && toldAt < 0 {
+			toldAt = w.Trace().Steps()
+		}
+		assert.False(t, w.Done() && ends == 0, "done before the world was told")
+	}
+	assert.True(t, w.Done())
+	assert.Equal(t, 1, ends)
+	tr := w.Trace()
+	require.Equal(t, 4, tr.Steps())
+	assert.Equal(t, 4, toldAt, "told within the step that runs what it queued, the last")
+	assert.Equal(t, "The belfry closes.", tr.Narrations()[3])
+	assert.Equal(t, "Every bell has rung or been silenced.", tr.Narrations()[2], "the drain's event comes before the end")
+	assert.False(t, w.Step(), "a finished world stays finished")
+	assert.Equal(t, 1, ends, "told once")
+}
