@@ -292,6 +292,31 @@ func TestLessonChapters(t *testing.T) {
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
+// TestLookMeasuresTheScreenItself: a look right after a jump, before the
+// page's IntersectionObserver has reported the section now on screen, still
+// takes that section in. (A look used to go by the observer's last report,
+// so a reader who moved on at once never had the screen counted; CI's
+// reading test failed so once.)
+func TestLookMeasuresTheScreenItself(t *testing.T) {
+	base := startLessonSite(t)
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 700)))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterFirst)))
+	waitTrue(t, ctx, "progress shown", `!document.querySelector('[data-testid="progress"]').hidden`)
+	settleLesson(t, ctx)
+	last := eval[string](t, ctx, `[...document.querySelectorAll("section[data-main]")].at(-1).dataset.section`)
+	require.Equal(t, 0.0, eval[float64](t, ctx, `window.tidemarkProgress.seen(`+jsQuote(last)+`)`), "the last section starts unseen")
+	// The jump and the look in one task: no observer callback can come between.
+	seen := eval[float64](t, ctx, `(() => {
+  const el = document.querySelector("section[data-main][data-section=" + CSS.escape(`+jsQuote(last)+`) + "]");
+  window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY);
+  window.tidemarkProgress.look();
+  return window.tidemarkProgress.seen(`+jsQuote(last)+`);
+})()`)
+	assert.Greater(t, seen, 0.0, "the look took in the section the jump brought on screen")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
 // TestTallSectionIsReadByWhatWasSeen opens the chapter whose section is
 // many screens tall: jumping to its end does not mark it read, reading
 // down through it does.

@@ -674,8 +674,11 @@
     const vh = window.innerHeight || document.documentElement.clientHeight;
     for (const el of watched) {
       const id = el.dataset.section;
+      if (mine().read.includes(id)) {
+        continue;
+      }
       const box = el.getBoundingClientRect();
-      if (mine().read.includes(id) || box.bottom <= 0 || box.top >= vh) {
+      if (box.bottom <= 0 || box.top >= vh) {
         continue;
       }
       let all = true;
@@ -1020,6 +1023,7 @@
     kept: () => keptRecords().map(({ key, raw }) => ({ key, raw })),
     seen: seenOf,
     looks: () => looks,
+    look, // takes in the screen now, as a rest after a scroll does
   };
 
   // An address from before the lesson had chapters (/lessons/slug#section)
