@@ -1,11 +1,6 @@
 package main
 
-import (
-	"encoding/binary"
-	"errors"
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // The Go runtime's function table (the "pclntab") as Go 1.20 to 1.26 lay it
 // out in a module's memory (runtime/symtab.go and runtime/runtime2.go):
@@ -76,48 +71,11 @@ type LineStats struct {
 // refused with an error wrapping ErrUnsupported and left as it is.
 func StripLines(module []byte) ([]byte, LineStats, error) {
 	var st LineStats
-	sections, err := parseModule(module)
-	if err != nil {
-		return nil, st, err
-	}
-	dataAt := slices.IndexFunc(sections, func(s section) bool { return s.id == sectionData })
-	if dataAt < 0 {
-		return nil, st, fmt.Errorf("%w: the module has no data section, so no function table", ErrUnsupported)
-	}
-	segs, err := parseData(sections[dataAt].content)
-	if err != nil {
-		return nil, st, err
-	}
-	if _, _, err := mergeSegments(segs, 0); err != nil { // refuses overlapping segments
-		return nil, st, err
-	}
-	mem := MemoryImage(segs)
-	st, err = stripLines(mem)
-	if err != nil {
-		return nil, st, err
-	}
-	// Write memory back through the same segments. Every byte changed lies
-	// in a segment or was zero already: the tables are cleared, and the
-	// offsets set to 0 were nonzero, so a segment held them.
-	out := make([]Segment, len(segs))
-	for i, s := range segs {
-		out[i] = Segment{Offset: s.Offset, Data: slices.Clone(mem[s.Offset:s.End()])}
-	}
-	if got := MemoryImage(out); !slices.Equal(got, mem) {
-		return nil, st, errors.New("internal error: a changed byte lies outside every data segment")
-	}
-	b := make([]byte, 0, len(module))
-	b = append(b, wasmHeader...)
-	for _, s := range sections {
-		content := s.content
-		if s.id == sectionData {
-			content = encodeData(out)
-		}
-		b = append(b, s.id)
-		b = binary.AppendUvarint(b, uint64(len(content)))
-		b = append(b, content...)
-	}
-	return b, st, nil
+	out, err := editMemory(module, func(mem []byte, _ []section) (err error) {
+		st, err = stripLines(mem)
+		return err
+	})
+	return out, st, err
 }
 
 // pclntab is the function table found in memory: where its header is and
@@ -131,85 +89,51 @@ type pclntab struct {
 // stripLines clears the file and line tables in mem, the memory image.
 func stripLines(mem []byte) (LineStats, error) {
 	var st LineStats
-	var found []pclntab
-	var why error
-	for at := 0; at+pcHeaderSize <= len(mem); at += 4 {
-		if binary.LittleEndian.Uint32(mem[at:]) != pclnMagic {
-			continue
-		}
-		t, err := readPclntab(mem, at)
-		if err != nil {
-			why = err
-			continue
-		}
-		found = append(found, t)
+	t, err := findPclntab(mem)
+	if err != nil {
+		return st, err
 	}
-	switch {
-	case len(found) == 0 && why != nil:
-		return st, fmt.Errorf("%w: no function table holds together (the last candidate: %v); is this a module from a Go release whose table this tool does not know?", ErrUnsupported, why)
-	case len(found) == 0:
-		return st, fmt.Errorf("%w: no Go function table (magic %#x) in memory", ErrUnsupported, pclnMagic)
-	case len(found) > 1:
-		return st, fmt.Errorf("%w: %d places in memory read as a Go function table", ErrUnsupported, len(found))
-	}
-	t := found[0]
 	st.Funcs = t.nfunc
 	pctab := mem[t.pctab:t.pcln]
 
 	keep := map[uint32]bool{}
 	strip := map[uint32]bool{}
 	for i := range t.nfunc {
-		f := t.pcln + int(binary.LittleEndian.Uint32(mem[t.pcln+8*i+4:]))
-		keep[binary.LittleEndian.Uint32(mem[f+offPcsp:])] = true
+		f := t.record(mem, i)
+		keep[le.Uint32(mem[f+offPcsp:])] = true
 		for _, o := range []int{offPcfile, offPcln} {
-			strip[binary.LittleEndian.Uint32(mem[f+o:])] = true
+			strip[le.Uint32(mem[f+o:])] = true
 		}
 		for _, o := range []int{offPcfile, offPcln, offCU, offStartLine} {
-			binary.LittleEndian.PutUint32(mem[f+o:], 0)
+			le.PutUint32(mem[f+o:], 0)
 		}
-		n := int(binary.LittleEndian.Uint32(mem[f+offNpcdata:]))
-		for k := range n {
-			keep[binary.LittleEndian.Uint32(mem[f+funcRecordSize+4*k:])] = true
+		for k := 0; pcdataAt(mem, f, k) >= 0; k++ {
+			keep[le.Uint32(mem[pcdataAt(mem, f, k):])] = true
 		}
 	}
 	delete(keep, 0)
 	delete(strip, 0)
 
-	type span struct{ from, to int }
 	var spans []span
 	for off := range strip {
 		if keep[off] {
 			continue
 		}
-		n, err := tableLen(pctab, int(off))
+		n, _, err := pcTable(pctab, int(off))
 		if err != nil {
 			return st, fmt.Errorf("%w: %v", ErrUnsupported, err)
 		}
 		spans = append(spans, span{int(off), int(off) + n})
 	}
-	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
 	kept := make([]int, 0, len(keep))
 	for off := range keep {
 		kept = append(kept, int(off))
 	}
-	slices.Sort(kept)
-	for _, s := range spans {
-		// A kept table starting inside one to be cleared would mean the
-		// tables overlap, which the linker never does: refuse rather than
-		// guess.
-		if i, _ := slices.BinarySearch(kept, s.from); i < len(kept) && kept[i] < s.to {
-			return st, fmt.Errorf("%w: a kept pc-value table at %d lies inside a line table [%d, %d)", ErrUnsupported, kept[i], s.from, s.to)
-		}
+	zeroed, err := clearSpans(pctab, spans, kept, "a line table")
+	if err != nil {
+		return st, err
 	}
-	for _, s := range spans {
-		for i := s.from; i < s.to; i++ {
-			if pctab[i] != 0 {
-				pctab[i] = 0
-				st.Zeroed++
-			}
-		}
-		st.Tables++
-	}
+	st.Zeroed, st.Tables = zeroed, len(spans)
 	// The file names and the units' file indexes are read only to name the
 	// file of a line table.
 	for i := t.cu; i < t.pctab; i++ {
@@ -230,7 +154,7 @@ func readPclntab(mem []byte, at int) (pclntab, error) {
 	if h[4] != 0 || h[5] != 0 || h[6] != 1 || h[7] != 8 {
 		return pclntab{}, fmt.Errorf("at %#x: header bytes %v, want 0 0 1 8 (wasm's instruction size and pointer size)", at, h[4:8])
 	}
-	word := func(i int) uint64 { return binary.LittleEndian.Uint64(h[8+8*i:]) }
+	word := func(i int) uint64 { return le.Uint64(h[8+8*i:]) }
 	nfunc := word(0)
 	offs := []uint64{word(3), word(4), word(5), word(6), word(7)}
 	if offs[0] != pcHeaderSize {
@@ -250,7 +174,7 @@ func readPclntab(mem []byte, at int) (pclntab, error) {
 	pctabLen := uint32(t.pcln - t.pctab)
 	var prev uint32
 	for i := range t.nfunc + 1 {
-		entry := binary.LittleEndian.Uint32(mem[t.pcln+8*i:])
+		entry := le.Uint32(mem[t.pcln+8*i:])
 		if entry < prev {
 			return pclntab{}, fmt.Errorf("at %#x: function %d starts before function %d", at, i, i-1)
 		}
@@ -258,49 +182,28 @@ func readPclntab(mem []byte, at int) (pclntab, error) {
 		if i == t.nfunc {
 			break
 		}
-		f := t.pcln + int(binary.LittleEndian.Uint32(mem[t.pcln+8*i+4:]))
+		f := t.pcln + int(le.Uint32(mem[t.pcln+8*i+4:]))
 		if f+funcRecordSize > len(mem) || f < t.pcln+8*(t.nfunc+1) {
 			return pclntab{}, fmt.Errorf("at %#x: function %d's record is outside the table", at, i)
 		}
-		if got := binary.LittleEndian.Uint32(mem[f:]); got != entry {
+		if got := le.Uint32(mem[f:]); got != entry {
 			return pclntab{}, fmt.Errorf("at %#x: function %d's record says it starts at %#x, the table %#x", at, i, got, entry)
 		}
-		npcdata := int(binary.LittleEndian.Uint32(mem[f+offNpcdata:]))
+		npcdata := int(le.Uint32(mem[f+offNpcdata:]))
 		end := f + funcRecordSize + 4*(npcdata+int(mem[f+offNfdata]))
 		if npcdata > 64 || end > len(mem) {
 			return pclntab{}, fmt.Errorf("at %#x: function %d's record runs past memory", at, i)
 		}
 		for _, o := range []int{offPcsp, offPcfile, offPcln} {
-			if binary.LittleEndian.Uint32(mem[f+o:]) >= pctabLen {
+			if le.Uint32(mem[f+o:]) >= pctabLen {
 				return pclntab{}, fmt.Errorf("at %#x: function %d names a pc-value table outside pctab", at, i)
 			}
 		}
 		for k := range npcdata {
-			if binary.LittleEndian.Uint32(mem[f+funcRecordSize+4*k:]) >= pctabLen {
+			if le.Uint32(mem[f+funcRecordSize+4*k:]) >= pctabLen {
 				return pclntab{}, fmt.Errorf("at %#x: function %d's pcdata %d is outside pctab", at, i, k)
 			}
 		}
 	}
 	return t, nil
-}
-
-// tableLen returns the length in bytes of the pc-value table at
-// pctab[off:], its closing zero byte included.
-func tableLen(pctab []byte, off int) (int, error) {
-	p := off
-	for first := true; ; first = false {
-		if p >= len(pctab) {
-			return 0, fmt.Errorf("the pc-value table at %d runs past pctab", off)
-		}
-		if pctab[p] == 0 && !first {
-			return p + 1 - off, nil
-		}
-		for range 2 { // the value delta, then the pc delta
-			_, n := binary.Uvarint(pctab[p:])
-			if n <= 0 {
-				return 0, fmt.Errorf("the pc-value table at %d has a malformed number at %d", off, p)
-			}
-			p += n
-		}
-	}
 }

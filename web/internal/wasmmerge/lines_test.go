@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -263,14 +264,42 @@ func TestStripLinesCommand(t *testing.T) {
 	assert.Equal(t, merged, b, "the module is merged and otherwise left as it is")
 }
 
-// lineProbe is a program that leans on the tables the runtime keeps: deep
-// recursion grows and copies the stack (frame sizes, stack maps), a
-// collection in the middle of it scans every frame, and a recovered panic
-// unwinds. It then prints where runtime.Caller says it is.
-const lineProbe = `package main
+// TestStripCommand: -strip-inlining and -short-names each run or, for a
+// table they cannot read, leave the module as the passes before left it;
+// the names list is written beside nothing else.
+func TestStripCommand(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "m.wasm")
+	mem, _, _, _ := handTable()
+	require.NoError(t, os.WriteFile(file, fakeModule(mem, 0x1000, 0x1100), 0o644))
+	var stdout, stderr bytes.Buffer
+	namesDir := filepath.Join(dir, "names")
+	require.Equal(t, 0, run([]string{"-strip-lines", "-strip-inlining", "-short-names", namesDir, file}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stderr.String(), "inline trees left in place: not merged: 0 places in memory read as the runtime's module record")
+	assert.Contains(t, stdout.String(), "2 functions renamed fn.N; their names are in "+filepath.Join(namesDir, "m.wasm.names"))
+	list, err := os.ReadFile(filepath.Join(namesDir, "m.wasm.names"))
+	require.NoError(t, err)
+	assert.Equal(t, "fn.0\tmain.a\nfn.1\tmain.b\n", string(list))
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	_, names, err := ShortenNames(b)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fn.0", "fn.1"}, names, "the file holds the short names")
+}
+
+// probeProgram is a program that leans on the tables the runtime keeps:
+// deep recursion grows and copies the stack (frame sizes, stack maps), a
+// collection in the middle of it scans every frame, and recovered panics
+// unwind, one of them through a wrapper whose inline tree gorecover reads
+// (recover is called by a function the deferred method calls, so it must
+// return nil). It then prints where runtime.Caller says it is and the name
+// FuncForPC gives main.main. With the argument "crash" it panics instead,
+// for the traceback.
+const probeProgram = `package main
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 )
 
@@ -299,18 +328,53 @@ func fails() (err error) {
 	return nil
 }
 
+var got []string
+
+type T struct{}
+
+// M is inlined into the wrapper (*T).M that the interface call defers.
+func (T) M() { tryRecover("indirect") }
+
+// R calls recover directly: through the wrapper it still recovers.
+func (T) R() { got = append(got, fmt.Sprint("direct: ", recover())) }
+
+//go:noinline
+func tryRecover(what string) { got = append(got, fmt.Sprint(what, ": ", recover())) }
+
+func wrapped(direct bool) (out []string) {
+	got = nil
+	defer func() { out = append(got, fmt.Sprint("outer: ", recover())) }()
+	var i interface{ M(); R() } = &T{}
+	if direct {
+		defer i.R()
+	} else {
+		defer i.M()
+	}
+	panic("boom")
+}
+
+//go:noinline
+func crash(n int) { panic(fmt.Sprint("crash ", n)) }
+
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "crash" {
+		crash(7)
+	}
 	fmt.Println(deep(20000, nil))
 	fmt.Println(fails())
-	_, file, line, ok := runtime.Caller(0)
+	fmt.Println(wrapped(false), wrapped(true))
+	pc, file, line, ok := runtime.Caller(0)
 	fmt.Println(file, line, ok, runtime.FuncForPC(0) == nil)
+	fmt.Println(runtime.FuncForPC(pc).Name())
 }
 `
 
-// TestStripLinesRuns builds lineProbe for wasm, clears its line tables and
-// runs both under node: the stripped program computes the same, and only
-// runtime.Caller's file and line are gone.
-func TestStripLinesRuns(t *testing.T) {
+// TestStripRuns builds probeProgram for wasm, clears its tables pass by
+// pass as `make wasm` does and runs each under node: every stripped program
+// computes the same and recovers the same panics; runtime.Caller loses its
+// file and line with the line tables, and FuncForPC and the traceback say
+// fn.N, which the names list turns back into the function's name.
+func TestStripRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a wasm program")
 	}
@@ -318,30 +382,128 @@ func TestStripLinesRuns(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(lineProbe), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(probeProgram), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module probe\n\ngo 1.26.0\n"), 0o644))
-	orig, stripped := filepath.Join(dir, "orig.wasm"), filepath.Join(dir, "stripped.wasm")
+	orig := filepath.Join(dir, "orig.wasm")
 	require.NoError(t, wasmnode.Build(ctx, dir, ".", orig))
 	mod, err := os.ReadFile(orig)
 	require.NoError(t, err)
-	out, st, err := StripLines(mod)
-	require.NoError(t, err)
-	assert.Greater(t, st.Tables, 100)
-	require.NoError(t, os.WriteFile(stripped, out, 0o644))
 
-	runs := map[string]string{}
-	for _, f := range []string{orig, stripped} {
-		b, err := wasmnode.Command(ctx, runner, f, nil).CombinedOutput()
-		require.NoError(t, err, "%s: %s", f, b)
-		runs[f] = string(b)
+	lines, ls, err := StripLines(mod)
+	require.NoError(t, err)
+	assert.Greater(t, ls.Tables, 100)
+	inlining, is, err := StripInlining(lines)
+	require.NoError(t, err)
+	assert.Greater(t, is.Trees, 100, "functions with inline trees cleared")
+	assert.Greater(t, is.Kept, 0, "wrappers keep their trees")
+	assert.Greater(t, is.Zeroed, 10_000)
+	short, names, err := ShortenNames(inlining)
+	require.NoError(t, err)
+	mainAt := slices.Index(names, "main.main")
+	crashAt := slices.Index(names, "main.crash")
+	require.GreaterOrEqual(t, mainAt, 0, "the names list names main.main")
+	require.GreaterOrEqual(t, crashAt, 0)
+
+	// The program's functions found to call recover are those that do.
+	var recovering []string
+	_, err = editMemory(mod, func(mem []byte, sections []section) error {
+		tab, err := findPclntab(mem)
+		require.NoError(t, err)
+		found, err := recoverCallers(mem, tab, sections)
+		require.NoError(t, err)
+		for i := range found {
+			if strings.HasPrefix(names[i], "main.") { // and the standard library's own
+				recovering = append(recovering, names[i])
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"main.fails.func1", "main.T.R", "main.tryRecover", "main.wrapped.func1"}, recovering)
+
+	files := map[string][]byte{"orig": mod, "lines": lines, "inlining": inlining, "short": short}
+	runs, crashes := map[string]string{}, map[string]string{}
+	for name, b := range files {
+		f := filepath.Join(dir, name+".wasm")
+		require.NoError(t, os.WriteFile(f, b, 0o644))
+		out, err := wasmnode.Command(ctx, runner, f, nil).CombinedOutput()
+		require.NoError(t, err, "%s: %s", name, out)
+		runs[name] = string(out)
+		out, err = wasmnode.Command(ctx, runner, f, nil, "crash").CombinedOutput()
+		require.Error(t, err, "%s crashes", name)
+		crashes[name] = string(out)
 	}
 	sum := 0
 	for n := 1; n <= 20000; n++ {
 		sum += int(byte(n))
 	}
-	wantFirst := strconv.Itoa(sum) + "\nrecovered: assignment to entry in nil map\n"
-	assert.True(t, strings.HasPrefix(runs[orig], wantFirst), "the program as linked: %q", runs[orig])
-	assert.True(t, strings.HasPrefix(runs[stripped], wantFirst), "the program stripped: %q", runs[stripped])
-	assert.Contains(t, runs[orig], "probe/main.go 36 true", "as linked, runtime.Caller names the file and line")
-	assert.Equal(t, wantFirst+"? 0 true true\n", runs[stripped])
+	want := strconv.Itoa(sum) + "\nrecovered: assignment to entry in nil map\n" +
+		"[indirect: <nil> outer: boom] [direct: boom outer: <nil>]\n"
+	for name, out := range runs {
+		assert.True(t, strings.HasPrefix(out, want), "%s: %q", name, out)
+		assert.Contains(t, crashes[name], "panic: crash 7", name)
+	}
+	assert.Contains(t, runs["orig"], "probe/main.go 69 true true\nmain.main\n", "as linked, runtime.Caller names the file and line")
+	assert.Equal(t, want+"? 0 true true\nmain.main\n", runs["lines"])
+	assert.Equal(t, runs["lines"], runs["inlining"])
+	assert.Equal(t, want+"? 0 true true\n"+ShortName(mainAt)+"\n", runs["short"])
+	assert.Contains(t, crashes["lines"], "main.crash(", "the traceback names the function")
+	assert.Contains(t, crashes["short"], ShortName(crashAt)+"(", "the traceback gives its short name")
+	assert.NotContains(t, crashes["short"], "main.crash")
+	_, err = editMemory(short, func(mem []byte, _ []section) error {
+		tab, err := findPclntab(mem)
+		require.NoError(t, err)
+		for i, was := range names {
+			now, err := tab.name(mem, le.Uint32(mem[tab.record(mem, i)+4:]))
+			require.NoError(t, err)
+			if keepNames[was] {
+				assert.Equal(t, was, now, "a name the runtime compares stays")
+			} else {
+				assert.Equal(t, ShortName(i), now)
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+}
+
+// TestShortenNames renames the hand-built table's two functions and writes
+// nothing but the new names where the old ones were. (TestStripRuns checks
+// the names the runtime compares stay.)
+func TestShortenNames(t *testing.T) {
+	mem, _, records, _ := handTable()
+	for _, tc := range []struct {
+		mem      []byte
+		names    []string
+		table    string
+		nameOffs []uint32
+	}{
+		{mem, []string{"main.a", "main.b"}, "fn.0\x00fn.1\x00", []uint32{0, 5}},
+	} {
+		out, names, err := ShortenNames(fakeModule(tc.mem, 0x1000, 0x1000+100))
+		require.NoError(t, err)
+		assert.Equal(t, tc.names, names)
+		segs, err := Segments(out)
+		require.NoError(t, err)
+		got := MemoryImage(segs)
+		want := bytes.Clone(tc.mem)
+		h := 0x1000
+		region := want[h+pcHeaderSize : h+int(le.Uint64(want[h+40:]))]
+		clear(region)
+		copy(region, tc.table)
+		for i, r := range records {
+			le.PutUint32(want[r+4:], tc.nameOffs[i])
+		}
+		assert.Equal(t, want, got)
+	}
+}
+
+// TestStripInliningRefuses: the hand-built table has no module record to
+// find the inline trees by, so StripInlining leaves it alone.
+func TestStripInliningRefuses(t *testing.T) {
+	mem, _, _, _ := handTable()
+	_, _, err := StripInlining(fakeModule(mem, 0x1000, 0x1000+100))
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrUnsupported), "ErrUnsupported: %v", err)
+	assert.Contains(t, err.Error(), "0 places in memory read as the runtime's module record")
 }

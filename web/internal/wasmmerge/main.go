@@ -8,13 +8,18 @@
 // With -strip-lines it also clears the Go runtime's file and line tables
 // (see StripLines), about a tenth of a browser module's brotli bytes: the
 // module runs the same, and a traceback says "?:0" where it named a file
-// and line. The browser modules are built so; the Worker, whose tracebacks
-// land in a server log, is not.
+// and line. With -strip-inlining it clears the inline trees (see
+// StripInlining): a function inlined into another is no frame of its own in
+// a traceback. With -short-names DIR it renames every function fn.N (see
+// ShortenNames) and writes the names to DIR/FILE.names, one "fn.N name"
+// line each, the key to a traceback's short names. Together they take
+// about a twelfth off a browser module's brotli bytes. The browser modules
+// are built so; the Worker, whose tracebacks land in a server log, is not.
 //
 // `make wasm` runs it on the browser modules after linking and before
 // precompressing:
 //
-//	go run ./web/internal/wasmmerge [-gap N] [-strip-lines] [-measure] FILE...
+//	go run ./web/internal/wasmmerge [-gap N] [-strip-lines] [-strip-inlining] [-short-names DIR] [-measure] FILE...
 //
 // Each file is rewritten in place (through a temporary file and a rename).
 // A module the tool does not know how to merge safely (see ErrUnsupported)
@@ -48,9 +53,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("wasmmerge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	gap := fs.Int("gap", DefaultGap, "largest gap in bytes to fill with zeros when joining two segments")
-	lines := fs.Bool("strip-lines", false, "clear the Go runtime's file and line tables as well")
-	measure := fs.Bool("measure", false, "print the brotli size (quality 11) before and after")
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: wasmmerge [-gap N] [-strip-lines] [-measure] FILE...") }
+	var o options
+	fs.BoolVar(&o.lines, "strip-lines", false, "clear the Go runtime's file and line tables as well")
+	fs.BoolVar(&o.inlining, "strip-inlining", false, "clear the Go runtime's inline trees as well, but those recover needs")
+	fs.StringVar(&o.namesDir, "short-names", "", "rename every function fn.N in the Go runtime's function table, and write the names to `DIR`/FILE.names")
+	fs.BoolVar(&o.measure, "measure", false, "print the brotli size (quality 11) before and after")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: wasmmerge [-gap N] [-strip-lines] [-strip-inlining] [-short-names DIR] [-measure] FILE...")
+	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -58,8 +68,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	o.gap = *gap
 	for _, file := range fs.Args() {
-		if err := mergeFile(file, *gap, *lines, *measure, stdout, stderr); err != nil {
+		if err := mergeFile(file, o, stdout, stderr); err != nil {
 			fmt.Fprintf(stderr, "wasmmerge: %s: %v\n", file, err)
 			return 1
 		}
@@ -67,14 +78,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// options are the command's flags.
+type options struct {
+	gap             int
+	lines, inlining bool
+	namesDir        string // where to write the names list; "" leaves the names alone
+	measure         bool
+}
+
 // mergeFile merges the segments of one module file in place, and clears
-// its line tables when lines is set.
-func mergeFile(file string, gap int, lines, measure bool, stdout, stderr io.Writer) error {
+// what the options ask for.
+func mergeFile(file string, o options, stdout, stderr io.Writer) error {
 	before, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	after, st, err := Merge(before, gap)
+	after, st, err := Merge(before, o.gap)
 	if errors.Is(err, ErrUnsupported) {
 		fmt.Fprintf(stderr, "wasmmerge: %s: left as it is: %v\n", file, err)
 		return nil
@@ -83,25 +102,59 @@ func mergeFile(file string, gap int, lines, measure bool, stdout, stderr io.Writ
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: %d data segments joined into %d (gaps up to %d bytes, %d zero bytes written): %d → %d bytes\n",
-		file, st.SegmentsBefore, st.SegmentsAfter, gap, st.GapBytes, st.SizeBefore, st.SizeAfter)
+		file, st.SegmentsBefore, st.SegmentsAfter, o.gap, st.GapBytes, st.SizeBefore, st.SizeAfter)
 	changed := st.SegmentsAfter != st.SegmentsBefore
-	if lines {
-		// A module whose table this tool cannot read (a Go release that
-		// lays it out otherwise) keeps its line tables: it runs as it is,
-		// only larger, and the download budget's test says by how much.
-		stripped, ls, err := StripLines(after)
+	// Each pass is optional: a module whose tables a pass cannot read (a Go
+	// release that lays them out otherwise) keeps them and runs as it is,
+	// only larger, and the download budget's test says by how much.
+	pass := func(what string, strip func([]byte) ([]byte, string, error)) error {
+		out, done, err := strip(after)
 		switch {
 		case errors.Is(err, ErrUnsupported):
-			fmt.Fprintf(stderr, "wasmmerge: %s: line tables left in place: %v\n", file, err)
+			fmt.Fprintf(stderr, "wasmmerge: %s: %s left in place: %v\n", file, what, err)
 		case err != nil:
-			return fmt.Errorf("clearing the line tables: %w", err)
+			return fmt.Errorf("clearing the %s: %w", what, err)
 		default:
-			fmt.Fprintf(stdout, "%s: the file and line tables of %d functions cleared (%d tables, %d bytes set to zero)\n",
-				file, ls.Funcs, ls.Tables, ls.Zeroed)
-			after, changed = stripped, true
+			fmt.Fprintf(stdout, "%s: %s\n", file, done)
+			after, changed = out, true
+		}
+		return nil
+	}
+	if o.lines {
+		err := pass("line tables", func(m []byte) ([]byte, string, error) {
+			out, ls, err := StripLines(m)
+			return out, fmt.Sprintf("the file and line tables of %d functions cleared (%d tables, %d bytes set to zero)", ls.Funcs, ls.Tables, ls.Zeroed), err
+		})
+		if err != nil {
+			return err
 		}
 	}
-	if measure {
+	if o.inlining {
+		err := pass("inline trees", func(m []byte) ([]byte, string, error) {
+			out, is, err := StripInlining(m)
+			return out, fmt.Sprintf("the inline trees of %d of %d functions cleared (%d kept for recover and wrappers, %d bytes set to zero)", is.Trees, is.Funcs, is.Kept, is.Zeroed), err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if o.namesDir != "" {
+		err := pass("function names", func(m []byte) ([]byte, string, error) {
+			out, names, err := ShortenNames(m)
+			if err != nil {
+				return nil, "", err
+			}
+			list := filepath.Join(o.namesDir, filepath.Base(file)+".names")
+			if err := writeNames(list, names); err != nil {
+				return nil, "", err
+			}
+			return out, fmt.Sprintf("%d functions renamed fn.N; their names are in %s", len(names), list), nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if o.measure {
 		b1, err := assetpack.Brotli(before, 11)
 		if err != nil {
 			return err
@@ -141,4 +194,18 @@ func writeAtomic(file string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), file)
+}
+
+// writeNames writes the names list: one line per function, its short name
+// and the name it had, so that a traceback from the browser can be read
+// with the list of the same build.
+func writeNames(file string, names []string) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	var b []byte
+	for i, n := range names {
+		b = append(append(append(append(b, ShortName(i)...), '\t'), n...), '\n')
+	}
+	return os.WriteFile(file, b, 0o644)
 }

@@ -18,6 +18,8 @@ import (
 
 const (
 	sectionCustom    = 0
+	sectionImport    = 2
+	sectionCode      = 10
 	sectionData      = 11
 	sectionDataCount = 12
 

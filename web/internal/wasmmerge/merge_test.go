@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -243,6 +244,20 @@ func TestRealModule(t *testing.T) {
 	assert.Equal(t, ranBefore, ranAfter, "the merged module draws a different last step")
 	ranLean := probe("drive", stripped, wasmExec, scenario)
 	assert.Equal(t, ranBefore, ranLean, "the module without line tables draws a different last step")
+
+	// And without inline trees, with short names, as `make wasm` builds it.
+	leaner, is, err := StripInlining(lean)
+	require.NoError(t, err)
+	t.Logf("inline trees: %d of %d functions cleared, %d kept, %d bytes zeroed", is.Trees, is.Funcs, is.Kept, is.Zeroed)
+	assert.Greater(t, is.Zeroed, 50_000, "the inline trees are smaller than they were; is clearing them still worth it?")
+	leanest, names, err := ShortenNames(leaner)
+	require.NoError(t, err)
+	assert.Len(t, names, is.Funcs)
+	assert.True(t, slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "github.com/tidemark/tidemark/engine/") }),
+		"the names list names the engine's functions")
+	shortest := filepath.Join(dir, "short.wasm")
+	require.NoError(t, os.WriteFile(shortest, leanest, 0o644))
+	assert.Equal(t, ranBefore, probe("drive", shortest, wasmExec, scenario), "the module without inline trees and with short names draws a different last step")
 	t.Logf("the last step, both modules: %s", strings.TrimSpace(ranAfter))
 	var view struct {
 		Steps, Step, HTML int
