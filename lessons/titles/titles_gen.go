@@ -9,7 +9,7 @@ var all = []lesson{
 		{"checks", "Checks on the mark"},
 		{"failures-and-misreads", "Failures and misreads"},
 		{"gaps-or-duplicates", "Gaps or duplicates"},
-		{"how-it-breaks", "Six ways to lose a row"},
+		{"how-it-breaks", "Six ways to lose or repeat a row"},
 		{"in-production", "In production"},
 		{"position-or-timestamp", "A position or a timestamp"},
 		{"the-question", "Where a restart resumes"},
