@@ -387,6 +387,17 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 	}
 	if len(b.ranges) == 0 {
 		l.w.Emit(g.name+"/"+pl.member, engine.KindPoll, -1, "%s polls %s and finds nothing new.", pl.member, ownedPhrase(g, pl.member))
+		if pl.crash != "none" {
+			// The process dies where the plan says, though there is nothing
+			// to write: the restart holds no position, and a position a
+			// reset gave is not committed, so the next poll resets again.
+			where := "on a poll that found nothing, before writing,"
+			if pl.crash == "before-commit" {
+				where = "on a poll that found nothing, before committing,"
+			}
+			l.w.Then(func() { l.crashMember(g, m, b, where) })
+			return
+		}
 		if g.commit != "auto" {
 			// A reset moved a position: the code commits where it now stands.
 			for _, p := range g.ownedBy(m) {

@@ -278,6 +278,36 @@ func TestLogCommitBeforeOrAfterTheEffect(t *testing.T) {
 	})
 }
 
+// TestLogCrashOnAnEmptyPoll: a crash planned on a poll that finds nothing
+// still happens and is told, and the position a reset gave, which the
+// process died before committing, is reset again after the restart.
+func TestLogCrashOnAnEmptyPoll(t *testing.T) {
+	for _, crash := range []string{"before-write", "before-commit"} {
+		t.Run(crash, func(t *testing.T) {
+			tr := runLog(t, `topic orders partitions=1
+target fct_orders sink=append key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=latest
+produce shop at=10:00:00 key=1
+member billing c1 at=10:00:01
+poll billing c1 at=10:00:02 crash=`+crash+`
+produce shop at=10:00:03 key=2
+poll billing c1 at=10:00:04
+`, nil)
+			_, crashes := eventsOf(tr, engine.KindCrash)
+			require.Len(t, crashes, 1)
+			assert.Equal(t, "c1 crashes on a poll that found nothing, before "+map[string]string{"before-write": "writing", "before-commit": "committing"}[crash]+", and restarts; nothing is lost or repeated.", crashes[0])
+			_, resets := eventsOf(tr, engine.KindOffsetReset)
+			require.Len(t, resets, 2, "the reset before the crash, and again after the restart: %q", resets)
+			assert.Contains(t, resets[1], "auto.offset.reset=latest starts at the log end 2")
+			commits := logs.Of(tr).Groups[0].Commits
+			require.Len(t, commits, 1, "the crashed poll committed nothing; the next commits where its own reset left it")
+			assert.Equal(t, int64(2), commits[0].Offset)
+			assert.Equal(t, []string{"1", "2"}, tr.Final().Missing, "latest skips order 1, and the second reset skips order 2")
+		})
+	}
+}
+
 func TestLogAutoCommitInterval(t *testing.T) {
 	tr := runLog(t, `topic orders partitions=1
 target fct_orders sink=merge key=order_id
