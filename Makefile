@@ -18,8 +18,10 @@ generate:
 # and clears the Go runtime's file and line tables (-strip-lines: 60 to 107 KB
 # less brotli; a traceback in the browser says ?:0 instead of a file and line)
 # and its inline trees (-strip-inlining), and renames every function fn.N
-# (-short-names: together 52 to 76 KB less brotli; build/wasm-names/MODULE.names
-# turns a browser traceback's fn.N back into a name),
+# (-short-names: together 52 to 73 KB less brotli; build/wasm-names/MODULE.names
+# turns a browser traceback's fn.N back into a name; the modules are linked
+# afresh each time, since go build takes a module these passes rewrote, which
+# keeps its build ID, for up to date),
 # copies the matching wasm_exec.js from the Go toolchain in use, and writes
 # brotli (quality 11) and gzip copies next to the module. None of these files
 # are committed; the web package works without them.
@@ -33,6 +35,7 @@ wasm:
 	@set -e; for m in $(MODULES); do \
 		name=$${m%%:*}; tag=$${m##*:}; \
 		echo "GOOS=js GOARCH=wasm $(GO) build -tags $$tag -o web/static/$$name ./wasm"; \
+		rm -f web/static/$$name; \
 		GOOS=js GOARCH=wasm $(GO) build -trimpath -tags "$$tag" -ldflags='-s -w' -o web/static/$$name ./wasm; \
 	done
 	$(GO) run ./web/internal/wasmmerge -strip-lines -strip-inlining -short-names build/wasm-names $(addprefix web/static/,$(foreach m,$(MODULES),$(firstword $(subst :, ,$(m)))))

@@ -18,13 +18,15 @@ import (
 // FuncForPC, profiles (which the browser module never turns on), and in one
 // place that decides what a program does: gorecover, which counts the
 // logical frames between itself and the panic to honour the rule that
-// recover works only when called directly by a deferred function. A
-// function that calls gorecover with another function inlined into it, the
-// call coming from the inlined one, is two frames there and one frame
-// without its tree. So StripInlining keeps the trees of every function
-// whose code calls runtime.gorecover, and of the linker's wrappers (the
-// frames gorecover skips): the frames gorecover counts read the same as
-// before, and recover returns what it returned before.
+// recover works only when called directly by a deferred function, and skips
+// the linker's wrappers. A wrapper with the method it wraps inlined into it
+// is a wrapper frame and a frame that counts; without its tree it is only a
+// wrapper, skipped, and a recover called indirectly would work. So
+// StripInlining keeps the trees of wrappers. It keeps the trees of the
+// functions that call runtime.gorecover too: Go 1.26 never inlines a
+// function that calls recover, so their trees cannot matter today, but
+// would if the compiler began to. The frames gorecover counts then read the
+// same as before, and recover returns what it returned before.
 
 // InlineStats says what StripInlining did.
 type InlineStats struct {
@@ -79,7 +81,7 @@ func stripInlining(mem []byte, sections []section) (InlineStats, error) {
 	if err != nil {
 		return st, err
 	}
-	recovers, err := recoverCallers(mem, t, sections)
+	recovers, err := callersOf(mem, t, sections, "runtime.gorecover")
 	if err != nil {
 		return st, err
 	}
@@ -134,30 +136,33 @@ func stripInlining(mem []byte, sections []section) (InlineStats, error) {
 
 	tables := map[uint32]bool{}
 	trees := map[int]bool{}
-	var tableSpans, treeSpans []span
+	var treeSpans []span
 	for _, tr := range cleared {
-		if tr.table != 0 && !keptTables[tr.table] && !tables[tr.table] {
+		if tr.table != 0 && !keptTables[tr.table] {
 			tables[tr.table] = true
-			n, _, err := pcTable(pctab, int(tr.table))
-			if err != nil {
-				return st, fmt.Errorf("%w: %v", ErrUnsupported, err)
-			}
-			tableSpans = append(tableSpans, span{int(tr.table), int(tr.table) + n})
 		}
 		if tr.count > 0 && !trees[tr.at] {
 			trees[tr.at] = true
 			treeSpans = append(treeSpans, span{tr.at, tr.at + inlinedCallSize*tr.count})
 		}
 	}
-	kept := make([]int, 0, len(keptTables))
-	for off := range keptTables {
-		kept = append(kept, int(off))
-	}
-	n1, err := clearSpans(pctab, tableSpans, kept, "an inline index table")
+	indexSpans, err := tableSpans(pctab, tables)
 	if err != nil {
 		return st, err
 	}
-	n2, err := clearSpans(mem, treeSpans, keptRecords, "an inline tree")
+	kept, err := tableSpans(pctab, keptTables)
+	if err != nil {
+		return st, err
+	}
+	n1, err := clearSpans(pctab, indexSpans, kept, "an inline index table")
+	if err != nil {
+		return st, err
+	}
+	records := make([]span, len(keptRecords))
+	for i, a := range keptRecords {
+		records[i] = span{a, a + 1}
+	}
+	n2, err := clearSpans(mem, treeSpans, records, "an inline tree")
 	if err != nil {
 		return st, err
 	}
@@ -192,28 +197,29 @@ func checkTree(mem []byte, t pclntab, tr tree) error {
 	return nil
 }
 
-// recoverCallers returns which functions of the table (by index) contain a
-// call to runtime.gorecover: a call instruction (0x10) and the callee's
+// callersOf returns which functions of the table (by index) contain a call
+// to the function named callee: a call instruction (0x10) and the callee's
 // index, which the Go linker writes as a signed LEB128. On wasm the
 // function table's entries are not code offsets but function numbers: the
 // module's own function i (imports not counted) has entry
 // funcValueOffset + i (cmd/link/internal/wasm), and that names its body in
 // the code section. Matching bytes rather than decoding instructions can
-// only find too many callers, which keeps a tree that could have gone.
-func recoverCallers(mem []byte, t pclntab, sections []section) (map[int]bool, error) {
+// only find too many callers, which keeps what could have gone. A program
+// without callee has no callers.
+func callersOf(mem []byte, t pclntab, sections []section, callee string) (map[int]bool, error) {
 	target := -1
 	for i := range t.nfunc {
 		name, err := t.name(mem, le.Uint32(mem[t.record(mem, i)+4:]))
 		if err != nil {
 			return nil, err
 		}
-		if name == "runtime.gorecover" {
+		if name == callee {
 			target = i
 		}
 	}
 	out := map[int]bool{}
 	if target < 0 {
-		return out, nil // no recover in the program: nothing to keep
+		return out, nil
 	}
 	imports, bodies, err := functionBodies(sections)
 	if err != nil {

@@ -114,20 +114,16 @@ func stripLines(mem []byte) (LineStats, error) {
 	delete(keep, 0)
 	delete(strip, 0)
 
-	var spans []span
-	for off := range strip {
-		if keep[off] {
-			continue
-		}
-		n, _, err := pcTable(pctab, int(off))
-		if err != nil {
-			return st, fmt.Errorf("%w: %v", ErrUnsupported, err)
-		}
-		spans = append(spans, span{int(off), int(off) + n})
-	}
-	kept := make([]int, 0, len(keep))
 	for off := range keep {
-		kept = append(kept, int(off))
+		delete(strip, off)
+	}
+	spans, err := tableSpans(pctab, strip)
+	if err != nil {
+		return st, err
+	}
+	kept, err := tableSpans(pctab, keep)
+	if err != nil {
+		return st, err
 	}
 	zeroed, err := clearSpans(pctab, spans, kept, "a line table")
 	if err != nil {

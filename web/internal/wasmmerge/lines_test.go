@@ -276,15 +276,23 @@ func TestStripCommand(t *testing.T) {
 	namesDir := filepath.Join(dir, "names")
 	require.Equal(t, 0, run([]string{"-strip-lines", "-strip-inlining", "-short-names", namesDir, file}, &stdout, &stderr), stderr.String())
 	assert.Contains(t, stderr.String(), "inline trees left in place: not merged: 0 places in memory read as the runtime's module record")
-	assert.Contains(t, stdout.String(), "2 functions renamed fn.N; their names are in "+filepath.Join(namesDir, "m.wasm.names"))
+	assert.Contains(t, stdout.String(), "2 of 2 functions renamed fn.N or runtime.N; their names are in "+filepath.Join(namesDir, "m.wasm.names"))
 	list, err := os.ReadFile(filepath.Join(namesDir, "m.wasm.names"))
 	require.NoError(t, err)
 	assert.Equal(t, "fn.0\tmain.a\nfn.1\tmain.b\n", string(list))
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)
-	_, names, err := ShortenNames(b)
+	_, _, err = ShortenNames(b)
+	assert.ErrorContains(t, err, "the function names are short already", "the file holds the short names")
+
+	// A second run leaves the names, and their list, alone.
+	stdout.Reset()
+	stderr.Reset()
+	require.Equal(t, 0, run([]string{"-short-names", namesDir, file}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stderr.String(), "function names left in place: not merged: the function names are short already")
+	again, err := os.ReadFile(filepath.Join(namesDir, "m.wasm.names"))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"fn.0", "fn.1"}, names, "the file holds the short names")
+	assert.Equal(t, list, again)
 }
 
 // probeProgram is a program that leans on the tables the runtime keeps:
@@ -292,8 +300,12 @@ func TestStripCommand(t *testing.T) {
 // collection in the middle of it scans every frame, and recovered panics
 // unwind, one of them through a wrapper whose inline tree gorecover reads
 // (recover is called by a function the deferred method calls, so it must
-// return nil). It then prints where runtime.Caller says it is and the name
-// FuncForPC gives main.main. With the argument "crash" it panics instead,
+// return nil), and a nil pointer whose value method fmt calls panics
+// through runtime.panicwrap, which reads the wrapper's name. It counts the
+// goroutines, which leaves out the runtime's own by their names' prefix (2
+// on js/wasm as linked; 7 if the runtime's functions lost the prefix),
+// and prints where runtime.Caller says it is and the name FuncForPC gives
+// main.main. With the argument "crash" it panics instead,
 // for the traceback.
 const probeProgram = `package main
 
@@ -356,6 +368,13 @@ func wrapped(direct bool) (out []string) {
 //go:noinline
 func crash(n int) { panic(fmt.Sprint("crash ", n)) }
 
+// V's String is a value method: called through a nil *V, the wrapper
+// (*V).String panics through runtime.panicwrap, which reads the wrapper's
+// name, and fmt recovers and prints <nil>.
+type V struct{}
+
+func (V) String() string { return "v" }
+
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "crash" {
 		crash(7)
@@ -363,6 +382,8 @@ func main() {
 	fmt.Println(deep(20000, nil))
 	fmt.Println(fails())
 	fmt.Println(wrapped(false), wrapped(true))
+	var v *V
+	fmt.Println(v, runtime.NumGoroutine())
 	pc, file, line, ok := runtime.Caller(0)
 	fmt.Println(file, line, ok, runtime.FuncForPC(0) == nil)
 	fmt.Println(runtime.FuncForPC(pc).Name())
@@ -399,8 +420,8 @@ func TestStripRuns(t *testing.T) {
 	assert.Greater(t, is.Zeroed, 10_000)
 	short, names, err := ShortenNames(inlining)
 	require.NoError(t, err)
-	mainAt := slices.Index(names, "main.main")
-	crashAt := slices.Index(names, "main.crash")
+	at := func(was string) int { return slices.IndexFunc(names, func(n Name) bool { return n.Was == was }) }
+	mainAt, crashAt := at("main.main"), at("main.crash")
 	require.GreaterOrEqual(t, mainAt, 0, "the names list names main.main")
 	require.GreaterOrEqual(t, crashAt, 0)
 
@@ -409,11 +430,11 @@ func TestStripRuns(t *testing.T) {
 	_, err = editMemory(mod, func(mem []byte, sections []section) error {
 		tab, err := findPclntab(mem)
 		require.NoError(t, err)
-		found, err := recoverCallers(mem, tab, sections)
+		found, err := callersOf(mem, tab, sections, "runtime.gorecover")
 		require.NoError(t, err)
 		for i := range found {
-			if strings.HasPrefix(names[i], "main.") { // and the standard library's own
-				recovering = append(recovering, names[i])
+			if strings.HasPrefix(names[i].Was, "main.") { // and the standard library's own
+				recovering = append(recovering, names[i].Was)
 			}
 		}
 		return nil
@@ -438,28 +459,36 @@ func TestStripRuns(t *testing.T) {
 		sum += int(byte(n))
 	}
 	want := strconv.Itoa(sum) + "\nrecovered: assignment to entry in nil map\n" +
-		"[indirect: <nil> outer: boom] [direct: boom outer: <nil>]\n"
+		"[indirect: <nil> outer: boom] [direct: boom outer: <nil>]\n<nil> 2\n"
 	for name, out := range runs {
 		assert.True(t, strings.HasPrefix(out, want), "%s: %q", name, out)
 		assert.Contains(t, crashes[name], "panic: crash 7", name)
 	}
-	assert.Contains(t, runs["orig"], "probe/main.go 69 true true\nmain.main\n", "as linked, runtime.Caller names the file and line")
+	assert.Contains(t, runs["orig"], "probe/main.go 78 true true\nmain.main\n", "as linked, runtime.Caller names the file and line")
 	assert.Equal(t, want+"? 0 true true\nmain.main\n", runs["lines"])
 	assert.Equal(t, runs["lines"], runs["inlining"])
-	assert.Equal(t, want+"? 0 true true\n"+ShortName(mainAt)+"\n", runs["short"])
+	assert.Equal(t, want+"? 0 true true\n"+names[mainAt].Now+"\n", runs["short"])
 	assert.Contains(t, crashes["lines"], "main.crash(", "the traceback names the function")
-	assert.Contains(t, crashes["short"], ShortName(crashAt)+"(", "the traceback gives its short name")
+	assert.Equal(t, "fn."+strconv.Itoa(crashAt), names[crashAt].Now)
+	assert.Equal(t, "main.(*V).String", names[at("main.(*V).String")].Now, "a wrapper that calls panicwrap keeps the name panicwrap reads")
+	assert.Contains(t, crashes["short"], names[crashAt].Now+"(", "the traceback gives its short name")
 	assert.NotContains(t, crashes["short"], "main.crash")
 	_, err = editMemory(short, func(mem []byte, _ []section) error {
 		tab, err := findPclntab(mem)
 		require.NoError(t, err)
-		for i, was := range names {
+		for i, n := range names {
 			now, err := tab.name(mem, le.Uint32(mem[tab.record(mem, i)+4:]))
 			require.NoError(t, err)
-			if keepNames[was] {
-				assert.Equal(t, was, now, "a name the runtime compares stays")
-			} else {
-				assert.Equal(t, ShortName(i), now)
+			assert.Equal(t, n.Now, now)
+			switch {
+			case keepNames[n.Was]:
+				assert.Equal(t, n.Was, now, "a name the runtime compares stays")
+			case n.Now == n.Was:
+				assert.Contains(t, n.Was, ".(*", "only a wrapper that calls panicwrap (pkg.(*T).M) keeps its name")
+			case strings.HasPrefix(n.Was, "runtime."):
+				assert.Equal(t, "runtime."+strconv.Itoa(i), now, "the runtime's functions keep their prefix")
+			default:
+				assert.Equal(t, "fn."+strconv.Itoa(i), now)
 			}
 		}
 		return nil
@@ -474,11 +503,11 @@ func TestShortenNames(t *testing.T) {
 	mem, _, records, _ := handTable()
 	for _, tc := range []struct {
 		mem      []byte
-		names    []string
+		names    []Name
 		table    string
 		nameOffs []uint32
 	}{
-		{mem, []string{"main.a", "main.b"}, "fn.0\x00fn.1\x00", []uint32{0, 5}},
+		{mem, []Name{{"fn.0", "main.a"}, {"fn.1", "main.b"}}, "fn.0\x00fn.1\x00", []uint32{0, 5}},
 	} {
 		out, names, err := ShortenNames(fakeModule(tc.mem, 0x1000, 0x1000+100))
 		require.NoError(t, err)

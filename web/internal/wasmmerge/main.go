@@ -148,7 +148,13 @@ func mergeFile(file string, o options, stdout, stderr io.Writer) error {
 			if err := writeNames(list, names); err != nil {
 				return nil, "", err
 			}
-			return out, fmt.Sprintf("%d functions renamed fn.N; their names are in %s", len(names), list), nil
+			renamed := 0
+			for _, n := range names {
+				if n.Now != n.Was {
+					renamed++
+				}
+			}
+			return out, fmt.Sprintf("%d of %d functions renamed fn.N or runtime.N; their names are in %s", renamed, len(names), list), nil
 		})
 		if err != nil {
 			return err
@@ -196,16 +202,16 @@ func writeAtomic(file string, data []byte) error {
 	return os.Rename(tmp.Name(), file)
 }
 
-// writeNames writes the names list: one line per function, its short name
-// and the name it had, so that a traceback from the browser can be read
+// writeNames writes the names list: one line per function, its name now
+// (fn.N, runtime.N, or the name it kept) and the name it had, so that a traceback from the browser can be read
 // with the list of the same build.
-func writeNames(file string, names []string) error {
+func writeNames(file string, names []Name) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return err
 	}
 	var b []byte
-	for i, n := range names {
-		b = append(append(append(append(b, ShortName(i)...), '\t'), n...), '\n')
+	for _, n := range names {
+		b = append(append(append(append(b, n.Now...), '\t'), n.Was...), '\n')
 	}
 	return os.WriteFile(file, b, 0o644)
 }

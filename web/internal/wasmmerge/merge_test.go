@@ -253,7 +253,7 @@ func TestRealModule(t *testing.T) {
 	leanest, names, err := ShortenNames(leaner)
 	require.NoError(t, err)
 	assert.Len(t, names, is.Funcs)
-	assert.True(t, slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "github.com/tidemark/tidemark/engine/") }),
+	assert.True(t, slices.ContainsFunc(names, func(n Name) bool { return strings.HasPrefix(n.Was, "github.com/tidemark/tidemark/engine/") }),
 		"the names list names the engine's functions")
 	shortest := filepath.Join(dir, "short.wasm")
 	require.NoError(t, os.WriteFile(shortest, leanest, 0o644))

@@ -33,8 +33,8 @@ const (
 // parts: the function names, the units' file indexes, the file names,
 // pctab and the function table. gofunc, the base that funcdata offsets are
 // relative to, is the 41st word in Go 1.26, after those slices, ftab,
-// findfunctab, minpc/maxpc, and the text, data, bss, noptrbss, coverage,
-// end/gcdata/gcbss, types and rodata bounds.
+// findfunctab, minpc/maxpc, and the text, noptrdata, data, bss, noptrbss,
+// coverage, end/gcdata/gcbss, types and rodata bounds.
 const (
 	mdSlices = 8   // the first slice, funcnametab
 	mdGofunc = 320 // moduledata.gofunc
@@ -214,15 +214,19 @@ func pcTable(pctab []byte, off int) (n int, largest int32, err error) {
 type span struct{ from, to int }
 
 // clearSpans sets the bytes of spans to zero and returns how many were
-// nonzero, after checking that no address in kept lies inside one: a kept
-// table or record starting inside one to be cleared would mean they
-// overlap, which the linker never does, so the pass refuses rather than
-// guess.
-func clearSpans(mem []byte, spans []span, kept []int, what string) (int, error) {
-	slices.Sort(kept)
+// nonzero, after checking that nothing in kept overlaps one: a kept table or
+// record sharing bytes with one to be cleared would mean they overlap,
+// which the linker never does, so the pass refuses rather than guess. A
+// kept record whose length is not known is given as its first byte.
+func clearSpans(mem []byte, spans []span, kept []span, what string) (int, error) {
+	slices.SortFunc(kept, func(a, b span) int { return a.from - b.from })
 	for _, s := range spans {
-		if i, _ := slices.BinarySearch(kept, s.from); i < len(kept) && kept[i] < s.to {
-			return 0, fmt.Errorf("%w: something kept at %#x lies inside %s [%#x, %#x)", ErrUnsupported, kept[i], what, s.from, s.to)
+		// The first kept span starting at or after s, and the one before it.
+		i, _ := slices.BinarySearchFunc(kept, s.from, func(k span, from int) int { return k.from - from })
+		for _, j := range []int{i - 1, i} {
+			if j >= 0 && j < len(kept) && kept[j].from < s.to && kept[j].to > s.from {
+				return 0, fmt.Errorf("%w: something kept at [%#x, %#x) overlaps %s [%#x, %#x)", ErrUnsupported, kept[j].from, kept[j].to, what, s.from, s.to)
+			}
 		}
 	}
 	zeroed := 0
@@ -235,4 +239,21 @@ func clearSpans(mem []byte, spans []span, kept []int, what string) (int, error) 
 		}
 	}
 	return zeroed, nil
+}
+
+// tableSpans returns the extent in pctab of each table at the offsets in
+// tables (0, "no table", left out).
+func tableSpans(pctab []byte, tables map[uint32]bool) ([]span, error) {
+	out := make([]span, 0, len(tables))
+	for off := range tables {
+		if off == 0 {
+			continue
+		}
+		n, _, err := pcTable(pctab, int(off))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		}
+		out = append(out, span{int(off), int(off) + n})
+	}
+	return out, nil
 }
