@@ -132,29 +132,18 @@ func stripInlining(mem []byte, sections []section) (InlineStats, error) {
 			}
 		}
 	}
-	delete(keptTables, 0)
 
 	tables := map[uint32]bool{}
 	trees := map[int]bool{}
 	var treeSpans []span
 	for _, tr := range cleared {
-		if tr.table != 0 && !keptTables[tr.table] {
-			tables[tr.table] = true
-		}
+		tables[tr.table] = true
 		if tr.count > 0 && !trees[tr.at] {
 			trees[tr.at] = true
 			treeSpans = append(treeSpans, span{tr.at, tr.at + inlinedCallSize*tr.count})
 		}
 	}
-	indexSpans, err := tableSpans(pctab, tables)
-	if err != nil {
-		return st, err
-	}
-	kept, err := tableSpans(pctab, keptTables)
-	if err != nil {
-		return st, err
-	}
-	n1, err := clearSpans(pctab, indexSpans, kept, "an inline index table")
+	_, n1, err := clearTables(pctab, tables, keptTables, "an inline index table")
 	if err != nil {
 		return st, err
 	}

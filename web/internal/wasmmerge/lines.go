@@ -111,25 +111,11 @@ func stripLines(mem []byte) (LineStats, error) {
 			keep[le.Uint32(mem[pcdataAt(mem, f, k):])] = true
 		}
 	}
-	delete(keep, 0)
-	delete(strip, 0)
-
-	for off := range keep {
-		delete(strip, off)
-	}
-	spans, err := tableSpans(pctab, strip)
+	tables, zeroed, err := clearTables(pctab, strip, keep, "a line table")
 	if err != nil {
 		return st, err
 	}
-	kept, err := tableSpans(pctab, keep)
-	if err != nil {
-		return st, err
-	}
-	zeroed, err := clearSpans(pctab, spans, kept, "a line table")
-	if err != nil {
-		return st, err
-	}
-	st.Zeroed, st.Tables = zeroed, len(spans)
+	st.Zeroed, st.Tables = zeroed, tables
 	// The file names and the units' file indexes are read only to name the
 	// file of a line table.
 	for i := t.cu; i < t.pctab; i++ {

@@ -241,19 +241,32 @@ func clearSpans(mem []byte, spans []span, kept []span, what string) (int, error)
 	return zeroed, nil
 }
 
-// tableSpans returns the extent in pctab of each table at the offsets in
-// tables (0, "no table", left out).
-func tableSpans(pctab []byte, tables map[uint32]bool) ([]span, error) {
-	out := make([]span, 0, len(tables))
-	for off := range tables {
+// clearTables sets to zero the pc-value tables at the offsets in strip that
+// are not in keep (0, "no table", left out), after checking that no table
+// in keep overlaps one, and returns how many it cleared and how many bytes
+// were nonzero.
+func clearTables(pctab []byte, strip, keep map[uint32]bool, what string) (tables, zeroed int, err error) {
+	var spans, kept []span
+	for off := range strip {
+		if off == 0 || keep[off] {
+			continue
+		}
+		n, _, err := pcTable(pctab, int(off))
+		if err != nil {
+			return 0, 0, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		}
+		spans = append(spans, span{int(off), int(off) + n})
+	}
+	for off := range keep {
 		if off == 0 {
 			continue
 		}
 		n, _, err := pcTable(pctab, int(off))
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+			return 0, 0, fmt.Errorf("%w: %v", ErrUnsupported, err)
 		}
-		out = append(out, span{int(off), int(off) + n})
+		kept = append(kept, span{int(off), int(off) + n})
 	}
-	return out, nil
+	zeroed, err = clearSpans(pctab, spans, kept, what)
+	return len(spans), zeroed, err
 }
