@@ -17,8 +17,9 @@ generate:
 # apart (web/internal/wasmmerge: about 43 KB less brotli, the same memory)
 # and clears the Go runtime's file and line tables (-strip-lines: 60 to 107 KB
 # less brotli; a traceback in the browser says ?:0 instead of a file and line)
-# and its inline trees (-strip-inlining), and renames every function fn.N
-# (-short-names: together 52 to 73 KB less brotli; build/wasm-names/MODULE.names
+# and its inline trees (-strip-inlining) and unsafe-point tables, which wasm
+# never reads (-strip-unsafe-points), and renames every function fn.N
+# (-short-names: together 56 to 80 KB less brotli; build/wasm-names/MODULE.names
 # turns a browser traceback's fn.N back into a name; the modules are linked
 # afresh each time, since go build takes a module these passes rewrote, which
 # keeps its build ID, for up to date),
@@ -38,7 +39,7 @@ wasm:
 		rm -f web/static/$$name; \
 		GOOS=js GOARCH=wasm $(GO) build -trimpath -tags "$$tag" -ldflags='-s -w' -o web/static/$$name ./wasm; \
 	done
-	$(GO) run ./web/internal/wasmmerge -strip-lines -strip-inlining -short-names build/wasm-names $(addprefix web/static/,$(foreach m,$(MODULES),$(firstword $(subst :, ,$(m)))))
+	$(GO) run ./web/internal/wasmmerge -strip-lines -strip-inlining -strip-unsafe-points -short-names build/wasm-names $(addprefix web/static/,$(foreach m,$(MODULES),$(firstword $(subst :, ,$(m)))))
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" web/static/wasm_exec.js
 	$(GO) run ./web/internal/precompress $(addprefix web/static/,$(foreach m,$(MODULES),$(firstword $(subst :, ,$(m)))))
 

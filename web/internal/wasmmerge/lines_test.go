@@ -418,7 +418,10 @@ func TestStripRuns(t *testing.T) {
 	assert.Greater(t, is.Trees, 100, "functions with inline trees cleared")
 	assert.Greater(t, is.Kept, 0, "wrappers keep their trees")
 	assert.Greater(t, is.Zeroed, 10_000)
-	short, names, err := ShortenNames(inlining)
+	unsafe, ps, err := StripUnsafePoints(inlining)
+	require.NoError(t, err)
+	assert.Greater(t, ps.Tables, 10, "unsafe-point tables cleared")
+	short, names, err := ShortenNames(unsafe)
 	require.NoError(t, err)
 	at := func(was string) int { return slices.IndexFunc(names, func(n Name) bool { return n.Was == was }) }
 	mainAt, crashAt := at("main.main"), at("main.crash")
@@ -442,7 +445,7 @@ func TestStripRuns(t *testing.T) {
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"main.fails.func1", "main.T.R", "main.tryRecover", "main.wrapped.func1"}, recovering)
 
-	files := map[string][]byte{"orig": mod, "lines": lines, "inlining": inlining, "short": short}
+	files := map[string][]byte{"orig": mod, "lines": lines, "inlining": inlining, "unsafe": unsafe, "short": short}
 	runs, crashes := map[string]string{}, map[string]string{}
 	for name, b := range files {
 		f := filepath.Join(dir, name+".wasm")
@@ -467,6 +470,7 @@ func TestStripRuns(t *testing.T) {
 	assert.Contains(t, runs["orig"], "probe/main.go 78 true true\nmain.main\n", "as linked, runtime.Caller names the file and line")
 	assert.Equal(t, want+"? 0 true true\nmain.main\n", runs["lines"])
 	assert.Equal(t, runs["lines"], runs["inlining"])
+	assert.Equal(t, runs["lines"], runs["unsafe"])
 	assert.Equal(t, want+"? 0 true true\n"+names[mainAt].Now+"\n", runs["short"])
 	assert.Contains(t, crashes["lines"], "main.crash(", "the traceback names the function")
 	assert.Equal(t, "fn."+strconv.Itoa(crashAt), names[crashAt].Now)
@@ -535,4 +539,34 @@ func TestStripInliningRefuses(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, ErrUnsupported), "ErrUnsupported: %v", err)
 	assert.Contains(t, err.Error(), "0 places in memory read as the runtime's module record")
+}
+
+// TestStripUnsafePoints: function a's unsafe-point table is its file table's
+// bytes (the linker stored them once), so it stays while the file table is
+// kept and goes once the line tables are cleared; the offset goes either way.
+func TestStripUnsafePoints(t *testing.T) {
+	mem, pctabAt, records, at := handTable()
+	mod := fakeModule(mem, 0x1000, 0x1000+100)
+	read := func(b []byte) []byte {
+		segs, err := Segments(b)
+		require.NoError(t, err)
+		return MemoryImage(segs)
+	}
+
+	out, st, err := StripUnsafePoints(mod)
+	require.NoError(t, err)
+	assert.Equal(t, PreemptStats{Funcs: 2}, st, "shared with a file table, so nothing cleared")
+	want := bytes.Clone(mem)
+	le.PutUint32(want[records[0]+funcRecordSize:], 0)
+	assert.Equal(t, want, read(out))
+
+	lean, _, err := StripLines(mod)
+	require.NoError(t, err)
+	out, st, err = StripUnsafePoints(lean)
+	require.NoError(t, err)
+	assert.Equal(t, PreemptStats{Funcs: 2, Tables: 1, Zeroed: 2}, st)
+	got := read(out)
+	assert.Zero(t, le.Uint32(got[records[0]+funcRecordSize:]))
+	assert.Equal(t, make([]byte, len(dataA)), got[pctabAt+at["fileA"]:pctabAt+at["fileA"]+len(dataA)])
+	assert.Equal(t, spA, got[pctabAt+at["spA"]:pctabAt+at["spA"]+len(spA)], "a frame-size table stays")
 }

@@ -10,16 +10,19 @@
 // module runs the same, and a traceback says "?:0" where it named a file
 // and line. With -strip-inlining it clears the inline trees (see
 // StripInlining): a function inlined into another is no frame of its own in
-// a traceback. With -short-names DIR it renames every function fn.N (see
-// ShortenNames) and writes the names to DIR/FILE.names, one "fn.N name"
-// line each, the key to a traceback's short names. Together they take
-// about a twelfth off a browser module's brotli bytes. The browser modules
+// a traceback. With -strip-unsafe-points it clears the tables that only
+// asynchronous preemption and debugger calls read, which js/wasm has not
+// (see StripUnsafePoints). With -short-names DIR it renames functions fn.N
+// or runtime.N (see ShortenNames) and writes DIR/FILE.names, a line per
+// function with its name now and before, the key to a traceback's short
+// names. Together they take about a twelfth off a browser module's brotli
+// bytes. The browser modules
 // are built so; the Worker, whose tracebacks land in a server log, is not.
 //
 // `make wasm` runs it on the browser modules after linking and before
 // precompressing:
 //
-//	go run ./web/internal/wasmmerge [-gap N] [-strip-lines] [-strip-inlining] [-short-names DIR] [-measure] FILE...
+//	go run ./web/internal/wasmmerge [-gap N] [-strip-lines] [-strip-inlining] [-strip-unsafe-points] [-short-names DIR] [-measure] FILE...
 //
 // Each file is rewritten in place (through a temporary file and a rename).
 // A module the tool does not know how to merge safely (see ErrUnsupported)
@@ -56,10 +59,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs.BoolVar(&o.lines, "strip-lines", false, "clear the Go runtime's file and line tables as well")
 	fs.BoolVar(&o.inlining, "strip-inlining", false, "clear the Go runtime's inline trees as well, but those recover needs")
+	fs.BoolVar(&o.unsafePoints, "strip-unsafe-points", false, "clear the Go runtime's unsafe-point tables as well, which js/wasm never reads")
 	fs.StringVar(&o.namesDir, "short-names", "", "rename every function fn.N in the Go runtime's function table, and write the names to `DIR`/FILE.names")
 	fs.BoolVar(&o.measure, "measure", false, "print the brotli size (quality 11) before and after")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: wasmmerge [-gap N] [-strip-lines] [-strip-inlining] [-short-names DIR] [-measure] FILE...")
+		fmt.Fprintln(stderr, "usage: wasmmerge [-gap N] [-strip-lines] [-strip-inlining] [-strip-unsafe-points] [-short-names DIR] [-measure] FILE...")
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -82,6 +86,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 type options struct {
 	gap             int
 	lines, inlining bool
+	unsafePoints    bool
 	namesDir        string // where to write the names list; "" leaves the names alone
 	measure         bool
 }
@@ -133,6 +138,15 @@ func mergeFile(file string, o options, stdout, stderr io.Writer) error {
 		err := pass("inline trees", func(m []byte) ([]byte, string, error) {
 			out, is, err := StripInlining(m)
 			return out, fmt.Sprintf("the inline trees of %d of %d functions cleared (%d kept for recover and wrappers, %d bytes set to zero)", is.Trees, is.Funcs, is.Kept, is.Zeroed), err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if o.unsafePoints {
+		err := pass("unsafe-point tables", func(m []byte) ([]byte, string, error) {
+			out, ps, err := StripUnsafePoints(m)
+			return out, fmt.Sprintf("the unsafe-point tables of %d functions cleared (%d tables, %d bytes set to zero)", ps.Funcs, ps.Tables, ps.Zeroed), err
 		})
 		if err != nil {
 			return err

@@ -250,6 +250,9 @@ func TestRealModule(t *testing.T) {
 	require.NoError(t, err)
 	t.Logf("inline trees: %d of %d functions cleared, %d kept, %d bytes zeroed", is.Trees, is.Funcs, is.Kept, is.Zeroed)
 	assert.Greater(t, is.Zeroed, 50_000, "the inline trees are smaller than they were; is clearing them still worth it?")
+	leaner, ps, err := StripUnsafePoints(leaner)
+	require.NoError(t, err)
+	t.Logf("unsafe-point tables: %d cleared, %d bytes zeroed", ps.Tables, ps.Zeroed)
 	leanest, names, err := ShortenNames(leaner)
 	require.NoError(t, err)
 	assert.Len(t, names, is.Funcs)
@@ -257,7 +260,7 @@ func TestRealModule(t *testing.T) {
 		"the names list names the engine's functions")
 	shortest := filepath.Join(dir, "short.wasm")
 	require.NoError(t, os.WriteFile(shortest, leanest, 0o644))
-	assert.Equal(t, ranBefore, probe("drive", shortest, wasmExec, scenario), "the module without inline trees and with short names draws a different last step")
+	assert.Equal(t, ranBefore, probe("drive", shortest, wasmExec, scenario), "the module without inline trees and unsafe points and with short names draws a different last step")
 	t.Logf("the last step, both modules: %s", strings.TrimSpace(ranAfter))
 	var view struct {
 		Steps, Step, HTML int
