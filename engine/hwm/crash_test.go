@@ -80,3 +80,38 @@ run extract at=10:00:02 crash=after-write
 	assert.True(t, r.Crashed)
 	assert.False(t, r.Finished)
 }
+
+// TestCrashMidWriteSaysWhatArrived: a crash in the middle of a write names
+// the rows written and the count read, in words that fit a run that read
+// nothing, one row, two rows or more.
+func TestCrashMidWriteSaysWhatArrived(t *testing.T) {
+	for _, c := range []struct{ keys, want string }{
+		{"", "extract crashes mid-write at 10:00:02: it had read nothing, so nothing is lost or repeated."},
+		{"insert order_id=1", "extract crashes mid-write at 10:00:02 before the one order it read reaches fct_orders; it never arrives."},
+		{"insert order_id=1,2", "extract crashes mid-write at 10:00:02 after writing order 1 of the 2 orders it read into fct_orders; the last never arrives."},
+		{"insert order_id=1..5", "extract crashes mid-write at 10:00:02 after writing orders 1, 2 of the 5 orders it read into fct_orders; the rest never arrive."},
+	} {
+		t.Run(c.keys, func(t *testing.T) {
+			src := `scenario test/mid "A crash mid-write"
+source orders key=order_id
+target fct_orders sink=append key=order_id
+pipeline extract from=orders to=fct_orders mark=lsn
+`
+			if c.keys != "" {
+				src += "txn T1 begin=10:00:00 commit=10:00:00 " + c.keys + "\n"
+			}
+			src += "run extract at=10:00:02 crash=mid-write\n"
+			f, err := scenario.Parse("m.tdm", []byte(src))
+			require.NoError(t, err)
+			tr, err := engine.Run(f, nil, 1, worlds.All())
+			require.NoError(t, err)
+			var crashes []string
+			for i := range tr.Events {
+				if tr.Events[i].Kind == engine.KindCrash {
+					crashes = append(crashes, tr.Narration(&tr.Events[i]))
+				}
+			}
+			assert.Equal(t, []string{c.want}, crashes)
+		})
+	}
+}

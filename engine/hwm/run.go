@@ -249,8 +249,7 @@ func (h *world) runWrite(r *runState, mid bool) {
 	if mid {
 		r.dead = true
 		rr.EndStep, rr.Crashed = h.w.NextStep(), true
-		h.w.Emit(r.actor, engine.KindCrash, r.id, "%s crashes mid-write at %s after writing %s of %d rows into %s%s; the rest never arrive.",
-			r.actor, h.w.Now(), prose.Rows(n, keys), len(r.rows), r.p.target.Name, extra)
+		h.w.Emit(r.actor, engine.KindCrash, r.id, "%s", midWrite(r.actor, h.w.Now(), n, keys, len(r.rows), r.p.target.Name, extra))
 		return
 	}
 	r.wrote = true
@@ -439,6 +438,20 @@ func (h *world) runAtomic(r *runState) {
 	n := h.w.Trace().Noun(cfg.From[0])
 	h.w.Emit(r.actor, engine.KindAtomic, r.id, "%s writes %s into %s and stores the mark %s in the same transaction, so the two cannot disagree.",
 		r.actor, prose.Rows(n, keysOf(r.rows)), r.p.target.Name, rr.MarkAfter)
+}
+
+// midWrite narrates a crash in the middle of a write of read rows called n,
+// after written of them (half, rounded down) reached target.
+func midWrite(actor string, at vtime.Time, n string, written []string, read int, target, extra string) string {
+	switch {
+	case read == 0:
+		return prose.F("%s crashes mid-write at %s: it had read nothing, so nothing is lost or repeated.", actor, at)
+	case len(written) == 0: // one row read, none of it written
+		return prose.F("%s crashes mid-write at %s before the one %s it read reaches %s; it never arrives.", actor, at, n, target)
+	case read-len(written) == 1:
+		return prose.F("%s crashes mid-write at %s after writing %s of the %d %s it read into %s%s; the last never arrives.", actor, at, prose.Rows(n, written), read, prose.Plural(n), target, extra)
+	}
+	return prose.F("%s crashes mid-write at %s after writing %s of the %d %s it read into %s%s; the rest never arrive.", actor, at, prose.Rows(n, written), read, prose.Plural(n), target, extra)
 }
 
 func (h *world) runCrash(r *runState, where string) {
