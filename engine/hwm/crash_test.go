@@ -115,3 +115,40 @@ pipeline extract from=orders to=fct_orders mark=lsn
 		})
 	}
 }
+
+// TestResetSaysWhichWay: an operator's reset that moves the mark forward
+// says what will never be read; one back (or to none) that the range is
+// read again; one to the value it holds that nothing changes.
+func TestResetSaysWhichWay(t *testing.T) {
+	src := `scenario test/reset "Resets"
+source orders key=order_id
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
+run extract at=10:00:02
+txn T2 begin=10:00:05 commit=10:00:05 insert order_id=2
+reset extract at=10:00:06 to=10:00:30
+reset extract at=10:00:07 to=10:00:30
+reset extract at=10:00:08 to=10:00:01
+reset extract at=10:00:09 to=none
+reset extract at=10:00:10 to=10:00:03
+run extract at=10:00:40
+`
+	f, err := scenario.Parse("r.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	var resets []string
+	for i := range tr.Events {
+		if tr.Events[i].Kind == engine.KindReset {
+			resets = append(resets, tr.Narration(&tr.Events[i]))
+		}
+	}
+	assert.Equal(t, []string{
+		"An operator resets extract from 10:00:02 to 10:00:30; it moves forward, so whatever lies after 10:00:02 and up to 10:00:30 is never read.",
+		"An operator resets extract from 10:00:30 to 10:00:30; the mark already held that value, so nothing changes.",
+		"An operator resets extract from 10:00:30 to 10:00:01; the next run re-reads everything after it, which is safe only if the write is idempotent.",
+		"An operator resets extract from 10:00:01 to none; the next run reads everything from the beginning again, which is safe only if the write is idempotent.",
+		"An operator resets extract from none to 10:00:03; the next run starts after 10:00:03 instead of from the beginning, so whatever lies up to it is never read.",
+	}, resets)
+}

@@ -193,7 +193,7 @@ func (h *world) windowPhrase(cfg *extract.Config, m extract.Mark, hasLo bool, lo
 	on := strings.Join(tables, " and ")
 	if cfg.Mark == extract.Position {
 		if !hasLo {
-			return prose.F("%s with no stored mark, so every change up to lsn %d", on, next.V)
+			return prose.F("every change to %s up to lsn %d, having no stored mark,", on, next.V)
 		}
 		after := "after"
 		if cfg.Predicate == extract.GTE {
@@ -202,10 +202,10 @@ func (h *world) windowPhrase(cfg *extract.Config, m extract.Mark, hasLo bool, lo
 		return prose.F("%s for changes %s lsn %d up to lsn %d", on, after, lo, next.V)
 	}
 	var b strings.Builder
-	b.WriteString(on)
 	if !hasLo {
-		b.WriteString(" with no stored mark yet, so every row")
+		b.WriteString("every row of " + on)
 	} else {
+		b.WriteString(on)
 		prose.Fprintf(&b, " where updated_at %s %s", cfg.Predicate.Symbol(), vtime.Time(lo))
 		if cfg.Overlap > 0 {
 			prose.Fprintf(&b, " (the mark %s less a %s overlap)", cfg.Mark.Format(m), cfg.Overlap)
@@ -216,6 +216,9 @@ func (h *world) windowPhrase(cfg *extract.Config, m extract.Mark, hasLo bool, lo
 		prose.Fprintf(&b, " up to its own clock's now() %s", readerNow)
 	case extract.SourceClock:
 		prose.Fprintf(&b, " up to the source clock's now() %s", sourceNow)
+	}
+	if !hasLo {
+		b.WriteString(", having no stored mark yet,")
 	}
 	return b.String()
 }
@@ -511,6 +514,19 @@ func (h *world) reset(pipe, mark string, v extract.Mark) {
 	m := p.marks[mark]
 	prev := m.value
 	h.storeMark(m, v, -1, true)
-	h.w.Emit("operator", engine.KindReset, -1, "An operator resets %s from %s to %s; the next run re-reads everything after it, which is safe only if the write is idempotent.",
-		mark, p.cfg.Mark.Format(prev), p.cfg.Mark.Format(v))
+	from, to := p.cfg.Mark.Format(prev), p.cfg.Mark.Format(v)
+	var effect string
+	switch {
+	case prev == v:
+		effect = "the mark already held that value, so nothing changes"
+	case v.Set && !prev.Set:
+		effect = prose.F("the next run starts after %s instead of from the beginning, so whatever lies up to it is never read", to)
+	case v.Set && v.V > prev.V:
+		effect = prose.F("it moves forward, so whatever lies after %s and up to %s is never read", from, to)
+	case !v.Set:
+		effect = "the next run reads everything from the beginning again, which is safe only if the write is idempotent"
+	default:
+		effect = "the next run re-reads everything after it, which is safe only if the write is idempotent"
+	}
+	h.w.Emit("operator", engine.KindReset, -1, "An operator resets %s from %s to %s; %s.", mark, from, to, effect)
 }
