@@ -395,7 +395,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 			if pl.crash == "before-commit" {
 				where = "on a poll that found nothing, before committing,"
 			}
-			l.w.Then(func() { l.crashMember(g, m, b, where) })
+			l.w.Then(func() { l.crashMember(g, m, b, where, false) })
 			return
 		}
 		if g.commit != "auto" {
@@ -511,7 +511,7 @@ func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 // consume processes a batch into the target, unless the member crashes first.
 func (l *world) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 	if pl.crash == "before-write" {
-		l.crashMember(g, m, b, "after polling and before writing the batch")
+		l.crashMember(g, m, b, "after polling and before writing the batch", false)
 		l.finishBatch(g, m, b, false)
 		return
 	}
@@ -620,8 +620,13 @@ func (l *world) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in 
 func (l *world) afterWrite(g *groupState, m *member, b *batch, pl pollPlan) {
 	switch {
 	case pl.crash == "before-commit":
+		where := "after writing the batch and before committing its offsets"
+		if g.commit == "before" {
+			// The commit came first: the crash finds the batch done.
+			where = "after writing the batch, whose offsets it committed before the write,"
+		}
 		l.w.Then(func() {
-			l.crashMember(g, m, b, "after writing the batch and before committing its offsets")
+			l.crashMember(g, m, b, where, true)
 			l.finishBatch(g, m, b, false)
 		})
 	case g.commit == "after":
@@ -698,9 +703,10 @@ func (l *world) commitBatch(g *groupState, m *member, b *batch, when string) {
 	l.w.Emit(actor, engine.KindOffset, -1, "%s commits %s %s; its commit on %s is refused after the rebalance.", m.name, strings.Join(ok, ", "), when, strings.Join(no, ", "))
 }
 
-// crashMember kills a consumer mid-batch; it restarts at once and its next
-// poll resumes from the committed offsets.
-func (l *world) crashMember(g *groupState, m *member, b *batch, where string) {
+// crashMember kills a consumer mid-batch, after the batch was written when
+// written is set; it restarts at once and its next poll resumes from the
+// committed offsets.
+func (l *world) crashMember(g *groupState, m *member, b *batch, where string, written bool) {
 	actor := g.name + "/" + m.name
 	m.pos.clear()
 	m.done.clear() // the restarted process has finished nothing
@@ -708,7 +714,7 @@ func (l *world) crashMember(g *groupState, m *member, b *batch, where string) {
 	for _, r := range b.ranges {
 		c := g.g.Committed[r.Partition]
 		switch {
-		case c >= r.To && where != "after writing the batch and before committing its offsets":
+		case c >= r.To && !written:
 			lost = append(lost, prose.F("%s offsets %s", g.pname(int(r.Partition)), offRange(r.From, r.To)))
 		case c < r.To:
 			again = append(again, prose.F("%s offsets %s", g.pname(int(r.Partition)), offRange(max(r.From, c), r.To)))
@@ -718,7 +724,7 @@ func (l *world) crashMember(g *groupState, m *member, b *batch, where string) {
 	switch {
 	case len(lost) > 0:
 		effect = prose.F("the committed offsets already cover %s, so those records are skipped for good", strings.Join(lost, ", "))
-	case len(again) > 0 && strings.Contains(where, "after writing"):
+	case len(again) > 0 && written:
 		effect = prose.F("the batch is written but not committed, so the restart reads %s again", strings.Join(again, ", "))
 	case len(again) > 0:
 		effect = prose.F("nothing was written or committed, so the restart reads %s again", strings.Join(again, ", "))

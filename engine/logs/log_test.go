@@ -263,6 +263,14 @@ func TestLogCommitBeforeOrAfterTheEffect(t *testing.T) {
 		require.Len(t, crashes, 1)
 		assert.Contains(t, crashes[0], "the committed offsets already cover orders-0 offsets 2–3, so those records are skipped for good")
 	})
+	t.Run("before, crash before the commit: the commit came first, so the batch is done", func(t *testing.T) {
+		tr := runLog(t, commitBody, map[string]string{"commit": "before", "crash": "before-commit", "sink": "append"})
+		assert.Empty(t, tr.Final().Missing)
+		assert.Empty(t, tr.Final().Duplicated)
+		_, crashes := eventsOf(tr, engine.KindCrash)
+		require.Len(t, crashes, 1)
+		assert.Equal(t, "c1 crashes after writing the batch, whose offsets it committed before the write, and restarts; nothing is lost or repeated.", crashes[0])
+	})
 	t.Run("after, crash before the write: read again, written once", func(t *testing.T) {
 		tr := runLog(t, commitBody, map[string]string{"commit": "after", "crash": "before-write", "sink": "append"})
 		assert.Empty(t, tr.Final().Missing)
