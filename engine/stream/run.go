@@ -563,6 +563,13 @@ func (st *stream) chain() {
 			st.arm()
 			return
 		}
+		// Work that said nothing is charged, so that a loop that makes no
+		// progress (a timer due that fires nothing was one) ends in the
+		// budget's error rather than running forever.
+		st.s.w.Charge(1)
+		if st.s.w.OverBudget() {
+			return
+		}
 	}
 }
 

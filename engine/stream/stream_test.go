@@ -1,6 +1,8 @@
 package stream_test
 
 import (
+	"time"
+
 	"strconv"
 	"testing"
 
@@ -574,4 +576,42 @@ produce a at=10:00:27 event=10:00:03
 	require.Equal(t, window.Dropped, window.Fate(st.Late[1].Fate))
 	assert.Contains(t, st.WhyLate(1), "puts it in [10:00:00, 10:00:10), which had held no record, so it never fired")
 	assert.Contains(t, st.WhyLate(1), "so the record was dropped and counted in numLateRecordsDropped.")
+}
+
+// TestProcessingTimeRecordAtTheWindowsLastInstant: a record read at the last
+// millisecond of its processing-time window sets a timer for the instant it
+// was read at, which fires at once (the run looped forever without a step
+// when the operator's clock would not run timers for the time it already
+// stood at).
+func TestProcessingTimeRecordAtTheWindowsLastInstant(t *testing.T) {
+	src := `scenario test/pt "A record at a window's last instant"
+topic clicks partitions=1
+producer app to=clicks key=user_id
+target per_minute sink=merge key=minute
+stream taps from=clicks
+key-by taps none
+window counts from=taps tumbling size=1m time=processing to=per_minute
+produce app at=10:00:59.999 key=1
+produce app at=10:01:30 key=2
+`
+	done := make(chan *engine.Trace, 1)
+	go func() {
+		tr, _ := run(t, src)
+		done <- tr
+	}()
+	var tr *engine.Trace
+	select {
+	case tr = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run did not end")
+	}
+	var fires []string
+	for i := range tr.Events {
+		if tr.Events[i].Kind == engine.KindFire {
+			fires = append(fires, tr.Narration(&tr.Events[i]))
+		}
+	}
+	require.NotEmpty(t, fires)
+	assert.Contains(t, fires[0], "the clock reaches 10:00:59.999, the last instant of [10:00:00, 10:01:00); it fires [10:00:00, 10:01:00) count 1")
+	assert.Empty(t, tr.Final().Missing)
 }

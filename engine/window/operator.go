@@ -570,9 +570,14 @@ func (o *Operator) AdvanceWatermark(w vtime.Time, out *Output) {
 }
 
 // AdvanceProcessingTime moves the operator's clock to now and, for
-// processing-time windows, fires every window whose end it has reached.
+// processing-time windows, fires every window whose end it has reached. A
+// time behind the operator's clock changes nothing; the same time again
+// fires the timers set since for that instant or before, as Flink fires a
+// processing-time timer registered for a time already reached: a record
+// read at its window's last millisecond sets a timer for the instant it
+// was read at.
 func (o *Operator) AdvanceProcessingTime(now vtime.Time, out *Output) {
-	if now <= o.now {
+	if now < o.now {
 		return
 	}
 	o.now = now
