@@ -542,6 +542,7 @@ func (st *stream) chain() {
 		case workNone:
 			st.arm()
 			st.maybeEnd()
+			st.s.job.maybeFinal() // what the end of input released may wait in a two-phase sink
 			return
 		case workJob:
 			j := st.jobs[0]
@@ -1121,6 +1122,11 @@ func (s *world) fired(op *windowOp, fs []window.Firing, end bool) bool {
 		why = noteFireEnd
 	}
 	s.emitNote(note{why: why, who: int16(op.idx), i: int32(first), n: int32(len(s.t.Firings) - first)}, engine.KindFire)
+	if end {
+		// What the end of input fired may wait in a two-phase sink's open
+		// transaction: the final checkpoint commits it.
+		s.job.maybeFinal()
+	}
 	return true
 }
 

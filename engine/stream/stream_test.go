@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	"strings"
 	"time"
 
 	"strconv"
@@ -614,4 +615,34 @@ produce app at=10:01:30 key=2
 	require.NotEmpty(t, fires)
 	assert.Contains(t, fires[0], "the clock reaches 10:00:59.999, the last instant of [10:00:00, 10:01:00); it fires [10:00:00, 10:01:00) count 1")
 	assert.Empty(t, tr.Final().Missing)
+}
+
+// TestFinalCheckpointCommitsWhatTheEndFired: a window the end of input fires
+// after the last periodic checkpoint writes into a two-phase sink's open
+// transaction, and the final checkpoint commits it (it stayed pending, and
+// the row was missing from the table).
+func TestFinalCheckpointCommitsWhatTheEndFired(t *testing.T) {
+	tr, st := run(t, `scenario test/2pc-end "A two-phase window at the end of input"
+topic clicks partitions=1
+producer app to=clicks key=user_id
+target per_minute sink=append key=minute
+produce app at=10:00:00 key=1
+produce app at=10:00:10 key=1
+stream taps from=clicks
+key-by taps none
+window counts from=taps tumbling size=1m to=per_minute commit=two-phase
+checkpoint every=5s
+`)
+	assert.Empty(t, tr.Final().Missing)
+	require.NotEmpty(t, st.Job.Checkpoints)
+	last := st.Job.Checkpoints[len(st.Job.Checkpoints)-1]
+	assert.True(t, last.Final, "the last checkpoint is the final one")
+	var commits []string
+	for i := range tr.Events {
+		if n := tr.Narration(&tr.Events[i]); strings.Contains(n, " commits transaction") {
+			commits = append(commits, n)
+		}
+	}
+	require.Len(t, commits, 1)
+	assert.Contains(t, commits[0], "1 row becomes visible")
 }
