@@ -263,7 +263,7 @@ func monotonicity(o Observation) Result {
 	if changes == 0 {
 		return Result{Status: NotRun, Detail: "no mark has been stored yet"}
 	}
-	return Result{Status: Pass, Detail: prose.F("%s, none lower than the one before", plural(changes, "stored value", "stored values"))}
+	return Result{Status: Pass, Detail: prose.F("%s, none lower than the one before", prose.Count(changes, "stored value", "stored values"))}
 }
 
 // rateOfChange measures each mark on its own: a mark needs two stored
@@ -292,7 +292,7 @@ func rateOfChange(cfg Config, o Observation) Result {
 				case d == 0:
 					still++
 					if still >= stall {
-						return Result{Status: Fail, Detail: prose.F("mark %s has not advanced for %s in a row (stuck at %s since %s)", s.Name, plural(still, "run", "runs"), p.Display, last.At)}
+						return Result{Status: Fail, Detail: prose.F("mark %s has not advanced for %s in a row (stuck at %s since %s)", s.Name, prose.Count(still, "run", "runs"), p.Display, last.At)}
 					}
 					continue // the stall is measured from where the mark first stood still
 				default:
@@ -317,7 +317,7 @@ func rateOfChange(cfg Config, o Observation) Result {
 	if measured == 0 {
 		return Result{Status: NotRun, Detail: "needs a mark with at least two stored values to measure a rate"}
 	}
-	d := prose.F("%s kept advancing, never stuck for %d runs in a row nor jumping past %.0f× its usual advance", plural(measured, "mark", "marks"), stall, cfg.JumpFactor)
+	d := prose.F("%s kept advancing, never stuck for %d runs in a row nor jumping past %.0f× its usual advance", prose.Count(measured, "mark", "marks"), stall, cfg.JumpFactor)
 	if len(short) > 0 {
 		d += prose.F("; %s %s fewer than two stored values to measure", strings.Join(short, ", "), hasHave(len(short)))
 	}
@@ -411,9 +411,9 @@ func reconcileSameWindow(o Observation) Result {
 		return Result{Status: NotRun, Detail: "no run has claimed a window yet"}
 	}
 	if short > 0 {
-		return Result{Status: Fail, Detail: prose.F("%d of %s wrote fewer rows than the source counted in the same window; first: %s", short, plural(runs, "run", "runs"), first)}
+		return Result{Status: Fail, Detail: prose.F("%d of %s wrote fewer rows than the source counted in the same window; first: %s", short, prose.Count(runs, "run", "runs"), first)}
 	}
-	return Result{Status: Pass, Detail: prose.F("%s with the source counted by the same column in the same window, as each run read", plural(runs, "run agrees", "runs agree"))}
+	return Result{Status: Pass, Detail: prose.F("%s with the source counted by the same column in the same window, as each run read", prose.Count(runs, "run agrees", "runs agree"))}
 }
 
 // reconcileClosedInterval counts the source's rows stamped in an interval
@@ -436,7 +436,7 @@ func reconcileClosedInterval(cfg Config, o Observation) Result {
 			tgt++
 		}
 	}
-	d := prose.F("counted at %s, after the interval closed, the source has %s with updated_at in %s..%s and the target %d", o.Now, plural(src, "row", "rows"), cfg.ClosedFrom, cfg.ClosedTo, tgt)
+	d := prose.F("counted at %s, after the interval closed, the source has %s with updated_at in %s..%s and the target %d", o.Now, prose.Count(src, "row", "rows"), cfg.ClosedFrom, cfg.ClosedTo, tgt)
 	if src != tgt {
 		return Result{Status: Fail, Detail: d}
 	}
@@ -459,7 +459,7 @@ func zeroAdvance(o Observation) Result {
 		return Result{Status: NotRun, Detail: "no run has finished yet"}
 	}
 	if len(hits) > 0 {
-		return Result{Status: Fail, Detail: prose.F("%s moved the mark and wrote no rows: %s", plural(len(hits), "run", "runs"), strings.Join(limit(hits, 4), ", "))}
+		return Result{Status: Fail, Detail: prose.F("%s moved the mark and wrote no rows: %s", prose.Count(len(hits), "run", "runs"), strings.Join(limit(hits, 4), ", "))}
 	}
 	return Result{Status: Pass, Detail: "every run that moved the mark wrote rows"}
 }
@@ -474,7 +474,7 @@ func overlapReread(o Observation) Result {
 		known += r.OverlapKnown
 	}
 	rescued := rows - known
-	d := prose.F("the overlap re-read %s; %d already in the target, %d new", plural(rows, "row", "rows"), known, rescued)
+	d := prose.F("the overlap re-read %s; %d already in the target, %d new", prose.Count(rows, "row", "rows"), known, rescued)
 	if rescued > 0 {
 		return Result{Status: Fail, Detail: d + ": late commits are reaching into the window, which may be too narrow"}
 	}
@@ -517,7 +517,7 @@ func gapScan(cfg Config, o Observation) Result {
 	if len(holes) == 0 {
 		return Result{Status: Pass, Detail: prose.F("ids %d–%d have no holes", keys[0], keys[len(keys)-1])}
 	}
-	return Result{Status: Fail, Detail: prose.F("%s missing between %d and %d: %s", plural(int(count), "id", "ids"), keys[0], keys[len(keys)-1], strings.Join(limit(holes, max(cfg.GapScanLimit, 1)), ", "))}
+	return Result{Status: Fail, Detail: prose.F("%s missing between %d and %d: %s", prose.Count(int(count), "id", "ids"), keys[0], keys[len(keys)-1], strings.Join(limit(holes, max(cfg.GapScanLimit, 1)), ", "))}
 }
 
 func uniqueness(o Observation) Result {
@@ -540,7 +540,7 @@ func uniqueness(o Observation) Result {
 	sorted.Func(dups, compareKeys)
 	collapsed := ""
 	if o.Collapsed > 0 {
-		collapsed = "; the merge absorbed " + plural(o.Collapsed, "duplicate write", "duplicate writes")
+		collapsed = "; the merge absorbed " + prose.Count(o.Collapsed, "duplicate write", "duplicate writes")
 	}
 	if len(counts) == 0 {
 		return Result{Status: NotRun, Detail: "the target is empty" + collapsed}
@@ -550,17 +550,9 @@ func uniqueness(o Observation) Result {
 		for i, k := range dups {
 			named[i] = prose.F("%s ×%d", k, counts[k])
 		}
-		return Result{Status: Fail, Detail: prose.F("%s more than once: %s%s", plural(len(dups), "key appears", "keys appear"), strings.Join(limit(named, 6), ", "), collapsed)}
+		return Result{Status: Fail, Detail: prose.F("%s more than once: %s%s", prose.Count(len(dups), "key appears", "keys appear"), strings.Join(limit(named, 6), ", "), collapsed)}
 	}
-	return Result{Status: Pass, Detail: prose.F("%s, each once%s", plural(len(counts), "key", "keys"), collapsed)}
-}
-
-// plural counts n things: "1 run", "3 runs".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
+	return Result{Status: Pass, Detail: prose.F("%s, each once%s", prose.Count(len(counts), "key", "keys"), collapsed)}
 }
 
 func limit(xs []string, n int) []string {

@@ -38,10 +38,10 @@ func consumerLagOf(cfg Config, o Observation) Result {
 		if cfg.MaxLag > 0 {
 			over = prose.F("are more than %d behind", cfg.MaxLag)
 		}
-		return Result{Status: Fail, Detail: prose.F("%d of %s %s: %s", len(behind), plural(len(o.Log.Partitions), "partition", "partitions"), over, strings.Join(limit(behind, 4), "; "))}
+		return Result{Status: Fail, Detail: prose.F("%d of %s %s: %s", len(behind), prose.Count(len(o.Log.Partitions), "partition", "partitions"), over, strings.Join(limit(behind, 4), "; "))}
 	}
 	if cfg.MaxLag > 0 {
-		return Result{Status: Pass, Detail: prose.F("every partition is within %d of its end (%s, total lag %d)", cfg.MaxLag, plural(len(o.Log.Partitions), "partition", "partitions"), total)}
+		return Result{Status: Pass, Detail: prose.F("every partition is within %d of its end (%s, total lag %d)", cfg.MaxLag, prose.Count(len(o.Log.Partitions), "partition", "partitions"), total)}
 	}
 	return Result{Status: Pass, Detail: prose.F("every group has committed up to the end of %s it reads (total lag %d)", allOf(len(o.Log.Partitions), "partition", "partitions"), total)}
 }
@@ -65,9 +65,9 @@ func versionOrderOf(o Observation) Result {
 		last[a.Key] = max(last[a.Key], a.Version)
 	}
 	if len(bad) > 0 {
-		return Result{Status: Fail, Detail: prose.F("%s an older version after a newer one: %s", plural(len(bad), "key received", "keys received"), strings.Join(limit(bad, 6), ", "))}
+		return Result{Status: Fail, Detail: prose.F("%s an older version after a newer one: %s", prose.Count(len(bad), "key received", "keys received"), strings.Join(limit(bad, 6), ", "))}
 	}
-	return Result{Status: Pass, Detail: prose.F("%s over %s, each key's versions in order", plural(len(o.Log.Applied), "write", "writes"), plural(len(last), "key", "keys"))}
+	return Result{Status: Pass, Detail: prose.F("%s over %s, each key's versions in order", prose.Count(len(o.Log.Applied), "write", "writes"), prose.Count(len(last), "key", "keys"))}
 }
 
 func offsetGapOf(o Observation) Result {

@@ -38,7 +38,7 @@ func lateRecords(cfg Config, o Observation) Result {
 		// so it stays at zero.
 		measured = append(measured, op.Name)
 		if op.Dropped > int64(cfg.MaxLate) {
-			over = append(over, prose.F("%s dropped %s", op.Name, plural(int(op.Dropped), "late record", "late records")))
+			over = append(over, prose.F("%s dropped %s", op.Name, prose.Count(int(op.Dropped), "late record", "late records")))
 		}
 		if op.SideOutput > 0 {
 			aside = append(aside, prose.F("%s sent %d to its side output, which the counter leaves out", op.Name, op.SideOutput))
@@ -99,7 +99,7 @@ func recount(o Observation) Result {
 			case len(tc.Wrong) > 0:
 				wrong = append(wrong, prose.F("%s's table %s: %s", tc.Operator, tc.Target, strings.Join(limit(tc.Wrong, 3), "; ")))
 			case tc.Rows != tc.Expected:
-				wrong = append(wrong, prose.F("%s has %s for the %s the topic still holds", tc.Target, plural(tc.Rows, "row", "rows"), plural(tc.Expected, "event", "events")))
+				wrong = append(wrong, prose.F("%s has %s for the %s the topic still holds", tc.Target, prose.Count(tc.Rows, "row", "rows"), prose.Count(tc.Expected, "event", "events")))
 			}
 		}
 	}
@@ -127,9 +127,9 @@ func recount(o Observation) Result {
 	case counted == 0:
 		return Result{Status: NotRun, Detail: "no window that a batch query can recount has closed yet"}
 	case len(wrong) > 0:
-		return Result{Status: Fail, Detail: prose.F("%d of %s differ from the topic: %s", len(wrong), plural(counted, one, many), strings.Join(limit(wrong, 4), "; "))}
+		return Result{Status: Fail, Detail: prose.F("%d of %s differ from the topic: %s", len(wrong), prose.Count(counted, one, many), strings.Join(limit(wrong, 4), "; "))}
 	}
-	return Result{Status: Pass, Detail: prose.F("%s, each as the topic counts it", plural(counted, one, many))}
+	return Result{Status: Pass, Detail: prose.F("%s, each as the topic counts it", prose.Count(counted, one, many))}
 }
 
 func windowCounts(o Observation) Result {
@@ -156,9 +156,9 @@ func windowCounts(o Observation) Result {
 	case written == 0:
 		return Result{Status: NotRun, Detail: "no window has written a result to a table yet"}
 	case len(changed) > 0:
-		return Result{Status: Fail, Detail: prose.F("%s changed after first published: %s", plural(len(changed), "window's value", "windows' values"), strings.Join(limit(changed, 4), "; "))}
+		return Result{Status: Fail, Detail: prose.F("%s changed after first published: %s", prose.Count(len(changed), "window's value", "windows' values"), strings.Join(limit(changed, 4), "; "))}
 	}
-	return Result{Status: Pass, Detail: prose.F("%s written, none changed afterwards", plural(written, "window", "windows"))}
+	return Result{Status: Pass, Detail: prose.F("%s written, none changed afterwards", prose.Count(written, "window", "windows"))}
 }
 
 func joinRecount(cfg Config, o Observation) Result {
@@ -229,7 +229,7 @@ func checkpointDuration(cfg Config, j *JobView) Result {
 	if len(slow)+len(failed) > 0 {
 		return Result{Status: Fail, Detail: prose.F("above the alert's %s or failed: %s", limitD, strings.Join(limit(append(failed, slow...), 4), "; "))}
 	}
-	return Result{Status: Pass, Detail: prose.F("%s completed, the longest in %s (the alert allows %s)", plural(done, "checkpoint", "checkpoints"), longest, limitD)}
+	return Result{Status: Pass, Detail: prose.F("%s completed, the longest in %s (the alert allows %s)", prose.Count(done, "checkpoint", "checkpoints"), longest, limitD)}
 }
 
 // checkpoint-size fails when growthRun completed checkpoints in a row are
@@ -270,7 +270,7 @@ func checkpointSize(j *JobView) Result {
 		}
 		return Result{Status: Fail, Detail: prose.F("%d checkpoints in a row each grew by %d%% or more: %s bytes; state that is never released", best, growthPercent, strings.Join(limit(shown, 8), " → "))}
 	}
-	return Result{Status: Pass, Detail: prose.F("%s completed, from %d to %d bytes; none grew by %d%% or more %d times in a row", plural(len(sizes), "checkpoint", "checkpoints"), sizes[0], sizes[len(sizes)-1], growthPercent, growthRun)}
+	return Result{Status: Pass, Detail: prose.F("%s completed, from %d to %d bytes; none grew by %d%% or more %d times in a row", prose.Count(len(sizes), "checkpoint", "checkpoints"), sizes[0], sizes[len(sizes)-1], growthPercent, growthRun)}
 }
 
 func partitionLag(cfg Config, j *JobView) Result {
@@ -325,7 +325,7 @@ func droppedRecords(cfg Config, j *JobView) Result {
 	}
 	var over, ok []string
 	for _, b := range j.Buffers {
-		s := prose.F("%s dropped %s", b.Operator, plural(int(b.Dropped), "record", "records"))
+		s := prose.F("%s dropped %s", b.Operator, prose.Count(int(b.Dropped), "record", "records"))
 		if b.Dropped > int64(cfg.MaxDropped) {
 			over = append(over, s)
 		} else {

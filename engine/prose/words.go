@@ -51,3 +51,11 @@ func WereWas(n int) string {
 	}
 	return "were"
 }
+
+// Count counts n things: "1 window", "3 windows", "0 windows".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return F("%d %s", n, many)
+}

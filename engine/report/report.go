@@ -12,6 +12,7 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/prose"
 )
 
 // Report is the JSON form of a run. Keys are business keys as strings.
@@ -177,7 +178,7 @@ func Text(w io.Writer, t *engine.Trace) error {
 	b.WriteString("\nTARGET\n")
 	for _, h := range t.Targets {
 		rows := t.TargetAt(h.Name, t.Steps())
-		fmt.Fprintf(&b, "  %s (%s on %s): %d rows\n", h.Name, h.Mode, h.Key, len(rows))
+		fmt.Fprintf(&b, "  %s (%s on %s): %s\n", h.Name, h.Mode, h.Key, prose.Count(len(rows), "row", "rows"))
 		for _, r := range rows {
 			fmt.Fprintf(&b, "    %s=%-6s updated_at=%s  version %d\n", h.Key, t.RowKey(&r), r.UpdatedAt, r.Seq)
 		}

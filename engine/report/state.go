@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -324,7 +325,7 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 				}
 				if f.Point == "out-of-memory" {
 					if oi := st.OpNamed(f.Who); oi >= 0 {
-						where += fmt.Sprintf(" (its buffer passed %d records)", st.Ops[oi].Memory)
+						where += fmt.Sprintf(" (its buffer passed %s)", prose.Count(st.Ops[oi].Memory, "record", "records"))
 					}
 				}
 				down := ""
@@ -374,7 +375,7 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 		for _, x := range h.Txns {
 			switch x.State.String() {
 			case "aborted":
-				fmt.Fprintf(b, "  step %d: %s aborted transaction %d (%d rows)\n", x.Step, st.Ops[x.Op].Name, x.ID, x.Rows)
+				fmt.Fprintf(b, "  step %d: %s aborted transaction %d (%s)\n", x.Step, st.Ops[x.Op].Name, x.ID, prose.Count(int(x.Rows), "row", "rows"))
 			case "committed":
 				waits[x.Op] = max(waits[x.Op], x.Wait)
 			}
@@ -393,7 +394,7 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 		for p := range sh.Parts {
 			lags = append(lags, fmt.Sprintf("  %s %s-%d (reader %d): peak lag %d, at the end %d", sh.Name, sh.Topic, p, p%max(sh.Parallelism, 1), int64(st.PeakLag(si, p, n)), st.LagAt(si, p, n)))
 		}
-		lags = append(lags, fmt.Sprintf("  %s average over %d partitions: peak %.1f", sh.Name, len(sh.Parts), st.PeakLag(si, -1, n)))
+		lags = append(lags, fmt.Sprintf("  %s average over %s: peak %.1f", sh.Name, prose.Count(len(sh.Parts), "partition", "partitions"), st.PeakLag(si, -1, n)))
 		if sh.Cost > 0 {
 			for sub := range sh.Parallelism {
 				lags = append(lags, fmt.Sprintf("  %s reader %d: busiest ten seconds %.0f%% busy", sh.Name, sub, 100*st.PeakUtilisation(si, sub, n)))

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/window"
 )
@@ -218,8 +219,8 @@ func streamText(b *strings.Builder, t *engine.Trace) {
 	for i, jh := range st.Joins {
 		want, got := st.JoinTruth(i, n)
 		missing := stream.Unmatched(got, want)
-		fmt.Fprintf(b, "  %s (interval join of %s and %s, between %s and %s): %d pairs in the truth, %d emitted, %d never joined\n",
-			jh.Name, jh.Left, jh.Right, jh.Config.Lower, jh.Config.Upper, len(want), len(got), len(missing))
+		fmt.Fprintf(b, "  %s (interval join of %s and %s, between %s and %s): %s in the truth, %d emitted, %d never emitted\n",
+			jh.Name, jh.Left, jh.Right, jh.Config.Lower, jh.Config.Upper, prose.Count(len(want), "pair", "pairs"), len(got), len(missing))
 	}
 }
 
@@ -256,16 +257,16 @@ func foldSummary(t *engine.Trace, evs []engine.Event, last int) string {
 	}
 	var parts []string
 	if committed > 0 {
-		parts = append(parts, plural(committed, "transaction committed", "transactions committed"))
+		parts = append(parts, prose.Count(committed, "transaction committed", "transactions committed"))
 	}
 	if sent > 0 {
-		parts = append(parts, plural(sent, "record sent", "records sent"))
+		parts = append(parts, prose.Count(sent, "record sent", "records sent"))
 	}
 	if read > 0 {
-		parts = append(parts, plural(read, "record read", "records read"))
+		parts = append(parts, prose.Count(read, "record read", "records read"))
 	}
 	if processed > 0 {
-		parts = append(parts, plural(processed, "record taken off a buffer", "records taken off buffers"))
+		parts = append(parts, prose.Count(processed, "record taken off a buffer", "records taken off buffers"))
 	}
 	for i, sh := range st.Streams {
 		if ticked[i] {
@@ -274,11 +275,4 @@ func foldSummary(t *engine.Trace, evs []engine.Event, last int) string {
 		}
 	}
 	return "… " + strings.Join(parts, ", ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -73,7 +73,7 @@ func (t *Trace) explainWindow(i int, ref *ResultRef, n int) string {
 	}
 	truth := "the truth has no such window"
 	if res.Truth.Count > 0 {
-		truth = prose.F("the truth is %s %d over %s (every record of the window, however late)", wh.Agg, wh.Agg.Of(res.Truth), plural(int(res.Truth.Count), "record", "records"))
+		truth = prose.F("the truth is %s %d over %s (every record of the window, however late)", wh.Agg, wh.Agg.Of(res.Truth), prose.Count(int(res.Truth.Count), "record", "records"))
 	}
 	var row string
 	switch {

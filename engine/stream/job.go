@@ -244,7 +244,7 @@ func (j *job) begin(final bool) {
 		b := op.base()
 		if b.in != nil && b.in.overflow != overflowGrow {
 			if b.in.records > 0 {
-				queued = append(queued, prose.F("behind the %s in %s's buffer", plural(b.in.records, "record", "records"), s.t.Ops[b.oi].Name))
+				queued = append(queued, prose.F("behind the %s in %s's buffer", prose.Count(b.in.records, "record", "records"), s.t.Ops[b.oi].Name))
 			}
 			b.in.push(elem{kind: elemBarrier, ckpt: id})
 			continue
@@ -268,7 +268,7 @@ func (j *job) begin(final bool) {
 		prose.Fprintf(&sb, "; the barrier waits %s", strings.Join(queued, " and "))
 	}
 	if cp.Buffered > 0 {
-		prose.Fprintf(&sb, "; %s hold no flow control, so the snapshot is taken at once and the buffers' %s are in no checkpoint", plural(countGrow(s), "buffer", "buffers"), plural(cp.Buffered, "record", "records"))
+		prose.Fprintf(&sb, "; %s hold no flow control, so the snapshot is taken at once and the buffers' %s are in no checkpoint", prose.Count(countGrow(s), "buffer", "buffers"), prose.Count(cp.Buffered, "record", "records"))
 	}
 	sb.WriteString(".")
 	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "%s", sb.String())
@@ -346,7 +346,7 @@ func (j *job) take(run *ckptRun, oi int16) {
 	prose.Fprintf(&sb, "%s takes its snapshot for checkpoint %d: %s, %s", oh.Name, run.id, j.sizeWords(oi, op.size()), bytesWord(len(state)))
 	if b.out != nil && b.out.twoPC {
 		if rows := b.out.precommit(run.id); rows > 0 {
-			prose.Fprintf(&sb, "; it pre-commits transaction %d with %s, which no read-committed reader sees until the checkpoint completes", run.id, plural(rows, "row", "rows"))
+			prose.Fprintf(&sb, "; it pre-commits transaction %d with %s, which no read-committed reader sees until the checkpoint completes", run.id, prose.Count(rows, "row", "rows"))
 		}
 	}
 	sb.WriteString(".")
@@ -360,16 +360,16 @@ func (j *job) take(run *ckptRun, oi int16) {
 func (j *job) sizeWords(oi int16, n int) string {
 	switch j.s.t.Ops[oi].Kind {
 	case "window":
-		return plural(n, "window open", "windows open")
+		return prose.Count(n, "window open", "windows open")
 	case "join":
-		return plural(n, "record buffered", "records buffered")
+		return prose.Count(n, "record buffered", "records buffered")
 	case "aggregate":
-		return plural(n, "key", "keys")
+		return prose.Count(n, "key", "keys")
 	}
 	if n == 0 {
 		return "no state"
 	}
-	return plural(n, "id remembered", "ids remembered")
+	return prose.Count(n, "id remembered", "ids remembered")
 }
 
 func bytesWord(n int) string {
@@ -478,7 +478,7 @@ func (j *job) commit(out *writer, x *txn, by int32, recovered bool) {
 		why = prose.F("the restore found checkpoint %d completed and its transaction still prepared; committing again is harmless, as a two-phase commit must allow", x.id)
 	}
 	s.w.Emit(oh.Name, engine.KindTransaction, -1, "%s commits transaction %d to %s because %s: %s visible to read-committed readers at once, the oldest %s after it was written.",
-		oh.Name, x.id, oh.Target, why, plural(rows, "row becomes", "rows become"), wait)
+		oh.Name, x.id, oh.Target, why, prose.Count(rows, "row becomes", "rows become"), wait)
 }
 
 // expire gives up the checkpoint in flight: it took longer than the timeout.
@@ -592,10 +592,10 @@ func (j *job) crash(who, point string, restart vtime.Duration) {
 		prose.Fprintf(&sb, ", and checkpoint %d is abandoned", fp.Ckpt)
 	}
 	if fp.Aborted > 0 {
-		prose.Fprintf(&sb, "; the open transactions roll back %s no reader ever saw", plural(int(fp.Aborted), "row", "rows"))
+		prose.Fprintf(&sb, "; the open transactions roll back %s no reader ever saw", prose.Count(int(fp.Aborted), "row", "rows"))
 	}
 	if fp.Buffered > 0 {
-		prose.Fprintf(&sb, "; the %s waiting in buffers are thrown away", plural(int(fp.Buffered), "record", "records"))
+		prose.Fprintf(&sb, "; the %s waiting in buffers are thrown away", prose.Count(int(fp.Buffered), "record", "records"))
 	}
 	if fp.Down {
 		j.dead = true
@@ -749,7 +749,7 @@ func (j *job) restart() {
 				if r.Failed {
 					failed = append(failed, prose.F("%s needs offset %d and the log starts at %d", pname, pos, part.Start()))
 				} else {
-					gone = append(gone, prose.F("%s needs offset %d, which retention has deleted (the log starts at %d), so auto.offset.reset=%s resumes at %d and %s never read", pname, pos, part.Start(), st.reset, r.Next, plural(int(r.Skipped), "record is", "records are")))
+					gone = append(gone, prose.F("%s needs offset %d, which retention has deleted (the log starts at %d), so auto.offset.reset=%s resumes at %d and %s never read", pname, pos, part.Start(), st.reset, r.Next, prose.Count(int(r.Skipped), "record is", "records are")))
 				}
 			}
 		}
@@ -793,7 +793,7 @@ func (j *job) restart() {
 			rp.Skipped += r.Skipped
 		}
 		if back > 0 {
-			rewound = append(rewound, prose.F("%s reads %s again", st.name, plural(int(back), "record", "records")))
+			rewound = append(rewound, prose.F("%s reads %s again", st.name, prose.Count(int(back), "record", "records")))
 		}
 	}
 	j.down = false
@@ -824,10 +824,10 @@ func (j *job) restart() {
 		prose.Fprintf(&sb, "; %s", strings.Join(limitList(gone, 3), "; "))
 	}
 	if rp.Lost > 0 {
-		prose.Fprintf(&sb, "; %s that sat in buffers without flow control when the checkpoint began, and were never written, are in no snapshot and before every position: lost", plural(int(rp.Lost), "record", "records"))
+		prose.Fprintf(&sb, "; %s that sat in buffers without flow control when the checkpoint began, and were never written, are in no snapshot and before every position: lost", prose.Count(int(rp.Lost), "record", "records"))
 	}
 	if aborted > 0 {
-		prose.Fprintf(&sb, "; transactions pre-committed for checkpoints that never completed are rolled back (%s)", plural(aborted, "row", "rows"))
+		prose.Fprintf(&sb, "; transactions pre-committed for checkpoints that never completed are rolled back (%s)", prose.Count(aborted, "row", "rows"))
 	}
 	if len(commits) > 0 {
 		prose.Fprintf(&sb, "; checkpoint %d's transaction is still prepared, and will be committed now", rp.From)

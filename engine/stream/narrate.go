@@ -326,7 +326,7 @@ func (t *Trace) fireSentence(n *note) string {
 	}
 	reach := prose.F("the last instant of %s", fs[0].Window)
 	if len(fs) > 1 {
-		reach = prose.F("the last instant of %s", plural(len(fs), "window", "windows"))
+		reach = prose.F("the last instant of %s", prose.Count(len(fs), "window", "windows"))
 	}
 	switch {
 	case n.why == noteFireEnd:
@@ -360,7 +360,7 @@ func (t *Trace) releaseSentence(n *note) string {
 	wm := Time(jh.WatermarkAt(int(rs[0].Step)))
 	what := strings.Join(names, ", ")
 	if len(names) > 3 {
-		what = plural(len(names), "record", "records")
+		what = prose.Count(len(names), "record", "records")
 	}
 	s := prose.F("%s's watermark reaches %s, past the interval of %s, which leave its buffers", jh.Name, wm, what)
 	switch {
@@ -388,14 +388,6 @@ func (j *JoinHistory) WatermarkAt(step int) vtime.Time {
 		return watermark.None
 	}
 	return j.Watermarks[k-1].Value
-}
-
-// plural counts n things: "1 window", "3 windows".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return prose.F("%d %s", n, many)
 }
 
 // Routine reports whether the event at index i of the trace (step i+1) is

@@ -35,7 +35,7 @@ func (t *Trace) bufferClauses(b *strings.Builder, ar Arrival, i int32) {
 			}
 		}
 		if dropped {
-			prose.Fprintf(b, "; %s's buffer is full (%d records), so it drops the record: load shedding, counted as dropped", oh.Name, oh.Buffer)
+			prose.Fprintf(b, "; %s's buffer is full (%s), so it drops the record: load shedding, counted as dropped", oh.Name, prose.Count(oh.Buffer, "record", "records"))
 			continue
 		}
 		k := stepIndex(len(oh.Queue), int(ar.Step), func(i int) int32 { return oh.Queue[i].Step })

@@ -283,7 +283,7 @@ func (s *world) read(name string, target *sink.Table, uncommitted bool) {
 	}
 	h.Reads = append(h.Reads, rs)
 	var sb strings.Builder
-	prose.Fprintf(&sb, "A reader (%s) reads %s with %s isolation and sees %s", name, target.Name, isolationWord(uncommitted), plural(len(rs.Rows), "row", "rows"))
+	prose.Fprintf(&sb, "A reader (%s) reads %s with %s isolation and sees %s", name, target.Name, isolationWord(uncommitted), prose.Count(len(rs.Rows), "row", "rows"))
 	if len(rs.Rows) > 0 {
 		var each []string
 		amounts := false
@@ -303,7 +303,7 @@ func (s *world) read(name string, target *sink.Table, uncommitted bool) {
 		prose.Fprintf(&sb, ": %s", strings.Join(limitList(each, 6), ", "))
 	}
 	if rs.Pending > 0 {
-		prose.Fprintf(&sb, "; %s written into transactions not yet committed are invisible to it", plural(rs.Pending, "row", "rows"))
+		prose.Fprintf(&sb, "; %s written into transactions not yet committed are invisible to it", prose.Count(rs.Pending, "row", "rows"))
 	}
 	sb.WriteString(".")
 	s.w.Emit(name, engine.KindReport, -1, "%s", sb.String())
