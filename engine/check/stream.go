@@ -84,6 +84,11 @@ type WatermarkLag struct {
 	Max      vtime.Duration // the largest lag sampled
 	At       vtime.Time     // when it was sampled
 	Sampled  bool           // the operator had a watermark at some step
+	// Without is the longest the operator went with input but no
+	// watermark at all, by WithoutAt: Flink reports such a watermark as
+	// Long.MIN_VALUE, which a lag alert sees as a lag without bound.
+	Without   vtime.Duration
+	WithoutAt vtime.Time
 }
 
 // WindowCount is one window's result as the team can see it: the values

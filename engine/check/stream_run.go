@@ -64,6 +64,12 @@ func lateRecords(cfg Config, o Observation) Result {
 func watermarkLag(cfg Config, o Observation) Result {
 	var over, within []string
 	for _, l := range o.Stream.Lags {
+		switch {
+		case l.Without > cfg.WatermarkLag:
+			over = append(over, prose.F("%s had records but no watermark at all for %s (by %s), which a dashboard shows as Flink's Long.MIN_VALUE watermark, a lag without bound", l.Operator, l.Without, l.WithoutAt))
+		case l.Without > 0 && !l.Sampled: // the wait before a first watermark is not worth a word once there is one
+			within = append(within, prose.F("%s had records but no watermark for %s (by %s)", l.Operator, l.Without, l.WithoutAt))
+		}
 		if !l.Sampled {
 			continue
 		}

@@ -320,14 +320,15 @@ func (t *Trace) Observe(n int, o *check.Observation) {
 		v.Operators = append(v.Operators, check.StreamOperator{Name: j.Name, Join: true, EventTime: true, Dropped: jd[i], SideOutput: ja[i]})
 	}
 	for _, w := range t.Windows {
-		v.Lags = append(v.Lags, t.lag(w.Name, t.streamMarks(t.streamIndex(w.Stream)), n))
+		si := t.streamIndex(w.Stream)
+		v.Lags = append(v.Lags, t.lag(w.Name, t.streamMarks(si), t.firstRead(n, si), n))
 	}
 	for _, j := range t.Joins {
 		ws := make([]WatermarkPoint, len(j.Watermarks))
 		for k, x := range j.Watermarks {
 			ws[k] = WatermarkPoint{Step: x.Step, Value: x.Value, Part: -1}
 		}
-		v.Lags = append(v.Lags, t.lag(j.Name, ws, n))
+		v.Lags = append(v.Lags, t.lag(j.Name, ws, t.firstRead(n, t.streamIndex(j.Left), t.streamIndex(j.Right)), n))
 	}
 	for i := range t.Windows {
 		v.Windows = append(v.Windows, t.windowCounts(i, n)...)
@@ -350,15 +351,27 @@ func (t *Trace) Observe(n int, o *check.Observation) {
 // lag is the largest watermark lag of an operator at any step by n: the
 // step's true time minus the watermark it worked to then (ws, its changes
 // in step order), once it has one and before its input ends. It is
-// largest at the last step before each change, and at step n.
-func (t *Trace) lag(name string, ws []WatermarkPoint, n int) check.WatermarkLag {
+// largest at the last step before each change, and at step n. Before the
+// operator has a watermark, from the step its input first read a record
+// (first; 0 for none), it measures how long the operator has gone without
+// one, which a dashboard sees as Flink's Long.MIN_VALUE watermark: a lag
+// without bound.
+func (t *Trace) lag(name string, ws []WatermarkPoint, first, n int) check.WatermarkLag {
 	l := check.WatermarkLag{Operator: name}
 	cur, from := watermark.None, 0
 	sample := func(step int) {
-		if cur == watermark.None || cur == watermark.End || step < 1 || step < from {
+		if cur == watermark.End || step < 1 || step < from {
 			return
 		}
 		at := t.t.Events[step-1].At
+		if cur == watermark.None {
+			if first > 0 && step >= first {
+				if d := at.Sub(t.t.Events[first-1].At); d > l.Without {
+					l.Without, l.WithoutAt = d, at
+				}
+			}
+			return
+		}
 		if d := at.Sub(cur); !l.Sampled || d > l.Max {
 			l.Max, l.At, l.Sampled = d, at, true
 		}
@@ -376,6 +389,22 @@ func (t *Trace) lag(name string, ws []WatermarkPoint, n int) check.WatermarkLag 
 	}
 	sample(n)
 	return l
+}
+
+// firstRead is the step at which one of the streams first read a record,
+// by step n, or 0.
+func (t *Trace) firstRead(n int, streams ...int) int {
+	for _, a := range t.Arrivals {
+		if int(a.Step) > n {
+			break
+		}
+		for _, si := range streams {
+			if int(a.Stream) == si {
+				return int(a.Step)
+			}
+		}
+	}
+	return 0
 }
 
 // streamMarks is stream i's own watermark changes, in step order.

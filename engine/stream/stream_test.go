@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/scenario"
@@ -645,4 +646,31 @@ checkpoint every=5s
 	}
 	require.Len(t, commits, 1)
 	assert.Contains(t, commits[0], "1 row becomes visible")
+}
+
+// TestWatermarkLagSeesNoWatermarkAtAll: a partition that never produces,
+// with no idleness, holds the watermark at none for the whole run; the lag
+// alert sees Flink's Long.MIN_VALUE watermark and fires (it said it had
+// nothing to measure, going quiet in the very case it is for).
+func TestWatermarkLagSeesNoWatermarkAtAll(t *testing.T) {
+	tr, _ := run(t, `scenario test/no-wm "One partition never produces"
+topic clicks partitions=2
+producer a to=clicks key=user_id partition=0
+target per_minute sink=merge key=minute
+traffic a records=4 from=10:00:00 every=40s keys=1
+stream taps from=clicks
+watermark taps bound=0s
+key-by taps none
+window counts from=taps tumbling size=1m to=per_minute
+check watermark-lag
+`)
+	var got *check.Result
+	for _, c := range tr.Checks() {
+		if c.Name == "watermark-lag" {
+			got = &c
+		}
+	}
+	require.NotNil(t, got)
+	assert.Equal(t, check.Fail, got.Status)
+	assert.Contains(t, got.Detail, "counts had records but no watermark at all for 2m (by 10:02:00)")
 }
