@@ -358,6 +358,22 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 				}
 			}
 		}
+		if pos > part.End() {
+			// Past the log end is out of range too: the broker answers
+			// OFFSET_OUT_OF_RANGE, and auto.offset.reset decides.
+			why := prose.F("its position %d is past the log end %d, an offset the partition never held", pos, part.End())
+			before := l.w.NextStep()
+			pos, ok = l.offsetReset(g, m, p, -1, why)
+			if !ok {
+				return
+			}
+			if l.w.NextStep() == before { // earliest, from a log start of 0, says nothing of its own
+				l.w.Emit(g.name+"/"+m.name, engine.KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest starts again at the log start %d.", m.name, g.pname(p), why, pos)
+			}
+			m.pos.set(p, pos)
+			l.w.Then(func() { l.poll(g, pl) })
+			return
+		}
 		if pos < part.Start() {
 			why := prose.F("its position %d is below the log start %d (retention deleted offsets %s)", pos, part.Start(), offRange(pos, part.Start()))
 			pos, ok = l.offsetReset(g, m, p, pos, why)

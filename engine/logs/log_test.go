@@ -616,3 +616,38 @@ func TestLogGroupMembersAreBounded(t *testing.T) {
 	_, err = engine.Build(f, nil, 1, worlds.All())
 	require.EqualError(t, err, "log.tdm:10006:16: group billing already has 10000 members; a group has at most 10000")
 }
+
+// TestLogPositionPastTheLogEnd: a committed offset past the log end is out
+// of range as one below the log start is, and auto.offset.reset decides
+// (the consumer found "nothing new" and the lag read -2, while order 1 was
+// never read).
+func TestLogPositionPastTheLogEnd(t *testing.T) {
+	body := `knob reset = earliest | latest | none
+topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=$reset committed=3
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+poll billing c1 at=10:00:02
+produce shop at=10:00:04 key=2
+poll billing c1 at=10:00:05
+`
+	for reset, want := range map[string]struct {
+		says    string
+		missing []string
+	}{
+		"earliest": {"auto.offset.reset=earliest starts again at the log start 0", []string{}},
+		"latest":   {"auto.offset.reset=latest starts at the log end 1", []string{"1"}},
+		"none":     {"auto.offset.reset=none allows no reset", []string{"1", "2"}},
+	} {
+		t.Run(reset, func(t *testing.T) {
+			tr := runLog(t, body, map[string]string{"reset": reset})
+			_, texts := eventsOf(tr, engine.KindOffsetReset)
+			require.Len(t, texts, 1)
+			assert.Contains(t, texts[0], "its position 3 is past the log end 1")
+			assert.Contains(t, texts[0], want.says)
+			assert.Equal(t, want.missing, tr.Final().Missing)
+		})
+	}
+}
