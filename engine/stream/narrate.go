@@ -137,7 +137,13 @@ func (t *Trace) effects(b *strings.Builder, step, i int32, id int64) {
 	for k := stepIndex(len(t.Firings), int(step)-1, func(i int) int32 { return t.Firings[i].Step }); k < len(t.Firings) && t.Firings[k].Step == step; k++ {
 		f := &t.Firings[k]
 		wh := t.Windows[f.Op]
-		prose.Fprintf(b, "; %s fires %s again at once, update %d: %s %d", wh.Name, f.Window, f.N, wh.Agg, wh.Agg.Of(f.Acc))
+		if f.N == 1 {
+			// A window the watermark passed before it held anything (or a
+			// session the record merged into being) fires for the first time.
+			prose.Fprintf(b, "; %s fires %s%s for the first time, at once and late: %s %d", wh.Name, t.keyName(wh, f.Key), f.Window, wh.Agg, wh.Agg.Of(f.Acc))
+			continue
+		}
+		prose.Fprintf(b, "; %s fires %s%s again at once, update %d: %s %d", wh.Name, t.keyName(wh, f.Key), f.Window, f.N, wh.Agg, wh.Agg.Of(f.Acc))
 	}
 	t.stateEffects(b, step, i)
 }
