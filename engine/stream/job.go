@@ -508,8 +508,27 @@ func (j *job) expire() {
 	if len(prepared) > 0 {
 		tail = prose.F("; %s, pre-committed at the barrier, stays prepared until a later checkpoint completes and commits it", strings.Join(prepared, " and "))
 	}
-	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "Checkpoint %d expires: it began %s ago, past the timeout of %s, and %s had not taken %s snapshot, its barrier still behind buffered records; the last checkpoint a restore can use is older than ever%s.",
-		run.id, s.w.Now().Sub(cp.BeginAt), j.timeout, strings.Join(waiting, " and "), map[bool]string{true: "its", false: "their"}[len(waiting) == 1], tail)
+	restore := "no checkpoint has completed yet, so a failure now would start the job from the beginning"
+	if j.done != nil {
+		restore = prose.F("the last checkpoint a restore can use is still %d, growing older", j.done.id)
+	}
+	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "Checkpoint %d expires: it began %s ago, past the timeout of %s, and %s had not taken %s snapshot, its barrier still behind buffered records; %s%s.",
+		run.id, s.w.Now().Sub(cp.BeginAt), j.timeout, strings.Join(waiting, " and "), map[bool]string{true: "its", false: "their"}[len(waiting) == 1], restore, tail)
+}
+
+// prepared reports whether a two-phase sink holds a transaction of
+// checkpoint id, pre-committed and waiting for its commit.
+func (j *job) prepared(id int32) bool {
+	for _, op := range j.s.ops {
+		if out := op.base().out; out != nil && out.twoPC {
+			for _, x := range out.pre {
+				if x.id == id {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // fire makes the job fail next, as a step of its own, if a fail line
@@ -583,7 +602,11 @@ func (j *job) crash(who, point string, restart vtime.Duration) {
 	case "snapshot":
 		prose.Fprintf(&sb, "%s fails after every operator has taken its snapshot for checkpoint %d and before the checkpoint completes", who, fp.Ckpt)
 	case "commit":
-		prose.Fprintf(&sb, "%s fails while the sinks commit checkpoint %d's transactions: the checkpoint is complete, the commits never reach the table", who, fp.Ckpt)
+		if j.prepared(fp.Ckpt) {
+			prose.Fprintf(&sb, "%s fails while the sinks commit checkpoint %d's transactions: the checkpoint is complete, the commits never reach the table", who, fp.Ckpt)
+		} else {
+			prose.Fprintf(&sb, "%s fails as checkpoint %d completes, where the sinks commit its transactions; it has none, so no row waits on the commit", who, fp.Ckpt)
+		}
 	default:
 		prose.Fprintf(&sb, "%s fails", who)
 	}

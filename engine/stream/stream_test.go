@@ -674,3 +674,47 @@ check watermark-lag
 	assert.Equal(t, check.Fail, got.Status)
 	assert.Contains(t, got.Detail, "counts had records but no watermark at all for 2m (by 10:02:00)")
 }
+
+// TestJobSentencesWithNothingBehindThem: an expiry before any checkpoint
+// has completed says a failure would start from the beginning (it said the
+// last usable checkpoint was "older than ever"), and a failure at the
+// commit of a checkpoint with no transactions says there was none to
+// commit (it said the commits never reached the table).
+func TestJobSentencesWithNothingBehindThem(t *testing.T) {
+	narrations := func(tr *engine.Trace, part string) []string {
+		var out []string
+		for i := range tr.Events {
+			if n := tr.Narration(&tr.Events[i]); strings.Contains(n, part) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	tr, _ := run(t, `scenario test/expire "A checkpoint that expires behind a blocked buffer"
+topic clicks partitions=1
+producer app to=clicks key=click_id
+target fct_clicks sink=merge key=click_id
+traffic app records=30 from=10:00:00 every=100ms keys=unique
+stream taps from=clicks
+checkpoint every=2s timeout=1s
+sink load from=taps to=fct_clicks rate=2/s buffer=5 overflow=block
+`)
+	expiries := narrations(tr, "expires: it began")
+	require.NotEmpty(t, expiries)
+	assert.Contains(t, expiries[0], "no checkpoint has completed yet, so a failure now would start the job from the beginning")
+
+	tr, _ = run(t, `scenario test/commit-empty "Fail at the commit of a checkpoint with nothing to commit"
+topic orders partitions=1
+producer shop to=orders key=order_id
+target fct_orders sink=append key=order_id
+produce shop at=10:00:01 key=1
+produce shop at=10:00:12 key=2
+stream orders_in from=orders
+sink load from=orders_in to=fct_orders commit=two-phase
+checkpoint every=10s from=10:00:00
+fail load at=10:00:00 point=commit restart=1s
+`)
+	fails := narrations(tr, "load fails")
+	require.NotEmpty(t, fails)
+	assert.Contains(t, fails[0], "load fails as checkpoint 1 completes, where the sinks commit its transactions; it has none, so no row waits on the commit")
+}
