@@ -797,7 +797,14 @@ func (l *world) pause(g *groupState, name string, until vtime.Time) {
 		l.w.Emit(g.name+"/"+name, engine.KindPause, -1, "%s is not a member of %s; there is nothing to pause.", name, g.name)
 		return
 	}
+	prev := m.paused
 	m.paused = until
+	if prev > l.w.Now() && prev != until {
+		// The later instruction wins, as the code's last pause or resume
+		// does: the member resumes at until, earlier or later than it was to.
+		l.w.Emit(g.name+"/"+name, engine.KindPause, -1, "%s, paused until %s, is paused until %s instead; records keep arriving and its lag grows.", name, prev, until)
+		return
+	}
 	l.w.Emit(g.name+"/"+name, engine.KindPause, -1, "%s pauses fetching until %s (a slow downstream, a long GC); records keep arriving and its lag grows.", name, until)
 }
 

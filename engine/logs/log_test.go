@@ -651,3 +651,23 @@ poll billing c1 at=10:00:05
 		})
 	}
 }
+
+// TestLogSecondPauseSaysItReplacesTheFirst: a pause while paused sets the
+// time the member resumes, and says so (it said nothing of the first, and
+// the member read before the time the timeline had given).
+func TestLogSecondPauseSaysItReplacesTheFirst(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=earliest
+member billing c1 at=10:00:00
+produce shop at=10:00:00 key=1
+pause billing c1 at=10:00:01 until=10:00:05
+pause billing c1 at=10:00:02 until=10:00:03
+poll billing c1 at=10:00:04
+`, nil)
+	_, pauses := eventsOf(tr, engine.KindPause)
+	require.Len(t, pauses, 2)
+	assert.Equal(t, "c1, paused until 10:00:05, is paused until 10:00:03 instead; records keep arriving and its lag grows.", pauses[1])
+	assert.Empty(t, tr.Final().Missing, "the poll at 10:00:04 reads: the pause ended at 10:00:03")
+}
