@@ -34,9 +34,9 @@ func consumerLagOf(cfg Config, o Observation) Result {
 		}
 	}
 	if len(behind) > 0 {
-		over := "are behind"
+		over := prose.IsAre(len(behind)) + " behind"
 		if cfg.MaxLag > 0 {
-			over = prose.F("are more than %d behind", cfg.MaxLag)
+			over = prose.F("%s more than %d behind", prose.IsAre(len(behind)), cfg.MaxLag)
 		}
 		return Result{Status: Fail, Detail: prose.F("%d of %s %s: %s", len(behind), prose.Count(len(o.Log.Partitions), "partition", "partitions"), over, strings.Join(limit(behind, 4), "; "))}
 	}

@@ -28,7 +28,7 @@ func TestConsumerLagThreshold(t *testing.T) {
 	cfg.MaxLag = 9
 	r = one(t, cfg, o)
 	assert.Equal(t, check.Fail, r.Status)
-	assert.Contains(t, r.Detail, "1 of 3 partitions are more than 9 behind: billing on orders-0 lag 10")
+	assert.Contains(t, r.Detail, "1 of 3 partitions is more than 9 behind: billing on orders-0 lag 10")
 }
 
 // TestLogChecksCountInWords: one of a thing is one thing.

@@ -276,7 +276,9 @@ func (l *world) rebalance(g *groupState, why string) {
 		parts = append(parts, m+" gets "+strings.Join(ps, ", "))
 	}
 	if len(parts) == 0 {
-		parts = []string{"no member is left, so nobody reads"}
+		l.w.Emit(g.name, engine.KindRebalance, -1, "%s: generation %d (%s assignment) — no member is left, so nobody reads; the committed offsets wait for the next member to join, and anything read but not committed will be read again.",
+			why, g.g.Generation, g.g.Strategy)
+		return
 	}
 	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: generation %d (%s assignment) — %s; every member resumes from the committed offsets, and anything read but not committed will be read again.",
 		why, g.g.Generation, g.g.Strategy, strings.Join(parts, "; "))
