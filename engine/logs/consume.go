@@ -360,24 +360,17 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 				}
 			}
 		}
-		if pos > part.End() {
-			// Past the log end is out of range too: the broker answers
-			// OFFSET_OUT_OF_RANGE, and auto.offset.reset decides.
-			why := prose.F("its position %d is past the log end %d, an offset the partition never held", pos, part.End())
-			before := l.w.NextStep()
-			pos, ok = l.offsetReset(g, m, p, -1, why)
-			if !ok {
-				return
-			}
-			if l.w.NextStep() == before { // earliest, from a log start of 0, says nothing of its own
-				l.w.Emit(g.name+"/"+m.name, engine.KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest starts again at the log start %d.", m.name, g.pname(p), why, pos)
-			}
-			m.pos.set(p, pos)
-			l.w.Then(func() { l.poll(g, pl) })
-			return
+		// A position outside the log is out of range, past the end as
+		// below the start: the broker answers OFFSET_OUT_OF_RANGE, and
+		// auto.offset.reset decides.
+		var why string
+		switch {
+		case pos > part.End():
+			why = prose.F("its position %d is past the log end %d, an offset the partition never held", pos, part.End())
+		case pos < part.Start():
+			why = prose.F("its position %d is below the log start %d (retention deleted offsets %s)", pos, part.Start(), offRange(pos, part.Start()))
 		}
-		if pos < part.Start() {
-			why := prose.F("its position %d is below the log start %d (retention deleted offsets %s)", pos, part.Start(), offRange(pos, part.Start()))
+		if why != "" {
 			pos, ok = l.offsetReset(g, m, p, pos, why)
 			if !ok {
 				return
@@ -503,7 +496,13 @@ func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 		return 0, false
 	case "latest":
 		to := part.End()
-		if pos >= 0 && to > pos {
+		if pos > to {
+			if to > part.Start() { // what the log holds is never read, as from no offset
+				rr.From, rr.To = part.Start(), to
+				g.hist.Resets = append(g.hist.Resets, rr)
+			}
+			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=latest goes back to the log end %d.", m.name, g.pname(p), why, to)
+		} else if pos >= 0 && to > pos {
 			rr.From, rr.To, rr.Deleted = pos, to, true
 			g.hist.Resets = append(g.hist.Resets, rr)
 			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s: %s, so auto.offset.reset=latest jumps to the log end %d; offsets %s are skipped, the deleted ones and the held ones alike.", m.name, why, to, offRange(pos, to))
@@ -515,7 +514,9 @@ func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 		return to, true
 	default:
 		to := part.Start()
-		if pos >= 0 && to > pos {
+		if pos > part.End() {
+			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest starts again at the log start %d.", m.name, g.pname(p), why, to)
+		} else if pos >= 0 && to > pos {
 			rr.From, rr.To, rr.Deleted = pos, to, true
 			g.hist.Resets = append(g.hist.Resets, rr)
 			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest restarts at %d; offsets %s are gone for good.", m.name, g.pname(p), why, to, offRange(pos, to))

@@ -638,7 +638,7 @@ poll billing c1 at=10:00:05
 		missing []string
 	}{
 		"earliest": {"auto.offset.reset=earliest starts again at the log start 0", []string{}},
-		"latest":   {"auto.offset.reset=latest starts at the log end 1", []string{"1"}},
+		"latest":   {"auto.offset.reset=latest goes back to the log end 1", []string{"1"}},
 		"none":     {"auto.offset.reset=none allows no reset", []string{"1", "2"}},
 	} {
 		t.Run(reset, func(t *testing.T) {
