@@ -542,7 +542,6 @@ func (st *stream) chain() {
 		case workNone:
 			st.arm()
 			st.maybeEnd()
-			st.s.job.maybeFinal() // what the end of input released may wait in a two-phase sink
 			return
 		case workJob:
 			j := st.jobs[0]
