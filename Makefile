@@ -18,7 +18,8 @@ generate:
 # and clears the Go runtime's file and line tables (-strip-lines: 60 to 107 KB
 # less brotli; a traceback in the browser says ?:0 instead of a file and line)
 # and its inline trees (-strip-inlining) and unsafe-point tables, which wasm
-# never reads (-strip-unsafe-points), and renames every function fn.N
+# never reads (-strip-unsafe-points), and the argument layouts a traceback
+# prints a frame's arguments from (-strip-arginfo), and renames every function fn.N
 # (-short-names: together 56 to 80 KB less brotli; build/wasm-names/MODULE.names
 # turns a browser traceback's fn.N back into a name; the modules are linked
 # afresh each time, since go build takes a module these passes rewrote, which
@@ -31,15 +32,21 @@ generate:
 # tidemark-hwm.wasm (the high-water-mark world), tidemark-log.wasm (and the log
 # world) and tidemark.wasm (every world). A page loads the smallest that runs
 # its scenarios (web/pages/module.go).
+#
+# The project's own packages are compiled without inlining (WASM_GCFLAGS,
+# internal/wasmnode.PageGCFlags, which a test keeps equal): about 58 KB less
+# brotli for the module of every world, for a slower run of a large scenario
+# (docs/performance.md, "Download: the project's code without inlining").
 MODULES = tidemark.wasm:all tidemark-log.wasm:tm_log tidemark-hwm.wasm:tm_hwm
+WASM_GCFLAGS = github.com/tidemark/tidemark/...=-l
 wasm:
 	@set -e; for m in $(MODULES); do \
 		name=$${m%%:*}; tag=$${m##*:}; \
 		echo "GOOS=js GOARCH=wasm $(GO) build -tags $$tag -o web/static/$$name ./wasm"; \
 		rm -f web/static/$$name; \
-		GOOS=js GOARCH=wasm $(GO) build -trimpath -tags "$$tag" -ldflags='-s -w' -o web/static/$$name ./wasm; \
+		GOOS=js GOARCH=wasm $(GO) build -trimpath -tags "$$tag" -gcflags='$(WASM_GCFLAGS)' -ldflags='-s -w' -o web/static/$$name ./wasm; \
 	done
-	$(GO) run ./web/internal/wasmmerge -strip-lines -strip-inlining -strip-unsafe-points -short-names build/wasm-names $(addprefix web/static/,$(foreach m,$(MODULES),$(firstword $(subst :, ,$(m)))))
+	$(GO) run ./web/internal/wasmmerge -strip-lines -strip-inlining -strip-unsafe-points -strip-arginfo -short-names build/wasm-names $(addprefix web/static/,$(foreach m,$(MODULES),$(firstword $(subst :, ,$(m)))))
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" web/static/wasm_exec.js
 	$(GO) run ./web/internal/precompress $(addprefix web/static/,$(foreach m,$(MODULES),$(firstword $(subst :, ,$(m)))))
 
@@ -84,7 +91,8 @@ test-short:
 
 # bench runs the engine's benchmarks (a run of each world, seeks) and the
 # widget's stage drawing natively and as wasm under node, alternately, with
-# the collector settings the page gives the browser module, and prints both
+# the collector settings the page gives the browser module (and the wasm side
+# compiled with its WASM_GCFLAGS), and prints both
 # with how many times slower wasm is (internal/wasmbench; docs/performance.md).
 # It takes several minutes and wants a quiet machine; BENCH_COUNT sets the
 # rounds.

@@ -26,6 +26,17 @@ import (
 // within a soft limit. Runs that stand for the browser use it.
 var PageEnv = []string{"GOGC=400", "GOMEMLIMIT=256MiB"}
 
+// PageGCFlags is the -gcflags value the browser modules are compiled with
+// (WASM_GCFLAGS in the Makefile, which a test keeps equal to it): the
+// project's own packages without inlining. Inlining copies a callee's body
+// into each call site; in js/wasm, where the Go compiler writes every call so
+// that it can unwind and resume, those copies are most of what the project's
+// code weighs, and leaving them out takes about 58 KB of brotli off the
+// module of every world, for a slower run of a large scenario (see
+// docs/performance.md, "Download: the project's code without inlining").
+// Builds that stand for the browser use it.
+const PageGCFlags = "github.com/tidemark/tidemark/...=-l"
+
 // Runner returns the path of go_js_wasm_exec for the go command on PATH,
 // or an error saying what is missing: the go command, the runner, or node.
 func Runner() (string, error) {
@@ -63,15 +74,16 @@ func Require(t testing.TB) string {
 }
 
 // BuildTest compiles the tests of the package in dir for js/wasm into out
-// (`go test -c`), so that one node process can run them.
+// (`go test -c`) with PageGCFlags, so that one node process can run them as
+// the browser would run the same code.
 func BuildTest(ctx context.Context, dir, out string) error {
-	return goBuild(ctx, dir, "test", "-c", "-o", out, ".")
+	return goBuild(ctx, dir, "test", "-gcflags="+PageGCFlags, "-c", "-o", out, ".")
 }
 
 // Build compiles the main package pkg (relative to dir) for js/wasm into out,
 // as `make wasm` builds the browser module.
 func Build(ctx context.Context, dir, pkg, out string) error {
-	return goBuild(ctx, dir, "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
+	return goBuild(ctx, dir, "build", "-trimpath", "-gcflags="+PageGCFlags, "-ldflags=-s -w", "-o", out, pkg)
 }
 
 func goBuild(ctx context.Context, dir string, args ...string) error {

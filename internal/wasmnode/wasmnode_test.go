@@ -50,3 +50,19 @@ func main() { println(runtime.GOOS+"/"+runtime.GOARCH, os.Getenv("GREETING"), os
 	require.NoError(t, err, "%s", out)
 	assert.Equal(t, "js/wasm hello world\n", string(out))
 }
+
+// TestPageGCFlagsMatchTheMakefile: the flags the tests and `make bench`
+// build the browser's code with are the ones `make wasm` ships.
+func TestPageGCFlagsMatchTheMakefile(t *testing.T) {
+	mk, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
+	require.NoError(t, err)
+	var found []string
+	for line := range strings.Lines(string(mk)) {
+		if v, ok := strings.CutPrefix(line, "WASM_GCFLAGS = "); ok {
+			found = append(found, strings.TrimSpace(v))
+		}
+	}
+	require.Len(t, found, 1, "the Makefile sets WASM_GCFLAGS once")
+	assert.Equal(t, PageGCFlags, found[0])
+	assert.Contains(t, string(mk), "-gcflags='$(WASM_GCFLAGS)'", "make wasm compiles the modules with WASM_GCFLAGS")
+}

@@ -421,7 +421,12 @@ func TestStripRuns(t *testing.T) {
 	unsafe, ps, err := StripUnsafePoints(inlining)
 	require.NoError(t, err)
 	assert.Greater(t, ps.Tables, 10, "unsafe-point tables cleared")
-	short, names, err := ShortenNames(unsafe)
+	args, as, err := StripArgInfo(unsafe)
+	require.NoError(t, err)
+	assert.Greater(t, as.Cleared, 100, "functions whose argument layouts were cleared")
+	assert.Greater(t, as.Records, 10)
+	assert.Greater(t, as.Zeroed, 100)
+	short, names, err := ShortenNames(args)
 	require.NoError(t, err)
 	at := func(was string) int { return slices.IndexFunc(names, func(n Name) bool { return n.Was == was }) }
 	mainAt, crashAt := at("main.main"), at("main.crash")
@@ -445,7 +450,7 @@ func TestStripRuns(t *testing.T) {
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"main.fails.func1", "main.T.R", "main.tryRecover", "main.wrapped.func1"}, recovering)
 
-	files := map[string][]byte{"orig": mod, "lines": lines, "inlining": inlining, "unsafe": unsafe, "short": short}
+	files := map[string][]byte{"orig": mod, "lines": lines, "inlining": inlining, "unsafe": unsafe, "args": args, "short": short}
 	runs, crashes := map[string]string{}, map[string]string{}
 	for name, b := range files {
 		f := filepath.Join(dir, name+".wasm")
@@ -471,6 +476,9 @@ func TestStripRuns(t *testing.T) {
 	assert.Equal(t, want+"? 0 true true\nmain.main\n", runs["lines"])
 	assert.Equal(t, runs["lines"], runs["inlining"])
 	assert.Equal(t, runs["lines"], runs["unsafe"])
+	assert.Equal(t, runs["lines"], runs["args"])
+	assert.Contains(t, crashes["unsafe"], "main.crash(0x7)", "as linked, the traceback prints crash's argument")
+	assert.Contains(t, crashes["args"], "main.crash()", "without the layouts, it prints none")
 	assert.Equal(t, want+"? 0 true true\n"+names[mainAt].Now+"\n", runs["short"])
 	assert.Contains(t, crashes["lines"], "main.crash(", "the traceback names the function")
 	assert.Equal(t, "fn."+strconv.Itoa(crashAt), names[crashAt].Now)

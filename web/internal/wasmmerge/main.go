@@ -12,7 +12,9 @@
 // StripInlining): a function inlined into another is no frame of its own in
 // a traceback. With -strip-unsafe-points it clears the tables that only
 // asynchronous preemption and debugger calls read, which js/wasm has not
-// (see StripUnsafePoints). With -short-names DIR it renames functions fn.N
+// (see StripUnsafePoints). With -strip-arginfo it clears the argument
+// layouts a traceback prints a frame's arguments from (see StripArgInfo).
+// With -short-names DIR it renames functions fn.N
 // or runtime.N (see ShortenNames) and writes DIR/FILE.names, a line per
 // function with its name now and before, the key to a traceback's short
 // names. Together they take about a twelfth off a browser module's brotli
@@ -22,7 +24,7 @@
 // `make wasm` runs it on the browser modules after linking and before
 // precompressing:
 //
-//	go run ./web/internal/wasmmerge [-gap N] [-strip-lines] [-strip-inlining] [-strip-unsafe-points] [-short-names DIR] [-measure] FILE...
+//	go run ./web/internal/wasmmerge [-gap N] [-strip-lines] [-strip-inlining] [-strip-unsafe-points] [-strip-arginfo] [-short-names DIR] [-measure] FILE...
 //
 // Each file is rewritten in place (through a temporary file and a rename).
 // A module the tool does not know how to merge safely (see ErrUnsupported)
@@ -60,10 +62,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.lines, "strip-lines", false, "clear the Go runtime's file and line tables as well")
 	fs.BoolVar(&o.inlining, "strip-inlining", false, "clear the Go runtime's inline trees as well, but those recover needs")
 	fs.BoolVar(&o.unsafePoints, "strip-unsafe-points", false, "clear the Go runtime's unsafe-point tables as well, which js/wasm never reads")
+	fs.BoolVar(&o.argInfo, "strip-arginfo", false, "clear the Go runtime's argument layouts as well, from which a traceback prints arguments")
 	fs.StringVar(&o.namesDir, "short-names", "", "rename every function fn.N in the Go runtime's function table, and write the names to `DIR`/FILE.names")
 	fs.BoolVar(&o.measure, "measure", false, "print the brotli size (quality 11) before and after")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: wasmmerge [-gap N] [-strip-lines] [-strip-inlining] [-strip-unsafe-points] [-short-names DIR] [-measure] FILE...")
+		fmt.Fprintln(stderr, "usage: wasmmerge [-gap N] [-strip-lines] [-strip-inlining] [-strip-unsafe-points] [-strip-arginfo] [-short-names DIR] [-measure] FILE...")
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -87,6 +90,7 @@ type options struct {
 	gap             int
 	lines, inlining bool
 	unsafePoints    bool
+	argInfo         bool
 	namesDir        string // where to write the names list; "" leaves the names alone
 	measure         bool
 }
@@ -147,6 +151,15 @@ func mergeFile(file string, o options, stdout, stderr io.Writer) error {
 		err := pass("unsafe-point tables", func(m []byte) ([]byte, string, error) {
 			out, ps, err := StripUnsafePoints(m)
 			return out, fmt.Sprintf("the unsafe-point tables of %d functions cleared (%d tables, %d bytes set to zero)", ps.Funcs, ps.Tables, ps.Zeroed), err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if o.argInfo {
+		err := pass("argument layouts", func(m []byte) ([]byte, string, error) {
+			out, as, err := StripArgInfo(m)
+			return out, fmt.Sprintf("the argument layouts of %d of %d functions cleared (%d records, %d bytes set to zero)", as.Cleared, as.Funcs, as.Records, as.Zeroed), err
 		})
 		if err != nil {
 			return err
