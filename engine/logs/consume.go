@@ -49,13 +49,18 @@ type groupState struct {
 //
 // A member is busy while a batch it polled is in its hands (inFlight > 0):
 // a rebalance waits for it to finish and call poll again, as Kafka's
-// protocols do, unless it stays busy past max.poll.interval.
+// protocols do, unless it stays busy past max.poll.interval. A consumer's
+// loop polls, processes, and only then polls again, so a poll that comes
+// due while the member is busy does not happen (see poll): a member holds
+// at most one batch.
 type member struct {
 	name     string
 	gen      int
 	pos      positions
 	done     positions  // where the batches it has finished end: what a commit inside poll commits
-	inFlight int        // batches polled and not yet finished
+	inFlight int        // batches polled and not yet finished: 0 or 1
+	busyFrom vtime.Time // when it polled the batch in its hands, if inFlight > 0
+	busyTill vtime.Time // when its code is to be done with that batch
 	lastPoll vtime.Time // when it last called poll
 	owned    []int      // the partitions it owns, as of generation ownedGen over ownedN partitions
 	ownedGen int
@@ -307,6 +312,13 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		l.w.Then(func() { l.poll(g, pl) })
 		return
 	}
+	if m != nil && m.inFlight > 0 {
+		// The consumer's thread is still in its code with the last batch:
+		// it calls poll once that returns, not on the round's clock. Read
+		// on, and the batches' commits could land out of order.
+		l.w.Emit(g.name+"/"+pl.member, engine.KindPoll, -1, "%s does not poll: it is still processing the batch it polled at %s (until %s), and a consumer's loop calls poll again only once its code is done with a batch.", pl.member, m.busyFrom, m.busyTill)
+		return
+	}
 	actor := ""
 	if m == nil || m.stopped || l.w.Now() < m.paused || g.pending != "" {
 		actor = g.name + "/" + pl.member
@@ -425,6 +437,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 	// Narrated on demand from the ranges just read.
 	l.emitNote(l.actorOf(g, m), engine.KindPoll, logNote{a: g.idx, i: int64(b.reads), n: int32(len(b.ranges)), why: notePoll})
 	m.inFlight++
+	m.busyFrom, m.busyTill = l.w.Now(), l.w.Now().Add(pl.process)
 	if g.commit == "before" {
 		l.w.Then(func() { l.commitBatch(g, m, b, "before writing the batch") })
 	}

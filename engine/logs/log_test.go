@@ -671,3 +671,33 @@ poll billing c1 at=10:00:04
 	assert.Equal(t, "c1, paused until 10:00:05, is paused until 10:00:03 instead; records keep arriving and its lag grows.", pauses[1])
 	assert.Empty(t, tr.Final().Missing, "the poll at 10:00:04 reads: the pause ended at 10:00:03")
 }
+
+// TestLogBusyMemberDoesNotPoll: a consumer's loop polls again only once its
+// code is done with a batch, so a round that comes due while it processes
+// reads nothing, and the commits of its batches land in order.
+func TestLogBusyMemberDoesNotPoll(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=earliest
+member billing c1 at=10:00:00
+produce shop at=10:00:00 key=1
+produce shop at=10:00:00 key=2
+poll billing c1 at=10:00:01 max=1 process=3s
+produce shop at=10:00:02 key=3
+poll billing c1 at=10:00:02
+poll billing c1 at=10:00:05
+`, nil)
+	_, polls := eventsOf(tr, engine.KindPoll)
+	require.Len(t, polls, 3, "%q", polls)
+	assert.Equal(t, "c1 does not poll: it is still processing the batch it polled at 10:00:01 (until 10:00:04), and a consumer's loop calls poll again only once its code is done with a batch.", polls[1])
+	assert.Contains(t, polls[2], "offsets 1–2", "the next poll reads on from where the first batch ended")
+	var last int64 = -1
+	commits := logs.Of(tr).Groups[0].Commits
+	require.Len(t, commits, 2)
+	for _, c := range commits {
+		assert.Greater(t, c.Offset, last, "a commit goes backwards: %+v", commits)
+		last = c.Offset
+	}
+	assert.Empty(t, tr.Final().Missing)
+}
