@@ -2,6 +2,7 @@ package hwm_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -63,4 +64,42 @@ run extract at=10:00:08
 	final := tr.Final()
 	assert.Empty(t, final.Missing)
 	assert.Equal(t, []string{"1", "2"}, slices.Sorted(slices.Values(final.Stale)), "deleted rows the target still holds")
+}
+
+// TestDeleteOfOwnInsert: a row a transaction inserts and deletes itself was
+// never seen by another session, and its commit shows neither; a row
+// committed before and deleted in the same statement is still seen until
+// the commit.
+func TestDeleteOfOwnInsert(t *testing.T) {
+	const src = `scenario test/delete-own "A transaction deletes its own insert"
+source orders key=order_id
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=lsn
+txn T0 begin=10:00:00 commit=10:00:00 insert order_id=5
+txn T1 begin=10:00:01 commit=10:00:03 insert order_id=1,2 delete order_id=1,5
+txn T2 begin=10:00:04 commit=10:00:05 insert order_id=7 delete order_id=7
+run extract at=10:00:06
+`
+	f, err := scenario.Parse("d.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	var deletes []string
+	commits := map[string]string{}
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		switch text := tr.Narration(e); {
+		case e.Kind == engine.KindCommit:
+			commits[tr.Actor(e)] = text
+		case strings.Contains(text, " deletes "):
+			deletes = append(deletes, text)
+		}
+	}
+	require.Len(t, deletes, 2)
+	assert.Equal(t, "T1 deletes orders 1, 5 from orders. Other sessions still see order 5 until T1 commits, and then it is gone (only change capture sees a delete); as for order 1, T1 inserted it itself, so no other session ever saw it, and no reader will.", deletes[0])
+	assert.Equal(t, "T2 deletes order 7 from orders: T2 inserted it itself, so no other session ever saw it, and no reader will.", deletes[1])
+	assert.Equal(t, "T1 commits at 10:00:03 as lsn 1002; order 2 is now visible to new readers and order 5 gone. Order 1, inserted and deleted inside T1, was never visible to any reader.", commits["T1"])
+	assert.Equal(t, "T2 commits at 10:00:05 as lsn 1003; order 7, inserted and deleted inside T2, was never visible to any reader.", commits["T2"])
+	assert.Empty(t, tr.Final().Missing)
+	assert.Empty(t, tr.Final().Stale)
 }

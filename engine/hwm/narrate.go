@@ -1,6 +1,8 @@
 package hwm
 
 import (
+	"slices"
+
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
@@ -59,8 +61,27 @@ func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord, unmatched []st
 	}
 	if s.Op == mvcc.Delete {
 		// A deleted row writes no updated_at: at commit it is simply gone.
-		return prose.F("%s deletes %s from %s; other sessions still see it until %s commits, and then it is gone: no query of changed rows can return it (only change capture sees a delete).%s",
-			rec.Name, prose.Rows(noun, s.Keys), s.Table, rec.Name, also)
+		// A row the transaction inserted itself was never seen by anyone
+		// else, and its commit shows neither the insert nor the delete.
+		own := ownInserts(rec, s)
+		var seen, mine []string
+		for _, k := range s.Keys {
+			if own[k] {
+				mine = append(mine, k)
+			} else {
+				seen = append(seen, k)
+			}
+		}
+		never := prose.F("%s inserted %s itself, so no other session ever saw %s, and no reader will", rec.Name, prose.ItThem(len(mine)), prose.ItThem(len(mine)))
+		switch {
+		case len(mine) == 0:
+			return prose.F("%s deletes %s from %s; other sessions still see %s until %s commits, and then %s gone: no query of changed rows can return %s (only change capture sees a delete).%s",
+				rec.Name, prose.Rows(noun, s.Keys), s.Table, prose.ItThem(len(seen)), rec.Name, prose.ItThem(len(seen))+" "+prose.IsAre(len(seen)), prose.ItThem(len(seen)), also)
+		case len(seen) == 0:
+			return prose.F("%s deletes %s from %s: %s.%s", rec.Name, prose.Rows(noun, mine), s.Table, never, also)
+		}
+		return prose.F("%s deletes %s from %s. Other sessions still see %s until %s commits, and then %s gone (only change capture sees a delete); as for %s, %s.%s",
+			rec.Name, prose.Rows(noun, s.Keys), s.Table, prose.Rows(noun, seen), rec.Name, prose.ItThem(len(seen))+" "+prose.IsAre(len(seen)), prose.Rows(noun, mine), never, also)
 	}
 	return prose.F("%s %s %s %s %s%s; no other session can see it until %s commits.%s",
 		rec.Name, verb, prose.Rows(noun, s.Keys), prep, s.Table, when, rec.Name, also)
@@ -106,9 +127,20 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 			}
 		}
 	}
-	visible, gone := splitDeletes(rec)
+	visible, gone, never := splitDeletes(rec)
 	if rec.LSN == 0 {
 		return prose.F("%s commits at %s having changed no row, so it takes no log position and new readers see nothing new.", rec.Name, rec.EndAt)
+	}
+	if len(never) > 0 {
+		// Rows inserted and deleted inside the transaction: the commit
+		// shows none of them.
+		them := prose.F("%s, inserted and deleted inside %s, %s never visible to any reader.", prose.Rows(n, never), rec.Name, prose.WereWas(len(never)))
+		if len(visible) == 0 && len(gone) == 0 {
+			return prose.F("%s commits at %s as lsn %d; %s", rec.Name, rec.EndAt, rec.LSN, them)
+		}
+		rec := *rec
+		rec.Stmts = withoutKeys(rec.Stmts, never)
+		return t.commitNarration(&rec) + " " + capital(them)
 	}
 	if len(lost) > 0 {
 		it := "it"
@@ -133,34 +165,82 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 }
 
 // splitDeletes divides the keys a transaction wrote into those its commit
-// makes visible and those it deletes, each in the order first written; a
-// key's last statement decides.
-func splitDeletes(rec *TxnRecord) (visible, gone []string) {
+// makes visible, those it deletes, and those it both inserted and deleted,
+// which no reader ever sees, each in the order first written; a key's
+// first and last statements decide.
+func splitDeletes(rec *TxnRecord) (visible, gone, never []string) {
 	deleted := false
 	for _, s := range rec.Stmts {
 		deleted = deleted || s.Op == mvcc.Delete
 	}
 	if !deleted {
-		return rec.Keys(), nil
+		return rec.Keys(), nil, nil
 	}
-	last := map[string]mvcc.Op{}
+	first, last := map[string]mvcc.Op{}, map[string]mvcc.Op{}
 	var order []string
 	for _, s := range rec.Stmts {
 		for _, k := range s.Keys {
 			if _, ok := last[k]; !ok {
 				order = append(order, k)
+				first[k] = s.Op
 			}
 			last[k] = s.Op
 		}
 	}
 	for _, k := range order {
-		if last[k] == mvcc.Delete {
+		switch {
+		case last[k] == mvcc.Delete && first[k] == mvcc.Insert:
+			never = append(never, k)
+		case last[k] == mvcc.Delete:
 			gone = append(gone, k)
-		} else {
+		default:
 			visible = append(visible, k)
 		}
 	}
-	return visible, gone
+	return visible, gone, never
+}
+
+// withoutKeys returns stmts with keys left out of each statement.
+func withoutKeys(stmts []StmtRecord, keys []string) []StmtRecord {
+	out := make([]StmtRecord, 0, len(stmts))
+	for _, s := range stmts {
+		var kept []string
+		for _, k := range s.Keys {
+			if !slices.Contains(keys, k) {
+				kept = append(kept, k)
+			}
+		}
+		if len(kept) > 0 {
+			s.Keys = kept
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ownInserts returns which of the keys of statement s the transaction had
+// inserted itself, in an earlier statement on the same table, and not
+// deleted since: rows no other session has ever seen.
+func ownInserts(rec *TxnRecord, s *StmtRecord) map[string]bool {
+	own := map[string]bool{}
+	for i := range rec.Stmts {
+		p := &rec.Stmts[i]
+		if p == s {
+			break
+		}
+		if p.Table != s.Table {
+			continue
+		}
+		for _, k := range p.Keys {
+			switch p.Op {
+			case mvcc.Insert:
+				own[k] = true
+			case mvcc.Delete:
+				delete(own, k)
+			}
+		}
+	}
+	return own
 }
 
 // versionsOf returns the versions a committed transaction wrote: a run of

@@ -59,3 +59,11 @@ func Count(n int, one, many string) string {
 	}
 	return F("%d %s", n, many)
 }
+
+// ItThem is "it" for one and "them" for more.
+func ItThem(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
