@@ -612,7 +612,7 @@ func (l *world) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]s
 		}
 	}
 	// The key's text comes from its state, which the write reads next anyway.
-	return append(in, sink.In{ID: id, Src: src, Key: l.w.KeyText(id), Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: int64(r.LSN)})
+	return append(in, sink.In{ID: id, Src: src, Key: l.w.KeyText(id), Seq: int(r.Seq), UpdatedAt: r.UpdatedAt, LSN: int64(r.LSN), Delete: r.Delete})
 }
 
 // consumeSlow writes a batch that a dedup or a timestamp mark filtered, or
@@ -638,11 +638,15 @@ func (l *world) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in 
 		if res.Collapsed > 0 {
 			extra += prose.F("; the merge absorbs %d already present", res.Collapsed)
 		}
-		keys := make([]string, len(in))
-		for i, x := range in {
-			keys[i] = x.Key
+		var keys, deletes []string
+		for _, x := range in {
+			if x.Delete {
+				deletes = append(deletes, x.Key)
+			} else {
+				keys = append(keys, x.Key)
+			}
 		}
-		l.w.Emit(actor, engine.KindWrite, -1, "%s %s %s into %s%s.", m.name, sinkVerb(g.target.Mode), prose.Rows(l.w.Trace().Noun(l.feedName(g)), keys), g.target.Name, extra)
+		l.w.Emit(actor, engine.KindWrite, -1, "%s", writeSentence(m.name, g.target.Mode, l.w.Trace().Noun(l.feedName(g)), g.target.Name, keys, deletes, extra))
 	}
 	l.afterWrite(g, m, b, pl)
 }

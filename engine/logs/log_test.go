@@ -701,3 +701,42 @@ poll billing c1 at=10:00:05
 	}
 	assert.Empty(t, tr.Final().Missing)
 }
+
+// TestLogCDCDelete: change capture publishes a delete as a delete event; a
+// merge target deletes the row, and one that only appends cannot, which
+// the truth shows as a stale row and the narration says.
+func TestLogCDCDelete(t *testing.T) {
+	const body = `source orders key=order_id updated_at=txn-start
+topic orders_cdc partitions=1
+target fct_orders sink=$sink key=order_id
+cdc capture from=orders to=orders_cdc
+group loader topic=orders_cdc to=fct_orders commit=after reset=earliest
+member loader c1 at=10:00:00
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1 amount=120
+txn T2 begin=10:00:01 commit=10:00:01 insert order_id=2 amount=75
+poll loader c1 at=10:00:02
+txn T3 begin=10:00:03 commit=10:00:03 delete order_id=1
+poll loader c1 at=10:00:05
+`
+	for _, tc := range []struct {
+		sink, write string
+		stale       []string
+	}{
+		{"merge", "c1 deletes order 1 from fct_orders, as the change events say.", nil},
+		{"append", "c1 reads the delete of order 1, which fct_orders cannot apply: a table that is only ever inserted into keeps it.", []string{"1"}},
+	} {
+		tr := runLog(t, "knob sink = merge | append \"How the loader writes\"\n"+body, map[string]string{"sink": tc.sink})
+		_, produced := eventsOf(tr, engine.KindProduce)
+		require.Len(t, produced, 3, tc.sink)
+		assert.Contains(t, produced[2], "the delete of 1 → orders_cdc-0@2", tc.sink)
+		_, writes := eventsOf(tr, engine.KindWrite)
+		require.Len(t, writes, 2, tc.sink)
+		assert.Equal(t, tc.write, writes[1], tc.sink)
+		if tc.stale == nil {
+			assert.Empty(t, tr.Final().Stale, tc.sink)
+		} else {
+			assert.Equal(t, tc.stale, tr.Final().Stale, tc.sink)
+		}
+		assert.Empty(t, tr.Final().Missing, tc.sink)
+	}
+}

@@ -64,15 +64,22 @@ func (l *Trace) Narration(e *engine.Event) string {
 		g := l.Groups[n.a]
 		h := l.TopicNamed(g.Topic)
 		reads := g.Reads[n.i : n.i+int64(n.n)]
-		var keys []string
+		var keys, deletes []string
 		for _, r := range reads {
-			keys = append(keys, l.readKeys(h, r)...)
+			recs := h.Parts[r.Partition].Records[r.From:r.To]
+			for i := range recs {
+				if recs[i].Delete {
+					deletes = append(deletes, h.Label(&recs[i]))
+				} else {
+					keys = append(keys, h.Label(&recs[i]))
+				}
+			}
 		}
 		extra := ""
 		if n.c > 0 {
 			extra = prose.F("; the merge absorbs %d already present", n.c)
 		}
-		return prose.F("%s %s %s into %s%s.", g.Members[reads[0].Member], sinkVerb(targetMode(t, g.Target)), prose.Rows(t.Noun(l.feedOf(g.Target)), keys), g.Target, extra)
+		return writeSentence(g.Members[reads[0].Member], targetMode(t, g.Target), t.Noun(l.feedOf(g.Target)), g.Target, keys, deletes, extra)
 	default:
 		g := l.Groups[n.a]
 		cs := g.Commits[n.i : n.i+int64(n.n)]
@@ -110,6 +117,28 @@ func (l *Trace) readKeys(h *TopicHistory, r ReadRange) []string {
 		keys[i] = h.Label(&recs[i])
 	}
 	return keys
+}
+
+// writeSentence says what a member's write of a batch did to target: the
+// rows it wrote and, for change events of deleted rows, the deletes it
+// applied or, into a table that only ever inserts, could not apply.
+func writeSentence(member string, mode sink.Mode, noun, target string, rows, deletes []string, extra string) string {
+	verb := sinkVerb(mode)
+	if len(deletes) == 0 {
+		return prose.F("%s %s %s into %s%s.", member, verb, prose.Rows(noun, rows), target, extra)
+	}
+	gone := prose.Rows(noun, deletes)
+	if mode == sink.Merge || mode == sink.Upsert {
+		if len(rows) == 0 {
+			return prose.F("%s deletes %s from %s, as the change events say%s.", member, gone, target, extra)
+		}
+		return prose.F("%s %s %s into %s and deletes %s, as the change events say%s.", member, verb, prose.Rows(noun, rows), target, gone, extra)
+	}
+	cannot := prose.F("the delete of %s, which %s cannot apply: a table that is only ever inserted into keeps %s", gone, target, prose.ItThem(len(deletes)))
+	if len(rows) == 0 {
+		return prose.F("%s reads %s%s.", member, cannot, extra)
+	}
+	return prose.F("%s %s %s into %s, and reads %s%s.", member, verb, prose.Rows(noun, rows), target, cannot, extra)
 }
 
 // TopicNamed returns the history of the topic with name, or nil.

@@ -418,8 +418,13 @@ func (l *world) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt 
 	for _, v := range vs {
 		part := topic.PartitionFor(v.Key, len(c.topic.Parts))
 		off, _ := c.topic.Append(part, topic.Record{Keyed: true, Time: stampAt, UpdatedAt: v.UpdatedAt, Amount: v.Amount, Seq: int32(v.Seq),
-			LSN: int32(lsn), ProducerRef: c.topic.NameRef(c.name), Intent: -1, Step: int32(l.w.NextStep()), KeyID: v.Target, Src: srcRef(v.Target, v.ID)}, 0, 0, false)
-		placed = append(placed, prose.F("%s → %s-%d@%d", v.Key, c.topic.Name, part, off))
+			LSN: int32(lsn), ProducerRef: c.topic.NameRef(c.name), Intent: -1, Step: int32(l.w.NextStep()), KeyID: v.Target, Src: srcRef(v.Target, v.ID),
+			Delete: v.Deleted()}, 0, 0, false)
+		if v.Deleted() {
+			placed = append(placed, prose.F("the delete of %s → %s-%d@%d", v.Key, c.topic.Name, part, off))
+		} else {
+			placed = append(placed, prose.F("%s → %s-%d@%d", v.Key, c.topic.Name, part, off))
+		}
 	}
 	switch {
 	case !c.app:

@@ -82,7 +82,7 @@ func logText(b *strings.Builder, t *engine.Trace) {
 	if lt == nil {
 		return
 	}
-	b.WriteString("\nLOG (records as offset:key, later versions as vN, deleted ones in brackets)\n")
+	b.WriteString("\nLOG (records as offset:key, later versions as vN, a deleted row's change event marked ✕, offsets retention deleted in brackets)\n")
 	for _, s := range lt.LogAt(t.Steps()) {
 		var gs []string
 		for _, g := range s.Groups {
@@ -99,6 +99,9 @@ func logText(b *strings.Builder, t *engine.Trace) {
 			x := fmt.Sprintf("%d:%s", o, h.Label(&r))
 			if r.Seq > 1 {
 				x += fmt.Sprintf("v%d", r.Seq)
+			}
+			if r.Delete {
+				x += "✕"
 			}
 			if int64(o) < s.Start {
 				x = "(" + x + ")"

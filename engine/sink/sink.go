@@ -78,6 +78,7 @@ type In struct {
 	UpdatedAt vtime.Time
 	LSN       int64
 	Amount    int64
+	Delete    bool // a change event saying the key's row was deleted at the source (Debezium's op "d")
 }
 
 // Source is the id of the source row in copies (see Src).
@@ -93,6 +94,8 @@ type Result struct {
 	Inserted  int
 	Replaced  int   // rows an incoming newer version replaced (merge) or the interval removed (overwrite)
 	Collapsed int   // incoming rows identical to a present row, absorbed by the merge
+	Deleted   int   // present rows a delete event removed (merge, upsert)
+	Unapplied int   // delete events a table that only inserts (append, overwrite) could not apply
 	Removed   []Row // overwrite: the rows the interval removed, by key id and each key's in the order written
 }
 
@@ -171,6 +174,10 @@ func (t *Table) Write(rows []In, run int, step int32, inInterval func(Row) bool,
 		}
 	}
 	for _, in := range rows {
+		if in.Delete {
+			t.delete(in, &res, onChange)
+			continue
+		}
 		if t.single() {
 			t.writeOne(in, run, step, &res, onChange)
 			continue
@@ -229,6 +236,30 @@ func (t *Table) writeOne(in In, run int, step int32, res *Result, onChange OnCha
 		Amount: in.Amount, Run: int32(run), AddedStep: step, RemovedStep: Live})
 	*p = present{row: int32(len(t.rows)), seq: int32(in.Seq), src: src}
 	res.Inserted++
+}
+
+// delete applies a delete event for in's key. Under Merge and Upsert the
+// key's present row goes, unless a merge finds it newer than the delete
+// (its version column says so); nothing remembers the delete, so an older
+// version read again later is inserted anew, as a MERGE with nothing to
+// match inserts. A table written by Append or Overwrite only ever inserts:
+// it keeps its rows and counts the delete as unapplied.
+func (t *Table) delete(in In, res *Result, onChange OnChange) {
+	if !t.single() {
+		res.Unapplied++
+		return
+	}
+	if int(in.ID) >= len(t.one) || t.one[in.ID].row == 0 {
+		return
+	}
+	p := &t.one[in.ID]
+	if t.Mode == Merge && int(p.seq) >= in.Seq {
+		return
+	}
+	t.replaced = append(t.replaced, p.row-1)
+	onChange(p.src, -1, -p.seq)
+	*p = present{}
+	res.Deleted++
 }
 
 // name records the text of in's key unless Keys has it already (a shared

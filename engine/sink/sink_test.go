@@ -205,3 +205,43 @@ func TestSourcesAndKeys(t *testing.T) {
 	assert.Equal(t, tally{2, 2}, *got[7], "both rows copy event 7")
 	assert.Nil(t, got[8])
 }
+
+// TestDeleteEvents: a delete event removes the key's present row under
+// merge and upsert, unless a merge holds a newer version; a table that only
+// inserts keeps its rows and counts the delete as unapplied; and nothing
+// remembers a delete, so an older version read again is inserted anew.
+func TestDeleteEvents(t *testing.T) {
+	del := func(k string, seq int) []sink.In { return []sink.In{{ID: kid(k), Key: k, Seq: seq, Delete: true}} }
+	type change struct{ src, rows, seqs int32 }
+	for _, mode := range []sink.Mode{sink.Merge, sink.Upsert} {
+		tb := sink.New("t", "id", mode)
+		var changes []change
+		on := func(src, rows, seqs int32) { changes = append(changes, change{src, rows, seqs}) }
+		tb.Write(rows("1", "2"), 0, 1, nil, on)
+		changes = nil
+		res := tb.Write(del("1", 2), 0, 2, nil, on)
+		assert.Equal(t, sink.Result{Deleted: 1}, res, mode)
+		assert.Equal(t, []change{{kid("1"), -1, -1}}, changes, "%v: the truth hears the row go", mode)
+		assert.Equal(t, 0, tb.Count("1"), mode)
+		assert.Equal(t, []string{"2"}, presentKeys(tb, sink.At(tb.History(), 2)), mode)
+		assert.Equal(t, []string{"1", "2"}, presentKeys(tb, sink.At(tb.History(), 1)), "%v: the table as it stood before the delete", mode)
+		assert.Equal(t, sink.Result{}, tb.Write(del("1", 2), 0, 3, nil, on), "%v: a delete read again finds nothing", mode)
+		assert.Equal(t, sink.Result{}, tb.Write(del("9", 2), 0, 3, nil, on), "%v: nor does one for a key never written", mode)
+		res = tb.Write(rows("1"), 0, 4, nil, on)
+		assert.Equal(t, sink.Result{Inserted: 1}, res, "%v: the insert read again comes back: nothing remembers the delete", mode)
+	}
+
+	tb := sink.New("t", "id", sink.Merge)
+	on := func(int32, int32, int32) {}
+	tb.Write([]sink.In{{ID: kid("1"), Key: "1", Seq: 3}}, 0, 1, nil, on)
+	assert.Equal(t, sink.Result{}, tb.Write(del("1", 2), 0, 2, nil, on), "a merge keeps a row newer than the delete")
+	assert.Equal(t, 1, tb.Count("1"))
+
+	for _, mode := range []sink.Mode{sink.Append, sink.Overwrite} {
+		tb := sink.New("t", "id", mode)
+		tb.Write(rows("1"), 0, 1, nil, on)
+		res := tb.Write(append(rows("2"), del("1", 2)...), 0, 2, nil, on)
+		assert.Equal(t, sink.Result{Inserted: 1, Unapplied: 1}, res, mode)
+		assert.Equal(t, 1, tb.Count("1"), "%v: a table that only inserts keeps the row", mode)
+	}
+}

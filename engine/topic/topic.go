@@ -108,6 +108,7 @@ type Record struct {
 	ProducerRef int32      // the producer that sent it, as an index of Names; -1 for change capture
 	EventRef    int32      // the event id the application gave it, as 1 + an index of IDs; 0 for none
 	Keyed       bool       // false: a record without a key, placed by the sticky rule
+	Delete      bool       // a change event for a row deleted at the source (Debezium's op "d"), from change capture
 }
 
 // Key is the business key of r, a record of t.

@@ -307,6 +307,9 @@ func logTables(b *builder, lt *logs.Trace, s State) {
 				b.el("th", strconv.FormatInt(o, 10), "scope", "row")
 				b.el("td", c.key)
 				b.el("td", "v"+itoa(int(c.rec.Seq)))
+				if c.rec.Delete {
+					notes = append([]string{"✕ a delete event: the row is gone at the source"}, notes...)
+				}
 				b.el("td", strings.Join(notes, "; "))
 				b.fclose("tr")
 			}
