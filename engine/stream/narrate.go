@@ -100,6 +100,8 @@ func (t *Trace) readSentence(i int) string {
 	}
 	if !sh.filter.kept(h, r) {
 		b.WriteString("; the filter keeps it out of the windows and joins")
+	} else {
+		t.gapClauses(&b, sh.Name, et.Add(sh.Shift), at)
 	}
 	t.bufferClauses(&b, ar, int32(i))
 	t.effects(&b, ar.Step, int32(i), id)
@@ -110,6 +112,27 @@ func (t *Trace) readSentence(i int) string {
 	}
 	b.WriteString(".")
 	return b.String()
+}
+
+// gapClauses says which of the sliding windows reading stream leave out a
+// record that happened at et and was read at at: windows shorter than
+// their slide leave gaps between them, and a record in a gap is in no
+// window, which Flink's assigner answers with an empty list and no count.
+func (t *Trace) gapClauses(b *strings.Builder, stream string, et, at vtime.Time) {
+	var buf [1]window.Window
+	for _, wh := range t.Windows {
+		a := wh.Config.Assigner
+		if wh.Stream != stream || a.Kind != window.Sliding || a.Slide <= a.Size {
+			continue
+		}
+		tm := et
+		if wh.Config.Domain == window.ProcessingTime {
+			tm = at
+		}
+		if len(a.Assign(tm, buf[:0])) == 0 {
+			prose.Fprintf(b, "; it falls between %s's windows (each %s long, one every %s), so none of them counts it, and nothing counts it as dropped", wh.Name, a.Size, a.Slide)
+		}
+	}
 }
 
 // effects says what the operators made of a record at step: late, joined,

@@ -718,3 +718,27 @@ fail load at=10:00:00 point=commit restart=1s
 	require.NotEmpty(t, fails)
 	assert.Contains(t, fails[0], "load fails as checkpoint 1 completes, where the sinks commit its transactions; it has none, so no row waits on the commit")
 }
+
+// TestSlidingGapNarrated: a sliding window shorter than its slide leaves
+// gaps; a record that falls in one is in no window, and its read says so,
+// since no count and no firing ever will.
+func TestSlidingGapNarrated(t *testing.T) {
+	tr, _ := run(t, `scenario test/gap "Gaps between sliding windows"
+topic clicks partitions=1
+producer app to=clicks key=user_id
+target per_min sink=merge key=minute
+traffic app records=3 from=10:00:00 every=20s keys=2
+stream taps from=clicks
+watermark taps bound=5s
+key-by taps none
+window w from=taps sliding size=30s slide=1m to=per_min
+`)
+	var gaps []string
+	for i := range tr.Events {
+		if text := tr.Narration(&tr.Events[i]); strings.Contains(text, "falls between") {
+			gaps = append(gaps, text)
+		}
+	}
+	require.Len(t, gaps, 1, "only the record at 10:00:40 is outside [10:00:00, 10:00:30) and [10:01:00, 10:01:30)")
+	assert.Contains(t, gaps[0], "it happened at 10:00:40; it falls between w's windows (each 30s long, one every 1m), so none of them counts it, and nothing counts it as dropped")
+}
