@@ -380,7 +380,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		case pos > part.End():
 			why = prose.F("its position %d is past the log end %d, an offset the partition never held", pos, part.End())
 		case pos < part.Start():
-			why = prose.F("its position %d is below the log start %d (retention deleted offsets %s)", pos, part.Start(), offRange(pos, part.Start()))
+			why = prose.F("its position %d is below the log start %d (retention deleted %s)", pos, part.Start(), offsets(pos, part.Start()))
 		}
 		if why != "" {
 			pos, ok = l.offsetReset(g, m, p, pos, why)
@@ -518,7 +518,7 @@ func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 		} else if pos >= 0 && to > pos {
 			rr.From, rr.To, rr.Deleted = pos, to, true
 			g.hist.Resets = append(g.hist.Resets, rr)
-			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s: %s, so auto.offset.reset=latest jumps to the log end %d; offsets %s are skipped, the deleted ones and the held ones alike.", m.name, why, to, offRange(pos, to))
+			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s: %s, so auto.offset.reset=latest jumps to the log end %d; %s %s skipped, the deleted ones and the held ones alike.", m.name, why, to, offsets(pos, to), prose.IsAre(int(to-pos)))
 		} else if to > part.Start() {
 			rr.From, rr.To = part.Start(), to
 			g.hist.Resets = append(g.hist.Resets, rr)
@@ -532,7 +532,7 @@ func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 		} else if pos >= 0 && to > pos {
 			rr.From, rr.To, rr.Deleted = pos, to, true
 			g.hist.Resets = append(g.hist.Resets, rr)
-			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest restarts at %d; offsets %s are gone for good.", m.name, g.pname(p), why, to, offRange(pos, to))
+			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest restarts at %d; %s %s gone for good.", m.name, g.pname(p), why, to, offsets(pos, to), prose.IsAre(int(to-pos)))
 		} else if to > 0 {
 			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s on %s: %s, so auto.offset.reset=earliest starts at the log start %d.", m.name, g.pname(p), why, to)
 		}
@@ -751,9 +751,9 @@ func (l *world) crashMember(g *groupState, m *member, b *batch, where string, wr
 		c := g.g.Committed[r.Partition]
 		switch {
 		case c >= r.To && !written:
-			lost = append(lost, prose.F("%s offsets %s", g.pname(int(r.Partition)), offRange(r.From, r.To)))
+			lost = append(lost, prose.F("%s %s", g.pname(int(r.Partition)), offsets(r.From, r.To)))
 		case c < r.To:
-			again = append(again, prose.F("%s offsets %s", g.pname(int(r.Partition)), offRange(max(r.From, c), r.To)))
+			again = append(again, prose.F("%s %s", g.pname(int(r.Partition)), offsets(max(r.From, c), r.To)))
 		}
 	}
 	var effect string

@@ -57,7 +57,7 @@ func (l *Trace) Narration(e *engine.Event) string {
 		said := make([]string, len(reads))
 		for i, r := range reads {
 			keys := l.readKeys(h, r)
-			said[i] = prose.F("%s-%d offsets %s (%s)", g.Topic, r.Partition, offRange(r.From, r.To), strings.Join(limitKeys(keys, 6), ", "))
+			said[i] = prose.F("%s-%d %s (%s)", g.Topic, r.Partition, offsets(r.From, r.To), strings.Join(limitKeys(keys, 6), ", "))
 		}
 		return prose.F("%s polls %s.", g.Members[reads[0].Member], strings.Join(said, " and "))
 	case noteWrite:

@@ -477,7 +477,7 @@ func (l *world) expire(h *TopicHistory) {
 	for _, d := range gone {
 		s := d.Segment
 		pname := prose.F("%s-%d", h.Name, d.Partition)
-		txt := prose.F("%s %s %s (newest record %s)", pname, offsetsWord(int(s.End-s.Base)), offRange(s.Base, s.End), s.Newest)
+		txt := prose.F("%s %s (newest record %s)", pname, offsets(s.Base, s.End), s.Newest)
 		for _, name := range l.groupOrd {
 			g := l.groups[name]
 			if g.topic != h {
@@ -486,7 +486,7 @@ func (l *world) expire(h *TopicHistory) {
 			pos := g.readFrom(d.Partition)
 			if pos < s.End {
 				n := int(s.End - max(pos, s.Base))
-				txt += prose.F(", of which %s %s %s never read by %s", offsetsWord(n), offRange(max(pos, s.Base), s.End), prose.WereWas(n), g.name)
+				txt += prose.F(", of which %s %s never read by %s", offsets(max(pos, s.Base), s.End), prose.WereWas(n), g.name)
 			}
 		}
 		parts = append(parts, txt)
@@ -494,12 +494,12 @@ func (l *world) expire(h *TopicHistory) {
 	l.w.Emit("broker", engine.KindRetention, -1, "Retention (%s) deletes whole segments whose newest record is older than that: %s; each log start moves past them.", h.Retention, strings.Join(parts, "; "))
 }
 
-// offRange prints offsets [a, b) as "3" or "3–5".
-func offRange(a, b int64) string {
+// offsets names the offsets [a, b): "offset 3", "offsets 3–5".
+func offsets(a, b int64) string {
 	if b-a == 1 {
-		return strconv.FormatInt(a, 10)
+		return "offset " + strconv.FormatInt(a, 10)
 	}
-	return prose.F("%d–%d", a, b-1)
+	return prose.F("offsets %d–%d", a, b-1)
 }
 
 // addPartitions grows a topic; groups on it rebalance after their refresh.
@@ -519,13 +519,6 @@ func (l *world) addPartitions(h *TopicHistory, n int) {
 			l.w.Schedule(l.w.Now().Add(g.refresh), func() { l.requestRebalance(g, prose.F("%s notices %s now has %d partitions", g.name, h.Name, n)) })
 		}
 	}
-}
-
-func offsetsWord(n int) string {
-	if n == 1 {
-		return "offset"
-	}
-	return "offsets"
 }
 
 func keysOf(vs []*mvcc.Version) []string {
