@@ -366,13 +366,13 @@ func (t *Trace) fireSentence(n *note) string {
 	return prose.F("%s: the watermark %s has reached %s; %s.", wh.Name, Time(fs[0].At), reach, what)
 }
 
-// keyName prefixes a window with its key: "till3 " or "" for a stream keyed by none.
+// keyName prefixes a window with its key: "key till3 " or "" for a stream keyed by none.
 func (t *Trace) keyName(wh *WindowHistory, k int32) string {
 	sh := t.StreamNamed(wh.Stream)
 	if sh == nil || !sh.Keyed {
 		return ""
 	}
-	return sh.KeyName(k) + " "
+	return "key " + sh.KeyName(k) + " "
 }
 
 // releaseSentence narrates a join releasing buffered records.
