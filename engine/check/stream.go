@@ -103,6 +103,7 @@ type WindowCount struct {
 	Closed   bool    // its end (plus the allowed lateness) is behind the watermark, or the clock for processing time
 	Recount  int64   // the aggregate over its records still in the topic, by event time
 	Counted  bool    // Recount was computed: the window is closed and of a kind a batch query can recount
+	Session  bool    // a session window, whose bounds its own records' gaps decide: a recount by bounds cannot redraw them
 }
 
 // JoinCount is one join's target beside a batch join of its two topics.

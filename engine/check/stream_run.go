@@ -109,8 +109,11 @@ func recount(o Observation) Result {
 			}
 		}
 	}
+	sessions, others := false, false // windows of either kind that wrote a row
 	for _, w := range o.Stream.Windows {
 		written = written || len(w.Written) > 0
+		sessions = sessions || w.Session && len(w.Written) > 0
+		others = others || !w.Session && len(w.Written) > 0
 		if !w.Counted {
 			continue
 		}
@@ -130,6 +133,8 @@ func recount(o Observation) Result {
 	switch {
 	case !written && counted == 0:
 		return Result{Status: NotRun, Detail: "no window has written a result to a table yet"}
+	case counted == 0 && sessions && !others:
+		return Result{Status: NotRun, Detail: "only session windows have written results, and a session's bounds come from its own records' gaps, which a recount by window bounds cannot redraw; this check recounts tumbling and sliding windows"}
 	case counted == 0:
 		return Result{Status: NotRun, Detail: "no window that a batch query can recount has closed yet"}
 	case len(wrong) > 0:

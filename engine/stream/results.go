@@ -451,7 +451,8 @@ func (t *Trace) windowCounts(i, n int) []check.WindowCount {
 		if c := byWin[x]; c != nil {
 			return c
 		}
-		c := &check.WindowCount{Operator: wh.Name, Window: w.String(), Agg: wh.Agg.String(), Key: resultName(sh, wh.Config.Assigner, k, w)}
+		c := &check.WindowCount{Operator: wh.Name, Window: w.String(), Agg: wh.Agg.String(), Key: resultName(sh, wh.Config.Assigner, k, w),
+			Session: wh.Config.Assigner.Kind == window.Session}
 		byWin[x] = c
 		order = append(order, x)
 		return c

@@ -742,3 +742,27 @@ window w from=taps sliding size=30s slide=1m to=per_min
 	require.Len(t, gaps, 1, "only the record at 10:00:40 is outside [10:00:00, 10:00:30) and [10:01:00, 10:01:30)")
 	assert.Contains(t, gaps[0], "it happened at 10:00:40; it falls between w's windows (each 30s long, one every 1m), so none of them counts it, and nothing counts it as dropped")
 }
+
+// TestRecountOfSessionWindows: the recount redraws windows by their
+// bounds, which a session's gaps decide; with only sessions written it
+// says so rather than that none has closed yet, and a tumbling window
+// beside them is recounted.
+func TestRecountOfSessionWindows(t *testing.T) {
+	base := one + `target out2 sink=merge key=window
+watermark s bound=0s emit=per-record
+window w from=s session gap=5s to=out
+produce a at=10:00:01 event=10:00:01
+produce a at=10:00:20 event=10:00:20
+check recount
+`
+	tr, _ := run(t, base)
+	c := tr.Checks()
+	require.Len(t, c, 1)
+	assert.Equal(t, "not-run", string(c[0].Status))
+	assert.Contains(t, c[0].Detail, "only session windows have written results, and a session's bounds come from its own records' gaps")
+
+	tr, _ = run(t, base+"window t from=s tumbling size=10s to=out2\n")
+	c = tr.Checks()
+	require.Len(t, c, 1)
+	assert.Equal(t, "pass", string(c[0].Status), c[0].Detail)
+}
