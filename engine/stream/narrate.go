@@ -114,6 +114,28 @@ func (t *Trace) readSentence(i int) string {
 	return b.String()
 }
 
+// leftOut reports whether the record of arrival i is kept out of windows
+// its stream feeds: by the stream's filter, or by falling between a sliding
+// window's windows.
+func (t *Trace) leftOut(i int) bool {
+	ar := t.Arrivals[i]
+	sh := t.Streams[ar.Stream]
+	r, h := t.Record(t.arrivalID(ar))
+	if r == nil {
+		return false
+	}
+	if !sh.filter.kept(h, r) {
+		return true
+	}
+	et := r.UpdatedAt
+	if sh.stamp {
+		et = r.Time
+	}
+	var b strings.Builder
+	t.gapClauses(&b, sh.Name, et.Add(sh.Shift), t.t.Events[ar.Step-1].At)
+	return b.Len() > 0
+}
+
 // gapClauses says which of the sliding windows reading stream leave out a
 // record that happened at et and was read at at: windows shorter than
 // their slide leave gaps between them, and a record in a gap is in no
@@ -435,6 +457,9 @@ func (t *Trace) Routine(i int) bool {
 	case engine.KindProduce, engine.KindBegin, engine.KindInsert, engine.KindUpdate, engine.KindDelete, engine.KindCommit:
 		return true // a send, or a step of a source transaction, narrated on demand
 	case engine.KindArrive, engine.KindProcess:
+		if a, _ := e.Ref(); e.Kind == engine.KindArrive && a >= 0 && t.leftOut(int(a)) {
+			return false // its own line says why no window counts it
+		}
 		step := int32(i + 1)
 		if k := stepIndex(len(t.Pairs), int(step)-1, func(i int) int32 { return t.Pairs[i].Step }); k < len(t.Pairs) && t.Pairs[k].Step == step {
 			return false

@@ -740,6 +740,14 @@ window w from=taps sliding size=30s slide=1m to=per_min
 		}
 	}
 	require.Len(t, gaps, 1, "only the record at 10:00:40 is outside [10:00:00, 10:00:30) and [10:01:00, 10:01:30)")
+	// The report folds routine reads into a count; this one gets its own line.
+	st := stream.Of(tr)
+	for i := range tr.Events {
+		if tr.Events[i].Kind == engine.KindArrive {
+			text := tr.Narration(&tr.Events[i])
+			assert.Equal(t, !strings.Contains(text, "falls between"), st.Routine(i), text)
+		}
+	}
 	assert.Contains(t, gaps[0], "it happened at 10:00:40; it falls between w's windows (each 30s long, one every 1m), so none of them counts it, and nothing counts it as dropped")
 }
 
@@ -765,4 +773,32 @@ check recount
 	c = tr.Checks()
 	require.Len(t, c, 1)
 	assert.Equal(t, "pass", string(c[0].Status), c[0].Detail)
+}
+
+// TestFilteredReadIsNotFolded: a read the filter keeps out of the windows
+// is not routine, so the report's timeline gives it a line of its own
+// rather than counting it among the records read.
+func TestFilteredReadIsNotFolded(t *testing.T) {
+	tr, st := run(t, one+`watermark s bound=0s emit=per-record
+key-by s none
+filter s min-amount=10
+window w from=s tumbling size=1m to=out
+produce a at=10:00:01 event=10:00:01 amount=20
+produce a at=10:00:02 event=10:00:02 amount=5
+`)
+	var kept, dropped int
+	for i := range tr.Events {
+		if tr.Events[i].Kind != engine.KindArrive {
+			continue
+		}
+		if strings.Contains(tr.Narration(&tr.Events[i]), "the filter keeps it out") {
+			dropped++
+			assert.False(t, st.Routine(i))
+		} else {
+			kept++
+			assert.True(t, st.Routine(i))
+		}
+	}
+	assert.Equal(t, 1, kept)
+	assert.Equal(t, 1, dropped)
 }
