@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -307,16 +308,17 @@ type batch struct {
 // poll fetches up to max records from the member's partitions.
 func (l *world) poll(g *groupState, pl pollPlan) {
 	m := g.members[pl.member]
+	if busy := cmp.Or(m, g.evicted[pl.member]); busy != nil && busy.inFlight > 0 {
+		// The consumer's thread is still in its code with the last batch:
+		// it calls poll once that returns, not on the round's clock (and
+		// an evicted one rejoins only then). Read on, and the batches'
+		// commits could land out of order.
+		l.w.Emit(g.name+"/"+pl.member, engine.KindPoll, -1, "%s does not poll: it is still processing the batch it polled at %s (until %s), and a consumer's loop calls poll again only once its code is done with a batch.", pl.member, busy.busyFrom, busy.busyTill)
+		return
+	}
 	if m == nil && g.evicted[pl.member] != nil {
 		l.rejoin(g, g.evicted[pl.member])
 		l.w.Then(func() { l.poll(g, pl) })
-		return
-	}
-	if m != nil && m.inFlight > 0 {
-		// The consumer's thread is still in its code with the last batch:
-		// it calls poll once that returns, not on the round's clock. Read
-		// on, and the batches' commits could land out of order.
-		l.w.Emit(g.name+"/"+pl.member, engine.KindPoll, -1, "%s does not poll: it is still processing the batch it polled at %s (until %s), and a consumer's loop calls poll again only once its code is done with a batch.", pl.member, m.busyFrom, m.busyTill)
 		return
 	}
 	actor := ""

@@ -740,3 +740,32 @@ poll loader c1 at=10:00:05
 		assert.Empty(t, tr.Final().Missing, tc.sink)
 	}
 }
+
+// TestLogEvictedBusyMemberRejoinsWhenDone: a member evicted for passing
+// max.poll.interval is still in its code with the batch; a poll that comes
+// due before it is done does not happen, and it rejoins on the first one
+// after.
+func TestLogEvictedBusyMemberRejoinsWhenDone(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=earliest max-poll-interval=2s
+member billing c1 at=10:00:00
+produce shop at=10:00:00 key=1
+poll billing c1 at=10:00:01 process=5s
+poll billing c1 at=10:00:04
+poll billing c1 at=10:00:07
+`, nil)
+	_, polls := eventsOf(tr, engine.KindPoll)
+	require.GreaterOrEqual(t, len(polls), 3, "%q", polls)
+	assert.Equal(t, "c1 does not poll: it is still processing the batch it polled at 10:00:01 (until 10:00:06), and a consumer's loop calls poll again only once its code is done with a batch.", polls[1])
+	var rejoined []int
+	for i := range tr.Events {
+		if text := tr.Narration(&tr.Events[i]); strings.Contains(text, "rejoins billing") {
+			rejoined = append(rejoined, i)
+			assert.Equal(t, clock(t, "10:00:07"), tr.Events[i].At, text)
+		}
+	}
+	assert.NotEmpty(t, rejoined, "c1 rejoins on its poll at 10:00:07")
+	assert.Empty(t, tr.Final().Missing)
+}
