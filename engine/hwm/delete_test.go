@@ -30,10 +30,7 @@ txn T4 begin=10:00:05 commit=10:00:05 delete order_id=3
 txn T5 begin=10:00:06 commit=10:00:06 insert order_id=4 delete order_id=2
 run extract at=10:00:08
 `
-	f, err := scenario.Parse("d.tdm", []byte(src))
-	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1, worlds.All())
-	require.NoError(t, err)
+	tr := runSource(t, src)
 
 	commits := map[string]string{}
 	gone := map[string]int{} // key: the step its delete committed
@@ -80,10 +77,7 @@ txn T1 begin=10:00:01 commit=10:00:03 insert order_id=1,2 delete order_id=1,5
 txn T2 begin=10:00:04 commit=10:00:05 insert order_id=7 delete order_id=7
 run extract at=10:00:06
 `
-	f, err := scenario.Parse("d.tdm", []byte(src))
-	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1, worlds.All())
-	require.NoError(t, err)
+	tr := runSource(t, src)
 	var deletes []string
 	commits := map[string]string{}
 	for i := range tr.Events {
@@ -102,4 +96,14 @@ run extract at=10:00:06
 	assert.Equal(t, "T2 commits at 10:00:05 as lsn 1003; order 7, inserted and deleted inside T2, was never visible to any reader.", commits["T2"])
 	assert.Empty(t, tr.Final().Missing)
 	assert.Empty(t, tr.Final().Stale)
+}
+
+// runSource runs a scenario given as text with every world.
+func runSource(t *testing.T, src string) *engine.Trace {
+	t.Helper()
+	f, err := scenario.Parse("d.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	return tr
 }
