@@ -33,18 +33,20 @@ generate:
 # world) and tidemark.wasm (every world). A page loads the smallest that runs
 # its scenarios (web/pages/module.go).
 #
-# The project's own packages are compiled without inlining (WASM_GCFLAGS,
-# internal/wasmnode.PageGCFlags, which a test keeps equal): about 58 KB less
-# brotli for the module of every world, for a slower run of a large scenario
+# The build of every world compiles the project's own packages without
+# inlining (WASM_GCFLAGS, internal/wasmnode.AllWorldsGCFlags, which a test
+# keeps equal): 58 KB less brotli, for a run 1.2 to 2 times slower in wasm
 # (docs/performance.md, "Download: the project's code without inlining").
+# The builds of fewer worlds, which meet their download targets, keep it.
 MODULES = tidemark.wasm:all tidemark-log.wasm:tm_log tidemark-hwm.wasm:tm_hwm
 WASM_GCFLAGS = github.com/tidemark/tidemark/...=-l
 wasm:
 	@set -e; for m in $(MODULES); do \
-		name=$${m%%:*}; tag=$${m##*:}; \
+		name=$${m%%:*}; tag=$${m##*:}; gc=; \
+		if [ "$$tag" = all ]; then gc='$(WASM_GCFLAGS)'; fi; \
 		echo "GOOS=js GOARCH=wasm $(GO) build -tags $$tag -o web/static/$$name ./wasm"; \
 		rm -f web/static/$$name; \
-		GOOS=js GOARCH=wasm $(GO) build -trimpath -tags "$$tag" -gcflags='$(WASM_GCFLAGS)' -ldflags='-s -w' -o web/static/$$name ./wasm; \
+		GOOS=js GOARCH=wasm $(GO) build -trimpath -tags "$$tag" -gcflags="$$gc" -ldflags='-s -w' -o web/static/$$name ./wasm; \
 	done
 	$(GO) run ./web/internal/wasmmerge -strip-lines -strip-inlining -strip-unsafe-points -strip-arginfo -short-names build/wasm-names $(addprefix web/static/,$(foreach m,$(MODULES),$(firstword $(subst :, ,$(m)))))
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" web/static/wasm_exec.js
@@ -91,8 +93,7 @@ test-short:
 
 # bench runs the engine's benchmarks (a run of each world, seeks) and the
 # widget's stage drawing natively and as wasm under node, alternately, with
-# the collector settings the page gives the browser module (and the wasm side
-# compiled with its WASM_GCFLAGS), and prints both
+# the collector settings the page gives the browser module, and prints both
 # with how many times slower wasm is (internal/wasmbench; docs/performance.md).
 # It takes several minutes and wants a quiet machine; BENCH_COUNT sets the
 # rounds.

@@ -208,8 +208,8 @@ func bench(ctx context.Context, specs []spec, count int, warmup bool, runner str
 	if warmup {
 		warm = " after a warm-up run in each process"
 	}
-	header := fmt.Sprintf("natively (%s/%s, %d CPUs) and as js/wasm under node %s compiled as the page's module is (-gcflags=%s), both with %s; %d round(s)%s, medians, and the range of the paired ratios",
-		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), nodeVersion(ctx), wasmnode.PageGCFlags, strings.Join(env, " "), count, warm)
+	header := fmt.Sprintf("natively (%s/%s, %d CPUs) and as js/wasm under node %s, both with %s; %d round(s)%s, medians, and the range of the paired ratios",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), nodeVersion(ctx), strings.Join(env, " "), count, warm)
 	return writeTable(stdout, header, order, results)
 }
 

@@ -26,16 +26,16 @@ import (
 // within a soft limit. Runs that stand for the browser use it.
 var PageEnv = []string{"GOGC=400", "GOMEMLIMIT=256MiB"}
 
-// PageGCFlags is the -gcflags value the browser modules are compiled with
-// (WASM_GCFLAGS in the Makefile, which a test keeps equal to it): the
-// project's own packages without inlining. Inlining copies a callee's body
-// into each call site; in js/wasm, where the Go compiler writes every call so
-// that it can unwind and resume, those copies are most of what the project's
-// code weighs, and leaving them out takes about 58 KB of brotli off the
-// module of every world, for a slower run of a large scenario (see
-// docs/performance.md, "Download: the project's code without inlining").
-// Builds that stand for the browser use it.
-const PageGCFlags = "github.com/tidemark/tidemark/...=-l"
+// AllWorldsGCFlags is the -gcflags value the browser's build of every world
+// is compiled with (WASM_GCFLAGS in the Makefile, which a test keeps equal
+// to it): the project's own packages without inlining. Inlining copies a
+// callee's body into each call site; in js/wasm, where the Go compiler
+// writes every call so that it can unwind and resume, those copies weigh
+// 58 KB of that module's brotli, and leaving them out makes a large run 1.2
+// to 2 times slower (see docs/performance.md, "Download: the project's code
+// without inlining"). The builds of fewer worlds keep inlining, and so do
+// the tests BuildTest compiles, which time and check those worlds.
+const AllWorldsGCFlags = "github.com/tidemark/tidemark/...=-l"
 
 // Runner returns the path of go_js_wasm_exec for the go command on PATH,
 // or an error saying what is missing: the go command, the runner, or node.
@@ -74,16 +74,15 @@ func Require(t testing.TB) string {
 }
 
 // BuildTest compiles the tests of the package in dir for js/wasm into out
-// (`go test -c`) with PageGCFlags, so that one node process can run them as
-// the browser would run the same code.
+// (`go test -c`), so that one node process can run them.
 func BuildTest(ctx context.Context, dir, out string) error {
-	return goBuild(ctx, dir, "test", "-gcflags="+PageGCFlags, "-c", "-o", out, ".")
+	return goBuild(ctx, dir, "test", "-c", "-o", out, ".")
 }
 
 // Build compiles the main package pkg (relative to dir) for js/wasm into out,
-// as `make wasm` builds the browser module.
+// as `make wasm` builds the browser's module of every world.
 func Build(ctx context.Context, dir, pkg, out string) error {
-	return goBuild(ctx, dir, "build", "-trimpath", "-gcflags="+PageGCFlags, "-ldflags=-s -w", "-o", out, pkg)
+	return goBuild(ctx, dir, "build", "-trimpath", "-gcflags="+AllWorldsGCFlags, "-ldflags=-s -w", "-o", out, pkg)
 }
 
 func goBuild(ctx context.Context, dir string, args ...string) error {

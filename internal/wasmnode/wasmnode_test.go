@@ -51,9 +51,9 @@ func main() { println(runtime.GOOS+"/"+runtime.GOARCH, os.Getenv("GREETING"), os
 	assert.Equal(t, "js/wasm hello world\n", string(out))
 }
 
-// TestPageGCFlagsMatchTheMakefile: the flags the tests and `make bench`
-// build the browser's code with are the ones `make wasm` ships.
-func TestPageGCFlagsMatchTheMakefile(t *testing.T) {
+// TestAllWorldsGCFlagsMatchTheMakefile: the flags Build compiles the
+// module of every world with are the ones `make wasm` ships it with.
+func TestAllWorldsGCFlagsMatchTheMakefile(t *testing.T) {
 	mk, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
 	require.NoError(t, err)
 	var found []string
@@ -63,6 +63,7 @@ func TestPageGCFlagsMatchTheMakefile(t *testing.T) {
 		}
 	}
 	require.Len(t, found, 1, "the Makefile sets WASM_GCFLAGS once")
-	assert.Equal(t, PageGCFlags, found[0])
-	assert.Contains(t, string(mk), "-gcflags='$(WASM_GCFLAGS)'", "make wasm compiles the modules with WASM_GCFLAGS")
+	assert.Equal(t, AllWorldsGCFlags, found[0])
+	assert.Contains(t, string(mk), `if [ "$$tag" = all ]; then gc='$(WASM_GCFLAGS)'; fi`, "make wasm compiles the build of every world with WASM_GCFLAGS")
+	assert.Contains(t, string(mk), `-gcflags="$$gc"`)
 }
