@@ -101,7 +101,7 @@ func (t *Trace) readSentence(i int) string {
 	if !sh.filter.kept(h, r) {
 		b.WriteString("; the filter keeps it out of the windows and joins")
 	} else {
-		t.gapClauses(&b, sh.Name, et.Add(sh.Shift), at)
+		t.gapClauses(&b, i, et.Add(sh.Shift))
 	}
 	t.bufferClauses(&b, ar, int32(i))
 	t.effects(&b, ar.Step, int32(i), id)
@@ -132,29 +132,42 @@ func (t *Trace) leftOut(i int) bool {
 		et = r.Time
 	}
 	var b strings.Builder
-	t.gapClauses(&b, sh.Name, et.Add(sh.Shift), t.t.Events[ar.Step-1].At)
+	t.gapClauses(&b, i, et.Add(sh.Shift))
 	return b.Len() > 0
 }
 
-// gapClauses says which of the sliding windows reading stream leave out a
-// record that happened at et and was read at at: windows shorter than
-// their slide leave gaps between them, and a record in a gap is in no
-// window, which Flink's assigner answers with an empty list and no count.
-func (t *Trace) gapClauses(b *strings.Builder, stream string, et, at vtime.Time) {
+// gapClauses says which of the event-time sliding windows the record of
+// arrival i, which happened at et, falls between: windows shorter than
+// their slide leave gaps, and a record in a gap is in no window, which
+// Flink's assigner answers with an empty list and no count (unless the
+// record is late as well, which its late clause says).
+func (t *Trace) gapClauses(b *strings.Builder, i int, et vtime.Time) {
 	var buf [1]window.Window
-	for _, wh := range t.Windows {
+	ar := t.Arrivals[i]
+	stream := t.Streams[ar.Stream].Name
+	for op, wh := range t.Windows {
 		a := wh.Config.Assigner
-		if wh.Stream != stream || a.Kind != window.Sliding || a.Slide <= a.Size {
+		// Processing-time windows assign by the stream's clock when the
+		// operator takes the record, which the read's time does not tell.
+		if wh.Stream != stream || a.Kind != window.Sliding || a.Slide <= a.Size || wh.Config.Domain == window.ProcessingTime {
 			continue
 		}
-		tm := et
-		if wh.Config.Domain == window.ProcessingTime {
-			tm = at
-		}
-		if len(a.Assign(tm, buf[:0])) == 0 {
+		if len(a.Assign(et, buf[:0])) == 0 && !t.lateAt(i, op) {
 			prose.Fprintf(b, "; it falls between %s's windows (each %s long, one every %s), so none of them counts it, and nothing counts it as dropped", wh.Name, a.Size, a.Slide)
 		}
 	}
+}
+
+// lateAt reports whether window operator op found the record of arrival i
+// late.
+func (t *Trace) lateAt(i, op int) bool {
+	step := t.Arrivals[i].Step
+	for k := stepIndex(len(t.Late), int(step)-1, func(i int) int32 { return t.Late[i].Step }); k < len(t.Late) && t.Late[k].Step == step; k++ {
+		if l := &t.Late[k]; !l.Join && int(l.Arrival) == i && int(l.Op) == op {
+			return true
+		}
+	}
+	return false
 }
 
 // effects says what the operators made of a record at step: late, joined,

@@ -802,3 +802,29 @@ produce a at=10:00:02 event=10:00:02 amount=5
 	assert.Equal(t, 1, kept)
 	assert.Equal(t, 1, dropped)
 }
+
+// TestLateRecordInSlidingGap: a late record that falls between sliding
+// windows is dropped and counted, as Flink counts a skipped late element;
+// the run used to index an empty list of windows and crash.
+func TestLateRecordInSlidingGap(t *testing.T) {
+	tr, st := run(t, `scenario t/gap-late "A late record in a sliding gap"
+topic sales
+producer a to=sales key=sale_id
+target out sink=merge key=window
+stream s from=sales
+watermark s bound=0s emit=per-record
+window w from=s sliding size=30s slide=1m to=out
+produce a at=10:01:10 event=10:01:10
+produce a at=10:01:12 event=10:00:40
+`)
+	require.Len(t, st.Late, 1)
+	assert.Equal(t, window.Dropped, window.Fate(st.Late[0].Fate))
+	var text string
+	for i := range tr.Events {
+		if tr.Events[i].Kind == engine.KindLate {
+			text = tr.Narration(&tr.Events[i])
+		}
+	}
+	assert.Contains(t, text, "event time 10:00:40 falls between windows, after [10:00:00, 10:00:30), and is late")
+	assert.NotContains(t, text, "nothing counts it as dropped")
+}

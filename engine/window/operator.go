@@ -86,6 +86,11 @@ func (l Late) Why() string {
 	end := l.Window.MaxTimestamp()
 	keep := end.Add(l.Lateness)
 	head := "event time " + l.Record.Time.String() + " falls in " + l.Window.String() + ", whose last instant is " + end.String()
+	if l.Record.Time >= l.Window.End {
+		// A sliding window's gap: no window holds it, and a late one is
+		// dropped all the same.
+		head = "event time " + l.Record.Time.String() + " falls between windows, after " + l.Window.String() + ", and is late: the watermark has passed " + end.String()
+	}
 	if l.Fate == Accepted {
 		return head + "; the watermark " + l.Watermark.String() + " has passed it, but an allowed lateness of " +
 			l.Lateness.String() + " keeps the window until the watermark reaches " + keep.String() +
@@ -285,7 +290,18 @@ func (o *Operator) Add(r Record, now vtime.Time, out *Output) {
 	case lateAt != none:
 		o.late(r, Accepted, o.scratch[lateAt], out)
 	case skipped && o.elementLate(r.Time):
-		o.reject(r, o.scratch[0], out)
+		// Flink counts a late record its assigner puts in no window (one
+		// between sliding windows) as dropped too. It is named by the
+		// window before the gap, the latest that starts at or before it.
+		w := Window{}
+		if len(o.scratch) > 0 {
+			w = o.scratch[0]
+		} else {
+			a := o.cfg.Assigner
+			s := StartWithOffset(r.Time, a.Offset, a.Slide)
+			w = Window{Start: s, End: s.Add(a.Size)}
+		}
+		o.reject(r, w, out)
 	}
 }
 
