@@ -296,6 +296,7 @@ type pollPlan struct {
 	max     int
 	process vtime.Duration
 	crash   string // none, before-write, before-commit
+	waited  bool   // it came due as the member's batch was finishing, and waited for it once
 }
 
 // batch is what one poll returned, in flight until written.
@@ -308,6 +309,13 @@ type batch struct {
 // poll fetches up to max records from the member's partitions.
 func (l *world) poll(g *groupState, pl pollPlan) {
 	m := g.members[pl.member]
+	if busy := cmp.Or(m, g.evicted[pl.member]); busy != nil && busy.inFlight > 0 && busy.busyTill >= l.w.Now() && !pl.waited {
+		// Its code is done with the batch at this very instant: the poll
+		// comes right after (once), as the loop's next line.
+		pl.waited = true
+		l.w.Schedule(l.w.Now(), func() { l.poll(g, pl) })
+		return
+	}
 	if busy := cmp.Or(m, g.evicted[pl.member]); busy != nil && busy.inFlight > 0 {
 		// The consumer's thread is still in its code with the last batch:
 		// it calls poll once that returns, not on the round's clock (and

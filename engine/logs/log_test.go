@@ -769,3 +769,28 @@ poll billing c1 at=10:00:07
 	assert.NotEmpty(t, rejoined, "c1 rejoins on its poll at 10:00:07")
 	assert.Empty(t, tr.Final().Missing)
 }
+
+// TestLogPollAsBatchFinishes: a poll that comes due at the instant the
+// member's code is done with its batch, or twice at one instant with no
+// processing time, happens right after the batch; it is not refused.
+func TestLogPollAsBatchFinishes(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=earliest
+member billing c1 at=10:00:00
+produce shop at=10:00:00 key=1
+produce shop at=10:00:00 key=2
+produce shop at=10:00:00 key=3
+poll billing c1 at=10:00:01 max=1 process=3s
+poll billing c1 at=10:00:04 max=1
+poll billing c1 at=10:00:05 max=1
+poll billing c1 at=10:00:05 max=1
+`, nil)
+	_, polls := eventsOf(tr, engine.KindPoll)
+	require.Len(t, polls, 4, "%q", polls)
+	assert.Equal(t, "c1 polls orders-0 offset 1 (2).", polls[1], "the poll at the batch's end reads after it")
+	assert.Equal(t, "c1 polls orders-0 offset 2 (3).", polls[2])
+	assert.Equal(t, "c1 polls orders-0 and finds nothing new.", polls[3])
+	assert.Empty(t, tr.Final().Missing)
+}
