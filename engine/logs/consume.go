@@ -576,7 +576,7 @@ func (l *world) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 	if g.target != nil && !g.dedup && !g.tsMark {
 		// The common case, narrated on demand from the batch's reads.
 		res := l.deliver(g.target, in)
-		l.emitNote(l.actorOf(g, m), engine.KindWrite, logNote{a: g.idx, i: int64(b.reads), n: int32(len(b.ranges)), c: int32(res.Collapsed), why: noteWrite})
+		l.emitNote(l.actorOf(g, m), engine.KindWrite, logNote{a: g.idx, i: int64(b.reads), n: int32(len(b.ranges)), c: int32(res.Collapsed), b: int32(res.Deleted), why: noteWrite})
 		l.afterWrite(g, m, b, pl)
 		return
 	}
@@ -656,7 +656,7 @@ func (l *world) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in 
 				keys = append(keys, x.Key)
 			}
 		}
-		l.w.Emit(actor, engine.KindWrite, -1, "%s", writeSentence(m.name, g.target.Mode, l.w.Trace().Noun(l.feedName(g)), g.target.Name, keys, deletes, extra))
+		l.w.Emit(actor, engine.KindWrite, -1, "%s", writeSentence(m.name, g.target.Mode, l.w.Trace().Noun(l.feedName(g)), g.target.Name, keys, deletes, res.Deleted, extra))
 	}
 	l.afterWrite(g, m, b, pl)
 }

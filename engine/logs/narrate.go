@@ -79,7 +79,7 @@ func (l *Trace) Narration(e *engine.Event) string {
 		if n.c > 0 {
 			extra = prose.F("; the merge absorbs %d already present", n.c)
 		}
-		return writeSentence(g.Members[reads[0].Member], targetMode(t, g.Target), t.Noun(l.feedOf(g.Target)), g.Target, keys, deletes, extra)
+		return writeSentence(g.Members[reads[0].Member], targetMode(t, g.Target), t.Noun(l.feedOf(g.Target)), g.Target, keys, deletes, int(n.b), extra)
 	default:
 		g := l.Groups[n.a]
 		cs := g.Commits[n.i : n.i+int64(n.n)]
@@ -121,18 +121,29 @@ func (l *Trace) readKeys(h *TopicHistory, r ReadRange) []string {
 
 // writeSentence says what a member's write of a batch did to target: the
 // rows it wrote and, for change events of deleted rows, the deletes it
-// applied or, into a table that only ever inserts, could not apply.
-func writeSentence(member string, mode sink.Mode, noun, target string, rows, deletes []string, extra string) string {
+// applied (applied of them: the others found no row, or one newer than
+// themselves) or, into a table that only ever inserts, could not apply.
+func writeSentence(member string, mode sink.Mode, noun, target string, rows, deletes []string, applied int, extra string) string {
 	verb := sinkVerb(mode)
 	if len(deletes) == 0 {
 		return prose.F("%s %s %s into %s%s.", member, verb, prose.Rows(noun, rows), target, extra)
 	}
 	gone := prose.Rows(noun, deletes)
 	if mode == sink.Merge || mode == sink.Upsert {
-		if len(rows) == 0 {
-			return prose.F("%s deletes %s from %s, as the change events say%s.", member, gone, target, extra)
+		del := prose.F("deletes %s, as the change events say", gone)
+		switch {
+		case applied == 0:
+			del = prose.F("finds nothing to delete for the delete events of %s: no row, or one newer than the delete", gone)
+		case applied < len(deletes):
+			del = prose.F("applies %d of the delete events of %s; the others find no row, or one newer than the delete", applied, gone)
 		}
-		return prose.F("%s %s %s into %s and deletes %s, as the change events say%s.", member, verb, prose.Rows(noun, rows), target, gone, extra)
+		if len(rows) == 0 {
+			if applied == len(deletes) {
+				return prose.F("%s deletes %s from %s, as the change events say%s.", member, gone, target, extra)
+			}
+			return prose.F("%s %s in %s%s.", member, del, target, extra)
+		}
+		return prose.F("%s %s %s into %s and %s%s.", member, verb, prose.Rows(noun, rows), target, del, extra)
 	}
 	cannot := prose.F("the delete of %s, which %s cannot apply: a table that is only ever inserted into keeps %s", gone, target, prose.ItThem(len(deletes)))
 	if len(rows) == 0 {
