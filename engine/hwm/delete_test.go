@@ -107,3 +107,31 @@ func runSource(t *testing.T, src string) *engine.Trace {
 	require.NoError(t, err)
 	return tr
 }
+
+// TestDeleteOfOtherTablesRow: a transaction that inserts a key into one
+// table and deletes the same key from another has not deleted its own
+// insert: one row becomes visible and the other is gone.
+func TestDeleteOfOtherTablesRow(t *testing.T) {
+	tr := runSource(t, `scenario test/two-tables "One key, two tables"
+source orders key=order_id updated_at=txn-start
+source items key=order_id updated_at=txn-start
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=timestamp
+txn T0 begin=10:00:00 commit=10:00:00 insert items order_id=1
+txn T2 begin=10:00:06 commit=10:00:06 insert orders order_id=1 delete items order_id=1
+run extract at=10:00:08
+`)
+	var commit, del string
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		switch text := tr.Narration(e); {
+		case e.Kind == engine.KindCommit && tr.Actor(e) == "T2":
+			commit = text
+		case strings.Contains(text, "T2 deletes"):
+			del = text
+		}
+	}
+	assert.Equal(t, "T2 commits at 10:00:06 as lsn 1002; order 1 is now visible to new readers and order 1 gone.", commit)
+	assert.Contains(t, del, "other sessions still see it until T2 commits")
+	assert.Empty(t, tr.Final().Missing)
+}

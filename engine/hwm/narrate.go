@@ -2,6 +2,7 @@ package hwm
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/extract"
@@ -134,7 +135,11 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 	if len(never) > 0 {
 		// Rows inserted and deleted inside the transaction: the commit
 		// shows none of them.
-		them := prose.F("%s, inserted and deleted inside %s, %s never visible to any reader.", prose.Rows(n, never), rec.Name, prose.WereWas(len(never)))
+		keys := make([]string, len(never))
+		for i, r := range never {
+			_, keys[i], _ = strings.Cut(r, "\x00")
+		}
+		them := prose.F("%s, inserted and deleted inside %s, %s never visible to any reader.", prose.Rows(n, keys), rec.Name, prose.WereWas(len(never)))
 		if len(visible) == 0 && len(gone) == 0 {
 			return prose.F("%s commits at %s as lsn %d; %s", rec.Name, rec.EndAt, rec.LSN, them)
 		}
@@ -176,37 +181,41 @@ func splitDeletes(rec *TxnRecord) (visible, gone, never []string) {
 	if !deleted {
 		return rec.Keys(), nil, nil
 	}
-	first, last := map[string]mvcc.Op{}, map[string]mvcc.Op{}
-	var order []string
+	// A row is a key of a table: two tables' rows with one key are two.
+	type row struct{ table, key string }
+	first, last := map[row]mvcc.Op{}, map[row]mvcc.Op{}
+	var order []row
 	for _, s := range rec.Stmts {
 		for _, k := range s.Keys {
-			if _, ok := last[k]; !ok {
-				order = append(order, k)
-				first[k] = s.Op
+			r := row{s.Table, k}
+			if _, ok := last[r]; !ok {
+				order = append(order, r)
+				first[r] = s.Op
 			}
-			last[k] = s.Op
+			last[r] = s.Op
 		}
 	}
-	for _, k := range order {
+	for _, r := range order {
 		switch {
-		case last[k] == mvcc.Delete && first[k] == mvcc.Insert:
-			never = append(never, k)
-		case last[k] == mvcc.Delete:
-			gone = append(gone, k)
+		case last[r] == mvcc.Delete && first[r] == mvcc.Insert:
+			never = append(never, r.table+"\x00"+r.key)
+		case last[r] == mvcc.Delete:
+			gone = append(gone, r.key)
 		default:
-			visible = append(visible, k)
+			visible = append(visible, r.key)
 		}
 	}
 	return visible, gone, never
 }
 
-// withoutKeys returns stmts with keys left out of each statement.
-func withoutKeys(stmts []StmtRecord, keys []string) []StmtRecord {
+// withoutKeys returns stmts with the rows named in rows (TABLE\x00KEY, as
+// splitDeletes names them) left out of each statement.
+func withoutKeys(stmts []StmtRecord, rows []string) []StmtRecord {
 	out := make([]StmtRecord, 0, len(stmts))
 	for _, s := range stmts {
 		var kept []string
 		for _, k := range s.Keys {
-			if !slices.Contains(keys, k) {
+			if !slices.Contains(rows, s.Table+"\x00"+k) {
 				kept = append(kept, k)
 			}
 		}
