@@ -135,3 +135,28 @@ run extract at=10:00:08
 	assert.Contains(t, del, "other sessions still see it until T2 commits")
 	assert.Empty(t, tr.Final().Missing)
 }
+
+// TestLostClauseLeavesOutRowsNeverVisible: a commit whose visible row a
+// timestamp mark has already passed says no later run will read it; the
+// row the transaction inserted and deleted itself is not counted with it.
+func TestLostClauseLeavesOutRowsNeverVisible(t *testing.T) {
+	tr := runSource(t, `scenario test/lost-own "A lost row beside one never visible"
+source orders key=order_id updated_at=txn-start
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=timestamp
+txn T0 begin=10:00:00 commit=10:00:00 insert order_id=5
+begin T1 at=10:00:01
+insert T1 at=10:00:01 order_id=1,2
+delete T1 at=10:00:01 order_id=1
+run extract at=10:00:03
+commit T1 at=10:00:04
+run extract at=10:00:06
+`)
+	var commit string
+	for i := range tr.Events {
+		if e := &tr.Events[i]; e.Kind == engine.KindCommit && tr.Actor(e) == "T1" {
+			commit = tr.Narration(e)
+		}
+	}
+	assert.Equal(t, "T1 commits at 10:00:04 as lsn 1002, making order 2 visible; its updated_at 10:00:01 is already at or below extract's stored mark 10:00:03, so no later run will read it. Order 1, inserted and deleted inside T1, was never visible to any reader.", commit)
+}

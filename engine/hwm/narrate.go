@@ -101,13 +101,23 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 			}
 		}
 	}
+	visible, gone, never := splitDeletes(rec)
+	// The rows this narration speaks of: a row no reader will ever see
+	// (inserted and deleted inside the transaction, and left out of rec's
+	// statements when the narration recurses) is not one a run misses.
+	rows := map[string]bool{}
+	for _, s := range rec.Stmts {
+		for _, k := range s.Keys {
+			rows[s.Table+"\x00"+k] = true
+		}
+	}
 	var lost []string
 	var note string
 	for _, v := range t.versionsOf(rec) {
-		if v.Op == mvcc.Delete {
+		table := t.t.VersionTable(&v)
+		if r := table + "\x00" + t.t.VersionKey(&v); v.Op == mvcc.Delete || !rows[r] || slices.Contains(never, r) {
 			continue
 		}
-		table := t.t.VersionTable(&v)
 		p := t.pipeFor(table)
 		if p == nil || !p.Mark.IsTimestamp() {
 			continue
@@ -128,7 +138,6 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 			}
 		}
 	}
-	visible, gone, never := splitDeletes(rec)
 	if rec.LSN == 0 {
 		return prose.F("%s commits at %s having changed no row, so it takes no log position and new readers see nothing new.", rec.Name, rec.EndAt)
 	}
