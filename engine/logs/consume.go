@@ -309,14 +309,14 @@ type batch struct {
 // poll fetches up to max records from the member's partitions.
 func (l *world) poll(g *groupState, pl pollPlan) {
 	m := g.members[pl.member]
-	if busy := cmp.Or(m, g.evicted[pl.member]); busy != nil && busy.inFlight > 0 && busy.busyTill >= l.w.Now() && !pl.waited {
-		// Its code is done with the batch at this very instant: the poll
-		// comes right after (once), as the loop's next line.
-		pl.waited = true
-		l.w.Schedule(l.w.Now(), func() { l.poll(g, pl) })
-		return
-	}
 	if busy := cmp.Or(m, g.evicted[pl.member]); busy != nil && busy.inFlight > 0 {
+		if busy.busyTill >= l.w.Now() && !pl.waited {
+			// Its code is done with the batch at this very instant: the
+			// poll comes right after (once), as the loop's next line.
+			pl.waited = true
+			l.w.Schedule(l.w.Now(), func() { l.poll(g, pl) })
+			return
+		}
 		// The consumer's thread is still in its code with the last batch:
 		// it calls poll once that returns, not on the round's clock (and
 		// an evicted one rejoins only then). Read on, and the batches'
