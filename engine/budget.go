@@ -76,12 +76,16 @@ func (w *World) reserve(n int) {
 // room is how many more units the budget allows.
 func (w *World) room() int { return w.budget.limit - w.budget.spent }
 
-// Err returns why the world stopped before its end, or nil: a
-// *BudgetError when running would have passed its work budget. Step
-// reports no further event once Err is not nil, and the trace so far is
-// incomplete (its rows are not missing, the run just stopped), so a caller
-// shows the error rather than the trace.
+// Err returns why the world stopped before its end, or nil: the error a
+// world refused to go on with (see Refuse), or a *BudgetError when running
+// would have passed its work budget. Step reports no further event once
+// Err is not nil, and the trace so far is incomplete (its rows are not
+// missing, the run just stopped), so a caller shows the error rather than
+// the trace.
 func (w *World) Err() error {
+	if w.refused != nil {
+		return w.refused
+	}
 	if !w.budget.over {
 		return nil
 	}

@@ -254,6 +254,18 @@ func (w *World) Limit() int { return w.budget.limit }
 // OverBudget reports whether a charge would have passed the budget.
 func (w *World) OverBudget() bool { return w.budget.over }
 
+// Refuse stops the world during the current event: a scenario line asks
+// for something that depends on how the run unfolds and that the
+// simulation does not model (two open transactions writing one row, say),
+// and going on would show behaviour the real system does not have. err
+// names the line, as a *scenario.Error does; Err returns it from now on and
+// Step runs nothing more. The first refusal wins.
+func (w *World) Refuse(err error) {
+	if w.refused == nil {
+		w.refused = err
+	}
+}
+
 // BudgetError is the error of a budget passed while building the line at pos.
 func (w *World) BudgetError(pos scenario.Pos) error { return w.budgetError(pos) }
 

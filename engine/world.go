@@ -224,6 +224,7 @@ type World struct {
 	actions   []Action                // what each queued entry does, by slot
 	freeSlots []int32                 // slots of actions already run
 	budget    budget                  // the work this world may still do; see budget
+	refused   error                   // why a world refused to go on (see Refuse); the world does no more once set
 	drained   bool                    // the queue ran dry once and the worlds were asked to drain
 	ended     bool                    // the queue ran dry after drained and the Enders were told; implies drained
 }
@@ -259,14 +260,18 @@ func (w *World) scheduleAction(at vtime.Time, a Action) {
 // Done reports whether no event is left (the worlds have drained), or the
 // world stopped (see Err).
 func (w *World) Done() bool {
-	return w.q.len() == 0 && len(w.soon) == 0 && w.ended || w.budget.over
+	return w.q.len() == 0 && len(w.soon) == 0 && w.ended || w.stopped()
 }
+
+// stopped reports whether the world does no more: its budget is spent or a
+// world refused to go on.
+func (w *World) stopped() bool { return w.budget.over || w.refused != nil }
 
 // Step runs the next event and reports whether there was one. It reports
 // false without running anything once the world's work budget is spent;
 // Err then says so.
 func (w *World) Step() bool {
-	if w.budget.over {
+	if w.stopped() {
 		return false
 	}
 	if !w.started {

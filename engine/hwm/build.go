@@ -247,7 +247,7 @@ func (h *world) scheduleStatement(c scenario.Command, n, op scenario.Arg, body [
 		return err
 	}
 	tp.lastAt = at
-	s := stmt{op: map[string]mvcc.Op{"insert": mvcc.Insert, "update": mvcc.Update, "delete": mvcc.Delete}[op.Value]}
+	s := stmt{op: map[string]mvcc.Op{"insert": mvcc.Insert, "update": mvcc.Update, "delete": mvcc.Delete}[op.Value], pos: op.Pos}
 	var tableArg *scenario.Arg
 	var rest []scenario.Arg
 	for i, x := range body {
@@ -416,7 +416,7 @@ func (h *world) workload(c scenario.Command) error {
 	}
 	gen := &workload{h: h, table: table, n: n, from: from, every: every, minD: minD, maxD: maxD,
 		rows: rows, sessions: sessions, rollbackPct: rollbackPct, prefix: prefix,
-		insert: stmt{op: mvcc.Insert, table: table, count: rows}}
+		insert: stmt{op: mvcc.Insert, table: table, count: rows, pos: c.Pos}}
 	h.w.ScheduleAction(from, gen)
 	h.w.Expect(3*n-1, n*rows, n*rows) // a workload inserts new keys
 	h.txnCount += n

@@ -160,3 +160,48 @@ run extract at=10:00:06
 	}
 	assert.Equal(t, "T1 commits at 10:00:04 as lsn 1002, making order 2 visible; its updated_at 10:00:01 is already at or below extract's stored mark 10:00:03, so no later run will read it. Order 1, inserted and deleted inside T1, was never visible to any reader.", commit)
 }
+
+// TestWritesPostgreSQLWouldNotLetThrough: an insert of a key that has a row,
+// and a write of a row another open transaction has written, stop the run
+// with an error at the statement: PostgreSQL would refuse the first
+// (unique_violation) and make the second wait, and the simulation models
+// neither an aborted transaction nor a wait.
+func TestWritesPostgreSQLWouldNotLetThrough(t *testing.T) {
+	const head = `scenario test/refused "Writes PostgreSQL would not let through"
+source orders key=order_id updated_at=txn-start
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=timestamp
+txn T1 begin=10:00:00 commit=10:00:01 insert order_id=1
+`
+	cases := []struct {
+		name, line, err string
+	}{
+		{"a committed key inserted again", "txn T2 begin=10:00:02 commit=10:00:03 insert order_id=1",
+			"d.tdm:6:39: T2's insert of order_id=1 in orders at 10:00:02 finds that row already there: PostgreSQL refuses a duplicate key (unique_violation) and aborts T2"},
+		{"a transaction's own key inserted twice", "txn T2 begin=10:00:02 commit=10:00:03 insert order_id=2 insert order_id=2",
+			"d.tdm:6:57: T2's insert of order_id=2 in orders at 10:00:02 finds that row already there"},
+		{"a row another open transaction updated", "txn T2 begin=10:00:02 commit=10:00:05 update order_id=1\ntxn T3 begin=10:00:03 commit=10:00:04 delete order_id=1",
+			"d.tdm:7:39: T3's delete of order_id=1 in orders at 10:00:03 comes while T2, still open, has written that row: PostgreSQL would make T3 wait until T2 ends (a row lock)"},
+		{"a key another open transaction inserted", "txn T2 begin=10:00:02 commit=10:00:05 insert order_id=2\ntxn T3 begin=10:00:03 commit=10:00:04 insert order_id=2",
+			"d.tdm:7:39: T3's insert of order_id=2 in orders at 10:00:03 comes while T2, still open, has written that row"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := scenario.Parse("d.tdm", []byte(head+c.line+"\nrun extract at=10:00:06\n"))
+			require.NoError(t, err)
+			_, err = engine.Run(f, nil, 1, worlds.All())
+			var se *scenario.Error
+			require.ErrorAs(t, err, &se)
+			assert.Contains(t, err.Error(), c.err)
+		})
+	}
+	// What PostgreSQL lets through runs: a key deleted and inserted again,
+	// a row updated after its writer ended, an update that matches no row
+	// while another transaction's insert of it is open.
+	runSource(t, head+`txn T2 begin=10:00:02 commit=10:00:03 delete order_id=1 insert order_id=1
+txn T3 begin=10:00:04 commit=10:00:05 update order_id=1
+txn T4 begin=10:00:04 commit=10:00:06 insert order_id=3
+txn T5 begin=10:00:05 commit=10:00:05 update order_id=3
+run extract at=10:00:07
+`)
+}

@@ -6,6 +6,9 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -18,6 +21,7 @@ type stmt struct {
 	count    int
 	amount   int64
 	backdate *vtime.Time
+	pos      scenario.Pos // the statement's word in the file, or its workload's line
 }
 
 // Act runs the statement in its transaction.
@@ -59,6 +63,10 @@ func (h *world) statement(ts *txnState, s *stmt) {
 	}
 	target := h.targetFor(s.table.Name)
 	table := h.w.TableID(s.table.Name)
+	if err := h.refusal(ts, s, keys, target, table); err != nil {
+		h.w.Refuse(err)
+		return
+	}
 	var unmatched []string // keys an update or delete named that have no row
 	for i, k := range keys {
 		// The row is this table's: its own id to the truth, the key's id to the target.
@@ -81,6 +89,29 @@ func (h *world) statement(ts *txnState, s *stmt) {
 		h.t.Unmatched = append(h.t.Unmatched, Unmatched{Txn: ts.rec, Stmt: len(rec.Stmts) - 1, Keys: unmatched})
 	}
 	h.emitTxn(engine.KindInsert+engine.Kind(s.op), ts.rec, len(rec.Stmts)-1)
+}
+
+// refusal returns the error that stops the run when statement s of ts
+// would write a row as PostgreSQL would not let it, or nil: a row another
+// open transaction has written (PostgreSQL makes s wait for that one to
+// end), or an insert of a key that already has a row ts can see
+// (unique_violation, which aborts ts). The simulation models neither the
+// wait nor the aborted transaction, so it says so rather than let both
+// writes through.
+func (h *world) refusal(ts *txnState, s *stmt, keys []string, target *sink.Table, table int16) error {
+	for _, k := range keys {
+		what := prose.F("%s's %s of %s=%s in %s at %s", ts.name, s.op, s.table.Key, k, s.table.Name, h.w.Now())
+		id := h.w.RowID(h.w.KeyID(target, k), table)
+		if o := h.db.Holder(&ts.tx, s.table, id); o != nil && (s.op == mvcc.Insert || h.db.Exists(&ts.tx, s.table, id)) {
+			return scenario.Errorf(s.pos, what+" comes while %s, still open, has written that row: PostgreSQL would make %s wait until %s ends (a row lock), "+
+				"which the simulation does not model; end %s before this statement", o.Name, ts.name, o.Name, o.Name)
+		}
+		if s.op == mvcc.Insert && h.db.Exists(&ts.tx, s.table, id) {
+			return scenario.Errorf(s.pos, what+" finds that row already there: PostgreSQL refuses a duplicate key (unique_violation) and aborts %s, "+
+				"which the simulation does not model; insert a key with no row, or update this one", ts.name)
+		}
+	}
+	return nil
 }
 
 func (h *world) commit(ts *txnState) {

@@ -187,6 +187,10 @@ type Table struct {
 	next   int64  // next sequence value not yet handed out
 	blocks map[string]*block
 	live   []*Version // latest committed version per key, by the key's id
+	// locks holds, by the key's id, the open transaction that has written
+	// the row and not yet ended (PostgreSQL's row lock), or nil. Invariant:
+	// a transaction in it is Active.
+	locks []*Txn
 
 	// byStamp holds the live, undeleted versions ordered by (UpdatedAt, Key);
 	// byLSN holds every committed version in commit order. Both exist so a
@@ -316,6 +320,10 @@ func (db *DB) Write(tx *Txn, t *Table, op Op, key string, id int32, amount int64
 		v.UpdatedAt = stampNow
 	}
 	tx.Writes = append(tx.Writes, v)
+	if n := int(id) + 1; n > len(t.locks) {
+		t.locks = append(t.locks, make([]*Txn, n-len(t.locks))...)
+	}
+	t.locks[id] = tx
 	if db.own != nil {
 		if own := db.own[tx]; own != nil {
 			own[ownKey{t, id}] = v
@@ -343,9 +351,7 @@ func (db *DB) Commit(tx *Txn, at, now vtime.Time) {
 	if tx.State != Active {
 		panic(prose.F("mvcc: commit of %s in state %d", tx.Name, tx.State))
 	}
-	if db.own != nil {
-		delete(db.own, tx)
-	}
+	db.unlock(tx)
 	tx.State, tx.EndAt, tx.CommitNow = Committed, at, now
 	if len(tx.Writes) == 0 {
 		return
@@ -497,10 +503,32 @@ func (t *Table) Rows() []*Version { return t.byStamp }
 
 // Rollback discards tx's writes. Ids it took from sequences stay used.
 func (db *DB) Rollback(tx *Txn, at vtime.Time) {
+	db.unlock(tx)
+	tx.State, tx.EndAt = RolledBack, at
+}
+
+// unlock releases the rows tx wrote, and its index of them, as it ends.
+func (db *DB) unlock(tx *Txn) {
 	if db.own != nil {
 		delete(db.own, tx)
 	}
-	tx.State, tx.EndAt = RolledBack, at
+	for _, v := range tx.Writes {
+		if v.table.locks[v.ID] == tx {
+			v.table.locks[v.ID] = nil
+		}
+	}
+}
+
+// Holder returns the open transaction other than tx that has written the
+// row with id in t, or nil. PostgreSQL makes a second writer of that row
+// wait until the holder ends (and an insert of the holder's new key wait on
+// the unique index); the simulation has no waits, so its caller refuses
+// such a write rather than let two open transactions write one row.
+func (db *DB) Holder(tx *Txn, t *Table, id int32) *Txn {
+	if int(id) < len(t.locks) && t.locks[id] != tx {
+		return t.locks[id]
+	}
+	return nil
 }
 
 // Len is the number of keys with a live, undeleted row.

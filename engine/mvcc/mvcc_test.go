@@ -254,3 +254,28 @@ func TestStampIndexStaysOrdered(t *testing.T) {
 		}
 	}
 }
+
+// TestHolderIsTheOpenWriterOfARow: a row written by an open transaction is
+// held by it until it commits or rolls back; the writer itself, and rows
+// nobody open has written, have no other holder.
+func TestHolderIsTheOpenWriterOfARow(t *testing.T) {
+	db := mvcc.New()
+	tb := db.AddTable("orders", "order_id", mvcc.StampTxnStart, "source", 1, 1)
+	t1 := db.Begin("T1", "s1", at(0), at(0))
+	t2 := db.Begin("T2", "s2", at(0), at(0))
+	require.NotNil(t, db.Write(t1, tb, mvcc.Insert, "1", 1, 0, at(0), nil))
+	assert.Same(t, t1, db.Holder(t2, tb, 1), "T1 holds the row it inserted")
+	assert.Nil(t, db.Holder(t1, tb, 1), "a writer is not held up by itself")
+	assert.Nil(t, db.Holder(t2, tb, 2), "nobody holds a row nobody wrote")
+	assert.Nil(t, db.Holder(t2, tb, 99), "nor one past every id seen")
+	db.Commit(t1, at(1), at(1))
+	assert.Nil(t, db.Holder(t2, tb, 1), "a commit releases the row")
+
+	t3 := db.Begin("T3", "s1", at(2), at(2))
+	assert.Nil(t, db.Write(t3, tb, mvcc.Update, "2", 2, 0, at(2), nil), "an update of no row writes nothing")
+	assert.Nil(t, db.Holder(t2, tb, 2), "and holds nothing")
+	require.NotNil(t, db.Write(t3, tb, mvcc.Delete, "1", 1, 0, at(2), nil))
+	assert.Same(t, t3, db.Holder(t2, tb, 1))
+	db.Rollback(t3, at(3))
+	assert.Nil(t, db.Holder(t2, tb, 1), "a rollback releases the row")
+}

@@ -273,7 +273,8 @@ func (s *Session) runNow() error {
 }
 
 // Stopped returns why the session has nothing to show, when its first run
-// stopped before its end (a *engine.BudgetError), or nil.
+// stopped before its end (a *engine.BudgetError, or the error a world
+// refused to go on with), or nil.
 func (s *Session) Stopped() error { return s.stopped }
 
 // ViewResult is what the page needs after a call: the widget, or the

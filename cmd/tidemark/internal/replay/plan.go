@@ -62,7 +62,7 @@ func cannot(format string, args ...any) error { return notReplayable(fmt.Sprintf
 
 // makePlan reads the trace and the scenario's declarations, and refuses
 // what PostgreSQL would do differently from the engine for reasons that
-// have nothing to do with visibility: locks, sessions, unique keys, and
+// have nothing to do with visibility: sessions, sequences, keys inserted again,
 // the partitioned log, which the replay does not model.
 func makePlan(t *engine.Trace) (*plan, error) {
 	if logs.Of(t) != nil {
@@ -232,13 +232,14 @@ func argText(k, v string) string {
 }
 
 // walk follows the source events in the engine's order and refuses what a
-// PostgreSQL session, lock or unique key would not let happen at all.
+// PostgreSQL session would not let happen at all, or what the engine plays
+// differently. (The engine stops a run itself at a write PostgreSQL would
+// make wait for a row lock, or refuse as a duplicate key.)
 func (p *plan) walk(t *engine.Trace) error {
 	h := hwm.Of(t)
 	type rowKey struct{ table, key string }
 	live := map[rowKey]bool{}    // committed and not deleted
 	existed := map[rowKey]bool{} // ever committed
-	pending := map[rowKey]string{}
 	openBy := map[string]string{} // session -> the transaction open in it
 	stmtNo := map[int]int{}
 	for i := range t.Events {
@@ -268,21 +269,12 @@ func (p *plan) walk(t *engine.Trace) error {
 				if _, err := strconv.ParseInt(k, 10, 64); err != nil {
 					tb.textKeys = true
 				}
+				// The engine itself refuses a write to a row another open
+				// transaction wrote, and an insert of a key that has a row.
 				rk := rowKey{st.Table, k}
-				if w := pending[rk]; w != "" && w != rec.Name {
-					return cannot("%s writes %s %s while %s, still open, has written it: PostgreSQL would make %s wait for %s's row lock, and the engine has no locks", rec.Name, tb.key, k, w, rec.Name, w)
+				if st.Op == mvcc.Insert && existed[rk] && !live[rk] {
+					return cannot("%s inserts %s %s again after it was deleted, and the engine counts the row's versions on from the deleted one", rec.Name, tb.key, k)
 				}
-				mine := pending[rk] == rec.Name
-				switch st.Op {
-				case mvcc.Insert:
-					if live[rk] && !mine {
-						return cannot("%s inserts %s %s, which already has a row: PostgreSQL refuses a second row with that key, and the engine replaces the first", rec.Name, tb.key, k)
-					}
-					if existed[rk] && !live[rk] {
-						return cannot("%s inserts %s %s again after it was deleted, and the engine counts the row's versions on from the deleted one", rec.Name, tb.key, k)
-					}
-				}
-				pending[rk] = rec.Name
 			}
 		case engine.KindCommit, engine.KindRollback:
 			ti := p.txn[t.Actor(e)]
@@ -291,7 +283,6 @@ func (p *plan) walk(t *engine.Trace) error {
 			for _, st := range rec.Stmts {
 				for _, k := range st.Keys {
 					rk := rowKey{st.Table, k}
-					delete(pending, rk)
 					if e.Kind == engine.KindCommit {
 						live[rk] = st.Op != mvcc.Delete
 						existed[rk] = true
