@@ -323,7 +323,7 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 				if w := f.Where(); w != "" {
 					where = " " + w
 				}
-				if f.Point == "out-of-memory" {
+				if f.Point == stream.PointOutOfMemory {
 					if oi := st.OpNamed(f.Who); oi >= 0 {
 						where += fmt.Sprintf(" (its buffer passed %s)", prose.Count(st.Ops[oi].Memory, "record", "records"))
 					}

@@ -136,12 +136,12 @@ type FailPoint struct {
 	Step      int32
 	At        vtime.Time
 	Who       string // the stream or operator that failed
-	Point     string // now, or where in a checkpoint: barrier, snapshot, commit; out-of-memory: Who's buffer passed its memory=
+	Point     string // now, or where in a checkpoint: barrier, snapshot, commit; out-of-memory: Who's buffer passed its memory=; offset-out-of-range: Who's position was deleted by retention, under auto.offset.reset=none
 	Ckpt      int32  // the checkpoint it interrupted, or 0
 	RestartAt vtime.Time
 	Aborted   int32 // rows of open transactions it rolled back
 	Buffered  int32 // records its buffers held
-	Down      bool  // the job gave up: it never restarts (see maxOutOfMemory)
+	Down      bool  // the job gave up: it never restarts (see maxSameFailure)
 }
 
 // Where says where in the job's work the failure came, as a phrase that
@@ -150,8 +150,10 @@ type FailPoint struct {
 // the widget's checkpoint list and the text report all say it so.
 func (fp *FailPoint) Where() string {
 	switch fp.Point {
-	case "out-of-memory":
+	case PointOutOfMemory:
 		return "for lack of memory"
+	case PointOutOfRange:
+		return "for a position retention deleted"
 	case "barrier", "snapshot", "commit":
 		if fp.Ckpt > 0 {
 			return "at checkpoint " + strconv.Itoa(int(fp.Ckpt)) + "'s " + fp.Point

@@ -24,7 +24,7 @@ import (
 //     operator has processed: a checkpoint's snapshot is taken at once, with
 //     the buffered records in no snapshot, and a failure loses them. With
 //     memory=N, a buffer that comes to hold more than N records fails its
-//     task, out of memory, at once (see job.crash and maxOutOfMemory);
+//     task, out of memory, at once (see job.crash and maxSameFailure);
 //   - drop: a record that finds the buffer full is dropped and counted,
 //     load shedding.
 type inbox struct {
@@ -98,7 +98,7 @@ func (in *inbox) offer(r window.Record, ai int32, replay bool) bool {
 	in.push(elem{kind: elemRecord, rec: r, ai: ai, replay: replay})
 	if in.memory > 0 && in.records > in.memory {
 		j := in.s.job
-		j.s.w.Then(func() { j.crash(j.s.t.Ops[in.oi].Name, "out-of-memory", failRestart) })
+		j.s.w.Then(func() { j.crash(j.s.t.Ops[in.oi].Name, PointOutOfMemory, failRestart, "") })
 	}
 	return true
 }

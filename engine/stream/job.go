@@ -68,6 +68,7 @@ type job struct {
 	// without flow control when the job last failed.
 	takenAtCrash int64
 	ooms         int   // failures for lack of memory so far
+	outOfRange   int   // failures of a source whose position retention deleted, under auto.offset.reset=none
 	lostFrom     int32 // the checkpoint last restored, whose buffers' loss is counted
 }
 
@@ -76,13 +77,21 @@ type job struct {
 // runs out of memory.
 const failRestart = 10 * vtime.Second
 
-// maxOutOfMemory is the failure for lack of memory that leaves the job
+// maxSameFailure is the failure of a kind the job causes itself (for lack
+// of memory, or for a position retention deleted) that leaves the job
 // down. A buffer that passes its memory= once its input has stopped fails
 // the same way at every restart (the restore reads the same backlog into it
-// at once), and Flink's default restart strategy would go on restarting it
-// without end; Tidemark stops the loop there, as a fixed-delay restart
-// strategy of three attempts would.
-const maxOutOfMemory = 4
+// at once), as does a source that falls behind retention again each time,
+// and Flink's default restart strategy would go on restarting it without
+// end; Tidemark stops the loop there, as a fixed-delay restart strategy of
+// three attempts would.
+const maxSameFailure = 4
+
+// The points (FailPoint.Point) of the failures the job causes itself.
+const (
+	PointOutOfMemory = "out-of-memory"       // a buffer passed its memory=
+	PointOutOfRange  = "offset-out-of-range" // a source's position was deleted, under auto.offset.reset=none
+)
 
 // ckptRun is a checkpoint in flight, with the states taken so far.
 type ckptRun struct {
@@ -537,7 +546,7 @@ func (j *job) fire(point string) bool {
 	for k, p := range j.plans {
 		if p.point == point && j.s.w.Now() >= p.after {
 			j.plans = append(j.plans[:k:k], j.plans[k+1:]...)
-			j.s.w.Then(func() { j.crash(p.who, point, p.restart) })
+			j.s.w.Then(func() { j.crash(p.who, point, p.restart, "") })
 			return true
 		}
 	}
@@ -547,20 +556,31 @@ func (j *job) fire(point string) bool {
 // crash stops the whole job now: what was in flight is lost, and it
 // restarts after restart. who failed at point: now, a point of a
 // checkpoint, or out-of-memory when who's buffer passed its memory=.
-func (j *job) crash(who, point string, restart vtime.Duration) {
+// crash fails the job at point (now, barrier, snapshot, commit, or one of
+// the failures the job causes itself: PointOutOfMemory, PointOutOfRange),
+// to restart after restart; why, when not empty, opens the narration with
+// what made the task fail.
+func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 	s := j.s
 	if !j.up() {
 		return
 	}
 	var sb strings.Builder
-	if point == "out-of-memory" {
+	sb.WriteString(why)
+	same := 0 // failures of this kind so far, for the ones the job causes itself
+	switch point {
+	case PointOutOfMemory:
 		in := s.byName[who].base().in
 		prose.Fprintf(&sb, "%s's buffer reaches %d records, more than the %d its memory holds: the task fails, out of memory", who, in.records, in.memory)
 		j.ooms++
+		same = j.ooms
+	case PointOutOfRange:
+		j.outOfRange++
+		same = j.outOfRange
 	}
 	j.epoch++
 	j.down = true
-	fp := FailPoint{Step: int32(s.w.NextStep()), At: s.w.Now(), Who: who, Point: point, RestartAt: s.w.Now().Add(restart), Down: point == "out-of-memory" && j.ooms == maxOutOfMemory}
+	fp := FailPoint{Step: int32(s.w.NextStep()), At: s.w.Now(), Who: who, Point: point, RestartAt: s.w.Now().Add(restart), Down: same == maxSameFailure}
 	if point == "commit" && j.done != nil {
 		fp.Ckpt = j.done.id
 	}
@@ -596,7 +616,7 @@ func (j *job) crash(who, point string, restart vtime.Duration) {
 	h := s.jobHist()
 	h.Failures = append(h.Failures, fp)
 	switch point {
-	case "out-of-memory":
+	case PointOutOfMemory, PointOutOfRange:
 	case "barrier":
 		prose.Fprintf(&sb, "%s fails between checkpoint %d's barrier and its snapshot", who, fp.Ckpt)
 	case "snapshot":
@@ -622,7 +642,7 @@ func (j *job) crash(who, point string, restart vtime.Duration) {
 	}
 	if fp.Down {
 		j.dead = true
-		prose.Fprintf(&sb, ". The job has now run out of memory %d times: Flink's default restart strategy would restart it again, and it would fail again, without end; Tidemark gives up here, as a fixed-delay restart strategy of %d attempts would. The job stays down and nothing more is read.", maxOutOfMemory, maxOutOfMemory-1)
+		prose.Fprintf(&sb, ". The job has now failed %s %d times: Flink's default restart strategy would restart it again, and it would fail again, without end; Tidemark gives up here, as a fixed-delay restart strategy of %d attempts would. The job stays down and nothing more is read.", fp.Where(), maxSameFailure, maxSameFailure-1)
 		j.strand(&sb)
 		s.w.Emit(who, engine.KindCrash, -1, "%s", sb.String())
 		return
@@ -672,7 +692,7 @@ func (j *job) missed(who, point string, at vtime.Time) {
 	case fp == nil: // the job is down only after a failure
 		panic("stream: a job down with no failure")
 	case fp.Down:
-		prose.Fprintf(&sb, " finds the job down for good: it has run out of memory %d times, the last at %s, and stays down", maxOutOfMemory, fp.At)
+		prose.Fprintf(&sb, " finds the job down for good: it has failed %s %d times, the last at %s, and stays down", fp.Where(), maxSameFailure, fp.At)
 	default:
 		prose.Fprintf(&sb, " finds the job already down: at %s %s, and the job restarts at %s", fp.At, fp.why(), fp.RestartAt)
 	}
@@ -756,15 +776,24 @@ func (j *job) restart() {
 		rp.Behind = now.Sub(cp.BeginAt)
 	}
 	// Where each partition resumes, and whether the input it needs is there.
-	var gone, failed []string
+	// With no checkpoint, a source starts afresh, as it first did: from the
+	// log start (Flink's OffsetsInitializer.earliest()), which retention
+	// may have moved since; auto.offset.reset plays no part.
+	var gone, failed, fresh []string
 	for si, st := range s.order {
 		var rs []checkpoint.Resumed
 		for p := range st.parts {
+			part := st.topic.h.Parts[p]
 			pos := int64(0)
-			if cp != nil && si < len(cp.Positions) && p < len(cp.Positions[si]) {
+			switch {
+			case cp == nil:
+				pos = part.Start()
+				if pos > 0 {
+					fresh = append(fresh, prose.F("%s-%d from offset %d", st.topic.h.Name, p, pos))
+				}
+			case si < len(cp.Positions) && p < len(cp.Positions[si]):
 				pos = cp.Positions[si][p]
 			}
-			part := st.topic.h.Parts[p]
 			r := checkpoint.Resume(pos, part.Start(), part.End(), st.reset)
 			rs = append(rs, r)
 			if r.Gone {
@@ -839,6 +868,9 @@ func (j *job) restart() {
 		prose.Fprintf(&sb, "The job restarts from checkpoint %d, taken at %s: every operator gets back the state it had then, the watermarks start again from nothing as a restored Flink job's do", cp.ID, cp.BeginAt)
 	} else {
 		sb.WriteString("The job restarts with no checkpoint to restore: every operator starts empty and every stream reads from the beginning")
+		if len(fresh) > 0 {
+			prose.Fprintf(&sb, " of what its log still holds (%s: retention has deleted what came before)", strings.Join(limitList(fresh, 3), ", "))
+		}
 	}
 	if len(rewound) > 0 {
 		prose.Fprintf(&sb, "; %s", strings.Join(rewound, ", "))

@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/checkpoint"
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/topic"
@@ -550,7 +551,9 @@ func (st *stream) chain() {
 		case workTimer:
 			emitted = st.s.fireProcessing(st, st.consumers[arg].win)
 		case workRead:
-			st.read(arg)
+			if !st.outOfRange(arg) {
+				st.read(arg)
+			}
 			emitted = true
 		case workTick:
 			emitted = st.tick()
@@ -700,6 +703,48 @@ func (st *stream) read(p int) {
 		kind = engine.KindShed
 	}
 	w.EmitLater(s.by, kind, ai, 0)
+}
+
+// outOfRange handles a read of partition p whose position retention has
+// deleted meanwhile (a stream held back by a slow sink falls behind the log
+// start): Kafka answers the fetch with OffsetOutOfRange and the consumer's
+// auto.offset.reset decides. earliest and latest move the position to the
+// log start or end, and the records jumped over are never read; none throws,
+// and the source task fails, with the whole job. It reports whether it did
+// either, as a step of its own; false leaves the read to read.
+func (st *stream) outOfRange(p int) bool {
+	s := st.s
+	part := st.topic.h.Parts[p]
+	off, start := st.parts[p].next, part.Start()
+	if off >= start {
+		return false
+	}
+	asks := prose.F("%s asks %s-%d for offset %d, which retention has deleted (the log now starts at %d)", st.name, st.topic.h.Name, p, off, start)
+	if st.reset == checkpoint.None {
+		s.job.crash(st.name, PointOutOfRange, failRestart, asks+": with auto.offset.reset=none Kafka's consumer throws OffsetOutOfRangeException and the source task fails")
+		return true
+	}
+	r := checkpoint.Resume(off, start, part.End(), st.reset)
+	st.jump(p, r.Next)
+	s.w.Emit(st.name, engine.KindReset, -1, "%s: Kafka answers OffsetOutOfRange, and auto.offset.reset=%s moves the position to %d; %s never read, lost to the target.",
+		asks, st.reset, r.Next, prose.Count(int(r.Skipped), "record is", "records are"))
+	return true
+}
+
+// jump moves partition p's read position forward to next, past offsets
+// that will never be read.
+func (st *stream) jump(p int, next int64) {
+	part := &st.parts[p]
+	part.next = next
+	st.hist.Parts[p].Pos = append(st.hist.Parts[p].Pos, PosPoint{Step: int32(st.s.w.NextStep()), Next: int32(next)})
+	st.hw[p] = max(st.hw[p], next) // jumped over: never read
+	end := int64(len(st.topic.appendAt[p]))
+	st.lagSum += end - next - st.behind[p]
+	st.behind[p] = end - next
+	st.noteLag(p)
+	if next >= end {
+		st.unread[p/64] &^= 1 << (p % 64)
+	}
 }
 
 // tick is the periodic emission at processing time: idleness is judged and

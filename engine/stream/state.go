@@ -198,7 +198,7 @@ func (s *world) failLine(c scenario.Command) error {
 			return
 		}
 		if point == "now" {
-			s.job.crash(who, "now", restart)
+			s.job.crash(who, "now", restart, "")
 			return
 		}
 		s.job.plans = append(s.job.plans, failPlan{who: who, point: point, restart: restart, after: s.w.Now()})
@@ -577,7 +577,7 @@ func (s *world) injectFail(f engine.Fault) error {
 		if !s.job.up() {
 			return prose.Errorf("the job is not running: it failed already")
 		}
-		s.job.crash(who, "now", restart)
+		s.job.crash(who, "now", restart, "")
 	case "barrier", "snapshot", "commit":
 		if !s.job.on {
 			return prose.Errorf("this scenario takes no checkpoints, so there is no %s to fail at", f.Point)

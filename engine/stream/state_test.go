@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -689,7 +690,7 @@ func TestFailLineFindsTheJobDown(t *testing.T) {
 		tr, st := run(t, src)
 		require.Len(t, st.Job.Failures, 4)
 		require.True(t, st.Job.Failures[3].Down)
-		assert.Equal(t, []string{"The failure of k planned for the barrier of the first checkpoint at or after 10:01:00 finds the job down for good: it has run out of memory 4 times, the last at 10:00:31.200, and stays down. " +
+		assert.Equal(t, []string{"The failure of k planned for the barrier of the first checkpoint at or after 10:01:00 finds the job down for good: it has failed for lack of memory 4 times, the last at 10:00:31.200, and stays down. " +
 			"A job that is not running has no task to fail: nothing more happens."}, missed(tr, "10:01:00"))
 	})
 	t.Run("a checkpoint's point waits for the restart", func(t *testing.T) {
@@ -791,14 +792,72 @@ func narrating(tr *engine.Trace, part string) []int {
 // list and the text report use for where a failure came.
 func TestFailPointWhere(t *testing.T) {
 	for fp, want := range map[stream.FailPoint]string{
-		{Point: "now"}:               "",
-		{Point: ""}:                  "",
-		{Point: "out-of-memory"}:     "for lack of memory",
-		{Point: "barrier", Ckpt: 4}:  "at checkpoint 4's barrier",
-		{Point: "snapshot", Ckpt: 2}: "at checkpoint 2's snapshot",
-		{Point: "commit", Ckpt: 12}:  "at checkpoint 12's commit",
-		{Point: "barrier", Ckpt: 0}:  "",
+		{Point: "now"}:                 "",
+		{Point: ""}:                    "",
+		{Point: "out-of-memory"}:       "for lack of memory",
+		{Point: "offset-out-of-range"}: "for a position retention deleted",
+		{Point: "barrier", Ckpt: 4}:    "at checkpoint 4's barrier",
+		{Point: "snapshot", Ckpt: 2}:   "at checkpoint 2's snapshot",
+		{Point: "commit", Ckpt: 12}:    "at checkpoint 12's commit",
+		{Point: "barrier", Ckpt: 0}:    "",
 	} {
 		assert.Equal(t, want, fp.Where(), "%+v", fp)
 	}
+}
+
+// behindRetention is a source held back by a slow sink (overflow=block)
+// while retention deletes the records it has yet to read.
+const behindRetention = `scenario test/behind "A blocked source behind retention"
+topic clicks partitions=1 retention=10s segment=2s
+producer app to=clicks key=click_id
+target fct_clicks sink=merge key=click_id
+traffic app records=100 from=10:00:00 every=100ms keys=unique
+`
+
+// behind is behindRetention with its stream's options and its slow sink.
+func behind(opts string) string {
+	return behindRetention + "stream taps from=clicks" + opts + "\nsink load from=taps to=fct_clicks rate=2/s buffer=5 overflow=block\n"
+}
+
+// TestReadBehindTheLogStart: a read whose position retention has deleted
+// meanwhile gets Kafka's OffsetOutOfRange, and auto.offset.reset decides:
+// earliest and latest jump over records that are never read, and the
+// truth counts them missing; none fails the source, and the job, which
+// restarts with no checkpoint from what the log still holds.
+func TestReadBehindTheLogStart(t *testing.T) {
+	t.Run("earliest", func(t *testing.T) {
+		tr, _ := run(t, behind(""))
+		steps := narrating(tr, "OffsetOutOfRange")
+		require.NotEmpty(t, steps)
+		assert.Equal(t, "taps asks clicks-0 for offset 32, which retention has deleted (the log now starts at 40): Kafka answers OffsetOutOfRange, and auto.offset.reset=earliest moves the position to 40; 8 records are never read, lost to the target.",
+			tr.Narration(&tr.Events[steps[0]]))
+		lost := 0
+		for _, i := range steps {
+			var n int
+			_, err := fmt.Sscanf(tr.Narration(&tr.Events[i])[strings.Index(tr.Narration(&tr.Events[i]), "; ")+2:], "%d records are never read", &n)
+			require.NoError(t, err)
+			lost += n
+		}
+		assert.Len(t, tr.Final().Missing, lost, "the truth counts every record jumped over, and only those")
+		assert.Len(t, tr.TargetAt("fct_clicks", tr.Steps()), 100-lost)
+	})
+	t.Run("latest", func(t *testing.T) {
+		tr, _ := run(t, behind(" reset=latest"))
+		steps := narrating(tr, "OffsetOutOfRange")
+		require.NotEmpty(t, steps)
+		assert.Contains(t, tr.Narration(&tr.Events[steps[0]]), "auto.offset.reset=latest moves the position to ")
+		assert.NotEmpty(t, tr.Final().Missing)
+	})
+	t.Run("none", func(t *testing.T) {
+		tr, st := run(t, behind(" reset=none"))
+		require.Len(t, st.Job.Failures, 1)
+		f := st.Job.Failures[0]
+		assert.Equal(t, stream.PointOutOfRange, f.Point)
+		assert.Equal(t, "taps", f.Who)
+		assert.Contains(t, tr.Narration(&tr.Events[f.Step-1]), "taps asks clicks-0 for offset 32, which retention has deleted (the log now starts at 40): with auto.offset.reset=none Kafka's consumer throws OffsetOutOfRangeException and the source task fails")
+		require.Len(t, st.Job.Restores, 1)
+		r := st.Job.Restores[0]
+		assert.False(t, r.Failed, "with no checkpoint the source starts afresh from the log start: no position of its own is out of range")
+		assert.Contains(t, tr.Narration(&tr.Events[r.Step-1]), "every stream reads from the beginning of what its log still holds (clicks-0 from offset 100: retention has deleted what came before)")
+	})
 }
