@@ -138,6 +138,10 @@ type Read struct {
 	Pending   int       `json:"pending_unseen"`
 	Existed   bool      `json:"existed"`
 	MatchStep int       `json:"matches_step,omitempty"`
+	// Unjudged is set when no operator of the stream job writes the table
+	// (a consumer group or an extractor does): its states are not followed,
+	// and Existed is false without saying it never existed.
+	Unjudged bool `json:"unjudged,omitempty"`
 }
 
 // ReadRow is a row a reader saw.
@@ -271,8 +275,12 @@ func buildJob(r *Report, t *engine.Trace) {
 		for _, row := range x.Rows {
 			rd.Rows = append(rd.Rows, ReadRow{Key: row.Key, Amount: row.Amount, Version: int(row.Seq), Uncommitted: row.Pending})
 		}
-		step, ok := st.ReadVerdict(i)
-		rd.Existed, rd.MatchStep = ok, int(step)
+		if st.Judged(i) {
+			step, ok := st.ReadVerdict(i)
+			rd.Existed, rd.MatchStep = ok, int(step)
+		} else {
+			rd.Unjudged = true
+		}
 		j.Reads = append(j.Reads, rd)
 	}
 	for _, d := range st.ReplayDiffs(n) {
@@ -411,6 +419,8 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 			step, ok := st.ReadVerdict(i)
 			verdict := "a state that never existed"
 			switch {
+			case !st.Judged(i):
+				verdict = "not judged: no operator of the stream job writes " + x.Target + ", so its states are not followed"
 			case ok && step == 0:
 				verdict = "the table before anything was written"
 			case ok:

@@ -76,8 +76,13 @@ type JobHistory struct {
 	Failures    []FailPoint
 	Restores    []RestorePoint
 	Txns        []TxnPoint
-	Outputs     []OutputPoint
-	Shed        []ShedPoint // records a full buffer dropped
+	Outputs     []OutputPoint // rows sinks and aggregates wrote, for each record they took
+	// Emitted holds the rows windows and joins wrote to their targets
+	// (Record -1), kept only when the job has a history: with Outputs,
+	// the states their tables passed through, which ReadVerdict judges
+	// reads by.
+	Emitted []OutputPoint
+	Shed           []ShedPoint // records a full buffer dropped
 	Dups        []ShedPoint // records a sink's dedup dropped as seen before
 	Reads       []ReadSnapshot
 }

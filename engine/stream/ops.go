@@ -360,6 +360,16 @@ func (s *world) noteState(op operator) {
 	oh.State = appendCount(oh.State, int32(s.w.NextStep()), int32(op.size()))
 }
 
+// emitted records a row a window or a join wrote, when the job keeps a
+// history (a read may judge its table by it); forward is false for a
+// row a replay wrote again.
+func (s *world) emitted(oi int16, in sink.In, forward bool) {
+	if j := s.t.Job; j != nil {
+		j.Emitted = append(j.Emitted, OutputPoint{UpdatedAt: in.UpdatedAt, Amount: in.Amount, Record: -1, Step: int32(s.w.NextStep()),
+			Key: in.ID, Seq: int32(in.Seq), Op: oi, Forward: forward})
+	}
+}
+
 // output records a row an operator emitted.
 func (s *world) output(oi int16, in sink.In, record int64, forward bool) {
 	j := s.jobHist()

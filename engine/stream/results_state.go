@@ -131,11 +131,25 @@ func (t *Trace) ReplayDiffs(n int) []ReplayDiff {
 	return out
 }
 
+// Judged reports whether read i can be judged by ReadVerdict: some
+// operator of the job writes its table. A table only a consumer group or
+// an extractor writes has states the stream world does not follow.
+func (t *Trace) Judged(i int) bool {
+	target := t.Job.Reads[i].Target
+	for _, oh := range t.Ops {
+		if oh.Target == target {
+			return true
+		}
+	}
+	return false
+}
+
 // ReadVerdict says whether what read i saw was ever, as a whole, a state
 // of its table: the states the operators writing it made as they read
-// their input for the first time, one output after another (a replay's are
+// their input for the first time, one row after another (a replay's are
 // not among them). It returns the step of the state it matches, and false
-// when none does: a state that never existed.
+// when none does: a state that never existed. Ask only of a read that is
+// Judged.
 func (t *Trace) ReadVerdict(i int) (step int32, existed bool) {
 	r := &t.Job.Reads[i]
 	mode := sink.Merge
@@ -169,7 +183,16 @@ func (t *Trace) ReadVerdict(i int) (step int32, existed bool) {
 	if mismatch == 0 {
 		return 0, true
 	}
-	for _, o := range t.Job.Outputs {
+	// The rows written, in the order they were: sinks' and aggregates'
+	// (Outputs) with windows' and joins' (Emitted).
+	outs, ems := t.Job.Outputs, t.Job.Emitted
+	for len(outs) > 0 || len(ems) > 0 {
+		var o *OutputPoint
+		if len(ems) == 0 || len(outs) > 0 && outs[0].Step <= ems[0].Step {
+			o, outs = &outs[0], outs[1:]
+		} else {
+			o, ems = &ems[0], ems[1:]
+		}
 		if o.Step > r.Step {
 			break
 		}
@@ -217,7 +240,7 @@ func (t *Trace) NeverExisted(n int) []string {
 		if int(r.Step) > n {
 			break
 		}
-		if _, ok := t.ReadVerdict(i); !ok {
+		if _, ok := t.ReadVerdict(i); !ok && t.Judged(i) {
 			out = append(out, r.Name)
 		}
 	}

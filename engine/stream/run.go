@@ -964,6 +964,7 @@ type result struct {
 	has     window.Acc // what its latest row says
 	n       int32      // the version (firing number) of its latest row
 	seq     int32      // the source version last given to the core
+	wrote   int32      // the highest firing number written: one at or below it is a replay's
 }
 
 // windowOp is one window operator.
@@ -1034,8 +1035,10 @@ func (op *windowOp) record(s *world, fs []window.Firing, step int32) {
 		}
 		ri := op.resultIndex(s, resultKey{f.Key, f.Window.Start, f.Window.End})
 		r := &op.res[ri]
-		op.rows = append(op.rows, pendingRow{in: sink.In{ID: r.coreID, Key: s.w.KeyText(r.coreID), Seq: int(f.N), UpdatedAt: op.st.clock.Read(s.w.Now()), Amount: op.agg.Of(f.Acc)},
-			acc: f.Acc, ref: ri})
+		in := sink.In{ID: r.coreID, Key: s.w.KeyText(r.coreID), Seq: int(f.N), UpdatedAt: op.st.clock.Read(s.w.Now()), Amount: op.agg.Of(f.Acc)}
+		s.emitted(op.oi, in, f.N > r.wrote)
+		r.wrote = max(r.wrote, f.N)
+		op.rows = append(op.rows, pendingRow{in: in, acc: f.Acc, ref: ri})
 	}
 	if len(op.rows) > 0 {
 		op.out.write(slices.Clone(op.rows))
@@ -1200,6 +1203,7 @@ type joinOp struct {
 	times   [2]map[int32][]vtime.Time
 	want    map[int32]int32
 	emitted map[int32]int32
+	wrote   map[int32]int32 // by key: the most pairs written, across restores; a pair at or below it is a replay's
 	coreIDs map[int32]int32
 	shownWM vtime.Time
 }
@@ -1231,7 +1235,13 @@ func (j *joinOp) add(s *world, side join.Side, r join.Record, ai int32) {
 		j.emitted[p.Left.Key]++
 		id := j.coreID(s, p.Left.Key)
 		n := j.emitted[p.Left.Key]
-		in = append(in, pendingRow{in: sink.In{ID: id, Key: s.w.KeyText(id), Seq: int(n), UpdatedAt: j.sides[side].clock.Read(s.w.Now()), Amount: int64(n)}, ref: -1})
+		row := sink.In{ID: id, Key: s.w.KeyText(id), Seq: int(n), UpdatedAt: j.sides[side].clock.Read(s.w.Now()), Amount: int64(n)}
+		if j.wrote == nil {
+			j.wrote = map[int32]int32{}
+		}
+		s.emitted(j.oi, row, n > j.wrote[p.Left.Key])
+		j.wrote[p.Left.Key] = max(j.wrote[p.Left.Key], n)
+		in = append(in, pendingRow{in: row, ref: -1})
 	}
 	j.out.write(in)
 	s.noteState(j)

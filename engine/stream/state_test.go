@@ -553,6 +553,64 @@ read totals at=10:00:40 as=end
 	assert.Empty(t, st.NeverExisted(1<<30))
 }
 
+// A read of a table a window or a join writes is judged by the rows they
+// wrote; one of a table only a consumer group writes is not judged, and
+// is not said to have never existed.
+func TestReadVerdictOfWindowsJoinsAndGroups(t *testing.T) {
+	tr, st := run(t, `scenario t/x "X"
+topic sales partitions=1
+producer till to=sales key=sale_id
+target per_minute sink=merge key=minute
+traffic till records=30 from=10:00:00 every=5s keys=100
+stream s from=sales
+key-by s none
+window counts from=s tumbling size=1m to=per_minute
+read per_minute at=10:01:30 as=one
+read per_minute at=10:02:30 as=two
+`)
+	require.Len(t, st.Job.Reads, 2)
+	for i, want := range []int{1, 2} {
+		require.True(t, st.Judged(i))
+		require.Len(t, st.Job.Reads[i].Rows, want)
+		step, ok := st.ReadVerdict(i)
+		assert.True(t, ok, "a read of what the window wrote, one firing after another, saw a state that existed")
+		assert.Equal(t, engine.KindFire, tr.Events[step-1].Kind, "the state after a firing")
+	}
+
+	_, st = run(t, `scenario t/x "X"
+topic clicks partitions=1
+topic views partitions=1
+producer a to=clicks key=ad
+producer b to=views key=ad
+target matched sink=merge key=ad
+traffic a records=4 from=10:00:00 every=1s keys=unique
+traffic b records=4 from=10:00:00 every=1s keys=unique
+stream c from=clicks
+stream v from=views
+join m left=c right=v between=-5s..5s to=matched
+read matched at=10:00:30 as=joined
+`)
+	require.Len(t, st.Job.Reads, 1)
+	require.NotEmpty(t, st.Job.Reads[0].Rows)
+	_, ok := st.ReadVerdict(0)
+	assert.True(t, ok)
+
+	_, st = run(t, `scenario t/x "X"
+topic orders partitions=1
+producer shop to=orders key=order_id
+target fct_orders sink=merge key=order_id
+traffic shop records=5 from=10:00:00 every=1s keys=unique
+group g topic=orders to=fct_orders reset=earliest
+member g c1 at=10:00:00
+polls g from=10:00:01 until=10:00:10 every=1s
+stream s from=orders
+read fct_orders at=10:00:08 as=report
+`)
+	require.Len(t, st.Job.Reads[0].Rows, 5)
+	assert.False(t, st.Judged(0))
+	assert.Empty(t, st.NeverExisted(1<<30))
+}
+
 // The faults of the second part: a failure now or at a checkpoint's
 // point, a slow operator that gets a buffer, a slow stream, a burst of one
 // key; and what they refuse.

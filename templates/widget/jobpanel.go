@@ -427,7 +427,9 @@ func readsList(b *builder, st *stream.Trace, n int) {
 		if r.Pending > 0 {
 			line += ", not seeing " + itoa(r.Pending) + " rows pending in a transaction"
 		}
-		if at, ok := st.ReadVerdict(i); ok {
+		if !st.Judged(i) {
+			line += "; not judged: no operator of the stream job writes " + r.Target
+		} else if at, ok := st.ReadVerdict(i); ok {
 			line += "; the table held exactly this"
 			if at > 0 {
 				line += " after step " + itoa(int(at))
