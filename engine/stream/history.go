@@ -82,9 +82,9 @@ type JobHistory struct {
 	// the states their tables passed through, which ReadVerdict judges
 	// reads by.
 	Emitted []OutputPoint
-	Shed           []ShedPoint // records a full buffer dropped
-	Dups        []ShedPoint // records a sink's dedup dropped as seen before
-	Reads       []ReadSnapshot
+	Shed    []ShedPoint // records a full buffer dropped
+	Dups    []ShedPoint // records a sink's dedup dropped as seen before
+	Reads   []ReadSnapshot
 }
 
 // Checkpoint statuses.
@@ -219,7 +219,7 @@ type ReadSnapshot struct {
 	At           vtime.Time
 	Uncommitted  bool // read-uncommitted: it sees rows of transactions not yet committed
 	Rows         []ReadRow
-	Pending      int // rows of transactions not yet committed that it did not see
+	Pending      int // rows that transactions not yet committed add or change, which it did not see (read-committed)
 }
 
 // ReadRow is one row a reader saw.

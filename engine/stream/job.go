@@ -476,8 +476,8 @@ func (j *job) commitAll(run *ckptRun) {
 func (j *job) commit(out *writer, x *txn, by int32, recovered bool) {
 	s := j.s
 	oh := s.t.Ops[out.oi]
-	rows := len(x.rows)
-	out.commit(x, recovered)
+	writes := len(x.rows)
+	rows := out.commit(x, recovered)
 	wait := s.t.Job.Txns[len(s.t.Job.Txns)-1].Wait
 	why := "its checkpoint has completed"
 	if by != x.id {
@@ -486,8 +486,12 @@ func (j *job) commit(out *writer, x *txn, by int32, recovered bool) {
 	if recovered {
 		why = prose.F("the restore found checkpoint %d completed and its transaction still prepared; committing again is harmless, as a two-phase commit must allow", x.id)
 	}
+	lands := prose.Count(rows, "row becomes", "rows become")
+	if rows != writes {
+		lands = prose.F("its %s land as %s (the last of each key), which become", prose.Count(writes, "write", "writes"), prose.Count(rows, "row", "rows"))
+	}
 	s.w.Emit(oh.Name, engine.KindTransaction, -1, "%s commits transaction %d to %s because %s: %s visible to read-committed readers at once, the oldest %s after it was written.",
-		oh.Name, x.id, oh.Target, why, prose.Count(rows, "row becomes", "rows become"), wait)
+		oh.Name, x.id, oh.Target, why, lands, wait)
 }
 
 // expire gives up the checkpoint in flight: it took longer than the timeout.

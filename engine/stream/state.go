@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -206,6 +207,44 @@ func (s *world) failLine(c scenario.Command) error {
 	return nil
 }
 
+// dirty returns what a read-uncommitted reader sees of a table of mode
+// whose committed rows are rows: the pending writes applied in order, as
+// their commits would apply them (a merge or an upsert keeps one row per
+// key, a merge only a newer version; any other mode adds every row), the
+// rows they touch marked Pending; and how many rows that view adds or
+// changes, which a read-committed reader does not see.
+func dirty(mode sink.Mode, rows []ReadRow, pending []pendingRow) ([]ReadRow, int) {
+	out := slices.Clone(rows)
+	keyed := mode == sink.Merge || mode == sink.Upsert
+	at := map[string]int{} // a keyed table's row of each key, in out
+	if keyed {
+		for i, r := range out {
+			at[r.Key] = i
+		}
+	}
+	changed := 0
+	for _, p := range pending {
+		r := ReadRow{Key: p.in.Key, Amount: p.in.Amount, Seq: int32(p.in.Seq), Pending: true}
+		i, ok := at[r.Key]
+		switch {
+		case !keyed || !ok:
+			if keyed {
+				at[r.Key] = len(out)
+			}
+			out = append(out, r)
+			changed++
+		case mode == sink.Merge && r.Seq <= out[i].Seq:
+			// a merge absorbs a version no newer than the row's
+		default:
+			if !out[i].Pending {
+				changed++
+			}
+			out[i] = r
+		}
+	}
+	return out, changed
+}
+
 // readLine reads `read TARGET at=T [as=NAME] [isolation=read-committed|read-uncommitted]`.
 func (s *world) readLine(c scenario.Command) error {
 	n, rest, err := scenario.Name(c, "a target table")
@@ -263,22 +302,23 @@ func (s *world) read(name string, target *sink.Table, uncommitted bool) {
 	for _, r := range sink.At(target.History(), rs.Step) {
 		rs.Rows = append(rs.Rows, ReadRow{Key: target.KeyOf(&r), Amount: r.Amount, Seq: int32(r.Seq)})
 	}
+	var pending []pendingRow
 	for _, op := range s.ops {
 		out := op.base().out
 		if out == nil || out.target != target || !out.twoPC {
 			continue
 		}
-		var rows []pendingRow
 		for _, x := range out.pre {
-			rows = append(rows, x.rows...)
+			pending = append(pending, x.rows...)
 		}
-		rows = append(rows, out.open...)
-		if !uncommitted {
-			rs.Pending += len(rows)
-			continue
-		}
-		for _, p := range rows {
-			rs.Rows = append(rs.Rows, ReadRow{Key: p.in.Key, Amount: p.in.Amount, Seq: int32(p.in.Seq), Pending: true})
+		pending = append(pending, out.open...)
+	}
+	if len(pending) > 0 {
+		rows, changed := dirty(target.Mode, rs.Rows, pending)
+		if uncommitted {
+			rs.Rows = rows
+		} else {
+			rs.Pending = changed
 		}
 	}
 	h.Reads = append(h.Reads, rs)
@@ -303,7 +343,7 @@ func (s *world) read(name string, target *sink.Table, uncommitted bool) {
 		prose.Fprintf(&sb, ": %s", strings.Join(limitList(each, 6), ", "))
 	}
 	if rs.Pending > 0 {
-		prose.Fprintf(&sb, "; %s written into transactions not yet committed are invisible to it", prose.Count(rs.Pending, "row", "rows"))
+		prose.Fprintf(&sb, "; %s that transactions not yet committed add or change %s invisible to it", prose.Count(rs.Pending, "row", "rows"), prose.IsAre(rs.Pending))
 	}
 	sb.WriteString(".")
 	s.w.Emit(name, engine.KindReport, -1, "%s", sb.String())

@@ -611,6 +611,42 @@ read fct_orders at=10:00:08 as=report
 	assert.Empty(t, st.NeverExisted(1<<30))
 }
 
+// A read-uncommitted reader of a table with one row per key sees the
+// pending writes as their commit would leave the table: one row per key,
+// a state that existed; a read-committed reader is told how many rows the
+// open transactions add or change, not how many writes they hold; and the
+// commit says how many rows its writes land as.
+func TestDirtyReadSeesOneRowPerKey(t *testing.T) {
+	tr, st := run(t, `scenario t/x "X"
+topic sales partitions=1
+producer tills to=sales key=region
+target totals sink=upsert key=region
+traffic tills records=12 from=10:00:00 every=1s keys=2
+stream sales_in from=sales
+checkpoint every=5s
+aggregate per_region from=sales_in to=totals commit=two-phase
+read totals at=10:00:08 as=dirty isolation=read-uncommitted
+read totals at=10:00:08 as=clean
+`)
+	require.Len(t, st.Job.Reads, 2)
+	dirty, clean := st.Job.Reads[0], st.Job.Reads[1]
+	keys := map[string]int{}
+	for _, r := range dirty.Rows {
+		keys[r.Key]++
+		assert.True(t, r.Pending, "both regions have a newer value in the open transaction")
+	}
+	assert.Equal(t, map[string]int{"1": 1, "2": 1}, keys)
+	require.Len(t, clean.Rows, 2)
+	assert.Equal(t, 2, clean.Pending, "two rows would change, whatever the number of writes")
+	for i := range 2 {
+		_, ok := st.ReadVerdict(i)
+		assert.True(t, ok)
+	}
+	steps := narrating(tr, "per_region commits transaction 1 ")
+	require.Len(t, steps, 1)
+	assert.Contains(t, tr.Narration(&tr.Events[steps[0]]), "its 5 writes land as 2 rows (the last of each key), which become visible")
+}
+
 // The faults of the second part: a failure now or at a checkpoint's
 // point, a slow operator that gets a buffer, a slow stream, a burst of one
 // key; and what they refuse.

@@ -143,8 +143,10 @@ func (wr *writer) committable(id int32) []*txn {
 	return out
 }
 
-// commit makes transaction x visible: its rows land in one statement.
-func (wr *writer) commit(x *txn, recovered bool) {
+// commit makes transaction x visible: its rows land in one statement. It
+// returns how many rows land: a table with one row per key takes the last
+// write of each key.
+func (wr *writer) commit(x *txn, recovered bool) (landed int) {
 	wr.pre = slices.DeleteFunc(wr.pre, func(y *txn) bool { return y == x })
 	rows := x.rows
 	if wr.target.Mode == sink.Merge || wr.target.Mode == sink.Upsert {
@@ -157,6 +159,7 @@ func (wr *writer) commit(x *txn, recovered bool) {
 	if len(rows) > 0 {
 		wr.deliver(rows)
 	}
+	return len(rows)
 }
 
 // lastPerKey keeps the last row of each key, in the order of those rows:

@@ -425,7 +425,7 @@ func readsList(b *builder, st *stream.Trace, n int) {
 		}
 		line := r.Name + " read " + r.Target + " at " + r.At.String() + " (" + iso + "): " + itoa(len(r.Rows)) + " rows"
 		if r.Pending > 0 {
-			line += ", not seeing " + itoa(r.Pending) + " rows pending in a transaction"
+			line += ", not seeing " + itoa(r.Pending) + " rows that open transactions add or change"
 		}
 		if !st.Judged(i) {
 			line += "; not judged: no operator of the stream job writes " + r.Target
