@@ -219,11 +219,20 @@ func (op *sinkOp) take(s *world, r window.Record, rec *topic.Record, ptime vtime
 		op.ever[id] = true
 	}
 	key := h.Key(rec)
-	id := rec.KeyID
+	id, src := rec.KeyID, int32(0)
 	if s.multi {
 		id = s.w.KeyID(op.target, key)
 	}
-	in := sink.In{ID: id, Key: key, Seq: int(rec.Seq), UpdatedAt: rec.UpdatedAt, LSN: int64(rec.LSN), Amount: rec.Amount}
+	row := key
+	if !rec.Keyed {
+		// A record without a key is known by its event id, as a group's
+		// write knows it: an event resent under a new id is a new key to
+		// the target, though the same event to the truth.
+		if eid := h.ID(rec); eid != "" && eid != key {
+			src, id, row = id+1, s.w.KeyID(op.target, eid), eid
+		}
+	}
+	in := sink.In{ID: id, Src: src, Key: row, Seq: int(rec.Seq), UpdatedAt: rec.UpdatedAt, LSN: int64(rec.LSN), Amount: rec.Amount}
 	switch op.value {
 	case valueNow:
 		in.UpdatedAt = ptime

@@ -32,6 +32,19 @@ func (f *filter) kept(h *logs.TopicHistory, r *topic.Record) bool {
 	return f.keep == nil || f.keep[h.Key(r)]
 }
 
+// eventID returns a number for r's event id (topic.Topic.ID) that two
+// records share exactly when their ids are equal, without spelling it;
+// false for a record with none.
+func eventID(r *topic.Record) (uint64, bool) {
+	switch {
+	case r.EventRef > 0:
+		return 1<<62 | uint64(r.EventRef), true
+	case r.Num == 0 || r.ProducerRef < 0:
+		return 0, false
+	}
+	return uint64(r.ProducerRef)<<32 | uint64(uint32(r.Num)), true
+}
+
 // TruthRecord is one record of a stream as the truth counts it.
 type TruthRecord struct {
 	ID    int64
@@ -42,8 +55,11 @@ type TruthRecord struct {
 
 // truthRecords lists the records of stream si in the truth after step n:
 // each event that reached its topic by then, once, that its filter keeps.
-// With retained, only those retention has not deleted by then: what a
-// team's batch query can still read.
+// With retained, what a team's batch query over the topic counts instead:
+// the records retention has not deleted by then, each event id once (a
+// resend that kept its id is the same event to it, one sent again under a
+// new id another event: which records are resends only the simulator
+// knows), and every record that carries no id (change capture's).
 func (t *Trace) truthRecords(si, n int, retained bool) []TruthRecord {
 	sh := t.Streams[si]
 	lt := logs.Of(t.t)
@@ -51,7 +67,8 @@ func (t *Trace) truthRecords(si, n int, retained bool) []TruthRecord {
 	if h == nil {
 		return nil
 	}
-	var seen []uint64 // a bit per intended event already counted
+	var seen []uint64       // a bit per intended event already counted
+	var ids map[uint64]bool // the event ids already counted, when retained
 	var out []TruthRecord
 	for p, part := range h.Parts {
 		recs := part.Records[:part.EndAt(int32(n))]
@@ -61,7 +78,17 @@ func (t *Trace) truthRecords(si, n int, retained bool) []TruthRecord {
 			if retained && int64(i) < start {
 				continue
 			}
-			if r.Intent >= 0 {
+			if retained {
+				if id, ok := eventID(r); ok {
+					if ids[id] {
+						continue
+					}
+					if ids == nil {
+						ids = map[uint64]bool{}
+					}
+					ids[id] = true
+				}
+			} else if r.Intent >= 0 {
 				w, bit := int(r.Intent)/64, uint64(1)<<(r.Intent%64)
 				for len(seen) <= w {
 					seen = append(seen, 0)

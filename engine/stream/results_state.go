@@ -346,10 +346,14 @@ func (t *Trace) tableCount(oi, n int) check.TableCount {
 	sh := t.Streams[si]
 	switch oh.Kind {
 	case "sink":
-		// Only rows of keys the topic still holds can be recounted.
+		// Only rows of keys the topic still holds can be recounted: a
+		// record's key, or, for one without, its event id, which its row
+		// is known by.
 		keys := map[string]bool{}
 		for _, r := range recs {
-			keys[sh.KeyName(r.Key)] = true
+			if rec, h := t.Record(r.ID); rec != nil {
+				keys[h.Label(rec)] = true
+			}
 		}
 		if mode == sink.Merge || mode == sink.Upsert {
 			tc.Expected = len(keys)

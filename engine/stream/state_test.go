@@ -955,3 +955,41 @@ func TestReadBehindTheLogStart(t *testing.T) {
 		assert.Contains(t, tr.Narration(&tr.Events[r.Step-1]), "every stream reads from the beginning of what its log still holds (clicks-0 from offset 100: retention has deleted what came before)")
 	})
 }
+
+// A record without a key is known by its event id, through a stream's sink
+// as through a consumer group: a resend under a new id is a new row that
+// no uniqueness check and no recount over the topic can tell from a new
+// event, though the truth knows it is a duplicate. A resend that kept its
+// id is one event to the recount, which then sees the table's extra row.
+func TestKeylessResendThroughASink(t *testing.T) {
+	src := `scenario t/x "X"
+topic orders partitions=1
+producer shop to=orders
+target fct_orders sink=append key=event
+produce shop at=10:00:00 fail=timeout retry=app ids=IDS
+produce shop at=10:00:05
+stream orders_in from=orders
+sink load from=orders_in to=fct_orders
+check recount
+check uniqueness
+`
+	status := func(tr *engine.Trace) map[string]string {
+		out := map[string]string{}
+		for _, c := range tr.Checks() {
+			out[c.Name] = string(c.Status)
+		}
+		return out
+	}
+	tr, _ := run(t, strings.Replace(src, "IDS", "regenerate", 1))
+	var keys []string
+	for _, r := range tr.TargetAt("fct_orders", tr.Steps()) {
+		keys = append(keys, tr.RowKey(&r))
+	}
+	assert.Equal(t, []string{"shop-1", "shop-2", "shop-3"}, keys)
+	assert.Len(t, tr.Final().Duplicated, 1, "the truth knows shop-2 is shop-1 sent again")
+	assert.Equal(t, map[string]string{"recount": "pass", "uniqueness": "pass"}, status(tr), "no check a team could run notices")
+
+	tr, _ = run(t, strings.Replace(src, "IDS", "keep", 1))
+	assert.Len(t, tr.Final().Duplicated, 1)
+	assert.Equal(t, map[string]string{"recount": "fail", "uniqueness": "fail"}, status(tr), "one event id twice: both checks see it")
+}
