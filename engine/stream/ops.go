@@ -3,6 +3,7 @@ package stream
 import (
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/keyed"
+	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -147,6 +148,7 @@ func (op *aggOp) settle(s *world, r *aggResult) {
 type sinkOp struct {
 	opBase
 	name   string
+	pos    scenario.Pos // its line's to=, for an error about its target
 	st     *stream
 	target *sink.Table
 	value  uint8 // valueAmount, valueNow or valueLookup

@@ -460,7 +460,7 @@ func (s *world) sinkLine(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	op := &sinkOp{name: n.Value, st: st, value: value, dedup: dedup, state: keyed.New(ttl), ids: map[string]int64{}, ever: map[int64]bool{}}
+	op := &sinkOp{name: n.Value, pos: scenario.ValueAt(c, "to"), st: st, value: value, dedup: dedup, state: keyed.New(ttl), ids: map[string]int64{}, ever: map[int64]bool{}}
 	if op.target, err = s.w.TargetArg(to); err != nil {
 		return err
 	}
@@ -527,6 +527,13 @@ func (s *world) finishJob() error {
 	}
 	for _, op := range s.sinks {
 		for _, name := range s.log.Feeders(op.st.topic.h) {
+			// The truth follows the rows of a table or a producer into one
+			// target; a second table fed the same rows would read as stale
+			// throughout, so it is refused rather than judged wrongly.
+			if other := s.w.RouteOf(name); other != nil && other != op.target {
+				return scenario.Errorf(op.pos, "%s's rows already reach %s, and the truth compares one table with them; a second table fed the same rows is not modelled: write %s to %s too, or read the topic in a scenario of its own",
+					name, other.Name, op.name, other.Name)
+			}
 			s.w.Route(name, op.target)
 		}
 	}

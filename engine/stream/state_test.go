@@ -993,3 +993,21 @@ check uniqueness
 	assert.Len(t, tr.Final().Duplicated, 1)
 	assert.Equal(t, map[string]string{"recount": "fail", "uniqueness": "fail"}, status(tr), "one event id twice: both checks see it")
 }
+
+// Two sinks that copy one topic's rows into two tables are refused at the
+// second: the truth follows a producer's rows into one table, and would
+// call every row of the other stale.
+func TestSecondTableOfTheSameRowsIsRefused(t *testing.T) {
+	_, err := engine.Run(parse(t, `scenario t/x "X"
+topic clicks partitions=1
+producer app to=clicks key=click_id
+target a_t sink=merge key=click_id
+target b_t sink=merge key=click_id
+traffic app records=5 from=10:00:00 every=1s keys=unique
+stream taps from=clicks
+sink a from=taps to=a_t
+sink b from=taps to=b_t
+`), nil, 1, worlds.All())
+	require.Error(t, err)
+	assert.Equal(t, "s.tdm:9:21: app's rows already reach a_t, and the truth compares one table with them; a second table fed the same rows is not modelled: write b to a_t too, or read the topic in a scenario of its own", err.Error())
+}
