@@ -176,7 +176,7 @@ type RestorePoint struct {
 	Resumed [][]checkpoint.Resumed
 	Rewound int64 // records it will read again
 	Skipped int64 // records it will never read: retention deleted them, or the reset jumped over them
-	Lost    int32 // records buffers without flow control held when the restored checkpoint began
+	Lost    int32 // records buffers without flow control held when the restored checkpoint began, whose effect the restore undoes
 	Exact   bool  // every operator's state restored is byte for byte what the checkpoint took
 	Behind  vtime.Duration
 }

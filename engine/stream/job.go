@@ -64,9 +64,9 @@ type job struct {
 	drained  bool // the input has ended: streams end once they have read everything
 	finished bool // the final checkpoint completed
 	instant  []int16
-	// takenAtCrash is how many records had been taken off buffers
-	// without flow control when the job last failed.
-	takenAtCrash int64
+	// takenAtCrash is, by operator, how many records had been taken off
+	// its buffer without flow control when the job last failed.
+	takenAtCrash []int64
 	ooms         int   // failures for lack of memory so far
 	outOfRange   int   // failures of a source whose position retention deleted, under auto.offset.reset=none
 	lostFrom     int32 // the checkpoint last restored, whose buffers' loss is counted
@@ -101,7 +101,10 @@ type ckptRun struct {
 	took   []bool
 	left   int
 	final  bool
-	taken  int64 // records taken off buffers without flow control when it began
+	// By operator, for a buffer without flow control (overflow=grow):
+	// the records it held when the checkpoint began, which no snapshot
+	// holds, and how many it had had taken off by then.
+	buffered, taken []int64
 }
 
 // failPlan is a fail line waiting for a point of the next checkpoint.
@@ -260,7 +263,10 @@ func (j *job) begin(final bool) {
 		}
 		if b.in != nil {
 			cp.Buffered += b.in.records
-			run.taken += b.in.taken
+			if run.buffered == nil {
+				run.buffered, run.taken = make([]int64, len(s.ops)), make([]int64, len(s.ops))
+			}
+			run.buffered[b.oi], run.taken[b.oi] = int64(b.in.records), b.in.taken
 		}
 		j.instant = append(j.instant, b.oi)
 	}
@@ -588,11 +594,13 @@ func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 	if point == "commit" && j.done != nil {
 		fp.Ckpt = j.done.id
 	}
-	j.takenAtCrash = 0
+	j.takenAtCrash = j.takenAtCrash[:0]
 	for _, op := range s.ops {
+		n := int64(0)
 		if in := op.base().in; in != nil && in.overflow == overflowGrow {
-			j.takenAtCrash += in.taken
+			n = in.taken
 		}
+		j.takenAtCrash = append(j.takenAtCrash, n)
 	}
 	for _, op := range s.ops {
 		b := op.base()
@@ -767,14 +775,14 @@ func (j *job) restart() {
 		rp.From = j.done.id
 		cp = &s.t.Job.Checkpoints[j.done.hi]
 		states = j.done.states
-		// What the buffers held when it began, less what was taken off
-		// them (and written) before the failure: never written, and never
-		// to be read again.
+		// What the buffers held when it began, less what a stateless
+		// sink took off them and wrote before the failure: never to be
+		// read again (see bufferLoss).
 		// A checkpoint restored before lost them then: the buffers it
 		// held were cleared, and nothing read since sits before its
 		// positions.
 		if j.done.id != j.lostFrom {
-			rp.Lost = int32(max(0, int64(cp.Buffered)-(j.takenAtCrash-j.done.taken)))
+			rp.Lost = int32(j.bufferLoss(j.done))
 			j.lostFrom = j.done.id
 		}
 		rp.Behind = now.Sub(cp.BeginAt)
@@ -883,7 +891,7 @@ func (j *job) restart() {
 		prose.Fprintf(&sb, "; %s", strings.Join(limitList(gone, 3), "; "))
 	}
 	if rp.Lost > 0 {
-		prose.Fprintf(&sb, "; %s that sat in buffers without flow control when the checkpoint began, and were never written, are in no snapshot and before every position: lost", prose.Count(int(rp.Lost), "record", "records"))
+		prose.Fprintf(&sb, "; %s that sat in buffers without flow control when the checkpoint began are in no snapshot and before every position, and nothing they changed survives the restore: lost", prose.Count(int(rp.Lost), "record", "records"))
 	}
 	if aborted > 0 {
 		prose.Fprintf(&sb, "; transactions pre-committed for checkpoints that never completed are rolled back (%s)", prose.Count(aborted, "row", "rows"))
@@ -907,6 +915,29 @@ func (j *job) restart() {
 		st.maybeEnd()
 	}
 	j.rearm()
+}
+
+// bufferLoss counts the records the buffers without flow control held when
+// done began and whose effect does not survive a restore of it: they are
+// in no snapshot and before every position, so nothing reads them again.
+// A buffer hands records on in order, so those it held were the first
+// taken off it after the checkpoint began; what a stateless sink writing
+// at once did with them stays in its table, and nothing else's does (a
+// two-phase-commit sink's transaction rolls back, an aggregate's or a
+// window's state is replaced by the snapshot).
+func (j *job) bufferLoss(done *ckptRun) int64 {
+	lost := int64(0)
+	for oi, held := range done.buffered {
+		if held == 0 {
+			continue
+		}
+		kept := int64(0)
+		if op, ok := j.s.ops[oi].(*sinkOp); ok && !op.out.twoPC && oi < len(j.takenAtCrash) {
+			kept = min(held, j.takenAtCrash[oi]-done.taken[oi])
+		}
+		lost += held - kept
+	}
+	return lost
 }
 
 // afterRestore resets what a restored Flink operator does not keep: its

@@ -1011,3 +1011,34 @@ sink b from=taps to=b_t
 	require.Error(t, err)
 	assert.Equal(t, "s.tdm:9:21: app's rows already reach a_t, and the truth compares one table with them; a second table fed the same rows is not modelled: write b to a_t too, or read the topic in a scenario of its own", err.Error())
 }
+
+// The records a restore loses from buffers without flow control are those
+// the buffer held when the checkpoint began and whose effect does not
+// survive: counted buffer by buffer, the count equals what the truth finds
+// missing, whether a stateless sink wrote some of them at once, a
+// two-phase-commit sink wrote them into a transaction that rolled back, or
+// a faster operator's buffer beside it emptied in the meantime.
+func TestBufferLossIsWhatTheTruthMisses(t *testing.T) {
+	const head = `scenario t/x "X"
+topic clicks partitions=1
+producer app to=clicks key=click_id
+target slow_t sink=merge key=click_id
+target fast_t sink=upsert key=click_id
+traffic app records=60 from=10:00:00 every=100ms keys=unique
+stream taps from=clicks
+checkpoint every=2s
+`
+	for name, lines := range map[string]string{
+		"auto":                     "sink slow from=taps to=slow_t rate=5/s buffer=10 overflow=grow\n",
+		"two-phase":                "sink slow from=taps to=slow_t rate=5/s buffer=10 overflow=grow commit=two-phase\n",
+		"beside a faster operator": "sink slow from=taps to=slow_t rate=5/s buffer=10 overflow=grow\naggregate fast from=taps to=fast_t rate=1000/s buffer=10 overflow=grow\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			tr, st := run(t, head+lines+"fail slow at=10:00:03 restart=1s\n")
+			require.Len(t, st.Job.Restores, 1)
+			lost := int(st.Job.Restores[0].Lost)
+			assert.Positive(t, lost)
+			assert.Len(t, tr.Final().Missing, lost)
+		})
+	}
+}
