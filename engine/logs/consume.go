@@ -587,8 +587,11 @@ func (l *world) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 // dedup or timestamp mark drops it, which it notes in skipped.
 func (l *world) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]string) []sink.In {
 	if g.dedup {
-		id := g.topic.ID(r)
+		id := g.topic.DedupID(r)
 		if g.seenIDs[id] {
+			if id != g.topic.ID(r) {
+				id = prose.F("lsn %d's change of %s", r.LSN, g.topic.Key(r)) // a capture record's: see DedupID
+			}
 			*skipped = append(*skipped, id)
 			return in
 		}

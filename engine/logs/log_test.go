@@ -818,3 +818,24 @@ poll loader c1 at=10:00:05
 	assert.Empty(t, tr.Final().Missing)
 	assert.Empty(t, tr.Final().Stale)
 }
+
+// TestLogCDCDedupByChange: a group deduplicating by event id tells change
+// capture records apart by their commit's position and row, so every
+// change of a row lands; only one read again is dropped.
+func TestLogCDCDedupByChange(t *testing.T) {
+	tr := runLog(t, `source orders key=order_id updated_at=txn-start
+topic orders_cdc partitions=1
+target fct_orders sink=append key=order_id
+cdc capture from=orders to=orders_cdc
+group loader topic=orders_cdc to=fct_orders commit=after reset=earliest dedup=event-id
+member loader c1 at=10:00:00
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1 amount=120
+txn T2 begin=10:00:01 commit=10:00:01 insert order_id=2 amount=75
+txn T3 begin=10:00:02 commit=10:00:02 update order_id=1 amount=130
+poll loader c1 at=10:00:03
+`, nil)
+	assert.Len(t, tr.TargetAt("fct_orders", tr.Steps()), 3, "two inserts and an update: three changes, each new")
+	_, writes := eventsOf(tr, engine.KindWrite)
+	require.Len(t, writes, 1)
+	assert.Contains(t, writes[0], "every event id is new to it")
+}

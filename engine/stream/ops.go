@@ -201,7 +201,7 @@ func (op *sinkOp) take(s *world, r window.Record, rec *topic.Record, ptime vtime
 		if op.dedup == dedupKey {
 			id = int64(rec.KeyID)
 		} else {
-			name := h.ID(rec)
+			name := h.DedupID(rec)
 			x, ok := op.ids[name]
 			if !ok {
 				x = int64(len(op.ids))

@@ -105,7 +105,7 @@ type Record struct {
 	Step        int32      // the trace step that appended it
 	KeyID       int32      // the business key (also the partitioning key when Keyed), as an index of *Keys: the engine's dense id for it
 	Src         int32      // 1 + the engine's id of the source row or intended event it copies; 0 (the usual case) when that is KeyID
-	ProducerRef int32      // the producer that sent it, as an index of Names; -1 for change capture
+	ProducerRef int32      // the producer (or the change capture) that sent it, as an index of Names
 	EventRef    int32      // the event id the application gave it, as 1 + an index of IDs; 0 for none
 	Keyed       bool       // false: a record without a key, placed by the sticky rule
 	Delete      bool       // a change event for a row deleted at the source (Debezium's op "d"), from change capture
@@ -146,6 +146,19 @@ func (t *Topic) ID(r *Record) string {
 		return ""
 	}
 	return t.Names[r.ProducerRef] + "-" + strconv.Itoa(int(r.Num))
+}
+
+// DedupID is the id a consumer that drops events it has seen knows r by:
+// its event id, or, for a change capture record, which has none, the
+// position of the commit that made it with the row's key ("lsn 1003
+// order 7" spelled "1003/7"), the pair Debezium's documentation points an
+// idempotent consumer to. Two records share it exactly when they carry one
+// event, or one change of one row.
+func (t *Topic) DedupID(r *Record) string {
+	if id := t.ID(r); id != "" || r.LSN == 0 {
+		return id
+	}
+	return strconv.Itoa(int(r.LSN)) + "/" + t.Key(r)
 }
 
 // NameRef returns the index of a producer's name in Names, adding it on first use.
