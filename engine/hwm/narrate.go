@@ -2,7 +2,6 @@ package hwm
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/extract"
@@ -105,17 +104,17 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 	// The rows this narration speaks of: a row no reader will ever see
 	// (inserted and deleted inside the transaction, and left out of rec's
 	// statements when the narration recurses) is not one a run misses.
-	rows := map[string]bool{}
+	rows := map[row]bool{}
 	for _, s := range rec.Stmts {
 		for _, k := range s.Keys {
-			rows[s.Table+"\x00"+k] = true
+			rows[row{s.Table, k}] = true
 		}
 	}
 	var lost []string
 	var note string
 	for _, v := range t.versionsOf(rec) {
 		table := t.t.VersionTable(&v)
-		if r := table + "\x00" + t.t.VersionKey(&v); v.Op == mvcc.Delete || !rows[r] || slices.Contains(never, r) {
+		if r := (row{table, t.t.VersionKey(&v)}); v.Op == mvcc.Delete || !rows[r] || slices.Contains(never, r) {
 			continue
 		}
 		p := t.pipeFor(table)
@@ -146,7 +145,7 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 		// shows none of them.
 		keys := make([]string, len(never))
 		for i, r := range never {
-			_, keys[i], _ = strings.Cut(r, "\x00")
+			keys[i] = r.key
 		}
 		them := prose.F("%s, inserted and deleted inside %s, %s never visible to any reader.", prose.Rows(n, keys), rec.Name, prose.WereWas(len(never)))
 		if len(visible) == 0 && len(gone) == 0 {
@@ -178,11 +177,15 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 		rec.Name, rec.EndAt, rec.LSN, prose.Rows(n, visible), prose.IsAre(len(visible)), prose.Rows(n, gone))
 }
 
+// row is a row a transaction wrote: a key of a table (two tables' rows with
+// one key are two).
+type row struct{ table, key string }
+
 // splitDeletes divides the keys a transaction wrote into those its commit
 // makes visible, those it deletes, and those it both inserted and deleted,
 // which no reader ever sees, each in the order first written; a key's
 // first and last statements decide.
-func splitDeletes(rec *TxnRecord) (visible, gone, never []string) {
+func splitDeletes(rec *TxnRecord) (visible, gone []string, never []row) {
 	deleted := false
 	for _, s := range rec.Stmts {
 		deleted = deleted || s.Op == mvcc.Delete
@@ -190,8 +193,6 @@ func splitDeletes(rec *TxnRecord) (visible, gone, never []string) {
 	if !deleted {
 		return rec.Keys(), nil, nil
 	}
-	// A row is a key of a table: two tables' rows with one key are two.
-	type row struct{ table, key string }
 	first, last := map[row]mvcc.Op{}, map[row]mvcc.Op{}
 	var order []row
 	for _, s := range rec.Stmts {
@@ -207,7 +208,7 @@ func splitDeletes(rec *TxnRecord) (visible, gone, never []string) {
 	for _, r := range order {
 		switch {
 		case last[r] == mvcc.Delete && first[r] == mvcc.Insert:
-			never = append(never, r.table+"\x00"+r.key)
+			never = append(never, r)
 		case last[r] == mvcc.Delete:
 			gone = append(gone, r.key)
 		default:
@@ -217,14 +218,13 @@ func splitDeletes(rec *TxnRecord) (visible, gone, never []string) {
 	return visible, gone, never
 }
 
-// withoutKeys returns stmts with the rows named in rows (TABLE\x00KEY, as
-// splitDeletes names them) left out of each statement.
-func withoutKeys(stmts []StmtRecord, rows []string) []StmtRecord {
+// withoutKeys returns stmts with rows left out of each statement.
+func withoutKeys(stmts []StmtRecord, rows []row) []StmtRecord {
 	out := make([]StmtRecord, 0, len(stmts))
 	for _, s := range stmts {
 		var kept []string
 		for _, k := range s.Keys {
-			if !slices.Contains(rows, s.Table+"\x00"+k) {
+			if !slices.Contains(rows, row{s.Table, k}) {
 				kept = append(kept, k)
 			}
 		}
