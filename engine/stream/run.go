@@ -643,6 +643,9 @@ func (st *stream) read(p int) {
 	}
 	rec := &st.topic.h.Parts[p].Records[off]
 	step := int32(w.NextStep())
+	if n := len(st.hist.Skews); n == 0 || st.hist.Skews[n-1].Skew != st.clock.Skew {
+		st.hist.Skews = append(st.hist.Skews, SkewPoint{Step: step, Skew: st.clock.Skew})
+	}
 	ai := int32(len(t.Arrivals))
 	t.Arrivals = append(t.Arrivals, Arrival{Step: step, Off: int32(off), Stream: uint16(st.idx), Part: uint16(p)})
 	ph := &st.hist.Parts[p]

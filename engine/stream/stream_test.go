@@ -828,3 +828,28 @@ produce a at=10:01:12 event=10:00:40
 	assert.Contains(t, text, "event time 10:00:40 falls between windows, after [10:00:00, 10:00:30), and is late")
 	assert.NotContains(t, text, "nothing counts it as dropped")
 }
+
+// The window panel places a processing-time window's records by the
+// stream's own clock, as the operator does: with a skewed clock, the
+// counts it draws are those the windows fired with.
+func TestProcessingTimeWindowsByTheStreamsClock(t *testing.T) {
+	tr, st := run(t, `scenario t/x "X"
+clock reader skew=30s
+topic sales partitions=1
+producer till to=sales key=sale_id
+traffic till records=20 from=10:00:20 every=1s keys=unique
+stream s from=sales clock=reader
+key-by s none
+window w from=s tumbling size=1m time=processing
+`)
+	fired := map[vtime.Time]int64{}
+	for _, f := range st.Firings {
+		fired[f.Window.Start] += f.Acc.Count
+	}
+	require.Equal(t, map[vtime.Time]int64{at("10:00:00"): 10, at("10:01:00"): 10}, fired, "read at 10:00:20–10:00:39 by a clock 30s ahead")
+	drawn := map[vtime.Time]int64{}
+	for _, ws := range st.WindowsAt(0, tr.Steps(), at("09:59:00"), at("10:03:00")) {
+		drawn[ws.Window.Start] = int64(ws.Count)
+	}
+	assert.Equal(t, fired, drawn)
+}

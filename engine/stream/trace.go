@@ -61,10 +61,27 @@ type StreamHistory struct {
 	Costs       []CostPoint    // the cost from Step on, when a fault slows the readers
 	Reset       string         // auto.offset.reset for a position retention has deleted: earliest, latest or none
 	AvgPeaks    []AvgPoint     // each new peak of the average lag over its partitions
+	Skews       []SkewPoint    // its clock's skew from Step on, noted at the first read after each change
 	keyOf       []int32        // 1 + the stream's key id, by the core's key id
 	filter      filter
 	stamp       bool // event-time=timestamp
 	topicIdx    int  // the topic's index among the log's topics
+}
+
+// SkewPoint is a stream's clock skew from Step on.
+type SkewPoint struct {
+	Step int32
+	Skew vtime.Duration
+}
+
+// skewAt is the stream's clock skew at the read of step n: its reading
+// is the step's true time plus it, the processing time the read had.
+func (h *StreamHistory) skewAt(n int32) vtime.Duration {
+	i := sort.Search(len(h.Skews), func(i int) bool { return h.Skews[i].Step > n })
+	if i == 0 {
+		return 0
+	}
+	return h.Skews[i-1].Skew
 }
 
 // PartHistory is what a stream read of one partition.

@@ -191,7 +191,9 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 			}
 			tm := t.eventTime(sh, h, int(ar.Part), int(ar.Off))
 			if wh.Config.Domain == window.ProcessingTime {
-				tm = t.t.Events[ar.Step-1].At
+				// The stream's clock at the read: the time the operator
+				// assigned it by.
+				tm = t.t.Events[ar.Step-1].At.Add(sh.skewAt(ar.Step))
 			}
 			if tm < lo-vtime.Time(a.Size) || tm >= hi+vtime.Time(a.Size) {
 				continue
