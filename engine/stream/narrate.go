@@ -101,7 +101,10 @@ func (t *Trace) readSentence(i int) string {
 	if !sh.filter.kept(h, r) {
 		b.WriteString("; the filter keeps it out of the windows and joins")
 	} else {
-		t.gapClauses(&b, i, et.Add(sh.Shift))
+		for _, wh := range t.gaps(i, et.Add(sh.Shift)) {
+			a := wh.Config.Assigner
+			prose.Fprintf(&b, "; it falls between %s's windows (each %s long, one every %s), so none of them counts it, and nothing counts it as dropped", wh.Name, a.Size, a.Slide)
+		}
 	}
 	t.bufferClauses(&b, ar, int32(i))
 	t.effects(&b, ar.Step, int32(i), id)
@@ -124,25 +127,17 @@ func (t *Trace) leftOut(i int) bool {
 	if r == nil {
 		return false
 	}
-	if !sh.filter.kept(h, r) {
-		return true
-	}
-	et := r.UpdatedAt
-	if sh.stamp {
-		et = r.Time
-	}
-	var b strings.Builder
-	t.gapClauses(&b, i, et.Add(sh.Shift))
-	return b.Len() > 0
+	return !sh.filter.kept(h, r) || len(t.gaps(i, t.eventTime(sh, h, int(ar.Part), int(ar.Off)))) > 0
 }
 
-// gapClauses says which of the event-time sliding windows the record of
-// arrival i, which happened at et, falls between: windows shorter than
-// their slide leave gaps, and a record in a gap is in no window, which
-// Flink's assigner answers with an empty list and no count (unless the
-// record is late as well, which its late clause says).
-func (t *Trace) gapClauses(b *strings.Builder, i int, et vtime.Time) {
+// gaps returns the event-time sliding windows whose gaps the record of
+// arrival i, which happened at et, falls in: windows shorter than their
+// slide leave gaps, and a record in a gap is in no window, which Flink's
+// assigner answers with an empty list and no count (unless the record is
+// late as well, which its late clause says).
+func (t *Trace) gaps(i int, et vtime.Time) []*WindowHistory {
 	var buf [1]window.Window
+	var out []*WindowHistory
 	ar := t.Arrivals[i]
 	stream := t.Streams[ar.Stream].Name
 	for op, wh := range t.Windows {
@@ -153,9 +148,10 @@ func (t *Trace) gapClauses(b *strings.Builder, i int, et vtime.Time) {
 			continue
 		}
 		if len(a.Assign(et, buf[:0])) == 0 && !t.lateAt(i, op) {
-			prose.Fprintf(b, "; it falls between %s's windows (each %s long, one every %s), so none of them counts it, and nothing counts it as dropped", wh.Name, a.Size, a.Slide)
+			out = append(out, wh)
 		}
 	}
+	return out
 }
 
 // lateAt reports whether window operator op found the record of arrival i
