@@ -259,3 +259,20 @@ func BenchmarkRateOfChange(b *testing.B) {
 		check.Evaluate(cfg, check.Observation{Marks: []check.MarkSeries{s}})
 	}
 }
+
+// The late-records check reads a window's numLateRecordsDropped; an
+// interval join has no such counter, so what a join drops never shows, and
+// a join alone leaves the check nothing to read.
+func TestLateRecordsHasNoJoinCounter(t *testing.T) {
+	join := check.StreamOperator{Name: "paid_orders", Join: true, EventTime: true, SideOutput: 2}
+	r := one(t, only("late-records"), check.Observation{Stream: &check.StreamView{Operators: []check.StreamOperator{join}}})
+	assert.Equal(t, check.NotRun, r.Status)
+	assert.Contains(t, r.Detail, "paid_orders, an interval join, drops late records without counting them")
+	assert.Contains(t, r.Detail, "paid_orders sent 2 to its side output")
+
+	win := check.StreamOperator{Name: "per_minute", EventTime: true, Dropped: 3}
+	r = one(t, only("late-records"), check.Observation{Stream: &check.StreamView{Operators: []check.StreamOperator{win, join}}})
+	assert.Equal(t, check.Fail, r.Status)
+	assert.Contains(t, r.Detail, "per_minute dropped 3 late records")
+	assert.NotContains(t, r.Detail, "paid_orders dropped")
+}

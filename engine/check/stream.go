@@ -71,7 +71,7 @@ type StreamOperator struct {
 	Name       string
 	Join       bool
 	EventTime  bool  // it measures event time, so it can find records late
-	Dropped    int64 // numLateRecordsDropped
+	Dropped    int64 // numLateRecordsDropped; a join has no such counter (Flink's interval join drops a late record uncounted), so 0
 	SideOutput int64 // late records sent to the side output, which the counter leaves out
 }
 

@@ -32,24 +32,36 @@ func evaluateStreamOf(name string, cfg Config, o Observation) Result {
 }
 
 func lateRecords(cfg Config, o Observation) Result {
-	var measured, over, aside []string
+	var measured, over, aside, uncounted []string
 	for _, op := range o.Stream.Operators {
+		if op.SideOutput > 0 {
+			aside = append(aside, prose.F("%s sent %d to its side output, which the counter leaves out", op.Name, op.SideOutput))
+		}
+		if op.Join {
+			// Flink's interval join returns on a late record without
+			// counting it: there is no metric to alert on.
+			uncounted = append(uncounted, op.Name)
+			continue
+		}
 		// A processing-time window has the counter too; it is never late,
 		// so it stays at zero.
 		measured = append(measured, op.Name)
 		if op.Dropped > int64(cfg.MaxLate) {
 			over = append(over, prose.F("%s dropped %s", op.Name, prose.Count(int(op.Dropped), "late record", "late records")))
 		}
-		if op.SideOutput > 0 {
-			aside = append(aside, prose.F("%s sent %d to its side output, which the counter leaves out", op.Name, op.SideOutput))
-		}
 	}
-	if len(measured) == 0 {
-		return Result{Status: NotRun, Detail: "no window or join runs, so no operator counts late records"}
+	if len(uncounted) > 0 {
+		aside = append(aside, prose.F("%s, an interval join, drops late records without counting them: Flink's has no such metric", strings.Join(uncounted, " and ")))
 	}
 	tail := ""
 	if len(aside) > 0 {
 		tail = "; " + strings.Join(aside, "; ")
+	}
+	if len(measured) == 0 {
+		if len(uncounted) > 0 {
+			return Result{Status: NotRun, Detail: "no window runs, so no operator counts late records" + tail}
+		}
+		return Result{Status: NotRun, Detail: "no window or join runs, so no operator counts late records"}
 	}
 	if len(over) > 0 {
 		limit := ""

@@ -325,11 +325,12 @@ func (t *Trace) Observe(n int, o *check.Observation) {
 	n = t.t.ClampStep(n)
 	v := &check.StreamView{}
 	a, d, so := map[int]int64{}, map[int]int64{}, map[int]int64{}
-	ja, jd := map[int]int64{}, map[int]int64{}
+	ja := map[int]int64{} // a join's late records sent to its side output, which are rows a team can count
 	for _, l := range t.LateAt(n) {
 		switch {
 		case l.Join && window.Fate(l.Fate) == window.Dropped:
-			jd[int(l.Op)]++
+			// Flink's interval join drops a late record without counting
+			// it: nothing a team can see.
 		case l.Join:
 			ja[int(l.Op)]++
 		case window.Fate(l.Fate) == window.Dropped:
@@ -344,7 +345,7 @@ func (t *Trace) Observe(n int, o *check.Observation) {
 		v.Operators = append(v.Operators, check.StreamOperator{Name: w.Name, EventTime: w.Config.Domain == window.EventTime, Dropped: d[i], SideOutput: so[i]})
 	}
 	for i, j := range t.Joins {
-		v.Operators = append(v.Operators, check.StreamOperator{Name: j.Name, Join: true, EventTime: true, Dropped: jd[i], SideOutput: ja[i]})
+		v.Operators = append(v.Operators, check.StreamOperator{Name: j.Name, Join: true, EventTime: true, SideOutput: ja[i]})
 	}
 	for _, w := range t.Windows {
 		si := t.streamIndex(w.Stream)
