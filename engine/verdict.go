@@ -27,8 +27,9 @@ func (t Truth) Harm() string {
 
 // Verdict sums up a run in one sentence, as the CLI's report and the
 // widget's ending both say it: what was lost or doubled, and which of the
-// checks noticed (a check that fails while nothing is wrong is a false
-// alarm).
+// checks noticed. When nothing is wrong in the end, it says what each
+// failing check saw instead (check.OnACleanRun): most raised a false alarm,
+// a freshness check a delay.
 func (t Truth) Verdict(checks []check.Result) string {
 	var failed []string
 	for _, c := range checks {
@@ -36,15 +37,29 @@ func (t Truth) Verdict(checks []check.Result) string {
 			failed = append(failed, c.Name)
 		}
 	}
-	noticed := "no check noticed"
-	if len(failed) > 0 {
-		noticed = "noticed by " + strings.Join(failed, ", ")
+	if h := t.Harm(); h != "" {
+		if len(failed) == 0 {
+			return h + "; no check noticed"
+		}
+		return h + "; noticed by " + strings.Join(failed, ", ")
 	}
-	switch h := t.Harm(); {
-	case h != "":
-		return h + "; " + noticed
-	case len(failed) > 0:
-		return "the target matches the source; " + noticed + " (a false alarm)"
+	if len(failed) == 0 {
+		return "the target matches the source"
 	}
-	return "the target matches the source"
+	// The failing checks by what their failure meant, in the order of the
+	// first of each.
+	var meanings []string
+	by := map[string][]string{}
+	for _, name := range failed {
+		m := check.OnACleanRun(name)
+		if by[m] == nil {
+			meanings = append(meanings, m)
+		}
+		by[m] = append(by[m], name)
+	}
+	parts := make([]string, len(meanings))
+	for i, m := range meanings {
+		parts[i] = strings.Join(by[m], ", ") + " (" + m + ")"
+	}
+	return "the target matches the source; noticed by " + strings.Join(parts, "; ")
 }
