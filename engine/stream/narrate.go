@@ -298,9 +298,12 @@ func (t *Trace) tickSentence(n *note, at vtime.Time) string {
 	for _, w := range t.Watermarks[n.i : n.i+n.n] {
 		if w.Part == -1 {
 			allIdle = w.Idle
+			prev, wasIdle := t.partitionBefore(int(n.who), -1, int(w.Step))
 			switch {
 			case w.Idle:
 				combined = prose.F("every partition is idle, so %s is idle too and holds its watermark at %s", sh.Name, Time(w.Value))
+			case wasIdle && w.Value == prev:
+				combined = prose.F("%s is active again, and its watermark stays at %s", sh.Name, Time(w.Value))
 			default:
 				combined = prose.F("%s's watermark moves to %s", sh.Name, Time(w.Value))
 			}

@@ -853,3 +853,23 @@ window w from=s tumbling size=1m time=processing
 	}
 	assert.Equal(t, fired, drawn)
 }
+
+// A source that comes back from idle without a newer event time is active
+// again, and its watermark does not move: the tick says so rather than
+// that it moves to where it already was.
+func TestBackFromIdleWithoutMoving(t *testing.T) {
+	tr, _ := run(t, `scenario t/x "X"
+topic sales partitions=1
+producer till1 to=sales key=sale_id
+target out sink=merge key=minute
+produce till1 at=10:00:00 key=1 amount=5
+produce till1 at=10:00:30 key=2 event=10:00:00 amount=5
+stream tills from=sales
+watermark tills bound=0s idleness=10s
+key-by tills none
+window w from=tills tumbling size=1m to=out
+`)
+	steps := narrating(tr, "reads again and rejoins the minimum")
+	require.Len(t, steps, 1)
+	assert.Equal(t, "Tick at 10:00:30: sales-0 reads again and rejoins the minimum at 09:59:59.999; tills is active again, and its watermark stays at 09:59:59.999.", tr.Narration(&tr.Events[steps[0]]))
+}

@@ -89,10 +89,10 @@ func (l Late) Why() string {
 	if l.Record.Time >= l.Window.End {
 		// A sliding window's gap: no window holds it, and a late one is
 		// dropped all the same.
-		head = "event time " + l.Record.Time.String() + " falls between windows, after " + l.Window.String() + ", and is late: the watermark has passed " + end.String()
+		head = "event time " + l.Record.Time.String() + " falls between windows, after " + l.Window.String() + ", and is late: the watermark has reached " + end.String()
 	}
 	if l.Fate == Accepted {
-		return head + "; the watermark " + l.Watermark.String() + " has passed it, but an allowed lateness of " +
+		return head + "; the watermark " + l.Watermark.String() + " has reached it, but an allowed lateness of " +
 			l.Lateness.String() + " keeps the window until the watermark reaches " + keep.String() +
 			", so the record is added and the window fires at once with everything it holds"
 	}

@@ -155,7 +155,7 @@ func TestAllowedLatenessBoundary(t *testing.T) {
 	require.Len(t, out.Late, 1)
 	assert.Equal(t, window.Accepted, out.Late[0].Fate)
 	assert.Equal(t, "event time 10:00:10 falls in [10:00:00, 10:01:00), whose last instant is 10:00:59.999; "+
-		"the watermark 10:01:04.998 has passed it, but an allowed lateness of 5s keeps the window until the watermark reaches 10:01:04.999, "+
+		"the watermark 10:01:04.998 has reached it, but an allowed lateness of 5s keeps the window until the watermark reaches 10:01:04.999, "+
 		"so the record is added and the window fires at once with everything it holds", out.Late[0].Why())
 
 	out.Reset()
