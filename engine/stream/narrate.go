@@ -188,6 +188,21 @@ func (t *Trace) effects(b *strings.Builder, step, i int32, id int64) {
 	if pairs > 0 {
 		prose.Fprintf(b, "; it joins %s", strings.Join(limitList(with, 4), ", "))
 	}
+	for k := stepIndex(len(t.Merges), int(step)-1, func(i int) int32 { return t.Merges[i].Step }); k < len(t.Merges) && t.Merges[k].Step == step; k++ {
+		m := &t.Merges[k]
+		if m.From < 2 {
+			continue // a session the record extends, as most records do
+		}
+		wh := t.Windows[m.Op]
+		// The record bridges sessions: Flink's MergingWindowSet replaces
+		// them with one window, and any row an earlier one wrote stays
+		// in the table under its own bounds.
+		whose := "the"
+		if k := t.keyName(wh, m.Key); k != "" {
+			whose = strings.TrimSpace(k) + "'s"
+		}
+		prose.Fprintf(b, "; it bridges %d of %s sessions, which %s merges with it into one, %s", m.From, whose, wh.Name, m.Into)
+	}
 	for k := stepIndex(len(t.Firings), int(step)-1, func(i int) int32 { return t.Firings[i].Step }); k < len(t.Firings) && t.Firings[k].Step == step; k++ {
 		f := &t.Firings[k]
 		wh := t.Windows[f.Op]

@@ -873,3 +873,25 @@ window w from=tills tumbling size=1m to=out
 	require.Len(t, steps, 1)
 	assert.Equal(t, "Tick at 10:00:30: sales-0 reads again and rejoins the minimum at 09:59:59.999; tills is active again, and its watermark stays at 09:59:59.999.", tr.Narration(&tr.Events[steps[0]]))
 }
+
+// A record that bridges two sessions says so: the window merges them with
+// it into one, which then fires under bounds no row had before; a record
+// that only extends a session says nothing of it.
+func TestSessionMergeIsNarrated(t *testing.T) {
+	tr, _ := run(t, `scenario t/x "X"
+topic sales partitions=1
+producer till1 to=sales key=sale_id
+target out sink=merge key=session
+produce till1 at=10:00:00 key=1 amount=5
+produce till1 at=10:00:05 key=1 amount=5
+produce till1 at=10:00:20 key=1 amount=5
+produce till1 at=10:00:40 key=1 amount=5
+produce till1 at=10:01:05 key=1 event=10:00:30 amount=5
+stream tills from=sales
+watermark tills bound=0s emit=per-record
+window w from=tills session gap=10s lateness=5m to=out
+`)
+	steps := narrating(tr, "it bridges")
+	require.Len(t, steps, 1, "10:00:05 only extends the first session")
+	assert.Contains(t, tr.Narration(&tr.Events[steps[0]]), "it bridges 2 of key 1's sessions, which w merges with it into one, [10:00:20, 10:00:50)")
+}
