@@ -105,6 +105,10 @@ func (t *Trace) readSentence(i int) string {
 			a := wh.Config.Assigner
 			prose.Fprintf(&b, "; it falls between %s's windows (each %s long, one every %s), so none of them counts it, and nothing counts it as dropped", wh.Name, a.Size, a.Slide)
 		}
+		for _, x := range t.skipped(i, et.Add(sh.Shift)) {
+			prose.Fprintf(&b, "; it also falls in %s's %s, closed for good: the watermark %s has reached its last instant plus the allowed lateness of %s, so that window skips it, and since another window takes it, nothing counts it as late",
+				x.wh.Name, x.w, Time(x.wm), x.wh.Config.Lateness)
+		}
 	}
 	t.bufferClauses(&b, ar, int32(i))
 	t.effects(&b, ar.Step, int32(i), id)
@@ -118,8 +122,8 @@ func (t *Trace) readSentence(i int) string {
 }
 
 // leftOut reports whether the record of arrival i is kept out of windows
-// its stream feeds: by the stream's filter, or by falling between a sliding
-// window's windows.
+// its stream feeds: by the stream's filter, by falling between a sliding
+// window's windows, or out of one of them that was already closed.
 func (t *Trace) leftOut(i int) bool {
 	ar := t.Arrivals[i]
 	sh := t.Streams[ar.Stream]
@@ -127,7 +131,11 @@ func (t *Trace) leftOut(i int) bool {
 	if r == nil {
 		return false
 	}
-	return !sh.filter.kept(h, r) || len(t.gaps(i, t.eventTime(sh, h, int(ar.Part), int(ar.Off)))) > 0
+	if !sh.filter.kept(h, r) {
+		return true
+	}
+	et := t.eventTime(sh, h, int(ar.Part), int(ar.Off))
+	return len(t.gaps(i, et)) > 0 || len(t.skipped(i, et)) > 0
 }
 
 // gaps returns the event-time sliding windows whose gaps the record of
@@ -149,6 +157,42 @@ func (t *Trace) gaps(i int, et vtime.Time) []*WindowHistory {
 		}
 		if len(a.Assign(et, buf[:0])) == 0 && !t.lateAt(i, op) {
 			out = append(out, wh)
+		}
+	}
+	return out
+}
+
+// skip is a window that skipped a record: see skipped.
+type skip struct {
+	wh *WindowHistory
+	w  window.Window
+	wm vtime.Time // the watermark that had closed it
+}
+
+// skipped returns the event-time sliding windows of the record of arrival
+// i, which happened at et, that their operator had already cleared when
+// the record came, while another of its windows still took it: Flink's
+// WindowOperator skips a window whose cleanup time the watermark has
+// reached, and counts the record late only when every window skipped it.
+func (t *Trace) skipped(i int, et vtime.Time) []skip {
+	ar := t.Arrivals[i]
+	sh := t.Streams[ar.Stream]
+	var out []skip
+	var ws []window.Window
+	for op, wh := range t.Windows {
+		a := wh.Config.Assigner
+		if wh.Stream != sh.Name || a.Kind != window.Sliding || wh.Config.Domain != window.EventTime || t.lateAt(i, op) {
+			continue
+		}
+		wm, _ := t.Watermark(int(ar.Stream), -1, int(ar.Step)-1)
+		if wm == watermark.None {
+			continue
+		}
+		ws = a.Assign(et, ws[:0])
+		for _, w := range ws {
+			if c := w.MaxTimestamp().Add(wh.Config.Lateness); c >= w.MaxTimestamp() && c <= wm {
+				out = append(out, skip{wh, w, wm})
+			}
 		}
 	}
 	return out
@@ -488,6 +532,11 @@ func (t *Trace) Routine(i int) bool {
 			return false // its own line says why no window counts it
 		}
 		step := int32(i + 1)
+		for k := stepIndex(len(t.Merges), int(step)-1, func(i int) int32 { return t.Merges[i].Step }); k < len(t.Merges) && t.Merges[k].Step == step; k++ {
+			if t.Merges[k].From >= 2 {
+				return false // it bridges sessions
+			}
+		}
 		if k := stepIndex(len(t.Pairs), int(step)-1, func(i int) int32 { return t.Pairs[i].Step }); k < len(t.Pairs) && t.Pairs[k].Step == step {
 			return false
 		}

@@ -895,3 +895,24 @@ window w from=tills session gap=10s lateness=5m to=out
 	require.Len(t, steps, 1, "10:00:05 only extends the first session")
 	assert.Contains(t, tr.Narration(&tr.Events[steps[0]]), "it bridges 2 of key 1's sessions, which w merges with it into one, [10:00:20, 10:00:50)")
 }
+
+// A record of a sliding window that one of its windows, already closed for
+// good, skips while another takes it: not late, not counted, and a window
+// short of it; its line says so instead of being folded away.
+func TestSlidingWindowClosedForOneRecord(t *testing.T) {
+	tr, st := run(t, `scenario t/x "X"
+topic sales partitions=1
+producer till1 to=sales key=sale_id
+target out sink=merge key=minute
+traffic till1 records=20 from=10:00:00 every=10s keys=3 amount=1..5
+produce till1 at=10:02:10 key=1 event=10:01:30
+stream tills from=sales
+key-by tills none
+window w from=tills sliding size=2m slide=1m to=out
+`)
+	assert.Empty(t, st.Late, "another window takes it: Flink counts nothing")
+	steps := narrating(tr, "it also falls in")
+	require.Len(t, steps, 1)
+	assert.Contains(t, tr.Narration(&tr.Events[steps[0]]), "it happened at 10:01:30, 40s before it was read; it also falls in w's [10:00:00, 10:02:00), closed for good: the watermark 10:01:59.999 has reached its last instant plus the allowed lateness of 0s, so that window skips it")
+	assert.False(t, st.Routine(steps[0]), "its own line on the timeline")
+}
