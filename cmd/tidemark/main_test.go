@@ -412,3 +412,23 @@ func TestRunWorkBudget(t *testing.T) {
 	assert.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "9223372036854775807")
 }
+
+// The WINDOWS section lists a late record that fell between a sliding
+// window's windows apart from the window before the gap, which does not
+// hold it.
+func TestWindowsListLateBetweenWindowsApart(t *testing.T) {
+	path := writeFile(t, "gap.tdm", `scenario t/gap "A late record between windows"
+topic sales partitions=1
+producer till1 to=sales key=sale_id
+target out sink=merge key=minute
+traffic till1 records=10 from=10:00:00 every=10s keys=3 amount=1..5
+produce till1 at=10:03:00 key=1 event=10:00:45
+stream tills from=sales
+watermark tills bound=0s
+key-by tills none
+window w from=tills sliding size=30s slide=1m to=out
+`)
+	code, out, _ := tidemark(t, "run", path)
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "    [10:00:00, 10:00:30)  truth 3, emitted 3; late, between this window and the next: 1 dropped\n")
+}

@@ -195,20 +195,17 @@ func streamText(b *strings.Builder, t *engine.Trace) {
 			if len(res.Firings) > 1 {
 				fires = fmt.Sprintf(" (fired %d times)", len(res.Firings))
 			}
-			var fates []string
-			counts := map[window.Fate]int{}
+			// A late record between a sliding window's windows is listed
+			// with the window before the gap, apart from the window's own.
+			in, after := map[window.Fate]int{}, map[window.Fate]int{}
 			for _, k := range res.Late {
-				counts[window.Fate(st.Late[k].Fate)]++
-			}
-			for _, f := range []window.Fate{window.Accepted, window.Dropped, window.SideOutput} {
-				if counts[f] > 0 {
-					fates = append(fates, fmt.Sprintf("%d %s", counts[f], f))
+				if l := &st.Late[k]; l.Time >= res.Window.End {
+					after[window.Fate(l.Fate)]++
+				} else {
+					in[window.Fate(l.Fate)]++
 				}
 			}
-			late := ""
-			if len(fates) > 0 {
-				late = "; late: " + strings.Join(fates, ", ")
-			}
+			late := fateList("; late: ", in) + fateList("; late, between this window and the next: ", after)
 			mark := ""
 			if res.Mismatch {
 				mark = "   WRONG"
@@ -275,4 +272,19 @@ func foldSummary(t *engine.Trace, evs []engine.Event, last int) string {
 		}
 	}
 	return "… " + strings.Join(parts, ", ")
+}
+
+// fateList says how many late records met each fate, after head, or ""
+// for none.
+func fateList(head string, counts map[window.Fate]int) string {
+	var fates []string
+	for _, f := range []window.Fate{window.Accepted, window.Dropped, window.SideOutput} {
+		if counts[f] > 0 {
+			fates = append(fates, fmt.Sprintf("%d %s", counts[f], f))
+		}
+	}
+	if len(fates) == 0 {
+		return ""
+	}
+	return head + strings.Join(fates, ", ")
 }
