@@ -282,6 +282,16 @@ func (h *world) scheduleStatement(c scenario.Command, n, op scenario.Arg, body [
 		if err != nil {
 			return err
 		}
+		// One statement changes a row once: PostgreSQL's INSERT refuses
+		// the second (unique_violation), and UPDATE and DELETE match it
+		// once however often the list names it.
+		seen := make(map[string]bool, len(keys))
+		for _, k := range keys {
+			if seen[k] {
+				return errorf(x.ValuePos, "%s=%s names %s twice; expected each row once in a statement", s.table.Key, x.Value, k)
+			}
+			seen[k] = true
+		}
 		s.keys = keys
 	}
 	s.count = a.Int("count", 0, 1, 100_000)

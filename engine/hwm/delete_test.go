@@ -185,6 +185,10 @@ txn T1 begin=10:00:00 commit=10:00:01 insert order_id=1
 		{"a key another open transaction inserted", "txn T2 begin=10:00:02 commit=10:00:05 insert order_id=2\ntxn T3 begin=10:00:03 commit=10:00:04 insert order_id=2",
 			"d.tdm:7:39: T3's insert of order_id=2 in orders at 10:00:03 comes while T2, still open, has written that row"},
 	}
+	f, err := scenario.Parse("d.tdm", []byte(head+"txn T2 begin=10:00:02 commit=10:00:03 insert order_id=2,3..5,2\n"))
+	require.NoError(t, err)
+	_, err = engine.Run(f, nil, 1, worlds.All())
+	require.EqualError(t, err, "d.tdm:6:55: order_id=2,3..5,2 names 2 twice; expected each row once in a statement", "a key twice in one statement is refused as it is read")
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f, err := scenario.Parse("d.tdm", []byte(head+c.line+"\nrun extract at=10:00:06\n"))

@@ -590,7 +590,7 @@ func (l *world) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]s
 		id := g.topic.DedupID(r)
 		if g.seenIDs[id] {
 			if id != g.topic.ID(r) {
-				id = prose.F("lsn %d's change of %s", r.LSN, g.topic.Key(r)) // a capture record's: see DedupID
+				id = prose.F("lsn %d's version %d of %s", r.LSN, r.Seq, g.topic.Key(r)) // a capture record's: see DedupID
 			}
 			*skipped = append(*skipped, id)
 			return in

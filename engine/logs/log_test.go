@@ -839,3 +839,20 @@ poll loader c1 at=10:00:03
 	require.Len(t, writes, 1)
 	assert.Contains(t, writes[0], "every event id is new to it")
 }
+
+// TestLogCDCDedupTwoChangesInOneCommit: two changes of one row in one
+// transaction are two change events, and a group deduplicating by event
+// id writes both.
+func TestLogCDCDedupTwoChangesInOneCommit(t *testing.T) {
+	tr := runLog(t, `source orders key=order_id updated_at=txn-start
+topic orders_cdc partitions=1
+target fct_orders sink=append key=order_id
+cdc capture from=orders to=orders_cdc
+group loader topic=orders_cdc to=fct_orders commit=after reset=earliest dedup=event-id
+member loader c1 at=10:00:00
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1 amount=120 update order_id=1 amount=130
+poll loader c1 at=10:00:03
+`, nil)
+	assert.Len(t, tr.TargetAt("fct_orders", tr.Steps()), 2)
+	assert.Empty(t, tr.Final().Stale)
+}

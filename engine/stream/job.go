@@ -918,13 +918,14 @@ func (j *job) restart() {
 }
 
 // bufferLoss counts the records the buffers without flow control held when
-// done began and whose effect does not survive a restore of it: they are
-// in no snapshot and before every position, so nothing reads them again.
-// A buffer hands records on in order, so those it held were the first
-// taken off it after the checkpoint began; what a stateless sink writing
-// at once did with them stays in its table, and nothing else's does (a
-// two-phase-commit sink's transaction rolls back, an aggregate's or a
-// window's state is replaced by the snapshot).
+// done began and whose row does not survive a restore of it: they are in
+// no snapshot and before every position, so nothing reads them again. A
+// buffer hands records on in order, so those it held were the first taken
+// off it after the checkpoint began; the row a sink or an aggregate wrote
+// for one at once stays in its table (an aggregate's state forgets it, so
+// a later row of its key may undercount), while a two-phase-commit sink's
+// transaction rolls back and a window's state, which has written nothing
+// yet, is replaced by the snapshot.
 func (j *job) bufferLoss(done *ckptRun) int64 {
 	lost := int64(0)
 	for oi, held := range done.buffered {
@@ -932,12 +933,24 @@ func (j *job) bufferLoss(done *ckptRun) int64 {
 			continue
 		}
 		kept := int64(0)
-		if op, ok := j.s.ops[oi].(*sinkOp); ok && !op.out.twoPC && oi < len(j.takenAtCrash) {
+		if writesAtOnce(j.s.ops[oi]) && oi < len(j.takenAtCrash) {
 			kept = min(held, j.takenAtCrash[oi]-done.taken[oi])
 		}
 		lost += held - kept
 	}
 	return lost
+}
+
+// writesAtOnce reports whether op writes a row for each record it takes,
+// visible at once: a sink or an aggregate that does not commit in two
+// phases.
+func writesAtOnce(op operator) bool {
+	switch op.(type) {
+	case *sinkOp, *aggOp:
+		out := op.base().out
+		return out != nil && !out.twoPC
+	}
+	return false
 }
 
 // afterRestore resets what a restored Flink operator does not keep: its

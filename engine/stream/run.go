@@ -649,10 +649,14 @@ func (st *stream) read(p int) {
 	ai := int32(len(t.Arrivals))
 	t.Arrivals = append(t.Arrivals, Arrival{Step: step, Off: int32(off), Stream: uint16(st.idx), Part: uint16(p)})
 	ph := &st.hist.Parts[p]
-	replay := off < st.hw[p]
-	if replay {
+	// A replay reads an offset read before. One a reset jumped over (Read
+	// holds minus the step it was passed at) is read for the first time
+	// when a restart goes back before it, and keeps that entry.
+	replay := off < st.hw[p] && ph.Read[off] > 0
+	switch {
+	case replay:
 		t.Replays = append(t.Replays, ai)
-	} else {
+	case off >= st.hw[p]:
 		st.hw[p] = off + 1
 		for int64(len(ph.Read)) < off {
 			// Skipped by a reset: never read. The step it was skipped at,
@@ -729,8 +733,8 @@ func (st *stream) outOfRange(p int) bool {
 	}
 	r := checkpoint.Resume(off, start, part.End(), st.reset)
 	st.jump(p, r.Next)
-	s.w.Emit(st.name, engine.KindReset, -1, "%s: Kafka answers OffsetOutOfRange, and auto.offset.reset=%s moves the position to %d; %s never read, lost to the target.",
-		asks, st.reset, r.Next, prose.Count(int(r.Skipped), "record is", "records are"))
+	s.w.Emit(st.name, engine.KindReset, -1, "%s: Kafka answers OffsetOutOfRange, and auto.offset.reset=%s moves the position to %d, skipping %s unread: the target does not get them from this stream.",
+		asks, st.reset, r.Next, prose.Count(int(r.Skipped), "record", "records"))
 	return true
 }
 
@@ -740,7 +744,6 @@ func (st *stream) jump(p int, next int64) {
 	part := &st.parts[p]
 	part.next = next
 	st.hist.Parts[p].Pos = append(st.hist.Parts[p].Pos, PosPoint{Step: int32(st.s.w.NextStep()), Next: int32(next)})
-	st.hw[p] = max(st.hw[p], next) // jumped over: never read
 	end := int64(len(st.topic.appendAt[p]))
 	st.lagSum += end - next - st.behind[p]
 	st.behind[p] = end - next
@@ -906,15 +909,16 @@ func (st *stream) restart(rs []checkpoint.Resumed) (rewound int64) {
 			next = rs[p].Next
 		}
 		part := &st.parts[p]
-		if next < part.next {
-			rewound += part.next - next
+		ph := &st.hist.Parts[p]
+		// What it reads again: the offsets from next that it had read,
+		// not those a reset jumped over.
+		for k := next; k < min(part.next, int64(len(ph.Read))); k++ {
+			if ph.Read[k] > 0 {
+				rewound++
+			}
 		}
 		part.next, part.lastAt = next, now
-		ph := &st.hist.Parts[p]
 		ph.Pos = append(ph.Pos, PosPoint{Step: step, Next: int32(next)})
-		if next > st.hw[p] {
-			st.hw[p] = next // jumped over by a reset: never read
-		}
 		end := int64(0)
 		if p < len(st.topic.appendAt) {
 			end = int64(len(st.topic.appendAt[p]))

@@ -150,15 +150,17 @@ func (t *Topic) ID(r *Record) string {
 
 // DedupID is the id a consumer that drops events it has seen knows r by:
 // its event id, or, for a change capture record, which has none, the
-// position of the commit that made it with the row's key ("lsn 1003
-// order 7" spelled "1003/7"), the pair Debezium's documentation points an
-// idempotent consumer to. Two records share it exactly when they carry one
-// event, or one change of one row.
+// position of the commit that made it, the row's key and the row's version
+// ("1003/7/2": lsn 1003, order 7, version 2), which together name one
+// change as the position of its own WAL record does in Debezium's
+// source.lsn, the field Debezium's documentation points an idempotent
+// consumer to. Two records share it exactly when they carry one event, or
+// one change of one row.
 func (t *Topic) DedupID(r *Record) string {
 	if id := t.ID(r); id != "" || r.LSN == 0 {
 		return id
 	}
-	return strconv.Itoa(int(r.LSN)) + "/" + t.Key(r)
+	return strconv.Itoa(int(r.LSN)) + "/" + t.Key(r) + "/" + strconv.Itoa(int(r.Seq))
 }
 
 // NameRef returns the index of a producer's name in Names, adding it on first use.

@@ -175,8 +175,9 @@ func TestReserveKeyedFitsTheDraw(t *testing.T) {
 }
 
 // DedupID is a record's event id, or for a change capture record, which
-// has none, its commit's position and its row's key: two changes of one
-// row differ, and one change read twice does not.
+// has none, its commit's position, its row's key and version: two changes
+// of one row differ, even in one transaction, and one change read twice
+// does not.
 func TestDedupID(t *testing.T) {
 	tp := New("orders", 1, 0, 0)
 	keys := []string{"7", "8"}
@@ -185,15 +186,18 @@ func TestDedupID(t *testing.T) {
 	capture := tp.NameRef("capture")
 	sent := Record{KeyID: 0, Keyed: true, ProducerRef: shop, Num: 3}
 	given := Record{KeyID: 0, Keyed: true, ProducerRef: shop, EventRef: tp.EventRefOf("order-500")}
-	change := Record{KeyID: 0, Keyed: true, ProducerRef: capture, LSN: 1003}
+	change := Record{KeyID: 0, Keyed: true, ProducerRef: capture, LSN: 1003, Seq: 1}
 	assert.Equal(t, "shop-3", tp.DedupID(&sent))
 	assert.Equal(t, "order-500", tp.DedupID(&given))
 	assert.Empty(t, tp.ID(&change), "a change has no event id")
-	assert.Equal(t, "1003/7", tp.DedupID(&change))
+	assert.Equal(t, "1003/7/1", tp.DedupID(&change))
 	other := change
 	other.KeyID = 1
 	later := change
 	later.LSN = 1004
 	assert.NotEqual(t, tp.DedupID(&change), tp.DedupID(&other), "another row of the same commit")
 	assert.NotEqual(t, tp.DedupID(&change), tp.DedupID(&later), "the same row changed again")
+	again := change
+	again.Seq = 2
+	assert.NotEqual(t, tp.DedupID(&change), tp.DedupID(&again), "the same row changed twice in one transaction")
 }
