@@ -200,15 +200,16 @@ func checkOne(f *scenario.File, line int, seed uint64) (scenarioReport, error) {
 	for _, o := range outs {
 		whens = append(whens, o.Expectation.When)
 	}
-	return sr, buildEveryValue(f, whens, seed)
+	return sr, runEveryValue(f, whens, seed)
 }
 
-// buildEveryValue builds the scenario under each knob value that none of
-// the settings already run (whens, each knob not named at its default)
-// covers, every other knob at its default, so that a value no expectation
-// names still has to build. A scenario with no knobs and no expectations is
-// built once as it is.
-func buildEveryValue(f *scenario.File, whens []map[string]string, seed uint64) error {
+// runEveryValue runs the scenario under each knob value that none of the
+// settings already run (whens, each knob not named at its default) covers,
+// every other knob at its default, so that a value no expectation names
+// still has to build and run: a line the simulation refuses while running
+// (a write PostgreSQL would make wait, say) may depend on a knob. A
+// scenario with no knobs and no expectations is run once as it is.
+func runEveryValue(f *scenario.File, whens []map[string]string, seed uint64) error {
 	built := map[[2]string]bool{}
 	mark := func(set map[string]string) {
 		for _, k := range f.Knobs {
@@ -223,7 +224,7 @@ func buildEveryValue(f *scenario.File, whens []map[string]string, seed uint64) e
 		mark(w)
 	}
 	if len(whens) == 0 {
-		if _, err := engine.Build(f, nil, seed, worlds.All()); err != nil {
+		if _, err := engine.Run(f, nil, seed, worlds.All()); err != nil {
 			return err
 		}
 		mark(nil)
@@ -234,7 +235,7 @@ func buildEveryValue(f *scenario.File, whens []map[string]string, seed uint64) e
 				continue
 			}
 			set := map[string]string{k.Name: v}
-			if _, err := engine.Build(f, set, seed, worlds.All()); err != nil {
+			if _, err := engine.Run(f, set, seed, worlds.All()); err != nil {
 				return fmt.Errorf("%w (with knob %s=%s)", err, k.Name, v)
 			}
 			mark(set)

@@ -96,7 +96,7 @@ const (
                                       verify the expectations scenarios state; a Markdown
                                       file (.md) is read for its fenced tdm blocks, a
                                       directory for its .md and .tdm files, - for stdin;
-                                      every value of every knob is built at least once
+                                      every value of every knob is run at least once
       --seed N                        seed of the world's random source (default 1)
       --json                          print one JSON object instead of text
 `

@@ -432,3 +432,24 @@ window w from=tills sliding size=30s slide=1m to=out
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "    [10:00:00, 10:00:30)  truth 3, emitted 3; late, between this window and the next: 1 dropped\n")
 }
+
+// check runs every knob value, not only builds it: a value that makes the
+// simulation refuse a line while running (here two open transactions
+// writing one row) fails the check, though no claim names it.
+func TestCheckRunsEveryKnobValue(t *testing.T) {
+	path := writeFile(t, "knob.tdm", `scenario t/knob "A knob value that refuses a line"
+knob second = 10:00:05 | 10:00:01
+source orders key=order_id
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders
+txn T1 begin=10:00:00 commit=10:00:04 update order_id=1
+txn T0 begin=09:59:00 commit=09:59:00 insert order_id=1
+txn T2 begin=$second commit=10:00:06 update order_id=1
+run extract at=10:00:07
+expect missing=none
+`)
+	code, _, errOut := tidemark(t, "check", path)
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errOut, "knob.tdm:8:38: T2's update of order_id=1 in orders at 10:00:01 comes while T1, still open, has written that row")
+	assert.Contains(t, errOut, "(with knob second=10:00:01)")
+}
