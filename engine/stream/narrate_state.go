@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/sink"
 )
 
 // Narration of the second part's steps narrated on demand: an operator
@@ -84,9 +85,22 @@ func (t *Trace) stateEffects(b *strings.Builder, step, i int32) {
 			if o.Restarted {
 				prose.Fprintf(b, "; %s saw this event more than %s ago and has forgotten it, so it is no duplicate any more", oh.Name, oh.TTL)
 			}
+			if rec, _ := t.Record(o.Record); rec != nil && rec.Delete {
+				// A change capture delete event: the table's mode decides.
+				prose.Fprintf(b, "; %s writes the delete of %s %s: %s", oh.Name, key, where, deleteEffect(t.targetMode(oh.Target)))
+				continue
+			}
 			prose.Fprintf(b, "; %s writes %s version %d (amount %d, updated_at %s) %s", oh.Name, key, o.Seq, o.Amount, o.UpdatedAt, where)
 		}
 	}
+}
+
+// deleteEffect says what a delete event does to a table of mode.
+func deleteEffect(mode sink.Mode) string {
+	if mode == sink.Merge || mode == sink.Upsert {
+		return "the table removes the key's row"
+	}
+	return "a table that is only ever inserted into cannot apply it, and keeps the row"
 }
 
 // processSentence narrates an operator taking record k of its buffer.

@@ -234,7 +234,7 @@ func (op *sinkOp) take(s *world, r window.Record, rec *topic.Record, ptime vtime
 			src, id, row = id+1, s.w.KeyID(op.target, eid), eid
 		}
 	}
-	in := sink.In{ID: id, Src: src, Key: row, Seq: int(rec.Seq), UpdatedAt: rec.UpdatedAt, LSN: int64(rec.LSN), Amount: rec.Amount}
+	in := sink.In{ID: id, Src: src, Key: row, Seq: int(rec.Seq), UpdatedAt: rec.UpdatedAt, LSN: int64(rec.LSN), Amount: rec.Amount, Delete: rec.Delete}
 	switch op.value {
 	case valueNow:
 		in.UpdatedAt = ptime

@@ -152,12 +152,7 @@ func (t *Trace) Judged(i int) bool {
 // Judged.
 func (t *Trace) ReadVerdict(i int) (step int32, existed bool) {
 	r := &t.Job.Reads[i]
-	mode := sink.Merge
-	for _, h := range t.t.Targets {
-		if h.Name == r.Target {
-			mode = h.Mode
-		}
-	}
+	mode := t.targetMode(r.Target)
 	type cell struct {
 		count  int
 		amount int64
@@ -206,7 +201,16 @@ func (t *Trace) ReadVerdict(i int) (step int32, existed bool) {
 			s = &cell{}
 			state[key] = s
 		}
+		del := false
+		if o.Record >= 0 {
+			rec, _ := t.Record(o.Record)
+			del = rec != nil && rec.Delete
+		}
 		switch {
+		case del && (mode == sink.Append || mode == sink.Overwrite):
+			// a table that only inserts cannot apply a delete
+		case del:
+			s.count, s.seq = 0, o.Seq
 		case mode == sink.Append || mode == sink.Overwrite:
 			s.count++
 			s.amount, s.seq = o.Amount, o.Seq
@@ -337,28 +341,36 @@ func (t *Trace) tableCount(oi, n int) check.TableCount {
 	tc.Rows = len(rows)
 	si := t.streamIndex(oh.Stream)
 	recs := t.truthRecords(si, n, true)
-	var mode sink.Mode
-	for _, h := range t.t.Targets {
-		if h.Name == oh.Target {
-			mode = h.Mode
-		}
-	}
+	mode := t.targetMode(oh.Target)
 	sh := t.Streams[si]
 	switch oh.Kind {
 	case "sink":
 		// Only rows of keys the topic still holds can be recounted: a
 		// record's key, or, for one without, its event id, which its row
 		// is known by.
-		keys := map[string]bool{}
+		// A change capture topic's delete event takes its key's row away
+		// in a table of one row per key, and is no row of its own in one
+		// that only inserts.
+		keys := map[string]bool{} // every key the topic holds
+		gone := map[string]bool{} // whether a key's latest event deletes it
+		inserts := 0
 		for _, r := range recs {
 			if rec, h := t.Record(r.ID); rec != nil {
 				keys[h.Label(rec)] = true
+				gone[h.Label(rec)] = rec.Delete
+				if !rec.Delete {
+					inserts++
+				}
 			}
 		}
 		if mode == sink.Merge || mode == sink.Upsert {
-			tc.Expected = len(keys)
+			for _, g := range gone {
+				if !g {
+					tc.Expected++
+				}
+			}
 		} else {
-			tc.Expected = len(recs)
+			tc.Expected = inserts
 		}
 		tc.Rows = 0
 		for _, row := range rows {
@@ -395,6 +407,16 @@ func (t *Trace) tableCount(oi, n int) check.TableCount {
 		}
 	}
 	return tc
+}
+
+// targetMode is how writes land in the target table name.
+func (t *Trace) targetMode(name string) sink.Mode {
+	for _, h := range t.t.Targets {
+		if h.Name == name {
+			return h.Mode
+		}
+	}
+	return sink.Merge
 }
 
 func prose2(name string, got int64, ok bool, want int64) string {

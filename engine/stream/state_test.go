@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/checkpoint"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/stream"
@@ -1058,5 +1059,49 @@ func TestRestartReadsWhatAResetSkippedForTheFirstTime(t *testing.T) {
 	assert.Zero(t, r.Rewound, "nothing from offset 40 on had been read")
 	for _, i := range narrating(tr, "from clicks-0 at offset 4") {
 		assert.NotContains(t, tr.Narration(&tr.Events[i]), "reads it again")
+	}
+}
+
+// A stream's sink over a change capture topic applies a delete event as a
+// group does: a merge or upsert table removes the row, one that only
+// inserts keeps it, which the truth calls stale and a recount over the
+// topic, counting the inserts, does not notice.
+func TestSinkAppliesCaptureDeletes(t *testing.T) {
+	src := `scenario t/x "X"
+source orders key=order_id updated_at=txn-start
+topic orders_cdc partitions=1
+target fct_orders sink=SINK key=order_id
+cdc capture from=orders to=orders_cdc
+stream s from=orders_cdc
+sink load from=s to=fct_orders
+check recount
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1 amount=120
+txn T2 begin=10:00:01 commit=10:00:01 insert order_id=2 amount=75
+txn T3 begin=10:00:03 commit=10:00:03 delete order_id=1
+read fct_orders at=10:00:05 as=after
+`
+	for _, c := range []struct {
+		sink, effect string
+		rows         int
+		stale        []string
+	}{
+		{"merge", "load writes the delete of 1 to fct_orders: the table removes the key's row", 1, nil},
+		{"append", "load writes the delete of 1 to fct_orders: a table that is only ever inserted into cannot apply it, and keeps the row", 2, []string{"1"}},
+	} {
+		t.Run(c.sink, func(t *testing.T) {
+			tr, st := run(t, strings.Replace(src, "SINK", c.sink, 1))
+			assert.Len(t, tr.TargetAt("fct_orders", tr.Steps()), c.rows)
+			assert.Len(t, narrating(tr, c.effect), 1)
+			if c.stale == nil {
+				assert.Empty(t, tr.Final().Stale)
+			} else {
+				assert.Equal(t, c.stale, tr.Final().Stale)
+			}
+			checks := tr.Checks()
+			require.Len(t, checks, 1)
+			assert.Equal(t, check.Pass, checks[0].Status, checks[0].Detail)
+			_, ok := st.ReadVerdict(0)
+			assert.True(t, ok, "the read saw the table as it stood")
+		})
 	}
 }
