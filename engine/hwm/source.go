@@ -99,15 +99,19 @@ func (h *world) statement(ts *txnState, s *stmt) {
 // wait nor the aborted transaction, so it says so rather than let both
 // writes through.
 func (h *world) refusal(ts *txnState, s *stmt, keys []string, target *sink.Table, table int16) error {
+	// what names the statement's write of key k, spelled only for an error:
+	// a workload's statements come by the million.
+	what := func(k string) string {
+		return prose.F("%s's %s of %s=%s in %s at %s", ts.name, s.op, s.table.Key, k, s.table.Name, h.w.Now())
+	}
 	for _, k := range keys {
-		what := prose.F("%s's %s of %s=%s in %s at %s", ts.name, s.op, s.table.Key, k, s.table.Name, h.w.Now())
 		id := h.w.RowID(h.w.KeyID(target, k), table)
 		if o := h.db.Holder(&ts.tx, s.table, id); o != nil && (s.op == mvcc.Insert || h.db.Exists(&ts.tx, s.table, id)) {
-			return scenario.Errorf(s.pos, what+" comes while %s, still open, has written that row: PostgreSQL would make %s wait until %s ends (a row lock), "+
+			return scenario.Errorf(s.pos, what(k)+" comes while %s, still open, has written that row: PostgreSQL would make %s wait until %s ends (a row lock), "+
 				"which the simulation does not model; end %s before this statement", o.Name, ts.name, o.Name, o.Name)
 		}
 		if s.op == mvcc.Insert && h.db.Exists(&ts.tx, s.table, id) {
-			return scenario.Errorf(s.pos, what+" finds that row already there: PostgreSQL refuses a duplicate key (unique_violation) and aborts %s, "+
+			return scenario.Errorf(s.pos, what(k)+" finds that row already there: PostgreSQL refuses a duplicate key (unique_violation) and aborts %s, "+
 				"which the simulation does not model; insert a key with no row, or update this one", ts.name)
 		}
 	}

@@ -775,9 +775,9 @@ func (j *job) restart() {
 		rp.From = j.done.id
 		cp = &s.t.Job.Checkpoints[j.done.hi]
 		states = j.done.states
-		// What the buffers held when it began, less what a stateless
-		// sink took off them and wrote before the failure: never to be
-		// read again (see bufferLoss).
+		// What the buffers held when it began, less what a sink or an
+		// aggregate took off them and wrote at once before the failure:
+		// never to be read again (see bufferLoss).
 		// A checkpoint restored before lost them then: the buffers it
 		// held were cleared, and nothing read since sits before its
 		// positions.
