@@ -43,7 +43,18 @@ func consumerLagOf(cfg Config, o Observation) Result {
 	if cfg.MaxLag > 0 {
 		return Result{Status: Pass, Detail: prose.F("every partition is within %d of its end (%s, total lag %d)", cfg.MaxLag, prose.Count(len(o.Log.Partitions), "partition", "partitions"), total)}
 	}
-	return Result{Status: Pass, Detail: prose.F("every group has committed up to the end of %s it reads (total lag %d)", allOf(len(o.Log.Partitions), "partition", "partitions"), total)}
+	// A partition with nothing committed has no lag only because it holds
+	// nothing to read: say so rather than claim a commit that never happened.
+	var none []string
+	for _, p := range o.Log.Partitions {
+		if p.Committed < 0 {
+			none = append(none, p.Group+" on "+p.Partition)
+		}
+	}
+	if len(none) == 0 {
+		return Result{Status: Pass, Detail: prose.F("every group has committed up to the end of %s it reads (total lag %d)", allOf(len(o.Log.Partitions), "partition", "partitions"), total)}
+	}
+	return Result{Status: Pass, Detail: prose.F("no group is behind on %s it reads (total lag %d); %s %s no committed offset, and no record to read yet", allOf(len(o.Log.Partitions), "partition", "partitions"), total, strings.Join(limit(none, 4), ", "), hasHave(len(none)))}
 }
 
 func offsetText(c int64) string {

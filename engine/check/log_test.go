@@ -45,3 +45,19 @@ func TestLogChecksCountInWords(t *testing.T) {
 	r := one(t, lag, check.Observation{Log: &check.LogView{Partitions: []check.LogPartition{{Group: "g", Partition: "t-0", End: 3, Committed: 1}}}})
 	assert.Equal(t, "every partition is within 5 of its end (1 partition, total lag 2)", r.Detail)
 }
+
+// TestConsumerLagWithNothingCommitted: an empty partition nobody has
+// committed on has no lag, but the check must not claim a commit.
+func TestConsumerLagWithNothingCommitted(t *testing.T) {
+	lag := only("consumer-lag")
+	r := one(t, lag, check.Observation{Log: &check.LogView{Partitions: []check.LogPartition{
+		{Group: "billing", Partition: "orders-0", End: 3, Committed: 3},
+		{Group: "billing", Partition: "orders-1", Start: 4, End: 4, Committed: -1},
+	}}})
+	assert.Equal(t, check.Pass, r.Status)
+	assert.Equal(t, "no group is behind on all 2 partitions it reads (total lag 0); billing on orders-1 has no committed offset, and no record to read yet", r.Detail)
+	assert.NotContains(t, r.Detail, "committed up to the end")
+
+	r = one(t, lag, check.Observation{Log: &check.LogView{Partitions: []check.LogPartition{{Group: "g", Partition: "t-0", End: 2, Committed: 2}}}})
+	assert.Equal(t, "every group has committed up to the end of the 1 partition it reads (total lag 0)", r.Detail)
+}

@@ -460,7 +460,7 @@ func (l *world) polls(c scenario.Command) error {
 	var round func(t vtime.Time) func()
 	round = func(t vtime.Time) func() {
 		return func() {
-			for _, name := range slices.Clone(g.g.Members) {
+			for _, name := range g.pollers() {
 				l.poll(g, pollPlan{member: name, max: mx, crash: "none"})
 			}
 			if until-t >= vtime.Time(every) { // not t+every <= until, which can overflow

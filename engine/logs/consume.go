@@ -67,11 +67,19 @@ type member struct {
 	ownedGen int
 	ownedN   int
 	paused   vtime.Time // polls before this time return nothing
-	stopped  bool       // auto.offset.reset=none refused to move a position
+	stopped  string     // why auto.offset.reset=none stopped it (stopOutOfRange or stopNoOffset); "" while it runs
 	nextAuto vtime.Time
 	actor    int32 // index of "group/member" among the trace's actors, or -1
 	ref      int16 // index of its name in the group history's Members
 }
+
+// Why a member stopped under auto.offset.reset=none: a position outside
+// the log (Kafka's OffsetOutOfRangeException) or no committed offset at all
+// (NoOffsetForPartitionException), as member.stopped says.
+const (
+	stopOutOfRange = "out-of-range error"
+	stopNoOffset   = "missing committed offset"
+)
 
 // positions is a member's fetch position on each partition, by partition;
 // -1 where it has none (a partition it does not own, or one it resumes from
@@ -152,8 +160,57 @@ func (l *world) join(g *groupState, name string, joining bool) {
 		l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is not a member of %s; nothing changes.", name, g.name)
 		return
 	}
+	if m := g.members[name]; m != nil {
+		l.commitOnRevoke(g, m, prose.F("As %s leaves %s", name, g.name))
+	}
 	delete(g.members, name)
 	l.requestRebalance(g, name+" leaves "+g.name)
+}
+
+// commitOnRevoke is auto-commit when a member gives up its partitions: at
+// a rebalance (every partition is revoked under the eager protocol) and when
+// it leaves. The Java consumer commits its positions then (onJoinPrepare,
+// close), which at a rebalance are where the batches its code has finished
+// end, since it rebalances inside poll; librdkafka commits its stored
+// offsets when it unassigns, everything poll has returned. Without
+// auto-commit nothing is committed here: the code commits, or does not.
+func (l *world) commitOnRevoke(g *groupState, m *member, when string) {
+	if g.commit != "auto" || m.gen != g.g.Generation {
+		return
+	}
+	var ok []string
+	for _, p := range g.ownedBy(m) {
+		pos, has := m.pos.get(p)
+		if g.autoPoll {
+			pos, has = m.done.get(p)
+		}
+		if !has || pos <= g.g.Committed[p] {
+			continue
+		}
+		g.g.Commit(m.name, m.gen, p, pos)
+		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int16(p), Offset: pos, Member: m.ref})
+		ok = append(ok, prose.F("offset %d on %s", pos, g.pname(p)))
+	}
+	if len(ok) == 0 {
+		return
+	}
+	what := "everything poll has returned, processed or not, as librdkafka commits when it unassigns"
+	if g.autoPoll {
+		what = "the end of the batches its code has finished, as the Java consumer commits before it gives partitions up"
+	}
+	l.w.Emit(g.name+"/"+m.name, engine.KindOffset, -1, "%s, its client auto-commits %s: %s.", when, strings.Join(ok, ", "), what)
+}
+
+// pollers lists who polls in a round of polls: the members, in the
+// group's order, then those max.poll.interval evicted, by name. An evicted
+// consumer's loop still calls poll once its code is done with the batch it
+// held, and that poll rejoins the group (see poll and rejoin).
+func (g *groupState) pollers() []string {
+	out := slices.Clone(g.g.Members)
+	if len(g.evicted) > 0 {
+		out = append(out, sorted.Keys(g.evicted)...)
+	}
+	return out
 }
 
 // busy lists the members with a batch in their hands, by name.
@@ -265,6 +322,9 @@ func (l *world) rejoin(g *groupState, m *member) {
 // rebalance reassigns every partition; each member resumes from the
 // committed offsets of what it now owns, dropping any position it held.
 func (l *world) rebalance(g *groupState, why string) {
+	for _, name := range sorted.Keys(g.members) {
+		l.commitOnRevoke(g, g.members[name], prose.F("Before the rebalance takes %s's partitions", name))
+	}
 	a := g.g.Rebalance()
 	var parts []string
 	for _, m := range sorted.Keys(g.members) {
@@ -330,7 +390,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		return
 	}
 	actor := ""
-	if m == nil || m.stopped || l.w.Now() < m.paused || g.pending != "" {
+	if m == nil || m.stopped != "" || l.w.Now() < m.paused || g.pending != "" {
 		actor = g.name + "/" + pl.member
 	}
 	if m != nil {
@@ -352,8 +412,8 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 	case m == nil:
 		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but it is not a member of %s, so it is assigned nothing.", pl.member, g.name)
 		return
-	case m.stopped:
-		l.w.Emit(actor, engine.KindPoll, -1, "%s stays stopped on its out-of-range error; nothing is read until an operator moves the offset or re-snapshots.", pl.member)
+	case m.stopped != "":
+		l.w.Emit(actor, engine.KindPoll, -1, "%s stays stopped on its %s; nothing is read until an operator moves the offset or re-snapshots.", pl.member, m.stopped)
 		return
 	case l.w.Now() < m.paused:
 		l.w.Emit(actor, engine.KindPause, -1, "%s is paused (until %s) and fetches nothing; %s.", pl.member, m.paused, l.lagPhrase(g, pl.member))
@@ -514,8 +574,15 @@ func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 	rr := ResetRange{Step: int32(l.w.NextStep()), Member: m.name, Partition: int32(p), Policy: g.reset}
 	switch g.reset {
 	case "none":
-		m.stopped = true
-		l.w.Emit(actor, engine.KindOffsetReset, -1, "%s's fetch on %s fails: %s, and auto.offset.reset=none allows no reset; the consumer raises an error and stops.", m.name, g.pname(p), why)
+		if pos < 0 {
+			// No offset to fetch from at all: the client fails before any
+			// fetch, as the Java consumer's NoOffsetForPartitionException.
+			m.stopped = stopNoOffset
+			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s has no committed offset on %s, and auto.offset.reset=none gives no default: its poll raises NoOffsetForPartitionException and the consumer stops.", m.name, g.pname(p))
+			return 0, false
+		}
+		m.stopped = stopOutOfRange
+		l.w.Emit(actor, engine.KindOffsetReset, -1, "%s's fetch on %s fails: %s, and auto.offset.reset=none allows no reset; the consumer raises OffsetOutOfRangeException and stops.", m.name, g.pname(p), why)
 		return 0, false
 	case "latest":
 		to := part.End()
@@ -847,10 +914,10 @@ func (l *world) pause(g *groupState, name string, until vtime.Time) {
 func (l *world) resnapshot(g *groupState) {
 	stuck := false
 	for _, m := range g.members {
-		stuck = stuck || m.stopped
+		stuck = stuck || m.stopped != ""
 	}
 	if !stuck {
-		l.w.Emit("operator", engine.KindReset, -1, "The runbook says re-snapshot %s only when its consumers stop on an out-of-range offset; none has, so the operator does nothing — whatever a reset skipped stays skipped.", g.name)
+		l.w.Emit("operator", engine.KindReset, -1, "The runbook says re-snapshot %s only when its consumers stop for want of a usable offset (out of range, or none committed); none has, so the operator does nothing — whatever a reset skipped stays skipped.", g.name)
 		return
 	}
 	var in []sink.In
@@ -879,7 +946,7 @@ func (l *world) resnapshot(g *groupState) {
 		ends = append(ends, prose.F("offset %d on %s", part.End(), g.pname(p)))
 	}
 	for _, m := range g.members {
-		m.stopped = false
+		m.stopped = ""
 		m.pos.clear()
 	}
 	l.w.Emit("operator", engine.KindReset, -1, "An operator re-snapshots: one consistent read of %s copies all %d live rows into the target, then commits %s so the consumers resume after the snapshot.",

@@ -87,6 +87,82 @@ func TestLogEvictionPastMaxPollInterval(t *testing.T) {
 	}
 }
 
+// TestLogEvictedMemberRejoinsUnderPolls: a round of polls includes the
+// members max.poll.interval evicted, as their loops call poll again once
+// their batch is done, and that poll rejoins the group.
+func TestLogEvictedMemberRejoinsUnderPolls(t *testing.T) {
+	body := `topic orders partitions=2
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=earliest max-poll-interval=3s
+member billing c1 at=10:00:00
+member billing c2 at=10:00:00
+produce shop at=10:00:01 key=1
+produce shop at=10:00:01 key=2
+produce shop at=10:00:01 key=3
+poll billing c1 at=10:00:02 process=5s
+polls billing from=10:00:03 until=10:00:12 every=1s
+`
+	tr := runLog(t, body, nil)
+	evs, texts := eventsOf(tr, engine.KindRebalance)
+	var rejoined string
+	for i, s := range texts {
+		if strings.Contains(s, "c1 calls poll again after its eviction and rejoins billing") {
+			rejoined = evs[i].At.String()
+		}
+	}
+	assert.Equal(t, "10:00:07", rejoined, "the first round after c1's batch is done (at 10:00:07) brings it back:\n"+strings.Join(texts, "\n"))
+	assert.Empty(t, tr.Final().Missing)
+	_, polls := eventsOf(tr, engine.KindPoll)
+	assert.Contains(t, strings.Join(polls, "\n"), "c1 does not poll: it is still processing the batch it polled at 10:00:02", "a round while it is busy says why it reads nothing")
+}
+
+// TestLogAutoCommitOnRevoke: with auto-commit a member's client commits
+// before it gives up its partitions, at a rebalance and when it leaves (the
+// Java consumer in onJoinPrepare and close, librdkafka when it unassigns),
+// so the new owner does not read again what was processed before the
+// interval came round. Committing by hand commits nothing there.
+func TestLogAutoCommitOnRevoke(t *testing.T) {
+	body := `knob commit = auto | after
+knob where = timer | poll
+topic orders partitions=2
+target fct_orders sink=append key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=$commit interval=1m reset=earliest auto-commit=$where
+member billing c1 at=10:00:00
+member billing c2 at=10:00:00
+` + keyLines("produce shop", "10:00:01", 4) + `poll billing c1 at=10:00:02
+poll billing c2 at=10:00:02
+%s
+polls billing from=10:00:04 until=10:00:06 every=1s
+`
+	for change, line := range map[string]string{
+		"join":  "member billing c3 at=10:00:03",
+		"leave": "leave billing c1 at=10:00:03",
+	} {
+		b := strings.Replace(body, "%s", line, 1)
+		for _, where := range []string{"timer", "poll"} {
+			tr := runLog(t, b, map[string]string{"where": where})
+			_, commits := eventsOf(tr, engine.KindOffset)
+			require.NotEmpty(t, commits, "%s/%s", change, where)
+			if change == "leave" {
+				assert.Contains(t, commits[0], "As c1 leaves billing, its client auto-commits offset", where)
+			} else {
+				assert.Contains(t, commits[0], "Before the rebalance takes c1's partitions, its client auto-commits offset", where)
+			}
+			assert.Empty(t, tr.Final().Duplicated, "%s/%s: the new owner starts after what was processed", change, where)
+			assert.Empty(t, tr.Final().Missing, "%s/%s", change, where)
+		}
+		// Committing by hand after the write commits at once, and nothing
+		// is committed for the code at a rebalance.
+		tr := runLog(t, b, map[string]string{"commit": "after"})
+		_, commits := eventsOf(tr, engine.KindOffset)
+		for _, c := range commits {
+			assert.NotContains(t, c, "auto-commits", change)
+		}
+	}
+}
+
 // TestLogAutoCommitInsidePoll: with auto-commit=poll (the Java consumer)
 // the commit runs at the start of a poll once the interval has passed, and
 // covers only the batches the code has finished; with the timer (librdkafka)
