@@ -191,14 +191,30 @@ func (w *World) TargetArg(x scenario.Arg) (*sink.Table, error) {
 func (w *World) SetNoun(table, key string) { w.trace.noun[table] = prose.Noun(key) }
 
 // Route says that rows of table (a source table, or a producer's events)
-// reach target: the truth compares the target with them. The first route
-// of a table wins; a later one is ignored.
-func (w *World) Route(table string, target *sink.Table) {
-	if w.RouteOf(table) != nil || target == nil {
-		return
+// reach target: the truth compares the target with them. The truth follows
+// a table's rows into one target, so Route reports false, and routes
+// nothing, when they already reach another: the caller refuses the line
+// that would send them to a second target, rather than have every row of
+// it judged against rows it was never meant to hold. Routing a table to
+// the target it already reaches, or to none, is no change and reports true.
+func (w *World) Route(table string, target *sink.Table) bool {
+	if target == nil {
+		return true
+	}
+	if other := w.RouteOf(table); other != nil {
+		return other == target
 	}
 	w.routes = append(w.routes, route{table: table, target: target})
 	w.trace.routes = append(w.trace.routes, Route{Table: table, Target: target.Name})
+	return true
+}
+
+// RouteRefused is the error for a line that would send table's rows to a
+// second target (see Route): it names the target they already reach.
+func (w *World) RouteRefused(at scenario.Pos, table, line string, target *sink.Table) error {
+	first := w.RouteOf(table).Name
+	return scenario.Errorf(at, "the rows of %s already reach %s, and the truth follows them into one target; %s copying them into %s as well is not modelled: write to %s, or show the second copy in a scenario of its own",
+		table, first, line, target.Name, first)
 }
 
 // RouteOf returns the target rows of table reach, or nil.

@@ -113,7 +113,9 @@ func (h *world) pipeline(c scenario.Command) error {
 	h.pipes[cfg.Name] = p
 	h.pipeOrd = append(h.pipeOrd, cfg.Name)
 	for _, t := range cfg.From {
-		h.w.Route(t, target) // the first pipeline to read a table decides which target its truth is about
+		if !h.w.Route(t, target) {
+			return h.w.RouteRefused(to.ValuePos, t, "pipeline "+cfg.Name, target)
+		}
 	}
 	return nil
 }

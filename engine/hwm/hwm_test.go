@@ -70,3 +70,31 @@ func TestExplainAKeyAConsumerWrote(t *testing.T) {
 	why := hwm.Explain(tr, tr.RowKey(&rows[0]), tr.Steps())
 	assert.Contains(t, why, "a consumer at ")
 }
+
+// TestSecondTargetOfATableIsRefused: the truth follows a table's rows into
+// one target. A second pipeline copying them into another target, or a
+// change capture group doing so, is refused at its to=, where before every
+// row of one table was judged against the other's (duplicates that never
+// happened). A second pipeline into the same target is fine.
+func TestSecondTargetOfATableIsRefused(t *testing.T) {
+	const head = `scenario test/two "Two targets"
+source orders key=order_id
+target fct_orders sink=merge key=order_id
+target fct_copy sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=lsn
+`
+	for line, want := range map[string]string{
+		"pipeline extract2 from=orders to=fct_copy mark=lsn":                                    "two.tdm:6:34: the rows of orders already reach fct_orders, and the truth follows them into one target; pipeline extract2 copying them into fct_copy as well is not modelled: write to fct_orders",
+		"pipeline extract2 from=orders to=fct_orders mark=lsn":                                  "",
+		"topic cdc partitions=1\ncdc capture from=orders to=cdc\ngroup g topic=cdc to=fct_copy": "two.tdm:8:22: the rows of orders already reach fct_orders, and the truth follows them into one target; group g copying them into fct_copy as well",
+	} {
+		f, err := scenario.Parse("two.tdm", []byte(head+line+"\n"))
+		require.NoError(t, err, line)
+		_, err = engine.Build(f, nil, 1, worlds.All())
+		if want == "" {
+			assert.NoError(t, err, line)
+			continue
+		}
+		assert.ErrorContains(t, err, want, line)
+	}
+}

@@ -311,7 +311,7 @@ func (l *world) group(c scenario.Command) error {
 	a := scenario.NewArgs(c, rest)
 	tp, _ := a.Required("topic", "TOPIC")
 	to, hasTo := a.Find("to")
-	g := &groupState{name: n.Value, members: map[string]*member{}, seenIDs: map[string]bool{}, named: map[string]bool{}}
+	g := &groupState{toPos: to.ValuePos, name: n.Value, members: map[string]*member{}, seenIDs: map[string]bool{}, named: map[string]bool{}}
 	g.commit = scenario.Choice(a, "commit", "after", scenario.OneOf("after", "before", "auto"), "after, before or auto")
 	g.interval = a.Duration("interval", 5*vtime.Second)
 	g.autoPoll = scenario.Choice(a, "auto-commit", "timer", scenario.OneOf("timer", "poll"), "timer or poll") == "poll"
@@ -542,29 +542,40 @@ func (l *world) resnapshotLine(c scenario.Command) error {
 }
 
 // finish wires the log once every command is read: which tables and
-// producers reach which target, and the housekeeping tick.
-func (l *world) finish() {
+// producers reach which target, and the housekeeping tick. A group that
+// would copy rows another target already receives is refused at its to=.
+func (l *world) finish() error {
 	if l.t == nil {
-		return
+		return nil
 	}
-	feed := func(table string, h *TopicHistory) {
-		if l.w.RouteOf(table) != nil {
-			return
-		}
+	// feed routes table's rows, which reach topic h, into the target of
+	// each group that reads h; a second target is refused (see Route).
+	feed := func(table string, h *TopicHistory) error {
+		routed := l.w.RouteOf(table) != nil // by a pipeline: the log adds no feed of its own
 		for _, name := range l.groupOrd {
 			g := l.groups[name]
-			if g.topic == h && g.target != nil {
+			if g.topic != h || g.target == nil {
+				continue
+			}
+			if !l.w.Route(table, g.target) {
+				return l.w.RouteRefused(g.toPos, table, "group "+g.name, g.target)
+			}
+			if !routed {
 				l.t.Feeds = append(l.t.Feeds, Feed{Table: table, Target: g.target.Name})
-				l.w.Route(table, g.target)
-				return
+				routed = true
 			}
 		}
+		return nil
 	}
 	for _, c := range l.captures {
-		feed(c.table, c.topic)
+		if err := feed(c.table, c.topic); err != nil {
+			return err
+		}
 	}
 	for _, n := range l.producerNames() {
-		feed(n, l.producers[n].topic)
+		if err := feed(n, l.producers[n].topic); err != nil {
+			return err
+		}
 	}
 	for _, name := range l.groupOrd {
 		g := l.groups[name]
@@ -588,6 +599,7 @@ func (l *world) finish() {
 	if start, ok := l.w.NextAt(); l.ticking && ok {
 		l.w.Schedule(start-start%vtime.Time(vtime.Second), l.tick)
 	}
+	return nil
 }
 
 // producerNames lists the producers' names in order.

@@ -9,6 +9,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/group"
 	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
@@ -21,6 +22,7 @@ type groupState struct {
 	g        *group.Group
 	topic    *TopicHistory
 	target   *sink.Table
+	toPos    scenario.Pos // where the group line names its target, for an error about it
 	hist     *GroupHistory
 	commit   string // after, before or auto
 	autoPoll bool   // auto-commit runs inside the next poll (the Java consumer), not on a timer (librdkafka)

@@ -121,7 +121,9 @@ func (l *world) Command(c scenario.Command) error {
 func (l *world) Finish() (bool, error) {
 	l.source = l.w.Clock("source")
 	l.multi = len(l.w.Trace().Targets) > 1
-	l.finish()
+	if err := l.finish(); err != nil {
+		return false, err
+	}
 	return l.t != nil, nil
 }
 

@@ -530,11 +530,9 @@ func (s *world) finishJob() error {
 			// The truth follows the rows of a table or a producer into one
 			// target; a second table fed the same rows would read as stale
 			// throughout, so it is refused rather than judged wrongly.
-			if other := s.w.RouteOf(name); other != nil && other != op.target {
-				return scenario.Errorf(op.pos, "%s's rows already reach %s, and the truth compares one table with them; a second table fed the same rows is not modelled: write %s to %s too, or read the topic in a scenario of its own",
-					name, other.Name, op.name, other.Name)
+			if !s.w.Route(name, op.target) {
+				return s.w.RouteRefused(op.pos, name, "sink "+op.name, op.target)
 			}
-			s.w.Route(name, op.target)
 		}
 	}
 	for _, op := range s.ops {

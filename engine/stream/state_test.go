@@ -1011,7 +1011,7 @@ sink a from=taps to=a_t
 sink b from=taps to=b_t
 `), nil, 1, worlds.All())
 	require.Error(t, err)
-	assert.Equal(t, "s.tdm:9:21: app's rows already reach a_t, and the truth compares one table with them; a second table fed the same rows is not modelled: write b to a_t too, or read the topic in a scenario of its own", err.Error())
+	assert.Equal(t, "s.tdm:9:21: the rows of app already reach a_t, and the truth follows them into one target; sink b copying them into b_t as well is not modelled: write to a_t, or show the second copy in a scenario of its own", err.Error())
 }
 
 // The records a restore loses from buffers without flow control are those
