@@ -48,3 +48,32 @@ func TestFaultsInALink(t *testing.T) {
 		"fault=x~crash does not start with a step number; ignoring it",
 	}, problems)
 }
+
+// TestALinkCarriesAtMostMaxFaults: a link is untrusted and may carry any
+// number of faults; FromQuery reads no more than a run takes (reading
+// seventy thousand in reverse step order took half a minute before), says
+// so once, and a session refuses a fault past the bound.
+func TestALinkCarriesAtMostMaxFaults(t *testing.T) {
+	sc, ok := lessons.Lookup("hwm/advance-order")
+	require.True(t, ok)
+	var vals []string
+	for i := 70_000; i > 0; i-- {
+		vals = append(vals, itoa(i)+"~crash")
+	}
+	_, st, problems := FromQuery(sc.File, Values{"fault": vals})
+	require.Len(t, st.Faults, MaxFaults)
+	assert.Equal(t, []string{"the link carries 70000 faults and a run takes at most 24; ignoring the rest"}, problems)
+	for i := 1; i < len(st.Faults); i++ {
+		assert.LessOrEqual(t, st.Faults[i-1].AfterStep, st.Faults[i].AfterStep, "in step order")
+	}
+	assert.Equal(t, 69_977, st.Faults[0].AfterStep, "the first %d the link gives, sorted", MaxFaults)
+
+	s := open(t, "hwm/advance-order", "")
+	for range MaxFaults {
+		s.faults = append(s.faults, engine.Fault{Kind: hwm.FaultCrash})
+	}
+	rerun, err := s.fork(engine.Fault{AfterStep: 1, Kind: hwm.FaultCrash})
+	assert.False(t, rerun)
+	require.ErrorContains(t, err, "this run already has 24 faults, as many as a run takes: undo one first")
+	assert.Len(t, s.faults, MaxFaults)
+}

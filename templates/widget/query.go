@@ -53,6 +53,12 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 				s.Present = "on"
 			}
 		case "fault":
+			// A link is untrusted: it may carry any number of faults, and
+			// each is work for every run. Read no more than a run takes.
+			if len(vals) > MaxFaults {
+				problems = append(problems, "the link carries "+itoa(len(vals))+" faults and a run takes at most "+itoa(MaxFaults)+"; ignoring the rest")
+				vals = vals[:MaxFaults]
+			}
 			for _, text := range vals {
 				fl, err := ParseFault(text)
 				if err != nil {
@@ -89,6 +95,10 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 }
 
 func sortStrings(xs []string) { sorted.Sort(xs) }
+
+// MaxFaults is how many faults one run takes, from a learner's actions or
+// from a link: a handful teach; more would only multiply a run's work.
+const MaxFaults = 24
 
 // FaultText writes a fault as a link carries it: STEP~crash,
 // STEP~jump~AMOUNT (the source's clock) or STEP~jump~AMOUNT~CLOCK,

@@ -469,6 +469,11 @@ func (s *Session) forkOr(f engine.Fault, err error) (rerun bool, _ error) {
 // run without it is kept for the comparison. rerun reports that the
 // session must be advanced before the next View.
 func (s *Session) fork(f engine.Fault) (rerun bool, err error) {
+	if len(s.faults) >= MaxFaults {
+		err := errors.New("this run already has " + itoa(MaxFaults) + " faults, as many as a run takes: undo one first")
+		s.st.Message = err.Error()
+		return false, err
+	}
 	for _, g := range s.faults {
 		if g.AfterStep > f.AfterStep {
 			err := errors.New("faults are added in step order: undo the later one first")
