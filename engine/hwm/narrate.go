@@ -190,8 +190,8 @@ func splitDeletes(rec *TxnRecord) (visible, gone []string, never []row) {
 	for _, s := range rec.Stmts {
 		deleted = deleted || s.Op == mvcc.Delete
 	}
-	if !deleted {
-		return rec.Keys(), nil, nil
+	if !deleted && len(rec.Stmts) < 2 {
+		return rec.Keys(), nil, nil // one statement names each row once
 	}
 	first, last := map[row]mvcc.Op{}, map[row]mvcc.Op{}
 	var order []row

@@ -98,3 +98,25 @@ run extract at=10:00:04
 	require.Len(t, deletes, 1)
 	assert.Equal(t, "T3 deletes order 2 from orders; other sessions still see it until T3 commits, and then it is gone: no query of changed rows can return it (only change capture sees a delete).", deletes[0])
 }
+
+// TestCommitNarrationNamesEachRowOnce: a transaction that inserts a row and
+// then updates it makes one row visible, and the commit says one.
+func TestCommitNarrationNamesEachRowOnce(t *testing.T) {
+	const src = `scenario test/twice "A row written twice in one transaction"
+source orders key=order_id
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=lsn
+begin T1 at=10:00:01
+insert T1 order_id=1,2 at=10:00:01
+update T1 order_id=1 at=10:00:02
+commit T1 at=10:00:03
+run extract at=10:00:04
+`
+	f, err := scenario.Parse("t.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	commits := sentences(tr, engine.KindCommit)
+	require.Len(t, commits, 1)
+	assert.Contains(t, commits[0], "orders 1, 2 are now visible to new readers", "each row once, not orders 1, 2, 1")
+}
