@@ -351,12 +351,10 @@ func (t *Trace) tableCount(oi, n int) check.TableCount {
 		// A change capture topic's delete event takes its key's row away
 		// in a table of one row per key, and is no row of its own in one
 		// that only inserts.
-		keys := map[string]bool{} // every key the topic holds
-		gone := map[string]bool{} // whether a key's latest event deletes it
+		gone := map[string]bool{} // every key the topic holds: whether its latest event deletes it
 		inserts := 0
 		for _, r := range recs {
 			if rec, h := t.Record(r.ID); rec != nil {
-				keys[h.Label(rec)] = true
 				gone[h.Label(rec)] = rec.Delete
 				if !rec.Delete {
 					inserts++
@@ -374,7 +372,7 @@ func (t *Trace) tableCount(oi, n int) check.TableCount {
 		}
 		tc.Rows = 0
 		for _, row := range rows {
-			if keys[t.t.RowKey(&row)] {
+			if _, held := gone[t.t.RowKey(&row)]; held {
 				tc.Rows++
 			}
 		}
