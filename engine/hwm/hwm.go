@@ -72,6 +72,8 @@ type world struct {
 	onCommit  []func(*mvcc.Txn)   // what follows each commit: a world built on this one (change capture)
 	keySlab   []string            // statements' key lists are carved from this block
 	stmtSlab  []StmtRecord        // transactions' first statement records are carved from this block
+	keyIDs    []int32             // scratch: a statement's keys' target ids, reused
+	rowIDs    []int32             // scratch: a statement's rows' ids, reused
 }
 
 // slabSize is how many key list entries or statement records one block

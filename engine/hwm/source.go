@@ -8,7 +8,6 @@ import (
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
-	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -63,21 +62,27 @@ func (h *world) statement(ts *txnState, s *stmt) {
 	}
 	target := h.targetFor(s.table.Name)
 	table := h.w.TableID(s.table.Name)
-	if err := h.refusal(ts, s, keys, target, table); err != nil {
+	// Each row is this table's: its own id to the truth (rows), the key's
+	// id to the target (keyIDs), both numbered once for the check and the write.
+	keyIDs, rows := h.keyIDs[:0], h.rowIDs[:0]
+	for _, k := range keys {
+		id := h.w.KeyID(target, k)
+		keyIDs, rows = append(keyIDs, id), append(rows, h.w.RowID(id, table))
+	}
+	h.keyIDs, h.rowIDs = keyIDs, rows
+	if err := h.refusal(ts, s, keys, rows); err != nil {
 		h.w.Refuse(err)
 		return
 	}
 	var unmatched []string // keys an update or delete named that have no row
 	for i, k := range keys {
-		// The row is this table's: its own id to the truth, the key's id to the target.
-		key := h.w.KeyID(target, k)
-		if v := h.db.Write(&ts.tx, s.table, s.op, k, h.w.RowID(key, table), s.amount, now, s.backdate); v == nil {
+		if v := h.db.Write(&ts.tx, s.table, s.op, k, rows[i], s.amount, now, s.backdate); v == nil {
 			if unmatched == nil {
 				keys = slices.Clone(keys[:i]) // the rows changed so far, and only those from now on
 			}
 			unmatched = append(unmatched, k)
 		} else {
-			v.Target = key
+			v.Target = keyIDs[i]
 			if unmatched != nil {
 				keys = append(keys, k)
 			}
@@ -98,14 +103,14 @@ func (h *world) statement(ts *txnState, s *stmt) {
 // (unique_violation, which aborts ts). The simulation models neither the
 // wait nor the aborted transaction, so it says so rather than let both
 // writes through.
-func (h *world) refusal(ts *txnState, s *stmt, keys []string, target *sink.Table, table int16) error {
+func (h *world) refusal(ts *txnState, s *stmt, keys []string, rows []int32) error {
 	// what names the statement's write of key k, spelled only for an error:
 	// a workload's statements come by the million.
 	what := func(k string) string {
 		return prose.F("%s's %s of %s=%s in %s at %s", ts.name, s.op, s.table.Key, k, s.table.Name, h.w.Now())
 	}
-	for _, k := range keys {
-		id := h.w.RowID(h.w.KeyID(target, k), table)
+	for i, k := range keys {
+		id := rows[i]
 		if o := h.db.Holder(&ts.tx, s.table, id); o != nil && (s.op == mvcc.Insert || h.db.Exists(&ts.tx, s.table, id)) {
 			return scenario.Errorf(s.pos, what(k)+" comes while %s, still open, has written that row: PostgreSQL would make %s wait until %s ends (a row lock), "+
 				"which the simulation does not model; end %s before this statement", o.Name, ts.name, o.Name, o.Name)
