@@ -101,10 +101,7 @@ run extract at=10:00:06
 // runSource runs a scenario given as text with every world.
 func runSource(t *testing.T, src string) *engine.Trace {
 	t.Helper()
-	f, err := scenario.Parse("d.tdm", []byte(src))
-	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1, worlds.All())
-	require.NoError(t, err)
+	tr := runText(t, "d.tdm", src)
 	return tr
 }
 

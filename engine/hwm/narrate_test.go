@@ -11,6 +11,16 @@ import (
 	"github.com/tidemark/tidemark/engine/worlds"
 )
 
+// runText runs the scenario src, read as file, with its knobs' defaults.
+func runText(t *testing.T, file, src string) *engine.Trace {
+	t.Helper()
+	f, err := scenario.Parse(file, []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	return tr
+}
+
 // sentences returns the narration of every event of kind in tr, in order.
 func sentences(tr *engine.Trace, kind engine.Kind) []string {
 	var out []string
@@ -62,10 +72,7 @@ run extract at=10:00:02
 txn T3 begin=10:00:03 commit=10:00:03 insert order_id=4
 run extract at=10:00:04
 `
-	f, err := scenario.Parse("o.tdm", []byte(src))
-	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1, worlds.All())
-	require.NoError(t, err)
+	tr := runText(t, "o.tdm", src)
 	writes := sentences(tr, engine.KindWrite)
 	require.Len(t, writes, 3)
 	assert.Equal(t, "extract/A overwrites its interval of fct with orders 1, 2.", writes[0])
@@ -87,10 +94,7 @@ txn T2 begin=10:00:02 commit=10:00:02 insert order_id=2
 txn T3 begin=10:00:03 commit=10:00:03 delete order_id=2
 run extract at=10:00:04
 `
-	f, err := scenario.Parse("m.tdm", []byte(src))
-	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1, worlds.All())
-	require.NoError(t, err)
+	tr := runText(t, "m.tdm", src)
 	writes := sentences(tr, engine.KindWrite)
 	require.Len(t, writes, 2)
 	assert.Equal(t, "extract merges order 1 into fct; the merge matches 1 already present and absorbs it.", writes[1])
@@ -112,10 +116,7 @@ update T1 order_id=1 at=10:00:02
 commit T1 at=10:00:03
 run extract at=10:00:04
 `
-	f, err := scenario.Parse("t.tdm", []byte(src))
-	require.NoError(t, err)
-	tr, err := engine.Run(f, nil, 1, worlds.All())
-	require.NoError(t, err)
+	tr := runText(t, "t.tdm", src)
 	commits := sentences(tr, engine.KindCommit)
 	require.Len(t, commits, 1)
 	assert.Contains(t, commits[0], "orders 1, 2 are now visible to new readers", "each row once, not orders 1, 2, 1")
