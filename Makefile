@@ -28,22 +28,23 @@ generate:
 # brotli (quality 11) and gzip copies next to the module. None of these files
 # are committed; the web package works without them.
 #
-# It builds the module three times, one per nested set of worlds (wasm/worlds_*.go):
+# It builds the module four times, one per set of worlds (wasm/worlds_*.go):
 # tidemark-hwm.wasm (the high-water-mark world), tidemark-log.wasm (and the log
-# world) and tidemark.wasm (every world). A page loads the smallest that runs
-# its scenarios (web/pages/module.go).
+# world), tidemark-stream.wasm (the log and stream worlds, without the
+# high-water-mark world) and tidemark.wasm (every world). A page loads the
+# smallest that runs its scenarios (web/pages/module.go).
 #
-# The build of every world compiles the project's own packages without
+# The builds with the stream world compile the project's own packages without
 # inlining (WASM_GCFLAGS, internal/wasmnode.AllWorldsGCFlags, which a test
 # keeps equal): 58 KB less brotli, for a run 1.2 to 2 times slower in wasm
 # (docs/performance.md, "Download: the project's code without inlining").
 # The builds of fewer worlds, which meet their download targets, keep it.
-MODULES = tidemark.wasm:all tidemark-log.wasm:tm_log tidemark-hwm.wasm:tm_hwm
+MODULES = tidemark.wasm:all tidemark-stream.wasm:tm_stream tidemark-log.wasm:tm_log tidemark-hwm.wasm:tm_hwm
 WASM_GCFLAGS = github.com/tidemark/tidemark/...=-l
 wasm:
 	@set -e; for m in $(MODULES); do \
 		name=$${m%%:*}; tag=$${m##*:}; gc=; \
-		if [ "$$tag" = all ]; then gc='$(WASM_GCFLAGS)'; fi; \
+		case $$tag in all|tm_stream) gc='$(WASM_GCFLAGS)';; esac; \
 		echo "GOOS=js GOARCH=wasm $(GO) build -tags $$tag -o web/static/$$name ./wasm"; \
 		rm -f web/static/$$name; \
 		GOOS=js GOARCH=wasm $(GO) build -trimpath -tags "$$tag" -gcflags="$$gc" -ldflags='-s -w' -o web/static/$$name ./wasm; \
@@ -61,7 +62,7 @@ vet:
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./web/... ./cmd/serve/... ./wasm/...
 	# The smaller modules' build tags must leave every package building.
-	$(GO) build -tags tm_hwm ./... && $(GO) build -tags tm_log ./...
+	$(GO) build -tags tm_hwm ./... && $(GO) build -tags tm_log ./... && $(GO) build -tags tm_stream ./...
 
 # check-generated fails when `templ generate` or the lessons' titles
 # (lessons/titles) would change a committed file.

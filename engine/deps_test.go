@@ -222,12 +222,17 @@ const layers = `
 	engine/watermark, engine/window, engine/join, engine/keyed, engine/checkpoint
 	< engine;
 
-	# The worlds. Each builds on the core and on the world beneath it: the
-	# log captures the source's commits, the stream reads the log's topics.
-	engine < engine/hwm < engine/logs < engine/stream;
+	# The worlds. Each builds on the core, and the stream world on the log
+	# world, whose topics it reads. The log and stream worlds read the
+	# source database through the core (engine.SourceDB), not by importing
+	# the high-water-mark world, so that a program composed without that
+	# world links none of it (the browser's build of the log and stream
+	# worlds).
+	engine < engine/hwm, engine/logs;
+	engine/logs < engine/stream;
 
 	# The list of every world, and what reads every world's trace.
-	engine/stream < engine/worlds, engine/report;
+	engine/hwm, engine/stream < engine/worlds, engine/report;
 `
 
 // allowed parses layers into, for each package, the packages it may import.
@@ -319,11 +324,15 @@ func TestImportLayers(t *testing.T) {
 }
 
 // TestImportLayersCatch makes sure the layers check can fail: the core
-// importing a world, a world importing the world built on it, a rule
-// package importing the core, and a package placed nowhere are each reported.
+// importing a world, a world importing the world built on it, the log world
+// importing the high-water-mark world, a rule package importing the core,
+// and a package placed nowhere are each reported.
 func TestImportLayersCatch(t *testing.T) {
 	may := allowed(t, layers)
-	assert.True(t, may["engine/logs"]["engine/hwm"], "the log world builds on the high-water-mark world")
+	assert.True(t, may["engine/stream"]["engine/logs"], "the stream world builds on the log world")
+	assert.False(t, may["engine/logs"]["engine/hwm"], "the log world reads the source through the core")
+	assert.False(t, may["engine/stream"]["engine/hwm"], "so does the stream world")
+	assert.True(t, may["engine/worlds"]["engine/hwm"] && may["engine/worlds"]["engine/stream"], "the list of worlds names every world")
 	assert.True(t, may["engine/logs"]["engine/vtime"], "what a layer may import, the layers above it may too")
 	assert.False(t, may["engine/sink"]["engine/mvcc"], "rule packages on one line do not import each other")
 	pkgs := []listed{
@@ -332,6 +341,7 @@ func TestImportLayersCatch(t *testing.T) {
 		{ImportPath: module + "/engine/sink", Imports: []string{module + "/engine"}},
 		{ImportPath: module + "/engine/somewhere", Imports: nil},
 		{ImportPath: module + "/engine/logs", Imports: []string{module + "/engine/hwm", module + "/engine/topic"}},
+		{ImportPath: module + "/engine/stream", Imports: []string{module + "/engine/logs", module + "/engine/window"}},
 	}
 	v := layerViolations(may, pkgs)
 	joined := strings.Join(v, "\n")
@@ -339,9 +349,11 @@ func TestImportLayersCatch(t *testing.T) {
 	assert.Contains(t, joined, "engine/hwm imports engine/logs")
 	assert.Contains(t, joined, "engine/sink imports engine,")
 	assert.Contains(t, joined, "engine/somewhere is in no layer")
-	assert.NotContains(t, joined, "engine/logs imports")
+	assert.Contains(t, joined, "engine/logs imports engine/hwm")
+	assert.NotContains(t, joined, "engine/logs imports engine/topic")
+	assert.NotContains(t, joined, "engine/stream imports")
 	assert.NotContains(t, joined, "engine imports engine/sink")
-	assert.Len(t, v, 4)
+	assert.Len(t, v, 5)
 }
 
 // layeredPackages are the engine's packages the layers name, NONE left out.

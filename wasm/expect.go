@@ -1,4 +1,4 @@
-//go:build js && wasm && !tm_hwm && !tm_log
+//go:build js && wasm && !tm_hwm && !tm_log && !tm_stream
 
 package main
 
@@ -12,7 +12,7 @@ import (
 // scenario's expect lines, expectAdvance goes on with it within a budget.
 // Only the sandbox (web/static/play.js) calls them, and it loads the build
 // of every world, so the builds of fewer worlds (worlds_hwm.go,
-// worlds_log.go) leave them and the engine's reading and verifying of
+// worlds_log.go, worlds_stream.go) leave them and the engine's reading and verifying of
 // expect lines out (noexpect.go).
 func addExpect(api map[string]any, export func(name string, fn func(args []js.Value) any) js.Func) {
 	expectRuns := map[string]*widget.ExpectRun{}

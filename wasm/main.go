@@ -20,7 +20,7 @@
 //	                                                 (these two in tidemark.wasm only, which the sandbox loads: see expect.go)
 //	idle()                                        -> collects garbage when the heap nears the collector's goal
 //	stop()
-//	module                                        -> the build's name: tidemark.wasm, tidemark-log.wasm or tidemark-hwm.wasm
+//	module                                        -> the build's name: tidemark.wasm, tidemark-stream.wasm, tidemark-log.wasm or tidemark-hwm.wasm
 package main
 
 import (

@@ -1,4 +1,4 @@
-//go:build js && wasm && (tm_hwm || tm_log)
+//go:build js && wasm && (tm_hwm || tm_log || tm_stream)
 
 package main
 

@@ -188,20 +188,13 @@ func (h *world) Inject(f engine.Fault) error {
 	return ErrIdle
 }
 
-// Source is the source database as a world built on this one sees it:
-// change capture reads its tables and follows its commits.
+// Source is the source database as a world built on this one sees it
+// (engine.SourceDB): change capture reads its tables and follows its
+// commits. engine.SourceOf finds it.
 type Source struct{ h *world }
 
-// SourceOf returns the source database of w's high-water-mark world, or
-// nil when w is composed without it.
-func SourceOf(w *engine.World) *Source {
-	for _, p := range w.Parts() {
-		if h, ok := p.(*world); ok {
-			return &h.src
-		}
-	}
-	return nil
-}
+// SourceDB returns the world's source database, for engine.SourceOf.
+func (h *world) SourceDB() engine.SourceDB { return &h.src }
 
 // Table returns the source table named name, or nil.
 func (s *Source) Table(name string) *mvcc.Table { return s.h.db.Table(name) }

@@ -45,7 +45,7 @@ func TestSourceOf(t *testing.T) {
 	require.NoError(t, err)
 	w, err := engine.Build(f, nil, 1, worlds.All())
 	require.NoError(t, err)
-	src := hwm.SourceOf(w)
+	src := engine.SourceOf(w)
 	require.NotNil(t, src)
 	assert.NotNil(t, src.Table("orders"))
 	assert.Nil(t, src.Table("nothing"))
@@ -57,7 +57,7 @@ topic orders partitions=1
 	require.NoError(t, err)
 	w, err = engine.Build(f, nil, 1, []engine.Domain{logs.Domain})
 	require.NoError(t, err)
-	assert.Nil(t, hwm.SourceOf(w))
+	assert.Nil(t, engine.SourceOf(w))
 }
 
 // TestExplainAKeyAConsumerWrote names the consumer that wrote a key of a

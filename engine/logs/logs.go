@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
-	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/topic"
@@ -64,12 +63,12 @@ type world struct {
 	groups    map[string]*groupState
 	groupOrd  []string
 	nextPID   int32
-	ticking   bool          // some topic has retention or some group auto-commits
-	notes     int           // events narrated on demand the scenario will make, to size the trace
-	multi     bool          // the scenario has several targets, so a key's id depends on its target
-	source    *engine.Clock // the database server's clock, for the times captured records carry
-	src       *hwm.Source   // the source database change capture reads; nil until a capture is declared
-	hash      []int32       // murmur2 of each key made positive, by the key's id; -1 until placed
+	ticking   bool            // some topic has retention or some group auto-commits
+	notes     int             // events narrated on demand the scenario will make, to size the trace
+	multi     bool            // the scenario has several targets, so a key's id depends on its target
+	source    *engine.Clock   // the database server's clock, for the times captured records carry
+	src       engine.SourceDB // the source database change capture reads; nil until a capture is declared
+	hash      []int32         // murmur2 of each key made positive, by the key's id; -1 until placed
 }
 
 // lw attaches the log world's history to the trace, once.
@@ -152,9 +151,9 @@ func (l *world) Reserve(keys int) {
 // sourceDB returns the source database change capture reads, following
 // its commits from the first call on, or nil when the engine is composed
 // without the high-water-mark world.
-func (l *world) sourceDB() *hwm.Source {
+func (l *world) sourceDB() engine.SourceDB {
 	if l.src == nil {
-		if l.src = hwm.SourceOf(l.w); l.src != nil {
+		if l.src = engine.SourceOf(l.w); l.src != nil {
 			l.src.OnCommit(l.captureCommit)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/checkpoint"
-	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/keyed"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/prose"
@@ -492,7 +491,7 @@ func (s *world) lookupTable(x scenario.Arg) (*lookupTable, error) {
 	if l := s.lookups[x.Value]; l != nil {
 		return l, nil
 	}
-	src := hwm.SourceOf(s.w)
+	src := engine.SourceOf(s.w)
 	if src == nil || src.Table(x.Value) == nil {
 		return nil, scenario.Errorf(x.ValuePos, "unknown source table %q; declare it first with `source %s key=...`", x.Value, x.Value)
 	}

@@ -26,14 +26,16 @@ import (
 // within a soft limit. Runs that stand for the browser use it.
 var PageEnv = []string{"GOGC=400", "GOMEMLIMIT=256MiB"}
 
-// AllWorldsGCFlags is the -gcflags value the browser's build of every world
-// is compiled with (WASM_GCFLAGS in the Makefile, which a test keeps equal
-// to it): the project's own packages without inlining. Inlining copies a
+// AllWorldsGCFlags is the -gcflags value the browser's builds with the
+// stream world (of every world, and of the log and stream worlds) are
+// compiled with (WASM_GCFLAGS in the Makefile, which a test keeps equal to
+// it): the project's own packages without inlining. Inlining copies a
 // callee's body into each call site; in js/wasm, where the Go compiler
 // writes every call so that it can unwind and resume, those copies weigh
-// 58 KB of that module's brotli, and leaving them out makes a large run 1.2
-// to 2 times slower (see docs/performance.md, "Download: the project's code
-// without inlining"). The builds of fewer worlds keep inlining, and so do
+// 58 KB of the brotli of the module of every world, and leaving them out
+// makes a large run 1.2 to 2 times slower (see docs/performance.md,
+// "Download: the project's code without inlining"). The builds without the
+// stream world keep inlining, and so do
 // the tests BuildTest compiles, which time and check those worlds.
 const AllWorldsGCFlags = "github.com/tidemark/tidemark/...=-l"
 

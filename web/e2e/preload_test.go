@@ -68,12 +68,14 @@ func TestModuleDownloadStartsWithTheHTML(t *testing.T) {
 // TestPagesLoadTheModuleOfTheirWorlds opens a page of each set of worlds
 // and finds the engine running the build the page asked for, driving its
 // widget: a log scenario in the log world's build, a stream scenario in the
-// build of every world, a lesson chapter of the high-water mark in that
-// world's build.
+// build of the log and stream worlds, a stream that looks up a source table
+// in the build of every world, a lesson chapter of the high-water mark in
+// that world's build.
 func TestPagesLoadTheModuleOfTheirWorlds(t *testing.T) {
 	for _, c := range []struct{ path, module string }{
 		{"/scenarios/dist/partition-change", pages.ModuleLog},
-		{"/scenarios/stream/late-data", pages.ModuleAll},
+		{"/scenarios/stream/late-data", pages.ModuleStream},
+		{"/scenarios/stream/nondeterministic-replay", pages.ModuleAll},
 		{"/lessons/high-water-mark/position-or-timestamp", pages.ModuleHWM},
 	} {
 		var ctx context.Context

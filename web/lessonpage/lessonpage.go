@@ -167,16 +167,16 @@ func NewView(ctx context.Context, l *course.Lesson, index int, layout templates.
 	return v, nil
 }
 
-// shareModule gives every widget of the chapter the engine build the most
-// demanding of them needs, and preloads it: the page starts one module (the
-// first widget's), which must run every scenario on the page.
+// shareModule gives every widget of the chapter the smallest engine build
+// that runs all of their worlds, and preloads it: the page starts one
+// module (the first widget's), which must run every scenario on the page.
 func shareModule(v *lesson.LessonView) {
 	if len(v.Embeds) == 0 {
 		return
 	}
-	module := pages.ModuleHWM
+	module := ""
 	for _, ev := range v.Embeds {
-		module = pages.LargerModule(module, ev.Widget.Module)
+		module = pages.ModuleForBoth(module, ev.Widget.Module)
 	}
 	url, ok := pages.ModuleURL(module)
 	if !ok {

@@ -103,9 +103,10 @@ const (
 // DownloadBudget is the most, in bytes, that a page with a widget may make
 // the browser download to become interactive: the engine's module and the
 // page's scripts, brotli-compressed (KB is 1,000 bytes). It holds the pages
-// that load the build of every world (a stream scenario's, the sandbox, a
-// linked embed); HWMDownloadBudget and LogDownloadBudget hold the pages of
-// fewer worlds. Each is the largest page of its kind plus about 5 KB, so
+// that load the build of every world (the sandbox, a linked embed, a stream
+// that reads the source database, a lesson chapter that mixes it with a
+// stream); HWMDownloadBudget, LogDownloadBudget and StreamDownloadBudget
+// hold the pages of fewer worlds. Each is the largest page of its kind plus about 5 KB, so
 // that the test catches the next regression, or the target where a kind of
 // page meets it; docs/performance.md says how they were measured and what
 // they are headed for (760 KB for any page, 630 KB for a page of the
@@ -124,6 +125,13 @@ const LogDownloadBudget = 760_000
 // is that world's target, 630 KB, which its pages meet since the modules
 // lost their inline trees and long function names.
 const HWMDownloadBudget = 630_000
+
+// StreamDownloadBudget is DownloadBudget for a page whose streams read
+// topics that producers write, with no source database, which loads the
+// build of the log and stream worlds (see ModuleFor). Its module alone
+// meets the stream world's target of 850 KB; the page, with its scripts,
+// is still about 85 KB over the 760 KB target for any page.
+const StreamDownloadBudget = 850_000
 
 // WidgetLayout returns the frame of a page that shows widgets: the named
 // scripts, and the engine's module preloaded from the head, so that its

@@ -40,7 +40,8 @@ func TestWidgetPagesPreloadTheModule(t *testing.T) {
 	}
 	for target, name := range map[string]string{
 		"/scenarios/hwm/visibility-gap": pages.ModuleHWM, "/embed/hwm/visibility-gap": pages.ModuleHWM,
-		"/scenarios/dist/partition-change": pages.ModuleLog, "/scenarios/stream/late-data": pages.ModuleAll,
+		"/scenarios/dist/partition-change": pages.ModuleLog, "/scenarios/stream/late-data": pages.ModuleStream,
+		"/scenarios/stream/nondeterministic-replay": pages.ModuleAll,
 		"/play": pages.ModuleAll, "/lessons/high-water-mark/position-or-timestamp": pages.ModuleHWM,
 	} {
 		t.Run(target, func(t *testing.T) {

@@ -21,8 +21,10 @@ import (
 // scripts and the engine's module, brotli-compressed as the handler serves
 // them to a browser. Each must stay within the budget of its kind:
 // pages.HWMDownloadBudget for a page of the high-water-mark world alone,
-// pages.LogDownloadBudget for one of the log world, pages.DownloadBudget for
-// one that loads every world (see docs/performance.md, "Download").
+// pages.LogDownloadBudget for one of the log world,
+// pages.StreamDownloadBudget for one of a stream over topics,
+// pages.DownloadBudget for one that loads every world (see
+// docs/performance.md, "Download").
 func TestWidgetPagesStayWithinTheDownloadBudget(t *testing.T) {
 	_, built := web.LookupAsset(pages.ModuleHWM)
 	if !built {
@@ -53,7 +55,9 @@ func TestWidgetPagesStayWithinTheDownloadBudget(t *testing.T) {
 		{"/embed/hwm/visibility-gap", pages.ModuleHWM, pages.HWMDownloadBudget},
 		{"/lessons/high-water-mark/position-or-timestamp", pages.ModuleHWM, pages.HWMDownloadBudget},
 		{"/scenarios/dist/partition-change", pages.ModuleLog, pages.LogDownloadBudget},
-		{"/scenarios/stream/late-data", pages.ModuleAll, pages.DownloadBudget},
+		{"/scenarios/stream/late-data", pages.ModuleStream, pages.StreamDownloadBudget},
+		{"/embed/stream/late-data", pages.ModuleStream, pages.StreamDownloadBudget},
+		{"/scenarios/stream/nondeterministic-replay", pages.ModuleAll, pages.DownloadBudget},
 		{"/lessons/guarantee-chain/the-chain", pages.ModuleAll, pages.DownloadBudget},
 		{"/play", pages.ModuleAll, pages.DownloadBudget},
 	} {
@@ -85,4 +89,17 @@ func TestWidgetPagesStayWithinTheDownloadBudget(t *testing.T) {
 		t.Logf("%s: %s and its scripts, %d bytes brotli (%.1f KB); budget %d", c.target, c.module, total, float64(total)/1000, c.budget)
 		assert.LessOrEqual(t, total, c.budget, "%s downloads too much to become interactive", c.target)
 	}
+	// The module a stream's page loads, alone, within the stream world's
+	// target (issues 11 and 12).
+	u, ok := pages.ModuleURL(pages.ModuleStream)
+	require.True(t, ok)
+	require.Contains(t, u, "tidemark-stream.", "the build of the log and stream worlds is built")
+	n := brotli(u)
+	t.Logf("%s alone: %d bytes brotli (%.1f KB); target %d", pages.ModuleStream, n, float64(n)/1000, streamModuleTarget)
+	assert.LessOrEqual(t, n, streamModuleTarget, "the module of the stream world's pages is over its target")
 }
+
+// streamModuleTarget is the most, in bytes of brotli, that the module of a
+// stream's page may weigh: the target of the stream world's issues for the
+// browser module with the stream world.
+const streamModuleTarget = 850_000
