@@ -951,8 +951,8 @@ func (l *world) resnapshot(g *groupState) {
 		m.stopped = ""
 		m.pos.clear()
 	}
-	l.w.Emit("operator", engine.KindReset, -1, "An operator re-snapshots: one consistent read of %s copies all %d live rows into the target, then commits %s so the consumers resume after the snapshot.",
-		strings.Join(tables, ", "), len(in), strings.Join(ends, ", "))
+	l.w.Emit("operator", engine.KindReset, -1, "An operator re-snapshots: with %s's consumers stopped (Kafka resets the offsets of an empty group only), one consistent read of %s copies all %d live rows into the target, but no delete: a row deleted since the consumers stopped stays there. Then the operator commits %s and starts the consumers again, to resume after the snapshot.",
+		g.name, strings.Join(tables, ", "), len(in), strings.Join(ends, ", "))
 }
 
 func compareKeyStrings(a, b string) int {

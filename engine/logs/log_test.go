@@ -859,3 +859,31 @@ poll loader c1 at=10:00:03
 	assert.Len(t, tr.TargetAt("fct_orders", tr.Steps()), 2)
 	assert.Empty(t, tr.Final().Stale)
 }
+
+// TestResnapshotCarriesNoDelete: a row deleted while the consumers were
+// stopped, its delete event gone with retention, stays in the target after
+// a re-snapshot, which copies live rows only; the narration says so, and
+// that the operator stopped the group before resetting its offsets, as
+// Kafka requires of an offset reset.
+func TestResnapshotCarriesNoDelete(t *testing.T) {
+	tr := runLog(t, `source orders key=order_id
+topic orders_cdc partitions=1 retention=1m segment=10s
+target fct_orders sink=merge key=order_id
+cdc capture from=orders to=orders_cdc
+group loader topic=orders_cdc to=fct_orders commit=after reset=none committed=0
+member loader c1 at=10:00:00
+txn T1 begin=10:00:01 commit=10:00:01 insert order_id=1
+poll loader c1 at=10:00:02
+leave loader c1 at=10:00:03
+txn T2 begin=10:00:10 commit=10:00:10 delete order_id=1
+member loader c1 at=10:03:00
+poll loader c1 at=10:03:01
+resnapshot loader at=10:03:05
+`, nil)
+	_, resets := eventsOf(tr, engine.KindReset)
+	require.NotEmpty(t, resets)
+	last := resets[len(resets)-1]
+	assert.Contains(t, last, "copies all 0 live rows into the target, but no delete: a row deleted since the consumers stopped stays there")
+	assert.Contains(t, last, "with loader's consumers stopped (Kafka resets the offsets of an empty group only)")
+	assert.Len(t, tr.Final().Stale, 1, "the deleted row is still in the target")
+}
