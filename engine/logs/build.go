@@ -65,9 +65,14 @@ func (l *world) capture(c scenario.Command) error {
 	if cp.app {
 		cp.outbox = scenario.Choice(a, "outbox", false, scenario.OnOff, "on or off")
 		cp.delay = a.Duration("delay", vtime.Second)
+	} else {
+		cp.flush = a.Duration("flush", time60s)
 	}
 	if err := a.Done(); err != nil {
 		return err
+	}
+	if !cp.app && cp.flush <= 0 {
+		return scenario.Errorf(scenario.ValueAt(c, "flush"), "expected flush= to be a positive duration such as 60s (how often the connector saves its position)")
 	}
 	src := l.sourceDB()
 	if src == nil {
@@ -88,6 +93,9 @@ func (l *world) capture(c scenario.Command) error {
 	return nil
 }
 
+// time60s is Kafka Connect's default offset.flush.interval.ms.
+const time60s = 60 * vtime.Second
+
 func (l *world) crash(c scenario.Command) error {
 	n, rest, err := scenario.Name(c, "an application")
 	if err != nil {
@@ -95,19 +103,32 @@ func (l *world) crash(c scenario.Command) error {
 	}
 	a := scenario.NewArgs(c, rest)
 	at := a.RequiredTime("at")
-	if err := a.Done(); err != nil {
-		return err
-	}
 	var cp *capture
 	for _, x := range l.captures {
-		if x.name == n.Value && x.app {
+		if x.name == n.Value {
 			cp = x
 		}
 	}
 	if cp == nil {
-		return scenario.Errorf(n.Pos, "unknown application %q; crash names a `publish` application (consumers crash with `poll ... crash=`)", n.Value)
+		return scenario.Errorf(n.Pos, "unknown application %q; crash names a `cdc` connector or a `publish` application (consumers crash with `poll ... crash=`)", n.Value)
 	}
-	l.w.Schedule(at, func() { l.crashApp(cp) })
+	if cp.app {
+		if err := a.Done(); err != nil {
+			return err
+		}
+		l.w.Schedule(at, func() { l.crashApp(cp) })
+		return nil
+	}
+	restart := a.Duration("restart", 0)
+	if err := a.Done(); err != nil {
+		return err
+	}
+	if restart < 0 {
+		return scenario.Errorf(scenario.ValueAt(c, "restart"), "expected restart= to be zero or positive: how long the connector stays down")
+	}
+	cp.restarts++
+	l.w.Expect(2, 0, 0)
+	l.w.Schedule(at, func() { l.crashConnector(cp, restart) })
 	return nil
 }
 

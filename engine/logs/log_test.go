@@ -887,3 +887,75 @@ resnapshot loader at=10:03:05
 	assert.Contains(t, last, "with loader's consumers stopped (Kafka resets the offsets of an empty group only)")
 	assert.Len(t, tr.Final().Stale, 1, "the deleted row is still in the target")
 }
+
+// captureCrashBody is a connector that publishes T1 before its 10:01:00
+// flush and T2 and T3 after it, crashes at 10:01:30 and is down while T4
+// commits.
+const captureCrashBody = `knob sink = append | merge "How the loader writes"
+knob flush = 60s | 10s "How often the connector saves its position"
+source orders key=order_id
+topic orders_cdc partitions=1
+target fct_orders sink=$sink key=order_id
+cdc capture from=orders to=orders_cdc flush=$flush
+group loader topic=orders_cdc to=fct_orders
+member loader c1 at=10:00:00
+polls loader from=10:00:00 until=10:03:00 every=5s
+txn T1 begin=10:00:10 commit=10:00:10 insert order_id=1
+txn T2 begin=10:01:10 commit=10:01:10 insert order_id=2
+txn T3 begin=10:01:20 commit=10:01:20 insert order_id=3
+crash capture at=10:01:30 restart=20s
+txn T4 begin=10:01:40 commit=10:01:40 insert order_id=4
+`
+
+// TestCaptureCrashRepublishesSinceTheSavedPosition: a change capture
+// connector that crashes resumes from the position it last saved, as
+// Debezium under Kafka Connect does, so the transactions it published after
+// that flush reach the topic twice: an append target duplicates their rows,
+// a merge target absorbs them. Saving more often repeats less.
+func TestCaptureCrashRepublishesSinceTheSavedPosition(t *testing.T) {
+	for _, sink := range []string{"append", "merge"} {
+		tr := runLog(t, captureCrashBody, map[string]string{"sink": sink})
+		_, crashes := eventsOf(tr, engine.KindCrash)
+		require.Len(t, crashes, 2, sink)
+		assert.Contains(t, crashes[0], "It last saved its position at 10:01:00")
+		assert.Contains(t, crashes[0], "T2, T3, published since, are in the topic")
+		assert.Contains(t, crashes[1], "after lsn 1001, the position it saved: 2 transactions it published before the crash, then 1 committed while it was down")
+		_, produced := eventsOf(tr, engine.KindProduce)
+		require.Len(t, produced, 6, sink)
+		assert.Contains(t, produced[3], "publishes T2 (lsn 1002) again")
+		assert.Contains(t, produced[4], "publishes T3 (lsn 1003) again")
+		assert.Contains(t, produced[5], "reads T4 (lsn 1004)")
+		if sink == "append" {
+			assert.Equal(t, map[string]int{"2": 2, "3": 2}, tr.Final().Duplicated)
+		} else {
+			assert.Empty(t, tr.Final().Duplicated)
+		}
+		assert.Empty(t, tr.Final().Missing, sink)
+	}
+
+	tr := runLog(t, captureCrashBody, map[string]string{"flush": "10s"})
+	_, crashes := eventsOf(tr, engine.KindCrash)
+	require.Len(t, crashes, 2)
+	assert.Contains(t, crashes[0], "saved its position at 10:01:30 (it saves every 10s, Kafka Connect's offset.flush.interval.ms) and has published nothing since")
+	assert.Contains(t, crashes[1], "after lsn 1003, the position it saved: 0 transactions it published before the crash, then 1 committed while it was down")
+	assert.Empty(t, tr.Final().Duplicated)
+	assert.Empty(t, tr.Final().Missing)
+}
+
+// TestCaptureCrashLineErrors: the connector's settings and crash are
+// checked where they are written.
+func TestCaptureCrashLineErrors(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"source orders key=order_id\ntopic t partitions=1\ncdc capture from=orders to=t flush=0s\n", "log.tdm:4:36: expected flush= to be a positive duration"},
+		{"source orders key=order_id\ntopic t partitions=1\ncdc capture from=orders to=t\ncrash capture at=10:00:01 restart=-1s\n", "log.tdm:5:35: expected restart= to be zero or positive"},
+		{"source orders key=order_id\ntopic t partitions=1\npublish shop from=orders to=t\ncrash shop at=10:00:01 restart=5s\n", "log.tdm:5:24: unknown argument restart="},
+		{"source orders key=order_id\ntopic t partitions=1\npublish shop from=orders to=t flush=5s\n", "log.tdm:4:"},
+		{"topic t partitions=1\ncrash nobody at=10:00:01\n", "unknown application \"nobody\"; crash names a `cdc` connector or a `publish` application"},
+	} {
+		f, err := scenario.Parse("log.tdm", []byte("scenario test/log \"A log test\"\n"+c.body))
+		require.NoError(t, err)
+		_, err = engine.Run(f, nil, 1, worlds.All())
+		require.Error(t, err, c.body)
+		assert.Contains(t, err.Error(), c.want, c.body)
+	}
+}

@@ -23,6 +23,28 @@ type capture struct {
 	outbox  bool           // publish through an outbox row committed with the change
 	delay   vtime.Duration // publish: how long after the commit the send happens
 	crashes []vtime.Time   // publish: when the application crashed
+
+	// cdc: the connector's saved position and its restarts. It saves the
+	// position it has published through every flush of virtual time, on
+	// the clock's multiples of it (Kafka Connect's offset.flush.interval.ms),
+	// and a restart resumes from the last position saved.
+	flush     vtime.Duration
+	restarts  int         // crash lines naming this connector: sent is kept only when one does
+	sent      []published // published after the last flush instant, oldest first
+	down      bool        // crashed and not yet restarted
+	pending   []published // committed while down, in commit order
+	savedLSN  mvcc.LSN    // the newest position saved (0: none yet), as of the last publish or crash
+	crashedAt vtime.Time
+}
+
+// published is a committed transaction's changes as a capture hands them
+// to its topic.
+type published struct {
+	txn      string
+	lsn      mvcc.LSN
+	at       vtime.Time // when it was published
+	commitAt vtime.Time
+	vs       []*mvcc.Version
 }
 
 // producer is an application sending events of its own.
@@ -398,12 +420,35 @@ func (l *world) captureCommit(tx *mvcc.Txn) {
 		}
 		c, name, lsn, commitAt := c, tx.Name, tx.LSN, l.w.Now()
 		stampAt := l.source.Read(l.w.Now())
-		l.w.Schedule(l.w.Now().Add(c.delay), func() { l.publish(c, name, lsn, commitAt, stampAt, vs) })
+		l.w.Schedule(l.w.Now().Add(c.delay), func() { l.publish(c, name, lsn, commitAt, stampAt, vs, false) })
 	}
 }
 
-// publish appends a committed transaction's rows to the capture's topic.
-func (l *world) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt vtime.Time, vs []*mvcc.Version) {
+// flushedBy returns the last instant at or before t when a connector that
+// saves its position every flush saved it.
+func flushedBy(t vtime.Time, flush vtime.Duration) vtime.Time {
+	return t - t%vtime.Time(flush)
+}
+
+// publish appends a committed transaction's rows to the capture's topic;
+// again says a restarted connector publishes it a second time.
+func (l *world) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt vtime.Time, vs []*mvcc.Version, again bool) {
+	if !c.app && c.restarts > 0 {
+		p := published{txn: txn, lsn: lsn, at: l.w.Now(), commitAt: commitAt, vs: vs}
+		if c.down {
+			c.pending = append(c.pending, p)
+			return
+		}
+		// What was published by the last flush is saved, and no crash to
+		// come (at or after now) can resume from before it.
+		cut := flushedBy(l.w.Now(), c.flush)
+		n := 0
+		for n < len(c.sent) && c.sent[n].at <= cut {
+			c.savedLSN = c.sent[n].lsn
+			n++
+		}
+		c.sent = append(c.sent[n:], p)
+	}
 	keys := keysOf(vs)
 	what := prose.Rows(l.w.Trace().Noun(c.table), keys)
 	if c.app && !c.outbox {
@@ -427,12 +472,71 @@ func (l *world) publish(c *capture, txn string, lsn mvcc.LSN, commitAt, stampAt 
 		}
 	}
 	switch {
+	case again:
+		l.w.Emit(c.name, engine.KindProduce, -1, "%s publishes %s (lsn %d) again, since it committed after the position %s saved: %s; those records were already in the topic.", c.name, txn, lsn, c.name, strings.Join(placed, ", "))
 	case !c.app:
-		l.w.Emit(c.name, engine.KindProduce, -1, "%s reads %s (lsn %d) from the source's log and publishes it whole, in commit order: %s.", c.name, txn, lsn, strings.Join(placed, ", "))
+		l.w.Emit(c.name, engine.KindProduce, -1, "%s reads %s (lsn %d) from the source's log and publishes each of its changes, in commit order: %s.", c.name, txn, lsn, strings.Join(placed, ", "))
 	case c.outbox:
 		l.w.Emit(c.name, engine.KindProduce, -1, "The outbox relay publishes %s, written in the same transaction as %s (lsn %d): %s.", what, txn, lsn, strings.Join(placed, ", "))
 	default:
 		l.w.Emit(c.name, engine.KindProduce, -1, "%s publishes %s after %s committed, a second write the database knows nothing about: %s.", c.name, what, txn, strings.Join(placed, ", "))
+	}
+}
+
+// crashConnector stops a change capture connector at this instant, to
+// restart after restart: it forgets what it published since it last saved
+// its position.
+func (l *world) crashConnector(c *capture, restart vtime.Duration) {
+	if c.down {
+		l.w.Emit(c.name, engine.KindCrash, -1, "%s is down already; this crash changes nothing.", c.name)
+		return
+	}
+	c.down, c.crashedAt = true, l.w.Now()
+	l.w.Schedule(l.w.Now().Add(restart), func() { l.restartConnector(c) })
+	saved := flushedBy(l.w.Now(), c.flush)
+	for _, p := range c.sent {
+		if p.at <= saved {
+			c.savedLSN = p.lsn
+		}
+	}
+	var since []string
+	for _, p := range c.sent {
+		if p.at > saved {
+			since = append(since, p.txn)
+		}
+	}
+	if len(since) == 0 {
+		l.w.Emit(c.name, engine.KindCrash, -1, "%s crashes. It saved its position at %s (it saves every %s, Kafka Connect's offset.flush.interval.ms) and has published nothing since, so a restart repeats nothing.", c.name, saved, c.flush)
+		return
+	}
+	l.w.Emit(c.name, engine.KindCrash, -1, "%s crashes. It last saved its position at %s (every %s, Kafka Connect's offset.flush.interval.ms); %s, published since, %s in the topic, but the saved position does not say so.", c.name, saved, c.flush, strings.Join(since, ", "), prose.IsAre(len(since)))
+}
+
+// restartConnector starts a crashed connector again from the position it
+// saved: the source's log sends it every transaction committed after that
+// position, so what it published since is published twice (Debezium's
+// at-least-once delivery), followed by what was committed while it was down.
+func (l *world) restartConnector(c *capture) {
+	saved := flushedBy(c.crashedAt, c.flush)
+	var again []published
+	for _, p := range c.sent {
+		if p.at > saved {
+			again = append(again, p)
+		}
+	}
+	pending := c.pending
+	c.down, c.sent, c.pending = false, nil, nil
+	from := "the start of the capture"
+	if c.savedLSN > 0 {
+		from = prose.F("lsn %d", c.savedLSN)
+	}
+	l.w.Emit(c.name, engine.KindCrash, -1, "%s restarts and asks the source's replication slot for the changes after %s, the position it saved: %s it published before the crash, then %d committed while it was down.",
+		c.name, from, prose.Count(len(again), "transaction", "transactions"), len(pending))
+	for _, p := range again {
+		l.publish(c, p.txn, p.lsn, p.commitAt, l.source.Read(l.w.Now()), p.vs, true)
+	}
+	for _, p := range pending {
+		l.publish(c, p.txn, p.lsn, p.commitAt, l.source.Read(l.w.Now()), p.vs, false)
 	}
 }
 
