@@ -33,6 +33,7 @@ type capture struct {
 	sent      []published // published after the last flush instant, oldest first
 	down      bool        // crashed and not yet restarted
 	pending   []published // committed while down, in commit order
+	replay    []published // after a restart: what it has still to publish, in commit order
 	savedLSN  mvcc.LSN    // the newest position saved (0: none yet), as of the last publish or crash
 	crashedAt vtime.Time
 }
@@ -45,6 +46,7 @@ type published struct {
 	at       vtime.Time // when it was published
 	commitAt vtime.Time
 	vs       []*mvcc.Version
+	again    bool // a restart publishes it a second time
 }
 
 // producer is an application sending events of its own.
@@ -525,18 +527,35 @@ func (l *world) restartConnector(c *capture) {
 		}
 	}
 	pending := c.pending
-	c.down, c.sent, c.pending = false, nil, nil
 	from := "the start of the capture"
 	if c.savedLSN > 0 {
 		from = prose.F("lsn %d", c.savedLSN)
 	}
 	l.w.Emit(c.name, engine.KindCrash, -1, "%s restarts and asks the source's replication slot for the changes after %s, the position it saved: %s it published before the crash, then %d committed while it was down.",
 		c.name, from, prose.Count(len(again), "transaction", "transactions"), len(pending))
-	for _, p := range again {
-		l.publish(c, p.txn, p.lsn, p.commitAt, l.source.Read(l.w.Now()), p.vs, true)
+	for i := range again {
+		again[i].again = true
 	}
-	for _, p := range pending {
-		l.publish(c, p.txn, p.lsn, p.commitAt, l.source.Read(l.w.Now()), p.vs, false)
+	c.replay, c.sent, c.pending = append(again, pending...), nil, nil
+	if len(c.replay) == 0 {
+		c.down = false
+		return
+	}
+	l.w.Schedule(l.w.Now(), func() { l.replayNext(c) })
+}
+
+// replayNext publishes the next transaction a restarted connector reads
+// from the source's log, one a step; the connector counts as down until it
+// has caught up, so a commit meanwhile waits its turn in commit order.
+func (l *world) replayNext(c *capture) {
+	c.replay, c.pending = append(c.replay, c.pending...), nil
+	p := c.replay[0]
+	c.replay = c.replay[1:]
+	c.down = false
+	l.publish(c, p.txn, p.lsn, p.commitAt, l.source.Read(l.w.Now()), p.vs, p.again)
+	if len(c.replay) > 0 {
+		c.down = true
+		l.w.Schedule(l.w.Now(), func() { l.replayNext(c) })
 	}
 }
 
