@@ -168,6 +168,8 @@ func tickLabel(full, prev string) string {
 }
 
 // tickEvery is a round interval that cuts span into four to eight ticks.
+// Past two hours it doubles until it does, so that a span of any length (a
+// link's clock jump can make one of years) draws at most eight ticks.
 func tickEvery(span vtime.Time) vtime.Duration {
 	for _, d := range []vtime.Duration{100 * vtime.Millisecond, 200 * vtime.Millisecond, 500 * vtime.Millisecond,
 		vtime.Second, 2 * vtime.Second, 5 * vtime.Second, 10 * vtime.Second, 15 * vtime.Second, 30 * vtime.Second,
@@ -176,7 +178,11 @@ func tickEvery(span vtime.Time) vtime.Duration {
 			return d
 		}
 	}
-	return 2 * 60 * vtime.Minute
+	d := 2 * 60 * vtime.Minute
+	for vtime.Duration(span)/d > 6 {
+		d *= 2
+	}
+	return d
 }
 
 // shownTxns returns the last maxBars transactions begun by step, in trace

@@ -100,6 +100,11 @@ func sortStrings(xs []string) { sorted.Sort(xs) }
 // from a link: a handful teach; more would only multiply a run's work.
 const MaxFaults = 24
 
+// maxLinkJump is the largest clock jump a link's fault may make, either
+// way, as for a producer's clock: a day shows any skew a lesson needs, and
+// a jump of years would stretch the timeline a step draws over years.
+const maxLinkJump = 24 * 60 * vtime.Minute
+
 // FaultText writes a fault as a link carries it: STEP~crash,
 // STEP~jump~AMOUNT (the source's clock) or STEP~jump~AMOUNT~CLOCK,
 // STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~LENGTH,
@@ -163,6 +168,9 @@ func ParseFault(text string) (engine.Fault, error) {
 		by, err := vtime.ParseDuration(args[0])
 		if err != nil || by == 0 {
 			return bad("needs a clock jump such as -5s")
+		}
+		if by > maxLinkJump || by < -maxLinkJump {
+			return bad("needs a clock jump of at most a day either way, such as -5s")
 		}
 		f.Kind, f.Clock, f.By = engine.FaultClockJump, "source", by
 		if len(args) == 2 {
