@@ -306,10 +306,14 @@ func playPage(r *http.Request) (templ.Component, error) {
 	var src string
 	if r.Method == http.MethodPost {
 		v.Posted = true
-		r.Body = http.MaxBytesReader(nil, r.Body, MaxSource+4096)
+		// A form's encoding writes a byte as up to three (%XX), so a text
+		// within MaxSource may take three times as much on the wire; the
+		// decoded text is held to MaxSource below.
+		r.Body = http.MaxBytesReader(nil, r.Body, 3*MaxSource+4096)
 		if err := r.ParseForm(); err != nil {
-			v.Error = "the scenario is too large or the form is malformed; keep it under 64 KB"
-			src = starter()
+			// The text was not read, so there is none to show: say so,
+			// rather than put the starting text where the visitor's was.
+			v.Error = "the scenario is too large or the form is malformed, so it was not read; keep it under 64 KB (your browser's Back button returns to the text)"
 		} else {
 			src = strings.ReplaceAll(r.PostForm.Get("src"), "\r\n", "\n")
 		}

@@ -271,6 +271,24 @@ func TestPlayPostOversized(t *testing.T) {
 	assert.Contains(t, htmltest.Text(d.One(t, "play-error")), "larger than 64 KB")
 	assert.Empty(t, d.ByTestID("widget"))
 
+	// Text that its encoding triples (every character but a few ASCII ones
+	// is written %XX) is taken up to MaxSource as written.
+	comment := "# " + strings.Repeat("é—", (pages.MaxSource-400)/5) + "\n"
+	src := comment + "scenario sandbox/x \"Mine\"\nsource orders key=order_id\ntxn T1 begin=10:00:05 commit=10:00:06 insert order_id=1\n" +
+		"target fct key=order_id\npipeline extract from=orders to=fct\nrun extract at=10:00:07\n"
+	require.LessOrEqual(t, len(src), pages.MaxSource)
+	require.Greater(t, len(url.Values{"src": {src}}.Encode()), 2*pages.MaxSource, "the form is over twice the text")
+	code, d = post(t, h, src)
+	require.Equal(t, http.StatusOK, code)
+	assert.True(t, htmltest.HasAttr(d.One(t, "play-error"), "hidden"), htmltest.Text(d.One(t, "play-error")))
+	assert.Equal(t, "sandbox/x", htmltest.Attr(d.One(t, "widget"), "data-scenario"))
+
+	// A body that was not read is not replaced by the starting text.
+	code, d = post(t, h, strings.Repeat("é", 2*pages.MaxSource))
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, htmltest.Text(d.One(t, "play-error")), "was not read")
+	assert.Empty(t, strings.TrimSpace(htmltest.Text(d.One(t, "play-src"))), "no other text stands in for the visitor's")
+
 	// A malformed form body is refused with the same message, not a 500.
 	req := httptest.NewRequest(http.MethodPost, "/play", strings.NewReader("src=%zz"))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
