@@ -283,6 +283,27 @@ func TestLessonProgressStorage(t *testing.T) {
 		assert.Empty(t, pageProblems(t, ctx))
 	})
 
+	t.Run("an id every object inherits is read as any other", func(t *testing.T) {
+		// "constructor" is a well-formed id, and {}.constructor exists:
+		// a lookup that does not ask for the record's own keys found it and
+		// the preview threw.
+		ctx := newIsolatedTab(t, browser)
+		seedStorage(t, ctx, base, progressKey, `{"app":"tidemark","kind":"progress","version":1,"lessons":{"high-water-mark":{"read":["question"]}}}`)
+		openLesson(t, ctx, base)
+		before := stored(t, ctx, progressKey)
+		// Another lesson's answers are taken as the file has them, so its
+		// "constructor" reaches the preview's comparison.
+		upload(t, ctx, `{"app":"tidemark","kind":"progress","version":1,"lessons":{`+
+			`"guarantee-chain":{"predictions":{"constructor":{"choice":"a","right":true}}},"constructor":{"read":["intro"]}}}`)
+		waitTrue(t, ctx, "the import preview opens", `document.querySelector('[data-testid="progress-import-dialog"]').open`)
+		assert.Contains(t, testText(t, ctx, "progress-import-merge-effect"), `Adds 1 answer to the lesson “guarantee-chain”.`)
+		assert.Contains(t, testText(t, ctx, "progress-import-skipped"), `lesson “constructor”`)
+		require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape)))
+		waitMessage(t, ctx, "cancelled")
+		assert.Equal(t, before, stored(t, ctx, progressKey))
+		assert.Empty(t, pageProblems(t, ctx))
+	})
+
 	t.Run("import previews, merges by default and replaces on request", func(t *testing.T) {
 		ctx := newIsolatedTab(t, browser)
 		seedStorage(t, ctx, base, progressKey, `{"app":"tidemark","kind":"progress","version":1,"lessons":{"high-water-mark":{"read":["question"],"predictions":{"order-3":{"choice":"b","right":true}}}}}`)

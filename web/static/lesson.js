@@ -46,6 +46,9 @@
   const ASIDE = "tidemark.progress.aside.";
   const VERSION = 1;
   const ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
+  // own is o[k] when o has k itself, else undefined: an id such as
+  // "constructor" must not find what every object inherits.
+  const own = (o, k) => (Object.hasOwn(o, k) ? o[k] : undefined);
   const MAX_FILE = 256 * 1024;
   const MAX_READ = 500;
 
@@ -108,7 +111,7 @@
     if (!Object.hasOwn(record.lessons, name)) {
       record.lessons[name] = { read: [], predictions: {} };
     }
-    return record.lessons[name];
+    return own(record.lessons, name);
   };
 
   // parse reads a progress record, from storage or a file. It returns either
@@ -338,13 +341,13 @@
 
   // ---- Drawing ----
 
-  const mine = () => state.lessons[slug] || { read: [], predictions: {} };
+  const mine = () => own(state.lessons, slug) || { read: [], predictions: {} };
 
   const render = () => {
     const l = mine();
     const read = l.read.filter((s) => sections.includes(s));
-    const answered = predictionIds.filter((pid) => l.predictions[pid]);
-    const right = answered.filter((pid) => l.predictions[pid].right);
+    const answered = predictionIds.filter((pid) => own(l.predictions, pid));
+    const right = answered.filter((pid) => own(l.predictions, pid).right);
     setText(summary, "Sections read: " + read.length + " of " + sections.length +
       ". Predictions made: " + answered.length + " of " + predictionIds.length + ", " + right.length + " right.");
     drawContents(l);
@@ -355,7 +358,7 @@
       }
     }
     for (const f of forms) {
-      showPrediction(f, l.predictions[f.dataset.prediction]);
+      showPrediction(f, own(l.predictions, f.dataset.prediction));
     }
   };
 
@@ -367,7 +370,7 @@
       const secs = c.sections || [];
       const preds = c.predictions || [];
       const read = secs.filter((s) => l.read.includes(s)).length;
-      const answered = preds.filter((p) => l.predictions[p]).length;
+      const answered = preds.filter((p) => own(l.predictions, p)).length;
       const done = read === secs.length && answered === preds.length;
       if (!done && !next) {
         next = c;
@@ -595,7 +598,7 @@
         const l = lessonIn(r, slug);
         // An answer is locked in once: one made in another tab stands. A
         // second try replaces only the answer it was a second try at.
-        if (l.predictions[pid] && !same(l.predictions[pid], again)) {
+        if (own(l.predictions, pid) && !same(own(l.predictions, pid), again)) {
           earlier = true;
         } else {
           l.predictions[pid] = answer;
@@ -612,7 +615,7 @@
     const retry = f.querySelector("[data-testid=prediction-retry]");
     retry.addEventListener("click", () => {
       const pid = f.dataset.prediction;
-      const p = mine().predictions[pid];
+      const p = own(mine().predictions, pid);
       if (!p || p.right) {
         return;
       }
@@ -843,7 +846,7 @@
         }
       }
       for (const [pid, p] of Object.entries(l.predictions)) {
-        if (!here.predictions[pid]) {
+        if (!own(here.predictions, pid)) {
           here.predictions[pid] = { ...p };
         }
       }
@@ -858,14 +861,14 @@
     const out = [];
     const names = [...new Set([...Object.keys(from.lessons), ...Object.keys(to.lessons)])];
     for (const name of names) {
-      const a = from.lessons[name] || { read: [], predictions: {} };
-      const b = to.lessons[name] || { read: [], predictions: {} };
+      const a = own(from.lessons, name) || { read: [], predictions: {} };
+      const b = own(to.lessons, name) || { read: [], predictions: {} };
       const where = name === slug ? "this lesson" : "the lesson " + quoted(name);
       const addRead = b.read.filter((s) => !a.read.includes(s)).length;
       const loseRead = a.read.filter((s) => !b.read.includes(s)).length;
-      const addPred = Object.keys(b.predictions).filter((p) => !a.predictions[p]).length;
-      const losePred = Object.keys(a.predictions).filter((p) => !b.predictions[p]).length;
-      const changed = Object.keys(b.predictions).filter((p) => a.predictions[p] && a.predictions[p].choice !== b.predictions[p].choice);
+      const addPred = Object.keys(b.predictions).filter((p) => !own(a.predictions, p)).length;
+      const losePred = Object.keys(a.predictions).filter((p) => !own(b.predictions, p)).length;
+      const changed = Object.keys(b.predictions).filter((p) => own(a.predictions, p) && own(a.predictions, p).choice !== own(b.predictions, p).choice);
       if (addRead + addPred > 0) {
         out.push("Adds " + [addRead && plural(addRead, "section read", "sections read"), addPred && plural(addPred, "answer", "answers")].filter(Boolean).join(" and ") + " to " + where + ".");
       }
@@ -875,8 +878,8 @@
       for (const pid of changed) {
         const here = name === slug && keyOf(pid);
         const what = here ? "the prediction " + questionOf(pid) : "the prediction " + quoted(pid) + " in " + where;
-        out.push("Changes your answer to " + what + " from " + quoted(here ? labelOf(pid, a.predictions[pid].choice) : a.predictions[pid].choice) +
-          " to the file's " + quoted(here ? labelOf(pid, b.predictions[pid].choice) : b.predictions[pid].choice) + ".");
+        out.push("Changes your answer to " + what + " from " + quoted(here ? labelOf(pid, own(a.predictions, pid).choice) : own(a.predictions, pid).choice) +
+          " to the file's " + quoted(here ? labelOf(pid, own(b.predictions, pid).choice) : own(b.predictions, pid).choice) + ".");
       }
     }
     return out;
@@ -885,9 +888,9 @@
   const keptAnswers = (from, lessons) => {
     const out = [];
     for (const [name, l] of Object.entries(lessons)) {
-      const here = from.lessons[name];
+      const here = own(from.lessons, name);
       for (const [pid, p] of Object.entries(l.predictions)) {
-        const mineP = here && here.predictions[pid];
+        const mineP = here && own(here.predictions, pid);
         if (mineP && mineP.choice !== p.choice) {
           const here = name === slug && keyOf(pid);
           out.push("Keeps your answer to " + (here ? "the prediction " + questionOf(pid) : "the prediction " + quoted(pid)) +
