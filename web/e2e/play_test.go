@@ -226,6 +226,20 @@ func TestSandboxDraftSurvivesReload(t *testing.T) {
 		assert.Contains(t, testText(t, ctx, "play-problem"), "storage for this site is full")
 		assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="play-saved"]').hidden`), "a failed save is never called saved")
 		assert.Equal(t, sandboxScenario, playText(t, ctx), "the text stays on the page")
+
+		// A link pasted into the address asks before it replaces a text
+		// the browser could not store, and keeps it when told no.
+		other := "scenario mine/other \"Another\"\nsource orders key=order_id\n"
+		frag, err := share.Fragment(other)
+		require.NoError(t, err)
+		eval[bool](t, ctx, `(window.__asked = 0, window.confirm = () => (window.__asked++, false), location.hash = `+jsString(frag)+`, true)`)
+		waitFor(t, ctx, "the link is refused", `document.querySelector('[data-testid="play-problem"]').textContent.includes("The linked scenario was not opened")`)
+		assert.Equal(t, 1, eval[int](t, ctx, `window.__asked`))
+		assert.Equal(t, sandboxScenario, playText(t, ctx), "the text the browser could not store stays")
+		frag2, err := share.Fragment(other + "# and one line more\n")
+		require.NoError(t, err)
+		eval[bool](t, ctx, `(window.confirm = () => true, location.hash = `+jsString(frag2)+`, true)`)
+		waitFor(t, ctx, "the link opens when the learner agrees", `document.getElementById("play-src").value.startsWith("scenario mine/other")`)
 	})
 
 	t.Run("an entry it cannot read is never written over", func(t *testing.T) {

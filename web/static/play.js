@@ -645,6 +645,12 @@
       const text = await share.decode(p);
       setProblem("link", "");
       if (text === src.value) return;
+      // As when another draft is opened: a text the browser could not
+      // store is not replaced without asking.
+      if (unsaved && !confirm("The text on this page is not saved in this browser. Open the linked scenario anyway, and lose it?")) {
+        setProblem("link", "The linked scenario was not opened, so that your text, which this browser could not store, stays.");
+        return;
+      }
       setTab(newId());
       lastSaved = null;
       src.value = text;
