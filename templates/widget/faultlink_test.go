@@ -125,3 +125,26 @@ func TestALinksClockJumpIsAtMostADay(t *testing.T) {
 	require.Len(t, st.Faults, 1)
 	assert.Equal(t, -24*vtime.Hour, st.Faults[0].By)
 }
+
+// TestALinksUnknownNamesMakeOneShortMessage: a link may carry thousands of
+// names no knob has, and long values; the page's message names a few, says
+// how many more, and clips what it quotes, so that its size is the
+// scenario's, not the link's.
+func TestALinksUnknownNamesMakeOneShortMessage(t *testing.T) {
+	sc, ok := lessons.Lookup("hwm/visibility-gap")
+	require.True(t, ok)
+	q := Values{}
+	for i := range 9000 {
+		q["k"+itoa(10000+i)] = []string{"x"}
+	}
+	q["step"] = []string{strings.Repeat("9", 100_000)}
+	_, _, problems := FromQuery(sc.File, q)
+	require.Len(t, problems, 2)
+	assert.Equal(t, "step=9999999999999999999999999999999999999999… is not a step number; starting at step 0", problems[0])
+	assert.Equal(t, "this scenario has no knobs k10000, k10001, k10002, k10003, k10004 and 8995 more; ignoring them", problems[1])
+
+	_, _, problems = FromQuery(sc.File, Values{"colour": {"red"}})
+	assert.Equal(t, []string{"this scenario has no knob colour; ignoring it"}, problems)
+	c := clip("a" + strings.Repeat("é", 21)) // byte 40 is inside the 20th é
+	assert.Equal(t, "a"+strings.Repeat("é", 19)+"…", c, "cut at a character's boundary")
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/hwm"
@@ -24,6 +25,7 @@ import (
 func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, problems []string) {
 	knobs = map[string]string{}
 	s.ShowTruth = true
+	var unknown []string // names of knobs the scenario does not have
 	for name, vals := range q {
 		if len(vals) == 0 {
 			continue
@@ -33,7 +35,7 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 		case "step":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
-				problems = append(problems, "step="+v+" is not a step number; starting at step 0")
+				problems = append(problems, "step="+clip(v)+" is not a step number; starting at step 0")
 				continue
 			}
 			s.Step = n
@@ -76,7 +78,7 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 		default:
 			k := f.Knob(name)
 			if k == nil {
-				problems = append(problems, "this scenario has no knob "+name+"; ignoring it")
+				unknown = append(unknown, name)
 				continue
 			}
 			ok := false
@@ -84,14 +86,53 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 				ok = ok || allowed == v
 			}
 			if !ok {
-				problems = append(problems, "knob "+name+" cannot be "+strconv.Quote(v)+"; expected "+strings.Join(k.Values, " | ")+", so it stays "+k.Default)
+				problems = append(problems, "knob "+name+" cannot be "+strconv.Quote(clip(v))+"; expected "+strings.Join(k.Values, " | ")+", so it stays "+k.Default)
 				continue
 			}
 			knobs[name] = v
 		}
 	}
+	// A link may carry any number of names: say a few, and how many more,
+	// so that the page stays the size of the scenario, not of the link.
+	if len(unknown) > 0 {
+		sortStrings(unknown)
+		shown := unknown[:min(len(unknown), maxNamed)]
+		for i, n := range shown {
+			shown[i] = clip(n)
+		}
+		msg := "this scenario has no knob " + strings.Join(shown, ", ")
+		if len(shown) > 1 {
+			msg = "this scenario has no knobs " + strings.Join(shown, ", ")
+		}
+		if more := len(unknown) - len(shown); more > 0 {
+			msg += " and " + itoa(more) + " more"
+		}
+		if len(unknown) == 1 {
+			msg += "; ignoring it"
+		} else {
+			msg += "; ignoring them"
+		}
+		problems = append(problems, msg)
+	}
 	sortStrings(problems)
 	return knobs, s, problems
+}
+
+// maxNamed is how many of a link's unknown names its message lists.
+const maxNamed = 5
+
+// clip shortens a value from a link to at most 40 bytes for a message,
+// at a character's boundary, marking the cut.
+func clip(v string) string {
+	const most = 40
+	if len(v) <= most {
+		return v
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut] + "…"
 }
 
 func sortStrings(xs []string) { sorted.Sort(xs) }
