@@ -57,11 +57,7 @@ func main() {
 	var mem runtime.MemStats
 	api := map[string]any{
 		"open": export("open", func(args []js.Value) any {
-			q, err := widget.ParseQuery(trimQuery(str(args, 4)))
-			if err != nil {
-				q = widget.Values{}
-			}
-			s, err := widget.Open(str(args, 0), str(args, 1), str(args, 2), str(args, 3), q, str(args, 5) == "on", pageWorlds())
+			s, err := widget.OpenLink(str(args, 0), str(args, 1), str(args, 2), str(args, 3), trimQuery(str(args, 4)), str(args, 5) == "on", pageWorlds())
 			if err != nil {
 				return map[string]any{"ok": false, "error": err.Error()}
 			}

@@ -148,3 +148,21 @@ func TestALinksUnknownNamesMakeOneShortMessage(t *testing.T) {
 	c := clip("a" + strings.Repeat("é", 21)) // byte 40 is inside the 20th é
 	assert.Equal(t, "a"+strings.Repeat("é", 19)+"…", c, "cut at a character's boundary")
 }
+
+// TestALinkWithAnUnreadablePairKeepsTheRest: in the browser, a link with a
+// bad %-escape keeps its other settings and says what was left out, and a
+// bad seed is named as the server names it.
+func TestALinkWithAnUnreadablePairKeepsTheRest(t *testing.T) {
+	src, name := source(t, "hwm/visibility-gap")
+	s, err := OpenLink("tm", src, name, "/scenarios/hwm/visibility-gap", "step=14&x=%zz&seed=abc", false, worlds.All())
+	require.NoError(t, err)
+	assert.Equal(t, 14, s.st.Step, "the readable pairs still count")
+	assert.Contains(t, s.st.Message, "part of this page's address could not be read")
+	assert.Contains(t, s.st.Message, "seed=abc is not a whole number; using seed 1")
+	assert.Equal(t, uint64(1), s.seed)
+
+	s, err = OpenLink("tm", src, name, "/scenarios/hwm/visibility-gap", "step=3", false, worlds.All())
+	require.NoError(t, err)
+	assert.Equal(t, 3, s.st.Step)
+	assert.Empty(t, s.st.Message)
+}

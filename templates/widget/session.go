@@ -97,10 +97,31 @@ func Open(id, src, name, base string, q Values, embedded bool, domains []engine.
 	if v := get(q, "seed"); v != "" {
 		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
 			s.seed = n
+		} else {
+			// As the server says it (web/pages), so the message stays when
+			// the browser takes over the widget.
+			problems = append(problems, "seed="+clip(v)+" is not a whole number; using seed 1")
 		}
 	}
 	s.st.Message = strings.Join(problems, ". ")
 	return s, s.start()
+}
+
+// OpenLink is Open for a link's raw query (without its "?"): a pair that
+// cannot be read (a bad %-escape, a ";" separator) is left out and named in
+// the widget's message, and the rest of the link still counts.
+func OpenLink(id, src, name, base, rawQuery string, embedded bool, domains []engine.Domain) (*Session, error) {
+	q, qerr := ParseQuery(rawQuery)
+	s, err := Open(id, src, name, base, q, embedded, domains)
+	if err != nil || qerr == nil {
+		return s, err
+	}
+	note := "part of this page's address could not be read (" + clip(qerr.Error()) + "), so it was left out"
+	if s.st.Message != "" {
+		note += ". " + s.st.Message
+	}
+	s.st.Message = note
+	return s, nil
 }
 
 // start builds the world for the current knobs and faults; Advance runs it.
