@@ -942,6 +942,30 @@ func TestCaptureCrashRepublishesSinceTheSavedPosition(t *testing.T) {
 	assert.Empty(t, tr.Final().Missing)
 }
 
+// TestRecordsAreStampedWhenSent: a record's timestamp is the producer's
+// clock at the send (Kafka's CreateTime), which Debezium leaves to the
+// producer: an application that publishes a second after its commit stamps
+// the later time, and a restarted connector stamps the records it sends
+// again with the time it sends them, not the time of the first send.
+func TestRecordsAreStampedWhenSent(t *testing.T) {
+	tr := runLog(t, `source orders key=order_id
+topic order_events partitions=1
+publish shop from=orders to=order_events delay=1s
+txn T1 begin=10:00:10 commit=10:00:10 insert order_id=1
+`, nil)
+	recs := recordsOf(tr)[0]
+	require.Len(t, recs, 1)
+	assert.Equal(t, clock(t, "10:00:11"), recs[0].Time, "sent a second after the commit")
+
+	tr = runLog(t, captureCrashBody, nil)
+	var stamps []string
+	for _, r := range recordsOf(tr)[0] {
+		stamps = append(stamps, r.Key+"@"+r.Time.String())
+	}
+	// T2 and T3 are sent again when the connector restarts at 10:01:50.
+	assert.Equal(t, []string{"1@10:00:10", "2@10:01:10", "3@10:01:20", "2@10:01:50", "3@10:01:50", "4@10:01:50"}, stamps)
+}
+
 // TestCaptureCrashLineErrors: the connector's settings and crash are
 // checked where they are written.
 func TestCaptureCrashLineErrors(t *testing.T) {

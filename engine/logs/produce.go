@@ -421,8 +421,11 @@ func (l *world) captureCommit(tx *mvcc.Txn) {
 			continue
 		}
 		c, name, lsn, commitAt := c, tx.Name, tx.LSN, l.w.Now()
-		stampAt := l.source.Read(l.w.Now())
-		l.w.Schedule(l.w.Now().Add(c.delay), func() { l.publish(c, name, lsn, commitAt, stampAt, vs, false) })
+		// The producer stamps a record when it sends it (Kafka's
+		// CreateTime), not when the row committed: Debezium leaves the
+		// record's timestamp to the producer, and an application's send
+		// comes delay after its commit.
+		l.w.Schedule(l.w.Now().Add(c.delay), func() { l.publish(c, name, lsn, commitAt, l.source.Read(l.w.Now()), vs, false) })
 	}
 }
 
