@@ -267,7 +267,8 @@ const DefaultCacheBytes = 32 << 20
 // within a number of bytes; and it lets one request render a page that
 // others are waiting for.
 //
-// Invariant: bytes is the sum of the kept responses' sizes, at most max.
+// Invariant: bytes is the sum of the kept entries' costs (a response's
+// size plus its key's, since a key carries a visitor's query), at most max.
 type pageCache struct {
 	mu       sync.Mutex
 	max      int
@@ -280,6 +281,7 @@ type pageCache struct {
 type kept struct {
 	key  string
 	resp *response
+	cost int // len(key) + resp.size() when it was kept
 }
 
 func newPageCache(maxBytes int) *pageCache {
@@ -327,25 +329,25 @@ func (c *pageCache) done(key string) {
 }
 
 // put keeps resp under key, dropping the least recently used pages to make
-// room. A page larger than a quarter of the cache is not kept.
+// room. A page that would cost more than a quarter of the cache is not kept.
 func (c *pageCache) put(key string, resp *response) {
-	n := resp.size()
+	n := len(key) + resp.size()
 	if n > c.max/4 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.byKey[key]; ok {
-		c.bytes -= e.Value.(*kept).resp.size()
+		c.bytes -= e.Value.(*kept).cost
 		c.order.Remove(e)
 	}
 	for c.bytes+n > c.max {
 		last := c.order.Back()
 		k := last.Value.(*kept)
-		c.bytes -= k.resp.size()
+		c.bytes -= k.cost
 		delete(c.byKey, k.key)
 		c.order.Remove(last)
 	}
-	c.byKey[key] = c.order.PushFront(&kept{key: key, resp: resp})
+	c.byKey[key] = c.order.PushFront(&kept{key: key, resp: resp, cost: n})
 	c.bytes += n
 }
