@@ -60,6 +60,7 @@ type member struct {
 	name     string
 	gen      int
 	pos      positions
+	start    positions  // where a partition with no committed offset starts, as auto.offset.reset set it when the partition was assigned; pos takes over at the next poll
 	done     positions  // where the batches it has finished end: what a commit inside poll commits
 	inFlight int        // batches polled and not yet finished: 0 or 1
 	busyFrom vtime.Time // when it polled the batch in its hands, if inFlight > 0
@@ -137,6 +138,9 @@ func (g *groupState) readFrom(p int) int64 {
 	if o := g.g.Owner[p]; o != "" {
 		if m := g.members[o]; m != nil {
 			if pos, ok := m.pos.get(p); ok {
+				return pos
+			}
+			if pos, ok := m.start.get(p); ok {
 				return pos
 			}
 		}
@@ -315,6 +319,7 @@ func (l *world) rejoin(g *groupState, m *member) {
 	delete(g.evicted, m.name)
 	g.g.Join(m.name)
 	m.pos.clear()
+	m.start.clear()
 	m.done.clear()
 	m.lastPoll = l.w.Now()
 	g.members[m.name] = m
@@ -333,6 +338,7 @@ func (l *world) rebalance(g *groupState, why string) {
 		mem := g.members[m]
 		mem.gen = g.g.Generation
 		mem.pos.clear()
+		mem.start.clear()
 		mem.done.clear()
 		var ps []string
 		for _, p := range a[m] {
@@ -348,8 +354,52 @@ func (l *world) rebalance(g *groupState, why string) {
 			why, g.g.Generation, g.g.Strategy)
 		return
 	}
-	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: generation %d (%s assignment) — %s; every member resumes from the committed offsets, and anything read but not committed will be read again.",
-		why, g.g.Generation, g.g.Strategy, strings.Join(parts, "; "))
+	// The eager protocol revokes every partition, and a partition's pause
+	// goes with it (the Java consumer: "Rebalance will not preserve the
+	// pause/resume state"). A member paused until later is code that means
+	// to stay paused, so it pauses what it is assigned again, as such code
+	// must in onPartitionsAssigned; the narration says so.
+	pauses := ""
+	for _, name := range sorted.Keys(g.members) {
+		if mem := g.members[name]; l.w.Now() < mem.paused && len(a[name]) > 0 {
+			pauses += prose.F("; %s's code pauses the partitions it is assigned again, until %s, since a rebalance forgets pauses", name, mem.paused)
+		}
+	}
+	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: generation %d (%s assignment) — %s; every member resumes from the committed offsets, and anything read but not committed will be read again%s.",
+		why, g.g.Generation, g.g.Strategy, strings.Join(parts, "; "), pauses)
+	l.resetUncommitted(g, sorted.Keys(g.members))
+}
+
+// resetUncommitted gives each partition the named members own with no
+// committed offset its starting position now, by auto.offset.reset, as the
+// poll that completes a join (or a restarted consumer's first poll) does
+// before it returns (the Java consumer's updateFetchPositions, librdkafka's
+// fetch start on assign): latest is the log end at the assignment, not at
+// the member's next poll line. Each reset that says something is a step.
+func (l *world) resetUncommitted(g *groupState, names []string) {
+	for _, name := range names {
+		m := g.members[name]
+		if m == nil {
+			continue
+		}
+		gen := m.gen
+		for _, p := range g.ownedBy(m) {
+			if g.g.Committed[p] >= 0 {
+				continue
+			}
+			l.w.Then(func() {
+				if g.members[name] != m || m.gen != gen || m.stopped != "" || g.g.Committed[p] >= 0 || g.g.Owner[p] != name {
+					return
+				}
+				if _, ok := m.pos.get(p); ok {
+					return
+				}
+				if pos, ok := l.offsetReset(g, m, p, -1, "it has no committed offset"); ok {
+					m.start.set(p, pos)
+				}
+			})
+		}
+	}
 }
 
 // pollPlan is a poll line.
@@ -429,6 +479,9 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 	for _, p := range owned {
 		part := g.topic.Parts[p]
 		pos, ok := m.pos.get(p)
+		if !ok {
+			pos, ok = m.start.get(p)
+		}
 		if !ok {
 			pos = g.g.Committed[p]
 			if pos < 0 {
@@ -827,6 +880,7 @@ func (l *world) commitBatch(g *groupState, m *member, b *batch, when string) {
 func (l *world) crashMember(g *groupState, m *member, b *batch, where string, written bool) {
 	actor := g.name + "/" + m.name
 	m.pos.clear()
+	m.start.clear()
 	m.done.clear() // the restarted process has finished nothing
 	var lost, again []string
 	for _, r := range b.ranges {
@@ -850,6 +904,7 @@ func (l *world) crashMember(g *groupState, m *member, b *batch, where string, wr
 		effect = "nothing is lost or repeated"
 	}
 	l.w.Emit(actor, engine.KindCrash, -1, "%s crashes %s and restarts; %s.", m.name, where, effect)
+	l.resetUncommitted(g, []string{m.name})
 }
 
 // autoCommit fires the auto-commit timers that are due: each commits its
@@ -883,8 +938,15 @@ func (l *world) autoCommit(g *groupState, name string) {
 func (l *world) lagPhrase(g *groupState, name string) string {
 	var parts []string
 	for _, p := range g.g.Owned(name) {
+		// As kafka-consumer-groups and the consumer-lag check count it: the
+		// log end minus the committed offset, however far retention has
+		// moved the log start (the log start when nothing is committed).
 		part := g.topic.Parts[p]
-		parts = append(parts, prose.F("%s lag %d", g.pname(p), part.End()-max(g.g.Committed[p], part.Start())))
+		c := g.g.Committed[p]
+		if c < 0 {
+			c = part.Start()
+		}
+		parts = append(parts, prose.F("%s lag %d", g.pname(p), part.End()-c))
 	}
 	if len(parts) == 0 {
 		return "it owns no partition"
@@ -907,7 +969,7 @@ func (l *world) pause(g *groupState, name string, until vtime.Time) {
 		l.w.Emit(g.name+"/"+name, engine.KindPause, -1, "%s, paused until %s, is paused until %s instead; records keep arriving and its lag grows.", name, prev, until)
 		return
 	}
-	l.w.Emit(g.name+"/"+name, engine.KindPause, -1, "%s pauses fetching until %s (a slow downstream, a long GC); records keep arriving and its lag grows.", name, until)
+	l.w.Emit(g.name+"/"+name, engine.KindPause, -1, "%s pauses fetching until %s (its code calls pause() on its partitions while a slow downstream recovers, and keeps calling poll); records keep arriving and its lag grows.", name, until)
 }
 
 // resnapshot recovers a group whose position points at deleted data: it
@@ -950,6 +1012,7 @@ func (l *world) resnapshot(g *groupState) {
 	for _, m := range g.members {
 		m.stopped = ""
 		m.pos.clear()
+		m.start.clear()
 	}
 	l.w.Emit("operator", engine.KindReset, -1, "An operator re-snapshots: with %s's consumers stopped (Kafka resets the offsets of an empty group only), one consistent read of %s copies all %d live rows into the target, but no delete: a row deleted since the consumers stopped stays there. Then the operator commits %s and starts the consumers again, to resume after the snapshot.",
 		g.name, strings.Join(tables, ", "), len(in), strings.Join(ends, ", "))

@@ -179,10 +179,10 @@ target fct_orders sink=merge key=order_id
 producer shop to=orders key=order_id
 group billing topic=orders to=fct_orders commit=after reset=$reset
 check consumer-lag
-member billing c1 at=10:00:00
 produce shop at=10:00:01 key=1
 produce shop at=10:00:01 key=2
 produce shop at=10:00:01 key=3
+member billing c1 at=10:00:01.500
 poll billing c1 at=10:00:02
 produce shop at=10:00:03 key=4
 produce shop at=10:00:03 key=5
@@ -220,8 +220,13 @@ func TestLogAutoOffsetReset(t *testing.T) {
 		// client raises NoOffsetForPartitionException before any fetch.
 		assert.Contains(t, texts[0], "has no committed offset on orders-0, and auto.offset.reset=none gives no default: its poll raises NoOffsetForPartitionException")
 		assert.NotContains(t, texts[0], "out-of-range")
+		// The consumer stops as it joins, in the poll that joins (Kafka
+		// looks the offsets up before that poll returns), and each poll
+		// line after finds it stopped.
+		evs, _ := eventsOf(tr, engine.KindOffsetReset)
+		assert.Equal(t, clock(t, "10:00:01.500"), evs[0].At)
 		_, polls := eventsOf(tr, engine.KindPoll)
-		require.Len(t, polls, 1)
+		require.Len(t, polls, 2)
 		assert.Contains(t, polls[0], "stays stopped on its missing committed offset")
 		assert.Empty(t, targetKeys(tr, "fct_orders"))
 		assert.Equal(t, []string{"1", "2", "3", "4", "5"}, tr.Final().Missing)
@@ -291,7 +296,8 @@ func TestLogCommitBeforeOrAfterTheEffect(t *testing.T) {
 
 // TestLogCrashOnAnEmptyPoll: a crash planned on a poll that finds nothing
 // still happens and is told, and the position a reset gave, which the
-// process died before committing, is reset again after the restart.
+// process died before committing, is reset again as it restarts: at the
+// log end then, so order 2, sent after the restart, is read.
 func TestLogCrashOnAnEmptyPoll(t *testing.T) {
 	for _, crash := range []string{"before-write", "before-commit"} {
 		t.Run(crash, func(t *testing.T) {
@@ -310,11 +316,13 @@ poll billing c1 at=10:00:04
 			assert.Equal(t, "c1 crashes on a poll that found nothing, before "+map[string]string{"before-write": "writing", "before-commit": "committing"}[crash]+", and restarts; nothing is lost or repeated.", crashes[0])
 			_, resets := eventsOf(tr, engine.KindOffsetReset)
 			require.Len(t, resets, 2, "the reset before the crash, and again after the restart: %q", resets)
-			assert.Contains(t, resets[1], "auto.offset.reset=latest starts at the log end 2")
+			assert.Contains(t, resets[1], "auto.offset.reset=latest starts at the log end 1")
+			evs, _ := eventsOf(tr, engine.KindOffsetReset)
+			assert.Equal(t, clock(t, "10:00:02"), evs[1].At, "as the process restarts")
 			commits := logs.Of(tr).Groups[0].Commits
-			require.Len(t, commits, 1, "the crashed poll committed nothing; the next commits where its own reset left it")
+			require.Len(t, commits, 1, "the crashed poll committed nothing; the next commits after order 2")
 			assert.Equal(t, int64(2), commits[0].Offset)
-			assert.Equal(t, []string{"1", "2"}, tr.Final().Missing, "latest skips order 1, and the second reset skips order 2")
+			assert.Equal(t, []string{"1"}, tr.Final().Missing, "latest skips order 1 at the join and again at the restart; order 2 comes after both")
 		})
 	}
 }
@@ -982,4 +990,89 @@ func TestCaptureCrashLineErrors(t *testing.T) {
 		require.Error(t, err, c.body)
 		assert.Contains(t, err.Error(), c.want, c.body)
 	}
+}
+
+// TestLogResetAtAssignment: a partition with no committed offset gets its
+// position by auto.offset.reset as it is assigned, since the poll that
+// joins looks it up before returning, not at the member's next poll line:
+// latest starts at the log end of the join, so an order sent after it is
+// read, and after add-partitions a new partition starts at its end as the
+// group takes it.
+func TestLogResetAtAssignment(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=latest
+produce shop at=09:59:59 key=1
+member billing c1 at=10:00:00
+produce shop at=10:00:10 key=2
+poll billing c1 at=10:00:20
+check offset-gap
+`, nil)
+	evs, texts := eventsOf(tr, engine.KindOffsetReset)
+	require.Len(t, texts, 1)
+	assert.Equal(t, clock(t, "10:00:00"), evs[0].At, "as the member joins")
+	assert.Contains(t, texts[0], "auto.offset.reset=latest starts at the log end 1")
+	assert.Equal(t, []string{"2"}, targetKeys(tr, "fct_orders"))
+	assert.Equal(t, []string{"1"}, tr.Final().Missing, "only what the log held at the join")
+
+	tr = runLog(t, `topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=latest
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+poll billing c1 at=10:00:02
+add-partitions orders to=2 at=10:00:05
+`+keyLines("produce shop", "10:00:06", 6)+`poll billing c1 at=10:00:10
+`, nil)
+	assert.Empty(t, tr.Final().Missing, "the new partition's position is its end when the group takes it, before the sends")
+}
+
+// TestLogPauseAcrossARebalance: a rebalance forgets pauses, so a member
+// paused until later pauses what it is assigned again, and says so; a
+// partition it takes over stays unread until the pause ends, like its own.
+func TestLogPauseAcrossARebalance(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=2
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=earliest
+member billing c1 at=10:00:00
+member billing c2 at=10:00:00
+pause billing c1 at=10:00:01 until=10:05:00
+`+keyLines("produce shop", "10:00:02", 3)+`leave billing c2 at=10:00:10
+poll billing c1 at=10:00:20
+poll billing c1 at=10:05:00
+`, nil)
+	_, rebalances := eventsOf(tr, engine.KindRebalance)
+	assert.Contains(t, rebalances[len(rebalances)-1], "c1's code pauses the partitions it is assigned again, until 10:05:00, since a rebalance forgets pauses")
+	_, pauses := eventsOf(tr, engine.KindPause)
+	require.Len(t, pauses, 2)
+	assert.Contains(t, pauses[1], "is paused (until 10:05:00) and fetches nothing")
+	assert.Empty(t, tr.Final().Missing, "read once the pause ends")
+}
+
+// TestLogLagPhraseIsTheChecksLag: the narration of a paused member counts
+// lag as the consumer-lag check and kafka-consumer-groups do, the log end
+// minus the committed offset, even once retention has moved the log start
+// past the commit.
+func TestLogLagPhraseIsTheChecksLag(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=1 retention=1m segment=20s
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=none committed=0
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+poll billing c1 at=10:00:05
+pause billing c1 at=10:00:06 until=10:05:00
+produce shop at=10:00:10 key=2
+produce shop at=10:00:40 key=3
+produce shop at=10:01:30 key=4
+poll billing c1 at=10:01:40
+check consumer-lag
+`, nil)
+	_, pauses := eventsOf(tr, engine.KindPause)
+	require.Len(t, pauses, 2)
+	assert.Contains(t, pauses[1], "orders-0 lag 3.")
+	assert.Contains(t, tr.Checks()[0].Detail, "lag 3 (committed 1, end 4)")
 }

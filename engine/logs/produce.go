@@ -637,7 +637,7 @@ func (l *world) addPartitions(h *TopicHistory, n int) {
 	}
 	h.Grow(n)
 	h.Counts = append(h.Counts, CountPoint{Step: int32(l.w.NextStep()), N: n})
-	l.w.Emit("operator", engine.KindRebalance, -1, "An operator raises %s from %d to %d partitions; no record moves, but from now on murmur2(key) mod %d places keys, so many keys' next events land on a different partition than their history.", h.Name, before, n, n)
+	l.w.Emit("operator", engine.KindRebalance, -1, "An operator raises %s from %d to %d partitions; no record moves, but once producers refresh their metadata (here at once) murmur2(key) mod %d places keys, so many keys' next events land on a different partition than their history.", h.Name, before, n, n)
 	for _, name := range l.groupOrd {
 		g := l.groups[name]
 		if g.topic == h {

@@ -924,7 +924,7 @@ func TestReadBehindTheLogStart(t *testing.T) {
 		tr, _ := run(t, behind(""))
 		steps := narrating(tr, "OffsetOutOfRange")
 		require.NotEmpty(t, steps)
-		assert.Equal(t, "taps asks clicks-0 for offset 32, which retention has deleted (the log now starts at 40): Kafka answers OffsetOutOfRange, and auto.offset.reset=earliest moves the position to 40, skipping 8 records unread: the target does not get them from this stream.",
+		assert.Equal(t, "taps asks clicks-0 for offset 34, which retention has deleted (the log now starts at 42): Kafka answers OffsetOutOfRange, and auto.offset.reset=earliest moves the position to 42, skipping 8 records unread: the target does not get them from this stream.",
 			tr.Narration(&tr.Events[steps[0]]))
 		lost := 0
 		for _, i := range steps {
@@ -950,7 +950,7 @@ func TestReadBehindTheLogStart(t *testing.T) {
 		f := st.Job.Failures[0]
 		assert.Equal(t, stream.PointOutOfRange, f.Point)
 		assert.Equal(t, "taps", f.Who)
-		assert.Contains(t, tr.Narration(&tr.Events[f.Step-1]), "taps asks clicks-0 for offset 32, which retention has deleted (the log now starts at 40): with auto.offset.reset=none Kafka's consumer throws OffsetOutOfRangeException and the source task fails")
+		assert.Contains(t, tr.Narration(&tr.Events[f.Step-1]), "taps asks clicks-0 for offset 34, which retention has deleted (the log now starts at 42): with auto.offset.reset=none Kafka's consumer throws OffsetOutOfRangeException and the source task fails")
 		require.Len(t, st.Job.Restores, 1)
 		r := st.Job.Restores[0]
 		assert.False(t, r.Failed, "with no checkpoint the source starts afresh from the log start: no position of its own is out of range")
@@ -1051,12 +1051,12 @@ checkpoint every=2s
 // counts none of them as read again, and their rows are written as first
 // reads are.
 func TestRestartReadsWhatAResetSkippedForTheFirstTime(t *testing.T) {
-	tr, st := run(t, behind(" reset=latest")+"fail load at=10:00:14.200 restart=100ms\n")
+	tr, st := run(t, behind(" reset=latest")+"fail load at=10:00:15.200 restart=100ms\n")
 	require.NotEmpty(t, narrating(tr, "auto.offset.reset=latest moves the position to 100"))
 	require.Len(t, st.Job.Restores, 1)
 	r := st.Job.Restores[0]
-	assert.Contains(t, tr.Narration(&tr.Events[r.Step-1]), "from offset 40")
-	assert.Zero(t, r.Rewound, "nothing from offset 40 on had been read")
+	assert.Contains(t, tr.Narration(&tr.Events[r.Step-1]), "from offset 42")
+	assert.Zero(t, r.Rewound, "nothing from offset 42 on had been read")
 	for _, i := range narrating(tr, "from clicks-0 at offset 4") {
 		assert.NotContains(t, tr.Narration(&tr.Events[i]), "reads it again")
 	}

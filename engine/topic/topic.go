@@ -317,7 +317,7 @@ func (t *Topic) Append(p int, r Record, pid, seq int32, idempotent bool) (offset
 	offset = part.End()
 	part.Records = append(part.Records, r)
 	n := len(part.segs)
-	if n == 0 || part.segs[n-1].End != offset || t.SegmentDur > 0 && r.Time.Sub(part.segs[n-1].First) >= t.SegmentDur {
+	if n == 0 || part.segs[n-1].End != offset || t.SegmentDur > 0 && r.Time.Sub(part.segs[n-1].First) > t.SegmentDur {
 		part.segs = append(part.segs, Segment{Base: offset, End: offset + 1, First: r.Time, Newest: r.Time})
 	} else {
 		s := &part.segs[n-1]

@@ -74,29 +74,32 @@ func TestDenseOffsetsAndGrowMovesNothing(t *testing.T) {
 
 func TestRetentionDeletesWholeSegmentsByNewestTimestamp(t *testing.T) {
 	tp := New("orders", 1, 60*vtime.Second, 10*vtime.Second)
-	for _, at := range []string{"10:00:00", "10:00:05", "10:00:09", "10:00:10", "10:00:30"} {
+	for _, at := range []string{"10:00:00", "10:00:05", "10:00:09", "10:00:10", "10:00:10.001", "10:00:30"} {
 		tp.Append(0, rec(tp, "k", at), 0, 0, false)
 	}
 	p := tp.Parts[0]
-	// Segments: [0,3) newest 10:00:09, [3,4) newest 10:00:10, [4,5) newest 10:00:30.
+	// A segment rolls once a record is more than segment.ms after its
+	// first (Kafka's LogSegment.shouldRoll compares with >), so 10:00:10
+	// stays in the first. Segments: [0,4) newest 10:00:10, [4,5) newest
+	// 10:00:10.001, [5,6) newest 10:00:30.
 	at := func(s string) vtime.Time { x, _ := vtime.ParseTime(s); return x }
-	assert.Empty(t, tp.Expire(at("10:01:09"), 1), "exactly the retention old is kept")
-	d := tp.Expire(at("10:01:09.001"), 2)
+	assert.Empty(t, tp.Expire(at("10:01:10"), 1), "exactly the retention old is kept")
+	d := tp.Expire(at("10:01:10.001"), 2)
 	require.Len(t, d, 1)
-	assert.Equal(t, Segment{Base: 0, End: 3, First: at("10:00:00"), Newest: at("10:00:09")}, d[0].Segment)
-	assert.Equal(t, int64(3), p.Start())
+	assert.Equal(t, Segment{Base: 0, End: 4, First: at("10:00:00"), Newest: at("10:00:10")}, d[0].Segment)
+	assert.Equal(t, int64(4), p.Start())
 	assert.Equal(t, int32(2), p.DeletedAt(0))
-	assert.Equal(t, int32(2), p.DeletedAt(2))
-	assert.Equal(t, int32(Live), p.DeletedAt(3))
+	assert.Equal(t, int32(2), p.DeletedAt(3))
+	assert.Equal(t, int32(Live), p.DeletedAt(4))
 	assert.Equal(t, int64(0), p.StartAt(1))
-	assert.Equal(t, int64(3), p.StartAt(2))
+	assert.Equal(t, int64(4), p.StartAt(2))
 	tp.Expire(at("10:05:00"), 3)
-	assert.Equal(t, int32(3), p.DeletedAt(3), "a later deletion is its own step")
-	assert.Equal(t, int32(3), p.DeletedAt(4))
-	assert.Equal(t, int64(5), p.Start(), "an empty partition starts at its end")
+	assert.Equal(t, int32(3), p.DeletedAt(4), "a later deletion is its own step")
+	assert.Equal(t, int32(3), p.DeletedAt(5))
+	assert.Equal(t, int64(6), p.Start(), "an empty partition starts at its end")
 	o, _ := tp.Append(0, rec(tp, "k", "10:05:00"), 0, 0, false)
-	assert.Equal(t, int64(5), o, "offsets never restart")
-	assert.Equal(t, int64(5), p.Start())
+	assert.Equal(t, int64(6), o, "offsets never restart")
+	assert.Equal(t, int64(6), p.Start())
 }
 
 func TestIdempotentAppendDropsARetriedSequence(t *testing.T) {
