@@ -69,6 +69,12 @@ type world struct {
 	source    *engine.Clock   // the database server's clock, for the times captured records carry
 	src       engine.SourceDB // the source database change capture reads; nil until a capture is declared
 	hash      []int32         // murmur2 of each key made positive, by the key's id; -1 until placed
+	// events is the table producers' events are rows of, to the truth: the
+	// first producer's, shared by every producer, so that a key's events
+	// are one row whoever sends them, and a row of its own beside a source
+	// table's row with the same key. Set with hasEvents.
+	events    int16
+	hasEvents bool
 }
 
 // lw attaches the log world's history to the trace, once.

@@ -212,18 +212,25 @@ func srcRef(key, src int32) int32 {
 
 // intend records an event the application means to deliver exactly once,
 // for the key with id: the truth the target is compared with. The event is
-// the key's next version. It returns that version and the event's index among
-// the trace's versions.
-func (l *world) intend(p *producer, id int32, happened vtime.Time) (seq, intent int32) {
-	seq = l.w.SourceVersion(id) + 1
+// the next version of the producers' row of the key, a row of its own when
+// a source table has a row with that key too (a table a stream looks values
+// up in), so that the table's versions never number the events. It returns
+// that row's id, the version and the event's index among the trace's
+// versions.
+func (l *world) intend(p *producer, id int32, happened vtime.Time) (row, seq, intent int32) {
+	if !l.hasEvents {
+		l.events, l.hasEvents = p.tableID, true
+	}
+	row = l.w.RowID(id, l.events)
+	seq = l.w.SourceVersion(row) + 1
 	op := mvcc.Insert
 	if seq > 1 {
 		op = mvcc.Update
 	}
 	step := l.w.NextStep()
-	intent = l.w.AddVersion(engine.VersionRecord{TableID: p.tableID, KeyID: id, Op: op, Seq: seq, UpdatedAt: happened, CommitStep: int32(step)})
-	l.w.SetSourceVersion(p.target, id, seq)
-	return seq, intent
+	intent = l.w.AddVersion(engine.VersionRecord{TableID: p.tableID, KeyID: row, Op: op, Seq: seq, UpdatedAt: happened, CommitStep: int32(step)})
+	l.w.SetSourceVersion(p.target, row, seq)
+	return row, seq, intent
 }
 
 // sendPlan is one produce line.
@@ -283,10 +290,10 @@ func (l *world) send(p *producer, s sendPlan) {
 	// A key's events are one source row whichever producer sends them:
 	// each is the key's next version.
 	id := l.keyOf(p, s.key, s.num)
-	seq, intent := l.intend(p, id, s.happened)
+	row, seq, intent := l.intend(p, id, s.happened)
 	part := l.place(p, id, s.keyed)
 	now := p.read(l.w.Now())
-	rec := attempt{Record: topic.Record{KeyID: id, Keyed: s.keyed, Time: now, UpdatedAt: s.happened, Amount: s.amount, Seq: seq,
+	rec := attempt{Record: topic.Record{KeyID: id, Src: srcRef(id, row), Keyed: s.keyed, Time: now, UpdatedAt: s.happened, Amount: s.amount, Seq: seq,
 		EventRef: p.topic.EventRefOf(s.id), Num: num, ProducerRef: p.ref, Intent: intent, Step: int32(l.w.NextStep())},
 		pid: p.pid, pseq: p.nextSeq(part)}
 	if s.fail == "none" && s.keyed {

@@ -221,9 +221,13 @@ func (op *sinkOp) take(s *world, r window.Record, rec *topic.Record, ptime vtime
 		op.ever[id] = true
 	}
 	key := h.Key(rec)
-	id, src := rec.KeyID, int32(0)
+	id, src := rec.KeyID, rec.Src
 	if s.multi {
-		id = s.w.KeyID(op.target, key)
+		// With several targets a key's id depends on the target; a target
+		// the record's source does not reach knows no source row for it.
+		if other := s.w.KeyID(op.target, key); other != id {
+			id, src = other, 0
+		}
 	}
 	row := key
 	if !rec.Keyed {
