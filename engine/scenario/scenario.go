@@ -219,6 +219,12 @@ func Parse(name string, src []byte) (*File, error) {
 		line, col := firstInvalid(src)
 		return nil, Errorf(Pos{name, line, col}, "the file is not valid UTF-8 text")
 	}
+	// A byte order mark, which some editors (Windows Notepad) write at the
+	// start of a UTF-8 file, is no part of the text, as a browser's
+	// Response.text() also drops it.
+	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
+		src = src[3:]
+	}
 	f := &File{Name: name, Source: string(src)}
 	lines := strings.Split(string(src), "\n")
 	for i, text := range lines {

@@ -126,6 +126,18 @@ func TestParseCRLF(t *testing.T) {
 	assert.Equal(t, "orders", f.Commands[0].Args[0].Value)
 }
 
+// TestParseByteOrderMark: a file an editor saved with a UTF-8 byte order
+// mark reads as the same file without it, as in the browser; a mark later
+// in the text is still an error.
+func TestParseByteOrderMark(t *testing.T) {
+	f, err := scenario.Parse("w.tdm", []byte("\ufeffscenario a/b \"T\"\r\nsource orders\r\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "a/b", f.ID)
+	assert.Equal(t, "scenario a/b \"T\"\r\nsource orders\r\n", f.Source)
+	_, err = scenario.Parse("w.tdm", []byte("scenario a/b \"T\"\n\ufeffsource orders\n"))
+	assert.ErrorContains(t, err, "w.tdm:2:1:")
+}
+
 // TestErrorsClipWhatTheyRepeat holds an error to a short quote of a long
 // value: a 28 KB duration is named by its start and its length, not echoed.
 func TestErrorsClipWhatTheyRepeat(t *testing.T) {
