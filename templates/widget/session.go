@@ -367,7 +367,7 @@ func (s *Session) View(full bool) ViewResult {
 func (s *Session) state() State {
 	st := s.st
 	st.BasePath, st.ID, st.Embedded, st.Live = s.base, s.id, s.embedded, true
-	st.CanUndo = len(s.history) > 0
+	st.CanUndo = len(s.history) > 0 || len(s.faults) > 0
 	if len(s.faults) > 0 {
 		st.Original = s.original
 	}
@@ -468,7 +468,17 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		return s.forkOr(s.streamFault(action, arg))
 	case "undo":
 		if len(s.history) == 0 {
-			return false, errors.New("nothing to undo")
+			if len(s.faults) == 0 {
+				return false, errors.New("nothing to undo")
+			}
+			// A fault the address brought (a shared link, a reload) has no
+			// change of the learner's to go back to: undo takes off the
+			// latest of them, as it would one the learner had added.
+			s.faults = append([]engine.Fault(nil), s.faults[:len(s.faults)-1]...)
+			if len(s.faults) == 0 {
+				s.original = nil
+			}
+			return true, s.start()
 		}
 		s.undoLast()
 		return true, s.start()

@@ -936,3 +936,37 @@ func TestViewIndexesTheTraceOnce(t *testing.T) {
 	s.View(false)
 	assert.Same(t, ix, s.ix, "the next step reads the same index")
 }
+
+// TestSessionUndoesALinksFaults: faults a link (or a reload) brought can be
+// undone, the latest first, as the learner's own: before, Undo was off, and
+// adding an earlier fault told the learner to undo the later one first,
+// which the page would not let them do.
+func TestSessionUndoesALinksFaults(t *testing.T) {
+	s := open(t, "hwm/visibility-gap", "step=3&fault=11~crash&fault=16~crash")
+	finish(t, s, 4)
+	clean := open(t, "hwm/visibility-gap", "step=3")
+	finish(t, clean, 4)
+	v, _ := view(t, s)
+	require.True(t, v.CanUndo, "the link's faults can be undone")
+	require.Len(t, s.faults, 2)
+
+	rerun, err := s.Act("undo", "")
+	require.NoError(t, err)
+	require.True(t, rerun)
+	finish(t, s, 4)
+	require.Len(t, s.faults, 1)
+	assert.Equal(t, 11, s.faults[0].AfterStep, "the latest goes first")
+	v, _ = view(t, s)
+	assert.Contains(t, v.Query, "fault=11~crash")
+	assert.NotContains(t, v.Query, "fault=16")
+
+	_, err = s.Act("undo", "")
+	require.NoError(t, err)
+	finish(t, s, 4)
+	v, _ = view(t, s)
+	assert.False(t, v.CanUndo)
+	assert.NotContains(t, v.Query, "fault=")
+	assert.Equal(t, reportOf(t, clean.trace), reportOf(t, s.trace), "back to the run without faults")
+	_, err = s.Act("undo", "")
+	assert.ErrorContains(t, err, "nothing to undo")
+}

@@ -361,7 +361,8 @@ func sourceStation(b *builder, v *atStep) {
 		title += ": " + strings.Join(names, ", ")
 	}
 	station(b, "st-source", "source", title, "panel-source")
-	b.fopen("chart", "div", "class", "tm-chart", "data-testid", "source-chart")
+	b.fopen("chart", "div", "class", "tm-chart", "tabindex", "0", "role", "region",
+		"aria-label", "the source's transactions and what became of each; scrolls sideways", "data-testid", "source-chart")
 	// The axis, with a tick at round times: the hour and minute of the
 	// first in the label column, and each tick by what changed since the
 	// one before.

@@ -207,9 +207,11 @@ func controls(b *builder, t *engine.Trace, s State) {
 	b.void("input", "type", "range", "min", "0", "max", itoa(n), "value", itoa(s.Step), "data-act", "scrub",
 		"data-testid", "scrubber", "aria-valuetext", "step "+itoa(s.Step)+" of "+itoa(n))
 	b.close("label")
-	b.open("output", "class", "tm-counter", "data-testid", "counter")
+	// Not a live region: the narration (.tm-live) already says the step, and
+	// an <output> is one (role status), which a screen reader read twice.
+	b.open("span", "class", "tm-counter", "data-testid", "counter")
 	b.text("Step " + itoa(s.Step) + " of " + itoa(n))
-	b.close("output")
+	b.close("span")
 	b.open("label", "class", "tm-speed", "hidden?", on(!s.Live))
 	b.text("Speed")
 	b.open("select", "data-act", "speed", "data-testid", "speed", "class", "tm-select")
@@ -265,6 +267,10 @@ func knobs(b *builder, t *engine.Trace, s State) {
 	b.open("fieldset", "class", "tm-knob")
 	b.el("legend", "View")
 	b.open("span", "class", "tm-opt tm-opt-wrap")
+	// An unchecked box sends nothing, and the truth shows unless told
+	// otherwise: the hidden off comes first, and a checked box's on, read
+	// last, wins over it (FromQuery reads a name's last value).
+	b.void("input", "type", "hidden", "name", "truth", "value", "off")
 	b.void("input", "type", "checkbox", "name", "truth", "value", "on", "id", s.id("truth"), "checked?", on(s.ShowTruth), "data-testid", "truth-toggle")
 	b.el("label", "Show the truth (rows no check can see)", "for", s.id("truth"))
 	b.close("span")

@@ -705,3 +705,27 @@ run po at=10:00:05
 	assert.Equal(t, []string{"1"}, ghosts(tables[0]))
 	assert.Empty(t, ghosts(tables[1]))
 }
+
+// TestTruthBoxSubmitsOff: where scripts cannot run, the knob form is
+// submitted as it stands, and an unchecked box sends nothing; a hidden off
+// before the box makes an unchecked box hide the truth, and a checked one,
+// read last, show it.
+func TestTruthBoxSubmitsOff(t *testing.T) {
+	d := draw(t, run(t, "hwm/visibility-gap", nil), widget.State{Step: 5, ShowTruth: true, BasePath: gapBase})
+	var values []string
+	for _, in := range d.ByTag("input") {
+		if htmltest.Attr(in, "name") == "truth" {
+			values = append(values, htmltest.Attr(in, "type")+"="+htmltest.Attr(in, "value"))
+		}
+	}
+	assert.Equal(t, []string{"hidden=off", "checkbox=on"}, values, "the hidden off comes first")
+
+	f := bundled(t, "hwm/visibility-gap")
+	for query, want := range map[string]bool{"truth=off&step=5": false, "truth=off&truth=on&step=5": true, "step=5": true} {
+		q, err := widget.ParseQuery(query)
+		require.NoError(t, err)
+		_, st, problems := widget.FromQuery(f, q)
+		assert.Empty(t, problems)
+		assert.Equal(t, want, st.ShowTruth, query)
+	}
+}

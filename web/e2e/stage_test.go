@@ -241,8 +241,11 @@ func TestPresenterNotesWindow(t *testing.T) {
 		_, err := cdp.Call(ctx, tgt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageProbe})
 		return err
 	})))
-	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?step=12&present=notes")))
+	// Opened with no step, as mid-talk, it asks the room where it is.
+	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?present=notes")))
 	waitReady(t, notes)
+	_, err := chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 12`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the notes window opens at the room's step")
 	assert.Contains(t, text(t, notes, "[data-testid=notes]"), "No note for this step.")
 	assert.Contains(t, text(t, notes, "[data-testid=next]"), "Step 13 of 24")
 
@@ -250,7 +253,7 @@ func TestPresenterNotesWindow(t *testing.T) {
 	key(t, room, kb.PageDown)
 	key(t, room, kb.PageDown)
 	require.Equal(t, 14, step(t, room))
-	_, err := chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 14`, chromedp.WithPollingTimeout(15*time.Second)))
+	_, err = chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 14`, chromedp.WithPollingTimeout(15*time.Second)))
 	require.NoError(t, err, "the notes window follows the room's")
 	assert.Contains(t, text(t, notes, "[data-testid=note]"), "T3 has just committed behind the mark")
 	assert.Empty(t, eval[[]string](t, room, `[...document.querySelectorAll('[data-testid=notes]')].map((n) => n.textContent)`), "the room never sees the notes")
@@ -290,8 +293,12 @@ func TestLockInHiddenOnceAnswered(t *testing.T) {
 	order3 := `form[data-prediction="order-3"]`
 	settleLesson(t, ctx)
 	eval[bool](t, ctx, `(document.querySelector('#predict-order-3-b').click(), true)`)
-	eval[bool](t, ctx, `(document.querySelector('`+order3+` [data-testid="prediction-submit"]').click(), true)`)
+	// Locked in from the keyboard: the button goes, and the focus moves on
+	// to the result (or to trying again), not back to the page's start.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(order3+` [data-testid="prediction-submit"]`))))
+	key(t, ctx, kb.Enter)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(order3+`[data-graded] [data-testid="prediction-result"]`))))
+	assert.True(t, eval[bool](t, ctx, `document.activeElement.closest('`+order3+`') !== null && !document.activeElement.hidden`), "the focus stays in the prediction")
 	assert.True(t, eval[bool](t, ctx, `document.querySelector('`+order3+` [data-testid="prediction-submit"]').hidden`))
 	assert.Equal(t, "none", eval[string](t, ctx, `getComputedStyle(document.querySelector('`+order3+` [data-testid="prediction-submit"]')).display`), "a hidden button is not displayed")
 }
@@ -364,14 +371,34 @@ func TestEndingAndSnippetsFollowTheWidget(t *testing.T) {
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
-// TestKeysWorkWithoutFocus: on a scenario page the arrow keys step the
-// widget with nothing focused, but not while typing in a field.
+// TestKeysWorkWithoutFocus: on a scenario page the side arrows step the
+// widget with nothing focused, while the keys that scroll a page (PageDown,
+// End, Home, space) and letters stay the page's out of presenter mode;
+// inside the widget every key steps, but for a control's own: the
+// scrubber, the speed list and a knob's radio buttons keep their arrows,
+// and a clicker's PageDown steps forward even on the scrubber.
 func TestKeysWorkWithoutFocus(t *testing.T) {
 	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap")
 	blur(t, ctx)
 	key(t, ctx, kb.ArrowRight)
 	key(t, ctx, kb.ArrowRight)
 	assert.Equal(t, 2, step(t, ctx))
+	// Whether a key's default action (scrolling) was left to the browser.
+	eval[bool](t, ctx, `(window.addEventListener("keydown", (e) => { window.__prevented = e.defaultPrevented; }), true)`)
+	for _, k := range []string{kb.End, kb.PageDown, kb.Home, " ", "b"} {
+		key(t, ctx, k)
+		assert.Equal(t, 2, step(t, ctx), "%q is the page's", k)
+		assert.False(t, eval[bool](t, ctx, `window.__prevented`), "%q scrolls the page as ever", k)
+	}
+	assert.False(t, eval[bool](t, ctx, `document.documentElement.classList.contains("tm-blank")`))
+	blur(t, ctx)
+	key(t, ctx, kb.ArrowRight)
+	assert.True(t, eval[bool](t, ctx, `window.__prevented`), "the side arrows step")
+	key(t, ctx, kb.ArrowLeft)
+	assert.Equal(t, 2, step(t, ctx))
+
+	// Inside the widget.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=btn-forward]`))))
 	key(t, ctx, kb.End)
 	assert.Equal(t, 24, step(t, ctx))
 	key(t, ctx, kb.Home)
@@ -380,6 +407,24 @@ func TestKeysWorkWithoutFocus(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=speed]`))))
 	key(t, ctx, kb.ArrowDown)
 	assert.Equal(t, 0, step(t, ctx))
+	// The scrubber: a clicker's PageDown steps forward (the range input
+	// alone would go back a page).
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=scrubber]`))))
+	key(t, ctx, kb.PageDown)
+	assert.Equal(t, 1, step(t, ctx))
+	key(t, ctx, kb.PageDown)
+	assert.Equal(t, 2, step(t, ctx))
+	// A knob's radio buttons: the side arrows choose the next value.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=knob-mark-timestamp]`))))
+	key(t, ctx, kb.ArrowRight)
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`location.search.includes("mark=lsn") && document.querySelector('[data-testid=knob-mark-lsn]').checked`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "ArrowRight chose lsn, and the widget ran it")
+	waitReady(t, ctx)
+	assert.Equal(t, 2, step(t, ctx), "and did not step")
+	// The re-run redrew the widget; what it shows now is said once, in the
+	// live region that stayed on the page.
+	assert.Contains(t, eval[string](t, ctx, `document.querySelector('[data-testid=announcer]').textContent`), "Step 2 of")
+	assert.Equal(t, "polite", eval[string](t, ctx, `document.querySelector('[data-testid=announcer]').getAttribute('aria-live')`))
 	assert.Empty(t, pageProblems(t, ctx))
 }
 

@@ -611,6 +611,13 @@
           ? "This prediction was answered again in another tab meanwhile; that answer is kept."
           : "You had already answered this prediction in another tab; that answer is kept.");
       }
+      // The lock-in button is gone and the options are disabled: focus goes
+      // on to what comes next, not back to the page's start.
+      const next = f.querySelector("[data-testid=prediction-retry]:not([hidden])") || f.querySelector("[data-testid=prediction-result]");
+      if (next && (document.activeElement === document.body || !document.activeElement || document.activeElement.hidden || document.activeElement.disabled)) {
+        if (!next.matches("button")) next.setAttribute("tabindex", "-1");
+        next.focus();
+      }
     });
     const retry = f.querySelector("[data-testid=prediction-retry]");
     retry.addEventListener("click", () => {

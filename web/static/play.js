@@ -362,6 +362,11 @@
   });
 
   const showError = (r) => {
+    // The box is a live region: rewrite it only when what it says changes,
+    // or a screen reader reads the same error again at every pause in typing.
+    const said = r.ok ? "" : `${r.line}:${r.col}:${r.error}`;
+    if (errorBox.dataset.said === said && errorBox.hidden === r.ok) return;
+    errorBox.dataset.said = said;
     errorBox.replaceChildren();
     if (r.ok) {
       errorBox.hidden = true;
@@ -374,7 +379,7 @@
     if (r.line > 0) {
       const line = src.value.split("\n")[r.line - 1] || "";
       const prefix = `${r.line} | `;
-      errorBox.append(el("pre", `${prefix}${line}\n${" ".repeat(prefix.length + Math.max(r.col, 1) - 1)}^`, { class: "play-caret" }));
+      errorBox.append(el("pre", `${prefix}${line}\n${" ".repeat(prefix.length + Math.max(r.col, 1) - 1)}^`, { class: "play-caret", "aria-hidden": "true" }));
     }
     src.setAttribute("aria-invalid", "true");
     errorBox.dataset.line = String(r.line);

@@ -285,8 +285,19 @@
         this.host.replaceChildren(p);
         return;
       }
+      // A live region written to after a re-run: the widget's own (.tm-live)
+      // is drawn anew with its text already in it, which a screen reader
+      // does not read out, so a knob, a fault, Undo or presenter mode would
+      // change the page in silence.
+      this.announcer = document.createElement("div");
+      this.announcer.className = "tm-visually-hidden";
+      this.announcer.setAttribute("aria-live", "polite");
+      this.announcer.dataset.testid = "announcer";
+      this.host.after(this.announcer);
       this.draw(true);
+      this.drawn = true;
       this.host.addEventListener("click", (e) => this.onClick(e));
+      this.host.addEventListener("auxclick", (e) => this.onClick(e));
       this.host.addEventListener("change", (e) => this.onChange(e));
       this.host.addEventListener("input", (e) => this.onInput(e));
       this.host.addEventListener("submit", (e) => e.preventDefault());
@@ -364,6 +375,10 @@
         }
         this.presenting(this.host.querySelector(".tm-widget").dataset.present || "");
         if (this.presentMode === "on") fitStage(this.host);
+        if (this.drawn && this.announcer) {
+          const live = this.host.querySelector(".tm-live");
+          this.announcer.textContent = [v.message, live ? live.textContent : ""].filter(Boolean).join(". ");
+        }
       } else {
         const stage = this.host.querySelector(".tm-stage");
         const motion = v.step === before + 1 && v.ops && v.ops.length && !reduceMotion();
@@ -535,6 +550,19 @@
       const el = e.target.closest("[data-act]");
       if (!el || !this.host.contains(el)) return;
       const act = el.dataset.act;
+      if (el.href && (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey)) {
+        // A link opened in a new tab or window is the browser's to follow.
+        // The stage's links leave the step out, since the page follows
+        // them itself (see stageLink); the new tab gets it put back.
+        if (act === "explain") {
+          e.preventDefault();
+          const u = new URL(el.href, location.href);
+          u.searchParams.set("step", String(this.step));
+          window.open(u.pathname + u.search, "_blank", "noopener");
+        }
+        return;
+      }
+      if (e.type === "auxclick") return;
       const moves = { start: 0, back: this.step - 1, forward: this.step + 1, end: this.steps };
       if (act in moves) {
         e.preventDefault();
@@ -628,23 +656,34 @@
       if (this.handleKey(e)) e.stopPropagation();
     }
 
-    handleKey(e) {
+    // handleKey answers a key for the widget; pageWide says it was pressed
+    // outside the widget, on its scenario page.
+    handleKey(e, pageWide) {
       if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return false;
       const t = e.target;
-      const field = t.matches && t.matches("input[type=range], select, textarea, input[type=text], input[type=search], [contenteditable]");
-      if (field) return false;
+      const is = (sel) => Boolean(t.matches && t.matches(sel));
+      if (is("textarea, input[type=text], input[type=search], input[type=number], [contenteditable]")) return false;
+      const presenting = Boolean(this.presentMode);
+      // Out of presenter mode, a key pressed elsewhere on the page is the
+      // page's (PageDown, Home, End and space scroll it, letters are
+      // letters), but for the side arrows, which step, and P, which presents.
+      const quiet = Boolean(pageWide) && !presenting;
       const forward = this.step + 1;
       const back = this.step - 1;
       const keys = { ArrowLeft: back, ArrowRight: forward, PageUp: back, PageDown: forward, Home: 0, End: this.steps };
       if (e.key in keys) {
+        const clicker = e.key === "PageUp" || e.key === "PageDown";
+        // The scrubber, a list and a knob's radio buttons move with their
+        // own arrows, Home and End; a clicker's PageUp and PageDown step.
+        if (!clicker && is("input[type=range], select, input[type=radio]")) return false;
+        if (quiet && e.key !== "ArrowLeft" && e.key !== "ArrowRight") return false;
         e.preventDefault();
         this.unblank();
         this.stop();
         this.seek(keys[e.key]);
         return true;
       }
-      const presenting = Boolean(this.presentMode);
-      if (e.key === " " && (presenting || !t.matches("button, a, input, summary"))) {
+      if (e.key === " " && !quiet && (presenting || !is("button, a, input, select, summary"))) {
         // In presenter mode space steps, as a clicker's does; elsewhere it
         // plays and pauses.
         e.preventDefault();
@@ -658,11 +697,6 @@
         return true;
       }
       if (!this.isPage()) return false;
-      if (e.key === "b" || e.key === "B" || e.key === ".") {
-        e.preventDefault();
-        document.documentElement.classList.toggle("tm-blank");
-        return true;
-      }
       if (e.key === "Escape" && document.documentElement.classList.contains("tm-blank")) {
         this.unblank();
         return true;
@@ -670,6 +704,12 @@
       if (e.key === "p" || e.key === "P") {
         e.preventDefault();
         this.togglePresent();
+        return true;
+      }
+      if (quiet) return false;
+      if (e.key === "b" || e.key === "B" || e.key === ".") {
+        e.preventDefault();
+        document.documentElement.classList.toggle("tm-blank");
         return true;
       }
       if ((e.key === "f" || e.key === "F") && presenting) {
@@ -721,6 +761,11 @@
       this.peer = new BroadcastChannel("tidemark:" + this.host.querySelector(".tm-widget").dataset.scenario);
       this.peer.onmessage = (e) => {
         const m = e.data;
+        if (m && m.hello === true) {
+          // A window opened mid-talk asks where the room is.
+          if (this.presentMode === "on" && typeof this.query === "string") this.peer.postMessage({ step: this.step, query: this.query });
+          return;
+        }
         if (!m || typeof m !== "object" || typeof m.query !== "string" || m.step === this.step) return;
         const mine = new URLSearchParams(location.search);
         const theirs = new URLSearchParams(m.query);
@@ -740,6 +785,7 @@
         this.seek(Number(m.step));
         this.quiet = false;
       };
+      if (new URLSearchParams(location.search).get("present") === "notes") this.peer.postMessage({ hello: true });
     }
 
     tellPeer(v) {
@@ -785,7 +831,7 @@
   // focusing a control.
   document.addEventListener("keydown", (e) => {
     if (!pageWidget || pageWidget.host.contains(e.target)) return;
-    pageWidget.handleKey(e);
+    pageWidget.handleKey(e, true);
   });
 
   // Copy buttons beside the embed snippets: revealed by this script, since
