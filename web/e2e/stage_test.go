@@ -588,3 +588,27 @@ func TestPresenterLogWorld(t *testing.T) {
 	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 1024, "nothing scrolls sideways")
 	assert.Empty(t, pageProblems(t, ctx))
 }
+
+// TestHeadingsAndFocusThroughSteps: a scenario page's headings go down one
+// level at a time (the widget's panels are h3s under an h2), and stepping
+// with the focus on one of the stage's links keeps it there though the step
+// draws that link anew.
+func TestHeadingsAndFocusThroughSteps(t *testing.T) {
+	for _, path := range []string{"/scenarios/hwm/visibility-gap?step=12", "/embed/hwm/visibility-gap?step=12"} {
+		ctx, _ := startPlayground(t, path)
+		levels := eval[[]int](t, ctx, `[...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].map((h) => Number(h.tagName[1]))`)
+		require.NotEmpty(t, levels, path)
+		assert.Equal(t, 1, levels[0], path)
+		for i := 1; i < len(levels); i++ {
+			assert.LessOrEqual(t, levels[i], levels[i-1]+1, "%s: heading %d skips a level: %v", path, i, levels)
+		}
+	}
+
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12")
+	chip := `.tm-stage a[data-act="explain"][data-key="1"]`
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(chip))))
+	key(t, ctx, kb.ArrowRight)
+	assert.Equal(t, 13, step(t, ctx))
+	assert.True(t, eval[bool](t, ctx, `document.activeElement.matches('`+chip+`')`), "the focus stays on key 1's link")
+	assert.Empty(t, pageProblems(t, ctx))
+}

@@ -119,6 +119,19 @@
     return parsed;
   };
 
+  // focusIn names the element in stage that has the focus, so that it can
+  // be found again once a step has drawn its fragment anew, or null.
+  const focusIn = (stage) => {
+    const a = document.activeElement;
+    if (!a || a === document.body || !stage || !stage.contains(a)) return null;
+    if (a.id) return "#" + CSS.escape(a.id);
+    const parts = [];
+    for (const k of ["act", "key", "testid"]) {
+      if (a.dataset[k]) parts.push(`[data-${k}="${CSS.escape(a.dataset[k])}"]`);
+    }
+    return parts.length ? a.tagName.toLowerCase() + parts.join("") : null;
+  };
+
   const patch = (stage, ops, byKey) => {
     const parsed = parseAll(ops, byKey);
     for (const op of ops) {
@@ -381,6 +394,7 @@
         }
       } else {
         const stage = this.host.querySelector(".tm-stage");
+        const focused = focusIn(stage);
         const motion = v.step === before + 1 && v.ops && v.ops.length && !reduceMotion();
         const moved = motion ? chipRects(stage, v.ops) : null;
         if (v.ops && v.ops.length && !this.frags) {
@@ -400,6 +414,11 @@
           }
         }
         if (this.presentMode === "on") fitStage(this.host);
+        if (focused && (!document.activeElement || document.activeElement === document.body)) {
+          // The fragment holding the focus was drawn anew: focus its match.
+          const el = stage.querySelector(focused);
+          if (el) el.focus({ preventScroll: true });
+        }
         animateMoves(stage, moved);
         this.host.querySelector(".tm-live").textContent = v.narration;
         const scrub = this.host.querySelector('[data-act="scrub"]');
