@@ -610,5 +610,11 @@ func TestHeadingsAndFocusThroughSteps(t *testing.T) {
 	key(t, ctx, kb.ArrowRight)
 	assert.Equal(t, 13, step(t, ctx))
 	assert.True(t, eval[bool](t, ctx, `document.activeElement.matches('`+chip+`')`), "the focus stays on key 1's link")
+	// Following the link explains the key, and the explanation is said in
+	// the live region that stays on the page.
+	key(t, ctx, kb.Enter)
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-testid=announcer]').textContent.includes("key 1")`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the explanation is announced")
+	assert.NotContains(t, eval[string](t, ctx, `document.querySelector('[data-testid=announcer]').textContent`), "Close")
 	assert.Empty(t, pageProblems(t, ctx))
 }

@@ -420,6 +420,13 @@
           if (el) el.focus({ preventScroll: true });
         }
         animateMoves(stage, moved);
+        if (this.explaining && this.announcer) {
+          // An explanation comes as a new element, which a screen reader
+          // may not read out: say it in the region that stays.
+          const x = stage.querySelector('[data-testid="explain"]');
+          if (x) this.announcer.textContent = x.textContent.replace(/\s*Close$/, "");
+        }
+        this.explaining = false;
         this.host.querySelector(".tm-live").textContent = v.narration;
         const scrub = this.host.querySelector('[data-act="scrub"]');
         scrub.value = String(v.step);
@@ -592,6 +599,7 @@
         this.seek(Number(el.dataset.step));
       } else if (act === "explain") {
         e.preventDefault();
+        this.explaining = Boolean(el.dataset.key);
         this.act("explain", el.dataset.key || "");
       } else if (act === "present") {
         e.preventDefault();
