@@ -165,8 +165,11 @@ func TestKeyboardOnly(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, step(t, ctx), 2, "playing advances the step")
 	assert.Equal(t, "true", eval[string](t, ctx, `document.querySelector('[data-testid=btn-play]').getAttribute('aria-pressed')`))
+	assert.Equal(t, "off", eval[string](t, ctx, `document.querySelector('.tm-live').getAttribute('aria-live')`), "quiet while playing")
 	send(" ")
 	assert.Equal(t, "false", eval[string](t, ctx, `document.querySelector('[data-testid=btn-play]').getAttribute('aria-pressed')`))
+	assert.Equal(t, "polite", eval[string](t, ctx, `document.querySelector('.tm-live').getAttribute('aria-live')`))
+	assert.True(t, strings.HasPrefix(eval[string](t, ctx, `document.querySelector('[data-testid=announcer]').textContent`), "Paused. Step "), "the pause says where it stopped")
 	assert.Empty(t, pageProblems(t, ctx))
 }
 

@@ -825,6 +825,9 @@
       const button = this.host.querySelector('[data-act="play"]');
       button.setAttribute("aria-pressed", "true");
       this.label(button, "⏸", "Pause");
+      // While playing, a step a second or faster would pile up in a screen
+      // reader's queue: the narration goes quiet, and stop says where it is.
+      this.host.querySelector(".tm-live").setAttribute("aria-live", "off");
       if (this.step >= this.steps) this.seek(0);
       this.timer = setInterval(() => {
         if (this.step >= this.steps) return this.stop();
@@ -850,6 +853,9 @@
       const button = this.host.querySelector('[data-act="play"]');
       button.setAttribute("aria-pressed", "false");
       this.label(button, "▶", "Play");
+      const live = this.host.querySelector(".tm-live");
+      live.setAttribute("aria-live", "polite");
+      if (this.announcer) this.announcer.textContent = "Paused. " + live.textContent;
     }
   }
 
