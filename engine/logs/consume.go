@@ -882,29 +882,57 @@ func (l *world) crashMember(g *groupState, m *member, b *batch, where string, wr
 	m.pos.clear()
 	m.start.clear()
 	m.done.clear() // the restarted process has finished nothing
-	var lost, again []string
+	// lost: committed past and never written; again: read again from the
+	// committed offset (or the log start, by reset=earliest); unread: no
+	// committed offset, and reset=latest or none will not go back for them.
+	var lost, again, unread []string
 	for _, r := range b.ranges {
 		c := g.g.Committed[r.Partition]
 		switch {
 		case c >= r.To && !written:
 			lost = append(lost, prose.F("%s %s", g.pname(int(r.Partition)), offsets(r.From, r.To)))
+		case c < 0 && g.reset != "earliest":
+			unread = append(unread, prose.F("%s (%s)", g.pname(int(r.Partition)), offsets(r.From, r.To)))
 		case c < r.To:
 			again = append(again, prose.F("%s %s", g.pname(int(r.Partition)), offsets(max(r.From, c), r.To)))
 		}
 	}
-	var effect string
+	var effects []string
 	switch {
 	case len(lost) > 0:
-		effect = prose.F("the committed offsets already cover %s, so those records are skipped for good", strings.Join(lost, ", "))
+		effects = append(effects, prose.F("the committed offsets already cover %s, so those records are skipped for good", strings.Join(lost, ", ")))
 	case len(again) > 0 && written:
-		effect = prose.F("the batch is written but not committed, so the restart reads %s again", strings.Join(again, ", "))
+		effects = append(effects, prose.F("the batch is written but not committed, so the restart reads %s again", strings.Join(again, ", ")))
 	case len(again) > 0:
-		effect = prose.F("nothing was written or committed, so the restart reads %s again", strings.Join(again, ", "))
-	default:
-		effect = "nothing is lost or repeated"
+		effects = append(effects, prose.F("nothing was written or committed, so the restart reads %s again", strings.Join(again, ", ")))
+	}
+	if len(unread) > 0 {
+		// Kafka keeps no position for a consumer that never committed: its
+		// restart finds none and applies auto.offset.reset again.
+		next := "auto.offset.reset=latest starts the restart at the log end, past them for good"
+		if g.reset == "none" {
+			next = "auto.offset.reset=none gives the restart no place to start, and it stops"
+		}
+		why := prose.F("nothing was ever committed on %s: %s", strings.Join(unread, ", "), next)
+		switch {
+		case len(effects) > 0:
+		case written:
+			why = "the batch is written but " + why
+		default:
+			why = "nothing was written, and " + why
+		}
+		effects = append(effects, why)
+	}
+	effect := "nothing is lost or repeated"
+	if len(effects) > 0 {
+		effect = strings.Join(effects, "; ")
 	}
 	l.w.Emit(actor, engine.KindCrash, -1, "%s crashes %s and restarts; %s.", m.name, where, effect)
-	l.resetUncommitted(g, []string{m.name})
+	if g.pending == "" {
+		// With a rebalance waiting, the member's poll after the crash joins
+		// it, and the rebalance's assignment resets these partitions once.
+		l.resetUncommitted(g, []string{m.name})
+	}
 }
 
 // autoCommit fires the auto-commit timers that are due: each commits its

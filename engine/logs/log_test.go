@@ -1029,6 +1029,65 @@ add-partitions orders to=2 at=10:00:05
 	assert.Empty(t, tr.Final().Missing, "the new partition's position is its end when the group takes it, before the sends")
 }
 
+// TestLogCrashWhileARebalanceWaits: a member that crashes while a
+// rebalance waits for its batch joins that rebalance, and its partitions
+// are reset by auto.offset.reset once, at the new assignment; the
+// offset-gap check lists the skip once.
+func TestLogCrashWhileARebalanceWaits(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=latest
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+produce shop at=10:00:01.500 key=2
+poll billing c1 at=10:00:02 process=5s crash=before-write
+member billing c2 at=10:00:03
+produce shop at=10:00:04 key=3
+check offset-gap
+`, nil)
+	evs, texts := eventsOf(tr, engine.KindOffsetReset)
+	require.Len(t, texts, 1, "%q", texts)
+	revs, rebalances := eventsOf(tr, engine.KindRebalance)
+	require.NotEmpty(t, rebalances)
+	assert.Contains(t, rebalances[len(rebalances)-1], "generation 2")
+	assert.Greater(t, evs[0].Step, revs[len(revs)-1].Step, "the reset follows the generation-2 assignment")
+	require.Len(t, logs.Of(tr).Groups[0].Resets, 1)
+	assert.Equal(t, check.Fail, tr.Checks()[0].Status)
+	assert.Equal(t, "billing skipped orders-0 offsets 0–2 (auto.offset.reset=latest)", tr.Checks()[0].Detail)
+}
+
+// TestLogCrashWithNothingCommitted: a consumer that crashes before its
+// first commit finds no committed offset when it restarts, so
+// auto.offset.reset applies again: latest skips the batch it had read,
+// and the crash says so rather than promising a re-read; earliest reads it
+// again.
+func TestLogCrashWithNothingCommitted(t *testing.T) {
+	body := `topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=$reset
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+produce shop at=10:00:01.500 key=2
+poll billing c1 at=10:00:02 crash=before-write
+produce shop at=10:00:04 key=3
+poll billing c1 at=10:00:05
+`
+	tr := runLog(t, strings.ReplaceAll(body, "$reset", "latest"), nil)
+	_, crashes := eventsOf(tr, engine.KindCrash)
+	require.Len(t, crashes, 1)
+	assert.Contains(t, crashes[0], "nothing was ever committed on orders-0 (offsets 0–1): auto.offset.reset=latest starts the restart at the log end, past them for good")
+	assert.NotContains(t, crashes[0], "again")
+	assert.Equal(t, []string{"1", "2"}, tr.Final().Missing)
+
+	tr = runLog(t, strings.ReplaceAll(body, "$reset", "earliest"), nil)
+	_, crashes = eventsOf(tr, engine.KindCrash)
+	require.Len(t, crashes, 1)
+	assert.Contains(t, crashes[0], "so the restart reads orders-0 offsets 0–1 again")
+	assert.Empty(t, tr.Final().Missing)
+}
+
 // TestLogPauseAcrossARebalance: a rebalance forgets pauses, so a member
 // paused until later pauses what it is assigned again, and says so; a
 // partition it takes over stays unread until the pause ends, like its own.

@@ -235,7 +235,10 @@ func (op *sinkOp) take(s *world, r window.Record, rec *topic.Record, ptime vtime
 		// write knows it: an event resent under a new id is a new key to
 		// the target, though the same event to the truth.
 		if eid := h.ID(rec); eid != "" && eid != key {
-			src, id, row = id+1, s.w.KeyID(op.target, eid), eid
+			if src == 0 {
+				src = id + 1
+			}
+			id, row = s.w.KeyID(op.target, eid), eid
 		}
 	}
 	in := sink.In{ID: id, Src: src, Key: row, Seq: int(rec.Seq), UpdatedAt: rec.UpdatedAt, LSN: int64(rec.LSN), Amount: rec.Amount, Delete: rec.Delete}
