@@ -618,3 +618,29 @@ func TestHeadingsAndFocusThroughSteps(t *testing.T) {
 	assert.NotContains(t, eval[string](t, ctx, `document.querySelector('[data-testid=announcer]').textContent`), "Close")
 	assert.Empty(t, pageProblems(t, ctx))
 }
+
+// TestStageLinkCarriesTheStep: the stage's explain links leave the step out
+// of their href, but a link about to be taken elsewhere (the context menu's
+// new tab or copy, a middle click) has the step the stage shows put back,
+// and a plain click still explains in place.
+func TestStageLinkCarriesTheStep(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12")
+	chip := `.tm-stage a[data-act="explain"][data-key="1"]`
+	click(t, ctx, `[data-testid="btn-forward"]`)
+	require.Equal(t, 13, step(t, ctx))
+	eval[bool](t, ctx, `document.querySelector('`+chip+`').dispatchEvent(new MouseEvent("contextmenu", {bubbles: true, cancelable: true}))`)
+	href := eval[string](t, ctx, `document.querySelector('`+chip+`').getAttribute("href")`)
+	assert.Contains(t, href, "step=13", "the link opened elsewhere shows the same step")
+	assert.Contains(t, href, "explain=1")
+
+	click(t, ctx, `[data-testid="btn-forward"]`)
+	require.Equal(t, 14, step(t, ctx))
+	eval[bool](t, ctx, `document.querySelector('`+chip+`').dispatchEvent(new MouseEvent("mousedown", {bubbles: true, button: 1}))`)
+	assert.Contains(t, eval[string](t, ctx, `document.querySelector('`+chip+`').getAttribute("href")`), "step=14", "a middle click takes the new step")
+
+	click(t, ctx, chip)
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-testid=announcer]').textContent.includes("key 1")`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "a plain click explains the key in place")
+	assert.Equal(t, 14, step(t, ctx), "and stays on the step")
+	assert.Empty(t, pageProblems(t, ctx))
+}

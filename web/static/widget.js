@@ -310,7 +310,14 @@
       this.draw(true);
       this.drawn = true;
       this.host.addEventListener("click", (e) => this.onClick(e));
-      this.host.addEventListener("auxclick", (e) => this.onClick(e));
+      // The stage's explain links leave the step out, since the page
+      // follows them itself (see stageLink in templates/widget). Whatever
+      // may take the link elsewhere (a middle or modified click, the
+      // context menu's copy or new tab, a drag, Enter with a modifier)
+      // finds it put back first.
+      for (const type of ["mousedown", "contextmenu", "dragstart", "focusin"]) {
+        this.host.addEventListener(type, (e) => this.linkStep(e.target));
+      }
       this.host.addEventListener("change", (e) => this.onChange(e));
       this.host.addEventListener("input", (e) => this.onInput(e));
       this.host.addEventListener("submit", (e) => e.preventDefault());
@@ -572,23 +579,25 @@
       this.act("seek", Math.max(0, Math.min(n, this.steps)));
     }
 
+    // linkStep puts the step the stage shows into an explain link's href.
+    linkStep(target) {
+      const el = target && target.closest && target.closest('a[data-act="explain"]');
+      if (!el || !this.host.contains(el)) return;
+      const u = new URL(el.href, location.href);
+      if (u.searchParams.get("step") === String(this.step)) return;
+      u.searchParams.set("step", String(this.step));
+      el.setAttribute("href", u.pathname + u.search);
+    }
+
     onClick(e) {
       const el = e.target.closest("[data-act]");
       if (!el || !this.host.contains(el)) return;
       const act = el.dataset.act;
       if (el.href && (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey)) {
         // A link opened in a new tab or window is the browser's to follow.
-        // The stage's links leave the step out, since the page follows
-        // them itself (see stageLink); the new tab gets it put back.
-        if (act === "explain") {
-          e.preventDefault();
-          const u = new URL(el.href, location.href);
-          u.searchParams.set("step", String(this.step));
-          window.open(u.pathname + u.search, "_blank", "noopener");
-        }
+        this.linkStep(el);
         return;
       }
-      if (e.type === "auxclick") return;
       const moves = { start: 0, back: this.step - 1, forward: this.step + 1, end: this.steps };
       if (act in moves) {
         e.preventDefault();
