@@ -76,12 +76,12 @@ func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord, unmatched []st
 		switch {
 		case len(mine) == 0:
 			return prose.F("%s deletes %s from %s; other sessions still see %s until %s commits, and then %s gone: no query of changed rows can return %s (only change capture sees a delete).%s",
-				rec.Name, prose.Rows(noun, s.Keys), s.Table, prose.ItThem(len(seen)), rec.Name, prose.ItThem(len(seen))+" "+prose.IsAre(len(seen)), prose.ItThem(len(seen)), also)
+				rec.Name, prose.Rows(noun, s.Keys), s.Table, prose.ItThem(len(seen)), rec.Name, prose.ItThey(len(seen))+" "+prose.IsAre(len(seen)), prose.ItThem(len(seen)), also)
 		case len(seen) == 0:
 			return prose.F("%s deletes %s from %s: %s.%s", rec.Name, prose.Rows(noun, mine), s.Table, never, also)
 		}
 		return prose.F("%s deletes %s from %s. Other sessions still see %s until %s commits, and then %s gone (only change capture sees a delete); as for %s, %s.%s",
-			rec.Name, prose.Rows(noun, s.Keys), s.Table, prose.Rows(noun, seen), rec.Name, prose.ItThem(len(seen))+" "+prose.IsAre(len(seen)), prose.Rows(noun, mine), never, also)
+			rec.Name, prose.Rows(noun, s.Keys), s.Table, prose.Rows(noun, seen), rec.Name, prose.ItThey(len(seen))+" "+prose.IsAre(len(seen)), prose.Rows(noun, mine), never, also)
 	}
 	return prose.F("%s %s %s %s %s%s; no other session can see it until %s commits.%s",
 		rec.Name, verb, prose.Rows(noun, s.Keys), prep, s.Table, when, rec.Name, also)

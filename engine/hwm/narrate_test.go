@@ -121,3 +121,26 @@ run extract at=10:00:04
 	require.Len(t, commits, 1)
 	assert.Contains(t, commits[0], "orders 1, 2 are now visible to new readers", "each row once, not orders 1, 2, 1")
 }
+
+// TestDeleteOfSeveralRowsReadsRight: a delete of rows other sessions saw
+// says "they are gone", for all of them and for those beside a row the
+// transaction inserted itself.
+func TestDeleteOfSeveralRowsReadsRight(t *testing.T) {
+	const src = `scenario test/delete-many "A delete of several rows"
+source orders key=order_id
+target fct sink=merge key=order_id
+pipeline extract from=orders to=fct mark=lsn
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1,2
+txn T2 begin=10:00:01 commit=10:00:01 delete order_id=1,2
+begin T3 at=10:00:02
+insert T3 order_id=3,4 at=10:00:02
+txn T4 begin=10:00:02 commit=10:00:02 insert order_id=5,6
+delete T3 order_id=3,5,6 at=10:00:03
+commit T3 at=10:00:04
+run extract at=10:00:05
+`
+	deletes := sentences(runText(t, "d.tdm", src), engine.KindDelete)
+	require.Len(t, deletes, 2)
+	assert.Equal(t, "T2 deletes orders 1, 2 from orders; other sessions still see them until T2 commits, and then they are gone: no query of changed rows can return them (only change capture sees a delete).", deletes[0])
+	assert.Contains(t, deletes[1], "Other sessions still see orders 5, 6 until T3 commits, and then they are gone")
+}

@@ -60,6 +60,15 @@ func Count(n int, one, many string) string {
 	return F("%d %s", n, many)
 }
 
+// ItThey is "it" for one and "they" for more: the subject ItThem stands
+// for as an object.
+func ItThey(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "they"
+}
+
 // ItThem is "it" for one and "them" for more.
 func ItThem(n int) string {
 	if n == 1 {
