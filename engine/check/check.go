@@ -7,6 +7,7 @@
 package check
 
 import (
+	"cmp"
 	"container/heap"
 	"slices"
 	"strconv"
@@ -519,11 +520,14 @@ func gapScan(cfg Config, o Observation) Result {
 	}
 	sorted.Sort(keys)
 	var holes []string
-	count := int64(0)
+	// count is a uint64: the holes between keys far apart in a bigint's
+	// range number more than an int64 holds, and being disjoint inside
+	// that range they never pass 2^64 together.
+	var count uint64
 	for i := 1; i < len(keys); i++ {
-		if keys[i] > keys[i-1]+1 {
+		if keys[i]-1 > keys[i-1] {
 			lo, hi := keys[i-1]+1, keys[i]-1
-			count += hi - lo + 1
+			count += uint64(hi) - uint64(lo) + 1
 			if lo == hi {
 				holes = append(holes, strconv.FormatInt(lo, 10))
 			} else {
@@ -534,7 +538,7 @@ func gapScan(cfg Config, o Observation) Result {
 	if len(holes) == 0 {
 		return Result{Status: Pass, Detail: prose.F("ids %d–%d have no holes", keys[0], keys[len(keys)-1])}
 	}
-	return Result{Status: Fail, Detail: prose.F("%s missing between %d and %d: %s", prose.Count(int(count), "id", "ids"), keys[0], keys[len(keys)-1], strings.Join(limit(holes, max(cfg.GapScanLimit, 1)), ", "))}
+	return Result{Status: Fail, Detail: prose.F("%s missing between %d and %d: %s", ids(count), keys[0], keys[len(keys)-1], strings.Join(limit(holes, max(cfg.GapScanLimit, 1)), ", "))}
 }
 
 func uniqueness(o Observation) Result {
@@ -579,11 +583,19 @@ func limit(xs []string, n int) []string {
 	return append(slices.Clone(xs[:n]), prose.F("and %d more", len(xs)-n))
 }
 
+// ids counts ids: "1 id", "3 ids".
+func ids(n uint64) string {
+	if n == 1 {
+		return "1 id"
+	}
+	return strconv.FormatUint(n, 10) + " ids"
+}
+
 func compareKeys(a, b string) int {
 	ai, aerr := strconv.ParseInt(a, 10, 64)
 	bi, berr := strconv.ParseInt(b, 10, 64)
 	if aerr == nil && berr == nil {
-		return int(min(max(ai-bi, -1), 1))
+		return cmp.Compare(ai, bi)
 	}
 	return strings.Compare(a, b)
 }

@@ -205,6 +205,12 @@ func TestGapScan(t *testing.T) {
 	r := one(t, cfg, check.Observation{KeysInt: true, Target: rows("1", "5", "7")})
 	assert.Equal(t, check.Fail, r.Status)
 	assert.Equal(t, "4 ids missing between 1 and 7: 2–4, 6", r.Detail)
+
+	// Keys at the ends of a bigint's range: the count of holes between
+	// them passes an int64 and must not wrap to a negative number.
+	r = one(t, cfg, check.Observation{KeysInt: true, Target: rows("-9223372036854775808", "0", "9223372036854775807")})
+	assert.Equal(t, check.Fail, r.Status)
+	assert.Equal(t, "18446744073709551613 ids missing between -9223372036854775808 and 9223372036854775807: -9223372036854775807–-1, 1–9223372036854775806", r.Detail)
 }
 
 func TestUniqueness(t *testing.T) {
@@ -216,6 +222,9 @@ func TestUniqueness(t *testing.T) {
 	r = one(t, cfg, check.Observation{Target: []check.TargetRow{{Key: "10"}, {Key: "2"}, {Key: "10"}, {Key: "2"}, {Key: "2"}}})
 	assert.Equal(t, check.Fail, r.Status)
 	assert.Equal(t, "2 keys appear more than once: 2 ×3, 10 ×2", r.Detail)
+	// Keys far apart are ordered as numbers, not by a difference that wraps.
+	r = one(t, cfg, check.Observation{Target: []check.TargetRow{{Key: "9223372036854775807"}, {Key: "-2"}, {Key: "9223372036854775807"}, {Key: "-2"}}})
+	assert.Equal(t, "2 keys appear more than once: -2 ×2, 9223372036854775807 ×2", r.Detail)
 }
 
 // TestRateOfChangeOverAMillionValues: the check keeps its median as it

@@ -179,6 +179,8 @@ txn T1 begin=10:00:00 commit=10:00:01 insert order_id=1
 			"d.tdm:6:57: T2's insert of order_id=2 in orders at 10:00:02 finds that row already there"},
 		{"a row another open transaction updated", "txn T2 begin=10:00:02 commit=10:00:05 update order_id=1\ntxn T3 begin=10:00:03 commit=10:00:04 delete order_id=1",
 			"d.tdm:7:39: T3's delete of order_id=1 in orders at 10:00:03 comes while T2, still open, has written that row: PostgreSQL would make T3 wait until T2 ends (a row lock)"},
+		{"an id drawn from the sequence that a key inserted explicitly holds", "txn T2 begin=10:00:02 commit=10:00:03 insert count=1",
+			"d.tdm:6:39: T2's insert draws order_id=1 from orders's sequence at 10:00:02, but a row with that key is already there: PostgreSQL's sequence does not skip ids inserted explicitly"},
 		{"a key another open transaction inserted", "txn T2 begin=10:00:02 commit=10:00:05 insert order_id=2\ntxn T3 begin=10:00:03 commit=10:00:04 insert order_id=2",
 			"d.tdm:7:39: T3's insert of order_id=2 in orders at 10:00:03 comes while T2, still open, has written that row"},
 	}

@@ -45,12 +45,6 @@ func (h *world) statement(ts *txnState, s *stmt) {
 		for i := range keys {
 			keys[i] = strconv.FormatInt(s.table.NextVal(ts.session), 10)
 		}
-	} else {
-		for _, k := range keys {
-			if n, err := strconv.ParseInt(k, 10, 64); err == nil {
-				s.table.SeeID(n)
-			}
-		}
 	}
 	h.w.Charge(len(keys))
 	stamp := now
@@ -114,6 +108,12 @@ func (h *world) refusal(ts *txnState, s *stmt, keys []string, rows []int32) erro
 		if o := h.db.Holder(&ts.tx, s.table, id); o != nil && (s.op == mvcc.Insert || h.db.Exists(&ts.tx, s.table, id)) {
 			return scenario.Errorf(s.pos, what(k)+" comes while %s, still open, has written that row: PostgreSQL would make %s wait until %s ends (a row lock), "+
 				"which the simulation does not model; end %s before this statement", o.Name, ts.name, o.Name, o.Name)
+		}
+		if s.op == mvcc.Insert && h.db.Exists(&ts.tx, s.table, id) && len(s.keys) == 0 {
+			return scenario.Errorf(s.pos, "%s's insert draws %s=%s from %s's sequence at %s, but a row with that key is already there: "+
+				"PostgreSQL's sequence does not skip ids inserted explicitly, so the insert fails with a duplicate key (unique_violation) and aborts %s, "+
+				"which the simulation does not model; start the sequence past the explicit keys with first-id= on the source, or give this insert its keys",
+				ts.name, s.table.Key, k, s.table.Name, h.w.Now(), ts.name)
 		}
 		if s.op == mvcc.Insert && h.db.Exists(&ts.tx, s.table, id) {
 			return scenario.Errorf(s.pos, what(k)+" finds that row already there: PostgreSQL refuses a duplicate key (unique_violation) and aborts %s, "+

@@ -256,7 +256,10 @@ func (db *DB) Tables() []*Table {
 func (db *DB) LastLSN() LSN { return db.lsn }
 
 // NextVal hands out the next id for session, taking a new cached block when
-// the session's block is used up. Like PostgreSQL's nextval it is never rolled back.
+// the session's block is used up. Like PostgreSQL's nextval it is never
+// rolled back, and a key inserted explicitly does not move it on: the
+// sequence hands that id out in its turn, and the insert that draws it
+// finds the row there.
 func (t *Table) NextVal(session string) int64 {
 	b := t.blocks[session]
 	if b == nil || b.next >= b.end {
@@ -267,14 +270,6 @@ func (t *Table) NextVal(session string) int64 {
 	id := b.next
 	b.next++
 	return id
-}
-
-// SeeID tells the sequence that id was used explicitly, so generated ids
-// continue after it.
-func (t *Table) SeeID(id int64) {
-	if id >= t.next {
-		t.next = id + 1
-	}
 }
 
 // EndSession drops a session's cached ids; they are never handed out again.
