@@ -144,3 +144,30 @@ run extract at=10:00:05
 	assert.Equal(t, "T2 deletes orders 1, 2 from orders; other sessions still see them until T2 commits, and then they are gone: no query of changed rows can return them (only change capture sees a delete).", deletes[0])
 	assert.Contains(t, deletes[1], "Other sessions still see orders 5, 6 until T3 commits, and then they are gone")
 }
+
+// TestAbsorbedWritesCountedOnce: with two merge targets, the duplicate
+// writes a merge absorbed are counted once each, not once per target.
+func TestAbsorbedWritesCountedOnce(t *testing.T) {
+	const src = `scenario test/two-merges "Two merge targets"
+source orders key=order_id
+source refunds key=refund_id
+target fct_orders sink=merge key=order_id
+target fct_refunds sink=merge key=refund_id
+pipeline load_orders from=orders to=fct_orders mark=lsn predicate=gte
+pipeline load_refunds from=refunds to=fct_refunds mark=lsn
+txn T1 begin=10:00:00 commit=10:00:00 insert orders order_id=1
+run load_orders at=10:00:01
+run load_orders at=10:00:02
+txn R1 begin=10:00:03 commit=10:00:03 insert refunds refund_id=7
+run load_refunds at=10:00:04
+check uniqueness
+`
+	tr := runText(t, "u.tdm", src)
+	var detail string
+	for _, c := range tr.Checks() {
+		if c.Name == "uniqueness" {
+			detail = c.Detail
+		}
+	}
+	assert.Contains(t, detail, "the merge absorbed 1 duplicate write")
+}

@@ -7,7 +7,6 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
-	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -90,13 +89,11 @@ func (t *Trace) Observe(n int, o *check.Observation) {
 		}
 		o.Runs = append(o.Runs, run)
 	}
-	for _, h := range t.t.Targets {
-		if h.Mode == sink.Merge {
-			for _, r := range t.Runs {
-				if r.WriteStep > 0 && r.WriteStep <= n {
-					o.Collapsed += r.Collapsed
-				}
-			}
+	// Each run writes one target, and only a merge absorbs anything: its
+	// count is the run's, once, however many targets there are.
+	for _, r := range t.Runs {
+		if r.WriteStep > 0 && r.WriteStep <= n {
+			o.Collapsed += r.Collapsed
 		}
 	}
 }
