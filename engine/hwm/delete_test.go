@@ -155,7 +155,7 @@ run extract at=10:00:06
 			commit = tr.Narration(e)
 		}
 	}
-	assert.Equal(t, "T1 commits at 10:00:04 as lsn 1002, making order 2 visible; its updated_at 10:00:01 is already at or below extract's stored mark 10:00:03, so no later run will read it. Order 1, inserted and deleted inside T1, was never visible to any reader.", commit)
+	assert.Equal(t, "T1 commits at 10:00:04 as lsn 1002, making order 2 visible; its updated_at 10:00:01 is already at or below extract's stored mark 10:00:03, so no later run will read it unless the mark is moved back. Order 1, inserted and deleted inside T1, was never visible to any reader.", commit)
 }
 
 // TestWritesPostgreSQLWouldNotLetThrough: an insert of a key that has a row,
@@ -180,7 +180,7 @@ txn T1 begin=10:00:00 commit=10:00:01 insert order_id=1
 		{"a row another open transaction updated", "txn T2 begin=10:00:02 commit=10:00:05 update order_id=1\ntxn T3 begin=10:00:03 commit=10:00:04 delete order_id=1",
 			"d.tdm:7:39: T3's delete of order_id=1 in orders at 10:00:03 comes while T2, still open, has written that row: PostgreSQL would make T3 wait until T2 ends (a row lock)"},
 		{"an id drawn from the sequence that a key inserted explicitly holds", "txn T2 begin=10:00:02 commit=10:00:03 insert count=1",
-			"d.tdm:6:39: T2's insert draws order_id=1 from orders's sequence at 10:00:02, but a row with that key is already there: PostgreSQL's sequence does not skip ids inserted explicitly"},
+			"d.tdm:6:39: T2's insert draws order_id=1 from orders's sequence at 10:00:02, but a row with that key was inserted explicitly: PostgreSQL's sequence does not skip ids inserted by hand"},
 		{"a key another open transaction inserted", "txn T2 begin=10:00:02 commit=10:00:05 insert order_id=2\ntxn T3 begin=10:00:03 commit=10:00:04 insert order_id=2",
 			"d.tdm:7:39: T3's insert of order_id=2 in orders at 10:00:03 comes while T2, still open, has written that row"},
 	}

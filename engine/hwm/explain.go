@@ -91,8 +91,8 @@ func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, 
 		if why := h.lostBy(key, v, n); why != "" {
 			return committed + "; " + why
 		}
-		if m, ok := h.markBefore(p, table, int(v.CommitStep)); ok && p.Unreachable(m, compared(p, v)) {
-			return prose.F("%s; the mark was already %s, so no read after that could return it.", committed, p.Mark.Format(m))
+		if p, m, ok := h.passedBy(table, v); ok {
+			return prose.F("%s; %s's mark was already %s, so no run reading from the mark returns it unless the mark is moved back.", committed, p.Name, p.Mark.Format(m))
 		}
 		if qualify && h.readBy(key, table, v, n) != "" {
 			return prose.F("%s; %s read it, but the target's one row with key %s copies another table's row.", committed, h.readBy(key, table, v, n), key)
@@ -112,10 +112,8 @@ func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, 
 	r := rows[0]
 	if r.Seq < v.Seq {
 		why := ""
-		if p != nil {
-			if m, ok := h.markBefore(p, table, int(v.CommitStep)); ok && p.Unreachable(m, compared(p, v)) {
-				why = prose.F(" The new version's updated_at %s was already behind the mark %s when it committed, so no run will read it.", v.UpdatedAt, p.Mark.Format(m))
-			}
+		if p, m, ok := h.passedBy(table, v); ok {
+			why = prose.F(" The new version's updated_at %s was already behind %s's mark %s when it committed, so no run will read it unless the mark is moved back.", v.UpdatedAt, p.Name, p.Mark.Format(m))
 		}
 		return prose.F("The target holds version %d of %s (updated_at %s); the source has version %d, %s.%s", r.Seq, name, r.UpdatedAt, v.Seq, strings.TrimPrefix(committed, capital(name)+" "), why)
 	}
@@ -167,6 +165,27 @@ func (t *Trace) pipeFor(table string) *extract.Config {
 		}
 	}
 	return nil
+}
+
+// passedBy returns a pipeline reading table whose stored mark, just before
+// v committed, was already past v, and that mark; ok is false when no
+// pipeline reads the table or one of them can still read v (a second
+// pipeline whose mark is behind reads it in its turn).
+func (t *Trace) passedBy(table string, v engine.VersionRecord) (p *extract.Config, m extract.Mark, ok bool) {
+	for i := range t.Pipes {
+		q := &t.Pipes[i]
+		if !slices.Contains(q.From, table) {
+			continue
+		}
+		qm, known := t.markBefore(q, table, int(v.CommitStep))
+		if !known || !q.Unreachable(qm, compared(q, v)) {
+			return nil, extract.Mark{}, false
+		}
+		if p == nil {
+			p, m = q, qm
+		}
+	}
+	return p, m, p != nil
 }
 
 // markBefore is the value of the mark governing table just before step s.

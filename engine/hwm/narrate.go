@@ -88,7 +88,8 @@ func (t *Trace) statementNarration(rec *TxnRecord, s *StmtRecord, unmatched []st
 }
 
 // commitNarration says what a commit made visible and, for a timestamp mark
-// already past a row's updated_at, that no later run will read it. The mark
+// already past a row's updated_at (every pipeline's that reads the table),
+// that no later run will read it unless the mark is moved back. The mark
 // is the one stored just before the commit, read back from its history.
 func (t *Trace) commitNarration(rec *TxnRecord) string {
 	n := "row"
@@ -117,12 +118,8 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 		if r := (row{table, t.t.VersionKey(&v)}); v.Op == mvcc.Delete || !rows[r] || slices.Contains(never, r) {
 			continue
 		}
-		p := t.pipeFor(table)
-		if p == nil || !p.Mark.IsTimestamp() {
-			continue
-		}
-		m, ok := t.markBefore(p, table, int(v.CommitStep))
-		if !ok || !p.Unreachable(m, int64(v.UpdatedAt)) {
+		p, m, ok := t.passedBy(table, v)
+		if !ok || !p.Mark.IsTimestamp() {
 			continue
 		}
 		lost = append(lost, t.t.VersionKey(&v))
@@ -164,7 +161,7 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 		if len(gone) > 0 {
 			also = " and " + prose.Rows(n, gone) + " gone"
 		}
-		return prose.F("%s commits at %s as lsn %d, making %s visible%s; %s, so no later run will read %s.",
+		return prose.F("%s commits at %s as lsn %d, making %s visible%s; %s, so no later run will read %s unless the mark is moved back.",
 			rec.Name, rec.EndAt, rec.LSN, prose.Rows(n, visible), also, note, it)
 	}
 	switch {

@@ -105,15 +105,15 @@ func (h *world) refusal(ts *txnState, s *stmt, keys []string, rows []int32) erro
 	}
 	for i, k := range keys {
 		id := rows[i]
+		if s.op == mvcc.Insert && len(s.keys) == 0 && (h.db.Holder(&ts.tx, s.table, id) != nil || h.db.Exists(&ts.tx, s.table, id)) {
+			return scenario.Errorf(s.pos, "%s's insert draws %s=%s from %s's sequence at %s, but a row with that key was inserted explicitly: "+
+				"PostgreSQL's sequence does not skip ids inserted by hand, so the insert fails with a duplicate key (unique_violation) and aborts %s, "+
+				"which the simulation does not model; start the sequence past the explicit keys with first-id= on the source, or give this insert its keys",
+				ts.name, s.table.Key, k, s.table.Name, h.w.Now(), ts.name)
+		}
 		if o := h.db.Holder(&ts.tx, s.table, id); o != nil && (s.op == mvcc.Insert || h.db.Exists(&ts.tx, s.table, id)) {
 			return scenario.Errorf(s.pos, what(k)+" comes while %s, still open, has written that row: PostgreSQL would make %s wait until %s ends (a row lock), "+
 				"which the simulation does not model; end %s before this statement", o.Name, ts.name, o.Name, o.Name)
-		}
-		if s.op == mvcc.Insert && h.db.Exists(&ts.tx, s.table, id) && len(s.keys) == 0 {
-			return scenario.Errorf(s.pos, "%s's insert draws %s=%s from %s's sequence at %s, but a row with that key is already there: "+
-				"PostgreSQL's sequence does not skip ids inserted explicitly, so the insert fails with a duplicate key (unique_violation) and aborts %s, "+
-				"which the simulation does not model; start the sequence past the explicit keys with first-id= on the source, or give this insert its keys",
-				ts.name, s.table.Key, k, s.table.Name, h.w.Now(), ts.name)
 		}
 		if s.op == mvcc.Insert && h.db.Exists(&ts.tx, s.table, id) {
 			return scenario.Errorf(s.pos, what(k)+" finds that row already there: PostgreSQL refuses a duplicate key (unique_violation) and aborts %s, "+

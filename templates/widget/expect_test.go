@@ -45,7 +45,7 @@ func TestExpectRunAgreesWithCheck(t *testing.T) {
 func TestExpectRunReports(t *testing.T) {
 	const src = `scenario sandbox/x "X"
 knob mark = timestamp | lsn
-source orders key=order_id updated_at=txn-start
+source orders key=order_id updated_at=txn-start first-id=100
 target fct sink=merge key=order_id
 pipeline extract from=orders to=fct mark=$mark advance=after
 txn T1 begin=10:00:00 commit=10:00:04 insert order_id=3

@@ -218,7 +218,7 @@ func (p *plan) readInserts(t *engine.Trace) error {
 	}
 	for _, tb := range p.tables {
 		if tb.draws && tb.explicit {
-			return cannot("table %s takes both keys written in the scenario and ids from its sequence; the engine moves the sequence past written keys, and PostgreSQL's sequence does not", tb.name)
+			return cannot("table %s takes both keys written in the scenario and ids from its sequence; the replay writes a table's inserts either all with their keys or all from the sequence, since the trace records the keys a statement wrote but not where they came from", tb.name)
 		}
 	}
 	return nil

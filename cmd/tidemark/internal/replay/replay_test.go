@@ -119,7 +119,7 @@ func TestNotReplayable(t *testing.T) {
 			"session s has T1 and T2 open at once"},
 		{"insert after a delete", base + "txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1\ntxn T2 begin=10:00:01 commit=10:00:02 delete order_id=1\ntxn T3 begin=10:00:03 commit=10:00:04 insert order_id=1\n",
 			"T3 inserts order_id 1 again after it was deleted"},
-		{"keys and sequence ids", base + "txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1\ntxn T2 begin=10:00:01 commit=10:00:02 insert\n",
+		{"keys and sequence ids", base + "txn T1 begin=10:00:00 commit=10:00:00 insert order_id=901\ntxn T2 begin=10:00:01 commit=10:00:02 insert\n",
 			"table orders takes both keys written in the scenario and ids from its sequence"},
 		{"an initial position", strings.Replace(base, "to=fct_orders\n", "to=fct_orders mark=lsn initial=1003\n", 1),
 			"mark extract starts at lsn 1003"},
