@@ -178,7 +178,7 @@ func (h *world) beginAt(n scenario.Arg, at vtime.Time, session string) error {
 	if err := h.w.Declare("transaction", n); err != nil {
 		return err
 	}
-	ts := &txnState{h: h, name: n.Value, session: session}
+	ts := &txnState{h: h, name: n.Value, session: session, sid: h.sessionID(session)}
 	h.txnCount++
 	h.txns[n.Value] = &txnPlan{pos: n.Pos, begin: at, session: session, lastAt: at, state: ts}
 	h.w.ScheduleAction(at, (*beginStep)(ts))
@@ -448,8 +448,11 @@ type workload struct {
 	rows, sessions    int
 	rollbackPct       int
 	prefix            string
-	insert            stmt // every transaction's one statement
-	sessionNames      []string
+	insert            stmt       // every transaction's one statement
+	sessionIDs        []int32    // s1…sN, the sessions= taken in turn
+	opened            int        // sessions opened beyond them when all were busy
+	extra             int32      // sessions numbered from extra on are ones this workload opened
+	idle              []int32    // those of them whose transaction has ended
 	slab              []txnState // transaction states are carved from blocks
 	names             string     // the names of the next transactions, written one after the other
 	ends              []int      // where each of them ends in names
@@ -479,6 +482,40 @@ func (g *workload) nextName() string {
 	return g.names[start:g.ends[g.named-1]]
 }
 
+// session picks the session for the workload's next transaction. The
+// first sessions= are taken in turn, passing over one whose transaction is
+// still open, since a PostgreSQL session runs one transaction at a time;
+// when all of them are busy the workload takes a session it opened before
+// that is free, or opens one more, as a connection pool grows under load.
+func (g *workload) session() int32 {
+	busy := g.h.busy
+	for k := range g.sessions {
+		if id := g.sessionIDs[(g.i+k)%g.sessions]; busy[id] == nil {
+			return id
+		}
+	}
+	for len(g.idle) > 0 {
+		id := g.idle[len(g.idle)-1]
+		g.idle = g.idle[:len(g.idle)-1]
+		if busy[id] == nil { // an explicit transaction may have taken it since
+			return id
+		}
+	}
+	if g.opened == 0 {
+		g.extra = int32(len(busy))
+	}
+	g.opened++
+	return g.h.sessionID("s" + strconv.Itoa(g.sessions+g.opened))
+}
+
+// release is told that a transaction in session id ended: a session the
+// workload opened beyond sessions= is free for its next transactions.
+func (g *workload) release(id int32) {
+	if g.opened > 0 && id >= g.extra {
+		g.idle = append(g.idle, id)
+	}
+}
+
 // Act begins the workload's next transaction.
 func (g *workload) Act() {
 	h := g.h
@@ -488,10 +525,10 @@ func (g *workload) Act() {
 		d += vtime.Duration(h.w.Rand().Int64N(int64(g.maxD-g.minD) + 1))
 	}
 	rb := g.rollbackPct > 0 && h.w.Rand().IntN(100) < g.rollbackPct
-	if g.sessionNames == nil {
-		g.sessionNames = make([]string, g.sessions)
-		for i := range g.sessionNames {
-			g.sessionNames[i] = "s" + strconv.Itoa(i+1)
+	if g.sessionIDs == nil {
+		g.sessionIDs = make([]int32, g.sessions)
+		for i := range g.sessionIDs {
+			g.sessionIDs[i] = h.sessionID("s" + strconv.Itoa(i+1))
 		}
 	}
 	if len(g.slab) == 0 {
@@ -499,8 +536,10 @@ func (g *workload) Act() {
 	}
 	ts := &g.slab[0]
 	g.slab = g.slab[1:]
-	ts.h, ts.only = h, &g.insert
-	ts.name, ts.session = g.nextName(), g.sessionNames[g.i%g.sessions]
+	ts.h, ts.only, ts.pool = h, &g.insert, g
+	ts.name = g.nextName()
+	ts.sid = g.session()
+	ts.session = h.sessionNames[ts.sid]
 	h.begin(ts)
 	h.w.ScheduleAction(begin, (*onlyStmtStep)(ts))
 	if rb {

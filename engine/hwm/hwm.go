@@ -50,30 +50,49 @@ func (domain) Faults() []engine.FaultKind { return faults }
 var faults = []engine.FaultKind{FaultCrash}
 
 func (domain) Open(w *engine.World) engine.Part {
-	h := &world{w: w, db: mvcc.New(), pipes: map[string]*pipeline{}, txns: map[string]*txnPlan{}}
+	h := &world{w: w, db: mvcc.New(), pipes: map[string]*pipeline{}, txns: map[string]*txnPlan{}, sessionIDs: map[string]int32{}}
 	h.src = Source{h: h}
 	return h
 }
 
 // world is the high-water-mark world's live state in one engine.World.
 type world struct {
-	w         *engine.World
-	t         *Trace // the world's history; nil until its first line is read
-	by        engine.Narrator
-	src       Source
-	db        *mvcc.DB
-	source    *engine.Clock // the database server's clock, once every line is read
-	pipes     map[string]*pipeline
-	pipeOrd   []string
-	runs      []*runState
-	txns      map[string]*txnPlan // every transaction a line declared, by name, while building
-	workloads []string            // prefixes of generated transaction names
-	txnCount  int                 // transactions the scenario will begin, to size the trace
-	onCommit  []func(*mvcc.Txn)   // what follows each commit: a world built on this one (change capture)
-	keySlab   []string            // statements' key lists are carved from this block
-	stmtSlab  []StmtRecord        // transactions' first statement records are carved from this block
-	keyIDs    []int32             // scratch: a statement's keys' target ids, reused
-	rowIDs    []int32             // scratch: a statement's rows' ids, reused
+	w       *engine.World
+	t       *Trace // the world's history; nil until its first line is read
+	by      engine.Narrator
+	src     Source
+	db      *mvcc.DB
+	source  *engine.Clock // the database server's clock, once every line is read
+	pipes   map[string]*pipeline
+	pipeOrd []string
+	runs    []*runState
+	txns    map[string]*txnPlan // every transaction a line declared, by name, while building
+	// Sessions by number, so that a transaction's begin and end look its
+	// session up by index. Invariant: len(busy) == len(sessionNames), and
+	// sessionIDs[sessionNames[i]] == i.
+	sessionIDs   map[string]int32
+	sessionNames []string
+	busy         []*txnState       // each session's open transaction while running, or nil: a session runs one at a time
+	workloads    []string          // prefixes of generated transaction names
+	txnCount     int               // transactions the scenario will begin, to size the trace
+	onCommit     []func(*mvcc.Txn) // what follows each commit: a world built on this one (change capture)
+	keySlab      []string          // statements' key lists are carved from this block
+	stmtSlab     []StmtRecord      // transactions' first statement records are carved from this block
+	keyIDs       []int32           // scratch: a statement's keys' target ids, reused
+	rowIDs       []int32           // scratch: a statement's rows' ids, reused
+}
+
+// sessionID is the number of the session called name, given one the
+// first time it is asked for.
+func (h *world) sessionID(name string) int32 {
+	if id, ok := h.sessionIDs[name]; ok {
+		return id
+	}
+	id := int32(len(h.sessionNames))
+	h.sessionIDs[name] = id
+	h.sessionNames = append(h.sessionNames, name)
+	h.busy = append(h.busy, nil)
+	return id
 }
 
 // slabSize is how many key list entries or statement records one block
@@ -223,9 +242,11 @@ type txnState struct {
 	h       *world
 	name    string
 	session string
-	only    *stmt    // a workload's transaction: its one statement
-	tx      mvcc.Txn // zero until it begins
-	rec     int      // index into the trace's Txns once it has begun
+	only    *stmt     // a workload's transaction: its one statement
+	pool    *workload // a workload's transaction: the workload, told when its session is free
+	sid     int32     // the session's number (see world.sessionIDs)
+	tx      mvcc.Txn  // zero until it begins
+	rec     int       // index into the trace's Txns once it has begun
 }
 
 // The typed steps of a source transaction, queued as engine.Actions. Each

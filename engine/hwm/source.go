@@ -28,7 +28,21 @@ func (s *stmt) Act() { s.txn.h.statement(s.txn, s) }
 
 func (h *world) sourceClock(t *mvcc.Table) *engine.Clock { return h.w.Clock(t.Clock) }
 
+// begin begins ts in its session. A PostgreSQL session runs one
+// transaction at a time, so a begin in a session whose transaction is still
+// open stops the run with an error at ts's line; a workload picks a free
+// session before it begins one (see workload.Act).
 func (h *world) begin(ts *txnState) {
+	if o := h.busy[ts.sid]; o != nil {
+		pos := scenario.Pos{}
+		if tp := h.txns[ts.name]; tp != nil {
+			pos = tp.pos
+		}
+		h.w.Refuse(scenario.Errorf(pos, "%s begins at %s in session %s, where %s is still open: a PostgreSQL session runs one transaction at a time; "+
+			"give %s a session of its own with session=, or end %s first", ts.name, h.w.Now(), ts.session, o.name, ts.name, o.name))
+		return
+	}
+	h.busy[ts.sid] = ts
 	now := h.source.Read(h.w.Now())
 	h.db.BeginInto(&ts.tx, ts.name, ts.session, h.w.Now(), now)
 	h.t.Txns = append(h.t.Txns, TxnRecord{Name: ts.name, Session: ts.session, BeginAt: h.w.Now(), BeginNow: now, BeginStep: h.w.NextStep()})
@@ -123,6 +137,14 @@ func (h *world) refusal(ts *txnState, s *stmt, keys []string, rows []int32) erro
 	return nil
 }
 
+// endSession frees ts's session for the next transaction.
+func (h *world) endSession(ts *txnState) {
+	h.busy[ts.sid] = nil
+	if ts.pool != nil {
+		ts.pool.release(ts.sid)
+	}
+}
+
 func (h *world) commit(ts *txnState) {
 	now := h.source.Read(h.w.Now())
 	h.db.Commit(&ts.tx, h.w.Now(), now)
@@ -143,6 +165,7 @@ func (h *world) commit(ts *txnState) {
 		}
 		h.w.SetSourceVersion(h.targetFor(v.Table), v.ID, seq)
 	}
+	h.endSession(ts)
 	h.emitTxn(engine.KindCommit, ts.rec, -1)
 }
 
@@ -150,5 +173,6 @@ func (h *world) rollback(ts *txnState) {
 	h.db.Rollback(&ts.tx, h.w.Now())
 	rec := &h.t.Txns[ts.rec]
 	rec.EndAt, rec.EndStep, rec.State = h.w.Now(), h.w.NextStep(), mvcc.RolledBack
+	h.endSession(ts)
 	h.emitTxn(engine.KindRollback, ts.rec, -1)
 }

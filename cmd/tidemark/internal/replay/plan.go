@@ -240,17 +240,13 @@ func (p *plan) walk(t *engine.Trace) error {
 	type rowKey struct{ table, key string }
 	live := map[rowKey]bool{}     // committed and not deleted
 	existed := map[rowKey]bool{}  // ever committed
-	openBy := map[string]string{} // session -> the transaction open in it
 	stmtNo := map[int]int{}
 	for i := range t.Events {
 		e := &t.Events[i]
 		switch e.Kind {
 		case engine.KindBegin:
-			rec := &h.Txns[p.txn[t.Actor(e)]]
-			if other := openBy[rec.Session]; other != "" {
-				return cannot("session %s has %s and %s open at once, and a PostgreSQL session runs one transaction at a time", rec.Session, other, rec.Name)
-			}
-			openBy[rec.Session] = rec.Name
+			// Nothing to refuse: the engine runs one transaction at a
+			// time in a session, as PostgreSQL does.
 		case engine.KindInsert, engine.KindUpdate, engine.KindDelete:
 			ti := p.txn[t.Actor(e)]
 			rec := &h.Txns[ti]
@@ -279,7 +275,6 @@ func (p *plan) walk(t *engine.Trace) error {
 		case engine.KindCommit, engine.KindRollback:
 			ti := p.txn[t.Actor(e)]
 			rec := &h.Txns[ti]
-			delete(openBy, rec.Session)
 			for _, st := range rec.Stmts {
 				for _, k := range st.Keys {
 					rk := rowKey{st.Table, k}

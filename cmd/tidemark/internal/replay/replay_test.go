@@ -115,8 +115,6 @@ pipeline extract from=orders to=fct_orders
 // reason, before any database is touched.
 func TestNotReplayable(t *testing.T) {
 	tests := []struct{ name, src, why string }{
-		{"one session, two transactions", base + "txn T1 begin=10:00:00 commit=10:00:05 session=s insert order_id=1\ntxn T2 begin=10:00:01 commit=10:00:02 session=s insert order_id=2\n",
-			"session s has T1 and T2 open at once"},
 		{"insert after a delete", base + "txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1\ntxn T2 begin=10:00:01 commit=10:00:02 delete order_id=1\ntxn T3 begin=10:00:03 commit=10:00:04 insert order_id=1\n",
 			"T3 inserts order_id 1 again after it was deleted"},
 		{"keys and sequence ids", base + "txn T1 begin=10:00:00 commit=10:00:00 insert order_id=901\ntxn T2 begin=10:00:01 commit=10:00:02 insert\n",
