@@ -198,3 +198,25 @@ run extract at=10:00:02
 	assert.Equal(t, "T2 commits at 10:00:04 as lsn 1002; order 2 is now visible to new readers.", commits[1], "backfill's mark is behind: nothing is lost yet")
 	assert.Empty(t, tr.Final().Missing)
 }
+
+// TestPositionReadSaysWhichDeletesItCannotSee: a read by commit position
+// covering a delete finds no row for it, and says so rather than read as
+// if the range held only what it found.
+func TestPositionReadSaysWhichDeletesItCannotSee(t *testing.T) {
+	const src = `scenario test/delete-in-range "A delete in a position read's range"
+source orders key=order_id
+target fct sink=merge key=order_id
+pipeline extract from=orders to=fct mark=lsn
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1,2
+run extract at=10:00:01
+txn T2 begin=10:00:02 commit=10:00:02 insert order_id=3
+txn T3 begin=10:00:03 commit=10:00:03 delete order_id=1,2
+run extract at=10:00:04
+txn T4 begin=10:00:05 commit=10:00:05 insert order_id=4
+run extract at=10:00:06
+`
+	reads := sentences(runText(t, "r.tdm", src), engine.KindRead)
+	require.Len(t, reads, 3)
+	assert.Equal(t, "extract reads orders for changes after lsn 1001 up to lsn 1003 and finds order 3. The delete of orders 1, 2 in that range leaves no row to read: only change capture sees a delete.", reads[1])
+	assert.Equal(t, "extract reads orders for changes after lsn 1003 up to lsn 1004 and finds order 4.", reads[2], "a range with no delete says nothing of one")
+}

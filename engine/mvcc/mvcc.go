@@ -474,22 +474,27 @@ func (t *Table) SelectStamp(r Range) []*Version {
 }
 
 // SelectLSN returns the live rows last changed by a commit in (lo, hi], in
-// commit order. Rows deleted since are left out.
-func (t *Table) SelectLSN(lo, hi LSN, loInclusive bool) []*Version {
+// commit order, as a query on the commit's position would. Rows deleted
+// since are left out; deleted lists the keys of those deleted by a commit in
+// the range, which such a query cannot see (only change capture reads a
+// delete).
+func (t *Table) SelectLSN(lo, hi LSN, loInclusive bool) (out []*Version, deleted []string) {
 	i, _ := slices.BinarySearchFunc(t.byLSN, lo, func(e *Version, l LSN) int {
 		if e.LSN < l || e.LSN == l && !loInclusive {
 			return -1
 		}
 		return 1
 	})
-	var out []*Version
 	for ; i < len(t.byLSN) && t.byLSN[i].LSN <= hi; i++ {
-		v := t.byLSN[i]
-		if !v.superseded && !v.Deleted() {
+		switch v := t.byLSN[i]; {
+		case v.superseded:
+		case v.Deleted():
+			deleted = append(deleted, v.Key)
+		default:
 			out = append(out, v)
 		}
 	}
-	return out
+	return out, deleted
 }
 
 // Rows returns every live, undeleted row in (updated_at, key) order. The
