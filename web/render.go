@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -103,7 +104,14 @@ func sentence(err error) string {
 func reuseKey(r *http.Request, vary []string) string {
 	query := ""
 	if r.URL.RawQuery != "" {
-		query = r.URL.Query().Encode()
+		// A query with a pair that cannot be read makes a page that says
+		// so: it is filed under its raw text, apart from the same query
+		// without that pair.
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		query = q.Encode()
+		if err != nil {
+			query = "\x00" + r.URL.RawQuery
+		}
 	}
 	n := len(r.URL.Path) + 1 + len(query) + 4
 	for _, v := range vary {

@@ -116,12 +116,23 @@ func OpenLink(id, src, name, base, rawQuery string, embedded bool, domains []eng
 	if err != nil || qerr == nil {
 		return s, err
 	}
-	note := "part of this page's address could not be read (" + clip(qerr.Error()) + "), so it was left out"
-	if s.st.Message != "" {
-		note += ". " + s.st.Message
-	}
-	s.st.Message = note
+	s.st.Message = WithUnreadNote(qerr, s.st.Message)
 	return s, nil
+}
+
+// WithUnreadNote puts before message, a widget's problems with its link,
+// that part of the link's query could not be read because of qerr (from
+// ParseQuery or url.ParseQuery), so the server's page and the browser's
+// say the same. It returns message as it is when qerr is nil.
+func WithUnreadNote(qerr error, message string) string {
+	if qerr == nil {
+		return message
+	}
+	note := "part of this page's address could not be read (" + clip(qerr.Error()) + "), so it was left out"
+	if message != "" {
+		note += ". " + message
+	}
+	return note
 }
 
 // start builds the world for the current knobs and faults; Advance runs it.

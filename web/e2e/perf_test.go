@@ -92,7 +92,7 @@ func bigPage(t *testing.T, name, src string) web.Page {
 	return web.Page{
 		Pattern: "GET /perf/" + name,
 		Render: func(r *http.Request) (templ.Component, error) {
-			_, host, err := pages.Widget(r.Context(), f, r.URL.Query(), "/perf/"+name, "tm", false)
+			_, host, err := pages.Widget(r.Context(), f, r.URL.Query(), nil, "/perf/"+name, "tm", false)
 			var budget *engine.BudgetError
 			if errors.As(err, &budget) {
 				// More than the server runs for a visitor: the page carries the

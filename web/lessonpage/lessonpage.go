@@ -209,7 +209,7 @@ func embedView(ctx context.Context, e course.Embed, id string) (lesson.EmbedView
 	if e.Step > 0 {
 		q.Set("step", strconv.Itoa(e.Step))
 	}
-	tr, host, err := pages.Widget(ctx, sc.File, q, "/scenarios/"+sc.ID, id, true)
+	tr, host, err := pages.Widget(ctx, sc.File, q, nil, "/scenarios/"+sc.ID, id, true)
 	if err != nil {
 		return lesson.EmbedView{}, fmt.Errorf("embed %s: %w", e.Scenario, err)
 	}

@@ -163,7 +163,10 @@ func UseModule(layout *templates.LayoutView, url string) {
 // shared; another is run within ServerBudget, SimulationDeadline and
 // MaxSimulations, holding its run slot until its widget is drawn, and an
 // error says which it passed.
-func Widget(ctx context.Context, f *scenario.File, q url.Values, base, id string, embedded bool) (*engine.Trace, templates.WidgetHost, error) {
+//
+// unread is why part of the link's query could not be read (see
+// url.ParseQuery), or nil; the widget says so before its other problems.
+func Widget(ctx context.Context, f *scenario.File, q url.Values, unread error, base, id string, embedded bool) (*engine.Trace, templates.WidgetHost, error) {
 	ctx, release, err := holdForDrawing(ctx, f)
 	if err != nil {
 		return nil, templates.WidgetHost{}, err
@@ -175,7 +178,7 @@ func Widget(ctx context.Context, f *scenario.File, q url.Values, base, id string
 	}
 	beforeDrawing()
 	st.BasePath, st.ID, st.Embedded = base, id, embedded
-	st.Message = strings.Join(problems, ". ")
+	st.Message = widget.WithUnreadNote(unread, strings.Join(problems, ". "))
 	if embedded {
 		st.Present = "" // presenter mode is the scenario page's
 	}
@@ -245,7 +248,8 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		if embed {
 			base = "/embed/" + id
 		}
-		t, host, err := Widget(r.Context(), sc.File, r.URL.Query(), base, "tm", embed)
+		q, unread := url.ParseQuery(r.URL.RawQuery)
+		t, host, err := Widget(r.Context(), sc.File, q, unread, base, "tm", embed)
 		if err != nil {
 			return nil, fmt.Errorf("bundled scenario %s: %w", id, err)
 		}
@@ -260,7 +264,7 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		}
 		UseModule(&v.Layout, host.WasmURL)
 		v.Layout.Description = sc.About
-		step, _ := strconv.Atoi(r.URL.Query().Get("step"))
+		step, _ := strconv.Atoi(q.Get("step"))
 		sn := widget.SnippetsFor(origin(r), t, max(0, min(step, t.Steps())))
 		v.Embed = templates.EmbedSnippets{IFrame: sn.IFrame, Script: sn.Script, Markdown: sn.Markdown, Image: sn.Image, Origin: origin(r)}
 		if _, static := web.PublishedFrom(r.Context()); static {
@@ -270,7 +274,7 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 			return templates.EmbedPage(v), nil
 		}
 		v.UsedIn, v.Next = lessonContext(sc.ID)
-		v.Layout.Preview = Preview(r, "/scenarios/"+id, r.URL.Query().Encode(), "website")
+		v.Layout.Preview = Preview(r, "/scenarios/"+id, q.Encode(), "website")
 		return templates.ScenarioPage(v), nil
 	}
 }
@@ -332,7 +336,7 @@ func playPage(r *http.Request) (templ.Component, error) {
 	f, err := scenario.Parse("play.tdm", []byte(src))
 	if err == nil {
 		var host templates.WidgetHost
-		_, host, err = Widget(r.Context(), f, url.Values{}, "/play", "play", false)
+		_, host, err = Widget(r.Context(), f, url.Values{}, nil, "/play", "play", false)
 		if err == nil {
 			v.Widget = host
 			v.Widget.WasmURL, v.Widget.Module = v.WasmURL, ModuleAll // the sandbox runs whatever is typed next

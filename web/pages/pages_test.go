@@ -150,6 +150,8 @@ func TestScenarioPageQuery(t *testing.T) {
 		{"step=x", "step=x is not a step number", "0"},
 		{"step=999", "step 999 is past the end; this scenario has 24 steps", "24"},
 		{"seed=abc", "seed=abc is not a whole number", "0"},
+		{"step=5&mark=lsn;x=1", "part of this page's address could not be read (invalid semicolon separator in query), so it was left out", "5"},
+		{"step=4&a=%zz", `part of this page's address could not be read (invalid URL escape "%zz"), so it was left out`, "4"},
 	} {
 		code, d := get(t, h, "/scenarios/hwm/visibility-gap?"+tc.query)
 		require.Equal(t, http.StatusOK, code, tc.query)
@@ -158,6 +160,18 @@ func TestScenarioPageQuery(t *testing.T) {
 		assert.Contains(t, htmltest.Text(msg), tc.says, tc.query)
 		assert.Equal(t, tc.step, htmltest.Attr(d.One(t, "widget"), "data-step"), tc.query)
 		assert.True(t, htmltest.HasAttr(d.One(t, "knob-mark-timestamp"), "checked"), "%s: a bad value falls back to the default", tc.query)
+	}
+}
+
+// TestUnreadableQueryIsKeptApart: a page kept for a link is not served for
+// the same link with a pair that cannot be read, nor the other way round.
+func TestUnreadableQueryIsKeptApart(t *testing.T) {
+	h := handler(t)
+	for range 2 {
+		_, d := get(t, h, "/scenarios/hwm/visibility-gap?step=5")
+		assert.True(t, htmltest.HasAttr(d.One(t, "message"), "hidden"))
+		_, d = get(t, h, "/scenarios/hwm/visibility-gap?step=5&x=1;y=2")
+		assert.False(t, htmltest.HasAttr(d.One(t, "message"), "hidden"))
 	}
 }
 
