@@ -644,3 +644,27 @@ func TestStageLinkCarriesTheStep(t *testing.T) {
 	assert.Equal(t, 14, step(t, ctx), "and stays on the step")
 	assert.Empty(t, pageProblems(t, ctx))
 }
+
+// TestSourceChartOnAPhone: at 360 px each transaction's state (its log
+// position and its keys' fate) sits under its bar, in sight, rather than in
+// a column the chart has to be scrolled sideways to reach.
+func TestSourceChartOnAPhone(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=16")
+	viewport(t, ctx, 360, 740)
+	chart := eval[map[string]float64](t, ctx, `(() => {
+		const c = document.querySelector('.tm-chart'), r = c.getBoundingClientRect();
+		return {left: r.left, right: r.right, scroll: c.scrollWidth, client: c.clientWidth};
+	})()`)
+	assert.LessOrEqual(t, chart["scroll"], chart["client"], "the source chart scrolls sideways")
+	fates := eval[[]map[string]any](t, ctx, `[...document.querySelectorAll('[data-testid=fate]')].map((e) => {
+		const r = e.getBoundingClientRect();
+		return {text: e.textContent, left: r.left, right: r.right};
+	})`)
+	require.Len(t, fates, 4)
+	for _, f := range fates {
+		assert.LessOrEqual(t, f["right"].(float64), chart["right"]+0.5, "%v is out of sight", f["text"])
+		assert.GreaterOrEqual(t, f["left"].(float64), chart["left"], "%v is out of sight", f["text"])
+	}
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360)
+	assert.Empty(t, pageProblems(t, ctx))
+}
