@@ -590,11 +590,13 @@ func TestPresenterLogWorld(t *testing.T) {
 }
 
 // TestHeadingsAndFocusThroughSteps: a scenario page's headings go down one
-// level at a time (the widget's panels are h3s under an h2), and stepping
+// level at a time (the widget's panels are h3s under an h2), as do an
+// embed's, a lesson chapter's with its widgets and the sandbox's; stepping
 // with the focus on one of the stage's links keeps it there though the step
 // draws that link anew.
 func TestHeadingsAndFocusThroughSteps(t *testing.T) {
-	for _, path := range []string{"/scenarios/hwm/visibility-gap?step=12", "/embed/hwm/visibility-gap?step=12"} {
+	for _, path := range []string{"/scenarios/hwm/visibility-gap?step=12", "/embed/hwm/visibility-gap?step=12",
+		"/lessons/high-water-mark/position-or-timestamp", "/lessons/guarantee-chain/the-chain", "/play"} {
 		ctx, _ := startPlayground(t, path)
 		levels := eval[[]int](t, ctx, `[...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].map((h) => Number(h.tagName[1]))`)
 		require.NotEmpty(t, levels, path)
