@@ -238,8 +238,8 @@ func argText(k, v string) string {
 func (p *plan) walk(t *engine.Trace) error {
 	h := hwm.Of(t)
 	type rowKey struct{ table, key string }
-	live := map[rowKey]bool{}     // committed and not deleted
-	existed := map[rowKey]bool{}  // ever committed
+	live := map[rowKey]bool{}    // committed and not deleted
+	existed := map[rowKey]bool{} // ever committed
 	stmtNo := map[int]int{}
 	for i := range t.Events {
 		e := &t.Events[i]
