@@ -504,8 +504,13 @@ func (g *workload) session() int32 {
 	if g.opened == 0 {
 		g.extra = int32(len(busy))
 	}
-	g.opened++
-	return g.h.sessionID("s" + strconv.Itoa(g.sessions+g.opened))
+	// Another workload's session may have the next name, and be busy.
+	for {
+		g.opened++
+		if id := g.h.sessionID("s" + strconv.Itoa(g.sessions+g.opened)); g.h.busy[id] == nil {
+			return id
+		}
+	}
 }
 
 // release is told that a transaction in session id ended: a session the

@@ -50,6 +50,9 @@ func TestWorkloadSessionsNeverOverlap(t *testing.T) {
 		"workload orders txns=20 from=10:00:00 every=500ms duration=0s..2s rows=2 sessions=3 rollback=10 prefix=W",
 		"workload orders txns=200 from=10:00:00 every=10ms duration=0s..1s sessions=2",
 		"workload orders txns=50 from=10:00:00 every=1s duration=100ms sessions=4",
+		// Two workloads share the names s1, s2, …: the one with fewer
+		// sessions opens s3 and on while the other's are busy.
+		"workload orders txns=100 from=10:00:00 every=10ms duration=500ms sessions=2\nworkload orders txns=100 from=10:00:00.005 every=10ms duration=500ms sessions=8 prefix=V",
 	} {
 		tr := runText(t, "w.tdm", sessionHead+line+"\nrun extract at=11:00:00\n")
 		h := hwm.Of(tr)

@@ -34,9 +34,12 @@ func (h *world) sourceClock(t *mvcc.Table) *engine.Clock { return h.w.Clock(t.Cl
 // session before it begins one (see workload.Act).
 func (h *world) begin(ts *txnState) {
 	if o := h.busy[ts.sid]; o != nil {
-		pos := scenario.Pos{}
-		if tp := h.txns[ts.name]; tp != nil {
+		var pos scenario.Pos
+		switch tp := h.txns[ts.name]; {
+		case tp != nil:
 			pos = tp.pos
+		case ts.pool != nil:
+			pos = ts.pool.insert.pos // the workload's line
 		}
 		h.w.Refuse(scenario.Errorf(pos, "%s begins at %s in session %s, where %s is still open: a PostgreSQL session runs one transaction at a time; "+
 			"give %s a session of its own with session=, or end %s first", ts.name, h.w.Now(), ts.session, o.name, ts.name, o.name))
