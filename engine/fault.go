@@ -76,12 +76,23 @@ func RunWithFaults(f *scenario.File, set map[string]string, seed uint64, domains
 	if err != nil {
 		return nil, err
 	}
+	stepped := 0 // the steps before the faults injected since the run last stepped
 	for _, fl := range faults {
+		if fl.AfterStep == stepped && stepped < len(w.trace.Events) {
+			// A fault after the same step as the one before it, which
+			// added a step of its own (a clock jump): it follows that one.
+			if err := w.Inject(fl); err != nil {
+				return nil, err
+			}
+			w.trace.Faults = append(w.trace.Faults, fl)
+			continue
+		}
 		if fl.AfterStep < len(w.trace.Events) {
 			return nil, prose.Errorf("faults must be in step order: step %d is already past", fl.AfterStep)
 		}
 		for len(w.trace.Events) < fl.AfterStep && w.Step() {
 		}
+		stepped = len(w.trace.Events)
 		if err := w.Err(); err != nil {
 			return nil, err
 		}

@@ -970,3 +970,28 @@ func TestSessionUndoesALinksFaults(t *testing.T) {
 	_, err = s.Act("undo", "")
 	assert.ErrorContains(t, err, "nothing to undo")
 }
+
+// TestSessionTwoFaultsAtOneStep: a second fault at the step of a clock jump,
+// which narrates itself as a step of its own, goes in right after the jump,
+// as RunWithFaults and the server put it, rather than never finding its
+// step and undoing itself.
+func TestSessionTwoFaultsAtOneStep(t *testing.T) {
+	s := open(t, "hwm/visibility-gap", "step=3")
+	for range 2 {
+		_, err := s.Act("jump", "-5s")
+		require.NoError(t, err)
+		finish(t, s, 2)
+		v, _ := view(t, s)
+		assert.Equal(t, 3, v.Step)
+		assert.Empty(t, v.Message)
+	}
+	require.Len(t, s.trace.Faults, 2, "both jumps stand")
+	sc, _ := lessons.Lookup("hwm/visibility-gap")
+	for _, f := range s.trace.Faults {
+		assert.Equal(t, 3, f.AfterStep)
+		assert.Equal(t, -5*vtime.Second, f.By)
+	}
+	want, err := engine.RunWithFaults(sc.File, s.knobs, 1, worlds.All(), s.trace.Faults)
+	require.NoError(t, err)
+	assert.Equal(t, reportOf(t, want), reportOf(t, s.trace))
+}

@@ -359,6 +359,12 @@ func TestScenarioPageFaultsInTheLink(t *testing.T) {
 	assert.Contains(t, htmltest.Text(d.One(t, "snippet-markdown")), "fault=11~crash")
 	assert.Contains(t, htmltest.Text(d.One(t, "timeline")), "crashes")
 
+	// Two faults after one step, the first a clock jump that narrates
+	// itself as a step: both apply, one after the other.
+	_, two := get(t, h, "/scenarios/hwm/visibility-gap?step=6&fault=3~jump~5s&fault=3~jump~5s")
+	assert.True(t, htmltest.HasAttr(two.One(t, "message"), "hidden"), htmltest.Text(two.One(t, "message")))
+	assert.Equal(t, 2, strings.Count(htmltest.Text(two.One(t, "timeline")), "clock is stepped forward by 5s"), htmltest.Text(two.One(t, "timeline")))
+
 	// A fault that cannot apply is dropped, and the page says so.
 	_, bad := get(t, h, base+"&fault=1~crash")
 	assert.Contains(t, htmltest.Text(bad.One(t, "message")), "the link's faults could not be applied")
