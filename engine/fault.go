@@ -37,10 +37,27 @@ type Fault struct {
 	Key       string         // for the log world's burst: the one key every event carries, or "" for keys spread over the burst
 }
 
-// Inject applies f now. Call it when the world has emitted exactly
-// f.AfterStep events. The core injects a clock jump itself; the world that
-// declared f's kind injects the others.
+// FaultDue reports whether f goes in now: right after its step, or right
+// after an earlier fault at the same step that added a step of its own (a
+// clock jump narrates itself), before the run has stepped on. Faults given
+// in step order go in as each is due.
+func (w *World) FaultDue(f Fault) bool {
+	n := len(w.trace.Events)
+	return f.AfterStep == n || w.lastFault.set && f.AfterStep == w.lastFault.after && n == w.lastFault.end
+}
+
+// Inject applies f now. Call it when f is due (see FaultDue). The core
+// injects a clock jump itself; the world that declared f's kind injects the
+// others.
 func (w *World) Inject(f Fault) error {
+	if err := w.inject(f); err != nil {
+		return err
+	}
+	w.lastFault.set, w.lastFault.after, w.lastFault.end = true, f.AfterStep, len(w.trace.Events)
+	return nil
+}
+
+func (w *World) inject(f Fault) error {
 	switch f.Kind {
 	case FaultClockJump:
 		if w.clocks[f.Clock] == nil {
@@ -76,27 +93,16 @@ func RunWithFaults(f *scenario.File, set map[string]string, seed uint64, domains
 	if err != nil {
 		return nil, err
 	}
-	stepped := 0 // the steps before the faults injected since the run last stepped
 	for _, fl := range faults {
-		if fl.AfterStep == stepped && stepped < len(w.trace.Events) {
-			// A fault after the same step as the one before it, which
-			// added a step of its own (a clock jump): it follows that one.
-			if err := w.Inject(fl); err != nil {
-				return nil, err
-			}
-			w.trace.Faults = append(w.trace.Faults, fl)
-			continue
-		}
-		if fl.AfterStep < len(w.trace.Events) {
+		if fl.AfterStep < len(w.trace.Events) && !w.FaultDue(fl) {
 			return nil, prose.Errorf("faults must be in step order: step %d is already past", fl.AfterStep)
 		}
 		for len(w.trace.Events) < fl.AfterStep && w.Step() {
 		}
-		stepped = len(w.trace.Events)
 		if err := w.Err(); err != nil {
 			return nil, err
 		}
-		if len(w.trace.Events) != fl.AfterStep {
+		if !w.FaultDue(fl) {
 			return nil, prose.Errorf("the scenario has only %d steps; cannot inject a fault after step %d", len(w.trace.Events), fl.AfterStep)
 		}
 		if err := w.Inject(fl); err != nil {

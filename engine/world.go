@@ -199,6 +199,13 @@ const (
 // World is a scenario being simulated. Build one with Build and drive it
 // with Step or run it to the end with Run.
 type World struct {
+	// lastFault is the latest fault injected: the step it came after, and
+	// the steps once it was in; FaultDue lets a fault at the same step
+	// follow it while the run has not stepped on.
+	lastFault struct {
+		set        bool
+		after, end int
+	}
 	trace     *Trace
 	rng       *rand.Rand
 	clocks    map[string]*Clock

@@ -107,9 +107,9 @@ func reuseKey(r *http.Request, vary []string) string {
 		// A query with a pair that cannot be read makes a page that says
 		// so: it is filed under its raw text, apart from the same query
 		// without that pair.
-		q, err := url.ParseQuery(r.URL.RawQuery)
-		query = q.Encode()
-		if err != nil {
+		if q, err := url.ParseQuery(r.URL.RawQuery); err == nil {
+			query = q.Encode()
+		} else {
 			query = "\x00" + r.URL.RawQuery
 		}
 	}

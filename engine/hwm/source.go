@@ -111,7 +111,8 @@ func (h *world) statement(ts *txnState, s *stmt) {
 // would write a row as PostgreSQL would not let it, or nil: a row another
 // open transaction has written (PostgreSQL makes s wait for that one to
 // end), or an insert of a key that already has a row ts can see
-// (unique_violation, which aborts ts). The simulation models neither the
+// (unique_violation, which aborts ts), among them an id drawn from the
+// sequence that a key inserted by hand already holds. The simulation models neither the
 // wait nor the aborted transaction, so it says so rather than let both
 // writes through.
 func (h *world) refusal(ts *txnState, s *stmt, keys []string, rows []int32) error {
@@ -122,17 +123,21 @@ func (h *world) refusal(ts *txnState, s *stmt, keys []string, rows []int32) erro
 	}
 	for i, k := range keys {
 		id := rows[i]
-		if s.op == mvcc.Insert && len(s.keys) == 0 && (h.db.Holder(&ts.tx, s.table, id) != nil || h.db.Exists(&ts.tx, s.table, id)) {
+		// Each row is looked up once: these run for every key a
+		// workload writes.
+		o := h.db.Holder(&ts.tx, s.table, id)
+		exists := (s.op == mvcc.Insert || o != nil) && h.db.Exists(&ts.tx, s.table, id)
+		if s.op == mvcc.Insert && len(s.keys) == 0 && (o != nil || exists) {
 			return scenario.Errorf(s.pos, "%s's insert draws %s=%s from %s's sequence at %s, but a row with that key was inserted explicitly: "+
 				"PostgreSQL's sequence does not skip ids inserted by hand, so the insert fails with a duplicate key (unique_violation) and aborts %s, "+
 				"which the simulation does not model; start the sequence past the explicit keys with first-id= on the source, or give this insert its keys",
 				ts.name, s.table.Key, k, s.table.Name, h.w.Now(), ts.name)
 		}
-		if o := h.db.Holder(&ts.tx, s.table, id); o != nil && (s.op == mvcc.Insert || h.db.Exists(&ts.tx, s.table, id)) {
+		if o != nil && (s.op == mvcc.Insert || exists) {
 			return scenario.Errorf(s.pos, what(k)+" comes while %s, still open, has written that row: PostgreSQL would make %s wait until %s ends (a row lock), "+
 				"which the simulation does not model; end %s before this statement", o.Name, ts.name, o.Name, o.Name)
 		}
-		if s.op == mvcc.Insert && h.db.Exists(&ts.tx, s.table, id) {
+		if s.op == mvcc.Insert && exists {
 			return scenario.Errorf(s.pos, what(k)+" finds that row already there: PostgreSQL refuses a duplicate key (unique_violation) and aborts %s, "+
 				"which the simulation does not model; insert a key with no row, or update this one", ts.name)
 		}

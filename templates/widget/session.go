@@ -35,7 +35,6 @@ type Session struct {
 	history   []snapshot // undo stack
 	world     *engine.World
 	pending   []engine.Fault // faults still to inject into the run in progress
-	stepped   int            // the run in progress's steps when it last stepped, before the faults injected since
 	trace     *engine.Trace
 	original  *engine.Trace
 	origRun   *engine.World // the run without faults, in progress, when an undo returned to a fork
@@ -142,7 +141,7 @@ func (s *Session) start() error {
 	if err != nil {
 		return err
 	}
-	s.world, s.pending, s.stopped, s.stepped = w, append([]engine.Fault(nil), s.faults...), nil, 0
+	s.world, s.pending, s.stopped = w, append([]engine.Fault(nil), s.faults...), nil
 	return nil
 }
 
@@ -163,10 +162,7 @@ func (s *Session) Advance(budget int) (bool, error) {
 	}
 	w := s.world
 	for i := 0; i < max(budget, 1); i++ {
-		// A fault goes in right after its step, and after the faults
-		// before it at that step, though one of those added a step of its
-		// own (a clock jump narrates itself).
-		if n := s.pending; len(n) > 0 && (w.Trace().Steps() == n[0].AfterStep || s.stepped == n[0].AfterStep) {
+		if len(s.pending) > 0 && w.FaultDue(s.pending[0]) {
 			if err := w.Inject(s.pending[0]); err != nil {
 				return true, s.refuse(err)
 			}
@@ -174,9 +170,7 @@ func (s *Session) Advance(budget int) (bool, error) {
 			s.pending = s.pending[1:]
 			continue
 		}
-		stepping := w.Step()
-		s.stepped = w.Trace().Steps()
-		if !stepping {
+		if !w.Step() {
 			if err := w.Err(); err != nil {
 				// Past the budget: the trace is incomplete, and showing it
 				// would show rows missing only because the run stopped.

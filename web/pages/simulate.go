@@ -134,11 +134,8 @@ func runWithin(ctx context.Context, f *scenario.File, knobs map[string]string, s
 	if err != nil {
 		return nil, err
 	}
-	stepped := 0 // the steps before the faults injected since the run last stepped
 	for i := 1; ; i++ {
-		// A fault goes in right after its step, and after the faults before
-		// it at that step, though one of those added a step (a clock jump).
-		if len(faults) > 0 && (w.Trace().Steps() == faults[0].AfterStep || stepped == faults[0].AfterStep) {
+		if len(faults) > 0 && w.FaultDue(faults[0]) {
 			if err := w.Inject(faults[0]); err != nil {
 				return nil, err
 			}
@@ -149,7 +146,6 @@ func runWithin(ctx context.Context, f *scenario.File, knobs map[string]string, s
 		if !w.Step() {
 			break
 		}
-		stepped = w.Trace().Steps()
 		if i%1024 == 0 && ctx.Err() != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return nil, fmt.Errorf("%w: %w", errTooSlow, web.ErrBusy)

@@ -244,9 +244,7 @@ func (p *plan) walk(t *engine.Trace) error {
 	for i := range t.Events {
 		e := &t.Events[i]
 		switch e.Kind {
-		case engine.KindBegin:
-			// Nothing to refuse: the engine runs one transaction at a
-			// time in a session, as PostgreSQL does.
+		case engine.KindBegin: // replayed as it is
 		case engine.KindInsert, engine.KindUpdate, engine.KindDelete:
 			ti := p.txn[t.Actor(e)]
 			rec := &h.Txns[ti]
