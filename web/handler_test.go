@@ -485,6 +485,26 @@ func TestReusedPagesRenderOnce(t *testing.T) {
 	get(h, "/lessons/a?a=1&b=2", "X-Forwarded-Proto", "https")
 	assert.Equal(t, 3, c.count(), "another query, or another value of a Vary header, is another page")
 
+	// The origin headers count only through the address they make: a
+	// proxy's for= per visitor, or a visitor's own Forwarded values, do
+	// not make another page.
+	o := &counted{}
+	oh := newTestHandler(t, Options{CacheBytes: 64 << 10, Pages: []Page{
+		{Pattern: "GET /lessons/{slug}", Render: o.render, Reuse: true, Vary: OriginHeaders},
+	}})
+	for i := range 20 {
+		get(oh, "/lessons/a", "Forwarded", "for=192.0.2."+strconv.Itoa(i)+";proto=https")
+	}
+	get(oh, "/lessons/a", "X-Forwarded-Proto", "https")
+	assert.Equal(t, 1, o.count(), "twenty visitors behind one proxy, and the same address told another way, are one page")
+	get(oh, "/lessons/a", "Forwarded", "for=192.0.2.1")
+	get(oh, "/lessons/a", "Forwarded", "for=192.0.2.2;proto=http")
+	assert.Equal(t, 2, o.count(), "the same page over http is another")
+	req := httptest.NewRequest(http.MethodGet, "/lessons/a", nil)
+	req.Host = "other.example"
+	oh.ServeHTTP(httptest.NewRecorder(), req)
+	assert.Equal(t, 3, o.count(), "another host is another page")
+
 	// Twenty requests for a page being rendered wait for that one render.
 	c.mu.Lock()
 	c.hold = make(chan struct{})

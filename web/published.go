@@ -55,6 +55,21 @@ func SiteURL(r *http.Request) string {
 	return scheme + "://" + host
 }
 
+// OriginHeaders are the request headers SiteURL reads: a page that builds
+// absolute links to the site varies by them (Page.Vary), and is kept once
+// per address they make (see reuseKey).
+var OriginHeaders = []string{"Host", "X-Forwarded-Proto", "Forwarded"}
+
+// isOriginHeader reports whether name is one of OriginHeaders.
+func isOriginHeader(name string) bool {
+	for _, h := range OriginHeaders {
+		if strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // forwardedProto is the proto= of the first element of a Forwarded header
 // (RFC 7239), the one the proxy nearest the reader added, or "".
 func forwardedProto(h string) string {

@@ -100,7 +100,11 @@ func sentence(err error) string {
 
 // reuseKey is what a kept page is filed under: the path, the query with its
 // keys sorted, the values of the headers the page varies by, and whether
-// it was asked for over https.
+// it was asked for over https. The headers SiteURL reads (OriginHeaders)
+// count only through the address SiteURL makes of them: a proxy that
+// writes each visitor's address into Forwarded (for=…) does not make a
+// page per visitor, and a visitor cannot fill the cache with copies of one
+// page by sending Forwarded values of their own.
 func reuseKey(r *http.Request, vary []string) string {
 	query := ""
 	if r.URL.RawQuery != "" {
@@ -113,21 +117,32 @@ func reuseKey(r *http.Request, vary []string) string {
 			query = "\x00" + r.URL.RawQuery
 		}
 	}
+	origin := ""
 	n := len(r.URL.Path) + 1 + len(query) + 4
 	for _, v := range vary {
+		if isOriginHeader(v) {
+			if origin == "" {
+				origin = "\norigin: " + SiteURL(r)
+			}
+			continue
+		}
 		n += len(v) + 3 + len(headerValue(r, v))
 	}
 	var b strings.Builder
-	b.Grow(n)
+	b.Grow(n + len(origin))
 	b.WriteString(r.URL.Path)
 	b.WriteByte('?')
 	b.WriteString(query)
 	for _, v := range vary {
+		if isOriginHeader(v) {
+			continue
+		}
 		b.WriteByte('\n')
 		b.WriteString(v)
 		b.WriteString(": ")
 		b.WriteString(headerValue(r, v))
 	}
+	b.WriteString(origin)
 	if r.TLS != nil || r.URL.Scheme == "https" { // a Worker's request has an absolute URL
 		b.WriteString("\ntls")
 	}

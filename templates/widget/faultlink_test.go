@@ -124,6 +124,12 @@ func TestALinksClockJumpIsAtMostADay(t *testing.T) {
 	assert.Empty(t, problems)
 	require.Len(t, st.Faults, 1)
 	assert.Equal(t, -24*vtime.Hour, st.Faults[0].By)
+
+	// A producer's clock is held to the same day.
+	_, st, problems = FromQuery(sc.File, Values{"fault": {"1~producer-clock~till3~1000000h"}})
+	assert.Empty(t, st.Faults)
+	require.Len(t, problems, 1)
+	assert.Contains(t, problems[0], "at most a day either way")
 }
 
 // TestALinksUnknownNamesMakeOneShortMessage: a link may carry thousands of

@@ -141,10 +141,19 @@ func sortStrings(xs []string) { sorted.Sort(xs) }
 // from a link: a handful teach; more would only multiply a run's work.
 const MaxFaults = 24
 
-// maxLinkJump is the largest clock jump a link's fault may make, either
-// way, as for a producer's clock: a day shows any skew a lesson needs, and
-// a jump of years would stretch the timeline a step draws over years.
-const maxLinkJump = 24 * 60 * vtime.Minute
+// maxJump is the largest clock jump a fault may make, either way, whether
+// a learner's button or a link asks for it, and for a producer's clock as
+// for a node's: a day shows any skew a lesson needs, and a jump of years
+// would stretch the timeline a step draws over years. The browser and the
+// link are held to the same limit, so a fault the learner added is not
+// refused when the page is reloaded or shared.
+const maxJump = 24 * 60 * vtime.Minute
+
+// jumpWithinADay reports whether a clock jump by is no more than maxJump
+// either way.
+func jumpWithinADay(by vtime.Duration) bool {
+	return by <= maxJump && by >= -maxJump
+}
 
 // FaultText writes a fault as a link carries it: STEP~crash,
 // STEP~jump~AMOUNT (the source's clock) or STEP~jump~AMOUNT~CLOCK,
@@ -210,7 +219,7 @@ func ParseFault(text string) (engine.Fault, error) {
 		if err != nil || by == 0 {
 			return bad("needs a clock jump such as -5s")
 		}
-		if by > maxLinkJump || by < -maxLinkJump {
+		if !jumpWithinADay(by) {
 			return bad("needs a clock jump of at most a day either way, such as -5s")
 		}
 		f.Kind, f.Clock, f.By = engine.FaultClockJump, "source", by
@@ -236,6 +245,9 @@ func ParseFault(text string) (engine.Fault, error) {
 		by, err := vtime.ParseDuration(args[1])
 		if err != nil || by == 0 {
 			return bad("needs a producer and how far its clock steps, such as till3~1m")
+		}
+		if !jumpWithinADay(by) {
+			return bad("needs a producer's clock step of at most a day either way, such as till3~1m")
 		}
 		f.Kind, f.Producer, f.By = logs.FaultProducerClock, args[0], by
 	case (kind == "stall" && len(args) == 3 || kind == "delay" && len(args) == 4) && args[0] != "":

@@ -464,6 +464,9 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 			if err != nil || by == 0 {
 				return false, prose.Errorf("a clock jump needs an amount such as -5s, found %q", arg)
 			}
+			if !jumpWithinADay(by) {
+				return false, prose.Errorf("a clock jump may be at most a day either way, found %q", amount)
+			}
 			f = engine.Fault{AfterStep: s.st.Step, Kind: engine.FaultClockJump, Clock: "source", By: by}
 			if named {
 				f.Clock = strings.TrimSpace(clock)

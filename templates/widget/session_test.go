@@ -361,6 +361,14 @@ func TestSessionClockJump(t *testing.T) {
 		assert.ErrorContains(t, err, "a clock jump needs an amount", bad)
 		assert.False(t, rerun)
 	}
+	// A jump the learner makes is held to the day a link's is, so that
+	// reloading or sharing the page keeps it.
+	for _, far := range []string{"24h1ms", "-25h", "100000h"} {
+		rerun, err := s.Act("jump", far)
+		assert.ErrorContains(t, err, "at most a day either way", far)
+		assert.False(t, rerun)
+		assert.Empty(t, s.faults)
+	}
 	rerun, err := s.Act("jump", "-5s")
 	require.NoError(t, err)
 	require.True(t, rerun)

@@ -92,8 +92,10 @@ func TestLinkedEmbed(t *testing.T) {
 	for name, tc := range map[string]struct{ hash, says string }{
 		"damaged":       {"#" + frag[:len(frag)/2], "damaged"},
 		"not base64url": {"#tdm=abc*def", "is not one a link's scenario is written in"},
-		"too long":      {"#tdm=" + long, "a link carries at most 12288"},
-		"none":          {"", "this address carries none"},
+		// The server refuses these too (web/share), so a link reads alike on both.
+		"bytes after the end": {"#" + frag + "AAAA", "damaged"},
+		"too long":            {"#tdm=" + long, "a link carries at most 12288"},
+		"none":                {"", "this address carries none"},
 		"does not build": {"#" + mustFragment(t, "scenario x/y \"Y\"\npipeline extract from=nowhere\n"),
 			"does not build"},
 	} {

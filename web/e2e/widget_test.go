@@ -191,6 +191,16 @@ func TestSandboxShowsErrorAtLine(t *testing.T) {
 	assert.Contains(t, msg, "play.tdm:3:")
 	assert.Contains(t, msg, "before it begins")
 	assert.Equal(t, "true", eval[string](t, ctx, `document.getElementById('play-src').getAttribute('aria-invalid')`))
+	// The error is at column 30, the time after commit=.
+	const caret = `document.querySelector('#play-error pre.play-caret').textContent`
+	assert.Equal(t, "3 | txn T1 begin=10:00:05 commit=10:00:01 insert order_id=1\n"+strings.Repeat(" ", 4+29)+"^", eval[string](t, ctx, caret))
+
+	// A line written with tabs keeps them before the caret, so it stands
+	// under its character however wide the page draws a tab.
+	setSource(strings.Replace(broken, "txn T1 begin=10:00:05 commit", "txn\tT1\tbegin=10:00:05\tcommit", 1))
+	waitFor(t, ctx, "the tabbed line's caret", `(document.querySelector('#play-error pre.play-caret')?.textContent || '').includes('\t')`)
+	assert.Equal(t, "3 | txn\tT1\tbegin=10:00:05\tcommit=10:00:01 insert order_id=1\n    "+
+		"   \t  \t"+strings.Repeat(" ", 14)+"\t"+strings.Repeat(" ", 7)+"^", eval[string](t, ctx, caret))
 
 	fixed := strings.Replace(broken, "commit=10:00:01", "commit=10:00:06", 1) + "target fct key=order_id\npipeline extract from=orders to=fct\nrun extract at=10:00:07\n"
 	setSource(fixed)

@@ -73,9 +73,9 @@ func DynamicRoutes() []web.Page {
 	}
 }
 
-// OriginHeaders are the request headers origin reads: a page that builds
-// absolute links to the site varies by them.
-var OriginHeaders = []string{"Host", "X-Forwarded-Proto", "Forwarded"}
+// OriginHeaders are the request headers origin reads (web.SiteURL): a page
+// that builds absolute links to the site varies by them.
+var OriginHeaders = web.OriginHeaders
 
 // Scripts are the page scripts a widget needs, in load order.
 var Scripts = []string{"wasm_exec.js", "app.js", "widget.js"}
@@ -311,10 +311,12 @@ func playPage(r *http.Request) (templ.Component, error) {
 	var src string
 	if r.Method == http.MethodPost {
 		v.Posted = true
-		// A form's encoding writes a byte as up to three (%XX), so a text
-		// within MaxSource may take three times as much on the wire; the
-		// decoded text is held to MaxSource below.
-		r.Body = http.MaxBytesReader(nil, r.Body, 3*MaxSource+4096)
+		// A form's encoding writes a byte as up to three (%XX), and a
+		// browser sends each line's end as CR LF (%0D%0A), six bytes for
+		// the one it becomes below; so a text within MaxSource may take
+		// six times as much on the wire. The decoded text is held to
+		// MaxSource below.
+		r.Body = http.MaxBytesReader(nil, r.Body, 6*MaxSource+4096)
 		if err := r.ParseForm(); err != nil {
 			// The text was not read, so there is none to show: say so,
 			// rather than put the starting text where the visitor's was.
@@ -372,5 +374,21 @@ func caret(src string, err error) string {
 	line := strings.TrimRight(lines[pos.Line-1], "\r")
 	prefix := fmt.Sprintf("%d | ", pos.Line)
 	col := max(1, min(pos.Col, utf8.RuneCountInString(line)+1))
-	return prefix + line + "\n" + strings.Repeat(" ", len(prefix)+col-1) + "^"
+	// The space before the caret keeps the line's tabs (a column counts a
+	// tab as one character), so the caret stands under its character
+	// however wide the page draws a tab.
+	var b strings.Builder
+	b.WriteString(prefix + line + "\n" + strings.Repeat(" ", len(prefix)))
+	for _, c := range line {
+		if col--; col < 1 {
+			break
+		}
+		if c == '\t' {
+			b.WriteByte('\t')
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	b.WriteByte('^')
+	return b.String()
 }

@@ -252,6 +252,28 @@ func TestPlayPostBroken(t *testing.T) {
 	assert.Empty(t, d.ByTestID("widget"))
 	assert.Equal(t, broken, rawText(d.One(t, "play-src")), "the visitor's text is kept")
 
+	// A line written with tabs keeps them before the caret, so the caret
+	// stands under its column however wide a tab is drawn.
+	tabbed := strings.Replace(broken, "txn T1 begin=10:00:05 commit", "txn\tT1\tbegin=10:00:05\tcommit", 1)
+	_, d = post(t, h, tabbed)
+	msg = htmltest.Text(d.One(t, "play-error"))
+	caret = ""
+	for _, pre := range d.ByTag("pre") {
+		if strings.Contains(htmltest.Attr(pre, "class"), "play-caret") {
+			caret += rawText(pre)
+		}
+	}
+	lines = strings.Split(caret, "\n")
+	require.Len(t, lines, 2, caret)
+	line, under := strings.TrimPrefix(lines[0], "3 | "), strings.TrimPrefix(lines[1], "    ")
+	require.True(t, strings.HasSuffix(under, "^"), under)
+	lead := strings.TrimSuffix(under, "^")
+	assert.Contains(t, msg, "play.tdm:3:"+strconv.Itoa(len(lead)+1)+":", "the caret sits under the reported column")
+	for i, c := range []byte(lead) {
+		assert.Equal(t, line[i] == '\t', c == '\t', "column %d: a tab in the line is a tab before the caret", i+1)
+	}
+	assert.Equal(t, 3, strings.Count(lead, "\t"))
+
 	// A build error (unknown pipeline) is shown the same way.
 	code, d = post(t, h, "scenario sandbox/y \"Y\"\nsource orders key=order_id\nrun extract at=10:00:01\n")
 	require.Equal(t, http.StatusOK, code)
@@ -297,6 +319,17 @@ func TestPlayPostOversized(t *testing.T) {
 	require.LessOrEqual(t, len(src), pages.MaxSource)
 	require.Greater(t, len(url.Values{"src": {src}}.Encode()), 2*pages.MaxSource, "the form is over twice the text")
 	code, d = post(t, h, src)
+	require.Equal(t, http.StatusOK, code)
+	assert.True(t, htmltest.HasAttr(d.One(t, "play-error"), "hidden"), htmltest.Text(d.One(t, "play-error")))
+	assert.Equal(t, "sandbox/x", htmltest.Attr(d.One(t, "widget"), "data-scenario"))
+
+	// A browser sends a textarea's line ends as CR LF, %0D%0A on the wire:
+	// six bytes for each byte of the text once its line ends are LF. A
+	// text within MaxSource that is mostly blank lines is still read.
+	blank := strings.ReplaceAll(strings.Repeat("\n", pages.MaxSource-400)+src[len(comment):], "\n", "\r\n")
+	require.LessOrEqual(t, len(strings.ReplaceAll(blank, "\r\n", "\n")), pages.MaxSource)
+	require.Greater(t, len(url.Values{"src": {blank}}.Encode()), 5*pages.MaxSource, "the form is over five times the text")
+	code, d = post(t, h, blank)
 	require.Equal(t, http.StatusOK, code)
 	assert.True(t, htmltest.HasAttr(d.One(t, "play-error"), "hidden"), htmltest.Text(d.One(t, "play-error")))
 	assert.Equal(t, "sandbox/x", htmltest.Attr(d.One(t, "widget"), "data-scenario"))

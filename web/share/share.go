@@ -107,7 +107,10 @@ func Decode(payload string) (string, error) {
 	if err != nil {
 		return "", damaged("its length does not fit the encoding; was the link cut short?")
 	}
-	zr := flate.NewReader(bytes.NewReader(raw))
+	// A bytes.Reader is an io.ByteReader, so flate reads no further than
+	// the end of the compressed text and br.Len() is what follows it.
+	br := bytes.NewReader(raw)
+	zr := flate.NewReader(br)
 	defer zr.Close()
 	text, err := io.ReadAll(io.LimitReader(zr, MaxText+1))
 	switch {
@@ -115,6 +118,11 @@ func Decode(payload string) (string, error) {
 		return "", &Error{Kind: ErrTooLarge, Why: "it unpacks to more than " + strconv.Itoa(MaxText) + " bytes, the most a scenario may be"}
 	case err != nil:
 		return "", damaged("its compressed text cannot be unpacked; was the link cut short or changed on the way?")
+	case br.Len() > 0:
+		// The browser's DecompressionStream refuses bytes after the end
+		// of the compressed text; so does the server, so that a link
+		// reads the same on both.
+		return "", damaged("it has " + strconv.Itoa(br.Len()) + " bytes after the end of its compressed text; was the link changed on the way?")
 	case !utf8.Valid(text):
 		return "", damaged("it unpacks to something that is not text")
 	}

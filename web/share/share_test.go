@@ -60,13 +60,15 @@ func TestFragmentParameters(t *testing.T) {
 func TestBadPayloads(t *testing.T) {
 	good, err := Encode(strings.Repeat("txn T1 begin=10:00:00 commit=10:00:01 insert order_id=1\n", 20))
 	require.NoError(t, err)
-	deflated := func(b []byte) string {
+	deflatedThen := func(b, tail []byte) string {
 		var buf bytes.Buffer
 		zw, _ := flate.NewWriter(&buf, flate.BestCompression)
 		_, _ = zw.Write(b)
 		_ = zw.Close()
+		buf.Write(tail)
 		return base64.RawURLEncoding.EncodeToString(buf.Bytes())
 	}
+	deflated := func(b []byte) string { return deflatedThen(b, nil) }
 	for _, tc := range []struct {
 		name, payload string
 		kind          error
@@ -78,6 +80,7 @@ func TestBadPayloads(t *testing.T) {
 		{"a length base64 cannot have", good[:1], ErrDamaged, "length does not fit"},
 		{"not DEFLATE", base64.RawURLEncoding.EncodeToString([]byte("plain text, not compressed")), ErrDamaged, "cannot be unpacked"},
 		{"not text", deflated([]byte{0xff, 0xfe, 0x00}), ErrDamaged, "not text"},
+		{"bytes after the compressed text", deflatedThen([]byte("scenario a/b \"B\"\n"), []byte{1, 2, 3}), ErrDamaged, "3 bytes after the end of its compressed text"},
 		{"too long", strings.Repeat("A", MaxPayload+1), ErrTooLong, "12288"},
 		{"a small payload that unpacks to too much", deflated(bytes.Repeat([]byte("x"), MaxText+1)), ErrTooLarge, "more than 65536 bytes"},
 	} {

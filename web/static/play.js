@@ -364,8 +364,16 @@
   const showError = (r) => {
     // The box is a live region: rewrite it only when what it says changes,
     // or a screen reader reads the same error again at every pause in typing.
+    // The caret's copy of the line (hidden from screen readers) follows
+    // the text even when the error does not change: an edit elsewhere on
+    // the line, or a space made a tab, moves what the caret stands under.
     const said = r.ok ? "" : `${r.line}:${r.col}:${r.error}`;
-    if (errorBox.dataset.said === said && errorBox.hidden === r.ok) return;
+    const caret = r.ok || !(r.line > 0) ? "" : share.caret(r.line, src.value.split("\n")[r.line - 1] || "", r.col);
+    if (errorBox.dataset.said === said && errorBox.hidden === r.ok) {
+      const pre = errorBox.querySelector("pre.play-caret");
+      if (pre && pre.textContent !== caret) pre.textContent = caret;
+      return;
+    }
     errorBox.dataset.said = said;
     errorBox.replaceChildren();
     if (r.ok) {
@@ -376,11 +384,7 @@
     }
     errorBox.hidden = false;
     errorBox.append(el("p", r.error));
-    if (r.line > 0) {
-      const line = src.value.split("\n")[r.line - 1] || "";
-      const prefix = `${r.line} | `;
-      errorBox.append(el("pre", `${prefix}${line}\n${" ".repeat(prefix.length + Math.max(r.col, 1) - 1)}^`, { class: "play-caret", "aria-hidden": "true" }));
-    }
+    if (caret) errorBox.append(el("pre", caret, { class: "play-caret", "aria-hidden": "true" }));
     src.setAttribute("aria-invalid", "true");
     errorBox.dataset.line = String(r.line);
   };

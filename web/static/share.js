@@ -116,7 +116,17 @@
     return null;
   };
 
-  window.tidemarkShare = { KEY, MAX_PAYLOAD, MAX_TEXT, ShareError, supported, encode, decode, payloadOf };
+  // caret shows line number n of a text, line, with a caret under its
+  // column col (counted in characters, a tab as one). The space before the
+  // caret keeps the line's tabs where they are, so the caret stands under
+  // its character however wide the page draws a tab.
+  const caret = (n, line, col) => {
+    const prefix = `${n} | `;
+    const lead = [...line].slice(0, Math.max(col, 1) - 1).map((c) => (c === "\t" ? "\t" : " ")).join("");
+    return `${prefix}${line}\n${" ".repeat(prefix.length)}${lead}^`;
+  };
+
+  window.tidemarkShare = { KEY, MAX_PAYLOAD, MAX_TEXT, ShareError, supported, encode, decode, payloadOf, caret };
 
   // ---- A page that shows the scenario of its own link (/embed/#tdm=…) ----
 
@@ -171,9 +181,7 @@
     if (!c.ok) {
       const lines = [["p", "The scenario in this link does not build: " + c.error]];
       if (c.line > 0) {
-        const line = text.split("\n")[c.line - 1] || "";
-        const prefix = `${c.line} | `;
-        lines.push(["pre", `${prefix}${line}\n${" ".repeat(prefix.length + Math.max(c.col, 1) - 1)}^`, "play-caret"]);
+        lines.push(["pre", caret(c.line, text.split("\n")[c.line - 1] || "", c.col), "play-caret"]);
       }
       show(lines);
       return;
