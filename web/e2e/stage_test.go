@@ -172,7 +172,8 @@ func TestStageUsesTheWidth(t *testing.T) {
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
-// TestPresenterMode: P enters presenter mode whatever has the focus; the
+// TestPresenterMode: P enters presenter mode with the focus in the widget,
+// and is the page's letter elsewhere (WCAG 2.1.4); the
 // stage and the narration fill a 1024×768 screen in large type and nothing
 // else shows; clicker keys step even with a knob focused; B blanks the
 // screen and brings it back; the address keeps the step, the knobs and the
@@ -182,7 +183,12 @@ func TestPresenterMode(t *testing.T) {
 	viewport(t, ctx, 1024, 768)
 	blur(t, ctx)
 	key(t, ctx, "p")
+	time.Sleep(300 * time.Millisecond)
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('.tm-widget').hasAttribute('data-present')`), "a letter typed outside the widget is the page's")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=btn-forward]`))))
+	key(t, ctx, "p")
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+	assert.Equal(t, 13, step(t, ctx), "P did not step")
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('.site-header').checkVisibility()`), "the site's header is hidden")
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid=scenario-context]').checkVisibility()`), "the lessons' links are hidden")
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid=settings]').checkVisibility()`), "the knobs are hidden")

@@ -119,7 +119,7 @@ func TestStreamJoinsTheStage(t *testing.T) {
 		"its text is drawn at least 10 px high")
 
 	viewport(t, ctx, 1024, 768)
-	blur(t, ctx)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=btn-forward]`))))
 	key(t, ctx, "p")
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
 	b = boxes()

@@ -702,7 +702,10 @@
       const presenting = Boolean(this.presentMode);
       // Out of presenter mode, a key pressed elsewhere on the page is the
       // page's (PageDown, Home, End and space scroll it, letters are
-      // letters), but for the side arrows, which step, and P, which presents.
+      // letters), but for the side arrows, which step. P presents only
+      // with the focus in the widget: a shortcut of one letter that works
+      // anywhere fires when speech input types a word (WCAG 2.1.4). In
+      // presenter mode, which the learner chose, every key is the widget's.
       const quiet = Boolean(pageWide) && !presenting;
       const forward = this.step + 1;
       const back = this.step - 1;
@@ -737,12 +740,12 @@
         this.unblank();
         return true;
       }
+      if (quiet) return false;
       if (e.key === "p" || e.key === "P") {
         e.preventDefault();
         this.togglePresent();
         return true;
       }
-      if (quiet) return false;
       if (e.key === "b" || e.key === "B" || e.key === ".") {
         e.preventDefault();
         document.documentElement.classList.toggle("tm-blank");
