@@ -198,6 +198,17 @@ txn T1 begin=10:00:00 commit=10:00:01 insert order_id=1
 			assert.Contains(t, err.Error(), c.err)
 		})
 	}
+	// An id drawn from the sequence that an open transaction inserted by
+	// hand: PostgreSQL waits for that transaction, and fails the insert
+	// only if it commits.
+	f, err = scenario.Parse("d.tdm", []byte(strings.Replace(head, "order_id=1\n", "order_id=7\n", 1)+
+		"txn T2 begin=10:00:02 commit=10:00:05 insert order_id=1\ntxn T3 begin=10:00:03 commit=10:00:04 insert count=1\n"))
+	require.NoError(t, err)
+	_, err = engine.Run(f, nil, 1, worlds.All())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "d.tdm:7:39: T3's insert draws order_id=1 from orders's sequence at 10:00:03, but T2, still open, has inserted that key explicitly: "+
+		"PostgreSQL's sequence does not skip ids inserted by hand, so the insert waits until T2 ends and then fails with a duplicate key (unique_violation) if T2 commits")
+
 	// What PostgreSQL lets through runs: a key deleted and inserted again,
 	// a row updated after its writer ended, an update that matches no row
 	// while another transaction's insert of it is open.

@@ -127,7 +127,15 @@ func (h *world) refusal(ts *txnState, s *stmt, keys []string, rows []int32) erro
 		// workload writes.
 		o := h.db.Holder(&ts.tx, s.table, id)
 		exists := (s.op == mvcc.Insert || o != nil) && h.db.Exists(&ts.tx, s.table, id)
-		if s.op == mvcc.Insert && len(s.keys) == 0 && (o != nil || exists) {
+		if s.op == mvcc.Insert && len(s.keys) == 0 && o != nil && !exists {
+			// The holder has not committed: PostgreSQL makes the insert
+			// wait for it, and fails it only if the holder commits.
+			return scenario.Errorf(s.pos, "%s's insert draws %s=%s from %s's sequence at %s, but %s, still open, has inserted that key explicitly: "+
+				"PostgreSQL's sequence does not skip ids inserted by hand, so the insert waits until %s ends and then fails with a duplicate key (unique_violation) if %s commits, "+
+				"which the simulation does not model; start the sequence past the explicit keys with first-id= on the source, or give this insert its keys",
+				ts.name, s.table.Key, k, s.table.Name, h.w.Now(), o.Name, o.Name, o.Name)
+		}
+		if s.op == mvcc.Insert && len(s.keys) == 0 && exists {
 			return scenario.Errorf(s.pos, "%s's insert draws %s=%s from %s's sequence at %s, but a row with that key was inserted explicitly: "+
 				"PostgreSQL's sequence does not skip ids inserted by hand, so the insert fails with a duplicate key (unique_violation) and aborts %s, "+
 				"which the simulation does not model; start the sequence past the explicit keys with first-id= on the source, or give this insert its keys",
