@@ -4,8 +4,9 @@
 //
 //   - Checkpoints are triggered on a fixed grid of processing time, at most
 //     one at a time (Flink's default maxConcurrentCheckpoints of 1): a
-//     trigger that finds one still running is skipped. A checkpoint that has
-//     not completed within its timeout expires.
+//     trigger that finds one still running is queued, and the next begins
+//     as soon as that one completes or expires. A checkpoint that has not
+//     completed within its timeout expires at that instant.
 //   - A checkpoint holds the input positions (the next offset of every
 //     partition) and every operator's state, taken as its barrier passes
 //     (aligned barriers: an operator snapshots once everything before the

@@ -60,6 +60,7 @@ type job struct {
 	done     *ckptRun // the latest completed checkpoint, or nil
 	plans    []failPlan
 	ticking  bool // a trigger is queued
+	queued   bool // a trigger came while a checkpoint was in flight: the next begins when it ends
 	active   bool // a record came since the last trigger
 	drained  bool // the input has ended: streams end once they have read everything
 	finished bool // the final checkpoint completed
@@ -101,6 +102,7 @@ type ckptRun struct {
 	took   []bool
 	left   int
 	final  bool
+	armed  bool // its expiry is queued (armExpiry)
 	// By operator, for a buffer without flow control (overflow=grow):
 	// the records it held when the checkpoint began, which no snapshot
 	// holds, and how many it had had taken off by then.
@@ -156,19 +158,22 @@ func (j *job) trigger() {
 	now := s.w.Now()
 	expired := false
 	if j.run != nil && now.Sub(s.t.Job.Checkpoints[j.run.hi].BeginAt) >= j.timeout {
-		j.expire()
+		j.expire() // one whose expiry no timer was armed for (see armExpiry)
 		expired = true
 	}
 	more := j.busy()
-	if j.up() && j.run == nil && !j.drained {
-		if expired {
-			// The next checkpoint begins as a step of its own.
-			s.w.Then(func() {
-				if j.up() && j.run == nil && !j.drained {
-					j.begin(false)
-				}
-			})
-		} else {
+	if j.up() && !j.drained {
+		switch {
+		case j.run != nil:
+			// One at a time: the request waits for the checkpoint in
+			// flight, and begins as soon as that one completes or
+			// expires (Flink's coordinator queues it; its default
+			// minimum pause between checkpoints is 0).
+			j.queued = true
+		case expired:
+			j.queued = true
+			j.next() // as a step of its own
+		default:
 			j.begin(false)
 		}
 	}
@@ -178,10 +183,38 @@ func (j *job) trigger() {
 	// would change nothing, and another world's timer, such as the log's
 	// retention, must not keep this one running forever, nor it them).
 	if more {
+		next := j.grid.Next(now)
+		j.armExpiry(next)
 		j.ticking = true
-		s.w.Schedule(j.grid.Next(now), j.trigger)
+		s.w.Schedule(next, j.trigger)
 	}
 	j.active = false
+}
+
+// armExpiry queues the expiry of the checkpoint in flight for the instant
+// its timeout runs out, as Flink's coordinator gives a checkpoint up then,
+// when that instant comes no later than the next trigger (at, queued while
+// a checkpoint is in flight). A later expiry is armed by a later trigger:
+// a timer queued further ahead would outlive the job's own and stretch the
+// run past its end.
+func (j *job) armExpiry(at vtime.Time) {
+	run := j.run
+	if run == nil || run.armed {
+		return
+	}
+	s := j.s
+	end := s.t.Job.Checkpoints[run.hi].BeginAt.Add(j.timeout)
+	if end > at {
+		return
+	}
+	run.armed = true
+	epoch := j.epoch
+	s.w.Schedule(end, func() {
+		if j.epoch == epoch && j.run == run {
+			j.expire()
+			j.next()
+		}
+	})
 }
 
 // busy reports whether the job has work, or had some since the last trigger.
@@ -447,6 +480,25 @@ func (j *job) complete(run *ckptRun) {
 	if j.drained && !run.final {
 		j.maybeFinal() // the input ended while this one ran
 	}
+	j.next()
+}
+
+// next begins, as a step of its own, the checkpoint a trigger asked for
+// while another was in flight.
+func (j *job) next() {
+	if !j.queued {
+		return
+	}
+	j.queued = false
+	epoch := j.epoch
+	j.s.w.Then(func() {
+		if j.epoch == epoch && j.up() && j.run == nil && !j.drained && !j.finished {
+			j.begin(false)
+			if j.ticking {
+				j.armExpiry(j.grid.Next(j.s.w.Now()))
+			}
+		}
+	})
 }
 
 // commitAll commits run's pre-committed transactions, one step each.
@@ -531,7 +583,8 @@ func (j *job) expire() {
 	if j.done != nil {
 		restore = prose.F("the last checkpoint a restore can use is still %d, growing older", j.done.id)
 	}
-	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "Checkpoint %d expires: it began %s ago, past the timeout of %s, and %s had not taken %s snapshot, its barrier still behind buffered records; %s%s.",
+	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "Checkpoint %d expires: it began %s ago, past the timeout of %s, and %s had not taken %s snapshot, its barrier still behind buffered records; %s%s. "+
+		"The job runs on, as one set to tolerate failed checkpoints does; with Flink's default of none tolerated, it would fail and restart here.",
 		run.id, s.w.Now().Sub(cp.BeginAt), j.timeout, strings.Join(waiting, " and "), map[bool]string{true: "its", false: "their"}[len(waiting) == 1], restore, tail)
 }
 
@@ -589,6 +642,7 @@ func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 		same = j.outOfRange
 	}
 	j.epoch++
+	j.queued = false // a restarted job triggers afresh (rearm)
 	j.down = true
 	fp := FailPoint{Step: int32(s.w.NextStep()), At: s.w.Now(), Who: who, Point: point, RestartAt: s.w.Now().Add(restart), Down: same == maxSameFailure}
 	if point == "commit" && j.done != nil {

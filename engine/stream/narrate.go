@@ -53,7 +53,7 @@ func (t *Trace) Narration(e *engine.Event) string {
 		return t.tickSentence(n, e.At)
 	case noteEnd:
 		s := t.Streams[n.who]
-		return prose.F("%s has read everything %s holds: its input ends, and its watermark jumps to the end of time, so every window left open fires and every join releases what it buffers.", s.Name, s.Topic)
+		return prose.F("%s has read everything %s holds: its input ends (the run reads the topic as bounded input; an unbounded Kafka source never ends, and would keep its last windows open), and its watermark jumps to the end of time, so every window left open fires and every join releases what it buffers.", s.Name, s.Topic)
 	case noteFire, noteFireEnd:
 		return t.fireSentence(n)
 	}
@@ -453,6 +453,10 @@ func (t *Trace) fireSentence(n *note) string {
 	switch {
 	case n.why == noteFireEnd:
 		return prose.F("%s: the end of input fires what is still open: %s.", wh.Name, strings.TrimPrefix(what, "it fires "))
+	case wh.Config.Domain == window.ProcessingTime && fs[0].At > fs[0].Window.MaxTimestamp():
+		// A timer that came due while the job was down fires at once when
+		// it restores, as Flink's restored processing-time timers do.
+		return prose.F("%s: the clock, at %s, is past %s; %s.", wh.Name, fs[0].At, reach, what)
 	case wh.Config.Domain == window.ProcessingTime:
 		return prose.F("%s: the clock reaches %s, %s; %s.", wh.Name, fs[0].At, reach, what)
 	}

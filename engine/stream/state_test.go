@@ -434,8 +434,17 @@ func TestCheckpointWaitsBehindTheBuffer(t *testing.T) {
 	c := st.Job.Checkpoints[0]
 	assert.Equal(t, stream.CheckpointCompleted, c.Status)
 	assert.Equal(t, 4500*vtime.Millisecond, c.EndAt.Sub(c.BeginAt), "ten records at two a second, the first already half done")
+	// The triggers at +2s and +4s found it in flight: the next begins the
+	// moment it completes, as Flink's coordinator runs a queued request.
+	require.Greater(t, len(st.Job.Checkpoints), 1)
+	assert.Equal(t, c.EndAt, st.Job.Checkpoints[1].BeginAt, "the queued checkpoint begins as the one in flight completes")
+
 	_, st = run(t, head+"checkpoint every=2s timeout=3s\nsink k from=s to=out rate=2/s buffer=10 overflow=block\n")
-	assert.Equal(t, stream.CheckpointExpired, st.Job.Checkpoints[0].Status)
+	c = st.Job.Checkpoints[0]
+	assert.Equal(t, stream.CheckpointExpired, c.Status)
+	assert.Equal(t, 3*vtime.Second, c.EndAt.Sub(c.BeginAt), "it expires the moment its timeout runs out, not at a later trigger")
+	require.Greater(t, len(st.Job.Checkpoints), 1)
+	assert.Equal(t, c.EndAt, st.Job.Checkpoints[1].BeginAt, "the request queued behind it begins as it expires")
 }
 
 // A count per key with a time to live starts again from one for a key

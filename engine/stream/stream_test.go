@@ -719,6 +719,32 @@ fail load at=10:00:00 point=commit restart=1s
 	assert.Contains(t, fails[0], "load fails as checkpoint 1 completes, where the sinks commit its transactions; it has none, so no row waits on the commit")
 }
 
+// TestOverdueTimerNarrated: a processing-time window whose end passed while
+// the job was down fires when it restores, and its narration says the
+// clock is past the window's last instant rather than at it.
+func TestOverdueTimerNarrated(t *testing.T) {
+	tr, _ := run(t, `scenario test/overdue "A processing-time window that ends while the job is down"
+topic t partitions=1
+producer p to=t key=k
+target out sink=append key=w
+traffic p records=30 from=10:00:00 every=1s keys=unique
+stream s from=t
+key-by s none
+window w from=s tumbling size=10s time=processing to=out
+checkpoint every=10s from=10:00:05.5
+fail w at=10:00:08.5 restart=5s
+`)
+	var fires []string
+	for i := range tr.Events {
+		if n := tr.Narration(&tr.Events[i]); strings.HasPrefix(n, "w: the clock") {
+			fires = append(fires, n)
+		}
+	}
+	require.NotEmpty(t, fires)
+	assert.Contains(t, fires[0], "w: the clock, at 10:00:13.500, is past the last instant of [10:00:00, 10:00:10); it fires")
+	assert.Contains(t, fires[1], "w: the clock reaches 10:00:19.999, the last instant of [10:00:10, 10:00:20)")
+}
+
 // TestSlidingGapNarrated: a sliding window shorter than its slide leaves
 // gaps; a record that falls in one is in no window, and its read says so,
 // since no count and no firing ever will.
