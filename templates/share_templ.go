@@ -143,14 +143,14 @@ func LinkedEmbedPage(v LinkedEmbedView) templ.Component {
 				}
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</head><body class=\"embed\"><h1 class=\"embed-title\" data-testid=\"page-title\">A scenario from a link</h1><div class=\"linked\" data-tidemark-linked data-testid=\"linked\"><noscript><p class=\"tm-message\">This scenario is carried in the page's own address and unpacked by a script, so it needs JavaScript.</p></noscript><div class=\"tm-message linked-problem\" role=\"alert\" data-testid=\"linked-problem\" hidden></div><div data-testid=\"linked-output\"><p class=\"linked-loading\">Opening the scenario in this link…</p></div></div><div hidden data-tidemark-wasm=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</head><body class=\"embed\"><main><h1 class=\"embed-title\" data-testid=\"page-title\">A scenario from a link</h1><h2 class=\"tm-visually-hidden\">The scenario, step by step</h2><div class=\"linked\" data-tidemark-linked data-testid=\"linked\"><noscript><p class=\"tm-message\">This scenario is carried in the page's own address and unpacked by a script, so it needs JavaScript.</p></noscript><div class=\"tm-message linked-problem\" role=\"alert\" data-testid=\"linked-problem\" hidden></div><div data-testid=\"linked-output\"><p class=\"linked-loading\">Opening the scenario in this link…</p></div></div><div hidden data-tidemark-wasm=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var8 string
 		templ_7745c5c3_Var8, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.WasmURL).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/share.templ`, Line: 42, Col: 45}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/share.templ`, Line: 44, Col: 46}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var8)
 		if templ_7745c5c3_Err != nil {
@@ -163,13 +163,13 @@ func LinkedEmbedPage(v LinkedEmbedView) templ.Component {
 		var templ_7745c5c3_Var9 string
 		templ_7745c5c3_Var9, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(v.PlayURL)).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/share.templ`, Line: 43, Col: 61}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/share.templ`, Line: 45, Col: 62}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var9)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "\" target=\"_blank\" rel=\"noopener\" data-testid=\"linked-open\">Open this scenario in the Tidemark sandbox</a></p></body></html>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "\" target=\"_blank\" rel=\"noopener\" data-testid=\"linked-open\">Open this scenario in the Tidemark sandbox</a></p></main></body></html>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

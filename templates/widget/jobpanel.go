@@ -53,7 +53,7 @@ func jobPanel(b *builder, t *engine.Trace, s State) {
 		return
 	}
 	n := clamp(s.Step, t.Steps())
-	b.fopen("job", "section", "class", "tm-panel tm-panel-job", "data-testid", "panel-job", "aria-label", "The job: operators, checkpoints and sinks")
+	b.fopen("job", "section", "class", "tm-panel tm-panel-job", "role", "group", "tabindex", "0", "data-testid", "panel-job", "aria-label", "The job: operators, checkpoints and sinks")
 	b.el("h3", "The job: operators, checkpoints and sinks")
 	// Each part is a fragment of its own, so that a step sends only the
 	// parts it changed (see diffStage).

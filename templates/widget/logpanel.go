@@ -61,7 +61,7 @@ func logPanel(b *builder, t *engine.Trace, s State) {
 			note = "Retention: " + h.Retention.String() + "."
 		}
 		b.el("p", note, "class", "tm-note")
-		b.fopen("lanes-"+h.Name, "div", "class", "tm-lanes", "role", "region", "tabindex", "0",
+		b.fopen("lanes-"+h.Name, "div", "class", "tm-lanes", "role", "group", "tabindex", "0",
 			"aria-label", "partitions of "+h.Name+"; scrolls sideways", "data-testid", "log", "data-topic", h.Name, "data-partitions", itoa(len(mine)))
 		shown := mine[:min(len(mine), maxLanes)]
 		for _, p := range shown {

@@ -343,7 +343,7 @@ func TruthText(tr engine.Truth) string {
 // station opens a station of the picture: a section with a heading. Close
 // it with b.fclose("section").
 func station(b *builder, key, class, title, testid string) {
-	b.fopen(key, "section", "class", "tm-station tm-station-"+class, "data-testid", testid, "aria-label", title)
+	b.fopen(key, "section", "class", "tm-station tm-station-"+class, "role", "group", "data-testid", testid, "aria-label", title)
 	b.el("h3", title, "class", "tm-station-title")
 }
 
@@ -361,7 +361,7 @@ func sourceStation(b *builder, v *atStep) {
 		title += ": " + strings.Join(names, ", ")
 	}
 	station(b, "st-source", "source", title, "panel-source")
-	b.fopen("chart", "div", "class", "tm-chart", "tabindex", "0", "role", "region",
+	b.fopen("chart", "div", "class", "tm-chart", "tabindex", "0", "role", "group",
 		"aria-label", "the source's transactions and what became of each; scrolls sideways", "data-testid", "source-chart")
 	// The axis, with a tick at round times: the hour and minute of the
 	// first in the label column, and each tick by what changed since the
@@ -956,7 +956,7 @@ func checksPanel(b *builder, t *engine.Trace, n int, cv *checkView) {
 	if cv == nil {
 		cv = &checkView{results: t.ChecksAt(n), step: n}
 	}
-	b.fopen("checks", "section", "class", "tm-panel tm-panel-checks", "data-testid", "panel-checks", "aria-label", "Checks a team could run")
+	b.fopen("checks", "section", "class", "tm-panel tm-panel-checks", "role", "group", "data-testid", "panel-checks", "aria-label", "Checks a team could run")
 	b.el("h3", "Checks a team could run")
 	// Whether the verdicts are the step's own is said apart from them, so
 	// that working them out changes this line and not the list.
@@ -1005,7 +1005,7 @@ func CheckStatus(st check.Status) string {
 // trace drawn) at the same step, marking the keys whose rows differ.
 func comparePanel(b *builder, f *engine.Trace, s State) {
 	t := s.Original
-	b.fopen("compare", "section", "class", "tm-panel tm-panel-compare", "data-testid", "panel-compare", "aria-label", "Original against your fork")
+	b.fopen("compare", "section", "class", "tm-panel tm-panel-compare", "role", "group", "data-testid", "panel-compare", "aria-label", "Original against your fork")
 	b.el("h3", "Original against your fork")
 	fs := clamp(s.Step, f.Steps())
 	os := clamp(s.Step, t.Steps())
@@ -1067,7 +1067,7 @@ func comparePanel(b *builder, f *engine.Trace, s State) {
 			caption += " (the first " + itoa(maxRows) + " of " + itoa(diff) + ")"
 		}
 	}
-	b.table(caption, []string{"key", "original", "fork", ""}, "class", "tm-table tm-compare", "data-testid", "compare-table")
+	b.table(caption, []string{"key", "original", "fork", "difference"}, "class", "tm-table tm-compare", "data-testid", "compare-table")
 	for _, k := range keys {
 		differs := a[k] != c[k]
 		attrs := []string{"data-key", k}

@@ -109,8 +109,10 @@ func streamChartTo(b *builder, t *engine.Trace, step int, o ChartOptions) (width
 			"font-size", "11", "fill", "#1b1f23")
 	} else {
 		// The description changes with the watermark: a fragment of its
-		// own, so that the chart's element stays put.
-		b.open("svg", "class", "tm-svg tm-streamchart", "viewBox", "0 0 640 "+ftoa(height), "role", "img", "data-testid", "stream-chart")
+		// own, so that the chart's element stays put. A group, named by
+		// its title, not an image: an image's content is not read, and
+		// its late records are links a learner reaches by keyboard.
+		b.open("svg", "class", "tm-svg tm-streamchart", "viewBox", "0 0 640 "+ftoa(height), "role", "group", "data-testid", "stream-chart")
 		b.fopen("sc-desc", "title")
 		b.text(desc)
 		b.fclose("title")
@@ -540,7 +542,7 @@ func lateKey(i int) string { return "late:" + itoa(i) }
 // equivalent (streamList).
 func streamStation(b *builder, v *atStep) {
 	station(b, "st-streams", "stream", "Streams: watermarks and windows", "panel-stream")
-	b.fopen("stream-chart", "div", "class", "tm-streamwrap", "role", "region", "tabindex", "0",
+	b.fopen("stream-chart", "div", "class", "tm-streamwrap", "role", "group", "tabindex", "0",
 		"aria-label", "the streams against event time; scrolls sideways", "data-testid", "stream-wrap")
 	streamChartTo(b, v.t, v.s.Step, ChartOptions{LateHref: func(i int) string {
 		return stageLink(v.t, v.s, "explain", lateKey(i))

@@ -114,6 +114,13 @@ func render(t *engine.Trace, s State, ix *stageIndex) (string, *drawing) {
 	if s.Present != "" {
 		attrs = append(attrs, "data-present", s.Present)
 	}
+	if s.Embedded {
+		// Inside a lesson (a figure captioned with what it shows, among
+		// other widgets, perhaps of the same scenario) or an iframe (whose
+		// page is the widget), it is a group: a landmark's name must be
+		// unique on its page.
+		attrs = append(attrs, "role", "group")
+	}
 	b.open("section", attrs...)
 	if t.File.About != "" && !s.Embedded {
 		b.el("p", t.File.About, "class", "tm-about")
@@ -177,7 +184,9 @@ func clamp(n, hi int) int { return max(0, min(n, hi)) }
 
 func controls(b *builder, t *engine.Trace, s State) {
 	n := t.Steps()
-	b.open("nav", "class", "tm-controls", "aria-label", "Timeline controls", "data-testid", "controls")
+	// A group, not a nav landmark: a lesson shows many widgets, and each
+	// landmark's name must be unique on its page.
+	b.open("div", "class", "tm-controls", "role", "group", "aria-label", "Timeline controls", "data-testid", "controls")
 	// Each button is a glyph and a word; a narrow widget shows the glyph,
 	// and the word stays for a screen reader.
 	link := func(act, glyph, word, after, key string, step int, disabled bool) {
@@ -221,22 +230,32 @@ func controls(b *builder, t *engine.Trace, s State) {
 	b.close("select")
 	b.close("label")
 	if !s.Embedded {
-		// Presenter mode is a link, so it works without JavaScript too.
-		present, label, name := "on", "⤢ Present", "Presenter mode"
+		// Presenter mode is a link, so it works without JavaScript too. Its
+		// name says what it does (a link has no pressed state); the visible
+		// word begins it, for speech input.
+		present, glyph, word, name := "on", "⤢", "Present", "Present: presenter mode"
 		if s.Present != "" {
-			present, label, name = "", "✕ Exit", "Exit presenter mode"
+			present, glyph, word, name = "", "✕", "Exit", "Exit presenter mode"
 		}
 		b.open("a", "class", "tm-btn tm-present", "data-act", "present", "data-testid", "btn-present", "aria-keyshortcuts", "P", "aria-label", name,
-			"href", query(t, s, s.Step, "present", present), "aria-pressed", pick(s.Present != "", "true", "false"))
-		b.text(label)
+			"href", query(t, s, s.Step, "present", present))
+		b.el("span", glyph, "aria-hidden", "true")
+		b.text(" " + word)
 		b.close("a")
 	}
-	b.close("nav")
+	b.close("div")
 }
 
 func knobs(b *builder, t *engine.Trace, s State) {
 	f := t.File
-	b.open("form", "class", "tm-knobs", "method", "get", "action", s.BasePath, "data-testid", "knobs", "aria-label", "Knobs")
+	// Named, a form is a landmark; a lesson's widgets, perhaps of one
+	// scenario, would repeat its name, so there each knob's fieldset
+	// names it alone.
+	attrs := []string{"class", "tm-knobs", "method", "get", "action", s.BasePath, "data-testid", "knobs"}
+	if !s.Embedded {
+		attrs = append(attrs, "aria-label", "Knobs")
+	}
+	b.open("form", attrs...)
 	for _, k := range f.Knobs {
 		b.open("fieldset", "class", "tm-knob", "data-knob", k.Name)
 		label := k.Name
@@ -370,7 +389,7 @@ func stepItem(b *builder, t *engine.Trace, s State, step int, frag bool) {
 // truth and the checks' verdicts, for a quick look and for readers without
 // JavaScript. It is part of the widget, so that it follows the knobs.
 func ending(b *builder, t *engine.Trace, s State) {
-	b.open("section", "class", "tm-ending", "aria-labelledby", s.id("ending"), "data-testid", "ending")
+	b.open("section", "class", "tm-ending", "role", "group", "aria-labelledby", s.id("ending"), "data-testid", "ending")
 	b.el("h2", "How it ends with these settings", "id", s.id("ending"))
 	final := t.Final()
 	if isLarge(t) {
