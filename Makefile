@@ -4,7 +4,7 @@
 GO ?= go
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm perf screenshots worker wrangler worker-dev worker-smoke worker-test loadtest export
+.PHONY: all generate build test test-short bench fuzz serve demo check-generated vet wasm axe perf screenshots worker wrangler worker-dev worker-smoke worker-test loadtest export
 
 all: build
 
@@ -73,10 +73,29 @@ check-generated: generate
 # tests (web/e2e) take about nine minutes on a 2-core machine, close to go
 # test's default limit of ten per package, so the limit is raised: a slower
 # machine must not fail them by the clock.
-test: wasm vet check-generated
+test: wasm vet check-generated axe
 	$(GO) test -count=1 -timeout 30m ./...
 	$(GO) run ./cmd/tidemark check --all docs
 	@$(MAKE) --no-print-directory worker-test
+
+# axe installs axe-core, pinned in web/e2e/testdata/axe/package-lock.json,
+# for the browser tests' accessibility audit (web/e2e/a11y_test.go), when
+# its node_modules is missing or older than the lock. Without npm (Debian's
+# nodejs lacks it: apt-get install -y npm), or when npm ci fails, it says so
+# and the audit skips; with CI set, either fails, as the audit would.
+AXE_DIR := web/e2e/testdata/axe
+axe: $(AXE_DIR)/node_modules/.package-lock.json
+
+$(AXE_DIR)/node_modules/.package-lock.json: $(AXE_DIR)/package.json $(AXE_DIR)/package-lock.json
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "axe-core not installed: npm is missing (apt-get install -y npm); the accessibility audit (TestAccessibility) will skip"; \
+		[ -z "$$CI" ] || { echo "CI is set, so a missing npm is a failure" >&2; exit 1; }; \
+	else \
+		echo "cd $(AXE_DIR) && npm ci"; \
+		(cd $(AXE_DIR) && npm ci --no-audit --no-fund) || { \
+			[ -z "$$CI" ] || exit 1; \
+			echo "npm ci failed in $(AXE_DIR); the accessibility audit (TestAccessibility) will skip"; }; \
+	fi
 
 # worker-test runs worker-smoke when wrangler can be had (installed already,
 # or npm's registry answers), and otherwise says why it does not.
