@@ -386,6 +386,8 @@ func (t *Trace) tickSentence(n *note, at vtime.Time) string {
 			combined += prose.F(", held back by %s-%d", sh.Topic, by)
 		}
 	} else if allIdle {
+	} else if sh.Config.Scope == watermark.PerSource && min(sh.Parallelism, len(sh.Parts)) > 1 {
+		combined += prose.F(", the minimum over its %d readers, each set by the largest event time any of its partitions has shown", min(sh.Parallelism, len(sh.Parts)))
 	} else if sh.Config.Scope == watermark.PerSource {
 		combined += ", set by the largest event time any partition has shown"
 	} else if len(sh.Parts) > 1 {

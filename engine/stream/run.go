@@ -213,11 +213,19 @@ type stream struct {
 	enderQueued bool
 }
 
+// strategy is the stream's watermark strategy as each of its readers runs
+// it: under per-source scope, one generator per reader.
+func (st *stream) strategy() watermark.Config {
+	cfg := st.wm
+	cfg.Readers = st.par
+	return cfg
+}
+
 // start readies the stream before the first event.
 func (st *stream) start() error {
 	n := len(st.topic.h.Parts)
 	var err error
-	if st.src, err = watermark.New(st.wm, n); err != nil {
+	if st.src, err = watermark.New(st.strategy(), n); err != nil {
 		return err
 	}
 	st.hist.Config = st.wm
@@ -935,7 +943,7 @@ func (st *stream) restart(rs []checkpoint.Resumed) (rewound int64) {
 	for i := range st.busy {
 		st.busy[i] = now
 	}
-	st.src, _ = watermark.New(st.wm, len(st.parts))
+	st.src, _ = watermark.New(st.strategy(), len(st.parts))
 	st.lastWM, st.lastIdle, st.lastTick = watermark.None, false, watermark.None
 	st.jobs, st.ticking, st.ended, st.enderQueued = st.jobs[:0], false, false, false
 	t := s.t

@@ -719,6 +719,47 @@ fail load at=10:00:00 point=commit restart=1s
 	assert.Contains(t, fails[0], "load fails as checkpoint 1 completes, where the sinks commit its transactions; it has none, so no row waits on the commit")
 }
 
+// TestPerSourceWatermarkPerReader: a per-source strategy runs once per
+// reader, as one applied after a Flink source runs once per subtask. With
+// one reader over three partitions the fastest drives the watermark and
+// the delayed partition's records are dropped; with a reader per
+// partition the window takes the minimum over the readers, and nothing is.
+func TestPerSourceWatermarkPerReader(t *testing.T) {
+	// The bundled stream/watermark-fastest-partition, per source.
+	const src = `scenario test/fastest "A watermark set by the fastest partition"
+topic sales partitions=3
+producer till1 to=sales key=sale_id partition=0
+producer till2 to=sales key=sale_id partition=1
+producer till3 to=sales key=sale_id partition=2
+target sales_per_minute sink=merge key=minute
+traffic till1 records=36 from=10:00:00 every=10s keys=1000
+traffic till2 records=36 from=10:00:00 every=10s keys=1000
+traffic till3 records=36 from=10:00:00 every=10s keys=1000
+stream tills from=sales
+watermark tills bound=5s scope=per-source
+key-by tills none
+window per_minute from=tills tumbling size=1m to=sales_per_minute
+delay tills partition=1 from=10:00:00 until=10:04:00 by=45s
+`
+	dropped := func(src string) (int, string) {
+		tr, st := run(t, src)
+		_, d, _ := st.LateCounts(tr.Steps())
+		var ticks string
+		for i := range tr.Events {
+			if n := tr.Narration(&tr.Events[i]); strings.Contains(n, "readers") {
+				ticks = n
+				break
+			}
+		}
+		return d, ticks
+	}
+	one, _ := dropped(src)
+	assert.Equal(t, 12, one)
+	three, tick := dropped(strings.Replace(src, "stream tills from=sales", "stream tills from=sales parallelism=3", 1))
+	assert.Zero(t, three, "each reader's generator waits for its own partition")
+	assert.Contains(t, tick, "the minimum over its 3 readers")
+}
+
 // TestOverdueTimerNarrated: a processing-time window whose end passed while
 // the job was down fires when it restores, and its narration says the
 // clock is past the window's last instant rather than at it.

@@ -96,7 +96,7 @@ type Scope uint8
 // Scopes.
 const (
 	PerPartition Scope = iota // one generator per partition, combined by the minimum (Flink's Kafka source)
-	PerSource                 // one generator over every partition's records: the fastest partition drives it
+	PerSource                 // one generator per reader over its partitions' records: the fastest partition it reads drives it
 )
 
 // ParseScope reads per-partition or per-source.
@@ -119,6 +119,11 @@ type Config struct {
 	Interval vtime.Duration // how often the caller Ticks, in processing time; positive
 	Idleness vtime.Duration // a generator with no records for this long is idle; 0 never
 	Scope    Scope
+	// Readers is, under PerSource, how many subtasks read the source:
+	// partition p is read by reader p mod Readers, and each reader has a
+	// generator of its own, as a strategy applied after a Flink source
+	// runs once per subtask. 0 is one reader.
+	Readers int
 }
 
 // A ConfigError is what Validate finds wrong with a Config. Field names
@@ -149,6 +154,8 @@ func (c Config) Validate() error {
 		return &ConfigError{"emit", "unknown watermark emission " + strconv.Itoa(int(c.Emission))}
 	case c.Scope > PerSource:
 		return &ConfigError{"scope", "unknown watermark scope " + strconv.Itoa(int(c.Scope))}
+	case c.Readers < 0:
+		return &ConfigError{"scope", "the number of readers cannot be negative, got " + strconv.Itoa(c.Readers)}
 	}
 	return nil
 }
@@ -209,9 +216,9 @@ type Update struct {
 // Source is the watermark side of one source operator reading a set of
 // partitions.
 //
-// Invariants: len(gens) == len(parts) under PerPartition and 1 under
-// PerSource; comb has one input per generator; the source's watermark never
-// decreases.
+// Invariants: len(gens) == len(parts) under PerPartition and
+// min(len(parts), readers) under PerSource; comb has one input per
+// generator; the source's watermark never decreases.
 type Source struct {
 	cfg   Config
 	parts []seen
@@ -228,10 +235,6 @@ func New(cfg Config, n int) (*Source, error) {
 		return nil, errors.New("a source needs at least one partition, got " + strconv.Itoa(n))
 	}
 	s := &Source{cfg: cfg, comb: NewCombiner(0)}
-	if cfg.Scope == PerSource {
-		s.gens = []gen{{g: NewGenerator(cfg.Bound)}}
-		s.comb.add()
-	}
 	s.Grow(n)
 	return s, nil
 }
@@ -240,13 +243,15 @@ func New(cfg Config, n int) (*Source, error) {
 func (s *Source) Config() Config { return s.cfg }
 
 // Grow records that the source now reads n partitions (never fewer). Under
-// PerPartition each new partition gets its own generator, which starts at
-// None and so holds the minimum back until it produces or turns idle, as a
-// newly discovered Kafka partition does in Flink.
+// PerPartition each new partition gets its own generator, and under
+// PerSource a reader that had no partition gets one with its first; a new
+// generator starts at None and so holds the minimum back until it produces
+// or turns idle, as a newly discovered Kafka partition does in Flink.
 func (s *Source) Grow(n int) {
 	for len(s.parts) < n {
+		p := len(s.parts)
 		s.parts = append(s.parts, seen{max: None})
-		if s.cfg.Scope == PerPartition {
+		if s.gen(p) == len(s.gens) {
 			s.gens = append(s.gens, gen{g: NewGenerator(s.cfg.Bound)})
 			s.comb.add()
 		}
@@ -259,7 +264,7 @@ func (s *Source) Partitions() int { return len(s.parts) }
 // gen is the index of the generator that watches partition p.
 func (s *Source) gen(p int) int {
 	if s.cfg.Scope == PerSource {
-		return 0
+		return p % max(1, s.cfg.Readers)
 	}
 	return p
 }

@@ -172,6 +172,33 @@ func TestPerSourceFastestPartitionDrives(t *testing.T) {
 	assert.Equal(t, at("10:00:01.999"), pp.Tick(at("10:00:10")).Watermark, "per partition, the slower one sets it")
 }
 
+// Per source with several readers, each reader has its own generator over
+// the partitions it reads (p mod Readers), as a strategy applied after a
+// Flink source runs once per subtask, and the source's watermark is their
+// minimum: the fastest partition drives only its own reader's.
+func TestPerSourceOneGeneratorPerReader(t *testing.T) {
+	s := source(t, watermark.Config{Interval: vtime.Second, Scope: watermark.PerSource, Readers: 2}, 3)
+	s.Record(0, at("10:00:10"))
+	s.Record(2, at("10:00:04"))
+	s.Record(1, at("10:00:02"))
+	u := s.Tick(at("10:00:10"))
+	assert.Equal(t, at("10:00:01.999"), u.Watermark, "reader 1 (partition 1) holds the minimum back")
+	assert.Equal(t, at("10:00:09.999"), s.Partition(2).Watermark, "partitions 0 and 2 share reader 0's generator")
+	assert.Equal(t, s.Partition(0).Watermark, s.Partition(2).Watermark)
+
+	// More readers than partitions: a generator per partition, and a
+	// partition added later comes with its reader's first generator.
+	many := source(t, watermark.Config{Interval: vtime.Second, Scope: watermark.PerSource, Readers: 4}, 1)
+	many.Record(0, at("10:00:10"))
+	assert.Equal(t, at("10:00:09.999"), many.Tick(at("10:00:10")).Watermark)
+	many.Grow(2)
+	many.Record(0, at("10:00:20"))
+	assert.Equal(t, at("10:00:09.999"), many.Tick(at("10:00:20")).Watermark, "the new reader has seen nothing and holds the minimum")
+
+	_, err := watermark.New(watermark.Config{Interval: vtime.Second, Readers: -1}, 1)
+	assert.Error(t, err)
+}
+
 // Per-record emission moves the watermark as each record is read.
 func TestPerRecordEmission(t *testing.T) {
 	s := source(t, watermark.Config{Interval: vtime.Second, Emission: watermark.PerRecord, Bound: vtime.Second}, 2)

@@ -248,6 +248,8 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	switch {
 	case idle:
 		title += " (every partition idle)"
+	case sh.Config.Scope == watermark.PerSource && min(sh.Parallelism, len(parts)) > 1:
+		title += " (one generator per reader, the minimum over them)"
 	case sh.Config.Scope == watermark.PerSource:
 		title += " (one generator for every partition)"
 	case len(parts) > 1:
