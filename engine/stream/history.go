@@ -141,7 +141,7 @@ type FailPoint struct {
 	Step      int32
 	At        vtime.Time
 	Who       string // the stream or operator that failed
-	Point     string // now, or where in a checkpoint: barrier, snapshot, commit; out-of-memory: Who's buffer passed its memory=; offset-out-of-range: Who's position was deleted by retention, under auto.offset.reset=none
+	Point     string // now, or where in a checkpoint: barrier, snapshot, commit; out-of-memory: Who's buffer passed its memory=; offset-out-of-range: Who's position was deleted by retention, under auto.offset.reset=none; checkpoint-expired: more checkpoints in a row expired than the job tolerates
 	Ckpt      int32  // the checkpoint it interrupted, or 0
 	RestartAt vtime.Time
 	Aborted   int32 // rows of open transactions it rolled back
@@ -159,6 +159,8 @@ func (fp *FailPoint) Where() string {
 		return "for lack of memory"
 	case PointOutOfRange:
 		return "for a position retention deleted"
+	case PointExpired:
+		return "for checkpoints that expired"
 	case "barrier", "snapshot", "commit":
 		if fp.Ckpt > 0 {
 			return "at checkpoint " + strconv.Itoa(int(fp.Ckpt)) + "'s " + fp.Point

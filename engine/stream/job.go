@@ -50,6 +50,11 @@ type job struct {
 	on      bool // a checkpoint line: checkpoints are taken
 	grid    checkpoint.Grid
 	timeout vtime.Duration
+	// tolerable is how many checkpoints in a row may expire before the job
+	// fails (Flink's execution.checkpointing.tolerable-failed-checkpoints,
+	// 0 by default); expiredRow counts them, and a completed checkpoint or
+	// the failure they cause starts the count again.
+	tolerable, expiredRow int
 	// epoch counts the job's failures: an action queued in an earlier
 	// epoch finds it changed and does nothing.
 	epoch    int32
@@ -69,6 +74,7 @@ type job struct {
 	// its buffer without flow control when the job last failed.
 	takenAtCrash []int64
 	ooms         int   // failures for lack of memory so far
+	expiries     int   // failures for expired checkpoints so far
 	outOfRange   int   // failures of a source whose position retention deleted, under auto.offset.reset=none
 	lostFrom     int32 // the checkpoint last restored, whose buffers' loss is counted
 }
@@ -92,6 +98,7 @@ const maxSameFailure = 4
 const (
 	PointOutOfMemory = "out-of-memory"       // a buffer passed its memory=
 	PointOutOfRange  = "offset-out-of-range" // a source's position was deleted, under auto.offset.reset=none
+	PointExpired     = "checkpoint-expired"  // more checkpoints in a row expired than the job tolerates
 )
 
 // ckptRun is a checkpoint in flight, with the states taken so far.
@@ -456,6 +463,7 @@ func (j *job) complete(run *ckptRun) {
 	cp := &s.t.Job.Checkpoints[run.hi]
 	cp.Status, cp.End, cp.EndAt = CheckpointCompleted, int32(s.w.NextStep()), s.w.Now()
 	j.run, j.done = nil, run
+	j.expiredRow = 0
 	var commits []string
 	txns := 0
 	for _, op := range s.ops {
@@ -575,17 +583,33 @@ func (j *job) expire() {
 			}
 		}
 	}
+	j.expiredRow++
+	fail := j.expiredRow > j.tolerable
 	tail := ""
-	if len(prepared) > 0 {
+	switch {
+	case len(prepared) > 0 && fail:
+		tail = prose.F("; %s, pre-committed at the barrier, is aborted when the job restores, since its checkpoint never completed", strings.Join(prepared, " and "))
+	case len(prepared) > 0:
 		tail = prose.F("; %s, pre-committed at the barrier, stays prepared until a later checkpoint completes and commits it", strings.Join(prepared, " and "))
 	}
 	restore := "no checkpoint has completed yet, so a failure now would start the job from the beginning"
 	if j.done != nil {
 		restore = prose.F("the last checkpoint a restore can use is still %d, growing older", j.done.id)
 	}
-	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "Checkpoint %d expires: it began %s ago, past the timeout of %s, and %s had not taken %s snapshot, its barrier still behind buffered records; %s%s. "+
-		"The job runs on, as one set to tolerate failed checkpoints does; with Flink's default of none tolerated, it would fail and restart here.",
-		run.id, s.w.Now().Sub(cp.BeginAt), j.timeout, strings.Join(waiting, " and "), map[bool]string{true: "its", false: "their"}[len(waiting) == 1], restore, tail)
+	then := prose.F("The job runs on: it tolerates %s in a row (tolerable=), and this is the %s.", prose.Count(j.tolerable, "failed checkpoint", "failed checkpoints"), ordinal(j.expiredRow))
+	if fail {
+		then = prose.F("That is %d in a row, more than the %d the job tolerates (Flink's execution.checkpointing.tolerable-failed-checkpoints, 0 by default), so the job fails.", j.expiredRow, j.tolerable)
+	}
+	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "Checkpoint %d expires: it began %s ago, past the timeout of %s, and %s had not taken %s snapshot, its barrier still behind buffered records; %s%s. %s",
+		run.id, s.w.Now().Sub(cp.BeginAt), j.timeout, strings.Join(waiting, " and "), map[bool]string{true: "its", false: "their"}[len(waiting) == 1], restore, tail, then)
+	if fail {
+		epoch, id := j.epoch, run.id
+		s.w.Then(func() {
+			if j.epoch == epoch {
+				j.crash("checkpoint coordinator", PointExpired, failRestart, prose.F("Checkpoint %d expired, one more than the job tolerates: ", id))
+			}
+		})
+	}
 }
 
 // prepared reports whether a two-phase sink holds a transaction of
@@ -640,7 +664,12 @@ func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 	case PointOutOfRange:
 		j.outOfRange++
 		same = j.outOfRange
+	case PointExpired:
+		j.expiries++
+		same = j.expiries
+		sb.WriteString("the job fails")
 	}
+	j.expiredRow = 0
 	j.epoch++
 	j.queued = false // a restarted job triggers afresh (rearm)
 	j.down = true
@@ -682,7 +711,7 @@ func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 	h := s.jobHist()
 	h.Failures = append(h.Failures, fp)
 	switch point {
-	case PointOutOfMemory, PointOutOfRange:
+	case PointOutOfMemory, PointOutOfRange, PointExpired:
 	case "barrier":
 		prose.Fprintf(&sb, "%s fails between checkpoint %d's barrier and its snapshot", who, fp.Ckpt)
 	case "snapshot":

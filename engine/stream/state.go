@@ -131,7 +131,7 @@ func (s *world) register(op operator, name, kind string, st *stream, target *sin
 	return oh
 }
 
-// checkpointLine reads `checkpoint every=D [from=T] [timeout=D]`.
+// checkpointLine reads `checkpoint every=D [from=T] [timeout=D] [tolerable=N]`.
 func (s *world) checkpointLine(c scenario.Command) error {
 	a := scenario.NewArgs(c, c.Args)
 	every := a.Duration("every", 0)
@@ -140,6 +140,7 @@ func (s *world) checkpointLine(c scenario.Command) error {
 	}
 	from, hasFrom := a.Time("from")
 	timeout := a.Duration("timeout", 10*vtime.Minute)
+	tolerable := a.Int("tolerable", 0, 0, 1_000_000)
 	if err := a.Done(); err != nil {
 		return err
 	}
@@ -154,7 +155,7 @@ func (s *world) checkpointLine(c scenario.Command) error {
 	if timeout <= 0 {
 		return scenario.Errorf(scenario.ValueAt(c, "timeout"), "expected timeout= to be positive")
 	}
-	j.on, j.timeout = true, timeout
+	j.on, j.timeout, j.tolerable = true, timeout, tolerable
 	s.ckptAt = c.Pos
 	j.grid = checkpoint.Grid{From: watermark.None, Every: every}
 	if hasFrom {

@@ -225,7 +225,7 @@ traffic shop records=60 from=10:00:00 every=100ms keys=unique
 stream s from=orders
 sink k from=s to=out commit=two-phase
 aggregate slow from=s agg=count rate=5/s buffer=20
-checkpoint every=2s timeout=1s
+checkpoint every=2s timeout=1s tolerable=100
 `)
 	var expired []int32
 	completed := int32(0)
@@ -439,12 +439,55 @@ func TestCheckpointWaitsBehindTheBuffer(t *testing.T) {
 	require.Greater(t, len(st.Job.Checkpoints), 1)
 	assert.Equal(t, c.EndAt, st.Job.Checkpoints[1].BeginAt, "the queued checkpoint begins as the one in flight completes")
 
-	_, st = run(t, head+"checkpoint every=2s timeout=3s\nsink k from=s to=out rate=2/s buffer=10 overflow=block\n")
+	_, st = run(t, head+"checkpoint every=2s timeout=3s tolerable=10\nsink k from=s to=out rate=2/s buffer=10 overflow=block\n")
 	c = st.Job.Checkpoints[0]
 	assert.Equal(t, stream.CheckpointExpired, c.Status)
 	assert.Equal(t, 3*vtime.Second, c.EndAt.Sub(c.BeginAt), "it expires the moment its timeout runs out, not at a later trigger")
 	require.Greater(t, len(st.Job.Checkpoints), 1)
 	assert.Equal(t, c.EndAt, st.Job.Checkpoints[1].BeginAt, "the request queued behind it begins as it expires")
+}
+
+// Checkpoints that expire, more in a row than the job tolerates, fail the
+// job, as Flink's CheckpointFailureManager does (tolerable 0 by default):
+// behind a blocked buffer each restart finds the same backlog, expires
+// again and fails again, until the job gives up; a tolerance lets it run on.
+func TestExpiredCheckpointsFailTheJob(t *testing.T) {
+	head := strings.Replace(orders, "traffic shop records=60 from=10:00:00 every=1s", "traffic shop records=100 from=10:00:00 every=100ms", 1)
+	const sink = "sink k from=s to=out rate=2/s buffer=10 overflow=block\n"
+	tr, st := run(t, head+"checkpoint every=2s timeout=3s\n"+sink)
+	require.NotEmpty(t, st.Job.Failures)
+	f := st.Job.Failures[0]
+	assert.Equal(t, stream.PointExpired, f.Point)
+	assert.Equal(t, "for checkpoints that expired", f.Where())
+	assert.Equal(t, stream.CheckpointExpired, st.Job.Checkpoints[0].Status)
+	assert.Equal(t, st.Job.Checkpoints[0].EndAt, f.At, "the job fails as the checkpoint expires")
+	var expiry, failure string
+	for i := range tr.Events {
+		n := tr.Narration(&tr.Events[i])
+		if expiry == "" && strings.Contains(n, "Checkpoint 1 expires") {
+			expiry = n
+		}
+		if failure == "" && strings.HasPrefix(n, "Checkpoint 1 expired, one more than the job tolerates: the job fails") {
+			failure = n
+		}
+	}
+	assert.Contains(t, expiry, "That is 1 in a row, more than the 0 the job tolerates (Flink's execution.checkpointing.tolerable-failed-checkpoints, 0 by default), so the job fails.")
+	assert.Contains(t, failure, "It restarts at")
+	assert.True(t, st.Job.Failures[len(st.Job.Failures)-1].Down, "the backlog makes every restart expire again, until the job gives up")
+
+	// Tolerating two, the third expiry in a row fails it.
+	_, st = run(t, head+"checkpoint every=2s timeout=3s tolerable=2\n"+sink)
+	require.NotEmpty(t, st.Job.Failures)
+	expired := 0
+	for _, c := range st.Job.Checkpoints {
+		if c.EndAt > st.Job.Failures[0].At {
+			break
+		}
+		if c.Status == stream.CheckpointExpired {
+			expired++
+		}
+	}
+	assert.Equal(t, 3, expired)
 }
 
 // A count per key with a time to live starts again from one for a key
