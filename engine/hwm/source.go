@@ -116,6 +116,9 @@ func (h *world) statement(ts *txnState, s *stmt) {
 // wait nor the aborted transaction, so it says so rather than let both
 // writes through.
 func (h *world) refusal(ts *txnState, s *stmt, keys []string, rows []int32) error {
+	// drawn ends the refusal of an insert whose sequence draws an id a key
+	// inserted by hand holds.
+	const drawn = "which the simulation does not model; start the sequence past the explicit keys with first-id= on the source, or give this insert its keys"
 	// what names the statement's write of key k, spelled only for an error:
 	// a workload's statements come by the million.
 	what := func(k string) string {
@@ -131,14 +134,12 @@ func (h *world) refusal(ts *txnState, s *stmt, keys []string, rows []int32) erro
 			// The holder has not committed: PostgreSQL makes the insert
 			// wait for it, and fails it only if the holder commits.
 			return scenario.Errorf(s.pos, "%s's insert draws %s=%s from %s's sequence at %s, but %s, still open, has inserted that key explicitly: "+
-				"PostgreSQL's sequence does not skip ids inserted by hand, so the insert waits until %s ends and then fails with a duplicate key (unique_violation) if %s commits, "+
-				"which the simulation does not model; start the sequence past the explicit keys with first-id= on the source, or give this insert its keys",
+				"PostgreSQL's sequence does not skip ids inserted by hand, so the insert waits until %s ends and then fails with a duplicate key (unique_violation) if %s commits, "+drawn,
 				ts.name, s.table.Key, k, s.table.Name, h.w.Now(), o.Name, o.Name, o.Name)
 		}
 		if s.op == mvcc.Insert && len(s.keys) == 0 && exists {
 			return scenario.Errorf(s.pos, "%s's insert draws %s=%s from %s's sequence at %s, but a row with that key was inserted explicitly: "+
-				"PostgreSQL's sequence does not skip ids inserted by hand, so the insert fails with a duplicate key (unique_violation) and aborts %s, "+
-				"which the simulation does not model; start the sequence past the explicit keys with first-id= on the source, or give this insert its keys",
+				"PostgreSQL's sequence does not skip ids inserted by hand, so the insert fails with a duplicate key (unique_violation) and aborts %s, "+drawn,
 				ts.name, s.table.Key, k, s.table.Name, h.w.Now(), ts.name)
 		}
 		if o != nil && (s.op == mvcc.Insert || exists) {

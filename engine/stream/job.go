@@ -53,7 +53,7 @@ type job struct {
 	// tolerable is how many checkpoints in a row may expire before the job
 	// fails (Flink's execution.checkpointing.tolerable-failed-checkpoints,
 	// 0 by default); expiredRow counts them, and a completed checkpoint or
-	// the failure they cause starts the count again.
+	// any failure of the job starts the count again.
 	tolerable, expiredRow int
 	// epoch counts the job's failures: an action queued in an earlier
 	// epoch finds it changed and does nothing.
@@ -596,7 +596,7 @@ func (j *job) expire() {
 	if j.done != nil {
 		restore = prose.F("the last checkpoint a restore can use is still %d, growing older", j.done.id)
 	}
-	then := prose.F("The job runs on: it tolerates %s in a row (tolerable=), and this is the %s.", prose.Count(j.tolerable, "failed checkpoint", "failed checkpoints"), ordinal(j.expiredRow))
+	then := prose.F("The job runs on: it tolerates %s in a row (tolerable=%d), and this is the %d%s.", prose.Count(j.tolerable, "failed checkpoint", "failed checkpoints"), j.tolerable, j.expiredRow, ordinal(j.expiredRow))
 	if fail {
 		then = prose.F("That is %d in a row, more than the %d the job tolerates (Flink's execution.checkpointing.tolerable-failed-checkpoints, 0 by default), so the job fails.", j.expiredRow, j.tolerable)
 	}

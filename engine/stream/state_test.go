@@ -476,7 +476,14 @@ func TestExpiredCheckpointsFailTheJob(t *testing.T) {
 	assert.True(t, st.Job.Failures[len(st.Job.Failures)-1].Down, "the backlog makes every restart expire again, until the job gives up")
 
 	// Tolerating two, the third expiry in a row fails it.
-	_, st = run(t, head+"checkpoint every=2s timeout=3s tolerable=2\n"+sink)
+	tr, st = run(t, head+"checkpoint every=2s timeout=3s tolerable=2\n"+sink)
+	expiry = ""
+	for i := range tr.Events {
+		if n := tr.Narration(&tr.Events[i]); strings.Contains(n, "Checkpoint 1 expires") {
+			expiry = n
+		}
+	}
+	assert.Contains(t, expiry, "The job runs on: it tolerates 2 failed checkpoints in a row (tolerable=2), and this is the 1st.")
 	require.NotEmpty(t, st.Job.Failures)
 	expired := 0
 	for _, c := range st.Job.Checkpoints {

@@ -726,20 +726,13 @@ fail load at=10:00:00 point=commit restart=1s
 // partition the window takes the minimum over the readers, and nothing is.
 func TestPerSourceWatermarkPerReader(t *testing.T) {
 	// The bundled stream/watermark-fastest-partition, per source.
-	const src = `scenario test/fastest "A watermark set by the fastest partition"
-topic sales partitions=3
-producer till1 to=sales key=sale_id partition=0
-producer till2 to=sales key=sale_id partition=1
-producer till3 to=sales key=sale_id partition=2
-target sales_per_minute sink=merge key=minute
-traffic till1 records=36 from=10:00:00 every=10s keys=1000
-traffic till2 records=36 from=10:00:00 every=10s keys=1000
-traffic till3 records=36 from=10:00:00 every=10s keys=1000
-stream tills from=sales
-watermark tills bound=5s scope=per-source
-key-by tills none
-window per_minute from=tills tumbling size=1m to=sales_per_minute
-delay tills partition=1 from=10:00:00 until=10:04:00 by=45s
+	src := head + `traffic a records=36 from=10:00:00 every=10s keys=1000
+traffic b records=36 from=10:00:00 every=10s keys=1000
+traffic c records=36 from=10:00:00 every=10s keys=1000
+watermark s bound=5s scope=per-source
+key-by s none
+window per_minute from=s tumbling size=1m to=out
+delay s partition=1 from=10:00:00 until=10:04:00 by=45s
 `
 	dropped := func(src string) (int, string) {
 		tr, st := run(t, src)
@@ -755,7 +748,7 @@ delay tills partition=1 from=10:00:00 until=10:04:00 by=45s
 	}
 	one, _ := dropped(src)
 	assert.Equal(t, 12, one)
-	three, tick := dropped(strings.Replace(src, "stream tills from=sales", "stream tills from=sales parallelism=3", 1))
+	three, tick := dropped(strings.Replace(src, "stream s from=sales", "stream s from=sales parallelism=3", 1))
 	assert.Zero(t, three, "each reader's generator waits for its own partition")
 	assert.Contains(t, tick, "the minimum over its 3 readers")
 }
@@ -764,12 +757,7 @@ delay tills partition=1 from=10:00:00 until=10:04:00 by=45s
 // the job was down fires when it restores, and its narration says the
 // clock is past the window's last instant rather than at it.
 func TestOverdueTimerNarrated(t *testing.T) {
-	tr, _ := run(t, `scenario test/overdue "A processing-time window that ends while the job is down"
-topic t partitions=1
-producer p to=t key=k
-target out sink=append key=w
-traffic p records=30 from=10:00:00 every=1s keys=unique
-stream s from=t
+	tr, _ := run(t, one+`traffic a records=30 from=10:00:00 every=1s keys=unique
 key-by s none
 window w from=s tumbling size=10s time=processing to=out
 checkpoint every=10s from=10:00:05.5

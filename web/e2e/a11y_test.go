@@ -98,8 +98,7 @@ func (v axeViolation) String() string {
 // AA and axe's best practices): the site must be accessible by default.
 // axe-core is put into the page through DevTools (Runtime.evaluate), which
 // the page's CSP does not govern, and the test checks that the page saw no
-// CSP violation or error. A rule that misjudges a page is turned off for
-// that page alone, in its case below, saying why.
+// CSP violation or error. No rule is turned off on any page.
 func TestAccessibility(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
@@ -123,8 +122,6 @@ func TestAccessibility(t *testing.T) {
 		name, path, ready string
 		width             int64
 		dark              bool // prefers-color-scheme: dark (app.css has a palette of its own for it)
-		// disabled lists rules that misjudge this page; each says why.
-		disabled []string
 	}{
 		{name: "home", path: "/", ready: loaded},
 		{name: "lesson-contents", path: "/lessons/high-water-mark", ready: progressShow},
@@ -185,7 +182,6 @@ func TestAccessibility(t *testing.T) {
 			opts, _ := json.Marshal(map[string]any{
 				"runOnly":     map[string]any{"type": "tag", "values": axeTags},
 				"resultTypes": []string{"violations"},
-				"rules":       disabledRules(c.disabled),
 			})
 			out, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](`axe.run(document, `+string(opts)+`).then((r) => r.violations.map((v) => ({
 				id: v.id, impact: v.impact, help: v.help, helpUrl: v.helpUrl, count: v.nodes.length,
@@ -199,13 +195,4 @@ func TestAccessibility(t *testing.T) {
 			assert.Empty(t, pageProblems(t, ctx), "the page saw no CSP violation or error, axe-core included")
 		})
 	}
-}
-
-// disabledRules is axe.run's rules option that turns off ids.
-func disabledRules(ids []string) map[string]any {
-	m := map[string]any{}
-	for _, id := range ids {
-		m[id] = map[string]bool{"enabled": false}
-	}
-	return m
 }
