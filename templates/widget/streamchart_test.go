@@ -11,8 +11,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/window"
+	"github.com/tidemark/tidemark/engine/worlds"
+	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/templates/widget"
 )
 
@@ -141,4 +145,23 @@ func TestStreamAxisLabelsDoNotOverlap(t *testing.T) {
 		}
 	}
 	require.Positive(t, checked)
+}
+
+// A per-source watermark is one generator over every partition with one
+// reader, and one per reader, their minimum, with several: the chart's
+// title says which.
+func TestStreamChartSaysHowTheWatermarkIsMade(t *testing.T) {
+	const id = "stream/watermark-fastest-partition"
+	tr := run(t, id, map[string]string{"scope": "per-source"})
+	svg, _, _ := widget.StreamChart(tr, tr.Steps(), widget.ChartOptions{})
+	assert.Contains(t, svg, "(one generator for every partition)")
+
+	sc, ok := lessons.Lookup(id)
+	require.True(t, ok)
+	f, err := scenario.Parse("par.tdm", []byte(strings.Replace(string(sc.Source), "stream tills from=sales", "stream tills from=sales parallelism=3", 1)))
+	require.NoError(t, err)
+	tr, err = engine.Run(f, map[string]string{"scope": "per-source"}, 1, worlds.All())
+	require.NoError(t, err)
+	svg, _, _ = widget.StreamChart(tr, tr.Steps(), widget.ChartOptions{})
+	assert.Contains(t, svg, "(one generator per reader, the minimum over them)")
 }
