@@ -70,13 +70,16 @@ func TestModuleDownloadStartsWithTheHTML(t *testing.T) {
 // widget: a log scenario in the log world's build, a stream scenario in the
 // build of the log and stream worlds, a stream that looks up a source table
 // in the build of every world, a lesson chapter of the high-water mark in
-// that world's build.
+// that world's build, and a chapter of lesson two whose log scenarios and
+// streams all read topics in the build of the log and stream worlds (its
+// first widget, a log scenario, stepped there).
 func TestPagesLoadTheModuleOfTheirWorlds(t *testing.T) {
 	for _, c := range []struct{ path, module string }{
 		{"/scenarios/dist/partition-change", pages.ModuleLog},
 		{"/scenarios/stream/late-data", pages.ModuleStream},
 		{"/scenarios/stream/nondeterministic-replay", pages.ModuleAll},
 		{"/lessons/high-water-mark/position-or-timestamp", pages.ModuleHWM},
+		{"/lessons/guarantee-chain/how-it-breaks", pages.ModuleStream},
 	} {
 		var ctx context.Context
 		if strings.HasPrefix(c.path, "/lessons/") {

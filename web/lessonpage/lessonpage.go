@@ -135,14 +135,16 @@ func NewView(ctx context.Context, l *course.Lesson, index int, layout templates.
 			}
 		}
 	}
+	var worlds pages.Worlds
 	for i, sl := range lesson.Slots(c) {
-		ev, err := embedView(ctx, sl.Embed, "emb"+strconv.Itoa(i+1))
+		ev, w, err := embedView(ctx, sl.Embed, "emb"+strconv.Itoa(i+1))
 		if err != nil {
 			return v, fmt.Errorf("%s: %w", sl.Embed.Pos, err)
 		}
 		v.Embeds[sl.Key] = ev
+		worlds |= w
 	}
-	shareModule(&v)
+	shareModule(&v, worlds)
 	for _, p := range c.Predictions() {
 		a, err := course.Grade(p)
 		if err != nil {
@@ -168,16 +170,14 @@ func NewView(ctx context.Context, l *course.Lesson, index int, layout templates.
 }
 
 // shareModule gives every widget of the chapter the smallest engine build
-// that runs all of their worlds, and preloads it: the page starts one
-// module (the first widget's), which must run every scenario on the page.
-func shareModule(v *lesson.LessonView) {
+// that runs worlds, the worlds of all of their scenarios, and preloads it:
+// the page starts one module (the first widget's), which must run every
+// scenario on the page.
+func shareModule(v *lesson.LessonView, worlds pages.Worlds) {
 	if len(v.Embeds) == 0 {
 		return
 	}
-	module := ""
-	for _, ev := range v.Embeds {
-		module = pages.ModuleForBoth(module, ev.Widget.Module)
-	}
+	module := worlds.Module()
 	url, ok := pages.ModuleURL(module)
 	if !ok {
 		return
@@ -196,11 +196,12 @@ func sortedCopy(xs []string) []string {
 }
 
 // embedView runs e's scenario and draws its widget under the element-id
-// prefix id, folded as an embed, with links to its scenario page.
-func embedView(ctx context.Context, e course.Embed, id string) (lesson.EmbedView, error) {
+// prefix id, folded as an embed, with links to its scenario page. It also
+// returns the worlds the scenario runs, for the page's choice of module.
+func embedView(ctx context.Context, e course.Embed, id string) (lesson.EmbedView, pages.Worlds, error) {
 	sc, ok := lessons.Lookup(e.Scenario)
 	if !ok {
-		return lesson.EmbedView{}, fmt.Errorf("embed: scenario %q is not bundled", e.Scenario)
+		return lesson.EmbedView{}, 0, fmt.Errorf("embed: scenario %q is not bundled", e.Scenario)
 	}
 	q := url.Values{}
 	for k, val := range e.Knobs {
@@ -211,7 +212,7 @@ func embedView(ctx context.Context, e course.Embed, id string) (lesson.EmbedView
 	}
 	tr, host, err := pages.Widget(ctx, sc.File, q, nil, "/scenarios/"+sc.ID, id, true)
 	if err != nil {
-		return lesson.EmbedView{}, fmt.Errorf("embed %s: %w", e.Scenario, err)
+		return lesson.EmbedView{}, 0, fmt.Errorf("embed %s: %w", e.Scenario, err)
 	}
 	// The browser opens the widget with the embed's own settings and step,
 	// not the page's address.
@@ -245,7 +246,7 @@ func embedView(ctx context.Context, e course.Embed, id string) (lesson.EmbedView
 	for _, c := range tr.Checks() {
 		ev.Checks = append(ev.Checks, lesson.EmbedCheck{Name: c.Name, Status: string(c.Status), Detail: c.Detail, Catches: c.Catches, Misses: c.Misses})
 	}
-	return ev, nil
+	return ev, pages.WorldsOf(tr), nil
 }
 
 // plotView runs p's scenario for every value of its X knob and, when it has

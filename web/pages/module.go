@@ -29,9 +29,13 @@ const (
 	ModuleAll = "tidemark.wasm"
 )
 
-// The worlds a build runs, as a set of bits.
+// Worlds is a set of the engine's worlds, as bits: those a build runs, or
+// those a page's scenarios need.
+type Worlds uint8
+
+// The worlds, one bit each.
 const (
-	worldHWM = 1 << iota
+	worldHWM Worlds = 1 << iota
 	worldLog
 	worldStream
 	worldsAll = worldHWM | worldLog | worldStream
@@ -41,7 +45,7 @@ const (
 // the worlds each runs.
 var modules = [...]struct {
 	name   string
-	worlds int
+	worlds Worlds
 }{
 	{ModuleHWM, worldHWM},
 	{ModuleLog, worldHWM | worldLog},
@@ -49,56 +53,42 @@ var modules = [...]struct {
 	{ModuleAll, worldsAll},
 }
 
-// smallestModule names the smallest build that runs every world in
-// worlds.
-func smallestModule(worlds int) string {
+// Module names the smallest build that runs every world in w; an empty set
+// needs the smallest build.
+func (w Worlds) Module() string {
 	for _, m := range modules {
-		if worlds&^m.worlds == 0 {
+		if w&^m.worlds == 0 {
 			return m.name
 		}
 	}
 	return ModuleAll
 }
 
-// worldsOf returns the worlds build name runs; an unknown name, or none,
-// runs none (the caller adds what it knows a page needs).
-func worldsOf(name string) int {
-	for _, m := range modules {
-		if m.name == name {
-			return m.worlds
-		}
-	}
-	if name == "" {
-		return 0
-	}
-	return worldsAll
-}
-
-// ModuleFor names the smallest build that runs trace t's scenario: t's
-// worlds are those with a history in it (a world none of the scenario's
-// lines named keeps none).
-func ModuleFor(t *engine.Trace) string {
-	var worlds int
+// WorldsOf returns the worlds trace t's scenario runs: those with a history
+// in t (a world none of the scenario's lines named keeps none).
+func WorldsOf(t *engine.Trace) Worlds {
+	var w Worlds
 	if hwm.Of(t) != nil {
-		worlds |= worldHWM
+		w |= worldHWM
 	}
 	if logs.Of(t) != nil {
-		worlds |= worldLog
+		w |= worldLog
 	}
 	if stream.Of(t) != nil {
-		worlds |= worldStream
+		w |= worldStream
 	}
-	return smallestModule(worlds)
+	return w
 }
 
-// ModuleForBoth names the smallest build that runs every world builds a
-// and b run, for a page whose widgets need both: a page with a widget of
-// the high-water-mark world and one of a stream loads every world. An
-// empty name adds no world (a page starts from it); an unknown one counts
-// as every world.
-func ModuleForBoth(a, b string) string {
-	return smallestModule(worldsOf(a) | worldsOf(b))
-}
+// ModuleFor names the smallest build that runs trace t's scenario.
+//
+// A page with several widgets loads one build for all of them, chosen from
+// the union of their scenarios' worlds (WorldsOf), not of the builds each
+// would load alone: a widget of producers and a log needs the log world,
+// which the build of the log and stream worlds runs, though alone it loads
+// the build of the source database and the log (ModuleLog), the smaller
+// download.
+func ModuleFor(t *engine.Trace) string { return WorldsOf(t).Module() }
 
 // ModuleURL returns the hashed address of build name, or of the build of
 // every world when name was not built (a development tree where only

@@ -128,11 +128,13 @@ const HWMDownloadBudget = 630_000
 
 // StreamDownloadBudget is DownloadBudget for a page whose streams read
 // topics that producers write, with no source database, which loads the
-// build of the log and stream worlds (see ModuleFor). Its module alone
+// build of the log and stream worlds (see ModuleFor): a stream's page, and
+// a lesson chapter of log scenarios and such streams. Its module alone
 // meets the stream world's target of 850 KB (the size test holds it there);
-// the page, with its scripts, is the largest such page plus about 5 KB, as
-// the others are, and still about 90 KB over the 760 KB target for any page.
-const StreamDownloadBudget = 858_000
+// the page, with its scripts, is the largest such page (a lesson chapter,
+// whose lesson.js adds 11 KB) plus about 5 KB, as the others are, and still
+// about 100 KB over the 760 KB target for any page.
+const StreamDownloadBudget = 869_000
 
 // WidgetLayout returns the frame of a page that shows widgets: the named
 // scripts, and the engine's module preloaded from the head, so that its

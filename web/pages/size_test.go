@@ -57,6 +57,8 @@ func TestWidgetPagesStayWithinTheDownloadBudget(t *testing.T) {
 		{"/scenarios/dist/partition-change", pages.ModuleLog, pages.LogDownloadBudget},
 		{"/scenarios/stream/late-data", pages.ModuleStream, pages.StreamDownloadBudget},
 		{"/embed/stream/late-data", pages.ModuleStream, pages.StreamDownloadBudget},
+		// A chapter of log scenarios and streams, all over topics.
+		{"/lessons/guarantee-chain/how-it-breaks", pages.ModuleStream, pages.StreamDownloadBudget},
 		{"/scenarios/stream/nondeterministic-replay", pages.ModuleAll, pages.DownloadBudget},
 		{"/lessons/guarantee-chain/the-chain", pages.ModuleAll, pages.DownloadBudget},
 		{"/play", pages.ModuleAll, pages.DownloadBudget},
