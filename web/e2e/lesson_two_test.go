@@ -3,8 +3,11 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -116,4 +119,49 @@ func firstPrediction(t *testing.T, l *course.Lesson, chapter string) string {
 	}
 	t.Fatalf("chapter %s asks no prediction", chapter)
 	return ""
+}
+
+// TestEveryChapterRunsItsWidgets opens every chapter of each lesson and
+// finds the engine running the build the page preloads, and every widget
+// on it taken over by that build and stepping on its own: a chapter loads
+// one build for all its widgets, chosen from the worlds of all of their
+// scenarios (web/pages.WorldsOf), so a scenario whose world that build
+// lacked would fail here rather than in a learner's browser.
+func TestEveryChapterRunsItsWidgets(t *testing.T) {
+	base := startLessonSite(t)
+	all, err := course.Lessons()
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(startBrowser(t), 6*time.Minute)
+	defer cancel()
+	modules := map[string]int{}
+	for _, l := range all {
+		for _, c := range l.Chapters {
+			path := "/lessons/" + l.Slug + "/" + c.ID
+			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+path)))
+			if eval[int](t, ctx, `document.querySelectorAll('.tm-host[data-source]').length`) == 0 {
+				continue
+			}
+			waitEmbedsReady(t, ctx)
+			preloaded := eval[string](t, ctx, `(document.querySelector('link[rel="preload"][href$=".wasm"]') || {}).href || ""`)
+			module := eval[string](t, ctx, `window.tidemarkEngine.module`)
+			assert.Contains(t, preloaded, strings.TrimSuffix(module, ".wasm")+".", "%s runs another build than it preloads", path)
+			modules[module]++
+			ids := eval[[]string](t, ctx, `[...document.querySelectorAll('.tm-host[data-ready="true"]')].map((h) => h.dataset.id)`)
+			for _, id := range ids {
+				// Forward, or back from an embed the text opens at its last step.
+				host := `.tm-host[data-id="` + id + `"]`
+				widget := `document.querySelector('` + host + ` .tm-widget')`
+				before := eval[int](t, ctx, `Number(`+widget+`.dataset.step)`)
+				button, want := "btn-forward", before+1
+				if before == eval[int](t, ctx, `Number(`+widget+`.dataset.steps)`) {
+					button, want = "btn-back", before-1
+				}
+				press(t, ctx, host+` [data-testid="`+button+`"]`)
+				waitFor(t, ctx, path+" "+id+" steps", `Number(`+widget+`.dataset.step) === `+itoa(want))
+			}
+			assert.Empty(t, pageProblems(t, ctx), path)
+		}
+	}
+	t.Logf("chapters by the build they run: %v", modules)
+	assert.Len(t, modules, 4, "the chapters use each build: the high-water mark's, the log's, the stream's and every world's")
 }
