@@ -144,7 +144,15 @@ func TestBudgets(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	t.Run("download", func(t *testing.T) { measureDownload(t, h) })
-	t.Run("interactive", func(t *testing.T) { measureInteractive(t, srv.URL) })
+	// A page of each build, the build of every world costing the most to
+	// download and compile.
+	for _, c := range []struct{ name, path string }{
+		{"hwm", "/scenarios/hwm/visibility-gap"},
+		{"stream", "/scenarios/stream/late-data"},
+		{"every-world", "/scenarios/stream/nondeterministic-replay"},
+	} {
+		t.Run("interactive/"+c.name, func(t *testing.T) { measureInteractive(t, srv.URL+c.path) })
+	}
 	t.Run("ten-k", func(t *testing.T) {
 		st := measureBig(t, srv.URL, "ten-k", 9000, true)
 		assert.LessOrEqual(t, slices.Max(st.stepD), budgetStep, "a step of the 10k-step scenario takes too long")
@@ -198,12 +206,11 @@ func measureDownload(t *testing.T, h http.Handler) {
 	assert.LessOrEqual(t, total, budgetDownload, "the scenario page downloads too much to become interactive")
 }
 
-// measureInteractive navigates to the scenario page navRuns times, each
-// with the browser cache disabled (a first visit), and reads how long after
-// navigation start the widget was handed to the engine.
-func measureInteractive(t *testing.T, base string) {
+// measureInteractive navigates to the scenario page at url navRuns times,
+// each with the browser cache disabled (a first visit), and reads how long
+// after navigation start the widget was handed to the engine.
+func measureInteractive(t *testing.T, url string) {
 	ctx := newBrowser(t)
-	url := base + "/scenarios/hwm/visibility-gap"
 	measure := func() (ready, wasmStart, wasmEnd, htmlEnd, dcl float64) {
 		t.Helper()
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`.tm-host[data-ready="true"]`))))
