@@ -187,8 +187,10 @@ func controls(b *builder, t *engine.Trace, s State) {
 	// A group, not a nav landmark: a lesson shows many widgets, and each
 	// landmark's name must be unique on its page.
 	b.open("div", "class", "tm-controls", "role", "group", "aria-label", "Timeline controls", "data-testid", "controls")
-	// Each button is a glyph and a word; a narrow widget shows the glyph,
-	// and the word stays for a screen reader.
+	// Each button is a glyph and a word; a narrow widget (and presenter
+	// mode on a short screen) shows the glyph, and the word stays for a
+	// screen reader. So no two glyphs are alike: a step is a chevron, not
+	// Play's triangle.
 	link := func(act, glyph, word, after, key string, step int, disabled bool) {
 		b.open("a", "class", "tm-btn", "data-act", act, "href", query(t, s, step), "data-testid", "btn-"+act,
 			"aria-keyshortcuts", key, "aria-disabled", pick(disabled, "true", "false"))
@@ -203,12 +205,12 @@ func controls(b *builder, t *engine.Trace, s State) {
 	}
 	b.open("span", "class", "tm-stepper")
 	link("start", "|◀", "Start", "", "Home", 0, s.Step == 0)
-	link("back", "◀", "Back", "", "ArrowLeft PageUp", max(s.Step-1, 0), s.Step == 0)
+	link("back", "❮", "Back", "", "ArrowLeft PageUp", max(s.Step-1, 0), s.Step == 0)
 	b.open("button", "type", "button", "class", "tm-btn tm-play", "data-act", "play", "aria-pressed", "false", "aria-keyshortcuts", "Space", "data-testid", "btn-play", "hidden?", on(!s.Live))
 	b.el("span", "▶", "aria-hidden", "true")
 	b.el("span", "Play", "class", "tm-word")
 	b.close("button")
-	link("forward", "", "Forward", "▶", "ArrowRight PageDown", min(s.Step+1, n), s.Step == n)
+	link("forward", "", "Forward", "❯", "ArrowRight PageDown", min(s.Step+1, n), s.Step == n)
 	link("end", "", "End", "▶|", "End", n, s.Step == n)
 	b.close("span")
 	b.open("label", "class", "tm-scrub")

@@ -60,6 +60,25 @@ func keysOf(nodes []*html.Node) []string {
 	return out
 }
 
+// TestControlsGlyphsDiffer: a narrow widget, and presenter mode on a short
+// screen, show each timeline button by its glyph alone, so no two may be
+// alike (a step forward once had Play's triangle).
+func TestControlsGlyphsDiffer(t *testing.T) {
+	d := draw(t, run(t, "hwm/visibility-gap", nil), widget.State{Step: 3, Live: true, BasePath: gapBase})
+	seen := map[string]string{}
+	for _, id := range []string{"btn-start", "btn-back", "btn-play", "btn-forward", "btn-end"} {
+		var glyph string
+		for _, n := range htmltest.All(d.One(t, id), func(n *html.Node) bool { return htmltest.Attr(n, "aria-hidden") == "true" }) {
+			glyph += htmltest.Text(n)
+		}
+		require.NotEmpty(t, glyph, "%s has no glyph", id)
+		if other, ok := seen[glyph]; ok {
+			t.Errorf("%s and %s both show %q", other, id, glyph)
+		}
+		seen[glyph] = id
+	}
+}
+
 func TestRenderControls(t *testing.T) {
 	tr := run(t, "hwm/visibility-gap", nil)
 	n := tr.Steps()
