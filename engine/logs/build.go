@@ -146,8 +146,12 @@ func (l *world) producer(c scenario.Command) error {
 	key := a.Str("key", "id")
 	pin, pinned := a.Find("partition")
 	p.pinned = a.Int("partition", -1, 0, maxPartitions-1)
+	p.refresh = a.Duration("refresh", 0)
 	if err := a.Done(); err != nil {
 		return err
+	}
+	if p.refresh < 0 {
+		return scenario.Errorf(scenario.ValueAt(c, "refresh"), "expected refresh= zero or positive, found %s", p.refresh)
 	}
 	if p.idempotent && p.acks != "all" {
 		x, _ := scenario.NewArgs(c, rest).Find("acks")
@@ -166,6 +170,7 @@ func (l *world) producer(c scenario.Command) error {
 	p.topic = h
 	p.pid = l.newPID()
 	l.producers[n.Value] = p
+	l.prodOrd = append(l.prodOrd, n.Value)
 	l.w.SetNoun(n.Value, key)
 	l.t.Producers = append(l.t.Producers, ProducerInfo{Name: n.Value, Topic: h.Name, Partition: p.pinned, Clock: clock})
 	return nil

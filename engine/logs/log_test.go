@@ -138,6 +138,47 @@ producer shop to=orders key=order_id
 	assert.Positive(t, moved, "no key's new records went to a different partition")
 }
 
+// TestLogProducerLearnsOfNewPartitionsAtItsRefresh: a producer with
+// refresh= places keys by the partition count it knew until that long after
+// the topic grew, then by the new count; a producer without it learns at
+// once; a second growth before the refresh is learned by the same refresh.
+func TestLogProducerLearnsOfNewPartitionsAtItsRefresh(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=3
+producer shop to=orders key=order_id refresh=1m
+producer till to=orders key=order_id
+add-partitions orders to=5 at=10:00:05
+add-partitions orders to=6 at=10:00:10
+`+keyLines("produce shop", "10:00:30", 30)+keyLines("produce till", "10:00:30", 30)+keyLines("produce shop", "10:01:30", 30), nil)
+	h := logs.Of(tr).Topics[0]
+	_, texts := eventsOf(tr, engine.KindRebalance)
+	require.Len(t, texts, 3, "two growths and one refresh: %q", texts)
+	assert.Contains(t, texts[0], "once producers refresh their metadata (shop after 1m; any other at once)")
+	assert.Contains(t, texts[2], "shop refreshes its metadata and learns orders has 6 partitions, not 3")
+	n := 0
+	for p, recs := range recordsOf(tr) {
+		for _, r := range recs {
+			want := 6
+			if h.Names[r.ProducerRef] == "shop" && r.Time < clock(t, "10:01:05") {
+				want = 3 // before its refresh, a minute after the first growth
+			}
+			assert.Equal(t, topic.PartitionFor(r.Key, want), p, "%s's key %s at %s", h.Names[r.ProducerRef], r.Key, r.Time)
+			n++
+		}
+	}
+	require.Equal(t, 90, n)
+	for p := 3; p < 6; p++ {
+		for _, r := range recordsOf(tr)[p] {
+			assert.False(t, h.Names[r.ProducerRef] == "shop" && r.Time < clock(t, "10:01:05"), "shop wrote to new partition %d before it refreshed", p)
+		}
+	}
+
+	f, err := scenario.Parse("log.tdm", []byte("scenario test/log \"t\"\ntopic orders partitions=3\nproducer shop to=orders refresh=-1s\n"))
+	require.NoError(t, err)
+	_, err = engine.Run(f, nil, 1, worlds.All())
+	require.ErrorContains(t, err, "log.tdm:3:")
+	assert.ErrorContains(t, err, "refresh= zero or positive")
+}
+
 func TestLogRetentionDeletesWholeSegments(t *testing.T) {
 	// Segments: [0 1] (10:00:00, newest 10:00:15), [2] (10:00:25), [3], [4].
 	tr := runLog(t, `topic orders partitions=1 retention=1m segment=20s

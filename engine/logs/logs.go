@@ -60,6 +60,7 @@ type world struct {
 	topics    map[string]*TopicHistory
 	captures  []*capture
 	producers map[string]*producer
+	prodOrd   []string // producers' names in the order the scenario declares them
 	groups    map[string]*groupState
 	groupOrd  []string
 	nextPID   int32

@@ -74,9 +74,11 @@ type producer struct {
 	traffic     int              // records its traffic lines will send, to size the trace
 	target      *sink.Table      // the target its events reach, once resolved
 	resolved    bool
-	pinned      int       // the partition every record goes to (partition=), or -1 for the partitioner
-	offline     []offline // when it is cut off, in the order the lines gave them
-	kept        int       // events kept while offline, still to send
+	pinned      int            // the partition every record goes to (partition=), or -1 for the partitioner
+	refresh     vtime.Duration // how long after its topic grows the producer learns of it (refresh=, Kafka's metadata.max.age.ms at worst); 0: at once
+	stale       int            // the partition count the producer still places by until it refreshes, or 0 when it knows the topic's own
+	offline     []offline      // when it is cut off, in the order the lines gave them
+	kept        int            // events kept while offline, still to send
 }
 
 // keyNumber returns n when key is the decimal spelling of a whole number n
@@ -180,6 +182,9 @@ func (l *world) emitNote(a int32, kind engine.Kind, n logNote) {
 // key for a keyed record, the sticky partition for a keyless one.
 func (l *world) place(p *producer, id int32, keyed bool) int {
 	n := len(p.topic.Parts)
+	if p.stale > 0 {
+		n = p.stale // it has not refreshed its metadata since the topic grew
+	}
 	if p.pinned >= 0 {
 		return p.pinned // a producer that names its partition, as Kafka allows, overrides the partitioner
 	}
@@ -644,7 +649,24 @@ func (l *world) addPartitions(h *TopicHistory, n int) {
 	}
 	h.Grow(n)
 	h.Counts = append(h.Counts, CountPoint{Step: int32(l.w.NextStep()), N: n})
-	l.w.Emit("operator", engine.KindRebalance, -1, "An operator raises %s from %d to %d partitions; no record moves, but once producers refresh their metadata (here at once) murmur2(key) mod %d places keys, so many keys' next events land on a different partition than their history.", h.Name, before, n, n)
+	// Producers that refresh later place by the count they know until then.
+	var later []string
+	for _, name := range l.prodOrd {
+		p := l.producers[name]
+		if p.topic != h || p.refresh == 0 {
+			continue
+		}
+		if p.stale == 0 {
+			p.stale = before
+		}
+		later = append(later, prose.F("%s after %s", p.name, p.refresh))
+		l.w.Schedule(l.w.Now().Add(p.refresh), func() { l.refreshProducer(p) })
+	}
+	when := "here at once"
+	if len(later) > 0 {
+		when = prose.F("%s; any other at once", strings.Join(later, ", "))
+	}
+	l.w.Emit("operator", engine.KindRebalance, -1, "An operator raises %s from %d to %d partitions; no record moves, but once producers refresh their metadata (%s) murmur2(key) mod %d places keys, so many keys' next events land on a different partition than their history.", h.Name, before, n, when, n)
 	for _, name := range l.groupOrd {
 		g := l.groups[name]
 		if g.topic == h {
@@ -652,6 +674,19 @@ func (l *world) addPartitions(h *TopicHistory, n int) {
 			l.w.Schedule(l.w.Now().Add(g.refresh), func() { l.requestRebalance(g, prose.F("%s notices %s now has %d partitions", g.name, h.Name, n)) })
 		}
 	}
+}
+
+// refreshProducer is producer p's metadata refresh after its topic grew:
+// from now on it places records by the topic's partition count. A refresh
+// that finds it already knows the count (a second growth refreshed by the
+// first's) says nothing.
+func (l *world) refreshProducer(p *producer) {
+	if p.stale == 0 {
+		return
+	}
+	n := len(p.topic.Parts)
+	l.w.Emit(p.name, engine.KindRebalance, -1, "%s refreshes its metadata and learns %s has %d partitions, not %d: from now on murmur2(key) mod %d places its keyed records.", p.name, p.topic.Name, n, p.stale, n)
+	p.stale = 0
 }
 
 func keysOf(vs []*mvcc.Version) []string {
