@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // clickTimeout bounds how long click waits for its target to settle.
@@ -97,5 +99,37 @@ func aimAt(t *testing.T, ctx context.Context, sel string) aim {
 			t.Fatalf("click %s: after %s %s", sel, clickTimeout, a.Why)
 		}
 		last = a
+	}
+}
+
+// TestNothingCoversTheControls looks at every control of the widget's
+// timeline on a page of each world, at a wide, a middling and a phone's
+// width, and finds each one itself under its centre and near each side:
+// nothing drawn or turned over it (an arrow between stations, turned to
+// point down, once stood invisibly across the End button) catches a click
+// meant for it.
+func TestNothingCoversTheControls(t *testing.T) {
+	for _, path := range []string{"/scenarios/hwm/visibility-gap", "/scenarios/dist/partition-change", "/scenarios/stream/late-data"} {
+		ctx, _ := startPlayground(t, path)
+		for _, width := range []int64{1280, 800, 360} {
+			require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(width, 800)))
+			covered := eval[[]string](t, ctx, `(() => {
+  const out = [];
+  document.documentElement.style.scrollBehavior = "auto";
+  for (const el of document.querySelectorAll('.tm-host[data-ready="true"] .tm-controls :is(a, button, select, input)')) {
+    if (!el.checkVisibility()) continue;
+    el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
+    const r = el.getBoundingClientRect();
+    // The centre, and a fifth of the way in from each side (past rounded corners).
+    for (const [fx, fy] of [[0.5, 0.5], [0.2, 0.5], [0.8, 0.5], [0.5, 0.2], [0.5, 0.8]]) {
+      const x = r.x + fx * r.width, y = r.y + fy * r.height;
+      const hit = document.elementFromPoint(x, y);
+      if (hit && hit !== el && !el.contains(hit)) out.push((el.dataset.testid || el.tagName) + " at " + Math.round(x) + "," + Math.round(y) + " is covered by " + hit.outerHTML.slice(0, 80));
+    }
+  }
+  return out;
+})()`)
+			assert.Empty(t, covered, "%s at %d px", path, width)
+		}
 	}
 }
