@@ -102,26 +102,33 @@ func aimAt(t *testing.T, ctx context.Context, sel string) aim {
 	}
 }
 
-// TestNothingCoversTheControls looks at every control of the widget's
-// timeline on a page of each world, at a wide, a middling and a phone's
-// width, and finds each one itself under its centre and near each side:
-// nothing drawn or turned over it (an arrow between stations, turned to
-// point down, once stood invisibly across the End button) catches a click
-// meant for it.
+// TestNothingCoversTheControls looks at every control of a widget, at a
+// wide, a middling and a phone's width, on a page of each world part-way
+// through and in presenter mode, and finds each one itself under its
+// centre, and the timeline's buttons also a fifth of the way in from each
+// side (past rounded corners): nothing drawn or turned over a control (an
+// arrow between stations, turned to point down, once stood invisibly
+// across the End button) catches a click meant for it.
 func TestNothingCoversTheControls(t *testing.T) {
-	for _, path := range []string{"/scenarios/hwm/visibility-gap", "/scenarios/dist/partition-change", "/scenarios/stream/late-data"} {
+	for _, path := range []string{
+		"/scenarios/hwm/visibility-gap?step=14", "/scenarios/dist/partition-change?step=20",
+		"/scenarios/stream/late-data?step=120", "/scenarios/stream/late-data?step=120&present",
+	} {
 		ctx, _ := startPlayground(t, path)
 		for _, width := range []int64{1280, 800, 360} {
 			require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(width, 800)))
-			covered := eval[[]string](t, ctx, `(() => {
+			seen, covered := 0, []string{}
+			eval[bool](t, ctx, `(document.documentElement.style.scrollBehavior = "auto", true)`)
+			res := eval[[]string](t, ctx, `(() => {
   const out = [];
-  document.documentElement.style.scrollBehavior = "auto";
-  for (const el of document.querySelectorAll('.tm-host[data-ready="true"] .tm-controls :is(a, button, select, input)')) {
-    if (!el.checkVisibility()) continue;
+  for (const el of document.querySelectorAll('.tm-host[data-ready="true"] :is(a[href], button, select, input, summary, [tabindex="0"])')) {
+    if (!el.checkVisibility() || (el.tagName !== "SUMMARY" && el.closest("details:not([open])"))) continue;
     el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
     const r = el.getBoundingClientRect();
-    // The centre, and a fifth of the way in from each side (past rounded corners).
-    for (const [fx, fy] of [[0.5, 0.5], [0.2, 0.5], [0.8, 0.5], [0.5, 0.2], [0.5, 0.8]]) {
+    if (r.width < 2 || r.height < 2) continue;
+    out.push("");
+    const points = el.closest(".tm-controls") ? [[0.5, 0.5], [0.2, 0.5], [0.8, 0.5], [0.5, 0.2], [0.5, 0.8]] : [[0.5, 0.5]];
+    for (const [fx, fy] of points) {
       const x = r.x + fx * r.width, y = r.y + fy * r.height;
       const hit = document.elementFromPoint(x, y);
       if (hit && hit !== el && !el.contains(hit)) out.push((el.dataset.testid || el.tagName) + " at " + Math.round(x) + "," + Math.round(y) + " is covered by " + hit.outerHTML.slice(0, 80));
@@ -129,6 +136,14 @@ func TestNothingCoversTheControls(t *testing.T) {
   }
   return out;
 })()`)
+			for _, r := range res {
+				if r == "" {
+					seen++
+				} else {
+					covered = append(covered, r)
+				}
+			}
+			assert.Greater(t, seen, 8, "%s at %d px: too few controls looked at", path, width)
 			assert.Empty(t, covered, "%s at %d px", path, width)
 		}
 	}
