@@ -281,10 +281,22 @@ func (t *Trace) lateClause(l *LatePoint) string {
 		if window.Fate(l.Fate) == window.SideOutput {
 			jl.Fate = join.SideOutput
 		}
-		return t.Joins[l.Op].Name + " finds it late: " + jl.Why()
+		return t.Joins[l.Op].Name + " finds it late: " + jl.Why() + t.unread(l)
 	}
 	wl := window.Late{Record: window.Record{Key: l.Key, Time: l.Time, Value: l.Value}, Fate: window.Fate(l.Fate), Window: l.Window, Watermark: l.Watermark, Lateness: l.Lateness}
-	return t.Windows[l.Op].Name + " finds it late: " + wl.Why()
+	return t.Windows[l.Op].Name + " finds it late: " + wl.Why() + t.unread(l)
+}
+
+// unread says, of a late record sent to a side output that no target reads
+// (a window without side=, or a join, whose side output the scenario does
+// not write anywhere), that it is gone: in Flink a side output nobody takes
+// with getSideOutput is discarded, and no counter shows it. It is "" for
+// any other record.
+func (t *Trace) unread(l *LatePoint) string {
+	if window.Fate(l.Fate) != window.SideOutput || (!l.Join && t.Windows[l.Op].Side != "") {
+		return ""
+	}
+	return ", which nothing here reads: the record is gone, and no counter shows it"
 }
 
 // WhyLate explains late record i to a learner who clicked it: when it
@@ -322,7 +334,7 @@ func (t *Trace) WhyLate(i int) string {
 		}
 		return prose.F("%s, which keeps the window until the watermark reaches %s; the watermark was %s, so the record was added and the window %s.", s, keep, Time(l.Watermark), again)
 	case window.SideOutput:
-		return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record went to the late-data side output, which numLateRecordsDropped does not count.", s, keep, Time(l.Watermark))
+		return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record went to the late-data side output, which numLateRecordsDropped does not count%s.", s, keep, Time(l.Watermark), t.unread(l))
 	}
 	return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record was dropped and counted in numLateRecordsDropped.", s, keep, Time(l.Watermark))
 }

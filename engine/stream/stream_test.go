@@ -446,6 +446,18 @@ check late-records
 	require.Len(t, c, 1)
 	assert.Equal(t, "pass", string(c[0].Status))
 	assert.Contains(t, c[0].Detail, "w sent 1 to its side output, which the counter leaves out")
+	said := tr.Narration(&tr.Events[st.Late[0].Step-1])
+	assert.Contains(t, said, "the record goes to the late-data side output")
+	assert.NotContains(t, said, "nothing here reads", "the side output has a target")
+
+	// With no side= target nothing reads the side output: as in Flink, the
+	// record is gone, and neither the counter nor a table shows it.
+	tr, st = run(t, strings.Replace(src, " side=late", "", 1))
+	require.Len(t, st.Late, 1)
+	said = tr.Narration(&tr.Events[st.Late[0].Step-1])
+	assert.Contains(t, said, "the late-data side output, which nothing here reads: the record is gone, and no counter shows it")
+	assert.Contains(t, st.WhyLate(0), "which numLateRecordsDropped does not count, which nothing here reads: the record is gone")
+	assert.Empty(t, tr.TargetAt("late", tr.Steps()))
 }
 
 // The core's truth follows a window's row: missing until it fires, fine
@@ -516,6 +528,15 @@ expect missing=2
 	require.Len(t, st.Late, 1)
 	assert.True(t, st.Late[0].Join)
 	assert.Equal(t, at("10:00:59.999"), st.Late[0].Watermark, "orders' watermark alone, payments being idle")
+	assert.Contains(t, tr.Narration(&tr.Events[st.Late[0].Step-1]), "the record is dropped and never joins")
+
+	// A join's side output has no target in a scenario: a late record sent
+	// there is gone.
+	tr, err = engine.Run(parse(t, strings.Replace(src, "between=0s..30s", "between=0s..30s late=side-output", 1)), nil, 1, worlds.All())
+	require.NoError(t, err)
+	st = stream.Of(tr)
+	require.Len(t, st.Late, 1)
+	assert.Contains(t, tr.Narration(&tr.Events[st.Late[0].Step-1]), "the record goes to the late-data side output, which nothing here reads: the record is gone")
 }
 
 // Explain says why a window's row stands as it does: the truth, what the
