@@ -1022,7 +1022,7 @@ func (op *windowOp) add(s *world, r window.Record, ptime vtime.Time, ai int32) {
 		t.Late = append(t.Late, LatePoint{Step: step, Op: int16(op.idx), Arrival: ai, Fate: uint8(l.Fate), Window: l.Window,
 			Watermark: l.Watermark, Lateness: l.Lateness, Key: l.Record.Key, Time: l.Record.Time, Value: l.Record.Value})
 		if l.Fate == window.SideOutput && op.side != nil {
-			s.sideOutput(op, l, ai)
+			s.sideOutput(op.side, op.st, ai, l.Record.Value)
 		}
 	}
 	for _, m := range out.Merges {
@@ -1192,12 +1192,14 @@ func (s *world) fired(op *windowOp, fs []window.Firing, end bool) bool {
 	return true
 }
 
-// sideOutput writes a late record to the window's side-output target.
-func (s *world) sideOutput(op *windowOp, l window.Late, ai int32) {
+// sideOutput writes late record ai, read from stream st, to the
+// side-output target of a window or a join, keyed by its event id, with
+// amount (what the operator read as its value).
+func (s *world) sideOutput(side *sink.Table, st *stream, ai int32, amount int64) {
 	name := s.t.recordName(s.t.Arrivals[ai])
-	id := s.targetKey(op.side, name)
-	s.w.SetSourceVersion(op.side, id, 1)
-	s.w.Deliver(op.side, []sink.In{{ID: id, Key: name, Seq: 1, UpdatedAt: op.st.clock.Read(s.w.Now()), Amount: l.Record.Value}}, -1, nil)
+	id := s.targetKey(side, name)
+	s.w.SetSourceVersion(side, id, 1)
+	s.w.Deliver(side, []sink.In{{ID: id, Key: name, Seq: 1, UpdatedAt: st.clock.Read(s.w.Now()), Amount: amount}}, -1, nil)
 }
 
 // --- Joins.
@@ -1212,6 +1214,7 @@ type joinOp struct {
 	op     *join.Operator
 	comb   watermark.Combiner
 	target *sink.Table
+	side   *sink.Table // receives late records with late=side-output (side=), or nil
 	hist   *JoinHistory
 	// truth: each key's records of each side by event time, the pairs the
 	// truth has and the pairs emitted, by key.
@@ -1234,6 +1237,13 @@ func (j *joinOp) add(s *world, side join.Side, r join.Record, ai int32) {
 	for _, l := range out.Late {
 		t.Late = append(t.Late, LatePoint{Step: step, Op: int16(j.idx), Join: true, Side: uint8(l.Side), Arrival: ai,
 			Fate: joinFate(l.Fate), Watermark: l.Watermark, Key: l.Record.Key, Time: l.Record.Time})
+		if l.Fate == join.SideOutput && j.side != nil {
+			var amount int64
+			if rec, _ := t.Record(t.ArrivalID(ai)); rec != nil {
+				amount = rec.Amount
+			}
+			s.sideOutput(j.side, j.sides[l.Side], ai, amount)
+		}
 	}
 	if len(out.Pairs) == 0 {
 		return

@@ -583,6 +583,7 @@ func (s *world) joinLine(c scenario.Command) error {
 	var cfg join.Config
 	cfg.SideOutput = scenario.Choice(a, "late", false, lateChoice, "drop or side-output")
 	to, hasTo := a.Find("to")
+	side, hasSide := a.Find("side")
 	opts := readOpOptions(a, true)
 	if err := a.Done(); err != nil {
 		return err
@@ -624,9 +625,18 @@ func (s *world) joinLine(c scenario.Command) error {
 			return err
 		}
 	}
+	if hasSide {
+		// Used with late=side-output only, as a window's; a knob may switch.
+		if op.side, err = s.w.TargetArg(side); err != nil {
+			return err
+		}
+	}
 	op.hist = &JoinHistory{Name: n.Value, Left: ls.name, Right: rs.name, Config: cfg}
 	if op.target != nil {
 		op.hist.Target = op.target.Name
+	}
+	if op.side != nil {
+		op.hist.Side = op.side.Name
 	}
 	s.t.Joins = append(s.t.Joins, op.hist)
 	s.joins = append(s.joins, op)

@@ -530,13 +530,27 @@ expect missing=2
 	assert.Equal(t, at("10:00:59.999"), st.Late[0].Watermark, "orders' watermark alone, payments being idle")
 	assert.Contains(t, tr.Narration(&tr.Events[st.Late[0].Step-1]), "the record is dropped and never joins")
 
-	// A join's side output has no target in a scenario: a late record sent
-	// there is gone.
+	// Sent to the side output with no side= target, a late record is gone.
 	tr, err = engine.Run(parse(t, strings.Replace(src, "between=0s..30s", "between=0s..30s late=side-output", 1)), nil, 1, worlds.All())
 	require.NoError(t, err)
 	st = stream.Of(tr)
 	require.Len(t, st.Late, 1)
 	assert.Contains(t, tr.Narration(&tr.Events[st.Late[0].Step-1]), "the record goes to the late-data side output, which nothing here reads: the record is gone")
+
+	// With side=, the target receives it, keyed by its event id.
+	withSide := strings.Replace(src, "between=0s..30s", "between=0s..30s late=side-output side=late_payments", 1)
+	withSide = strings.Replace(withSide, "target paid sink=merge key=order_id\n", "target paid sink=merge key=order_id\ntarget late_payments sink=append key=event\n", 1)
+	tr, err = engine.Run(parse(t, withSide), nil, 1, worlds.All())
+	require.NoError(t, err)
+	st = stream.Of(tr)
+	require.Len(t, st.Late, 1)
+	said := tr.Narration(&tr.Events[st.Late[0].Step-1])
+	assert.Contains(t, said, "the record goes to the late-data side output")
+	assert.NotContains(t, said, "nothing here reads")
+	rows := tr.TargetAt("late_payments", tr.Steps())
+	require.Len(t, rows, 1)
+	assert.Equal(t, "bank-2", tr.RowKey(&rows[0]))
+	assert.Equal(t, "late_payments", st.Joins[0].Side)
 }
 
 // Explain says why a window's row stands as it does: the truth, what the

@@ -123,6 +123,7 @@ type JoinHistory struct {
 	Name, Left, Right string
 	Config            join.Config
 	Target            string
+	Side              string // the target of late records with late=side-output, or ""
 	Watermarks        []JoinWatermark
 }
 

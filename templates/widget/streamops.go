@@ -48,7 +48,13 @@ func streamOrigin(st *stream.Trace, target string, id int32, key string, n int) 
 	late := st.LateAt(n)
 	for k := len(st.LateAt(n - 1)); k < len(late); k++ {
 		l := &late[k]
-		if l.Join || win.Fate(l.Fate) != win.SideOutput || st.Windows[l.Op].Side != target {
+		side := ""
+		if l.Join {
+			side = st.Joins[l.Op].Side
+		} else {
+			side = st.Windows[l.Op].Side
+		}
+		if win.Fate(l.Fate) != win.SideOutput || side != target {
 			continue
 		}
 		if rid := st.ArrivalID(l.Arrival); st.RecordName(rid) == key {
@@ -161,7 +167,7 @@ func opsStation(b *builder, v *atStep) {
 					case win.Dropped:
 						state, note = "dropped", "✕ dropped: late"
 					case win.SideOutput:
-						state, note = "side", "◇ late: to "+st.Windows[wi].Side
+						state, note = "side", "◇ late: to "+pick(st.Windows[wi].Side != "", st.Windows[wi].Side, "a side output nobody reads")
 					default:
 						state, note = "accepted", "⊕ late, counted: fires again"
 					}
