@@ -112,8 +112,11 @@ func TestGolden(t *testing.T) {
 // shows what its defaults do not (records a full buffer drops and records
 // a growing buffer loses, a failure during a sink's commit, a restore that
 // retention makes impossible, keyed state that expires, a hot key at
-// 10x, sessions that fired and were then merged into a larger one). Each is the scenario's id, "@", and its knobs as k=v joined by ",".
+// 10x, sessions that fired and were then merged into a larger one), and
+// of the log world (a producer that learns of new partitions late). Each is
+// the scenario's id, "@", and its knobs as k=v joined by ",".
 var goldenKnobs = []string{
+	"dist__partition-change@refresh=5m",
 	"stream__backpressure@overflow=drop",
 	"stream__backpressure@overflow=grow",
 	"stream__checkpoint-two-phase@crash=commit",

@@ -651,9 +651,14 @@ func (l *world) addPartitions(h *TopicHistory, n int) {
 	h.Counts = append(h.Counts, CountPoint{Step: int32(l.w.NextStep()), N: n})
 	// Producers that refresh later place by the count they know until then.
 	var later []string
+	others := false // a producer or a capture on h that learns at once
+	for _, c := range l.captures {
+		others = others || c.topic == h
+	}
 	for _, name := range l.prodOrd {
 		p := l.producers[name]
 		if p.topic != h || p.refresh == 0 {
+			others = others || p.topic == h
 			continue
 		}
 		if p.stale == 0 {
@@ -663,8 +668,11 @@ func (l *world) addPartitions(h *TopicHistory, n int) {
 		l.w.Schedule(l.w.Now().Add(p.refresh), func() { l.refreshProducer(p) })
 	}
 	when := "here at once"
-	if len(later) > 0 {
+	switch {
+	case len(later) > 0 && others:
 		when = prose.F("%s; any other at once", strings.Join(later, ", "))
+	case len(later) > 0:
+		when = strings.Join(later, ", ")
 	}
 	l.w.Emit("operator", engine.KindRebalance, -1, "An operator raises %s from %d to %d partitions; no record moves, but once producers refresh their metadata (%s) murmur2(key) mod %d places keys, so many keys' next events land on a different partition than their history.", h.Name, before, n, when, n)
 	for _, name := range l.groupOrd {
