@@ -288,9 +288,9 @@ func (t *Trace) lateClause(l *LatePoint) string {
 }
 
 // unread says, of a late record sent to a side output that no target reads
-// (a window's or a join's without side=), that it is gone: in Flink a side output nobody takes
-// with getSideOutput is discarded, and no counter shows it. It is "" for
-// any other record.
+// (a window's or a join's without side=), that it is gone: in Flink a side
+// output nobody takes with getSideOutput is discarded, and no counter shows
+// it. It is "" for any other record.
 func (t *Trace) unread(l *LatePoint) string {
 	read := l.Join && t.Joins[l.Op].Side != "" || !l.Join && t.Windows[l.Op].Side != ""
 	if window.Fate(l.Fate) != window.SideOutput || read {
