@@ -210,7 +210,7 @@ func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.Part
 			case endX-sx >= w+9:
 				labelAt(startLabel, sx, false, "tm-log-label") // between the two lines
 			default:
-				endLabel += ", " + startLabel // no room: the end's label says both
+				endLabel = startLabel + ", " + endLabel // no room: the end's label says both, in offset order
 			}
 		}
 		b.void("line", "x1", ftoa(endX), "y1", ftoa(lineTop), "x2", ftoa(endX), "y2", ftoa(lineBottom), "class", "tm-log-end")

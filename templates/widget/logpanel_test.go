@@ -137,6 +137,15 @@ func TestLogPanelPartitionChange(t *testing.T) {
 	// Step 13 raises the count to 6: three empty lanes appear.
 	assert.Equal(t, []string{"customers-0:2", "customers-1:2", "customers-2:2", "customers-3:0", "customers-4:0", "customers-5:0"}, lanes(13))
 	assert.Equal(t, []string{"customers-0:3", "customers-1:3", "customers-2:3", "customers-3:1", "customers-4:1", "customers-5:1"}, lanes(tr.Steps()))
+	// A lane of one record has no room for two labels: the end's says
+	// both, start first.
+	var labels []string
+	for _, n := range htmltest.All(laneOf(t, draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true, BasePath: base}), "customers-3").Root, func(n *html.Node) bool {
+		return htmltest.Attr(n, "class") == "tm-log-label"
+	}) {
+		labels = append(labels, htmltest.Text(n))
+	}
+	assert.Equal(t, []string{"start 0, end 1"}, labels)
 
 	// At step 21, c2 reads the new partitions: those cells carry a read mark, and
 	// serving has committed nothing there yet.
