@@ -334,7 +334,11 @@ func (t *Trace) WhyLate(i int) string {
 		}
 		return prose.F("%s, which keeps the window until the watermark reaches %s; the watermark was %s, so the record was added and the window %s.", s, keep, Time(l.Watermark), again)
 	case window.SideOutput:
-		return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record went to the late-data side output, which numLateRecordsDropped does not count%s.", s, keep, Time(l.Watermark), t.unread(l))
+		counted := ", which numLateRecordsDropped does not count"
+		if u := t.unread(l); u != "" {
+			counted = u
+		}
+		return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record went to the late-data side output%s.", s, keep, Time(l.Watermark), counted)
 	}
 	return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record was dropped and counted in numLateRecordsDropped.", s, keep, Time(l.Watermark))
 }

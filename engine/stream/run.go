@@ -684,7 +684,7 @@ func (st *stream) read(p int) {
 		ptime := st.clock.Read(now)
 		for _, c := range st.consumers {
 			if c.join != nil {
-				c.join.add(s, c.side, join.Record{ID: id, Key: key, Time: et}, ai)
+				c.join.add(s, c.side, join.Record{ID: id, Key: key, Time: et}, rec.Amount*st.scale, ai)
 				continue
 			}
 			r := window.Record{ID: id, Key: key, Time: et, Value: rec.Amount * st.scale}
@@ -1226,8 +1226,10 @@ type joinOp struct {
 	shownWM vtime.Time
 }
 
-// add hands a record of one side to the join and records what it did.
-func (j *joinOp) add(s *world, side join.Side, r join.Record, ai int32) {
+// add hands a record of one side to the join and records what it did;
+// value is what the stream read as the record's value, which a late
+// record carries to the side output as a window's does.
+func (j *joinOp) add(s *world, side join.Side, r join.Record, value int64, ai int32) {
 	out := &s.jout
 	out.Reset()
 	s.w.Charge(1)
@@ -1238,11 +1240,7 @@ func (j *joinOp) add(s *world, side join.Side, r join.Record, ai int32) {
 		t.Late = append(t.Late, LatePoint{Step: step, Op: int16(j.idx), Join: true, Side: uint8(l.Side), Arrival: ai,
 			Fate: joinFate(l.Fate), Watermark: l.Watermark, Key: l.Record.Key, Time: l.Record.Time})
 		if l.Fate == join.SideOutput && j.side != nil {
-			var amount int64
-			if rec, _ := t.Record(t.ArrivalID(ai)); rec != nil {
-				amount = rec.Amount
-			}
-			s.sideOutput(j.side, j.sides[l.Side], ai, amount)
+			s.sideOutput(j.side, j.sides[l.Side], ai, value)
 		}
 	}
 	if len(out.Pairs) == 0 {

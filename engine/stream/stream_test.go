@@ -456,7 +456,7 @@ check late-records
 	require.Len(t, st.Late, 1)
 	said = tr.Narration(&tr.Events[st.Late[0].Step-1])
 	assert.Contains(t, said, "the late-data side output, which nothing here reads: the record is gone, and no counter shows it")
-	assert.Contains(t, st.WhyLate(0), "which numLateRecordsDropped does not count, which nothing here reads: the record is gone")
+	assert.Contains(t, st.WhyLate(0), "so the record went to the late-data side output, which nothing here reads: the record is gone, and no counter shows it.")
 	assert.Empty(t, tr.TargetAt("late", tr.Steps()))
 }
 
@@ -540,6 +540,9 @@ expect missing=2
 	// With side=, the target receives it, keyed by its event id.
 	withSide := strings.Replace(src, "between=0s..30s", "between=0s..30s late=side-output side=late_payments", 1)
 	withSide = strings.Replace(withSide, "target paid sink=merge key=order_id\n", "target paid sink=merge key=order_id\ntarget late_payments sink=append key=event\n", 1)
+	// Its value is what the stream read: the amount, scaled by a map.
+	withSide = strings.Replace(withSide, "key=2 event=10:00:25", "key=2 event=10:00:25 amount=7", 1)
+	withSide = strings.Replace(withSide, "stream p from=payments\n", "stream p from=payments\nmap p scale=2\n", 1)
 	tr, err = engine.Run(parse(t, withSide), nil, 1, worlds.All())
 	require.NoError(t, err)
 	st = stream.Of(tr)
@@ -550,6 +553,7 @@ expect missing=2
 	rows := tr.TargetAt("late_payments", tr.Steps())
 	require.Len(t, rows, 1)
 	assert.Equal(t, "bank-2", tr.RowKey(&rows[0]))
+	assert.Equal(t, int64(14), rows[0].Amount)
 	assert.Equal(t, "late_payments", st.Joins[0].Side)
 }
 
