@@ -656,16 +656,17 @@ func (l *world) addPartitions(h *TopicHistory, n int) {
 		others = others || c.topic == h
 	}
 	for _, name := range l.prodOrd {
-		p := l.producers[name]
-		if p.topic != h || p.refresh == 0 {
-			others = others || p.topic == h
-			continue
+		switch p := l.producers[name]; {
+		case p.topic != h:
+		case p.refresh == 0:
+			others = true
+		default:
+			if p.stale == 0 {
+				p.stale = before
+			}
+			later = append(later, prose.F("%s after %s", p.name, p.refresh))
+			l.w.Schedule(l.w.Now().Add(p.refresh), func() { l.refreshProducer(p) })
 		}
-		if p.stale == 0 {
-			p.stale = before
-		}
-		later = append(later, prose.F("%s after %s", p.name, p.refresh))
-		l.w.Schedule(l.w.Now().Add(p.refresh), func() { l.refreshProducer(p) })
 	}
 	when := "here at once"
 	switch {

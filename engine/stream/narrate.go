@@ -402,9 +402,9 @@ func (t *Trace) tickSentence(n *note, at vtime.Time) string {
 			combined += prose.F(", held back by %s-%d", sh.Topic, by)
 		}
 	} else if allIdle {
-	} else if sh.Config.Scope == watermark.PerSource && min(sh.Parallelism, len(sh.Parts)) > 1 {
-		combined += prose.F(", the minimum over its %d readers, each set by the largest event time any of its partitions has shown", min(sh.Parallelism, len(sh.Parts)))
-	} else if sh.Config.Scope == watermark.PerSource {
+	} else if r := sh.SourceReaders(len(sh.Parts)); r > 1 {
+		combined += prose.F(", the minimum over its %d readers, each set by the largest event time any of its partitions has shown", r)
+	} else if r == 1 {
 		combined += ", set by the largest event time any partition has shown"
 	} else if len(sh.Parts) > 1 {
 		combined += ", the minimum over its active partitions"

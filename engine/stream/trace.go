@@ -46,6 +46,16 @@ type processPoint struct {
 	op      int16
 }
 
+// SourceReaders is how many watermark generators a per-source stream runs
+// over n partitions: one per reader that reads one of them, at least one.
+// It is 0 for a stream whose watermark is per partition.
+func (sh *StreamHistory) SourceReaders(n int) int {
+	if sh.Config.Scope != watermark.PerSource {
+		return 0
+	}
+	return max(1, min(sh.Parallelism, n))
+}
+
 // StreamHistory is one stream as declared, with what it read.
 type StreamHistory struct {
 	Name, Topic string

@@ -248,9 +248,9 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	switch {
 	case idle:
 		title += " (every partition idle)"
-	case sh.Config.Scope == watermark.PerSource && min(sh.Parallelism, len(parts)) > 1:
+	case sh.SourceReaders(len(parts)) > 1:
 		title += " (one generator per reader, the minimum over them)"
-	case sh.Config.Scope == watermark.PerSource:
+	case sh.SourceReaders(len(parts)) == 1:
 		title += " (one generator for every partition)"
 	case len(parts) > 1:
 		title += " (the minimum over its partitions)"
