@@ -292,8 +292,7 @@ func (t *Trace) lateClause(l *LatePoint) string {
 // output nobody takes with getSideOutput is discarded, and no counter shows
 // it. It is "" for any other record.
 func (t *Trace) unread(l *LatePoint) string {
-	read := l.Join && t.Joins[l.Op].Side != "" || !l.Join && t.Windows[l.Op].Side != ""
-	if window.Fate(l.Fate) != window.SideOutput || read {
+	if window.Fate(l.Fate) != window.SideOutput || t.SideTarget(l) != "" {
 		return ""
 	}
 	return ", which nothing here reads: the record is gone, and no counter shows it"

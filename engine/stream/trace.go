@@ -46,6 +46,16 @@ type processPoint struct {
 	op      int16
 }
 
+// SideTarget names the target that receives late record l when it is sent
+// to the side output: its window's or its join's side=, or "" when nothing
+// reads that side output.
+func (t *Trace) SideTarget(l *LatePoint) string {
+	if l.Join {
+		return t.Joins[l.Op].Side
+	}
+	return t.Windows[l.Op].Side
+}
+
 // SourceReaders is how many watermark generators a per-source stream runs
 // over n partitions: one per reader that reads one of them, at least one.
 // It is 0 for a stream whose watermark is per partition.

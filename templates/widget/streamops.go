@@ -48,13 +48,7 @@ func streamOrigin(st *stream.Trace, target string, id int32, key string, n int) 
 	late := st.LateAt(n)
 	for k := len(st.LateAt(n - 1)); k < len(late); k++ {
 		l := &late[k]
-		side := ""
-		if l.Join {
-			side = st.Joins[l.Op].Side
-		} else {
-			side = st.Windows[l.Op].Side
-		}
-		if win.Fate(l.Fate) != win.SideOutput || side != target {
+		if win.Fate(l.Fate) != win.SideOutput || st.SideTarget(l) != target {
 			continue
 		}
 		if rid := st.ArrivalID(l.Arrival); st.RecordName(rid) == key {
@@ -167,7 +161,7 @@ func opsStation(b *builder, v *atStep) {
 					case win.Dropped:
 						state, note = "dropped", "✕ dropped: late"
 					case win.SideOutput:
-						state, note = "side", "◇ late: to "+pick(st.Windows[wi].Side != "", st.Windows[wi].Side, "a side output nobody reads")
+						state, note = "side", "◇ late: to "+pick(st.SideTarget(l) != "", st.SideTarget(l), "a side output nobody reads")
 					default:
 						state, note = "accepted", "⊕ late, counted: fires again"
 					}
