@@ -102,6 +102,13 @@ func aimAt(t *testing.T, ctx context.Context, sel string) aim {
 	}
 }
 
+// coverage is what TestNothingCoversTheControls finds on a page: how many
+// controls it looked at, and each point of one that another element covers.
+type coverage struct {
+	Seen    int      `json:"seen"`
+	Covered []string `json:"covered"`
+}
+
 // TestNothingCoversTheControls looks at every control of a widget, at a
 // wide, a middling and a phone's width, on a page of each world part-way
 // through and in presenter mode, and finds each one itself under its
@@ -117,34 +124,26 @@ func TestNothingCoversTheControls(t *testing.T) {
 		ctx, _ := startPlayground(t, path)
 		for _, width := range []int64{1280, 800, 360} {
 			require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(width, 800)))
-			seen, covered := 0, []string{}
 			eval[bool](t, ctx, `(document.documentElement.style.scrollBehavior = "auto", true)`)
-			res := eval[[]string](t, ctx, `(() => {
-  const out = [];
+			res := eval[coverage](t, ctx, `(() => {
+  const res = {seen: 0, covered: []};
   for (const el of document.querySelectorAll('.tm-host[data-ready="true"] :is(a[href], button, select, input, summary, [tabindex="0"])')) {
     if (!el.checkVisibility() || (el.tagName !== "SUMMARY" && el.closest("details:not([open])"))) continue;
     el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
     const r = el.getBoundingClientRect();
     if (r.width < 2 || r.height < 2) continue;
-    out.push("");
+    res.seen++;
     const points = el.closest(".tm-controls") ? [[0.5, 0.5], [0.2, 0.5], [0.8, 0.5], [0.5, 0.2], [0.5, 0.8]] : [[0.5, 0.5]];
     for (const [fx, fy] of points) {
       const x = r.x + fx * r.width, y = r.y + fy * r.height;
       const hit = document.elementFromPoint(x, y);
-      if (hit && hit !== el && !el.contains(hit)) out.push((el.dataset.testid || el.tagName) + " at " + Math.round(x) + "," + Math.round(y) + " is covered by " + hit.outerHTML.slice(0, 80));
+      if (hit && hit !== el && !el.contains(hit)) res.covered.push((el.dataset.testid || el.tagName) + " at " + Math.round(x) + "," + Math.round(y) + " is covered by " + hit.outerHTML.slice(0, 80));
     }
   }
-  return out;
+  return res;
 })()`)
-			for _, r := range res {
-				if r == "" {
-					seen++
-				} else {
-					covered = append(covered, r)
-				}
-			}
-			assert.Greater(t, seen, 8, "%s at %d px: too few controls looked at", path, width)
-			assert.Empty(t, covered, "%s at %d px", path, width)
+			assert.Greater(t, res.Seen, 8, "%s at %d px: too few controls looked at", path, width)
+			assert.Empty(t, res.Covered, "%s at %d px", path, width)
 		}
 	}
 }
