@@ -180,10 +180,12 @@ type streamAxis struct {
 }
 
 // axisFor picks the span around a stream's watermark and its newest
-// records: five of its windows' sizes (ten seconds when it has no window),
-// aligned to them. Before it has read anything, the span starts at the
-// first record still to arrive (first; watermark.None when there is none).
-func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, first vtime.Time) streamAxis {
+// records after step: five of its windows' sizes (ten seconds when it has
+// no window), aligned to them, ending with the window of the newest record
+// read, or starting with the window of the oldest record drawn when that
+// is later. Before it has read anything, the span starts at the first
+// record still to arrive (first; watermark.None when there is none).
+func axisFor(st *stream.Trace, si, step int, parts []stream.PartState, wm, first vtime.Time) streamAxis {
 	size := 10 * vtime.Second
 	for _, wh := range st.Windows {
 		if wh.Stream == st.Streams[si].Name {
@@ -213,6 +215,14 @@ func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, first vtime
 	}
 	end := win.StartWithOffset(top, 0, size).Add(size)
 	lo := end.Add(-5 * size)
+	// Nothing before the oldest record drawn: the span starts at its
+	// window and runs on into the time still to come, rather than showing
+	// minutes in which nothing happened. The scale stays five windows.
+	if oldest := oldestDot(st, si, parts, step); oldest != watermark.None {
+		if s := win.StartWithOffset(oldest, 0, size); s > lo {
+			lo, end = s, s.Add(5*size)
+		}
+	}
 	if wm != watermark.None && wm != watermark.End && wm < lo {
 		lo = win.StartWithOffset(wm, 0, size) // the watermark held far back: widen to show it
 	}
@@ -223,6 +233,20 @@ func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, first vtime
 		tick *= 2
 	}
 	return streamAxis{lo: lo, hi: end, tick: tick}
+}
+
+// oldestDot is the earliest event time among the records the chart draws
+// on stream si's lanes after step, or watermark.None when it draws none.
+func oldestDot(st *stream.Trace, si int, parts []stream.PartState, step int) vtime.Time {
+	oldest := watermark.None
+	for _, p := range parts {
+		for _, d := range st.Dots(si, p.Part, step, maxDots) {
+			if oldest == watermark.None || d.Time < oldest {
+				oldest = d.Time
+			}
+		}
+	}
+	return oldest
 }
 
 // streamChart draws stream si at step from height y and returns the height it took.
@@ -237,7 +261,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			first = ds[0].Time
 		}
 	}
-	ax := axisFor(st, si, parts, wm, first)
+	ax := axisFor(st, si, step, parts, wm, first)
 	const w, left, right, laneH = chartWidth, 96.0, 16.0, 22.0
 	x := func(at vtime.Time) float64 {
 		return left + (w-left-right)*float64(at-ax.lo)/float64(ax.hi-ax.lo)
@@ -605,7 +629,7 @@ func StreamText(t *engine.Trace, step int) []string {
 		}
 		parts := st.Partitions(si, step)
 		wm, _ := st.Watermark(si, -1, step)
-		ax := axisFor(st, si, parts, wm, watermark.None)
+		ax := axisFor(st, si, step, parts, wm, watermark.None)
 		var ws []string
 		for _, x := range st.WindowsAt(wi, step, ax.lo, ax.hi) {
 			ws = append(ws, strings.TrimPrefix(windowTitle(wh, x), wh.Name+" "))

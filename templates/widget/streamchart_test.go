@@ -14,6 +14,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/stream"
+	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/window"
 	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
@@ -164,4 +165,39 @@ func TestStreamChartSaysHowTheWatermarkIsMade(t *testing.T) {
 	require.NoError(t, err)
 	svg, _, _ = widget.StreamChart(tr, tr.Steps(), widget.ChartOptions{})
 	assert.Contains(t, svg, "(one generator per reader, the minimum over them)")
+}
+
+// The event-time axis starts at the window of the oldest record it draws,
+// not minutes before anything happened, and runs five windows on into the
+// time still to come; once the newest record read passes its end, it
+// scrolls with it.
+func TestStreamAxisStartsWhereTheRecordsDo(t *testing.T) {
+	tick := regexp.MustCompile(`class="tm-tick">([0-9:.]+)</text>`)
+	ticks := func(tr *engine.Trace, step int) []string {
+		svg, _, _ := widget.StreamChart(tr, step, widget.ChartOptions{})
+		var out []string
+		for _, m := range tick.FindAllStringSubmatch(svg, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	// The clicks begin at 10:00:00. A minute in, the axis starts there;
+	// it used to end at the newest click's window and start five minutes
+	// earlier, at 09:57:00.
+	tr := run(t, "stream/late-data", nil)
+	st := stream.Of(tr)
+	step := -1
+	for n := range tr.Steps() {
+		if ps := st.Partitions(0, n); len(ps) > 0 && ps[0].MaxSeen >= vtime.Time(10*vtime.Hour+vtime.Minute+10*vtime.Second) {
+			step = n
+			break
+		}
+	}
+	require.Positive(t, step)
+	assert.Equal(t, []string{"10:00:00", "10:01:00", "10:02:00", "10:03:00", "10:04:00", "10:05:00"}, ticks(tr, step))
+
+	// The tills sell from 10:00:00 to 10:05:50: at the end the newest sale's
+	// window closes at 10:06:00, and the axis has scrolled to end there.
+	tr = run(t, "stream/watermark-fastest-partition", map[string]string{"scope": "per-partition"})
+	assert.Equal(t, []string{"10:01:00", "10:02:00", "10:03:00", "10:04:00", "10:05:00", "10:06:00"}, ticks(tr, tr.Steps()))
 }
