@@ -180,15 +180,18 @@ type streamAxis struct {
 }
 
 // axisFor picks the span around a stream's watermark and its newest
-// records after step: five of its windows' sizes (ten seconds when it has
-// no window), aligned to them, ending with the window of the newest record
+// records after step: five of its windows' sizes (a fifth of a join's
+// interval, rounded up to a niceSpan, for a stream only a join reads; ten
+// seconds for any other), aligned to them, ending with the window of the newest record
 // read, or starting with the window of the oldest record drawn when that
 // is later. Before it has read anything, the span starts at the first
 // record still to arrive (first; watermark.None when there is none).
 func axisFor(st *stream.Trace, si, step int, parts []stream.PartState, wm, first vtime.Time) streamAxis {
 	size := 10 * vtime.Second
+	name := st.Streams[si].Name
+	windowed := false
 	for _, wh := range st.Windows {
-		if wh.Stream == st.Streams[si].Name {
+		if wh.Stream == name {
 			switch a := wh.Config.Assigner; a.Kind {
 			case win.Session:
 				size = max(a.Gap*2, vtime.Second)
@@ -197,7 +200,18 @@ func axisFor(st *stream.Trace, si, step int, parts []stream.PartState, wm, first
 			default:
 				size = a.Size
 			}
+			windowed = true
 			break
+		}
+	}
+	if !windowed {
+		// A stream that only a join reads: the span is the join's interval,
+		// so that a record and the partners it may meet are drawn together.
+		for _, jh := range st.Joins {
+			if (jh.Left == name || jh.Right == name) && jh.Config.Upper > jh.Config.Lower {
+				size = niceSpan((jh.Config.Upper - jh.Config.Lower + 4) / 5)
+				break
+			}
 		}
 	}
 	top := watermark.None
@@ -233,6 +247,23 @@ func axisFor(st *stream.Trace, si, step int, parts []stream.PartState, wm, first
 		tick *= 2
 	}
 	return streamAxis{lo: lo, hi: end, tick: tick}
+}
+
+// niceSpans are the tick intervals an axis of event time takes, shortest first.
+var niceSpans = []vtime.Duration{
+	vtime.Second, 2 * vtime.Second, 5 * vtime.Second, 10 * vtime.Second, 15 * vtime.Second, 30 * vtime.Second,
+	vtime.Minute, 2 * vtime.Minute, 5 * vtime.Minute, 10 * vtime.Minute, 15 * vtime.Minute, 30 * vtime.Minute, vtime.Hour,
+}
+
+// niceSpan is the shortest of niceSpans at least d long, or a whole number
+// of hours past them.
+func niceSpan(d vtime.Duration) vtime.Duration {
+	for _, n := range niceSpans {
+		if n >= d {
+			return n
+		}
+	}
+	return (d + vtime.Hour - 1) / vtime.Hour * vtime.Hour
 }
 
 // oldestDot is the earliest event time among the records the chart draws

@@ -4,6 +4,7 @@ package widget_test
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -200,4 +201,22 @@ func TestStreamAxisStartsWhereTheRecordsDo(t *testing.T) {
 	// window closes at 10:06:00, and the axis has scrolled to end there.
 	tr = run(t, "stream/watermark-fastest-partition", map[string]string{"scope": "per-partition"})
 	assert.Equal(t, []string{"10:01:00", "10:02:00", "10:03:00", "10:04:00", "10:05:00", "10:06:00"}, ticks(tr, tr.Steps()))
+}
+
+// A stream that only a join reads is drawn over the join's interval: in
+// join-skew (orders every 30 s, a payment 20 s after each, matched within
+// five minutes) the two charts span five minutes, and every order and
+// payment read so far is on them. They spanned 50 seconds, and most
+// records were off the axis, counted by a "◀ N".
+func TestStreamAxisOfAJoinSpansItsInterval(t *testing.T) {
+	tick := regexp.MustCompile(`class="tm-tick">([0-9:.]+)</text>`)
+	tr := run(t, "stream/join-skew", map[string]string{"idleness": "30s"})
+	svg, _, _ := widget.StreamChart(tr, 40, widget.ChartOptions{})
+	var got []string
+	for _, m := range tick.FindAllStringSubmatch(svg, -1) {
+		got = append(got, m[1])
+	}
+	minutes := []string{"10:00:00", "10:01:00", "10:02:00", "10:03:00", "10:04:00", "10:05:00"}
+	assert.Equal(t, append(slices.Clone(minutes), minutes...), got, "both streams, ordered and paid, over the same five minutes")
+	assert.NotContains(t, svg, "◀", "no record read so far is off the axis")
 }
