@@ -249,6 +249,26 @@ func axisFor(st *stream.Trace, si, step int, parts []stream.PartState, wm, first
 	return streamAxis{lo: lo, hi: end, tick: tick}
 }
 
+// laneLabelChars is how many characters of a lane's label fit left of the
+// lanes: 92 of the chart's 640 units, in an 11-unit monospaced font of
+// about 6.6 units a character.
+const laneLabelChars = 13
+
+// laneLabel draws a lane's label with its baseline at y. A label too long
+// for the room left of the lanes is cut with an ellipsis and says itself
+// whole in its title, rather than running into the records.
+func laneLabel(b *builder, look func(class string, attrs ...string) []string, label string, y float64) {
+	r := []rune(label)
+	if len(r) <= laneLabelChars {
+		b.el("text", label, look("tm-lanelabel", "x", "4", "y", ftoa(y))...)
+		return
+	}
+	b.open("text", look("tm-lanelabel", "x", "4", "y", ftoa(y))...)
+	b.el("title", label)
+	b.text(string(r[:laneLabelChars-1]) + "…")
+	b.close("text")
+}
+
 // niceSpans are the tick intervals an axis of event time takes, shortest first.
 var niceSpans = []vtime.Duration{
 	vtime.Second, 2 * vtime.Second, 5 * vtime.Second, 10 * vtime.Second, 15 * vtime.Second, 30 * vtime.Second,
@@ -353,7 +373,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			class = "tm-lane tm-idle"
 		}
 		name := sh.Topic + "-" + itoa(p.Part)
-		b.el("text", name, look("tm-lanelabel", "x", "4", "y", ftoa(y+15))...)
+		laneLabel(b, look, name, y+15)
 		b.void("rect", look(class, "x", ftoa(left), "y", ftoa(y+2), "width", ftoa(w-left-right), "height", ftoa(laneH-4), "data-partition", itoa(p.Part))...)
 		if p.Idle && sh.Config.Scope == watermark.PerPartition {
 			b.el("text", "idle", look("tm-wmlabel", "x", ftoa(w-right-4), "y", ftoa(y+15), "text-anchor", "end")...)
@@ -421,11 +441,13 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 		wkey := key + "-w" + itoa(wi)
 		partOf(b, o, wkey)
 		y += 4
-		label := wh.Name
 		if wh.Config.Domain == win.ProcessingTime {
-			label += " (proc.)"
+			// On a line of its own: beside the name it ran into the lanes.
+			laneLabel(b, look, wh.Name, y+13)
+			b.el("text", "(proc. time)", look("tm-tick", "x", "4", "y", ftoa(y+25))...)
+		} else {
+			laneLabel(b, look, wh.Name, y+18)
 		}
-		b.el("text", label, look("tm-lanelabel", "x", "4", "y", ftoa(y+18))...)
 		wins := st.WindowsAt(wi, step, ax.lo, ax.hi)
 		most := int64(1)
 		for _, ws := range wins {

@@ -3,6 +3,7 @@
 package widget_test
 
 import (
+	"html"
 	"regexp"
 	"slices"
 	"strconv"
@@ -219,4 +220,49 @@ func TestStreamAxisOfAJoinSpansItsInterval(t *testing.T) {
 	minutes := []string{"10:00:00", "10:01:00", "10:02:00", "10:03:00", "10:04:00", "10:05:00"}
 	assert.Equal(t, append(slices.Clone(minutes), minutes...), got, "both streams, ordered and paid, over the same five minutes")
 	assert.NotContains(t, svg, "◀", "no record read so far is off the axis")
+}
+
+// Every label left of the lanes fits in the room there, so that none runs
+// into the records: a long name is cut with an ellipsis and says itself
+// whole in its title, and a processing-time window says so on a line of
+// its own (event-vs-arrival's "per_minute (proc.)" ran over its first
+// window).
+func TestStreamLaneLabelsFit(t *testing.T) {
+	label := regexp.MustCompile(`<text x="4" y="[0-9.]+" class="tm-lanelabel">(?:<title>([^<]*)</title>)?([^<]*)</text>`)
+	scs, err := lessons.Scenarios()
+	require.NoError(t, err)
+	checked := 0
+	for _, sc := range scs {
+		if !strings.HasPrefix(sc.ID, "stream/") {
+			continue
+		}
+		tr := run(t, sc.ID, nil)
+		svg, _, _ := widget.StreamChart(tr, tr.Steps(), widget.ChartOptions{})
+		for _, m := range label.FindAllStringSubmatch(svg, -1) {
+			shown := []rune(html.UnescapeString(m[2]))
+			assert.LessOrEqual(t, len(shown), 13, "%s: %q is too long for the room left of the lanes", sc.ID, m[2])
+			if m[1] != "" {
+				assert.True(t, strings.HasPrefix(m[1], string(shown[:len(shown)-1])) && shown[len(shown)-1] == '…', "%s: %q is the start of %q", sc.ID, m[2], m[1])
+			}
+			checked++
+		}
+	}
+	require.Positive(t, checked)
+
+	long, err := scenario.Parse("long.tdm", []byte(strings.Replace(lateDataSource(t), "window per_minute ", "window clicks_per_minute_by_user ", 1)))
+	require.NoError(t, err)
+	tr, err := engine.Run(long, nil, 1, worlds.All())
+	require.NoError(t, err)
+	svg, _, _ := widget.StreamChart(tr, tr.Steps(), widget.ChartOptions{})
+	assert.Contains(t, svg, `class="tm-lanelabel"><title>clicks_per_minute_by_user</title>clicks_per_m…</text>`)
+
+	tr = run(t, "stream/event-vs-arrival", nil)
+	svg, _, _ = widget.StreamChart(tr, tr.Steps(), widget.ChartOptions{})
+	assert.Contains(t, svg, ">(proc. time)</text>", "a processing-time window says so under its name")
+}
+
+func lateDataSource(t *testing.T) string {
+	sc, ok := lessons.Lookup("stream/late-data")
+	require.True(t, ok)
+	return string(sc.Source)
 }
