@@ -1025,6 +1025,9 @@ func (op *windowOp) add(s *world, r window.Record, ptime vtime.Time, ai int32) {
 			s.sideOutput(op.side, op.st, ai, l.Record.Value)
 		}
 	}
+	for _, m := range out.Opens {
+		t.Merges = append(t.Merges, MergePoint{Step: step, Op: int16(op.idx), Key: m.Key, Into: m.Into})
+	}
 	for _, m := range out.Merges {
 		t.Merges = append(t.Merges, MergePoint{Step: step, Op: int16(op.idx), Key: m.Key, Into: m.Into, From: len(m.From)})
 	}

@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -1034,4 +1035,47 @@ produce shop at=10:00:02 id=2 fail=timeout retry=app ids=regenerate
 		assert.Equal(t, map[string]int{"2": 2}, tr.Final().Duplicated, name)
 		assert.Empty(t, tr.Final().Missing, name)
 	}
+}
+
+// A session window is in the chart's view while it is open, growing as
+// records extend it and replaced by the session a bridging record makes,
+// not only once it has fired.
+func TestOpenSessionsAsTheyGrow(t *testing.T) {
+	tr, st := run(t, `scenario t/x "X"
+topic sales partitions=1
+producer till1 to=sales key=sale_id
+target out sink=merge key=session
+produce till1 at=10:00:00 key=1 amount=5
+produce till1 at=10:00:05 key=1 amount=5
+produce till1 at=10:00:20 key=1 amount=5
+produce till1 at=10:00:40 key=1 amount=5
+produce till1 at=10:01:05 key=1 event=10:00:30 amount=5
+stream tills from=sales
+watermark tills bound=0s emit=per-record
+window w from=tills session gap=10s lateness=5m to=out
+`)
+	var states []string
+	for n := 0; n <= tr.Steps(); n++ {
+		var ws []string
+		for _, x := range st.WindowsAt(0, n, at("09:59:00"), at("10:02:00")) {
+			ws = append(ws, fmt.Sprintf("%s n=%d fired=%d", x.Window, x.Count, x.Fired))
+		}
+		if s := strings.Join(ws, "; "); len(states) == 0 || states[len(states)-1] != s {
+			states = append(states, s)
+		}
+	}
+	assert.Equal(t, []string{
+		"",
+		"[10:00:00, 10:00:10) n=1 fired=0",
+		"[10:00:00, 10:00:15) n=2 fired=0", // extended: the first is gone
+		"[10:00:00, 10:00:15) n=2 fired=0; [10:00:20, 10:00:30) n=1 fired=0",
+		"[10:00:00, 10:00:15) n=2 fired=1; [10:00:20, 10:00:30) n=1 fired=0",
+		"[10:00:00, 10:00:15) n=2 fired=1; [10:00:20, 10:00:30) n=1 fired=0; [10:00:40, 10:00:50) n=1 fired=0",
+		"[10:00:00, 10:00:15) n=2 fired=1; [10:00:20, 10:00:30) n=1 fired=1; [10:00:40, 10:00:50) n=1 fired=0",
+		// The late record bridges the two: [10:00:40, 10:00:50), which never
+		// fired, is gone; [10:00:20, 10:00:30) stays drawn for the row its
+		// firing wrote.
+		"[10:00:00, 10:00:15) n=2 fired=1; [10:00:20, 10:00:30) n=1 fired=1; [10:00:20, 10:00:50) n=3 fired=0",
+		"[10:00:00, 10:00:15) n=2 fired=1; [10:00:20, 10:00:30) n=1 fired=1; [10:00:20, 10:00:50) n=3 fired=1",
+	}, states)
 }

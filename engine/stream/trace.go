@@ -29,7 +29,7 @@ type Trace struct {
 	Watermarks []WatermarkPoint // every change of a stream's or a partition's watermark or idleness, in step order
 	Firings    []FiringPoint    // every window fired, in step order
 	Late       []LatePoint      // every record a window or a join found late, in step order
-	Merges     []MergePoint     // every session merge, in step order
+	Merges     []MergePoint     // every session window opened or grown, in step order
 	Pairs      []PairPoint      // every pair a join emitted, in step order
 	Released   []ReleasePoint   // every buffered record a join released, in step order
 	Replays    []int32          // the arrivals that read a record again after a restore, in step order
@@ -201,7 +201,9 @@ type LatePoint struct {
 	Join      bool
 }
 
-// MergePoint is a session window absorbing others at Step.
+// MergePoint is a session window made at Step: opened by a record that
+// touched no other session of its key (From 0), or grown over the From
+// sessions of its key that it absorbed, which lie inside Into.
 type MergePoint struct {
 	Into window.Window
 	Step int32

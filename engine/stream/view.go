@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/tidemark/tidemark/engine/logs"
@@ -212,6 +213,13 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 			}
 		}
 	}
+	if a.Kind == window.Session {
+		t.openSessions(i, n, lo, hi, dropped, func(w window.Window, key int32, count int64) {
+			x := get(w)
+			x.Count += count
+			keys[wkey{w.Start, w.End}][key] = true
+		})
+	}
 	for _, f := range t.FiringsAt(n) {
 		if int(f.Op) != i || f.Window.End <= lo || f.Window.Start >= hi {
 			continue
@@ -244,6 +252,72 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 		return out[i].Window.Start < out[j].Window.Start || out[i].Window.Start == out[j].Window.Start && out[i].Window.End < out[j].Window.End
 	}, func(i, j int) { out[i], out[j] = out[j], out[i] }})
 	return out
+}
+
+// openSessions calls add for each session window of window operator i
+// made by step n that lies within [lo, hi), with its key and how many
+// records it holds: the sessions still open, those fired and kept for the
+// allowed lateness, and those cleared (WindowsAt marks which). It replays
+// the sessions the operator made (Merges): a session grown over others
+// replaces those of its key inside it. The records are counted from the
+// arrivals, leaving out those dropped (dropped, by arrival), each in the
+// newest session of its key that holds its event time: a key's sessions
+// in state never overlap, though one may overlap a session of the key
+// cleared before it began.
+func (t *Trace) openSessions(i, n int, lo, hi vtime.Time, dropped map[int32]bool, add func(w window.Window, key int32, count int64)) {
+	type session struct {
+		key   int32
+		w     window.Window
+		count int64
+	}
+	var made []session
+	for _, m := range t.Merges {
+		if m.Step > int32(n) {
+			break
+		}
+		if int(m.Op) != i {
+			continue
+		}
+		made = slices.DeleteFunc(made, func(s session) bool {
+			return s.key == m.Key && s.w.Start >= m.Into.Start && s.w.End <= m.Into.End
+		})
+		made = append(made, session{key: m.Key, w: m.Into})
+	}
+	if len(made) == 0 {
+		return
+	}
+	byKey := map[int32][]int{} // indexes in made, by key, newest first
+	for j := len(made) - 1; j >= 0; j-- {
+		byKey[made[j].key] = append(byKey[made[j].key], j)
+	}
+	si := t.streamIndex(t.Windows[i].Stream)
+	sh := t.Streams[si]
+	h := logs.Of(t.t).TopicNamed(sh.Topic)
+	for k, ar := range t.ArrivalsAt(n) {
+		if int(ar.Stream) != si || dropped[int32(k)] {
+			continue
+		}
+		r := &h.Parts[ar.Part].Records[ar.Off]
+		if !sh.filter.kept(h, r) {
+			continue
+		}
+		key := int32(0)
+		if sh.Keyed && int(r.KeyID) < len(sh.keyOf) {
+			key = sh.keyOf[r.KeyID] - 1
+		}
+		tm := t.eventTime(sh, h, int(ar.Part), int(ar.Off))
+		for _, j := range byKey[key] {
+			if w := made[j].w; tm >= w.Start && tm < w.End {
+				made[j].count++
+				break
+			}
+		}
+	}
+	for _, s := range made {
+		if s.w.End > lo && s.w.Start < hi {
+			add(s.w, s.key, s.count)
+		}
+	}
 }
 
 // Buffered is how many records each side of join i holds after step n:

@@ -117,6 +117,10 @@ type Output struct {
 	Firings []Firing
 	Late    []Late
 	Merges  []Merge
+	// Opens are the session windows records opened touching no other, each
+	// a Merge with no From: with Merges, every session window the operator
+	// made, which is how a chart draws the sessions still open.
+	Opens []Merge
 }
 
 // Reset empties o, keeping its room.
@@ -124,6 +128,7 @@ func (o *Output) Reset() {
 	o.Firings = o.Firings[:0]
 	o.Late = o.Late[:0]
 	o.Merges = o.Merges[:0]
+	o.Opens = o.Opens[:0]
 }
 
 // Size is how much state an operator holds.
@@ -340,6 +345,7 @@ func (o *Operator) merge(key int32, w Window, out *Output) int32 {
 		if o.windowLate(w) {
 			return none
 		}
+		out.Opens = append(out.Opens, Merge{Key: key, Into: w})
 		return o.open(key, w)
 	case len(group) == 1 && o.slots[group[0]].win.Cover(w) == o.slots[group[0]].win:
 		return group[0] // w lies inside an open window: nothing merges

@@ -286,6 +286,8 @@ func TestSessionMerging(t *testing.T) {
 	add(3, 12) // [12,22): touches neither [0,10) nor [25,35)
 	assert.Equal(t, window.Size{Keys: 1, Windows: 3, Records: 3}, o.Size())
 	assert.Empty(t, out.Merges)
+	assert.Equal(t, []window.Merge{{Key: 3, Into: win(sec(0), sec(10))}, {Key: 3, Into: win(sec(25), sec(35))}, {Key: 3, Into: win(sec(12), sec(22))}}, out.Opens,
+		"each record touching no session opened one")
 	add(4, 10) // [10,20) touches [0,10) and overlaps [12,22)
 	require.Len(t, out.Merges, 1)
 	assert.Equal(t, window.Merge{Key: 3, Into: win(sec(0), sec(22)), From: []window.Window{win(sec(0), sec(10)), win(sec(12), sec(22))}}, out.Merges[0])
@@ -294,6 +296,7 @@ func TestSessionMerging(t *testing.T) {
 	assert.Equal(t, window.Merge{Key: 3, Into: win(sec(0), sec(35)), From: []window.Window{win(sec(0), sec(22)), win(sec(25), sec(35))}}, out.Merges[1])
 	add(6, 24) // [24,34) lies inside [0,35): nothing merges
 	assert.Len(t, out.Merges, 2)
+	assert.Len(t, out.Opens, 3, "nor opens")
 	assert.Equal(t, window.Size{Keys: 1, Windows: 1, Records: 6}, o.Size())
 
 	o.AdvanceWatermark(sec(34.998), &out)

@@ -3,6 +3,7 @@
 package widget
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -454,13 +455,26 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			most = max(most, ws.Count)
 		}
 		session := wh.Config.Assigner.Kind == win.Session
+		var rows []int // a session's half row, by its index in wins
+		height := 26.0 // of the operator's row
+		if session {
+			var n int
+			rows, n = sessionRows(wins)
+			height = max(height, float64(n)*13-1)
+		}
 		var seen map[vtime.Time]int // windows drawn by their start, for their fragments' names
 		for k, ws := range wins {
 			x0, x1 := x(max(ws.Window.Start, ax.lo)), x(min(ws.Window.End, ax.hi))
 			rowY := y + 2
 			h := 26.0
-			if wh.Config.Assigner.Kind == win.Sliding || session {
-				// Overlapping windows take turns on three half rows.
+			switch {
+			case session:
+				// Sessions of different keys overlap: each on the first
+				// half row free at its start.
+				h = 12
+				rowY += float64(rows[k]) * 13
+			case wh.Config.Assigner.Kind == win.Sliding:
+				// Overlapping windows take turns on two half rows.
 				h = 12
 				rowY += float64(k%2) * 13
 			}
@@ -534,9 +548,35 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			}
 		}
 		endPart(b, o)
-		y += 30
+		y += height + 4
 	}
 	return y - top + 6
+}
+
+// maxSessionRows is how many half rows a session window operator's row
+// grows to; beyond them, sessions share the rows in turn.
+const maxSessionRows = 6
+
+// sessionRows lays session windows (sorted by start) out on half rows: each
+// on the first row whose windows have all ended by its start. It returns
+// each window's row and how many rows there are.
+func sessionRows(wins []stream.WindowState) (rows []int, n int) {
+	rows = make([]int, len(wins))
+	var ends []vtime.Time // by row, the end of its last window
+	for k, ws := range wins {
+		r := slices.IndexFunc(ends, func(e vtime.Time) bool { return e <= ws.Window.Start })
+		switch {
+		case r >= 0:
+		case len(ends) < maxSessionRows:
+			r = len(ends)
+			ends = append(ends, 0)
+		default:
+			r = k % maxSessionRows
+		}
+		rows[k] = r
+		ends[r] = max(ends[r], ws.Window.End)
+	}
+	return rows, max(len(ends), 2)
 }
 
 // windowTitle says what a window holds, for its tooltip and text.

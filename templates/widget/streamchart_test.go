@@ -266,3 +266,43 @@ func lateDataSource(t *testing.T) string {
 	require.True(t, ok)
 	return string(sc.Source)
 }
+
+// A session window is drawn while it is open, and sessions of different
+// keys that overlap in time are drawn on half rows of their own rather
+// than over each other: in session-window at 10:01:15, the background
+// user's session, user 11's and user 12's second session are open,
+// and user 12's first has fired and been cleared.
+func TestOpenSessionsDrawnWithoutOverlapping(t *testing.T) {
+	rect := regexp.MustCompile(`<rect x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)" height="12.0" class="tm-win(?: [^"]*)?"/>`)
+	tr := run(t, "stream/session-window", nil)
+	step := -1
+	for n := range tr.Steps() {
+		if tr.Events[n].At == vtime.Time(10*vtime.Hour+vtime.Minute+15*vtime.Second) {
+			step = n + 1
+			break
+		}
+	}
+	require.Positive(t, step)
+	svg, _, _ := widget.StreamChart(tr, step, widget.ChartOptions{})
+	for _, title := range []string{
+		"per_session [10:00:00, 10:00:30): 1 records, fired, cleared",
+		"per_session [10:00:00, 10:01:20): 4 records, open",
+		"per_session [10:01:00, 10:01:30): 1 records, open",
+	} {
+		assert.Contains(t, svg, "<title>"+title+"</title>")
+	}
+	type box struct{ x0, x1, y float64 }
+	var boxes []box
+	for _, m := range rect.FindAllStringSubmatch(svg, -1) {
+		x, _ := strconv.ParseFloat(m[1], 64)
+		y, _ := strconv.ParseFloat(m[2], 64)
+		w, _ := strconv.ParseFloat(m[3], 64)
+		boxes = append(boxes, box{x, x + w, y})
+	}
+	require.Len(t, boxes, 4, "four sessions on the chart")
+	for i, a := range boxes {
+		for _, b := range boxes[i+1:] {
+			assert.False(t, a.y == b.y && a.x0 < b.x1 && b.x0 < a.x1, "sessions %v and %v overlap", a, b)
+		}
+	}
+}
