@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"slices"
 	"sort"
 
 	"github.com/tidemark/tidemark/engine/logs"
@@ -278,10 +277,13 @@ func (t *Trace) openSessions(i, n int, lo, hi vtime.Time, dropped map[int32]bool
 		if int(m.Op) != i {
 			continue
 		}
-		made = slices.DeleteFunc(made, func(s session) bool {
-			return s.key == m.Key && s.w.Start >= m.Into.Start && s.w.End <= m.Into.End
-		})
-		made = append(made, session{key: m.Key, w: m.Into})
+		kept := made[:0] // without the sessions it absorbed
+		for _, s := range made {
+			if s.key != m.Key || s.w.Start < m.Into.Start || s.w.End > m.Into.End {
+				kept = append(kept, s)
+			}
+		}
+		made = append(kept, session{key: m.Key, w: m.Into})
 	}
 	if len(made) == 0 {
 		return

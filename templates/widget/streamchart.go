@@ -3,7 +3,6 @@
 package widget
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -259,14 +258,21 @@ const laneLabelChars = 13
 // for the room left of the lanes is cut with an ellipsis and says itself
 // whole in its title, rather than running into the records.
 func laneLabel(b *builder, look func(class string, attrs ...string) []string, label string, y float64) {
-	r := []rune(label)
-	if len(r) <= laneLabelChars {
-		b.el("text", label, look("tm-lanelabel", "x", "4", "y", ftoa(y))...)
+	attrs := look("tm-lanelabel", "x", "4", "y", ftoa(y))
+	chars, cut := 0, 0 // its characters, and where the one the ellipsis takes starts
+	for i := range label {
+		if chars == laneLabelChars-1 {
+			cut = i
+		}
+		chars++
+	}
+	if chars <= laneLabelChars {
+		b.el("text", label, attrs...)
 		return
 	}
-	b.open("text", look("tm-lanelabel", "x", "4", "y", ftoa(y))...)
+	b.open("text", attrs...)
 	b.el("title", label)
-	b.text(string(r[:laneLabelChars-1]) + "…")
+	b.text(label[:cut] + "…")
 	b.close("text")
 }
 
@@ -564,7 +570,13 @@ func sessionRows(wins []stream.WindowState) (rows []int, n int) {
 	rows = make([]int, len(wins))
 	var ends []vtime.Time // by row, the end of its last window
 	for k, ws := range wins {
-		r := slices.IndexFunc(ends, func(e vtime.Time) bool { return e <= ws.Window.Start })
+		r := -1
+		for i, e := range ends {
+			if e <= ws.Window.Start {
+				r = i
+				break
+			}
+		}
 		switch {
 		case r >= 0:
 		case len(ends) < maxSessionRows:
