@@ -35,6 +35,7 @@ import (
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/web"
 	"github.com/tidemark/tidemark/web/chainpage"
+	"github.com/tidemark/tidemark/web/docpage"
 	"github.com/tidemark/tidemark/web/lessonpage"
 	"github.com/tidemark/tidemark/web/pages"
 	"github.com/tidemark/tidemark/web/site"
@@ -92,6 +93,7 @@ func Site(opts Options) (Report, error) {
 	// The chain builder's page is its default chain here: a host of files
 	// cannot answer another chain's query (docs/deploy.md).
 	paths := []string{"/", "/play", "/embed/", chainpage.Path}
+	paths = append(paths, docpage.Paths()...)
 	lessonPaths := lessonpage.Paths()
 	paths = append(paths, lessonPaths...)
 	all, err := lessons.Scenarios()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/docpage"
 	"github.com/tidemark/tidemark/web/htmltest"
 	"github.com/tidemark/tidemark/web/lessonpage"
 	"github.com/tidemark/tidemark/web/pages"
@@ -95,13 +96,13 @@ func TestSiteWritesACopy(t *testing.T) {
 	require.NoError(t, err)
 	all, err := lessons.Scenarios()
 	require.NoError(t, err)
-	assert.Equal(t, 1+1+1+1+1+len(lessonpage.Paths())+2*len(all), rep.Pages, "home, sandbox, linked embed, chain builder, 404, every lesson page, a page and an embed per scenario")
+	assert.Equal(t, 1+1+1+1+1+len(docpage.Docs)+len(lessonpage.Paths())+2*len(all), rep.Pages, "home, sandbox, linked embed, chain builder, 404, the reference documents, every lesson page, a page and an embed per scenario")
 	pics, err := pages.StaticPictures()
 	require.NoError(t, err)
 	assert.Equal(t, len(pics), rep.Pictures)
 	assert.Greater(t, len(pics), 2*len(all), "every combination of every scenario's knobs")
 
-	for _, f := range []string{"index.html", "404.html", "play/index.html", "embed/index.html", "lessons/high-water-mark/index.html", "lessons/guarantee-chain/the-chain/index.html", "chain/index.html",
+	for _, f := range []string{"index.html", "404.html", "play/index.html", "embed/index.html", "lessons/high-water-mark/index.html", "lessons/guarantee-chain/the-chain/index.html", "chain/index.html", "docs/scenarios/index.html", "docs/embedding/index.html",
 		"scenarios/hwm/visibility-gap/index.html", "embed/hwm/visibility-gap/index.html", "picture/hwm/visibility-gap/defaults.svg",
 		"picture/hwm/visibility-gap/mark=lsn.svg", "oembed/scenarios/hwm/visibility-gap.json", "oembed/lessons/high-water-mark.json", "oembed/lessons/high-water-mark/glossary.json",
 		"static/embed.js", "_headers", ".nojekyll"} {

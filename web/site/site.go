@@ -11,6 +11,7 @@ import (
 	"github.com/tidemark/tidemark/templates"
 	"github.com/tidemark/tidemark/web"
 	"github.com/tidemark/tidemark/web/chainpage"
+	"github.com/tidemark/tidemark/web/docpage"
 	"github.com/tidemark/tidemark/web/lessonpage"
 	"github.com/tidemark/tidemark/web/pages"
 )
@@ -32,10 +33,10 @@ func Options(logger *slog.Logger) (web.Options, error) {
 }
 
 // Pages returns the site's routes besides the home page, the static files
-// and the health check: the lesson pages, the chain builder and the
-// scenario pages.
+// and the health check: the lesson pages, the chain builder, the
+// reference documents and the scenario pages.
 func Pages() []web.Page {
-	return slices.Concat(lessonpage.Routes(), chainpage.Routes(), pages.Routes())
+	return slices.Concat(lessonpage.Routes(), chainpage.Routes(), docpage.Routes(), pages.Routes())
 }
 
 // Catalog lists the lessons and the bundled scenarios for the home page.
