@@ -969,11 +969,10 @@ window w from=tills tumbling size=1m to=out
 	assert.Equal(t, "Tick at 10:00:30: sales-0 reads again and rejoins the minimum at 09:59:59.999; tills is active again, and its watermark stays at 09:59:59.999.", tr.Narration(&tr.Events[steps[0]]))
 }
 
-// A record that bridges two sessions says so: the window merges them with
-// it into one, which then fires under bounds no row had before; a record
-// that only extends a session says nothing of it.
-func TestSessionMergeIsNarrated(t *testing.T) {
-	tr, _ := run(t, `scenario t/x "X"
+// bridgedSessions has key 1's sessions [10:00:00, 10:00:15),
+// [10:00:20, 10:00:30) and [10:00:40, 10:00:50), and a record read late,
+// within the allowed lateness, that bridges the last two.
+const bridgedSessions = `scenario t/x "X"
 topic sales partitions=1
 producer till1 to=sales key=sale_id
 target out sink=merge key=session
@@ -985,7 +984,13 @@ produce till1 at=10:01:05 key=1 event=10:00:30 amount=5
 stream tills from=sales
 watermark tills bound=0s emit=per-record
 window w from=tills session gap=10s lateness=5m to=out
-`)
+`
+
+// A record that bridges two sessions says so: the window merges them with
+// it into one, which then fires under bounds no row had before; a record
+// that only extends a session says nothing of it.
+func TestSessionMergeIsNarrated(t *testing.T) {
+	tr, _ := run(t, bridgedSessions)
 	steps := narrating(tr, "it bridges")
 	require.Len(t, steps, 1, "10:00:05 only extends the first session")
 	assert.Contains(t, tr.Narration(&tr.Events[steps[0]]), "it bridges 2 of key 1's sessions, which w merges with it into one, [10:00:20, 10:00:50)")
@@ -1041,19 +1046,7 @@ produce shop at=10:00:02 id=2 fail=timeout retry=app ids=regenerate
 // records extend it and replaced by the session a bridging record makes,
 // not only once it has fired.
 func TestOpenSessionsAsTheyGrow(t *testing.T) {
-	tr, st := run(t, `scenario t/x "X"
-topic sales partitions=1
-producer till1 to=sales key=sale_id
-target out sink=merge key=session
-produce till1 at=10:00:00 key=1 amount=5
-produce till1 at=10:00:05 key=1 amount=5
-produce till1 at=10:00:20 key=1 amount=5
-produce till1 at=10:00:40 key=1 amount=5
-produce till1 at=10:01:05 key=1 event=10:00:30 amount=5
-stream tills from=sales
-watermark tills bound=0s emit=per-record
-window w from=tills session gap=10s lateness=5m to=out
-`)
+	tr, st := run(t, bridgedSessions)
 	var states []string
 	for n := 0; n <= tr.Steps(); n++ {
 		var ws []string

@@ -137,12 +137,12 @@ type WindowState struct {
 // WindowsAt lists window operator i's windows that overlap [lo, hi) after
 // step n, in order of start: what it holds, how often it has fired, what
 // came too late. It counts the records read by then that fall in each;
-// for a session window, the sessions that have fired.
+// for a session window, the sessions the operator made (open, fired or
+// cleared) and, for those that have fired, what their firing held.
 func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 	wh := t.Windows[i]
 	si := t.streamIndex(wh.Stream)
 	sh := t.Streams[si]
-	h := logs.Of(t.t).TopicNamed(sh.Topic)
 	type wkey struct{ start, end vtime.Time }
 	byWin := map[wkey]*WindowState{}
 	keys := map[wkey]map[int32]bool{}
@@ -181,26 +181,14 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 	a := wh.Config.Assigner
 	if a.Kind != window.Session {
 		var ws []window.Window
-		for k, ar := range t.ArrivalsAt(n) {
-			if int(ar.Stream) != si || dropped[int32(k)] {
-				continue
-			}
-			r := &h.Parts[ar.Part].Records[ar.Off]
-			if !sh.filter.kept(h, r) {
-				continue
-			}
-			tm := t.eventTime(sh, h, int(ar.Part), int(ar.Off))
+		t.windowInput(si, n, dropped, func(ar Arrival, key int32, tm vtime.Time) {
 			if wh.Config.Domain == window.ProcessingTime {
 				// The stream's clock at the read: the time the operator
 				// assigned it by.
 				tm = t.t.Events[ar.Step-1].At.Add(sh.skewAt(ar.Step))
 			}
 			if tm < lo-vtime.Time(a.Size) || tm >= hi+vtime.Time(a.Size) {
-				continue
-			}
-			key := int32(0)
-			if sh.Keyed && int(r.KeyID) < len(sh.keyOf) {
-				key = sh.keyOf[r.KeyID] - 1
+				return
 			}
 			ws = a.Assign(tm, ws[:0])
 			for _, w := range ws {
@@ -210,7 +198,7 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 					keys[wkey{w.Start, w.End}][key] = true
 				}
 			}
-		}
+		})
 	}
 	if a.Kind == window.Session {
 		t.openSessions(i, n, lo, hi, dropped, func(w window.Window, key int32, count int64) {
@@ -292,7 +280,26 @@ func (t *Trace) openSessions(i, n int, lo, hi vtime.Time, dropped map[int32]bool
 	for j := len(made) - 1; j >= 0; j-- {
 		byKey[made[j].key] = append(byKey[made[j].key], j)
 	}
-	si := t.streamIndex(t.Windows[i].Stream)
+	t.windowInput(t.streamIndex(t.Windows[i].Stream), n, dropped, func(_ Arrival, key int32, tm vtime.Time) {
+		for _, j := range byKey[key] {
+			if w := made[j].w; tm >= w.Start && tm < w.End {
+				made[j].count++
+				break
+			}
+		}
+	})
+	for _, s := range made {
+		if s.w.End > lo && s.w.Start < hi {
+			add(s.w, s.key, s.count)
+		}
+	}
+}
+
+// windowInput calls take, in the order they were read by step n, for each
+// record of stream si that a window operator reading it took: those its
+// filters keep, but for the arrivals in dropped. It gives each with its
+// key's index in the stream and its event time.
+func (t *Trace) windowInput(si, n int, dropped map[int32]bool, take func(ar Arrival, key int32, tm vtime.Time)) {
 	sh := t.Streams[si]
 	h := logs.Of(t.t).TopicNamed(sh.Topic)
 	for k, ar := range t.ArrivalsAt(n) {
@@ -307,18 +314,7 @@ func (t *Trace) openSessions(i, n int, lo, hi vtime.Time, dropped map[int32]bool
 		if sh.Keyed && int(r.KeyID) < len(sh.keyOf) {
 			key = sh.keyOf[r.KeyID] - 1
 		}
-		tm := t.eventTime(sh, h, int(ar.Part), int(ar.Off))
-		for _, j := range byKey[key] {
-			if w := made[j].w; tm >= w.Start && tm < w.End {
-				made[j].count++
-				break
-			}
-		}
-	}
-	for _, s := range made {
-		if s.w.End > lo && s.w.Start < hi {
-			add(s.w, s.key, s.count)
-		}
+		take(ar, key, t.eventTime(sh, h, int(ar.Part), int(ar.Off)))
 	}
 }
 
