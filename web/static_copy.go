@@ -40,7 +40,7 @@ func StaticHeaderRules(prefix string, files []StaticFile) []HeaderRule {
 		{"X-Content-Type-Options", "nosniff"},
 		{"Referrer-Policy", "strict-origin-when-cross-origin"},
 	}}}
-	for _, p := range []string{"/", "/index.html", "/404.html", "/404", "/lessons/*", "/scenarios/*", "/play", "/play/", "/play/index.html", "/chain", "/chain/", "/chain/index.html", "/static/*"} {
+	for _, p := range []string{"/", "/index.html", "/404.html", "/404", "/lessons/*", "/scenarios/*", "/play", "/play/", "/play/index.html", "/chain", "/chain/", "/chain/index.html", "/docs/*", "/static/*"} {
 		rules = append(rules, HeaderRule{Path: prefix + p, Headers: page})
 	}
 	rules = append(rules,

@@ -112,7 +112,8 @@ func TestGolden(t *testing.T) {
 // shows what its defaults do not (records a full buffer drops and records
 // a growing buffer loses, a failure during a sink's commit, a restore that
 // retention makes impossible, keyed state that expires, a hot key at
-// 10x, sessions that fired and were then merged into a larger one), and
+// 10x, sessions that fired and were then merged into a larger one, late
+// records sent to a side output nobody reads), and
 // of the log world (a producer that learns of new partitions late). Each is
 // the scenario's id, "@", and its knobs as k=v joined by ",".
 var goldenKnobs = []string{
@@ -127,6 +128,7 @@ var goldenKnobs = []string{
 	"stream__serving-publish@commit=two-phase",
 	"stream__join-skew@idleness=30s",
 	"stream__late-data@lateness=2m",
+	"stream__late-data@late=side-output,side=none",
 	"stream__session-window@lateness=2m",
 }
 

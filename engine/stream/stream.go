@@ -538,7 +538,7 @@ func (s *world) windowLine(c scenario.Command) error {
 			return err
 		}
 	}
-	if hasSide {
+	if hasSide && side.Value != noSide {
 		// Used with late=side-output only; a knob may switch between the two.
 		if op.side, err = s.w.TargetArg(side); err != nil {
 			return err
@@ -557,6 +557,11 @@ func (s *world) windowLine(c scenario.Command) error {
 	st.consumers = append(st.consumers, consumer{win: op})
 	return nil
 }
+
+// noSide is what side= says for no target, as its default does: nothing
+// reads the late records sent to the side output. A knob can choose it
+// against a target, to show what a side output nobody reads loses.
+const noSide = "none"
 
 func lateChoice(v string) (bool, bool) {
 	switch v {
@@ -625,7 +630,7 @@ func (s *world) joinLine(c scenario.Command) error {
 			return err
 		}
 	}
-	if hasSide {
+	if hasSide && side.Value != noSide {
 		// Used with late=side-output only, as a window's; a knob may switch.
 		if op.side, err = s.w.TargetArg(side); err != nil {
 			return err
