@@ -58,10 +58,10 @@ const placeholder = "https://HOST"
 func Routes() []web.Page {
 	var out []web.Page
 	for _, d := range Docs {
-		render := func(r *http.Request) (templ.Component, error) { return page(d, web.SiteURL(r)) }
+		serve := func(r *http.Request) (templ.Component, error) { return page(d, web.SiteURL(r)) }
 		out = append(out,
-			web.Page{Pattern: "GET " + d.Path(), Render: render, Reuse: true, Vary: web.OriginHeaders},
-			web.Page{Pattern: "GET " + d.Path() + "/{$}", Render: render, Reuse: true, Vary: web.OriginHeaders})
+			web.Page{Pattern: "GET " + d.Path(), Render: serve, Reuse: true, Vary: web.OriginHeaders},
+			web.Page{Pattern: "GET " + d.Path() + "/{$}", Render: serve, Reuse: true, Vary: web.OriginHeaders})
 	}
 	return out
 }
