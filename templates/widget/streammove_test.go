@@ -13,11 +13,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/engine"
-	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/window"
-	"github.com/tidemark/tidemark/engine/worlds"
-	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/templates/widget"
 	"github.com/tidemark/tidemark/web/htmltest"
 )
@@ -125,14 +122,8 @@ func TestStreamRecordsMove(t *testing.T) {
 	}
 	assert.True(t, found, "phone-9 arrives in late_clicks")
 
-	// With no side= target, the operator says nothing reads the side output.
-	sc, ok := lessons.Lookup("stream/late-data")
-	require.True(t, ok)
-	require.Contains(t, sc.File.Source, " side=late_clicks")
-	f, err := scenario.Parse("late.tdm", []byte(strings.Replace(sc.File.Source, " side=late_clicks", "", 1)))
-	require.NoError(t, err)
-	tr, err = engine.Run(f, map[string]string{"late": "side-output"}, 1, worlds.All())
-	require.NoError(t, err)
+	// With side=none, the operator says nothing reads the side output.
+	tr = run(t, "stream/late-data", map[string]string{"late": "side-output", "side": "none"})
 	n = int(stream.Of(tr).Late[0].Step)
 	at = draw(t, tr, widget.State{Step: n, BasePath: "/s", ShowTruth: true})
 	assert.Contains(t, htmltest.Text(at.One(t, "op-record")), "◇ late: to a side output nobody reads")
