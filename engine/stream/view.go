@@ -124,14 +124,15 @@ func (t *Trace) Dots(i, p, n, limit int) []Dot {
 // its keys.
 type WindowState struct {
 	Window  window.Window
-	Keys    int   // keys with a record in it
-	Count   int64 // records it holds (accepted ones), over every key
-	Fired   int   // firings by then, over every key
-	Value   int64 // the aggregate of its latest firing, for a stream keyed by none
-	Late    int   // records that came too late for it: dropped or set aside (Side of them)
-	Side    int   // of Late, the records sent to the side output
-	Redone  int   // late records it accepted within the allowed lateness, each firing it again
-	Cleared bool  // its state is gone: past its cleanup time
+	Keys    int    // keys with a record in it
+	KeyName string // the one key's name, when Keys is 1 and the stream is keyed; else ""
+	Count   int64  // records it holds (accepted ones), over every key
+	Fired   int    // firings by then, over every key
+	Value   int64  // the aggregate of its latest firing, for a stream keyed by none
+	Late    int    // records that came too late for it: dropped or set aside (Side of them)
+	Side    int    // of Late, the records sent to the side output
+	Redone  int    // late records it accepted within the allowed lateness, each firing it again
+	Cleared bool   // its state is gone: past its cleanup time
 }
 
 // WindowsAt lists window operator i's windows that overlap [lo, hi) after
@@ -228,6 +229,11 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 	for _, k := range order {
 		x := byWin[k]
 		x.Keys = len(keys[k])
+		if x.Keys == 1 && sh.Keyed {
+			for key := range keys[k] {
+				x.KeyName = sh.KeyName(key)
+			}
+		}
 		if wh.Config.Domain == window.ProcessingTime {
 			x.Cleared = x.Window.MaxTimestamp() <= now
 		} else {

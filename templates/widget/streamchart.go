@@ -593,7 +593,11 @@ func sessionRows(wins []stream.WindowState) (rows []int, n int) {
 
 // windowTitle says what a window holds, for its tooltip and text.
 func windowTitle(wh *stream.WindowHistory, ws stream.WindowState) string {
-	s := wh.Name + " " + ws.Window.String() + ": " + plural(int(ws.Count), "record")
+	s := wh.Name + " " + ws.Window.String()
+	if ws.KeyName != "" {
+		s += " of key " + ws.KeyName
+	}
+	s += ": " + plural(int(ws.Count), "record")
 	if ws.Keys > 1 {
 		s += " of " + itoa(ws.Keys) + " keys"
 	}

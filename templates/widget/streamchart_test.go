@@ -285,9 +285,9 @@ func TestOpenSessionsDrawnWithoutOverlapping(t *testing.T) {
 	require.Positive(t, step)
 	svg, _, _ := widget.StreamChart(tr, step, widget.ChartOptions{})
 	for _, title := range []string{
-		"per_session [10:00:00, 10:00:30): 1 record, fired, cleared",
-		"per_session [10:00:00, 10:01:20): 4 records, open",
-		"per_session [10:01:00, 10:01:30): 1 record, open",
+		"per_session [10:00:00, 10:00:30) of key 12: 1 record, fired, cleared",
+		"per_session [10:00:00, 10:01:20) of key 11: 4 records, open",
+		"per_session [10:01:00, 10:01:30) of key 12: 1 record, open",
 	} {
 		assert.Contains(t, svg, "<title>"+title+"</title>")
 	}
