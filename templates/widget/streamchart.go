@@ -321,8 +321,11 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	}
 	ax := axisFor(st, si, step, parts, wm, first)
 	const w, left, right, laneH = chartWidth, 96.0, 16.0, 22.0
+	// The axis runs inside the lanes by a dot's width at each end, so that a
+	// record at either end of the span is drawn whole within its lane.
+	const inset = 5.0
 	x := func(at vtime.Time) float64 {
-		return left + (w-left-right)*float64(at-ax.lo)/float64(ax.hi-ax.lo)
+		return left + inset + (w-left-right-2*inset)*float64(at-ax.lo)/float64(ax.hi-ax.lo)
 	}
 	inside := func(at vtime.Time) bool { return at >= ax.lo && at <= ax.hi }
 	top := y
