@@ -379,7 +379,7 @@ func TestDeterminismCorpus(t *testing.T) {
 	assert.True(t, names["generated/hwm/0"] && names["generated/log/199"] && names["generated/stream/199"] && names["generated/state/199"], "generated scenarios of every world")
 	assert.True(t, names["large/hwm?mark=timestamp"] && names["large/log"] && names["large/stream"] && names["large/state"], "the large scenarios")
 	assert.True(t, names["stream/checkpoint-two-phase?crash=snapshot&commit=auto"], "a bundled scenario of the stream world's second part")
-	assert.True(t, names["stream/late-data?lateness=2m&late=side-output"], "a bundled scenario of the stream world")
+	assert.True(t, names["stream/late-data?lateness=2m&late=side-output&side=none"], "a bundled scenario of the stream world, three knobs set")
 
 	combos := knobCombinations([]scenario.Knob{{Name: "a", Values: []string{"1", "2"}}, {Name: "b", Values: []string{"x", "y", "z"}}})
 	require.Len(t, combos, 6)
