@@ -180,13 +180,13 @@ type streamAxis struct {
 }
 
 // axisFor picks the span around a stream's watermark and its newest
-// records after step: five of its windows' sizes (a fifth of a join's
-// interval, rounded up to a niceSpan, for a stream only a join reads; ten
-// seconds for any other), aligned to them, ending with the window of the newest record
-// read, or starting with the window of the oldest record drawn when that
-// is later. Before it has read anything, the span starts at the first
-// record still to arrive (first; watermark.None when there is none).
-func axisFor(st *stream.Trace, si, step int, parts []stream.PartState, wm, first vtime.Time) streamAxis {
+// records: five of its windows' sizes (a fifth of a join's interval,
+// rounded up to a niceSpan, for a stream only a join reads; ten seconds for
+// any other), aligned to them, ending with the window of the newest record
+// read, or starting with the window of the oldest record the lanes draw
+// (oldest, see oldestDot; watermark.None when they draw none) when that is
+// later. Before the stream has read anything, the span starts there.
+func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, oldest vtime.Time) streamAxis {
 	size := 10 * vtime.Second
 	name := st.Streams[si].Name
 	windowed := false
@@ -221,8 +221,8 @@ func axisFor(st *stream.Trace, si, step int, parts []stream.PartState, wm, first
 	if wm != watermark.None && wm != watermark.End {
 		top = max(top, wm)
 	}
-	if top == watermark.None && first != watermark.None {
-		top = first
+	if top == watermark.None && oldest != watermark.None {
+		top = oldest
 	}
 	if top == watermark.None {
 		return streamAxis{lo: 0, hi: vtime.Time(5 * size), tick: size}
@@ -232,7 +232,7 @@ func axisFor(st *stream.Trace, si, step int, parts []stream.PartState, wm, first
 	// Nothing before the oldest record drawn: the span starts at its
 	// window and runs on into the time still to come, rather than showing
 	// minutes in which nothing happened. The scale stays five windows.
-	if oldest := oldestDot(st, si, parts, step); oldest != watermark.None {
+	if oldest != watermark.None {
 		if s := win.StartWithOffset(oldest, 0, size); s > lo {
 			lo, end = s, s.Add(5*size)
 		}
@@ -293,18 +293,21 @@ func niceSpan(d vtime.Duration) vtime.Duration {
 	return (d + vtime.Hour - 1) / vtime.Hour * vtime.Hour
 }
 
-// oldestDot is the earliest event time among the records the chart draws
-// on stream si's lanes after step, or watermark.None when it draws none.
-func oldestDot(st *stream.Trace, si int, parts []stream.PartState, step int) vtime.Time {
-	oldest := watermark.None
-	for _, p := range parts {
-		for _, d := range st.Dots(si, p.Part, step, maxDots) {
+// laneDots are the records the chart draws on each of stream si's lanes
+// after step (by the index of the partition in parts), and the earliest
+// event time among them, or watermark.None when there are none.
+func laneDots(st *stream.Trace, si int, parts []stream.PartState, step int) (dots [][]stream.Dot, oldest vtime.Time) {
+	dots = make([][]stream.Dot, len(parts))
+	oldest = watermark.None
+	for i, p := range parts {
+		dots[i] = st.Dots(si, p.Part, step, maxDots)
+		for _, d := range dots[i] {
 			if oldest == watermark.None || d.Time < oldest {
 				oldest = d.Time
 			}
 		}
 	}
-	return oldest
+	return dots, oldest
 }
 
 // streamChart draws stream si at step from height y and returns the height it took.
@@ -313,13 +316,8 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	sh := st.Streams[si]
 	parts := st.Partitions(si, step)
 	wm, idle := st.Watermark(si, -1, step)
-	first := watermark.None
-	if len(parts) > 0 {
-		if ds := st.Dots(si, parts[0].Part, step, 1); len(ds) > 0 && !ds[0].Read {
-			first = ds[0].Time
-		}
-	}
-	ax := axisFor(st, si, step, parts, wm, first)
+	dots, oldest := laneDots(st, si, parts, step)
+	ax := axisFor(st, si, parts, wm, oldest)
 	const w, left, right, laneH = chartWidth, 96.0, 16.0, 22.0
 	// The axis runs inside the lanes by a dot's width at each end, so that a
 	// record at either end of the span is drawn whole within its lane.
@@ -376,7 +374,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	if !o.Standalone {
 		next = movingNext(st, step)
 	}
-	for _, p := range parts {
+	for pi, p := range parts {
 		partOf(b, o, key+"-lane-"+itoa(p.Part))
 		class := "tm-lane"
 		if p.Idle && sh.Config.Scope == watermark.PerPartition {
@@ -393,7 +391,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			b.void("line", look("tm-pwm", "x1", ftoa(px), "y1", ftoa(y+3), "x2", ftoa(px), "y2", ftoa(y+laneH-3))...)
 		}
 		early := 0
-		for _, d := range st.Dots(si, p.Part, step, maxDots) {
+		for _, d := range dots[pi] {
 			if !inside(d.Time) {
 				if d.Time < ax.lo {
 					early++
@@ -741,7 +739,8 @@ func StreamText(t *engine.Trace, step int) []string {
 		}
 		parts := st.Partitions(si, step)
 		wm, _ := st.Watermark(si, -1, step)
-		ax := axisFor(st, si, step, parts, wm, watermark.None)
+		_, oldest := laneDots(st, si, parts, step)
+		ax := axisFor(st, si, parts, wm, oldest)
 		var ws []string
 		for _, x := range st.WindowsAt(wi, step, ax.lo, ax.hi) {
 			ws = append(ws, strings.TrimPrefix(windowTitle(wh, x), wh.Name+" "))
