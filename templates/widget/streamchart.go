@@ -184,7 +184,7 @@ type streamAxis struct {
 // rounded up to a niceSpan, for a stream only a join reads; ten seconds for
 // any other), aligned to them, ending with the window of the newest record
 // read, or starting with the window of the oldest record the lanes draw
-// (oldest, see oldestDot; watermark.None when they draw none) when that is
+// (oldest, see laneDots; watermark.None when they draw none) when that is
 // later. Before the stream has read anything, the span starts there.
 func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, oldest vtime.Time) streamAxis {
 	size := 10 * vtime.Second
