@@ -538,6 +538,18 @@ expect missing=2
 	require.Len(t, st.Late, 1)
 	assert.Contains(t, tr.Narration(&tr.Events[st.Late[0].Step-1]), "the record goes to the late-data side output, which nothing here reads: the record is gone")
 
+	// side=none says the same, so a knob can choose it against a target;
+	// a side= naming no target is an error at its value.
+	tr, err = engine.Run(parse(t, strings.Replace(src, "between=0s..30s", "between=0s..30s late=side-output side=none", 1)), nil, 1, worlds.All())
+	require.NoError(t, err)
+	st = stream.Of(tr)
+	require.Len(t, st.Late, 1)
+	assert.Empty(t, st.Joins[0].Side)
+	assert.Contains(t, tr.Narration(&tr.Events[st.Late[0].Step-1]), "which nothing here reads: the record is gone")
+	_, err = engine.Run(parse(t, strings.Replace(src, "between=0s..30s", "between=0s..30s late=side-output side=nowhere", 1)), nil, 1, worlds.All())
+	require.Error(t, err)
+	assert.Regexp(t, `^s\.tdm:\d+:\d+: unknown target "nowhere"`, err.Error())
+
 	// With side=, the target receives it, keyed by its event id.
 	withSide := strings.Replace(src, "between=0s..30s", "between=0s..30s late=side-output side=late_payments", 1)
 	withSide = strings.Replace(withSide, "target paid sink=merge key=order_id\n", "target paid sink=merge key=order_id\ntarget late_payments sink=append key=event\n", 1)
