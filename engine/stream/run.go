@@ -677,6 +677,10 @@ func (st *stream) read(p int) {
 	st.behind[p]--
 	st.lagSum--
 	et := st.eventTime(rec).Add(st.shift)
+	if st.hist.first == watermark.None || et < st.hist.first {
+		st.hist.first = et
+	}
+	st.hist.last = max(st.hist.last, et)
 	late, shed := len(t.Late), false
 	if st.kept(rec) {
 		key := st.key(rec)

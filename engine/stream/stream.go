@@ -345,7 +345,7 @@ func (s *world) streamLine(c scenario.Command) error {
 	st.topic = s.topicOf(h)
 	st.topic.streams = append(st.topic.streams, st)
 	st.wm = watermark.Config{Interval: 200 * vtime.Millisecond}
-	st.hist = &StreamHistory{Name: n.Value, Topic: h.Name, topicIdx: st.topic.idx}
+	st.hist = &StreamHistory{Name: n.Value, Topic: h.Name, topicIdx: st.topic.idx, first: watermark.None, last: watermark.None}
 	s.t.Streams = append(s.t.Streams, st.hist)
 	s.streams[n.Value] = st
 	s.order = append(s.order, st)

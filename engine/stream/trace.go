@@ -86,6 +86,18 @@ type StreamHistory struct {
 	filter      filter
 	stamp       bool // event-time=timestamp
 	topicIdx    int  // the topic's index among the log's topics
+	// first and last are the earliest and latest event time of any record
+	// the stream read in the run (filtered out or not, after map shift=);
+	// both watermark.None until it reads one.
+	first, last vtime.Time
+}
+
+// EventSpan is the earliest and latest event time of the records the
+// stream read in the whole run, or ok false when it read none. A chart
+// sizes its axis by it, so that a run whose records span seconds is not
+// drawn on an axis of minutes.
+func (h *StreamHistory) EventSpan() (first, last vtime.Time, ok bool) {
+	return h.first, h.last, h.first != watermark.None
 }
 
 // SkewPoint is a stream's clock skew from Step on.

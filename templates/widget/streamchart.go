@@ -182,10 +182,11 @@ type streamAxis struct {
 // axisFor picks the span around a stream's watermark and its newest
 // records: five of its windows' sizes (a fifth of a join's interval,
 // rounded up to a niceSpan, for a stream only a join reads; ten seconds for
-// any other), aligned to them, ending with the window of the newest record
-// read, or starting with the window of the oldest record the lanes draw
-// (oldest, see laneDots; watermark.None when they draw none) when that is
-// later. Before the stream has read anything, the span starts there.
+// any other), or fewer when the records of the whole run fit in fewer
+// (spanWindows), aligned to them, ending with the window of the newest
+// record read, or starting with the window of the oldest record the lanes
+// draw (oldest, see laneDots; watermark.None when they draw none) when that
+// is later. Before the stream has read anything, the span starts there.
 func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, oldest vtime.Time) streamAxis {
 	size := 10 * vtime.Second
 	name := st.Streams[si].Name
@@ -214,6 +215,8 @@ func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, oldest vtim
 			}
 		}
 	}
+	n := spanWindows(st.Streams[si], size)
+	span := n * size
 	top := watermark.None
 	for _, p := range parts {
 		top = max(top, p.MaxSeen)
@@ -225,28 +228,56 @@ func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, oldest vtim
 		top = oldest
 	}
 	if top == watermark.None {
-		return streamAxis{lo: 0, hi: vtime.Time(5 * size), tick: size}
+		return streamAxis{lo: 0, hi: vtime.Time(span), tick: axisTick(span, size)}
 	}
 	end := win.StartWithOffset(top, 0, size).Add(size)
-	lo := end.Add(-5 * size)
+	lo := end.Add(-span)
 	// Nothing before the oldest record drawn: the span starts at its
 	// window and runs on into the time still to come, rather than showing
-	// minutes in which nothing happened. The scale stays five windows.
+	// minutes in which nothing happened. The scale stays n windows.
 	if oldest != watermark.None {
 		if s := win.StartWithOffset(oldest, 0, size); s > lo {
-			lo, end = s, s.Add(5*size)
+			lo, end = s, s.Add(span)
 		}
 	}
 	if wm != watermark.None && wm != watermark.End && wm < lo {
 		lo = win.StartWithOffset(wm, 0, size) // the watermark held far back: widen to show it
 	}
-	// At most six intervals: on the chart's 528 px of event time that is
-	// 88 px a label, room for a time with milliseconds beside its neighbours.
+	return streamAxis{lo: lo, hi: end, tick: axisTick(vtime.Duration(end-lo), size)}
+}
+
+// spanWindows is how many windows of size the chart of a stream spans:
+// five, or as many as the event times of every record the stream reads in
+// the run cover, from the window of the earliest to the window of the
+// latest, when that is fewer (at least one). It depends on the run, not
+// the step, so the scale stays the same while the learner steps: a run
+// whose records span twenty seconds of one-minute windows is drawn over
+// one minute, not five.
+func spanWindows(sh *stream.StreamHistory, size vtime.Duration) vtime.Duration {
+	first, last, ok := sh.EventSpan()
+	if !ok {
+		return 5
+	}
+	lo := win.StartWithOffset(first, 0, size)
+	hi := win.StartWithOffset(last, 0, size).Add(size)
+	return min(5, max(1, vtime.Duration(hi-lo)/size))
+}
+
+// axisTick is the interval between an axis's labelled ticks over span: the
+// window's size, doubled until there are at most six intervals (on the
+// chart's 528 px of event time that is 88 px a label, room for a time with
+// milliseconds beside its neighbours), or a niceSpan of about a fifth of
+// the span when the span holds fewer than three windows, so that a short
+// axis still has a scale to read.
+func axisTick(span, size vtime.Duration) vtime.Duration {
+	if span < 3*size {
+		return niceSpan(span / 5)
+	}
 	tick := size
-	for (end-lo)/vtime.Time(tick) > 6 {
+	for span/tick > 6 {
 		tick *= 2
 	}
-	return streamAxis{lo: lo, hi: end, tick: tick}
+	return tick
 }
 
 // laneLabelChars is how many characters of a lane's label fit left of the

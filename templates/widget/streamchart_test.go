@@ -185,7 +185,8 @@ func TestStreamAxisStartsWhereTheRecordsDo(t *testing.T) {
 	}
 	// The clicks begin at 10:00:00. A minute in, the axis starts there;
 	// it used to end at the newest click's window and start five minutes
-	// earlier, at 09:57:00.
+	// earlier, at 09:57:00. The run's clicks end at 10:03:55, so it spans
+	// four windows (see TestStreamAxisSpansTheRunsRecords).
 	tr := run(t, "stream/late-data", nil)
 	st := stream.Of(tr)
 	step := -1
@@ -196,12 +197,33 @@ func TestStreamAxisStartsWhereTheRecordsDo(t *testing.T) {
 		}
 	}
 	require.Positive(t, step)
-	assert.Equal(t, []string{"10:00:00", "10:01:00", "10:02:00", "10:03:00", "10:04:00", "10:05:00"}, ticks(tr, step))
+	assert.Equal(t, []string{"10:00:00", "10:01:00", "10:02:00", "10:03:00", "10:04:00"}, ticks(tr, step))
 
 	// The tills sell from 10:00:00 to 10:05:50: at the end the newest sale's
 	// window closes at 10:06:00, and the axis has scrolled to end there.
 	tr = run(t, "stream/watermark-fastest-partition", map[string]string{"scope": "per-partition"})
 	assert.Equal(t, []string{"10:01:00", "10:02:00", "10:03:00", "10:04:00", "10:05:00", "10:06:00"}, ticks(tr, tr.Steps()))
+}
+
+// The axis spans at most as many windows as the whole run's records
+// cover, and the same at every step. In hot-key every click falls within
+// 10:00:00–10:00:20, in the first of the one-minute windows: the axis
+// spans that minute with ticks every 15 seconds at every step. It spanned
+// five minutes, and the twenty seconds of clicks were one cramped
+// fifteenth of it.
+func TestStreamAxisSpansTheRunsRecords(t *testing.T) {
+	tick := regexp.MustCompile(`class="tm-tick">([0-9:.]+)</text>`)
+	tr := run(t, "stream/hot-key", nil)
+	want := []string{"10:00:00", "10:00:15", "10:00:30", "10:00:45", "10:01:00"}
+	for _, step := range []int{1, tr.Steps() / 2, tr.Steps()} {
+		svg, _, _ := widget.StreamChart(tr, step, widget.ChartOptions{})
+		var got []string
+		for _, m := range tick.FindAllStringSubmatch(svg, -1) {
+			got = append(got, m[1])
+		}
+		assert.Equal(t, want, got, "step %d", step)
+		assert.NotContains(t, svg, "◀", "step %d: no record read is before the axis", step)
+	}
 }
 
 // A stream that only a join reads is drawn over the join's interval: in
