@@ -35,34 +35,57 @@ const outsideViewport = `(() => {
 	return out;
 })()`
 
-// TestPresenterFitsAt150 opens each world's scenario in presenter mode in
-// a 1024×768 window zoomed to 150% (683×512 CSS pixels): the narration and
-// every part of the stage are on the screen, none scrolled away, and the
-// page does not scroll sideways; stepping keeps it so. What the stylesheet
-// cannot fit, the widget zooms out, never so far that the room cannot read.
-func TestPresenterFitsAt150(t *testing.T) {
+// presenterScreens are the windows presenter mode is tried in: a
+// projector's 1024×768 zoomed to 150% (683×512 CSS pixels), and short,
+// wide windows: a 1024×600 netbook or projector, and a 1280×720 projector
+// under a browser's bars, at two widths.
+var presenterScreens = []struct {
+	name          string
+	width, height int64
+	scale         float64
+}{
+	{"1024x768@150%", 683, 512, 1.5},
+	{"1024x600", 1024, 600, 1},
+	{"1152x600", 1152, 600, 1},
+	{"1280x600", 1280, 600, 1},
+}
+
+// TestPresenterFitsTheScreen opens each world's scenario in presenter mode in
+// each of presenterScreens: the narration and every part of the stage are
+// on the screen, none scrolled away, and the page does not scroll
+// sideways; stepping keeps it so. What the stylesheet cannot fit, the
+// widget zooms out, never so far that the room cannot read. On a short,
+// wide screen the operators and the targets of a stream were squeezed to
+// no width beside its chart, and the whole stage zoomed out to a third.
+func TestPresenterFitsTheScreen(t *testing.T) {
 	for _, path := range []string{
 		"/scenarios/hwm/visibility-gap?step=16&mark=lsn&present",
 		"/scenarios/dist/partition-change?step=21&present",
 		"/scenarios/stream/late-data?step=120&present",
 		"/scenarios/stream/checkpoint-append?step=162&present",
 	} {
-		t.Run(path, func(t *testing.T) {
-			ctx, _ := startPlayground(t, path)
-			zoom150(t, ctx)
-			require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
-			// The window changed size: the page fits the stage again.
-			_, _ = chromedp.Run(ctx, chromedp.Poll[bool](`(`+outsideViewport+`).length === 0`, chromedp.WithPollingTimeout(3*time.Second)))
-			assert.Empty(t, eval[[]string](t, ctx, outsideViewport))
-			assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 683)
-			// Zoomed out or not, the room can read it: the smallest text (a
-			// picture's annotations) at 7.5 CSS pixels or more, 11 of the
-			// projector's; the rows and the narration are much larger.
-			seen := eval[float64](t, ctx, `(parseFloat(document.querySelector('.tm-flow').style.zoom) || 1) * `+smallestStageText)
-			t.Logf("zoom %q, smallest text %.1f px", eval[string](t, ctx, `document.querySelector('.tm-flow').style.zoom`), seen)
-			assert.GreaterOrEqual(t, seen, 7.5, "the stage's smallest text, as drawn")
-			forwardTo(t, ctx, step(t, ctx)+1)
-			assert.Empty(t, eval[[]string](t, ctx, outsideViewport), "a step later")
-		})
+		for _, sc := range presenterScreens {
+			t.Run(path+"/"+sc.name, func(t *testing.T) {
+				ctx, _ := startPlayground(t, path)
+				require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(sc.width, sc.height, chromedp.EmulateScale(sc.scale))))
+				require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+				// The window changed size: the page fits the stage again.
+				_, _ = chromedp.Run(ctx, chromedp.Poll[bool](`(`+outsideViewport+`).length === 0`, chromedp.WithPollingTimeout(3*time.Second)))
+				assert.Empty(t, eval[[]string](t, ctx, outsideViewport))
+				assert.LessOrEqual(t, eval[int64](t, ctx, `document.documentElement.scrollWidth`), sc.width)
+				// Zoomed out or not, the room can read it: the smallest text (a
+				// picture's annotations) at 7.5 CSS pixels or more, 11 of the
+				// projector's at 150%; the rows and the narration are much larger.
+				seen := eval[float64](t, ctx, `(parseFloat(document.querySelector('.tm-flow').style.zoom) || 1) * `+smallestStageText)
+				t.Logf("zoom %q, smallest text %.1f px", eval[string](t, ctx, `document.querySelector('.tm-flow').style.zoom`), seen)
+				assert.GreaterOrEqual(t, seen, 7.5, "the stage's smallest text, as drawn")
+				// Every station shown has room for its content: none is
+				// squeezed narrower than a target's title.
+				narrow := eval[[]string](t, ctx, `[...document.querySelectorAll('.tm-flow > .tm-col')].filter((c) => c.checkVisibility() && c.getBoundingClientRect().width < 150).map((c) => c.className + " " + Math.round(c.getBoundingClientRect().width))`)
+				assert.Empty(t, narrow, "stations too narrow to read")
+				forwardTo(t, ctx, step(t, ctx)+1)
+				assert.Empty(t, eval[[]string](t, ctx, outsideViewport), "a step later")
+			})
+		}
 	}
 }
