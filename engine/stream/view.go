@@ -137,9 +137,11 @@ type WindowState struct {
 
 // WindowsAt lists window operator i's windows that overlap [lo, hi) after
 // step n, in order of start: what it holds, how often it has fired, what
-// came too late. It counts the records read by then that fall in each;
-// for a session window, the sessions the operator made (open, fired or
-// cleared) and, for those that have fired, what their firing held.
+// came too late. It counts the records read by then that fall in each,
+// but those whose taking a restore undid (a record read again after it
+// counts once, as the restored state holds it once); for a session
+// window, the sessions the operator made (open, fired or cleared) and,
+// for those that have fired, what their firing held.
 func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 	wh := t.Windows[i]
 	si := t.streamIndex(wh.Stream)
@@ -179,10 +181,11 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 			}
 		}
 	}
+	gone := t.undoneSpans(t.OpNamed(wh.Name), n)
 	a := wh.Config.Assigner
 	if a.Kind != window.Session {
 		var ws []window.Window
-		t.windowInput(si, n, dropped, func(ar Arrival, key int32, tm vtime.Time) {
+		t.windowInput(si, n, dropped, gone, func(ar Arrival, key int32, tm vtime.Time) {
 			if wh.Config.Domain == window.ProcessingTime {
 				// The stream's clock at the read: the time the operator
 				// assigned it by.
@@ -202,7 +205,7 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 		})
 	}
 	if a.Kind == window.Session {
-		t.openSessions(i, n, lo, hi, dropped, func(w window.Window, key int32, count int64) {
+		t.openSessions(i, n, lo, hi, dropped, gone, func(w window.Window, key int32, count int64) {
 			x := get(w)
 			x.Count += count
 			keys[wkey{w.Start, w.End}][key] = true
@@ -251,13 +254,13 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 // made by step n that lies within [lo, hi), with its key and how many
 // records it holds: the sessions still open, those fired and kept for the
 // allowed lateness, and those cleared (WindowsAt marks which). It replays
-// the sessions the operator made (Merges): a session grown over others
-// replaces those of its key inside it. The records are counted from the
+// the sessions the operator made (Merges), but those a restore undid
+// (gone): a session grown over others replaces those of its key inside it. The records are counted from the
 // arrivals, leaving out those dropped (dropped, by arrival), each in the
 // newest session of its key that holds its event time: a key's sessions
 // in state never overlap, though one may overlap a session of the key
 // cleared before it began.
-func (t *Trace) openSessions(i, n int, lo, hi vtime.Time, dropped map[int32]bool, add func(w window.Window, key int32, count int64)) {
+func (t *Trace) openSessions(i, n int, lo, hi vtime.Time, dropped map[int32]bool, gone []stepSpan, add func(w window.Window, key int32, count int64)) {
 	type session struct {
 		key   int32
 		w     window.Window
@@ -268,7 +271,7 @@ func (t *Trace) openSessions(i, n int, lo, hi vtime.Time, dropped map[int32]bool
 		if m.Step > int32(n) {
 			break
 		}
-		if int(m.Op) != i {
+		if int(m.Op) != i || undone(gone, m.Step) {
 			continue
 		}
 		kept := made[:0] // without the sessions it absorbed
@@ -286,7 +289,7 @@ func (t *Trace) openSessions(i, n int, lo, hi vtime.Time, dropped map[int32]bool
 	for j := len(made) - 1; j >= 0; j-- {
 		byKey[made[j].key] = append(byKey[made[j].key], j)
 	}
-	t.windowInput(t.streamIndex(t.Windows[i].Stream), n, dropped, func(_ Arrival, key int32, tm vtime.Time) {
+	t.windowInput(t.streamIndex(t.Windows[i].Stream), n, dropped, gone, func(_ Arrival, key int32, tm vtime.Time) {
 		for _, j := range byKey[key] {
 			if w := made[j].w; tm >= w.Start && tm < w.End {
 				made[j].count++
@@ -303,13 +306,14 @@ func (t *Trace) openSessions(i, n int, lo, hi vtime.Time, dropped map[int32]bool
 
 // windowInput calls take, in the order they were read by step n, for each
 // record of stream si that a window operator reading it took: those its
-// filters keep, but for the arrivals in dropped. It gives each with its
-// key's index in the stream and its event time.
-func (t *Trace) windowInput(si, n int, dropped map[int32]bool, take func(ar Arrival, key int32, tm vtime.Time)) {
+// filters keep, but for the arrivals in dropped and those read in the
+// spans of steps gone (see undoneSpans). It gives each with its key's
+// index in the stream and its event time.
+func (t *Trace) windowInput(si, n int, dropped map[int32]bool, gone []stepSpan, take func(ar Arrival, key int32, tm vtime.Time)) {
 	sh := t.Streams[si]
 	h := logs.Of(t.t).TopicNamed(sh.Topic)
 	for k, ar := range t.ArrivalsAt(n) {
-		if int(ar.Stream) != si || dropped[int32(k)] {
+		if int(ar.Stream) != si || dropped[int32(k)] || undone(gone, ar.Step) {
 			continue
 		}
 		r := &h.Parts[ar.Part].Records[ar.Off]
@@ -335,8 +339,9 @@ func (t *Trace) Buffered(i, n int) (left, right int) {
 			late[l.Arrival] = true
 		}
 	}
+	gone := t.undoneSpans(t.OpNamed(jh.Name), n)
 	for k, ar := range t.ArrivalsAt(n) {
-		if late[int32(k)] {
+		if late[int32(k)] || undone(gone, ar.Step) {
 			continue
 		}
 		sh := t.Streams[ar.Stream]
@@ -352,7 +357,7 @@ func (t *Trace) Buffered(i, n int) (left, right int) {
 		}
 	}
 	for _, r := range t.ReleasedAt(n) {
-		if int(r.Op) == i {
+		if int(r.Op) == i && !undone(gone, r.Step) {
 			if r.Side == 0 {
 				left--
 			} else {
@@ -361,4 +366,44 @@ func (t *Trace) Buffered(i, n int) (left, right int) {
 		}
 	}
 	return left, right
+}
+
+// stepSpan is the steps s with From < s < To.
+type stepSpan struct{ From, To int32 }
+
+// undoneSpans are the spans of steps whose effect on operator op's state
+// (its index in Ops) a restore by step n undid: from the step the operator
+// took its snapshot for the checkpoint restored (from the start, when none
+// had completed) to the restore. A record taken in such a span is no
+// longer in the state; one read again after the restore is, once.
+func (t *Trace) undoneSpans(op, n int) []stepSpan {
+	if t.Job == nil || op < 0 {
+		return nil
+	}
+	var out []stepSpan
+	for _, r := range t.Job.Restores {
+		if int(r.Step) > n {
+			break
+		}
+		from := int32(0)
+		if r.From > 0 {
+			for _, c := range t.Job.Checkpoints {
+				if c.ID == r.From && op < len(c.Snapshots) {
+					from = c.Snapshots[op]
+				}
+			}
+		}
+		out = append(out, stepSpan{From: from, To: r.Step})
+	}
+	return out
+}
+
+// undone reports whether step s lies in one of the spans.
+func undone(spans []stepSpan, s int32) bool {
+	for _, g := range spans {
+		if s > g.From && s < g.To {
+			return true
+		}
+	}
+	return false
 }
