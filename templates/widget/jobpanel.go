@@ -639,6 +639,33 @@ func rateSeries(t *engine.Trace, st *stream.Trace, i, n int) series {
 	return s
 }
 
+// plotTimes are the times a small plot over [lo, hi] labels: its start,
+// its middle and its end. Over ten seconds or more they are whole seconds
+// inside the span (the first second at or after lo, the last at or before
+// hi), and the middle is rounded to ten seconds, a minute, ten minutes or
+// an hour, the longest of them a quarter of the span holds: labels such as
+// 10:01:40 and 10:03:22, not 10:01:41.200 and 10:03:22.400, which ran into
+// each other when the plot was drawn narrow.
+func plotTimes(lo, hi vtime.Time) [3]vtime.Time {
+	span := vtime.Duration(hi - lo)
+	if span < 10*vtime.Second {
+		return [3]vtime.Time{lo, lo.Add(span / 2), hi}
+	}
+	round := func(at vtime.Time, r vtime.Duration) vtime.Time {
+		return vtime.Time((int64(at) + int64(r)/2) / int64(r) * int64(r))
+	}
+	sec := int64(vtime.Second)
+	first := vtime.Time((int64(lo) + sec - 1) / sec * sec)
+	last := vtime.Time(int64(hi) / sec * sec)
+	r := vtime.Second
+	for _, c := range []vtime.Duration{10 * vtime.Second, vtime.Minute, 10 * vtime.Minute, vtime.Hour} {
+		if 4*c <= span {
+			r = c
+		}
+	}
+	return [3]vtime.Time{first, round(lo.Add(span/2), r), last}
+}
+
 // Plot geometry: the viewBox, and the plotting area inside it, with room
 // on the left for the values' ticks and under it for the times'.
 const (
@@ -681,7 +708,7 @@ func spark(b *builder, t *engine.Trace, s series, steps int) {
 	}
 	tick(plotX0-4, plotTop+4, num(top), "end")
 	tick(plotX0-4, plotFloor+4, "0", "end")
-	for i, at := range [...]vtime.Time{ax.lo, ax.lo + (ax.hi-ax.lo)/2, ax.hi} {
+	for i, at := range plotTimes(ax.lo, ax.hi) {
 		if i == 1 && ax.hi-ax.lo < 2*vtime.Time(vtime.Second) {
 			continue // too short a run for a middle tick
 		}

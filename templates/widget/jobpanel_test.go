@@ -380,3 +380,57 @@ func TestJobPanelReadersShowTheHotOne(t *testing.T) {
 	}
 	assert.Less(t, avgLag, hotLag/2, "the average lag hides the hot partition")
 }
+
+// The times under a small plot never run into each other, drawn at any
+// width (the plot scales, its labels with it): the middle one is a round
+// time. In hot-key at 100x the run ends at 10:03:22.400, and its middle,
+// 10:01:41.200, ran into the end's label on a lesson's narrow column.
+func TestJobPanelPlotTimesDoNotCollide(t *testing.T) {
+	const charW = 6.6 // an 11-unit monospaced character, in the viewBox's units
+	checked := 0
+	for _, c := range []struct {
+		id    string
+		knobs map[string]string
+	}{
+		{"stream/hot-key", nil},
+		{"stream/hot-key", map[string]string{"load": "100x"}},
+		{"stream/backpressure", nil},
+		{"stream/checkpoint-two-phase", nil},
+		{"stream/state-ttl", nil},
+	} {
+		tr := run(t, c.id, c.knobs)
+		d := draw(t, tr, stateAt(tr.Steps()))
+		for _, p := range d.ByTestID("job-plot") {
+			type span struct {
+				label    string
+				from, to float64
+			}
+			var times []span
+			for _, tk := range htmltest.All(p, func(n *html.Node) bool { return htmltest.Attr(n, "class") == "tm-plot-tick" }) {
+				label := htmltest.Text(tk)
+				if !strings.Contains(label, ":") {
+					continue // a value, left of the plot
+				}
+				x, err := strconv.ParseFloat(htmltest.Attr(tk, "x"), 64)
+				require.NoError(t, err)
+				w := charW * float64(len(label))
+				switch htmltest.Attr(tk, "text-anchor") {
+				case "middle":
+					x -= w / 2
+				case "end":
+					x -= w
+				}
+				times = append(times, span{label, x, x + w})
+			}
+			require.GreaterOrEqual(t, len(times), 2, "%s: %s", c.id, plotCaption(p))
+			for i := 1; i < len(times); i++ {
+				assert.Less(t, times[i-1].to+4, times[i].from, "%s %v: %q runs into %q", c.id, c.knobs, times[i-1].label, times[i].label)
+			}
+			if len(times) == 3 {
+				assert.NotContains(t, times[1].label, ".", "%s %v: the middle time is round", c.id, c.knobs)
+			}
+			checked++
+		}
+	}
+	require.Positive(t, checked)
+}

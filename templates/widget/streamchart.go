@@ -186,7 +186,8 @@ type streamAxis struct {
 // (spanWindows), aligned to them, ending with the window of the newest
 // record read, or starting with the window of the oldest record the lanes
 // draw (oldest, see laneDots; watermark.None when they draw none) when that
-// is later. Before the stream has read anything, the span starts there.
+// is later. Before the stream has read or drawn anything, the span starts
+// with the window of the first record it will read.
 func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, oldest vtime.Time) streamAxis {
 	size := 10 * vtime.Second
 	name := st.Streams[si].Name
@@ -215,7 +216,8 @@ func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, oldest vtim
 			}
 		}
 	}
-	n := spanWindows(st.Streams[si], size)
+	sh := st.Streams[si]
+	n := spanWindows(sh, size)
 	span := n * size
 	top := watermark.None
 	for _, p := range parts {
@@ -228,7 +230,13 @@ func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, oldest vtim
 		top = oldest
 	}
 	if top == watermark.None {
-		return streamAxis{lo: 0, hi: vtime.Time(span), tick: axisTick(span, size)}
+		// Nothing read or drawn yet: the span starts with the window of the
+		// run's first record, where the records will come, not at midnight.
+		lo := vtime.Time(0)
+		if first, _, ok := sh.EventSpan(); ok {
+			lo = win.StartWithOffset(first, 0, size)
+		}
+		return streamAxis{lo: lo, hi: lo.Add(span), tick: axisTick(span, size)}
 	}
 	end := win.StartWithOffset(top, 0, size).Add(size)
 	lo := end.Add(-span)
