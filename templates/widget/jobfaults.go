@@ -183,7 +183,7 @@ func jobFaults(b *builder, t *engine.Trace, st *stream.Trace, s State) {
 	}
 	b.el("button", "✖ Fail the job", "type", "button", "class", "tm-btn", "data-act", "fail", "data-testid", "btn-fail",
 		"title", "every operator's state and every buffer are lost; the job restarts "+failRestart.String()+" later from its latest completed checkpoint")
-	b.el("button", "⧖ Slow it: "+slowBy.String()+" a record for "+slowFor.String(), "type", "button", "class", "tm-btn", "data-act", "slow", "data-testid", "btn-slow")
+	b.el("button", "◔ Slow it: "+slowBy.String()+" a record for "+slowFor.String(), "type", "button", "class", "tm-btn", "data-act", "slow", "data-testid", "btn-slow")
 	if lt := logs.Of(t); lt != nil && len(lt.Producers) > 0 {
 		b.el("label", "Burst of one key from", "for", s.id("keyburst-producer"))
 		b.open("select", "id", s.id("keyburst-producer"), "data-testid", "keyburst-producer")

@@ -96,7 +96,7 @@ func streamFaults(b *builder, t *engine.Trace, s State) {
 	for _, p := range lt.Producers {
 		switch {
 		case p.Partition >= 0:
-			b.el("button", "⏩ "+p.Name+"'s clock (partition "+itoa(p.Partition)+") +"+producerClockBy.String()+" here", "type", "button", "class", "tm-btn",
+			b.el("button", "⇉ "+p.Name+"'s clock (partition "+itoa(p.Partition)+") +"+producerClockBy.String()+" here", "type", "button", "class", "tm-btn",
 				"data-act", "producer-clock", "data-arg", p.Name, "data-testid", "btn-producer-clock",
 				"title", "from this step on, "+p.Name+"'s events say they happened "+producerClockBy.String()+" later than they did: its partition's event times, and its watermark, jump ahead")
 		case p.Clock != "" && p.Clock != "source":

@@ -836,7 +836,7 @@
       const speed = Number(this.host.querySelector('[data-act="speed"]').value) || 700;
       const button = this.host.querySelector('[data-act="play"]');
       button.setAttribute("aria-pressed", "true");
-      this.label(button, "⏸", "Pause");
+      this.label(button, "❚❚", "Pause");
       // While playing, a step a second or faster would pile up in a screen
       // reader's queue: the narration goes quiet, and stop says where it is.
       this.host.querySelector(".tm-live").setAttribute("aria-live", "off");
