@@ -90,7 +90,8 @@ func abs32(x int32) int32 {
 
 // Dots lists the records of partition p of stream i to draw after step n:
 // the last records read (at most max) and every one appended and still to
-// arrive (at most max), in offset order.
+// arrive (at most max), in offset order. A record is marked late by what
+// its latest read came to.
 func (t *Trace) Dots(i, p, n, limit int) []Dot {
 	sh := t.Streams[i]
 	h := logs.Of(t.t).TopicNamed(sh.Topic)
@@ -102,9 +103,26 @@ func (t *Trace) Dots(i, p, n, limit int) []Dot {
 	nread := readBy(read, n)
 	from := max(0, min(nread, appended)-limit)
 	to := max(from, min(appended, nread+limit))
+	// A record read again after a restore shows what its latest read came
+	// to: replayed after the watermark started again from nothing, a
+	// record dropped as late the first time may be taken.
+	reread := map[int]int32{} // offset -> its latest replay's arrival
+	reads := int32(len(t.ArrivalsAt(n)))
+	for _, ai := range t.Replays {
+		if ai >= reads {
+			break
+		}
+		if a := t.Arrivals[ai]; int(a.Stream) == i && int(a.Part) == p {
+			reread[int(a.Off)] = ai
+		}
+	}
 	late := map[int]int{} // offset -> late index
 	for k, l := range t.LateAt(n) {
 		if a := t.Arrivals[l.Arrival]; int(a.Stream) == i && int(a.Part) == p && int(a.Off) >= from {
+			if r, ok := reread[int(a.Off)]; ok && r > l.Arrival {
+				delete(late, int(a.Off)) // superseded by a later read
+				continue
+			}
 			late[int(a.Off)] = k
 		}
 	}
@@ -185,6 +203,8 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 	a := wh.Config.Assigner
 	if a.Kind != window.Session {
 		var ws []window.Window
+		clears := t.clearSteps(si, n, wh.Config, gone)
+		last := map[wkey]int32{} // the step of the latest record counted in each window
 		t.windowInput(si, n, dropped, gone, func(ar Arrival, key int32, tm vtime.Time) {
 			if wh.Config.Domain == window.ProcessingTime {
 				// The stream's clock at the read: the time the operator
@@ -197,9 +217,18 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 			ws = a.Assign(tm, ws[:0])
 			for _, w := range ws {
 				if w.End > lo && w.Start < hi {
-					x := get(w)
+					x, k := get(w), wkey{w.Start, w.End}
+					// Cleared since its latest record (only a restore's
+					// replay comes after that): this record makes it anew.
+					for _, c := range clears(w) {
+						if c >= last[k] && c < ar.Step {
+							x.Count, keys[k] = 0, map[int32]bool{}
+							break
+						}
+					}
 					x.Count++
-					keys[wkey{w.Start, w.End}][key] = true
+					keys[k][key] = true
+					last[k] = ar.Step
 				}
 			}
 		})
@@ -257,14 +286,16 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 // the sessions the operator made (Merges), but those a restore undid
 // (gone): a session grown over others replaces those of its key inside it. The records are counted from the
 // arrivals, leaving out those dropped (dropped, by arrival), each in the
-// newest session of its key that holds its event time: a key's sessions
-// in state never overlap, though one may overlap a session of the key
-// cleared before it began.
+// newest session of its key that holds its event time and had been opened
+// (or had absorbed a session opened) by the record's step: a key's
+// sessions in state never overlap, though one may overlap a session of the
+// key cleared before it began, whose records it does not hold.
 func (t *Trace) openSessions(i, n int, lo, hi vtime.Time, dropped map[int32]bool, gone []stepSpan, add func(w window.Window, key int32, count int64)) {
 	type session struct {
-		key   int32
-		w     window.Window
-		count int64
+		key    int32
+		w      window.Window
+		count  int64
+		opened int32 // the step the earliest session it absorbed was opened at
 	}
 	var made []session
 	for _, m := range t.Merges {
@@ -274,13 +305,16 @@ func (t *Trace) openSessions(i, n int, lo, hi vtime.Time, dropped map[int32]bool
 		if int(m.Op) != i || undone(gone, m.Step) {
 			continue
 		}
+		grown := session{key: m.Key, w: m.Into, opened: m.Step}
 		kept := made[:0] // without the sessions it absorbed
 		for _, s := range made {
 			if s.key != m.Key || s.w.Start < m.Into.Start || s.w.End > m.Into.End {
 				kept = append(kept, s)
+			} else {
+				grown.opened = min(grown.opened, s.opened)
 			}
 		}
-		made = append(kept, session{key: m.Key, w: m.Into})
+		made = append(kept, grown)
 	}
 	if len(made) == 0 {
 		return
@@ -289,9 +323,9 @@ func (t *Trace) openSessions(i, n int, lo, hi vtime.Time, dropped map[int32]bool
 	for j := len(made) - 1; j >= 0; j-- {
 		byKey[made[j].key] = append(byKey[made[j].key], j)
 	}
-	t.windowInput(t.streamIndex(t.Windows[i].Stream), n, dropped, gone, func(_ Arrival, key int32, tm vtime.Time) {
+	t.windowInput(t.streamIndex(t.Windows[i].Stream), n, dropped, gone, func(ar Arrival, key int32, tm vtime.Time) {
 		for _, j := range byKey[key] {
-			if w := made[j].w; tm >= w.Start && tm < w.End {
+			if w := made[j].w; tm >= w.Start && tm < w.End && ar.Step >= made[j].opened {
 				made[j].count++
 				break
 			}
@@ -301,6 +335,47 @@ func (t *Trace) openSessions(i, n int, lo, hi vtime.Time, dropped map[int32]bool
 		if s.w.End > lo && s.w.Start < hi {
 			add(s.w, s.key, s.count)
 		}
+	}
+}
+
+// clearSteps returns, for a window of an event-time window operator
+// reading stream si with config c, the steps by n at which the stream's
+// watermark passed its cleanup time (its last instant plus the allowed
+// lateness) and its state was cleared, in order, but for those a restore
+// undid (in the spans gone). After a restore the watermark starts again
+// from nothing, so a record replayed into a cleared window makes it anew,
+// holding only what came after the clearing: Flink purges a window's
+// contents at its cleanup time, and a replay's records that are no longer
+// late start from empty. A processing-time window is not cleared by the
+// watermark: none for each.
+func (t *Trace) clearSteps(si, n int, c window.Config, gone []stepSpan) func(w window.Window) []int32 {
+	if c.Domain == window.ProcessingTime {
+		return func(window.Window) []int32 { return nil }
+	}
+	var marks []WatermarkPoint
+	for _, m := range t.WatermarksAt(n) {
+		if int(m.Stream) == si && m.Part == -1 {
+			marks = append(marks, m)
+		}
+	}
+	type wkey struct{ start, end vtime.Time }
+	cache := map[wkey][]int32{}
+	return func(w window.Window) []int32 {
+		k := wkey{w.Start, w.End}
+		if s, ok := cache[k]; ok {
+			return s
+		}
+		cleanup := w.MaxTimestamp().Add(c.Lateness)
+		var steps []int32
+		prev := watermark.None
+		for _, m := range marks {
+			if prev < cleanup && m.Value >= cleanup && !undone(gone, m.Step) {
+				steps = append(steps, m.Step)
+			}
+			prev = m.Value
+		}
+		cache[k] = steps
+		return steps
 	}
 }
 
