@@ -129,6 +129,8 @@ var goldenKnobs = []string{
 	"stream__join-skew@idleness=30s",
 	"stream__late-data@lateness=2m",
 	"stream__late-data@late=side-output,side=none",
+	"stream__late-replay@sink=upsert",
+	"stream__late-replay@lateness=2m",
 	"stream__session-window@lateness=2m",
 }
 

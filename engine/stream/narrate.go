@@ -7,6 +7,7 @@ import (
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/watermark"
@@ -451,17 +452,32 @@ func (t *Trace) fireSentence(n *note) string {
 	wh := t.Windows[n.who]
 	fs := t.Firings[n.i : n.i+n.n]
 	var each []string
+	remade := false
 	for _, f := range fs {
 		k := t.keyName(wh, f.Key)
 		s := prose.F("%s%s %s %d", k, f.Window, wh.Agg, wh.Agg.Of(f.Acc))
 		if f.N > 1 {
 			s += prose.F(" (update %d)", f.N)
+		} else if before, ok := t.firedBefore(int(n.who), int(n.i), f); ok {
+			if undone(t.undoneSpans(t.OpNamed(wh.Name), int(f.Step)), before.Step) {
+				// Fired after the checkpoint a restore went back to: the
+				// restore brought its state back, and it fires again.
+				s += prose.F(" (again after the restore; it fired before with %d)", wh.Agg.Of(before.Acc))
+			} else {
+				// Cleared before that checkpoint, and made anew by records
+				// read again: it holds only those.
+				s += prose.F(" (made anew after the restore; it fired before with %d)", wh.Agg.Of(before.Acc))
+			}
+			remade = true
 		}
 		each = append(each, s)
 	}
 	what := prose.F("it fires %s", strings.Join(limitList(each, 4), ", "))
 	if wh.Target != "" {
 		what += prose.F(" and writes %s to %s", pronoun(len(fs)), wh.Target)
+		if remade && t.targetMode(wh.Target) == sink.Merge {
+			what += ", whose merge keeps the row it has: this firing's version, a first one again, is not newer"
+		}
 	}
 	reach := prose.F("the last instant of %s", fs[0].Window)
 	if len(fs) > 1 {
@@ -478,6 +494,18 @@ func (t *Trace) fireSentence(n *note) string {
 		return prose.F("%s: the clock reaches %s, %s; %s.", wh.Name, fs[0].At, reach, what)
 	}
 	return prose.F("%s: the watermark %s has reached %s; %s.", wh.Name, Time(fs[0].At), reach, what)
+}
+
+// firedBefore is the latest firing of window operator op, before the
+// firing at index i of the trace's Firings, of f's window and key: the
+// one a first firing made anew after a restore repeats.
+func (t *Trace) firedBefore(op, i int, f FiringPoint) (FiringPoint, bool) {
+	for j := i - 1; j >= 0; j-- {
+		if g := t.Firings[j]; int(g.Op) == op && g.Key == f.Key && g.Window == f.Window {
+			return g, true
+		}
+	}
+	return FiringPoint{}, false
 }
 
 // keyName prefixes a window with its key: "key till3 " or "" for a stream keyed by none.

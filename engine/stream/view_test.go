@@ -217,3 +217,34 @@ fail w at=10:02:35 restart=2s
 	assert.Equal(t, 4, lateDots(restore), "dropped as late before the failure")
 	assert.Zero(t, lateDots(tr.Steps()), "taken when read again")
 }
+
+// A window's first firing that repeats one from before a restore says so,
+// and what it fired then: made anew, when it was cleared before the
+// checkpoint the restore went back to (the replayed late clicks: 4 where it
+// fired 14); again, when the restore brought its state back (12 both
+// times). Into a merge, the narration says the row stays.
+func TestFiringAfterARestoreSaysWhatItRepeats(t *testing.T) {
+	sc, ok := lessons.Lookup("stream/late-replay")
+	require.True(t, ok)
+	tr, err := engine.Run(sc.File, nil, 1, worlds.All())
+	require.NoError(t, err)
+	assert.Len(t, narrating(tr, "count 4 (made anew after the restore; it fired before with 14) and writes it to clicks_per_minute, whose merge keeps the row it has"), 1)
+	tr, err = engine.Run(sc.File, map[string]string{"sink": "upsert"}, 1, worlds.All())
+	require.NoError(t, err)
+	assert.Len(t, narrating(tr, "count 4 (made anew after the restore; it fired before with 14) and writes it to clicks_per_minute."), 1)
+
+	tr, _ = run(t, `scenario t/refire "R"
+topic clicks partitions=1
+producer app to=clicks key=user_id
+target out sink=merge key=minute
+traffic app records=48 from=10:00:00 every=5s keys=5
+stream taps from=clicks
+watermark taps bound=5s
+key-by taps none
+window per_minute from=taps tumbling size=1m to=out
+checkpoint every=60s
+fail per_minute at=10:01:10 restart=2s
+`)
+	assert.Len(t, narrating(tr, "count 12 (again after the restore; it fired before with 12)"), 1)
+	assert.Len(t, narrating(tr, "it fires [10:00:00, 10:01:00) count 12 and writes it to out."), 1, "the first firing says nothing of a restore")
+}
