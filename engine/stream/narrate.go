@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -459,15 +460,15 @@ func (t *Trace) fireSentence(n *note) string {
 		if f.N > 1 {
 			s += prose.F(" (update %d)", f.N)
 		} else if before, ok := t.firedBefore(int(n.who), int(n.i), f); ok {
+			// It fired before a restore: again, when the restore brought its
+			// state back (it fired after the checkpoint restored); made anew
+			// by records read again, holding only those, when it was
+			// cleared before that checkpoint.
+			how := " (made anew"
 			if undone(t.undoneSpans(t.OpNamed(wh.Name), int(f.Step)), before.Step) {
-				// Fired after the checkpoint a restore went back to: the
-				// restore brought its state back, and it fires again.
-				s += prose.F(" (again after the restore; it fired before with %d)", wh.Agg.Of(before.Acc))
-			} else {
-				// Cleared before that checkpoint, and made anew by records
-				// read again: it holds only those.
-				s += prose.F(" (made anew after the restore; it fired before with %d)", wh.Agg.Of(before.Acc))
+				how = " (again"
 			}
+			s += how + " after the restore; it fired before with " + strconv.FormatInt(wh.Agg.Of(before.Acc), 10) + ")"
 			remade = true
 		}
 		each = append(each, s)

@@ -103,27 +103,20 @@ func (t *Trace) Dots(i, p, n, limit int) []Dot {
 	nread := readBy(read, n)
 	from := max(0, min(nread, appended)-limit)
 	to := max(from, min(appended, nread+limit))
-	// A record read again after a restore shows what its latest read came
-	// to: replayed after the watermark started again from nothing, a
-	// record dropped as late the first time may be taken.
-	reread := map[int]int32{} // offset -> its latest replay's arrival
-	reads := int32(len(t.ArrivalsAt(n)))
-	for _, ai := range t.Replays {
-		if ai >= reads {
-			break
-		}
-		if a := t.Arrivals[ai]; int(a.Stream) == i && int(a.Part) == p {
-			reread[int(a.Off)] = ai
-		}
-	}
 	late := map[int]int{} // offset -> late index
+	reads := int32(len(t.ArrivalsAt(n)))
 	for k, l := range t.LateAt(n) {
 		if a := t.Arrivals[l.Arrival]; int(a.Stream) == i && int(a.Part) == p && int(a.Off) >= from {
-			if r, ok := reread[int(a.Off)]; ok && r > l.Arrival {
-				delete(late, int(a.Off)) // superseded by a later read
-				continue
-			}
 			late[int(a.Off)] = k
+			// A record read again after a restore shows what its latest
+			// read came to: replayed after the watermark started again from
+			// nothing, a record dropped as late the first time may be taken.
+			for _, ai := range t.Replays {
+				if r := t.Arrivals[ai]; ai > l.Arrival && ai < reads && r.Off == a.Off && r.Part == a.Part && r.Stream == a.Stream {
+					delete(late, int(a.Off))
+					break
+				}
+			}
 		}
 	}
 	out := make([]Dot, 0, to-from)
@@ -203,7 +196,10 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 	a := wh.Config.Assigner
 	if a.Kind != window.Session {
 		var ws []window.Window
-		clears := t.clearSteps(si, n, wh.Config, gone)
+		var marks []WatermarkPoint // the stream's watermark, for the clearing of a window
+		if wh.Config.Domain == window.EventTime {
+			marks = t.streamMarks(si)
+		}
 		last := map[wkey]int32{} // the step of the latest record counted in each window
 		t.windowInput(si, n, dropped, gone, func(ar Arrival, key int32, tm vtime.Time) {
 			if wh.Config.Domain == window.ProcessingTime {
@@ -220,11 +216,8 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 					x, k := get(w), wkey{w.Start, w.End}
 					// Cleared since its latest record (only a restore's
 					// replay comes after that): this record makes it anew.
-					for _, c := range clears(w) {
-						if c >= last[k] && c < ar.Step {
-							x.Count, keys[k] = 0, map[int32]bool{}
-							break
-						}
+					if clearedBetween(marks, gone, w.MaxTimestamp().Add(wh.Config.Lateness), last[k], ar.Step) {
+						x.Count, keys[k] = 0, map[int32]bool{}
 					}
 					x.Count++
 					keys[k][key] = true
@@ -338,45 +331,23 @@ func (t *Trace) openSessions(i, n int, lo, hi vtime.Time, dropped map[int32]bool
 	}
 }
 
-// clearSteps returns, for a window of an event-time window operator
-// reading stream si with config c, the steps by n at which the stream's
-// watermark passed its cleanup time (its last instant plus the allowed
-// lateness) and its state was cleared, in order, but for those a restore
-// undid (in the spans gone). After a restore the watermark starts again
-// from nothing, so a record replayed into a cleared window makes it anew,
+// clearedBetween reports whether a window whose cleanup time (its last
+// instant plus the allowed lateness) is cleanup was cleared at a step from
+// `from` up to, not including, `to`: whether the watermark (marks, the
+// stream's in step order) passed it then, in a step no restore undid (in
+// the spans gone). After a restore the watermark starts again from
+// nothing, so a record replayed into a cleared window makes it anew,
 // holding only what came after the clearing: Flink purges a window's
 // contents at its cleanup time, and a replay's records that are no longer
-// late start from empty. A processing-time window is not cleared by the
-// watermark: none for each.
-func (t *Trace) clearSteps(si, n int, c window.Config, gone []stepSpan) func(w window.Window) []int32 {
-	if c.Domain == window.ProcessingTime {
-		return func(window.Window) []int32 { return nil }
-	}
-	var marks []WatermarkPoint
-	for _, m := range t.WatermarksAt(n) {
-		if int(m.Stream) == si && m.Part == -1 {
-			marks = append(marks, m)
+// late start from empty. A processing-time window has no marks here.
+func clearedBetween(marks []WatermarkPoint, gone []stepSpan, cleanup vtime.Time, from, to int32) bool {
+	k := sort.Search(len(marks), func(k int) bool { return marks[k].Step >= from })
+	for ; k < len(marks) && marks[k].Step < to; k++ {
+		if marks[k].Value >= cleanup && (k == 0 || marks[k-1].Value < cleanup) && !undone(gone, marks[k].Step) {
+			return true
 		}
 	}
-	type wkey struct{ start, end vtime.Time }
-	cache := map[wkey][]int32{}
-	return func(w window.Window) []int32 {
-		k := wkey{w.Start, w.End}
-		if s, ok := cache[k]; ok {
-			return s
-		}
-		cleanup := w.MaxTimestamp().Add(c.Lateness)
-		var steps []int32
-		prev := watermark.None
-		for _, m := range marks {
-			if prev < cleanup && m.Value >= cleanup && !undone(gone, m.Step) {
-				steps = append(steps, m.Step)
-			}
-			prev = m.Value
-		}
-		cache[k] = steps
-		return steps
-	}
+	return false
 }
 
 // windowInput calls take, in the order they were read by step n, for each
