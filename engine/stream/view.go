@@ -196,8 +196,11 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 	a := wh.Config.Assigner
 	if a.Kind != window.Session {
 		var ws []window.Window
-		var marks []WatermarkPoint // the stream's watermark, for the clearing of a window
-		if wh.Config.Domain == window.EventTime {
+		// The stream's watermark, for the clearing of a window: only a
+		// restore sets it back, so only after one may a record come after
+		// its window's clearing and make it anew.
+		var marks []WatermarkPoint
+		if wh.Config.Domain == window.EventTime && len(gone) > 0 {
 			marks = t.streamMarks(si)
 		}
 		last := map[wkey]int32{} // the step of the latest record counted in each window
@@ -216,7 +219,7 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 					x, k := get(w), wkey{w.Start, w.End}
 					// Cleared since its latest record (only a restore's
 					// replay comes after that): this record makes it anew.
-					if clearedBetween(marks, gone, w.MaxTimestamp().Add(wh.Config.Lateness), last[k], ar.Step) {
+					if marks != nil && clearedBetween(marks, gone, w.MaxTimestamp().Add(wh.Config.Lateness), last[k], ar.Step) {
 						x.Count, keys[k] = 0, map[int32]bool{}
 					}
 					x.Count++
