@@ -183,7 +183,7 @@ func TestBudgetCountsExactly(t *testing.T) {
 	all, err := lessons.Scenarios()
 	require.NoError(t, err)
 	for _, sc := range all {
-		for _, set := range knobSets(sc.File) {
+		for _, set := range sc.File.KnobSettings() {
 			want, err := engine.Run(sc.File, set, 1, worlds.All())
 			require.NoError(t, err)
 			lo, hi := 1, 1<<20 // lo fails (or is untried), hi fits
@@ -208,25 +208,6 @@ func TestBudgetCountsExactly(t *testing.T) {
 			assert.GreaterOrEqual(t, hi, want.Steps(), "%s %v", sc.ID, set)
 		}
 	}
-}
-
-// knobSets returns every combination of f's knob values.
-func knobSets(f *scenario.File) []map[string]string {
-	sets := []map[string]string{{}}
-	for _, k := range f.Knobs {
-		var next []map[string]string
-		for _, s := range sets {
-			for _, v := range k.Values {
-				c := map[string]string{k.Name: v}
-				for kk, vv := range s {
-					c[kk] = vv
-				}
-				next = append(next, c)
-			}
-		}
-		sets = next
-	}
-	return sets
 }
 
 // TestBudgetOfZeroMeansTheDefault keeps Build's meaning for callers that

@@ -142,14 +142,14 @@ func detCorpus(t testing.TB) []detCase {
 	require.NotEmpty(t, all, "no bundled scenarios")
 	cases := []detCase{{Name: detCanary}}
 	for _, s := range all {
-		for _, set := range knobCombinations(s.File.Knobs) {
+		for _, set := range s.File.KnobSettings() {
 			cases = append(cases, detCase{Name: s.ID + "?" + settingsText(s.File.Knobs, set), Source: string(s.Source), Knobs: set, Seed: 1})
 		}
 	}
 	for _, c := range detLarge {
 		f, err := scenario.Parse(c.Name+".tdm", []byte(c.Source))
 		require.NoError(t, err)
-		for _, set := range knobCombinations(f.Knobs) {
+		for _, set := range f.KnobSettings() {
 			c.Knobs = set
 			if len(set) > 0 {
 				c.Name = f.ID + "?" + settingsText(f.Knobs, set)
@@ -174,27 +174,6 @@ func detCorpus(t testing.TB) []detCase {
 		cases = append(cases, detCase{Name: fmt.Sprintf("generated/state/%d", seed), Source: g.Text(), Seed: seed})
 	}
 	return cases
-}
-
-// knobCombinations returns every assignment of values to the knobs, the
-// first knob varying slowest; a scenario without knobs has one, empty.
-func knobCombinations(knobs []scenario.Knob) []map[string]string {
-	out := []map[string]string{{}}
-	for _, k := range knobs {
-		var next []map[string]string
-		for _, prev := range out {
-			for _, v := range k.Values {
-				m := make(map[string]string, len(prev)+1)
-				for pk, pv := range prev {
-					m[pk] = pv
-				}
-				m[k.Name] = v
-				next = append(next, m)
-			}
-		}
-		out = next
-	}
-	return out
 }
 
 // settingsText spells settings in the knobs' order: "mark=lsn&sink=merge".
@@ -381,7 +360,7 @@ func TestDeterminismCorpus(t *testing.T) {
 	assert.True(t, names["stream/checkpoint-two-phase?crash=snapshot&commit=auto"], "a bundled scenario of the stream world's second part")
 	assert.True(t, names["stream/late-data?lateness=2m&late=side-output&side=none"], "a bundled scenario of the stream world, three knobs set")
 
-	combos := knobCombinations([]scenario.Knob{{Name: "a", Values: []string{"1", "2"}}, {Name: "b", Values: []string{"x", "y", "z"}}})
+	combos := (&scenario.File{Knobs: []scenario.Knob{{Name: "a", Values: []string{"1", "2"}}, {Name: "b", Values: []string{"x", "y", "z"}}}}).KnobSettings()
 	require.Len(t, combos, 6)
 	assert.Equal(t, map[string]string{"a": "1", "b": "x"}, combos[0])
 	assert.Equal(t, map[string]string{"a": "2", "b": "z"}, combos[5])

@@ -52,7 +52,7 @@ func replayCmd(args []string, stdout io.Writer) (int, error) {
 	for _, f := range files {
 		settings := []map[string]string{set}
 		if *every {
-			settings = replay.Combinations(f)
+			settings = f.KnobSettings()
 		}
 		for _, s := range settings {
 			t, err := engine.Run(f, s, *seed, worlds.All())

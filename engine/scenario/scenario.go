@@ -563,3 +563,25 @@ func firstInvalid(src []byte) (line, col int) {
 	}
 	return line, col
 }
+
+// KnobSettings lists every combination of the file's knob values, the
+// first knob varying slowest, starting with every knob at its first value;
+// a file without knobs has one, empty.
+func (f *File) KnobSettings() []map[string]string {
+	out := []map[string]string{{}}
+	for _, k := range f.Knobs {
+		next := make([]map[string]string, 0, len(out)*len(k.Values))
+		for _, prev := range out {
+			for _, v := range k.Values {
+				m := make(map[string]string, len(prev)+1)
+				for pk, pv := range prev {
+					m[pk] = pv
+				}
+				m[k.Name] = v
+				next = append(next, m)
+			}
+		}
+		out = next
+	}
+	return out
+}

@@ -173,3 +173,18 @@ func TestAppendKeys(t *testing.T) {
 	_, err = scenario.AppendKeys(nil, arg("1,,2"), "1,,2", 10, false, "")
 	assert.EqualError(t, err, `k.tdm:2:6: expected keys separated by commas, found an empty one in "1,,2"`)
 }
+
+// KnobSettings lists every combination of the knobs' values, the first
+// knob varying slowest, every knob at its first value first.
+func TestKnobSettings(t *testing.T) {
+	f, err := scenario.Parse("c.tdm", []byte("scenario t/c \"C\"\nknob a = x | y\nknob b = 1 | 2 | 3\n"))
+	require.NoError(t, err)
+	got := f.KnobSettings()
+	require.Len(t, got, 6)
+	assert.Equal(t, map[string]string{"a": "x", "b": "1"}, got[0], "the defaults first")
+	assert.Equal(t, map[string]string{"a": "x", "b": "2"}, got[1], "the last knob varies fastest")
+	assert.Equal(t, map[string]string{"a": "y", "b": "3"}, got[5])
+	none, err := scenario.Parse("n.tdm", []byte("scenario t/n \"N\"\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []map[string]string{{}}, none.KnobSettings(), "no knobs: one setting, empty")
+}

@@ -14,32 +14,13 @@ import (
 	"github.com/tidemark/tidemark/lessons"
 )
 
-// knobCombos is every combination of f's knob values (nil for a file
-// without knobs).
-func knobCombos(f *scenario.File) []map[string]string {
-	combos := []map[string]string{nil}
-	for _, k := range f.Knobs {
-		var next []map[string]string
-		for _, c := range combos {
-			for _, v := range k.Values {
-				m := map[string]string{k.Name: v}
-				for a, b := range c {
-					m[a] = b
-				}
-				next = append(next, m)
-			}
-		}
-		combos = next
-	}
-	return combos
-}
-
 // A window the chart shows as fired holds, at the end of the run, what its
 // last firing of each key held: the records it counts are the ones the
 // operator's state held when it fired, never a record dropped as late,
 // sent to a side output or taken before a restore undid it. Every bundled
-// scenario under every knob value, and tumbling, sliding and session
-// windows failed and restored at several points of a checkpoint's life.
+// scenario under every knob value (stream/late-replay among them, a window
+// made anew after a restore), and tumbling, sliding and session windows
+// failed and restored at several points of a checkpoint's life.
 func TestChartCountsWhatTheLastFiringsHeld(t *testing.T) {
 	type run struct {
 		name  string
@@ -50,7 +31,7 @@ func TestChartCountsWhatTheLastFiringsHeld(t *testing.T) {
 	scs, err := lessons.Scenarios()
 	require.NoError(t, err)
 	for _, sc := range scs {
-		for _, knobs := range knobCombos(sc.File) {
+		for _, knobs := range sc.File.KnobSettings() {
 			runs = append(runs, run{sc.ID, sc.File, knobs})
 		}
 	}
@@ -76,29 +57,6 @@ checkpoint every=10s
 		} {
 			runs = append(runs, run{w + "; " + fail, parse(t, head+w+"\n"+fail+"\n"), nil})
 		}
-	}
-	// Late clicks dropped after a checkpoint, then read again after a
-	// restore, whose watermark starts from nothing: they are no longer late,
-	// and the minute they belong to, cleared before the checkpoint, is made
-	// anew with them alone. It fires with 4 records, not the 18 of both.
-	const replayedLate = `scenario t/late "Late clicks replayed"
-topic clicks partitions=1
-producer app to=clicks key=user_id
-producer phone to=clicks key=user_id
-target out sink=merge key=minute
-traffic app records=48 from=10:00:00 every=5s keys=5
-traffic phone records=24 from=10:00:00 every=10s keys=5
-offline phone at=10:01:20 until=10:02:30 backlog=send
-stream taps from=clicks
-watermark taps bound=5s
-key-by taps none
-checkpoint every=20s
-`
-	for _, w := range []string{
-		"window w from=taps tumbling size=1m to=out",
-		"window w from=taps session gap=15s to=out",
-	} {
-		runs = append(runs, run{"replayed late: " + w, parse(t, replayedLate+w+"\nfail w at=10:02:35 restart=2s\n"), nil})
 	}
 	checked := 0
 	for _, r := range runs {
@@ -184,25 +142,15 @@ fail w at=10:01:28 restart=2s
 
 // A record dropped as late, then read again after a restore whose
 // watermark starts from nothing, is taken the second time: its dot is no
-// longer marked late. In the scenario of the replayed late clicks, the
-// phone's four clicks of 10:01 are late at 10:02:30 and taken when they
-// are read again after the restore at 10:02:37.
+// longer marked late. In stream/late-replay the phone's four clicks of
+// 10:01 are late at 10:02:30 and taken when they are read again after the
+// restore at 10:02:37.
 func TestDotShowsWhatItsLatestReadCameTo(t *testing.T) {
-	tr, st := run(t, `scenario t/late "Late clicks replayed"
-topic clicks partitions=1
-producer app to=clicks key=user_id
-producer phone to=clicks key=user_id
-target out sink=merge key=minute
-traffic app records=48 from=10:00:00 every=5s keys=5
-traffic phone records=24 from=10:00:00 every=10s keys=5
-offline phone at=10:01:20 until=10:02:30 backlog=send
-stream taps from=clicks
-watermark taps bound=5s
-key-by taps none
-checkpoint every=20s
-window w from=taps tumbling size=1m to=out
-fail w at=10:02:35 restart=2s
-`)
+	sc, ok := lessons.Lookup("stream/late-replay")
+	require.True(t, ok)
+	tr, err := engine.Run(sc.File, nil, 1, worlds.All())
+	require.NoError(t, err)
+	st := stream.Of(tr)
 	require.Len(t, st.Job.Restores, 1)
 	lateDots := func(n int) int {
 		c := 0

@@ -193,7 +193,7 @@ func Warm() error {
 		return err
 	}
 	for _, sc := range all {
-		for _, knobs := range knobSets(sc.File) {
+		for _, knobs := range sc.File.KnobSettings() {
 			key, _ := traceKey(sc.File, knobs, 1)
 			if traces.get(key) != nil {
 				continue
@@ -206,23 +206,6 @@ func Warm() error {
 		}
 	}
 	return nil
-}
-
-// knobSets returns every combination of f's knob values.
-func knobSets(f *scenario.File) []map[string]string {
-	sets := []map[string]string{{}}
-	for _, k := range f.Knobs {
-		var next []map[string]string
-		for _, s := range sets {
-			for _, v := range k.Values {
-				c := maps.Clone(s)
-				c[k.Name] = v
-				next = append(next, c)
-			}
-		}
-		sets = next
-	}
-	return sets
 }
 
 // maxTraces bounds the runs of bundled scenarios kept: every knob

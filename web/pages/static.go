@@ -142,7 +142,7 @@ func StaticPictures() ([]string, error) {
 	}
 	var out []string
 	for _, sc := range all {
-		for _, knobs := range knobSets(sc.File) {
+		for _, knobs := range sc.File.KnobSettings() {
 			out = append(out, StaticPicture(sc.File, knobs))
 		}
 	}

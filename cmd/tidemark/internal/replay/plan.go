@@ -11,7 +11,6 @@ import (
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/mvcc"
-	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 )
 
@@ -289,24 +288,4 @@ func (p *plan) walk(t *engine.Trace) error {
 		}
 	}
 	return nil
-}
-
-// Combinations lists every combination of a scenario's knob values, the
-// first knob varying slowest, starting with every knob at its default.
-func Combinations(f *scenario.File) []map[string]string {
-	out := []map[string]string{{}}
-	for _, k := range f.Knobs {
-		var next []map[string]string
-		for _, c := range out {
-			for _, v := range k.Values {
-				m := map[string]string{k.Name: v}
-				for kk, vv := range c {
-					m[kk] = vv
-				}
-				next = append(next, m)
-			}
-		}
-		out = next
-	}
-	return out
 }

@@ -95,15 +95,6 @@ func TestParseClock(t *testing.T) {
 	}
 }
 
-func TestCombinations(t *testing.T) {
-	f, err := scenario.Parse("c.tdm", []byte("scenario t/c \"C\"\nknob a = x | y\nknob b = 1 | 2 | 3\n"))
-	require.NoError(t, err)
-	got := Combinations(f)
-	require.Len(t, got, 6)
-	assert.Equal(t, map[string]string{"a": "x", "b": "1"}, got[0], "the defaults first")
-	assert.Equal(t, map[string]string{"a": "y", "b": "3"}, got[5])
-}
-
 const base = `scenario test/replay "Replay refusals"
 source orders key=order_id
 target fct_orders sink=merge key=order_id
@@ -205,7 +196,7 @@ func TestReplayAgrees(t *testing.T) {
 		}
 	})
 	for _, f := range scenarios(t) {
-		for _, set := range Combinations(f) {
+		for _, set := range f.KnobSettings() {
 			tr, err := engine.Run(f, set, 1, worlds.All())
 			require.NoError(t, err)
 			name := strings.TrimSpace(f.ID + " " + newResult(tr).Knobs)
