@@ -220,6 +220,9 @@ type ChartOptions struct {
 	// X and Y place the chart inside an enclosing SVG; they are written
 	// only for a standalone chart.
 	X, Y float64
+	// drawing keeps what the stage's drawing asked of a stream trace, for
+	// its text equivalent to reuse; nil keeps nothing.
+	drawing *streamDrawing
 }
 
 // chartWidth is the width of the standalone source chart in user units.

@@ -46,6 +46,9 @@ type atStep struct {
 	// runs holds each pipeline's latest run by the step and the next one,
 	// found once per drawing (see runsOf).
 	runs map[string][2]*hwm.RunRecord
+	// streams keeps what the stream chart asked of the trace, for the
+	// text equivalent drawn at the same step.
+	streams streamDrawing
 }
 
 // runsOf returns the pipeline's latest run that has read by the step, and

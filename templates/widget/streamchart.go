@@ -173,6 +173,39 @@ func streamDesc(t *engine.Trace, st *stream.Trace, step int) string {
 	return "Event-time chart: " + strings.Join(parts, "; ") + "; a lane per partition with its records and watermark, and each window operator's windows below"
 }
 
+// streamDrawing keeps what one drawing of the stage has asked of the
+// stream trace, so that the chart and its text equivalent, drawn for the
+// same step, ask once: a window operator's windows are counted from every
+// record read by the step, which at a million records is tens of
+// milliseconds.
+type streamDrawing struct {
+	windows map[windowsAsked][]stream.WindowState
+}
+
+// windowsAsked is one question put to stream.Trace.WindowsAt.
+type windowsAsked struct {
+	op, step int
+	lo, hi   vtime.Time
+}
+
+// windowsAt answers st.WindowsAt(op, step, lo, hi), once per drawing d;
+// a nil d keeps nothing (a picture draws the chart once).
+func (d *streamDrawing) windowsAt(st *stream.Trace, op, step int, lo, hi vtime.Time) []stream.WindowState {
+	if d == nil {
+		return st.WindowsAt(op, step, lo, hi)
+	}
+	q := windowsAsked{op, step, lo, hi}
+	if ws, ok := d.windows[q]; ok {
+		return ws
+	}
+	if d.windows == nil {
+		d.windows = map[windowsAsked][]stream.WindowState{}
+	}
+	ws := st.WindowsAt(op, step, lo, hi)
+	d.windows[q] = ws
+	return ws
+}
+
 // streamAxis is the span of event time a stream's chart shows.
 type streamAxis struct {
 	lo, hi vtime.Time
@@ -495,7 +528,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 		} else {
 			laneLabel(b, look, wh.Name, y+18)
 		}
-		wins := st.WindowsAt(wi, step, ax.lo, ax.hi)
+		wins := o.drawing.windowsAt(st, wi, step, ax.lo, ax.hi)
 		most := int64(1)
 		for _, ws := range wins {
 			most = max(most, ws.Count)
@@ -721,7 +754,7 @@ func streamStation(b *builder, v *atStep) {
 		"aria-label", "the streams against event time; scrolls sideways", "data-testid", "stream-wrap")
 	streamChartTo(b, v.t, v.s.Step, ChartOptions{LateHref: func(i int) string {
 		return stageLink(v.t, v.s, "explain", lateKey(i))
-	}})
+	}, drawing: &v.streams})
 	b.fclose("div")
 	b.fclose("section")
 }
@@ -731,7 +764,7 @@ func streamList(b *builder, v *atStep) {
 	b.fopen("tbl-streams", "div", "class", "tm-streamtext", "data-testid", "stream-text")
 	b.el("h4", "Streams, watermarks and windows")
 	b.open("ul")
-	for _, line := range StreamText(v.t, v.s.Step) {
+	for _, line := range streamText(v.t, v.s.Step, &v.streams) {
 		b.el("li", line)
 	}
 	b.close("ul")
@@ -740,7 +773,10 @@ func streamList(b *builder, v *atStep) {
 
 // StreamText says in sentences what the stream chart draws at step: the
 // text equivalent of the picture.
-func StreamText(t *engine.Trace, step int) []string {
+func StreamText(t *engine.Trace, step int) []string { return streamText(t, step, nil) }
+
+// streamText is StreamText asking the stream trace through drawing d.
+func streamText(t *engine.Trace, step int, d *streamDrawing) []string {
 	st := stream.Of(t)
 	if st == nil {
 		return nil
@@ -781,7 +817,7 @@ func StreamText(t *engine.Trace, step int) []string {
 		_, oldest := laneDots(st, si, parts, step)
 		ax := axisFor(st, si, parts, wm, oldest)
 		var ws []string
-		for _, x := range st.WindowsAt(wi, step, ax.lo, ax.hi) {
+		for _, x := range d.windowsAt(st, wi, step, ax.lo, ax.hi) {
 			ws = append(ws, strings.TrimPrefix(windowTitle(wh, x), wh.Name+" "))
 		}
 		if len(ws) == 0 {

@@ -16,6 +16,9 @@ import (
 
 func hasStream(*engine.Trace) bool { return false }
 
+// streamDrawing keeps nothing in a build without the stream world.
+type streamDrawing struct{}
+
 func streamWhy(*engine.Trace, string, int) (head, why string, ok bool) { return "", "", false }
 
 func streamStation(*builder, *atStep)             {}
