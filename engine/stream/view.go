@@ -104,18 +104,14 @@ func (t *Trace) Dots(i, p, n, limit int) []Dot {
 	from := max(0, min(nread, appended)-limit)
 	to := max(from, min(appended, nread+limit))
 	late := map[int]int{} // offset -> late index
-	reads := int32(len(t.ArrivalsAt(n)))
 	for k, l := range t.LateAt(n) {
 		if a := t.Arrivals[l.Arrival]; int(a.Stream) == i && int(a.Part) == p && int(a.Off) >= from {
 			late[int(a.Off)] = k
 			// A record read again after a restore shows what its latest
 			// read came to: replayed after the watermark started again from
 			// nothing, a record dropped as late the first time may be taken.
-			for _, ai := range t.Replays {
-				if r := t.Arrivals[ai]; ai > l.Arrival && ai < reads && r.Off == a.Off && r.Part == a.Part && r.Stream == a.Stream {
-					delete(late, int(a.Off))
-					break
-				}
+			if t.ReadAgain(l.Arrival, n) {
+				delete(late, int(a.Off))
 			}
 		}
 	}
@@ -451,6 +447,18 @@ func (t *Trace) undoneSpans(op, n int) []stepSpan {
 func undone(spans []stepSpan, s int32) bool {
 	for _, g := range spans {
 		if s > g.From && s < g.To {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadAgain reports whether the record of arrival ai was read again after
+// it, by step n: replayed after a restore.
+func (t *Trace) ReadAgain(ai int32, n int) bool {
+	a, reads := t.Arrivals[ai], int32(len(t.ArrivalsAt(n)))
+	for _, r := range t.Replays {
+		if b := t.Arrivals[r]; r > ai && r < reads && b.Off == a.Off && b.Part == a.Part && b.Stream == a.Stream {
 			return true
 		}
 	}

@@ -271,3 +271,33 @@ func TestJoinBoxSaysItsWatermarkAndItsLateRecords(t *testing.T) {
 	assert.Empty(t, at.ByTestID("late-count"))
 	assert.NotContains(t, htmltest.Text(at.One(t, "join-watermark")), "idle")
 }
+
+// In stream/late-replay the four clicks dropped as late are read again
+// after the restore, and taken: the tray still lists them as dropped, which
+// they were, and says they were read again; their dots no longer show a
+// cross. Before the restore reads them, a chip says only that it was
+// dropped.
+func TestLateTraySaysWhatARestoreReadAgain(t *testing.T) {
+	tr := run(t, "stream/late-replay", nil)
+	st := stream.Of(tr)
+	require.Len(t, st.Job.Restores, 1)
+	chips := func(n int) []string {
+		var out []string
+		for _, c := range draw(t, tr, stateAt(n)).ByTestID("late-chip") {
+			out = append(out, htmltest.Text(c))
+		}
+		return out
+	}
+	before := chips(int(st.Job.Restores[0].Step))
+	require.Len(t, before, 4)
+	for _, c := range before {
+		assert.Contains(t, c, "✕ dropped ·")
+	}
+	after := chips(tr.Steps())
+	require.Len(t, after, 4)
+	for _, c := range after {
+		assert.Contains(t, c, "✕ dropped, read again ·")
+	}
+	end := draw(t, tr, stateAt(tr.Steps()))
+	assert.Empty(t, htmltest.All(end.Root, func(n *html.Node) bool { return htmltest.Attr(n, "data-fate") == "dropped" && n.Data == "g" }), "no cross on a lane")
+}

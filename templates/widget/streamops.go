@@ -188,10 +188,10 @@ func opsStation(b *builder, v *atStep) {
 			b.el("p", "◫ "+plural(p, "row")+" pending in a transaction: not visible until the checkpoint completes", "class", "tm-op-pending", "data-testid", "op-pending")
 		}
 		if wi >= 0 {
-			lateTray(b, st, false, wi, late)
+			lateTray(b, st, false, wi, late, n)
 		}
 		if ji >= 0 {
-			lateTray(b, st, true, ji, late)
+			lateTray(b, st, true, ji, late, n)
 		}
 		if oh.Target != "" {
 			replayLine(b, st, oh.Stream, n)
@@ -225,8 +225,10 @@ func joinWatermarkLine(b *builder, st *stream.Trace, ji, n int) {
 
 // lateTray lists the late records of window operator i (of join i when
 // join) by step n, the latest first, each with what became of it in a
-// glyph and words: dropped records stay here, where they were left.
-func lateTray(b *builder, st *stream.Trace, join bool, i int, late []stream.LatePoint) {
+// glyph and words: dropped records stay here, where they were left, and
+// say so when a restore has read them again since (the replay may take
+// them: its watermark starts from nothing).
+func lateTray(b *builder, st *stream.Trace, join bool, i int, late []stream.LatePoint, n int) {
 	var mine []int
 	dropped, side, accepted := 0, 0, 0
 	for k := range late {
@@ -264,6 +266,9 @@ func lateTray(b *builder, st *stream.Trace, join bool, i int, late []stream.Late
 		switch win.Fate(l.Fate) {
 		case win.Dropped:
 			state, note = "dropped", "✕ dropped"
+			if st.ReadAgain(l.Arrival, n) {
+				note += ", read again"
+			}
 		case win.SideOutput:
 			state, note = "side", "◇ side output"
 		}
