@@ -72,7 +72,7 @@ type JobHistory struct {
 	Every       vtime.Duration // the checkpoint interval; 0: no checkpoints
 	From        vtime.Time     // the first trigger
 	Timeout     vtime.Duration
-	Checkpoints []CheckpointPoint
+	Checkpoints []CheckpointPoint // in order of ID: checkpoint id is Checkpoints[id-1]
 	Failures    []FailPoint
 	Restores    []RestorePoint
 	Txns        []TxnPoint
@@ -113,6 +113,15 @@ type CheckpointPoint struct {
 	Snapshots      []int32   // by operator: the step it took its snapshot at, 0 until then
 	Digests        []uint64  // by operator: a hash of its snapshot, to compare a restore with
 	Buffered       int       // records in buffers without flow control when it began, which no snapshot holds
+}
+
+// Restored is the checkpoint restore r went back to, or nil when none had
+// completed and the job started over.
+func (h *JobHistory) Restored(r *RestorePoint) *CheckpointPoint {
+	if r.From <= 0 || int(r.From) > len(h.Checkpoints) {
+		return nil
+	}
+	return &h.Checkpoints[r.From-1]
 }
 
 // Size is the checkpoint's size in bytes: every operator's snapshot and

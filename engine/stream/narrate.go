@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -454,12 +456,11 @@ func (t *Trace) fireSentence(n *note) string {
 	fs := t.Firings[n.i : n.i+n.n]
 	var each []string
 	remade := false
-	for _, f := range fs {
-		k := t.keyName(wh, f.Key)
-		s := prose.F("%s%s %s %d", k, f.Window, wh.Agg, wh.Agg.Of(f.Acc))
+	for k, f := range fs {
+		s := prose.F("%s%s %s %d", t.keyName(wh, f.Key), f.Window, wh.Agg, wh.Agg.Of(f.Acc))
 		if f.N > 1 {
 			s += prose.F(" (update %d)", f.N)
-		} else if before, ok := t.firedBefore(int(n.who), int(n.i), f); ok {
+		} else if before, ok := t.firedBefore(int(n.i) + k); ok {
 			// It fired before a restore: again, when the restore brought its
 			// state back (it fired after the checkpoint restored); made anew
 			// by records read again, holding only those, when it was
@@ -497,16 +498,15 @@ func (t *Trace) fireSentence(n *note) string {
 	return prose.F("%s: the watermark %s has reached %s; %s.", wh.Name, Time(fs[0].At), reach, what)
 }
 
-// firedBefore is the latest firing of window operator op, before the
-// firing at index i of the trace's Firings, of f's window and key: the
-// one a first firing made anew after a restore repeats.
-func (t *Trace) firedBefore(op, i int, f FiringPoint) (FiringPoint, bool) {
-	for j := i - 1; j >= 0; j-- {
-		if g := t.Firings[j]; int(g.Op) == op && g.Key == f.Key && g.Window == f.Window {
-			return g, true
-		}
+// firedBefore is the earlier firing of the same window and key that the
+// first firing at index i of Firings repeats after a restore, if it does
+// (see noteRepeats).
+func (t *Trace) firedBefore(i int) (FiringPoint, bool) {
+	k, ok := slices.BinarySearchFunc(t.repeats, int32(i), func(r firingRepeat, i int32) int { return cmp.Compare(r.I, i) })
+	if !ok {
+		return FiringPoint{}, false
 	}
-	return FiringPoint{}, false
+	return t.Firings[t.repeats[k].Before], true
 }
 
 // keyName prefixes a window with its key: "key till3 " or "" for a stream keyed by none.

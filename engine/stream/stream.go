@@ -222,8 +222,13 @@ func (s *world) Drain() {
 
 // End narrates the fail lines still waiting for a point of a checkpoint
 // when the run is over: every stream has read all its input and no
-// checkpoint will begin again, so they would pass in silence.
+// checkpoint will begin again, so they would pass in silence. It also
+// notes the firings that repeat one from before a restore, for their
+// narration.
 func (s *world) End() {
+	if s.t != nil {
+		s.t.noteRepeats()
+	}
 	if len(s.job.plans) > 0 {
 		s.w.Then(s.job.unreached)
 	}

@@ -36,6 +36,38 @@ type Trace struct {
 	contents   []int64          // the record ids of firings that list them (FiringPoint.From)
 	notes      []note           // what the steps narrated on demand are about
 	processed  []processPoint   // every record an operator took off its buffer, in step order
+	// repeats are the first firings of a window and key that fired before
+	// a restore (made anew, or fired again from a restored state), in
+	// order of their index in Firings; found once when the run ends
+	// (noteRepeats).
+	repeats []firingRepeat
+}
+
+// firingRepeat is the firing at index I of Firings, a first one, repeating
+// the earlier firing at index Before of the same window and key.
+type firingRepeat struct{ I, Before int32 }
+
+// noteRepeats finds, once the run is over, every first firing of a window
+// and key that fired before: only a restore makes one, so a run without a
+// restore has none and pays for no search.
+func (t *Trace) noteRepeats() {
+	if t.Job == nil || len(t.Job.Restores) == 0 {
+		return
+	}
+	type fired struct {
+		op  int16
+		key int32
+		w   window.Window
+	}
+	latest := map[fired]int32{}
+	for i := range t.Firings {
+		f := &t.Firings[i]
+		k := fired{f.Op, f.Key, f.Window}
+		if j, ok := latest[k]; ok && f.N == 1 {
+			t.repeats = append(t.repeats, firingRepeat{I: int32(i), Before: j})
+		}
+		latest[k] = int32(i)
+	}
 }
 
 // processPoint is a record operator op took off its buffer at step; its

@@ -276,8 +276,9 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 // records it holds: the sessions still open, those fired and kept for the
 // allowed lateness, and those cleared (WindowsAt marks which). It replays
 // the sessions the operator made (Merges), but those a restore undid
-// (gone): a session grown over others replaces those of its key inside it. The records are counted from the
-// arrivals, leaving out those dropped (dropped, by arrival), each in the
+// (gone): a session grown over others replaces those of its key inside
+// it. The records are counted from the arrivals, leaving out those
+// dropped (dropped, by arrival), each in the
 // newest session of its key that holds its event time and had been opened
 // (or had absorbed a session opened) by the record's step: a key's
 // sessions in state never overlap, though one may overlap a session of the
@@ -426,17 +427,14 @@ func (t *Trace) undoneSpans(op, n int) []stepSpan {
 		return nil
 	}
 	var out []stepSpan
-	for _, r := range t.Job.Restores {
+	for k := range t.Job.Restores {
+		r := &t.Job.Restores[k]
 		if int(r.Step) > n {
 			break
 		}
 		from := int32(0)
-		if r.From > 0 {
-			for _, c := range t.Job.Checkpoints {
-				if c.ID == r.From && op < len(c.Snapshots) {
-					from = c.Snapshots[op]
-				}
-			}
+		if c := t.Job.Restored(r); c != nil && op < len(c.Snapshots) {
+			from = c.Snapshots[op]
 		}
 		out = append(out, stepSpan{From: from, To: r.Step})
 	}

@@ -306,10 +306,8 @@ func checkpointStrip(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 		}
 		x := ax.x(r.At)
 		from := ax.x0
-		for _, c := range st.Job.Checkpoints {
-			if c.ID == r.From {
-				from = ax.x(c.BeginAt)
-			}
+		if c := st.Job.Restored(&r); c != nil {
+			from = ax.x(c.BeginAt)
 		}
 		what := "restored checkpoint " + itoa(int(r.From))
 		if r.From == 0 {
