@@ -180,6 +180,32 @@ func streamDesc(t *engine.Trace, st *stream.Trace, step int) string {
 // milliseconds.
 type streamDrawing struct {
 	windows map[windowsAsked][]stream.WindowState
+	axes    map[int]streamAxis // by stream index, as the chart drew them
+}
+
+// axisOf is the axis the chart drew stream si on at step in drawing d, or,
+// when it has not, the one it would draw.
+func (d *streamDrawing) axisOf(st *stream.Trace, si, step int) streamAxis {
+	if d != nil {
+		if ax, ok := d.axes[si]; ok {
+			return ax
+		}
+	}
+	parts := st.Partitions(si, step)
+	wm, _ := st.Watermark(si, -1, step)
+	_, oldest := laneDots(st, si, parts, step)
+	return axisFor(st, si, parts, wm, oldest)
+}
+
+// keepAxis notes the axis stream si was drawn on, for the text to reuse.
+func (d *streamDrawing) keepAxis(si int, ax streamAxis) {
+	if d == nil {
+		return
+	}
+	if d.axes == nil {
+		d.axes = map[int]streamAxis{}
+	}
+	d.axes[si] = ax
 }
 
 // windowsAsked is one question put to stream.Trace.WindowsAt.
@@ -222,8 +248,8 @@ type streamAxis struct {
 // is later. Before the stream has read or drawn anything, the span starts
 // with the window of the first record it will read.
 func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, oldest vtime.Time) streamAxis {
-	size := 10 * vtime.Second
-	name := st.Streams[si].Name
+	sh := st.Streams[si]
+	size, name := 10*vtime.Second, sh.Name
 	windowed := false
 	for _, wh := range st.Windows {
 		if wh.Stream == name {
@@ -249,7 +275,6 @@ func axisFor(st *stream.Trace, si int, parts []stream.PartState, wm, oldest vtim
 			}
 		}
 	}
-	sh := st.Streams[si]
 	n := spanWindows(sh, size)
 	span := n * size
 	top := watermark.None
@@ -390,6 +415,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	wm, idle := st.Watermark(si, -1, step)
 	dots, oldest := laneDots(st, si, parts, step)
 	ax := axisFor(st, si, parts, wm, oldest)
+	o.drawing.keepAxis(si, ax)
 	const w, left, right, laneH = chartWidth, 96.0, 16.0, 22.0
 	// The axis runs inside the lanes by a dot's width at each end, so that a
 	// record at either end of the span is drawn whole within its lane.
@@ -812,10 +838,7 @@ func streamText(t *engine.Trace, step int, d *streamDrawing) []string {
 				si = i
 			}
 		}
-		parts := st.Partitions(si, step)
-		wm, _ := st.Watermark(si, -1, step)
-		_, oldest := laneDots(st, si, parts, step)
-		ax := axisFor(st, si, parts, wm, oldest)
+		ax := d.axisOf(st, si, step)
 		var ws []string
 		for _, x := range d.windowsAt(st, wi, step, ax.lo, ax.hi) {
 			ws = append(ws, strings.TrimPrefix(windowTitle(wh, x), wh.Name+" "))
