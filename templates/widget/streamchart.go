@@ -177,19 +177,20 @@ func streamDesc(t *engine.Trace, st *stream.Trace, step int) string {
 // stream trace, so that the chart and its text equivalent, drawn for the
 // same step, ask once: a window operator's windows are counted from every
 // record read by the step, which at a million records is tens of
-// milliseconds.
+// milliseconds, and an axis is placed from every lane's records. Within
+// one drawing the step is one and each stream's axis is the one kept, so
+// a window operator's windows are kept by its index alone.
 type streamDrawing struct {
-	windows map[windowsAsked][]stream.WindowState
-	axes    map[int]streamAxis // by stream index, as the chart drew them
+	axes    []streamAxis           // by stream index; tick 0: not drawn yet
+	windows [][]stream.WindowState // by window operator's index
+	counted []bool                 // by window operator's index: windows holds its windows
 }
 
 // axisOf is the axis the chart drew stream si on at step in drawing d, or,
 // when it has not, the one it would draw.
 func (d *streamDrawing) axisOf(st *stream.Trace, si, step int) streamAxis {
-	if d != nil {
-		if ax, ok := d.axes[si]; ok {
-			return ax
-		}
+	if d != nil && si < len(d.axes) && d.axes[si].tick != 0 {
+		return d.axes[si]
 	}
 	parts := st.Partitions(si, step)
 	wm, _ := st.Watermark(si, -1, step)
@@ -198,38 +199,30 @@ func (d *streamDrawing) axisOf(st *stream.Trace, si, step int) streamAxis {
 }
 
 // keepAxis notes the axis stream si was drawn on, for the text to reuse.
-func (d *streamDrawing) keepAxis(si int, ax streamAxis) {
+func (d *streamDrawing) keepAxis(st *stream.Trace, si int, ax streamAxis) {
 	if d == nil {
 		return
 	}
 	if d.axes == nil {
-		d.axes = map[int]streamAxis{}
+		d.axes = make([]streamAxis, len(st.Streams))
 	}
 	d.axes[si] = ax
 }
 
-// windowsAsked is one question put to stream.Trace.WindowsAt.
-type windowsAsked struct {
-	op, step int
-	lo, hi   vtime.Time
-}
-
-// windowsAt answers st.WindowsAt(op, step, lo, hi), once per drawing d;
-// a nil d keeps nothing (a picture draws the chart once).
+// windowsAt answers st.WindowsAt(op, step, lo, hi), once per drawing d
+// (whose step and axes are one throughout); a nil d keeps nothing (a
+// picture draws the chart once).
 func (d *streamDrawing) windowsAt(st *stream.Trace, op, step int, lo, hi vtime.Time) []stream.WindowState {
 	if d == nil {
 		return st.WindowsAt(op, step, lo, hi)
 	}
-	q := windowsAsked{op, step, lo, hi}
-	if ws, ok := d.windows[q]; ok {
-		return ws
+	if d.counted == nil {
+		d.windows, d.counted = make([][]stream.WindowState, len(st.Windows)), make([]bool, len(st.Windows))
 	}
-	if d.windows == nil {
-		d.windows = map[windowsAsked][]stream.WindowState{}
+	if !d.counted[op] {
+		d.windows[op], d.counted[op] = st.WindowsAt(op, step, lo, hi), true
 	}
-	ws := st.WindowsAt(op, step, lo, hi)
-	d.windows[q] = ws
-	return ws
+	return d.windows[op]
 }
 
 // streamAxis is the span of event time a stream's chart shows.
@@ -415,7 +408,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	wm, idle := st.Watermark(si, -1, step)
 	dots, oldest := laneDots(st, si, parts, step)
 	ax := axisFor(st, si, parts, wm, oldest)
-	o.drawing.keepAxis(si, ax)
+	o.drawing.keepAxis(st, si, ax)
 	const w, left, right, laneH = chartWidth, 96.0, 16.0, 22.0
 	// The axis runs inside the lanes by a dot's width at each end, so that a
 	// record at either end of the span is drawn whole within its lane.
