@@ -21,9 +21,10 @@ import (
 //
 // The stage reads the trace's histories in few places: targets and
 // versions here (indexTrace) and through engine.Trace.Seek; transactions
-// and marks in chartAt and lsnTime; marks and runs in pipeStation, runBox and
-// marksTable; the log in logPanel, logTables and groupStations. When the
-// engine's worlds move into packages, these are the places that change.
+// and marks in chartAt and lsnTime (sourcechart.go); marks and runs in
+// pipeStation, runBox and marksTable (source.go); the log in logPanel,
+// logTables and groupStations (logpanel.go); streams in worlds_stream.go and
+// the files it names.
 type stageIndex struct {
 	t       *engine.Trace
 	targets []targetIndex
@@ -74,7 +75,7 @@ const never = math.MaxInt32
 
 func indexTrace(t *engine.Trace) *stageIndex {
 	x := &stageIndex{t: t}
-	x.lo, x.hi = span(t, hwm.Of(t))
+	x.lo, x.hi = span(t, hwmOf(t))
 	nkeys := t.KeyCount()
 	target := map[string]int{}
 	for i, h := range t.Targets {

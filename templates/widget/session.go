@@ -652,7 +652,7 @@ func (s *Session) nextPoller(group string) string {
 
 // inFlight reports whether an extractor run has read but not finished after step n.
 func (s *Session) inFlight(n int) bool {
-	ht := hwm.Of(s.trace)
+	ht := hwmOf(s.trace)
 	if ht == nil {
 		return false
 	}

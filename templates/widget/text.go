@@ -1,12 +1,10 @@
 package widget
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
-	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/sink"
 )
 
@@ -59,83 +57,6 @@ func tableOf(b *builder, key, caption string, cols []string, attrs ...string) {
 func endTable(b *builder) {
 	b.fclose("tbody")
 	b.fclose("table")
-}
-
-func sourceTable(b *builder, v *atStep) {
-	c := v.chart
-	caption := "Transactions at this step"
-	if c.more > 0 {
-		caption += "; the last " + itoa(len(c.bars)) + ", " + itoa(c.more) + " earlier not listed"
-	}
-	tableOf(b, "tbl-source", caption, []string{"txn", "rows", "begin", "updated_at", "end", "lsn", "state"},
-		"class", "tm-table", "data-testid", "source-table")
-	for _, br := range c.bars {
-		tx := br.tx
-		b.fopen("tbl-source-"+tx.Name, "tr")
-		b.el("th", tx.Name, "scope", "row")
-		b.el("td", strings.Join(br.keys, ", "))
-		b.el("td", tx.BeginAt.String())
-		stamp := "at commit"
-		if st, ok := tx.Stamp(); ok {
-			stamp = st.String()
-		}
-		b.el("td", stamp)
-		end, lsn, state := "—", "—", "open"
-		switch br.state {
-		case "committed":
-			end, state = tx.EndAt.String(), "committed"
-			if br.lsn != "" {
-				lsn = br.lsn
-			}
-		case "rolled-back":
-			end, state = tx.EndAt.String(), "rolled back"
-		}
-		b.el("td", end)
-		b.el("td", lsn)
-		b.el("td", state, "class", "tm-state-"+strings.ReplaceAll(state, " ", "-"))
-		b.fclose("tr")
-	}
-	endTable(b)
-}
-
-// marksTable lists each mark's latest stored values.
-func marksTable(b *builder, v *atStep) {
-	n := v.s.Step
-	const maxHistory = 20
-	tableOf(b, "tbl-marks", "Stored marks: the latest "+itoa(maxHistory)+" values of each", []string{"mark", "value", "stored at", "step"},
-		"class", "tm-table", "data-testid", "marks-table")
-	for _, m := range v.ht.Marks {
-		upto, _ := slices.BinarySearchFunc(m.Points, n, func(q check.MarkPoint, step int) int {
-			if q.Step <= step {
-				return -1
-			}
-			return 1
-		})
-		if upto == 0 {
-			b.fopen("tbl-marks-"+m.Name+"-none", "tr")
-			b.el("th", m.Name+" ("+m.Kind.String()+")", "scope", "row")
-			b.el("td", "none yet", "colspan", "3")
-			b.fclose("tr")
-			continue
-		}
-		for i := upto - 1; i >= max(0, upto-maxHistory); i-- {
-			q := m.Points[i]
-			b.fopen("tbl-marks-"+m.Name+"-"+itoa(i), "tr")
-			b.el("th", m.Name+" ("+m.Kind.String()+")", "scope", "row")
-			val := q.Display
-			if q.Reset {
-				val += " (reset by an operator)"
-			}
-			if i == upto-1 {
-				val += " — held now"
-			}
-			b.el("td", val)
-			b.el("td", q.At.String())
-			b.el("td", itoa(q.Step))
-			b.fclose("tr")
-		}
-	}
-	endTable(b)
 }
 
 // targetTable lists the rows of the keys the target's station shows.

@@ -18,7 +18,6 @@ import (
 	"strconv"
 
 	"github.com/tidemark/tidemark/engine"
-	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
 )
 
@@ -304,7 +303,7 @@ func faults(b *builder, t *engine.Trace, s State) {
 	b.open("div", "class", "tm-faults", "role", "group", "aria-label", "Faults", "data-testid", "faults", "hidden?", on(!s.Live))
 	b.el("span", "Break it here:", "class", "tm-faults-label")
 	lt := logs.Of(t)
-	if ht := hwm.Of(t); ht != nil && len(ht.Runs) > 0 || lt == nil {
+	if ht := hwmOf(t); ht != nil && len(ht.Runs) > 0 || lt == nil {
 		// A crash stops an extractor run; a log world without one has nothing it would stop.
 		b.el("button", "✖ Crash the pipeline", "type", "button", "class", "tm-btn", "data-act", "crash", "data-testid", "btn-crash")
 	}
