@@ -559,3 +559,16 @@ func jsQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestContentsPageTakesAMalformedFragment: a fragment that is not valid
+// percent-encoding on a lesson's contents page (an address mangled in a
+// chat) leaves the page as it is, with the learner's progress shown.
+func TestContentsPageTakesAMalformedFragment(t *testing.T) {
+	base := startLessonSite(t)
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"#%E0%A4%A")))
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.readyState === "complete" && !document.querySelector('[data-testid="progress"]').hidden`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the progress panel shows")
+	eval[bool](t, ctx, `(location.hash = "#%E0%A4%B", true)`)
+	assert.Equal(t, lessonOnePrefix, eval[string](t, ctx, `location.pathname`), "the page stays")
+}

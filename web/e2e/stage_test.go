@@ -6,6 +6,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"strconv"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
@@ -675,4 +676,89 @@ func TestSourceChartOnAPhone(t *testing.T) {
 	}
 	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360)
 	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestPresenterWindowsLeaveOtherTabsAlone: only the presenter's notes
+// window follows the room's. A tab of the same scenario that is not
+// presenting keeps its own step and settings; the notes window takes the
+// room's settings when they change, even at the same step; and B in the
+// notes window blanks the room's screen, not the presenter's.
+func TestPresenterWindowsLeaveOtherTabsAlone(t *testing.T) {
+	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12&present")
+	other, cancelOther := chromedp.NewContext(room)
+	defer cancelOther()
+	require.NoError(t, chromedp.Do(other, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?step=11&mark=lsn&fault=11~crash")))
+	waitReady(t, other)
+	notes, cancelNotes := chromedp.NewContext(room)
+	defer cancelNotes()
+	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?present=notes")))
+	waitReady(t, notes)
+	stepIs := func(ctx context.Context, n int, what string) {
+		t.Helper()
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === `+strconv.Itoa(n), chromedp.WithPollingTimeout(15*time.Second)))
+		require.NoError(t, err, what)
+	}
+	stepIs(notes, 12, "the notes window opens at the room's step")
+
+	blur(t, room)
+	key(t, room, kb.PageDown)
+	stepIs(notes, 13, "the notes window follows the room's")
+	blur(t, notes)
+	key(t, notes, kb.ArrowRight)
+	stepIs(room, 14, "the room's window follows the notes")
+	assert.Equal(t, 11, step(t, other), "a tab that is not presenting keeps its step")
+	assert.Equal(t, []string{"lsn", "11~crash"}, eval[[]string](t, other, `(() => { const q = new URLSearchParams(location.search); return [q.get("mark"), q.get("fault")]; })()`), "and its settings")
+
+	// The room opens again with another mark at the same step: the notes
+	// window reloads with it.
+	require.NoError(t, chromedp.Do(room, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?step=14&mark=lsn&present")))
+	waitReady(t, room)
+	_, err := chromedp.Run(notes, chromedp.Poll[bool](`new URLSearchParams(location.search).get("mark") === "lsn" && document.querySelector('.tm-widget') !== null && Number(document.querySelector('.tm-widget').dataset.step) === 14`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the notes window takes the room's settings at the same step")
+	assert.Equal(t, "notes", eval[string](t, notes, `new URLSearchParams(location.search).get("present")`))
+	assert.Equal(t, 11, step(t, other))
+
+	waitReady(t, notes)
+	blur(t, notes)
+	key(t, notes, "b")
+	_, err = chromedp.Run(room, chromedp.Poll[bool](`document.documentElement.classList.contains("tm-blank")`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "B in the notes window blanks the room's screen")
+	assert.False(t, eval[bool](t, notes, `document.documentElement.classList.contains("tm-blank")`), "the presenter keeps the notes")
+	key(t, notes, "b")
+	_, err = chromedp.Run(room, chromedp.Poll[bool](`!document.documentElement.classList.contains("tm-blank")`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "B again shows the room's stage")
+	assert.False(t, eval[bool](t, other, `document.documentElement.classList.contains("tm-blank")`))
+}
+
+// TestBlankOnlyInPresenterMode: out of presenter mode, B does not blank
+// the page (it used to, and then B with the focus on the page could not
+// undo it); in presenter mode B blanks and B again shows the stage,
+// wherever the focus is.
+func TestBlankOnlyInPresenterMode(t *testing.T) {
+	ctx, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=5")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=btn-forward]`))))
+	key(t, ctx, "b")
+	assert.False(t, eval[bool](t, ctx, `document.documentElement.classList.contains("tm-blank")`), "B blanks a page that is not presenting")
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?step=5&present")))
+	waitReady(t, ctx)
+	blur(t, ctx)
+	key(t, ctx, "b")
+	assert.True(t, eval[bool](t, ctx, `document.documentElement.classList.contains("tm-blank")`), "B blanks the room")
+	blur(t, ctx)
+	key(t, ctx, "b")
+	assert.False(t, eval[bool](t, ctx, `document.documentElement.classList.contains("tm-blank")`), "B again shows it")
+}
+
+// TestUndoKeepsTheFocus: undoing the last fault from the keyboard disables
+// Undo; the focus moves to another control of the faults, not to the page.
+func TestUndoKeepsTheFocus(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=11")
+	press(t, ctx, `[data-testid="btn-crash"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="panel-compare"]`))))
+	press(t, ctx, `[data-testid="btn-undo"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="panel-compare"]`))))
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid=btn-undo]').disabled`))
+	assert.True(t, eval[bool](t, ctx, `document.activeElement !== document.body && document.activeElement.closest('.tm-host') !== null && !document.activeElement.disabled`),
+		"the focus fell to %q", eval[string](t, ctx, `document.activeElement.outerHTML.slice(0, 80)`))
 }

@@ -1042,7 +1042,12 @@
     if (article.dataset.chapter || location.hash.length < 2) {
       return false;
     }
-    const id = decodeURIComponent(location.hash.slice(1));
+    let id;
+    try {
+      id = decodeURIComponent(location.hash.slice(1));
+    } catch {
+      return false; // a fragment no section could have: the contents page stays
+    }
     const c = outline.chapters.find((c) => (c.anchors || []).includes(id) || (c.predictions || []).includes(id.replace(/^predict-/, "")));
     if (!c || !/^\/lessons\//.test(c.href)) {
       return false;

@@ -330,6 +330,15 @@
       if (this.isPage()) {
         pageWidget = this;
         this.listenToPeer();
+        // A room's window opened or reloaded with other settings tells a
+        // notes window already open, which takes them.
+        if (this.presentMode === "on") this.tellPeer({ step: this.step, query: this.query });
+        // Escape leaves full screen before the page sees it: leaving full
+        // screen shows a blanked screen again, so the room is never left
+        // black and out of full screen.
+        document.addEventListener("fullscreenchange", () => {
+          if (!document.fullscreenElement) this.unblank();
+        });
       }
       window.addEventListener("resize", () => {
         if (this.presentMode === "on") fitStage(this.host);
@@ -390,7 +399,14 @@
         const now = this.host.querySelector(".tm-widget > .tm-timeline");
         if (now) now.open = open;
         if (focused) {
-          const el = this.host.querySelector(focused);
+          // A control the step disabled (Undo, once nothing is left to
+          // undo) cannot keep the focus: the first one its group still has
+          // takes it, so that the focus does not fall to the page.
+          let el = this.host.querySelector(focused);
+          if (el && el.disabled) {
+            const group = el.closest("[role=group], fieldset, form");
+            el = group && group.querySelector("button:not([disabled]), a[href], input:not([disabled]), select:not([disabled])");
+          }
           if (el) el.focus();
         }
         this.presenting(this.host.querySelector(".tm-widget").dataset.present || "");
@@ -736,7 +752,11 @@
         return true;
       }
       if (!this.isPage()) return false;
-      if (e.key === "Escape" && document.documentElement.classList.contains("tm-blank")) {
+      const blank = document.documentElement.classList.contains("tm-blank");
+      if (blank && (e.key === "Escape" || e.key === "b" || e.key === "B" || e.key === ".")) {
+        // Whatever has the focus, the keys that blanked the screen show it
+        // again.
+        e.preventDefault();
         this.unblank();
         return true;
       }
@@ -746,9 +766,17 @@
         this.togglePresent();
         return true;
       }
-      if (e.key === "b" || e.key === "B" || e.key === ".") {
+      if ((e.key === "b" || e.key === "B" || e.key === ".") && presenting) {
+        // A clicker's blank-screen key, in presenter mode only. In the
+        // notes window it blanks the room's screen, not the presenter's.
         e.preventDefault();
-        document.documentElement.classList.toggle("tm-blank");
+        if (this.presentMode === "notes") {
+          this.roomBlank = !this.roomBlank;
+          if (this.peer) this.peer.postMessage({ blank: this.roomBlank });
+          this.say(this.roomBlank ? "The room's screen is blank; press B to show it again." : "The room's screen shows the stage again.");
+        } else {
+          document.documentElement.classList.add("tm-blank");
+        }
         return true;
       }
       if ((e.key === "f" || e.key === "F") && presenting) {
@@ -793,43 +821,59 @@
     }
 
     // A presenter's two windows (the room's, ?present, and the notes,
-    // ?present=notes) follow each other: whichever steps, the other
-    // follows; another setting reloads the other with it.
+    // ?present=notes) follow each other's steps. The room owns the
+    // settings: the notes window reloads with the room's knobs and faults
+    // whenever they differ, and a step taken in the notes window moves the
+    // room without changing them. Any other tab of the same scenario, not
+    // presenting, is left alone.
     listenToPeer() {
       if (!window.BroadcastChannel) return;
       this.peer = new BroadcastChannel("tidemark:" + this.host.querySelector(".tm-widget").dataset.scenario);
       this.peer.onmessage = (e) => {
         const m = e.data;
-        if (m && m.hello === true) {
-          // A window opened mid-talk asks where the room is.
-          if (this.presentMode === "on" && typeof this.query === "string") this.peer.postMessage({ step: this.step, query: this.query });
+        if (!m || typeof m !== "object") return;
+        if (typeof m.blank === "boolean") {
+          // The notes window blanks the room's screen, or shows it again.
+          if (this.presentMode === "on") document.documentElement.classList.toggle("tm-blank", m.blank);
           return;
         }
-        if (!m || typeof m !== "object" || typeof m.query !== "string" || m.step === this.step) return;
-        const mine = new URLSearchParams(location.search);
-        const theirs = new URLSearchParams(m.query);
+        if (m.hello === true) {
+          // A window opened mid-talk asks where the room is.
+          if (this.presentMode === "on") this.tellPeer({ step: this.step, query: this.query }, true);
+          return;
+        }
+        if (!this.presentMode || typeof m.query !== "string" || !Number.isInteger(m.step)) return;
+        if ((m.mode !== "on" && m.mode !== "notes") || m.mode === this.presentMode) return;
         const settings = (q) => {
           const c = new URLSearchParams(q);
           for (const k of ["step", "present", "explain"]) c.delete(k);
           c.sort();
           return c.toString();
         };
-        if (settings(mine) !== settings(theirs)) {
-          if (mine.has("present")) theirs.set("present", mine.get("present"));
-          else theirs.delete("present");
+        const same = settings(location.search) === settings(m.query);
+        if (!same && this.presentMode === "notes") {
+          const theirs = new URLSearchParams(m.query);
+          theirs.set("present", "notes");
           location.replace(this.host.dataset.base + "?" + theirs.toString());
           return;
         }
-        this.quiet = true;
-        this.seek(Number(m.step));
-        this.quiet = false;
+        if (m.step !== this.step) {
+          this.quiet = true;
+          this.seek(m.step);
+          this.quiet = false;
+        }
+        // The room answers a notes window that has other settings with its
+        // own, which that window then reloads with.
+        if (!same) this.tellPeer({ step: this.step, query: this.query }, true);
       };
       if (new URLSearchParams(location.search).get("present") === "notes") this.peer.postMessage({ hello: true });
     }
 
-    tellPeer(v) {
-      if (!this.peer || this.quiet || !this.presentMode) return;
-      this.peer.postMessage({ step: v.step, query: v.query });
+    // tellPeer tells the presenter's other window the step and settings of
+    // view v; force sends even while a peer's message is being followed.
+    tellPeer(v, force) {
+      if (!this.peer || (this.quiet && !force) || !this.presentMode || typeof v.query !== "string") return;
+      this.peer.postMessage({ mode: this.presentMode, step: v.step, query: v.query });
     }
 
     play() {
