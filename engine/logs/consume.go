@@ -1042,8 +1042,8 @@ func (l *world) resnapshot(g *groupState) {
 		m.pos.clear()
 		m.start.clear()
 	}
-	l.w.Emit("operator", engine.KindReset, -1, "An operator re-snapshots: with %s's consumers stopped (Kafka resets the offsets of an empty group only), one consistent read of %s copies all %d live rows into the target, but no delete: a row deleted since the consumers stopped stays there. Then the operator commits %s and starts the consumers again, to resume after the snapshot.",
-		g.name, strings.Join(tables, ", "), len(in), strings.Join(ends, ", "))
+	l.w.Emit("operator", engine.KindReset, -1, "An operator re-snapshots: with %s's consumers stopped (Kafka resets the offsets of an empty group only), the operator first notes where the log ends (%s), then one consistent read of %s copies all %d live rows into the target, but no delete: a row deleted since the consumers stopped stays there. The operator commits the noted positions and starts the consumers again: a change committed during the copy is read again from the log, and a keyed merge absorbs it (here the copy takes no time).",
+		g.name, strings.Join(ends, ", "), strings.Join(tables, ", "), len(in))
 }
 
 func compareKeyStrings(a, b string) int {

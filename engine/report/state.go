@@ -353,7 +353,7 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 			case x.Failed:
 				fmt.Fprintf(b, "  %s  cannot restore from %s: the input it needs is gone and auto.offset.reset=none\n", x.At, from)
 			default:
-				fmt.Fprintf(b, "  %s  restored from %s: %d records read again, %d never read, %d lost in buffers; state exact: %t\n", x.At, from, x.Rewound, x.Skipped, x.Lost, x.Exact)
+				fmt.Fprintf(b, "  %s  restored from %s: %d records read again, %d skipped by the reset, %d lost in buffers; state exact: %t\n", x.At, from, x.Rewound, x.Skipped, x.Lost, x.Exact)
 			}
 			ri++
 		}

@@ -323,7 +323,7 @@ func (j *job) begin(final bool) {
 		prose.Fprintf(&sb, "; the barrier waits %s", strings.Join(queued, " and "))
 	}
 	if cp.Buffered > 0 {
-		prose.Fprintf(&sb, "; %s hold no flow control, so the snapshot is taken at once and the buffers' %s are in no checkpoint", prose.Count(countGrow(s), "buffer", "buffers"), prose.Count(cp.Buffered, "record", "records"))
+		prose.Fprintf(&sb, "; %s no flow control, so the snapshot is taken at once and the buffers' %s are in no checkpoint", prose.Count(countGrow(s), "buffer holds", "buffers hold"), prose.Count(cp.Buffered, "record", "records"))
 	}
 	sb.WriteString(".")
 	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "%s", sb.String())
@@ -896,7 +896,20 @@ func (j *job) restart() {
 				if r.Failed {
 					failed = append(failed, prose.F("%s needs offset %d and the log starts at %d", pname, pos, part.Start()))
 				} else {
-					gone = append(gone, prose.F("%s needs offset %d, which retention has deleted (the log starts at %d), so auto.offset.reset=%s resumes at %d and %s never read", pname, pos, part.Start(), st.reset, r.Next, prose.Count(int(r.Skipped), "record is", "records are")))
+					// Of the offsets it jumps over, those read before the
+					// failure had their output written then; the rest are
+					// never read at all.
+					read := 0
+					for _, at := range st.hist.Parts[p].Read[min(pos, int64(len(st.hist.Parts[p].Read))):min(r.Next, int64(len(st.hist.Parts[p].Read)))] {
+						if at > 0 {
+							read++
+						}
+					}
+					never := prose.Count(int(r.Skipped), "record is", "records are") + " never read"
+					if read > 0 {
+						never = prose.F("it skips %d offsets: %d were read before the failure, and %s never read at all", r.Skipped, read, prose.Count(int(r.Skipped)-read, "record is", "records are"))
+					}
+					gone = append(gone, prose.F("%s needs offset %d, which retention has deleted (the log starts at %d), so auto.offset.reset=%s resumes at %d and %s", pname, pos, part.Start(), st.reset, r.Next, never))
 				}
 			}
 		}
