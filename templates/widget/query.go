@@ -155,6 +155,12 @@ func jumpWithinADay(by vtime.Duration) bool {
 	return by <= maxJump && by >= -maxJump
 }
 
+// SkippedFault says that a link's fault f could not apply, and why (err):
+// the run goes on without it and with the link's other faults.
+func SkippedFault(f engine.Fault, err error) string {
+	return "the link's fault fault=" + FaultText(f) + " could not be applied (" + err.Error() + "), so the scenario runs without it"
+}
+
 // FaultText writes a fault as a link carries it: STEP~crash,
 // STEP~jump~AMOUNT (the source's clock) or STEP~jump~AMOUNT~CLOCK,
 // STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~LENGTH,

@@ -3,6 +3,7 @@ package widget
 import (
 	"errors"
 	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -164,7 +165,14 @@ func (s *Session) Advance(budget int) (bool, error) {
 	for i := 0; i < max(budget, 1); i++ {
 		if len(s.pending) > 0 && w.FaultDue(s.pending[0]) {
 			if err := w.Inject(s.pending[0]); err != nil {
-				return true, s.refuse(err)
+				if len(s.history) > 0 {
+					return true, s.refuse(err) // the learner's own: undone
+				}
+				// A link's fault that cannot apply is left out, and the
+				// run goes on with the link's others (a failed injection
+				// leaves the world as it was).
+				s.skipLinkFault(err)
+				continue
 			}
 			w.Trace().Faults = append(w.Trace().Faults, s.pending[0])
 			s.pending = s.pending[1:]
@@ -181,8 +189,11 @@ func (s *Session) Advance(budget int) (bool, error) {
 				s.stopped = err
 				return true, err
 			}
-			if len(s.pending) > 0 {
+			if len(s.pending) > 0 && len(s.history) > 0 {
 				return true, s.refuse(prose.Errorf("the run ended before step %d", s.pending[0].AfterStep))
+			}
+			for len(s.pending) > 0 {
+				s.skipLinkFault(prose.Errorf("the run ended at step %d, before step %d", w.Trace().Steps(), s.pending[0].AfterStep))
 			}
 			s.trace, s.world = w.Trace(), nil
 			if s.askedStep > s.trace.Steps() {
@@ -289,6 +300,17 @@ func (s *Session) refuse(err error) error {
 	}
 	s.st.Message = err.Error()
 	return err
+}
+
+// skipLinkFault leaves out the next pending fault, one a link asked for
+// that cannot apply, and says so.
+func (s *Session) skipLinkFault(err error) {
+	f := s.pending[0]
+	s.pending = s.pending[1:]
+	if i := len(s.faults) - len(s.pending) - 1; i >= 0 && i < len(s.faults) && s.faults[i] == f {
+		s.faults = slices.Delete(slices.Clone(s.faults), i, i+1)
+	}
+	s.st.Message = strings.TrimPrefix(s.st.Message+". "+SkippedFault(f, err), ". ")
 }
 
 // runNow runs the session's world to the end at once.

@@ -1003,3 +1003,30 @@ func TestSessionTwoFaultsAtOneStep(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, reportOf(t, want), reportOf(t, s.trace))
 }
+
+// TestSessionSkipsOnlyTheLinksFaultsThatCannotApply: of a link's faults,
+// one that cannot apply where it is (no run in flight at step 3, a step
+// past the run's end) is left out and named; the others still fork the
+// run. Before, one such fault dropped them all.
+func TestSessionSkipsOnlyTheLinksFaultsThatCannotApply(t *testing.T) {
+	s := open(t, "hwm/visibility-gap", "step=13&fault=3~crash&fault=11~crash&fault=9999~crash")
+	finish(t, s, 4)
+	require.Len(t, s.faults, 1)
+	assert.Equal(t, 11, s.faults[0].AfterStep)
+	v, _ := view(t, s)
+	assert.Contains(t, v.Query, "fault=11~crash")
+	assert.NotContains(t, v.Query, "fault=3~")
+	assert.NotContains(t, v.Query, "fault=9999")
+	assert.Contains(t, v.Message, "the link's fault fault=3~crash could not be applied")
+	assert.Contains(t, v.Message, "the link's fault fault=9999~crash could not be applied (the run ended at step")
+	assert.NotNil(t, s.state().Original, "the crash at step 11 forks the run")
+	assert.True(t, v.CanUndo)
+
+	// A fault the learner adds that cannot apply is still undone at once.
+	_, err := s.Act("seek", "1")
+	require.NoError(t, err)
+	_, err = s.Act("crash", "")
+	require.Error(t, err)
+	finish(t, s, 4)
+	require.Len(t, s.faults, 1, "the learner's fault was undone, the link's kept")
+}

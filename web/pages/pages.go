@@ -210,24 +210,30 @@ func run(ctx context.Context, f *scenario.File, q url.Values) (*engine.Trace, wi
 			seed = n
 		}
 	}
-	t, err := simulate(ctx, f, knobs, seed)
+	t, _, err := simulate(ctx, f, knobs, seed)
 	if err != nil {
 		return nil, st, nil, err
 	}
 	if len(st.Faults) > 0 {
 		// The link's faults fork the run; the run without them is drawn
 		// beside the fork, as in the browser.
-		fork, err := simulate(ctx, f, knobs, seed, st.Faults...)
+		fork, skipped, err := simulate(ctx, f, knobs, seed, st.Faults...)
+		for _, s := range skipped {
+			problems = append(problems, widget.SkippedFault(s.fault, s.err))
+		}
 		switch {
 		case errors.Is(err, web.ErrBusy):
 			return nil, st, nil, err
 		case err != nil:
-			// A fault that does not apply there, or a fork past the budget:
-			// the link's, not the scenario's.
+			// A fork past the budget: the link's, not the scenario's.
 			problems = append(problems, "the link's faults could not be applied ("+err.Error()+"), so the scenario runs without them")
+			st.Faults = nil
+		case len(fork.Faults) == 0:
+			// None applied: the page is the run without them.
 			st.Faults = nil
 		default:
 			t, st.Original = fork, t
+			st.Faults = fork.Faults
 		}
 	}
 	if st.Step > t.Steps() {

@@ -400,8 +400,16 @@ func TestScenarioPageFaultsInTheLink(t *testing.T) {
 
 	// A fault that cannot apply is dropped, and the page says so.
 	_, bad := get(t, h, base+"&fault=1~crash")
-	assert.Contains(t, htmltest.Text(bad.One(t, "message")), "the link's faults could not be applied")
+	assert.Contains(t, htmltest.Text(bad.One(t, "message")), "the link's fault fault=1~crash could not be applied")
 	assert.Empty(t, bad.ByTestID("panel-compare"))
+	// Only the fault that cannot apply is left out: the link's others
+	// still fork the run, and the message names the one left out.
+	_, some := get(t, h, "/scenarios/hwm/visibility-gap?step=13&fault=3~crash&fault=11~crash")
+	assert.Contains(t, htmltest.Text(some.One(t, "message")), "the link's fault fault=3~crash could not be applied")
+	assert.NotContains(t, htmltest.Text(some.One(t, "message")), "fault=11~crash")
+	assert.NotEmpty(t, some.ByTestID("panel-compare"), "the crash at step 11 still applies")
+	assert.Contains(t, htmltest.Attr(some.One(t, "btn-back"), "href"), "fault=11~crash")
+	assert.NotContains(t, htmltest.Attr(some.One(t, "btn-back"), "href"), "fault=3~crash")
 	_, nonsense := get(t, h, base+"&fault=soon~explode")
 	assert.Contains(t, htmltest.Text(nonsense.One(t, "message")), "fault=soon~explode does not start with a step number; ignoring it")
 }

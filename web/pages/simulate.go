@@ -63,30 +63,39 @@ var errTooSlow = errors.New("the server stopped running this scenario after " + 
 // run is free or the deadline passed.
 //
 // With faults (a link's fork, injected right after their steps, in step
-// order) the run is never kept: the page drawn from it is.
-func simulate(ctx context.Context, f *scenario.File, knobs map[string]string, seed uint64, faults ...engine.Fault) (*engine.Trace, error) {
+// order) the run is never kept: the page drawn from it is. A fault that
+// cannot apply where it is (no run in flight to crash, a step past the
+// run's end) is left out and returned in skipped, with why; the others
+// apply.
+func simulate(ctx context.Context, f *scenario.File, knobs map[string]string, seed uint64, faults ...engine.Fault) (_ *engine.Trace, skipped []skippedFault, _ error) {
 	key, bundled := traceKey(f, knobs, seed)
 	bundled = bundled && len(faults) == 0
 	if bundled {
 		if t := traces.get(key); t != nil {
-			return t, nil
+			return t, nil, nil
 		}
 	}
 	ctx, release, err := claimSlot(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer release()
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	t, err := runWithin(ctx, f, knobs, seed, faults...)
+	t, skipped, err := runWithin(ctx, f, knobs, seed, faults...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if bundled {
 		traces.put(key, t)
 	}
-	return t, nil
+	return t, skipped, nil
+}
+
+// skippedFault is a link's fault that could not apply, and why.
+type skippedFault struct {
+	fault engine.Fault
+	err   error
 }
 
 // slotKey marks a context whose request holds a run slot (see claimSlot).
@@ -126,20 +135,23 @@ func holdForDrawing(ctx context.Context, f *scenario.File) (_ context.Context, r
 var beforeDrawing = func() {}
 
 // runWithin builds and runs f within ServerBudget, injecting faults right
-// after their steps, stopping when ctx ends.
-func runWithin(ctx context.Context, f *scenario.File, knobs map[string]string, seed uint64, faults ...engine.Fault) (*engine.Trace, error) {
+// after their steps and skipping those that cannot apply, stopping when ctx
+// ends.
+func runWithin(ctx context.Context, f *scenario.File, knobs map[string]string, seed uint64, faults ...engine.Fault) (_ *engine.Trace, skipped []skippedFault, _ error) {
 	running.Add(1)
 	defer running.Add(-1)
 	w, err := engine.BuildWithBudget(f, knobs, seed, worlds.All(), ServerBudget)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i := 1; ; i++ {
 		if len(faults) > 0 && w.FaultDue(faults[0]) {
+			// A fault that does not apply leaves the world as it was.
 			if err := w.Inject(faults[0]); err != nil {
-				return nil, err
+				skipped = append(skipped, skippedFault{faults[0], err})
+			} else {
+				w.Trace().Faults = append(w.Trace().Faults, faults[0])
 			}
-			w.Trace().Faults = append(w.Trace().Faults, faults[0])
 			faults = faults[1:]
 			continue
 		}
@@ -148,18 +160,18 @@ func runWithin(ctx context.Context, f *scenario.File, knobs map[string]string, s
 		}
 		if i%1024 == 0 && ctx.Err() != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return nil, fmt.Errorf("%w: %w", errTooSlow, web.ErrBusy)
+				return nil, nil, fmt.Errorf("%w: %w", errTooSlow, web.ErrBusy)
 			}
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 	}
 	if err := w.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(faults) > 0 {
-		return nil, fmt.Errorf("the run ended at step %d, before step %d", w.Trace().Steps(), faults[0].AfterStep)
+	for _, f := range faults {
+		skipped = append(skipped, skippedFault{f, fmt.Errorf("the run ended at step %d, before step %d", w.Trace().Steps(), f.AfterStep)})
 	}
-	return w.Trace(), nil
+	return w.Trace(), skipped, nil
 }
 
 // traceKey names f's run with knobs and seed, and reports whether f is a
@@ -198,7 +210,7 @@ func Warm() error {
 			if traces.get(key) != nil {
 				continue
 			}
-			t, err := runWithin(context.Background(), sc.File, knobs, 1)
+			t, _, err := runWithin(context.Background(), sc.File, knobs, 1)
 			if err != nil {
 				return fmt.Errorf("warm %s: %w", sc.ID, err)
 			}
