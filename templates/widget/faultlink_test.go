@@ -113,10 +113,18 @@ func TestALinksUnknownNamesMakeOneShortMessage(t *testing.T) {
 		q["k"+itoa(10000+i)] = []string{"x"}
 	}
 	q["step"] = []string{strings.Repeat("9", 100_000)}
-	_, _, problems := FromQuery(sc.File, q)
-	require.Len(t, problems, 2)
-	assert.Equal(t, "step=9999999999999999999999999999999999999999… is not a step number; starting at step 0", problems[0])
-	assert.Equal(t, "this scenario has no knobs k10000, k10001, k10002, k10003, k10004 and 8995 more; ignoring them", problems[1])
+	_, st, problems := FromQuery(sc.File, q)
+	require.Len(t, problems, 1)
+	assert.Equal(t, "this scenario has no knobs k10000, k10001, k10002, k10003, k10004 and 8995 more; ignoring them", problems[0])
+	assert.Positive(t, st.Step, "a step of more digits than a number holds is past the end, which opens at the last step")
+	q = Values{"step": {"9" + strings.Repeat("x", 100_000)}}
+	_, _, problems = FromQuery(sc.File, q)
+	assert.Equal(t, []string{"step=9xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx… is not a step number; starting at step 0"}, problems)
+
+	// Values that used to be taken in silence.
+	_, st, problems = FromQuery(sc.File, Values{"truth": {"maybe"}, "mark": {"lsn", "timestamp"}})
+	assert.ElementsMatch(t, []string{"truth=maybe is neither on nor off; the truth is shown", "knob mark is set 2 times; the last, timestamp, counts"}, problems)
+	assert.True(t, st.ShowTruth)
 
 	_, _, problems = FromQuery(sc.File, Values{"colour": {"red"}})
 	assert.Equal(t, []string{"this scenario has no knob colour; ignoring it"}, problems)

@@ -34,6 +34,11 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 		switch name {
 		case "step":
 			n, err := strconv.Atoi(v)
+			if errors.Is(err, strconv.ErrRange) && n > 0 {
+				// More digits than a number holds: past any run's end,
+				// which opens at the last step and says so.
+				err = nil
+			}
 			if err != nil || n < 0 {
 				problems = append(problems, "step="+clip(v)+" is not a step number; starting at step 0")
 				continue
@@ -41,6 +46,9 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 			s.Step = n
 		case "truth":
 			s.ShowTruth = v != "off"
+			if v != "on" && v != "off" {
+				problems = append(problems, "truth="+clip(v)+" is neither on nor off; the truth is shown")
+			}
 		case "explain":
 			s.Explain = v
 		case "seed":
@@ -88,6 +96,9 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 			if !ok {
 				problems = append(problems, "knob "+name+" cannot be "+strconv.Quote(clip(v))+"; expected "+strings.Join(k.Values, " | ")+", so it stays "+k.Default)
 				continue
+			}
+			if len(vals) > 1 {
+				problems = append(problems, "knob "+name+" is set "+itoa(len(vals))+" times; the last, "+v+", counts")
 			}
 			knobs[name] = v
 		}

@@ -2,8 +2,8 @@ package widget
 
 import (
 	"errors"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
