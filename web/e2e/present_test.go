@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -88,4 +89,23 @@ func TestPresenterFitsTheScreen(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestPresenterShowsTheTruthsLine: on a projector's 1024×768 the truth's
+// line under the stations was cut off at the bottom, where a clicker
+// cannot scroll; the widget now fits the stations and that line together
+// (zooming the stations out a little), unless that would take them below
+// a zoom the room can read.
+func TestPresenterShowsTheTruthsLine(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=15&present")
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1024, 768)))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+	onScreen := `(() => { const r = document.querySelector('.tm-aside > .tm-truth').getBoundingClientRect(); return r.height > 0 && r.bottom <= document.documentElement.clientHeight + 0.5; })()`
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](onScreen, chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "the truth's line is on the screen")
+	assert.Empty(t, eval[[]string](t, ctx, outsideViewport))
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, `parseFloat(document.querySelector('.tm-flow').style.zoom) || 1`), 0.75, "at a zoom the room reads")
+	key(t, ctx, kb.PageDown)
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](onScreen, chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "a step later")
 }

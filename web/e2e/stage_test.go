@@ -211,6 +211,11 @@ func TestPresenterMode(t *testing.T) {
 	assert.Equal(t, 14, step(t, ctx))
 	key(t, ctx, kb.ArrowRight)
 	assert.Equal(t, 15, step(t, ctx))
+	// Some clickers send the up and down arrows.
+	key(t, ctx, kb.ArrowDown)
+	assert.Equal(t, 16, step(t, ctx))
+	key(t, ctx, kb.ArrowUp)
+	assert.Equal(t, 15, step(t, ctx))
 
 	// B blanks the screen; B again brings it back.
 	key(t, ctx, "b")

@@ -242,27 +242,37 @@
   // smaller: a zoomed-out picture may wrap into fewer rows, so the zoom is
   // found by a short search, each try one layout); when they fit, they keep
   // their size. The stylesheet has already made them as compact as a room
-  // can still read.
+  // can still read. The truth's line under the stations fits too (the
+  // room reads it, and a clicker cannot scroll to it) unless that would
+  // take the stations below readableZoom: a tall stage on a small screen
+  // stays readable, with the truth's line under it.
+  const readableZoom = 0.75;
   const fitStage = (host) => {
     const flow = host.querySelector('.tm-widget[data-present="on"] .tm-flow');
     if (!flow) return;
     const room = document.documentElement;
-    const fits = (z) => {
-      flow.style.zoom = z === 1 ? "" : String(z);
-      const r = flow.getBoundingClientRect();
-      return r.bottom <= room.clientHeight - 2 && r.right <= room.clientWidth - 2 && flow.scrollWidth <= flow.clientWidth + 1;
+    const zoomFor = (under) => {
+      const fits = (z) => {
+        flow.style.zoom = z === 1 ? "" : String(z);
+        const r = flow.getBoundingClientRect();
+        const bottom = under ? Math.max(r.bottom, under.getBoundingClientRect().bottom) : r.bottom;
+        return bottom <= room.clientHeight - 2 && r.right <= room.clientWidth - 2 && flow.scrollWidth <= flow.clientWidth + 1;
+      };
+      if (fits(1)) return 1;
+      let lo = 0.9;
+      while (lo > 0.3 && !fits(lo)) lo = Math.round(lo * 80) / 100;
+      let hi = Math.min(1, lo / 0.8);
+      for (let i = 0; i < 4; i++) {
+        const mid = Math.round(((lo + hi) / 2) * 100) / 100;
+        if (mid <= lo || mid >= hi) break;
+        if (fits(mid)) lo = mid;
+        else hi = mid;
+      }
+      return lo;
     };
-    if (fits(1)) return;
-    let lo = 0.9;
-    while (lo > 0.3 && !fits(lo)) lo = Math.round(lo * 80) / 100;
-    let hi = Math.min(1, lo / 0.8);
-    for (let i = 0; i < 4; i++) {
-      const mid = Math.round(((lo + hi) / 2) * 100) / 100;
-      if (mid <= lo || mid >= hi) break;
-      if (fits(mid)) lo = mid;
-      else hi = mid;
-    }
-    fits(lo);
+    let z = zoomFor(host.querySelector(".tm-aside > .tm-truth"));
+    if (z < readableZoom) z = zoomFor(null);
+    flow.style.zoom = z === 1 ? "" : String(z);
   };
 
   let pageWidget = null; // the scenario page's own widget, which answers keys anywhere
@@ -726,6 +736,12 @@
       const forward = this.step + 1;
       const back = this.step - 1;
       const keys = { ArrowLeft: back, ArrowRight: forward, PageUp: back, PageDown: forward, Home: 0, End: this.steps };
+      if (presenting) {
+        // Some clickers send the up and down arrows; in presenter mode
+        // nothing scrolls, so they step too.
+        keys.ArrowUp = back;
+        keys.ArrowDown = forward;
+      }
       if (e.key in keys) {
         const clicker = e.key === "PageUp" || e.key === "PageDown";
         // The scrubber, a list and a knob's radio buttons move with their
