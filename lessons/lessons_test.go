@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
@@ -70,4 +71,13 @@ func TestCheckpointPagesSayFlinkHasUnalignedCheckpoints(t *testing.T) {
 		assert.Contains(t, s.About, "unaligned checkpoints", id)
 		assert.Contains(t, s.About, "not modelled here", id)
 	}
+}
+
+// TestNearNamesWhatAMistypedIDMeant: a mistyped id finds the bundled
+// scenario it most likely meant; an id near nothing finds none.
+func TestNearNamesWhatAMistypedIDMeant(t *testing.T) {
+	assert.Equal(t, "hwm/visibility-gap", Near("hwm/visibilty-gap")[0])
+	assert.Equal(t, "stream/late-data", Near("stream/late_data")[0])
+	assert.Empty(t, Near("nothing/like-any-of-them"))
+	assert.Empty(t, Near(strings.Repeat("x", 10_000)))
 }

@@ -4,6 +4,8 @@
 // site's Content-Security-Policy forbids both.
 package templates
 
+import "strings"
+
 // SiteName is the name shown in titles and the header.
 const SiteName = "Tidemark"
 
@@ -102,6 +104,22 @@ type NotFoundView struct {
 	Layout LayoutView
 	// What names the thing that was asked for, e.g. `scenario "hwm/nope"`.
 	What string
+}
+
+// EmbedNotFoundView is the embed of a scenario id no bundled scenario has.
+type EmbedNotFoundView struct {
+	Layout LayoutView // its scripts: frame.js only
+	ID     string     // the id asked for
+	Near   []string   // bundled ids close to ID, the closest first
+}
+
+// Suggestion asks whether the author meant one of Near: " Did you mean a
+// or b?", or "" when none is near.
+func (v EmbedNotFoundView) Suggestion() string {
+	if len(v.Near) == 0 {
+		return ""
+	}
+	return " Did you mean " + strings.Join(v.Near, " or ") + "?"
 }
 
 // WidgetHost is a scenario widget and what the browser's engine needs to take

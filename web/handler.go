@@ -84,7 +84,9 @@ type Page struct {
 	// Render builds the page for one request. Returning an error that wraps
 	// ErrNotFound answers 404 with the not-found page, which names what is
 	// missing from the error's text before ": not found" (so wrap it as
-	// fmt.Errorf("scenario %q: %w", id, web.ErrNotFound)); any other error is
+	// fmt.Errorf("scenario %q: %w", id, web.ErrNotFound)), or with the
+	// component returned beside that error when there is one (an embed's
+	// short note, for a page framed by someone else's); any other error is
 	// logged and answers 500. The component is rendered to a buffer first, so
 	// a failure never sends half a page.
 	Render func(r *http.Request) (templ.Component, error)

@@ -57,11 +57,11 @@ func serveRendered(w http.ResponseWriter, r *http.Request, render func(*http.Req
 	c, err := render(r)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		what := strings.TrimSuffix(strings.TrimSuffix(err.Error(), ErrNotFound.Error()), ": ")
-		Render(w, r, http.StatusNotFound, templates.NotFound(templates.NotFoundView{
-			Layout: NewLayoutView("Not found", "app.js"),
-			What:   what,
-		}))
+		if c == nil {
+			what := strings.TrimSuffix(strings.TrimSuffix(err.Error(), ErrNotFound.Error()), ": ")
+			c = templates.NotFound(templates.NotFoundView{Layout: NewLayoutView("Not found", "app.js"), What: what})
+		}
+		Render(w, r, http.StatusNotFound, c)
 	case errors.Is(err, ErrBusy):
 		w.Header().Set("Retry-After", RetryAfter)
 		if c == nil {

@@ -161,6 +161,26 @@ txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
 run extract at=10:00:02
 </script>
 </div>
+<div id="inline-pair">
+<script src="SITE/static/embed.js" async></script>
+<script type="text/x-tidemark">
+scenario mydocs/pair-one "The first of a pair"
+source orders key=order_id
+target fct_orders sink=append key=order_id
+pipeline extract from=orders to=fct_orders mark=timestamp
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
+run extract at=10:00:02
+</script>
+<script src="SITE/static/embed.js" async></script>
+<script type="text/x-tidemark">
+scenario mydocs/pair-two "The second of a pair"
+source orders key=order_id
+target fct_orders sink=append key=order_id
+pipeline extract from=orders to=fct_orders mark=timestamp
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=2
+run extract at=10:00:02
+</script>
+</div>
 <div id="own-file"><script src="SITE/static/embed.js" data-source="/docs/late.tdm" data-step="2" async></script></div>
 <div id="cors-file"><script src="SITE/static/embed.js" data-source="OTHER/late.tdm" async></script></div>
 <div id="no-cors-file"><script src="SITE/static/embed.js" data-source="OTHER/private.tdm" async></script></div>
@@ -236,6 +256,16 @@ func TestEmbedScriptInlineAndSource(t *testing.T) {
 	// The frame is sized to its content and named after the scenario.
 	waitFor(t, ctx, "the frame's title", frame("inline-before")+`.title.startsWith("A late commit falls behind the mark")`)
 	waitFor(t, ctx, "the frame's height", frame("inline-before")+`.style.height !== ""`)
+
+	// Two tags, each followed by its own block: each frame plays its own.
+	waitFor(t, ctx, "both frames of the pair", `document.querySelectorAll("#inline-pair iframe").length === 2`)
+	for i, want := range []string{"scenario mydocs/pair-one", "scenario mydocs/pair-two"} {
+		src := eval[string](t, ctx, `document.querySelectorAll("#inline-pair iframe")[`+strconv.Itoa(i)+`].src`)
+		_, fragment, _ := strings.Cut(src, "#")
+		got, err := share.ParseFragment(fragment)
+		require.NoError(t, err)
+		assert.Contains(t, got, want, "frame %d of the pair", i)
+	}
 
 	waitFor(t, ctx, "a note for the file without CORS", `document.querySelector("#no-cors-file .tidemark-embed-problem") !== null`)
 	assert.Contains(t, text(t, ctx, "#no-cors-file .tidemark-embed-problem"), "Access-Control-Allow-Origin")

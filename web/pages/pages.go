@@ -250,7 +250,15 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		id := strings.TrimSuffix(r.PathValue("id"), "/")
 		sc, ok := lessons.Lookup(id)
 		if !ok {
-			return nil, fmt.Errorf("scenario %q: %w", id, web.ErrNotFound)
+			err := fmt.Errorf("scenario %q: %w", id, web.ErrNotFound)
+			if embed {
+				// In someone else's page: a note the size of one, not the
+				// site's not-found page.
+				return templates.EmbedNotFound(templates.EmbedNotFoundView{
+					Layout: web.NewLayoutView("No such scenario", "frame.js"), ID: id, Near: lessons.Near(id),
+				}), err
+			}
+			return nil, err
 		}
 		base := "/scenarios/" + id
 		if embed {

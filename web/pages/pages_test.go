@@ -559,3 +559,23 @@ func TestFramingIsForEmbedsAndPicturesOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbedOfAMistypedID: an embed of an id no bundled scenario has is a
+// short note sized like an embed (frame.js), which may be framed anywhere
+// and names the id the author most likely meant; never the site's
+// not-found page, with its header and links, inside someone's docs.
+func TestEmbedOfAMistypedID(t *testing.T) {
+	h := handler(t)
+	rec, body := do(h, httptest.NewRequest(http.MethodGet, "/embed/hwm/visibilty-gap", nil))
+	require.Equal(t, http.StatusNotFound, rec.Code)
+	assert.Contains(t, rec.Header().Get("Content-Security-Policy"), "frame-ancestors *")
+	d := htmltest.Parse(t, body)
+	assert.Equal(t, "No Tidemark scenario is named “hwm/visibilty-gap”. Did you mean hwm/visibility-gap?", htmltest.Text(d.One(t, "not-found-what")))
+	assert.NotContains(t, body, "site-header")
+	assert.Contains(t, body, "/static/frame.")
+
+	// The scenario page of the same id is the site's not-found page.
+	code, page := get(t, h, "/scenarios/hwm/visibilty-gap")
+	assert.Equal(t, http.StatusNotFound, code)
+	assert.Contains(t, htmltest.Text(page.One(t, "not-found-what")), `scenario "hwm/visibilty-gap"`)
+}

@@ -143,11 +143,22 @@
   // An inline scenario: a <script type="text/x-tidemark"> right before or
   // right after this tag. An async tag may run before the parser reaches
   // the one after it, so without one before, look again once the page is parsed.
+  // Tags and blocks in a row pair up: a block between two tags is the
+  // earlier tag's when that tag has no block before it
+  // ([tag A][block A][tag B][block B]), and the later tag's otherwise
+  // ([block A][tag A][block B][tag B]).
+  const isBlock = (el) => Boolean(el) && el.tagName === "SCRIPT" && (el.type || "").trim().toLowerCase() === "text/x-tidemark";
+  const takesInline = (el) => Boolean(el) && el.tagName === "SCRIPT" && Boolean(el.src) &&
+    /\/embed\.js$/.test(new URL(el.src, document.baseURI).pathname) && !el.dataset.scenario && !el.dataset.source;
+  const takesBefore = (tag) => {
+    const block = tag.previousElementSibling;
+    if (!isBlock(block)) return false;
+    const owner = block.previousElementSibling;
+    return !(takesInline(owner) && !takesBefore(owner));
+  };
   const inline = () => {
-    for (const el of [script.previousElementSibling, script.nextElementSibling]) {
-      if (el && el.tagName === "SCRIPT" && (el.type || "").trim().toLowerCase() === "text/x-tidemark") return el;
-    }
-    return null;
+    if (takesBefore(script)) return script.previousElementSibling;
+    return isBlock(script.nextElementSibling) ? script.nextElementSibling : null;
   };
   const fromInline = () => {
     const block = inline();
