@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tidemark/tidemark/engine/prose"
@@ -510,6 +511,18 @@ func lexLine(file string, line int, text string) (*Command, error) {
 				a.Value, a.ValuePos = string(runes[start:i]), pos(start)
 			}
 		}
+		// A space that is not one (U+00A0 from a web page or a word
+		// processor, and its kin) would join two words into one: name it
+		// where it is, outside a quoted string.
+		end := i
+		if a.Quoted {
+			end = start + len([]rune(a.Key))
+		}
+		for k := start; k < end; k++ {
+			if name, odd := oddSpace(runes[k]); odd {
+				return nil, Errorf(pos(k), "%s here looks like a space but is not one; type an ordinary space", name)
+			}
+		}
 		if i < len(runes) && runes[i] != ' ' && runes[i] != '\t' && runes[i] != '#' {
 			return nil, Errorf(pos(i), "expected a space after %q", string(runes[start:i]))
 		}
@@ -523,6 +536,27 @@ func lexLine(file string, line int, text string) (*Command, error) {
 		return nil, Errorf(first.Pos, "expected a command word at the start of the line, found %q", string(runes[first.Pos.Col-1:min(len(runes), first.Pos.Col+19)]))
 	}
 	return &Command{Name: first.Value, Pos: first.Pos, Args: args[1:]}, nil
+}
+
+// oddSpace names r when it is a space other than the ordinary space and
+// the tab, which separate a line's words: a no-break space (U+00A0), a
+// zero-width one, and the other spaces of Unicode.
+func oddSpace(r rune) (string, bool) {
+	switch {
+	case r == '\u00a0':
+		return "a no-break space (U+00A0)", true
+	case r == '\u200b' || r == '\u2060' || r == '\ufeff':
+		return "an invisible character (" + codePoint(r) + ")", true
+	case r != ' ' && r != '\t' && unicode.IsSpace(r):
+		return "a Unicode space (" + codePoint(r) + ")", true
+	}
+	return "", false
+}
+
+// codePoint writes r as U+XXXX.
+func codePoint(r rune) string {
+	h := strings.ToUpper(strconv.FormatInt(int64(r), 16))
+	return "U+" + strings.Repeat("0", max(0, 4-len(h))) + h
 }
 
 // lexQuoted reads a double-quoted string starting at runes[i] == '"'.

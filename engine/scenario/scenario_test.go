@@ -46,6 +46,10 @@ func TestParseErrors(t *testing.T) {
 		{"unknown $knob in quotes", header + "x y=\"ab$zz\"\n", "f.tdm:2:8", "unknown knob $zz"},
 		{"invalid utf-8", header + "about \"ok\"\nx \xff\n", "f.tdm:3:3", "not valid UTF-8"},
 		{"columns count characters", header + "about \"é\"\"\n", "f.tdm:2:10", "expected a space after"},
+		{"no-break space between words", header + "pipeline extract from=orders\u00a0to=fct\n", "f.tdm:2:29", "a no-break space (U+00A0) here looks like a space but is not one"},
+		{"no-break space after the command", header + "run extract\u00a0at=10:00:02\n", "f.tdm:2:12", "a no-break space (U+00A0)"},
+		{"zero-width space in a key", header + "source orders key\u200b=order_id\n", "f.tdm:2:18", "an invisible character (U+200B)"},
+		{"ideographic space", header + "source\u3000orders\n", "f.tdm:2:7", "a Unicode space (U+3000)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,6 +121,13 @@ pipeline extract from=orders mark=$mark predicate=$predicate note="a b=c"
 	assert.Equal(t, "lsn", bound[1].Args[2].Value)
 	assert.Equal(t, "gte", bound[1].Args[3].Value)
 	assert.Equal(t, "$mark", f.Commands[1].Args[2].Value, "Bind must not change the file's own commands")
+}
+
+// TestNoBreakSpaceInAQuotedString: inside quotes a no-break space is text.
+func TestNoBreakSpaceInAQuotedString(t *testing.T) {
+	f, err := scenario.Parse("f.tdm", []byte("scenario a/b \"Late\u00a0commits\"\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "Late\u00a0commits", f.Title)
 }
 
 func TestParseCRLF(t *testing.T) {
