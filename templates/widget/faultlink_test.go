@@ -46,7 +46,7 @@ func TestFaultsInALink(t *testing.T) {
 	assert.Equal(t, 11, st.Faults[0].AfterStep)
 	assert.Equal(t, 14, st.Faults[1].AfterStep)
 	assert.Equal(t, []string{
-		"fault=3~melt is not a fault: expected STEP~crash, STEP~jump~-5s, STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~30s, STEP~burst~PRODUCER~12~1m, STEP~producer-clock~PRODUCER~1m, STEP~stall~STREAM~2~30s or STEP~delay~STREAM~2~1m~45s; ignoring it",
+		"fault=3~melt is not a fault: expected STEP~crash, STEP~jump~-5s (or STEP~jump~-5s~CLOCK), STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~30s, STEP~burst~PRODUCER~12~1m, STEP~burst-key~PRODUCER~KEY~100, STEP~producer-clock~PRODUCER~1m, STEP~stall~STREAM~2~30s, STEP~delay~STREAM~2~1m~45s, STEP~fail~OPERATOR~now~5s or STEP~slow~OPERATOR~500ms~30s; ignoring it",
 		"fault=x~crash does not start with a step number; ignoring it",
 	}, problems)
 }

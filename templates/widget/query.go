@@ -282,7 +282,7 @@ func ParseFault(text string) (engine.Fault, error) {
 			f.Kind, f.By = stream.FaultDelay, by
 		}
 	default:
-		return bad("is not a fault: expected STEP~crash, STEP~jump~-5s, STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~30s, STEP~burst~PRODUCER~12~1m, STEP~producer-clock~PRODUCER~1m, STEP~stall~STREAM~2~30s or STEP~delay~STREAM~2~1m~45s")
+		return bad("is not a fault: expected STEP~crash, STEP~jump~-5s (or STEP~jump~-5s~CLOCK), STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~30s, STEP~burst~PRODUCER~12~1m, STEP~burst-key~PRODUCER~KEY~100, STEP~producer-clock~PRODUCER~1m, STEP~stall~STREAM~2~30s, STEP~delay~STREAM~2~1m~45s, STEP~fail~OPERATOR~now~5s or STEP~slow~OPERATOR~500ms~30s")
 	}
 	return f, nil
 }

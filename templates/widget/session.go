@@ -282,13 +282,18 @@ func (s *Session) fill(n int) {
 
 // PastEnd says that a link asked for a step past the end of the scenario.
 func PastEnd(step, steps int) string {
-	return "step " + itoa(step) + " is past the end; this scenario has " + plural(steps, "step") + ", so it opens at the last"
+	asked := "step " + itoa(step)
+	if step > 1_000_000_000 {
+		asked = "that step" // a number of more digits than anyone means
+	}
+	return asked + " is past the end; this scenario has " + plural(steps, "step") + ", so it opens at the last"
 }
 
 // refuse drops the fault that could not be applied and restores the previous run.
 //
-// The faults a link asked for are dropped together, the link's others with
-// the one that could not apply, and the page says so.
+// When the run that failed is the link's own (its fork past the budget),
+// the link's faults are dropped together, and the page says so; a link's
+// single fault that cannot apply is left out alone (skipLinkFault).
 func (s *Session) refuse(err error) error {
 	if len(s.history) == 0 {
 		s.faults, s.original = nil, nil
