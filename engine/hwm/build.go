@@ -227,9 +227,9 @@ func (h *world) statementLine(c scenario.Command) error {
 	found := false
 	for _, x := range rest {
 		if x.Key == "at" {
-			t, err := vtime.ParseTime(x.Value)
+			t, err := scenario.ParseDayTime(x.Value)
 			if err != nil {
-				return errorf(x.ValuePos, "expected a time such as 10:00:02 for at=, found %q", x.Value)
+				return errorf(x.ValuePos, "expected a time of day such as 10:00:02 for at=, found %q", x.Value)
 			}
 			at, found = t, true
 			continue

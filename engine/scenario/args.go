@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,11 +90,29 @@ func (a *Args) Time(key string) (vtime.Time, bool) {
 	if !ok {
 		return 0, false
 	}
-	t, err := vtime.ParseTime(x.Value)
-	if err != nil {
+	t, err := ParseDayTime(x.Value)
+	switch {
+	case errors.Is(err, errPastADay):
+		a.Fail(x.ValuePos, "%s=%s is past the end of the day: a scenario's times run from 00:00:00 to 23:59:59.999", key, x.Value)
+	case err != nil:
 		a.Fail(x.ValuePos, "expected a time such as 10:00:02 for %s=, found %q", key, x.Value)
 	}
 	return t, true
+}
+
+// errPastADay is ParseDayTime's error for a time of 24:00:00 or later.
+var errPastADay = errors.New("past the end of the day")
+
+// ParseDayTime reads a scenario's time of day, HH:MM:SS[.mmm]: as
+// vtime.ParseTime, which also reads the times a run prints after a clock
+// has jumped past midnight, but within the one simulated day a scenario's
+// lines describe (a 25 is a typo for a 15 or a 23 more often than a plan).
+func ParseDayTime(s string) (vtime.Time, error) {
+	t, err := vtime.ParseTime(s)
+	if err == nil && t >= vtime.Time(24*vtime.Hour) {
+		return t, prose.Errorf("%q: %w", s, errPastADay)
+	}
+	return t, err
 }
 
 // RequiredTime returns the time given for key, which must be given.
@@ -170,8 +189,8 @@ func (a *Args) TimeRange(key string) (from, to vtime.Time, ok bool) {
 		return 0, 0, false
 	}
 	l, r, cut := strings.Cut(x.Value, "..")
-	f, err1 := vtime.ParseTime(l)
-	t, err2 := vtime.ParseTime(r)
+	f, err1 := ParseDayTime(l)
+	t, err2 := ParseDayTime(r)
 	if !cut || err1 != nil || err2 != nil || t < f {
 		a.Fail(x.ValuePos, "expected %s=FROM..TO with two times, FROM not after TO, such as 10:00:00..10:00:10; found %q", key, x.Value)
 		return 0, 0, false

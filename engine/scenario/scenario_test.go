@@ -199,3 +199,17 @@ func TestKnobSettings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []map[string]string{{}}, none.KnobSettings(), "no knobs: one setting, empty")
 }
+
+// TestParseDayTime: a scenario's times are within its one simulated day;
+// 25:00:04, a typo for 15:00:04 or 23:00:04, is refused, not run.
+func TestParseDayTime(t *testing.T) {
+	got, err := scenario.ParseDayTime("23:59:59.999")
+	require.NoError(t, err)
+	assert.Equal(t, "23:59:59.999", got.String())
+	for _, bad := range []string{"24:00:00", "25:00:04", "99:59:59"} {
+		_, err := scenario.ParseDayTime(bad)
+		assert.ErrorContains(t, err, "past the end of the day", bad)
+	}
+	_, err = scenario.ParseDayTime("10:00:6")
+	assert.Error(t, err)
+}
