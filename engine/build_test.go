@@ -107,6 +107,9 @@ func TestExpectationErrors(t *testing.T) {
 		{"bad when value", "expect missing=none when mark=sundial", "b.tdm:6:31", `knob mark cannot be "sundial"`},
 		{"bad duplicated", "expect duplicated=3", "b.tdm:6:19", "expected duplicated=KEYxCOUNT"},
 		{"no claim", "expect", "b.tdm:6:1", "expect needs at least one claim"},
+		{"nothing after when", "expect missing=none when", "b.tdm:6:21", "expected knob=value after when"},
+		{"knob twice after when", "expect missing=none when mark=lsn mark=timestamp", "b.tdm:6:35", "knob mark is named twice after when"},
+		{"malformed mark value", "expect mark extract=10:00:6", "b.tdm:6:21", `expected a mark's value: a time such as 10:00:02.5, a log position such as 1004 or lsn 1004, or none; found "10:00:6"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,12 +153,18 @@ expect missing=1
 expect mark extract=10:00:06
 expect mark extract=1002 when mark=lsn
 expect check uniqueness=fail
+expect mark extract=10:00:06.000 when mark=timestamp
+expect mark extract="lsn 1002" when mark=lsn
+expect mark extract=10:00:06.5 when mark=timestamp
 `
 	f, err := scenario.Parse("b.tdm", []byte(src))
 	require.NoError(t, err)
 	outs, err := engine.CheckExpectations(f, 1, worlds.All())
 	require.NoError(t, err)
-	require.Len(t, outs, 6)
+	require.Len(t, outs, 9)
+	assert.NoError(t, outs[6].Err, "10:00:06.000 is 10:00:06")
+	assert.NoError(t, outs[7].Err, "a position with its lsn prefix")
+	assert.ErrorContains(t, outs[8].Err, "expected mark extract=10:00:06.5 when mark=timestamp, got mark extract=10:00:06")
 	assert.NoError(t, outs[0].Err)
 	assert.NoError(t, outs[1].Err)
 	assert.EqualError(t, outs[2].Err, "b.tdm:12:8: expected missing=1, got missing=2")

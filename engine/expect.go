@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sorted"
+	"github.com/tidemark/tidemark/engine/vtime"
 )
 
 // Expectation is one `expect` line's claim about a run under some knob values.
@@ -99,10 +100,11 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 		when := map[string]string{}
 		var claims []scenario.Arg
 		inWhen := false
+		var whenPos scenario.Pos
 		for _, a := range args {
 			switch {
 			case a.Key == "" && a.Value == "when" && !inWhen:
-				inWhen = true
+				inWhen, whenPos = true, a.Pos
 			case a.Key == "":
 				return nil, errorf(a.Pos, "unexpected word %q in expect; expected key=value claims, then optionally `when knob=value ...`", a.Value)
 			case inWhen:
@@ -113,6 +115,9 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 				if !slices.Contains(k.Values, a.Value) {
 					return nil, errorf(a.ValuePos, "knob %s cannot be %q; expected one of %s", a.Key, a.Value, strings.Join(k.Values, " | "))
 				}
+				if _, twice := when[a.Key]; twice {
+					return nil, errorf(a.Pos, "knob %s is named twice after when; a claim holds for one value of each knob", a.Key)
+				}
 				when[a.Key] = a.Value
 			default:
 				claims = append(claims, a)
@@ -120,6 +125,9 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 		}
 		if len(claims) == 0 {
 			return nil, errorf(c.Pos, "expect needs at least one claim such as missing=3,4 or check gap-scan=fail")
+		}
+		if inWhen && len(when) == 0 {
+			return nil, errorf(whenPos, "expected knob=value after when, such as when mark=lsn")
 		}
 		for _, a := range claims {
 			e := Expectation{Pos: a.Pos, Where: a.ValuePos, When: when, Want: a.Value, Line: a.Key + "=" + a.Value, Word: wordPos}
@@ -147,6 +155,9 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 				e.What, e.Name = "check", names[0]
 			case "mark":
 				e.What, e.Name = "mark", a.Key
+				if _, err := markValue(a.Value); err != nil {
+					return nil, errorf(a.ValuePos, "expected a mark's value: a time such as 10:00:02.5, a log position such as 1004 or lsn 1004, or none; found %q", a.Value)
+				}
 			case "":
 				switch a.Key {
 				case "missing", "stale", "duplicated":
@@ -222,12 +233,11 @@ func (e Expectation) Verify(t *Trace) error {
 				if len(m.Points) > 0 {
 					got = m.Points[len(m.Points)-1].Display
 				}
-				want := e.Want
-				// A position mark reads "lsn 42"; the claim may leave out "lsn".
-				if strings.HasPrefix(got, "lsn ") && !strings.HasPrefix(want, "lsn ") && want != "none" {
-					want = "lsn " + want
-				}
-				if got != want {
+				// Compared as values: 10:00:02.5 is 10:00:02.500, and a
+				// position mark's "lsn 42" is 42.
+				w, werr := markValue(e.Want)
+				g, gerr := markValue(got)
+				if werr != nil || gerr != nil || w != g {
 					return prose.Errorf("%s: expected %s, got mark %s=%s", e.Pos, e.Line, e.Name, got)
 				}
 				return nil
@@ -376,4 +386,24 @@ func whenKey(when map[string]string) string {
 		b.WriteString(k + "=" + when[k] + " ")
 	}
 	return b.String()
+}
+
+// markValue reads a mark's value as an expect line or a run writes it: none,
+// a time of day, or a log position with or without its "lsn " prefix. The
+// kinds never compare equal.
+func markValue(s string) (any, error) {
+	if s == "none" {
+		return s, nil
+	}
+	if n, ok := strings.CutPrefix(s, "lsn "); ok {
+		s = n
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
+		return n, nil
+	}
+	t, err := vtime.ParseTime(s)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
 }
