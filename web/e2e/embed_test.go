@@ -67,6 +67,13 @@ func TestEmbedScript(t *testing.T) {
 		"the widget in the iframe never became ready")
 	assert.Equal(t, "14", eval[string](t, ctx, inner+`.querySelector(".tm-widget").dataset.step`))
 	assert.True(t, eval[bool](t, ctx, inner+`.querySelector('[data-testid="knob-mark-lsn"]').checked`))
+	// Its "open in Tidemark" link opens the scenario where the reader is,
+	// and follows the reader's steps.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Poll[chromedp.Void](inner+`.querySelector('[data-testid="embed-open"]').getAttribute("href") === "/scenarios/hwm/visibility-gap?mark=lsn&step=14"`, chromedp.WithPollingTimeout(10*time.Second))),
+		"the open link carries the step and knobs: %s", eval[string](t, ctx, inner+`.querySelector('[data-testid="embed-open"]').getAttribute("href")`))
+	eval[bool](t, ctx, `(`+inner+`.querySelector('[data-testid="btn-forward"]').click(), true)`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Poll[chromedp.Void](inner+`.querySelector('[data-testid="embed-open"]').getAttribute("href").endsWith("step=15")`, chromedp.WithPollingTimeout(10*time.Second))),
+		"the open link follows a step: %s", eval[string](t, ctx, inner+`.querySelector('[data-testid="embed-open"]').getAttribute("href")`))
 
 	// The height message sized the iframe to its content (it started at
 	// 640 px; the widget is taller), and the title now names the scenario.

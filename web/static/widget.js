@@ -498,6 +498,13 @@
         this.tellPeer(v);
       }
       this.query = v.query;
+      if (this.host.dataset.embedded === "on") {
+        // An embed's "open" link opens the scenario where the reader is:
+        // the same step, knobs and faults (and, for a scenario carried in
+        // the address, the same text, after #).
+        const credit = document.querySelector(".embed-credit a[data-page]");
+        if (credit) credit.href = credit.dataset.page + v.query + (credit.dataset.hash === "on" ? location.hash : "");
+      }
       this.step = v.step;
       this.steps = v.steps;
       if (v.pending) this.fillSoon();
