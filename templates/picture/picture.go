@@ -35,6 +35,9 @@ type View struct {
 	// Link, when set, is the address of the interactive scenario, written
 	// at the foot of the picture (a picture in an <img> cannot be clicked).
 	Link string
+	// Original, when the link's faults forked the run (Trace), is the run
+	// without them: the picture says what the faults changed.
+	Original *engine.Trace
 }
 
 // Geometry, in user units (CSS pixels at 100%).
@@ -124,6 +127,13 @@ func Render(v View) string {
 		truth = "Truth: " + widget.TruthText(t.TruthAt(step))
 		d.gap(4)
 		d.para(truth, 15, "font-weight", "700")
+		if v.Original != nil && len(t.Faults) > 0 {
+			// The fork's truth beside the run's without its faults, as
+			// the page's comparison shows them.
+			without := "Without the link's faults: " + widget.TruthText(v.Original.TruthAt(min(step, v.Original.Steps())))
+			truth += " " + without
+			d.para(without, 14)
+		}
 	}
 	var verdicts []string
 	if len(checks) > 0 {
@@ -167,7 +177,8 @@ func Message(heading, detail string) string {
 	return document(d.y, "Tidemark: "+heading, detail, d.b.String())
 }
 
-// subtitle names the scenario, the step and the knob settings.
+// subtitle names the scenario, the step, the knob settings and the faults
+// the link injected.
 func subtitle(t *engine.Trace, step int) string {
 	s := "Scenario " + t.File.ID + " · step " + strconv.Itoa(step) + " of " + strconv.Itoa(t.Steps())
 	var knobs []string
@@ -176,6 +187,13 @@ func subtitle(t *engine.Trace, step int) string {
 	}
 	if len(knobs) > 0 {
 		s += " · " + strings.Join(knobs, ", ")
+	}
+	if len(t.Faults) > 0 {
+		faults := make([]string, len(t.Faults))
+		for i, f := range t.Faults {
+			faults[i] = widget.FaultText(f)
+		}
+		s += " · faults " + strings.Join(faults, ", ")
 	}
 	return s
 }

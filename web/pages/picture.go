@@ -60,13 +60,16 @@ func picturePage(w http.ResponseWriter, r *http.Request) {
 	if sq := widget.ShareQuery(t, st.Step, true); sq != "" {
 		link += "?" + sq
 	}
+	if !st.ShowTruth {
+		link += "&truth=off"
+	}
 	// The picture is kept by shared caches (PictureCache), and its link is
 	// built from these headers: a cache must keep one picture per value.
 	for _, h := range OriginHeaders {
 		w.Header().Add("Vary", h)
 	}
 	writeSVG(w, r, http.StatusOK, PictureCache, picture.Render(picture.View{
-		Trace: t, Step: st.Step, ShowTruth: st.ShowTruth, Problems: problems, Link: link,
+		Trace: t, Step: st.Step, ShowTruth: st.ShowTruth, Problems: problems, Link: link, Original: st.Original,
 	}))
 }
 

@@ -167,6 +167,15 @@ func TestPictureKnobs(t *testing.T) {
 	// truth=off leaves out the line no check could see.
 	_, off := getPicture(t, h, "/picture/hwm/visibility-gap.svg?step=14&truth=off")
 	assert.NotContains(t, off.text(), "Truth:")
+	assert.Contains(t, off.text(), "truth=off", "and its link keeps it so")
+
+	// A link's fault is named under the title, and the truth is said
+	// beside the run's without it, as the page's comparison does.
+	_, crash := getPicture(t, h, "/picture/hwm/visibility-gap.svg?fault=11~crash")
+	assert.Contains(t, crash.text(), "faults 11~crash")
+	orig := runBundled(t, "hwm/visibility-gap", nil)
+	assert.Contains(t, crash.text(), "Without the link's faults: "+widget.TruthText(orig.Final()))
+	assert.Contains(t, crash.text(), "fault=11~crash", "its link keeps the fault")
 }
 
 func TestPictureBadQuery(t *testing.T) {
