@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/tidemark/tidemark/engine/prose"
@@ -547,7 +546,9 @@ func oddSpace(r rune) (string, bool) {
 		return "a no-break space (U+00A0)", true
 	case r == '\u200b' || r == '\u2060' || r == '\ufeff':
 		return "an invisible character (" + codePoint(r) + ")", true
-	case r != ' ' && r != '\t' && unicode.IsSpace(r):
+	case r == '\u1680' || r >= '\u2000' && r <= '\u200a' || r == '\u2028' || r == '\u2029' || r == '\u202f' || r == '\u205f' || r == '\u3000' || r == '\u0085' || r == '\v' || r == '\f':
+		// Unicode's other spaces (unicode.IsSpace, less the ordinary two),
+		// listed here: the scenario reader is in every page's module.
 		return "a Unicode space (" + codePoint(r) + ")", true
 	}
 	return "", false

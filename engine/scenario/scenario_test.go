@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -212,4 +213,21 @@ func TestParseDayTime(t *testing.T) {
 	}
 	_, err = scenario.ParseDayTime("10:00:6")
 	assert.Error(t, err)
+}
+
+// TestOddSpacesAreUnicodesSpaces: the spaces the reader names are exactly
+// unicode.IsSpace's, less the space and the tab that separate words (and
+// the line breaks, which end a line before it is read).
+func TestOddSpacesAreUnicodesSpaces(t *testing.T) {
+	for r := rune(0); r <= 0x10ffff; r++ {
+		if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
+			continue
+		}
+		_, odd := scenario.OddSpace(r)
+		if unicode.IsSpace(r) {
+			assert.True(t, odd, "U+%04X is a space", r)
+		} else if odd {
+			assert.Contains(t, []rune{'\u200b', '\u2060', '\ufeff'}, r, "U+%04X is no space", r)
+		}
+	}
 }

@@ -255,6 +255,10 @@ func wrap(s string, n int) []string {
 	n = max(n, 8)
 	var lines []string
 	var cur []rune
+	// A word longer than a line (a link's packed scenario) is cut into
+	// pieces a fifth shorter: its letters and digits are wider on average
+	// than prose's, which n allows for.
+	piece := max(8, n*4/5)
 	for _, word := range strings.Fields(s) {
 		w := []rune(word)
 		for len(w) > n {
@@ -262,8 +266,8 @@ func wrap(s string, n int) []string {
 				lines = append(lines, string(cur))
 				cur = nil
 			}
-			lines = append(lines, string(w[:n]))
-			w = w[n:]
+			lines = append(lines, string(w[:piece]))
+			w = w[piece:]
 		}
 		switch {
 		case len(cur) == 0:

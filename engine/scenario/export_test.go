@@ -1,0 +1,4 @@
+package scenario
+
+// OddSpace is oddSpace, for the tests.
+var OddSpace = oddSpace
