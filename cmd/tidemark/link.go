@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/web/export"
 	"github.com/tidemark/tidemark/web/share"
 )
@@ -40,12 +42,19 @@ func linkCmd(args []string, stdin io.Reader, stdout io.Writer) error {
 			return fmt.Errorf("cannot read standard input: %w", err)
 		}
 		text = string(b)
-		if _, err := scenario.Parse(stdinName, b); err != nil {
+		f, err := scenario.Parse(stdinName, b)
+		if err != nil {
+			return err
+		}
+		if err := buildsEverySetting(f); err != nil {
 			return err
 		}
 	} else {
 		f, err := load(pos[0])
 		if err != nil {
+			return err
+		}
+		if err := buildsEverySetting(f); err != nil {
 			return err
 		}
 		text = f.Source
@@ -56,5 +65,19 @@ func linkCmd(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "sandbox: %s/play#%s=%s\nembed:   %s/embed/#%s=%s\npicture: %s/picture.svg?src=%s\n",
 		site, share.Key, payload, site, share.Key, payload, site, payload)
+	return nil
+}
+
+// buildsEverySetting reports the first error building f's world (not
+// running it) with each setting of its knobs gives: a line the reader
+// accepts but no world does (an unknown argument, a target no line
+// declares), which a published link would show its readers instead of
+// the scenario.
+func buildsEverySetting(f *scenario.File) error {
+	for _, set := range f.KnobSettings() {
+		if _, err := engine.Build(f, set, 1, worlds.All()); err != nil {
+			return err
+		}
+	}
 	return nil
 }

@@ -38,8 +38,13 @@ func TestLinkCommand(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "link: the link's scenario is damaged")
 
-	code, out, errOut = tidemarkIn(t, "scenario x/y \"Y\"\nsource orders key=order_id\n", "link", "-")
+	code, out, errOut = tidemarkIn(t, "scenario x/y \"Y\"\nsource orders key=order_id\ntarget fct sink=merge key=order_id\npipeline extract from=orders to=fct\n", "link", "-")
 	require.Equal(t, 0, code, errOut)
+	// A text the reader takes but no world builds gets no link: its
+	// readers would see the error, not the scenario.
+	code, _, errOut = tidemarkIn(t, "scenario x/y \"Y\"\nsource orders key=order_id colour=red\n", "link", "-")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "colour=")
 	assert.True(t, strings.HasPrefix(out, "sandbox: http://127.0.0.1:8080/play#tdm="), out)
 	code, _, errOut = tidemark(t, "link", "hwm/visibility-gap", "--base-url", "example.com")
 	assert.Equal(t, 2, code)
