@@ -64,6 +64,8 @@ func TestBuildErrors(t *testing.T) {
 		{"no pipeline", "scenario t/x \"X\"\nsource o\n", nil, "b.tdm:1:1", "the scenario declares no pipeline"},
 		{"phase order", world + "run extract at=10:00:05 write=10:00:04\n", nil, "b.tdm:6:1", "expected at= <= write= <= store="},
 		{"runs without every", world + "runs extract from=10:00:00 until=10:00:10\n", nil, "b.tdm:6:1", "runs needs every="},
+		{"runs every zero", world + "runs extract from=10:00:00 until=10:00:10 every=0s\n", nil, "b.tdm:6:49", "runs needs every="},
+		{"runs until before from", world + "runs extract from=10:00:12 until=10:00:10 every=2s\n", nil, "b.tdm:6:34", "runs needs from= at or before until="},
 		{"workload without txns", world + "workload from=10:00:00\n", nil, "b.tdm:6:1", "workload needs txns=N"},
 		{"key range too big", world + "txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1..1000000\n", nil, "b.tdm:6:55", "at most 100000 keys"},
 		{"knob value via Resolve", world, map[string]string{"mark": "sundial"}, "", `knob mark cannot be "sundial"; expected one of timestamp | lsn`},

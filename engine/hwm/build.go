@@ -639,14 +639,22 @@ func (h *world) runsLine(c scenario.Command) error {
 	until := a.RequiredTime("until")
 	every := a.Duration("every", 0)
 	worker := a.Str("worker", "")
+	// The values' places, for the errors below.
+	everyPos, untilPos := c.Pos, c.Pos
+	if x, ok := a.Find("every"); ok {
+		everyPos = x.ValuePos
+	}
+	if x, ok := a.Find("until"); ok {
+		untilPos = x.ValuePos
+	}
 	if err := a.Done(); err != nil {
 		return err
 	}
 	if every <= 0 {
-		return errorf(c.Pos, "runs needs every= with a positive duration such as 5s")
+		return errorf(everyPos, "runs needs every= with a positive duration such as 5s")
 	}
 	if until < from {
-		return errorf(c.Pos, "runs needs from= at or before until=")
+		return errorf(untilPos, "runs needs from= at or before until=")
 	}
 	if int64(until-from)/int64(every) > 1_000_000 {
 		return errorf(c.Pos, "runs would schedule more than a million runs; expected fewer")
