@@ -767,3 +767,18 @@ func TestUndoKeepsTheFocus(t *testing.T) {
 	assert.True(t, eval[bool](t, ctx, `document.activeElement !== document.body && document.activeElement.closest('.tm-host') !== null && !document.activeElement.disabled`),
 		"the focus fell to %q", eval[string](t, ctx, `document.activeElement.outerHTML.slice(0, 80)`))
 }
+
+// TestFoldsShowTheirMarker: the stage's folded parts ("The same step as
+// tables", "Every step") show the disclosure triangle that says they open,
+// on a page and in an embed, and stay a target large enough to touch.
+func TestFoldsShowTheirMarker(t *testing.T) {
+	ctx, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=3")
+	for _, path := range []string{"/scenarios/hwm/visibility-gap?step=3", "/embed/hwm/visibility-gap?step=3"} {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+path)))
+		waitReady(t, ctx)
+		for _, sel := range []string{".tm-text > summary", ".tm-timeline > summary"} {
+			assert.Equal(t, "list-item", eval[string](t, ctx, `getComputedStyle(document.querySelector('`+sel+`')).display`), "%s %s", path, sel)
+			assert.GreaterOrEqual(t, eval[float64](t, ctx, `document.querySelector('`+sel+`').getBoundingClientRect().height`), 44.0, "%s %s", path, sel)
+		}
+	}
+}
