@@ -4,9 +4,9 @@ package e2e
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
-	"strconv"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
