@@ -18,7 +18,10 @@ func TestWrap(t *testing.T) {
 	assert.Equal(t, []string{"one two", "three"}, wrap("one two three", 8))
 	assert.Equal(t, []string{""}, wrap("", 10))
 	long := strings.Repeat("x", 20)
-	assert.Equal(t, []string{"a", "xxxxxxxxxx", "xxxxxxxxxx", "b"}, wrap("a "+long+" b", 10))
+	// A word longer than a line is cut into pieces a fifth shorter (a
+	// link's letters are wider than prose's); its last piece shares a
+	// line with the next word.
+	assert.Equal(t, []string{"a", "xxxxxxxx", "xxxxxxxx", "xxxx b"}, wrap("a "+long+" b", 10))
 }
 
 func TestMessageIsXML(t *testing.T) {
