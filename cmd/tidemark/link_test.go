@@ -30,6 +30,18 @@ func TestLinkCommand(t *testing.T) {
 	code, out, errOut = tidemark(t, "run", link)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "VERDICT: 2 rows missing")
+	// The knobs a shared link's query carries are the run's, unless --set
+	// says otherwise; a link's faults are refused, not silently dropped.
+	withKnob := strings.Replace(link, "#", "?mark=lsn&step=4#", 1)
+	code, out, errOut = tidemark(t, "run", withKnob)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "VERDICT: the target matches", "the lsn mark loses nothing")
+	code, out, errOut = tidemark(t, "run", withKnob, "--set", "mark=timestamp")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "VERDICT: 2 rows missing", "--set wins over the link")
+	code, _, errOut = tidemark(t, "run", strings.Replace(link, "#", "?fault=11~crash#", 1))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "carries faults")
 	code, out, errOut = tidemark(t, "check", link)
 	require.Equal(t, 0, code, errOut)
 	assert.Regexp(t, `expectations: [1-9][0-9]* passed, 0 failed`, out)

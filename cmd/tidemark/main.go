@@ -22,7 +22,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -85,7 +87,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 const (
 	listUsage = `  tidemark list                       list the bundled scenarios
 `
-	runUsage = `  tidemark run <id|file> [flags]      run one scenario and print its timeline
+	runUsage = `  tidemark run <id|file|link> [flags] run one scenario and print its timeline; a
+                                      link's knobs and seed= are used unless given below
       --set knob=value                choose a knob value (repeatable)
       --seed N                        seed of the world's random source (default 1)
       --max-events N                  the work budget: events, rows, keys, partitions
@@ -194,6 +197,41 @@ func load(ref string) (*scenario.File, error) {
 	return scenario.Parse(ref, src)
 }
 
+// linkSettings takes the knobs and the seed a link's query carries
+// (https://HOST/play?mark=lsn&seed=3#tdm=…, as the sandbox's Share button
+// writes it) into set and seed, where --set and --seed did not give them.
+// A fault in the link is refused: the command line runs a scenario whole,
+// without a learner's faults, and silently leaving them out would print
+// another run than the link shows.
+func linkSettings(ref string, f *scenario.File, set setFlags, seed *uint64, seedGiven bool) error {
+	u, err := url.Parse(ref)
+	if err != nil || u.Scheme == "" || u.RawQuery == "" {
+		return nil
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return fmt.Errorf("link: its query cannot be read: %w", err)
+	}
+	if q.Has("fault") {
+		return errors.New("link: it carries faults (fault=…), which tidemark run does not inject; open the link in a browser, or remove them to run the scenario whole")
+	}
+	for name, vals := range q {
+		if f.Knob(name) != nil {
+			if _, given := set[name]; !given {
+				set[name] = vals[len(vals)-1]
+			}
+		}
+	}
+	if v := q.Get("seed"); v != "" && !seedGiven {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("link: seed=%s is not a whole number", v)
+		}
+		*seed = n
+	}
+	return nil
+}
+
 type setFlags map[string]string
 
 func (s setFlags) String() string { return "" }
@@ -228,6 +266,11 @@ func runCmd(args []string, stdout io.Writer) error {
 	}
 	f, err := load(pos[0])
 	if err != nil {
+		return err
+	}
+	seedGiven := false
+	fs.Visit(func(fl *flag.Flag) { seedGiven = seedGiven || fl.Name == "seed" })
+	if err := linkSettings(pos[0], f, set, seed, seedGiven); err != nil {
 		return err
 	}
 	t, err := engine.RunWithBudget(f, set, *seed, worlds.All(), *maxEvents)
