@@ -37,7 +37,8 @@ const outsideViewport = `(() => {
 })()`
 
 // presenterScreens are the windows presenter mode is tried in: a
-// projector's 1024×768 zoomed to 150% (683×512 CSS pixels), and short,
+// projector's 1024×768, as it is (where a stream's chart scrolled in its
+// box) and zoomed to 150% (683×512 CSS pixels), and short,
 // wide windows: a 1024×600 netbook or projector, and a 1280×720 projector
 // under a browser's bars, at two widths.
 var presenterScreens = []struct {
@@ -46,6 +47,7 @@ var presenterScreens = []struct {
 	scale         float64
 }{
 	{"1024x768@150%", 683, 512, 1.5},
+	{"1024x768", 1024, 768, 1},
 	{"1024x600", 1024, 600, 1},
 	{"1152x600", 1152, 600, 1},
 	{"1280x600", 1280, 600, 1},
