@@ -283,6 +283,19 @@ func TestLessonProgressStorage(t *testing.T) {
 		assert.Empty(t, pageProblems(t, ctx))
 	})
 
+	t.Run("another lesson's grades are checked on its own pages", func(t *testing.T) {
+		// An import on lesson one takes lesson two's answers as the file
+		// has them; lesson two's pages, which carry its answer key, grade
+		// them again: "every order once" is not right for retry-append.
+		ctx := newIsolatedTab(t, browser)
+		seedStorage(t, ctx, base, progressKey, `{"app":"tidemark","kind":"progress","version":1,"lessons":{"guarantee-chain":{"read":[],"predictions":{"retry-append":{"choice":"a","right":true}}}}}`)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/lessons/guarantee-chain")))
+		require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="progress"]`))))
+		waitTrue(t, ctx, "the grade is checked", `JSON.parse(localStorage.getItem("`+progressKey+`")).lessons["guarantee-chain"].predictions["retry-append"].right === false`)
+		assert.Contains(t, testText(t, ctx, "progress-summary"), "0 right")
+		assert.Empty(t, pageProblems(t, ctx))
+	})
+
 	t.Run("an id every object inherits is read as any other", func(t *testing.T) {
 		// "constructor" is a well-formed id, and {}.constructor exists:
 		// a lookup that does not ask for the record's own keys found it and

@@ -1061,5 +1061,25 @@
   window.addEventListener("hashchange", moveOldAddress);
 
   panel.hidden = false;
-  refresh();
+  // This lesson's predictions stored with a grade its answer key does not
+  // give (imported from another lesson's page, which took them as they
+  // were, or from a file made by hand) are graded again with this page's
+  // key, which every page of the lesson carries.
+  const regrade = (r) => {
+    const l = own(r.lessons, slug);
+    let changed = false;
+    for (const [pid, p] of Object.entries(l ? l.predictions : {})) {
+      const o = optionOf(pid, p.choice);
+      if (o && p.right !== (o.right === true)) {
+        p.right = o.right === true;
+        changed = true;
+      }
+    }
+    return changed;
+  };
+  if (regrade(clone(readStored().record))) {
+    update(regrade);
+  } else {
+    refresh();
+  }
 })();
