@@ -46,14 +46,16 @@ func (w *World) FaultDue(f Fault) bool {
 	return f.AfterStep == n || w.lastFault.set && f.AfterStep == w.lastFault.after && n == w.lastFault.end
 }
 
-// Inject applies f now. Call it when f is due (see FaultDue). The core
-// injects a clock jump itself; the world that declared f's kind injects the
-// others.
+// Inject applies f now and records it in the trace's Faults. Call it when
+// f is due (see FaultDue). The core injects a clock jump itself; the world
+// that declared f's kind injects the others. A fault that cannot apply
+// returns an error and leaves the world as it was.
 func (w *World) Inject(f Fault) error {
 	if err := w.inject(f); err != nil {
 		return err
 	}
 	w.lastFault.set, w.lastFault.after, w.lastFault.end = true, f.AfterStep, len(w.trace.Events)
+	w.trace.Faults = append(w.trace.Faults, f)
 	return nil
 }
 
@@ -86,6 +88,12 @@ func (w *World) faultKinds() string {
 	return strings.Join(kinds[:len(kinds)-1], ", ") + " or " + kinds[len(kinds)-1]
 }
 
+// FaultPastEnd is the error for fault f, due after a step that a run of
+// steps steps never reached.
+func FaultPastEnd(steps int, f Fault) error {
+	return prose.Errorf("the run ended at step %d, before step %d", steps, f.AfterStep)
+}
+
 // RunWithFaults runs a scenario of the worlds domains, injecting each fault
 // right after its step. Faults must be given in step order.
 func RunWithFaults(f *scenario.File, set map[string]string, seed uint64, domains []Domain, faults []Fault) (*Trace, error) {
@@ -103,12 +111,11 @@ func RunWithFaults(f *scenario.File, set map[string]string, seed uint64, domains
 			return nil, err
 		}
 		if !w.FaultDue(fl) {
-			return nil, prose.Errorf("the scenario has only %d steps; cannot inject a fault after step %d", len(w.trace.Events), fl.AfterStep)
+			return nil, FaultPastEnd(len(w.trace.Events), fl)
 		}
 		if err := w.Inject(fl); err != nil {
 			return nil, err
 		}
-		w.trace.Faults = append(w.trace.Faults, fl)
 	}
 	t := w.Run()
 	if err := w.Err(); err != nil {

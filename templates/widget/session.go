@@ -174,7 +174,6 @@ func (s *Session) Advance(budget int) (bool, error) {
 				s.skipLinkFault(err)
 				continue
 			}
-			w.Trace().Faults = append(w.Trace().Faults, s.pending[0])
 			s.pending = s.pending[1:]
 			continue
 		}
@@ -189,11 +188,12 @@ func (s *Session) Advance(budget int) (bool, error) {
 				s.stopped = err
 				return true, err
 			}
-			if len(s.pending) > 0 && len(s.history) > 0 {
-				return true, s.refuse(prose.Errorf("the run ended before step %d", s.pending[0].AfterStep))
-			}
 			for len(s.pending) > 0 {
-				s.skipLinkFault(prose.Errorf("the run ended at step %d, before step %d", w.Trace().Steps(), s.pending[0].AfterStep))
+				err := engine.FaultPastEnd(w.Trace().Steps(), s.pending[0])
+				if len(s.history) > 0 {
+					return true, s.refuse(err) // the learner's own: undone
+				}
+				s.skipLinkFault(err)
 			}
 			s.trace, s.world = w.Trace(), nil
 			if s.askedStep > s.trace.Steps() {

@@ -149,8 +149,6 @@ func runWithin(ctx context.Context, f *scenario.File, knobs map[string]string, s
 			// A fault that does not apply leaves the world as it was.
 			if err := w.Inject(faults[0]); err != nil {
 				skipped = append(skipped, skippedFault{faults[0], err})
-			} else {
-				w.Trace().Faults = append(w.Trace().Faults, faults[0])
 			}
 			faults = faults[1:]
 			continue
@@ -169,7 +167,7 @@ func runWithin(ctx context.Context, f *scenario.File, knobs map[string]string, s
 		return nil, nil, err
 	}
 	for _, f := range faults {
-		skipped = append(skipped, skippedFault{f, fmt.Errorf("the run ended at step %d, before step %d", w.Trace().Steps(), f.AfterStep)})
+		skipped = append(skipped, skippedFault{f, engine.FaultPastEnd(w.Trace().Steps(), f)})
 	}
 	return w.Trace(), skipped, nil
 }
