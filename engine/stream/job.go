@@ -899,12 +899,7 @@ func (j *job) restart() {
 					// Of the offsets it jumps over, those read before the
 					// failure had their output written then; the rest are
 					// never read at all.
-					read := 0
-					for _, at := range st.hist.Parts[p].Read[min(pos, int64(len(st.hist.Parts[p].Read))):min(r.Next, int64(len(st.hist.Parts[p].Read)))] {
-						if at > 0 {
-							read++
-						}
-					}
+					read := st.hist.Parts[p].readIn(pos, r.Next)
 					never := prose.Count(int(r.Skipped), "record is", "records are") + " never read"
 					if read > 0 {
 						never = prose.F("it skips %d offsets: %d were read before the failure, and %s never read at all", r.Skipped, read, prose.Count(int(r.Skipped)-read, "record is", "records are"))

@@ -924,11 +924,7 @@ func (st *stream) restart(rs []checkpoint.Resumed) (rewound int64) {
 		ph := &st.hist.Parts[p]
 		// What it reads again: the offsets from next that it had read,
 		// not those a reset jumped over.
-		for k := next; k < min(part.next, int64(len(ph.Read))); k++ {
-			if ph.Read[k] > 0 {
-				rewound++
-			}
-		}
+		rewound += int64(ph.readIn(next, part.next))
 		part.next, part.lastAt = next, now
 		ph.Pos = append(ph.Pos, PosPoint{Step: step, Next: int32(next)})
 		end := int64(0)

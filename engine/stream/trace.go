@@ -156,6 +156,18 @@ type PartHistory struct {
 	Peaks    []CountPoint // each new peak of its lag: records appended and not yet read
 }
 
+// readIn counts the offsets from `from` up to, not including, `to` that
+// had been read by now (not skipped by a reset, nor still to come).
+func (p *PartHistory) readIn(from, to int64) int {
+	n := 0
+	for k := max(from, 0); k < min(to, int64(len(p.Read))); k++ {
+		if p.Read[k] > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // Slow is a stall or a delay of one partition, from a line or a fault.
 type Slow struct {
 	Step        int32 // the step at or after which it began

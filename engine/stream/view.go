@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/tidemark/tidemark/engine/logs"
@@ -106,12 +107,11 @@ func (t *Trace) Dots(i, p, n, limit int) []Dot {
 	late := map[int]int{} // offset -> late index
 	for k, l := range t.LateAt(n) {
 		if a := t.Arrivals[l.Arrival]; int(a.Stream) == i && int(a.Part) == p && int(a.Off) >= from {
-			late[int(a.Off)] = k
 			// A record read again after a restore shows what its latest
 			// read came to: replayed after the watermark started again from
 			// nothing, a record dropped as late the first time may be taken.
-			if t.ReadAgain(l.Arrival, n) {
-				delete(late, int(a.Off))
+			if !t.ReadAgain(l.Arrival, n) {
+				late[int(a.Off)] = k
 			}
 		}
 	}
@@ -196,10 +196,10 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 		// restore sets it back, so only after one may a record come after
 		// its window's clearing and make it anew.
 		var marks []WatermarkPoint
+		var last map[wkey]int32 // with marks: the step of the latest record counted in each window
 		if wh.Config.Domain == window.EventTime && len(gone) > 0 {
-			marks = t.streamMarks(si)
+			marks, last = t.streamMarks(si), map[wkey]int32{}
 		}
-		last := map[wkey]int32{} // the step of the latest record counted in each window
 		t.windowInput(si, n, dropped, gone, func(ar Arrival, key int32, tm vtime.Time) {
 			if wh.Config.Domain == window.ProcessingTime {
 				// The stream's clock at the read: the time the operator
@@ -215,12 +215,14 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 					x, k := get(w), wkey{w.Start, w.End}
 					// Cleared since its latest record (only a restore's
 					// replay comes after that): this record makes it anew.
-					if marks != nil && clearedBetween(marks, gone, w.MaxTimestamp().Add(wh.Config.Lateness), last[k], ar.Step) {
-						x.Count, keys[k] = 0, map[int32]bool{}
+					if marks != nil {
+						if clearedBetween(marks, gone, w.MaxTimestamp().Add(wh.Config.Lateness), last[k], ar.Step) {
+							x.Count, keys[k] = 0, map[int32]bool{}
+						}
+						last[k] = ar.Step
 					}
 					x.Count++
 					keys[k][key] = true
-					last[k] = ar.Step
 				}
 			}
 		})
@@ -453,10 +455,18 @@ func undone(spans []stepSpan, s int32) bool {
 
 // ReadAgain reports whether the record of arrival ai was read again after
 // it, by step n: replayed after a restore.
+//
+// Replays are in arrival order, so only those after ai are looked at: the
+// late records a drawing asks about are its latest, and so are the replays
+// that can read them again.
 func (t *Trace) ReadAgain(ai int32, n int) bool {
 	a, reads := t.Arrivals[ai], int32(len(t.ArrivalsAt(n)))
-	for _, r := range t.Replays {
-		if b := t.Arrivals[r]; r > ai && r < reads && b.Off == a.Off && b.Part == a.Part && b.Stream == a.Stream {
+	k, _ := slices.BinarySearch(t.Replays, ai+1)
+	for _, r := range t.Replays[k:] {
+		if r >= reads {
+			break
+		}
+		if b := t.Arrivals[r]; b.Off == a.Off && b.Part == a.Part && b.Stream == a.Stream {
 			return true
 		}
 	}
