@@ -775,8 +775,8 @@
         return true;
       }
       if (!this.isPage()) return false;
-      const blank = document.documentElement.classList.contains("tm-blank");
-      if (blank && (e.key === "Escape" || e.key === "b" || e.key === "B" || e.key === ".")) {
+      const blankKey = e.key === "b" || e.key === "B" || e.key === "."; // a clicker's blank-screen key
+      if (document.documentElement.classList.contains("tm-blank") && (blankKey || e.key === "Escape")) {
         // Whatever has the focus, the keys that blanked the screen show it
         // again.
         e.preventDefault();
@@ -789,7 +789,7 @@
         this.togglePresent();
         return true;
       }
-      if ((e.key === "b" || e.key === "B" || e.key === ".") && presenting) {
+      if (blankKey && presenting) {
         // A clicker's blank-screen key, in presenter mode only. In the
         // notes window it blanks the room's screen, not the presenter's.
         e.preventDefault();
