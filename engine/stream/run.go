@@ -176,8 +176,8 @@ type stream struct {
 	shift     vtime.Duration
 	scale     int64
 	keyed     bool
-	keyOf     []int32 // by the core's key id: 1 + the stream's own key id, 0 before it is seen
-	keyByText map[string]int32
+	keyOf     []int32 // by the core's key id: 1 + the id in keys, 0 before the stream sees it
+	keys      *keySpace
 	consumers []consumer
 	slows     []slow
 	parts     []partState
@@ -233,7 +233,12 @@ func (st *stream) start() error {
 	st.hist.filter, st.hist.stamp = st.flt, st.stamp
 	st.lastWM, st.lastTick = watermark.None, watermark.None
 	st.chainFn = st.chain
-	st.keyByText = map[string]int32{}
+	if st.keys == nil {
+		st.keys = &keySpace{members: []*stream{st}}
+	}
+	if st.keys.byText == nil {
+		st.keys.byText = map[string]int32{}
+	}
 	if !st.keyed {
 		st.hist.Keys = []string{""}
 	}
@@ -596,8 +601,9 @@ func (st *stream) eventTime(rec *topic.Record) vtime.Time {
 // kept reports whether rec passes the stream's filters.
 func (st *stream) kept(rec *topic.Record) bool { return st.flt.kept(st.topic.h, rec) }
 
-// key is the stream's own id for rec's key: 0 for every record when the
-// stream is keyed by none, else dense ids in the order keys are first seen.
+// key is the stream's id for rec's key: 0 for every record when the
+// stream is keyed by none, else the id of the key's text in the stream's
+// key space (see keySpace).
 func (st *stream) key(rec *topic.Record) int32 {
 	if !st.keyed {
 		return 0
@@ -613,16 +619,53 @@ func (st *stream) newKey(id int32) int32 {
 	for int(id) >= len(st.keyOf) {
 		st.keyOf = append(st.keyOf, 0)
 	}
-	text := st.s.w.KeyText(id)
-	k, ok := st.keyByText[text]
-	if !ok {
-		k = int32(len(st.hist.Keys))
-		st.keyByText[text] = k
-		st.hist.Keys = append(st.hist.Keys, text)
-	}
+	k := st.keys.id(st.s.w.KeyText(id))
 	st.keyOf[id] = k + 1
 	st.hist.keyOf = st.keyOf
 	return k
+}
+
+// A keySpace numbers the key texts a set of keyed streams read, densely in
+// the order any of them first reads one. Streams a join reads share one, so
+// that the join pairs equal keys whichever stream read a key first; any
+// other stream has its own.
+//
+// Invariant: keys[byText[k]] == k, and every member's hist.Keys is keys.
+type keySpace struct {
+	byText  map[string]int32
+	keys    []string
+	members []*stream
+}
+
+// id is the id of the key text, numbered now when no member read it before.
+func (ks *keySpace) id(text string) int32 {
+	if k, ok := ks.byText[text]; ok {
+		return k
+	}
+	k := int32(len(ks.keys))
+	ks.byText[text] = k
+	ks.keys = append(ks.keys, text)
+	for _, m := range ks.members {
+		m.hist.Keys = ks.keys
+	}
+	return k
+}
+
+// shareKeys puts a's and b's key spaces together, before either reads.
+func shareKeys(a, b *stream) {
+	for _, st := range []*stream{a, b} {
+		if st.keys == nil {
+			st.keys = &keySpace{members: []*stream{st}}
+		}
+	}
+	if a.keys == b.keys {
+		return
+	}
+	into := a.keys
+	for _, m := range b.keys.members {
+		m.keys = into
+		into.members = append(into.members, m)
+	}
 }
 
 // recordID names offset off of partition p of the stream's topic in one

@@ -629,6 +629,8 @@ func (s *world) joinLine(c scenario.Command) error {
 	if ls.keyed != rs.keyed {
 		return scenario.Errorf(right.ValuePos, "a join needs both streams keyed the same way; %s is keyed by %s and %s by %s", ls.name, keyedBy(ls), rs.name, keyedBy(rs))
 	}
+	// A join pairs equal keys, so its two streams number keys alike.
+	shareKeys(ls, rs)
 	op := &joinOp{name: n.Value, idx: len(s.joins), sides: [2]*stream{ls, rs}, cfg: cfg, op: jo, comb: watermark.NewCombiner(2)}
 	if hasTo {
 		if op.target, err = s.w.TargetArg(to); err != nil {

@@ -494,6 +494,42 @@ produce a at=10:00:12 event=10:00:02
 
 // An interval join pairs records of one key within its bounds; a record
 // behind the join's watermark is dropped and its pairs never made.
+// TestJoinPairsEqualKeys reads the keys of the two sides in opposite
+// orders: the join pairs order 1 with payment 1, and a key one side never
+// has finds no partner, in the run, the truth and the batch recount alike.
+func TestJoinPairsEqualKeys(t *testing.T) {
+	src := `scenario t/x "X"
+topic orders
+topic payments
+producer shop to=orders key=order_id
+producer bank to=payments key=order_id
+target paid sink=merge key=order_id
+produce shop at=10:00:00 key=1
+produce shop at=10:00:01 key=2
+produce bank at=10:00:02 key=2
+produce bank at=10:00:03 key=1
+produce bank at=10:00:04 key=3
+stream o from=orders
+stream p from=payments
+join j left=o right=p between=0s..10m to=paid
+check join-recount
+expect joins unjoined=0
+`
+	tr, err := engine.Run(parse(t, src), nil, 1, worlds.All())
+	require.NoError(t, err)
+	st := stream.Of(tr)
+	require.Len(t, st.Pairs, 2)
+	pairs := map[string]string{}
+	for _, p := range st.Pairs {
+		pairs[st.RecordName(p.Left)] = st.RecordName(p.Right)
+	}
+	assert.Equal(t, map[string]string{"shop-1": "bank-2", "shop-2": "bank-1"}, pairs, "order 1 with payment 1 (bank's second record), order 2 with payment 2")
+	want, got := st.JoinTruth(0, tr.Steps())
+	assert.Len(t, want, 2)
+	assert.Equal(t, want, got)
+	assert.Contains(t, tr.Narration(&tr.Events[st.Pairs[0].Step-1]), "joins shop-2")
+}
+
 func TestJoinPairsAndUnjoined(t *testing.T) {
 	src := `scenario t/x "X"
 topic orders
