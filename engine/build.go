@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -226,7 +227,8 @@ func (b *builder) check(c scenario.Command, enabled map[string]bool) error {
 	}
 	if x, ok := a.Find("jump"); ok {
 		f, err := strconv.ParseFloat(strings.TrimSuffix(x.Value, "x"), 64)
-		if err != nil || f <= 1 {
+		if err != nil || !(f > 1) || math.IsInf(f, 1) {
+			// !(f > 1) refuses NaN, which compares false with everything.
 			return errorf(x.ValuePos, "expected jump= to be a factor above 1 such as 5x, found %q", x.Value)
 		}
 		cfg.JumpFactor = f

@@ -61,8 +61,12 @@ func (g streamGen) Text() string {
 			fmt.Fprintf(&b, "%s src %s\n", strings.Fields(l)[0], strings.Join(strings.Fields(l)[1:], " "))
 		}
 	}
-	fmt.Fprintf(&b, "window agg from=src %s time=%s agg=%s lateness=%s late=%s to=results side=late_events contents=%s\n",
-		g.Window, g.Time, g.Agg, g.Lateness, g.Late, g.Contents)
+	late := fmt.Sprintf(" late=%s side=late_events", g.Late)
+	if g.Time == "processing" {
+		late = "" // a processing-time window has no late records to send
+	}
+	fmt.Fprintf(&b, "window agg from=src %s time=%s agg=%s lateness=%s%s to=results contents=%s\n",
+		g.Window, g.Time, g.Agg, g.Lateness, late, g.Contents)
 	if g.Join {
 		b.WriteString("topic others partitions=1\nproducer q to=others key=user_id\n")
 		for _, l := range g.OtherLines {

@@ -600,7 +600,11 @@ func (h *world) runLine(c scenario.Command) error {
 			write = store
 		}
 		if store < plan.read || write < store {
-			return errorf(c.Pos, "with advance=before a run reads, then stores the mark, then writes: expected at= <= store= <= write=")
+			at := scenario.ValueAt(c, "write")
+			if store < plan.read {
+				at = scenario.ValueAt(c, "store")
+			}
+			return errorf(at, "with advance=before a run reads, then stores the mark, then writes: expected at= <= store= <= write=")
 		}
 	case extract.After:
 		if !hasWrite {
@@ -610,9 +614,17 @@ func (h *world) runLine(c scenario.Command) error {
 			store = write
 		}
 		if write < plan.read || store < write {
-			return errorf(c.Pos, "with advance=after a run reads, then writes, then stores the mark: expected at= <= write= <= store=")
+			at := scenario.ValueAt(c, "store")
+			if write < plan.read {
+				at = scenario.ValueAt(c, "write")
+			}
+			return errorf(at, "with advance=after a run reads, then writes, then stores the mark: expected at= <= write= <= store=")
 		}
 	case extract.Atomic:
+		if hasWrite && hasStore && write != store {
+			// One transaction writes the rows and the mark: one time.
+			return errorf(scenario.ValueAt(c, "store"), "with advance=atomic a run writes its rows and stores the mark in one transaction, so write= and store= are one time; give one of them")
+		}
 		if !hasWrite {
 			write = plan.read
 			if hasStore {
@@ -621,7 +633,11 @@ func (h *world) runLine(c scenario.Command) error {
 		}
 		store = write
 		if write < plan.read {
-			return errorf(c.Pos, "a run cannot write before it reads: expected write= at or after at=")
+			at := scenario.ValueAt(c, "write")
+			if !hasWrite {
+				at = scenario.ValueAt(c, "store")
+			}
+			return errorf(at, "a run cannot write before it reads: expected write= at or after at=")
 		}
 	}
 	plan.write, plan.store = write, store

@@ -42,7 +42,9 @@ func (l *world) topic(c scenario.Command) error {
 	l.lw()
 	h := &TopicHistory{Topic: topic.New(n.Value, parts, retention, segment), Counts: []CountPoint{{Step: 0, N: parts}}, most: parts}
 	h.Keys = l.w.KeyTexts()
-	l.hold(h)
+	if err := l.hold(h, n.Pos); err != nil {
+		return err
+	}
 	l.topics[n.Value] = h
 	l.t.Topics = append(l.t.Topics, h)
 	if retention > 0 {
@@ -367,7 +369,9 @@ func (l *world) group(c scenario.Command) error {
 		return err
 	}
 	g.topic = h
-	l.hold(h)
+	if err := l.hold(h, tp.ValuePos); err != nil {
+		return err
+	}
 	g.g = group.New(n.Value, h.Name, strategy, len(h.Parts))
 	g.hist = &GroupHistory{Name: n.Value, Topic: h.Name, Strategy: strategy}
 	if committed >= 0 {
@@ -538,19 +542,35 @@ func (l *world) addPartitionsLine(c scenario.Command) error {
 	if to > h.most {
 		// Every holder so far grows with the topic; those declared later
 		// are charged the new count (hold).
-		l.w.Charge((to - h.most) * h.holders)
+		grown := (to - h.most) * h.holders
+		if l.held+grown > MaxHeld {
+			return scenario.Errorf(scenario.ValueAt(c, "to"), "growing %s to %d partitions would bring the partitions kept in all (by topics, groups and streams) to %d; a scenario keeps at most %d", h.Name, to, l.held+grown, MaxHeld)
+		}
+		l.held += grown
+		l.w.Charge(grown)
 		h.most = to
 	}
 	l.w.Schedule(at, func() { l.addPartitions(h, to) })
 	return nil
 }
 
+// MaxHeld bounds the partitions a scenario keeps state for, summed over
+// its topics and the groups and streams reading them: the widget draws
+// each as a lane, so a short file of many readers of a topic of a thousand
+// partitions would otherwise draw a page of tens of megabytes.
+const MaxHeld = 8192
+
 // hold counts one more holder of state for each of h's partitions and
 // charges a unit for each partition h will have (see Log.Hold). Past the
-// budget, Build stops at the line.
-func (l *world) hold(h *TopicHistory) {
+// budget, Build stops at the line; past MaxHeld, it is an error at pos.
+func (l *world) hold(h *TopicHistory, pos scenario.Pos) error {
+	if l.held+h.most > MaxHeld {
+		return scenario.Errorf(pos, "%s's %d partitions would bring the partitions kept in all (by topics, groups and streams) to %d; a scenario keeps at most %d", h.Name, h.most, l.held+h.most, MaxHeld)
+	}
 	h.holders++
+	l.held += h.most
 	l.w.Charge(h.most)
+	return nil
 }
 
 func (l *world) resnapshotLine(c scenario.Command) error {

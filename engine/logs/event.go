@@ -80,8 +80,9 @@ func (g *Log) TopicArg(x scenario.Arg) (*TopicHistory, error) { return g.l.topic
 // unit for each partition it will have. A topic's partitions cost nothing
 // to write down, so without this a short file of topics of a thousand
 // partitions, and of groups and streams reading them, took gigabytes
-// before any record was sent (issue 9).
-func (g *Log) Hold(h *TopicHistory) { g.l.hold(h) }
+// before any record was sent (issue 9). Past MaxHeld partitions in all,
+// it is an error at pos, the line's mention of the topic.
+func (g *Log) Hold(h *TopicHistory, pos scenario.Pos) error { return g.l.hold(h, pos) }
 
 // Feeders names what appends to topic h, under the names the truth knows
 // their rows by: each source table captured or published into it, then

@@ -58,6 +58,7 @@ type world struct {
 	t         *Trace // the world's history; nil until the first topic is declared
 	by        engine.Narrator
 	topics    map[string]*TopicHistory
+	held      int // partitions kept in all: each topic's most times its holders (hold)
 	captures  []*capture
 	producers map[string]*producer
 	prodOrd   []string // producers' names in the order the scenario declares them

@@ -346,7 +346,9 @@ func (s *world) streamLine(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	s.log.Hold(h) // a stream keeps a reader's state for each partition
+	if err := s.log.Hold(h, from.ValuePos); err != nil { // a stream keeps a reader's state for each partition
+		return err
+	}
 	st.topic = s.topicOf(h)
 	st.topic.streams = append(st.topic.streams, st)
 	st.wm = watermark.Config{Interval: 200 * vtime.Millisecond}
@@ -517,12 +519,9 @@ func (s *world) windowLine(c scenario.Command) error {
 	if err := s.needCheckpoints(c, opts); err != nil {
 		return err
 	}
-	if len(kinds) != 1 {
-		return scenario.Errorf(c.Pos, "expected one of tumbling, sliding or session after window %s", n.Value)
-	}
-	kind, ok := window.ParseKind(kinds[0].Value)
-	if !ok {
-		return scenario.Errorf(kinds[0].Pos, "expected tumbling, sliding or session, found %q", kinds[0].Value)
+	kind, err := windowKind(c, n.Value, kinds)
+	if err != nil {
+		return err
 	}
 	cfg.Assigner.Kind = kind
 	if err := cfg.Validate(); err != nil {
@@ -561,6 +560,87 @@ func (s *world) windowLine(c scenario.Command) error {
 	s.register(op, n.Value, "window", st, op.target, opts)
 	st.consumers = append(st.consumers, consumer{win: op})
 	return nil
+}
+
+// windowSettings is what each kind of window is shaped by, as Flink's
+// assigners take them: TumblingEventTimeWindows.of(size, offset),
+// SlidingEventTimeWindows.of(size, slide, offset), and
+// EventTimeSessionWindows.withGap(gap).
+var windowSettings = map[window.Kind][]string{
+	window.Tumbling: {"size", "offset"},
+	window.Sliding:  {"size", "slide", "offset"},
+	window.Session:  {"gap"},
+}
+
+// windowKind reads a window line's one bare word, its kind, and refuses
+// a setting that does not shape that kind (slide= on a tumbling window),
+// which would otherwise be ignored, and late= or side= on a
+// processing-time window, which has no late records.
+func windowKind(c scenario.Command, name string, words []scenario.Arg) (window.Kind, error) {
+	var kind window.Kind
+	found := -1
+	for i, w := range words {
+		k, ok := window.ParseKind(w.Value)
+		switch {
+		case ok && found < 0:
+			kind, found = k, i
+		case ok:
+			return 0, scenario.Errorf(w.Pos, "a window has one kind; window %s is already %s", name, words[found].Value)
+		}
+	}
+	if found < 0 {
+		if len(words) == 0 {
+			return 0, scenario.Errorf(c.Pos, "expected one of tumbling, sliding or session after window %s", name)
+		}
+		return 0, scenario.Errorf(words[0].Pos, "expected tumbling, sliding or session, found %q", words[0].Value)
+	}
+	for i, w := range words {
+		if i == found {
+			continue
+		}
+		if _, ok := window.ParseAgg(w.Value); ok {
+			return 0, scenario.Errorf(w.Pos, "unexpected word %q in window; an aggregate is chosen by agg=%s", w.Value, w.Value)
+		}
+		return 0, scenario.Errorf(w.Pos, "unexpected word %q in window", w.Value)
+	}
+	takes := windowSettings[kind]
+	for _, x := range c.Args {
+		switch x.Key {
+		case "size", "slide", "offset", "gap":
+			if !slices.Contains(takes, x.Key) {
+				return 0, scenario.Errorf(x.Pos, "a %s window takes %s, not %s=", words[found].Value, settingList(takes), x.Key)
+			}
+		}
+	}
+	processing := false
+	for _, x := range c.Args {
+		if x.Key == "time" {
+			d, ok := window.ParseDomain(x.Value)
+			processing = ok && d == window.ProcessingTime
+		}
+	}
+	for _, x := range c.Args {
+		if processing && (x.Key == "late" || x.Key == "side") {
+			return 0, scenario.Errorf(x.Pos, "%s= is for late records, and a processing-time window has none; drop it or use time=event", x.Key)
+		}
+	}
+	return kind, nil
+}
+
+// settingList is "size= and offset=" or "size=, slide= and offset=".
+func settingList(keys []string) string {
+	out := ""
+	for i, k := range keys {
+		switch {
+		case i == 0:
+		case i == len(keys)-1:
+			out += " and "
+		default:
+			out += ", "
+		}
+		out += k + "="
+	}
+	return out
 }
 
 // noSide is what side= says for no target, as its default does: nothing

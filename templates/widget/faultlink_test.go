@@ -128,7 +128,7 @@ func TestALinksUnknownNamesMakeOneShortMessage(t *testing.T) {
 
 	_, _, problems = FromQuery(sc.File, Values{"colour": {"red"}})
 	assert.Equal(t, []string{"this scenario has no knob colour; ignoring it"}, problems)
-	c := clip("a" + strings.Repeat("é", 21)) // byte 40 is inside the 20th é
+	c := Clip("a" + strings.Repeat("é", 21)) // byte 40 is inside the 20th é
 	assert.Equal(t, "a"+strings.Repeat("é", 19)+"…", c, "cut at a character's boundary")
 }
 

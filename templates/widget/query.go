@@ -40,16 +40,22 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 				err = nil
 			}
 			if err != nil || n < 0 {
-				problems = append(problems, "step="+clip(v)+" is not a step number; starting at step 0")
+				problems = append(problems, "step="+Clip(v)+" is not a step number; starting at step 0")
 				continue
 			}
 			s.Step = n
 		case "truth":
 			s.ShowTruth = v != "off"
 			if v != "on" && v != "off" {
-				problems = append(problems, "truth="+clip(v)+" is neither on nor off; the truth is shown")
+				problems = append(problems, "truth="+Clip(v)+" is neither on nor off; the truth is shown")
 			}
 		case "explain":
+			if len(v) > MaxExplain {
+				// Every link of the page carries it: a long one would
+				// multiply the page's size by its length.
+				problems = append(problems, "explain="+Clip(v)+" is longer than a key this site explains ("+itoa(MaxExplain)+" bytes at most); ignoring it")
+				continue
+			}
 			s.Explain = v
 		case "seed":
 			// The seed is read by the caller.
@@ -94,7 +100,7 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 				ok = ok || allowed == v
 			}
 			if !ok {
-				problems = append(problems, "knob "+name+" cannot be "+strconv.Quote(clip(v))+"; expected "+strings.Join(k.Values, " | ")+", so it stays "+k.Default)
+				problems = append(problems, "knob "+name+" cannot be "+strconv.Quote(Clip(v))+"; expected "+strings.Join(k.Values, " | ")+", so it stays "+k.Default)
 				continue
 			}
 			if len(vals) > 1 {
@@ -109,7 +115,7 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 		sortStrings(unknown)
 		shown := unknown[:min(len(unknown), maxNamed)]
 		for i, n := range shown {
-			shown[i] = clip(n)
+			shown[i] = Clip(n)
 		}
 		msg := "this scenario has no knob " + strings.Join(shown, ", ")
 		if len(shown) > 1 {
@@ -132,9 +138,9 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 // maxNamed is how many of a link's unknown names its message lists.
 const maxNamed = 5
 
-// clip shortens a value from a link to at most 40 bytes for a message,
-// at a character's boundary, marking the cut.
-func clip(v string) string {
+// Clip cuts a value a visitor sent to 40 bytes, on a character's boundary,
+// with an ellipsis when it cut, for a message that quotes it.
+func Clip(v string) string {
 	const most = 40
 	if len(v) <= most {
 		return v
@@ -147,6 +153,11 @@ func clip(v string) string {
 }
 
 func sortStrings(xs []string) { sorted.Sort(xs) }
+
+// MaxExplain is the longest key, in bytes, that explain= may name. Every
+// link of a page carries the key explained, so its length multiplies the
+// page's size; the keys of a scenario are far shorter.
+const MaxExplain = 200
 
 // MaxFaults is how many faults one run takes, from a learner's actions or
 // from a link: a handful teach; more would only multiply a run's work.

@@ -101,7 +101,7 @@ func Open(id, src, name, base string, q Values, embedded bool, domains []engine.
 		} else {
 			// As the server says it (web/pages), so the message stays when
 			// the browser takes over the widget.
-			problems = append(problems, "seed="+clip(v)+" is not a whole number; using seed 1")
+			problems = append(problems, "seed="+Clip(v)+" is not a whole number; using seed 1")
 		}
 	}
 	s.st.Message = strings.Join(problems, ". ")
@@ -129,7 +129,7 @@ func WithUnreadNote(qerr error, message string) string {
 	if qerr == nil {
 		return message
 	}
-	note := "part of this page's address could not be read (" + clip(qerr.Error()) + "), so it was left out"
+	note := "part of this page's address could not be read (" + Clip(qerr.Error()) + "), so it was left out"
 	if message != "" {
 		note += ". " + message
 	}
@@ -442,6 +442,9 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		s.st.ShowTruth = arg == "on"
 		return false, nil
 	case "explain":
+		if len(arg) > MaxExplain {
+			return false, prose.Errorf("explain names a key of at most %d bytes, not %d", MaxExplain, len(arg))
+		}
 		s.st.Explain = arg
 		return false, nil
 	case "text", "steps":

@@ -555,6 +555,9 @@ func TestFromQuery(t *testing.T) {
 			problems: []string{"step=abc is not a step number; starting at step 0"}},
 		{query: "step=-4", knobs: map[string]string{}, truth: true, problems: []string{"step=-4 is not a step number"}},
 		{query: "step=1&step=7", knobs: map[string]string{}, step: 7, truth: true}, // the last value wins
+		{query: "explain=" + strings.Repeat("k", widget.MaxExplain), knobs: map[string]string{}, truth: true, explain: strings.Repeat("k", widget.MaxExplain)},
+		{query: "explain=" + strings.Repeat("k", widget.MaxExplain+1), knobs: map[string]string{}, truth: true,
+			problems: []string{"explain=kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk… is longer than a key this site explains (200 bytes at most); ignoring it"}},
 		{query: "predicate=gte&mark=nope&colour=red&step=x&seed=9", knobs: map[string]string{"predicate": "gte"}, truth: true,
 			problems: []string{`knob mark cannot be "nope"`, "step=x is not", "no knob colour"}},
 	} {

@@ -202,10 +202,12 @@ func Widget(ctx context.Context, f *scenario.File, q url.Values, unread error, b
 func run(ctx context.Context, f *scenario.File, q url.Values) (*engine.Trace, widget.State, []string, error) {
 	knobs, st, problems := widget.FromQuery(f, q)
 	seed := uint64(1)
-	if v := q.Get("seed"); v != "" {
+	if vs := q["seed"]; len(vs) > 0 && vs[len(vs)-1] != "" {
+		// The last value, as for every other setting of a link.
+		v := vs[len(vs)-1]
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			problems = append(problems, "seed="+v+" is not a whole number; using seed 1")
+			problems = append(problems, "seed="+widget.Clip(v)+" is not a whole number; using seed 1")
 		} else {
 			seed = n
 		}
@@ -280,8 +282,10 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		}
 		UseModule(&v.Layout, host.WasmURL)
 		v.Layout.Description = sc.About
-		step, _ := strconv.Atoi(q.Get("step"))
-		sn := widget.SnippetsFor(origin(r), t, max(0, min(step, t.Steps())))
+		// The step the widget opened at: the link's last step=, as FromQuery
+		// reads it, within the run.
+		_, st, _ := widget.FromQuery(sc.File, q)
+		sn := widget.SnippetsFor(origin(r), t, max(0, min(st.Step, t.Steps())))
 		v.Embed = templates.EmbedSnippets{IFrame: sn.IFrame, Script: sn.Script, Markdown: sn.Markdown, Image: sn.Image, Origin: origin(r)}
 		if _, static := web.PublishedFrom(r.Context()); static {
 			staticSnippets(&v.Embed, origin(r), sc.ID, sc.Title, sc.File)

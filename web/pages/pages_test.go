@@ -150,6 +150,7 @@ func TestScenarioPageQuery(t *testing.T) {
 		{"step=x", "step=x is not a step number", "0"},
 		{"step=999", "step 999 is past the end; this scenario has 24 steps", "24"},
 		{"seed=abc", "seed=abc is not a whole number", "0"},
+		{"seed=" + strings.Repeat("x", 100_000), "seed=" + strings.Repeat("x", 40) + "… is not a whole number", "0"},
 		{"step=5&mark=lsn;x=1", "part of this page's address could not be read (invalid semicolon separator in query), so it was left out", "5"},
 		{"step=4&a=%zz", `part of this page's address could not be read (invalid URL escape "%zz"), so it was left out`, "4"},
 	} {
@@ -160,6 +161,19 @@ func TestScenarioPageQuery(t *testing.T) {
 		assert.Contains(t, htmltest.Text(msg), tc.says, tc.query)
 		assert.Equal(t, tc.step, htmltest.Attr(d.One(t, "widget"), "data-step"), tc.query)
 		assert.True(t, htmltest.HasAttr(d.One(t, "knob-mark-timestamp"), "checked"), "%s: a bad value falls back to the default", tc.query)
+	}
+}
+
+// TestRepeatedStepOneRule: with step= given twice, the widget and the
+// embed snippets open at the same step, the last given.
+func TestRepeatedStepOneRule(t *testing.T) {
+	h := handler(t)
+	_, d := get(t, h, "/scenarios/hwm/visibility-gap?step=3&step=10")
+	assert.Equal(t, "10", htmltest.Attr(d.One(t, "widget"), "data-step"))
+	for _, kind := range []string{"iframe", "markdown"} {
+		text := htmltest.Text(d.One(t, "snippet-"+kind))
+		assert.Contains(t, text, "step=10", kind)
+		assert.NotContains(t, text, "step=3", kind)
 	}
 }
 
