@@ -115,6 +115,8 @@ func TestExpectationErrors(t *testing.T) {
 		{"no claim", "expect", "b.tdm:6:1", "expect needs at least one claim"},
 		{"nothing after when", "expect missing=none when", "b.tdm:6:21", "expected knob=value after when"},
 		{"knob twice after when", "expect missing=none when mark=lsn mark=timestamp", "b.tdm:6:35", "knob mark is named twice after when"},
+		{"knob reference", "expect mark extract=$mark", "b.tdm:6:21", "an expectation states a literal value, not a knob reference"},
+		{"knob reference inside", "expect missing=3,$mark", "b.tdm:6:18", "an expectation states a literal value, not a knob reference"},
 		{"malformed mark value", "expect mark extract=10:00:6", "b.tdm:6:21", `expected a mark's value: a time such as 10:00:02.5, a log position such as 1004 or lsn 1004, or none; found "10:00:6"`},
 	}
 	for _, tc := range tests {
@@ -379,4 +381,29 @@ txn T2 begin=10:00:00 commit=10:00:02 insert refunds id=2..3
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"1", "2", "2", "3"}, tr.Final().Missing)
 	assert.Equal(t, tr.Final(), tr.TruthAt(tr.Steps()))
+}
+
+// TestClaimOfSeveralTargetsNamesEachKeysTarget: with several targets a
+// claim's key without its target fails, and the failure says why.
+func TestClaimOfSeveralTargetsNamesEachKeysTarget(t *testing.T) {
+	src := `scenario test/two "Two tables, two targets, nothing copied"
+source orders key=id
+source refunds key=id
+target fct_orders sink=merge key=id
+target fct_refunds sink=merge key=id
+pipeline a from=orders to=fct_orders mark=lsn
+pipeline b from=refunds to=fct_refunds mark=lsn
+txn T1 begin=10:00:00 commit=10:00:01 insert orders id=1..2
+txn T2 begin=10:00:00 commit=10:00:02 insert refunds id=2..3
+expect missing=fct_orders:1,2,fct_refunds:2,3
+expect missing=fct_orders:1,fct_orders:2,fct_refunds:2,fct_refunds:3
+`
+	f, err := scenario.Parse("two.tdm", []byte(src))
+	require.NoError(t, err)
+	outs, err := engine.CheckExpectations(f, 1, worlds.All())
+	require.NoError(t, err)
+	require.Len(t, outs, 2)
+	require.Error(t, outs[0].Err)
+	assert.Equal(t, "two.tdm:10:8: expected missing=fct_orders:1,2,fct_refunds:2,3, got missing=fct_orders:1,fct_orders:2,fct_refunds:2,fct_refunds:3 (with several targets each key is written TARGET:KEY, so 2 needs one too)", outs[0].Err.Error())
+	assert.NoError(t, outs[1].Err)
 }

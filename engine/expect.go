@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/mvcc"
@@ -120,6 +121,11 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 				}
 				when[a.Key] = a.Value
 			default:
+				if i := strings.IndexByte(a.Value, '$'); i >= 0 && !a.Quoted {
+					at := a.ValuePos
+					at.Col += utf8.RuneCountInString(a.Value[:i])
+					return nil, errorf(at, "an expectation states a literal value, not a knob reference; write the value, and `when KNOB=VALUE` for the setting it holds under")
+				}
 				claims = append(claims, a)
 			}
 		}
@@ -271,9 +277,28 @@ func (e Expectation) Verify(t *Trace) error {
 		want = strings.Join(keys, ",")
 	}
 	if normalize(got) != normalize(want) {
-		return prose.Errorf("%s: expected %s, got %s=%s", e.Pos, e.Line, e.What, got)
+		hint := ""
+		if t.truth.names != nil {
+			hint = targetHint(want)
+		}
+		return prose.Errorf("%s: expected %s, got %s=%s%s", e.Pos, e.Line, e.What, got, hint)
 	}
 	return nil
+}
+
+// targetHint notes, for a truth that names keys by target (a scenario of
+// several targets), a key of the claim named without one: missing=t:1,2
+// names t:1 and a key 2 of no target.
+func targetHint(want string) string {
+	if want == "none" {
+		return ""
+	}
+	for k := range strings.SplitSeq(want, ",") {
+		if !strings.Contains(k, ":") {
+			return " (with several targets each key is written TARGET:KEY, so " + k + " needs one too)"
+		}
+	}
+	return ""
 }
 
 // maxClaimKeys is the most keys one missing=, stale= or duplicated= claim

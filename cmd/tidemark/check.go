@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -35,6 +36,7 @@ type scenarioReport struct {
 	File         string              `json:"file"`
 	Line         int                 `json:"line"` // where the scenario starts in File
 	Expectations []expectationReport `json:"expectations"`
+	Warnings     []string            `json:"warnings,omitempty"` // lines that do nothing, each with its position
 }
 
 type expectationReport struct {
@@ -91,6 +93,11 @@ func checkCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 		}
 		if len(sr.Expectations) == 0 && !in.embedded && !*asJSON {
 			fmt.Fprintf(stdout, "WARN  %s states no expectations\n", in.file.ID)
+		}
+		if !*asJSON {
+			for _, w := range sr.Warnings {
+				fmt.Fprintf(stdout, "WARN  %s\n", w)
+			}
 		}
 		for _, e := range sr.Expectations {
 			if e.Status == "pass" {
@@ -200,7 +207,33 @@ func checkOne(f *scenario.File, line int, seed uint64) (scenarioReport, error) {
 	for _, o := range outs {
 		whens = append(whens, o.Expectation.When)
 	}
-	return sr, runEveryValue(f, whens, seed)
+	longest, err := runEveryValue(f, whens, seed)
+	if err != nil {
+		return sr, err
+	}
+	sr.Warnings, err = notesPastTheEnd(f, longest, seed)
+	return sr, err
+}
+
+// notesPastTheEnd names the note lines whose step no run reaches, with the
+// default knobs or any one knob's value: a presenter would never see them.
+// longest is the most steps of the runs made already (see runEveryValue).
+func notesPastTheEnd(f *scenario.File, longest int, seed uint64) ([]string, error) {
+	if !slices.ContainsFunc(f.Commands, func(c scenario.Command) bool { return c.Name == "note" }) {
+		return nil, nil
+	}
+	t, err := engine.Run(f, nil, seed, worlds.All())
+	if err != nil {
+		return nil, err
+	}
+	longest = max(longest, t.Steps())
+	var out []string
+	for _, n := range t.Notes {
+		if n.Step > longest {
+			out = append(out, fmt.Sprintf("%s: note at-step=%d is past the end: with each knob's values the runs have at most %d steps, so no one will see it", n.Pos, n.Step, longest))
+		}
+	}
+	return out, nil
 }
 
 // runEveryValue runs the scenario under each knob value that none of the
@@ -209,7 +242,10 @@ func checkOne(f *scenario.File, line int, seed uint64) (scenarioReport, error) {
 // still has to build and run: a line the simulation refuses while running
 // (a write PostgreSQL would make wait, say) may depend on a knob. A
 // scenario with no knobs and no expectations is run once as it is.
-func runEveryValue(f *scenario.File, whens []map[string]string, seed uint64) error {
+//
+// It returns the most steps of the runs it made.
+func runEveryValue(f *scenario.File, whens []map[string]string, seed uint64) (int, error) {
+	longest := 0
 	built := map[[2]string]bool{}
 	mark := func(set map[string]string) {
 		for _, k := range f.Knobs {
@@ -224,9 +260,11 @@ func runEveryValue(f *scenario.File, whens []map[string]string, seed uint64) err
 		mark(w)
 	}
 	if len(whens) == 0 {
-		if _, err := engine.Run(f, nil, seed, worlds.All()); err != nil {
-			return err
+		t, err := engine.Run(f, nil, seed, worlds.All())
+		if err != nil {
+			return 0, err
 		}
+		longest = t.Steps()
 		mark(nil)
 	}
 	for _, k := range f.Knobs {
@@ -235,11 +273,13 @@ func runEveryValue(f *scenario.File, whens []map[string]string, seed uint64) err
 				continue
 			}
 			set := map[string]string{k.Name: v}
-			if _, err := engine.Run(f, set, seed, worlds.All()); err != nil {
-				return fmt.Errorf("%w (with knob %s=%s)", err, k.Name, v)
+			t, err := engine.Run(f, set, seed, worlds.All())
+			if err != nil {
+				return 0, fmt.Errorf("%w (with knob %s=%s)", err, k.Name, v)
 			}
+			longest = max(longest, t.Steps())
 			mark(set)
 		}
 	}
-	return nil
+	return longest, nil
 }

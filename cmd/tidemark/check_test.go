@@ -51,6 +51,27 @@ expect missing=none
 	assert.Contains(t, errOut, f+`:10:31: knob mark cannot be "sundial"; expected one of timestamp | lsn`)
 }
 
+// TestCheckWarnsOfANotePastTheEnd: a note no run reaches, with any knob's
+// value, is named with its position; one a knob's longer run reaches is not.
+func TestCheckWarnsOfANotePastTheEnd(t *testing.T) {
+	src := `scenario test/notes "Notes"
+knob second = 10:00:02 | 10:00:04
+source orders key=order_id
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders
+run extract at=10:00:02
+run extract at=$second
+note at-step=5 "seen when second=10:00:04"
+note at-step=99 "never seen"
+expect missing=none
+`
+	f := writeFile(t, "notes.tdm", src)
+	code, out, errOut := tidemark(t, "check", f)
+	assert.Equal(t, 0, code, "stderr: %s", errOut)
+	assert.Contains(t, out, "WARN  "+f+":9:1: note at-step=99 is past the end: with each knob's values the runs have at most 6 steps, so no one will see it")
+	assert.NotContains(t, out, "at-step=5")
+}
+
 // TestCheckUnknownCommandWithoutExpectations: a file that cannot build is
 // bad input whether or not it states expectations.
 func TestCheckUnknownCommandWithoutExpectations(t *testing.T) {
