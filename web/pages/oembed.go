@@ -12,6 +12,7 @@ import (
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/lessons/titles"
 	"github.com/tidemark/tidemark/templates"
+	"github.com/tidemark/tidemark/templates/widget"
 	"github.com/tidemark/tidemark/web"
 	"github.com/tidemark/tidemark/web/share"
 )
@@ -73,7 +74,7 @@ type oembed struct {
 // lesson. As the specification asks, a format other than json is 501 Not
 // Implemented, and a url this site has nothing to show for is 404 Not Found.
 func oembedPage(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
+	q, unread := url.ParseQuery(r.URL.RawQuery)
 	w.Header().Set("Access-Control-Allow-Origin", "*") // consumers ask from their pages' scripts too
 	for _, h := range OriginHeaders {
 		w.Header().Add("Vary", h)
@@ -84,12 +85,17 @@ func oembedPage(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := q.Get("url")
 	if raw == "" {
-		http.Error(w, "an oEmbed request needs url=, the address of a page of this site", http.StatusBadRequest)
+		msg := "an oEmbed request needs url=, the address of a page of this site"
+		if unread != nil {
+			// The pair url.ParseQuery could not read is left out of q.
+			msg += "; part of this request's address could not be read (" + unread.Error() + "), so url= may be badly percent-encoded"
+		}
+		http.Error(w, msg, http.StatusBadRequest)
 		return
 	}
 	answer, ok := describe(r, raw)
 	if !ok {
-		http.Error(w, "this site has no page to embed at "+raw, http.StatusNotFound)
+		http.Error(w, "this site has no page to embed at "+widget.Clip(raw), http.StatusNotFound)
 		return
 	}
 	if answer.Type == "rich" {

@@ -133,6 +133,14 @@ func TestOEmbed(t *testing.T) {
 		rec, _ := do(h, httptest.NewRequest(http.MethodGet, target, nil))
 		assert.Equal(t, code, rec.Code, target)
 	}
+	// A url= that cannot be read is named as such, not as missing.
+	rec, body := do(h, httptest.NewRequest(http.MethodGet, "/oembed?url=%zz", nil))
+	assert.Equal(t, http.StatusBadRequest, rec.Code)
+	assert.Contains(t, body, `could not be read (invalid URL escape "%zz"), so url= may be badly percent-encoded`)
+	// An address of no page is quoted short.
+	rec, body = do(h, httptest.NewRequest(http.MethodGet, oembedURL("http://example.com/"+strings.Repeat("x", 10_000)), nil))
+	assert.Equal(t, http.StatusNotFound, rec.Code)
+	assert.Less(t, len(body), 200)
 }
 
 // TestLinkPreviews: a scenario page and a lesson page carry OpenGraph tags

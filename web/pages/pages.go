@@ -6,9 +6,11 @@
 package pages
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"slices"
@@ -337,10 +339,17 @@ func playPage(r *http.Request) (templ.Component, error) {
 		// six times as much on the wire. The decoded text is held to
 		// MaxSource below.
 		r.Body = http.MaxBytesReader(nil, r.Body, 6*MaxSource+4096)
-		if err := r.ParseForm(); err != nil {
+		ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if ct != "application/x-www-form-urlencoded" {
+			// ParseForm reads no other body, and would leave an empty text
+			// to be refused as a scenario with no commands.
+			v.Error = "the scenario was sent as " + widget.Clip(cmp.Or(ct, "a body of no type")) + "; this page reads a form sent as application/x-www-form-urlencoded with the text in its src field (curl --data-urlencode src@FILE)"
+		} else if err := r.ParseForm(); err != nil {
 			// The text was not read, so there is none to show: say so,
 			// rather than put the starting text where the visitor's was.
 			v.Error = "the scenario is too large or the form is malformed, so it was not read; keep it under 64 KB (your browser's Back button returns to the text)"
+		} else if _, ok := r.PostForm["src"]; !ok {
+			v.Error = "the form has no src field, which holds the scenario's text"
 		} else {
 			src = strings.ReplaceAll(r.PostForm.Get("src"), "\r\n", "\n")
 		}

@@ -360,6 +360,25 @@ func TestPlayPostOversized(t *testing.T) {
 	rec, body := do(h, req)
 	require.Equal(t, http.StatusOK, rec.Code)
 	assert.Contains(t, body, "malformed")
+
+	// A text sent in a multipart form (curl -F) or as JSON is not read, and
+	// the page says how to send it rather than that the text is empty.
+	for _, ct := range []string{"multipart/form-data; boundary=x", "application/json", ""} {
+		req = httptest.NewRequest(http.MethodPost, "/play", strings.NewReader("--x\r\nContent-Disposition: form-data; name=\"src\"\r\n\r\nscenario a/b \"B\"\r\n--x--\r\n"))
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		rec, body = do(h, req)
+		require.Equal(t, http.StatusOK, rec.Code, ct)
+		d := htmltest.Parse(t, body)
+		assert.Contains(t, htmltest.Text(d.One(t, "play-error")), "this page reads a form sent as application/x-www-form-urlencoded with the text in its src field", ct)
+		assert.NotContains(t, htmltest.Text(d.One(t, "play-error")), "no commands", ct)
+	}
+	// A form without src= says so.
+	req = httptest.NewRequest(http.MethodPost, "/play", strings.NewReader("text=scenario"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	_, body = do(h, req)
+	assert.Contains(t, htmltest.Text(htmltest.Parse(t, body).One(t, "play-error")), "the form has no src field")
 }
 
 // rawText is the text inside n as written, white space and all.
