@@ -113,7 +113,15 @@ func TestHelpEverywhere(t *testing.T) {
 			assert.Empty(t, errOut)
 			assert.True(t, strings.HasPrefix(out, "usage:\n  tidemark "+cmd), "%s %s printed %q", cmd, h, out)
 		}
+		// help COMMAND prints the same.
+		_, flagOut, _ := tidemark(t, cmd, "-h")
+		code, out, _ := tidemark(t, "help", cmd)
+		assert.Equal(t, 0, code)
+		assert.Equal(t, flagOut, out, "help %s", cmd)
 	}
+	code, _, errOut := tidemark(t, "help", "rnu")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `no command "rnu" to help with`)
 	code, out, _ := tidemark(t, "help")
 	assert.Equal(t, 0, code)
 	cliGolden(t, "help.txt", out)

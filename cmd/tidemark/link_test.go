@@ -46,6 +46,28 @@ func TestLinkCommand(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Regexp(t, `expectations: [1-9][0-9]* passed, 0 failed`, out)
 
+	// A misspelt knob in a link is named, as the page would name it.
+	code, _, errOut = tidemark(t, "run", strings.Replace(link, "#", "?marc=lsn#", 1))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `link: scenario hwm/visibility-gap has no knob "marc"`)
+
+	// The picture link link prints, and the links of a bundled scenario's
+	// pages that docs/embedding.md gives, are read too, with their knobs.
+	code, out, errOut = tidemark(t, "run", strings.TrimPrefix(lines[2], "picture: ")+"&mark=lsn")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "knobs: mark=lsn")
+	for _, page := range []string{"/scenarios/hwm/visibility-gap", "/embed/hwm/visibility-gap/", "/picture/hwm/visibility-gap.svg"} {
+		code, out, errOut = tidemark(t, "run", "https://example.github.io/tidemark"+page+"?step=14&mark=lsn")
+		require.Equal(t, 0, code, "%s: %s", page, errOut)
+		assert.Contains(t, out, "VERDICT: the target matches", page)
+	}
+	code, _, errOut = tidemark(t, "run", "https://example.github.io/tidemark/embed/hwm/visibility-gapp")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `link: no bundled scenario named "hwm/visibility-gapp"; did you mean hwm/visibility-gap?`)
+	code, _, errOut = tidemark(t, "run", "https://example.github.io/tidemark/lessons/high-water-mark")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "link: tidemark run reads a sandbox link")
+
 	code, _, errOut = tidemark(t, "run", "https://example.github.io/tidemark/play#tdm=abc*")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "link: the link's scenario is damaged")

@@ -21,9 +21,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,6 +67,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "version":
 		err = versionCmd(args[1:], stdout)
 	case "help", "-h", "--help", "-help":
+		if len(args) > 1 && args[0] == "help" {
+			// help COMMAND prints that command's usage, as COMMAND -h does.
+			if u, ok := usages[args[1]]; ok {
+				fmt.Fprint(stdout, "usage:\n"+u)
+				return 0
+			}
+			fmt.Fprintf(stderr, "tidemark: no command %q to help with; expected list, run, check, replay, link, export or version\n", args[1])
+			return 2
+		}
 		usage(stdout)
 		return 0
 	default:
@@ -115,6 +126,12 @@ const (
 	versionUsage = `  tidemark version                    print the module version
 `
 )
+
+// usages is each command's usage, for help COMMAND.
+var usages = map[string]string{
+	"list": listUsage, "run": runUsage, "check": checkUsage, "replay": replayUsage,
+	"link": linkUsage, "export": exportUsage, "version": versionUsage,
+}
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, "usage:\n"+listUsage+runUsage+checkUsage+replayUsage+linkUsage+exportUsage+versionUsage)
@@ -184,6 +201,9 @@ func load(ref string) (*scenario.File, error) {
 		}
 		return scenario.Parse("link.tdm", []byte(text))
 	}
+	if u, err := url.Parse(ref); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		return loadPageLink(u)
+	}
 	src, err := os.ReadFile(ref)
 	if err != nil {
 		// An id such as hwm/visibility-gap that matches nothing is named as
@@ -196,6 +216,41 @@ func load(ref string) (*scenario.File, error) {
 	}
 	return scenario.Parse(ref, src)
 }
+
+// loadPageLink reads the scenario of a link to one of the site's pages
+// other than the sandbox: a picture of a text (/picture.svg?src=…) or a
+// bundled scenario's page, embed or picture (/scenarios/ID, /embed/ID,
+// /picture/ID.svg), as docs/embedding.md writes them.
+func loadPageLink(u *url.URL) (*scenario.File, error) {
+	if strings.HasSuffix(u.Path, "/picture.svg") {
+		q, err := url.ParseQuery(u.RawQuery)
+		if err != nil {
+			return nil, fmt.Errorf("link: its query cannot be read: %w", err)
+		}
+		text, err := share.Decode(q.Get("src"))
+		if err != nil {
+			return nil, fmt.Errorf("link: its src= %w", err)
+		}
+		return scenario.Parse("link.tdm", []byte(text))
+	}
+	for _, prefix := range []string{"/scenarios/", "/embed/", "/picture/"} {
+		if _, id, ok := strings.Cut(u.Path, prefix); ok {
+			id = strings.TrimSuffix(strings.TrimSuffix(id, "/"), ".svg")
+			if s, ok := lessons.Lookup(id); ok {
+				return s.File, nil
+			}
+			if near := lessons.Near(id); len(near) > 0 {
+				return nil, fmt.Errorf("link: no bundled scenario named %q; did you mean %s?", id, strings.Join(near, " or "))
+			}
+			return nil, fmt.Errorf("link: no bundled scenario named %q; `tidemark list` shows them", id)
+		}
+	}
+	return nil, errors.New("link: tidemark run reads a sandbox link (…/play#tdm=…), a picture of a text (…/picture.svg?src=…), or a bundled scenario's page, embed or picture (…/scenarios/ID, …/embed/ID, …/picture/ID.svg)")
+}
+
+// linkQueryNames are the names a link's query may hold besides knobs: the
+// widget's settings, which tidemark run has no use for, and a picture's text.
+var linkQueryNames = []string{"step", "truth", "explain", "present", "seed", "src"}
 
 // linkSettings takes the knobs and the seed a link's query carries
 // (https://HOST/play?mark=lsn&seed=3#tdm=…, as the sandbox's Share button
@@ -215,11 +270,16 @@ func linkSettings(ref string, f *scenario.File, set setFlags, seed *uint64, seed
 	if q.Has("fault") {
 		return errors.New("link: it carries faults (fault=…), which tidemark run does not inject; open the link in a browser, or remove them to run the scenario whole")
 	}
-	for name, vals := range q {
-		if f.Knob(name) != nil {
+	for _, name := range sorted.Keys(q) {
+		vals := q[name]
+		switch {
+		case f.Knob(name) != nil:
 			if _, given := set[name]; !given {
 				set[name] = vals[len(vals)-1]
 			}
+		case !slices.Contains(linkQueryNames, name):
+			// The page would say so too; a misspelt knob is not a setting to drop in silence.
+			return fmt.Errorf("link: scenario %s has no knob %q", f.ID, name)
 		}
 	}
 	if v := q.Get("seed"); v != "" && !seedGiven {
