@@ -95,6 +95,10 @@ func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, domai
 				err = w.parts[i].Command(c)
 				break
 			}
+			if hint := scenario.DidYouMean(c.Name, commands); hint != "" {
+				err = errorf(c.Pos, "unknown command %q%s", c.Name, hint)
+				break
+			}
 			err = errorf(c.Pos, "unknown command %q; expected one of %s", c.Name, strings.Join(commands, ", "))
 		}
 		if err != nil {
@@ -179,6 +183,9 @@ func (b *builder) check(c scenario.Command, enabled map[string]bool) error {
 		return errorf(n.Pos, "check %q is now called %s", n.Value, now)
 	}
 	if names == nil {
+		if hint := scenario.DidYouMean(n.Value, append([]string{"reconciliation"}, check.Names...)); hint != "" {
+			return errorf(n.Pos, "unknown check %q%s", n.Value, hint)
+		}
 		return errorf(n.Pos, "unknown check %q; expected one of reconciliation, %s", n.Value, strings.Join(check.Names, ", "))
 	}
 	for _, x := range names {

@@ -147,6 +147,9 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 				case renamed:
 					return nil, errorf(a.Pos, "check %q is now called %s: expect check %s=%s", a.Key, now, now, a.Value)
 				case len(names) == 0:
+					if hint := scenario.DidYouMean(a.Key, check.Names); hint != "" {
+						return nil, errorf(a.Pos, "unknown check %q%s", a.Key, hint)
+					}
 					return nil, errorf(a.Pos, "unknown check %q; expected one of %s", a.Key, strings.Join(check.Names, ", "))
 				case len(names) > 1:
 					alts := make([]string, len(names))

@@ -123,46 +123,13 @@ func Near(id string) []string {
 	if len(id) > 200 {
 		return nil // a name no scenario is close to; and the work stays small
 	}
-	type near struct {
-		id   string
-		dist int
-	}
-	var out []near
+	var known []string
 	_ = fs.WalkDir(files, "scenarios", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || path.Ext(p) != ".tdm" {
 			return err
 		}
-		known := strings.TrimSuffix(strings.TrimPrefix(p, "scenarios/"), ".tdm")
-		if dist := edits(id, known); dist <= max(2, len(known)/6) {
-			out = append(out, near{known, dist})
-		}
+		known = append(known, strings.TrimSuffix(strings.TrimPrefix(p, "scenarios/"), ".tdm"))
 		return nil
 	})
-	slices.SortStableFunc(out, func(a, b near) int { return a.dist - b.dist })
-	ids := make([]string, 0, min(len(out), 3))
-	for _, n := range out[:min(len(out), 3)] {
-		ids = append(ids, n.id)
-	}
-	return ids
-}
-
-// edits is the Levenshtein distance between a and b, in bytes.
-func edits(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return scenario.Near(id, known)
 }

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -225,6 +226,9 @@ func (a *Args) Done() error {
 		known := slices.Clone(a.known)
 		sorted.Sort(known)
 		known = slices.Compact(known)
+		if near := Near(x.Key, known); len(near) > 0 {
+			return Errorf(x.Pos, "unknown argument %s= for %s; did you mean %s=?", x.Key, a.cmd.Name, near[0])
+		}
 		return Errorf(x.Pos, "unknown argument %s= for %s; expected one of %s", x.Key, a.cmd.Name, strings.Join(known, "=, ")+"=")
 	}
 	return nil
@@ -246,6 +250,10 @@ func Name(c Command, what string) (Arg, []Arg, error) {
 func Lookup[T any](things map[string]*T, x Arg, what, declaration string) (*T, error) {
 	if t := things[x.Value]; t != nil {
 		return t, nil
+	}
+	if near := Near(x.Value, slices.Collect(maps.Keys(things))); len(near) > 0 {
+		sorted.Sort(near) // map order is random; a message is not
+		return nil, Errorf(x.ValuePos, "unknown %s %q%s", what, x.Value, DidYouMean(x.Value, near))
 	}
 	return nil, Errorf(x.ValuePos, "unknown %s %q; declare it first with `%s`", what, x.Value, prose.F(declaration, x.Value))
 }
