@@ -119,6 +119,7 @@ func TestExpectationErrors(t *testing.T) {
 		{"no claim", "expect", "b.tdm:6:1", "expect needs at least one claim"},
 		{"nothing after when", "expect missing=none when", "b.tdm:6:21", "expected knob=value after when"},
 		{"knob twice after when", "expect missing=none when mark=lsn mark=timestamp", "b.tdm:6:35", "knob mark is named twice after when"},
+		{"claim twice", "expect missing=1 duplicated=none missing=2", "b.tdm:6:34", "missing= is claimed twice on this line (first at b.tdm:6:8)"},
 		{"knob reference", "expect mark extract=$mark", "b.tdm:6:21", "an expectation states a literal value, not a knob reference"},
 		{"knob reference inside", "expect missing=3,$mark", "b.tdm:6:18", "an expectation states a literal value, not a knob reference"},
 		{"malformed mark value", "expect mark extract=10:00:6", "b.tdm:6:21", `expected a mark's value: a time such as 10:00:02.5, a log position such as 1004 or lsn 1004, or none; found "10:00:6"`},

@@ -135,7 +135,12 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 		if inWhen && len(when) == 0 {
 			return nil, errorf(whenPos, "expected knob=value after when, such as when mark=lsn")
 		}
-		for _, a := range claims {
+		for i, a := range claims {
+			for _, b := range claims[:i] {
+				if b.Key == a.Key {
+					return nil, errorf(a.Pos, "%s= is claimed twice on this line (first at %s); one claim says what it holds", a.Key, b.Pos)
+				}
+			}
 			e := Expectation{Pos: a.Pos, Where: a.ValuePos, When: when, Want: a.Value, Line: a.Key + "=" + a.Value, Word: wordPos}
 			switch what {
 			case "check":
