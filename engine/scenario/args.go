@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"errors"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -251,9 +250,20 @@ func Lookup[T any](things map[string]*T, x Arg, what, declaration string) (*T, e
 	if t := things[x.Value]; t != nil {
 		return t, nil
 	}
-	if near := Near(x.Value, slices.Collect(maps.Keys(things))); len(near) > 0 {
-		sorted.Sort(near) // map order is random; a message is not
-		return nil, Errorf(x.ValuePos, "unknown %s %q%s", what, x.Value, DidYouMean(x.Value, near))
+	names := make([]string, 0, len(things))
+	for name := range things {
+		names = append(names, name)
 	}
-	return nil, Errorf(x.ValuePos, "unknown %s %q; declare it first with `%s`", what, x.Value, prose.F(declaration, x.Value))
+	return nil, unknownName(x, what, declaration, names)
+}
+
+// unknownName is Lookup's error for a name none of names is: the nearest of
+// them, or else the declaration that would make it. Apart from Lookup, so
+// that each of its instances stays small.
+func unknownName(x Arg, what, declaration string, names []string) error {
+	sorted.Sort(names) // map order is random; a message is not
+	if hint := DidYouMean(x.Value, names); hint != "" {
+		return Errorf(x.ValuePos, "unknown %s %q%s", what, x.Value, hint)
+	}
+	return Errorf(x.ValuePos, "unknown %s %q; declare it first with `%s`", what, x.Value, prose.F(declaration, x.Value))
 }
