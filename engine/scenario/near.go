@@ -9,22 +9,30 @@ func Near(word string, known []string) []string {
 	if len(word) > 200 {
 		return nil
 	}
-	type near struct {
-		word string
-		dist int
-	}
-	var out []near
+	// The best three so far, closest first, ties in known's order: an
+	// insertion into three places, not a sort (which would link a
+	// stable sort's code into the browser's module for three names).
+	var best [3]string
+	var dist [3]int
+	n := 0
 	for _, k := range known {
-		if d := edits(word, k); d > 0 && d <= max(2, len(k)/6) {
-			out = append(out, near{k, d})
+		d := edits(word, k)
+		if d == 0 || d > max(2, len(k)/6) {
+			continue
 		}
+		i := n
+		for i > 0 && dist[i-1] > d {
+			i--
+		}
+		if i == len(best) {
+			continue
+		}
+		n = min(n+1, len(best))
+		copy(best[i+1:n], best[i:n-1])
+		copy(dist[i+1:n], dist[i:n-1])
+		best[i], dist[i] = k, d
 	}
-	slices.SortStableFunc(out, func(a, b near) int { return a.dist - b.dist })
-	words := make([]string, 0, min(len(out), 3))
-	for _, n := range out[:min(len(out), 3)] {
-		words = append(words, n.word)
-	}
-	return words
+	return slices.Clone(best[:n])
 }
 
 // DidYouMean is "; did you mean extract?" (or "extract or extracts?") for
