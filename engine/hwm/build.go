@@ -590,7 +590,10 @@ func (h *world) runLine(c scenario.Command) error {
 			plan.only = append(plan.only, t)
 		}
 	}
-	// Fill phase times in the pipeline's order, each defaulting to the one before.
+	// Fill phase times in the pipeline's order, each defaulting to the one
+	// before. A time out of order is refused at the setting that comes too
+	// early (bad), with why.
+	bad, why := "", ""
 	switch p.cfg.Advance {
 	case extract.Before:
 		if !hasStore {
@@ -599,12 +602,12 @@ func (h *world) runLine(c scenario.Command) error {
 		if !hasWrite {
 			write = store
 		}
-		if store < plan.read || write < store {
-			at := scenario.ValueAt(c, "write")
-			if store < plan.read {
-				at = scenario.ValueAt(c, "store")
-			}
-			return errorf(at, "with advance=before a run reads, then stores the mark, then writes: expected at= <= store= <= write=")
+		why = "with advance=before a run reads, then stores the mark, then writes: expected at= <= store= <= write="
+		switch {
+		case store < plan.read:
+			bad = "store"
+		case write < store:
+			bad = "write"
 		}
 	case extract.After:
 		if !hasWrite {
@@ -613,32 +616,34 @@ func (h *world) runLine(c scenario.Command) error {
 		if !hasStore {
 			store = write
 		}
-		if write < plan.read || store < write {
-			at := scenario.ValueAt(c, "store")
-			if write < plan.read {
-				at = scenario.ValueAt(c, "write")
-			}
-			return errorf(at, "with advance=after a run reads, then writes, then stores the mark: expected at= <= write= <= store=")
+		why = "with advance=after a run reads, then writes, then stores the mark: expected at= <= write= <= store="
+		switch {
+		case write < plan.read:
+			bad = "write"
+		case store < write:
+			bad = "store"
 		}
 	case extract.Atomic:
-		if hasWrite && hasStore && write != store {
-			// One transaction writes the rows and the mark: one time.
-			return errorf(scenario.ValueAt(c, "store"), "with advance=atomic a run writes its rows and stores the mark in one transaction, so write= and store= are one time; give one of them")
-		}
 		if !hasWrite {
 			write = plan.read
 			if hasStore {
 				write = store
 			}
 		}
-		store = write
-		if write < plan.read {
-			at := scenario.ValueAt(c, "write")
-			if !hasWrite {
-				at = scenario.ValueAt(c, "store")
-			}
-			return errorf(at, "a run cannot write before it reads: expected write= at or after at=")
+		why = "a run cannot write before it reads: expected write= at or after at="
+		switch {
+		case hasWrite && hasStore && write != store:
+			// One transaction writes the rows and the mark: one time.
+			bad, why = "store", "with advance=atomic a run writes its rows and stores the mark in one transaction, so write= and store= are one time; give one of them"
+		case write < plan.read && hasWrite:
+			bad = "write"
+		case write < plan.read:
+			bad = "store"
 		}
+		store = write
+	}
+	if bad != "" {
+		return errorf(scenario.ValueAt(c, bad), "%s", why)
 	}
 	plan.write, plan.store = write, store
 	h.scheduleRun(plan)

@@ -1,7 +1,5 @@
 package scenario
 
-import "slices"
-
 // Near returns the words of known within a few edits of word, the closest
 // first and at most three: what a mistyped name most likely meant. A word
 // longer than any name is compared with none, which keeps the work small.
@@ -12,27 +10,28 @@ func Near(word string, known []string) []string {
 	// The best three so far, closest first, ties in known's order: an
 	// insertion into three places, not a sort (which would link a
 	// stable sort's code into the browser's module for three names).
-	var best [3]string
+	best := make([]string, 0, 3)
 	var dist [3]int
-	n := 0
 	for _, k := range known {
 		d := edits(word, k)
 		if d == 0 || d > max(2, len(k)/6) {
 			continue
 		}
-		i := n
+		i := len(best)
 		for i > 0 && dist[i-1] > d {
 			i--
 		}
-		if i == len(best) {
+		if i == cap(best) {
 			continue
 		}
-		n = min(n+1, len(best))
-		copy(best[i+1:n], best[i:n-1])
-		copy(dist[i+1:n], dist[i:n-1])
+		if len(best) < cap(best) {
+			best = append(best, "")
+		}
+		copy(best[i+1:], best[i:len(best)-1])
+		copy(dist[i+1:len(best)], dist[i:len(best)-1])
 		best[i], dist[i] = k, d
 	}
-	return slices.Clone(best[:n])
+	return best
 }
 
 // DidYouMean is "; did you mean extract?" (or "extract or extracts?") for

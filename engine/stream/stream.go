@@ -562,14 +562,18 @@ func (s *world) windowLine(c scenario.Command) error {
 	return nil
 }
 
-// windowSettings is what each kind of window is shaped by, as Flink's
+// windowSettings is what a kind of window is shaped by, as Flink's
 // assigners take them: TumblingEventTimeWindows.of(size, offset),
 // SlidingEventTimeWindows.of(size, slide, offset), and
 // EventTimeSessionWindows.withGap(gap).
-var windowSettings = map[window.Kind][]string{
-	window.Tumbling: {"size", "offset"},
-	window.Sliding:  {"size", "slide", "offset"},
-	window.Session:  {"gap"},
+func windowSettings(k window.Kind) []string {
+	switch k {
+	case window.Tumbling:
+		return []string{"size", "offset"}
+	case window.Sliding:
+		return []string{"size", "slide", "offset"}
+	}
+	return []string{"gap"}
 }
 
 // windowKind reads a window line's one bare word, its kind, and refuses
@@ -603,7 +607,7 @@ func windowKind(c scenario.Command, name string, words []scenario.Arg) (window.K
 		}
 		return 0, scenario.Errorf(w.Pos, "unexpected word %q in window", w.Value)
 	}
-	takes := windowSettings[kind]
+	takes := windowSettings(kind)
 	for _, x := range c.Args {
 		switch x.Key {
 		case "size", "slide", "offset", "gap":
