@@ -1,3 +1,5 @@
+//go:build !(tm_hwm || tm_log || tm_stream)
+
 package scenario
 
 // Near returns the words of known within a few edits of word, the closest

@@ -1,3 +1,5 @@
+//go:build !(tm_hwm || tm_log || tm_stream)
+
 package scenario_test
 
 import (
