@@ -412,3 +412,15 @@ expect missing=fct_orders:1,fct_orders:2,fct_refunds:2,fct_refunds:3
 	assert.Equal(t, "two.tdm:10:8: expected missing=fct_orders:1,2,fct_refunds:2,3, got missing=fct_orders:1,fct_orders:2,fct_refunds:2,fct_refunds:3 (with several targets each key is written TARGET:KEY, so 2 needs one too)", outs[0].Err.Error())
 	assert.NoError(t, outs[1].Err)
 }
+
+// TestExpectUnknownMark: a claim about a mark the scenario does not keep
+// names the nearest, or the marks there are.
+func TestExpectUnknownMark(t *testing.T) {
+	f, err := scenario.Parse("b.tdm", []byte(world+"run extract at=10:00:06\nexpect mark extrac=none\nexpect mark zzz=none\n"))
+	require.NoError(t, err)
+	outs, err := engine.CheckExpectations(f, 1, worlds.All())
+	require.NoError(t, err)
+	require.Len(t, outs, 2)
+	assert.EqualError(t, outs[0].Err, "b.tdm:7:13: expected mark extrac=none, but there is no mark named extrac; did you mean extract?")
+	assert.EqualError(t, outs[1].Err, "b.tdm:8:13: expected mark zzz=none, but there is no mark named zzz; the marks are extract")
+}

@@ -257,7 +257,17 @@ func (e Expectation) Verify(t *Trace) error {
 				return nil
 			}
 		}
-		return prose.Errorf("%s: expected %s, but there is no mark named %s", e.Pos, e.Line, e.Name)
+		names := make([]string, len(o.Marks))
+		for i, m := range o.Marks {
+			names[i] = m.Name
+		}
+		if hint := scenario.DidYouMean(e.Name, names); hint != "" {
+			return prose.Errorf("%s: expected %s, but there is no mark named %s%s", e.Pos, e.Line, e.Name, hint)
+		}
+		if len(names) == 0 {
+			return prose.Errorf("%s: expected %s, but this scenario keeps no marks", e.Pos, e.Line)
+		}
+		return prose.Errorf("%s: expected %s, but there is no mark named %s; the marks are %s", e.Pos, e.Line, e.Name, strings.Join(names, ", "))
 	default:
 		if e.world {
 			for _, h := range t.histories {
