@@ -33,6 +33,38 @@ type Expectation struct {
 type ClaimKind struct {
 	Word string
 	Keys []string // the claims a line of the kind may make, in the order docs/scenarios.md lists them
+	// Values is what the claims' values are; a value of another form is
+	// refused as the file is read.
+	Values ClaimValues
+}
+
+// ClaimValues is the form of a kind of claim's values.
+type ClaimValues uint8
+
+const (
+	ClaimCounts ClaimValues = iota // a whole number from 0
+	ClaimTimes                     // none, or times of day such as window starts: 10:00:00,10:01:00
+	ClaimNames                     // none, or names: report,audit
+)
+
+// validClaim reports whether v is a value claims of kind k may state, and
+// if not what they state.
+func (k ClaimKind) validClaim(v string) (bool, string) {
+	switch k.Values {
+	case ClaimTimes:
+		if v != "none" {
+			for p := range strings.SplitSeq(v, ",") {
+				if _, err := vtime.ParseTime(p); err != nil {
+					return false, "none or times such as 10:00:00,10:01:00"
+				}
+			}
+		}
+		return true, ""
+	case ClaimNames:
+		return true, ""
+	}
+	n, err := strconv.Atoi(v)
+	return err == nil && n >= 0, "a count, a whole number such as 0 or 3"
 }
 
 // A Claimer is a Domain whose worlds make expect claims of their own kinds;
@@ -72,6 +104,9 @@ func checkClaimKinds(exps []Expectation, domains []Domain) error {
 		}
 		if !slices.Contains(kinds[i].Keys, e.Name) {
 			return errorf(e.Pos, "unknown claim %s= for expect %s; expected %s", e.Name, e.What, strings.Join(kinds[i].Keys, "=, ")+"=")
+		}
+		if ok, what := kinds[i].validClaim(e.Want); !ok {
+			return errorf(e.Where, "expected %s %s= to be %s, found %q", e.What, e.Name, what, e.Want)
 		}
 	}
 	return nil

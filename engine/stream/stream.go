@@ -64,14 +64,14 @@ func (domain) Faults() []engine.FaultKind { return faults }
 
 // claimKinds are the expect claims the stream world verifies.
 var claimKinds = []engine.ClaimKind{
-	{Word: "windows", Keys: []string{"wrong"}},
+	{Word: "windows", Keys: []string{"wrong"}, Values: engine.ClaimTimes},
 	{Word: "late", Keys: []string{"dropped", "accepted", "side-output"}},
 	{Word: "joins", Keys: []string{"unjoined"}},
 	{Word: "checkpoints", Keys: []string{"completed", "failed", "restored", "unrestorable"}},
 	{Word: "transactions", Keys: []string{"committed", "aborted"}},
 	{Word: "buffers", Keys: []string{"dropped", "lost"}},
 	{Word: "replays", Keys: []string{"changed"}},
-	{Word: "reads", Keys: []string{"never-existed"}},
+	{Word: "reads", Keys: []string{"never-existed"}, Values: engine.ClaimNames},
 }
 
 // ClaimKinds lists the stream world's kinds of expect claim.

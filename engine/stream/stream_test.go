@@ -169,6 +169,10 @@ func TestStreamNeedsTheLog(t *testing.T) {
 	for src, want := range map[string]string{
 		head + "expect windows wrongg=none\n": "s.tdm:8:16: unknown claim wrongg= for expect windows; expected wrong=",
 		head + "expect lates dropped=1\n":     `s.tdm:8:8: unknown kind of claim "lates"; expected key=value claims such as missing=3, or one of check, mark, windows, late, joins, checkpoints, transactions, buffers, replays, reads and its claims`,
+		// A claim's value of the wrong form is an error as the file is read, not a failed claim.
+		head + "expect buffers lost=x\n":           `s.tdm:8:21: expected buffers lost= to be a count, a whole number such as 0 or 3, found "x"`,
+		head + "expect late dropped=-1\n":          `s.tdm:8:21: expected late dropped= to be a count, a whole number such as 0 or 3, found "-1"`,
+		head + "expect windows wrong=10:00,soon\n": `s.tdm:8:22: expected windows wrong= to be none or times such as 10:00:00,10:01:00, found "10:00,soon"`,
 	} {
 		_, err := engine.CheckExpectations(parse(t, src), 1, worlds.All())
 		require.Error(t, err, src)
