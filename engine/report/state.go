@@ -66,8 +66,12 @@ type Restore struct {
 	Rewound int64  `json:"records_read_again"`
 	Skipped int64  `json:"records_skipped"`
 	Lost    int    `json:"records_lost_in_buffers"`
-	Exact   bool   `json:"state_exact"`
-	Behind  string `json:"checkpoint_age,omitempty"`
+	// Aborted and Committed are the rows of prepared two-phase-commit
+	// transactions the restore rolled back and committed.
+	Aborted   int    `json:"rows_aborted"`
+	Committed int    `json:"rows_committed"`
+	Exact     bool   `json:"state_exact"`
+	Behind    string `json:"checkpoint_age,omitempty"`
 }
 
 // Operator is one operator's buffer, state and output over time.
@@ -225,7 +229,7 @@ func buildJob(r *Report, t *engine.Trace) {
 		j.Failures = append(j.Failures, x)
 	}
 	for _, x := range h.Restores {
-		rs := Restore{Step: int(x.Step), At: x.At.String(), From: int(x.From), Failed: x.Failed, Rewound: x.Rewound, Skipped: x.Skipped, Lost: int(x.Lost), Exact: x.Exact}
+		rs := Restore{Step: int(x.Step), At: x.At.String(), From: int(x.From), Failed: x.Failed, Rewound: x.Rewound, Skipped: x.Skipped, Lost: int(x.Lost), Aborted: int(x.Aborted), Committed: int(x.Committed), Exact: x.Exact}
 		if x.From > 0 {
 			rs.Behind = x.Behind.String()
 		}
@@ -340,7 +344,7 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 				if f.Down {
 					down = "; the job stays down"
 				}
-				fmt.Fprintf(b, "  %s  %s fails%s; %d uncommitted rows aborted, %d records in buffers thrown away%s\n", f.At, f.Who, where, f.Aborted, f.Buffered, down)
+				fmt.Fprintf(b, "  %s  %s fails%s; %d rows of open transactions aborted, %d records in buffers thrown away%s\n", f.At, f.Who, where, f.Aborted, f.Buffered, down)
 				fi++
 				continue
 			}
@@ -349,11 +353,15 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 			if x.From > 0 {
 				from = fmt.Sprintf("checkpoint %d, %s old", x.From, x.Behind)
 			}
+			decided := ""
+			if x.Aborted+x.Committed > 0 {
+				decided = fmt.Sprintf("; prepared rows: %d rolled back, %d committed", x.Aborted, x.Committed)
+			}
 			switch {
 			case x.Failed:
-				fmt.Fprintf(b, "  %s  cannot restore from %s: the input it needs is gone and auto.offset.reset=none\n", x.At, from)
+				fmt.Fprintf(b, "  %s  cannot restore from %s: the input it needs is gone and auto.offset.reset=none%s\n", x.At, from, decided)
 			default:
-				fmt.Fprintf(b, "  %s  restored from %s: %d records read again, %d skipped by the reset, %d lost in buffers; state exact: %t\n", x.At, from, x.Rewound, x.Skipped, x.Lost, x.Exact)
+				fmt.Fprintf(b, "  %s  restored from %s: %d records read again, %d skipped by the reset, %d lost in buffers%s; state exact: %t\n", x.At, from, x.Rewound, x.Skipped, x.Lost, decided, x.Exact)
 			}
 			ri++
 		}

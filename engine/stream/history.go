@@ -188,8 +188,13 @@ type RestorePoint struct {
 	Rewound int64 // records it will read again
 	Skipped int64 // records it will never read: retention deleted them, or the reset jumped over them
 	Lost    int32 // records buffers without flow control held when the restored checkpoint began, whose effect the restore undoes
-	Exact   bool  // every operator's state restored is byte for byte what the checkpoint took
-	Behind  vtime.Duration
+	// Aborted and Committed are the rows of two-phase-commit sinks'
+	// prepared transactions that the restore rolled back (their checkpoint
+	// never completed) and committed (the restored checkpoint's, or an
+	// earlier one's). A restore that fails decides them too.
+	Aborted, Committed int32
+	Exact              bool // every operator's state restored is byte for byte what the checkpoint took
+	Behind             vtime.Duration
 }
 
 // TxnPoint is a two-phase-commit sink's transaction changing state.

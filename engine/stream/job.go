@@ -716,6 +716,9 @@ func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 		prose.Fprintf(&sb, "%s fails between checkpoint %d's barrier and its snapshot", who, fp.Ckpt)
 	case "snapshot":
 		prose.Fprintf(&sb, "%s fails after every operator has taken its snapshot for checkpoint %d and before the checkpoint completes", who, fp.Ckpt)
+		if j.prepared(fp.Ckpt) {
+			sb.WriteString("; the transaction its snapshot pre-committed stays prepared, invisible, until the restart rolls it back")
+		}
 	case "commit":
 		if j.prepared(fp.Ckpt) {
 			prose.Fprintf(&sb, "%s fails while the sinks commit checkpoint %d's transactions: the checkpoint is complete, the commits never reach the table", who, fp.Ckpt)
@@ -911,6 +914,25 @@ func (j *job) restart() {
 		rp.Resumed = append(rp.Resumed, rs)
 	}
 	h := s.t.Job
+	// Each two-phase-commit sink decides its prepared transactions as its
+	// state is restored, before any source reads: Flink's committer
+	// commits the restored checkpoint's (and earlier) ones in its
+	// initializeState, so they commit even when a source then fails.
+	var commits []*txn
+	var writers []*writer
+	aborted := 0
+	for _, op := range s.ops {
+		if out := op.base().out; out != nil && out.twoPC {
+			cs, ab := out.recover(rp.From)
+			aborted += ab
+			for _, x := range cs {
+				commits = append(commits, x)
+				writers = append(writers, out)
+				rp.Committed += int32(len(x.rows))
+			}
+		}
+	}
+	rp.Aborted = int32(aborted)
 	if len(failed) > 0 {
 		rp.Failed = true
 		j.dead = true
@@ -920,10 +942,17 @@ func (j *job) restart() {
 			src = prose.F("from checkpoint %d", cp.ID)
 		}
 		var sb strings.Builder
-		prose.Fprintf(&sb, "The job cannot restart %s: %s; retention deleted the input the checkpoint needs, and with auto.offset.reset=none the source fails at once, every time. The job stays down and nothing more is read.",
+		prose.Fprintf(&sb, "The job cannot restart %s: %s; retention deleted the input the checkpoint needs, and with auto.offset.reset=none the source fails at once, every time.",
 			src, strings.Join(limitList(failed, 3), "; "))
+		if aborted > 0 || len(commits) > 0 {
+			sb.WriteString(" Before it fails, the sinks restore their state: ")
+			j.decidedText(&sb, aborted, len(commits) > 0, rp.From)
+			sb.WriteString(".")
+		}
+		sb.WriteString(" The job stays down and nothing more is read.")
 		j.strand(&sb)
 		s.w.Emit("job", engine.KindRestore, -1, "%s", sb.String())
+		j.commitRecovered(commits, writers)
 		return
 	}
 	// Put the state back.
@@ -952,19 +981,6 @@ func (j *job) restart() {
 		}
 	}
 	j.down = false
-	var commits []*txn
-	var writers []*writer
-	aborted := 0
-	for _, op := range s.ops {
-		if out := op.base().out; out != nil && out.twoPC {
-			cs, ab := out.recover(rp.From)
-			aborted += ab
-			for _, x := range cs {
-				commits = append(commits, x)
-				writers = append(writers, out)
-			}
-		}
-	}
 	h.Restores = append(h.Restores, rp)
 	var sb strings.Builder
 	if cp != nil {
@@ -984,28 +1000,48 @@ func (j *job) restart() {
 	if rp.Lost > 0 {
 		prose.Fprintf(&sb, "; %s that sat in buffers without flow control when the checkpoint began are in no snapshot and before every position, and nothing they changed survives the restore: lost", prose.Count(int(rp.Lost), "record", "records"))
 	}
-	if aborted > 0 {
-		prose.Fprintf(&sb, "; transactions pre-committed for checkpoints that never completed are rolled back (%s)", prose.Count(aborted, "row", "rows"))
-	}
-	if len(commits) > 0 {
-		prose.Fprintf(&sb, "; checkpoint %d's transaction is still prepared, and will be committed now", rp.From)
+	if aborted > 0 || len(commits) > 0 {
+		sb.WriteString("; ")
+		j.decidedText(&sb, aborted, len(commits) > 0, rp.From)
 	}
 	sb.WriteString(".")
 	s.w.Emit("job", engine.KindRestore, -1, "%s", sb.String())
-	epoch := j.epoch
-	for i, x := range commits {
-		out := writers[i]
-		s.w.Then(func() {
-			if j.epoch == epoch {
-				j.commit(out, x, x.id, true)
-			}
-		})
-	}
+	j.commitRecovered(commits, writers)
 	for _, st := range s.order {
 		st.arm()
 		st.maybeEnd()
 	}
 	j.rearm()
+}
+
+// decidedText says what the sinks' restore did with their prepared
+// transactions: aborted rows of checkpoints that never completed, and
+// whether the restored checkpoint's transaction is committed now.
+func (j *job) decidedText(sb *strings.Builder, aborted int, commits bool, from int32) {
+	if aborted > 0 {
+		prose.Fprintf(sb, "transactions pre-committed for checkpoints that never completed are rolled back (%s)", prose.Count(aborted, "row", "rows"))
+		if commits {
+			sb.WriteString("; ")
+		}
+	}
+	if commits {
+		prose.Fprintf(sb, "checkpoint %d's transaction is still prepared, and will be committed now", from)
+	}
+}
+
+// commitRecovered commits, each as a step of its own, the transactions a
+// restore found prepared for a completed checkpoint; writers[i] holds
+// commits[i].
+func (j *job) commitRecovered(commits []*txn, writers []*writer) {
+	epoch := j.epoch
+	for i, x := range commits {
+		out := writers[i]
+		j.s.w.Then(func() {
+			if j.epoch == epoch {
+				j.commit(out, x, x.id, true)
+			}
+		})
+	}
 }
 
 // bufferLoss counts the records the buffers without flow control held when

@@ -29,6 +29,15 @@ traffic shop records=60 from=10:00:00 every=1s keys=unique
 stream s from=orders
 `
 
+// keyRange is the keys from to to, as the truth lists them.
+func keyRange(from, to int) []string {
+	var ks []string
+	for k := from; k <= to; k++ {
+		ks = append(ks, strconv.Itoa(k))
+	}
+	return ks
+}
+
 // A knob fills in a value and cannot take rate= away, so a buffer's
 // option on a line with no rate= is an error whatever the knob's value:
 // no value gives that line a buffer.
@@ -287,6 +296,24 @@ func TestRestorePastRetention(t *testing.T) {
 	_, _, restored, unrestorable = st.CheckpointCounts(tr.Steps())
 	assert.Zero(t, restored)
 	assert.Equal(t, 1, unrestorable)
+
+	// A two-phase-commit sink that fails during checkpoint 2's commit: the
+	// checkpoint completed, so its prepared transaction is committed when
+	// the sink restores its state (Flink's committer does so in
+	// initializeState), before the source fails for want of its input.
+	tr, st = run(t, strings.Replace(strings.Replace(src, "stream s from=orders", "stream s from=orders reset=none", 1),
+		"sink k from=s to=out\ncheckpoint every=10s\nfail k at=10:00:12 restart=40s\n",
+		"sink k from=s to=out commit=two-phase\ncheckpoint every=10s\nfail k at=10:00:15 point=commit restart=40s\n", 1))
+	r = st.Job.Restores[0]
+	require.True(t, r.Failed)
+	assert.Equal(t, int32(2), r.From)
+	last := st.Job.Txns[len(st.Job.Txns)-1]
+	assert.Equal(t, checkpoint.Committed, last.State)
+	assert.Equal(t, int32(2), last.ID)
+	assert.True(t, last.Recovered)
+	assert.Greater(t, last.Step, r.Step)
+	assert.Equal(t, keyRange(21, 60), tr.Final().Missing, "orders 11 to 20 are committed by the restore that then fails")
+	assert.Contains(t, tr.Narration(&tr.Events[r.Step-1]), "Before it fails, the sinks restore their state: checkpoint 2's transaction is still prepared, and will be committed now.")
 }
 
 // A partition whose records a reset skipped is drawn at every step: the
@@ -366,13 +393,6 @@ func TestBufferOverflows(t *testing.T) {
 func TestBufferRunsOutOfMemory(t *testing.T) {
 	head := strings.Replace(orders, "traffic shop records=60 from=10:00:00 every=1s", "traffic shop records=13 from=10:00:00 every=100ms", 1) +
 		"checkpoint every=1s from=10:00:00.750\nsink k from=s to=out rate=2/s buffer=5 overflow=grow memory=10\n"
-	lost := func(from, to int) []string {
-		var ks []string
-		for k := from; k <= to; k++ {
-			ks = append(ks, strconv.Itoa(k))
-		}
-		return ks
-	}
 	t.Run("once", func(t *testing.T) {
 		tr, st := run(t, head)
 		require.Len(t, st.Job.Failures, 1)
@@ -396,7 +416,7 @@ func TestBufferRunsOutOfMemory(t *testing.T) {
 		assert.Equal(t, int32(1), r.From)
 		assert.Equal(t, int32(6), r.Lost, "orders 2 to 8 buffered at the checkpoint, less order 2 written at 1.0")
 		assert.Equal(t, int64(5), r.Rewound, "orders 9 to 13, after the checkpoint's position")
-		assert.Equal(t, lost(3, 8), tr.Final().Missing)
+		assert.Equal(t, keyRange(3, 8), tr.Final().Missing)
 	})
 	t.Run("again and again", func(t *testing.T) {
 		// Thirty orders: each restore reads orders 9 to 19 at once, eleven
@@ -412,7 +432,7 @@ func TestBufferRunsOutOfMemory(t *testing.T) {
 		}
 		_, l := st.BufferLosses(tr.Steps())
 		assert.Equal(t, 6, l, "orders 3 to 8, lost once: later restores of the same checkpoint lose nothing more")
-		assert.Equal(t, lost(3, 30), tr.Final().Missing, "lost, or never read by the job that stays down")
+		assert.Equal(t, keyRange(3, 30), tr.Final().Missing, "lost, or never read by the job that stays down")
 		assert.Contains(t, tr.Narration(&tr.Events[st.Job.Failures[3].Step-1]), "The job stays down")
 	})
 	t.Run("a knob that does not grow", func(t *testing.T) {
