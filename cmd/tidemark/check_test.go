@@ -36,7 +36,7 @@ expect missing=none
 	f := writeFile(t, "knobs.tdm", src)
 	code, out, errOut := tidemark(t, "check", f)
 	assert.Equal(t, 2, code, "stdout: %s", out)
-	assert.Contains(t, errOut, f+`:5:52: expected a duration such as 2s, 500ms or -3s for overlap=, found "5min" (with knob overlap=5min)`)
+	assert.Contains(t, errOut, f+`:5:52: expected a duration such as 2s, 500ms or 1m for overlap=, found "5min" (with knob overlap=5min)`)
 
 	// Without any expect line, every value is built all the same.
 	f = writeFile(t, "knobs-no-expect.tdm", strings.TrimSuffix(src, "expect missing=none\n"))
@@ -213,7 +213,7 @@ func TestCheckMarkdown(t *testing.T) {
 	cliGolden(t, "check-broken.txt", out+"--- stderr\n"+errOut)
 	for _, want := range []string{
 		broken + ":4:1: this tdm block has no `scenario` line",
-		broken + `:16:52: expected a duration such as 2s, 500ms or -3s for overlap=, found "5min" (with knob overlap=5min)`,
+		broken + `:16:52: expected a duration such as 2s, 500ms or 1m for overlap=, found "5min" (with knob overlap=5min)`,
 		broken + `:24:5: unknown pipeline "extrct"`,
 		broken + ":27:1: this tdm block holds no commands",
 	} {

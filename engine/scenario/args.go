@@ -132,7 +132,7 @@ func (a *Args) Duration(key string, def vtime.Duration) vtime.Duration {
 	}
 	d, err := vtime.ParseDuration(x.Value)
 	if err != nil {
-		a.Fail(x.ValuePos, "expected a duration such as 2s, 500ms or -3s for %s=, found %q", key, x.Value)
+		a.Fail(x.ValuePos, "expected a duration such as 2s, 500ms or 1m for %s=, found %q", key, x.Value)
 	}
 	return d
 }

@@ -24,12 +24,18 @@ import (
 
 // opOptions are the options an operator line may carry besides its own.
 type opOptions struct {
-	twoPC    bool
-	cost     vtime.Duration
-	buffer   int
-	overflow uint8
-	memory   int // records a growing buffer may hold before the task fails; 0: no limit
-	hasRate  bool
+	twoPC bool
+	// txnTimeout is how long the system behind the target keeps a
+	// transaction before aborting it on its own (Kafka's
+	// transaction.timeout.ms); 0: never, as a database's prepared
+	// transaction waits. Only with twoPC; txnTimeoutAt is its value.
+	txnTimeout   vtime.Duration
+	txnTimeoutAt scenario.Pos
+	cost         vtime.Duration
+	buffer       int
+	overflow     uint8
+	memory       int // records a growing buffer may hold before the task fails; 0: no limit
+	hasRate      bool
 }
 
 // readOpOptions reads commit=, and unless noBuffer rate=, buffer=,
@@ -45,6 +51,20 @@ func readOpOptions(a *scenario.Args, noBuffer bool) opOptions {
 		}
 		return false, false
 	}, "auto or two-phase")
+	if x, ok := a.Find("txn-timeout"); ok {
+		d, err := vtime.ParseDuration(x.Value)
+		switch {
+		case err != nil || d <= 0 || d > 24*vtime.Hour:
+			a.Fail(x.ValuePos, "expected txn-timeout= to be a positive duration within a day, such as 15m, found %q", x.Value)
+		case !o.twoPC:
+			if cv, _ := a.Find("commit"); cv.FromKnob {
+				d = 0 // a knob's commit= at a value without transactions: one line serves every value
+				break
+			}
+			a.Fail(x.ValuePos, "txn-timeout= is how long a transaction may stay open before the broker aborts it; it needs commit=two-phase")
+		}
+		o.txnTimeout, o.txnTimeoutAt = d, x.ValuePos
+	}
 	if noBuffer {
 		return o
 	}
@@ -91,6 +111,16 @@ func readOpOptions(a *scenario.Args, noBuffer bool) opOptions {
 	return o
 }
 
+// valueOf is the value c gives key, as written.
+func valueOf(c scenario.Command, key string) string {
+	for _, x := range c.Args {
+		if x.Key == key {
+			return x.Value
+		}
+	}
+	return ""
+}
+
 // parseRate reads N/s and returns what one record costs.
 func parseRate(v string) (vtime.Duration, bool) {
 	n, ok := strings.CutSuffix(v, "/s")
@@ -116,7 +146,11 @@ func (s *world) register(op operator, name, kind string, st *stream, target *sin
 		if opts.twoPC {
 			oh.Commit = "two-phase"
 		}
-		b.out = &writer{s: s, oi: b.oi, target: target, twoPC: opts.twoPC}
+		b.out = &writer{s: s, oi: b.oi, target: target, twoPC: opts.twoPC, timeout: opts.txnTimeout}
+		if opts.txnTimeout > 0 {
+			s.timeoutAt = append(s.timeoutAt, opts.txnTimeoutAt)
+			s.timeouts = append(s.timeouts, opts.txnTimeout)
+		}
 	}
 	if opts.hasRate {
 		b.in = &inbox{s: s, oi: b.oi, base: opts.cost, cost: opts.cost, cap: opts.buffer, overflow: opts.overflow, memory: opts.memory}
@@ -150,10 +184,10 @@ func (s *world) checkpointLine(c scenario.Command) error {
 		return scenario.Errorf(c.Pos, "the job already has a checkpoint line, at %s; it takes one interval", s.ckptAt)
 	}
 	if every < 100*vtime.Millisecond {
-		return scenario.Errorf(scenario.ValueAt(c, "every"), "expected every= to be at least 100ms")
+		return scenario.Errorf(scenario.ValueAt(c, "every"), "expected every= to be at least 100ms, found %q", valueOf(c, "every"))
 	}
 	if timeout <= 0 {
-		return scenario.Errorf(scenario.ValueAt(c, "timeout"), "expected timeout= to be positive")
+		return scenario.Errorf(scenario.ValueAt(c, "timeout"), "expected timeout= to be positive, found %q", valueOf(c, "timeout"))
 	}
 	j.on, j.timeout, j.tolerable = true, timeout, tolerable
 	s.ckptAt = c.Pos
@@ -183,7 +217,7 @@ func (s *world) failLine(c scenario.Command) error {
 		return scenario.Errorf(n.Pos, "unknown stream or operator %q; fail names one declared above it", n.Value)
 	}
 	if restart < 0 || restart > 24*vtime.Hour {
-		return scenario.Errorf(scenario.ValueAt(c, "restart"), "expected restart= to be zero or positive, within a day")
+		return scenario.Errorf(scenario.ValueAt(c, "restart"), "expected restart= to be zero or positive, within a day, found %q", valueOf(c, "restart"))
 	}
 	if point == "never" {
 		return nil // a knob may switch a failure off
@@ -519,6 +553,14 @@ func (s *world) lookupTable(x scenario.Arg) (*lookupTable, error) {
 func (s *world) finishJob() error {
 	if len(s.twoPCAt) > 0 && !s.job.on {
 		return scenario.Errorf(s.twoPCAt[0], "commit=two-phase commits when a checkpoint completes, and this scenario takes none; add `checkpoint every=D`")
+	}
+	for i, p := range s.timeoutAt {
+		// A transaction opens at its first row and commits when the next
+		// checkpoint completes, up to an interval later: a shorter timeout
+		// would abort transactions of a job that never failed.
+		if s.timeouts[i] <= s.job.grid.Every {
+			return scenario.Errorf(p, "expected txn-timeout= to be longer than the checkpoint interval (every=%s), found %s: the broker would abort transactions before their checkpoint could commit them", s.job.grid.Every, s.timeouts[i])
+		}
 	}
 	for _, p := range s.pointAt {
 		if !s.job.on {

@@ -90,6 +90,11 @@ func TestBadStateLines(t *testing.T) {
 		{"sink k from=s to=out dedup=maybe", "s.tdm:8:28", "expected dedup= to be one of off, event or key"},
 		{"sink k from=s to=out commit=two-phase", "s.tdm:8:1", "commit=two-phase commits when a checkpoint completes, and this scenario takes none"},
 		{"sink k from=s to=out commit=xa", "s.tdm:8:29", "expected commit= to be one of auto or two-phase"},
+		{"sink k from=s to=out txn-timeout=15m", "s.tdm:8:34", "txn-timeout= is how long a transaction may stay open before the broker aborts it; it needs commit=two-phase"},
+		{"sink k from=s to=out commit=two-phase txn-timeout=0s", "s.tdm:8:51", `expected txn-timeout= to be a positive duration within a day, such as 15m, found "0s"`},
+		{"sink k from=s to=out commit=two-phase txn-timeout=10s\ncheckpoint every=10s", "s.tdm:8:51", "expected txn-timeout= to be longer than the checkpoint interval (every=10s), found 10s"},
+		{"checkpoint every=50ms", "s.tdm:8:18", `expected every= to be at least 100ms, found "50ms"`},
+		{"fail s at=10:00:01 restart=-5s", "s.tdm:8:28", `expected restart= to be zero or positive, within a day, found "-5s"`},
 		{"join j left=s right=s between=0s..1s rate=5/s", "s.tdm:8:38", "unknown argument rate= for join"},
 		{"stream s2 from=orders reset=oldest", "s.tdm:8:29", "expected reset= to be one of earliest, latest or none"},
 		{"stream s2 from=orders rate=0/s", "s.tdm:8:28", "expected rate= to be records a second such as 50/s"},
@@ -314,6 +319,37 @@ func TestRestorePastRetention(t *testing.T) {
 	assert.Greater(t, last.Step, r.Step)
 	assert.Equal(t, keyRange(21, 60), tr.Final().Missing, "orders 11 to 20 are committed by the restore that then fails")
 	assert.Contains(t, tr.Narration(&tr.Events[r.Step-1]), "Before it fails, the sinks restore their state: checkpoint 2's transaction is still prepared, and will be committed now.")
+}
+
+// A prepared transaction waits for ever in a database, and a restore a
+// day later still commits it; a Kafka broker aborts one left open longer
+// than transaction.timeout.ms, and its rows are lost.
+func TestPreparedTransactionTimesOut(t *testing.T) {
+	src := orders + "sink k from=s to=out commit=two-phase$T\ncheckpoint every=10s\nfail k at=10:00:15 point=commit restart=2m\n"
+	tr, st := run(t, strings.Replace(src, "$T", "", 1))
+	assert.Empty(t, tr.Final().Missing, "the restore commits checkpoint 2's transaction, two minutes on")
+	assert.Equal(t, int32(10), st.Job.Restores[0].Committed)
+
+	tr, st = run(t, strings.Replace(src, "$T", " txn-timeout=30s", 1))
+	assert.Equal(t, keyRange(11, 20), tr.Final().Missing, "checkpoint 2's transaction, open since 10:00:10, is aborted at 10:00:40")
+	r := st.Job.Restores[0]
+	assert.Zero(t, r.Committed)
+	var abort *stream.TxnPoint
+	for i, x := range st.Job.Txns {
+		if x.ID == 2 && x.State == checkpoint.Aborted {
+			abort = &st.Job.Txns[i]
+		}
+	}
+	require.NotNil(t, abort)
+	e := &tr.Events[abort.Step-1]
+	assert.Equal(t, at("10:00:40"), e.At)
+	assert.Less(t, abort.Step, r.Step)
+	assert.Contains(t, tr.Narration(e), "The broker aborts k's transaction 2 to out on its own: it has been open since 10:00:10, longer than txn-timeout=30s")
+
+	// A knob that turns the transactions off takes the timeout with them.
+	knobbed := strings.Replace(strings.Replace(src, "commit=two-phase$T", "commit=$c txn-timeout=30s", 1), "\n", "\nknob c = two-phase | auto\n", 1)
+	_, err := engine.Build(parse(t, knobbed), map[string]string{"c": "auto"}, 1, worlds.All())
+	require.NoError(t, err)
 }
 
 // A partition whose records a reset skipped is drawn at every step: the

@@ -106,7 +106,11 @@ type world struct {
 	reads   []readLine     // the read lines, by name
 	ckptAt  scenario.Pos   // where the checkpoint line is; Line 0 before one
 	twoPCAt []scenario.Pos // lines with commit=two-phase, which need checkpoints
-	pointAt []scenario.Pos // fail lines that wait for a checkpoint's point
+	// timeoutAt and timeouts are each txn-timeout= and its value, which
+	// must be longer than the checkpoint interval.
+	timeoutAt []scenario.Pos
+	timeouts  []vtime.Duration
+	pointAt   []scenario.Pos // fail lines that wait for a checkpoint's point
 }
 
 // sw attaches the stream world's history to the trace, once, and finds the log.

@@ -82,7 +82,7 @@ func TestBadLines(t *testing.T) {
 		{"watermark s interval=0s", "s.tdm:8:22", "the watermark interval must be positive"},
 		{"watermark s bound=1s interval=-1s", "s.tdm:8:31", "the watermark interval must be positive"},
 		{"watermark s idleness=0s", "s.tdm:8:22", `expected idleness= to be off or a positive duration`},
-		{"watermark s bound=soon", "s.tdm:8:19", "expected a duration such as 2s, 500ms or -3s for bound="},
+		{"watermark s bound=soon", "s.tdm:8:19", "expected a duration such as 2s, 500ms or 1m for bound="},
 		{"watermark s idleness=soon", "s.tdm:8:22", `expected idleness= to be off or a positive duration`},
 		{"watermark s emit=sometimes", "s.tdm:8:18", "expected emit= to be one of periodic or per-record"},
 		{"watermark s scope=global", "s.tdm:8:19", "expected scope= to be one of per-partition or per-source"},

@@ -3,7 +3,9 @@ package stream
 import (
 	"slices"
 
+	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/checkpoint"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/window"
@@ -37,6 +39,12 @@ type writer struct {
 	collapsed int32
 	pending   int32
 	since     vtime.Time // when the first row of the open transaction was written
+	// timeout is how long a transaction may stay open, from its first
+	// row, before the system behind the target aborts it on its own
+	// (Kafka's transaction.timeout.ms); 0: it waits for ever, as a
+	// database's prepared transaction does. Always longer than the
+	// checkpoint interval, so only a job that is down or late reaches it.
+	timeout vtime.Duration
 }
 
 // pendingRow is one row on its way to the target.
@@ -122,9 +130,30 @@ func (wr *writer) precommit(id int32) int {
 	}
 	rows := wr.open
 	wr.open = nil
-	wr.pre = append(wr.pre, &txn{id: id, rows: rows, since: wr.since})
+	x := &txn{id: id, rows: rows, since: wr.since}
+	wr.pre = append(wr.pre, x)
 	wr.txnPoint(id, checkpoint.PreCommitted, len(rows), false)
+	if wr.timeout > 0 {
+		wr.s.w.Schedule(max(x.since.Add(wr.timeout), wr.s.w.Now()), func() {
+			if slices.Contains(wr.pre, x) {
+				wr.timedOut(x)
+			}
+		})
+	}
 	return len(rows)
+}
+
+// timedOut is the broker aborting prepared transaction x on its own: it
+// has been open longer than the timeout, and nothing committed it. Its
+// rows are lost; Flink's Kafka committer, finding it aborted when the
+// restored job commits it, logs the failure and goes on.
+func (wr *writer) timedOut(x *txn) {
+	wr.pre = slices.DeleteFunc(wr.pre, func(y *txn) bool { return y == x })
+	wr.txnPoint(x.id, checkpoint.Aborted, len(x.rows), false)
+	wr.setPending(wr.pending - int32(len(x.rows)))
+	oh := wr.s.t.Ops[wr.oi]
+	wr.s.w.Emit("broker", engine.KindTransaction, -1, "The broker aborts %s's transaction %d to %s on its own: it has been open since %s, longer than txn-timeout=%s (Kafka's transaction.timeout.ms), and nothing has committed it. Its %s never become visible; a restored job that tries to commit it finds it aborted, and Flink's Kafka committer logs that and goes on: the rows are lost.",
+		oh.Name, x.id, oh.Target, x.since, wr.timeout, prose.Count(len(x.rows), "row", "rows"))
 }
 
 // committable returns the pre-committed transactions that checkpoint id's
