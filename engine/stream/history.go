@@ -33,6 +33,7 @@ type OpHistory struct {
 	Overflow  string // block, grow or drop, with a buffer
 	Memory    int    // with overflow=grow: the records its memory holds; past them the task fails, 0: no limit
 	TTL       vtime.Duration
+	ByKey     bool         // a sink's dedup knows records by their key (dedup=key), not their event id
 	Agg       window.Agg   // an aggregate's: count, sum, min or max
 	Queue     []CountPoint // records in its input buffer, from Step on
 	State     []CountPoint // entries its state holds, from Step on: keys, windows, buffered records or ids

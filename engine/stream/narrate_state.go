@@ -63,7 +63,11 @@ func (t *Trace) stateEffects(b *strings.Builder, step, i int32) {
 			if oh.TTL > 0 {
 				ttl = prose.F(" within the last %s", oh.TTL)
 			}
-			prose.Fprintf(b, "; %s has seen it%s and drops it as a duplicate", oh.Name, ttl)
+			seen := "it"
+			if oh.ByKey {
+				seen = "its key"
+			}
+			prose.Fprintf(b, "; %s has seen %s%s and drops it as a duplicate", oh.Name, seen, ttl)
 		}
 	}
 	for k := stepIndex(len(j.Outputs), int(step)-1, func(i int) int32 { return j.Outputs[i].Step }); k < len(j.Outputs) && j.Outputs[k].Step == step; k++ {
@@ -83,7 +87,11 @@ func (t *Trace) stateEffects(b *strings.Builder, step, i int32) {
 			prose.Fprintf(b, "; %s now holds %s for %s%s and writes it %s", oh.Name, prose.F("%d", o.Amount), key, restarted, where)
 		default:
 			if o.Restarted {
-				prose.Fprintf(b, "; %s saw this event more than %s ago and has forgotten it, so it is no duplicate any more", oh.Name, oh.TTL)
+				seen := "this event"
+				if oh.ByKey {
+					seen = prose.F("key %s", key)
+				}
+				prose.Fprintf(b, "; %s saw %s more than %s ago and has forgotten it, so it is no duplicate any more", oh.Name, seen, oh.TTL)
 			}
 			if rec, _ := t.Record(o.Record); rec != nil && rec.Delete {
 				// A change capture delete event: the table's mode decides.

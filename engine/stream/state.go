@@ -514,7 +514,7 @@ func (s *world) sinkLine(c scenario.Command) error {
 		return err
 	}
 	oh := s.register(op, n.Value, "sink", st, op.target, opts)
-	oh.TTL = ttl
+	oh.TTL, oh.ByKey = ttl, dedup == dedupKey
 	s.sinks = append(s.sinks, op)
 	st.consumers = append(st.consumers, consumer{snk: op})
 	return nil

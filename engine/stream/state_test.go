@@ -1274,3 +1274,34 @@ checkpoint every=10s
 		})
 	}
 }
+
+// A dedup by key says it knows the record by its key, not by its event:
+// two orders of one customer are different events with the same key.
+func TestKeyDedupNarratesTheKey(t *testing.T) {
+	src := `scenario t/x "X"
+topic orders partitions=1
+producer shop to=orders key=customer_id
+target out sink=append key=customer_id
+produce shop at=10:00:00 key=7
+produce shop at=10:00:10 key=7
+produce shop at=10:01:30 key=7
+stream s from=orders
+sink k from=s to=out dedup=key ttl=1m
+`
+	tr, _ := run(t, src)
+	var texts []string
+	for i := range tr.Events {
+		texts = append(texts, tr.Narration(&tr.Events[i]))
+	}
+	all := strings.Join(texts, "\n")
+	assert.Contains(t, all, "k has seen its key within the last 1m and drops it as a duplicate")
+	assert.Contains(t, all, "k saw key 7 more than 1m ago and has forgotten it, so it is no duplicate any more")
+	assert.NotContains(t, all, "this event")
+
+	tr, _ = run(t, strings.Replace(src, "dedup=key", "dedup=event", 1))
+	texts = texts[:0]
+	for i := range tr.Events {
+		texts = append(texts, tr.Narration(&tr.Events[i]))
+	}
+	assert.NotContains(t, strings.Join(texts, "\n"), "its key", "each produce is an event of its own")
+}

@@ -108,7 +108,11 @@ type StreamHistory struct {
 	Keys        []string       // the stream's keys by its own id
 	Parts       []PartHistory  // by partition
 	Slows       []Slow         // stalls and delays, as they began
-	Parallelism int            // readers (source subtasks): reader i reads the partitions p with p mod Parallelism == i
+	// Parallelism is how many readers (source subtasks) it has: reader i
+	// reads the partitions p with p mod Parallelism == i. Flink's
+	// KafkaSourceEnumerator starts at a reader chosen by the topic name's
+	// hash; the groups of partitions are the same, numbered from 0 here.
+	Parallelism int
 	Cost        vtime.Duration // what reading a record costs a reader; 0: nothing
 	Costs       []CostPoint    // the cost from Step on, when a fault slows the readers
 	Reset       string         // auto.offset.reset for a position retention has deleted: earliest, latest or none
