@@ -291,7 +291,7 @@ expect missing=none when mark=lsn
 	require.Len(t, outs, 4)
 	assert.NoError(t, outs[0].Err, "a range matches the keys it spans")
 	assert.NoError(t, outs[1].Err, "ranges and keys in any order")
-	assert.EqualError(t, outs[2].Err, "r.tdm:12:8: expected missing=90..95, got missing=90,91,92,93,94,97")
+	assert.EqualError(t, outs[2].Err, "r.tdm:12:8: expected missing=90..95, got missing=90,91,92,93,94,97 (95 is no key of this scenario)")
 	assert.NoError(t, outs[3].Err)
 
 	for _, bad := range []string{"expect missing=9..1", "expect stale=1..x", "expect missing=1,,2"} {
@@ -327,7 +327,7 @@ expect stale=-9223372036854775808..-9223372036854775807
 		require.Len(t, outs, 3)
 		assert.NoError(t, outs[0].Err, "the two keys at the top of int64 are missing")
 		assert.EqualError(t, outs[1].Err, "r.tdm:10:8: expected duplicated=9223372036854775807..9223372036854775807x2, got duplicated=none")
-		assert.EqualError(t, outs[2].Err, "r.tdm:11:8: expected stale=-9223372036854775808..-9223372036854775807, got stale=none")
+		assert.EqualError(t, outs[2].Err, "r.tdm:11:8: expected stale=-9223372036854775808..-9223372036854775807, got stale=none (-9223372036854775808 is no key of this scenario)")
 
 		ranges := strings.TrimSuffix(strings.Repeat("1..99999,", 5000), ",")
 		for _, tc := range []struct{ line, msg string }{
@@ -411,6 +411,30 @@ expect missing=fct_orders:1,fct_orders:2,fct_refunds:2,fct_refunds:3
 	require.Error(t, outs[0].Err)
 	assert.Equal(t, "two.tdm:10:8: expected missing=fct_orders:1,2,fct_refunds:2,3, got missing=fct_orders:1,fct_orders:2,fct_refunds:2,fct_refunds:3 (with several targets each key is written TARGET:KEY, so 2 needs one too)", outs[0].Err.Error())
 	assert.NoError(t, outs[1].Err)
+}
+
+// TestClaimOfAKeyTheScenarioNeverHad: a claim naming a key the scenario
+// never had fails with that key named, and a misspelt none is pointed at.
+func TestClaimOfAKeyTheScenarioNeverHad(t *testing.T) {
+	src := `scenario test/keys "Keys"
+source orders key=id
+target fct_orders sink=merge key=id
+pipeline a from=orders to=fct_orders mark=lsn
+txn T1 begin=10:00:00 commit=10:00:01 insert orders id=1..2
+expect missing=nnoe
+expect missing=1,7
+expect duplicated=9x2
+expect missing=1,2
+`
+	f, err := scenario.Parse("k.tdm", []byte(src))
+	require.NoError(t, err)
+	outs, err := engine.CheckExpectations(f, 1, worlds.All())
+	require.NoError(t, err)
+	require.Len(t, outs, 4)
+	assert.EqualError(t, outs[0].Err, "k.tdm:6:8: expected missing=nnoe, got missing=1,2 (nnoe is no key of this scenario; did you mean none?)")
+	assert.EqualError(t, outs[1].Err, "k.tdm:7:8: expected missing=1,7, got missing=1,2 (7 is no key of this scenario)")
+	assert.EqualError(t, outs[2].Err, "k.tdm:8:8: expected duplicated=9x2, got duplicated=none (9 is no key of this scenario)")
+	assert.NoError(t, outs[3].Err)
 }
 
 // TestExpectUnknownMark: a claim about a mark the scenario does not keep

@@ -334,6 +334,9 @@ func (e Expectation) Verify(t *Trace) error {
 		if t.truth.names != nil {
 			hint = targetHint(want)
 		}
+		if hint == "" {
+			hint = unknownKeyHint(t, want, e.What == "duplicated")
+		}
 		return prose.Errorf("%s: expected %s, got %s=%s%s", e.Pos, e.Line, e.What, got, hint)
 	}
 	return nil
@@ -349,6 +352,28 @@ func targetHint(want string) string {
 	for k := range strings.SplitSeq(want, ",") {
 		if !strings.Contains(k, ":") {
 			return " (with several targets each key is written TARGET:KEY, so " + k + " needs one too)"
+		}
+	}
+	return ""
+}
+
+// unknownKeyHint notes the first key of a claim that is no key of the
+// scenario at all, which is most often a misspelling: missing=nnoe for
+// missing=none. dup says the keys carry a count (41x2).
+func unknownKeyHint(t *Trace, want string, dup bool) string {
+	if want == "none" {
+		return ""
+	}
+	known := make(map[string]bool, t.KeyCount())
+	for id := range t.KeyCount() {
+		known[t.TruthKey(int32(id))] = true
+	}
+	for k := range strings.SplitSeq(want, ",") {
+		if dup {
+			k = k[:max(0, strings.LastIndexByte(k, 'x'))]
+		}
+		if !known[k] {
+			return " (" + k + " is no key of this scenario" + scenario.DidYouMean(k, []string{"none"}) + ")"
 		}
 	}
 	return ""
