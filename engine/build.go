@@ -146,6 +146,9 @@ func (b *builder) clock(c scenario.Command) error {
 	if err := a.Done(); err != nil {
 		return err
 	}
+	if skew < -maxSkew || skew > maxSkew {
+		return errorf(scenario.ValueAt(c, "skew"), "expected skew= to be within 12h either way, found %s: a clock further off would read times of another day, which no line or claim can name", skew)
+	}
 	if n.Value != "source" && n.Value != "reader" {
 		if err := b.w.Declare("clock", n); err != nil {
 			return err
@@ -260,6 +263,9 @@ func (b *builder) jump(c scenario.Command) error {
 	if err := a.Done(); err != nil {
 		return err
 	}
+	if by < -maxSkew || by > maxSkew {
+		return errorf(scenario.ValueAt(c, "by"), "expected by= to be within 12h either way, found %s: a clock further off would read times of another day, which no line or claim can name", by)
+	}
 	if by == 0 {
 		return nil // a knob may switch a jump off by setting it to 0s
 	}
@@ -267,6 +273,11 @@ func (b *builder) jump(c scenario.Command) error {
 	b.w.schedule(at, func() { b.w.jump(name, by) })
 	return nil
 }
+
+// maxSkew bounds a clock's skew= and a jump's by=: a clock that reads a
+// time outside the simulated day (00:00:00 to 23:59:59.999) could not be
+// written in a line or an expect claim.
+const maxSkew = 12 * vtime.Hour
 
 func errorf(pos scenario.Pos, format string, v ...any) error {
 	return scenario.Errorf(pos, format, v...)

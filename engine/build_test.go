@@ -71,6 +71,8 @@ func TestBuildErrors(t *testing.T) {
 		{"atomic with two times", strings.Replace(world, "mark=$mark", "mark=$mark advance=atomic", 1) + "run extract at=10:00:02 write=10:00:03 store=10:00:04\n", nil, "b.tdm:6:46", "with advance=atomic a run writes its rows and stores the mark in one transaction, so write= and store= are one time"},
 		{"jump of NaN", world + "check gap-scan jump=NaNx\n", nil, "b.tdm:6:21", "expected jump= to be a factor above 1"},
 		{"jump of Inf", world + "check gap-scan jump=Infx\n", nil, "b.tdm:6:21", "expected jump= to be a factor above 1"},
+		{"clock a day off", world + "clock source skew=-13h\n", nil, "b.tdm:6:19", "expected skew= to be within 12h either way, found -13h"},
+		{"jump a day off", world + "jump reader at=10:00:01 by=24h\n", nil, "b.tdm:6:28", "expected by= to be within 12h either way, found 24h"},
 		{"runs without every", world + "runs extract from=10:00:00 until=10:00:10\n", nil, "b.tdm:6:1", "runs needs every="},
 		{"runs every zero", world + "runs extract from=10:00:00 until=10:00:10 every=0s\n", nil, "b.tdm:6:49", "runs needs every="},
 		{"runs until before from", world + "runs extract from=10:00:12 until=10:00:10 every=2s\n", nil, "b.tdm:6:34", "runs needs from= at or before until="},
