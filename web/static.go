@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tidemark/tidemark/web/internal/assetpack"
+	"github.com/tidemark/tidemark/web/internal/shrink"
 )
 
 // static holds the files of web/static. The directory always contains the
@@ -80,6 +81,10 @@ var assets = sync.OnceValues(func() (*assetTable, error) {
 		body, err := static.ReadFile(staticDir + "/" + name)
 		if err != nil {
 			return nil, fmt.Errorf("web: read asset %s: %w", name, err)
+		}
+		// Served minified, and hashed as served (workerassets does the same).
+		if body, err = shrink.File(name, body); err != nil {
+			return nil, fmt.Errorf("web: %w", err)
 		}
 		hash, err := assetpack.Hash(bytes.NewReader(body))
 		if err != nil {

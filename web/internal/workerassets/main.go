@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/web/internal/assetpack"
+	"github.com/tidemark/tidemark/web/internal/shrink"
 )
 
 func main() {
@@ -48,6 +49,10 @@ func hashedNames(dir string) ([]string, error) {
 		}
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
+			return nil, err
+		}
+		// The native server hashes the bytes it serves, minified.
+		if b, err = shrink.File(name, b); err != nil {
 			return nil, err
 		}
 		hash, err := assetpack.Hash(bytes.NewReader(b))

@@ -7,6 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/internal/assetpack"
 )
 
 // TestHashedNames: every file gets its hashed name, in the order of the
@@ -21,4 +24,20 @@ func TestHashedNames(t *testing.T) {
 	require.NoError(t, err)
 	// sha256("a") = ca978112…, sha256("b") = 3e23e816…
 	assert.Equal(t, []string{"a.ca978112.css", "b.3e23e816.js"}, names)
+}
+
+// TestNamesMatchTheServer: the names listed for the Worker are those the
+// native server (and so the static export) gives the same files, which it
+// serves minified: a page the Worker renders links to bytes that exist.
+func TestNamesMatchTheServer(t *testing.T) {
+	names, err := hashedNames("../../static")
+	require.NoError(t, err)
+	require.NotEmpty(t, names)
+	for _, hashed := range names {
+		original, _, ok := assetpack.SplitHashedName(hashed)
+		require.True(t, ok, hashed)
+		served, ok := web.LookupAsset(original)
+		require.True(t, ok, original)
+		assert.Equal(t, "/static/"+hashed, served, original)
+	}
 }
