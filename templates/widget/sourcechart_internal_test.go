@@ -22,13 +22,13 @@ func TestTicksStayFewOverAnySpan(t *testing.T) {
 		every := tickEvery(span)
 		assert.LessOrEqual(t, int64(span)/int64(every), int64(6), "span %d", span)
 	}
-	src := `scenario test/jump "A clock that jumps a hundred thousand hours"
+	// One jump is at most 12h; a thousand of them add up.
+	src := `scenario test/jump "A clock that jumps twelve thousand hours"
 source orders key=order_id updated_at=commit
 target fct_orders sink=merge key=order_id
 pipeline extract from=orders to=fct_orders mark=timestamp
 txn T1 begin=10:00:01 commit=10:00:01 insert order_id=1
-jump source at=10:00:02 by=100000h
-txn T2 begin=10:00:03 commit=10:00:03 insert order_id=2
+` + strings.Repeat("jump source at=10:00:02 by=12h\n", 1000) + `txn T2 begin=10:00:03 commit=10:00:03 insert order_id=2
 run extract at=10:00:04
 `
 	s, err := Open("tm", src, "jump.tdm", "/play", nil, false, worlds.All())

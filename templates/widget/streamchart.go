@@ -606,9 +606,11 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			if h > 20 && x1-x0 > 40 {
 				txt := itoa(int(ws.Count))
 				if ws.Fired > 0 {
+					// ✓3: fired three times. Not ×3, which reads as the
+					// ✕ of records dropped in the chart's small type.
 					txt += " ✓"
 					if ws.Fired > 1 {
-						txt += "×" + itoa(ws.Fired)
+						txt += itoa(ws.Fired)
 					}
 				}
 				// Late records in the legend's marks: ✕ dropped, ◇ set
@@ -716,6 +718,12 @@ func windowTitle(wh *stream.WindowHistory, ws stream.WindowState) string {
 	return s
 }
 
+// lateLabel names a late record's link so that a list of links tells one
+// from another: "Late record phone-9, event time 10:01:20, dropped: why?".
+func lateLabel(st *stream.Trace, l *stream.LatePoint) string {
+	return "Late record " + st.RecordName(st.ArrivalID(l.Arrival)) + ", event time " + l.Time.String() + ", " + win.Fate(l.Fate).String() + ": why?"
+}
+
 // lateMark draws a late record: a cross when dropped, a diamond when set
 // aside, a circled plus when accepted, with its reason as its title.
 func lateMark(b *builder, st *stream.Trace, d stream.Dot, cx, cy float64, look func(string, ...string) []string, titled bool, href func(int) string) {
@@ -723,7 +731,7 @@ func lateMark(b *builder, st *stream.Trace, d stream.Dot, cx, cy float64, look f
 	if href != nil {
 		// A link a learner can click or reach by keyboard: it opens why.
 		b.open("a", "href", href(d.Late), "data-act", "explain", "data-key", lateKey(d.Late),
-			"aria-label", "Late record: why?", "data-testid", "late-record")
+			"aria-label", lateLabel(st, l), "data-testid", "late-record")
 	}
 	if titled {
 		b.open("g", "data-late", itoa(d.Late), "data-fate", win.Fate(l.Fate).String())

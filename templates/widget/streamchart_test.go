@@ -88,7 +88,7 @@ func TestWindowSaysWhatBecameOfItsLateRecords(t *testing.T) {
 	}{
 		{map[string]string{"lateness": "0s", "late": "drop"}, ">14 ✓ ✕4<", "4 too late for it, dropped"},
 		{map[string]string{"lateness": "0s", "late": "side-output"}, ">14 ✓ ◇4<", "4 too late for it, sent to the side output"},
-		{map[string]string{"lateness": "2m", "late": "drop"}, ">18 ✓×5 ⊕4<", "fired 5 times, 4 late records accepted within the allowed lateness"},
+		{map[string]string{"lateness": "2m", "late": "drop"}, ">18 ✓5 ⊕4<", "fired 5 times, 4 late records accepted within the allowed lateness"},
 	} {
 		tr := run(t, "stream/late-data", c.knobs)
 		st := stream.Of(tr)

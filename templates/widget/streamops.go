@@ -322,7 +322,7 @@ var streamMarks = [...][3]string{
 	{"tm-lg-wm", "┆", "watermark (a partition's: a short bar)"},
 	{"tm-lg-now", "│", "now"},
 	{"tm-lg-idle", "▨", "idle partition (hatched)"},
-	{"tm-lg-win", "▭", "window, filling as records land; ✓ fired (×2: fired again); dashed: cleared"},
+	{"tm-lg-win", "▭", "window, filling as records land; ✓ fired (✓2: fired twice); dashed: cleared"},
 	{"tm-lg-dropped", "✕", "late record, dropped: it stays where it was"},
 	{"tm-lg-side", "◇", "late record, sent to the side output"},
 	{"tm-lg-accepted", "⊕", "late record, accepted: its window fires again"},

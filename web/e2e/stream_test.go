@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -118,6 +119,24 @@ func TestStreamJoinsTheStage(t *testing.T) {
 	assert.GreaterOrEqual(t, eval[float64](t, ctx, `Math.min(...[...document.querySelectorAll('[data-testid="stream-chart"] text')].map((el) => el.getBoundingClientRect().height).filter((h) => h > 0))`), 10.0,
 		"its text is drawn at least 10 px high")
 
+	// A step brings the now line into the scrolling box, and the focused
+	// box takes the side arrows to scroll, not to step.
+	wrap := `document.querySelector('[data-testid="stream-wrap"]')`
+	nowShows := `(() => { const w = ` + wrap + `, n = w.querySelector('.tm-nowline'); const x = n.getBoundingClientRect().left - w.getBoundingClientRect().left; return x >= 0 && x <= w.clientWidth; })()`
+	press(t, ctx, `[data-testid=btn-end]`)
+	eval[float64](t, ctx, wrap+`.scrollLeft = 0`)
+	require.False(t, eval[bool](t, ctx, nowShows), "at 360 px the now line of the last step is out of a box scrolled to its start")
+	press(t, ctx, `[data-testid=btn-back]`)
+	assert.True(t, eval[bool](t, ctx, nowShows), "the step scrolled the box to now")
+	at := step(t, ctx)
+	left := eval[float64](t, ctx, wrap+`.scrollLeft`)
+	require.Positive(t, left)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=stream-wrap]`))))
+	key(t, ctx, kb.ArrowLeft)
+	time.Sleep(400 * time.Millisecond) // the browser may scroll smoothly
+	assert.Equal(t, at, step(t, ctx), "the arrow did not step")
+	assert.Less(t, eval[float64](t, ctx, wrap+`.scrollLeft`), left, "the arrow scrolled the box")
+
 	viewport(t, ctx, 1024, 768)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=btn-forward]`))))
 	key(t, ctx, "p")
@@ -127,6 +146,31 @@ func TestStreamJoinsTheStage(t *testing.T) {
 	assert.InDelta(t, b[1]["top"], b[2]["top"], 2, "one row")
 	assert.LessOrEqual(t, b[2]["bottom"], 768.0, "the target is on the screen")
 	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 1024, "nothing scrolls sideways")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestPresenterShowsTheJob: in presenter mode the stream job's panel,
+// which a clicker cannot scroll down to, takes the pipeline's place with J
+// and fits the screen; stepping keeps it; J again brings the pipeline back.
+func TestPresenterShowsTheJob(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/stream/checkpoint-append?step=160&present=on")
+	viewport(t, ctx, 1280, 800)
+	shows := func(sel string) bool {
+		return eval[bool](t, ctx, `(() => { const el = document.querySelector('`+sel+`'); return !!el && el.checkVisibility(); })()`)
+	}
+	require.True(t, shows(`.tm-flow`))
+	assert.False(t, shows(`[data-testid=panel-job]`), "no half a panel under the pipeline")
+	key(t, ctx, "j")
+	assert.False(t, shows(`.tm-flow`))
+	require.True(t, shows(`[data-testid=panel-job]`))
+	bottom := `document.querySelector('[data-testid=panel-job] .tm-ckstrip').getBoundingClientRect().bottom`
+	assert.LessOrEqual(t, eval[float64](t, ctx, bottom), 800.0, "the checkpoints are on the screen")
+	key(t, ctx, kb.PageDown)
+	assert.Equal(t, 161, step(t, ctx))
+	assert.True(t, shows(`[data-testid=panel-job]`), "a step keeps the job in view")
+	key(t, ctx, "j")
+	assert.True(t, shows(`.tm-flow`))
+	assert.False(t, shows(`[data-testid=panel-job]`))
 	assert.Empty(t, pageProblems(t, ctx))
 }
 

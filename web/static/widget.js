@@ -248,7 +248,11 @@
   // stays readable, with the truth's line under it.
   const readableZoom = 0.75;
   const fitStage = (host) => {
-    const flow = host.querySelector('.tm-widget[data-present="on"] .tm-flow');
+    // With J, the stream job's panel stands in the pipeline's place; it is
+    // never zoomed below readableZoom, its plots falling off the screen
+    // rather than everything turning too small for a room.
+    const job = host.querySelector('.tm-widget[data-present="on"][data-view="job"] .tm-panel-job');
+    const flow = job || host.querySelector('.tm-widget[data-present="on"] .tm-flow');
     if (!flow) return;
     const room = document.documentElement;
     const zoomFor = (under) => {
@@ -271,8 +275,21 @@
       return lo;
     };
     let z = zoomFor(host.querySelector(".tm-aside > .tm-truth"));
-    if (z < readableZoom) z = zoomFor(null);
+    if (z < readableZoom) z = job ? readableZoom : zoomFor(null);
     flow.style.zoom = z === 1 ? "" : String(z);
+  };
+
+  // showNow keeps the moment a step is about in view: a chart wider than
+  // its box (the streams against event time, on a phone) scrolls so that
+  // its now line, with the watermark just left of it, shows, when a step
+  // leaves them out of view; otherwise a learner's own scrolling stays.
+  const showNow = (root) => {
+    for (const wrap of root.querySelectorAll('[data-testid="stream-wrap"]')) {
+      const now = wrap.querySelector(".tm-nowline");
+      if (!now || wrap.scrollWidth <= wrap.clientWidth + 1) continue;
+      const x = now.getBoundingClientRect().left - wrap.getBoundingClientRect().left;
+      if (x < 0 || x > wrap.clientWidth) wrap.scrollLeft += x - wrap.clientWidth * 0.7;
+    }
   };
 
   let pageWidget = null; // the scenario page's own widget, which answers keys anywhere
@@ -420,7 +437,8 @@
           if (el) el.focus();
         }
         this.presenting(this.host.querySelector(".tm-widget").dataset.present || "");
-        if (this.presentMode === "on") fitStage(this.host);
+        this.showJob(this.jobView);
+        showNow(this.host);
         if (this.drawn && this.announcer) {
           const live = this.host.querySelector(".tm-live");
           this.announcer.textContent = [v.message, live ? live.textContent : ""].filter(Boolean).join(". ");
@@ -447,6 +465,7 @@
           }
         }
         if (this.presentMode === "on") fitStage(this.host);
+        showNow(stage);
         if (focused && (!document.activeElement || document.activeElement === document.body)) {
           // The fragment holding the focus was drawn anew: focus its match.
           const el = stage.querySelector(focused);
@@ -754,6 +773,10 @@
         // The scrubber, a list and a knob's radio buttons move with their
         // own arrows, Home and End; a clicker's PageUp and PageDown step.
         if (!clicker && is("input[type=range], select, input[type=radio]")) return false;
+        // A chart or a panel wider than its box, focused to be read, scrolls
+        // with the side arrows as the browser gives them; in presenter mode
+        // they step, as a clicker's do.
+        if (!presenting && (e.key === "ArrowLeft" || e.key === "ArrowRight") && t.tabIndex >= 0 && t.scrollWidth > t.clientWidth + 1 && !is("a, button")) return false;
         if (quiet && e.key !== "ArrowLeft" && e.key !== "ArrowRight") return false;
         e.preventDefault();
         this.unblank();
@@ -802,6 +825,16 @@
         }
         return true;
       }
+      if ((e.key === "j" || e.key === "J") && presenting && this.host.querySelector('[data-testid="panel-job"]')) {
+        // The stream job's checkpoints, sinks and operators, in the
+        // pipeline's place, and back: a clicker cannot scroll down to them.
+        e.preventDefault();
+        this.showJob(!this.jobView);
+        if (this.presentMode === "notes" && this.peer) this.peer.postMessage({ job: this.jobView });
+        // Said to a screen reader only: the room's screen shows no banner.
+        if (this.announcer) this.announcer.textContent = this.jobView ? "The job's checkpoints, sinks and operators; J shows the pipeline again." : "The pipeline; J shows the job's checkpoints and sinks.";
+        return true;
+      }
       if ((e.key === "f" || e.key === "F") && presenting) {
         e.preventDefault();
         this.fullScreen(!document.fullscreenElement);
@@ -812,6 +845,17 @@
 
     unblank() {
       document.documentElement.classList.remove("tm-blank");
+    }
+
+    // showJob puts the stream job's panel in the pipeline's place in
+    // presenter mode (on), or the pipeline back; a full draw keeps it.
+    showJob(on) {
+      this.jobView = Boolean(on) && Boolean(this.presentMode);
+      const w = this.host.querySelector(".tm-widget");
+      if (!w) return;
+      if (this.jobView) w.dataset.view = "job";
+      else delete w.dataset.view;
+      if (this.presentMode === "on") fitStage(this.host);
     }
 
     // togglePresent enters or leaves presenter mode: the stage and the
@@ -855,6 +899,11 @@
       this.peer.onmessage = (e) => {
         const m = e.data;
         if (!m || typeof m !== "object") return;
+        if (typeof m.job === "boolean") {
+          // J in the notes window shows the room the job's panel, or the pipeline.
+          if (this.presentMode === "on") this.showJob(m.job);
+          return;
+        }
         if (typeof m.blank === "boolean") {
           // The notes window blanks the room's screen, or shows it again.
           if (this.presentMode === "on") document.documentElement.classList.toggle("tm-blank", m.blank);
