@@ -463,16 +463,14 @@ type workload struct {
 // carved from one string holding the next thousand.
 func (g *workload) nextName() string {
 	if g.named == len(g.ends) {
-		var b strings.Builder
 		last := min(g.n, g.i+slabSize)
-		b.Grow((last - g.i) * (len(g.prefix) + len(strconv.Itoa(last))))
+		b := make([]byte, 0, (last-g.i)*(len(g.prefix)+len(strconv.Itoa(last))))
 		g.ends = g.ends[:0]
 		for i := g.i; i < last; i++ {
-			b.WriteString(g.prefix)
-			b.WriteString(strconv.Itoa(i + 1))
-			g.ends = append(g.ends, b.Len())
+			b = strconv.AppendInt(append(b, g.prefix...), int64(i+1), 10)
+			g.ends = append(g.ends, len(b))
 		}
-		g.names, g.named = b.String(), 0
+		g.names, g.named = string(b), 0
 	}
 	start := 0
 	if g.named > 0 {

@@ -2,7 +2,6 @@ package hwm
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/mvcc"
@@ -60,7 +59,7 @@ func (h *world) statement(ts *txnState, s *stmt) {
 	if len(keys) == 0 {
 		keys = h.carveKeys(s.count)
 		for i := range keys {
-			keys[i] = strconv.FormatInt(s.table.NextVal(ts.session), 10)
+			keys[i] = h.idText(s.table.NextVal(ts.session))
 		}
 	}
 	h.w.Charge(len(keys))
