@@ -157,7 +157,7 @@ func (h *world) refusal(ts *txnState, s *stmt, keys []string, rows []int32) erro
 func (h *world) endSession(ts *txnState) {
 	h.busy[ts.sid] = nil
 	if ts.pool != nil {
-		ts.pool.release(ts.sid)
+		ts.pool.release(ts)
 	}
 }
 
