@@ -83,6 +83,7 @@ type world struct {
 	stmtSlab     []StmtRecord      // transactions' first statement records are carved from this block
 	keyIDs       []int32           // scratch: a statement's keys' target ids, reused
 	rowIDs       []int32           // scratch: a statement's rows' ids, reused
+	in           []sink.In         // scratch: the rows a run writes, reused (the target copies them)
 }
 
 // sessionID is the number of the session called name, given one the
