@@ -171,15 +171,16 @@ func (h *world) commit(ts *txnState) {
 	rec := &h.t.Txns[ts.rec]
 	rec.EndAt, rec.EndStep, rec.State, rec.LSN = h.w.Now(), step, mvcc.Committed, ts.tx.LSN
 	for _, v := range ts.tx.Writes {
+		table := v.Table()
 		h.w.AddVersion(engine.VersionRecord{
-			TableID: h.w.TableID(v.Table), KeyID: v.ID, Op: v.Op, Seq: int32(v.Seq), UpdatedAt: v.UpdatedAt, LSN: v.LSN,
+			TableID: h.w.TableID(table), KeyID: v.ID, Op: v.Op, Seq: int32(v.Seq), UpdatedAt: v.UpdatedAt, LSN: v.LSN,
 			CommitStep: int32(step), Backdated: v.Backdated,
 		})
 		seq := int32(v.Seq)
 		if v.Deleted() {
 			seq = 0
 		}
-		h.w.SetSourceVersion(h.targetFor(v.Table), v.ID, seq)
+		h.w.SetSourceVersion(h.targetFor(table), v.ID, seq)
 	}
 	h.endSession(ts)
 	h.emitTxn(engine.KindCommit, ts.rec, -1)

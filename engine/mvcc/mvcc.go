@@ -89,9 +89,9 @@ func (o Op) String() string { return [...]string{"insert", "update", "delete"}[o
 // Invariants: LSN is 0 until the writing transaction commits, then it is the
 // transaction's commit LSN; Seq increases by one per committed version of the
 // same key, starting at 1. The small fields come last, sharing one word: a
-// source of a million rows keeps a million versions.
+// source of a million rows keeps a million versions. Its table's name is
+// read from the table (Table), not kept in every version.
 type Version struct {
-	Table     string
 	Key       string
 	UpdatedAt vtime.Time // the value written into updated_at (source clock)
 	LSN       LSN
@@ -106,6 +106,9 @@ type Version struct {
 	// this one, so a read over the commit log skips it without a lookup.
 	superseded bool
 }
+
+// Table is the name of the table the version is a row of.
+func (v *Version) Table() string { return v.table.Name }
 
 // Deleted reports whether this version removes the row.
 func (v *Version) Deleted() bool { return v.Op == Delete }
@@ -321,7 +324,7 @@ func (db *DB) Write(tx *Txn, t *Table, op Op, key string, id int32, amount int64
 	}
 	v := &db.slab[0]
 	db.slab = db.slab[1:]
-	*v = Version{Table: t.Name, Key: key, ID: id, Target: id, Op: op, Amount: amount, table: t}
+	*v = Version{Key: key, ID: id, Target: id, Op: op, Amount: amount, table: t}
 	switch {
 	case backdate != nil:
 		v.UpdatedAt, v.Backdated = *backdate, true
