@@ -187,26 +187,18 @@ func (l *truthLog) finish(text []string) {
 }
 
 // rankKeys orders key names as mvcc.CompareKeys does, each parsed once.
-// A name's rank is where a binary search finds it among the sorted names
-// (equal names, which the truth never gives, by id); sorting the parsed
-// names themselves, as mvcc.SortKeys does, keeps the browser module to one
-// sort of keys. It returns each id's rank and the ids in that order.
+// A name's rank is its place among the sorted names (equal names, which
+// the truth never gives, by id). It returns each id's rank and the ids in
+// that order.
 func rankKeys(keys []string) (rank, order []int32) {
 	parsed := make([]mvcc.ParsedKey, len(keys))
 	for i, k := range keys {
 		parsed[i] = mvcc.ParseKey(k)
 	}
-	inOrder := slices.Clone(parsed)
-	sorted.Func(inOrder, mvcc.ParsedKey.Compare)
-	rank, order = make([]int32, len(keys)), make([]int32, len(keys))
-	taken := make([]bool, len(keys))
-	for id, p := range parsed {
-		r, _ := slices.BinarySearchFunc(inOrder, p, mvcc.ParsedKey.Compare)
-		for taken[r] {
-			r++ // an equal name came first
-		}
-		taken[r] = true
-		rank[id], order[r] = int32(r), int32(id)
+	order = sorted.Positions(len(keys), func(i, j int32) int { return parsed[i].Compare(parsed[j]) })
+	rank = make([]int32, len(keys))
+	for r, id := range order {
+		rank[id] = int32(r)
 	}
 	return rank, order
 }

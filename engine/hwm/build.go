@@ -448,31 +448,30 @@ type workload struct {
 	rows, sessions    int
 	rollbackPct       int
 	prefix            string
-	insert            stmt       // every transaction's one statement
-	sessionIDs        []int32    // s1…sN, the sessions= taken in turn
-	opened            int        // sessions opened beyond them when all were busy
-	extra             int32      // sessions numbered from extra on are ones this workload opened
-	idle              []int32    // those of them whose transaction has ended
-	slab              []txnState // transaction states are carved from blocks
-	names             string     // the names of the next transactions, written one after the other
-	ends              []int      // where each of them ends in names
-	named             int        // how many of names' names are taken
+	insert            stmt        // every transaction's one statement
+	sessionIDs        []int32     // s1…sN, the sessions= taken in turn
+	opened            int         // sessions opened beyond them when all were busy
+	extra             int32       // sessions numbered from extra on are ones this workload opened
+	idle              []int32     // those of them whose transaction has ended
+	slab              []txnState  // transaction states are carved from blocks
+	ended             []*txnState // the states of transactions that have ended, for the next ones to reuse
+	names             string      // the names of the next transactions, written one after the other
+	ends              []int       // where each of them ends in names
+	named             int         // how many of names' names are taken
 }
 
 // nextName is the name of the workload's next transaction, W1, W2, …,
 // carved from one string holding the next thousand.
 func (g *workload) nextName() string {
 	if g.named == len(g.ends) {
-		var b strings.Builder
 		last := min(g.n, g.i+slabSize)
-		b.Grow((last - g.i) * (len(g.prefix) + len(strconv.Itoa(last))))
+		b := make([]byte, 0, (last-g.i)*(len(g.prefix)+len(strconv.Itoa(last))))
 		g.ends = g.ends[:0]
 		for i := g.i; i < last; i++ {
-			b.WriteString(g.prefix)
-			b.WriteString(strconv.Itoa(i + 1))
-			g.ends = append(g.ends, b.Len())
+			b = strconv.AppendInt(append(b, g.prefix...), int64(i+1), 10)
+			g.ends = append(g.ends, len(b))
 		}
-		g.names, g.named = b.String(), 0
+		g.names, g.named = string(b), 0
 	}
 	start := 0
 	if g.named > 0 {
@@ -513,12 +512,16 @@ func (g *workload) session() int32 {
 	}
 }
 
-// release is told that a transaction in session id ended: a session the
-// workload opened beyond sessions= is free for its next transactions.
-func (g *workload) release(id int32) {
-	if g.opened > 0 && id >= g.extra {
+// release is told that transaction ts ended: a session the workload
+// opened beyond sessions= is free for its next transactions, and so is
+// ts's state, which nothing reads once its commit or rollback has run.
+// Reusing the states keeps a workload's allocations to those of the
+// transactions open at once, not one for each of its transactions.
+func (g *workload) release(ts *txnState) {
+	if id := ts.sid; g.opened > 0 && id >= g.extra {
 		g.idle = append(g.idle, id)
 	}
+	g.ended = append(g.ended, ts)
 }
 
 // Act begins the workload's next transaction.
@@ -536,11 +539,16 @@ func (g *workload) Act() {
 			g.sessionIDs[i] = h.sessionID("s" + strconv.Itoa(i+1))
 		}
 	}
-	if len(g.slab) == 0 {
-		g.slab = make([]txnState, min(1024, g.n-g.i))
+	var ts *txnState
+	if n := len(g.ended); n > 0 {
+		ts, g.ended = g.ended[n-1], g.ended[:n-1]
+	} else {
+		if len(g.slab) == 0 {
+			g.slab = make([]txnState, min(64, g.n-g.i))
+		}
+		ts = &g.slab[0]
+		g.slab = g.slab[1:]
 	}
-	ts := &g.slab[0]
-	g.slab = g.slab[1:]
 	ts.h, ts.only, ts.pool = h, &g.insert, g
 	ts.name = g.nextName()
 	ts.sid = g.session()

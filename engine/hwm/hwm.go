@@ -15,6 +15,8 @@ package hwm
 import (
 	"errors"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
@@ -77,9 +79,11 @@ type world struct {
 	txnCount     int               // transactions the scenario will begin, to size the trace
 	onCommit     []func(*mvcc.Txn) // what follows each commit: a world built on this one (change capture)
 	keySlab      []string          // statements' key lists are carved from this block
+	idTexts      strings.Builder   // the text of ids drawn from sequences, carved from one block (see idText)
 	stmtSlab     []StmtRecord      // transactions' first statement records are carved from this block
 	keyIDs       []int32           // scratch: a statement's keys' target ids, reused
 	rowIDs       []int32           // scratch: a statement's rows' ids, reused
+	in           []sink.In         // scratch: the rows a run writes, reused (the target copies them)
 }
 
 // sessionID is the number of the session called name, given one the
@@ -113,6 +117,24 @@ func (h *world) carveKeys(n int) []string {
 	keys := h.keySlab[:n:n]
 	h.keySlab = h.keySlab[n:]
 	return keys
+}
+
+// idText returns the text of an id drawn from a sequence. The texts are
+// written one after the other into a block of their own and carved from
+// it: a workload draws an id for every row it inserts, and one allocation
+// for hundreds of them spares the browser's collector.
+func (h *world) idText(id int64) string {
+	const most = len("-9223372036854775808")
+	if h.idTexts.Cap()-h.idTexts.Len() < most {
+		// A builder's text is never changed once written, so the texts
+		// carved from the last block stay as they are.
+		h.idTexts = strings.Builder{}
+		h.idTexts.Grow(16 * slabSize)
+	}
+	var digits [most]byte
+	start := h.idTexts.Len()
+	h.idTexts.Write(strconv.AppendInt(digits[:0], id, 10))
+	return h.idTexts.String()[start:]
 }
 
 // addStmt appends r to a transaction's statements, carving a first

@@ -244,7 +244,7 @@ func (h *world) runWrite(r *runState, mid bool) {
 	res := h.write(r, rows)
 	rr := h.rec(r)
 	rr.WriteStep, rr.Written, rr.Collapsed = h.w.NextStep(), len(rows), res.Collapsed
-	keys := keysOf(rows)
+	keys := rr.Keys[:len(rows)] // the keys read, as rows are the rows read
 	n := h.w.Trace().Noun(r.p.cfg.From[0])
 	extra := ""
 	if res.Collapsed > 0 {
@@ -303,7 +303,10 @@ func keysOf(vs []*mvcc.Version) []string {
 }
 
 func (h *world) write(r *runState, rows []*mvcc.Version) sink.Result {
-	in := make([]sink.In, len(rows))
+	if cap(h.in) < len(rows) {
+		h.in = make([]sink.In, len(rows))
+	}
+	in := h.in[:len(rows)]
 	for i, v := range rows {
 		in[i] = sink.In{ID: v.Target, Key: v.Key, Seq: v.Seq, UpdatedAt: v.UpdatedAt, LSN: int64(v.LSN), Amount: v.Amount}
 		if v.ID != v.Target {

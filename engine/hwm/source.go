@@ -2,7 +2,6 @@ package hwm
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/mvcc"
@@ -60,7 +59,7 @@ func (h *world) statement(ts *txnState, s *stmt) {
 	if len(keys) == 0 {
 		keys = h.carveKeys(s.count)
 		for i := range keys {
-			keys[i] = strconv.FormatInt(s.table.NextVal(ts.session), 10)
+			keys[i] = h.idText(s.table.NextVal(ts.session))
 		}
 	}
 	h.w.Charge(len(keys))
@@ -158,7 +157,7 @@ func (h *world) refusal(ts *txnState, s *stmt, keys []string, rows []int32) erro
 func (h *world) endSession(ts *txnState) {
 	h.busy[ts.sid] = nil
 	if ts.pool != nil {
-		ts.pool.release(ts.sid)
+		ts.pool.release(ts)
 	}
 }
 
@@ -172,15 +171,16 @@ func (h *world) commit(ts *txnState) {
 	rec := &h.t.Txns[ts.rec]
 	rec.EndAt, rec.EndStep, rec.State, rec.LSN = h.w.Now(), step, mvcc.Committed, ts.tx.LSN
 	for _, v := range ts.tx.Writes {
+		table := v.Table()
 		h.w.AddVersion(engine.VersionRecord{
-			TableID: h.w.TableID(v.Table), KeyID: v.ID, Op: v.Op, Seq: int32(v.Seq), UpdatedAt: v.UpdatedAt, LSN: v.LSN,
+			TableID: h.w.TableID(table), KeyID: v.ID, Op: v.Op, Seq: int32(v.Seq), UpdatedAt: v.UpdatedAt, LSN: v.LSN,
 			CommitStep: int32(step), Backdated: v.Backdated,
 		})
 		seq := int32(v.Seq)
 		if v.Deleted() {
 			seq = 0
 		}
-		h.w.SetSourceVersion(h.targetFor(v.Table), v.ID, seq)
+		h.w.SetSourceVersion(h.targetFor(table), v.ID, seq)
 	}
 	h.endSession(ts)
 	h.emitTxn(engine.KindCommit, ts.rec, -1)

@@ -425,7 +425,7 @@ func (l *world) captureCommit(tx *mvcc.Txn) {
 	for _, c := range l.captures {
 		var vs []*mvcc.Version
 		for _, v := range tx.Writes {
-			if v.Table == c.table {
+			if v.Table() == c.table {
 				vs = append(vs, v)
 			}
 		}

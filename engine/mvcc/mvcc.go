@@ -89,9 +89,9 @@ func (o Op) String() string { return [...]string{"insert", "update", "delete"}[o
 // Invariants: LSN is 0 until the writing transaction commits, then it is the
 // transaction's commit LSN; Seq increases by one per committed version of the
 // same key, starting at 1. The small fields come last, sharing one word: a
-// source of a million rows keeps a million versions.
+// source of a million rows keeps a million versions. Its table's name is
+// read from the table (Table), not kept in every version.
 type Version struct {
-	Table     string
 	Key       string
 	UpdatedAt vtime.Time // the value written into updated_at (source clock)
 	LSN       LSN
@@ -106,6 +106,9 @@ type Version struct {
 	// this one, so a read over the commit log skips it without a lookup.
 	superseded bool
 }
+
+// Table is the name of the table the version is a row of.
+func (v *Version) Table() string { return v.table.Name }
 
 // Deleted reports whether this version removes the row.
 func (v *Version) Deleted() bool { return v.Op == Delete }
@@ -192,11 +195,24 @@ type Table struct {
 	// a transaction in it is Active.
 	locks []*Txn
 
-	// byStamp holds the live, undeleted versions ordered by (UpdatedAt, Key);
+	// byStamp holds the live, undeleted rows ordered by (UpdatedAt, Key);
 	// byLSN holds every committed version in commit order. Both exist so a
 	// range read costs the rows it returns, not the size of the table.
-	byStamp []*Version
+	// byStamp names each row by its id (its version is live[id]), so the
+	// commits that insert into its middle move no pointers: the browser's
+	// collector, marking on the page's only thread, pays for every pointer
+	// written while it marks.
+	byStamp []stampEntry
 	byLSN   []*Version
+}
+
+// stampEntry is a live row in the stamp index: its updated_at and its id.
+// The id takes the whole word its alignment would leave as padding
+// anyway: a struct without padding needs no equality function of its own
+// in the browser's module.
+type stampEntry struct {
+	at vtime.Time
+	id int64
 }
 
 type block struct{ next, end int64 } // [next, end) still unused in this session's cache
@@ -237,6 +253,9 @@ func (db *DB) AddTable(name, key string, stamp Stamp, clock string, cache int, f
 func (t *Table) Reserve(n int) {
 	if len(t.live) == 0 {
 		t.live = make([]*Version, 0, n)
+		t.byStamp = make([]stampEntry, 0, n)
+		t.byLSN = make([]*Version, 0, n)
+		t.locks = make([]*Txn, 0, n)
 	}
 }
 
@@ -305,7 +324,7 @@ func (db *DB) Write(tx *Txn, t *Table, op Op, key string, id int32, amount int64
 	}
 	v := &db.slab[0]
 	db.slab = db.slab[1:]
-	*v = Version{Table: t.Name, Key: key, ID: id, Target: id, Op: op, Amount: amount, table: t}
+	*v = Version{Key: key, ID: id, Target: id, Op: op, Amount: amount, table: t}
 	switch {
 	case backdate != nil:
 		v.UpdatedAt, v.Backdated = *backdate, true
@@ -385,14 +404,15 @@ func (db *DB) Commit(tx *Txn, at, now vtime.Time) {
 	}
 }
 
-func stampLess(a *Version, at vtime.Time, key string) int {
-	if a.UpdatedAt != at {
-		if a.UpdatedAt < at {
+// stampLess orders the row of e before or after (at, key).
+func (t *Table) stampLess(e stampEntry, at vtime.Time, key string) int {
+	if e.at != at {
+		if e.at < at {
 			return -1
 		}
 		return 1
 	}
-	return CompareKeys(a.Key, key)
+	return CompareKeys(t.live[e.id].Key, key)
 }
 
 // stampPos returns the position of the first version of byStamp not
@@ -403,7 +423,7 @@ func stampLess(a *Version, at vtime.Time, key string) int {
 // binary search of a large table.
 func (t *Table) stampPos(at vtime.Time, key string) (int, bool) {
 	hi, step := len(t.byStamp), 1
-	for hi-step >= 0 && stampLess(t.byStamp[hi-step], at, key) >= 0 {
+	for hi-step >= 0 && t.stampLess(t.byStamp[hi-step], at, key) >= 0 {
 		hi -= step
 		step *= 2
 	}
@@ -411,26 +431,32 @@ func (t *Table) stampPos(at vtime.Time, key string) (int, bool) {
 	// byStamp[:lo] is ordered before (at, key) and byStamp[hi:] is not.
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if stampLess(t.byStamp[m], at, key) < 0 {
+		if t.stampLess(t.byStamp[m], at, key) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	return lo, lo < len(t.byStamp) && stampLess(t.byStamp[lo], at, key) == 0
+	return lo, lo < len(t.byStamp) && t.stampLess(t.byStamp[lo], at, key) == 0
 }
 
+// index adds v, the live version of its row, to byStamp; live[v.ID] is v
+// already.
 func (t *Table) index(v *Version) {
 	i, _ := t.stampPos(v.UpdatedAt, v.Key)
-	t.byStamp = slices.Insert(t.byStamp, i, v)
+	t.byStamp = append(t.byStamp, stampEntry{})
+	copy(t.byStamp[i+1:], t.byStamp[i:])
+	t.byStamp[i] = stampEntry{v.UpdatedAt, int64(v.ID)}
 }
 
+// unindex removes v, the live version of its row, from byStamp, before
+// live[v.ID] changes.
 func (t *Table) unindex(v *Version) {
 	i, ok := t.stampPos(v.UpdatedAt, v.Key)
-	if !ok || t.byStamp[i] != v {
+	if !ok || t.byStamp[i].id != int64(v.ID) {
 		panic("mvcc: stamp index lost a live version of " + v.Key)
 	}
-	t.byStamp = slices.Delete(t.byStamp, i, i+1)
+	t.byStamp = t.byStamp[:i+copy(t.byStamp[i:], t.byStamp[i+1:])]
 }
 
 // Range bounds a read on updated_at. Lo and Hi are ignored when their Has flag is false.
@@ -453,21 +479,22 @@ func (r Range) Contains(at vtime.Time) bool {
 func (t *Table) SelectStamp(r Range) []*Version {
 	i := 0
 	if r.HasLo {
-		i, _ = slices.BinarySearchFunc(t.byStamp, r.Lo, func(e *Version, at vtime.Time) int {
-			if e.UpdatedAt < at {
-				return -1
+		for hi := len(t.byStamp); i < hi; {
+			if m := int(uint(i+hi) >> 1); t.byStamp[m].at < r.Lo {
+				i = m + 1
+			} else {
+				hi = m
 			}
-			return 1
-		})
+		}
 	}
 	var out []*Version
 	for ; i < len(t.byStamp); i++ {
-		v := t.byStamp[i]
-		if r.HasHi && v.UpdatedAt > r.Hi {
+		e := t.byStamp[i]
+		if r.HasHi && e.at > r.Hi {
 			break
 		}
-		if r.Contains(v.UpdatedAt) {
-			out = append(out, v)
+		if r.Contains(e.at) {
+			out = append(out, t.live[e.id])
 		}
 	}
 	return out
@@ -497,9 +524,14 @@ func (t *Table) SelectLSN(lo, hi LSN, loInclusive bool) (out []*Version, deleted
 	return out, deleted
 }
 
-// Rows returns every live, undeleted row in (updated_at, key) order. The
-// slice is the table's own index: callers must not change it.
-func (t *Table) Rows() []*Version { return t.byStamp }
+// Rows returns every live, undeleted row in (updated_at, key) order.
+func (t *Table) Rows() []*Version {
+	out := make([]*Version, len(t.byStamp))
+	for i, e := range t.byStamp {
+		out[i] = t.live[e.id]
+	}
+	return out
+}
 
 // Rollback discards tx's writes. Ids it took from sequences stay used.
 func (db *DB) Rollback(tx *Txn, at vtime.Time) {

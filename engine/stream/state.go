@@ -534,7 +534,7 @@ func (s *world) lookupTable(x scenario.Arg) (*lookupTable, error) {
 	s.lookups[x.Value] = l
 	src.OnCommit(func(tx *mvcc.Txn) {
 		for _, v := range tx.Writes {
-			if v.Table != l.name {
+			if v.Table() != l.name {
 				continue
 			}
 			amount := v.Amount
