@@ -70,6 +70,7 @@ type Restore struct {
 	// transactions the restore rolled back and committed.
 	Aborted   int    `json:"rows_aborted"`
 	Committed int    `json:"rows_committed"`
+	Expired   int    `json:"rows_expired"` // prepared rows it would have committed that the broker had aborted (txn-timeout=)
 	Exact     bool   `json:"state_exact"`
 	Behind    string `json:"checkpoint_age,omitempty"`
 }
@@ -229,7 +230,7 @@ func buildJob(r *Report, t *engine.Trace) {
 		j.Failures = append(j.Failures, x)
 	}
 	for _, x := range h.Restores {
-		rs := Restore{Step: int(x.Step), At: x.At.String(), From: int(x.From), Failed: x.Failed, Rewound: x.Rewound, Skipped: x.Skipped, Lost: int(x.Lost), Aborted: int(x.Aborted), Committed: int(x.Committed), Exact: x.Exact}
+		rs := Restore{Step: int(x.Step), At: x.At.String(), From: int(x.From), Failed: x.Failed, Rewound: x.Rewound, Skipped: x.Skipped, Lost: int(x.Lost), Aborted: int(x.Aborted), Committed: int(x.Committed), Expired: int(x.Expired), Exact: x.Exact}
 		if x.From > 0 {
 			rs.Behind = x.Behind.String()
 		}
@@ -354,8 +355,11 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 				from = fmt.Sprintf("checkpoint %d, %s old", x.From, x.Behind)
 			}
 			decided := ""
-			if x.Aborted+x.Committed > 0 {
+			if x.Aborted+x.Committed+x.Expired > 0 {
 				decided = fmt.Sprintf("; prepared rows: %d rolled back, %d committed", x.Aborted, x.Committed)
+				if x.Expired > 0 {
+					decided += fmt.Sprintf(", %d aborted by the broker (lost)", x.Expired)
+				}
 			}
 			switch {
 			case x.Failed:

@@ -171,6 +171,8 @@ func (fp *FailPoint) Where() string {
 		return "for a position retention deleted"
 	case PointExpired:
 		return "for checkpoints that expired"
+	case PointTxnTimeout:
+		return "for a transaction the broker aborted"
 	case "barrier", "snapshot", "commit":
 		if fp.Ckpt > 0 {
 			return "at checkpoint " + strconv.Itoa(int(fp.Ckpt)) + "'s " + fp.Point
@@ -192,10 +194,12 @@ type RestorePoint struct {
 	// Aborted and Committed are the rows of two-phase-commit sinks'
 	// prepared transactions that the restore rolled back (their checkpoint
 	// never completed) and committed (the restored checkpoint's, or an
-	// earlier one's). A restore that fails decides them too.
-	Aborted, Committed int32
-	Exact              bool // every operator's state restored is byte for byte what the checkpoint took
-	Behind             vtime.Duration
+	// earlier one's). A restore that fails decides them too. Expired are
+	// the rows of transactions it would have committed that the broker
+	// had aborted already (txn-timeout=): lost.
+	Aborted, Committed, Expired int32
+	Exact                       bool // every operator's state restored is byte for byte what the checkpoint took
+	Behind                      vtime.Duration
 }
 
 // TxnPoint is a two-phase-commit sink's transaction changing state.

@@ -76,6 +76,7 @@ type job struct {
 	ooms         int   // failures for lack of memory so far
 	expiries     int   // failures for expired checkpoints so far
 	outOfRange   int   // failures of a source whose position retention deleted, under auto.offset.reset=none
+	txnTimeouts  int   // failures of a sink whose open transaction the broker aborted
 	lostFrom     int32 // the checkpoint last restored, whose buffers' loss is counted
 }
 
@@ -99,6 +100,7 @@ const (
 	PointOutOfMemory = "out-of-memory"       // a buffer passed its memory=
 	PointOutOfRange  = "offset-out-of-range" // a source's position was deleted, under auto.offset.reset=none
 	PointExpired     = "checkpoint-expired"  // more checkpoints in a row expired than the job tolerates
+	PointTxnTimeout  = "transaction-timeout" // the broker aborted a sink's open transaction, older than its txn-timeout=
 )
 
 // ckptRun is a checkpoint in flight, with the states taken so far.
@@ -551,6 +553,9 @@ func (j *job) commit(out *writer, x *txn, by int32, recovered bool) {
 	}
 	if recovered {
 		why = prose.F("the restore found checkpoint %d completed and its transaction still prepared; committing again is harmless, as a two-phase commit must allow", x.id)
+		if by != x.id {
+			why = prose.F("the restore found checkpoint %d completed, which commits every earlier transaction still prepared, and this one (pre-committed for checkpoint %d, which never completed) still prepared; committing again is harmless, as a two-phase commit must allow", by, x.id)
+		}
 	}
 	lands := prose.Count(rows, "row becomes", "rows become")
 	if rows != writes {
@@ -627,6 +632,20 @@ func (j *job) prepared(id int32) bool {
 	return false
 }
 
+// preparedUpTo reports whether a two-phase sink holds a transaction of
+// checkpoint id or an earlier one still prepared: what id's completion
+// commits.
+func (j *job) preparedUpTo(id int32) bool {
+	for _, op := range j.s.ops {
+		if out := op.base().out; out != nil && out.twoPC {
+			if len(out.committable(id)) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // fire makes the job fail next, as a step of its own, if a fail line
 // waits for point of this checkpoint, and reports whether it will.
 func (j *job) fire(point string) bool {
@@ -668,6 +687,9 @@ func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 		j.expiries++
 		same = j.expiries
 		sb.WriteString("the job fails")
+	case PointTxnTimeout:
+		j.txnTimeouts++
+		same = j.txnTimeouts
 	}
 	j.expiredRow = 0
 	j.epoch++
@@ -711,7 +733,7 @@ func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 	h := s.jobHist()
 	h.Failures = append(h.Failures, fp)
 	switch point {
-	case PointOutOfMemory, PointOutOfRange, PointExpired:
+	case PointOutOfMemory, PointOutOfRange, PointExpired, PointTxnTimeout:
 	case "barrier":
 		prose.Fprintf(&sb, "%s fails between checkpoint %d's barrier and its snapshot", who, fp.Ckpt)
 	case "snapshot":
@@ -720,7 +742,7 @@ func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 			sb.WriteString("; the transaction its snapshot pre-committed stays prepared, invisible, until the restart rolls it back")
 		}
 	case "commit":
-		if j.prepared(fp.Ckpt) {
+		if j.preparedUpTo(fp.Ckpt) {
 			prose.Fprintf(&sb, "%s fails while the sinks commit checkpoint %d's transactions: the checkpoint is complete, the commits never reach the table", who, fp.Ckpt)
 		} else {
 			prose.Fprintf(&sb, "%s fails as checkpoint %d completes, where the sinks commit its transactions; it has none, so no row waits on the commit", who, fp.Ckpt)
@@ -923,8 +945,9 @@ func (j *job) restart() {
 	aborted := 0
 	for _, op := range s.ops {
 		if out := op.base().out; out != nil && out.twoPC {
-			cs, ab := out.recover(rp.From)
+			cs, ab, ex := out.recover(rp.From)
 			aborted += ab
+			rp.Expired += int32(ex)
 			for _, x := range cs {
 				commits = append(commits, x)
 				writers = append(writers, out)
@@ -944,15 +967,15 @@ func (j *job) restart() {
 		var sb strings.Builder
 		prose.Fprintf(&sb, "The job cannot restart %s: %s; retention deleted the input the checkpoint needs, and with auto.offset.reset=none the source fails at once, every time.",
 			src, strings.Join(limitList(failed, 3), "; "))
-		if aborted > 0 || len(commits) > 0 {
+		if aborted > 0 || len(commits) > 0 || rp.Expired > 0 {
 			sb.WriteString(" Before it fails, the sinks restore their state: ")
-			j.decidedText(&sb, aborted, len(commits) > 0, rp.From)
+			j.decidedText(&sb, aborted, commits, int(rp.Expired), rp.From)
 			sb.WriteString(".")
 		}
 		sb.WriteString(" The job stays down and nothing more is read.")
 		j.strand(&sb)
 		s.w.Emit("job", engine.KindRestore, -1, "%s", sb.String())
-		j.commitRecovered(commits, writers)
+		j.commitRecovered(commits, writers, rp.From)
 		return
 	}
 	// Put the state back.
@@ -1000,13 +1023,13 @@ func (j *job) restart() {
 	if rp.Lost > 0 {
 		prose.Fprintf(&sb, "; %s that sat in buffers without flow control when the checkpoint began are in no snapshot and before every position, and nothing they changed survives the restore: lost", prose.Count(int(rp.Lost), "record", "records"))
 	}
-	if aborted > 0 || len(commits) > 0 {
+	if aborted > 0 || len(commits) > 0 || rp.Expired > 0 {
 		sb.WriteString("; ")
-		j.decidedText(&sb, aborted, len(commits) > 0, rp.From)
+		j.decidedText(&sb, aborted, commits, int(rp.Expired), rp.From)
 	}
 	sb.WriteString(".")
 	s.w.Emit("job", engine.KindRestore, -1, "%s", sb.String())
-	j.commitRecovered(commits, writers)
+	j.commitRecovered(commits, writers, rp.From)
 	for _, st := range s.order {
 		st.arm()
 		st.maybeEnd()
@@ -1017,28 +1040,39 @@ func (j *job) restart() {
 // decidedText says what the sinks' restore did with their prepared
 // transactions: aborted rows of checkpoints that never completed, and
 // whether the restored checkpoint's transaction is committed now.
-func (j *job) decidedText(sb *strings.Builder, aborted int, commits bool, from int32) {
+func (j *job) decidedText(sb *strings.Builder, aborted int, commits []*txn, expired int, from int32) {
+	var parts []string
 	if aborted > 0 {
-		prose.Fprintf(sb, "transactions pre-committed for checkpoints that never completed are rolled back (%s)", prose.Count(aborted, "row", "rows"))
-		if commits {
-			sb.WriteString("; ")
+		parts = append(parts, prose.F("transactions pre-committed for checkpoints that never completed are rolled back (%s)", prose.Count(aborted, "row", "rows")))
+	}
+	switch {
+	case len(commits) == 1 && commits[0].id == from:
+		parts = append(parts, prose.F("checkpoint %d's transaction is still prepared, and will be committed now", from))
+	case len(commits) == 1:
+		parts = append(parts, prose.F("transaction %d is still prepared, and checkpoint %d's completion covers it: it will be committed now", commits[0].id, from))
+	case len(commits) > 0:
+		ids := make([]string, len(commits))
+		for i, x := range commits {
+			ids[i] = prose.F("%d", x.id)
 		}
+		parts = append(parts, prose.F("transactions %s are still prepared, and checkpoint %d's completion covers each: they will be committed now", strings.Join(ids, ", "), from))
 	}
-	if commits {
-		prose.Fprintf(sb, "checkpoint %d's transaction is still prepared, and will be committed now", from)
+	if expired > 0 {
+		parts = append(parts, prose.F("the broker has already aborted %s the restore would commit (their transaction outlived txn-timeout=): Flink's Kafka committer finds it aborted, logs that and drops it, so those rows are lost", prose.Count(expired, "prepared row", "prepared rows")))
 	}
+	sb.WriteString(strings.Join(parts, "; "))
 }
 
 // commitRecovered commits, each as a step of its own, the transactions a
 // restore found prepared for a completed checkpoint; writers[i] holds
 // commits[i].
-func (j *job) commitRecovered(commits []*txn, writers []*writer) {
+func (j *job) commitRecovered(commits []*txn, writers []*writer, by int32) {
 	epoch := j.epoch
 	for i, x := range commits {
 		out := writers[i]
 		j.s.w.Then(func() {
 			if j.epoch == epoch {
-				j.commit(out, x, x.id, true)
+				j.commit(out, x, by, true)
 			}
 		})
 	}

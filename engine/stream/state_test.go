@@ -346,6 +346,32 @@ func TestPreparedTransactionTimesOut(t *testing.T) {
 	assert.Less(t, abort.Step, r.Step)
 	assert.Contains(t, tr.Narration(e), "The broker aborts k's transaction 2 to out on its own: it has been open since 10:00:10, longer than txn-timeout=30s")
 
+	// Its checkpoint never completed: the restore of the one before reads
+	// its rows again, and nothing is lost.
+	tr, _ = run(t, strings.Replace(strings.Replace(src, "$T", " txn-timeout=30s", 1), "point=commit", "point=snapshot", 1))
+	assert.Empty(t, tr.Final().Missing)
+	var said string
+	for i := range tr.Events {
+		if strings.Contains(tr.Narration(&tr.Events[i]), "The broker aborts k's transaction") {
+			said = tr.Narration(&tr.Events[i])
+		}
+	}
+	assert.Contains(t, said, "Its checkpoint never completed, so nothing is lost")
+
+	// A transaction held open past the timeout, its barrier waiting behind
+	// a slow sink, fences the sink: the job fails.
+	slow := strings.Replace(strings.Replace(orders, "every=1s", "every=250ms", 1), "records=60", "records=40", 1) +
+		"sink k from=s to=out commit=two-phase txn-timeout=15s rate=1/s buffer=100 overflow=block\ncheckpoint every=10s\n"
+	tr, st = run(t, slow)
+	require.NotEmpty(t, st.Job.Failures)
+	f := st.Job.Failures[0]
+	assert.Equal(t, stream.PointTxnTimeout, f.Point)
+	assert.Equal(t, at("10:00:16"), f.At, "15s after its first row, written at 10:00:01 (a record takes the sink a second)")
+	assert.Contains(t, tr.Narration(&tr.Events[f.Step-1]), "The broker aborts k's open transaction to out, open since 10:00:01, longer than txn-timeout=15s")
+	for _, x := range st.Job.Txns {
+		assert.NotEqual(t, checkpoint.Committed, x.State, "no transaction outlived its timeout and still committed")
+	}
+
 	// A knob that turns the transactions off takes the timeout with them.
 	knobbed := strings.Replace(strings.Replace(src, "commit=two-phase$T", "commit=$c txn-timeout=30s", 1), "\n", "\nknob c = two-phase | auto\n", 1)
 	_, err := engine.Build(parse(t, knobbed), map[string]string{"c": "auto"}, 1, worlds.All())
@@ -1288,20 +1314,44 @@ produce shop at=10:01:30 key=7
 stream s from=orders
 sink k from=s to=out dedup=key ttl=1m
 `
-	tr, _ := run(t, src)
-	var texts []string
-	for i := range tr.Events {
-		texts = append(texts, tr.Narration(&tr.Events[i]))
+	allNarration := func(tr *engine.Trace) string {
+		var texts []string
+		for i := range tr.Events {
+			texts = append(texts, tr.Narration(&tr.Events[i]))
+		}
+		return strings.Join(texts, "\n")
 	}
-	all := strings.Join(texts, "\n")
+	tr, _ := run(t, src)
+	all := allNarration(tr)
 	assert.Contains(t, all, "k has seen its key within the last 1m and drops it as a duplicate")
 	assert.Contains(t, all, "k saw key 7 more than 1m ago and has forgotten it, so it is no duplicate any more")
 	assert.NotContains(t, all, "this event")
 
 	tr, _ = run(t, strings.Replace(src, "dedup=key", "dedup=event", 1))
-	texts = texts[:0]
-	for i := range tr.Events {
-		texts = append(texts, tr.Narration(&tr.Events[i]))
-	}
-	assert.NotContains(t, strings.Join(texts, "\n"), "its key", "each produce is an event of its own")
+	assert.NotContains(t, allNarration(tr), "its key", "each produce is an event of its own")
+}
+
+// A failure during checkpoint 2's commit, with transaction 1 still
+// prepared for checkpoint 1, which expired: the failure, the restore and
+// the commit each name the transaction and the checkpoint that commits it.
+func TestRestoreCommitsAnEarlierPreparedTransaction(t *testing.T) {
+	tr, st := run(t, `scenario t/multi "X"
+topic orders partitions=1
+producer shop to=orders key=order_id
+target fct_orders sink=append key=order_id
+target totals sink=merge key=order_id
+traffic shop records=40 from=10:00:00 every=250ms keys=unique
+stream orders_in from=orders
+aggregate agg from=orders_in agg=count to=totals commit=two-phase
+sink slow from=orders_in to=fct_orders rate=2/s buffer=100 overflow=block
+checkpoint every=10s timeout=5s tolerable=10
+fail agg at=10:00:19 point=commit restart=30s
+`)
+	require.Len(t, st.Job.Failures, 1)
+	f := st.Job.Failures[0]
+	assert.Contains(t, tr.Narration(&tr.Events[f.Step-1]), "fails while the sinks commit checkpoint 2's transactions", "transaction 1 waits on that commit")
+	r := st.Job.Restores[0]
+	assert.Contains(t, tr.Narration(&tr.Events[r.Step-1]), "transaction 1 is still prepared, and checkpoint 2's completion covers it: it will be committed now")
+	assert.Contains(t, tr.Narration(&tr.Events[r.Step]), "the restore found checkpoint 2 completed, which commits every earlier transaction still prepared, and this one (pre-committed for checkpoint 1, which never completed)")
+	assert.Empty(t, tr.Final().Missing)
 }

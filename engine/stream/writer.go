@@ -45,6 +45,8 @@ type writer struct {
 	// database's prepared transaction does. Always longer than the
 	// checkpoint interval, so only a job that is down or late reaches it.
 	timeout vtime.Duration
+	gen     int32  // numbers the open transactions, one after the other
+	expired []*txn // prepared transactions the broker aborted, which a restore of their checkpoint would commit
 }
 
 // pendingRow is one row on its way to the target.
@@ -57,6 +59,7 @@ type pendingRow struct {
 // txn is a pre-committed transaction.
 type txn struct {
 	id    int32
+	gen   int32 // the writer's number of it, from when it opened
 	rows  []pendingRow
 	since vtime.Time // when its first row was written
 }
@@ -69,6 +72,13 @@ func (wr *writer) write(rows []pendingRow) {
 	if wr.twoPC {
 		if len(wr.open) == 0 {
 			wr.since = wr.s.w.Now()
+			wr.gen++
+			if wr.timeout > 0 {
+				// Kafka's transaction coordinator times a transaction from
+				// its first write (AddPartitionsToTxn), open or prepared.
+				gen := wr.gen
+				wr.s.w.Schedule(wr.since.Add(wr.timeout), func() { wr.expire(gen) })
+			}
 		}
 		wr.open = append(wr.open, rows...)
 		wr.setPending(wr.pending + int32(len(rows)))
@@ -130,30 +140,60 @@ func (wr *writer) precommit(id int32) int {
 	}
 	rows := wr.open
 	wr.open = nil
-	x := &txn{id: id, rows: rows, since: wr.since}
+	x := &txn{id: id, gen: wr.gen, rows: rows, since: wr.since}
 	wr.pre = append(wr.pre, x)
 	wr.txnPoint(id, checkpoint.PreCommitted, len(rows), false)
-	if wr.timeout > 0 {
-		wr.s.w.Schedule(max(x.since.Add(wr.timeout), wr.s.w.Now()), func() {
-			if slices.Contains(wr.pre, x) {
-				wr.timedOut(x)
-			}
-		})
-	}
 	return len(rows)
 }
 
+// expire is the broker's timer for the transaction the writer numbered
+// gen, txn-timeout= after its first row: if it is still open, the broker
+// aborts it and the sink's next write is fenced, which fails the job; if
+// it is prepared and nothing has committed it, the broker aborts it on
+// its own (timedOut). A transaction committed or rolled back by then is
+// gone, and the timer does nothing.
+func (wr *writer) expire(gen int32) {
+	if gen == wr.gen && len(wr.open) > 0 {
+		oh := wr.s.t.Ops[wr.oi]
+		wr.s.job.crash(oh.Name, PointTxnTimeout, failRestart, prose.F("The broker aborts %s's open transaction to %s, open since %s, longer than txn-timeout=%s (Kafka's transaction.timeout.ms): the sink's next write is fenced (ProducerFencedException) and its task fails",
+			oh.Name, oh.Target, wr.since, wr.timeout))
+		return
+	}
+	for _, x := range wr.pre {
+		if x.gen == gen {
+			wr.timedOut(x)
+			return
+		}
+	}
+}
+
 // timedOut is the broker aborting prepared transaction x on its own: it
-// has been open longer than the timeout, and nothing committed it. Its
-// rows are lost; Flink's Kafka committer, finding it aborted when the
-// restored job commits it, logs the failure and goes on.
+// has been open longer than the timeout, and nothing committed it. What
+// that costs depends on its checkpoint: completed, its rows are lost (a
+// restore that commits it finds it aborted, and Flink's Kafka committer
+// logs that and drops it); not completed with the job down, nothing, for
+// the restore of an earlier checkpoint reads them again; not completed
+// with the job running, the next checkpoint to complete would commit it,
+// so its rows are lost.
 func (wr *writer) timedOut(x *txn) {
+	j := wr.s.job
 	wr.pre = slices.DeleteFunc(wr.pre, func(y *txn) bool { return y == x })
 	wr.txnPoint(x.id, checkpoint.Aborted, len(x.rows), false)
 	wr.setPending(wr.pending - int32(len(x.rows)))
 	oh := wr.s.t.Ops[wr.oi]
-	wr.s.w.Emit("broker", engine.KindTransaction, -1, "The broker aborts %s's transaction %d to %s on its own: it has been open since %s, longer than txn-timeout=%s (Kafka's transaction.timeout.ms), and nothing has committed it. Its %s never become visible; a restored job that tries to commit it finds it aborted, and Flink's Kafka committer logs that and goes on: the rows are lost.",
-		oh.Name, x.id, oh.Target, x.since, wr.timeout, prose.Count(len(x.rows), "row", "rows"))
+	rows := prose.Count(len(x.rows), "row", "rows")
+	var fate string
+	switch {
+	case j.done != nil && j.done.id >= x.id:
+		wr.expired = append(wr.expired, x)
+		fate = prose.F("Checkpoint %d has completed, so its %s were to be committed; a restored job that commits it finds it aborted, and Flink's Kafka committer logs that and drops it: the rows are lost", j.done.id, rows)
+	case !j.up():
+		fate = prose.F("Its checkpoint never completed, so nothing is lost: the restore goes back to an earlier checkpoint and reads its %s again", rows)
+	default:
+		fate = prose.F("Its checkpoint never completed; the next one to complete would commit it, finds it aborted, and Flink's Kafka committer logs that and drops it: its %s are lost", rows)
+	}
+	wr.s.w.Emit("broker", engine.KindTransaction, -1, "The broker aborts %s's transaction %d to %s on its own: it has been open since %s, longer than txn-timeout=%s (Kafka's transaction.timeout.ms), and nothing has committed it. %s.",
+		oh.Name, x.id, oh.Target, x.since, wr.timeout, fate)
 }
 
 // committable returns the pre-committed transactions that checkpoint id's
@@ -223,8 +263,16 @@ func (wr *writer) abortOpen(id int32) int {
 // recover decides each pre-committed transaction after a restore from
 // checkpoint restored (0: none): the restored checkpoint's and earlier
 // ones commit now, later ones abort. It returns the transactions to
-// commit, each a step of its own, and how many rows it aborted.
-func (wr *writer) recover(restored int32) (commits []*txn, aborted int) {
+// commit, each a step of its own, how many rows it aborted, and how many
+// rows of transactions it would have committed the broker had aborted
+// already (lost).
+func (wr *writer) recover(restored int32) (commits []*txn, aborted, expired int) {
+	for _, x := range wr.expired {
+		if x.id <= restored {
+			expired += len(x.rows)
+		}
+	}
+	wr.expired = nil
 	for _, x := range slices.Clone(wr.pre) {
 		switch checkpoint.Recover(checkpoint.Txn{ID: x.id, State: checkpoint.PreCommitted}, restored) {
 		case checkpoint.Commit:
@@ -236,7 +284,7 @@ func (wr *writer) recover(restored int32) (commits []*txn, aborted int) {
 			aborted += len(x.rows)
 		}
 	}
-	return commits, aborted
+	return commits, aborted, expired
 }
 
 // txnPoint records a transaction's change of state.
