@@ -10,7 +10,8 @@
 //
 // On a scenario page the widget also answers keys wherever the focus is
 // (a presenter's clicker sends PageDown, PageUp, arrows and space; B blanks
-// the screen; P enters or leaves presenter mode), keeps the embed snippets
+// the screen; P enters or leaves presenter mode; J there shows a stream
+// job's panel in the pipeline's place), keeps the embed snippets
 // under it in step with what it shows, and, in presenter mode, keeps a
 // second window opened with ?present=notes on the same step.
 "use strict";
