@@ -450,6 +450,12 @@ type Outcome struct {
 // per distinct knob setting its expectations name and verifies each. A
 // scenario that cannot be built is an error; failed expectations are outcomes.
 func CheckExpectations(f *scenario.File, seed uint64, domains []Domain) ([]Outcome, error) {
+	return CheckExpectationsWithBudget(f, seed, domains, DefaultBudget)
+}
+
+// CheckExpectationsWithBudget is CheckExpectations with each run within a
+// budget of limit units of work (see BuildWithBudget).
+func CheckExpectationsWithBudget(f *scenario.File, seed uint64, domains []Domain, limit int) ([]Outcome, error) {
 	exps, err := Expectations(f)
 	if err != nil {
 		return nil, err
@@ -463,7 +469,7 @@ func CheckExpectations(f *scenario.File, seed uint64, domains []Domain) ([]Outco
 		key := whenKey(e.When)
 		t := runs[key]
 		if t == nil {
-			t, err = Run(f, e.When, seed, domains)
+			t, err = RunWithBudget(f, e.When, seed, domains, limit)
 			if err != nil {
 				return nil, err
 			}

@@ -59,9 +59,13 @@ func checkCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 	seed := fs.Uint64("seed", 1, "seed")
 	asJSON := fs.Bool("json", false, "JSON output")
 	all := fs.Bool("all", false, "every bundled scenario")
+	budget := fs.Int("max-events", engine.DefaultBudget, "work budget")
 	refs, err := parseFlags(fs, args, checkUsage, stdout)
 	if err != nil {
 		return 0, err
+	}
+	if *budget <= 0 {
+		return 0, fmt.Errorf("check: expected --max-events to be a positive whole number, found %d", *budget)
 	}
 	if len(refs) == 0 && !*all {
 		return 0, errors.New("check needs scenario ids, files, directories or -, or --all")
@@ -86,7 +90,7 @@ func checkCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 			rep.Errors = append(rep.Errors, in.err.Error())
 			continue
 		}
-		sr, err := checkOne(in.file, in.line, *seed)
+		sr, err := checkOne(in.file, in.line, *seed, *budget)
 		if err != nil {
 			rep.Errors = append(rep.Errors, err.Error())
 			continue
@@ -190,9 +194,9 @@ func isMarkdown(path string) bool {
 
 // checkOne verifies a scenario's expectations and builds it under every
 // value of every knob. A scenario that cannot be built is an error.
-func checkOne(f *scenario.File, line int, seed uint64) (scenarioReport, error) {
+func checkOne(f *scenario.File, line int, seed uint64, budget int) (scenarioReport, error) {
 	sr := scenarioReport{Scenario: f.ID, File: f.Name, Line: line, Expectations: []expectationReport{}}
-	outs, err := engine.CheckExpectations(f, seed, worlds.All())
+	outs, err := engine.CheckExpectationsWithBudget(f, seed, worlds.All(), budget)
 	if err != nil {
 		return sr, err
 	}
@@ -207,22 +211,22 @@ func checkOne(f *scenario.File, line int, seed uint64) (scenarioReport, error) {
 	for _, o := range outs {
 		whens = append(whens, o.Expectation.When)
 	}
-	longest, err := runEveryValue(f, whens, seed)
+	longest, err := runEveryValue(f, whens, seed, budget)
 	if err != nil {
 		return sr, err
 	}
-	sr.Warnings, err = notesPastTheEnd(f, longest, seed)
+	sr.Warnings, err = notesPastTheEnd(f, longest, seed, budget)
 	return sr, err
 }
 
 // notesPastTheEnd names the note lines whose step no run reaches, with the
 // default knobs or any one knob's value: a presenter would never see them.
 // longest is the most steps of the runs made already (see runEveryValue).
-func notesPastTheEnd(f *scenario.File, longest int, seed uint64) ([]string, error) {
+func notesPastTheEnd(f *scenario.File, longest int, seed uint64, budget int) ([]string, error) {
 	if !slices.ContainsFunc(f.Commands, func(c scenario.Command) bool { return c.Name == "note" }) {
 		return nil, nil
 	}
-	t, err := engine.Run(f, nil, seed, worlds.All())
+	t, err := engine.RunWithBudget(f, nil, seed, worlds.All(), budget)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +248,7 @@ func notesPastTheEnd(f *scenario.File, longest int, seed uint64) ([]string, erro
 // scenario with no knobs and no expectations is run once as it is.
 //
 // It returns the most steps of the runs it made.
-func runEveryValue(f *scenario.File, whens []map[string]string, seed uint64) (int, error) {
+func runEveryValue(f *scenario.File, whens []map[string]string, seed uint64, budget int) (int, error) {
 	longest := 0
 	built := map[[2]string]bool{}
 	mark := func(set map[string]string) {
@@ -260,7 +264,7 @@ func runEveryValue(f *scenario.File, whens []map[string]string, seed uint64) (in
 		mark(w)
 	}
 	if len(whens) == 0 {
-		t, err := engine.Run(f, nil, seed, worlds.All())
+		t, err := engine.RunWithBudget(f, nil, seed, worlds.All(), budget)
 		if err != nil {
 			return 0, err
 		}
@@ -273,7 +277,7 @@ func runEveryValue(f *scenario.File, whens []map[string]string, seed uint64) (in
 				continue
 			}
 			set := map[string]string{k.Name: v}
-			t, err := engine.Run(f, set, seed, worlds.All())
+			t, err := engine.RunWithBudget(f, set, seed, worlds.All(), budget)
 			if err != nil {
 				return 0, fmt.Errorf("%w (with knob %s=%s)", err, k.Name, v)
 			}

@@ -3,7 +3,7 @@
 //
 //	tidemark list
 //	tidemark run <id|file> [--set knob=value]... [--seed N] [--max-events N] [--json]
-//	tidemark check <id|file|dir|->... | --all [--seed N] [--json]
+//	tidemark check <id|file|dir|->... | --all [--seed N] [--max-events N] [--json]
 //	tidemark replay --postgres URL <id|file>... [--set knob=value]... [--every-knob] [--seed N]
 //	tidemark link <id|file|-> [--base-url URL]
 //	tidemark export --base-url URL --out DIR
@@ -112,6 +112,7 @@ const (
                                       directory for its .md and .tdm files, - for stdin;
                                       every value of every knob is run at least once
       --seed N                        seed of the world's random source (default 1)
+      --max-events N                  the work budget of each run (default 10000000)
       --json                          print one JSON object instead of text
 `
 	replayUsage = `  tidemark replay --postgres URL <id|file>... [flags]

@@ -414,6 +414,17 @@ func TestRunWorkBudget(t *testing.T) {
 		assert.Contains(t, errOut, "max-events", bad)
 	}
 
+	// check takes the same budget for each of its runs.
+	code, _, errOut = tidemark(t, "check", "hwm/visibility-gap", "--max-events", "10")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errOut, "visibility-gap.tdm:15:1: this scenario would schedule more than 10 events")
+	code, _, errOut = tidemark(t, "check", "hwm/visibility-gap", "--max-events", "0")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "check: expected --max-events to be a positive whole number, found 0")
+	code, out, errOut = tidemark(t, "check", "hwm/visibility-gap", "--max-events", "100000")
+	assert.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "passed, 0 failed")
+
 	edge := write("edge.tdm", head+"txn T1 begin=10:00:00 commit=10:00:00 insert order_id=9223372036854775807..9223372036854775807\nrun extract at=10:00:01\n")
 	code, out, errOut = tidemark(t, "run", edge)
 	assert.Equal(t, 0, code, errOut)

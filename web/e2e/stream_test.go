@@ -153,7 +153,7 @@ func TestStreamJoinsTheStage(t *testing.T) {
 // which a clicker cannot scroll down to, takes the pipeline's place with J
 // and fits the screen; stepping keeps it; J again brings the pipeline back.
 func TestPresenterShowsTheJob(t *testing.T) {
-	ctx, _ := startPlayground(t, "/scenarios/stream/checkpoint-append?step=160&present=on")
+	ctx, base := startPlayground(t, "/scenarios/stream/checkpoint-append?step=160&present=on")
 	viewport(t, ctx, 1280, 800)
 	shows := func(sel string) bool {
 		return eval[bool](t, ctx, `(() => { const el = document.querySelector('`+sel+`'); return !!el && el.checkVisibility(); })()`)
@@ -171,6 +171,17 @@ func TestPresenterShowsTheJob(t *testing.T) {
 	key(t, ctx, "j")
 	assert.True(t, shows(`.tm-flow`))
 	assert.False(t, shows(`[data-testid=panel-job]`))
+
+	// J in the presenter's notes window shows the room the job's panel.
+	notes, cancel := chromedp.NewContext(ctx)
+	defer cancel()
+	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/stream/checkpoint-append?present=notes")))
+	waitReady(t, notes)
+	blur(t, notes)
+	key(t, notes, "j")
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('.tm-widget').dataset.view === "job"`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the room shows the job's panel")
+	assert.True(t, shows(`[data-testid=panel-job]`))
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
