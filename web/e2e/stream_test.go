@@ -137,6 +137,11 @@ func TestStreamJoinsTheStage(t *testing.T) {
 	assert.Equal(t, at, step(t, ctx), "the arrow did not step")
 	assert.Less(t, eval[float64](t, ctx, wrap+`.scrollLeft`), left, "the arrow scrolled the box")
 
+	// Scrolled sideways, the box keeps its rows' names at its left edge.
+	eval[float64](t, ctx, wrap+`.scrollLeft = 200`)
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const w = `+wrap+`; const l = w.querySelector('.tm-lanelabel').getBoundingClientRect().left; return l >= w.getBoundingClientRect().left && l < w.getBoundingClientRect().left + 20; })()`, chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "the row labels follow the scroll")
+
 	viewport(t, ctx, 1024, 768)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=btn-forward]`))))
 	key(t, ctx, "p")

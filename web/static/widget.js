@@ -293,6 +293,29 @@
     }
   };
 
+  // stickLabels keeps a scrolled stream chart's row labels (its partitions,
+  // its windows, its heading) at the box's left edge, as a sticky column
+  // would be: on a phone the chart scrolls sideways, and rows of dots with
+  // no name beside them say nothing.
+  const stickLabels = (wrap) => {
+    const svg = wrap.querySelector("svg");
+    if (!svg || !svg.viewBox || !svg.viewBox.baseVal || !svg.viewBox.baseVal.width) return;
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    const shift = scale > 0 ? wrap.scrollLeft / scale : 0;
+    for (const t of wrap.querySelectorAll(".tm-lanelabel")) {
+      if (shift > 0) {
+        t.setAttribute("transform", `translate(${shift.toFixed(1)} 0)`);
+        // Painted last in its group, over the lane it now lies on.
+        if (t.nextSibling) t.parentNode.appendChild(t);
+      } else {
+        t.removeAttribute("transform");
+      }
+    }
+  };
+  const stickAll = (root) => {
+    for (const wrap of root.querySelectorAll('[data-testid="stream-wrap"]')) stickLabels(wrap);
+  };
+
   let pageWidget = null; // the scenario page's own widget, which answers keys anywhere
 
   class Widget {
@@ -338,6 +361,11 @@
       this.draw(true);
       this.drawn = true;
       this.host.addEventListener("click", (e) => this.onClick(e));
+      // A scroll does not bubble; caught on its way down, it reaches the
+      // host from any chart that scrolls.
+      this.host.addEventListener("scroll", (e) => {
+        if (e.target.dataset && e.target.dataset.testid === "stream-wrap") stickLabels(e.target);
+      }, { capture: true, passive: true });
       // The stage's explain links leave the step out, since the page
       // follows them itself (see stageLink in templates/widget). Whatever
       // may take the link elsewhere (a middle or modified click, the
@@ -440,6 +468,7 @@
         this.presenting(this.host.querySelector(".tm-widget").dataset.present || "");
         this.showJob(this.jobView);
         showNow(this.host);
+        stickAll(this.host);
         if (this.drawn && this.announcer) {
           const live = this.host.querySelector(".tm-live");
           this.announcer.textContent = [v.message, live ? live.textContent : ""].filter(Boolean).join(". ");
@@ -467,6 +496,7 @@
         }
         if (this.presentMode === "on") fitStage(this.host);
         showNow(stage);
+        stickAll(stage);
         if (focused && (!document.activeElement || document.activeElement === document.body)) {
           // The fragment holding the focus was drawn anew: focus its match.
           const el = stage.querySelector(focused);
