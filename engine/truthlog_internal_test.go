@@ -3,12 +3,14 @@ package engine
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/sorted"
 )
 
 // replayTruth is the truth after step n worked out the slow way: every
@@ -157,5 +159,39 @@ func TestTruthLogNamesKeysByTheirTextUntilOneDiffers(t *testing.T) {
 	require.Len(t, l.names, 5)
 	for id, want := range []string{"1", "2", "fct:3", "4", "fct:3"} {
 		require.Equal(t, want, l.nameOf(int32(id), text), "key id %d", id)
+	}
+}
+
+// TestRankKeysOfNumbersAsTheComparisonDoes: names that are all whole
+// numbers take the radix sort, and it orders them exactly as the
+// comparison does, equal numbers ("7" and "007") by id; one name that is
+// not such a number sends every name to the comparison.
+func TestRankKeysOfNumbersAsTheComparisonDoes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for round := range 200 {
+		keys := make([]string, 1+rng.IntN(300))
+		for i := range keys {
+			switch rng.IntN(6) {
+			case 0:
+				keys[i] = strconv.FormatUint(uint64(rng.Uint32()), 10) // up to 2³²−1
+			case 1:
+				keys[i] = "00" + strconv.Itoa(rng.IntN(50)) // equal in value to another
+			default:
+				keys[i] = strconv.Itoa(rng.IntN(50))
+			}
+		}
+		if round%10 == 9 {
+			keys[rng.IntN(len(keys))] = "4294967296" // 2³²: the comparison's turn
+		}
+		parsed := make([]mvcc.ParsedKey, len(keys))
+		for i, k := range keys {
+			parsed[i] = mvcc.ParseKey(k)
+		}
+		want := sorted.Positions(len(keys), func(i, j int32) int { return parsed[i].Compare(parsed[j]) })
+		rank, order := rankKeys(keys)
+		require.Equal(t, want, order, "round %d", round)
+		for r, id := range order {
+			require.Equal(t, int32(r), rank[id])
+		}
 	}
 }
