@@ -142,12 +142,9 @@ func (b *builder) clock(c scenario.Command) error {
 		return err
 	}
 	a := scenario.NewArgs(c, rest)
-	skew := a.Duration("skew", 0)
+	skew := a.DurationIn("skew", 0, -maxSkew, maxSkew, withinSkew)
 	if err := a.Done(); err != nil {
 		return err
-	}
-	if skew < -maxSkew || skew > maxSkew {
-		return errorf(scenario.ValueAt(c, "skew"), "expected skew= to be within 12h either way, found %s: a clock further off would read times of another day, which no line or claim can name", skew)
 	}
 	if n.Value != "source" && n.Value != "reader" {
 		if err := b.w.Declare("clock", n); err != nil {
@@ -256,15 +253,12 @@ func (b *builder) jump(c scenario.Command) error {
 	}
 	a := scenario.NewArgs(c, rest)
 	at := a.RequiredTime("at")
-	by := a.Duration("by", 0)
+	by := a.DurationIn("by", 0, -maxSkew, maxSkew, withinSkew)
 	if _, ok := a.Find("by"); !ok {
 		a.Fail(c.Pos, "jump needs by= such as -3s")
 	}
 	if err := a.Done(); err != nil {
 		return err
-	}
-	if by < -maxSkew || by > maxSkew {
-		return errorf(scenario.ValueAt(c, "by"), "expected by= to be within 12h either way, found %s: a clock further off would read times of another day, which no line or claim can name", by)
 	}
 	if by == 0 {
 		return nil // a knob may switch a jump off by setting it to 0s
@@ -277,7 +271,10 @@ func (b *builder) jump(c scenario.Command) error {
 // maxSkew bounds a clock's skew= and a jump's by=: a clock that reads a
 // time outside the simulated day (00:00:00 to 23:59:59.999) could not be
 // written in a line or an expect claim.
-const maxSkew = 12 * vtime.Hour
+const (
+	maxSkew    = 12 * vtime.Hour
+	withinSkew = "within 12h either way (a clock further off would read times of another day, which no line or claim can name)"
+)
 
 func errorf(pos scenario.Pos, format string, v ...any) error {
 	return scenario.Errorf(pos, format, v...)

@@ -137,6 +137,23 @@ func (a *Args) Duration(key string, def vtime.Duration) vtime.Duration {
 	return d
 }
 
+// DurationIn returns the duration given for key, which must lie in
+// [lo, hi], or def; want says what it must be, for the message that
+// quotes a value out of range: "at least 100ms". A value that is no
+// duration at all gets Duration's message.
+func (a *Args) DurationIn(key string, def, lo, hi vtime.Duration, want string) vtime.Duration {
+	x, ok := a.Find(key)
+	if !ok {
+		return def
+	}
+	d := a.Duration(key, def)
+	if a.err == nil && (d < lo || d > hi) {
+		a.Fail(x.ValuePos, "expected %s= to be %s, found %q", key, want, x.Value)
+		return def
+	}
+	return d
+}
+
 // Int returns the whole number given for key, which must lie in [lo, hi], or def.
 func (a *Args) Int(key string, def, lo, hi int) int {
 	x, ok := a.Find(key)

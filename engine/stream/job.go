@@ -617,29 +617,16 @@ func (j *job) expire() {
 	}
 }
 
-// prepared reports whether a two-phase sink holds a transaction of
-// checkpoint id, pre-committed and waiting for its commit.
-func (j *job) prepared(id int32) bool {
+// prepared reports whether a two-phase sink holds a transaction
+// pre-committed and waiting for its commit, of checkpoint id or, with
+// earlier, of an earlier one too: what id's completion commits.
+func (j *job) prepared(id int32, earlier bool) bool {
 	for _, op := range j.s.ops {
 		if out := op.base().out; out != nil && out.twoPC {
 			for _, x := range out.pre {
-				if x.id == id {
+				if x.id == id || earlier && x.id < id {
 					return true
 				}
-			}
-		}
-	}
-	return false
-}
-
-// preparedUpTo reports whether a two-phase sink holds a transaction of
-// checkpoint id or an earlier one still prepared: what id's completion
-// commits.
-func (j *job) preparedUpTo(id int32) bool {
-	for _, op := range j.s.ops {
-		if out := op.base().out; out != nil && out.twoPC {
-			if len(out.committable(id)) > 0 {
-				return true
 			}
 		}
 	}
@@ -738,11 +725,11 @@ func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 		prose.Fprintf(&sb, "%s fails between checkpoint %d's barrier and its snapshot", who, fp.Ckpt)
 	case "snapshot":
 		prose.Fprintf(&sb, "%s fails after every operator has taken its snapshot for checkpoint %d and before the checkpoint completes", who, fp.Ckpt)
-		if j.prepared(fp.Ckpt) {
+		if j.prepared(fp.Ckpt, false) {
 			sb.WriteString("; the transaction its snapshot pre-committed stays prepared, invisible, until the restart rolls it back")
 		}
 	case "commit":
-		if j.preparedUpTo(fp.Ckpt) {
+		if j.prepared(fp.Ckpt, true) {
 			prose.Fprintf(&sb, "%s fails while the sinks commit checkpoint %d's transactions: the checkpoint is complete, the commits never reach the table", who, fp.Ckpt)
 		} else {
 			prose.Fprintf(&sb, "%s fails as checkpoint %d completes, where the sinks commit its transactions; it has none, so no row waits on the commit", who, fp.Ckpt)
@@ -942,12 +929,11 @@ func (j *job) restart() {
 	// initializeState, so they commit even when a source then fails.
 	var commits []*txn
 	var writers []*writer
-	aborted := 0
 	for _, op := range s.ops {
 		if out := op.base().out; out != nil && out.twoPC {
-			cs, ab, ex := out.recover(rp.From)
-			aborted += ab
-			rp.Expired += int32(ex)
+			cs, aborted, expired := out.recover(rp.From)
+			rp.Aborted += int32(aborted)
+			rp.Expired += int32(expired)
 			for _, x := range cs {
 				commits = append(commits, x)
 				writers = append(writers, out)
@@ -955,7 +941,7 @@ func (j *job) restart() {
 			}
 		}
 	}
-	rp.Aborted = int32(aborted)
+	decided := decidedText(&rp, commits)
 	if len(failed) > 0 {
 		rp.Failed = true
 		j.dead = true
@@ -967,10 +953,8 @@ func (j *job) restart() {
 		var sb strings.Builder
 		prose.Fprintf(&sb, "The job cannot restart %s: %s; retention deleted the input the checkpoint needs, and with auto.offset.reset=none the source fails at once, every time.",
 			src, strings.Join(limitList(failed, 3), "; "))
-		if aborted > 0 || len(commits) > 0 || rp.Expired > 0 {
-			sb.WriteString(" Before it fails, the sinks restore their state: ")
-			j.decidedText(&sb, aborted, commits, int(rp.Expired), rp.From)
-			sb.WriteString(".")
+		if decided != "" {
+			prose.Fprintf(&sb, " Before it fails, the sinks restore their state: %s.", decided)
 		}
 		sb.WriteString(" The job stays down and nothing more is read.")
 		j.strand(&sb)
@@ -1023,9 +1007,8 @@ func (j *job) restart() {
 	if rp.Lost > 0 {
 		prose.Fprintf(&sb, "; %s that sat in buffers without flow control when the checkpoint began are in no snapshot and before every position, and nothing they changed survives the restore: lost", prose.Count(int(rp.Lost), "record", "records"))
 	}
-	if aborted > 0 || len(commits) > 0 || rp.Expired > 0 {
-		sb.WriteString("; ")
-		j.decidedText(&sb, aborted, commits, int(rp.Expired), rp.From)
+	if decided != "" {
+		prose.Fprintf(&sb, "; %s", decided)
 	}
 	sb.WriteString(".")
 	s.w.Emit("job", engine.KindRestore, -1, "%s", sb.String())
@@ -1037,13 +1020,15 @@ func (j *job) restart() {
 	j.rearm()
 }
 
-// decidedText says what the sinks' restore did with their prepared
-// transactions: aborted rows of checkpoints that never completed, and
-// whether the restored checkpoint's transaction is committed now.
-func (j *job) decidedText(sb *strings.Builder, aborted int, commits []*txn, expired int, from int32) {
+// decidedText says, as clauses, what restore rp's sinks did with their
+// prepared transactions: the rows of checkpoints that never completed
+// rolled back, the transactions committed now (commits), and the rows the
+// broker had aborted already; "" when they had none.
+func decidedText(rp *RestorePoint, commits []*txn) string {
+	from := rp.From
 	var parts []string
-	if aborted > 0 {
-		parts = append(parts, prose.F("transactions pre-committed for checkpoints that never completed are rolled back (%s)", prose.Count(aborted, "row", "rows")))
+	if rp.Aborted > 0 {
+		parts = append(parts, prose.F("transactions pre-committed for checkpoints that never completed are rolled back (%s)", prose.Count(int(rp.Aborted), "row", "rows")))
 	}
 	switch {
 	case len(commits) == 1 && commits[0].id == from:
@@ -1057,10 +1042,10 @@ func (j *job) decidedText(sb *strings.Builder, aborted int, commits []*txn, expi
 		}
 		parts = append(parts, prose.F("transactions %s are still prepared, and checkpoint %d's completion covers each: they will be committed now", strings.Join(ids, ", "), from))
 	}
-	if expired > 0 {
-		parts = append(parts, prose.F("the broker has already aborted %s the restore would commit (their transaction outlived txn-timeout=): Flink's Kafka committer finds it aborted, logs that and drops it, so those rows are lost", prose.Count(expired, "prepared row", "prepared rows")))
+	if rp.Expired > 0 {
+		parts = append(parts, prose.F("the broker has already aborted %s the restore would commit (their transaction outlived txn-timeout=): Flink's Kafka committer finds it aborted, logs that and drops it, so those rows are lost", prose.Count(int(rp.Expired), "prepared row", "prepared rows")))
 	}
-	sb.WriteString(strings.Join(parts, "; "))
+	return strings.Join(parts, "; ")
 }
 
 // commitRecovered commits, each as a step of its own, the transactions a

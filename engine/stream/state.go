@@ -22,20 +22,27 @@ import (
 // and stream gains (commit=, rate=, buffer=, overflow=; parallelism=,
 // reset=) — and wires what they declare when the file is read.
 
+// day bounds the durations of the job's lines: a simulation spans one day.
+const day = 24 * vtime.Hour
+
 // opOptions are the options an operator line may carry besides its own.
 type opOptions struct {
-	twoPC bool
-	// txnTimeout is how long the system behind the target keeps a
-	// transaction before aborting it on its own (Kafka's
-	// transaction.timeout.ms); 0: never, as a database's prepared
-	// transaction waits. Only with twoPC; txnTimeoutAt is its value.
-	txnTimeout   vtime.Duration
-	txnTimeoutAt scenario.Pos
-	cost         vtime.Duration
-	buffer       int
-	overflow     uint8
-	memory       int // records a growing buffer may hold before the task fails; 0: no limit
-	hasRate      bool
+	twoPC    bool
+	timeout  txnTimeout // with twoPC, how long a transaction may stay open
+	cost     vtime.Duration
+	buffer   int
+	overflow uint8
+	memory   int // records a growing buffer may hold before the task fails; 0: no limit
+	hasRate  bool
+}
+
+// txnTimeout is how long the system behind a target keeps a transaction
+// before aborting it on its own (Kafka's transaction.timeout.ms), and
+// where txn-timeout= gives it; d 0: never, as a database's prepared
+// transaction waits.
+type txnTimeout struct {
+	d  vtime.Duration
+	at scenario.Pos
 }
 
 // readOpOptions reads commit=, and unless noBuffer rate=, buffer=,
@@ -51,19 +58,14 @@ func readOpOptions(a *scenario.Args, noBuffer bool) opOptions {
 		}
 		return false, false
 	}, "auto or two-phase")
-	if x, ok := a.Find("txn-timeout"); ok {
-		d, err := vtime.ParseDuration(x.Value)
-		switch {
-		case err != nil || d <= 0 || d > 24*vtime.Hour:
-			a.Fail(x.ValuePos, "expected txn-timeout= to be a positive duration within a day, such as 15m, found %q", x.Value)
-		case !o.twoPC:
-			if cv, _ := a.Find("commit"); cv.FromKnob {
-				d = 0 // a knob's commit= at a value without transactions: one line serves every value
-				break
-			}
+	o.timeout.d = a.DurationIn("txn-timeout", 0, 1, day, "a positive duration within a day, such as 15m")
+	if x, ok := a.Find("txn-timeout"); ok && o.timeout.d > 0 {
+		o.timeout.at = x.ValuePos
+		if cv, _ := a.Find("commit"); !o.twoPC && cv.FromKnob {
+			o.timeout.d = 0 // a knob's commit= at a value without transactions: one line serves every value
+		} else if !o.twoPC {
 			a.Fail(x.ValuePos, "txn-timeout= is how long a transaction may stay open before the broker aborts it; it needs commit=two-phase")
 		}
-		o.txnTimeout, o.txnTimeoutAt = d, x.ValuePos
 	}
 	if noBuffer {
 		return o
@@ -111,16 +113,6 @@ func readOpOptions(a *scenario.Args, noBuffer bool) opOptions {
 	return o
 }
 
-// valueOf is the value c gives key, as written.
-func valueOf(c scenario.Command, key string) string {
-	for _, x := range c.Args {
-		if x.Key == key {
-			return x.Value
-		}
-	}
-	return ""
-}
-
 // parseRate reads N/s and returns what one record costs.
 func parseRate(v string) (vtime.Duration, bool) {
 	n, ok := strings.CutSuffix(v, "/s")
@@ -146,10 +138,9 @@ func (s *world) register(op operator, name, kind string, st *stream, target *sin
 		if opts.twoPC {
 			oh.Commit = "two-phase"
 		}
-		b.out = &writer{s: s, oi: b.oi, target: target, twoPC: opts.twoPC, timeout: opts.txnTimeout}
-		if opts.txnTimeout > 0 {
-			s.timeoutAt = append(s.timeoutAt, opts.txnTimeoutAt)
-			s.timeouts = append(s.timeouts, opts.txnTimeout)
+		b.out = &writer{s: s, oi: b.oi, target: target, twoPC: opts.twoPC, timeout: opts.timeout.d}
+		if opts.timeout.d > 0 {
+			s.timeouts = append(s.timeouts, opts.timeout)
 		}
 	}
 	if opts.hasRate {
@@ -168,12 +159,12 @@ func (s *world) register(op operator, name, kind string, st *stream, target *sin
 // checkpointLine reads `checkpoint every=D [from=T] [timeout=D] [tolerable=N]`.
 func (s *world) checkpointLine(c scenario.Command) error {
 	a := scenario.NewArgs(c, c.Args)
-	every := a.Duration("every", 0)
+	every := a.DurationIn("every", 0, 100*vtime.Millisecond, day, "at least 100ms, within a day")
 	if _, ok := a.Find("every"); !ok {
 		a.Fail(c.Pos, "checkpoint needs every=D, the interval between checkpoints")
 	}
 	from, hasFrom := a.Time("from")
-	timeout := a.Duration("timeout", 10*vtime.Minute)
+	timeout := a.DurationIn("timeout", 10*vtime.Minute, 1, day, "positive, within a day")
 	tolerable := a.Int("tolerable", 0, 0, 1_000_000)
 	if err := a.Done(); err != nil {
 		return err
@@ -182,12 +173,6 @@ func (s *world) checkpointLine(c scenario.Command) error {
 	if j.on {
 		// At the command, the word that repeats: the line names nothing.
 		return scenario.Errorf(c.Pos, "the job already has a checkpoint line, at %s; it takes one interval", s.ckptAt)
-	}
-	if every < 100*vtime.Millisecond {
-		return scenario.Errorf(scenario.ValueAt(c, "every"), "expected every= to be at least 100ms, found %q", valueOf(c, "every"))
-	}
-	if timeout <= 0 {
-		return scenario.Errorf(scenario.ValueAt(c, "timeout"), "expected timeout= to be positive, found %q", valueOf(c, "timeout"))
 	}
 	j.on, j.timeout, j.tolerable = true, timeout, tolerable
 	s.ckptAt = c.Pos
@@ -209,15 +194,12 @@ func (s *world) failLine(c scenario.Command) error {
 	a := scenario.NewArgs(c, rest)
 	at := a.RequiredTime("at")
 	point := scenario.Choice(a, "point", "now", scenario.OneOf("now", "barrier", "snapshot", "commit", "never"), "now, barrier, snapshot, commit or never")
-	restart := a.Duration("restart", failRestart)
+	restart := a.DurationIn("restart", failRestart, 0, day, "zero or positive, within a day")
 	if err := a.Done(); err != nil {
 		return err
 	}
 	if s.streams[n.Value] == nil && s.byName[n.Value] == nil {
 		return scenario.Errorf(n.Pos, "unknown stream or operator %q; fail names one declared above it", n.Value)
-	}
-	if restart < 0 || restart > 24*vtime.Hour {
-		return scenario.Errorf(scenario.ValueAt(c, "restart"), "expected restart= to be zero or positive, within a day, found %q", valueOf(c, "restart"))
 	}
 	if point == "never" {
 		return nil // a knob may switch a failure off
@@ -554,12 +536,12 @@ func (s *world) finishJob() error {
 	if len(s.twoPCAt) > 0 && !s.job.on {
 		return scenario.Errorf(s.twoPCAt[0], "commit=two-phase commits when a checkpoint completes, and this scenario takes none; add `checkpoint every=D`")
 	}
-	for i, p := range s.timeoutAt {
+	for _, x := range s.timeouts {
 		// A transaction opens at its first row and commits when the next
 		// checkpoint completes, up to an interval later: a shorter timeout
 		// would abort transactions of a job that never failed.
-		if s.timeouts[i] <= s.job.grid.Every {
-			return scenario.Errorf(p, "expected txn-timeout= to be longer than the checkpoint interval (every=%s), found %s: the broker would abort transactions before their checkpoint could commit them", s.job.grid.Every, s.timeouts[i])
+		if x.d <= s.job.grid.Every {
+			return scenario.Errorf(x.at, "expected txn-timeout= to be longer than the checkpoint interval (every=%s), found %s: the broker would abort transactions before their checkpoint could commit them", s.job.grid.Every, x.d)
 		}
 	}
 	for _, p := range s.pointAt {

@@ -85,32 +85,29 @@ func (domain) Open(w *engine.World) engine.Part {
 
 // world is the stream world's live state in one engine.World.
 type world struct {
-	w       *engine.World
-	log     *logs.Log // the log the streams read; nil until the first stream line
-	t       *Trace    // the world's history; nil until the first stream line
-	by      engine.Narrator
-	streams map[string]*stream
-	order   []*stream           // streams in the order declared
-	windows []*windowOp         // window operators in the order declared
-	joins   []*joinOp           // joins in the order declared
-	topics  []*topicState       // topics some stream reads
-	byName  map[string]operator // every operator by name
-	ops     []operator          // every operator, in the order declared: the job's checkpoints hold their states in this order
-	aggs    []*aggOp
-	sinks   []*sinkOp
-	lookups map[string]*lookupTable
-	job     *job
-	wout    window.Output  // scratch for a window operator's output
-	jout    join.Output    // scratch for a join's output
-	multi   bool           // several targets: a key's id depends on its target
-	reads   []readLine     // the read lines, by name
-	ckptAt  scenario.Pos   // where the checkpoint line is; Line 0 before one
-	twoPCAt []scenario.Pos // lines with commit=two-phase, which need checkpoints
-	// timeoutAt and timeouts are each txn-timeout= and its value, which
-	// must be longer than the checkpoint interval.
-	timeoutAt []scenario.Pos
-	timeouts  []vtime.Duration
-	pointAt   []scenario.Pos // fail lines that wait for a checkpoint's point
+	w        *engine.World
+	log      *logs.Log // the log the streams read; nil until the first stream line
+	t        *Trace    // the world's history; nil until the first stream line
+	by       engine.Narrator
+	streams  map[string]*stream
+	order    []*stream           // streams in the order declared
+	windows  []*windowOp         // window operators in the order declared
+	joins    []*joinOp           // joins in the order declared
+	topics   []*topicState       // topics some stream reads
+	byName   map[string]operator // every operator by name
+	ops      []operator          // every operator, in the order declared: the job's checkpoints hold their states in this order
+	aggs     []*aggOp
+	sinks    []*sinkOp
+	lookups  map[string]*lookupTable
+	job      *job
+	wout     window.Output  // scratch for a window operator's output
+	jout     join.Output    // scratch for a join's output
+	multi    bool           // several targets: a key's id depends on its target
+	reads    []readLine     // the read lines, by name
+	ckptAt   scenario.Pos   // where the checkpoint line is; Line 0 before one
+	twoPCAt  []scenario.Pos // lines with commit=two-phase, which need checkpoints
+	timeouts []txnTimeout   // each txn-timeout=, which must be longer than the checkpoint interval
+	pointAt  []scenario.Pos // fail lines that wait for a checkpoint's point
 }
 
 // sw attaches the stream world's history to the trace, once, and finds the log.
