@@ -353,13 +353,9 @@ func TestPreparedTransactionTimesOut(t *testing.T) {
 	// its rows again, and nothing is lost.
 	tr, _ = run(t, strings.Replace(strings.Replace(src, "$T", " txn-timeout=30s", 1), "point=commit", "point=snapshot", 1))
 	assert.Empty(t, tr.Final().Missing)
-	var said string
-	for i := range tr.Events {
-		if strings.Contains(tr.Narration(&tr.Events[i]), "The broker aborts k's transaction") {
-			said = tr.Narration(&tr.Events[i])
-		}
-	}
-	assert.Contains(t, said, "Its checkpoint never completed, so nothing is lost")
+	aborts := narrating(tr, "The broker aborts k's transaction")
+	require.Len(t, aborts, 1)
+	assert.Contains(t, tr.Narration(&tr.Events[aborts[0]]), "Its checkpoint never completed, so nothing is lost")
 
 	// A transaction held open past the timeout, its barrier waiting behind
 	// a slow sink, fences the sink: the job fails.
@@ -1317,21 +1313,13 @@ produce shop at=10:01:30 key=7
 stream s from=orders
 sink k from=s to=out dedup=key ttl=1m
 `
-	allNarration := func(tr *engine.Trace) string {
-		var texts []string
-		for i := range tr.Events {
-			texts = append(texts, tr.Narration(&tr.Events[i]))
-		}
-		return strings.Join(texts, "\n")
-	}
 	tr, _ := run(t, src)
-	all := allNarration(tr)
-	assert.Contains(t, all, "k has seen its key within the last 1m and drops it as a duplicate")
-	assert.Contains(t, all, "k saw key 7 more than 1m ago and has forgotten it, so it is no duplicate any more")
-	assert.NotContains(t, all, "this event")
+	assert.Len(t, narrating(tr, "k has seen its key within the last 1m and drops it as a duplicate"), 1)
+	assert.Len(t, narrating(tr, "k saw key 7 more than 1m ago and has forgotten it, so it is no duplicate any more"), 1)
+	assert.Empty(t, narrating(tr, "this event"))
 
 	tr, _ = run(t, strings.Replace(src, "dedup=key", "dedup=event", 1))
-	assert.NotContains(t, allNarration(tr), "its key", "each produce is an event of its own")
+	assert.Empty(t, narrating(tr, "its key"), "each produce is an event of its own")
 }
 
 // A failure during checkpoint 2's commit, with transaction 1 still

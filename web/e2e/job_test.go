@@ -85,6 +85,16 @@ func TestJobPanelAndFailFromTheWidget(t *testing.T) {
 
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile)))
 	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360)
+	// Targets a finger can hit (WCAG 2.5.8): the fault lists, and a row's
+	// chip, whose whole area is its key's link.
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, `document.querySelector('[data-testid=job-who]').getBoundingClientRect().height`), 43.0)
+	assert.True(t, eval[bool](t, ctx, `(() => {
+		const chip = document.querySelector('[data-testid=slot]');
+		chip.scrollIntoView({block: "center", behavior: "instant"});
+		const r = chip.getBoundingClientRect();
+		const hit = document.elementFromPoint(r.right - 3, r.bottom - 3);
+		return !!hit && hit === chip.querySelector('a.tm-chip-key');
+	})()`), "a chip's corner is its key link")
 
 	press(t, ctx, `[data-testid="btn-undo"]`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="panel-compare"]`))))

@@ -280,19 +280,6 @@
     flow.style.zoom = z === 1 ? "" : String(z);
   };
 
-  // showNow keeps the moment a step is about in view: a chart wider than
-  // its box (the streams against event time, on a phone) scrolls so that
-  // its now line, with the watermark just left of it, shows, when a step
-  // leaves them out of view; otherwise a learner's own scrolling stays.
-  const showNow = (root) => {
-    for (const wrap of root.querySelectorAll('[data-testid="stream-wrap"]')) {
-      const now = wrap.querySelector(".tm-nowline");
-      if (!now || wrap.scrollWidth <= wrap.clientWidth + 1) continue;
-      const x = now.getBoundingClientRect().left - wrap.getBoundingClientRect().left;
-      if (x < 0 || x > wrap.clientWidth) wrap.scrollLeft += x - wrap.clientWidth * 0.7;
-    }
-  };
-
   // stickLabels keeps a scrolled stream chart's row labels (its partitions,
   // its windows, its heading) at the box's left edge, as a sticky column
   // would be: on a phone the chart scrolls sideways, and rows of dots with
@@ -312,8 +299,22 @@
       }
     }
   };
-  const stickAll = (root) => {
-    for (const wrap of root.querySelectorAll('[data-testid="stream-wrap"]')) stickLabels(wrap);
+
+  // showNow keeps the moment a step is about in view in each stream chart
+  // of root wider than its box (on a phone): when a step leaves its now
+  // line, with the watermark just left of it, out of view, the box scrolls
+  // to it; otherwise a learner's own scrolling stays. The row labels of a
+  // box scrolled from its start are placed anew (stickLabels), since a
+  // step may have drawn them anew. A chart that fits its box costs one
+  // measurement.
+  const showNow = (root) => {
+    for (const wrap of root.querySelectorAll('[data-testid="stream-wrap"]')) {
+      const now = wrap.querySelector(".tm-nowline");
+      if (!now || wrap.scrollWidth <= wrap.clientWidth + 1) continue;
+      const x = now.getBoundingClientRect().left - wrap.getBoundingClientRect().left;
+      if (x < 0 || x > wrap.clientWidth) wrap.scrollLeft += x - wrap.clientWidth * 0.7;
+      if (wrap.scrollLeft > 0) stickLabels(wrap);
+    }
   };
 
   let pageWidget = null; // the scenario page's own widget, which answers keys anywhere
@@ -468,7 +469,6 @@
         this.presenting(this.host.querySelector(".tm-widget").dataset.present || "");
         this.showJob(this.jobView);
         showNow(this.host);
-        stickAll(this.host);
         if (this.drawn && this.announcer) {
           const live = this.host.querySelector(".tm-live");
           this.announcer.textContent = [v.message, live ? live.textContent : ""].filter(Boolean).join(". ");
@@ -496,7 +496,6 @@
         }
         if (this.presentMode === "on") fitStage(this.host);
         showNow(stage);
-        stickAll(stage);
         if (focused && (!document.activeElement || document.activeElement === document.body)) {
           // The fragment holding the focus was drawn anew: focus its match.
           const el = stage.querySelector(focused);

@@ -10,6 +10,7 @@
 package shrink
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 
@@ -17,30 +18,21 @@ import (
 	"github.com/tdewolff/minify/v2/js"
 )
 
-// mediaTypes names the minifier of each file extension File shrinks.
-var mediaTypes = map[string]string{
-	".js": "application/javascript",
-}
-
-// m is the minifier, safe for concurrent use once set up.
-var m = func() *minify.M {
-	m := minify.New()
-	m.AddFunc(mediaTypes[".js"], js.Minify)
-	return m
-}()
+// m is the minifier, safe for concurrent use.
+var m = minify.New()
 
 // File returns body minified when name is a JavaScript file, and
 // body itself otherwise. A file the minifier cannot read is an error that
 // names it: a syntax error in a committed script should stop the server
 // from starting, not reach a browser.
 func File(name string, body []byte) ([]byte, error) {
-	mt, ok := mediaTypes[path.Ext(name)]
-	if !ok {
+	if path.Ext(name) != ".js" {
 		return body, nil
 	}
-	out, err := m.Bytes(mt, body)
+	var out bytes.Buffer
+	err := js.Minify(m, &out, bytes.NewReader(body), nil)
 	if err != nil {
 		return nil, fmt.Errorf("shrink %s: %w", name, err)
 	}
-	return out, nil
+	return out.Bytes(), nil
 }
