@@ -104,13 +104,21 @@ type NotFoundView struct {
 	Layout LayoutView
 	// What names the thing that was asked for, e.g. `scenario "hwm/nope"`.
 	What string
+	// EmbedNotFoundURL, in a static copy, is the address of its not-found
+	// page for embeds (/embed/404.html). The copy's 404.html is what most
+	// hosts send for any missing file, a mistyped embed id among them;
+	// app.js sends an address under /embed/ on to that page, which fits in
+	// the author's iframe and names the id, rather than show this whole page
+	// there.
+	EmbedNotFoundURL string
 }
 
 // EmbedNotFoundView is the embed of a scenario id no bundled scenario has.
 type EmbedNotFoundView struct {
 	Layout LayoutView // its scripts: frame.js only
-	ID     string     // the id asked for
+	ID     string     // the id asked for; "" in a static copy's one embed/404.html
 	Near   []string   // bundled ids close to ID, the closest first
+	Known  []string   // with ID "": every bundled id, for the page's script to match
 }
 
 // Suggestion asks whether the author meant one of Near: " Did you mean a

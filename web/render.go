@@ -59,7 +59,11 @@ func serveRendered(w http.ResponseWriter, r *http.Request, render func(*http.Req
 	case errors.Is(err, ErrNotFound):
 		if c == nil {
 			what := strings.TrimSuffix(strings.TrimSuffix(err.Error(), ErrNotFound.Error()), ": ")
-			c = templates.NotFound(templates.NotFoundView{Layout: NewLayoutView("Not found", "app.js"), What: what})
+			v := templates.NotFoundView{Layout: NewLayoutView("Not found", "app.js"), What: what}
+			if _, ok := PublishedFrom(r.Context()); ok {
+				v.EmbedNotFoundURL = "/embed/404.html"
+			}
+			c = templates.NotFound(v)
 		}
 		Render(w, r, http.StatusNotFound, c)
 	case errors.Is(err, ErrBusy):

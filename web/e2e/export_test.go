@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -99,7 +100,29 @@ func TestExportedSiteOnAStaticHost(t *testing.T) {
 	_, err := export.Site(export.Options{BaseURL: site, Out: out})
 	require.NoError(t, err)
 	rules := readHeaders(t, filepath.Join(out, "_headers"))
-	files = withHeaders(t, rules, http.StripPrefix(sub, http.FileServer(http.Dir(out))))
+	// A missing file gets the copy's 404.html with status 404: the nearest
+	// one up its path, as Cloudflare serves it, or with rootOnly the copy's
+	// own, as GitHub Pages and Netlify do.
+	rootOnly := false
+	files = withHeaders(t, rules, http.StripPrefix(sub, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := filepath.Join(out, filepath.FromSlash(path.Clean("/"+r.URL.Path)))
+		if _, err := os.Stat(name); err == nil {
+			http.FileServer(http.Dir(out)).ServeHTTP(w, r)
+			return
+		}
+		for dir := filepath.Dir(name); ; dir = filepath.Dir(dir) {
+			if b, err := os.ReadFile(filepath.Join(dir, "404.html")); err == nil && (!rootOnly || dir == out) {
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				w.WriteHeader(http.StatusNotFound)
+				_, _ = w.Write(b)
+				return
+			}
+			if dir == out || len(dir) < len(out) {
+				http.NotFound(w, r)
+				return
+			}
+		}
+	})))
 	author = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Author</title></head><body>` +
 		`<script src="` + site + `/static/embed.js" data-scenario="hwm/visibility-gap" data-step="5" data-knobs="mark=lsn" async></script></body></html>`
 
@@ -147,6 +170,28 @@ func TestExportedSiteOnAStaticHost(t *testing.T) {
 		assert.True(t, strings.HasPrefix(eval[string](t, ctx, `document.querySelector("iframe").src`), site+"/embed/hwm/visibility-gap?"))
 		assert.Equal(t, "5", eval[string](t, ctx, doc+`.querySelector(".tm-widget").dataset.step`))
 		assert.Empty(t, pageProblems(t, ctx))
+	})
+
+	t.Run("a mistyped embed id", func(t *testing.T) {
+		// The host's bare 404 would leave an empty frame in the author's
+		// page: the copy's embed note names the id and what it most
+		// likely meant, and embed.js sizes the frame to it, whether the
+		// host serves the embeds' own 404.html or only the copy's.
+		for _, root := range []bool{false, true} {
+			rootOnly = root
+			ctx := newIsolatedTab(t, browser)
+			author = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Author</title></head><body>` +
+				`<script src="` + site + `/static/embed.js" data-scenario="hwm/visiblity-gap" async></script></body></html>`
+			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/author")))
+			doc := `document.querySelector("iframe").contentDocument`
+			said := doc + `.querySelector('[data-testid="not-found-what"]').textContent`
+			waitFor(t, ctx, "the frame names the id", `document.querySelector("iframe") && `+doc+` && `+doc+`.querySelector('[data-testid="not-found-what"]') !== null && `+said+`.includes("hwm/visiblity-gap")`)
+			assert.Equal(t, "No Tidemark scenario is named “hwm/visiblity-gap”. Did you mean hwm/visibility-gap?", eval[string](t, ctx, said), "root only: %v", root)
+			waitFor(t, ctx, "embed.js sizes the frame to the note", `document.querySelector("iframe").style.height !== "" && document.querySelector("iframe").getBoundingClientRect().height < 400`)
+			assert.Nil(t, eval[any](t, ctx, doc+`.querySelector(".site-header")`), "not the site's whole page in the author's frame")
+			assert.Empty(t, pageProblems(t, ctx))
+		}
+		rootOnly = false
 	})
 
 	t.Run("lesson", func(t *testing.T) {

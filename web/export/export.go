@@ -114,6 +114,12 @@ func Site(opts Options) (Report, error) {
 	if err := x.page("/this-page-does-not-exist", "404.html", http.StatusNotFound); err != nil {
 		return x.report, err
 	}
+	// The not-found page for embeds, which fits in an author's iframe: a
+	// host that serves the nearest 404.html (Cloudflare) sends it for a
+	// mistyped embed id, and the copy's 404.html sends the browser to it.
+	if err := x.page("/embed/"+pages.EmbedNotFoundFile, "embed/"+pages.EmbedNotFoundFile, http.StatusNotFound); err != nil {
+		return x.report, err
+	}
 
 	// Pictures of how each scenario ends, under every combination of knobs.
 	pics, err := pages.StaticPictures()

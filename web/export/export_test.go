@@ -96,13 +96,13 @@ func TestSiteWritesACopy(t *testing.T) {
 	require.NoError(t, err)
 	all, err := lessons.Scenarios()
 	require.NoError(t, err)
-	assert.Equal(t, 1+1+1+1+1+len(docpage.Docs)+len(lessonpage.Paths())+2*len(all), rep.Pages, "home, sandbox, linked embed, chain builder, 404, the reference documents, every lesson page, a page and an embed per scenario")
+	assert.Equal(t, 1+1+1+1+1+1+len(docpage.Docs)+len(lessonpage.Paths())+2*len(all), rep.Pages, "home, sandbox, linked embed, chain builder, 404, the embeds' 404, the reference documents, every lesson page, a page and an embed per scenario")
 	pics, err := pages.StaticPictures()
 	require.NoError(t, err)
 	assert.Equal(t, len(pics), rep.Pictures)
 	assert.Greater(t, len(pics), 2*len(all), "every combination of every scenario's knobs")
 
-	for _, f := range []string{"index.html", "404.html", "play/index.html", "embed/index.html", "lessons/high-water-mark/index.html", "lessons/guarantee-chain/the-chain/index.html", "chain/index.html", "docs/scenarios/index.html", "docs/embedding/index.html",
+	for _, f := range []string{"index.html", "404.html", "play/index.html", "embed/index.html", "embed/404.html", "lessons/high-water-mark/index.html", "lessons/guarantee-chain/the-chain/index.html", "chain/index.html", "docs/scenarios/index.html", "docs/embedding/index.html",
 		"scenarios/hwm/visibility-gap/index.html", "embed/hwm/visibility-gap/index.html", "picture/hwm/visibility-gap/defaults.svg",
 		"picture/hwm/visibility-gap/mark=lsn.svg", "oembed/scenarios/hwm/visibility-gap.json", "oembed/lessons/high-water-mark.json", "oembed/lessons/high-water-mark/glossary.json",
 		"static/embed.js", "_headers", ".nojekyll"} {
@@ -168,6 +168,24 @@ func TestSiteWritesACopy(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(play), `data-testid="play-static-note"`)
 	assert.NotContains(t, string(play), "data-picture-url", "no server draws pictures here")
+
+	// A mistyped embed id gets a note that fits in the author's iframe:
+	// the embeds' own 404 page (which Cloudflare serves for a missing file
+	// under embed/) lists every id for frame.js to match, and the copy's
+	// 404.html (which the other hosts serve) points its script there.
+	b, err = os.ReadFile(filepath.Join(out, "embed/404.html"))
+	require.NoError(t, err)
+	missing := htmltest.Parse(t, string(b))
+	assert.Contains(t, htmltest.Text(missing.One(t, "not-found-what")), "No Tidemark scenario has the address")
+	assert.Contains(t, string(b), `src="/sub/path/static/frame.`, "sized to its frame")
+	assert.NotContains(t, string(b), "site-header", "not the site's whole page")
+	known := htmltest.Text(missing.One(t, "not-found-known"))
+	for _, sc := range all {
+		assert.Contains(t, known, sc.ID)
+	}
+	b, err = os.ReadFile(filepath.Join(out, "404.html"))
+	require.NoError(t, err)
+	assert.Equal(t, "/sub/path/embed/404.html", htmltest.Attr(htmltest.Parse(t, string(b)).One(t, "embed-not-found"), "data-embed-not-found-url"))
 
 	headers, err := os.ReadFile(filepath.Join(out, "_headers"))
 	require.NoError(t, err)

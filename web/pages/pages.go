@@ -247,6 +247,13 @@ func run(ctx context.Context, f *scenario.File, q url.Values) (*engine.Trace, wi
 	return t, st, problems, nil
 }
 
+// EmbedNotFoundFile is the name, under /embed/, of a static copy's
+// not-found page for its embeds (see package web/export): a host that
+// serves the nearest 404.html (Cloudflare) sends it for a mistyped id, and
+// the copy's own 404.html sends the browser to it. The server answers
+// /embed/404.html with it too, so a copy's address works against a server.
+const EmbedNotFoundFile = "404.html"
+
 func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 	return func(r *http.Request) (templ.Component, error) {
 		// A copy in static files links each page as a directory
@@ -258,9 +265,22 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 			if embed {
 				// In someone else's page: a note the size of one, not the
 				// site's not-found page.
-				return templates.EmbedNotFound(templates.EmbedNotFoundView{
+				v := templates.EmbedNotFoundView{
 					Layout: web.NewLayoutView("No such scenario", "frame.js"), ID: id, Near: lessons.Near(id),
-				}), err
+				}
+				if id == EmbedNotFoundFile {
+					// A static copy's not-found page for its embeds: the
+					// address names the id, which frame.js reads.
+					v.ID, v.Near = "", nil
+					all, lerr := lessons.Scenarios()
+					if lerr != nil {
+						return nil, lerr
+					}
+					for _, sc := range all {
+						v.Known = append(v.Known, sc.ID)
+					}
+				}
+				return templates.EmbedNotFound(v), err
 			}
 			return nil, err
 		}

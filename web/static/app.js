@@ -4,6 +4,23 @@
 "use strict";
 
 (() => {
+  // A static copy's 404.html, which most hosts send for any missing file:
+  // a mistyped embed id (SITE/embed/hwm/typo) goes on to the copy's
+  // not-found page for embeds, which fits in the author's iframe and names
+  // the id (templates.NotFoundView.EmbedNotFoundURL). The page renders after
+  // this script, so look once the document is parsed.
+  const toEmbedNotFound = () => {
+    const marker = document.querySelector("[data-embed-not-found-url]");
+    if (!marker) return;
+    const to = new URL(marker.getAttribute("data-embed-not-found-url"), location.href);
+    const dir = to.pathname.replace(/[^/]*$/, "");
+    if (to.pathname === location.pathname || !location.pathname.startsWith(dir)) return;
+    to.search = "?id=" + encodeURIComponent(location.pathname.slice(dir.length).replace(/\/+$/, ""));
+    location.replace(to.href);
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", toEmbedNotFound, { once: true });
+  else toEmbedNotFound();
+
   // Lets the stylesheet tell a page with scripts from one without.
   document.documentElement.classList.add("js");
 
