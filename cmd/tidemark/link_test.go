@@ -79,6 +79,14 @@ func TestLinkCommand(t *testing.T) {
 	code, out, errOut = tidemark(t, "run", strings.TrimPrefix(set[0], "sandbox: "))
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "knobs: mark=lsn")
+	// A mistyped bundled id is named with the ids it most likely meant.
+	code, _, errOut = tidemark(t, "link", "hwm/visiblity-gap")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `no bundled scenario or file named "hwm/visiblity-gap"; did you mean hwm/visibility-gap?`)
+	code, _, errOut = tidemark(t, "check", "hwm/visiblity-gap")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "did you mean hwm/visibility-gap?")
+
 	code, _, errOut = tidemark(t, "link", "hwm/visibility-gap", "--set", "marc=lsn")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, `--set: scenario hwm/visibility-gap has no knob "marc"`)

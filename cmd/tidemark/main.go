@@ -211,6 +211,9 @@ func load(ref string) (*scenario.File, error) {
 		// such; a path that cannot be read gets the system's reason.
 		looksLikeID := !strings.ContainsAny(ref, ".\\") && strings.Count(ref, "/") <= 1
 		if errors.Is(err, os.ErrNotExist) && looksLikeID {
+			if near := lessons.Near(ref); len(near) > 0 {
+				return nil, fmt.Errorf("no bundled scenario or file named %q; did you mean %s?", ref, strings.Join(near, " or "))
+			}
 			return nil, fmt.Errorf("no bundled scenario or file named %q; `tidemark list` shows the bundled ones", ref)
 		}
 		return nil, fmt.Errorf("cannot read scenario: %w", err)
