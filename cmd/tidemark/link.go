@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strconv"
+	"strings"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
@@ -16,7 +19,9 @@ import (
 )
 
 const linkUsage = `  tidemark link <id|file|-> [flags]   print links that carry a scenario's text (no server
-                                      stores it): the sandbox, the embed page, the picture
+                                      stores it): the sandbox, the embed page, the picture;
+                                      of a Markdown file, those of each tdm block that
+                                      starts with a scenario line
       --base-url URL                  the site's address (default http://127.0.0.1:8080,
                                       where make serve listens)
       --set knob=value                open the links with a knob's value (repeatable)
@@ -45,6 +50,9 @@ func linkCmd(args []string, stdin io.Reader, stdout io.Writer) error {
 	if *step < 0 {
 		return fmt.Errorf("--step: expected a step number, 0 or more, found %d", *step)
 	}
+	if isMarkdown(pos[0]) {
+		return linkMarkdown(pos[0], site, set, *step, stdout)
+	}
 	var f *scenario.File
 	if pos[0] == "-" {
 		b, err := io.ReadAll(stdin)
@@ -57,6 +65,84 @@ func linkCmd(args []string, stdin io.Reader, stdout io.Writer) error {
 	} else if f, err = load(pos[0]); err != nil {
 		return err
 	}
+	return printLinks(stdout, site, f, f.Source, set, *step)
+}
+
+// linkMarkdown prints the links of every whole scenario in a Markdown
+// file's tdm blocks (a block that starts with a scenario line; a block that
+// continues one is part of no link), each under its id and position when
+// there are several. A block that does not parse or build is reported at
+// the Markdown file's own line and column, as tidemark check reports it.
+func linkMarkdown(name, site string, set setFlags, step int, stdout io.Writer) error {
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("cannot read Markdown file: %w", err)
+	}
+	type whole struct {
+		f    *scenario.File
+		text string
+		line int
+	}
+	var found []whole
+	blocks := markdownBlocks(src)
+	for i, s := range markdownScenarios(name, src) {
+		if !blocks[i].whole {
+			continue
+		}
+		if s.err != nil {
+			return s.err
+		}
+		found = append(found, whole{s.file, dedent(blocks[i].lines), s.line})
+	}
+	if len(found) == 0 {
+		return fmt.Errorf("%s holds no scenario to link: no ```tdm block in it starts with a `scenario ID \"Title\"` line", name)
+	}
+	// Every scenario is checked before any link is printed.
+	var out bytes.Buffer
+	for i, w := range found {
+		if len(found) > 1 {
+			if i > 0 {
+				fmt.Fprintln(&out)
+			}
+			fmt.Fprintf(&out, "%s (%s:%d):\n", w.f.ID, name, w.line)
+		}
+		if err := printLinks(&out, site, w.f, w.text, set, step); err != nil {
+			return err
+		}
+	}
+	_, err = out.WriteTo(stdout)
+	return err
+}
+
+// dedent is a block's lines as a scenario file's text: without the
+// indentation they share (a list item's, a quote's markers turned into
+// spaces), and with a final line break.
+func dedent(lines []string) string {
+	common := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, " "))
+		if common < 0 || n < common {
+			common = n
+		}
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		if len(l) >= common && common > 0 {
+			l = l[common:]
+		}
+		b.WriteString(strings.TrimRight(l, " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// printLinks prints the sandbox, embed and picture links that carry text,
+// the source of f, opening at step with the knobs set names. f must build
+// in every setting of its knobs.
+func printLinks(stdout io.Writer, site string, f *scenario.File, text string, set setFlags, step int) error {
 	if err := buildsEverySetting(f); err != nil {
 		return err
 	}
@@ -72,11 +158,11 @@ func linkCmd(args []string, stdin io.Reader, stdout io.Writer) error {
 			q.Set(name, v)
 		}
 	}
-	if *step > 0 {
-		q.Set("step", strconv.Itoa(*step))
+	if step > 0 {
+		q.Set("step", strconv.Itoa(step))
 	}
 	query := q.Encode() // sorted by name
-	payload, err := share.Encode(f.Source)
+	payload, err := share.Encode(text)
 	if err != nil {
 		return err
 	}

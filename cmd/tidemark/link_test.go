@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -113,4 +115,52 @@ func TestLinkCommand(t *testing.T) {
 	code, _, errOut = tidemark(t, "link", "hwm/visibility-gap", "--base-url", "https://me@example.com/docs")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "expected no query, fragment or user name")
+}
+
+// TestLinkMarkdown: link reads a Markdown file as check does, so an author
+// who keeps a scenario in a tdm block of their docs links that block: its
+// text without the list item's indentation, which run reads back; with
+// several scenarios, each under its id and line; a block that does not
+// build is named at the Markdown file's line and column, and no link is
+// printed.
+func TestLinkMarkdown(t *testing.T) {
+	dir := t.TempDir()
+	const body = "scenario mydocs/late \"Late\"\nsource orders key=order_id updated_at=txn-start\ntarget fct sink=merge key=order_id\n" +
+		"pipeline extract from=orders to=fct mark=timestamp advance=after\ntxn T1 begin=10:00:00 commit=10:00:04 insert order_id=1\n" +
+		"run extract at=10:00:02\nrun extract at=10:00:06\nexpect missing=1\n"
+	indented := "  " + strings.ReplaceAll(strings.TrimSuffix(body, "\n"), "\n", "\n  ")
+	one := filepath.Join(dir, "one.md")
+	require.NoError(t, os.WriteFile(one, []byte("# Docs\n\n- a list item\n\n  ```tdm\n"+indented+"\n  ```\n\n```tdm\nexpect duplicated=none\n```\n"), 0o644))
+	code, out, errOut := tidemark(t, "link", one, "--base-url", "https://docs.example")
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 3, "one whole scenario, one set of links; the fragment is part of none: %s", out)
+	payload := lines[0][strings.Index(lines[0], "#tdm=")+len("#tdm="):]
+	text, err := share.Decode(payload)
+	require.NoError(t, err)
+	assert.Equal(t, body, text, "the block's text as a scenario file")
+	code, out, errOut = tidemark(t, "run", strings.TrimPrefix(lines[0], "sandbox: "))
+	assert.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "VERDICT: 1 row missing")
+
+	two := filepath.Join(dir, "two.md")
+	second := strings.Replace(body, "mydocs/late", "mydocs/again", 1)
+	require.NoError(t, os.WriteFile(two, []byte("```tdm\n"+body+"```\n\n```tdm\n"+second+"```\n"), 0o644))
+	code, out, errOut = tidemark(t, "link", two)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "mydocs/late ("+two+":2):\nsandbox: ")
+	assert.Contains(t, out, "\n\nmydocs/again ("+two+":13):\nsandbox: ")
+
+	bad := filepath.Join(dir, "bad.md")
+	require.NoError(t, os.WriteFile(bad, []byte("```tdm\n"+body+"```\n\n```tdm\n"+strings.Replace(second, "sink=merge", "sink=mrge", 1)+"```\n"), 0o644))
+	code, out, errOut = tidemark(t, "link", bad)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out, "no links while a block is wrong")
+	assert.Contains(t, errOut, bad+":15:17: expected sink= to be one of")
+
+	none := filepath.Join(dir, "none.md")
+	require.NoError(t, os.WriteFile(none, []byte("# Nothing to link\n"), 0o644))
+	code, _, errOut = tidemark(t, "link", none)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "holds no scenario to link")
 }
