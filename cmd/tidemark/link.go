@@ -159,6 +159,15 @@ func printLinks(stdout io.Writer, site string, f *scenario.File, text string, se
 		}
 	}
 	if step > 0 {
+		// A step past the end would open at the last with a note to the
+		// readers; the author hears of it now, with the number to use.
+		t, err := engine.Run(f, knobs, 1, worlds.All())
+		if err != nil {
+			return err
+		}
+		if step > t.Steps() {
+			return fmt.Errorf("--step: step %d is past the end; %s has %d steps with these knobs (0 is before the first event)", step, f.ID, t.Steps())
+		}
 		q.Set("step", strconv.Itoa(step))
 	}
 	query := q.Encode() // sorted by name

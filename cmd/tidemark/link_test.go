@@ -92,6 +92,12 @@ func TestLinkCommand(t *testing.T) {
 	code, _, errOut = tidemark(t, "link", "hwm/visibility-gap", "--set", "marc=lsn")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, `--set: scenario hwm/visibility-gap has no knob "marc"`)
+	// A step past the end is refused with the number of steps there are.
+	code, out, errOut = tidemark(t, "link", "hwm/visibility-gap", "--step", "9999")
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Regexp(t, `--step: step 9999 is past the end; hwm/visibility-gap has \d+ steps with these knobs`, errOut)
+
 	code, _, errOut = tidemark(t, "link", "hwm/visibility-gap", "--step", "-1")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "--step: expected a step number, 0 or more")
