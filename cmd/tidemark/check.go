@@ -27,6 +27,9 @@ type checkReport struct {
 	Passed    int              `json:"passed"`
 	Failed    int              `json:"failed"`
 	Errors    []string         `json:"errors"` // bad input: files that do not parse or build
+	// Warnings name a directory that holds no scenario: a check that
+	// checked nothing there, which a CI step would otherwise pass in silence.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // scenarioReport is one scenario's expectations: a file, a bundled
@@ -51,7 +54,8 @@ type checkInput struct {
 	file     *scenario.File
 	line     int // where the scenario starts in its file
 	err      error
-	embedded bool // a tdm block in Markdown, which need not state expectations
+	embedded bool   // a tdm block in Markdown, which need not state expectations
+	warning  string // instead of a scenario: what the argument holds none of
 }
 
 func checkCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
@@ -86,6 +90,13 @@ func checkCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 
 	rep := checkReport{Scenarios: []scenarioReport{}, Errors: []string{}}
 	for _, in := range inputs {
+		if in.warning != "" {
+			rep.Warnings = append(rep.Warnings, in.warning)
+			if !*asJSON {
+				fmt.Fprintf(stdout, "WARN  %s\n", in.warning)
+			}
+			continue
+		}
 		if in.err != nil {
 			rep.Errors = append(rep.Errors, in.err.Error())
 			continue
@@ -168,6 +179,9 @@ func readInputs(ref string, stdin io.Reader) []checkInput {
 		})
 		if err != nil {
 			out = append(out, checkInput{err: fmt.Errorf("cannot read directory: %w", err)})
+		}
+		if len(out) == 0 {
+			out = append(out, checkInput{warning: ref + " holds no scenario to check: no .tdm file, and no .md file with a block fenced as ```tdm"})
 		}
 		return out
 	}

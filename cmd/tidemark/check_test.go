@@ -230,6 +230,22 @@ func TestCheckMarkdown(t *testing.T) {
 	code, out, _ = tidemark(t, "check", dir)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, out, "expectations: 7 passed, 1 failed", "the guide's seven claims and the file's one")
+
+	// A directory with no scenario in it (a CI step pointed at the wrong
+	// folder, blocks fenced as something else) is named, not passed in
+	// silence; a Markdown file without blocks, as a pre-commit hook passes
+	// them, is not.
+	bare := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bare, "readme.md"), []byte("# Notes\n\n```sql\nselect 1;\n```\n"), 0o644))
+	code, out, errOut = tidemark(t, "check", bare)
+	assert.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "WARN  "+bare+" holds no scenario to check")
+	code, js, _ = tidemark(t, "check", "--json", bare)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, js, `"warnings": [`)
+	code, out, _ = tidemark(t, "check", filepath.Join(bare, "readme.md"))
+	assert.Equal(t, 0, code)
+	assert.NotContains(t, out, "WARN")
 }
 
 // TestDocsScenariosHold: the project's own documentation is checked the
