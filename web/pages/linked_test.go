@@ -84,7 +84,7 @@ func TestLinkedPictureBadInput(t *testing.T) {
 		status int
 		says   string
 	}{
-		"damaged":        {"abc*", http.StatusBadRequest, "is damaged"},
+		"damaged":        {"abc*", http.StatusBadRequest, "changed on the way? The src= of a picture"},
 		"none":           {"", http.StatusBadRequest, "holds no scenario"},
 		"does not parse": {mustEncode(t, "scenario x/y \"Y\"\nfrobnicate now\n"), http.StatusUnprocessableEntity, "picture.tdm:2:1"},
 		"too much work": {mustEncode(t, "scenario x/y \"Y\"\nsource orders key=order_id\ntarget fct key=order_id\npipeline extract from=orders to=fct\n"+

@@ -38,8 +38,11 @@ func picturePage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !ok {
-		writeSVG(w, r, http.StatusNotFound, "no-cache", picture.Message("No such scenario",
-			"Tidemark has no scenario named "+strconv.Quote(id)+". The home page lists every scenario and its id."))
+		what := "Tidemark has no scenario named " + strconv.Quote(id) + "."
+		if near := lessons.Near(id); len(near) > 0 {
+			what += " Did you mean " + strings.Join(near, " or ") + "?"
+		}
+		writeSVG(w, r, http.StatusNotFound, "no-cache", picture.Message("No such scenario", what+" The home page lists every scenario and its id."))
 		return
 	}
 	t, st, problems, err := run(r.Context(), sc.File, q)
@@ -90,7 +93,7 @@ func sentence(err error) string {
 	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
 		s = string(s[0]-'a'+'A') + s[1:]
 	}
-	if !strings.HasSuffix(s, ".") {
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
 		s += "."
 	}
 	return s

@@ -199,6 +199,13 @@ func TestPictureNotFound(t *testing.T) {
 	assert.Contains(t, d.text(), "No such scenario")
 	assert.Contains(t, d.text(), `"hwm/nope"`)
 	assert.NotEqual(t, "public, max-age=3600", rec.Header().Get("Cache-Control"), "a miss is not cached for an hour")
+
+	// A mistyped id in a README's picture names what it most likely meant,
+	// as the embed page does.
+	rec, d = getPicture(t, h, "/picture/hwm/visiblity-gap.svg")
+	require.Equal(t, http.StatusNotFound, rec.Code)
+	assert.Contains(t, strings.Join(strings.Fields(d.text()), " "), "Did you mean hwm/visibility-gap?")
+	assert.NotEqual(t, "public, max-age=3600", rec.Header().Get("Cache-Control"), "a miss is not cached for an hour")
 }
 
 // TestPictureEscapes checks text from a request reaches the picture as
