@@ -118,8 +118,31 @@ func Lookup(id string) (Scenario, bool) {
 
 // Near returns the ids of bundled scenarios whose id is within a few edits
 // of id, the closest first: what a mistyped id most likely meant. It reads
-// the names of the files only, none of their text.
+// the names of the files only, none of their text. An id with no such
+// neighbour that holds a bundled id whole, as a path or an address does
+// (/scenarios/hwm/visibility-gap, hwm/visibility-gap.tdm), or that is one
+// without its folder (visibility-gap), names that id.
 func Near(id string) []string {
+	if near := nearByEdits(id); len(near) > 0 || len(id) > 200 {
+		return near
+	}
+	bare := strings.TrimSuffix(strings.TrimSuffix(strings.TrimRight(id, "/"), ".svg"), ".tdm")
+	var near []string
+	_ = fs.WalkDir(files, "scenarios", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(p) != ".tdm" {
+			return err
+		}
+		k := strings.TrimSuffix(strings.TrimPrefix(p, "scenarios/"), ".tdm")
+		if bare != "" && (bare == k || strings.HasSuffix(bare, "/"+k) || strings.HasSuffix(k, "/"+bare)) && len(near) < 3 {
+			near = append(near, k)
+		}
+		return nil
+	})
+	return near
+}
+
+// nearByEdits is Near by edit distance alone.
+func nearByEdits(id string) []string {
 	if len(id) > 200 {
 		return nil // a name no scenario is close to; and the work stays small
 	}

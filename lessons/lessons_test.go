@@ -79,5 +79,10 @@ func TestNearNamesWhatAMistypedIDMeant(t *testing.T) {
 	assert.Equal(t, "hwm/visibility-gap", Near("hwm/visibilty-gap")[0])
 	assert.Equal(t, "stream/late-data", Near("stream/late_data")[0])
 	assert.Empty(t, Near("nothing/like-any-of-them"))
+	// An id without its folder, or held whole in a path or an address, as
+	// an author pastes it.
+	assert.Equal(t, []string{"hwm/visibility-gap"}, Near("visibility-gap"))
+	assert.Equal(t, []string{"hwm/visibility-gap"}, Near("https:/docs.example/scenarios/hwm/visibility-gap/"))
+	assert.Equal(t, []string{"hwm/visibility-gap"}, Near("hwm/visibility-gap.tdm"))
 	assert.Empty(t, Near(strings.Repeat("x", 10_000)))
 }

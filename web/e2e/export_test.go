@@ -192,6 +192,11 @@ func TestExportedSiteOnAStaticHost(t *testing.T) {
 			assert.Empty(t, pageProblems(t, ctx))
 		}
 		rootOnly = false
+		// An id without its folder names the one it most likely meant.
+		ctx := newIsolatedTab(t, browser)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(site+"/embed/visibility-gap")))
+		waitFor(t, ctx, "the note names the id", `(document.querySelector('[data-testid="not-found-what"]')||{textContent:""}).textContent.includes("“visibility-gap”")`)
+		assert.Equal(t, "No Tidemark scenario is named “visibility-gap”. Did you mean hwm/visibility-gap?", text(t, ctx, `[data-testid="not-found-what"]`))
 	})
 
 	t.Run("lesson", func(t *testing.T) {

@@ -32,13 +32,18 @@
     }
     return prev[b.length];
   };
-  const near = [...document.querySelectorAll("[data-embed-known] li")]
-    .map((li) => li.textContent.trim())
+  const known = [...document.querySelectorAll("[data-embed-known] li")].map((li) => li.textContent.trim());
+  let near = known
     .map((k) => [k, edits(id, k)])
     .filter(([k, d]) => d > 0 && d <= Math.max(2, Math.floor(k.length / 6)))
     .sort((x, y) => x[1] - y[1])
     .slice(0, 3)
     .map(([k]) => k);
+  if (!near.length) {
+    // An id held whole in a path or an address, or one without its folder.
+    const bare = id.replace(/\/+$/, "").replace(/\.svg$/, "").replace(/\.tdm$/, "");
+    near = known.filter((k) => bare && (bare === k || bare.endsWith("/" + k) || k.endsWith("/" + bare))).slice(0, 3);
+  }
   said.textContent = `No Tidemark scenario is named “${id}”.` + (near.length ? ` Did you mean ${near.join(" or ")}?` : "");
 })();
 
