@@ -1,6 +1,7 @@
 package widget
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -46,8 +47,8 @@ func TestFaultsInALink(t *testing.T) {
 	assert.Equal(t, 11, st.Faults[0].AfterStep)
 	assert.Equal(t, 14, st.Faults[1].AfterStep)
 	assert.Equal(t, []string{
-		"fault=3~melt is not a fault: expected STEP~crash, STEP~jump~-5s (or STEP~jump~-5s~CLOCK), STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~30s, STEP~burst~PRODUCER~12~1m, STEP~burst-key~PRODUCER~KEY~100, STEP~producer-clock~PRODUCER~1m, STEP~stall~STREAM~2~30s, STEP~delay~STREAM~2~1m~45s, STEP~fail~OPERATOR~now~5s or STEP~slow~OPERATOR~500ms~30s; ignoring it",
-		"fault=x~crash does not start with a step number; ignoring it",
+		"the link's fault=3~melt is not a fault: expected STEP~crash, STEP~jump~-5s (or STEP~jump~-5s~CLOCK), STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~30s, STEP~burst~PRODUCER~12~1m, STEP~burst-key~PRODUCER~KEY~100, STEP~producer-clock~PRODUCER~1m, STEP~stall~STREAM~2~30s, STEP~delay~STREAM~2~1m~45s, STEP~fail~OPERATOR~now~5s or STEP~slow~OPERATOR~500ms~30s; ignoring it",
+		"the link's fault=x~crash does not start with a step number; ignoring it",
 	}, problems)
 }
 
@@ -119,11 +120,11 @@ func TestALinksUnknownNamesMakeOneShortMessage(t *testing.T) {
 	assert.Positive(t, st.Step, "a step of more digits than a number holds is past the end, which opens at the last step")
 	q = Values{"step": {"9" + strings.Repeat("x", 100_000)}}
 	_, _, problems = FromQuery(sc.File, q)
-	assert.Equal(t, []string{"step=9xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx… is not a step number; starting at step 0"}, problems)
+	assert.Equal(t, []string{"the link's step=9xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx… is not a step number; starting at step 0"}, problems)
 
 	// Values that used to be taken in silence.
 	_, st, problems = FromQuery(sc.File, Values{"truth": {"maybe"}, "mark": {"lsn", "timestamp"}})
-	assert.ElementsMatch(t, []string{"truth=maybe is neither on nor off; the truth is shown", "knob mark is set 2 times; the last, timestamp, counts"}, problems)
+	assert.ElementsMatch(t, []string{"the link's truth=maybe is neither on nor off; the truth is shown", "the knob mark is set 2 times; the last, timestamp, counts"}, problems)
 	assert.True(t, st.ShowTruth)
 
 	_, _, problems = FromQuery(sc.File, Values{"colour": {"red"}})
@@ -140,7 +141,7 @@ func TestALinkWithAnUnreadablePairKeepsTheRest(t *testing.T) {
 	s, err := OpenLink("tm", src, name, "/scenarios/hwm/visibility-gap", "step=14&x=%zz&seed=abc", false, worlds.All())
 	require.NoError(t, err)
 	assert.Equal(t, 14, s.st.Step, "the readable pairs still count")
-	assert.Contains(t, s.st.Message, "part of this page's address could not be read")
+	assert.Contains(t, s.st.Message, "Part of this page's address could not be read")
 	assert.Contains(t, s.st.Message, "seed=abc is not a whole number; using seed 1")
 	assert.Equal(t, uint64(1), s.seed)
 
@@ -148,4 +149,20 @@ func TestALinkWithAnUnreadablePairKeepsTheRest(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, s.st.Step)
 	assert.Empty(t, s.st.Message)
+}
+
+// TestLinkProblemsReadAsSentences: what was wrong with a link is said as
+// sentences, each with a capital letter and a full stop, not as clauses
+// run together in lower case.
+func TestLinkProblemsReadAsSentences(t *testing.T) {
+	s := open(t, "hwm/visibility-gap", "step=abc&mark=lns&fault=3~crash")
+	assert.Equal(t, `The knob mark cannot be "lns"; expected timestamp | lsn, so it stays timestamp. `+
+		`The link's step=abc is not a step number; starting at step 0. `+
+		`The link's fault=3~crash could not be applied (no extractor run is in flight at this step, so a crash would change nothing; step to a run's read or write first), so the scenario runs without it.`,
+		s.st.Message)
+
+	assert.Equal(t, "", Sentences(nil))
+	assert.Equal(t, "One. Two? Three.", Sentences([]string{"one", " two? ", "", "three."}))
+	assert.Equal(t, "Part of this page's address could not be read (bad), so it was left out. A.",
+		WithUnreadNote(errors.New("bad"), Sentences([]string{"a"})))
 }

@@ -40,20 +40,20 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 				err = nil
 			}
 			if err != nil || n < 0 {
-				problems = append(problems, "step="+Clip(v)+" is not a step number; starting at step 0")
+				problems = append(problems, "the link's step="+Clip(v)+" is not a step number; starting at step 0")
 				continue
 			}
 			s.Step = n
 		case "truth":
 			s.ShowTruth = v != "off"
 			if v != "on" && v != "off" {
-				problems = append(problems, "truth="+Clip(v)+" is neither on nor off; the truth is shown")
+				problems = append(problems, "the link's truth="+Clip(v)+" is neither on nor off; the truth is shown")
 			}
 		case "explain":
 			if len(v) > MaxExplain {
 				// Every link of the page carries it: a long one would
 				// multiply the page's size by its length.
-				problems = append(problems, "explain="+Clip(v)+" is longer than a key this site explains ("+itoa(MaxExplain)+" bytes at most); ignoring it")
+				problems = append(problems, "the link's explain="+Clip(v)+" is longer than a key this site explains ("+itoa(MaxExplain)+" bytes at most); ignoring it")
 				continue
 			}
 			s.Explain = v
@@ -78,7 +78,7 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 			for _, text := range vals {
 				fl, err := ParseFault(text)
 				if err != nil {
-					problems = append(problems, err.Error()+"; ignoring it")
+					problems = append(problems, "the link's "+err.Error()+"; ignoring it")
 					continue
 				}
 				s.Faults = append(s.Faults, fl)
@@ -100,11 +100,11 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 				ok = ok || allowed == v
 			}
 			if !ok {
-				problems = append(problems, "knob "+name+" cannot be "+strconv.Quote(Clip(v))+"; expected "+strings.Join(k.Values, " | ")+", so it stays "+k.Default)
+				problems = append(problems, "the knob "+name+" cannot be "+strconv.Quote(Clip(v))+"; expected "+strings.Join(k.Values, " | ")+", so it stays "+k.Default)
 				continue
 			}
 			if len(vals) > 1 {
-				problems = append(problems, "knob "+name+" is set "+itoa(len(vals))+" times; the last, "+v+", counts")
+				problems = append(problems, "the knob "+name+" is set "+itoa(len(vals))+" times; the last, "+v+", counts")
 			}
 			knobs[name] = v
 		}
@@ -180,7 +180,7 @@ func jumpWithinADay(by vtime.Duration) bool {
 // SkippedFault says that a link's fault f could not apply, and why (err):
 // the run goes on without it and with the link's other faults.
 func SkippedFault(f engine.Fault, err error) string {
-	return "the link's fault fault=" + FaultText(f) + " could not be applied (" + err.Error() + "), so the scenario runs without it"
+	return "the link's fault=" + FaultText(f) + " could not be applied (" + err.Error() + "), so the scenario runs without it"
 }
 
 // FaultText writes a fault as a link carries it: STEP~crash,

@@ -101,10 +101,10 @@ func Open(id, src, name, base string, q Values, embedded bool, domains []engine.
 		} else {
 			// As the server says it (web/pages), so the message stays when
 			// the browser takes over the widget.
-			problems = append(problems, "seed="+Clip(v)+" is not a whole number; using seed 1")
+			problems = append(problems, "the link's seed="+Clip(v)+" is not a whole number; using seed 1")
 		}
 	}
-	s.st.Message = strings.Join(problems, ". ")
+	s.st.Message = Sentences(problems)
 	return s, s.start()
 }
 
@@ -129,11 +129,36 @@ func WithUnreadNote(qerr error, message string) string {
 	if qerr == nil {
 		return message
 	}
-	note := "part of this page's address could not be read (" + Clip(qerr.Error()) + "), so it was left out"
+	note := "Part of this page's address could not be read (" + Clip(qerr.Error()) + "), so it was left out."
 	if message != "" {
-		note += ". " + message
+		note += " " + message
 	}
 	return note
+}
+
+// Sentences writes what was wrong with a link as the widget's message: each
+// problem a sentence that begins with a capital letter and ends with a full
+// stop, in the order given.
+func Sentences(problems []string) string {
+	var b strings.Builder
+	for _, p := range problems {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		if c := p[0]; 'a' <= c && c <= 'z' {
+			b.WriteByte(c - 'a' + 'A')
+			p = p[1:]
+		}
+		b.WriteString(p)
+		if !strings.HasSuffix(p, ".") && !strings.HasSuffix(p, "?") && !strings.HasSuffix(p, "!") {
+			b.WriteByte('.')
+		}
+	}
+	return b.String()
 }
 
 // start builds the world for the current knobs and faults; Advance runs it.
@@ -197,7 +222,7 @@ func (s *Session) Advance(budget int) (bool, error) {
 			}
 			s.trace, s.world = w.Trace(), nil
 			if s.askedStep > s.trace.Steps() {
-				s.st.Message = strings.TrimPrefix(s.st.Message+". "+PastEnd(s.askedStep, s.trace.Steps()), ". ")
+				s.st.Message = strings.TrimSpace(s.st.Message + " " + Sentences([]string{PastEnd(s.askedStep, s.trace.Steps())}))
 			}
 			s.askedStep = 0
 			s.st.Step = clamp(s.st.Step, s.trace.Steps())
@@ -315,7 +340,7 @@ func (s *Session) skipLinkFault(err error) {
 	if i := len(s.faults) - len(s.pending) - 1; i >= 0 && i < len(s.faults) && s.faults[i] == f {
 		s.faults = slices.Delete(slices.Clone(s.faults), i, i+1)
 	}
-	s.st.Message = strings.TrimPrefix(s.st.Message+". "+SkippedFault(f, err), ". ")
+	s.st.Message = strings.TrimSpace(s.st.Message + " " + Sentences([]string{SkippedFault(f, err)}))
 }
 
 // runNow runs the session's world to the end at once.

@@ -1017,8 +1017,8 @@ func TestSessionSkipsOnlyTheLinksFaultsThatCannotApply(t *testing.T) {
 	assert.Contains(t, v.Query, "fault=11~crash")
 	assert.NotContains(t, v.Query, "fault=3~")
 	assert.NotContains(t, v.Query, "fault=9999")
-	assert.Contains(t, v.Message, "the link's fault fault=3~crash could not be applied")
-	assert.Contains(t, v.Message, "the link's fault fault=9999~crash could not be applied (the run ended at step")
+	assert.Contains(t, v.Message, "The link's fault=3~crash could not be applied")
+	assert.Contains(t, v.Message, "The link's fault=9999~crash could not be applied (the run ended at step")
 	assert.NotNil(t, s.state().Original, "the crash at step 11 forks the run")
 	assert.True(t, v.CanUndo)
 

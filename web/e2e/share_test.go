@@ -371,6 +371,6 @@ func TestFaultsInTheAddress(t *testing.T) {
 	// A fault that cannot apply where the link puts it.
 	require.NoError(t, chromedp.Do(other, chromedp.Navigate(base+"/scenarios/hwm/advance-order?crash=none&fault=1~crash")))
 	waitReady(t, other)
-	assert.Contains(t, text(t, other, `[data-testid="message"]`), "the link's fault fault=1~crash could not be applied")
+	assert.Contains(t, text(t, other, `[data-testid="message"]`), "The link's fault=1~crash could not be applied")
 	assert.Empty(t, pageProblems(t, ctx))
 }

@@ -455,7 +455,7 @@ func TestSpeedControlLooksLikeTheOthers(t *testing.T) {
 func TestLinksSayWhatIsWrong(t *testing.T) {
 	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=999")
 	assert.Equal(t, 24, step(t, ctx))
-	assert.Contains(t, text(t, ctx, "[data-testid=message]"), "step 999 is past the end; this scenario has 24 steps")
+	assert.Contains(t, text(t, ctx, "[data-testid=message]"), "Step 999 is past the end; this scenario has 24 steps")
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid=message]').hidden`))
 }
 

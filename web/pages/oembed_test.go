@@ -251,8 +251,8 @@ func TestFaultsInTheLink(t *testing.T) {
 	assert.Contains(t, body, "fault=11~crash")
 
 	_, bad := get(t, h, base+"&fault=1~crash")
-	assert.Contains(t, htmltest.Text(bad.One(t, "message")), "the link's fault fault=1~crash could not be applied")
+	assert.Contains(t, htmltest.Text(bad.One(t, "message")), "The link's fault=1~crash could not be applied")
 	assert.Empty(t, bad.ByTestID("panel-compare"))
 	_, nonsense := get(t, h, base+"&fault=soon~explode")
-	assert.Contains(t, htmltest.Text(nonsense.One(t, "message")), "fault=soon~explode does not start with a step number; ignoring it")
+	assert.Contains(t, htmltest.Text(nonsense.One(t, "message")), "The link's fault=soon~explode does not start with a step number; ignoring it.")
 }

@@ -182,7 +182,7 @@ func Widget(ctx context.Context, f *scenario.File, q url.Values, unread error, b
 	}
 	beforeDrawing()
 	st.BasePath, st.ID, st.Embedded = base, id, embedded
-	st.Message = widget.WithUnreadNote(unread, strings.Join(problems, ". "))
+	st.Message = widget.WithUnreadNote(unread, widget.Sentences(problems))
 	if embedded {
 		st.Present = "" // presenter mode is the scenario page's
 	}

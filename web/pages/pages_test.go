@@ -148,11 +148,11 @@ func TestScenarioPageQuery(t *testing.T) {
 		{"mark=bogus", `knob mark cannot be "bogus"`, "0"},
 		{"colour=red&step=3", "no knob colour", "3"},
 		{"step=x", "step=x is not a step number", "0"},
-		{"step=999", "step 999 is past the end; this scenario has 24 steps", "24"},
+		{"step=999", "Step 999 is past the end; this scenario has 24 steps", "24"},
 		{"seed=abc", "seed=abc is not a whole number", "0"},
 		{"seed=" + strings.Repeat("x", 100_000), "seed=" + strings.Repeat("x", 40) + "… is not a whole number", "0"},
-		{"step=5&mark=lsn;x=1", "part of this page's address could not be read (invalid semicolon separator in query), so it was left out", "5"},
-		{"step=4&a=%zz", `part of this page's address could not be read (invalid URL escape "%zz"), so it was left out`, "4"},
+		{"step=5&mark=lsn;x=1", "Part of this page's address could not be read (invalid semicolon separator in query), so it was left out", "5"},
+		{"step=4&a=%zz", `Part of this page's address could not be read (invalid URL escape "%zz"), so it was left out`, "4"},
 	} {
 		code, d := get(t, h, "/scenarios/hwm/visibility-gap?"+tc.query)
 		require.Equal(t, http.StatusOK, code, tc.query)
@@ -433,18 +433,18 @@ func TestScenarioPageFaultsInTheLink(t *testing.T) {
 
 	// A fault that cannot apply is dropped, and the page says so.
 	_, bad := get(t, h, base+"&fault=1~crash")
-	assert.Contains(t, htmltest.Text(bad.One(t, "message")), "the link's fault fault=1~crash could not be applied")
+	assert.Contains(t, htmltest.Text(bad.One(t, "message")), "The link's fault=1~crash could not be applied")
 	assert.Empty(t, bad.ByTestID("panel-compare"))
 	// Only the fault that cannot apply is left out: the link's others
 	// still fork the run, and the message names the one left out.
 	_, some := get(t, h, "/scenarios/hwm/visibility-gap?step=13&fault=3~crash&fault=11~crash")
-	assert.Contains(t, htmltest.Text(some.One(t, "message")), "the link's fault fault=3~crash could not be applied")
+	assert.Contains(t, htmltest.Text(some.One(t, "message")), "The link's fault=3~crash could not be applied")
 	assert.NotContains(t, htmltest.Text(some.One(t, "message")), "fault=11~crash")
 	assert.NotEmpty(t, some.ByTestID("panel-compare"), "the crash at step 11 still applies")
 	assert.Contains(t, htmltest.Attr(some.One(t, "btn-back"), "href"), "fault=11~crash")
 	assert.NotContains(t, htmltest.Attr(some.One(t, "btn-back"), "href"), "fault=3~crash")
 	_, nonsense := get(t, h, base+"&fault=soon~explode")
-	assert.Contains(t, htmltest.Text(nonsense.One(t, "message")), "fault=soon~explode does not start with a step number; ignoring it")
+	assert.Contains(t, htmltest.Text(nonsense.One(t, "message")), "The link's fault=soon~explode does not start with a step number; ignoring it.")
 }
 
 // TestScenarioPagePresenterMode: ?present draws the widget for a room, its

@@ -182,7 +182,7 @@ func TestPictureBadQuery(t *testing.T) {
 	h := handler(t)
 	rec, d := getPicture(t, h, "/picture/hwm/visibility-gap.svg?step=14&mark=bogus")
 	require.Equal(t, http.StatusOK, rec.Code, "a bad knob still draws")
-	assert.Contains(t, d.text(), `Note: knob mark cannot be "bogus"; expected timestamp | lsn, so it stays timestamp.`)
+	assert.Contains(t, d.text(), `Note: the knob mark cannot be "bogus"; expected timestamp | lsn, so it stays timestamp.`)
 	assert.Contains(t, d.text(), "mark = timestamp", "drawn with the default")
 	assert.Contains(t, d.desc, `knob mark cannot be "bogus"`)
 
