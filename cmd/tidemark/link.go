@@ -28,11 +28,15 @@ const linkUsage = `  tidemark link <id|file|-> [flags]   print links that carry 
       --step N                        open the links at step N
 `
 
+// localSite is where make serve listens, the links' address when no
+// --base-url is given.
+const localSite = "http://127.0.0.1:8080"
+
 // linkCmd prints the links that carry a scenario's text in their fragment
 // (see docs/embedding.md, "Your own scenario").
-func linkCmd(args []string, stdin io.Reader, stdout io.Writer) error {
+func linkCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("link", flag.ContinueOnError)
-	base := fs.String("base-url", "http://127.0.0.1:8080", "the site's address")
+	base := fs.String("base-url", localSite, "the site's address")
 	set := setFlags{}
 	fs.Var(set, "set", "knob=value")
 	step := fs.Int("step", 0, "the step the links open at")
@@ -49,6 +53,17 @@ func linkCmd(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	if *step < 0 {
 		return fmt.Errorf("--step: expected a step number, 0 or more, found %d", *step)
+	}
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "base-url" })
+	if !given {
+		// The links are printed for pasting; a local address pasted into
+		// published docs would open nothing for their readers.
+		defer func() {
+			if err == nil {
+				fmt.Fprintf(stderr, "tidemark link: no --base-url, so these links open the site make serve runs at %s; for links to publish, give --base-url your site's address\n", localSite)
+			}
+		}()
 	}
 	if isMarkdown(pos[0]) {
 		return linkMarkdown(pos[0], site, set, *step, stdout)

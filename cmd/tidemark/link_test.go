@@ -18,6 +18,7 @@ import (
 func TestLinkCommand(t *testing.T) {
 	code, out, errOut := tidemark(t, "link", "hwm/visibility-gap", "--base-url", "https://example.github.io/tidemark/")
 	require.Equal(t, 0, code, errOut)
+	assert.Empty(t, errOut, "a site address given, nothing to warn of")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	require.Len(t, lines, 3, out)
 	sc, _ := lessons.Lookup("hwm/visibility-gap")
@@ -108,6 +109,10 @@ func TestLinkCommand(t *testing.T) {
 
 	code, out, errOut = tidemarkIn(t, "scenario x/y \"Y\"\nsource orders key=order_id\ntarget fct sink=merge key=order_id\npipeline extract from=orders to=fct\n", "link", "-")
 	require.Equal(t, 0, code, errOut)
+	// Without --base-url the links are the local server's, and standard
+	// error says so (standard output stays the links alone).
+	assert.Equal(t, "tidemark link: no --base-url, so these links open the site make serve runs at http://127.0.0.1:8080; for links to publish, give --base-url your site's address\n", errOut)
+	assert.Len(t, strings.Split(strings.TrimSuffix(out, "\n"), "\n"), 3, out)
 	// A text the reader takes but no world builds gets no link: its
 	// readers would see the error, not the scenario.
 	code, _, errOut = tidemarkIn(t, "scenario x/y \"Y\"\nsource orders key=order_id colour=red\n", "link", "-")

@@ -61,7 +61,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "replay":
 		code, err = replayCmd(args[1:], stdout)
 	case "link":
-		err = linkCmd(args[1:], stdin, stdout)
+		err = linkCmd(args[1:], stdin, stdout, stderr)
 	case "export":
 		err = exportCmd(args[1:], stdout, stderr)
 	case "version":
