@@ -195,6 +195,9 @@ func readInputs(ref string, stdin io.Reader) []checkInput {
 		for i, b := range blocks {
 			out[i] = checkInput{file: b.file, err: b.err, line: b.line, embedded: true}
 		}
+		for _, line := range miscasedFences(src) {
+			out = append(out, checkInput{warning: fmt.Sprintf("%s:%d: this block's language is not tdm in lower case, so it is not checked; fence it as ```tdm", ref, line)})
+		}
 		return out
 	}
 	f, err := load(ref)

@@ -325,3 +325,18 @@ func TestProseNamesTheReconciliationsAsTheyAreNow(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckNamesAMiscasedFence: a block fenced as ```TDM is not a tdm
+// block to a Markdown reader, so nothing checks it; check says so at its
+// line rather than pass it over in silence.
+func TestCheckNamesAMiscasedFence(t *testing.T) {
+	md := filepath.Join(t.TempDir(), "doc.md")
+	require.NoError(t, os.WriteFile(md, []byte("# Doc\n\n```TDM\nscenario x/y \"Y\"\n```\n\n```tdm\n"+okScenario+"```\n\n~~~ Tdm\nnothing\n~~~\n"), 0o644))
+	code, out, errOut := tidemark(t, "check", md)
+	assert.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "WARN  "+md+":3: this block's language is not tdm in lower case, so it is not checked; fence it as ```tdm\n")
+	assert.Contains(t, out, "WARN  "+md+":19: this block's language")
+	code, js, _ := tidemark(t, "check", "--json", md)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, js, md+":3: this block's language is not tdm")
+}

@@ -41,21 +41,46 @@ type mdBlock struct {
 	whole bool     // the block has its own scenario line
 }
 
-// markdownBlocks finds the tdm blocks of a Markdown document, in order.
-func markdownBlocks(src []byte) []mdBlock {
-	starts := []int{0} // byte offset of each line's start
+// lineIndex returns the byte offset of each line's start in src, and a
+// function giving the line number (from 1) of a byte offset.
+func lineIndex(src []byte) (starts []int, lineOf func(off int) int) {
+	starts = []int{0}
 	for i, c := range src {
 		if c == '\n' {
 			starts = append(starts, i+1)
 		}
 	}
-	lineOf := func(off int) int {
+	return starts, func(off int) int {
 		i, found := slices.BinarySearch(starts, off)
 		if !found {
 			i--
 		}
 		return i + 1
 	}
+}
+
+// miscasedFences returns the lines of the fences of a Markdown document
+// whose language is tdm in another case (TDM, Tdm): a Markdown reader
+// takes the language as written, so such a block is not a tdm block and
+// nothing checks it, though its author meant it to be checked.
+func miscasedFences(src []byte) []int {
+	_, lineOf := lineIndex(src)
+	var out []int
+	doc := goldmark.New().Parser().Parse(text.NewReader(src))
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if fb, ok := n.(*ast.FencedCodeBlock); entering && ok && fb.Info != nil {
+			if lang := string(fb.Language(src)); lang != "tdm" && strings.EqualFold(lang, "tdm") {
+				out = append(out, lineOf(fb.Info.Segment.Start))
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	return out
+}
+
+// markdownBlocks finds the tdm blocks of a Markdown document, in order.
+func markdownBlocks(src []byte) []mdBlock {
+	starts, lineOf := lineIndex(src)
 	var out []mdBlock
 	doc := goldmark.New().Parser().Parse(text.NewReader(src))
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {

@@ -114,6 +114,17 @@ func TestEmbeddingRecipe(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "docs", "pipelines.md"), []byte(wrong), 0o644))
 	git("add", "docs/pipelines.md")
 	code, out2 = runHook()
-	assert.Equal(t, 1, code, "a claim that no longer holds stops the commit: %s", out2)
+	// xargs answers 123 when the command it ran failed: git refuses the
+	// commit on any status but 0.
+	assert.Equal(t, 123, code, "a claim that no longer holds stops the commit: %s", out2)
 	assert.Contains(t, out2, "docs/pipelines.md:13:8: expected missing=none, got missing=2")
+
+	// A file whose name has a space in it is checked whole.
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "docs", "pipelines.md"), []byte(page), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "docs", "more pipelines.md"), []byte(wrong), 0o644))
+	git("add", "docs")
+	code, out2 = runHook()
+	assert.Equal(t, 123, code, "the file with a space is read: %s", out2)
+	assert.Contains(t, out2, "docs/more pipelines.md:13:8: expected missing=none, got missing=2")
+	assert.NotContains(t, out2, "cannot read")
 }
