@@ -2,6 +2,7 @@ package widget
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -507,6 +508,8 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		s.push()
 		s.knobs, s.faults, s.original = next, nil, nil
 		return true, s.start()
+	case "settings":
+		return s.takeSettings(arg)
 	case "fail", "slow", "burst-key":
 		return s.forkOr(s.jobFault(action, arg)) // the stream job's: see jobfaults.go
 	case "crash", "jump":
@@ -733,4 +736,35 @@ func (s *Session) undoLast() {
 	if len(s.faults) == 0 {
 		s.original = nil
 	}
+}
+
+// takeSettings makes the knobs, the faults, the truth's visibility and the
+// step of a link's query (with or without its "?") the session's, as one change
+// that Undo takes back: the presenter's notes window sends the room the
+// settings chosen there. A query that names what this scenario does not
+// have changes nothing and says why; settings equal to the session's
+// change only the step and the truth, and ask for no run.
+func (s *Session) takeSettings(rawQuery string) (rerun bool, err error) {
+	q, qerr := ParseQuery(strings.TrimPrefix(rawQuery, "?"))
+	if qerr != nil {
+		s.st.Message = WithUnreadNote(qerr, "")
+		return false, qerr
+	}
+	knobs, st, problems := FromQuery(s.file, q)
+	if len(problems) > 0 {
+		err := errors.New("the settings sent were not taken: " + strings.Join(problems, ". "))
+		s.st.Message = err.Error()
+		return false, err
+	}
+	s.st.ShowTruth = st.ShowTruth
+	mine, _ := s.file.Resolve(s.knobs)
+	theirs, _ := s.file.Resolve(knobs)
+	if maps.Equal(mine, theirs) && slices.Equal(st.Faults, s.faults) {
+		s.st.Step = clamp(st.Step, s.trace.Steps())
+		return false, nil
+	}
+	s.push()
+	s.knobs, s.faults, s.original = knobs, st.Faults, nil
+	s.st.Step = st.Step
+	return true, s.start()
 }

@@ -1030,3 +1030,54 @@ func TestSessionSkipsOnlyTheLinksFaultsThatCannotApply(t *testing.T) {
 	finish(t, s, 4)
 	require.Len(t, s.faults, 1, "the learner's fault was undone, the link's kept")
 }
+
+// TestSessionTakesSettings: the settings of another window's link (the
+// presenter's notes window) become the session's knobs, faults, truth and
+// step as one change that Undo takes back; a link with a bad value changes
+// nothing and says what was wrong.
+func TestSessionTakesSettings(t *testing.T) {
+	s := open(t, "hwm/advance-order", "advance=after&sink=append&crash=none&step=3")
+	before := reportOf(t, s.trace)
+	at := hwm.Of(s.trace).Runs[1].WriteStep
+	require.Positive(t, at)
+
+	// The same settings at another step: a seek, not a run.
+	rerun, err := s.Act("settings", "?advance=after&sink=append&crash=none&step=5&present=notes")
+	require.NoError(t, err)
+	assert.False(t, rerun)
+	assert.Equal(t, 5, s.View(false).Step)
+	assert.Empty(t, s.history, "nothing to undo")
+
+	// Another knob and a fault: one run with both.
+	q := "advance=before&sink=append&crash=none&step=" + fmt.Sprint(at) + "&fault=" + fmt.Sprint(at) + "~crash&truth=off&present=notes"
+	rerun, err = s.Act("settings", q)
+	require.NoError(t, err)
+	require.True(t, rerun)
+	finish(t, s, 7)
+	v, d := view(t, s)
+	assert.Equal(t, at, v.Step)
+	assert.Equal(t, "before", s.trace.Settings["advance"])
+	assert.Equal(t, []engine.Fault{{AfterStep: at, Kind: hwm.FaultCrash}}, s.trace.Faults)
+	d.One(t, "panel-compare")
+	assert.Empty(t, d.ByTestID("truth"), "the truth is hidden as the link asks")
+	assert.Contains(t, v.Query, "fault="+fmt.Sprint(at)+"~crash")
+	sc, _ := lessons.Lookup("hwm/advance-order")
+	want, err := engine.RunWithFaults(sc.File, map[string]string{"advance": "before", "sink": "append", "crash": "none"}, 1, worlds.All(), []engine.Fault{{AfterStep: at, Kind: hwm.FaultCrash}})
+	require.NoError(t, err)
+	assert.Equal(t, reportOf(t, want), reportOf(t, s.trace))
+
+	// A bad value changes nothing and is named.
+	rerun, err = s.Act("settings", "advance=sideways&step=1")
+	require.ErrorContains(t, err, "advance")
+	assert.False(t, rerun)
+	assert.Contains(t, s.View(false).Message, `knob advance cannot be "sideways"`)
+	assert.Equal(t, "before", s.trace.Settings["advance"])
+
+	// Undo goes back to the settings before, at their step.
+	rerun, err = s.Act("undo", "")
+	require.NoError(t, err)
+	require.True(t, rerun)
+	finish(t, s, 7)
+	assert.Equal(t, before, reportOf(t, s.trace))
+	assert.Equal(t, 5, s.View(false).Step)
+}

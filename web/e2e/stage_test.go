@@ -735,6 +735,48 @@ func TestPresenterWindowsLeaveOtherTabsAlone(t *testing.T) {
 	assert.False(t, eval[bool](t, other, `document.documentElement.classList.contains("tm-blank")`))
 }
 
+// TestPresenterNotesWindowSetsTheRoomsKnobsAndFaults: a knob, a fault
+// and Undo chosen in the notes window, from the keyboard, are the room's
+// at once, in the same page (a reload would take the room out of full
+// screen). They used to be undone: the room answered with its own
+// settings, and the notes window reloaded with them.
+func TestPresenterNotesWindowSetsTheRoomsKnobsAndFaults(t *testing.T) {
+	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12&present")
+	eval[bool](t, room, `(window.sameRoom = true)`)
+	notes, cancel := chromedp.NewContext(room)
+	defer cancel()
+	require.NoError(t, installProbe(notes))
+	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?present=notes")))
+	waitReady(t, notes)
+	roomHas := func(expr, what string) {
+		t.Helper()
+		_, err := chromedp.Run(room, chromedp.Poll[bool](`(() => { const q = new URLSearchParams(location.search); const w = document.querySelector('.tm-widget'); return `+expr+`; })()`, chromedp.WithPollingTimeout(15*time.Second)))
+		require.NoError(t, err, what)
+	}
+	_, err := chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 12`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the notes window opens at the room's step")
+
+	// The mark, with the arrow keys of its radio buttons.
+	require.NoError(t, chromedp.Do(notes, chromedp.Focus(chromedp.CSS(`[data-testid="knob-mark-timestamp"]`))))
+	key(t, notes, kb.ArrowRight)
+	roomHas(`q.get("mark") === "lsn" && q.get("present") === "on" && Number(w.dataset.step) === 12 && document.querySelector('[data-testid="knob-mark-lsn"]').checked`, "the room takes the notes window's mark at its step")
+	assert.True(t, eval[bool](t, room, `window.sameRoom === true`), "the room was not reloaded")
+	assert.Equal(t, "on", eval[string](t, room, `document.querySelector('.tm-widget').dataset.present`))
+	time.Sleep(500 * time.Millisecond)
+	assert.Equal(t, "lsn", eval[string](t, notes, `new URLSearchParams(location.search).get("mark")`), "the notes window keeps the mark it chose")
+
+	// A fault at the step, then Undo.
+	waitReady(t, notes)
+	press(t, notes, `[data-testid="btn-jump-back"]`)
+	roomHas(`q.get("fault") === "12~jump~-5s" && q.get("mark") === "lsn"`, "the room takes the notes window's fault")
+	assert.Positive(t, eval[int](t, room, `document.querySelectorAll('[data-testid="panel-compare"]').length`), "the room compares the run with its fault to the run without")
+	press(t, notes, `[data-testid="btn-undo"]`)
+	roomHas(`!q.has("fault") && q.get("mark") === "lsn"`, "Undo in the notes window takes the room's fault off")
+	assert.True(t, eval[bool](t, room, `window.sameRoom === true`))
+	assert.Empty(t, pageProblems(t, room))
+	assert.Empty(t, pageProblems(t, notes))
+}
+
 // TestBlankOnlyInPresenterMode: out of presenter mode, B does not blank
 // the page (it used to, and then B with the focus on the page could not
 // undo it); in presenter mode B blanks and B again shows the stage,

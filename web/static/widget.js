@@ -317,6 +317,10 @@
     }
   };
 
+  // viewActs are the engine's actions that change what a widget looks at
+  // rather than the run's settings (its knobs, faults and the truth).
+  const viewActs = new Set(["seek", "present", "explain", "text", "steps", "drawn", "fill", "settings"]);
+
   let pageWidget = null; // the scenario page's own widget, which answers keys anywhere
 
   class Widget {
@@ -649,6 +653,9 @@
         this.say(r.error);
         return;
       }
+      // A knob, a fault, the truth or Undo chosen in the notes window is
+      // the room's: the drawing that follows sends it there (tellPeer).
+      this.drive = this.presentMode === "notes" && !viewActs.has(action);
       if (r.rerun) {
         await this.run();
         this.draw(true);
@@ -921,8 +928,10 @@
     // ?present=notes) follow each other's steps. The room owns the
     // settings: the notes window reloads with the room's knobs and faults
     // whenever they differ, and a step taken in the notes window moves the
-    // room without changing them. Any other tab of the same scenario, not
-    // presenting, is left alone.
+    // room without changing them. A knob, a fault, the truth or Undo
+    // chosen in the notes window is sent with set, and the room takes it
+    // in place (a reload would leave full screen). Any other tab of the
+    // same scenario, not presenting, is left alone.
     listenToPeer() {
       if (!window.BroadcastChannel) return;
       this.peer = new BroadcastChannel("tidemark:" + this.host.querySelector(".tm-widget").dataset.scenario);
@@ -953,6 +962,12 @@
           return c.toString();
         };
         const same = settings(location.search) === settings(m.query);
+        if (m.set === true && m.mode === "notes" && this.presentMode === "on") {
+          // A knob, a fault, the truth or Undo chosen in the notes window:
+          // the room takes them, without leaving full screen.
+          if (!same || m.step !== this.step) this.takeSettings(m.query);
+          return;
+        }
         if (!same && this.presentMode === "notes") {
           const theirs = new URLSearchParams(m.query);
           theirs.set("present", "notes");
@@ -974,8 +989,30 @@
     // tellPeer tells the presenter's other window the step and settings of
     // view v; force sends even while a peer's message is being followed.
     tellPeer(v, force) {
+      const set = Boolean(this.drive);
+      this.drive = false;
       if (!this.peer || (this.quiet && !force) || !this.presentMode || typeof v.query !== "string") return;
-      this.peer.postMessage({ mode: this.presentMode, step: v.step, query: v.query });
+      this.peer.postMessage({ mode: this.presentMode, step: v.step, query: v.query, set });
+    }
+
+    // takeSettings makes the knobs, faults and truth of query (chosen in
+    // the notes window) the room's, at the step query names; a run in
+    // progress finishes first.
+    takeSettings(query) {
+      this.settingsWanted = query;
+      if (this.settingsTimer) return;
+      const apply = () => {
+        this.settingsTimer = null;
+        if (this.busy) {
+          this.settingsTimer = setTimeout(apply, 50);
+          return;
+        }
+        const q = this.settingsWanted;
+        this.settingsWanted = null;
+        this.stop();
+        this.act("settings", q, true);
+      };
+      apply();
     }
 
     play() {
