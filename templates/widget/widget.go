@@ -243,6 +243,16 @@ func controls(b *builder, t *engine.Trace, s State) {
 		b.el("span", glyph, "aria-hidden", "true")
 		b.text(" " + word)
 		b.close("a")
+		if s.Present == "" {
+			// The presenter's second window, opened beside this one: it
+			// follows this page once this page presents. Out of presenter
+			// mode only, so that the room never sees it.
+			b.open("a", "class", "tm-btn tm-notes-link", "data-testid", "btn-notes", "target", "_blank",
+				"aria-label", "Notes: open the presenter's notes in a new window", "href", query(t, s, s.Step, "present", "notes"))
+			b.el("span", "✎", "aria-hidden", "true")
+			b.text(" Notes")
+			b.close("a")
+		}
 	}
 	b.close("div")
 }

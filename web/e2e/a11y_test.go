@@ -136,6 +136,7 @@ func TestAccessibility(t *testing.T) {
 		{name: "play", path: "/play", ready: playReady},
 		{name: "linked-embed", path: "/embed/#" + frag, ready: widgetReady},
 		{name: "presenter", path: "/scenarios/hwm/visibility-gap?step=13&mark=lsn&present=on", ready: widgetReady + ` && document.querySelector('.tm-widget[data-present="on"]') !== null`},
+		{name: "presenter-notes", path: "/scenarios/hwm/visibility-gap?step=14&mark=lsn&present=notes", ready: widgetReady + ` && document.querySelector('.tm-widget[data-present="notes"]') !== null`},
 		{name: "stepped-with-faults", path: "/scenarios/hwm/visibility-gap?step=13&mark=lsn", ready: widgetReady + ` && !document.querySelector('[data-testid="faults"]').hidden`},
 		// A fork: a crash the learner put in, the comparison with the
 		// original run, and a key's story told.

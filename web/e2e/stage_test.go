@@ -735,6 +735,36 @@ func TestPresenterWindowsLeaveOtherTabsAlone(t *testing.T) {
 	assert.False(t, eval[bool](t, other, `document.documentElement.classList.contains("tm-blank")`))
 }
 
+// TestPresenterNotesLink: the scenario page links to the presenter's notes
+// window (there was no way to open it but typing ?present=notes), at the
+// page's step and settings as they change; the window it opens follows
+// the page once the page presents.
+func TestPresenterNotesLink(t *testing.T) {
+	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=3&mark=lsn")
+	blur(t, room)
+	key(t, room, kb.ArrowRight)
+	key(t, room, kb.ArrowRight)
+	href := eval[string](t, room, `document.querySelector('[data-testid="btn-notes"]').href`)
+	assert.Equal(t, base+"/scenarios/hwm/visibility-gap?mark=lsn&step=5&present=notes", href, "the link follows the step")
+	assert.Equal(t, "_blank", eval[string](t, room, `document.querySelector('[data-testid="btn-notes"]').target`))
+
+	notes, cancel := chromedp.NewContext(room)
+	defer cancel()
+	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(href)))
+	waitReady(t, notes)
+	assert.Equal(t, "notes", eval[string](t, notes, `document.querySelector('.tm-widget').dataset.present`))
+	assert.Contains(t, text(t, notes, "[data-testid=notes]"), "Notes for step 5")
+
+	require.NoError(t, chromedp.Do(room, chromedp.Focus(chromedp.CSS(`[data-testid="btn-forward"]`))))
+	key(t, room, "p")
+	require.NoError(t, chromedp.Do(room, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+	assert.False(t, eval[bool](t, room, `!!document.querySelector('[data-testid="btn-notes"]')`), "the room never sees the notes' link")
+	blur(t, room)
+	key(t, room, kb.PageDown)
+	_, err := chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 6`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the notes window follows the room once it presents")
+}
+
 // TestPresenterNotesWindowSetsTheRoomsKnobsAndFaults: a knob, a fault
 // and Undo chosen in the notes window, from the keyboard, are the room's
 // at once, in the same page (a reload would take the room out of full

@@ -455,7 +455,15 @@ func TestScenarioPagePresenterMode(t *testing.T) {
 	_, d := get(t, h, "/scenarios/hwm/visibility-gap?step=3")
 	assert.Empty(t, htmltest.Attr(d.One(t, "widget"), "data-present"))
 	assert.Contains(t, htmltest.Attr(d.One(t, "btn-present"), "href"), "present=on")
+	// The notes window has a link of its own, out of presenter mode, with
+	// the page's step and settings.
+	_, d = get(t, h, "/scenarios/hwm/visibility-gap?step=3&mark=lsn")
+	notesLink := d.One(t, "btn-notes")
+	assert.Equal(t, "/scenarios/hwm/visibility-gap?mark=lsn&present=notes&step=3", htmltest.Attr(notesLink, "href"))
+	assert.Equal(t, "_blank", htmltest.Attr(notesLink, "target"))
+	assert.True(t, strings.HasPrefix(htmltest.Attr(notesLink, "aria-label"), strings.TrimSpace(htmltest.Text(notesLink)[len("✎"):])), "its name begins with the word it shows")
 	_, d = get(t, h, "/scenarios/hwm/visibility-gap?step=3&present")
+	assert.Empty(t, d.ByTestID("btn-notes"), "the room never sees the notes' link")
 	assert.Equal(t, "on", htmltest.Attr(d.One(t, "widget"), "data-present"))
 	assert.Contains(t, htmltest.Attr(d.One(t, "btn-forward"), "href"), "present=on")
 	assert.NotContains(t, htmltest.Attr(d.One(t, "btn-present"), "href"), "present", "the button leaves presenter mode")

@@ -532,6 +532,12 @@
           else q.set("present", "on");
           present.href = this.host.dataset.base + "?" + q.toString();
         }
+        const notes = this.host.querySelector('a[data-testid="btn-notes"]');
+        if (notes) {
+          const q = new URLSearchParams(v.query);
+          q.set("present", "notes");
+          notes.href = this.host.dataset.base + "?" + q.toString();
+        }
         const list = this.host.querySelector(".tm-steps");
         if (list) {
           const was = list.querySelector("li[aria-current]");
