@@ -807,6 +807,38 @@ func TestPresenterNotesWindowSetsTheRoomsKnobsAndFaults(t *testing.T) {
 	assert.Empty(t, pageProblems(t, notes))
 }
 
+// TestNotesWindowKnowsTheRoomIsShownAgain: the room's screen, blanked from
+// the notes window, is shown again by a key in the room; B in the notes
+// window then blanks it at the first press. It took two: the notes window
+// still thought the room blank and sent "show".
+func TestNotesWindowKnowsTheRoomIsShownAgain(t *testing.T) {
+	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12&present")
+	notes, cancel := chromedp.NewContext(room)
+	defer cancel()
+	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?present=notes")))
+	waitReady(t, notes)
+	_, err := chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 12`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err)
+	roomBlank := func(want bool, what string) {
+		t.Helper()
+		_, err := chromedp.Run(room, chromedp.Poll[bool](`document.documentElement.classList.contains("tm-blank") === `+strconv.FormatBool(want), chromedp.WithPollingTimeout(15*time.Second)))
+		require.NoError(t, err, what)
+	}
+	blur(t, notes)
+	key(t, notes, "b")
+	roomBlank(true, "B in the notes window blanks the room")
+	blur(t, room)
+	key(t, room, kb.PageDown)
+	roomBlank(false, "a step in the room shows it again")
+	// The room's messages arrive in order: once the step has, so has the
+	// news that the screen shows the stage.
+	_, err = chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 13`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the notes window follows the room's step")
+	blur(t, notes)
+	key(t, notes, "b")
+	roomBlank(true, "B in the notes window blanks the room at the first press")
+}
+
 // TestBlankOnlyInPresenterMode: out of presenter mode, B does not blank
 // the page (it used to, and then B with the focus on the page could not
 // undo it); in presenter mode B blanks and B again shows the stage,

@@ -864,7 +864,7 @@
           if (this.peer) this.peer.postMessage({ blank: this.roomBlank });
           this.say(this.roomBlank ? "The room's screen is blank; press B to show it again." : "The room's screen shows the stage again.");
         } else {
-          document.documentElement.classList.add("tm-blank");
+          this.blank(true);
         }
         return true;
       }
@@ -887,7 +887,18 @@
     }
 
     unblank() {
-      document.documentElement.classList.remove("tm-blank");
+      this.blank(false);
+    }
+
+    // blank blanks the screen (on) or shows it again. The room's window
+    // tells the notes window each change, so that B there, after the
+    // room's own key or a step showed the stage again, blanks it at the
+    // first press rather than the second.
+    blank(on) {
+      const root = document.documentElement.classList;
+      if (root.contains("tm-blank") === on) return;
+      root.toggle("tm-blank", on);
+      if (this.presentMode === "on" && this.peer) this.peer.postMessage({ roomBlank: on });
     }
 
     // showJob puts the stream job's panel in the pipeline's place in
@@ -951,12 +962,23 @@
         }
         if (typeof m.blank === "boolean") {
           // The notes window blanks the room's screen, or shows it again.
-          if (this.presentMode === "on") document.documentElement.classList.toggle("tm-blank", m.blank);
+          if (this.presentMode === "on") this.blank(m.blank);
+          return;
+        }
+        if (typeof m.roomBlank === "boolean") {
+          // The room's screen was blanked or shown again, from either window.
+          if (this.presentMode === "notes" && this.roomBlank !== m.roomBlank) {
+            this.roomBlank = m.roomBlank;
+            this.say(this.roomBlank ? "The room's screen is blank; press B to show it again." : "The room's screen shows the stage again.");
+          }
           return;
         }
         if (m.hello === true) {
           // A window opened mid-talk asks where the room is.
-          if (this.presentMode === "on") this.tellPeer({ step: this.step, query: this.query }, true);
+          if (this.presentMode === "on") {
+            this.tellPeer({ step: this.step, query: this.query }, true);
+            if (document.documentElement.classList.contains("tm-blank")) this.peer.postMessage({ roomBlank: true });
+          }
           return;
         }
         if (!this.presentMode || typeof m.query !== "string" || !Number.isInteger(m.step)) return;
