@@ -555,6 +555,42 @@ func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
+// TestLessonEmbedLinkOpensWhereTheReaderIs: an embed's link to its
+// scenario's own page carries the step, the knobs and the faults the
+// reader has reached, as the embed page's does; it used to carry the
+// lesson's settings alone, and a teacher who had stepped a chapter's
+// widget to the moment to show a class lost it on the way to presenter
+// mode.
+func TestLessonEmbedLinkOpensWhereTheReaderIs(t *testing.T) {
+	if _, ok := web.LookupAsset("tidemark.wasm"); !ok {
+		t.Skip("tidemark.wasm not built; run `make wasm`")
+	}
+	base := startLessonSite(t)
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterGap)))
+	waitEmbedsReady(t, ctx)
+	id := eval[string](t, ctx, `document.querySelector('#visibility-gap [data-testid="scenario-embed"][data-scenario="hwm/visibility-gap"]').dataset.embedId`)
+	host := `.tm-host[data-id="` + id + `"]`
+	link := `new URL(document.querySelector('[data-embed-id="` + id + `"] [data-testid="embed-link"]').href)`
+	for range 3 {
+		press(t, ctx, host+` [data-testid="btn-forward"]`)
+	}
+	assert.Equal(t, "/scenarios/hwm/visibility-gap", eval[string](t, ctx, link+`.pathname`))
+	assert.Equal(t, "3", eval[string](t, ctx, link+`.searchParams.get("step")`), "the link follows the step")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`#`+id+`-knob-mark-lsn`))))
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(" ")))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#`+id+`-knob-mark-lsn:checked`))))
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](link+`.searchParams.get("mark") === "lsn" && `+link+`.searchParams.get("step") === "3"`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the link follows the knobs, at the same step")
+
+	assert.Empty(t, pageProblems(t, ctx))
+
+	// Followed (on a site with the scenario pages), it opens the scenario there.
+	page, _ := startPlayground(t, eval[string](t, ctx, link+`.pathname + `+link+`.search`))
+	assert.Equal(t, 3, step(t, page))
+	assert.True(t, eval[bool](t, page, `document.querySelector('[data-testid="knob-mark-lsn"]').checked`))
+}
+
 func jsQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)

@@ -557,6 +557,12 @@
         this.tellPeer(v);
       }
       this.query = v.query;
+      // A lesson's embed links to its scenario's own page where the reader
+      // is (the step, the knobs and the faults on screen), so that a
+      // teacher can take that step to presenter mode.
+      const figure = this.host.closest(".scenario-embed");
+      const own = figure && figure.querySelector('a[data-testid="embed-link"]');
+      if (own) own.href = this.host.dataset.base + v.query;
       if (this.host.dataset.embedded === "on") {
         // An embed's "open" link opens the scenario where the reader is:
         // the same step, knobs and faults (and, for a scenario carried in
