@@ -111,3 +111,30 @@ func TestPresenterShowsTheTruthsLine(t *testing.T) {
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](onScreen, chromedp.WithPollingTimeout(5*time.Second)))
 	require.NoError(t, err, "a step later")
 }
+
+// TestNotesWindowKeepsTheKnobsInReach: in the notes window on a laptop's
+// screen, the notes, the knobs and the faults (which drive the room's) are
+// all on the screen as it opens, and the knobs and faults stay there as
+// the presenter scrolls down the stage. They were under the stage, two to
+// three screens down, below the scenario's title and summary.
+func TestNotesWindowKeepsTheKnobsInReach(t *testing.T) {
+	onScreen := `((sel) => { const el = document.querySelector(sel); if (!el) return sel + " missing"; const r = el.getBoundingClientRect();
+		return r.height > 0 && r.top >= 0 && r.bottom <= document.documentElement.clientHeight ? "" : sel + " at " + Math.round(r.top) + ".." + Math.round(r.bottom); })`
+	for _, path := range []string{
+		"/scenarios/hwm/visibility-gap?step=14&present=notes",
+		"/scenarios/stream/checkpoint-append?step=100&present=notes",
+	} {
+		t.Run(path, func(t *testing.T) {
+			ctx, _ := startPlayground(t, path)
+			viewport(t, ctx, 1280, 800)
+			require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="notes"]`))))
+			for _, sel := range []string{"[data-testid=notes] h3", ".tm-knob input[type=radio]", "[data-testid=faults] button"} {
+				assert.Empty(t, eval[string](t, ctx, onScreen+`(`+jsString(sel)+`)`))
+			}
+			eval[bool](t, ctx, `(window.scrollTo({top: document.documentElement.scrollHeight, behavior: "instant"}), true)`)
+			assert.Greater(t, eval[float64](t, ctx, `window.scrollY`), 500.0, "the page scrolled")
+			assert.Empty(t, eval[string](t, ctx, onScreen+`(".tm-knob input[type=radio]")`), "scrolled down the stage")
+			assert.Empty(t, eval[[]string](t, ctx, `[...document.querySelectorAll('.tm-settings')].filter((s) => s.scrollWidth > s.clientWidth + 1).map((s) => s.className)`), "nothing in the column scrolls sideways")
+		})
+	}
+}
