@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -137,4 +138,36 @@ func TestNotesWindowKeepsTheKnobsInReach(t *testing.T) {
 			assert.Empty(t, eval[[]string](t, ctx, `[...document.querySelectorAll('.tm-settings')].filter((s) => s.scrollWidth > s.clientWidth + 1).map((s) => s.className)`), "nothing in the column scrolls sideways")
 		})
 	}
+}
+
+// TestPresenterGrowsOnALargeScreen: on a 1920×1080 projector presenter
+// mode is drawn as large as on 1280×720, as the browser's zoom would draw
+// it, rather than in the top half of the screen at two thirds of the
+// size; everything still fits, a step later too. Where a long narration,
+// grown, would leave the stage smaller than it was, the widget keeps its
+// size.
+func TestPresenterGrowsOnALargeScreen(t *testing.T) {
+	const drawnSize = `((el) => parseFloat(getComputedStyle(el).fontSize) * el.currentCSSZoom)(document.querySelector('.tm-live'))`
+	const stageZoom = `document.querySelector('.tm-flow').currentCSSZoom`
+	onScreen := `(() => { const r = document.querySelector('.tm-aside > .tm-truth').getBoundingClientRect(); return r.height > 0 && r.bottom <= document.documentElement.clientHeight + 0.5; })()`
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=15&present")
+	viewport(t, ctx, 1280, 720)
+	_, _ = chromedp.Run(ctx, chromedp.Poll[bool](`(`+outsideViewport+`).length === 0`, chromedp.WithPollingTimeout(3*time.Second)))
+	small := eval[float64](t, ctx, drawnSize)
+	viewport(t, ctx, 1920, 1080)
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](drawnSize+` >= `+strconv.FormatFloat(small*1.4, 'f', 2, 64), chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "the narration grows with the screen from %.1f px", small)
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, stageZoom), 1.4, "the stage grows too")
+	assert.Empty(t, eval[[]string](t, ctx, outsideViewport))
+	assert.True(t, eval[bool](t, ctx, onScreen), "the truth's line is on the screen")
+	forwardTo(t, ctx, step(t, ctx)+1)
+	assert.Empty(t, eval[[]string](t, ctx, outsideViewport), "a step later")
+	assert.True(t, eval[bool](t, ctx, onScreen), "a step later")
+
+	ctx, _ = startPlayground(t, "/scenarios/stream/late-data?step=120&present")
+	viewport(t, ctx, 1920, 1080)
+	_, _ = chromedp.Run(ctx, chromedp.Poll[bool](`(`+outsideViewport+`).length === 0`, chromedp.WithPollingTimeout(3*time.Second)))
+	assert.Empty(t, eval[[]string](t, ctx, outsideViewport))
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, stageZoom), 0.99, "never smaller than it was without growing")
+	assert.True(t, eval[bool](t, ctx, onScreen), "the truth's line is on the screen")
 }

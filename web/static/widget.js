@@ -228,6 +228,11 @@
       if (m && m.a && m.d) {
         dx /= m.a;
         dy /= m.d;
+      } else if (el.currentCSSZoom && el.currentCSSZoom !== 1) {
+        // A zoomed element (presenter mode's stage) moves in its own
+        // pixels, which its zoom scales.
+        dx /= el.currentCSSZoom;
+        dy /= el.currentCSSZoom;
       }
       el.animate(
         [{ transform: `translate(${dx}px, ${dy}px)`, opacity: 0.6 }, { transform: "translate(0, 0)", opacity: 1 }],
@@ -248,6 +253,21 @@
   // take the stations below readableZoom: a tall stage on a small screen
   // stays readable, with the truth's line under it.
   const readableZoom = 0.75;
+  // growToScreen makes presenter mode on a screen larger than designScreen
+  // (a 1920×1080 projector) as large as it is on designScreen, for which
+  // the stylesheet lays it out, as the browser's own zoom would: the
+  // room reads it from the same seats at any resolution. At 1920×1080 it
+  // filled the top half of the screen in type two thirds the size.
+  const designScreen = { width: 1280, height: 720 };
+  const growToScreen = (widget, off) => {
+    const room = document.documentElement;
+    const grow = Math.min(room.clientWidth / designScreen.width, room.clientHeight / designScreen.height);
+    const z = grow >= 1.05 && !off ? Math.floor(grow * 20) / 20 : 1;
+    widget.style.zoom = z === 1 ? "" : String(z);
+    // The widget fills the window's height, counted before its zoom.
+    widget.style.minHeight = z === 1 ? "" : `calc(100vh / ${z})`;
+    return z;
+  };
   const fitStage = (host) => {
     // With J, the stream job's panel stands in the pipeline's place; it is
     // never zoomed below readableZoom, its plots falling off the screen
@@ -256,6 +276,10 @@
     const flow = job || host.querySelector('.tm-widget[data-present="on"] .tm-flow');
     if (!flow) return;
     const room = document.documentElement;
+    // What is readable is the zoom as drawn: the widget's growth times the
+    // stage's.
+    const grown = growToScreen(host.querySelector('.tm-widget[data-present="on"]'), host.dataset.grow === "off");
+    const readable = readableZoom / grown;
     const zoomFor = (under) => {
       const fits = (z) => {
         flow.style.zoom = z === 1 ? "" : String(z);
@@ -276,8 +300,15 @@
       return lo;
     };
     let z = zoomFor(host.querySelector(".tm-aside > .tm-truth"));
-    if (z < readableZoom) z = job ? readableZoom : zoomFor(null);
+    if (z < readable) z = job ? Math.min(1, readable) : zoomFor(null);
     flow.style.zoom = z === 1 ? "" : String(z);
+    // A long narration, grown, can leave the stage less room than it had:
+    // then the widget keeps its size, until the window's size changes, so
+    // that the room's screen does not grow and shrink from step to step.
+    if (grown > 1 && grown * z < 1) {
+      host.dataset.grow = "off";
+      fitStage(host);
+    }
   };
 
   // stickLabels keeps a scrolled stream chart's row labels (its partitions,
@@ -402,6 +433,7 @@
         });
       }
       window.addEventListener("resize", () => {
+        delete this.host.dataset.grow;
         if (this.presentMode === "on") fitStage(this.host);
       });
       // When the widget became interactive, on the page's clock (0 is the
