@@ -810,7 +810,9 @@ func TestPresenterNotesWindowSetsTheRoomsKnobsAndFaults(t *testing.T) {
 // TestNotesWindowKnowsTheRoomIsShownAgain: the room's screen, blanked from
 // the notes window, is shown again by a key in the room; B in the notes
 // window then blanks it at the first press. It took two: the notes window
-// still thought the room blank and sent "show".
+// still thought the room blank and sent "show". While the room is blank,
+// the notes window says so in a line that stays as the presenter steps
+// (the message saying it went with the next step).
 func TestNotesWindowKnowsTheRoomIsShownAgain(t *testing.T) {
 	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12&present")
 	notes, cancel := chromedp.NewContext(room)
@@ -827,13 +829,21 @@ func TestNotesWindowKnowsTheRoomIsShownAgain(t *testing.T) {
 	blur(t, notes)
 	key(t, notes, "b")
 	roomBlank(true, "B in the notes window blanks the room")
+	lineShown := `(() => { const l = document.querySelector('[data-testid=room-blank]'); return Boolean(l && l.checkVisibility()); })()`
+	assert.True(t, eval[bool](t, notes, lineShown), "the notes window says the room is blank")
+	key(t, notes, kb.ArrowRight)
+	_, err = chromedp.Run(room, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 13`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the room steps, blank")
+	roomBlank(true, "a step from the notes window leaves the room blank")
+	assert.True(t, eval[bool](t, notes, lineShown), "and the notes window still says so")
 	blur(t, room)
 	key(t, room, kb.PageDown)
 	roomBlank(false, "a step in the room shows it again")
 	// The room's messages arrive in order: once the step has, so has the
 	// news that the screen shows the stage.
-	_, err = chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 13`, chromedp.WithPollingTimeout(15*time.Second)))
+	_, err = chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 14`, chromedp.WithPollingTimeout(15*time.Second)))
 	require.NoError(t, err, "the notes window follows the room's step")
+	assert.False(t, eval[bool](t, notes, lineShown), "the notes window no longer says the room is blank")
 	blur(t, notes)
 	key(t, notes, "b")
 	roomBlank(true, "B in the notes window blanks the room at the first press")

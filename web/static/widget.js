@@ -898,9 +898,8 @@
         // notes window it blanks the room's screen, not the presenter's.
         e.preventDefault();
         if (this.presentMode === "notes") {
-          this.roomBlank = !this.roomBlank;
+          this.setRoomBlank(!this.roomBlank);
           if (this.peer) this.peer.postMessage({ blank: this.roomBlank });
-          this.say(this.roomBlank ? "The room's screen is blank; press B to show it again." : "The room's screen shows the stage again.");
         } else {
           this.blank(true);
         }
@@ -926,6 +925,23 @@
 
     unblank() {
       this.blank(false);
+    }
+
+    // setRoomBlank records in the notes window that the room's screen is
+    // blank (on) or shows the stage, says so, and keeps a line saying it
+    // above the notes while it is blank: the message goes with the next
+    // step, and the presenter cannot see the room's screen.
+    setRoomBlank(on) {
+      this.roomBlank = on;
+      this.say(on ? "The room's screen is blank; press B to show it again." : "The room's screen shows the stage again.");
+      if (!this.blankLine) {
+        this.blankLine = document.createElement("p");
+        this.blankLine.className = "tm-room-blank";
+        this.blankLine.dataset.testid = "room-blank";
+        this.blankLine.textContent = "The room's screen is blank: B shows it again.";
+        this.host.before(this.blankLine);
+      }
+      this.blankLine.hidden = !on;
     }
 
     // blank blanks the screen (on) or shows it again. The room's window
@@ -1005,10 +1021,7 @@
         }
         if (typeof m.roomBlank === "boolean") {
           // The room's screen was blanked or shown again, from either window.
-          if (this.presentMode === "notes" && this.roomBlank !== m.roomBlank) {
-            this.roomBlank = m.roomBlank;
-            this.say(this.roomBlank ? "The room's screen is blank; press B to show it again." : "The room's screen shows the stage again.");
-          }
+          if (this.presentMode === "notes" && this.roomBlank !== m.roomBlank) this.setRoomBlank(m.roomBlank);
           return;
         }
         if (m.hello === true) {
