@@ -752,7 +752,7 @@ func (s *Session) takeSettings(rawQuery string) (rerun bool, err error) {
 	}
 	knobs, st, problems := FromQuery(s.file, q)
 	if len(problems) > 0 {
-		err := errors.New("the settings sent were not taken: " + strings.Join(problems, ". "))
+		err := errors.New("The settings sent were not taken. " + Sentences(problems))
 		s.st.Message = err.Error()
 		return false, err
 	}

@@ -1070,7 +1070,7 @@ func TestSessionTakesSettings(t *testing.T) {
 	rerun, err = s.Act("settings", "advance=sideways&step=1")
 	require.ErrorContains(t, err, "advance")
 	assert.False(t, rerun)
-	assert.Contains(t, s.View(false).Message, `knob advance cannot be "sideways"`)
+	assert.Contains(t, s.View(false).Message, `The settings sent were not taken. The knob advance cannot be "sideways"`)
 	assert.Equal(t, "before", s.trace.Settings["advance"])
 
 	// Undo goes back to the settings before, at their step.
