@@ -209,7 +209,7 @@ func run(ctx context.Context, f *scenario.File, q url.Values) (*engine.Trace, wi
 		v := vs[len(vs)-1]
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			problems = append(problems, "seed="+widget.Clip(v)+" is not a whole number; using seed 1")
+			problems = append(problems, "the link's seed="+widget.Clip(v)+" is not a whole number; using seed 1")
 		} else {
 			seed = n
 		}
