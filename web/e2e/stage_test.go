@@ -847,6 +847,12 @@ func TestNotesWindowKnowsTheRoomIsShownAgain(t *testing.T) {
 	blur(t, notes)
 	key(t, notes, "b")
 	roomBlank(true, "B in the notes window blanks the room at the first press")
+	// P does not turn the notes window into a page that follows nothing.
+	key(t, notes, "p")
+	key(t, notes, kb.ArrowRight)
+	_, err = chromedp.Run(room, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 15`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "after P, the notes window still steps the room")
+	assert.True(t, eval[bool](t, notes, `document.documentElement.classList.contains("tm-presenter-notes")`), "P leaves the notes window the notes window")
 }
 
 // TestBlankOnlyInPresenterMode: out of presenter mode, B does not blank

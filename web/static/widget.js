@@ -888,7 +888,9 @@
         return true;
       }
       if (quiet) return false;
-      if (e.key === "p" || e.key === "P") {
+      if ((e.key === "p" || e.key === "P") && this.presentMode !== "notes") {
+        // Not in the notes window: it would become a page of its own and
+        // stop following the room (the presenter closes it instead).
         e.preventDefault();
         this.togglePresent();
         return true;
