@@ -718,15 +718,16 @@ func TestPresenterWindowsLeaveOtherTabsAlone(t *testing.T) {
 	// window reloads with it.
 	require.NoError(t, chromedp.Do(room, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?step=14&mark=lsn&present")))
 	waitReady(t, room)
-	_, err := chromedp.Run(notes, chromedp.Poll[bool](`new URLSearchParams(location.search).get("mark") === "lsn" && document.querySelector('.tm-widget') !== null && Number(document.querySelector('.tm-widget').dataset.step) === 14`, chromedp.WithPollingTimeout(15*time.Second)))
-	require.NoError(t, err, "the notes window takes the room's settings at the same step")
+	// The notes window reloads: waitLoaded polls through the page's change.
+	waitLoaded(t, notes, "the notes window takes the room's settings at the same step",
+		`new URLSearchParams(location.search).get("mark") === "lsn" && document.querySelector('.tm-widget') !== null && Number(document.querySelector('.tm-widget').dataset.step) === 14`)
 	assert.Equal(t, "notes", eval[string](t, notes, `new URLSearchParams(location.search).get("present")`))
 	assert.Equal(t, 11, step(t, other))
 
 	waitReady(t, notes)
 	blur(t, notes)
 	key(t, notes, "b")
-	_, err = chromedp.Run(room, chromedp.Poll[bool](`document.documentElement.classList.contains("tm-blank")`, chromedp.WithPollingTimeout(15*time.Second)))
+	_, err := chromedp.Run(room, chromedp.Poll[bool](`document.documentElement.classList.contains("tm-blank")`, chromedp.WithPollingTimeout(15*time.Second)))
 	require.NoError(t, err, "B in the notes window blanks the room's screen")
 	assert.False(t, eval[bool](t, notes, `document.documentElement.classList.contains("tm-blank")`), "the presenter keeps the notes")
 	key(t, notes, "b")
