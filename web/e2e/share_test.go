@@ -185,6 +185,7 @@ run extract at=10:00:02
 <div id="cors-file"><script src="SITE/static/embed.js" data-source="OTHER/late.tdm" async></script></div>
 <div id="no-cors-file"><script src="SITE/static/embed.js" data-source="OTHER/private.tdm" async></script></div>
 <div id="missing-file"><script src="SITE/static/embed.js" data-source="/docs/nope.tdm" async></script></div>
+<div id="broken-file"><script src="SITE/static/embed.js" data-source="/docs/late-commit.tdm" async></script></div>
 </body></html>`
 
 // TestEmbedScriptInlineAndSource: embed.js embeds a scenario written
@@ -226,6 +227,8 @@ func TestEmbedScriptInlineAndSource(t *testing.T) {
 			_, _ = w.Write([]byte(strings.NewReplacer("SITE", base, "OTHER", other.URL).Replace(authorDocs)))
 		case "/docs/late.tdm":
 			_, _ = w.Write([]byte(late))
+		case "/docs/late-commit.tdm":
+			_, _ = w.Write([]byte(strings.Replace(late, "sink=merge", "sink=merj", 1)))
 		default:
 			http.NotFound(w, r)
 		}
@@ -272,6 +275,13 @@ func TestEmbedScriptInlineAndSource(t *testing.T) {
 	assert.Empty(t, eval[[]string](t, ctx, `[...document.querySelectorAll("#no-cors-file iframe")].map(f => f.src)`))
 	waitFor(t, ctx, "a note for the missing file", `document.querySelector("#missing-file .tidemark-embed-problem") !== null`)
 	assert.Contains(t, text(t, ctx, "#missing-file .tidemark-embed-problem"), "answered 404")
+
+	// A file that does not build: the frame's error names the author's
+	// file, at its line and column, not the link's.
+	problem := inner("broken-file") + `.querySelector('[data-testid="linked-problem"]')`
+	waitFor(t, ctx, "the broken file's error in its frame", frame("broken-file")+` && `+inner("broken-file")+` && `+problem+` && !`+problem+`.hidden`)
+	line := 1 + strings.Count(strings.SplitN(late, "sink=merge", 2)[0], "\n")
+	assert.Contains(t, eval[string](t, ctx, problem+`.textContent`), "late-commit.tdm:"+strconv.Itoa(line)+":")
 }
 
 // oembedConsumer stands for a tool that unfurls a pasted link with oEmbed,

@@ -107,7 +107,9 @@
 
   const failed = (err) => note("The Tidemark scenario could not be embedded: " + err.message);
 
-  const embedText = async (text, where) => {
+  // embedText embeds a scenario's text; file, when the text came from one,
+  // is its name, which the embed's errors give (file:line:column).
+  const embedText = async (text, where, file) => {
     if (new TextEncoder().encode(text).length > MAX_TEXT) {
       note(`The Tidemark scenario ${where} is larger than ${MAX_TEXT / 1024} KB, the most a scenario may be.`);
       return;
@@ -122,7 +124,8 @@
       return;
     }
     const m = /^\s*scenario\s+(\S+)/m.exec(text);
-    frame(site + "/embed/" + (qs ? "?" + qs : "") + "#tdm=" + payload, m ? m[1] : "of this page");
+    const named = file ? "file=" + encodeURIComponent(file) + "&" : "";
+    frame(site + "/embed/" + (qs ? "?" + qs : "") + "#" + named + "tdm=" + payload, m ? m[1] : "of this page");
   };
 
   if (source) {
@@ -133,7 +136,13 @@
           note(`The Tidemark scenario file ${url.href} could not be fetched: the server answered ${r.status} ${r.statusText}.`.replace(/ \.$/, "."));
           return;
         }
-        await embedText(await r.text(), "in " + url.href);
+        let file = "";
+        try {
+          file = decodeURIComponent(url.pathname.slice(url.pathname.lastIndexOf("/") + 1));
+        } catch {
+          // A name that does not decode is left out; the errors say linked.tdm.
+        }
+        await embedText(await r.text(), "in " + url.href, file);
       },
       () => note(`The Tidemark scenario file ${url.href} could not be fetched. A file on another site must be served with Access-Control-Allow-Origin (CORS) for this page to read it.`),
     ).catch(failed);

@@ -116,6 +116,25 @@
     return null;
   };
 
+  // fileOf returns the name a fragment gives its scenario's file
+  // ("#file=late-commit.tdm&tdm=…", as embed.js writes for data-source), for
+  // its errors to name, or "linked.tdm". Only a plain file name is taken:
+  // it is shown to the reader, and comes from whoever wrote the link.
+  const fileOf = (hash) => {
+    for (const part of hash.replace(/^#/, "").split("&")) {
+      if (!part.startsWith("file=")) continue;
+      let name;
+      try {
+        name = decodeURIComponent(part.slice(5));
+      } catch {
+        break;
+      }
+      name = name.slice(name.lastIndexOf("/") + 1);
+      if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) return name;
+    }
+    return "linked.tdm";
+  };
+
   // caret shows line number n of a text, line, with a caret under its
   // column col (counted in characters, a tab as one). The space before the
   // caret keeps the line's tabs where they are, so the caret stands under
@@ -177,7 +196,8 @@
       show([["p", "The interactive engine could not start (" + err.message + ")."]]);
       return;
     }
-    const c = engine.check(text, "linked.tdm");
+    const name = fileOf(location.hash);
+    const c = engine.check(text, name);
     if (!c.ok) {
       const lines = [["p", "The scenario in this link does not build: " + c.error]];
       if (c.line > 0) {
@@ -189,7 +209,7 @@
     problem.hidden = true;
     const host = document.createElement("div");
     host.className = "tm-host";
-    Object.assign(host.dataset, { source: text, name: "linked.tdm", base: location.pathname, id: "tm", embedded: "on", query: location.search });
+    Object.assign(host.dataset, { source: text, name, base: location.pathname, id: "tm", embedded: "on", query: location.search });
     out.replaceChildren(host);
     await window.tidemarkWidgets.open(host);
     const w = host.querySelector(".tm-widget");
