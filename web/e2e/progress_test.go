@@ -296,6 +296,24 @@ func TestLessonProgressStorage(t *testing.T) {
 		assert.Empty(t, pageProblems(t, ctx))
 	})
 
+	t.Run("another lesson's grades imported elsewhere are checked on its open page", func(t *testing.T) {
+		// Lesson two's contents page is open in one tab; in another, a file
+		// is imported on lesson one's page with a wrong grade for lesson
+		// two. The open page redraws from what is stored, and must not
+		// count that answer right until it is reloaded.
+		a := newIsolatedTab(t, browser)
+		require.NoError(t, chromedp.Do(a, chromedp.Navigate(base+"/lessons/guarantee-chain")))
+		require.NoError(t, chromedp.Do(a, chromedp.WaitVisible(chromedp.CSS(`[data-testid="progress"]`))))
+		b := newTabBeside(t, a)
+		openLesson(t, b, base)
+		r := eval[bool](t, b, `window.tidemarkProgress.importText(`+jsQuote(`{"app":"tidemark","kind":"progress","version":1,"lessons":{"guarantee-chain":{"predictions":{"retry-append":{"choice":"a","right":true}}}}}`)+`).ok`)
+		require.True(t, r, "import on lesson one")
+		waitTrue(t, a, "the open page shows the imported answer", `document.querySelector('[data-testid="progress-summary"]').textContent.includes("Predictions made: 1 of")`)
+		assert.Contains(t, testText(t, a, "progress-summary"), "0 right", "the open page took the file's grade")
+		assert.False(t, eval[bool](t, a, `window.tidemarkProgress.state().lessons["guarantee-chain"].predictions["retry-append"].right`))
+		assert.Empty(t, pageProblems(t, a))
+	})
+
 	t.Run("an id every object inherits is read as any other", func(t *testing.T) {
 		// "constructor" is a well-formed id, and {}.constructor exists:
 		// a lookup that does not ask for the record's own keys found it and

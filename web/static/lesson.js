@@ -295,6 +295,26 @@
   let unsavedWhy = "";
   let last = { record: empty() }; // the latest readStored result
 
+  // regrade grades this lesson's predictions in r again with this page's
+  // answer key, which every page of the lesson carries, and says whether a
+  // grade changed. A grade the key does not give comes from another
+  // lesson's page, which imports this lesson's answers as a file has them,
+  // or from a file made by hand. Every read of the stored progress goes
+  // through it, so a page never shows such a grade, not even one saved by
+  // another tab while it is open.
+  const regrade = (r) => {
+    const l = own(r.lessons, slug);
+    let changed = false;
+    for (const [pid, p] of Object.entries(l ? l.predictions : {})) {
+      const o = optionOf(pid, p.choice);
+      if (o && p.right !== (o.right === true)) {
+        p.right = o.right === true;
+        changed = true;
+      }
+    }
+    return changed;
+  };
+
   // update re-reads the stored progress (keeping what another tab saved),
   // replays the pending changes, applies change, and stores the result. An
   // explicit change (import, clear) that cannot be stored is dropped, and
@@ -307,6 +327,7 @@
     for (const c of pending) {
       c(record);
     }
+    regrade(record);
     const before = clone(record);
     if (change) {
       change(record);
@@ -336,6 +357,7 @@
     for (const c of pending) {
       c(state);
     }
+    regrade(state); // shown graded; stored so with the next save
     redraw();
   };
 
@@ -1061,24 +1083,10 @@
   window.addEventListener("hashchange", moveOldAddress);
 
   panel.hidden = false;
-  // This lesson's predictions stored with a grade its answer key does not
-  // give (imported from another lesson's page, which took them as they
-  // were, or from a file made by hand) are graded again with this page's
-  // key, which every page of the lesson carries.
-  const regrade = (r) => {
-    const l = own(r.lessons, slug);
-    let changed = false;
-    for (const [pid, p] of Object.entries(l ? l.predictions : {})) {
-      const o = optionOf(pid, p.choice);
-      if (o && p.right !== (o.right === true)) {
-        p.right = o.right === true;
-        changed = true;
-      }
-    }
-    return changed;
-  };
+  // Grades the stored record does not match this page's key are stored
+  // again as the key gives them (see regrade).
   if (regrade(clone(readStored().record))) {
-    update(regrade);
+    update(null, false);
   } else {
     refresh();
   }
