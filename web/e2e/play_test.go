@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -240,6 +241,28 @@ func TestSandboxDraftSurvivesReload(t *testing.T) {
 		require.NoError(t, err)
 		eval[bool](t, ctx, `(window.confirm = () => true, location.hash = `+jsString(frag2)+`, true)`)
 		waitFor(t, ctx, "the link opens when the learner agrees", `document.getElementById("play-src").value.startsWith("scenario mine/other")`)
+	})
+
+	t.Run("deleting a draft leaves the focus in the list", func(t *testing.T) {
+		// A keyboard learner deletes drafts one after another: the focus
+		// goes to the next draft's Delete, and to the text once none is
+		// left, never back to the page's start.
+		ctx := newIsolatedTab(t, browserCtx)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/")))
+		eval[bool](t, ctx, `(["d1", "d2"].forEach((id, i) => localStorage.setItem("tidemark.play.draft." + id,
+  JSON.stringify({app: "tidemark", kind: "play-draft", version: 1, text: "scenario mine/" + id + "\n", savedAt: "2026-01-0" + (i + 1) + "T00:00:00Z"}))), true)`)
+		openPlay(t, ctx, base+"/play")
+		waitFor(t, ctx, "two drafts listed", `document.querySelectorAll('[data-testid="play-draft-delete"]').length === 2`)
+		eval[bool](t, ctx, `(window.confirm = () => true, true)`)
+		del := `document.querySelector('[data-draft="d2"] [data-testid="play-draft-delete"]')`
+		eval[bool](t, ctx, `(`+del+`.focus(), true)`)
+		require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(kb.Enter)))
+		waitFor(t, ctx, "d2 deleted", `!document.querySelector('[data-draft="d2"]')`)
+		assert.Equal(t, "d1 play-draft-delete", eval[string](t, ctx, `(document.activeElement.closest("li") || {dataset: {}}).dataset.draft + " " + document.activeElement.dataset.testid`))
+		require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(kb.Enter)))
+		waitFor(t, ctx, "d1 deleted", `!document.querySelector('[data-draft="d1"]')`)
+		assert.Equal(t, "play-src", eval[string](t, ctx, `document.activeElement.id`), "with no draft left, the focus goes to the text")
+		assert.Empty(t, pageProblems(t, ctx))
 	})
 
 	t.Run("an entry it cannot read is never written over", func(t *testing.T) {

@@ -247,8 +247,16 @@
     return out.sort((a, b) => (b.ok ? b.savedAt : "").localeCompare(a.ok ? a.savedAt : ""));
   };
 
+  // renderDrafts draws the list again. A button of the list that had the
+  // focus (a draft just deleted, or a list redrawn for another tab's save)
+  // hands it to the same button of the same draft, else of the draft now in
+  // its place, else to the text: a keyboard never lands at the page's start.
   const renderDrafts = () => {
     const drafts = listDrafts();
+    const active = document.activeElement;
+    const focused = active && draftsList.contains(active) && active.closest("li")
+      ? { id: active.closest("li").dataset.draft, testid: active.dataset.testid, index: [...draftsList.children].indexOf(active.closest("li")) }
+      : null;
     draftsList.replaceChildren();
     for (const d of drafts) {
       const mine = d.id === tabId;
@@ -273,6 +281,12 @@
       draftsList.append(li);
     }
     draftsBox.hidden = drafts.length === 0;
+    if (focused) {
+      const items = [...draftsList.children];
+      const li = items.find((x) => x.dataset.draft === focused.id) || items[Math.min(focused.index, items.length - 1)];
+      const to = li && (li.querySelector(`[data-testid="${focused.testid}"]`) || li.querySelector("button"));
+      (to || src).focus();
+    }
   };
 
   const openDraft = (d) => {
