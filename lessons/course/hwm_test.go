@@ -332,3 +332,68 @@ func TestTransactionTableIsTheEngines(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryWayItBreaksIsPlayed holds chapter two's list of the ways the
+// obvious build loses or repeats rows to its promise that each has a
+// scenario to open and play: an item is played in the section (by an embed
+// or a comparison of a scenario no other item took), or links to the
+// section of the lesson that plays it.
+func TestEveryWayItBreaksIsPlayed(t *testing.T) {
+	l := hwm(t)
+	byID := map[string]Section{}
+	for _, s := range l.Sections() {
+		byID[s.ID] = s
+	}
+	played := func(s Section) []string {
+		var ids []string
+		for _, b := range s.Blocks {
+			switch b := b.(type) {
+			case Embeds:
+				for _, e := range b {
+					ids = append(ids, e.Scenario)
+				}
+			case Compare:
+				ids = append(ids, b.Sides[0].Embed.Scenario, b.Sides[1].Embed.Scenario)
+			}
+		}
+		return ids
+	}
+	var links func(r Rich) []string
+	links = func(r Rich) []string {
+		var out []string
+		for _, sp := range r {
+			if sp.Kind == KindLink && strings.HasPrefix(sp.Ref, "#") {
+				out = append(out, sp.Ref[1:])
+			}
+			out = append(out, links(sp.Kids)...)
+		}
+		return out
+	}
+	breaks, ok := byID["breaks"]
+	require.True(t, ok)
+	var items []Rich
+	for _, b := range breaks.Blocks {
+		if list, ok := b.(List); ok {
+			items = append(items, list.Items...)
+		}
+	}
+	require.Len(t, items, 6, "the section names six ways")
+	here := map[string]bool{}
+	for _, id := range played(breaks) {
+		here[id] = true
+	}
+	unlinked := 0
+	for _, item := range items {
+		linked := false
+		for _, id := range links(item) {
+			if s, ok := byID[id]; ok && len(played(s)) > 0 {
+				linked = true
+			}
+		}
+		if !linked {
+			unlinked++
+		}
+	}
+	assert.LessOrEqual(t, unlinked, len(here),
+		"%d of the ways are neither played in the section (it plays %d scenarios) nor link to where they are", unlinked, len(here))
+}
