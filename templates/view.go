@@ -104,6 +104,12 @@ type NotFoundView struct {
 	Layout LayoutView
 	// What names the thing that was asked for, e.g. `scenario "hwm/nope"`.
 	What string
+	// Near are the pages the address most likely meant (a chapter or a
+	// scenario spelled a letter off), the closest first.
+	Near []NavLink
+	// Up, when its Href is set, is the nearest page that exists, such as
+	// the contents of the lesson whose chapter was not found.
+	Up NavLink
 	// EmbedNotFoundURL, in a static copy, is the address of its not-found
 	// page for embeds (/embed/404.html). The copy's 404.html is what most
 	// hosts send for any missing file, a mistyped embed id among them;
@@ -111,6 +117,15 @@ type NotFoundView struct {
 	// the author's iframe and names the id, rather than show this whole page
 	// there.
 	EmbedNotFoundURL string
+}
+
+// NearAfter is what follows the i'th of Near in "Did you mean a or b?":
+// " or " between two, and the question mark after the last.
+func (v NotFoundView) NearAfter(i int) string {
+	if i == len(v.Near)-1 {
+		return "?"
+	}
+	return " or "
 }
 
 // EmbedNotFoundView is the embed of a scenario id no bundled scenario has.

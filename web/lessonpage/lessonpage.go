@@ -14,6 +14,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/lessons/course"
 	"github.com/tidemark/tidemark/templates"
@@ -76,7 +77,18 @@ func render(r *http.Request) (templ.Component, error) {
 		if _, err := course.Lessons(); err != nil {
 			return nil, fmt.Errorf("lessons: %w", err)
 		}
-		return nil, fmt.Errorf("lesson %q: %w", slug, web.ErrNotFound)
+		v := notFound(fmt.Sprintf("lesson %q", slug))
+		all, _ := course.Lessons()
+		var slugs []string
+		byslug := map[string]*course.Lesson{}
+		for _, o := range all {
+			slugs = append(slugs, o.Slug)
+			byslug[o.Slug] = o
+		}
+		for _, s := range scenario.Near(slug, slugs) {
+			v.Near = append(v.Near, templates.NavLink{Label: byslug[s].Title, Href: lesson.LessonHref(byslug[s])})
+		}
+		return templates.NotFound(v), fmt.Errorf("lesson %q: %w", slug, web.ErrNotFound)
 	}
 	id := r.PathValue("chapter")
 	var c *course.Chapter
@@ -89,7 +101,22 @@ func render(r *http.Request) (templ.Component, error) {
 	default:
 		var found bool
 		if c, index, found = l.Chapter(id); !found {
-			return nil, fmt.Errorf("chapter %q of lesson %q: %w", id, slug, web.ErrNotFound)
+			// A chapter spelled a letter off, or an old link: name the
+			// chapters it most likely meant, and the lesson's contents.
+			v := notFound(fmt.Sprintf("chapter %q of lesson %q", id, slug))
+			ids := []string{"glossary"}
+			for i := range l.Chapters {
+				ids = append(ids, l.Chapters[i].ID)
+			}
+			for _, near := range scenario.Near(id, ids) {
+				if near == "glossary" {
+					v.Near = append(v.Near, templates.NavLink{Label: "the glossary", Href: lesson.GlossaryHref(l)})
+				} else if c, i, ok := l.Chapter(near); ok {
+					v.Near = append(v.Near, templates.NavLink{Label: fmt.Sprintf("chapter %d, %s", i+1, c.Title), Href: lesson.ChapterHref(l, c)})
+				}
+			}
+			v.Up = templates.NavLink{Label: "Go to the contents of " + l.Title + ", with every chapter", Href: lesson.LessonHref(l)}
+			return templates.NotFound(v), fmt.Errorf("chapter %q of lesson %q: %w", id, slug, web.ErrNotFound)
 		}
 		title = c.Title + " — " + l.Title
 	}
@@ -320,4 +347,12 @@ func sortedKeys(m map[string]int) []string {
 		}
 	}
 	return out
+}
+
+// notFound is the not-found page for what, with the site's layout; the
+// caller adds the pages the address most likely meant.
+func notFound(what string) templates.NotFoundView {
+	layout := web.NewLayoutView("Not found", "app.js")
+	layout.Nav[1].Current = true
+	return templates.NotFoundView{Layout: layout, What: what}
 }

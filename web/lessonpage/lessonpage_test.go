@@ -161,6 +161,38 @@ func TestUnknownChapterIsNotFound(t *testing.T) {
 	assert.Contains(t, err.Error(), `chapter "nope"`)
 }
 
+// A learner who follows a chapter's link with a letter off, or a lesson's,
+// is told which page it most likely meant and led to the lesson's
+// contents, not only to the home page.
+func TestMistypedChapterNamesTheChapterItMeant(t *testing.T) {
+	notFound := func(target, slug, chapter string) htmltest.Doc {
+		r := httptest.NewRequest(http.MethodGet, target, nil)
+		r.SetPathValue("slug", slug)
+		r.SetPathValue("chapter", chapter)
+		c, err := render(r)
+		require.ErrorIs(t, err, web.ErrNotFound)
+		require.NotNil(t, c, "%s: no page of its own", target)
+		doc, _ := renderDoc(t, c)
+		return doc
+	}
+	doc := notFound("/lessons/high-water-mark/how-it-break", "high-water-mark", "how-it-break")
+	near := doc.ByTestID("not-found-near")
+	require.Len(t, near, 1)
+	// Text puts a space after every text node: " ?" is "</a>?".
+	assert.Equal(t, "Did you mean chapter 2, Six ways to lose or repeat a row ?", htmltest.Text(near[0]))
+	assert.Equal(t, []string{"/lessons/high-water-mark/how-it-breaks"}, hrefsIn(near[0]))
+	up := doc.ByTestID("not-found-up")
+	require.Len(t, up, 1)
+	assert.Equal(t, []string{"/lessons/high-water-mark"}, hrefsIn(up[0]))
+
+	doc = notFound("/lessons/high-water-mark/glosary", "high-water-mark", "glosary")
+	assert.Equal(t, []string{"/lessons/high-water-mark/glossary"}, hrefsIn(doc.ByTestID("not-found-near")[0]))
+
+	doc = notFound("/lessons/high-watermark", "high-watermark", "")
+	assert.Equal(t, []string{"/lessons/high-water-mark"}, hrefsIn(doc.ByTestID("not-found-near")[0]))
+	assert.Contains(t, htmltest.Text(doc.ByTestID("not-found-what")[0]), `lesson "high-watermark"`)
+}
+
 func TestEmbedsShowTheEngineOutcome(t *testing.T) {
 	l := hwm(t)
 	doc := chapterOf(t, l, "visibility-gap")
@@ -565,4 +597,13 @@ func TestPagesWithoutWidgetsFetchNoEngine(t *testing.T) {
 			assert.Contains(t, src, "/lesson.", "%q loads %s", chapter, src)
 		}
 	}
+}
+
+// hrefsIn lists the addresses of the links under n, in order.
+func hrefsIn(n *html.Node) []string {
+	var out []string
+	for _, a := range htmltest.All(n, func(n *html.Node) bool { return n.Type == html.ElementNode && n.Data == "a" }) {
+		out = append(out, htmltest.Attr(a, "href"))
+	}
+	return out
 }

@@ -282,7 +282,20 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 				}
 				return templates.EmbedNotFound(v), err
 			}
-			return nil, err
+			// The site's not-found page, naming the ids the address most
+			// likely meant, as the embed's note does.
+			near := lessons.Near(id)
+			if len(near) == 0 {
+				return nil, err
+			}
+			v := templates.NotFoundView{Layout: web.NewLayoutView("Not found", "app.js"), What: fmt.Sprintf("scenario %q", id)}
+			if _, ok := web.PublishedFrom(r.Context()); ok {
+				v.EmbedNotFoundURL = "/embed/" + EmbedNotFoundFile
+			}
+			for _, n := range near {
+				v.Near = append(v.Near, templates.NavLink{Label: n, Href: "/scenarios/" + n})
+			}
+			return templates.NotFound(v), err
 		}
 		base := "/scenarios/" + id
 		if embed {

@@ -619,4 +619,10 @@ func TestEmbedOfAMistypedID(t *testing.T) {
 	code, page := get(t, h, "/scenarios/hwm/visibilty-gap")
 	assert.Equal(t, http.StatusNotFound, code)
 	assert.Contains(t, htmltest.Text(page.One(t, "not-found-what")), `scenario "hwm/visibilty-gap"`)
+	// ... which names, and links, the scenario the address most likely meant.
+	near := page.One(t, "not-found-near")
+	assert.Equal(t, "Did you mean hwm/visibility-gap ?", htmltest.Text(near))
+	a := htmltest.All(near, func(n *html.Node) bool { return n.Type == html.ElementNode && n.Data == "a" })
+	require.Len(t, a, 1)
+	assert.Equal(t, "/scenarios/hwm/visibility-gap", htmltest.Attr(a[0], "href"))
 }
