@@ -964,22 +964,12 @@ func PlayPage(v PlayView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 78, "</textarea></div><div class=\"play-actions\"><button type=\"submit\" class=\"tm-btn\">Run</button> <button type=\"button\" class=\"tm-btn\" data-act=\"share\" data-testid=\"play-share\" hidden>Share</button> <button type=\"button\" class=\"tm-btn\" data-act=\"embed\" data-testid=\"play-embed\" hidden>Embed</button> <button type=\"button\" class=\"tm-btn\" data-act=\"save-file\" data-testid=\"play-save-file\" hidden>Save as a file</button></div></form><p class=\"play-saved\" data-testid=\"play-saved\" hidden></p><div class=\"play-problem\" role=\"alert\" data-testid=\"play-problem\" hidden></div><div id=\"play-error\" class=\"play-error\" role=\"status\" data-testid=\"play-error\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			if v.Error == "" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 79, " hidden")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 80, ">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 78, "</textarea></div><div class=\"play-actions\"><button type=\"submit\" class=\"tm-btn\">Run</button> <button type=\"button\" class=\"tm-btn\" data-act=\"share\" data-testid=\"play-share\" hidden>Share</button> <button type=\"button\" class=\"tm-btn\" data-act=\"embed\" data-testid=\"play-embed\" hidden>Embed</button> <button type=\"button\" class=\"tm-btn\" data-act=\"save-file\" data-testid=\"play-save-file\" hidden>Save as a file</button></div></form><p class=\"play-saved\" data-testid=\"play-saved\" hidden></p><div class=\"play-problem\" role=\"alert\" data-testid=\"play-problem\" hidden></div><div id=\"play-error\" class=\"play-error\" role=\"status\" data-testid=\"play-error\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			if v.Error != "" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 81, "<p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 79, "<p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -992,12 +982,12 @@ func PlayPage(v PlayView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 82, "</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 80, "</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				if v.ErrorLine != "" {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 83, "<pre class=\"play-caret\" aria-hidden=\"true\"><code>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 81, "<pre class=\"play-caret\" aria-hidden=\"true\"><code>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -1010,23 +1000,23 @@ func PlayPage(v PlayView) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 84, "</code></pre>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 82, "</code></pre>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 85, "</div><section class=\"play-expect\" aria-labelledby=\"play-expect-heading\" data-testid=\"play-expect\" hidden><h2 id=\"play-expect-heading\">Expectations</h2><p role=\"status\" data-testid=\"play-expect-summary\"></p><ul class=\"play-expect-list\" data-testid=\"play-expect-list\"></ul></section><section class=\"play-share\" aria-labelledby=\"play-share-heading\" data-testid=\"play-share-panel\" hidden><h2 id=\"play-share-heading\">Share or embed this scenario</h2><p class=\"play-copied\" role=\"status\" data-testid=\"play-copied\"></p><p>The scenario travels in the link itself, after <code>#tdm=</code>: nothing is stored anywhere. The iframe and the script tag open it at the widget's step, knobs and faults as they are now.</p><label for=\"play-link\">A link that opens it here, in the sandbox</label> <textarea id=\"play-link\" class=\"play-snippet\" readonly rows=\"2\" data-testid=\"play-link\"></textarea> <label for=\"play-snippet-iframe\">An iframe, for any page that allows them</label> <textarea id=\"play-snippet-iframe\" class=\"play-snippet\" readonly rows=\"3\" data-testid=\"play-snippet-iframe\"></textarea> <label for=\"play-snippet-script\">A script tag with the scenario inline, which sizes the iframe to its content</label> <textarea id=\"play-snippet-script\" class=\"play-snippet\" readonly rows=\"6\" data-testid=\"play-snippet-script\"></textarea> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 83, "</div><section class=\"play-expect\" aria-labelledby=\"play-expect-heading\" data-testid=\"play-expect\" hidden><h2 id=\"play-expect-heading\">Expectations</h2><p role=\"status\" data-testid=\"play-expect-summary\"></p><ul class=\"play-expect-list\" data-testid=\"play-expect-list\"></ul></section><section class=\"play-share\" aria-labelledby=\"play-share-heading\" data-testid=\"play-share-panel\" hidden><h2 id=\"play-share-heading\">Share or embed this scenario</h2><p class=\"play-copied\" role=\"status\" data-testid=\"play-copied\"></p><p>The scenario travels in the link itself, after <code>#tdm=</code>: nothing is stored anywhere. The iframe and the script tag open it at the widget's step, knobs and faults as they are now.</p><label for=\"play-link\">A link that opens it here, in the sandbox</label> <textarea id=\"play-link\" class=\"play-snippet\" readonly rows=\"2\" data-testid=\"play-link\"></textarea> <label for=\"play-snippet-iframe\">An iframe, for any page that allows them</label> <textarea id=\"play-snippet-iframe\" class=\"play-snippet\" readonly rows=\"3\" data-testid=\"play-snippet-iframe\"></textarea> <label for=\"play-snippet-script\">A script tag with the scenario inline, which sizes the iframe to its content</label> <textarea id=\"play-snippet-script\" class=\"play-snippet\" readonly rows=\"6\" data-testid=\"play-snippet-script\"></textarea> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			if !v.Static {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 86, "<label for=\"play-snippet-picture\">A picture, for a README or anywhere scripts are not allowed (drawn by this site's server)</label> <textarea id=\"play-snippet-picture\" class=\"play-snippet\" readonly rows=\"2\" data-testid=\"play-snippet-picture\"></textarea>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 84, "<label for=\"play-snippet-picture\">A picture, for a README or anywhere scripts are not allowed (drawn by this site's server)</label> <textarea id=\"play-snippet-picture\" class=\"play-snippet\" readonly rows=\"2\" data-testid=\"play-snippet-picture\"></textarea>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 87, "</section><section class=\"play-drafts\" aria-labelledby=\"play-drafts-heading\" data-testid=\"play-drafts\" hidden><h2 id=\"play-drafts-heading\">Drafts kept in this browser</h2><p>What you type here is kept in this browser's storage, one draft per tab, so a reload or a closed tab loses nothing. Nothing leaves your browser unless you share it.</p><ul class=\"play-drafts-list\" data-testid=\"play-drafts-list\"></ul></section><div id=\"play-output\" data-testid=\"play-output\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 85, "</section><section class=\"play-drafts\" aria-labelledby=\"play-drafts-heading\" data-testid=\"play-drafts\" hidden><h2 id=\"play-drafts-heading\">Drafts kept in this browser</h2><p>What you type here is kept in this browser's storage, one draft per tab, so a reload or a closed tab loses nothing. Nothing leaves your browser unless you share it.</p><ul class=\"play-drafts-list\" data-testid=\"play-drafts-list\"></ul></section><div id=\"play-output\" data-testid=\"play-output\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1036,7 +1026,7 @@ func PlayPage(v PlayView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 88, "</div><div hidden id=\"play-engine\" data-tidemark-wasm=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 86, "</div><div hidden id=\"play-engine\" data-tidemark-wasm=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1049,7 +1039,7 @@ func PlayPage(v PlayView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 89, "\" data-page-url=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 87, "\" data-page-url=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1062,7 +1052,7 @@ func PlayPage(v PlayView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 90, "\" data-embed-url=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 88, "\" data-embed-url=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1075,7 +1065,7 @@ func PlayPage(v PlayView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 91, "\" data-script-url=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 89, "\" data-script-url=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1088,12 +1078,12 @@ func PlayPage(v PlayView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 92, "\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 90, "\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			if !v.Static {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 93, " data-picture-url=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 91, " data-picture-url=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1106,12 +1096,12 @@ func PlayPage(v PlayView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 94, "\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 92, "\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 95, "></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 93, "></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

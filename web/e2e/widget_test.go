@@ -173,6 +173,11 @@ func TestKeyboardOnly(t *testing.T) {
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
+// errorRegionRendered is true when the sandbox's error region is in the
+// page's layout, and so in its accessibility tree: a live region must be
+// there before its words change for a screen reader to read them.
+const errorRegionRendered = `(() => { const e = document.getElementById('play-error'); return !e.hidden && getComputedStyle(e).display !== 'none' })()`
+
 // TestSandboxShowsErrorAtLine types a broken scenario into /play and sees the
 // error at its line, then fixes it and sees the widget.
 func TestSandboxShowsErrorAtLine(t *testing.T) {
@@ -185,6 +190,10 @@ func TestSandboxShowsErrorAtLine(t *testing.T) {
 	// Wait for the engine before typing.
 	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.tidemark.ready.then(() => true)`, chromedp.EvalAwaitPromise))
 	require.NoError(t, err)
+	// The error's live region is on the page, empty, before any error: a
+	// region shown at the moment its words arrive is often not read out.
+	assert.Equal(t, "status", eval[string](t, ctx, `document.getElementById('play-error').getAttribute('role')`))
+	assert.True(t, eval[bool](t, ctx, errorRegionRendered), "the error's live region is hidden before the first error")
 	setSource(broken)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-error[data-line="3"]`))))
 	msg := text(t, ctx, "#play-error")
@@ -205,7 +214,9 @@ func TestSandboxShowsErrorAtLine(t *testing.T) {
 	fixed := strings.Replace(broken, "commit=10:00:01", "commit=10:00:06", 1) + "target fct key=order_id\npipeline extract from=orders to=fct\nrun extract at=10:00:07\n"
 	setSource(fixed)
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-output [data-testid="widget"][data-scenario="sandbox/x"]`))))
-	assert.Equal(t, "true", eval[string](t, ctx, `String(document.getElementById('play-error').hidden)`))
+	assert.Empty(t, text(t, ctx, "#play-error"), "the fixed error is still said")
+	assert.True(t, eval[bool](t, ctx, errorRegionRendered), "the error's live region went away with the error")
+	assert.Equal(t, 0, eval[int](t, ctx, `document.getElementById('play-error').getBoundingClientRect().height`), "an empty error region takes room")
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
@@ -236,7 +247,7 @@ func TestSandboxStopsAtTheBrowserBudget(t *testing.T) {
 	msg := text(t, ctx, stopped)
 	assert.Contains(t, msg, "play.tdm: running stopped at")
 	assert.Contains(t, msg, "the limit here is 2000000")
-	assert.Equal(t, "true", eval[string](t, ctx, `String(document.getElementById('play-error').hidden)`))
+	assert.Empty(t, text(t, ctx, "#play-error"))
 
 	// The page goes on: a small scenario plays.
 	setSource(head + "txn T1 begin=10:00:00 commit=10:00:00 insert count=3\nrun extract at=10:00:01\n")

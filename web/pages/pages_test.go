@@ -235,7 +235,7 @@ func TestPlayGet(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	src := d.One(t, "play-src")
 	assert.Contains(t, htmltest.Text(src), "scenario hwm/visibility-gap", "the sandbox starts from the opening scenario")
-	assert.True(t, htmltest.HasAttr(d.One(t, "play-error"), "hidden"))
+	assert.Nil(t, d.One(t, "play-error").FirstChild, "no error: the live region is there, empty")
 	assert.Equal(t, "hwm/visibility-gap", htmltest.Attr(d.One(t, "widget"), "data-scenario"), "the starter plays at once")
 	assert.Equal(t, "/play", htmltest.Attr(d.One(t, "widget-host"), "data-base"))
 	assert.Empty(t, d.CSPViolations())
@@ -300,7 +300,7 @@ func TestPlayPostValid(t *testing.T) {
 		"target fct key=order_id\r\npipeline extract from=orders to=fct\r\nrun extract at=10:00:07\r\n"
 	code, d := post(t, h, src)
 	require.Equal(t, http.StatusOK, code)
-	assert.True(t, htmltest.HasAttr(d.One(t, "play-error"), "hidden"))
+	assert.Nil(t, d.One(t, "play-error").FirstChild, "no error: the live region is there, empty")
 	w := d.One(t, "widget")
 	assert.Equal(t, "sandbox/x", htmltest.Attr(w, "data-scenario"))
 	host := d.One(t, "widget-host")
@@ -334,7 +334,7 @@ func TestPlayPostOversized(t *testing.T) {
 	require.Greater(t, len(url.Values{"src": {src}}.Encode()), 2*pages.MaxSource, "the form is over twice the text")
 	code, d = post(t, h, src)
 	require.Equal(t, http.StatusOK, code)
-	assert.True(t, htmltest.HasAttr(d.One(t, "play-error"), "hidden"), htmltest.Text(d.One(t, "play-error")))
+	assert.Nil(t, d.One(t, "play-error").FirstChild, "no error: the live region is there, empty", htmltest.Text(d.One(t, "play-error")))
 	assert.Equal(t, "sandbox/x", htmltest.Attr(d.One(t, "widget"), "data-scenario"))
 
 	// A browser sends a textarea's line ends as CR LF, %0D%0A on the wire:
@@ -345,7 +345,7 @@ func TestPlayPostOversized(t *testing.T) {
 	require.Greater(t, len(url.Values{"src": {blank}}.Encode()), 5*pages.MaxSource, "the form is over five times the text")
 	code, d = post(t, h, blank)
 	require.Equal(t, http.StatusOK, code)
-	assert.True(t, htmltest.HasAttr(d.One(t, "play-error"), "hidden"), htmltest.Text(d.One(t, "play-error")))
+	assert.Nil(t, d.One(t, "play-error").FirstChild, "no error: the live region is there, empty", htmltest.Text(d.One(t, "play-error")))
 	assert.Equal(t, "sandbox/x", htmltest.Attr(d.One(t, "widget"), "data-scenario"))
 
 	// A body that was not read is not replaced by the starting text.

@@ -383,7 +383,9 @@
     // the line, or a space made a tab, moves what the caret stands under.
     const said = r.ok ? "" : `${r.line}:${r.col}:${r.error}`;
     const caret = r.ok || !(r.line > 0) ? "" : share.caret(r.line, src.value.split("\n")[r.line - 1] || "", r.col);
-    if (errorBox.dataset.said === said && errorBox.hidden === r.ok) {
+    // The box itself stays on the page, empty when there is no error: a
+    // live region shown at the moment its words arrive is often not read.
+    if (errorBox.dataset.said === said && (errorBox.childElementCount === 0) === r.ok) {
       const pre = errorBox.querySelector("pre.play-caret");
       if (pre && pre.textContent !== caret) pre.textContent = caret;
       return;
@@ -391,12 +393,10 @@
     errorBox.dataset.said = said;
     errorBox.replaceChildren();
     if (r.ok) {
-      errorBox.hidden = true;
       errorBox.dataset.line = "0";
       src.removeAttribute("aria-invalid");
       return;
     }
-    errorBox.hidden = false;
     errorBox.append(el("p", r.error));
     if (caret) errorBox.append(el("pre", caret, { class: "play-caret", "aria-hidden": "true" }));
     src.setAttribute("aria-invalid", "true");
