@@ -536,6 +536,21 @@ func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 	assert.True(t, eval[bool](t, ctx, `document.getElementById('`+b+`-knob-mark-lsn').checked`))
 	assert.False(t, eval[bool](t, ctx, `document.getElementById('`+b+`-knob-mark-timestamp').checked`))
 
+	// The summary under the flipped embed still says how the run ends with
+	// the text's settings (orders 3 and 4 missing): it says so, rather
+	// than call them the settings the widget above now plays.
+	summaryTitle := func(id string) string {
+		return text(t, ctx, `[data-testid="scenario-embed"][data-embed-id="`+id+`"] .embed-summary-title`)
+	}
+	waitTrue(t, ctx, "the flipped embed's summary names the text's settings",
+		`document.querySelector('[data-testid="scenario-embed"][data-embed-id="`+a+`"] .embed-summary-title').textContent.includes("the settings the text uses")`)
+	assert.Contains(t, summaryTitle(a), "mark=lsn", "the summary does not say which settings the widget plays now")
+	assert.Equal(t, "How it ends with these settings:", summaryTitle(b), "the other embed's summary changed")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`#`+a+`-knob-mark-timestamp`))))
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(" ")))
+	waitTrue(t, ctx, "set back, the summary is the widget's again",
+		`document.querySelector('[data-testid="scenario-embed"][data-embed-id="`+a+`"] .embed-summary-title').textContent === "How it ends with these settings:"`)
+
 	assert.Equal(t, address, eval[string](t, ctx, `location.href`), "an embedded widget rewrote the page's address")
 
 	// On a wide screen the advance before/after pair sits side by side.

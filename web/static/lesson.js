@@ -662,6 +662,44 @@
     });
   }
 
+  // ---- Embeds played with other settings ----
+  //
+  // Under each embed the page prints how the run ends with the settings the
+  // text uses (its text equivalent, drawn by the server). Once the learner
+  // sets a knob of the widget otherwise, that summary no longer describes
+  // the widget above it: its title says so, and names what the widget
+  // plays now, until the knobs are set back.
+  const SUMMARY = "How it ends with these settings:";
+  const checkEmbedKnobs = (fig) => {
+    const title = fig.querySelector(".embed-summary-title");
+    if (!title) {
+      return;
+    }
+    const changed = [];
+    for (const kv of (fig.dataset.knobs || "").split(" ").filter(Boolean)) {
+      const [name, value] = kv.split("=");
+      const on = fig.querySelector(".tm-knob[data-knob='" + CSS.escape(name) + "'] input[type=radio]:checked");
+      if (on && on.value !== value) {
+        changed.push(name + "=" + on.value);
+      }
+    }
+    setText(title, changed.length === 0 ? SUMMARY
+      : "How it ends with the settings the text uses, listed here; the widget above now plays " + changed.join(", ") + ":");
+  };
+  for (const fig of article.querySelectorAll("figure.scenario-embed")) {
+    fig.addEventListener("change", (e) => {
+      if (e.target.matches(".tm-knob input")) {
+        checkEmbedKnobs(fig);
+      }
+    });
+    // The widget draws itself anew when its knobs change (by a knob, or a
+    // button that resets them).
+    const host = fig.querySelector(".tm-host");
+    if (host && "MutationObserver" in window) {
+      new MutationObserver(() => checkEmbedKnobs(fig)).observe(host, { childList: true });
+    }
+  }
+
   // ---- Reading ----
   //
   // A main section counts as read once every part of it has been on screen.
