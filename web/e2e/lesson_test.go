@@ -266,6 +266,7 @@ func TestLessonChapters(t *testing.T) {
 		return eval[string](t, ctx, `document.querySelector('[data-testid="toc-chapter"][data-chapter="`+chapter+`"] [data-testid="toc-progress"]').textContent`)
 	}
 	assert.Equal(t, "(✓ done)", toc(chapterFirst))
+	assert.Equal(t, "✓", eval[string](t, ctx, `document.querySelector('[data-chapter="`+chapterFirst+`"] [data-testid="toc-progress"] [aria-hidden="true"]').textContent`), "the tick is not read out")
 
 	// An answer in chapter three shows in the contents of every page.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterGap)))

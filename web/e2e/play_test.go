@@ -156,6 +156,7 @@ func TestSandboxExpectations(t *testing.T) {
 	statuses := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="play-expect-item"]')].map((li) => li.dataset.line + " " + li.dataset.status)`)
 	assert.Equal(t, []string{"10 pass", "11 pass", "12 fail"}, statuses)
 	assert.Contains(t, text(t, ctx, `[data-testid="play-expect-item"][data-line="12"]`), "✗ fails")
+	assert.Equal(t, []string{"✓", "✓", "✗"}, eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="play-expect-item"] .play-verdict [aria-hidden="true"]')].map((g) => g.textContent)`), "the glyphs are not read out, their words are")
 	assert.Contains(t, text(t, ctx, `[data-testid="play-expect-item"][data-line="12"]`), "play.tdm:12:8: expected missing=1, got missing=2")
 	assert.Contains(t, text(t, ctx, `[data-testid="play-expect-item"][data-line="11"]`), "expect missing=none when mark=lsn")
 	assert.Equal(t, "3 expectations: 2 hold, 1 fails.", text(t, ctx, `[data-testid="play-expect-summary"]`))

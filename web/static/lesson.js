@@ -407,7 +407,16 @@
       if (preds.length > 0) {
         parts.push(answered + " of " + plural(preds.length, "prediction", "predictions") + " answered");
       }
-      setText(badge, done ? "(✓ done)" : read + answered === 0 ? "(not started)" : "(" + parts.join(", ") + ")");
+      if (!done) {
+        setText(badge, read + answered === 0 ? "(not started)" : "(" + parts.join(", ") + ")");
+      } else if (badge.textContent !== "(✓ done)") {
+        // The tick is hidden from screen readers, which would say "check
+        // mark" before the word that says it.
+        const tick = document.createElement("span");
+        tick.setAttribute("aria-hidden", "true");
+        tick.textContent = "✓";
+        badge.replaceChildren("(", tick, " done)");
+      }
     }
     const start = article.querySelector("[data-testid=lesson-start]");
     const began = l.read.length + Object.keys(l.predictions).length > 0;

@@ -412,7 +412,15 @@
   };
 
   const RANK = { pass: 0, pending: 1, error: 2, fail: 3 };
-  const VERDICT = { pass: "✓ holds", fail: "✗ fails", error: "! could not run", "": "… checking" };
+  // Each verdict is a glyph and its words; a screen reader reads the words
+  // alone ("check mark holds" says nothing more).
+  const VERDICT = { pass: ["✓", "holds"], fail: ["✗", "fails"], error: ["!", "could not run"], "": ["…", "checking"] };
+  const verdict = (status) => {
+    const [glyph, words] = VERDICT[status];
+    const v = el("span", "", { class: "play-verdict" });
+    v.append(el("span", glyph, { "aria-hidden": "true" }), " " + words);
+    return v;
+  };
   const drawExpect = (results, summary) => {
     expectBox.hidden = false;
     expectSummary.textContent = summary;
@@ -424,7 +432,7 @@
       const was = verdicts.get(x.line);
       if (!was || RANK[status] > RANK[was]) verdicts.set(x.line, status);
       const li = el("li", "", { "data-testid": "play-expect-item", "data-status": status, "data-line": String(x.line) });
-      li.append(el("span", VERDICT[x.status], { class: "play-verdict" }), " ");
+      li.append(verdict(x.status), " ");
       const at = el("button", "line " + x.line, { type: "button", class: "play-line", "aria-label": "Go to line " + x.line });
       at.addEventListener("click", () => goToLine(x.line));
       li.append(at, " ", el("code", "expect " + x.claim));
