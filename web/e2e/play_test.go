@@ -160,6 +160,9 @@ func TestSandboxExpectations(t *testing.T) {
 	assert.Contains(t, text(t, ctx, `[data-testid="play-expect-item"][data-line="12"]`), "play.tdm:12:8: expected missing=1, got missing=2")
 	assert.Contains(t, text(t, ctx, `[data-testid="play-expect-item"][data-line="11"]`), "expect missing=none when mark=lsn")
 	assert.Equal(t, "3 expectations: 2 hold, 1 fails.", text(t, ctx, `[data-testid="play-expect-summary"]`))
+	// Said from a live region outside the section, which was hidden until now.
+	assert.Equal(t, "3 expectations: 2 hold, 1 fails.", text(t, ctx, `[data-testid="play-expect-said"]`))
+	assert.Nil(t, eval[any](t, ctx, `document.querySelector('[data-testid="play-expect-said"]').closest("[hidden]")`))
 	// The gutter marks the lines themselves, not by colour alone.
 	gutter := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="play-gutter"] div')].map((d) => d.textContent)`)
 	require.Len(t, gutter, 13)

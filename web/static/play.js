@@ -38,7 +38,18 @@
   const savedLine = byTest("play-saved");
   const problem = byTest("play-problem");
   const expectBox = byTest("play-expect");
-  const expectSummary = byTest("play-expect-summary");
+  const expectSummaryShown = byTest("play-expect-summary");
+  const expectSaid = byTest("play-expect-said");
+  // expectSummary's text is shown in the section and said from a live
+  // region that was on the page from the start: the section is shown with
+  // its first words, and a region shown as its words arrive is often not
+  // read out.
+  const expectSummary = {
+    set textContent(text) {
+      if (expectSummaryShown.textContent !== text) expectSummaryShown.textContent = text;
+      if (expectSaid.textContent !== text) expectSaid.textContent = text;
+    },
+  };
   const expectList = byTest("play-expect-list");
   const panel = byTest("play-share-panel");
   const copied = byTest("play-copied");
