@@ -166,3 +166,18 @@ func TestLinkProblemsReadAsSentences(t *testing.T) {
 	assert.Equal(t, "Part of this page's address could not be read (bad), so it was left out. A.",
 		WithUnreadNote(errors.New("bad"), Sentences([]string{"a"})))
 }
+
+// TestEmbedSaysItDoesNotPresent: a link asking an embedded widget to
+// present gets a sentence saying where presenting is, as the server's page
+// says it, and the widget does not present.
+func TestEmbedSaysItDoesNotPresent(t *testing.T) {
+	src, name := source(t, "hwm/visibility-gap")
+	s, err := OpenLink("tm", src, name, "/embed/hwm/visibility-gap", "step=3&present", true, worlds.All())
+	require.NoError(t, err)
+	assert.Equal(t, "An embedded scenario does not present; open it on its own page to present it.", s.st.Message)
+	assert.Empty(t, s.st.Present)
+	s, err = OpenLink("tm", src, name, "/scenarios/hwm/visibility-gap", "step=3&present", false, worlds.All())
+	require.NoError(t, err)
+	assert.Empty(t, s.st.Message, "the scenario's own page presents")
+	assert.Equal(t, "on", s.st.Present)
+}

@@ -105,9 +105,18 @@ func Open(id, src, name, base string, q Values, embedded bool, domains []engine.
 			problems = append(problems, "the link's seed="+Clip(v)+" is not a whole number; using seed 1")
 		}
 	}
+	if embedded && s.st.Present != "" {
+		problems = append(problems, EmbedDoesNotPresent)
+		s.st.Present = ""
+	}
 	s.st.Message = Sentences(problems)
 	return s, s.start()
 }
+
+// EmbedDoesNotPresent is what an embedded widget says of a link asking it
+// to present: presenter mode is the scenario page's (the server's page and
+// the browser's say the same).
+const EmbedDoesNotPresent = "an embedded scenario does not present; open it on its own page to present it"
 
 // OpenLink is Open for a link's raw query (without its "?"): a pair that
 // cannot be read (a bad %-escape, a ";" separator) is left out and named in

@@ -182,10 +182,11 @@ func Widget(ctx context.Context, f *scenario.File, q url.Values, unread error, b
 	}
 	beforeDrawing()
 	st.BasePath, st.ID, st.Embedded = base, id, embedded
-	st.Message = widget.WithUnreadNote(unread, widget.Sentences(problems))
-	if embedded {
+	if embedded && st.Present != "" {
+		problems = append(problems, widget.EmbedDoesNotPresent)
 		st.Present = "" // presenter mode is the scenario page's
 	}
+	st.Message = widget.WithUnreadNote(unread, widget.Sentences(problems))
 	module := ModuleFor(t)
 	wasm, _ := ModuleURL(module)
 	host := templates.WidgetHost{

@@ -220,6 +220,12 @@ func TestEmbedPage(t *testing.T) {
 		assert.Equal(t, "The scenario, step by step", htmltest.Text(h))
 	}
 	assert.Empty(t, d.CSPViolations())
+	// A link asking an embed to present is told where presenting is.
+	rec, body = do(h, httptest.NewRequest(http.MethodGet, "/embed/hwm/visibility-gap?step=5&present", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	d = htmltest.Parse(t, body)
+	assert.Equal(t, "An embedded scenario does not present; open it on its own page to present it.", htmltest.Text(d.One(t, "message")))
+	assert.Empty(t, htmltest.Attr(d.One(t, "widget"), "data-present"))
 	// Every bundled scenario embeds.
 	all, err := lessons.Scenarios()
 	require.NoError(t, err)
