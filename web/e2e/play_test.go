@@ -195,6 +195,23 @@ func TestSandboxDraftSurvivesReload(t *testing.T) {
 	base := startSandbox(t)
 	browserCtx := startBrowser(t)
 
+	t.Run("a broken link stays in the address", func(t *testing.T) {
+		ctx := newIsolatedTab(t, browserCtx)
+		openPlay(t, ctx, base+"/play")
+		setText(t, ctx, sandboxScenario)
+		waitFor(t, ctx, "kept as a draft", `document.querySelector('[data-testid="play-saved"]').textContent.startsWith("Kept in this browser")`)
+		// The same tab goes to a damaged link: the draft is shown, and the
+		// address keeps the link, for the learner to copy and report.
+		openPlay(t, ctx, base+"/play#tdm=AAAA")
+		waitFor(t, ctx, "the link is named", `document.querySelector('[data-testid="play-problem"]').textContent.includes("could not be opened")`)
+		assert.Equal(t, sandboxScenario, playText(t, ctx))
+		time.Sleep(500 * time.Millisecond) // the address follows the text a moment behind
+		assert.Equal(t, "#tdm=AAAA", eval[string](t, ctx, `location.hash`))
+		// Typing makes the address the text's own link again.
+		setText(t, ctx, sandboxScenario+"# more\n")
+		waitFor(t, ctx, "the address carries the text", `location.hash.startsWith("#tdm=") && location.hash !== "#tdm=AAAA"`)
+	})
+
 	t.Run("reload", func(t *testing.T) {
 		ctx := newIsolatedTab(t, browserCtx)
 		openPlay(t, ctx, base+"/play")

@@ -631,6 +631,11 @@
 
   // ---- Start ----
 
+  // keepBrokenLink is set when the address's link could not be opened: the
+  // address keeps it until the text changes, so that the learner can copy
+  // it to report it, not find it replaced by the draft's own link at once.
+  let keepBrokenLink = false;
+
   // initialText picks what the editor starts with: a link's text, a posted
   // text, the tab's own draft, or the page's example; a link's or a posted
   // text that differs from the tab's draft becomes a draft of its own.
@@ -654,6 +659,7 @@
       } catch (err) {
         setProblem("link", "The scenario in this page's address could not be opened. " + err.message + " " +
           (mine && mine.ok ? "This tab's draft is shown instead." : "The sandbox starts from its example instead."));
+        keepBrokenLink = true;
       }
     } else if (src.dataset.posted === "on") {
       given = fromPage;
@@ -710,7 +716,7 @@
     drawGutter();
     renderDrafts();
     for (const b of [shareButton, embedButton, fileButton]) b.hidden = false;
-    updateAddress();
+    if (!keepBrokenLink) updateAddress();
     try {
       engine = await window.tidemarkWidgets.engine();
     } catch (err) {
