@@ -150,25 +150,24 @@ func WithUnreadNote(qerr error, message string) string {
 // problem a sentence that begins with a capital letter and ends with a full
 // stop, in the order given.
 func Sentences(problems []string) string {
-	var b strings.Builder
+	out := ""
 	for _, p := range problems {
 		p = strings.TrimSpace(p)
 		if p == "" {
 			continue
 		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
 		if c := p[0]; 'a' <= c && c <= 'z' {
-			b.WriteByte(c - 'a' + 'A')
-			p = p[1:]
+			p = string(rune(c-'a'+'A')) + p[1:]
 		}
-		b.WriteString(p)
-		if !strings.HasSuffix(p, ".") && !strings.HasSuffix(p, "?") && !strings.HasSuffix(p, "!") {
-			b.WriteByte('.')
+		if !strings.ContainsAny(p[len(p)-1:], ".?!") {
+			p += "."
 		}
+		if out != "" {
+			out += " "
+		}
+		out += p
 	}
-	return b.String()
+	return out
 }
 
 // start builds the world for the current knobs and faults; Advance runs it.
@@ -747,6 +746,21 @@ func (s *Session) undoLast() {
 	}
 }
 
+// sameFaults reports whether a and b are the same faults in the same
+// order. (A loop rather than slices.Equal, whose instantiation brings the
+// browser module a second equality function for faults.)
+func sameFaults(a, b []engine.Fault) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // takeSettings makes the knobs, the faults, the truth's visibility and the
 // step of a link's query (with or without its "?") the session's, as one change
 // that Undo takes back: the presenter's notes window sends the room the
@@ -768,7 +782,7 @@ func (s *Session) takeSettings(rawQuery string) (rerun bool, err error) {
 	s.st.ShowTruth = st.ShowTruth
 	mine, _ := s.file.Resolve(s.knobs)
 	theirs, _ := s.file.Resolve(knobs)
-	if maps.Equal(mine, theirs) && slices.Equal(st.Faults, s.faults) {
+	if maps.Equal(mine, theirs) && sameFaults(st.Faults, s.faults) {
 		s.st.Step = clamp(st.Step, s.trace.Steps())
 		return false, nil
 	}
