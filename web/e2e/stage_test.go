@@ -256,8 +256,7 @@ func TestPresenterNotesWindow(t *testing.T) {
 	// Opened with no step, as mid-talk, it asks the room where it is.
 	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?present=notes")))
 	waitReady(t, notes)
-	_, err := chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 12`, chromedp.WithPollingTimeout(15*time.Second)))
-	require.NoError(t, err, "the notes window opens at the room's step")
+	waitStep(t, notes, 12, "the notes window opens at the room's step")
 	assert.Contains(t, text(t, notes, "[data-testid=notes]"), "No note for this step.")
 	assert.Contains(t, text(t, notes, "[data-testid=next]"), "Step 13 of 24")
 
@@ -265,16 +264,14 @@ func TestPresenterNotesWindow(t *testing.T) {
 	key(t, room, kb.PageDown)
 	key(t, room, kb.PageDown)
 	require.Equal(t, 14, step(t, room))
-	_, err = chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 14`, chromedp.WithPollingTimeout(15*time.Second)))
-	require.NoError(t, err, "the notes window follows the room's")
+	waitStep(t, notes, 14, "the notes window follows the room's")
 	assert.Contains(t, text(t, notes, "[data-testid=note]"), "T3 has just committed behind the mark")
 	assert.Empty(t, eval[[]string](t, room, `[...document.querySelectorAll('[data-testid=notes]')].map((n) => n.textContent)`), "the room never sees the notes")
 
 	// Stepping in the notes window moves the room's.
 	blur(t, notes)
 	key(t, notes, kb.ArrowRight)
-	_, err = chromedp.Run(room, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 15`, chromedp.WithPollingTimeout(15*time.Second)))
-	require.NoError(t, err, "the room's window follows the notes")
+	waitStep(t, room, 15, "the room's window follows the notes")
 	assert.Empty(t, pageProblems(t, room))
 	assert.Empty(t, pageProblems(t, notes))
 }
@@ -683,6 +680,13 @@ func TestSourceChartOnAPhone(t *testing.T) {
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
+// waitStep waits until ctx's widget shows step n.
+func waitStep(t *testing.T, ctx context.Context, n int, what string) {
+	t.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === `+strconv.Itoa(n), chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, what)
+}
+
 // TestPresenterWindowsLeaveOtherTabsAlone: only the presenter's notes
 // window follows the room's. A tab of the same scenario that is not
 // presenting keeps its own step and settings; the notes window takes the
@@ -698,19 +702,14 @@ func TestPresenterWindowsLeaveOtherTabsAlone(t *testing.T) {
 	defer cancelNotes()
 	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?present=notes")))
 	waitReady(t, notes)
-	stepIs := func(ctx context.Context, n int, what string) {
-		t.Helper()
-		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === `+strconv.Itoa(n), chromedp.WithPollingTimeout(15*time.Second)))
-		require.NoError(t, err, what)
-	}
-	stepIs(notes, 12, "the notes window opens at the room's step")
+	waitStep(t, notes, 12, "the notes window opens at the room's step")
 
 	blur(t, room)
 	key(t, room, kb.PageDown)
-	stepIs(notes, 13, "the notes window follows the room's")
+	waitStep(t, notes, 13, "the notes window follows the room's")
 	blur(t, notes)
 	key(t, notes, kb.ArrowRight)
-	stepIs(room, 14, "the room's window follows the notes")
+	waitStep(t, room, 14, "the room's window follows the notes")
 	assert.Equal(t, 11, step(t, other), "a tab that is not presenting keeps its step")
 	assert.Equal(t, []string{"lsn", "11~crash"}, eval[[]string](t, other, `(() => { const q = new URLSearchParams(location.search); return [q.get("mark"), q.get("fault")]; })()`), "and its settings")
 
@@ -762,8 +761,7 @@ func TestPresenterNotesLink(t *testing.T) {
 	assert.False(t, eval[bool](t, room, `!!document.querySelector('[data-testid="btn-notes"]')`), "the room never sees the notes' link")
 	blur(t, room)
 	key(t, room, kb.PageDown)
-	_, err := chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 6`, chromedp.WithPollingTimeout(15*time.Second)))
-	require.NoError(t, err, "the notes window follows the room once it presents")
+	waitStep(t, notes, 6, "the notes window follows the room once it presents")
 }
 
 // TestPresenterNotesWindowSetsTheRoomsKnobsAndFaults: a knob, a fault
@@ -784,8 +782,7 @@ func TestPresenterNotesWindowSetsTheRoomsKnobsAndFaults(t *testing.T) {
 		_, err := chromedp.Run(room, chromedp.Poll[bool](`(() => { const q = new URLSearchParams(location.search); const w = document.querySelector('.tm-widget'); return `+expr+`; })()`, chromedp.WithPollingTimeout(15*time.Second)))
 		require.NoError(t, err, what)
 	}
-	_, err := chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 12`, chromedp.WithPollingTimeout(15*time.Second)))
-	require.NoError(t, err, "the notes window opens at the room's step")
+	waitStep(t, notes, 12, "the notes window opens at the room's step")
 
 	// The mark, with the arrow keys of its radio buttons.
 	require.NoError(t, chromedp.Do(notes, chromedp.Focus(chromedp.CSS(`[data-testid="knob-mark-timestamp"]`))))
@@ -820,8 +817,7 @@ func TestNotesWindowKnowsTheRoomIsShownAgain(t *testing.T) {
 	defer cancel()
 	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?present=notes")))
 	waitReady(t, notes)
-	_, err := chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 12`, chromedp.WithPollingTimeout(15*time.Second)))
-	require.NoError(t, err)
+	waitStep(t, notes, 12, "the notes window opens at the room's step")
 	roomBlank := func(want bool, what string) {
 		t.Helper()
 		_, err := chromedp.Run(room, chromedp.Poll[bool](`document.documentElement.classList.contains("tm-blank") === `+strconv.FormatBool(want), chromedp.WithPollingTimeout(15*time.Second)))
@@ -833,8 +829,7 @@ func TestNotesWindowKnowsTheRoomIsShownAgain(t *testing.T) {
 	lineShown := `(() => { const l = document.querySelector('[data-testid=room-blank]'); return Boolean(l && l.checkVisibility()); })()`
 	assert.True(t, eval[bool](t, notes, lineShown), "the notes window says the room is blank")
 	key(t, notes, kb.ArrowRight)
-	_, err = chromedp.Run(room, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 13`, chromedp.WithPollingTimeout(15*time.Second)))
-	require.NoError(t, err, "the room steps, blank")
+	waitStep(t, room, 13, "the room steps, blank")
 	roomBlank(true, "a step from the notes window leaves the room blank")
 	assert.True(t, eval[bool](t, notes, lineShown), "and the notes window still says so")
 	blur(t, room)
@@ -842,8 +837,7 @@ func TestNotesWindowKnowsTheRoomIsShownAgain(t *testing.T) {
 	roomBlank(false, "a step in the room shows it again")
 	// The room's messages arrive in order: once the step has, so has the
 	// news that the screen shows the stage.
-	_, err = chromedp.Run(notes, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 14`, chromedp.WithPollingTimeout(15*time.Second)))
-	require.NoError(t, err, "the notes window follows the room's step")
+	waitStep(t, notes, 14, "the notes window follows the room's step")
 	assert.False(t, eval[bool](t, notes, lineShown), "the notes window no longer says the room is blank")
 	blur(t, notes)
 	key(t, notes, "b")
@@ -851,8 +845,7 @@ func TestNotesWindowKnowsTheRoomIsShownAgain(t *testing.T) {
 	// P does not turn the notes window into a page that follows nothing.
 	key(t, notes, "p")
 	key(t, notes, kb.ArrowRight)
-	_, err = chromedp.Run(room, chromedp.Poll[bool](`Number(document.querySelector('.tm-widget').dataset.step) === 15`, chromedp.WithPollingTimeout(15*time.Second)))
-	require.NoError(t, err, "after P, the notes window still steps the room")
+	waitStep(t, room, 15, "after P, the notes window still steps the room")
 	assert.True(t, eval[bool](t, notes, `document.documentElement.classList.contains("tm-presenter-notes")`), "P leaves the notes window the notes window")
 }
 
