@@ -552,6 +552,13 @@ func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 	waitTrue(t, ctx, "set back, the summary is the widget's again",
 		`document.querySelector('[data-testid="scenario-embed"][data-embed-id="`+a+`"] .embed-summary-title').textContent === "How it ends with these settings:"`)
 
+	// The knob set back while the run for lsn may still go on is taken
+	// once that run is drawn, not dropped: the widget plays the text's
+	// settings again (its link to its own page carries no mark=lsn).
+	embedLink := `document.querySelector('[data-testid="scenario-embed"][data-embed-id="` + a + `"] a[data-testid="embed-link"]')`
+	waitTrue(t, ctx, "the widget plays the timestamp mark again",
+		`!`+embedLink+`.href.includes("mark=lsn") && document.getElementById('`+a+`-knob-mark-timestamp').checked`)
+
 	// So does a fault the learner adds: a crash while a run writes.
 	write := eval[int](t, ctx, `Number([...document.querySelectorAll('`+host(a)+` .tm-steps li.tm-kind-write')][0].dataset.step)`)
 	press(t, ctx, host(a)+` [data-testid="btn-start"]`)

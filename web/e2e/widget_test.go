@@ -289,3 +289,16 @@ func TestLargeTraceFillsChecksAndCollectsWhenIdle(t *testing.T) {
 	require.NoError(t, err, "the widget never gave the engine an idle moment")
 	assert.Empty(t, pageProblems(t, ctx))
 }
+
+// TestKnobChosenDuringARunIsTaken: a knob chosen while the run for another
+// goes on is taken once that run is drawn. It was dropped: the widget drew
+// the first run, and the knob jumped back to that run's value.
+func TestKnobChosenDuringARunIsTaken(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=3")
+	// Both in one task: the second arrives while the first one's run is on.
+	eval[bool](t, ctx, `(() => { for (const v of ["lsn", "timestamp"]) { const r = document.getElementById("tm-knob-mark-" + v); r.checked = true; r.dispatchEvent(new Event("change", { bubbles: true })); } return true; })()`)
+	waitFor(t, ctx, "the lsn run, then the timestamp one", `document.querySelector('[data-testid="btn-undo"]') !== null && !document.querySelector('[data-testid="btn-undo"]').disabled && document.getElementById("tm-knob-mark-timestamp").checked && !location.search.includes("mark=lsn")`)
+	time.Sleep(500 * time.Millisecond) // nothing more comes
+	assert.True(t, eval[bool](t, ctx, `document.getElementById("tm-knob-mark-timestamp").checked`), "the knob went back to lsn")
+	assert.NotContains(t, eval[string](t, ctx, `location.search`), "mark=lsn")
+}

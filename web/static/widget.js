@@ -361,6 +361,7 @@
       this.id = host.dataset.id || "tm";
       this.timer = null;
       this.busy = false;
+      this.waiting = []; // acts asked for while a run went on (see act)
     }
 
     async open() {
@@ -691,7 +692,13 @@
     }
 
     async act(action, arg, rerun) {
-      if (this.busy) return;
+      if (this.busy) {
+        // A knob, a fault or Undo chosen while a run goes on is taken, in
+        // order, once the run is drawn: dropped, the knob would jump back
+        // to the value the run had. A step or a view waits for nothing.
+        if (!viewActs.has(action) && this.waiting.length < 8) this.waiting.push([action, arg, rerun]);
+        return;
+      }
       const r = this.engine.act(this.id, action, String(arg ?? ""));
       if (!r.ok && !r.rerun) {
         this.say(r.error);
@@ -703,6 +710,8 @@
       if (r.rerun) {
         await this.run();
         this.draw(true);
+        const next = this.waiting.shift();
+        if (next) this.act(...next);
         return;
       }
       this.draw(Boolean(rerun));
