@@ -54,6 +54,8 @@ func TestBuildErrors(t *testing.T) {
 		{"duplicate target name", world + "target fct_orders sink=append\n", nil, "b.tdm:6:8", `target name "fct_orders" is already used at b.tdm:4:8`},
 		{"duplicate source and pipeline name", world + "pipeline orders from=orders to=fct_orders\n", nil, "b.tdm:6:10", `pipeline name "orders" is already used at b.tdm:3:8`},
 		{"bad time literal", world + "run extract at=10:0:02\n", nil, "b.tdm:6:16", `expected a time such as 10:00:02 for at=, found "10:0:02"`},
+		{"initial mark past the day", "scenario test/b \"B\"\nsource orders\ntarget t\npipeline extract from=orders to=t initial=25:00:00\n", nil, "b.tdm:4:43", "initial=25:00:00 is past the end of the day"},
+		{"reset past the day", world + "reset extract at=10:00:05 to=24:00:00\n", nil, "b.tdm:6:30", "to=24:00:00 is past the end of the day"},
 		{"bad minutes", world + "run extract at=10:61:00\n", nil, "b.tdm:6:16", `found "10:61:00"`},
 		{"bad duration", world + "jump source at=10:00:00 by=3 seconds\n", nil, "b.tdm:6:28", "expected a duration such as 2s"},
 		{"unknown argument", world + "run extract at=10:00:02 colour=red\n", nil, "b.tdm:6:25", "unknown argument colour= for run; expected one of at=, crash=, only=, store=, worker=, write="},

@@ -94,9 +94,9 @@ func (h *world) pipeline(c scenario.Command) error {
 	p := &pipeline{cfg: cfg, target: target, marks: map[string]*markState{}}
 	var start extract.Mark
 	if hasInitial {
-		start, err = cfg.Mark.ParseMark(initial.Value)
+		start, err = parseMark(cfg.Mark, initial)
 		if err != nil {
-			return errorf(initial.ValuePos, "%v", err)
+			return err
 		}
 	}
 	for _, mn := range cfg.MarkNames() {
@@ -724,11 +724,28 @@ func (h *world) resetLine(c scenario.Command) error {
 		x, _ := scenario.NewArgs(c, rest).Find("mark")
 		return errorf(x.ValuePos, "pipeline %s has no mark %q; its marks are %s", p.cfg.Name, mark, strings.Join(p.cfg.MarkNames(), ", "))
 	}
-	v, err := p.cfg.Mark.ParseMark(to.Value)
+	v, err := parseMark(p.cfg.Mark, to)
 	if err != nil {
-		return errorf(to.ValuePos, "%v", err)
+		return err
 	}
 	name := p.cfg.Name
 	h.w.Schedule(at, func() { h.reset(name, mark, v) })
 	return nil
+}
+
+// parseMark reads the mark value a line gives in x (initial= of a
+// pipeline, to= of a reset). A timestamp mark written in a line is a time
+// of the scenario's one day, as every time a line gives is: 25:00:00 is
+// refused at its column rather than stored as a mark no run can reach.
+func parseMark(kind extract.MarkKind, x scenario.Arg) (extract.Mark, error) {
+	m, err := kind.ParseMark(x.Value)
+	if err != nil {
+		return m, errorf(x.ValuePos, "%v", err)
+	}
+	if kind.IsTimestamp() && m.Set {
+		if _, err := scenario.ParseDayTime(x.Value); err != nil {
+			return m, errorf(x.ValuePos, "%s=%s is past the end of the day: a scenario's times run from 00:00:00 to 23:59:59.999", x.Key, x.Value)
+		}
+	}
+	return m, nil
 }
