@@ -312,6 +312,7 @@ func (w *World) Then(fn func()) {
 
 // NextAt is the time of the earliest queued action, and false when none is queued.
 func (w *World) NextAt() (vtime.Time, bool) {
+	w.skipStopped()
 	if w.q.len() == 0 {
 		return 0, false
 	}

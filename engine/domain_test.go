@@ -147,6 +147,40 @@ func TestAWorldOfItsOwn(t *testing.T) {
 	assert.EqualError(t, err, `unknown fault "flood"; expected clock-jump or silence`)
 }
 
+// TestStoppedTimerIsNoEvent: a timer left to come due runs then, and the
+// world drains after it; a timer stopped before it comes due never runs,
+// moves no clock and does not hold the drain back, which comes at the
+// last bell.
+func TestStoppedTimerIsNoEvent(t *testing.T) {
+	f, err := scenario.Parse("bells.tdm", []byte(bellScenario))
+	require.NoError(t, err)
+	watchdog := vtime.Time(10*vtime.Hour + 5*vtime.Minute)
+	for _, stop := range []bool{false, true} {
+		w, err := engine.Build(f, nil, 1, []engine.Domain{bell{}})
+		require.NoError(t, err)
+		timer := w.ScheduleTimer(watchdog, func() { w.Emit("watchdog", engine.KindReset, -1, "The watchdog barks.") })
+		require.True(t, w.Step(), "bell a")
+		if stop {
+			w.Stop(timer)
+			w.Stop(timer) // a second stop does nothing
+		}
+		next, ok := w.NextAt()
+		require.True(t, ok)
+		assert.Equal(t, vtime.Time(10*vtime.Hour+2*vtime.Second), next, "bell b comes next either way")
+		tr := w.Run()
+		last := tr.Events[len(tr.Events)-1]
+		if stop {
+			assert.Equal(t, []string{"Bell a rings, the first to ring.", "Bell b rings, the second to ring.", "Every bell has rung or been silenced."}, tr.Narrations())
+			assert.Equal(t, next, last.At, "the world drains at the last bell")
+		} else {
+			assert.Contains(t, tr.Narrations(), "The watchdog barks.")
+			assert.Equal(t, watchdog, last.At, "the world drains once the watchdog has run")
+		}
+		w.Stop(timer) // stopping a timer that ran, or after the end, does nothing
+		assert.True(t, w.Done())
+	}
+}
+
 // TestWorldsComposeExplicitly builds with some of the worlds: what the
 // others read is refused as an unknown command listing only the commands
 // of the worlds composed, and a scenario of the worlds composed runs as it

@@ -206,34 +206,35 @@ type World struct {
 		set        bool
 		after, end int
 	}
-	trace     *Trace
-	rng       *rand.Rand
-	clocks    map[string]*Clock
-	targets   map[string]*sink.Table
-	q         plan
-	started   bool // the first step has run, and q's planned events are sorted
-	seq       uint64
-	now       vtime.Time
-	hint      sizeHint
-	actors    map[string]int32        // index of each actor name in trace.actors
-	keyIDs    map[string]int32        // the dense id of every key not in numIDs, by its truth key
-	numIDs    []int32                 // 1 + the dense id of the key spelling the whole number n, at n, while one target or none is declared; 0: not numbered here
-	rowIDs    map[rowOf]int32         // the ids of source rows whose key another source wrote first (see RowID)
-	keys      []keyState              // the truth about each key, by id
-	domains   []Domain                // the worlds composed, as Build was given them
-	parts     []Part                  // the composed worlds' parts, in the order of their Domains
-	owner     map[string]int          // the part that reads each world command, by command
-	faults    map[FaultKind]int       // the part that injects each world fault, by kind
-	names     map[string]scenario.Pos // every declared name, of every world, to refuse duplicates
-	generated []generated             // names worlds will generate (a workload's W1, W2, …)
-	routes    []route                 // which target each table's rows reach
-	soon      []func()                // actions that follow the current one at the same instant, before anything queued
-	actions   []Action                // what each queued entry does, by slot
-	freeSlots []int32                 // slots of actions already run
-	budget    budget                  // the work this world may still do; see budget
-	refused   error                   // why a world refused to go on (see Refuse); the world does no more once set
-	drained   bool                    // the queue ran dry once and the worlds were asked to drain
-	ended     bool                    // the queue ran dry after drained and the Enders were told; implies drained
+	trace         *Trace
+	rng           *rand.Rand
+	clocks        map[string]*Clock
+	targets       map[string]*sink.Table
+	q             plan
+	started       bool // the first step has run, and q's planned events are sorted
+	seq           uint64
+	now           vtime.Time
+	hint          sizeHint
+	actors        map[string]int32        // index of each actor name in trace.actors
+	keyIDs        map[string]int32        // the dense id of every key not in numIDs, by its truth key
+	numIDs        []int32                 // 1 + the dense id of the key spelling the whole number n, at n, while one target or none is declared; 0: not numbered here
+	rowIDs        map[rowOf]int32         // the ids of source rows whose key another source wrote first (see RowID)
+	keys          []keyState              // the truth about each key, by id
+	domains       []Domain                // the worlds composed, as Build was given them
+	parts         []Part                  // the composed worlds' parts, in the order of their Domains
+	owner         map[string]int          // the part that reads each world command, by command
+	faults        map[FaultKind]int       // the part that injects each world fault, by kind
+	names         map[string]scenario.Pos // every declared name, of every world, to refuse duplicates
+	generated     []generated             // names worlds will generate (a workload's W1, W2, …)
+	routes        []route                 // which target each table's rows reach
+	soon          []func()                // actions that follow the current one at the same instant, before anything queued
+	actions       []Action                // what each queued entry does, by slot
+	freeSlots     []int32                 // slots of actions already run
+	budget        budget                  // the work this world may still do; see budget
+	refused       error                   // why a world refused to go on (see Refuse); the world does no more once set
+	stoppedTimers int                     // timers called off (Stop) still in the queue; see skipStopped
+	drained       bool                    // the queue ran dry once and the worlds were asked to drain
+	ended         bool                    // the queue ran dry after drained and the Enders were told; implies drained
 }
 
 // sizeHint estimates how long the trace's slices will grow, so they are
@@ -264,6 +265,59 @@ func (w *World) scheduleAction(at vtime.Time, a Action) {
 	w.q.q.push(scheduled{at: at, seq: w.seq, slot: w.park(a)})
 }
 
+// Timer is an event queued with ScheduleTimer, which Stop can call off
+// before it comes due: a watchdog, such as a broker's transaction timeout,
+// that has nothing to do once what it watches is over.
+type Timer struct {
+	fn      func()
+	ran     bool // it came due and ran
+	stopped bool // Stop called it off first
+}
+
+// Act runs the timer's function.
+func (t *Timer) Act() {
+	t.ran = true
+	t.fn()
+}
+
+// ScheduleTimer queues fn at true time at, after everything already queued
+// for that instant, as Schedule does, and returns it as a Timer for Stop.
+func (w *World) ScheduleTimer(at vtime.Time, fn func()) *Timer {
+	t := &Timer{fn: fn}
+	w.scheduleAction(at, t)
+	return t
+}
+
+// Stop calls off t, which then never runs: it is no event at all, so it
+// neither moves the clock nor keeps the queue from running dry (a timer
+// left queued would hold the worlds' Drain, and a stream's end of input,
+// back until it came due). Stopping a timer that ran or was stopped does
+// nothing.
+func (w *World) Stop(t *Timer) {
+	if t == nil || t.ran || t.stopped {
+		return
+	}
+	t.stopped = true
+	w.stoppedTimers++
+}
+
+// skipStopped drops the timers called off from the head of the queue, so
+// that the queue's first event is one that will run, and an empty queue
+// one with nothing left to run.
+func (w *World) skipStopped() {
+	for w.stoppedTimers > 0 && w.q.len() > 0 {
+		s := w.q.first()
+		t, ok := w.actions[s.slot].(*Timer)
+		if !ok || !t.stopped {
+			return
+		}
+		w.q.pop()
+		w.actions[s.slot] = nil
+		w.freeSlots = append(w.freeSlots, s.slot)
+		w.stoppedTimers--
+	}
+}
+
 // Done reports whether no event is left (the worlds have drained), or the
 // world stopped (see Err).
 func (w *World) Done() bool {
@@ -291,6 +345,7 @@ func (w *World) Step() bool {
 		fn()
 		return true
 	}
+	w.skipStopped()
 	if w.q.len() == 0 {
 		if w.ended {
 			// The run has ended: rank the keys once for every later read.

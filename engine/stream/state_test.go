@@ -377,6 +377,25 @@ func TestPreparedTransactionTimesOut(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// A transaction's timeout is the broker's watchdog: once the transaction
+// commits there is nothing for it to abort, so it does not hold the end
+// of input back. With txn-timeout=15m the input ends once the last order
+// is read and committed, as it does without a timeout, not 15 minutes
+// after the last transaction's first row.
+func TestCommittedTransactionsTimeoutEndsNothing(t *testing.T) {
+	src := orders + "sink k from=s to=out commit=two-phase$T\ncheckpoint every=10s\n"
+	without, _ := run(t, strings.Replace(src, "$T", "", 1))
+	with, st := run(t, strings.Replace(src, "$T", " txn-timeout=15m", 1))
+	last := func(tr *engine.Trace) vtime.Time { return tr.Events[len(tr.Events)-1].At }
+	assert.Less(t, last(without), at("10:01:30"))
+	assert.Equal(t, last(without), last(with), "the run ends when its work does, whatever the timeout")
+	assert.Equal(t, without.Steps(), with.Steps())
+	assert.Empty(t, with.Final().Missing)
+	for _, x := range st.Job.Txns {
+		assert.NotEqual(t, checkpoint.Aborted, x.State, "no transaction was aborted")
+	}
+}
+
 // A partition whose records a reset skipped is drawn at every step: the
 // records passed (read or skipped) only grow, the skipped ones are never
 // drawn as read, and no lane asks for more records than were appended.

@@ -45,8 +45,9 @@ type writer struct {
 	// database's prepared transaction does. Always longer than the
 	// checkpoint interval, so only a job that is down or late reaches it.
 	timeout vtime.Duration
-	gen     int32  // numbers the open transactions, one after the other
-	expired []*txn // prepared transactions the broker aborted, which a restore of their checkpoint would commit
+	gen     int32         // numbers the open transactions, one after the other
+	timer   *engine.Timer // the broker's timeout of the open transaction, or nil
+	expired []*txn        // prepared transactions the broker aborted, which a restore of their checkpoint would commit
 }
 
 // pendingRow is one row on its way to the target.
@@ -62,6 +63,10 @@ type txn struct {
 	gen   int32 // the writer's number of it, from when it opened
 	rows  []pendingRow
 	since vtime.Time // when its first row was written
+	// timer is the broker's timeout of it (see expire), stopped once it
+	// commits or aborts, so that it does not hold the run's end back; nil
+	// without txn-timeout=.
+	timer *engine.Timer
 }
 
 // write hands rows to the target: at once, or into the open transaction.
@@ -77,7 +82,7 @@ func (wr *writer) write(rows []pendingRow) {
 				// Kafka's transaction coordinator times a transaction from
 				// its first write (AddPartitionsToTxn), open or prepared.
 				gen := wr.gen
-				wr.s.w.Schedule(wr.since.Add(wr.timeout), func() { wr.expire(gen) })
+				wr.timer = wr.s.w.ScheduleTimer(wr.since.Add(wr.timeout), func() { wr.expire(gen) })
 			}
 		}
 		wr.open = append(wr.open, rows...)
@@ -140,7 +145,8 @@ func (wr *writer) precommit(id int32) int {
 	}
 	rows := wr.open
 	wr.open = nil
-	x := &txn{id: id, gen: wr.gen, rows: rows, since: wr.since}
+	x := &txn{id: id, gen: wr.gen, rows: rows, since: wr.since, timer: wr.timer}
+	wr.timer = nil
 	wr.pre = append(wr.pre, x)
 	wr.txnPoint(id, checkpoint.PreCommitted, len(rows), false)
 	return len(rows)
@@ -217,6 +223,7 @@ func (wr *writer) committable(id int32) []*txn {
 // write of each key.
 func (wr *writer) commit(x *txn, recovered bool) (landed int) {
 	wr.pre = slices.DeleteFunc(wr.pre, func(y *txn) bool { return y == x })
+	wr.s.w.Stop(x.timer) // a committed transaction is gone: its timeout has nothing left to abort
 	rows := x.rows
 	if wr.target.Mode == sink.Merge || wr.target.Mode == sink.Upsert {
 		rows = lastPerKey(rows)
@@ -257,6 +264,8 @@ func (wr *writer) abortOpen(id int32) int {
 		wr.setPending(wr.pending - int32(n))
 	}
 	wr.open = nil
+	wr.s.w.Stop(wr.timer)
+	wr.timer = nil
 	return n
 }
 
@@ -279,6 +288,7 @@ func (wr *writer) recover(restored int32) (commits []*txn, aborted, expired int)
 			commits = append(commits, x)
 		case checkpoint.Abort:
 			wr.pre = slices.DeleteFunc(wr.pre, func(y *txn) bool { return y == x })
+			wr.s.w.Stop(x.timer)
 			wr.txnPoint(x.id, checkpoint.Aborted, len(x.rows), true)
 			wr.setPending(wr.pending - int32(len(x.rows)))
 			aborted += len(x.rows)
