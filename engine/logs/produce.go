@@ -592,7 +592,10 @@ func (l *world) tick() {
 	}
 	for _, name := range l.groupOrd {
 		g := l.groups[name]
-		if g.commit != "auto" {
+		if g.commit != "auto" || g.autoPoll {
+			// auto-commit=poll commits inside the member's next poll (the
+			// Java consumer), never on a timer, even when the log ticks
+			// for a topic's retention or another group's timer.
 			continue
 		}
 		for _, m := range g.g.Members {

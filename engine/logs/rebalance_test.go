@@ -203,6 +203,16 @@ poll billing c1 at=10:00:09
 	_, texts := eventsOf(tr, engine.KindOffset)
 	require.Len(t, texts, 1)
 	assert.Contains(t, texts[0], "c1's poll, the auto-commit interval (3s) having passed, first commits offset 3 on orders-0")
+
+	// The log's once-a-second housekeeping, which a topic's retention
+	// turns on, runs the timers of librdkafka's auto-commit only: a Java
+	// consumer still commits inside its poll, and only what it finished.
+	retained := strings.Replace(body, "topic orders partitions=1", "topic orders partitions=1 retention=1h", 1)
+	tr = runLog(t, retained, map[string]string{"where": "poll"})
+	when, offsets = commitsOf(tr)
+	assert.Equal(t, []string{"10:00:09"}, when, "no timer commits for a Java consumer, whatever else ticks")
+	assert.Equal(t, []int64{3}, offsets)
+	assert.Empty(t, tr.Final().Missing, "the restart read order 2 again")
 }
 
 // TestLogGroupSettingErrors: the new group settings refuse bad values at
