@@ -199,8 +199,48 @@ const maxPartitions = 1024
 // the trace names a member in 16 bits (see GroupHistory).
 const maxMembers = 10_000
 
-// Drain queues nothing: the world ends with its last event.
-func (l *world) Drain() {}
+// Drain lets each auto-committing member commit once more when nothing
+// else is left to happen: its consumer is still running, so within
+// interval= of its last poll librdkafka's background timer commits what it
+// polled, and the Java consumer's idle loop (which goes on polling and
+// gets nothing) commits the batches it finished. Without it a scenario's
+// last positions would stay uncommitted only because it has no later
+// line. A member with nothing to commit adds no step.
+func (l *world) Drain() {
+	for _, name := range l.groupOrd {
+		g := l.groups[name]
+		if g.commit != "auto" {
+			continue
+		}
+		for _, mn := range g.g.Members {
+			m := g.members[mn]
+			if m == nil {
+				continue
+			}
+			at := max(l.w.Now(), m.nextAuto)
+			if g.autoPoll {
+				if len(l.finished(g, m)) > 0 {
+					l.w.Schedule(at, func() { l.pollCommit(g, m) })
+				}
+				continue
+			}
+			if l.polledPast(g, m) {
+				l.w.Schedule(at, func() { l.autoCommit(g, mn) })
+			}
+		}
+	}
+}
+
+// polledPast reports whether member m has polled past the committed
+// offset of a partition it owns: what its auto-commit timer would commit.
+func (l *world) polledPast(g *groupState, m *member) bool {
+	for _, p := range g.ownedBy(m) {
+		if pos, has := m.pos.get(p); has && pos != g.g.Committed[p] {
+			return true
+		}
+	}
+	return false
+}
 
 // Inject applies a log fault now.
 func (l *world) Inject(f engine.Fault) error {

@@ -215,6 +215,37 @@ poll billing c1 at=10:00:09
 	assert.Empty(t, tr.Final().Missing, "the restart read order 2 again")
 }
 
+// TestLogAutoCommitAfterTheLastPoll: a consumer that auto-commits is
+// still running after the scenario's last line, so its timer (or, for the
+// Java consumer, its idle loop's next poll) commits what it read within
+// interval= of that poll; the group is not left behind by one batch only
+// because nothing came later. A group committing by hand commits nothing
+// more.
+func TestLogAutoCommitAfterTheLastPoll(t *testing.T) {
+	body := `knob commit = auto | after
+knob where = timer | poll
+topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=$commit interval=5s reset=earliest auto-commit=$where
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+poll billing c1 at=10:00:02
+`
+	for _, where := range []string{"timer", "poll"} {
+		tr := runLog(t, body, map[string]string{"where": where})
+		g := logs.Of(tr).Groups[0]
+		require.Len(t, g.Commits, 1, where)
+		assert.Equal(t, int64(1), g.Commits[0].Offset, where)
+		assert.Equal(t, "10:00:05", tr.Events[g.Commits[0].Step-1].At.String(), where+": the interval after the member joined")
+		assert.Equal(t, tr.Steps(), int(g.Commits[0].Step), where+": the commit is the last step")
+	}
+	tr := runLog(t, body, map[string]string{"commit": "after"})
+	g := logs.Of(tr).Groups[0]
+	require.Len(t, g.Commits, 1)
+	assert.Equal(t, "10:00:02", tr.Events[g.Commits[0].Step-1].At.String(), "committed after the write, and nothing after that")
+}
+
 // TestLogGroupSettingErrors: the new group settings refuse bad values at
 // their place in the line.
 func TestLogGroupSettingErrors(t *testing.T) {
