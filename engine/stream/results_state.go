@@ -9,6 +9,7 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/checkpoint"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -251,6 +252,32 @@ func (t *Trace) NeverExisted(n int) []string {
 	return out
 }
 
+// unknownReads says which of the names a reads claim wants no read line
+// declares ("; there is no read named r9; the reads are report"), so that
+// a misspelt name is not taken for a read that saw a real state; "" when
+// every name is a read's.
+func (t *Trace) unknownReads(want []string) string {
+	var reads []string
+	if t.Job != nil {
+		for _, r := range t.Job.Reads {
+			reads = append(reads, r.Name)
+		}
+	}
+	for _, w := range want {
+		if w == "none" || slices.Contains(reads, w) {
+			continue
+		}
+		if len(reads) == 0 {
+			return "; there is no read named " + w + ", and this scenario has no read line"
+		}
+		if hint := scenario.DidYouMean(w, reads); hint != "" {
+			return "; there is no read named " + w + hint
+		}
+		return "; there is no read named " + w + "; the reads are " + strings.Join(reads, ", ")
+	}
+	return ""
+}
+
 // verifyState verifies the claims of the second part about step n.
 func (t *Trace) verifyState(e engine.Expectation, n int) (got string, holds, known bool) {
 	num := func(v int) (string, bool, bool) {
@@ -282,7 +309,11 @@ func (t *Trace) verifyState(e engine.Expectation, n int) (got string, holds, kno
 		if len(seen) == 0 {
 			seen = []string{"none"}
 		}
-		return got, slices.Equal(seen, want), true
+		holds = slices.Equal(seen, want)
+		if !holds {
+			got += t.unknownReads(want)
+		}
+		return got, holds, true
 	}
 	return "", false, false
 }

@@ -377,6 +377,31 @@ func TestPreparedTransactionTimesOut(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// A reads claim naming no read fails saying so, with the read meant when
+// the name is near one, rather than only that no read saw a state that
+// never existed; a claim of a real read is checked as before.
+func TestReadsClaimNamesAnUnknownRead(t *testing.T) {
+	src := orders + "sink k from=s to=out\nread out at=10:00:30 as=report\n"
+	for claim, want := range map[string]string{
+		"expect reads never-existed=reprt\n":  "s.tdm:10:14: expected reads never-existed=reprt, got reads never-existed=none; there is no read named reprt; did you mean report?",
+		"expect reads never-existed=audit\n":  "s.tdm:10:14: expected reads never-existed=audit, got reads never-existed=none; there is no read named audit; the reads are report",
+		"expect reads never-existed=report\n": "s.tdm:10:14: expected reads never-existed=report, got reads never-existed=none",
+		"expect reads never-existed=none\n":   "",
+	} {
+		outs, err := engine.CheckExpectations(parse(t, src+claim), 1, worlds.All())
+		require.NoError(t, err, claim)
+		require.Len(t, outs, 1, claim)
+		if want == "" {
+			assert.NoError(t, outs[0].Err, claim)
+			continue
+		}
+		assert.EqualError(t, outs[0].Err, want, claim)
+	}
+	outs, err := engine.CheckExpectations(parse(t, orders+"sink k from=s to=out\nexpect reads never-existed=r1\n"), 1, worlds.All())
+	require.NoError(t, err)
+	assert.EqualError(t, outs[0].Err, "s.tdm:9:14: expected reads never-existed=r1, got reads never-existed=none; there is no read named r1, and this scenario has no read line")
+}
+
 // A transaction's timeout is the broker's watchdog: once the transaction
 // commits there is nothing for it to abort, so it does not hold the end
 // of input back. With txn-timeout=15m the input ends once the last order
