@@ -545,6 +545,9 @@ func (s *world) windowLine(c scenario.Command) error {
 	}
 	if hasSide && side.Value != noSide {
 		// Used with late=side-output only; a knob may switch between the two.
+		if err := sideNeedsLate(c, side, cfg.SideOutput); err != nil {
+			return err
+		}
 		if op.side, err = s.w.TargetArg(side); err != nil {
 			return err
 		}
@@ -653,6 +656,23 @@ func settingList(keys []string) string {
 // against a target, to show what a side output nobody reads loses.
 const noSide = "none"
 
+// sideNeedsLate refuses a side= target on a line whose late records are
+// dropped (late=drop, or no late=): nothing would ever reach it, and the
+// records it was meant to keep would be counted as dropped instead. A
+// late= a knob sets may be drop for one value and side-output for
+// another, so one line serves both.
+func sideNeedsLate(c scenario.Command, side scenario.Arg, sideOutput bool) error {
+	if sideOutput {
+		return nil
+	}
+	for _, x := range c.Args {
+		if x.Key == "late" && x.FromKnob {
+			return nil
+		}
+	}
+	return scenario.Errorf(side.ValuePos, "side= receives the late records sent to the side output, and this line drops them; add late=side-output, or leave side= out")
+}
+
 func lateChoice(v string) (bool, bool) {
 	switch v {
 	case "drop":
@@ -724,6 +744,9 @@ func (s *world) joinLine(c scenario.Command) error {
 	}
 	if hasSide && side.Value != noSide {
 		// Used with late=side-output only, as a window's; a knob may switch.
+		if err := sideNeedsLate(c, side, cfg.SideOutput); err != nil {
+			return err
+		}
 		if op.side, err = s.w.TargetArg(side); err != nil {
 			return err
 		}
