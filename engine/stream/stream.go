@@ -402,13 +402,21 @@ func (s *world) filterLine(c scenario.Command) error {
 	}
 	a := scenario.NewArgs(c, rest)
 	f := &st.flt
-	_, hasMin := a.Find("min-amount")
-	_, hasMax := a.Find("max-amount")
+	// Several filter lines all apply: a record passes every one of them,
+	// so the amounts kept are the narrowest range any line gives and the
+	// keys those every keys= names.
+	minArg, hasMin := a.Find("min-amount")
+	maxArg, hasMax := a.Find("max-amount")
+	lo, hi := f.minAmount, f.maxAmount
 	if hasMin {
-		f.minAmount, f.hasMin = int64(a.Int("min-amount", 0, -1_000_000_000, 1_000_000_000)), true
+		if v := int64(a.Int("min-amount", 0, -1_000_000_000, 1_000_000_000)); !f.hasMin || v > lo {
+			lo = v
+		}
 	}
 	if hasMax {
-		f.maxAmount, f.hasMax = int64(a.Int("max-amount", 0, -1_000_000_000, 1_000_000_000)), true
+		if v := int64(a.Int("max-amount", 0, -1_000_000_000, 1_000_000_000)); !f.hasMax || v < hi {
+			hi = v
+		}
 	}
 	keys, hasKeys := a.Find("keys")
 	if err := a.Done(); err != nil {
@@ -417,6 +425,15 @@ func (s *world) filterLine(c scenario.Command) error {
 	if !hasMin && !hasMax && !hasKeys {
 		return scenario.Errorf(c.Pos, "filter needs min-amount=, max-amount= or keys=")
 	}
+	if (hasMin || f.hasMin) && (hasMax || f.hasMax) && lo > hi {
+		at := minArg.ValuePos
+		if !hasMin || hasMax && maxArg.ValuePos.Col > at.Col {
+			at = maxArg.ValuePos
+		}
+		return scenario.Errorf(at, "this filter keeps no amount: min-amount=%d is above max-amount=%d (several filter lines all apply)", lo, hi)
+	}
+	f.minAmount, f.hasMin = lo, f.hasMin || hasMin
+	f.maxAmount, f.hasMax = hi, f.hasMax || hasMax
 	if hasKeys {
 		// Each key kept costs a unit of work, as a key named does: a short
 		// line of ranges could otherwise keep millions of them.
@@ -428,12 +445,13 @@ func (s *world) filterLine(c scenario.Command) error {
 			return err
 		}
 		s.w.Charge(len(ks))
-		if f.keep == nil {
-			f.keep = map[string]bool{}
-		}
+		keep := make(map[string]bool, len(ks))
 		for _, k := range ks {
-			f.keep[k] = true
+			if f.keep == nil || f.keep[k] {
+				keep[k] = true
+			}
 		}
+		f.keep = keep
 	}
 	return nil
 }

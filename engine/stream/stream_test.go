@@ -94,6 +94,8 @@ func TestBadLines(t *testing.T) {
 		{"filter s", "s.tdm:8:1", "filter needs min-amount=, max-amount= or keys="},
 		{"filter s keys=3..1", "s.tdm:8:15", "expected a key range such as 90..94"},
 		{"filter s min-amount=x", "s.tdm:8:21", "expected a whole number"},
+		{"filter s min-amount=10 max-amount=5", "s.tdm:8:35", "this filter keeps no amount: min-amount=10 is above max-amount=5"},
+		{"filter s max-amount=5\nfilter s min-amount=10", "s.tdm:9:21", "this filter keeps no amount: min-amount=10 is above max-amount=5 (several filter lines all apply)"},
 		{"map s", "s.tdm:8:1", "map needs shift= or scale="},
 		{"map s shift=48h", "s.tdm:8:13", "expected shift= within a day"},
 		{"key-by s maybe", "s.tdm:8:10", "expected `key-by s key` or `key-by s none`"},
@@ -931,6 +933,28 @@ check recount
 	c = tr.Checks()
 	require.Len(t, c, 1)
 	assert.Equal(t, "pass", string(c[0].Status), c[0].Detail)
+}
+
+// TestFilterLinesAllApply: a record passes several filter lines only when
+// it passes each, so two lines keep the keys both name and the amounts
+// within both ranges; a later line never widens an earlier one.
+func TestFilterLinesAllApply(t *testing.T) {
+	tr, st := run(t, one+`key-by s none
+filter s keys=1,2 min-amount=10
+filter s keys=2,3,4 min-amount=5 max-amount=100
+filter s max-amount=1000
+window w from=s tumbling size=1m agg=sum to=out
+produce a at=10:00:01 key=1 amount=20
+produce a at=10:00:02 key=2 amount=7
+produce a at=10:00:03 key=2 amount=50
+produce a at=10:00:04 key=3 amount=30
+produce a at=10:00:05 key=2 amount=500
+`)
+	require.NotNil(t, st)
+	rows := tr.TargetAt("out", tr.Steps())
+	require.Len(t, rows, 1)
+	assert.Equal(t, int64(50), rows[0].Amount, "only key 2 with amount 50 is kept: keys 1 and 3 are each outside one keys=, 7 below min-amount=10, 500 above max-amount=100")
+	assert.Empty(t, tr.Final().Stale, "the truth applies the same filter")
 }
 
 // TestFilteredReadIsNotFolded: a read the filter keeps out of the windows
