@@ -353,6 +353,9 @@ func (l *world) group(c scenario.Command) error {
 	if err := a.Done(); err != nil {
 		return err
 	}
+	if err := autoCommitOnly(c, g.commit); err != nil {
+		return err
+	}
 	if g.interval <= 0 || g.refresh < 0 {
 		at := scenario.ValueAt(c, "refresh")
 		if g.interval <= 0 {
@@ -682,4 +685,26 @@ func readsExpected(rounds, parts, records int) int {
 	lambda := float64(records) / float64(pairs)
 	n := float64(pairs) * -math.Expm1(-lambda)
 	return min(pairs, records, int(n+4*math.Sqrt(n))+64)
+}
+
+// autoCommitOnly refuses interval= or auto-commit= on a group whose
+// commit= is not auto: they say when and where auto-commit runs, and a
+// group that commits by hand would ignore them in silence. A commit= a
+// knob sets may be auto for one value and not another, so one line serves
+// every value.
+func autoCommitOnly(c scenario.Command, commit string) error {
+	if commit == "auto" {
+		return nil
+	}
+	for _, x := range c.Args {
+		if x.Key == "commit" && x.FromKnob {
+			return nil
+		}
+	}
+	for _, x := range c.Args {
+		if x.Key == "interval" || x.Key == "auto-commit" {
+			return scenario.Errorf(x.Pos, "%s= says how auto-commit runs, and this group commits with commit=%s; give commit=auto, or leave %s= out", x.Key, commit, x.Key)
+		}
+	}
+	return nil
 }

@@ -260,6 +260,25 @@ func TestLogGroupSettingErrors(t *testing.T) {
 		_, err = engine.Build(f, nil, 1, worlds.All())
 		require.ErrorContains(t, err, want, setting)
 	}
+	// interval= and auto-commit= say how auto-commit runs: a group that
+	// commits by hand refuses them rather than ignore them, unless a knob
+	// sets its commit=, which one line then serves for every value.
+	for setting, want := range map[string]string{
+		"commit=after interval=3s":       "log.tdm:5:48: interval= says how auto-commit runs, and this group commits with commit=after; give commit=auto, or leave interval= out",
+		"auto-commit=poll":               "log.tdm:5:35: auto-commit= says how auto-commit runs, and this group commits with commit=after; give commit=auto, or leave auto-commit= out",
+		"commit=before auto-commit=poll": "log.tdm:5:49: auto-commit= says how auto-commit runs, and this group commits with commit=before; give commit=auto, or leave auto-commit= out",
+		"commit=$c interval=3s":          "",
+	} {
+		src := "scenario test/log \"A log test\"\ntopic orders partitions=1\ntarget fct sink=merge key=order_id\nproducer shop to=orders key=order_id\ngroup billing topic=orders to=fct " + setting + "\nknob c = after | auto\n"
+		f, err := scenario.Parse("log.tdm", []byte(src))
+		require.NoError(t, err)
+		_, err = engine.Build(f, nil, 1, worlds.All())
+		if want == "" {
+			require.NoError(t, err, setting)
+			continue
+		}
+		require.EqualError(t, err, want, setting)
+	}
 }
 
 // TestLogLineValueErrors: a log line whose value is out of range is refused
