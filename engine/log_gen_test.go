@@ -65,7 +65,10 @@ func (g logGen) Text() string {
 	case "publish":
 		fmt.Fprintf(&b, "source orders key=order_id updated_at=txn-start\npublish shop from=orders to=events outbox=%s delay=500ms\n", g.Outbox)
 	}
-	fmt.Fprintf(&b, "group billing topic=events to=fct commit=%s reset=%s interval=2s refresh=%s", g.Commit, g.Reset, or(g.Refresh, "0s"))
+	fmt.Fprintf(&b, "group billing topic=events to=fct commit=%s reset=%s refresh=%s", g.Commit, g.Reset, or(g.Refresh, "0s"))
+	if g.Commit == "auto" {
+		b.WriteString(" interval=2s") // auto-commit's timer; the other commit= refuse it
+	}
 	if g.Committed >= 0 {
 		fmt.Fprintf(&b, " committed=%d", g.Committed)
 	}

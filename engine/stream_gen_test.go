@@ -61,7 +61,10 @@ func (g streamGen) Text() string {
 			fmt.Fprintf(&b, "%s src %s\n", strings.Fields(l)[0], strings.Join(strings.Fields(l)[1:], " "))
 		}
 	}
-	late := fmt.Sprintf(" late=%s side=late_events", g.Late)
+	late := " late=" + g.Late
+	if g.Late == "side-output" {
+		late += " side=late_events" // a window that drops its late records refuses side=
+	}
 	if g.Time == "processing" {
 		late = "" // a processing-time window has no late records to send
 	}
