@@ -200,8 +200,11 @@ func TestSandboxDraftSurvivesReload(t *testing.T) {
 		openPlay(t, ctx, base+"/play")
 		setText(t, ctx, sandboxScenario)
 		waitFor(t, ctx, "kept as a draft", `document.querySelector('[data-testid="play-saved"]').textContent.startsWith("Kept in this browser")`)
-		// The same tab goes to a damaged link: the draft is shown, and the
-		// address keeps the link, for the learner to copy and report.
+		// The same tab goes to a damaged link (from another page, so that
+		// the sandbox loads anew rather than follow a change of its
+		// fragment): the draft is shown, and the address keeps the link,
+		// for the learner to copy and report.
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/healthz")))
 		openPlay(t, ctx, base+"/play#tdm=AAAA")
 		waitFor(t, ctx, "the link is named", `document.querySelector('[data-testid="play-problem"]').textContent.includes("could not be opened")`)
 		assert.Equal(t, sandboxScenario, playText(t, ctx))
