@@ -181,3 +181,30 @@ func TestEmbedSaysItDoesNotPresent(t *testing.T) {
 	assert.Empty(t, s.st.Message, "the scenario's own page presents")
 	assert.Equal(t, "on", s.st.Present)
 }
+
+// TestSeedOfTakesTheLastValue: a link's seed= is read as its other
+// settings are, the last value winning, by the server's page and the
+// browser's session alike (the session took the first, so a link with two
+// seeds ran another trace once the browser took over).
+func TestSeedOfTakesTheLastValue(t *testing.T) {
+	for _, tc := range []struct {
+		q       Values
+		seed    uint64
+		problem string
+	}{
+		{Values{}, 1, ""},
+		{Values{"seed": {"7"}}, 7, ""},
+		{Values{"seed": {"abc", "2"}}, 2, ""},
+		{Values{"seed": {"2", "abc"}}, 1, "the link's seed=abc is not a whole number; using seed 1"},
+		{Values{"seed": {""}}, 1, ""},
+	} {
+		seed, problem := SeedOf(tc.q)
+		assert.Equal(t, tc.seed, seed, "%v", tc.q)
+		assert.Equal(t, tc.problem, problem, "%v", tc.q)
+	}
+	src, name := source(t, "hwm/visibility-gap")
+	s, err := OpenLink("tm", src, name, "/scenarios/hwm/visibility-gap", "seed=abc&seed=2", false, worlds.All())
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), s.seed)
+	assert.Empty(t, s.st.Message)
+}

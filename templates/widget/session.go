@@ -96,14 +96,10 @@ func Open(id, src, name, base string, q Values, embedded bool, domains []engine.
 	knobs, st, problems := FromQuery(f, q)
 	s := &Session{file: f, domains: domains, base: base, id: id, embedded: embedded, seed: 1, knobs: knobs, st: st, faults: st.Faults, budget: BrowserBudget}
 	s.askedStep = st.Step
-	if v := get(q, "seed"); v != "" {
-		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
-			s.seed = n
-		} else {
-			// As the server says it (web/pages), so the message stays when
-			// the browser takes over the widget.
-			problems = append(problems, "the link's seed="+Clip(v)+" is not a whole number; using seed 1")
-		}
+	seed, problem := SeedOf(q)
+	s.seed = seed
+	if problem != "" {
+		problems = append(problems, problem)
 	}
 	if embedded && s.st.Present != "" {
 		problems = append(problems, EmbedDoesNotPresent)
@@ -111,6 +107,23 @@ func Open(id, src, name, base string, q Values, embedded bool, domains []engine.
 	}
 	s.st.Message = Sentences(problems)
 	return s, s.start()
+}
+
+// SeedOf reads a link's seed=: its last value, as for every other setting
+// of a link, or 1. A value that is not a whole number gives 1 and the
+// problem to say. The server's page and the browser's session both read it
+// here, so that they run the same trace.
+func SeedOf(q Values) (seed uint64, problem string) {
+	vs := q["seed"]
+	if len(vs) == 0 || vs[len(vs)-1] == "" {
+		return 1, ""
+	}
+	v := vs[len(vs)-1]
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 1, "the link's seed=" + Clip(v) + " is not a whole number; using seed 1"
+	}
+	return n, ""
 }
 
 // EmbedDoesNotPresent is what an embedded widget says of a link asking it

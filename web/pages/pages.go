@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -204,16 +203,9 @@ func Widget(ctx context.Context, f *scenario.File, q url.Values, unread error, b
 // an error means the scenario itself could not be run.
 func run(ctx context.Context, f *scenario.File, q url.Values) (*engine.Trace, widget.State, []string, error) {
 	knobs, st, problems := widget.FromQuery(f, q)
-	seed := uint64(1)
-	if vs := q["seed"]; len(vs) > 0 && vs[len(vs)-1] != "" {
-		// The last value, as for every other setting of a link.
-		v := vs[len(vs)-1]
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			problems = append(problems, "the link's seed="+widget.Clip(v)+" is not a whole number; using seed 1")
-		} else {
-			seed = n
-		}
+	seed, problem := widget.SeedOf(q)
+	if problem != "" {
+		problems = append(problems, problem)
 	}
 	t, _, err := simulate(ctx, f, knobs, seed)
 	if err != nil {
