@@ -694,14 +694,8 @@ func waitStep(t *testing.T, ctx context.Context, n int, what string) {
 // notes window blanks the room's screen, not the presenter's.
 func TestPresenterWindowsLeaveOtherTabsAlone(t *testing.T) {
 	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12&present")
-	other, cancelOther := chromedp.NewContext(room)
-	defer cancelOther()
-	require.NoError(t, chromedp.Do(other, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?step=11&mark=lsn&fault=11~crash")))
-	waitReady(t, other)
-	notes, cancelNotes := chromedp.NewContext(room)
-	defer cancelNotes()
-	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?present=notes")))
-	waitReady(t, notes)
+	other := openWindow(t, room, base+"/scenarios/hwm/visibility-gap?step=11&mark=lsn&fault=11~crash")
+	notes := openWindow(t, room, base+"/scenarios/hwm/visibility-gap?present=notes")
 	waitStep(t, notes, 12, "the notes window opens at the room's step")
 
 	blur(t, room)
@@ -813,10 +807,7 @@ func TestPresenterNotesWindowSetsTheRoomsKnobsAndFaults(t *testing.T) {
 // (the message saying it went with the next step).
 func TestNotesWindowKnowsTheRoomIsShownAgain(t *testing.T) {
 	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12&present")
-	notes, cancel := chromedp.NewContext(room)
-	defer cancel()
-	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?present=notes")))
-	waitReady(t, notes)
+	notes := openWindow(t, room, base+"/scenarios/hwm/visibility-gap?present=notes")
 	waitStep(t, notes, 12, "the notes window opens at the room's step")
 	roomBlank := func(want bool, what string) {
 		t.Helper()

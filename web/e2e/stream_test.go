@@ -178,10 +178,7 @@ func TestPresenterShowsTheJob(t *testing.T) {
 	assert.False(t, shows(`[data-testid=panel-job]`))
 
 	// J in the presenter's notes window shows the room the job's panel.
-	notes, cancel := chromedp.NewContext(ctx)
-	defer cancel()
-	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/stream/checkpoint-append?present=notes")))
-	waitReady(t, notes)
+	notes := openWindow(t, ctx, base+"/scenarios/stream/checkpoint-append?present=notes")
 	blur(t, notes)
 	key(t, notes, "j")
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('.tm-widget').dataset.view === "job"`, chromedp.WithPollingTimeout(15*time.Second)))

@@ -48,6 +48,18 @@ func waitReady(t *testing.T, ctx context.Context) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-host[data-ready="true"] [data-testid="btn-play"]`))))
 }
 
+// openWindow opens url in another window of from's browser (a presenter's
+// notes window, another tab of the scenario) and waits until its widget is
+// ready; the window closes with the test.
+func openWindow(t *testing.T, from context.Context, url string) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(from)
+	t.Cleanup(cancel)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url)))
+	waitReady(t, ctx)
+	return ctx
+}
+
 // step reads the widget's current step from the page.
 func step(t *testing.T, ctx context.Context) int {
 	return eval[int](t, ctx, `Number(document.querySelector('.tm-widget').dataset.step)`)
