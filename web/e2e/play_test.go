@@ -205,7 +205,10 @@ func TestSandboxDraftSurvivesReload(t *testing.T) {
 		// fragment): the draft is shown, and the address keeps the link,
 		// for the learner to copy and report.
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/healthz")))
-		openPlay(t, ctx, base+"/play#tdm=AAAA")
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/play#tdm=AAAA")))
+		// waitLoaded polls through a document that is still being replaced
+		// (a poll in it fails at once with "Cannot find context").
+		waitLoaded(t, ctx, "the sandbox is ready", `document.documentElement.dataset.playReady === "true"`)
 		waitFor(t, ctx, "the link is named", `document.querySelector('[data-testid="play-problem"]').textContent.includes("could not be opened")`)
 		assert.Equal(t, sandboxScenario, playText(t, ctx))
 		time.Sleep(500 * time.Millisecond) // the address follows the text a moment behind
