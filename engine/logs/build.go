@@ -409,6 +409,9 @@ func (l *world) groupMember(c scenario.Command) (*groupState, scenario.Arg, []sc
 	if len(rest) == 0 || rest[0].Key != "" || rest[0].Quoted {
 		return nil, scenario.Arg{}, nil, scenario.Errorf(c.Pos, "expected %s GROUP MEMBER, such as `%s %s c1 at=10:00:00`", c.Name, c.Name, g.name)
 	}
+	if c.Name != "member" {
+		g.unjoined = append(g.unjoined, rest[0])
+	}
 	return g, rest[0], rest[1:], nil
 }
 
@@ -426,12 +429,11 @@ func (l *world) member(c scenario.Command) error {
 	if joining {
 		g.joins++
 	}
-	if _, ok := g.named[m.Value]; !ok {
-		if len(g.named) >= maxMembers {
-			return scenario.Errorf(m.Pos, "group %s already has %d members; a group has at most %d", g.name, maxMembers, maxMembers)
-		}
-		g.named[m.Value] = true
+	joined, ok := g.named[m.Value]
+	if !ok && len(g.named) >= maxMembers {
+		return scenario.Errorf(m.Pos, "group %s already has %d members; a group has at most %d", g.name, maxMembers, maxMembers)
 	}
+	g.named[m.Value] = joined || joining
 	l.w.Schedule(at, func() { l.join(g, m.Value, joining) })
 	return nil
 }
@@ -624,6 +626,25 @@ func (l *world) finish() error {
 	for _, n := range l.producerNames() {
 		if err := feed(n, l.producers[n].topic); err != nil {
 			return err
+		}
+	}
+	for _, name := range l.groupOrd {
+		// A member no member line joins can only be a mistyped name: it
+		// would poll, pause or leave as nobody, and the run would say so
+		// at that step only.
+		g := l.groups[name]
+		for _, m := range g.unjoined {
+			if g.named[m.Value] {
+				continue
+			}
+			var joined []string
+			for n, ok := range g.named {
+				if ok {
+					joined = append(joined, n)
+				}
+			}
+			slices.Sort(joined)
+			return scenario.Errorf(m.Pos, "no line `member %s %s at=…` joins %s to group %s%s", g.name, m.Value, m.Value, g.name, scenario.DidYouMean(m.Value, joined))
 		}
 	}
 	for _, name := range l.groupOrd {

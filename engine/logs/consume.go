@@ -41,7 +41,8 @@ type groupState struct {
 	idx      int32           // index of hist in the trace's Log.Groups
 	rounds   int             // polls rounds scheduled, to size the trace
 	joins    int             // member lines that join the group, to size the trace
-	named    map[string]bool // every member a line names, to bound them (maxMembers)
+	named    map[string]bool // every member a line names, to bound them (maxMembers); true once a member line joins it
+	unjoined []scenario.Arg  // the members poll, pause and leave lines name, each checked against the member lines at the end (see finish)
 	in       []sink.In       // scratch for one batch's writes, reused
 }
 

@@ -669,6 +669,28 @@ func TestLogGroupMembersAreBounded(t *testing.T) {
 	require.EqualError(t, err, "log.tdm:10006:16: group billing already has 10000 members; a group has at most 10000")
 }
 
+// TestLogMemberLinesNameJoinedMembers refuses a poll, pause or leave line
+// whose member no member line joins to the group, wherever that member line
+// stands, and names the members it probably meant.
+func TestLogMemberLinesNameJoinedMembers(t *testing.T) {
+	head := "scenario test/log \"A log test\"\ntopic orders partitions=2\ngroup billing topic=orders\n"
+	build := func(body string) error {
+		f, err := scenario.Parse("log.tdm", []byte(head+body))
+		require.NoError(t, err)
+		_, err = engine.Build(f, nil, 1, worlds.All())
+		return err
+	}
+	require.NoError(t, build("poll billing c1 at=10:00:00\nmember billing c1 at=10:00:01\nleave billing c1 at=10:00:02\npoll billing c1 at=10:00:03\n"),
+		"a member may poll before it joins and after it leaves: the run says it is assigned nothing")
+	for line, want := range map[string]string{
+		"poll billing c3 at=10:00:02":                  "log.tdm:6:14: no line `member billing c3 at=…` joins c3 to group billing; did you mean c1 or c2?",
+		"pause billing c-1 at=10:00:02 until=10:00:05": "log.tdm:6:15: no line `member billing c-1 at=…` joins c-1 to group billing; did you mean c1 or c2?",
+		"leave billing reader at=10:00:02":             "log.tdm:6:15: no line `member billing reader at=…` joins reader to group billing",
+	} {
+		assert.EqualError(t, build("member billing c1 at=10:00:00\nmember billing c2 at=10:00:00\n"+line+"\n"), want, line)
+	}
+}
+
 // TestLogPositionPastTheLogEnd: a committed offset past the log end is out
 // of range as one below the log start is, and auto.offset.reset decides
 // (the consumer found "nothing new" and the lag read -2, while order 1 was
