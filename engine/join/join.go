@@ -78,6 +78,15 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// Empty reports whether the interval holds no instant once its excluded
+// bounds are left out, as between=0s..0s exclusive=upper does. Flink
+// checks the bounds before it excludes them (IntervalJoinOperator), so it
+// runs such a join, which pairs nothing; Validate accepts it as Flink does.
+func (c Config) Empty() bool {
+	lo, hi := c.bounds()
+	return lo > hi
+}
+
 // bounds are the inclusive bounds after the exclusivity adjustment.
 func (c Config) bounds() (lower, upper vtime.Duration) {
 	lower, upper = c.Lower, c.Upper

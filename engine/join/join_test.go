@@ -77,6 +77,10 @@ func TestIntervalBounds(t *testing.T) {
 	assert.Equal(t, "between", ce.Field, "the setting at fault, named as the join line's argument")
 	_, err = join.New(join.Config{Lower: 0, Upper: 0, LowerExclusive: true, UpperExclusive: true})
 	assert.NoError(t, err, "Flink checks the bounds before making them exclusive")
+	assert.True(t, join.Config{LowerExclusive: true, UpperExclusive: true}.Empty(), "0..0 without its bounds holds no instant")
+	assert.True(t, join.Config{Lower: -1, UpperExclusive: true, LowerExclusive: true}.Empty(), "-1ms..0 without its bounds holds no instant")
+	assert.False(t, join.Config{Lower: -2, UpperExclusive: true, LowerExclusive: true}.Empty(), "-2ms..0 without its bounds holds -1ms")
+	assert.False(t, join.Config{}.Empty(), "0..0 with its bounds holds 0")
 }
 
 // A left record stays until the watermark reaches t + Upper, a right one

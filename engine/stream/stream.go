@@ -738,6 +738,10 @@ func (s *world) joinLine(c scenario.Command) error {
 		// between='s value begins with the lower bound the error names first.
 		return scenario.Errorf(settingAt(c, err, c.Pos), "%s", err.Error())
 	}
+	if cfg.Empty() {
+		// Flink runs such a join and pairs nothing: a scenario's mistake.
+		return scenario.Errorf(scenario.ValueAt(c, "exclusive"), "a join between=%s with exclusive=%s holds no instant, so it could never pair two records; include a bound or widen the interval", between.Value, excl)
+	}
 	ls, err := s.streamArg(left)
 	if err != nil {
 		return err

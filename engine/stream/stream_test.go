@@ -132,6 +132,8 @@ func TestBadLines(t *testing.T) {
 		{"stream s2 from=sales\njoin j between=10s..-10s left=s right=s2", "s.tdm:9:16", "lower bound 10s is above its upper bound -10s"},
 		{"stream s2 from=sales\njoin j left=s right=s2 exclusive=both late=side-output between=5m..1m to=out", "s.tdm:9:64", "lower bound 5m is above its upper bound 1m"},
 		{"stream s2 from=sales\njoin j left=s right=nope between=1s..0s", "s.tdm:9:34", "lower bound 1s is above its upper bound 0s"},
+		{"stream s2 from=sales\njoin j left=s right=s2 between=0s..0s exclusive=upper", "s.tdm:9:49", "a join between=0s..0s with exclusive=upper holds no instant"},
+		{"stream s2 from=sales\njoin j left=s right=s2 between=-1ms..0s exclusive=both", "s.tdm:9:51", "a join between=-1ms..0s with exclusive=both holds no instant"},
 		{"stream s2 from=sales\njoin j left=s right=s2 between=soon", "s.tdm:9:32", "expected between=LOWER..UPPER"},
 		{"stream s2 from=sales\nkey-by s2 none\njoin j left=s right=s2 between=0s..1s", "s.tdm:10:21", "a join needs both streams keyed the same way"},
 		{"stall s partition=5 at=10:00:00 until=10:00:01", "s.tdm:8:19", "whose partitions are 0 to 2; found partition 5"},
