@@ -120,6 +120,7 @@ func TestExpectationErrors(t *testing.T) {
 		{"unknown when knob", "expect missing=none when colour=red", "b.tdm:6:26", `unknown knob "colour" after when`},
 		{"bad when value", "expect missing=none when mark=sundial", "b.tdm:6:31", `knob mark cannot be "sundial"`},
 		{"bad duplicated", "expect duplicated=3", "b.tdm:6:19", "expected duplicated=KEYxCOUNT"},
+		{"duplicated once", "expect duplicated=5x2,1x1", "b.tdm:6:19", `expected a duplicated key's COUNT to be 2 or more, the times the target holds it; found "1x1" in "5x2,1x1"`},
 		{"no claim", "expect", "b.tdm:6:1", "expect needs at least one claim"},
 		{"nothing after when", "expect missing=none when", "b.tdm:6:21", "expected knob=value after when"},
 		{"knob twice after when", "expect missing=none when mark=lsn mark=timestamp", "b.tdm:6:35", "knob mark is named twice after when"},

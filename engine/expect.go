@@ -415,11 +415,16 @@ func dupClaims(a scenario.Arg) ([]string, error) {
 			return nil, errorf(a.ValuePos, "expected duplicated=KEYxCOUNT[,KEYxCOUNT...] such as 5x2 or 41..47x2, or none; found %q", a.Value)
 		}
 		k, n := part[:i], part[i+1:]
-		if _, err := strconv.Atoi(n); err != nil {
+		count, err := strconv.Atoi(n)
+		if err != nil {
 			return nil, errorf(a.ValuePos, "expected duplicated=KEYxCOUNT[,KEYxCOUNT...] such as 5x2 or 41..47x2, or none; found %q", a.Value)
 		}
-		var err error
-		if out, err = appendClaimKeys(out, a, k, "x"+n); err != nil {
+		if count < 2 {
+			// A key the target holds once is not duplicated: the claim
+			// could never hold.
+			return nil, errorf(a.ValuePos, "expected a duplicated key's COUNT to be 2 or more, the times the target holds it; found %q in %q", part, a.Value)
+		}
+		if out, err = appendClaimKeys(out, a, k, "x"+strconv.Itoa(count)); err != nil {
 			return nil, err
 		}
 	}
