@@ -64,6 +64,7 @@ func TestBuildErrors(t *testing.T) {
 		{"bad choice", world + "target t2 sink=replace\n", nil, "b.tdm:6:16", `expected sink= to be one of append, merge, overwrite or upsert, found "replace"`},
 		{"unknown pipeline", world + "run extrakt at=10:00:02\n", nil, "b.tdm:6:5", `unknown pipeline "extrakt"`},
 		{"renamed check", world + "check reconciliation-same-column\n", nil, "b.tdm:6:7", `check "reconciliation-same-column" is now called reconciliation-same-window`},
+		{"overlap under a literal lsn mark", "scenario t/x \"X\"\nsource o\ntarget t\npipeline p from=o to=t mark=lsn overlap=5s\n", nil, "b.tdm:4:41", "overlap= re-reads a span of time behind a timestamp mark, and mark=lsn is a log position"},
 		{"unknown source table", "scenario t/x \"X\"\ntarget t\npipeline p from=nope to=t\n", nil, "b.tdm:3:17", `unknown source table "nope"`},
 		{"unknown target", "scenario t/x \"X\"\nsource o\npipeline p from=o to=nope\n", nil, "b.tdm:3:22", `unknown target "nope"`},
 		{"required argument", world + "run extract\n", nil, "b.tdm:6:1", "run needs at=HH:MM:SS"},
@@ -107,6 +108,12 @@ func TestBuildErrors(t *testing.T) {
 	f, err := scenario.Parse("b.tdm", []byte(world))
 	require.NoError(t, err)
 	_, err = engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	// An overlap under a mark a knob sets to lsn has nothing to do there,
+	// and is no mistake: the knob's other values use it.
+	f, err = scenario.Parse("b.tdm", []byte(world+"pipeline extract2 from=orders to=fct_orders mark=$mark overlap=5s\n"))
+	require.NoError(t, err)
+	_, err = engine.Run(f, map[string]string{"mark": "lsn"}, 1, worlds.All())
 	require.NoError(t, err)
 }
 

@@ -73,6 +73,16 @@ func (h *world) pipeline(c scenario.Command) error {
 		x, _ := scenario.NewArgs(c, rest).Find("overlap")
 		return errorf(x.ValuePos, "expected overlap= to be zero or positive, found %s", cfg.Overlap)
 	}
+	// An overlap re-reads time behind a timestamp mark; a log position has
+	// no time to step back. A knob may pair the two (mark=$mark with
+	// overlap=5s), and then the overlap has nothing to do under lsn.
+	if cfg.Overlap > 0 && !cfg.Mark.IsTimestamp() {
+		as := scenario.NewArgs(c, rest)
+		m, _ := as.Find("mark")
+		if x, _ := as.Find("overlap"); !m.FromKnob && !x.FromKnob {
+			return errorf(x.ValuePos, "overlap= re-reads a span of time behind a timestamp mark, and mark=lsn is a log position with no time to step back; leave overlap= out, or choose a timestamp mark")
+		}
+	}
 	for _, t := range strings.Split(from.Value, ",") {
 		if h.db.Table(t) == nil {
 			return errorf(from.ValuePos, "unknown source table %q; declare it first with `source %s key=...`", t, t)
