@@ -57,7 +57,7 @@ func (g gen) Text() string {
 	fmt.Fprintf(&b, "source orders key=order_id updated_at=%s\n", stamp)
 	fmt.Fprintf(&b, "target fct_orders sink=%s key=order_id\n", g.Sink)
 	fmt.Fprintf(&b, "pipeline extract from=orders to=fct_orders mark=%s advance=%s predicate=%s cas=%s", g.Mark, g.Advance, or(g.Predicate, "gt"), or(g.CAS, "off"))
-	if g.Overlap != "" {
+	if g.Overlap != "" && g.Mark != "lsn" { // lsn refuses an overlap: it has no time to step back
 		fmt.Fprintf(&b, " overlap=%s", g.Overlap)
 	}
 	b.WriteString("\n")
