@@ -91,7 +91,7 @@ func TestBadStateLines(t *testing.T) {
 		{"sink k from=s to=out commit=two-phase", "s.tdm:8:1", "commit=two-phase commits when a checkpoint completes, and this scenario takes none"},
 		{"sink k from=s to=out commit=xa", "s.tdm:8:29", "expected commit= to be one of auto or two-phase"},
 		{"sink k from=s to=out txn-timeout=15m", "s.tdm:8:34", "txn-timeout= is how long a transaction may stay open before the broker aborts it; it needs commit=two-phase"},
-		{"sink k from=s to=out commit=two-phase txn-timeout=0s", "s.tdm:8:51", `expected txn-timeout= to be a positive duration within a day, such as 15m, found "0s"`},
+		{"sink k from=s to=out commit=two-phase txn-timeout=0s", "s.tdm:8:51", `expected txn-timeout= to be a positive duration within a day, such as 15m, or none, found "0s"`},
 		{"sink k from=s to=out commit=two-phase txn-timeout=10s\ncheckpoint every=10s", "s.tdm:8:51", "expected txn-timeout= to be longer than the checkpoint interval (every=10s), found 10s"},
 		{"checkpoint every=50ms", "s.tdm:8:18", `expected every= to be at least 100ms, within a day, found "50ms"`},
 		{"checkpoint every=25h", "s.tdm:8:18", `expected every= to be at least 100ms, within a day, found "25h"`},
@@ -332,6 +332,8 @@ func TestPreparedTransactionTimesOut(t *testing.T) {
 	tr, st := run(t, strings.Replace(src, "$T", "", 1))
 	assert.Empty(t, tr.Final().Missing, "the restore commits checkpoint 2's transaction, two minutes on")
 	assert.Equal(t, int32(10), st.Job.Restores[0].Committed)
+	none, _ := run(t, strings.Replace(src, "$T", " txn-timeout=none", 1))
+	assert.Equal(t, tr.Events, none.Events, "txn-timeout=none is the default written out, for a knob to offer")
 
 	tr, st = run(t, strings.Replace(src, "$T", " txn-timeout=30s", 1))
 	assert.Equal(t, keyRange(11, 20), tr.Final().Missing, "checkpoint 2's transaction, open since 10:00:10, is aborted at 10:00:40")
