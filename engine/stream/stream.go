@@ -425,6 +425,9 @@ func (s *world) filterLine(c scenario.Command) error {
 	if !hasMin && !hasMax && !hasKeys {
 		return scenario.Errorf(c.Pos, "filter needs min-amount=, max-amount= or keys=")
 	}
+	if err := beforeReaders(c, st); err != nil {
+		return err
+	}
 	if (hasMin || f.hasMin) && (hasMax || f.hasMax) && lo > hi {
 		at := minArg.ValuePos
 		if !hasMin || hasMax && maxArg.ValuePos.Col > at.Col {
@@ -456,6 +459,17 @@ func (s *world) filterLine(c scenario.Command) error {
 	return nil
 }
 
+// beforeReaders refuses line c, a filter, map or key-by of stream st, once
+// a window, join, aggregate or sink reads st: such a line shapes the
+// stream every reader sees, and a line after them reads as though it
+// shaped the readers' output.
+func beforeReaders(c scenario.Command, st *stream) error {
+	if len(st.consumers) > 0 {
+		return scenario.Errorf(c.Args[0].ValuePos, "%s %s comes after a window, join, aggregate or sink reads the stream, yet shapes what they all read; put it before them", c.Name, st.name)
+	}
+	return nil
+}
+
 // mapLine reads `map STREAM [shift=D] [scale=N]`.
 func (s *world) mapLine(c scenario.Command) error {
 	st, rest, err := s.named(c)
@@ -472,6 +486,9 @@ func (s *world) mapLine(c scenario.Command) error {
 	}
 	if !hasShift && !hasScale {
 		return scenario.Errorf(c.Pos, "map needs shift= or scale=")
+	}
+	if err := beforeReaders(c, st); err != nil {
+		return err
 	}
 	if shift < -24*vtime.Hour || shift > 24*vtime.Hour {
 		return scenario.Errorf(scenario.ValueAt(c, "shift"), "expected shift= within a day either way, found %s", shift)
@@ -503,8 +520,8 @@ func (s *world) keyByLine(c scenario.Command) error {
 		}
 		return scenario.Errorf(at, "expected `key-by %s key` or `key-by %s none`", st.name, st.name)
 	}
-	if len(st.consumers) > 0 {
-		return scenario.Errorf(c.Args[0].ValuePos, "key-by %s comes after a window or join reads the stream; put it before them", st.name)
+	if err := beforeReaders(c, st); err != nil {
+		return err
 	}
 	st.keyed = words[0].Value == "key"
 	return nil
