@@ -643,7 +643,7 @@ func (l *world) finish() error {
 					joined = append(joined, n)
 				}
 			}
-			slices.Sort(joined)
+			sorted.Sort(joined)
 			return scenario.Errorf(m.Pos, "no line `member %s %s at=…` joins %s to group %s%s", g.name, m.Value, m.Value, g.name, scenario.DidYouMean(m.Value, joined))
 		}
 	}
