@@ -69,6 +69,17 @@ func TestExplainAKeyAConsumerWrote(t *testing.T) {
 	require.NotEmpty(t, rows)
 	why := hwm.Explain(tr, tr.RowKey(&rows[0]), tr.Steps())
 	assert.Contains(t, why, "a consumer at ")
+
+	// A producer's event is sent, with no commit and no LSN; until a
+	// consumer writes it, it has not reached the target.
+	tr = run(t, "dist/rebalance", worlds.All())
+	assert.Equal(t, "Order 1 was sent by shop at 10:00:01 with updated_at 10:00:01; it has not reached fct_orders by this step.", hwm.Explain(tr, "1", 5))
+	assert.Equal(t, "Order 1 was sent by shop at 10:00:01 with updated_at 10:00:01; a consumer at 10:00:07 copied it to the target, and it is current.", hwm.Explain(tr, "1", tr.Steps()))
+	// A row change capture publishes was committed in the source.
+	tr = run(t, "dist/connector-restart", worlds.All())
+	rows = tr.TargetAt(tr.Targets[0].Name, tr.Steps())
+	require.NotEmpty(t, rows)
+	assert.Regexp(t, `^\w+ \S+ committed at \S+ \(lsn \d+\) with updated_at`, hwm.Explain(tr, tr.RowKey(&rows[0]), tr.Steps()))
 }
 
 // TestSecondTargetOfATableIsRefused: the truth follows a table's rows into
