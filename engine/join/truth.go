@@ -1,6 +1,10 @@
 package join
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/tidemark/tidemark/engine/sorted"
+)
 
 // Match names one joined pair by its records' ids.
 type Match struct {
@@ -35,9 +39,12 @@ func cmpInt(a, b int64) int {
 func Truth(cfg Config, left, right []Record) []Match {
 	lower, upper := cfg.bounds()
 	rs := append([]Record(nil), right...)
-	sort.Sort(sorter{len(rs), func(i, j int) bool {
-		return rs[i].Key < rs[j].Key || rs[i].Key == rs[j].Key && rs[i].Time < rs[j].Time
-	}, func(i, j int) { rs[i], rs[j] = rs[j], rs[i] }})
+	sorted.Func(rs, func(a, b Record) int {
+		if a.Key != b.Key {
+			return int(a.Key - b.Key)
+		}
+		return cmpInt(int64(a.Time), int64(b.Time))
+	})
 	var out []Match
 	for _, l := range left {
 		lo, hi := l.Time.Add(lower), l.Time.Add(upper)
@@ -63,23 +70,8 @@ func Matches(pairs []Pair) []Match {
 
 // sortMatches orders matches by key, left id and right id.
 func sortMatches(ms []Match) {
-	sort.Sort(sorter{len(ms), func(i, j int) bool { return compareMatches(ms[i], ms[j]) < 0 },
-		func(i, j int) { ms[i], ms[j] = ms[j], ms[i] }})
+	sorted.Func(ms, compareMatches)
 }
-
-// sorter sorts n things by less, moving them with swap. Every sort of the
-// package goes through it and the standard library's sort.Sort, so the
-// browser module carries one sorting routine rather than a copy of the
-// generic slices.SortFunc for each kind of thing sorted.
-type sorter struct {
-	n    int
-	less func(i, j int) bool
-	swap func(i, j int)
-}
-
-func (s sorter) Len() int           { return s.n }
-func (s sorter) Less(i, j int) bool { return s.less(i, j) }
-func (s sorter) Swap(i, j int)      { s.swap(i, j) }
 
 // Diff compares emitted matches with the truth, both sorted as Matches and
 // Truth sort them: missing are the pairs that never joined, extra the ones

@@ -2,7 +2,6 @@ package stream
 
 import (
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -192,16 +191,12 @@ func (t *Trace) Results(i, n int) []WindowResult {
 		r.Mismatch = r.Final != r.Truth
 		out = append(out, *r)
 	}
-	sort.Sort(sorter{len(out), func(i, j int) bool {
-		a, b := &out[i], &out[j]
-		switch {
-		case a.Key != b.Key:
-			return a.Key < b.Key
-		case a.Window.Start != b.Window.Start:
-			return a.Window.Start < b.Window.Start
+	sorted.Func(out, func(a, b WindowResult) int {
+		if a.Key != b.Key {
+			return cmpInt(int64(a.Key), int64(b.Key))
 		}
-		return a.Window.End < b.Window.End
-	}, func(i, j int) { out[i], out[j] = out[j], out[i] }})
+		return cmpWindows(a.Window, b.Window)
+	})
 	return out
 }
 
@@ -217,7 +212,7 @@ func (t *Trace) WrongStarts(n int) []vtime.Time {
 			}
 		}
 	}
-	sort.Sort(sorter{len(starts), func(i, j int) bool { return starts[i] < starts[j] }, func(i, j int) { starts[i], starts[j] = starts[j], starts[i] }})
+	sorted.Func(starts, func(a, b vtime.Time) int { return cmpInt(int64(a), int64(b)) })
 	return slices.Compact(starts)
 }
 
@@ -540,16 +535,15 @@ func (t *Trace) windowCounts(i, n int) []check.WindowCount {
 	for _, x := range order {
 		byWin[x].Closed = closed(x.w)
 	}
-	sort.Sort(sorter{len(order), func(i, j int) bool {
-		a, b := &order[i], &order[j]
+	sorted.Func(order, func(a, b win) int {
 		switch {
 		case a.w.Start != b.w.Start:
-			return a.w.Start < b.w.Start
+			return cmpInt(int64(a.w.Start), int64(b.w.Start))
 		case a.key != b.key:
-			return a.key < b.key
+			return cmpInt(int64(a.key), int64(b.key))
 		}
-		return a.w.End < b.w.End
-	}, func(i, j int) { order[i], order[j] = order[j], order[i] }})
+		return cmpInt(int64(a.w.End), int64(b.w.End))
+	})
 	out := make([]check.WindowCount, len(order))
 	for k, x := range order {
 		out[k] = *byWin[x]
@@ -612,16 +606,22 @@ func (t *Trace) joinCount(i, n int) check.JoinCount {
 	return c
 }
 
-// sorter sorts n things by less, moving them with swap. Every sort of the
-// package goes through it and the standard library's sort.Sort, so the
-// browser module carries one sorting routine rather than a copy of the
-// generic slices.SortFunc for each kind of thing sorted.
-type sorter struct {
-	n    int
-	less func(i, j int) bool
-	swap func(i, j int)
+// cmpInt is -1, 0 or +1 as a is below, equal to or above b: the one
+// comparison the package's sorts make (see engine/sorted).
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
-func (s sorter) Len() int           { return s.n }
-func (s sorter) Less(i, j int) bool { return s.less(i, j) }
-func (s sorter) Swap(i, j int)      { s.swap(i, j) }
+// cmpWindows orders windows by start, then end.
+func cmpWindows(a, b window.Window) int {
+	if a.Start != b.Start {
+		return cmpInt(int64(a.Start), int64(b.Start))
+	}
+	return cmpInt(int64(a.End), int64(b.End))
+}

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/watermark"
 	"github.com/tidemark/tidemark/engine/window"
@@ -267,9 +268,7 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 		}
 		out = append(out, *x)
 	}
-	sort.Sort(sorter{len(out), func(i, j int) bool {
-		return out[i].Window.Start < out[j].Window.Start || out[i].Window.Start == out[j].Window.Start && out[i].Window.End < out[j].Window.End
-	}, func(i, j int) { out[i], out[j] = out[j], out[i] }})
+	sorted.Func(out, func(a, b WindowState) int { return cmpWindows(a.Window, b.Window) })
 	return out
 }
 

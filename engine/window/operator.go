@@ -2,8 +2,8 @@ package window
 
 import (
 	"math"
-	"sort"
 
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -350,8 +350,7 @@ func (o *Operator) merge(key int32, w Window, out *Output) int32 {
 	case len(group) == 1 && o.slots[group[0]].win.Cover(w) == o.slots[group[0]].win:
 		return group[0] // w lies inside an open window: nothing merges
 	}
-	sort.Sort(sorter{len(group), func(i, j int) bool { return o.slots[group[i]].win.Start < o.slots[group[j]].win.Start },
-		func(i, j int) { group[i], group[j] = group[j], group[i] }})
+	sorted.Func(group, func(i, j int32) int { return cmpTime(o.slots[i].win.Start, o.slots[j].win.Start) })
 	cover := w
 	from := make([]Window, len(group))
 	for j, i := range group {
@@ -673,28 +672,14 @@ func (o *Operator) Each(fn func(Open) bool) {
 
 // sortSlots orders slots by key, window start and end.
 func (o *Operator) sortSlots(order []int32) {
-	sort.Sort(sorter{len(order), func(i, j int) bool {
-		x, y := &o.slots[order[i]], &o.slots[order[j]]
+	sorted.Func(order, func(i, j int32) int {
+		x, y := &o.slots[i], &o.slots[j]
 		switch {
 		case x.key != y.key:
-			return x.key < y.key
+			return int(x.key - y.key)
 		case x.win.Start != y.win.Start:
-			return x.win.Start < y.win.Start
+			return cmpTime(x.win.Start, y.win.Start)
 		}
-		return x.win.End < y.win.End
-	}, func(i, j int) { order[i], order[j] = order[j], order[i] }})
+		return cmpTime(x.win.End, y.win.End)
+	})
 }
-
-// sorter sorts n things by less, moving them with swap. Every sort of the
-// package goes through it and the standard library's sort.Sort, so the
-// browser module carries one sorting routine rather than a copy of the
-// generic slices.SortFunc for each kind of thing sorted.
-type sorter struct {
-	n    int
-	less func(i, j int) bool
-	swap func(i, j int)
-}
-
-func (s sorter) Len() int           { return s.n }
-func (s sorter) Less(i, j int) bool { return s.less(i, j) }
-func (s sorter) Swap(i, j int)      { s.swap(i, j) }

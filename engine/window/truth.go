@@ -1,6 +1,6 @@
 package window
 
-import "sort"
+import "github.com/tidemark/tidemark/engine/sorted"
 
 // Result is one key's aggregate over one window.
 type Result struct {
@@ -27,10 +27,12 @@ func compareResults(a, b Result) int {
 // results come in order of key, window start and end.
 func Truth(a Assigner, recs []Record) []Result {
 	byKey := append([]Record(nil), recs...)
-	sort.Stable(sorter{len(byKey), func(i, j int) bool {
-		x, y := &byKey[i], &byKey[j]
-		return x.Key < y.Key || x.Key == y.Key && x.Time < y.Time
-	}, func(i, j int) { byKey[i], byKey[j] = byKey[j], byKey[i] }})
+	sorted.Func(byKey, func(x, y Record) int {
+		if x.Key != y.Key {
+			return int(x.Key - y.Key)
+		}
+		return cmpTime(x.Time, y.Time)
+	})
 	var out []Result
 	if a.Merging() {
 		for i := 0; i < len(byKey); {
@@ -91,8 +93,7 @@ func Final(firings []Firing) []Result {
 		idx[k] = len(rs)
 		rs = append(rs, last{Result: Result{Key: f.Key, Window: f.Window, Acc: f.Acc}, at: n})
 	}
-	sort.Sort(sorter{len(rs), func(i, j int) bool { return compareResults(rs[i].Result, rs[j].Result) < 0 },
-		func(i, j int) { rs[i], rs[j] = rs[j], rs[i] }})
+	sorted.Func(rs, func(x, y last) int { return compareResults(x.Result, y.Result) })
 	// A covering window starts no later than the one it covers: look
 	// forward from each result over the results that start inside it.
 	for i := range rs {
@@ -180,6 +181,5 @@ func Recount(recs []Record, key int32, w Window) Acc {
 
 // sortResults orders results by key, window start and end.
 func sortResults(rs []Result) {
-	sort.Sort(sorter{len(rs), func(i, j int) bool { return compareResults(rs[i], rs[j]) < 0 },
-		func(i, j int) { rs[i], rs[j] = rs[j], rs[i] }})
+	sorted.Func(rs, compareResults)
 }
