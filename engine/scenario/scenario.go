@@ -523,6 +523,17 @@ func lexLine(file string, line int, text string) (*Command, error) {
 			}
 		}
 		if i < len(runes) && runes[i] != ' ' && runes[i] != '\t' && runes[i] != '#' {
+			if !a.Quoted && a.Key == "" && a.Value == "=" && len(args) > 0 && args[0].Value != "knob" {
+				// `at =10:00:02`: the key is a word of its own.
+				if prev := args[len(args)-1]; len(args) > 1 && prev.Key == "" && !prev.Quoted {
+					end := i
+					for end < len(runes) && runes[end] != ' ' && runes[end] != '\t' && runes[end] != '#' {
+						end++
+					}
+					return nil, Errorf(pos(start), "expected no space before \"=\": write %s=%s", prev.Value, string(runes[i:end]))
+				}
+				return nil, Errorf(pos(start), "expected a name before \"=\" with no space between, as in KEY=VALUE")
+			}
 			return nil, Errorf(pos(i), "expected a space after %q", string(runes[start:i]))
 		}
 		args = append(args, a)
@@ -533,6 +544,20 @@ func lexLine(file string, line int, text string) (*Command, error) {
 	first := args[0]
 	if first.Key != "" || first.Quoted || !isName(first.Value) {
 		return nil, Errorf(first.Pos, "expected a command word at the start of the line, found %q", string(runes[first.Pos.Col-1:min(len(runes), first.Pos.Col+19)]))
+	}
+	if first.Value != "knob" {
+		// Only a knob line has an "=" of its own (knob mark = a | b); in
+		// any other, `at = 10:00:02` would be read as three words and
+		// reported as a missing at= at the start of the line.
+		for j, x := range args {
+			if x.Quoted || x.Key != "" || x.Value != "=" {
+				continue
+			}
+			if j > 1 && j+1 < len(args) && args[j-1].Key == "" && !args[j-1].Quoted && args[j+1].Key == "" {
+				return nil, Errorf(x.Pos, "expected no spaces around \"=\": write %s=%s", args[j-1].Value, args[j+1].Value)
+			}
+			return nil, Errorf(x.Pos, "expected no spaces around \"=\", as in KEY=VALUE")
+		}
 	}
 	return &Command{Name: first.Value, Pos: first.Pos, Args: args[1:]}, nil
 }
