@@ -212,7 +212,13 @@ func (l *world) produce(c scenario.Command) error {
 		return scenario.Errorf(scenario.ValueAt(c, "retry-after"), "retry-after= is how much later the application resends: it needs retry=app or retry=session and a positive duration")
 	}
 	if s.fail == "none" {
+		if err := resendOnlyOnFailure(c); err != nil {
+			return err
+		}
 		s.retry = "none"
+	}
+	if s.hasTime && s.happened > at {
+		return scenario.Errorf(scenario.ValueAt(c, "event"), "expected event= at or before the send at=%s: an event cannot be sent before it happens", at)
 	}
 	if hasKey {
 		s.key, s.keyed = key.Value, true
@@ -725,6 +731,24 @@ func autoCommitOnly(c scenario.Command, commit string) error {
 	for _, x := range c.Args {
 		if x.Key == "interval" || x.Key == "auto-commit" {
 			return scenario.Errorf(x.Pos, "%s= says how auto-commit runs, and this group commits with commit=%s; give commit=auto, or leave %s= out", x.Key, commit, x.Key)
+		}
+	}
+	return nil
+}
+
+// resendOnlyOnFailure refuses retry= or ids= on a produce line whose send
+// does not fail: they say how a failed send is resent, and a send that
+// succeeds would ignore them in silence. A fail= a knob sets may be none
+// for one value and not another, so one line serves every value.
+func resendOnlyOnFailure(c scenario.Command) error {
+	for _, x := range c.Args {
+		if x.Key == "fail" && x.FromKnob {
+			return nil
+		}
+	}
+	for _, x := range c.Args {
+		if (x.Key == "retry" && x.Value != "none" || x.Key == "ids") && !x.FromKnob {
+			return scenario.Errorf(x.Pos, "%s= says how a failed send is resent, and this send does not fail; give fail=timeout or fail=lost, or leave %s= out", x.Key, x.Key)
 		}
 	}
 	return nil

@@ -298,6 +298,15 @@ func TestLogLineValueErrors(t *testing.T) {
 		"offline shop at=10:00:05 until=10:00:00":                  "log.tdm:6:32: offline needs until= after at=",
 		"burst shop at=10:00:05":                                   "log.tdm:6:1: burst needs records=N",
 		"produce shop at=10:00:00 key=1 retry=app retry-after=-1s": "log.tdm:6:54: retry-after= is how much later",
+		// How a failed send is resent means nothing for a send that does
+		// not fail; a fail= a knob sets serves every value.
+		"produce shop at=10:00:00 key=1 retry=app":                                  "log.tdm:6:32: retry= says how a failed send is resent, and this send does not fail; give fail=timeout or fail=lost, or leave retry= out",
+		"produce shop at=10:00:00 key=1 fail=none ids=keep":                         "log.tdm:6:42: ids= says how a failed send is resent",
+		"produce shop at=10:00:00 key=1 fail=none retry=none":                       "",
+		"knob f = none | timeout\nproduce shop at=10:00:00 key=1 fail=$f retry=app": "",
+		// An event is sent at or after it happens, as event-lag= says.
+		"produce shop at=10:00:05 key=1 event=10:05:00": "log.tdm:6:38: expected event= at or before the send at=10:00:05: an event cannot be sent before it happens",
+		"produce shop at=10:00:05 key=1 event=10:00:05": "",
 		// The truth follows a producer's rows into one target: a second
 		// group copying them elsewhere would have every row judged stale.
 		"target fct2 sink=merge key=order_id\ngroup audit topic=orders to=fct2": "log.tdm:7:29: the rows of shop already reach fct, and the truth follows them into one target; group audit copying them into fct2 as well is not modelled",

@@ -430,11 +430,13 @@ func TestAPartitionsClockRunsAhead(t *testing.T) {
 // whatever the records' event times, and is never late.
 func TestProcessingTimeWindowsFireOnTheClock(t *testing.T) {
 	src := head + `clock job skew=2s
+clock ahead skew=1h
+producer d to=sales key=sale_id partition=0 clock=ahead
 stream p from=sales clock=job
 key-by p none
 window w from=p tumbling size=10s time=processing to=out
 produce a at=10:00:01 event=09:00:00
-produce a at=10:00:05 event=11:00:00
+produce d at=10:00:05
 produce a at=10:00:09 key=3
 `
 	tr, st := run(t, src)
