@@ -159,7 +159,11 @@ func randomStream(r *rand.Rand) streamGen {
 		if r.IntN(5) == 0 {
 			t := at()
 			from := t.Add(-vtime.Duration(r.IntN(60)) * vtime.Second)
-			g.Lines = append(g.Lines, fmt.Sprintf("burst p%d at=%s records=%d event-from=%s event-every=%s keys=4", p, t, 2+r.IntN(15), from, pick(r, "0s", "1s", "2s")))
+			n, every := 2+r.IntN(15), pick(r, "0s", "1s", "2s")
+			// A burst's events happen at or before its send: the last at t at the latest.
+			step, _ := vtime.ParseDuration(every)
+			from = min(from, t.Add(-vtime.Duration(n-1)*step))
+			g.Lines = append(g.Lines, fmt.Sprintf("burst p%d at=%s records=%d event-from=%s event-every=%s keys=4", p, t, n, from, every))
 			maxLag = max(maxLag, t.Sub(from))
 		}
 		if g.Pinned && r.IntN(6) == 0 {

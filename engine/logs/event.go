@@ -299,6 +299,19 @@ func (l *world) burstLine(c scenario.Command) error {
 	if b.every < 0 {
 		return scenario.Errorf(scenario.ValueAt(c, "event-every"), "expected event-every= to be zero or positive")
 	}
+	if !b.hasFrom && b.every > 0 && b.records > 1 {
+		return scenario.Errorf(scenario.ValueAt(c, "event-every"), "event-every= spreads the events from event-from=, which is the send itself when not given, so every event after the first would happen after it is sent; give event-from=")
+	}
+	if b.hasFrom {
+		// Its events happened before they are sent, as produce's event=
+		// says (counted without adding up a time that could overflow).
+		switch {
+		case b.from > at:
+			return scenario.Errorf(scenario.ValueAt(c, "event-from"), "expected event-from= at or before the send at=%s: an event cannot be sent before it happens", at)
+		case b.every > 0 && int64(at.Sub(b.from)/b.every) < int64(b.records-1):
+			return scenario.Errorf(scenario.ValueAt(c, "event-every"), "expected the burst's %d events, from %s every %s, to happen at or before its send at=%s: an event cannot be sent before it happens", b.records, b.from, b.every, at)
+		}
+	}
 	if b.keys == 0 {
 		b.keys = b.records
 	}

@@ -305,8 +305,12 @@ func TestLogLineValueErrors(t *testing.T) {
 		"produce shop at=10:00:00 key=1 fail=none retry=none":                       "",
 		"knob f = none | timeout\nproduce shop at=10:00:00 key=1 fail=$f retry=app": "",
 		// An event is sent at or after it happens, as event-lag= says.
-		"produce shop at=10:00:05 key=1 event=10:05:00": "log.tdm:6:38: expected event= at or before the send at=10:00:05: an event cannot be sent before it happens",
-		"produce shop at=10:00:05 key=1 event=10:00:05": "",
+		"produce shop at=10:00:05 key=1 event=10:05:00":                           "log.tdm:6:38: expected event= at or before the send at=10:00:05: an event cannot be sent before it happens",
+		"produce shop at=10:00:05 key=1 event=10:00:05":                           "",
+		"burst shop at=10:00:05 records=3 event-from=10:05:00":                    "log.tdm:6:45: expected event-from= at or before the send at=10:00:05",
+		"burst shop at=10:00:05 records=3 event-from=10:00:00 event-every=5s":     "log.tdm:6:66: expected the burst's 3 events, from 10:00:00 every 5s, to happen at or before its send at=10:00:05",
+		"burst shop at=10:00:05 records=3 event-every=5s":                         "log.tdm:6:46: event-every= spreads the events from event-from=",
+		"burst shop at=10:00:05 records=3 event-from=10:00:00 event-every=2500ms": "",
 		// The truth follows a producer's rows into one target: a second
 		// group copying them elsewhere would have every row judged stale.
 		"target fct2 sink=merge key=order_id\ngroup audit topic=orders to=fct2": "log.tdm:7:29: the rows of shop already reach fct, and the truth follows them into one target; group audit copying them into fct2 as well is not modelled",
