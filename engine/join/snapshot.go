@@ -62,6 +62,12 @@ func appendConfig(dst []byte, c Config) []byte {
 // ErrSnapshot is wrapped by every error Restore returns.
 var ErrSnapshot = errors.New("join snapshot")
 
+// snapshotError says what is wrong with a snapshot, and wraps ErrSnapshot.
+type snapshotError string
+
+func (e snapshotError) Error() string { return "join snapshot: " + string(e) }
+func (e snapshotError) Unwrap() error { return ErrSnapshot }
+
 // Restore rebuilds a join from a snapshot taken with the same
 // configuration, setting a release timer again for every buffered record.
 func Restore(cfg Config, b []byte) (*Operator, error) {
@@ -71,7 +77,7 @@ func Restore(cfg Config, b []byte) (*Operator, error) {
 	}
 	want := appendConfig([]byte(snapshotMagic), cfg)
 	if len(b) < len(want) || string(b[:len(want)]) != string(want) {
-		return nil, errors.Join(ErrSnapshot, errors.New("it was taken with another join configuration, or is not a join snapshot"))
+		return nil, snapshotError("it was taken with another join configuration, or is not a join snapshot")
 	}
 	b = b[len(want):]
 	var bad error
@@ -150,7 +156,7 @@ func Restore(cfg Config, b []byte) (*Operator, error) {
 		bad = errors.New("bytes left over after the buffers")
 	}
 	if bad != nil {
-		return nil, errors.Join(ErrSnapshot, bad)
+		return nil, snapshotError(bad.Error())
 	}
 	return o, nil
 }

@@ -192,11 +192,17 @@ func (s *State) Snapshot(dst []byte) []byte {
 // ErrSnapshot is wrapped by every error Restore returns.
 var ErrSnapshot = errors.New("keyed state snapshot")
 
+// snapshotError says what is wrong with a snapshot, and wraps ErrSnapshot.
+type snapshotError string
+
+func (e snapshotError) Error() string { return "keyed state snapshot: " + string(e) }
+func (e snapshotError) Unwrap() error { return ErrSnapshot }
+
 // Restore rebuilds state from a snapshot. Entries expire again in the
 // order of their last writes, as they would have.
 func Restore(b []byte) (*State, error) {
 	if len(b) < len(snapshotMagic) || string(b[:len(snapshotMagic)]) != snapshotMagic {
-		return nil, errors.Join(ErrSnapshot, errors.New("it is not a keyed state snapshot"))
+		return nil, snapshotError("it is not a keyed state snapshot")
 	}
 	r := reader{b: b[len(snapshotMagic):]}
 	ttl := vtime.Duration(r.varint())
@@ -253,7 +259,7 @@ type reader struct {
 
 func (r *reader) fail(what string) {
 	if r.err == nil {
-		r.err = errors.Join(ErrSnapshot, errors.New(what))
+		r.err = snapshotError(what)
 	}
 }
 

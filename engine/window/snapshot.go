@@ -86,6 +86,12 @@ func boolByte(b bool) byte {
 // ErrSnapshot is wrapped by every error Restore returns.
 var ErrSnapshot = errors.New("window snapshot")
 
+// snapshotError says what is wrong with a snapshot, and wraps ErrSnapshot.
+type snapshotError string
+
+func (e snapshotError) Error() string { return "window snapshot: " + string(e) }
+func (e snapshotError) Unwrap() error { return ErrSnapshot }
+
 // reader reads a snapshot, remembering the first problem.
 type reader struct {
 	b   []byte
@@ -94,7 +100,7 @@ type reader struct {
 
 func (r *reader) fail(what string) {
 	if r.err == nil {
-		r.err = errors.Join(ErrSnapshot, errors.New(what))
+		r.err = snapshotError(what)
 	}
 }
 
@@ -140,7 +146,7 @@ func Restore(cfg Config, b []byte) (*Operator, error) {
 	}
 	want := appendConfig([]byte(snapshotMagic), cfg)
 	if len(b) < len(want) || string(b[:len(want)]) != string(want) {
-		return nil, errors.Join(ErrSnapshot, errors.New("it was taken with another window configuration, or is not a window snapshot"))
+		return nil, snapshotError("it was taken with another window configuration, or is not a window snapshot")
 	}
 	r := &reader{b: b[len(want):]}
 	o.wm = vtime.Time(r.varint())

@@ -2,7 +2,6 @@ package widget
 
 import (
 	"errors"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -774,6 +773,20 @@ func sameFaults(a, b []engine.Fault) bool {
 	return true
 }
 
+// sameKnobs reports whether two resolved settings give every knob the
+// same value (maps.Equal, without a generic copy in the module).
+func sameKnobs(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
 // takeSettings makes the knobs, the faults, the truth's visibility and the
 // step of a link's query (with or without its "?") the session's, as one change
 // that Undo takes back: the presenter's notes window sends the room the
@@ -795,7 +808,7 @@ func (s *Session) takeSettings(rawQuery string) (rerun bool, err error) {
 	s.st.ShowTruth = st.ShowTruth
 	mine, _ := s.file.Resolve(s.knobs)
 	theirs, _ := s.file.Resolve(knobs)
-	if maps.Equal(mine, theirs) && sameFaults(st.Faults, s.faults) {
+	if sameKnobs(mine, theirs) && sameFaults(st.Faults, s.faults) {
 		s.st.Step = clamp(st.Step, s.trace.Steps())
 		return false, nil
 	}
