@@ -799,6 +799,30 @@ func TestPresenterNotesWindowSetsTheRoomsKnobsAndFaults(t *testing.T) {
 	assert.Empty(t, pageProblems(t, notes))
 }
 
+// TestNotesWindowIsToldTheRoomRefusedItsSettings: settings the room
+// cannot take (here a fault no control makes, sent as the notes window
+// sends its own) change nothing in the room, and the notes window, which
+// already shows them, says why and goes back to the room's settings. It
+// used to keep them in silence, a stage the room did not show.
+func TestNotesWindowIsToldTheRoomRefusedItsSettings(t *testing.T) {
+	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12&present")
+	notes, cancel := chromedp.NewContext(room)
+	defer cancel()
+	require.NoError(t, installProbe(notes))
+	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?present=notes")))
+	waitReady(t, notes)
+	waitStep(t, notes, 12, "the notes window opens at the room's step")
+	eval[bool](t, notes, `(new BroadcastChannel("tidemark:" + document.querySelector(".tm-widget").dataset.scenario).postMessage({mode: "notes", step: 12, query: "?step=12&fault=12~sideways", set: true}), true)`)
+	waitLoaded(t, notes, "the notes window says the room refused", `document.querySelector('[data-testid="message"]') && document.querySelector('[data-testid="message"]').textContent.includes("The room did not take that change")`)
+	msg := text(t, notes, `[data-testid="message"]`)
+	assert.Contains(t, msg, "fault=12~sideways", "the notes window says what the room refused")
+	assert.False(t, eval[bool](t, notes, `new URLSearchParams(location.search).has("fault")`), "and has the room's settings again")
+	assert.Equal(t, "notes", eval[string](t, notes, `new URLSearchParams(location.search).get("present")`))
+	assert.False(t, eval[bool](t, room, `new URLSearchParams(location.search).has("fault")`), "the room changed nothing")
+	assert.Equal(t, 12, step(t, room))
+	assert.Empty(t, pageProblems(t, notes))
+}
+
 // TestNotesWindowKnowsTheRoomIsShownAgain: the room's screen, blanked from
 // the notes window, is shown again by a key in the room; B in the notes
 // window then blanks it at the first press. It took two: the notes window

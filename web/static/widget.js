@@ -702,7 +702,7 @@
       const r = this.engine.act(this.id, action, String(arg ?? ""));
       if (!r.ok && !r.rerun) {
         this.say(r.error);
-        return;
+        return r;
       }
       // A knob, a fault, the truth or Undo chosen in the notes window is
       // the room's: the drawing that follows sends it there (tellPeer).
@@ -712,9 +712,10 @@
         this.draw(true);
         const next = this.waiting.shift();
         if (next) this.act(...next);
-        return;
+        return r;
       }
       this.draw(Boolean(rerun));
+      return r;
     }
 
     seek(n) {
@@ -1035,6 +1036,18 @@
           if (this.presentMode === "notes" && this.roomBlank !== m.roomBlank) this.setRoomBlank(m.roomBlank);
           return;
         }
+        if (typeof m.refused === "string" && typeof m.query === "string") {
+          if (this.presentMode !== "notes") return;
+          const room = new URLSearchParams(m.query);
+          room.set("present", "notes");
+          try {
+            sessionStorage.setItem("tidemark:refused", "The room did not take that change, and keeps its own settings. " + m.refused);
+          } catch (_) {
+            // Without storage the notes window still goes back to the room's settings.
+          }
+          location.replace(this.host.dataset.base + "?" + room.toString());
+          return;
+        }
         if (m.hello === true) {
           // A window opened mid-talk asks where the room is.
           if (this.presentMode === "on") {
@@ -1073,7 +1086,18 @@
         // own, which that window then reloads with.
         if (!same) this.tellPeer({ step: this.step, query: this.query }, true);
       };
-      if (new URLSearchParams(location.search).get("present") === "notes") this.peer.postMessage({ hello: true });
+      if (new URLSearchParams(location.search).get("present") === "notes") {
+        this.peer.postMessage({ hello: true });
+        // Why this window just went back to the room's settings (see refused above).
+        let refused = null;
+        try {
+          refused = sessionStorage.getItem("tidemark:refused");
+          sessionStorage.removeItem("tidemark:refused");
+        } catch (_) {
+          // No storage: nothing was kept.
+        }
+        if (refused) this.say(refused);
+      }
     }
 
     // tellPeer tells the presenter's other window the step and settings of
@@ -1100,7 +1124,12 @@
         const q = this.settingsWanted;
         this.settingsWanted = null;
         this.stop();
-        this.act("settings", q, true);
+        this.act("settings", q, true).then((r) => {
+          // Settings the room cannot take change nothing here; the notes
+          // window, which already shows them, is told why and goes back
+          // to the room's.
+          if (r && !r.ok && !r.rerun && this.peer) this.peer.postMessage({ refused: r.error, step: this.step, query: this.query });
+        });
       };
       apply();
     }
