@@ -193,7 +193,7 @@ func (t *Trace) Results(i, n int) []WindowResult {
 	}
 	sorted.Func(out, func(a, b WindowResult) int {
 		if a.Key != b.Key {
-			return cmpInt(int64(a.Key), int64(b.Key))
+			return int(a.Key) - int(b.Key)
 		}
 		return cmpWindows(a.Window, b.Window)
 	})
@@ -212,7 +212,7 @@ func (t *Trace) WrongStarts(n int) []vtime.Time {
 			}
 		}
 	}
-	sorted.Func(starts, func(a, b vtime.Time) int { return cmpInt(int64(a), int64(b)) })
+	sorted.Func(starts, cmpTime)
 	return slices.Compact(starts)
 }
 
@@ -538,11 +538,11 @@ func (t *Trace) windowCounts(i, n int) []check.WindowCount {
 	sorted.Func(order, func(a, b win) int {
 		switch {
 		case a.w.Start != b.w.Start:
-			return cmpInt(int64(a.w.Start), int64(b.w.Start))
+			return cmpTime(a.w.Start, b.w.Start)
 		case a.key != b.key:
-			return cmpInt(int64(a.key), int64(b.key))
+			return int(a.key) - int(b.key)
 		}
-		return cmpInt(int64(a.w.End), int64(b.w.End))
+		return cmpTime(a.w.End, b.w.End)
 	})
 	out := make([]check.WindowCount, len(order))
 	for k, x := range order {
@@ -606,22 +606,10 @@ func (t *Trace) joinCount(i, n int) check.JoinCount {
 	return c
 }
 
-// cmpInt is -1, 0 or +1 as a is below, equal to or above b: the one
-// comparison the package's sorts make (see engine/sorted).
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // cmpWindows orders windows by start, then end.
 func cmpWindows(a, b window.Window) int {
 	if a.Start != b.Start {
-		return cmpInt(int64(a.Start), int64(b.Start))
+		return cmpTime(a.Start, b.Start)
 	}
-	return cmpInt(int64(a.End), int64(b.End))
+	return cmpTime(a.End, b.End)
 }
