@@ -559,6 +559,30 @@ func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 	waitTrue(t, ctx, "the widget plays the timestamp mark again",
 		`!`+embedLink+`.href.includes("mark=lsn") && document.getElementById('`+a+`-knob-mark-timestamp').checked`)
 
+	// So does a fault the learner adds: a crash while a run writes. Each
+	// press waits for the widget to be idle (no run going on, aria-busy
+	// gone), since a run ends in the widget drawn anew, and a key pressed
+	// on a button it replaces goes nowhere.
+	idle := func(what string) {
+		t.Helper()
+		waitTrue(t, ctx, what, `!document.querySelector('`+host(a)+`').hasAttribute("aria-busy")`)
+	}
+	idle("the widget is idle after the knob's runs")
+	write := eval[int](t, ctx, `Number([...document.querySelectorAll('`+host(a)+` .tm-steps li.tm-kind-write')][0].dataset.step)`)
+	press(t, ctx, host(a)+` [data-testid="btn-start"]`)
+	for stepOf(a) < write {
+		press(t, ctx, host(a)+` [data-testid="btn-forward"]`)
+	}
+	require.Equal(t, write, stepOf(a))
+	require.False(t, eval[bool](t, ctx, `document.querySelector('`+host(a)+` [data-testid="btn-crash"]').disabled`), "a run writes at step %d, so it can crash", write)
+	press(t, ctx, host(a)+` [data-testid="btn-crash"]`)
+	waitTrue(t, ctx, "the summary names the fault",
+		`document.querySelector('[data-testid="scenario-embed"][data-embed-id="`+a+`"] .embed-summary-title').textContent.endsWith("now plays the fault you added:")`)
+	idle("the widget is idle after the crash's run")
+	press(t, ctx, host(a)+` [data-testid="btn-undo"]`)
+	waitTrue(t, ctx, "undone, the summary is the widget's again",
+		`document.querySelector('[data-testid="scenario-embed"][data-embed-id="`+a+`"] .embed-summary-title').textContent === "How it ends with these settings:"`)
+
 	assert.Equal(t, address, eval[string](t, ctx, `location.href`), "an embedded widget rewrote the page's address")
 
 	// On a wide screen the advance before/after pair sits side by side.

@@ -677,7 +677,8 @@
   // text uses (its text equivalent, drawn by the server). Once the learner
   // sets a knob of the widget otherwise, that summary no longer describes
   // the widget above it: its title says so, and names what the widget
-  // plays now, until the knobs are set back.
+  // plays now (its knobs, and the faults the learner added), until they
+  // are set back.
   const SUMMARY = "How it ends with these settings:";
   const checkEmbedKnobs = (fig) => {
     const title = fig.querySelector(".embed-summary-title");
@@ -691,6 +692,13 @@
       if (on && on.value !== value) {
         changed.push(name + "=" + on.value);
       }
+    }
+    // The widget's link to its own page carries its faults (widget.js):
+    // the text gives an embed none, so each is one the learner added.
+    const own = fig.querySelector('a[data-testid="embed-link"]');
+    const faults = own ? new URL(own.href, location.href).searchParams.getAll("fault").length : 0;
+    if (faults > 0) {
+      changed.push(faults === 1 ? "the fault you added" : faults + " faults you added");
     }
     const plays = changed.length > 1 ? changed.slice(0, -1).join(", ") + " and " + changed[changed.length - 1] : changed[0];
     setText(title, changed.length === 0 ? SUMMARY

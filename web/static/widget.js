@@ -451,6 +451,9 @@
 
     async run() {
       this.busy = true;
+      // While a run goes on, the widget is about to be drawn anew: a
+      // screen reader waits for it, and so does a test.
+      this.host.setAttribute("aria-busy", "true");
       try {
         let chunk = FIRST_CHUNK;
         for (;;) {
@@ -466,6 +469,7 @@
         }
       } finally {
         this.busy = false;
+        this.host.removeAttribute("aria-busy");
       }
     }
 
