@@ -98,7 +98,8 @@ func main() {
 			}
 			rerun, err := s.Act(str(args, 1), str(args, 2))
 			if err != nil {
-				return map[string]any{"ok": false, "error": err.Error(), "rerun": rerun}
+				// Shown as the widget's message: a sentence (see widget.Sentence).
+				return map[string]any{"ok": false, "error": widget.Sentence(err.Error()), "rerun": rerun}
 			}
 			return map[string]any{"ok": true, "rerun": rerun}
 		}),

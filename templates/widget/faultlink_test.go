@@ -163,6 +163,9 @@ func TestLinkProblemsReadAsSentences(t *testing.T) {
 
 	assert.Equal(t, "", Sentences(nil))
 	assert.Equal(t, "One. Two? Three.", Sentences([]string{"one", " two? ", "", "three."}))
+	assert.Equal(t, "Nothing to undo.", Sentence("nothing to undo"), "an action's error reads as a sentence")
+	assert.Equal(t, "late-commit.tdm:4:24: expected a time.", Sentence("late-commit.tdm:4:24: expected a time"), "a file's name keeps its case")
+	assert.Equal(t, "", Sentence("  "))
 	assert.Equal(t, "Part of this page's address could not be read (bad), so it was left out. A.",
 		WithUnreadNote(errors.New("bad"), Sentences([]string{"a"})))
 }

@@ -164,15 +164,9 @@ func WithUnreadNote(qerr error, message string) string {
 func Sentences(problems []string) string {
 	out := ""
 	for _, p := range problems {
-		p = strings.TrimSpace(p)
+		p = Sentence(p)
 		if p == "" {
 			continue
-		}
-		if c := p[0]; 'a' <= c && c <= 'z' {
-			p = string(rune(c-'a'+'A')) + p[1:]
-		}
-		if !strings.ContainsAny(p[len(p)-1:], ".?!") {
-			p += "."
 		}
 		if out != "" {
 			out += " "
@@ -180,6 +174,25 @@ func Sentences(problems []string) string {
 		out += p
 	}
 	return out
+}
+
+// Sentence writes one message, such as an action's error, as a sentence:
+// a capital letter first and a full stop last. A message that begins with
+// a file's position (late-commit.tdm:4:24: …) keeps its first word as it
+// is, since a file's name is not to be capitalised.
+func Sentence(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		return ""
+	}
+	first, _, _ := strings.Cut(p, " ")
+	if c := p[0]; 'a' <= c && c <= 'z' && !strings.Contains(first, ":") {
+		p = string(rune(c-'a'+'A')) + p[1:]
+	}
+	if !strings.ContainsAny(p[len(p)-1:], ".?!") {
+		p += "."
+	}
+	return p
 }
 
 // start builds the world for the current knobs and faults; Advance runs it.
@@ -349,7 +362,7 @@ func (s *Session) refuse(err error) error {
 	if rerr := s.runNow(); rerr != nil {
 		return rerr
 	}
-	s.st.Message = err.Error()
+	s.st.Message = Sentence(err.Error())
 	return err
 }
 
@@ -522,7 +535,7 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		}
 		next[name] = val
 		if _, err := s.file.Resolve(next); err != nil {
-			s.st.Message = err.Error()
+			s.st.Message = Sentence(err.Error())
 			return false, err
 		}
 		s.push()
@@ -550,7 +563,7 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 				f.Clock = strings.TrimSpace(clock)
 			}
 		} else if !s.inFlight(s.st.Step) {
-			s.st.Message = hwm.ErrIdle.Error()
+			s.st.Message = Sentence(hwm.ErrIdle.Error())
 			return false, hwm.ErrIdle
 		}
 		return s.fork(f)
@@ -582,7 +595,7 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 // and changes nothing.
 func (s *Session) forkOr(f engine.Fault, err error) (rerun bool, _ error) {
 	if err != nil {
-		s.st.Message = err.Error()
+		s.st.Message = Sentence(err.Error())
 		return false, err
 	}
 	return s.fork(f)
@@ -594,13 +607,13 @@ func (s *Session) forkOr(f engine.Fault, err error) (rerun bool, _ error) {
 func (s *Session) fork(f engine.Fault) (rerun bool, err error) {
 	if len(s.faults) >= MaxFaults {
 		err := errors.New("this run already has " + itoa(MaxFaults) + " faults, as many as a run takes: undo one first")
-		s.st.Message = err.Error()
+		s.st.Message = Sentence(err.Error())
 		return false, err
 	}
 	for _, g := range s.faults {
 		if g.AfterStep > f.AfterStep {
 			err := errors.New("faults are added in step order: undo the later one first")
-			s.st.Message = err.Error()
+			s.st.Message = Sentence(err.Error())
 			return false, err
 		}
 	}
@@ -802,7 +815,7 @@ func (s *Session) takeSettings(rawQuery string) (rerun bool, err error) {
 	knobs, st, problems := FromQuery(s.file, q)
 	if len(problems) > 0 {
 		err := errors.New("The settings sent were not taken. " + Sentences(problems))
-		s.st.Message = err.Error()
+		s.st.Message = Sentence(err.Error())
 		return false, err
 	}
 	s.st.ShowTruth = st.ShowTruth

@@ -300,7 +300,7 @@ func TestSessionCrash(t *testing.T) {
 	assert.Empty(t, s.faults)
 	assert.Nil(t, s.world, "an idle crash starts no run")
 	after := s.View(true)
-	assert.Equal(t, hwm.ErrIdle.Error(), after.Message)
+	assert.Equal(t, "No extractor run is in flight at this step, so a crash would change nothing; step to a run's read or write first.", after.Message, "the error, written as a sentence")
 	assert.False(t, after.CanUndo)
 	assert.Equal(t, before.Step, after.Step)
 	assert.Equal(t, before.Query, after.Query)
@@ -443,7 +443,7 @@ func TestSessionRefusedFaultRestoresRun(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "unknown clock")
 	assert.Equal(t, orig, reportOf(t, s.trace))
-	assert.Contains(t, s.View(false).Message, "unknown clock")
+	assert.Contains(t, s.View(false).Message, "Unknown clock")
 	assert.False(t, s.View(false).CanUndo)
 }
 
@@ -558,7 +558,7 @@ func TestSessionLargeTraceChecksAfterDrawing(t *testing.T) {
 	require.NoError(t, err)
 	v = s.View(false)
 	assert.False(t, v.Pending)
-	assert.Equal(t, hwm.ErrIdle.Error(), v.Message)
+	assert.Equal(t, Sentence(hwm.ErrIdle.Error()), v.Message)
 
 	// A knob change starts over: nothing cached for the new run.
 	s = openLarge(t, "step=900")
@@ -674,7 +674,7 @@ func TestSessionPause(t *testing.T) {
 	_, err = s.Act("pause", "serving")
 	assert.ErrorContains(t, err, "no consumer of serving polls after this step")
 	assert.Equal(t, before, reportOf(t, s.trace))
-	assert.Contains(t, s.View(false).Message, "no consumer of serving polls")
+	assert.Contains(t, s.View(false).Message, "No consumer of serving polls")
 
 	// A member not yet in the group at the step: the engine refuses it and the run comes back.
 	s = open(t, "dist/partition-change", "step=0")
@@ -760,7 +760,7 @@ func TestSessionKnobPastTheBudgetKeepsTheRunBefore(t *testing.T) {
 	assert.Equal(t, reportOf(t, before), reportOf(t, s.trace))
 	v := s.View(true)
 	assert.NotEmpty(t, v.HTML)
-	assert.Equal(t, err.Error(), v.Message)
+	assert.Equal(t, err.Error()+".", v.Message, "a file's name keeps its case; the message ends a sentence")
 }
 
 // TestCheckSourceRefusesPastTheBrowserBudget: the sandbox's check as the
