@@ -107,6 +107,10 @@ type NotFoundView struct {
 	// Near are the pages the address most likely meant (a chapter or a
 	// scenario spelled a letter off), the closest first.
 	Near []NavLink
+	// Pages, in a static copy, are the paths of the pages it holds: its
+	// one 404.html answers every missing address, so near.js offers the
+	// ones nearest the address from this list, as the server would.
+	Pages []string
 	// Up, when its Href is set, is the nearest page that exists, such as
 	// the contents of the lesson whose chapter was not found.
 	Up NavLink
@@ -130,7 +134,7 @@ func (v NotFoundView) NearAfter(i int) string {
 
 // EmbedNotFoundView is the embed of a scenario id no bundled scenario has.
 type EmbedNotFoundView struct {
-	Layout LayoutView // its scripts: frame.js only
+	Layout LayoutView // its scripts: frame.js, and near.js in a static copy
 	ID     string     // the id asked for; "" in a static copy's one embed/404.html
 	Near   []string   // bundled ids close to ID, the closest first
 	Known  []string   // with ID "": every bundled id, for the page's script to match

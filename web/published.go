@@ -16,6 +16,9 @@ type Published struct {
 	// BaseURL is the address the copy is served at, without a trailing
 	// slash: https://example.github.io/tidemark.
 	BaseURL string
+	// Pages are the paths of the pages the copy holds ("/lessons/…"),
+	// which its not-found page offers the nearest of (near.js).
+	Pages []string
 }
 
 type publishedKey struct{}

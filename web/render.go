@@ -60,8 +60,12 @@ func serveRendered(w http.ResponseWriter, r *http.Request, render func(*http.Req
 		if c == nil {
 			what := strings.TrimSuffix(strings.TrimSuffix(err.Error(), ErrNotFound.Error()), ": ")
 			v := templates.NotFoundView{Layout: NewLayoutView("Not found", "app.js"), What: what}
-			if _, ok := PublishedFrom(r.Context()); ok {
+			if p, ok := PublishedFrom(r.Context()); ok {
 				v.EmbedNotFoundURL = "/embed/404.html"
+				if len(p.Pages) > 0 {
+					v.Layout = NewLayoutView("Not found", "app.js", "near.js")
+					v.Pages = p.Pages
+				}
 			}
 			c = templates.NotFound(v)
 		}

@@ -199,6 +199,33 @@ func TestExportedSiteOnAStaticHost(t *testing.T) {
 		assert.Equal(t, "No Tidemark scenario is named “visibility-gap”. Did you mean hwm/visibility-gap?", text(t, ctx, `[data-testid="not-found-what"]`))
 	})
 
+	t.Run("a mistyped page address", func(t *testing.T) {
+		// The copy's one 404.html answers every missing address; it names
+		// and links the pages the address most likely meant, as the
+		// server's not-found page does, whichever 404.html the host sends.
+		for _, root := range []bool{false, true} {
+			rootOnly = root
+			ctx := newIsolatedTab(t, browser)
+			for path, want := range map[string]string{
+				"/scenarios/hwm/visiblity-gap/":         "Did you mean scenarios/hwm/visibility-gap?",
+				"/lessons/high-water-mark/how-it-break": "Did you mean lessons/high-water-mark/how-it-breaks?",
+				"/visibility-gap":                       "Did you mean scenarios/hwm/visibility-gap?",
+			} {
+				require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(site+path)))
+				waitFor(t, ctx, "the page offers what "+path+" meant", `document.querySelector('[data-testid="not-found-near"]') !== null`)
+				assert.Equal(t, want, text(t, ctx, `[data-testid="not-found-near"]`), "%s, root only: %v", path, root)
+				href := eval[string](t, ctx, `new URL(document.querySelector('[data-testid="not-found-near"] a').href).pathname`)
+				assert.True(t, strings.HasPrefix(href, sub+"/") && strings.HasSuffix(href, "/"), "a link into the copy: %s", href)
+				assert.Empty(t, pageProblems(t, ctx))
+			}
+			// An address near nothing offers nothing.
+			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(site+"/zzzzzzzzzzzzzzzz")))
+			waitFor(t, ctx, "the not-found page", `document.querySelector('[data-testid="not-found-what"]') !== null && document.readyState === "complete"`)
+			assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid="not-found-near"]') !== null`))
+		}
+		rootOnly = false
+	})
+
 	t.Run("lesson", func(t *testing.T) {
 		ctx := newIsolatedTab(t, browser)
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(site+"/lessons/high-water-mark/how-it-breaks/")))

@@ -105,6 +105,9 @@ func Site(opts Options) (Report, error) {
 	}
 	for _, p := range paths {
 		x.dirs[strings.TrimSuffix(p, "/")] = true
+		if p != "/" && !strings.HasPrefix(p, "/embed/") {
+			x.pages = append(x.pages, p)
+		}
 	}
 	for _, p := range paths {
 		if err := x.page(p, path.Join(p, "index.html"), http.StatusOK); err != nil {
@@ -236,6 +239,7 @@ type exporter struct {
 	out, base, prefix string
 	h                 http.Handler
 	dirs              map[string]bool // the paths of pages, without a trailing slash ("" is the home page)
+	pages             []string        // the pages a reader would ask for by address (not embeds), for the not-found page
 	report            Report
 }
 
@@ -244,7 +248,7 @@ func (x *exporter) get(target string, want int) ([]byte, error) {
 	req := httptest.NewRequest(http.MethodGet, target, nil)
 	u, _ := url.Parse(x.base)
 	req.Host = u.Host
-	req = req.WithContext(web.WithPublished(context.Background(), web.Published{BaseURL: x.base}))
+	req = req.WithContext(web.WithPublished(context.Background(), web.Published{BaseURL: x.base, Pages: x.pages}))
 	rec := httptest.NewRecorder()
 	x.h.ServeHTTP(rec, req)
 	body, _ := io.ReadAll(rec.Result().Body)

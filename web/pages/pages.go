@@ -263,8 +263,9 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 				}
 				if id == EmbedNotFoundFile {
 					// A static copy's not-found page for its embeds: the
-					// address names the id, which frame.js reads.
+					// address names the id, which near.js reads.
 					v.ID, v.Near = "", nil
+					v.Layout = web.NewLayoutView("No such scenario", "frame.js", "near.js")
 					all, lerr := lessons.Scenarios()
 					if lerr != nil {
 						return nil, lerr
