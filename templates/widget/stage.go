@@ -101,7 +101,7 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 	}
 	v := &atStep{t: t, s: s, ix: ix, at: t.Seek(s.Step), n: int32(s.Step), explain: explainLinks(t, s), ht: hwmOf(t), lt: logs.Of(t)}
 	if s.Present == "notes" {
-		presenterNotes(b, t, s.Step)
+		presenterNotes(b, t, s.Step, s.id("settings"))
 	}
 	b.fopen("flow", "div", "class", "tm-flow", "data-testid", "flow", "role", "group", "aria-label", "The pipeline at this step")
 	cols := 0
@@ -181,8 +181,11 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 }
 
 // presenterNotes draws what the presenter's second window shows above the
-// stage: the scenario's note for the step, and what the next step will say.
-func presenterNotes(b *builder, t *engine.Trace, n int) {
+// stage: the scenario's note for the step, what the next step will say, and
+// a link to the knobs and faults (the element settingsID), which drive the
+// room's and lie under the stage where the window is too narrow to keep
+// them beside it.
+func presenterNotes(b *builder, t *engine.Trace, n int, settingsID string) {
 	b.fopen("notes", "div", "class", "tm-notes", "data-testid", "notes")
 	b.el("h3", "Notes for step "+itoa(n))
 	if note := t.NoteAt(n); note != "" {
@@ -198,6 +201,9 @@ func presenterNotes(b *builder, t *engine.Trace, n int) {
 	} else {
 		b.el("p", "This is the last step.", "class", "tm-next", "data-testid", "next")
 	}
+	b.open("p", "class", "tm-to-settings")
+	b.el("a", "Knobs and faults", "href", "#"+settingsID, "data-testid", "to-settings")
+	b.close("p")
 	b.fclose("div")
 }
 

@@ -137,7 +137,7 @@ func render(t *engine.Trace, s State, ix *stageIndex) (string, *drawing) {
 	b.open("div", "class", "tm-stage", "id", s.id("stage"), "data-testid", "stage")
 	b.WriteString(sb.String())
 	b.close("div")
-	b.open("div", "class", "tm-settings", "data-testid", "settings")
+	b.open("div", "class", "tm-settings", "id", s.id("settings"), "data-testid", "settings")
 	knobs(&b, t, s)
 	faults(&b, t, s)
 	b.close("div")

@@ -272,6 +272,19 @@ func TestPresenterNotesWindow(t *testing.T) {
 	blur(t, notes)
 	key(t, notes, kb.ArrowRight)
 	waitStep(t, room, 15, "the room's window follows the notes")
+
+	// In a wide window the knobs and faults sit beside the notes. In a
+	// narrower one (half a laptop's screen) they are under the stage, and
+	// a link in the notes leads to them.
+	settingsInView := `(() => { const r = document.querySelector('[data-testid=settings]').getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; })()`
+	viewport(t, notes, 1280, 800)
+	assert.False(t, eval[bool](t, notes, `document.querySelector('[data-testid=to-settings]').checkVisibility()`), "no link to what is beside the notes")
+	assert.True(t, eval[bool](t, notes, settingsInView), "the knobs beside the notes")
+	viewport(t, notes, 640, 800)
+	assert.False(t, eval[bool](t, notes, settingsInView), "the knobs under the stage")
+	assert.True(t, eval[bool](t, notes, `document.querySelector('[data-testid=to-settings]').checkVisibility()`), "the link to them")
+	press(t, notes, `[data-testid=to-settings]`)
+	waitTrue(t, notes, "the link brings the knobs into view", settingsInView)
 	assert.Empty(t, pageProblems(t, room))
 	assert.Empty(t, pageProblems(t, notes))
 }
