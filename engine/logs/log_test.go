@@ -1230,3 +1230,16 @@ poll billing c1 at=10:00:05
 	assert.Empty(t, tr.Final().Stale)
 	assert.Empty(t, tr.Final().Missing)
 }
+
+// TestTrafficScaleReadsWithOrWithoutTheX: scale=10 is read as scale=10x, N
+// times the records over the same span (docs/scenarios.md, "Options of
+// other lines").
+func TestTrafficScaleReadsWithOrWithoutTheX(t *testing.T) {
+	const body = "topic orders partitions=2\ntarget fct sink=merge key=order_id\nproducer shop to=orders key=order_id\n" +
+		"traffic shop records=5 from=10:00:00 every=1s keys=100 "
+	plain := runLog(t, body+"scale=10\n", nil)
+	x := runLog(t, body+"scale=10x\n", nil)
+	assert.Equal(t, x.Events, plain.Events)
+	assert.Len(t, plain.Events, 50, "ten times the five records, over the same five seconds")
+	assert.Equal(t, clock(t, "10:00:04.900"), plain.Events[len(plain.Events)-1].At)
+}
