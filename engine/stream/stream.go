@@ -493,6 +493,10 @@ func (s *world) mapLine(c scenario.Command) error {
 	if shift < -24*vtime.Hour || shift > 24*vtime.Hour {
 		return scenario.Errorf(scenario.ValueAt(c, "shift"), "expected shift= within a day either way, found %s", shift)
 	}
+	if hasScale && scale == 0 {
+		// A negative scale turns amounts into refunds; zero erases them.
+		return scenario.Errorf(scenario.ValueAt(c, "scale"), "scale=0 would make every amount 0; expected a whole number other than 0, such as 100 or -1")
+	}
 	st.shift += shift
 	st.scale *= int64(scale)
 	return nil
