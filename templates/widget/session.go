@@ -100,9 +100,8 @@ func Open(id, src, name, base string, q Values, embedded bool, domains []engine.
 	if problem != "" {
 		problems = append(problems, problem)
 	}
-	if embedded && s.st.Present != "" {
-		problems = append(problems, EmbedDoesNotPresent)
-		s.st.Present = ""
+	if p := s.st.NotPresentingIn(embedded); p != "" {
+		problems = append(problems, p)
 	}
 	s.st.Message = Sentences(problems)
 	return s, s.start()
@@ -129,6 +128,17 @@ func SeedOf(q Values) (seed uint64, problem string) {
 // to present: presenter mode is the scenario page's (the server's page and
 // the browser's say the same).
 const EmbedDoesNotPresent = "an embedded scenario does not present; open it on its own page to present it"
+
+// NotPresentingIn takes presenter mode out of the state of an embedded
+// widget, and returns EmbedDoesNotPresent when the link asked for it, or
+// "". The server's page and the browser's session both call it.
+func (st *State) NotPresentingIn(embedded bool) string {
+	if !embedded || st.Present == "" {
+		return ""
+	}
+	st.Present = ""
+	return EmbedDoesNotPresent
+}
 
 // OpenLink is Open for a link's raw query (without its "?"): a pair that
 // cannot be read (a bad %-escape, a ";" separator) is left out and named in

@@ -181,9 +181,8 @@ func Widget(ctx context.Context, f *scenario.File, q url.Values, unread error, b
 	}
 	beforeDrawing()
 	st.BasePath, st.ID, st.Embedded = base, id, embedded
-	if embedded && st.Present != "" {
-		problems = append(problems, widget.EmbedDoesNotPresent)
-		st.Present = "" // presenter mode is the scenario page's
+	if p := st.NotPresentingIn(embedded); p != "" {
+		problems = append(problems, p) // presenter mode is the scenario page's
 	}
 	st.Message = widget.WithUnreadNote(unread, widget.Sentences(problems))
 	module := ModuleFor(t)
