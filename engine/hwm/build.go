@@ -76,12 +76,8 @@ func (h *world) pipeline(c scenario.Command) error {
 	// An overlap re-reads time behind a timestamp mark; a log position has
 	// no time to step back. A knob may pair the two (mark=$mark with
 	// overlap=5s), and then the overlap has nothing to do under lsn.
-	if cfg.Overlap > 0 && !cfg.Mark.IsTimestamp() {
-		as := scenario.NewArgs(c, rest)
-		m, _ := as.Find("mark")
-		if x, _ := as.Find("overlap"); !m.FromKnob && !x.FromKnob {
-			return errorf(x.ValuePos, "overlap= re-reads a span of time behind a timestamp mark, and mark=lsn is a log position with no time to step back; leave overlap= out, or choose a timestamp mark")
-		}
+	if cfg.Overlap > 0 && !cfg.Mark.IsTimestamp() && !scenario.KnobSets(c, "mark") && !scenario.KnobSets(c, "overlap") {
+		return errorf(scenario.ValueAt(c, "overlap"), "overlap= re-reads a span of time behind a timestamp mark, and mark=lsn is a log position with no time to step back; leave overlap= out, or choose a timestamp mark")
 	}
 	for _, t := range strings.Split(from.Value, ",") {
 		if h.db.Table(t) == nil {

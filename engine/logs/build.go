@@ -720,13 +720,8 @@ func readsExpected(rounds, parts, records int) int {
 // knob sets may be auto for one value and not another, so one line serves
 // every value.
 func autoCommitOnly(c scenario.Command, commit string) error {
-	if commit == "auto" {
+	if commit == "auto" || scenario.KnobSets(c, "commit") {
 		return nil
-	}
-	for _, x := range c.Args {
-		if x.Key == "commit" && x.FromKnob {
-			return nil
-		}
 	}
 	for _, x := range c.Args {
 		if x.Key == "interval" || x.Key == "auto-commit" {
@@ -741,10 +736,8 @@ func autoCommitOnly(c scenario.Command, commit string) error {
 // succeeds would ignore them in silence. A fail= a knob sets may be none
 // for one value and not another, so one line serves every value.
 func resendOnlyOnFailure(c scenario.Command) error {
-	for _, x := range c.Args {
-		if x.Key == "fail" && x.FromKnob {
-			return nil
-		}
+	if scenario.KnobSets(c, "fail") {
+		return nil
 	}
 	for _, x := range c.Args {
 		if (x.Key == "retry" && x.Value != "none" || x.Key == "ids") && !x.FromKnob {

@@ -50,6 +50,19 @@ func ValueAt(c Command, key string) Pos {
 	return c.Pos
 }
 
+// KnobSets reports whether a knob sets the value of c's argument key
+// (key=$knob): a setting that then differs from one knob value to another,
+// so that a check of it against another setting of the line may hold for
+// some values only.
+func KnobSets(c Command, key string) bool {
+	for _, x := range c.Args {
+		if x.Key == key && x.FromKnob {
+			return true
+		}
+	}
+	return false
+}
+
 // Find returns the argument with key, marking it used; a key given twice is a problem.
 func (a *Args) Find(key string) (Arg, bool) {
 	a.known = append(a.known, key)

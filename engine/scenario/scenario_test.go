@@ -235,3 +235,16 @@ func TestOddSpacesAreUnicodesSpaces(t *testing.T) {
 		}
 	}
 }
+
+// TestKnobSets: Bind marks the values a knob sets, and KnobSets reads the
+// mark by key.
+func TestKnobSets(t *testing.T) {
+	f, err := scenario.Parse("k.tdm", []byte("scenario t/k \"K\"\nknob mark = lsn | timestamp\npipeline p from=o to=t mark=$mark overlap=5s\n"))
+	require.NoError(t, err)
+	s, err := f.Resolve(nil)
+	require.NoError(t, err)
+	c := f.Bind(s)[0]
+	assert.True(t, scenario.KnobSets(c, "mark"))
+	assert.False(t, scenario.KnobSets(c, "overlap"), "a literal value")
+	assert.False(t, scenario.KnobSets(c, "initial"), "no such argument")
+}

@@ -701,13 +701,8 @@ const noSide = "none"
 // late= a knob sets may be drop for one value and side-output for
 // another, so one line serves both.
 func sideNeedsLate(c scenario.Command, side scenario.Arg, sideOutput bool) error {
-	if sideOutput {
+	if sideOutput || scenario.KnobSets(c, "late") {
 		return nil
-	}
-	for _, x := range c.Args {
-		if x.Key == "late" && x.FromKnob {
-			return nil
-		}
 	}
 	return scenario.Errorf(side.ValuePos, "side= receives the late records sent to the side output, and this line drops them; add late=side-output, or leave side= out")
 }
