@@ -306,14 +306,11 @@ func (w *World) Stop(t *Timer) {
 // one with nothing left to run.
 func (w *World) skipStopped() {
 	for w.stoppedTimers > 0 && w.q.len() > 0 {
-		s := w.q.first()
-		t, ok := w.actions[s.slot].(*Timer)
+		t, ok := w.actions[w.q.first().slot].(*Timer)
 		if !ok || !t.stopped {
 			return
 		}
-		w.q.pop()
-		w.actions[s.slot] = nil
-		w.freeSlots = append(w.freeSlots, s.slot)
+		w.take()
 		w.stoppedTimers--
 	}
 }
@@ -370,13 +367,20 @@ func (w *World) Step() bool {
 		}
 		return w.Step()
 	}
+	at, a := w.take()
+	w.now = at
+	a.Act()
+	return true
+}
+
+// take removes the queue's first entry, frees its slot, and returns when
+// it is due and what it does.
+func (w *World) take() (vtime.Time, Action) {
 	s := w.q.pop()
-	w.now = s.at
 	a := w.actions[s.slot]
 	w.actions[s.slot] = nil
 	w.freeSlots = append(w.freeSlots, s.slot)
-	a.Act()
-	return true
+	return s.at, a
 }
 
 // park stores an action until its queue entry comes up, reusing freed slots.
