@@ -90,6 +90,14 @@ const (
 // the committed offset).
 type positions []int64
 
+// uncommitted returns member m's position on partition p when it has one
+// and it differs from the group's committed offset: what a commit of m's
+// would commit there.
+func (g *groupState) uncommitted(m *member, p int) (int64, bool) {
+	pos, has := m.pos.get(p)
+	return pos, has && pos != g.g.Committed[p]
+}
+
 // get returns the position on partition p and whether there is one.
 func (ps positions) get(p int) (int64, bool) {
 	if p < len(ps) && ps[p] >= 0 {
@@ -550,7 +558,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		if g.commit != "auto" {
 			// A reset moved a position: the code commits where it now stands.
 			for _, p := range g.ownedBy(m) {
-				if pos, ok := m.pos.get(p); ok && pos != g.g.Committed[p] {
+				if pos, ok := g.uncommitted(m, p); ok {
 					b.ranges = append(b.ranges, ReadRange{Partition: int16(p), From: pos, To: pos})
 				}
 			}
@@ -949,8 +957,8 @@ func (l *world) autoCommit(g *groupState, name string) {
 		}
 		var ok []string
 		for _, p := range g.ownedBy(m) {
-			pos, has := m.pos.get(p)
-			if !has || pos == g.g.Committed[p] {
+			pos, has := g.uncommitted(m, p)
+			if !has {
 				continue
 			}
 			g.g.Commit(name, m.gen, p, pos)

@@ -235,7 +235,7 @@ func (l *world) Drain() {
 // offset of a partition it owns: what its auto-commit timer would commit.
 func (l *world) polledPast(g *groupState, m *member) bool {
 	for _, p := range g.ownedBy(m) {
-		if pos, has := m.pos.get(p); has && pos != g.g.Committed[p] {
+		if _, ok := g.uncommitted(m, p); ok {
 			return true
 		}
 	}
