@@ -454,6 +454,9 @@ func (s *world) filterLine(c scenario.Command) error {
 				keep[k] = true
 			}
 		}
+		if len(keep) == 0 {
+			return scenario.Errorf(keys.ValuePos, "this filter keeps no key: keys=%s names none of the keys an earlier filter line keeps (several filter lines all apply)", keys.Value)
+		}
 		f.keep = keep
 	}
 	return nil

@@ -105,6 +105,7 @@ func TestBadLines(t *testing.T) {
 		{"window w from=s tumbling size=1m\nfilter s min-amount=5", "s.tdm:9:8", "filter s comes after a window, join, aggregate or sink reads the stream"},
 		{"sink k from=s to=out\nmap s scale=100", "s.tdm:9:5", "map s comes after a window, join, aggregate or sink reads the stream"},
 		{"map s scale=0", "s.tdm:8:13", "scale=0 would make every amount 0"},
+		{"filter s keys=1..5\nfilter s keys=6..9", "s.tdm:9:15", "this filter keeps no key: keys=6..9 names none of the keys an earlier filter line keeps"},
 		{"window w from=s", "s.tdm:8:1", "expected one of tumbling, sliding or session after window w"},
 		{"window w from=s hopping size=1m", "s.tdm:8:17", `expected tumbling, sliding or session, found "hopping"`},
 		{"window w from=s tumbling size=10s slide=5s", "s.tdm:8:35", "a tumbling window takes size= and offset=, not slide="},
