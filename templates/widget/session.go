@@ -372,8 +372,7 @@ func (s *Session) refuse(err error) error {
 	if rerr := s.runNow(); rerr != nil {
 		return rerr
 	}
-	s.st.Message = Sentence(err.Error())
-	return err
+	return s.show(err)
 }
 
 // skipLinkFault leaves out the next pending fault, one a link asked for
@@ -545,8 +544,7 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 		}
 		next[name] = val
 		if _, err := s.file.Resolve(next); err != nil {
-			s.st.Message = Sentence(err.Error())
-			return false, err
+			return false, s.show(err)
 		}
 		s.push()
 		s.knobs, s.faults, s.original = next, nil, nil
@@ -573,8 +571,7 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 				f.Clock = strings.TrimSpace(clock)
 			}
 		} else if !s.inFlight(s.st.Step) {
-			s.st.Message = Sentence(hwm.ErrIdle.Error())
-			return false, hwm.ErrIdle
+			return false, s.show(hwm.ErrIdle)
 		}
 		return s.fork(f)
 	case "add-partition", "pause":
@@ -605,8 +602,7 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 // and changes nothing.
 func (s *Session) forkOr(f engine.Fault, err error) (rerun bool, _ error) {
 	if err != nil {
-		s.st.Message = Sentence(err.Error())
-		return false, err
+		return false, s.show(err)
 	}
 	return s.fork(f)
 }
@@ -616,15 +612,11 @@ func (s *Session) forkOr(f engine.Fault, err error) (rerun bool, _ error) {
 // session must be advanced before the next View.
 func (s *Session) fork(f engine.Fault) (rerun bool, err error) {
 	if len(s.faults) >= MaxFaults {
-		err := errors.New("this run already has " + itoa(MaxFaults) + " faults, as many as a run takes: undo one first")
-		s.st.Message = Sentence(err.Error())
-		return false, err
+		return false, s.show(errors.New("this run already has " + itoa(MaxFaults) + " faults, as many as a run takes: undo one first"))
 	}
 	for _, g := range s.faults {
 		if g.AfterStep > f.AfterStep {
-			err := errors.New("faults are added in step order: undo the later one first")
-			s.st.Message = Sentence(err.Error())
-			return false, err
+			return false, s.show(errors.New("faults are added in step order: undo the later one first"))
 		}
 	}
 	s.push()
@@ -796,6 +788,12 @@ func sameFaults(a, b []engine.Fault) bool {
 	return true
 }
 
+// show puts err in the widget's message, as a sentence, and returns it.
+func (s *Session) show(err error) error {
+	s.st.Message = Sentence(err.Error())
+	return err
+}
+
 // sameKnobs reports whether two resolved settings give every knob the
 // same value (maps.Equal, without a generic copy in the module).
 func sameKnobs(a, b map[string]string) bool {
@@ -824,9 +822,7 @@ func (s *Session) takeSettings(rawQuery string) (rerun bool, err error) {
 	}
 	knobs, st, problems := FromQuery(s.file, q)
 	if len(problems) > 0 {
-		err := errors.New("The settings sent were not taken. " + Sentences(problems))
-		s.st.Message = Sentence(err.Error())
-		return false, err
+		return false, s.show(errors.New("The settings sent were not taken. " + Sentences(problems)))
 	}
 	s.st.ShowTruth = st.ShowTruth
 	mine, _ := s.file.Resolve(s.knobs)
