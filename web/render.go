@@ -59,14 +59,15 @@ func serveRendered(w http.ResponseWriter, r *http.Request, render func(*http.Req
 	case errors.Is(err, ErrNotFound):
 		if c == nil {
 			what := strings.TrimSuffix(strings.TrimSuffix(err.Error(), ErrNotFound.Error()), ": ")
-			v := templates.NotFoundView{Layout: NewLayoutView("Not found", "app.js"), What: what}
+			v := templates.NotFoundView{What: what}
+			scripts := []string{"app.js"}
 			if p, ok := PublishedFrom(r.Context()); ok {
 				v.EmbedNotFoundURL = "/embed/404.html"
-				if len(p.Pages) > 0 {
-					v.Layout = NewLayoutView("Not found", "app.js", "near.js")
-					v.Pages = p.Pages
+				if v.Pages = p.Pages; len(v.Pages) > 0 {
+					scripts = append(scripts, "near.js") // names the pages near the address
 				}
 			}
+			v.Layout = NewLayoutView("Not found", scripts...)
 			c = templates.NotFound(v)
 		}
 		Render(w, r, http.StatusNotFound, c)

@@ -257,14 +257,15 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 			if embed {
 				// In someone else's page: a note the size of one, not the
 				// site's not-found page.
-				v := templates.EmbedNotFoundView{
-					Layout: web.NewLayoutView("No such scenario", "frame.js"), ID: id, Near: lessons.Near(id),
-				}
-				if id == EmbedNotFoundFile {
+				v := templates.EmbedNotFoundView{ID: id}
+				scripts := []string{"frame.js"}
+				if id != EmbedNotFoundFile {
+					v.Near = lessons.Near(id)
+				} else {
 					// A static copy's not-found page for its embeds: the
 					// address names the id, which near.js reads.
-					v.ID, v.Near = "", nil
-					v.Layout = web.NewLayoutView("No such scenario", "frame.js", "near.js")
+					v.ID = ""
+					scripts = append(scripts, "near.js")
 					all, lerr := lessons.Scenarios()
 					if lerr != nil {
 						return nil, lerr
@@ -273,6 +274,7 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 						v.Known = append(v.Known, sc.ID)
 					}
 				}
+				v.Layout = web.NewLayoutView("No such scenario", scripts...)
 				return templates.EmbedNotFound(v), err
 			}
 			// The site's not-found page, naming the ids the address most
