@@ -284,8 +284,8 @@ func (t *Trace) TargetAt(name string, n int) []sink.Row {
 	return nil
 }
 
-// routeOf names the target a table's rows reach, or "".
-func (t *Trace) routeOf(table string) string {
+// RouteOf names the target a table's rows (or a producer's events) reach, or "".
+func (t *Trace) RouteOf(table string) string {
 	for _, r := range t.routes {
 		if r.Table == table {
 			return r.Target
@@ -355,7 +355,7 @@ func (s *sourceAsker) CountUpdatedBetween(from, to vtime.Time) int {
 	}
 	c := 0
 	for _, v := range s.live {
-		if s.t.routeOf(s.t.VersionTable(&v)) != "" && v.UpdatedAt >= from && v.UpdatedAt <= to {
+		if s.t.RouteOf(s.t.VersionTable(&v)) != "" && v.UpdatedAt >= from && v.UpdatedAt <= to {
 			c++
 		}
 	}

@@ -78,9 +78,9 @@ func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, 
 	}
 	p := h.pipeFor(table)
 	at := &t.Events[v.CommitStep-1]
+	sent := at.Kind == engine.KindProduce // a producer's event: Kafka has no commit and no LSN for it
 	committed := prose.F("%s committed at %s (lsn %d) with updated_at %s", capital(name), at.At, v.LSN, v.UpdatedAt)
-	if at.Kind == engine.KindProduce {
-		// A producer's event: Kafka has no commit and no LSN for it.
+	if sent {
 		committed = prose.F("%s was sent by %s at %s with updated_at %s", capital(name), table, at.At, v.UpdatedAt)
 	}
 	if v.Backdated {
@@ -93,10 +93,8 @@ func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, 
 		if p == nil {
 			// Through the log: a consumer group or a stream's sink
 			// writes it, and has not yet, or lost it on the way.
-			for _, r := range t.Routes() {
-				if r.Table == table {
-					return committed + "; it has not reached " + r.Target + " by this step."
-				}
+			if to := t.RouteOf(table); to != "" {
+				return committed + "; it has not reached " + to + " by this step."
 			}
 			return committed + "; nothing copies " + table + "'s rows to a target."
 		}
@@ -127,7 +125,7 @@ func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, 
 		if p, m, ok := h.passedBy(table, v); ok {
 			why = prose.F(" The new version's updated_at %s was already behind %s's mark %s when it committed, so no run will read it unless the mark is moved back.", v.UpdatedAt, p.Name, p.Mark.Format(m))
 		}
-		if at.Kind == engine.KindProduce {
+		if sent {
 			return prose.F("The target holds version %d of %s (updated_at %s); %s sent version %d at %s with updated_at %s.%s", r.Seq, name, r.UpdatedAt, table, v.Seq, at.At, v.UpdatedAt, why)
 		}
 		return prose.F("The target holds version %d of %s (updated_at %s); the source has version %d, %s.%s", r.Seq, name, r.UpdatedAt, v.Seq, strings.TrimPrefix(committed, capital(name)+" "), why)
