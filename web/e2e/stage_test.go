@@ -12,7 +12,6 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
@@ -247,15 +246,8 @@ func TestPresenterMode(t *testing.T) {
 // the room's window as it steps (and the room's follows it).
 func TestPresenterNotesWindow(t *testing.T) {
 	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12&present")
-	notes, cancel := chromedp.NewContext(room)
-	defer cancel()
-	require.NoError(t, chromedp.Do(notes, chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tgt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageProbe})
-		return err
-	})))
 	// Opened with no step, as mid-talk, it asks the room where it is.
-	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?present=notes")))
-	waitReady(t, notes)
+	notes := openWindow(t, room, base+"/scenarios/hwm/visibility-gap?present=notes")
 	waitStep(t, notes, 12, "the notes window opens at the room's step")
 	assert.Contains(t, text(t, notes, "[data-testid=notes]"), "No note for this step.")
 	assert.Contains(t, text(t, notes, "[data-testid=next]"), "Step 13 of 24")
@@ -755,10 +747,7 @@ func TestPresenterNotesLink(t *testing.T) {
 	assert.Equal(t, base+"/scenarios/hwm/visibility-gap?mark=lsn&step=5&present=notes", href, "the link follows the step")
 	assert.Equal(t, "_blank", eval[string](t, room, `document.querySelector('[data-testid="btn-notes"]').target`))
 
-	notes, cancel := chromedp.NewContext(room)
-	defer cancel()
-	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(href)))
-	waitReady(t, notes)
+	notes := openWindow(t, room, href)
 	assert.Equal(t, "notes", eval[string](t, notes, `document.querySelector('.tm-widget').dataset.present`))
 	assert.Contains(t, text(t, notes, "[data-testid=notes]"), "Notes for step 5")
 
@@ -779,11 +768,7 @@ func TestPresenterNotesLink(t *testing.T) {
 func TestPresenterNotesWindowSetsTheRoomsKnobsAndFaults(t *testing.T) {
 	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12&present")
 	eval[bool](t, room, `(window.sameRoom = true)`)
-	notes, cancel := chromedp.NewContext(room)
-	defer cancel()
-	require.NoError(t, installProbe(notes))
-	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?present=notes")))
-	waitReady(t, notes)
+	notes := openWindow(t, room, base+"/scenarios/hwm/visibility-gap?present=notes")
 	roomHas := func(expr, what string) {
 		t.Helper()
 		_, err := chromedp.Run(room, chromedp.Poll[bool](`(() => { const q = new URLSearchParams(location.search); const w = document.querySelector('.tm-widget'); return `+expr+`; })()`, chromedp.WithPollingTimeout(15*time.Second)))
@@ -819,11 +804,7 @@ func TestPresenterNotesWindowSetsTheRoomsKnobsAndFaults(t *testing.T) {
 // used to keep them in silence, a stage the room did not show.
 func TestNotesWindowIsToldTheRoomRefusedItsSettings(t *testing.T) {
 	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12&present")
-	notes, cancel := chromedp.NewContext(room)
-	defer cancel()
-	require.NoError(t, installProbe(notes))
-	require.NoError(t, chromedp.Do(notes, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?present=notes")))
-	waitReady(t, notes)
+	notes := openWindow(t, room, base+"/scenarios/hwm/visibility-gap?present=notes")
 	waitStep(t, notes, 12, "the notes window opens at the room's step")
 	eval[bool](t, notes, `(new BroadcastChannel("tidemark:" + document.querySelector(".tm-widget").dataset.scenario).postMessage({mode: "notes", step: 12, query: "?step=12&fault=12~sideways", set: true}), true)`)
 	waitLoaded(t, notes, "the notes window says the room refused", `document.querySelector('[data-testid="message"]') && document.querySelector('[data-testid="message"]').textContent.includes("The room did not take that change")`)

@@ -50,11 +50,13 @@ func waitReady(t *testing.T, ctx context.Context) {
 
 // openWindow opens url in another window of from's browser (a presenter's
 // notes window, another tab of the scenario) and waits until its widget is
-// ready; the window closes with the test.
+// ready, with the page probe (pageProblems) in every document it loads;
+// the window closes with the test.
 func openWindow(t *testing.T, from context.Context, url string) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(from)
 	t.Cleanup(cancel)
+	require.NoError(t, installProbe(ctx))
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url)))
 	waitReady(t, ctx)
 	return ctx
