@@ -139,12 +139,30 @@ func Groups(c *course.Chapter) []SectionGroup {
 // of it: its chapters with their sections and predictions, and each
 // prediction's question and options with the author's answer (Verify
 // holds it equal to the engine's), so progress from any chapter can be
-// counted, previewed and imported on every page.
+// counted, previewed and imported on every page. Others names the site's
+// other lessons and their questions (without their answers), so a preview
+// of an import that touches them reads in words rather than ids.
 type Manifest struct {
 	Lesson      string                      `json:"lesson"`
 	Title       string                      `json:"title"`
 	Chapters    []ManifestChapter           `json:"chapters"`
 	Predictions map[string]ManifestQuestion `json:"predictions"`
+	Others      map[string]ManifestOther    `json:"others"`
+}
+
+// ManifestOther is another lesson of the site, as a Manifest names it: its
+// title and its predictions by id.
+type ManifestOther struct {
+	Title     string                   `json:"title"`
+	Questions map[string]OtherQuestion `json:"questions"`
+}
+
+// OtherQuestion is a prediction of another lesson: its question and its
+// options' labels by id, without the answer, which only its own lesson's
+// pages grade.
+type OtherQuestion struct {
+	Question string            `json:"question"`
+	Options  map[string]string `json:"options"`
 }
 
 // ManifestChapter is one chapter in a Manifest.
@@ -173,7 +191,24 @@ type ManifestOption struct {
 
 // ManifestOf returns l's outline as JSON.
 func ManifestOf(l *course.Lesson) string {
-	m := Manifest{Lesson: l.Slug, Title: l.Title, Predictions: map[string]ManifestQuestion{}}
+	m := Manifest{Lesson: l.Slug, Title: l.Title, Predictions: map[string]ManifestQuestion{}, Others: map[string]ManifestOther{}}
+	all, _ := course.Lessons()
+	for _, o := range all {
+		if o.Slug == l.Slug {
+			continue
+		}
+		other := ManifestOther{Title: o.Title, Questions: map[string]OtherQuestion{}}
+		for i := range o.Chapters {
+			for _, p := range o.Chapters[i].Predictions() {
+				q := OtherQuestion{Question: p.Question.Plain(), Options: map[string]string{}}
+				for _, opt := range p.Options {
+					q.Options[opt.ID] = opt.Label.Plain()
+				}
+				other.Questions[p.ID] = q
+			}
+		}
+		m.Others[o.Slug] = other
+	}
 	for i := range l.Chapters {
 		c := &l.Chapters[i]
 		mc := ManifestChapter{ID: c.ID, Title: c.Title, Href: ChapterHref(l, c), Sections: c.MainSections(), Predictions: []string{}}

@@ -314,6 +314,26 @@ func TestLessonProgressStorage(t *testing.T) {
 		assert.Empty(t, pageProblems(t, a))
 	})
 
+	t.Run("another lesson's answers are named by its question and labels", func(t *testing.T) {
+		// The preview on lesson one names lesson two's prediction by its
+		// question and its options by their labels, as lesson two's own
+		// page would, and not by ids a learner never saw.
+		ctx := newIsolatedTab(t, browser)
+		seedStorage(t, ctx, base, progressKey, `{"app":"tidemark","kind":"progress","version":1,"lessons":{"guarantee-chain":{"read":[],"predictions":{"retry-append":{"choice":"a","right":false}}}}}`)
+		openLesson(t, ctx, base)
+		upload(t, ctx, `{"app":"tidemark","kind":"progress","version":1,"lessons":{"guarantee-chain":{"predictions":{"retry-append":{"choice":"b","right":true}}}}}`)
+		waitTrue(t, ctx, "the import preview opens", `document.querySelector('[data-testid="progress-import-dialog"]').open`)
+		merge := testText(t, ctx, "progress-import-merge-effect")
+		assert.Contains(t, merge, "Keeps your answer to the prediction “Order 2")
+		assert.Contains(t, merge, "in the lesson “The guarantees a pipeline inherits” (“Every order once”); the file has “Order 2 twice”.")
+		assert.NotContains(t, merge, "retry-append")
+		replace := testText(t, ctx, "progress-import-replace-effect")
+		assert.Contains(t, replace, "in the lesson “The guarantees a pipeline inherits” from “Every order once” to the file's “Order 2 twice”.")
+		require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape)))
+		waitMessage(t, ctx, "cancelled")
+		assert.Empty(t, pageProblems(t, ctx))
+	})
+
 	t.Run("an id every object inherits is read as any other", func(t *testing.T) {
 		// "constructor" is a well-formed id, and {}.constructor exists:
 		// a lookup that does not ask for the record's own keys found it and
@@ -327,7 +347,7 @@ func TestLessonProgressStorage(t *testing.T) {
 		upload(t, ctx, `{"app":"tidemark","kind":"progress","version":1,"lessons":{`+
 			`"guarantee-chain":{"predictions":{"constructor":{"choice":"a","right":true}}},"constructor":{"read":["intro"]}}}`)
 		waitTrue(t, ctx, "the import preview opens", `document.querySelector('[data-testid="progress-import-dialog"]').open`)
-		assert.Contains(t, testText(t, ctx, "progress-import-merge-effect"), `Adds 1 answer to the lesson “guarantee-chain”.`)
+		assert.Contains(t, testText(t, ctx, "progress-import-merge-effect"), `Adds 1 answer to the lesson “The guarantees a pipeline inherits”.`)
 		assert.Contains(t, testText(t, ctx, "progress-import-skipped"), `lesson “constructor”`)
 		require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape)))
 		waitMessage(t, ctx, "cancelled")

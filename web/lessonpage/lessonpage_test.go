@@ -316,6 +316,34 @@ func TestOutlineIsTheWholeLesson(t *testing.T) {
 				assert.Equal(t, ans.Verdicts[i].True, o.Right, "%s option %s", p.ID, o.ID)
 			}
 		}
+		// The site's other lessons are named by title, and their
+		// predictions by question and option labels, without answers.
+		all, err := course.Lessons()
+		require.NoError(t, err)
+		require.Len(t, m.Others, len(all)-1)
+		assert.NotContains(t, m.Others, l.Slug)
+		for _, o := range all {
+			if o.Slug == l.Slug {
+				continue
+			}
+			other := m.Others[o.Slug]
+			assert.Equal(t, o.Title, other.Title)
+			require.Len(t, other.Questions, len(o.Predictions()), o.Slug)
+			for _, p := range o.Predictions() {
+				q := other.Questions[p.ID]
+				assert.Equal(t, p.Question.Plain(), q.Question, p.ID)
+				require.Len(t, q.Options, len(p.Options), p.ID)
+				for _, opt := range p.Options {
+					assert.Equal(t, opt.Label.Plain(), q.Options[opt.ID], "%s option %s", p.ID, opt.ID)
+				}
+			}
+		}
+		outline := htmltest.Attr(doc.One(t, "lesson"), "data-outline")
+		for id, q := range m.Others {
+			for pid := range q.Questions {
+				assert.NotContains(t, outline, `"`+pid+`":{"chapter"`, "%s's answer key is on another lesson's page", id)
+			}
+		}
 	}
 }
 

@@ -66,11 +66,39 @@
   const outline = (() => {
     try {
       const o = JSON.parse(article.dataset.outline || "{}");
-      return { title: String(o.title || slug), chapters: Array.isArray(o.chapters) ? o.chapters : [], predictions: o.predictions || {} };
+      return { title: String(o.title || slug), chapters: Array.isArray(o.chapters) ? o.chapters : [], predictions: o.predictions || {}, others: o.others || {} };
     } catch {
-      return { title: slug, chapters: [], predictions: {} };
+      return { title: slug, chapters: [], predictions: {}, others: {} };
     }
   })();
+  // lessonName names a lesson of the site for a sentence: "this lesson", or
+  // another lesson by its title (its slug when the outline lacks it).
+  const lessonName = (name) => {
+    if (name === slug) {
+      return "this lesson";
+    }
+    const o = own(outline.others, name);
+    return "the lesson " + quoted(o && o.title ? o.title : name);
+  };
+  // otherQuestion is another lesson's prediction pid as the outline has it,
+  // or undefined.
+  const otherQuestion = (name, pid) => {
+    const o = own(outline.others, name);
+    return o && o.questions ? own(o.questions, pid) : undefined;
+  };
+  // elsewhere names a prediction of another lesson by its question (its id
+  // when the outline lacks it), and the lesson it is in.
+  const elsewhere = (name, pid) => {
+    const q = otherQuestion(name, pid);
+    return "the prediction " + quoted(q && q.question ? q.question : pid) + " in " + lessonName(name);
+  };
+  // labelElsewhere is the label of option choice of another lesson's
+  // prediction (the choice itself when the outline lacks it).
+  const labelElsewhere = (name, pid, choice) => {
+    const q = otherQuestion(name, pid);
+    const label = q && q.options ? own(q.options, choice) : undefined;
+    return label || choice;
+  };
   // Every prediction of the lesson, in page order across its chapters.
   const predictionIds = outline.chapters.flatMap((c) => c.predictions || []);
   const keyOf = (pid) => (Object.hasOwn(outline.predictions, pid) ? outline.predictions[pid] : null);
@@ -948,7 +976,7 @@
     for (const name of names) {
       const a = own(from.lessons, name) || { read: [], predictions: {} };
       const b = own(to.lessons, name) || { read: [], predictions: {} };
-      const where = name === slug ? "this lesson" : "the lesson " + quoted(name);
+      const where = lessonName(name);
       const addRead = b.read.filter((s) => !a.read.includes(s)).length;
       const loseRead = a.read.filter((s) => !b.read.includes(s)).length;
       const addPred = Object.keys(b.predictions).filter((p) => !own(a.predictions, p)).length;
@@ -962,9 +990,10 @@
       }
       for (const pid of changed) {
         const here = name === slug && keyOf(pid);
-        const what = here ? "the prediction " + questionOf(pid) : "the prediction " + quoted(pid) + " in " + where;
-        out.push("Changes your answer to " + what + " from " + quoted(here ? labelOf(pid, own(a.predictions, pid).choice) : own(a.predictions, pid).choice) +
-          " to the file's " + quoted(here ? labelOf(pid, own(b.predictions, pid).choice) : own(b.predictions, pid).choice) + ".");
+        const what = here ? "the prediction " + questionOf(pid) : elsewhere(name, pid);
+        const label = (choice) => (here ? labelOf(pid, choice) : labelElsewhere(name, pid, choice));
+        out.push("Changes your answer to " + what + " from " + quoted(label(own(a.predictions, pid).choice)) +
+          " to the file's " + quoted(label(own(b.predictions, pid).choice)) + ".");
       }
     }
     return out;
@@ -978,8 +1007,9 @@
         const mineP = here && own(here.predictions, pid);
         if (mineP && mineP.choice !== p.choice) {
           const here = name === slug && keyOf(pid);
-          out.push("Keeps your answer to " + (here ? "the prediction " + questionOf(pid) : "the prediction " + quoted(pid)) +
-            " (" + quoted(here ? labelOf(pid, mineP.choice) : mineP.choice) + "); the file has " + quoted(here ? labelOf(pid, p.choice) : p.choice) + ".");
+          const label = (choice) => (here ? labelOf(pid, choice) : labelElsewhere(name, pid, choice));
+          out.push("Keeps your answer to " + (here ? "the prediction " + questionOf(pid) : elsewhere(name, pid)) +
+            " (" + quoted(label(mineP.choice)) + "); the file has " + quoted(label(p.choice)) + ".");
         }
       }
     }
