@@ -797,6 +797,40 @@ func TestPresenterNotesWindowSetsTheRoomsKnobsAndFaults(t *testing.T) {
 	assert.Empty(t, pageProblems(t, notes))
 }
 
+// TestNotesWindowStepsOnWhileTheRoomTakesItsSettings: a knob chosen in the
+// notes window and a step taken there before the room has finished its
+// run with that knob end with both windows at the new knob and the new
+// step, and the notes window is never reloaded. The room used to answer
+// the step with its old settings, and the notes window reloaded with
+// them, then again with the new ones, at the old step.
+func TestNotesWindowStepsOnWhileTheRoomTakesItsSettings(t *testing.T) {
+	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12&present")
+	// The room's runs take a while, an event a task, as a long scenario's
+	// would on a slow projector laptop.
+	eval[bool](t, room, `(() => { const e = window.tidemarkEngine; const advance = e.advance; e.advance = (id, n) => { const until = performance.now() + 8; while (performance.now() < until) {} return advance(id, 1); }; return true; })()`)
+	notes := openWindow(t, room, base+"/scenarios/hwm/visibility-gap?present=notes")
+	waitStep(t, notes, 12, "the notes window opens at the room's step")
+	eval[bool](t, notes, `(window.sameNotes = true)`)
+
+	require.NoError(t, chromedp.Do(notes, chromedp.Focus(chromedp.CSS(`[data-testid="knob-mark-timestamp"]`))))
+	key(t, notes, kb.ArrowRight)
+	_, err := chromedp.Run(notes, chromedp.Poll[bool](`!document.querySelector('.tm-host').hasAttribute('aria-busy') && new URLSearchParams(location.search).get("mark") === "lsn"`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the notes window runs with the new mark")
+	require.True(t, eval[bool](t, room, `document.querySelector('.tm-host').getAttribute('aria-busy') === 'true'`), "the room finished its run before the notes window stepped; the test shows nothing")
+	press(t, notes, `[data-testid="btn-forward"]`)
+
+	_, err = chromedp.Run(room, chromedp.Poll[bool](`(() => { const q = new URLSearchParams(location.search); return q.get("mark") === "lsn" && Number(document.querySelector('.tm-widget').dataset.step) === 13; })()`, chromedp.WithPollingTimeout(20*time.Second)))
+	require.NoError(t, err, "the room takes the notes window's mark and then its step")
+	waitStep(t, notes, 13, "the notes window stays at its step")
+	time.Sleep(500 * time.Millisecond)
+	assert.True(t, eval[bool](t, notes, `window.sameNotes === true`), "the notes window was reloaded")
+	assert.Equal(t, "lsn", eval[string](t, notes, `new URLSearchParams(location.search).get("mark")`))
+	assert.Equal(t, 13, step(t, notes))
+	assert.Equal(t, 13, step(t, room))
+	assert.Empty(t, pageProblems(t, room))
+	assert.Empty(t, pageProblems(t, notes))
+}
+
 // TestNotesWindowIsToldTheRoomRefusedItsSettings: settings the room
 // cannot take (here a fault no control makes, sent as the notes window
 // sends its own) change nothing in the room, and the notes window, which

@@ -362,6 +362,8 @@
       this.timer = null;
       this.busy = false;
       this.waiting = []; // acts asked for while a run went on (see act)
+      this.settingsFor = null; // settings from the notes window the room is taking (see takeSettings)
+      this.settingsStep = null; // the notes window's step since, which the room takes after them
     }
 
     async open() {
@@ -1075,6 +1077,14 @@
           if (!same || m.step !== this.step) this.takeSettings(m.query);
           return;
         }
+        if (this.presentMode === "on" && this.settingsFor !== null && settings(this.settingsFor) === settings(m.query)) {
+          // The notes window steps on with the settings the room is still
+          // taking: the room goes to that step once they are taken. Told
+          // the room's old settings now, the notes window would reload
+          // with them, and reload again with the new ones.
+          this.settingsStep = m.step;
+          return;
+        }
         if (!same && this.presentMode === "notes") {
           const theirs = new URLSearchParams(m.query);
           theirs.set("present", "notes");
@@ -1110,6 +1120,9 @@
       const set = Boolean(this.drive);
       this.drive = false;
       if (!this.peer || (this.quiet && !force) || !this.presentMode || typeof v.query !== "string") return;
+      // Settings taken from the notes window, which has stepped on since:
+      // the step it is at follows at once (see takeSettings).
+      if (this.settingsStep !== null && this.settingsStep !== v.step) return;
       this.peer.postMessage({ mode: this.presentMode, step: v.step, query: v.query, set });
     }
 
@@ -1118,6 +1131,7 @@
     // progress finishes first.
     takeSettings(query) {
       this.settingsWanted = query;
+      this.settingsFor = query;
       if (this.settingsTimer) return;
       const apply = () => {
         this.settingsTimer = null;
@@ -1129,10 +1143,14 @@
         this.settingsWanted = null;
         this.stop();
         this.act("settings", q, true).then((r) => {
+          const step = this.settingsStep;
+          this.settingsStep = null;
+          if (this.settingsWanted === null) this.settingsFor = null;
           // Settings the room cannot take change nothing here; the notes
           // window, which already shows them, is told why and goes back
           // to the room's.
           if (r && !r.ok && !r.rerun && this.peer) this.peer.postMessage({ refused: r.error, step: this.step, query: this.query });
+          else if (step !== null && step !== this.step) this.seek(step);
         });
       };
       apply();
