@@ -60,10 +60,11 @@ func readOpOptions(a *scenario.Args, noBuffer bool) opOptions {
 	}, "auto or two-phase")
 	// txn-timeout=none is the default spelled out, so that a knob can
 	// offer no timeout beside its durations.
-	if x, _ := a.Find("txn-timeout"); x.Value != "none" {
+	x, ok := a.Find("txn-timeout")
+	if x.Value != "none" {
 		o.timeout.d = a.DurationIn("txn-timeout", 0, 1, day, "a positive duration within a day, such as 15m, or none")
 	}
-	if x, ok := a.Find("txn-timeout"); ok && o.timeout.d > 0 {
+	if ok && o.timeout.d > 0 {
 		o.timeout.at = x.ValuePos
 		if cv, _ := a.Find("commit"); !o.twoPC && cv.FromKnob {
 			o.timeout.d = 0 // a knob's commit= at a value without transactions: one line serves every value
