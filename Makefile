@@ -111,6 +111,21 @@ worker-test:
 test-short:
 	$(GO) test -short ./...
 
+# fuzz runs every fuzz target for FUZZTIME each (make test runs only their
+# seeds): the scenario parser, a scenario's build and run, a learner's
+# actions on every bundled scenario, a page's query, a shared link, a
+# lesson's text, keyed state's restore and the whole site's requests.
+# A failing input is written under the package's testdata/fuzz.
+FUZZTIME ?= 60s
+FUZZ_TARGETS = ./engine/scenario:FuzzParse ./engine:FuzzBuildRun ./templates/widget:FuzzSessionActs \
+	./templates/widget:FuzzParseQuery ./web/share:FuzzDecode ./lessons/course:FuzzChapter \
+	./lessons/course:FuzzDirective ./engine/keyed:FuzzRestore ./web/site:FuzzSite
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "$(GO) test $${t%%:*} -run '^$$' -fuzz '^$${t##*:}$$' -fuzztime $(FUZZTIME)"; \
+		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t##*:}\$$" -fuzztime $(FUZZTIME); \
+	done
+
 # bench runs the engine's benchmarks (a run of each world, seeks) and the
 # widget's stage drawing natively and as wasm under node, alternately, with
 # the collector settings the page gives the browser module, and prints both
