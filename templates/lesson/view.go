@@ -301,6 +301,15 @@ type EmbedView struct {
 	Focus   string // the check the text is about, or ""
 }
 
+// PresentHref is the embed's scenario page in presenter mode, at the same
+// step and knobs: what a teacher takes to a projector.
+func (e EmbedView) PresentHref() string {
+	if strings.Contains(e.Href, "?") {
+		return e.Href + "&present=on"
+	}
+	return e.Href + "?present=on"
+}
+
 // KnobSetting is one knob and the value an embed uses.
 type KnobSetting struct {
 	Name, Label, Value string

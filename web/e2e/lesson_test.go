@@ -629,11 +629,21 @@ func TestLessonEmbedLinkOpensWhereTheReaderIs(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#`+id+`-knob-mark-lsn:checked`))))
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](link+`.searchParams.get("mark") === "lsn" && `+link+`.searchParams.get("step") === "3"`, chromedp.WithPollingTimeout(15*time.Second)))
 	require.NoError(t, err, "the link follows the knobs, at the same step")
+	// So does the link that presents it.
+	present := `new URL(document.querySelector('[data-embed-id="` + id + `"] [data-testid="embed-present"]').href)`
+	assert.Equal(t, "/scenarios/hwm/visibility-gap", eval[string](t, ctx, present+`.pathname`))
+	assert.Equal(t, "lsn 3 on", eval[string](t, ctx, `(() => { const u = `+present+`; return [u.searchParams.get("mark"), u.searchParams.get("step"), u.searchParams.get("present")].join(" "); })()`))
 
 	assert.Empty(t, pageProblems(t, ctx))
 
 	// Followed (on a site with the scenario pages), it opens the scenario there.
 	page, _ := startPlayground(t, eval[string](t, ctx, link+`.pathname + `+link+`.search`))
+	assert.Equal(t, 3, step(t, page))
+	assert.True(t, eval[bool](t, page, `document.querySelector('[data-testid="knob-mark-lsn"]').checked`))
+	// And the other opens it in presenter mode, at the same place.
+	require.NoError(t, chromedp.Do(page, chromedp.Navigate(eval[string](t, page, `location.origin`)+eval[string](t, ctx, present+`.pathname + `+present+`.search`))))
+	waitReady(t, page)
+	assert.Equal(t, "on", eval[string](t, page, `document.querySelector('.tm-widget').dataset.present`))
 	assert.Equal(t, 3, step(t, page))
 	assert.True(t, eval[bool](t, page, `document.querySelector('[data-testid="knob-mark-lsn"]').checked`))
 }

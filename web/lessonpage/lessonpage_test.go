@@ -251,7 +251,9 @@ func TestEmbedsOpenWhereTheirTextPoints(t *testing.T) {
 		assert.Contains(t, strings.Split(htmltest.Attr(host, "data-query"), "&"), "step="+step)
 		w := within(host, "widget")[0]
 		assert.Equal(t, step, htmltest.Attr(w, "data-step"), "the server drew embed %s at another step", htmltest.Attr(e, "data-embed-id"))
-		assert.Contains(t, htmltest.Attr(within(e, "embed-link")[0], "href"), "step="+step)
+		own := htmltest.Attr(within(e, "embed-link")[0], "href")
+		assert.Contains(t, own, "step="+step)
+		assert.Equal(t, own+"&present=on", htmltest.Attr(within(e, "embed-present")[0], "href"), "the embed's link to present it opens where its own does")
 	}
 	assert.GreaterOrEqual(t, n, 5, "the checks chapter opens its repeats at the step each is about")
 }

@@ -602,6 +602,12 @@
       const figure = this.host.closest(".scenario-embed");
       const own = figure && figure.querySelector('a[data-testid="embed-link"]');
       if (own) own.href = this.host.dataset.base + v.query;
+      const present = figure && figure.querySelector('a[data-testid="embed-present"]');
+      if (present) {
+        const q = new URLSearchParams(v.query);
+        q.set("present", "on");
+        present.href = this.host.dataset.base + "?" + q.toString();
+      }
       if (this.host.dataset.embedded === "on") {
         // An embed's "open" link opens the scenario where the reader is:
         // the same step, knobs and faults (and, for a scenario carried in
