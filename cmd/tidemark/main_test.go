@@ -327,6 +327,8 @@ func TestExitCodes(t *testing.T) {
 	badCommand := writeFile(t, "cmd.tdm", "scenario test/cmd \"Cmd\"\n\nsourse orders key=order_id\n")
 	falseExpect := writeFile(t, "expect.tdm", okScenario+"expect missing=none\n")
 	trueExpect := writeFile(t, "expect-ok.tdm", okScenario+"expect missing=2\nexpect missing=none when mark=lsn\n")
+	// A job declared with nothing to read runs no step; its report panicked.
+	idleJob := writeFile(t, "idle-job.tdm", "scenario test/idle \"Idle\"\ntopic t\ncheckpoint every=1m\n")
 
 	tests := []struct {
 		name    string
@@ -339,6 +341,8 @@ func TestExitCodes(t *testing.T) {
 		{name: "run bundled", args: []string{"run", "hwm/visibility-gap"}, code: 0, stdout: "VERDICT"},
 		{name: "run file", args: []string{"run", good}, code: 0, stdout: "test/ok — A small scenario"},
 		{name: "run file with knob", args: []string{"run", good, "--set", "mark=lsn"}, code: 0, stdout: "knobs: mark=lsn"},
+		{name: "run a job of no step", args: []string{"run", idleJob}, code: 0, stdout: "VERDICT: the target matches the source"},
+		{name: "run a job of no step as JSON", args: []string{"run", "--json", idleJob}, code: 0, stdout: `"scenario": "test/idle"`},
 		{name: "flags before ref", args: []string{"run", "--seed", "7", good}, code: 0, stdout: "seed: 7"},
 		{name: "no args", args: nil, code: 2, stderr: "usage"},
 		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderr: `unknown command "frobnicate"`},
