@@ -37,6 +37,24 @@ check gap-scan
 check uniqueness
 `
 
+// streamHundredK is the stream world's costliest page of that size: about
+// 100,000 steps (50,000 records sent and read over 4 partitions, out of
+// order) through a keyed one-minute tumbling window with allowed lateness,
+// whose every step the stage draws with the windows so far (the chart and
+// its text equivalent), and a checkpoint every 10 s.
+const streamHundredK = `scenario perf/stream-hundred-k "A hundred thousand steps of a stream job"
+topic events partitions=4
+target per_key sink=merge key=window
+producer shop to=events key=user_id
+traffic shop records=50000 from=10:00:00 every=10ms keys=200 event-lag=0s..3s amount=1..100
+stream s from=events
+watermark s bound=2s
+checkpoint every=10s
+window w from=s tumbling size=1m agg=sum lateness=5s to=per_key
+check late-records
+check recount
+`
+
 // BenchmarkStep measures what the page does for one step of a large trace
 // (web/static/widget.js: playing, the forward button and the arrow key all
 // seek the step after the one on screen): a session that has drawn step n
@@ -67,7 +85,7 @@ check uniqueness
 //
 // BenchmarkSeek does the same for a jump to a random step.
 func BenchmarkStep(b *testing.B) {
-	for _, tc := range []struct{ name, src string }{{"10k", tenK}, {"100k", hundredK}} {
+	for _, tc := range []struct{ name, src string }{{"10k", tenK}, {"100k", hundredK}, {"stream-100k", streamHundredK}} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := benchSession(b, tc.src)
 			r := rand.New(rand.NewPCG(1, 2))
@@ -99,7 +117,7 @@ func BenchmarkStep(b *testing.B) {
 const stepRun = 64
 
 func BenchmarkSeek(b *testing.B) {
-	for _, tc := range []struct{ name, src string }{{"10k", tenK}, {"100k", hundredK}} {
+	for _, tc := range []struct{ name, src string }{{"10k", tenK}, {"100k", hundredK}, {"stream-100k", streamHundredK}} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := benchSession(b, tc.src)
 			r := rand.New(rand.NewPCG(1, 2))
