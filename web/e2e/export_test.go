@@ -232,6 +232,8 @@ func TestExportedSiteOnAStaticHost(t *testing.T) {
 		waitEmbedsReady(t, ctx)
 		link := eval[string](t, ctx, `new URL(document.querySelector('[data-testid="embed-link"]').href).pathname`)
 		assert.True(t, strings.HasPrefix(link, sub+"/scenarios/") && strings.HasSuffix(link, "/"), "a lesson links to the copy's scenario pages: %s", link)
+		present := eval[string](t, ctx, `(() => { const u = new URL(document.querySelector('[data-testid="embed-present"]').href); return u.pathname + " " + u.searchParams.get("present"); })()`)
+		assert.True(t, strings.HasPrefix(present, sub+"/scenarios/") && strings.HasSuffix(present, "/ on"), "a lesson's link to present a scenario opens the copy's page: %s", present)
 		assert.Empty(t, pageProblems(t, ctx))
 	})
 
