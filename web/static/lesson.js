@@ -60,7 +60,6 @@
   const unsavedText = q("progress-unsaved");
   const asideBox = q("progress-aside");
   const asideList = q("progress-aside-list");
-  const siteLessons = (panel.dataset.lessons || slug).split(" ").filter(Boolean);
   const sections = (article.dataset.sections || "").split(" ").filter(Boolean);
   const forms = [...article.querySelectorAll("form[data-prediction]")];
   const outline = (() => {
@@ -71,6 +70,8 @@
       return { title: slug, chapters: [], predictions: {}, others: {} };
     }
   })();
+  // Every lesson of the site: this one and those its outline names.
+  const siteLessons = [slug, ...Object.keys(outline.others)];
   // lessonName names a lesson of the site for a sentence: "this lesson", or
   // another lesson by its title (its slug when the outline lacks it).
   const lessonName = (name) => {
@@ -79,25 +80,6 @@
     }
     const o = own(outline.others, name);
     return "the lesson " + quoted(o && o.title ? o.title : name);
-  };
-  // otherQuestion is another lesson's prediction pid as the outline has it,
-  // or undefined.
-  const otherQuestion = (name, pid) => {
-    const o = own(outline.others, name);
-    return o && o.questions ? own(o.questions, pid) : undefined;
-  };
-  // elsewhere names a prediction of another lesson by its question (its id
-  // when the outline lacks it), and the lesson it is in.
-  const elsewhere = (name, pid) => {
-    const q = otherQuestion(name, pid);
-    return "the prediction " + quoted(q && q.question ? q.question : pid) + " in " + lessonName(name);
-  };
-  // labelElsewhere is the label of option choice of another lesson's
-  // prediction (the choice itself when the outline lacks it).
-  const labelElsewhere = (name, pid, choice) => {
-    const q = otherQuestion(name, pid);
-    const label = q && q.options ? own(q.options, choice) : undefined;
-    return label || choice;
   };
   // Every prediction of the lesson, in page order across its chapters.
   const predictionIds = outline.chapters.flatMap((c) => c.predictions || []);
@@ -113,6 +95,31 @@
   const questionOf = (pid) => {
     const k = keyOf(pid);
     return quoted(k ? k.question : pid, 100);
+  };
+  // otherQuestion is another lesson's prediction pid as the outline has it,
+  // or undefined.
+  const otherQuestion = (name, pid) => {
+    const o = own(outline.others, name);
+    return o && o.questions ? own(o.questions, pid) : undefined;
+  };
+  // predictionIn names prediction pid of lesson name for a sentence, by its
+  // question (its id when the outline lacks it), and another lesson's with
+  // the lesson it is in.
+  const predictionIn = (name, pid) => {
+    if (name === slug) {
+      return "the prediction " + questionOf(pid);
+    }
+    const q = otherQuestion(name, pid);
+    return "the prediction " + quoted(q && q.question ? q.question : pid, 100) + " in " + lessonName(name);
+  };
+  // labelIn is the label of option choice of prediction pid of lesson name
+  // (the choice itself when the outline lacks it).
+  const labelIn = (name, pid, choice) => {
+    if (name === slug) {
+      return labelOf(pid, choice);
+    }
+    const q = otherQuestion(name, pid);
+    return (q && q.options && own(q.options, choice)) || choice;
   };
 
   const say = (text) => {
@@ -989,11 +996,8 @@
         out.push("Forgets " + [loseRead && plural(loseRead, "section read", "sections read"), losePred && plural(losePred, "answer", "answers")].filter(Boolean).join(" and ") + " in " + where + " that the file does not have.");
       }
       for (const pid of changed) {
-        const here = name === slug && keyOf(pid);
-        const what = here ? "the prediction " + questionOf(pid) : elsewhere(name, pid);
-        const label = (choice) => (here ? labelOf(pid, choice) : labelElsewhere(name, pid, choice));
-        out.push("Changes your answer to " + what + " from " + quoted(label(own(a.predictions, pid).choice)) +
-          " to the file's " + quoted(label(own(b.predictions, pid).choice)) + ".");
+        out.push("Changes your answer to " + predictionIn(name, pid) + " from " + quoted(labelIn(name, pid, own(a.predictions, pid).choice)) +
+          " to the file's " + quoted(labelIn(name, pid, own(b.predictions, pid).choice)) + ".");
       }
     }
     return out;
@@ -1006,10 +1010,8 @@
       for (const [pid, p] of Object.entries(l.predictions)) {
         const mineP = here && own(here.predictions, pid);
         if (mineP && mineP.choice !== p.choice) {
-          const here = name === slug && keyOf(pid);
-          const label = (choice) => (here ? labelOf(pid, choice) : labelElsewhere(name, pid, choice));
-          out.push("Keeps your answer to " + (here ? "the prediction " + questionOf(pid) : elsewhere(name, pid)) +
-            " (" + quoted(label(mineP.choice)) + "); the file has " + quoted(label(p.choice)) + ".");
+          out.push("Keeps your answer to " + predictionIn(name, pid) +
+            " (" + quoted(labelIn(name, pid, mineP.choice)) + "); the file has " + quoted(labelIn(name, pid, p.choice)) + ".");
         }
       }
     }
