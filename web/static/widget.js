@@ -445,6 +445,16 @@
       this.host.dataset.ready = "true";
     }
 
+    // pageAt is the address of this scenario's page at query (its step,
+    // knobs and faults), in presenter mode mode ("on" or "notes"), or out
+    // of it ("").
+    pageAt(query, mode) {
+      const q = new URLSearchParams(query);
+      if (mode) q.set("present", mode);
+      else q.delete("present");
+      return this.host.dataset.base + "?" + q.toString();
+    }
+
     // isPage reports whether this is a scenario page's own widget, whose
     // state is the page's address.
     isPage() {
@@ -564,19 +574,9 @@
           a.setAttribute("aria-disabled", String(off));
         }
         const present = this.host.querySelector('a[data-act="present"]');
-        if (present) {
-          const q = new URLSearchParams(v.query);
-          const presenting = q.has("present");
-          if (presenting) q.delete("present");
-          else q.set("present", "on");
-          present.href = this.host.dataset.base + "?" + q.toString();
-        }
+        if (present) present.href = this.pageAt(v.query, new URLSearchParams(v.query).has("present") ? "" : "on");
         const notes = this.host.querySelector('a[data-testid="btn-notes"]');
-        if (notes) {
-          const q = new URLSearchParams(v.query);
-          q.set("present", "notes");
-          notes.href = this.host.dataset.base + "?" + q.toString();
-        }
+        if (notes) notes.href = this.pageAt(v.query, "notes");
         const list = this.host.querySelector(".tm-steps");
         if (list) {
           const was = list.querySelector("li[aria-current]");
@@ -603,11 +603,7 @@
       const own = figure && figure.querySelector('a[data-testid="embed-link"]');
       if (own) own.href = this.host.dataset.base + v.query;
       const present = figure && figure.querySelector('a[data-testid="embed-present"]');
-      if (present) {
-        const q = new URLSearchParams(v.query);
-        q.set("present", "on");
-        present.href = this.host.dataset.base + "?" + q.toString();
-      }
+      if (present) present.href = this.pageAt(v.query, "on");
       if (this.host.dataset.embedded === "on") {
         // An embed's "open" link opens the scenario where the reader is:
         // the same step, knobs and faults (and, for a scenario carried in
@@ -1050,14 +1046,12 @@
         }
         if (typeof m.refused === "string" && typeof m.query === "string") {
           if (this.presentMode !== "notes") return;
-          const room = new URLSearchParams(m.query);
-          room.set("present", "notes");
           try {
             sessionStorage.setItem("tidemark:refused", "The room did not take that change, and keeps its own settings. " + m.refused);
           } catch (_) {
             // Without storage the notes window still goes back to the room's settings.
           }
-          location.replace(this.host.dataset.base + "?" + room.toString());
+          location.replace(this.pageAt(m.query, "notes"));
           return;
         }
         if (m.hello === true) {
@@ -1092,9 +1086,7 @@
           return;
         }
         if (!same && this.presentMode === "notes") {
-          const theirs = new URLSearchParams(m.query);
-          theirs.set("present", "notes");
-          location.replace(this.host.dataset.base + "?" + theirs.toString());
+          location.replace(this.pageAt(m.query, "notes"));
           return;
         }
         if (m.step !== this.step) {
