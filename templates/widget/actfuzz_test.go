@@ -166,12 +166,12 @@ func FuzzSessionActs(f *testing.F) {
 		s, err := Open("tm", string(sc.Source), sc.File.Name, "/scenarios/"+sc.ID, url.Values{}, false, worlds.All())
 		require.NoError(t, err, sc.ID)
 		finish(t, s, 5000)
+		was := s.View(true).Query // what is on screen before each action
 		var undoTo []string // the query before each change taken, for Undo
 		for i := 0; i+2 < len(ops); i += 3 {
 			action := actions[int(ops[i])%len(actions)]
 			n := namesOf(s)
 			arg := argFor(s, n, action, ops[i+1], ops[i+2], text)
-			was := s.View(false).Query
 			rerun, err := s.Act(action, arg)
 			if rerun {
 				for calls := 0; ; calls++ {
@@ -204,6 +204,7 @@ func FuzzSessionActs(f *testing.F) {
 				// screen is back to what it was.
 				require.Equal(t, settingsOf(was, false), settingsOf(v.Query, false), "%s: %s %q was refused (%v) but changed the settings", sc.ID, action, arg, err)
 			}
+			was = v.Query
 		}
 	})
 }
