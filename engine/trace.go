@@ -236,6 +236,15 @@ func (t *Trace) CountsAt(n int) Counts { return t.truth.countsAt(int32(t.clampSt
 // Steps is the number of events.
 func (t *Trace) Steps() int { return len(t.Events) }
 
+// TimeAt is when step n happened: 0 before the first step, and the last
+// step's time for an n past the end.
+func (t *Trace) TimeAt(n int) vtime.Time {
+	if n = t.clampStep(n); n == 0 {
+		return 0
+	}
+	return t.Events[n-1].At
+}
+
 // clampStep keeps n within [0, Steps].
 func (t *Trace) clampStep(n int) int { return max(0, min(n, len(t.Events))) }
 

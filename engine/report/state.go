@@ -189,15 +189,6 @@ func counts(xs []stream.CountPoint) []CountPoint {
 	return out
 }
 
-// lastAt is when the run's last step happened, or the zero time for a run
-// of no step (a job declared with nothing to read).
-func lastAt(t *engine.Trace) vtime.Time {
-	if n := t.Steps(); n > 0 {
-		return t.Events[n-1].At
-	}
-	return 0
-}
-
 // buildJob fills the job's section, when the scenario has one.
 func buildJob(r *Report, t *engine.Trace) {
 	st := stream.Of(t)
@@ -211,7 +202,7 @@ func buildJob(r *Report, t *engine.Trace) {
 	if h.Every > 0 {
 		j.CheckpointEvery = h.Every.String()
 	}
-	end := lastAt(t)
+	end := t.TimeAt(t.Steps())
 	for _, c := range h.Checkpoints {
 		x := Checkpoint{ID: int(c.ID), BeginStep: int(c.Begin), Begin: c.BeginAt.String(), Status: stream.CheckpointStatus(c.Status), Final: c.Final,
 			Duration: c.Duration(end).String(), Size: c.Size(), Sizes: map[string]int{}, Unsaved: c.Buffered}
@@ -324,7 +315,7 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 	}
 	n := t.Steps()
 	h := st.Job
-	end := lastAt(t)
+	end := t.TimeAt(t.Steps())
 	if len(h.Checkpoints) > 0 {
 		fmt.Fprintf(b, "\nCHECKPOINTS (every %s; size in bytes of state and positions)\n", h.Every)
 		for _, c := range h.Checkpoints {

@@ -488,10 +488,7 @@ func (t *Trace) windowCounts(i, n int) []check.WindowCount {
 	// A closed window: its end (plus the allowed lateness) behind the
 	// watermark, or behind the clock for processing time.
 	wm, _ := t.Watermark(si, -1, n)
-	now := vtime.Time(0)
-	if n > 0 {
-		now = t.t.Events[n-1].At
-	}
+	now := t.t.TimeAt(n)
 	closed := func(w window.Window) bool {
 		if wh.Config.Domain == window.ProcessingTime {
 			return w.MaxTimestamp() <= now

@@ -12,7 +12,6 @@ import (
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/sorted"
-	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/window"
 )
 
@@ -326,7 +325,7 @@ func (t *Trace) observeJob(n int) *check.JobView {
 		return nil
 	}
 	v := &check.JobView{}
-	at := t.stepTime(n)
+	at := t.t.TimeAt(n)
 	for _, c := range t.CheckpointsAt(n) {
 		v.Checkpoints = append(v.Checkpoints, check.CheckpointView{ID: int(c.ID), Completed: c.Status == CheckpointCompleted,
 			Running: c.Status == CheckpointRunning, Duration: c.Duration(at), Size: c.Size()})
@@ -348,17 +347,6 @@ func (t *Trace) observeJob(n int) *check.JobView {
 		}
 	}
 	return v
-}
-
-// stepTime is the true time of step n, 0 before any.
-func (t *Trace) stepTime(n int) vtime.Time {
-	if n < 1 || n > len(t.t.Events) {
-		if n > len(t.t.Events) && len(t.t.Events) > 0 {
-			return t.t.Events[len(t.t.Events)-1].At
-		}
-		return 0
-	}
-	return t.t.Events[n-1].At
 }
 
 // tableCount is operator oi's table after step n beside a recount from the

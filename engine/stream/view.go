@@ -248,10 +248,7 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 		}
 	}
 	wm, _ := t.Watermark(si, -1, n)
-	now := vtime.Time(0)
-	if n > 0 {
-		now = t.t.Events[n-1].At
-	}
+	now := t.t.TimeAt(n)
 	out := make([]WindowState, 0, len(order))
 	for _, k := range order {
 		x := byWin[k]

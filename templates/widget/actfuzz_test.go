@@ -167,7 +167,7 @@ func FuzzSessionActs(f *testing.F) {
 		require.NoError(t, err, sc.ID)
 		finish(t, s, 5000)
 		was := s.View(true).Query // what is on screen before each action
-		var undoTo []string // the query before each change taken, for Undo
+		var undoTo []string       // the query before each change taken, for Undo
 		for i := 0; i+2 < len(ops); i += 3 {
 			action := actions[int(ops[i])%len(actions)]
 			n := namesOf(s)

@@ -29,7 +29,7 @@ func (v *atStep) runsOf(pipeline string) (cur, next *hwm.RunRecord) {
 		return r[0], r[1]
 	}
 	n := v.s.Step
-	at := stepTime(v.t, n)
+	at := v.t.TimeAt(n)
 	for i := range v.ht.Runs {
 		r := &v.ht.Runs[i]
 		if r.Pipeline != pipeline {

@@ -11,7 +11,6 @@ import (
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/sorted"
-	"github.com/tidemark/tidemark/engine/vtime"
 )
 
 // The stage is one picture of the pipeline as it stands at the step, left
@@ -332,14 +331,6 @@ func (x *stageIndex) feeds(t *engine.Trace, table string) (int, bool) {
 
 // maxInFlight is how many of a run's rows the extractor draws as chips.
 const maxInFlight = 12
-
-// stepTime is the time of step n, or 0 before the first.
-func stepTime(t *engine.Trace, n int) vtime.Time {
-	if n <= 0 || n > t.Steps() {
-		return 0
-	}
-	return t.Events[n-1].At
-}
 
 // targetStation draws a target: a slot per key, for a window of keys
 // around the latest write (or the key explained) when there are many.
