@@ -327,8 +327,13 @@ func TestExitCodes(t *testing.T) {
 	badCommand := writeFile(t, "cmd.tdm", "scenario test/cmd \"Cmd\"\n\nsourse orders key=order_id\n")
 	falseExpect := writeFile(t, "expect.tdm", okScenario+"expect missing=none\n")
 	trueExpect := writeFile(t, "expect-ok.tdm", okScenario+"expect missing=2\nexpect missing=none when mark=lsn\n")
-	// A job declared with nothing to read runs no step; its report panicked.
-	idleJob := writeFile(t, "idle-job.tdm", "scenario test/idle \"Idle\"\ntopic t\ncheckpoint every=1m\n")
+	// A scenario of no step (a topic and nothing else) and a job with
+	// nothing to read (one step, its input's end) both report; a job of no
+	// step panicked in the report once. A checkpoint with no stream to take
+	// is refused where it stands.
+	noStep := writeFile(t, "no-step.tdm", "scenario test/empty \"Empty\"\ntopic t\n")
+	idleJob := writeFile(t, "idle-job.tdm", "scenario test/idle \"Idle\"\ntopic t\nstream s from=t\ncheckpoint every=1m\n")
+	noJob := writeFile(t, "no-job.tdm", "scenario test/nojob \"No job\"\ntopic t\ncheckpoint every=1m\n")
 
 	tests := []struct {
 		name    string
@@ -341,8 +346,11 @@ func TestExitCodes(t *testing.T) {
 		{name: "run bundled", args: []string{"run", "hwm/visibility-gap"}, code: 0, stdout: "VERDICT"},
 		{name: "run file", args: []string{"run", good}, code: 0, stdout: "test/ok — A small scenario"},
 		{name: "run file with knob", args: []string{"run", good, "--set", "mark=lsn"}, code: 0, stdout: "knobs: mark=lsn"},
-		{name: "run a job of no step", args: []string{"run", idleJob}, code: 0, stdout: "VERDICT: the target matches the source"},
-		{name: "run a job of no step as JSON", args: []string{"run", "--json", idleJob}, code: 0, stdout: `"scenario": "test/idle"`},
+		{name: "run a scenario of no step", args: []string{"run", noStep}, code: 0, stdout: "VERDICT: the target matches the source"},
+		{name: "run a scenario of no step as JSON", args: []string{"run", "--json", noStep}, code: 0, stdout: `"scenario": "test/empty"`},
+		{name: "run a job with nothing to read", args: []string{"run", idleJob}, code: 0, stdout: "its input ends"},
+		{name: "run a job with nothing to read as JSON", args: []string{"run", "--json", idleJob}, code: 0, stdout: `"scenario": "test/idle"`},
+		{name: "a checkpoint with no stream", args: []string{"run", noJob}, code: 2, stderr: "no-job.tdm:3:1: a checkpoint snapshots a stream job's positions and state, and this scenario has no stream"},
 		{name: "flags before ref", args: []string{"run", "--seed", "7", good}, code: 0, stdout: "seed: 7"},
 		{name: "no args", args: nil, code: 2, stderr: "usage"},
 		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderr: `unknown command "frobnicate"`},

@@ -538,6 +538,9 @@ func (s *world) lookupTable(x scenario.Arg) (*lookupTable, error) {
 // finishJob wires the job once every line is read: the sinks' targets are
 // fed by what feeds their topics, and the first checkpoint is queued.
 func (s *world) finishJob() error {
+	if s.job.on && len(s.order) == 0 {
+		return scenario.Errorf(s.ckptAt, "a checkpoint snapshots a stream job's positions and state, and this scenario has no stream; add a `stream NAME from=TOPIC` line, or remove this one")
+	}
 	if len(s.twoPCAt) > 0 && !s.job.on {
 		return scenario.Errorf(s.twoPCAt[0], "commit=two-phase commits when a checkpoint completes, and this scenario takes none; add `checkpoint every=D`")
 	}

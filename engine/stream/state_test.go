@@ -112,6 +112,15 @@ func TestBadStateLines(t *testing.T) {
 	}
 }
 
+// A checkpoint line in a scenario with no stream would take nothing and
+// say nothing; it is refused where it stands.
+func TestCheckpointWithoutAStreamIsRefused(t *testing.T) {
+	src := strings.Replace(orders, "stream s from=orders\n", "", 1) + "checkpoint every=10s\n"
+	_, err := engine.Build(parse(t, src), nil, 1, worlds.All())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "s.tdm:7:1: a checkpoint snapshots a stream job's positions and state, and this scenario has no stream")
+}
+
 // An append sink restored from a checkpoint writes again exactly the
 // records between the checkpoint's positions and the failure: orders 41
 // to 47 for a checkpoint at 10:00:40 and a failure at 10:00:47, before
