@@ -9,8 +9,8 @@ import (
 )
 
 // TestTimeAt: a step's time is its event's; before the first step it is
-// 0, past the end the last step's, and a run of no step (a job declared
-// with nothing to read) has 0 everywhere.
+// 0, past the end the last step's, and a run of no step (a topic and
+// nothing else) has 0 everywhere.
 func TestTimeAt(t *testing.T) {
 	tr := runStream(t, "scenario t/time \"Time\"\ntopic t\nproducer p to=t key=id\ntraffic p records=3 from=10:00:00 every=1s keys=unique\n", 1)
 	n := tr.Steps()
@@ -22,7 +22,7 @@ func TestTimeAt(t *testing.T) {
 	assert.Equal(t, tr.Events[n-1].At, tr.TimeAt(n+5))
 	assert.Equal(t, vtime.Time(0), tr.TimeAt(-1))
 
-	empty := runStream(t, "scenario t/empty \"Empty\"\ntopic t\ncheckpoint every=1m\n", 1)
+	empty := runStream(t, "scenario t/empty \"Empty\"\ntopic t\n", 1)
 	assert.Equal(t, 0, empty.Steps())
 	assert.Equal(t, vtime.Time(0), empty.TimeAt(empty.Steps()))
 	assert.Equal(t, vtime.Time(0), empty.TimeAt(3))

@@ -302,6 +302,14 @@ func (t *Trace) unread(l *LatePoint) string {
 	return ", which nothing here reads: the record is gone, and no counter shows it"
 }
 
+// unreadOr is unread's clause for l, or otherwise when it has none.
+func (t *Trace) unreadOr(l *LatePoint, otherwise string) string {
+	if u := t.unread(l); u != "" {
+		return u
+	}
+	return otherwise
+}
+
 // WhyLate explains late record i to a learner who clicked it: when it
 // arrived and from where, the window its event time put it in and when that
 // fired, the allowed lateness, and what became of it.
@@ -313,6 +321,16 @@ func (t *Trace) WhyLate(i int) string {
 	head := prose.F("%s arrived at %s from %s-%d", t.recordName(ar), at, sh.Topic, ar.Part)
 	if l.Join {
 		return head + "; " + t.lateClause(l) + "."
+	}
+	if l.Time >= l.Window.End {
+		// A sliding window's gap: no window holds the record, and Flink
+		// counts it late once the watermark reaches its event time plus
+		// the lateness (isElementLate).
+		gone := "was dropped and counted in numLateRecordsDropped"
+		if window.Fate(l.Fate) == window.SideOutput {
+			gone = "went to the late-data side output" + t.unreadOr(l, ", which numLateRecordsDropped does not count")
+		}
+		return prose.F("%s; its event time %s falls between windows, after %s, so no window holds it; with an allowed lateness of %s it is late once the watermark reaches %s, its event time plus the lateness, and the watermark was already %s, so the record %s.", head, l.Time, l.Window, l.Lateness, l.Time.Add(l.Lateness), Time(l.Watermark), gone)
 	}
 	// A window no record reached before its end never fired: in Flink it
 	// does not exist until a record creates it.
@@ -337,11 +355,7 @@ func (t *Trace) WhyLate(i int) string {
 		}
 		return prose.F("%s, which keeps the window until the watermark reaches %s; the watermark was %s, so the record was added and the window %s.", s, keep, Time(l.Watermark), again)
 	case window.SideOutput:
-		counted := ", which numLateRecordsDropped does not count"
-		if u := t.unread(l); u != "" {
-			counted = u
-		}
-		return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record went to the late-data side output%s.", s, keep, Time(l.Watermark), counted)
+		return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record went to the late-data side output%s.", s, keep, Time(l.Watermark), t.unreadOr(l, ", which numLateRecordsDropped does not count"))
 	}
 	return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record was dropped and counted in numLateRecordsDropped.", s, keep, Time(l.Watermark))
 }
@@ -488,12 +502,13 @@ func (t *Trace) fireSentence(n *note) string {
 	switch {
 	case n.why == noteFireEnd:
 		return prose.F("%s: the end of input fires what is still open: %s.", wh.Name, strings.TrimPrefix(what, "it fires "))
-	case wh.Config.Domain == window.ProcessingTime && fs[0].At > fs[0].Window.MaxTimestamp():
+	case wh.Config.Domain == window.ProcessingTime && fs[0].At > fs[0].Window.End:
 		// A timer that came due while the job was down fires at once when
 		// it restores, as Flink's restored processing-time timers do.
 		return prose.F("%s: the clock, at %s, is past %s; %s.", wh.Name, fs[0].At, reach, what)
 	case wh.Config.Domain == window.ProcessingTime:
-		return prose.F("%s: the clock reaches %s, %s; %s.", wh.Name, fs[0].At, reach, what)
+		// A processing-time timer fires once the clock is past its time.
+		return prose.F("%s: the clock reaches %s, just past %s; %s.", wh.Name, fs[0].At, reach, what)
 	}
 	return prose.F("%s: the watermark %s has reached %s; %s.", wh.Name, Time(fs[0].At), reach, what)
 }

@@ -446,7 +446,7 @@ produce a at=10:00:09 key=3
 	f := st.Firings[0]
 	assert.Equal(t, window.Window{Start: at("10:00:00"), End: at("10:00:10")}, f.Window, "by the job's clock, 2s ahead: the reads at 10:00:01 and 10:00:05 read 10:00:03 and 10:00:07")
 	assert.Equal(t, int64(2), f.Acc.Count)
-	assert.Equal(t, at("10:00:07.999"), tr.Events[f.Step-1].At, "its clock reads 10:00:09.999 at true time 10:00:07.999")
+	assert.Equal(t, at("10:00:08"), tr.Events[f.Step-1].At, "its clock reads 10:00:10, just past the window's last instant, at true time 10:00:08")
 	assert.Empty(t, st.Late)
 	assert.NotEmpty(t, st.WrongStarts(tr.Steps()), "compared with the truth by event time, it is wrong")
 }
@@ -695,9 +695,10 @@ produce a at=10:00:27 event=10:00:03
 
 // TestProcessingTimeRecordAtTheWindowsLastInstant: a record read at the last
 // millisecond of its processing-time window sets a timer for the instant it
-// was read at, which fires at once (the run looped forever without a step
-// when the operator's clock would not run timers for the time it already
-// stood at).
+// was read at, which fires a millisecond later, at the window's end, as
+// Flink's processing-time timers do (the run looped forever without a step
+// once, when the operator's clock would not run a timer for the time it
+// already stood at).
 func TestProcessingTimeRecordAtTheWindowsLastInstant(t *testing.T) {
 	src := `scenario test/pt "A record at a window's last instant"
 topic clicks partitions=1
@@ -727,7 +728,7 @@ produce app at=10:01:30 key=2
 		}
 	}
 	require.NotEmpty(t, fires)
-	assert.Contains(t, fires[0], "the clock reaches 10:00:59.999, the last instant of [10:00:00, 10:01:00); it fires [10:00:00, 10:01:00) count 1")
+	assert.Contains(t, fires[0], "the clock reaches 10:01:00, just past the last instant of [10:00:00, 10:01:00); it fires [10:00:00, 10:01:00) count 1")
 	assert.Empty(t, tr.Final().Missing)
 }
 
@@ -884,7 +885,7 @@ fail w at=10:00:08.5 restart=5s
 	}
 	require.NotEmpty(t, fires)
 	assert.Contains(t, fires[0], "w: the clock, at 10:00:13.500, is past the last instant of [10:00:00, 10:00:10); it fires")
-	assert.Contains(t, fires[1], "w: the clock reaches 10:00:19.999, the last instant of [10:00:10, 10:00:20)")
+	assert.Contains(t, fires[1], "w: the clock reaches 10:00:20, just past the last instant of [10:00:10, 10:00:20)")
 }
 
 // TestSlidingGapNarrated: a sliding window shorter than its slide leaves
@@ -1017,6 +1018,12 @@ produce a at=10:01:12 event=10:00:40
 	}
 	assert.Contains(t, text, "event time 10:00:40 falls between windows, after [10:00:00, 10:00:30), and is late")
 	assert.NotContains(t, text, "nothing counts it as dropped")
+	// A learner who clicks it reads the same: no window holds it (it said
+	// the window before the gap did).
+	why := st.WhyLate(0)
+	assert.Contains(t, why, "its event time 10:00:40 falls between windows, after [10:00:00, 10:00:30), so no window holds it")
+	assert.Contains(t, why, "it is late once the watermark reaches 10:00:40, its event time plus the lateness, and the watermark was already 10:01:09.999, so the record was dropped and counted in numLateRecordsDropped.")
+	assert.NotContains(t, why, "puts it in")
 }
 
 // The window panel places a processing-time window's records by the

@@ -586,36 +586,36 @@ func (o *Operator) AdvanceWatermark(w vtime.Time, out *Output) {
 	}
 	o.wm = w
 	if o.cfg.Domain == EventTime {
-		o.runTimers(w, out)
+		o.runTimers(w, w, out)
 	}
 }
 
 // AdvanceProcessingTime moves the operator's clock to now and, for
-// processing-time windows, fires every window whose end it has reached. A
-// time behind the operator's clock changes nothing; the same time again
-// fires the timers set since for that instant or before, as Flink fires a
-// processing-time timer registered for a time already reached: a record
-// read at its window's last millisecond sets a timer for the instant it
-// was read at.
+// processing-time windows, fires every window whose last instant the clock
+// has passed. A time behind the operator's clock changes nothing. A timer
+// for time T fires once the clock is past T, at T + 1 ms at the earliest,
+// as Flink's processing-time timers have since FLINK-9857: a record read
+// at its window's last millisecond joins that window, which fires at its
+// end, not before the record.
 func (o *Operator) AdvanceProcessingTime(now vtime.Time, out *Output) {
 	if now < o.now {
 		return
 	}
 	o.now = now
 	if o.cfg.Domain == ProcessingTime {
-		o.runTimers(now, out)
+		o.runTimers(now-1, now, out)
 	}
 }
 
 // runTimers fires the timers due at or before limit, in order of time,
-// key, window start and window end.
-func (o *Operator) runTimers(limit vtime.Time, out *Output) {
+// key, window start and window end; a firing says it happened at at.
+func (o *Operator) runTimers(limit, at vtime.Time, out *Output) {
 	for len(o.timers) > 0 && o.timers[0].at <= limit {
 		tm := o.remove(0)
 		s := &o.slots[tm.slot]
 		if tm.kinds&fireTimer != 0 {
 			s.fireAt = none
-			o.fire(tm.slot, limit, false, out)
+			o.fire(tm.slot, at, false, out)
 		}
 		if tm.kinds&cleanTimer != 0 {
 			s.cleanAt = none
@@ -634,12 +634,18 @@ func cmpTime(a, b vtime.Time) int {
 	return 0
 }
 
-// NextTimer is the time of the operator's earliest pending timer (a firing
-// or a cleanup), and false when none is pending. A caller driving a
-// processing-time window asks it when to next advance the clock.
+// NextTimer is when the operator's earliest pending timer (a firing or a
+// cleanup) fires, and false when none is pending: for a processing-time
+// window, the first clock time past the timer's (see
+// AdvanceProcessingTime); for an event-time window, the watermark that
+// fires it. A caller driving a processing-time window asks it when to next
+// advance the clock.
 func (o *Operator) NextTimer() (vtime.Time, bool) {
 	if len(o.timers) == 0 {
 		return 0, false
+	}
+	if o.cfg.Domain == ProcessingTime {
+		return o.timers[0].at + 1, true
 	}
 	return o.timers[0].at, true
 }

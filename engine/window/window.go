@@ -23,8 +23,10 @@
 //     (numLateRecordsDropped) when its event time plus the lateness is at
 //     or behind the watermark (isElementLate), or sent to the side output
 //     when one is set.
-//   - Processing-time windows fire when processing time reaches End - 1 and
-//     are never late.
+//   - Processing-time windows fire when processing time has passed End - 1,
+//     at End: a Flink processing-time timer fires 1 ms after its time
+//     (FLINK-9857), so a record read at End - 1 is in the window. They are
+//     never late.
 //
 // What it simplifies: the aggregate is always count, sum, min and max of
 // one integer value together (a scenario shows the one it names); timers

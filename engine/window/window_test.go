@@ -333,7 +333,10 @@ func TestSessionCutByALateRecord(t *testing.T) {
 }
 
 // In processing time, records fall in the window of their arrival, whatever
-// their event time, and fire when the clock reaches the window's end.
+// their event time, and a window fires once the clock has passed its last
+// instant: at its end, as Flink's processing-time timers fire 1 ms after
+// the time they are set for (FLINK-9857). A record read at the window's
+// last millisecond is in it.
 func TestProcessingTimeWindows(t *testing.T) {
 	o := op(t, window.Config{Assigner: minute, Domain: window.ProcessingTime})
 	var out window.Output
@@ -341,15 +344,35 @@ func TestProcessingTimeWindows(t *testing.T) {
 	o.Add(window.Record{ID: 2, Time: at("10:00:20")}, at("10:00:20"), &out)
 	o.AdvanceWatermark(at("11:00:00"), &out)
 	assert.Empty(t, out.Firings, "the watermark does not fire processing-time windows")
+	next, ok := o.NextTimer()
+	require.True(t, ok)
+	assert.Equal(t, at("10:01:00"), next, "the timer for 10:00:59.999 fires once the clock is past it")
 	o.AdvanceProcessingTime(at("10:00:59.999"), &out)
+	assert.Empty(t, out.Firings, "at the window's last instant the timer has not fired")
+	o.Add(window.Record{ID: 3, Time: at("10:00:59.999")}, at("10:00:59.999"), &out)
+	o.AdvanceProcessingTime(at("10:01:00"), &out)
 	require.Len(t, out.Firings, 1)
-	assert.Equal(t, window.Firing{Window: win(at("10:00:00"), at("10:01:00")), Acc: window.Acc{Count: 2}, At: at("10:00:59.999"), N: 1}, out.Firings[0])
+	assert.Equal(t, window.Firing{Window: win(at("10:00:00"), at("10:01:00")), Acc: window.Acc{Count: 3}, At: at("10:01:00"), N: 1}, out.Firings[0])
 	assert.Equal(t, window.Size{}, o.Size())
 	// A record arriving later still lands in the window of its arrival: never late.
-	o.Add(window.Record{ID: 3, Time: at("10:00:30")}, at("10:03:00"), &out)
+	o.Add(window.Record{ID: 4, Time: at("10:00:30")}, at("10:03:00"), &out)
 	assert.Empty(t, out.Late)
 	o.AdvanceProcessingTime(at("10:04:00"), &out)
 	assert.Equal(t, win(at("10:03:00"), at("10:04:00")), out.Firings[1].Window)
+}
+
+// A processing-time session and a record read at its last instant are one
+// session: the session's timer has not fired yet, so the two merge.
+func TestProcessingTimeSessionTakesARecordAtItsLastInstant(t *testing.T) {
+	o := op(t, window.Config{Assigner: window.Assigner{Kind: window.Session, Gap: 10 * vtime.Second}, Domain: window.ProcessingTime})
+	var out window.Output
+	o.Add(window.Record{ID: 1, Time: sec(0)}, sec(0), &out)
+	o.AdvanceProcessingTime(sec(9.999), &out)
+	o.Add(window.Record{ID: 2, Time: sec(9.999)}, sec(9.999), &out)
+	o.AdvanceProcessingTime(sec(30), &out)
+	require.Len(t, out.Firings, 1)
+	assert.Equal(t, win(sec(0), sec(19.999)), out.Firings[0].Window)
+	assert.Equal(t, int64(2), out.Firings[0].Acc.Count)
 }
 
 // The truth of a session is formed from all of a key's records at once;
