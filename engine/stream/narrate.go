@@ -302,14 +302,6 @@ func (t *Trace) unread(l *LatePoint) string {
 	return ", which nothing here reads: the record is gone, and no counter shows it"
 }
 
-// unreadOr is unread's clause for l, or otherwise when it has none.
-func (t *Trace) unreadOr(l *LatePoint, otherwise string) string {
-	if u := t.unread(l); u != "" {
-		return u
-	}
-	return otherwise
-}
-
 // WhyLate explains late record i to a learner who clicked it: when it
 // arrived and from where, the window its event time put it in and when that
 // fired, the allowed lateness, and what became of it.
@@ -319,18 +311,10 @@ func (t *Trace) WhyLate(i int) string {
 	sh := t.Streams[ar.Stream]
 	at := t.t.Events[ar.Step-1].At
 	head := prose.F("%s arrived at %s from %s-%d", t.recordName(ar), at, sh.Topic, ar.Part)
-	if l.Join {
+	if l.Join || l.Time >= l.Window.End {
+		// A join's record, or one in a sliding window's gap, which no
+		// window holds: the step's own sentence says it all.
 		return head + "; " + t.lateClause(l) + "."
-	}
-	if l.Time >= l.Window.End {
-		// A sliding window's gap: no window holds the record, and Flink
-		// counts it late once the watermark reaches its event time plus
-		// the lateness (isElementLate).
-		gone := "was dropped and counted in numLateRecordsDropped"
-		if window.Fate(l.Fate) == window.SideOutput {
-			gone = "went to the late-data side output" + t.unreadOr(l, ", which numLateRecordsDropped does not count")
-		}
-		return prose.F("%s; its event time %s falls between windows, after %s, so no window holds it; with an allowed lateness of %s it is late once the watermark reaches %s, its event time plus the lateness, and the watermark was already %s, so the record %s.", head, l.Time, l.Window, l.Lateness, l.Time.Add(l.Lateness), Time(l.Watermark), gone)
 	}
 	// A window no record reached before its end never fired: in Flink it
 	// does not exist until a record creates it.
@@ -355,7 +339,11 @@ func (t *Trace) WhyLate(i int) string {
 		}
 		return prose.F("%s, which keeps the window until the watermark reaches %s; the watermark was %s, so the record was added and the window %s.", s, keep, Time(l.Watermark), again)
 	case window.SideOutput:
-		return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record went to the late-data side output%s.", s, keep, Time(l.Watermark), t.unreadOr(l, ", which numLateRecordsDropped does not count"))
+		counted := ", which numLateRecordsDropped does not count"
+		if u := t.unread(l); u != "" {
+			counted = u
+		}
+		return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record went to the late-data side output%s.", s, keep, Time(l.Watermark), counted)
 	}
 	return prose.F("%s, which keeps the window only until the watermark reaches %s, and the watermark was already %s, so the record was dropped and counted in numLateRecordsDropped.", s, keep, Time(l.Watermark))
 }

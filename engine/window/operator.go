@@ -86,19 +86,22 @@ func (l Late) Why() string {
 	end := l.Window.MaxTimestamp()
 	keep := end.Add(l.Lateness)
 	head := "event time " + l.Record.Time.String() + " falls in " + l.Window.String() + ", whose last instant is " + end.String()
+	tail := ", so the record is dropped and counted in numLateRecordsDropped"
+	if l.Fate == SideOutput {
+		tail = ", so the record goes to the late-data side output"
+	}
 	if l.Record.Time >= l.Window.End {
-		// A sliding window's gap: no window holds it, and a late one is
-		// dropped all the same.
-		head = "event time " + l.Record.Time.String() + " falls between windows, after " + l.Window.String() + ", and is late: the watermark has reached " + end.String()
+		// A sliding window's gap: no window holds it, and Flink counts it
+		// late once its event time plus the lateness is at or behind the
+		// watermark (isElementLate).
+		return "event time " + l.Record.Time.String() + " falls between windows, after " + l.Window.String() +
+			", so no window holds it; with an allowed lateness of " + l.Lateness.String() + " it is late once the watermark reaches " +
+			l.Record.Time.Add(l.Lateness).String() + ", its event time plus the lateness, and the watermark is already " + l.Watermark.String() + tail
 	}
 	if l.Fate == Accepted {
 		return head + "; the watermark " + l.Watermark.String() + " has reached it, but an allowed lateness of " +
 			l.Lateness.String() + " keeps the window until the watermark reaches " + keep.String() +
 			", so the record is added and the window fires at once with everything it holds"
-	}
-	tail := ", so the record is dropped and counted in numLateRecordsDropped"
-	if l.Fate == SideOutput {
-		tail = ", so the record goes to the late-data side output"
 	}
 	return head + "; with an allowed lateness of " + l.Lateness.String() + " the window is kept only until the watermark reaches " +
 		keep.String() + ", and the watermark is already " + l.Watermark.String() + tail
