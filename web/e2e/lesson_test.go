@@ -528,6 +528,14 @@ func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 	assert.Contains(t, text(t, ctx, host(a)+` [data-testid="truth"]`), "3, 4")
 	assert.Contains(t, text(t, ctx, host(b)+` [data-testid="truth"]`), "matches every committed source row")
 
+	// idle waits for embed a to have no run going on (aria-busy gone): a
+	// run ends in the widget drawn anew, and a node found before that is
+	// gone after it.
+	idle := func(what string) {
+		t.Helper()
+		waitTrue(t, ctx, what, `!document.querySelector('`+host(a)+`').hasAttribute("aria-busy")`)
+	}
+
 	// A knob flipped in one embed stays in that embed.
 	// By keyboard (focus the radio, Space), which cannot miss while the
 	// page lays out again as a click at coordinates can.
@@ -547,6 +555,7 @@ func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 		`document.querySelector('[data-testid="scenario-embed"][data-embed-id="`+a+`"] .embed-summary-title').textContent.includes("the settings the text uses")`)
 	assert.Contains(t, summaryTitle(a), "mark=lsn", "the summary does not say which settings the widget plays now")
 	assert.Equal(t, "How it ends with these settings:", summaryTitle(b), "the other embed's summary changed")
+	idle("the widget is idle after the run for mark=lsn")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`#`+a+`-knob-mark-timestamp`))))
 	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(" ")))
 	waitTrue(t, ctx, "set back, the summary is the widget's again",
@@ -563,10 +572,6 @@ func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 	// press waits for the widget to be idle (no run going on, aria-busy
 	// gone), since a run ends in the widget drawn anew, and a key pressed
 	// on a button it replaces goes nowhere.
-	idle := func(what string) {
-		t.Helper()
-		waitTrue(t, ctx, what, `!document.querySelector('`+host(a)+`').hasAttribute("aria-busy")`)
-	}
 	idle("the widget is idle after the knob's runs")
 	write := eval[int](t, ctx, `Number([...document.querySelectorAll('`+host(a)+` .tm-steps li.tm-kind-write')][0].dataset.step)`)
 	press(t, ctx, host(a)+` [data-testid="btn-start"]`)
