@@ -25,7 +25,7 @@ var all = []lesson{
 		{"the-chain", "The chain, hop by hop"},
 		{"the-question", "A table that trusts its transport"},
 		{"trusting-it", "Promises and trust"},
-		{"what-is-happening", "What is actually happening"},
+		{"what-is-happening", "Under the hood"},
 		{"where-it-applies", "Where it applies"},
 	}},
 }
