@@ -183,7 +183,7 @@ func Family(name string) []string {
 // About holds what each check catches and what it still misses, in Tidemark's words.
 var About = map[string][2]string{
 	"monotonicity": {
-		"the mark going down: a corrected clock, two workers writing one mark, a state table put back from a backup",
+		"the mark going down, because a clock was stepped back, a second job wrote over the first one's value, or an old copy of the state was restored",
 		"a mark that runs ahead of the data, which is the direction in which rows are lost",
 	},
 	"rate-of-change": {

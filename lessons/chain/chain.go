@@ -32,7 +32,7 @@ var (
 )
 
 // Meet is the weaker of g and h: whatever either may do, the two together
-// may do. Under it at-most-once and at-least-once meet at None.
+// may do. Under it at-least-once and at-most-once meet at None.
 func (g Guarantee) Meet(h Guarantee) Guarantee {
 	return Guarantee{Loses: g.Loses || h.Loses, Repeats: g.Repeats || h.Repeats}
 }

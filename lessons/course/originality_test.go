@@ -50,7 +50,13 @@ import (
 //   - the pages' templ files and the lesson and chain builder's scripts.
 //
 // A run found in several places is listed once, with every place.
-const minRun = 8
+//
+// Copying can also hide behind swapped words, so TestOriginality applies a
+// second rule to the same texts, sentence by sentence: a sentence of ours
+// that holds most of the content words of one seed sentence (see
+// paraphraseOf) is reported as a paraphrase, with the seed's sentence
+// beside it.
+const minRun = 7
 
 // functionWords may fill out a run of figures without making it prose.
 // "yes" and "no" are here for the cells of a table of figures ("T1 10:00:00
@@ -222,6 +228,126 @@ func goText(t *testing.T, path string) string {
 	return b.String()
 }
 
+// A paraphrase is a sentence of ours holding at least minShare of the
+// content words of a seed sentence, and at least minShared of them.
+// Content words are the words of words() less stopWords, figures and
+// identifiers with an underscore (column names are facts of a schema), cut
+// to a crude stem (stem) so that "committing" meets "committed". Seed
+// sentences with fewer than minShared content words (headings, labels,
+// a list of three terms) are not compared: sharing them is sharing a
+// vocabulary, not a sentence.
+const (
+	minShared = 6
+	minShare  = 0.6
+)
+
+// stopWords carry no content of their own.
+var stopWords = wordSet(`a an and are as at be been being but by can could did do does each every
+	for from had has have he her here his how if in into is it it's its just may might more
+	most must no nor not of on one only or other our out over own same should so some such
+	than that the their them then there these they this those through to too two under up
+	very was we were what when where which while who whom why will with would you your all
+	any also about after before again once both either neither`)
+
+// stem cuts a common inflection from w: "commits", "committed" and
+// "committing" all become "committ". It is crude on purpose; both sides are
+// cut the same way.
+func stem(w string) string {
+	for _, suf := range []string{"ing", "ed", "es", "s", "ly"} {
+		if len(w) >= len(suf)+3 && strings.HasSuffix(w, suf) {
+			return strings.TrimSuffix(w, suf)
+		}
+	}
+	return w
+}
+
+// identifier matches a name with an underscore in it: order_id, updated_at.
+var identifier = regexp.MustCompile(`[\pL\pN]*_[\pL\pN_]*`)
+
+// contentWords returns the stems of the content words of s, each once.
+func contentWords(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range words(identifier.ReplaceAllString(s, " ")) {
+		if !stopWords[w] && !isFigure(w) {
+			m[stem(w)] = true
+		}
+	}
+	return m
+}
+
+// sentenceEnd splits text into sentences and table cells: after . ! ? ; or :
+// followed by a space, at a line break, and at a table's | .
+var sentenceEnd = regexp.MustCompile(`[.!?;:]["')\]*]*\s+|\n|\|`)
+
+// sentences splits s into the pieces the paraphrase rule compares.
+func sentences(s string) []string {
+	var out []string
+	for _, p := range sentenceEnd.Split(s, -1) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// seedSentence is one sentence of a seed with its content words.
+type seedSentence struct {
+	seed, text string
+	words      map[string]bool
+}
+
+// paraphraseIndex holds the seeds' sentences and, per content word, the
+// sentences that use it.
+type paraphraseIndex struct {
+	sentences []seedSentence
+	byWord    map[string][]int
+}
+
+func (ix *paraphraseIndex) add(name, text string) {
+	if ix.byWord == nil {
+		ix.byWord = map[string][]int{}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		for _, s := range sentences(line) {
+			cw := contentWords(s)
+			if len(cw) < minShared {
+				continue
+			}
+			for w := range cw {
+				ix.byWord[w] = append(ix.byWord[w], len(ix.sentences))
+			}
+			ix.sentences = append(ix.sentences, seedSentence{name, s, cw})
+		}
+	}
+}
+
+// paraphraseOf returns the seed sentence that ours paraphrases, if any: the
+// one sharing the largest fraction of its content words with ours, when
+// that fraction is at least minShare and the count at least minShared.
+func (ix *paraphraseIndex) paraphraseOf(ours string) (seedSentence, bool) {
+	cw := contentWords(ours)
+	if len(cw) < minShared {
+		return seedSentence{}, false
+	}
+	shared := map[int]int{}
+	for w := range cw {
+		for _, i := range ix.byWord[w] {
+			shared[i]++
+		}
+	}
+	best, bestShare := -1, 0.0
+	for i, n := range shared {
+		share := float64(n) / float64(len(ix.sentences[i].words))
+		if n >= minShared && share >= minShare && (share > bestShare || share == bestShare && i < best) {
+			best, bestShare = i, share
+		}
+	}
+	if best < 0 {
+		return seedSentence{}, false
+	}
+	return ix.sentences[best], true
+}
+
 func TestOriginality(t *testing.T) {
 	// The seeds sit beside the checkout; a worktree one level further down
 	// finds them one level further up.
@@ -241,10 +367,12 @@ func TestOriginality(t *testing.T) {
 	}
 	t.Logf("comparing with the source documents in %s", seedDir)
 	ix := seedIndex{}
+	px := &paraphraseIndex{}
 	for _, f := range seedFiles {
 		b, err := os.ReadFile(f)
 		require.NoError(t, err)
 		ix.add(filepath.Base(f), string(b))
+		px.add(filepath.Base(f), string(b))
 	}
 
 	found := map[string][]string{} // run → places, "seed: run" as key
@@ -253,6 +381,19 @@ func TestOriginality(t *testing.T) {
 		runs, seeds := ix.shared(text)
 		for i, r := range runs {
 			k := seeds[i] + ": \"" + r + "\""
+			if _, ok := found[k]; !ok {
+				order = append(order, k)
+			}
+			if !slices.Contains(found[k], place) {
+				found[k] = append(found[k], place)
+			}
+		}
+		for _, sent := range sentences(text) {
+			seed, ok := px.paraphraseOf(sent)
+			if !ok {
+				continue
+			}
+			k := seed.seed + ": \"" + sent + "\"\n      paraphrases \"" + seed.text + "\""
 			if _, ok := found[k]; !ok {
 				order = append(order, k)
 			}
@@ -332,7 +473,7 @@ func TestOriginality(t *testing.T) {
 
 	if len(order) > 0 {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%d runs of %d or more words are copied from a source document; say them in our own words:\n", len(order), minRun)
+		fmt.Fprintf(&b, "%d runs of %d or more words, or sentences, are copied or closely paraphrased from a source document; say them in our own words:\n", len(order), minRun)
 		for _, k := range order {
 			fmt.Fprintf(&b, "  %s\n      in %s\n", k, strings.Join(found[k], "; "))
 		}
@@ -348,11 +489,11 @@ func TestSharedRuns(t *testing.T) {
 	runs, _ := ix.shared("Note that everything downstream inherits the weakest promise in the chain today.")
 	require.Equal(t, []string{"everything downstream inherits the weakest promise in the chain"}, runs)
 
-	runs, _ = ix.shared("Everything downstream inherits the weakest promise in the")
-	require.Equal(t, []string{"everything downstream inherits the weakest promise in the"}, runs, "exactly minRun words is a run")
-
 	runs, _ = ix.shared("Everything downstream inherits the weakest promise in")
-	require.Empty(t, runs, "seven words are not")
+	require.Equal(t, []string{"everything downstream inherits the weakest promise in"}, runs, "exactly minRun words is a run")
+
+	runs, _ = ix.shared("Everything downstream inherits the weakest promise")
+	require.Empty(t, runs, "six words are not")
 
 	ix.add("table", "T1 10:00:00 10:00:00 yes T2 10:00:01 10:00:01 yes")
 	runs, _ = ix.shared("In our table: T1, 10:00:00, 10:00:00, yes; T2, 10:00:01, 10:00:01, yes.")
@@ -365,4 +506,28 @@ func TestSharedRuns(t *testing.T) {
 	require.Equal(t, []string{"a transaction begins at 10 00 00 and"}, runs, "one word of prose among the figures makes the run count")
 
 	require.Equal(t, []string{"don't", "stop", "10", "00", "04", "t1"}, words("Don’t 'stop' — 10:00:04 (T1)"))
+}
+
+func TestParaphrase(t *testing.T) {
+	px := &paraphraseIndex{}
+	px.add("seed", "Whether an output write happens once depends on the sink being transactional or the write being idempotent.\n"+
+		"Offsets, LSNs and timestamps.\n"+
+		"13 WHEN NOT MATCHED THEN INSERT VALUES (s.order_id, s.order_date, s.customer_id, s.amount_minor);")
+
+	seed, ok := px.paraphraseOf("Whether a written row appears once depends on a transactional sink or an idempotent write.")
+	require.True(t, ok, "words swapped for synonyms, the sentence kept: a paraphrase")
+	require.Equal(t, "Whether an output write happens once depends on the sink being transactional or the write being idempotent.", seed.text)
+
+	_, ok = px.paraphraseOf("Only a sink with transactions, or writes that can be repeated without harm, keep rows from appearing twice.")
+	require.False(t, ok, "the same fact in a sentence of our own")
+
+	_, ok = px.paraphraseOf("Offsets, LSNs and timestamps are the three kinds of mark this lesson compares.")
+	require.False(t, ok, "a seed sentence of fewer than minShared content words is vocabulary, not a sentence")
+
+	_, ok = px.paraphraseOf("INSERT (order_id, customer_id, order_date, amount_minor, source_lsn)")
+	require.False(t, ok, "column names are the schema's, not prose")
+
+	require.Equal(t, []string{"One sentence", "Two", "a cell", "another cell", "and a line"},
+		sentences("One sentence. Two: a cell | another cell\nand a line"))
+	require.Equal(t, map[string]bool{"committ": true, "row": true}, contentWords("committing the rows, committed, 10:00:04, row_id"))
 }
