@@ -41,13 +41,13 @@ import (
 //   - every lesson file as written (lessons/text/*/*.md), comments and all,
 //     without the seed="…" attributes of section headings, which name the
 //     seed's headings on purpose as the record of what a section covers;
-//   - the Go source of this package, of engine/check, of the chain builder
-//     (lessons/chain, web/chainpage) and of the lesson and chain pages'
-//     views (tests excluded): its string literals, unquoted, and its
-//     comments;
+//   - the Go source of lessons/, engine/, templates/ and web/ (tests and
+//     generated templ code excluded): its string literals, unquoted, and
+//     its comments — the narration, the checks, the explanations, the
+//     views and the handlers;
 //   - every bundled scenario (lessons/scenarios/**/*.tdm);
 //   - docs/*.md and README.md;
-//   - the pages' templ files and the lesson and chain builder's scripts.
+//   - the pages' templ files and scripts (web/static/*.js).
 //
 // A run found in several places is listed once, with every place.
 //
@@ -422,16 +422,32 @@ func TestOriginality(t *testing.T) {
 		r, _ := filepath.Rel(root, p)
 		return filepath.ToSlash(r)
 	}
-	// The Go that holds what the pages say: the course and the checks, the
-	// chain builder's hops and options, and the lesson and chain pages' views.
+	// The Go that holds what the pages say: the course and the chain
+	// builder's hops and options, the engine (its narration, its checks,
+	// its explanations), the widget and every other view, and the site's
+	// handlers. Generated templ code is left out: its text is the templ
+	// files', read below.
 	var goFiles []string
-	for _, p := range slices.Concat(glob("lessons/course/*.go"), glob("engine/check/*.go"), glob("lessons/chain/*.go"),
-		glob("web/chainpage/*.go"), glob("web/lessonpage/*.go"), glob("templates/chainview.go"), glob("templates/lesson/view.go")) {
-		if !strings.HasSuffix(p, "_test.go") {
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		r := rel(p)
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(r, ".go") && !strings.HasSuffix(r, "_test.go") && !strings.HasSuffix(r, "_templ.go") &&
+			(strings.HasPrefix(r, "lessons/") || strings.HasPrefix(r, "engine/") || strings.HasPrefix(r, "templates/") || strings.HasPrefix(r, "web/")) {
 			goFiles = append(goFiles, p)
 		}
-	}
-	require.NotEmpty(t, goFiles)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Contains(t, goFiles, filepath.Join(root, "engine/hwm/explain.go"), "the walk reaches the engine")
+	require.Contains(t, goFiles, filepath.Join(root, "templates/widget/explain.go"), "and the widget")
 	for _, p := range goFiles {
 		record(rel(p), goText(t, p))
 	}
@@ -450,8 +466,7 @@ func TestOriginality(t *testing.T) {
 	// builder's scripts.
 	plain = append(plain, glob("templates/*.templ")...)
 	plain = append(plain, glob("templates/lesson/*.templ")...)
-	plain = append(plain, glob("web/static/lesson.js")...)
-	plain = append(plain, glob("web/static/chain.js")...)
+	plain = append(plain, glob("web/static/*.js")...)
 	for _, p := range plain {
 		b, err := os.ReadFile(p)
 		require.NoError(t, err)
