@@ -11,7 +11,8 @@ import (
 // high-water-mark world, so a trace it makes has no pipelines, marks or
 // runs, and Explain's questions about them (explain_pipes.go) have no
 // answer there: these stand in for them, give the answers that an empty
-// world gives, and keep the extractors' marks out of that build's download.
+// world gives, and keep the code that reads them out of that build's
+// download.
 
 func (t *Trace) readBy(string, string, engine.VersionRecord, int) string { return "" }
 
