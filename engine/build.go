@@ -45,6 +45,7 @@ func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, domai
 		rng:     rand.New(rand.NewPCG(seed, seed^0x7469_6465_6d61_726b)),
 		clocks:  map[string]*Clock{"source": {Name: "source"}, "reader": {Name: "reader"}},
 		targets: map[string]*sink.Table{},
+		written: map[string]bool{},
 		keyIDs:  map[string]int32{},
 		actors:  map[string]int32{},
 		names:   map[string]scenario.Pos{},
@@ -122,6 +123,11 @@ func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, domai
 	}
 	if !runs {
 		return nil, errorf(scenario.Pos{File: f.Name, Line: 1, Col: 1}, "the scenario declares no pipeline; expected a line such as `pipeline extract from=orders to=fct_orders` or `topic orders partitions=3`")
+	}
+	for _, h := range w.trace.Targets {
+		if !w.written[h.Name] {
+			w.trace.unwritten = append(w.trace.unwritten, h.Name)
+		}
 	}
 	return w, nil
 }

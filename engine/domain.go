@@ -182,8 +182,15 @@ func (w *World) Target(name string) *sink.Table { return w.targets[name] }
 
 // TargetArg returns the target x names, or an error at x showing the
 // declaration it lacks.
+//
+// A target that no line names so, as the knobs are set, is one nothing
+// writes (Trace.Unwritten).
 func (w *World) TargetArg(x scenario.Arg) (*sink.Table, error) {
-	return scenario.Lookup(w.targets, x, "target", "target %s sink=merge key=...")
+	t, err := scenario.Lookup(w.targets, x, "target", "target %s sink=merge key=...")
+	if err == nil {
+		w.written[x.Value] = true
+	}
+	return t, err
 }
 
 // SetNoun says how narration names a row of table (a source table, or a

@@ -209,7 +209,16 @@ type Trace struct {
 	actors    []string // names of the actors of non-source events, each once
 	texts     []string // narrations of non-source events, by Event.b
 	Notes     []Note   // the presenter's notes, by step (the core's note command)
+	unwritten []string // the targets no line writes as the knobs are set, in declaration order
 }
+
+// Unwritten lists the targets that no line of the scenario names as its
+// knobs are set, in the order declared: no pipeline, group or stream
+// writes them (with to= or side=) and no read line reads them. Such is a
+// side output that the knobs turn off, or a target whose writer's to= was
+// forgotten. The truth of such a target always finds it matching its
+// source, since nothing is sent to it.
+func (t *Trace) Unwritten() []string { return t.unwritten }
 
 // Note is a line the scenario's author wrote for whoever presents it, to be
 // read at one step (the note command). The engine keeps it and does nothing

@@ -31,6 +31,22 @@ func (t Truth) Harm() string {
 // failing check saw instead (check.OnACleanRun): most raised a false alarm,
 // a freshness check a delay.
 func (t Truth) Verdict(checks []check.Result) string {
+	return t.verdict("the target matches the source", checks)
+}
+
+// VerdictOf is truth's Verdict for trace tr. When nothing in the scenario
+// writes any of its targets, a truth with nothing wrong says that, rather
+// than that the target matches the source.
+func (tr *Trace) VerdictOf(truth Truth, checks []check.Result) string {
+	clean := "the target matches the source"
+	if len(tr.unwritten) > 0 && len(tr.unwritten) == len(tr.Targets) {
+		clean = "nothing in this scenario writes " + strings.Join(tr.unwritten, " or ") + ", so no row there can be missing or doubled"
+	}
+	return truth.verdict(clean, checks)
+}
+
+// verdict is Verdict, saying clean when nothing is wrong.
+func (t Truth) verdict(clean string, checks []check.Result) string {
 	var failed []string
 	for _, c := range checks {
 		if c.Status == check.Fail {
@@ -44,7 +60,7 @@ func (t Truth) Verdict(checks []check.Result) string {
 		return h + "; noticed by " + strings.Join(failed, ", ")
 	}
 	if len(failed) == 0 {
-		return "the target matches the source"
+		return clean
 	}
 	// The failing checks by what their failure meant, in the order of the
 	// first of each.
@@ -61,5 +77,5 @@ func (t Truth) Verdict(checks []check.Result) string {
 	for i, m := range meanings {
 		parts[i] = strings.Join(by[m], ", ") + " (" + m + ")"
 	}
-	return "the target matches the source; noticed by " + strings.Join(parts, "; ")
+	return clean + "; noticed by " + strings.Join(parts, "; ")
 }

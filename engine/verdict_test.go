@@ -1,12 +1,15 @@
 package engine_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/worlds"
 )
 
 // TestVerdict says what the truth finds wrong and which checks noticed, and
@@ -26,4 +29,40 @@ func TestVerdict(t *testing.T) {
 	assert.Equal(t, "the target matches the source; noticed by watermark-lag, partition-lag (a delay, not a loss); gap-scan (a false alarm)", clean.Verdict(late),
 		"a freshness check that fails on a clean target saw results held back, which is no false alarm")
 	assert.Equal(t, "1 row missing; noticed by watermark-lag, gap-scan, partition-lag", engine.Truth{Missing: []string{"3"}}.Verdict(late))
+}
+
+// TestVerdictOfAnUnwrittenTarget: a target that no line names as where it
+// writes (here a group whose to= was forgotten) holds nothing, so its truth
+// has nothing wrong; the verdict says nothing writes it rather than that it
+// matches its source, and a target some line writes keeps the usual words.
+func TestVerdictOfAnUnwrittenTarget(t *testing.T) {
+	const src = `scenario t/unwritten "A group that forgets to="
+topic orders partitions=1
+target fct_orders sink=append key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders commit=after reset=earliest
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+poll billing c1 at=10:00:05
+`
+	tr, err := engine.Run(parse(t, src), nil, 1, worlds.All())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fct_orders"}, tr.Unwritten())
+	assert.Empty(t, tr.Final().Harm())
+	assert.Equal(t, "nothing in this scenario writes fct_orders, so no row there can be missing or doubled", tr.VerdictOf(tr.Final(), nil))
+	assert.Equal(t, "nothing in this scenario writes fct_orders, so no row there can be missing or doubled; noticed by gap-scan (a false alarm)",
+		tr.VerdictOf(tr.Final(), []check.Result{{Name: "gap-scan", Status: check.Fail}}))
+
+	written := strings.Replace(src, "group billing topic=orders", "group billing topic=orders to=fct_orders", 1)
+	tr, err = engine.Run(parse(t, written), nil, 1, worlds.All())
+	require.NoError(t, err)
+	assert.Empty(t, tr.Unwritten())
+	assert.Equal(t, "the target matches the source", tr.VerdictOf(tr.Final(), nil))
+
+	// Two targets, one written: the verdict is about the one that is.
+	two := strings.Replace(written, "target fct_orders", "target unused sink=merge key=order_id\ntarget fct_orders", 1)
+	tr, err = engine.Run(parse(t, two), nil, 1, worlds.All())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"unused"}, tr.Unwritten())
+	assert.Equal(t, "the target matches the source", tr.VerdictOf(tr.Final(), nil))
 }

@@ -210,6 +210,7 @@ type World struct {
 	rng           *rand.Rand
 	clocks        map[string]*Clock
 	targets       map[string]*sink.Table
+	written       map[string]bool // the targets a line names as where it writes (TargetArg), by name
 	q             plan
 	started       bool // the first step has run, and q's planned events are sorted
 	seq           uint64

@@ -178,7 +178,11 @@ func Text(w io.Writer, t *engine.Trace) error {
 	b.WriteString("\nTARGET\n")
 	for _, h := range t.Targets {
 		rows := t.TargetAt(h.Name, t.Steps())
-		fmt.Fprintf(&b, "  %s (%s on %s): %s\n", h.Name, h.Mode, h.Key, prose.Count(len(rows), "row", "rows"))
+		unwritten := ""
+		if slices.Contains(t.Unwritten(), h.Name) {
+			unwritten = "; nothing writes it with these settings"
+		}
+		fmt.Fprintf(&b, "  %s (%s on %s): %s%s\n", h.Name, h.Mode, h.Key, prose.Count(len(rows), "row", "rows"), unwritten)
 		for _, r := range rows {
 			fmt.Fprintf(&b, "    %s=%-6s updated_at=%s  version %d\n", h.Key, t.RowKey(&r), r.UpdatedAt, r.Seq)
 		}
@@ -207,7 +211,7 @@ func Text(w io.Writer, t *engine.Trace) error {
 	for _, c := range checks {
 		fmt.Fprintf(&b, "  %-7s  %-*s  %s\n", strings.ToUpper(string(c.Status)), nameW, c.Name, c.Detail)
 	}
-	fmt.Fprintf(&b, "\nVERDICT: %s\n", truth.Verdict(checks))
+	fmt.Fprintf(&b, "\nVERDICT: %s\n", t.VerdictOf(truth, checks))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

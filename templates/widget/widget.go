@@ -410,7 +410,7 @@ func ending(b *builder, t *engine.Trace, s State) {
 		return
 	}
 	checks := t.Checks()
-	b.el("p", "In the end: "+final.Verdict(checks)+".", "data-testid", "verdict")
+	b.el("p", "In the end: "+t.VerdictOf(final, checks)+".", "data-testid", "verdict")
 	b.open("ul")
 	for _, c := range checks {
 		b.open("li", "data-check", c.Name)
