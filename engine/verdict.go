@@ -25,18 +25,15 @@ func (t Truth) Harm() string {
 	return strings.Join(out, ", ")
 }
 
-// Verdict sums up a run in one sentence, as the CLI's report and the
+// VerdictOf sums up truth, a truth of tr, in one sentence, as the CLI's report and the
 // widget's ending both say it: what was lost or doubled, and which of the
 // checks noticed. When nothing is wrong in the end, it says what each
 // failing check saw instead (check.OnACleanRun): most raised a false alarm,
 // a freshness check a delay.
-func (t Truth) Verdict(checks []check.Result) string {
-	return t.verdict("the target matches the source", checks)
-}
-
-// VerdictOf is truth's Verdict for trace tr. When nothing in the scenario
-// writes any of its targets, a truth with nothing wrong says that, rather
-// than that the target matches the source.
+//
+// When nothing in the scenario writes any of its targets (Unwritten), a
+// truth with nothing wrong says that, rather than that the target matches
+// the source.
 func (tr *Trace) VerdictOf(truth Truth, checks []check.Result) string {
 	clean := "the target matches the source"
 	if len(tr.unwritten) > 0 && len(tr.unwritten) == len(tr.Targets) {
@@ -45,7 +42,7 @@ func (tr *Trace) VerdictOf(truth Truth, checks []check.Result) string {
 	return truth.verdict(clean, checks)
 }
 
-// verdict is Verdict, saying clean when nothing is wrong.
+// verdict is VerdictOf, saying clean when nothing is wrong.
 func (t Truth) verdict(clean string, checks []check.Result) string {
 	var failed []string
 	for _, c := range checks {

@@ -16,19 +16,20 @@ import (
 // calls a failing check on a clean target a false alarm, or a delay when it
 // is a freshness check.
 func TestVerdict(t *testing.T) {
+	tr := &engine.Trace{} // no target, so none unwritten: the plain verdict
 	fail := []check.Result{{Name: "row-count", Status: check.Pass}, {Name: "gap-scan", Status: check.Fail}}
 	lost := engine.Truth{Missing: []string{"3", "4"}, Duplicated: map[string]int{"2": 2}}
 	assert.Equal(t, "2 rows missing, 1 row duplicated", lost.Harm())
-	assert.Equal(t, "2 rows missing, 1 row duplicated; noticed by gap-scan", lost.Verdict(fail))
-	assert.Equal(t, "2 rows missing, 1 row duplicated; no check noticed", lost.Verdict(fail[:1]))
+	assert.Equal(t, "2 rows missing, 1 row duplicated; noticed by gap-scan", tr.VerdictOf(lost, fail))
+	assert.Equal(t, "2 rows missing, 1 row duplicated; no check noticed", tr.VerdictOf(lost, fail[:1]))
 	clean := engine.Truth{}
 	assert.Empty(t, clean.Harm())
-	assert.Equal(t, "the target matches the source; noticed by gap-scan (a false alarm)", clean.Verdict(fail))
-	assert.Equal(t, "the target matches the source", clean.Verdict(nil))
+	assert.Equal(t, "the target matches the source; noticed by gap-scan (a false alarm)", tr.VerdictOf(clean, fail))
+	assert.Equal(t, "the target matches the source", tr.VerdictOf(clean, nil))
 	late := []check.Result{{Name: "watermark-lag", Status: check.Fail}, {Name: "gap-scan", Status: check.Fail}, {Name: "partition-lag", Status: check.Fail}}
-	assert.Equal(t, "the target matches the source; noticed by watermark-lag, partition-lag (a delay, not a loss); gap-scan (a false alarm)", clean.Verdict(late),
+	assert.Equal(t, "the target matches the source; noticed by watermark-lag, partition-lag (a delay, not a loss); gap-scan (a false alarm)", tr.VerdictOf(clean, late),
 		"a freshness check that fails on a clean target saw results held back, which is no false alarm")
-	assert.Equal(t, "1 row missing; noticed by watermark-lag, gap-scan, partition-lag", engine.Truth{Missing: []string{"3"}}.Verdict(late))
+	assert.Equal(t, "1 row missing; noticed by watermark-lag, gap-scan, partition-lag", tr.VerdictOf(engine.Truth{Missing: []string{"3"}}, late))
 }
 
 // TestVerdictOfAnUnwrittenTarget: a target that no line names as where it

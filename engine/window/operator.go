@@ -589,36 +589,47 @@ func (o *Operator) AdvanceWatermark(w vtime.Time, out *Output) {
 	}
 	o.wm = w
 	if o.cfg.Domain == EventTime {
-		o.runTimers(w, w, out)
+		o.runTimers(w, out)
 	}
 }
 
 // AdvanceProcessingTime moves the operator's clock to now and, for
 // processing-time windows, fires every window whose last instant the clock
-// has passed. A time behind the operator's clock changes nothing. A timer
-// for time T fires once the clock is past T, at T + 1 ms at the earliest,
-// as Flink's processing-time timers have since FLINK-9857: a record read
-// at its window's last millisecond joins that window, which fires at its
-// end, not before the record.
+// has passed (see firesAt). A time behind the operator's clock changes
+// nothing.
 func (o *Operator) AdvanceProcessingTime(now vtime.Time, out *Output) {
 	if now < o.now {
 		return
 	}
 	o.now = now
 	if o.cfg.Domain == ProcessingTime {
-		o.runTimers(now-1, now, out)
+		o.runTimers(now, out)
 	}
 }
 
-// runTimers fires the timers due at or before limit, in order of time,
-// key, window start and window end; a firing says it happened at at.
-func (o *Operator) runTimers(limit, at vtime.Time, out *Output) {
-	for len(o.timers) > 0 && o.timers[0].at <= limit {
+// firesAt is the time, of the watermark for an event-time window and of
+// the clock for a processing-time one, at which a timer set for at fires.
+// An event-time timer fires when the watermark reaches its time. A
+// processing-time timer fires once the clock is past its time, 1 ms after
+// it at the earliest, as Flink's have since FLINK-9857: a record read at
+// its window's last millisecond joins that window, which fires at its end,
+// not before the record.
+func (o *Operator) firesAt(at vtime.Time) vtime.Time {
+	if o.cfg.Domain == ProcessingTime {
+		return at + 1
+	}
+	return at
+}
+
+// runTimers fires the timers that fire by time now (firesAt), in order of
+// time, key, window start and window end; a firing says it happened at now.
+func (o *Operator) runTimers(now vtime.Time, out *Output) {
+	for len(o.timers) > 0 && o.firesAt(o.timers[0].at) <= now {
 		tm := o.remove(0)
 		s := &o.slots[tm.slot]
 		if tm.kinds&fireTimer != 0 {
 			s.fireAt = none
-			o.fire(tm.slot, at, false, out)
+			o.fire(tm.slot, now, false, out)
 		}
 		if tm.kinds&cleanTimer != 0 {
 			s.cleanAt = none
@@ -638,19 +649,13 @@ func cmpTime(a, b vtime.Time) int {
 }
 
 // NextTimer is when the operator's earliest pending timer (a firing or a
-// cleanup) fires, and false when none is pending: for a processing-time
-// window, the first clock time past the timer's (see
-// AdvanceProcessingTime); for an event-time window, the watermark that
-// fires it. A caller driving a processing-time window asks it when to next
-// advance the clock.
+// cleanup) fires (firesAt), and false when none is pending. A caller
+// driving a processing-time window asks it when to next advance the clock.
 func (o *Operator) NextTimer() (vtime.Time, bool) {
 	if len(o.timers) == 0 {
 		return 0, false
 	}
-	if o.cfg.Domain == ProcessingTime {
-		return o.timers[0].at + 1, true
-	}
-	return o.timers[0].at, true
+	return o.firesAt(o.timers[0].at), true
 }
 
 // Open is one window the operator holds, as Each reports it.

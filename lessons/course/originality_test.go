@@ -377,28 +377,22 @@ func TestOriginality(t *testing.T) {
 
 	found := map[string][]string{} // run → places, "seed: run" as key
 	var order []string
+	note := func(k, place string) {
+		if _, ok := found[k]; !ok {
+			order = append(order, k)
+		}
+		if !slices.Contains(found[k], place) {
+			found[k] = append(found[k], place)
+		}
+	}
 	record := func(place, text string) {
 		runs, seeds := ix.shared(text)
 		for i, r := range runs {
-			k := seeds[i] + ": \"" + r + "\""
-			if _, ok := found[k]; !ok {
-				order = append(order, k)
-			}
-			if !slices.Contains(found[k], place) {
-				found[k] = append(found[k], place)
-			}
+			note(seeds[i]+": \""+r+"\"", place)
 		}
 		for _, sent := range sentences(text) {
-			seed, ok := px.paraphraseOf(sent)
-			if !ok {
-				continue
-			}
-			k := seed.seed + ": \"" + sent + "\"\n      paraphrases \"" + seed.text + "\""
-			if _, ok := found[k]; !ok {
-				order = append(order, k)
-			}
-			if !slices.Contains(found[k], place) {
-				found[k] = append(found[k], place)
+			if seed, ok := px.paraphraseOf(sent); ok {
+				note(seed.seed+": \""+sent+"\"\n      paraphrases \""+seed.text+"\"", place)
 			}
 		}
 	}
