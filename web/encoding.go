@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,6 +58,27 @@ func newVariant(body []byte, coding, tag string) *variant {
 		v.etag = one(strconv.Quote(tag))
 	}
 	return v
+}
+
+// SharedWriter is an http.ResponseWriter that can send a body it is handed
+// without copying it. The caller promises that the slice is never modified
+// (a variant's body, made once and shared by every response); the writer
+// may hold it until the response is sent. cmd/serve's writer is one, and
+// saves a copy of every static file and kept page it sends (a 900 KB module
+// included); a wrapper of a ResponseWriter is one only when it passes the
+// body on unchanged, as svgGuard does.
+type SharedWriter interface {
+	WriteShared(body []byte) (int, error)
+}
+
+// writeShared writes body, which is never modified, through w: without a
+// copy when w can keep it.
+func writeShared(w http.ResponseWriter, body []byte) {
+	if sw, ok := w.(SharedWriter); ok {
+		_, _ = sw.WriteShared(body)
+		return
+	}
+	_, _ = w.Write(body)
 }
 
 // lazyVariant is a compressed form of a body, made once. v stays nil when

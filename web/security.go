@@ -125,5 +125,17 @@ func (g *svgGuard) Write(b []byte) (int, error) {
 	return g.ResponseWriter.Write(b)
 }
 
+// WriteShared passes a shared body on to a writer that can keep it
+// (SharedWriter), or writes it.
+func (g *svgGuard) WriteShared(b []byte) (int, error) {
+	if !g.wrote {
+		g.WriteHeader(http.StatusOK)
+	}
+	if sw, ok := g.ResponseWriter.(SharedWriter); ok {
+		return sw.WriteShared(b)
+	}
+	return g.ResponseWriter.Write(b)
+}
+
 // Unwrap gives http.ResponseController the writer underneath.
 func (g *svgGuard) Unwrap() http.ResponseWriter { return g.ResponseWriter }

@@ -238,7 +238,7 @@ func (t *assetTable) serveStatic(w http.ResponseWriter, r *http.Request) {
 	h[hdrContentLength] = v.length
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(v.body)
+		writeShared(w, v.body)
 	}
 }
 

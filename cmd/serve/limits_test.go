@@ -4,9 +4,7 @@ package main
 
 import (
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"runtime/debug"
 	"strings"
@@ -45,11 +43,10 @@ func TestMemoryLimit(t *testing.T) {
 // quickly; every post gets a page (its run, or 503 with Retry-After at
 // once); and the server serves pages afterwards.
 func TestBurstOfHeavyPostsLeavesTheServerAnswering(t *testing.T) {
-	h, err := newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := siteHandler()
 	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	client := srv.Client()
+	base := startFast(t, h) // the server cmd/serve runs
+	client := &http.Client{}
 
 	heavy := "scenario sandbox/h \"H\"\nsource orders key=order_id\ntarget fct key=order_id\npipeline extract from=orders to=fct\n" +
 		"workload txns=25000 from=10:00:00 every=10ms\nruns extract from=10:00:00 until=10:05:00 every=1s\n"
@@ -68,7 +65,7 @@ func TestBurstOfHeavyPostsLeavesTheServerAnswering(t *testing.T) {
 			case <-time.After(20 * time.Millisecond):
 			}
 			start := time.Now()
-			resp, err := client.Get(srv.URL + "/healthz")
+			resp, err := client.Get(base + "/healthz")
 			if err != nil {
 				healthErr.Store(err.Error())
 				continue
@@ -92,7 +89,7 @@ func TestBurstOfHeavyPostsLeavesTheServerAnswering(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				resp, err := client.Post(srv.URL+"/play", "application/x-www-form-urlencoded", strings.NewReader(form))
+				resp, err := client.Post(base+"/play", "application/x-www-form-urlencoded", strings.NewReader(form))
 				if !assert.NoError(t, err) {
 					return
 				}
@@ -123,7 +120,7 @@ func TestBurstOfHeavyPostsLeavesTheServerAnswering(t *testing.T) {
 	// only the busy answers are sure to be there.
 	assert.Equal(t, int32(32), ran.Load()+busy.Load())
 	assert.Positive(t, busy.Load())
-	resp, err := client.Get(srv.URL + "/scenarios/hwm/visibility-gap")
+	resp, err := client.Get(base + "/scenarios/hwm/visibility-gap")
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)

@@ -6,9 +6,10 @@
 # module; docs/performance.md records its figures.
 #
 # A third server gives the floor of Go's net/http on this machine: a handler
-# that only writes the same saved bytes with the same headers, with the same
-# timeouts as cmd/serve. Tidemark, served by net/http too, cannot be
-# faster than it.
+# that only writes the same saved bytes with the same headers, with the
+# timeouts cmd/serve had when net/http served it. It is why cmd/serve now
+# reads and writes HTTP with fasthttp (cmd/serve/fast.go): under the same
+# site handler that server goes faster than net/http's floor.
 #
 # nginx serves files saved from Tidemark (the gzip forms too, through
 # gzip_static), with the same security headers, so both send the same body

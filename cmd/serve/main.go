@@ -11,7 +11,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -93,15 +92,7 @@ func run(addr string, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		// Long enough for the wasm module over a slow classroom network.
-		WriteTimeout: 60 * time.Second,
-		IdleTimeout:  120 * time.Second,
-		ErrorLog:     slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	srv := newFastServer(handler, logger)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -116,10 +107,10 @@ func run(addr string, logger *slog.Logger) error {
 	logger.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	if err := srv.ShutdownWithContext(shutdownCtx); err != nil {
 		return fmt.Errorf("shut down: %w", err)
 	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+	if err := <-errc; err != nil {
 		return fmt.Errorf("serve on %s: %w", addr, err)
 	}
 	return nil

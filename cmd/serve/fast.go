@@ -1,0 +1,329 @@
+//go:build !js
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"golang.org/x/net/http/httpguts"
+)
+
+// The local server reads and writes HTTP/1.1 with fasthttp, the only
+// parser facing a visitor, and runs the site's net/http handler for every
+// request, synchronously, through the small adapter below: the handler,
+// its routes and its headers stay the ones the Cloudflare Worker and the
+// tests run. net/http's own server cannot go faster than about half of
+// nginx's rate for the same bytes on this kind of machine (a goroutine, a
+// Request, a header map and a bufio pair per connection and request);
+// fasthttp reuses its request and response per connection (see
+// docs/performance.md, "Server: fasthttp under the site's handler").
+
+// Limits of a request, in the spirit of the net/http server this one
+// replaced: a visitor cannot make the server hold more than this for them.
+const (
+	// maxHeaderBytes bounds a request's line and header fields together
+	// (fasthttp's read buffer): a larger head gets 431.
+	maxHeaderBytes = 16 << 10
+	// maxBodyBytes bounds a request's body, which fasthttp reads whole
+	// before the handler runs: a larger body gets 413. The largest the site
+	// takes is a posted scenario (pages.MaxSource, form-encoded).
+	maxBodyBytes = 1 << 20
+)
+
+// newFastServer returns the server for handler, with timeouts like those
+// of the net/http server it replaced and log lines through logger.
+//
+// A request's context is context.Background(): fasthttp does not notice a
+// client that goes away, and the one thing a request can wait for, a run,
+// stops at its own deadline (pages.SimulationDeadline), within the ten
+// seconds a shutdown drains for.
+func newFastServer(handler http.Handler, logger *slog.Logger) *fasthttp.Server {
+	return &fasthttp.Server{
+		Handler:     adapt(handler, logger),
+		ReadTimeout: 10 * time.Second,
+		// Long enough for the wasm module over a slow classroom network.
+		WriteTimeout:          60 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		ReadBufferSize:        maxHeaderBytes,
+		MaxRequestBodySize:    maxBodyBytes,
+		NoDefaultServerHeader: true,
+		// The handler always says what it sends; a response without a
+		// Content-Type is sniffed below, as net/http does.
+		NoDefaultContentType:         true,
+		DisablePreParseMultipartForm: true,
+		CloseOnShutdown:              true,
+		Logger:                       logAdapter{logger},
+		ErrorHandler:                 refuse,
+	}
+}
+
+// refuse answers a request fasthttp could not read, as net/http would: 431
+// for a head over maxHeaderBytes, 413 for a body over maxBodyBytes, 408
+// when the client was too slow, 400 otherwise. fasthttp closes the
+// connection after it.
+func refuse(ctx *fasthttp.RequestCtx, err error) {
+	var small *fasthttp.ErrSmallBuffer
+	var netErr net.Error
+	switch {
+	case errors.As(err, &small):
+		ctx.Error("431 Request Header Fields Too Large", http.StatusRequestHeaderFieldsTooLarge)
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		ctx.Error("413 Request Entity Too Large", http.StatusRequestEntityTooLarge)
+	case errors.As(err, &netErr) && netErr.Timeout():
+		ctx.Error("408 Request Timeout", http.StatusRequestTimeout)
+	default:
+		ctx.Error("400 Bad Request", http.StatusBadRequest)
+	}
+}
+
+// logAdapter writes fasthttp's error lines (a malformed request, a timeout)
+// as warnings.
+type logAdapter struct{ l *slog.Logger }
+
+func (a logAdapter) Printf(format string, args ...any) {
+	a.l.Warn("http: " + fmt.Sprintf(format, args...))
+}
+
+// adapt runs h for each request fasthttp read. Each request gets an
+// http.Request of its own whose strings are copies (fasthttp reuses its
+// buffers after the handler returns, and the site keeps some strings, in
+// its page cache's keys), and a ResponseWriter that fills fasthttp's
+// response. A handler that panics gets 500 and the connection is closed,
+// as net/http's server does; the panic is logged, not fatal.
+func adapt(h http.Handler, logger *slog.Logger) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		r, err := netRequest(ctx)
+		if err != nil {
+			ctx.Error("400 Bad Request: "+err.Error(), http.StatusBadRequest)
+			ctx.SetConnectionClose()
+			return
+		}
+		w := writers.Get().(*responseWriter)
+		w.ctx, w.status = ctx, http.StatusOK
+		defer func() {
+			if p := recover(); p != nil {
+				if p != http.ErrAbortHandler {
+					logger.Error("serve: panic in handler", "path", r.URL.Path, "panic", fmt.Sprint(p))
+				}
+				ctx.Response.Reset()
+				ctx.Error("the request could not be answered", http.StatusInternalServerError)
+				ctx.SetConnectionClose()
+			}
+			// The handler is done with w (the site's handler keeps no
+			// writer past its return), and fasthttp has the response.
+			clear(w.header)
+			*w = responseWriter{header: w.header}
+			writers.Put(w)
+		}()
+		h.ServeHTTP(w, r)
+		w.finish()
+	}
+}
+
+// writers keeps response writers and their header maps between requests.
+var writers = sync.Pool{New: func() any { return &responseWriter{header: make(http.Header, 12)} }}
+
+// netRequest returns the http.Request a net/http server would have made of
+// ctx's request. Host is in r.Host, not in the header map, as net/http has
+// it.
+//
+// A request net/http would refuse with 400 is refused here too: a target
+// that is not a path or an absolute address, an HTTP/1.1 request without
+// exactly one Host field, or a Host that is not a host.
+func netRequest(ctx *fasthttp.RequestCtx) (*http.Request, error) {
+	uri := string(ctx.RequestURI())
+	u, err := url.ParseRequestURI(uri)
+	if err != nil {
+		return nil, fmt.Errorf("malformed request target")
+	}
+	header := make(http.Header, 8)
+	hosts := 0
+	for k, v := range ctx.Request.Header.All() {
+		if string(k) == "Host" {
+			hosts++
+			continue
+		}
+		key := fieldName(k)
+		header[key] = append(header[key], string(v))
+	}
+	host := string(ctx.Host())
+	switch {
+	case hosts > 1:
+		return nil, fmt.Errorf("too many Host headers")
+	case hosts == 0 && ctx.Request.Header.IsHTTP11():
+		return nil, fmt.Errorf("missing required Host header")
+	case !httpguts.ValidHostHeader(host):
+		return nil, fmt.Errorf("malformed Host header")
+	}
+	r := &http.Request{
+		Method:     method(ctx.Method()),
+		URL:        u,
+		Proto:      "HTTP/1.1",
+		ProtoMajor: 1,
+		ProtoMinor: 1,
+		Header:     header,
+		Host:       host,
+		RemoteAddr: remoteAddr(ctx.RemoteAddr()),
+		RequestURI: uri,
+		Body:       http.NoBody,
+	}
+	if !ctx.Request.Header.IsHTTP11() {
+		r.Proto, r.ProtoMinor = "HTTP/1.0", 0
+	}
+	if body := ctx.PostBody(); len(body) > 0 {
+		r.ContentLength = int64(len(body))
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return r, nil
+}
+
+// method returns a request's method, without a copy for the common ones.
+func method(b []byte) string {
+	switch string(b) {
+	case http.MethodGet:
+		return http.MethodGet
+	case http.MethodHead:
+		return http.MethodHead
+	case http.MethodPost:
+		return http.MethodPost
+	}
+	return string(b)
+}
+
+// fieldName returns a header field's name (canonical already: fasthttp
+// writes names as net/http does), without a copy for the fields browsers
+// and tools send most.
+func fieldName(b []byte) string {
+	for _, name := range commonFields {
+		if string(b) == name {
+			return name
+		}
+	}
+	return string(b)
+}
+
+var commonFields = [...]string{
+	"Accept", "Accept-Encoding", "Accept-Language", "Cache-Control", "Connection",
+	"Content-Length", "Content-Type", "Cookie", "If-None-Match", "Origin", "Referer",
+	"Sec-Fetch-Dest", "Sec-Fetch-Mode", "Sec-Fetch-Site", "Upgrade-Insecure-Requests", "User-Agent",
+}
+
+// remoteAddr is the client's address as net/http writes it.
+func remoteAddr(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	return a.String()
+}
+
+// responseWriter is the http.ResponseWriter the site's handler writes to:
+// the header map, the status and the body go to fasthttp's response, which
+// fasthttp sends once the handler returns (a body and its header in one
+// write when they fit its buffer). A body the site shares between responses
+// (web.SharedWriter) is sent from where it is, not copied.
+type responseWriter struct {
+	ctx         *fasthttp.RequestCtx
+	header      http.Header
+	status      int
+	wroteHeader bool
+	shared      bool // the response's body is a web.SharedWriter body, held by fasthttp uncopied
+}
+
+func (w *responseWriter) Header() http.Header { return w.header }
+
+// WriteHeader sends the header map as it is now, as net/http does: later
+// changes to it are not sent, a field whose name is not a token is left
+// out, and a line break in a value becomes a space, so that no value can
+// add a field of its own. A status under 200 (an informational response)
+// is not passed on; the site sends none.
+func (w *responseWriter) WriteHeader(code int) {
+	if w.wroteHeader || code < 200 {
+		return
+	}
+	w.wroteHeader = true
+	w.status = code
+	rh := &w.ctx.Response.Header
+	for k, vv := range w.header {
+		if !httpguts.ValidHeaderFieldName(k) {
+			continue
+		}
+		for _, v := range vv {
+			if strings.ContainsAny(v, "\r\n") {
+				v = newlineToSpace.Replace(v)
+			}
+			rh.Add(k, strings.Trim(v, " \t"))
+		}
+	}
+	w.ctx.SetStatusCode(code)
+}
+
+// newlineToSpace is net/http's rule for line breaks in a header value.
+var newlineToSpace = strings.NewReplacer("\n", " ", "\r", " ")
+
+func (w *responseWriter) Write(b []byte) (int, error) {
+	if err := w.startBody(b); err != nil {
+		return 0, err
+	}
+	if w.shared {
+		// fasthttp would drop a body it holds uncopied on AppendBody:
+		// copy it first.
+		held := w.ctx.Response.Body()
+		w.ctx.Response.SetBody(held)
+		w.shared = false
+	}
+	w.ctx.Response.AppendBody(b)
+	return len(b), nil
+}
+
+// WriteShared sends b, which the site never modifies, without a copy when
+// it is the response's whole body so far (see web.SharedWriter).
+func (w *responseWriter) WriteShared(b []byte) (int, error) {
+	if err := w.startBody(b); err != nil {
+		return 0, err
+	}
+	if len(w.ctx.Response.Body()) > 0 {
+		return w.Write(b)
+	}
+	w.ctx.Response.SetBodyRaw(b)
+	w.shared = true
+	return len(b), nil
+}
+
+// startBody writes the header before the first bytes of a body, as
+// net/http does (with a Content-Type sniffed from them when the handler
+// set none), and refuses a body where the status allows none.
+func (w *responseWriter) startBody(b []byte) error {
+	if !w.wroteHeader {
+		if w.header.Get("Content-Type") == "" && len(b) > 0 {
+			w.header.Set("Content-Type", http.DetectContentType(b))
+		}
+		w.WriteHeader(http.StatusOK)
+	}
+	if !bodyAllowed(w.status) {
+		return http.ErrBodyNotAllowed
+	}
+	return nil
+}
+
+// finish sends the header of a handler that wrote neither header nor body.
+func (w *responseWriter) finish() {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+}
+
+// bodyAllowed reports whether a response with status may have a body.
+func bodyAllowed(status int) bool {
+	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
+}

@@ -1,0 +1,299 @@
+//go:build !js
+
+package main
+
+import (
+	"bufio"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/web"
+)
+
+// siteHandler is the real site's handler, built once for the tests of this
+// file (building it reads every lesson and scenario).
+var siteHandler = sync.OnceValues(func() (http.Handler, error) {
+	return newHandler(slog.New(slog.NewTextHandler(io.Discard, nil)))
+})
+
+// startFast serves h with the server cmd/serve runs (fasthttp under the
+// adapter) on a loopback port, and returns its base URL.
+func startFast(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := newFastServer(h, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		assert.NoError(t, srv.Shutdown())
+		assert.NoError(t, <-done, "Serve returns nil once shut down")
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// raw sends a request written by hand to the server at base and returns
+// its response, read by net/http's client code.
+func raw(t *testing.T, base, request string) *http.Response {
+	t.Helper()
+	u, err := url.Parse(base)
+	require.NoError(t, err)
+	conn, err := net.Dial("tcp", u.Host)
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	_, err = io.WriteString(conn, request)
+	require.NoError(t, err)
+	method, _, _ := strings.Cut(request, " ") // a HEAD's response has no body to read
+	resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: method})
+	require.NoError(t, err)
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// answer is what a response says, for comparing two servers': its status,
+// its header fields but the date, and its body.
+type answer struct {
+	Status int
+	Header http.Header
+	Body   string
+}
+
+func answerOf(t *testing.T, resp *http.Response) answer {
+	t.Helper()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	h := resp.Header.Clone()
+	h.Del("Date")
+	return answer{resp.StatusCode, h, string(body)}
+}
+
+// TestFastServerAnswersAsNetHTTPDoes sends the same requests to the site
+// served by net/http and by the server cmd/serve runs, and expects the
+// same status, header fields (but Date) and body from both: static files in
+// each coding, conditional and range requests, HEAD, pages kept and not,
+// the sandbox's post, redirects and not-found pages.
+func TestFastServerAnswersAsNetHTTPDoes(t *testing.T) {
+	h, err := siteHandler()
+	require.NoError(t, err)
+	slow := httptest.NewServer(h)
+	defer slow.Close()
+	fast := startFast(t, h)
+
+	// The stylesheet's hashed address and ETag, from the home page.
+	resp, err := http.Get(slow.URL + "/")
+	require.NoError(t, err)
+	home := answerOf(t, resp)
+	require.Equal(t, http.StatusOK, home.Status)
+	css := regexp.MustCompile(`/static/app\.[0-9a-f]+\.css`).FindString(home.Body)
+	require.NotEmpty(t, css, "the home page links its stylesheet")
+	resp, err = http.Get(slow.URL + css)
+	require.NoError(t, err)
+	etag := resp.Header.Get("ETag")
+	resp.Body.Close()
+	require.NotEmpty(t, etag, css)
+
+	form := url.Values{"src": {"scenario sandbox/a \"A\"\nsource orders key=order_id\n"}}.Encode()
+	cases := []struct {
+		name, method, path, body string
+		header                   map[string]string
+	}{
+		{name: "home", method: "GET", path: "/"},
+		{name: "home, brotli", method: "GET", path: "/", header: map[string]string{"Accept-Encoding": "br"}},
+		{name: "static", method: "GET", path: css},
+		{name: "static, gzip", method: "GET", path: css, header: map[string]string{"Accept-Encoding": "gzip"}},
+		{name: "static, brotli", method: "GET", path: css, header: map[string]string{"Accept-Encoding": "br, gzip"}},
+		{name: "static, HEAD", method: "HEAD", path: css},
+		{name: "static, not modified", method: "GET", path: css, header: map[string]string{"If-None-Match": etag}},
+		{name: "static, range", method: "GET", path: css, header: map[string]string{"Range": "bytes=10-99"}},
+		{name: "static, unknown", method: "GET", path: "/static/nothing.css"},
+		{name: "static, plain name", method: "GET", path: "/static/app.css"},
+		{name: "scenario page", method: "GET", path: "/scenarios/hwm/visibility-gap"},
+		{name: "scenario page, knobs", method: "GET", path: "/scenarios/hwm/visibility-gap?mark=timestamp&step=3"},
+		{name: "scenario page, gzip", method: "GET", path: "/scenarios/hwm/visibility-gap", header: map[string]string{"Accept-Encoding": "gzip"}},
+		{name: "unclean path", method: "GET", path: "/scenarios/../play"},
+		{name: "not found", method: "GET", path: "/no/such/page"},
+		{name: "wrong method", method: "DELETE", path: "/play"},
+		{name: "sandbox post", method: "POST", path: "/play", body: form,
+			header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}},
+		{name: "health", method: "GET", path: "/healthz"},
+	}
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	client := &http.Client{CheckRedirect: noRedirect, Transport: &http.Transport{DisableCompression: true}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got [2]answer
+			for i, base := range []string{slow.URL, fast} {
+				req, err := http.NewRequest(c.method, base+c.path, strings.NewReader(c.body))
+				require.NoError(t, err)
+				req.Host = "tidemark.test" // pages write their address into links
+				for k, v := range c.header {
+					req.Header.Set(k, v)
+				}
+				resp, err := client.Do(req)
+				require.NoError(t, err)
+				got[i] = answerOf(t, resp)
+				resp.Body.Close()
+			}
+			assert.Equal(t, got[0].Status, got[1].Status, "net/http first, then cmd/serve's server")
+			assert.Equal(t, got[0].Header, got[1].Header)
+			assert.True(t, got[0].Body == got[1].Body, "the bodies differ: %d and %d bytes", len(got[0].Body), len(got[1].Body))
+			assert.NotEmpty(t, got[0].Header.Get("Content-Security-Policy"), "the site's headers are sent")
+		})
+	}
+}
+
+// TestFastServerRefusesWhatNetHTTPRefuses: requests net/http's server
+// answers with 400 get 400 here too, and a head or a body over the limits
+// gets 431 or 413; the server goes on answering.
+func TestFastServerRefusesWhatNetHTTPRefuses(t *testing.T) {
+	h, err := siteHandler()
+	require.NoError(t, err)
+	fast := startFast(t, h)
+
+	for name, c := range map[string]struct {
+		request string
+		status  int
+	}{
+		"no Host":           {"GET / HTTP/1.1\r\n\r\n", http.StatusBadRequest},
+		"two Hosts":         {"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", http.StatusBadRequest},
+		"a Host not":        {"GET / HTTP/1.1\r\nHost: a b\r\n\r\n", http.StatusBadRequest},
+		"a relative target": {"GET play HTTP/1.1\r\nHost: a\r\n\r\n", http.StatusBadRequest},
+		"HTTP/1.0, no Host": {"GET /healthz HTTP/1.0\r\n\r\n", http.StatusOK},
+		"a large head":      {"GET / HTTP/1.1\r\nHost: a\r\nX-Big: " + strings.Repeat("x", maxHeaderBytes) + "\r\n\r\n", http.StatusRequestHeaderFieldsTooLarge},
+		// Refused from its Content-Length, before the body is read (the
+		// body is not sent: the server closes the connection at once).
+		"a large body": {"POST /play HTTP/1.1\r\nHost: a\r\nContent-Type: application/x-www-form-urlencoded\r\n" +
+			"Content-Length: 2000000\r\n\r\n", http.StatusRequestEntityTooLarge},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp := raw(t, fast, c.request)
+			assert.Equal(t, c.status, resp.StatusCode)
+		})
+	}
+	resp, err := http.Get(fast + "/healthz")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+// TestFastServerSurvivesAPanic: a handler that panics gets its request a
+// 500 and its connection closed, and the server answers the next one.
+func TestFastServerSurvivesAPanic(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/boom", func(http.ResponseWriter, *http.Request) { panic("boom") })
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+	fast := startFast(t, mux)
+
+	resp, err := http.Get(fast + "/boom")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
+	assert.True(t, resp.Close, "the connection is closed")
+
+	resp, err = http.Get(fast + "/ok")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, "ok", string(body))
+}
+
+// TestFastServerWritesHeadersAsNetHTTPDoes: a value cannot add a field of
+// its own (a line break becomes a space), a field name that is not a token
+// is left out, changes after the header is written are not sent, and a
+// response without a Content-Type is sniffed.
+func TestFastServerWritesHeadersAsNetHTTPDoes(t *testing.T) {
+	fast := startFast(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("X-Said", "a\r\nX-Injected: yes")
+		w.Header()["Bad Name"] = []string{"v"}
+		io.WriteString(w, "<!doctype html><p>hello")
+		w.Header().Set("X-Late", "too late")
+	}))
+	resp := raw(t, fast, "GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+	assert.Equal(t, "a  X-Injected: yes", resp.Header.Get("X-Said"))
+	assert.Empty(t, resp.Header.Get("X-Injected"))
+	assert.Empty(t, resp.Header.Values("Bad Name"))
+	assert.Empty(t, resp.Header.Get("X-Late"))
+	assert.Equal(t, "text/html; charset=utf-8", resp.Header.Get("Content-Type"))
+	body, _ := io.ReadAll(resp.Body)
+	assert.Equal(t, "<!doctype html><p>hello", string(body))
+}
+
+// TestFastServerRequestsOwnTheirStrings: what a handler keeps of a request
+// (its path, a header's value) stays as it was after later requests on the
+// same connection, whose bytes fasthttp reads into the same buffers.
+func TestFastServerRequestsOwnTheirStrings(t *testing.T) {
+	var mu sync.Mutex
+	var kept []string
+	fast := startFast(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		kept = append(kept, r.URL.Path+" "+r.Header.Get("X-N")+" "+r.Host, r.URL.Path, r.Header.Get("X-N"))
+		mu.Unlock()
+		io.WriteString(w, "ok")
+	}))
+	client := &http.Client{}
+	for _, n := range []string{"aaaa", "bbbb", "cccc"} {
+		req, err := http.NewRequest(http.MethodGet, fast+"/p/"+n, nil)
+		require.NoError(t, err)
+		req.Header.Set("X-N", n)
+		resp, err := client.Do(req) // one kept-alive connection
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	host := strings.TrimPrefix(fast, "http://")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{
+		"/p/aaaa aaaa " + host, "/p/aaaa", "aaaa",
+		"/p/bbbb bbbb " + host, "/p/bbbb", "bbbb",
+		"/p/cccc cccc " + host, "/p/cccc", "cccc",
+	}, kept)
+}
+
+// TestFastServerSendsSharedBodies: a body the site shares
+// (web.SharedWriter) is sent whole, alone or with bytes written before or
+// after it, and a HEAD request gets the header only.
+func TestFastServerSendsSharedBodies(t *testing.T) {
+	shared := []byte("shared body")
+	fast := startFast(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		sw, ok := w.(web.SharedWriter)
+		require.True(t, ok, "cmd/serve's writer takes shared bodies")
+		switch r.URL.Path {
+		case "/alone":
+			w.Header().Set("Content-Length", strconv.Itoa(len(shared)))
+			w.WriteHeader(http.StatusOK)
+			if r.Method != http.MethodHead {
+				_, _ = sw.WriteShared(shared)
+			}
+		case "/then-more":
+			_, _ = sw.WriteShared(shared)
+			_, _ = io.WriteString(w, ", then more")
+		case "/after":
+			_, _ = io.WriteString(w, "before, ")
+			_, _ = sw.WriteShared(shared)
+		}
+	}))
+	for path, want := range map[string]string{"/alone": "shared body", "/then-more": "shared body, then more", "/after": "before, shared body"} {
+		resp, err := http.Get(fast + path)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, want, string(body), path)
+	}
+	assert.Equal(t, "shared body", string(shared), "the shared body is not modified")
+	resp := raw(t, fast, "HEAD /alone HTTP/1.1\r\nHost: a\r\n\r\n")
+	assert.Equal(t, "11", resp.Header.Get("Content-Length"))
+}
