@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"log/slog"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -296,4 +298,62 @@ func TestFastServerSendsSharedBodies(t *testing.T) {
 	assert.Equal(t, "shared body", string(shared), "the shared body is not modified")
 	resp := raw(t, fast, "HEAD /alone HTTP/1.1\r\nHost: a\r\n\r\n")
 	assert.Equal(t, "11", resp.Header.Get("Content-Length"))
+}
+
+// FuzzFastServer sends the server cmd/serve runs made-up bytes on a
+// connection of their own, and holds it to answering each with HTTP (or
+// closing the connection), never with a 500 (a panic in the adapter or the
+// site), and to answering /healthz after it.
+//
+//	go test ./cmd/serve/ -run '^$' -fuzz FuzzFastServer -fuzztime 60s
+func FuzzFastServer(f *testing.F) {
+	for _, seed := range []string{
+		"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET /scenarios/hwm/visibility-gap?step=3&mark=lsn HTTP/1.1\r\nHost: a\r\nAccept-Encoding: br\r\n\r\n",
+		"HEAD /static/app.css HTTP/1.0\r\n\r\n",
+		"GET http://a/play HTTP/1.1\r\nHost: a\r\n\r\n",
+		"POST /play HTTP/1.1\r\nHost: a\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 9\r\n\r\nsrc=%zz&x",
+		"POST /play HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nsrc=\r\n0\r\n\r\n",
+		"GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET /%zz HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+		"GET\x00/ HTTP/1.1\r\n\r\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	h, err := siteHandler()
+	require.NoError(f, err)
+	base := startFuzzServer(f, h)
+	f.Fuzz(func(t *testing.T, request []byte) {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+		require.NoError(t, err)
+		defer conn.Close()
+		require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
+		_, _ = conn.Write(request)
+		_ = conn.(*net.TCPConn).CloseWrite()
+		answer, _ := io.ReadAll(conn) // up to the server's close
+		// Only the first answer is read: a body's length depends on its request.
+		if len(answer) > 0 {
+			resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(answer)), nil)
+			if !assert.NoError(t, err, "not HTTP: %q", answer[:min(len(answer), 80)]) {
+				return
+			}
+			assert.NotEqual(t, http.StatusInternalServerError, resp.StatusCode, "request %q", request)
+		}
+		resp, err := http.Get(base + "/healthz")
+		require.NoError(t, err, "the server answers after %q", request)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+	})
+}
+
+// startFuzzServer starts the server for a fuzz run (or a fuzzing worker);
+// it lives as long as the run.
+func startFuzzServer(f *testing.F, h http.Handler) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(f, err)
+	srv := newFastServer(h, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	go func() { _ = srv.Serve(ln) }()
+	f.Cleanup(func() { _ = srv.Shutdown() })
+	return "http://" + ln.Addr().String()
 }
