@@ -130,6 +130,11 @@ func TestFastServerAnswersAsNetHTTPDoes(t *testing.T) {
 		{name: "sandbox post", method: "POST", path: "/play", body: form,
 			header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}},
 		{name: "health", method: "GET", path: "/healthz"},
+		{name: "health, HEAD", method: "HEAD", path: "/healthz"},
+		{name: "scenario page, HEAD", method: "HEAD", path: "/scenarios/hwm/visibility-gap"},
+		{name: "not found, HEAD", method: "HEAD", path: "/no/such/page"},
+		{name: "sandbox post, too long", method: "POST", path: "/play", body: "src=" + strings.Repeat("x", 70_000),
+			header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}},
 	}
 	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	client := &http.Client{CheckRedirect: noRedirect, Transport: &http.Transport{DisableCompression: true}}
