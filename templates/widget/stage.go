@@ -418,6 +418,13 @@ func targetWindow(v *atStep, g *targetIndex) ([]int, string) {
 	}
 	rows := g.present(v.n)
 	caption := plural(rows, "row") + " at this step"
+	for _, name := range t.Unwritten() {
+		if name == g.h.Name {
+			// Zero rows, and not for want of a run: no line writes the
+			// table as the knobs are set (Trace.Unwritten).
+			caption += "; nothing in this scenario writes it with these settings"
+		}
+	}
 	focus, where := g.latest(v.n), "the latest write"
 	if s.Explain != "" {
 		if p := g.find(t, s.Explain); p >= 0 {

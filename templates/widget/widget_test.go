@@ -751,3 +751,25 @@ func TestTruthBoxSubmitsOff(t *testing.T) {
 		assert.Equal(t, want, st.ShowTruth, query)
 	}
 }
+
+// TestRenderUnwrittenTargetSaysSo: a target no line writes as the knobs
+// are set (here the side output's table, with nobody reading the side
+// output) says so under its name, where another target says only its rows.
+func TestRenderUnwrittenTargetSaysSo(t *testing.T) {
+	captions := func(knobs map[string]string) map[string]string {
+		tr := run(t, "stream/late-data", knobs)
+		d := draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true})
+		got := map[string]string{}
+		for _, st := range d.ByTestID("panel-target") {
+			c := htmltest.All(st, func(n *html.Node) bool { return strings.Contains(htmltest.Attr(n, "class"), "tm-target-caption") })
+			require.Len(t, c, 1)
+			got[htmltest.Attr(st, "aria-label")] = htmltest.Text(c[0])
+		}
+		return got
+	}
+	off := captions(map[string]string{"late": "side-output", "side": "none"})
+	assert.Equal(t, "0 rows at this step; nothing in this scenario writes it with these settings", off["Target: late_clicks (append)"])
+	assert.NotContains(t, off["Target: clicks_per_minute (merge)"], "nothing")
+	on := captions(map[string]string{"late": "side-output", "side": "late_clicks"})
+	assert.NotContains(t, on["Target: late_clicks (append)"], "nothing", "a side output read into the table writes it")
+}
