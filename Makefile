@@ -200,10 +200,12 @@ worker-dev: wrangler
 worker-smoke: wasm wrangler
 	TIDEMARK_WORKER=1 $(GO) test -count=1 -timeout 20m -run TestWorker -v ./cmd/serve
 
-# loadtest serves the same bytes with Tidemark and with nginx on loopback and
-# prints both rates under ab and their ratio, for a static file and a scenario
-# page (cmd/serve/loadtest.sh, which installs nginx and ab with apt-get when
-# missing; docs/performance.md has figures). It takes about two minutes.
+# loadtest serves the same bytes with Tidemark, with nginx and with bare
+# net/http and fasthttp handlers (internal/httpfloor) on loopback and prints
+# their rates under ab and their ratios to nginx's, for a static file and a
+# scenario page (cmd/serve/loadtest.sh, which installs nginx and ab with
+# apt-get when missing; docs/performance.md has figures). It takes about seven
+# minutes (two rounds, LOADTEST_ROUNDS; LOADTEST_SECONDS per ab run).
 loadtest: wasm
 	./cmd/serve/loadtest.sh
 

@@ -5,11 +5,12 @@
 # several concurrencies. `make loadtest` runs it after building the browser
 # module; docs/performance.md records its figures.
 #
-# A third server gives the floor of Go's net/http on this machine: a handler
-# that only writes the same saved bytes with the same headers, with the
-# timeouts cmd/serve had when net/http served it. It is why cmd/serve now
-# reads and writes HTTP with fasthttp (cmd/serve/fast.go): under the same
-# site handler that server goes faster than net/http's floor.
+# Two more servers give the floors of Go's HTTP servers on this machine:
+# internal/httpfloor, a handler that only writes the same saved bytes with
+# the same headers, under net/http's server (with the timeouts cmd/serve had
+# on it) and under fasthttp's. cmd/serve reads and writes HTTP with fasthttp
+# (cmd/serve/fast.go) because net/http's floor is under the targets of
+# issue 16; Tidemark cannot be faster than fasthttp's floor.
 #
 # nginx serves files saved from Tidemark (the gzip forms too, through
 # gzip_static), with the same security headers, so both send the same body
@@ -42,9 +43,9 @@ nginx=$(command -v nginx || echo /usr/sbin/nginx)
 tmp=$(mktemp -d)
 chmod 755 "$tmp" # nginx's workers read the files as another user
 serve_pid=
-floor_pid=
+floor_pids=
 cleanup() {
-  [ -n "$floor_pid" ] && kill "$floor_pid" 2>/dev/null || true
+  [ -n "$floor_pids" ] && kill $floor_pids 2>/dev/null || true
   [ -f "$tmp/nginx.pid" ] && kill "$(cat "$tmp/nginx.pid")" 2>/dev/null || true
   [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null || true
   wait 2>/dev/null || true
@@ -53,6 +54,7 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$tmp/serve" ./cmd/serve
+go build -o "$tmp/httpfloor" ./internal/httpfloor
 "$tmp/serve" -addr "127.0.0.1:$port" 2>"$tmp/serve.log" &
 serve_pid=$!
 tm="http://127.0.0.1:$port"
@@ -104,75 +106,26 @@ http {
 CONF
 "$nginx" -c "$tmp/nginx.conf" -p "$tmp" -e "$tmp/nginx-error.log"
 
-# The floor: net/http writing the saved bytes, nothing else.
-mkdir -p "$tmp/floor"
-cat >"$tmp/floor/main.go" <<'GO'
-package main
-
-import (
-	"net/http"
-	"os"
-	"strconv"
-	"strings"
-	"time"
-)
-
-type file struct{ body, gz []byte; typ, cache string }
-
-func main() {
-	root, addr, csp := os.Args[1], os.Args[2], os.Args[3]
-	files := map[string]file{}
-	for _, p := range os.Args[4:] {
-		body, _ := os.ReadFile(root + p)
-		gz, _ := os.ReadFile(root + p + ".gz")
-		f := file{body: body, gz: gz, typ: "text/html; charset=utf-8", cache: "no-cache"}
-		if strings.HasSuffix(p, ".css") {
-			f.typ, f.cache = "text/css; charset=utf-8", "public, max-age=31536000, immutable"
-		}
-		files[p] = f
-	}
-	srv := &http.Server{Addr: addr, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
-		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			f, ok := files[r.URL.Path]
-			if !ok {
-				http.NotFound(w, r)
-				return
-			}
-			h := w.Header()
-			h["Content-Security-Policy"] = []string{csp}
-			h["X-Frame-Options"] = []string{"SAMEORIGIN"}
-			h["X-Content-Type-Options"] = []string{"nosniff"}
-			h["Referrer-Policy"] = []string{"strict-origin-when-cross-origin"}
-			h["Content-Type"] = []string{f.typ}
-			h["Cache-Control"] = []string{f.cache}
-			h["Vary"] = []string{"Accept-Encoding"}
-			body := f.body
-			if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
-				body = f.gz
-				h["Content-Encoding"] = []string{"gzip"}
-			}
-			h["Content-Length"] = []string{strconv.Itoa(len(body))}
-			w.Write(body)
-		})}
-	panic(srv.ListenAndServe())
-}
-GO
-(cd "$tmp/floor" && go mod init floor >/dev/null 2>&1 && go build -o floor .)
-floor_port=$((port + 2))
-"$tmp/floor/floor" "$root" "127.0.0.1:$floor_port" "$csp" "$static" "$page" 2>/dev/null &
+# The floors: net/http's and fasthttp's servers writing the saved bytes,
+# nothing else.
+"$tmp/httpfloor" -server nethttp -addr "127.0.0.1:$((port + 2))" -root "$root" -csp "$csp" "$static" "$page" 2>"$tmp/floor.log" &
 floor_pid=$!
-fl="http://127.0.0.1:$floor_port"
+"$tmp/httpfloor" -server fasthttp -addr "127.0.0.1:$((port + 3))" -root "$root" -csp "$csp" "$static" "$page" 2>>"$tmp/floor.log" &
+fast_pid=$!
+floor_pids="$floor_pid $fast_pid"
+fl="http://127.0.0.1:$((port + 2))"
+ff="http://127.0.0.1:$((port + 3))"
 ng="http://127.0.0.1:$nginx_port"
-for _ in $(seq 50); do curl -sf -o /dev/null "$ng$static" && curl -sf -o /dev/null "$fl$static" && break; sleep 0.1; done
+for _ in $(seq 50); do curl -sf -o /dev/null "$ng$static" && curl -sf -o /dev/null "$fl$static" && curl -sf -o /dev/null "$ff$static" && break; sleep 0.1; done
 
-# Both must send the same body for each form.
+# All must send the same body for each form.
 for p in "$static" "$page"; do
   for enc in identity gzip; do
     a=$(curl -sf -H "Accept-Encoding: $enc" "$tm$p" | sha256sum)
-    b=$(curl -sf -H "Accept-Encoding: $enc" "$ng$p" | sha256sum)
-    c=$(curl -sf -H "Accept-Encoding: $enc" "$fl$p" | sha256sum)
-    [ "$a" = "$b" ] && [ "$a" = "$c" ] || { echo "loadtest: $p ($enc) differs between Tidemark, nginx and the floor" >&2; exit 1; }
+    for other in "$ng" "$fl" "$ff"; do
+      b=$(curl -sf -H "Accept-Encoding: $enc" "$other$p" | sha256sum)
+      [ "$a" = "$b" ] || { echo "loadtest: $p ($enc) differs between Tidemark and $other" >&2; cat "$tmp/floor.log" >&2; exit 1; }
+    done
   done
 done
 
@@ -215,11 +168,11 @@ measure() {
 
 nginx_pids="$(cat "$tmp/nginx.pid") $(pgrep -P "$(cat "$tmp/nginx.pid")" | tr '\n' ' ')"
 
-echo "Tidemark $(git rev-parse --short HEAD 2>/dev/null || echo '?') vs $("$nginx" -v 2>&1 | sed 's/.*: //') and net/http's floor; ab -k, ${seconds}s a run, best of $rounds; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "Tidemark $(git rev-parse --short HEAD 2>/dev/null || echo '?') vs $("$nginx" -v 2>&1 | sed 's/.*: //') and the floors of net/http and fasthttp; ab -k, ${seconds}s a run, best of $rounds; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "req/s: the best rate of the rounds; CPU µs: the server's CPU time per request, the least of the rounds (a busy machine disturbs it less);"
-echo "ratios: Tidemark against nginx (rate, and CPU as nginx's over Tidemark's), and the floor's rate against nginx's"
-printf '%-12s %4s %8s %8s %8s %6s %6s %7s %7s %7s %6s\n' case c nginx floor tidemark ratio floor nginx floor tidemark ratio
-printf '%-12s %4s %8s %8s %8s %6s %6s %7s %7s %7s %6s\n' "" "" "req/s" "req/s" "req/s" "" "" "CPU µs" "CPU µs" "CPU µs" "CPU"
+echo "ratios: each server's rate against nginx's, and CPU as nginx's over Tidemark's"
+printf '%-12s %4s %8s %8s %8s %8s %6s %6s %6s %7s %7s %7s %7s %6s\n' case c nginx net/http fasthttp tidemark ratio n/h f/h nginx n/h f/h tidemark ratio
+printf '%-12s %4s %8s %8s %8s %8s %6s %6s %6s %7s %7s %7s %7s %6s\n' "" "" "req/s" "floor" "floor" "req/s" "" "floor" "floor" "CPU µs" "CPU µs" "CPU µs" "CPU µs" "CPU"
 for name in $cases; do
   case $name in
   static) path=$static opts=() ;;
@@ -229,18 +182,21 @@ for name in $cases; do
   *) echo "loadtest: unknown case $name" >&2; exit 2 ;;
   esac
   for c in 16 32 128; do
-    best_n=0 best_f=0 best_t=0 cpu_n=1e9 cpu_f=1e9 cpu_t=1e9
+    # best rates (r_) and least CPU (u_) of nginx, the two floors and Tidemark
+    r_n=0 r_f=0 r_x=0 r_t=0 u_n=1e9 u_f=1e9 u_x=1e9 u_t=1e9
     for _ in $(seq "$rounds"); do
       read -r n cn < <(measure "$ng$path" "$c" "$nginx_pids" ${opts[@]+"${opts[@]}"})
       read -r f cf < <(measure "$fl$path" "$c" "$floor_pid" ${opts[@]+"${opts[@]}"})
+      read -r x cx < <(measure "$ff$path" "$c" "$fast_pid" ${opts[@]+"${opts[@]}"})
       read -r t ct < <(measure "$tm$path" "$c" "$serve_pid" ${opts[@]+"${opts[@]}"})
-      read -r best_n best_f best_t cpu_n cpu_f cpu_t < <(awk \
-        -v a="$best_n" -v b="$n" -v c="$best_f" -v d="$f" -v e="$best_t" -v g="$t" \
-        -v h="$cpu_n" -v i="$cn" -v j="$cpu_f" -v k="$cf" -v l="$cpu_t" -v m="$ct" \
-        'BEGIN {print (b > a ? b : a), (d > c ? d : c), (g > e ? g : e), (i < h ? i : h), (k < j ? k : j), (m < l ? m : l)}')
+      read -r r_n r_f r_x r_t u_n u_f u_x u_t < <(awk \
+        -v rn="$r_n" -v n="$n" -v rf="$r_f" -v f="$f" -v rx="$r_x" -v x="$x" -v rt="$r_t" -v t="$t" \
+        -v un="$u_n" -v cn="$cn" -v uf="$u_f" -v cf="$cf" -v ux="$u_x" -v cx="$cx" -v ut="$u_t" -v ct="$ct" \
+        'function max(a, b) { return b > a ? b : a } function min(a, b) { return b < a ? b : a }
+         BEGIN {print max(rn, n), max(rf, f), max(rx, x), max(rt, t), min(un, cn), min(uf, cf), min(ux, cx), min(ut, ct)}')
     done
-    awk -v name="$name" -v c="$c" -v n="$best_n" -v f="$best_f" -v t="$best_t" -v cn="$cpu_n" -v cf="$cpu_f" -v ct="$cpu_t" \
-      'BEGIN {printf "%-12s %4d %8.0f %8.0f %8.0f %5.2fx %5.2fx %7.1f %7.1f %7.1f %5.2fx\n", name, c, n, f, t, t / n, f / n, cn, cf, ct, cn / ct}'
+    awk -v name="$name" -v c="$c" -v n="$r_n" -v f="$r_f" -v x="$r_x" -v t="$r_t" -v cn="$u_n" -v cf="$u_f" -v cx="$u_x" -v ct="$u_t" \
+      'BEGIN {printf "%-12s %4d %8.0f %8.0f %8.0f %8.0f %5.2fx %5.2fx %5.2fx %7.1f %7.1f %7.1f %7.1f %5.2fx\n", name, c, n, f, x, t, t / n, f / n, x / n, cn, cf, cx, ct, cn / ct}'
   done
 done
 echo "paths: static $static, page $page"
