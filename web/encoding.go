@@ -73,12 +73,11 @@ type SharedWriter interface {
 
 // writeShared writes body, which is never modified, through w: without a
 // copy when w can keep it.
-func writeShared(w http.ResponseWriter, body []byte) {
+func writeShared(w http.ResponseWriter, body []byte) (int, error) {
 	if sw, ok := w.(SharedWriter); ok {
-		_, _ = sw.WriteShared(body)
-		return
+		return sw.WriteShared(body)
 	}
-	_, _ = w.Write(body)
+	return w.Write(body)
 }
 
 // lazyVariant is a compressed form of a body, made once. v stays nil when

@@ -287,7 +287,7 @@ func (p *response) serve(w http.ResponseWriter, r *http.Request) {
 	h[hdrContentLength] = v.length
 	w.WriteHeader(p.status)
 	if r.Method != http.MethodHead {
-		writeShared(w, v.body)
+		_, _ = writeShared(w, v.body)
 	}
 }
 

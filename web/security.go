@@ -131,10 +131,7 @@ func (g *svgGuard) WriteShared(b []byte) (int, error) {
 	if !g.wrote {
 		g.WriteHeader(http.StatusOK)
 	}
-	if sw, ok := g.ResponseWriter.(SharedWriter); ok {
-		return sw.WriteShared(b)
-	}
-	return g.ResponseWriter.Write(b)
+	return writeShared(g.ResponseWriter, b)
 }
 
 // Unwrap gives http.ResponseController the writer underneath.

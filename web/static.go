@@ -238,7 +238,7 @@ func (t *assetTable) serveStatic(w http.ResponseWriter, r *http.Request) {
 	h[hdrContentLength] = v.length
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		writeShared(w, v.body)
+		_, _ = writeShared(w, v.body)
 	}
 }
 

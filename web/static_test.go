@@ -60,6 +60,53 @@ func TestStaticIsOneWrite(t *testing.T) {
 	}
 }
 
+// sharedRecorder is a writer that takes shared bodies (SharedWriter) and
+// keeps the slices it was handed.
+type sharedRecorder struct {
+	*httptest.ResponseRecorder
+	shared [][]byte
+}
+
+func (w *sharedRecorder) WriteShared(b []byte) (int, error) {
+	w.shared = append(w.shared, b)
+	return w.ResponseRecorder.Write(b)
+}
+
+// TestSharedBodiesAreHandedOn: to a writer that can keep a body uncopied
+// (cmd/serve's), a static file in each coding and a kept page are handed as
+// the slice the handler keeps, the same slice for every request, through
+// the security headers' wrapper; a HEAD request hands nothing.
+func TestSharedBodiesAreHandedOn(t *testing.T) {
+	page := Page{Pattern: "GET /kept", Reuse: true, Render: func(*http.Request) (templ.Component, error) {
+		return templ.Raw("<p>" + strings.Repeat("kept page ", 200) + "</p>"), nil
+	}}
+	h := newTestHandler(t, Options{Pages: []Page{page}})
+	for _, c := range []struct{ path, accept string }{
+		{AssetURL("app.css"), ""}, {AssetURL("app.css"), "gzip"}, {AssetURL("app.css"), "br"},
+		{"/kept", ""}, {"/kept", "br"},
+	} {
+		var first []byte
+		for range 2 {
+			req := httptest.NewRequest(http.MethodGet, c.path, nil)
+			req.Header.Set("Accept-Encoding", c.accept)
+			w := &sharedRecorder{ResponseRecorder: httptest.NewRecorder()}
+			h.ServeHTTP(w, req)
+			require.Equal(t, http.StatusOK, w.Code, c)
+			require.Len(t, w.shared, 1, "%v: the body is handed on whole, once", c)
+			assert.Equal(t, w.Body.Bytes(), w.shared[0], c)
+			if first == nil {
+				first = w.shared[0]
+			} else {
+				assert.Same(t, &first[0], &w.shared[0][0], "%v: the kept slice, not a copy", c)
+			}
+		}
+		req := httptest.NewRequest(http.MethodHead, c.path, nil)
+		w := &sharedRecorder{ResponseRecorder: httptest.NewRecorder()}
+		h.ServeHTTP(w, req)
+		assert.Empty(t, w.shared, "%v: HEAD", c)
+	}
+}
+
 // TestStaticAllocatesLittle: serving a static file costs a couple of small
 // allocations, not a copy of the file (the handler alone, without the
 // server around it; BenchmarkStatic times it).
