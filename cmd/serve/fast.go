@@ -157,7 +157,13 @@ func netRequest(ctx *fasthttp.RequestCtx) (*http.Request, error) {
 		key := fieldName(k)
 		header[key] = append(header[key], string(v))
 	}
-	host := string(ctx.Host())
+	// The Host field, or the target's host when the target is an
+	// absolute address, as net/http has it (fasthttp's ctx.Host would
+	// parse the whole target again).
+	host := string(ctx.Request.Header.Host())
+	if u.Host != "" {
+		host = u.Host
+	}
 	switch {
 	case hosts > 1:
 		return nil, fmt.Errorf("too many Host headers")
@@ -259,14 +265,26 @@ func (w *responseWriter) WriteHeader(code int) {
 			continue
 		}
 		for _, v := range vv {
-			if strings.ContainsAny(v, "\r\n") {
-				v = newlineToSpace.Replace(v)
-			}
-			rh.Add(k, strings.Trim(v, " \t"))
+			rh.Add(k, fieldValue(v))
 		}
 	}
 	w.ctx.SetStatusCode(code)
 }
+
+// fieldValue is v as net/http writes a header value: a line break becomes
+// a space and spaces and tabs at either end go. The site's values are long
+// (the security policy) and clean, so the common case is two byte scans.
+func fieldValue(v string) string {
+	if strings.IndexByte(v, '\n') >= 0 || strings.IndexByte(v, '\r') >= 0 {
+		v = newlineToSpace.Replace(v)
+	}
+	if n := len(v); n > 0 && (isBlank(v[0]) || isBlank(v[n-1])) {
+		v = strings.Trim(v, " \t")
+	}
+	return v
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 
 // newlineToSpace is net/http's rule for line breaks in a header value.
 var newlineToSpace = strings.NewReplacer("\n", " ", "\r", " ")

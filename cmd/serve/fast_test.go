@@ -161,6 +161,31 @@ func TestFastServerAnswersAsNetHTTPDoes(t *testing.T) {
 	}
 }
 
+// TestFastServerReadsTargetsAsNetHTTPDoes: requests only a hand-written
+// client sends (a target in absolute form, whose host wins over the Host
+// field; HTTP/1.0 without a Host) get the same answer from both servers.
+func TestFastServerReadsTargetsAsNetHTTPDoes(t *testing.T) {
+	h, err := siteHandler()
+	require.NoError(t, err)
+	slow := httptest.NewServer(h)
+	defer slow.Close()
+	fast := startFast(t, h)
+	for name, request := range map[string]string{
+		"absolute target": "GET http://tidemark.test/scenarios/hwm/visibility-gap HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n",
+		"HTTP/1.0":        "GET /healthz HTTP/1.0\r\n\r\n",
+		"HTTP/1.0 page":   "GET /scenarios/hwm/visibility-gap HTTP/1.0\r\nHost: tidemark.test\r\n\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			a, b := answerOf(t, raw(t, slow.URL, request)), answerOf(t, raw(t, fast, request))
+			assert.Equal(t, a.Status, b.Status)
+			assert.True(t, a.Body == b.Body, "the bodies differ: %d and %d bytes", len(a.Body), len(b.Body))
+			if name == "absolute target" {
+				assert.Contains(t, b.Body, "http://tidemark.test/scenarios/hwm/visibility-gap", "links are built from the target's host")
+			}
+		})
+	}
+}
+
 // TestFastServerRefusesWhatNetHTTPRefuses: requests net/http's server
 // answers with 400 get 400 here too, and a head or a body over the limits
 // gets 431 or 413; the server goes on answering.
