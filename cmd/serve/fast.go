@@ -260,6 +260,9 @@ func (w *responseWriter) WriteHeader(code int) {
 	w.wroteHeader = true
 	w.status = code
 	rh := &w.ctx.Response.Header
+	// Names go out as the map has them, as net/http writes them (the site
+	// writes canonical ones); fasthttp would otherwise rewrite each.
+	rh.DisableNormalizing()
 	for k, vv := range w.header {
 		if !httpguts.ValidHeaderFieldName(k) {
 			continue
