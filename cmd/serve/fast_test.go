@@ -46,6 +46,17 @@ func startFast(t *testing.T, h http.Handler) string {
 	return "http://" + ln.Addr().String()
 }
 
+// bothServers serves the real site with net/http (slow) and with the
+// server cmd/serve runs (fast), for tests that compare their answers.
+func bothServers(t *testing.T) (slow, fast string) {
+	t.Helper()
+	h, err := siteHandler()
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL, startFast(t, h)
+}
+
 // raw sends a request written by hand to the server at base and returns
 // its response, read by net/http's client code.
 func raw(t *testing.T, base, request string) *http.Response {
@@ -87,20 +98,16 @@ func answerOf(t *testing.T, resp *http.Response) answer {
 // each coding, conditional and range requests, HEAD, pages kept and not,
 // the sandbox's post, redirects and not-found pages.
 func TestFastServerAnswersAsNetHTTPDoes(t *testing.T) {
-	h, err := siteHandler()
-	require.NoError(t, err)
-	slow := httptest.NewServer(h)
-	defer slow.Close()
-	fast := startFast(t, h)
+	slow, fast := bothServers(t)
 
 	// The stylesheet's hashed address and ETag, from the home page.
-	resp, err := http.Get(slow.URL + "/")
+	resp, err := http.Get(slow + "/")
 	require.NoError(t, err)
 	home := answerOf(t, resp)
 	require.Equal(t, http.StatusOK, home.Status)
 	css := regexp.MustCompile(`/static/app\.[0-9a-f]+\.css`).FindString(home.Body)
 	require.NotEmpty(t, css, "the home page links its stylesheet")
-	resp, err = http.Get(slow.URL + css)
+	resp, err = http.Get(slow + css)
 	require.NoError(t, err)
 	etag := resp.Header.Get("ETag")
 	resp.Body.Close()
@@ -141,7 +148,7 @@ func TestFastServerAnswersAsNetHTTPDoes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var got [2]answer
-			for i, base := range []string{slow.URL, fast} {
+			for i, base := range []string{slow, fast} {
 				req, err := http.NewRequest(c.method, base+c.path, strings.NewReader(c.body))
 				require.NoError(t, err)
 				req.Host = "tidemark.test" // pages write their address into links
@@ -165,18 +172,14 @@ func TestFastServerAnswersAsNetHTTPDoes(t *testing.T) {
 // client sends (a target in absolute form, whose host wins over the Host
 // field; HTTP/1.0 without a Host) get the same answer from both servers.
 func TestFastServerReadsTargetsAsNetHTTPDoes(t *testing.T) {
-	h, err := siteHandler()
-	require.NoError(t, err)
-	slow := httptest.NewServer(h)
-	defer slow.Close()
-	fast := startFast(t, h)
+	slow, fast := bothServers(t)
 	for name, request := range map[string]string{
 		"absolute target": "GET http://tidemark.test/scenarios/hwm/visibility-gap HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n",
 		"HTTP/1.0":        "GET /healthz HTTP/1.0\r\n\r\n",
 		"HTTP/1.0 page":   "GET /scenarios/hwm/visibility-gap HTTP/1.0\r\nHost: tidemark.test\r\n\r\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			a, b := answerOf(t, raw(t, slow.URL, request)), answerOf(t, raw(t, fast, request))
+			a, b := answerOf(t, raw(t, slow, request)), answerOf(t, raw(t, fast, request))
 			assert.Equal(t, a.Status, b.Status)
 			assert.True(t, a.Body == b.Body, "the bodies differ: %d and %d bytes", len(a.Body), len(b.Body))
 			if name == "absolute target" {
