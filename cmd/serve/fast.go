@@ -145,7 +145,7 @@ func netRequest(ctx *fasthttp.RequestCtx) (*http.Request, error) {
 	uri := string(ctx.RequestURI())
 	u, err := url.ParseRequestURI(uri)
 	if err != nil {
-		return nil, fmt.Errorf("malformed request target")
+		return nil, errors.New("malformed request target")
 	}
 	header := make(http.Header, 8)
 	hosts := 0
@@ -166,11 +166,11 @@ func netRequest(ctx *fasthttp.RequestCtx) (*http.Request, error) {
 	}
 	switch {
 	case hosts > 1:
-		return nil, fmt.Errorf("too many Host headers")
+		return nil, errors.New("too many Host headers")
 	case hosts == 0 && ctx.Request.Header.IsHTTP11():
-		return nil, fmt.Errorf("missing required Host header")
+		return nil, errors.New("missing required Host header")
 	case !httpguts.ValidHostHeader(host):
-		return nil, fmt.Errorf("malformed Host header")
+		return nil, errors.New("malformed Host header")
 	}
 	r := &http.Request{
 		Method:     method(ctx.Method()),
