@@ -220,6 +220,20 @@ type Trace struct {
 // source, since nothing is sent to it.
 func (t *Trace) Unwritten() []string { return t.unwritten }
 
+// UnwrittenNote is how the text report and the widget's target panel mark a
+// target that nothing writes (IsUnwritten).
+const UnwrittenNote = "nothing writes it with these settings"
+
+// IsUnwritten reports whether target is one of Unwritten.
+func (t *Trace) IsUnwritten(target string) bool {
+	for _, name := range t.unwritten {
+		if name == target {
+			return true
+		}
+	}
+	return false
+}
+
 // Note is a line the scenario's author wrote for whoever presents it, to be
 // read at one step (the note command). The engine keeps it and does nothing
 // with it; the widget shows it in the presenter's notes window.

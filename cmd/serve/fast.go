@@ -63,8 +63,9 @@ func newFastServer(handler http.Handler, logger *slog.Logger) *fasthttp.Server {
 		NoDefaultContentType:         true,
 		DisablePreParseMultipartForm: true,
 		CloseOnShutdown:              true,
-		Logger:                       logAdapter{logger},
-		ErrorHandler:                 refuse,
+		// fasthttp's error lines (a malformed request, a timeout), as warnings.
+		Logger:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		ErrorHandler: refuse,
 	}
 }
 
@@ -85,14 +86,6 @@ func refuse(ctx *fasthttp.RequestCtx, err error) {
 	default:
 		ctx.Error("400 Bad Request", http.StatusBadRequest)
 	}
-}
-
-// logAdapter writes fasthttp's error lines (a malformed request, a timeout)
-// as warnings.
-type logAdapter struct{ l *slog.Logger }
-
-func (a logAdapter) Printf(format string, args ...any) {
-	a.l.Warn("http: " + fmt.Sprintf(format, args...))
 }
 
 // adapt runs h for each request fasthttp read. Each request gets an
@@ -180,7 +173,7 @@ func netRequest(ctx *fasthttp.RequestCtx) (*http.Request, error) {
 		ProtoMinor: 1,
 		Header:     header,
 		Host:       host,
-		RemoteAddr: remoteAddr(ctx.RemoteAddr()),
+		RemoteAddr: ctx.RemoteAddr().String(), // never nil in fasthttp
 		RequestURI: uri,
 		Body:       http.NoBody,
 	}
@@ -223,14 +216,6 @@ var commonFields = [...]string{
 	"Accept", "Accept-Encoding", "Accept-Language", "Cache-Control", "Connection",
 	"Content-Length", "Content-Type", "Cookie", "If-None-Match", "Origin", "Referer",
 	"Sec-Fetch-Dest", "Sec-Fetch-Mode", "Sec-Fetch-Site", "Upgrade-Insecure-Requests", "User-Agent",
-}
-
-// remoteAddr is the client's address as net/http writes it.
-func remoteAddr(a net.Addr) string {
-	if a == nil {
-		return ""
-	}
-	return a.String()
 }
 
 // responseWriter is the http.ResponseWriter the site's handler writes to:

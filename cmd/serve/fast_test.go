@@ -46,6 +46,9 @@ func startFast(t *testing.T, h http.Handler) string {
 	return "http://" + ln.Addr().String()
 }
 
+// stylesheet finds the site's hashed stylesheet address in a page.
+var stylesheet = regexp.MustCompile(`/static/app\.[0-9a-f]+\.css`)
+
 // bothServers serves the real site with net/http (slow) and with the
 // server cmd/serve runs (fast), for tests that compare their answers.
 func bothServers(t *testing.T) (slow, fast string) {
@@ -105,7 +108,7 @@ func TestFastServerAnswersAsNetHTTPDoes(t *testing.T) {
 	require.NoError(t, err)
 	home := answerOf(t, resp)
 	require.Equal(t, http.StatusOK, home.Status)
-	css := regexp.MustCompile(`/static/app\.[0-9a-f]+\.css`).FindString(home.Body)
+	css := string(stylesheet.Find([]byte(home.Body)))
 	require.NotEmpty(t, css, "the home page links its stylesheet")
 	resp, err = http.Get(slow + css)
 	require.NoError(t, err)

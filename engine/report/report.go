@@ -179,8 +179,8 @@ func Text(w io.Writer, t *engine.Trace) error {
 	for _, h := range t.Targets {
 		rows := t.TargetAt(h.Name, t.Steps())
 		unwritten := ""
-		if slices.Contains(t.Unwritten(), h.Name) {
-			unwritten = "; nothing writes it with these settings"
+		if t.IsUnwritten(h.Name) {
+			unwritten = "; " + engine.UnwrittenNote
 		}
 		fmt.Fprintf(&b, "  %s (%s on %s): %s%s\n", h.Name, h.Mode, h.Key, prose.Count(len(rows), "row", "rows"), unwritten)
 		for _, r := range rows {

@@ -418,12 +418,10 @@ func targetWindow(v *atStep, g *targetIndex) ([]int, string) {
 	}
 	rows := g.present(v.n)
 	caption := plural(rows, "row") + " at this step"
-	for _, name := range t.Unwritten() {
-		if name == g.h.Name {
-			// Zero rows, and not for want of a run: no line writes the
-			// table as the knobs are set (Trace.Unwritten).
-			caption += "; nothing in this scenario writes it with these settings"
-		}
+	if t.IsUnwritten(g.h.Name) {
+		// Zero rows, and not for want of a run: no line writes the table
+		// as the knobs are set.
+		caption += "; " + engine.UnwrittenNote
 	}
 	focus, where := g.latest(v.n), "the latest write"
 	if s.Explain != "" {

@@ -768,7 +768,7 @@ func TestRenderUnwrittenTargetSaysSo(t *testing.T) {
 		return got
 	}
 	off := captions(map[string]string{"late": "side-output", "side": "none"})
-	assert.Equal(t, "0 rows at this step; nothing in this scenario writes it with these settings", off["Target: late_clicks (append)"])
+	assert.Equal(t, "0 rows at this step; nothing writes it with these settings", off["Target: late_clicks (append)"])
 	assert.NotContains(t, off["Target: clicks_per_minute (merge)"], "nothing")
 	on := captions(map[string]string{"late": "side-output", "side": "late_clicks"})
 	assert.NotContains(t, on["Target: late_clicks (append)"], "nothing", "a side output read into the table writes it")
