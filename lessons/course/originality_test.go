@@ -456,8 +456,7 @@ func TestOriginality(t *testing.T) {
 	require.NotEmpty(t, plain, "no bundled scenarios found")
 	plain = append(plain, glob("docs/*.md")...)
 	plain = append(plain, glob("README.md")...)
-	// The pages' own words: the templ files and the lesson and chain
-	// builder's scripts.
+	// The pages' own words: the templ files and every page script.
 	plain = append(plain, glob("templates/*.templ")...)
 	plain = append(plain, glob("templates/lesson/*.templ")...)
 	plain = append(plain, glob("web/static/*.js")...)
