@@ -180,17 +180,25 @@ func (w *World) Clock(name string) *Clock { return w.clocks[name] }
 // Target returns the target table named name, or nil.
 func (w *World) Target(name string) *sink.Table { return w.targets[name] }
 
-// TargetArg returns the target x names, or an error at x showing the
-// declaration it lacks.
+// TargetArg returns the target x names as where a line writes, or an
+// error at x showing the declaration it lacks.
 //
 // A target that no line names so, as the knobs are set, is one nothing
 // writes (Trace.Unwritten).
 func (w *World) TargetArg(x scenario.Arg) (*sink.Table, error) {
-	t, err := scenario.Lookup(w.targets, x, "target", "target %s sink=merge key=...")
+	t, err := w.ReadTargetArg(x)
 	if err == nil {
 		w.written[x.Value] = true
 	}
 	return t, err
+}
+
+// ReadTargetArg returns the target x names as what a line only reads (a
+// reader's snapshot), or an error at x showing the declaration it lacks.
+// Reading a target is not writing it: a target only read is still one
+// nothing writes.
+func (w *World) ReadTargetArg(x scenario.Arg) (*sink.Table, error) {
+	return scenario.Lookup(w.targets, x, "target", "target %s sink=merge key=...")
 }
 
 // SetNoun says how narration names a row of table (a source table, or a

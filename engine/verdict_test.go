@@ -66,4 +66,11 @@ poll billing c1 at=10:00:05
 	require.NoError(t, err)
 	assert.Equal(t, []string{"unused"}, tr.Unwritten())
 	assert.Equal(t, "the target matches the source", tr.VerdictOf(tr.Final(), nil))
+
+	// A reader's snapshot of a target is not a write to it.
+	read := src + "read fct_orders at=10:00:06 as=report\n"
+	tr, err = engine.Run(parse(t, read), nil, 1, worlds.All())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fct_orders"}, tr.Unwritten())
+	assert.Equal(t, "nothing in this scenario writes fct_orders, so no row there can be missing or doubled", tr.VerdictOf(tr.Final(), nil))
 }

@@ -272,7 +272,7 @@ func (s *world) readLine(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
-	target, err := s.w.TargetArg(n)
+	target, err := s.w.ReadTargetArg(n)
 	if err != nil {
 		return err
 	}
