@@ -337,6 +337,11 @@ func runCmd(args []string, stdout io.Writer) error {
 	if err := linkSettings(pos[0], f, set, seed, seedGiven); err != nil {
 		return err
 	}
+	// A run does not check the expect lines (`tidemark check` does), but it
+	// refuses one that is malformed rather than ignore it.
+	if _, err := engine.ValidExpectations(f, worlds.All()); err != nil {
+		return err
+	}
 	t, err := engine.RunWithBudget(f, set, *seed, worlds.All(), *maxEvents)
 	if err != nil {
 		return err

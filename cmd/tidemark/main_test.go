@@ -334,6 +334,9 @@ func TestExitCodes(t *testing.T) {
 	noStep := writeFile(t, "no-step.tdm", "scenario test/empty \"Empty\"\ntopic t\n")
 	idleJob := writeFile(t, "idle-job.tdm", "scenario test/idle \"Idle\"\ntopic t\nstream s from=t\ncheckpoint every=1m\n")
 	noJob := writeFile(t, "no-job.tdm", "scenario test/nojob \"No job\"\ntopic t\ncheckpoint every=1m\n")
+	// A run does not check claims, but refuses one it could not check.
+	badClaim := writeFile(t, "bad-claim.tdm", okScenario+"expect missng=none\n")
+	badWhen := writeFile(t, "bad-when.tdm", okScenario+"expect missing=none when colour=red\n")
 
 	tests := []struct {
 		name    string
@@ -351,6 +354,9 @@ func TestExitCodes(t *testing.T) {
 		{name: "run a job with nothing to read", args: []string{"run", idleJob}, code: 0, stdout: "its input ends"},
 		{name: "run a job with nothing to read as JSON", args: []string{"run", "--json", idleJob}, code: 0, stdout: `"scenario": "test/idle"`},
 		{name: "a checkpoint with no stream", args: []string{"run", noJob}, code: 2, stderr: "no-job.tdm:3:1: a checkpoint snapshots a stream job's positions and state, and this scenario has no stream"},
+		{name: "run refuses a malformed claim", args: []string{"run", badClaim}, code: 2, stderr: badClaim + `:10:8: unknown claim "missng"`},
+		{name: "run refuses an unknown knob after when", args: []string{"run", badWhen}, code: 2, stderr: badWhen + `:10:26: unknown knob "colour" after when`},
+		{name: "run leaves a false claim to check", args: []string{"run", falseExpect}, code: 0, stdout: "VERDICT"},
 		{name: "flags before ref", args: []string{"run", "--seed", "7", good}, code: 0, stdout: "seed: 7"},
 		{name: "no args", args: nil, code: 2, stderr: "usage"},
 		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderr: `unknown command "frobnicate"`},
