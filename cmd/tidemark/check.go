@@ -60,7 +60,7 @@ type checkInput struct {
 
 func checkCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	seed := fs.Uint64("seed", 1, "seed")
+	seed := seedFlag(fs)
 	asJSON := fs.Bool("json", false, "JSON output")
 	all := fs.Bool("all", false, "every bundled scenario")
 	budget := fs.Int("max-events", engine.DefaultBudget, "work budget")

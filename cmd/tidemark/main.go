@@ -304,7 +304,31 @@ func (s setFlags) Set(v string) error {
 	if !ok || k == "" {
 		return fmt.Errorf("expected knob=value, found %q", v)
 	}
+	if was, twice := s[k]; twice {
+		return fmt.Errorf("knob %s is set twice (%s, then %s); set it once", k, was, val)
+	}
 	s[k] = val
+	return nil
+}
+
+// seedFlag defines the --seed flag of fs, 1 unless given: a whole number
+// from 0 to 2^64-1, said so when it is not (the flag package's own error
+// would say only "parse error").
+func seedFlag(fs *flag.FlagSet) *uint64 {
+	seed := seedValue(1)
+	fs.Var(&seed, "seed", "seed")
+	return (*uint64)(&seed)
+}
+
+type seedValue uint64
+
+func (s *seedValue) String() string { return strconv.FormatUint(uint64(*s), 10) }
+func (s *seedValue) Set(v string) error {
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return errors.New("expected a whole number from 0 to 18446744073709551615")
+	}
+	*s = seedValue(n)
 	return nil
 }
 
@@ -312,7 +336,7 @@ func runCmd(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	set := setFlags{}
 	fs.Var(set, "set", "knob=value")
-	seed := fs.Uint64("seed", 1, "seed")
+	seed := seedFlag(fs)
 	maxEvents := fs.Int("max-events", engine.DefaultBudget, "work budget")
 	asJSON := fs.Bool("json", false, "JSON output")
 	pos, err := parseFlags(fs, args, runUsage, stdout)

@@ -24,7 +24,7 @@ func replayCmd(args []string, stdout io.Writer) (int, error) {
 	url := fs.String("postgres", "", "database URL")
 	set := setFlags{}
 	fs.Var(set, "set", "knob=value")
-	seed := fs.Uint64("seed", 1, "seed")
+	seed := seedFlag(fs)
 	every := fs.Bool("every-knob", false, "every combination of knob values")
 	refs, err := parseFlags(fs, args, replayUsage, stdout)
 	if err != nil {

@@ -139,6 +139,11 @@ func (h *world) txnLine(c scenario.Command) error {
 			break
 		}
 	}
+	for _, x := range rest[:split] {
+		if x.Key == "" {
+			return errorf(x.Pos, "unexpected word %q in txn; its statements are insert, update and delete", x.Value)
+		}
+	}
 	a := scenario.NewArgs(c, rest[:split])
 	begin := a.RequiredTime("begin")
 	commit, hasCommit := a.Time("commit")

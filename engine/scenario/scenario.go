@@ -294,12 +294,16 @@ func (f *File) header(cmd *Command) error {
 	if !isID(id.Value) {
 		return Errorf(id.Pos, "expected a scenario id of lower-case words joined by / (such as hwm/visibility-gap), found %q", id.Value)
 	}
-	if len(cmd.Args) != 2 || !cmd.Args[1].Quoted || cmd.Args[1].Key != "" || strings.TrimSpace(cmd.Args[1].Value) == "" {
-		p := cmd.Pos
+	if len(cmd.Args) < 2 || !cmd.Args[1].Quoted || cmd.Args[1].Key != "" || strings.TrimSpace(cmd.Args[1].Value) == "" {
+		// Where the title is missing: just after the id (an id is ASCII).
+		p := Pos{File: id.Pos.File, Line: id.Pos.Line, Col: id.Pos.Col + len(id.Value)}
 		if len(cmd.Args) > 1 {
 			p = cmd.Args[1].Pos
 		}
 		return Errorf(p, "expected a quoted title after the id, as in scenario %s \"What it shows\"", id.Value)
+	}
+	if len(cmd.Args) > 2 {
+		return Errorf(cmd.Args[2].Pos, "unexpected %q after the title; the line is scenario %s \"Title\" and nothing more", cmd.Args[2].Value, id.Value)
 	}
 	f.ID, f.Title = id.Value, cmd.Args[1].Value
 	return nil
@@ -542,7 +546,10 @@ func lexLine(file string, line int, text string) (*Command, error) {
 		return nil, nil
 	}
 	first := args[0]
-	if first.Key != "" || first.Quoted || !isName(first.Value) {
+	if first.Key == "" && !first.Quoted && !isName(first.Value) {
+		return nil, Errorf(first.Pos, "expected a command word at the start of the line, a name such as source, found %q", first.Value)
+	}
+	if first.Key != "" || first.Quoted {
 		return nil, Errorf(first.Pos, "expected a command word at the start of the line, found %q", string(runes[first.Pos.Col-1:min(len(runes), first.Pos.Col+19)]))
 	}
 	if first.Value != "knob" {
