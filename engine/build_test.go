@@ -50,6 +50,7 @@ func TestBuildErrors(t *testing.T) {
 		{"second commit", world + "begin T1 at=10:00:00\ncommit T1 at=10:00:01\nrollback T1 at=10:00:02\n", nil, "b.tdm:8:13", "transaction T1 already ended"},
 		{"statement before begin", world + "begin T1 at=10:00:05\ninsert T1 at=10:00:01 order_id=1\n", nil, "b.tdm:7:8", "comes before T1 begins at 10:00:05"},
 		{"commit and rollback", world + "txn T1 begin=10:00:00 commit=10:00:01 rollback=10:00:02\n", nil, "b.tdm:6:39", "give commit= or rollback=, not both"},
+		{"a key column named as a statement's word", "scenario test/b \"B\"\nsource orders key=amount\n", nil, "b.tdm:2:19", "key=amount is a word of the statements (amount=)"},
 		{"a statement that is not one", world + "txn T1 begin=10:00:00 commit=10:00:01 upsert order_id=1\n", nil, "b.tdm:6:39", `unexpected word "upsert" in txn; its statements are insert, update and delete`},
 		{"duplicate txn name", world + "txn T1 begin=10:00:00 commit=10:00:01 insert\ntxn T1 begin=10:00:02 commit=10:00:03 insert\n", nil, "b.tdm:7:5", `transaction name "T1" is already used at b.tdm:6:5`},
 		{"duplicate target name", world + "target fct_orders sink=append\n", nil, "b.tdm:6:8", `target name "fct_orders" is already used at b.tdm:4:8`},

@@ -39,6 +39,10 @@ func (h *world) sourceLine(c scenario.Command) error {
 	if err := a.Done(); err != nil {
 		return err
 	}
+	// A statement names its rows by the key column, beside words of its own.
+	if x, _ := a.Find("key"); slices.Contains(statementWords, key) {
+		return errorf(x.ValuePos, "key=%s is a word of the statements (%s=); name the key column otherwise, such as order_id", key, key)
+	}
 	// The database server has one clock, as PostgreSQL's now(),
 	// statement_timestamp() and commit times do; clock=source only says so.
 	if hasClock && clock.Value != "source" {
@@ -48,6 +52,10 @@ func (h *world) sourceLine(c scenario.Command) error {
 	h.w.SetNoun(n.Value, key)
 	return nil
 }
+
+// statementWords are the arguments a statement takes beside its rows' keys,
+// which a source's key column cannot be named.
+var statementWords = []string{"at", "count", "amount", "updated_at"}
 
 func (h *world) pipeline(c scenario.Command) error {
 	n, rest, err := h.w.Declared(c, "pipeline", "a pipeline")
