@@ -91,6 +91,7 @@ type Observation struct {
 	Target    []TargetRow
 	Collapsed int         // duplicates the merge reported absorbing
 	Overlap   bool        // some pipeline reads an overlap window
+	Pipelines bool        // the scenario has a pipeline: the checks of marks and runs apply
 	KeysInt   bool        // the business key is a whole number
 	Source    Asker       // answers count queries on the source as it is now
 	Log       *LogView    // the partitioned log as its tools show it; nil when there is none
@@ -129,7 +130,8 @@ func DefaultConfig() Config {
 	return Config{StallRuns: 3, JumpFactor: 5, GapScanLimit: 8, WatermarkLag: vtime.Minute, MaxPartitionLag: 100, MaxAverageLag: 100}
 }
 
-// Names lists every check, in the order they are reported.
+// Names lists every check, in the order they are reported; the first six
+// look at the marks and runs of pipelines.
 var Names = []string{
 	"monotonicity", "rate-of-change", "reconciliation-same-window", "reconciliation-closed-interval",
 	"zero-advance", "overlap-reread", "gap-scan", "uniqueness",
@@ -216,11 +218,13 @@ var About = map[string][2]string{
 	},
 }
 
-// Evaluate runs the enabled checks against o.
+// Evaluate runs the enabled checks against o. With none enabled, it runs
+// those that apply to what o has: the pipelines', the log's, the stream's
+// and the stream job's checks only with pipelines, a log, a stream and a job.
 func Evaluate(cfg Config, o Observation) []Result {
 	var out []Result
-	for _, name := range Names {
-		if len(cfg.Enabled) == 0 && (o.Log == nil && isLogCheck(name) || o.Stream == nil && isStreamCheck(name) ||
+	for i, name := range Names {
+		if len(cfg.Enabled) == 0 && (!o.Pipelines && i < 6 || o.Log == nil && isLogCheck(name) || o.Stream == nil && isStreamCheck(name) ||
 			isJobCheck(name) && (o.Stream == nil || o.Stream.Job == nil)) {
 			continue
 		}

@@ -53,7 +53,7 @@ func series(values ...int) check.MarkSeries {
 }
 
 func TestEvaluateOrderAndSelection(t *testing.T) {
-	rs := check.Evaluate(check.DefaultConfig(), check.Observation{Source: source{}})
+	rs := check.Evaluate(check.DefaultConfig(), check.Observation{Source: source{}, Pipelines: true})
 	var names []string
 	for _, r := range rs {
 		names = append(names, r.Name)
@@ -66,14 +66,24 @@ func TestEvaluateOrderAndSelection(t *testing.T) {
 		return n == "consumer-lag" || n == "version-order" || n == "offset-gap" || slices.Contains(streamChecks, n) || slices.Contains(jobChecks, n)
 	})
 	assert.Equal(t, core, names, "an empty Enabled runs every check, in order; the log's only when there is a log, the stream's only when there is a stream")
-	rs = check.Evaluate(check.DefaultConfig(), check.Observation{Source: source{}, Log: &check.LogView{}, Stream: &check.StreamView{}})
+	rs = check.Evaluate(check.DefaultConfig(), check.Observation{Source: source{}, Log: &check.LogView{}})
+	names = names[:0]
+	for _, r := range rs {
+		names = append(names, r.Name)
+	}
+	assert.Equal(t, []string{"gap-scan", "uniqueness", "consumer-lag", "version-order", "offset-gap"}, names,
+		"without a pipeline, none of the checks of marks and runs is listed")
+	rs = check.Evaluate(only("monotonicity"), check.Observation{Source: source{}})
+	require.Len(t, rs, 1, "a check line runs its check, pipeline or not")
+	assert.Equal(t, check.NotRun, rs[0].Status)
+	rs = check.Evaluate(check.DefaultConfig(), check.Observation{Source: source{}, Pipelines: true, Log: &check.LogView{}, Stream: &check.StreamView{}})
 	names = names[:0]
 	for _, r := range rs {
 		names = append(names, r.Name)
 	}
 	assert.Equal(t, slices.DeleteFunc(slices.Clone(check.Names), func(n string) bool { return slices.Contains(jobChecks, n) }), names,
 		"a stream job with no checkpoints, buffers, sinks or aggregates runs none of the job's checks")
-	rs = check.Evaluate(check.DefaultConfig(), check.Observation{Source: source{}, Log: &check.LogView{}, Stream: &check.StreamView{Job: &check.JobView{}}})
+	rs = check.Evaluate(check.DefaultConfig(), check.Observation{Source: source{}, Pipelines: true, Log: &check.LogView{}, Stream: &check.StreamView{Job: &check.JobView{}}})
 	names = names[:0]
 	for _, r := range rs {
 		names = append(names, r.Name)

@@ -54,9 +54,10 @@ func (t *Trace) MarksAt(n int) []check.MarkPoint {
 }
 
 // Observe adds to o what a team could see of the world after step n: the
-// stored marks, the runs' logs, whether a pipeline reads an overlap, and
-// how many rows the runs' merges absorbed.
+// stored marks, the runs' logs, whether there are pipelines and one reads
+// an overlap, and how many rows the runs' merges absorbed.
 func (t *Trace) Observe(n int, o *check.Observation) {
+	o.Pipelines = len(t.Pipes) > 0
 	for _, p := range t.Pipes {
 		if p.Overlap > 0 && p.Mark.IsTimestamp() {
 			o.Overlap = true

@@ -13,6 +13,7 @@ import (
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/sink"
 )
 
 // Report is the JSON form of a run. Keys are business keys as strings.
@@ -80,6 +81,9 @@ type TargetRow struct {
 	Key       string `json:"key"`
 	UpdatedAt string `json:"updated_at"`
 	Version   int    `json:"version"`
+	// Amount is the row's amount (the value a stream sink or aggregate
+	// writes), given for every row of a target when one of them has one.
+	Amount *int64 `json:"amount,omitempty"`
 }
 
 // Build assembles the report of a finished trace.
@@ -113,8 +117,14 @@ func Build(t *engine.Trace) Report {
 		}
 	}
 	for _, h := range t.Targets {
-		for _, row := range t.TargetAt(h.Name, t.Steps()) {
-			r.Target = append(r.Target, TargetRow{Table: h.Name, Key: t.RowKey(&row), UpdatedAt: row.UpdatedAt.String(), Version: int(row.Seq)})
+		rows := t.TargetAt(h.Name, t.Steps())
+		amounts := amountWidth(rows) > 0
+		for _, row := range rows {
+			tr := TargetRow{Table: h.Name, Key: t.RowKey(&row), UpdatedAt: row.UpdatedAt.String(), Version: int(row.Seq)}
+			if amounts {
+				tr.Amount = &row.Amount
+			}
+			r.Target = append(r.Target, tr)
 		}
 	}
 	return r
@@ -134,9 +144,10 @@ func Text(w io.Writer, t *engine.Trace) error {
 		fmt.Fprintf(&b, "knobs: %s   seed: %d\n", strings.Join(ks, " "), t.Seed)
 	}
 	b.WriteString("\nTIMELINE\n")
-	actorW := len("actor")
+	actorW, timeW := len("actor"), len("time")
 	for i := range t.Events {
 		actorW = max(actorW, len(t.Actor(&t.Events[i])))
+		timeW = max(timeW, len(t.Events[i].At.String()))
 	}
 	stepW := len(fmt.Sprint(len(t.Events)))
 	fold := foldable(t)
@@ -144,7 +155,7 @@ func Text(w io.Writer, t *engine.Trace) error {
 	if fold != nil {
 		stepW = 2*stepW + 1 // a folded run prints its steps as a range
 	}
-	fmt.Fprintf(&b, "  %*s  %-8s  %-*s  %s\n", stepW, "#", "time", actorW, "actor", "what happened")
+	fmt.Fprintf(&b, "  %*s  %-*s  %-*s  %s\n", stepW, "#", timeW, "time", actorW, "actor", "what happened")
 	for i := 0; i < len(t.Events); i++ {
 		e := t.Events[i]
 		c := t.CountsAt(i + 1)
@@ -162,17 +173,17 @@ func Text(w io.Writer, t *engine.Trace) error {
 			for j < len(t.Events) && t.Events[j].At/1000 == e.At/1000 && (netZero || t.CountsAt(j+1) == t.CountsAt(j)) && fold(j) {
 				j++
 			}
-			if j-i > 1 {
+			if sum := foldSummary(t, t.Events[i:j], j); j-i > 1 && sum != "" {
 				tail := ""
 				if c := t.CountsAt(j); c != t.CountsAt(i) {
 					tail = fmt.Sprintf("   [truth: %d not in target, %d duplicated, %d stale]", c.Missing, c.Duplicated, c.Stale)
 				}
-				fmt.Fprintf(&b, "  %*s  %-8s  %-*s  %s%s\n", stepW, fmt.Sprintf("%d–%d", i+1, j), e.At, actorW, "", foldSummary(t, t.Events[i:j], j), tail)
+				fmt.Fprintf(&b, "  %*s  %-*s  %-*s  %s%s\n", stepW, fmt.Sprintf("%d–%d", i+1, j), timeW, e.At, actorW, "", sum, tail)
 				i = j - 1
 				continue
 			}
 		}
-		fmt.Fprintf(&b, "  %*d  %-8s  %-*s  %s%s\n", stepW, i+1, e.At, actorW, t.Actor(&t.Events[i]), t.Narration(&t.Events[i]), flag)
+		fmt.Fprintf(&b, "  %*d  %-*s  %-*s  %s%s\n", stepW, i+1, timeW, e.At, actorW, t.Actor(&t.Events[i]), t.Narration(&t.Events[i]), flag)
 	}
 	marksText(&b, t)
 	b.WriteString("\nTARGET\n")
@@ -183,8 +194,13 @@ func Text(w io.Writer, t *engine.Trace) error {
 			unwritten = "; " + engine.UnwrittenNote
 		}
 		fmt.Fprintf(&b, "  %s (%s on %s): %s%s\n", h.Name, h.Mode, h.Key, prose.Count(len(rows), "row", "rows"), unwritten)
+		amountW := amountWidth(rows)
 		for _, r := range rows {
-			fmt.Fprintf(&b, "    %s=%-6s updated_at=%s  version %d\n", h.Key, t.RowKey(&r), r.UpdatedAt, r.Seq)
+			amount := ""
+			if amountW > 0 {
+				amount = fmt.Sprintf("amount=%-*d  ", amountW, r.Amount)
+			}
+			fmt.Fprintf(&b, "    %s=%-6s %supdated_at=%s  version %d\n", h.Key, t.RowKey(&r), amount, r.UpdatedAt, r.Seq)
 		}
 	}
 	logText(&b, t)
@@ -244,6 +260,29 @@ func marksText(b *strings.Builder, t *engine.Trace) {
 			fmt.Fprintf(b, "  %s processed through: %s (the smallest of its %d marks)\n", p.Name, pt.Display, n)
 		}
 	}
+}
+
+// amountWidth is the width of the widest amount among a target's rows, or
+// 0 when no row carries one (every amount is 0).
+func amountWidth(rows []sink.Row) int {
+	w, any := 0, false
+	for _, r := range rows {
+		w, any = max(w, len(fmt.Sprint(r.Amount))), any || r.Amount != 0
+	}
+	if !any {
+		return 0
+	}
+	return w
+}
+
+// targetKey is the key column of the target named name.
+func targetKey(t *engine.Trace, name string) string {
+	for _, h := range t.Targets {
+		if h.Name == name {
+			return h.Key
+		}
+	}
+	return "key"
 }
 
 func list(xs []string) string {

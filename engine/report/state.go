@@ -439,9 +439,12 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 				verdict = fmt.Sprintf("the state after step %d, at %s", step, t.Events[step-1].At)
 			}
 			var rows []string
-			amounts := false
+			amounts, as := false, ""
 			for _, row := range x.Rows {
 				amounts = amounts || row.Amount != 0
+			}
+			if amounts {
+				as = ", rows as " + targetKey(t, x.Target) + "=amount"
 			}
 			for _, row := range x.Rows {
 				if amounts {
@@ -456,7 +459,7 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 			if len(rows) > 12 {
 				rows = append(rows[:11], fmt.Sprintf("… %d more", len(rows)-11))
 			}
-			fmt.Fprintf(b, "  %s at %s (%s on %s): %s — %s\n", x.Name, x.At, isolation(x.Uncommitted), x.Target, strings.Join(rows, " "), verdict)
+			fmt.Fprintf(b, "  %s at %s (%s on %s%s): %s — %s\n", x.Name, x.At, isolation(x.Uncommitted), x.Target, as, strings.Join(rows, " "), verdict)
 		}
 	}
 	if ds := st.ReplayDiffs(n); len(ds) > 0 {

@@ -221,9 +221,10 @@ func streamText(b *strings.Builder, t *engine.Trace) {
 	}
 }
 
-// folded writes the timeline of a stream scenario: routine steps (records
-// sent or read on time, ticks that only move a watermark) in the same
-// second of time fold into one line that counts them.
+// foldable says which steps of a stream scenario's timeline may fold:
+// routine steps (records sent or read on time, ticks that only move a
+// watermark) in the same second of time fold into one line that counts
+// them. A source transaction's steps never fold.
 func foldable(t *engine.Trace) func(i int) bool {
 	st := stream.Of(t)
 	if st == nil {
@@ -233,17 +234,16 @@ func foldable(t *engine.Trace) func(i int) bool {
 }
 
 // foldSummary says what a run of routine steps did: evs, the last of which
-// is step last.
+// is step last, or "" when it finds nothing to count (the run is then
+// not folded).
 func foldSummary(t *engine.Trace, evs []engine.Event, last int) string {
 	st := stream.Of(t)
-	sent, read, committed, processed := 0, 0, 0, 0
+	sent, read, processed := 0, 0, 0
 	ticked := map[int]bool{}
 	for i := range evs {
 		switch evs[i].Kind {
 		case engine.KindProduce:
 			sent++
-		case engine.KindCommit:
-			committed++
 		case engine.KindProcess:
 			processed++
 		case engine.KindArrive:
@@ -253,9 +253,6 @@ func foldSummary(t *engine.Trace, evs []engine.Event, last int) string {
 		}
 	}
 	var parts []string
-	if committed > 0 {
-		parts = append(parts, prose.Count(committed, "transaction committed", "transactions committed"))
-	}
 	if sent > 0 {
 		parts = append(parts, prose.Count(sent, "record sent", "records sent"))
 	}
@@ -270,6 +267,9 @@ func foldSummary(t *engine.Trace, evs []engine.Event, last int) string {
 			w, _ := st.Watermark(i, -1, last)
 			parts = append(parts, fmt.Sprintf("%s's watermark %s", sh.Name, stream.Time(w)))
 		}
+	}
+	if len(parts) == 0 {
+		return ""
 	}
 	return "… " + strings.Join(parts, ", ")
 }

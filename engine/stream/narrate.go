@@ -56,8 +56,26 @@ func (t *Trace) Narration(e *engine.Event) string {
 	case noteTick:
 		return t.tickSentence(n, e.At)
 	case noteEnd:
+		// Only the windows and joins that read the stream are named.
 		s := t.Streams[n.who]
-		return prose.F("%s has read everything %s holds: its input ends (the run reads the topic as bounded input; an unbounded Kafka source never ends, and would keep its last windows open), and its watermark jumps to the end of time, so every window left open fires and every join releases what it buffers.", s.Name, s.Topic)
+		open, then := "", ""
+		for _, wh := range t.Windows {
+			if wh.Stream == s.Name {
+				open, then = ", and would keep its last windows open", ", so every window left open fires"
+			}
+		}
+		for _, jh := range t.Joins {
+			if jh.Left == s.Name || jh.Right == s.Name {
+				if then == "" {
+					then = ", so"
+				} else {
+					then += " and"
+				}
+				then += " every join releases what it buffers"
+				break
+			}
+		}
+		return prose.F("%s has read everything %s holds: its input ends (the run reads the topic as bounded input; an unbounded Kafka source never ends%s), and its watermark jumps to the end of time%s.", s.Name, s.Topic, open, then)
 	case noteFire, noteFireEnd:
 		return t.fireSentence(n)
 	}
@@ -566,20 +584,19 @@ func (j *JoinHistory) WatermarkAt(step int) vtime.Time {
 }
 
 // Routine reports whether the event at index i of the trace (step i+1) is
-// a routine step of a stream scenario, which a
-// text timeline may fold into a count: a record sent on demand, a step of
-// a generated source transaction, a record read on time (or taken off a
-// buffer) with nothing else happening, or a tick that only moved watermarks.
-// Firings, late records, joins, idleness and the end of input are never
-// routine.
+// a routine step of a stream scenario, which a text timeline may fold into
+// a count: a record sent on demand, a record read on time (or taken off a
+// buffer) with nothing else happening, or a tick that only moved
+// watermarks. Source transactions, firings, late records, joins, idleness
+// and the end of input are never routine.
 func (t *Trace) Routine(i int) bool {
 	e := &t.t.Events[i]
 	if !e.OnDemand() {
 		return false
 	}
 	switch e.Kind {
-	case engine.KindProduce, engine.KindBegin, engine.KindInsert, engine.KindUpdate, engine.KindDelete, engine.KindCommit:
-		return true // a send, or a step of a source transaction, narrated on demand
+	case engine.KindProduce:
+		return true // a send
 	case engine.KindArrive, engine.KindProcess:
 		if a, _ := e.Ref(); e.Kind == engine.KindArrive && a >= 0 && t.leftOut(int(a)) {
 			return false // its own line says why no window counts it

@@ -351,6 +351,9 @@ func (s *world) read(name string, target *sink.Table, uncommitted bool) {
 		for _, r := range rs.Rows {
 			amounts = amounts || r.Amount != 0
 		}
+		if amounts {
+			prose.Fprintf(&sb, " (%s=amount)", target.Key)
+		}
 		for _, r := range rs.Rows {
 			x := r.Key
 			if amounts {
