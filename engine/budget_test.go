@@ -92,9 +92,9 @@ func TestBudgetStopsTheBuilderAtTheLine(t *testing.T) {
 		{"runs every millisecond, server budget", manyRuns, 200_000, "b.tdm:6:1"},
 		{"667 inserts of 100000 rows", manyInserts, engine.DefaultBudget, "b.tdm:56:1"},
 		{"667 inserts, server budget", manyInserts, 200_000, "b.tdm:7:1"},
-		{"a workload of ten million transactions", world + "workload txns=10000000 rows=1000 from=10:00:00\n", engine.DefaultBudget, "b.tdm:6:1"},
+		{"a workload of ten million transactions", world + "workload txns=10000000 rows=1000 from=10:00:00 every=1ms\n", engine.DefaultBudget, "b.tdm:6:1"},
 		{"ranges that add up", manyRanges, engine.DefaultBudget, "b.tdm:6:1"},
-		{"traffic of ten million records", "scenario t/x \"X\"\ntopic t partitions=4\nproducer p to=t\ntraffic p records=10000000 from=10:00:00 keys=10000000\n", engine.DefaultBudget, "b.tdm:4:1"},
+		{"traffic of ten million records", "scenario t/x \"X\"\ntopic t partitions=4\nproducer p to=t\ntraffic p records=10000000 from=10:00:00 every=1ms keys=10000000\n", engine.DefaultBudget, "b.tdm:4:1"},
 		{"a burst of ten million records", "scenario t/x \"X\"\ntopic t partitions=4\nproducer p to=t\nburst p at=10:00:00 records=10000000\n", engine.DefaultBudget, "b.tdm:4:1"},
 		// 45 KB that kept half a billion keys before the first record (a post took the server past 3 GB).
 		{"a stream's filter of half a billion keys", "scenario t/x \"X\"\ntopic t partitions=4\nproducer p to=t\nstream s from=t\nfilter s keys=" + strings.TrimSuffix(strings.Repeat("1..99999,", 5000), ","), engine.DefaultBudget, "b.tdm:5:1"},
@@ -239,7 +239,7 @@ func TestBudgetCountsExactly(t *testing.T) {
 // TestBudgetOfZeroMeansTheDefault keeps Build's meaning for callers that
 // pass no budget.
 func TestBudgetOfZeroMeansTheDefault(t *testing.T) {
-	f := parse(t, world+"runs extract from=00:00:00 until=00:16:40 every=1s\nworkload txns=5000000 from=10:00:00\n")
+	f := parse(t, world+"runs extract from=00:00:00 until=00:16:40 every=1s\nworkload txns=5000000 from=10:00:00 every=1ms\n")
 	_, err := engine.BuildWithBudget(f, nil, 1, worlds.All(), 0)
 	assert.EqualError(t, err, budgetMsg("b.tdm:7:1", engine.DefaultBudget))
 	_, err = engine.Build(f, nil, 1, worlds.All())

@@ -17,7 +17,14 @@ import (
 // builder reads the core's own lines of a scenario.
 type builder struct {
 	w       *World
-	enabled map[string]bool // the checks check lines name
+	enabled map[string]bool        // the checks check lines name
+	jumps   map[string][]clockJump // each clock's jump lines, in the order they run
+}
+
+// clockJump is a jump line: when, and by how much.
+type clockJump struct {
+	at vtime.Time
+	by vtime.Duration
 }
 
 // Build turns a parsed scenario and knob values into a world ready to run,
@@ -43,7 +50,7 @@ func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, domai
 	}
 	w := &World{
 		rng:     rand.New(rand.NewPCG(seed, seed^0x7469_6465_6d61_726b)),
-		clocks:  map[string]*Clock{"source": {Name: "source"}, "reader": {Name: "reader"}},
+		line:    -1,
 		targets: map[string]*sink.Table{},
 		written: map[string]bool{},
 		keyIDs:  map[string]int32{},
@@ -71,12 +78,15 @@ func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, domai
 			w.faults[k] = i
 		}
 	}
+	w.clocks = map[string]*Clock{"source": {Name: "source", w: w, line: -1}, "reader": {Name: "reader", w: w, line: -1}}
 	w.budget = budget{limit: limit, building: true}
 	for _, d := range domains {
 		w.parts = append(w.parts, d.Open(w))
 	}
-	b := &builder{w: w, enabled: map[string]bool{}}
+	b := &builder{w: w, enabled: map[string]bool{}, jumps: map[string][]clockJump{}}
 	for _, c := range f.Bind(settings) {
+		w.line = int32(len(w.lines))
+		w.lines = append(w.lines, c.Pos)
 		var err error
 		switch c.Name {
 		case "clock":
@@ -102,6 +112,9 @@ func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, domai
 			}
 			err = errorf(c.Pos, "unknown command %q; expected one of %s", c.Name, strings.Join(commands, ", "))
 		}
+		if err == nil {
+			err = w.refused // a time of the line left the day (see pastDay)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +122,7 @@ func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, domai
 			return nil, w.budgetError(c.Pos)
 		}
 	}
-	w.budget.building = false
+	w.budget.building, w.line = false, -1
 	if len(b.enabled) > 0 {
 		w.trace.checks.Enabled = b.enabled
 	}
@@ -157,7 +170,20 @@ func (b *builder) clock(c scenario.Command) error {
 			return err
 		}
 	}
-	b.w.clocks[n.Value] = &Clock{Name: n.Value, Skew: skew}
+	b.w.clocks[n.Value] = &Clock{Name: n.Value, Skew: skew, w: b.w, line: b.w.line}
+	return b.skews(n.Value, scenario.ValueAt(c, "skew"))
+}
+
+// skews refuses, at pos, the clock name's skew= and jump lines when
+// together they would take its skew past 12h either way at some moment:
+// each line is within it alone, and the sum is what the clock reads.
+func (b *builder) skews(name string, pos scenario.Pos) error {
+	s := b.w.clocks[name].Skew
+	for _, j := range b.jumps[name] {
+		if s += j.by; s > maxSkew || s < -maxSkew {
+			return errorf(pos, "with its jumps the %s clock's skew would reach %s; a clock's skew stays %s", name, s, withinSkew)
+		}
+	}
 	return nil
 }
 
@@ -270,16 +296,25 @@ func (b *builder) jump(c scenario.Command) error {
 		return nil // a knob may switch a jump off by setting it to 0s
 	}
 	name := n.Value
+	// Jumps run in time order, those at one instant in file order.
+	js := b.jumps[name]
+	i, _ := slices.BinarySearchFunc(js, at+1, func(j clockJump, t vtime.Time) int { return int(j.at - t) })
+	b.jumps[name] = slices.Insert(js, i, clockJump{at, by})
+	if err := b.skews(name, scenario.ValueAt(c, "by")); err != nil {
+		return err
+	}
 	b.w.schedule(at, func() { b.w.jump(name, by) })
 	return nil
 }
 
-// maxSkew bounds a clock's skew= and a jump's by=: a clock that reads a
-// time outside the simulated day (00:00:00 to 23:59:59.999) could not be
-// written in a line or an expect claim.
+// maxSkew bounds a clock's skew= and a jump's by=, alone and together (see
+// skews): a clock further off would read a time of another day at any
+// moment, and a scenario's times stay within one day. A clock within it can
+// still read outside the day (12h behind at 10:00); that reading stops the
+// run (see Clock.Read).
 const (
 	maxSkew    = 12 * vtime.Hour
-	withinSkew = "within 12h either way (a clock further off would read times of another day, which no line or claim can name)"
+	withinSkew = "within 12h either way"
 )
 
 func errorf(pos scenario.Pos, format string, v ...any) error {
@@ -291,6 +326,7 @@ func errorf(pos scenario.Pos, format string, v ...any) error {
 func (w *World) jump(clock string, by vtime.Duration) {
 	c := w.clocks[clock]
 	c.Skew += by
+	c.line = w.line
 	dir := "forward"
 	if by < 0 {
 		dir = "back"

@@ -524,7 +524,7 @@ func markValue(s string) (any, error) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
 		return n, nil
 	}
-	t, err := vtime.ParseTime(s)
+	t, err := scenario.ParseDayTime(s) // a mark's time is within the day, as every time
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,7 @@ func (w *World) FaultDue(f Fault) bool {
 // that declared f's kind injects the others. A fault that cannot apply
 // returns an error and leaves the world as it was.
 func (w *World) Inject(f Fault) error {
+	w.line = -1 // what a fault does descends from no line
 	if err := w.inject(f); err != nil {
 		return err
 	}
@@ -67,6 +68,9 @@ func (w *World) inject(f Fault) error {
 		}
 		if f.By == 0 {
 			return errors.New("a clock jump needs a non-zero amount")
+		}
+		if t := w.now.Add(w.clocks[f.Clock].Skew + f.By); !t.InDay() {
+			return prose.Errorf("the %s clock would read %s; %s", f.Clock, t, scenario.DayRule)
 		}
 		w.jump(f.Clock, f.By)
 		return nil

@@ -119,6 +119,7 @@ func FuzzBuildRun(f *testing.F) {
 			}
 			return
 		}
+		assertWithinTheDay(t, tr, false) // no event of another day (a fuzzed key may spell 25:00:00)
 		_ = report.Build(tr)
 		if err := report.Text(io.Discard, tr); err != nil {
 			t.Fatal(err)

@@ -29,13 +29,29 @@ import (
 
 // Clock is one node's clock. Its reading is true time plus a skew that
 // corrections (jumps) change, backwards as easily as forwards.
+//
+// Invariant: a reading is within the day. One that would leave it (a
+// clock 12h behind read at 10:00) stops the world (see pastDay), naming
+// line, the line that last set the skew (-1: none, the reading's own).
 type Clock struct {
 	Name string
 	Skew vtime.Duration
+	w    *World // nil for a clock of no world, which reads any time
+	line int32
 }
 
 // Read returns the clock's reading at true time at.
-func (c *Clock) Read(at vtime.Time) vtime.Time { return at.Add(c.Skew) }
+func (c *Clock) Read(at vtime.Time) vtime.Time {
+	r := at.Add(c.Skew)
+	if !r.InDay() && c.w != nil {
+		line := c.line
+		if line < 0 {
+			line = c.w.line
+		}
+		return c.w.pastDay(line, prose.F("at %s the %s clock would read", at, c.Name), r)
+	}
+	return r
+}
 
 // scheduled is an entry of the event queue: when, in what order, and which
 // action slot to run. It holds no pointers, so the heap's sifting does not
@@ -44,6 +60,7 @@ type scheduled struct {
 	at   vtime.Time
 	seq  uint64 // order of scheduling: breaks ties between events at the same instant
 	slot int32  // index into World.actions
+	line int32  // the line it descends from, as World.line
 }
 
 // Action is a queued step that is not a closure. A world queues most of its
@@ -236,6 +253,8 @@ type World struct {
 	stoppedTimers int                     // timers called off (Stop) still in the queue; see skipStopped
 	drained       bool                    // the queue ran dry once and the worlds were asked to drain
 	ended         bool                    // the queue ran dry after drained and the Enders were told; implies drained
+	lines         []scenario.Pos          // where each line read starts, in file order
+	line          int32                   // the line (index into lines) the action running descends from: the line read while building, else the running event's; -1 for none (a fault, the worlds' end)
 }
 
 // sizeHint estimates how long the trace's slices will grow, so they are
@@ -252,18 +271,35 @@ func (h *sizeHint) clamp(limit int) {
 
 // schedule queues fn at true time at, after everything already queued for that instant.
 func (w *World) schedule(at vtime.Time, fn func()) {
-	w.charge(1)
-	w.seq++
-	w.hint.events++
-	w.q.q.push(scheduled{at: at, seq: w.seq, slot: w.park(funcAction(fn))})
+	w.scheduleAction(at, funcAction(fn))
 }
 
-// scheduleAction queues a at true time at, after everything already queued for that instant.
+// scheduleAction queues a at true time at, after everything already queued
+// for that instant. A time outside the day stops the world (see pastDay):
+// while building, at the line read; while running, when it comes due, so
+// that a timer called off before then (Stop) is no error.
 func (w *World) scheduleAction(at vtime.Time, a Action) {
+	if w.budget.building && !at.InDay() {
+		w.pastDay(w.line, "an event of this line would come at", at)
+	}
 	w.charge(1)
 	w.seq++
 	w.hint.events++
-	w.q.q.push(scheduled{at: at, seq: w.seq, slot: w.park(a)})
+	w.q.q.push(scheduled{at: at, seq: w.seq, slot: w.park(a), line: w.line})
+}
+
+// pastDay stops the world at t, a time outside the day that the line with
+// index line led to (-1: none; the error then names the scenario line), as
+// what says ("at 10:00:00 the reader clock would read"): Build returns the
+// error, or running stops (Refuse). It returns t brought within the day,
+// so that nothing of the action in hand records a time of another day.
+func (w *World) pastDay(line int32, what string, t vtime.Time) vtime.Time {
+	pos := scenario.Pos{File: w.trace.File.Name, Line: 1, Col: 1} // no line: the scenario's
+	if line >= 0 {
+		pos = w.lines[line]
+	}
+	w.Refuse(scenario.PastDay(pos, what, t))
+	return min(max(t, 0), vtime.Day-1)
 }
 
 // Timer is an event queued with ScheduleTimer, which Stop can call off
@@ -353,7 +389,7 @@ func (w *World) Step() bool {
 		if w.drained {
 			// Nothing is left after draining: each world may say, once,
 			// what will now never happen.
-			w.ended = true
+			w.ended, w.line = true, -1
 			for _, p := range w.parts {
 				if e, ok := p.(Ender); ok {
 					e.End()
@@ -362,26 +398,30 @@ func (w *World) Step() bool {
 			return w.Step()
 		}
 		// Nothing is left: each world may queue what ends it, once.
-		w.drained = true
+		w.drained, w.line = true, -1
 		for _, p := range w.parts {
 			p.Drain()
 		}
 		return w.Step()
 	}
-	at, a := w.take()
-	w.now = at
+	s, a := w.take()
+	if !s.at.InDay() {
+		w.pastDay(s.line, "an event of this line would come at", s.at)
+		return false
+	}
+	w.now, w.line = s.at, s.line
 	a.Act()
 	return true
 }
 
-// take removes the queue's first entry, frees its slot, and returns when
-// it is due and what it does.
-func (w *World) take() (vtime.Time, Action) {
+// take removes the queue's first entry, frees its slot, and returns it
+// and what it does.
+func (w *World) take() (scheduled, Action) {
 	s := w.q.pop()
 	a := w.actions[s.slot]
 	w.actions[s.slot] = nil
 	w.freeSlots = append(w.freeSlots, s.slot)
-	return s.at, a
+	return s, a
 }
 
 // park stores an action until its queue entry comes up, reusing freed slots.

@@ -412,7 +412,7 @@ func TestRunWorkBudget(t *testing.T) {
 		return path
 	}
 	head := "scenario t/budget \"Budget\"\nsource orders key=order_id\ntarget fct_orders sink=merge key=order_id\npipeline extract from=orders to=fct_orders\n"
-	huge := write("huge.tdm", head+"workload txns=10000000 from=10:00:00\n")
+	huge := write("huge.tdm", head+"workload txns=10000000 from=10:00:00 every=1ms\n")
 
 	code, out, errOut := tidemark(t, "run", huge)
 	assert.Equal(t, 2, code)

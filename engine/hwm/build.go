@@ -429,6 +429,9 @@ func (h *world) workload(c scenario.Command) error {
 		x, _ := scenario.NewArgs(c, c.Args).Find("every")
 		return errorf(x.ValuePos, "expected every= to be positive")
 	}
+	if err := a.Within("from", "this workload would run until", scenario.Span(from, n, every, maxD)); err != nil {
+		return err
+	}
 	for _, prev := range h.workloads {
 		if prev == prefix {
 			return errorf(c.Pos, "another workload already names its transactions %s1, %s2, …; set prefix= to something else", prefix, prefix)

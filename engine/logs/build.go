@@ -128,6 +128,9 @@ func (l *world) crash(c scenario.Command) error {
 	if restart < 0 {
 		return scenario.Errorf(scenario.ValueAt(c, "restart"), "expected restart= to be zero or positive: how long the connector stays down")
 	}
+	if err := a.Within("restart", "the connector would restart at", at.Add(restart)); err != nil {
+		return err
+	}
 	cp.restarts++
 	l.w.Expect(2, 0, 0)
 	l.w.Schedule(at, func() { l.crashConnector(cp, restart) })
@@ -211,6 +214,9 @@ func (l *world) produce(c scenario.Command) error {
 	if s.retryAfter < 0 || s.retryAfter > 0 && s.retry != "app" && s.retry != "session" {
 		return scenario.Errorf(scenario.ValueAt(c, "retry-after"), "retry-after= is how much later the application resends: it needs retry=app or retry=session and a positive duration")
 	}
+	if err := a.Within("retry-after", "the resend would come at", at.Add(s.retryAfter)); err != nil {
+		return err
+	}
 	if s.fail == "none" {
 		if err := resendOnlyOnFailure(c); err != nil {
 			return err
@@ -275,6 +281,9 @@ func (l *world) traffic(c scenario.Command) error {
 			return scenario.Errorf(scenario.ValueAt(c, "scale"), "traffic's scale= would send more than 10000000 records, or more than one a millisecond")
 		}
 		n, every = n*scale, every/vtime.Duration(scale)
+	}
+	if err := a.Within("from", "this traffic would run until", scenario.Span(from, n, every, 0)); err != nil {
+		return err
 	}
 	if unique {
 		keys = n
@@ -460,6 +469,9 @@ func (l *world) pollLine(c scenario.Command) error {
 	}
 	if pl.process < 0 {
 		return scenario.Errorf(scenario.ValueAt(c, "process"), "expected process= to be zero or positive")
+	}
+	if err := a.Within("process", "the batch's processing would end at", at.Add(pl.process)); err != nil {
+		return err
 	}
 	l.w.Expect(3, 0, 0)
 	l.w.Schedule(at, func() { l.poll(g, pl) })

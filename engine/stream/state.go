@@ -203,6 +203,9 @@ func (s *world) failLine(c scenario.Command) error {
 	if err := a.Done(); err != nil {
 		return err
 	}
+	if err := a.Within("restart", "the job would restart at", at.Add(restart)); err != nil {
+		return err
+	}
 	if s.streams[n.Value] == nil && s.byName[n.Value] == nil {
 		return scenario.Errorf(n.Pos, "unknown stream or operator %q; fail names one declared above it", n.Value)
 	}

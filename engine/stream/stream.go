@@ -847,6 +847,9 @@ func (s *world) slowLine(c scenario.Command) error {
 	if !sl.stall && sl.by <= 0 {
 		return scenario.Errorf(scenario.ValueAt(c, "by"), "expected by= to be positive")
 	}
+	if err := a.Within("by", "the delayed reads would come at", sl.from.Add(sl.by)); err != nil {
+		return err
+	}
 	st.slows = append(st.slows, sl)
 	s.w.Schedule(sl.from, func() { st.noteSlow(sl) })
 	return nil

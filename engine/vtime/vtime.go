@@ -14,8 +14,17 @@ import (
 )
 
 // Time is a virtual instant in milliseconds since 00:00:00 of the simulated day.
-// It may be negative or past 24:00 when a clock is skewed; String still prints it.
+// A scenario's times stay within the day (InDay); arithmetic may leave it
+// (a skewed clock, a delay after a late event), and String still prints
+// such a time, for the error that refuses it.
 type Time int64
+
+// Day is the length of the simulated day: the times of a scenario are
+// 0 <= t < Day, 00:00:00 to 23:59:59.999.
+const Day = Time(24 * Hour)
+
+// InDay reports whether t lies within the simulated day.
+func (t Time) InDay() bool { return t >= 0 && t < Day }
 
 // Duration is a span of virtual time in milliseconds.
 type Duration int64

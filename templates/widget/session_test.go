@@ -766,7 +766,7 @@ func TestSessionKnobPastTheBudgetKeepsTheRunBefore(t *testing.T) {
 // TestCheckSourceRefusesPastTheBrowserBudget: the sandbox's check as the
 // visitor types names the line that would pass the browser's budget.
 func TestCheckSourceRefusesPastTheBrowserBudget(t *testing.T) {
-	_, err := CheckSource(strings.Replace(rereads, "runs extract", "workload txns=10000000 from=10:00:00\nruns extract", 1), "", worlds.All())
+	_, err := CheckSource(strings.Replace(rereads, "runs extract", "workload txns=10000000 from=10:00:00 every=1ms\nruns extract", 1), "", worlds.All())
 	var be *engine.BudgetError
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, "play.tdm:7:1: this scenario would schedule more than 2000000 events, rows, keys, partitions and runs; the limit here is 2000000", err.Error())
