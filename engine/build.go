@@ -55,7 +55,7 @@ func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, domai
 		written: map[string]bool{},
 		keyIDs:  map[string]int32{},
 		actors:  map[string]int32{},
-		names:   map[string]scenario.Pos{},
+		names:   map[string]declaration{},
 		owner:   map[string]int{},
 		faults:  map[FaultKind]int{},
 		domains: domains,
@@ -221,9 +221,20 @@ func (b *builder) check(c scenario.Command, enabled map[string]bool) error {
 		return errorf(n.Pos, "unknown check %q; expected one of reconciliation, %s", n.Value, strings.Join(check.Names, ", "))
 	}
 	for _, x := range names {
+		if enabled[x] {
+			// A second line's settings would quietly replace the first's.
+			return errorf(n.Pos, "check %s is already on; give its settings on one check line", x)
+		}
 		enabled[x] = true
 	}
 	a := scenario.NewArgs(c, rest)
+	// closed=, stall= and jump= set one check each: on another line they
+	// would be ignored.
+	for _, s := range [...]struct{ arg, check string }{{"closed", "reconciliation-closed-interval"}, {"stall", "rate-of-change"}, {"jump", "rate-of-change"}} {
+		if x, ok := a.Find(s.arg); ok && !slices.Contains(names, s.check) {
+			return errorf(x.Pos, "%s= is a setting of %s; put it on that check's line", s.arg, s.check)
+		}
+	}
 	cfg := &b.w.trace.checks
 	if from, to, ok := a.TimeRange("closed"); ok {
 		cfg.ClosedFrom, cfg.ClosedTo, cfg.HasClosed = from, to, true

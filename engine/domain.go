@@ -119,15 +119,31 @@ func (w *World) Parts() []Part { return w.parts }
 // clash with generated names (see ReserveGenerated).
 func (w *World) Declare(kind string, x scenario.Arg) error {
 	if prev, ok := w.names[x.Value]; ok {
-		return scenario.Errorf(x.Pos, "%s name %q is already used at %s", kind, x.Value, prev)
+		return scenario.Errorf(x.Pos, "%s name %q is already used at %s", kind, x.Value, prev.pos)
 	}
 	for _, g := range w.generated {
 		if isGenerated(x.Value, g.prefix, 1<<30) {
 			return scenario.Errorf(x.Pos, "%s name %q may clash with %s's generated names %s1, %s2, …", kind, x.Value, g.owner, g.prefix, g.prefix)
 		}
 	}
-	w.names[x.Value] = x.Pos
+	w.names[x.Value] = declaration{pos: x.Pos, kind: kind}
 	return nil
+}
+
+// declaration is where a name was declared, and what it names.
+type declaration struct {
+	pos  scenario.Pos
+	kind string // as Declare was told: "topic", "stream", ...
+}
+
+// Misnamed returns err, the error of looking x up as the name of a thing of
+// kind, or, when x names a thing of another kind, an error at x saying so:
+// "sales" is not a stream but a topic, which "unknown stream" hides.
+func (w *World) Misnamed(x scenario.Arg, kind string, err error) error {
+	if d, ok := w.names[x.Value]; ok && err != nil && d.kind != kind {
+		return scenario.Errorf(x.ValuePos, "%q is not a %s: it names the %s declared at %s", x.Value, kind, d.kind, d.pos)
+	}
+	return err
 }
 
 // Declared reads the command's first word as the name of a new thing of
@@ -198,7 +214,8 @@ func (w *World) TargetArg(x scenario.Arg) (*sink.Table, error) {
 // Reading a target is not writing it: a target only read is still one
 // nothing writes.
 func (w *World) ReadTargetArg(x scenario.Arg) (*sink.Table, error) {
-	return scenario.Lookup(w.targets, x, "target", "target %s sink=merge key=...")
+	t, err := scenario.Lookup(w.targets, x, "target", "target %s sink=merge key=...")
+	return t, w.Misnamed(x, "target", err)
 }
 
 // SetNoun says how narration names a row of table (a source table, or a

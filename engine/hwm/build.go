@@ -600,6 +600,7 @@ func (h *world) pipeArg(c scenario.Command) (*pipeline, scenario.Arg, []scenario
 		return nil, n, nil, err
 	}
 	p, err := scenario.Lookup(h.pipes, n, "pipeline", "pipeline %s from=... to=...")
+	err = h.w.Misnamed(n, "pipeline", err)
 	return p, n, rest, err
 }
 

@@ -17,7 +17,8 @@ import (
 // and publishing applications, producers, consumer groups and their members.
 
 func (l *world) topicArg(x scenario.Arg) (*TopicHistory, error) {
-	return scenario.Lookup(l.topics, x, "topic", "topic %s partitions=3")
+	t, err := scenario.Lookup(l.topics, x, "topic", "topic %s partitions=3")
+	return t, l.w.Misnamed(x, "topic", err)
 }
 
 func (l *world) topic(c scenario.Command) error {
@@ -187,6 +188,7 @@ func (l *world) producerArg(c scenario.Command) (*producer, []scenario.Arg, erro
 		return nil, nil, err
 	}
 	p, err := scenario.Lookup(l.producers, n, "producer", "producer %s to=TOPIC")
+	err = l.w.Misnamed(n, "producer", err)
 	return p, rest, err
 }
 
@@ -707,6 +709,7 @@ func (l *world) groupArg(c scenario.Command) (*groupState, []scenario.Arg, error
 		return nil, nil, err
 	}
 	g, err := scenario.Lookup(l.groups, n, "group", "group %s topic=TOPIC")
+	err = l.w.Misnamed(n, "group", err)
 	return g, rest, err
 }
 

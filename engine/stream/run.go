@@ -171,6 +171,7 @@ type stream struct {
 	clock     *engine.Clock
 	wm        watermark.Config
 	wmLine    scenario.Pos // where its watermark line is; Line 0 before one
+	keyLine   scenario.Pos // where its key-by line is; Line 0 before one
 	src       *watermark.Source
 	flt       filter
 	shift     vtime.Duration

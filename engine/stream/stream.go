@@ -288,7 +288,8 @@ func (s *world) streamNames() string {
 
 // streamArg reads x as the name of a declared stream.
 func (s *world) streamArg(x scenario.Arg) (*stream, error) {
-	return scenario.Lookup(s.streams, x, "stream", "stream %s from=TOPIC")
+	st, err := scenario.Lookup(s.streams, x, "stream", "stream %s from=TOPIC")
+	return st, s.w.Misnamed(x, "stream", err)
 }
 
 // named reads the command's first word as the name of a declared stream.
@@ -362,14 +363,24 @@ func (s *world) streamLine(c scenario.Command) error {
 
 // watermarkLine reads `watermark STREAM [bound=D] [emit=periodic|per-record]
 // [interval=D] [idleness=D|off] [scope=per-partition|per-source]`.
+// once refuses a second line c of a kind a stream takes once (watermark,
+// key-by), whose first is at was (Line 0: none yet), at the name that
+// repeats, as the core's "already used" is: a later line would otherwise
+// quietly replace the first.
+func once(c scenario.Command, st *stream, was scenario.Pos) error {
+	if was.Line > 0 {
+		return scenario.Errorf(c.Args[0].ValuePos, "stream %s already has a %s line, at %s", st.name, c.Name, was)
+	}
+	return nil
+}
+
 func (s *world) watermarkLine(c scenario.Command) error {
 	st, rest, err := s.named(c)
 	if err != nil {
 		return err
 	}
-	if st.wmLine.Line > 0 {
-		// At the name that repeats, as the core's "already used" is.
-		return scenario.Errorf(c.Args[0].ValuePos, "stream %s already has a watermark line, at %s", st.name, st.wmLine)
+	if err := once(c, st, st.wmLine); err != nil {
+		return err
 	}
 	a := scenario.NewArgs(c, rest)
 	cfg := st.wm
@@ -530,7 +541,10 @@ func (s *world) keyByLine(c scenario.Command) error {
 	if err := beforeReaders(c, st); err != nil {
 		return err
 	}
-	st.keyed = words[0].Value == "key"
+	if err := once(c, st, st.keyLine); err != nil {
+		return err
+	}
+	st.keyed, st.keyLine = words[0].Value == "key", c.Pos
 	return nil
 }
 
@@ -592,6 +606,9 @@ func (s *world) windowLine(c scenario.Command) error {
 		}
 		if op.side, err = s.w.TargetArg(side); err != nil {
 			return err
+		}
+		if op.side == op.target {
+			return sideIsTo(side)
 		}
 	}
 	op.hist = &WindowHistory{Name: n.Value, Stream: st.name, Config: cfg, Agg: agg}
@@ -710,6 +727,12 @@ func sideNeedsLate(c scenario.Command, side scenario.Arg, sideOutput bool) error
 	return scenario.Errorf(side.ValuePos, "side= receives the late records sent to the side output, and this line drops them; add late=side-output, or leave side= out")
 }
 
+// sideIsTo is the error for a side= that names the target of to=: late
+// records among the results would read as results.
+func sideIsTo(side scenario.Arg) error {
+	return scenario.Errorf(side.ValuePos, "side=%s is also to=; late records go to a table of their own, apart from the results", side.Value)
+}
+
 func lateChoice(v string) (bool, bool) {
 	switch v {
 	case "drop":
@@ -790,6 +813,9 @@ func (s *world) joinLine(c scenario.Command) error {
 		}
 		if op.side, err = s.w.TargetArg(side); err != nil {
 			return err
+		}
+		if op.side == op.target {
+			return sideIsTo(side)
 		}
 	}
 	op.hist = &JoinHistory{Name: n.Value, Left: ls.name, Right: rs.name, Config: cfg}
