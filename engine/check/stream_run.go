@@ -324,7 +324,7 @@ func averageLag(cfg Config, j *JobView) Result {
 	maxLag := float64(cfg.MaxAverageLag)
 	var over, within []string
 	for _, a := range j.Averages {
-		s := prose.F("%s's average over %d partitions peaked at %s", a.Stream, a.Partitions, oneDecimal(a.Peak))
+		s := prose.F("%s's average over %s peaked at %s", a.Stream, prose.Count(a.Partitions, "partition", "partitions"), oneDecimal(a.Peak))
 		if a.Peak > maxLag {
 			over = append(over, s)
 		} else {

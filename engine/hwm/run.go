@@ -187,7 +187,35 @@ func (h *world) runRead(r *runState) {
 		// is none: logical decoding would have sent the delete.
 		unseen = prose.F(" The delete of %s in that range leaves no row to read: only change capture sees a delete.", prose.Rows(n, deleted))
 	}
-	h.w.Emit(r.actor, engine.KindRead, r.id, "%s reads %s and finds %s.%s", r.actor, strings.Join(parts, "; "), prose.Rows(n, keys), unseen)
+	// Each part but the last reads "…, having no stored mark yet" before
+	// the next one's semicolon, not "…, having no stored mark yet,;".
+	for i := range len(parts) - 1 {
+		parts[i] = strings.TrimSuffix(parts[i], ",")
+	}
+	found := prose.Rows(n, keys)
+	if len(tables) > 1 && len(keys) > 0 {
+		found = rowsOfTables(h.w.Trace(), tables, r.rows)
+	}
+	h.w.Emit(r.actor, engine.KindRead, r.id, "%s reads %s and finds %s.%s", r.actor, strings.Join(parts, "; "), found, unseen)
+}
+
+// rowsOfTables names rows read from several tables, table by table, since
+// two tables may hold the same key: "orders 1, 2 of orders_eu and order 1
+// of orders_us".
+func rowsOfTables(t *engine.Trace, tables []string, rows []*mvcc.Version) string {
+	var said []string
+	for _, table := range tables {
+		var keys []string
+		for _, v := range rows {
+			if v.Table() == table {
+				keys = append(keys, v.Key)
+			}
+		}
+		if len(keys) > 0 {
+			said = append(said, prose.Rows(t.Noun(table), keys)+" of "+table)
+		}
+	}
+	return strings.Join(said, " and ")
 }
 
 func joinMark(a, b string) string {

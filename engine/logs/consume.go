@@ -780,7 +780,7 @@ func (l *world) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in 
 	} else {
 		res := l.deliver(g.target, in)
 		if res.Collapsed > 0 {
-			extra += prose.F("; the merge absorbs %d already present", res.Collapsed)
+			extra += "; the merge absorbs " + prose.Count(res.Collapsed, "row", "rows") + " already present"
 		}
 		var keys, deletes []string
 		for _, x := range in {
@@ -872,12 +872,12 @@ func (l *world) commitBatch(g *groupState, m *member, b *batch, when string) {
 	}
 	if len(ok) == 0 {
 		if g.members[m.name] != m {
-			l.w.Emit(actor, engine.KindOffset, -1, "%s's commit %s is refused: it is no longer a member of %s, and %s belong to the new assignment, which reads them again from the committed offsets.",
-				m.name, when, g.name, strings.Join(no, ", "))
+			l.w.Emit(actor, engine.KindOffset, -1, "%s's commit %s is refused: it is no longer a member of %s, and %s %s to the new assignment, which reads %s again from the committed offsets.",
+				m.name, when, g.name, strings.Join(no, ", "), belong(len(no)), prose.ItThem(len(no)))
 			return
 		}
-		l.w.Emit(actor, engine.KindOffset, -1, "%s's commit %s is refused: the group has rebalanced to generation %d since it polled, and %s now belong to the new assignment, which will read them again.",
-			m.name, when, g.g.Generation, strings.Join(no, ", "))
+		l.w.Emit(actor, engine.KindOffset, -1, "%s's commit %s is refused: the group has rebalanced to generation %d since it polled, and %s now %s to the new assignment, which will read %s again.",
+			m.name, when, g.g.Generation, strings.Join(no, ", "), belong(len(no)), prose.ItThem(len(no)))
 		return
 	}
 	l.w.Emit(actor, engine.KindOffset, -1, "%s commits %s %s; its commit on %s is refused after the rebalance.", m.name, strings.Join(ok, ", "), when, strings.Join(no, ", "))
@@ -1065,4 +1065,12 @@ func compareKeyStrings(a, b string) int {
 func isInt(s string) bool {
 	_, err := strconv.ParseInt(s, 10, 64)
 	return err == nil
+}
+
+// belong agrees with n partitions: "p0 belongs", "p0, p1 belong".
+func belong(n int) string {
+	if n == 1 {
+		return "belongs"
+	}
+	return "belong"
 }

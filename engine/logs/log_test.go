@@ -429,9 +429,18 @@ func TestLogIdempotentProducer(t *testing.T) {
 		assert.Equal(t, c.want, copies(tr, "2"), "idempotence=%s retry=%s", c.idem, c.retry)
 		assert.Equal(t, 1, copies(tr, "1"))
 		assert.Equal(t, 1, copies(tr, "3"))
+		_, texts := eventsOf(tr, engine.KindProduce)
+		has := func(part string) bool {
+			return slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, part) })
+		}
 		if c.idem == "on" && c.retry == "broker" {
-			_, texts := eventsOf(tr, engine.KindProduce)
-			assert.True(t, slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "drops the copy") }), texts)
+			assert.True(t, has("drops the copy"), texts)
+		}
+		// Only an idempotent producer has a producer id (Kafka gives one
+		// to no other), so only its restart is said to get a new one.
+		if c.retry == "session" {
+			assert.Equal(t, c.idem == "on", has("gets producer id"), texts)
+			assert.Equal(t, c.idem == "off", has("without idempotence nothing links the resend"), texts)
 		}
 	}
 }
@@ -888,7 +897,7 @@ poll loader c1 at=10:00:05
 	_, writes := eventsOf(tr, engine.KindWrite)
 	require.Len(t, writes, 2)
 	assert.Equal(t, "c1 merges orders 1, 1 into fct_orders and deletes order 1, as the change events say.", writes[0])
-	assert.Equal(t, "c1 merges orders 1, 1 into fct_orders and finds nothing to delete for the delete events of order 1: no row, or one newer than the delete; the merge absorbs 2 already present.", writes[1])
+	assert.Equal(t, "c1 merges orders 1, 1 into fct_orders and finds nothing to delete for the delete events of order 1: no row, or one newer than the delete; the merge absorbs 2 rows already present.", writes[1])
 	assert.Empty(t, tr.Final().Missing)
 	assert.Empty(t, tr.Final().Stale)
 }
@@ -1242,4 +1251,15 @@ func TestTrafficScaleReadsWithOrWithoutTheX(t *testing.T) {
 	assert.Equal(t, x.Events, plain.Events)
 	assert.Len(t, plain.Events, 50, "ten times the five records, over the same five seconds")
 	assert.Equal(t, clock(t, "10:00:04.900"), plain.Events[len(plain.Events)-1].At)
+}
+
+// TestLogFewerPartitionsChangeNothing: asking for fewer partitions than a
+// topic has is narrated, counted in the singular when it is one, and
+// changes nothing.
+func TestLogFewerPartitionsChangeNothing(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=3
+add-partitions orders to=1 at=10:00:05
+`, nil)
+	_, texts := eventsOf(tr, engine.KindRebalance)
+	assert.Equal(t, []string{"An operator asks for 1 partition on orders, which already has 3; partitions can only be added, so nothing changes."}, texts)
 }

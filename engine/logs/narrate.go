@@ -77,7 +77,7 @@ func (l *Trace) Narration(e *engine.Event) string {
 		}
 		extra := ""
 		if n.c > 0 {
-			extra = prose.F("; the merge absorbs %d already present", n.c)
+			extra = "; the merge absorbs " + prose.Count(int(n.c), "row", "rows") + " already present"
 		}
 		return writeSentence(g.Members[reads[0].Member], targetMode(t, g.Target), t.Noun(l.feedOf(g.Target)), g.Target, keys, deletes, int(n.b), extra)
 	default:

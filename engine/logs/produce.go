@@ -393,7 +393,10 @@ func (l *world) retry(p *producer, s sendPlan, rec attempt, part int, pname, wha
 		if s.retry == "session" {
 			p.pid = l.newPID()
 			p.seq = p.seq[:0]
-			why = prose.F("the application restarts its producer, which gets producer id %d and starts its sequences again; the broker cannot link the resend to the first attempt", p.pid)
+			why = "the application restarts its producer and sends the event again; without idempotence nothing links the resend to the first attempt"
+			if p.idempotent {
+				why = prose.F("the application restarts its producer, which gets producer id %d and starts its sequences again; the broker cannot link the resend to the first attempt", p.pid)
+			}
 		}
 		if s.retryAfter > 0 {
 			why = prose.F("%s after the timeout, from its queue of failed sends, %s", s.retryAfter, strings.TrimPrefix(why, "the application catches the timeout and "))
@@ -647,7 +650,7 @@ func offsets(a, b int64) string {
 func (l *world) addPartitions(h *TopicHistory, n int) {
 	before := len(h.Parts)
 	if n <= before {
-		l.w.Emit("operator", engine.KindRebalance, -1, "An operator asks for %d partitions on %s, which already has %d; partitions can only be added, so nothing changes.", n, h.Name, before)
+		l.w.Emit("operator", engine.KindRebalance, -1, "An operator asks for %s on %s, which already has %d; partitions can only be added, so nothing changes.", prose.Count(n, "partition", "partitions"), h.Name, before)
 		return
 	}
 	h.Grow(n)
