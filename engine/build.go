@@ -17,14 +17,7 @@ import (
 // builder reads the core's own lines of a scenario.
 type builder struct {
 	w       *World
-	enabled map[string]bool        // the checks check lines name
-	jumps   map[string][]clockJump // each clock's jump lines, in the order they run
-}
-
-// clockJump is a jump line: when, and by how much.
-type clockJump struct {
-	at vtime.Time
-	by vtime.Duration
+	enabled map[string]bool // the checks check lines name
 }
 
 // Build turns a parsed scenario and knob values into a world ready to run,
@@ -83,7 +76,7 @@ func BuildWithBudget(f *scenario.File, set map[string]string, seed uint64, domai
 	for _, d := range domains {
 		w.parts = append(w.parts, d.Open(w))
 	}
-	b := &builder{w: w, enabled: map[string]bool{}, jumps: map[string][]clockJump{}}
+	b := &builder{w: w, enabled: map[string]bool{}}
 	for _, c := range f.Bind(settings) {
 		w.line = int32(len(w.lines))
 		w.lines = append(w.lines, c.Pos)
@@ -171,19 +164,6 @@ func (b *builder) clock(c scenario.Command) error {
 		}
 	}
 	b.w.clocks[n.Value] = &Clock{Name: n.Value, Skew: skew, w: b.w, line: b.w.line}
-	return b.skews(n.Value, scenario.ValueAt(c, "skew"))
-}
-
-// skews refuses, at pos, the clock name's skew= and jump lines when
-// together they would take its skew past 12h either way at some moment:
-// each line is within it alone, and the sum is what the clock reads.
-func (b *builder) skews(name string, pos scenario.Pos) error {
-	s := b.w.clocks[name].Skew
-	for _, j := range b.jumps[name] {
-		if s += j.by; s > maxSkew || s < -maxSkew {
-			return errorf(pos, "with its jumps the %s clock's skew would reach %s; a clock's skew stays %s", name, s, withinSkew)
-		}
-	}
 	return nil
 }
 
@@ -307,22 +287,15 @@ func (b *builder) jump(c scenario.Command) error {
 		return nil // a knob may switch a jump off by setting it to 0s
 	}
 	name := n.Value
-	// Jumps run in time order, those at one instant in file order.
-	js := b.jumps[name]
-	i, _ := slices.BinarySearchFunc(js, at+1, func(j clockJump, t vtime.Time) int { return int(j.at - t) })
-	b.jumps[name] = slices.Insert(js, i, clockJump{at, by})
-	if err := b.skews(name, scenario.ValueAt(c, "by")); err != nil {
-		return err
-	}
 	b.w.schedule(at, func() { b.w.jump(name, by) })
 	return nil
 }
 
-// maxSkew bounds a clock's skew= and a jump's by=, alone and together (see
-// skews): a clock further off would read a time of another day at any
-// moment, and a scenario's times stay within one day. A clock within it can
-// still read outside the day (12h behind at 10:00); that reading stops the
-// run (see Clock.Read).
+// maxSkew bounds a clock's skew= and a jump's by=: a clock further off
+// would read a time of another day at any moment, and a scenario's times
+// stay within one day. A clock within it can still read outside the day
+// (12h behind at 10:00, or two jumps of 12h); that reading stops the run,
+// at the line that last set the skew (see Clock.Read).
 const (
 	maxSkew    = 12 * vtime.Hour
 	withinSkew = "within 12h either way"
