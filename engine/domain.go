@@ -119,29 +119,23 @@ func (w *World) Parts() []Part { return w.parts }
 // clash with generated names (see ReserveGenerated).
 func (w *World) Declare(kind string, x scenario.Arg) error {
 	if prev, ok := w.names[x.Value]; ok {
-		return scenario.Errorf(x.Pos, "%s name %q is already used at %s", kind, x.Value, prev.pos)
+		return scenario.Errorf(x.Pos, "%s name %q is already used at %s", kind, x.Value, prev)
 	}
 	for _, g := range w.generated {
 		if isGenerated(x.Value, g.prefix, 1<<30) {
 			return scenario.Errorf(x.Pos, "%s name %q may clash with %s's generated names %s1, %s2, …", kind, x.Value, g.owner, g.prefix, g.prefix)
 		}
 	}
-	w.names[x.Value] = declaration{pos: x.Pos, kind: kind}
+	w.names[x.Value], w.kinds[x.Value] = x.Pos, kind
 	return nil
-}
-
-// declaration is where a name was declared, and what it names.
-type declaration struct {
-	pos  scenario.Pos
-	kind string // as Declare was told: "topic", "stream", ...
 }
 
 // Misnamed returns err, the error of looking x up as the name of a thing of
 // kind, or, when x names a thing of another kind, an error at x saying so:
 // "sales" is not a stream but a topic, which "unknown stream" hides.
 func (w *World) Misnamed(x scenario.Arg, kind string, err error) error {
-	if d, ok := w.names[x.Value]; ok && err != nil && d.kind != kind {
-		return scenario.Errorf(x.ValuePos, "%q is not a %s: it names the %s declared at %s", x.Value, kind, d.kind, d.pos)
+	if was, ok := w.kinds[x.Value]; ok && err != nil && was != kind {
+		return scenario.Errorf(x.ValuePos, "%q is not a %s: it names the %s declared at %s", x.Value, kind, was, w.names[x.Value])
 	}
 	return err
 }

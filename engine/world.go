@@ -233,28 +233,29 @@ type World struct {
 	seq           uint64
 	now           vtime.Time
 	hint          sizeHint
-	actors        map[string]int32       // index of each actor name in trace.actors
-	keyIDs        map[string]int32       // the dense id of every key not in numIDs, by its truth key
-	numIDs        []int32                // 1 + the dense id of the key spelling the whole number n, at n, while one target or none is declared; 0: not numbered here
-	rowIDs        map[rowOf]int32        // the ids of source rows whose key another source wrote first (see RowID)
-	keys          []keyState             // the truth about each key, by id
-	domains       []Domain               // the worlds composed, as Build was given them
-	parts         []Part                 // the composed worlds' parts, in the order of their Domains
-	owner         map[string]int         // the part that reads each world command, by command
-	faults        map[FaultKind]int      // the part that injects each world fault, by kind
-	names         map[string]declaration // every declared name, of every world, to refuse duplicates
-	generated     []generated            // names worlds will generate (a workload's W1, W2, …)
-	routes        []route                // which target each table's rows reach
-	soon          []func()               // actions that follow the current one at the same instant, before anything queued
-	actions       []Action               // what each queued entry does, by slot
-	freeSlots     []int32                // slots of actions already run
-	budget        budget                 // the work this world may still do; see budget
-	refused       error                  // why a world refused to go on (see Refuse); the world does no more once set
-	stoppedTimers int                    // timers called off (Stop) still in the queue; see skipStopped
-	drained       bool                   // the queue ran dry once and the worlds were asked to drain
-	ended         bool                   // the queue ran dry after drained and the Enders were told; implies drained
-	lines         []scenario.Pos         // where each line read starts, in file order
-	line          int32                  // the line (index into lines) the action running descends from: the line read while building, else the running event's; -1 for none (a fault, the worlds' end)
+	actors        map[string]int32        // index of each actor name in trace.actors
+	keyIDs        map[string]int32        // the dense id of every key not in numIDs, by its truth key
+	numIDs        []int32                 // 1 + the dense id of the key spelling the whole number n, at n, while one target or none is declared; 0: not numbered here
+	rowIDs        map[rowOf]int32         // the ids of source rows whose key another source wrote first (see RowID)
+	keys          []keyState              // the truth about each key, by id
+	domains       []Domain                // the worlds composed, as Build was given them
+	parts         []Part                  // the composed worlds' parts, in the order of their Domains
+	owner         map[string]int          // the part that reads each world command, by command
+	faults        map[FaultKind]int       // the part that injects each world fault, by kind
+	names         map[string]scenario.Pos // every declared name, of every world, to refuse duplicates
+	kinds         map[string]string       // what each of names names, as Declare was told: "topic", "stream", ...
+	generated     []generated             // names worlds will generate (a workload's W1, W2, …)
+	routes        []route                 // which target each table's rows reach
+	soon          []func()                // actions that follow the current one at the same instant, before anything queued
+	actions       []Action                // what each queued entry does, by slot
+	freeSlots     []int32                 // slots of actions already run
+	budget        budget                  // the work this world may still do; see budget
+	refused       error                   // why a world refused to go on (see Refuse); the world does no more once set
+	stoppedTimers int                     // timers called off (Stop) still in the queue; see skipStopped
+	drained       bool                    // the queue ran dry once and the worlds were asked to drain
+	ended         bool                    // the queue ran dry after drained and the Enders were told; implies drained
+	lines         []scenario.Pos          // where each line read starts, in file order
+	line          int32                   // the line (index into lines) the action running descends from: the line read while building, else the running event's; -1 for none (a fault, the worlds' end)
 }
 
 // sizeHint estimates how long the trace's slices will grow, so they are
