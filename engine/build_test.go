@@ -42,6 +42,7 @@ func TestBuildErrors(t *testing.T) {
 		{"unknown command", world + "sourse x key=id\n", nil, "b.tdm:6:1", `unknown command "sourse"; did you mean source?`},
 		{"unknown command, far from any", world + "colour x key=id\n", nil, "b.tdm:6:1", `unknown command "colour"; expected one of clock, target, check, expect, jump, note, source, pipeline`},
 		{"a source run as a pipeline", world + "run orders at=10:00:02\n", nil, "b.tdm:6:5", `"orders" is not a pipeline: it names the source declared at b.tdm:3:8`},
+		{"a clock no mark reads", "scenario test/b \"B\"\nclock app\nsource orders key=order_id\ntarget t sink=merge key=order_id\npipeline p from=orders to=t mark=lsn clock=app\n", nil, "b.tdm:5:44", "clock= is the clock a mark=timestamp pipeline reads at each run"},
 		{"a check named twice", world + "check rate stall=2\ncheck rate stall=5\n", nil, "b.tdm:7:7", "check rate-of-change is already on; give its settings on one check line"},
 		{"a check in its family twice", world + "check reconciliation\ncheck reconciliation-closed-interval closed=10:00:00..10:00:05\n", nil, "b.tdm:7:7", "check reconciliation-closed-interval is already on"},
 		{"a setting of another check", world + "check gap-scan closed=10:00:00..10:00:05\n", nil, "b.tdm:6:16", "closed= is a setting of reconciliation-closed-interval; put it on that check's line"},

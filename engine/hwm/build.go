@@ -105,6 +105,11 @@ func (h *world) pipeline(c scenario.Command) error {
 		x, _ := scenario.NewArgs(c, rest).Find("clock")
 		return errorf(x.ValuePos, "unknown clock %q; declare it first with `clock %s`", cfg.Clock, cfg.Clock)
 	}
+	// Only a timestamp mark reads the pipeline's clock; a knob may pair
+	// clock= with a mark that does not, as it may overlap=.
+	if x, ok := scenario.NewArgs(c, rest).Find("clock"); ok && cfg.Mark != extract.ReaderClock && !scenario.KnobSets(c, "mark") && !scenario.KnobSets(c, "clock") {
+		return errorf(x.ValuePos, "clock= is the clock a mark=timestamp pipeline reads at each run, and this pipeline's mark reads none of its own; leave clock= out")
+	}
 	p := &pipeline{cfg: cfg, target: target, marks: map[string]*markState{}}
 	var start extract.Mark
 	if hasInitial {

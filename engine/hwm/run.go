@@ -97,8 +97,15 @@ func (h *world) runRead(r *runState) {
 		tables = r.plan.only
 	}
 	r.seen, r.next = map[string]extract.Mark{}, map[string]extract.Mark{}
-	readerNow := h.w.Clock(cfg.Clock).Read(h.w.Now())
-	sourceNow := h.source.Read(h.w.Now())
+	// Only the clock the mark reads is read: a reading outside the day
+	// stops the run (engine.Clock.Read), and an unread one is no error.
+	var readerNow, sourceNow vtime.Time
+	switch cfg.Mark {
+	case extract.ReaderClock:
+		readerNow = h.w.Clock(cfg.Clock).Read(h.w.Now())
+	case extract.SourceClock:
+		sourceNow = h.source.Read(h.w.Now())
+	}
 	lastLSN := h.db.LastLSN()
 	var parts []string
 	var deleted []string // keys deleted by a commit a position read covers, which it cannot see
