@@ -233,6 +233,9 @@ func checkOne(f *scenario.File, line int, seed uint64, budget int) (scenarioRepo
 		return sr, err
 	}
 	sr.Warnings, err = notesPastTheEnd(f, longest, seed, budget)
+	for _, k := range f.UnusedKnobs() {
+		sr.Warnings = append(sr.Warnings, fmt.Sprintf("%s: knob %s is used by no line (no $%s), so its values change nothing", k.Pos, k.Name, k.Name))
+	}
 	return sr, err
 }
 

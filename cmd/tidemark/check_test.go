@@ -72,6 +72,25 @@ expect missing=none
 	assert.NotContains(t, out, "at-step=5")
 }
 
+// TestCheckWarnsOfAnUnusedKnob: a knob no line refers to is named with its
+// position; one a line uses (here second) is not.
+func TestCheckWarnsOfAnUnusedKnob(t *testing.T) {
+	src := `scenario test/knobs "Knobs"
+knob second = 10:00:02 | 10:00:04
+knob colour = red | blue
+source orders key=order_id
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders
+run extract at=$second
+expect missing=none
+`
+	f := writeFile(t, "knobs.tdm", src)
+	code, out, errOut := tidemark(t, "check", f)
+	assert.Equal(t, 0, code, "stderr: %s", errOut)
+	assert.Contains(t, out, "WARN  "+f+":3:6: knob colour is used by no line (no $colour), so its values change nothing")
+	assert.NotContains(t, out, "knob second")
+}
+
 // TestCheckUnknownCommandWithoutExpectations: a file that cannot build is
 // bad input whether or not it states expectations.
 func TestCheckUnknownCommandWithoutExpectations(t *testing.T) {

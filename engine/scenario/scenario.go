@@ -436,6 +436,26 @@ func (f *File) Resolve(set map[string]string) (Settings, error) {
 	return out, nil
 }
 
+// UnusedKnobs returns the knobs that no line refers to as $NAME: their
+// values change nothing.
+func (f *File) UnusedKnobs() []Knob {
+	used := map[string]bool{}
+	for _, c := range f.Commands {
+		for _, a := range c.Args {
+			for _, r := range refs(a.Value) {
+				used[a.Value[r[0]+1:r[1]]] = true
+			}
+		}
+	}
+	var out []Knob
+	for _, k := range f.Knobs {
+		if !used[k.Name] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // Bind returns the commands with every $knob reference replaced by its value
 // in s, which must come from Resolve.
 func (f *File) Bind(s Settings) []Command {
