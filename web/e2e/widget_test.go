@@ -249,7 +249,7 @@ func TestSandboxStopsAtTheBrowserBudget(t *testing.T) {
 	require.NoError(t, err)
 	head := "scenario sandbox/big \"Big\"\nsource orders key=order_id\ntarget fct key=order_id sink=append\npipeline extract from=orders to=fct mark=timestamp overlap=1h\n"
 
-	setSource(head + "workload txns=10000000 from=10:00:00\n")
+	setSource(head + "workload txns=10000000 from=10:00:00 every=1ms\n")
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#play-error[data-line="5"]`))))
 	assert.Contains(t, text(t, ctx, "#play-error"), "play.tdm:5:1: this scenario would schedule more than 2000000 events, rows, keys, partitions and runs; the limit here is 2000000")
 
