@@ -221,40 +221,40 @@ func (b *builder) check(c scenario.Command, enabled map[string]bool) error {
 		cfg.ClosedFrom, cfg.ClosedTo, cfg.HasClosed = from, to, true
 	}
 	cfg.StallRuns = a.Int("stall", cfg.StallRuns, 2, 1000)
-	// max= is the threshold of the one check the line names, in its unit.
+	// max= is the threshold of the one check the line names, in its unit: a
+	// count of records for most, a duration for two.
+	var count *int
+	var span *vtime.Duration
+	switch names[0] {
+	case "consumer-lag":
+		count = &cfg.MaxLag
+	case "late-records":
+		count = &cfg.MaxLate
+	case "join-recount":
+		count = &cfg.MaxUnjoined
+	case "partition-lag":
+		count = &cfg.MaxPartitionLag
+	case "average-lag":
+		count = &cfg.MaxAverageLag
+	case "dropped-records":
+		count = &cfg.MaxDropped
+	case "checkpoint-duration":
+		span = &cfg.CheckpointDuration
+	case "watermark-lag":
+		span = &cfg.WatermarkLag
+	}
+	x, hasMax := a.Find("max")
 	switch {
-	case slices.Contains(names, "consumer-lag"):
-		cfg.MaxLag = a.Int("max", cfg.MaxLag, 0, 1<<30)
-	case slices.Contains(names, "late-records"):
-		cfg.MaxLate = a.Int("max", cfg.MaxLate, 0, 1<<30)
-	case slices.Contains(names, "join-recount"):
-		cfg.MaxUnjoined = a.Int("max", cfg.MaxUnjoined, 0, 1<<30)
-	case slices.Contains(names, "partition-lag"):
-		cfg.MaxPartitionLag = a.Int("max", cfg.MaxPartitionLag, 0, 1<<30)
-	case slices.Contains(names, "average-lag"):
-		cfg.MaxAverageLag = a.Int("max", cfg.MaxAverageLag, 0, 1<<30)
-	case slices.Contains(names, "dropped-records"):
-		cfg.MaxDropped = a.Int("max", cfg.MaxDropped, 0, 1<<30)
-	case slices.Contains(names, "checkpoint-duration"):
-		if x, ok := a.Find("max"); ok {
-			d, err := vtime.ParseDuration(x.Value)
-			if err != nil || d <= 0 {
-				return errorf(x.ValuePos, "expected max= to be a positive duration such as 30s for checkpoint-duration, found %q", x.Value)
-			}
-			cfg.CheckpointDuration = d
+	case count != nil:
+		*count = a.Int("max", *count, 0, 1<<30)
+	case span != nil && hasMax:
+		d, err := vtime.ParseDuration(x.Value)
+		if err != nil || d <= 0 {
+			return errorf(x.ValuePos, "expected max= to be a positive duration such as 30s for %s, found %q", names[0], x.Value)
 		}
-	case slices.Contains(names, "watermark-lag"):
-		if x, ok := a.Find("max"); ok {
-			d, err := vtime.ParseDuration(x.Value)
-			if err != nil || d <= 0 {
-				return errorf(x.ValuePos, "expected max= to be a positive duration such as 30s for watermark-lag, found %q", x.Value)
-			}
-			cfg.WatermarkLag = d
-		}
-	default:
-		if x, ok := a.Find("max"); ok {
-			return errorf(x.Pos, "max= is the threshold of consumer-lag, late-records, watermark-lag, join-recount, partition-lag, average-lag, dropped-records and checkpoint-duration; put it on a `check` line of one of them")
-		}
+		*span = d
+	case span == nil && hasMax:
+		return errorf(x.Pos, "max= is the threshold of consumer-lag, late-records, watermark-lag, join-recount, partition-lag, average-lag, dropped-records and checkpoint-duration; put it on a `check` line of one of them")
 	}
 	if x, ok := a.Find("jump"); ok {
 		f, err := strconv.ParseFloat(strings.TrimSuffix(x.Value, "x"), 64)
