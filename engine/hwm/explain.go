@@ -78,16 +78,16 @@ func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, 
 	p := h.pipeFor(table)
 	at := &t.Events[v.CommitStep-1]
 	sent := at.Kind == engine.KindProduce // a producer's event: Kafka has no commit and no LSN for it
-	committed := prose.F("%s committed at %s (lsn %d) with updated_at %s", capital(name), at.At, v.LSN, v.UpdatedAt)
+	committed := prose.F("%s committed at %s (lsn %d) with updated_at %s", prose.Capital(name), at.At, v.LSN, v.UpdatedAt)
 	if sent {
-		committed = prose.F("%s was sent by %s at %s with updated_at %s", capital(name), table, at.At, v.UpdatedAt)
+		committed = prose.F("%s was sent by %s at %s with updated_at %s", prose.Capital(name), table, at.At, v.UpdatedAt)
 	}
 	if v.Backdated {
 		committed += ", a value set by hand"
 	}
 	switch {
 	case len(rows) == 0 && v.Op == mvcc.Delete:
-		return capital(name) + " was deleted in the source and is absent from the target, as it should be."
+		return prose.Capital(name) + " was deleted in the source and is absent from the target, as it should be."
 	case len(rows) == 0:
 		if p == nil {
 			// Through the log: a consumer group or a stream's sink
@@ -116,7 +116,7 @@ func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, 
 			}
 			by = append(by, w)
 		}
-		return prose.F("%s is in the target %d times: written by %s. A re-read into an append-only target adds a copy each time, and a copy under another key is one no merge or uniqueness check can match.", capital(name), len(rows), strings.Join(by, " and by "))
+		return prose.F("%s is in the target %d times: written by %s. A re-read into an append-only target adds a copy each time, and a copy under another key is one no merge or uniqueness check can match.", prose.Capital(name), len(rows), strings.Join(by, " and by "))
 	}
 	r := rows[0]
 	if r.Seq < v.Seq {
@@ -127,7 +127,7 @@ func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, 
 		if sent {
 			return prose.F("The target holds version %d of %s (updated_at %s); %s sent version %d at %s with updated_at %s.%s", r.Seq, name, r.UpdatedAt, table, v.Seq, at.At, v.UpdatedAt, why)
 		}
-		return prose.F("The target holds version %d of %s (updated_at %s); the source has version %d, %s.%s", r.Seq, name, r.UpdatedAt, v.Seq, strings.TrimPrefix(committed, capital(name)+" "), why)
+		return prose.F("The target holds version %d of %s (updated_at %s); the source has version %d, %s.%s", r.Seq, name, r.UpdatedAt, v.Seq, strings.TrimPrefix(committed, prose.Capital(name)+" "), why)
 	}
 	return prose.F("%s; %s copied it to the target, and it is current.", committed, writer(t, h, r))
 }
@@ -141,9 +141,3 @@ func writer(t *engine.Trace, h *Trace, r sink.Row) string {
 	return prose.F("a consumer at %s", t.Events[r.AddedStep-1].At)
 }
 
-func capital(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}

@@ -150,7 +150,7 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 		}
 		rec := *rec
 		rec.Stmts = withoutKeys(rec.Stmts, never)
-		return t.commitNarration(&rec) + " " + capital(them)
+		return t.commitNarration(&rec) + " " + prose.Capital(them)
 	}
 	if len(lost) > 0 {
 		it := "it"

@@ -27,6 +27,17 @@ func Rows(n string, keys []string) string {
 	return F("%d %s (%s … %s)", len(keys), Plural(n), strings.Join(keys[:3], ", "), keys[len(keys)-1])
 }
 
+// Capital is s with its first letter capitalised, to begin a sentence, when
+// that letter is a lower-case ASCII one; any other first character is left
+// as it is. (strings.ToUpper would bring Unicode's case tables into the
+// browser module, and cutting s[:1] from a multi-byte letter would break it.)
+func Capital(s string) string {
+	if s != "" && 'a' <= s[0] && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
+}
+
 // Plural is the plural of a noun: "orders" for "order"; a noun ending in s
 // is left as it is.
 func Plural(n string) string {

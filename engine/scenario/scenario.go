@@ -608,8 +608,13 @@ func oddSpace(r rune) (string, bool) {
 
 // codePoint writes r as U+XXXX.
 func codePoint(r rune) string {
-	h := strings.ToUpper(strconv.FormatInt(int64(r), 16))
-	return "U+" + strings.Repeat("0", max(0, 4-len(h))) + h
+	h := []byte(strconv.FormatInt(int64(r), 16))
+	for i, c := range h {
+		if 'a' <= c && c <= 'f' {
+			h[i] = c - 'a' + 'A' // upper case without strings.ToUpper's Unicode tables
+		}
+	}
+	return "U+" + strings.Repeat("0", max(0, 4-len(h))) + string(h)
 }
 
 // lexQuoted reads a double-quoted string starting at runes[i] == '"'.
