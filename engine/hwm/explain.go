@@ -140,4 +140,3 @@ func writer(t *engine.Trace, h *Trace, r sink.Row) string {
 	}
 	return prose.F("a consumer at %s", t.Events[r.AddedStep-1].At)
 }
-

@@ -374,7 +374,6 @@ func joinAnd(xs []string) string {
 	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
-
 func limitList(xs []string, n int) []string {
 	if len(xs) <= n {
 		return xs
