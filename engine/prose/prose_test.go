@@ -48,3 +48,19 @@ func TestErrorfWraps(t *testing.T) {
 	assert.Equal(t, `invalid time "9:00": expected HH:MM:SS`, err.Error())
 	assert.ErrorIs(t, err, base)
 }
+
+// TestCapital: a sentence's first ASCII letter is capitalised; anything
+// else, a multi-byte letter included, is left whole.
+func TestCapital(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                   "",
+		"order 3 is late":    "Order 3 is late",
+		"Already":            "Already",
+		"3 rows":             "3 rows",
+		"élan stays":         "élan stays",
+		"ünter has no ascii": "ünter has no ascii",
+		"z":                  "Z",
+	} {
+		assert.Equal(t, want, prose.Capital(in), "%q", in)
+	}
+}
