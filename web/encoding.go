@@ -13,9 +13,11 @@ import (
 // same key copies it), which spares the allocations of Header.Set on paths
 // that answer tens of thousands of requests a second.
 const (
+	hdrAcceptRanges    = "Accept-Ranges"
 	hdrCacheControl    = "Cache-Control"
 	hdrContentEncoding = "Content-Encoding"
 	hdrContentLength   = "Content-Length"
+	hdrContentRange    = "Content-Range"
 	hdrContentType     = "Content-Type"
 	hdrETag            = "Etag" // http.CanonicalHeaderKey("ETag")
 	hdrVary            = "Vary"
@@ -29,6 +31,7 @@ var (
 	htmlType           = one("text/html; charset=utf-8")
 	noCache            = one(cacheRevalidate)
 	noStore            = one("no-store")
+	acceptBytes        = one("bytes")
 	immutable          = one(cacheImmutable)
 )
 

@@ -10,9 +10,9 @@ import (
 	"net/http"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/tidemark/tidemark/web/internal/assetpack"
 	"github.com/tidemark/tidemark/web/internal/shrink"
@@ -187,8 +187,8 @@ func (t *assetTable) precompressAll() error {
 //
 // This is the hottest path of the server, so it writes the header map
 // directly with values made once per asset (see encoding.go) and sends the
-// body in one write with its Content-Length, whatever its encoding; only a
-// Range request goes through http.ServeContent.
+// body in one write with its Content-Length, whatever its encoding, a
+// Range request's part included (see byteRange).
 func (t *assetTable) serveStatic(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	a, cache := t.byHashed[name], immutable
@@ -227,18 +227,76 @@ func (t *assetTable) serveStatic(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	if v.encoding == nil && r.Header["Range"] != nil {
-		// ServeContent answers Range and If-Range for the plain body.
-		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(v.body))
-		return
+	body, status := v.body, http.StatusOK
+	if v.encoding == nil {
+		h[hdrAcceptRanges] = acceptBytes
+		if first, last, ok := byteRange(r, v); ok {
+			size := strconv.Itoa(len(v.body))
+			if first > last {
+				h[hdrContentRange] = []string{"bytes */" + size}
+				http.Error(w, "416 requested range not satisfiable", http.StatusRequestedRangeNotSatisfiable)
+				return
+			}
+			h[hdrContentRange] = []string{"bytes " + strconv.Itoa(first) + "-" + strconv.Itoa(last) + "/" + size}
+			body, status = v.body[first:last+1], http.StatusPartialContent
+		}
 	}
 	if v.encoding != nil {
 		h[hdrContentEncoding] = v.encoding
 	}
 	h[hdrContentLength] = v.length
-	w.WriteHeader(http.StatusOK)
+	if status == http.StatusPartialContent {
+		h[hdrContentLength] = []string{strconv.Itoa(len(body))}
+	}
+	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		_, _ = writeShared(w, v.body)
+		// A part is a slice of the shared body: a Range request costs no
+		// copy of the file, however many are in flight.
+		_, _ = writeShared(w, body)
+	}
+}
+
+// byteRange reads the Range field of a GET for v's plain body: ok when it
+// asks for one range and If-Range, if any, names v's ETag, with first >
+// last when that range lies past the end (416). Anything else (several
+// ranges, a Range this does not read, a stale If-Range) gets the whole file,
+// which a server may always send instead of parts (RFC 9110, 14.2): as
+// multipart/byteranges each request would be a copy of the file in memory.
+func byteRange(r *http.Request, v *variant) (first, last int, ok bool) {
+	spec, found := strings.CutPrefix(r.Header.Get("Range"), "bytes=")
+	if !found || r.Method != http.MethodGet || strings.Contains(spec, ",") {
+		return 0, 0, false
+	}
+	if ir := r.Header.Get("If-Range"); ir != "" && ir != v.etag[0] {
+		return 0, 0, false
+	}
+	a, b, found := strings.Cut(strings.TrimSpace(spec), "-")
+	if !found {
+		return 0, 0, false
+	}
+	size := len(v.body)
+	switch {
+	case a == "": // the last b bytes
+		n, err := strconv.Atoi(b)
+		if err != nil || n <= 0 || strings.HasPrefix(b, "+") {
+			return 0, 0, false
+		}
+		return max(size-n, 0), size - 1, size > 0
+	default:
+		f, err := strconv.Atoi(a)
+		if err != nil || f < 0 || strings.HasPrefix(a, "+") {
+			return 0, 0, false
+		}
+		l := size - 1
+		if b != "" {
+			if l, err = strconv.Atoi(b); err != nil || l < f || strings.HasPrefix(b, "+") {
+				return 0, 0, false
+			}
+		}
+		if f >= size {
+			return 1, 0, true // past the end: 416
+		}
+		return f, min(l, size-1), true
 	}
 }
 

@@ -84,14 +84,21 @@ func TestSharedBodiesAreHandedOn(t *testing.T) {
 	for _, c := range []struct{ path, accept string }{
 		{AssetURL("app.css"), ""}, {AssetURL("app.css"), "gzip"}, {AssetURL("app.css"), "br"},
 		{"/kept", ""}, {"/kept", "br"},
+		{AssetURL("app.css"), "range"}, // a part is a slice of the kept body
 	} {
 		var first []byte
 		for range 2 {
 			req := httptest.NewRequest(http.MethodGet, c.path, nil)
 			req.Header.Set("Accept-Encoding", c.accept)
+			status := http.StatusOK
+			if c.accept == "range" {
+				req.Header.Del("Accept-Encoding")
+				req.Header.Set("Range", "bytes=10-19")
+				status = http.StatusPartialContent
+			}
 			w := &sharedRecorder{ResponseRecorder: httptest.NewRecorder()}
 			h.ServeHTTP(w, req)
-			require.Equal(t, http.StatusOK, w.Code, c)
+			require.Equal(t, status, w.Code, c)
 			require.Len(t, w.shared, 1, "%v: the body is handed on whole, once", c)
 			assert.Equal(t, w.Body.Bytes(), w.shared[0], c)
 			if first == nil {
@@ -138,9 +145,40 @@ func TestStaticRange(t *testing.T) {
 	assert.Equal(t, orig[10:20], rec.Body.Bytes())
 	assert.Equal(t, etag, rec.Header().Get("ETag"))
 
+	assert.Equal(t, "bytes 10-19/"+strconv.Itoa(len(orig)), rec.Header().Get("Content-Range"))
+	assert.Equal(t, "10", rec.Header().Get("Content-Length"))
+	assert.Equal(t, "bytes", rec.Header().Get("Accept-Ranges"))
+
 	rec = get(h, u, "Range", "bytes=10-19", "If-Range", `"0000000000000000"`)
 	assert.Equal(t, http.StatusOK, rec.Code, "a stale If-Range gets the whole file")
 	assert.Equal(t, orig, rec.Body.Bytes())
+	rec = get(h, u, "Range", "bytes=10-19", "If-Range", etag)
+	assert.Equal(t, http.StatusPartialContent, rec.Code, "a current If-Range gets the part")
+
+	n := len(orig)
+	for spec, want := range map[string][]byte{
+		"bytes=-5":                         orig[n-5:],
+		"bytes=-99999999":                  orig,
+		"bytes=5-":                         orig[5:],
+		"bytes=0-99999999":                 orig,
+		"bytes=" + strconv.Itoa(n-1) + "-": orig[n-1:],
+	} {
+		rec = get(h, u, "Range", spec)
+		require.Equal(t, http.StatusPartialContent, rec.Code, spec)
+		assert.Equal(t, want, rec.Body.Bytes(), spec)
+		assert.Equal(t, strconv.Itoa(len(want)), rec.Header().Get("Content-Length"), spec)
+	}
+	rec = get(h, u, "Range", "bytes="+strconv.Itoa(n)+"-")
+	assert.Equal(t, http.StatusRequestedRangeNotSatisfiable, rec.Code, "a range past the end")
+	assert.Equal(t, "bytes */"+strconv.Itoa(n), rec.Header().Get("Content-Range"))
+	// Several ranges, or one this does not read, get the whole file, as a
+	// server may always answer: parts as multipart/byteranges would each
+	// be a copy of the file.
+	for _, spec := range []string{"bytes=0-1,5-6", "bytes=9-3", "bytes=x-", "bytes=-0", "lines=1-2", "bytes=+1-2"} {
+		rec = get(h, u, "Range", spec)
+		assert.Equal(t, http.StatusOK, rec.Code, spec)
+		assert.Equal(t, orig, rec.Body.Bytes(), spec)
+	}
 }
 
 // TestPagesInBrotli: a page is brotli for a client that prefers it, gzip for

@@ -78,14 +78,24 @@ func refuse(ctx *fasthttp.RequestCtx, err error) {
 	var netErr net.Error
 	switch {
 	case errors.As(err, &small):
-		ctx.Error("431 Request Header Fields Too Large", http.StatusRequestHeaderFieldsTooLarge)
+		plainError(ctx, "431 Request Header Fields Too Large", http.StatusRequestHeaderFieldsTooLarge)
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		ctx.Error("413 Request Entity Too Large", http.StatusRequestEntityTooLarge)
+		plainError(ctx, "413 Request Entity Too Large", http.StatusRequestEntityTooLarge)
 	case errors.As(err, &netErr) && netErr.Timeout():
-		ctx.Error("408 Request Timeout", http.StatusRequestTimeout)
+		plainError(ctx, "408 Request Timeout", http.StatusRequestTimeout)
 	default:
-		ctx.Error("400 Bad Request", http.StatusBadRequest)
+		plainError(ctx, "400 Bad Request", http.StatusBadRequest)
 	}
+}
+
+// plainError answers ctx with status and msg as plain text, with the
+// security fields every response of the site carries (docs/security.md,
+// "Headers"): these answers never reach the site's handler, which adds
+// them to the rest.
+func plainError(ctx *fasthttp.RequestCtx, msg string, status int) {
+	ctx.Error(msg, status)
+	ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
+	ctx.Response.Header.Set("Content-Security-Policy", "default-src 'none'")
 }
 
 // adapt runs h for each request fasthttp read. Each request gets an
@@ -96,9 +106,21 @@ func refuse(ctx *fasthttp.RequestCtx, err error) {
 // as net/http's server does; the panic is logged, not fatal.
 func adapt(h http.Handler, logger *slog.Logger) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
+		// What net/http refuses before its handler runs: a version other
+		// than HTTP/1.x, and an expectation other than 100-continue.
+		if p := string(ctx.Request.Header.Protocol()); p != "HTTP/1.1" && p != "HTTP/1.0" {
+			plainError(ctx, "505 HTTP Version Not Supported", http.StatusHTTPVersionNotSupported)
+			ctx.SetConnectionClose()
+			return
+		}
+		if e := ctx.Request.Header.Peek("Expect"); len(e) > 0 && !strings.EqualFold(string(e), "100-continue") {
+			plainError(ctx, "417 Expectation Failed", http.StatusExpectationFailed)
+			ctx.SetConnectionClose()
+			return
+		}
 		r, err := netRequest(ctx)
 		if err != nil {
-			ctx.Error("400 Bad Request: "+err.Error(), http.StatusBadRequest)
+			plainError(ctx, "400 Bad Request: "+err.Error(), http.StatusBadRequest)
 			ctx.SetConnectionClose()
 			return
 		}
@@ -110,7 +132,7 @@ func adapt(h http.Handler, logger *slog.Logger) fasthttp.RequestHandler {
 					logger.Error("serve: panic in handler", "path", r.URL.Path, "panic", fmt.Sprint(p))
 				}
 				ctx.Response.Reset()
-				ctx.Error("the request could not be answered", http.StatusInternalServerError)
+				plainError(ctx, "the request could not be answered", http.StatusInternalServerError)
 				ctx.SetConnectionClose()
 			}
 			// The handler is done with w (the site's handler keeps no

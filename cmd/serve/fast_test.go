@@ -209,6 +209,8 @@ func TestFastServerRefusesWhatNetHTTPRefuses(t *testing.T) {
 		"a Host not":        {"GET / HTTP/1.1\r\nHost: a b\r\n\r\n", http.StatusBadRequest},
 		"a relative target": {"GET play HTTP/1.1\r\nHost: a\r\n\r\n", http.StatusBadRequest},
 		"HTTP/1.0, no Host": {"GET /healthz HTTP/1.0\r\n\r\n", http.StatusOK},
+		"HTTP/2.0":          {"GET /healthz HTTP/2.0\r\nHost: a\r\n\r\n", http.StatusHTTPVersionNotSupported},
+		"a strange Expect":  {"GET /healthz HTTP/1.1\r\nHost: a\r\nExpect: bogus\r\n\r\n", http.StatusExpectationFailed},
 		"a large head":      {"GET / HTTP/1.1\r\nHost: a\r\nX-Big: " + strings.Repeat("x", maxHeaderBytes) + "\r\n\r\n", http.StatusRequestHeaderFieldsTooLarge},
 		// Refused from its Content-Length, before the body is read (the
 		// body is not sent: the server closes the connection at once).
@@ -218,6 +220,10 @@ func TestFastServerRefusesWhatNetHTTPRefuses(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			resp := raw(t, fast, c.request)
 			assert.Equal(t, c.status, resp.StatusCode)
+			// Refusals the handler never sees carry the fields every
+			// response of the site does.
+			assert.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"))
+			assert.NotEmpty(t, resp.Header.Get("Content-Security-Policy"))
 		})
 	}
 	resp, err := http.Get(fast + "/healthz")
@@ -239,6 +245,7 @@ func TestFastServerSurvivesAPanic(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
 	assert.True(t, resp.Close, "the connection is closed")
+	assert.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"))
 
 	resp, err = http.Get(fast + "/ok")
 	require.NoError(t, err)
