@@ -225,7 +225,7 @@ func Evaluate(cfg Config, o Observation) []Result {
 	var out []Result
 	for i, name := range Names {
 		if len(cfg.Enabled) == 0 && (!o.Pipelines && i < 6 || o.Log == nil && isLogCheck(name) || o.Stream == nil && isStreamCheck(name) ||
-			isJobCheck(name) && (o.Stream == nil || o.Stream.Job == nil)) {
+			isJobCheck(name) && (o.Stream == nil || o.Stream.Job == nil) || o.Stream != nil && !o.Stream.has(name)) {
 			continue
 		}
 		if len(cfg.Enabled) > 0 && !cfg.Enabled[name] {

@@ -81,9 +81,11 @@ func TestEvaluateOrderAndSelection(t *testing.T) {
 	for _, r := range rs {
 		names = append(names, r.Name)
 	}
-	assert.Equal(t, slices.DeleteFunc(slices.Clone(check.Names), func(n string) bool { return slices.Contains(jobChecks, n) }), names,
-		"a stream job with no checkpoints, buffers, sinks or aggregates runs none of the job's checks")
-	rs = check.Evaluate(check.DefaultConfig(), check.Observation{Source: source{}, Pipelines: true, Log: &check.LogView{}, Stream: &check.StreamView{Job: &check.JobView{}}})
+	windowChecks := []string{"late-records", "recount", "window-counts", "join-recount"}
+	assert.Equal(t, slices.DeleteFunc(slices.Clone(check.Names), func(n string) bool { return slices.Contains(jobChecks, n) || slices.Contains(windowChecks, n) }), names,
+		"a stream with no window, join, checkpoint, buffer, sink or aggregate runs only watermark-lag of the stream's checks")
+	rs = check.Evaluate(check.DefaultConfig(), check.Observation{Source: source{}, Pipelines: true, Log: &check.LogView{}, Stream: &check.StreamView{
+		Operators: []check.StreamOperator{{}}, Windows: []check.WindowCount{{}}, Joins: []check.JoinCount{{}}, Job: &check.JobView{}}})
 	names = names[:0]
 	for _, r := range rs {
 		names = append(names, r.Name)

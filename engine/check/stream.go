@@ -113,6 +113,23 @@ type JoinCount struct {
 	Absent   int // of those, pairs the join's target does not have
 }
 
+// has reports whether the streams have what the stream check name reads:
+// windows for late-records and window-counts, joins for join-recount,
+// windows or a job's loaded tables for recount. Any other check, yes.
+func (v *StreamView) has(name string) bool {
+	switch name {
+	case "late-records":
+		return len(v.Operators) > 0
+	case "window-counts":
+		return len(v.Windows) > 0
+	case "join-recount":
+		return len(v.Joins) > 0
+	case "recount":
+		return len(v.Windows) > 0 || v.Job != nil && len(v.Job.Tables) > 0
+	}
+	return true
+}
+
 func isStreamCheck(name string) bool {
 	switch name {
 	case "late-records", "watermark-lag", "recount", "window-counts", "join-recount":
