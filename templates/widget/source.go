@@ -364,16 +364,19 @@ func runBox(b *builder, v *atStep, p *extract.Config) {
 	default:
 		read := listWords(cur.Keys, 6)
 		state, holds := "", false
+		// The rows are dropped once the crash has happened, not before:
+		// at an earlier step the run still holds them.
+		dropped := cur.Crashed && cur.EndStep > 0 && cur.EndStep <= n
 		switch {
 		case cur.WriteStep > 0 && cur.WriteStep <= n:
 			state = "wrote " + plural(cur.Written, "row")
 			if cur.MarkStep > 0 && cur.MarkStep <= n {
 				state += " and stored its mark"
 			}
-		case cur.Crashed && cur.EndStep > 0 && cur.EndStep <= n:
+		case dropped:
 			state = "crashed before writing: the rows it read are dropped"
 		default:
-			state, holds = "holds them; writing next", true
+			state, holds = [...]string{"writing next", "holds it; writing next", "holds them; writing next"}[min(len(cur.Keys), 2)], true
 		}
 		b.open("p", "class", "tm-run-state")
 		b.el("strong", "Run at "+cur.At.String())
@@ -390,12 +393,12 @@ func runBox(b *builder, v *atStep, p *extract.Config) {
 				if cur.ReadStep == n {
 					attrs = append(attrs, "data-from", "src:"+target+":"+k, "data-new", "on")
 				}
-				if cur.Crashed {
+				if dropped {
 					attrs = append(attrs, "data-state", "dropped")
 				}
 				b.open("li", attrs...)
 				b.el("span", k, "class", "tm-chip-key")
-				if cur.Crashed {
+				if dropped {
 					b.el("span", "✕ dropped", "class", "tm-chip-note")
 				}
 				b.close("li")

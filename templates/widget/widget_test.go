@@ -368,6 +368,33 @@ func TestRenderRowsInFlight(t *testing.T) {
 	}
 }
 
+// TestRenderRowsDroppedOnlyOnceCrashed: a crash between a run's read and
+// its write drops the rows it holds at the crash's step, not before: at the
+// read's step the chips are held, not marked dropped.
+func TestRenderRowsDroppedOnlyOnceCrashed(t *testing.T) {
+	orig := run(t, "hwm/visibility-gap", map[string]string{"mark": "lsn"})
+	read := hwm.Of(orig).Runs[1].ReadStep
+	tr, err := engine.RunWithFaults(bundled(t, "hwm/visibility-gap"), orig.Settings, 1, worlds.All(), []engine.Fault{{AfterStep: read, Kind: hwm.FaultCrash}})
+	require.NoError(t, err)
+	r := hwm.Of(tr).Runs[1]
+	require.True(t, r.Crashed)
+	require.Greater(t, r.EndStep, read)
+
+	held := draw(t, tr, widget.State{Step: read, ShowTruth: true, BasePath: gapBase})
+	chips := held.ByTestID("inflight")
+	require.Equal(t, []string{"3", "4"}, keysOf(chips))
+	for _, c := range chips {
+		assert.False(t, htmltest.HasAttr(c, "data-state"), "step %d is before the crash: the run still holds the row", read)
+	}
+	assert.Contains(t, htmltest.Text(held.One(t, "run")), "holds them; writing next")
+
+	crashed := draw(t, tr, widget.State{Step: r.EndStep, ShowTruth: true, BasePath: gapBase})
+	for _, c := range crashed.ByTestID("inflight") {
+		assert.Equal(t, "dropped", htmltest.Attr(c, "data-state"))
+	}
+	assert.Contains(t, htmltest.Text(crashed.One(t, "run")), "crashed before writing")
+}
+
 // TestRenderMarksOfEveryKind: a timestamp mark and an lsn mark are both
 // drawn on the source chart, and said in words under it.
 func TestRenderMarksOfEveryKind(t *testing.T) {
