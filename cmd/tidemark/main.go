@@ -289,7 +289,7 @@ func linkSettings(ref string, f *scenario.File, set setFlags, seed *uint64, seed
 	if v := q.Get("seed"); v != "" && !seedGiven {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			return fmt.Errorf("link: seed=%s is not a whole number", v)
+			return fmt.Errorf("link: seed=%s is not a seed (a whole number from 0 up)", v)
 		}
 		*seed = n
 	}

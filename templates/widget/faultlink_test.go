@@ -142,7 +142,7 @@ func TestALinkWithAnUnreadablePairKeepsTheRest(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 14, s.st.Step, "the readable pairs still count")
 	assert.Contains(t, s.st.Message, "Part of this page's address could not be read")
-	assert.Contains(t, s.st.Message, "seed=abc is not a whole number; using seed 1")
+	assert.Contains(t, s.st.Message, "seed=abc is not a seed (a whole number from 0 up); using seed 1")
 	assert.Equal(t, uint64(1), s.seed)
 
 	s, err = OpenLink("tm", src, name, "/scenarios/hwm/visibility-gap", "step=3", false, worlds.All())
@@ -198,7 +198,8 @@ func TestSeedOfTakesTheLastValue(t *testing.T) {
 		{Values{}, 1, ""},
 		{Values{"seed": {"7"}}, 7, ""},
 		{Values{"seed": {"abc", "2"}}, 2, ""},
-		{Values{"seed": {"2", "abc"}}, 1, "the link's seed=abc is not a whole number; using seed 1"},
+		{Values{"seed": {"2", "abc"}}, 1, "the link's seed=abc is not a seed (a whole number from 0 up); using seed 1"},
+		{Values{"seed": {"-1"}}, 1, "the link's seed=-1 is not a seed (a whole number from 0 up); using seed 1"},
 		{Values{"seed": {""}}, 1, ""},
 	} {
 		seed, problem := SeedOf(tc.q)

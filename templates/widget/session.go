@@ -119,7 +119,7 @@ func SeedOf(q Values) (seed uint64, problem string) {
 	v := vs[len(vs)-1]
 	n, err := strconv.ParseUint(v, 10, 64)
 	if err != nil {
-		return 1, "the link's seed=" + Clip(v) + " is not a whole number; using seed 1"
+		return 1, "the link's seed=" + Clip(v) + " is not a seed (a whole number from 0 up); using seed 1"
 	}
 	return n, ""
 }
