@@ -222,6 +222,12 @@ func TestPresenterMode(t *testing.T) {
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('.tm-live').checkVisibility({visibilityProperty: true})`), "nothing shows while blank")
 	key(t, ctx, "b")
 	assert.False(t, eval[bool](t, ctx, `document.documentElement.classList.contains("tm-blank")`))
+	// A step key on a blank screen only shows it again, on the step the
+	// room last saw; the next press steps.
+	key(t, ctx, "b")
+	key(t, ctx, kb.PageDown)
+	assert.False(t, eval[bool](t, ctx, `document.documentElement.classList.contains("tm-blank")`))
+	assert.Equal(t, 15, step(t, ctx), "the key that shows the screen does not step")
 
 	// The address keeps the step and the knobs: a reload presents the same.
 	time.Sleep(300 * time.Millisecond) // the address follows a step within 200 ms
@@ -793,6 +799,17 @@ func TestPresenterNotesWindowSetsTheRoomsKnobsAndFaults(t *testing.T) {
 	press(t, notes, `[data-testid="btn-undo"]`)
 	roomHas(`!q.has("fault") && q.get("mark") === "lsn"`, "Undo in the notes window takes the room's fault off")
 	assert.True(t, eval[bool](t, room, `window.sameRoom === true`))
+
+	// A knob clicked with the mouse gives the arrows back to the clicker:
+	// the next → steps, and the knob does not turn under it.
+	waitReady(t, notes)
+	click(t, notes, `label[for="tm-knob-mark-timestamp"]`)
+	roomHas(`!q.has("mark") && document.querySelector('[data-testid="knob-mark-timestamp"]').checked`, "the room takes the clicked mark")
+	waitReady(t, notes)
+	was := step(t, notes)
+	key(t, notes, kb.ArrowRight)
+	waitStep(t, notes, was+1, "→ steps after a click on a knob")
+	assert.True(t, eval[bool](t, notes, `document.querySelector('[data-testid="knob-mark-timestamp"]').checked`), "the knob did not turn")
 	assert.Empty(t, pageProblems(t, room))
 	assert.Empty(t, pageProblems(t, notes))
 }
@@ -877,11 +894,12 @@ func TestNotesWindowKnowsTheRoomIsShownAgain(t *testing.T) {
 	assert.True(t, eval[bool](t, notes, lineShown), "and the notes window still says so")
 	blur(t, room)
 	key(t, room, kb.PageDown)
-	roomBlank(false, "a step in the room shows it again")
-	// The room's messages arrive in order: once the step has, so has the
-	// news that the screen shows the stage.
-	waitStep(t, notes, 14, "the notes window follows the room's step")
-	assert.False(t, eval[bool](t, notes, lineShown), "the notes window no longer says the room is blank")
+	roomBlank(false, "a step key in the room shows it again")
+	assert.Equal(t, 13, step(t, room), "on the step it left: the key only shows the screen again")
+	_, err := chromedp.Run(notes, chromedp.Poll[bool](`!`+lineShown, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the notes window no longer says the room is blank")
+	key(t, room, kb.PageDown)
+	waitStep(t, notes, 14, "the next press steps, and the notes window follows")
 	blur(t, notes)
 	key(t, notes, "b")
 	roomBlank(true, "B in the notes window blanks the room at the first press")

@@ -417,6 +417,9 @@
       this.host.addEventListener("input", (e) => this.onInput(e));
       this.host.addEventListener("submit", (e) => e.preventDefault());
       this.host.addEventListener("keydown", (e) => this.onKey(e));
+      // Whether the focus last came by the pointer or by Tab (see handleKey).
+      this.host.addEventListener("pointerdown", () => { this.byPointer = true; });
+      this.host.addEventListener("keydown", (e) => { if (e.key === "Tab") this.byPointer = false; }, true);
       // The stage's folded parts are drawn once opened (see State.TextOpen).
       this.host.addEventListener("toggle", (e) => {
         const fold = e.target.dataset && e.target.dataset.fold;
@@ -871,23 +874,29 @@
         const clicker = e.key === "PageUp" || e.key === "PageDown";
         // The scrubber, a list and a knob's radio buttons move with their
         // own arrows, Home and End; a clicker's PageUp and PageDown step.
-        if (!clicker && is("input[type=range], select, input[type=radio]")) return false;
+        // Presenting, a control the mouse last focused (a knob just
+        // clicked) gives its arrows to the clicker: the knob must not turn
+        // under the next press in front of the room. One reached by Tab
+        // keeps them.
+        if (!clicker && !(presenting && this.byPointer) && is("input[type=range], select, input[type=radio]")) return false;
         // A chart or a panel wider than its box, focused to be read, scrolls
         // with the side arrows as the browser gives them; in presenter mode
         // they step, as a clicker's do.
         if (!presenting && (e.key === "ArrowLeft" || e.key === "ArrowRight") && t.tabIndex >= 0 && t.scrollWidth > t.clientWidth + 1 && !is("a, button")) return false;
         if (quiet && e.key !== "ArrowLeft" && e.key !== "ArrowRight") return false;
         e.preventDefault();
-        this.unblank();
+        // A blank screen comes back on the step it left, whatever key
+        // brings it back: the room sees where the presenter stopped.
+        if (this.unblank()) return true;
         this.stop();
         this.seek(keys[e.key]);
         return true;
       }
       if (e.key === " " && !quiet && (presenting || !is("button, a, input, select, summary"))) {
         // In presenter mode space steps, as a clicker's does; elsewhere it
-        // plays and pauses.
+        // plays and pauses. On a blank screen it only shows it again.
         e.preventDefault();
-        this.unblank();
+        if (this.unblank()) return true;
         if (presenting) {
           this.stop();
           this.seek(e.shiftKey ? back : forward);
@@ -943,8 +952,9 @@
       return false;
     }
 
+    // unblank shows a blank screen again, and reports whether it was blank.
     unblank() {
-      this.blank(false);
+      return this.blank(false);
     }
 
     // setRoomBlank records in the notes window that the room's screen is
@@ -964,15 +974,17 @@
       this.blankLine.hidden = !on;
     }
 
-    // blank blanks the screen (on) or shows it again. The room's window
+    // blank blanks the screen (on) or shows it again, and reports whether
+    // that changed anything. The room's window
     // tells the notes window each change, so that B there, after the
     // room's own key or a step showed the stage again, blanks it at the
     // first press rather than the second.
     blank(on) {
       const root = document.documentElement.classList;
-      if (root.contains("tm-blank") === on) return;
+      if (root.contains("tm-blank") === on) return false;
       root.toggle("tm-blank", on);
       if (this.presentMode === "on" && this.peer) this.peer.postMessage({ roomBlank: on });
+      return true;
     }
 
     // showJob puts the stream job's panel in the pipeline's place in
