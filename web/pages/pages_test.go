@@ -149,8 +149,8 @@ func TestScenarioPageQuery(t *testing.T) {
 		{"colour=red&step=3", "no knob colour", "3"},
 		{"step=x", "step=x is not a step number", "0"},
 		{"step=999", "Step 999 is past the end; this scenario has 24 steps", "24"},
-		{"seed=abc", "seed=abc is not a whole number", "0"},
-		{"seed=" + strings.Repeat("x", 100_000), "seed=" + strings.Repeat("x", 40) + "… is not a whole number", "0"},
+		{"seed=abc", "seed=abc is not a seed (a whole number from 0 up)", "0"},
+		{"seed=" + strings.Repeat("x", 100_000), "seed=" + strings.Repeat("x", 40) + "… is not a seed (a whole number from 0 up)", "0"},
 		{"step=5&mark=lsn;x=1", "Part of this page's address could not be read (invalid semicolon separator in query), so it was left out", "5"},
 		{"step=4&a=%zz", `Part of this page's address could not be read (invalid URL escape "%zz"), so it was left out`, "4"},
 	} {
