@@ -306,12 +306,20 @@ func (t *Trace) LiveAt(n int) []VersionRecord {
 	return out
 }
 
+// TargetNamed returns the history of the target named name, or nil.
+func (t *Trace) TargetNamed(name string) *TargetHistory {
+	for i := range t.Targets {
+		if t.Targets[i].Name == name {
+			return &t.Targets[i]
+		}
+	}
+	return nil
+}
+
 // TargetAt returns the rows of the named target present after step n.
 func (t *Trace) TargetAt(name string, n int) []sink.Row {
-	for _, h := range t.Targets {
-		if h.Name == name {
-			return sink.At(h.Rows, int32(t.clampStep(n)))
-		}
+	if h := t.TargetNamed(name); h != nil {
+		return sink.At(h.Rows, int32(t.clampStep(n)))
 	}
 	return nil
 }

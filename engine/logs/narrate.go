@@ -166,10 +166,8 @@ func (l *Trace) TopicNamed(name string) *TopicHistory {
 }
 
 func targetMode(t *engine.Trace, name string) (m sink.Mode) {
-	for _, h := range t.Targets {
-		if h.Name == name {
-			return h.Mode
-		}
+	if h := t.TargetNamed(name); h != nil {
+		return h.Mode
 	}
 	return m
 }

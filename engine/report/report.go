@@ -275,15 +275,6 @@ func amountWidth(rows []sink.Row) int {
 	return w
 }
 
-// targetKey is the key column of the target named name.
-func targetKey(t *engine.Trace, name string) string {
-	for _, h := range t.Targets {
-		if h.Name == name {
-			return h.Key
-		}
-	}
-	return "key"
-}
 
 func list(xs []string) string {
 	if len(xs) == 0 {

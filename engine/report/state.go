@@ -443,8 +443,8 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 			for _, row := range x.Rows {
 				amounts = amounts || row.Amount != 0
 			}
-			if amounts {
-				as = ", rows as " + targetKey(t, x.Target) + "=amount"
+			if h := t.TargetNamed(x.Target); amounts && h != nil {
+				as = ", rows as " + h.Key + "=amount"
 			}
 			for _, row := range x.Rows {
 				if amounts {
