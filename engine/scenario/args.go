@@ -122,7 +122,7 @@ var errPastADay = errors.New("past the end of the day")
 // lines describe (a 25 is a typo for a 15 or a 23 more often than a plan).
 func ParseDayTime(s string) (vtime.Time, error) {
 	t, err := vtime.ParseTime(s)
-	if err == nil && t >= vtime.Time(24*vtime.Hour) {
+	if err == nil && t >= vtime.Day {
 		return t, prose.Errorf("%q: %w", s, errPastADay)
 	}
 	return t, err
