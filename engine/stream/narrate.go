@@ -58,22 +58,22 @@ func (t *Trace) Narration(e *engine.Event) string {
 	case noteEnd:
 		// Only the windows and joins that read the stream are named.
 		s := t.Streams[n.who]
-		open, then := "", ""
+		open, so := "", []string(nil)
 		for _, wh := range t.Windows {
 			if wh.Stream == s.Name {
-				open, then = ", and would keep its last windows open", ", so every window left open fires"
+				open, so = ", and would keep its last windows open", []string{"every window left open fires"}
+				break
 			}
 		}
 		for _, jh := range t.Joins {
 			if jh.Left == s.Name || jh.Right == s.Name {
-				if then == "" {
-					then = ", so"
-				} else {
-					then += " and"
-				}
-				then += " every join releases what it buffers"
+				so = append(so, "every join releases what it buffers")
 				break
 			}
+		}
+		then := ""
+		if len(so) > 0 {
+			then = ", so " + strings.Join(so, " and ")
 		}
 		return prose.F("%s has read everything %s holds: its input ends (the run reads the topic as bounded input; an unbounded Kafka source never ends%s), and its watermark jumps to the end of time%s.", s.Name, s.Topic, open, then)
 	case noteFire, noteFireEnd:
