@@ -227,7 +227,7 @@ func (t *assetTable) serveStatic(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	body, status := v.body, http.StatusOK
+	body, status, length := v.body, http.StatusOK, v.length
 	if v.encoding == nil {
 		h[hdrAcceptRanges] = acceptBytes
 		if first, last, ok := byteRange(r, v); ok {
@@ -239,15 +239,13 @@ func (t *assetTable) serveStatic(w http.ResponseWriter, r *http.Request) {
 			}
 			h[hdrContentRange] = []string{"bytes " + strconv.Itoa(first) + "-" + strconv.Itoa(last) + "/" + size}
 			body, status = v.body[first:last+1], http.StatusPartialContent
+			length = []string{strconv.Itoa(len(body))}
 		}
 	}
 	if v.encoding != nil {
 		h[hdrContentEncoding] = v.encoding
 	}
-	h[hdrContentLength] = v.length
-	if status == http.StatusPartialContent {
-		h[hdrContentLength] = []string{strconv.Itoa(len(body))}
-	}
+	h[hdrContentLength] = length
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		// A part is a slice of the shared body: a Range request costs no
@@ -274,30 +272,32 @@ func byteRange(r *http.Request, v *variant) (first, last int, ok bool) {
 	if !found {
 		return 0, 0, false
 	}
+	// A position is digits only: Atoi alone would take a sign.
+	num := func(s string) (int, bool) {
+		n, err := strconv.Atoi(s)
+		return n, err == nil && s[0] != '+' && s[0] != '-'
+	}
 	size := len(v.body)
-	switch {
-	case a == "": // the last b bytes
-		n, err := strconv.Atoi(b)
-		if err != nil || n <= 0 || strings.HasPrefix(b, "+") {
+	if a == "" { // the last b bytes
+		n, ok := num(b)
+		if !ok || n == 0 {
 			return 0, 0, false
 		}
 		return max(size-n, 0), size - 1, size > 0
-	default:
-		f, err := strconv.Atoi(a)
-		if err != nil || f < 0 || strings.HasPrefix(a, "+") {
-			return 0, 0, false
-		}
-		l := size - 1
-		if b != "" {
-			if l, err = strconv.Atoi(b); err != nil || l < f || strings.HasPrefix(b, "+") {
-				return 0, 0, false
-			}
-		}
-		if f >= size {
-			return 1, 0, true // past the end: 416
-		}
-		return f, min(l, size-1), true
 	}
+	f, ok := num(a)
+	l := size - 1
+	if b != "" {
+		l, found = num(b)
+		ok = ok && found && l >= f
+	}
+	switch {
+	case !ok:
+		return 0, 0, false
+	case f >= size:
+		return 1, 0, true // past the end: 416
+	}
+	return f, min(l, size-1), true
 }
 
 // StaticFiles returns every file of web/static, by plain name, without the
