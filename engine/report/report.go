@@ -275,7 +275,6 @@ func amountWidth(rows []sink.Row) int {
 	return w
 }
 
-
 func list(xs []string) string {
 	if len(xs) == 0 {
 		return "none"
