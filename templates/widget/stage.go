@@ -237,7 +237,7 @@ func timelineWindow(b *builder, t *engine.Trace, s State) {
 }
 
 // maxListed is how many keys a sentence names before it counts the rest.
-const maxListed = 100
+const maxListed = 20
 
 // listKeys joins keys for a sentence, naming at most maxListed of them,
 // and total of them in all.
@@ -290,7 +290,7 @@ func truthSentence(missing []string, nm int, dup []string, nd int, stale []strin
 		parts = append(parts, "stale: "+listKeys(stale, ns))
 	}
 	if len(parts) == 0 {
-		parts = append(parts, "the target matches every committed source row")
+		parts = append(parts, "the target holds every row it should, once, in its latest version")
 	}
 	return strings.Join(parts, "; ") + "."
 }

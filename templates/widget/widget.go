@@ -16,6 +16,7 @@ package widget
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/logs"
@@ -353,6 +354,21 @@ func faults(b *builder, t *engine.Trace, s State) {
 	}
 	streamFaults(b, t, s) // the stream world's: see worlds_stream.go
 	b.el("button", "↶ Undo", "type", "button", "class", "tm-btn", "data-act", "undo", "data-testid", "btn-undo", "disabled?", on(!s.CanUndo))
+	if len(t.Faults) > 0 {
+		// The faults in effect, the learner's and a link's, in the words
+		// a link carries them in: a fork opened from a link said nowhere
+		// which faults made it.
+		b.open("p", "class", "tm-faults-on", "data-testid", "faults-on")
+		b.text("In effect: ")
+		for i, fl := range t.Faults {
+			step, what, _ := strings.Cut(FaultText(fl), "~")
+			if i > 0 {
+				b.text("; ")
+			}
+			b.text(strings.ReplaceAll(what, "~", " ") + " after step " + step)
+		}
+		b.close("p")
+	}
 	b.close("div")
 }
 

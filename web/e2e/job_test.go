@@ -113,6 +113,6 @@ func TestFailAtACheckpointsCommitFromTheWidget(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="panel-compare"]`))))
 	press(t, ctx, `[data-testid="btn-end"]`)
 	assert.Contains(t, text(t, ctx, "[data-testid=job-failure]"), "at checkpoint 2's commit")
-	assert.Contains(t, text(t, ctx, "[data-testid=truth]"), "the target matches every committed source row")
+	assert.Contains(t, text(t, ctx, "[data-testid=truth]"), "the target holds every row it should, once, in its latest version")
 	assert.Empty(t, pageProblems(t, ctx))
 }

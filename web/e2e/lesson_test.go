@@ -526,7 +526,7 @@ func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
 	press(t, ctx, host(a)+` [data-testid="btn-end"]`)
 	press(t, ctx, host(b)+` [data-testid="btn-end"]`)
 	assert.Contains(t, text(t, ctx, host(a)+` [data-testid="truth"]`), "3, 4")
-	assert.Contains(t, text(t, ctx, host(b)+` [data-testid="truth"]`), "matches every committed source row")
+	assert.Contains(t, text(t, ctx, host(b)+` [data-testid="truth"]`), "holds every row it should, once, in its latest version")
 
 	// idle waits for embed a to have no run going on (aria-busy gone): a
 	// run ends in the widget drawn anew, and a node found before that is

@@ -52,6 +52,7 @@ var presenterScreens = []struct {
 	{"1024x600", 1024, 600, 1},
 	{"1152x600", 1152, 600, 1},
 	{"1280x600", 1280, 600, 1},
+	{"1280x720", 1280, 720, 1},
 }
 
 // TestPresenterFitsTheScreen opens each world's scenario in presenter mode in
@@ -67,6 +68,15 @@ func TestPresenterFitsTheScreen(t *testing.T) {
 		"/scenarios/dist/partition-change?step=21&present",
 		"/scenarios/stream/late-data?step=120&present",
 		"/scenarios/stream/checkpoint-append?step=162&present",
+		// A source above a log: in one row the source's chart left the
+		// log, the consumers and the target no width, and the stage
+		// zoomed out to a third.
+		"/scenarios/dist/dual-write?step=11&present",
+		// Sixty transactions: forty rows of the source's chart did not fit
+		// at any zoom a room reads.
+		"/scenarios/hwm/load?step=148&present",
+		// A lookup table beside a job: the job's grid had no place for it.
+		"/scenarios/stream/nondeterministic-replay?step=20&present",
 	} {
 		for _, sc := range presenterScreens {
 			t.Run(path+"/"+sc.name, func(t *testing.T) {
@@ -136,6 +146,11 @@ func TestNotesWindowKeepsTheKnobsInReach(t *testing.T) {
 			assert.Greater(t, eval[float64](t, ctx, `window.scrollY`), 500.0, "the page scrolled")
 			assert.Empty(t, eval[string](t, ctx, onScreen+`(".tm-knob input[type=radio]")`), "scrolled down the stage")
 			assert.Empty(t, eval[[]string](t, ctx, `[...document.querySelectorAll('.tm-settings')].filter((s) => s.scrollWidth > s.clientWidth + 1).map((s) => s.className)`), "nothing in the column scrolls sideways")
+			// The stage is laid out for its column beside the knobs, not for
+			// the window: laid out for the window, it put the stations in one
+			// row and squeezed the extractor to a word a line.
+			narrow := eval[[]string](t, ctx, `[...document.querySelectorAll('.tm-flow > .tm-col')].filter((c) => c.checkVisibility() && c.getBoundingClientRect().width < 200).map((c) => c.className + " " + Math.round(c.getBoundingClientRect().width))`)
+			assert.Empty(t, narrow, "stations too narrow to read")
 		})
 	}
 }

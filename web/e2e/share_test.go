@@ -358,6 +358,7 @@ func TestFaultsInTheAddress(t *testing.T) {
 	reloadUntil(t, ctx, `document.querySelector('.tm-host[data-ready="true"] [data-testid="panel-compare"]') !== null`)
 	assert.Equal(t, first, step(t, ctx))
 	assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="message"]').hidden`), text(t, ctx, `[data-testid="message"]`))
+	assert.Equal(t, "In effect: crash after step "+strconv.Itoa(first), text(t, ctx, `[data-testid="faults-on"]`), "the link's fault is named beside the faults")
 
 	// A clock jump after it joins it, in step order.
 	jsClick(t, ctx, `[data-testid="btn-end"]`)

@@ -943,6 +943,28 @@ func TestUndoKeepsTheFocus(t *testing.T) {
 		"the focus fell to %q", eval[string](t, ctx, `document.activeElement.outerHTML.slice(0, 80)`))
 }
 
+// TestRefusedFaultIsSaidBesideIt: a crash with no run in flight is
+// refused, and the refusal is said beside the faults, on the screen with
+// the button pressed, not at the top of the widget a screen above it; the
+// next step clears it.
+func TestRefusedFaultIsSaidBesideIt(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=1")
+	press(t, ctx, `[data-testid="btn-crash"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="message-near"]`))))
+	assert.Contains(t, text(t, ctx, `[data-testid="message-near"]`), "No extractor run is in flight at this step")
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="message"]').hidden`), "said once, not at the top too")
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="message-near"]').previousElementSibling.contains(document.querySelector('[data-testid="btn-crash"]'))`),
+		"right after the faults")
+	assert.Equal(t, "alert", eval[string](t, ctx, `document.querySelector('[data-testid="message-near"]').getAttribute("role")`))
+	onScreen := `(() => { const r = document.querySelector('[data-testid="message-near"]').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; })()`
+	// The page scrolls smoothly, unless motion is reduced.
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](onScreen, chromedp.WithPollingTimeout(5*time.Second)))
+	assert.NoError(t, err, "on the screen with the button")
+	key(t, ctx, kb.ArrowRight)
+	waitStep(t, ctx, 2, "a step later")
+	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('[data-testid="message-near"]').length`), "the next step clears it")
+}
+
 // TestFoldsShowTheirMarker: the stage's folded parts ("The same step as
 // tables", "Every step") show the disclosure triangle that says they open,
 // on a page and in an embed, and stay a target large enough to touch.

@@ -152,10 +152,19 @@ func TestStreamJoinsTheStage(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=btn-forward]`))))
 	key(t, ctx, "p")
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+	// On a projector's 1024×768 the chart takes the row, and the targets
+	// share the next with the operators: beside the targets the chart had
+	// half the row, and a room could not read its text.
 	b = boxes()
-	assert.Less(t, b[1]["right"], b[2]["left"], "the stream is left of the targets")
-	assert.InDelta(t, b[1]["top"], b[2]["top"], 2, "one row")
+	assert.Less(t, b[1]["bottom"], b[2]["top"], "the targets are under the stream")
+	assert.Greater(t, b[1]["width"], 0.85*1024, "the stream takes the row")
+	ops := eval[map[string]float64](t, ctx, `(() => { const r = document.querySelector('.tm-col-ops').getBoundingClientRect(); return {top: r.top, right: r.right}; })()`)
+	assert.InDelta(t, ops["top"], b[2]["top"], 2, "the operators and the targets share a row")
+	assert.Less(t, ops["right"], b[2]["left"], "the operators left of the targets")
 	assert.LessOrEqual(t, b[2]["bottom"], 768.0, "the target is on the screen")
+	// A box on the screen counts the stage's zoom in.
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, `Math.min(...[...document.querySelectorAll('[data-testid="stream-chart"] text')].map((el) => el.getBoundingClientRect().height).filter((h) => h > 0))`), 12.0,
+		"the chart's text as drawn is large enough for a room")
 	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 1024, "nothing scrolls sideways")
 	assert.Empty(t, pageProblems(t, ctx))
 }

@@ -120,7 +120,7 @@ func TestVisibilityGapMarkFlip(t *testing.T) {
 	assert.Equal(t, at, step(t, ctx), "a knob change keeps the step")
 	click(t, ctx, `[data-testid="btn-end"]`)
 	assert.Equal(t, 1, eval[int](t, ctx, `document.querySelectorAll('[data-testid=target-table] tr[data-testid=row][data-key="3"]').length`), "order 3 arrives with an lsn mark")
-	assert.Contains(t, text(t, ctx, "[data-testid=truth]"), "matches every committed source row")
+	assert.Contains(t, text(t, ctx, "[data-testid=truth]"), "holds every row it should, once, in its latest version")
 	assert.Contains(t, eval[string](t, ctx, `location.search`), "mark=lsn", "the address keeps the knob")
 	assert.Empty(t, pageProblems(t, ctx))
 }

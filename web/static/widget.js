@@ -488,11 +488,27 @@
       }
     }
 
-    say(text) {
+    // say shows a problem at the top of the widget, or clears it with "".
+    // A refusal of a control among the knobs and faults under the stage
+    // (a crash with no run in flight to stop) is said beside that
+    // control's group instead: at the top it was a screen or more above
+    // the button, out of sight of whoever pressed it.
+    say(text, from) {
+      for (const old of this.host.querySelectorAll(".tm-settings > .tm-message")) old.remove();
       const m = this.host.querySelector(".tm-message");
       if (!m) return;
-      m.textContent = text || "";
-      m.hidden = !text;
+      const group = text && from && from.closest ? from.closest(".tm-settings > *") : null;
+      m.textContent = group ? "" : text || "";
+      m.hidden = !m.textContent;
+      if (group) {
+        const near = document.createElement("p");
+        near.className = "tm-message";
+        near.setAttribute("role", "alert");
+        near.dataset.testid = "message-near";
+        near.textContent = text;
+        group.after(near);
+        near.scrollIntoView({ block: "nearest" });
+      }
     }
 
     // draw swaps in the engine's drawing: the whole widget after a re-run,
@@ -550,6 +566,10 @@
             return this.draw(true);
           }
         }
+        // The narration and the counter first: their height is the
+        // stage's room, which fitStage measures.
+        this.host.querySelector(".tm-live").textContent = v.narration;
+        this.host.querySelector(".tm-counter").textContent = `Step ${v.step} of ${v.steps}`;
         if (this.presentMode === "on") fitStage(this.host);
         showNow(stage);
         if (focused && (!document.activeElement || document.activeElement === document.body)) {
@@ -565,11 +585,9 @@
           if (x) this.announcer.textContent = x.textContent.replace(/\s*Close$/, "");
         }
         this.explaining = false;
-        this.host.querySelector(".tm-live").textContent = v.narration;
         const scrub = this.host.querySelector('[data-act="scrub"]');
         scrub.value = String(v.step);
         scrub.setAttribute("aria-valuetext", `step ${v.step} of ${v.steps}`);
-        this.host.querySelector(".tm-counter").textContent = `Step ${v.step} of ${v.steps}`;
         for (const [act, href, off] of [["start", v.start, v.step === 0], ["back", v.back, v.step === 0],
           ["forward", v.forward, v.step === v.steps], ["end", v.end, v.step === v.steps]]) {
           const a = this.host.querySelector(`a[data-act="${act}"]`);
@@ -710,9 +728,11 @@
         if (!viewActs.has(action) && this.waiting.length < 8) this.waiting.push([action, arg, rerun]);
         return;
       }
+      const from = this.from;
+      this.from = null;
       const r = this.engine.act(this.id, action, String(arg ?? ""));
       if (!r.ok && !r.rerun) {
-        this.say(r.error);
+        this.say(r.error, from);
         return r;
       }
       // A knob, a fault, the truth or Undo chosen in the notes window is
@@ -747,6 +767,7 @@
       const el = e.target.closest("[data-act]");
       if (!el || !this.host.contains(el)) return;
       const act = el.dataset.act;
+      this.from = el; // the control whose refusal act says beside it
       if (el.href && (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey)) {
         // A link opened in a new tab or window is the browser's to follow.
         this.linkStep(el);
@@ -821,6 +842,7 @@
 
     onChange(e) {
       const el = e.target;
+      this.from = el;
       if (el.type === "radio" && el.closest(".tm-knob")) {
         this.stop();
         this.act("knob", `${el.name}=${el.value}`);
