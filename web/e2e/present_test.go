@@ -123,6 +123,29 @@ func TestPresenterShowsTheTruthsLine(t *testing.T) {
 	require.NoError(t, err, "a step later")
 }
 
+// TestPresenterExplainsOnTheScreen: a key's story asked for in presenter
+// mode on a projector's 1024×768 is on the screen, over the foot of the
+// stage, and stays there a step later; Close takes it away. It used to
+// open under the stage, below the screen, where a clicker cannot scroll.
+func TestPresenterExplainsOnTheScreen(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=16&present")
+	viewport(t, ctx, 1024, 768)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+	jsClick(t, ctx, `.tm-flow a[data-act="explain"][data-key="3"]`)
+	onScreen := `(() => { const x = document.querySelector('[data-testid="explain"]'); if (!x) return false; const r = x.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= document.documentElement.clientHeight && document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)?.closest('[data-testid="explain"]') === x; })()`
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](onScreen, chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "the story is on the screen, on top")
+	assert.Contains(t, text(t, ctx, `[data-testid="explain"]`), "Why key 3?")
+	key(t, ctx, kb.PageDown)
+	waitStep(t, ctx, 17, "a step later")
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](onScreen, chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "a step later, still on the screen")
+	jsClick(t, ctx, `[data-testid="explain"] a[data-act="explain"]`)
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!document.querySelector('[data-testid="explain"]')`, chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "Close takes it away")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
 // TestNotesWindowKeepsTheKnobsInReach: in the notes window on a laptop's
 // screen, the notes, the knobs and the faults (which drive the room's) are
 // all on the screen as it opens, and the knobs and faults stay there as

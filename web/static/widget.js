@@ -268,7 +268,19 @@
     widget.style.minHeight = z === 1 ? "" : `calc(100vh / ${z})`;
     return z;
   };
+  // floatExplain puts a key's story, asked for in presenter mode, in the
+  // page's top layer over the foot of the screen, where the room sees it:
+  // in its place under the stage it fell below the screen, where a
+  // clicker cannot scroll (and the widget, a size container, keeps a
+  // fixed box within itself). Its Close link takes it away.
+  const floatExplain = (host) => {
+    const x = host.querySelector('.tm-widget[data-present="on"] .tm-aside > [data-testid="explain"]');
+    if (!x || !x.showPopover || x.matches(":popover-open")) return;
+    x.popover = "manual";
+    x.showPopover();
+  };
   const fitStage = (host) => {
+    floatExplain(host);
     // With J, the stream job's panel stands in the pipeline's place; it is
     // never zoomed below readableZoom, its plots falling off the screen
     // rather than everything turning too small for a room.
