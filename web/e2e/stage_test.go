@@ -220,6 +220,7 @@ func TestPresenterMode(t *testing.T) {
 	key(t, ctx, "b")
 	assert.True(t, eval[bool](t, ctx, `document.documentElement.classList.contains("tm-blank")`))
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('.tm-live').checkVisibility({visibilityProperty: true})`), "nothing shows while blank")
+	assert.Equal(t, eval[float64](t, ctx, `window.innerWidth`), eval[float64](t, ctx, `document.documentElement.clientWidth`), "not even a scroll bar")
 	key(t, ctx, "b")
 	assert.False(t, eval[bool](t, ctx, `document.documentElement.classList.contains("tm-blank")`))
 	// A step key on a blank screen only shows it again, on the step the
