@@ -113,6 +113,12 @@ func TestStreamJoinsTheStage(t *testing.T) {
 		assert.Greater(t, b[1]["width"], 0.9*float64(w), "at %d px the stream takes the row", w)
 		assert.Equal(t, 0.0, eval[float64](t, ctx, chartScrolls), "at %d px the chart does not scroll", w)
 		assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), int(w), "at %d px the page does not scroll sideways", w)
+		// The arrow from the chart points down at the operators across the
+		// row, between them; it stood alone at the start of their row.
+		arrow := eval[map[string]float64](t, ctx, `(() => { const a = document.querySelector('.tm-col-stream + .tm-arrow').getBoundingClientRect(), o = document.querySelector('.tm-col-ops').getBoundingClientRect(), f = document.querySelector('.tm-flow').getBoundingClientRect(); return {mid: (a.left + a.right) / 2 - (f.left + f.right) / 2, middle: (a.top + a.bottom) / 2, ops: o.top}; })()`)
+		assert.InDelta(t, 0, arrow["mid"], 20, "at %d px the chart's arrow is in the middle of the row", w)
+		assert.Greater(t, arrow["middle"], b[1]["bottom"], "at %d px the chart's arrow is under the chart", w)
+		assert.Less(t, arrow["middle"], arrow["ops"], "at %d px and over the operators", w)
 	}
 
 	viewport(t, ctx, 360, 740)
