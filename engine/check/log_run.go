@@ -54,7 +54,7 @@ func consumerLagOf(cfg Config, o Observation) Result {
 	if len(none) == 0 {
 		return Result{Status: Pass, Detail: prose.F("every group has committed up to the end of %s it reads (total lag %d)", allOf(len(o.Log.Partitions), "partition", "partitions"), total)}
 	}
-	return Result{Status: Pass, Detail: prose.F("no group is behind on %s it reads (total lag %d); %s %s no committed offset, and no record to read yet", allOf(len(o.Log.Partitions), "partition", "partitions"), total, strings.Join(limit(none, 4), ", "), hasHave(len(none)))}
+	return Result{Status: Pass, Detail: prose.F("every group is caught up on %s it reads (total lag %d); %s %s no committed offset, and no record to read yet", allOf(len(o.Log.Partitions), "partition", "partitions"), total, strings.Join(limit(none, 4), ", "), hasHave(len(none)))}
 }
 
 func offsetText(c int64) string {
@@ -131,8 +131,11 @@ func rangeText(a, b int64) string {
 
 // allOf names a whole set of things: "the 1 partition", "all 3 partitions".
 func allOf(n int, one, many string) string {
-	if n == 1 {
+	switch n {
+	case 1:
 		return "the 1 " + one
+	case 2:
+		return "both " + many
 	}
 	return "all " + strconv.Itoa(n) + " " + many
 }

@@ -55,7 +55,7 @@ func TestConsumerLagWithNothingCommitted(t *testing.T) {
 		{Group: "billing", Partition: "orders-1", Start: 4, End: 4, Committed: -1},
 	}}})
 	assert.Equal(t, check.Pass, r.Status)
-	assert.Equal(t, "no group is behind on all 2 partitions it reads (total lag 0); billing on orders-1 has no committed offset, and no record to read yet", r.Detail)
+	assert.Equal(t, "every group is caught up on both partitions it reads (total lag 0); billing on orders-1 has no committed offset, and no record to read yet", r.Detail)
 	assert.NotContains(t, r.Detail, "committed up to the end")
 
 	r = one(t, lag, check.Observation{Log: &check.LogView{Partitions: []check.LogPartition{{Group: "g", Partition: "t-0", End: 2, Committed: 2}}}})

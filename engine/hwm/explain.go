@@ -109,14 +109,35 @@ func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, 
 		return committed + "; no run has read it yet. The next run will."
 	case len(rows) > 1:
 		var by []string
+		runs, consumers, otherKey := 0, 0, false
 		for _, r := range rows {
 			w := writer(t, h, r)
+			switch {
+			case r.Run >= 0:
+				runs++
+			case strings.HasPrefix(w, "consumer "):
+				consumers++
+			}
 			if k := t.RowKey(&r); k != key {
 				w += " under key " + k
+				otherKey = true
 			}
 			by = append(by, w)
 		}
-		return prose.F("%s is in the target %d times: written by %s. A re-read into an append-only target adds a copy each time, and a copy under another key is one no merge or uniqueness check can match.", prose.Capital(name), len(rows), strings.Join(by, " and by "))
+		// Why an append-only target holds copies: an extractor's run read
+		// the row again; through the log, the log held the event more than
+		// once, or a consumer or a stream job read it again.
+		why := " A re-read into an append-only target adds a copy each time."
+		switch {
+		case consumers == len(rows):
+			why = " Each is a record a consumer wrote: the log held the event more than once (a producer's retry), or a consumer read it again (its offset not committed before a crash or a rebalance), and an append-only target keeps every copy."
+		case runs == 0 && consumers == 0:
+			why = " Each is a row the job's sink wrote: the log held the event more than once (a producer's retry), or the job read it again (restored from a checkpoint, it reads again what it had read after it), and an append-only sink writes every copy."
+		}
+		if otherKey {
+			why += " A copy under another key is one no merge or uniqueness check can match."
+		}
+		return prose.F("%s is in the target %d times: written by %s.%s", prose.Capital(name), len(rows), strings.Join(by, " and by "), why)
 	}
 	r := rows[0]
 	if r.Seq < v.Seq {
@@ -138,5 +159,11 @@ func writer(t *engine.Trace, h *Trace, r sink.Row) string {
 	if r.Run >= 0 && int(r.Run) < len(h.Runs) {
 		return prose.F("the run at %s", h.Runs[r.Run].At)
 	}
-	return prose.F("a consumer at %s", t.Events[r.AddedStep-1].At)
+	e := &t.Events[r.AddedStep-1]
+	if a := t.Actor(e); strings.Contains(a, "/") {
+		return prose.F("consumer %s at %s", a, e.At) // a group's member, billing/c1
+	} else if a != "" {
+		return prose.F("stream %s at %s", a, e.At) // a stream job's sink, on the stream it reads
+	}
+	return prose.F("a consumer at %s", e.At)
 }

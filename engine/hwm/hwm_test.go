@@ -68,13 +68,26 @@ func TestExplainAKeyAConsumerWrote(t *testing.T) {
 	rows := tr.TargetAt(tr.Targets[0].Name, tr.Steps())
 	require.NotEmpty(t, rows)
 	why := hwm.Explain(tr, tr.RowKey(&rows[0]), tr.Steps())
-	assert.Contains(t, why, "a consumer at ")
+	assert.Contains(t, why, "consumer billing/c1 at ")
+	// Key 2, which the producer's retry put in the log twice, is in the
+	// append-only target twice: said as a record the log held twice, not
+	// as an extractor's re-read.
+	why = hwm.Explain(tr, "2", tr.Steps())
+	assert.Equal(t, "Order 2 is in the target 2 times: written by consumer billing/c1 at 10:00:05 and by consumer billing/c1 at 10:00:05. Each is a record a consumer wrote: the log held the event more than once (a producer's retry), or a consumer read it again (its offset not committed before a crash or a rebalance), and an append-only target keeps every copy.", why)
+
+	// A stream job's append sink writes a row again after a restore.
+	tr = run(t, "stream/checkpoint-append", worlds.All())
+	require.Contains(t, tr.Final().Duplicated, "43")
+	why = hwm.Explain(tr, "43", tr.Steps())
+	assert.Contains(t, why, "written by stream orders_in at 10:00:42 and by stream orders_in at 10:00:52.")
+	assert.Contains(t, why, "restored from a checkpoint")
+	assert.NotContains(t, why, "consumer")
 
 	// A producer's event is sent, with no commit and no LSN; until a
 	// consumer writes it, it has not reached the target.
 	tr = run(t, "dist/rebalance", worlds.All())
 	assert.Equal(t, "Order 1 was sent by shop at 10:00:01 with updated_at 10:00:01; it has not reached fct_orders by this step.", hwm.Explain(tr, "1", 5))
-	assert.Equal(t, "Order 1 was sent by shop at 10:00:01 with updated_at 10:00:01; a consumer at 10:00:07 copied it to the target, and it is current.", hwm.Explain(tr, "1", tr.Steps()))
+	assert.Equal(t, "Order 1 was sent by shop at 10:00:01 with updated_at 10:00:01; consumer billing/c1 at 10:00:07 copied it to the target, and it is current.", hwm.Explain(tr, "1", tr.Steps()))
 	// A row change capture publishes was committed in the source.
 	tr = run(t, "dist/connector-restart", worlds.All())
 	rows = tr.TargetAt(tr.Targets[0].Name, tr.Steps())

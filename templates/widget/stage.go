@@ -358,7 +358,7 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 		case len(buf) > 1:
 			state, note = "dup", "v"+itoa(int(buf[len(buf)-1].Seq))+" ×"+itoa(len(buf))
 		case s.ShowTruth && st == engine.KeyStale:
-			state, note = "stale", "v"+itoa(int(buf[0].Seq))+" ⚠ older"
+			state, note = "stale", "v"+itoa(int(buf[0].Seq))+staleWord(v.t)
 		default:
 			note = "v" + itoa(int(buf[0].Seq))
 		}
@@ -507,9 +507,23 @@ func legend(b *builder, v *atStep) {
 	if v.s.ShowTruth {
 		item("tm-lg-waiting", "◌", "not in the target yet: a later step writes it")
 		item("tm-lg-lost", "✕", "lost: no later step brings it")
-		item("tm-lg-stale", "⚠", "older version than the source's")
+		if hasStream(v.t) {
+			item("tm-lg-stale", "⚠", "stale: not the value the truth holds (an older version, or a window's count that misses records or counts others)")
+		} else {
+			item("tm-lg-stale", "⚠", "older version than the source's")
+		}
 	}
 	b.fclose("ul")
+}
+
+// staleWord marks a target row the truth calls stale: an older version
+// than the source's, or, where a stream job writes, a window's result
+// that differs from the truth's count, which is no older version of it.
+func staleWord(t *engine.Trace) string {
+	if hasStream(t) {
+		return " ⚠ stale"
+	}
+	return " ⚠ older"
 }
 
 // keysSorted returns map keys in business-key order.

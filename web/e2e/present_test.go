@@ -146,6 +146,21 @@ func TestPresenterExplainsOnTheScreen(t *testing.T) {
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
+// TestExplanationComesIntoView: out of presenter mode, a key's story opens
+// under the truth's line, which on a laptop's screen is below the screen
+// from the target's chip clicked; the page brings it into view.
+func TestExplanationComesIntoView(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/dist/producer-retry?step=8")
+	viewport(t, ctx, 1366, 768)
+	eval[bool](t, ctx, `(document.querySelector('[data-testid="panel-target"]').scrollIntoView({block: "end", behavior: "instant"}), true)`)
+	require.False(t, eval[bool](t, ctx, `(() => { const r = document.querySelector('.tm-aside > .tm-truth').getBoundingClientRect(); return r.bottom <= innerHeight; })()`), "the truth's line, above the story, is below the screen")
+	jsClick(t, ctx, `[data-testid="panel-target"] a[data-act="explain"][data-key="2"]`)
+	onScreen := `(() => { const x = document.querySelector('[data-testid="explain"]'); if (!x) return false; const r = x.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight + 1; })()`
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](onScreen, chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "the story is brought into view")
+	assert.Contains(t, text(t, ctx, `[data-testid="explain"]`), "a producer's retry", "and says the log held the event twice, not that a run read it again")
+}
+
 // TestNotesWindowKeepsTheKnobsInReach: in the notes window on a laptop's
 // screen, the notes, the knobs and the faults (which drive the room's) are
 // all on the screen as it opens, and the knobs and faults stay there as

@@ -353,6 +353,7 @@ func TestFaultsInTheAddress(t *testing.T) {
 	jsClick(t, ctx, `[data-testid="btn-crash"]`)
 	waitFor(t, ctx, "the fork's comparison", `document.querySelector('[data-testid="panel-compare"]') !== null`)
 	waitFor(t, ctx, "the fault in the address", `location.search.includes("fault=`+strconv.Itoa(first)+`~crash")`)
+	assert.Contains(t, text(t, ctx, `[data-testid="announcer"]`), "In effect: crash after step "+strconv.Itoa(first), "a screen reader hears the fault taken")
 
 	// A reload opens the same fork, at the same step.
 	reloadUntil(t, ctx, `document.querySelector('.tm-host[data-ready="true"] [data-testid="panel-compare"]') !== null`)

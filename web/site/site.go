@@ -6,6 +6,7 @@ package site
 
 import (
 	"log/slog"
+	"net/http"
 	"slices"
 
 	"github.com/tidemark/tidemark/templates"
@@ -36,7 +37,21 @@ func Options(logger *slog.Logger) (web.Options, error) {
 // and the health check: the lesson pages, the chain builder, the
 // reference documents and the scenario pages.
 func Pages() []web.Page {
-	return slices.Concat(lessonpage.Routes(), chainpage.Routes(), docpage.Routes(), pages.Routes())
+	return slices.Concat(lessonpage.Routes(), chainpage.Routes(), docpage.Routes(), pages.Routes(), indexes())
+}
+
+// indexes send the addresses a visitor may guess for the list of lessons
+// or of scenarios (/lessons, /scenarios) to that list on the home page:
+// they answered 404, and /scenarios a redirect to a 404. A 302, so that a
+// page of its own there later is not hidden by a browser's cache.
+func indexes() []web.Page {
+	to := func(section string) http.Handler { return http.RedirectHandler("/#"+section, http.StatusFound) }
+	return []web.Page{
+		{Pattern: "GET /lessons", Handler: to("lessons")},
+		{Pattern: "GET /lessons/{$}", Handler: to("lessons")},
+		{Pattern: "GET /scenarios", Handler: to("scenarios")},
+		{Pattern: "GET /scenarios/{$}", Handler: to("scenarios")},
+	}
 }
 
 // Catalog lists the lessons and the bundled scenarios for the home page.

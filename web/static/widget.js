@@ -553,9 +553,16 @@
         this.presenting(this.host.querySelector(".tm-widget").dataset.present || "");
         this.showJob(this.jobView);
         showNow(this.host);
+        // The faults in effect, said when they change (a fault added or
+        // undone): the list beside the buttons is new content, which a
+        // screen reader does not read out.
+        const on = this.host.querySelector('[data-testid="faults-on"]');
+        const faults = on ? on.textContent : "";
+        const changed = this.drawn && faults !== this.faultsSaid;
+        this.faultsSaid = faults;
         if (this.drawn && this.announcer) {
           const live = this.host.querySelector(".tm-live");
-          this.announcer.textContent = [v.message, live ? live.textContent : ""].filter(Boolean).join(". ");
+          this.announcer.textContent = [v.message, changed ? faults || "No faults in effect" : "", live ? live.textContent : ""].filter(Boolean).join(". ");
         }
       } else {
         const stage = this.host.querySelector(".tm-stage");
@@ -590,11 +597,14 @@
           if (el) el.focus({ preventScroll: true });
         }
         animateMoves(stage, moved);
-        if (this.explaining && this.announcer) {
+        if (this.explaining) {
+          const x = stage.querySelector('[data-testid="explain"]');
           // An explanation comes as a new element, which a screen reader
           // may not read out: say it in the region that stays.
-          const x = stage.querySelector('[data-testid="explain"]');
-          if (x) this.announcer.textContent = x.textContent.replace(/\s*Close$/, "");
+          if (x && this.announcer) this.announcer.textContent = x.textContent.replace(/\s*Close$/, "");
+          // It opens under the truth's line, often below the screen from
+          // the key clicked: bring it into view (presenter mode floats it).
+          if (x && this.presentMode !== "on") x.scrollIntoView({ block: "nearest" });
         }
         this.explaining = false;
         const scrub = this.host.querySelector('[data-act="scrub"]');
