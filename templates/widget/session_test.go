@@ -661,6 +661,17 @@ func TestSessionPause(t *testing.T) {
 	assert.Contains(t, s.trace.Narration(&s.trace.Events[13]), "c2 pauses fetching until 10:00:35")
 	assert.NotEqual(t, orig, reportOf(t, s.trace))
 	assert.Contains(t, reportOf(t, s.trace), "is paused (until 10:00:35) and fetches nothing")
+	// The run ends before the pause: the ending says so, since the rows
+	// c2 holds back then look lost.
+	ended := htmltest.Parse(t, s.View(true).HTML)
+	assert.Equal(t, "Still paused when the scenario ends at "+s.trace.TimeAt(s.trace.Steps()).String()+": serving/c2 until 10:00:35. What it has not read is missing only because the run stops first; a shorter pause shows it resume.",
+		htmltest.Text(ended.One(t, "paused-past-end")))
+	short := open(t, "dist/partition-change", "step=13")
+	_, err = short.Act("pause", "serving 1s")
+	require.NoError(t, err)
+	finish(t, short, 4)
+	require.Len(t, short.trace.Faults, 1)
+	assert.Empty(t, htmltest.Parse(t, short.View(true).HTML).ByTestID("paused-past-end"), "a pause the run outlasts is not said")
 	_, err = s.Act("seek", "999")
 	require.NoError(t, err)
 	stage := htmltest.Parse(t, stageOf(t, s))

@@ -415,6 +415,24 @@ func stepItem(b *builder, t *engine.Trace, s State, step int, frag bool) {
 // ending says how the scenario ends with the settings drawn: the final
 // truth and the checks' verdicts, for a quick look and for readers without
 // JavaScript. It is part of the widget, so that it follows the knobs.
+// pausedPastTheEnd says which consumers a pause holds past the run's last
+// step: what they have not read is missing because the scenario stops
+// first, which the target's "lost" and the truth do not say.
+func pausedPastTheEnd(b *builder, t *engine.Trace) {
+	last := t.TimeAt(t.Steps())
+	var held []string
+	for _, f := range t.Faults {
+		if end := t.TimeAt(f.AfterStep).Add(f.For); f.Kind == logs.FaultPause && end > last {
+			held = append(held, f.Group+"/"+f.Member+" until "+end.String())
+		}
+	}
+	if len(held) > 0 {
+		b.el("p", "Still paused when the scenario ends at "+last.String()+": "+strings.Join(held, ", ")+
+			". What it has not read is missing only because the run stops first; a shorter pause shows it resume.",
+			"data-testid", "paused-past-end")
+	}
+}
+
 func ending(b *builder, t *engine.Trace, s State) {
 	b.open("section", "class", "tm-ending", "role", "group", "aria-labelledby", s.id("ending"), "data-testid", "ending")
 	b.el("h2", "How it ends with these settings", "id", s.id("ending"))
@@ -422,11 +440,13 @@ func ending(b *builder, t *engine.Trace, s State) {
 	if isLarge(t) {
 		// The checks of a large trace take a while; the truth does not.
 		b.el("p", "In the end: "+final.Harm()+". Step to the end to see the checks' verdicts.", "data-testid", "verdict")
+		pausedPastTheEnd(b, t)
 		b.close("section")
 		return
 	}
 	checks := t.Checks()
 	b.el("p", "In the end: "+t.VerdictOf(final, checks)+".", "data-testid", "verdict")
+	pausedPastTheEnd(b, t)
 	b.open("ul")
 	for _, c := range checks {
 		b.open("li", "data-check", c.Name)

@@ -93,5 +93,8 @@ func TestPauseForAChosenLength(t *testing.T) {
 	steps := text(t, ctx, ".tm-steps")
 	assert.Contains(t, steps, "until 10:03:06", "c1 is paused from 10:00:06 for 3 minutes")
 	assert.NotContains(t, steps, "until 10:00:36")
+	// The scenario ends first: the ending says the rows c1 holds back are
+	// missing because the run stops, not because a pause loses them.
+	assert.Contains(t, text(t, ctx, `[data-testid="paused-past-end"]`), "/c1 until 10:03:06. What it has not read is missing only because the run stops first")
 	assert.Empty(t, pageProblems(t, ctx))
 }
