@@ -109,15 +109,11 @@ func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, 
 		return committed + "; no run has read it yet. The next run will."
 	case len(rows) > 1:
 		var by []string
-		runs, consumers, otherKey := 0, 0, false
+		var kinds [3]int // rows written by each writerKind
+		otherKey := false
 		for _, r := range rows {
-			w := writer(t, h, r)
-			switch {
-			case r.Run >= 0:
-				runs++
-			case strings.HasPrefix(w, "consumer "):
-				consumers++
-			}
+			w, kind := writer(t, h, r)
+			kinds[kind]++
 			if k := t.RowKey(&r); k != key {
 				w += " under key " + k
 				otherKey = true
@@ -128,10 +124,10 @@ func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, 
 		// the row again; through the log, the log held the event more than
 		// once, or a consumer or a stream job read it again.
 		why := " A re-read into an append-only target adds a copy each time."
-		switch {
-		case consumers == len(rows):
+		switch len(rows) {
+		case kinds[byConsumer]:
 			why = " Each is a record a consumer wrote: the log held the event more than once (a producer's retry), or a consumer read it again (its offset not committed before a crash or a rebalance), and an append-only target keeps every copy."
-		case runs == 0 && consumers == 0:
+		case kinds[byJob]:
 			why = " Each is a row the job's sink wrote: the log held the event more than once (a producer's retry), or the job read it again (restored from a checkpoint, it reads again what it had read after it), and an append-only sink writes every copy."
 		}
 		if otherKey {
@@ -150,20 +146,33 @@ func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, 
 		}
 		return prose.F("The target holds version %d of %s (updated_at %s); the source has version %d, %s.%s", r.Seq, name, r.UpdatedAt, v.Seq, strings.TrimPrefix(committed, prose.Capital(name)+" "), why)
 	}
-	return prose.F("%s; %s copied it to the target, and it is current.", committed, writer(t, h, r))
+	w, _ := writer(t, h, r)
+	return prose.F("%s; %s copied it to the target, and it is current.", committed, w)
 }
 
-// writer names what wrote row r: an extractor run, or a consumer of the
-// log (a row written by no run), with the time it wrote.
-func writer(t *engine.Trace, h *Trace, r sink.Row) string {
+// writerKind is what wrote a target row: an extractor's run, a consumer
+// group's member, or a stream job's sink.
+type writerKind uint8
+
+const (
+	byRun writerKind = iota
+	byConsumer
+	byJob
+)
+
+// writer names what wrote row r, with the time it wrote, and its kind. A
+// row no run wrote was written at an event of a group's member (its
+// actor GROUP/MEMBER, billing/c1) or of a stream job's sink (its actor
+// the stream it reads).
+func writer(t *engine.Trace, h *Trace, r sink.Row) (string, writerKind) {
 	if r.Run >= 0 && int(r.Run) < len(h.Runs) {
-		return prose.F("the run at %s", h.Runs[r.Run].At)
+		return prose.F("the run at %s", h.Runs[r.Run].At), byRun
 	}
 	e := &t.Events[r.AddedStep-1]
-	if a := t.Actor(e); strings.Contains(a, "/") {
-		return prose.F("consumer %s at %s", a, e.At) // a group's member, billing/c1
+	if a := t.Actor(e); a != "" && !strings.Contains(a, "/") {
+		return prose.F("stream %s at %s", a, e.At), byJob
 	} else if a != "" {
-		return prose.F("stream %s at %s", a, e.At) // a stream job's sink, on the stream it reads
+		return prose.F("consumer %s at %s", a, e.At), byConsumer
 	}
-	return prose.F("a consumer at %s", e.At)
+	return prose.F("a consumer at %s", e.At), byConsumer
 }

@@ -344,6 +344,7 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 	b.fclose("p")
 	b.fopen("slots-"+h.Name, "ul", "class", "tm-slots", "data-testid", "slots", "aria-label", "Keys of "+h.Name+", one slot each")
 	var buf []sink.Row
+	stale := staleWord(t)
 	for _, p := range keys {
 		id := g.keys[p]
 		key, chip := t.Key(id), g.id(t, p)
@@ -358,7 +359,7 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 		case len(buf) > 1:
 			state, note = "dup", "v"+itoa(int(buf[len(buf)-1].Seq))+" ×"+itoa(len(buf))
 		case s.ShowTruth && st == engine.KeyStale:
-			state, note = "stale", "v"+itoa(int(buf[0].Seq))+staleWord(v.t)
+			state, note = "stale", "v"+itoa(int(buf[0].Seq))+stale
 		default:
 			note = "v" + itoa(int(buf[0].Seq))
 		}

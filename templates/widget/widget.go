@@ -412,9 +412,6 @@ func stepItem(b *builder, t *engine.Trace, s State, step int, frag bool) {
 	}
 }
 
-// ending says how the scenario ends with the settings drawn: the final
-// truth and the checks' verdicts, for a quick look and for readers without
-// JavaScript. It is part of the widget, so that it follows the knobs.
 // pausedPastTheEnd says which consumers a pause holds past the run's last
 // step: what they have not read is missing because the scenario stops
 // first, which the target's "lost" and the truth do not say.
@@ -422,7 +419,11 @@ func pausedPastTheEnd(b *builder, t *engine.Trace) {
 	last := t.TimeAt(t.Steps())
 	var held []string
 	for _, f := range t.Faults {
-		if end := t.TimeAt(f.AfterStep).Add(f.For); f.Kind == logs.FaultPause && end > last {
+		if f.Kind != logs.FaultPause {
+			continue
+		}
+		// The engine pauses the member from the fault's step for f.For.
+		if end := t.TimeAt(f.AfterStep).Add(f.For); end > last {
 			held = append(held, f.Group+"/"+f.Member+" until "+end.String())
 		}
 	}
@@ -433,6 +434,9 @@ func pausedPastTheEnd(b *builder, t *engine.Trace) {
 	}
 }
 
+// ending says how the scenario ends with the settings drawn: the final
+// truth and the checks' verdicts, for a quick look and for readers without
+// JavaScript. It is part of the widget, so that it follows the knobs.
 func ending(b *builder, t *engine.Trace, s State) {
 	b.open("section", "class", "tm-ending", "role", "group", "aria-labelledby", s.id("ending"), "data-testid", "ending")
 	b.el("h2", "How it ends with these settings", "id", s.id("ending"))

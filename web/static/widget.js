@@ -509,7 +509,8 @@
       for (const old of this.host.querySelectorAll(".tm-settings > .tm-message")) old.remove();
       const m = this.host.querySelector(".tm-message");
       if (!m) return;
-      const group = text && from && from.closest ? from.closest(".tm-settings > *") : null;
+      let group = text && from && from.closest ? from.closest(".tm-settings > *") : null;
+      if (group && !group.checkVisibility()) group = null; // presenter mode hides them
       m.textContent = group ? "" : text || "";
       m.hidden = !m.textContent;
       if (group) {
@@ -742,6 +743,16 @@
       return null;
     }
 
+    // pressed notes the control an event acts through, for as long as the
+    // event is handled: act reads it at once, to say a refusal beside it,
+    // and a later act (a key, a queued change) does not find it.
+    pressed(el) {
+      this.from = el;
+      queueMicrotask(() => {
+        this.from = null;
+      });
+    }
+
     async act(action, arg, rerun) {
       if (this.busy) {
         // A knob, a fault or Undo chosen while a run goes on is taken, in
@@ -750,11 +761,9 @@
         if (!viewActs.has(action) && this.waiting.length < 8) this.waiting.push([action, arg, rerun]);
         return;
       }
-      const from = this.from;
-      this.from = null;
       const r = this.engine.act(this.id, action, String(arg ?? ""));
       if (!r.ok && !r.rerun) {
-        this.say(r.error, from);
+        this.say(r.error, this.from);
         return r;
       }
       // A knob, a fault, the truth or Undo chosen in the notes window is
@@ -789,7 +798,7 @@
       const el = e.target.closest("[data-act]");
       if (!el || !this.host.contains(el)) return;
       const act = el.dataset.act;
-      this.from = el; // the control whose refusal act says beside it
+      this.pressed(el);
       if (el.href && (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey)) {
         // A link opened in a new tab or window is the browser's to follow.
         this.linkStep(el);
@@ -864,7 +873,7 @@
 
     onChange(e) {
       const el = e.target;
-      this.from = el;
+      this.pressed(el);
       if (el.type === "radio" && el.closest(".tm-knob")) {
         this.stop();
         this.act("knob", `${el.name}=${el.value}`);
