@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -257,12 +256,11 @@ func (b *builder) check(c scenario.Command, enabled map[string]bool) error {
 		return errorf(x.Pos, "max= is the threshold of consumer-lag, late-records, watermark-lag, join-recount, partition-lag, average-lag, dropped-records and checkpoint-duration; put it on a `check` line of one of them")
 	}
 	if x, ok := a.Find("jump"); ok {
-		f, err := strconv.ParseFloat(strings.TrimSuffix(x.Value, "x"), 64)
-		if err != nil || !(f > 1) || math.IsInf(f, 1) {
-			// !(f > 1) refuses NaN, which compares false with everything.
+		d, ok := vtime.ParseDecimal(strings.TrimSuffix(x.Value, "x"))
+		if !ok || d.Whole < 1 || d.Whole == 1 && d.Frac == 0 {
 			return errorf(x.ValuePos, "expected jump= to be a factor above 1 such as 5x, found %q", x.Value)
 		}
-		cfg.JumpFactor = f
+		cfg.JumpFactor = d.Float()
 	}
 	return a.Done()
 }

@@ -134,6 +134,55 @@ func ParseTime(s string) (Time, error) {
 	return Time(v[0]*3_600_000 + v[1]*60_000 + v[2]*1000 + ms), nil
 }
 
+// Decimal is a non-negative decimal number as a scenario writes one, such
+// as 1.5 in 1.5s or a jump factor of 2.5x: Whole + Frac/Scale, where Scale
+// is a power of ten with one zero per digit of the fraction read.
+//
+// Invariant: 0 <= Frac < Scale, and Scale is 1 when there is no fraction.
+type Decimal struct {
+	Whole, Frac, Scale int64
+}
+
+// Float returns d as a float64.
+func (d Decimal) Float() float64 { return float64(d.Whole) + float64(d.Frac)/float64(d.Scale) }
+
+// maxScale is the Scale of the most digits of a fraction ParseDecimal
+// keeps, twelve; later ones are below a millionth of a millisecond of the
+// longest unit, an hour.
+const maxScale = 1e12
+
+// ParseDecimal reads digits with at most one decimal point and at least one
+// digit, such as 2, 1.5, .5 or 3. (no sign, exponent or underscores). It
+// reports false for anything else and for a whole part above 10^15. The
+// scenario language needs no more, and strconv.ParseFloat brings some
+// 5 KB of brotli into the browser's module (docs/performance.md).
+func ParseDecimal(s string) (Decimal, bool) {
+	d := Decimal{Scale: 1}
+	digits, point := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '.' && !point:
+			point = true
+		case c < '0' || c > '9':
+			return Decimal{}, false
+		case !point:
+			d.Whole = d.Whole*10 + int64(c-'0')
+			if d.Whole > 1e15 {
+				return Decimal{}, false
+			}
+			digits++
+		default:
+			digits++
+			if d.Scale < maxScale {
+				d.Frac = d.Frac*10 + int64(c-'0')
+				d.Scale *= 10
+			}
+		}
+	}
+	return d, digits > 0
+}
+
 // maxDuration is the longest duration ParseDuration reads: a billion hours,
 // the most one part of it may say.
 const maxDuration = 1e9 * Hour
@@ -185,17 +234,18 @@ func ParseDuration(s string) (Duration, error) {
 		default:
 			return 0, prose.Errorf("%w %q: expected a unit of ms, s, m or h", ErrSyntax, in)
 		}
-		f, err := strconv.ParseFloat(num, 64)
-		if err != nil {
+		d, ok := ParseDecimal(num)
+		if !ok {
 			return 0, prose.Errorf("%w %q: %q is not a number", ErrSyntax, in, num)
 		}
-		if f > 1e9 {
+		if d.Whole > 1e9 || d.Whole == 1e9 && d.Frac > 0 {
 			return 0, prose.Errorf("%w %q: too large", ErrSyntax, in)
 		}
 		// Each part is at most maxDuration, so the sum cannot overflow
 		// before it is checked: many parts of a long string would
-		// otherwise wrap around to any value at all.
-		total += Duration(f*float64(scale) + 0.5)
+		// otherwise wrap around to any value at all. The fraction is
+		// rounded to the nearest millisecond, half up.
+		total += Duration(d.Whole)*scale + (Duration(d.Frac)*scale+Duration(d.Scale/2))/Duration(d.Scale)
 		if total > maxDuration {
 			return 0, prose.Errorf("%w %q: too large", ErrSyntax, in)
 		}

@@ -79,3 +79,29 @@ func TestArithmetic(t *testing.T) {
 	assert.Equal(t, 2500*vtime.Millisecond, t1.Sub(t0))
 	assert.Equal(t, "-2.5s", t0.Sub(t1).String())
 }
+
+func TestParseDecimal(t *testing.T) {
+	cases := map[string]vtime.Decimal{
+		"2": {Whole: 2, Scale: 1}, "1.5": {Whole: 1, Frac: 5, Scale: 10}, ".25": {Frac: 25, Scale: 100},
+		"3.": {Whole: 3, Scale: 1}, "0.004": {Frac: 4, Scale: 1000}, "007": {Whole: 7, Scale: 1},
+		// Digits past the twelfth of a fraction are read and left out.
+		"0.1234567890129": {Frac: 123456789012, Scale: 1e12},
+		"1000000000000000": {Whole: 1e15, Scale: 1},
+	}
+	for s, want := range cases {
+		d, ok := vtime.ParseDecimal(s)
+		require.True(t, ok, s)
+		assert.Equal(t, want, d, s)
+	}
+	for _, s := range []string{"", ".", "1.2.3", "-1", "+1", "1e3", "Inf", "NaN", "0x10", "1_000", " 1", "1000000000000001"} {
+		_, ok := vtime.ParseDecimal(s)
+		assert.False(t, ok, "%q is not a decimal the scenario language writes", s)
+	}
+	assert.InDelta(t, 2.5, vtime.Decimal{Whole: 2, Frac: 5, Scale: 10}.Float(), 0)
+	// A fraction is rounded to the nearest millisecond, half up.
+	for s, want := range map[string]vtime.Duration{"0.0005s": 1, "0.0004s": 0, "1.9999s": 2000, "0.5ms": 1, "0.001h": 3600} {
+		d, err := vtime.ParseDuration(s)
+		require.NoError(t, err, s)
+		assert.Equal(t, want, d, s)
+	}
+}

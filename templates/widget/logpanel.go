@@ -5,6 +5,7 @@ package widget
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/logs"
@@ -29,10 +30,9 @@ const (
 	laneTop   = 20.0 // room above the cells for the start and end labels
 	groupRowH = 18.0
 	laneLeft  = 4.0
-	nameW     = 34.0  // room for the partition's name, "p12"
-	earlierW  = 84.0  // room for "… N earlier" left of a windowed lane
-	labelRoom = 210.0 // room right of the end for a marker's text
-	charW     = 6.7   // the width of a character of the lane's 11px monospace labels
+	nameW     = 34.0 // room for the partition's name, "p12"
+	earlierW  = 84.0 // room for "… N earlier" left of a windowed lane
+	charW     = 6.7  // the width of a character of the lane's 11px monospace labels
 )
 
 // maxCells is the most offsets a lane draws; a longer partition is drawn as
@@ -143,10 +143,37 @@ func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.Part
 	if lo > 0 {
 		x0 += earlierW
 	}
-	n := float64(len(cells))
-	width := x0 + (n+1)*cellW + labelRoom
-	height := laneTop + cellH + 8 + groupRowH*float64(len(p.Groups)) + 4
 	x := func(o int64) float64 { return x0 + float64(o-lo)*cellW }
+	// The picture is as wide as what it draws: the cells, the next offset's
+	// empty cell, the end's label (at most "start N, end M") and each
+	// group's label, put left of its marker when it would run past the
+	// cells and there is room there, so that a narrow column (a phone, a
+	// projector's) needs no scrolling for a label.
+	endX := x(hi)
+	endLabel, start := endLabels(p, lo, hi, x)
+	width := max(endX+cellW, endX+3+charW*float64(len(endLabel)))
+	labels := make([]groupLabel, len(p.Groups))
+	for i, g := range p.Groups {
+		l := &labels[i]
+		l.text = groupText(p, g)
+		switch {
+		case g.Committed < 0:
+			l.text, l.x = "○ "+l.text, x0
+		case g.Committed < lo:
+			l.text, l.x = "◀ "+l.text+" (left of the window)", x0
+		default:
+			l.mark = x(g.Committed)
+			l.x = l.mark + 9
+		}
+		w := charW * float64(utf8.RuneCountInString(l.text))
+		if l.mark > 0 && l.x+w > endX+cellW && l.mark-9-w >= 0 {
+			l.x, l.left = l.mark-9, true
+		} else {
+			width = max(width, l.x+w)
+		}
+	}
+	width += 4
+	height := laneTop + cellH + 8 + groupRowH*float64(len(p.Groups)) + 4
 	// The picture's label is the heading's sentence; the topic's table
 	// (the text equivalent) lists each offset and group.
 	b.open("svg", "class", "tm-lane-svg", "width", ftoa(width), "height", ftoa(height), "viewBox", "0 0 "+ftoa(width)+" "+ftoa(height),
@@ -193,43 +220,31 @@ func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.Part
 		}
 		b.el("text", text, "x", ftoa(at+3), "y", "12", "class", class)
 	}
-	endX := x(hi)
 	if p.Start == p.End {
 		b.void("line", "x1", ftoa(endX), "y1", ftoa(lineTop), "x2", ftoa(endX), "y2", ftoa(lineBottom), "class", "tm-log-start")
-		labelAt("start = end "+strconv.FormatInt(hi, 10), endX, false, "tm-log-label")
 	} else {
-		endLabel := "end " + strconv.FormatInt(hi, 10)
 		if p.Start >= lo {
 			sx := x(p.Start)
-			startLabel := "start " + strconv.FormatInt(p.Start, 10)
-			w := charW * float64(len(startLabel))
 			b.void("line", "x1", ftoa(sx), "y1", ftoa(lineTop), "x2", ftoa(sx), "y2", ftoa(lineBottom), "class", "tm-log-start")
-			switch {
-			case sx-3-w >= 0:
-				labelAt(startLabel, sx, true, "tm-log-label") // left of its line
-			case endX-sx >= w+9:
-				labelAt(startLabel, sx, false, "tm-log-label") // between the two lines
-			default:
-				endLabel = startLabel + ", " + endLabel // no room: the end's label says both, in offset order
+			if start != startInEnd {
+				labelAt("start "+strconv.FormatInt(p.Start, 10), sx, start == startLeft, "tm-log-label")
 			}
 		}
 		b.void("line", "x1", ftoa(endX), "y1", ftoa(lineTop), "x2", ftoa(endX), "y2", ftoa(lineBottom), "class", "tm-log-end")
-		labelAt(endLabel, endX, false, "tm-log-label")
 	}
+	labelAt(endLabel, endX, false, "tm-log-label")
 	// Each group's committed offset.
 	for i, g := range p.Groups {
 		y := laneTop + cellH + 8 + groupRowH*float64(i)
-		txt := groupText(p, g)
-		switch {
-		case g.Committed < 0:
-			b.el("text", "○ "+txt, "x", ftoa(x0), "y", ftoa(y+12), "class", "tm-group-label", "data-testid", "group-marker", "data-group", g.Group)
-		case g.Committed < lo:
-			b.el("text", "◀ "+txt+" (left of the window)", "x", ftoa(x0), "y", ftoa(y+12), "class", "tm-group-label", "data-testid", "group-marker", "data-group", g.Group)
-		default:
-			gx := x(g.Committed)
-			b.void("polygon", "points", pts(gx, y, gx-6, y+12, gx+6, y+12), "class", "tm-group-mark")
-			b.el("text", txt, "x", ftoa(gx+9), "y", ftoa(y+12), "class", "tm-group-label", "data-testid", "group-marker", "data-group", g.Group)
+		l := labels[i]
+		if l.mark > 0 {
+			b.void("polygon", "points", pts(l.mark, y, l.mark-6, y+12, l.mark+6, y+12), "class", "tm-group-mark")
 		}
+		attrs := []string{"x", ftoa(l.x), "y", ftoa(y + 12), "class", "tm-group-label", "data-testid", "group-marker", "data-group", g.Group}
+		if l.left {
+			attrs = append(attrs, "text-anchor", "end")
+		}
+		b.el("text", l.text, attrs...)
 	}
 	b.close("svg")
 	b.fclose("div")
@@ -429,6 +444,46 @@ func polled(b *builder, lt *logs.Trace, g *logs.GroupHistory, n int) {
 // offsets. A group whose position is further back is marked at the left
 // edge with its offset in words.
 func laneWindow(p logs.PartitionState) int64 { return max(p.End-maxCells, 0) }
+
+// Where a lane's start label goes: left of the start's line, between the
+// start's and the end's, or (no room for either) in the end's label.
+const (
+	startLeft = iota
+	startBetween
+	startInEnd
+)
+
+// endLabels returns the label of a lane's end line, and where the start
+// line's label goes so that no line crosses a label and the labels do not
+// overlap. x places an offset.
+func endLabels(p logs.PartitionState, lo, hi int64, x func(int64) float64) (string, int) {
+	end := "end " + strconv.FormatInt(hi, 10)
+	if p.Start == p.End {
+		return "start = " + end, startInEnd
+	}
+	if p.Start < lo {
+		return end, startInEnd // left of the window: no line, no label
+	}
+	sx, endX := x(p.Start), x(hi)
+	label := "start " + strconv.FormatInt(p.Start, 10)
+	w := charW * float64(len(label))
+	switch {
+	case sx-3-w >= 0:
+		return end, startLeft
+	case endX-sx >= w+9:
+		return end, startBetween
+	}
+	return label + ", " + end, startInEnd // in offset order
+}
+
+// groupLabel is where a lane draws a group's label: at x, starting there or
+// (left) ending there, beside its marker at mark (0: no marker, the label
+// saying why).
+type groupLabel struct {
+	text    string
+	x, mark float64
+	left    bool
+}
 
 // groupText is a group's position on a partition in words. Its lag is the
 // engine's, as Kafka's tools report it: the log end less the committed

@@ -1092,3 +1092,38 @@ func TestSessionTakesSettings(t *testing.T) {
 	assert.Equal(t, before, reportOf(t, s.trace))
 	assert.Equal(t, 5, s.View(false).Step)
 }
+
+// TestPauseHoldsWhatItHasNotRead: in commit-order, c1 commits orders 3 and
+// 4 before writing them and dies, and a pause past the end keeps it from
+// polling order 5. The target says 3 and 4 are lost (marked done, never
+// written) and 5 is held in the log, not lost; without the pause, 5 is
+// written and nothing is held.
+func TestPauseHoldsWhatItHasNotRead(t *testing.T) {
+	s := open(t, "dist/commit-order", "step=11&fault=11~pause~billing~c1~3m")
+	require.Len(t, s.trace.Faults, 1)
+	_, err := s.Act("seek", "999")
+	require.NoError(t, err)
+	_, err = s.Act("text", "on")
+	require.NoError(t, err)
+	d := htmltest.Parse(t, stageOf(t, s))
+	assert.Equal(t, []string{"3", "4"}, lostSlots(d))
+	var held []string
+	for _, n := range d.ByTestID("slot") {
+		if htmltest.Attr(n, "data-state") == "held" {
+			held = append(held, htmltest.Attr(n, "data-key"))
+			assert.Contains(t, htmltest.Text(n), "⏸ held")
+		}
+	}
+	assert.Equal(t, []string{"5"}, held)
+	table := htmltest.Text(d.One(t, "target-table"))
+	assert.Contains(t, table, "⏸ in orders-0 at offset 4, unread: billing/c1 is paused until 10:03:05, past the end")
+	assert.Contains(t, htmltest.Text(d.One(t, "legend")), "held: in the log, unread, its consumer paused past the end")
+
+	whole := open(t, "dist/commit-order", "step=99")
+	_, err = whole.Act("text", "on")
+	require.NoError(t, err)
+	d = htmltest.Parse(t, stageOf(t, whole))
+	assert.Equal(t, []string{"3", "4"}, lostSlots(d))
+	assert.NotContains(t, htmltest.Text(d.One(t, "target-table")), "⏸")
+	assert.NotContains(t, htmltest.Text(d.One(t, "legend")), "held")
+}

@@ -66,6 +66,46 @@ func (v *atStep) waitingLabel(target, key string) string {
 	return "◌ not written yet"
 }
 
+// heldByPause says where a key missing from target for good waits, when a
+// group writing target has a member paused past the run's end and the
+// key's latest record in its topic lies at or after the group's final
+// committed offset: the record is in the log, unprocessed, and the member
+// would read it on resuming. A record behind the committed offset is lost
+// whatever the pause does (it was marked done), and so is a key with no
+// record. It returns "" when nothing holds the key.
+func (v *atStep) heldByPause(target, key string) string {
+	if v.lt == nil {
+		return ""
+	}
+	pauses := pausesPastTheEnd(v.t)
+	last := v.t.Steps()
+	for _, g := range v.lt.Groups {
+		i := slices.IndexFunc(pauses, func(p pausePast) bool { return p.Group == g.Name })
+		if g.Target != target || i < 0 {
+			continue
+		}
+		for _, h := range v.lt.Topics {
+			if h.Name != g.Topic {
+				continue
+			}
+			for part := range h.PartitionsAt(last) {
+				recs := v.lt.RecordsAt(h.Name, part, last)
+				for o := len(recs) - 1; o >= 0; o-- {
+					if h.Key(&recs[o]) != key {
+						continue
+					}
+					if int64(o) >= g.CommittedAt(part, last) {
+						return "⏸ in " + h.Name + "-" + itoa(part) + " at offset " + itoa(o) + ", unread: " +
+							g.Name + "/" + pauses[i].Member + " is paused until " + pauses[i].Until.String() + ", past the end"
+					}
+					break
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // polledKey reports whether a consumer group writing into target read a
 // record of key at step n.
 func polledKey(lt *logs.Trace, target, key string, n int) bool {
@@ -354,6 +394,8 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 		switch {
 		case len(buf) == 0 && st == engine.KeyMissing && g.arrives(p, v.n) > 0:
 			state, note = "waiting", v.waitingLabel(h.Name, key)
+		case len(buf) == 0 && v.heldByPause(h.Name, key) != "":
+			state, note = "held", "⏸ held"
 		case len(buf) == 0:
 			state, note = "lost", "✕ lost"
 		case len(buf) > 1:
@@ -508,6 +550,9 @@ func legend(b *builder, v *atStep) {
 	if v.s.ShowTruth {
 		item("tm-lg-waiting", "◌", "not in the target yet: a later step writes it")
 		item("tm-lg-lost", "✕", "lost: no later step brings it")
+		if len(pausesPastTheEnd(v.t)) > 0 {
+			item("tm-lg-waiting", "⏸", "held: in the log, unread, its consumer paused past the end")
+		}
 		if hasStream(v.t) {
 			item("tm-lg-stale", "⚠", "stale: not the value the truth holds (an older version, or a window's count that misses records or counts others)")
 		} else {

@@ -76,6 +76,8 @@ func targetTable(b *builder, v *atStep, g *targetIndex) {
 			note := "✕ lost: committed in the source, and no later step brings it"
 			if a := g.arrives(p, v.n); a > 0 {
 				note = v.waitingLabel(h.Name, k) + ": committed in the source; written at step " + strconv.Itoa(int(a))
+			} else if held := v.heldByPause(h.Name, k); held != "" {
+				note = held
 			}
 			if g.from != nil && g.from[p] != "" {
 				note += " (the row of " + g.from[p] + ")"

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/vtime"
 )
 
 // State is what the learner has chosen, beyond the scenario and its knobs.
@@ -412,23 +413,39 @@ func stepItem(b *builder, t *engine.Trace, s State, step int, frag bool) {
 	}
 }
 
-// pausedPastTheEnd says which consumers a pause holds past the run's last
-// step: what they have not read is missing because the scenario stops
-// first, which the target's "lost" and the truth do not say.
-func pausedPastTheEnd(b *builder, t *engine.Trace) {
+// pausePast is a pause the run ends within: a member of a group that
+// fetches nothing from the fault's step until Until, past the last step.
+type pausePast struct {
+	Group, Member string
+	Until         vtime.Time
+}
+
+// pausesPastTheEnd lists the pauses the run ends within, in step order.
+func pausesPastTheEnd(t *engine.Trace) []pausePast {
 	last := t.TimeAt(t.Steps())
-	var held []string
+	var held []pausePast
 	for _, f := range t.Faults {
 		if f.Kind != logs.FaultPause {
 			continue
 		}
 		// The engine pauses the member from the fault's step for f.For.
 		if end := t.TimeAt(f.AfterStep).Add(f.For); end > last {
-			held = append(held, f.Group+"/"+f.Member+" until "+end.String())
+			held = append(held, pausePast{f.Group, f.Member, end})
 		}
 	}
+	return held
+}
+
+// pausedPastTheEnd says which consumers a pause holds past the run's last
+// step: what they have not read is missing because the scenario stops
+// first, which the truth does not say (the target's slots do: heldByPause).
+func pausedPastTheEnd(b *builder, t *engine.Trace) {
+	var held []string
+	for _, p := range pausesPastTheEnd(t) {
+		held = append(held, p.Group+"/"+p.Member+" until "+p.Until.String())
+	}
 	if len(held) > 0 {
-		b.el("p", "Still paused when the scenario ends at "+last.String()+": "+strings.Join(held, ", ")+
+		b.el("p", "Still paused when the scenario ends at "+t.TimeAt(t.Steps()).String()+": "+strings.Join(held, ", ")+
 			". What it has not read is missing only because the run stops first; a shorter pause shows it resume.",
 			"data-testid", "paused-past-end")
 	}
