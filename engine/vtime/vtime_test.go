@@ -85,7 +85,7 @@ func TestParseDecimal(t *testing.T) {
 		"2": {Whole: 2, Scale: 1}, "1.5": {Whole: 1, Frac: 5, Scale: 10}, ".25": {Frac: 25, Scale: 100},
 		"3.": {Whole: 3, Scale: 1}, "0.004": {Frac: 4, Scale: 1000}, "007": {Whole: 7, Scale: 1},
 		// Digits past the twelfth of a fraction are read and left out.
-		"0.1234567890129": {Frac: 123456789012, Scale: 1e12},
+		"0.1234567890129":  {Frac: 123456789012, Scale: 1e12},
 		"1000000000000000": {Whole: 1e15, Scale: 1},
 	}
 	for s, want := range cases {
