@@ -270,6 +270,29 @@ func TestEmbedScriptInlineAndSource(t *testing.T) {
 		assert.Contains(t, got, want, "frame %d of the pair", i)
 	}
 
+	// The same pair, the second tag running only once the first has put its
+	// frame between itself and its block ([tag A][frame A][block A][tag B]
+	// [block B]): as on a page whose async tags run in that order, which
+	// gave the second frame the first block.
+	pairBlock := func(n string) string {
+		return jsString("scenario mydocs/late-" + n + " \"Late pair " + n + "\"\nsource orders key=order_id\ntarget fct_orders sink=append key=order_id\n" +
+			"pipeline extract from=orders to=fct_orders mark=timestamp\ntxn T1 begin=10:00:00 commit=10:00:00 insert order_id=1\nrun extract at=10:00:02\n")
+	}
+	addPair := `(box, n) => { const tag = document.createElement("script"); tag.src = ` + jsString(base+"/static/embed.js") + `;
+		const block = document.createElement("script"); block.type = "text/x-tidemark"; block.textContent = n === 1 ? ` + pairBlock("one") + ` : ` + pairBlock("two") + `;
+		box.append(tag, block); }`
+	eval[bool](t, ctx, `(() => { const box = document.createElement("div"); box.id = "late-pair"; document.body.append(box); (`+addPair+`)(box, 1); return true; })()`)
+	waitFor(t, ctx, "the first frame of the late pair", `document.querySelectorAll("#late-pair iframe").length === 1`)
+	eval[bool](t, ctx, `(() => { (`+addPair+`)(document.getElementById("late-pair"), 2); return true; })()`)
+	waitFor(t, ctx, "both frames of the late pair", `document.querySelectorAll("#late-pair iframe").length === 2`)
+	for i, want := range []string{"scenario mydocs/late-one", "scenario mydocs/late-two"} {
+		src := eval[string](t, ctx, `document.querySelectorAll("#late-pair iframe")[`+strconv.Itoa(i)+`].src`)
+		_, fragment, _ := strings.Cut(src, "#")
+		got, err := share.ParseFragment(fragment)
+		require.NoError(t, err)
+		assert.Contains(t, got, want, "frame %d of the late pair", i)
+	}
+
 	waitFor(t, ctx, "a note for the file without CORS", `document.querySelector("#no-cors-file .tidemark-embed-problem") !== null`)
 	assert.Contains(t, text(t, ctx, "#no-cors-file .tidemark-embed-problem"), "Access-Control-Allow-Origin")
 	assert.Empty(t, eval[[]string](t, ctx, `[...document.querySelectorAll("#no-cors-file iframe")].map(f => f.src)`))

@@ -46,9 +46,11 @@
   const source = (data.source || "").trim();
   const MAX_PAYLOAD = 12 * 1024; // characters in a link: share.MaxPayload
   const MAX_TEXT = 64 * 1024; // bytes of scenario text: share.MaxText
+  const id = "tidemark-" + Math.random().toString(36).slice(2) + Date.now().toString(36);
 
   const note = (text, cls) => {
     const p = document.createElement("p");
+    p.dataset.tidemarkId = id; // what the script inserts, the inline pairing looks past
     p.className = cls || "tidemark-embed-problem";
     p.setAttribute("role", "note");
     p.textContent = text;
@@ -59,7 +61,6 @@
   const step = (data.step || "").trim();
   if (step) query.set("step", step);
   const qs = query.toString();
-  const id = "tidemark-" + Math.random().toString(36).slice(2) + Date.now().toString(36);
 
   const frame = (src, label) => {
     const f = document.createElement("iframe");
@@ -156,18 +157,27 @@
   // earlier tag's when that tag has no block before it
   // ([tag A][block A][tag B][block B]), and the later tag's otherwise
   // ([block A][tag A][block B][tag B]).
+  // What another tag inserted (its iframe or note) is not part of the
+  // page's pairs: an async tag may insert its iframe between itself and its
+  // block before the next tag runs ([tag A][iframe A][block A][tag B]).
+  const skip = (el, next) => {
+    while (el && el.dataset && el.dataset.tidemarkId) el = next ? el.nextElementSibling : el.previousElementSibling;
+    return el;
+  };
+  const prev = (el) => skip(el.previousElementSibling, false);
   const isBlock = (el) => Boolean(el) && el.tagName === "SCRIPT" && (el.type || "").trim().toLowerCase() === "text/x-tidemark";
   const takesInline = (el) => Boolean(el) && el.tagName === "SCRIPT" && Boolean(el.src) &&
     /\/embed\.js$/.test(new URL(el.src, document.baseURI).pathname) && !el.dataset.scenario && !el.dataset.source;
   const takesBefore = (tag) => {
-    const block = tag.previousElementSibling;
+    const block = prev(tag);
     if (!isBlock(block)) return false;
-    const owner = block.previousElementSibling;
+    const owner = prev(block);
     return !(takesInline(owner) && !takesBefore(owner));
   };
   const inline = () => {
-    if (takesBefore(script)) return script.previousElementSibling;
-    return isBlock(script.nextElementSibling) ? script.nextElementSibling : null;
+    if (takesBefore(script)) return prev(script);
+    const next = skip(script.nextElementSibling, true);
+    return isBlock(next) ? next : null;
   };
   const fromInline = () => {
     const block = inline();
