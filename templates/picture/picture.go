@@ -149,6 +149,12 @@ func Render(v View) string {
 	foot := "Tidemark · scenario " + t.File.ID
 	if v.Link != "" {
 		foot = "Tidemark · play it at " + v.Link
+		if at, _, ok := strings.Cut(v.Link, "#"); ok && len(v.Link) > maxFootLink {
+			// A scenario of the author's own travels in the link's
+			// fragment, thousands of characters no one types from a
+			// picture: the foot names the page it opens.
+			foot = "Tidemark · play it at " + at + " with the scenario the picture's link carries"
+		}
 	}
 	d.para(foot, 12, "fill", colMuted)
 	d.gap(12)
@@ -164,6 +170,9 @@ func Render(v View) string {
 	return document(d.y, "Tidemark: "+title+", step "+strconv.Itoa(step)+" of "+strconv.Itoa(t.Steps()),
 		strings.Join(desc, " "), d.b.String())
 }
+
+// maxFootLink is the longest link the foot prints whole.
+const maxFootLink = 160
 
 // Message draws a small picture that says something went wrong, for a
 // scenario that does not exist or could not be drawn.

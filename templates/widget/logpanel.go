@@ -3,6 +3,7 @@
 package widget
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -172,7 +173,7 @@ func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.Part
 			width = max(width, l.x+w)
 		}
 	}
-	width += 4
+	width = math.Ceil(width + 4) // whole pixels: a lane is drawn at its own size
 	height := laneTop + cellH + 8 + groupRowH*float64(len(p.Groups)) + 4
 	// The picture's label is the heading's sentence; the topic's table
 	// (the text equivalent) lists each offset and group.

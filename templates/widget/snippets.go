@@ -46,6 +46,7 @@ func SnippetsFor(origin string, t *engine.Trace, step int) Snippets {
 	}
 	script += ` async></script>`
 	pic := withQ(origin + "/picture/" + id + ".svg")
+	page := withQ(origin + "/scenarios/" + id)
 	alt := title
 	if step > 0 {
 		alt += ", at step " + itoa(step)
@@ -64,8 +65,10 @@ func SnippetsFor(origin string, t *engine.Trace, step int) Snippets {
 		IFrame: `<iframe src="` + attr(withQ(origin+"/embed/"+id)) + `" title="` + attr(title+" — Tidemark") +
 			`" width="100%" height="800" loading="lazy"></iframe>`,
 		Script:   script,
-		Markdown: `![` + mdAlt + `](` + pic + `)`,
-		Image:    `<img src="` + attr(pic) + `" alt="` + attr(alt) + `" width="680">`,
+		// The picture is a link to the page: a picture in an <img> cannot
+		// be clicked inside, so the snippet makes the whole of it one.
+		Markdown: `[![` + mdAlt + `](` + pic + `)](` + page + `)`,
+		Image:    `<a href="` + attr(page) + `"><img src="` + attr(pic) + `" alt="` + attr(alt) + `" width="680"></a>`,
 	}
 }
 

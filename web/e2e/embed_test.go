@@ -5,6 +5,7 @@ package e2e
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,4 +111,49 @@ func TestEmbedSnippetsAt360(t *testing.T) {
 	assert.LessOrEqual(t, eval[int](t, ctx, `document.querySelector('[data-testid="embed-snippets"]').scrollWidth`), 360, "a snippet is wider than the phone")
 	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360, "the page scrolls sideways at 360px")
 	assert.Contains(t, text(t, ctx, `[data-testid="snippet-script"]`), `data-scenario="hwm/visibility-gap"`)
+}
+
+// themedPages stand for documentation pages, each with three embed tags:
+// by default, data-theme="auto" and data-theme="dark"; SCHEME is the
+// page's own color-scheme ("" for none).
+const themedPage = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Docs</title>SCHEME</head><body>
+<div id="default"><script src="/static/embed.js" data-scenario="hwm/visibility-gap" async></script></div>
+<div id="auto"><script src="/static/embed.js" data-scenario="hwm/visibility-gap" data-theme="auto" async></script></div>
+<div id="dark"><script src="/static/embed.js" data-scenario="hwm/visibility-gap" data-theme="dark" async></script></div>
+</body></html>`
+
+// TestEmbedFollowsThePageTheme: a browser draws a frame by the color
+// scheme of its element, which, in a page that declares none, is the
+// reader's system's, so a light page on a dark system showed a dark embed
+// (seen cross-origin in Chromium: there the frame's prefers-color-scheme
+// follows its element's scheme). embed.js gives its frame the page's
+// scheme: light for a page that declares none; the page's own when it
+// declares one; data-theme chooses otherwise.
+func TestEmbedFollowsThePageTheme(t *testing.T) {
+	needWasm(t)
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	page := func(path, scheme string) web.Page {
+		return web.Page{Pattern: "GET " + path, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(strings.Replace(themedPage, "SCHEME", scheme, 1)))
+		})}
+	}
+	base := startSite(t, web.Options{Scenarios: cat, Pages: append(pages.Routes(),
+		page("/docs/plain", ""), page("/docs/both", `<meta name="color-scheme" content="light dark">`))})
+	ctx := newBrowser(t)
+	scheme := func(box string) string {
+		frame := `document.querySelector("#` + box + ` iframe")`
+		waitFor(t, ctx, box+": its frame", frame+` !== null`)
+		return eval[string](t, ctx, `getComputedStyle(`+frame+`).colorScheme`)
+	}
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/docs/plain")))
+	assert.Equal(t, "light", scheme("default"), "a page that declares no scheme is drawn light, and so is its embed")
+	assert.Equal(t, "normal", scheme("auto"), "data-theme=auto leaves the frame to the reader's system")
+	assert.Equal(t, "dark", scheme("dark"))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/docs/both")))
+	assert.Equal(t, "normal", scheme("default"), "a page that follows the system (by its meta) has an embed that does")
+	assert.Equal(t, "dark", scheme("dark"))
+	assert.Empty(t, pageProblems(t, ctx))
 }

@@ -67,7 +67,10 @@ func linkedPicturePage(w http.ResponseWriter, r *http.Request) {
 		// Bad input, the same for everyone who asks; not kept (a picture
 		// drawn is), and revalidated like a page.
 		// Not sentence(err): the error starts with a file name.
-		why := strings.TrimSuffix(err.Error(), ".") + "."
+		why := err.Error()
+		if !strings.HasSuffix(why, ".") && !strings.HasSuffix(why, "?") {
+			why += "." // not after "did you mean c1?"
+		}
 		var be *engine.BudgetError
 		if errors.As(err, &be) {
 			why += " That is the server's limit for a picture; `tidemark run --max-events N` runs any size."

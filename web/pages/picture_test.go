@@ -240,8 +240,9 @@ func TestEmbedSnippets(t *testing.T) {
 	snippet := func(id string) string { return htmltest.Text(d.One(t, id)) }
 	assert.Equal(t, `<iframe src="http://tidemark.example/embed/hwm/visibility-gap?mark=lsn&amp;step=14" title="A timestamp mark skips rows that commit late — Tidemark" width="100%" height="800" loading="lazy"></iframe>`, snippet("snippet-iframe"))
 	assert.Equal(t, `<script src="http://tidemark.example/static/embed.js" data-scenario="hwm/visibility-gap" data-step="14" data-knobs="mark=lsn" async></script>`, snippet("snippet-script"))
-	assert.Equal(t, `![A timestamp mark skips rows that commit late, at step 14](http://tidemark.example/picture/hwm/visibility-gap.svg?mark=lsn&step=14)`, snippet("snippet-markdown"))
-	assert.Equal(t, `<img src="http://tidemark.example/picture/hwm/visibility-gap.svg?mark=lsn&amp;step=14" alt="A timestamp mark skips rows that commit late, at step 14" width="680">`, snippet("snippet-image"))
+	// The picture links to the page at the same step and knobs.
+	assert.Equal(t, `[![A timestamp mark skips rows that commit late, at step 14](http://tidemark.example/picture/hwm/visibility-gap.svg?mark=lsn&step=14)](http://tidemark.example/scenarios/hwm/visibility-gap?mark=lsn&step=14)`, snippet("snippet-markdown"))
+	assert.Equal(t, `<a href="http://tidemark.example/scenarios/hwm/visibility-gap?mark=lsn&amp;step=14"><img src="http://tidemark.example/picture/hwm/visibility-gap.svg?mark=lsn&amp;step=14" alt="A timestamp mark skips rows that commit late, at step 14" width="680"></a>`, snippet("snippet-image"))
 
 	// A plain address: no query, and the picture shows the end. A strange
 	// Host header does not reach the page.
@@ -250,7 +251,7 @@ func TestEmbedSnippets(t *testing.T) {
 	_, body = do(h, req)
 	d = htmltest.Parse(t, body)
 	assert.Equal(t, `<script src="/static/embed.js" data-scenario="hwm/visibility-gap" async></script>`, snippet("snippet-script"))
-	assert.Equal(t, `![A timestamp mark skips rows that commit late, how it ends](/picture/hwm/visibility-gap.svg)`, snippet("snippet-markdown"))
+	assert.Equal(t, `[![A timestamp mark skips rows that commit late, how it ends](/picture/hwm/visibility-gap.svg)](/scenarios/hwm/visibility-gap)`, snippet("snippet-markdown"))
 }
 
 // Behind a proxy that ends TLS, the snippets still say https when the proxy

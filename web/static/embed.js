@@ -19,7 +19,8 @@
 //
 // data-scenario wins over data-source, which wins over an inline block.
 // data-step and data-knobs (a query string: knob=value pairs, and any other
-// setting a link takes, such as truth=off or fault=12~crash) are optional.
+// setting a link takes, such as truth=off or fault=12~crash) are optional,
+// and so is data-theme (light, dark or auto; by default the page's own).
 // The script inserts after itself an iframe of HOST's embed page: for a
 // bundled scenario, /embed/ID; for your own, /embed/#tdm=… with the text
 // compressed into the address (see web/static/share.js), so HOST stores
@@ -75,6 +76,16 @@
     f.style.width = "100%";
     f.style.border = "0";
     f.style.display = "block";
+    // The frame's colours: a browser shows a frame in dark colours when
+    // the reader's system is dark, unless the frame's element says which
+    // scheme the page around it is in (its CSS color-scheme, or a
+    // <meta name="color-scheme">). A page that declares none is drawn
+    // light, so the frame is too; data-theme="dark", "light" or "auto"
+    // (the reader's system) chooses for a page whose dark theme is its own.
+    const theme = (data.theme || "").trim().toLowerCase();
+    if (theme === "light" || theme === "dark") f.style.colorScheme = theme;
+    else if (theme !== "auto" && getComputedStyle(script.parentElement || document.documentElement).colorScheme === "normal" &&
+      !document.querySelector('meta[name="color-scheme"]')) f.style.colorScheme = "light";
     script.after(f);
 
     const MAX_HEIGHT = 20000; // a bound against a runaway page, not a layout choice

@@ -579,7 +579,8 @@
       const pq = new URLSearchParams(state());
       pq.set("src", p);
       const alt = title.replace(/[[\]\\]/g, "\\$&") + (step && step !== "0" ? ", at step " + step : ", how it ends");
-      out.picture = `![${alt}](${site(PICTURE)}?${pq.toString()})`;
+      // The picture links to the sandbox with the same text and settings.
+      out.picture = `[![${alt}](${site(PICTURE)}?${pq.toString()})](${out.link})`;
     }
     return out;
   };
