@@ -931,7 +931,7 @@ func PlayPage(v PlayView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 73, "<h1 data-testid=\"page-title\">Sandbox</h1><p>Write or paste a scenario file. Errors appear at their line as you type, and each <code>expect</code> line says whether it holds; a valid scenario plays below. <a href=\"/docs/scenarios\">The scenario file format</a> lists every command with an example; every bundled scenario page shows its file as one too.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 73, "<h1 data-testid=\"page-title\">Sandbox</h1><p>Write or paste a scenario file. As you type, an error is marked ! in the margin at its line and said under the editor, and each <code>expect</code> line says whether it holds; a valid scenario plays below. <a href=\"/docs/scenarios\">The scenario file format</a> lists every command with an example; every bundled scenario page shows its file as one too.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

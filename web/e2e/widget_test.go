@@ -214,6 +214,8 @@ func TestSandboxShowsErrorAtLine(t *testing.T) {
 	assert.Contains(t, msg, "play.tdm:3:")
 	assert.Contains(t, msg, "before it begins")
 	assert.Equal(t, "true", eval[string](t, ctx, `document.getElementById('play-src').getAttribute('aria-invalid')`))
+	// The margin marks the line, and only it.
+	assert.Equal(t, []string{"1  ", "2  ", "3 !", "4  "}, eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="play-gutter"] div')].map((d) => d.textContent)`))
 	// The error is at column 30, the time after commit=.
 	const caret = `document.querySelector('#play-error pre.play-caret').textContent`
 	assert.Equal(t, "3 | txn T1 begin=10:00:05 commit=10:00:01 insert order_id=1\n"+strings.Repeat(" ", 4+29)+"^", eval[string](t, ctx, caret))

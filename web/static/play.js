@@ -500,7 +500,7 @@
     if (!r.ok) {
       widget = null;
       out.replaceChildren();
-      verdicts = new Map();
+      verdicts = new Map(r.line > 0 ? [[r.line, "error"]] : []); // the margin marks the error's line
       expectBox.hidden = false;
       expectBox.dataset.done = "true";
       expectSummary.textContent = "The expect lines are checked once the scenario builds.";
