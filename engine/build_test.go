@@ -60,7 +60,7 @@ func TestBuildErrors(t *testing.T) {
 		{"a statement that is not one", world + "txn T1 begin=10:00:00 commit=10:00:01 upsert order_id=1\n", nil, "b.tdm:6:39", `unexpected word "upsert" in txn; its statements are insert, update and delete`},
 		{"duplicate txn name", world + "txn T1 begin=10:00:00 commit=10:00:01 insert\ntxn T1 begin=10:00:02 commit=10:00:03 insert\n", nil, "b.tdm:7:5", `transaction name "T1" is already used at b.tdm:6:5`},
 		{"duplicate target name", world + "target fct_orders sink=append\n", nil, "b.tdm:6:8", `target name "fct_orders" is already used at b.tdm:4:8`},
-		{"duplicate source and pipeline name", world + "pipeline orders from=orders to=fct_orders\n", nil, "b.tdm:6:10", `pipeline name "orders" is already used at b.tdm:3:8`},
+		{"duplicate source and pipeline name", world + "pipeline orders from=orders to=fct_orders\n", nil, "b.tdm:6:10", `pipeline name "orders" is already used at b.tdm:3:8, by a source`},
 		{"bad time literal", world + "run extract at=10:0:02\n", nil, "b.tdm:6:16", `expected a time such as 10:00:02 for at=, found "10:0:02"`},
 		{"initial mark past the day", "scenario test/b \"B\"\nsource orders\ntarget t\npipeline extract from=orders to=t initial=25:00:00\n", nil, "b.tdm:4:43", "initial=25:00:00 is past the end of the day"},
 		{"reset past the day", world + "reset extract at=10:00:05 to=24:00:00\n", nil, "b.tdm:6:30", "to=24:00:00 is past the end of the day"},
