@@ -119,7 +119,7 @@ func (w *World) Parts() []Part { return w.parts }
 // clash with generated names (see ReserveGenerated).
 func (w *World) Declare(kind string, x scenario.Arg) error {
 	if prev, ok := w.names[x.Value]; ok {
-		return scenario.Errorf(x.Pos, "%s name %q is already used at %s, by a %s", kind, x.Value, prev, w.kinds[x.Value])
+		return scenario.Errorf(x.Pos, "%s name %q is already used: it is the %s declared at %s", kind, x.Value, w.kinds[x.Value], prev)
 	}
 	for _, g := range w.generated {
 		if isGenerated(x.Value, g.prefix, 1<<30) {
