@@ -119,6 +119,11 @@ func Render(v View) string {
 		for _, s := range streams {
 			d.para(s, 13)
 		}
+	} else if svg, _, h := widget.LogChart(t, step, widget.ChartOptions{Standalone: true, X: margin, Y: d.y + 8}); svg != "" {
+		// The log's partitions, where no stream chart draws them already.
+		d.gap(8)
+		d.b.WriteString(svg + "\n")
+		d.gap(h)
 	}
 	d.gap(4)
 	d.para(narration, 15)

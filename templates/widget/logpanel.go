@@ -128,18 +128,54 @@ func cellsOf(lt *logs.Trace, s State, h *logs.TopicHistory, p logs.PartitionStat
 // lane draws one partition's picture.
 func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.PartitionState) {
 	name := p.Topic + "-" + itoa(p.Partition)
-	cells, lo := cellsOf(lt, s, h, p)
-	hi := p.End
 	b.fopen("lane-"+name, "div", "class", "tm-lane", "data-testid", "lane", "data-partition", name,
 		"data-start", strconv.FormatInt(p.Start, 10), "data-end", strconv.FormatInt(p.End, 10))
-	summary := name + ": log start " + strconv.FormatInt(p.Start, 10) + ", log end " + strconv.FormatInt(p.End, 10)
+	// The heading is for a screen reader's list of headings; the picture
+	// names its partition itself.
+	b.el("h4", laneSummary(p), "class", "tm-visually-hidden", "data-testid", "lane-summary")
+	laneSVG(b, lt, s, h, p, ChartOptions{})
+	b.fclose("div")
+}
+
+// laneSummary says a partition's log start and end in words.
+func laneSummary(p logs.PartitionState) string {
+	summary := p.Topic + "-" + itoa(p.Partition) + ": log start " + strconv.FormatInt(p.Start, 10) + ", log end " + strconv.FormatInt(p.End, 10)
 	if p.Start > 0 {
 		summary += " (offsets " + offsets(0, p.Start) + " deleted by retention)"
 	}
-	// The heading is for a screen reader's list of headings; the picture
-	// names its partition itself.
-	b.el("h4", summary, "class", "tm-visually-hidden", "data-testid", "lane-summary")
+	return summary
+}
 
+// laneLook is a lane's colours in a standalone picture, which has no
+// stylesheet: app.css's light scheme, as presentation attributes.
+var laneLook = map[string][]string{
+	"tm-lane-label":               {"font-size", "13", "font-weight", "700"},
+	"tm-lane-earlier":             {"fill", "#4a5560"},
+	"tm-cell-box":                 {"fill", "#c9d8df", "stroke", "#1b1f23"},
+	"tm-cell-box tm-cell-box-off": {"fill", "none", "stroke", "#4a5560", "stroke-dasharray", "3 3"},
+	"tm-cell-offset":              {"fill", "#4a5560"},
+	"tm-cell-key":                 {"font-size", "13", "font-weight", "700"},
+	"tm-cell-key tm-cell-key-off": {"font-size", "13", "font-weight", "700", "fill", "#4a5560"},
+	"tm-cell-next":                {"fill", "none", "stroke", "#c9d1d9", "stroke-dasharray", "2 4"},
+	"tm-log-start":                {"stroke", "#d9480f", "stroke-width", "2"},
+	"tm-log-end":                  {"stroke", "#d9480f", "stroke-width", "2", "stroke-dasharray", "5 3"},
+	"tm-log-label":                {"fill", "#d9480f", "font-weight", "700"},
+}
+
+// laneSVG draws a partition's cells, log start and end, and each group's
+// committed offset as one <svg>, for the stage or (o.Standalone) placed at
+// o.X, o.Y in a picture. It returns the drawing's size.
+func laneSVG(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.PartitionState, o ChartOptions) (width, height float64) {
+	name := p.Topic + "-" + itoa(p.Partition)
+	cells, lo := cellsOf(lt, s, h, p)
+	hi := p.End
+	look := func(class string, attrs ...string) []string {
+		attrs = append(attrs, "class", class)
+		if o.Standalone {
+			attrs = append(attrs, laneLook[class]...)
+		}
+		return attrs
+	}
 	x0 := laneLeft + nameW
 	if lo > 0 {
 		x0 += earlierW
@@ -152,7 +188,7 @@ func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.Part
 	// projector's) needs no scrolling for a label.
 	endX := x(hi)
 	endLabel, start := endLabels(p, lo, hi, x)
-	width := max(endX+cellW, endX+3+charW*float64(len(endLabel)))
+	width = max(endX+cellW, endX+3+charW*float64(len(endLabel)))
 	labels := make([]groupLabel, len(p.Groups))
 	for i, g := range p.Groups {
 		l := &labels[i]
@@ -174,28 +210,32 @@ func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.Part
 		}
 	}
 	width = math.Ceil(width + 4) // whole pixels: a lane is drawn at its own size
-	height := laneTop + cellH + 8 + groupRowH*float64(len(p.Groups)) + 4
+	height = laneTop + cellH + 8 + groupRowH*float64(len(p.Groups)) + 4
 	// The picture's label is the heading's sentence; the topic's table
 	// (the text equivalent) lists each offset and group.
-	b.open("svg", "class", "tm-lane-svg", "width", ftoa(width), "height", ftoa(height), "viewBox", "0 0 "+ftoa(width)+" "+ftoa(height),
-		"role", "img", "aria-label", summary, "data-testid", "lane-chart")
-	b.el("text", "p"+itoa(p.Partition), "x", ftoa(laneLeft), "y", ftoa(laneTop+cellH/2+5), "class", "tm-lane-label")
+	size := []string{"width", ftoa(width), "height", ftoa(height), "viewBox", "0 0 " + ftoa(width) + " " + ftoa(height)}
+	if o.Standalone {
+		b.open("svg", append([]string{"x", ftoa(o.X), "y", ftoa(o.Y)}, size...)...)
+	} else {
+		b.open("svg", append(append([]string{"class", "tm-lane-svg"}, size...), "role", "img", "aria-label", laneSummary(p), "data-testid", "lane-chart")...)
+	}
+	b.el("text", "p"+itoa(p.Partition), look("tm-lane-label", "x", ftoa(laneLeft), "y", ftoa(laneTop+cellH/2+5))...)
 	if lo > 0 {
-		b.el("text", "… "+strconv.FormatInt(lo, 10)+" earlier", "x", ftoa(laneLeft+nameW), "y", ftoa(laneTop+cellH/2+4), "class", "tm-lane-earlier", "data-testid", "lane-earlier")
+		b.el("text", "… "+strconv.FormatInt(lo, 10)+" earlier", look("tm-lane-earlier", "x", ftoa(laneLeft+nameW), "y", ftoa(laneTop+cellH/2+4), "data-testid", "lane-earlier")...)
 	}
 	for i, c := range cells {
 		o := lo + int64(i)
 		cx, cy := x(o), laneTop
-		state := "held"
+		state, off := "held", ""
 		if c.deleted {
-			state = "deleted"
+			state, off = "deleted", " tm-cell-box-off"
 		}
 		b.open("g", "class", "tm-cell tm-cell-"+state+pick(c.fresh, " tm-cell-new", ""),
 			"data-testid", "cell", "data-offset", strconv.FormatInt(o, 10), "data-key", c.key, "data-state", state,
 			"data-chip", cellChip(name, o),
 			"data-new?", on(c.fresh), "data-read?", on(c.readBy != ""))
-		b.void("rect", "x", ftoa(cx+2), "y", ftoa(cy), "width", ftoa(cellW-4), "height", ftoa(cellH), "rx", "4", "class", "tm-cell-box")
-		b.el("text", strconv.FormatInt(o, 10), "x", ftoa(cx+5), "y", ftoa(cy+11), "class", "tm-cell-offset")
+		b.void("rect", look("tm-cell-box"+off, "x", ftoa(cx+2), "y", ftoa(cy), "width", ftoa(cellW-4), "height", ftoa(cellH), "rx", "4")...)
+		b.el("text", strconv.FormatInt(o, 10), look("tm-cell-offset", "x", ftoa(cx+5), "y", ftoa(cy+11))...)
 		key := c.key
 		if len(key) > 4 {
 			key = key[:3] + "…"
@@ -203,52 +243,103 @@ func lane(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.Part
 		if c.deleted {
 			key = "✕" + key
 		}
-		b.el("text", key, "x", ftoa(cx+cellW/2), "y", ftoa(cy+26), "class", "tm-cell-key", "text-anchor", "middle")
+		b.el("text", key, look("tm-cell-key"+strings.Replace(off, "box", "key", 1), "x", ftoa(cx+cellW/2), "y", ftoa(cy+26), "text-anchor", "middle")...)
 		if c.readBy != "" {
-			b.void("rect", "x", ftoa(cx+4), "y", ftoa(cy+cellH+1), "width", ftoa(cellW-8), "height", "4", "class", "tm-cell-readbar")
+			b.void("rect", look("tm-cell-readbar", "x", ftoa(cx+4), "y", ftoa(cy+cellH+1), "width", ftoa(cellW-8), "height", "4")...)
 		}
 		b.close("g")
 	}
 	// The next offset, not yet written.
-	b.void("rect", "x", ftoa(x(hi)+2), "y", ftoa(laneTop), "width", ftoa(cellW-4), "height", ftoa(cellH), "rx", "4", "class", "tm-cell-next")
+	b.void("rect", look("tm-cell-next", "x", ftoa(x(hi)+2), "y", ftoa(laneTop), "width", ftoa(cellW-4), "height", ftoa(cellH), "rx", "4")...)
 	// The log start and end: lines from under the label row, the labels
 	// placed so that no line crosses a label and the labels do not overlap.
 	lineTop, lineBottom := laneTop-3, laneTop+cellH+4
-	labelAt := func(text string, at float64, left bool, class string) {
+	labelAt := func(text string, at float64, left bool) {
 		if left {
-			b.el("text", text, "x", ftoa(at-3), "y", "12", "class", class, "text-anchor", "end")
+			b.el("text", text, look("tm-log-label", "x", ftoa(at-3), "y", "12", "text-anchor", "end")...)
 			return
 		}
-		b.el("text", text, "x", ftoa(at+3), "y", "12", "class", class)
+		b.el("text", text, look("tm-log-label", "x", ftoa(at+3), "y", "12")...)
 	}
 	if p.Start == p.End {
-		b.void("line", "x1", ftoa(endX), "y1", ftoa(lineTop), "x2", ftoa(endX), "y2", ftoa(lineBottom), "class", "tm-log-start")
+		b.void("line", look("tm-log-start", "x1", ftoa(endX), "y1", ftoa(lineTop), "x2", ftoa(endX), "y2", ftoa(lineBottom))...)
 	} else {
 		if p.Start >= lo {
 			sx := x(p.Start)
-			b.void("line", "x1", ftoa(sx), "y1", ftoa(lineTop), "x2", ftoa(sx), "y2", ftoa(lineBottom), "class", "tm-log-start")
+			b.void("line", look("tm-log-start", "x1", ftoa(sx), "y1", ftoa(lineTop), "x2", ftoa(sx), "y2", ftoa(lineBottom))...)
 			if start != startInEnd {
-				labelAt("start "+strconv.FormatInt(p.Start, 10), sx, start == startLeft, "tm-log-label")
+				labelAt("start "+strconv.FormatInt(p.Start, 10), sx, start == startLeft)
 			}
 		}
-		b.void("line", "x1", ftoa(endX), "y1", ftoa(lineTop), "x2", ftoa(endX), "y2", ftoa(lineBottom), "class", "tm-log-end")
+		b.void("line", look("tm-log-end", "x1", ftoa(endX), "y1", ftoa(lineTop), "x2", ftoa(endX), "y2", ftoa(lineBottom))...)
 	}
-	labelAt(endLabel, endX, false, "tm-log-label")
+	labelAt(endLabel, endX, false)
 	// Each group's committed offset.
 	for i, g := range p.Groups {
 		y := laneTop + cellH + 8 + groupRowH*float64(i)
 		l := labels[i]
 		if l.mark > 0 {
-			b.void("polygon", "points", pts(l.mark, y, l.mark-6, y+12, l.mark+6, y+12), "class", "tm-group-mark")
+			b.void("polygon", look("tm-group-mark", "points", pts(l.mark, y, l.mark-6, y+12, l.mark+6, y+12))...)
 		}
-		attrs := []string{"x", ftoa(l.x), "y", ftoa(y + 12), "class", "tm-group-label", "data-testid", "group-marker", "data-group", g.Group}
+		attrs := look("tm-group-label", "x", ftoa(l.x), "y", ftoa(y+12), "data-testid", "group-marker", "data-group", g.Group)
 		if l.left {
 			attrs = append(attrs, "text-anchor", "end")
 		}
 		b.el("text", l.text, attrs...)
 	}
 	b.close("svg")
-	b.fclose("div")
+	return width, height
+}
+
+// logLegend says what a lane's shapes mean, on the stage and in a picture.
+const logLegend = "record: offset, key; ✕ deleted by retention; ▲ a group's committed offset"
+
+// LogChart draws the topics' partitions at step as one SVG for a static
+// picture (ChartOptions.Standalone): a heading per topic and, under it, the
+// lanes the stage draws, at most maxLanes a topic. A drawing wider than
+// the picture is scaled to its width. It returns "" when t has no log.
+func LogChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, height float64) {
+	lt := logs.Of(t)
+	if lt == nil || len(lt.Topics) == 0 {
+		return "", 0, 0
+	}
+	s := State{Step: clamp(step, t.Steps())}
+	parts := lt.LogAt(s.Step)
+	var body builder
+	y, wide := 0.0, chartWidth
+	var desc []string
+	for _, h := range lt.Topics {
+		mine := partitionsOf(parts, h.Name)
+		head := "topic " + h.Name + " · " + plural(len(mine), "partition")
+		if h.Retention > 0 {
+			head += " · retention " + h.Retention.String()
+		}
+		if len(mine) > maxLanes {
+			head += " (the first " + itoa(maxLanes) + " drawn)"
+		}
+		y += 16
+		body.el("text", head, "x", "4", "y", ftoa(y), "font-weight", "700", "font-size", "12")
+		y += 4
+		for _, p := range mine[:min(len(mine), maxLanes)] {
+			w, lh := laneSVG(&body, lt, s, h, p, ChartOptions{Standalone: true, Y: y})
+			wide = max(wide, w)
+			y += lh
+			desc = append(desc, laneSummary(p))
+		}
+		y += 4
+	}
+	y += 14
+	body.el("text", "▢ "+logLegend, "x", "4", "y", ftoa(y), "fill", "#4a5560")
+	y += 6
+	// The outer drawing is chartWidth wide; a wider one is scaled to it.
+	width, height = chartWidth, math.Ceil(y*chartWidth/wide)
+	var b builder
+	b.open("svg", "x", ftoa(o.X), "y", ftoa(o.Y), "width", ftoa(width), "height", ftoa(height), "viewBox", "0 0 "+ftoa(wide)+" "+ftoa(y),
+		"role", "img", "aria-label", "The log: "+strings.Join(desc, "; "), "font-family", "ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', monospace",
+		"font-size", "11", "fill", "#1b1f23")
+	b.splice(&body)
+	b.close("svg")
+	return b.String(), width, height
 }
 
 // logTables draws one table per topic: a row per offset in each

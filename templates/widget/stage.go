@@ -543,7 +543,7 @@ func legend(b *builder, v *atStep) {
 	if hasStream(v.t) {
 		streamLegendItems(v.t, item)
 	} else if v.lt != nil {
-		item("tm-lg-cell", "▢", "record: offset, key; ✕ deleted by retention; ▲ a group's committed offset")
+		item("tm-lg-cell", "▢", logLegend)
 	}
 	item("tm-lg-chip", "▣", "row in the target, its version")
 	item("tm-lg-dup", "❐", "×2: copies of a key")

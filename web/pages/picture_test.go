@@ -150,6 +150,37 @@ func TestPictureOfAStream(t *testing.T) {
 	}
 }
 
+// TestPictureOfALog: a log scenario's picture draws its partitions as the
+// stage does (each offset's key, the log start and end, each group's
+// committed offset), within the same rules as any picture; a stream
+// scenario's, whose chart draws the partitions already, does not.
+func TestPictureOfALog(t *testing.T) {
+	h := handler(t)
+	rec, d := getPicture(t, h, "/picture/dist/producer-retry.svg")
+	require.Equal(t, http.StatusOK, rec.Code)
+	text := d.text()
+	assert.Contains(t, text, "topic orders · 3 partitions")
+	for _, want := range []string{"p0", "p1", "p2", "start 0", "end 3", "billing committed 3; lag 0", "billing has committed nothing; lag 0", "▲ a group's committed offset"} {
+		assert.Contains(t, text, want)
+	}
+	// orders-2 holds order 2 twice (the retry) and order 3: its keys, in
+	// offset order.
+	assert.Contains(t, text, "0 2 1 2 2 3")
+	for _, banned := range []string{"script", "foreignObject", "style", "image", "a", "use"} {
+		assert.Zero(t, d.elements[banned], "a picture has no <%s>", banned)
+	}
+	for _, a := range d.attrs {
+		assert.NotEqual(t, "style", a.Name.Local)
+	}
+	// Retention's deleted offsets are drawn crossed out.
+	_, d = getPicture(t, h, "/picture/dist/retention-lag.svg")
+	assert.Contains(t, d.text(), "topic orders · 1 partition · retention 1m")
+	assert.Contains(t, d.text(), "✕3")
+
+	_, d = getPicture(t, h, "/picture/stream/idle-partition.svg")
+	assert.NotContains(t, d.text(), "topic sales ·", "a stream's chart draws its partitions")
+}
+
 func TestPictureKnobs(t *testing.T) {
 	h := handler(t)
 	// Without a step, a picture shows how the scenario ends.
