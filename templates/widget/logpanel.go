@@ -291,9 +291,6 @@ func laneSVG(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.P
 	return width, height
 }
 
-// logLegend says what a lane's shapes mean, on the stage and in a picture.
-const logLegend = "record: offset, key; ✕ deleted by retention; ▲ a group's committed offset"
-
 // LogChart draws the topics' partitions at step as one SVG for a static
 // picture (ChartOptions.Standalone): a heading per topic and, under it, the
 // lanes the stage draws, at most maxLanes a topic. A drawing wider than

@@ -64,7 +64,7 @@ func SnippetsFor(origin string, t *engine.Trace, step int) Snippets {
 	return Snippets{
 		IFrame: `<iframe src="` + attr(withQ(origin+"/embed/"+id)) + `" title="` + attr(title+" — Tidemark") +
 			`" width="100%" height="800" loading="lazy"></iframe>`,
-		Script:   script,
+		Script: script,
 		// The picture is a link to the page: a picture in an <img> cannot
 		// be clicked inside, so the snippet makes the whole of it one.
 		Markdown: `[![` + mdAlt + `](` + pic + `)](` + page + `)`,

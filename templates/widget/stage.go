@@ -529,6 +529,9 @@ func keyLink(b *builder, v *atStep, key string) {
 	b.close("a")
 }
 
+// logLegend says what a lane's shapes mean, on the stage and in a picture.
+const logLegend = "record: offset, key; ✕ deleted by retention; ▲ a group's committed offset"
+
 // legend says what the picture's shapes mean, each with its glyph, so that
 // nothing is told by colour alone.
 func legend(b *builder, v *atStep) {

@@ -15,3 +15,6 @@ import (
 func logPanel(*builder, *engine.Trace, State)      {}
 func groupStations(*builder, *atStep, *logs.Trace) {}
 func logTables(*builder, *logs.Trace, State)       {}
+
+// LogChart draws no log: the build has none.
+func LogChart(*engine.Trace, int, ChartOptions) (string, float64, float64) { return "", 0, 0 }
