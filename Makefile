@@ -28,6 +28,10 @@ generate:
 # brotli (quality 11) and gzip copies next to the module. None of these files
 # are committed; the web package works without them.
 #
+# Every module is built with the tag tm_browser, which leaves out what only
+# the server and the Worker draw (a static picture's colours,
+# templates/widget/look.go).
+#
 # It builds the module four times, one per set of worlds (wasm/worlds_*.go):
 # tidemark-hwm.wasm (the high-water-mark world), tidemark-log.wasm (and the log
 # world), tidemark-stream.wasm (the log and stream worlds, without the
@@ -47,7 +51,7 @@ wasm:
 		case $$tag in all|tm_stream) gc='$(WASM_GCFLAGS)';; esac; \
 		echo "GOOS=js GOARCH=wasm $(GO) build -tags $$tag -o web/static/$$name ./wasm"; \
 		rm -f web/static/$$name; \
-		GOOS=js GOARCH=wasm $(GO) build -trimpath -tags "$$tag" -gcflags="$$gc" -ldflags='-s -w' -o web/static/$$name ./wasm; \
+		GOOS=js GOARCH=wasm $(GO) build -trimpath -tags "$$tag tm_browser" -gcflags="$$gc" -ldflags='-s -w' -o web/static/$$name ./wasm; \
 	done
 	$(GO) run ./web/internal/wasmmerge -strip-lines -strip-inlining -strip-unsafe-points -strip-arginfo -short-names build/wasm-names $(addprefix web/static/,$(foreach m,$(MODULES),$(firstword $(subst :, ,$(m)))))
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" web/static/wasm_exec.js
@@ -62,7 +66,7 @@ vet:
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./web/... ./cmd/serve/... ./wasm/...
 	# The smaller modules' build tags must leave every package building.
-	$(GO) build -tags tm_hwm ./... && $(GO) build -tags tm_log ./... && $(GO) build -tags tm_stream ./...
+	$(GO) build -tags tm_hwm ./... && $(GO) build -tags tm_log ./... && $(GO) build -tags tm_stream ./... && $(GO) build -tags tm_browser ./...
 
 # check-generated fails when `templ generate` or the lessons' titles
 # (lessons/titles) would change a committed file.

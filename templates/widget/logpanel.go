@@ -146,22 +146,6 @@ func laneSummary(p logs.PartitionState) string {
 	return summary
 }
 
-// laneLook is a lane's colours in a standalone picture, which has no
-// stylesheet: app.css's light scheme, as presentation attributes.
-var laneLook = map[string][]string{
-	"tm-lane-label":               {"font-size", "13", "font-weight", "700"},
-	"tm-lane-earlier":             {"fill", "#4a5560"},
-	"tm-cell-box":                 {"fill", "#c9d8df", "stroke", "#1b1f23"},
-	"tm-cell-box tm-cell-box-off": {"fill", "none", "stroke", "#4a5560", "stroke-dasharray", "3 3"},
-	"tm-cell-offset":              {"fill", "#4a5560"},
-	"tm-cell-key":                 {"font-size", "13", "font-weight", "700"},
-	"tm-cell-key tm-cell-key-off": {"font-size", "13", "font-weight", "700", "fill", "#4a5560"},
-	"tm-cell-next":                {"fill", "none", "stroke", "#c9d1d9", "stroke-dasharray", "2 4"},
-	"tm-log-start":                {"stroke", "#d9480f", "stroke-width", "2"},
-	"tm-log-end":                  {"stroke", "#d9480f", "stroke-width", "2", "stroke-dasharray", "5 3"},
-	"tm-log-label":                {"fill", "#d9480f", "font-weight", "700"},
-}
-
 // laneSVG draws a partition's cells, log start and end, and each group's
 // committed offset as one <svg>, for the stage or (o.Standalone) placed at
 // o.X, o.Y in a picture. It returns the drawing's size.

@@ -208,24 +208,6 @@ func shownTxns(ht *hwm.Trace, step int) ([]*hwm.TxnRecord, int) {
 // pct writes a fraction of the axis as an SVG percentage.
 func pct(f float64) string { return strconv.FormatFloat(100*min(max(f, -5), 105), 'f', 2, 64) + "%" }
 
-// chartLook holds the presentation attributes of a standalone chart, by
-// class: the colours app.css gives them in the light scheme.
-var chartLook = map[string][]string{
-	"tm-axis":               {"stroke", "#4a5560"},
-	"tm-grid":               {"stroke", "#c9d1d9", "stroke-dasharray", "2 3"},
-	"tm-tick":               {"fill", "#4a5560"},
-	"tm-markline":           {"stroke", "#b23c0a", "stroke-width", "2", "stroke-dasharray", "6 3"},
-	"tm-markline tm-lsn":    {"stroke", "#6b2fa0", "stroke-width", "2", "stroke-dasharray", "2 2"},
-	"tm-marklabel":          {"fill", "#b23c0a", "font-weight", "700"},
-	"tm-marklabel tm-lsn":   {"fill", "#6b2fa0", "font-weight", "700"},
-	"tm-nowline":            {"stroke", "#1b1f23", "stroke-width", "1"},
-	"tm-txlabel":            nil,
-	"tm-bar tm-open":        {"fill", "#f4b942", "fill-opacity", "0.55", "stroke", "#1b1f23", "stroke-dasharray", "4 2"},
-	"tm-bar tm-committed":   {"fill", "#0b4f6c", "fill-opacity", "0.55", "stroke", "#1b1f23"},
-	"tm-bar tm-rolled-back": {"fill", "none", "stroke", "#1b1f23", "stroke-dasharray", "2 2"},
-	"tm-stamp":              {"fill", "#1b1f23"},
-}
-
 // SourceChart draws the source transactions at step as one SVG: the chart
 // the stage draws, for a static picture. It returns the <svg> element and
 // its size.

@@ -22,50 +22,6 @@ import (
 // land and are marked when they fire. The scenario page's stream station
 // and the static picture both draw with it.
 
-// streamLook returns the presentation attributes of a shape of class in a
-// standalone stream chart: the colours app.css gives it in the light
-// scheme. A switch, not a map, so that loading the package allocates
-// nothing (the Worker starts it on every cold request).
-func streamLook(class string) []string {
-	switch class {
-	case "tm-axis":
-		return []string{"stroke", "#4a5560"}
-	case "tm-tick":
-		return []string{"fill", "#4a5560"}
-	case "tm-lane":
-		return []string{"fill", "#f6f8fa", "stroke", "#c9d1d9"}
-	case "tm-lane tm-idle":
-		return []string{"fill", "url(#tm-hatch)", "stroke", "#c9d1d9"}
-	case "tm-dot":
-		return []string{"fill", "#0b4f6c"}
-	case "tm-dot tm-fresh":
-		return []string{"fill", "#0b4f6c", "stroke", "#1b1f23", "stroke-width", "2"}
-	case "tm-dot tm-wait":
-		return []string{"fill", "#ffffff", "stroke", "#0b4f6c", "stroke-width", "1.5"}
-	case "tm-late":
-		return []string{"stroke", "#b23c0a", "stroke-width", "2", "fill", "none"}
-	case "tm-pwm":
-		return []string{"stroke", "#1b1f23", "stroke-width", "2"}
-	case "tm-wmline":
-		return []string{"stroke", "#b23c0a", "stroke-width", "2", "stroke-dasharray", "6 3"}
-	case "tm-wmlabel":
-		return []string{"fill", "#b23c0a", "font-weight", "700"}
-	case "tm-nowline":
-		return []string{"stroke", "#4a5560", "stroke-width", "1"}
-	case "tm-win":
-		return []string{"fill", "#ffffff", "stroke", "#1b1f23"}
-	case "tm-win tm-fired":
-		return []string{"fill", "#e7f0f4", "stroke", "#1b1f23", "stroke-width", "2"}
-	case "tm-win tm-gone":
-		return []string{"fill", "#f6f8fa", "stroke", "#4a5560", "stroke-dasharray", "3 2"}
-	case "tm-winfill":
-		return []string{"fill", "#0b4f6c", "fill-opacity", "0.35"}
-	case "tm-token":
-		return []string{"fill", "#f4b942", "stroke", "#1b1f23", "stroke-width", "1.5"}
-	}
-	return nil
-}
-
 // streamLegend says in words what the chart's shapes mean, in two lines.
 var streamLegend = [2]string{"● read · ○ still to arrive · ◉ taken by a window at this step · ┆ watermark · │ now · ✓ fired", "✕ late, dropped · ◇ late, to the side output · ⊕ late, accepted"}
 

@@ -1,0 +1,86 @@
+//go:build !tm_browser
+
+package widget
+
+// The colours of a standalone chart (ChartOptions.Standalone), drawn for a
+// static picture by the server or the Worker. The browser's modules, built
+// with the tag tm_browser, draw no picture and leave them out
+// (look_browser.go).
+
+// chartLook holds the presentation attributes of a standalone chart, by
+// class: the colours app.css gives them in the light scheme.
+var chartLook = map[string][]string{
+	"tm-axis":               {"stroke", "#4a5560"},
+	"tm-grid":               {"stroke", "#c9d1d9", "stroke-dasharray", "2 3"},
+	"tm-tick":               {"fill", "#4a5560"},
+	"tm-markline":           {"stroke", "#b23c0a", "stroke-width", "2", "stroke-dasharray", "6 3"},
+	"tm-markline tm-lsn":    {"stroke", "#6b2fa0", "stroke-width", "2", "stroke-dasharray", "2 2"},
+	"tm-marklabel":          {"fill", "#b23c0a", "font-weight", "700"},
+	"tm-marklabel tm-lsn":   {"fill", "#6b2fa0", "font-weight", "700"},
+	"tm-nowline":            {"stroke", "#1b1f23", "stroke-width", "1"},
+	"tm-txlabel":            nil,
+	"tm-bar tm-open":        {"fill", "#f4b942", "fill-opacity", "0.55", "stroke", "#1b1f23", "stroke-dasharray", "4 2"},
+	"tm-bar tm-committed":   {"fill", "#0b4f6c", "fill-opacity", "0.55", "stroke", "#1b1f23"},
+	"tm-bar tm-rolled-back": {"fill", "none", "stroke", "#1b1f23", "stroke-dasharray", "2 2"},
+	"tm-stamp":              {"fill", "#1b1f23"},
+}
+
+// laneLook is a lane's colours in a standalone picture, which has no
+// stylesheet: app.css's light scheme, as presentation attributes.
+var laneLook = map[string][]string{
+	"tm-lane-label":               {"font-size", "13", "font-weight", "700"},
+	"tm-lane-earlier":             {"fill", "#4a5560"},
+	"tm-cell-box":                 {"fill", "#c9d8df", "stroke", "#1b1f23"},
+	"tm-cell-box tm-cell-box-off": {"fill", "none", "stroke", "#4a5560", "stroke-dasharray", "3 3"},
+	"tm-cell-offset":              {"fill", "#4a5560"},
+	"tm-cell-key":                 {"font-size", "13", "font-weight", "700"},
+	"tm-cell-key tm-cell-key-off": {"font-size", "13", "font-weight", "700", "fill", "#4a5560"},
+	"tm-cell-next":                {"fill", "none", "stroke", "#c9d1d9", "stroke-dasharray", "2 4"},
+	"tm-log-start":                {"stroke", "#d9480f", "stroke-width", "2"},
+	"tm-log-end":                  {"stroke", "#d9480f", "stroke-width", "2", "stroke-dasharray", "5 3"},
+	"tm-log-label":                {"fill", "#d9480f", "font-weight", "700"},
+}
+
+// streamLook returns the presentation attributes of a shape of class in a
+// standalone stream chart: the colours app.css gives it in the light
+// scheme. A switch, not a map, so that loading the package allocates
+// nothing (the Worker starts it on every cold request).
+func streamLook(class string) []string {
+	switch class {
+	case "tm-axis":
+		return []string{"stroke", "#4a5560"}
+	case "tm-tick":
+		return []string{"fill", "#4a5560"}
+	case "tm-lane":
+		return []string{"fill", "#f6f8fa", "stroke", "#c9d1d9"}
+	case "tm-lane tm-idle":
+		return []string{"fill", "url(#tm-hatch)", "stroke", "#c9d1d9"}
+	case "tm-dot":
+		return []string{"fill", "#0b4f6c"}
+	case "tm-dot tm-fresh":
+		return []string{"fill", "#0b4f6c", "stroke", "#1b1f23", "stroke-width", "2"}
+	case "tm-dot tm-wait":
+		return []string{"fill", "#ffffff", "stroke", "#0b4f6c", "stroke-width", "1.5"}
+	case "tm-late":
+		return []string{"stroke", "#b23c0a", "stroke-width", "2", "fill", "none"}
+	case "tm-pwm":
+		return []string{"stroke", "#1b1f23", "stroke-width", "2"}
+	case "tm-wmline":
+		return []string{"stroke", "#b23c0a", "stroke-width", "2", "stroke-dasharray", "6 3"}
+	case "tm-wmlabel":
+		return []string{"fill", "#b23c0a", "font-weight", "700"}
+	case "tm-nowline":
+		return []string{"stroke", "#4a5560", "stroke-width", "1"}
+	case "tm-win":
+		return []string{"fill", "#ffffff", "stroke", "#1b1f23"}
+	case "tm-win tm-fired":
+		return []string{"fill", "#e7f0f4", "stroke", "#1b1f23", "stroke-width", "2"}
+	case "tm-win tm-gone":
+		return []string{"fill", "#f6f8fa", "stroke", "#4a5560", "stroke-dasharray", "3 2"}
+	case "tm-winfill":
+		return []string{"fill", "#0b4f6c", "fill-opacity", "0.35"}
+	case "tm-token":
+		return []string{"fill", "#f4b942", "stroke", "#1b1f23", "stroke-width", "1.5"}
+	}
+	return nil
+}

@@ -1,0 +1,11 @@
+//go:build tm_browser
+
+package widget
+
+// The browser's modules (built with the tag tm_browser, see the Makefile's
+// wasm target) draw charts only for the stage, never a standalone picture,
+// so they carry none of a picture's colours (look.go): a nil map gives no
+// attributes, as streamLook's nil does.
+var chartLook, laneLook map[string][]string
+
+func streamLook(string) []string { return nil }
