@@ -1156,7 +1156,21 @@ poll billing c1 at=10:00:05
 	tr = runLog(t, strings.ReplaceAll(body, "$reset", "earliest"), nil)
 	_, crashes = eventsOf(tr, engine.KindCrash)
 	require.Len(t, crashes, 1)
-	assert.Contains(t, crashes[0], "so the restart reads orders-0 offsets 0–1 again")
+	assert.Contains(t, crashes[0], "the batch is not written, and nothing was ever committed, so the restart starts at the log start (auto.offset.reset=earliest) and reads orders-0 offsets 0–1 again")
+	assert.Empty(t, tr.Final().Missing)
+
+	// A crash in a later batch, nothing committed yet (a Java consumer's
+	// auto-commit waits for a poll after its interval): the restart reads
+	// from the log start, the batch before this one too, not from where
+	// this batch began.
+	later := strings.ReplaceAll(body, "$reset", "earliest")
+	later = strings.Replace(later, "poll billing c1 at=10:00:02 crash=before-write\nproduce shop at=10:00:04 key=3\npoll billing c1 at=10:00:05",
+		"poll billing c1 at=10:00:02\nproduce shop at=10:00:03 key=3\npoll billing c1 at=10:00:04 crash=before-write\npoll billing c1 at=10:00:06", 1)
+	later = strings.Replace(later, "commit=after", "commit=auto auto-commit=poll", 1)
+	tr = runLog(t, later, nil)
+	_, crashes = eventsOf(tr, engine.KindCrash)
+	require.Len(t, crashes, 1)
+	assert.Contains(t, crashes[0], "nothing was ever committed, so the restart starts at the log start (auto.offset.reset=earliest) and reads orders-0 offsets 0–2 again")
 	assert.Empty(t, tr.Final().Missing)
 }
 

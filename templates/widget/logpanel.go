@@ -156,7 +156,7 @@ func laneSVG(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.P
 	look := func(class string, attrs ...string) []string {
 		attrs = append(attrs, "class", class)
 		if o.Standalone {
-			attrs = append(attrs, laneLook[class]...)
+			attrs = append(attrs, laneLook(class)...)
 		}
 		return attrs
 	}

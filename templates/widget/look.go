@@ -25,20 +25,33 @@ var chartLook = map[string][]string{
 	"tm-stamp":              {"fill", "#1b1f23"},
 }
 
-// laneLook is a lane's colours in a standalone picture, which has no
-// stylesheet: app.css's light scheme, as presentation attributes.
-var laneLook = map[string][]string{
-	"tm-lane-label":               {"font-size", "13", "font-weight", "700"},
-	"tm-lane-earlier":             {"fill", "#4a5560"},
-	"tm-cell-box":                 {"fill", "#c9d8df", "stroke", "#1b1f23"},
-	"tm-cell-box tm-cell-box-off": {"fill", "none", "stroke", "#4a5560", "stroke-dasharray", "3 3"},
-	"tm-cell-offset":              {"fill", "#4a5560"},
-	"tm-cell-key":                 {"font-size", "13", "font-weight", "700"},
-	"tm-cell-key tm-cell-key-off": {"font-size", "13", "font-weight", "700", "fill", "#4a5560"},
-	"tm-cell-next":                {"fill", "none", "stroke", "#c9d1d9", "stroke-dasharray", "2 4"},
-	"tm-log-start":                {"stroke", "#d9480f", "stroke-width", "2"},
-	"tm-log-end":                  {"stroke", "#d9480f", "stroke-width", "2", "stroke-dasharray", "5 3"},
-	"tm-log-label":                {"fill", "#d9480f", "font-weight", "700"},
+// laneLook returns a lane's colours in a standalone picture, which has no
+// stylesheet: app.css's light scheme, as presentation attributes. A
+// switch, as streamLook, so that loading the package allocates nothing.
+func laneLook(class string) []string {
+	switch class {
+	case "tm-lane-label":
+		return []string{"font-size", "13", "font-weight", "700"}
+	case "tm-lane-earlier", "tm-cell-offset":
+		return []string{"fill", "#4a5560"}
+	case "tm-cell-box":
+		return []string{"fill", "#c9d8df", "stroke", "#1b1f23"}
+	case "tm-cell-box tm-cell-box-off":
+		return []string{"fill", "none", "stroke", "#4a5560", "stroke-dasharray", "3 3"}
+	case "tm-cell-key":
+		return []string{"font-size", "13", "font-weight", "700"}
+	case "tm-cell-key tm-cell-key-off":
+		return []string{"font-size", "13", "font-weight", "700", "fill", "#4a5560"}
+	case "tm-cell-next":
+		return []string{"fill", "none", "stroke", "#c9d1d9", "stroke-dasharray", "2 4"}
+	case "tm-log-start":
+		return []string{"stroke", "#d9480f", "stroke-width", "2"}
+	case "tm-log-end":
+		return []string{"stroke", "#d9480f", "stroke-width", "2", "stroke-dasharray", "5 3"}
+	case "tm-log-label":
+		return []string{"fill", "#d9480f", "font-weight", "700"}
+	}
+	return nil
 }
 
 // streamLook returns the presentation attributes of a shape of class in a
