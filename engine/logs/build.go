@@ -192,6 +192,18 @@ func (l *world) producerArg(c scenario.Command) (*producer, []scenario.Arg, erro
 	return p, rest, err
 }
 
+// retryParse reads a produce line's retry=: none, client, app or session,
+// and broker as client.
+func retryParse(v string) (string, bool) {
+	switch v {
+	case "broker":
+		return "client", true
+	case "none", "client", "app", "session":
+		return v, true
+	}
+	return "", false
+}
+
 func (l *world) produce(c scenario.Command) error {
 	p, rest, err := l.producerArg(c)
 	if err != nil {
@@ -203,7 +215,10 @@ func (l *world) produce(c scenario.Command) error {
 	key, hasKey := a.Find("key")
 	s.id = a.Str("id", "")
 	s.fail = scenario.Choice(a, "fail", "none", scenario.OneOf("none", "timeout", "lost"), "none, timeout or lost")
-	s.retry = scenario.Choice(a, "retry", "broker", scenario.OneOf("none", "broker", "app", "session"), "none, broker, app or session")
+	// client: the producer's client library resends the same batch. The
+	// broker does not resend anything; broker is the older spelling of
+	// client, still read so that scenarios written with it keep working.
+	s.retry = scenario.Choice(a, "retry", "client", retryParse, "none, client, app or session")
 	s.regenID = scenario.Choice(a, "ids", "regenerate", scenario.OneOf("regenerate", "keep"), "regenerate or keep") == "regenerate"
 	s.retryAfter = a.Duration("retry-after", 0)
 	if err := readEventTime(a, c, &s); err != nil {

@@ -378,7 +378,7 @@ func (l *world) retry(p *producer, s sendPlan, rec attempt, part int, pname, wha
 			tail = "the event is in the log all the same, once"
 		}
 		l.w.Emit(p.name, engine.KindProduce, -1, "%s gives up and reports the send as failed; %s.", p.name, tail)
-	case "broker":
+	case "client":
 		off, dup := p.append(part, rec)
 		switch {
 		case dup:

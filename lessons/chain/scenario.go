@@ -66,7 +66,7 @@ func (c Chain) Scenario() string {
 	if c[Source] == "no-retries" {
 		line("produce shop at=10:00:02.500 key=1000 fail=lost retry=none")
 	} else {
-		line("produce shop at=10:00:02.500 key=1000 fail=timeout retry=broker")
+		line("produce shop at=10:00:02.500 key=1000 fail=timeout retry=client")
 	}
 	line("")
 	line("stream orders_in from=orders")
