@@ -864,6 +864,7 @@ func (j *job) restart() {
 	s := j.s
 	now := s.w.Now()
 	rp := RestorePoint{Step: int32(s.w.NextStep()), At: now, Exact: true}
+	var buffered int64 // what the buffers held when the restored checkpoint began, written or not
 	var cp *CheckpointPoint
 	var states [][]byte
 	if j.done != nil {
@@ -878,6 +879,9 @@ func (j *job) restart() {
 		// positions.
 		if j.done.id != j.lostFrom {
 			rp.Lost = int32(j.bufferLoss(j.done))
+			for _, n := range j.done.buffered {
+				buffered += n
+			}
 			j.lostFrom = j.done.id
 		}
 		rp.Behind = now.Sub(cp.BeginAt)
@@ -1005,7 +1009,14 @@ func (j *job) restart() {
 		prose.Fprintf(&sb, "; %s", strings.Join(limitList(gone, 3), "; "))
 	}
 	if rp.Lost > 0 {
-		prose.Fprintf(&sb, "; %s that sat in buffers without flow control when the checkpoint began are in no snapshot and before every position, and nothing they changed survives the restore: lost", prose.Count(int(rp.Lost), "record", "records"))
+		const gone = "are in no snapshot and before every position, and nothing they changed survives the restore: lost"
+		if written := buffered - int64(rp.Lost); written > 0 {
+			// The step that began the checkpoint counted them all; some
+			// were written before the failure, and stay.
+			prose.Fprintf(&sb, "; of the %d records that sat in buffers without flow control when the checkpoint began, %d were written before the failure, and the other %d "+gone, buffered, written, rp.Lost)
+		} else {
+			prose.Fprintf(&sb, "; %s that sat in buffers without flow control when the checkpoint began "+gone, prose.Count(int(rp.Lost), "record", "records"))
+		}
 	}
 	if decided != "" {
 		prose.Fprintf(&sb, "; %s", decided)
