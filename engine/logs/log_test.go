@@ -572,7 +572,7 @@ check uniqueness
 		require.Len(t, checks, 1)
 		assert.Equal(t, check.Pass, checks[0].Status, "sink=%s: every event id is in the target once: %s", sink, checks[0].Detail)
 		_, texts := eventsOf(tr, engine.KindProduce)
-		assert.Contains(t, texts[0], "shop sends event shop-1; it has no key, so it goes to the partition the producer sticks to")
+		assert.Contains(t, texts[0], "shop sends event shop-1; it is sent without a record key (its line has no key=), so it goes to the partition the producer sticks to")
 	}
 }
 

@@ -338,7 +338,7 @@ func (l *world) sendSlow(p *producer, s sendPlan, rec attempt, part int) {
 		}
 	case !s.keyed:
 		what, tag = "event "+s.key, "" // its id is all that names it
-		where = prose.F("it has no key, so it goes to the partition the producer sticks to, %s", pname)
+		where = prose.F("it is sent without a record key (its line has no key=), so it goes to the partition the producer sticks to, %s", pname)
 	}
 	switch {
 	case s.fail == "none":
