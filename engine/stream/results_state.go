@@ -227,10 +227,26 @@ func (t *Trace) ReadVerdict(i int) (step int32, existed bool) {
 			mismatch--
 		}
 		if mismatch == 0 {
-			return o.Step, true
+			return t.visibleAt(r, o), true
 		}
 	}
 	return 0, false
+}
+
+// visibleAt is the step from which a read-committed reader (r) could see
+// the table state o completed: for a two-phase-commit sink's row, the
+// step its transaction committed, not the step it was written into the
+// transaction. It is o's own step for any other row and reader.
+func (t *Trace) visibleAt(r *ReadSnapshot, o *OutputPoint) int32 {
+	if r.Uncommitted || t.Ops[o.Op].Commit != "two-phase" {
+		return o.Step
+	}
+	for _, x := range t.Job.Txns {
+		if x.Op == o.Op && x.State == checkpoint.Committed && x.Step >= o.Step && x.Step <= r.Step {
+			return x.Step
+		}
+	}
+	return o.Step
 }
 
 // NeverExisted lists the reads by step n whose snapshot was never a state
