@@ -107,6 +107,18 @@ func TestLinkCommand(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "link: the link's scenario is damaged")
 
+	// A link's scenario that does not build is named by the file its link
+	// names (file=, as embed.js writes for data-source), else linked.tdm,
+	// as in the browser.
+	broken, err := share.Fragment("scenario x/y \"Y\"\nsource orders key=order_id\ntarget fct sink=merj key=order_id\n")
+	require.NoError(t, err)
+	code, _, errOut = tidemark(t, "run", "https://example.github.io/tidemark/embed/#file=retry-dup.tdm&"+broken)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "retry-dup.tdm:3:")
+	code, _, errOut = tidemark(t, "run", "https://example.github.io/tidemark/play#"+broken)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "linked.tdm:3:")
+
 	code, out, errOut = tidemarkIn(t, "scenario x/y \"Y\"\nsource orders key=order_id\ntarget fct sink=merge key=order_id\npipeline extract from=orders to=fct\n", "link", "-")
 	require.Equal(t, 0, code, errOut)
 	// Without --base-url the links are the local server's, and standard

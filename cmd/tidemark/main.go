@@ -200,7 +200,7 @@ func load(ref string) (*scenario.File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("link: %w", err)
 		}
-		return scenario.Parse("link.tdm", []byte(text))
+		return scenario.Parse(share.FileOf(frag), []byte(text))
 	}
 	if u, err := url.Parse(ref); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
 		return loadPageLink(u)
@@ -235,7 +235,7 @@ func loadPageLink(u *url.URL) (*scenario.File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("link: its src= %w", err)
 		}
-		return scenario.Parse("link.tdm", []byte(text))
+		return scenario.Parse(share.Unnamed, []byte(text))
 	}
 	for _, prefix := range []string{"/scenarios/", "/embed/", "/picture/"} {
 		if _, id, ok := strings.Cut(u.Path, prefix); ok {

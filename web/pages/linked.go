@@ -45,7 +45,7 @@ func linkedPicturePage(w http.ResponseWriter, r *http.Request) {
 		writePicture(w, r, svg)
 		return
 	}
-	f, err := scenario.Parse("picture.tdm", []byte(text))
+	f, err := scenario.Parse(share.Unnamed, []byte(text))
 	var (
 		t        *engine.Trace
 		st       widget.State

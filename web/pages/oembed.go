@@ -150,7 +150,7 @@ func describe(r *http.Request, raw string) (oembed, bool) {
 		if err != nil {
 			return oembed{}, false
 		}
-		f, err := scenario.Parse("linked.tdm", []byte(text))
+		f, err := scenario.Parse(share.Unnamed, []byte(text))
 		if err != nil {
 			return oembed{}, false
 		}

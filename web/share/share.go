@@ -24,6 +24,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -139,6 +140,48 @@ func ParseFragment(fragment string) (string, error) {
 		}
 	}
 	return "", ErrEmpty
+}
+
+// Unnamed is the file name the errors of a scenario from a link give
+// when the link names no file (file=, see FileOf).
+const Unnamed = "linked.tdm"
+
+// FileOf returns the file name a link's fragment gives its scenario
+// ("file=late-commit.tdm&tdm=…", as embed.js writes for data-source), for
+// its errors to name, or Unnamed. As share.js does, it takes only a plain
+// file name (a letter or digit, then up to 99 of letters, digits, ".",
+// "_" and "-", after the last "/"): it is shown to a reader and comes from
+// whoever wrote the link.
+func FileOf(fragment string) string {
+	for part := range strings.SplitSeq(strings.TrimPrefix(fragment, "#"), "&") {
+		v, ok := strings.CutPrefix(part, "file=")
+		if !ok {
+			continue
+		}
+		name, err := url.PathUnescape(v)
+		if err != nil {
+			break
+		}
+		name = name[strings.LastIndexByte(name, '/')+1:]
+		if plainName(name) {
+			return name
+		}
+	}
+	return Unnamed
+}
+
+func plainName(s string) bool {
+	if len(s) == 0 || len(s) > 100 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func tooLong(n int) error {

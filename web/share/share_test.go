@@ -138,3 +138,22 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestFileOf: a link's file= names its scenario's file, as share.js reads
+// it; anything but a plain file name is left for the default.
+func TestFileOf(t *testing.T) {
+	for frag, want := range map[string]string{
+		"#file=late-commit.tdm&tdm=abc":     "late-commit.tdm",
+		"tdm=abc&file=docs%2Fretry-dup.tdm": "retry-dup.tdm",
+		"#tdm=abc":                          Unnamed,
+		"#file=&tdm=abc":                    Unnamed,
+		"#file=.hidden&tdm=abc":             Unnamed,
+		"#file=a%20b.tdm&tdm=abc":           Unnamed,
+		"#file=%ZZ&tdm=abc":                 Unnamed,
+		"#file=<b>.tdm&tdm=abc":             Unnamed,
+		"#file=" + strings.Repeat("a", 101): Unnamed,
+		"#file=" + strings.Repeat("a", 100): strings.Repeat("a", 100),
+	} {
+		assert.Equal(t, want, FileOf(frag), frag)
+	}
+}
