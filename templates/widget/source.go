@@ -364,14 +364,20 @@ func runBox(b *builder, v *atStep, p *extract.Config) {
 	default:
 		read := listWords(cur.Keys, 6)
 		state, holds := "", false
-		// The rows are dropped once the crash has happened, not before:
-		// at an earlier step the run still holds them.
-		dropped := cur.Crashed && cur.EndStep > 0 && cur.EndStep <= n
+		// The rows are dropped once the crash has happened, not before (at
+		// an earlier step the run still holds them), and only when it
+		// came before the write: rows written are in the target.
+		crashed := cur.Crashed && cur.EndStep > 0 && cur.EndStep <= n
+		wrote := cur.WriteStep > 0 && cur.WriteStep <= n
+		dropped := crashed && !wrote
 		switch {
-		case cur.WriteStep > 0 && cur.WriteStep <= n:
+		case wrote:
 			state = "wrote " + plural(cur.Written, "row")
-			if cur.MarkStep > 0 && cur.MarkStep <= n {
+			switch {
+			case cur.MarkStep > 0 && cur.MarkStep <= n:
 				state += " and stored its mark"
+			case crashed:
+				state += ", then crashed before storing its mark"
 			}
 		case dropped:
 			state = "crashed before writing: the rows it read are dropped"
@@ -382,7 +388,7 @@ func runBox(b *builder, v *atStep, p *extract.Config) {
 		b.el("strong", "Run at "+cur.At.String())
 		b.text(": read " + plural(len(cur.Keys), "row") + read + " — " + state + ".")
 		b.close("p")
-		if holds || (cur.Crashed && cur.EndStep == n) {
+		if holds || (dropped && cur.EndStep == n) {
 			b.open("ul", "class", "tm-slots tm-inflight", "aria-label", "Rows the run holds")
 			for i, k := range cur.Keys {
 				if i == maxInFlight {

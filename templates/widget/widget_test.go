@@ -394,6 +394,32 @@ func TestRenderRowsDroppedOnlyOnceCrashed(t *testing.T) {
 		assert.Equal(t, "dropped", htmltest.Attr(c, "data-state"))
 	}
 	assert.Contains(t, htmltest.Text(crashed.One(t, "run")), "crashed before writing")
+
+	// A crash after the write, before the mark is stored: the rows are in
+	// the target, not dropped.
+	sc := bundled(t, "hwm/advance-order")
+	orig = run(t, "hwm/advance-order", map[string]string{"advance": "after"})
+	var w *hwm.RunRecord
+	for i := range hwm.Of(orig).Runs {
+		if r := &hwm.Of(orig).Runs[i]; r.WriteStep > 0 && r.MarkStep > r.WriteStep && len(r.Keys) > 0 {
+			w = r
+			break
+		}
+	}
+	require.NotNil(t, w, "a run that stores its mark a step after its write")
+	tr, err = engine.RunWithFaults(sc, orig.Settings, 1, worlds.All(), []engine.Fault{{AfterStep: int(w.WriteStep), Kind: hwm.FaultCrash}})
+	require.NoError(t, err)
+	var c *hwm.RunRecord
+	for i := range hwm.Of(tr).Runs {
+		if r := &hwm.Of(tr).Runs[i]; r.Crashed {
+			c = r
+		}
+	}
+	require.NotNil(t, c)
+	require.Positive(t, c.WriteStep)
+	written := draw(t, tr, widget.State{Step: int(c.EndStep), ShowTruth: true, BasePath: "/scenarios/hwm/advance-order"})
+	assert.Empty(t, written.ByTestID("inflight"), "rows written are not drawn as dropped")
+	assert.Contains(t, htmltest.Text(written.One(t, "run")), "then crashed before storing its mark")
 }
 
 // TestRenderMarksOfEveryKind: a timestamp mark and an lsn mark are both
