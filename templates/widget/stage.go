@@ -315,7 +315,57 @@ func truthText(v *atStep) string {
 		}
 		left--
 	}
-	return truthSentence(missing, nm, dup, nd, stale, ns)
+	text := truthSentence(missing, nm, dup, nd, stale, ns)
+	if nm == 0 || nm > len(missing) {
+		return text // keys not listed might be on their way too: the sentence stays whole
+	}
+	// Every missing key is listed: say which a later step writes, as the
+	// target's slots do (waiting, not lost).
+	var lost, coming []string
+	for _, k := range missing {
+		if v.arrivesLater(k) {
+			coming = append(coming, k)
+		} else {
+			lost = append(lost, k)
+		}
+	}
+	if len(coming) == 0 {
+		return text
+	}
+	var parts []string
+	if len(lost) > 0 {
+		parts = append(parts, "not in the target: "+strings.Join(lost, ", "))
+	}
+	parts = append(parts, "not in the target yet, a later step writes "+pick(len(coming) == 1, "it", "them")+": "+strings.Join(coming, ", "))
+	if nd+ns > 0 {
+		parts = append(parts, strings.TrimSuffix(truthSentence(nil, 0, dup, nd, stale, ns), "."))
+	}
+	return strings.Join(parts, "; ") + "."
+}
+
+// arrivesLater reports whether a later step writes a row of the missing
+// key named k (as the truth names it: with its target's name and a colon
+// when several targets have keys) into its target.
+func (v *atStep) arrivesLater(k string) bool {
+	if v.ix == nil {
+		return false // no index of the targets: the sentence does not split
+	}
+	target, key, ok := strings.Cut(k, ":")
+	if !ok || v.t.TargetNamed(target) == nil {
+		target, key = "", k
+	}
+	for i := range v.ix.targets {
+		g := &v.ix.targets[i]
+		if target != "" && g.h.Name != target {
+			continue
+		}
+		for p := g.find(v.t, key); p >= 0 && p < len(g.keys) && v.t.Key(g.keys[p]) == key; p++ {
+			if g.arrives(p, v.n) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func truthSentence(missing []string, nm int, dup []string, nd int, stale []string, ns int) string {

@@ -45,3 +45,23 @@ func TestTruthTextReadsOnlyWhatItNames(t *testing.T) {
 	}
 	assert.True(t, dup && stale && more, "some step has a key duplicated (%v), one stale (%v), and more keys missing than are named (%v)", dup, stale, more)
 }
+
+// TestTruthTextSaysWhatIsOnItsWay: at a step where a key is missing from
+// the target but a later step writes it, the truth line says so apart
+// from keys that are lost, as the target's slots do; at the end, a key
+// still missing is simply missing.
+func TestTruthTextSaysWhatIsOnItsWay(t *testing.T) {
+	sc, ok := lessons.Lookup("hwm/visibility-gap")
+	require.True(t, ok)
+	text := func(knobs map[string]string, n int) string {
+		tr, err := engine.Run(sc.File, knobs, 1, worlds.All())
+		require.NoError(t, err)
+		return truthText(&atStep{t: tr, at: tr.Seek(n), n: int32(n), ix: indexTrace(tr)})
+	}
+	// At step 14 the lsn mark has not read order 3 yet, and will.
+	assert.Equal(t, "not in the target yet, a later step writes it: 3.", text(map[string]string{"mark": "lsn"}, 14))
+	// The timestamp mark has skipped it for good.
+	assert.Equal(t, "not in the target: 3.", text(nil, 14))
+	assert.Equal(t, "not in the target: 3, 4.", text(nil, 999))
+}
+
