@@ -64,4 +64,3 @@ func TestTruthTextSaysWhatIsOnItsWay(t *testing.T) {
 	assert.Equal(t, "not in the target: 3.", text(nil, 14))
 	assert.Equal(t, "not in the target: 3, 4.", text(nil, 999))
 }
-
