@@ -336,7 +336,8 @@ func truthText(v *atStep) string {
 	if len(lost) > 0 {
 		parts = append(parts, "not in the target: "+strings.Join(lost, ", "))
 	}
-	parts = append(parts, "not in the target yet, a later step writes "+pick(len(coming) == 1, "it", "them")+": "+strings.Join(coming, ", "))
+	// As the legend says it: "not in the target yet: a later step writes it".
+	parts = append(parts, "not in the target yet: "+strings.Join(coming, ", "))
 	if nd+ns > 0 {
 		parts = append(parts, strings.TrimSuffix(truthSentence(nil, 0, dup, nd, stale, ns), "."))
 	}

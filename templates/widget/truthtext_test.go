@@ -59,7 +59,7 @@ func TestTruthTextSaysWhatIsOnItsWay(t *testing.T) {
 		return truthText(&atStep{t: tr, at: tr.Seek(n), n: int32(n), ix: indexTrace(tr)})
 	}
 	// At step 14 the lsn mark has not read order 3 yet, and will.
-	assert.Equal(t, "not in the target yet, a later step writes it: 3.", text(map[string]string{"mark": "lsn"}, 14))
+	assert.Equal(t, "not in the target yet: 3.", text(map[string]string{"mark": "lsn"}, 14))
 	// The timestamp mark has skipped it for good.
 	assert.Equal(t, "not in the target: 3.", text(nil, 14))
 	assert.Equal(t, "not in the target: 3, 4.", text(nil, 999))

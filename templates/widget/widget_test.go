@@ -268,7 +268,7 @@ func TestRenderSlotsWaitingAndLost(t *testing.T) {
 				assert.Contains(t, truth, "not in the target: "+strings.Join(lost, ", "))
 			}
 			if len(waiting) > 0 {
-				assert.Contains(t, truth, pick(len(waiting) == 1, "it", "them")+": "+strings.Join(waiting, ", "))
+				assert.Contains(t, truth, "not in the target yet: "+strings.Join(waiting, ", "))
 			}
 			// Each missing key's source row says what became of it.
 			for _, f := range d.ByTestID("fate") {
@@ -850,11 +850,4 @@ func TestRenderListsTheFaultsInEffect(t *testing.T) {
 	d = draw(t, fork, widget.State{Step: 3, ShowTruth: true, Live: true, Original: orig})
 	assert.Equal(t, "In effect: crash after step "+strconv.Itoa(at)+"; jump -5s after step "+strconv.Itoa(at+2),
 		htmltest.Text(d.One(t, "faults-on")))
-}
-
-func pick(cond bool, a, b string) string {
-	if cond {
-		return a
-	}
-	return b
 }
