@@ -90,6 +90,9 @@ func TestLinkedPictureBadInput(t *testing.T) {
 		"damaged":        {"abc*", http.StatusBadRequest, "changed on the way? The src= of a picture"},
 		"none":           {"", http.StatusBadRequest, "holds no scenario"},
 		"does not parse": {mustEncode(t, "scenario x/y \"Y\"\nfrobnicate now\n"), http.StatusUnprocessableEntity, "linked.tdm:2:1"},
+		// An error that ends in a question ends the picture's sentence.
+		"a suggestion": {mustEncode(t, "scenario x/y \"Y\"\nsource orders key=order_id\ntarget fct key=order_id\npipeline extract from=orders to=fct\nrun extrac at=10:00:01\n"),
+			http.StatusUnprocessableEntity, "did you mean extract?</text>"},
 		"too much work": {mustEncode(t, "scenario x/y \"Y\"\nsource orders key=order_id\ntarget fct key=order_id\npipeline extract from=orders to=fct\n"+
 			"workload orders txns=5000000 from=10:00:00 every=1ms\nrun extract at=23:00:00\n"), http.StatusUnprocessableEntity, "the server's limit for a picture"},
 	} {
