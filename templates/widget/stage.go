@@ -297,6 +297,7 @@ func listKeys(keys []string, total int) string {
 func truthText(v *atStep) string {
 	nm, nd, ns := int(v.at.Counts.Missing), int(v.at.Counts.Duplicated), int(v.at.Counts.Stale)
 	missing := make([]string, 0, min(nm, maxListed))
+	ids := make([]int32, 0, cap(missing)) // of the missing keys listed
 	dup := make([]string, 0, min(nd, maxListed))
 	stale := make([]string, 0, min(ns, maxListed))
 	left := cap(missing) + cap(dup) + cap(stale)
@@ -305,7 +306,7 @@ func truthText(v *atStep) string {
 		id, st, rows := tv.At(i)
 		switch {
 		case st == engine.KeyMissing && len(missing) < cap(missing):
-			missing = append(missing, v.t.TruthKey(id))
+			missing, ids = append(missing, v.t.TruthKey(id)), append(ids, id)
 		case st == engine.KeyDuplicated && len(dup) < cap(dup):
 			dup = append(dup, v.t.TruthKey(id)+" ×"+itoa(rows))
 		case st == engine.KeyStale && len(stale) < cap(stale):
@@ -315,53 +316,36 @@ func truthText(v *atStep) string {
 		}
 		left--
 	}
-	text := truthSentence(missing, nm, dup, nd, stale, ns)
-	if nm == 0 || nm > len(missing) {
-		return text // keys not listed might be on their way too: the sentence stays whole
-	}
-	// Every missing key is listed: say which a later step writes, as the
-	// target's slots do (waiting, not lost).
-	var lost, coming []string
-	for _, k := range missing {
-		if v.arrivesLater(k) {
-			coming = append(coming, k)
-		} else {
-			lost = append(lost, k)
+	// When every missing key is listed, those a later step writes are said
+	// apart from those lost, as the target's slots tell them; with keys
+	// left unlisted, which of those are on their way is unknown, and the
+	// sentence stays whole.
+	var coming []string
+	if nm > 0 && nm == len(missing) {
+		var lost []string
+		for i, id := range ids {
+			if v.arrivesLater(id) {
+				coming = append(coming, missing[i])
+			} else {
+				lost = append(lost, missing[i])
+			}
 		}
+		missing, nm = lost, len(lost)
 	}
-	if len(coming) == 0 {
-		return text
-	}
-	var parts []string
-	if len(lost) > 0 {
-		parts = append(parts, "not in the target: "+strings.Join(lost, ", "))
-	}
-	// As the legend says it: "not in the target yet: a later step writes it".
-	parts = append(parts, "not in the target yet: "+strings.Join(coming, ", "))
-	if nd+ns > 0 {
-		parts = append(parts, strings.TrimSuffix(truthSentence(nil, 0, dup, nd, stale, ns), "."))
-	}
-	return strings.Join(parts, "; ") + "."
+	return truthSentence(missing, nm, coming, dup, nd, stale, ns)
 }
 
-// arrivesLater reports whether a later step writes a row of the missing
-// key named k (as the truth names it: with its target's name and a colon
-// when several targets have keys) into its target.
-func (v *atStep) arrivesLater(k string) bool {
+// arrivesLater reports whether a later step than the one drawn writes a
+// row of the key with id into its target.
+func (v *atStep) arrivesLater(id int32) bool {
 	if v.ix == nil {
 		return false // no index of the targets: the sentence does not split
 	}
-	target, key, ok := strings.Cut(k, ":")
-	if !ok || v.t.TargetNamed(target) == nil {
-		target, key = "", k
-	}
+	key := v.t.Key(id)
 	for i := range v.ix.targets {
 		g := &v.ix.targets[i]
-		if target != "" && g.h.Name != target {
-			continue
-		}
 		for p := g.find(v.t, key); p >= 0 && p < len(g.keys) && v.t.Key(g.keys[p]) == key; p++ {
-			if g.arrives(p, v.n) > 0 {
+			if g.keys[p] == id && g.arrives(p, v.n) > 0 {
 				return true
 			}
 		}
@@ -369,10 +353,16 @@ func (v *atStep) arrivesLater(k string) bool {
 	return false
 }
 
-func truthSentence(missing []string, nm int, dup []string, nd int, stale []string, ns int) string {
+// truthSentence says the truth in one sentence: nm keys missing (missing
+// names some of them), coming keys missing that a later step writes (as
+// the legend says it, "not in the target yet"), nd duplicated and ns stale.
+func truthSentence(missing []string, nm int, coming, dup []string, nd int, stale []string, ns int) string {
 	var parts []string
 	if nm > 0 {
 		parts = append(parts, "not in the target: "+listKeys(missing, nm))
+	}
+	if len(coming) > 0 {
+		parts = append(parts, "not in the target yet: "+strings.Join(coming, ", "))
 	}
 	if nd > 0 {
 		parts = append(parts, "duplicated: "+listKeys(dup, nd))
@@ -394,7 +384,7 @@ func TruthText(tr engine.Truth) string {
 		dup = append(dup, k+" ×"+itoa(tr.Duplicated[k]))
 	}
 	cut := func(keys []string) []string { return keys[:min(len(keys), maxListed)] }
-	return truthSentence(cut(tr.Missing), len(tr.Missing), cut(dup), len(dup), cut(tr.Stale), len(tr.Stale))
+	return truthSentence(cut(tr.Missing), len(tr.Missing), nil, cut(dup), len(dup), cut(tr.Stale), len(tr.Stale))
 }
 
 // station opens a station of the picture: a section with a heading. Close
