@@ -74,14 +74,17 @@ func (v *atStep) waitingLabel(target, key string) string {
 // whatever the pause does (it was marked done), and so is a key with no
 // record. It returns "" when nothing holds the key.
 func (v *atStep) heldByPause(target, key string) string {
-	if v.lt == nil {
-		return ""
+	if v.lt == nil || len(v.t.Faults) == 0 {
+		return "" // the usual case, at every lost slot of every step: no pause at all
 	}
 	pauses := pausesPastTheEnd(v.t)
 	last := v.t.Steps()
 	for _, g := range v.lt.Groups {
+		if g.Target != target {
+			continue
+		}
 		i := slices.IndexFunc(pauses, func(p pausePast) bool { return p.Group == g.Name })
-		if g.Target != target || i < 0 {
+		if i < 0 {
 			continue
 		}
 		for _, h := range v.lt.Topics {
