@@ -895,7 +895,7 @@ func (l *world) crashMember(g *groupState, m *member, b *batch, where string, wr
 	// committed offset (or the log start, by reset=earliest); unread: no
 	// committed offset, and reset=latest or none will not go back for them.
 	var lost, again, unread []string
-	fromStart := false // a partition with no committed offset: the restart reads it from the log start again
+	fromStart := 0 // partitions with no committed offset, which the restart reads from the log start again
 	for _, r := range b.ranges {
 		c := g.g.Committed[r.Partition]
 		switch {
@@ -906,22 +906,25 @@ func (l *world) crashMember(g *groupState, m *member, b *batch, where string, wr
 		case c < 0:
 			// No committed offset: auto.offset.reset=earliest starts the
 			// restart at the log start, before this batch.
-			fromStart = true
+			fromStart++
 			again = append(again, prose.F("%s %s", g.pname(int(r.Partition)), offsets(min(g.topic.Parts[r.Partition].Start(), r.From), r.To)))
 		case c < r.To:
 			again = append(again, prose.F("%s %s", g.pname(int(r.Partition)), offsets(max(r.From, c), r.To)))
 		}
 	}
 	var effects []string
+	// Said only when it holds of every partition read again; with some
+	// committed, the ranges still say where each restarts.
 	const earliest = "nothing was ever committed, so the restart starts at the log start (auto.offset.reset=earliest) and reads %s again"
+	allFromStart := fromStart > 0 && fromStart == len(again)
 	switch {
 	case len(lost) > 0:
 		effects = append(effects, prose.F("the committed offsets already cover %s, so those records are skipped for good", strings.Join(lost, ", ")))
-	case len(again) > 0 && written && fromStart:
+	case len(again) > 0 && written && allFromStart:
 		effects = append(effects, prose.F("the batch is written but "+earliest, strings.Join(again, ", ")))
 	case len(again) > 0 && written:
 		effects = append(effects, prose.F("the batch is written but not committed, so the restart reads %s again", strings.Join(again, ", ")))
-	case len(again) > 0 && fromStart:
+	case len(again) > 0 && allFromStart:
 		effects = append(effects, prose.F("the batch is not written, and "+earliest, strings.Join(again, ", ")))
 	case len(again) > 0:
 		effects = append(effects, prose.F("nothing was written or committed, so the restart reads %s again", strings.Join(again, ", ")))

@@ -1173,6 +1173,27 @@ poll billing c1 at=10:00:05
 	require.Len(t, crashes, 1)
 	assert.Contains(t, crashes[0], "nothing was ever committed, so the restart starts at the log start (auto.offset.reset=earliest) and reads orders-0 offsets 0–2 again")
 	assert.Empty(t, tr.Final().Missing)
+
+	// A batch over two partitions, one committed before and one never: the
+	// crash does not say nothing was ever committed, and each partition's
+	// range starts where its restart does.
+	tr = runLog(t, `topic orders partitions=2
+target fct_orders sink=merge key=order_id
+producer a to=orders key=order_id partition=0
+producer b to=orders key=order_id partition=1
+group billing topic=orders to=fct_orders commit=after reset=earliest
+member billing c1 at=10:00:00
+produce a at=10:00:01 key=1
+poll billing c1 at=10:00:02
+produce a at=10:00:03 key=2
+produce b at=10:00:03 key=3
+poll billing c1 at=10:00:04 crash=before-write
+poll billing c1 at=10:00:05
+`, nil)
+	_, crashes = eventsOf(tr, engine.KindCrash)
+	require.Len(t, crashes, 1)
+	assert.NotContains(t, crashes[0], "ever committed")
+	assert.Contains(t, crashes[0], "the restart reads orders-0 offset 1, orders-1 offset 0 again")
 }
 
 // TestLogPauseAcrossARebalance: a rebalance forgets pauses, so a member
