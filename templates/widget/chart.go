@@ -1,8 +1,9 @@
 package widget
 
 // The charts a static picture draws (templates/picture): the source chart
-// (sourcechart.go) and the stream chart (streamchart.go), each written as
-// one SVG by SourceChart and StreamChart, and as part of the stage.
+// (sourcechart.go), the stream chart (streamchart.go) and the log's lanes
+// (logpanel.go), each written as one SVG by SourceChart, StreamChart and
+// LogChart, and as part of the stage.
 
 // ChartOptions says where a chart goes and how it is coloured.
 type ChartOptions struct {
@@ -25,3 +26,13 @@ type ChartOptions struct {
 
 // chartWidth is the width of a standalone chart in user units.
 const chartWidth = 640.0
+
+// openStandalone opens a standalone chart's <svg>, placed at o.X, o.Y in
+// its picture, chartWidth wide and height tall, its drawing in viewBox,
+// named desc for a screen reader, in the site's monospace and text colour
+// at fontSize user units. Close it with b.close("svg").
+func openStandalone(b *builder, o ChartOptions, height float64, viewBox, desc, fontSize string) {
+	b.open("svg", "x", ftoa(o.X), "y", ftoa(o.Y), "width", ftoa(chartWidth), "height", ftoa(height), "viewBox", viewBox,
+		"role", "img", "aria-label", desc, "font-family", "ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', monospace",
+		"font-size", fontSize, "fill", "#1b1f23")
+}

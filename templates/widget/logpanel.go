@@ -315,9 +315,7 @@ func LogChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, hei
 	// The outer drawing is chartWidth wide; a wider one is scaled to it.
 	width, height = chartWidth, math.Ceil(y*chartWidth/wide)
 	var b builder
-	b.open("svg", "x", ftoa(o.X), "y", ftoa(o.Y), "width", ftoa(width), "height", ftoa(height), "viewBox", "0 0 "+ftoa(wide)+" "+ftoa(y),
-		"role", "img", "aria-label", "The log: "+strings.Join(desc, "; "), "font-family", "ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', monospace",
-		"font-size", "11", "fill", "#1b1f23")
+	openStandalone(&b, o, height, "0 0 "+ftoa(wide)+" "+ftoa(y), "The log: "+strings.Join(desc, "; "), "11")
 	b.splice(&body)
 	b.close("svg")
 	return b.String(), width, height

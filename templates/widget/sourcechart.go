@@ -232,9 +232,7 @@ func SourceChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, 
 	base := height - 24
 	desc := strconv.Itoa(len(c.bars)) + " transactions drawn as bars from begin to commit on a time axis; diamonds mark each one's updated_at; dashed lines are the stored marks"
 	if o.Standalone {
-		b.open("svg", "x", ftoa(o.X), "y", ftoa(o.Y), "width", ftoa(w), "height", ftoa(height), "viewBox", "0 0 640 "+ftoa(height),
-			"role", "img", "aria-label", desc, "font-family", "ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', monospace",
-			"font-size", "12", "fill", "#1b1f23")
+		openStandalone(&b, o, height, "0 0 640 "+ftoa(height), desc, "12")
 	} else {
 		b.open("svg", "class", "tm-svg", "viewBox", "0 0 640 "+ftoa(height), "role", "img", "aria-label", desc, "data-testid", "source-chart")
 	}

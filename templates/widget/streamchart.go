@@ -60,9 +60,7 @@ func streamChartTo(b *builder, t *engine.Trace, step int, o ChartOptions) (width
 	look := lookFor(o)
 	desc := streamDesc(t, st, step)
 	if o.Standalone {
-		b.open("svg", "x", ftoa(o.X), "y", ftoa(o.Y), "width", ftoa(chartWidth), "height", ftoa(height), "viewBox", "0 0 640 "+ftoa(height),
-			"role", "img", "aria-label", desc, "font-family", "ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', monospace",
-			"font-size", "11", "fill", "#1b1f23")
+		openStandalone(b, o, height, "0 0 640 "+ftoa(height), desc, "11")
 	} else {
 		// The description changes with the watermark: a fragment of its
 		// own, so that the chart's element stays put. A group, named by
