@@ -36,3 +36,16 @@ func openStandalone(b *builder, o ChartOptions, height float64, viewBox, desc, f
 		"role", "img", "aria-label", desc, "font-family", "ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', monospace",
 		"font-size", fontSize, "fill", "#1b1f23")
 }
+
+// lookFor returns the function that gives a shape its class and, for a
+// standalone chart, its colours from table (chartLook, laneLook or
+// streamLook).
+func lookFor(o ChartOptions, table func(class string) []string) func(class string, attrs ...string) []string {
+	return func(class string, attrs ...string) []string {
+		attrs = append(attrs, "class", class)
+		if o.Standalone {
+			attrs = append(attrs, table(class)...)
+		}
+		return attrs
+	}
+}

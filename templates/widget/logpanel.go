@@ -153,13 +153,7 @@ func laneSVG(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.P
 	name := p.Topic + "-" + itoa(p.Partition)
 	cells, lo := cellsOf(lt, s, h, p)
 	hi := p.End
-	look := func(class string, attrs ...string) []string {
-		attrs = append(attrs, "class", class)
-		if o.Standalone {
-			attrs = append(attrs, laneLook(class)...)
-		}
-		return attrs
-	}
+	look := lookFor(o, laneLook)
 	x0 := laneLeft + nameW
 	if lo > 0 {
 		x0 += earlierW

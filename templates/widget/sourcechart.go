@@ -219,13 +219,7 @@ func SourceChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, 
 		return "", 0, 0
 	}
 	c := chartAt(t, ht, indexTrace(t), step)
-	look := func(class string, attrs ...string) []string {
-		attrs = append(attrs, "class", class)
-		if o.Standalone {
-			attrs = append(attrs, chartLook[class]...)
-		}
-		return attrs
-	}
+	look := lookFor(o, chartLook)
 	const w, left, right, rowH, top = chartWidth, 110.0, 16.0, 24.0, 22.0
 	x := func(f float64) float64 { return left + (w-left-right)*min(max(f, -0.02), 1.02) }
 	height = top + rowH*float64(len(c.bars)) + 30

@@ -57,7 +57,7 @@ func streamChartTo(b *builder, t *engine.Trace, step int, o ChartOptions) (width
 	if o.Standalone {
 		height += 30 // the picture's own legend; on the stage, the stage's legend says it
 	}
-	look := lookFor(o)
+	look := lookFor(o, streamLook)
 	desc := streamDesc(t, st, step)
 	if o.Standalone {
 		openStandalone(b, o, height, "0 0 640 "+ftoa(height), desc, "11")
@@ -98,18 +98,6 @@ func partOf(b *builder, o ChartOptions, key string) {
 func endPart(b *builder, o ChartOptions) {
 	if !o.Standalone {
 		b.fclose("g")
-	}
-}
-
-// lookFor returns the function that gives a shape its class and, for a
-// standalone chart, its colours.
-func lookFor(o ChartOptions) func(class string, attrs ...string) []string {
-	return func(class string, attrs ...string) []string {
-		attrs = append(attrs, "class", class)
-		if o.Standalone {
-			attrs = append(attrs, streamLook(class)...)
-		}
-		return attrs
 	}
 }
 
@@ -356,7 +344,7 @@ func laneDots(st *stream.Trace, si int, parts []stream.PartState, step int) (dot
 
 // streamChart draws stream si at step from height y and returns the height it took.
 func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y float64, o ChartOptions) float64 {
-	look := lookFor(o)
+	look := lookFor(o, streamLook)
 	sh := st.Streams[si]
 	parts := st.Partitions(si, step)
 	wm, idle := st.Watermark(si, -1, step)
