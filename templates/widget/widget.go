@@ -436,10 +436,10 @@ func pausesPastTheEnd(t *engine.Trace) []pausePast {
 	return held
 }
 
-// pausedPastTheEnd says which consumers a pause holds past the run's last
+// endingPauses says, in the ending, which consumers a pause holds past the run's last
 // step: what they have not read is missing because the scenario stops
 // first, which the truth does not say (the target's slots do: heldByPause).
-func pausedPastTheEnd(b *builder, t *engine.Trace) {
+func endingPauses(b *builder, t *engine.Trace) {
 	var held []string
 	for _, p := range pausesPastTheEnd(t) {
 		held = append(held, p.Group+"/"+p.Member+" until "+p.Until.String())
@@ -461,13 +461,13 @@ func ending(b *builder, t *engine.Trace, s State) {
 	if isLarge(t) {
 		// The checks of a large trace take a while; the truth does not.
 		b.el("p", "In the end: "+final.Harm()+". Step to the end to see the checks' verdicts.", "data-testid", "verdict")
-		pausedPastTheEnd(b, t)
+		endingPauses(b, t)
 		b.close("section")
 		return
 	}
 	checks := t.Checks()
 	b.el("p", "In the end: "+t.VerdictOf(final, checks)+".", "data-testid", "verdict")
-	pausedPastTheEnd(b, t)
+	endingPauses(b, t)
 	b.open("ul")
 	for _, c := range checks {
 		b.open("li", "data-check", c.Name)
