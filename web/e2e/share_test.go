@@ -260,15 +260,21 @@ func TestEmbedScriptInlineAndSource(t *testing.T) {
 	waitFor(t, ctx, "the frame's title", frame("inline-before")+`.title.startsWith("A late commit falls behind the mark")`)
 	waitFor(t, ctx, "the frame's height", frame("inline-before")+`.style.height !== ""`)
 
-	// Two tags, each followed by its own block: each frame plays its own.
-	waitFor(t, ctx, "both frames of the pair", `document.querySelectorAll("#inline-pair iframe").length === 2`)
-	for i, want := range []string{"scenario mydocs/pair-one", "scenario mydocs/pair-two"} {
-		src := eval[string](t, ctx, `document.querySelectorAll("#inline-pair iframe")[`+strconv.Itoa(i)+`].src`)
-		_, fragment, _ := strings.Cut(src, "#")
-		got, err := share.ParseFragment(fragment)
-		require.NoError(t, err)
-		assert.Contains(t, got, want, "frame %d of the pair", i)
+	// framesCarry checks that the frames in box carry the scenarios named,
+	// in order, once there are as many.
+	framesCarry := func(box string, ids ...string) {
+		t.Helper()
+		frames := `document.querySelectorAll("#` + box + ` iframe")`
+		waitFor(t, ctx, box+": "+strconv.Itoa(len(ids))+" frames", frames+`.length === `+strconv.Itoa(len(ids)))
+		for i, id := range ids {
+			_, fragment, _ := strings.Cut(eval[string](t, ctx, frames+`[`+strconv.Itoa(i)+`].src`), "#")
+			got, err := share.ParseFragment(fragment)
+			require.NoError(t, err)
+			assert.Contains(t, got, "scenario "+id, "frame %d of %s", i, box)
+		}
 	}
+	// Two tags, each followed by its own block: each frame plays its own.
+	framesCarry("inline-pair", "mydocs/pair-one", "mydocs/pair-two")
 
 	// The same pair, the second tag running only once the first has put its
 	// frame between itself and its block ([tag A][frame A][block A][tag B]
@@ -282,16 +288,9 @@ func TestEmbedScriptInlineAndSource(t *testing.T) {
 		const block = document.createElement("script"); block.type = "text/x-tidemark"; block.textContent = n === 1 ? ` + pairBlock("one") + ` : ` + pairBlock("two") + `;
 		box.append(tag, block); }`
 	eval[bool](t, ctx, `(() => { const box = document.createElement("div"); box.id = "late-pair"; document.body.append(box); (`+addPair+`)(box, 1); return true; })()`)
-	waitFor(t, ctx, "the first frame of the late pair", `document.querySelectorAll("#late-pair iframe").length === 1`)
+	framesCarry("late-pair", "mydocs/late-one")
 	eval[bool](t, ctx, `(() => { (`+addPair+`)(document.getElementById("late-pair"), 2); return true; })()`)
-	waitFor(t, ctx, "both frames of the late pair", `document.querySelectorAll("#late-pair iframe").length === 2`)
-	for i, want := range []string{"scenario mydocs/late-one", "scenario mydocs/late-two"} {
-		src := eval[string](t, ctx, `document.querySelectorAll("#late-pair iframe")[`+strconv.Itoa(i)+`].src`)
-		_, fragment, _ := strings.Cut(src, "#")
-		got, err := share.ParseFragment(fragment)
-		require.NoError(t, err)
-		assert.Contains(t, got, want, "frame %d of the late pair", i)
-	}
+	framesCarry("late-pair", "mydocs/late-one", "mydocs/late-two")
 
 	waitFor(t, ctx, "a note for the file without CORS", `document.querySelector("#no-cors-file .tidemark-embed-problem") !== null`)
 	assert.Contains(t, text(t, ctx, "#no-cors-file .tidemark-embed-problem"), "Access-Control-Allow-Origin")
