@@ -451,6 +451,11 @@ func TestLessonAt360(t *testing.T) {
 		assert.LessOrEqual(t, w, 360, "%s scrolls sideways at 360px", path)
 		if path == lessonOnePrefix+"/"+chapterStoring {
 			assert.False(t, eval[bool](t, ctx, sideBySide), "the advance before/after pair should stack at 360px")
+			// A comparison takes the column's width: a browser's 40px
+			// indent on each side of its figure left each embed 263px of
+			// a 390px phone.
+			assert.Equal(t, eval[float64](t, ctx, `document.querySelector('.lesson-section').getBoundingClientRect().width`),
+				eval[float64](t, ctx, `document.querySelector('figure.compare').getBoundingClientRect().width`), "the comparison is as wide as its section")
 		}
 	}
 }
