@@ -67,6 +67,9 @@ func TestEmbedScript(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Poll[chromedp.Void](inner+`.querySelector('.tm-host[data-ready="true"] [data-testid="btn-play"]') !== null`, chromedp.WithPollingTimeout(20*time.Second))),
 		"the widget in the iframe never became ready")
 	assert.Equal(t, "14", eval[string](t, ctx, inner+`.querySelector(".tm-widget").dataset.step`))
+	// In someone else's page the title is a caption, not a second page title.
+	assert.LessOrEqual(t, eval[float64](t, ctx, `parseFloat(getComputedStyle(`+inner+`.querySelector(".embed-title")).fontSize) / parseFloat(getComputedStyle(`+inner+`.documentElement).fontSize)`), 1.35,
+		"the embed's title, in rem")
 	assert.True(t, eval[bool](t, ctx, inner+`.querySelector('[data-testid="knob-mark-lsn"]').checked`))
 	// Its "open in Tidemark" link opens the scenario where the reader is,
 	// and follows the reader's steps.
