@@ -382,8 +382,9 @@ func storedRecordRead(t *testing.T, ctx context.Context) []string {
 	return storedRecord(t, ctx).Lessons[progressLesson].Read
 }
 
-// TestPredictionRetry answers wrong, sees why, tries again and is right;
-// the wrong answer stays stored until the new one is locked in, and a
+// TestPredictionRetry answers wrong, sees why, tries again and is right
+// (counted as right on a second try, not as right the first time); the
+// wrong answer stays stored until the new one is locked in, and a
 // second try never overwrites an answer given meanwhile in another tab.
 func TestPredictionRetry(t *testing.T) {
 	base := startLessonSite(t)
@@ -418,7 +419,11 @@ func TestPredictionRetry(t *testing.T) {
 	got := storedRecord(t, a).Lessons[progressLesson].Predictions["gte-fix"]
 	assert.Equal(t, "b", got.Choice)
 	assert.True(t, got.Right)
-	assert.Contains(t, testText(t, a, "progress-summary"), "1 right.")
+	// Right after the answer key was shown is not right the first time:
+	// it is stored and counted as a second try.
+	assert.True(t, got.Retried, "the second try is stored as one")
+	assert.Contains(t, testText(t, a, "progress-summary"), ", 0 right, 1 more on a second try.")
+	assert.Contains(t, text(t, a, form+` [data-testid="prediction-result"]`), "Right on the second try")
 	assert.False(t, eval[bool](t, a, `document.querySelector('`+retry+`').checkVisibility()`), "a right answer offers another try")
 	waitTrue(t, b, "tab B shows the new answer", `document.querySelector('`+form+`').dataset.graded === "right"`)
 

@@ -97,7 +97,9 @@ func TestPresenterFitsTheScreen(t *testing.T) {
 				// squeezed narrower than a target's title.
 				narrow := eval[[]string](t, ctx, `[...document.querySelectorAll('.tm-flow > .tm-col')].filter((c) => c.checkVisibility() && c.getBoundingClientRect().width < 150).map((c) => c.className + " " + Math.round(c.getBoundingClientRect().width))`)
 				assert.Empty(t, narrow, "stations too narrow to read")
+				// The widget fits the stage again on a frame after the step.
 				forwardTo(t, ctx, step(t, ctx)+1)
+				_, _ = chromedp.Run(ctx, chromedp.Poll[bool](`(`+outsideViewport+`).length === 0`, chromedp.WithPollingTimeout(3*time.Second)))
 				assert.Empty(t, eval[[]string](t, ctx, outsideViewport), "a step later")
 			})
 		}

@@ -34,8 +34,9 @@ type progressRecord struct {
 	Lessons map[string]struct {
 		Read        []string `json:"read"`
 		Predictions map[string]struct {
-			Choice string `json:"choice"`
-			Right  bool   `json:"right"`
+			Choice  string `json:"choice"`
+			Right   bool   `json:"right"`
+			Retried bool   `json:"retried"`
 		} `json:"predictions"`
 	} `json:"lessons"`
 }
@@ -288,11 +289,14 @@ func TestLessonProgressStorage(t *testing.T) {
 		// has them; lesson two's pages, which carry its answer key, grade
 		// them again: "every order once" is not right for retry-append.
 		ctx := newIsolatedTab(t, browser)
-		seedStorage(t, ctx, base, progressKey, `{"app":"tidemark","kind":"progress","version":1,"lessons":{"guarantee-chain":{"read":[],"predictions":{"retry-append":{"choice":"a","right":true}}}}}`)
+		// A second try keeps its mark through the new grade.
+		seedStorage(t, ctx, base, progressKey, `{"app":"tidemark","kind":"progress","version":1,"lessons":{"guarantee-chain":{"read":[],"predictions":{"retry-append":{"choice":"a","right":true},"reordered-customers":{"choice":"b","right":false,"retried":true}}}}}`)
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/lessons/guarantee-chain")))
 		require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="progress"]`))))
 		waitTrue(t, ctx, "the grade is checked", `JSON.parse(localStorage.getItem("`+progressKey+`")).lessons["guarantee-chain"].predictions["retry-append"].right === false`)
 		assert.Contains(t, testText(t, ctx, "progress-summary"), "0 right")
+		p := storedRecord(t, ctx).Lessons["guarantee-chain"].Predictions["reordered-customers"]
+		assert.True(t, p.Retried, "the second try's mark is kept")
 		assert.Empty(t, pageProblems(t, ctx))
 	})
 

@@ -49,6 +49,9 @@
   // own is o[k] when o has k itself, else undefined: an id such as
   // "constructor" must not find what every object inherits.
   const own = (o, k) => (Object.hasOwn(o, k) ? o[k] : undefined);
+  // answerOf is a stored answer: the option chosen, its grade, and, only
+  // when true, that it was a second try, made after the answer key was shown.
+  const answerOf = (choice, right, retried) => (retried ? { choice, right, retried: true } : { choice, right });
   const MAX_FILE = 256 * 1024;
   const MAX_READ = 500;
 
@@ -207,10 +210,11 @@
           problems.push("the predictions in lesson " + quoted(name));
         } else {
           for (const [pid, p] of Object.entries(l.predictions)) {
-            const ok = ID.test(pid) && plain(p) && Object.keys(p).every((k) => k === "choice" || k === "right") &&
-              typeof p.choice === "string" && ID.test(p.choice) && typeof p.right === "boolean";
+            const ok = ID.test(pid) && plain(p) && Object.keys(p).every((k) => k === "choice" || k === "right" || k === "retried") &&
+              typeof p.choice === "string" && ID.test(p.choice) && typeof p.right === "boolean" &&
+              (p.retried === undefined || typeof p.retried === "boolean");
             if (ok) {
-              preds[pid] = { choice: p.choice, right: p.right };
+              preds[pid] = answerOf(p.choice, p.right, p.retried);
             } else {
               problems.push("the prediction " + quoted(pid) + " in lesson " + quoted(name));
             }
@@ -405,8 +409,11 @@
     const read = l.read.filter((s) => sections.includes(s));
     const answered = predictionIds.filter((pid) => own(l.predictions, pid));
     const right = answered.filter((pid) => own(l.predictions, pid).right);
+    const first = right.filter((pid) => !own(l.predictions, pid).retried);
+    const second = right.length - first.length;
     setText(summary, "Sections read: " + read.length + " of " + sections.length +
-      ". Predictions made: " + answered.length + " of " + predictionIds.length + ", " + right.length + " right.");
+      ". Predictions made: " + answered.length + " of " + predictionIds.length + ", " + first.length + " right" +
+      (second ? ", " + second + " more on a second try." : "."));
     drawContents(l);
     for (const id of sections) {
       const mark = article.querySelector("#" + CSS.escape(id) + " [data-testid=read-mark]");
@@ -465,7 +472,7 @@
   // retrying holds, by prediction id, the stored wrong answer a learner is
   // answering again: it stays stored until a new answer replaces it.
   const retrying = new Map();
-  const same = (a, b) => !!a && !!b && a.choice === b.choice && a.right === b.right;
+  const same = (a, b) => !!a && !!b && a.choice === b.choice && a.right === b.right && !a.retried === !b.retried;
 
   const showPrediction = (f, p) => {
     const pid = f.dataset.prediction;
@@ -503,7 +510,7 @@
     const correct = inputs.filter((i) => i.dataset.verdict === "true").map((i) => labelOf(f.dataset.prediction, i.value));
     const graded = p.right ? "right" : "wrong";
     const text = p.right
-      ? "Right — the engine agrees with you."
+      ? (p.retried ? "Right on the second try — the engine agrees with you now." : "Right — the engine agrees with you.")
       : "Not this time. The engine's answer: " + correct.join("; ") + ".";
     if (f.dataset.graded !== graded || result.textContent !== text) {
       f.dataset.graded = graded;
@@ -656,8 +663,10 @@
         return;
       }
       const pid = f.dataset.prediction;
-      const answer = { choice: chosen.value, right: chosen.dataset.verdict === "true" };
       const again = retrying.get(pid);
+      // A second try comes after the answer key was shown: it is stored as
+      // one, and counted apart from the answers right the first time.
+      const answer = answerOf(chosen.value, chosen.dataset.verdict === "true", !!again);
       retrying.delete(pid);
       let earlier = false;
       const why = update((r) => {
@@ -692,7 +701,7 @@
       if (!p || p.right) {
         return;
       }
-      retrying.set(pid, { choice: p.choice, right: p.right });
+      retrying.set(pid, { ...p });
       f.dataset.retrying = "true";
       f.removeAttribute("data-graded");
       f.querySelectorAll("input[type=radio]").forEach((i) => { i.checked = false; });
@@ -936,7 +945,7 @@
         for (const [pid, p] of Object.entries(l.predictions)) {
           const o = optionOf(pid, p.choice);
           if (o) {
-            predictions[pid] = { choice: p.choice, right: o.right === true };
+            predictions[pid] = answerOf(p.choice, o.right === true, p.retried);
           } else if (keyOf(pid)) {
             unmatched.push("answer " + quoted(p.choice) + " to the prediction " + questionOf(pid));
           } else {
