@@ -185,6 +185,17 @@ func TestSandboxExpectations(t *testing.T) {
 	setText(t, ctx, sandboxScenario+"expect missing=2 when colour=blue\n")
 	waitFor(t, ctx, "a bad expect line", `document.querySelector('[data-testid="play-expect-summary"]').textContent.includes("unknown knob")`)
 	assert.Contains(t, text(t, ctx, `[data-testid="play-expect-summary"]`), "play.tdm:13:23")
+
+	// A long file scrolls within the box, the gutter with it, and the error
+	// is said just under the box: the gutter's rows made the box as tall as
+	// the file, and the error a screen or two below the line marked !.
+	setText(t, ctx, strings.Repeat("# a comment\n", 60)+"source orders key=order_id bogus=1\n")
+	waitFor(t, ctx, "the error", `document.querySelector('[data-testid="play-error"]').textContent.includes("play.tdm:61:")`)
+	box := `document.getElementById("play-src")`
+	assert.Less(t, eval[float64](t, ctx, box+`.getBoundingClientRect().height`), 600.0, "the box grew with the file")
+	assert.Less(t, eval[float64](t, ctx, `document.querySelector('[data-testid="play-error"]').getBoundingClientRect().top - `+box+`.getBoundingClientRect().bottom`), 150.0, "the error is far below the box")
+	eval[bool](t, ctx, `(`+box+`.scrollTop = 400, `+box+`.dispatchEvent(new Event("scroll")), true)`)
+	assert.Equal(t, eval[float64](t, ctx, box+`.scrollTop`), eval[float64](t, ctx, `document.querySelector('[data-testid="play-gutter"]').scrollTop`), "the gutter scrolls with the text")
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
