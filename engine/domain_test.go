@@ -144,7 +144,7 @@ func TestAWorldOfItsOwn(t *testing.T) {
 	assert.Equal(t, engine.Counts{Missing: 1}, silenced.CountsAt(2))
 
 	err = w.Inject(engine.Fault{AfterStep: 1, Kind: "flood"})
-	assert.EqualError(t, err, `unknown fault "flood"; expected clock-jump or silence`)
+	assert.EqualError(t, err, `unknown fault "flood"; expected jump or silence`)
 }
 
 // TestStoppedTimerIsNoEvent: a timer left to come due runs then, and the

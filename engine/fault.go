@@ -9,13 +9,14 @@ import (
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
-// FaultKind names a failure a learner can inject.
+// FaultKind names a failure a learner can inject, as a link spells it
+// (fault=STEP~KIND~…, templates/widget/query.go).
 type FaultKind string
 
 // FaultClockJump steps a node's clock forwards or backwards, as a jump line
 // would: the one kind of fault the core injects itself, since clocks are
 // the core's. The worlds declare the others (Domain.Faults).
-const FaultClockJump FaultKind = "clock-jump"
+const FaultClockJump FaultKind = "jump"
 
 // Fault is a failure injected right after a step of a trace. Replaying the
 // scenario with the fault forks the timeline at that step. Its fields are

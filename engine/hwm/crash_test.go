@@ -152,3 +152,20 @@ run extract at=10:00:40
 		"An operator resets extract from none to 10:00:03; the next run starts after 10:00:03 instead of from the beginning, so whatever lies up to it is never read.",
 	}, resets)
 }
+
+// TestCrashWithoutAPipeline: a crash fault (from a link) in a scenario with
+// a source but no extractor says there is no run to stop, not that none is
+// in flight "at this step", which sent a reader stepping for one.
+func TestCrashWithoutAPipeline(t *testing.T) {
+	const src = `scenario test/nopipe "A source and a topic"
+source orders key=order_id
+topic changes partitions=1
+txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1,2
+txn T2 begin=10:00:03 commit=10:00:03 insert order_id=3
+`
+	f, err := scenario.Parse("c.tdm", []byte(src))
+	require.NoError(t, err)
+	_, err = engine.RunWithFaults(f, nil, 1, worlds.All(), []engine.Fault{{AfterStep: 2, Kind: hwm.FaultCrash}})
+	require.ErrorIs(t, err, hwm.ErrNoPipeline)
+	assert.Contains(t, err.Error(), "runs no extractor")
+}

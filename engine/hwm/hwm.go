@@ -37,6 +37,10 @@ const FaultCrash engine.FaultKind = "crash"
 // ErrIdle is returned for a crash injected where no run is in flight.
 var ErrIdle = errors.New("no extractor run is in flight at this step, so a crash would change nothing; step to a run's read or write first")
 
+// ErrNoPipeline is returned for a crash injected into a scenario that runs
+// no extractor: a crash stops an extractor's run, and there is none.
+var ErrNoPipeline = errors.New("this scenario runs no extractor (it has no pipeline line), so there is no run for a crash to stop")
+
 type domain struct{}
 
 // Commands are the high-water-mark world's scenario commands, in the order
@@ -220,6 +224,9 @@ func (h *world) Drain() {}
 // Inject crashes the pipeline process of the run in flight: the run dies
 // at its next phase, saying so.
 func (h *world) Inject(f engine.Fault) error {
+	if len(h.pipes) == 0 {
+		return ErrNoPipeline
+	}
 	for _, r := range h.runs {
 		if !r.dead && r.doom == "" && h.t.Runs[r.id].ReadStep > 0 {
 			r.doom = prose.F("at %s, injected right after step %d", h.w.Now(), f.AfterStep)

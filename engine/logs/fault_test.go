@@ -142,7 +142,7 @@ func TestLogFaultsRefusedWhereInapplicable(t *testing.T) {
 		{"unknown group", f, engine.Fault{AfterStep: 2, Kind: logs.FaultPause, Group: "billing", Member: "c1", For: vtime.Second}, `unknown group "billing"; this scenario's groups are serving`},
 		{"not yet a member", f, engine.Fault{AfterStep: 0, Kind: logs.FaultPause, Group: "serving", Member: "c1", For: vtime.Second}, "c1 is not a member of serving at this step"},
 		{"no length", f, engine.Fault{AfterStep: 2, Kind: logs.FaultPause, Group: "serving", Member: "c1"}, "a pause needs a positive length"},
-		{"unknown kind", f, engine.Fault{AfterStep: 2, Kind: "flood"}, `unknown fault "flood"; expected clock-jump, crash, add-partition, pause, burst, producer-clock, stall, delay, fail or slow`},
+		{"unknown kind", f, engine.Fault{AfterStep: 2, Kind: "flood"}, `unknown fault "flood"; expected jump, crash, add-partition, pause, burst, producer-clock, stall, delay, fail or slow`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := engine.RunWithFaults(tc.file, nil, 1, worlds.All(), []engine.Fault{tc.f})

@@ -67,6 +67,9 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 				s.Present = ""
 			default:
 				s.Present = "on"
+				if v != "" && v != "on" {
+					problems = append(problems, "the link's present="+Clip(v)+" is none of on, notes and off; presenting to the room")
+				}
 			}
 		case "fault":
 			// A link is untrusted: it may carry any number of faults, and

@@ -618,6 +618,12 @@ func TestFromQuery(t *testing.T) {
 		{query: "explain=" + strings.Repeat("k", widget.MaxExplain), knobs: map[string]string{}, truth: true, explain: strings.Repeat("k", widget.MaxExplain)},
 		{query: "explain=" + strings.Repeat("k", widget.MaxExplain+1), knobs: map[string]string{}, truth: true,
 			problems: []string{"the link's explain=kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk… is longer than a key this site explains (200 bytes at most); ignoring it"}},
+		// A mistyped notes window would silently be a second room.
+		{query: "present=Notes", knobs: map[string]string{}, truth: true,
+			problems: []string{"the link's present=Notes is none of on, notes and off; presenting to the room"}},
+		{query: "present", knobs: map[string]string{}, truth: true},
+		{query: "present=on", knobs: map[string]string{}, truth: true},
+		{query: "present=notes", knobs: map[string]string{}, truth: true},
 		{query: "predicate=gte&mark=nope&colour=red&step=x&seed=9", knobs: map[string]string{"predicate": "gte"}, truth: true,
 			problems: []string{`knob mark cannot be "nope"`, "step=x is not", "no knob colour"}},
 	} {

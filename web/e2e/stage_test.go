@@ -248,6 +248,40 @@ func TestPresenterMode(t *testing.T) {
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
+// TestRoomOpenedBareTakesTheNotesWindowsPlace: a presenter prepares the
+// notes window first (a knob, a step) and then opens the room's window
+// with ?present alone; the room opens where the notes window is, and the
+// notes window keeps its step and settings. It was reloaded at step 0
+// with the scenario's defaults, without a word.
+func TestRoomOpenedBareTakesTheNotesWindowsPlace(t *testing.T) {
+	notes, base := startPlayground(t, "/scenarios/hwm/visibility-gap?mark=lsn&step=9&present=notes")
+	waitStep(t, notes, 9, "the notes window opens at its step")
+	press(t, notes, `[data-testid="btn-forward"]`)
+	waitStep(t, notes, 10, "the notes window steps on")
+	eval[bool](t, notes, `(window.sameNotes = true)`)
+
+	room := openWindow(t, notes, base+"/scenarios/hwm/visibility-gap?present")
+	_, err := chromedp.Run(room, chromedp.Poll[bool](`new URLSearchParams(location.search).get("mark") === "lsn" && Number(document.querySelector('.tm-widget').dataset.step) === 10`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the room takes the notes window's mark and step")
+	assert.Equal(t, "on", eval[string](t, room, `document.querySelector('.tm-widget').dataset.present`), "the room is still presenting")
+	time.Sleep(500 * time.Millisecond)
+	assert.True(t, eval[bool](t, notes, `window.sameNotes === true`), "the notes window was reloaded")
+	assert.Equal(t, "lsn", eval[string](t, notes, `new URLSearchParams(location.search).get("mark")`))
+	assert.Equal(t, 10, step(t, notes))
+
+	// From then on the room drives as ever: a step taken there moves the notes.
+	blur(t, room)
+	key(t, room, kb.PageDown)
+	waitStep(t, notes, 11, "the notes window follows the room's")
+
+	// A room opened with a step of its own keeps it, and the notes follow.
+	other := openWindow(t, notes, base+"/scenarios/hwm/visibility-gap?step=3&present")
+	waitStep(t, notes, 3, "the notes window follows a room opened at a step")
+	assert.Equal(t, 3, step(t, other))
+	assert.Empty(t, pageProblems(t, room))
+	assert.Empty(t, pageProblems(t, notes))
+}
+
 // TestPresenterNotesWindow: a second window opened with ?present=notes
 // shows the scenario's note for each step and what comes next, and follows
 // the room's window as it steps (and the room's follows it).

@@ -441,8 +441,17 @@
         pageWidget = this;
         this.listenToPeer();
         // A room's window opened or reloaded with other settings tells a
-        // notes window already open, which takes them.
-        if (this.presentMode === "on") this.tellPeer({ step: this.step, query: this.query });
+        // notes window already open, which takes them. One opened bare
+        // (its address names presenter mode and nothing else: no step, no
+        // knob, no fault) says so, and takes the step and settings the
+        // presenter prepared in the notes window instead, until it is
+        // driven itself.
+        if (this.presentMode === "on") {
+          const q = new URLSearchParams(location.search);
+          q.delete("present");
+          this.bare = q.size === 0;
+          this.tellPeer({ step: this.step, query: this.query });
+        }
         // Escape leaves full screen before the page sees it: leaving full
         // screen shows a blanked screen again, so the room is never left
         // black and out of full screen.
@@ -761,6 +770,7 @@
         if (!viewActs.has(action) && this.waiting.length < 8) this.waiting.push([action, arg, rerun]);
         return;
       }
+      if (!this.quiet) this.bare = false;
       const r = this.engine.act(this.id, action, String(arg ?? ""));
       if (!r.ok && !r.rerun) {
         this.say(r.error, this.from);
@@ -1082,8 +1092,8 @@
 
     // A presenter's two windows (the room's, ?present, and the notes,
     // ?present=notes) follow each other's steps. The room owns the
-    // settings: the notes window reloads with the room's knobs and faults
-    // whenever they differ, and a step taken in the notes window moves the
+    // settings, but for a room opened bare (see bare): the notes window
+    // reloads with the room's knobs and faults whenever they differ, and a step taken in the notes window moves the
     // room without changing them. A knob, a fault, the truth or Undo
     // chosen in the notes window is sent with set, and the room takes it
     // in place (a reload would leave full screen). Any other tab of the
@@ -1125,6 +1135,11 @@
             this.tellPeer({ step: this.step, query: this.query }, true);
             if (document.documentElement.classList.contains("tm-blank")) this.peer.postMessage({ roomBlank: true });
           }
+          return;
+        }
+        if (m.bare === true && m.mode === "on" && this.presentMode === "notes") {
+          // A room opened bare takes this window's step and settings.
+          this.peer.postMessage({ mode: "notes", step: this.step, query: this.query, set: true });
           return;
         }
         if (!this.presentMode || typeof m.query !== "string" || !Number.isInteger(m.step)) return;
@@ -1186,7 +1201,7 @@
       // Settings taken from the notes window, which has stepped on since:
       // the step it is at follows at once (see takeSettings).
       if (this.settingsStep !== null && this.settingsStep !== v.step) return;
-      this.peer.postMessage({ mode: this.presentMode, step: v.step, query: v.query, set });
+      this.peer.postMessage({ mode: this.presentMode, step: v.step, query: v.query, set, bare: Boolean(this.bare) });
     }
 
     // takeSettings makes the knobs, faults and truth of query (chosen in
