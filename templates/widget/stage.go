@@ -449,6 +449,7 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 		default:
 			note = "v" + itoa(int(buf[0].Seq))
 		}
+		note += filedAs(t, key, buf)
 		if g.from != nil && g.from[p] != "" {
 			note += " · " + g.from[p] // whose row of the key this slot is
 		}
@@ -476,6 +477,32 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 	}
 	b.fclose("ul")
 	b.fclose("section")
+}
+
+// filedAs names the keys other than key under which the target holds buf,
+// the rows copying key's source row: a resend that regenerated its id is
+// filed under the new id, which is why a uniqueness check on the key sees
+// every key once while the slot counts two copies. It is "" when every
+// row is under key itself, " · also as K" when one is, and " · as K" when
+// none is.
+func filedAs(t *engine.Trace, key string, buf []sink.Row) string {
+	var others []string
+	own := false
+	for i := range buf {
+		k := t.Key(buf[i].KeyID)
+		if k == key {
+			own = true
+		} else if !slices.Contains(others, k) {
+			others = append(others, k)
+		}
+	}
+	if len(others) == 0 {
+		return ""
+	}
+	if own {
+		return " · also as " + strings.Join(others, ", ")
+	}
+	return " · as " + strings.Join(others, ", ")
 }
 
 // targetWindow returns the positions of the keys a target's station and

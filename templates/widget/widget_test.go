@@ -857,3 +857,19 @@ func TestRenderListsTheFaultsInEffect(t *testing.T) {
 	assert.Equal(t, "In effect: crash after step "+strconv.Itoa(at)+"; jump -5s after step "+strconv.Itoa(at+2),
 		htmltest.Text(d.One(t, "faults-on")))
 }
+
+// TestSlotSaysWhereACopyIsFiled: a resend that regenerated its event id is
+// a second copy of shop-2 to the truth, but the table files it under
+// shop-3, so the uniqueness check sees every key once. The slot counting
+// the two copies says so; it read "shop-2 v1 ×2", beside a passing check
+// and no shop-3 anywhere on the stage.
+func TestSlotSaysWhereACopyIsFiled(t *testing.T) {
+	tr := run(t, "dist/dedup-regenerated-id", nil)
+	d := draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true, BasePath: "/scenarios/dist/dedup-regenerated-id"})
+	var notes []string
+	for _, n := range d.ByTestID("slot") {
+		notes = append(notes, htmltest.Attr(n, "data-key")+": "+htmltest.Text(n))
+	}
+	assert.Contains(t, notes, "shop-2: shop-2 v1 ×2 · also as shop-3")
+	assert.Contains(t, notes, "shop-1: shop-1 v1", "a row under its own key says nothing more")
+}
