@@ -255,9 +255,11 @@ func checkpointDuration(cfg Config, j *JobView) Result {
 	return Result{Status: Pass, Detail: prose.F("%s completed, the longest in %s (the alert allows %s)", prose.Count(done, "checkpoint", "checkpoints"), longest, limitD)}
 }
 
-// checkpoint-size fails when growthRun completed checkpoints in a row are
-// each at least growthPercent larger than the one before: a trend, not one
-// large state, nor the few bytes larger numbers take.
+// checkpoint-size fails when growthRun completed checkpoints in a row each
+// (but the first) are at least growthPercent larger than the one before,
+// growthRun-1 growths in a row: a trend, not one large state, nor the few
+// bytes larger numbers take. Its words count the growths, not the
+// checkpoints: five sizes are four growths.
 const (
 	growthRun     = 4
 	growthPercent = 5
@@ -291,9 +293,9 @@ func checkpointSize(j *JobView) Result {
 		for i, x := range grew {
 			shown[i] = prose.F("%d", x)
 		}
-		return Result{Status: Fail, Detail: prose.F("%d checkpoints in a row each grew by %d%% or more: %s bytes; state that is never released", best, growthPercent, strings.Join(limit(shown, 8), " → "))}
+		return Result{Status: Fail, Detail: prose.F("checkpoints grew by %d%% or more %d times in a row: %s bytes; state that is never released", growthPercent, best-1, strings.Join(limit(shown, 8), " → "))}
 	}
-	return Result{Status: Pass, Detail: prose.F("%s completed, from %d to %d bytes; none grew by %d%% or more %d times in a row", prose.Count(len(sizes), "checkpoint", "checkpoints"), sizes[0], sizes[len(sizes)-1], growthPercent, growthRun)}
+	return Result{Status: Pass, Detail: prose.F("%s completed, from %d to %d bytes; none grew by %d%% or more %d times in a row", prose.Count(len(sizes), "checkpoint", "checkpoints"), sizes[0], sizes[len(sizes)-1], growthPercent, growthRun-1)}
 }
 
 func partitionLag(cfg Config, j *JobView) Result {
