@@ -286,3 +286,22 @@ func TestPolledRecordsMove(t *testing.T) {
 	d = draw(t, tr, widget.State{Step: 23, ShowTruth: true, BasePath: base})
 	assert.Empty(t, d.ByTestID("polled"))
 }
+
+// TestSlotsStayReadUntilWritten: c1 reads a batch at step 8 and writes it
+// at step 11, a rebalance waiting for it in between; at steps 9 and 10 its
+// keys were drawn "◌ not written yet", as though no one had read them,
+// while the narration said c1 was still busy with that batch.
+func TestSlotsStayReadUntilWritten(t *testing.T) {
+	tr := run(t, "dist/rebalance", nil)
+	for step := 8; step <= 10; step++ {
+		d := draw(t, tr, widget.State{Step: step, ShowTruth: true, BasePath: "/scenarios/dist/rebalance"})
+		waiting := 0
+		for _, n := range d.ByTestID("slot") {
+			if htmltest.Attr(n, "data-state") == "waiting" {
+				waiting++
+				assert.Contains(t, htmltest.Text(n), "◌ read, not written yet", "step %d: key %s", step, htmltest.Attr(n, "data-key"))
+			}
+		}
+		assert.Equal(t, 6, waiting, "step %d: the batch's six keys wait", step)
+	}
+}

@@ -47,6 +47,9 @@ type atStep struct {
 	// streams keeps what the stream chart asked of the trace, for the
 	// text equivalent drawn at the same step.
 	streams streamDrawing
+	// polled holds, by target, the keys its consumer groups have read by
+	// the step (polledKeys), found when a slot of the target first asks.
+	polled map[string]map[string]bool
 }
 
 // waitingLabel says why a key missing from the target now is not lost. An
@@ -60,8 +63,16 @@ func (v *atStep) waitingLabel(target, key string) string {
 	if fed {
 		return "◌ not read yet"
 	}
-	if v.lt != nil && polledKey(v.lt, target, key, v.s.Step) {
-		return "◌ read, not written yet"
+	if v.lt != nil {
+		if v.polled == nil {
+			v.polled = map[string]map[string]bool{}
+		}
+		if v.polled[target] == nil {
+			v.polled[target] = polledKeys(v.lt, target, v.s.Step)
+		}
+		if v.polled[target][key] {
+			return "◌ read, not written yet"
+		}
 	}
 	return "◌ not written yet"
 }
@@ -109,9 +120,14 @@ func (v *atStep) heldByPause(target, key string) string {
 	return ""
 }
 
-// polledKey reports whether a consumer group writing into target read a
-// record of key at step n.
-func polledKey(lt *logs.Trace, target, key string, n int) bool {
+// polledKeys returns the keys of the records that the consumer groups
+// writing into target have read by step n. A key missing from target with
+// such a record was read and is not written yet: in a batch still being
+// processed, or one a crash or a rebalance left for the next member to read
+// again. It reads every poll up to n, so a drawing asks once per target
+// (atStep.polled), and only for a key the target is waiting for.
+func polledKeys(lt *logs.Trace, target string, n int) map[string]bool {
+	keys := map[string]bool{}
 	for _, g := range lt.Groups {
 		if g.Target != target {
 			continue
@@ -125,16 +141,17 @@ func polledKey(lt *logs.Trace, target, key string, n int) bool {
 		if h == nil {
 			continue
 		}
-		for _, rr := range readsAt(g, n) {
+		for _, rr := range g.Reads {
+			if int(rr.Step) > n {
+				break
+			}
 			recs := lt.RecordsAt(g.Topic, int(rr.Partition), n)
 			for o := rr.From; o < rr.To && o < int64(len(recs)); o++ {
-				if h.Key(&recs[o]) == key {
-					return true
-				}
+				keys[h.Key(&recs[o])] = true
 			}
 		}
 	}
-	return false
+	return keys
 }
 
 func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
