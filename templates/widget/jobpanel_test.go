@@ -434,3 +434,30 @@ func TestJobPanelPlotTimesDoNotCollide(t *testing.T) {
 	}
 	require.Positive(t, checked)
 }
+
+// TestStageSaysTheJobIsDown: from the step load fails (154) to the restore
+// (160), the operators' station says the job is down and when it restarts;
+// the stage looked as on any quiet step, and only the narration said it.
+// A job that cannot start (its position deleted, reset=none) stays down.
+func TestStageSaysTheJobIsDown(t *testing.T) {
+	tr := run(t, "stream/checkpoint-append", nil)
+	const base = "/scenarios/stream/checkpoint-append"
+	for step, want := range map[int]string{
+		153: "",
+		154: "✖ The job is down: load failed at 10:00:47; it restarts at 10:00:52",
+		159: "✖ The job is down: load failed at 10:00:47; it restarts at 10:00:52",
+		160: "",
+	} {
+		d := draw(t, tr, widget.State{Step: step, ShowTruth: true, BasePath: base})
+		got := ""
+		for _, n := range d.ByTestID("job-down") {
+			got = htmltest.Text(n)
+		}
+		assert.Equal(t, want, got, "step %d", step)
+	}
+
+	tr = run(t, "stream/checkpoint-past-retention", map[string]string{"reset": "none"})
+	d := draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true, BasePath: "/scenarios/stream/checkpoint-past-retention"})
+	require.Len(t, d.ByTestID("job-down"), 1, "a job that cannot start is down at the end")
+	assert.Equal(t, "✖ The job is down: load failed at 10:00:35; it could not restart at 10:02:35: the input its checkpoint needs is gone", htmltest.Text(d.One(t, "job-down")))
+}

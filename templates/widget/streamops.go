@@ -72,6 +72,43 @@ const maxTaken, maxLateChips = 6, 6
 // made of each (into a window, written to its table, read again after a
 // restore, dropped as late, sent to the side output), its late records so
 // far, and the rows it holds in a transaction not yet committed.
+// jobDownLine says, above the operators, that the job is down at step n:
+// from a failure to the restore that follows it, or for good when it gave
+// up or cannot start (its restore failed), no operator takes anything. Only
+// the narration said so, and the operators looked as on any quiet step.
+func jobDownLine(b *builder, st *stream.Trace, n int) {
+	if st.Job == nil {
+		return
+	}
+	var f *stream.FailPoint
+	for i := range st.Job.Failures {
+		if int(st.Job.Failures[i].Step) <= n {
+			f = &st.Job.Failures[i]
+		}
+	}
+	if f == nil {
+		return
+	}
+	failed := false
+	for _, r := range st.Job.Restores {
+		if r.Step > f.Step && int(r.Step) <= n {
+			if !r.Failed {
+				return
+			}
+			failed = true
+		}
+	}
+	text := "✖ The job is down: " + f.Who + " failed at " + f.At.String()
+	if failed {
+		text += "; it could not restart at " + f.RestartAt.String() + ": the input its checkpoint needs is gone"
+	} else if f.Down {
+		text += "; it has given up and does not restart"
+	} else {
+		text += "; it restarts at " + f.RestartAt.String()
+	}
+	b.el("p", text, "class", "tm-op-down", "data-testid", "job-down")
+}
+
 func opsStation(b *builder, v *atStep) {
 	st := stream.Of(v.t)
 	n := v.s.Step
@@ -80,6 +117,7 @@ func opsStation(b *builder, v *atStep) {
 	fresh := len(st.LateAt(n - 1))
 	station(b, "st-ops", "ops", "Operators", "panel-ops")
 	b.fopen("ops", "div", "class", "tm-ops", "data-testid", "stream-ops")
+	jobDownLine(b, st, n)
 	for oi, oh := range st.Ops {
 		attrs := []string{"class", "tm-op", "data-testid", "op", "data-op", oh.Name}
 		if oh.Target != "" {
