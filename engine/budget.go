@@ -37,6 +37,7 @@ const sentenceUnit = 128
 // Invariant: spent <= limit; prepaid <= spent; over is set once a charge
 // was refused, and never cleared.
 type budget struct {
+	_        noEq
 	limit    int
 	spent    int  // units charged, including those reserved ahead
 	prepaid  int  // units reserved by the builder for work not done yet; running draws on them first
@@ -104,6 +105,7 @@ func (w *World) Err() error {
 // running would have passed it, through work no line could announce
 // (retries, polls, rows read again).
 type BudgetError struct {
+	_       noEq
 	Pos     scenario.Pos // the line that would pass the limit; Line is 0 when running passed it
 	Limit   int          // the budget, in units of work
 	Running bool         // the limit was reached while running, not while building

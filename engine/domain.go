@@ -255,6 +255,7 @@ func (w *World) RouteOf(table string) *sink.Table {
 
 // route is a table whose rows reach a target.
 type route struct {
+	_      noEq
 	table  string
 	target *sink.Table
 }
@@ -462,6 +463,7 @@ func (t *Trace) Noun(table string) string { return t.noun[table] }
 // the producer's name) reach a target, through a pipeline or through the
 // log: the truth compares the target with them.
 type Route struct {
+	_      noEq
 	Table  string
 	Target string
 }

@@ -93,6 +93,7 @@ func (k Kind) String() string { return kindNames[k] }
 // the event with EmitLater, names its actor and narrates it from a and b.
 // The struct is kept to 24 bytes because a trace holds one per step.
 type Event struct {
+	_    noEq
 	At   vtime.Time // true virtual time
 	Run  int32      // the extractor run this event belongs to, or -1
 	a, b int32
@@ -238,6 +239,7 @@ func (t *Trace) IsUnwritten(target string) bool {
 // read at one step (the note command). The engine keeps it and does nothing
 // with it; the widget shows it in the presenter's notes window.
 type Note struct {
+	_    noEq
 	Step int
 	Text string
 	Pos  scenario.Pos

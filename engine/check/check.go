@@ -30,6 +30,7 @@ const (
 
 // Result is what one check found.
 type Result struct {
+	_       noEq
 	Name    string `json:"name"`
 	Status  Status `json:"status"`
 	Detail  string `json:"detail"`
@@ -39,6 +40,7 @@ type Result struct {
 
 // MarkPoint is one value a mark held, as the state table's audit log shows it.
 type MarkPoint struct {
+	_       noEq
 	Step    int
 	At      vtime.Time
 	Value   int64
@@ -57,6 +59,7 @@ type MarkSeries struct {
 
 // Run is what a run's own log says about it.
 type Run struct {
+	_            noEq
 	ID           int
 	Pipeline     string
 	Worker       string
@@ -77,6 +80,7 @@ type Run struct {
 
 // TargetRow is a row present in the target.
 type TargetRow struct {
+	_         noEq
 	Key       string
 	UpdatedAt vtime.Time
 	Table     string // the target it is a row of; "" when there is one

@@ -14,6 +14,7 @@ type LogView struct {
 // LogPartition is one line of the consumer-group tool: a group's committed
 // offset on a partition beside the partition's log start and end.
 type LogPartition struct {
+	_                noEq
 	Group, Partition string
 	Start, End       int64
 	Committed        int64 // -1: nothing committed
@@ -21,6 +22,7 @@ type LogPartition struct {
 
 // OffsetRange is offsets [From, To) of one partition, as a group saw them.
 type OffsetRange struct {
+	_                noEq
 	Group, Partition string
 	From, To         int64
 	Why              string
@@ -29,6 +31,7 @@ type OffsetRange struct {
 // Applied is one row written into a target: its key and the source version
 // (or log position) it carries.
 type Applied struct {
+	_       noEq
 	Key     string
 	Version int
 }

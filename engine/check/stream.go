@@ -29,6 +29,7 @@ type JobView struct {
 
 // CheckpointView is one checkpoint in the job's checkpoint history.
 type CheckpointView struct {
+	_         noEq
 	ID        int
 	Completed bool           // it completed; false: it expired or was abandoned
 	Running   bool           // it is still in flight
@@ -39,12 +40,14 @@ type CheckpointView struct {
 // PartitionLag is the largest lag one partition reached: records appended
 // and not yet read.
 type PartitionLag struct {
+	_                 noEq
 	Stream, Partition string
 	Peak              int64
 }
 
 // AverageLag is the largest average lag over a stream's partitions.
 type AverageLag struct {
+	_          noEq
 	Stream     string
 	Peak       float64
 	Partitions int
@@ -52,6 +55,7 @@ type AverageLag struct {
 
 // BufferView is one operator's input buffer and its dropped-records counter.
 type BufferView struct {
+	_        noEq
 	Operator string
 	Overflow string
 	Dropped  int64
@@ -68,6 +72,7 @@ type TableCount struct {
 
 // StreamOperator is one window or join as its metrics show it.
 type StreamOperator struct {
+	_          noEq
 	Name       string
 	Join       bool
 	EventTime  bool  // it measures event time, so it can find records late
@@ -80,6 +85,7 @@ type StreamOperator struct {
 // its inputs for a join), as a monitoring system sampling it at every step
 // saw it.
 type WatermarkLag struct {
+	_        noEq
 	Operator string
 	Max      vtime.Duration // the largest lag sampled
 	At       vtime.Time     // when it was sampled
@@ -108,6 +114,7 @@ type WindowCount struct {
 
 // JoinCount is one join's target beside a batch join of its two topics.
 type JoinCount struct {
+	_        noEq
 	Operator string
 	Expected int // pairs the batch join finds among the records retention still holds
 	Absent   int // of those, pairs the join's target does not have

@@ -69,6 +69,7 @@ func (r Reset) String() string { return [...]string{"earliest", "latest", "none"
 
 // Resumed is where one partition's reads resume after a restore.
 type Resumed struct {
+	_       noEq
 	Next    int64 // the offset read next
 	Skipped int64 // offsets between the checkpoint's position and Next that will never be read
 	Gone    bool  // the checkpoint's position was no longer in the log

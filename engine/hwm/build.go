@@ -15,6 +15,7 @@ import (
 // txnPlan tracks a transaction's declared times while building, so that the
 // schedule can be validated before anything runs.
 type txnPlan struct {
+	_       noEq
 	pos     scenario.Pos
 	begin   vtime.Time
 	end     vtime.Time

@@ -260,6 +260,7 @@ type pipeline struct {
 
 // markState is a stored mark and its history in the trace.
 type markState struct {
+	_     noEq
 	value extract.Mark
 	hist  *MarkHistory
 }

@@ -188,6 +188,7 @@ type RunRecord struct {
 
 // SourceTable describes a source table in the trace.
 type SourceTable struct {
+	_         noEq
 	Name, Key string
 	Stamp     mvcc.Stamp
 	Clock     string

@@ -49,6 +49,7 @@ func (s Side) String() string { return [...]string{"left", "right"}[s] }
 
 // Config is an interval join.
 type Config struct {
+	_              noEq
 	Lower, Upper   vtime.Duration // a right record joins a left one at t when t+Lower <= its time <= t+Upper
 	LowerExclusive bool           // t+Lower itself is outside
 	UpperExclusive bool           // t+Upper itself is outside
@@ -101,6 +102,7 @@ func (c Config) bounds() (lower, upper vtime.Duration) {
 
 // Record is one record entering the join.
 type Record struct {
+	_    noEq
 	ID   int64      // the caller's name for the record
 	Key  int32      // the join key, as a dense id from 0
 	Time vtime.Time // the event time
@@ -108,6 +110,7 @@ type Record struct {
 
 // Pair is one joined result.
 type Pair struct {
+	_           noEq
 	Left, Right Record
 	Time        vtime.Time // the later of the two event times, as Flink stamps the result
 }
@@ -125,6 +128,7 @@ func (f Fate) String() string { return [...]string{"dropped", "side output"}[f] 
 
 // Late is a record that arrived behind the join's watermark.
 type Late struct {
+	_         noEq
 	Side      Side
 	Record    Record
 	Fate      Fate
@@ -144,6 +148,7 @@ func (l Late) Why() string {
 
 // Expired is a buffered record the watermark released.
 type Expired struct {
+	_         noEq
 	Side      Side
 	Record    Record
 	Matches   int        // how many pairs it was part of; 0: it never joined
@@ -172,6 +177,7 @@ type Size struct {
 
 // entry is one buffered record.
 type entry struct {
+	_       noEq
 	id      int64
 	t       vtime.Time
 	matches int32
@@ -179,6 +185,7 @@ type entry struct {
 
 // timer releases the buffer of one side, key and event time.
 type timer struct {
+	_    noEq
 	at   vtime.Time
 	t    vtime.Time
 	key  int32

@@ -31,6 +31,7 @@ import (
 //
 // Invariant: an entry in the state has N >= 1; Min <= Max once N >= 1.
 type Entry struct {
+	_                    noEq
 	Count, Sum, Min, Max int64
 	N                    int32      // how many times it was written since it was created
 	Written              vtime.Time // processing time of its last write: its TTL runs from here
@@ -64,6 +65,7 @@ type State struct {
 }
 
 type slot struct {
+	_    noEq
 	key  int64
 	e    Entry
 	live bool

@@ -413,6 +413,7 @@ func (l *world) resetUncommitted(g *groupState, names []string) {
 
 // pollPlan is a poll line.
 type pollPlan struct {
+	_       noEq
 	member  string
 	max     int
 	process vtime.Duration

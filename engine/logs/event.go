@@ -43,6 +43,7 @@ const maxAmount = 1_000_000_000
 // to jump the clock of a producer pinned to a partition as that
 // partition's clock.
 type ProducerInfo struct {
+	_         noEq
 	Name      string
 	Topic     string
 	Partition int
@@ -53,6 +54,7 @@ type ProducerInfo struct {
 // makes its events all the same and sends them when it is back; without,
 // it makes none.
 type offline struct {
+	_           noEq
 	from, until vtime.Time
 	keep        bool
 }
@@ -265,6 +267,7 @@ func plural(n int, one, many string) string {
 // burstPlan is a burst: records events made at once, their event times
 // from happened every every, keys drawn from 1..keys.
 type burstPlan struct {
+	_        noEq
 	records  int
 	from     vtime.Time
 	hasFrom  bool

@@ -152,6 +152,7 @@ func (p *producer) nextSeq(part int) int32 {
 // how many rows the merge absorbed. For the commit notes, a is the group
 // and i the first of n consecutive entries of its Commits.
 type logNote struct {
+	_       noEq
 	i       int64
 	a, b, c int32
 	n       int32
@@ -240,6 +241,7 @@ func (l *world) intend(p *producer, id int32, happened vtime.Time) (row, seq, in
 
 // sendPlan is one produce line.
 type sendPlan struct {
+	_       noEq
 	key     string
 	num     int // the key as a number, for a traffic line; 0 when key gives it
 	keyed   bool
@@ -316,6 +318,7 @@ func (l *world) send(p *producer, s sendPlan) {
 // attempt is one try at sending a record: the record, and the producer id
 // and sequence number the broker knows the try by.
 type attempt struct {
+	_ noEq
 	topic.Record
 	pid, pseq int32
 }

@@ -15,6 +15,7 @@ import (
 // under the producer's name) reach a target through the log. Truth compares
 // the target with them.
 type Feed struct {
+	_      noEq
 	Table  string
 	Target string
 }
@@ -59,6 +60,7 @@ type TopicHistory struct {
 
 // CountPoint records that a topic had N partitions from Step on.
 type CountPoint struct {
+	_    noEq
 	Step int32
 	N    int
 }
@@ -118,6 +120,7 @@ type ReadRange struct {
 
 // ResetRange is a position auto.offset.reset moved, skipping [From, To).
 type ResetRange struct {
+	_         noEq
 	Step      int32
 	Member    string
 	Partition int32
@@ -157,6 +160,7 @@ type PartitionState struct {
 // GroupOffset is one group's committed offset on a partition and its lag
 // (end minus committed; end minus start when nothing is committed).
 type GroupOffset struct {
+	_         noEq
 	Group     string
 	Committed int64 // -1: nothing committed
 	Lag       int64

@@ -34,6 +34,7 @@ func (p Pos) String() string { return prose.F("%s:%d:%d", p.File, p.Line, p.Col)
 
 // Error is a problem in a scenario file, at a position.
 type Error struct {
+	_   noEq
 	Pos Pos
 	Msg string
 }
@@ -91,6 +92,7 @@ func clipped(v string) string {
 
 // Arg is one argument of a command: a bare word (Key is empty) or key=value.
 type Arg struct {
+	_        noEq
 	Key      string
 	Value    string
 	Quoted   bool // the value was written in double quotes

@@ -52,6 +52,7 @@ type CountPoint struct {
 
 // CostPoint is a cost per record from Step on.
 type CostPoint struct {
+	_    noEq
 	Step int32
 	Cost vtime.Duration
 }
@@ -204,6 +205,7 @@ type RestorePoint struct {
 
 // TxnPoint is a two-phase-commit sink's transaction changing state.
 type TxnPoint struct {
+	_         noEq
 	Step      int32
 	Op        int16
 	ID        int32
@@ -228,6 +230,7 @@ type OutputPoint struct {
 
 // ShedPoint is a record an operator's buffer dropped at Step (overflow=drop).
 type ShedPoint struct {
+	_       noEq
 	Step    int32
 	Arrival int32
 	Op      int16
@@ -245,6 +248,7 @@ type ReadSnapshot struct {
 
 // ReadRow is one row a reader saw.
 type ReadRow struct {
+	_       noEq
 	Key     string
 	Amount  int64
 	Seq     int32
@@ -259,6 +263,7 @@ type PosPoint struct {
 
 // AvgPoint is a new peak of the average lag over a stream's partitions.
 type AvgPoint struct {
+	_    noEq
 	Step int32
 	Avg  float64
 }

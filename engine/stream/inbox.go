@@ -73,6 +73,7 @@ const (
 
 // elem is one element in a buffer.
 type elem struct {
+	_      noEq
 	rec    window.Record
 	at     vtime.Time // when it was handed on
 	wm     vtime.Time // a watermark's value
@@ -165,6 +166,7 @@ func (in *inbox) arm() {
 // service is a queued turn of an operator at its buffer, in the job's
 // epoch when it was queued.
 type service struct {
+	_     noEq
 	in    *inbox
 	epoch int32
 }

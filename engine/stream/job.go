@@ -37,6 +37,7 @@ type operator interface {
 // opBase is what every operator has: its index among the job's operators,
 // its input buffer and its writer, each nil when it has none.
 type opBase struct {
+	_   noEq
 	oi  int16
 	in  *inbox
 	out *writer
@@ -120,6 +121,7 @@ type ckptRun struct {
 
 // failPlan is a fail line waiting for a point of the next checkpoint.
 type failPlan struct {
+	_       noEq
 	who     string
 	point   string
 	restart vtime.Duration

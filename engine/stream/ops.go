@@ -36,6 +36,7 @@ type aggOp struct {
 
 // aggResult is what the truth knows of one key's row, and what the target holds.
 type aggResult struct {
+	_       noEq
 	coreID  int32
 	truth   window.Acc
 	present bool
@@ -267,6 +268,7 @@ type lookupTable struct {
 }
 
 type lookupChange struct {
+	_      noEq
 	At     vtime.Time
 	Key    string
 	Amount int64

@@ -46,6 +46,7 @@ func eventID(r *topic.Record) (uint64, bool) {
 
 // TruthRecord is one record of a stream as the truth counts it.
 type TruthRecord struct {
+	_     noEq
 	ID    int64
 	Key   int32      // the stream's key id
 	Time  vtime.Time // when it happened, without any map shift

@@ -89,6 +89,7 @@ func (t *Trace) BufferLosses(n int) (dropped, lost int) {
 // ReplayDiff is a record a sink or an aggregate wrote again after a
 // restore, with a different row than the first time.
 type ReplayDiff struct {
+	_           noEq
 	Op          int16
 	Record      int64
 	Key         string

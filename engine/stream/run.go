@@ -83,6 +83,7 @@ func (ts *topicState) first(rec *topic.Record) bool {
 
 // slow is a stall or a delay of one partition's reads.
 type slow struct {
+	_           noEq
 	part        int
 	from, until vtime.Time
 	stall       bool           // nothing is read in [from, until); what comes due is read at until
@@ -92,6 +93,7 @@ type slow struct {
 // consumer is a window, an aggregate, a sink, or one side of a join
 // reading a stream.
 type consumer struct {
+	_    noEq
 	win  *windowOp
 	join *joinOp
 	side join.Side
@@ -152,6 +154,7 @@ type partState struct {
 // advance is work a watermark left for one consumer of a stream: advance
 // it, and emit what it fires or releases.
 type advance struct {
+	_   noEq
 	c   consumer
 	end bool // the input ended
 }
@@ -1016,6 +1019,7 @@ type resultKey struct {
 // result is what the truth knows of one key's window of an operator that
 // writes a target, and what the target holds of it.
 type result struct {
+	_       noEq
 	rk      resultKey
 	coreID  int32
 	truth   window.Acc

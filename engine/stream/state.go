@@ -41,6 +41,7 @@ type opOptions struct {
 // where txn-timeout= gives it; d 0: never, as a database's prepared
 // transaction waits.
 type txnTimeout struct {
+	_  noEq
 	d  vtime.Duration
 	at scenario.Pos
 }

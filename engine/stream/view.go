@@ -17,6 +17,7 @@ import (
 
 // PartState is one partition of a stream's topic after step n.
 type PartState struct {
+	_         noEq
 	Part      int
 	Appended  int        // records appended by then
 	Read      int        // of those, records the stream has read
@@ -27,6 +28,7 @@ type PartState struct {
 
 // Dot is one record on a partition's lane.
 type Dot struct {
+	_     noEq
 	ID    int64
 	Off   int
 	Time  vtime.Time // its event time as the stream's windows see it (after any shift)
@@ -131,6 +133,7 @@ func (t *Trace) Dots(i, p, n, limit int) []Dot {
 // WindowState is one window of a window operator after step n, summed over
 // its keys.
 type WindowState struct {
+	_       noEq
 	Window  window.Window
 	Keys    int    // keys with a record in it
 	KeyName string // the one key's name, when Keys is 1 and the stream is keyed; else ""

@@ -52,6 +52,7 @@ type writer struct {
 
 // pendingRow is one row on its way to the target.
 type pendingRow struct {
+	_   noEq
 	in  sink.In
 	acc window.Acc // the aggregate it carries, for a window's or an aggregate's row
 	ref int32      // what the operator's visible knows it by, or -1

@@ -6,6 +6,7 @@ import "github.com/tidemark/tidemark/engine/vtime"
 //
 // Invariant: w never decreases.
 type input struct {
+	_    noEq
 	w    vtime.Time
 	idle bool
 }

@@ -114,6 +114,7 @@ func (s Scope) String() string { return [...]string{"per-partition", "per-source
 
 // Config is a watermark strategy.
 type Config struct {
+	_        noEq
 	Bound    vtime.Duration // the maximum out-of-orderness assumed; at least zero
 	Emission Emission
 	Interval vtime.Duration // how often the caller Ticks, in processing time; positive
@@ -165,6 +166,7 @@ func (c Config) Validate() error {
 //
 // Invariant: started is false whenever the last check saw activity.
 type idleTimer struct {
+	_             noEq
 	counter, last uint64
 	since         vtime.Time
 	started       bool
@@ -187,6 +189,7 @@ func (t *idleTimer) check(now vtime.Time, timeout vtime.Duration) bool {
 
 // gen is one generator with its idleness detection.
 type gen struct {
+	_       noEq
 	g       Generator
 	timer   idleTimer
 	idleNow bool // it has marked its output idle and produced nothing since

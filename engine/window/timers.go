@@ -5,6 +5,7 @@ import "github.com/tidemark/tidemark/engine/vtime"
 // timer is a pending firing or cleanup of one window (or both, when they
 // fall at the same time: Flink keeps one timer per key, window and time).
 type timer struct {
+	_          noEq
 	at         vtime.Time
 	start, end vtime.Time
 	key        int32

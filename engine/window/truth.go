@@ -4,6 +4,7 @@ import "github.com/tidemark/tidemark/engine/sorted"
 
 // Result is one key's aggregate over one window.
 type Result struct {
+	_      noEq
 	Key    int32
 	Window Window
 	Acc    Acc

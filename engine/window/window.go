@@ -109,6 +109,7 @@ const MaxPerRecord = 1000
 
 // Assigner says which windows a record falls into.
 type Assigner struct {
+	_      noEq
 	Kind   Kind
 	Size   vtime.Duration // tumbling and sliding: the window's length
 	Slide  vtime.Duration // sliding: how far apart window starts are

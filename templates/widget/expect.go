@@ -28,6 +28,7 @@ type ExpectRun struct {
 
 // ExpectResult is one claim of an expect line and whether it held.
 type ExpectResult struct {
+	_         noEq
 	Line, Col int    // where the claim is written
 	Claim     string // as written, with the `when` knob values it is about
 	// Status is "pass", "fail", or "error" when the scenario could not be

@@ -20,6 +20,7 @@ type builder struct {
 // frag is one fragment: its key and where its element's outer HTML lies in
 // the builder's output.
 type frag struct {
+	_          noEq
 	key        string
 	start, end int
 	parent     int // the enclosing fragment, or -1

@@ -145,6 +145,7 @@ func sourceStation(b *builder, v *atStep) {
 // fate is what became of one key of a source row, said with a glyph and a
 // word so that it reads without colour.
 type fate struct {
+	_     noEq
 	key   string
 	chip  string // the chip id runs move this key from
 	state string // in, waiting, lost, dup, stale, superseded, or "" when the truth is hidden or the row is not committed

@@ -38,6 +38,7 @@ type chart struct {
 }
 
 type tick struct {
+	_     noEq
 	x     float64
 	label string
 }
@@ -53,6 +54,7 @@ type bar struct {
 }
 
 type markLine struct {
+	_     noEq
 	x     float64 // -1 when it lies off the axis to the left, 2 to the right
 	label string
 	kind  string // "timestamp" or "lsn"
