@@ -3,6 +3,7 @@ package engine
 import (
 	"strconv"
 
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -37,7 +38,7 @@ const sentenceUnit = 128
 // Invariant: spent <= limit; prepaid <= spent; over is set once a charge
 // was refused, and never cleared.
 type budget struct {
-	_        noEq
+	_        nocmp.NoCompare
 	limit    int
 	spent    int  // units charged, including those reserved ahead
 	prepaid  int  // units reserved by the builder for work not done yet; running draws on them first
@@ -105,7 +106,7 @@ func (w *World) Err() error {
 // running would have passed it, through work no line could announce
 // (retries, polls, rows read again).
 type BudgetError struct {
-	_       noEq
+	_       nocmp.NoCompare
 	Pos     scenario.Pos // the line that would pass the limit; Line is 0 when running passed it
 	Limit   int          // the budget, in units of work
 	Running bool         // the limit was reached while running, not while building

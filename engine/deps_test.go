@@ -204,7 +204,7 @@ func TestImportPolicyCatches(t *testing.T) {
 // governed by policy above, not here.
 const layers = `
 	# Sorting, words and virtual time, beneath everything.
-	NONE < engine/sorted, engine/varint < engine/prose < engine/vtime;
+	NONE < engine/sorted, engine/varint, engine/nocmp < engine/prose < engine/vtime;
 
 	# The rules of one system each, pure and knowing nothing of the engine or
 	# of each other: MVCC, extractors, the partitioned log, consumer groups,

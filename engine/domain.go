@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
@@ -255,7 +256,7 @@ func (w *World) RouteOf(table string) *sink.Table {
 
 // route is a table whose rows reach a target.
 type route struct {
-	_      noEq
+	_      nocmp.NoCompare
 	table  string
 	target *sink.Table
 }
@@ -463,7 +464,7 @@ func (t *Trace) Noun(table string) string { return t.noun[table] }
 // the producer's name) reach a target, through a pipeline or through the
 // log: the truth compares the target with them.
 type Route struct {
-	_      noEq
+	_      nocmp.NoCompare
 	Table  string
 	Target string
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/sorted"
@@ -93,7 +94,7 @@ func (k Kind) String() string { return kindNames[k] }
 // the event with EmitLater, names its actor and narrates it from a and b.
 // The struct is kept to 24 bytes because a trace holds one per step.
 type Event struct {
-	_    noEq
+	_    nocmp.NoCompare
 	At   vtime.Time // true virtual time
 	Run  int32      // the extractor run this event belongs to, or -1
 	a, b int32
@@ -239,7 +240,7 @@ func (t *Trace) IsUnwritten(target string) bool {
 // read at one step (the note command). The engine keeps it and does nothing
 // with it; the widget shows it in the presenter's notes window.
 type Note struct {
-	_    noEq
+	_    nocmp.NoCompare
 	Step int
 	Text string
 	Pos  scenario.Pos

@@ -21,6 +21,7 @@ import (
 	"strconv"
 
 	"github.com/tidemark/tidemark/engine/check"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
@@ -34,7 +35,7 @@ import (
 // clock 12h behind read at 10:00) stops the world (see pastDay), naming
 // line, the line that last set the skew (-1: none, the reading's own).
 type Clock struct {
-	_    noEq
+	_    nocmp.NoCompare
 	Name string
 	Skew vtime.Duration
 	w    *World // nil for a clock of no world, which reads any time
@@ -195,7 +196,7 @@ func (q *queue) pop() scheduled {
 // World.RowID): the truth tells two tables' order 1 apart, where the target
 // keyed by order_id cannot.
 type keyState struct {
-	_         noEq
+	_         nocmp.NoCompare
 	key       string // the key's text, unprefixed: what a target row holds
 	sourceSeq int32  // latest version its source holds (a committed row, a producer's intended event), 0 if none or deleted
 	count     int32  // target rows present that copy this source row

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -30,7 +31,7 @@ const (
 
 // Result is what one check found.
 type Result struct {
-	_       noEq
+	_       nocmp.NoCompare
 	Name    string `json:"name"`
 	Status  Status `json:"status"`
 	Detail  string `json:"detail"`
@@ -40,7 +41,7 @@ type Result struct {
 
 // MarkPoint is one value a mark held, as the state table's audit log shows it.
 type MarkPoint struct {
-	_       noEq
+	_       nocmp.NoCompare
 	Step    int
 	At      vtime.Time
 	Value   int64
@@ -59,7 +60,7 @@ type MarkSeries struct {
 
 // Run is what a run's own log says about it.
 type Run struct {
-	_            noEq
+	_            nocmp.NoCompare
 	ID           int
 	Pipeline     string
 	Worker       string
@@ -80,7 +81,7 @@ type Run struct {
 
 // TargetRow is a row present in the target.
 type TargetRow struct {
-	_         noEq
+	_         nocmp.NoCompare
 	Key       string
 	UpdatedAt vtime.Time
 	Table     string // the target it is a row of; "" when there is one

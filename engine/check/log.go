@@ -1,5 +1,7 @@
 package check
 
+import "github.com/tidemark/tidemark/engine/nocmp"
+
 // LogView is what a team can see of a partitioned log and its consumers:
 // the offsets the consumer-group tool prints, the consumers' own logs of
 // what each poll fetched and where a reset moved them, and the version
@@ -14,7 +16,7 @@ type LogView struct {
 // LogPartition is one line of the consumer-group tool: a group's committed
 // offset on a partition beside the partition's log start and end.
 type LogPartition struct {
-	_                noEq
+	_                nocmp.NoCompare
 	Group, Partition string
 	Start, End       int64
 	Committed        int64 // -1: nothing committed
@@ -22,7 +24,7 @@ type LogPartition struct {
 
 // OffsetRange is offsets [From, To) of one partition, as a group saw them.
 type OffsetRange struct {
-	_                noEq
+	_                nocmp.NoCompare
 	Group, Partition string
 	From, To         int64
 	Why              string
@@ -31,7 +33,7 @@ type OffsetRange struct {
 // Applied is one row written into a target: its key and the source version
 // (or log position) it carries.
 type Applied struct {
-	_       noEq
+	_       nocmp.NoCompare
 	Key     string
 	Version int
 }

@@ -1,6 +1,10 @@
 package check
 
-import "github.com/tidemark/tidemark/engine/vtime"
+import (
+	"github.com/tidemark/tidemark/engine/vtime"
+
+	"github.com/tidemark/tidemark/engine/nocmp"
+)
 
 // StreamView is what a team running stream jobs can see: each operator's
 // metrics (Flink's late-records counter), each stream's watermark as its
@@ -29,7 +33,7 @@ type JobView struct {
 
 // CheckpointView is one checkpoint in the job's checkpoint history.
 type CheckpointView struct {
-	_         noEq
+	_         nocmp.NoCompare
 	ID        int
 	Completed bool           // it completed; false: it expired or was abandoned
 	Running   bool           // it is still in flight
@@ -40,14 +44,14 @@ type CheckpointView struct {
 // PartitionLag is the largest lag one partition reached: records appended
 // and not yet read.
 type PartitionLag struct {
-	_                 noEq
+	_                 nocmp.NoCompare
 	Stream, Partition string
 	Peak              int64
 }
 
 // AverageLag is the largest average lag over a stream's partitions.
 type AverageLag struct {
-	_          noEq
+	_          nocmp.NoCompare
 	Stream     string
 	Peak       float64
 	Partitions int
@@ -55,7 +59,7 @@ type AverageLag struct {
 
 // BufferView is one operator's input buffer and its dropped-records counter.
 type BufferView struct {
-	_        noEq
+	_        nocmp.NoCompare
 	Operator string
 	Overflow string
 	Dropped  int64
@@ -72,7 +76,7 @@ type TableCount struct {
 
 // StreamOperator is one window or join as its metrics show it.
 type StreamOperator struct {
-	_          noEq
+	_          nocmp.NoCompare
 	Name       string
 	Join       bool
 	EventTime  bool  // it measures event time, so it can find records late
@@ -85,7 +89,7 @@ type StreamOperator struct {
 // its inputs for a join), as a monitoring system sampling it at every step
 // saw it.
 type WatermarkLag struct {
-	_        noEq
+	_        nocmp.NoCompare
 	Operator string
 	Max      vtime.Duration // the largest lag sampled
 	At       vtime.Time     // when it was sampled
@@ -114,7 +118,7 @@ type WindowCount struct {
 
 // JoinCount is one join's target beside a batch join of its two topics.
 type JoinCount struct {
-	_        noEq
+	_        nocmp.NoCompare
 	Operator string
 	Expected int // pairs the batch join finds among the records retention still holds
 	Absent   int // of those, pairs the join's target does not have

@@ -24,7 +24,11 @@
 //     and aborts every other (Recover).
 package checkpoint
 
-import "github.com/tidemark/tidemark/engine/vtime"
+import (
+	"github.com/tidemark/tidemark/engine/vtime"
+
+	"github.com/tidemark/tidemark/engine/nocmp"
+)
 
 // Grid is when checkpoints are triggered: From, then every Every.
 type Grid struct {
@@ -69,7 +73,7 @@ func (r Reset) String() string { return [...]string{"earliest", "latest", "none"
 
 // Resumed is where one partition's reads resume after a restore.
 type Resumed struct {
-	_       noEq
+	_       nocmp.NoCompare
 	Next    int64 // the offset read next
 	Skipped int64 // offsets between the checkpoint's position and Next that will never be read
 	Gone    bool  // the checkpoint's position was no longer in the log

@@ -8,6 +8,7 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -15,7 +16,7 @@ import (
 // txnPlan tracks a transaction's declared times while building, so that the
 // schedule can be validated before anything runs.
 type txnPlan struct {
-	_       noEq
+	_       nocmp.NoCompare
 	pos     scenario.Pos
 	begin   vtime.Time
 	end     vtime.Time

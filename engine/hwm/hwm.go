@@ -22,6 +22,7 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
@@ -260,7 +261,7 @@ type pipeline struct {
 
 // markState is a stored mark and its history in the trace.
 type markState struct {
-	_     noEq
+	_     nocmp.NoCompare
 	value extract.Mark
 	hist  *MarkHistory
 }

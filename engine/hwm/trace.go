@@ -7,6 +7,7 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -188,7 +189,7 @@ type RunRecord struct {
 
 // SourceTable describes a source table in the trace.
 type SourceTable struct {
-	_         noEq
+	_         nocmp.NoCompare
 	Name, Key string
 	Stamp     mvcc.Stamp
 	Clock     string

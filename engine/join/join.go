@@ -30,6 +30,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -49,7 +50,7 @@ func (s Side) String() string { return [...]string{"left", "right"}[s] }
 
 // Config is an interval join.
 type Config struct {
-	_              noEq
+	_              nocmp.NoCompare
 	Lower, Upper   vtime.Duration // a right record joins a left one at t when t+Lower <= its time <= t+Upper
 	LowerExclusive bool           // t+Lower itself is outside
 	UpperExclusive bool           // t+Upper itself is outside
@@ -102,7 +103,7 @@ func (c Config) bounds() (lower, upper vtime.Duration) {
 
 // Record is one record entering the join.
 type Record struct {
-	_    noEq
+	_    nocmp.NoCompare
 	ID   int64      // the caller's name for the record
 	Key  int32      // the join key, as a dense id from 0
 	Time vtime.Time // the event time
@@ -110,7 +111,7 @@ type Record struct {
 
 // Pair is one joined result.
 type Pair struct {
-	_           noEq
+	_           nocmp.NoCompare
 	Left, Right Record
 	Time        vtime.Time // the later of the two event times, as Flink stamps the result
 }
@@ -128,7 +129,7 @@ func (f Fate) String() string { return [...]string{"dropped", "side output"}[f] 
 
 // Late is a record that arrived behind the join's watermark.
 type Late struct {
-	_         noEq
+	_         nocmp.NoCompare
 	Side      Side
 	Record    Record
 	Fate      Fate
@@ -148,7 +149,7 @@ func (l Late) Why() string {
 
 // Expired is a buffered record the watermark released.
 type Expired struct {
-	_         noEq
+	_         nocmp.NoCompare
 	Side      Side
 	Record    Record
 	Matches   int        // how many pairs it was part of; 0: it never joined
@@ -177,7 +178,7 @@ type Size struct {
 
 // entry is one buffered record.
 type entry struct {
-	_       noEq
+	_       nocmp.NoCompare
 	id      int64
 	t       vtime.Time
 	matches int32
@@ -185,7 +186,7 @@ type entry struct {
 
 // timer releases the buffer of one side, key and event time.
 type timer struct {
-	_    noEq
+	_    nocmp.NoCompare
 	at   vtime.Time
 	t    vtime.Time
 	key  int32

@@ -22,6 +22,7 @@ package keyed
 import (
 	"errors"
 
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/varint"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -31,7 +32,7 @@ import (
 //
 // Invariant: an entry in the state has N >= 1; Min <= Max once N >= 1.
 type Entry struct {
-	_                    noEq
+	_                    nocmp.NoCompare
 	Count, Sum, Min, Max int64
 	N                    int32      // how many times it was written since it was created
 	Written              vtime.Time // processing time of its last write: its TTL runs from here
@@ -65,7 +66,7 @@ type State struct {
 }
 
 type slot struct {
-	_    noEq
+	_    nocmp.NoCompare
 	key  int64
 	e    Entry
 	live bool

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/group"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
@@ -413,7 +414,7 @@ func (l *world) resetUncommitted(g *groupState, names []string) {
 
 // pollPlan is a poll line.
 type pollPlan struct {
-	_       noEq
+	_       nocmp.NoCompare
 	member  string
 	max     int
 	process vtime.Duration

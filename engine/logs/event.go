@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/topic"
@@ -43,7 +44,7 @@ const maxAmount = 1_000_000_000
 // to jump the clock of a producer pinned to a partition as that
 // partition's clock.
 type ProducerInfo struct {
-	_         noEq
+	_         nocmp.NoCompare
 	Name      string
 	Topic     string
 	Partition int
@@ -54,7 +55,7 @@ type ProducerInfo struct {
 // makes its events all the same and sends them when it is back; without,
 // it makes none.
 type offline struct {
-	_           noEq
+	_           nocmp.NoCompare
 	from, until vtime.Time
 	keep        bool
 }
@@ -267,7 +268,7 @@ func plural(n int, one, many string) string {
 // burstPlan is a burst: records events made at once, their event times
 // from happened every every, keys drawn from 1..keys.
 type burstPlan struct {
-	_        noEq
+	_        nocmp.NoCompare
 	records  int
 	from     vtime.Time
 	hasFrom  bool

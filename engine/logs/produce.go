@@ -6,6 +6,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/topic"
@@ -152,7 +153,7 @@ func (p *producer) nextSeq(part int) int32 {
 // how many rows the merge absorbed. For the commit notes, a is the group
 // and i the first of n consecutive entries of its Commits.
 type logNote struct {
-	_       noEq
+	_       nocmp.NoCompare
 	i       int64
 	a, b, c int32
 	n       int32
@@ -241,7 +242,7 @@ func (l *world) intend(p *producer, id int32, happened vtime.Time) (row, seq, in
 
 // sendPlan is one produce line.
 type sendPlan struct {
-	_       noEq
+	_       nocmp.NoCompare
 	key     string
 	num     int // the key as a number, for a traffic line; 0 when key gives it
 	keyed   bool
@@ -318,7 +319,7 @@ func (l *world) send(p *producer, s sendPlan) {
 // attempt is one try at sending a record: the record, and the producer id
 // and sequence number the broker knows the try by.
 type attempt struct {
-	_ noEq
+	_ nocmp.NoCompare
 	topic.Record
 	pid, pseq int32
 }

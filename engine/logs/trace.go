@@ -7,6 +7,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/group"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
 )
@@ -15,7 +16,7 @@ import (
 // under the producer's name) reach a target through the log. Truth compares
 // the target with them.
 type Feed struct {
-	_      noEq
+	_      nocmp.NoCompare
 	Table  string
 	Target string
 }
@@ -60,7 +61,7 @@ type TopicHistory struct {
 
 // CountPoint records that a topic had N partitions from Step on.
 type CountPoint struct {
-	_    noEq
+	_    nocmp.NoCompare
 	Step int32
 	N    int
 }
@@ -120,7 +121,7 @@ type ReadRange struct {
 
 // ResetRange is a position auto.offset.reset moved, skipping [From, To).
 type ResetRange struct {
-	_         noEq
+	_         nocmp.NoCompare
 	Step      int32
 	Member    string
 	Partition int32
@@ -160,7 +161,7 @@ type PartitionState struct {
 // GroupOffset is one group's committed offset on a partition and its lag
 // (end minus committed; end minus start when nothing is committed).
 type GroupOffset struct {
-	_         noEq
+	_         nocmp.NoCompare
 	Group     string
 	Committed int64 // -1: nothing committed
 	Lag       int64

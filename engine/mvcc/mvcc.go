@@ -30,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -92,7 +93,7 @@ func (o Op) String() string { return [...]string{"insert", "update", "delete"}[o
 // source of a million rows keeps a million versions. Its table's name is
 // read from the table (Table), not kept in every version.
 type Version struct {
-	_         noEq
+	_         nocmp.NoCompare
 	Key       string
 	UpdatedAt vtime.Time // the value written into updated_at (source clock)
 	LSN       LSN
@@ -575,7 +576,7 @@ func SortVersions(vs []*Version) {
 // ParsedKey is a business key with its number read once, for sorting or
 // searching many keys in CompareKeys' order without parsing at every step.
 type ParsedKey struct {
-	_   noEq
+	_   nocmp.NoCompare
 	S   string // the key as written
 	N   int64  // its value, when Num
 	Num bool   // the key is a whole number

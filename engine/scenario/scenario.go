@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sorted"
 )
@@ -34,7 +35,7 @@ func (p Pos) String() string { return prose.F("%s:%d:%d", p.File, p.Line, p.Col)
 
 // Error is a problem in a scenario file, at a position.
 type Error struct {
-	_   noEq
+	_   nocmp.NoCompare
 	Pos Pos
 	Msg string
 }
@@ -92,7 +93,7 @@ func clipped(v string) string {
 
 // Arg is one argument of a command: a bare word (Key is empty) or key=value.
 type Arg struct {
-	_        noEq
+	_        nocmp.NoCompare
 	Key      string
 	Value    string
 	Quoted   bool // the value was written in double quotes

@@ -18,6 +18,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -71,7 +72,7 @@ type Row struct {
 
 // In is a row to write.
 type In struct {
-	_         noEq
+	_         nocmp.NoCompare
 	ID        int32 // the key's dense id, given by the caller: equal keys, equal ids
 	Src       int32 // 1 + the caller's id of the source row it copies; 0 (the usual case) when that is the key's own id, ID
 	Key       string

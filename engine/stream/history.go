@@ -7,6 +7,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/checkpoint"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/window"
@@ -52,7 +53,7 @@ type CountPoint struct {
 
 // CostPoint is a cost per record from Step on.
 type CostPoint struct {
-	_    noEq
+	_    nocmp.NoCompare
 	Step int32
 	Cost vtime.Duration
 }
@@ -205,7 +206,7 @@ type RestorePoint struct {
 
 // TxnPoint is a two-phase-commit sink's transaction changing state.
 type TxnPoint struct {
-	_         noEq
+	_         nocmp.NoCompare
 	Step      int32
 	Op        int16
 	ID        int32
@@ -230,7 +231,7 @@ type OutputPoint struct {
 
 // ShedPoint is a record an operator's buffer dropped at Step (overflow=drop).
 type ShedPoint struct {
-	_       noEq
+	_       nocmp.NoCompare
 	Step    int32
 	Arrival int32
 	Op      int16
@@ -248,7 +249,7 @@ type ReadSnapshot struct {
 
 // ReadRow is one row a reader saw.
 type ReadRow struct {
-	_       noEq
+	_       nocmp.NoCompare
 	Key     string
 	Amount  int64
 	Seq     int32
@@ -263,7 +264,7 @@ type PosPoint struct {
 
 // AvgPoint is a new peak of the average lag over a stream's partitions.
 type AvgPoint struct {
-	_    noEq
+	_    nocmp.NoCompare
 	Step int32
 	Avg  float64
 }

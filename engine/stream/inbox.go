@@ -2,6 +2,7 @@ package stream
 
 import (
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/watermark"
 	"github.com/tidemark/tidemark/engine/window"
@@ -73,7 +74,7 @@ const (
 
 // elem is one element in a buffer.
 type elem struct {
-	_      noEq
+	_      nocmp.NoCompare
 	rec    window.Record
 	at     vtime.Time // when it was handed on
 	wm     vtime.Time // a watermark's value
@@ -166,7 +167,7 @@ func (in *inbox) arm() {
 // service is a queued turn of an operator at its buffer, in the job's
 // epoch when it was queued.
 type service struct {
-	_     noEq
+	_     nocmp.NoCompare
 	in    *inbox
 	epoch int32
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/checkpoint"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/watermark"
@@ -37,7 +38,7 @@ type operator interface {
 // opBase is what every operator has: its index among the job's operators,
 // its input buffer and its writer, each nil when it has none.
 type opBase struct {
-	_   noEq
+	_   nocmp.NoCompare
 	oi  int16
 	in  *inbox
 	out *writer
@@ -121,7 +122,7 @@ type ckptRun struct {
 
 // failPlan is a fail line waiting for a point of the next checkpoint.
 type failPlan struct {
-	_       noEq
+	_       nocmp.NoCompare
 	who     string
 	point   string
 	restart vtime.Duration

@@ -9,6 +9,7 @@ import (
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/window"
 
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/varint"
 )
@@ -36,7 +37,7 @@ type aggOp struct {
 
 // aggResult is what the truth knows of one key's row, and what the target holds.
 type aggResult struct {
-	_       noEq
+	_       nocmp.NoCompare
 	coreID  int32
 	truth   window.Acc
 	present bool
@@ -268,7 +269,7 @@ type lookupTable struct {
 }
 
 type lookupChange struct {
-	_      noEq
+	_      nocmp.NoCompare
 	At     vtime.Time
 	Key    string
 	Amount int64

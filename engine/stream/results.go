@@ -9,6 +9,7 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -46,7 +47,7 @@ func eventID(r *topic.Record) (uint64, bool) {
 
 // TruthRecord is one record of a stream as the truth counts it.
 type TruthRecord struct {
-	_     noEq
+	_     nocmp.NoCompare
 	ID    int64
 	Key   int32      // the stream's key id
 	Time  vtime.Time // when it happened, without any map shift

@@ -9,6 +9,7 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/checkpoint"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/sorted"
@@ -89,7 +90,7 @@ func (t *Trace) BufferLosses(n int) (dropped, lost int) {
 // ReplayDiff is a record a sink or an aggregate wrote again after a
 // restore, with a different row than the first time.
 type ReplayDiff struct {
-	_           noEq
+	_           nocmp.NoCompare
 	Op          int16
 	Record      int64
 	Key         string

@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/checkpoint"
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
@@ -83,7 +84,7 @@ func (ts *topicState) first(rec *topic.Record) bool {
 
 // slow is a stall or a delay of one partition's reads.
 type slow struct {
-	_           noEq
+	_           nocmp.NoCompare
 	part        int
 	from, until vtime.Time
 	stall       bool           // nothing is read in [from, until); what comes due is read at until
@@ -93,7 +94,7 @@ type slow struct {
 // consumer is a window, an aggregate, a sink, or one side of a join
 // reading a stream.
 type consumer struct {
-	_    noEq
+	_    nocmp.NoCompare
 	win  *windowOp
 	join *joinOp
 	side join.Side
@@ -154,7 +155,7 @@ type partState struct {
 // advance is work a watermark left for one consumer of a stream: advance
 // it, and emit what it fires or releases.
 type advance struct {
-	_   noEq
+	_   nocmp.NoCompare
 	c   consumer
 	end bool // the input ended
 }
@@ -1019,7 +1020,7 @@ type resultKey struct {
 // result is what the truth knows of one key's window of an operator that
 // writes a target, and what the target holds of it.
 type result struct {
-	_       noEq
+	_       nocmp.NoCompare
 	rk      resultKey
 	coreID  int32
 	truth   window.Acc

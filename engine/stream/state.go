@@ -9,6 +9,7 @@ import (
 	"github.com/tidemark/tidemark/engine/checkpoint"
 	"github.com/tidemark/tidemark/engine/keyed"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
@@ -41,7 +42,7 @@ type opOptions struct {
 // where txn-timeout= gives it; d 0: never, as a database's prepared
 // transaction waits.
 type txnTimeout struct {
-	_  noEq
+	_  nocmp.NoCompare
 	d  vtime.Duration
 	at scenario.Pos
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/watermark"
@@ -73,7 +74,7 @@ func (t *Trace) noteRepeats() {
 // processPoint is a record operator op took off its buffer at step; its
 // event's first number is -1 - its index, telling it from a read.
 type processPoint struct {
-	_       noEq
+	_       nocmp.NoCompare
 	step    int32
 	arrival int32
 	op      int16
@@ -139,7 +140,7 @@ func (h *StreamHistory) EventSpan() (first, last vtime.Time, ok bool) {
 
 // SkewPoint is a stream's clock skew from Step on.
 type SkewPoint struct {
-	_    noEq
+	_    nocmp.NoCompare
 	Step int32
 	Skew vtime.Duration
 }
@@ -176,7 +177,7 @@ func (p *PartHistory) readIn(from, to int64) int {
 
 // Slow is a stall or a delay of one partition, from a line or a fault.
 type Slow struct {
-	_           noEq
+	_           nocmp.NoCompare
 	Step        int32 // the step at or after which it began
 	Part        int
 	From, Until vtime.Time
@@ -195,7 +196,7 @@ type WindowHistory struct {
 
 // ResultRef names the target row of one key's window.
 type ResultRef struct {
-	_      noEq
+	_      nocmp.NoCompare
 	Key    int32
 	Window window.Window
 	ID     int32  // the core's key id of the row
@@ -213,7 +214,7 @@ type JoinHistory struct {
 
 // JoinWatermark is the join's combined watermark from Step on.
 type JoinWatermark struct {
-	_     noEq
+	_     nocmp.NoCompare
 	Step  int32
 	Value vtime.Time
 }
@@ -229,7 +230,7 @@ type Arrival struct {
 // WatermarkPoint is a stream's watermark (Part -1) or one partition's from
 // Step on, and whether it is idle.
 type WatermarkPoint struct {
-	_      noEq
+	_      nocmp.NoCompare
 	Value  vtime.Time
 	Step   int32
 	Stream int16
@@ -239,7 +240,7 @@ type WatermarkPoint struct {
 
 // FiringPoint is one window fired at Step.
 type FiringPoint struct {
-	_      noEq
+	_      nocmp.NoCompare
 	Window window.Window
 	Acc    window.Acc
 	At     vtime.Time // the watermark (or processing time) that fired it
@@ -254,7 +255,7 @@ type FiringPoint struct {
 
 // LatePoint is a record a window or a join found late, read at Arrival.
 type LatePoint struct {
-	_         noEq
+	_         nocmp.NoCompare
 	Window    window.Window // a window's: the window the record fell in
 	Watermark vtime.Time    // the operator's watermark when the record arrived
 	Lateness  vtime.Duration
@@ -273,7 +274,7 @@ type LatePoint struct {
 // touched no other session of its key (From 0), or grown over the From
 // sessions of its key that it absorbed, which lie inside Into.
 type MergePoint struct {
-	_    noEq
+	_    nocmp.NoCompare
 	Into window.Window
 	Step int32
 	Key  int32
@@ -283,7 +284,7 @@ type MergePoint struct {
 
 // PairPoint is one pair a join emitted at Step.
 type PairPoint struct {
-	_                   noEq
+	_                   nocmp.NoCompare
 	Left, Right         int64 // record ids
 	LeftTime, RightTime vtime.Time
 	Step                int32
@@ -293,7 +294,7 @@ type PairPoint struct {
 
 // ReleasePoint is a buffered record a join released at Step.
 type ReleasePoint struct {
-	_       noEq
+	_       nocmp.NoCompare
 	ID      int64
 	Time    vtime.Time
 	Step    int32
@@ -306,7 +307,7 @@ type ReleasePoint struct {
 // note is what a step narrated on demand, other than a read, is about: a
 // range of i to i+n of the table its why names.
 type note struct {
-	_    noEq
+	_    nocmp.NoCompare
 	i, n int32
 	who  int16 // the stream, window or join
 	why  uint8

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/watermark"
@@ -17,7 +18,7 @@ import (
 
 // PartState is one partition of a stream's topic after step n.
 type PartState struct {
-	_         noEq
+	_         nocmp.NoCompare
 	Part      int
 	Appended  int        // records appended by then
 	Read      int        // of those, records the stream has read
@@ -28,7 +29,7 @@ type PartState struct {
 
 // Dot is one record on a partition's lane.
 type Dot struct {
-	_     noEq
+	_     nocmp.NoCompare
 	ID    int64
 	Off   int
 	Time  vtime.Time // its event time as the stream's windows see it (after any shift)
@@ -133,7 +134,7 @@ func (t *Trace) Dots(i, p, n, limit int) []Dot {
 // WindowState is one window of a window operator after step n, summed over
 // its keys.
 type WindowState struct {
-	_       noEq
+	_       nocmp.NoCompare
 	Window  window.Window
 	Keys    int    // keys with a record in it
 	KeyName string // the one key's name, when Keys is 1 and the stream is keyed; else ""

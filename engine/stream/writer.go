@@ -5,6 +5,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/checkpoint"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
@@ -52,7 +53,7 @@ type writer struct {
 
 // pendingRow is one row on its way to the target.
 type pendingRow struct {
-	_   noEq
+	_   nocmp.NoCompare
 	in  sink.In
 	acc window.Acc // the aggregate it carries, for a window's or an aggregate's row
 	ref int32      // what the operator's visible knows it by, or -1

@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -95,7 +96,7 @@ const Live = math.MaxInt32
 // Invariant: KeyID indexes *Keys, ProducerRef indexes Names or is -1, and
 // EventRef is 0 or 1 + an index of IDs.
 type Record struct {
-	_           noEq
+	_           nocmp.NoCompare
 	Time        vtime.Time // the record's timestamp (the producer's clock, or the commit for change capture)
 	UpdatedAt   vtime.Time // the event time its payload carries: a captured row's updated_at, or when a producer's event happened
 	Amount      int64      // the value its payload carries: a captured row's amount, or a producer's amount=
@@ -199,7 +200,7 @@ type Segment struct {
 
 // StartPoint records that the log start moved to Start at Step.
 type StartPoint struct {
-	_     noEq
+	_     nocmp.NoCompare
 	Step  int32
 	Start int64
 }

@@ -1,12 +1,16 @@
 package watermark
 
-import "github.com/tidemark/tidemark/engine/vtime"
+import (
+	"github.com/tidemark/tidemark/engine/vtime"
+
+	"github.com/tidemark/tidemark/engine/nocmp"
+)
 
 // input is one input of a Combiner: Flink's PartialWatermark.
 //
 // Invariant: w never decreases.
 type input struct {
-	_    noEq
+	_    nocmp.NoCompare
 	w    vtime.Time
 	idle bool
 }

@@ -36,6 +36,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -114,7 +115,7 @@ func (s Scope) String() string { return [...]string{"per-partition", "per-source
 
 // Config is a watermark strategy.
 type Config struct {
-	_        noEq
+	_        nocmp.NoCompare
 	Bound    vtime.Duration // the maximum out-of-orderness assumed; at least zero
 	Emission Emission
 	Interval vtime.Duration // how often the caller Ticks, in processing time; positive
@@ -166,7 +167,7 @@ func (c Config) Validate() error {
 //
 // Invariant: started is false whenever the last check saw activity.
 type idleTimer struct {
-	_             noEq
+	_             nocmp.NoCompare
 	counter, last uint64
 	since         vtime.Time
 	started       bool
@@ -189,7 +190,7 @@ func (t *idleTimer) check(now vtime.Time, timeout vtime.Duration) bool {
 
 // gen is one generator with its idleness detection.
 type gen struct {
-	_       noEq
+	_       nocmp.NoCompare
 	g       Generator
 	timer   idleTimer
 	idleNow bool // it has marked its output idle and produced nothing since

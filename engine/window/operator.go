@@ -3,6 +3,7 @@ package window
 import (
 	"math"
 
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -13,7 +14,7 @@ const None = vtime.Time(math.MinInt64)
 
 // Config is one keyed window aggregate.
 type Config struct {
-	_          noEq
+	_          nocmp.NoCompare
 	Assigner   Assigner
 	Domain     Domain
 	Lateness   vtime.Duration // allowed lateness, event time only; at least zero
@@ -39,7 +40,7 @@ func (c Config) Validate() error {
 
 // Record is one record entering the aggregate.
 type Record struct {
-	_     noEq
+	_     nocmp.NoCompare
 	ID    int64      // the caller's name for the record, given back in contents and late records
 	Key   int32      // the key, as a dense id from 0: equal keys, equal ids
 	Time  vtime.Time // the event time
@@ -76,7 +77,7 @@ func (f Fate) String() string { return [...]string{"accepted", "dropped", "side 
 // Late is a record that arrived when the watermark had already reached the
 // end of its window.
 type Late struct {
-	_         noEq
+	_         nocmp.NoCompare
 	Record    Record
 	Fate      Fate
 	Window    Window         // its window (of a sliding record, the last one to close)
@@ -162,7 +163,7 @@ const (
 // Config.Contents is set; fireAt and cleanAt are the heap positions of its
 // pending timers (the same position when one timer serves both), or none.
 type slot struct {
-	_               noEq
+	_               nocmp.NoCompare
 	win             Window
 	acc             Acc
 	key             int32
@@ -175,7 +176,7 @@ type slot struct {
 
 // elem is one record id held for a window's contents.
 type elem struct {
-	_    noEq
+	_    nocmp.NoCompare
 	id   int64
 	next int32
 }

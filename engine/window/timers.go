@@ -1,11 +1,15 @@
 package window
 
-import "github.com/tidemark/tidemark/engine/vtime"
+import (
+	"github.com/tidemark/tidemark/engine/vtime"
+
+	"github.com/tidemark/tidemark/engine/nocmp"
+)
 
 // timer is a pending firing or cleanup of one window (or both, when they
 // fall at the same time: Flink keeps one timer per key, window and time).
 type timer struct {
-	_          noEq
+	_          nocmp.NoCompare
 	at         vtime.Time
 	start, end vtime.Time
 	key        int32

@@ -1,10 +1,14 @@
 package window
 
-import "github.com/tidemark/tidemark/engine/sorted"
+import (
+	"github.com/tidemark/tidemark/engine/sorted"
+
+	"github.com/tidemark/tidemark/engine/nocmp"
+)
 
 // Result is one key's aggregate over one window.
 type Result struct {
-	_      noEq
+	_      nocmp.NoCompare
 	Key    int32
 	Window Window
 	Acc    Acc

@@ -39,6 +39,7 @@ package window
 import (
 	"strconv"
 
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -109,7 +110,7 @@ const MaxPerRecord = 1000
 
 // Assigner says which windows a record falls into.
 type Assigner struct {
-	_      noEq
+	_      nocmp.NoCompare
 	Kind   Kind
 	Size   vtime.Duration // tumbling and sliding: the window's length
 	Slide  vtime.Duration // sliding: how far apart window starts are

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sorted"
 )
@@ -28,7 +29,7 @@ type ExpectRun struct {
 
 // ExpectResult is one claim of an expect line and whether it held.
 type ExpectResult struct {
-	_         noEq
+	_         nocmp.NoCompare
 	Line, Col int    // where the claim is written
 	Claim     string // as written, with the `when` knob values it is about
 	// Status is "pass", "fail", or "error" when the scenario could not be

@@ -3,6 +3,8 @@ package widget
 import (
 	"strconv"
 	"strings"
+
+	"github.com/tidemark/tidemark/engine/nocmp"
 )
 
 // builder is a small typed HTML writer. Attribute values and text are
@@ -20,7 +22,7 @@ type builder struct {
 // frag is one fragment: its key and where its element's outer HTML lies in
 // the builder's output.
 type frag struct {
-	_          noEq
+	_          nocmp.NoCompare
 	key        string
 	start, end int
 	parent     int // the enclosing fragment, or -1

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/topic"
 )
 
@@ -88,7 +89,7 @@ func partitionsOf(parts []logs.PartitionState, topic string) []logs.PartitionSta
 
 // cellState is what one offset of a lane is at the step drawn.
 type cellState struct {
-	_       noEq
+	_       nocmp.NoCompare
 	rec     *topic.Record
 	key     string // the record's business key
 	deleted bool   // left of the log start
@@ -546,7 +547,7 @@ func endLabels(p logs.PartitionState, lo, hi int64, x func(int64) float64) (stri
 // (left) ending there, beside its marker at mark (0: no marker, the label
 // saying why).
 type groupLabel struct {
-	_       noEq
+	_       nocmp.NoCompare
 	text    string
 	x, mark float64
 	left    bool

@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/nocmp"
 )
 
 // The high-water-mark world's part of the stage: the source's transactions,
@@ -145,7 +146,7 @@ func sourceStation(b *builder, v *atStep) {
 // fate is what became of one key of a source row, said with a glyph and a
 // word so that it reads without colour.
 type fate struct {
-	_     noEq
+	_     nocmp.NoCompare
 	key   string
 	chip  string // the chip id runs move this key from
 	state string // in, waiting, lost, dup, stale, superseded, or "" when the truth is hidden or the row is not committed

@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/mvcc"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -38,7 +39,7 @@ type chart struct {
 }
 
 type tick struct {
-	_     noEq
+	_     nocmp.NoCompare
 	x     float64
 	label string
 }
@@ -54,7 +55,7 @@ type bar struct {
 }
 
 type markLine struct {
-	_     noEq
+	_     nocmp.NoCompare
 	x     float64 // -1 when it lies off the axis to the left, 2 to the right
 	label string
 	kind  string // "timestamp" or "lsn"
