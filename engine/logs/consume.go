@@ -837,7 +837,12 @@ func (l *world) feedName(g *groupState) string {
 
 // deliver writes rows into a target.
 func (l *world) deliver(target *sink.Table, in []sink.In) sink.Result {
-	return l.w.Deliver(target, in, -1, nil)
+	res := l.w.Deliver(target, in, -1, nil)
+	if res.Collapsed > 0 {
+		// Narrated by the write that follows, at the next step.
+		l.t.absorbed = append(l.t.absorbed, [2]int32{int32(l.w.NextStep()), int32(res.Collapsed)})
+	}
+	return res
 }
 
 // commitBatch commits the offsets after a batch, as the next offsets to read.

@@ -1299,3 +1299,26 @@ add-partitions orders to=1 at=10:00:05
 	_, texts := eventsOf(tr, engine.KindRebalance)
 	assert.Equal(t, []string{"An operator asks for 1 partition on orders, which already has 3; partitions can only be added, so nothing changes."}, texts)
 }
+
+// TestMergeAbsorbedIsCounted: a producer's retry lands order 2 twice and a
+// keyed merge absorbs the copy; the uniqueness check sees every key once
+// and, as with the other worlds' merges, says how many writes the merge
+// absorbed, counted from the write's step on (a MERGE reports the rows it
+// matched). It said "3 keys, each once" alone.
+func TestMergeAbsorbedIsCounted(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+produce shop at=10:00:02 key=2 fail=timeout retry=app
+produce shop at=10:00:03 key=3
+poll billing c1 at=10:00:05
+check uniqueness
+`, nil)
+	evs, _ := eventsOf(tr, engine.KindWrite)
+	require.Len(t, evs, 1)
+	assert.Equal(t, "3 keys, each once; the merge absorbed 1 duplicate write", tr.Checks()[0].Detail)
+	assert.Equal(t, "the target is empty", tr.ChecksAt(int(evs[0].Step) - 1)[0].Detail, "before the write, nothing is absorbed yet")
+}

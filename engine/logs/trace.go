@@ -32,6 +32,10 @@ type Trace struct {
 	Feeds     []Feed         // tables and producers that reach a target through the log
 	Producers []ProducerInfo // every producer, in the order declared
 	notes     []logNote      // narration of bulk events, rendered on demand
+	// absorbed holds, for each write into a merge that absorbed rows
+	// already present, its step and how many it absorbed, in step order:
+	// the count a team reads from its MERGE's report of rows matched.
+	absorbed [][2]int32
 }
 
 // Of returns the log world's part of t, or nil when t's scenario declares
@@ -216,9 +220,18 @@ func (l *Trace) RecordsAt(name string, p, n int) []topic.Record {
 }
 
 // Observe adds to o what a team could see of the log after step n: each
-// group's offsets and lag, what every poll read, where resets jumped, and
-// the order rows arrived in the targets the log feeds.
-func (l *Trace) Observe(n int, o *check.Observation) { o.Log = l.view(n) }
+// group's offsets and lag, what every poll read, where resets jumped, the
+// order rows arrived in the targets the log feeds, and the rows its
+// merges absorbed.
+func (l *Trace) Observe(n int, o *check.Observation) {
+	o.Log = l.view(n)
+	for _, a := range l.absorbed {
+		if int(a[0]) > n {
+			break
+		}
+		o.Collapsed += int(a[1])
+	}
+}
 
 // view is what a team could see of the log after step n.
 func (l *Trace) view(n int) *check.LogView {
