@@ -437,3 +437,12 @@ func (p PlotView) Label() string {
 	}
 	return p.Caption + ". " + strings.Join(parts, "; ") + "."
 }
+
+// columnName is the name of table t's column i, which a phone's stacked
+// table prints above each cell (lesson.css), or "" past the header's end.
+func columnName(t course.Table, i int) string {
+	if i >= len(t.Head) {
+		return ""
+	}
+	return t.Head[i].Plain()
+}

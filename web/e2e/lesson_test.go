@@ -463,6 +463,14 @@ func TestLessonAt360(t *testing.T) {
 				eval[float64](t, ctx, `document.querySelector('figure.compare').getBoundingClientRect().width`), "the comparison is as wide as its section")
 		}
 	}
+	// A table of prose stacks, each cell under its column's name: the
+	// five failures' last column, the first move, waited off the screen in
+	// a box that scrolled, and its caption was cut mid-word.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/lessons/guarantee-chain/five-failures")))
+	settleLesson(t, ctx)
+	off := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="table"] caption, [data-testid="table"] tbody > tr > *')].filter((c) => c.getBoundingClientRect().right > document.documentElement.clientWidth).map((c) => c.textContent.slice(0, 30))`)
+	assert.Empty(t, off, "table cells off the screen at 360px")
+	assert.Equal(t, `"First move"`, eval[string](t, ctx, `getComputedStyle(document.querySelector('[data-testid="table"] tbody td:last-child'), '::before').content`), "a cell says its column")
 }
 
 // sideBySide reports whether the two sides of the lesson's comparison sit
