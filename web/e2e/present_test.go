@@ -226,3 +226,22 @@ func TestPresenterGrowsOnALargeScreen(t *testing.T) {
 	assert.GreaterOrEqual(t, eval[float64](t, ctx, stageZoom), 0.99, "never smaller than it was without growing")
 	assert.True(t, eval[bool](t, ctx, onScreen), "the truth's line is on the screen")
 }
+
+// TestPresenterShortensALongNarration: a rebalance's narration, six lines
+// in the room's large type on a 1280×720 projector, left the log's lanes
+// at two thirds of their size (text of 7 px). The narration takes a
+// smaller type instead, and the stage stays at a zoom the room reads; a
+// short narration keeps the large type.
+func TestPresenterShortensALongNarration(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/dist/partition-change?step=14&present")
+	viewport(t, ctx, 1280, 720)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('.tm-live').classList.contains('tm-live-long')`, chromedp.WithPollingTimeout(3*time.Second)))
+	require.NoError(t, err, "the long narration takes the smaller type")
+	assert.GreaterOrEqual(t, eval[float64](t, ctx, `document.querySelector('.tm-flow').currentCSSZoom`), 0.75, "the stage at a zoom the room reads")
+	assert.Empty(t, eval[[]string](t, ctx, outsideViewport))
+	key(t, ctx, kb.Home)
+	waitStep(t, ctx, 0, "back at the start")
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!document.querySelector('.tm-live').classList.contains('tm-live-long')`, chromedp.WithPollingTimeout(3*time.Second)))
+	require.NoError(t, err, "a short narration keeps the large type")
+}

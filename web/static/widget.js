@@ -311,7 +311,18 @@
       }
       return lo;
     };
-    let z = zoomFor(host.querySelector(".tm-aside > .tm-truth"));
+    // A long narration (a rebalance's assignment, say) in the room's large
+    // type can take a third of the screen: when the stations and the
+    // truth's line would then fall below readableZoom, the narration takes
+    // the type of a short screen's first (tm-live-long), still a room's.
+    const truth = host.querySelector(".tm-aside > .tm-truth");
+    const live = host.querySelector('.tm-widget[data-present="on"] .tm-live');
+    if (live) live.classList.remove("tm-live-long");
+    let z = zoomFor(truth);
+    if (z < readable && live && !job) {
+      live.classList.add("tm-live-long");
+      z = zoomFor(truth);
+    }
     if (z < readable) z = job ? Math.min(1, readable) : zoomFor(null);
     flow.style.zoom = z === 1 ? "" : String(z);
     // A long narration, grown, can leave the stage less room than it had:
