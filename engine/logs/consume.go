@@ -839,7 +839,8 @@ func (l *world) feedName(g *groupState) string {
 func (l *world) deliver(target *sink.Table, in []sink.In) sink.Result {
 	res := l.w.Deliver(target, in, -1, nil)
 	if res.Collapsed > 0 {
-		// Narrated by the write that follows, at the next step.
+		// Counted from the event that follows, at the next step: the write,
+		// or the operator's re-snapshot.
 		l.t.absorbed = append(l.t.absorbed, [2]int32{int32(l.w.NextStep()), int32(res.Collapsed)})
 	}
 	return res

@@ -1321,4 +1321,5 @@ check uniqueness
 	require.Len(t, evs, 1)
 	assert.Equal(t, "3 keys, each once; the merge absorbed 1 duplicate write", tr.Checks()[0].Detail)
 	assert.Equal(t, "the target is empty", tr.ChecksAt(int(evs[0].Step) - 1)[0].Detail, "before the write, nothing is absorbed yet")
+	assert.Equal(t, "3 keys, each once; the merge absorbed 1 duplicate write", tr.ChecksAt(int(evs[0].Step))[0].Detail, "from the write's own step")
 }

@@ -231,7 +231,6 @@ type OutputPoint struct {
 
 // ShedPoint is a record an operator's buffer dropped at Step (overflow=drop).
 type ShedPoint struct {
-	_       nocmp.NoCompare
 	Step    int32
 	Arrival int32
 	Op      int16

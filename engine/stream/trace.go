@@ -74,7 +74,6 @@ func (t *Trace) noteRepeats() {
 // processPoint is a record operator op took off its buffer at step; its
 // event's first number is -1 - its index, telling it from a read.
 type processPoint struct {
-	_       nocmp.NoCompare
 	step    int32
 	arrival int32
 	op      int16
@@ -307,7 +306,6 @@ type ReleasePoint struct {
 // note is what a step narrated on demand, other than a read, is about: a
 // range of i to i+n of the table its why names.
 type note struct {
-	_    nocmp.NoCompare
 	i, n int32
 	who  int16 // the stream, window or join
 	why  uint8

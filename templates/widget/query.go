@@ -44,6 +44,9 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 				continue
 			}
 			s.Step = n
+			if len(vals) > 1 {
+				problems = append(problems, "the link sets step "+itoa(len(vals))+" times; the last, "+Clip(v)+", counts")
+			}
 		case "truth":
 			s.ShowTruth = v != "off"
 			if v != "on" && v != "off" {

@@ -67,11 +67,6 @@ func streamOrigin(st *stream.Trace, target string, id int32, key string, n int) 
 // names; maxLateChips how many of its late records.
 const maxTaken, maxLateChips = 6, 6
 
-// opsStation draws the stream job's operators, between the streams and
-// the targets, a box each: the records it took at the step and what it
-// made of each (into a window, written to its table, read again after a
-// restore, dropped as late, sent to the side output), its late records so
-// far, and the rows it holds in a transaction not yet committed.
 // jobDownLine says, above the operators, that the job is down at step n:
 // from a failure to the restore that follows it, or for good when it gave
 // up or cannot start (its restore failed), no operator takes anything. Only
@@ -109,6 +104,11 @@ func jobDownLine(b *builder, st *stream.Trace, n int) {
 	b.el("p", text, "class", "tm-op-down", "data-testid", "job-down")
 }
 
+// opsStation draws the stream job's operators, between the streams and
+// the targets, a box each: the records it took at the step and what it
+// made of each (into a window, written to its table, read again after a
+// restore, dropped as late, sent to the side output), its late records so
+// far, and the rows it holds in a transaction not yet committed.
 func opsStation(b *builder, v *atStep) {
 	st := stream.Of(v.t)
 	n := v.s.Step

@@ -614,7 +614,8 @@ func TestFromQuery(t *testing.T) {
 		{query: "step=abc", knobs: map[string]string{}, truth: true,
 			problems: []string{"the link's step=abc is not a step number; starting at step 0"}},
 		{query: "step=-4", knobs: map[string]string{}, truth: true, problems: []string{"the link's step=-4 is not a step number"}},
-		{query: "step=1&step=7", knobs: map[string]string{}, step: 7, truth: true}, // the last value wins
+		{query: "step=1&step=7", knobs: map[string]string{}, step: 7, truth: true, // the last value wins, and says so
+			problems: []string{"the link sets step 2 times; the last, 7, counts"}},
 		{query: "explain=" + strings.Repeat("k", widget.MaxExplain), knobs: map[string]string{}, truth: true, explain: strings.Repeat("k", widget.MaxExplain)},
 		{query: "explain=" + strings.Repeat("k", widget.MaxExplain+1), knobs: map[string]string{}, truth: true,
 			problems: []string{"the link's explain=kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk… is longer than a key this site explains (200 bytes at most); ignoring it"}},

@@ -422,8 +422,8 @@ func TestPredictionRetry(t *testing.T) {
 	// Right after the answer key was shown is not right the first time:
 	// it is stored and counted as a second try.
 	assert.True(t, got.Retried, "the second try is stored as one")
-	assert.Contains(t, testText(t, a, "progress-summary"), ", 0 right, 1 more on a second try.")
-	assert.Contains(t, text(t, a, form+` [data-testid="prediction-result"]`), "Right on the second try")
+	assert.Contains(t, testText(t, a, "progress-summary"), ", 0 right, 1 more on a later try.")
+	assert.Contains(t, text(t, a, form+` [data-testid="prediction-result"]`), "Right on a later try")
 	assert.False(t, eval[bool](t, a, `document.querySelector('`+retry+`').checkVisibility()`), "a right answer offers another try")
 	waitTrue(t, b, "tab B shows the new answer", `document.querySelector('`+form+`').dataset.graded === "right"`)
 

@@ -289,7 +289,7 @@ func TestLessonProgressStorage(t *testing.T) {
 		// has them; lesson two's pages, which carry its answer key, grade
 		// them again: "every order once" is not right for retry-append.
 		ctx := newIsolatedTab(t, browser)
-		// A second try keeps its mark through the new grade.
+		// A later try's mark is kept when the page rewrites the record.
 		seedStorage(t, ctx, base, progressKey, `{"app":"tidemark","kind":"progress","version":1,"lessons":{"guarantee-chain":{"read":[],"predictions":{"retry-append":{"choice":"a","right":true},"reordered-customers":{"choice":"b","right":false,"retried":true}}}}}`)
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/lessons/guarantee-chain")))
 		require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="progress"]`))))

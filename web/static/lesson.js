@@ -50,7 +50,7 @@
   // "constructor" must not find what every object inherits.
   const own = (o, k) => (Object.hasOwn(o, k) ? o[k] : undefined);
   // answerOf is a stored answer: the option chosen, its grade, and, only
-  // when true, that it was a second try, made after the answer key was shown.
+  // when true, that it was a later try, made after the answer key was shown.
   const answerOf = (choice, right, retried) => (retried ? { choice, right, retried: true } : { choice, right });
   const MAX_FILE = 256 * 1024;
   const MAX_READ = 500;
@@ -413,7 +413,7 @@
     const second = right.length - first.length;
     setText(summary, "Sections read: " + read.length + " of " + sections.length +
       ". Predictions made: " + answered.length + " of " + predictionIds.length + ", " + first.length + " right" +
-      (second ? ", " + second + " more on a second try." : "."));
+      (second ? ", " + second + " more on a later try." : "."));
     drawContents(l);
     for (const id of sections) {
       const mark = article.querySelector("#" + CSS.escape(id) + " [data-testid=read-mark]");
@@ -510,7 +510,7 @@
     const correct = inputs.filter((i) => i.dataset.verdict === "true").map((i) => labelOf(f.dataset.prediction, i.value));
     const graded = p.right ? "right" : "wrong";
     const text = p.right
-      ? (p.retried ? "Right on the second try — the engine agrees with you now." : "Right — the engine agrees with you.")
+      ? (p.retried ? "Right on a later try — the engine agrees with you now." : "Right — the engine agrees with you.")
       : "Not this time. The engine's answer: " + correct.join("; ") + ".";
     if (f.dataset.graded !== graded || result.textContent !== text) {
       f.dataset.graded = graded;
@@ -664,8 +664,8 @@
       }
       const pid = f.dataset.prediction;
       const again = retrying.get(pid);
-      // A second try comes after the answer key was shown: it is stored as
-      // one, and counted apart from the answers right the first time.
+      // A later try comes after the answer key was shown: it is stored as
+      // one (retried), and counted apart from the answers right the first time.
       const answer = answerOf(chosen.value, chosen.dataset.verdict === "true", !!again);
       retrying.delete(pid);
       let earlier = false;

@@ -374,6 +374,9 @@
   // viewActs are the engine's actions that change what a widget looks at
   // rather than the run's settings (its knobs, faults and the truth).
   const viewActs = new Set(["seek", "present", "explain", "text", "steps", "drawn", "fill", "settings"]);
+  // folds are the views the page opens and closes as the learner unfolds a
+  // part of the stage, and fill the checks it runs for a pending view.
+  const folds = new Set(["text", "steps", "drawn", "fill"]);
 
   let pageWidget = null; // the scenario page's own widget, which answers keys anywhere
 
@@ -460,7 +463,7 @@
         if (this.presentMode === "on") {
           const q = new URLSearchParams(location.search);
           q.delete("present");
-          this.bare = q.size === 0;
+          this.bare = !q.toString();
           this.tellPeer({ step: this.step, query: this.query });
         }
         // Escape leaves full screen before the page sees it: leaving full
@@ -781,12 +784,14 @@
         if (!viewActs.has(action) && this.waiting.length < 8) this.waiting.push([action, arg, rerun]);
         return;
       }
-      if (!this.quiet) this.bare = false;
       const r = this.engine.act(this.id, action, String(arg ?? ""));
       if (!r.ok && !r.rerun) {
         this.say(r.error, this.from);
         return r;
       }
+      // Driven, the room leads: a step, a knob or a fault taken here, not
+      // one followed from the notes window nor a fold opened by the page.
+      if (!this.quiet && !folds.has(action)) this.bare = false;
       // A knob, a fault, the truth or Undo chosen in the notes window is
       // the room's: the drawing that follows sends it there (tellPeer).
       this.drive = this.presentMode === "notes" && !viewActs.has(action);
