@@ -70,7 +70,8 @@ type BufferView struct {
 // each key's value against the key's records counted again.
 type TableCount struct {
 	Operator, Target string
-	Rows, Expected   int
+	Rows, Expected   int      // a sink's rows of the events the topic still holds, and those events
+	Gone             int      // a sink's rows of events retention has deleted from the topic, which no recount can match
 	Wrong            []string // keys whose value differs from the recount, as "KEY: table N, topic M"
 }
 

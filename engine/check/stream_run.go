@@ -117,7 +117,11 @@ func recount(o Observation) Result {
 			case len(tc.Wrong) > 0:
 				wrong = append(wrong, prose.F("%s's table %s: %s", tc.Operator, tc.Target, strings.Join(limit(tc.Wrong, 3), "; ")))
 			case tc.Rows != tc.Expected:
-				wrong = append(wrong, prose.F("%s has %s for the %s the topic still holds", tc.Target, prose.Count(tc.Rows, "row", "rows"), prose.Count(tc.Expected, "event", "events")))
+				s := prose.F("%s has %s for the %s the topic still holds", tc.Target, prose.Count(tc.Rows, "row", "rows"), prose.Count(tc.Expected, "event", "events"))
+				if tc.Gone > 0 {
+					s += prose.F(", and %d of events retention has deleted", tc.Gone)
+				}
+				wrong = append(wrong, s)
 			}
 		}
 	}

@@ -413,6 +413,7 @@ func (t *Trace) tableCount(oi, n int) check.TableCount {
 				tc.Rows++
 			}
 		}
+		tc.Gone = len(rows) - tc.Rows
 	case "aggregate":
 		agg := oh.Agg
 		accs := map[string]*window.Acc{}

@@ -274,8 +274,9 @@ func TestRoomOpenedBareTakesTheNotesWindowsPlace(t *testing.T) {
 	key(t, room, kb.PageDown)
 	waitStep(t, notes, 11, "the notes window follows the room's")
 
-	// A room opened with a step of its own keeps it, and the notes follow.
-	other := openWindow(t, notes, base+"/scenarios/hwm/visibility-gap?step=3&present")
+	// A room opened with a step of its own keeps it, and the notes follow
+	// (with the same settings, so they step rather than reload).
+	other := openWindow(t, notes, base+"/scenarios/hwm/visibility-gap?mark=lsn&step=3&present")
 	waitStep(t, notes, 3, "the notes window follows a room opened at a step")
 	assert.Equal(t, 3, step(t, other))
 	assert.Empty(t, pageProblems(t, room))
