@@ -1,9 +1,8 @@
 package check
 
 import (
-	"github.com/tidemark/tidemark/engine/vtime"
-
 	"github.com/tidemark/tidemark/engine/nocmp"
+	"github.com/tidemark/tidemark/engine/vtime"
 )
 
 // StreamView is what a team running stream jobs can see: each operator's

@@ -25,9 +25,8 @@
 package checkpoint
 
 import (
-	"github.com/tidemark/tidemark/engine/vtime"
-
 	"github.com/tidemark/tidemark/engine/nocmp"
+	"github.com/tidemark/tidemark/engine/vtime"
 )
 
 // Grid is when checkpoints are triggered: From, then every Every.

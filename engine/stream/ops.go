@@ -3,15 +3,14 @@ package stream
 import (
 	"github.com/tidemark/tidemark/engine/join"
 	"github.com/tidemark/tidemark/engine/keyed"
+	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
+	"github.com/tidemark/tidemark/engine/varint"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/window"
-
-	"github.com/tidemark/tidemark/engine/nocmp"
-	"github.com/tidemark/tidemark/engine/sorted"
-	"github.com/tidemark/tidemark/engine/varint"
 )
 
 // This file holds the operators of the stream world's second part, an

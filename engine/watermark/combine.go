@@ -1,9 +1,8 @@
 package watermark
 
 import (
-	"github.com/tidemark/tidemark/engine/vtime"
-
 	"github.com/tidemark/tidemark/engine/nocmp"
+	"github.com/tidemark/tidemark/engine/vtime"
 )
 
 // input is one input of a Combiner: Flink's PartialWatermark.

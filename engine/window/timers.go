@@ -1,9 +1,8 @@
 package window
 
 import (
-	"github.com/tidemark/tidemark/engine/vtime"
-
 	"github.com/tidemark/tidemark/engine/nocmp"
+	"github.com/tidemark/tidemark/engine/vtime"
 )
 
 // timer is a pending firing or cleanup of one window (or both, when they

@@ -1,9 +1,8 @@
 package window
 
 import (
-	"github.com/tidemark/tidemark/engine/sorted"
-
 	"github.com/tidemark/tidemark/engine/nocmp"
+	"github.com/tidemark/tidemark/engine/sorted"
 )
 
 // Result is one key's aggregate over one window.
