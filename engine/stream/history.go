@@ -393,6 +393,35 @@ func (t *Trace) ProcessedBetween(i, from, to int) int {
 	return c
 }
 
+// DownAt returns the failure the job is down from at step n, or nil when
+// it runs: a job is down from a failure's step to the restore that
+// follows it, and for good when it gave up (FailPoint.Down) or when that
+// restore failed (its input gone under auto.offset.reset=none), which
+// restoreFailed reports.
+func (t *Trace) DownAt(n int) (f *FailPoint, restoreFailed bool) {
+	if t.Job == nil {
+		return nil, false
+	}
+	for i := range t.Job.Failures {
+		if int(t.Job.Failures[i].Step) > n {
+			break
+		}
+		f = &t.Job.Failures[i]
+	}
+	if f == nil {
+		return nil, false
+	}
+	for _, r := range t.Job.Restores {
+		if r.Step > f.Step && int(r.Step) <= n {
+			if !r.Failed {
+				return nil, false
+			}
+			restoreFailed = true
+		}
+	}
+	return f, restoreFailed
+}
+
 // CheckpointsAt is every checkpoint begun by step n, as it stood then.
 func (t *Trace) CheckpointsAt(n int) []CheckpointPoint {
 	if t.Job == nil {

@@ -76,10 +76,8 @@ func laneLook(class string) []string {
 // nothing (the Worker starts it on every cold request).
 func streamLook(class string) []string {
 	switch class {
-	case "tm-axis":
-		return []string{"stroke", "#4a5560"}
-	case "tm-tick":
-		return []string{"fill", "#4a5560"}
+	case "tm-axis", "tm-tick":
+		return chartLook(class) // the source chart's axis
 	case "tm-lane":
 		return []string{"fill", "#f6f8fa", "stroke", "#c9d1d9"}
 	case "tm-lane tm-idle":

@@ -67,31 +67,13 @@ func streamOrigin(st *stream.Trace, target string, id int32, key string, n int) 
 // names; maxLateChips how many of its late records.
 const maxTaken, maxLateChips = 6, 6
 
-// jobDownLine says, above the operators, that the job is down at step n:
-// from a failure to the restore that follows it, or for good when it gave
-// up or cannot start (its restore failed), no operator takes anything. Only
-// the narration said so, and the operators looked as on any quiet step.
+// jobDownLine says, above the operators, that the job is down at step n
+// (stream.Trace.DownAt), when no operator takes anything. Only the
+// narration said so, and the operators looked as on any quiet step.
 func jobDownLine(b *builder, st *stream.Trace, n int) {
-	if st.Job == nil {
-		return
-	}
-	var f *stream.FailPoint
-	for i := range st.Job.Failures {
-		if int(st.Job.Failures[i].Step) <= n {
-			f = &st.Job.Failures[i]
-		}
-	}
+	f, failed := st.DownAt(n)
 	if f == nil {
 		return
-	}
-	failed := false
-	for _, r := range st.Job.Restores {
-		if r.Step > f.Step && int(r.Step) <= n {
-			if !r.Failed {
-				return
-			}
-			failed = true
-		}
 	}
 	text := "✖ The job is down: " + f.Who + " failed at " + f.At.String()
 	if failed {

@@ -134,12 +134,21 @@ func Decode(payload string) (string, error) {
 // with or without its "#"). Other parameters in the fragment are ignored;
 // a fragment without tdm= is ErrEmpty.
 func ParseFragment(fragment string) (string, error) {
-	for part := range strings.SplitSeq(strings.TrimPrefix(fragment, "#"), "&") {
-		if v, ok := strings.CutPrefix(part, Key+"="); ok {
-			return Decode(v)
-		}
+	if v, ok := fragmentParam(fragment, Key); ok {
+		return Decode(v)
 	}
 	return "", ErrEmpty
+}
+
+// fragmentParam returns the value of the first name= in a link's fragment
+// (parameters joined by "&", with or without its "#"), as it stands there.
+func fragmentParam(fragment, name string) (string, bool) {
+	for part := range strings.SplitSeq(strings.TrimPrefix(fragment, "#"), "&") {
+		if v, ok := strings.CutPrefix(part, name+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // Unnamed is the file name the errors of a scenario from a link give
@@ -153,19 +162,16 @@ const Unnamed = "linked.tdm"
 // "_" and "-", after the last "/"): it is shown to a reader and comes from
 // whoever wrote the link.
 func FileOf(fragment string) string {
-	for part := range strings.SplitSeq(strings.TrimPrefix(fragment, "#"), "&") {
-		v, ok := strings.CutPrefix(part, "file=")
-		if !ok {
-			continue
-		}
-		name, err := url.PathUnescape(v)
-		if err != nil {
-			break
-		}
-		name = name[strings.LastIndexByte(name, '/')+1:]
-		if plainName(name) {
-			return name
-		}
+	v, ok := fragmentParam(fragment, "file")
+	if !ok {
+		return Unnamed
+	}
+	name, err := url.PathUnescape(v)
+	if err != nil {
+		return Unnamed
+	}
+	if name = name[strings.LastIndexByte(name, '/')+1:]; plainName(name) {
+		return name
 	}
 	return Unnamed
 }

@@ -410,10 +410,10 @@
     const answered = predictionIds.filter((pid) => own(l.predictions, pid));
     const right = answered.filter((pid) => own(l.predictions, pid).right);
     const first = right.filter((pid) => !own(l.predictions, pid).retried);
-    const second = right.length - first.length;
+    const later = right.length - first.length;
     setText(summary, "Sections read: " + read.length + " of " + sections.length +
       ". Predictions made: " + answered.length + " of " + predictionIds.length + ", " + first.length + " right" +
-      (second ? ", " + second + " more on a later try." : "."));
+      (later ? ", " + later + " more on a later try." : "."));
     drawContents(l);
     for (const id of sections) {
       const mark = article.querySelector("#" + CSS.escape(id) + " [data-testid=read-mark]");

@@ -1109,8 +1109,8 @@
     // A presenter's two windows (the room's, ?present, and the notes,
     // ?present=notes) follow each other's steps. The room owns the
     // settings, but for a room opened bare (see bare): the notes window
-    // reloads with the room's knobs and faults whenever they differ, and a step taken in the notes window moves the
-    // room without changing them. A knob, a fault, the truth or Undo
+    // reloads with the room's knobs and faults whenever they differ, and a
+    // step taken in the notes window moves the room without changing them. A knob, a fault, the truth or Undo
     // chosen in the notes window is sent with set, and the room takes it
     // in place (a reload would leave full screen). Any other tab of the
     // same scenario, not presenting, is left alone.
