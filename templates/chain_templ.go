@@ -512,9 +512,9 @@ func ChainBuilder(v ChainView) templ.Component {
 				}
 			} else {
 				var templ_7745c5c3_Var33 string
-				templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(ordersAre(v.Run.MissingCount) + " missing from fct_orders: " + listFirst(v.Run.Missing, v.Run.MissingCount) + ".")
+				templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(ordersAre(v.Run.MissingCount) + " missing from fct_orders: " + listFirst(v.Run.Missing, v.Run.MissingMore) + ".")
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/chain.templ`, Line: 73, Col: 122}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/chain.templ`, Line: 73, Col: 121}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 				if templ_7745c5c3_Err != nil {
@@ -532,9 +532,9 @@ func ChainBuilder(v ChainView) templ.Component {
 				}
 			} else {
 				var templ_7745c5c3_Var34 string
-				templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(ordersAre(v.Run.DoubledCount) + " in fct_orders more than once: " + listFirst(v.Run.Doubled, v.Run.DoubledCount) + ".")
+				templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(ordersAre(v.Run.DoubledCount) + " in fct_orders more than once: " + listFirst(v.Run.Doubled, v.Run.DoubledMore) + ".")
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/chain.templ`, Line: 80, Col: 127}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/chain.templ`, Line: 80, Col: 126}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 				if templ_7745c5c3_Err != nil {

@@ -85,9 +85,12 @@ type ChainRunView struct {
 	Shows string
 	// Confirmed is true when the run shows exactly the claimed guarantee.
 	Confirmed bool
-	// Missing and Doubled list the first keys of each (Doubled as
-	// "41 ×2"); MissingCount and DoubledCount count them all.
+	// Missing and Doubled list the first runs of consecutive keys of
+	// each ("36–88", Doubled as "41–47 ×2"); MissingMore and DoubledMore
+	// count the keys of the runs not listed, MissingCount and
+	// DoubledCount all of them.
 	Missing, Doubled           []string
+	MissingMore, DoubledMore   int
 	MissingCount, DoubledCount int
 	// Torn is true when the report read a state the table never held.
 	Torn  bool
@@ -112,10 +115,11 @@ func joinAnd(words []string) string {
 	return out + " and " + words[len(words)-1]
 }
 
-// listFirst lists the keys shown, with how many more there are.
-func listFirst(shown []string, total int) string {
+// listFirst lists the runs of keys shown, with how many keys more there
+// are.
+func listFirst(shown []string, more int) string {
 	out := joinComma(shown)
-	if more := total - len(shown); more > 0 {
+	if more > 0 {
 		out += " and " + strconv.Itoa(more) + " more"
 	}
 	return out

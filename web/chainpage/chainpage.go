@@ -25,7 +25,8 @@ import (
 // Path is the chain builder's address.
 const Path = "/chain"
 
-// shown is how many keys of the missing or doubled rows the page lists.
+// shown is how many runs of keys of the missing or doubled rows the page
+// lists.
 const shown = 12
 
 // Routes returns the chain builder's page. It is a pure function of its
@@ -103,15 +104,12 @@ func View(q map[string][]string) (templates.ChainView, error) {
 	shows := res.Shows()
 	v.Run = templates.ChainRunView{Shows: shows.Name(), Confirmed: shows == g && res.NeverExisted == (c.Reads() == chain.PartialStates),
 		MissingCount: len(res.Missing), DoubledCount: len(res.Duplicated), Torn: res.NeverExisted, Steps: res.Steps}
-	v.Run.Missing = first(res.Missing)
-	doubled := make([]string, 0, len(res.Duplicated))
-	for k := range res.Duplicated {
-		doubled = append(doubled, k)
+	missing := make(map[string]int, len(res.Missing))
+	for _, k := range res.Missing {
+		missing[k] = 1
 	}
-	mvcc.SortKeys(doubled)
-	for _, k := range first(doubled) {
-		v.Run.Doubled = append(v.Run.Doubled, k+" ×"+strconv.Itoa(res.Duplicated[k]))
-	}
+	v.Run.Missing, v.Run.MissingMore = runs(missing, "")
+	v.Run.Doubled, v.Run.DoubledMore = runs(res.Duplicated, " ×")
 	v.Link = Path + "?" + c.Query()
 	v.Scenario = c.Scenario()
 	frag, err := share.Fragment(v.Scenario)
@@ -139,9 +137,46 @@ func level(g chain.Guarantee) string {
 	return g.Name()
 }
 
-func first(keys []string) []string {
-	if len(keys) > shown {
-		return keys[:shown]
+// runs lists the keys of counts in key order as runs of consecutive
+// order numbers with the same count ("21–25 ×2"; times, before the count,
+// is "" for counts that go without saying), so that the blocks a replay
+// writes again read as blocks and a lone key far down the list (the
+// producer's order 1000) is still among the first runs shown. It returns
+// the first shown runs and how many keys the runs left out hold.
+func runs(counts map[string]int, times string) ([]string, int) {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
 	}
-	return keys
+	mvcc.SortKeys(keys)
+	var out []string
+	more := 0
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && counts[keys[j]] == counts[keys[i]] && follows(keys[j-1], keys[j]) {
+			j++
+		}
+		if len(out) == shown {
+			more += j - i
+			i = j
+			continue
+		}
+		run := keys[i]
+		if j-i > 1 {
+			run += "–" + keys[j-1]
+		}
+		if times != "" {
+			run += times + strconv.Itoa(counts[keys[i]])
+		}
+		out = append(out, run)
+		i = j
+	}
+	return out, more
+}
+
+// follows reports whether key b is the order number after key a.
+func follows(a, b string) bool {
+	x, errA := strconv.Atoi(a)
+	y, errB := strconv.Atoi(b)
+	return errA == nil && errB == nil && y == x+1
 }

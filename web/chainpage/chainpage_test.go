@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -97,8 +98,8 @@ func TestAWeakChainShowsItsRows(t *testing.T) {
 	code, d = get(t, handler(t), Path+"?transport=retention-short&processing=before&sink=append&serving=live")
 	require.Equal(t, http.StatusOK, code)
 	assert.Equal(t, "no guarantee", text(d, t, "chain-guarantee"))
-	assert.Contains(t, text(d, t, "chain-missing"), "orders are missing from fct_orders: ")
-	assert.Contains(t, text(d, t, "chain-missing"), " more.")
+	assert.Equal(t, "110 orders are missing from fct_orders: 80–90, 126–224.", text(d, t, "chain-missing"),
+		"consecutive orders read as blocks")
 	assert.Contains(t, text(d, t, "chain-torn"), "never held all at once")
 	assert.Equal(t, "Set by: the processing.", text(d, t, "chain-weakest-list"))
 
@@ -111,6 +112,32 @@ func TestAWeakChainShowsItsRows(t *testing.T) {
 	weak = d.ByTestID("chain-weakest")
 	require.Len(t, weak, 3)
 	assert.Equal(t, "— one of the weakest hops", htmltest.Text(weak[0]))
+}
+
+// The lesson's link to a chain with retries and an append sink says the
+// page shows the producer's copy of order 1000 beside the blocks each
+// restart writes again: the list must reach order 1000.
+func TestTheDoubledOrdersShowTheBlocksAndTheProducersCopy(t *testing.T) {
+	code, d := get(t, handler(t), Path+"?source=retries&transport=retention-long&processing=after&sink=append&serving=live")
+	require.Equal(t, http.StatusOK, code)
+	assert.Equal(t, "45 orders are in fct_orders more than once: 21–25 ×2, 41–79 ×2, 1000 ×2.", text(d, t, "chain-doubled"))
+}
+
+func TestRunsOfKeys(t *testing.T) {
+	got, more := runs(map[string]int{"3": 2, "1": 2, "2": 2, "4": 3, "5": 3, "7": 3, "x": 2}, " ×")
+	assert.Equal(t, []string{"1–3 ×2", "4–5 ×3", "7 ×3", "x ×2"}, got, "a run ends where the count changes or an order is skipped")
+	assert.Zero(t, more)
+
+	many := map[string]int{}
+	for i := range 30 {
+		many[strconv.Itoa(2*i)] = 1 // no two consecutive: a run each
+	}
+	many["61"], many["62"] = 1, 1 // 61–62 is the 31st run
+	got, more = runs(many, "")
+	require.Len(t, got, shown)
+	assert.Equal(t, "0", got[0])
+	assert.Equal(t, "22", got[shown-1])
+	assert.Equal(t, 30-shown+2, more, "the keys of the runs left out: 18 lone ones and 61–62")
 }
 
 func TestALinkCarriesTheScenarioToTheSandbox(t *testing.T) {
