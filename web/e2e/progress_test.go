@@ -338,6 +338,23 @@ func TestLessonProgressStorage(t *testing.T) {
 		assert.Empty(t, pageProblems(t, ctx))
 	})
 
+	t.Run("an answer the file counts on a later try is a change", func(t *testing.T) {
+		// The same choice, right at the first try here and on a later
+		// try in the file: replacing changes the summary's counts, so the
+		// preview says so instead of "already here".
+		ctx := newIsolatedTab(t, browser)
+		seedStorage(t, ctx, base, progressKey, `{"app":"tidemark","kind":"progress","version":1,"lessons":{"high-water-mark":{"read":[],"predictions":{"order-3":{"choice":"b","right":true}}}}}`)
+		openLesson(t, ctx, base)
+		upload(t, ctx, `{"app":"tidemark","kind":"progress","version":1,"lessons":{"high-water-mark":{"read":[],"predictions":{"order-3":{"choice":"b","right":true,"retried":true}}}}}`)
+		waitTrue(t, ctx, "the import preview opens", `document.querySelector('[data-testid="progress-import-dialog"]').open`)
+		assert.Contains(t, testText(t, ctx, "progress-import-replace-effect"), "as given on a later try, as the file does.")
+		jsClick(t, ctx, `[data-testid="progress-import-replace"]`)
+		jsClick(t, ctx, `[data-testid="progress-import-confirm"]`)
+		waitMessage(t, ctx, "Progress replaced with the file's.")
+		assert.True(t, storedRecord(t, ctx).Lessons[progressLesson].Predictions["order-3"].Retried)
+		assert.Empty(t, pageProblems(t, ctx))
+	})
+
 	t.Run("an id every object inherits is read as any other", func(t *testing.T) {
 		// "constructor" is a well-formed id, and {}.constructor exists:
 		// a lookup that does not ask for the record's own keys found it and

@@ -1008,6 +1008,13 @@
         out.push("Changes your answer to " + predictionIn(name, pid) + " from " + quoted(labelIn(name, pid, own(a.predictions, pid).choice)) +
           " to the file's " + quoted(labelIn(name, pid, own(b.predictions, pid).choice)) + ".");
       }
+      // The same choice, counted as first given or on a later try as the
+      // file has it: the summary counts the two apart.
+      const recounted = Object.keys(b.predictions).filter((p) => own(a.predictions, p) && own(a.predictions, p).choice === own(b.predictions, p).choice &&
+        !own(a.predictions, p).retried !== !own(b.predictions, p).retried);
+      for (const pid of recounted) {
+        out.push("Counts your answer to " + predictionIn(name, pid) + " as given " + (own(b.predictions, pid).retried ? "on a later try" : "at the first try") + ", as the file does.");
+      }
     }
     return out;
   };
