@@ -904,6 +904,21 @@ func TestNotesWindowIsToldTheRoomRefusedItsSettings(t *testing.T) {
 	assert.Empty(t, pageProblems(t, notes))
 }
 
+// TestNotesWindowSaysWhatTheRoomsScreenSays: a link that opens the room
+// with a fault it cannot take shows the problem on the room's screen; the
+// notes window, opened after it, says it too. The presenter, who reads
+// the notes window, did not see it.
+func TestNotesWindowSaysWhatTheRoomsScreenSays(t *testing.T) {
+	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12&fault=12~sideways&present")
+	roomSays := text(t, room, `[data-testid="message"]`)
+	require.Contains(t, roomSays, "sideways", "the room's screen says what it could not take")
+	notes := openWindow(t, room, base+"/scenarios/hwm/visibility-gap?present=notes")
+	waitStep(t, notes, 12, "the notes window opens at the room's step")
+	waitLoaded(t, notes, "the notes window says what the room's screen says", `document.querySelector('[data-testid="message"]') && document.querySelector('[data-testid="message"]').textContent.includes("The room's screen says")`)
+	assert.Equal(t, "The room's screen says: "+roomSays, text(t, notes, `[data-testid="message"]`))
+	assert.Empty(t, pageProblems(t, notes))
+}
+
 // TestNotesWindowKnowsTheRoomIsShownAgain: the room's screen, blanked from
 // the notes window, is shown again by a key in the room; B in the notes
 // window then blanks it at the first press. It took two: the notes window

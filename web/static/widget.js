@@ -1117,6 +1117,7 @@
     listenToPeer() {
       if (!window.BroadcastChannel) return;
       this.peer = new BroadcastChannel("tidemark:" + this.host.querySelector(".tm-widget").dataset.scenario);
+      const opening = (this.host.querySelector(".tm-message") || {}).textContent || ""; // what the page's link made the widget say
       this.peer.onmessage = (e) => {
         const m = e.data;
         if (!m || typeof m !== "object") return;
@@ -1150,7 +1151,17 @@
           if (this.presentMode === "on") {
             this.tellPeer({ step: this.step, query: this.query }, true);
             if (document.documentElement.classList.contains("tm-blank")) this.peer.postMessage({ roomBlank: true });
+            // A problem with the room's link that its screen still shows (a
+            // fault it could not take, say) is the presenter's to read, not
+            // only the room's. (A refusal of the notes window's settings
+            // is told as one.)
+            const said = this.host.querySelector(".tm-message");
+            if (opening && said && !said.hidden && said.textContent === opening) this.peer.postMessage({ roomSays: opening });
           }
+          return;
+        }
+        if (typeof m.roomSays === "string") {
+          if (this.presentMode === "notes") this.say("The room's screen says: " + m.roomSays);
           return;
         }
         if (m.bare === true && m.mode === "on" && this.presentMode === "notes") {
