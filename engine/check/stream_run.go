@@ -119,7 +119,7 @@ func recount(o Observation) Result {
 			case tc.Rows != tc.Expected:
 				s := prose.F("%s has %s for the %s the topic still holds", tc.Target, prose.Count(tc.Rows, "row", "rows"), prose.Count(tc.Expected, "event", "events"))
 				if tc.Gone > 0 {
-					s += prose.F(", and %d of events retention has deleted", tc.Gone)
+					s += prose.F(", and %s for events retention has deleted", prose.Count(tc.Gone, "row", "rows"))
 				}
 				wrong = append(wrong, s)
 			}
@@ -154,7 +154,11 @@ func recount(o Observation) Result {
 	case counted == 0:
 		return Result{Status: NotRun, Detail: "no window that a batch query can recount has closed yet"}
 	case len(wrong) > 0:
-		return Result{Status: Fail, Detail: prose.F("%d of %s differ from the topic: %s", len(wrong), prose.Count(counted, one, many), strings.Join(limit(wrong, 4), "; "))}
+		verb := "differ"
+		if len(wrong) == 1 {
+			verb = "differs"
+		}
+		return Result{Status: Fail, Detail: prose.F("%d of %s %s from the topic: %s", len(wrong), prose.Count(counted, one, many), verb, strings.Join(limit(wrong, 4), "; "))}
 	}
 	return Result{Status: Pass, Detail: prose.F("%s, each as the topic counts it", prose.Count(counted, one, many))}
 }
