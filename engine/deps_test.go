@@ -203,8 +203,8 @@ func TestImportPolicyCatches(t *testing.T) {
 // on purpose. Paths are relative to the module; the standard library is
 // governed by policy above, not here.
 const layers = `
-	# Sorting, words and virtual time, beneath everything.
-	NONE < engine/sorted, engine/varint, engine/nocmp < engine/prose < engine/vtime;
+	# Sorting, whole numbers, words and virtual time, beneath everything.
+	NONE < engine/sorted, engine/varint, engine/nocmp, engine/whole < engine/prose < engine/vtime;
 
 	# The rules of one system each, pure and knowing nothing of the engine or
 	# of each other: MVCC, extractors, the partitioned log, consumer groups,
