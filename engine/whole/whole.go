@@ -2,11 +2,12 @@
 // counts, steps and partitions, a business key, a link's seed.
 //
 // It exists for the browser. strconv.Atoi, ParseInt and ParseUint return a
-// *strconv.NumError, whose Error method quotes the input, and with them
-// the browser's module carries the general parser (bases 2 to 36, base
-// prefixes, underscores), the error's methods and its equality function.
-// The engine only ever reads base 10, and no caller shows strconv's error
-// text, so these functions report failure with a bool.
+// *strconv.NumError, and with them the browser's module carries the
+// wrappers that build one, its methods and its equality function (about
+// 9 KB of wasm; the parsers of internal/strconv beneath them stay, since
+// Go's runtime reads GOGC and GODEBUG with them). The engine only ever
+// reads base 10, and no caller shows strconv's error text, so these
+// functions report failure with a bool.
 //
 // Each accepts exactly what its strconv counterpart accepts with base 10,
 // and returns the same number: ASCII digits only, at least one, with
