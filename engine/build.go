@@ -3,7 +3,6 @@ package engine
 import (
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/check"
@@ -11,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // builder reads the core's own lines of a scenario.
@@ -330,8 +330,8 @@ func (b *builder) note(c scenario.Command) error {
 	for _, a := range c.Args {
 		switch {
 		case a.Key == "at-step" && step < 0:
-			n, err := strconv.Atoi(a.Value)
-			if err != nil || n < 0 {
+			n, ok := whole.Int(a.Value)
+			if !ok || n < 0 {
 				return errorf(a.ValuePos, "expected a step number, 0 or more, for at-step=, found %q", a.Value)
 			}
 			step = n

@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -203,8 +208,8 @@ func TestImportPolicyCatches(t *testing.T) {
 // on purpose. Paths are relative to the module; the standard library is
 // governed by policy above, not here.
 const layers = `
-	# Sorting, words and virtual time, beneath everything.
-	NONE < engine/sorted, engine/varint, engine/nocmp < engine/prose < engine/vtime;
+	# Sorting, whole numbers, words and virtual time, beneath everything.
+	NONE < engine/sorted, engine/varint, engine/nocmp, engine/whole < engine/prose < engine/vtime;
 
 	# The rules of one system each, pure and knowing nothing of the engine or
 	# of each other: MVCC, extractors, the partitioned log, consumer groups,
@@ -448,6 +453,111 @@ func TestBrowserModuleStaysSmall(t *testing.T) {
 			t.Errorf("the browser module links %s: %s", d, why)
 		}
 	}
+}
+
+// strconvParsers are the parsers of package strconv that the browser
+// module must not link, with what to use instead. Each brings its error
+// type, *strconv.NumError, and ParseFloat Go's float parser as well; see
+// docs/performance.md, "Download: whole numbers without strconv's parsers"
+// and "Download: a decimal reader".
+var strconvParsers = map[string]string{
+	"Atoi":         "whole.Int",
+	"ParseInt":     "whole.Int64",
+	"ParseUint":    "whole.Uint64",
+	"ParseFloat":   "vtime.ParseDecimal",
+	"ParseBool":    "a comparison with the words accepted",
+	"ParseComplex": "nothing: the engine has no complex numbers",
+	"NumError":     "a bool from engine/whole",
+	"ErrRange":     "the bound whole.Int returns for a number out of range",
+	"ErrSyntax":    "a bool from engine/whole",
+}
+
+// strconvParserUses lists, as "file:line: strconv.X (use Y)", the uses of
+// strconvParsers in one file's source.
+func strconvParserUses(t testing.TB, name string, src any) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	require.NoError(t, err)
+	local := "" // the name the file gives package strconv
+	for _, imp := range f.Imports {
+		if path, _ := strconv.Unquote(imp.Path.Value); path == "strconv" {
+			local = "strconv"
+			if imp.Name != nil {
+				local = imp.Name.Name
+			}
+		}
+	}
+	if local == "" {
+		return nil
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if x, ok := sel.X.(*ast.Ident); ok && x.Name == local {
+			if use, bad := strconvParsers[sel.Sel.Name]; bad {
+				out = append(out, fmt.Sprintf("%s: strconv.%s (use %s)", fset.Position(sel.Pos()), sel.Sel.Name, use))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// TestBrowserModuleParsesWithoutStrconv reads the non-test files of the
+// module's packages that the wasm bridge links (the build of every world,
+// which links every package of the others) and refuses strconv's parsers.
+func TestBrowserModuleParsesWithoutStrconv(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	goBin := goCommand(t)
+	cmd := exec.Command(goBin, "list", "-deps", "-tags", "tm_browser",
+		"-f", `{{if not .Standard}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{"\n"}}{{end}}`, "./wasm")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list failed: %s", stderr.String())
+	files := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 {
+			continue
+		}
+		for _, name := range fields[1:] {
+			path := filepath.Join(fields[0], name)
+			src, err := os.ReadFile(path)
+			require.NoError(t, err)
+			for _, use := range strconvParserUses(t, path, src) {
+				t.Errorf("a file the browser module links uses %s", use)
+			}
+			files++
+		}
+	}
+	require.Greater(t, files, 50, "go list named too few of the module's files")
+}
+
+// TestStrconvParserUsesCatch makes sure the check above can fail, under
+// another name for the package too.
+func TestStrconvParserUsesCatch(t *testing.T) {
+	src := `package p
+
+import (
+	sc "strconv"
+)
+
+func f(s string) (int, string) {
+	n, _ := sc.Atoi(s)
+	return n, sc.Itoa(n) + sc.Quote(s)
+}
+`
+	assert.Equal(t, []string{"p.go:8:10: strconv.Atoi (use whole.Int)"}, strconvParserUses(t, "p.go", src))
+	assert.Empty(t, strconvParserUses(t, "q.go", "package q\n\nfunc f(strconv struct{ Atoi int }) int { return strconv.Atoi }\n"))
 }
 
 // goCommand finds the go command the tests run under.

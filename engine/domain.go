@@ -13,6 +13,7 @@ import (
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // This file is the boundary between the core and the worlds (see
@@ -179,8 +180,8 @@ func isGenerated(name, prefix string, n int) bool {
 	if !ok {
 		return false
 	}
-	i, err := strconv.Atoi(num)
-	return err == nil && i >= 1 && i <= n && strconv.Itoa(i) == num
+	i, ok := whole.Int(num)
+	return ok && i >= 1 && i <= n && strconv.Itoa(i) == num
 }
 
 // Clock returns the clock named name, or nil. Every scenario has the

@@ -12,6 +12,7 @@ import (
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // Expectation is one `expect` line's claim about a run under some knob values.
@@ -63,8 +64,8 @@ func (k ClaimKind) validClaim(v string) (bool, string) {
 	case ClaimNames:
 		return true, ""
 	}
-	n, err := strconv.Atoi(v)
-	return err == nil && n >= 0, "a count, a whole number such as 0 or 3"
+	n, ok := whole.Int(v)
+	return ok && n >= 0, "a count, a whole number such as 0 or 3"
 }
 
 // A Claimer is a Domain whose worlds make expect claims of their own kinds;
@@ -409,14 +410,15 @@ func appendClaimKeys(out []string, a scenario.Arg, list, suffix string) ([]strin
 // (41..47x2), and returns one KEYxCOUNT per key, at most maxClaimKeys.
 func dupClaims(a scenario.Arg) ([]string, error) {
 	var out []string
+	var err error
 	for _, part := range strings.Split(a.Value, ",") {
 		i := strings.LastIndexByte(part, 'x')
 		if i <= 0 {
 			return nil, errorf(a.ValuePos, "expected duplicated=KEYxCOUNT[,KEYxCOUNT...] such as 5x2 or 41..47x2, or none; found %q", a.Value)
 		}
 		k, n := part[:i], part[i+1:]
-		count, err := strconv.Atoi(n)
-		if err != nil {
+		count, ok := whole.Int(n)
+		if !ok {
 			return nil, errorf(a.ValuePos, "expected duplicated=KEYxCOUNT[,KEYxCOUNT...] such as 5x2 or 41..47x2, or none; found %q", a.Value)
 		}
 		if count < 2 {
@@ -521,7 +523,7 @@ func markValue(s string) (any, error) {
 	if n, ok := strings.CutPrefix(s, "lsn "); ok {
 		s = n
 	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
+	if n, ok := whole.Int64(s); ok && n >= 0 {
 		return n, nil
 	}
 	t, err := scenario.ParseDayTime(s) // a mark's time is within the day, as every time

@@ -18,7 +18,6 @@ package engine
 import (
 	"math/rand/v2"
 	"slices"
-	"strconv"
 
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/nocmp"
@@ -26,6 +25,7 @@ import (
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // Clock is one node's clock. Its reading is true time plus a skew that
@@ -520,8 +520,8 @@ func RunWithBudget(f *scenario.File, set map[string]string, seed uint64, domains
 }
 
 func isInt(s string) bool {
-	_, err := strconv.ParseInt(s, 10, 64)
-	return err == nil
+	_, ok := whole.Int64(s)
+	return ok
 }
 
 // targetChanged records what a write did to the copies of the source row

@@ -17,6 +17,7 @@ import (
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // Status is a check's verdict.
@@ -514,8 +515,8 @@ func gapScan(cfg Config, o Observation) Result {
 	}
 	present := map[int64]bool{}
 	for _, r := range o.Target {
-		n, err := strconv.ParseInt(r.Key, 10, 64)
-		if err != nil {
+		n, ok := whole.Int64(r.Key)
+		if !ok {
 			return Result{Status: NotRun, Detail: "the business key is not a whole number, so there is no range to scan"}
 		}
 		present[n] = true
@@ -601,9 +602,9 @@ func ids(n uint64) string {
 }
 
 func compareKeys(a, b string) int {
-	ai, aerr := strconv.ParseInt(a, 10, 64)
-	bi, berr := strconv.ParseInt(b, 10, 64)
-	if aerr == nil && berr == nil {
+	ai, aok := whole.Int64(a)
+	bi, bok := whole.Int64(b)
+	if aok && bok {
 		return cmp.Compare(ai, bi)
 	}
 	return strings.Compare(a, b)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // MarkKind is what the stored mark holds.
@@ -81,8 +82,8 @@ func (k MarkKind) ParseMark(s string) (Mark, error) {
 		return Mark{}, nil
 	}
 	if k == Position {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < 0 {
+		n, ok := whole.Int64(s)
+		if !ok || n < 0 {
 			return Mark{}, prose.Errorf("expected a log position (a whole number) for an lsn mark, found %q", s)
 		}
 		return Mark{Set: true, V: n}, nil

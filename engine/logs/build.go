@@ -3,7 +3,6 @@ package logs
 import (
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/group"
@@ -11,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // This file parses the partitioned log's commands: topics, change capture
@@ -276,8 +276,8 @@ func (l *world) traffic(c scenario.Command) error {
 	amount, hasAmount := amountRange(a, "amount")
 	scale := 1
 	if x, ok := a.Find("scale"); ok {
-		v, err := strconv.Atoi(strings.TrimSuffix(x.Value, "x"))
-		if err != nil || v < 1 || v > 10_000 {
+		v, ok := whole.Int(strings.TrimSuffix(x.Value, "x"))
+		if !ok || v < 1 || v > 10_000 {
 			a.Fail(x.ValuePos, "expected scale= to be a factor from 1x to 10000x, such as 10x; found %q", x.Value)
 		}
 		scale = max(v, 1)

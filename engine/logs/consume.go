@@ -3,7 +3,6 @@ package logs
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -15,6 +14,7 @@ import (
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // groupState is a consumer group while the world runs.
@@ -1085,8 +1085,8 @@ func compareKeyStrings(a, b string) int {
 }
 
 func isInt(s string) bool {
-	_, err := strconv.ParseInt(s, 10, 64)
-	return err == nil
+	_, ok := whole.Int64(s)
+	return ok
 }
 
 // belong agrees with n partitions: "p0 belongs", "p0, p1 belong".

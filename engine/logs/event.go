@@ -11,6 +11,7 @@ import (
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // This file is what the stream world needs of the log (see
@@ -194,9 +195,9 @@ func amountRange(a *scenario.Args, key string) (span, bool) {
 	if !cut {
 		r = l
 	}
-	lo, err1 := strconv.ParseInt(l, 10, 64)
-	hi, err2 := strconv.ParseInt(r, 10, 64)
-	if err1 != nil || err2 != nil || hi < lo || lo < -maxAmount || hi > maxAmount {
+	lo, ok1 := whole.Int64(l)
+	hi, ok2 := whole.Int64(r)
+	if !ok1 || !ok2 || hi < lo || lo < -maxAmount || hi > maxAmount {
 		a.Fail(x.ValuePos, "expected %s=MIN..MAX with two whole numbers from %d to %d, MIN not above MAX, such as 1..100; found %q", key, -maxAmount, maxAmount, x.Value)
 		return span{}, false
 	}

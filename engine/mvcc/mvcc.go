@@ -27,13 +27,13 @@ package mvcc
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // LSN is a log sequence number: the position of a commit in the source's own
@@ -584,8 +584,8 @@ type ParsedKey struct {
 
 // ParseKey reads a business key once.
 func ParseKey(k string) ParsedKey {
-	n, err := strconv.ParseInt(k, 10, 64)
-	return ParsedKey{S: k, N: n, Num: err == nil}
+	n, ok := whole.Int64(k)
+	return ParsedKey{S: k, N: n, Num: ok}
 }
 
 // Compare orders parsed keys as CompareKeys orders their text.
@@ -616,10 +616,10 @@ func SortKeys(keys []string) {
 // CompareKeys orders business keys: numbers numerically and before words,
 // words alphabetically.
 func CompareKeys(a, b string) int {
-	ai, aerr := strconv.ParseInt(a, 10, 64)
-	bi, berr := strconv.ParseInt(b, 10, 64)
+	ai, aok := whole.Int64(a)
+	bi, bok := whole.Int64(b)
 	switch {
-	case aerr == nil && berr == nil:
+	case aok && bok:
 		switch {
 		case ai < bi:
 			return -1
@@ -627,9 +627,9 @@ func CompareKeys(a, b string) int {
 			return 1
 		}
 		return 0
-	case aerr == nil:
+	case aok:
 		return -1
-	case berr == nil:
+	case bok:
 		return 1
 	}
 	switch {

@@ -3,12 +3,12 @@ package scenario
 import (
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // Args reads the arguments of one command for the engine's worlds, which
@@ -173,8 +173,8 @@ func (a *Args) Int(key string, def, lo, hi int) int {
 	if !ok {
 		return def
 	}
-	n, err := strconv.Atoi(x.Value)
-	if err != nil || n < lo || n > hi {
+	n, ok := whole.Int(x.Value)
+	if !ok || n < lo || n > hi {
 		a.Fail(x.ValuePos, "expected a whole number from %d to %d for %s=, found %q", lo, hi, key, x.Value)
 		return def
 	}

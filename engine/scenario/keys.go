@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // MaxRange is the most keys one range of a key list may name.
@@ -39,10 +41,10 @@ func AppendKeys(out []string, x Arg, list string, most int, prefixed bool, suffi
 		if !isRange {
 			continue
 		}
-		lo, err1 := strconv.ParseInt(l, 10, 64)
-		hi, err2 := strconv.ParseInt(r, 10, 64)
+		lo, ok1 := whole.Int64(l)
+		hi, ok2 := whole.Int64(r)
 		// hi-lo can overflow int64; as unsigned it is exact when hi >= lo.
-		if err1 != nil || err2 != nil || hi < lo || uint64(hi)-uint64(lo) >= MaxRange {
+		if !ok1 || !ok2 || hi < lo || uint64(hi)-uint64(lo) >= MaxRange {
 			return nil, Errorf(x.ValuePos, "expected a key range such as 90..94 (whole numbers, at most %d keys), found %q", MaxRange, part)
 		}
 		spans[i] = span{lo: lo, n: int64(uint64(hi) - uint64(lo) + 1)}

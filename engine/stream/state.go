@@ -2,7 +2,6 @@ package stream
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -15,6 +14,7 @@ import (
 	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/watermark"
+	"github.com/tidemark/tidemark/engine/whole"
 	"github.com/tidemark/tidemark/engine/window"
 )
 
@@ -126,8 +126,8 @@ func parseRate(v string) (vtime.Duration, bool) {
 	if !ok {
 		return 0, false
 	}
-	x, err := strconv.Atoi(n)
-	if err != nil || x < 1 || x > 1000 {
+	x, ok := whole.Int(n)
+	if !ok || x < 1 || x > 1000 {
 		return 0, false
 	}
 	return vtime.Second / vtime.Duration(x), true

@@ -7,10 +7,10 @@ package vtime
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // Time is a virtual instant in milliseconds since 00:00:00 of the simulated day.
@@ -108,8 +108,8 @@ func ParseTime(s string) (Time, error) {
 		if len(p) != 2 {
 			return 0, prose.Errorf("%w %q: expected two digits in each of HH:MM:SS", ErrSyntax, s)
 		}
-		n, err := strconv.ParseUint(p, 10, 8)
-		if err != nil {
+		n, ok := whole.Uint64(p)
+		if !ok {
 			return 0, prose.Errorf("%w %q: expected digits in HH:MM:SS", ErrSyntax, s)
 		}
 		v[i] = int64(n)
@@ -122,8 +122,8 @@ func ParseTime(s string) (Time, error) {
 		if len(frac) == 0 || len(frac) > 3 {
 			return 0, prose.Errorf("%w %q: expected one to three digits of milliseconds", ErrSyntax, s)
 		}
-		n, err := strconv.ParseUint(frac, 10, 16)
-		if err != nil {
+		n, ok := whole.Uint64(frac)
+		if !ok {
 			return 0, prose.Errorf("%w %q: expected digits after the dot", ErrSyntax, s)
 		}
 		for i := len(frac); i < 3; i++ {

@@ -3,7 +3,6 @@
 package widget
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -11,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // The stream job's faults, as the widget offers them (see
@@ -128,8 +128,8 @@ func parseJobFault(f *engine.Fault, kind string, args []string) (ok bool, err er
 		if len(args) != 3 || args[0] == "" || args[1] == "" {
 			return true, prose.Errorf("needs a producer, a key and a number of events, such as hot~7~100")
 		}
-		n, err := strconv.Atoi(args[2])
-		if err != nil || n < 1 {
+		n, ok := whole.Int(args[2])
+		if !ok || n < 1 {
 			return true, prose.Errorf("needs a number of events such as 100")
 		}
 		f.Kind, f.Producer, f.Key, f.Records = logs.FaultBurst, args[0], args[1], n

@@ -13,6 +13,7 @@ import (
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // FromQuery reads a link's query (?mark=lsn&step=14&truth=off&explain=3)
@@ -33,13 +34,14 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 		v := vals[len(vals)-1]
 		switch name {
 		case "step":
-			n, err := strconv.Atoi(v)
-			if errors.Is(err, strconv.ErrRange) && n > 0 {
-				// More digits than a number holds: past any run's end,
-				// which opens at the last step and says so.
-				err = nil
+			n, ok := whole.Int(v)
+			if !ok && n > 0 {
+				// More digits than a number holds (whole.Int gives the
+				// largest int): past any run's end, which opens at the
+				// last step and says so.
+				ok = true
 			}
-			if err != nil || n < 0 {
+			if !ok || n < 0 {
 				problems = append(problems, "the link's step="+Clip(v)+" is not a step number; starting at step 0")
 				continue
 			}
@@ -234,8 +236,8 @@ func ParseFault(text string) (engine.Fault, error) {
 	if len(parts) < 2 {
 		return bad("is not STEP~KIND, such as 12~crash")
 	}
-	n, err := strconv.Atoi(parts[0])
-	if err != nil || n < 0 {
+	n, ok := whole.Int(parts[0])
+	if !ok || n < 0 {
 		return bad("does not start with a step number")
 	}
 	f := engine.Fault{AfterStep: n}
@@ -269,9 +271,9 @@ func ParseFault(text string) (engine.Fault, error) {
 		}
 		f.Kind, f.Group, f.Member, f.For = logs.FaultPause, args[0], args[1], d
 	case kind == "burst" && len(args) == 3 && args[0] != "":
-		n, err1 := strconv.Atoi(args[1])
+		n, ok := whole.Int(args[1])
 		d, err2 := vtime.ParseDuration(args[2])
-		if err1 != nil || n < 1 || err2 != nil || d < 0 {
+		if !ok || n < 1 || err2 != nil || d < 0 {
 			return bad("needs a number of events and a span such as 12~1m")
 		}
 		f.Kind, f.Producer, f.Records, f.For = logs.FaultBurst, args[0], n, d
@@ -285,9 +287,9 @@ func ParseFault(text string) (engine.Fault, error) {
 		}
 		f.Kind, f.Producer, f.By = logs.FaultProducerClock, args[0], by
 	case (kind == "stall" && len(args) == 3 || kind == "delay" && len(args) == 4) && args[0] != "":
-		p, err1 := strconv.Atoi(args[1])
+		p, ok := whole.Int(args[1])
 		d, err2 := vtime.ParseDuration(args[2])
-		if err1 != nil || p < 0 || err2 != nil || d <= 0 {
+		if !ok || p < 0 || err2 != nil || d <= 0 {
 			return bad("needs a partition and a length such as 2~30s")
 		}
 		f.Kind, f.Stream, f.Partition, f.For = stream.FaultStall, args[0], p, d

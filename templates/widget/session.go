@@ -3,7 +3,6 @@ package widget
 import (
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -13,6 +12,7 @@ import (
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // Session is one widget's life in the browser: the scenario, the learner's
@@ -117,8 +117,8 @@ func SeedOf(q Values) (seed uint64, problem string) {
 		return 1, ""
 	}
 	v := vs[len(vs)-1]
-	n, err := strconv.ParseUint(v, 10, 64)
-	if err != nil {
+	n, ok := whole.Uint64(v)
+	if !ok {
 		return 1, "the link's seed=" + Clip(v) + " is not a seed (a whole number from 0 up); using seed 1"
 	}
 	return n, ""
@@ -492,7 +492,7 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 	if action == "fill" {
 		// Run the checks at the step drawn last, if it is still the one
 		// on screen; the page asks after drawing a step of a large trace.
-		if n, err := strconv.Atoi(arg); err == nil && n == s.st.Step {
+		if n, ok := whole.Int(arg); ok && n == s.st.Step {
 			s.fill(n)
 		}
 		return false, nil
@@ -500,8 +500,8 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 	s.st.Message = ""
 	switch action {
 	case "seek":
-		n, err := strconv.Atoi(arg)
-		if err != nil {
+		n, ok := whole.Int(arg)
+		if !ok {
 			return false, prose.Errorf("step %q is not a number", arg)
 		}
 		s.st.Step = clamp(n, s.trace.Steps())

@@ -3,7 +3,6 @@
 package widget
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -11,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/whole"
 )
 
 // The stream world's part of the widget: the places where the panels,
@@ -33,9 +33,9 @@ func streamWhy(t *engine.Trace, key string, n int) (head, why string, ok bool) {
 	}
 	if num, late := strings.CutPrefix(key, "late:"); late {
 		head = "Why was this record late? "
-		i, err := strconv.Atoi(num)
+		i, ok := whole.Int(num)
 		switch {
-		case err != nil || i < 0 || i >= len(st.Late):
+		case !ok || i < 0 || i >= len(st.Late):
 			return head, "No late record has that number in this run.", true
 		case st.Late[i].Step > int32(n):
 			return head, "That record is not late yet at this step.", true
@@ -116,8 +116,8 @@ func (s *Session) stallOrDelay(f engine.Fault, action, arg string) (engine.Fault
 	if len(fields) != 3 {
 		return f, prose.Errorf("a %s needs a stream, a partition and a length, such as \"tills 2 30s\", found %q", action, arg)
 	}
-	p, err := strconv.Atoi(fields[1])
-	if err != nil || p < 0 {
+	p, ok := whole.Int(fields[1])
+	if !ok || p < 0 {
 		return f, prose.Errorf("a %s needs a partition number, found %q", action, fields[1])
 	}
 	d, err := vtime.ParseDuration(fields[2])
