@@ -78,6 +78,11 @@ type Run struct {
 	SourceCount  int  // the source's count for the same predicate, asked in the same snapshot
 	OverlapRows  int  // rows read from the overlap window behind the mark
 	OverlapKnown int  // of those, rows the target already held
+	// OverlapDepth is how far behind the mark the furthest of the new
+	// overlap rows (those the target did not hold) was stamped, and
+	// Overlap the window's width: a team reads both from its own query.
+	// OverlapDepth <= Overlap; both are 0 in a run with no new row.
+	OverlapDepth, Overlap vtime.Duration
 }
 
 // TargetRow is a row present in the target.
@@ -497,13 +502,23 @@ func overlapReread(o Observation) Result {
 		return Result{Status: NotRun, Detail: "the pipeline reads no overlap window"}
 	}
 	rows, known := 0, 0
+	var deepest Run // the run whose new row lay furthest behind its mark, as a share of its overlap
 	for _, r := range o.Runs {
 		rows += r.OverlapRows
 		known += r.OverlapKnown
+		if r.Overlap > 0 && (deepest.Overlap == 0 || int64(r.OverlapDepth)*int64(deepest.Overlap) > int64(deepest.OverlapDepth)*int64(r.Overlap)) {
+			deepest = r
+		}
 	}
 	rescued := rows - known
 	d := prose.F("the overlap re-read %s; %d already in the target, %d new", prose.Count(rows, "row", "rows"), known, rescued)
 	if rescued > 0 {
+		// How close the late rows came to the window's far edge is what
+		// says whether it is wide enough; a commit later than the edge is
+		// lost, and no run reads it to say so.
+		if deepest.Overlap > 0 {
+			d += prose.F(", the furthest stamped %s behind the mark, in an overlap of %s", deepest.OverlapDepth, deepest.Overlap)
+		}
 		return Result{Status: Fail, Detail: d + ": late commits are reaching into the window, which may be too narrow"}
 	}
 	return Result{Status: Pass, Detail: d}

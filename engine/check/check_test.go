@@ -199,6 +199,14 @@ func TestOverlapReread(t *testing.T) {
 	r := one(t, cfg, check.Observation{Overlap: true, Runs: []check.Run{{OverlapRows: 3, OverlapKnown: 3}, {OverlapRows: 2, OverlapKnown: 1}}})
 	assert.Equal(t, check.Fail, r.Status)
 	assert.Contains(t, r.Detail, "the overlap re-read 5 rows; 4 already in the target, 1 new")
+
+	// The run whose new row came closest to its window's far edge, as a
+	// share of the window, is the one named: 8s of 10s, not 20s of 60s.
+	r = one(t, cfg, check.Observation{Overlap: true, Runs: []check.Run{
+		{OverlapRows: 2, OverlapKnown: 1, OverlapDepth: 20 * vtime.Second, Overlap: vtime.Minute},
+		{OverlapRows: 2, OverlapKnown: 1, OverlapDepth: 8 * vtime.Second, Overlap: 10 * vtime.Second},
+	}})
+	assert.Equal(t, "the overlap re-read 4 rows; 2 already in the target, 2 new, the furthest stamped 8s behind the mark, in an overlap of 10s: late commits are reaching into the window, which may be too narrow", r.Detail)
 }
 
 func TestGapScan(t *testing.T) {

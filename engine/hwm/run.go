@@ -170,6 +170,9 @@ func (h *world) runRead(r *runState) {
 					overlapRows++
 					if p.target.NewestID(v.Target) >= v.Seq {
 						overlapKnown++
+					} else {
+						rr.OverlapDepth = max(rr.OverlapDepth, vtime.Duration(m.value.V-int64(v.UpdatedAt)))
+						rr.Overlap = cfg.Overlap
 					}
 				}
 			}
