@@ -209,7 +209,7 @@ var About = map[string][2]string{
 	},
 	"reconciliation-closed-interval": {
 		"whatever the mark let slip: rows caught in the visibility gap, backdated corrections, whole skipped ranges, once their interval has closed and late commits have landed",
-		"an interval still open, and rows that commit into an interval after it was counted",
+		"an interval still open, and rows that commit into an interval after it was counted: it has closed only once no transaction that began before its end is still open (in PostgreSQL, the oldest xact_start in pg_stat_activity is later than the interval's end)",
 	},
 	"zero-advance": {
 		"a run that moved the mark yet read no rows, which is the trace a skip leaves",
