@@ -40,21 +40,17 @@ func TestAssignmentsOfARebalanceThatWaits(t *testing.T) {
 		{Step: 13, Generation: 2, Holds: holds(logs.Holding{Member: "c1", Partitions: []int16{0}}, logs.Holding{Member: "c2", Partitions: []int16{1}})},
 	}, l.Groups[0].Assignments, "one assignment per change, not per step")
 
-	_, ok := l.AssignmentAt("billing", 0)
-	assert.False(t, ok, "before c1 joins, nobody is assigned anything")
+	assert.Nil(t, l.AssignmentAt("billing", 0), "before c1 joins, nobody is assigned anything")
 	for step, gen := range map[int]int32{1: 1, 8: 1, 9: 1, 12: 1, 13: 2, 15: 2, 99: 2} {
-		a, ok := l.AssignmentAt("billing", step)
-		require.True(t, ok, step)
+		a := l.AssignmentAt("billing", step)
+		require.NotNil(t, a, step)
 		assert.Equal(t, gen, a.Generation, "step %d", step)
 		assert.Equal(t, step >= 9 && step < 13, a.Waiting, "step %d", step)
 		assert.Empty(t, a.Unheld, "step %d", step)
 	}
-	a, _ := l.AssignmentAt("billing", 14)
-	assert.Equal(t, int32(13), a.Step)
-	_, ok = l.AssignmentAt("shipping", 14)
-	assert.False(t, ok, "no such group")
-	_, ok = (*logs.Trace)(nil).AssignmentAt("billing", 14)
-	assert.False(t, ok, "a trace without a log has no group")
+	assert.Equal(t, &l.Groups[0].Assignments[2], l.AssignmentAt("billing", 14))
+	assert.Nil(t, l.AssignmentAt("shipping", 14), "no such group")
+	assert.Nil(t, (*logs.Trace)(nil).AssignmentAt("billing", 14), "a trace without a log has no group")
 
 	// The roundrobin knob: the same two generations, the same shares.
 	rr := logs.Of(runLesson(t, "dist/rebalance", map[string]string{"assign": "roundrobin"}))
@@ -91,8 +87,8 @@ func TestAssignmentsOfAPartitionChange(t *testing.T) {
 		{Step: 13, Generation: 2, Holds: holds(logs.Holding{Member: "c1", Partitions: []int16{0, 1}}, logs.Holding{Member: "c2", Partitions: []int16{2}}), Unheld: []int16{3, 4, 5}},
 		{Step: 14, Generation: 3, Holds: holds(logs.Holding{Member: "c1", Partitions: []int16{0, 1, 2}}, logs.Holding{Member: "c2", Partitions: []int16{3, 4, 5}})},
 	}, l.Groups[0].Assignments)
-	a, ok := l.AssignmentAt("serving", 21)
-	require.True(t, ok)
+	a := l.AssignmentAt("serving", 21)
+	require.NotNil(t, a)
 	assert.Equal(t, int32(3), a.Generation)
 	assert.Equal(t, []int16{3, 4, 5}, a.Holds[1].Partitions, "c2 reads the new partitions at step 21")
 }

@@ -76,6 +76,7 @@ type member struct {
 	nextAuto vtime.Time
 	actor    int32 // index of "group/member" among the trace's actors, or -1
 	ref      int16 // index of its name in the group history's Members
+	hold     int   // index of its Holding in the Assignment noteAssignment is writing
 }
 
 // Why a member stopped under auto.offset.reset=none: a position outside
@@ -288,17 +289,14 @@ func ownedOf(g *groupState, members []string) string {
 // first.
 func (g *groupState) noteAssignment(step int) {
 	a := Assignment{Step: int32(step), Generation: int32(g.g.Generation), Waiting: g.pending != ""}
-	names := slices.Clone(g.g.Members)
-	sorted.Sort(names)
-	at := make(map[string]int, len(names)) // index of each member's Holding
-	for i, name := range names {
-		at[name] = i
+	for i, name := range sorted.Keys(g.members) {
 		m := g.members[name]
-		a.Holds = append(a.Holds, Holding{Member: name, Busy: a.Waiting && m != nil && m.inFlight > 0})
+		m.hold = i
+		a.Holds = append(a.Holds, Holding{Member: name, Busy: a.Waiting && m.inFlight > 0})
 	}
 	for p, o := range g.g.Owner {
-		if i, ok := at[o]; ok {
-			a.Holds[i].Partitions = append(a.Holds[i].Partitions, int16(p))
+		if m := g.members[o]; m != nil {
+			a.Holds[m.hold].Partitions = append(a.Holds[m.hold].Partitions, int16(p))
 		} else {
 			a.Unheld = append(a.Unheld, int16(p))
 		}

@@ -129,12 +129,13 @@ type Holding struct {
 	Busy       bool    // the rebalance under way waits for it: only it reads, what it keeps
 }
 
-// AssignmentAt returns who in group held which partition after step n,
-// and false when the group had no assignment then (no member had joined).
-// It searches the group's Assignments by halves.
-func (l *Trace) AssignmentAt(group string, n int) (Assignment, bool) {
+// AssignmentAt returns who in group held which partition after step n
+// (the trace's own, not to be changed), or nil when the group had no
+// assignment then: no member had joined, or there is no such group. It
+// searches the group's Assignments by halves.
+func (l *Trace) AssignmentAt(group string, n int) *Assignment {
 	if l == nil {
-		return Assignment{}, false
+		return nil
 	}
 	for _, g := range l.Groups {
 		if g.Name != group {
@@ -151,12 +152,11 @@ func (l *Trace) AssignmentAt(group string, n int) (Assignment, bool) {
 				hi = m
 			}
 		}
-		if lo == 0 {
-			break
+		if lo > 0 {
+			return &as[lo-1]
 		}
-		return as[lo-1], true
 	}
-	return Assignment{}, false
+	return nil
 }
 
 // MemberRef returns the index of name in Members, adding it on first use.
