@@ -468,26 +468,27 @@ const (
 
 // holdings lists who in group holds which partitions after step n, a
 // member a line: "c1 · p0 p1 (generation 2)". While a rebalance waits for
-// members busy with a batch, each of them keeps what it holds and no other
-// member reads, as the engine models the eager protocol; the partitions no
-// member holds are named too, as those nobody reads when the group has no
-// member.
+// members busy with a batch, as the engine models the eager protocol, each
+// of them keeps what it holds ("c1 · keeps p0 p1 (generation 1)") and no
+// other member reads ("c2 · nothing, rebalancing"). The partitions no
+// member holds are named too ("unassigned · p3 p4 p5"), as those nobody
+// reads when the group has no member.
 func holdings(b *builder, lt *logs.Trace, group string, n int) {
 	a := lt.AssignmentAt(group, n)
 	if a == nil {
 		return
 	}
 	b.open("ul", "class", "tm-holds", "data-testid", "group-assignment", "aria-label", "Who holds which partition")
-	gen := " (generation " + itoa(int(a.Generation)) + ")"
+	gen := " (generation\u00a0" + itoa(int(a.Generation)) + ")" // wrapped whole, never as "(generation" and "1)"
 	for i := range min(len(a.Holds), maxHolders) {
 		h := &a.Holds[i]
 		b.open("li")
 		b.text(h.Member + " · ")
 		switch {
 		case h.Busy:
-			b.text("keeps " + partitionList(h.Partitions) + " till it polls" + gen)
+			b.text("keeps " + partitionList(h.Partitions) + gen)
 		case a.Waiting:
-			b.text("nothing while rebalancing")
+			b.text("nothing, rebalancing")
 		default:
 			b.text(partitionList(h.Partitions) + gen)
 		}

@@ -333,14 +333,16 @@ func TestConsumersSayWhoHoldsWhat(t *testing.T) {
 	tr := run(t, "dist/rebalance", nil)
 	assert.Empty(t, assignment(t, tr, base, 0), "no member has joined")
 	assert.Equal(t, []string{"c1 · p0 p1 (generation 1)"}, assignment(t, tr, base, 8))
-	assert.Equal(t, []string{"c1 · keeps p0 p1 till it polls (generation 1)", "c2 · nothing while rebalancing"}, assignment(t, tr, base, 10))
+	assert.Equal(t, []string{"c1 · keeps p0 p1 (generation 1)", "c2 · nothing, rebalancing"}, assignment(t, tr, base, 10))
 	assert.Equal(t, []string{"c1 · p0 (generation 2)", "c2 · p1 (generation 2)"}, assignment(t, tr, base, 13))
 	assert.Equal(t, []string{"c1 · p0 (generation 2)", "c2 · p1 (generation 2)"}, assignment(t, tr, base, tr.Steps()))
 	d := draw(t, tr, widget.State{Step: 14, ShowTruth: true, BasePath: base})
 	assert.Equal(t, "Who holds which partition", htmltest.Attr(d.One(t, "group-assignment"), "aria-label"))
+	assert.Contains(t, widget.Render(tr, widget.State{Step: 14, ShowTruth: true, BasePath: base}), "c1 · p0 (generation\u00a02)</li>",
+		"a line that wraps keeps \"(generation 2)\" whole")
 
 	tr = run(t, "dist/rebalance", map[string]string{"max-poll": "3s"})
-	assert.Equal(t, []string{"c2 · nothing while rebalancing", "unassigned · p0 p1"}, assignment(t, tr, base, 10))
+	assert.Equal(t, []string{"c2 · nothing, rebalancing", "unassigned · p0 p1"}, assignment(t, tr, base, 10))
 	assert.Equal(t, []string{"c2 · p0 p1 (generation 2)"}, assignment(t, tr, base, 11))
 	assert.Equal(t, []string{"c1 · p0 (generation 3)", "c2 · p1 (generation 3)"}, assignment(t, tr, base, 17))
 
