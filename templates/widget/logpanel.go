@@ -21,9 +21,8 @@ import (
 // committed offset as a marker under the lane. The lanes scroll sideways
 // together, so a long one never widens the page at 360 px; the text
 // equivalent is one table per topic (see logTables). Each consumer group
-// is a station of its own, saying who in it holds which partition (see
-// holdings), what it read at the step and where it stands on each
-// partition.
+// is a station of its own, saying who holds which partition (holdings),
+// what it read at the step and where it stands on each partition.
 
 // Lane geometry, in SVG user units (one unit is one CSS pixel: the lanes
 // keep their size and scroll rather than shrink).
