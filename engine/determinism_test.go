@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/report"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/worlds"
@@ -201,6 +202,17 @@ func runDetCase(c detCase) detResult {
 	b, err := json.Marshal(report.Build(tr))
 	if err != nil {
 		return detResult{Name: c.Name, Error: "report: " + err.Error()}
+	}
+	// The consumers' station draws each group's assignments, which the
+	// report leaves out: they are compared too.
+	if l := logs.Of(tr); l != nil {
+		for _, g := range l.Groups {
+			a, err := json.Marshal(g.Assignments)
+			if err != nil {
+				return detResult{Name: c.Name, Error: "assignments: " + err.Error()}
+			}
+			b = append(b, a...)
+		}
 	}
 	return detResult{Name: c.Name, Trace: b}
 }

@@ -76,6 +76,7 @@ type member struct {
 	nextAuto vtime.Time
 	actor    int32 // index of "group/member" among the trace's actors, or -1
 	ref      int16 // index of its name in the group history's Members
+	hold     int   // index of its Holding in the Assignment noteAssignment is writing
 }
 
 // Why a member stopped under auto.offset.reset=none: a position outside
@@ -262,6 +263,7 @@ func (l *world) requestRebalance(g *groupState, why string) {
 		g.pending += "; " + why
 	}
 	who := strings.Join(busy, " and ")
+	g.noteAssignment(l.w.NextStep())
 	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: a rebalance begins, and %s waits for %s, busy with a batch, to call poll again. Until then %s keeps %s and its commits are still accepted, no other member reads, and max.poll.interval (%s) bounds the wait.",
 		why, g.name, who, who, ownedOf(g, busy), g.maxPoll)
 }
@@ -280,6 +282,34 @@ func ownedOf(g *groupState, members []string) string {
 	return strings.Join(ps, ", ")
 }
 
+// noteAssignment records in the group's history who holds which partition
+// from step on (see Assignment): the group's members by name, the
+// partitions each owns, the busy members a waiting rebalance waits for,
+// and the partitions no member owns. A second note at a step replaces the
+// first.
+func (g *groupState) noteAssignment(step int) {
+	a := Assignment{Step: int32(step), Generation: int32(g.g.Generation), Waiting: g.pending != ""}
+	for i, name := range sorted.Keys(g.members) {
+		m := g.members[name]
+		m.hold = i
+		a.Holds = append(a.Holds, Holding{Member: name, Busy: a.Waiting && m.inFlight > 0})
+	}
+	for p, o := range g.g.Owner {
+		if m := g.members[o]; m != nil {
+			a.Holds[m.hold].Partitions = append(a.Holds[m.hold].Partitions, int16(p))
+		} else {
+			a.Unheld = append(a.Unheld, int16(p))
+		}
+	}
+	h := g.hist.Assignments
+	if n := len(h); n > 0 && int(h[n-1].Step) >= step {
+		a.Step = h[n-1].Step
+		h[n-1] = a
+		return
+	}
+	g.hist.Assignments = append(h, a)
+}
+
 // finishBatch records that member m is done with a batch, having
 // processed it or not (a crash): it calls poll again, so a rebalance
 // waiting for it may complete.
@@ -290,7 +320,13 @@ func (l *world) finishBatch(g *groupState, m *member, b *batch, processed bool) 
 			m.done.set(int(r.Partition), r.To)
 		}
 	}
-	if g.pending == "" || g.members[m.name] != m || len(g.busy()) > 0 {
+	if g.pending == "" || g.members[m.name] != m {
+		return
+	}
+	if len(g.busy()) > 0 {
+		// The rebalance waits on for the others; m, done with the step
+		// just narrated, no longer keeps what it held.
+		g.noteAssignment(l.w.NextStep() - 1)
 		return
 	}
 	why := g.pending
@@ -318,6 +354,7 @@ func (l *world) evict(g *groupState, m *member, polled vtime.Time) {
 		g.evicted = map[string]*member{}
 	}
 	g.evicted[m.name] = m
+	g.noteAssignment(l.w.NextStep())
 	l.w.Emit(g.g.Name+"/"+m.name, engine.KindRebalance, -1, "%s has been busy with its batch since its poll at %s, past max.poll.interval (%s), so its client leaves %s; the batch in its hands may still be written, but its commit will be refused, and whoever gets %s reads from the committed offsets again.",
 		m.name, polled, g.maxPoll, g.name, ownedOf(g, []string{m.name}))
 	l.w.Then(func() { l.requestRebalance(g, prose.F("%s drops %s", g.name, m.name)) })
@@ -359,6 +396,7 @@ func (l *world) rebalance(g *groupState, why string) {
 		}
 		parts = append(parts, m+" gets "+strings.Join(ps, ", "))
 	}
+	g.noteAssignment(l.w.NextStep())
 	if len(parts) == 0 {
 		l.w.Emit(g.name, engine.KindRebalance, -1, "%s: generation %d (%s assignment) — no member is left, so nobody reads; the committed offsets wait for the next member to join, and anything read but not committed will be read again.",
 			why, g.g.Generation, g.g.Strategy)

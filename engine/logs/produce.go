@@ -685,11 +685,15 @@ func (l *world) addPartitions(h *TopicHistory, n int) {
 	case len(later) > 0:
 		when = strings.Join(later, ", ")
 	}
+	step := l.w.NextStep()
 	l.w.Emit("operator", engine.KindRebalance, -1, "An operator raises %s from %d to %d partitions; no record moves, but once producers refresh their metadata (%s) murmur2(key) mod %d places keys, so many keys' next events land on a different partition than their history.", h.Name, before, n, when, n)
 	for _, name := range l.groupOrd {
 		g := l.groups[name]
 		if g.topic == h {
 			g.g.Resize(n)
+			if len(g.hist.Assignments) > 0 {
+				g.noteAssignment(step) // the new partitions wait for the group to notice them
+			}
 			l.w.Schedule(l.w.Now().Add(g.refresh), func() { l.requestRebalance(g, prose.F("%s notices %s now has %d partitions", g.name, h.Name, n)) })
 		}
 	}

@@ -95,6 +95,68 @@ type GroupHistory struct {
 	Reads               []ReadRange
 	Resets              []ResetRange
 	Members             []string // the members, the operator and the initial commit ("before"), each once
+	// Assignments is who held which partition, in step order, one at a
+	// step at most: each from its Step until the next one's (see
+	// Trace.AssignmentAt).
+	Assignments []Assignment
+}
+
+// Assignment is who in a group holds which partitions of its topic from
+// Step on. A group records one when a rebalance completes (a new
+// generation), when one begins and waits for members busy with a batch,
+// when a busy member it waits for finishes, when a member leaves before
+// the rebalance that follows completes (evicted for passing
+// max.poll.interval), and when the topic gains partitions that no member
+// holds until the group notices them.
+//
+// The rebalance is eager: while it waits (Waiting), the busy members keep
+// their partitions and their commits are accepted, and no other member
+// reads; the generation is the one before until it completes. That is
+// all the model says of the wait, so a member not Busy then is not said to
+// hold anything, though the partitions it held stay in its Partitions.
+type Assignment struct {
+	Step       int32
+	Generation int32     // 0 before the group's first rebalance
+	Waiting    bool      // a rebalance has begun and waits for the Busy members to call poll again
+	Holds      []Holding // every member of the group, each once, by name
+	Unheld     []int16   // the partitions no member holds, ascending: all of them when the group has no member, and nobody reads
+}
+
+// Holding is one member's partitions in an Assignment.
+type Holding struct {
+	Member     string
+	Partitions []int16 // ascending; none when it holds nothing (more members than partitions)
+	Busy       bool    // the rebalance under way waits for it: only it reads, what it keeps
+}
+
+// AssignmentAt returns who in group held which partition after step n
+// (the trace's own, not to be changed), or nil when the group had no
+// assignment then: no member had joined, or there is no such group. It
+// searches the group's Assignments by halves.
+func (l *Trace) AssignmentAt(group string, n int) *Assignment {
+	if l == nil {
+		return nil
+	}
+	for _, g := range l.Groups {
+		if g.Name != group {
+			continue
+		}
+		as := g.Assignments
+		// lo ends at the first assignment after step n.
+		lo, hi := 0, len(as)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if int(as[m].Step) <= n {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo > 0 {
+			return &as[lo-1]
+		}
+	}
+	return nil
 }
 
 // MemberRef returns the index of name in Members, adding it on first use.

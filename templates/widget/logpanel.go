@@ -21,8 +21,8 @@ import (
 // committed offset as a marker under the lane. The lanes scroll sideways
 // together, so a long one never widens the page at 360 px; the text
 // equivalent is one table per topic (see logTables). Each consumer group
-// is a station of its own, saying what it read at the step and where it
-// stands on each partition.
+// is a station of its own, saying who holds which partition (holdings),
+// what it read at the step and where it stands on each partition.
 
 // Lane geometry, in SVG user units (one unit is one CSS pixel: the lanes
 // keep their size and scroll rather than shrink).
@@ -414,6 +414,7 @@ func groupStations(b *builder, v *atStep, lt *logs.Trace) {
 		}
 		b.el("p", "reads topic "+g.Topic+to, "class", "tm-pipe-config")
 		b.fopen("group-"+g.Name, "div", "class", "tm-run", "data-testid", "group")
+		holdings(b, lt, g.Name, n)
 		var read []string
 		for _, rr := range readsAt(g, n) {
 			if rr.To > rr.From {
@@ -456,6 +457,66 @@ func groupStations(b *builder, v *atStep, lt *logs.Trace) {
 		b.fclose("div")
 		b.fclose("section")
 	}
+}
+
+// maxHolders is the most members a consumers' station lists; the rest are
+// counted. maxHeld is the most partitions a line of it names.
+const (
+	maxHolders = 8
+	maxHeld    = 12
+)
+
+// holdings lists who in group holds which partitions after step n, a
+// member a line: "c1 · p0 p1 (generation 2)". While a rebalance waits for
+// members busy with a batch, as the engine models the eager protocol, each
+// of them keeps what it holds ("c1 · keeps p0 p1 (generation 1)") and no
+// other member reads ("c2 · nothing, rebalancing"). The partitions no
+// member holds are named too ("unassigned · p3 p4 p5"), as those nobody
+// reads when the group has no member.
+func holdings(b *builder, lt *logs.Trace, group string, n int) {
+	a := lt.AssignmentAt(group, n)
+	if a == nil {
+		return
+	}
+	b.open("ul", "class", "tm-holds", "data-testid", "group-assignment", "aria-label", "Who holds which partition")
+	gen := " (generation\u00a0" + itoa(int(a.Generation)) + ")" // wrapped whole, never as "(generation" and "1)"
+	for i := range min(len(a.Holds), maxHolders) {
+		h := &a.Holds[i]
+		b.open("li")
+		b.text(h.Member + " · ")
+		switch {
+		case h.Busy:
+			b.text("keeps " + partitionList(h.Partitions) + gen)
+		case a.Waiting:
+			b.text("nothing, rebalancing")
+		default:
+			b.text(partitionList(h.Partitions) + gen)
+		}
+		b.close("li")
+	}
+	if more := len(a.Holds) - maxHolders; more > 0 {
+		b.el("li", "… "+plural(more, "more member"))
+	}
+	if len(a.Unheld) > 0 {
+		b.el("li", pick(len(a.Holds) == 0, "no member · nobody reads ", "unassigned · ")+partitionList(a.Unheld))
+	}
+	b.close("ul")
+}
+
+// partitionList names partitions as the lanes do, "p0 p1", or "nothing";
+// it names at most maxHeld and counts the rest.
+func partitionList(ps []int16) string {
+	if len(ps) == 0 {
+		return "nothing"
+	}
+	s := ""
+	for i, p := range ps {
+		if i == maxHeld {
+			return s[1:] + " +" + itoa(len(ps)-i)
+		}
+		s += " p" + itoa(int(p))
+	}
+	return s[1:]
 }
 
 // cellChip names the cell of offset o in partition part ("topic-N") for

@@ -305,3 +305,72 @@ func TestSlotsStayReadUntilWritten(t *testing.T) {
 		assert.Equal(t, 6, waiting, "step %d: the batch's six keys wait", step)
 	}
 }
+
+// assignment lists the lines of the consumers' station that say who holds
+// which partition at the step.
+func assignment(t *testing.T, tr *engine.Trace, base string, step int) []string {
+	t.Helper()
+	d := draw(t, tr, widget.State{Step: step, ShowTruth: true, BasePath: base})
+	var out []string
+	for _, n := range d.ByTestID("group-assignment") {
+		for _, li := range (htmltest.Doc{Root: n}).ByTag("li") {
+			out = append(out, htmltest.Text(li))
+		}
+	}
+	return out
+}
+
+// TestConsumersSayWhoHoldsWhat: the consumers' station says in words, a
+// member a line, which partitions each member holds at the step and in
+// which generation, as the narration of the rebalances does: in
+// dist/rebalance c1 holds both until c2's join begins a rebalance, which
+// waits while c1 keeps them and c2 reads nothing, and then generation 2
+// splits them; evicted, c1 leaves them to nobody until the rebalance
+// after; in dist/partition-change the new partitions are nobody's until
+// the group notices them.
+func TestConsumersSayWhoHoldsWhat(t *testing.T) {
+	base := "/scenarios/dist/rebalance"
+	tr := run(t, "dist/rebalance", nil)
+	assert.Empty(t, assignment(t, tr, base, 0), "no member has joined")
+	assert.Equal(t, []string{"c1 · p0 p1 (generation 1)"}, assignment(t, tr, base, 8))
+	assert.Equal(t, []string{"c1 · keeps p0 p1 (generation 1)", "c2 · nothing, rebalancing"}, assignment(t, tr, base, 10))
+	assert.Equal(t, []string{"c1 · p0 (generation 2)", "c2 · p1 (generation 2)"}, assignment(t, tr, base, 13))
+	assert.Equal(t, []string{"c1 · p0 (generation 2)", "c2 · p1 (generation 2)"}, assignment(t, tr, base, tr.Steps()))
+	d := draw(t, tr, widget.State{Step: 14, ShowTruth: true, BasePath: base})
+	assert.Equal(t, "Who holds which partition", htmltest.Attr(d.One(t, "group-assignment"), "aria-label"))
+	assert.Contains(t, widget.Render(tr, widget.State{Step: 14, ShowTruth: true, BasePath: base}), "c1 · p0 (generation\u00a02)</li>",
+		"a line that wraps keeps \"(generation 2)\" whole")
+
+	tr = run(t, "dist/rebalance", map[string]string{"max-poll": "3s"})
+	assert.Equal(t, []string{"c2 · nothing, rebalancing", "unassigned · p0 p1"}, assignment(t, tr, base, 10))
+	assert.Equal(t, []string{"c2 · p0 p1 (generation 2)"}, assignment(t, tr, base, 11))
+	assert.Equal(t, []string{"c1 · p0 (generation 3)", "c2 · p1 (generation 3)"}, assignment(t, tr, base, 17))
+
+	base = "/scenarios/dist/partition-change"
+	tr = run(t, "dist/partition-change", nil)
+	assert.Equal(t, []string{"c1 · p0 p1 (generation 2)", "c2 · p2 (generation 2)", "unassigned · p3 p4 p5"}, assignment(t, tr, base, 13))
+	assert.Equal(t, []string{"c1 · p0 p1 p2 (generation 3)", "c2 · p3 p4 p5 (generation 3)"}, assignment(t, tr, base, 21))
+}
+
+// TestConsumersOfAnEmptyGroupSayNobodyReads: a group whose last member
+// left says nobody reads its partitions, and a station lists at most
+// eight members and counts the rest.
+func TestConsumersOfAnEmptyGroupSayNobodyReads(t *testing.T) {
+	src := "scenario test/empty \"Empty\"\ntopic t partitions=20\ntarget x sink=merge key=id\nproducer p to=t\ngroup g topic=t to=x assign=roundrobin\n"
+	for i := range 10 {
+		src += "member g c" + strconv.Itoa(i) + " at=10:00:00\n"
+	}
+	src += "leave g c0 at=10:00:01\n"
+	for i := 1; i < 10; i++ {
+		src += "leave g c" + strconv.Itoa(i) + " at=10:00:02\n"
+	}
+	f, err := scenario.Parse("empty.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	lines := assignment(t, tr, "/x", 10)
+	require.Len(t, lines, 9)
+	assert.Equal(t, "c0 · p0 p10 (generation 10)", lines[0])
+	assert.Equal(t, "… 2 more members", lines[8])
+	assert.Equal(t, []string{"no member · nobody reads p0 p1 p2 p3 p4 p5 p6 p7 p8 p9 p10 p11 +8"}, assignment(t, tr, "/x", tr.Steps()))
+}

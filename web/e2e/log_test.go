@@ -98,3 +98,22 @@ func TestPauseForAChosenLength(t *testing.T) {
 	assert.Contains(t, text(t, ctx, `[data-testid="paused-past-end"]`), "/c1 until 10:03:06. What it has not read is missing only because the run stops first")
 	assert.Empty(t, pageProblems(t, ctx))
 }
+
+// TestConsumersSayWhoHoldsWhat: on dist/rebalance the consumers' station
+// says, in words, what each member holds: while the rebalance waits for c1
+// it keeps both partitions and c2 reads nothing; a step forward, drawn by
+// the module, generation 2 gives c1 orders-0 and c2 orders-1. In presenter
+// mode on a 1280×720 projector the lines are on the screen.
+func TestConsumersSayWhoHoldsWhat(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/dist/rebalance?step=12&present")
+	viewport(t, ctx, 1280, 720)
+	lines := func() []string {
+		return eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid=group-assignment] li')].map((li) => li.textContent)`)
+	}
+	assert.Equal(t, []string{"c1 · keeps p0 p1 (generation\u00a01)", "c2 · nothing, rebalancing"}, lines())
+	jsClick(t, ctx, `[data-testid="btn-forward"]`)
+	require.Equal(t, 13, step(t, ctx))
+	assert.Equal(t, []string{"c1 · p0 (generation\u00a02)", "c2 · p1 (generation\u00a02)"}, lines(), "after the rebalance")
+	assert.Empty(t, eval[[]string](t, ctx, outsideViewport), "the stage fits the projector")
+	assert.Empty(t, pageProblems(t, ctx))
+}
