@@ -432,21 +432,27 @@ var heavyForBrowser = map[string]string{
 	"regexp":               "parse by hand (see engine/scenario)",
 }
 
-// TestBrowserModuleStaysSmall lists what the wasm bridge links when built
-// for the browser and refuses the heavy packages above.
-func TestBrowserModuleStaysSmall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
-	goBin := goCommand(t)
-	cmd := exec.Command(goBin, "list", "-deps", "./wasm")
+// wasmList runs go list with args for the browser's platform (js/wasm)
+// from the module's root, and returns what it prints.
+func wasmList(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(goCommand(t), append([]string{"list"}, args...)...)
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	require.NoError(t, err, "go list failed: %s", stderr.String())
-	deps := strings.Fields(string(out))
+	return string(out)
+}
+
+// TestBrowserModuleStaysSmall lists what the wasm bridge links when built
+// for the browser and refuses the heavy packages above.
+func TestBrowserModuleStaysSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	deps := strings.Fields(wasmList(t, "-deps", "./wasm"))
 	require.Contains(t, deps, module+"/engine", "the browser module must link the engine")
 	for _, d := range deps {
 		if why, bad := heavyForBrowser[d]; bad {
@@ -514,17 +520,10 @@ func TestBrowserModuleParsesWithoutStrconv(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	goBin := goCommand(t)
-	cmd := exec.Command(goBin, "list", "-deps", "-tags", "tm_browser",
+	out := wasmList(t, "-deps", "-tags", "tm_browser",
 		"-f", `{{if not .Standard}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{"\n"}}{{end}}`, "./wasm")
-	cmd.Dir = ".."
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "go list failed: %s", stderr.String())
 	files := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		fields := strings.Fields(line)
 		if len(fields) < 2 {
 			continue
