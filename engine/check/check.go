@@ -209,7 +209,7 @@ var About = map[string][2]string{
 	},
 	"reconciliation-closed-interval": {
 		"whatever the mark let slip: rows caught in the visibility gap, backdated corrections, whole skipped ranges, once their interval has closed and late commits have landed",
-		"an interval still open, and rows that commit into an interval after it was counted: it has closed only once no transaction that began before its end is still open (in PostgreSQL, the oldest xact_start in pg_stat_activity is later than the interval's end)",
+		"an interval still open, and rows that commit into an interval after it was counted: with updated_at taken from now(), an interval has closed only once no transaction that began before its end is still open (in PostgreSQL, once the oldest xact_start in pg_stat_activity is later than its end and pg_prepared_xacts lists no prepared transaction still waiting to commit)",
 	},
 	"zero-advance": {
 		"a run that moved the mark yet read no rows, which is the trace a skip leaves",
@@ -519,7 +519,7 @@ func overlapReread(o Observation) Result {
 		if deepest.Overlap > 0 {
 			d += prose.F(", the furthest stamped %s behind the mark, in an overlap of %s", deepest.OverlapDepth, deepest.Overlap)
 		}
-		return Result{Status: Fail, Detail: d + ": late commits are reaching into the window, which may be too narrow"}
+		return Result{Status: Fail, Detail: d + ": late commits are reaching into the window, and one later than its far edge is lost without this check seeing it"}
 	}
 	return Result{Status: Pass, Detail: d}
 }

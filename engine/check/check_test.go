@@ -206,7 +206,7 @@ func TestOverlapReread(t *testing.T) {
 		{OverlapRows: 2, OverlapKnown: 1, OverlapDepth: 20 * vtime.Second, Overlap: vtime.Minute},
 		{OverlapRows: 2, OverlapKnown: 1, OverlapDepth: 8 * vtime.Second, Overlap: 10 * vtime.Second},
 	}})
-	assert.Equal(t, "the overlap re-read 4 rows; 2 already in the target, 2 new, the furthest stamped 8s behind the mark, in an overlap of 10s: late commits are reaching into the window, which may be too narrow", r.Detail)
+	assert.Equal(t, "the overlap re-read 4 rows; 2 already in the target, 2 new, the furthest stamped 8s behind the mark, in an overlap of 10s: late commits are reaching into the window, and one later than its far edge is lost without this check seeing it", r.Detail)
 }
 
 func TestGapScan(t *testing.T) {

@@ -23,7 +23,21 @@ func (t *Trace) Narration(e *engine.Event) string {
 	case engine.KindCommit:
 		return t.commitNarration(rec)
 	case engine.KindRollback:
-		return prose.F("%s rolls back at %s; its writes vanish, but any ids it drew from the sequence stay used, leaving holes.", rec.Name, rec.EndAt)
+		// A sequence is not rolled back: the ids an insert drew from it
+		// stay used. Keys written by hand leave no such hole.
+		drawn := 0
+		for i := range rec.Stmts {
+			if s := &rec.Stmts[i]; s.Drawn && s.Op == mvcc.Insert {
+				drawn += len(s.Keys)
+			}
+		}
+		switch {
+		case drawn == 1:
+			return prose.F("%s rolls back at %s; its writes vanish, but the id it drew from the sequence stays used, leaving a hole.", rec.Name, rec.EndAt)
+		case drawn > 1:
+			return prose.F("%s rolls back at %s; its writes vanish, but the %d ids it drew from the sequence stay used, leaving holes.", rec.Name, rec.EndAt, drawn)
+		}
+		return prose.F("%s rolls back at %s; its writes vanish.", rec.Name, rec.EndAt)
 	}
 	return ""
 }

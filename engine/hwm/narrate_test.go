@@ -220,3 +220,24 @@ run extract at=10:00:06
 	assert.Equal(t, "extract reads orders for changes after lsn 1001 up to lsn 1003 and finds order 3. The delete of orders 1, 2 in that range leaves no row to read: only change capture sees a delete.", reads[1])
 	assert.Equal(t, "extract reads orders for changes after lsn 1003 up to lsn 1004 and finds order 4.", reads[2], "a range with no delete says nothing of one")
 }
+
+// TestRollbackNarrationSaysWhatTheSequenceKeeps: a sequence is not rolled
+// back, so ids an insert drew from it stay used; an insert that named its
+// keys by hand drew none, and its rollback leaves no hole to speak of.
+func TestRollbackNarrationSaysWhatTheSequenceKeeps(t *testing.T) {
+	const src = `scenario test/rollback "Rollbacks"
+source orders key=order_id
+target fct_orders sink=merge key=order_id
+pipeline extract from=orders to=fct_orders mark=lsn
+txn T1 begin=10:00:00 rollback=10:00:01 insert order_id=7
+txn T2 session=s2 begin=10:00:00 rollback=10:00:01 insert
+txn T3 session=s3 begin=10:00:00 rollback=10:00:01 insert count=2
+run extract at=10:00:02
+`
+	got := sentences(runText(t, "rollback.tdm", src), engine.KindRollback)
+	assert.Equal(t, []string{
+		"T1 rolls back at 10:00:01; its writes vanish.",
+		"T2 rolls back at 10:00:01; its writes vanish, but the id it drew from the sequence stays used, leaving a hole.",
+		"T3 rolls back at 10:00:01; its writes vanish, but the 2 ids it drew from the sequence stay used, leaving holes.",
+	}, got)
+}

@@ -99,7 +99,7 @@ func (h *world) statement(ts *txnState, s *stmt) {
 		}
 	}
 	rec := &h.t.Txns[ts.rec]
-	h.addStmt(rec, StmtRecord{Op: s.op, Table: s.table.Name, Keys: keys, Stamp: stamp, Mode: s.table.Stamp, Backdated: s.backdate != nil})
+	h.addStmt(rec, StmtRecord{Op: s.op, Table: s.table.Name, Keys: keys, Stamp: stamp, Mode: s.table.Stamp, Backdated: s.backdate != nil, Drawn: len(s.keys) == 0})
 	if unmatched != nil {
 		h.t.Unmatched = append(h.t.Unmatched, Unmatched{Txn: ts.rec, Stmt: len(rec.Stmts) - 1, Keys: unmatched})
 	}

@@ -167,6 +167,7 @@ type StmtRecord struct {
 	Stamp     vtime.Time // the updated_at it wrote; meaningless when Mode is StampCommit and not Backdated
 	Mode      mvcc.Stamp
 	Backdated bool
+	Drawn     bool // its keys were drawn from the table's sequence, not written by hand
 }
 
 // MarkHistory is every value one stored mark held.

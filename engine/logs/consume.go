@@ -295,7 +295,10 @@ func (g *groupState) noteAssignment(step int) {
 		a.Holds = append(a.Holds, Holding{Member: name, Busy: a.Waiting && m.inFlight > 0})
 	}
 	for p, o := range g.g.Owner {
-		if m := g.members[o]; m != nil {
+		// While a rebalance waits, only the busy members keep what they
+		// own: the others have given theirs up (the eager protocol), and
+		// a member evicted and back since owns nothing yet.
+		if m := g.members[o]; m != nil && (!a.Waiting || a.Holds[m.hold].Busy) {
 			a.Holds[m.hold].Partitions = append(a.Holds[m.hold].Partitions, int16(p))
 		} else {
 			a.Unheld = append(a.Unheld, int16(p))

@@ -111,21 +111,20 @@ type GroupHistory struct {
 //
 // The rebalance is eager: while it waits (Waiting), the busy members keep
 // their partitions and their commits are accepted, and no other member
-// reads; the generation is the one before until it completes. That is
-// all the model says of the wait, so a member not Busy then is not said to
-// hold anything, though the partitions it held stay in its Partitions.
+// reads; the generation is the one before until it completes. The other
+// members have given up what they held, which is Unheld until then.
 type Assignment struct {
 	Step       int32
 	Generation int32     // 0 before the group's first rebalance
 	Waiting    bool      // a rebalance has begun and waits for the Busy members to call poll again
 	Holds      []Holding // every member of the group, each once, by name
-	Unheld     []int16   // the partitions no member holds, ascending: all of them when the group has no member, and nobody reads
+	Unheld     []int16   // the partitions no member holds, ascending: all of them when the group has no member, and nobody reads; while Waiting, those of members not Busy
 }
 
 // Holding is one member's partitions in an Assignment.
 type Holding struct {
 	Member     string
-	Partitions []int16 // ascending; none when it holds nothing (more members than partitions)
+	Partitions []int16 // ascending; none when it holds nothing (more members than partitions, or given up while a rebalance waits)
 	Busy       bool    // the rebalance under way waits for it: only it reads, what it keeps
 }
 

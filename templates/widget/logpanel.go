@@ -480,19 +480,18 @@ func holdings(b *builder, lt *logs.Trace, group string, n int) {
 	}
 	b.open("ul", "class", "tm-holds", "data-testid", "group-assignment", "aria-label", "Who holds which partition")
 	gen := " (generation\u00a0" + itoa(int(a.Generation)) + ")" // wrapped whole, never as "(generation" and "1)"
-	for i := range min(len(a.Holds), maxHolders) {
-		h := &a.Holds[i]
-		b.open("li")
-		b.text(h.Member + " · ")
-		switch {
-		case h.Busy:
-			b.text("keeps " + partitionList(h.Partitions) + gen)
-		case a.Waiting:
-			b.text("nothing, rebalancing")
-		default:
-			b.text(partitionList(h.Partitions) + gen)
+	// The members a waiting rebalance waits for come first, so that a cut
+	// list never hides them.
+	listed := 0
+	for pass := range 2 {
+		for i := range a.Holds {
+			h := &a.Holds[i]
+			if h.Busy != (pass == 0) || listed == maxHolders {
+				continue
+			}
+			listed++
+			holdingLine(b, h, a.Waiting, gen)
 		}
-		b.close("li")
 	}
 	if more := len(a.Holds) - maxHolders; more > 0 {
 		b.el("li", "… "+plural(more, "more member"))
@@ -501,6 +500,21 @@ func holdings(b *builder, lt *logs.Trace, group string, n int) {
 		b.el("li", pick(len(a.Holds) == 0, "no member · nobody reads ", "unassigned · ")+partitionList(a.Unheld))
 	}
 	b.close("ul")
+}
+
+// holdingLine is one member's line of holdings.
+func holdingLine(b *builder, h *logs.Holding, waiting bool, gen string) {
+	b.open("li")
+	b.text(h.Member + " · ")
+	switch {
+	case h.Busy:
+		b.text("keeps " + partitionList(h.Partitions) + gen)
+	case waiting:
+		b.text("nothing, rebalancing")
+	default:
+		b.text(partitionList(h.Partitions) + gen)
+	}
+	b.close("li")
 }
 
 // partitionList names partitions as the lanes do, "p0 p1", or "nothing";

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/templates/widget"
@@ -355,6 +356,36 @@ func TestConsumersSayWhoHoldsWhat(t *testing.T) {
 // TestConsumersOfAnEmptyGroupSayNobodyReads: a group whose last member
 // left says nobody reads its partitions, and a station lists at most
 // eight members and counts the rest.
+// TestConsumersListTheBusyMemberFirst: with more members than a station
+// lists, the one a waiting rebalance waits for is listed first, not cut
+// off with the rest ("c9" sorts last of ten).
+func TestConsumersListTheBusyMemberFirst(t *testing.T) {
+	src := "scenario test/busy \"Busy\"\ntopic t partitions=20\ntarget x sink=merge key=id\nproducer p to=t key=id\ngroup g topic=t to=x assign=roundrobin reset=earliest\n"
+	for i := range 10 {
+		src += "member g c" + strconv.Itoa(i) + " at=10:00:00\n"
+	}
+	src += "produce p at=10:00:01 key=1\nproduce p at=10:00:01 key=2\nproduce p at=10:00:01 key=3\n"
+	src += "poll g c9 at=10:00:02 process=5s\nmember g c10 at=10:00:03\n"
+	f, err := scenario.Parse("busy.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	step := -1
+	for n := 1; n <= tr.Steps(); n++ {
+		if a := logs.Of(tr).AssignmentAt("g", n); a != nil && a.Waiting {
+			step = n
+			break
+		}
+	}
+	require.Positive(t, step, "the rebalance waits for c9")
+	lines := assignment(t, tr, "/x", step)
+	require.Len(t, lines, 10, "eight members, the count of the rest, and what nobody holds")
+	assert.Equal(t, "c9 · keeps p9 p19 (generation 10)", lines[0], "the busy member first")
+	assert.Equal(t, "c0 · nothing, rebalancing", lines[1])
+	assert.Equal(t, "… 3 more members", lines[8])
+	assert.Equal(t, "unassigned · p0 p1 p2 p3 p4 p5 p6 p7 p8 p10 p11 p12 +6", lines[9], "what the others gave up")
+}
+
 func TestConsumersOfAnEmptyGroupSayNobodyReads(t *testing.T) {
 	src := "scenario test/empty \"Empty\"\ntopic t partitions=20\ntarget x sink=merge key=id\nproducer p to=t\ngroup g topic=t to=x assign=roundrobin\n"
 	for i := range 10 {

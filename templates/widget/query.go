@@ -35,10 +35,10 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 		switch name {
 		case "step":
 			n, ok := whole.Int(v)
-			if !ok && n > 0 {
+			if !ok && n > 0 && strings.Trim(v, "0123456789") == "" {
 				// More digits than a number holds (whole.Int gives the
-				// largest int): past any run's end, which opens at the
-				// last step and says so.
+				// largest int), and nothing but digits: past any run's
+				// end, which opens at the last step and says so.
 				ok = true
 			}
 			if !ok || n < 0 {

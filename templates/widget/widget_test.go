@@ -1,6 +1,7 @@
 package widget_test
 
 import (
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -614,6 +615,11 @@ func TestFromQuery(t *testing.T) {
 		{query: "step=abc", knobs: map[string]string{}, truth: true,
 			problems: []string{"the link's step=abc is not a step number; starting at step 0"}},
 		{query: "step=-4", knobs: map[string]string{}, truth: true, problems: []string{"the link's step=-4 is not a step number"}},
+		// A step past any number opens at the run's end (Step clamps it);
+		// one with anything but digits after it is not a step.
+		{query: "step=99999999999999999999", knobs: map[string]string{}, step: math.MaxInt, truth: true},
+		{query: "step=-99999999999999999999", knobs: map[string]string{}, truth: true, problems: []string{"the link's step=-99999999999999999999 is not a step number"}},
+		{query: "step=99999999999999999999x", knobs: map[string]string{}, truth: true, problems: []string{"the link's step=99999999999999999999x is not a step number"}},
 		{query: "step=1&step=7", knobs: map[string]string{}, step: 7, truth: true, // the last value wins, and says so
 			problems: []string{"the link sets step 2 times; the last, 7, counts"}},
 		{query: "explain=" + strings.Repeat("k", widget.MaxExplain), knobs: map[string]string{}, truth: true, explain: strings.Repeat("k", widget.MaxExplain)},

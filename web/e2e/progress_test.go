@@ -348,6 +348,7 @@ func TestLessonProgressStorage(t *testing.T) {
 		upload(t, ctx, `{"app":"tidemark","kind":"progress","version":1,"lessons":{"high-water-mark":{"read":[],"predictions":{"order-3":{"choice":"b","right":true,"retried":true}}}}}`)
 		waitTrue(t, ctx, "the import preview opens", `document.querySelector('[data-testid="progress-import-dialog"]').open`)
 		assert.Contains(t, testText(t, ctx, "progress-import-replace-effect"), "as given on a later try, as the file does.")
+		assert.Contains(t, testText(t, ctx, "progress-import-merge-effect"), "as given at the first try; the file counts it as given on a later try.", "merge keeps it, and says so")
 		jsClick(t, ctx, `[data-testid="progress-import-replace"]`)
 		jsClick(t, ctx, `[data-testid="progress-import-confirm"]`)
 		waitMessage(t, ctx, "Progress replaced with the file's.")

@@ -1028,6 +1028,9 @@
         if (mineP && mineP.choice !== p.choice) {
           out.push("Keeps your answer to " + predictionIn(name, pid) +
             " (" + quoted(labelIn(name, pid, mineP.choice)) + "); the file has " + quoted(labelIn(name, pid, p.choice)) + ".");
+        } else if (mineP && !mineP.retried !== !p.retried) {
+          out.push("Keeps your answer to " + predictionIn(name, pid) + " as given " + (mineP.retried ? "on a later try" : "at the first try") +
+            "; the file counts it as given " + (p.retried ? "on a later try" : "at the first try") + ".");
         }
       }
     }
