@@ -74,7 +74,8 @@ func (op *aggOp) take(s *world, r window.Record, ptime vtime.Time, replay bool) 
 	}
 	acc := window.Acc{Count: e.Count, Sum: e.Sum, Min: e.Min, Max: e.Max}
 	res := op.result(s, r.Key)
-	in := sink.In{ID: res.coreID, Key: s.w.KeyText(res.coreID), Seq: int(e.N), UpdatedAt: ptime, Amount: op.agg.Of(acc)}
+	in := s.resultIn(op.target, res.coreID)
+	in.Seq, in.UpdatedAt, in.Amount = int(e.N), ptime, op.agg.Of(acc)
 	s.output(op.oi, in, r.ID, !replay)
 	if !had && res.present && op.state.TTL() > 0 {
 		j := s.t.Job

@@ -1102,7 +1102,8 @@ func (op *windowOp) record(s *world, fs []window.Firing, step int32) {
 		}
 		ri := op.resultIndex(s, resultKey{f.Key, f.Window.Start, f.Window.End})
 		r := &op.res[ri]
-		in := sink.In{ID: r.coreID, Key: s.w.KeyText(r.coreID), Seq: int(f.N), UpdatedAt: op.st.clock.Read(s.w.Now()), Amount: op.agg.Of(f.Acc)}
+		in := s.resultIn(op.target, r.coreID)
+		in.Seq, in.UpdatedAt, in.Amount = int(f.N), op.st.clock.Read(s.w.Now()), op.agg.Of(f.Acc)
 		s.emitted(op.oi, in, f.N > r.wrote)
 		r.wrote = max(r.wrote, f.N)
 		op.rows = append(op.rows, pendingRow{in: in, acc: f.Acc, ref: ri})
@@ -1174,9 +1175,10 @@ func (op *windowOp) resultIndex(s *world, rk resultKey) int32 {
 	}
 	i := int32(len(op.res))
 	name := op.resultName(rk)
-	op.res = append(op.res, result{rk: rk, coreID: s.targetKey(op.target, name)})
+	row := s.targetKey(op.target, name)
+	op.res = append(op.res, result{rk: rk, coreID: row})
 	op.results[rk] = i
-	op.hist.results = append(op.hist.results, ResultRef{Key: rk.key, Window: window.Window{Start: rk.start, End: rk.end}, ID: op.res[i].coreID, Name: name})
+	op.hist.results = append(op.hist.results, ResultRef{Key: rk.key, Window: window.Window{Start: rk.start, End: rk.end}, ID: s.resultIn(op.target, row).ID, Name: name})
 	return i
 }
 
@@ -1249,9 +1251,11 @@ func (s *world) fired(op *windowOp, fs []window.Firing, end bool) bool {
 // amount (what the operator read as its value).
 func (s *world) sideOutput(side *sink.Table, st *stream, ai int32, amount int64) {
 	name := s.t.recordName(s.t.Arrivals[ai])
-	id := s.targetKey(side, name)
-	s.w.SetSourceVersion(side, id, 1)
-	s.w.Deliver(side, []sink.In{{ID: id, Key: name, Seq: 1, UpdatedAt: st.clock.Read(s.w.Now()), Amount: amount}}, -1, nil)
+	row := s.targetKey(side, name)
+	s.w.SetSourceVersion(side, row, 1)
+	in := s.resultIn(side, row)
+	in.Seq, in.UpdatedAt, in.Amount = 1, st.clock.Read(s.w.Now()), amount
+	s.w.Deliver(side, []sink.In{in}, -1, nil)
 }
 
 // --- Joins.
@@ -1310,7 +1314,8 @@ func (j *joinOp) add(s *world, side join.Side, r join.Record, value int64, ai in
 		j.emitted[p.Left.Key]++
 		id := j.coreID(s, p.Left.Key)
 		n := j.emitted[p.Left.Key]
-		row := sink.In{ID: id, Key: s.w.KeyText(id), Seq: int(n), UpdatedAt: j.sides[side].clock.Read(s.w.Now()), Amount: int64(n)}
+		row := s.resultIn(j.target, id)
+		row.Seq, row.UpdatedAt, row.Amount = int(n), j.sides[side].clock.Read(s.w.Now()), int64(n)
 		if j.wrote == nil {
 			j.wrote = map[int32]int32{}
 		}

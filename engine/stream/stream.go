@@ -85,29 +85,33 @@ func (domain) Open(w *engine.World) engine.Part {
 
 // world is the stream world's live state in one engine.World.
 type world struct {
-	w        *engine.World
-	log      *logs.Log // the log the streams read; nil until the first stream line
-	t        *Trace    // the world's history; nil until the first stream line
-	by       engine.Narrator
-	streams  map[string]*stream
-	order    []*stream           // streams in the order declared
-	windows  []*windowOp         // window operators in the order declared
-	joins    []*joinOp           // joins in the order declared
-	topics   []*topicState       // topics some stream reads
-	byName   map[string]operator // every operator by name
-	ops      []operator          // every operator, in the order declared: the job's checkpoints hold their states in this order
-	aggs     []*aggOp
-	sinks    []*sinkOp
-	lookups  map[string]*lookupTable
-	job      *job
-	wout     window.Output  // scratch for a window operator's output
-	jout     join.Output    // scratch for a join's output
-	multi    bool           // several targets: a key's id depends on its target
-	reads    []readLine     // the read lines, by name
-	ckptAt   scenario.Pos   // where the checkpoint line is; Line 0 before one
-	twoPCAt  []scenario.Pos // lines with commit=two-phase, which need checkpoints
-	timeouts []txnTimeout   // each txn-timeout=, which must be longer than the checkpoint interval
-	pointAt  []scenario.Pos // fail lines that wait for a checkpoint's point
+	w       *engine.World
+	log     *logs.Log // the log the streams read; nil until the first stream line
+	t       *Trace    // the world's history; nil until the first stream line
+	by      engine.Narrator
+	streams map[string]*stream
+	order   []*stream           // streams in the order declared
+	windows []*windowOp         // window operators in the order declared
+	joins   []*joinOp           // joins in the order declared
+	topics  []*topicState       // topics some stream reads
+	byName  map[string]operator // every operator by name
+	ops     []operator          // every operator, in the order declared: the job's checkpoints hold their states in this order
+	aggs    []*aggOp
+	// results is the TableID the truth knows the job's result rows by
+	// (see targetKey), once hasResults.
+	results    int16
+	hasResults bool
+	sinks      []*sinkOp
+	lookups    map[string]*lookupTable
+	job        *job
+	wout       window.Output  // scratch for a window operator's output
+	jout       join.Output    // scratch for a join's output
+	multi      bool           // several targets: a key's id depends on its target
+	reads      []readLine     // the read lines, by name
+	ckptAt     scenario.Pos   // where the checkpoint line is; Line 0 before one
+	twoPCAt    []scenario.Pos // lines with commit=two-phase, which need checkpoints
+	timeouts   []txnTimeout   // each txn-timeout=, which must be longer than the checkpoint interval
+	pointAt    []scenario.Pos // fail lines that wait for a checkpoint's point
 }
 
 // sw attaches the stream world's history to the trace, once, and finds the log.
@@ -905,9 +909,29 @@ func Of(t *engine.Trace) *Trace {
 	return nil
 }
 
-// targetKey returns the core's id of key in target.
+// targetKey returns the truth's row of key in target that the job's
+// results make: the key's own id (World.KeyID) when the job is the first
+// to name the key, and otherwise a row of its own, as a second source
+// table's is (World.RowID). A producer's events with the same key (a
+// count per region of the region's sales) are another row: the versions
+// that number them are not the job's.
 func (s *world) targetKey(target *sink.Table, key string) int32 {
-	return s.w.KeyID(target, key)
+	if !s.hasResults {
+		s.results, s.hasResults = s.w.TableID(" the stream job's results"), true
+	}
+	return s.w.RowID(s.w.KeyID(target, key), s.results)
+}
+
+// resultIn starts the row the job writes into target for the truth's row
+// (see targetKey): In.ID is the key's id in target, and In.Src names the
+// row when it is another.
+func (s *world) resultIn(target *sink.Table, row int32) sink.In {
+	key := s.w.KeyText(row)
+	in := sink.In{ID: s.w.KeyID(target, key), Key: key}
+	if in.ID != row {
+		in.Src = row + 1
+	}
+	return in
 }
 
 // settingAt is where an error about a configuration points on line c: at

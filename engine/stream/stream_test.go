@@ -1178,3 +1178,38 @@ func TestOpenSessionsAsTheyGrow(t *testing.T) {
 		"[10:00:00, 10:00:15) n=2 fired=1; [10:00:20, 10:00:30) n=1 fired=1; [10:00:20, 10:00:50) n=3 fired=1",
 	}, states)
 }
+
+// TestAProducersVersionsAreNotTheJobsResults: a job counting per region
+// into a table keyed on the region writes rows whose key is also the key
+// of the producer's events; the truth keeps the job's result rows apart,
+// so that the versions numbering the producer's records rise with each
+// event of a key, whatever the job's sink does. They used to share one
+// counter, and the log's labels went backwards (1v14 then 1v12) and
+// changed with the sink.
+func TestAProducersVersionsAreNotTheJobsResults(t *testing.T) {
+	versions := func(commit string) []int32 {
+		tr, _ := run(t, `scenario t/regions "Regions"
+topic sales partitions=1
+producer tills to=sales key=region
+target region_totals sink=upsert key=region
+traffic tills records=40 from=10:00:00 every=500ms keys=4
+stream sales_in from=sales
+aggregate totals from=sales_in agg=count to=region_totals commit=`+commit+`
+checkpoint every=5s
+`)
+		l := logs.Of(tr)
+		h := l.Topics[0]
+		recs := l.RecordsAt("sales", 0, tr.Steps())
+		require.Len(t, recs, 40)
+		last := map[string]int32{}
+		var out []int32
+		for i := range recs {
+			k := h.Key(&recs[i])
+			assert.Equal(t, last[k]+1, recs[i].Seq, "offset %d: key %s's next event", i, k)
+			last[k] = recs[i].Seq
+			out = append(out, recs[i].Seq)
+		}
+		return out
+	}
+	assert.Equal(t, versions("auto"), versions("two-phase"), "the sink does not number the producer's events")
+}
