@@ -125,7 +125,7 @@ func (g *Log) Index(h *TopicHistory) int { return int(g.l.topicIndex(h)) }
 
 // OnAppend calls fn after each record is appended to the topic, with its
 // partition and offset, before the event that appended it is emitted. A
-// record an idempotent broker drops as a duplicate is not appended.
+// record the broker drops as an idempotent producer's duplicate is not appended.
 func (h *TopicHistory) OnAppend(fn func(part int, off int64)) { h.appended = append(h.appended, fn) }
 
 // Append adds r at the end of partition p, as topic.Topic.Append does, and

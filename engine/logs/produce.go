@@ -386,14 +386,14 @@ func (l *world) retry(p *producer, s sendPlan, rec attempt, part int, pname, wha
 		off, dup := p.append(part, rec)
 		switch {
 		case dup:
-			l.w.Emit(p.name, engine.KindProduce, -1, "%s's client retries the same batch (producer id %d, sequence %d); the idempotent broker has already appended that sequence on %s and drops the copy: one event, acked.", p.name, rec.pid, rec.pseq, pname)
+			l.w.Emit(p.name, engine.KindProduce, -1, "%s's client retries the same batch (producer id %d, sequence %d); the broker, which tracks an idempotent producer's sequences, has already appended that one on %s and drops the copy: one event, acked.", p.name, rec.pid, rec.pseq, pname)
 		case s.fail == "timeout":
 			l.w.Emit(p.name, engine.KindProduce, -1, "%s's client retries the same batch; without idempotence the broker cannot recognise it and appends it again at offset %d: %s is in the log twice.", p.name, off, what)
 		default:
 			l.w.Emit(p.name, engine.KindProduce, -1, "%s's client retries the batch and the broker appends it at offset %d; the first attempt never arrived, so this is the only copy.", p.name, off)
 		}
 	case "app", "session":
-		why := "the application catches the timeout and sends the event again as a new record with a new sequence number, so even an idempotent broker sees a new write"
+		why := "the application catches the timeout and sends the event again as a new record with a new sequence number, so even with idempotence on, the broker sees a new write"
 		if s.retry == "session" {
 			p.pid = l.newPID()
 			p.seq = p.seq[:0]
