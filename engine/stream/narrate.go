@@ -471,9 +471,15 @@ func (t *Trace) fireSentence(n *note) string {
 	remade := false
 	for k, f := range fs {
 		s := prose.F("%s%s %s %d", t.keyName(wh, f.Key), f.Window, wh.Agg, wh.Agg.Of(f.Acc))
-		if f.N > 1 {
+		before, again := t.firedBefore(int(n.i) + k)
+		switch {
+		case f.N > 1 && again:
+			// The restored state counts its updates from the checkpoint,
+			// and the row's version with them.
+			s += prose.F(" (update %d again, as the state restored from the checkpoint counts it; before the failure it had reached update %d)", f.N, before.N)
+		case f.N > 1:
 			s += prose.F(" (update %d)", f.N)
-		} else if before, ok := t.firedBefore(int(n.i) + k); ok {
+		case again:
 			// It fired before a restore: again, when the restore brought its
 			// state back (it fired after the checkpoint restored); made anew
 			// by records read again, holding only those, when it was
@@ -513,8 +519,8 @@ func (t *Trace) fireSentence(n *note) string {
 }
 
 // firedBefore is the earlier firing of the same window and key that the
-// first firing at index i of Firings repeats after a restore, if it does
-// (see noteRepeats).
+// firing at index i of Firings repeats after a restore, a first one or an
+// update the restore numbered back, if it does (see noteRepeats).
 func (t *Trace) firedBefore(i int) (FiringPoint, bool) {
 	k, ok := slices.BinarySearchFunc(t.repeats, int32(i), func(r firingRepeat, i int32) int { return cmp.Compare(r.I, i) })
 	if !ok {

@@ -44,13 +44,15 @@ type Trace struct {
 	repeats []firingRepeat
 }
 
-// firingRepeat is the firing at index I of Firings, a first one, repeating
-// the earlier firing at index Before of the same window and key.
+// firingRepeat is the firing at index I of Firings, a first one or an
+// update numbered no later than the one before, repeating the earlier
+// firing at index Before of the same window and key.
 type firingRepeat struct{ I, Before int32 }
 
 // noteRepeats finds, once the run is over, every first firing of a window
-// and key that fired before: only a restore makes one, so a run without a
-// restore has none and pays for no search.
+// and key that fired before, and every update whose number a restore took
+// back: only a restore makes one, so a run without a restore has none and
+// pays for no search.
 func (t *Trace) noteRepeats() {
 	if t.Job == nil || len(t.Job.Restores) == 0 {
 		return
@@ -64,7 +66,7 @@ func (t *Trace) noteRepeats() {
 	for i := range t.Firings {
 		f := &t.Firings[i]
 		k := fired{f.Op, f.Key, f.Window}
-		if j, ok := latest[k]; ok && f.N == 1 {
+		if j, ok := latest[k]; ok && (f.N == 1 || t.Firings[j].N >= f.N) {
 			t.repeats = append(t.repeats, firingRepeat{I: int32(i), Before: j})
 		}
 		latest[k] = int32(i)

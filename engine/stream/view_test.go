@@ -166,6 +166,18 @@ func TestDotShowsWhatItsLatestReadCameTo(t *testing.T) {
 	assert.Zero(t, lateDots(tr.Steps()), "taken when read again")
 }
 
+// An update whose number a restore took back says so: the state restored
+// from the checkpoint counts the window's updates from there (and the
+// row's version with them), so after update 5 comes update 2 again.
+func TestUpdateAfterARestoreSaysItsNumberWentBack(t *testing.T) {
+	sc, ok := lessons.Lookup("stream/late-replay")
+	require.True(t, ok)
+	tr, err := engine.Run(sc.File, map[string]string{"lateness": "2m"}, 1, worlds.All())
+	require.NoError(t, err)
+	assert.Len(t, narrating(tr, "count 18 (update 2 again, as the state restored from the checkpoint counts it; before the failure it had reached update 5)"), 1)
+	assert.Len(t, narrating(tr, "count 18 (update 2)"), 0, "said plainly, update 2 reads as the table's second value")
+}
+
 // A window's first firing that repeats one from before a restore says so,
 // and what it fired then: made anew, when it was cleared before the
 // checkpoint the restore went back to (the replayed late clicks: 4 where it
