@@ -549,10 +549,15 @@ func gapScan(cfg Config, o Observation) Result {
 	// range number more than an int64 holds, and being disjoint inside
 	// that range they never pass 2^64 together.
 	var count uint64
+	n := max(cfg.GapScanLimit, 1) // holes listed; the ids of the rest are counted
+	var listed uint64
 	for i := 1; i < len(keys); i++ {
 		if keys[i]-1 > keys[i-1] {
 			lo, hi := keys[i-1]+1, keys[i]-1
 			count += uint64(hi) - uint64(lo) + 1
+			if len(holes) < n {
+				listed = count
+			}
 			if lo == hi {
 				holes = append(holes, strconv.FormatInt(lo, 10))
 			} else {
@@ -563,7 +568,14 @@ func gapScan(cfg Config, o Observation) Result {
 	if len(holes) == 0 {
 		return Result{Status: Pass, Detail: prose.F("ids %d–%d have no holes", keys[0], keys[len(keys)-1])}
 	}
-	return Result{Status: Fail, Detail: prose.F("%s missing between %d and %d: %s", ids(count), keys[0], keys[len(keys)-1], strings.Join(limit(holes, max(cfg.GapScanLimit, 1)), ", "))}
+	if len(holes) > n {
+		rest := "and " + strconv.FormatUint(count-listed, 10) + " more ids"
+		if count-listed == 1 {
+			rest = "and 1 more id"
+		}
+		holes = append(holes[:n], rest)
+	}
+	return Result{Status: Fail, Detail: prose.F("%s missing between %d and %d: %s", ids(count), keys[0], keys[len(keys)-1], strings.Join(holes, ", "))}
 }
 
 func uniqueness(o Observation) Result {

@@ -226,6 +226,14 @@ func TestGapScan(t *testing.T) {
 	assert.Equal(t, check.Fail, r.Status)
 	assert.Equal(t, "4 ids missing between 1 and 7: 2–4, 6", r.Detail)
 
+	// Past the holes it lists, it counts the ids left, not the holes.
+	c := cfg
+	c.GapScanLimit = 1
+	r = one(t, c, check.Observation{KeysInt: true, Target: rows("1", "5", "7", "12")})
+	assert.Equal(t, "8 ids missing between 1 and 12: 2–4, and 5 more ids", r.Detail)
+	r = one(t, c, check.Observation{KeysInt: true, Target: rows("1", "5", "7")})
+	assert.Equal(t, "4 ids missing between 1 and 7: 2–4, and 1 more id", r.Detail)
+
 	// Keys at the ends of a bigint's range: the count of holes between
 	// them passes an int64 and must not wrap to a negative number.
 	r = one(t, cfg, check.Observation{KeysInt: true, Target: rows("-9223372036854775808", "0", "9223372036854775807")})
