@@ -277,13 +277,14 @@ func Evaluate(cfg Config, o Observation) []Result {
 }
 
 func monotonicity(o Observation) Result {
-	changes := 0
+	changes, resets := 0, 0
 	for _, s := range o.Marks {
 		var prev *MarkPoint
 		for i := range s.Points {
 			p := &s.Points[i]
 			if p.Reset {
 				prev = p
+				resets++
 				continue
 			}
 			if prev != nil && prev.Set && p.Set && p.Value < prev.Value {
@@ -296,7 +297,13 @@ func monotonicity(o Observation) Result {
 	if changes == 0 {
 		return Result{Status: NotRun, Detail: "no mark has been stored yet"}
 	}
-	return Result{Status: Pass, Detail: prose.F("%s, none lower than the one before", prose.Count(changes, "stored value", "stored values"))}
+	d := prose.F("%s, none lower than the one before", prose.Count(changes, "stored value", "stored values"))
+	if resets > 0 {
+		// An operator's reset is a new start, not a regression: the value
+		// after it is compared with the reset, and the reset with nothing.
+		d += prose.F(", besides %s by an operator, from which it starts afresh", prose.Count(resets, "reset", "resets"))
+	}
+	return Result{Status: Pass, Detail: d}
 }
 
 // rateOfChange measures each mark on its own: a mark needs two stored
