@@ -37,7 +37,7 @@ type aggOp struct {
 // aggResult is what the truth knows of one key's row, and what the target holds.
 type aggResult struct {
 	_       nocmp.NoCompare
-	coreID  int32
+	row     resultRow
 	truth   window.Acc
 	present bool
 	has     int64
@@ -74,7 +74,7 @@ func (op *aggOp) take(s *world, r window.Record, ptime vtime.Time, replay bool) 
 	}
 	acc := window.Acc{Count: e.Count, Sum: e.Sum, Min: e.Min, Max: e.Max}
 	res := op.result(s, r.Key)
-	in := s.resultIn(op.target, res.coreID)
+	in := s.resultIn(res.row)
 	in.Seq, in.UpdatedAt, in.Amount = int(e.N), ptime, op.agg.Of(acc)
 	s.output(op.oi, in, r.ID, !replay)
 	if !had && res.present && op.state.TTL() > 0 {
@@ -93,7 +93,7 @@ func (op *aggOp) result(s *world, key int32) *aggResult {
 	if op.st.keyed {
 		name = op.st.hist.Keys[key]
 	}
-	r := &aggResult{coreID: s.targetKey(op.target, name)}
+	r := &aggResult{row: s.targetKey(op.target, name)}
 	op.truth[key] = r
 	return r
 }
@@ -134,7 +134,7 @@ func (op *aggOp) settle(s *world, r *aggResult) {
 	}
 	if want != r.seq {
 		r.seq = want
-		s.w.SetSourceVersion(op.target, r.coreID, want)
+		s.w.SetSourceVersion(op.target, r.row.row, want)
 	}
 }
 

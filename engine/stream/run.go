@@ -1022,7 +1022,7 @@ type resultKey struct {
 type result struct {
 	_       nocmp.NoCompare
 	rk      resultKey
-	coreID  int32
+	row     resultRow
 	truth   window.Acc
 	present bool
 	has     window.Acc // what its latest row says
@@ -1102,7 +1102,7 @@ func (op *windowOp) record(s *world, fs []window.Firing, step int32) {
 		}
 		ri := op.resultIndex(s, resultKey{f.Key, f.Window.Start, f.Window.End})
 		r := &op.res[ri]
-		in := s.resultIn(op.target, r.coreID)
+		in := s.resultIn(r.row)
 		in.Seq, in.UpdatedAt, in.Amount = int(f.N), op.st.clock.Read(s.w.Now()), op.agg.Of(f.Acc)
 		s.emitted(op.oi, in, f.N > r.wrote)
 		r.wrote = max(r.wrote, f.N)
@@ -1176,9 +1176,9 @@ func (op *windowOp) resultIndex(s *world, rk resultKey) int32 {
 	i := int32(len(op.res))
 	name := op.resultName(rk)
 	row := s.targetKey(op.target, name)
-	op.res = append(op.res, result{rk: rk, coreID: row})
+	op.res = append(op.res, result{rk: rk, row: row})
 	op.results[rk] = i
-	op.hist.results = append(op.hist.results, ResultRef{Key: rk.key, Window: window.Window{Start: rk.start, End: rk.end}, ID: s.resultIn(op.target, row).ID, Name: name})
+	op.hist.results = append(op.hist.results, ResultRef{Key: rk.key, Window: window.Window{Start: rk.start, End: rk.end}, ID: row.id, Name: name})
 	return i
 }
 
@@ -1199,7 +1199,7 @@ func (op *windowOp) settle(s *world, r *result) {
 	}
 	if want != r.seq {
 		r.seq = want
-		s.w.SetSourceVersion(op.target, r.coreID, want)
+		s.w.SetSourceVersion(op.target, r.row.row, want)
 	}
 }
 
@@ -1251,9 +1251,9 @@ func (s *world) fired(op *windowOp, fs []window.Firing, end bool) bool {
 // amount (what the operator read as its value).
 func (s *world) sideOutput(side *sink.Table, st *stream, ai int32, amount int64) {
 	name := s.t.recordName(s.t.Arrivals[ai])
-	row := s.targetKey(side, name)
-	s.w.SetSourceVersion(side, row, 1)
-	in := s.resultIn(side, row)
+	r := s.targetKey(side, name)
+	s.w.SetSourceVersion(side, r.row, 1)
+	in := s.resultIn(r)
 	in.Seq, in.UpdatedAt, in.Amount = 1, st.clock.Read(s.w.Now()), amount
 	s.w.Deliver(side, []sink.In{in}, -1, nil)
 }
@@ -1277,8 +1277,8 @@ type joinOp struct {
 	times   [2]map[int32][]vtime.Time
 	want    map[int32]int32
 	emitted map[int32]int32
-	wrote   map[int32]int32 // by key: the most pairs written, across restores; a pair at or below it is a replay's
-	coreIDs map[int32]int32
+	wrote   map[int32]int32     // by key: the most pairs written, across restores; a pair at or below it is a replay's
+	rows    map[int32]resultRow // by key: its row in the target (see row)
 	shownWM vtime.Time
 }
 
@@ -1312,9 +1312,9 @@ func (j *joinOp) add(s *world, side join.Side, r join.Record, value int64, ai in
 			j.emitted = map[int32]int32{}
 		}
 		j.emitted[p.Left.Key]++
-		id := j.coreID(s, p.Left.Key)
+		r := j.row(s, p.Left.Key)
 		n := j.emitted[p.Left.Key]
-		row := s.resultIn(j.target, id)
+		row := s.resultIn(r)
 		row.Seq, row.UpdatedAt, row.Amount = int(n), j.sides[side].clock.Read(s.w.Now()), int64(n)
 		if j.wrote == nil {
 			j.wrote = map[int32]int32{}
@@ -1335,21 +1335,21 @@ func joinFate(f join.Fate) uint8 {
 	return uint8(window.Dropped)
 }
 
-// coreID names the row of one key in the join's target.
-func (j *joinOp) coreID(s *world, key int32) int32 {
-	if id, ok := j.coreIDs[key]; ok {
-		return id
+// row names the row of one key in the join's target.
+func (j *joinOp) row(s *world, key int32) resultRow {
+	if r, ok := j.rows[key]; ok {
+		return r
 	}
-	if j.coreIDs == nil {
-		j.coreIDs = map[int32]int32{}
+	if j.rows == nil {
+		j.rows = map[int32]resultRow{}
 	}
 	name := "all"
 	if j.sides[0].keyed {
 		name = j.sides[0].hist.Keys[key]
 	}
-	id := s.targetKey(j.target, name)
-	j.coreIDs[key] = id
-	return id
+	r := s.targetKey(j.target, name)
+	j.rows[key] = r
+	return r
 }
 
 // release advances a join to its combined watermark (or the end), and

@@ -85,33 +85,29 @@ func (domain) Open(w *engine.World) engine.Part {
 
 // world is the stream world's live state in one engine.World.
 type world struct {
-	w       *engine.World
-	log     *logs.Log // the log the streams read; nil until the first stream line
-	t       *Trace    // the world's history; nil until the first stream line
-	by      engine.Narrator
-	streams map[string]*stream
-	order   []*stream           // streams in the order declared
-	windows []*windowOp         // window operators in the order declared
-	joins   []*joinOp           // joins in the order declared
-	topics  []*topicState       // topics some stream reads
-	byName  map[string]operator // every operator by name
-	ops     []operator          // every operator, in the order declared: the job's checkpoints hold their states in this order
-	aggs    []*aggOp
-	// results is the TableID the truth knows the job's result rows by
-	// (see targetKey), once hasResults.
-	results    int16
-	hasResults bool
-	sinks      []*sinkOp
-	lookups    map[string]*lookupTable
-	job        *job
-	wout       window.Output  // scratch for a window operator's output
-	jout       join.Output    // scratch for a join's output
-	multi      bool           // several targets: a key's id depends on its target
-	reads      []readLine     // the read lines, by name
-	ckptAt     scenario.Pos   // where the checkpoint line is; Line 0 before one
-	twoPCAt    []scenario.Pos // lines with commit=two-phase, which need checkpoints
-	timeouts   []txnTimeout   // each txn-timeout=, which must be longer than the checkpoint interval
-	pointAt    []scenario.Pos // fail lines that wait for a checkpoint's point
+	w        *engine.World
+	log      *logs.Log // the log the streams read; nil until the first stream line
+	t        *Trace    // the world's history; nil until the first stream line
+	by       engine.Narrator
+	streams  map[string]*stream
+	order    []*stream           // streams in the order declared
+	windows  []*windowOp         // window operators in the order declared
+	joins    []*joinOp           // joins in the order declared
+	topics   []*topicState       // topics some stream reads
+	byName   map[string]operator // every operator by name
+	ops      []operator          // every operator, in the order declared: the job's checkpoints hold their states in this order
+	aggs     []*aggOp
+	sinks    []*sinkOp
+	lookups  map[string]*lookupTable
+	job      *job
+	wout     window.Output  // scratch for a window operator's output
+	jout     join.Output    // scratch for a join's output
+	multi    bool           // several targets: a key's id depends on its target
+	reads    []readLine     // the read lines, by name
+	ckptAt   scenario.Pos   // where the checkpoint line is; Line 0 before one
+	twoPCAt  []scenario.Pos // lines with commit=two-phase, which need checkpoints
+	timeouts []txnTimeout   // each txn-timeout=, which must be longer than the checkpoint interval
+	pointAt  []scenario.Pos // fail lines that wait for a checkpoint's point
 }
 
 // sw attaches the stream world's history to the trace, once, and finds the log.
@@ -909,27 +905,31 @@ func Of(t *engine.Trace) *Trace {
 	return nil
 }
 
-// targetKey returns the truth's row of key in target that the job's
-// results make: the key's own id (World.KeyID) when the job is the first
-// to name the key, and otherwise a row of its own, as a second source
-// table's is (World.RowID). A producer's events with the same key (a
-// count per region of the region's sales) are another row: the versions
-// that number them are not the job's.
-func (s *world) targetKey(target *sink.Table, key string) int32 {
-	if !s.hasResults {
-		s.results, s.hasResults = s.w.TableID(" the stream job's results"), true
-	}
-	return s.w.RowID(s.w.KeyID(target, key), s.results)
+// resultsTable names the job's results to the truth as a table of their
+// own (World.TableID); the leading space keeps it from any scenario's name.
+const resultsTable = " the stream job's results"
+
+// resultRow is a key of a target the job writes results into: id, the
+// key's id in the target (World.KeyID), and row, the truth's row of the
+// job's results for it (World.RowID). row is id when the job is the first
+// to name the key, and a row of its own otherwise, as a second source
+// table's is: a producer's events with the same key (a count per region
+// of the region's sales) are another row, whose versions number the
+// producer's records and not the job's.
+type resultRow struct{ id, row int32 }
+
+// targetKey returns key's resultRow in target.
+func (s *world) targetKey(target *sink.Table, key string) resultRow {
+	id := s.w.KeyID(target, key)
+	return resultRow{id: id, row: s.w.RowID(id, s.w.TableID(resultsTable))}
 }
 
-// resultIn starts the row the job writes into target for the truth's row
-// (see targetKey): In.ID is the key's id in target, and In.Src names the
-// row when it is another.
-func (s *world) resultIn(target *sink.Table, row int32) sink.In {
-	key := s.w.KeyText(row)
-	in := sink.In{ID: s.w.KeyID(target, key), Key: key}
-	if in.ID != row {
-		in.Src = row + 1
+// resultIn starts the row the job writes for r: In.Src names the truth's
+// row when it is not the key's own.
+func (s *world) resultIn(r resultRow) sink.In {
+	in := sink.In{ID: r.id, Key: s.w.KeyText(r.id)}
+	if r.row != r.id {
+		in.Src = r.row + 1
 	}
 	return in
 }

@@ -170,5 +170,5 @@ func (j *joinOp) truthAdd(s *world, side join.Side, key int32, t vtime.Time) {
 		return
 	}
 	j.want[key] += int32(to - from)
-	s.w.SetSourceVersion(j.target, j.coreID(s, key), j.want[key])
+	s.w.SetSourceVersion(j.target, j.row(s, key).row, j.want[key])
 }
