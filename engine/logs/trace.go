@@ -2,6 +2,7 @@ package logs
 
 import (
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/tidemark/tidemark/engine"
@@ -130,8 +131,7 @@ type Holding struct {
 
 // AssignmentAt returns who in group held which partition after step n
 // (the trace's own, not to be changed), or nil when the group had no
-// assignment then: no member had joined, or there is no such group. It
-// searches the group's Assignments by halves.
+// assignment then: no member had joined, or there is no such group.
 func (l *Trace) AssignmentAt(group string, n int) *Assignment {
 	if l == nil {
 		return nil
@@ -141,18 +141,9 @@ func (l *Trace) AssignmentAt(group string, n int) *Assignment {
 			continue
 		}
 		as := g.Assignments
-		// lo ends at the first assignment after step n.
-		lo, hi := 0, len(as)
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if int(as[m].Step) <= n {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		if lo > 0 {
-			return &as[lo-1]
+		// The first assignment after step n; the one before it holds.
+		if i := sort.Search(len(as), func(i int) bool { return int(as[i].Step) > n }); i > 0 {
+			return &as[i-1]
 		}
 	}
 	return nil
