@@ -118,12 +118,14 @@ test-short:
 # fuzz runs every fuzz target for FUZZTIME each (make test runs only their
 # seeds): the scenario parser, a scenario's build and run, a learner's
 # actions on every bundled scenario, a page's query, a shared link, a
-# lesson's text, keyed state's restore and the whole site's requests.
+# lesson's text, keyed state's restore, the whole site's requests and the
+# whole-number reader (against strconv).
 # A failing input is written under the package's testdata/fuzz.
 FUZZTIME ?= 60s
 FUZZ_TARGETS = ./engine/scenario:FuzzParse ./engine:FuzzBuildRun ./templates/widget:FuzzSessionActs \
 	./templates/widget:FuzzParseQuery ./web/share:FuzzDecode ./lessons/course:FuzzChapter \
-	./lessons/course:FuzzDirective ./engine/keyed:FuzzRestore ./web/site:FuzzSite
+	./lessons/course:FuzzDirective ./engine/keyed:FuzzRestore ./web/site:FuzzSite \
+	./engine/whole:FuzzAgreesWithStrconv
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "$(GO) test $${t%%:*} -run '^$$' -fuzz '^$${t##*:}$$' -fuzztime $(FUZZTIME)"; \

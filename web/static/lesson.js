@@ -985,6 +985,9 @@
     r.lessons = clone(lessons);
   };
 
+  // whichTry says when an answer was given, as the previews word it.
+  const whichTry = (p) => (p.retried ? "on a later try" : "at the first try");
+
   // effects describes, in sentences, how progress `to` differs from `from`.
   const effects = (from, to) => {
     const out = [];
@@ -1013,7 +1016,7 @@
       const recounted = Object.keys(b.predictions).filter((p) => own(a.predictions, p) && own(a.predictions, p).choice === own(b.predictions, p).choice &&
         !own(a.predictions, p).retried !== !own(b.predictions, p).retried);
       for (const pid of recounted) {
-        out.push("Counts your answer to " + predictionIn(name, pid) + " as given " + (own(b.predictions, pid).retried ? "on a later try" : "at the first try") + ", as the file does.");
+        out.push("Counts your answer to " + predictionIn(name, pid) + " as given " + whichTry(own(b.predictions, pid)) + ", as the file does.");
       }
     }
     return out;
@@ -1029,8 +1032,7 @@
           out.push("Keeps your answer to " + predictionIn(name, pid) +
             " (" + quoted(labelIn(name, pid, mineP.choice)) + "); the file has " + quoted(labelIn(name, pid, p.choice)) + ".");
         } else if (mineP && !mineP.retried !== !p.retried) {
-          out.push("Keeps your answer to " + predictionIn(name, pid) + " as given " + (mineP.retried ? "on a later try" : "at the first try") +
-            "; the file counts it as given " + (p.retried ? "on a later try" : "at the first try") + ".");
+          out.push("Keeps your answer to " + predictionIn(name, pid) + " as given " + whichTry(mineP) + "; the file counts it as given " + whichTry(p) + ".");
         }
       }
     }
