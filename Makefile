@@ -125,7 +125,7 @@ FUZZTIME ?= 60s
 FUZZ_TARGETS = ./engine/scenario:FuzzParse ./engine:FuzzBuildRun ./templates/widget:FuzzSessionActs \
 	./templates/widget:FuzzParseQuery ./web/share:FuzzDecode ./lessons/course:FuzzChapter \
 	./lessons/course:FuzzDirective ./engine/keyed:FuzzRestore ./web/site:FuzzSite \
-	./engine/whole:FuzzAgreesWithStrconv
+	./engine/whole:FuzzAgreesWithStrconv ./engine/prose:FuzzQuote
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "$(GO) test $${t%%:*} -run '^$$' -fuzz '^$${t##*:}$$' -fuzztime $(FUZZTIME)"; \

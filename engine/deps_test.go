@@ -461,26 +461,36 @@ func TestBrowserModuleStaysSmall(t *testing.T) {
 	}
 }
 
-// strconvParsers are the parsers of package strconv that the browser
-// module must not link, with what to use instead. Each brings its error
-// type, *strconv.NumError, and ParseFloat Go's float parser as well; see
-// docs/performance.md, "Download: whole numbers without strconv's parsers"
-// and "Download: a decimal reader".
-var strconvParsers = map[string]string{
-	"Atoi":         "whole.Int",
-	"ParseInt":     "whole.Int64",
-	"ParseUint":    "whole.Uint64",
-	"ParseFloat":   "vtime.ParseDecimal",
-	"ParseBool":    "a comparison with the words accepted",
-	"ParseComplex": "nothing: the engine has no complex numbers",
-	"NumError":     "a bool from engine/whole",
-	"ErrRange":     "the bound whole.Int returns for a number out of range",
-	"ErrSyntax":    "a bool from engine/whole",
+// strconvRefused are the parsers and the quoting functions of package
+// strconv that the browser module must not link, with what to use
+// instead. Each parser brings its error type, *strconv.NumError, and
+// ParseFloat Go's float parser as well; quoting brings the tables of
+// printable characters. See docs/performance.md, "Download: whole numbers
+// without strconv's parsers", "Download: a decimal reader" and "Download:
+// quoting without strconv".
+var strconvRefused = map[string]string{
+	"Atoi":             "whole.Int",
+	"ParseInt":         "whole.Int64",
+	"ParseUint":        "whole.Uint64",
+	"ParseFloat":       "vtime.ParseDecimal",
+	"ParseBool":        "a comparison with the words accepted",
+	"ParseComplex":     "nothing: the engine has no complex numbers",
+	"NumError":         "a bool from engine/whole",
+	"ErrRange":         "the bound whole.Int returns for a number out of range",
+	"ErrSyntax":        "a bool from engine/whole",
+	"Quote":            "prose.Quote",
+	"QuoteRune":        "prose.QuoteRune",
+	"QuoteToASCII":     "prose.Quote",
+	"QuoteToGraphic":   "prose.Quote",
+	"AppendQuote":      "prose.Quote",
+	"AppendQuoteRune":  "prose.QuoteRune",
+	"QuoteRuneToASCII": "prose.QuoteRune",
+	"IsPrint":          "prose.Quote, which knows the characters that are not",
 }
 
-// strconvParserUses lists, as "file:line: strconv.X (use Y)", the uses of
-// strconvParsers in one file's source.
-func strconvParserUses(t testing.TB, name string, src any) []string {
+// strconvRefusedUses lists, as "file:line: strconv.X (use Y)", the uses of
+// strconvRefused in one file's source.
+func strconvRefusedUses(t testing.TB, name string, src any) []string {
 	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
@@ -504,7 +514,7 @@ func strconvParserUses(t testing.TB, name string, src any) []string {
 			return true
 		}
 		if x, ok := sel.X.(*ast.Ident); ok && x.Name == local {
-			if use, bad := strconvParsers[sel.Sel.Name]; bad {
+			if use, bad := strconvRefused[sel.Sel.Name]; bad {
 				out = append(out, fmt.Sprintf("%s: strconv.%s (use %s)", fset.Position(sel.Pos()), sel.Sel.Name, use))
 			}
 		}
@@ -532,7 +542,7 @@ func TestBrowserModuleParsesWithoutStrconv(t *testing.T) {
 			path := filepath.Join(fields[0], name)
 			src, err := os.ReadFile(path)
 			require.NoError(t, err)
-			for _, use := range strconvParserUses(t, path, src) {
+			for _, use := range strconvRefusedUses(t, path, src) {
 				t.Errorf("a file the browser module links uses %s", use)
 			}
 			files++
@@ -555,8 +565,8 @@ func f(s string) (int, string) {
 	return n, sc.Itoa(n) + sc.Quote(s)
 }
 `
-	assert.Equal(t, []string{"p.go:8:10: strconv.Atoi (use whole.Int)"}, strconvParserUses(t, "p.go", src))
-	assert.Empty(t, strconvParserUses(t, "q.go", "package q\n\nfunc f(strconv struct{ Atoi int }) int { return strconv.Atoi }\n"))
+	assert.Equal(t, []string{"p.go:8:10: strconv.Atoi (use whole.Int)", "p.go:9:25: strconv.Quote (use prose.Quote)"}, strconvRefusedUses(t, "p.go", src))
+	assert.Empty(t, strconvRefusedUses(t, "q.go", "package q\n\nfunc f(strconv struct{ Atoi int }) int { return strconv.Atoi }\n"))
 }
 
 // goCommand finds the go command the tests run under.

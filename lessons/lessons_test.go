@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidemark/tidemark/engine/scenario"
 )
 
 func TestLookupReadsOnlyItsOwnFile(t *testing.T) {
@@ -85,4 +86,41 @@ func TestNearNamesWhatAMistypedIDMeant(t *testing.T) {
 	assert.Equal(t, []string{"hwm/visibility-gap"}, Near("https:/docs.example/scenarios/hwm/visibility-gap/"))
 	assert.Equal(t, []string{"hwm/visibility-gap"}, Near("hwm/visibility-gap.tdm"))
 	assert.Empty(t, Near(strings.Repeat("x", 10_000)))
+}
+
+// TestBundledProducersThatNameAKeyColumnSendKeys: a producer line's key=
+// names the column its records' keys fill, which a Kafka reader takes for
+// "this producer keys its records by that column". So a bundled producer
+// that names one gives every record of its own a key; one whose events
+// carry no key, only an id (dist/dedup-regenerated-id), names none.
+func TestBundledProducersThatNameAKeyColumnSendKeys(t *testing.T) {
+	all, err := Scenarios()
+	require.NoError(t, err)
+	named := func(c *scenario.Command, key string) (string, bool) {
+		for _, a := range c.Args {
+			if a.Key == key {
+				return a.Value, true
+			}
+		}
+		return "", false
+	}
+	for _, sc := range all {
+		keyed := map[string]string{} // producer: its key column
+		for i := range sc.File.Commands {
+			c := &sc.File.Commands[i]
+			if len(c.Args) == 0 || c.Args[0].Key != "" {
+				continue
+			}
+			switch c.Name {
+			case "producer":
+				if col, ok := named(c, "key"); ok {
+					keyed[c.Args[0].Value] = col
+				}
+			case "produce":
+				col, ok := keyed[c.Args[0].Value]
+				_, hasKey := named(c, "key")
+				assert.False(t, ok && !hasKey, "%s line %d: producer %s names key=%s, but this record has no key", sc.ID, c.Pos.Line, c.Args[0].Value, col)
+			}
+		}
+	}
 }

@@ -13,7 +13,7 @@
 //	view(id, full)                                -> {html, stage, ops, narration, step, steps, query, message, canUndo, pending}
 //	                                                 (html after a full view; otherwise the stage whole, or ops: the changes to the stage on screen)
 //	act(id, action, arg)                          -> {ok, error, rerun}   ("fill", step: run the checks a pending view lacks)
-//	snippets(id, origin)                          -> {ok, iframe, script, markdown, image}
+//	snippets(id, origin)                          -> {ok, iframe, script, markdown, image, alt}
 //	check(source, name)                           -> {ok, error, line, col}
 //	expect(id, source, name)                      -> {ok, error, line, col, count} (start checking the expect lines)
 //	expectAdvance(id, budget)                     -> {ok, done, results: [{line, col, claim, status, detail}]}
@@ -109,7 +109,7 @@ func main() {
 				return missing
 			}
 			sn, ok := s.Snippets(str(args, 1))
-			return map[string]any{"ok": ok, "iframe": sn.IFrame, "script": sn.Script, "markdown": sn.Markdown, "image": sn.Image}
+			return map[string]any{"ok": ok, "iframe": sn.IFrame, "script": sn.Script, "markdown": sn.Markdown, "image": sn.Image, "alt": sn.Alt}
 		}),
 		"check": export("check", func(args []js.Value) any {
 			_, err := widget.CheckSource(str(args, 0), str(args, 1), pageWorlds())

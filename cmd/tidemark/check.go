@@ -107,7 +107,9 @@ func checkCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, er
 			continue
 		}
 		if len(sr.Expectations) == 0 && !in.embedded && !*asJSON {
-			fmt.Fprintf(stdout, "WARN  %s states no expectations\n", in.file.ID)
+			// Named by its file, as every other warning is: a folder of
+			// drafts may hold several files of one id.
+			fmt.Fprintf(stdout, "WARN  %s: %s states no expectations\n", in.file.Name, in.file.ID)
 		}
 		if !*asJSON {
 			for _, w := range sr.Warnings {

@@ -91,6 +91,19 @@ expect missing=none
 	assert.NotContains(t, out, "knob second")
 }
 
+// TestCheckNamesTheFileWithoutExpectations: the warning of a file that
+// states no expectations names the file, as the other warnings do, so that
+// an author whose folder holds two drafts of one id knows which to fix.
+func TestCheckNamesTheFileWithoutExpectations(t *testing.T) {
+	src := "scenario test/draft \"Draft\"\nsource orders key=order_id\ntarget fct_orders key=order_id\npipeline extract from=orders to=fct_orders\n"
+	a := writeFile(t, "draft-a.tdm", src)
+	b := writeFile(t, "draft-b.tdm", src+"expect missing=none\n")
+	code, out, errOut := tidemark(t, "check", a, b)
+	assert.Equal(t, 0, code, "stderr: %s", errOut)
+	assert.Contains(t, out, "WARN  "+a+": test/draft states no expectations\n")
+	assert.NotContains(t, out, b)
+}
+
 // TestCheckUnknownCommandWithoutExpectations: a file that cannot build is
 // bad input whether or not it states expectations.
 func TestCheckUnknownCommandWithoutExpectations(t *testing.T) {

@@ -19,9 +19,10 @@ type StreamView struct {
 
 // JobView is what a team sees of a stream job's second half: its
 // checkpoints as the job's monitoring lists them, each partition's lag as
-// the source's metrics report it (and the average a dashboard shows),
-// each buffer's dropped-records counter, and the tables its sinks and
-// aggregates load, beside the topic counted again.
+// the source's metrics report it (and the average a dashboard shows), or,
+// while the job is down and reports none, as the Kafka group's committed
+// offsets give it; each buffer's dropped-records counter, and the tables
+// its sinks and aggregates load, beside the topic counted again.
 type JobView struct {
 	Checkpoints []CheckpointView
 	Lags        []PartitionLag
@@ -41,7 +42,7 @@ type CheckpointView struct {
 }
 
 // PartitionLag is the largest lag one partition reached: records appended
-// and not yet read.
+// and not yet read, or, while the job was down, not yet committed.
 type PartitionLag struct {
 	_                 nocmp.NoCompare
 	Stream, Partition string

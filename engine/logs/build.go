@@ -403,12 +403,15 @@ func (l *world) group(c scenario.Command) error {
 	if err := autoCommitOnly(c, g.commit); err != nil {
 		return err
 	}
-	if g.interval <= 0 || g.refresh < 0 {
+	// An auto-commit interval under a second is refused: the log's clock
+	// runs a group's commit timers once a second (each at its own instant
+	// within it), so a shorter one would commit less often than it says.
+	if g.interval < vtime.Second || g.refresh < 0 {
 		at := scenario.ValueAt(c, "refresh")
-		if g.interval <= 0 {
+		if g.interval < vtime.Second {
 			at = scenario.ValueAt(c, "interval")
 		}
-		return scenario.Errorf(at, "expected interval= positive and refresh= zero or positive")
+		return scenario.Errorf(at, "expected interval= of 1s or more (auto.commit.interval.ms; a shorter one is not modelled) and refresh= zero or positive")
 	}
 	if g.maxPoll <= 0 {
 		x, _ := scenario.NewArgs(c, rest).Find("max-poll-interval")

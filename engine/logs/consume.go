@@ -387,6 +387,12 @@ func (l *world) rebalance(g *groupState, why string) {
 	for _, m := range sorted.Keys(g.members) {
 		mem := g.members[m]
 		mem.gen = g.g.Generation
+		if g.commit == "auto" && g.autoPoll {
+			// The Java consumer starts its auto-commit interval again
+			// when it completes a join (ConsumerCoordinator's
+			// onJoinComplete); librdkafka's timer keeps its phase.
+			mem.nextAuto = l.w.Now().Add(g.interval)
+		}
 		mem.pos.clear()
 		mem.start.clear()
 		mem.done.clear()
@@ -999,7 +1005,17 @@ func (l *world) crashMember(g *groupState, m *member, b *batch, where string, wr
 	if len(effects) > 0 {
 		effect = strings.Join(effects, "; ")
 	}
-	l.w.Emit(actor, engine.KindCrash, -1, "%s crashes %s and restarts; %s.", m.name, where, effect)
+	if g.commit == "auto" {
+		// A new process's client times auto.commit.interval.ms from its
+		// own start, not in the phase of the one that died.
+		m.nextAuto = l.w.Now().Add(g.interval)
+		effect += prose.F("; the new process's auto-commit interval (%s) counts from its start, so its next auto-commit is due at %s", g.interval, m.nextAuto)
+	}
+	// The restart keeps the member's place: Kafka's static membership
+	// (group.instance.id) hands a process that rejoins within
+	// session.timeout.ms its old partitions without a rebalance. A dynamic
+	// member would join anew and the group would rebalance.
+	l.w.Emit(actor, engine.KindCrash, -1, "%s crashes %s and restarts under its group.instance.id, keeping its partitions without a rebalance; %s.", m.name, where, effect)
 	if g.pending == "" {
 		// With a rebalance waiting, the member's poll after the crash joins
 		// it, and the rebalance's assignment resets these partitions once.

@@ -594,6 +594,9 @@ func (l *world) crashApp(c *capture) {
 // tick is the log's housekeeping, once a second of virtual time while the
 // world has anything else to do: retention, then auto-commit timers.
 func (l *world) tick() {
+	// Asked first: a timer this tick queues for an instant before the
+	// next one must not keep the ticking alive on its own.
+	_, more := l.w.NextAt()
 	for _, h := range l.t.Topics {
 		l.w.Then(func() { l.expire(h) })
 	}
@@ -606,10 +609,17 @@ func (l *world) tick() {
 			continue
 		}
 		for _, m := range g.g.Members {
+			// A timer due before the next tick fires at its own instant: a
+			// member that joined or restarted between two ticks keeps the
+			// phase of its start.
+			if mm := g.members[m]; mm != nil && mm.nextAuto > l.w.Now() && mm.nextAuto < l.w.Now().Add(vtime.Second) {
+				l.w.Schedule(mm.nextAuto, func() { l.autoCommit(g, m) })
+				continue
+			}
 			l.w.Then(func() { l.autoCommit(g, m) })
 		}
 	}
-	if _, ok := l.w.NextAt(); ok {
+	if more {
 		l.w.Schedule(l.w.Now().Add(vtime.Second), l.tick)
 		l.w.Expect(-1, 0, 0) // the tick itself emits no event
 	}
@@ -694,7 +704,13 @@ func (l *world) addPartitions(h *TopicHistory, n int) {
 			if len(g.hist.Assignments) > 0 {
 				g.noteAssignment(step) // the new partitions wait for the group to notice them
 			}
-			l.w.Schedule(l.w.Now().Add(g.refresh), func() { l.requestRebalance(g, prose.F("%s notices %s now has %d partitions", g.name, h.Name, n)) })
+			// A Kafka group notices at its leader's next metadata refresh;
+			// refresh=0s, the default, is the luckiest phase, and says so.
+			why := prose.F("%s notices %s now has %d partitions at once here, where a Kafka group's leader notices at its next metadata refresh (metadata.max.age.ms, up to 5m later by default)", g.name, h.Name, n)
+			if g.refresh > 0 {
+				why = prose.F("%s's leader refreshes its metadata %s after the change and notices %s now has %d partitions", g.name, g.refresh, h.Name, n)
+			}
+			l.w.Schedule(l.w.Now().Add(g.refresh), func() { l.requestRebalance(g, why) })
 		}
 	}
 }

@@ -182,21 +182,14 @@ produce shop at=10:00:05 key=3
 poll billing c1 at=10:00:05
 poll billing c1 at=10:00:09
 `
-	commitsOf := func(tr *engine.Trace) (when []string, offsets []int64) {
-		for _, c := range logs.Of(tr).Groups[0].Commits {
-			when = append(when, tr.Events[c.Step-1].At.String())
-			offsets = append(offsets, c.Offset)
-		}
-		return when, offsets
-	}
 	tr := runLog(t, body, nil)
-	when, offsets := commitsOf(tr)
-	assert.Equal(t, []string{"10:00:03", "10:00:06"}, when, "the timer fires every 3s whatever the code is doing, and commits where the position has moved")
+	when, offsets := firstGroupCommits(tr)
+	assert.Equal(t, []string{"10:00:03", "10:00:07.500"}, when, "the timer fires every 3s whatever the code is doing, counted from the join and then from the restart at 10:00:04.500, and commits where the position has moved")
 	assert.Equal(t, []int64{2, 3}, offsets)
 	assert.Equal(t, []string{"2"}, tr.Final().Missing, "the timer committed order 2 before the crash lost it")
 
 	tr = runLog(t, body, map[string]string{"where": "poll"})
-	when, offsets = commitsOf(tr)
+	when, offsets = firstGroupCommits(tr)
 	assert.Equal(t, []string{"10:00:09"}, when, "no poll between 10:00:03 and the crash, and the crash finished nothing")
 	assert.Equal(t, []int64{3}, offsets)
 	assert.Empty(t, tr.Final().Missing, "the restart read order 2 again")
@@ -209,10 +202,72 @@ poll billing c1 at=10:00:09
 	// consumer still commits inside its poll, and only what it finished.
 	retained := strings.Replace(body, "topic orders partitions=1", "topic orders partitions=1 retention=1h", 1)
 	tr = runLog(t, retained, map[string]string{"where": "poll"})
-	when, offsets = commitsOf(tr)
+	when, offsets = firstGroupCommits(tr)
 	assert.Equal(t, []string{"10:00:09"}, when, "no timer commits for a Java consumer, whatever else ticks")
 	assert.Equal(t, []int64{3}, offsets)
 	assert.Empty(t, tr.Final().Missing, "the restart read order 2 again")
+}
+
+// TestLogAutoCommitTimerStartsWithTheProcess: a consumer that crashes
+// and restarts is a new process, whose client times auto.commit.interval.ms
+// from its own start (librdkafka's timer, the Java consumer's
+// nextAutoCommitTimer), not in the phase of the process that died: commits
+// at 10:00:05 and 10:00:10, a restart at 10:00:12, and the next is due at
+// 10:00:17, not 10:00:15.
+func TestLogAutoCommitTimerStartsWithTheProcess(t *testing.T) {
+	body := `knob where = timer | poll
+topic orders partitions=1
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=auto interval=5s reset=earliest auto-commit=$where
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+poll billing c1 at=10:00:02
+produce shop at=10:00:06 key=2
+poll billing c1 at=10:00:07
+produce shop at=10:00:11 key=3
+poll billing c1 at=10:00:11 process=1s crash=before-commit
+produce shop at=10:00:13 key=4
+poll billing c1 at=10:00:14
+poll billing c1 at=10:00:18
+`
+	crashText := func(tr *engine.Trace) string {
+		_, texts := eventsOf(tr, engine.KindCrash)
+		require.Len(t, texts, 1)
+		return texts[0]
+	}
+	tr := runLog(t, body, nil)
+	when, offsets := firstGroupCommits(tr)
+	assert.Equal(t, []string{"10:00:05", "10:00:10", "10:00:17"}, when, "the restarted client's timer counts from 10:00:12")
+	assert.Equal(t, []int64{1, 2, 4}, offsets)
+	assert.Contains(t, crashText(tr), "the new process's auto-commit interval (5s) counts from its start, so its next auto-commit is due at 10:00:17")
+
+	tr = runLog(t, body, map[string]string{"where": "poll"})
+	when, offsets = firstGroupCommits(tr)
+	assert.Equal(t, []string{"10:00:07", "10:00:18"}, when, "the poll at 10:00:14 comes before the restarted consumer's interval has passed; the one at 10:00:18 after")
+	assert.Equal(t, []int64{1, 4}, offsets)
+	assert.Contains(t, crashText(tr), "its next auto-commit is due at 10:00:17")
+}
+
+// TestLogAutoCommitTimerKeepsItsOwnInstant: a member that joins between two
+// of the log's once-a-second ticks commits at its own interval from the
+// join, not at the next whole second; and a timer queued for such an
+// instant does not keep the ticking going once nothing else is left.
+func TestLogAutoCommitTimerKeepsItsOwnInstant(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=1 retention=1h
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=auto interval=1s reset=earliest
+member billing c1 at=10:00:00.500
+produce shop at=10:00:01 key=1
+poll billing c1 at=10:00:01
+produce shop at=10:00:03 key=2
+poll billing c1 at=10:00:03
+`, nil)
+	when, _ := firstGroupCommits(tr)
+	assert.Equal(t, []string{"10:00:01.500", "10:00:03.500"}, when)
+	last := tr.Events[len(tr.Events)-1].At
+	assert.Equal(t, "10:00:03.500", last.String(), "the run ends with the last commit")
 }
 
 // TestLogAutoCommitAfterTheLastPoll: a consumer that auto-commits is
@@ -253,6 +308,8 @@ func TestLogGroupSettingErrors(t *testing.T) {
 		"max-poll-interval=0s":   "log.tdm:5:65: expected max-poll-interval= to be positive, such as 5m",
 		"max-poll-interval=soon": "expected a duration such as 2s",
 		"auto-commit=thread":     "expected auto-commit= to be one of timer or poll",
+		// A timer under a second would fire less often than it says.
+		"interval=300ms": "log.tdm:5:56: expected interval= of 1s or more (auto.commit.interval.ms; a shorter one is not modelled)",
 	} {
 		src := "scenario test/log \"A log test\"\ntopic orders partitions=1\ntarget fct sink=merge key=order_id\nproducer shop to=orders key=order_id\ngroup billing topic=orders to=fct commit=auto " + setting + "\n"
 		f, err := scenario.Parse("log.tdm", []byte(src))
@@ -326,4 +383,42 @@ func TestLogLineValueErrors(t *testing.T) {
 		}
 		assert.ErrorContains(t, err, want, line)
 	}
+}
+
+// firstGroupCommits returns when the first group of trace tr committed,
+// and the offsets it committed, in order.
+func firstGroupCommits(tr *engine.Trace) (when []string, offsets []int64) {
+	for _, c := range logs.Of(tr).Groups[0].Commits {
+		when = append(when, tr.Events[c.Step-1].At.String())
+		offsets = append(offsets, c.Offset)
+	}
+	return when, offsets
+}
+
+// TestLogJavaAutoCommitIntervalRestartsAtTheJoin: the Java consumer
+// (auto-commit=poll) starts its auto-commit interval again when a
+// rebalance completes its join (ConsumerCoordinator's onJoinComplete):
+// after c2 joins at 10:00:03, c1's next commit inside a poll is due at
+// 10:00:08, so its poll at 10:00:06 commits nothing and the one at
+// 10:00:09 does. librdkafka's timer keeps the phase of the first join.
+func TestLogJavaAutoCommitIntervalRestartsAtTheJoin(t *testing.T) {
+	body := `knob where = poll | timer
+topic orders partitions=2
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=auto interval=5s reset=earliest auto-commit=$where
+member billing c1 at=10:00:00
+produce shop at=10:00:01 key=1
+produce shop at=10:00:01 key=2
+poll billing c1 at=10:00:02
+member billing c2 at=10:00:03
+produce shop at=10:00:04 key=2
+poll billing c1 at=10:00:04
+poll billing c1 at=10:00:06
+poll billing c1 at=10:00:09
+`
+	when, _ := firstGroupCommits(runLog(t, body, nil))
+	assert.Equal(t, []string{"10:00:03", "10:00:03", "10:00:09"}, when, "the revocation's commit on both partitions at the rebalance, then the first poll 5s after the join")
+	when, _ = firstGroupCommits(runLog(t, body, map[string]string{"where": "timer"}))
+	assert.Contains(t, when, "10:00:05", "librdkafka's timer keeps the phase of c1's join at 10:00:00")
 }

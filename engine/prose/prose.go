@@ -168,7 +168,7 @@ func text(verb byte, arg any, prec int) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		return strconv.Quote(s), true
+		return Quote(s), true
 	case 's', 'v':
 		if s, ok := str(arg); ok {
 			return s, true

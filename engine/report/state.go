@@ -114,12 +114,15 @@ type Transaction struct {
 }
 
 // PartitionLag is one partition as a stream reads it: its position and
-// lag at the end, and the largest lag it reached.
+// lag at the end, and the largest lag it reached. While the job is down
+// the lag counts from Committed, the offset its last completed checkpoint
+// committed to Kafka, not from Position (stream.Trace.LagAt).
 type PartitionLag struct {
 	Stream    string `json:"stream"`
 	Partition string `json:"partition"`
 	Reader    int    `json:"reader"`
 	Position  int64  `json:"position"`
+	Committed *int64 `json:"committed,omitempty"` // only while the job is down, after a checkpoint committed offsets
 	Lag       int64  `json:"lag"`
 	PeakLag   int64  `json:"peak_lag"`
 }
@@ -260,8 +263,12 @@ func buildJob(r *Report, t *engine.Trace) {
 	}
 	for si, sh := range st.Streams {
 		for p := range sh.Parts {
-			j.Partitions = append(j.Partitions, PartitionLag{Stream: sh.Name, Partition: fmt.Sprintf("%s-%d", sh.Topic, p), Reader: p % max(sh.Parallelism, 1),
-				Position: st.PositionAt(si, p, n), Lag: st.LagAt(si, p, n), PeakLag: int64(st.PeakLag(si, p, n))})
+			pl := PartitionLag{Stream: sh.Name, Partition: fmt.Sprintf("%s-%d", sh.Topic, p), Reader: p % max(sh.Parallelism, 1),
+				Position: st.PositionAt(si, p, n), Lag: st.LagAt(si, p, n), PeakLag: int64(st.PeakLag(si, p, n))}
+			if c, down := st.CommittedAt(si, p, n); down && c >= 0 {
+				pl.Committed = &c
+			}
+			j.Partitions = append(j.Partitions, pl)
 		}
 		if sh.Cost > 0 {
 			for sub := range sh.Parallelism {
@@ -422,7 +429,11 @@ func jobText(b *strings.Builder, t *engine.Trace) {
 		}
 	}
 	if len(lags) > 0 {
-		b.WriteString("\nLAG (records appended and not yet read, per partition)\n")
+		down := ""
+		if len(h.Failures) > 0 {
+			down = "; while the job is down, not yet committed to Kafka by a checkpoint"
+		}
+		fmt.Fprintf(b, "\nLAG (records appended and not yet read, per partition%s)\n", down)
 		b.WriteString(strings.Join(lags, "\n") + "\n")
 	}
 	if len(h.Reads) > 0 {

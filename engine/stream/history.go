@@ -159,6 +159,10 @@ type FailPoint struct {
 	Aborted   int32 // rows of open transactions it rolled back
 	Buffered  int32 // records its buffers held
 	Down      bool  // the job gave up: it never restarts (see maxSameFailure)
+	// Last is the index in the job's Checkpoints of the last checkpoint
+	// completed before it, whose offsets a restore goes back to and
+	// Kafka holds as the source's committed ones; -1 when none had.
+	Last int32
 }
 
 // Where says where in the job's work the failure came, as a phrase that
@@ -287,16 +291,55 @@ func (t *Trace) PositionAt(i, p, n int) int64 {
 	return int64(ps[k-1].Next)
 }
 
-// LagAt is how many records of partition p stream i has yet to read after
-// step n: the log end less its position (what Flink's Kafka source reports
-// as pending records).
+// LagAt is partition p's lag for stream i after step n, as a team sees
+// it: while the job runs, the log end less its position (what Flink's
+// Kafka source reports as pending records); while it is down, and reports
+// nothing, the log end less the offset it committed to Kafka (what
+// kafka-consumer-groups reports as the group's lag; see CommittedAt).
 func (t *Trace) LagAt(i, p, n int) int64 {
 	sh := t.Streams[i]
 	h := t.topicOf(sh)
 	if h == nil || p >= len(h.Parts) {
 		return 0
 	}
-	return max(0, int64(h.Parts[p].EndAt(int32(n)))-t.PositionAt(i, p, n))
+	pos, down := t.CommittedAt(i, p, n)
+	switch {
+	case !down:
+		pos = t.PositionAt(i, p, n)
+	case pos < 0:
+		// Nothing committed: counted from the log start, as the log
+		// world counts a group's lag before its first commit.
+		pos = h.Parts[p].StartAt(int32(n))
+	}
+	return max(0, int64(h.Parts[p].EndAt(int32(n)))-pos)
+}
+
+// CommittedAt is, when the job is down after step n, the offset of
+// partition p that stream i's source last committed to Kafka, with down
+// true. Flink's Kafka source commits its positions only when a checkpoint
+// completes, so that is the last completed checkpoint's position, the one
+// a restore goes back to, and not where the job had read to; before any
+// checkpoint completed it committed nothing, and off is -1 (LagAt then
+// counts from the log start).
+func (t *Trace) CommittedAt(i, p, n int) (off int64, down bool) {
+	f, _ := t.DownAt(n)
+	if f == nil {
+		return 0, false
+	}
+	return t.Job.committed(f, i, p), true
+}
+
+// committed is the offset of partition p of stream i that the last
+// checkpoint completed before failure f holds, or -1 when none did (or
+// it holds none of p: a partition added since).
+func (h *JobHistory) committed(f *FailPoint, i, p int) int64 {
+	if f.Last < 0 {
+		return -1
+	}
+	if c := &h.Checkpoints[f.Last]; i < len(c.Positions) && p < len(c.Positions[i]) {
+		return c.Positions[i][p]
+	}
+	return -1
 }
 
 // PeakLag is the largest lag of partition p (-1: the average over every

@@ -685,7 +685,10 @@ func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 	j.epoch++
 	j.queued = false // a restarted job triggers afresh (rearm)
 	j.down = true
-	fp := FailPoint{Step: int32(s.w.NextStep()), At: s.w.Now(), Who: who, Point: point, RestartAt: s.w.Now().Add(restart), Down: same == maxSameFailure}
+	fp := FailPoint{Step: int32(s.w.NextStep()), At: s.w.Now(), Who: who, Point: point, RestartAt: s.w.Now().Add(restart), Down: same == maxSameFailure, Last: -1}
+	if j.done != nil {
+		fp.Last = int32(j.done.hi)
+	}
 	if point == "commit" && j.done != nil {
 		fp.Ckpt = j.done.id
 	}
@@ -722,6 +725,7 @@ func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 	}
 	h := s.jobHist()
 	h.Failures = append(h.Failures, fp)
+	lagNote := j.lagFromCommitted(&h.Failures[len(h.Failures)-1])
 	switch point {
 	case PointOutOfMemory, PointOutOfRange, PointExpired, PointTxnTimeout:
 	case "barrier":
@@ -754,7 +758,7 @@ func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 		j.dead = true
 		prose.Fprintf(&sb, ". The job has now failed %s %d times: Flink's default restart strategy would restart it again, and it would fail again, without end; Tidemark gives up here, as a fixed-delay restart strategy of %d attempts would. The job stays down and nothing more is read.", fp.Where(), maxSameFailure, maxSameFailure-1)
 		j.strand(&sb)
-		s.w.Emit(who, engine.KindCrash, -1, "%s", sb.String())
+		s.w.Emit(who, engine.KindCrash, -1, "%s%s", sb.String(), lagNote)
 		return
 	}
 	from := "nothing: no checkpoint has completed, so it will start over from the beginning with empty state"
@@ -762,13 +766,50 @@ func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 		from = prose.F("checkpoint %d, taken at %s", j.done.id, s.t.Job.Checkpoints[j.done.hi].BeginAt)
 	}
 	prose.Fprintf(&sb, ". It restarts at %s from %s.", fp.RestartAt, from)
-	s.w.Emit(who, engine.KindCrash, -1, "%s", sb.String())
+	s.w.Emit(who, engine.KindCrash, -1, "%s%s", sb.String(), lagNote)
 	epoch := j.epoch
 	s.w.Schedule(fp.RestartAt, func() {
 		if j.epoch == epoch {
 			j.restart()
 		}
 	})
+}
+
+// lagFromCommitted counts each partition's lag, from failure f on, from the offset the source last committed to Kafka: a job that is
+// down reports no lag of its own, and what a team sees is the group's,
+// which Flink's Kafka source commits only when a checkpoint completes
+// (Trace.CommittedAt). It returns a sentence saying so when that is not
+// where the job had read to, and "" when it is.
+func (j *job) lagFromCommitted(f *FailPoint) string {
+	s := j.s
+	var kept, read []string
+	for _, st := range s.order {
+		ps := make([]int64, len(st.parts))
+		moved := false
+		for p := range st.parts {
+			if ps[p] = s.t.Job.committed(f, st.idx, p); ps[p] < 0 {
+				// Nothing committed: from the log start, as it moves.
+				ps[p], st.fromStart = st.topic.h.Parts[p].Start(), true
+			}
+			moved = moved || ps[p] != st.parts[p].next
+			st.lagFrom(p, ps[p])
+		}
+		if moved {
+			kept = append(kept, st.name+" "+positions(st.topic.h.Name, ps))
+			for p := range st.parts {
+				ps[p] = st.parts[p].next
+			}
+			read = append(read, st.name+" "+positions(st.topic.h.Name, ps))
+		}
+	}
+	if kept == nil {
+		return ""
+	}
+	from := prose.F("the log start, as no checkpoint has committed any offsets: %s", strings.Join(kept, "; "))
+	if j.done != nil {
+		from = prose.F("the offsets checkpoint %d committed, %s", j.done.id, strings.Join(kept, "; "))
+	}
+	return prose.F(" While it is down it reports no lag: the lag a team sees is the Kafka group's, counted from %s, not from where it had read to (%s).", from, strings.Join(read, "; "))
 }
 
 // missed narrates a fail line whose instant at finds the job down, as a

@@ -57,9 +57,13 @@ func (ts *topicState) appended(p int, off int64) {
 		if first {
 			st.truthRecord(rec, p, off)
 		}
-		st.behind[p]++
-		st.lagSum++
-		st.noteLag(p)
+		if st.fromStart {
+			st.lagFrom(p, ts.h.Parts[p].Start())
+		} else {
+			st.behind[p]++
+			st.lagSum++
+			st.noteLag(p)
+		}
 		st.armFor(p)
 	}
 	ts.s.job.touch()
@@ -202,14 +206,18 @@ type stream struct {
 	chainFn   func()
 	// The second part: readers with a cost per record, where to resume
 	// when a position is gone, replays, lag, and the end of input.
-	par         int
-	cost        vtime.Duration // what a record costs a reader now
-	baseCost    vtime.Duration // what the line set
-	slowTo      vtime.Time     // when a slow fault ends
-	busy        []vtime.Time   // by reader: when it is free
-	reset       checkpoint.Reset
-	hw          []int64 // by partition: the furthest position reached; a read below it is a replay
-	behind      []int64 // by partition: records appended and not read
+	par      int
+	cost     vtime.Duration // what a record costs a reader now
+	baseCost vtime.Duration // what the line set
+	slowTo   vtime.Time     // when a slow fault ends
+	busy     []vtime.Time   // by reader: when it is free
+	reset    checkpoint.Reset
+	hw       []int64 // by partition: the furthest position reached; a read below it is a replay
+	behind   []int64 // by partition: records appended and not read (while the job is down, not committed; see lagFromCommitted)
+	// fromStart: the job is down and no checkpoint committed offsets, so
+	// each partition's lag counts from its log start, which retention
+	// moves; an append counts it again rather than add one.
+	fromStart   bool
 	peak        []int64
 	lagSum      int64
 	peakSum     int64
@@ -289,6 +297,18 @@ func (st *stream) grow() {
 		st.behind = append(st.behind, 0)
 		st.peak = append(st.peak, 0)
 	}
+}
+
+// lagFrom makes partition p's lag the records appended from offset off on
+// (the log end less off), noting a new peak, and returns the log end.
+func (st *stream) lagFrom(p int, off int64) (end int64) {
+	if p < len(st.topic.appendAt) {
+		end = int64(len(st.topic.appendAt[p]))
+	}
+	st.lagSum += end - off - st.behind[p]
+	st.behind[p] = end - off
+	st.noteLag(p)
+	return end
 }
 
 // noteLag records a new peak of partition p's lag, or of their sum.
@@ -804,11 +824,7 @@ func (st *stream) jump(p int, next int64) {
 	part := &st.parts[p]
 	part.next = next
 	st.hist.Parts[p].Pos = append(st.hist.Parts[p].Pos, PosPoint{Step: int32(st.s.w.NextStep()), Next: int32(next)})
-	end := int64(len(st.topic.appendAt[p]))
-	st.lagSum += end - next - st.behind[p]
-	st.behind[p] = end - next
-	st.noteLag(p)
-	if next >= end {
+	if end := st.lagFrom(p, next); next >= end {
 		st.unread[p/64] &^= 1 << (p % 64)
 	}
 }
@@ -963,6 +979,7 @@ func (st *stream) restart(rs []checkpoint.Resumed) (rewound int64) {
 	s := st.s
 	now := s.w.Now()
 	step := int32(s.w.NextStep())
+	st.fromStart = false
 	for p := range st.parts {
 		next := int64(0)
 		if p < len(rs) {
@@ -975,14 +992,7 @@ func (st *stream) restart(rs []checkpoint.Resumed) (rewound int64) {
 		rewound += int64(ph.readIn(next, part.next))
 		part.next, part.lastAt = next, now
 		ph.Pos = append(ph.Pos, PosPoint{Step: step, Next: int32(next)})
-		end := int64(0)
-		if p < len(st.topic.appendAt) {
-			end = int64(len(st.topic.appendAt[p]))
-		}
-		st.lagSum += end - next - st.behind[p]
-		st.behind[p] = end - next
-		st.noteLag(p)
-		if next < end {
+		if next < st.lagFrom(p, next) {
 			st.unread[p/64] |= 1 << (p % 64)
 		} else {
 			st.unread[p/64] &^= 1 << (p % 64)

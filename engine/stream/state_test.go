@@ -1008,8 +1008,9 @@ func TestFailLineStrandedWhenTheJobStaysDown(t *testing.T) {
 		steps := stranded(tr)
 		require.Equal(t, []int{int(last.Step) - 1}, steps, "said once, in the step of the last failure")
 		n := tr.Narration(&tr.Events[steps[0]])
-		assert.True(t, strings.HasSuffix(n, "The job stays down and nothing more is read. "+
-			"The failure of k planned for the barrier of the first checkpoint at or after 10:00:01 will never come: no checkpoint will begin again."), n)
+		assert.Contains(t, n, "The job stays down and nothing more is read. "+
+			"The failure of k planned for the barrier of the first checkpoint at or after 10:00:01 will never come: no checkpoint will begin again.")
+		assert.True(t, strings.HasSuffix(n, " While it is down it reports no lag: the lag a team sees is the Kafka group's, counted from the offsets checkpoint 1 committed, s at offsets 0:8, not from where it had read to (s at offsets 0:19)."), n)
 	})
 	t.Run("a restore that fails", func(t *testing.T) {
 		src := strings.Replace(orders, "topic orders partitions=1", "topic orders partitions=1 retention=20s segment=5s", 1)
@@ -1400,4 +1401,90 @@ fail agg at=10:00:19 point=commit restart=30s
 	assert.Contains(t, tr.Narration(&tr.Events[r.Step-1]), "transaction 1 is still prepared, and checkpoint 2's completion covers it: it will be committed now")
 	assert.Contains(t, tr.Narration(&tr.Events[r.Step]), "the restore found checkpoint 2 completed, which commits every earlier transaction still prepared, and this one (pre-committed for checkpoint 1, which never completed)")
 	assert.Empty(t, tr.Final().Missing)
+}
+
+// While the job is down it reports no lag of its own: the lag a team sees
+// is the Kafka group's, counted from the offsets the source committed,
+// which Flink's Kafka source commits only when a checkpoint completes, not
+// from where the dead job had read to. By hand: one record a second,
+// offset k sent at 10:00:k; checkpoints every 10s, the one of 10:00:20
+// holding offset 20; the job fails at 10:00:25 having read offsets 0 to 24
+// (position 25) and restarts at 10:00:45, before that instant's record.
+func TestLagWhileDownCountsFromTheCommittedOffsets(t *testing.T) {
+	tr, st := run(t, orders+"checkpoint every=10s\nsink k from=s to=out\nfail k at=10:00:25 restart=20s\n")
+	require.Len(t, st.Job.Failures, 1)
+	require.Len(t, st.Job.Restores, 1)
+	fail, back := int(st.Job.Failures[0].Step), int(st.Job.Restores[0].Step)
+
+	_, down := st.CommittedAt(0, 0, fail-1)
+	assert.False(t, down, "the job runs: its own metric counts")
+	assert.Equal(t, int64(25), st.PositionAt(0, 0, fail-1))
+	assert.Equal(t, int64(0), st.LagAt(0, 0, fail-1), "it has read all 25 records")
+
+	c, down := st.CommittedAt(0, 0, fail)
+	assert.True(t, down)
+	assert.Equal(t, int64(20), c, "checkpoint 2's offset")
+	assert.Equal(t, int64(5), st.LagAt(0, 0, fail), "offsets 20 to 24, read but not committed")
+	assert.Equal(t, int64(25), st.PositionAt(0, 0, back-1), "the dead job's position does not move")
+	assert.Equal(t, int64(25), st.LagAt(0, 0, back-1), "45 records appended less 20 committed, not 45 less 25")
+	assert.Equal(t, 25.0, st.PeakLag(0, 0, back-1), "the peak the alert sees follows the same count")
+	assert.Contains(t, tr.Narration(&tr.Events[fail-1]), " While it is down it reports no lag: the lag a team sees is the Kafka group's, counted from the offsets checkpoint 2 committed, s at offsets 0:20, not from where it had read to (s at offsets 0:25).")
+
+	_, down = st.CommittedAt(0, 0, back)
+	assert.False(t, down, "restored: it reports its lag again")
+	assert.Equal(t, int64(20), st.PositionAt(0, 0, back), "it resumes where it committed")
+	assert.Equal(t, int64(25), st.LagAt(0, 0, back))
+
+	t.Run("no checkpoint completed", func(t *testing.T) {
+		// Nothing committed: the lag counts from the log start, offset 0
+		// here. It fails at 10:00:05 (position 5), before the first
+		// checkpoint, and restarts at 10:00:25.
+		tr, st := run(t, orders+"checkpoint every=10s\nsink k from=s to=out\nfail k at=10:00:05 restart=20s\n")
+		fail, back := int(st.Job.Failures[0].Step), int(st.Job.Restores[0].Step)
+		c, down := st.CommittedAt(0, 0, fail)
+		assert.True(t, down)
+		assert.Equal(t, int64(-1), c, "nothing committed")
+		assert.Equal(t, int64(5), st.LagAt(0, 0, fail), "five records read, none committed")
+		assert.Equal(t, int64(25), st.LagAt(0, 0, back-1), "25 appended, not 25 less 5")
+		assert.Contains(t, tr.Narration(&tr.Events[fail-1]), "counted from the log start, as no checkpoint has committed any offsets: s at offsets 0:0, not from where it had read to (s at offsets 0:5).")
+	})
+
+	t.Run("no checkpoint, and retention", func(t *testing.T) {
+		// Nothing committed while retention deletes: the lag counts from
+		// the log start as it moves, never the records already deleted,
+		// and the peak the alert sees follows the same count.
+		src := strings.Replace(orders, "topic orders partitions=1", "topic orders partitions=1 retention=10s segment=5s", 1)
+		src = strings.Replace(src, "stream s from=orders", "stream s from=orders reset=earliest", 1)
+		tr, st := run(t, src+"checkpoint every=5m\nsink k from=s to=out\nfail k at=10:00:30 restart=30s\n")
+		fail, back := int(st.Job.Failures[0].Step), int(st.Job.Restores[0].Step)
+		part := logs.Of(tr).Topics[0].Parts[0]
+		start, end := part.StartAt(int32(back-1)), part.EndAt(int32(back-1))
+		require.Positive(t, start, "retention deleted the first records while the job was down")
+		assert.Equal(t, end-start, st.LagAt(0, 0, back-1), "the records the log still holds")
+		most := int64(0)
+		for n := fail; n < back; n++ {
+			most = max(most, st.LagAt(0, 0, n))
+		}
+		assert.Equal(t, float64(most), st.PeakLag(0, 0, back-1), "the peak is the largest lag the trace shows while down")
+	})
+
+	t.Run("the alert", func(t *testing.T) {
+		// Retention deletes offset 20 before the restart at 10:00:55, and
+		// earliest jumps ahead: only the downtime's count reaches the
+		// alert, 55 appended less 20 committed = 35, where the dead job's
+		// position would give 55 less 25 = 30.
+		src := strings.Replace(orders, "topic orders partitions=1", "topic orders partitions=1 retention=10s segment=5s", 1)
+		src = strings.Replace(src, "stream s from=orders", "stream s from=orders reset=earliest", 1)
+		tr, st := run(t, src+"checkpoint every=10s\nsink k from=s to=out\nfail k at=10:00:25 restart=30s\ncheck partition-lag max=32\n")
+		assert.Equal(t, 35.0, st.PeakLag(0, 0, tr.Steps()))
+		var seen bool
+		for _, c := range tr.Checks() {
+			if c.Name == "partition-lag" {
+				seen = true
+				assert.Equal(t, "fail", string(c.Status), c.Detail)
+				assert.Contains(t, c.Detail, "s on orders-0 reached 35")
+			}
+		}
+		assert.True(t, seen)
+	})
 }

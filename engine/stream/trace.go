@@ -161,7 +161,7 @@ type PartHistory struct {
 	Read     []int32      // the step each offset was first read at, by offset; minus the step it was skipped at, for an offset a reset skipped
 	Filtered int          // records a filter kept out of the operators
 	Pos      []PosPoint   // the position after every read, rewind and reset
-	Peaks    []CountPoint // each new peak of its lag: records appended and not yet read
+	Peaks    []CountPoint // each new peak of its lag: records appended and not yet read, or while the job is down not yet committed (Trace.LagAt)
 }
 
 // readIn counts the offsets from `from` up to, not including, `to` that

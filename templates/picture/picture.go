@@ -109,6 +109,9 @@ func Render(v View) string {
 		svg, _, h := widget.SourceChart(t, step, widget.ChartOptions{Standalone: true, X: margin, Y: d.y})
 		d.b.WriteString(svg + "\n")
 		d.gap(h)
+		for _, line := range sourceLegend(ht) {
+			d.para(line, 11, "fill", colMuted)
+		}
 	}
 	var streams []string
 	if svg, _, h := widget.StreamChart(t, step, widget.ChartOptions{Standalone: true, X: margin, Y: d.y + 8}); svg != "" {
@@ -178,6 +181,23 @@ func Render(v View) string {
 
 // maxFootLink is the longest link the foot prints whole.
 const maxFootLink = 160
+
+// sourceLegend says what the source chart's shapes mean, as the stage's
+// legend does: a picture is seen without the page around it, and the
+// chart's marks would otherwise tell by shape and colour alone. Two lines,
+// each short enough not to wrap, so that no glyph is parted from its words.
+func sourceLegend(ht *hwm.Trace) []string {
+	marks := "◆ updated_at; │ now"
+	for _, m := range ht.Marks {
+		if m.Kind.IsTimestamp() {
+			marks += "; ┆ timestamp mark: updated_at at or left of it is not read again"
+		} else {
+			marks += "; ┊ lsn mark: commits left of it are not read again"
+		}
+		break
+	}
+	return []string{"▭ transaction, begin to commit (dashed: open; dotted: rolled back), labelled name · key · lsn", marks}
+}
 
 // Message draws a small picture that says something went wrong, for a
 // scenario that does not exist or could not be drawn.

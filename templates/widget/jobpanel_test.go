@@ -461,3 +461,26 @@ func TestStageSaysTheJobIsDown(t *testing.T) {
 	require.Len(t, d.ByTestID("job-down"), 1, "a job that cannot start is down at the end")
 	assert.Equal(t, "✖ The job is down: load failed at 10:00:35; it could not restart at 10:02:35: the input its checkpoint needs is gone", htmltest.Text(d.One(t, "job-down")))
 }
+
+// While the job is down, the plot of a partition's lag follows the
+// offsets the last completed checkpoint committed to Kafka (what the
+// partition-lag check and the report count), not where the dead job had
+// read to. checkpoint-past-retention: checkpoint 2 committed offset 30,
+// the job had read to 35 when it failed at step 112 (35 records in the
+// log), and at step 240, the last before the restart, the log ends at 155.
+func TestJobPanelLagPlotWhileDownFollowsTheCommittedOffsets(t *testing.T) {
+	tr := run(t, "stream/checkpoint-past-retention", nil)
+	caption := func(step int) string {
+		d := draw(t, tr, stateAt(step))
+		for _, p := range d.ByTestID("job-plot") {
+			if c := plotCaption(p); strings.HasPrefix(c, "lag of orders_in, partition 0 (records): ") {
+				return strings.TrimPrefix(c, "lag of orders_in, partition 0 (records): ")
+			}
+		}
+		t.Fatalf("step %d: no plot of the lag", step)
+		return ""
+	}
+	assert.True(t, strings.HasPrefix(caption(111), "0 now"), "running, it has read everything")
+	assert.True(t, strings.HasPrefix(caption(112), "5 now"), "down: offsets 30 to 34 were read but not committed")
+	assert.True(t, strings.HasPrefix(caption(240), "125 now"), "155 appended less 30 committed, not less the 35 it had read")
+}

@@ -2,13 +2,13 @@ package widget
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/stream"
@@ -108,7 +108,7 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 				ok = ok || allowed == v
 			}
 			if !ok {
-				problems = append(problems, "the knob "+name+" cannot be "+strconv.Quote(Clip(v))+"; expected "+strings.Join(k.Values, " | ")+", so it stays "+k.Default)
+				problems = append(problems, "the knob "+name+" cannot be "+prose.Quote(Clip(v))+"; expected "+strings.Join(k.Values, " | ")+", so it stays "+k.Default)
 				continue
 			}
 			if len(vals) > 1 {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/prose"
 )
 
 // Snippets are ready-to-paste ways to show a scenario in someone else's
@@ -18,6 +19,10 @@ type Snippets struct {
 	Script   string
 	Markdown string
 	Image    string
+	// Alt is the picture's alternative text, unescaped: the title, the
+	// step and what the truth holds there (Outcome). The sandbox, which
+	// draws its own snippets, takes it from here.
+	Alt string
 }
 
 // SnippetsFor returns the snippets that open t at step, with its knobs and
@@ -47,11 +52,14 @@ func SnippetsFor(origin string, t *engine.Trace, step int) Snippets {
 	script += ` async></script>`
 	pic := withQ(origin + "/picture/" + id + ".svg")
 	page := withQ(origin + "/scenarios/" + id)
+	// A picture's alternative text says what it shows happened, for a
+	// reader who cannot see it: a README's picture is an <img>, whose
+	// <desc> a screen reader does not reach.
 	alt := title
 	if step > 0 {
-		alt += ", at step " + itoa(step)
+		alt += ", at step " + itoa(step) + ": " + Outcome(t.CountsAt(step))
 	} else {
-		alt += ", how it ends"
+		alt += ", how it ends: " + Outcome(t.CountsAt(t.Steps()))
 	}
 	var md strings.Builder
 	for _, r := range alt {
@@ -62,13 +70,18 @@ func SnippetsFor(origin string, t *engine.Trace, step int) Snippets {
 	}
 	mdAlt := md.String()
 	return Snippets{
+		// A browser draws a frame dark on a dark system unless the frame's
+		// element names a scheme, so a light page would show a dark embed:
+		// the iframe says light, as embed.js's frame does on a page that
+		// declares no scheme (docs/embedding.md).
 		IFrame: `<iframe src="` + attr(withQ(origin+"/embed/"+id)) + `" title="` + attr(title+" — Tidemark") +
-			`" width="100%" height="800" loading="lazy"></iframe>`,
+			`" width="100%" height="800" loading="lazy" style="color-scheme: light"></iframe>`,
 		Script: script,
 		// The picture is a link to the page: a picture in an <img> cannot
 		// be clicked inside, so the snippet makes the whole of it one.
 		Markdown: `[![` + mdAlt + `](` + pic + `)](` + page + `)`,
-		Image:    `<a href="` + attr(page) + `"><img src="` + attr(pic) + `" alt="` + attr(alt) + `" width="680"></a>`,
+		Image:    `<a href="` + attr(page) + `"><img src="` + attr(pic) + `" alt="` + attr(alt) + `" width="680" style="max-width: 100%; height: auto"></a>`,
+		Alt:      alt,
 	}
 }
 
@@ -107,4 +120,22 @@ func ShareQuery(t *engine.Trace, step int, withZero bool) string {
 		v["step"] = []string{itoa(step)}
 	}
 	return Encode(v)
+}
+
+// Outcome says in a few words what the truth's counts c hold: how many
+// rows the target lacks, holds more than once or holds in an old version.
+func Outcome(c engine.Counts) string {
+	var parts []string
+	for _, p := range [...]struct {
+		n    int32
+		what string
+	}{{c.Missing, " not in the target"}, {c.Duplicated, " duplicated"}, {c.Stale, " in an old version"}} {
+		if p.n > 0 {
+			parts = append(parts, prose.Count(int(p.n), "row", "rows")+p.what)
+		}
+	}
+	if len(parts) == 0 {
+		return "every row in the target once, in its latest version"
+	}
+	return strings.Join(parts, ", ")
 }

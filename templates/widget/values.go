@@ -2,9 +2,9 @@ package widget
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sorted"
 )
 
@@ -114,7 +114,7 @@ func queryUnescape(s string) (string, error) {
 		case '%':
 			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
 				bad := s[i:min(i+3, len(s))]
-				return "", errors.New("invalid URL escape " + strconv.Quote(bad))
+				return "", errors.New("invalid URL escape " + prose.Quote(bad))
 			}
 			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
 			i += 2

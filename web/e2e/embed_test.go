@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -124,6 +125,7 @@ const themedPage = `<!DOCTYPE html>
 <div id="default"><script src="/static/embed.js" data-scenario="hwm/visibility-gap" async></script></div>
 <div id="auto"><script src="/static/embed.js" data-scenario="hwm/visibility-gap" data-theme="auto" async></script></div>
 <div id="dark"><script src="/static/embed.js" data-scenario="hwm/visibility-gap" data-theme="dark" async></script></div>
+<div id="snippet">SNIPPET</div>
 </body></html>`
 
 // TestEmbedFollowsThePageTheme: a browser draws a frame by the color
@@ -132,20 +134,37 @@ const themedPage = `<!DOCTYPE html>
 // (seen cross-origin in Chromium: there the frame's prefers-color-scheme
 // follows its element's scheme). embed.js gives its frame the page's
 // scheme: light for a page that declares none; the page's own when it
-// declares one; data-theme chooses otherwise.
+// declares one; data-theme chooses otherwise. The iframe snippet a
+// scenario page offers, pasted as it is, says light too: an author who
+// writes the iframe rather than the script tag got a dark embed in a light
+// page on a dark system.
 func TestEmbedFollowsThePageTheme(t *testing.T) {
 	needWasm(t)
 	cat, err := pages.Catalog()
 	require.NoError(t, err)
-	page := func(path, scheme string) web.Page {
-		return web.Page{Pattern: "GET " + path, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	site, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+	// The docs are served beside the site, without its headers (its CSP
+	// would refuse the snippet's style attribute): someone else's pages.
+	var snippet string
+	mux := http.NewServeMux()
+	mux.Handle("/", site)
+	page := func(path, scheme string) {
+		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			_, _ = w.Write([]byte(strings.Replace(themedPage, "SCHEME", scheme, 1)))
-		})}
+			_, _ = w.Write([]byte(strings.NewReplacer("SCHEME", scheme, "SNIPPET", snippet).Replace(themedPage)))
+		})
 	}
-	base := startSite(t, web.Options{Scenarios: cat, Pages: append(pages.Routes(),
-		page("/docs/plain", ""), page("/docs/both", `<meta name="color-scheme" content="light dark">`))})
+	page("/docs/plain", "")
+	page("/docs/both", `<meta name="color-scheme" content="light dark">`)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	base := srv.URL
 	ctx := newBrowser(t)
+	// The author copies the iframe snippet from the scenario page.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/scenarios/hwm/visibility-gap?step=14")))
+	snippet = eval[string](t, ctx, `document.querySelector('[data-testid="snippet-iframe"]').textContent`)
+	require.True(t, strings.HasPrefix(snippet, "<iframe "), snippet)
 	scheme := func(box string) string {
 		frame := `document.querySelector("#` + box + ` iframe")`
 		waitFor(t, ctx, box+": its frame", frame+` !== null`)
@@ -153,6 +172,7 @@ func TestEmbedFollowsThePageTheme(t *testing.T) {
 	}
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/docs/plain")))
 	assert.Equal(t, "light", scheme("default"), "a page that declares no scheme is drawn light, and so is its embed")
+	assert.Equal(t, "light", scheme("snippet"), "the page's iframe snippet, pasted into a page that declares no scheme: %s", snippet)
 	assert.Equal(t, "normal", scheme("auto"), "data-theme=auto leaves the frame to the reader's system")
 	assert.Equal(t, "dark", scheme("dark"))
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/docs/both")))

@@ -180,6 +180,16 @@ func TestSandboxExpectations(t *testing.T) {
 	// within itself, the gutter beside it.
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(360, 740)))
 	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360, "the sandbox scrolls sideways at 360px")
+	// An error far along a long line: its caret, under the line, is in
+	// sight, not past the edge of a box that scrolls sideways.
+	setText(t, ctx, strings.Replace(sandboxScenario, "sink=merge key=order_id", "sink=merge key=order_id                                        colour=blue", 1))
+	waitFor(t, ctx, "the error", `document.querySelector('[data-testid="play-error"] pre.play-caret') !== null`)
+	caretPre := `document.querySelector('[data-testid="play-error"] pre.play-caret')`
+	assert.Greater(t, eval[int](t, ctx, caretPre+`.scrollWidth`), eval[int](t, ctx, caretPre+`.clientWidth`), "the line is wider than a phone")
+	assert.True(t, eval[bool](t, ctx, `(() => { const pre = `+caretPre+`, t = pre.lastChild, r = document.createRange();
+		r.setStart(t, t.length - 1); r.setEnd(t, t.length);
+		const c = r.getBoundingClientRect(), p = pre.getBoundingClientRect();
+		return c.left >= p.left && c.right <= p.right; })()`), "the caret is out of sight")
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)))
 
 	setText(t, ctx, sandboxScenario+"expect missing=2 when colour=blue\n")
@@ -380,7 +390,7 @@ func TestSandboxShareAndEmbed(t *testing.T) {
 	assert.True(t, strings.HasPrefix(script, "<script type=\"text/x-tidemark\">\n"+sandboxScenario+"</script>\n"), script)
 	assert.Contains(t, script, `<script src="`+base+`/static/embed.js" data-step="4" data-knobs="mark=lsn" async></script>`)
 	picture := eval[string](t, ctx, `document.querySelector('[data-testid="play-snippet-picture"]').value`)
-	assert.True(t, strings.HasPrefix(picture, "[![A late commit falls behind the mark, at step 4]("+base+"/picture.svg?"), picture)
+	assert.True(t, strings.HasPrefix(picture, "[![A late commit falls behind the mark, at step 4: 1 row not in the target]("+base+"/picture.svg?"), picture)
 	payload, _, _ := strings.Cut(strings.SplitN(picture, "src=", 2)[1], ")")
 	assert.True(t, strings.HasSuffix(picture, ")]("+base+"/play?mark=lsn&step=4#tdm="+payload+")"), "the picture links to the sandbox: %s", picture)
 
@@ -391,6 +401,9 @@ func TestSandboxShareAndEmbed(t *testing.T) {
 		waitFor(t, other, box+" plays", `document.querySelector("#`+box+` iframe") && `+doc+` && `+doc+`.querySelector('.tm-host[data-ready="true"]') !== null`)
 		assert.Equal(t, "4", eval[string](t, other, doc+`.querySelector(".tm-widget").dataset.step`), box)
 		assert.True(t, eval[bool](t, other, doc+`.querySelector('[data-testid="knob-mark-lsn"]').checked`), box)
+		// A page that declares no color-scheme is drawn light, on a dark
+		// system too; its embed is, whichever snippet made it.
+		assert.Equal(t, "light", eval[string](t, other, `getComputedStyle(document.querySelector("#`+box+` iframe")).colorScheme`), box)
 	}
 	assert.Empty(t, pageProblems(t, ctx))
 }

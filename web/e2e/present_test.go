@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
@@ -97,6 +98,10 @@ func TestPresenterFitsTheScreen(t *testing.T) {
 				// squeezed narrower than a target's title.
 				narrow := eval[[]string](t, ctx, `[...document.querySelectorAll('.tm-flow > .tm-col')].filter((c) => c.checkVisibility() && c.getBoundingClientRect().width < 150).map((c) => c.className + " " + Math.round(c.getBoundingClientRect().width))`)
 				assert.Empty(t, narrow, "stations too narrow to read")
+				// The controls keep one line (the knobs' button beside Exit
+				// pushed Exit to a second at "Step 148 of 222").
+				lines := eval[[]string](t, ctx, `(() => { const cs = [...document.querySelectorAll('.tm-controls > *')].filter((e) => e.checkVisibility()); const first = cs[0].getBoundingClientRect(); return cs.filter((e) => e.getBoundingClientRect().top >= first.bottom).map((e) => e.className); })()`)
+				assert.Empty(t, lines, "controls on a second line")
 				// The widget fits the stage again on a frame after the step.
 				forwardTo(t, ctx, step(t, ctx)+1)
 				_, _ = chromedp.Run(ctx, chromedp.Poll[bool](`(`+outsideViewport+`).length === 0`, chromedp.WithPollingTimeout(3*time.Second)))
@@ -246,4 +251,122 @@ func TestPresenterShortensALongNarration(t *testing.T) {
 	waitStep(t, ctx, 0, "back at the start")
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!document.querySelector('.tm-live').classList.contains('tm-live-long')`, chromedp.WithPollingTimeout(3*time.Second)))
 	require.NoError(t, err, "a short narration keeps the large type")
+}
+
+// TestPresenterOpensAtTheTopOfTheStage: presenter mode entered with P from
+// a page scrolled down to the faults or the checks (the focus on Crash, on
+// a knob, on a check's details) shows the room the stage from its top. It
+// kept the page scrolled as far down as presenter mode's page went: the
+// room saw the checks, with the narration and the step buttons above the
+// screen, and the clicker's keys stepped a stage no one could see.
+func TestPresenterOpensAtTheTopOfTheStage(t *testing.T) {
+	for _, focus := range []string{`[data-testid="btn-crash"]`, `[data-testid="knob-mark-lsn"]`, `.tm-check summary`} {
+		t.Run(focus, func(t *testing.T) {
+			ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=11")
+			viewport(t, ctx, 1024, 768)
+			// Motion reduced, the page scrolls to the focus at once rather
+			// than smoothly, so that P comes after the scroll.
+			call(t, ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}})
+			require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(focus))))
+			waitTrue(t, ctx, "the page is scrolled down to "+focus, `scrollY > 300`)
+			key(t, ctx, "p")
+			require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+			onScreen := `(() => { const r = document.querySelector('.tm-live').getBoundingClientRect(), c = document.querySelector('[data-testid=btn-forward]').getBoundingClientRect(); return r.top >= 0 && c.top >= 0 && r.bottom <= innerHeight; })()`
+			_, err := chromedp.Run(ctx, chromedp.Poll[bool](onScreen, chromedp.WithPollingTimeout(3*time.Second)))
+			require.NoError(t, err, "the narration and the step buttons are on the screen (scrolled %v)", eval[float64](t, ctx, `scrollY`))
+			assert.Zero(t, eval[float64](t, ctx, `scrollY`))
+			key(t, ctx, kb.PageDown)
+			waitStep(t, ctx, 12, "the clicker steps")
+			assert.Zero(t, eval[float64](t, ctx, `scrollY`), "and the page stays at the top")
+		})
+	}
+}
+
+// TestRoomWindowHasTheKnobsAndFaults: a presenter with the room's window
+// alone (a projector that mirrors the laptop) crashes the pipeline at the
+// step on screen, flips a knob and undoes, without leaving presenter mode.
+// Presenter mode hid the knobs and faults, and only the notes window, on a
+// second screen, could reach them: on one screen the presenter had to
+// leave presenter mode (and full screen) in front of the room.
+func TestRoomWindowHasTheKnobsAndFaults(t *testing.T) {
+	ctx, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=11&present")
+	viewport(t, ctx, 1024, 768)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+	notes := openWindow(t, ctx, base+"/scenarios/hwm/visibility-gap?present=notes")
+	waitStep(t, notes, 11, "the notes window opens at the room's step")
+	settingsShown := `document.querySelector('[data-testid=settings]').checkVisibility()`
+	assert.False(t, eval[bool](t, ctx, settingsShown), "the room sees no knobs until asked")
+	open := func() {
+		t.Helper()
+		click(t, ctx, `[data-testid=btn-faults]`)
+		waitTrue(t, ctx, "the knobs and faults open", settingsShown)
+		assert.Equal(t, "true", eval[string](t, ctx, `document.querySelector('[data-testid=btn-faults]').getAttribute('aria-expanded')`))
+	}
+	closed := func(what string) {
+		t.Helper()
+		waitTrue(t, ctx, what, `!(`+settingsShown+`) && document.querySelector('[data-testid=btn-faults]').getAttribute('aria-expanded') === 'false'`)
+	}
+	// On the screen, on top of the stage, with the focus on its first fault.
+	open()
+	onTop := `((sel) => { const x = document.querySelector(sel); const r = x.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === x; })`
+	for _, sel := range []string{`[data-testid=btn-crash]`, `[data-testid=knob-mark-lsn]`} {
+		assert.True(t, eval[bool](t, ctx, onTop+`(`+jsString(sel)+`)`), "%s is on the screen, on top", sel)
+	}
+	assert.Equal(t, "btn-crash", eval[string](t, ctx, `document.activeElement.dataset.testid`))
+	assert.Zero(t, eval[float64](t, ctx, `scrollY`))
+
+	// The crash at the step on screen; the room sees the stage again.
+	key(t, ctx, kb.Enter)
+	waitTrue(t, ctx, "the room takes the crash at its step", `new URLSearchParams(location.search).get("fault") === "11~crash"`)
+	closed("the knobs and faults close once the crash is taken")
+	assert.Equal(t, 11, step(t, ctx))
+	assert.Equal(t, "on", eval[string](t, ctx, `document.querySelector('.tm-widget').dataset.present`), "still presenting")
+	assert.Equal(t, "btn-faults", eval[string](t, ctx, `document.activeElement.dataset.testid`), "the focus goes back to the button that opened them")
+	assert.Contains(t, text(t, ctx, `[data-testid=announcer]`), "crash after step 11", "a screen reader hears the fault taken")
+	waitLoaded(t, notes, "the notes window takes the room's crash (it reloads with them)", `new URLSearchParams(location.search).get("fault") === "11~crash" && Number(document.querySelector('.tm-widget').dataset.step) === 11`)
+
+	// Undo, from the keyboard.
+	open()
+	press(t, ctx, `[data-testid=btn-undo]`)
+	waitTrue(t, ctx, "Undo takes the crash off", `!new URLSearchParams(location.search).has("fault")`)
+	closed("the knobs and faults close after Undo")
+
+	// A knob, clicked.
+	open()
+	click(t, ctx, `label[for="tm-knob-mark-lsn"]`)
+	waitTrue(t, ctx, "the room takes the knob", `new URLSearchParams(location.search).get("mark") === "lsn"`)
+	closed("the knobs and faults close once the knob is turned")
+
+	// A fault refused is said there, and they stay open until a step.
+	key(t, ctx, kb.Home)
+	waitStep(t, ctx, 0, "Home")
+	open()
+	key(t, ctx, kb.Enter)
+	waitTrue(t, ctx, "the refusal is said beside the faults", `(() => { const m = document.querySelector('[data-testid=message-near]'); return Boolean(m && m.checkVisibility() && m.textContent.includes("No extractor run is in flight")); })()`)
+	assert.True(t, eval[bool](t, ctx, settingsShown), "still open, with the refusal")
+	key(t, ctx, kb.PageDown)
+	waitStep(t, ctx, 1, "the clicker steps")
+	closed("a step closes them")
+
+	// Escape closes them too (out of full screen, where the browser takes it).
+	open()
+	key(t, ctx, kb.Escape)
+	closed("Escape closes them")
+	assert.Equal(t, 1, step(t, ctx))
+	assert.Zero(t, eval[float64](t, ctx, `scrollY`), "the room's page never scrolled")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestClickersStartTheShowKeyGoesFullScreen: a clicker's start-the-show
+// button sends F5; in presenter mode it makes the page full screen rather
+// than reloading it in front of the room, out of full screen.
+func TestClickersStartTheShowKeyGoesFullScreen(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=11&present")
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+	eval[bool](t, ctx, `(window.samePage = true)`)
+	require.False(t, eval[bool](t, ctx, `Boolean(document.fullscreenElement)`))
+	key(t, ctx, kb.F5)
+	waitTrue(t, ctx, "F5 goes full screen", `Boolean(document.fullscreenElement)`)
+	assert.True(t, eval[bool](t, ctx, `window.samePage === true`), "the page was not reloaded")
+	assert.Equal(t, 11, step(t, ctx))
 }

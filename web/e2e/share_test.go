@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -306,6 +307,179 @@ func TestEmbedScriptInlineAndSource(t *testing.T) {
 	assert.Contains(t, eval[string](t, ctx, problem+`.textContent`), "late-commit.tdm:"+strconv.Itoa(line)+":")
 }
 
+// longScenario returns a scenario of n transactions whose comments hardly
+// compress, so that its text is tens of KB and its payload longer than a
+// link carries; broken puts a typo in its last line.
+func longScenario(n int, broken bool) string {
+	var b strings.Builder
+	b.WriteString("scenario mydocs/long \"A long scenario\"\nknob mark = timestamp | lsn\n" +
+		"source orders key=order_id updated_at=txn-start\ntarget fct_orders sink=merge key=order_id\n" +
+		"pipeline extract from=orders to=fct_orders mark=$mark\n")
+	x := uint64(0x9e3779b97f4a7c15)
+	for i := range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		at := func(s int) string {
+			two := func(v int) string { return string(rune('0'+v/10)) + string(rune('0'+v%10)) }
+			return two(10+s/3600) + ":" + two(s/60%60) + ":" + two(s%60)
+		}
+		b.WriteString("txn T" + strconv.Itoa(i) + " begin=" + at(3*i) + " commit=" + at(3*i+2) + " insert order_id=" + strconv.Itoa(i+1) +
+			" # " + strconv.FormatUint(x, 16) + strconv.FormatUint(x*31, 16) + "\n")
+	}
+	b.WriteString("runs extract from=10:00:01 until=12:00:00 every=7s\n")
+	if broken {
+		b.WriteString("run extract at=10:0:02\n")
+	}
+	return b.String()
+}
+
+// TestEmbedScriptLongFile: the docs send an author whose scenario is too
+// long for a link to data-source, but embed.js put a file's text in the
+// frame's address all the same and refused it ("too long to embed"). A
+// text too long for an address is now handed to the frame, which asks for
+// it: the widget plays it at the tag's step and knobs, a file that does
+// not build names its own line, and only a text past 64 KB is refused.
+func TestEmbedScriptLongFile(t *testing.T) {
+	needWasm(t)
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	site, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+	long, broken, huge := longScenario(600, false), longScenario(600, true), longScenario(1200, false)
+	_, err = share.Encode(long)
+	require.ErrorIs(t, err, share.ErrTooLong, "the scenario must be too long for a link")
+	require.Less(t, len(broken), share.MaxText)
+	require.Greater(t, len(huge), share.MaxText)
+
+	const page = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Long</title></head><body>
+<div id="long"><script src="/static/embed.js" data-source="/docs/long.tdm" data-step="3" data-knobs="mark=lsn" async></script></div>
+<div id="broken"><script src="/static/embed.js" data-source="/docs/long-broken.tdm" async></script></div>
+<div id="huge"><script src="/static/embed.js" data-source="/docs/huge.tdm" async></script></div>
+</body></html>`
+	files := map[string]string{"/docs/long.tdm": long, "/docs/long-broken.tdm": broken, "/docs/huge.tdm": huge}
+	mux := http.NewServeMux()
+	mux.Handle("/", site)
+	mux.HandleFunc("/docs/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/docs/page" {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(page))
+			return
+		}
+		f, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(f))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	base := srv.URL
+
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/docs/page")))
+	frame := func(box string) string { return `document.querySelector("#` + box + ` iframe")` }
+	inner := func(box string) string { return frame(box) + `.contentDocument` }
+
+	waitFor(t, ctx, "the long file's widget", frame("long")+` && `+inner("long")+` && `+inner("long")+`.querySelector('.tm-host[data-ready="true"]') !== null`)
+	assert.Empty(t, eval[string](t, ctx, `(document.querySelector("#long .tidemark-embed-problem") || {}).textContent || ""`))
+	assert.Equal(t, base+"/embed/?mark=lsn&step=3#file=long.tdm&posted", eval[string](t, ctx, frame("long")+`.src`), "the text is not in the address")
+	assert.Equal(t, "3", eval[string](t, ctx, inner("long")+`.querySelector(".tm-widget").dataset.step`))
+	assert.True(t, eval[bool](t, ctx, inner("long")+`.querySelector('[data-testid="knob-mark-lsn"]').checked`))
+	assert.Equal(t, long, eval[string](t, ctx, inner("long")+`.querySelector(".tm-host").dataset.source`))
+	waitFor(t, ctx, "the frame's title", frame("long")+`.title.startsWith("A long scenario")`)
+	assert.False(t, eval[bool](t, ctx, inner("long")+`.querySelector('[data-testid="linked-open"]').checkVisibility()`),
+		"no link can carry the text to the sandbox, so the frame offers none")
+
+	problem := inner("broken") + `.querySelector('[data-testid="linked-problem"]')`
+	waitFor(t, ctx, "the broken file's error in its frame", frame("broken")+` && `+inner("broken")+` && `+problem+` && !`+problem+`.hidden`)
+	assert.Contains(t, eval[string](t, ctx, problem+`.textContent`), "long-broken.tdm:"+strconv.Itoa(strings.Count(broken, "\n"))+":16:")
+
+	waitFor(t, ctx, "a note for the file past 64 KB", `document.querySelector("#huge .tidemark-embed-problem") !== null`)
+	assert.Contains(t, text(t, ctx, "#huge .tidemark-embed-problem"), "larger than 64 KB")
+	assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll("#huge iframe").length`))
+	assert.Empty(t, pageProblems(t, ctx))
+
+	// The same address opened on its own, with no page to hand it a text,
+	// says so rather than wait for ever.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/embed/#file=long.tdm&posted")))
+	waitFor(t, ctx, "the message", `!document.querySelector('[data-testid="linked-problem"]').hidden`)
+	assert.Contains(t, text(t, ctx, `[data-testid="linked-problem"]`), "no page did")
+}
+
+// TestEmbedOwnScenarioSizedBelowTheFold: an author's own scenario is drawn
+// in its frame by a script, after the frame has loaded, and a browser does
+// not run a cross-origin frame's rendering (nor its ResizeObserver) while
+// the frame is out of sight. So a frame below the fold kept the height of
+// "Opening the scenario…" (157 px) until the reader scrolled to it, and
+// then jumped to the widget's. Its size is now sent as the scenario opens
+// (or fails to), wherever the frame is.
+func TestEmbedOwnScenarioSizedBelowTheFold(t *testing.T) {
+	needWasm(t)
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	site, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+	siteSrv := httptest.NewServer(site)
+	t.Cleanup(siteSrv.Close)
+	late := strings.SplitN(strings.SplitN(authorDocs, "<script type=\"text/x-tidemark\">\n", 2)[1], "</script>", 2)[0]
+	// The docs on an origin of their own, as an author's site is.
+	page := `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Docs</title></head><body>
+<div style="height: 1500px">An introduction a screen and more long.</div>
+<div id="good"><script type="text/x-tidemark">
+` + late + `</script><script src="` + siteSrv.URL + `/static/embed.js" async></script></div>
+<div id="broken"><script type="text/x-tidemark">
+` + strings.Replace(late, "sink=merge", "sink=merj", 1) + `</script><script src="` + siteSrv.URL + `/static/embed.js" async></script></div>
+</body></html>`
+	docs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(page))
+	}))
+	t.Cleanup(docs.Close)
+
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(docs.URL+"/")))
+	frame := func(box string) string { return `document.querySelector("#` + box + ` iframe")` }
+	waitFor(t, ctx, "the frame named after its scenario", frame("good")+` && `+frame("good")+`.title.startsWith("A late commit falls behind the mark")`)
+	waitFor(t, ctx, "the frame as tall as the widget", frame("good")+`.getBoundingClientRect().height > 1000`)
+	waitFor(t, ctx, "the broken frame as tall as its error", frame("broken")+` && `+frame("broken")+`.getBoundingClientRect().height > 200 && `+frame("broken")+`.getBoundingClientRect().height < 640`)
+	assert.Greater(t, eval[float64](t, ctx, frame("good")+`.getBoundingClientRect().top`), 800.0, "the frame is below the fold")
+	assert.Zero(t, eval[float64](t, ctx, `scrollY`), "nobody scrolled")
+}
+
+// TestEmbedErrorCaretInSightOnAPhone: the line under an error scrolls
+// sideways rather than wrap, so that its caret stands under the column
+// named; at 360 px a long line put the caret past the box's edge, and the
+// reader saw the line's start and no caret. The box now opens scrolled to
+// the caret.
+func TestEmbedErrorCaretInSightOnAPhone(t *testing.T) {
+	needWasm(t)
+	base := startSandbox(t)
+	src := "scenario mydocs/typo \"A typo\"\nsource orders key=order_id updated_at=txn-start\ntarget fct_orders sink=merge key=order_id\n" +
+		"pipeline extract from=orders to=fct_orders mark=timestamp advance=after overlap=0s predicate=gt mark-clock=source\n"
+	frag, err := share.Fragment(strings.Replace(src, "mark-clock=source", "mark-clock=sorce", 1))
+	require.NoError(t, err)
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(360, 740)))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/embed/#file=typo.tdm&"+frag)))
+	problem := `document.querySelector('[data-testid="linked-problem"]')`
+	waitFor(t, ctx, "the error", `!`+problem+`.hidden`)
+	assert.Contains(t, text(t, ctx, `[data-testid="linked-problem"] p`), "typo.tdm:4:")
+	pre := problem + `.querySelector("pre.play-caret")`
+	assert.Greater(t, eval[int](t, ctx, pre+`.scrollWidth`), eval[int](t, ctx, pre+`.clientWidth`), "the line is wider than a phone")
+	inSight := `(() => { const pre = ` + pre + `, t = pre.lastChild, r = document.createRange();
+		r.setStart(t, t.length - 1); r.setEnd(t, t.length);
+		const c = r.getBoundingClientRect(), p = pre.getBoundingClientRect();
+		return c.left >= p.left && c.right <= p.right; })()`
+	assert.True(t, eval[bool](t, ctx, inSight), "the caret is out of sight (scrolled %v of %v)", eval[float64](t, ctx, pre+`.scrollLeft`), eval[int](t, ctx, pre+`.scrollWidth`))
+	assert.Equal(t, "true", eval[string](t, ctx, pre+`.getAttribute("aria-hidden")`), "the message says the line and column; the copy of the line is for the eye")
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 360, "the page does not scroll sideways")
+}
+
 // oembedConsumer stands for a tool that unfurls a pasted link with oEmbed,
 // as a documentation platform or a chat would: it reads the discovery link
 // the test found in the page, asks for the answer and puts its html in.
@@ -407,4 +581,179 @@ func TestFaultsInTheAddress(t *testing.T) {
 	waitReady(t, other)
 	assert.Contains(t, text(t, other, `[data-testid="message"]`), "The link's fault=1~crash could not be applied")
 	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestPostedTextOnlyFromTheFramingPage holds the embed page's #posted path
+// (a text handed over by the page that frames it, share.js) to what a
+// hostile page can do with it: nothing a link cannot. A page that frames
+// /embed/#posted decides its own frame's text (as it could with #tdm=),
+// but only its first well-formed answer is taken: a sibling frame's, one
+// with another id or with no string, a second text after the scenario
+// opened, a text past 64 KB (refused before it is encoded, however long),
+// a sandbox framed with "posted", and the page opened on its own with a
+// name take none, and nothing the page sent reaches the site's storage.
+// On the other side, embed.js hands its text only to the site's origin:
+// its frame navigated to another origin asks in vain.
+func TestPostedTextOnlyFromTheFramingPage(t *testing.T) {
+	needWasm(t)
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	site, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+	titled := func(n int, name string) string {
+		return strings.Replace(longScenario(n, false), `mydocs/long "A long scenario"`, "evil/"+strings.ToLower(name)+` "`+name+`"`, 1)
+	}
+	texts := map[string]string{
+		"sibling": titled(4, "Sibling"), "wrongId": titled(5, "WrongId"), "first": titled(6, "First"),
+		"second": titled(7, "Second"), "play": titled(8, "Played"),
+	}
+	js, err := json.Marshal(texts)
+	require.NoError(t, err)
+	hostile := `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Hostile</title></head><body>
+<iframe id="sib" src="/docs/blank"></iframe>
+<iframe id="own" name="own" src="/embed/#posted"></iframe>
+<iframe id="big" name="big" src="/embed/#posted"></iframe>
+<iframe id="wide" name="wide" src="/embed/#posted"></iframe>
+<iframe id="play" name="play" src="/play#posted"></iframe>
+<script type="application/json" id="texts">` + string(js) + `</script>
+<script>
+window.T = JSON.parse(document.getElementById("texts").textContent);
+window.asked = [];
+window.longestEncoded = 0;
+window.addEventListener("message", (e) => {
+  const m = e.data;
+  if (!m || m.tidemark !== "text?") return;
+  asked.push(m.id);
+  const w = e.source;
+  if (m.id === "own") {
+    // The right id from a sibling frame, then the framing page's own
+    // answers with another id and with no string; the text last.
+    document.getElementById("sib").contentWindow.eval(
+      "parent.document.getElementById('own').contentWindow.postMessage({tidemark: 'text', id: 'own', text: parent.T.sibling}, '*')");
+    w.postMessage({tidemark: "text", id: "other", text: T.wrongId}, "*");
+    w.postMessage({tidemark: "text", id: "own", text: new String(T.wrongId)}, "*");
+    w.postMessage({tidemark: "text", id: "own", text: [T.wrongId]}, "*");
+    w.postMessage({tidemark: "text", id: "own", text: {length: 1}}, "*");
+    setTimeout(() => w.postMessage({tidemark: "text", id: "own", text: T.first}, "*"), 300);
+  } else if (m.id === "big") {
+    // The test sees how long a string the frame encodes (the frame is on
+    // this page's origin here; a real embedder's is not).
+    const encode = w.TextEncoder.prototype.encode;
+    w.TextEncoder.prototype.encode = function (s) {
+      longestEncoded = Math.max(longestEncoded, String(s ?? "").length);
+      return encode.call(this, s);
+    };
+    w.postMessage({tidemark: "text", id: "big", text: "x".repeat(8 << 20)}, "*");
+  } else if (m.id === "wide") {
+    w.postMessage({tidemark: "text", id: "wide", text: "\u00e9".repeat(40000)}, "*");
+  }
+});
+document.getElementById("play").addEventListener("load", (e) =>
+  e.target.contentWindow.postMessage({tidemark: "text", id: "play", text: T.play}, "*"));
+</script>
+</body></html>`
+	long := longScenario(600, false)
+	const page = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Long</title></head><body>
+<div id="long"><script src="/static/embed.js" data-source="/docs/long.tdm" async></script></div>
+</body></html>`
+	mux := http.NewServeMux()
+	mux.Handle("/", site)
+	mux.HandleFunc("/docs/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch r.URL.Path {
+		case "/docs/hostile":
+			_, _ = w.Write([]byte(hostile))
+		case "/docs/page":
+			_, _ = w.Write([]byte(page))
+		case "/docs/long.tdm":
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = w.Write([]byte(long))
+		default:
+			_, _ = w.Write([]byte(`<!DOCTYPE html><title>blank</title>`))
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	base := srv.URL
+	// A page of another origin (another port), into which the embedder's
+	// frame is sent: it asks for the text with the frame's name, as the
+	// embed page would, and reports what it got.
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<!DOCTYPE html><title>steal</title><script>
+const got = [];
+addEventListener("message", (e) => got.push(e.data));
+parent.postMessage({tidemark: "text?", id: window.name}, "*");
+setTimeout(() => parent.postMessage({stealReport: got.length, name: window.name}, "*"), 1500);
+</script>`))
+	}))
+	t.Cleanup(other.Close)
+
+	// Any site may frame the embed page; the sandbox, only the site.
+	for path, want := range map[string]string{"/embed/": "frame-ancestors *", "/play": "frame-ancestors 'self'"} {
+		resp, err := http.Get(base + path)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.True(t, strings.HasSuffix(resp.Header.Get("Content-Security-Policy"), want), "%s: %s", path, resp.Header.Get("Content-Security-Policy"))
+		assert.Equal(t, path == "/play", resp.Header.Get("X-Frame-Options") == "SAMEORIGIN", path)
+	}
+
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/docs/hostile")))
+	inner := func(id string) string { return `document.getElementById("` + id + `").contentDocument` }
+	problem := func(id string) string { return inner(id) + `.querySelector('[data-testid="linked-problem"]')` }
+	host := inner("own") + `.querySelector('.tm-host[data-ready="true"]')`
+
+	waitFor(t, ctx, "the framing page's text", host+` !== null`)
+	assert.Equal(t, texts["first"], eval[string](t, ctx, host+`.dataset.source`),
+		"only the framing page's first answer with the frame's id and a string is taken")
+	assert.Equal(t, "First — Tidemark", eval[string](t, ctx, inner("own")+`.title`))
+	// A second text, once the scenario is open, changes nothing.
+	eval[bool](t, ctx, `(document.getElementById("own").contentWindow.postMessage({tidemark: "text", id: "own", text: T.second}, "*"), true)`)
+	time.Sleep(time.Second)
+	assert.Equal(t, texts["first"], eval[string](t, ctx, inner("own")+`.querySelector(".tm-host").dataset.source`))
+	assert.Equal(t, "First — Tidemark", eval[string](t, ctx, inner("own")+`.title`))
+	assert.Equal(t, "ready", eval[string](t, ctx, inner("own")+`.querySelector("[data-tidemark-linked]").dataset.state`))
+
+	for _, id := range []string{"big", "wide"} {
+		waitFor(t, ctx, id+"'s refusal", problem(id)+` && !`+problem(id)+`.hidden`)
+		assert.Contains(t, eval[string](t, ctx, problem(id)+`.textContent`), "larger than 64 KB", id)
+		assert.Zero(t, eval[int](t, ctx, inner(id)+`.querySelectorAll(".tm-host").length`), id)
+	}
+	assert.LessOrEqual(t, eval[int](t, ctx, `longestEncoded`), share.MaxText,
+		"a string of 8 Mi characters is refused by its length, before it is encoded")
+
+	// The sandbox never asks, and a text sent to it is not taken, nor is
+	// anything stored from it.
+	waitFor(t, ctx, "the sandbox's widget", inner("play")+` && `+inner("play")+`.querySelector('.tm-host[data-ready="true"]') !== null`)
+	time.Sleep(500 * time.Millisecond)
+	assert.NotContains(t, eval[string](t, ctx, inner("play")+`.getElementById("play-src").value`), "evil/")
+	assert.Equal(t, []string{"big", "own", "wide"}, eval[[]string](t, ctx, `asked.slice().sort()`), "only the embed pages asked")
+	assert.Empty(t, eval[[]string](t, ctx, `Object.keys(localStorage).filter((k) => localStorage.getItem(k).includes("evil/"))`),
+		"nothing a page sent is stored on the site's origin")
+	assert.Nil(t, eval[any](t, ctx, `localStorage.getItem("tidemark.progress")`))
+
+	// Opened on its own, even with a name, the page takes no text and
+	// says so at once.
+	eval[bool](t, ctx, `(window.name = "own", true)`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/embed/#posted")))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!document.querySelector('[data-testid="linked-problem"]').hidden`,
+		chromedp.WithPollingTimeout(3*time.Second)))
+	require.NoError(t, err, "a page with no frame around it waits for no text")
+	assert.Equal(t, "own", eval[string](t, ctx, `window.name`))
+	assert.Contains(t, text(t, ctx, `[data-testid="linked-problem"]`), "no page did")
+
+	// embed.js's frame, sent to another origin, is not handed the text.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/docs/page")))
+	frame := `document.querySelector("#long iframe")`
+	waitFor(t, ctx, "the long file's widget", frame+` && `+frame+`.contentDocument && `+frame+`.contentDocument.querySelector('.tm-host[data-ready="true"]') !== null`)
+	id := eval[string](t, ctx, frame+`.name`)
+	require.NotEmpty(t, id)
+	eval[bool](t, ctx, `(window.reports = [], addEventListener("message", (e) => { if (e.data && "stealReport" in e.data) reports.push(e.data); }), `+
+		frame+`.src = `+jsString(other.URL+"/steal")+`, true)`)
+	waitFor(t, ctx, "the other origin's report", `reports.length === 1`)
+	assert.Equal(t, id, eval[string](t, ctx, `reports[0].name`), "the other origin asked with the frame's id")
+	assert.Zero(t, eval[int](t, ctx, `reports[0].stealReport`), "and got nothing")
 }

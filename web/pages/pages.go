@@ -318,7 +318,7 @@ func scenarioPage(embed bool) func(*http.Request) (templ.Component, error) {
 		sn := widget.SnippetsFor(origin(r), t, max(0, min(st.Step, t.Steps())))
 		v.Embed = templates.EmbedSnippets{IFrame: sn.IFrame, Script: sn.Script, Markdown: sn.Markdown, Image: sn.Image, Origin: origin(r)}
 		if _, static := web.PublishedFrom(r.Context()); static {
-			staticSnippets(&v.Embed, origin(r), sc.ID, sc.Title, sc.File)
+			staticSnippets(&v.Embed, origin(r), sc.ID, sc.Title, sc.File, t.CountsAt(t.Steps()))
 		}
 		if embed {
 			return templates.EmbedPage(v), nil

@@ -114,6 +114,11 @@ func TestPicture(t *testing.T) {
 		assert.Contains(t, text, widget.CheckStatus(c.Status)+" — "+c.Name+": ", c.Name)
 	}
 	assert.Contains(t, text, "mark = lsn", "the picture names the knobs it was drawn with")
+	// The chart's shapes said in words, as the stage's legend says them.
+	assert.Contains(t, text, "◆ updated_at")
+	assert.Contains(t, text, "┊ lsn mark: commits left of it are not read again")
+	_, dts := getPicture(t, h, "/picture/hwm/visibility-gap.svg?step=14")
+	assert.Contains(t, dts.text(), "┆ timestamp mark: updated_at at or left of it is not read again")
 	assert.Contains(t, text, "step 14 of 24")
 	assert.Contains(t, d.title, "A timestamp mark skips rows that commit late")
 	assert.Contains(t, d.desc, widget.Narration(tr, 14), "a screen reader hears the narration")
@@ -269,11 +274,11 @@ func TestEmbedSnippets(t *testing.T) {
 	d := htmltest.Parse(t, body)
 	d.One(t, "embed-snippets")
 	snippet := func(id string) string { return htmltest.Text(d.One(t, id)) }
-	assert.Equal(t, `<iframe src="http://tidemark.example/embed/hwm/visibility-gap?mark=lsn&amp;step=14" title="A timestamp mark skips rows that commit late — Tidemark" width="100%" height="800" loading="lazy"></iframe>`, snippet("snippet-iframe"))
+	assert.Equal(t, `<iframe src="http://tidemark.example/embed/hwm/visibility-gap?mark=lsn&amp;step=14" title="A timestamp mark skips rows that commit late — Tidemark" width="100%" height="800" loading="lazy" style="color-scheme: light"></iframe>`, snippet("snippet-iframe"))
 	assert.Equal(t, `<script src="http://tidemark.example/static/embed.js" data-scenario="hwm/visibility-gap" data-step="14" data-knobs="mark=lsn" async></script>`, snippet("snippet-script"))
 	// The picture links to the page at the same step and knobs.
-	assert.Equal(t, `[![A timestamp mark skips rows that commit late, at step 14](http://tidemark.example/picture/hwm/visibility-gap.svg?mark=lsn&step=14)](http://tidemark.example/scenarios/hwm/visibility-gap?mark=lsn&step=14)`, snippet("snippet-markdown"))
-	assert.Equal(t, `<a href="http://tidemark.example/scenarios/hwm/visibility-gap?mark=lsn&amp;step=14"><img src="http://tidemark.example/picture/hwm/visibility-gap.svg?mark=lsn&amp;step=14" alt="A timestamp mark skips rows that commit late, at step 14" width="680"></a>`, snippet("snippet-image"))
+	assert.Equal(t, `[![A timestamp mark skips rows that commit late, at step 14: 1 row not in the target](http://tidemark.example/picture/hwm/visibility-gap.svg?mark=lsn&step=14)](http://tidemark.example/scenarios/hwm/visibility-gap?mark=lsn&step=14)`, snippet("snippet-markdown"))
+	assert.Equal(t, `<a href="http://tidemark.example/scenarios/hwm/visibility-gap?mark=lsn&amp;step=14"><img src="http://tidemark.example/picture/hwm/visibility-gap.svg?mark=lsn&amp;step=14" alt="A timestamp mark skips rows that commit late, at step 14: 1 row not in the target" width="680" style="max-width: 100%; height: auto"></a>`, snippet("snippet-image"))
 
 	// A plain address: no query, and the picture shows the end. A strange
 	// Host header does not reach the page.
@@ -282,7 +287,7 @@ func TestEmbedSnippets(t *testing.T) {
 	_, body = do(h, req)
 	d = htmltest.Parse(t, body)
 	assert.Equal(t, `<script src="/static/embed.js" data-scenario="hwm/visibility-gap" async></script>`, snippet("snippet-script"))
-	assert.Equal(t, `[![A timestamp mark skips rows that commit late, how it ends](/picture/hwm/visibility-gap.svg)](/scenarios/hwm/visibility-gap)`, snippet("snippet-markdown"))
+	assert.Equal(t, `[![A timestamp mark skips rows that commit late, how it ends: 2 rows not in the target](/picture/hwm/visibility-gap.svg)](/scenarios/hwm/visibility-gap)`, snippet("snippet-markdown"))
 }
 
 // Behind a proxy that ends TLS, the snippets still say https when the proxy

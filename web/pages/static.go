@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/lessons"
 	"github.com/tidemark/tidemark/templates"
+	"github.com/tidemark/tidemark/templates/widget"
 )
 
 // A copy of the site in static files (see package web/export) cannot draw
@@ -106,14 +108,14 @@ func pathUnescape(s string) (string, bool) {
 // staticSnippets makes a static copy's scenario page offer what the copy
 // has: the embed page by its directory (no redirect to follow), and the
 // picture of how the scenario ends, with a word on what needs a server.
-func staticSnippets(e *templates.EmbedSnippets, site, id, title string, f *scenario.File) {
+func staticSnippets(e *templates.EmbedSnippets, site, id, title string, f *scenario.File, end engine.Counts) {
 	attr := html.EscapeString
 	e.IFrame = `<iframe src="` + attr(site+"/embed/"+id+"/") + `" title="` + attr(title+" — Tidemark") +
-		`" width="100%" height="800" loading="lazy"></iframe>`
+		`" width="100%" height="800" loading="lazy" style="color-scheme: light"></iframe>`
 	pic := site + "/picture/" + StaticPicture(f, nil)
-	alt := title + ", how it ends"
+	alt := title + ", how it ends: " + widget.Outcome(end)
 	e.Markdown = `![` + strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`).Replace(alt) + `](` + pic + `)`
-	e.Image = `<img src="` + attr(pic) + `" alt="` + attr(alt) + `" width="680">`
+	e.Image = `<img src="` + attr(pic) + `" alt="` + attr(alt) + `" width="680" style="max-width: 100%; height: auto">`
 	e.Pictures = "This copy of the site is a set of static files, with a picture of how each scenario ends under every combination of its knobs: " +
 		site + "/picture/" + f.ID + "/defaults.svg for the defaults, or the knobs set otherwise in the name, such as " +
 		site + "/picture/" + exampleName(f) + ". A picture of any other step, or of a scenario of your own, is drawn by a Tidemark server (make serve), as /picture/" + f.ID + ".svg?step=N."

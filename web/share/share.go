@@ -28,6 +28,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tidemark/tidemark/engine/prose"
 )
 
 // Key is the name of the fragment's parameter: #tdm=PAYLOAD.
@@ -101,7 +103,7 @@ func Decode(payload string) (string, error) {
 	}
 	for i := 0; i < len(payload); i++ {
 		if c := payload[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return "", damaged("character " + strconv.Itoa(i+1) + " (" + strconv.QuoteRune(rune(c)) + ") is not one a link's scenario is written in; was the link cut short or changed on the way?")
+			return "", damaged("character " + strconv.Itoa(i+1) + " (" + prose.QuoteRune(rune(c)) + ") is not one a link's scenario is written in; was the link cut short or changed on the way?")
 		}
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(payload)

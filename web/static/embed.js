@@ -24,11 +24,13 @@
 // The script inserts after itself an iframe of HOST's embed page: for a
 // bundled scenario, /embed/ID; for your own, /embed/#tdm=… with the text
 // compressed into the address (see web/static/share.js), so HOST stores
-// nothing. It keeps the iframe as tall as its content: the embed page
+// nothing; a text too long for an address goes to /embed/#posted, and
+// this script hands it to the frame when the frame asks for it. It keeps
+// the iframe as tall as its content: the embed page
 // (frame.js) posts its height, and this script accepts a message only from
 // HOST's origin, from its own iframe, and with the id it gave that iframe.
 // What it cannot embed (no scenario named, a file it cannot fetch, a text
-// too long for a link) it says in a short note where the iframe would be.
+// larger than 64 KB) it says in a short note where the iframe would be.
 // Each tag on a page makes its own iframe.
 //
 // Serve this file by its plain name (/static/embed.js): authors cannot know
@@ -63,7 +65,9 @@
   if (step) query.set("step", step);
   const qs = query.toString();
 
-  const frame = (src, label) => {
+  // frame inserts the iframe of src; text, when given, is a scenario too
+  // long for the address, which the frame asks for once it has loaded.
+  const frame = (src, label, text) => {
     const f = document.createElement("iframe");
     f.src = src;
     f.name = id; // the embed page reads its id from its window's name
@@ -92,7 +96,12 @@
     window.addEventListener("message", (event) => {
       if (event.origin !== origin || event.source !== f.contentWindow) return;
       const m = event.data;
-      if (!m || typeof m !== "object" || m.tidemark !== "height" || m.id !== id) return;
+      if (!m || typeof m !== "object" || m.id !== id) return;
+      if (m.tidemark === "text?" && typeof text === "string") {
+        f.contentWindow.postMessage({ tidemark: "text", id, text }, origin);
+        return;
+      }
+      if (m.tidemark !== "height") return;
       const height = Number(m.height);
       if (!Number.isFinite(height) || height <= 0) return;
       f.style.height = Math.min(Math.ceil(height), MAX_HEIGHT) + "px";
@@ -131,13 +140,13 @@
       return;
     }
     const payload = await payloadOf(text);
-    if (payload.length > MAX_PAYLOAD) {
-      note(`The Tidemark scenario ${where} is too long to embed: compressed it is ${payload.length} characters, and the embed's address carries at most ${MAX_PAYLOAD}.`);
-      return;
-    }
     const m = /^\s*scenario\s+(\S+)/m.exec(text);
     const named = file ? "file=" + encodeURIComponent(file) + "&" : "";
-    frame(site + "/embed/" + (qs ? "?" + qs : "") + "#" + named + "tdm=" + payload, m ? m[1] : "of this page");
+    const page = site + "/embed/" + (qs ? "?" + qs : "") + "#" + named;
+    // A text too long for an address is handed to the frame, which asks
+    // for it (share.js): the frame's address says so with "posted".
+    if (payload.length > MAX_PAYLOAD) frame(page + "posted", m ? m[1] : "of this page", text);
+    else frame(page + "tdm=" + payload, m ? m[1] : "of this page");
   };
 
   if (source) {

@@ -21,6 +21,14 @@
   };
   const start = () => {
     send();
+    // A page that draws an author's own scenario (share.js) draws it after
+    // loading, and then sets its data-state ("ready" or "problem"). A
+    // browser runs no ResizeObserver in a cross-origin frame out of sight,
+    // so a frame below the fold kept the height of "Opening…" until the
+    // reader scrolled to it: the change of state sends the height too (a
+    // measure lays the page out wherever the frame is).
+    const linked = document.querySelector("[data-tidemark-linked]");
+    if (linked) new MutationObserver(send).observe(linked, { attributes: true, attributeFilter: ["data-state"] });
     if ("ResizeObserver" in window) {
       new ResizeObserver(send).observe(document.documentElement);
     } else {

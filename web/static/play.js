@@ -398,7 +398,10 @@
     // live region shown at the moment its words arrive is often not read.
     if (errorBox.dataset.said === said && (errorBox.childElementCount === 0) === r.ok) {
       const pre = errorBox.querySelector("pre.play-caret");
-      if (pre && pre.textContent !== caret) pre.textContent = caret;
+      if (pre && pre.textContent !== caret) {
+        pre.textContent = caret;
+        share.toCaret(pre);
+      }
       return;
     }
     errorBox.dataset.said = said;
@@ -409,7 +412,7 @@
       return;
     }
     errorBox.append(el("p", r.error));
-    if (caret) errorBox.append(el("pre", caret, { class: "play-caret", "aria-hidden": "true" }));
+    if (caret) share.toCaret(errorBox.appendChild(el("pre", caret, { class: "play-caret", "aria-hidden": "true" })));
     src.setAttribute("aria-invalid", "true");
     errorBox.dataset.line = String(r.line);
   };
@@ -562,7 +565,7 @@
     const rest = q.toString();
     const title = titleText();
     const frag = "#" + share.KEY + "=" + p;
-    const iframe = `<iframe src="${attr(site(EMBED) + state() + frag)}" title="${attr(title + " — Tidemark")}" width="100%" height="800" loading="lazy"></iframe>`;
+    const iframe = `<iframe src="${attr(site(EMBED) + state() + frag)}" title="${attr(title + " — Tidemark")}" width="100%" height="800" loading="lazy" style="color-scheme: light"></iframe>`;
     let script;
     if (/<\/script|<!--/i.test(src.value)) {
       script = "<!-- This scenario's text contains </script or <!--, which cannot sit inside a script tag. " +
@@ -578,7 +581,10 @@
     if (PICTURE) {
       const pq = new URLSearchParams(state());
       pq.set("src", p);
-      const alt = title.replace(/[[\]\\]/g, "\\$&") + (step && step !== "0" ? ", at step " + step : ", how it ends");
+      // The engine's words for what the picture shows (widget.Outcome),
+      // as the scenario pages' snippets have them.
+      const said = widget && widget.engine.snippets ? widget.engine.snippets(widget.id, "") : null;
+      const alt = ((said && said.ok && said.alt) || title + (step && step !== "0" ? ", at step " + step : ", how it ends")).replace(/[[\]\\]/g, "\\$&");
       // The picture links to the sandbox with the same text and settings.
       out.picture = `[![${alt}](${site(PICTURE)}?${pq.toString()})](${out.link})`;
     }

@@ -145,7 +145,20 @@
     return `${prefix}${line}\n${" ".repeat(prefix.length)}${lead}^`;
   };
 
-  window.tidemarkShare = { KEY, MAX_PAYLOAD, MAX_TEXT, ShareError, supported, encode, decode, payloadOf, caret };
+  // toCaret scrolls a caret's box (a pre of caret's text, which scrolls
+  // sideways rather than wrap) so that the caret is in sight: on a phone a
+  // long line left it past the box's edge, where no one saw what it points at.
+  const toCaret = (pre) => {
+    const text = pre.lastChild;
+    if (!text || text.nodeType !== Node.TEXT_NODE || !text.length || pre.scrollWidth <= pre.clientWidth) return;
+    const r = document.createRange();
+    r.setStart(text, text.length - 1);
+    r.setEnd(text, text.length);
+    const x = r.getBoundingClientRect().left - pre.getBoundingClientRect().left + pre.scrollLeft;
+    pre.scrollLeft = Math.max(0, x - pre.clientWidth * 0.6);
+  };
+
+  window.tidemarkShare = { KEY, MAX_PAYLOAD, MAX_TEXT, ShareError, supported, encode, decode, payloadOf, caret, toCaret };
 
   // ---- A page that shows the scenario of its own link (/embed/#tdm=…) ----
 
@@ -161,33 +174,79 @@
       const el = document.createElement(tag);
       el.textContent = text;
       if (cls) el.className = cls;
+      // The caret's copy of the line repeats what the message says (its
+      // line and column), as in the sandbox: hidden from screen readers.
+      if (cls === "play-caret") el.setAttribute("aria-hidden", "true");
       problem.append(el);
     }
     problem.hidden = false;
+    const pre = problem.querySelector("pre.play-caret");
+    if (pre) toCaret(pre);
     out.replaceChildren();
     page.dataset.state = "problem";
   };
+
+  // posted asks the page that frames this one for the scenario's text:
+  // embed.js frames "#posted" (with "file=" before it, for a file) when a
+  // text is too long for an address, and answers the frame's request with
+  // {tidemark: "text", id, text}. Only the framing window is listened to,
+  // and only with the id it gave the frame (the frame's name); a text from
+  // it can do no more than a link's. Resolves to null when no answer comes.
+  const posted = () => new Promise((resolve) => {
+    const id = window.name;
+    if (window.parent === window || !id) {
+      resolve(null);
+      return;
+    }
+    // The first answer, or none in ten seconds, ends the listening.
+    const done = (text) => {
+      clearTimeout(timer);
+      window.removeEventListener("message", heard);
+      resolve(text);
+    };
+    const heard = (e) => {
+      const m = e.data;
+      if (e.source !== window.parent || !m || m.tidemark !== "text" || m.id !== id || typeof m.text !== "string") return;
+      done(m.text);
+    };
+    const timer = setTimeout(() => done(null), 10000);
+    window.addEventListener("message", heard);
+    window.parent.postMessage({ tidemark: "text?", id }, "*");
+  });
 
   const open = async () => {
     // The credit link opens the same scenario in the sandbox.
     const credit = document.querySelector('[data-testid="linked-open"]');
     if (credit) credit.href = credit.getAttribute("href").split("#")[0] + location.hash;
     const payload = payloadOf(location.hash);
-    if (payload === null) {
+    let text;
+    if (payload === null && location.hash.replace(/^#/, "").split("&").includes("posted")) {
+      // The text is not in the address, so no link can open it elsewhere.
+      if (credit) credit.parentElement.hidden = true;
+      text = await posted();
+      if (text === null) {
+        show([["p", "This page shows a scenario that the page framing it hands over (embed.js does, for a scenario too long for an address), and no page did."]]);
+        return;
+      }
+      // More UTF-16 units than MAX_TEXT is more bytes too: refused unencoded.
+      if (text.length > MAX_TEXT || new TextEncoder().encode(text).length > MAX_TEXT) {
+        show([["p", `The scenario is larger than ${MAX_TEXT / 1024} KB, the most a scenario may be.`]]);
+        return;
+      }
+    } else if (payload === null) {
       show([["p", "This page shows a scenario carried in its own address, after #tdm=, and this address carries none. " +
         "A link to it comes from the sandbox's Embed button or from embed.js."]]);
       return;
-    }
-    if (!supported()) {
+    } else if (!supported()) {
       show([["p", "This browser cannot unpack the scenario in this link (it lacks DecompressionStream). Any current Chrome, Edge, Firefox or Safari can."]]);
       return;
-    }
-    let text;
-    try {
-      text = await decode(payload);
-    } catch (err) {
-      show([["p", err.message]]);
-      return;
+    } else {
+      try {
+        text = await decode(payload);
+      } catch (err) {
+        show([["p", err.message]]);
+        return;
+      }
     }
     let engine;
     try {

@@ -563,6 +563,9 @@
         this.frags = null;
         const now = this.host.querySelector(".tm-widget > .tm-timeline");
         if (now) now.open = open;
+        // First: it draws the button that opens the room's knobs and
+        // faults, which may be the control to focus again.
+        this.presenting(this.host.querySelector(".tm-widget").dataset.present || "");
         if (focused) {
           // A control the step disabled (Undo, once nothing is left to
           // undo) cannot keep the focus: the first one its group still has
@@ -574,8 +577,8 @@
           }
           if (el) el.focus();
         }
-        this.presenting(this.host.querySelector(".tm-widget").dataset.present || "");
         this.showJob(this.jobView);
+        this.showFaults(this.faultsOpen);
         showNow(this.host);
         // The faults in effect, said when they change (a fault added or
         // undone): the list beside the buttons is new content, which a
@@ -789,6 +792,9 @@
         this.say(r.error, this.from);
         return r;
       }
+      // The room's faults close once anything is done (a fault taken, a
+      // step): the room sees the stage again. A refused one stays, said.
+      if (this.faultsOpen && !folds.has(action)) this.showFaults(false);
       // Driven, the room leads: a step, a knob or a fault taken here, not
       // one followed from the notes window nor a fold opened by the page.
       if (!this.quiet && !folds.has(action)) this.bare = false;
@@ -845,6 +851,10 @@
       } else if (act === "present") {
         e.preventDefault();
         this.togglePresent();
+      } else if (act === "faults") {
+        this.showFaults(!this.faultsOpen);
+        const first = this.faultsOpen && this.host.querySelector(".tm-faults button:not([disabled])");
+        if (first) first.focus();
       } else if (act === "play") {
         this.timer ? this.stop() : this.play();
       } else if (act === "crash") {
@@ -1028,6 +1038,19 @@
         this.fullScreen(!document.fullscreenElement);
         return true;
       }
+      if (e.key === "F5" && presenting) {
+        // A clicker's start-the-show key: full screen, where it reloaded
+        // the page in front of the room (and out of full screen). Its
+        // stop-the-show key, Escape, leaves full screen as ever.
+        e.preventDefault();
+        this.fullScreen(true);
+        return true;
+      }
+      if (e.key === "Escape" && this.faultsOpen) {
+        e.preventDefault();
+        this.showFaults(false);
+        return true;
+      }
       return false;
     }
 
@@ -1077,6 +1100,26 @@
       if (this.presentMode === "on") fitStage(this.host);
     }
 
+    // showFaults shows the knobs and faults in presenter mode's room
+    // window (on), in the page's top layer over the foot of the screen, or
+    // hides them: the widget, a size container, keeps a fixed box within
+    // itself.
+    showFaults(on) {
+      this.faultsOpen = Boolean(on) && this.presentMode === "on";
+      const s = this.host.querySelector(".tm-settings");
+      const b = this.host.querySelector('[data-act="faults"]');
+      if (b) b.setAttribute("aria-expanded", String(this.faultsOpen));
+      if (!s || !s.showPopover) return;
+      if (this.faultsOpen) {
+        s.popover = "manual";
+        if (!s.matches(":popover-open")) s.showPopover();
+      } else if (s.popover) {
+        if (s.contains(document.activeElement) && b) b.focus({ preventScroll: true });
+        s.hidePopover();
+        s.removeAttribute("popover");
+      }
+    }
+
     // togglePresent enters or leaves presenter mode: the stage and the
     // narration in large type and nothing else, full screen when the
     // browser allows it (the key or click that asked is what allows it).
@@ -1098,8 +1141,29 @@
 
     // presenting marks the page for presenter mode's stylesheet.
     presenting(mode) {
+      const was = this.presentMode;
       this.presentMode = mode === "on" ? "on" : mode === "notes" ? "notes" : "";
       if (!this.isPage()) return;
+      // The room sees the stage from its top: entered from a page scrolled
+      // down to the faults or the checks, it showed the checks, the
+      // narration and the steps scrolled away.
+      if (this.presentMode === "on" && was !== "on") window.scrollTo({ top: 0, behavior: "instant" });
+      // The knobs and faults, which presenter mode hides, in reach of a
+      // presenter who has only the room's window (a projector that
+      // mirrors the laptop): a button beside Exit shows them (showFaults).
+      // Drawn here, not by the engine, which would weigh more to download.
+      const exit = this.host.querySelector('.tm-widget[data-present="on"] a[data-act="present"]');
+      if (exit && !this.host.querySelector('[data-act="faults"]')) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "tm-btn tm-break";
+        b.dataset.act = "faults";
+        b.dataset.testid = "btn-faults";
+        b.title = "Knobs and faults";
+        b.setAttribute("aria-controls", this.host.querySelector(".tm-settings").id);
+        this.label(b, "⚙", "Knobs and faults");
+        exit.before(b);
+      }
       const root = document.documentElement.classList;
       root.toggle("tm-presenting", this.presentMode === "on");
       root.toggle("tm-presenter-notes", this.presentMode === "notes");
