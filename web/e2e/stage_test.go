@@ -1030,3 +1030,26 @@ func TestFoldsShowTheirMarker(t *testing.T) {
 		}
 	}
 }
+
+// TestStepsPressedDuringARunAreTaken: a clicker pressed twice while the
+// run a knob started is still going on moves the stage two steps once the
+// run is drawn, with the knob's setting. The presses used to be dropped:
+// in front of a room the first two clicks did nothing.
+func TestStepsPressedDuringARunAreTaken(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=5")
+	// The runs take a while, an event a task, as a long scenario's would
+	// on a slow projector laptop.
+	eval[bool](t, ctx, `(() => { const e = window.tidemarkEngine; const advance = e.advance; e.advance = (id, n) => { const until = performance.now() + 8; while (performance.now() < until) {} return advance(id, 1); }; return true; })()`)
+	click(t, ctx, `label[for="tm-knob-mark-lsn"]`)
+	require.True(t, eval[bool](t, ctx, `document.querySelector('.tm-host').getAttribute('aria-busy') === 'true'`), "the run ended before the presses; the test shows nothing")
+	key(t, ctx, kb.PageDown)
+	key(t, ctx, kb.PageDown)
+	require.True(t, eval[bool](t, ctx, `document.querySelector('.tm-host').getAttribute('aria-busy') === 'true'`), "the run ended before the second press; the test shows nothing")
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`!document.querySelector('.tm-host').hasAttribute('aria-busy') && Number(document.querySelector('.tm-widget').dataset.step) === 7`, chromedp.WithPollingTimeout(20*time.Second)))
+	require.NoError(t, err, "both presses are taken after the run")
+	assert.Equal(t, "lsn", eval[string](t, ctx, `new URLSearchParams(location.search).get("mark")`))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`new URLSearchParams(location.search).get("step") === "7"`, chromedp.WithPollingTimeout(5*time.Second)))
+	assert.NoError(t, err, "the address names the step the presses reached")
+	assert.True(t, eval[bool](t, ctx, stageMatchesADrawing), "the stage is the step's drawing")
+	assert.Empty(t, pageProblems(t, ctx))
+}

@@ -388,6 +388,7 @@
       this.timer = null;
       this.busy = false;
       this.waiting = []; // acts asked for while a run went on (see act)
+      this.stepAfter = null; // the step a press asked for while a run went on (see stepTo)
       this.settingsFor = null; // settings from the notes window the room is taking (see takeSettings)
       this.settingsStep = null; // the notes window's step since, which the room takes after them
     }
@@ -804,16 +805,50 @@
       if (r.rerun) {
         await this.run();
         this.draw(true);
-        const next = this.waiting.shift();
-        if (next) this.act(...next);
+        this.takeWaiting();
         return r;
       }
       this.draw(Boolean(rerun));
       return r;
     }
 
+    // takeWaiting takes, in order, what was asked for while a run went on:
+    // the knobs, faults and Undo, then the step a press asked for.
+    takeWaiting() {
+      const next = this.waiting.shift();
+      if (next) {
+        this.act(...next).then((r) => {
+          if (!(r && r.rerun)) this.takeWaiting();
+        });
+        return;
+      }
+      if (this.stepAfter === null) return;
+      const n = this.stepAfter;
+      this.stepAfter = null;
+      this.seek(n);
+    }
+
     seek(n) {
       this.act("seek", Math.max(0, Math.min(n, this.steps)));
+    }
+
+    // at is the step the learner's next press moves from: the one on
+    // screen, or the one an earlier press asked for while a run went on.
+    get at() {
+      return this.stepAfter ?? this.step;
+    }
+
+    // stepTo is a step the learner asked for, with a key, a clicker, a
+    // button or the scrubber. While a run goes on (a knob just turned, a
+    // clicker pressed at once) it is taken once the run is drawn: dropped,
+    // the press in front of the room did nothing, and the next one landed
+    // a step short.
+    stepTo(n) {
+      if (this.busy) {
+        this.stepAfter = n;
+        return;
+      }
+      this.seek(n);
     }
 
     // linkStep puts the step the stage shows into an explain link's href.
@@ -836,14 +871,14 @@
         this.linkStep(el);
         return;
       }
-      const moves = { start: 0, back: this.step - 1, forward: this.step + 1, end: this.steps };
+      const moves = { start: 0, back: this.at - 1, forward: this.at + 1, end: this.steps };
       if (act in moves) {
         e.preventDefault();
         this.stop();
-        this.seek(moves[act]);
+        this.stepTo(moves[act]);
       } else if (act === "seek") {
         e.preventDefault();
-        this.seek(Number(el.dataset.step));
+        this.stepTo(Number(el.dataset.step));
       } else if (act === "explain") {
         e.preventDefault();
         this.explaining = Boolean(el.dataset.key);
@@ -924,7 +959,7 @@
     onInput(e) {
       if (e.target.dataset.act === "scrub") {
         this.stop();
-        this.seek(Number(e.target.value));
+        this.stepTo(Number(e.target.value));
       }
     }
 
@@ -950,8 +985,8 @@
       // anywhere fires when speech input types a word (WCAG 2.1.4). In
       // presenter mode, which the learner chose, every key is the widget's.
       const quiet = Boolean(pageWide) && !presenting;
-      const forward = this.step + 1;
-      const back = this.step - 1;
+      const forward = this.at + 1;
+      const back = this.at - 1;
       const keys = { ArrowLeft: back, ArrowRight: forward, PageUp: back, PageDown: forward, Home: 0, End: this.steps };
       if (presenting) {
         // Some clickers send the up and down arrows; in presenter mode
@@ -978,7 +1013,7 @@
         // brings it back: the room sees where the presenter stopped.
         if (this.unblank()) return true;
         this.stop();
-        this.seek(keys[e.key]);
+        this.stepTo(keys[e.key]);
         return true;
       }
       if (e.key === " " && !quiet && (presenting || !is("button, a, input, select, summary"))) {
@@ -988,7 +1023,7 @@
         if (this.unblank()) return true;
         if (presenting) {
           this.stop();
-          this.seek(e.shiftKey ? back : forward);
+          this.stepTo(e.shiftKey ? back : forward);
         } else {
           this.timer ? this.stop() : this.play();
         }
