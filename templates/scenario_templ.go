@@ -1006,7 +1006,7 @@ func PlayPage(v PlayView) templ.Component {
 					}
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 83, "</div><p class=\"tm-visually-hidden\" role=\"status\" data-testid=\"play-expect-said\"></p><section class=\"play-expect\" aria-labelledby=\"play-expect-heading\" data-testid=\"play-expect\" hidden><h2 id=\"play-expect-heading\">Expectations</h2><p data-testid=\"play-expect-summary\"></p><ul class=\"play-expect-list\" data-testid=\"play-expect-list\"></ul></section><section class=\"play-share\" aria-labelledby=\"play-share-heading\" data-testid=\"play-share-panel\" hidden><h2 id=\"play-share-heading\">Share or embed this scenario</h2><p class=\"play-copied\" role=\"status\" data-testid=\"play-copied\"></p><p>The scenario travels in the link itself, after <code>#tdm=</code>: nothing is stored anywhere. The iframe and the script tag open it at the widget's step, knobs and faults as they are now.</p><label for=\"play-link\">A link that opens it here, in the sandbox</label> <textarea id=\"play-link\" class=\"play-snippet\" readonly rows=\"2\" data-testid=\"play-link\"></textarea> <label for=\"play-snippet-iframe\">An iframe, for any page that allows them</label> <textarea id=\"play-snippet-iframe\" class=\"play-snippet\" readonly rows=\"3\" data-testid=\"play-snippet-iframe\"></textarea> <label for=\"play-snippet-script\">A script tag with the scenario inline, which sizes the iframe to its content</label> <textarea id=\"play-snippet-script\" class=\"play-snippet\" readonly rows=\"6\" data-testid=\"play-snippet-script\"></textarea> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 83, "</div><p class=\"tm-visually-hidden\" role=\"status\" data-testid=\"play-expect-said\"></p><section class=\"play-expect\" aria-labelledby=\"play-expect-heading\" data-testid=\"play-expect\" hidden><h2 id=\"play-expect-heading\">Expectations</h2><p data-testid=\"play-expect-summary\"></p><ul class=\"play-expect-list\" data-testid=\"play-expect-list\"></ul></section><section class=\"play-share\" aria-labelledby=\"play-share-heading\" data-testid=\"play-share-panel\" hidden><h2 id=\"play-share-heading\">Share or embed this scenario</h2><p class=\"play-copied\" role=\"status\" data-testid=\"play-copied\"></p><p data-testid=\"play-share-linked\">The scenario travels in the link itself, after <code>#tdm=</code>: nothing is stored anywhere. The iframe and the script tag open it at the widget's step, knobs and faults as they are now.</p><p data-testid=\"play-share-unlinked\" hidden>This scenario is too long for a link, so only the script tag can carry it: the text sits inline in your page, and <code>embed.js</code> hands it to the frame it makes. Nothing is stored anywhere. The tag opens it at the widget's step, knobs and faults as they are now.</p><label for=\"play-link\">A link that opens it here, in the sandbox</label> <textarea id=\"play-link\" class=\"play-snippet\" readonly rows=\"2\" data-testid=\"play-link\"></textarea> <label for=\"play-snippet-iframe\">An iframe, for any page that allows them</label> <textarea id=\"play-snippet-iframe\" class=\"play-snippet\" readonly rows=\"3\" data-testid=\"play-snippet-iframe\"></textarea> <label for=\"play-snippet-script\">A script tag with the scenario inline, which sizes the iframe to its content</label> <textarea id=\"play-snippet-script\" class=\"play-snippet\" readonly rows=\"6\" data-testid=\"play-snippet-script\"></textarea> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1033,7 +1033,7 @@ func PlayPage(v PlayView) templ.Component {
 			var templ_7745c5c3_Var52 string
 			templ_7745c5c3_Var52, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.WasmURL).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/scenario.templ`, Line: 254, Col: 33}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/scenario.templ`, Line: 259, Col: 33}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var52)
 			if templ_7745c5c3_Err != nil {
@@ -1046,7 +1046,7 @@ func PlayPage(v PlayView) templ.Component {
 			var templ_7745c5c3_Var53 string
 			templ_7745c5c3_Var53, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.PageURL).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/scenario.templ`, Line: 255, Col: 28}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/scenario.templ`, Line: 260, Col: 28}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var53)
 			if templ_7745c5c3_Err != nil {
@@ -1059,7 +1059,7 @@ func PlayPage(v PlayView) templ.Component {
 			var templ_7745c5c3_Var54 string
 			templ_7745c5c3_Var54, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.EmbedURL).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/scenario.templ`, Line: 256, Col: 30}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/scenario.templ`, Line: 261, Col: 30}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var54)
 			if templ_7745c5c3_Err != nil {
@@ -1072,7 +1072,7 @@ func PlayPage(v PlayView) templ.Component {
 			var templ_7745c5c3_Var55 string
 			templ_7745c5c3_Var55, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.ScriptURL).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/scenario.templ`, Line: 257, Col: 32}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/scenario.templ`, Line: 262, Col: 32}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var55)
 			if templ_7745c5c3_Err != nil {
@@ -1090,7 +1090,7 @@ func PlayPage(v PlayView) templ.Component {
 				var templ_7745c5c3_Var56 string
 				templ_7745c5c3_Var56, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.PictureURL).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/scenario.templ`, Line: 259, Col: 35}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/scenario.templ`, Line: 264, Col: 35}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var56)
 				if templ_7745c5c3_Err != nil {

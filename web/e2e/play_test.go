@@ -325,6 +325,85 @@ func TestSandboxDraftSurvivesReload(t *testing.T) {
 	})
 }
 
+// TestSandboxEmbedsATextTooLongForALink: a text too long for a link got no
+// snippet at all, only "save it as a file", though a script tag carries
+// such a text inline (embed.js hands it to its frame). Embed now offers
+// that tag alone and says why the link, the iframe and the picture are
+// missing; pasted into a page, the tag plays the text at the widget's
+// step and knobs. A text a link can carry has them all again.
+func TestSandboxEmbedsATextTooLongForALink(t *testing.T) {
+	needWasm(t)
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	site, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+	var pasted string
+	mux := http.NewServeMux()
+	mux.Handle("/", site)
+	mux.HandleFunc("/docs/pasted", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Pasted</title></head><body>" + pasted + "</body></html>"))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	base := srv.URL
+	long := longScenario(600, false)
+	_, err = share.Encode(long)
+	require.ErrorIs(t, err, share.ErrTooLong, "the scenario must be too long for a link")
+
+	ctx := newBrowser(t)
+	grantClipboard(t, ctx, base)
+	openPlay(t, ctx, base+"/play")
+	setText(t, ctx, long)
+	waitFor(t, ctx, "the widget", `document.querySelector('#play-output .tm-widget[data-scenario="mydocs/long"]') !== null && document.querySelector('#play-output .tm-host[data-ready="true"]') !== null`)
+	for i := 1; i <= 3; i++ {
+		jsClick(t, ctx, `#play-output [data-testid="btn-forward"]`)
+		waitFor(t, ctx, "the next step", `document.querySelector("#play-output .tm-widget").dataset.step === "`+strconv.Itoa(i)+`"`)
+	}
+	jsClick(t, ctx, `#play-output label[for="tm-knob-mark-lsn"]`)
+	waitFor(t, ctx, "the knob", `location.search.includes("mark=lsn")`)
+
+	click(t, ctx, `[data-testid="play-embed"]`)
+	waitFor(t, ctx, "copied", `document.querySelector('[data-testid="play-copied"]').textContent === "Script tag copied to the clipboard."`)
+	script := clipboard(t, ctx)
+	assert.Equal(t, script, eval[string](t, ctx, `document.querySelector('[data-testid="play-snippet-script"]').value`))
+	assert.True(t, strings.HasPrefix(script, "<script type=\"text/x-tidemark\">\n"+long+"</script>\n"), "the tag holds the whole text")
+	assert.Contains(t, script, `<script src="`+base+`/static/embed.js" data-step="3" data-knobs="mark=lsn" async></script>`)
+	visible := func(sel string) bool { return eval[bool](t, ctx, `document.querySelector('`+sel+`').checkVisibility()`) }
+	for _, sel := range []string{`[data-testid="play-link"]`, `label[for="play-link"]`, `[data-testid="play-snippet-iframe"]`, `[data-testid="play-snippet-picture"]`, `[data-testid="play-share-linked"]`} {
+		assert.False(t, visible(sel), "no link carries the text, so no %s is offered", sel)
+	}
+	assert.True(t, visible(`[data-testid="play-snippet-script"]`))
+	assert.True(t, visible(`[data-testid="play-share-unlinked"]`), "the panel says why only the script tag is left")
+	said := text(t, ctx, `[data-testid="play-problem"]`)
+	assert.Contains(t, said, "too long for a link")
+	assert.Contains(t, said, "the script tag")
+	assert.NotContains(t, said, "Save it as a file instead", "the tag is the way, not a file")
+
+	other := newTabBeside(t, ctx)
+	pasted = `<div id="by-script">` + script + `</div>`
+	require.NoError(t, chromedp.Do(other, chromedp.Navigate(base+"/docs/pasted")))
+	frame := `document.querySelector("#by-script iframe")`
+	doc := frame + `.contentDocument`
+	waitFor(t, other, "the tag plays", frame+` && `+doc+` && `+doc+`.querySelector('.tm-host[data-ready="true"]') !== null`)
+	assert.True(t, strings.HasSuffix(eval[string](t, other, frame+`.src`), "#posted"), "the text is handed to the frame, not put in its address")
+	assert.Equal(t, "3", eval[string](t, other, doc+`.querySelector(".tm-widget").dataset.step`))
+	assert.True(t, eval[bool](t, other, doc+`.querySelector('[data-testid="knob-mark-lsn"]').checked`))
+
+	// A text a link can carry: the link, the iframe and the picture again.
+	setText(t, ctx, sandboxScenario)
+	waitFor(t, ctx, "the short text's widget", `document.querySelector('#play-output .tm-widget[data-scenario="mine/late-commit"]') !== null && document.querySelector('#play-output .tm-host[data-ready="true"]') !== null`)
+	click(t, ctx, `[data-testid="play-embed"]`)
+	waitFor(t, ctx, "copied", `document.querySelector('[data-testid="play-copied"]').textContent === "Iframe snippet copied to the clipboard."`)
+	for _, sel := range []string{`[data-testid="play-link"]`, `[data-testid="play-snippet-iframe"]`, `[data-testid="play-snippet-picture"]`, `[data-testid="play-share-linked"]`} {
+		assert.True(t, visible(sel), sel)
+	}
+	assert.False(t, visible(`[data-testid="play-share-unlinked"]`))
+	assert.False(t, visible(`[data-testid="play-problem"]`), "nothing is wrong with a short text")
+	assert.Empty(t, pageProblems(t, ctx))
+	assert.Empty(t, pageProblems(t, other))
+}
+
 // TestSandboxShareAndEmbed: Share copies a link that opens the text in the
 // sandbox at the widget's step and knobs; Embed copies an iframe snippet,
 // and the panel holds a script-tag snippet too; pasted into another page,

@@ -564,8 +564,6 @@
     q.delete("step");
     const rest = q.toString();
     const title = titleText();
-    const frag = "#" + share.KEY + "=" + p;
-    const iframe = `<iframe src="${attr(site(EMBED) + state() + frag)}" title="${attr(title + " — Tidemark")}" width="100%" height="800" loading="lazy" style="color-scheme: light"></iframe>`;
     let script;
     if (/<\/script|<!--/i.test(src.value)) {
       script = "<!-- This scenario's text contains </script or <!--, which cannot sit inside a script tag. " +
@@ -577,6 +575,11 @@
         `<script src="${attr(site(SCRIPT))}"` + (step && step !== "0" ? ` data-step="${attr(step)}"` : "") +
         (rest ? ` data-knobs="${attr(rest)}"` : "") + " async></script>";
     }
+    // A text too long for a link has the script tag alone: embed.js hands
+    // such a text to its frame rather than put it in the frame's address.
+    if (p === null) return { script };
+    const frag = "#" + share.KEY + "=" + p;
+    const iframe = `<iframe src="${attr(site(EMBED) + state() + frag)}" title="${attr(title + " — Tidemark")}" width="100%" height="800" loading="lazy" style="color-scheme: light"></iframe>`;
     const out = { link: site(PAGE) + state() + frag, iframe, script };
     if (PICTURE) {
       const pq = new URLSearchParams(state());
@@ -602,26 +605,52 @@
     }
   };
 
+  // linked shows the panel's fields that only a link can fill (the link,
+  // the iframe, the picture), or, for a text too long for a link, hides
+  // them and says why the script tag is left.
+  const linked = (on) => {
+    for (const id of ["play-link", "play-snippet-iframe", "play-snippet-picture"]) {
+      const f = field(id);
+      if (!f) continue;
+      f.hidden = !on;
+      const label = panel.querySelector(`label[for="${id}"]`);
+      if (label) label.hidden = !on;
+    }
+    field("play-share-linked").hidden = !on;
+    field("play-share-unlinked").hidden = on;
+  };
+
   const openPanel = async (what) => {
     if (!share.supported()) {
       setProblem("share", "This browser cannot compress a scenario into a link (it lacks CompressionStream). Any current Chrome, Edge, Firefox or Safari can.");
       return;
     }
-    let p;
+    let p = null;
     try {
       p = await share.encode(src.value);
     } catch (err) {
-      setProblem("share", err.message + " To embed it, save it as a file (Save as a file) and point embed.js's data-source at it.");
-      return;
+      // Too long for an address but not for a page (64 KB): the script
+      // tag carries the text inline, and embed.js hands it to its frame.
+      if (err.kind !== "too-long") {
+        setProblem("share", err.message + " To embed it, save it as a file (Save as a file) and point embed.js's data-source at it.");
+        return;
+      }
+      setProblem("share", err.message.replace(/ Save it as a file instead\.$/, "") +
+        " So it has no link, iframe or picture; the script tag under “Share or embed this scenario” carries it whole.");
     }
-    setProblem("share", "");
+    if (p !== null) setProblem("share", "");
     const s = snippets(p);
-    field("play-link").value = s.link;
-    field("play-snippet-iframe").value = s.iframe;
+    linked(p !== null);
     field("play-snippet-script").value = s.script;
-    if (s.picture && field("play-snippet-picture")) field("play-snippet-picture").value = s.picture;
+    if (p !== null) {
+      field("play-link").value = s.link;
+      field("play-snippet-iframe").value = s.iframe;
+      if (s.picture && field("play-snippet-picture")) field("play-snippet-picture").value = s.picture;
+    }
     panel.hidden = false;
-    if (what === "share") await copy(s.link, "Link");
+    if (p === null) {
+      if (what === "embed") await copy(s.script, "Script tag");
+    } else if (what === "share") await copy(s.link, "Link");
     else await copy(s.iframe, "Iframe snippet");
   };
 
