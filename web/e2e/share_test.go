@@ -68,6 +68,24 @@ func TestFragmentRoundTrip(t *testing.T) {
 	assert.Empty(t, pageProblems(t, ctx))
 }
 
+// TestFileOfAgreesWithTheServer: the page and the server name a link's
+// scenario file alike (share.js's fileOf, share.FileOf), so an error says
+// the same file whichever of them reports it. share.js took the first
+// plain name among several file= where the server takes the first file=.
+func TestFileOfAgreesWithTheServer(t *testing.T) {
+	base := startSandbox(t)
+	ctx := newBrowser(t)
+	openPlay(t, ctx, base+"/play")
+	for _, frag := range []string{
+		"#file=late-commit.tdm&tdm=abc", "tdm=abc&file=docs%2Fretry-dup.tdm", "#tdm=abc", "#file=&tdm=abc",
+		"#file=.hidden&tdm=abc", "#file=a%20b.tdm&tdm=abc", "#file=%ZZ&tdm=abc", "#file=<b>.tdm&tdm=abc",
+		"#file=" + strings.Repeat("a", 101), "#file=" + strings.Repeat("a", 100),
+		"#file=.hidden&file=ok.tdm&tdm=abc", "#file=ok.tdm&file=other.tdm", "#file=%E2%9C%93.tdm", "#file=a+b.tdm",
+	} {
+		assert.Equal(t, share.FileOf(frag), eval[string](t, ctx, `window.tidemarkShare.fileOf(`+jsString(frag)+`)`), frag)
+	}
+}
+
 // TestLinkedEmbed: /embed/#tdm=… plays the scenario its address carries,
 // at the step and knobs of its query; an address with a damaged, oversized
 // or missing scenario, or one that does not build, gets a message.

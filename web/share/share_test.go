@@ -153,6 +153,8 @@ func TestFileOf(t *testing.T) {
 		"#file=<b>.tdm&tdm=abc":             Unnamed,
 		"#file=" + strings.Repeat("a", 101): Unnamed,
 		"#file=" + strings.Repeat("a", 100): strings.Repeat("a", 100),
+		"#file=.hidden&file=ok.tdm&tdm=abc": Unnamed,
+		"#file=ok.tdm&file=other.tdm":       "ok.tdm",
 	} {
 		assert.Equal(t, want, FileOf(frag), frag)
 	}

@@ -119,20 +119,20 @@
   // fileOf returns the name a fragment gives its scenario's file
   // ("#file=late-commit.tdm&tdm=…", as embed.js writes for data-source), for
   // its errors to name, or "linked.tdm". Only a plain file name is taken:
-  // it is shown to the reader, and comes from whoever wrote the link.
+  // it is shown to the reader, and comes from whoever wrote the link. The
+  // first file= counts, as in share.FileOf: the server and the page name
+  // a link's errors alike.
   const fileOf = (hash) => {
-    for (const part of hash.replace(/^#/, "").split("&")) {
-      if (!part.startsWith("file=")) continue;
-      let name;
-      try {
-        name = decodeURIComponent(part.slice(5));
-      } catch {
-        break;
-      }
-      name = name.slice(name.lastIndexOf("/") + 1);
-      if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) return name;
+    const part = hash.replace(/^#/, "").split("&").find((p) => p.startsWith("file="));
+    if (part === undefined) return "linked.tdm";
+    let name;
+    try {
+      name = decodeURIComponent(part.slice(5));
+    } catch {
+      return "linked.tdm";
     }
-    return "linked.tdm";
+    name = name.slice(name.lastIndexOf("/") + 1);
+    return /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name) ? name : "linked.tdm";
   };
 
   // caret shows line number n of a text, line, with a caret under its
@@ -158,7 +158,7 @@
     pre.scrollLeft = Math.max(0, x - pre.clientWidth * 0.6);
   };
 
-  window.tidemarkShare = { KEY, MAX_PAYLOAD, MAX_TEXT, ShareError, supported, encode, decode, payloadOf, caret, toCaret };
+  window.tidemarkShare = { KEY, MAX_PAYLOAD, MAX_TEXT, ShareError, supported, encode, decode, payloadOf, fileOf, caret, toCaret };
 
   // ---- A page that shows the scenario of its own link (/embed/#tdm=…) ----
 
