@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -325,6 +326,35 @@ func TestSandboxDraftSurvivesReload(t *testing.T) {
 	})
 }
 
+// sandboxBesidePage serves the site and, beside it on its origin, a page
+// of someone else's (/docs/pasted) into which a test pastes what it
+// copied: paste sets the page's body.
+func sandboxBesidePage(t *testing.T) (base string, paste func(body string)) {
+	t.Helper()
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	site, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var pasted string
+	mux := http.NewServeMux()
+	mux.Handle("/", site)
+	mux.HandleFunc("/docs/pasted", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		body := pasted
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Pasted</title></head><body>" + body + "</body></html>"))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL, func(body string) {
+		mu.Lock()
+		pasted = body
+		mu.Unlock()
+	}
+}
+
 // TestSandboxEmbedsATextTooLongForALink: a text too long for a link got no
 // snippet at all, only "save it as a file", though a script tag carries
 // such a text inline (embed.js hands it to its frame). Embed now offers
@@ -333,22 +363,9 @@ func TestSandboxDraftSurvivesReload(t *testing.T) {
 // step and knobs. A text a link can carry has them all again.
 func TestSandboxEmbedsATextTooLongForALink(t *testing.T) {
 	needWasm(t)
-	cat, err := pages.Catalog()
-	require.NoError(t, err)
-	site, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
-	require.NoError(t, err)
-	var pasted string
-	mux := http.NewServeMux()
-	mux.Handle("/", site)
-	mux.HandleFunc("/docs/pasted", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Pasted</title></head><body>" + pasted + "</body></html>"))
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	base := srv.URL
+	base, paste := sandboxBesidePage(t)
 	long := longScenario(600, false)
-	_, err = share.Encode(long)
+	_, err := share.Encode(long)
 	require.ErrorIs(t, err, share.ErrTooLong, "the scenario must be too long for a link")
 
 	ctx := newBrowser(t)
@@ -369,7 +386,9 @@ func TestSandboxEmbedsATextTooLongForALink(t *testing.T) {
 	assert.Equal(t, script, eval[string](t, ctx, `document.querySelector('[data-testid="play-snippet-script"]').value`))
 	assert.True(t, strings.HasPrefix(script, "<script type=\"text/x-tidemark\">\n"+long+"</script>\n"), "the tag holds the whole text")
 	assert.Contains(t, script, `<script src="`+base+`/static/embed.js" data-step="3" data-knobs="mark=lsn" async></script>`)
-	visible := func(sel string) bool { return eval[bool](t, ctx, `document.querySelector('`+sel+`').checkVisibility()`) }
+	visible := func(sel string) bool {
+		return eval[bool](t, ctx, `document.querySelector('`+sel+`').checkVisibility()`)
+	}
 	for _, sel := range []string{`[data-testid="play-link"]`, `label[for="play-link"]`, `[data-testid="play-snippet-iframe"]`, `[data-testid="play-snippet-picture"]`, `[data-testid="play-share-linked"]`} {
 		assert.False(t, visible(sel), "no link carries the text, so no %s is offered", sel)
 	}
@@ -381,7 +400,7 @@ func TestSandboxEmbedsATextTooLongForALink(t *testing.T) {
 	assert.NotContains(t, said, "Save it as a file instead", "the tag is the way, not a file")
 
 	other := newTabBeside(t, ctx)
-	pasted = `<div id="by-script">` + script + `</div>`
+	paste(`<div id="by-script">` + script + `</div>`)
 	require.NoError(t, chromedp.Do(other, chromedp.Navigate(base+"/docs/pasted")))
 	frame := `document.querySelector("#by-script iframe")`
 	doc := frame + `.contentDocument`
@@ -410,22 +429,7 @@ func TestSandboxEmbedsATextTooLongForALink(t *testing.T) {
 // both play the text at that step and knobs.
 func TestSandboxShareAndEmbed(t *testing.T) {
 	needWasm(t)
-	cat, err := pages.Catalog()
-	require.NoError(t, err)
-	site, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
-	require.NoError(t, err)
-	// A page of someone else's, beside the site on its origin, into which
-	// the test pastes what was copied.
-	var pasted string
-	mux := http.NewServeMux()
-	mux.Handle("/", site)
-	mux.HandleFunc("/docs/pasted", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Pasted</title></head><body>" + pasted + "</body></html>"))
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	base := srv.URL
+	base, paste := sandboxBesidePage(t)
 
 	ctx := newBrowser(t)
 	grantClipboard(t, ctx, base)
@@ -473,7 +477,7 @@ func TestSandboxShareAndEmbed(t *testing.T) {
 	payload, _, _ := strings.Cut(strings.SplitN(picture, "src=", 2)[1], ")")
 	assert.True(t, strings.HasSuffix(picture, ")]("+base+"/play?mark=lsn&step=4#tdm="+payload+")"), "the picture links to the sandbox: %s", picture)
 
-	pasted = `<div id="by-iframe">` + iframe + `</div><div id="by-script">` + script + `</div>`
+	paste(`<div id="by-iframe">` + iframe + `</div><div id="by-script">` + script + `</div>`)
 	require.NoError(t, chromedp.Do(other, chromedp.Navigate(base+"/docs/pasted")))
 	for _, box := range []string{"by-iframe", "by-script"} {
 		doc := `document.querySelector("#` + box + ` iframe").contentDocument`
