@@ -423,6 +423,27 @@ func TestSandboxEmbedsATextTooLongForALink(t *testing.T) {
 	assert.Empty(t, pageProblems(t, other))
 }
 
+// TestInlineScenarioErrorNamesTheBlock: an inline scenario that does not
+// build shows its error in the frame as inline.tdm, at the line counted
+// from the block's first line. It said linked.tdm, a name for a link
+// that sent the page's author looking for one.
+func TestInlineScenarioErrorNamesTheBlock(t *testing.T) {
+	needWasm(t)
+	base, paste := sandboxBesidePage(t)
+	broken := strings.Replace(sandboxScenario, "run extract at=10:00:06", "run extract at=10:0:06", 1)
+	require.NotEqual(t, sandboxScenario, broken)
+	line := strings.Count(broken[:strings.Index(broken, "at=10:0:06")], "\n") + 1
+	paste("<script type=\"text/x-tidemark\">\n" + broken + "</script>\n<script src=\"/static/embed.js\" async></script>")
+	ctx := newBrowser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/docs/pasted")))
+	doc := `document.querySelector("iframe").contentDocument`
+	problem := doc + `.querySelector('[data-testid="linked-problem"]')`
+	waitFor(t, ctx, "the error in the frame", `document.querySelector("iframe") && `+doc+` && `+problem+` && !`+problem+`.hidden`)
+	assert.True(t, strings.HasPrefix(eval[string](t, ctx, problem+`.textContent`), "The scenario does not build: inline.tdm:"+strconv.Itoa(line)+":16:"),
+		"the error names the block, and no link: %s", eval[string](t, ctx, problem+`.textContent`))
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
 // TestSandboxShareAndEmbed: Share copies a link that opens the text in the
 // sandbox at the widget's step and knobs; Embed copies an iframe snippet,
 // and the panel holds a script-tag snippet too; pasted into another page,

@@ -211,8 +211,11 @@
       );
       return;
     }
-    // The text as written, without the line break that follows the opening tag.
-    embedText(block.textContent.replace(/^\r?\n/, ""), "written in this page").catch(failed);
+    // The text as written, without the line break that follows the opening
+    // tag. Its errors name it inline.tdm, counting lines from there: the
+    // block has no file of its own, and "linked.tdm" sent its author
+    // looking for a link.
+    embedText(block.textContent.replace(/^\r?\n/, ""), "written in this page", "inline.tdm").catch(failed);
   };
   if (inline() || document.readyState !== "loading") fromInline();
   else document.addEventListener("DOMContentLoaded", fromInline, { once: true });

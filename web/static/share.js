@@ -258,7 +258,9 @@
     const name = fileOf(location.hash);
     const c = engine.check(text, name);
     if (!c.ok) {
-      const lines = [["p", "The scenario in this link does not build: " + c.error]];
+      // A file's or an inline block's errors name it; only a link's text
+      // is "the scenario in this link".
+      const lines = [["p", (name === "linked.tdm" ? "The scenario in this link" : "The scenario") + " does not build: " + c.error]];
       if (c.line > 0) {
         lines.push(["pre", caret(c.line, text.split("\n")[c.line - 1] || "", c.col), "play-caret"]);
       }
