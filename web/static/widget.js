@@ -822,13 +822,11 @@
         });
         return;
       }
-      if (this.stepAfter === null) return;
-      const n = this.stepAfter;
-      this.stepAfter = null;
-      this.seek(n);
+      if (this.stepAfter !== null) this.seek(this.stepAfter);
     }
 
     seek(n) {
+      this.stepAfter = null; // a step taken now settles any asked for before
       this.act("seek", Math.max(0, Math.min(n, this.steps)));
     }
 
