@@ -113,11 +113,14 @@ func TestGolden(t *testing.T) {
 // a growing buffer loses, a failure during a sink's commit, a restore that
 // retention makes impossible, keyed state that expires, a hot key at
 // 10x, sessions that fired and were then merged into a larger one, late
-// records sent to a side output nobody reads), and
-// of the log world (a producer that learns of new partitions late). Each is
-// the scenario's id, "@", and its knobs as k=v joined by ",".
+// records sent to a side output nobody reads), of the log world (a
+// producer that learns of new partitions late), and of the high-water-mark
+// world (a cutover to a new kind of mark that reads a stretch again and
+// finds the row the old mark skipped). Each is the scenario's id, "@", and
+// its knobs as k=v joined by ",".
 var goldenKnobs = []string{
 	"dist__partition-change@refresh=5m",
+	"hwm__mark-migration@cutover=1002",
 	"stream__backpressure@overflow=drop",
 	"stream__backpressure@overflow=grow",
 	"stream__checkpoint-two-phase@crash=commit",
