@@ -104,6 +104,10 @@ type Version struct {
 	Target    int32 // the caller's id of Key itself, which rows of several tables with one key may share (a target's key); ID unless the caller sets it
 	Op        Op
 	Backdated bool // updated_at was set explicitly by the statement
+	// atCommit is set when the statement wrote the row while its table
+	// stamped at commit: its commit fills updated_at, whatever rule the
+	// table has by then.
+	atCommit bool
 	// superseded is set when a later committed version of the key replaces
 	// this one, so a read over the commit log skips it without a lookup.
 	superseded bool
@@ -184,8 +188,13 @@ func (db *DB) Exists(tx *Txn, t *Table, id int32) bool {
 
 // Table is a source table whose rows are keyed by an integer-or-string key.
 type Table struct {
-	Name   string
-	Key    string // the business key column, e.g. order_id
+	Name string
+	Key  string // the business key column, e.g. order_id
+	// Stamp is the rule that fills updated_at for the table's next
+	// statements. Changing it (a trigger replaced, an application's new
+	// default) changes no version already written: Write applies the rule
+	// of the statement's moment, and a row written under StampCommit still
+	// gets its commit's time.
 	Stamp  Stamp
 	Clock  string // the node clock that fills updated_at
 	Cache  int    // sequence cache size per session; 1 means no caching
@@ -334,6 +343,8 @@ func (db *DB) Write(tx *Txn, t *Table, op Op, key string, id int32, amount int64
 		v.UpdatedAt = tx.BeginNow
 	case t.Stamp == StampStatement:
 		v.UpdatedAt = stampNow
+	case t.Stamp == StampCommit:
+		v.atCommit = true
 	}
 	tx.Writes = append(tx.Writes, v)
 	if n := int(id) + 1; n > len(t.locks) {
@@ -360,7 +371,8 @@ func (t *Table) Live(key string) *Version {
 }
 
 // Commit makes tx's writes visible, in statement order, at the next LSN.
-// A table stamping at commit fills updated_at from now. A transaction that
+// A version written while its table stamped at commit gets updated_at from
+// now, even if the table's rule has changed since. A transaction that
 // wrote nothing commits at no position (its LSN stays 0): it has nothing
 // for the log to carry.
 func (db *DB) Commit(tx *Txn, at, now vtime.Time) {
@@ -377,7 +389,7 @@ func (db *DB) Commit(tx *Txn, at, now vtime.Time) {
 	for _, v := range tx.Writes {
 		t := v.table
 		v.LSN = db.lsn
-		if t.Stamp == StampCommit && !v.Backdated {
+		if v.atCommit {
 			v.UpdatedAt = now
 		}
 		if n := int(v.ID) + 1; n > len(t.live) {

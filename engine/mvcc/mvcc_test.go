@@ -282,3 +282,43 @@ func TestHolderIsTheOpenWriterOfARow(t *testing.T) {
 
 // live is the rows SelectLSN returns, without the deletes it names.
 func live(rows []*mvcc.Version, _ []string) []*mvcc.Version { return rows }
+
+// TestStampRuleChangesPerStatement: a change of a table's rule (a trigger
+// replaced, an application's new default) applies to the statements after
+// it, not to versions already written, even those whose transaction commits
+// after the change.
+func TestStampRuleChangesPerStatement(t *testing.T) {
+	db := mvcc.New()
+	tb := db.AddTable("orders", "order_id", mvcc.StampStatement, "source", 1, 1)
+	tx := db.Begin("T1", "s1", at(0), at(0))
+	db.Write(tx, tb, mvcc.Insert, "1", idOf("1"), 10, at(2), nil)
+	tb.Stamp = mvcc.StampTxnStart // the deploy, while T1 is open
+	db.Write(tx, tb, mvcc.Insert, "2", idOf("2"), 10, at(4), nil)
+	db.Commit(tx, at(5), at(5))
+	assert.Equal(t, at(2), tb.Live("1").UpdatedAt, "written before the change: the statement's time")
+	assert.Equal(t, at(0), tb.Live("2").UpdatedAt, "written after it: now(), the transaction's start")
+}
+
+// TestCommitStampSurvivesARuleChange: a row written while its table
+// stamped at commit gets its commit's time even when the rule has changed
+// away from commit before the commit, and a row written after a change to
+// commit stamping gets it too, though its transaction began under another.
+func TestCommitStampSurvivesARuleChange(t *testing.T) {
+	db := mvcc.New()
+	tb := db.AddTable("orders", "order_id", mvcc.StampCommit, "source", 1, 1)
+	tx := db.Begin("T1", "s1", at(0), at(0))
+	db.Write(tx, tb, mvcc.Insert, "1", idOf("1"), 10, at(1), nil)
+	tb.Stamp = mvcc.StampStatement
+	db.Write(tx, tb, mvcc.Insert, "2", idOf("2"), 10, at(2), nil)
+	backdated := at(-60)
+	tb.Stamp = mvcc.StampCommit
+	db.Write(tx, tb, mvcc.Insert, "3", idOf("3"), 10, at(3), nil)
+	db.Write(tx, tb, mvcc.Insert, "4", idOf("4"), 10, at(3), &backdated)
+	tb.Stamp = mvcc.StampTxnStart
+	db.Commit(tx, at(6), at(7))
+	assert.Equal(t, at(7), tb.Live("1").UpdatedAt, "written under commit stamping: the commit's time, though the table now stamps otherwise")
+	assert.Equal(t, at(2), tb.Live("2").UpdatedAt, "written under statement stamping")
+	assert.Equal(t, at(7), tb.Live("3").UpdatedAt, "written after a change back to commit stamping")
+	assert.Equal(t, backdated, tb.Live("4").UpdatedAt, "a value set by hand is kept")
+	assert.Equal(t, []string{"4", "2", "1", "3"}, keys(tb.SelectStamp(all())), "the stamp index holds the commit's stamps")
+}
