@@ -127,9 +127,10 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 	}
 	var lost []string
 	var note string
-	for _, v := range t.versionsOf(rec) {
+	vs := t.versionsOf(rec)
+	for i, v := range vs {
 		table := t.t.VersionTable(&v)
-		if r := (row{table, t.t.VersionKey(&v)}); v.Op == mvcc.Delete || !rows[r] || slices.Contains(never, r) {
+		if r := (row{table, t.t.VersionKey(&v)}); v.Op == mvcc.Delete || !rows[r] || slices.Contains(never, r) || len(rec.Stmts) > 1 && rewritten(&v, vs[i+1:]) {
 			continue
 		}
 		p, m, ok := t.passedBy(table, v)
@@ -186,6 +187,19 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 	}
 	return prose.F("%s commits at %s as lsn %d; %s %s now visible to new readers and %s gone.",
 		rec.Name, rec.EndAt, rec.LSN, prose.Rows(n, visible), prose.IsAre(len(visible)), prose.Rows(n, gone))
+}
+
+// rewritten reports whether a version in after is of v's row: a row the
+// transaction wrote twice commits as its last version, and an earlier one,
+// stamped otherwise, is no row a run could miss. One statement writes each
+// row once.
+func rewritten(v *engine.VersionRecord, after []engine.VersionRecord) bool {
+	for i := range after {
+		if after[i].KeyID == v.KeyID && after[i].TableID == v.TableID {
+			return true
+		}
+	}
+	return false
 }
 
 // row is a row a transaction wrote: a key of a table (two tables' rows with

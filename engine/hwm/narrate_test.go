@@ -241,3 +241,27 @@ run extract at=10:00:02
 		"T3 rolls back at 10:00:01; its writes vanish, but the 2 ids it drew from the sequence stay used, leaving holes.",
 	}, got)
 }
+
+// TestCommitNarrationSpeaksOfTheLastVersion: a row a transaction inserted
+// and then updated commits as the update wrote it. Stamped at the
+// statement's time, the insert's stamp lies behind the mark when the
+// transaction commits, but the update's does not, and the commit says
+// nothing of a row the runs will miss.
+func TestCommitNarrationSpeaksOfTheLastVersion(t *testing.T) {
+	tr := runText(t, "v.tdm", `scenario test/last "The last version"
+source orders key=order_id updated_at=statement
+target fct sink=merge key=order_id
+pipeline extract from=orders to=fct mark=max-seen
+begin T1 at=10:00:00
+insert T1 at=10:00:01 order_id=1
+update T1 at=10:00:05 order_id=1 amount=3
+txn T2 begin=10:00:02 commit=10:00:02 insert order_id=2
+run extract at=10:00:03
+commit T1 at=10:00:06
+run extract at=10:00:07
+`)
+	commits := sentences(tr, engine.KindCommit)
+	require.Len(t, commits, 2)
+	assert.Equal(t, "T1 commits at 10:00:06 as lsn 1002; order 1 is now visible to new readers.", commits[1])
+	assert.Empty(t, tr.Final().Missing)
+}
