@@ -89,6 +89,9 @@ func FuzzBuildRun(f *testing.F) {
 	f.Add(world + "workload txns=20 from=10:00:00 every=300ms duration=0s..2s rollback=20\nruns extract from=10:00:00 until=10:00:09 every=1s\n")
 	f.Add(world + "begin T1 at=10:00:00\ninsert T1 at=10:00:01 order_id=1..5\nupdate T1 at=10:00:02 order_id=2\ndelete T1 at=10:00:03 order_id=3\ncommit T1 at=10:00:04\nrun extract at=10:00:05 crash=mid-write\nreset extract at=10:00:06 to=none\nrun extract at=10:00:07\n")
 	f.Add(world + "txn T1 begin=10:00:00 commit=10:00:01 insert order_id=1\nrun extract at=10:00:02\nnote at-step=2 \"Ask the room\"\nnote at-step=0 \"Start here\"\n")
+	// A table's stamping rule changed while a transaction is open, to and
+	// from commit stamping.
+	f.Add(world + "begin T1 at=10:00:00\ninsert T1 at=10:00:01 order_id=1\nalter orders at=10:00:02 updated_at=commit\ninsert T1 at=10:00:03 order_id=2\nalter orders at=10:00:04 updated_at=statement\ncommit T1 at=10:00:05\nrun extract at=10:00:06\n")
 	// Key ranges at the edges of int64 (issue 9: the size check overflowed
 	// and the loop never ended at math.MaxInt64); testdata/fuzz holds them too.
 	f.Add(world + "txn T1 begin=10:00:00 commit=10:00:00 insert order_id=9223372036854775807..9223372036854775807\nrun extract at=10:00:01\n")

@@ -18,8 +18,8 @@ type Kind uint8
 
 // Event kinds, one list for every world, so that a kind's number and name
 // are the same whichever worlds a World is composed of; a new world adds
-// its kinds at the end (see docs/architecture.md, "Why it is shaped this
-// way"). Some kinds serve several worlds: a write is a run's or a
+// its kinds at the end, as does a world that gains one later (see
+// docs/architecture.md, "Why it is shaped this way"). Some kinds serve several worlds: a write is a run's or a
 // consumer's, a crash a run's, an application's or a consumer's.
 const (
 	// The high-water-mark world's source. The statement kinds follow
@@ -67,13 +67,18 @@ const (
 	KindProcess     // an operator takes a record off its input buffer
 	KindShed        // a full buffer drops a record
 	KindReport      // a reader reads a target table
+
+	// The high-water-mark world's source, again: a change of the rule that
+	// fills a table's updated_at (a deploy, a trigger replaced).
+	KindAlter
 )
 
 var kindNames = [...]string{"begin", "insert", "update", "delete", "commit", "rollback", "clock-jump",
 	"read", "write", "mark", "write+mark", "conflict", "crash", "reset",
 	"produce", "poll", "offset-commit", "rebalance", "retention", "offset-reset", "pause", "lost",
 	"arrive", "late", "watermark", "fire", "release",
-	"checkpoint", "restore", "transaction", "process", "shed", "report"}
+	"checkpoint", "restore", "transaction", "process", "shed", "report",
+	"alter"}
 
 // String is the kind's name as the JSON trace and the widget's classes spell it.
 func (k Kind) String() string { return kindNames[k] }

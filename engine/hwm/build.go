@@ -55,6 +55,55 @@ func (h *world) sourceLine(c scenario.Command) error {
 	return nil
 }
 
+// alterPlan is a table's last alter line while building: alters of one
+// table come in time order, and one that sets the rule the table already
+// has by then does nothing.
+type alterPlan struct {
+	_    nocmp.NoCompare
+	t    *mvcc.Table
+	at   vtime.Time
+	rule mvcc.Stamp
+}
+
+// alterLine reads `alter TABLE at=TIME updated_at=RULE`: from at= on, the
+// table's statements fill updated_at by the new rule (a deploy, a trigger
+// replaced), with no change to its schema.
+func (h *world) alterLine(c scenario.Command) error {
+	n, rest, err := scenario.Name(c, "a source table")
+	if err != nil {
+		return err
+	}
+	t := h.db.Table(n.Value)
+	if t == nil {
+		return errorf(n.Pos, "unknown source table %q; declare it first with `source %s key=...`", n.Value, n.Value)
+	}
+	a := scenario.NewArgs(c, rest)
+	at := a.RequiredTime("at")
+	const rules = "txn-start, statement or commit"
+	a.Required("updated_at", rules)
+	rule := scenario.Choice(a, "updated_at", t.Stamp, mvcc.ParseStamp, rules)
+	if err := a.Done(); err != nil {
+		return err
+	}
+	i := 0
+	for i < len(h.alters) && h.alters[i].t != t {
+		i++
+	}
+	if i == len(h.alters) {
+		h.alters = append(h.alters, alterPlan{t: t, rule: t.Stamp})
+	}
+	last := h.alters[i]
+	if at < last.at {
+		return errorf(scenario.ValueAt(c, "at"), "alter of %s at %s comes before its alter at %s; expected a table's alters in time order", t.Name, at, last.at)
+	}
+	h.alters[i] = alterPlan{t: t, at: at, rule: rule}
+	if rule == last.rule {
+		return nil // a knob may switch a deploy off by keeping the rule
+	}
+	h.w.Schedule(at, func() { h.alter(t, rule) })
+	return nil
+}
+
 // statementWords are the arguments a statement takes beside its rows' keys,
 // which a source's key column cannot be named.
 var statementWords = []string{"at", "count", "amount", "updated_at"}

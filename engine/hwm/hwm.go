@@ -50,7 +50,7 @@ func (domain) Commands() []string { return commands }
 
 // commands are the world's commands; the core only reads them.
 var commands = []string{"source", "pipeline", "txn", "begin", "insert", "update", "delete", "commit", "rollback",
-	"workload", "run", "runs", "reset"}
+	"alter", "workload", "run", "runs", "reset"}
 
 func (domain) Faults() []engine.FaultKind { return faults }
 
@@ -74,6 +74,7 @@ type world struct {
 	pipeOrd []string
 	runs    []*runState
 	txns    map[string]*txnPlan // every transaction a line declared, by name, while building
+	alters  []alterPlan         // each table's last alter line, while building
 	// Sessions by number, so that a transaction's begin and end look its
 	// session up by index. Invariant: len(busy) == len(sessionNames), and
 	// sessionIDs[sessionNames[i]] == i.
@@ -176,6 +177,8 @@ func (h *world) Command(c scenario.Command) error {
 		return h.statementLine(c)
 	case "commit", "rollback":
 		return h.endLine(c)
+	case "alter":
+		return h.alterLine(c)
 	case "workload":
 		return h.workload(c)
 	case "run":

@@ -193,3 +193,20 @@ func (h *world) rollback(ts *txnState) {
 	h.endSession(ts)
 	h.emitTxn(engine.KindRollback, ts.rec, -1)
 }
+
+// ruleWords say how each rule fills updated_at, by mvcc.Stamp.
+var ruleWords = [...]string{"now(), the transaction's start", "statement_timestamp(), the statement's time", "the commit time"}
+
+// alter changes the rule that fills t's updated_at for its later
+// statements, as a deploy does that replaces a trigger or an application's
+// default: the schema stays as it was.
+func (h *world) alter(t *mvcc.Table, rule mvcc.Stamp) {
+	from := t.Stamp
+	t.Stamp = rule
+	kept := "a row already written keeps the value it got"
+	if from == mvcc.StampCommit {
+		kept = "a row already written still gets its commit's time"
+	}
+	h.w.Emit("deploy", engine.KindAlter, -1, "At %s a deploy changes how %s.updated_at is filled: from now on it is %s, where it was %s. The schema is unchanged and nothing announces it; %s, and an open transaction's next statement takes the new rule.",
+		h.w.Now(), t.Name, ruleWords[rule], ruleWords[from], kept)
+}

@@ -192,7 +192,7 @@ type RunRecord struct {
 type SourceTable struct {
 	_         nocmp.NoCompare
 	Name, Key string
-	Stamp     mvcc.Stamp
+	Stamp     mvcc.Stamp // the rule at the start; an alter line may change it later
 	Clock     string
 	Cache     int
 }

@@ -52,6 +52,9 @@ func (p *plan) table(name string) *table {
 	return nil
 }
 
+// rowKey names a row of a source table.
+type rowKey struct{ table, key string }
+
 // notReplayable is a reason the replay cannot play a scenario faithfully.
 type notReplayable string
 
@@ -236,7 +239,6 @@ func argText(k, v string) string {
 // make wait for a row lock, or refuse as a duplicate key.)
 func (p *plan) walk(t *engine.Trace) error {
 	h := hwm.Of(t)
-	type rowKey struct{ table, key string }
 	live := map[rowKey]bool{}    // committed and not deleted
 	existed := map[rowKey]bool{} // ever committed
 	stmtNo := map[int]int{}
@@ -282,7 +284,7 @@ func (p *plan) walk(t *engine.Trace) error {
 				}
 			}
 		case engine.KindRead, engine.KindWrite, engine.KindMark, engine.KindAtomic, engine.KindConflict,
-			engine.KindCrash, engine.KindReset, engine.KindClockJump:
+			engine.KindCrash, engine.KindReset, engine.KindClockJump, engine.KindAlter:
 		default:
 			return cannot("it has a %s event, which the replay does not play", e.Kind)
 		}

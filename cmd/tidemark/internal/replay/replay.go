@@ -320,6 +320,11 @@ func (r *replayer) play() error {
 			err = r.reset(i + 1)
 		case engine.KindClockJump:
 			// A clock's reading reaches the database as the values written.
+		case engine.KindAlter:
+			// The replay writes every statement's updated_at as the value
+			// the engine gave it, by the rule of that statement's moment
+			// (StmtRecord.Mode), so a deploy that changes the rule changes
+			// the values written after it and needs nothing of its own.
 		}
 		if err != nil {
 			return err
@@ -413,18 +418,38 @@ func (r *replayer) named(ti, si int) []string {
 func (r *replayer) commit(ti int) error {
 	rec := &r.h.Txns[ti]
 	c := r.sessions[rec.Session]
-	// A table that stamps updated_at at commit gets the commit's time, as the
-	// engine's source clock read it, just before the commit.
+	// A row last written while its table stamped at commit gets the commit's
+	// time, as the engine's source clock read it, just before the commit. A
+	// table's rule may have changed between two of the transaction's
+	// statements (an alter line), so the rule is each statement's own, and
+	// a later statement's write of the row under another rule wins.
+	atCommit := map[rowKey]bool{}
+	var order []rowKey
 	for _, st := range rec.Stmts {
-		tb := r.p.table(st.Table)
-		if st.Mode != mvcc.StampCommit || st.Backdated || st.Op == mvcc.Delete {
+		for _, k := range st.Keys {
+			rk := rowKey{st.Table, k}
+			if _, ok := atCommit[rk]; !ok {
+				order = append(order, rk)
+			}
+			atCommit[rk] = st.Mode == mvcc.StampCommit && !st.Backdated && st.Op != mvcc.Delete
+		}
+	}
+	stamp := map[rowKey]vtime.Time{} // the row's last version at this commit
+	for i := range r.t.Versions {
+		if v := &r.t.Versions[i]; int(v.CommitStep) == rec.EndStep {
+			stamp[rowKey{r.t.VersionTable(v), r.t.VersionKey(v)}] = v.UpdatedAt
+		}
+	}
+	for _, rk := range order {
+		if !atCommit[rk] {
 			continue
 		}
-		at, ok := r.commitStamp(rec, st.Table)
+		at, ok := stamp[rk]
 		if !ok {
-			return fmt.Errorf("replay: %s commits no version of %s", rec.Name, st.Table)
+			return fmt.Errorf("replay: %s commits no version of %s %s", rec.Name, rk.table, rk.key)
 		}
-		if _, err := r.exec(c, fmt.Sprintf("UPDATE %s SET updated_at = $1 WHERE %s = ANY(%s)", r.q(tb.name), col(tb.key), keyArray("$2", tb.textKeys)), toTime(at), st.Keys); err != nil {
+		tb := r.p.table(rk.table)
+		if _, err := r.exec(c, fmt.Sprintf("UPDATE %s SET updated_at = $1 WHERE %s = ANY(%s)", r.q(tb.name), col(tb.key), keyArray("$2", tb.textKeys)), toTime(at), []string{rk.key}); err != nil {
 			return err
 		}
 	}
@@ -437,17 +462,6 @@ func (r *replayer) commit(ti int) error {
 	}
 	r.xids[uint32(xid)] = rec.Name
 	return r.endSession(ti)
-}
-
-// commitStamp is the updated_at the engine gave table's rows at rec's commit.
-func (r *replayer) commitStamp(rec *hwm.TxnRecord, table string) (vtime.Time, bool) {
-	for i := range r.t.Versions {
-		v := &r.t.Versions[i]
-		if int(v.CommitStep) == rec.EndStep && !v.Backdated && r.t.VersionTable(v) == table {
-			return v.UpdatedAt, true
-		}
-	}
-	return 0, false
 }
 
 func (r *replayer) rollback(ti int) error {
