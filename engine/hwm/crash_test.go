@@ -149,7 +149,7 @@ run extract at=10:00:40
 		"An operator resets extract from 10:00:30 to 10:00:30; the mark already held that value, so nothing changes.",
 		"An operator resets extract from 10:00:30 to 10:00:01; the next run re-reads everything after it, which is safe only if the write is idempotent.",
 		"An operator resets extract from 10:00:01 to none; the next run reads everything from the beginning again, which is safe only if the write is idempotent.",
-		"An operator resets extract from none to 10:00:03; the next run starts after 10:00:03 instead of from the beginning, so whatever lies up to it is never read.",
+		"An operator sets extract, which held no mark, to 10:00:03; the next run starts after 10:00:03 instead of from the beginning, so whatever lies up to it is never read.",
 	}, resets)
 }
 

@@ -577,5 +577,10 @@ func (h *world) reset(pipe, mark string, v extract.Mark) {
 	default:
 		effect = "the next run re-reads everything after it, which is safe only if the write is idempotent"
 	}
+	if v.Set && !prev.Set {
+		// A first position, as a team gives a new extract at a cutover.
+		h.w.Emit("operator", engine.KindReset, -1, "An operator sets %s, which held no mark, to %s; %s.", mark, to, effect)
+		return
+	}
 	h.w.Emit("operator", engine.KindReset, -1, "An operator resets %s from %s to %s; %s.", mark, from, to, effect)
 }
