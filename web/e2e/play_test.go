@@ -405,7 +405,7 @@ func TestSandboxEmbedsATextTooLongForALink(t *testing.T) {
 	frame := `document.querySelector("#by-script iframe")`
 	doc := frame + `.contentDocument`
 	waitFor(t, other, "the tag plays", frame+` && `+doc+` && `+doc+`.querySelector('.tm-host[data-ready="true"]') !== null`)
-	assert.True(t, strings.HasSuffix(eval[string](t, other, frame+`.src`), "#posted"), "the text is handed to the frame, not put in its address")
+	assert.True(t, strings.HasSuffix(eval[string](t, other, frame+`.src`), "#file=inline.tdm&posted"), "the text is handed to the frame, not put in its address")
 	assert.Equal(t, "3", eval[string](t, other, doc+`.querySelector(".tm-widget").dataset.step`))
 	assert.True(t, eval[bool](t, other, doc+`.querySelector('[data-testid="knob-mark-lsn"]').checked`))
 
