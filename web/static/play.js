@@ -353,7 +353,7 @@
       rememberLink(p);
     } catch (err) {
       payload = payloadText = null;
-      const note = err.message.replace(/ Save it as a file instead\.$/, "") + " The address no longer carries it; this tab's draft does.";
+      const note = err.message + " The address no longer carries it; this tab's draft does.";
       if (problems.get("address") !== note) setProblem("address", note);
       history.replaceState(null, "", location.pathname + location.search);
     }
@@ -635,7 +635,7 @@
         setProblem("share", err.message + " To embed it, save it as a file (Save as a file) and point embed.js's data-source at it.");
         return;
       }
-      setProblem("share", err.message.replace(/ Save it as a file instead\.$/, "") +
+      setProblem("share", err.message +
         " So it has no link, iframe or picture; the script tag under “Share or embed this scenario” carries it whole.");
     }
     if (p !== null) setProblem("share", "");

@@ -42,7 +42,8 @@
   const supported = () => typeof CompressionStream === "function" && typeof DecompressionStream === "function";
 
   // encode returns the payload that carries text, or throws a ShareError
-  // when a link cannot carry it.
+  // when a link cannot carry it. Its message says why and leaves what to
+  // do instead to the caller: the sandbox offers a script tag or a file.
   const encode = async (text) => {
     const bytes = new TextEncoder().encode(text);
     if (bytes.length > MAX_TEXT) {
@@ -52,7 +53,7 @@
     const payload = toBase64url(new Uint8Array(await new Response(stream).arrayBuffer()));
     if (payload.length > MAX_PAYLOAD) {
       throw new ShareError("too-long",
-        `The scenario is too long for a link: compressed it is ${payload.length} characters, and a link carries at most ${MAX_PAYLOAD}. Save it as a file instead.`);
+        `The scenario is too long for a link: compressed it is ${payload.length} characters, and a link carries at most ${MAX_PAYLOAD}.`);
     }
     return payload;
   };
@@ -116,6 +117,10 @@
     return null;
   };
 
+  // UNNAMED is the file a link's scenario's errors name when the link
+  // names none (share.Unnamed).
+  const UNNAMED = "linked.tdm";
+
   // fileOf returns the name a fragment gives its scenario's file
   // ("#file=late-commit.tdm&tdm=…", as embed.js writes for data-source), for
   // its errors to name, or "linked.tdm". Only a plain file name is taken:
@@ -124,15 +129,15 @@
   // a link's errors alike.
   const fileOf = (hash) => {
     const part = hash.replace(/^#/, "").split("&").find((p) => p.startsWith("file="));
-    if (part === undefined) return "linked.tdm";
+    if (part === undefined) return UNNAMED;
     let name;
     try {
       name = decodeURIComponent(part.slice(5));
     } catch {
-      return "linked.tdm";
+      return UNNAMED;
     }
     name = name.slice(name.lastIndexOf("/") + 1);
-    return /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name) ? name : "linked.tdm";
+    return /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name) ? name : UNNAMED;
   };
 
   // caret shows line number n of a text, line, with a caret under its
@@ -260,7 +265,7 @@
     if (!c.ok) {
       // A file's or an inline block's errors name it; only a link's text
       // is "the scenario in this link".
-      const lines = [["p", (name === "linked.tdm" ? "The scenario in this link" : "The scenario") + " does not build: " + c.error]];
+      const lines = [["p", (name === UNNAMED ? "The scenario in this link" : "The scenario") + " does not build: " + c.error]];
       if (c.line > 0) {
         lines.push(["pre", caret(c.line, text.split("\n")[c.line - 1] || "", c.col), "play-caret"]);
       }
