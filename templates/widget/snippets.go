@@ -37,11 +37,6 @@ func SnippetsFor(origin string, t *engine.Trace, step int) Snippets {
 		}
 		return u + "?" + q
 	}
-	attr := func(s string) string {
-		var b builder
-		b.escape(s)
-		return b.String()
-	}
 	script := `<script src="` + attr(origin+"/static/embed.js") + `" data-scenario="` + attr(id) + `"`
 	if step > 0 {
 		script += ` data-step="` + itoa(step) + `"`
@@ -61,6 +56,42 @@ func SnippetsFor(origin string, t *engine.Trace, step int) Snippets {
 	} else {
 		alt += ", how it ends: " + Outcome(t.CountsAt(t.Steps()))
 	}
+	return Snippets{
+		IFrame: IFrameTag(withQ(origin+"/embed/"+id), title),
+		Script: script,
+		// The picture is a link to the page: a picture in an <img> cannot
+		// be clicked inside, so the snippet makes the whole of it one.
+		Markdown: `[![` + MarkdownAlt(alt) + `](` + pic + `)](` + page + `)`,
+		Image:    `<a href="` + attr(page) + `">` + ImageTag(pic, alt) + `</a>`,
+		Alt:      alt,
+	}
+}
+
+// attr escapes s for an HTML attribute's value.
+func attr(s string) string {
+	var b builder
+	b.escape(s)
+	return b.String()
+}
+
+// IFrameTag is the snippet's iframe of the embed page at src, titled
+// after the scenario. A browser draws a frame dark on a dark system
+// unless the frame's element names a scheme, so a light page would show a
+// dark embed: the iframe says light, as embed.js's frame does on a page
+// that declares no scheme (docs/embedding.md).
+func IFrameTag(src, title string) string {
+	return `<iframe src="` + attr(src) + `" title="` + attr(title+" — Tidemark") +
+		`" width="100%" height="800" loading="lazy" style="color-scheme: light"></iframe>`
+}
+
+// ImageTag is the snippet's picture at src, 680 px wide or the width of
+// its column when that is narrower.
+func ImageTag(src, alt string) string {
+	return `<img src="` + attr(src) + `" alt="` + attr(alt) + `" width="680" style="max-width: 100%; height: auto">`
+}
+
+// MarkdownAlt escapes alt for a Markdown image's brackets.
+func MarkdownAlt(alt string) string {
 	var md strings.Builder
 	for _, r := range alt {
 		if r == '\\' || r == '[' || r == ']' {
@@ -68,21 +99,7 @@ func SnippetsFor(origin string, t *engine.Trace, step int) Snippets {
 		}
 		md.WriteRune(r)
 	}
-	mdAlt := md.String()
-	return Snippets{
-		// A browser draws a frame dark on a dark system unless the frame's
-		// element names a scheme, so a light page would show a dark embed:
-		// the iframe says light, as embed.js's frame does on a page that
-		// declares no scheme (docs/embedding.md).
-		IFrame: `<iframe src="` + attr(withQ(origin+"/embed/"+id)) + `" title="` + attr(title+" — Tidemark") +
-			`" width="100%" height="800" loading="lazy" style="color-scheme: light"></iframe>`,
-		Script: script,
-		// The picture is a link to the page: a picture in an <img> cannot
-		// be clicked inside, so the snippet makes the whole of it one.
-		Markdown: `[![` + mdAlt + `](` + pic + `)](` + page + `)`,
-		Image:    `<a href="` + attr(page) + `"><img src="` + attr(pic) + `" alt="` + attr(alt) + `" width="680" style="max-width: 100%; height: auto"></a>`,
-		Alt:      alt,
-	}
+	return md.String()
 }
 
 // shareValues are what a shared link carries besides the step: the knobs

@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"html"
 	"maps"
 	"net/url"
 	"slices"
@@ -109,13 +108,11 @@ func pathUnescape(s string) (string, bool) {
 // has: the embed page by its directory (no redirect to follow), and the
 // picture of how the scenario ends, with a word on what needs a server.
 func staticSnippets(e *templates.EmbedSnippets, site, id, title string, f *scenario.File, end engine.Counts) {
-	attr := html.EscapeString
-	e.IFrame = `<iframe src="` + attr(site+"/embed/"+id+"/") + `" title="` + attr(title+" — Tidemark") +
-		`" width="100%" height="800" loading="lazy" style="color-scheme: light"></iframe>`
+	e.IFrame = widget.IFrameTag(site+"/embed/"+id+"/", title)
 	pic := site + "/picture/" + StaticPicture(f, nil)
 	alt := title + ", how it ends: " + widget.Outcome(end)
-	e.Markdown = `![` + strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`).Replace(alt) + `](` + pic + `)`
-	e.Image = `<img src="` + attr(pic) + `" alt="` + attr(alt) + `" width="680" style="max-width: 100%; height: auto">`
+	e.Markdown = `![` + widget.MarkdownAlt(alt) + `](` + pic + `)`
+	e.Image = widget.ImageTag(pic, alt)
 	e.Pictures = "This copy of the site is a set of static files, with a picture of how each scenario ends under every combination of its knobs: " +
 		site + "/picture/" + f.ID + "/defaults.svg for the defaults, or the knobs set otherwise in the name, such as " +
 		site + "/picture/" + exampleName(f) + ". A picture of any other step, or of a scenario of your own, is drawn by a Tidemark server (make serve), as /picture/" + f.ID + ".svg?step=N."
