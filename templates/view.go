@@ -230,6 +230,9 @@ type PlayView struct {
 // address (#tdm=…), which the page's script unpacks and plays.
 type LinkedEmbedView struct {
 	Layout  LayoutView
-	WasmURL string
+	WasmURL string // the build of every world, for a text whose builds Builds cannot tell
+	// Builds is the JSON from which the page's script picks the smallest
+	// build that runs the text (web/pages.Picker), once it has the text.
+	Builds  string
 	PlayURL string // the sandbox, which the page links to with the same fragment
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tidemark/tidemark/web/export"
+	"github.com/tidemark/tidemark/web/pages"
 )
 
 // headerRule is one path of an exported _headers file and its headers.
@@ -243,6 +244,9 @@ func TestExportedSiteOnAStaticHost(t *testing.T) {
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(site+"/embed/?step=4#"+frag)))
 		waitFor(t, ctx, "the linked scenario plays", ready)
 		assert.Equal(t, "4", eval[string](t, ctx, `document.querySelector(".tm-widget").dataset.step`))
+		// The build its text needs, found beside the one the copy's page
+		// names under the copy's path.
+		assert.Equal(t, pages.ModuleHWM, eval[string](t, ctx, `window.tidemarkEngine.module`))
 		openPlay(t, ctx, site+"/play#"+frag)
 		assert.Equal(t, sandboxScenario, playText(t, ctx))
 		assert.NotEmpty(t, text(t, ctx, `[data-testid="play-static-note"]`))

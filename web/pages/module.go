@@ -1,9 +1,13 @@
 package pages
 
 import (
+	"encoding/json"
+	"path"
+
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/web"
 )
@@ -98,4 +102,68 @@ func ModuleURL(name string) (string, bool) {
 		return u, true
 	}
 	return web.LookupAsset(ModuleAll)
+}
+
+// commandWorlds maps each command a scenario's line may start with to the
+// world that reads it, and the header's and the core's commands to none
+// (0): every build reads those.
+func commandWorlds() map[string]Worlds {
+	m := map[string]Worlds{"scenario": 0, "about": 0, "knob": 0}
+	for _, c := range engine.CoreCommands {
+		m[c] = 0
+	}
+	for _, w := range []struct {
+		d     engine.Domain
+		world Worlds
+	}{{hwm.Domain, worldHWM}, {logs.Domain, worldLog}, {stream.Domain, worldStream}} {
+		for _, c := range w.d.Commands() {
+			m[c] = w.world
+		}
+	}
+	return m
+}
+
+// WorldsOfCommands returns the worlds whose commands f's lines name, which
+// is what a page that has only the scenario's text, not its run, can tell
+// (the linked embed, whose script reads the text from the address; see
+// Picker). A test holds it equal to WorldsOf for every bundled scenario.
+func WorldsOfCommands(f *scenario.File) Worlds {
+	known := commandWorlds()
+	var w Worlds
+	for _, c := range f.Commands {
+		w |= known[c.Name]
+	}
+	return w
+}
+
+// Picker returns what a page that picks its build in the browser carries
+// (web/static/share.js reads it, as data-tidemark-builds): the world each
+// command belongs to, as a bit of Worlds, and the file and worlds of each
+// build that exists, from the smallest download to the largest. The script
+// ORs the worlds of the words that start the text's lines and loads the
+// first build that has them all; a word it does not know (a typo, which
+// the engine refuses and names its commands) takes the build of every
+// world, whose refusal lists them all. A build is named by its hashed file
+// alone, which the script finds beside the build the page names in
+// data-tidemark-wasm: a static copy served under a path rewrites that
+// address (web/export), and a JSON of addresses would escape it.
+func Picker() string {
+	type build struct {
+		File   string `json:"file"`
+		Worlds Worlds `json:"worlds"`
+	}
+	p := struct {
+		Commands map[string]Worlds `json:"commands"`
+		Builds   []build           `json:"builds"`
+	}{Commands: commandWorlds()}
+	for _, m := range modules {
+		if u, ok := web.LookupAsset(m.name); ok {
+			p.Builds = append(p.Builds, build{path.Base(u), m.worlds})
+		}
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic(err) // a map of strings to numbers and a list of them always marshal
+	}
+	return string(b)
 }

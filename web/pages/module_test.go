@@ -3,10 +3,16 @@ package pages_test
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/hwm"
@@ -15,6 +21,8 @@ import (
 	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/worlds"
 	"github.com/tidemark/tidemark/lessons"
+	"github.com/tidemark/tidemark/web"
+	"github.com/tidemark/tidemark/web/htmltest"
 	"github.com/tidemark/tidemark/web/pages"
 )
 
@@ -143,4 +151,86 @@ func TestPagesOfSeveralScenariosLoadTheBuildOfTheirWorlds(t *testing.T) {
 		}
 		assert.Equal(t, c.want, w.Module(), "%v", c.ids)
 	}
+}
+
+// TestWorldsOfCommandsAgreesWithTheRun: the worlds a text's commands name,
+// which is all a linked embed's script can tell before it has an engine
+// (see pages.Picker), are the worlds its run has a history in, for every
+// bundled scenario under every value of its knobs; so the build a link
+// picks is the build its scenario's page loads.
+func TestWorldsOfCommandsAgreesWithTheRun(t *testing.T) {
+	all, err := lessons.Scenarios()
+	require.NoError(t, err)
+	for _, sc := range all {
+		settings := []map[string]string{nil}
+		for _, k := range sc.File.Knobs {
+			for _, v := range k.Values {
+				settings = append(settings, map[string]string{k.Name: v})
+			}
+		}
+		for _, knobs := range settings {
+			tr, err := engine.Run(sc.File, knobs, 1, worlds.All())
+			require.NoError(t, err, "%s %v", sc.ID, knobs)
+			assert.Equal(t, pages.WorldsOf(tr), pages.WorldsOfCommands(sc.File), "%s %v", sc.ID, knobs)
+		}
+	}
+}
+
+// TestLinkedEmbedPicksItsBuildInTheBrowser: the page of a scenario carried
+// in a link preloads no build, since only the browser reads the text; it
+// names the build of every world and marks the element to wait for
+// share.js's choice, and carries the picker: every command a scenario's
+// line may start with, with the world it belongs to, and every build,
+// smallest first, named by a file that lies beside the build it names.
+func TestLinkedEmbedPicksItsBuildInTheBrowser(t *testing.T) {
+	if _, built := web.LookupAsset(pages.ModuleHWM); !built {
+		const msg = "tidemark-hwm.wasm is not built; run `make wasm`"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + "; CI is set, so this is a failure")
+		}
+		t.Skip(msg)
+	}
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	h, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+	code, d := get(t, h, "/embed/")
+	require.Equal(t, http.StatusOK, code)
+	assert.Empty(t, htmltest.All(d.Root, func(n *html.Node) bool { return n.Data == "link" && htmltest.Attr(n, "rel") == "preload" }),
+		"the page cannot know its build before the browser reads the text")
+	hosts := htmltest.All(d.Root, func(n *html.Node) bool { return htmltest.HasAttr(n, "data-tidemark-wasm") })
+	require.Len(t, hosts, 1)
+	host := hosts[0]
+	all, ok := pages.ModuleURL(pages.ModuleAll)
+	require.True(t, ok)
+	assert.Equal(t, all, htmltest.Attr(host, "data-tidemark-wasm"))
+	assert.True(t, htmltest.HasAttr(host, "data-tidemark-wait"))
+
+	var picker struct {
+		Commands map[string]pages.Worlds
+		Builds   []struct {
+			File   string
+			Worlds pages.Worlds
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(htmltest.Attr(host, "data-tidemark-builds")), &picker))
+	for _, d := range worlds.All() {
+		for _, c := range d.Commands() {
+			assert.NotZero(t, picker.Commands[c], "the picker does not know %s's world", c)
+		}
+	}
+	for _, c := range append([]string{"scenario", "about", "knob"}, engine.CoreCommands...) {
+		w, ok := picker.Commands[c]
+		assert.True(t, ok && w == 0, "%s belongs to no world, and every build reads it", c)
+	}
+	var names []string
+	for _, b := range picker.Builds {
+		u := path.Dir(all) + "/" + b.File
+		name, _, _ := strings.Cut(b.File, ".")
+		names = append(names, name+".wasm")
+		assert.Equal(t, name+".wasm", b.Worlds.Module(), "%s is said to run the worlds of another build", b.File)
+		code, _ := do(h, httptest.NewRequest(http.MethodGet, u, nil))
+		assert.Equal(t, http.StatusOK, code.Code, "%s is not served beside the build of every world", u)
+	}
+	assert.Equal(t, []string{pages.ModuleHWM, pages.ModuleLog, pages.ModuleStream, pages.ModuleAll}, names, "smallest first")
 }

@@ -342,7 +342,13 @@ func starter() string {
 func linkedEmbedPage(r *http.Request) (templ.Component, error) {
 	v := templates.LinkedEmbedView{Layout: WidgetLayout("A scenario from a link", LinkedScripts...), PlayURL: playPath}
 	v.Layout.Stylesheets = []string{web.AssetURL("play.css")}
+	// The build is the smallest that runs the text, which only the browser
+	// sees: share.js picks it from Builds once it has read the address, so
+	// the head preloads none (an author's embed of the high-water-mark world
+	// downloads that world's build, a third less than every world's).
+	v.Layout.Modules = nil
 	v.WasmURL, _ = ModuleURL(ModuleAll)
+	v.Builds = Picker()
 	return templates.LinkedEmbedPage(v), nil
 }
 

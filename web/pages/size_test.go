@@ -91,6 +91,30 @@ func TestWidgetPagesStayWithinTheDownloadBudget(t *testing.T) {
 		t.Logf("%s: %s and its scripts, %d bytes brotli (%.1f KB); budget %d", c.target, c.module, total, float64(total)/1000, c.budget)
 		assert.LessOrEqual(t, total, c.budget, "%s downloads too much to become interactive", c.target)
 	}
+	// A scenario carried in a link (/embed/#tdm=…) downloads the build its
+	// text needs, which share.js picks in the browser
+	// (TestLinkedEmbedLoadsTheBuildItsTextNeeds in web/e2e): with the
+	// page's scripts, each within the budget of its kind of page.
+	code, d := get(t, h, "/embed/")
+	require.Equal(t, http.StatusOK, code)
+	scripts := 0
+	for _, s := range d.ByTag("script") {
+		scripts += brotli(htmltest.Attr(s, "src"))
+	}
+	for _, c := range []struct {
+		module string
+		budget int
+	}{
+		{pages.ModuleHWM, pages.HWMDownloadBudget}, {pages.ModuleLog, pages.LogDownloadBudget},
+		{pages.ModuleStream, pages.StreamDownloadBudget}, {pages.ModuleAll, pages.DownloadBudget},
+	} {
+		u, ok := pages.ModuleURL(c.module)
+		require.True(t, ok)
+		total := scripts + brotli(u)
+		t.Logf("/embed/#tdm=… of a text for %s: %d bytes brotli (%.1f KB); budget %d", c.module, total, float64(total)/1000, c.budget)
+		assert.LessOrEqual(t, total, c.budget, "a link's embed that loads %s downloads too much to become interactive", c.module)
+	}
+
 	// The module a stream's page loads, alone, within the stream world's
 	// target (issues 11 and 12).
 	u, ok := pages.ModuleURL(pages.ModuleStream)

@@ -84,9 +84,16 @@
       return go;
     };
 
+    // A page that picks its build once it has read its scenario (a linked
+    // embed: share.js) marks the element data-tidemark-wait, and takes the
+    // mark off, with data-tidemark-wasm set to the build, when it has
+    // chosen; then it sends "tidemark:chosen". Until then nothing loads.
+    const chosen = host.hasAttribute("data-tidemark-wait")
+      ? new Promise((resolve) => host.addEventListener("tidemark:chosen", resolve, { once: true }))
+      : Promise.resolve();
     host.dataset.tidemarkState = "loading";
     window.tidemark = {
-      ready: load(host.dataset.tidemarkWasm).then(
+      ready: chosen.then(() => load(host.dataset.tidemarkWasm)).then(
         (go) => {
           setState("ready", {});
           return go;

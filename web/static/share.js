@@ -163,7 +163,31 @@
     pre.scrollLeft = Math.max(0, x - pre.clientWidth * 0.6);
   };
 
-  window.tidemarkShare = { KEY, MAX_PAYLOAD, MAX_TEXT, ShareError, supported, encode, decode, payloadOf, fileOf, caret, toCaret };
+  // buildFor returns the file of the smallest build of the engine that
+  // runs text, from picker (web/pages.Picker's JSON, which the page carries):
+  // the first build whose worlds hold those of the commands the text's
+  // lines start with (blank lines and # comments start none). A line that
+  // starts otherwise (a typo, a space the scenario format refuses) takes
+  // the largest build, whose error names every command, as does a text no
+  // build runs; null when the picker lists no build. web/pages'
+  // WorldsOfCommands reads a text alike.
+  const buildFor = (text, picker) => {
+    const builds = picker.builds || [];
+    if (builds.length === 0) return null;
+    const largest = builds[builds.length - 1].file;
+    let need = 0;
+    for (const line of text.split("\n")) {
+      const s = line.replace(/^[ \t]+/, "");
+      if (s === "" || s === "\r" || s[0] === "#") continue;
+      const word = /^[A-Za-z][A-Za-z0-9_-]*/.exec(s);
+      if (!word || !Object.hasOwn(picker.commands, word[0])) return largest;
+      need |= picker.commands[word[0]];
+    }
+    const b = builds.find((b) => (need & ~b.worlds) === 0);
+    return b ? b.file : largest;
+  };
+
+  window.tidemarkShare = { KEY, MAX_PAYLOAD, MAX_TEXT, ShareError, supported, encode, decode, payloadOf, fileOf, caret, toCaret, buildFor };
 
   // ---- A page that shows the scenario of its own link (/embed/#tdm=…) ----
 
@@ -219,6 +243,24 @@
     window.parent.postMessage({ tidemark: "text?", id }, "*");
   });
 
+  // choose tells app.js which build to load, which waits for it (the
+  // element marked data-tidemark-wait): the smallest that runs text. A
+  // link that carries no playable text downloads no engine at all.
+  const choose = (text) => {
+    const host = document.querySelector("[data-tidemark-wasm][data-tidemark-wait]");
+    if (!host) return;
+    let file = null;
+    try {
+      file = buildFor(text, JSON.parse(host.dataset.tidemarkBuilds || "{}"));
+    } catch {
+      // A page whose picker is unreadable loads the build it names.
+    }
+    // The builds lie beside the one the page names (Picker says why).
+    if (file) host.dataset.tidemarkWasm = new URL(file, new URL(host.dataset.tidemarkWasm, location.href)).href;
+    host.removeAttribute("data-tidemark-wait");
+    host.dispatchEvent(new CustomEvent("tidemark:chosen"));
+  };
+
   const open = async () => {
     // The credit link opens the same scenario in the sandbox.
     const credit = document.querySelector('[data-testid="linked-open"]');
@@ -253,6 +295,7 @@
         return;
       }
     }
+    choose(text);
     let engine;
     try {
       engine = await window.tidemarkWidgets.engine();
