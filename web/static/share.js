@@ -109,12 +109,13 @@
     }
   };
 
+  // partsOf splits a fragment ("#file=a.tdm&tdm=…") into its parts.
+  const partsOf = (hash) => hash.replace(/^#/, "").split("&");
+
   // payloadOf returns the tdm= payload of a fragment ("#x=1&tdm=…"), or null.
   const payloadOf = (hash) => {
-    for (const part of hash.replace(/^#/, "").split("&")) {
-      if (part.startsWith(KEY + "=")) return part.slice(KEY.length + 1);
-    }
-    return null;
+    const part = partsOf(hash).find((p) => p.startsWith(KEY + "="));
+    return part === undefined ? null : part.slice(KEY.length + 1);
   };
 
   // UNNAMED is the file a link's scenario's errors name when the link
@@ -128,7 +129,7 @@
   // first file= counts, as in share.FileOf: the server and the page name
   // a link's errors alike.
   const fileOf = (hash) => {
-    const part = hash.replace(/^#/, "").split("&").find((p) => p.startsWith("file="));
+    const part = partsOf(hash).find((p) => p.startsWith("file="));
     if (part === undefined) return UNNAMED;
     let name;
     try {
@@ -267,7 +268,7 @@
     if (credit) credit.href = credit.getAttribute("href").split("#")[0] + location.hash;
     const payload = payloadOf(location.hash);
     let text;
-    if (payload === null && location.hash.replace(/^#/, "").split("&").includes("posted")) {
+    if (payload === null && partsOf(location.hash).includes("posted")) {
       // The text is not in the address, so no link can open it elsewhere.
       if (credit) credit.parentElement.hidden = true;
       text = await posted();
