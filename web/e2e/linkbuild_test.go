@@ -20,7 +20,9 @@ import (
 // bundled: an author's embed of the high-water mark is a third lighter than
 // the build of every world. One build is fetched, never two; a text with a
 // line the builds do not know takes the build of every world, whose refusal
-// weighs every world's commands; a link whose text cannot be read fetches none.
+// weighs every world's commands, and a text a smaller build refuses is
+// opened again with it, for its suggestions; a link whose text cannot be
+// read fetches none.
 func TestLinkedEmbedLoadsTheBuildItsTextNeeds(t *testing.T) {
 	base := startSandbox(t)
 	browser := startBrowser(t)
@@ -55,17 +57,29 @@ func TestLinkedEmbedLoadsTheBuildItsTextNeeds(t *testing.T) {
 	t.Run("a typo", func(t *testing.T) {
 		ctx := newIsolatedTab(t, browser)
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/embed/#"+mustFragment(t, "scenario x/y \"Y\"\nsourse orders key=id\n"))))
-		waitFor(t, ctx, "a message", `document.querySelector('[data-testid="linked"]').dataset.state === "problem"`)
+		waitLoaded(t, ctx, "a message", `document.querySelector('[data-testid="linked"]').dataset.state === "problem"`)
 		assert.Equal(t, pages.ModuleAll, eval[string](t, ctx, `window.tidemarkEngine.module`), "the build whose refusal names every world's commands")
 		problem := text(t, ctx, `[data-testid="linked-problem"]`)
 		assert.Contains(t, problem, "linked.tdm:2:1")
 		assert.Contains(t, problem, "did you mean source?")
 	})
 
+	t.Run("a misspelt argument", func(t *testing.T) {
+		// The build of the source database alone refuses it without a
+		// suggestion; the page opens it again with every world's, which
+		// says what the word most likely meant, as the sandbox does.
+		ctx := newIsolatedTab(t, browser)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/embed/#"+mustFragment(t, "scenario x/y \"Y\"\nsource orders key=id\ntarget t key=id\npipeline p from=orders to=t mrak=lsn\n"))))
+		waitLoaded(t, ctx, "a message", `document.querySelector('[data-testid="linked"]').dataset.state === "problem"`)
+		assert.Equal(t, pages.ModuleAll, eval[string](t, ctx, `window.tidemarkEngine.module`))
+		assert.Contains(t, text(t, ctx, `[data-testid="linked-problem"]`), "linked.tdm:4:29: unknown argument mrak= for pipeline; did you mean mark=?")
+		assert.False(t, eval[bool](t, ctx, `sessionStorage.length > 0`), "the reload's note is taken: a reload of the page starts from the smallest build again")
+	})
+
 	t.Run("a damaged link fetches no engine", func(t *testing.T) {
 		ctx := newIsolatedTab(t, browser)
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/embed/#tdm=abc*def")))
-		waitFor(t, ctx, "a message", `document.querySelector('[data-testid="linked"]').dataset.state === "problem"`)
+		waitLoaded(t, ctx, "a message", `document.querySelector('[data-testid="linked"]').dataset.state === "problem"`)
 		assert.Empty(t, eval[[]string](t, ctx, wasmFetched))
 	})
 }

@@ -121,7 +121,7 @@ func TestLinkedEmbed(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := newIsolatedTab(t, browser)
 			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/embed/"+tc.hash)))
-			waitFor(t, ctx, "a message", `document.querySelector('[data-testid="linked"]').dataset.state === "problem"`)
+			waitLoaded(t, ctx, "a message", `document.querySelector('[data-testid="linked"]').dataset.state === "problem"`)
 			assert.Contains(t, text(t, ctx, `[data-testid="linked-problem"]`), tc.says)
 			assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid="linked-problem"]').hidden`))
 			assert.Equal(t, "alert", eval[string](t, ctx, `document.querySelector('[data-testid="linked-problem"]').getAttribute("role")`))
@@ -485,7 +485,7 @@ func TestEmbedErrorCaretInSightOnAPhone(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(360, 740)))
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/embed/#file=typo.tdm&"+frag)))
 	problem := `document.querySelector('[data-testid="linked-problem"]')`
-	waitFor(t, ctx, "the error", `!`+problem+`.hidden`)
+	waitLoaded(t, ctx, "the error", `!`+problem+`.hidden`)
 	assert.Contains(t, text(t, ctx, `[data-testid="linked-problem"] p`), "typo.tdm:4:")
 	pre := problem + `.querySelector("pre.play-caret")`
 	assert.Greater(t, eval[int](t, ctx, pre+`.scrollWidth`), eval[int](t, ctx, pre+`.clientWidth`), "the line is wider than a phone")

@@ -244,22 +244,41 @@
     window.parent.postMessage({ tidemark: "text?", id }, "*");
   });
 
+  // RETRY is where, in this tab's sessionStorage, a link whose text a
+  // smaller build refused is kept for its reload with every world.
+  const RETRY = "tidemark:linked-every-world";
+
   // choose tells app.js which build to load, which waits for it (the
   // element marked data-tidemark-wait): the smallest that runs text. A
-  // link that carries no playable text downloads no engine at all.
+  // link that carries no playable text downloads no engine at all. It
+  // returns whether it chose a build smaller than every world's.
+  //
+  // Only the build of every world suggests what a misspelt word meant
+  // (engine/scenario/near.go), so a text a smaller build refuses is opened
+  // once more with it (see open): the author reads "did you mean mark=?"
+  // as the sandbox and tidemark check say it.
   const choose = (text) => {
     const host = document.querySelector("[data-tidemark-wasm][data-tidemark-wait]");
-    if (!host) return;
+    if (!host) return false;
+    let retry = false;
+    try {
+      retry = sessionStorage.getItem(RETRY) === location.href;
+      sessionStorage.removeItem(RETRY);
+    } catch {
+      // Without storage a refusal is said without the suggestion.
+    }
     let file = null;
     try {
-      file = buildFor(text, JSON.parse(host.dataset.tidemarkBuilds || "{}"));
+      if (!retry) file = buildFor(text, JSON.parse(host.dataset.tidemarkBuilds || "{}"));
     } catch {
       // A page whose picker is unreadable loads the build it names.
     }
     // The builds lie beside the one the page names (Picker says why).
-    if (file) host.dataset.tidemarkWasm = new URL(file, new URL(host.dataset.tidemarkWasm, location.href)).href;
+    const every = new URL(host.dataset.tidemarkWasm, location.href);
+    if (file) host.dataset.tidemarkWasm = new URL(file, every).href;
     host.removeAttribute("data-tidemark-wait");
     host.dispatchEvent(new CustomEvent("tidemark:chosen"));
+    return Boolean(file) && host.dataset.tidemarkWasm !== every.href;
   };
 
   const open = async () => {
@@ -296,7 +315,7 @@
         return;
       }
     }
-    choose(text);
+    const smaller = choose(text);
     let engine;
     try {
       engine = await window.tidemarkWidgets.engine();
@@ -306,6 +325,15 @@
     }
     const name = fileOf(location.hash);
     const c = engine.check(text, name);
+    if (!c.ok && smaller) {
+      try {
+        sessionStorage.setItem(RETRY, location.href);
+        location.reload();
+        return;
+      } catch {
+        // No storage: say the refusal as this build words it.
+      }
+    }
     if (!c.ok) {
       // A file's or an inline block's errors name it; only a link's text
       // is "the scenario in this link".
