@@ -1053,3 +1053,32 @@ func TestStepsPressedDuringARunAreTaken(t *testing.T) {
 	assert.True(t, eval[bool](t, ctx, stageMatchesADrawing), "the stage is the step's drawing")
 	assert.Empty(t, pageProblems(t, ctx))
 }
+
+// TestRoomStepDuringTheNotesWindowsRunIsKept: the presenter turns a knob in
+// the notes window and, while that window re-runs, steps the room with
+// the clicker. The notes window takes the room's step once its run is
+// drawn, and both windows end at that step with the knob turned. It was
+// dropped: the notes window, its run drawn, sent the room its old step
+// with the knob, and the room went back a step in front of everyone.
+func TestRoomStepDuringTheNotesWindowsRunIsKept(t *testing.T) {
+	room, base := startPlayground(t, "/scenarios/hwm/visibility-gap?step=11&present")
+	notes := openWindow(t, room, base+"/scenarios/hwm/visibility-gap?present=notes")
+	waitStep(t, notes, 11, "the notes window opens at the room's step")
+	// The notes window's runs take a while, an event a task, as a long
+	// scenario's would on a slow laptop.
+	eval[bool](t, notes, `(() => { const e = window.tidemarkEngine; const advance = e.advance; e.advance = (id, n) => { const until = performance.now() + 30; while (performance.now() < until) {} return advance(id, 1); }; return true; })()`)
+	click(t, notes, `label[for="tm-knob-mark-lsn"]`)
+	require.True(t, eval[bool](t, notes, `document.querySelector('.tm-host').getAttribute('aria-busy') === 'true'`), "the notes window's run ended before the press; the test shows nothing")
+	key(t, room, kb.PageDown)
+	waitStep(t, room, 12, "the clicker steps the room")
+	require.True(t, eval[bool](t, notes, `document.querySelector('.tm-host').getAttribute('aria-busy') === 'true'`), "the notes window's run ended before the room's step reached it; the test shows nothing")
+	settled := func(ctx context.Context) string {
+		return `!document.querySelector('.tm-host').hasAttribute('aria-busy') && Number(document.querySelector('.tm-widget').dataset.step) === 12 && new URLSearchParams(location.search).get("mark") === "lsn"`
+	}
+	waitLoaded(t, notes, "the notes window takes the room's step after its run", settled(notes))
+	waitLoaded(t, room, "the room takes the knob and keeps its step", settled(room))
+	time.Sleep(time.Second)
+	assert.Equal(t, 12, step(t, room), "the room stays at the step it was stepped to")
+	assert.Equal(t, 12, step(t, notes))
+	assert.Empty(t, pageProblems(t, room))
+}

@@ -391,6 +391,7 @@
       this.stepAfter = null; // the step a press asked for while a run went on (see stepTo)
       this.settingsFor = null; // settings from the notes window the room is taking (see takeSettings)
       this.settingsStep = null; // the notes window's step since, which the room takes after them
+      this.following = false; // settings from the notes window are being drawn: not told back (tellPeer)
     }
 
     async open() {
@@ -1293,7 +1294,13 @@
           location.replace(this.pageAt(m.query, "notes"));
           return;
         }
-        if (m.step !== this.step) {
+        if (m.step !== this.step && this.busy) {
+          // A run goes on here (a knob just turned in this window): the
+          // other window's step is taken once the run is drawn, as a
+          // press here would be (stepTo). Dropped, this window sent the
+          // room its old step with the knob, and the room went back.
+          this.stepAfter = m.step;
+        } else if (m.step !== this.step) {
           this.quiet = true;
           this.seek(m.step);
           this.quiet = false;
@@ -1321,6 +1328,13 @@
     tellPeer(v, force) {
       const set = Boolean(this.drive);
       this.drive = false;
+      // The drawing of settings taken from the notes window is not told
+      // back: that window has them already, and may have stepped on since,
+      // and told its old step it would go back to it (see takeSettings).
+      if (this.following && !force) {
+        this.following = false;
+        return;
+      }
       if (!this.peer || (this.quiet && !force) || !this.presentMode || typeof v.query !== "string") return;
       // Settings taken from the notes window, which has stepped on since:
       // the step it is at follows at once (see takeSettings).
@@ -1344,7 +1358,9 @@
         const q = this.settingsWanted;
         this.settingsWanted = null;
         this.stop();
+        this.following = true;
         this.act("settings", q, true).then((r) => {
+          this.following = false;
           const step = this.settingsStep;
           this.settingsStep = null;
           if (this.settingsWanted === null) this.settingsFor = null;
