@@ -16,9 +16,20 @@ import (
 // call these.
 
 func consumerLagOf(cfg Config, o Observation) Result {
+	// Kafka measures lag per group and partition, a line each: the lines
+	// are the partitions only when one group reads them.
+	ps := o.Log.Partitions
+	pairs := false
+	for _, p := range ps {
+		pairs = pairs || p.Group != ps[0].Group
+	}
+	lines, reads := prose.Count(len(ps), "partition", "partitions"), allOf(len(ps), "partition", "partitions")
+	if pairs {
+		lines, reads = prose.Count(len(ps), "group–partition pair", "group–partition pairs"), "each partition"
+	}
 	var behind []string
 	total := int64(0)
-	for _, p := range o.Log.Partitions {
+	for _, p := range ps {
 		c := p.Committed
 		if c < 0 {
 			c = p.Start
@@ -38,10 +49,13 @@ func consumerLagOf(cfg Config, o Observation) Result {
 		if cfg.MaxLag > 0 {
 			over = prose.F("%s more than %d behind", prose.IsAre(len(behind)), cfg.MaxLag)
 		}
-		return Result{Status: Fail, Detail: prose.F("%d of %s %s: %s", len(behind), prose.Count(len(o.Log.Partitions), "partition", "partitions"), over, strings.Join(limit(behind, 4), "; "))}
+		return Result{Status: Fail, Detail: prose.F("%d of %s %s: %s", len(behind), lines, over, strings.Join(limit(behind, 4), "; "))}
 	}
 	if cfg.MaxLag > 0 {
-		return Result{Status: Pass, Detail: prose.F("every partition is within %d of its end (%s, total lag %d)", cfg.MaxLag, prose.Count(len(o.Log.Partitions), "partition", "partitions"), total)}
+		if pairs {
+			return Result{Status: Pass, Detail: prose.F("every group is within %d of the end of each partition it reads (%s, total lag %d)", cfg.MaxLag, lines, total)}
+		}
+		return Result{Status: Pass, Detail: prose.F("every partition is within %d of its end (%s, total lag %d)", cfg.MaxLag, lines, total)}
 	}
 	// A partition with nothing committed has no lag only because it holds
 	// nothing to read: say so rather than claim a commit that never happened.
@@ -52,9 +66,9 @@ func consumerLagOf(cfg Config, o Observation) Result {
 		}
 	}
 	if len(none) == 0 {
-		return Result{Status: Pass, Detail: prose.F("every group has committed up to the end of %s it reads (total lag %d)", allOf(len(o.Log.Partitions), "partition", "partitions"), total)}
+		return Result{Status: Pass, Detail: prose.F("every group has committed up to the end of %s it reads (total lag %d)", reads, total)}
 	}
-	return Result{Status: Pass, Detail: prose.F("every group is caught up on %s it reads (total lag %d); %s %s no committed offset, and no record to read yet", allOf(len(o.Log.Partitions), "partition", "partitions"), total, strings.Join(limit(none, 4), ", "), hasHave(len(none)))}
+	return Result{Status: Pass, Detail: prose.F("every group is caught up on %s it reads (total lag %d); %s %s no committed offset, and no record to read yet", reads, total, strings.Join(limit(none, 4), ", "), hasHave(len(none)))}
 }
 
 func offsetText(c int64) string {
@@ -110,7 +124,13 @@ func offsetGapOf(o Observation) Result {
 	if len(holes) > 0 {
 		return Result{Status: Fail, Detail: strings.Join(limit(holes, 4), "; ")}
 	}
-	return Result{Status: Pass, Detail: prose.F("the fetched offsets are contiguous on %s read", allOf(len(order), "partition", "partitions"))}
+	reads := allOf(len(order), "partition", "partitions")
+	for _, k := range order {
+		if k.g != order[0].g {
+			reads = "every partition each group" // a line per group and partition
+		}
+	}
+	return Result{Status: Pass, Detail: prose.F("the fetched offsets are contiguous on %s read", reads)}
 }
 
 func resetCovers(rs []OffsetRange, g, p string, from, to int64) bool {

@@ -61,3 +61,43 @@ func TestConsumerLagWithNothingCommitted(t *testing.T) {
 	r = one(t, lag, check.Observation{Log: &check.LogView{Partitions: []check.LogPartition{{Group: "g", Partition: "t-0", End: 2, Committed: 2}}}})
 	assert.Equal(t, "every group has committed up to the end of the 1 partition it reads (total lag 0)", r.Detail)
 }
+
+// TestLogChecksCountPartitionsNotGroups: two groups on one partition are
+// two lines of lag, as Kafka measures lag per group and partition, but
+// still one partition. The checks said "both partitions" and "2 of 2
+// partitions" of a topic that has one.
+func TestLogChecksCountPartitionsNotGroups(t *testing.T) {
+	lag := only("consumer-lag")
+	behind := one(t, lag, check.Observation{Log: &check.LogView{Partitions: []check.LogPartition{
+		{Group: "bill", Partition: "orders-0", End: 2, Committed: 1},
+		{Group: "ana", Partition: "orders-0", End: 2, Committed: -1},
+	}}})
+	assert.Equal(t, check.Fail, behind.Status)
+	assert.Equal(t, "2 of 2 group–partition pairs are behind: bill on orders-0 lag 1 (committed 1, end 2); ana on orders-0 lag 2 (committed none, end 2)", behind.Detail)
+
+	caughtUp := &check.LogView{Partitions: []check.LogPartition{
+		{Group: "bill", Partition: "orders-0", End: 2, Committed: 2},
+		{Group: "ana", Partition: "orders-0", End: 2, Committed: 2},
+	}}
+	r := one(t, lag, check.Observation{Log: caughtUp})
+	assert.Equal(t, check.Pass, r.Status)
+	assert.Equal(t, "every group has committed up to the end of each partition it reads (total lag 0)", r.Detail)
+
+	lag.MaxLag = 5
+	r = one(t, lag, check.Observation{Log: caughtUp})
+	assert.Equal(t, "every group is within 5 of the end of each partition it reads (2 group–partition pairs, total lag 0)", r.Detail)
+
+	lag.MaxLag = 0
+	r = one(t, lag, check.Observation{Log: &check.LogView{Partitions: []check.LogPartition{
+		{Group: "bill", Partition: "orders-0", Committed: 0},
+		{Group: "ana", Partition: "orders-0", Committed: -1},
+	}}})
+	assert.Equal(t, "every group is caught up on each partition it reads (total lag 0); ana on orders-0 has no committed offset, and no record to read yet", r.Detail)
+
+	gap := one(t, only("offset-gap"), check.Observation{Log: &check.LogView{Reads: []check.OffsetRange{
+		{Group: "bill", Partition: "orders-0", From: 0, To: 2},
+		{Group: "ana", Partition: "orders-0", From: 0, To: 2},
+	}}})
+	assert.Equal(t, check.Pass, gap.Status)
+	assert.Equal(t, "the fetched offsets are contiguous on every partition each group read", gap.Detail)
+}
