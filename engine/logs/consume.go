@@ -825,7 +825,7 @@ func (l *world) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in 
 		extra = prose.F("; its timestamp mark drops %s as already seen", strings.Join(skipped, ", "))
 	}
 	if g.target == nil {
-		l.w.Emit(actor, engine.KindWrite, -1, "%s processes %d records%s.", m.name, len(in), extra)
+		l.w.Emit(actor, engine.KindWrite, -1, "%s processes %s%s.", m.name, prose.Count(len(in), "record", "records"), extra)
 	} else {
 		res := l.deliver(g.target, in)
 		if res.Collapsed > 0 {
@@ -1119,6 +1119,10 @@ func (l *world) resnapshot(g *groupState) {
 	if g.target != nil {
 		l.deliver(g.target, in)
 	}
+	liveRows := prose.F("all %d live rows", len(in))
+	if len(in) == 1 {
+		liveRows = "the 1 live row"
+	}
 	var ends []string
 	for p, part := range g.topic.Parts {
 		g.g.Committed[p] = part.End()
@@ -1130,8 +1134,8 @@ func (l *world) resnapshot(g *groupState) {
 		m.pos.clear()
 		m.start.clear()
 	}
-	l.w.Emit("operator", engine.KindReset, -1, "An operator re-snapshots: with %s's consumers stopped (Kafka resets the offsets of an empty group only), the operator first notes where the log ends (%s), then one consistent read of %s copies all %d live rows into the target, but no delete: a row deleted since the consumers stopped stays there. The operator commits the noted positions and starts the consumers again: a change committed during the copy is read again from the log, and a keyed merge absorbs it (here the copy takes no time).",
-		g.name, strings.Join(ends, ", "), strings.Join(tables, ", "), len(in))
+	l.w.Emit("operator", engine.KindReset, -1, "An operator re-snapshots: with %s's consumers stopped (Kafka resets the offsets of an empty group only), the operator first notes where the log ends (%s), then one consistent read of %s copies %s into the target, but no delete: a row deleted since the consumers stopped stays there. The operator commits the noted positions and starts the consumers again: a change committed during the copy is read again from the log, and a keyed merge absorbs it (here the copy takes no time).",
+		g.name, strings.Join(ends, ", "), strings.Join(tables, ", "), liveRows)
 }
 
 func compareKeyStrings(a, b string) int {

@@ -1341,3 +1341,39 @@ check uniqueness
 	assert.Equal(t, "the target is empty", tr.ChecksAt(int(evs[0].Step) - 1)[0].Detail, "before the write, nothing is absorbed yet")
 	assert.Equal(t, "3 keys, each once; the merge absorbed 1 duplicate write", tr.ChecksAt(int(evs[0].Step))[0].Detail, "from the write's own step")
 }
+
+// TestLogNarrationCountsOneInTheSingular: a group with no target narrates
+// its batch, and a re-snapshot its copy, counting one as one: they said
+// "processes 1 records" and "copies all 1 live rows".
+func TestLogNarrationCountsOneInTheSingular(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=1
+producer shop to=orders key=order_id
+group ana topic=orders reset=earliest
+member ana a1 at=10:00:00
+produce shop at=10:00:01 key=1
+poll ana a1 at=10:00:02
+produce shop at=10:00:03 key=2
+produce shop at=10:00:03 key=3
+poll ana a1 at=10:00:04
+`, nil)
+	_, writes := eventsOf(tr, engine.KindWrite)
+	assert.Equal(t, []string{"a1 processes 1 record.", "a1 processes 2 records."}, writes)
+
+	tr = runLog(t, `source orders key=order_id
+topic orders_cdc partitions=1 retention=1m segment=10s
+target fct_orders sink=merge key=order_id
+cdc capture from=orders to=orders_cdc
+group loader topic=orders_cdc to=fct_orders commit=after reset=none committed=0
+member loader c1 at=10:00:00
+txn T1 begin=10:00:01 commit=10:00:01 insert order_id=1
+poll loader c1 at=10:00:02
+leave loader c1 at=10:00:03
+txn T2 begin=10:00:10 commit=10:00:10 update order_id=1 amount=2
+member loader c1 at=10:03:00
+poll loader c1 at=10:03:01
+resnapshot loader at=10:03:05
+`, nil)
+	_, resets := eventsOf(tr, engine.KindReset)
+	require.NotEmpty(t, resets)
+	assert.Contains(t, resets[len(resets)-1], "one consistent read of orders copies the 1 live row into the target")
+}
