@@ -962,7 +962,7 @@ func (j *job) restart() {
 					read := st.hist.Parts[p].readIn(pos, r.Next)
 					never := prose.Count(int(r.Skipped), "record is", "records are") + " never read"
 					if read > 0 {
-						never = prose.F("it skips %d offsets: %d were read before the failure, and %s never read at all", r.Skipped, read, prose.Count(int(r.Skipped)-read, "record is", "records are"))
+						never = prose.F("it skips %s: %d %s read before the failure, and %s never read at all", prose.Count(int(r.Skipped), "offset", "offsets"), read, prose.WereWas(read), prose.Count(int(r.Skipped)-read, "record is", "records are"))
 					}
 					gone = append(gone, prose.F("%s needs offset %d, which retention has deleted (the log starts at %d), so auto.offset.reset=%s resumes at %d and %s", pname, pos, part.Start(), st.reset, r.Next, never))
 				}
@@ -1053,13 +1053,16 @@ func (j *job) restart() {
 		prose.Fprintf(&sb, "; %s", strings.Join(limitList(gone, 3), "; "))
 	}
 	if rp.Lost > 0 {
-		const gone = "are in no snapshot and before every position, and nothing they changed survives the restore: lost"
+		gone := "are in no snapshot and before every position, and nothing they changed survives the restore: lost"
+		if rp.Lost == 1 {
+			gone = "is in no snapshot and before every position, and nothing it changed survives the restore: lost"
+		}
 		if written := buffered - int64(rp.Lost); written > 0 {
 			// The step that began the checkpoint counted them all; some
 			// were written before the failure, and stay.
-			prose.Fprintf(&sb, "; of the %d records that sat in buffers without flow control when the checkpoint began, %d were written before the failure, and the other %d "+gone, buffered, written, rp.Lost)
+			prose.Fprintf(&sb, "; of the %d records that sat in buffers without flow control when the checkpoint began, %d %s written before the failure, and the other %d %s", buffered, written, prose.WereWas(int(written)), rp.Lost, gone)
 		} else {
-			prose.Fprintf(&sb, "; %s that sat in buffers without flow control when the checkpoint began "+gone, prose.Count(int(rp.Lost), "record", "records"))
+			prose.Fprintf(&sb, "; %s that sat in buffers without flow control when the checkpoint began %s", prose.Count(int(rp.Lost), "record", "records"), gone)
 		}
 	}
 	if decided != "" {

@@ -1488,3 +1488,24 @@ func TestLagWhileDownCountsFromTheCommittedOffsets(t *testing.T) {
 		assert.True(t, seen)
 	})
 }
+
+// TestRestoreCountsOneInTheSingular: a restore past retention and a
+// restore that loses a buffer's records count one as one: they said "1
+// were read before the failure" and "1 were written ..., and the other 1
+// are in no snapshot".
+func TestRestoreCountsOneInTheSingular(t *testing.T) {
+	src := strings.Replace(orders, "topic orders partitions=1", "topic orders partitions=1 retention=20s segment=5s", 1) +
+		"sink k from=s to=out\ncheckpoint every=10s\nfail k at=10:00:11 restart=40s\n"
+	tr, st := run(t, src)
+	require.NotEmpty(t, st.Job.Restores)
+	assert.Contains(t, tr.Narration(&tr.Events[st.Job.Restores[0].Step-1]), "it skips 20 offsets: 1 was read before the failure, and 19 records are never read at all")
+
+	// Fifty-one records at ten a second into a sink that writes five a
+	// second: when checkpoint 1 begins, at 10:00:10, two are still in its
+	// buffer; it writes one, and the failure loses the other.
+	src = strings.Replace(orders, "traffic shop records=60 from=10:00:00 every=1s", "traffic shop records=51 from=10:00:00 every=100ms", 1) +
+		"sink k from=s to=out rate=5/s buffer=50 overflow=grow memory=1000\ncheckpoint every=10s\nfail k at=10:00:10.100 restart=5s\n"
+	tr, st = run(t, src)
+	require.NotEmpty(t, st.Job.Restores)
+	assert.Contains(t, tr.Narration(&tr.Events[st.Job.Restores[0].Step-1]), "of the 2 records that sat in buffers without flow control when the checkpoint began, 1 was written before the failure, and the other 1 is in no snapshot and before every position, and nothing it changed survives the restore: lost")
+}
