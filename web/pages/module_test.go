@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path"
 	"strings"
 	"testing"
@@ -183,13 +182,7 @@ func TestWorldsOfCommandsAgreesWithTheRun(t *testing.T) {
 // line may start with, with the world it belongs to, and every build,
 // smallest first, named by a file that lies beside the build it names.
 func TestLinkedEmbedPicksItsBuildInTheBrowser(t *testing.T) {
-	if _, built := web.LookupAsset(pages.ModuleHWM); !built {
-		const msg = "tidemark-hwm.wasm is not built; run `make wasm`"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + "; CI is set, so this is a failure")
-		}
-		t.Skip(msg)
-	}
+	needModules(t)
 	cat, err := pages.Catalog()
 	require.NoError(t, err)
 	h, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})

@@ -23,13 +23,7 @@ import (
 // fetch() will reuse (as=fetch, crossorigin), at the hashed URL the widget
 // loads, and that URL serves the module. Pages without a widget do not.
 func TestWidgetPagesPreloadTheModule(t *testing.T) {
-	if _, built := web.LookupAsset(pages.ModuleHWM); !built {
-		const msg = "tidemark-hwm.wasm is not built; run `make wasm`"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + "; CI is set, so this is a failure")
-		}
-		t.Skip(msg)
-	}
+	needModules(t)
 	cat, err := pages.Catalog()
 	require.NoError(t, err)
 	h, err := web.NewHandler(web.Options{Scenarios: cat, Pages: append(pages.Routes(), lessonpage.Routes()...)})

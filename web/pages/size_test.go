@@ -26,14 +26,7 @@ import (
 // pages.DownloadBudget for one that loads every world (see
 // docs/performance.md, "Download").
 func TestWidgetPagesStayWithinTheDownloadBudget(t *testing.T) {
-	_, built := web.LookupAsset(pages.ModuleHWM)
-	if !built {
-		const msg = "tidemark-hwm.wasm is not built; run `make wasm`"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + "; CI is set, so this is a failure")
-		}
-		t.Skip(msg)
-	}
+	needModules(t)
 	cat, err := pages.Catalog()
 	require.NoError(t, err)
 	h, err := web.NewHandler(web.Options{Scenarios: cat, Pages: append(pages.Routes(), lessonpage.Routes()...)})
@@ -129,3 +122,16 @@ func TestWidgetPagesStayWithinTheDownloadBudget(t *testing.T) {
 // stream's page may weigh: the target of the stream world's issues for the
 // browser module with the stream world.
 const streamModuleTarget = 850_000
+
+// needModules skips a test that reads the engine's modules when `make wasm`
+// has not built them, and fails it when CI is set, where they must be.
+func needModules(t *testing.T) {
+	t.Helper()
+	if _, built := web.LookupAsset(pages.ModuleHWM); !built {
+		const msg = "tidemark-hwm.wasm is not built; run `make wasm`"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + "; CI is set, so this is a failure")
+		}
+		t.Skip(msg)
+	}
+}
