@@ -9,6 +9,7 @@ import (
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/whole"
 )
@@ -346,7 +347,10 @@ func (b *builder) note(c scenario.Command) error {
 	}
 	t := b.w.trace
 	// Kept in step order, one per step.
-	i, found := slices.BinarySearchFunc(t.Notes, step, func(x Note, step int) int { return x.Step - step })
+	i, found := sorted.Search(len(t.Notes), func(k int) int {
+		x := t.Notes[k]
+		return x.Step - step
+	})
 	if found {
 		return errorf(c.Pos, "step %d already has a note at %s; write one note per step", step, t.Notes[i].Pos)
 	}

@@ -2,9 +2,9 @@ package engine
 
 import (
 	"cmp"
-	"slices"
 
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -79,7 +79,10 @@ func (v TruthView) Of(id int32) (s KeyStatus, rows int) {
 		return KeyFine, 0
 	}
 	r := v.v.rank[id]
-	i, found := slices.BinarySearchFunc(v.v.bad, r, func(p uint64, r int32) int { return cmp.Compare(int32(p>>32), r) })
+	i, found := sorted.Search(len(v.v.bad), func(k int) int {
+		p := v.v.bad[k]
+		return cmp.Compare(int32(p>>32), r)
+	})
 	if !found {
 		return KeyFine, 0
 	}
@@ -98,7 +101,8 @@ func (t *Trace) Seek(n int) Snapshot {
 		s.At = t.Events[n-1].At
 	}
 	for _, h := range t.Targets {
-		k, _ := slices.BinarySearchFunc(h.Rows, int32(n), func(r sink.Row, step int32) int {
+		k, _ := sorted.Search(len(h.Rows), func(k int) int {
+			r, step := h.Rows[k], int32(n)
 			if r.AddedStep <= step {
 				return -1
 			}

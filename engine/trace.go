@@ -253,7 +253,10 @@ type Note struct {
 
 // NoteAt is the note for step n, or "".
 func (t *Trace) NoteAt(n int) string {
-	i, found := slices.BinarySearchFunc(t.Notes, n, func(x Note, n int) int { return x.Step - n })
+	i, found := sorted.Search(len(t.Notes), func(k int) int {
+		x := t.Notes[k]
+		return x.Step - n
+	})
 	if !found {
 		return ""
 	}
@@ -282,7 +285,8 @@ func (t *Trace) clampStep(n int) int { return max(0, min(n, len(t.Events))) }
 // VersionsAt returns the versions committed by step n (a prefix of Versions).
 func (t *Trace) VersionsAt(n int) []VersionRecord {
 	n = t.clampStep(n)
-	i, _ := slices.BinarySearchFunc(t.Versions, n, func(v VersionRecord, s int) int {
+	i, _ := sorted.Search(len(t.Versions), func(k int) int {
+		v, s := t.Versions[k], n
 		if int(v.CommitStep) <= s {
 			return -1
 		}

@@ -309,7 +309,8 @@ func (l *truthLog) view(n int32, text []string) truthView {
 	rank, order := l.ranks(text)
 	var base []uint64
 	from := 0
-	i, _ := slices.BinarySearchFunc(l.snaps, n, func(s truthSnap, n int32) int {
+	i, _ := sorted.Search(len(l.snaps), func(k int) int {
+		s := l.snaps[k]
 		if s.step <= n {
 			return -1
 		}
@@ -323,7 +324,8 @@ func (l *truthLog) view(n int32, text []string) truthView {
 		}
 	}
 	// Changes are in step order: replay those up to step n.
-	end, _ := slices.BinarySearchFunc(l.changes[from:], n, func(c truthChange, n int32) int {
+	end, _ := sorted.Search(len(l.changes[from:]), func(k int) int {
+		c := l.changes[from:][k]
 		if c.step <= n {
 			return -1
 		}
@@ -386,7 +388,8 @@ func (v truthView) truth() Truth {
 
 // changesBy is how many changes were made by step n: they are in step order.
 func (l *truthLog) changesBy(n int32) int {
-	i, _ := slices.BinarySearchFunc(l.changes, n, func(c truthChange, n int32) int {
+	i, _ := sorted.Search(len(l.changes), func(k int) int {
+		c := l.changes[k]
 		if c.step <= n {
 			return -1
 		}

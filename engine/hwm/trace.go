@@ -1,13 +1,12 @@
 package hwm
 
 import (
-	"slices"
-
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/nocmp"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -200,7 +199,8 @@ type SourceTable struct {
 // MarkAt returns the value of a mark after step n, and whether it was ever set.
 func (t *Trace) MarkAt(h *MarkHistory, n int) (check.MarkPoint, bool) {
 	n = t.t.ClampStep(n)
-	i, _ := slices.BinarySearchFunc(h.Points, n, func(p check.MarkPoint, s int) int {
+	i, _ := sorted.Search(len(h.Points), func(k int) int {
+		p, s := h.Points[k], n
 		if p.Step <= s {
 			return -1
 		}

@@ -191,7 +191,8 @@ func (g *GroupHistory) CommittedAt(p, n int) int64 {
 	// Commits are in step order: find the last one by step n, then look
 	// back for the partition's latest, so a step late in a long trace costs
 	// little when the partition commits often.
-	upto, _ := slices.BinarySearchFunc(g.Commits, n, func(x CommitPoint, n int) int {
+	upto, _ := sorted.Search(len(g.Commits), func(k int) int {
+		x := g.Commits[k]
 		if int(x.Step) <= n {
 			return -1
 		}

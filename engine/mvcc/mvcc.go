@@ -26,7 +26,6 @@ package mvcc
 
 import (
 	"cmp"
-	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/nocmp"
@@ -520,7 +519,8 @@ func (t *Table) SelectStamp(r Range) []*Version {
 // the range, which such a query cannot see (only change capture reads a
 // delete).
 func (t *Table) SelectLSN(lo, hi LSN, loInclusive bool) (out []*Version, deleted []string) {
-	i, _ := slices.BinarySearchFunc(t.byLSN, lo, func(e *Version, l LSN) int {
+	i, _ := sorted.Search(len(t.byLSN), func(k int) int {
+		e, l := t.byLSN[k], lo
 		if e.LSN < l || e.LSN == l && !loInclusive {
 			return -1
 		}

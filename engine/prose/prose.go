@@ -119,15 +119,17 @@ func write(b *strings.Builder, format string, args []any) []int {
 			continue
 		}
 		if pad := width - len(s); pad > 0 {
-			fill := " "
+			fill := byte(' ')
 			if zero {
-				fill = "0"
+				fill = '0'
 			}
 			if zero && strings.HasPrefix(s, "-") {
 				b.WriteByte('-')
 				s = s[1:]
 			}
-			b.WriteString(strings.Repeat(fill, pad))
+			for range pad { // not strings.Repeat, 4 KB of the browser module for this
+				b.WriteByte(fill)
+			}
 		}
 		b.WriteString(s)
 	}

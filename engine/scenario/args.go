@@ -276,15 +276,21 @@ func Name(c Command, what string) (Arg, []Arg, error) {
 // Lookup returns things[x.Value], or an error at x saying that no such
 // thing is declared and showing the declaration it lacks: declaration is a
 // pattern such as "topic %s partitions=3", filled with the name.
-func Lookup[T any](things map[string]*T, x Arg, what, declaration string) (*T, error) {
-	if t := things[x.Value]; t != nil {
+//
+// P is the things' pointer type rather than T of a map[string]*T: Go
+// compiles a generic function once per shape of its type arguments, and
+// every pointer type has the same shape, so the browser module carries one
+// Lookup for every kind of thing rather than one for each.
+func Lookup[P comparable](things map[string]P, x Arg, what, declaration string) (P, error) {
+	var none P
+	if t := things[x.Value]; t != none {
 		return t, nil
 	}
 	names := make([]string, 0, len(things))
 	for name := range things {
 		names = append(names, name)
 	}
-	return nil, unknownName(x, what, declaration, names)
+	return none, unknownName(x, what, declaration, names)
 }
 
 // unknownName is Lookup's error for a name none of names is: the nearest of

@@ -429,7 +429,7 @@ func (f *File) Resolve(set map[string]string) (Settings, error) {
 		v := set[n]
 		k := f.Knob(n)
 		if k == nil {
-			return nil, prose.Errorf("scenario %s has no knob %q (knobs: %s)", f.ID, n, strings.ReplaceAll(f.knobNames(), "$", ""))
+			return nil, prose.Errorf("scenario %s has no knob %q (knobs: %s)", f.ID, n, prose.ReplaceAll(f.knobNames(), "$", ""))
 		}
 		if !slices.Contains(k.Values, v) {
 			return nil, prose.Errorf("knob %s cannot be %q; expected one of %s", n, v, strings.Join(k.Values, " | "))
@@ -617,7 +617,7 @@ func codePoint(r rune) string {
 			h[i] = c - 'a' + 'A' // upper case without strings.ToUpper's Unicode tables
 		}
 	}
-	return "U+" + strings.Repeat("0", max(0, 4-len(h))) + string(h)
+	return "U+" + "0000"[:max(0, 4-len(h))] + string(h)
 }
 
 // lexQuoted reads a double-quoted string starting at runes[i] == '"'.

@@ -19,6 +19,7 @@ import (
 	"slices"
 
 	"github.com/tidemark/tidemark/engine/nocmp"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -349,7 +350,8 @@ func (t *Table) History() []Row { return t.rows }
 // At returns the rows present after step, in arrival order.
 func At(history []Row, step int32) []Row {
 	// Rows arrive in step order, so the rows added by step are a prefix.
-	n, _ := slices.BinarySearchFunc(history, step, func(r Row, s int32) int {
+	n, _ := sorted.Search(len(history), func(k int) int {
+		r, s := history[k], step
 		if r.AddedStep <= s {
 			return -1
 		}

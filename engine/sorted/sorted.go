@@ -72,3 +72,22 @@ func KeysFunc[M ~map[K]V, K comparable, V any](m M, cmp func(a, b K) int) []K {
 	Func(keys, cmp)
 	return keys
 }
+
+// Search is slices.BinarySearchFunc over the positions 0 to n-1 of a
+// sorted slice, cmp comparing the element at a position with the target:
+// it returns the first position whose element is not less than the target,
+// and whether that element equals it. Not generic, so that the browser
+// module carries one binary search rather than one for each element type
+// searched, each of them larger than a caller's closure.
+func Search(n int, cmp func(i int) int) (int, bool) {
+	i, j := 0, n
+	for i < j {
+		h := int(uint(i+j) >> 1) // cannot overflow when computing h
+		if cmp(h) < 0 {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i, i < n && cmp(i) == 0
+}

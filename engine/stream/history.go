@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/checkpoint"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/nocmp"
@@ -397,7 +396,10 @@ func (sh *StreamHistory) costAt(step int32) vtime.Duration {
 // stepAtOrAfter is the first step at or after true time at (Steps+1 past the end).
 func (t *Trace) stepAtOrAfter(at vtime.Time) int {
 	evs := t.t.Events
-	i, _ := slices.BinarySearchFunc(evs, at, func(e engine.Event, at vtime.Time) int { return cmpTime(e.At, at) })
+	i, _ := sorted.Search(len(evs), func(k int) int {
+		e := evs[k]
+		return cmpTime(e.At, at)
+	})
 	return i + 1
 }
 

@@ -2,7 +2,6 @@ package stream
 
 import (
 	"cmp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
 	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/watermark"
@@ -522,7 +522,9 @@ func (t *Trace) fireSentence(n *note) string {
 // firing at index i of Firings repeats after a restore, a first one or an
 // update the restore numbered back, if it does (see noteRepeats).
 func (t *Trace) firedBefore(i int) (FiringPoint, bool) {
-	k, ok := slices.BinarySearchFunc(t.repeats, int32(i), func(r firingRepeat, i int32) int { return cmp.Compare(r.I, i) })
+	k, ok := sorted.Search(len(t.repeats), func(k int) int {
+		return cmp.Compare(t.repeats[k].I, int32(i))
+	})
 	if !ok {
 		return FiringPoint{}, false
 	}

@@ -1,11 +1,12 @@
 package stream
 
 import (
-	"slices"
+	"cmp"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/sink"
+	"github.com/tidemark/tidemark/engine/sorted"
 )
 
 // Narration of the second part's steps narrated on demand: an operator
@@ -14,7 +15,7 @@ import (
 
 // isReplay reports whether arrival i read a record again after a restore.
 func (t *Trace) isReplay(i int32) bool {
-	_, ok := slices.BinarySearch(t.Replays, i)
+	_, ok := sorted.Search(len(t.Replays), func(j int) int { return cmp.Compare(t.Replays[j], i) })
 	return ok
 }
 

@@ -1,7 +1,7 @@
 package stream
 
 import (
-	"slices"
+	"cmp"
 	"sort"
 
 	"github.com/tidemark/tidemark/engine/logs"
@@ -461,7 +461,7 @@ func undone(spans []stepSpan, s int32) bool {
 // that can read them again.
 func (t *Trace) ReadAgain(ai int32, n int) bool {
 	a, reads := t.Arrivals[ai], int32(len(t.ArrivalsAt(n)))
-	k, _ := slices.BinarySearch(t.Replays, ai+1)
+	k, _ := sorted.Search(len(t.Replays), func(j int) int { return cmp.Compare(t.Replays[j], ai+1) })
 	for _, r := range t.Replays[k:] {
 		if r >= reads {
 			break

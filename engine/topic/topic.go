@@ -27,6 +27,7 @@ import (
 	"strconv"
 
 	"github.com/tidemark/tidemark/engine/nocmp"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -361,7 +362,8 @@ func (t *Topic) Expire(now vtime.Time, step int32) []Deleted {
 
 // EndAt is the partition's end offset after step n.
 func (p *Partition) EndAt(n int32) int64 {
-	i, _ := slices.BinarySearchFunc(p.Records, n, func(r Record, s int32) int {
+	i, _ := sorted.Search(len(p.Records), func(k int) int {
+		r, s := p.Records[k], n
 		if r.Step <= s {
 			return -1
 		}
@@ -373,7 +375,8 @@ func (p *Partition) EndAt(n int32) int64 {
 // DeletedAt is the step retention deleted the record at offset o at, or
 // Live while it is held: the first move of the log start past it.
 func (p *Partition) DeletedAt(o int64) int32 {
-	i, _ := slices.BinarySearchFunc(p.Starts, o, func(s StartPoint, o int64) int {
+	i, _ := sorted.Search(len(p.Starts), func(k int) int {
+		s := p.Starts[k]
 		if s.Start <= o {
 			return -1
 		}
@@ -387,7 +390,8 @@ func (p *Partition) DeletedAt(o int64) int32 {
 
 // StartAt is the partition's log start offset after step n.
 func (p *Partition) StartAt(n int32) int64 {
-	i, _ := slices.BinarySearchFunc(p.Starts, n, func(s StartPoint, x int32) int {
+	i, _ := sorted.Search(len(p.Starts), func(k int) int {
+		s, x := p.Starts[k], n
 		if s.Step <= x {
 			return -1
 		}

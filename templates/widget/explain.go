@@ -1,12 +1,12 @@
 package widget
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/sorted"
 )
 
 // explain returns the heading and the text that say why the row with key
@@ -22,7 +22,8 @@ func explain(t *engine.Trace, key string, n int) (head, why string) {
 // readsAt returns what the group's polls read at exactly step n. Reads are
 // in step order.
 func readsAt(g *logs.GroupHistory, n int) []logs.ReadRange {
-	i, _ := slices.BinarySearchFunc(g.Reads, n, func(r logs.ReadRange, n int) int {
+	i, _ := sorted.Search(len(g.Reads), func(k int) int {
+		r := g.Reads[k]
 		if int(r.Step) < n {
 			return -1
 		}

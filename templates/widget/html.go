@@ -215,3 +215,12 @@ func on(cond bool) string {
 	}
 	return ""
 }
+
+// replaceFirst is strings.Replace(s, old, new, 1) for an old that is not
+// empty, without strings.Replace, which is 5 KB of the browser module.
+func replaceFirst(s, old, new string) string {
+	if before, after, ok := strings.Cut(s, old); ok {
+		return before + new + after
+	}
+	return s
+}

@@ -1,6 +1,7 @@
 package widget
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -191,7 +192,7 @@ func inOrder(ids []int32, parsed []mvcc.ParsedKey) []int32 {
 	out := make([]int32, len(ids))
 	taken := make([]bool, len(ids))
 	for i, p := range parsed {
-		r, _ := slices.BinarySearchFunc(keys, p, mvcc.ParsedKey.Compare)
+		r, _ := sorted.Search(len(keys), func(j int) int { return keys[j].Compare(p) })
 		for taken[r] {
 			r++ // an equal key came first
 		}
@@ -240,20 +241,22 @@ func (g *targetIndex) written(i int, n int32) bool {
 
 // present is the number of rows in the target after step n.
 func (g *targetIndex) present(n int32) int {
-	added, _ := slices.BinarySearchFunc(g.h.Rows, n, func(r sink.Row, n int32) int {
+	added, _ := sorted.Search(len(g.h.Rows), func(k int) int {
+		r := g.h.Rows[k]
 		if r.AddedStep <= n {
 			return -1
 		}
 		return 1
 	})
-	removed, _ := slices.BinarySearch(g.removed, int(n)+1)
+	removed, _ := sorted.Search(len(g.removed), func(j int) int { return cmp.Compare(g.removed[j], int(n)+1) })
 	return added - removed
 }
 
 // latest is the position of the key last written by step n and still
 // present, or -1.
 func (g *targetIndex) latest(n int32) int {
-	k, _ := slices.BinarySearchFunc(g.h.Rows, n, func(r sink.Row, n int32) int {
+	k, _ := sorted.Search(len(g.h.Rows), func(k int) int {
+		r := g.h.Rows[k]
 		if r.AddedStep <= n {
 			return -1
 		}
@@ -274,9 +277,10 @@ func (g *targetIndex) find(t *engine.Trace, key string) int {
 	var i int
 	var found bool
 	if want.Num {
-		i, found = slices.BinarySearch(g.nums, want.N)
+		i, found = sorted.Search(len(g.nums), func(j int) int { return cmp.Compare(g.nums[j], want.N) })
 	} else {
-		i, found = slices.BinarySearchFunc(g.keys[len(g.nums):], key, func(id int32, key string) int {
+		i, found = sorted.Search(len(g.keys[len(g.nums):]), func(k int) int {
+			id := g.keys[len(g.nums):][k]
 			return strings.Compare(t.Key(id), key)
 		})
 		i += len(g.nums)

@@ -223,7 +223,7 @@ func laneSVG(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.P
 		if c.deleted {
 			key = "✕" + key
 		}
-		b.el("text", key, look("tm-cell-key"+strings.Replace(off, "box", "key", 1), "x", ftoa(cx+cellW/2), "y", ftoa(cy+26), "text-anchor", "middle")...)
+		b.el("text", key, look("tm-cell-key"+replaceFirst(off, "box", "key"), "x", ftoa(cx+cellW/2), "y", ftoa(cy+26), "text-anchor", "middle")...)
 		if c.readBy != "" {
 			b.void("rect", look("tm-cell-readbar", "x", ftoa(cx+4), "y", ftoa(cy+cellH+1), "width", ftoa(cellW-8), "height", "4")...)
 		}

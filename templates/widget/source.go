@@ -7,10 +7,11 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
-	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/extract"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/nocmp"
+	"github.com/tidemark/tidemark/engine/prose"
+	"github.com/tidemark/tidemark/engine/sorted"
 )
 
 // The high-water-mark world's part of the stage: the source's transactions,
@@ -462,7 +463,7 @@ func sourceTable(b *builder, v *atStep) {
 		}
 		b.el("td", end)
 		b.el("td", lsn)
-		b.el("td", state, "class", "tm-state-"+strings.ReplaceAll(state, " ", "-"))
+		b.el("td", state, "class", "tm-state-"+prose.ReplaceAll(state, " ", "-"))
 		b.fclose("tr")
 	}
 	endTable(b)
@@ -475,7 +476,8 @@ func marksTable(b *builder, v *atStep) {
 	tableOf(b, "tbl-marks", "Stored marks: the latest "+itoa(maxHistory)+" values of each", []string{"mark", "value", "stored at", "step"},
 		"class", "tm-table", "data-testid", "marks-table")
 	for _, m := range v.ht.Marks {
-		upto, _ := slices.BinarySearchFunc(m.Points, n, func(q check.MarkPoint, step int) int {
+		upto, _ := sorted.Search(len(m.Points), func(k int) int {
+			q, step := m.Points[k], n
 			if q.Step <= step {
 				return -1
 			}

@@ -3,14 +3,13 @@
 package widget
 
 import (
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/hwm"
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/nocmp"
+	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -147,7 +146,8 @@ func chartAt(t *engine.Trace, ht *hwm.Trace, ix *stageIndex, step int) chart {
 // lsnTime is when the last commit at or below lsn committed, or lo when
 // none had: the place on the time axis up to which an lsn mark has read.
 func lsnTime(t *engine.Trace, lsn mvcc.LSN, lo vtime.Time) vtime.Time {
-	i, _ := slices.BinarySearchFunc(t.Versions, lsn, func(v engine.VersionRecord, lsn mvcc.LSN) int {
+	i, _ := sorted.Search(len(t.Versions), func(k int) int {
+		v := t.Versions[k]
 		if v.LSN <= lsn {
 			return -1
 		}
@@ -194,7 +194,8 @@ func tickEvery(span vtime.Time) vtime.Duration {
 // order, and how many began before them. Transactions are recorded as they
 // begin, so they are found by a binary search, not a scan.
 func shownTxns(ht *hwm.Trace, step int) ([]*hwm.TxnRecord, int) {
-	n, _ := slices.BinarySearchFunc(ht.Txns, step, func(x hwm.TxnRecord, step int) int {
+	n, _ := sorted.Search(len(ht.Txns), func(k int) int {
+		x := ht.Txns[k]
 		if x.BeginStep <= step {
 			return -1
 		}
@@ -249,7 +250,7 @@ func SourceChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, 
 		mx := x(m.x)
 		ly := 14 + 12*float64(i%2)
 		b.void("line", look(cls, "x1", ftoa(mx), "y1", ftoa(ly-10), "x2", ftoa(mx), "y2", ftoa(base))...)
-		lcls := strings.Replace(cls, "tm-markline", "tm-marklabel", 1)
+		lcls := replaceFirst(cls, "tm-markline", "tm-marklabel")
 		if mx > w-right-170 {
 			b.el("text", m.label, append(look(lcls, "x", ftoa(mx-3), "y", ftoa(ly)), "text-anchor", "end")...)
 		} else {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/logs"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -366,7 +367,7 @@ func faults(b *builder, t *engine.Trace, s State) {
 			if i > 0 {
 				b.text("; ")
 			}
-			b.text(strings.ReplaceAll(what, "~", " ") + " after step " + step)
+			b.text(prose.ReplaceAll(what, "~", " ") + " after step " + step)
 		}
 		b.close("p")
 	}
