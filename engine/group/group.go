@@ -121,7 +121,11 @@ func (g *Group) Leave(m string) bool {
 	if i < 0 {
 		return false
 	}
-	g.Members = slices.Delete(g.Members, i, i+1)
+	// What slices.Delete does, without its instance for strings in the
+	// browser module.
+	copy(g.Members[i:], g.Members[i+1:])
+	g.Members[len(g.Members)-1] = ""
+	g.Members = g.Members[:len(g.Members)-1]
 	return true
 }
 

@@ -1,7 +1,6 @@
 package hwm
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -36,7 +35,13 @@ func Explain(t *engine.Trace, key string, n int) string {
 		all = append(all, t.TargetAt(h.Name, n)...)
 	}
 	copies := func(src int32) []sink.Row {
-		return slices.DeleteFunc(slices.Clone(all), func(r sink.Row) bool { return r.Src != src })
+		var out []sink.Row // a loop, not slices.DeleteFunc: one instance less in the browser module
+		for _, r := range all {
+			if r.Src == src {
+				out = append(out, r)
+			}
+		}
+		return out
 	}
 	if len(srcs) == 0 {
 		for _, r := range all {

@@ -510,7 +510,12 @@ func (t *Trace) DroppedAt(i, n int) int {
 
 // OpNamed is the index of the operator named name, or -1.
 func (t *Trace) OpNamed(name string) int {
-	return slices.IndexFunc(t.Ops, func(o *OpHistory) bool { return o.Name == name })
+	for i, o := range t.Ops { // a loop: slices.IndexFunc is an instance per slice type in the browser module
+		if o.Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // PeakUtilisation is the largest share of any window of ten seconds of true

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"slices"
 	"sort"
 	"strconv"
 
@@ -444,5 +443,10 @@ func (t *Trace) StreamNamed(name string) *StreamHistory {
 
 // streamIndex is the index of the stream with name, or -1.
 func (t *Trace) streamIndex(name string) int {
-	return slices.IndexFunc(t.Streams, func(s *StreamHistory) bool { return s.Name == name })
+	for i, s := range t.Streams { // a loop: slices.IndexFunc is an instance per slice type in the browser module
+		if s.Name == name {
+			return i
+		}
+	}
+	return -1
 }

@@ -185,7 +185,7 @@ func (wr *writer) expire(gen int32) {
 // so its rows are lost.
 func (wr *writer) timedOut(x *txn) {
 	j := wr.s.job
-	wr.pre = slices.DeleteFunc(wr.pre, func(y *txn) bool { return y == x })
+	wr.pre = without(wr.pre, x)
 	wr.txnPoint(x.id, checkpoint.Aborted, len(x.rows), false)
 	wr.setPending(wr.pending - int32(len(x.rows)))
 	oh := wr.s.t.Ops[wr.oi]
@@ -224,7 +224,7 @@ func (wr *writer) committable(id int32) []*txn {
 // returns how many rows land: a table with one row per key takes the last
 // write of each key.
 func (wr *writer) commit(x *txn, recovered bool) (landed int) {
-	wr.pre = slices.DeleteFunc(wr.pre, func(y *txn) bool { return y == x })
+	wr.pre = without(wr.pre, x)
 	wr.s.w.Stop(x.timer) // a committed transaction is gone: its timeout has nothing left to abort
 	rows := x.rows
 	if wr.target.Mode == sink.Merge || wr.target.Mode == sink.Upsert {
@@ -289,7 +289,7 @@ func (wr *writer) recover(restored int32) (commits []*txn, aborted, expired int)
 		case checkpoint.Commit:
 			commits = append(commits, x)
 		case checkpoint.Abort:
-			wr.pre = slices.DeleteFunc(wr.pre, func(y *txn) bool { return y == x })
+			wr.pre = without(wr.pre, x)
 			wr.s.w.Stop(x.timer)
 			wr.txnPoint(x.id, checkpoint.Aborted, len(x.rows), true)
 			wr.setPending(wr.pending - int32(len(x.rows)))
@@ -303,4 +303,18 @@ func (wr *writer) recover(restored int32) (commits []*txn, aborted, expired int)
 func (wr *writer) txnPoint(id int32, st checkpoint.TxnState, rows int, recovered bool) {
 	j := wr.s.jobHist()
 	j.Txns = append(j.Txns, TxnPoint{Step: int32(wr.s.w.NextStep()), Op: wr.oi, ID: id, State: st, Rows: int32(rows), Recovered: recovered})
+}
+
+// without removes x from ts in place, as slices.DeleteFunc(ts, func(y
+// *txn) bool { return y == x }) does, without its instance for
+// transactions in the browser module.
+func without(ts []*txn, x *txn) []*txn {
+	out := ts[:0]
+	for _, y := range ts {
+		if y != x {
+			out = append(out, y)
+		}
+	}
+	clear(ts[len(out):])
+	return out
 }

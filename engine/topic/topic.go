@@ -310,7 +310,13 @@ func (t *Topic) ReserveKeyed(n, keys int) {
 // is a retried duplicate: nothing is appended and dup is true.
 func (t *Topic) Append(p int, r Record, pid, seq int32, idempotent bool) (offset int64, dup bool) {
 	part := t.Parts[p]
-	i := slices.IndexFunc(part.last, func(l lastSeq) bool { return l.pid == pid })
+	i := -1 // a loop: slices.IndexFunc is an instance per slice type in the browser module
+	for k, l := range part.last {
+		if l.pid == pid {
+			i = k
+			break
+		}
+	}
 	if i < 0 {
 		i = len(part.last)
 		part.last = append(part.last, lastSeq{pid: pid, seq: seq})
@@ -353,7 +359,11 @@ func (t *Topic) Expire(now vtime.Time, step int32) []Deleted {
 			i++
 		}
 		if i > 0 {
-			p.segs = slices.Delete(p.segs, 0, i)
+			// What slices.Delete(p.segs, 0, i) does, without its instance
+			// for segments in the browser module.
+			n := copy(p.segs, p.segs[i:])
+			clear(p.segs[n:])
+			p.segs = p.segs[:n]
 			p.Starts = append(p.Starts, StartPoint{Step: step, Start: p.Start()})
 		}
 	}

@@ -3,7 +3,6 @@
 package widget
 
 import (
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -510,7 +509,11 @@ func jobPlots(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 	var ss []series
 	for i, oh := range st.Ops {
 		ss = append(ss, rateSeries(t, st, i, n))
-		if slices.ContainsFunc(oh.State, func(c stream.CountPoint) bool { return c.N > 0 }) {
+		held := false // a loop: slices.ContainsFunc is an instance per slice type in the browser module
+		for _, c := range oh.State {
+			held = held || c.N > 0
+		}
+		if held {
 			ss = append(ss, countSeries(t, "state of "+oh.Name+" (entries)", oh.State, n))
 		}
 		if oh.Buffer > 0 && len(oh.Queue) > 0 {

@@ -2,7 +2,6 @@ package widget
 
 import (
 	"errors"
-	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -381,7 +380,11 @@ func (s *Session) skipLinkFault(err error) {
 	f := s.pending[0]
 	s.pending = s.pending[1:]
 	if i := len(s.faults) - len(s.pending) - 1; i >= 0 && i < len(s.faults) && s.faults[i] == f {
-		s.faults = slices.Delete(slices.Clone(s.faults), i, i+1)
+		// A new slice without fault i (slices.Delete of a clone would bring
+		// an instance for faults into the browser module).
+		faults := make([]engine.Fault, 0, len(s.faults)-1)
+		faults = append(faults, s.faults[:i]...)
+		s.faults = append(faults, s.faults[i+1:]...)
 	}
 	s.st.Message = strings.TrimSpace(s.st.Message + " " + Sentences([]string{SkippedFault(f, err)}))
 }

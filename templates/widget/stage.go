@@ -94,7 +94,13 @@ func (v *atStep) heldByPause(target, key string) string {
 		if g.Target != target {
 			continue
 		}
-		i := slices.IndexFunc(pauses, func(p pausePast) bool { return p.Group == g.Name })
+		i := -1 // a loop: slices.IndexFunc is an instance per slice type in the browser module
+		for k, p := range pauses {
+			if p.Group == g.Name {
+				i = k
+				break
+			}
+		}
 		if i < 0 {
 			continue
 		}
