@@ -3,6 +3,7 @@ package prose_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,5 +63,18 @@ func TestCapital(t *testing.T) {
 		"z":                  "Z",
 	} {
 		assert.Equal(t, want, prose.Capital(in), "%q", in)
+	}
+}
+
+// TestReplaceAllAgreesWithTheStandardLibrary replaces words of a small
+// alphabet, overlapping and repeated, as strings.ReplaceAll does.
+func TestReplaceAllAgreesWithTheStandardLibrary(t *testing.T) {
+	words := []string{"", "a", "b", "ab", "aa", "aba", "_", "a_b__c", "aaaa", "ba_ab"}
+	for _, s := range words {
+		for _, old := range words[1:] {
+			for _, new := range []string{"", " ", "xyz", "a"} {
+				assert.Equal(t, strings.ReplaceAll(s, old, new), prose.ReplaceAll(s, old, new), "%q %q %q", s, old, new)
+			}
+		}
 	}
 }

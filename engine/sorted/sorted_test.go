@@ -60,3 +60,23 @@ func TestKeysOfAMap(t *testing.T) {
 	require.Empty(t, sorted.Keys(map[int]bool{}))
 	require.Equal(t, []int32{2, 0, 1}, sorted.Positions(3, func(i, j int32) int { return cmp.Compare([]int{5, 9, 1}[i], []int{5, 9, 1}[j]) }))
 }
+
+// TestSearchAgreesWithTheStandardLibrary searches random sorted slices,
+// with repeats, for values below, among and above them, and finds the
+// position and the answer slices.BinarySearch gives.
+func TestSearchAgreesWithTheStandardLibrary(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for n := range 200 {
+		xs := make([]int, n)
+		for i := range xs {
+			xs[i] = r.IntN(n/2 + 1)
+		}
+		slices.Sort(xs)
+		for x := -1; x <= n/2+2; x++ {
+			wantI, wantOK := slices.BinarySearch(xs, x)
+			i, ok := sorted.Search(len(xs), func(i int) int { return cmp.Compare(xs[i], x) })
+			require.Equal(t, wantI, i, "n=%d x=%d", n, x)
+			require.Equal(t, wantOK, ok, "n=%d x=%d", n, x)
+		}
+	}
+}
