@@ -914,7 +914,11 @@ func (l *world) commitBatch(g *groupState, m *member, b *batch, when string) {
 		case "where the reset left it":
 			why = noteCommitReset
 		}
-		l.emitNote(l.actorOf(g, m), engine.KindOffset, logNote{a: g.idx, i: int64(first), n: int32(len(g.hist.Commits) - first), why: why})
+		var records int64 // the batch's, for the narration to count
+		for _, r := range b.ranges {
+			records += r.To - r.From
+		}
+		l.emitNote(l.actorOf(g, m), engine.KindOffset, logNote{a: g.idx, i: int64(first), n: int32(len(g.hist.Commits) - first), b: int32(records), why: why})
 		return
 	}
 	actor := g.name + "/" + m.name

@@ -335,6 +335,35 @@ func TestLogCommitBeforeOrAfterTheEffect(t *testing.T) {
 	})
 }
 
+// TestLogCommitNarrationFitsTheBatch: the commit's narration counts a
+// one-record batch as one ("that record", not "those records"), and a
+// group with no to= target, which writes nothing, processes its batch.
+func TestLogCommitNarrationFitsTheBatch(t *testing.T) {
+	body := func(to, commit string) string {
+		return "topic orders partitions=1\ntarget out sink=append key=order_id\nproducer shop to=orders key=order_id\n" +
+			"group billing topic=orders" + to + " commit=" + commit + " reset=earliest\n" +
+			"member billing c1 at=10:00:00\nproduce shop at=10:00:01 key=1\npoll billing c1 at=10:00:02\n" +
+			"produce shop at=10:00:03 key=2\nproduce shop at=10:00:03 key=3\npoll billing c1 at=10:00:04\n"
+	}
+	for _, c := range []struct{ to, commit, one, two string }{
+		{" to=out", "before",
+			"c1 commits offset 1 on orders-0 before writing the batch: should it crash now, that record counts as done though it is not written.",
+			"c1 commits offset 3 on orders-0 before writing the batch: should it crash now, those records count as done though none is written."},
+		{"", "before",
+			"c1 commits offset 1 on orders-0 before processing the batch: should it crash now, that record counts as done though it is not processed.",
+			"c1 commits offset 3 on orders-0 before processing the batch: should it crash now, those records count as done though none is processed."},
+		{" to=out", "after",
+			"c1 commits offset 1 on orders-0 after writing the batch: the next offset to read.",
+			"c1 commits offset 3 on orders-0 after writing the batch: the next offset to read."},
+		{"", "after",
+			"c1 commits offset 1 on orders-0 after processing the batch: the next offset to read.",
+			"c1 commits offset 3 on orders-0 after processing the batch: the next offset to read."},
+	} {
+		_, commits := eventsOf(runLog(t, body(c.to, c.commit), nil), engine.KindOffset)
+		assert.Equal(t, []string{c.one, c.two}, commits, "to=%q commit=%s", c.to, c.commit)
+	}
+}
+
 // TestLogCrashOnAnEmptyPoll: a crash planned on a poll that finds nothing
 // still happens and is told, and the position a reset gave, which the
 // process died before committing, is reset again as it restarts: at the

@@ -87,15 +87,32 @@ func (l *Trace) Narration(e *engine.Event) string {
 		for i, c := range cs {
 			ok[i] = "offset " + strconv.FormatInt(c.Offset, 10) + " on " + g.Topic + "-" + strconv.Itoa(int(c.Partition))
 		}
-		switch n.why {
-		case noteCommitBefore:
-			return prose.F("%s commits %s %s: should it crash now, those records count as done though none is written.", g.Members[cs[0].Member], strings.Join(ok, ", "), "before writing the batch")
-		case noteCommitReset:
-			return prose.F("%s commits %s %s: the next offset to read.", g.Members[cs[0].Member], strings.Join(ok, ", "), "where the reset left it")
+		who, at := g.Members[cs[0].Member], strings.Join(ok, ", ")
+		switch {
+		case n.why == noteCommitReset:
+			return prose.F("%s commits %s where the reset left it: the next offset to read.", who, at)
+		case n.why == noteCommitBefore && g.Target == "":
+			// A group with no target writes nothing: it processes the batch.
+			return prose.F("%s commits %s before processing the batch: should it crash now, %s.", who, at, doneThough(int(n.b), "processed"))
+		case n.why == noteCommitBefore:
+			return prose.F("%s commits %s before writing the batch: should it crash now, %s.", who, at, doneThough(int(n.b), "written"))
+		case g.Target == "":
+			return prose.F("%s commits %s after processing the batch: the next offset to read.", who, at)
 		default:
-			return prose.F("%s commits %s %s: the next offset to read.", g.Members[cs[0].Member], strings.Join(ok, ", "), "after writing the batch")
+			return prose.F("%s commits %s after writing the batch: the next offset to read.", who, at)
 		}
 	}
+}
+
+// doneThough says a batch of n records counts as done though none of them
+// is done (verb: written, processed): "that record counts as done though
+// it is not written" for one, "those records count as done though none is
+// written" for more.
+func doneThough(n int, verb string) string {
+	if n == 1 {
+		return "that record counts as done though it is not " + verb
+	}
+	return "those records count as done though none is " + verb
 }
 
 // pinned reports whether the producer named name sends to one partition.

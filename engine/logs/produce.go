@@ -151,7 +151,8 @@ func (p *producer) nextSeq(part int) int32 {
 // For notePoll and noteWrite, a is the group and i the first of n
 // consecutive entries of its Reads (one poll's ranges); for noteWrite, c is
 // how many rows the merge absorbed. For the commit notes, a is the group
-// and i the first of n consecutive entries of its Commits.
+// and i the first of n consecutive entries of its Commits, and b how many
+// records the batch holds.
 type logNote struct {
 	_       nocmp.NoCompare
 	i       int64
