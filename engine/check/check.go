@@ -372,11 +372,13 @@ func hasHave(n int) string {
 	return "have"
 }
 
+// amount spells an advance of d: a duration for a timestamp mark, else a
+// count of positions.
 func amount(s MarkSeries, d int64) string {
 	if s.Timestamp {
 		return vtime.Duration(d).String()
 	}
-	return strconv.FormatInt(d, 10) + " positions"
+	return prose.Count(int(d), "position", "positions")
 }
 
 // runningMedian keeps the median of a growing list of numbers: after n

@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -144,6 +145,37 @@ func TestRateOfChangePerMark(t *testing.T) {
 	assert.Equal(t, "1 mark kept advancing, never stuck for 3 runs in a row nor jumping past 5× its usual advance; extract/orders_us has fewer than two stored values to measure", r.Detail)
 	// A reset may move a mark back; the advance after it is measured from it.
 	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Marks: []check.MarkSeries{series(2, 4, -1, 3)}}).Status)
+}
+
+// TestRateOfChangeCountsPositions: a position mark's advance is counted in
+// positions, one of them in the singular (it said "1 positions").
+func TestRateOfChangeCountsPositions(t *testing.T) {
+	lsn := check.MarkSeries{Name: "extract"}
+	for i, v := range []int64{1001, 1002, 1003, 1004, 1019} {
+		lsn.Points = append(lsn.Points, check.MarkPoint{Step: i + 1, At: at(i), Value: v, Set: true, Display: "lsn " + strconv.FormatInt(v, 10), Run: i})
+	}
+	r := one(t, only("rate-of-change"), check.Observation{Marks: []check.MarkSeries{lsn}})
+	assert.Equal(t, check.Fail, r.Status)
+	assert.Equal(t, "mark extract jumped by 15 positions at 10:00:04, over 5× its usual advance of 1 position", r.Detail)
+}
+
+// TestLagAlertsCountOneRecord: an alert of max=1 is one record, not "1
+// records", passed or failed.
+func TestLagAlertsCountOneRecord(t *testing.T) {
+	job := func(peak int64) check.Observation {
+		return check.Observation{Stream: &check.StreamView{Job: &check.JobView{
+			Lags:     []check.PartitionLag{{Stream: "s", Partition: "orders-0", Peak: peak}},
+			Averages: []check.AverageLag{{Stream: "s", Peak: float64(peak), Partitions: 1}},
+		}}}
+	}
+	part, avg := only("partition-lag"), only("average-lag")
+	part.MaxPartitionLag, avg.MaxAverageLag = 1, 1
+	assert.Equal(t, "every partition's lag stayed within 1 record; the largest, orders-0, reached 1", one(t, part, job(1)).Detail)
+	assert.Equal(t, "a partition's lag passed the alert's 1 record: s on orders-0 reached 2", one(t, part, job(2)).Detail)
+	assert.Equal(t, "within the alert's 1 record: s's average over 1 partition peaked at 1.0", one(t, avg, job(1)).Detail)
+	assert.Equal(t, "above the alert's 1 record: s's average over 1 partition peaked at 2.0", one(t, avg, job(2)).Detail)
+	part.MaxPartitionLag = 0
+	assert.Equal(t, "a partition's lag passed the alert's 0 records: s on orders-0 reached 1", one(t, part, job(1)).Detail)
 }
 
 func TestReconcileSameWindow(t *testing.T) {

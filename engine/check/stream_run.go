@@ -322,9 +322,9 @@ func partitionLag(cfg Config, j *JobView) Result {
 		}
 	}
 	if len(over) > 0 {
-		return Result{Status: Fail, Detail: prose.F("a partition's lag passed the alert's %d records: %s", maxLag, strings.Join(limit(over, 4), "; "))}
+		return Result{Status: Fail, Detail: prose.F("a partition's lag passed the alert's %s: %s", prose.Count(maxLag, "record", "records"), strings.Join(limit(over, 4), "; "))}
 	}
-	return Result{Status: Pass, Detail: prose.F("every partition's lag stayed within %d records; the largest, %s, reached %d", maxLag, worst.Partition, worst.Peak)}
+	return Result{Status: Pass, Detail: prose.F("every partition's lag stayed within %s; the largest, %s, reached %d", prose.Count(maxLag, "record", "records"), worst.Partition, worst.Peak)}
 }
 
 func averageLag(cfg Config, j *JobView) Result {
@@ -342,9 +342,9 @@ func averageLag(cfg Config, j *JobView) Result {
 		}
 	}
 	if len(over) > 0 {
-		return Result{Status: Fail, Detail: prose.F("above the alert's %d records: %s", cfg.MaxAverageLag, strings.Join(over, "; "))}
+		return Result{Status: Fail, Detail: prose.F("above the alert's %s: %s", prose.Count(cfg.MaxAverageLag, "record", "records"), strings.Join(over, "; "))}
 	}
-	return Result{Status: Pass, Detail: prose.F("within the alert's %d records: %s", cfg.MaxAverageLag, strings.Join(within, "; "))}
+	return Result{Status: Pass, Detail: prose.F("within the alert's %s: %s", prose.Count(cfg.MaxAverageLag, "record", "records"), strings.Join(within, "; "))}
 }
 
 // oneDecimal spells x with one decimal, as a dashboard would, rounded as
