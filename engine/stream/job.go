@@ -957,12 +957,26 @@ func (j *job) restart() {
 					failed = append(failed, prose.F("%s needs offset %d and the log starts at %d", pname, pos, part.Start()))
 				} else {
 					// Of the offsets it jumps over, those read before the
-					// failure had their output written then; the rest are
-					// never read at all.
+					// failure did their work then, as far as the restore
+					// kept it; the rest are never read at all.
 					read := st.hist.Parts[p].readIn(pos, r.Next)
+					skips := prose.Count(int(r.Skipped), "offset", "offsets")
 					never := prose.Count(int(r.Skipped), "record is", "records are") + " never read"
-					if read > 0 {
-						never = prose.F("it skips %s: %d %s read before the failure, and %s never read at all", prose.Count(int(r.Skipped), "offset", "offsets"), read, prose.WereWas(read), prose.Count(int(r.Skipped)-read, "record is", "records are"))
+					switch {
+					case read == int(r.Skipped):
+						// None is unread: say so, and that nothing redoes
+						// what the restore undid of their work (state
+						// rewound, a prepared transaction aborted).
+						switch read {
+						case 1:
+							never = "it skips 1 offset, read before the failure: it is not read again, so nothing redoes what the restore undid of its work"
+						case 2:
+							never = "it skips 2 offsets, both read before the failure: neither is read again, so nothing redoes what the restore undid of their work"
+						default:
+							never = "it skips " + skips + ", all read before the failure: none is read again, so nothing redoes what the restore undid of their work"
+						}
+					case read > 0:
+						never = prose.F("it skips %s: %d %s read before the failure, and %s never read at all", skips, read, prose.WereWas(read), prose.Count(int(r.Skipped)-read, "record is", "records are"))
 					}
 					gone = append(gone, prose.F("%s needs offset %d, which retention has deleted (the log starts at %d), so auto.offset.reset=%s resumes at %d and %s", pname, pos, part.Start(), st.reset, r.Next, never))
 				}

@@ -1489,6 +1489,34 @@ func TestLagWhileDownCountsFromTheCommittedOffsets(t *testing.T) {
 	})
 }
 
+// TestRestorePastRetentionWhenEveryOffsetSkippedWasRead: when every offset
+// the reset jumps over was read before the failure, the restore says so,
+// and no longer that "0 records are never read at all".
+func TestRestorePastRetentionWhenEveryOffsetSkippedWasRead(t *testing.T) {
+	for _, c := range []struct {
+		records, next string
+		skipped       int64
+		said          string
+	}{
+		{"11", "11", 1, "it skips 1 offset, read before the failure: it is not read again, so nothing redoes what the restore undid of its work."},
+		{"12", "12", 2, "it skips 2 offsets, both read before the failure: neither is read again, so nothing redoes what the restore undid of their work."},
+		{"14", "14", 4, "it skips 4 offsets, all read before the failure: none is read again, so nothing redoes what the restore undid of their work."},
+	} {
+		// Checkpoint 1 stores offset 10; the job reads on to the last
+		// record before it fails, and retention deletes all of them while
+		// it is down.
+		src := strings.Replace(orders, "topic orders partitions=1", "topic orders partitions=1 retention=5s segment=1s", 1)
+		src = strings.Replace(src, "records=60", "records="+c.records, 1) +
+			"sink k from=s to=out\ncheckpoint every=10s\nfail k at=10:00:15 restart=40s\n"
+		tr, st := run(t, src)
+		require.Len(t, st.Job.Restores, 1)
+		said := tr.Narration(&tr.Events[st.Job.Restores[0].Step-1])
+		assert.Contains(t, said, "orders-0 needs offset 10, which retention has deleted (the log starts at "+c.next+"), so auto.offset.reset=earliest resumes at "+c.next+" and "+c.said)
+		assert.NotContains(t, said, "never read")
+		assert.Equal(t, c.skipped, st.Job.Restores[0].Skipped, "the restore counts every offset it jumps over")
+	}
+}
+
 // TestRestoreCountsOneInTheSingular: a restore past retention and a
 // restore that loses a buffer's records count one as one: they said "1
 // were read before the failure" and "1 were written ..., and the other 1
