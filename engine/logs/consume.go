@@ -921,6 +921,9 @@ func (l *world) commitBatch(g *groupState, m *member, b *batch, when string) {
 		l.emitNote(l.actorOf(g, m), engine.KindOffset, logNote{a: g.idx, i: int64(first), n: int32(len(g.hist.Commits) - first), b: int32(records), why: why})
 		return
 	}
+	if g.target == nil {
+		when = prose.ReplaceAll(when, "writing", "processing") // it writes nothing
+	}
 	actor := g.name + "/" + m.name
 	var ok, no []string
 	for _, c := range g.hist.Commits[first:] {

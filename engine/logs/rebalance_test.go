@@ -76,6 +76,11 @@ func TestLogEvictionPastMaxPollInterval(t *testing.T) {
 	assert.Contains(t, texts[4], "c1 calls poll again after its eviction and rejoins billing: generation 3")
 	_, commits := eventsOf(tr, engine.KindOffset)
 	assert.Contains(t, commits, "c1's commit after writing the batch is refused: it is no longer a member of billing, and orders-0, orders-1 belong to the new assignment, which reads them again from the committed offsets.")
+	// A group with no target writes nothing: its refused commit came after
+	// processing the batch.
+	noTarget := strings.Replace(busyBody, " to=fct_orders", "", 1)
+	_, commits = eventsOf(runLog(t, strings.Replace(noTarget, "%s", keyLines("produce shop", "10:00:01", 6), 1), map[string]string{"max": "3s"}), engine.KindOffset)
+	assert.Contains(t, commits, "c1's commit after processing the batch is refused: it is no longer a member of billing, and orders-0, orders-1 belong to the new assignment, which reads them again from the committed offsets.")
 	assert.Equal(t, map[string]int{"1": 2, "2": 2, "3": 2, "4": 2, "5": 2, "6": 2}, tr.Final().Duplicated, "c2 re-read every order, and c1's write landed too")
 	tr = busyLog(t, map[string]string{"max": "3s", "sink": "merge"})
 	assert.Empty(t, tr.Final().Duplicated, "a merge absorbs the copies")
