@@ -194,7 +194,7 @@ type RestorePoint struct {
 	Failed  bool  // an input position was gone and auto.offset.reset=none: the job cannot start
 	Resumed [][]checkpoint.Resumed
 	Rewound int64 // records it will read again
-	Skipped int64 // records it will never read: retention deleted them, or the reset jumped over them
+	Skipped int64 // offsets it jumps over (retention deleted them, or the reset skipped them), some perhaps read before the failure
 	Lost    int32 // records buffers without flow control held when the restored checkpoint began, whose effect the restore undoes
 	// Aborted and Committed are the rows of two-phase-commit sinks'
 	// prepared transactions that the restore rolled back (their checkpoint

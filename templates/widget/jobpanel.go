@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/stream"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
@@ -392,13 +393,15 @@ func checkpointList(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 			line = "At " + r.At.String() + " the job restored checkpoint " + itoa(int(r.From)) + ", " + r.Behind.String() + " behind"
 		}
 		if r.Rewound > 0 {
-			line += "; " + strconv.FormatInt(r.Rewound, 10) + " records are read again"
+			line += "; " + prose.Count(int(r.Rewound), "record is", "records are") + " read again"
 		}
 		if r.Skipped > 0 {
-			line += "; " + strconv.FormatInt(r.Skipped, 10) + " records are never read"
+			// Offsets jumped over, some of which may have been read before
+			// the failure (the narration says how many).
+			line += "; " + prose.Count(int(r.Skipped), "offset is", "offsets are") + " skipped"
 		}
 		if r.Lost > 0 {
-			line += "; " + itoa(int(r.Lost)) + " buffered records are lost"
+			line += "; " + prose.Count(int(r.Lost), "buffered record is", "buffered records are") + " lost"
 		}
 		b.el("p", line+".", "class", "tm-ckevent", "data-testid", "job-restore")
 	}

@@ -484,3 +484,19 @@ func TestJobPanelLagPlotWhileDownFollowsTheCommittedOffsets(t *testing.T) {
 	assert.True(t, strings.HasPrefix(caption(112), "5 now"), "down: offsets 30 to 34 were read but not committed")
 	assert.True(t, strings.HasPrefix(caption(240), "125 now"), "155 appended less 30 committed, not less the 35 it had read")
 }
+
+// The restore's line counts what the narration counts: a restore past
+// retention jumps over offsets, some of them read before the failure, so
+// it says how many are skipped, not that they are all never read (which
+// it said, 58 where the narration says 53), and one in the singular.
+func TestJobPanelRestoreCountsSkippedOffsets(t *testing.T) {
+	tr := run(t, "stream/checkpoint-past-retention", nil)
+	st := stream.Of(tr)
+	require.NotEmpty(t, st.Job.Restores)
+	r := st.Job.Restores[0]
+	require.Positive(t, r.Skipped, "the scenario's restore jumps over deleted offsets")
+	line := htmltest.Text(draw(t, tr, stateAt(tr.Steps())).One(t, "job-restore"))
+	assert.Contains(t, line, strconv.FormatInt(r.Skipped, 10)+" offsets are skipped")
+	assert.NotContains(t, line, "never read")
+	assert.NotRegexp(t, `\b1 (records|offsets|buffered records) are\b`, line)
+}
