@@ -149,11 +149,11 @@ func rangeText(a, b int64) string {
 	return prose.F("%d–%d", a, b-1)
 }
 
-// allOf names a whole set of things: "the 1 partition", "all 3 partitions".
+// allOf names a whole set of things: "the one partition", "all 3 partitions".
 func allOf(n int, one, many string) string {
 	switch n {
 	case 1:
-		return "the 1 " + one
+		return "the one " + one
 	case 2:
 		return "both " + many
 	}

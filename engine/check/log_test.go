@@ -59,7 +59,7 @@ func TestConsumerLagWithNothingCommitted(t *testing.T) {
 	assert.NotContains(t, r.Detail, "committed up to the end")
 
 	r = one(t, lag, check.Observation{Log: &check.LogView{Partitions: []check.LogPartition{{Group: "g", Partition: "t-0", End: 2, Committed: 2}}}})
-	assert.Equal(t, "every group has committed up to the end of the 1 partition it reads (total lag 0)", r.Detail)
+	assert.Equal(t, "every group has committed up to the end of the one partition it reads (total lag 0)", r.Detail)
 }
 
 // TestLogChecksCountPartitionsNotGroups: two groups on one partition are
