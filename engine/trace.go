@@ -312,7 +312,8 @@ func (t *Trace) LiveAt(n int) []VersionRecord {
 	}
 	// The same key can be a row of two tables that reach different targets:
 	// its ids then differ, and order them.
-	sorted.Func(out, func(a, b VersionRecord) int {
+	sorted.Stable(out, func(i, j int32) int {
+		a, b := &out[i], &out[j]
 		return cmp.Or(mvcc.CompareKeys(t.keyText[a.KeyID], t.keyText[b.KeyID]), cmp.Compare(a.KeyID, b.KeyID))
 	})
 	return out

@@ -604,7 +604,7 @@ func uniqueness(o Observation) Result {
 			dups = append(dups, k)
 		}
 	}
-	sorted.Func(dups, compareKeys)
+	sorted.Stable(dups, func(i, j int32) int { return compareKeys(dups[i], dups[j]) })
 	collapsed := ""
 	if o.Collapsed > 0 {
 		collapsed = "; the merge absorbed " + prose.Count(o.Collapsed, "duplicate write", "duplicate writes")

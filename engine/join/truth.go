@@ -39,7 +39,8 @@ func cmpInt(a, b int64) int {
 func Truth(cfg Config, left, right []Record) []Match {
 	lower, upper := cfg.bounds()
 	rs := append([]Record(nil), right...)
-	sorted.Func(rs, func(a, b Record) int {
+	sorted.Stable(rs, func(i, j int32) int {
+		a, b := &rs[i], &rs[j]
 		if a.Key != b.Key {
 			return int(a.Key - b.Key)
 		}
@@ -70,7 +71,7 @@ func Matches(pairs []Pair) []Match {
 
 // sortMatches orders matches by key, left id and right id.
 func sortMatches(ms []Match) {
-	sorted.Func(ms, compareMatches)
+	sorted.Stable(ms, func(i, j int32) int { return compareMatches(ms[i], ms[j]) })
 }
 
 // Diff compares emitted matches with the truth, both sorted as Matches and

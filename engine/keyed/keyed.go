@@ -243,7 +243,8 @@ func Restore(b []byte) (*State, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	sorted.Func(s.fifo, func(a, b stamp) int {
+	sorted.Stable(s.fifo, func(i, j int32) int {
+		a, b := &s.fifo[i], &s.fifo[j]
 		switch {
 		case a.at < b.at:
 			return -1

@@ -1122,7 +1122,7 @@ func (l *world) resnapshot(g *groupState) {
 			in = append(in, x)
 		}
 	}
-	sorted.Func(in, func(a, b sink.In) int { return compareKeyStrings(a.Key, b.Key) })
+	sorted.Stable(in, func(i, j int32) int { return compareKeyStrings(in[i].Key, in[j].Key) })
 	if g.target != nil {
 		l.deliver(g.target, in)
 	}

@@ -331,7 +331,7 @@ func (l *Trace) view(n int) *check.LogView {
 			}
 		}
 	}
-	sorted.Func(all, func(a, b arrival) int { return int(a.step - b.step) })
+	sorted.Stable(all, func(i, j int32) int { return int(all[i].step - all[j].step) })
 	for _, x := range all {
 		v.Applied = append(v.Applied, x.a)
 	}

@@ -582,7 +582,7 @@ func (t *Table) Len() int { return len(t.byStamp) }
 
 // SortVersions orders versions by key, numerically when both keys are numbers.
 func SortVersions(vs []*Version) {
-	sorted.Func(vs, func(a, b *Version) int { return CompareKeys(a.Key, b.Key) })
+	sorted.Stable(vs, func(i, j int32) int { return CompareKeys(vs[i].Key, vs[j].Key) })
 }
 
 // ParsedKey is a business key with its number read once, for sorting or

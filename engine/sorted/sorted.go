@@ -6,11 +6,11 @@
 // pattern-defeating quicksort (a dozen functions): the browser module
 // carried a copy for int, int64, uint64, string and five structs, 166 KB
 // of its code. Here every sort orders int32 positions with a comparison of
-// the elements at them, and then moves the elements into that order: one
-// copy of the quicksort, and a few small functions per element type. The
-// positions cost four bytes an element and the move one copy of the slice,
-// which the engine's sorts, none of them in a simulation's inner loop, can
-// afford.
+// the elements at them, and then moves the elements into that order by
+// swaps: one copy of the quicksort, and one small function per element
+// type (Stable), the comparison being the caller's closure over the slice.
+// The positions cost four bytes an element, which the engine's sorts, none
+// of them in a simulation's inner loop, can afford.
 package sorted
 
 import (
@@ -35,22 +35,43 @@ func Positions(n int, cmp func(i, j int32) int) []int32 {
 	return pos
 }
 
-// Func sorts s by cmp, as slices.SortStableFunc does: equal elements keep
-// their order.
-func Func[S ~[]E, E any](s S, cmp func(a, b E) int) {
+// Stable sorts s by cmp, which compares the elements at two positions of
+// s, as slices.SortStableFunc does: equal elements keep their order. The
+// comparison is the caller's closure over s rather than a function of two
+// elements, so that each element type costs the browser module this one
+// small function and no closure of its own.
+func Stable[S ~[]E, E any](s S, cmp func(i, j int32) int) {
 	if len(s) < 2 {
 		return
 	}
-	pos := Positions(len(s), func(i, j int32) int { return cmp(s[i], s[j]) })
-	moved := make(S, len(s))
-	for k, i := range pos {
-		moved[k] = s[i]
+	pos := Positions(len(s), cmp)
+	// The element that belongs at k is at pos[k]. Following a cycle from
+	// its first position i, each swap puts the right element at j and
+	// carries the element that was at i on to the cycle's next position,
+	// which the cycle's last swap leaves where it belongs.
+	for i := range pos {
+		j := int32(i)
+		for pos[j] != int32(i) {
+			next := pos[j]
+			s[j], s[next] = s[next], s[j]
+			pos[j] = j
+			j = next
+		}
+		pos[j] = j
 	}
-	copy(s, moved)
+}
+
+// Func sorts s by cmp, as slices.SortStableFunc does: equal elements keep
+// their order. It costs the browser module a closure for each element
+// type; where the caller has a closure of its own, Stable saves it.
+func Func[S ~[]E, E any](s S, cmp func(a, b E) int) {
+	Stable(s, func(i, j int32) int { return cmp(s[i], s[j]) })
 }
 
 // Sort sorts s in increasing order, as slices.Sort does.
-func Sort[S ~[]E, E cmp.Ordered](s S) { Func(s, cmp.Compare[E]) }
+func Sort[S ~[]E, E cmp.Ordered](s S) {
+	Stable(s, func(i, j int32) int { return cmp.Compare(s[i], s[j]) })
+}
 
 // Keys returns the keys of m in increasing order, as
 // slices.Sorted(maps.Keys(m)) does.

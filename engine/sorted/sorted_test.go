@@ -33,21 +33,32 @@ func TestSortAgreesWithTheStandardLibrary(t *testing.T) {
 	}
 }
 
-// TestFuncIsStable sorts records by one field with many ties and finds
-// them in the order slices.SortStableFunc gives.
-func TestFuncIsStable(t *testing.T) {
-	type rec struct{ k, i int }
+// TestStableAgreesWithTheStandardLibrary sorts random records by one
+// field with many ties, and by two, and finds them in the order
+// slices.SortStableFunc gives, through Stable and through Func.
+func TestStableAgreesWithTheStandardLibrary(t *testing.T) {
+	type rec struct {
+		k    int
+		name string
+		i    int
+	}
 	r := rand.New(rand.NewPCG(3, 4))
-	for n := range 200 {
+	for n := range 300 {
 		rs := make([]rec, n)
 		for i := range rs {
-			rs[i] = rec{r.IntN(5), i}
+			rs[i] = rec{r.IntN(5), strconv.Itoa(r.IntN(n/4 + 1)), i}
 		}
 		byK := func(a, b rec) int { return cmp.Compare(a.k, b.k) }
-		want := slices.Clone(rs)
-		slices.SortStableFunc(want, byK)
-		sorted.Func(rs, byK)
-		require.Equal(t, want, rs, "n=%d", n)
+		byNameK := func(a, b rec) int { return cmp.Or(cmp.Compare(a.name, b.name), byK(a, b)) }
+		for _, by := range []func(a, b rec) int{byK, byNameK} {
+			want, got := slices.Clone(rs), slices.Clone(rs)
+			slices.SortStableFunc(want, by)
+			sorted.Stable(got, func(i, j int32) int { return by(got[i], got[j]) })
+			require.Equal(t, want, got, "n=%d", n)
+			got = slices.Clone(rs)
+			sorted.Func(got, by)
+			require.Equal(t, want, got, "Func, n=%d", n)
+		}
 	}
 }
 

@@ -539,7 +539,7 @@ func (t *Trace) PeakUtilisation(i, sub, n int) float64 {
 			reads = append(reads, read{t.t.Events[x.Step-1].At, sh.costAt(x.Step)})
 		}
 	}
-	sorted.Func(reads, func(a, b read) int { return cmpTime(a.at, b.at) })
+	sorted.Stable(reads, func(i, j int32) int { return cmpTime(reads[i].at, reads[j].at) })
 	const window = 10 * vtime.Second
 	best, lo := 0.0, 0
 	var busy vtime.Duration

@@ -193,7 +193,8 @@ func (t *Trace) Results(i, n int) []WindowResult {
 		r.Mismatch = r.Final != r.Truth
 		out = append(out, *r)
 	}
-	sorted.Func(out, func(a, b WindowResult) int {
+	sorted.Stable(out, func(i, j int32) int {
+		a, b := &out[i], &out[j]
 		if a.Key != b.Key {
 			return int(a.Key) - int(b.Key)
 		}
@@ -214,7 +215,7 @@ func (t *Trace) WrongStarts(n int) []vtime.Time {
 			}
 		}
 	}
-	sorted.Func(starts, cmpTime)
+	sorted.Stable(starts, func(i, j int32) int { return cmpTime(starts[i], starts[j]) })
 	return slices.Compact(starts)
 }
 
@@ -534,7 +535,8 @@ func (t *Trace) windowCounts(i, n int) []check.WindowCount {
 	for _, x := range order {
 		byWin[x].Closed = closed(x.w)
 	}
-	sorted.Func(order, func(a, b win) int {
+	sorted.Stable(order, func(i, j int32) int {
+		a, b := &order[i], &order[j]
 		switch {
 		case a.w.Start != b.w.Start:
 			return cmpTime(a.w.Start, b.w.Start)

@@ -434,7 +434,7 @@ func (t *Trace) tableCount(oi, n int) check.TableCount {
 		for _, row := range rows {
 			have[t.t.RowKey(&row)] = row.Amount
 		}
-		sorted.Func(order, mvcc.CompareKeys)
+		sorted.Stable(order, func(i, j int32) int { return mvcc.CompareKeys(order[i], order[j]) })
 		for _, name := range order {
 			want := agg.Of(*accs[name])
 			if got, ok := have[name]; !ok || got != want {

@@ -269,7 +269,7 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 		}
 		out = append(out, *x)
 	}
-	sorted.Func(out, func(a, b WindowState) int { return cmpWindows(a.Window, b.Window) })
+	sorted.Stable(out, func(i, j int32) int { return cmpWindows(out[i].Window, out[j].Window) })
 	return out
 }
 

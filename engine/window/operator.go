@@ -359,7 +359,7 @@ func (o *Operator) merge(key int32, w Window, out *Output) int32 {
 	case len(group) == 1 && o.slots[group[0]].win.Cover(w) == o.slots[group[0]].win:
 		return group[0] // w lies inside an open window: nothing merges
 	}
-	sorted.Func(group, func(i, j int32) int { return cmpTime(o.slots[i].win.Start, o.slots[j].win.Start) })
+	sorted.Stable(group, func(i, j int32) int { return cmpTime(o.slots[group[i]].win.Start, o.slots[group[j]].win.Start) })
 	cover := w
 	from := make([]Window, len(group))
 	for j, i := range group {
@@ -692,8 +692,8 @@ func (o *Operator) Each(fn func(Open) bool) {
 
 // sortSlots orders slots by key, window start and end.
 func (o *Operator) sortSlots(order []int32) {
-	sorted.Func(order, func(i, j int32) int {
-		x, y := &o.slots[i], &o.slots[j]
+	sorted.Stable(order, func(i, j int32) int {
+		x, y := &o.slots[order[i]], &o.slots[order[j]]
 		switch {
 		case x.key != y.key:
 			return int(x.key - y.key)

@@ -31,7 +31,8 @@ func compareResults(a, b Result) int {
 // results come in order of key, window start and end.
 func Truth(a Assigner, recs []Record) []Result {
 	byKey := append([]Record(nil), recs...)
-	sorted.Func(byKey, func(x, y Record) int {
+	sorted.Stable(byKey, func(i, j int32) int {
+		x, y := &byKey[i], &byKey[j]
 		if x.Key != y.Key {
 			return int(x.Key - y.Key)
 		}
@@ -97,7 +98,7 @@ func Final(firings []Firing) []Result {
 		idx[k] = len(rs)
 		rs = append(rs, last{Result: Result{Key: f.Key, Window: f.Window, Acc: f.Acc}, at: n})
 	}
-	sorted.Func(rs, func(x, y last) int { return compareResults(x.Result, y.Result) })
+	sorted.Stable(rs, func(i, j int32) int { return compareResults(rs[i].Result, rs[j].Result) })
 	// A covering window starts no later than the one it covers: look
 	// forward from each result over the results that start inside it.
 	for i := range rs {
@@ -185,5 +186,5 @@ func Recount(recs []Record, key int32, w Window) Acc {
 
 // sortResults orders results by key, window start and end.
 func sortResults(rs []Result) {
-	sorted.Func(rs, compareResults)
+	sorted.Stable(rs, func(i, j int32) int { return compareResults(rs[i], rs[j]) })
 }

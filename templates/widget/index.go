@@ -188,7 +188,7 @@ func indexTrace(t *engine.Trace) *stageIndex {
 // one sort of keys rather than two) and placing each id by a binary search.
 func inOrder(ids []int32, parsed []mvcc.ParsedKey) []int32 {
 	keys := slices.Clone(parsed)
-	sorted.Func(keys, mvcc.ParsedKey.Compare)
+	sorted.Stable(keys, func(i, j int32) int { return keys[i].Compare(keys[j]) })
 	out := make([]int32, len(ids))
 	taken := make([]bool, len(ids))
 	for i, p := range parsed {
