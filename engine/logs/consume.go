@@ -957,12 +957,14 @@ func (l *world) crashMember(g *groupState, m *member, b *batch, where string, wr
 	// committed offset (or the log start, by reset=earliest); unread: no
 	// committed offset, and reset=latest or none will not go back for them.
 	var lost, again, unread []string
+	lostRecords := int64(0)
 	fromStart := 0 // partitions with no committed offset, which the restart reads from the log start again
 	for _, r := range b.ranges {
 		c := g.g.Committed[r.Partition]
 		switch {
 		case c >= r.To && !written:
 			lost = append(lost, prose.F("%s %s", g.pname(int(r.Partition)), offsets(r.From, r.To)))
+			lostRecords += r.To - r.From
 		case c < 0 && g.reset != "earliest":
 			unread = append(unread, prose.F("%s (%s)", g.pname(int(r.Partition)), offsets(r.From, r.To)))
 		case c < 0:
@@ -974,6 +976,12 @@ func (l *world) crashMember(g *groupState, m *member, b *batch, where string, wr
 			again = append(again, prose.F("%s %s", g.pname(int(r.Partition)), offsets(max(r.From, c), r.To)))
 		}
 	}
+	// A group with no target writes nothing: it processes the batch.
+	done := "written"
+	if g.target == nil {
+		where = prose.ReplaceAll(prose.ReplaceAll(where, "writing", "processing"), "before the write", "before processing it")
+		done = "processed"
+	}
 	var effects []string
 	// Said only when it holds of every partition read again; with some
 	// committed, the ranges still say where each restarts.
@@ -981,15 +989,19 @@ func (l *world) crashMember(g *groupState, m *member, b *batch, where string, wr
 	allFromStart := fromStart > 0 && fromStart == len(again)
 	switch {
 	case len(lost) > 0:
-		effects = append(effects, prose.F("the committed offsets already cover %s, so those records are skipped for good", strings.Join(lost, ", ")))
+		those := "those records are"
+		if lostRecords == 1 {
+			those = "that record is"
+		}
+		effects = append(effects, prose.F("the committed offsets already cover %s, so %s skipped for good", strings.Join(lost, ", "), those))
 	case len(again) > 0 && written && allFromStart:
-		effects = append(effects, prose.F("the batch is written but "+earliest, strings.Join(again, ", ")))
+		effects = append(effects, prose.F("the batch is "+done+" but "+earliest, strings.Join(again, ", ")))
 	case len(again) > 0 && written:
-		effects = append(effects, prose.F("the batch is written but not committed, so the restart reads %s again", strings.Join(again, ", ")))
+		effects = append(effects, prose.F("the batch is %s but not committed, so the restart reads %s again", done, strings.Join(again, ", ")))
 	case len(again) > 0 && allFromStart:
-		effects = append(effects, prose.F("the batch is not written, and "+earliest, strings.Join(again, ", ")))
+		effects = append(effects, prose.F("the batch is not "+done+", and "+earliest, strings.Join(again, ", ")))
 	case len(again) > 0:
-		effects = append(effects, prose.F("nothing was written or committed, so the restart reads %s again", strings.Join(again, ", ")))
+		effects = append(effects, prose.F("nothing was %s or committed, so the restart reads %s again", done, strings.Join(again, ", ")))
 	}
 	if len(unread) > 0 {
 		// Kafka keeps no position for a consumer that never committed: its
@@ -1002,9 +1014,9 @@ func (l *world) crashMember(g *groupState, m *member, b *batch, where string, wr
 		switch {
 		case len(effects) > 0:
 		case written:
-			why = "the batch is written but " + why
+			why = "the batch is " + done + " but " + why
 		default:
-			why = "nothing was written, and " + why
+			why = "nothing was " + done + ", and " + why
 		}
 		effects = append(effects, why)
 	}

@@ -364,6 +364,28 @@ func TestLogCommitNarrationFitsTheBatch(t *testing.T) {
 	}
 }
 
+// TestLogCrashNarrationFitsTheBatch: a crash says what the member had done
+// with its batch in the words of its group: a group with no target
+// processes a batch, it writes nothing; and one record lost past a commit
+// is "that record".
+func TestLogCrashNarrationFitsTheBatch(t *testing.T) {
+	body := func(to, commit, crash string) string {
+		return "topic orders partitions=1\ntarget out sink=append key=order_id\nproducer shop to=orders key=order_id\n" +
+			"group billing topic=orders" + to + " commit=" + commit + " reset=earliest\n" +
+			"member billing c1 at=10:00:00\nproduce shop at=10:00:01 key=1\npoll billing c1 at=10:00:02 crash=" + crash + "\n"
+	}
+	for _, c := range []struct{ to, commit, crash, want string }{
+		{" to=out", "before", "before-write", "c1 crashes after polling and before writing the batch and restarts under its group.instance.id, keeping its partitions without a rebalance; the committed offsets already cover orders-0 offset 0, so that record is skipped for good."},
+		{"", "before", "before-write", "c1 crashes after polling and before processing the batch and restarts under its group.instance.id, keeping its partitions without a rebalance; the committed offsets already cover orders-0 offset 0, so that record is skipped for good."},
+		{"", "after", "before-write", "c1 crashes after polling and before processing the batch and restarts under its group.instance.id, keeping its partitions without a rebalance; the batch is not processed, and nothing was ever committed, so the restart starts at the log start (auto.offset.reset=earliest) and reads orders-0 offset 0 again."},
+		{"", "after", "before-commit", "c1 crashes after processing the batch and before committing its offsets and restarts under its group.instance.id, keeping its partitions without a rebalance; the batch is processed but nothing was ever committed, so the restart starts at the log start (auto.offset.reset=earliest) and reads orders-0 offset 0 again."},
+		{"", "before", "before-commit", "c1 crashes after processing the batch, whose offsets it committed before processing it, and restarts under its group.instance.id, keeping its partitions without a rebalance; nothing is lost or repeated."},
+	} {
+		_, crashes := eventsOf(runLog(t, body(c.to, c.commit, c.crash), nil), engine.KindCrash)
+		assert.Equal(t, []string{c.want}, crashes, "to=%q commit=%s crash=%s", c.to, c.commit, c.crash)
+	}
+}
+
 // TestLogCrashOnAnEmptyPoll: a crash planned on a poll that finds nothing
 // still happens and is told, and the position a reset gave, which the
 // process died before committing, is reset again as it restarts: at the
