@@ -279,10 +279,8 @@ func (g *targetIndex) find(t *engine.Trace, key string) int {
 	if want.Num {
 		i, found = sorted.Search(len(g.nums), func(j int) int { return cmp.Compare(g.nums[j], want.N) })
 	} else {
-		i, found = sorted.Search(len(g.keys[len(g.nums):]), func(k int) int {
-			id := g.keys[len(g.nums):][k]
-			return strings.Compare(t.Key(id), key)
-		})
+		rest := g.keys[len(g.nums):]
+		i, found = sorted.Search(len(rest), func(k int) int { return strings.Compare(t.Key(rest[k]), key) })
 		i += len(g.nums)
 	}
 	if !found {

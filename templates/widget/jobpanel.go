@@ -514,7 +514,10 @@ func jobPlots(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 		ss = append(ss, rateSeries(t, st, i, n))
 		held := false // a loop: slices.ContainsFunc is an instance per slice type in the browser module
 		for _, c := range oh.State {
-			held = held || c.N > 0
+			if c.N > 0 {
+				held = true
+				break
+			}
 		}
 		if held {
 			ss = append(ss, countSeries(t, "state of "+oh.Name+" (entries)", oh.State, n))
