@@ -10,10 +10,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/valyala/fasthttp"
 	"golang.org/x/net/http/httpguts"
@@ -162,16 +164,7 @@ func netRequest(ctx *fasthttp.RequestCtx) (*http.Request, error) {
 	if err != nil {
 		return nil, errors.New("malformed request target")
 	}
-	header := make(http.Header, 8)
-	hosts := 0
-	for k, v := range ctx.Request.Header.All() {
-		if string(k) == "Host" {
-			hosts++
-			continue
-		}
-		key := fieldName(k)
-		header[key] = append(header[key], string(v))
-	}
+	header, hosts := netHeader(&ctx.Request.Header)
 	// The Host field, or the target's host when the target is an
 	// absolute address, as net/http has it (fasthttp's ctx.Host would
 	// parse the whole target again).
@@ -195,7 +188,7 @@ func netRequest(ctx *fasthttp.RequestCtx) (*http.Request, error) {
 		ProtoMinor: 1,
 		Header:     header,
 		Host:       host,
-		RemoteAddr: ctx.RemoteAddr().String(), // never nil in fasthttp
+		RemoteAddr: addrString(ctx.RemoteAddr()),
 		RequestURI: uri,
 		Body:       http.NoBody,
 	}
@@ -207,6 +200,65 @@ func netRequest(ctx *fasthttp.RequestCtx) (*http.Request, error) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	return r, nil
+}
+
+// netHeader returns the header map net/http would make of h's fields but
+// Host, and how many Host fields h has. Every value is copied (fasthttp
+// reuses h's buffer for the connection's next request) into one string,
+// and every field's value slice is a piece of one array: three
+// allocations for the map and its values, where a copy and a slice for
+// each field made two per field. A field that comes more than once has its
+// values appended to a slice of its own (each piece's capacity ends with
+// it, so an append never writes into the next field's).
+func netHeader(h *fasthttp.RequestHeader) (header http.Header, hosts int) {
+	fields, size := 0, 0
+	for k, v := range h.All() {
+		if string(k) == "Host" {
+			hosts++
+			continue
+		}
+		fields++
+		size += len(v)
+	}
+	header = make(http.Header, fields)
+	if fields == 0 {
+		return header, hosts
+	}
+	buf := make([]byte, 0, size)
+	for k, v := range h.All() {
+		if string(k) != "Host" {
+			buf = append(buf, v...)
+		}
+	}
+	// buf is never written again, so the string can share its bytes.
+	all := unsafe.String(unsafe.SliceData(buf), len(buf))
+	values := make([]string, fields)
+	i, at := 0, 0
+	for k, v := range h.All() {
+		if string(k) == "Host" {
+			continue
+		}
+		values[i] = all[at : at+len(v)]
+		key := fieldName(k)
+		if have, ok := header[key]; ok {
+			header[key] = append(have, values[i])
+		} else {
+			header[key] = values[i : i+1 : i+1]
+		}
+		i, at = i+1, at+len(v)
+	}
+	return header, hosts
+}
+
+// addrString returns a as net/http's RemoteAddr has it, "ip:port", with
+// one allocation for a TCP address (net.TCPAddr's String makes two).
+func addrString(a net.Addr) string {
+	if t, ok := a.(*net.TCPAddr); ok && t.Zone == "" && (len(t.IP) == net.IPv4len || len(t.IP) == net.IPv6len) {
+		var b [len("[ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255]:65535")]byte
+		ap := t.AddrPort() // an IPv4 address in 16 bytes is written as IPv4, as net.IP does
+		return string(netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).AppendTo(b[:0]))
+	}
+	return a.String()
 }
 
 // method returns a request's method, without a copy for the common ones.

@@ -7,11 +7,13 @@ import (
 	"bytes"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -399,4 +401,60 @@ func startFuzzServer(f *testing.F, h http.Handler) string {
 	go func() { _ = srv.Serve(ln) }()
 	f.Cleanup(func() { _ = srv.Shutdown() })
 	return "http://" + ln.Addr().String()
+}
+
+// TestFastServerReadsHeadersAsNetHTTPDoes sends the same request, with a
+// field given twice, an empty value and many fields, to a handler served
+// by net/http and by the server cmd/serve runs, and expects the handler to
+// read the same header map, Host and remote address from both; a value a
+// handler appends to is its own. Two differences are fasthttp's and left
+// out (the site reads neither field): it joins Cookie fields into one
+// value with "; ", and says "Connection: close" to an HTTP/1.0 request
+// that does not ask to be kept alive.
+func TestFastServerReadsHeadersAsNetHTTPDoes(t *testing.T) {
+	show := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		for _, k := range slices.Sorted(maps.Keys(r.Header)) {
+			if k == "Cookie" || k == "Connection" {
+				continue
+			}
+			b.WriteString(k + "=" + strconv.Quote(strings.Join(r.Header[k], "|")) + "\n")
+		}
+		host, port, err := net.SplitHostPort(r.RemoteAddr)
+		b.WriteString("host " + r.Host + "\nremote " + host + " " + strconv.FormatBool(port != "" && err == nil) + "\n")
+		// A handler may append to a field's values: the next field's must not change.
+		r.Header["Accept"] = append(r.Header["Accept"], "appended")
+		b.WriteString("after " + strings.Join(r.Header["Accept-Language"], "|") + "\n")
+		io.WriteString(w, b.String())
+	})
+	slowSrv := httptest.NewServer(show)
+	t.Cleanup(slowSrv.Close)
+	fast := startFast(t, show)
+	for _, request := range []string{
+		"GET /h HTTP/1.1\r\nHost: example.test\r\nAccept: a\r\nAccept-Language: en\r\nX-Two: 1\r\nX-Empty:\r\nX-Two: 2\r\nX-Two: 3\r\n\r\n",
+		"GET /h HTTP/1.1\r\nHost: example.test:8080\r\n\r\n",
+		"GET /h HTTP/1.0\r\n\r\n",
+		"GET /h HTTP/1.1\r\nHost: h\r\nUser-Agent: ApacheBench/2.3\r\nAccept: */*\r\nAccept-Language: fr\r\nx-lower: v\r\nContent-Type: text/plain\r\n\r\n",
+	} {
+		want := answerOf(t, raw(t, slowSrv.URL, request))
+		got := answerOf(t, raw(t, fast, request))
+		assert.Equal(t, want.Body, got.Body, "%q", request)
+		assert.Contains(t, got.Body, "remote 127.0.0.1 true", "%q", request)
+	}
+}
+
+// TestAddrStringIsNetsString: the remote address is written as the
+// address's own String writes it.
+func TestAddrStringIsNetsString(t *testing.T) {
+	for _, a := range []net.Addr{
+		&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000},
+		&net.TCPAddr{IP: net.IP{10, 1, 2, 3}, Port: 1},
+		&net.TCPAddr{IP: net.ParseIP("2001:db8::1"), Port: 65535},
+		&net.TCPAddr{IP: net.ParseIP("::ffff:192.0.2.7"), Port: 80},
+		&net.TCPAddr{IP: net.ParseIP("fe80::1"), Port: 80, Zone: "eth0"},
+		&net.TCPAddr{Port: 8080},
+		&net.UnixAddr{Name: "/tmp/s", Net: "unix"},
+	} {
+		assert.Equal(t, a.String(), addrString(a), "%#v", a)
+	}
 }
