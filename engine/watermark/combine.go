@@ -24,8 +24,9 @@ type input struct {
 // not pull it back; it holds it where it is until it catches up, and its
 // records between the two are behind the watermark downstream. (Flink's
 // network-channel valve, StatusWatermarkValve, instead leaves such a channel
-// out of the minimum until it catches up; Tidemark does not model network
-// channels.)
+// out of the minimum until it catches up, and when its last active channel
+// turns idle it passes on the largest watermark of all its channels;
+// Tidemark does not model network channels.)
 //
 // Invariants: w never decreases; idle is true only when every input is idle.
 type Combiner struct {
