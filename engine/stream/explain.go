@@ -81,7 +81,8 @@ func (t *Trace) explainWindow(i int, ref *ResultRef, n int) string {
 		si := t.streamIndex(wh.Stream)
 		wm, _ := t.Watermark(si, -1, n)
 		if wh.Config.Domain == window.ProcessingTime {
-			row = prose.F("it has not fired yet: it fires when the stream's clock reaches %s", ref.Window.MaxTimestamp())
+			// Just past its last instant, at its end (see window.firesAt).
+			row = prose.F("it has not fired yet: it fires when the stream's clock reaches %s", ref.Window.End)
 		} else {
 			row = prose.F("it has not fired yet: the watermark is %s and it fires when the watermark reaches %s", Time(wm), ref.Window.MaxTimestamp())
 		}

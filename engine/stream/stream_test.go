@@ -657,6 +657,25 @@ produce a at=10:00:12 event=10:00:02
 	assert.Contains(t, stream.Explain(tr, "10:00:10", 3), "it has not fired yet: the watermark is 10:00:00.999 and it fires when the watermark reaches 10:00:19.999")
 	assert.Empty(t, stream.Explain(tr, "nope", tr.Steps()))
 
+	// A processing-time window fires once the clock has passed its last
+	// instant, at its end, as Flink's processing-time timers fire a
+	// millisecond after their time; the explanation says the instant it
+	// fires at, as the firing's own step does.
+	pt, err := engine.Run(parse(t, one+`key-by s none
+window w from=s tumbling size=10s time=processing to=out
+produce a at=10:00:01
+produce a at=10:00:12
+`), nil, 1, worlds.All())
+	require.NoError(t, err)
+	assert.Contains(t, stream.Explain(pt, "10:00:00", 2), "it has not fired yet: it fires when the stream's clock reaches 10:00:10")
+	fired := false
+	for i := range pt.Events {
+		if strings.Contains(pt.Narration(&pt.Events[i]), "the clock reaches 10:00:10, just past the last instant of [10:00:00, 10:00:10)") {
+			fired = true
+		}
+	}
+	assert.True(t, fired, "the firing's step names the same instant")
+
 	jt, err := engine.Run(parse(t, `scenario t/x "X"
 topic orders
 topic payments
