@@ -489,12 +489,13 @@ func (t *Trace) windowCounts(i, n int) []check.WindowCount {
 		}
 	}
 	// A closed window: its end (plus the allowed lateness) behind the
-	// watermark, or behind the clock for processing time.
+	// watermark, or for processing time its end reached by the clock (it
+	// takes a record read at its last instant).
 	wm, _ := t.Watermark(si, -1, n)
 	now := t.t.TimeAt(n)
 	closed := func(w window.Window) bool {
 		if wh.Config.Domain == window.ProcessingTime {
-			return w.MaxTimestamp() <= now
+			return w.End <= now
 		}
 		return wm != watermark.None && w.MaxTimestamp().Add(wh.Config.Lateness) <= wm
 	}

@@ -968,6 +968,39 @@ check recount
 	assert.Equal(t, "pass", string(c[0].Status), c[0].Detail)
 }
 
+// TestProcessingTimeWindowOpenAtItsLastInstant: a processing-time window
+// still takes a record read at its last instant and fires at its end (a
+// Flink processing-time timer fires a millisecond after its time), so at
+// that last instant it is neither closed for the recount nor cleared on
+// the chart.
+func TestProcessingTimeWindowOpenAtItsLastInstant(t *testing.T) {
+	tr, st := run(t, one+`key-by s none
+window w from=s tumbling size=10s time=processing to=out
+produce a at=09:59:55
+produce a at=10:00:01
+produce a at=10:00:09.999
+produce a at=10:00:12
+check recount
+`)
+	last := -1
+	for i := range st.Arrivals {
+		if tr.Events[st.Arrivals[i].Step-1].At == at("10:00:09.999") {
+			last = int(st.Arrivals[i].Step)
+		}
+	}
+	require.Positive(t, last, "the record of 10:00:09.999 is read then")
+	c := tr.ChecksAt(last)
+	require.Len(t, c, 1)
+	assert.Equal(t, "pass", string(c[0].Status), c[0].Detail)
+	for _, ws := range st.WindowsAt(0, last, at("09:59:00"), at("10:01:00")) {
+		if ws.Window.Start == at("10:00:00") {
+			assert.False(t, ws.Cleared, "the window takes records until its end")
+		}
+	}
+	require.Len(t, st.Firings, 3)
+	assert.Equal(t, int64(2), st.Firings[1].Acc.Count, "the record read at the last instant is in the window")
+}
+
 // TestFilterLinesAllApply: a record passes several filter lines only when
 // it passes each, so two lines keep the keys both name and the amounts
 // within both ranges; a later line never widens an earlier one.

@@ -263,7 +263,7 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 			}
 		}
 		if wh.Config.Domain == window.ProcessingTime {
-			x.Cleared = x.Window.MaxTimestamp() <= now
+			x.Cleared = x.Window.End <= now
 		} else {
 			x.Cleared = wm != watermark.None && x.Window.MaxTimestamp().Add(wh.Config.Lateness) <= wm
 		}
