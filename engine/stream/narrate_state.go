@@ -92,7 +92,9 @@ func (t *Trace) stateEffects(b *strings.Builder, step, i int32) {
 				if oh.ByKey {
 					seen = prose.F("key %s", key)
 				}
-				prose.Fprintf(b, "; %s saw %s more than %s ago and has forgotten it, so it is no duplicate any more", oh.Name, seen, oh.TTL)
+				// Expired once its time to live has run out, at that
+				// instant too, as Flink's TTL judges (last write + TTL <= now).
+				prose.Fprintf(b, "; %s saw %s at least %s ago and has forgotten it, so it is no duplicate any more", oh.Name, seen, oh.TTL)
 			}
 			if rec, _ := t.Record(o.Record); rec != nil && rec.Delete {
 				// A change capture delete event: the table's mode decides.
