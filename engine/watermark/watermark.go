@@ -29,10 +29,10 @@
 // What it simplifies: time is whole milliseconds; a Tick emits for every
 // partition at the same instant; the idleness clock is processing time
 // itself (Flink's may pause while the source is blocked by backpressure).
-// Update.Idle turns false as soon as a generator is active again, the
-// behaviour FLINK-40504 proposes: Flink's source today announces itself
-// active downstream only when its watermark next moves forward, so until
-// then a two-input operator after it goes on leaving it out.
+// Update.Idle turns false as soon as a generator is active again, where
+// Flink's source announces itself active downstream only when its
+// watermark next moves forward, so until then a two-input operator after
+// it goes on leaving it out.
 package watermark
 
 import (
