@@ -1075,7 +1075,8 @@ func (l *world) lagPhrase(g *groupState, name string) string {
 	for _, p := range g.g.Owned(name) {
 		// As kafka-consumer-groups and the consumer-lag check count it: the
 		// log end minus the committed offset, however far retention has
-		// moved the log start (the log start when nothing is committed).
+		// moved the log start. With nothing committed the tool shows no
+		// lag; the check, and this, count from the log start.
 		part := g.topic.Parts[p]
 		c := g.g.Committed[p]
 		if c < 0 {

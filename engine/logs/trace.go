@@ -242,8 +242,9 @@ func (l *Trace) LogAt(n int) []PartitionState {
 				}
 				c := g.CommittedAt(p, n)
 				// Lag as Kafka's tools report it: log end less the committed
-				// offset, deleted records included; with nothing committed,
-				// what the log still holds.
+				// offset, deleted records included. With nothing committed
+				// kafka-consumer-groups shows none ("-"); here it is what the
+				// log still holds, all of it owed.
 				from := c
 				if from < 0 {
 					from = s.Start
