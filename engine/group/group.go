@@ -5,9 +5,10 @@
 // join, leave or change in the partition count is a rebalance that bumps the
 // generation and reassigns every partition (the classic eager protocol);
 // the committed offset is the next offset to read; a commit from an older
-// generation is refused. Assignment is Kafka's RangeAssignor (the classic
-// protocol's default): members sorted by id, each takes a contiguous range,
-// the first count%members take one extra. RoundRobin is also offered.
+// generation, or from a member that has left, is refused. Assignment is
+// Kafka's RangeAssignor (the classic protocol's default): members sorted by
+// id, each takes a contiguous range, the first count%members take one
+// extra. RoundRobin is also offered.
 //
 // What it simplifies: one topic per group, no session timeouts or
 // heartbeats, and no cooperative rebalancing. When a rebalance may complete
@@ -157,10 +158,12 @@ func (g *Group) Owned(m string) []int {
 }
 
 // Commit stores offset as the next offset to read on partition p, for a
-// member of generation gen. A commit from an older generation, or from a
-// member that no longer owns p, is refused.
+// member of generation gen. A commit from an older generation, from a
+// member that no longer owns p, or from one that has left the group (the
+// coordinator no longer knows its member id, though the rebalance its
+// leaving began may not have completed) is refused.
 func (g *Group) Commit(m string, gen, p int, offset int64) bool {
-	if gen != g.Generation || g.Owner[p] != m {
+	if gen != g.Generation || g.Owner[p] != m || !slices.Contains(g.Members, m) {
 		return false
 	}
 	g.Committed[p] = offset

@@ -53,3 +53,19 @@ func TestCommitFromAnOldGenerationIsRefused(t *testing.T) {
 	assert.Equal(t, int64(-1), g.Committed[1])
 	assert.Equal(t, int64(5), g.Committed[0])
 }
+
+// TestCommitFromALeftMemberIsRefused: a member that has left is unknown to
+// the coordinator, which refuses its commit even before the rebalance its
+// leaving began has completed and bumped the generation.
+func TestCommitFromALeftMemberIsRefused(t *testing.T) {
+	g := New("billing", "orders", Range, 2)
+	g.Join("c1")
+	g.Join("c2")
+	g.Rebalance()
+	gen := g.Generation
+	g.Leave("c1")
+	assert.Equal(t, gen, g.Generation, "the rebalance has not completed")
+	assert.False(t, g.Commit("c1", gen, 0, 5), "c1 has left the group")
+	assert.Equal(t, int64(-1), g.Committed[0])
+	assert.True(t, g.Commit("c2", gen, 1, 7), "c2 is still a member of this generation")
+}

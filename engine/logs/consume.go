@@ -173,13 +173,16 @@ func (l *world) join(g *groupState, name string, joining bool) {
 		l.requestRebalance(g, name+" joins "+g.name)
 		return
 	}
-	if !g.g.Leave(name) {
+	if !slices.Contains(g.g.Members, name) {
 		l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is not a member of %s; nothing changes.", name, g.name)
 		return
 	}
+	// A leaving client commits first (close), while still a member: once
+	// it has left, the coordinator refuses its commits.
 	if m := g.members[name]; m != nil {
 		l.commitOnRevoke(g, m, prose.F("As %s leaves %s", name, g.name))
 	}
+	g.g.Leave(name)
 	delete(g.members, name)
 	l.requestRebalance(g, name+" leaves "+g.name)
 }

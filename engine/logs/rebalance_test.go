@@ -427,3 +427,32 @@ poll billing c1 at=10:00:09
 	when, _ = firstGroupCommits(runLog(t, body, map[string]string{"where": "timer"}))
 	assert.Contains(t, when, "10:00:05", "librdkafka's timer keeps the phase of c1's join at 10:00:00")
 }
+
+// TestLogEvictedMemberCommitIsRefusedWhileTheRebalanceWaits: c1 and c2
+// are both busy when c3 joins; max.poll.interval evicts c1 while the
+// rebalance still waits for c2, so the generation has not moved when c1
+// finishes its batch. The coordinator has removed c1 all the same and
+// refuses its commit, as the eviction's narration says, so the new owner
+// reads c1's record again.
+func TestLogEvictedMemberCommitIsRefusedWhileTheRebalanceWaits(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=2
+target fct_orders sink=append key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=earliest max-poll-interval=3s
+member billing c1 at=10:00:00
+member billing c2 at=10:00:00
+produce shop at=10:00:01 key=1
+produce shop at=10:00:01 key=2
+poll billing c1 at=10:00:02 process=4s
+poll billing c2 at=10:00:03 process=10s
+member billing c3 at=10:00:03
+poll billing c3 at=10:00:20
+`, nil)
+	_, commits := eventsOf(tr, engine.KindOffset)
+	require.NotEmpty(t, commits)
+	assert.Contains(t, commits[0], "c1's commit after writing the batch is refused: it is no longer a member of billing")
+	for _, c := range logs.Of(tr).Groups[0].Commits {
+		assert.NotEqual(t, "c1", logs.Of(tr).Groups[0].Members[c.Member], "no commit of c1's is stored")
+	}
+	assert.Len(t, tr.Final().Duplicated, 2, "c3 writes both records again")
+}
