@@ -267,8 +267,12 @@ func (l *world) requestRebalance(g *groupState, why string) {
 	}
 	who := strings.Join(busy, " and ")
 	g.noteAssignment(l.w.NextStep())
-	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: a rebalance begins, and %s waits for %s, busy with a batch, to call poll again. Until then %s keeps %s and its commits are still accepted, no other member reads, and max.poll.interval (%s) bounds the wait.",
-		why, g.name, who, who, ownedOf(g, busy), g.maxPoll)
+	keeps, its, busyWith := "keeps", "its", "busy with a batch"
+	if len(busy) > 1 {
+		keeps, its, busyWith = "keep", "their", "busy with their batches"
+	}
+	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: a rebalance begins, and %s waits for %s, %s, to call poll again. Until then %s %s %s; %s commits are still accepted, no other member reads, and max.poll.interval (%s) bounds the wait.",
+		why, g.name, who, busyWith, who, keeps, ownedOf(g, busy), its, g.maxPoll)
 }
 
 // ownedOf names the partitions the members own.

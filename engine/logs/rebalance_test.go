@@ -456,3 +456,29 @@ poll billing c3 at=10:00:20
 	}
 	assert.Len(t, tr.Final().Duplicated, 2, "c3 writes both records again")
 }
+
+// TestLogRebalanceWaitingForTwoBusyMembersAgrees: a rebalance that waits
+// for two busy members names both with plural verbs, and keeps their
+// partitions apart from what follows them.
+func TestLogRebalanceWaitingForTwoBusyMembersAgrees(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=2
+target fct_orders sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct_orders commit=after reset=earliest
+member billing c1 at=10:00:00
+member billing c2 at=10:00:00
+`+keyLines("produce shop", "10:00:01", 6)+`poll billing c1 at=10:00:02 process=5s
+poll billing c2 at=10:00:02 process=5s
+member billing c3 at=10:00:04
+poll billing c1 at=10:00:10
+poll billing c2 at=10:00:10
+`, nil)
+	var waits []string
+	for i := range tr.Events {
+		if n := tr.Narration(&tr.Events[i]); strings.Contains(n, "a rebalance begins") {
+			waits = append(waits, n)
+		}
+	}
+	require.NotEmpty(t, waits)
+	assert.Contains(t, waits[0], "waits for c1 and c2, busy with their batches, to call poll again. Until then c1 and c2 keep orders-0, orders-1; their commits are still accepted")
+}
