@@ -356,88 +356,134 @@ func (t *Trace) observeJob(n int) *check.JobView {
 			v.Averages = append(v.Averages, check.AverageLag{Stream: sh.Name, Peak: t.PeakLag(si, -1, n), Partitions: len(sh.Parts)})
 		}
 	}
+	shared := &tableWork{targets: map[string]*targetRows{}, streams: map[int]*streamKeys{}}
 	for oi, oh := range t.Ops {
 		if oh.Buffer > 0 {
 			v.Buffers = append(v.Buffers, check.BufferView{Operator: oh.Name, Overflow: oh.Overflow, Dropped: int64(t.DroppedAt(oi, n))})
 		}
 		if oh.Target != "" && (oh.Kind == "sink" || oh.Kind == "aggregate") {
-			v.Tables = append(v.Tables, t.tableCount(oi, n))
+			v.Tables = append(v.Tables, t.tableCount(oi, n, shared))
 		}
 	}
 	return v
+}
+
+// tableWork is what the table counts of one step share, each read once
+// however many operators name it: a scenario may write a thousand sinks
+// from one stream into one target, and reading the target's rows and the
+// topic's records again for each would make the checks of a step cost the
+// square of what the run was charged.
+type tableWork struct {
+	targets map[string]*targetRows
+	streams map[int]*streamKeys
+}
+
+// targetRows is a target table after the step, by key.
+type targetRows struct {
+	total  int
+	count  map[string]int   // how many rows each key has
+	amount map[string]int64 // the amount of each key's last row
+}
+
+// streamKeys is what a recount of a stream's topic finds, by key.
+type streamKeys struct {
+	gone    map[string]bool // every key the topic holds: whether its latest event deletes it
+	inserts int             // the events that delete nothing
+	accs    map[string]*window.Acc
+	order   []string // the keys of accs, as first met
+}
+
+// target is the table name after step n, read on first use.
+func (w *tableWork) target(t *Trace, name string, n int) *targetRows {
+	if tr := w.targets[name]; tr != nil {
+		return tr
+	}
+	rows := t.t.TargetAt(name, n)
+	tr := &targetRows{total: len(rows), count: map[string]int{}, amount: map[string]int64{}}
+	for i := range rows {
+		k := t.t.RowKey(&rows[i])
+		tr.count[k]++
+		tr.amount[k] = rows[i].Amount
+	}
+	w.targets[name] = tr
+	return tr
+}
+
+// stream is the recount of stream si's topic after step n, read on first use.
+func (w *tableWork) stream(t *Trace, si, n int) *streamKeys {
+	if sk := w.streams[si]; sk != nil {
+		return sk
+	}
+	sh := t.Streams[si]
+	sk := &streamKeys{gone: map[string]bool{}, accs: map[string]*window.Acc{}}
+	for _, r := range t.truthRecords(si, n, true) {
+		// Only rows of keys the topic still holds can be recounted: a
+		// record's key, or, for one without, its event id, which its
+		// row is known by.
+		if rec, h := t.Record(r.ID); rec != nil {
+			sk.gone[h.Label(rec)] = rec.Delete
+			if !rec.Delete {
+				sk.inserts++
+			}
+		}
+		name := "all"
+		if sh.Keyed {
+			name = sh.KeyName(r.Key)
+		}
+		if sk.accs[name] == nil {
+			sk.accs[name] = &window.Acc{}
+			sk.order = append(sk.order, name)
+		}
+		sk.accs[name].Add(r.Value)
+	}
+	sorted.Stable(sk.order, func(i, j int32) int { return mvcc.CompareKeys(sk.order[i], sk.order[j]) })
+	w.streams[si] = sk
+	return sk
 }
 
 // tableCount is operator oi's table after step n beside a recount from the
 // records its topic still holds: a sink's rows against the events (or,
 // in a table of one row per key, the keys), an aggregate's value per key
 // against the key's records.
-func (t *Trace) tableCount(oi, n int) check.TableCount {
+func (t *Trace) tableCount(oi, n int, shared *tableWork) check.TableCount {
 	oh := t.Ops[oi]
-	tc := check.TableCount{Operator: oh.Name, Target: oh.Target}
-	rows := t.t.TargetAt(oh.Target, n)
-	tc.Rows = len(rows)
-	si := t.streamIndex(oh.Stream)
-	recs := t.truthRecords(si, n, true)
-	mode := t.targetMode(oh.Target)
-	sh := t.Streams[si]
+	rows := shared.target(t, oh.Target, n)
+	tc := check.TableCount{Operator: oh.Name, Target: oh.Target, Rows: rows.total}
+	sk := shared.stream(t, t.streamIndex(oh.Stream), n)
 	switch oh.Kind {
 	case "sink":
-		// Only rows of keys the topic still holds can be recounted: a
-		// record's key, or, for one without, its event id, which its row
-		// is known by.
 		// A change capture topic's delete event takes its key's row away
 		// in a table of one row per key, and is no row of its own in one
 		// that only inserts.
-		gone := map[string]bool{} // every key the topic holds: whether its latest event deletes it
-		inserts := 0
-		for _, r := range recs {
-			if rec, h := t.Record(r.ID); rec != nil {
-				gone[h.Label(rec)] = rec.Delete
-				if !rec.Delete {
-					inserts++
-				}
-			}
-		}
-		if mode == sink.Merge || mode == sink.Upsert {
-			for _, g := range gone {
+		if mode := t.targetMode(oh.Target); mode == sink.Merge || mode == sink.Upsert {
+			for _, g := range sk.gone {
 				if !g {
 					tc.Expected++
 				}
 			}
 		} else {
-			tc.Expected = inserts
+			tc.Expected = sk.inserts
 		}
+		// The rows of keys the topic holds, counted over the fewer keys.
 		tc.Rows = 0
-		for _, row := range rows {
-			if _, held := gone[t.t.RowKey(&row)]; held {
-				tc.Rows++
+		if len(rows.count) < len(sk.gone) {
+			for k, c := range rows.count {
+				if _, held := sk.gone[k]; held {
+					tc.Rows += c
+				}
+			}
+		} else {
+			for k := range sk.gone {
+				tc.Rows += rows.count[k]
 			}
 		}
-		tc.Gone = len(rows) - tc.Rows
+		tc.Gone = rows.total - tc.Rows
 	case "aggregate":
 		agg := oh.Agg
-		accs := map[string]*window.Acc{}
-		var order []string
-		for _, r := range recs {
-			name := "all"
-			if sh.Keyed {
-				name = sh.KeyName(r.Key)
-			}
-			if accs[name] == nil {
-				accs[name] = &window.Acc{}
-				order = append(order, name)
-			}
-			accs[name].Add(r.Value)
-		}
-		tc.Expected = len(accs)
-		have := map[string]int64{}
-		for _, row := range rows {
-			have[t.t.RowKey(&row)] = row.Amount
-		}
-		sorted.Stable(order, func(i, j int32) int { return mvcc.CompareKeys(order[i], order[j]) })
-		for _, name := range order {
-			want := agg.Of(*accs[name])
-			if got, ok := have[name]; !ok || got != want {
+		tc.Expected = len(sk.accs)
+		for _, name := range sk.order {
+			want := agg.Of(*sk.accs[name])
+			if got, ok := rows.amount[name]; !ok || got != want {
 				tc.Wrong = append(tc.Wrong, prose2(name, got, ok, want))
 			}
 		}
