@@ -147,6 +147,16 @@ func TestLessonPredictAndProgress(t *testing.T) {
 	assert.Contains(t, msg, "your progress is unchanged")
 	assert.Contains(t, summary(), "Predictions made: 2 of ")
 
+	// A file the browser cannot read once picked (gone, or changed since)
+	// is named in a message, and nothing changes.
+	eval[bool](t, ctx, `(Blob.prototype.text = () => Promise.reject(new DOMException("gone", "NotReadableError")), true)`)
+	do("import unreadable", chromedp.SetUploadFiles(css(`[data-testid="progress-import"]`), []string{good}))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('[data-testid="progress-message"]').textContent.includes("could not be read")`))
+	require.NoError(t, err, "an unreadable file is reported")
+	assert.Equal(t, "The file “tidemark-progress.json” could not be read (NotReadableError). Nothing was imported; your progress is unchanged.",
+		eval[string](t, ctx, `document.querySelector('[data-testid="progress-message"]').textContent`))
+	assert.Contains(t, summary(), "Predictions made: 2 of ")
+
 	for _, foreign := range []string{
 		`{"app":"other","kind":"progress","version":1,"lessons":{}}`,
 		`{"app":"tidemark","kind":"progress","version":2,"lessons":{}}`,

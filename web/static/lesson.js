@@ -1119,7 +1119,15 @@
     if (!file) {
       return;
     }
-    const text = file.size > MAX_FILE ? "x".repeat(MAX_FILE + 1) : await file.text();
+    let text;
+    try {
+      text = file.size > MAX_FILE ? "x".repeat(MAX_FILE + 1) : await file.text();
+    } catch (e) {
+      // The file went away or changed after it was picked, or the
+      // browser may not read it: say so rather than nothing.
+      say("The file " + quoted(file.name) + " could not be read (" + ((e && e.name) || "an error") + "). Nothing was imported; your progress is unchanged.");
+      return;
+    }
     say((await previewImport(text, file.name, fileInput)).message);
   });
 
