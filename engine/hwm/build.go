@@ -372,7 +372,11 @@ func (h *world) scheduleStatement(c scenario.Command, n, op scenario.Arg, body [
 		s.keys = keys
 	}
 	s.count = a.Int("count", 0, 1, 100_000)
-	s.amount = int64(a.Int("amount", 0, 0, 1<<40))
+	noAmount := 0 // an insert without amount= writes 0
+	if s.op == mvcc.Update {
+		noAmount = int(mvcc.KeepAmount) // an update without it leaves the column alone
+	}
+	s.amount = int64(a.Int("amount", noAmount, 0, 1<<40))
 	if t, ok := a.Time("updated_at"); ok {
 		s.backdate = &t
 	}

@@ -48,3 +48,21 @@ run extract at=10:00:03
 		}
 	}
 }
+
+// TestUpdateToZero: `update ... amount=0` sets the amount to 0, as UPDATE
+// ... SET amount = 0 does; an update without amount= keeps the old one.
+func TestUpdateToZero(t *testing.T) {
+	const src = world + `txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1,2 amount=5
+txn T2 begin=10:00:01 commit=10:00:01 update order_id=1 amount=0 update order_id=2
+run extract at=10:00:02
+`
+	f, err := scenario.Parse("z.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, map[string]string{"mark": "lsn"}, 1, worlds.All())
+	require.NoError(t, err)
+	amounts := map[string]int64{}
+	for _, r := range tr.TargetAt("fct_orders", tr.Steps()) {
+		amounts[tr.RowKey(&r)] = r.Amount
+	}
+	assert.Equal(t, map[string]int64{"1": 0, "2": 5}, amounts)
+}

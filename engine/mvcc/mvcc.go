@@ -84,6 +84,12 @@ const (
 
 func (o Op) String() string { return [...]string{"insert", "update", "delete"}[o] }
 
+// KeepAmount is the amount an update passes to Write when its statement sets
+// no amount: the row keeps the one it had, as an UPDATE that leaves a column
+// out of its SET list does. Any other amount, zero among them, is the new
+// value.
+const KeepAmount int64 = -1
+
 // Version is one committed or pending version of one row.
 //
 // Invariants: LSN is 0 until the writing transaction commits, then it is the
@@ -320,7 +326,8 @@ func (db *DB) BeginInto(tx *Txn, name, session string, at, now vtime.Time) {
 
 // Write records a pending change by tx to the row with key, whose dense id
 // the caller keeps (equal keys of one table, equal ids; small numbers, as
-// they index a slice). stampNow is the source clock's reading at the
+// they index a slice). amount is the payload's new value, or KeepAmount.
+// stampNow is the source clock's reading at the
 // statement; backdate, when set, is written into updated_at instead. An
 // update or a delete of a row that is not there for tx (see Txn.Exists)
 // matches nothing: Write records nothing and returns nil, as PostgreSQL's
@@ -403,7 +410,7 @@ func (db *DB) Commit(tx *Txn, at, now vtime.Time) {
 		}
 		if prev != nil {
 			v.Seq = prev.Seq + 1
-			if v.Op == Update && v.Amount == 0 {
+			if v.Op == Update && v.Amount == KeepAmount {
 				v.Amount = prev.Amount
 			}
 		} else {

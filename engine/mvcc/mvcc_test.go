@@ -87,7 +87,7 @@ func TestUpdatesAndDeletes(t *testing.T) {
 		return v
 	}
 	commit("T1", 0, mvcc.Insert, "1", 10)
-	v2 := commit("T2", 5, mvcc.Update, "1", 0)
+	v2 := commit("T2", 5, mvcc.Update, "1", mvcc.KeepAmount)
 	assert.Equal(t, 2, v2.Seq)
 	assert.Equal(t, int64(10), v2.Amount, "an update that sets nothing keeps the amount")
 	assert.Equal(t, at(5), v2.UpdatedAt)
@@ -321,4 +321,20 @@ func TestCommitStampSurvivesARuleChange(t *testing.T) {
 	assert.Equal(t, at(7), tb.Live("3").UpdatedAt, "written after a change back to commit stamping")
 	assert.Equal(t, backdated, tb.Live("4").UpdatedAt, "a value set by hand is kept")
 	assert.Equal(t, []string{"4", "2", "1", "3"}, keys(tb.SelectStamp(all())), "the stamp index holds the commit's stamps")
+}
+
+// An UPDATE that sets the amount to zero writes zero; only one that leaves
+// the column out keeps the old value.
+func TestUpdateToZeroSetsZero(t *testing.T) {
+	db := mvcc.New()
+	tb := db.AddTable("orders", "order_id", mvcc.StampTxnStart, "source", 1, 1)
+	commit := func(name string, s int, op mvcc.Op, amount int64) *mvcc.Version {
+		tx := db.Begin(name, name, at(s), at(s))
+		v := db.Write(tx, tb, op, "1", idOf("1"), amount, at(s), nil)
+		db.Commit(tx, at(s), at(s))
+		return v
+	}
+	commit("T1", 0, mvcc.Insert, 10)
+	assert.Equal(t, int64(0), commit("T2", 1, mvcc.Update, 0).Amount, "SET amount = 0 writes 0")
+	assert.Equal(t, int64(0), commit("T3", 2, mvcc.Update, mvcc.KeepAmount).Amount, "a later update without the column keeps the 0")
 }
