@@ -19,9 +19,11 @@
 //     sequence with CACHE n hands each session a block of n ids, so ids are
 //     unique but not dense.
 //
-// What it simplifies: one database, one row per key per table, no locks (two
-// concurrent updates of one key both succeed and the later commit wins), LSNs
-// are small integers rather than byte positions.
+// What it simplifies: one database, one row per key per table, no waiting
+// (Holder finds the open transaction that has written a row, and the caller
+// refuses a second writer where PostgreSQL would make it wait), LSNs are
+// small integers rather than byte positions, and a commit takes its log
+// position and becomes visible at one instant.
 package mvcc
 
 import (
