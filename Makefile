@@ -119,18 +119,21 @@ test-short:
 # seeds): the scenario parser, a scenario's build and run, a learner's
 # actions on every bundled scenario, a page's query, a shared link, a
 # lesson's text, keyed state's restore, the whole site's requests and the
-# whole-number reader (against strconv).
-# A failing input is written under the package's testdata/fuzz.
+# whole-number reader (against strconv), the quoting of narration, and the
+# local server's HTTP reading (a test in lessons/ keeps this list whole).
+# A failing input is written under the package's testdata/fuzz; a failing
+# target does not stop the others, and the failures are listed at the end.
 FUZZTIME ?= 60s
 FUZZ_TARGETS = ./engine/scenario:FuzzParse ./engine:FuzzBuildRun ./templates/widget:FuzzSessionActs \
 	./templates/widget:FuzzParseQuery ./web/share:FuzzDecode ./lessons/course:FuzzChapter \
 	./lessons/course:FuzzDirective ./engine/keyed:FuzzRestore ./web/site:FuzzSite \
-	./engine/whole:FuzzAgreesWithStrconv ./engine/prose:FuzzQuote
+	./engine/whole:FuzzAgreesWithStrconv ./engine/prose:FuzzQuote ./cmd/serve:FuzzFastServer
 fuzz:
-	@set -e; for t in $(FUZZ_TARGETS); do \
+	@failed=; for t in $(FUZZ_TARGETS); do \
 		echo "$(GO) test $${t%%:*} -run '^$$' -fuzz '^$${t##*:}$$' -fuzztime $(FUZZTIME)"; \
-		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t##*:}\$$" -fuzztime $(FUZZTIME); \
-	done
+		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t##*:}\$$" -fuzztime $(FUZZTIME) || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make fuzz: failed:$$failed" >&2; exit 1; fi
 
 # bench runs the engine's benchmarks (a run of each world, seeks) and the
 # widget's stage drawing natively and as wasm under node, alternately, with

@@ -41,3 +41,62 @@ func TestFuzzSeedsHoldEveryBundledScenario(t *testing.T) {
 		assert.Equal(t, want, string(got), "%s's fuzz seed is not its text (see the test's comment)", sc.ID)
 	}
 }
+
+// TestMakeFuzzRunsEveryFuzzTarget: `make fuzz` names every fuzz target in
+// the module (package:Name in FUZZ_TARGETS), so a target added to a package
+// is fuzzed too; the server's FuzzFastServer was left out of it once.
+func TestMakeFuzzRunsEveryFuzzTarget(t *testing.T) {
+	mk, err := os.ReadFile(filepath.Join("..", "Makefile"))
+	require.NoError(t, err)
+	listed := map[string]bool{}
+	in := false
+	for line := range strings.Lines(string(mk)) {
+		if strings.HasPrefix(line, "FUZZ_TARGETS = ") {
+			in, line = true, strings.TrimPrefix(line, "FUZZ_TARGETS = ")
+		}
+		if !in {
+			continue
+		}
+		for _, f := range strings.Fields(strings.TrimSuffix(strings.TrimSpace(line), "\\")) {
+			listed[f] = true
+		}
+		if !strings.HasSuffix(strings.TrimSpace(line), "\\") {
+			break
+		}
+	}
+	require.NotEmpty(t, listed, "the Makefile has a FUZZ_TARGETS list")
+
+	found := map[string]bool{}
+	err = filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != ".." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for line := range strings.Lines(string(src)) {
+			rest, ok := strings.CutPrefix(line, "func Fuzz")
+			if !ok {
+				continue
+			}
+			name, _, _ := strings.Cut(rest, "(")
+			found["./"+filepath.ToSlash(filepath.Dir(strings.TrimPrefix(path, "../")))+":Fuzz"+name] = true
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, found)
+	for f := range found {
+		assert.True(t, listed[f], "make fuzz does not run %s: add it to FUZZ_TARGETS", f)
+	}
+	for f := range listed {
+		assert.True(t, found[f], "FUZZ_TARGETS names %s, which is no fuzz target", f)
+	}
+}
