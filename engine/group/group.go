@@ -109,12 +109,15 @@ func (g *Group) Resize(n int) {
 
 // Join adds a member; it reports false if it is already one.
 func (g *Group) Join(m string) bool {
-	if slices.Contains(g.Members, m) {
+	if g.Has(m) {
 		return false
 	}
 	g.Members = append(g.Members, m)
 	return true
 }
+
+// Has reports whether m is a member of the group.
+func (g *Group) Has(m string) bool { return slices.Contains(g.Members, m) }
 
 // Leave removes a member; it reports false if it was not one.
 func (g *Group) Leave(m string) bool {
@@ -163,7 +166,7 @@ func (g *Group) Owned(m string) []int {
 // coordinator no longer knows its member id, though the rebalance its
 // leaving began may not have completed) is refused.
 func (g *Group) Commit(m string, gen, p int, offset int64) bool {
-	if gen != g.Generation || g.Owner[p] != m || !slices.Contains(g.Members, m) {
+	if gen != g.Generation || g.Owner[p] != m || !g.Has(m) {
 		return false
 	}
 	g.Committed[p] = offset

@@ -173,7 +173,7 @@ func (l *world) join(g *groupState, name string, joining bool) {
 		l.requestRebalance(g, name+" joins "+g.name)
 		return
 	}
-	if !slices.Contains(g.g.Members, name) {
+	if !g.g.Has(name) {
 		l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is not a member of %s; nothing changes.", name, g.name)
 		return
 	}
@@ -273,6 +273,16 @@ func (l *world) requestRebalance(g *groupState, why string) {
 	}
 	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: a rebalance begins, and %s waits for %s, %s, to call poll again. Until then %s %s %s; %s commits are still accepted, no other member reads, and max.poll.interval (%s) bounds the wait.",
 		why, g.name, who, busyWith, who, keeps, ownedOf(g, busy), its, g.maxPoll)
+}
+
+// work names what a member does to a batch, for narration, as "writing"
+// and "written": a group with a target writes it; one without only
+// processes it.
+func (g *groupState) work() (ing, done string) {
+	if g.target == nil {
+		return "processing", "processed"
+	}
+	return "writing", "written"
 }
 
 // ownedOf names the partitions the members own.
@@ -604,7 +614,8 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 			// The process dies where the plan says, though there is nothing
 			// to write: the restart holds no position, and a position a
 			// reset gave is not committed, so the next poll resets again.
-			where := "on a poll that found nothing, before writing,"
+			ing, _ := g.work()
+			where := "on a poll that found nothing, before " + ing + ","
 			if pl.crash == "before-commit" {
 				where = "on a poll that found nothing, before committing,"
 			}
@@ -740,7 +751,8 @@ func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 // consume processes a batch into the target, unless the member crashes first.
 func (l *world) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 	if pl.crash == "before-write" {
-		l.crashMember(g, m, b, "after polling and before writing the batch", false)
+		ing, _ := g.work()
+		l.crashMember(g, m, b, "after polling and before "+ing+" the batch", false)
 		l.finishBatch(g, m, b, false)
 		return
 	}
@@ -856,10 +868,11 @@ func (l *world) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in 
 func (l *world) afterWrite(g *groupState, m *member, b *batch, pl pollPlan) {
 	switch {
 	case pl.crash == "before-commit":
-		where := "after writing the batch and before committing its offsets"
+		ing, _ := g.work()
+		where := "after " + ing + " the batch and before committing its offsets"
 		if g.commit == "before" {
 			// The commit came first: the crash finds the batch done.
-			where = "after writing the batch, whose offsets it committed before the write,"
+			where = "after " + ing + " the batch, whose offsets it committed before " + ing + " it,"
 		}
 		l.w.Then(func() {
 			l.crashMember(g, m, b, where, true)
@@ -983,12 +996,7 @@ func (l *world) crashMember(g *groupState, m *member, b *batch, where string, wr
 			again = append(again, prose.F("%s %s", g.pname(int(r.Partition)), offsets(max(r.From, c), r.To)))
 		}
 	}
-	// A group with no target writes nothing: it processes the batch.
-	done := "written"
-	if g.target == nil {
-		where = prose.ReplaceAll(prose.ReplaceAll(where, "writing", "processing"), "before the write", "before processing it")
-		done = "processed"
-	}
+	_, done := g.work()
 	var effects []string
 	// Said only when it holds of every partition read again; with some
 	// committed, the ranges still say where each restarts.

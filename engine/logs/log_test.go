@@ -318,7 +318,7 @@ func TestLogCommitBeforeOrAfterTheEffect(t *testing.T) {
 		assert.Empty(t, tr.Final().Duplicated)
 		_, crashes := eventsOf(tr, engine.KindCrash)
 		require.Len(t, crashes, 1)
-		assert.Equal(t, "c1 crashes after writing the batch, whose offsets it committed before the write, and restarts under its group.instance.id, keeping its partitions without a rebalance; nothing is lost or repeated.", crashes[0])
+		assert.Equal(t, "c1 crashes after writing the batch, whose offsets it committed before writing it, and restarts under its group.instance.id, keeping its partitions without a rebalance; nothing is lost or repeated.", crashes[0])
 	})
 	t.Run("after, crash before the write: read again, written once", func(t *testing.T) {
 		tr := runLog(t, commitBody, map[string]string{"commit": "after", "crash": "before-write", "sink": "append"})
