@@ -385,12 +385,18 @@ type targetRows struct {
 	amount map[string]int64 // the amount of each key's last row
 }
 
-// streamKeys is what a recount of a stream's topic finds, by key.
+// streamKeys is what a recount of a stream's topic finds, by key: the
+// keys for its sinks and the sums for its aggregates, each found on first
+// use from the records read once.
 type streamKeys struct {
+	si      int
+	recs    []TruthRecord   // the records the topic still holds
+	held    bool            // gone and inserts are found
 	gone    map[string]bool // every key the topic holds: whether its latest event deletes it
 	inserts int             // the events that delete nothing
+	summed  bool            // accs and order are found
 	accs    map[string]*window.Acc
-	order   []string // the keys of accs, as first met
+	order   []string // the keys of accs, in key order
 }
 
 // target is the table name after step n, read on first use.
@@ -409,23 +415,43 @@ func (w *tableWork) target(t *Trace, name string, n int) *targetRows {
 	return tr
 }
 
-// stream is the recount of stream si's topic after step n, read on first use.
+// stream is stream si's topic after step n, read on first use.
 func (w *tableWork) stream(t *Trace, si, n int) *streamKeys {
 	if sk := w.streams[si]; sk != nil {
 		return sk
 	}
-	sh := t.Streams[si]
-	sk := &streamKeys{gone: map[string]bool{}, accs: map[string]*window.Acc{}}
-	for _, r := range t.truthRecords(si, n, true) {
-		// Only rows of keys the topic still holds can be recounted: a
-		// record's key, or, for one without, its event id, which its
-		// row is known by.
+	sk := &streamKeys{si: si, recs: t.truthRecords(si, n, true)}
+	w.streams[si] = sk
+	return sk
+}
+
+// keys finds, once, every key the topic holds and whether its latest
+// event deletes it, and how many events delete nothing. Only rows of keys
+// the topic still holds can be recounted: a record's key, or, for one
+// without, its event id, which its row is known by.
+func (sk *streamKeys) keys(t *Trace) {
+	if sk.held {
+		return
+	}
+	sk.held, sk.gone = true, map[string]bool{}
+	for _, r := range sk.recs {
 		if rec, h := t.Record(r.ID); rec != nil {
 			sk.gone[h.Label(rec)] = rec.Delete
 			if !rec.Delete {
 				sk.inserts++
 			}
 		}
+	}
+}
+
+// sums adds up, once, the topic's values by the stream's key.
+func (sk *streamKeys) sums(t *Trace) {
+	if sk.summed {
+		return
+	}
+	sk.summed, sk.accs = true, map[string]*window.Acc{}
+	sh := t.Streams[sk.si]
+	for _, r := range sk.recs {
 		name := "all"
 		if sh.Keyed {
 			name = sh.KeyName(r.Key)
@@ -437,8 +463,6 @@ func (w *tableWork) stream(t *Trace, si, n int) *streamKeys {
 		sk.accs[name].Add(r.Value)
 	}
 	sorted.Stable(sk.order, func(i, j int32) int { return mvcc.CompareKeys(sk.order[i], sk.order[j]) })
-	w.streams[si] = sk
-	return sk
 }
 
 // tableCount is operator oi's table after step n beside a recount from the
@@ -452,6 +476,7 @@ func (t *Trace) tableCount(oi, n int, shared *tableWork) check.TableCount {
 	sk := shared.stream(t, t.streamIndex(oh.Stream), n)
 	switch oh.Kind {
 	case "sink":
+		sk.keys(t)
 		// A change capture topic's delete event takes its key's row away
 		// in a table of one row per key, and is no row of its own in one
 		// that only inserts.
@@ -480,6 +505,7 @@ func (t *Trace) tableCount(oi, n int, shared *tableWork) check.TableCount {
 		tc.Gone = rows.total - tc.Rows
 	case "aggregate":
 		agg := oh.Agg
+		sk.sums(t)
 		tc.Expected = len(sk.accs)
 		for _, name := range sk.order {
 			want := agg.Of(*sk.accs[name])
