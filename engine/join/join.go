@@ -14,9 +14,10 @@
 //     as Flink's timers fire.
 //   - A record whose event time is behind the watermark (t < watermark) is
 //     late: it is dropped without being joined or buffered, or sent to its
-//     side's late-data output when one is set (Flink 1.17's
-//     sideOutputLeftLateData / sideOutputRightLateData). The partners it
-//     should have met may still be buffered; the join does not look.
+//     side's late-data output when one is set (sideOutputLeftLateData /
+//     sideOutputRightLateData, added to Flink's interval join by
+//     FLINK-24907). The partners it should have met may still be
+//     buffered; the join does not look.
 //   - Exclusive bounds move the bound by 1 ms, as Flink does, after
 //     checking Lower <= Upper.
 //

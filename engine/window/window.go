@@ -104,8 +104,9 @@ func ParseKind(s string) (Kind, bool) {
 func (k Kind) String() string { return [...]string{"tumbling", "sliding", "session"}[k] }
 
 // MaxPerRecord bounds how many sliding windows one record may fall into
-// (Size/Slide). Flink allows ten million; a simulation a learner steps
-// through has no use for more than this.
+// (Size/Slide). Flink sets no bound of its own (its sliding assigners make
+// every window a record falls into, one per slide), so this limit is
+// Tidemark's: a simulation a learner steps through has no use for more.
 const MaxPerRecord = 1000
 
 // Assigner says which windows a record falls into.
