@@ -3,10 +3,15 @@
 // and its TwoPhaseCommitSinkFunction:
 //
 //   - Checkpoints are triggered on a fixed grid of processing time, at most
-//     one at a time (Flink's default maxConcurrentCheckpoints of 1): a
-//     trigger that finds one still running is queued, and the next begins
-//     as soon as that one completes or expires. A checkpoint that has not
-//     completed within its timeout expires at that instant.
+//     one at a time (Flink's default maxConcurrentCheckpoints of 1). The
+//     grid does not move when a checkpoint overruns it: a trigger that
+//     finds one still running is queued as a request of its own, never
+//     merged with one already waiting (Flink's CheckpointRequestDecider
+//     keeps up to 1000), and with Flink's default minimum pause of 0 the
+//     oldest begins the moment the one in flight completes or expires, so
+//     a checkpoint that spans k triggers is followed by k back to back. A
+//     checkpoint that has not completed within its timeout expires at that
+//     instant.
 //   - A checkpoint holds the input positions (the next offset of every
 //     partition) and every operator's state, taken as its barrier passes
 //     (aligned barriers: an operator snapshots once everything before the

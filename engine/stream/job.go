@@ -59,15 +59,18 @@ type job struct {
 	tolerable, expiredRow int
 	// epoch counts the job's failures: an action queued in an earlier
 	// epoch finds it changed and does nothing.
-	epoch    int32
-	down     bool // failed, waiting to restart
-	dead     bool // could not restore: it never runs again
-	lastID   int32
-	run      *ckptRun // the checkpoint in flight, or nil
-	done     *ckptRun // the latest completed checkpoint, or nil
-	plans    []failPlan
-	ticking  bool // a trigger is queued
-	queued   bool // a trigger came while a checkpoint was in flight: the next begins when it ends
+	epoch   int32
+	down    bool // failed, waiting to restart
+	dead    bool // could not restore: it never runs again
+	lastID  int32
+	run     *ckptRun // the checkpoint in flight, or nil
+	done    *ckptRun // the latest completed checkpoint, or nil
+	plans   []failPlan
+	ticking bool // a trigger is queued
+	// queued counts the triggers that came while a checkpoint was in
+	// flight: each is a request of its own, and they begin one after
+	// another as soon as the one before ends (see trigger).
+	queued   int
 	active   bool // a record came since the last trigger
 	drained  bool // the input has ended: streams end once they have read everything
 	finished bool // the final checkpoint completed
@@ -86,6 +89,10 @@ type job struct {
 // otherwise: a fail line's default restart=, and the delay after a buffer
 // runs out of memory.
 const failRestart = 10 * vtime.Second
+
+// maxQueued is how many checkpoint requests may wait, Flink's
+// CheckpointRequestDecider's limit.
+const maxQueued = 1000
 
 // maxSameFailure is the failure of a kind the job causes itself (for lack
 // of memory, or for a position retention deleted) that leaves the job
@@ -178,12 +185,14 @@ func (j *job) trigger() {
 		switch {
 		case j.run != nil:
 			// One at a time: the request waits for the checkpoint in
-			// flight, and begins as soon as that one completes or
-			// expires (Flink's coordinator queues it; its default
-			// minimum pause between checkpoints is 0).
-			j.queued = true
+			// flight. Flink's coordinator queues every periodic request
+			// (up to 1000) rather than merging them, and with its default
+			// minimum pause of 0 it begins the oldest the moment the one
+			// in flight completes or expires, so a checkpoint that
+			// overran k triggers is followed by k back to back.
+			j.queued = min(j.queued+1, maxQueued)
 		case expired:
-			j.queued = true
+			j.queued = min(j.queued+1, maxQueued)
 			j.next() // as a step of its own
 		default:
 			j.begin(false)
@@ -499,10 +508,10 @@ func (j *job) complete(run *ckptRun) {
 // next begins, as a step of its own, the checkpoint a trigger asked for
 // while another was in flight.
 func (j *job) next() {
-	if !j.queued {
+	if j.queued == 0 {
 		return
 	}
-	j.queued = false
+	j.queued--
 	epoch := j.epoch
 	j.s.w.Then(func() {
 		if j.epoch == epoch && j.up() && j.run == nil && !j.drained && !j.finished {
@@ -683,7 +692,7 @@ func (j *job) crash(who, point string, restart vtime.Duration, why string) {
 	}
 	j.expiredRow = 0
 	j.epoch++
-	j.queued = false // a restarted job triggers afresh (rearm)
+	j.queued = 0 // a restarted job triggers afresh (rearm)
 	j.down = true
 	fp := FailPoint{Step: int32(s.w.NextStep()), At: s.w.Now(), Who: who, Point: point, RestartAt: s.w.Now().Add(restart), Down: same == maxSameFailure, Last: -1}
 	if j.done != nil {

@@ -574,6 +574,22 @@ func TestCheckpointWaitsBehindTheBuffer(t *testing.T) {
 	// moment it completes, as Flink's coordinator runs a queued request.
 	require.Greater(t, len(st.Job.Checkpoints), 1)
 	assert.Equal(t, c.EndAt, st.Job.Checkpoints[1].BeginAt, "the queued checkpoint begins as the one in flight completes")
+	// Each trigger is a request of its own, never merged with one already
+	// waiting (Flink's CheckpointRequestDecider queues them all): the 25
+	// triggers from 10:00:02 to 10:00:50 begin 25 checkpoints, each the
+	// moment the one before ends, and the backlog left when the buffer
+	// drains at 10:00:50 runs there back to back.
+	begun := 0
+	for i, cp := range st.Job.Checkpoints {
+		if cp.BeginAt > at("10:00:50") {
+			break
+		}
+		begun++
+		if i > 0 {
+			assert.Equal(t, st.Job.Checkpoints[i-1].EndAt, cp.BeginAt, "checkpoint %d begins as %d ends", cp.ID, cp.ID-1)
+		}
+	}
+	assert.Equal(t, 25, begun, "one checkpoint for every trigger")
 
 	_, st = run(t, head+"checkpoint every=2s timeout=3s tolerable=10\nsink k from=s to=out rate=2/s buffer=10 overflow=block\n")
 	c = st.Job.Checkpoints[0]
