@@ -249,6 +249,7 @@ func (l *world) produce(c scenario.Command) error {
 	// Without a key, the event is named by its id when it is sent (see send).
 	l.w.ChargeAhead(2) // its record and key
 	l.w.Expect(2, 0, 0)
+	p.topic.until = max(p.topic.until, at)
 	l.w.Schedule(at, func() { l.send(p, s) })
 	return nil
 }
@@ -322,6 +323,7 @@ func (l *world) traffic(c scenario.Command) error {
 		p.maxNumbered = max(p.maxNumbered, keys)
 	}
 	p.topic.ReserveKeyed(n, keys)
+	p.topic.until = max(p.topic.until, from.Add(vtime.Duration(n-1)*every))
 	i := 0
 	var next func()
 	next = func() {

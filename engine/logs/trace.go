@@ -11,6 +11,7 @@ import (
 	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
+	"github.com/tidemark/tidemark/engine/vtime"
 )
 
 // Feed says that rows of a source table (or a producer's intended events,
@@ -62,7 +63,13 @@ type TopicHistory struct {
 	// line will give it; see Log.Hold.
 	holders int
 	most    int
+	until   vtime.Time // the last instant a produce or traffic line sends to it
 }
+
+// SendsUntil is the last instant a produce or traffic line of the scenario
+// sends a record to the topic (0 when none does): until then its readers
+// know more input is coming, however quiet the topic is.
+func (h *TopicHistory) SendsUntil() vtime.Time { return h.until }
 
 // CountPoint records that a topic had N partitions from Step on.
 type CountPoint struct {

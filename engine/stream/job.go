@@ -198,11 +198,13 @@ func (j *job) trigger() {
 			j.begin(false)
 		}
 	}
-	// The next trigger, while the job has work or had some since this
-	// one: a job idle for a whole interval stops checkpointing until a
-	// record comes (Flink checkpoints an idle job too; those checkpoints
-	// would change nothing, and another world's timer, such as the log's
-	// retention, must not keep this one running forever, nor it them).
+	// The next trigger, while the job has work, had some since this one,
+	// or has input still to come: Flink's coordinator triggers whether
+	// records flow or not, so a quiet spell between sends is checkpointed
+	// on the grid. Only after the scenario's last send does a job idle for
+	// a whole interval stop checkpointing until a record comes: another
+	// world's timer, such as the log's retention, must not keep this one
+	// running forever, nor it them.
 	if more {
 		next := j.grid.Next(now)
 		j.armExpiry(next)
@@ -238,13 +240,17 @@ func (j *job) armExpiry(at vtime.Time) {
 	})
 }
 
-// busy reports whether the job has work, or had some since the last trigger.
+// busy reports whether the job has work, had some since the last trigger,
+// or reads a topic that a produce or traffic line will still send to.
 func (j *job) busy() bool {
 	if j.active || j.down || j.run != nil {
 		return true
 	}
 	s := j.s
 	for _, st := range s.order {
+		if s.w.Now() < st.topic.h.SendsUntil() {
+			return true
+		}
 		for p := range st.parts {
 			if p < len(st.topic.appendAt) && st.parts[p].next < int64(len(st.topic.appendAt[p])) {
 				return true
@@ -881,9 +887,10 @@ func (j *job) strand(sb *strings.Builder) {
 
 // unreached is the step at the end of a run that still has fail lines
 // waiting for a point of a checkpoint: the job has read everything and
-// stopped checkpointing (an idle job takes none, and the last checkpoint
-// at the end of input is taken only for a two-phase-commit sink's open
-// transactions), so those points never come. It forgets them.
+// stopped checkpointing (a job idle after the scenario's last send takes
+// none, and the last checkpoint at the end of input is taken only for a
+// two-phase-commit sink's open transactions), so those points never come.
+// It forgets them.
 func (j *job) unreached() {
 	who := j.plans[0].who
 	text := prose.F("%s will never come: the job has read all of its input, and no checkpoint will begin again.", j.plansText())

@@ -599,6 +599,25 @@ func TestCheckpointWaitsBehindTheBuffer(t *testing.T) {
 	assert.Equal(t, c.EndAt, st.Job.Checkpoints[1].BeginAt, "the request queued behind it begins as it expires")
 }
 
+// Flink's coordinator triggers on its grid whether records flow or not: a
+// quiet minute between two bursts of orders is checkpointed every interval,
+// with the same positions each time. After the scenario's last send a job
+// idle for a whole interval stops, so that the run can end.
+func TestCheckpointsGoOnThroughAQuietSpell(t *testing.T) {
+	src := strings.Replace(orders, "records=60", "records=5", 1) +
+		"produce shop at=10:01:30 key=100\ncheckpoint every=10s from=10:00:10\nsink k from=s to=out\n"
+	_, st := run(t, src)
+	var begun []string
+	for _, cp := range st.Job.Checkpoints {
+		begun = append(begun, cp.BeginAt.String())
+		assert.Equal(t, stream.CheckpointCompleted, cp.Status)
+	}
+	assert.Equal(t, []string{"10:00:10", "10:00:20", "10:00:30", "10:00:40", "10:00:50", "10:01:00",
+		"10:01:10", "10:01:20", "10:01:30", "10:01:40"}, begun,
+		"every trigger from 10:00:10 on, the quiet minute included; none after the idle interval that follows the last send")
+	assert.Equal(t, st.Job.Checkpoints[1].Positions, st.Job.Checkpoints[7].Positions, "nothing was read in between")
+}
+
 // Checkpoints that expire, more in a row than the job tolerates, fail the
 // job, as Flink's CheckpointFailureManager does (tolerable 0 by default):
 // behind a blocked buffer each restart finds the same backlog, expires
