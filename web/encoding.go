@@ -83,6 +83,35 @@ func writeShared(w http.ResponseWriter, body []byte) (int, error) {
 	return w.Write(body)
 }
 
+// A Keeper is an http.ResponseWriter that can keep the response written to
+// it and answer later requests with it without running the handler again
+// (cmd/serve's writer is one). A handler calls Keep, before it writes the
+// header, to promise that the response depends on nothing of the request
+// but its method, its target (the path and the query as sent) and the
+// values of fields, a field the request lacks counting as one more value,
+// and that it writes its body, if any, whole with WriteShared. The writer
+// decides whether to keep it (a response it keeps is one of a bounded
+// number); a handler that reads one more field of the request must name it.
+type Keeper interface {
+	Keep(fields ...string)
+}
+
+// keep passes the promise of Keeper to w, or to the writer a wrapper of w
+// (such as svgGuard) passes the response on to; nothing when none keeps.
+func keep(w http.ResponseWriter, fields ...string) {
+	for {
+		switch x := w.(type) {
+		case Keeper:
+			x.Keep(fields...)
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return
+		}
+	}
+}
+
 // lazyVariant is a compressed form of a body, made once. v stays nil when
 // that form would not be smaller than the original.
 type lazyVariant struct {

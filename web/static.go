@@ -180,6 +180,9 @@ func (t *assetTable) precompressAll() error {
 	return nil
 }
 
+// staticFields are the request fields serveStatic reads.
+var staticFields = []string{"Accept-Encoding", "If-None-Match", "Range", "If-Range"}
+
 // serveStatic answers GET /static/{name}. A hashed name is immutable; a plain
 // name must be revalidated. Either way the response carries an ETag, so
 // conditional requests get 304, and the body is brotli or gzip when the client
@@ -201,6 +204,9 @@ func (t *assetTable) serveStatic(w http.ResponseWriter, r *http.Request) {
 		}
 		cache = noCache
 	}
+	// What follows reads these fields of the request and nothing else
+	// of it but the method and the name: the response may be kept.
+	keep(w, staticFields...)
 	v := a.identity
 	if a.compress {
 		var err error

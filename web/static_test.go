@@ -246,3 +246,48 @@ func TestReusedPagesKeepOnePerHost(t *testing.T) {
 		assert.Equal(t, "<p>"+host+"</p>", rec.Body.String())
 	}
 }
+
+// keepRecorder records what a handler promises through Keeper.
+type keepRecorder struct {
+	*httptest.ResponseRecorder
+	fields []string
+	kept   bool
+}
+
+func (k *keepRecorder) Keep(fields ...string) { k.fields, k.kept = fields, true }
+
+// TestStaticFilesMayBeKept: a static file's answer names, through the
+// security headers' wrapper, the request fields it is read from (cmd/serve
+// keeps it for them); a file the site does not have, and a page, name none.
+// Each field it names changes the answer, so none is named in vain.
+func TestStaticFilesMayBeKept(t *testing.T) {
+	page := Page{Pattern: "GET /kept", Reuse: true, Render: func(*http.Request) (templ.Component, error) {
+		return templ.Raw("<p>kept page</p>"), nil
+	}}
+	h := newTestHandler(t, Options{Pages: []Page{page}, Precompress: true})
+	serve := func(path string, header ...string) *keepRecorder {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		w := &keepRecorder{ResponseRecorder: httptest.NewRecorder()}
+		h.ServeHTTP(w, req)
+		return w
+	}
+	css := AssetURL("app.css")
+	for _, path := range []string{css, "/static/app.css"} {
+		w := serve(path)
+		require.Equal(t, http.StatusOK, w.Code, path)
+		assert.True(t, w.kept, path)
+		assert.Equal(t, []string{"Accept-Encoding", "If-None-Match", "Range", "If-Range"}, w.fields, path)
+	}
+	assert.False(t, serve("/static/nothing.css").kept, "a missing file")
+	assert.False(t, serve("/kept").kept, "a page")
+
+	plain := serve(css)
+	etag := plain.Header().Get("Etag")
+	assert.NotEqual(t, plain.Header().Get("Content-Encoding"), serve(css, "Accept-Encoding", "br").Header().Get("Content-Encoding"), "Accept-Encoding")
+	assert.Equal(t, http.StatusNotModified, serve(css, "If-None-Match", etag).Code, "If-None-Match")
+	assert.Equal(t, http.StatusPartialContent, serve(css, "Range", "bytes=0-9").Code, "Range")
+	assert.Equal(t, http.StatusOK, serve(css, "Range", "bytes=0-9", "If-Range", `"stale"`).Code, "If-Range")
+}

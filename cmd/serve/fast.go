@@ -106,7 +106,11 @@ func plainError(ctx *fasthttp.RequestCtx, msg string, status int) {
 // its page cache's keys), and a ResponseWriter that fills fasthttp's
 // response. A handler that panics gets 500 and the connection is closed,
 // as net/http's server does; the panic is logged, not fatal.
+//
+// A response the handler marks as one to keep (web.Keeper) answers the
+// same request again without the handler (keep.go).
 func adapt(h http.Handler, logger *slog.Logger) fasthttp.RequestHandler {
+	kept := newKeptResponses()
 	return func(ctx *fasthttp.RequestCtx) {
 		// What net/http refuses before its handler runs: a version other
 		// than HTTP/1.x, and an expectation other than 100-continue.
@@ -118,6 +122,10 @@ func adapt(h http.Handler, logger *slog.Logger) fasthttp.RequestHandler {
 		if e := ctx.Request.Header.Peek("Expect"); len(e) > 0 && !strings.EqualFold(string(e), "100-continue") {
 			plainError(ctx, "417 Expectation Failed", http.StatusExpectationFailed)
 			ctx.SetConnectionClose()
+			return
+		}
+		if kr := kept.find(&ctx.Request); kr != nil && keptHostOK(&ctx.Request) {
+			kr.answer(ctx)
 			return
 		}
 		r, err := netRequest(ctx)
@@ -145,7 +153,29 @@ func adapt(h http.Handler, logger *slog.Logger) fasthttp.RequestHandler {
 		}()
 		h.ServeHTTP(w, r)
 		w.finish()
+		if w.keep != nil && keepable(w.status) && !w.copied {
+			kept.add(&ctx.Request, w.keep, &keptResponse{status: w.status, header: w.kept, body: w.body})
+		}
 	}
+}
+
+// keptHostOK reports whether req, whose target was answered before, has a
+// Host net/http would take (see netRequest): a kept response must not
+// answer a request the handler would never have seen. A kept target is a
+// path (an absolute address as target is not kept), so the host is the
+// Host field's.
+func keptHostOK(req *fasthttp.Request) bool {
+	hosts := 0
+	for k := range req.Header.All() {
+		if string(k) == "Host" {
+			hosts++
+		}
+	}
+	switch {
+	case hosts > 1, hosts == 0 && req.Header.IsHTTP11():
+		return false
+	}
+	return httpguts.ValidHostHeader(string(req.Header.Host()))
 }
 
 // writers keeps response writers and their header maps between requests.
@@ -303,6 +333,23 @@ type responseWriter struct {
 	status      int
 	wroteHeader bool
 	shared      bool // the response's body is a web.SharedWriter body, held by fasthttp uncopied
+
+	// What a response to keep needs (see Keep): the fields the handler
+	// named, nil when it named none; the header as written; the shared
+	// body; and whether a body was written otherwise (then it is not kept).
+	keep   []string
+	kept   [][2]string
+	body   []byte
+	copied bool
+}
+
+// Keep notes that the response may be kept (web.Keeper): the handler's
+// answer depends on the request's method, target and fields alone. Only
+// before the header is written: the header is recorded as it goes out.
+func (w *responseWriter) Keep(fields ...string) {
+	if !w.wroteHeader {
+		w.keep = fields
+	}
 }
 
 func (w *responseWriter) Header() http.Header { return w.header }
@@ -327,7 +374,11 @@ func (w *responseWriter) WriteHeader(code int) {
 			continue
 		}
 		for _, v := range vv {
-			rh.Add(k, fieldValue(v))
+			v = fieldValue(v)
+			rh.Add(k, v)
+			if w.keep != nil {
+				w.kept = append(w.kept, [2]string{k, v})
+			}
 		}
 	}
 	w.ctx.SetStatusCode(code)
@@ -355,6 +406,7 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 	if err := w.startBody(b); err != nil {
 		return 0, err
 	}
+	w.copied = true
 	if w.shared {
 		// fasthttp would drop a body it holds uncopied on AppendBody:
 		// copy it first.
@@ -376,7 +428,7 @@ func (w *responseWriter) WriteShared(b []byte) (int, error) {
 		return w.Write(b)
 	}
 	w.ctx.Response.SetBodyRaw(b)
-	w.shared = true
+	w.shared, w.body = true, b
 	return len(b), nil
 }
 
