@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -114,7 +115,7 @@ func (k *keptResponses) add(req *fasthttp.Request, fields []string, r *keptRespo
 	if t == nil {
 		t = &keptTarget{fields: fields, responses: make(map[string]*keptResponse)}
 		k.targets[string(tk)] = t
-	} else if !sameFields(t.fields, fields) {
+	} else if !slices.Equal(t.fields, fields) {
 		return
 	}
 	if _, ok := t.responses[string(vk)]; ok {
@@ -122,18 +123,6 @@ func (k *keptResponses) add(req *fasthttp.Request, fields []string, r *keptRespo
 	}
 	t.responses[string(vk)] = r
 	k.count++
-}
-
-func sameFields(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // answer writes r to ctx's response, as the handler's writer did.
