@@ -278,11 +278,26 @@ func (l *world) requestRebalance(g *groupState, why string) {
 // work names what a member does to a batch, for narration, as "writing"
 // and "written": a group with a target writes it; one without only
 // processes it.
-func (g *groupState) work() (ing, done string) {
-	if g.target == nil {
+func (g *groupState) work() (ing, done string) { return work(g.target == nil) }
+
+// work is groupState.work for a group that has no target when untargeted.
+func work(untargeted bool) (ing, done string) {
+	if untargeted {
 		return "processing", "processed"
 	}
 	return "writing", "written"
+}
+
+// commitWhen words when a commit of kind why runs, with ing the group's
+// verb for its work on a batch (see work): "after writing the batch".
+func commitWhen(why noteKind, ing string) string {
+	switch why {
+	case noteCommitBefore:
+		return "before " + ing + " the batch"
+	case noteCommitReset:
+		return "where the reset left it"
+	}
+	return "after " + ing + " the batch"
 }
 
 // ownedOf names the partitions the members own.
@@ -630,7 +645,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 				}
 			}
 			if len(b.ranges) > 0 {
-				l.w.Then(func() { l.commitBatch(g, m, b, "where the reset left it") })
+				l.w.Then(func() { l.commitBatch(g, m, b, noteCommitReset) })
 			}
 		}
 		return
@@ -640,7 +655,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 	m.inFlight++
 	m.busyFrom, m.busyTill = l.w.Now(), l.w.Now().Add(pl.process)
 	if g.commit == "before" {
-		l.w.Then(func() { l.commitBatch(g, m, b, "before writing the batch") })
+		l.w.Then(func() { l.commitBatch(g, m, b, noteCommitBefore) })
 	}
 	l.w.Schedule(l.w.Now().Add(pl.process), func() { l.consume(g, m, b, pl) })
 	if pl.process > g.maxPoll {
@@ -880,7 +895,7 @@ func (l *world) afterWrite(g *groupState, m *member, b *batch, pl pollPlan) {
 		})
 	case g.commit == "after":
 		l.w.Then(func() {
-			l.commitBatch(g, m, b, "after writing the batch")
+			l.commitBatch(g, m, b, noteCommitAfter)
 			l.finishBatch(g, m, b, true)
 		})
 	default:
@@ -913,8 +928,10 @@ func (l *world) deliver(target *sink.Table, in []sink.In) sink.Result {
 	return res
 }
 
-// commitBatch commits the offsets after a batch, as the next offsets to read.
-func (l *world) commitBatch(g *groupState, m *member, b *batch, when string) {
+// commitBatch commits the offsets after a batch, as the next offsets to
+// read; why is when the code commits (noteCommitAfter, noteCommitBefore or
+// noteCommitReset).
+func (l *world) commitBatch(g *groupState, m *member, b *batch, why noteKind) {
 	first := len(g.hist.Commits)
 	var refused []int
 	for _, r := range b.ranges {
@@ -927,13 +944,6 @@ func (l *world) commitBatch(g *groupState, m *member, b *batch, when string) {
 	}
 	if len(refused) == 0 {
 		// Narrated on demand from the commits just stored.
-		why := noteCommitAfter
-		switch when {
-		case "before writing the batch":
-			why = noteCommitBefore
-		case "where the reset left it":
-			why = noteCommitReset
-		}
 		var records int64 // the batch's, for the narration to count
 		for _, r := range b.ranges {
 			records += r.To - r.From
@@ -941,9 +951,8 @@ func (l *world) commitBatch(g *groupState, m *member, b *batch, when string) {
 		l.emitNote(l.actorOf(g, m), engine.KindOffset, logNote{a: g.idx, i: int64(first), n: int32(len(g.hist.Commits) - first), b: int32(records), why: why})
 		return
 	}
-	if g.target == nil {
-		when = prose.ReplaceAll(when, "writing", "processing") // it writes nothing
-	}
+	ing, _ := g.work()
+	when := commitWhen(why, ing)
 	actor := g.name + "/" + m.name
 	var ok, no []string
 	for _, c := range g.hist.Commits[first:] {

@@ -88,19 +88,11 @@ func (l *Trace) Narration(e *engine.Event) string {
 			ok[i] = "offset " + strconv.FormatInt(c.Offset, 10) + " on " + g.Topic + "-" + strconv.Itoa(int(c.Partition))
 		}
 		who, at := g.Members[cs[0].Member], strings.Join(ok, ", ")
-		switch {
-		case n.why == noteCommitReset:
-			return prose.F("%s commits %s where the reset left it: the next offset to read.", who, at)
-		case n.why == noteCommitBefore && g.Target == "":
-			// A group with no target writes nothing: it processes the batch.
-			return prose.F("%s commits %s before processing the batch: should it crash now, %s.", who, at, doneThough(int(n.b), "processed"))
-		case n.why == noteCommitBefore:
-			return prose.F("%s commits %s before writing the batch: should it crash now, %s.", who, at, doneThough(int(n.b), "written"))
-		case g.Target == "":
-			return prose.F("%s commits %s after processing the batch: the next offset to read.", who, at)
-		default:
-			return prose.F("%s commits %s after writing the batch: the next offset to read.", who, at)
+		ing, done := work(g.Target == "")
+		if n.why == noteCommitBefore {
+			return prose.F("%s commits %s %s: should it crash now, %s.", who, at, commitWhen(n.why, ing), doneThough(int(n.b), done))
 		}
+		return prose.F("%s commits %s %s: the next offset to read.", who, at, commitWhen(n.why, ing))
 	}
 }
 

@@ -158,11 +158,15 @@ type logNote struct {
 	i       int64
 	a, b, c int32
 	n       int32
-	why     uint8
+	why     noteKind
 }
 
+// noteKind is what a logNote's event is: a poll, a write, or a commit and
+// when the commit runs (its cause, which commitWhen words).
+type noteKind uint8
+
 const (
-	notePoll uint8 = iota
+	notePoll noteKind = iota
 	noteWrite
 	noteCommitAfter  // committed after writing the batch
 	noteCommitBefore // committed before writing the batch
