@@ -486,6 +486,9 @@ func (l *world) member(c scenario.Command) error {
 		return scenario.Errorf(m.Pos, "group %s already has %d members; a group has at most %d", g.name, maxMembers, maxMembers)
 	}
 	g.named[m.Value] = joined || joining
+	if !joining && g.dynAt.Line == 0 {
+		g.dynAt = c.Pos
+	}
 	l.w.Schedule(at, func() { l.join(g, m.Value, joining) })
 	return nil
 }
@@ -509,6 +512,12 @@ func (l *world) pollLine(c scenario.Command) error {
 	}
 	if err := a.Within("process", "the batch's processing would end at", at.Add(pl.process)); err != nil {
 		return err
+	}
+	if pl.crash != "none" && g.crashAt.Line == 0 {
+		g.crashAt = scenario.ValueAt(c, "crash")
+	}
+	if pl.process > g.maxPoll && g.dynAt.Line == 0 {
+		g.dynAt = scenario.ValueAt(c, "process")
 	}
 	l.w.Expect(3, 0, 0)
 	l.w.Schedule(at, func() { l.poll(g, pl) })
@@ -700,6 +709,11 @@ func (l *world) finish() error {
 			}
 			sorted.Sort(joined)
 			return scenario.Errorf(m.Pos, "no line `member %s %s at=…` joins %s to group %s%s", g.name, m.Value, m.Value, g.name, scenario.DidYouMean(m.Value, joined))
+		}
+	}
+	for _, name := range l.groupOrd {
+		if g := l.groups[name]; g.crashAt.Line > 0 && g.dynAt.Line > 0 {
+			return scenario.Errorf(g.dynAt, "a crashed member of %s restarts as a static member (group.instance.id), keeping its partitions (line %d), and a static member's client sends no LeaveGroup when it closes or passes max.poll.interval.ms: the coordinator keeps its partitions until session.timeout.ms, which the log world does not model; expected no leave line, and no process= longer than max-poll-interval=, in a group whose poll lines crash a member", g.name, g.crashAt.Line)
 		}
 	}
 	for _, name := range l.groupOrd {

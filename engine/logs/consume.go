@@ -35,6 +35,9 @@ type groupState struct {
 	refresh  vtime.Duration
 	members  map[string]*member
 	evicted  map[string]*member // members removed for passing max.poll.interval, until they poll again
+	exited   map[string]*member // members whose application auto.offset.reset=none ended (see exit), until restarted
+	crashAt  scenario.Pos       // the first poll line that crashes a member: its members are static (see crashMember); Line 0 when none does
+	dynAt    scenario.Pos       // the first leave line, or poll line past max.poll.interval, which only a dynamic member's client leaves on (see finish)
 	pending  string             // why a rebalance is waiting for busy members; "" when none is
 	seenIDs  map[string]bool
 	mark     vtime.Time
@@ -83,8 +86,8 @@ type member struct {
 // the log (Kafka's OffsetOutOfRangeException) or no committed offset at all
 // (NoOffsetForPartitionException), as member.stopped says.
 const (
-	stopOutOfRange = "out-of-range error"
-	stopNoOffset   = "missing committed offset"
+	stopOutOfRange = "OffsetOutOfRangeException"
+	stopNoOffset   = "NoOffsetForPartitionException"
 )
 
 // positions is a member's fetch position on each partition, by partition;
@@ -164,12 +167,10 @@ func (g *groupState) pname(p int) string { return prose.F("%s-%d", g.topic.Name,
 // join adds or removes a member and rebalances.
 func (l *world) join(g *groupState, name string, joining bool) {
 	if joining {
-		if !g.g.Join(name) {
+		if !l.add(g, name) {
 			l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is already a member of %s; nothing changes.", name, g.name)
 			return
 		}
-		delete(g.evicted, name)
-		g.members[name] = &member{name: name, ref: g.hist.MemberRef(name), nextAuto: l.w.Now().Add(g.interval), actor: -1, lastPoll: l.w.Now()}
 		l.requestRebalance(g, name+" joins "+g.name)
 		return
 	}
@@ -177,14 +178,51 @@ func (l *world) join(g *groupState, name string, joining bool) {
 		l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is not a member of %s; nothing changes.", name, g.name)
 		return
 	}
-	// A leaving client commits first (close), while still a member: once
-	// it has left, the coordinator refuses its commits.
+	l.leave(g, name, name+" leaves "+g.name)
+}
+
+// add makes a new consumer process a member, without the rebalance its
+// join starts; it reports false if it is already one.
+func (l *world) add(g *groupState, name string) bool {
+	if !g.g.Join(name) {
+		return false
+	}
+	delete(g.evicted, name)
+	delete(g.exited, name)
+	g.members[name] = &member{name: name, ref: g.hist.MemberRef(name), nextAuto: l.w.Now().Add(g.interval), actor: -1, lastPoll: l.w.Now()}
+	return true
+}
+
+// leave is a member's client closing as a dynamic member's does: it
+// commits first, while still a member (once it has left, the coordinator
+// refuses its commits), then sends LeaveGroup, and the group rebalances
+// for why.
+func (l *world) leave(g *groupState, name, why string) {
 	if m := g.members[name]; m != nil {
 		l.commitOnRevoke(g, m, prose.F("As %s leaves %s", name, g.name))
 	}
 	g.g.Leave(name)
 	delete(g.members, name)
-	l.requestRebalance(g, name+" leaves "+g.name)
+	l.requestRebalance(g, why)
+}
+
+// exit ends the application of member m, which auto.offset.reset=none
+// stopped: the exception leaves its poll loop, and the application closes
+// its consumer and exits, as the Java consumer's own examples do (poll in
+// a try, close in its finally). A dynamic member's close leaves the group,
+// so its partitions go to the others, whose polls raise the same error. A
+// static member's close sends no LeaveGroup: the coordinator keeps its
+// partitions until session.timeout.ms, which is not modelled, so it keeps
+// them for the rest of the run.
+func (l *world) exit(g *groupState, m *member) {
+	if g.members[m.name] != m || g.crashAt.Line > 0 {
+		return
+	}
+	if g.exited == nil {
+		g.exited = map[string]*member{}
+	}
+	g.exited[m.name] = m
+	l.leave(g, m.name, prose.F("%s's application exits on its %s, and closing its consumer leaves %s", m.name, m.stopped, g.name))
 }
 
 // commitOnRevoke is auto-commit when a member gives up its partitions: at
@@ -374,7 +412,9 @@ func (l *world) finishBatch(g *groupState, m *member, b *batch, processed bool) 
 
 // evict removes a member still busy with a batch max.poll.interval after
 // its last poll: its client leaves the group (Kafka's consumers do so
-// themselves; the coordinator would remove it at the same bound), and the
+// themselves, dynamic members at least: a static member's client sends no
+// LeaveGroup, which is why finish refuses a batch this long in a group
+// whose members crash; the coordinator would remove it at the same bound), and the
 // rebalance goes on without it. Its batch may still land in the target,
 // but its commit will be refused, and the records it has not committed are
 // read again by whoever gets its partitions.
@@ -551,6 +591,9 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 	case m != nil && g.pending != "":
 		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but %s is rebalancing (%s) and waits for %s; nothing is read until the rebalance completes.", pl.member, g.name, g.pending, strings.Join(g.busy(), " and "))
 		return
+	case m == nil && g.exited[pl.member] != nil:
+		l.w.Emit(actor, engine.KindPoll, -1, "%s does not poll: its application exited on its %s, and nothing reads for it until an operator moves the offset or re-snapshots and starts it again.", pl.member, g.exited[pl.member].stopped)
+		return
 	case m == nil:
 		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but it is not a member of %s, so it is assigned nothing.", pl.member, g.name)
 		return
@@ -724,11 +767,11 @@ func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 			// No offset to fetch from at all: the client fails before any
 			// fetch, as the Java consumer's NoOffsetForPartitionException.
 			m.stopped = stopNoOffset
-			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s has no committed offset on %s, and auto.offset.reset=none gives no default: its poll raises NoOffsetForPartitionException and the consumer stops.", m.name, g.pname(p))
+			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s has no committed offset on %s, and auto.offset.reset=none gives no default: its poll raises NoOffsetForPartitionException and the consumer stops%s.", m.name, g.pname(p), l.stopTail(g, m))
 			return 0, false
 		}
 		m.stopped = stopOutOfRange
-		l.w.Emit(actor, engine.KindOffsetReset, -1, "%s's fetch on %s fails: %s, and auto.offset.reset=none allows no reset; the consumer raises OffsetOutOfRangeException and stops.", m.name, g.pname(p), why)
+		l.w.Emit(actor, engine.KindOffsetReset, -1, "%s's fetch on %s fails: %s, and auto.offset.reset=none allows no reset; the consumer raises OffsetOutOfRangeException and stops%s.", m.name, g.pname(p), why, l.stopTail(g, m))
 		return 0, false
 	case "latest":
 		to := part.End()
@@ -761,6 +804,16 @@ func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 		}
 		return to, true
 	}
+}
+
+// stopTail ends the narration of member m's stop, and schedules what
+// follows it (see exit): a static member keeps its partitions.
+func (l *world) stopTail(g *groupState, m *member) string {
+	if g.crashAt.Line > 0 {
+		return "; its application exits, but a static member's close sends no LeaveGroup, so the coordinator keeps its partitions assigned to it until session.timeout.ms, which is not modelled: for the rest of the run"
+	}
+	l.w.Then(func() { l.exit(g, m) })
+	return ""
 }
 
 // consume processes a batch into the target, unless the member crashes first.
@@ -1136,7 +1189,7 @@ func (l *world) pause(g *groupState, name string, until vtime.Time) {
 // copies every live row of the source tables that feed the topic into the
 // target in one snapshot, then commits the log end so reading resumes after it.
 func (l *world) resnapshot(g *groupState) {
-	stuck := false
+	stuck := len(g.exited) > 0
 	for _, m := range g.members {
 		stuck = stuck || m.stopped != ""
 	}
@@ -1177,6 +1230,20 @@ func (l *world) resnapshot(g *groupState) {
 		m.stopped = ""
 		m.pos.clear()
 		m.start.clear()
+	}
+	if restart := sorted.Keys(g.exited); len(restart) > 0 {
+		// The applications that exited start again, and their consumers
+		// join in one rebalance, a step after this one.
+		l.w.Then(func() {
+			for _, name := range restart {
+				l.add(g, name)
+			}
+			which := "which joins"
+			if len(restart) > 1 {
+				which = "which join"
+			}
+			l.requestRebalance(g, prose.F("The operator restarts %s, %s %s", strings.Join(restart, " and "), which, g.name))
+		})
 	}
 	l.w.Emit("operator", engine.KindReset, -1, "An operator re-snapshots: with %s's consumers stopped (Kafka resets the offsets of an empty group only), the operator first notes where the log ends (%s), then one consistent read of %s copies %s into the target, but no delete: a row deleted since the consumers stopped stays there. The operator commits the noted positions and starts the consumers again: a change committed during the copy is read again from the log, and a keyed merge absorbs it (here the copy takes no time).",
 		g.name, strings.Join(ends, ", "), strings.Join(tables, ", "), liveRows)

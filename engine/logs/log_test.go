@@ -262,13 +262,17 @@ func TestLogAutoOffsetReset(t *testing.T) {
 		assert.Contains(t, texts[0], "has no committed offset on orders-0, and auto.offset.reset=none gives no default: its poll raises NoOffsetForPartitionException")
 		assert.NotContains(t, texts[0], "out-of-range")
 		// The consumer stops as it joins, in the poll that joins (Kafka
-		// looks the offsets up before that poll returns), and each poll
-		// line after finds it stopped.
+		// looks the offsets up before that poll returns); its application
+		// exits and its close leaves the group, so each poll line after
+		// finds it gone.
 		evs, _ := eventsOf(tr, engine.KindOffsetReset)
 		assert.Equal(t, clock(t, "10:00:01.500"), evs[0].At)
+		_, rebalances := eventsOf(tr, engine.KindRebalance)
+		require.Len(t, rebalances, 2)
+		assert.Contains(t, rebalances[1], "c1's application exits on its NoOffsetForPartitionException, and closing its consumer leaves billing: generation 2")
 		_, polls := eventsOf(tr, engine.KindPoll)
 		require.Len(t, polls, 2)
-		assert.Contains(t, polls[0], "stays stopped on its missing committed offset")
+		assert.Contains(t, polls[0], "c1 does not poll: its application exited on its NoOffsetForPartitionException")
 		assert.Empty(t, targetKeys(tr, "fct_orders"))
 		assert.Equal(t, []string{"1", "2", "3", "4", "5"}, tr.Final().Missing)
 		assert.Equal(t, check.Fail, tr.Checks()[0].Status)
