@@ -713,7 +713,7 @@ func (l *world) finish() error {
 	}
 	for _, name := range l.groupOrd {
 		if g := l.groups[name]; g.crashAt.Line > 0 && g.dynAt.Line > 0 {
-			return scenario.Errorf(g.dynAt, "a crashed member of %s restarts as a static member (group.instance.id), keeping its partitions (line %d), and a static member's client sends no LeaveGroup when it closes or passes max.poll.interval.ms: the coordinator keeps its partitions until session.timeout.ms, which the log world does not model; expected no leave line, and no process= longer than max-poll-interval=, in a group whose poll lines crash a member", g.name, g.crashAt.Line)
+			return scenario.Errorf(g.dynAt, "a crashed member of %s restarts as a static member (crash= on line %d), and a static member sends no LeaveGroup on close or past max.poll.interval.ms; with no session timeout modelled, expected no leave line and no process= longer than max-poll-interval= in its group", g.name, g.crashAt.Line)
 		}
 	}
 	for _, name := range l.groupOrd {

@@ -810,7 +810,7 @@ func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 // follows it (see exit): a static member keeps its partitions.
 func (l *world) stopTail(g *groupState, m *member) string {
 	if g.crashAt.Line > 0 {
-		return "; its application exits, but a static member's close sends no LeaveGroup, so the coordinator keeps its partitions assigned to it until session.timeout.ms, which is not modelled: for the rest of the run"
+		return "; its application exits, but a static member's close sends no LeaveGroup, and with no session timeout modelled it keeps its partitions"
 	}
 	l.w.Then(func() { l.exit(g, m) })
 	return ""
