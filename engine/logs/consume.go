@@ -318,7 +318,8 @@ func (l *world) requestRebalance(g *groupState, why string) {
 // processes it.
 func (g *groupState) work() (ing, done string) { return work(g.target == nil) }
 
-// work is groupState.work for a group that has no target when untargeted.
+// work is groupState.work for narration that has no groupState, only
+// whether the group has a target: untargeted when it has none.
 func work(untargeted bool) (ing, done string) {
 	if untargeted {
 		return "processing", "processed"
