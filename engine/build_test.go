@@ -72,7 +72,7 @@ func TestBuildErrors(t *testing.T) {
 		{"reset past the day", world + "reset extract at=10:00:05 to=24:00:00\n", nil, "b.tdm:6:30", "to=24:00:00 is past the end of the day"},
 		{"bad minutes", world + "run extract at=10:61:00\n", nil, "b.tdm:6:16", `found "10:61:00"`},
 		{"bad duration", world + "jump source at=10:00:00 by=3 seconds\n", nil, "b.tdm:6:28", "expected a duration such as 2s"},
-		{"unknown argument", world + "run extract at=10:00:02 colour=red\n", nil, "b.tdm:6:25", "unknown argument colour= for run; expected one of at=, crash=, only=, store=, worker=, write="},
+		{"unknown argument", world + "run extract at=10:00:02 colour=red\n", nil, "b.tdm:6:25", "unknown argument colour= for run; expected one of at=, crash=, interval=, only=, store=, worker=, write="},
 		{"argument given twice", world + "run extract at=10:00:02 at=10:00:03\n", nil, "b.tdm:6:25", "at= is given twice"},
 		{"stray word", world + "run extract at=10:00:02 now\n", nil, "b.tdm:6:25", `unexpected word "now" in run`},
 		{"bad choice", world + "target t2 sink=replace\n", nil, "b.tdm:6:16", `expected sink= to be one of append, merge, overwrite or upsert, found "replace"`},

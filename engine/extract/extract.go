@@ -212,11 +212,28 @@ type Config struct {
 	CAS       bool   // store the mark only if it still holds the value this run read, and only forward
 	Clock     string // the node clock the reader's now() comes from
 	Scope     Scope
+	// Interval, when positive, makes the pipeline keep no mark: each run
+	// reads and overwrites one closed interval of updated_at this wide,
+	// the last to have closed Settle or more before the run.
+	Interval, Settle vtime.Duration
+}
+
+// Closed is the interval [from, to) a run at t of an interval pipeline
+// takes: the last one to have closed at least Settle before t, counted
+// from midnight.
+func (c *Config) Closed(t vtime.Time) (from, to vtime.Time) {
+	w := int64(c.Interval)
+	to = vtime.Time((int64(t) - int64(c.Settle)) / w * w)
+	return to - vtime.Time(w), to
 }
 
 // MarkNames lists the marks the pipeline keeps: one per table, or one named
-// after the pipeline when the scope is Global or there is one table.
+// after the pipeline when the scope is Global or there is one table; an
+// interval pipeline keeps none.
 func (c *Config) MarkNames() []string {
+	if c.Interval > 0 {
+		return nil
+	}
 	if c.Scope == Global || len(c.From) == 1 {
 		return []string{c.Name}
 	}

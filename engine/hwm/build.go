@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine/mvcc"
 	"github.com/tidemark/tidemark/engine/nocmp"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/sink"
 	"github.com/tidemark/tidemark/engine/vtime"
 )
 
@@ -125,8 +126,27 @@ func (h *world) pipeline(c scenario.Command) error {
 	cfg.Clock = a.Str("clock", "reader")
 	cfg.Scope = scenario.Choice(a, "marks", extract.PerTable, extract.ParseScope, "per-table or global")
 	initial, hasInitial := a.Find("initial")
+	cfg.Interval = a.Duration("interval", 0)
+	cfg.Settle = a.Duration("settle", 0)
 	if err := a.Done(); err != nil {
 		return err
+	}
+	// An interval pipeline keeps no mark, so the settings of one mean
+	// nothing beside it.
+	if x, ok := scenario.NewArgs(c, rest).Find("interval"); ok {
+		if cfg.Interval <= 0 {
+			return errorf(x.ValuePos, "expected interval= to be a positive duration such as 1m, found %s", x.Value)
+		}
+		for _, k := range []string{"mark", "predicate", "overlap", "advance", "cas", "clock", "marks", "initial"} {
+			if y, ok := scenario.NewArgs(c, rest).Find(k); ok {
+				return errorf(y.Pos, "%s= sets up a stored mark, and a pipeline with interval= keeps none: each run overwrites one closed interval; leave %s= out", k, k)
+			}
+		}
+	} else if x, ok := scenario.NewArgs(c, rest).Find("settle"); ok {
+		return errorf(x.Pos, "settle= is how long a run waits for an interval to close, and this pipeline has no interval=; add one, or leave settle= out")
+	}
+	if cfg.Settle < 0 {
+		return errorf(scenario.ValueAt(c, "settle"), "expected settle= to be zero or positive, found %s", cfg.Settle)
 	}
 	if cfg.Overlap < 0 {
 		x, _ := scenario.NewArgs(c, rest).Find("overlap")
@@ -152,6 +172,9 @@ func (h *world) pipeline(c scenario.Command) error {
 		return err
 	}
 	cfg.To = to.Value
+	if cfg.Interval > 0 && target.Mode != sink.Overwrite {
+		return errorf(to.ValuePos, "a run of an interval pipeline replaces its interval in the target, which %s, declared sink=%s, cannot do; declare it sink=overwrite", to.Value, target.Mode.String())
+	}
 	if h.w.Clock(cfg.Clock) == nil {
 		x, _ := scenario.NewArgs(c, rest).Find("clock")
 		return errorf(x.ValuePos, "unknown clock %q; declare it first with `clock %s`", cfg.Clock, cfg.Clock)
@@ -677,8 +700,23 @@ func (h *world) runLine(c scenario.Command) error {
 	store, hasStore := a.Time("store")
 	plan.crash = scenario.Choice(a, "crash", extract.NoCrash, extract.ParseCrash, "none, after-mark, mid-write, after-write or between")
 	only, hasOnly := a.Find("only")
+	from, to, hasIvl := a.TimeRange("interval")
 	if err := a.Done(); err != nil {
 		return err
+	}
+	switch {
+	case p.cfg.Interval == 0 && hasIvl:
+		return errorf(scenario.ValueAt(c, "interval"), "pipeline %s reads after a stored mark, and interval= is the interval a run of a pipeline declared with interval= overwrites; leave it out", p.cfg.Name)
+	case hasStore && p.cfg.Interval > 0:
+		return errorf(scenario.ValueAt(c, "store"), "pipeline %s keeps no mark, so its runs store none; leave store= out", p.cfg.Name)
+	case hasIvl && from == to:
+		return errorf(scenario.ValueAt(c, "interval"), "expected interval=FROM..TO with FROM before TO, found an empty interval at %s", from)
+	case hasIvl:
+		plan.from, plan.to = from, to
+	default:
+		if err := tooEarly(p, plan.read, c, "at"); err != nil {
+			return err
+		}
 	}
 	if hasOnly {
 		for _, t := range strings.Split(only.Value, ",") {
@@ -769,6 +807,9 @@ func (h *world) runsLine(c scenario.Command) error {
 	if err := a.Done(); err != nil {
 		return err
 	}
+	if err := tooEarly(p, from, c, "from"); err != nil {
+		return err
+	}
 	if every <= 0 {
 		return errorf(everyPos, "runs needs every= with a positive duration such as 5s")
 	}
@@ -796,6 +837,9 @@ func (h *world) resetLine(c scenario.Command) error {
 	if err != nil {
 		return err
 	}
+	if p.cfg.Interval > 0 {
+		return errorf(c.Pos, "pipeline %s keeps no mark to reset; to read an interval again, run it: run %s at=TIME interval=FROM..TO", p.cfg.Name, p.cfg.Name)
+	}
 	a := scenario.NewArgs(c, rest)
 	at := a.RequiredTime("at")
 	to, _ := a.Required("to", "VALUE")
@@ -813,6 +857,18 @@ func (h *world) resetLine(c scenario.Command) error {
 	}
 	name := p.cfg.Name
 	h.w.Schedule(at, func() { h.reset(name, mark, v) })
+	return nil
+}
+
+// tooEarly refuses a run at t of interval pipeline p when no interval has
+// closed settle= before t yet; key names the line's argument that gave t.
+func tooEarly(p *pipeline, t vtime.Time, c scenario.Command, key string) error {
+	if p.cfg.Interval == 0 {
+		return nil
+	}
+	if from, _ := p.cfg.Closed(t); from < 0 {
+		return errorf(scenario.ValueAt(c, key), "at %s no %s interval has closed %s before; expected a later %s=", t, p.cfg.Interval, p.cfg.Settle, key)
+	}
 	return nil
 }
 

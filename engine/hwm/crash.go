@@ -16,6 +16,8 @@ import (
 func (h *world) crashAfterEnd(r *runState, at vtime.Time) {
 	var why string
 	switch c := r.plan.crash; {
+	case r.p.cfg.Interval > 0 && c != extract.NoCrash && c != extract.MidWrite:
+		why = "an interval run stores no mark, so its write was its last step"
 	case r.p.cfg.Advance == extract.Before && c == extract.AfterWrite:
 		why = "with advance=before writing is its last step, so its rows and its mark were both durable already"
 	case r.p.cfg.Advance == extract.After && c == extract.AfterMark:

@@ -108,6 +108,9 @@ func (h *Trace) explainRow(v engine.VersionRecord, rows []sink.Row, key string, 
 		if p, m, ok := h.passedBy(table, v); ok {
 			return prose.F("%s; %s's mark was already %s, so no run reading from the mark returns it unless the mark is moved back.", committed, p.Name, p.Mark.Format(m))
 		}
+		if late := h.readBefore(table, v); late != "" {
+			return committed + "; " + late + "."
+		}
 		if qualify && h.readBy(key, table, v, n) != "" {
 			return prose.F("%s; %s read it, but the target's one row with key %s copies another table's row.", committed, h.readBy(key, table, v, n), key)
 		}

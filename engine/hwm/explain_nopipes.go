@@ -23,3 +23,5 @@ func (t *Trace) passedBy(string, engine.VersionRecord) (*extract.Config, extract
 }
 
 func (t *Trace) lostBy(string, engine.VersionRecord, int) string { return "" }
+
+func (t *Trace) readBefore(string, engine.VersionRecord) string { return "" }

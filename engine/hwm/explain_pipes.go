@@ -93,3 +93,20 @@ func (t *Trace) lostBy(key string, v engine.VersionRecord, n int) string {
 	}
 	return ""
 }
+
+// readBefore says, for a version v of table that committed after a run of
+// an interval pipeline had read the interval holding its updated_at, that
+// only a run of that interval again copies it; "" when no run did.
+func (t *Trace) readBefore(table string, v engine.VersionRecord) string {
+	p := t.pipeFor(table)
+	if p == nil || p.Interval == 0 {
+		return ""
+	}
+	for _, r := range t.Runs {
+		if r.Pipeline == p.Name && r.ReadStep > 0 && r.ReadStep < int(v.CommitStep) && r.From <= v.UpdatedAt && v.UpdatedAt < r.To {
+			return prose.F("its updated_at %s lies in %s..%s, which %s's run at %s read before this commit, so it reaches %s only if that interval is run again",
+				v.UpdatedAt, r.From, r.To, p.Name, r.At, p.To)
+		}
+	}
+	return ""
+}

@@ -126,7 +126,7 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 		}
 	}
 	var lost []string
-	var note string
+	var note, late string // late: what an interval pipeline's run read before this commit
 	vs := t.versionsOf(rec)
 	for i, v := range vs {
 		table := t.t.VersionTable(&v)
@@ -135,6 +135,9 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 		}
 		p, m, ok := t.passedBy(table, v)
 		if !ok || !p.Mark.IsTimestamp() {
+			if late == "" {
+				late = t.readBefore(table, v)
+			}
 			continue
 		}
 		lost = append(lost, t.t.VersionKey(&v))
@@ -180,6 +183,8 @@ func (t *Trace) commitNarration(rec *TxnRecord) string {
 			rec.Name, rec.EndAt, rec.LSN, prose.Rows(n, visible), also, note, it)
 	}
 	switch {
+	case late != "" && len(gone) == 0:
+		return prose.F("%s commits at %s as lsn %d, making %s visible; %s.", rec.Name, rec.EndAt, rec.LSN, prose.Rows(n, visible), late)
 	case len(gone) == 0:
 		return prose.F("%s commits at %s as lsn %d; %s %s now visible to new readers.", rec.Name, rec.EndAt, rec.LSN, prose.Rows(n, visible), prose.IsAre(len(visible)))
 	case len(visible) == 0:

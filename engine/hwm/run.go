@@ -24,6 +24,9 @@ type runPlan struct {
 	write  vtime.Time
 	store  vtime.Time
 	crash  extract.Crash
+	// An interval run's interval, [from, to); zero for a run after a mark,
+	// and for an interval run until scheduleRun computes it.
+	from, to vtime.Time
 }
 
 // runState is one run in flight.
@@ -62,6 +65,9 @@ func (h *world) scheduleRun(plan runPlan) {
 	h.t.Runs = append(h.t.Runs, RunRecord{})
 	rr := h.rec(r)
 	rr.ID, rr.Pipeline, rr.Worker, rr.At = r.id, p.cfg.Name, plan.worker, plan.read
+	if p.cfg.Interval > 0 && plan.to == 0 {
+		r.plan.from, r.plan.to = p.cfg.Closed(plan.read)
+	}
 	h.w.Schedule(plan.read, func() { h.runRead(r) })
 	c := plan.crash
 	switch p.cfg.Advance {
@@ -73,6 +79,9 @@ func (h *world) scheduleRun(plan runPlan) {
 		h.w.Schedule(plan.write, func() { h.runWrite(r, c == extract.MidWrite) })
 	case extract.After:
 		h.w.Schedule(plan.write, func() { h.runWrite(r, c == extract.MidWrite) })
+		if p.cfg.Interval > 0 {
+			break // no mark to store
+		}
 		if c == extract.AfterWrite || c == extract.Between {
 			h.w.Schedule(plan.store, func() { h.runCrash(r, "after writing and before storing the mark") })
 		}
@@ -95,6 +104,10 @@ func (h *world) runRead(r *runState) {
 	tables := cfg.From
 	if len(r.plan.only) > 0 {
 		tables = r.plan.only
+	}
+	if cfg.Interval > 0 {
+		h.intervalRead(r, tables) // which reads no clock
+		return
 	}
 	r.seen, r.next = map[string]extract.Mark{}, map[string]extract.Mark{}
 	// Only the clock the mark reads is read: a reading outside the day
@@ -209,6 +222,30 @@ func (h *world) runRead(r *runState) {
 	h.w.Emit(r.actor, engine.KindRead, r.id, "%s reads %s and finds %s.%s", r.actor, strings.Join(parts, "; "), found, unseen)
 }
 
+// intervalRead selects, in one snapshot of what has committed, the rows
+// of tables whose updated_at lies in the run's interval, reading no mark.
+func (h *world) intervalRead(r *runState, tables []string) {
+	from, to := r.plan.from, r.plan.to
+	rg := mvcc.Range{Lo: from, HasLo: true, LoInclusive: true, Hi: to - 1, HasHi: true} // to is left out: times are whole milliseconds
+	for _, t := range tables {
+		r.rows = append(r.rows, h.db.Table(t).SelectStamp(rg)...)
+	}
+	h.w.Charge(len(r.rows))
+	keys := keysOf(r.rows)
+	rr := h.rec(r)
+	rr.ReadStep, rr.Read, rr.SourceCount, rr.Keys = h.w.NextStep(), len(r.rows), len(r.rows), keys
+	rr.From, rr.To = from, to
+	why := prose.F("the last interval closed for %s or more", r.p.cfg.Settle)
+	if r.p.cfg.Settle == 0 {
+		why = "the last interval to close"
+	}
+	if _, to := r.p.cfg.Closed(r.plan.read); to != r.plan.to {
+		why = "an interval given to this run by hand"
+	}
+	h.w.Emit(r.actor, engine.KindRead, r.id, "%s reads no mark: it selects %s where %s <= updated_at < %s, %s, and finds %s.",
+		r.actor, strings.Join(tables, " and "), from, to, why, prose.Rows(h.w.Trace().Noun(tables[0]), keys))
+}
+
 // rowsOfTables names rows read from several tables, table by table, since
 // two tables may hold the same key: "orders 1, 2 of orders_eu and order 1
 // of orders_us".
@@ -303,6 +340,9 @@ func (h *world) runWrite(r *runState, mid bool) {
 	}
 	r.wrote = true
 	if r.p.target.Mode == sink.Overwrite {
+		if r.plan.to > 0 {
+			extra += "; with no mark to store, the run is done"
+		}
 		h.w.Emit(r.actor, engine.KindWrite, r.id, "%s overwrites its interval of %s with %s%s.", r.actor, r.p.target.Name, prose.Rows(n, keys), extra)
 		return
 	}
@@ -352,7 +392,9 @@ func (h *world) write(r *runState, rows []*mvcc.Version) sink.Result {
 		}
 	}
 	var inInterval func(sink.Row) bool
-	if r.p.target.Mode == sink.Overwrite {
+	if from, to := r.plan.from, r.plan.to; to > 0 {
+		inInterval = func(row sink.Row) bool { return row.UpdatedAt >= from && row.UpdatedAt < to }
+	} else if r.p.target.Mode == sink.Overwrite {
 		cfg := &r.p.cfg
 		lo, hasLo := extract.Mark{}, false
 		for _, mn := range r.marks {
@@ -520,6 +562,10 @@ func (h *world) runCrash(r *runState, where string) {
 	switch {
 	case len(keys) == 0:
 		effect = "it had read nothing, so nothing is lost or repeated"
+	case cfg.Interval > 0 && r.wrote:
+		effect = "its overwrite was complete and it has no mark to store, so nothing is lost or repeated"
+	case cfg.Interval > 0:
+		effect = prose.F("nothing of it was durable, and the interval %s..%s reaches %s only when a run of it is retried", r.plan.from, r.plan.to, r.p.target.Name)
 	case r.stored && !r.wrote:
 		effect = prose.F("the mark already says %s %s processed, and none of them is in %s", prose.Rows(n, keys), prose.IsAre(len(keys)), r.p.target.Name)
 	case r.wrote && !r.stored:

@@ -182,9 +182,10 @@ type MarkHistory struct {
 type RunRecord struct {
 	check.Run
 	ReadStep, WriteStep, MarkStep, EndStep int
-	Keys                                   []string // keys read
-	Lower, Upper                           string   // the window read, as printed
-	Collapsed                              int      // rows the merge absorbed in this run's write
+	Keys                                   []string   // keys read
+	Lower, Upper                           string     // the window read, as printed
+	From, To                               vtime.Time // an interval run's interval, [From, To); To is 0 for a run after a mark
+	Collapsed                              int        // rows the merge absorbed in this run's write
 }
 
 // SourceTable describes a source table in the trace.

@@ -259,6 +259,9 @@ func marksText(b *strings.Builder, t *engine.Trace) {
 		if pt, n, ok := ht.ProcessedThrough(p.Name, t.Steps()); ok {
 			fmt.Fprintf(b, "  %s processed through: %s (the smallest of its %d marks)\n", p.Name, pt.Display, n)
 		}
+		if p.Interval > 0 {
+			fmt.Fprintf(b, "  %s keeps none: each run overwrites one closed %s interval of updated_at\n", p.Name, p.Interval)
+		}
 	}
 }
 

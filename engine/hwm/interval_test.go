@@ -1,0 +1,197 @@
+package hwm_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/hwm"
+	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/vtime"
+	"github.com/tidemark/tidemark/engine/worlds"
+)
+
+// intervalWorld is an interval pipeline: no mark, one closed minute of
+// updated_at a run, taken once it has been closed for settle.
+const intervalWorld = `scenario test/interval "Closed intervals"
+knob settle = 5s | 1m
+source orders key=order_id updated_at=txn-start
+target fct_orders sink=overwrite key=order_id
+pipeline load from=orders to=fct_orders interval=1m settle=$settle
+`
+
+func runInterval(t *testing.T, body string, knobs map[string]string) *engine.Trace {
+	t.Helper()
+	f, err := scenario.Parse("i.tdm", []byte(intervalWorld+body))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, knobs, 1, worlds.All())
+	require.NoError(t, err)
+	return tr
+}
+
+func at(s string) vtime.Time {
+	t, err := vtime.ParseTime(s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// TestIntervalRunsTakeTheLastClosedInterval: a run reads the last interval
+// to have closed settle= before it, or the one its line names, and keeps
+// no mark.
+func TestIntervalRunsTakeTheLastClosedInterval(t *testing.T) {
+	body := `run load at=10:01:05
+run load at=10:02:04.999
+run load at=10:02:05
+run load at=10:05:00 interval=10:00:00..10:00:30
+`
+	for _, c := range []struct {
+		settle string
+		want   [][2]string
+	}{
+		{"5s", [][2]string{{"10:00:00", "10:01:00"}, {"10:00:00", "10:01:00"}, {"10:01:00", "10:02:00"}, {"10:00:00", "10:00:30"}}},
+		{"1m", [][2]string{{"09:59:00", "10:00:00"}, {"10:00:00", "10:01:00"}, {"10:00:00", "10:01:00"}, {"10:00:00", "10:00:30"}}},
+	} {
+		t.Run(c.settle, func(t *testing.T) {
+			ht := hwm.Of(runInterval(t, body, map[string]string{"settle": c.settle}))
+			require.Len(t, ht.Runs, len(c.want))
+			for i, w := range c.want {
+				r := ht.Runs[i]
+				assert.Equal(t, at(w[0]), r.From, "run %d starts its interval", i)
+				assert.Equal(t, at(w[1]), r.To, "run %d ends its interval", i)
+				assert.True(t, r.Finished)
+				assert.Zero(t, r.MarkStep, "an interval run stores no mark")
+			}
+			assert.Empty(t, ht.Marks, "an interval pipeline keeps no mark")
+		})
+	}
+}
+
+// TestIntervalReadIsHalfOpenAndCommitted: a run reads the committed rows
+// with FROM <= updated_at < TO, in its snapshot: not the row stamped at TO,
+// nor one still uncommitted, however it is stamped.
+func TestIntervalReadIsHalfOpenAndCommitted(t *testing.T) {
+	tr := runInterval(t, `txn T1 begin=10:00:00 commit=10:00:00 insert order_id=1
+txn T2 begin=10:00:59.999 commit=10:00:59.999 insert order_id=2
+txn T3 begin=10:01:00 commit=10:01:00 insert order_id=3
+txn T4 begin=10:00:30 commit=10:01:30 insert order_id=4
+txn T5 begin=09:59:59.999 commit=09:59:59.999 insert order_id=5
+run load at=10:01:05
+`, nil)
+	r := hwm.Of(tr).Runs[0]
+	assert.Equal(t, []string{"1", "2"}, r.Keys)
+	assert.Equal(t, 2, r.SourceCount, "the source counts the same interval in the same snapshot")
+	assert.ElementsMatch(t, []string{"3", "4", "5"}, tr.Final().Missing)
+	var read string
+	for i := range tr.Events {
+		if tr.Events[i].Kind == engine.KindRead {
+			read = tr.Narration(&tr.Events[i])
+		}
+	}
+	assert.Equal(t, "load reads no mark: it selects orders where 10:00:00 <= updated_at < 10:01:00, the last interval closed for 5s or more, and finds orders 1, 2.", read)
+}
+
+// TestIntervalRunsConverge: a crash halfway through the write, the retry,
+// and a second worker running the same interval leave its rows in the
+// target once each: the overwrite deletes the interval before inserting.
+func TestIntervalRunsConverge(t *testing.T) {
+	tr := runInterval(t, `txn T1 begin=10:00:10 commit=10:00:10 insert order_id=1,2,3,4
+txn T2 begin=10:01:10 commit=10:01:10 insert order_id=5
+run load at=10:01:05 crash=mid-write
+run load worker=A at=10:01:20 write=10:01:30
+run load worker=B at=10:01:25
+`, nil)
+	fin := tr.Final()
+	assert.Equal(t, []string{"5"}, fin.Missing, "order 5 lies in the next minute, which no run takes")
+	assert.Empty(t, fin.Duplicated)
+	rows := tr.TargetAt("fct_orders", tr.Steps())
+	assert.Len(t, rows, 4, "orders 1 to 4 once each")
+	ht := hwm.Of(tr)
+	assert.True(t, ht.Runs[0].Crashed)
+	assert.Equal(t, 2, ht.Runs[0].Written, "the crash left half of the interval written")
+	var writes []string
+	for i := range tr.Events {
+		if tr.Events[i].Kind == engine.KindWrite {
+			writes = append(writes, tr.Narration(&tr.Events[i]))
+		}
+	}
+	require.Len(t, writes, 2)
+	assert.Contains(t, writes[0], "load/B overwrites its interval of fct_orders with orders 1, 2, 3, 4; it first deletes what the target already holds in that interval: orders 1, 2 (written by the run at 10:01:05)")
+	assert.Contains(t, writes[1], "orders 1, 2, 3, 4 (written by B's run at 10:01:25); with no mark to store, the run is done.")
+}
+
+// TestALateCommitIntoATakenInterval: a row stamped inside an interval that
+// commits after its run read it is missing until the interval is run
+// again, the commit's narration says so, and a run that waits long enough
+// takes it the first time.
+func TestALateCommitIntoATakenInterval(t *testing.T) {
+	body := `txn T1 begin=10:00:50 commit=10:01:30 insert order_id=1
+run load at=10:01:05
+run load at=10:02:05
+`
+	short := runInterval(t, body, nil)
+	assert.Equal(t, []string{"1"}, short.Final().Missing, "a 5s settle took 10:00 before T1 committed, and never again")
+	var commit string
+	for i := range short.Events {
+		if e := &short.Events[i]; e.Kind == engine.KindCommit {
+			commit = short.Narration(e)
+		}
+	}
+	assert.Equal(t, "T1 commits at 10:01:30 as lsn 1001, making order 1 visible; its updated_at 10:00:50 lies in 10:00:00..10:01:00, which load's run at 10:01:05 read before this commit, so it reaches fct_orders only if that interval is run again.", commit)
+
+	assert.Equal(t, "Order 1 committed at 10:01:30 (lsn 1001) with updated_at 10:00:50; its updated_at 10:00:50 lies in 10:00:00..10:01:00, which load's run at 10:01:05 read before this commit, so it reaches fct_orders only if that interval is run again.",
+		hwm.Explain(short, "1", short.Steps()), "the explanation of the missing row says the same")
+
+	long := runInterval(t, body, map[string]string{"settle": "1m"})
+	assert.Empty(t, long.Final().Missing, "a 1m settle takes 10:00 at 10:02:05, after T1 committed")
+
+	rerun := runInterval(t, body+"run load at=10:03:00 interval=10:00:00..10:01:00\n", nil)
+	assert.Empty(t, rerun.Final().Missing, "running the interval again copies the late row")
+}
+
+// TestCrashAfterAnIntervalRunsWrite: a crash point after the write comes
+// past an interval run's end, which stores nothing; an injected crash
+// before the write says the interval waits for a retry.
+func TestCrashAfterAnIntervalRunsWrite(t *testing.T) {
+	for _, crash := range []string{"after-write", "between", "after-mark"} {
+		tr := runInterval(t, "txn T1 begin=10:00:10 commit=10:00:10 insert order_id=1\nrun load at=10:01:05 crash="+crash+"\n", nil)
+		assert.Empty(t, tr.Final().Missing, crash)
+		last := tr.Events[len(tr.Events)-1]
+		assert.Equal(t, engine.KindCrash, last.Kind, crash)
+		assert.Equal(t, "load crashes after finishing its run: an interval run stores no mark, so its write was its last step; nothing is lost or repeated.", tr.Narration(&last), crash)
+	}
+}
+
+// TestIntervalErrors: the settings of a stored mark, a target that cannot
+// replace an interval, and runs, resets and intervals that mean nothing
+// for the pipeline are refused where they are written.
+func TestIntervalErrors(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{intervalWorld + "run load at=00:01:04\n", "i.tdm:6:13: at 00:01:04 no 1m interval has closed 5s before; expected a later at="},
+		{intervalWorld + "runs load from=00:00:30 until=10:05:00 every=1m\n", "i.tdm:6:16: at 00:00:30 no 1m interval has closed 5s before; expected a later from="},
+		{intervalWorld + "run load at=10:01:05 store=10:01:06\n", "i.tdm:6:28: pipeline load keeps no mark, so its runs store none; leave store= out"},
+		{intervalWorld + "run load at=10:01:05 interval=10:00:00..10:00:00\n", "i.tdm:6:31: expected interval=FROM..TO with FROM before TO, found an empty interval at 10:00:00"},
+		{intervalWorld + "run load at=10:01:05 interval=10:01:00..10:00:00\n", "i.tdm:6:31: expected interval=FROM..TO"},
+		{intervalWorld + "reset load at=10:01:05 to=10:00:00\n", "i.tdm:6:1: pipeline load keeps no mark to reset; to read an interval again, run it: run load at=TIME interval=FROM..TO"},
+		{strings.Replace(intervalWorld, "settle=$settle", "mark=lsn", 1), "i.tdm:5:53: mark= sets up a stored mark, and a pipeline with interval= keeps none: each run overwrites one closed interval; leave mark= out"},
+		{strings.Replace(intervalWorld, "settle=$settle", "overlap=5s", 1), "i.tdm:5:53: overlap= sets up a stored mark"},
+		{strings.Replace(intervalWorld, "interval=1m", "interval=0s", 1), "i.tdm:5:50: expected interval= to be a positive duration such as 1m, found 0s"},
+		{strings.Replace(intervalWorld, "interval=1m ", "", 1), "i.tdm:5:41: settle= is how long a run waits for an interval to close, and this pipeline has no interval=; add one, or leave settle= out"},
+		{strings.Replace(intervalWorld, "sink=overwrite", "sink=merge", 1), "i.tdm:5:30: a run of an interval pipeline replaces its interval in the target, which fct_orders, declared sink=merge, cannot do; declare it sink=overwrite"},
+		{world + "run extract at=10:00:05 interval=10:00:00..10:01:00\n", "b.tdm:6:34: pipeline extract reads after a stored mark, and interval= is the interval a run of a pipeline declared with interval= overwrites; leave it out"},
+	} {
+		name := "i.tdm"
+		if strings.HasPrefix(c.src, world) {
+			name = "b.tdm"
+		}
+		f, err := scenario.Parse(name, []byte(c.src))
+		require.NoError(t, err)
+		_, err = engine.Run(f, nil, 1, worlds.All())
+		require.Error(t, err, c.want)
+		assert.Contains(t, err.Error(), c.want)
+	}
+}
