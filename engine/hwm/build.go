@@ -126,27 +126,25 @@ func (h *world) pipeline(c scenario.Command) error {
 	cfg.Clock = a.Str("clock", "reader")
 	cfg.Scope = scenario.Choice(a, "marks", extract.PerTable, extract.ParseScope, "per-table or global")
 	initial, hasInitial := a.Find("initial")
-	cfg.Interval = a.Duration("interval", 0)
-	cfg.Settle = a.Duration("settle", 0)
+	cfg.Interval = a.DurationIn("interval", 0, 0, 24*vtime.Hour, "from 0s to 24h")
+	cfg.Settle = a.DurationIn("settle", 0, 0, 24*vtime.Hour, "from 0s to 24h")
 	if err := a.Done(); err != nil {
 		return err
 	}
 	// An interval pipeline keeps no mark, so the settings of one mean
-	// nothing beside it.
-	if x, ok := scenario.NewArgs(c, rest).Find("interval"); ok {
-		if cfg.Interval <= 0 {
-			return errorf(x.ValuePos, "expected interval= to be a positive duration such as 1m, found %s", x.Value)
-		}
-		for _, k := range []string{"mark", "predicate", "overlap", "advance", "cas", "clock", "marks", "initial"} {
-			if y, ok := scenario.NewArgs(c, rest).Find(k); ok {
-				return errorf(y.Pos, "%s= sets up a stored mark, and a pipeline with interval= keeps none: each run overwrites one closed interval; leave %s= out", k, k)
-			}
-		}
-	} else if x, ok := scenario.NewArgs(c, rest).Find("settle"); ok {
-		return errorf(x.Pos, "settle= is how long a run waits for an interval to close, and this pipeline has no interval=; add one, or leave settle= out")
+	// nothing beside it; interval=0s is none, so a knob can switch it.
+	if cfg.Settle > 0 && cfg.Interval == 0 {
+		return errorf(scenario.ValueAt(c, "settle"), "settle= is how long a run waits for an interval to close; expected interval= beside it")
 	}
-	if cfg.Settle < 0 {
-		return errorf(scenario.ValueAt(c, "settle"), "expected settle= to be zero or positive, found %s", cfg.Settle)
+	// A knob that sets interval= may pair it with them, as it may overlap=
+	// with mark=.
+	for _, x := range rest {
+		if cfg.Interval > 0 && slices.Contains(markSettings, x.Key) && !scenario.KnobSets(c, "interval") {
+			return errorf(x.Pos, "%s= sets up a stored mark, and a pipeline with interval= keeps none; leave it out", x.Key)
+		}
+	}
+	if cfg.Interval > 0 {
+		cfg.Advance, cfg.Overlap, cfg.CAS = extract.After, 0, false // a run writes and ends
 	}
 	if cfg.Overlap < 0 {
 		x, _ := scenario.NewArgs(c, rest).Find("overlap")
@@ -173,7 +171,7 @@ func (h *world) pipeline(c scenario.Command) error {
 	}
 	cfg.To = to.Value
 	if cfg.Interval > 0 && target.Mode != sink.Overwrite {
-		return errorf(to.ValuePos, "a run of an interval pipeline replaces its interval in the target, which %s, declared sink=%s, cannot do; declare it sink=overwrite", to.Value, target.Mode.String())
+		return errorf(to.ValuePos, "a run of a pipeline with interval= replaces its interval in the target; expected a target declared sink=overwrite")
 	}
 	if h.w.Clock(cfg.Clock) == nil {
 		x, _ := scenario.NewArgs(c, rest).Find("clock")
@@ -212,6 +210,9 @@ func (h *world) pipeline(c scenario.Command) error {
 	}
 	return nil
 }
+
+// markSettings are the pipeline's settings of a stored mark.
+var markSettings = []string{"mark", "predicate", "overlap", "advance", "cas", "clock", "marks", "initial"}
 
 // txn reads the one-line form: txn NAME begin=T commit=T|rollback=T [session=S] STATEMENT...
 func (h *world) txnLine(c scenario.Command) error {
@@ -705,12 +706,10 @@ func (h *world) runLine(c scenario.Command) error {
 		return err
 	}
 	switch {
-	case p.cfg.Interval == 0 && hasIvl:
-		return errorf(scenario.ValueAt(c, "interval"), "pipeline %s reads after a stored mark, and interval= is the interval a run of a pipeline declared with interval= overwrites; leave it out", p.cfg.Name)
+	case hasIvl != (p.cfg.Interval > 0 && from < to):
+		return errorf(scenario.ValueAt(c, "interval"), "interval=FROM..TO, FROM before TO, is for a pipeline declared with interval=")
 	case hasStore && p.cfg.Interval > 0:
-		return errorf(scenario.ValueAt(c, "store"), "pipeline %s keeps no mark, so its runs store none; leave store= out", p.cfg.Name)
-	case hasIvl && from == to:
-		return errorf(scenario.ValueAt(c, "interval"), "expected interval=FROM..TO with FROM before TO, found an empty interval at %s", from)
+		return errorf(scenario.ValueAt(c, "store"), "a pipeline with interval= keeps no mark to store; leave store= out")
 	case hasIvl:
 		plan.from, plan.to = from, to
 	default:
@@ -838,7 +837,7 @@ func (h *world) resetLine(c scenario.Command) error {
 		return err
 	}
 	if p.cfg.Interval > 0 {
-		return errorf(c.Pos, "pipeline %s keeps no mark to reset; to read an interval again, run it: run %s at=TIME interval=FROM..TO", p.cfg.Name, p.cfg.Name)
+		return errorf(c.Pos, "a pipeline with interval= keeps no mark to reset; to read an interval again, give a run interval=FROM..TO")
 	}
 	a := scenario.NewArgs(c, rest)
 	at := a.RequiredTime("at")
@@ -867,7 +866,7 @@ func tooEarly(p *pipeline, t vtime.Time, c scenario.Command, key string) error {
 		return nil
 	}
 	if from, _ := p.cfg.Closed(t); from < 0 {
-		return errorf(scenario.ValueAt(c, key), "at %s no %s interval has closed %s before; expected a later %s=", t, p.cfg.Interval, p.cfg.Settle, key)
+		return errorf(scenario.ValueAt(c, key), "no interval has closed settle= before this time; expected a later one")
 	}
 	return nil
 }

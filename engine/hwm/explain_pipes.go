@@ -104,8 +104,7 @@ func (t *Trace) readBefore(table string, v engine.VersionRecord) string {
 	}
 	for _, r := range t.Runs {
 		if r.Pipeline == p.Name && r.ReadStep > 0 && r.ReadStep < int(v.CommitStep) && r.From <= v.UpdatedAt && v.UpdatedAt < r.To {
-			return prose.F("its updated_at %s lies in %s..%s, which %s's run at %s read before this commit, so it reaches %s only if that interval is run again",
-				v.UpdatedAt, r.From, r.To, p.Name, r.At, p.To)
+			return prose.F("its updated_at lies in %s..%s, which the run at %s read before this commit, so only a run of that interval again copies it", r.From, r.To, r.At)
 		}
 	}
 	return ""

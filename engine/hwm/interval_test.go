@@ -92,7 +92,7 @@ run load at=10:01:05
 			read = tr.Narration(&tr.Events[i])
 		}
 	}
-	assert.Equal(t, "load reads no mark: it selects orders where 10:00:00 <= updated_at < 10:01:00, the last interval closed for 5s or more, and finds orders 1, 2.", read)
+	assert.Equal(t, "load reads no mark: it selects orders where 10:00:00 <= updated_at < 10:01:00 and finds orders 1, 2.", read)
 }
 
 // TestIntervalRunsConverge: a crash halfway through the write, the retry,
@@ -141,9 +141,9 @@ run load at=10:02:05
 			commit = short.Narration(e)
 		}
 	}
-	assert.Equal(t, "T1 commits at 10:01:30 as lsn 1001, making order 1 visible; its updated_at 10:00:50 lies in 10:00:00..10:01:00, which load's run at 10:01:05 read before this commit, so it reaches fct_orders only if that interval is run again.", commit)
+	assert.Equal(t, "T1 commits at 10:01:30 as lsn 1001, making order 1 visible; its updated_at lies in 10:00:00..10:01:00, which the run at 10:01:05 read before this commit, so only a run of that interval again copies it.", commit)
 
-	assert.Equal(t, "Order 1 committed at 10:01:30 (lsn 1001) with updated_at 10:00:50; its updated_at 10:00:50 lies in 10:00:00..10:01:00, which load's run at 10:01:05 read before this commit, so it reaches fct_orders only if that interval is run again.",
+	assert.Equal(t, "Order 1 committed at 10:01:30 (lsn 1001) with updated_at 10:00:50; its updated_at lies in 10:00:00..10:01:00, which the run at 10:01:05 read before this commit, so only a run of that interval again copies it.",
 		hwm.Explain(short, "1", short.Steps()), "the explanation of the missing row says the same")
 
 	long := runInterval(t, body, map[string]string{"settle": "1m"})
@@ -166,23 +166,47 @@ func TestCrashAfterAnIntervalRunsWrite(t *testing.T) {
 	}
 }
 
+// TestIntervalZeroIsAMark: interval=0s is no interval, so a knob can turn
+// a pipeline with a mark into one without and back, and the mark's
+// settings it pairs with interval= are not refused.
+func TestIntervalZeroIsAMark(t *testing.T) {
+	src := strings.Replace(intervalWorld, "settle=$settle", "mark=lsn advance=before cas=on", 1)
+	src = strings.Replace(src, "interval=1m", "interval=$ivl", 1)
+	src = strings.Replace(src, "knob settle = 5s | 1m", "knob ivl = 0s | 1m", 1)
+	f, err := scenario.Parse("i.tdm", []byte(src+"txn T1 begin=10:00:10 commit=10:00:10 insert order_id=1\nrun load at=10:01:05\n"))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err, "interval=0s keeps a mark, and mark= is its setting")
+	require.Len(t, hwm.Of(tr).Marks, 1)
+	assert.Equal(t, "lsn 1001", hwm.Of(tr).Runs[0].MarkAfter)
+	tr, err = engine.Run(f, map[string]string{"ivl": "1m"}, 1, worlds.All())
+	require.NoError(t, err, "the knob pairs interval= with mark=, which then has nothing to do")
+	assert.Empty(t, hwm.Of(tr).Marks)
+	assert.Equal(t, []string{"1"}, hwm.Of(tr).Runs[0].Keys)
+	for i := range tr.Events {
+		assert.NotEqual(t, engine.KindMark, tr.Events[i].Kind, "advance=before serves the mark the pipeline keeps without an interval; with one, a run writes and ends")
+	}
+	assert.True(t, hwm.Of(tr).Runs[0].Finished)
+}
+
 // TestIntervalErrors: the settings of a stored mark, a target that cannot
 // replace an interval, and runs, resets and intervals that mean nothing
 // for the pipeline are refused where they are written.
 func TestIntervalErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
-		{intervalWorld + "run load at=00:01:04\n", "i.tdm:6:13: at 00:01:04 no 1m interval has closed 5s before; expected a later at="},
-		{intervalWorld + "runs load from=00:00:30 until=10:05:00 every=1m\n", "i.tdm:6:16: at 00:00:30 no 1m interval has closed 5s before; expected a later from="},
-		{intervalWorld + "run load at=10:01:05 store=10:01:06\n", "i.tdm:6:28: pipeline load keeps no mark, so its runs store none; leave store= out"},
-		{intervalWorld + "run load at=10:01:05 interval=10:00:00..10:00:00\n", "i.tdm:6:31: expected interval=FROM..TO with FROM before TO, found an empty interval at 10:00:00"},
+		{intervalWorld + "run load at=00:01:04\n", "i.tdm:6:13: no interval has closed settle= before this time; expected a later one"},
+		{intervalWorld + "runs load from=00:00:30 until=10:05:00 every=1m\n", "i.tdm:6:16: no interval has closed settle= before this time"},
+		{intervalWorld + "run load at=10:01:05 store=10:01:06\n", "i.tdm:6:28: a pipeline with interval= keeps no mark to store; leave store= out"},
+		{intervalWorld + "run load at=10:01:05 interval=10:00:00..10:00:00\n", "i.tdm:6:31: interval=FROM..TO, FROM before TO, is for a pipeline declared with interval="},
 		{intervalWorld + "run load at=10:01:05 interval=10:01:00..10:00:00\n", "i.tdm:6:31: expected interval=FROM..TO"},
-		{intervalWorld + "reset load at=10:01:05 to=10:00:00\n", "i.tdm:6:1: pipeline load keeps no mark to reset; to read an interval again, run it: run load at=TIME interval=FROM..TO"},
-		{strings.Replace(intervalWorld, "settle=$settle", "mark=lsn", 1), "i.tdm:5:53: mark= sets up a stored mark, and a pipeline with interval= keeps none: each run overwrites one closed interval; leave mark= out"},
+		{intervalWorld + "reset load at=10:01:05 to=10:00:00\n", "i.tdm:6:1: a pipeline with interval= keeps no mark to reset; to read an interval again, give a run interval=FROM..TO"},
+		{strings.Replace(intervalWorld, "settle=$settle", "mark=lsn", 1), "i.tdm:5:53: mark= sets up a stored mark, and a pipeline with interval= keeps none; leave it out"},
 		{strings.Replace(intervalWorld, "settle=$settle", "overlap=5s", 1), "i.tdm:5:53: overlap= sets up a stored mark"},
-		{strings.Replace(intervalWorld, "interval=1m", "interval=0s", 1), "i.tdm:5:50: expected interval= to be a positive duration such as 1m, found 0s"},
-		{strings.Replace(intervalWorld, "interval=1m ", "", 1), "i.tdm:5:41: settle= is how long a run waits for an interval to close, and this pipeline has no interval=; add one, or leave settle= out"},
-		{strings.Replace(intervalWorld, "sink=overwrite", "sink=merge", 1), "i.tdm:5:30: a run of an interval pipeline replaces its interval in the target, which fct_orders, declared sink=merge, cannot do; declare it sink=overwrite"},
-		{world + "run extract at=10:00:05 interval=10:00:00..10:01:00\n", "b.tdm:6:34: pipeline extract reads after a stored mark, and interval= is the interval a run of a pipeline declared with interval= overwrites; leave it out"},
+		{strings.Replace(intervalWorld, "interval=1m", "interval=-1m", 1), "i.tdm:5:50: expected interval= to be from 0s to 24h, found \"-1m\""},
+		{strings.Replace(intervalWorld, "settle=$settle", "settle=-1s", 1), "i.tdm:5:60: expected settle= to be from 0s to 24h, found \"-1s\""},
+		{strings.Replace(intervalWorld, "interval=1m ", "", 1), "i.tdm:5:48: settle= is how long a run waits for an interval to close; expected interval= beside it"},
+		{strings.Replace(intervalWorld, "sink=overwrite", "sink=merge", 1), "i.tdm:5:30: a run of a pipeline with interval= replaces its interval in the target; expected a target declared sink=overwrite"},
+		{world + "run extract at=10:00:05 interval=10:00:00..10:01:00\n", "b.tdm:6:34: interval=FROM..TO, FROM before TO, is for a pipeline declared with interval="},
 	} {
 		name := "i.tdm"
 		if strings.HasPrefix(c.src, world) {

@@ -97,7 +97,8 @@ func (h *world) scheduleRun(plan runPlan) {
 	h.crashAfterEnd(r, last)
 }
 
-// runRead reads the stored marks and selects the rows after them in one snapshot.
+// runRead reads the stored marks and selects the rows after them in one
+// snapshot; a run of an interval pipeline selects its interval's rows.
 func (h *world) runRead(r *runState) {
 	p, cfg := r.p, &r.p.cfg
 	rr := h.rec(r)
@@ -105,22 +106,28 @@ func (h *world) runRead(r *runState) {
 	if len(r.plan.only) > 0 {
 		tables = r.plan.only
 	}
-	if cfg.Interval > 0 {
-		h.intervalRead(r, tables) // which reads no clock
-		return
-	}
 	r.seen, r.next = map[string]extract.Mark{}, map[string]extract.Mark{}
 	// Only the clock the mark reads is read: a reading outside the day
 	// stops the run (engine.Clock.Read), and an unread one is no error.
+	// An interval pipeline has no mark, so it reads none.
 	var readerNow, sourceNow vtime.Time
-	switch cfg.Mark {
-	case extract.ReaderClock:
+	switch {
+	case cfg.Interval > 0:
+	case cfg.Mark == extract.ReaderClock:
 		readerNow = h.w.Clock(cfg.Clock).Read(h.w.Now())
-	case extract.SourceClock:
+	case cfg.Mark == extract.SourceClock:
 		sourceNow = h.source.Read(h.w.Now())
 	}
 	lastLSN := h.db.LastLSN()
 	var parts []string
+	if from, to := r.plan.from, r.plan.to; to > 0 {
+		// FROM <= updated_at < TO; times are whole milliseconds.
+		for _, t := range tables {
+			r.rows = append(r.rows, h.db.Table(t).SelectStamp(mvcc.Range{Lo: from, HasLo: true, LoInclusive: true, Hi: to - 1, HasHi: true})...)
+		}
+		rr.From, rr.To = from, to
+		parts = append(parts, prose.F("no mark: it selects %s where %s <= updated_at < %s", strings.Join(tables, " and "), from, to))
+	}
 	var deleted []string // keys deleted by a commit a position read covers, which it cannot see
 	var overlapRows, overlapKnown int
 	// Group the tables by the mark that governs them.
@@ -220,30 +227,6 @@ func (h *world) runRead(r *runState) {
 		found = rowsOfTables(h.w.Trace(), tables, r.rows)
 	}
 	h.w.Emit(r.actor, engine.KindRead, r.id, "%s reads %s and finds %s.%s", r.actor, strings.Join(parts, "; "), found, unseen)
-}
-
-// intervalRead selects, in one snapshot of what has committed, the rows
-// of tables whose updated_at lies in the run's interval, reading no mark.
-func (h *world) intervalRead(r *runState, tables []string) {
-	from, to := r.plan.from, r.plan.to
-	rg := mvcc.Range{Lo: from, HasLo: true, LoInclusive: true, Hi: to - 1, HasHi: true} // to is left out: times are whole milliseconds
-	for _, t := range tables {
-		r.rows = append(r.rows, h.db.Table(t).SelectStamp(rg)...)
-	}
-	h.w.Charge(len(r.rows))
-	keys := keysOf(r.rows)
-	rr := h.rec(r)
-	rr.ReadStep, rr.Read, rr.SourceCount, rr.Keys = h.w.NextStep(), len(r.rows), len(r.rows), keys
-	rr.From, rr.To = from, to
-	why := prose.F("the last interval closed for %s or more", r.p.cfg.Settle)
-	if r.p.cfg.Settle == 0 {
-		why = "the last interval to close"
-	}
-	if _, to := r.p.cfg.Closed(r.plan.read); to != r.plan.to {
-		why = "an interval given to this run by hand"
-	}
-	h.w.Emit(r.actor, engine.KindRead, r.id, "%s reads no mark: it selects %s where %s <= updated_at < %s, %s, and finds %s.",
-		r.actor, strings.Join(tables, " and "), from, to, why, prose.Rows(h.w.Trace().Noun(tables[0]), keys))
 }
 
 // rowsOfTables names rows read from several tables, table by table, since
@@ -562,10 +545,8 @@ func (h *world) runCrash(r *runState, where string) {
 	switch {
 	case len(keys) == 0:
 		effect = "it had read nothing, so nothing is lost or repeated"
-	case cfg.Interval > 0 && r.wrote:
-		effect = "its overwrite was complete and it has no mark to store, so nothing is lost or repeated"
 	case cfg.Interval > 0:
-		effect = prose.F("nothing of it was durable, and the interval %s..%s reaches %s only when a run of it is retried", r.plan.from, r.plan.to, r.p.target.Name)
+		effect = "it stores no mark, so a run of the same interval again overwrites whatever it left"
 	case r.stored && !r.wrote:
 		effect = prose.F("the mark already says %s %s processed, and none of them is in %s", prose.Rows(n, keys), prose.IsAre(len(keys)), r.p.target.Name)
 	case r.wrote && !r.stored:
