@@ -332,6 +332,9 @@ func pipeStation(b *builder, v *atStep, p *extract.Config) {
 
 // pipeWords says how a pipeline reads, in a line.
 func pipeWords(p *extract.Config) string {
+	if p.Interval > 0 {
+		return "reads updated_at in closed " + p.Interval.String() + " intervals, " + p.Settle.String() + " after each closes; overwrites each; stores no mark"
+	}
 	op := ">"
 	if p.Predicate == extract.GTE {
 		op = "≥"
@@ -389,6 +392,9 @@ func runBox(b *builder, v *atStep, p *extract.Config) {
 		}
 		b.open("p", "class", "tm-run-state")
 		b.el("strong", "Run at "+cur.At.String())
+		if cur.To > 0 {
+			b.text(" of " + cur.From.String() + "–" + cur.To.String())
+		}
 		b.text(": read " + plural(len(cur.Keys), "row") + read + " — " + state + ".")
 		b.close("p")
 		if holds || (dropped && cur.EndStep == n) {
