@@ -712,7 +712,7 @@ func (l *world) finish() error {
 		}
 	}
 	for _, name := range l.groupOrd {
-		if g := l.groups[name]; g.crashAt.Line > 0 && g.dynAt.Line > 0 {
+		if g := l.groups[name]; g.static() && g.dynAt.Line > 0 {
 			return scenario.Errorf(g.dynAt, "a crashed member of %s restarts as a static member (crash= on line %d), and a static member sends no LeaveGroup on close or past max.poll.interval.ms; with no session timeout modelled, expected no leave line and no process= longer than max-poll-interval= in its group", g.name, g.crashAt.Line)
 		}
 	}

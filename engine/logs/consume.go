@@ -213,10 +213,10 @@ func (l *world) leave(g *groupState, name, why string) {
 // so its partitions go to the others, whose polls raise the same error. A
 // static member's close sends no LeaveGroup: the coordinator keeps its
 // partitions until session.timeout.ms, which is not modelled, so it keeps
-// them for the rest of the run.
+// them for the rest of the run, and stopTail does not call exit for it.
 func (l *world) exit(g *groupState, m *member) {
-	if g.members[m.name] != m || g.crashAt.Line > 0 {
-		return
+	if g.members[m.name] != m {
+		return // restarted or gone meanwhile
 	}
 	if g.exited == nil {
 		g.exited = map[string]*member{}
@@ -312,6 +312,11 @@ func (l *world) requestRebalance(g *groupState, why string) {
 	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: a rebalance begins, and %s waits for %s, %s, to call poll again. Until then %s %s %s; %s commits are still accepted, no other member reads, and max.poll.interval (%s) bounds the wait.",
 		why, g.name, who, busyWith, who, keeps, ownedOf(g, busy), its, g.maxPoll)
 }
+
+// static reports whether g's members are static (group.instance.id): a
+// poll line crashes one, and the engine's restart keeps its partitions,
+// which only a static member does (see crashMember).
+func (g *groupState) static() bool { return g.crashAt.Line > 0 }
 
 // work names what a member does to a batch, for narration, as "writing"
 // and "written": a group with a target writes it; one without only
@@ -810,7 +815,7 @@ func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 // stopTail ends the narration of member m's stop, and schedules what
 // follows it (see exit): a static member keeps its partitions.
 func (l *world) stopTail(g *groupState, m *member) string {
-	if g.crashAt.Line > 0 {
+	if g.static() {
 		return "; its application exits, but a static member's close sends no LeaveGroup, and with no session timeout modelled it keeps its partitions"
 	}
 	l.w.Then(func() { l.exit(g, m) })
