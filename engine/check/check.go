@@ -295,7 +295,7 @@ func monotonicity(o Observation) Result {
 		}
 	}
 	if changes == 0 {
-		return Result{Status: NotRun, Detail: "no mark has been stored yet"}
+		return Result{Status: NotRun, Detail: noMarkYet(o, "no mark has been stored yet")}
 	}
 	d := prose.F("%s, none lower than the one before", prose.Count(changes, "stored value", "stored values"))
 	if resets > 0 {
@@ -355,13 +355,23 @@ func rateOfChange(cfg Config, o Observation) Result {
 		}
 	}
 	if measured == 0 {
-		return Result{Status: NotRun, Detail: "needs a mark with at least two stored values to measure a rate"}
+		return Result{Status: NotRun, Detail: noMarkYet(o, "needs a mark with at least two stored values to measure a rate")}
 	}
 	d := prose.F("%s kept advancing, never stuck for %d runs in a row nor jumping past %.0f× its usual advance", prose.Count(measured, "mark", "marks"), stall, cfg.JumpFactor)
 	if len(short) > 0 {
 		d += prose.F("; %s %s fewer than two stored values to measure", strings.Join(short, ", "), hasHave(len(short)))
 	}
 	return Result{Status: Pass, Detail: d}
+}
+
+// noMarkYet is why a check of marks has nothing to read: yet, or never,
+// when the scenario's pipelines all read closed intervals and keep no mark
+// (a mark pipeline has a series from its start, stored or not).
+func noMarkYet(o Observation, yet string) string {
+	if o.Pipelines && len(o.Marks) == 0 {
+		return "no pipeline keeps a mark: each run reads a closed interval, so there is none to watch"
+	}
+	return yet
 }
 
 // hasHave is "has" for one and "have" for more.

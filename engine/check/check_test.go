@@ -111,6 +111,19 @@ func TestMonotonicity(t *testing.T) {
 		"the reset is counted apart, and said, beside the values the marks line shows")
 }
 
+// TestMarkChecksWithoutMarks: pipelines that read closed intervals keep no
+// mark, and the checks of marks say so rather than wait for one.
+func TestMarkChecksWithoutMarks(t *testing.T) {
+	for _, name := range []string{"monotonicity", "rate-of-change"} {
+		yet := one(t, only(name), check.Observation{Pipelines: true, Marks: []check.MarkSeries{series()}})
+		assert.Equal(t, check.NotRun, yet.Status, name)
+		assert.NotContains(t, yet.Detail, "keeps a mark", "%s: a mark pipeline that has not stored yet", name)
+		never := one(t, only(name), check.Observation{Pipelines: true})
+		assert.Equal(t, check.NotRun, never.Status, name)
+		assert.Equal(t, "no pipeline keeps a mark: each run reads a closed interval, so there is none to watch", never.Detail, name)
+	}
+}
+
 func TestRateOfChange(t *testing.T) {
 	cfg := only("rate-of-change")
 	assert.Equal(t, check.NotRun, one(t, cfg, check.Observation{Marks: []check.MarkSeries{series(2)}}).Status)
