@@ -364,12 +364,20 @@ func rateOfChange(cfg Config, o Observation) Result {
 	return Result{Status: Pass, Detail: d}
 }
 
-// noMarkYet is why a check of marks has nothing to read: yet, or never,
-// when the scenario's pipelines all read closed intervals and keep no mark
-// (a mark pipeline has a series from its start, stored or not).
+// keepsNoMark reports whether the scenario's pipelines all read intervals
+// and keep no mark, which the checks of marks then say (noMarkKept) rather
+// than wait for one: a mark pipeline has a series from its start, stored
+// or not.
+func keepsNoMark(o Observation) bool { return o.Pipelines && len(o.Marks) == 0 }
+
+// noMarkKept is the checks of marks' detail when keepsNoMark.
+const noMarkKept = "no pipeline keeps a mark: each run reads an interval that has ended, so there is none to watch"
+
+// noMarkYet is why a check of marks has nothing to read: yet, or never
+// (keepsNoMark).
 func noMarkYet(o Observation, yet string) string {
-	if o.Pipelines && len(o.Marks) == 0 {
-		return "no pipeline keeps a mark: each run reads a closed interval, so there is none to watch"
+	if keepsNoMark(o) {
+		return noMarkKept
 	}
 	return yet
 }
@@ -506,6 +514,9 @@ func zeroAdvance(o Observation) Result {
 		if r.Advanced && r.Written == 0 {
 			hits = append(hits, prose.F("%s (%s → %s)", r.At, r.MarkBefore, r.MarkAfter))
 		}
+	}
+	if keepsNoMark(o) {
+		return Result{Status: NotRun, Detail: noMarkKept}
 	}
 	if runs == 0 {
 		return Result{Status: NotRun, Detail: "no run has finished yet"}

@@ -114,13 +114,13 @@ func TestMonotonicity(t *testing.T) {
 // TestMarkChecksWithoutMarks: pipelines that read closed intervals keep no
 // mark, and the checks of marks say so rather than wait for one.
 func TestMarkChecksWithoutMarks(t *testing.T) {
-	for _, name := range []string{"monotonicity", "rate-of-change"} {
+	for _, name := range []string{"monotonicity", "rate-of-change", "zero-advance"} {
 		yet := one(t, only(name), check.Observation{Pipelines: true, Marks: []check.MarkSeries{series()}})
 		assert.Equal(t, check.NotRun, yet.Status, name)
 		assert.NotContains(t, yet.Detail, "keeps a mark", "%s: a mark pipeline that has not stored yet", name)
 		never := one(t, only(name), check.Observation{Pipelines: true})
 		assert.Equal(t, check.NotRun, never.Status, name)
-		assert.Equal(t, "no pipeline keeps a mark: each run reads a closed interval, so there is none to watch", never.Detail, name)
+		assert.Equal(t, "no pipeline keeps a mark: each run reads an interval that has ended, so there is none to watch", never.Detail, name)
 	}
 }
 

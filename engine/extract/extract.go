@@ -213,15 +213,17 @@ type Config struct {
 	Clock     string // the node clock the reader's now() comes from
 	Scope     Scope
 	// Interval, when positive, makes the pipeline keep no mark: each run
-	// reads and overwrites one closed interval of updated_at this wide,
-	// the last to have closed Settle or more before the run.
+	// reads and overwrites one half-open interval of updated_at this wide,
+	// the last to have ended Settle or more before the run. (Ended is not
+	// closed in the checks' sense: a transaction that began before its end
+	// may still commit rows into it.)
 	Interval, Settle vtime.Duration
 }
 
-// Closed is the interval [from, to) a run at t of an interval pipeline
-// takes: the last one to have closed at least Settle before t, counted
-// from midnight.
-func (c *Config) Closed(t vtime.Time) (from, to vtime.Time) {
+// Ended is the interval [from, to) a run at t of an interval pipeline
+// takes: the last one to have ended at least Settle before t, counted from
+// midnight.
+func (c *Config) Ended(t vtime.Time) (from, to vtime.Time) {
 	w := int64(c.Interval)
 	to = vtime.Time((int64(t) - int64(c.Settle)) / w * w)
 	return to - vtime.Time(w), to

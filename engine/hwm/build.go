@@ -133,8 +133,13 @@ func (h *world) pipeline(c scenario.Command) error {
 	}
 	// An interval pipeline keeps no mark, so the settings of one mean
 	// nothing beside it; interval=0s is none, so a knob can switch it.
-	if cfg.Settle > 0 && cfg.Interval == 0 {
-		return errorf(scenario.ValueAt(c, "settle"), "settle= is how long a run waits for an interval to close; expected interval= beside it")
+	if cfg.Settle > 0 && cfg.Interval == 0 && !scenario.KnobSets(c, "interval") {
+		return errorf(scenario.ValueAt(c, "settle"), "settle= is how long a run waits after an interval ends; expected interval= beside it")
+	}
+	// Intervals are counted from midnight and a scenario is one day long,
+	// so the first interval must end, and settle, within it.
+	if cfg.Interval > 0 && cfg.Interval+cfg.Settle >= 24*vtime.Hour {
+		return errorf(scenario.ValueAt(c, "interval"), "interval=%s and settle=%s add up to a day or more: intervals are counted from midnight and a scenario lasts one day, so no run could take one; expected the two together under 24h", cfg.Interval, cfg.Settle)
 	}
 	// A knob that sets interval= may pair it with them, as it may overlap=
 	// with mark=.
@@ -706,8 +711,12 @@ func (h *world) runLine(c scenario.Command) error {
 		return err
 	}
 	switch {
-	case hasIvl != (p.cfg.Interval > 0 && from < to):
-		return errorf(scenario.ValueAt(c, "interval"), "interval=FROM..TO, FROM before TO, is for a pipeline declared with interval=")
+	case hasIvl && p.cfg.Interval == 0:
+		return errorf(scenario.ValueAt(c, "interval"), "interval=FROM..TO runs an interval of a pipeline declared with interval=, and pipeline %s reads from its mark; leave it out", p.cfg.Name)
+	case hasIvl && from == to:
+		return errorf(scenario.ValueAt(c, "interval"), "interval=%s..%s is empty: FROM..TO reads FROM <= updated_at < TO; expected FROM before TO", from, to)
+	case hasIvl && to > plan.read:
+		return errorf(scenario.ValueAt(c, "interval"), "interval= ends at %s, after the run's at=%s: rows of an interval that has not ended are still being written; expected TO at or before at=", to, plan.read)
 	case hasStore && p.cfg.Interval > 0:
 		return errorf(scenario.ValueAt(c, "store"), "a pipeline with interval= keeps no mark to store; leave store= out")
 	case hasIvl:
@@ -860,13 +869,13 @@ func (h *world) resetLine(c scenario.Command) error {
 }
 
 // tooEarly refuses a run at t of interval pipeline p when no interval has
-// closed settle= before t yet; key names the line's argument that gave t.
+// ended settle= before t yet; key names the line's argument that gave t.
 func tooEarly(p *pipeline, t vtime.Time, c scenario.Command, key string) error {
 	if p.cfg.Interval == 0 {
 		return nil
 	}
-	if from, _ := p.cfg.Closed(t); from < 0 {
-		return errorf(scenario.ValueAt(c, key), "no interval has closed settle= before this time; expected a later one")
+	if from, _ := p.cfg.Ended(t); from < 0 {
+		return errorf(scenario.ValueAt(c, key), "no interval has ended settle= before this time; expected a later one")
 	}
 	return nil
 }

@@ -88,8 +88,8 @@ func TestCrashMidWriteSaysWhatArrived(t *testing.T) {
 	for _, c := range []struct{ keys, want string }{
 		{"", "extract crashes mid-write at 10:00:02: it had read nothing, so nothing is lost or repeated."},
 		{"insert order_id=1", "extract crashes mid-write at 10:00:02 before the one order it read reaches fct_orders; it never arrives."},
-		{"insert order_id=1,2", "extract crashes mid-write at 10:00:02 after writing order 1 of the 2 orders it read into fct_orders; the last never arrives."},
-		{"insert order_id=1..5", "extract crashes mid-write at 10:00:02 after writing orders 1, 2 of the 5 orders it read into fct_orders; the rest never arrive."},
+		{"insert order_id=1,2", "extract crashes mid-write at 10:00:02 after writing 1 of the 2 orders it read into fct_orders (order 1); the last never arrives."},
+		{"insert order_id=1..5", "extract crashes mid-write at 10:00:02 after writing 2 of the 5 orders it read into fct_orders (orders 1, 2); the rest never arrive."},
 	} {
 		t.Run(c.keys, func(t *testing.T) {
 			src := `scenario test/mid "A crash mid-write"
@@ -113,6 +113,37 @@ pipeline extract from=orders to=fct_orders mark=lsn
 			}
 			assert.Equal(t, []string{c.want}, crashes)
 		})
+	}
+}
+
+// TestCrashMidOverwriteSaysWhatItDeleted: a run that overwrites an
+// interval deletes the target's rows of it first, and its crash mid-write
+// says so before the rows it put back, even when it had read nothing.
+func TestCrashMidOverwriteSaysWhatItDeleted(t *testing.T) {
+	const world = `scenario test/mid "A crash mid-overwrite"
+source orders key=order_id updated_at=txn-start
+target fct_orders sink=overwrite key=order_id
+pipeline load from=orders to=fct_orders interval=1m
+txn T1 begin=10:00:10 commit=10:00:10 insert order_id=1,2,3
+run load at=10:01:05
+`
+	for _, c := range []struct{ line, want string }{
+		{"run load at=10:01:10 interval=10:00:00..10:01:00 crash=mid-write",
+			"load crashes mid-write at 10:01:10 after deleting what fct_orders held in that interval: orders 1, 2, 3 (written by the run at 10:01:05); it wrote 1 of the 3 orders it read (order 1), and the rest never arrive."},
+		{"txn T2 begin=10:01:06 commit=10:01:06 delete order_id=1,2,3\nrun load at=10:01:10 interval=10:00:00..10:01:00 crash=mid-write",
+			"load crashes mid-write at 10:01:10 after deleting what fct_orders held in that interval: orders 1, 2, 3 (written by the run at 10:01:05); it had read nothing to put back, so the interval is left as a finished run would leave it."},
+	} {
+		f, err := scenario.Parse("m.tdm", []byte(world+c.line+"\n"))
+		require.NoError(t, err)
+		tr, err := engine.Run(f, nil, 1, worlds.All())
+		require.NoError(t, err)
+		var crashes []string
+		for i := range tr.Events {
+			if tr.Events[i].Kind == engine.KindCrash {
+				crashes = append(crashes, tr.Narration(&tr.Events[i]))
+			}
+		}
+		assert.Equal(t, []string{c.want}, crashes)
 	}
 }
 

@@ -189,24 +189,42 @@ func TestIntervalZeroIsAMark(t *testing.T) {
 	assert.True(t, hwm.Of(tr).Runs[0].Finished)
 }
 
+// TestIntervalKnobTakesSettle: a knob that sets interval= to 0s makes the
+// pipeline an ordinary one, and the settle= beside it then serves the knob's
+// other values rather than being refused.
+func TestIntervalKnobTakesSettle(t *testing.T) {
+	src := strings.Replace(strings.Replace(intervalWorld, "interval=1m", "interval=$iv", 1), "knob settle", "knob iv = 1m | 0s\nknob settle", 1) +
+		"txn T1 begin=10:00:10 commit=10:00:10 insert order_id=1\nrun load at=10:01:05\n"
+	for _, iv := range []string{"1m", "0s"} {
+		f, err := scenario.Parse("k.tdm", []byte(src))
+		require.NoError(t, err)
+		tr, err := engine.Run(f, map[string]string{"iv": iv, "settle": "5s"}, 1, worlds.All())
+		require.NoError(t, err, "iv=%s", iv)
+		assert.Empty(t, tr.Final().Missing, "iv=%s: the run copies order 1 either way", iv)
+	}
+}
+
 // TestIntervalErrors: the settings of a stored mark, a target that cannot
 // replace an interval, and runs, resets and intervals that mean nothing
 // for the pipeline are refused where they are written.
 func TestIntervalErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
-		{intervalWorld + "run load at=00:01:04\n", "i.tdm:6:13: no interval has closed settle= before this time; expected a later one"},
-		{intervalWorld + "runs load from=00:00:30 until=10:05:00 every=1m\n", "i.tdm:6:16: no interval has closed settle= before this time"},
+		{intervalWorld + "run load at=00:01:04\n", "i.tdm:6:13: no interval has ended settle= before this time; expected a later one"},
+		{intervalWorld + "runs load from=00:00:30 until=10:05:00 every=1m\n", "i.tdm:6:16: no interval has ended settle= before this time"},
 		{intervalWorld + "run load at=10:01:05 store=10:01:06\n", "i.tdm:6:28: a pipeline with interval= keeps no mark to store; leave store= out"},
-		{intervalWorld + "run load at=10:01:05 interval=10:00:00..10:00:00\n", "i.tdm:6:31: interval=FROM..TO, FROM before TO, is for a pipeline declared with interval="},
+		{intervalWorld + "run load at=10:01:05 interval=10:00:00..10:00:00\n", "i.tdm:6:31: interval=10:00:00..10:00:00 is empty: FROM..TO reads FROM <= updated_at < TO; expected FROM before TO"},
+		{intervalWorld + "run load at=10:00:30 interval=10:00:00..10:01:00\n", "i.tdm:6:31: interval= ends at 10:01:00, after the run's at=10:00:30: rows of an interval that has not ended are still being written; expected TO at or before at="},
 		{intervalWorld + "run load at=10:01:05 interval=10:01:00..10:00:00\n", "i.tdm:6:31: expected interval=FROM..TO"},
 		{intervalWorld + "reset load at=10:01:05 to=10:00:00\n", "i.tdm:6:1: a pipeline with interval= keeps no mark to reset; to read an interval again, give a run interval=FROM..TO"},
 		{strings.Replace(intervalWorld, "settle=$settle", "mark=lsn", 1), "i.tdm:5:53: mark= sets up a stored mark, and a pipeline with interval= keeps none; leave it out"},
 		{strings.Replace(intervalWorld, "settle=$settle", "overlap=5s", 1), "i.tdm:5:53: overlap= sets up a stored mark"},
 		{strings.Replace(intervalWorld, "interval=1m", "interval=-1m", 1), "i.tdm:5:50: expected interval= to be from 0s to 24h, found \"-1m\""},
 		{strings.Replace(intervalWorld, "settle=$settle", "settle=-1s", 1), "i.tdm:5:60: expected settle= to be from 0s to 24h, found \"-1s\""},
-		{strings.Replace(intervalWorld, "interval=1m ", "", 1), "i.tdm:5:48: settle= is how long a run waits for an interval to close; expected interval= beside it"},
+		{strings.Replace(intervalWorld, "interval=1m ", "", 1), "i.tdm:5:48: settle= is how long a run waits after an interval ends; expected interval= beside it"},
+		{strings.Replace(intervalWorld, "interval=1m", "interval=24h", 1), "i.tdm:5:50: interval=24h and settle=5s add up to a day or more"},
 		{strings.Replace(intervalWorld, "sink=overwrite", "sink=merge", 1), "i.tdm:5:30: a run of a pipeline with interval= replaces its interval in the target; expected a target declared sink=overwrite"},
-		{world + "run extract at=10:00:05 interval=10:00:00..10:01:00\n", "b.tdm:6:34: interval=FROM..TO, FROM before TO, is for a pipeline declared with interval="},
+		{world + "run extract at=10:00:05 interval=10:00:00..09:59:00\n", "b.tdm:6:34: expected interval=FROM..TO"},
+		{world + "run extract at=10:01:05 interval=10:00:00..10:01:00\n", "b.tdm:6:34: interval=FROM..TO runs an interval of a pipeline declared with interval=, and pipeline extract reads from its mark; leave it out"},
 	} {
 		name := "i.tdm"
 		if strings.HasPrefix(c.src, world) {

@@ -66,7 +66,7 @@ func (h *world) scheduleRun(plan runPlan) {
 	rr := h.rec(r)
 	rr.ID, rr.Pipeline, rr.Worker, rr.At = r.id, p.cfg.Name, plan.worker, plan.read
 	if p.cfg.Interval > 0 && plan.to == 0 {
-		r.plan.from, r.plan.to = p.cfg.Closed(plan.read)
+		r.plan.from, r.plan.to = p.cfg.Ended(plan.read)
 	}
 	h.w.Schedule(plan.read, func() { h.runRead(r) })
 	c := plan.crash
@@ -304,7 +304,7 @@ func (h *world) runWrite(r *runState, mid bool) {
 	rr.WriteStep, rr.Written, rr.Collapsed = h.w.NextStep(), len(rows), res.Collapsed
 	keys := rr.Keys[:len(rows)] // the keys read, as rows are the rows read
 	n := h.w.Trace().Noun(r.p.cfg.From[0])
-	extra := ""
+	extra, deleted := "", ""
 	if res.Collapsed > 0 {
 		extra = prose.F("; the merge matches %d already present and absorbs them", res.Collapsed)
 		if res.Collapsed == 1 {
@@ -312,13 +312,18 @@ func (h *world) runWrite(r *runState, mid bool) {
 		}
 	}
 	if res.Replaced > 0 && r.p.target.Mode == sink.Overwrite {
-		extra = "; it first deletes what the target already holds in that interval: " + h.removedPhrase(n, res.Removed)
+		deleted = h.removedPhrase(n, res.Removed)
+		extra = "; it first deletes what the target already holds in that interval: " + deleted
 	}
 	verb := map[sink.Mode]string{sink.Append: "appends", sink.Merge: "merges", sink.Upsert: "upserts"}[r.p.target.Mode]
 	if mid {
 		r.dead = true
 		rr.EndStep, rr.Crashed = h.w.NextStep(), true
-		h.w.Emit(r.actor, engine.KindCrash, r.id, "%s", midWrite(r.actor, h.w.Now(), n, keys, len(r.rows), r.p.target.Name, extra))
+		merged := extra
+		if deleted != "" {
+			merged = ""
+		}
+		h.w.Emit(r.actor, engine.KindCrash, r.id, "%s", midWrite(r.actor, h.w.Now(), n, keys, len(r.rows), r.p.target.Name, merged, deleted))
 		return
 	}
 	r.wrote = true
@@ -518,17 +523,37 @@ func (h *world) runAtomic(r *runState) {
 }
 
 // midWrite narrates a crash in the middle of a write of read rows called n,
-// after written of them (half, rounded down) reached target.
-func midWrite(actor string, at vtime.Time, n string, written []string, read int, target, extra string) string {
+// after written of them (half, rounded down) reached target. merged is what
+// a merge said of the rows it absorbed ("" for none); deleted, for a target
+// that overwrites an interval, what the write deleted from it first ("" for
+// nothing), which the sentence tells before the rows, as it happened.
+func midWrite(actor string, at vtime.Time, n string, written []string, read int, target, merged, deleted string) string {
+	if deleted != "" {
+		done := prose.F("%s crashes mid-write at %s after deleting what %s held in that interval: %s", actor, at, target, deleted)
+		switch {
+		case read == 0:
+			return done + prose.F("; it had read nothing to put back, so the interval is left as a finished run would leave it.")
+		case len(written) == 0:
+			return done + prose.F("; the one %s it read never arrives.", n)
+		}
+		return done + prose.F("; it wrote %d of the %d %s it read (%s), and %s.", len(written), read, prose.Plural(n), prose.Rows(n, written), neverArrive(read-len(written)))
+	}
 	switch {
 	case read == 0:
 		return prose.F("%s crashes mid-write at %s: it had read nothing, so nothing is lost or repeated.", actor, at)
 	case len(written) == 0: // one row read, none of it written
 		return prose.F("%s crashes mid-write at %s before the one %s it read reaches %s; it never arrives.", actor, at, n, target)
-	case read-len(written) == 1:
-		return prose.F("%s crashes mid-write at %s after writing %s of the %d %s it read into %s%s; the last never arrives.", actor, at, prose.Rows(n, written), read, prose.Plural(n), target, extra)
 	}
-	return prose.F("%s crashes mid-write at %s after writing %s of the %d %s it read into %s%s; the rest never arrive.", actor, at, prose.Rows(n, written), read, prose.Plural(n), target, extra)
+	return prose.F("%s crashes mid-write at %s after writing %d of the %d %s it read into %s (%s)%s; %s.", actor, at, len(written), read, prose.Plural(n), target, prose.Rows(n, written), merged, neverArrive(read-len(written)))
+}
+
+// neverArrive says that the rest of a write's rows, left of them, never
+// reach its target.
+func neverArrive(left int) string {
+	if left == 1 {
+		return "the last never arrives"
+	}
+	return "the rest never arrive"
 }
 
 func (h *world) runCrash(r *runState, where string) {

@@ -333,7 +333,7 @@ func pipeStation(b *builder, v *atStep, p *extract.Config) {
 // pipeWords says how a pipeline reads, in a line.
 func pipeWords(p *extract.Config) string {
 	if p.Interval > 0 {
-		return "reads updated_at in closed " + p.Interval.String() + " intervals, " + p.Settle.String() + " after each closes; overwrites each; stores no mark"
+		return "reads updated_at in " + p.Interval.String() + " intervals, " + p.Settle.String() + " after each ends; overwrites each; stores no mark"
 	}
 	op := ">"
 	if p.Predicate == extract.GTE {

@@ -115,7 +115,7 @@ func makePlan(t *engine.Trace) (*plan, error) {
 	for i := range h.Pipes {
 		cfg := &h.Pipes[i]
 		if cfg.Interval > 0 {
-			return nil, cannot("pipeline %s reads closed intervals, which the replay does not play", cfg.Name)
+			return nil, cannot("pipeline %s reads whole intervals instead of a mark, which the replay does not play", cfg.Name)
 		}
 		p.pipes[cfg.Name] = cfg
 		p.lsn = p.lsn || cfg.Mark == extract.Position

@@ -168,7 +168,7 @@ func scenarios(t *testing.T) []*scenario.File {
 
 // notReplayableScenarios names the scenarios the replay refuses, and why.
 var notReplayableScenarios = map[string]string{
-	"hwm/interval-bounded":     "reads closed intervals, which the replay does not play",
+	"hwm/interval-bounded":     "reads whole intervals instead of a mark, which the replay does not play",
 	"hwm/log-position-mark":    "it reads through the partitioned log",
 	"hwm/retention-resnapshot": "it reads through the partitioned log",
 	"replay/double-merge":      "run 1 writes order_id 1 from orders_eu and from orders_us in one statement",
