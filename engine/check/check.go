@@ -453,10 +453,13 @@ func (h maxHeap) Less(i, j int) bool { return h.xs[i] > h.xs[j] }
 // claims its window when it stores its mark; one that crashed or gave up
 // before that claimed nothing, and the next run reads its window again.
 func reconcileSameWindow(o Observation) Result {
-	runs, short := 0, 0
+	runs, short, gaveUp := 0, 0, 0
 	var first string
 	for _, r := range o.Runs {
 		if !(r.Finished || r.Crashed && r.Stored) || r.Aborted {
+			if r.Crashed || r.Aborted {
+				gaveUp++ // claimed no window: its log shows it, so the count says why it is left out
+			}
 			continue
 		}
 		runs++
@@ -473,7 +476,11 @@ func reconcileSameWindow(o Observation) Result {
 	if short > 0 {
 		return Result{Status: Fail, Detail: prose.F("%d of %s wrote fewer rows than the source counted in the same window; first: %s", short, prose.Count(runs, "run", "runs"), first)}
 	}
-	return Result{Status: Pass, Detail: prose.F("%s with the source counted by the same column in the same window, as each run read", prose.Count(runs, "run agrees", "runs agree"))}
+	d := prose.F("%s with the source counted by the same column in the same window, as each run read", prose.Count(runs, "run agrees", "runs agree"))
+	if gaveUp > 0 {
+		d += prose.F(" (%s, which crashed or gave up before claiming a window, not counted)", prose.Count(gaveUp, "run", "runs"))
+	}
+	return Result{Status: Pass, Detail: d}
 }
 
 // reconcileClosedInterval counts the source's rows stamped in an interval

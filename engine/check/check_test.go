@@ -203,7 +203,8 @@ func TestReconcileSameWindow(t *testing.T) {
 	// the window again, and a team's query over claimed windows skips it.
 	early := one(t, cfg, check.Observation{Runs: []check.Run{{Crashed: true, At: at(4), SourceCount: 2, Written: 1}, {Finished: true, Stored: true, SourceCount: 2, Written: 2}}})
 	assert.Equal(t, check.Pass, early.Status, early.Detail)
-	assert.Equal(t, "1 run agrees with the source counted by the same column in the same window, as each run read", early.Detail)
+	assert.Equal(t, "1 run agrees with the source counted by the same column in the same window, as each run read (1 run, which crashed or gave up before claiming a window, not counted)", early.Detail,
+		"the team's log shows two runs, and the detail says why it counts one")
 	ok := []check.Run{{Finished: true, SourceCount: 2, Written: 2}, {Finished: true, Aborted: true, SourceCount: 5}}
 	assert.Equal(t, check.Pass, one(t, cfg, check.Observation{Runs: ok}).Status)
 	short := append(ok, check.Run{Finished: true, At: at(9), SourceCount: 3, Written: 1})
