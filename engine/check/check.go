@@ -208,7 +208,7 @@ var About = map[string][2]string{
 		"every row the visibility gap drops: counted by the pipeline's own column over the pipeline's own window as the run reads, the source cannot see those rows either, and agrees",
 	},
 	"reconciliation-closed-interval": {
-		"whatever the mark let slip: rows caught in the visibility gap, backdated corrections, whole skipped ranges, once their interval has closed and late commits have landed",
+		"whatever the mark let slip: rows caught in the visibility gap, backdated inserts, whole skipped ranges (a correction to a row the target holds changes no count), once their interval has closed and late commits have landed",
 		"an interval still open, and rows that commit into an interval after it was counted: with updated_at taken from now(), an interval has closed only once no transaction that began before its end is still open (in PostgreSQL, once the oldest xact_start in pg_stat_activity is later than its end and pg_prepared_xacts lists no prepared transaction still waiting to commit)",
 	},
 	"zero-advance": {
