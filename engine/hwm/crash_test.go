@@ -101,17 +101,7 @@ pipeline extract from=orders to=fct_orders mark=lsn
 				src += "txn T1 begin=10:00:00 commit=10:00:00 " + c.keys + "\n"
 			}
 			src += "run extract at=10:00:02 crash=mid-write\n"
-			f, err := scenario.Parse("m.tdm", []byte(src))
-			require.NoError(t, err)
-			tr, err := engine.Run(f, nil, 1, worlds.All())
-			require.NoError(t, err)
-			var crashes []string
-			for i := range tr.Events {
-				if tr.Events[i].Kind == engine.KindCrash {
-					crashes = append(crashes, tr.Narration(&tr.Events[i]))
-				}
-			}
-			assert.Equal(t, []string{c.want}, crashes)
+			assert.Equal(t, []string{c.want}, crashNarrations(t, src))
 		})
 	}
 }
@@ -133,18 +123,25 @@ run load at=10:01:05
 		{"txn T2 begin=10:01:06 commit=10:01:06 delete order_id=1,2,3\nrun load at=10:01:10 interval=10:00:00..10:01:00 crash=mid-write",
 			"load crashes mid-write at 10:01:10 after deleting what fct_orders held in that interval: orders 1, 2, 3 (written by the run at 10:01:05); it had read nothing to put back, so the interval is left as a finished run would leave it."},
 	} {
-		f, err := scenario.Parse("m.tdm", []byte(world+c.line+"\n"))
-		require.NoError(t, err)
-		tr, err := engine.Run(f, nil, 1, worlds.All())
-		require.NoError(t, err)
-		var crashes []string
-		for i := range tr.Events {
-			if tr.Events[i].Kind == engine.KindCrash {
-				crashes = append(crashes, tr.Narration(&tr.Events[i]))
-			}
-		}
-		assert.Equal(t, []string{c.want}, crashes)
+		assert.Equal(t, []string{c.want}, crashNarrations(t, world+c.line+"\n"))
 	}
+}
+
+// crashNarrations runs scenario src and returns the narration of each of
+// its crashes, in order.
+func crashNarrations(t *testing.T, src string) []string {
+	t.Helper()
+	f, err := scenario.Parse("m.tdm", []byte(src))
+	require.NoError(t, err)
+	tr, err := engine.Run(f, nil, 1, worlds.All())
+	require.NoError(t, err)
+	var crashes []string
+	for i := range tr.Events {
+		if tr.Events[i].Kind == engine.KindCrash {
+			crashes = append(crashes, tr.Narration(&tr.Events[i]))
+		}
+	}
+	return crashes
 }
 
 // TestResetSaysWhichWay: an operator's reset that moves the mark forward
