@@ -4,6 +4,7 @@ package hwm
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/extract"
@@ -94,18 +95,31 @@ func (t *Trace) lostBy(key string, v engine.VersionRecord, n int) string {
 	return ""
 }
 
-// readBefore says, for a version v of table that committed after a run of
-// an interval pipeline had read the interval holding its updated_at, that
-// only a run of that interval again copies it; "" when no run did.
+// readBefore says, for a version v of table that committed after runs of
+// an interval pipeline had read the interval holding its updated_at, which
+// runs did (a crash's retry reads it again) and that only a run of that
+// interval again copies it; "" when no run did.
 func (t *Trace) readBefore(table string, v engine.VersionRecord) string {
 	p := t.pipeFor(table)
 	if p == nil || p.Interval == 0 {
 		return ""
 	}
-	for _, r := range t.Runs {
+	var first *RunRecord
+	var at []string
+	for i := range t.Runs {
+		r := &t.Runs[i]
 		if r.Pipeline == p.Name && r.ReadStep > 0 && r.ReadStep < int(v.CommitStep) && r.From <= v.UpdatedAt && v.UpdatedAt < r.To {
-			return prose.F("its updated_at lies in %s..%s, which the run at %s read before this commit, so only a run of that interval again copies it", r.From, r.To, r.At)
+			if first == nil {
+				first = r
+			}
+			at = append(at, r.At.String())
 		}
 	}
-	return ""
+	switch len(at) {
+	case 0:
+		return ""
+	case 1:
+		return prose.F("its updated_at lies in %s..%s, which the run at %s read before this commit, so only a run of that interval again copies it", first.From, first.To, at[0])
+	}
+	return prose.F("its updated_at lies in %s..%s, which the runs at %s and %s read before this commit, so only a run of that interval again copies it", first.From, first.To, strings.Join(at[:len(at)-1], ", "), at[len(at)-1])
 }

@@ -124,6 +124,23 @@ run load worker=B at=10:01:25
 	assert.Contains(t, writes[1], "orders 1, 2, 3, 4 (written by B's run at 10:01:25); with no mark to store, the run is done.")
 }
 
+// TestALateCommitNamesEveryRunThatReadBeforeIt: a crash's retry reads the
+// interval again, and a commit after both names both runs, not the first
+// alone.
+func TestALateCommitNamesEveryRunThatReadBeforeIt(t *testing.T) {
+	tr := runInterval(t, `txn T1 begin=10:00:50 commit=10:01:20 insert order_id=1
+run load at=10:01:05 crash=mid-write
+run load at=10:01:10 interval=10:00:00..10:01:00
+`, nil)
+	var commit string
+	for i := range tr.Events {
+		if e := &tr.Events[i]; e.Kind == engine.KindCommit {
+			commit = tr.Narration(e)
+		}
+	}
+	assert.Equal(t, "T1 commits at 10:01:20 as lsn 1001, making order 1 visible; its updated_at lies in 10:00:00..10:01:00, which the runs at 10:01:05 and 10:01:10 read before this commit, so only a run of that interval again copies it.", commit)
+}
+
 // TestALateCommitIntoATakenInterval: a row stamped inside an interval that
 // commits after its run read it is missing until the interval is run
 // again, the commit's narration says so, and a run that waits long enough
