@@ -511,6 +511,9 @@ func reconcileClosedInterval(cfg Config, o Observation) Result {
 }
 
 func zeroAdvance(o Observation) Result {
+	if keepsNoMark(o) {
+		return Result{Status: NotRun, Detail: noMarkKept}
+	}
 	var hits []string
 	runs := 0
 	for _, r := range o.Runs {
@@ -521,9 +524,6 @@ func zeroAdvance(o Observation) Result {
 		if r.Advanced && r.Written == 0 {
 			hits = append(hits, prose.F("%s (%s → %s)", r.At, r.MarkBefore, r.MarkAfter))
 		}
-	}
-	if keepsNoMark(o) {
-		return Result{Status: NotRun, Detail: noMarkKept}
 	}
 	if runs == 0 {
 		return Result{Status: NotRun, Detail: "no run has finished yet"}

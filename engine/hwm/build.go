@@ -143,9 +143,11 @@ func (h *world) pipeline(c scenario.Command) error {
 	}
 	// A knob that sets interval= may pair it with them, as it may overlap=
 	// with mark=.
-	for _, x := range rest {
-		if cfg.Interval > 0 && slices.Contains(markSettings, x.Key) && !scenario.KnobSets(c, "interval") {
-			return errorf(x.Pos, "%s= sets up a stored mark, and a pipeline with interval= keeps none; leave it out", x.Key)
+	if cfg.Interval > 0 && !scenario.KnobSets(c, "interval") {
+		for _, x := range rest {
+			if slices.Contains(markSettings, x.Key) {
+				return errorf(x.Pos, "%s= sets up a stored mark, and a pipeline with interval= keeps none; leave it out", x.Key)
+			}
 		}
 	}
 	if cfg.Interval > 0 {

@@ -132,13 +132,18 @@ func TestALateCommitNamesEveryRunThatReadBeforeIt(t *testing.T) {
 run load at=10:01:05 crash=mid-write
 run load at=10:01:10 interval=10:00:00..10:01:00
 `, nil)
+	assert.Equal(t, "T1 commits at 10:01:20 as lsn 1001, making order 1 visible; its updated_at lies in 10:00:00..10:01:00, which the runs at 10:01:05 and 10:01:10 read before this commit, so only a run of that interval again copies it.", lastCommit(tr))
+}
+
+// lastCommit is the narration of tr's last commit.
+func lastCommit(tr *engine.Trace) string {
 	var commit string
 	for i := range tr.Events {
 		if e := &tr.Events[i]; e.Kind == engine.KindCommit {
 			commit = tr.Narration(e)
 		}
 	}
-	assert.Equal(t, "T1 commits at 10:01:20 as lsn 1001, making order 1 visible; its updated_at lies in 10:00:00..10:01:00, which the runs at 10:01:05 and 10:01:10 read before this commit, so only a run of that interval again copies it.", commit)
+	return commit
 }
 
 // TestALateCommitIntoATakenInterval: a row stamped inside an interval that
@@ -152,13 +157,7 @@ run load at=10:02:05
 `
 	short := runInterval(t, body, nil)
 	assert.Equal(t, []string{"1"}, short.Final().Missing, "a 5s settle took 10:00 before T1 committed, and never again")
-	var commit string
-	for i := range short.Events {
-		if e := &short.Events[i]; e.Kind == engine.KindCommit {
-			commit = short.Narration(e)
-		}
-	}
-	assert.Equal(t, "T1 commits at 10:01:30 as lsn 1001, making order 1 visible; its updated_at lies in 10:00:00..10:01:00, which the run at 10:01:05 read before this commit, so only a run of that interval again copies it.", commit)
+	assert.Equal(t, "T1 commits at 10:01:30 as lsn 1001, making order 1 visible; its updated_at lies in 10:00:00..10:01:00, which the run at 10:01:05 read before this commit, so only a run of that interval again copies it.", lastCommit(short))
 
 	assert.Equal(t, "Order 1 committed at 10:01:30 (lsn 1001) with updated_at 10:00:50; its updated_at lies in 10:00:00..10:01:00, which the run at 10:01:05 read before this commit, so only a run of that interval again copies it.",
 		hwm.Explain(short, "1", short.Steps()), "the explanation of the missing row says the same")

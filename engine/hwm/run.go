@@ -304,37 +304,47 @@ func (h *world) runWrite(r *runState, mid bool) {
 	rr.WriteStep, rr.Written, rr.Collapsed = h.w.NextStep(), len(rows), res.Collapsed
 	keys := rr.Keys[:len(rows)] // the keys read, as rows are the rows read
 	n := h.w.Trace().Noun(r.p.cfg.From[0])
-	extra, deleted := "", ""
+	merged, deleted := "", "" // what a merge absorbed; what an overwrite deleted first
 	if res.Collapsed > 0 {
-		extra = prose.F("; the merge matches %d already present and absorbs them", res.Collapsed)
+		merged = prose.F("; the merge matches %d already present and absorbs them", res.Collapsed)
 		if res.Collapsed == 1 {
-			extra = "; the merge matches 1 already present and absorbs it"
+			merged = "; the merge matches 1 already present and absorbs it"
 		}
 	}
 	if res.Replaced > 0 && r.p.target.Mode == sink.Overwrite {
 		deleted = h.removedPhrase(n, res.Removed)
-		extra = "; it first deletes what the target already holds in that interval: " + deleted
 	}
-	verb := map[sink.Mode]string{sink.Append: "appends", sink.Merge: "merges", sink.Upsert: "upserts"}[r.p.target.Mode]
 	if mid {
 		r.dead = true
 		rr.EndStep, rr.Crashed = h.w.NextStep(), true
-		merged := extra
-		if deleted != "" {
-			merged = ""
-		}
 		h.w.Emit(r.actor, engine.KindCrash, r.id, "%s", midWrite(r.actor, h.w.Now(), n, keys, len(r.rows), r.p.target.Name, merged, deleted))
 		return
 	}
 	r.wrote = true
 	if r.p.target.Mode == sink.Overwrite {
+		extra := ""
+		if deleted != "" {
+			extra = "; it first deletes what the target already holds in that interval: " + deleted
+		}
 		if r.plan.to > 0 {
 			extra += "; with no mark to store, the run is done"
 		}
 		h.w.Emit(r.actor, engine.KindWrite, r.id, "%s overwrites its interval of %s with %s%s.", r.actor, r.p.target.Name, prose.Rows(n, keys), extra)
 		return
 	}
-	h.w.Emit(r.actor, engine.KindWrite, r.id, "%s %s %s into %s%s.", r.actor, verb, prose.Rows(n, keys), r.p.target.Name, extra)
+	h.w.Emit(r.actor, engine.KindWrite, r.id, "%s %s %s into %s%s.", r.actor, writeVerb(r.p.target.Mode), prose.Rows(n, keys), r.p.target.Name, merged)
+}
+
+// writeVerb is how a run's write into a target of mode m is told; an
+// overwrite has its own sentence.
+func writeVerb(m sink.Mode) string {
+	switch m {
+	case sink.Merge:
+		return "merges"
+	case sink.Upsert:
+		return "upserts"
+	}
+	return "appends"
 }
 
 // removedPhrase names the rows an overwrite's delete removed, by the runs
@@ -532,7 +542,7 @@ func midWrite(actor string, at vtime.Time, n string, written []string, read int,
 		done := prose.F("%s crashes mid-write at %s after deleting what %s held in that interval: %s", actor, at, target, deleted)
 		switch {
 		case read == 0:
-			return done + prose.F("; it had read nothing to put back, so the interval is left as a finished run would leave it.")
+			return done + "; it had read nothing to put back, so the interval is left as a finished run would leave it."
 		case len(written) == 0:
 			return done + prose.F("; the one %s it read never arrives.", n)
 		}
