@@ -260,7 +260,11 @@ func marksText(b *strings.Builder, t *engine.Trace) {
 			fmt.Fprintf(b, "  %s processed through: %s (the smallest of its %d marks)\n", p.Name, pt.Display, n)
 		}
 		if p.Interval > 0 {
-			fmt.Fprintf(b, "  %s keeps none: each run overwrites one interval of updated_at, the last %s to have ended %s before it unless its line names another\n", p.Name, p.Interval, p.Settle)
+			settle := ""
+			if p.Settle > 0 {
+				settle = " " + p.Settle.String()
+			}
+			fmt.Fprintf(b, "  %s keeps none: each run overwrites one interval of updated_at, the last %s to have ended%s before it unless its line names another\n", p.Name, p.Interval, settle)
 		}
 	}
 }

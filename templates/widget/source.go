@@ -333,7 +333,11 @@ func pipeStation(b *builder, v *atStep, p *extract.Config) {
 // pipeWords says how a pipeline reads, in a line.
 func pipeWords(p *extract.Config) string {
 	if p.Interval > 0 {
-		return "reads updated_at in " + p.Interval.String() + " intervals, " + p.Settle.String() + " after each ends; overwrites each; stores no mark"
+		when := "as each ends"
+		if p.Settle > 0 {
+			when = p.Settle.String() + " after each ends"
+		}
+		return "reads updated_at in " + p.Interval.String() + " intervals, " + when + "; overwrites each; stores no mark"
 	}
 	op := ">"
 	if p.Predicate == extract.GTE {
