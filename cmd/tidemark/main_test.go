@@ -120,7 +120,9 @@ func TestGolden(t *testing.T) {
 // retention makes impossible, keyed state that expires, a hot key at
 // 10x, sessions that fired and were then merged into a larger one, late
 // records sent to a side output nobody reads), of the log world (a
-// producer that learns of new partitions late), and of the high-water-mark
+// producer that learns of new partitions late, a group whose error handler
+// skips records of a schema version its code cannot read, and one whose
+// new code cannot read the old records), and of the high-water-mark
 // world (a cutover to a new kind of mark that reads a stretch again and
 // finds the row the old mark skipped; a settle long enough that a run of an
 // interval that has ended sees the commit a short one misses, and a retry
@@ -128,6 +130,8 @@ func TestGolden(t *testing.T) {
 // its knobs as k=v joined by ",".
 var goldenKnobs = []string{
 	"dist__partition-change@refresh=5m",
+	"dist__schema-change@compatibility=forward",
+	"dist__schema-change@on-error=skip",
 	"hwm__interval-bounded@settle=1m",
 	"hwm__interval-bounded@t6=10:02:16",
 	"hwm__mark-migration@cutover=1002",

@@ -355,7 +355,13 @@ func (h *world) scheduleStatement(c scenario.Command, n, op scenario.Arg, body [
 		return err
 	}
 	tp.lastAt = at
-	s := stmt{op: map[string]mvcc.Op{"insert": mvcc.Insert, "update": mvcc.Update, "delete": mvcc.Delete}[op.Value], pos: op.Pos}
+	s := stmt{op: mvcc.Insert, pos: op.Pos}
+	switch op.Value {
+	case "update":
+		s.op = mvcc.Update
+	case "delete":
+		s.op = mvcc.Delete
+	}
 	var tableArg *scenario.Arg
 	var rest []scenario.Arg
 	for i, x := range body {

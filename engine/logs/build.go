@@ -30,6 +30,7 @@ func (l *world) topic(c scenario.Command) error {
 	parts := a.Int("partitions", 1, 1, 1024)
 	retention := a.Duration("retention", 0)
 	segment := a.Duration("segment", 0)
+	compat := scenario.Choice(a, "compatibility", compatBackward, scenario.OneOf(compatBackward, compatForward, compatFull), "backward, forward or full")
 	if err := a.Done(); err != nil {
 		return err
 	}
@@ -41,7 +42,7 @@ func (l *world) topic(c scenario.Command) error {
 		return scenario.Errorf(at, "expected retention= and segment= to be zero (off) or positive")
 	}
 	l.lw()
-	h := &TopicHistory{Topic: topic.New(n.Value, parts, retention, segment), Counts: []CountPoint{{Step: 0, N: parts}}, most: parts}
+	h := &TopicHistory{Topic: topic.New(n.Value, parts, retention, segment), Counts: []CountPoint{{Step: 0, N: parts}}, most: parts, compat: compat}
 	h.Keys = l.w.KeyTexts()
 	if err := l.hold(h, n.Pos); err != nil {
 		return err
@@ -153,6 +154,10 @@ func (l *world) producer(c scenario.Command) error {
 	pin, pinned := a.Find("partition")
 	p.pinned = a.Int("partition", -1, 0, maxPartitions-1)
 	p.refresh = a.Duration("refresh", 0)
+	if _, ok := a.Find("schema"); ok {
+		l.schemas = true
+	}
+	p.schema = schemaArg(a, 1)
 	if err := a.Done(); err != nil {
 		return err
 	}
@@ -399,6 +404,11 @@ func (l *world) group(c scenario.Command) error {
 	g.tsMark = scenario.Choice(a, "mark", "offset", scenario.OneOf("offset", "timestamp"), "offset or timestamp") == "timestamp"
 	g.refresh = a.Duration("refresh", 0)
 	committed := a.Int("committed", -1, 0, 1<<40)
+	if _, ok := a.Find("schema"); ok {
+		l.schemas = true
+	}
+	g.schema = schemaArg(a, 1)
+	g.skipBad = scenario.Choice(a, "on-error", "stop", scenario.OneOf("stop", "skip"), "stop or skip") == "skip"
 	if err := a.Done(); err != nil {
 		return err
 	}
@@ -559,8 +569,15 @@ func (l *world) polls(c scenario.Command) error {
 	var round func(t vtime.Time) func()
 	round = func(t vtime.Time) func() {
 		return func() {
-			for _, name := range g.pollers() {
-				l.poll(g, pollPlan{member: name, max: mx, crash: "none"})
+			// Each member's poll is a step of its own: the first now, the
+			// others next, at the same instant.
+			for i, name := range g.pollers() {
+				pl := pollPlan{member: name, max: mx, crash: "none"}
+				if i == 0 {
+					l.poll(g, pl)
+				} else {
+					l.w.Then(func() { l.poll(g, pl) })
+				}
 			}
 			if until-t >= vtime.Time(every) { // not t+every <= until, which can overflow
 				next := t.Add(every)

@@ -39,6 +39,8 @@ type groupState struct {
 	crashAt  scenario.Pos       // the first poll line that crashes a member: its members are static (see crashMember); Line 0 when none does
 	dynAt    scenario.Pos       // the first leave line, or poll line past max.poll.interval, which only a dynamic member's client leaves on (see finish)
 	pending  string             // why a rebalance is waiting for busy members; "" when none is
+	schema   uint8              // the schema version its code reads, less one (see schema.go)
+	skipBad  bool               // on-error=skip: its code logs a record it cannot deserialize and reads on, rather than stop
 	seenIDs  map[string]bool
 	mark     vtime.Time
 	hasMark  bool
@@ -75,7 +77,7 @@ type member struct {
 	ownedGen int
 	ownedN   int
 	paused   vtime.Time // polls before this time return nothing
-	stopped  string     // why auto.offset.reset=none stopped it (stopOutOfRange or stopNoOffset); "" while it runs
+	stopped  string     // why it stopped: auto.offset.reset=none (stopOutOfRange or stopNoOffset) or a record it cannot read (stopSchema); "" while it runs
 	nextAuto vtime.Time
 	actor    int32 // index of "group/member" among the trace's actors, or -1
 	ref      int16 // index of its name in the group history's Members
@@ -88,6 +90,7 @@ type member struct {
 const (
 	stopOutOfRange = "OffsetOutOfRangeException"
 	stopNoOffset   = "NoOffsetForPartitionException"
+	stopSchema     = "RecordDeserializationException" // a record its code cannot read, with on-error=stop (schema.go)
 )
 
 // positions is a member's fetch position on each partition, by partition;
@@ -598,13 +601,13 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but %s is rebalancing (%s) and waits for %s; nothing is read until the rebalance completes.", pl.member, g.name, g.pending, strings.Join(g.busy(), " and "))
 		return
 	case m == nil && g.exited[pl.member] != nil:
-		l.w.Emit(actor, engine.KindPoll, -1, "%s does not poll: its application exited on its %s, and nothing reads for it until an operator moves the offset or re-snapshots and starts it again.", pl.member, g.exited[pl.member].stopped)
+		l.w.Emit(actor, engine.KindPoll, -1, "%s does not poll: its application exited on its %s, and nothing reads for it until %s and starts it again.", pl.member, g.exited[pl.member].stopped, remedy(g.exited[pl.member].stopped))
 		return
 	case m == nil:
 		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but it is not a member of %s, so it is assigned nothing.", pl.member, g.name)
 		return
 	case m.stopped != "":
-		l.w.Emit(actor, engine.KindPoll, -1, "%s stays stopped on its %s; nothing is read until an operator moves the offset or re-snapshots.", pl.member, m.stopped)
+		l.w.Emit(actor, engine.KindPoll, -1, "%s stays stopped on its %s; nothing is read until %s.", pl.member, m.stopped, remedy(m.stopped))
 		return
 	case l.w.Now() < m.paused:
 		l.w.Emit(actor, engine.KindPause, -1, "%s is paused (until %s) and fetches nothing; %s.", pl.member, m.paused, l.lagPhrase(g, pl.member))
@@ -657,12 +660,22 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		}
 		m.pos.set(p, pos)
 	}
+	if l.schemas && !g.skipBad && l.raiseUnreadable(g, m, owned) {
+		return
+	}
 	b := &batch{gen: m.gen, reads: len(g.hist.Reads), ranges: make([]ReadRange, 0, len(owned))}
 	left := pl.max
 	for _, p := range owned {
 		part := g.topic.Parts[p]
 		pos, _ := m.pos.get(p)
 		to := min(part.End(), pos+int64(left))
+		if l.schemas && !g.skipBad {
+			// Poll returns the records before one its code cannot read, and
+			// no more; the next poll raises on that one (above).
+			if bad := g.firstUnreadable(p, pos, to); bad < to {
+				to, left = bad, int(bad-pos)
+			}
+		}
 		if to > pos {
 			l.w.Charge(int(to - pos))
 			rr := ReadRange{Step: int32(l.w.NextStep()), Member: m.ref, Partition: int16(p), From: pos, To: to}
@@ -831,10 +844,14 @@ func (l *world) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 		return
 	}
 	in := g.in[:0]
-	var skipped []string
+	var skipped, unread []string
 	for _, rr := range b.ranges {
 		recs := g.topic.Parts[rr.Partition].Records[rr.From:rr.To]
 		for i := range recs {
+			if g.skipBad && l.schemas && g.unreadable(&recs[i]) {
+				unread = append(unread, prose.F("offset %d of %s", rr.From+int64(i), g.pname(int(rr.Partition))))
+				continue
+			}
 			in = l.admit(g, &recs[i], in, &skipped)
 		}
 	}
@@ -846,14 +863,18 @@ func (l *world) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 			}
 		}
 	}
-	if g.target != nil && !g.dedup && !g.tsMark {
+	if g.target != nil && !g.dedup && !g.tsMark && unread == nil {
 		// The common case, narrated on demand from the batch's reads.
 		res := l.deliver(g.target, in)
 		l.emitNote(l.actorOf(g, m), engine.KindWrite, logNote{a: g.idx, i: int64(b.reads), n: int32(len(b.ranges)), c: int32(res.Collapsed), b: int32(res.Deleted), why: noteWrite})
 		l.afterWrite(g, m, b, pl)
 		return
 	}
-	l.consumeSlow(g, m, b, pl, in, skipped)
+	extra := ""
+	if unread != nil {
+		extra = g.unreadNote(unread)
+	}
+	l.consumeSlow(g, m, b, pl, in, skipped, extra)
 }
 
 // admit appends record r to a batch's writes unless the group's event-id
@@ -903,7 +924,7 @@ func (l *world) admit(g *groupState, r *topic.Record, in []sink.In, skipped *[]s
 
 // consumeSlow writes a batch that a dedup or a timestamp mark filtered, or
 // that has no target, narrating it at once.
-func (l *world) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in []sink.In, skipped []string) {
+func (l *world) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in []sink.In, skipped []string, unread string) {
 	actor := g.name + "/" + m.name
 	extra := ""
 	switch {
@@ -917,6 +938,7 @@ func (l *world) consumeSlow(g *groupState, m *member, b *batch, pl pollPlan, in 
 		// later than the one that dropped a record.
 		extra = prose.F("; its timestamp mark drops %s as already seen", strings.Join(skipped, ", "))
 	}
+	extra += unread
 	if g.target == nil {
 		l.w.Emit(actor, engine.KindWrite, -1, "%s processes %s%s.", m.name, prose.Count(len(in), "record", "records"), extra)
 	} else {
@@ -963,7 +985,17 @@ func (l *world) afterWrite(g *groupState, m *member, b *batch, pl pollPlan) {
 }
 
 func sinkVerb(m sink.Mode) string {
-	return map[sink.Mode]string{sink.Append: "appends", sink.Merge: "merges", sink.Overwrite: "writes", sink.Upsert: "upserts"}[m]
+	switch m {
+	case sink.Append:
+		return "appends"
+	case sink.Merge:
+		return "merges"
+	case sink.Overwrite:
+		return "writes"
+	case sink.Upsert:
+		return "upserts"
+	}
+	return ""
 }
 
 // feedName is the table or producer a group's records come from, for naming rows.
@@ -1191,13 +1223,35 @@ func (l *world) pause(g *groupState, name string, until vtime.Time) {
 	l.w.Emit(g.name+"/"+name, engine.KindPause, -1, "%s pauses fetching until %s (its code calls pause() on its partitions while a slow downstream recovers, and keeps calling poll); records keep arriving and its lag grows.", name, until)
 }
 
+// restart starts again the applications of the members named, which
+// exited, as by ("The operator", "The deploy") does: their consumers join
+// in one rebalance, a step after this one. It returns what it does, a
+// clause to follow a subject: "restarts c1, which joins billing".
+func (l *world) restart(g *groupState, names []string, by string) string {
+	which := "which joins"
+	if len(names) > 1 {
+		which = "which join"
+	}
+	does := prose.F("restarts %s, %s %s", strings.Join(names, " and "), which, g.name)
+	l.w.Then(func() {
+		for _, name := range names {
+			l.add(g, name)
+		}
+		l.requestRebalance(g, by+" "+does)
+	})
+	return does
+}
+
 // resnapshot recovers a group whose position points at deleted data: it
 // copies every live row of the source tables that feed the topic into the
 // target in one snapshot, then commits the log end so reading resumes after it.
 func (l *world) resnapshot(g *groupState) {
-	stuck := len(g.exited) > 0
+	stuck := false
+	for _, m := range g.exited {
+		stuck = stuck || m.stopped != stopSchema
+	}
 	for _, m := range g.members {
-		stuck = stuck || m.stopped != ""
+		stuck = stuck || m.stopped != "" && m.stopped != stopSchema
 	}
 	if !stuck {
 		l.w.Emit("operator", engine.KindReset, -1, "The runbook says re-snapshot %s only when its consumers stop for want of a usable offset (out of range, or none committed); none has, so the operator does nothing — whatever a reset skipped stays skipped.", g.name)
@@ -1238,18 +1292,7 @@ func (l *world) resnapshot(g *groupState) {
 		m.start.clear()
 	}
 	if restart := sorted.Keys(g.exited); len(restart) > 0 {
-		// The applications that exited start again, and their consumers
-		// join in one rebalance, a step after this one.
-		l.w.Then(func() {
-			for _, name := range restart {
-				l.add(g, name)
-			}
-			which := "which joins"
-			if len(restart) > 1 {
-				which = "which join"
-			}
-			l.requestRebalance(g, prose.F("The operator restarts %s, %s %s", strings.Join(restart, " and "), which, g.name))
-		})
+		l.restart(g, restart, "The operator")
 	}
 	l.w.Emit("operator", engine.KindReset, -1, "An operator re-snapshots: with %s's consumers stopped (Kafka resets the offsets of an empty group only), the operator first notes where the log ends (%s), then one consistent read of %s copies %s into the target, but no delete: a row deleted since the consumers stopped stays there. The operator commits the noted positions and starts the consumers again: a change committed during the copy is read again from the log, and a keyed merge absorbs it (here the copy takes no time).",
 		g.name, strings.Join(ends, ", "), strings.Join(tables, ", "), liveRows)

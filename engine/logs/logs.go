@@ -42,7 +42,7 @@ func (domain) Commands() []string { return commands }
 
 // commands are the world's commands; the core only reads them.
 var commands = []string{"topic", "cdc", "publish", "crash", "producer", "produce", "traffic",
-	"offline", "burst", "group", "member", "leave", "poll", "polls", "pause", "add-partitions", "resnapshot"}
+	"offline", "burst", "group", "member", "leave", "poll", "polls", "pause", "add-partitions", "resnapshot", "deploy"}
 
 func (domain) Faults() []engine.FaultKind { return faults }
 
@@ -68,6 +68,7 @@ type world struct {
 	ticking   bool            // some topic has retention or some group auto-commits
 	notes     int             // events narrated on demand the scenario will make, to size the trace
 	multi     bool            // the scenario has several targets, so a key's id depends on its target
+	schemas   bool            // some line names a schema version, so a group may meet a record it cannot read (schema.go)
 	source    *engine.Clock   // the database server's clock, for the times captured records carry
 	src       engine.SourceDB // the source database change capture reads; nil until a capture is declared
 	hash      []int32         // murmur2 of each key made positive, by the key's id; -1 until placed
@@ -120,6 +121,8 @@ func (l *world) Command(c scenario.Command) error {
 		return l.addPartitionsLine(c)
 	case "resnapshot":
 		return l.resnapshotLine(c)
+	case "deploy":
+		return l.deployLine(c)
 	}
 	return scenario.Errorf(c.Pos, "the log world has no command %q", c.Name)
 }

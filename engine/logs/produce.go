@@ -80,6 +80,7 @@ type producer struct {
 	stale       int            // the partition count the producer still places by until it refreshes, or 0 when it knows the topic's own
 	offline     []offline      // when it is cut off, in the order the lines gave them
 	kept        int            // events kept while offline, still to send
+	schema      uint8          // the schema version its records are written with, less one (see schema.go)
 }
 
 // keyNumber returns n when key is the decimal spelling of a whole number n
@@ -307,7 +308,7 @@ func (l *world) send(p *producer, s sendPlan) {
 	part := l.place(p, id, s.keyed)
 	now := p.read(l.w.Now())
 	rec := attempt{Record: topic.Record{KeyID: id, Src: srcRef(id, row), Keyed: s.keyed, Time: now, UpdatedAt: s.happened, Amount: s.amount, Seq: seq,
-		EventRef: p.topic.EventRefOf(s.id), Num: num, ProducerRef: p.ref, Intent: intent, Step: int32(l.w.NextStep())},
+		EventRef: p.topic.EventRefOf(s.id), Num: num, ProducerRef: p.ref, Intent: intent, Step: int32(l.w.NextStep()), Schema: p.schema},
 		pid: p.pid, pseq: p.nextSeq(part)}
 	if s.fail == "none" && s.keyed {
 		// The bulk of a large run: narrated on demand from the record.

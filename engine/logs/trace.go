@@ -64,6 +64,7 @@ type TopicHistory struct {
 	holders int
 	most    int
 	until   vtime.Time // the last instant a produce or traffic line sends to it
+	compat  string     // the schema registry's compatibility rule for its records: backward, forward or full (see schema.go)
 }
 
 // SendsUntil is the last instant a produce or traffic line of the scenario

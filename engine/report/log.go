@@ -41,6 +41,7 @@ type Record struct {
 	Offset    int64  `json:"offset"`
 	Key       string `json:"key"`
 	Version   int32  `json:"version"`
+	Schema    int    `json:"schema,omitempty"` // the schema version it was written with, when a line names one (1 is left out)
 	LSN       int64  `json:"lsn,omitempty"`
 	EventID   string `json:"event_id,omitempty"`
 	Producer  string `json:"producer"`
@@ -69,6 +70,9 @@ func buildLog(t *engine.Trace) *Log {
 			if d := part.DeletedAt(int64(o)); d != topic.Live {
 				rec.Deleted = d
 			}
+			if r.Schema > 0 {
+				rec.Schema = r.SchemaVersion()
+			}
 			l.Records = append(l.Records, rec)
 		}
 	}
@@ -82,7 +86,11 @@ func logText(b *strings.Builder, t *engine.Trace) {
 	if lt == nil {
 		return
 	}
-	b.WriteString("\nLOG (records as offset:key, later versions as vN, a deleted row's change event marked ✕, offsets retention deleted in brackets)\n")
+	head := "\nLOG (records as offset:key, later versions as vN, a deleted row's change event marked ✕, offsets retention deleted in brackets"
+	if schemas(lt, t.Steps()) {
+		head += ", records of a later schema version N marked ·sN"
+	}
+	b.WriteString(head + ")\n")
 	for _, s := range lt.LogAt(t.Steps()) {
 		var gs []string
 		for _, g := range s.Groups {
@@ -103,6 +111,9 @@ func logText(b *strings.Builder, t *engine.Trace) {
 			if r.Delete {
 				x += "✕"
 			}
+			if r.Schema > 0 {
+				x += fmt.Sprintf("·s%d", r.SchemaVersion())
+			}
 			if int64(o) < s.Start {
 				x = "(" + x + ")"
 			}
@@ -115,4 +126,17 @@ func logText(b *strings.Builder, t *engine.Trace) {
 			fmt.Fprintf(b, "      %s\n", strings.Join(recs, " "))
 		}
 	}
+}
+
+// schemas reports whether some record of the log at step n was written
+// with a schema version after the first.
+func schemas(lt *logs.Trace, n int) bool {
+	for _, s := range lt.LogAt(n) {
+		for _, r := range lt.RecordsAt(s.Topic, s.Partition, n) {
+			if r.Schema > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

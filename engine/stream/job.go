@@ -496,8 +496,14 @@ func (j *job) complete(run *ckptRun) {
 	}
 	tail := ""
 	if len(commits) > 0 {
-		whose := map[bool]string{true: "its", false: "their"}[len(commits) == 1]
-		tail = prose.F("; %s can now commit %s %s", strings.Join(commits, " and "), whose, map[bool]string{true: "transaction", false: "transactions"}[txns == 1])
+		whose, what := "their", "transactions"
+		if len(commits) == 1 {
+			whose = "its"
+		}
+		if txns == 1 {
+			what = "transaction"
+		}
+		tail = prose.F("; %s can now commit %s %s", strings.Join(commits, " and "), whose, what)
 	}
 	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "Checkpoint %d completes: every operator has taken its snapshot, %s in all, %s after it began; a failure from now on restores it%s.",
 		run.id, bytesWord(cp.Size()), cp.EndAt.Sub(cp.BeginAt), tail)
@@ -623,8 +629,12 @@ func (j *job) expire() {
 	if fail {
 		then = prose.F("That is %d in a row, more than the %d the job tolerates (Flink's execution.checkpointing.tolerable-failed-checkpoints, 0 by default), so the job fails.", j.expiredRow, j.tolerable)
 	}
+	its := "their"
+	if len(waiting) == 1 {
+		its = "its"
+	}
 	s.w.Emit("checkpoint coordinator", engine.KindCheckpoint, -1, "Checkpoint %d expires: it began %s ago, past the timeout of %s, and %s had not taken %s snapshot, its barrier still behind buffered records; %s%s. %s",
-		run.id, s.w.Now().Sub(cp.BeginAt), j.timeout, strings.Join(waiting, " and "), map[bool]string{true: "its", false: "their"}[len(waiting) == 1], restore, tail, then)
+		run.id, s.w.Now().Sub(cp.BeginAt), j.timeout, strings.Join(waiting, " and "), its, restore, tail, then)
 	if fail {
 		epoch, id := j.epoch, run.id
 		s.w.Then(func() {

@@ -304,13 +304,13 @@ func (t *Trace) verifyState(e engine.Expectation, n int) (got string, holds, kno
 	switch e.What {
 	case "checkpoints":
 		c, f, r, u := t.CheckpointCounts(n)
-		return num(map[string]int{"completed": c, "failed": f, "restored": r, "unrestorable": u}[e.Name])
+		return num(named(e.Name, "completed", c, "failed", f, "restored", r, "unrestorable", u))
 	case "transactions":
 		c, a := t.TxnCounts(n)
-		return num(map[string]int{"committed": c, "aborted": a}[e.Name])
+		return num(named(e.Name, "committed", c, "aborted", a, "", 0, "", 0))
 	case "buffers":
 		d, l := t.BufferLosses(n)
-		return num(map[string]int{"dropped": d, "lost": l}[e.Name])
+		return num(named(e.Name, "dropped", d, "lost", l, "", 0, "", 0))
 	case "replays":
 		return num(len(t.ReplayDiffs(n)))
 	case "reads":
@@ -532,4 +532,21 @@ func prose2(name string, got int64, ok bool, want int64) string {
 		return name + ": no row, the topic " + strconv.FormatInt(want, 10)
 	}
 	return name + ": table " + strconv.FormatInt(got, 10) + ", topic " + strconv.FormatInt(want, 10)
+}
+
+// named returns the count of the pair (a, b, c or d) whose name is name, or
+// 0: one function for every claim that names one of a few counts, where a
+// map built at each call would cost the browser module its code each time.
+func named(name, a string, na int, b string, nb int, c string, nc int, d string, nd int) int {
+	switch name {
+	case a:
+		return na
+	case b:
+		return nb
+	case c:
+		return nc
+	case d:
+		return nd
+	}
+	return 0
 }

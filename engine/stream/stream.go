@@ -868,7 +868,11 @@ func (s *world) slowLine(c scenario.Command) error {
 		return scenario.Errorf(px.ValuePos, "stream %s reads %s, whose partitions are 0 to %d; found partition %d", st.name, st.topic.h.Name, len(st.topic.h.Parts)-1, p)
 	}
 	if sl.until <= sl.from {
-		return scenario.Errorf(scenario.ValueAt(c, "until"), "%s needs until= after %s", c.Name, map[bool]string{true: "at=", false: "from="}[sl.stall])
+		after := "from="
+		if sl.stall {
+			after = "at="
+		}
+		return scenario.Errorf(scenario.ValueAt(c, "until"), "%s needs until= after %s", c.Name, after)
 	}
 	if !sl.stall && sl.by <= 0 {
 		return scenario.Errorf(scenario.ValueAt(c, "by"), "expected by= to be positive")

@@ -112,7 +112,12 @@ type Record struct {
 	EventRef    int32      // the event id the application gave it, as 1 + an index of IDs; 0 for none
 	Keyed       bool       // false: a record without a key, placed by the sticky rule
 	Delete      bool       // a change event for a row deleted at the source (Debezium's op "d"), from change capture
+	Schema      uint8      // the schema version its payload was written with, less one: 0 is version 1 (see SchemaVersion)
 }
+
+// SchemaVersion is the version of the schema r's payload was written with,
+// as a schema registry numbers them: 1 for the first.
+func (r *Record) SchemaVersion() int { return int(r.Schema) + 1 }
 
 // Key is the business key of r, a record of t.
 func (t *Topic) Key(r *Record) string { return (*t.Keys)[r.KeyID] }

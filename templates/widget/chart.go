@@ -49,3 +49,23 @@ func lookFor(o ChartOptions, table func(class string) []string) func(class strin
 		return attrs
 	}
 }
+
+// line draws a line from (x1, y1) to (x2, y2) in class, with look's
+// attributes for it. It, rectAt and textAt spell a shape's coordinates in
+// one place, where each drawing would otherwise build their attributes
+// itself (code the browser module carries once for each).
+func line(b *builder, look func(string, ...string) []string, class string, x1, y1, x2, y2 float64) {
+	b.void("line", look(class, "x1", ftoa(x1), "y1", ftoa(y1), "x2", ftoa(x2), "y2", ftoa(y2))...)
+}
+
+// rectAt draws a rectangle at (x, y) of width w and height h in class,
+// with look's attributes for it and then more.
+func rectAt(b *builder, look func(string, ...string) []string, class string, x, y, w, h float64, more ...string) {
+	b.void("rect", look(class, append([]string{"x", ftoa(x), "y", ftoa(y), "width", ftoa(w), "height", ftoa(h)}, more...)...)...)
+}
+
+// textAt writes text at x (as it is to be written) and y in class, with
+// look's attributes for it and then more.
+func textAt(b *builder, look func(string, ...string) []string, text, class, x string, y float64, more ...string) {
+	b.el("text", text, look(class, append([]string{"x", x, "y", ftoa(y)}, more...)...)...)
+}

@@ -199,9 +199,9 @@ func laneSVG(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.P
 	} else {
 		b.open("svg", append(append([]string{"class", "tm-lane-svg"}, size...), "role", "img", "aria-label", laneSummary(p), "data-testid", "lane-chart")...)
 	}
-	b.el("text", "p"+itoa(p.Partition), look("tm-lane-label", "x", ftoa(laneLeft), "y", ftoa(laneTop+cellH/2+5))...)
+	textAt(b, look, "p"+itoa(p.Partition), "tm-lane-label", ftoa(laneLeft), laneTop+cellH/2+5)
 	if lo > 0 {
-		b.el("text", "… "+strconv.FormatInt(lo, 10)+" earlier", look("tm-lane-earlier", "x", ftoa(laneLeft+nameW), "y", ftoa(laneTop+cellH/2+4), "data-testid", "lane-earlier")...)
+		textAt(b, look, "… "+strconv.FormatInt(lo, 10)+" earlier", "tm-lane-earlier", ftoa(laneLeft+nameW), laneTop+cellH/2+4, "data-testid", "lane-earlier")
 	}
 	for i, c := range cells {
 		o := lo + int64(i)
@@ -214,8 +214,8 @@ func laneSVG(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.P
 			"data-testid", "cell", "data-offset", strconv.FormatInt(o, 10), "data-key", c.key, "data-state", state,
 			"data-chip", cellChip(name, o),
 			"data-new?", on(c.fresh), "data-read?", on(c.readBy != ""))
-		b.void("rect", look("tm-cell-box"+off, "x", ftoa(cx+2), "y", ftoa(cy), "width", ftoa(cellW-4), "height", ftoa(cellH), "rx", "4")...)
-		b.el("text", strconv.FormatInt(o, 10), look("tm-cell-offset", "x", ftoa(cx+5), "y", ftoa(cy+11))...)
+		rectAt(b, look, "tm-cell-box"+off, cx+2, cy, cellW-4, cellH, "rx", "4")
+		textAt(b, look, strconv.FormatInt(o, 10), "tm-cell-offset", ftoa(cx+5), cy+11)
 		key := c.key
 		if len(key) > 4 {
 			key = key[:3] + "…"
@@ -223,14 +223,14 @@ func laneSVG(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.P
 		if c.deleted {
 			key = "✕" + key
 		}
-		b.el("text", key, look("tm-cell-key"+replaceFirst(off, "box", "key"), "x", ftoa(cx+cellW/2), "y", ftoa(cy+26), "text-anchor", "middle")...)
+		textAt(b, look, key, "tm-cell-key"+replaceFirst(off, "box", "key"), ftoa(cx+cellW/2), cy+26, "text-anchor", "middle")
 		if c.readBy != "" {
 			b.void("rect", look("tm-cell-readbar", "x", ftoa(cx+4), "y", ftoa(cy+cellH+1), "width", ftoa(cellW-8), "height", "4")...)
 		}
 		b.close("g")
 	}
 	// The next offset, not yet written.
-	b.void("rect", look("tm-cell-next", "x", ftoa(x(hi)+2), "y", ftoa(laneTop), "width", ftoa(cellW-4), "height", ftoa(cellH), "rx", "4")...)
+	rectAt(b, look, "tm-cell-next", x(hi)+2, laneTop, cellW-4, cellH, "rx", "4")
 	// The log start and end: lines from under the label row, the labels
 	// placed so that no line crosses a label and the labels do not overlap.
 	lineTop, lineBottom := laneTop-3, laneTop+cellH+4
@@ -242,16 +242,16 @@ func laneSVG(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.P
 		b.el("text", text, look("tm-log-label", "x", ftoa(at+3), "y", "12")...)
 	}
 	if p.Start == p.End {
-		b.void("line", look("tm-log-start", "x1", ftoa(endX), "y1", ftoa(lineTop), "x2", ftoa(endX), "y2", ftoa(lineBottom))...)
+		line(b, look, "tm-log-start", endX, lineTop, endX, lineBottom)
 	} else {
 		if p.Start >= lo {
 			sx := x(p.Start)
-			b.void("line", look("tm-log-start", "x1", ftoa(sx), "y1", ftoa(lineTop), "x2", ftoa(sx), "y2", ftoa(lineBottom))...)
+			line(b, look, "tm-log-start", sx, lineTop, sx, lineBottom)
 			if start != startInEnd {
 				labelAt("start "+strconv.FormatInt(p.Start, 10), sx, start == startLeft)
 			}
 		}
-		b.void("line", look("tm-log-end", "x1", ftoa(endX), "y1", ftoa(lineTop), "x2", ftoa(endX), "y2", ftoa(lineBottom))...)
+		line(b, look, "tm-log-end", endX, lineTop, endX, lineBottom)
 	}
 	labelAt(endLabel, endX, false)
 	// Each group's committed offset.

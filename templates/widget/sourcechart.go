@@ -235,10 +235,10 @@ func SourceChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, 
 		b.open("svg", "class", "tm-svg", "viewBox", "0 0 640 "+ftoa(height), "role", "img", "aria-label", desc, "data-testid", "source-chart")
 	}
 	for _, tk := range c.ticks {
-		b.void("line", look("tm-grid", "x1", ftoa(x(tk.x)), "y1", ftoa(top-4), "x2", ftoa(x(tk.x)), "y2", ftoa(base))...)
+		line(&b, look, "tm-grid", x(tk.x), top-4, x(tk.x), base)
 		b.el("text", tk.label, append(look("tm-tick", "x", ftoa(x(tk.x)), "y", ftoa(height-6)), "text-anchor", "middle", "font-size", "11")...)
 	}
-	b.void("line", look("tm-axis", "x1", ftoa(left), "y1", ftoa(base), "x2", ftoa(w-right), "y2", ftoa(base))...)
+	line(&b, look, "tm-axis", left, base, w-right, base)
 	for i, m := range c.marks {
 		if m.x < 0 || m.x > 1 {
 			continue
@@ -249,16 +249,16 @@ func SourceChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, 
 		}
 		mx := x(m.x)
 		ly := 14 + 12*float64(i%2)
-		b.void("line", look(cls, "x1", ftoa(mx), "y1", ftoa(ly-10), "x2", ftoa(mx), "y2", ftoa(base))...)
+		line(&b, look, cls, mx, ly-10, mx, base)
 		lcls := replaceFirst(cls, "tm-markline", "tm-marklabel")
 		if mx > w-right-170 {
 			b.el("text", m.label, append(look(lcls, "x", ftoa(mx-3), "y", ftoa(ly)), "text-anchor", "end")...)
 		} else {
-			b.el("text", m.label, look(lcls, "x", ftoa(mx+3), "y", ftoa(ly))...)
+			textAt(&b, look, m.label, lcls, ftoa(mx+3), ly)
 		}
 	}
 	if c.now >= 0 {
-		b.void("line", look("tm-nowline", "x1", ftoa(x(c.now)), "y1", ftoa(top-4), "x2", ftoa(x(c.now)), "y2", ftoa(base))...)
+		line(&b, look, "tm-nowline", x(c.now), top-4, x(c.now), base)
 	}
 	for i, br := range c.bars {
 		y := top + rowH*float64(i)
@@ -269,7 +269,7 @@ func SourceChart(t *engine.Trace, step int, o ChartOptions) (svg string, width, 
 		if br.lsn != "" {
 			label += " · " + br.lsn
 		}
-		b.el("text", label, look("tm-txlabel", "x", "4", "y", ftoa(y+13))...)
+		textAt(&b, look, label, "tm-txlabel", "4", y+13)
 		bw := max(x(br.to)-x(br.from), 3)
 		b.void("rect", look("tm-bar tm-"+br.state, "x", ftoa(x(br.from)), "y", ftoa(y+2), "width", ftoa(bw), "height", "14", "rx", "3")...)
 		if br.stamp >= 0 {

@@ -79,8 +79,8 @@ func streamChartTo(b *builder, t *engine.Trace, step int, o ChartOptions) (width
 	b.close("defs")
 	b.splice(&body)
 	if o.Standalone {
-		b.el("text", streamLegend[0], look("tm-tick", "x", "4", "y", ftoa(height-20))...)
-		b.el("text", streamLegend[1], look("tm-tick", "x", "4", "y", ftoa(height-6))...)
+		textAt(b, look, streamLegend[0], "tm-tick", "4", height-20)
+		textAt(b, look, streamLegend[1], "tm-tick", "4", height-6)
 	}
 	b.close("svg")
 	return chartWidth, height
@@ -373,11 +373,11 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	}
 	key := "sc" + itoa(si)
 	partOf(b, o, key+"-head")
-	b.el("text", title, look("tm-lanelabel", "x", "4", "y", ftoa(y+13), "font-weight", "700")...)
+	textAt(b, look, title, "tm-lanelabel", "4", y+13, "font-weight", "700")
 	y += 20
 	// The axis: event time.
-	b.void("line", look("tm-axis", "x1", ftoa(left), "y1", ftoa(y+14), "x2", ftoa(w-right), "y2", ftoa(y+14))...)
-	b.el("text", "event time", look("tm-tick", "x", "4", "y", ftoa(y+16))...)
+	line(b, look, "tm-axis", left, y+14, w-right, y+14)
+	textAt(b, look, "event time", "tm-tick", "4", y+16)
 	for tk := ax.lo; tk <= ax.hi; tk = tk.Add(ax.tick) {
 		// Centred on its tick, unless that would run past an end of the
 		// axis (a monospaced 10 px label is about 6 px a character).
@@ -389,8 +389,8 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 		case px+half > w-right:
 			anchor = "end"
 		}
-		b.el("text", label, look("tm-tick", "x", ftoa(x(tk)), "y", ftoa(y+10), "text-anchor", anchor)...)
-		b.void("line", look("tm-axis", "x1", ftoa(x(tk)), "y1", ftoa(y+12), "x2", ftoa(x(tk)), "y2", ftoa(y+16))...)
+		textAt(b, look, label, "tm-tick", ftoa(x(tk)), y+10, "text-anchor", anchor)
+		line(b, look, "tm-axis", x(tk), y+12, x(tk), y+16)
 	}
 	endPart(b, o)
 	y += 20
@@ -415,13 +415,13 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 		}
 		name := sh.Topic + "-" + itoa(p.Part)
 		laneLabel(b, look, name, y+15)
-		b.void("rect", look(class, "x", ftoa(left), "y", ftoa(y+2), "width", ftoa(w-left-right), "height", ftoa(laneH-4), "data-partition", itoa(p.Part))...)
+		rectAt(b, look, class, left, y+2, w-left-right, laneH-4, "data-partition", itoa(p.Part))
 		if p.Idle && sh.Config.Scope == watermark.PerPartition {
-			b.el("text", "idle", look("tm-wmlabel", "x", ftoa(w-right-4), "y", ftoa(y+15), "text-anchor", "end")...)
+			textAt(b, look, "idle", "tm-wmlabel", ftoa(w-right-4), y+15, "text-anchor", "end")
 		}
 		if sh.Config.Scope == watermark.PerPartition && inside(p.Watermark) {
 			px := x(p.Watermark)
-			b.void("line", look("tm-pwm", "x1", ftoa(px), "y1", ftoa(y+3), "x2", ftoa(px), "y2", ftoa(y+laneH-3))...)
+			line(b, look, "tm-pwm", px, y+3, px, y+laneH-3)
 		}
 		early := 0
 		for _, d := range dots[pi] {
@@ -456,7 +456,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			b.void("circle", attrs...)
 		}
 		if early > 0 {
-			b.el("text", "◀ "+itoa(early), look("tm-tick", "x", ftoa(left+2), "y", ftoa(y+15))...)
+			textAt(b, look, "◀ "+itoa(early), "tm-tick", ftoa(left+2), y+15)
 		}
 		endPart(b, o)
 		y += laneH
@@ -465,12 +465,12 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	// The stream's watermark across the lanes, and the step's time.
 	if inside(wm) {
 		wx := x(wm)
-		b.void("line", look("tm-wmline", "x1", ftoa(wx), "y1", ftoa(lanesTop), "x2", ftoa(wx), "y2", ftoa(y))...)
+		line(b, look, "tm-wmline", wx, lanesTop, wx, y)
 	}
 	if step > 0 {
 		if now := t.Events[step-1].At; inside(now) {
 			nx := x(now)
-			b.void("line", look("tm-nowline", "x1", ftoa(nx), "y1", ftoa(lanesTop), "x2", ftoa(nx), "y2", ftoa(y))...)
+			line(b, look, "tm-nowline", nx, lanesTop, nx, y)
 		}
 	}
 	endPart(b, o)
@@ -485,7 +485,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 		if wh.Config.Domain == win.ProcessingTime {
 			// On a line of its own: beside the name it ran into the lanes.
 			laneLabel(b, look, wh.Name, y+13)
-			b.el("text", "(proc. time)", look("tm-tick", "x", "4", "y", ftoa(y+25))...)
+			textAt(b, look, "(proc. time)", "tm-tick", "4", y+25)
 		} else {
 			laneLabel(b, look, wh.Name, y+18)
 		}
@@ -540,10 +540,10 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 			if !o.Standalone { // a picture says it in its text
 				b.el("title", windowTitle(wh, ws))
 			}
-			b.void("rect", look(class, "x", ftoa(x0), "y", ftoa(rowY), "width", ftoa(max(x1-x0-1, 1)), "height", ftoa(h))...)
+			rectAt(b, look, class, x0, rowY, max(x1-x0-1, 1), h)
 			if ws.Count > 0 {
 				fh := h * float64(ws.Count) / float64(most)
-				b.void("rect", look("tm-winfill", "x", ftoa(x0), "y", ftoa(rowY+h-fh), "width", ftoa(max(x1-x0-1, 1)), "height", ftoa(fh))...)
+				rectAt(b, look, "tm-winfill", x0, rowY+h-fh, max(x1-x0-1, 1), fh)
 			}
 			if h > 20 && x1-x0 > 40 {
 				txt := itoa(int(ws.Count))
@@ -566,7 +566,7 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 				if ws.Redone > 0 {
 					txt += " ⊕" + itoa(ws.Redone)
 				}
-				b.el("text", txt, look("tm-wintext", "x", ftoa(x0+3), "y", ftoa(rowY+16))...)
+				textAt(b, look, txt, "tm-wintext", ftoa(x0+3), rowY+16)
 			}
 			// The records it took at this step, moving in from their lanes.
 			for ti := 0; ti < len(tokens); ti++ {
@@ -687,13 +687,13 @@ func lateMark(b *builder, st *stream.Trace, d stream.Dot, cx, cy float64, look f
 	switch win.Fate(l.Fate) {
 	case win.Accepted:
 		b.void("circle", look("tm-late", "cx", ftoa(cx), "cy", ftoa(cy), "r", ftoa(r))...)
-		b.void("line", look("tm-late", "x1", ftoa(cx-r), "y1", ftoa(cy), "x2", ftoa(cx+r), "y2", ftoa(cy))...)
-		b.void("line", look("tm-late", "x1", ftoa(cx), "y1", ftoa(cy-r), "x2", ftoa(cx), "y2", ftoa(cy+r))...)
+		line(b, look, "tm-late", cx-r, cy, cx+r, cy)
+		line(b, look, "tm-late", cx, cy-r, cx, cy+r)
 	case win.SideOutput:
 		b.void("polygon", look("tm-late", "points", ftoa(cx)+","+ftoa(cy-r-1)+" "+ftoa(cx+r+1)+","+ftoa(cy)+" "+ftoa(cx)+","+ftoa(cy+r+1)+" "+ftoa(cx-r-1)+","+ftoa(cy))...)
 	default:
-		b.void("line", look("tm-late", "x1", ftoa(cx-r), "y1", ftoa(cy-r), "x2", ftoa(cx+r), "y2", ftoa(cy+r))...)
-		b.void("line", look("tm-late", "x1", ftoa(cx-r), "y1", ftoa(cy+r), "x2", ftoa(cx+r), "y2", ftoa(cy-r))...)
+		line(b, look, "tm-late", cx-r, cy-r, cx+r, cy+r)
+		line(b, look, "tm-late", cx-r, cy+r, cx+r, cy-r)
 	}
 	if href != nil {
 		// A larger, invisible target for a finger or a pointer.
