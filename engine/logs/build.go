@@ -179,6 +179,7 @@ func (l *world) producer(c scenario.Command) error {
 		return scenario.Errorf(pin.ValuePos, "topic %s has partitions 0 to %d; expected partition= to name one of them, found %d", h.Name, len(h.Parts)-1, p.pinned)
 	}
 	p.topic = h
+	h.registered = max(h.registered, p.schema)
 	p.pid = l.newPID()
 	l.producers[n.Value] = p
 	l.prodOrd = append(l.prodOrd, n.Value)

@@ -554,7 +554,8 @@ type pollPlan struct {
 type batch struct {
 	gen    int
 	ranges []ReadRange
-	reads  int // index of the first of the poll's ranges in the group's Reads
+	reads  int   // index of the first of the poll's ranges in the group's Reads
+	schema uint8 // the schema version the code that polled it reads, less one: poll deserializes, so a deploy meanwhile changes nothing of it
 }
 
 // poll fetches up to max records from the member's partitions.
@@ -663,7 +664,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 	if l.schemas && !g.skipBad && l.raiseUnreadable(g, m, owned) {
 		return
 	}
-	b := &batch{gen: m.gen, reads: len(g.hist.Reads), ranges: make([]ReadRange, 0, len(owned))}
+	b := &batch{gen: m.gen, reads: len(g.hist.Reads), ranges: make([]ReadRange, 0, len(owned)), schema: g.schema}
 	left := pl.max
 	for _, p := range owned {
 		part := g.topic.Parts[p]
@@ -844,12 +845,12 @@ func (l *world) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 		return
 	}
 	in := g.in[:0]
-	var skipped, unread []string
+	var skipped, unread []string // unread: what the error handler skipped, by key
 	for _, rr := range b.ranges {
 		recs := g.topic.Parts[rr.Partition].Records[rr.From:rr.To]
 		for i := range recs {
-			if g.skipBad && l.schemas && g.unreadable(&recs[i]) {
-				unread = append(unread, prose.F("offset %d of %s", rr.From+int64(i), g.pname(int(rr.Partition))))
+			if g.skipBad && l.schemas && !readable(g.topic.compat, b.schema, recs[i].Schema) {
+				unread = append(unread, g.topic.Label(&recs[i]))
 				continue
 			}
 			in = l.admit(g, &recs[i], in, &skipped)
@@ -872,7 +873,7 @@ func (l *world) consume(g *groupState, m *member, b *batch, pl pollPlan) {
 	}
 	extra := ""
 	if unread != nil {
-		extra = g.unreadNote(unread)
+		extra = l.unreadNote(g, unread, b.schema)
 	}
 	l.consumeSlow(g, m, b, pl, in, skipped, extra)
 }
@@ -1225,21 +1226,19 @@ func (l *world) pause(g *groupState, name string, until vtime.Time) {
 
 // restart starts again the applications of the members named, which
 // exited, as by ("The operator", "The deploy") does: their consumers join
-// in one rebalance, a step after this one. It returns what it does, a
-// clause to follow a subject: "restarts c1, which joins billing".
-func (l *world) restart(g *groupState, names []string, by string) string {
+// in one rebalance, a step after this one.
+func (l *world) restart(g *groupState, names []string, by string) {
 	which := "which joins"
 	if len(names) > 1 {
 		which = "which join"
 	}
-	does := prose.F("restarts %s, %s %s", strings.Join(names, " and "), which, g.name)
+	why := prose.F("%s restarts %s, %s %s", by, strings.Join(names, " and "), which, g.name)
 	l.w.Then(func() {
 		for _, name := range names {
 			l.add(g, name)
 		}
-		l.requestRebalance(g, by+" "+does)
+		l.requestRebalance(g, why)
 	})
-	return does
 }
 
 // resnapshot recovers a group whose position points at deleted data: it

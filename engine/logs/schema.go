@@ -1,8 +1,6 @@
 package logs
 
 import (
-	"strings"
-
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
@@ -93,14 +91,21 @@ func (l *world) deployLine(c scenario.Command) error {
 }
 
 // deploy moves producer p, or else group g, to code built for schema
-// version v (less one). A group's members whose application exited on a
-// record the old code could not read start again and join in one
-// rebalance, a step later; static members that stopped on one and kept
-// their partitions read on from it at their next poll.
+// version v (less one). A group's members read with it from their next
+// poll on (a batch in hand was deserialized when polled); those whose
+// application exited on a record the old code could not read start again
+// and join in one rebalance, a step later, and static members that stopped
+// on one and kept their partitions read on from it at their next poll.
 func (l *world) deploy(p *producer, g *groupState, v uint8) {
 	if p != nil {
 		p.schema = v
-		l.w.Emit(p.name, engine.KindProduce, -1, "%s is deployed writing its records with schema version %d, and the registry accepts it: %s.", p.name, int(v)+1, promise(p.topic.compat))
+		h := p.topic
+		check := "and the registry accepts it: " + promise(h.compat)
+		if v <= h.registered {
+			check = "a version the registry holds already, so it checks nothing"
+		}
+		h.registered = max(h.registered, v)
+		l.w.Emit(p.name, engine.KindProduce, -1, "%s is deployed writing its records with schema version %d, %s.", p.name, int(v)+1, check)
 		return
 	}
 	g.schema = v
@@ -114,11 +119,12 @@ func (l *world) deploy(p *producer, g *groupState, v uint8) {
 	for _, m := range g.members {
 		if m.stopped == stopSchema {
 			m.stopped = ""
-			tail = "; the members that stopped on a record it could not read and kept their partitions read on from that record"
+			tail = "; its consumers that stopped on a record the old code could not read, keeping their partitions, read on from it at their next poll"
 		}
 	}
 	if len(restart) > 0 {
-		tail = "; the deploy " + l.restart(g, restart, "The deploy")
+		l.restart(g, restart, "The deploy")
+		tail = "; its consumers that exited on a record the old code could not read start again"
 	}
 	l.w.Emit(g.name, engine.KindRebalance, -1, "%s's code is deployed reading schema version %d%s.", g.name, int(v)+1, tail)
 }
@@ -161,14 +167,15 @@ func (g *groupState) firstUnreadable(p int, from, to int64) int64 {
 	return to
 }
 
-// unreadNote narrates the records of a batch that g's error handler
-// skipped, at offsets named by at, for the sentence of the batch's write.
-func (g *groupState) unreadNote(at []string) string {
-	them := "it"
-	if len(at) > 1 {
-		them = "them"
+// unreadNote narrates the records that g's error handler skipped, named
+// by keys, for the sentence of a batch its code for schema version v (less
+// one) deserialized.
+func (l *world) unreadNote(g *groupState, keys []string, v uint8) string {
+	noun := l.w.Trace().Noun(l.feedName(g))
+	if noun == "" {
+		noun = "record"
 	}
-	return prose.F("; its error handler logs and skips %s, of a schema version its code (version %d) cannot deserialize, and the batch counts %s as processed", strings.Join(limitKeys(at, 6), ", "), int(g.schema)+1, them)
+	return prose.F("; its error handler logs and skips %s, of a schema version its code (version %d) cannot deserialize, and the batch counts %s as processed", prose.Rows(noun, keys), int(v)+1, prose.ItThem(len(keys)))
 }
 
 // remedy is what starts again a member that stopped for why.

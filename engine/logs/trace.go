@@ -61,10 +61,11 @@ type TopicHistory struct {
 	// While building: what keeps state for each partition (the topic, each
 	// group on it, each stream reading it), and the most partitions any
 	// line will give it; see Log.Hold.
-	holders int
-	most    int
-	until   vtime.Time // the last instant a produce or traffic line sends to it
-	compat  string     // the schema registry's compatibility rule for its records: backward, forward or full (see schema.go)
+	holders    int
+	most       int
+	until      vtime.Time // the last instant a produce or traffic line sends to it
+	compat     string     // the schema registry's compatibility rule for its records: backward, forward or full (see schema.go)
+	registered uint8      // the highest schema version its producers have written, less one: the registry holds it and those before
 }
 
 // SendsUntil is the last instant a produce or traffic line of the scenario
