@@ -134,6 +134,9 @@ func (l *world) Finish() (bool, error) {
 	if err := l.finish(); err != nil {
 		return false, err
 	}
+	if l.t != nil {
+		l.t.Schemas = l.schemas
+	}
 	return l.t != nil, nil
 }
 

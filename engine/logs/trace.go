@@ -33,6 +33,7 @@ type Trace struct {
 	Groups    []*GroupHistory
 	Feeds     []Feed         // tables and producers that reach a target through the log
 	Producers []ProducerInfo // every producer, in the order declared
+	Schemas   bool           // some line names a schema version, so records may carry one after the first
 	notes     []logNote      // narration of bulk events, rendered on demand
 	// absorbed holds, for each write into a merge that absorbed rows
 	// already present, its step and how many it absorbed, in step order:

@@ -87,7 +87,7 @@ func logText(b *strings.Builder, t *engine.Trace) {
 		return
 	}
 	head := "\nLOG (records as offset:key, later versions as vN, a deleted row's change event marked ✕, offsets retention deleted in brackets"
-	if schemas(lt, t.Steps()) {
+	if lt.Schemas {
 		head += ", records of a later schema version N marked ·sN"
 	}
 	b.WriteString(head + ")\n")
@@ -126,17 +126,4 @@ func logText(b *strings.Builder, t *engine.Trace) {
 			fmt.Fprintf(b, "      %s\n", strings.Join(recs, " "))
 		}
 	}
-}
-
-// schemas reports whether some record of the log at step n was written
-// with a schema version after the first.
-func schemas(lt *logs.Trace, n int) bool {
-	for _, s := range lt.LogAt(n) {
-		for _, r := range lt.RecordsAt(s.Topic, s.Partition, n) {
-			if r.Schema > 0 {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -224,3 +224,10 @@ func replaceFirst(s, old, new string) string {
 	}
 	return s
 }
+
+// button writes a button of the widget's own (class tm-btn) that does act
+// when pressed, with more attributes after those: one call where each
+// button would otherwise spell out its type and class.
+func button(b *builder, text, act string, more ...string) {
+	b.el("button", text, append([]string{"type", "button", "class", "tm-btn", "data-act", act}, more...)...)
+}

@@ -3,8 +3,6 @@
 package widget
 
 import (
-	"strings"
-
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/prose"
@@ -44,7 +42,7 @@ const (
 func (s *Session) jobFault(action, arg string) (engine.Fault, error) {
 	f := engine.Fault{AfterStep: s.st.Step}
 	st := stream.Of(s.trace)
-	fields := strings.Fields(arg)
+	fields := words(arg)
 	switch action {
 	case "burst-key":
 		lt := logs.Of(s.trace)
@@ -181,9 +179,9 @@ func jobFaults(b *builder, t *engine.Trace, st *stream.Trace, s State) {
 		}
 		b.close("select")
 	}
-	b.el("button", "✖ Fail the job", "type", "button", "class", "tm-btn", "data-act", "fail", "data-testid", "btn-fail",
+	button(b, "✖ Fail the job", "fail", "data-testid", "btn-fail",
 		"title", "every operator's state and every buffer are lost; the job restarts "+failRestart.String()+" later from its latest completed checkpoint")
-	b.el("button", "◔ Slow it: "+slowBy.String()+" a record for "+slowFor.String(), "type", "button", "class", "tm-btn", "data-act", "slow", "data-testid", "btn-slow")
+	button(b, "◔ Slow it: "+slowBy.String()+" a record for "+slowFor.String(), "slow", "data-testid", "btn-slow")
 	if lt := logs.Of(t); lt != nil && len(lt.Producers) > 0 {
 		b.el("label", "Burst of one key from", "for", s.id("keyburst-producer"))
 		b.open("select", "id", s.id("keyburst-producer"), "data-testid", "keyburst-producer")
@@ -193,7 +191,7 @@ func jobFaults(b *builder, t *engine.Trace, st *stream.Trace, s State) {
 		b.close("select")
 		b.el("label", "key", "for", s.id("keyburst-key"))
 		b.void("input", "type", "text", "id", s.id("keyburst-key"), "value", "1", "size", "6", "data-testid", "keyburst-key", "autocomplete", "off")
-		b.el("button", "⇶ Send "+itoa(burstKeyRecords)+" events of that key now", "type", "button", "class", "tm-btn", "data-act", "burst-key", "data-testid", "btn-burst-key")
+		button(b, "⇶ Send "+itoa(burstKeyRecords)+" events of that key now", "burst-key", "data-testid", "btn-burst-key")
 	}
 	b.close("span")
 }

@@ -216,6 +216,10 @@ func laneSVG(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.P
 			"data-new?", on(c.fresh), "data-read?", on(c.readBy != ""))
 		rectAt(b, look, "tm-cell-box"+off, cx+2, cy, cellW-4, cellH, "rx", "4")
 		textAt(b, look, strconv.FormatInt(o, 10), "tm-cell-offset", ftoa(cx+5), cy+11)
+		if c.rec.Schema > 0 {
+			// A record of a later schema version, as the text timeline marks it.
+			textAt(b, look, "s"+itoa(c.rec.SchemaVersion()), "tm-cell-offset", ftoa(cx+cellW-5), cy+11, "text-anchor", "end")
+		}
 		key := c.key
 		if len(key) > 4 {
 			key = key[:3] + "…"
@@ -391,6 +395,9 @@ func logTables(b *builder, lt *logs.Trace, s State) {
 				b.el("td", "v"+itoa(int(c.rec.Seq)))
 				if c.rec.Delete {
 					notes = append([]string{"✕ a delete event: the row is gone at the source"}, notes...)
+				}
+				if c.rec.Schema > 0 {
+					notes = append([]string{"written with schema version " + itoa(c.rec.SchemaVersion())}, notes...)
 				}
 				b.el("td", strings.Join(notes, "; "))
 				b.fclose("tr")

@@ -405,3 +405,25 @@ func TestConsumersOfAnEmptyGroupSayNobodyReads(t *testing.T) {
 	assert.Equal(t, "… 2 more members", lines[8])
 	assert.Equal(t, []string{"no member · nobody reads p0 p1 p2 p3 p4 p5 p6 p7 p8 p9 p10 p11 +8"}, assignment(t, tr, "/x", tr.Steps()))
 }
+
+// TestLogPanelMarksASchemaVersion: a record written with a later schema
+// version says so in its lane cell, in the topic's table and in the legend,
+// as text; a scenario without schema versions shows none of it.
+func TestLogPanelMarksASchemaVersion(t *testing.T) {
+	tr := run(t, "dist/schema-change", nil)
+	d := draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true, BasePath: "/scenarios/dist/schema-change"})
+	var marked []string
+	for _, n := range laneOf(t, d, "orders-0").ByTestID("cell") {
+		if strings.Contains(htmltest.Text(n), "s2") {
+			marked = append(marked, htmltest.Attr(n, "data-key"))
+		}
+	}
+	assert.Equal(t, []string{"5", "6", "10", "11", "12", "15"}, marked, "every record the shop sent after its deploy, and none before")
+	assert.Contains(t, offsetRows(d, "orders-0"), "written with schema version 2")
+	assert.Contains(t, htmltest.Text(d.One(t, "legend")), "s2: written with schema version 2")
+
+	tr = run(t, "dist/retention-lag", nil)
+	d = draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true, BasePath: "/scenarios/dist/retention-lag"})
+	assert.NotContains(t, htmltest.Text(d.One(t, "legend")), "schema")
+	assert.NotContains(t, offsetRows(d, "orders-0"), "schema")
+}

@@ -35,7 +35,7 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 		switch name {
 		case "step":
 			n, ok := whole.Int(v)
-			if !ok && n > 0 && strings.Trim(v, "0123456789") == "" {
+			if !ok && n > 0 && allDigits(v) {
 				// More digits than a number holds (whole.Int gives the
 				// largest int), and nothing but digits: past any run's
 				// end, which opens at the last step and says so.
@@ -304,4 +304,34 @@ func ParseFault(text string) (engine.Fault, error) {
 		return bad("is not a fault: expected STEP~crash, STEP~jump~-5s (or STEP~jump~-5s~CLOCK), STEP~add-partition~TOPIC, STEP~pause~GROUP~MEMBER~30s, STEP~burst~PRODUCER~12~1m, STEP~burst-key~PRODUCER~KEY~100, STEP~producer-clock~PRODUCER~1m, STEP~stall~STREAM~2~30s, STEP~delay~STREAM~2~1m~45s, STEP~fail~OPERATOR~now~5s or STEP~slow~OPERATOR~500ms~30s")
 	}
 	return f, nil
+}
+
+// allDigits reports whether s is nothing but the digits 0 to 9.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// words splits s around runs of ASCII white space, as strings.Fields does
+// for text without other spaces, which a fault's arguments never need:
+// strings.Fields would bring Unicode's space table and its general
+// splitter into the browser module.
+func words(s string) []string {
+	var out []string
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		space := i == len(s) || s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\v' || s[i] == '\f'
+		switch {
+		case space && start >= 0:
+			out = append(out, s[start:i])
+			start = -1
+		case !space && start < 0:
+			start = i
+		}
+	}
+	return out
 }

@@ -640,7 +640,11 @@ func legend(b *builder, v *atStep) {
 	if hasStream(v.t) {
 		streamLegendItems(v.t, item)
 	} else if v.lt != nil {
-		item("tm-lg-cell", "▢", logLegend)
+		text := logLegend
+		if v.lt.Schemas {
+			text += "; s2: written with schema version 2"
+		}
+		item("tm-lg-cell", "▢", text)
 	}
 	item("tm-lg-chip", "▣", "row in the target, its version")
 	item("tm-lg-dup", "❐", "×2: copies of a key")

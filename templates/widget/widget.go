@@ -318,10 +318,10 @@ func faults(b *builder, t *engine.Trace, s State) {
 	lt := logs.Of(t)
 	if ht := hwmOf(t); ht != nil && len(ht.Runs) > 0 || lt == nil {
 		// A crash stops an extractor run; a log world without one has nothing it would stop.
-		b.el("button", "✖ Crash the pipeline", "type", "button", "class", "tm-btn", "data-act", "crash", "data-testid", "btn-crash")
+		button(b, "✖ Crash the pipeline", "crash", "data-testid", "btn-crash")
 	}
-	b.el("button", "Source clock −5s", "type", "button", "class", "tm-btn", "data-act", "jump-back", "data-testid", "btn-jump-back")
-	b.el("button", "Source clock +5s", "type", "button", "class", "tm-btn", "data-act", "jump-forward", "data-testid", "btn-jump-forward")
+	button(b, "Source clock −5s", "jump-back", "data-testid", "btn-jump-back")
+	button(b, "Source clock +5s", "jump-forward", "data-testid", "btn-jump-forward")
 	jobFaultsOf(b, t, s) // the stream job's: see jobfaults.go
 	if lt != nil {
 		// The log world's faults: one button per topic and per group, named
@@ -332,14 +332,14 @@ func faults(b *builder, t *engine.Trace, s State) {
 			if len(lt.Topics) > 1 {
 				label += " (" + h.Name + ")"
 			}
-			b.el("button", label, "type", "button", "class", "tm-btn", "data-act", "add-partition", "data-arg", h.Name, "data-testid", "btn-add-partition")
+			button(b, label, "add-partition", "data-arg", h.Name, "data-testid", "btn-add-partition")
 		}
 		for _, g := range lt.Groups {
 			label := "‖ Pause the consumer"
 			if len(lt.Groups) > 1 {
 				label = "‖ Pause the " + g.Name + " consumer"
 			}
-			b.el("button", label, "type", "button", "class", "tm-btn", "data-act", "pause", "data-arg", g.Name, "data-testid", "btn-pause")
+			button(b, label, "pause", "data-arg", g.Name, "data-testid", "btn-pause")
 		}
 		if len(lt.Groups) > 0 {
 			// How long a pause lasts: longer than a topic's retention, it
@@ -355,7 +355,7 @@ func faults(b *builder, t *engine.Trace, s State) {
 		}
 	}
 	streamFaults(b, t, s) // the stream world's: see worlds_stream.go
-	b.el("button", "↶ Undo", "type", "button", "class", "tm-btn", "data-act", "undo", "data-testid", "btn-undo", "disabled?", on(!s.CanUndo))
+	button(b, "↶ Undo", "undo", "data-testid", "btn-undo", "disabled?", on(!s.CanUndo))
 	if len(t.Faults) > 0 {
 		// The faults in effect, the learner's and a link's, in the words
 		// a link carries them in: a fork opened from a link said nowhere

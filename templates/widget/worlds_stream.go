@@ -72,8 +72,8 @@ func streamFaults(b *builder, t *engine.Trace, s State) {
 		b.el("option", d.String(), "value", d.String(), "selected?", on(d == streamFaultFor))
 	}
 	b.close("select")
-	b.el("button", "‖ Stall it here", "type", "button", "class", "tm-btn", "data-act", "stall", "data-testid", "btn-stall")
-	b.el("button", "⇢ Delay its records "+delayBy.String()+" here", "type", "button", "class", "tm-btn", "data-act", "delay", "data-testid", "btn-delay")
+	button(b, "‖ Stall it here", "stall", "data-testid", "btn-stall")
+	button(b, "⇢ Delay its records "+delayBy.String()+" here", "delay", "data-testid", "btn-delay")
 	b.close("span")
 	lt := logs.Of(t)
 	if lt == nil || len(lt.Producers) == 0 {
@@ -86,7 +86,7 @@ func streamFaults(b *builder, t *engine.Trace, s State) {
 		b.el("option", p.Name, "value", p.Name)
 	}
 	b.close("select")
-	b.el("button", "⇶ Send the burst here", "type", "button", "class", "tm-btn", "data-act", "burst", "data-testid", "btn-burst",
+	button(b, "⇶ Send the burst here", "burst", "data-testid", "btn-burst",
 		"title", "sends "+itoa(burstRecords)+" events whose event times spread over the last "+burstSpan.String())
 	b.close("span")
 	// A partition's clock: the own clock of the producer pinned to it,
@@ -112,7 +112,7 @@ func (s *Session) stallOrDelay(f engine.Fault, action, arg string) (engine.Fault
 	if stream.Of(s.trace) == nil {
 		return f, stream.ErrNoStream
 	}
-	fields := strings.Fields(arg)
+	fields := words(arg)
 	if len(fields) != 3 {
 		return f, prose.Errorf("a %s needs a stream, a partition and a length, such as \"tills 2 30s\", found %q", action, arg)
 	}
