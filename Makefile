@@ -127,7 +127,8 @@ FUZZTIME ?= 60s
 FUZZ_TARGETS = ./engine/scenario:FuzzParse ./engine:FuzzBuildRun ./templates/widget:FuzzSessionActs \
 	./templates/widget:FuzzParseQuery ./web/share:FuzzDecode ./lessons/course:FuzzChapter \
 	./lessons/course:FuzzDirective ./engine/keyed:FuzzRestore ./web/site:FuzzSite \
-	./engine/whole:FuzzAgreesWithStrconv ./engine/prose:FuzzQuote ./cmd/serve:FuzzFastServer
+	./engine/whole:FuzzAgreesWithStrconv ./engine/prose:FuzzQuote ./cmd/serve:FuzzFastServer \
+	./templates/widget:FuzzWords
 fuzz:
 	@failed=; for t in $(FUZZ_TARGETS); do \
 		echo "$(GO) test $${t%%:*} -run '^$$' -fuzz '^$${t##*:}$$' -fuzztime $(FUZZTIME)"; \
