@@ -439,7 +439,7 @@ func (l *world) group(c scenario.Command) error {
 		return err
 	}
 	g.g = group.New(n.Value, h.Name, strategy, len(h.Parts))
-	g.hist = &GroupHistory{Name: n.Value, Topic: h.Name, Strategy: strategy}
+	g.hist = &GroupHistory{Name: n.Value, Topic: h.Name, Strategy: strategy, Schemas: []SchemaPoint{{Version: g.schema}}}
 	if committed >= 0 {
 		// The group existed before the scenario began and had committed this offset everywhere.
 		for p := range g.g.Committed {

@@ -109,6 +109,7 @@ func (l *world) deploy(p *producer, g *groupState, v uint8) {
 		return
 	}
 	g.schema = v
+	g.hist.Schemas = append(g.hist.Schemas, SchemaPoint{Step: int32(l.w.NextStep()), Version: v})
 	var restart []string
 	for _, name := range sorted.Keys(g.exited) {
 		if g.exited[name].stopped == stopSchema {

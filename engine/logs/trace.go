@@ -110,6 +110,27 @@ type GroupHistory struct {
 	// step at most: each from its Step until the next one's (see
 	// Trace.AssignmentAt).
 	Assignments []Assignment
+	// Schemas is the schema version its code reads, less one, from each
+	// step on (see schema.go): the first at step 0, then one per deploy.
+	Schemas []SchemaPoint
+}
+
+// SchemaPoint is a group's code reading schema version Version+1 from Step on.
+type SchemaPoint struct {
+	_       nocmp.NoCompare
+	Step    int32
+	Version uint8
+}
+
+// SchemaAt is the schema version group g's code reads at step n.
+func (g *GroupHistory) SchemaAt(n int) int {
+	v := 0
+	for _, p := range g.Schemas {
+		if int(p.Step) <= n {
+			v = int(p.Version)
+		}
+	}
+	return v + 1
 }
 
 // Assignment is who in a group holds which partitions of its topic from

@@ -69,3 +69,13 @@ func rectAt(b *builder, look func(string, ...string) []string, class string, x, 
 func textAt(b *builder, look func(string, ...string) []string, text, class, x string, y float64, more ...string) {
 	b.el("text", text, look(class, append([]string{"x", x, "y", ftoa(y)}, more...)...)...)
 }
+
+// svgLine draws a line from (x1, y1) to (x2, y2), its coordinates as they
+// are to be written, in class (none when ""), with more attributes after.
+func svgLine(b *builder, class, x1, y1, x2, y2 string, more ...string) {
+	attrs := []string{"x1", x1, "y1", y1, "x2", x2, "y2", y2}
+	if class != "" {
+		attrs = append([]string{"class", class}, attrs...)
+	}
+	b.void("line", append(attrs, more...)...)
+}

@@ -270,7 +270,7 @@ func checkpointStrip(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 		itoa(lost) + " abandoned or expired" + ", " + plural(fails, "failure") + ", " + plural(restores, "restore")
 	b.open("svg", "class", "tm-svg tm-ckstrip", "viewBox", "0 0 "+ftoa(stripW)+" "+ftoa(stripH), "role", "img",
 		"aria-label", label, "data-testid", "checkpoint-strip")
-	b.void("line", "class", "tm-axis", "x1", ftoa(ax.x0), "y1", "40", "x2", ftoa(ax.x0+ax.w), "y2", "40")
+	svgLine(b, "tm-axis", ftoa(ax.x0), "40", ftoa(ax.x0+ax.w), "40")
 	b.el("text", ax.lo.String(), "class", "tm-tick", "x", ftoa(ax.x0), "y", "56")
 	b.el("text", ax.hi.String(), "class", "tm-tick", "x", ftoa(ax.x0+ax.w), "y", "56", "text-anchor", "end")
 	for _, c := range cps {
@@ -285,7 +285,7 @@ func checkpointStrip(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 		b.el("title", "checkpoint "+itoa(int(c.ID))+": "+status+", began "+c.BeginAt.String())
 		b.void("rect", "x", ftoa(x0), "y", "26", "width", ftoa(w), "height", "10")
 		if c.Status == stream.CheckpointAbandoned || c.Status == stream.CheckpointExpired {
-			b.void("line", "class", "tm-ck-x", "x1", ftoa(x0), "y1", "26", "x2", ftoa(x0+w), "y2", "36")
+			svgLine(b, "tm-ck-x", ftoa(x0), "26", ftoa(x0+w), "36")
 		}
 		b.close("g")
 	}
@@ -296,8 +296,8 @@ func checkpointStrip(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 		x := ax.x(f.At)
 		b.open("g", "class", "tm-ckfail")
 		b.el("title", f.Who+" failed at "+f.At.String())
-		b.void("line", "x1", ftoa(x-5), "y1", "4", "x2", ftoa(x+5), "y2", "14")
-		b.void("line", "x1", ftoa(x-5), "y1", "14", "x2", ftoa(x+5), "y2", "4")
+		svgLine(b, "", ftoa(x-5), "4", ftoa(x+5), "14")
+		svgLine(b, "", ftoa(x-5), "14", ftoa(x+5), "4")
 		b.close("g")
 	}
 	for _, r := range st.Job.Restores {
@@ -323,7 +323,7 @@ func checkpointStrip(b *builder, t *engine.Trace, st *stream.Trace, n int) {
 		b.close("g")
 	}
 	nx := ax.x(now)
-	b.void("line", "class", "tm-nowline", "x1", ftoa(nx), "y1", "0", "x2", ftoa(nx), "y2", "44")
+	svgLine(b, "tm-nowline", ftoa(nx), "0", ftoa(nx), "44")
 	b.close("svg")
 	b.el("p", "▭ checkpoint (solid: completed; crossed: abandoned or expired) · ✕ failure · ↩ restore, back to the checkpoint it restored · │ now", "class", "tm-note")
 }
@@ -708,7 +708,7 @@ func spark(b *builder, t *engine.Trace, s series, steps int) {
 	b.open("svg", "class", "tm-spark", "viewBox", "0 0 "+ftoa(plotW)+" "+ftoa(plotH), "role", "img", "aria-label", s.name+" over the run; the table under it has its values")
 	// The value axis: 0 and the largest value, each with a line across;
 	// the time axis: the run's start, middle and end.
-	b.void("line", "class", "tm-plot-grid", "x1", ftoa(plotX0), "y1", ftoa(plotTop), "x2", ftoa(plotX1), "y2", ftoa(plotTop))
+	svgLine(b, "tm-plot-grid", ftoa(plotX0), ftoa(plotTop), ftoa(plotX1), ftoa(plotTop))
 	b.void("path", "class", "tm-axis", "d", "M"+ftoa(plotX0)+","+ftoa(plotTop)+"V"+ftoa(plotFloor)+"H"+ftoa(plotX1))
 	tick := func(x, y float64, label, anchor string) {
 		b.el("text", label, "class", "tm-plot-tick", "x", ftoa(x), "y", ftoa(y), "text-anchor", anchor)

@@ -419,7 +419,10 @@ func groupStations(b *builder, v *atStep, lt *logs.Trace) {
 		if g.Target != "" {
 			to = " into " + g.Target
 		}
-		b.el("p", "reads topic "+g.Topic+to, "class", "tm-pipe-config")
+		if lt.Schemas {
+			to += "; its code reads schema version " + itoa(g.SchemaAt(n))
+		}
+		b.el("p", "reads topic "+g.Topic+to, "class", "tm-pipe-config", "data-testid", "group-config")
 		b.fopen("group-"+g.Name, "div", "class", "tm-run", "data-testid", "group")
 		holdings(b, lt, g.Name, n)
 		var read []string

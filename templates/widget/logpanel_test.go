@@ -422,8 +422,21 @@ func TestLogPanelMarksASchemaVersion(t *testing.T) {
 	assert.Contains(t, offsetRows(d, "orders-0"), "written with schema version 2")
 	assert.Contains(t, htmltest.Text(d.One(t, "legend")), "s2: written with schema version 2")
 
+	// Each group's panel says which version its code reads, as of the step.
+	configs := func(step int) []string {
+		var out []string
+		for _, n := range draw(t, tr, widget.State{Step: step, ShowTruth: true}).ByTestID("group-config") {
+			out = append(out, htmltest.Text(n))
+		}
+		return out
+	}
+	assert.Equal(t, []string{"reads topic orders; its code reads schema version 1", "reads topic orders into order_facts; its code reads schema version 1"}, configs(0))
+	assert.Equal(t, []string{"reads topic orders; its code reads schema version 2", "reads topic orders into order_facts; its code reads schema version 1"}, configs(31), "billing deployed at 10:00:30, reporting not yet")
+	assert.Equal(t, []string{"reads topic orders; its code reads schema version 2", "reads topic orders into order_facts; its code reads schema version 2"}, configs(tr.Steps()))
+
 	tr = run(t, "dist/retention-lag", nil)
 	d = draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true, BasePath: "/scenarios/dist/retention-lag"})
 	assert.NotContains(t, htmltest.Text(d.One(t, "legend")), "schema")
 	assert.NotContains(t, offsetRows(d, "orders-0"), "schema")
+	assert.Equal(t, "reads topic orders into fct_orders", htmltest.Text(d.One(t, "group-config")))
 }
