@@ -115,11 +115,12 @@ func (t *Trace) readBefore(table string, v engine.VersionRecord) string {
 			at = append(at, r.At.String())
 		}
 	}
-	switch len(at) {
-	case 0:
+	if first == nil {
 		return ""
-	case 1:
-		return prose.F("its updated_at lies in %s..%s, which the run at %s read before this commit, so only a run of that interval again copies it", first.From, first.To, at[0])
 	}
-	return prose.F("its updated_at lies in %s..%s, which the runs at %s and %s read before this commit, so only a run of that interval again copies it", first.From, first.To, strings.Join(at[:len(at)-1], ", "), at[len(at)-1])
+	runs := "the run at " + at[0]
+	if n := len(at); n > 1 {
+		runs = "the runs at " + strings.Join(at[:n-1], ", ") + " and " + at[n-1]
+	}
+	return prose.F("its updated_at lies in %s..%s, which %s read before this commit, so only a run of that interval again copies it", first.From, first.To, runs)
 }

@@ -332,19 +332,7 @@ func (h *world) runWrite(r *runState, mid bool) {
 		h.w.Emit(r.actor, engine.KindWrite, r.id, "%s overwrites its interval of %s with %s%s.", r.actor, r.p.target.Name, prose.Rows(n, keys), extra)
 		return
 	}
-	h.w.Emit(r.actor, engine.KindWrite, r.id, "%s %s %s into %s%s.", r.actor, writeVerb(r.p.target.Mode), prose.Rows(n, keys), r.p.target.Name, merged)
-}
-
-// writeVerb is how a run's write into a target of mode m is told; an
-// overwrite has its own sentence.
-func writeVerb(m sink.Mode) string {
-	switch m {
-	case sink.Merge:
-		return "merges"
-	case sink.Upsert:
-		return "upserts"
-	}
-	return "appends"
+	h.w.Emit(r.actor, engine.KindWrite, r.id, "%s %s %s into %s%s.", r.actor, r.p.target.Mode.Verb(), prose.Rows(n, keys), r.p.target.Name, merged)
 }
 
 // removedPhrase names the rows an overwrite's delete removed, by the runs

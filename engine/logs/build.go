@@ -154,10 +154,7 @@ func (l *world) producer(c scenario.Command) error {
 	pin, pinned := a.Find("partition")
 	p.pinned = a.Int("partition", -1, 0, maxPartitions-1)
 	p.refresh = a.Duration("refresh", 0)
-	if _, ok := a.Find("schema"); ok {
-		l.schemas = true
-	}
-	p.schema = schemaArg(a, 1)
+	p.schema = l.schemaArg(a)
 	if err := a.Done(); err != nil {
 		return err
 	}
@@ -405,10 +402,7 @@ func (l *world) group(c scenario.Command) error {
 	g.tsMark = scenario.Choice(a, "mark", "offset", scenario.OneOf("offset", "timestamp"), "offset or timestamp") == "timestamp"
 	g.refresh = a.Duration("refresh", 0)
 	committed := a.Int("committed", -1, 0, 1<<40)
-	if _, ok := a.Find("schema"); ok {
-		l.schemas = true
-	}
-	g.schema = schemaArg(a, 1)
+	g.schema = l.schemaArg(a)
 	g.skipBad = scenario.Choice(a, "on-error", "stop", scenario.OneOf("stop", "skip"), "stop or skip") == "skip"
 	if err := a.Done(); err != nil {
 		return err

@@ -985,20 +985,6 @@ func (l *world) afterWrite(g *groupState, m *member, b *batch, pl pollPlan) {
 	}
 }
 
-func sinkVerb(m sink.Mode) string {
-	switch m {
-	case sink.Append:
-		return "appends"
-	case sink.Merge:
-		return "merges"
-	case sink.Overwrite:
-		return "writes"
-	case sink.Upsert:
-		return "upserts"
-	}
-	return ""
-}
-
 // feedName is the table or producer a group's records come from, for naming rows.
 func (l *world) feedName(g *groupState) string {
 	for _, f := range l.t.Feeds {

@@ -133,7 +133,7 @@ func (l *Trace) readKeys(h *TopicHistory, r ReadRange) []string {
 // applied (applied of them: the others found no row, or one newer than
 // themselves) or, into a table that only ever inserts, could not apply.
 func writeSentence(member string, mode sink.Mode, noun, target string, rows, deletes []string, applied int, extra string) string {
-	verb := sinkVerb(mode)
+	verb := mode.Verb()
 	if len(deletes) == 0 {
 		return prose.F("%s %s %s into %s%s.", member, verb, prose.Rows(noun, rows), target, extra)
 	}

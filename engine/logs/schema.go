@@ -5,7 +5,6 @@ import (
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sorted"
-	"github.com/tidemark/tidemark/engine/topic"
 )
 
 // This file holds schema versions, the seed's contract between a producer
@@ -45,11 +44,6 @@ func readable(compat string, reader, written uint8) bool {
 	}
 }
 
-// unreadable reports whether g's code cannot read r.
-func (g *groupState) unreadable(r *topic.Record) bool {
-	return !readable(g.topic.compat, g.schema, r.Schema)
-}
-
 // promise says what compat promises, for the narration of a record a
 // reader cannot read.
 func promise(compat string) string {
@@ -62,9 +56,14 @@ func promise(compat string) string {
 	return "backward compatibility (the registry's default) promises that newer readers read older records, not the reverse"
 }
 
-// schemaArg reads a schema= version into a Record's form (less one).
-func schemaArg(a *scenario.Args, def int) uint8 {
-	return uint8(a.Int("schema", def, 1, maxSchema) - 1)
+// schemaArg reads a line's schema= version (1 when absent) into a Record's
+// form (less one), and notes when the line names one: only then may a
+// group meet a record it cannot read.
+func (l *world) schemaArg(a *scenario.Args) uint8 {
+	if _, ok := a.Find("schema"); ok {
+		l.schemas = true
+	}
+	return uint8(a.Int("schema", 1, 1, maxSchema) - 1)
 }
 
 // deployLine reads `deploy NAME at=T schema=N`: the producer or group NAME
@@ -77,7 +76,7 @@ func (l *world) deployLine(c scenario.Command) error {
 	a := scenario.NewArgs(c, rest)
 	at := a.RequiredTime("at")
 	a.Required("schema", "N")
-	v := schemaArg(a, 1)
+	v := l.schemaArg(a)
 	if err := a.Done(); err != nil {
 		return err
 	}
@@ -85,7 +84,6 @@ func (l *world) deployLine(c scenario.Command) error {
 	if p == nil && g == nil {
 		return scenario.Errorf(n.Pos, "deploy names a producer or a consumer group declared before it; %q is neither%s", n.Value, scenario.DidYouMean(n.Value, append(l.producerNames(), l.groupOrd...)))
 	}
-	l.schemas = true
 	l.w.Schedule(at, func() { l.deploy(p, g, v) })
 	return nil
 }
@@ -161,7 +159,7 @@ func (l *world) raiseUnreadable(g *groupState, m *member, owned []int) bool {
 func (g *groupState) firstUnreadable(p int, from, to int64) int64 {
 	recs := g.topic.Parts[p].Records
 	for o := from; o < to; o++ {
-		if g.unreadable(&recs[o]) {
+		if !readable(g.topic.compat, g.schema, recs[o].Schema) {
 			return o
 		}
 	}

@@ -51,6 +51,9 @@ func ParseMode(s string) (Mode, bool) {
 
 func (m Mode) String() string { return [...]string{"append", "merge", "overwrite", "upsert"}[m] }
 
+// Verb is how narration tells a write into a table of mode m: "merges".
+func (m Mode) Verb() string { return [...]string{"appends", "merges", "writes", "upserts"}[m] }
+
 // Live is the removal step of a row still in the table.
 const Live = math.MaxInt32
 

@@ -305,14 +305,7 @@ func (t *Trace) VerifyClaim(e engine.Expectation) (got string, holds, known bool
 		return got, got == want, true
 	case "late":
 		a, d, so := t.LateCounts(n)
-		v := a // "accepted"
-		switch e.Name {
-		case "dropped":
-			v = d
-		case "side-output":
-			v = so
-		}
-		got = strconv.Itoa(v)
+		got = strconv.Itoa(named(e.Name, "accepted", a, "dropped", d, "side-output", so, "", 0))
 		return got, got == e.Want, true
 	case "joins":
 		got = strconv.Itoa(t.Unjoined(n))
