@@ -113,6 +113,29 @@ type GroupHistory struct {
 	// Schemas is the schema version its code reads, less one, from each
 	// step on (see schema.go): the first at step 0, then one per deploy.
 	Schemas []SchemaPoint
+	// Stops is each member's consumer stopping on an exception its code
+	// does not handle, and running again, in step order (see StoppedAt).
+	Stops []StopPoint
+}
+
+// StopPoint is member Member stopping at Step on the exception Why, or,
+// with Why empty, running again: restarted by a deploy or an operator, or
+// its stop cleared by a re-snapshot.
+type StopPoint struct {
+	_           nocmp.NoCompare
+	Step        int32
+	Member, Why string // Why is the Java client's exception, as "OffsetOutOfRangeException"
+}
+
+// StoppedAt is the exception member stopped on, if it was stopped after
+// step n, or "" while it runs (or never ran).
+func (g *GroupHistory) StoppedAt(member string, n int) (why string) {
+	for _, s := range g.Stops {
+		if int(s.Step) <= n && s.Member == member {
+			why = s.Why
+		}
+	}
+	return why
 }
 
 // SchemaPoint is a group's code reading schema version Version+1 from Step on.

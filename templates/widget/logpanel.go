@@ -210,7 +210,7 @@ func laneSVG(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.P
 		if c.deleted {
 			state, off = "deleted", " tm-cell-box-off"
 		}
-		b.open("g", "class", "tm-cell tm-cell-"+state+pick(c.fresh, " tm-cell-new", ""),
+		b.open("g", "class", "tm-cell tm-cell-"+state+pick(c.fresh, " tm-cell-new", "")+pick(c.rec.Schema > 0, " tm-cell-later", ""),
 			"data-testid", "cell", "data-offset", strconv.FormatInt(o, 10), "data-key", c.key, "data-state", state,
 			"data-chip", cellChip(name, o),
 			"data-new?", on(c.fresh), "data-read?", on(c.readBy != ""))
@@ -424,7 +424,7 @@ func groupStations(b *builder, v *atStep, lt *logs.Trace) {
 		}
 		b.el("p", "reads topic "+g.Topic+to, "class", "tm-pipe-config", "data-testid", "group-config")
 		b.fopen("group-"+g.Name, "div", "class", "tm-run", "data-testid", "group")
-		holdings(b, lt, g.Name, n)
+		holdings(b, lt, g, n)
 		var read []string
 		for _, rr := range readsAt(g, n) {
 			if rr.To > rr.From {
@@ -482,9 +482,12 @@ const (
 // of them keeps what it holds ("c1 · keeps p0 p1 (generation 1)") and no
 // other member reads ("c2 · nothing, rebalancing"). The partitions no
 // member holds are named too ("unassigned · p3 p4 p5"), as those nobody
-// reads when the group has no member.
-func holdings(b *builder, lt *logs.Trace, group string, n int) {
-	a := lt.AssignmentAt(group, n)
+// reads when the group has no member. A member whose consumer stopped on
+// an exception says so ("c1 · p0 (generation 1), stopped by
+// OffsetOutOfRangeException"), and one whose application exited on it,
+// leaving the group, is listed after them ("c2 · exited on …").
+func holdings(b *builder, lt *logs.Trace, g *logs.GroupHistory, n int) {
+	a := lt.AssignmentAt(g.Name, n)
 	if a == nil {
 		return
 	}
@@ -500,11 +503,20 @@ func holdings(b *builder, lt *logs.Trace, group string, n int) {
 				continue
 			}
 			listed++
-			holdingLine(b, h, a.Waiting, gen)
+			holdingLine(b, h, a.Waiting, gen, g.StoppedAt(h.Member, n))
 		}
 	}
 	if more := len(a.Holds) - maxHolders; more > 0 {
 		b.el("li", "… "+plural(more, "more member"))
+	}
+	for _, name := range g.Members {
+		held := false
+		for i := range a.Holds {
+			held = held || a.Holds[i].Member == name
+		}
+		if why := g.StoppedAt(name, n); why != "" && !held {
+			b.el("li", name+" · exited on "+why)
+		}
 	}
 	if len(a.Unheld) > 0 {
 		b.el("li", pick(len(a.Holds) == 0, "no member · nobody reads ", "unassigned · ")+partitionList(a.Unheld))
@@ -513,7 +525,7 @@ func holdings(b *builder, lt *logs.Trace, group string, n int) {
 }
 
 // holdingLine is one member's line of holdings.
-func holdingLine(b *builder, h *logs.Holding, waiting bool, gen string) {
+func holdingLine(b *builder, h *logs.Holding, waiting bool, gen, stopped string) {
 	b.open("li")
 	b.text(h.Member + " · ")
 	switch {
@@ -523,6 +535,9 @@ func holdingLine(b *builder, h *logs.Holding, waiting bool, gen string) {
 		b.text("nothing, rebalancing")
 	default:
 		b.text(partitionList(h.Partitions) + gen)
+	}
+	if stopped != "" {
+		b.text(", stopped by " + stopped)
 	}
 	b.close("li")
 }

@@ -412,13 +412,17 @@ func TestConsumersOfAnEmptyGroupSayNobodyReads(t *testing.T) {
 func TestLogPanelMarksASchemaVersion(t *testing.T) {
 	tr := run(t, "dist/schema-change", nil)
 	d := draw(t, tr, widget.State{Step: tr.Steps(), ShowTruth: true, BasePath: "/scenarios/dist/schema-change"})
-	var marked []string
+	var marked, filled []string
 	for _, n := range laneOf(t, d, "orders-0").ByTestID("cell") {
 		if strings.Contains(htmltest.Text(n), "s2") {
 			marked = append(marked, htmltest.Attr(n, "data-key"))
 		}
+		if strings.Contains(htmltest.Attr(n, "class"), "tm-cell-later") {
+			filled = append(filled, htmltest.Attr(n, "data-key"))
+		}
 	}
 	assert.Equal(t, []string{"5", "6", "10", "11", "12", "15"}, marked, "every record the shop sent after its deploy, and none before")
+	assert.Equal(t, marked, filled, "the same cells drawn with a fill of their own, which a projector shows")
 	assert.Contains(t, offsetRows(d, "orders-0"), "written with schema version 2")
 	assert.Contains(t, htmltest.Text(d.One(t, "legend")), "s2: written with schema version 2")
 
@@ -439,4 +443,37 @@ func TestLogPanelMarksASchemaVersion(t *testing.T) {
 	assert.NotContains(t, htmltest.Text(d.One(t, "legend")), "schema")
 	assert.NotContains(t, offsetRows(d, "orders-0"), "schema")
 	assert.Equal(t, "reads topic orders into fct_orders", htmltest.Text(d.One(t, "group-config")))
+}
+
+// TestGroupPanelMarksAStoppedMember: a member whose consumer stopped on an
+// exception says so beside what it holds, and once its application has
+// exited and left the group it is still listed, as exited, until a deploy
+// or an operator starts it again. Before, the panel showed a stopped
+// member as if it read on, and an exited one not at all.
+func TestGroupPanelMarksAStoppedMember(t *testing.T) {
+	holders := func(tr *engine.Trace, step int, group string) []string {
+		var out []string
+		for _, n := range draw(t, tr, widget.State{Step: step, ShowTruth: true}).ByTestID("group-assignment") {
+			if htmltest.Attr(n.Parent, "data-frag") == "group-"+group {
+				for li := range n.ChildNodes() {
+					out = append(out, htmltest.Text(li))
+				}
+			}
+		}
+		return out
+	}
+	tr := run(t, "dist/schema-change", nil)
+	assert.Equal(t, []string{"r1 · p0 (generation 2)", "r2 · p1 (generation 2)"}, holders(tr, 33, "reporting"))
+	assert.Equal(t, []string{"r1 · p0 (generation 2), stopped by RecordDeserializationException", "r2 · p1 (generation 2)"}, holders(tr, 34, "reporting"))
+	assert.Equal(t, []string{"r2 · p0 p1 (generation 3)", "r1 · exited on RecordDeserializationException"}, holders(tr, 35, "reporting"))
+	assert.Equal(t, []string{"r1 · exited on RecordDeserializationException", "r2 · exited on RecordDeserializationException", "no member · nobody reads p0 p1"}, holders(tr, 37, "reporting"))
+	assert.Equal(t, []string{"r1 · p0 (generation 5)", "r2 · p1 (generation 5)"}, holders(tr, 63, "reporting"), "the deploy starts both again")
+	assert.Equal(t, []string{"b1 · p0 p1 (generation 1)"}, holders(tr, 37, "billing"), "billing, deployed first, never stops")
+
+	// auto.offset.reset=none stops the same way, and a re-snapshot starts
+	// the group again.
+	tr = run(t, "hwm/retention-resnapshot", nil)
+	assert.Equal(t, []string{"c1 · p0 (generation 3), stopped by OffsetOutOfRangeException"}, holders(tr, 29, "loader"))
+	assert.Equal(t, []string{"c1 · exited on OffsetOutOfRangeException", "no member · nobody reads p0"}, holders(tr, 31, "loader"))
+	assert.Equal(t, []string{"c1 · p0 (generation 5)"}, holders(tr, 32, "loader"))
 }

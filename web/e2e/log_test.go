@@ -117,3 +117,24 @@ func TestConsumersSayWhoHoldsWhat(t *testing.T) {
 	assert.Empty(t, eval[[]string](t, ctx, outsideViewport), "the stage fits the projector")
 	assert.Empty(t, pageProblems(t, ctx))
 }
+
+// TestPicturesThatScrollSayThereIsMore: on a phone the log's lanes and a
+// stream's chart are wider than the screen and scroll sideways inside
+// their box, which said nothing of what lay beyond its edge. The box now
+// draws a shadow inside each edge with more beyond it: shadows fixed to
+// the box, under covers that scroll with the picture and hide the shadow
+// at an end reached.
+func TestPicturesThatScrollSayThereIsMore(t *testing.T) {
+	for path, box := range map[string]string{
+		"/scenarios/dist/schema-change?step=60": ".tm-lanes",
+		"/scenarios/stream/late-data?step=120":  ".tm-streamwrap",
+	} {
+		ctx, _ := startPlayground(t, path)
+		viewport(t, ctx, 390, 844)
+		el := `document.querySelector('` + box + `')`
+		assert.Greater(t, eval[int](t, ctx, el+`.scrollWidth`), eval[int](t, ctx, el+`.clientWidth`)+10, "%s: wider than a phone", path)
+		assert.Equal(t, "local, local, scroll, scroll", eval[string](t, ctx, `getComputedStyle(`+el+`).backgroundAttachment`), "%s: covers that scroll over shadows that stay", path)
+		assert.Equal(t, 4, eval[int](t, ctx, `getComputedStyle(`+el+`).backgroundImage.split("gradient(").length - 1`), path)
+		assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 390, "%s: the page itself does not scroll sideways", path)
+	}
+}

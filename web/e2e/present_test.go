@@ -130,6 +130,43 @@ func TestPresenterShowsTheTruthsLine(t *testing.T) {
 	require.NoError(t, err, "a step later")
 }
 
+// TestPresenterShowsTheChecks: on a 1280×720 projector the checks'
+// verdicts sat under the truth's line in a column two fifths of the width,
+// below the screen, where a clicker cannot scroll. Now they are one strip
+// across the width, each a verdict and a name (what each saw is still
+// said to a screen reader), and the stage makes room for them when that
+// costs it a tenth of its size at most, steps before and after too; where
+// it would cost more, the stage keeps its size and the checks stay under it.
+func TestPresenterShowsTheChecks(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/dist/schema-change?step=34&present")
+	viewport(t, ctx, 1280, 720)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+	onScreen := `(() => { const cs = [...document.querySelectorAll('.tm-checks > .tm-check')]; return cs.length === 3 && cs.every((c) => { const r = c.getBoundingClientRect(); return r.height > 0 && r.bottom <= document.documentElement.clientHeight + 0.5; }); })()`
+	for _, n := range []int{34, 33, 34, 35} {
+		switch {
+		case n < step(t, ctx):
+			key(t, ctx, kb.PageUp)
+		case n > step(t, ctx):
+			forwardTo(t, ctx, n)
+		}
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('.tm-widget').dataset.step === "`+strconv.Itoa(n)+`" && `+onScreen, chromedp.WithPollingTimeout(5*time.Second)))
+		require.NoError(t, err, "step %d: every check's verdict is on the screen", n)
+		assert.Empty(t, eval[[]string](t, ctx, outsideViewport), "step %d", n)
+		assert.GreaterOrEqual(t, eval[float64](t, ctx, `parseFloat(document.querySelector('.tm-flow').style.zoom) || 1`), 0.75, "step %d: at a zoom the room reads", n)
+	}
+	assert.Equal(t, int64(1), eval[int64](t, ctx, `new Set([...document.querySelectorAll('.tm-checks > .tm-check')].map((c) => Math.round(c.getBoundingClientRect().top))).size`), "the three in one row")
+	assert.Contains(t, eval[string](t, ctx, `[...document.querySelectorAll('.tm-check .tm-detail')].map((d) => d.getBoundingClientRect().width + " " + d.textContent).join("; ")`), "1 : every group is within 2", "what the check saw is still in the page for a screen reader, though not drawn")
+
+	// The stream's chart and operators fill the screen: the checks would
+	// take the stage down by more than a tenth.
+	ctx, _ = startPlayground(t, "/scenarios/stream/late-data?step=120&present")
+	viewport(t, ctx, 1280, 720)
+	_, _ = chromedp.Run(ctx, chromedp.Poll[bool](`(`+outsideViewport+`).length === 0`, chromedp.WithPollingTimeout(3*time.Second)))
+	assert.Empty(t, eval[[]string](t, ctx, outsideViewport))
+	assert.Equal(t, "", eval[string](t, ctx, `document.querySelector('.tm-flow').style.zoom`), "the stage keeps its size")
+	assert.Greater(t, eval[float64](t, ctx, `document.querySelector('.tm-checks').getBoundingClientRect().bottom`), eval[float64](t, ctx, `document.documentElement.clientHeight`))
+}
+
 // TestPresenterExplainsOnTheScreen: a key's story asked for in presenter
 // mode on a projector's 1024×768 is on the screen, over the foot of the
 // stage, and stays there a step later; Close takes it away. It used to
