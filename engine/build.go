@@ -156,6 +156,7 @@ func (b *builder) clock(c scenario.Command) error {
 	}
 	a := scenario.NewArgs(c, rest)
 	skew := a.DurationIn("skew", 0, -maxSkew, maxSkew, withinSkew)
+	res := a.DurationIn("resolution", vtime.Millisecond, vtime.Millisecond, vtime.Hour, "between 1ms and 1h")
 	if err := a.Done(); err != nil {
 		return err
 	}
@@ -164,7 +165,7 @@ func (b *builder) clock(c scenario.Command) error {
 			return err
 		}
 	}
-	b.w.clocks[n.Value] = &Clock{Name: n.Value, Skew: skew, w: b.w, line: b.w.line}
+	b.w.clocks[n.Value] = &Clock{Name: n.Value, Skew: skew, Resolution: res, w: b.w, line: b.w.line}
 	return nil
 }
 

@@ -89,6 +89,8 @@ func TestBuildErrors(t *testing.T) {
 		{"jump of NaN", world + "check rate jump=NaNx\n", nil, "b.tdm:6:17", "expected jump= to be a factor above 1"},
 		{"jump of Inf", world + "check rate jump=Infx\n", nil, "b.tdm:6:17", "expected jump= to be a factor above 1"},
 		{"clock a day off", world + "clock source skew=-13h\n", nil, "b.tdm:6:19", `expected skew= to be within 12h either way, found "-13h"`},
+		{"a clock finer than the simulation", world + "clock source resolution=0s\n", nil, "b.tdm:6:25", `expected resolution= to be between 1ms and 1h, found "0s"`},
+		{"a clock coarser than an hour", world + "clock source resolution=2h\n", nil, "b.tdm:6:25", `expected resolution= to be between 1ms and 1h, found "2h"`},
 		{"jump a day off", world + "jump reader at=10:00:01 by=24h\n", nil, "b.tdm:6:28", `expected by= to be within 12h either way, found "24h"`},
 		{"runs without every", world + "runs extract from=10:00:00 until=10:00:10\n", nil, "b.tdm:6:1", "runs needs every="},
 		{"runs every zero", world + "runs extract from=10:00:00 until=10:00:10 every=0s\n", nil, "b.tdm:6:49", "runs needs every="},

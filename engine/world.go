@@ -38,13 +38,20 @@ type Clock struct {
 	_    nocmp.NoCompare
 	Name string
 	Skew vtime.Duration
-	w    *World // nil for a clock of no world, which reads any time
-	line int32
+	// Resolution is the step of its readings: each is cut down to a
+	// multiple of it, as a column or a now() without fractional seconds
+	// cuts a time to the second. 0 or 1ms reads every millisecond.
+	Resolution vtime.Duration
+	w          *World // nil for a clock of no world, which reads any time
+	line       int32
 }
 
 // Read returns the clock's reading at true time at.
 func (c *Clock) Read(at vtime.Time) vtime.Time {
 	r := at.Add(c.Skew)
+	if c.Resolution > 1 && r > 0 {
+		r -= r % vtime.Time(c.Resolution)
+	}
 	if !r.InDay() && c.w != nil {
 		line := c.line
 		if line < 0 {

@@ -124,7 +124,8 @@ func TestGolden(t *testing.T) {
 // skips records of a schema version its code cannot read, and one whose
 // new code cannot read the old records), and of the high-water-mark
 // world (a cutover to a new kind of mark that reads a stretch again and
-// finds the row the old mark skipped; a settle long enough that a run of an
+// finds the row the old mark skipped; stamps to the millisecond that end a
+// tie and leave the row committed behind the mark lost; a settle long enough that a run of an
 // interval that has ended sees the commit a short one misses, and a retry
 // that writes an interval last from an older snapshot than another run's). Each is the scenario's id, "@", and
 // its knobs as k=v joined by ",".
@@ -132,6 +133,7 @@ var goldenKnobs = []string{
 	"dist__partition-change@refresh=5m",
 	"dist__schema-change@compatibility=forward",
 	"dist__schema-change@on-error=skip",
+	"hwm__finer-timestamps@resolution=1ms",
 	"hwm__interval-bounded@settle=1m",
 	"hwm__interval-bounded@t6=10:02:16",
 	"hwm__mark-migration@cutover=1002",
