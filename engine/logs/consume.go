@@ -191,9 +191,9 @@ func (l *world) add(g *groupState, name string) bool {
 		return false
 	}
 	delete(g.evicted, name)
-	if g.exited[name] != nil {
+	if m := g.exited[name]; m != nil {
 		delete(g.exited, name)
-		l.stop(g, nil, name, "")
+		l.stop(g, m, "")
 	}
 	g.members[name] = &member{name: name, ref: g.hist.MemberRef(name), nextAuto: l.w.Now().Add(g.interval), actor: -1, lastPoll: l.w.Now()}
 	return true
@@ -789,11 +789,11 @@ func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 		if pos < 0 {
 			// No offset to fetch from at all: the client fails before any
 			// fetch, as the Java consumer's NoOffsetForPartitionException.
-			l.stop(g, m, m.name, stopNoOffset)
+			l.stop(g, m, stopNoOffset)
 			l.w.Emit(actor, engine.KindOffsetReset, -1, "%s has no committed offset on %s, and auto.offset.reset=none gives no default: its poll raises NoOffsetForPartitionException and the consumer stops%s.", m.name, g.pname(p), l.stopTail(g, m))
 			return 0, false
 		}
-		l.stop(g, m, m.name, stopOutOfRange)
+		l.stop(g, m, stopOutOfRange)
 		l.w.Emit(actor, engine.KindOffsetReset, -1, "%s's fetch on %s fails: %s, and auto.offset.reset=none allows no reset; the consumer raises OffsetOutOfRangeException and stops%s.", m.name, g.pname(p), why, l.stopTail(g, m))
 		return 0, false
 	case "latest":
@@ -1213,15 +1213,12 @@ func (l *world) pause(g *groupState, name string, until vtime.Time) {
 	l.w.Emit(g.name+"/"+name, engine.KindPause, -1, "%s pauses fetching until %s (its code calls pause() on its partitions while a slow downstream recovers, and keeps calling poll); records keep arriving and its lag grows.", name, until)
 }
 
-// stop notes member name of group g stopping on the exception why at the
+// stop notes member m of group g stopping on the exception why at the
 // step about to be narrated, or, with why empty, running again: the
-// member's own state (m.stopped, where m is not nil) and the trace's
-// (StopPoint) agree.
-func (l *world) stop(g *groupState, m *member, name, why string) {
-	if m != nil {
-		m.stopped = why
-	}
-	g.hist.Stops = append(g.hist.Stops, StopPoint{Step: int32(l.w.NextStep()), Member: name, Why: why})
+// member's own state (m.stopped) and the trace's (StopPoint) agree.
+func (l *world) stop(g *groupState, m *member, why string) {
+	m.stopped = why
+	g.hist.Stops = append(g.hist.Stops, StopPoint{Step: int32(l.w.NextStep()), Member: m.ref, Why: uint8(slices.Index(Stops[:], why))})
 }
 
 // restart starts again the applications of the members named, which
@@ -1288,7 +1285,7 @@ func (l *world) resnapshot(g *groupState) {
 	for _, name := range sorted.Keys(g.members) {
 		m := g.members[name]
 		if m.stopped != "" {
-			l.stop(g, m, name, "")
+			l.stop(g, m, "")
 		}
 		m.pos.clear()
 		m.start.clear()

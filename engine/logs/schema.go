@@ -117,7 +117,7 @@ func (l *world) deploy(p *producer, g *groupState, v uint8) {
 	tail := ""
 	for _, name := range sorted.Keys(g.members) {
 		if m := g.members[name]; m.stopped == stopSchema {
-			l.stop(g, m, name, "")
+			l.stop(g, m, "")
 			tail = "; its consumers that stopped on a record the old code could not read, keeping their partitions, read on from it at their next poll"
 		}
 	}
@@ -132,7 +132,7 @@ func (l *world) deploy(p *producer, g *groupState, v uint8) {
 // offset off of partition p, which its code cannot read: the consumer
 // stops there, and stopTail says what follows.
 func (l *world) schemaStop(g *groupState, m *member, p int, off int64) {
-	l.stop(g, m, m.name, stopSchema)
+	l.stop(g, m, stopSchema)
 	l.w.Emit(g.name+"/"+m.name, engine.KindPoll, -1, "%s's poll raises RecordDeserializationException at offset %d of %s, written with schema version %d, which its code (version %d) cannot read; its position stays on that record, and the consumer stops%s.",
 		m.name, off, g.pname(p), g.topic.Parts[p].Records[off].SchemaVersion(), int(g.schema)+1, l.stopTail(g, m))
 }

@@ -118,24 +118,29 @@ type GroupHistory struct {
 	Stops []StopPoint
 }
 
-// StopPoint is member Member stopping at Step on the exception Why, or,
-// with Why empty, running again: restarted by a deploy or an operator, or
-// its stop cleared by a re-snapshot.
+// StopPoint is member Member (an index into Members) stopping at Step on
+// the exception Stops[Why], or, with Why 0, running again: restarted by
+// a deploy or an operator, or its stop cleared by a re-snapshot.
 type StopPoint struct {
-	_           nocmp.NoCompare
-	Step        int32
-	Member, Why string // Why is the Java client's exception, as "OffsetOutOfRangeException"
+	_      nocmp.NoCompare
+	Step   int32
+	Member int16
+	Why    uint8
 }
+
+// Stops names the exceptions a member stops on, by StopPoint.Why.
+var Stops = [...]string{"", stopOutOfRange, stopNoOffset, stopSchema}
 
 // StoppedAt is the exception member stopped on, if it was stopped after
 // step n, or "" while it runs (or never ran).
-func (g *GroupHistory) StoppedAt(member string, n int) (why string) {
+func (g *GroupHistory) StoppedAt(member string, n int) string {
+	var why uint8
 	for _, s := range g.Stops {
-		if int(s.Step) <= n && s.Member == member {
+		if int(s.Step) <= n && g.Members[s.Member] == member {
 			why = s.Why
 		}
 	}
-	return why
+	return Stops[why]
 }
 
 // SchemaPoint is a group's code reading schema version Version+1 from Step on.

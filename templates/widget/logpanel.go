@@ -218,7 +218,7 @@ func laneSVG(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.P
 		textAt(b, look, strconv.FormatInt(o, 10), "tm-cell-offset", ftoa(cx+5), cy+11)
 		if c.rec.Schema > 0 {
 			// A record of a later schema version, as the text timeline marks it.
-			textAt(b, look, "s"+itoa(c.rec.SchemaVersion()), "tm-cell-offset", ftoa(cx+cellW-5), cy+11, "text-anchor", "end")
+			textAt(b, look, "s"+itoa(c.rec.SchemaVersion()), "tm-cell-offset tm-cell-schema", ftoa(cx+cellW-5), cy+11, "text-anchor", "end")
 		}
 		key := c.key
 		if len(key) > 4 {
@@ -483,7 +483,7 @@ const (
 // other member reads ("c2 · nothing, rebalancing"). The partitions no
 // member holds are named too ("unassigned · p3 p4 p5"), as those nobody
 // reads when the group has no member. A member whose consumer stopped on
-// an exception says so ("c1 · p0 (generation 1), stopped by
+// an exception says so ("c1 · p0 (generation 1), stopped on
 // OffsetOutOfRangeException"), and one whose application exited on it,
 // leaving the group, is listed after them ("c2 · exited on …").
 func holdings(b *builder, lt *logs.Trace, g *logs.GroupHistory, n int) {
@@ -515,7 +515,10 @@ func holdings(b *builder, lt *logs.Trace, g *logs.GroupHistory, n int) {
 			held = held || a.Holds[i].Member == name
 		}
 		if why := g.StoppedAt(name, n); why != "" && !held {
-			b.el("li", name+" · exited on "+why)
+			b.open("li")
+			b.text(name + " · exited on ")
+			exception(b, why)
+			b.close("li")
 		}
 	}
 	if len(a.Unheld) > 0 {
@@ -537,9 +540,23 @@ func holdingLine(b *builder, h *logs.Holding, waiting bool, gen, stopped string)
 		b.text(partitionList(h.Partitions) + gen)
 	}
 	if stopped != "" {
-		b.text(", stopped by " + stopped)
+		b.text(", stopped on ")
+		exception(b, stopped)
 	}
 	b.close("li")
+}
+
+// exception writes a Java exception's name with a chance to break the line
+// before each word of it (Record<wbr>Deserialization<wbr>Exception), which
+// a narrow panel broke in the middle of one.
+// The name is letters only, which need no escaping.
+func exception(b *builder, name string) {
+	for i := range len(name) {
+		if i > 0 && name[i] < 'a' {
+			b.WriteString("<wbr>")
+		}
+		b.WriteByte(name[i])
+	}
 }
 
 // partitionList names partitions as the lanes do, "p0 p1", or "nothing";

@@ -456,15 +456,24 @@ func TestGroupPanelMarksAStoppedMember(t *testing.T) {
 		for _, n := range draw(t, tr, widget.State{Step: step, ShowTruth: true}).ByTestID("group-assignment") {
 			if htmltest.Attr(n.Parent, "data-frag") == "group-"+group {
 				for li := range n.ChildNodes() {
-					out = append(out, htmltest.Text(li))
+					// The text as read, with no space where a <wbr>
+					// offers a break.
+					var sb strings.Builder
+					for d := range li.Descendants() {
+						if d.Type == html.TextNode {
+							sb.WriteString(d.Data)
+						}
+					}
+					out = append(out, strings.ReplaceAll(sb.String(), "\u00a0", " "))
 				}
 			}
 		}
 		return out
 	}
 	tr := run(t, "dist/schema-change", nil)
+	assert.Contains(t, widget.Render(tr, widget.State{Step: 34}), "stopped on Record<wbr>Deserialization<wbr>Exception", "a narrow panel breaks the name between its words")
 	assert.Equal(t, []string{"r1 · p0 (generation 2)", "r2 · p1 (generation 2)"}, holders(tr, 33, "reporting"))
-	assert.Equal(t, []string{"r1 · p0 (generation 2), stopped by RecordDeserializationException", "r2 · p1 (generation 2)"}, holders(tr, 34, "reporting"))
+	assert.Equal(t, []string{"r1 · p0 (generation 2), stopped on RecordDeserializationException", "r2 · p1 (generation 2)"}, holders(tr, 34, "reporting"))
 	assert.Equal(t, []string{"r2 · p0 p1 (generation 3)", "r1 · exited on RecordDeserializationException"}, holders(tr, 35, "reporting"))
 	assert.Equal(t, []string{"r1 · exited on RecordDeserializationException", "r2 · exited on RecordDeserializationException", "no member · nobody reads p0 p1"}, holders(tr, 37, "reporting"))
 	assert.Equal(t, []string{"r1 · p0 (generation 5)", "r2 · p1 (generation 5)"}, holders(tr, 63, "reporting"), "the deploy starts both again")
@@ -473,7 +482,7 @@ func TestGroupPanelMarksAStoppedMember(t *testing.T) {
 	// auto.offset.reset=none stops the same way, and a re-snapshot starts
 	// the group again.
 	tr = run(t, "hwm/retention-resnapshot", nil)
-	assert.Equal(t, []string{"c1 · p0 (generation 3), stopped by OffsetOutOfRangeException"}, holders(tr, 29, "loader"))
+	assert.Equal(t, []string{"c1 · p0 (generation 3), stopped on OffsetOutOfRangeException"}, holders(tr, 29, "loader"))
 	assert.Equal(t, []string{"c1 · exited on OffsetOutOfRangeException", "no member · nobody reads p0"}, holders(tr, 31, "loader"))
 	assert.Equal(t, []string{"c1 · p0 (generation 5)"}, holders(tr, 32, "loader"))
 }

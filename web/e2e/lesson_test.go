@@ -24,7 +24,7 @@ import (
 // The chapters of lesson one these tests use.
 const (
 	chapterBreaks   = "how-it-breaks"         // the ties question
-	chapterGap      = "position-or-timestamp" // order-3 and gte-fix, the visibility-gap pair
+	chapterGap      = "position-or-timestamp" // order-3 and gte-fix, the visibility-gap pair, and finer-timestamps
 	chapterStoring  = "gaps-or-duplicates"    // advance-merge, race-monotonic, the before/after pair
 	chapterChecks   = "checks"                // which-check and the checks table: the tallest section
 	chapterFirst    = "the-question"
@@ -282,11 +282,11 @@ func TestLessonChapters(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterGap)))
 	waitTrue(t, ctx, "progress shown", `!document.querySelector('[data-testid="progress"]').hidden`)
 	answer(t, ctx, "order-3", "b")
-	assert.Contains(t, toc(chapterGap), "1 of 2 predictions answered")
+	assert.Contains(t, toc(chapterGap), "1 of 3 predictions answered")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix)))
 	waitTrue(t, ctx, "progress shown", `!document.querySelector('[data-testid="progress"]').hidden`)
 	assert.Equal(t, "(✓ done)", toc(chapterFirst))
-	assert.Contains(t, toc(chapterGap), "1 of 2 predictions answered")
+	assert.Contains(t, toc(chapterGap), "1 of 3 predictions answered")
 	assert.Equal(t, "true", eval[string](t, ctx, `document.querySelector('[data-chapter="`+chapterFirst+`"]').dataset.done`))
 	// The contents page now points on to the first chapter not done.
 	assert.Contains(t, testText(t, ctx, "lesson-start"), "Continue with chapter 2: "+l.Chapters[1].Title)

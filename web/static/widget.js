@@ -316,16 +316,16 @@
     // truth's line would then fall below readableZoom, the narration takes
     // the type of a short screen's first (tm-live-long), still a room's.
     // The checks' verdicts under the truth's line fit too when that
-    // costs the stations a tenth of their size at most: the stations are
+    // costs the stations 15% of their size at most: the stations are
     // what the room watches; the checks stay under them, a scroll away.
     const truth = host.querySelector(".tm-aside > .tm-truth");
-    const checks = host.querySelector(".tm-aside > .tm-panel-checks:last-child .tm-checks");
+    const checks = host.querySelector(".tm-aside > .tm-panel-checks:last-child");
     const live = host.querySelector('.tm-widget[data-present="on"] .tm-live');
     if (live) live.classList.remove("tm-live-long");
     let z = zoomFor(truth);
     if (checks && !job && z >= readable) {
       const zc = zoomFor(checks);
-      if (zc >= z * 0.9) z = zc;
+      if (zc >= z * 0.85 && zc >= readable) z = zc;
     }
     if (z < readable && live && !job) {
       live.classList.add("tm-live-long");
