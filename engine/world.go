@@ -39,8 +39,8 @@ type Clock struct {
 	Name string
 	Skew vtime.Duration
 	// Resolution is the step of its readings: each is cut down to a
-	// multiple of it, as a column or a now() without fractional seconds
-	// cuts a time to the second. 0 or 1ms reads every millisecond.
+	// multiple of it, as a now() without fractional seconds (MySQL's
+	// CURRENT_TIMESTAMP) reads whole seconds. 0 or 1ms reads every millisecond.
 	Resolution vtime.Duration
 	w          *World // nil for a clock of no world, which reads any time
 	line       int32
