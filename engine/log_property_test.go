@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -8,8 +9,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/topic"
+	"github.com/tidemark/tidemark/engine/worlds"
+	"github.com/tidemark/tidemark/lessons"
 )
 
 // Property tests of the partitioned-log world over generated scenarios (see
@@ -193,4 +197,45 @@ func TestPropertyLogDeterministic(t *testing.T) {
 		require.Equal(t, strings.Join(a.Narrations(), "\n"), strings.Join(b.Narrations(), "\n"), "seed %d: narration differs\n%s", seed, g.Text())
 		require.Equal(t, string(reportJSON(t, a)), string(reportJSON(t, b)), "seed %d: reports differ\n%s", seed, g.Text())
 	}
+}
+
+// A member the trace calls stopped (GroupHistory.StoppedAt, which the
+// group's panel shows) reads nothing until it runs again: over generated
+// scenarios, whose auto.offset.reset=none and retention stop members, and
+// over the bundled scenarios under each knob setting, which stop them on
+// records their code cannot read too. Some must stop, or the property says
+// nothing.
+func TestPropertyStoppedMembersReadNothing(t *testing.T) {
+	stops := 0
+	check := func(tr *engine.Trace, what string) {
+		for _, g := range logs.Of(tr).Groups {
+			stops += len(g.Stops)
+			for _, r := range g.Reads {
+				if r.To > r.From {
+					member := g.Members[r.Member]
+					require.Empty(t, g.StoppedAt(member, int(r.Step)), "%s: group %s's %s reads at step %d, stopped", what, g.Name, member, r.Step)
+				}
+			}
+		}
+	}
+	for seed := range uint64(seeds()) {
+		r := rand.New(rand.NewPCG(seed, 15))
+		g := randomLog(r)
+		if g.Retention == "" {
+			g.Retention, g.Segment = "10s", "2s"
+		}
+		check(runLogGen(t, g, seed), "seed "+strconv.FormatUint(seed, 10)+"\n"+g.Text())
+	}
+	all, err := lessons.Scenarios()
+	require.NoError(t, err)
+	for _, s := range all {
+		for _, set := range knobSettings(s.File) {
+			tr, err := engine.Run(s.File, set, 1, worlds.All())
+			require.NoError(t, err)
+			if logs.Of(tr) != nil {
+				check(tr, s.ID+" "+fmt.Sprint(set))
+			}
+		}
+	}
+	require.Positive(t, stops, "no member stopped anywhere")
 }
