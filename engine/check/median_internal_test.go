@@ -1,3 +1,5 @@
+//go:build !tm_stream
+
 package check
 
 import (
