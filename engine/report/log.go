@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -10,11 +11,13 @@ import (
 )
 
 // Log is the partitioned log at the end of a run: every partition with its
-// log start and end and each group's committed offset and lag, and every
-// record ever appended with its partition and offset.
+// log start and end and each group's committed offset and lag, every
+// record ever appended with its partition and offset, and every stop of a
+// consumer on an exception.
 type Log struct {
 	Partitions []Partition `json:"partitions"`
 	Records    []Record    `json:"records"`
+	Stops      []Stop      `json:"stops,omitempty"` // consumers stopped by an exception, in step order
 }
 
 // Partition is one partition at the end of the run.
@@ -50,6 +53,43 @@ type Record struct {
 	Deleted   int32  `json:"deleted_step,omitempty"`
 }
 
+// Stop is a member of a consumer group whose consumer stopped at Step on
+// an exception its code does not handle, and ran again at Until (a
+// deploy, an operator's restart or a re-snapshot), or, with Until 0, was
+// still stopped at the end of the run.
+type Stop struct {
+	Group     string `json:"group"`
+	Member    string `json:"member"`
+	Step      int32  `json:"step"`
+	Exception string `json:"exception"`
+	Until     int32  `json:"until_step,omitempty"`
+}
+
+// stopsOf pairs each stop of a member in the log's groups with the point
+// it ran again, if any.
+func stopsOf(lt *logs.Trace) []Stop {
+	var out []Stop
+	for _, g := range lt.Groups {
+		for i, s := range g.Stops {
+			if s.Why == 0 {
+				continue
+			}
+			st := Stop{Group: g.Name, Member: g.Members[s.Member], Step: s.Step, Exception: logs.Stops[s.Why]}
+			for _, next := range g.Stops[i+1:] {
+				if next.Member == s.Member {
+					if next.Why == 0 {
+						st.Until = next.Step
+					}
+					break
+				}
+			}
+			out = append(out, st)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Stop) int { return int(a.Step - b.Step) })
+	return out
+}
+
 func buildLog(t *engine.Trace) *Log {
 	lt := logs.Of(t)
 	if lt == nil {
@@ -76,6 +116,7 @@ func buildLog(t *engine.Trace) *Log {
 			l.Records = append(l.Records, rec)
 		}
 	}
+	l.Stops = stopsOf(lt)
 	return l
 }
 
@@ -125,5 +166,12 @@ func logText(b *strings.Builder, t *engine.Trace) {
 			}
 			fmt.Fprintf(b, "      %s\n", strings.Join(recs, " "))
 		}
+	}
+	for _, st := range stopsOf(lt) {
+		until := "still stopped at the end"
+		if st.Until > 0 {
+			until = fmt.Sprintf("running again from step %d", st.Until)
+		}
+		fmt.Fprintf(b, "  %s/%s stopped at step %d on %s; %s\n", st.Group, st.Member, st.Step, st.Exception, until)
 	}
 }
