@@ -175,6 +175,42 @@ func TestPresenterShowsTheChecks(t *testing.T) {
 	assert.GreaterOrEqual(t, eval[float64](t, ctx, `parseFloat(document.querySelector('.tm-flow').style.zoom) || 1`), 0.75)
 }
 
+// TestPresenterShowsTheChecksOnAKey: on a dense stage the checks stay
+// under it, where a clicker cannot scroll; C floats them over the foot of
+// the screen, each with what it saw, keeps them there a step later (the
+// step draws the panel anew), and C or Escape takes them away.
+func TestPresenterShowsTheChecksOnAKey(t *testing.T) {
+	ctx, base := startPlayground(t, "/scenarios/hwm/load?step=148&present")
+	viewport(t, ctx, 1280, 720)
+	_, _ = chromedp.Run(ctx, chromedp.Poll[bool](`(`+outsideViewport+`).length === 0`, chromedp.WithPollingTimeout(3*time.Second)))
+	const open = `document.querySelector('.tm-panel-checks').matches(':popover-open')`
+	const onScreen = `(() => { const cs = [...document.querySelectorAll('.tm-checks > .tm-check')]; return cs.length > 0 && cs.every((c) => { const r = c.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= document.documentElement.clientHeight + 0.5; }); })()`
+	require.False(t, eval[bool](t, ctx, onScreen), "the checks start under the stage")
+	blur(t, ctx)
+	key(t, ctx, "c")
+	waitTrue(t, ctx, "the checks float over the foot of the screen", open+` && `+onScreen)
+	assert.Positive(t, eval[float64](t, ctx, `document.querySelector('.tm-check .tm-detail').getBoundingClientRect().width`), "each with what it saw")
+	forwardTo(t, ctx, 149)
+	waitTrue(t, ctx, "still there a step later", open+` && `+onScreen)
+	key(t, ctx, "c")
+	waitTrue(t, ctx, "C takes them away", `!`+open)
+	key(t, ctx, "c")
+	waitTrue(t, ctx, "C brings them back", open)
+	key(t, ctx, kb.Escape)
+	waitTrue(t, ctx, "Escape takes them away", `!`+open)
+	assert.Empty(t, eval[[]string](t, ctx, outsideViewport))
+
+	// C in the presenter's notes window shows the room the checks.
+	notes := openWindow(t, ctx, base+"/scenarios/hwm/load?present=notes")
+	blur(t, notes)
+	key(t, notes, "c")
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](open, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the room shows the checks")
+	key(t, notes, "c")
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!`+open, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "and takes them away")
+}
+
 // TestPresenterExplainsOnTheScreen: a key's story asked for in presenter
 // mode on a projector's 1024×768 is on the screen, over the foot of the
 // stage, and stays there a step later; Close takes it away. It used to

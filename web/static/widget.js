@@ -11,7 +11,8 @@
 // On a scenario page the widget also answers keys wherever the focus is
 // (a presenter's clicker sends PageDown, PageUp, arrows and space; B blanks
 // the screen; P enters or leaves presenter mode; J there shows a stream
-// job's panel in the pipeline's place), keeps the embed snippets
+// job's panel in the pipeline's place, C the checks over the foot of the
+// screen), keeps the embed snippets
 // under it in step with what it shows, and, in presenter mode, keeps a
 // second window opened with ?present=notes on the same step.
 "use strict";
@@ -319,7 +320,7 @@
     // costs the stations 15% of their size at most: the stations are
     // what the room watches; the checks stay under them, a scroll away.
     const truth = host.querySelector(".tm-aside > .tm-truth");
-    const checks = host.querySelector(".tm-aside > .tm-panel-checks:last-child");
+    const checks = host.querySelector(".tm-aside > .tm-panel-checks:last-child:not(:popover-open)");
     const live = host.querySelector('.tm-widget[data-present="on"] .tm-live');
     if (live) live.classList.remove("tm-live-long");
     let z = zoomFor(truth);
@@ -627,6 +628,7 @@
         this.host.querySelector(".tm-live").textContent = v.narration;
         this.host.querySelector(".tm-counter").textContent = `Step ${v.step} of ${v.steps}`;
         if (this.presentMode === "on") fitStage(this.host);
+        if (this.checksOpen) this.showChecks(true); // a step may draw the panel anew
         showNow(stage);
         if (focused && (!document.activeElement || document.activeElement === document.body)) {
           // The fragment holding the focus was drawn anew: focus its match.
@@ -1075,6 +1077,20 @@
         if (this.announcer) this.announcer.textContent = this.jobView ? "The job's checkpoints, sinks and operators; J shows the pipeline again." : "The pipeline; J shows the job's checkpoints and sinks.";
         return true;
       }
+      if ((e.key === "c" || e.key === "C") && presenting && this.host.querySelector(".tm-aside > .tm-panel-checks")) {
+        // The checks' verdicts over the foot of the screen, and away: on a
+        // dense stage they sit under it, where a clicker cannot scroll.
+        e.preventDefault();
+        const on = !(this.presentMode === "notes" ? this.roomChecks : this.checksOpen);
+        if (this.presentMode === "notes") {
+          this.roomChecks = on;
+          if (this.peer) this.peer.postMessage({ checks: on });
+        } else {
+          this.showChecks(on);
+        }
+        if (this.announcer) this.announcer.textContent = on ? "The checks, over the foot of the room's screen; C takes them away." : "The checks are under the stage again.";
+        return true;
+      }
       if ((e.key === "f" || e.key === "F") && presenting) {
         e.preventDefault();
         this.fullScreen(!document.fullscreenElement);
@@ -1091,6 +1107,11 @@
       if (e.key === "Escape" && this.faultsOpen) {
         e.preventDefault();
         this.showFaults(false);
+        return true;
+      }
+      if (e.key === "Escape" && this.checksOpen) {
+        e.preventDefault();
+        this.showChecks(false);
         return true;
       }
       return false;
@@ -1162,6 +1183,23 @@
       }
     }
 
+    // showChecks shows the checks' panel in presenter mode's room window
+    // (on), in the page's top layer over the foot of the screen, or puts
+    // it back under the stage, as showFaults does the knobs.
+    showChecks(on) {
+      this.checksOpen = Boolean(on) && this.presentMode === "on";
+      const c = this.host.querySelector(".tm-aside > .tm-panel-checks");
+      if (!c || !c.showPopover) return;
+      if (this.checksOpen) {
+        c.popover = "manual";
+        if (!c.matches(":popover-open")) c.showPopover();
+      } else if (c.popover) {
+        c.hidePopover();
+        c.removeAttribute("popover");
+      }
+      fitStage(this.host);
+    }
+
     // togglePresent enters or leaves presenter mode: the stage and the
     // narration in large type and nothing else, full screen when the
     // browser allows it (the key or click that asked is what allows it).
@@ -1227,6 +1265,11 @@
       this.peer.onmessage = (e) => {
         const m = e.data;
         if (!m || typeof m !== "object") return;
+        if (typeof m.checks === "boolean") {
+          // C in the notes window shows the room the checks, or takes them away.
+          if (this.presentMode === "on") this.showChecks(m.checks);
+          return;
+        }
         if (typeof m.job === "boolean") {
           // J in the notes window shows the room the job's panel, or the pipeline.
           if (this.presentMode === "on") this.showJob(m.job);
