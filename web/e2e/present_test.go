@@ -177,8 +177,9 @@ func TestPresenterShowsTheChecks(t *testing.T) {
 
 // TestPresenterShowsTheChecksOnAKey: on a dense stage the checks stay
 // under it, where a clicker cannot scroll; C floats them over the foot of
-// the screen, each with what it saw, keeps them there a step later (the
-// step draws the panel anew), and C or Escape takes them away.
+// the screen, each with what it saw, headed by the truth's line they
+// cover, keeps them there a step later (the step draws the panel anew), and C or Escape takes them away; the knobs take their
+// place, and the notes window's C follows what the room shows.
 func TestPresenterShowsTheChecksOnAKey(t *testing.T) {
 	ctx, base := startPlayground(t, "/scenarios/hwm/load?step=148&present")
 	viewport(t, ctx, 1280, 720)
@@ -190,8 +191,19 @@ func TestPresenterShowsTheChecksOnAKey(t *testing.T) {
 	key(t, ctx, "c")
 	waitTrue(t, ctx, "the checks float over the foot of the screen", open+` && `+onScreen)
 	assert.Positive(t, eval[float64](t, ctx, `document.querySelector('.tm-check .tm-detail').getBoundingClientRect().width`), "each with what it saw")
+	// They cover the truth's line, which the room compares them with: it
+	// heads them, and follows the step.
+	truthCopy := `(() => { const c = document.querySelector('.tm-panel-checks .tm-truth-copy'); return c && c.checkVisibility() && c.textContent === document.querySelector('.tm-aside > .tm-truth').textContent && c.textContent.startsWith('Truth:'); })()`
+	assert.True(t, eval[bool](t, ctx, truthCopy), "the truth's line heads the checks")
+	// One thing floats at a time: the knobs close the checks.
+	press(t, ctx, `[data-act="faults"]`)
+	waitTrue(t, ctx, "the knobs close the checks", `!`+open+` && document.querySelector('.tm-settings').matches(':popover-open')`)
+	key(t, ctx, kb.Escape)
+	blur(t, ctx)
+	key(t, ctx, "c")
+	waitTrue(t, ctx, "the checks again", open)
 	forwardTo(t, ctx, 149)
-	waitTrue(t, ctx, "still there a step later", open+` && `+onScreen)
+	waitTrue(t, ctx, "still there a step later", open+` && `+onScreen+` && `+truthCopy)
 	key(t, ctx, "c")
 	waitTrue(t, ctx, "C takes them away", `!`+open)
 	key(t, ctx, "c")
@@ -200,15 +212,19 @@ func TestPresenterShowsTheChecksOnAKey(t *testing.T) {
 	waitTrue(t, ctx, "Escape takes them away", `!`+open)
 	assert.Empty(t, eval[[]string](t, ctx, outsideViewport))
 
-	// C in the presenter's notes window shows the room the checks.
+	// C in the presenter's notes window shows the room the checks, and
+	// asks for the other state once the room has changed it itself.
 	notes := openWindow(t, ctx, base+"/scenarios/hwm/load?present=notes")
 	blur(t, notes)
 	key(t, notes, "c")
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](open, chromedp.WithPollingTimeout(15*time.Second)))
 	require.NoError(t, err, "the room shows the checks")
+	key(t, ctx, kb.Escape)
+	waitTrue(t, ctx, "Escape in the room takes them away", `!`+open)
+	time.Sleep(200 * time.Millisecond) // the room's word reaches the notes window
 	key(t, notes, "c")
-	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!`+open, chromedp.WithPollingTimeout(15*time.Second)))
-	require.NoError(t, err, "and takes them away")
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](open, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "one C in the notes window brings them back")
 }
 
 // TestPresenterExplainsOnTheScreen: a key's story asked for in presenter
@@ -228,6 +244,15 @@ func TestPresenterExplainsOnTheScreen(t *testing.T) {
 	waitStep(t, ctx, 17, "a step later")
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](onScreen, chromedp.WithPollingTimeout(5*time.Second)))
 	require.NoError(t, err, "a step later, still on the screen")
+	// One thing floats at a time: the checks (C) close the story, and a
+	// story asked for closes the checks.
+	blur(t, ctx)
+	key(t, ctx, "c")
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!document.querySelector('[data-testid="explain"]') && document.querySelector('.tm-panel-checks').matches(':popover-open')`, chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "the checks take the story's place")
+	jsClick(t, ctx, `.tm-flow a[data-act="explain"][data-key="3"]`)
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](onScreen+` && !document.querySelector('.tm-panel-checks').matches(':popover-open')`, chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "a story asked for takes the checks' place")
 	jsClick(t, ctx, `[data-testid="explain"] a[data-act="explain"]`)
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!document.querySelector('[data-testid="explain"]')`, chromedp.WithPollingTimeout(5*time.Second)))
 	require.NoError(t, err, "Close takes it away")

@@ -628,7 +628,9 @@
         this.host.querySelector(".tm-live").textContent = v.narration;
         this.host.querySelector(".tm-counter").textContent = `Step ${v.step} of ${v.steps}`;
         if (this.presentMode === "on") fitStage(this.host);
-        if (this.checksOpen) this.showChecks(true); // a step may draw the panel anew
+        // A step may draw the checks' panel anew: float it again, unless a
+        // key's story was asked for, which takes the foot of the screen.
+        if (this.checksOpen) this.showChecks(!this.explaining);
         showNow(stage);
         if (focused && (!document.activeElement || document.activeElement === document.body)) {
           // The fragment holding the focus was drawn anew: focus its match.
@@ -1088,7 +1090,8 @@
         } else {
           this.showChecks(on);
         }
-        if (this.announcer) this.announcer.textContent = on ? "The checks, over the foot of the room's screen; C takes them away." : "The checks are under the stage again.";
+        const where = this.presentMode === "notes" ? "the room's screen" : "the screen";
+        if (this.announcer) this.announcer.textContent = on ? `The checks, over the foot of ${where}; C takes them away.` : "The checks are under the stage again.";
         return true;
       }
       if ((e.key === "f" || e.key === "F") && presenting) {
@@ -1169,6 +1172,7 @@
     // itself.
     showFaults(on) {
       this.faultsOpen = Boolean(on) && this.presentMode === "on";
+      if (this.faultsOpen && this.checksOpen) this.showChecks(false);
       const s = this.host.querySelector(".tm-settings");
       const b = this.host.querySelector('[data-act="faults"]');
       if (b) b.setAttribute("aria-expanded", String(this.faultsOpen));
@@ -1186,18 +1190,37 @@
     // showChecks shows the checks' panel in presenter mode's room window
     // (on), in the page's top layer over the foot of the screen, or puts
     // it back under the stage, as showFaults does the knobs.
+    // One thing floats over the foot of the screen at a time: the checks
+    // close the knobs and a key's story, and the notes window hears of
+    // each change, so that its C asks for the other state.
     showChecks(on) {
+      const was = this.checksOpen;
       this.checksOpen = Boolean(on) && this.presentMode === "on";
       const c = this.host.querySelector(".tm-aside > .tm-panel-checks");
+      if (this.checksOpen && this.faultsOpen) this.showFaults(false);
+      if (this.checksOpen && this.host.querySelector('.tm-aside > [data-testid="explain"]')) this.act("explain", "");
+      if (was !== this.checksOpen && this.presentMode === "on" && this.peer) this.peer.postMessage({ roomChecks: this.checksOpen });
       if (!c || !c.showPopover) return;
       if (this.checksOpen) {
+        // The truth's line, which the floating checks cover, heads them:
+        // the room compares the two (a copy, which a screen reader skips;
+        // the line itself is still in the page).
+        const truth = this.host.querySelector(".tm-aside > .tm-truth");
+        let copy = c.querySelector(".tm-truth-copy");
+        if (truth && !copy) {
+          copy = document.createElement("p");
+          copy.className = "tm-truth-copy";
+          copy.setAttribute("aria-hidden", "true");
+          c.prepend(copy);
+        }
+        if (copy) copy.textContent = truth ? truth.textContent : "";
         c.popover = "manual";
         if (!c.matches(":popover-open")) c.showPopover();
       } else if (c.popover) {
         c.hidePopover();
         c.removeAttribute("popover");
       }
-      fitStage(this.host);
+      if (this.presentMode === "on") fitStage(this.host);
     }
 
     // togglePresent enters or leaves presenter mode: the stage and the
@@ -1265,6 +1288,11 @@
       this.peer.onmessage = (e) => {
         const m = e.data;
         if (!m || typeof m !== "object") return;
+        if (typeof m.roomChecks === "boolean") {
+          // The room's checks floated or went back, from either window.
+          if (this.presentMode === "notes") this.roomChecks = m.roomChecks;
+          return;
+        }
         if (typeof m.checks === "boolean") {
           // C in the notes window shows the room the checks, or takes them away.
           if (this.presentMode === "on") this.showChecks(m.checks);
