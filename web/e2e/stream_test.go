@@ -207,6 +207,15 @@ func TestPresenterShowsTheJob(t *testing.T) {
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('.tm-widget').dataset.view === "job"`, chromedp.WithPollingTimeout(15*time.Second)))
 	require.NoError(t, err, "the room shows the job's panel")
 	assert.True(t, shows(`[data-testid=panel-job]`))
+	// The room goes back to the pipeline itself; one J in the notes window
+	// then shows it the job again (the notes window hears what the room
+	// shows, where it asked for the state the room already had).
+	key(t, ctx, "j")
+	assert.True(t, shows(`.tm-flow`))
+	time.Sleep(200 * time.Millisecond)
+	key(t, notes, "j")
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('.tm-widget').dataset.view === "job"`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "one J in the notes window shows the room the job again")
 	assert.Empty(t, pageProblems(t, ctx))
 }
 

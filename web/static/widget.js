@@ -1158,7 +1158,11 @@
     // showJob puts the stream job's panel in the pipeline's place in
     // presenter mode (on), or the pipeline back; a full draw keeps it.
     showJob(on) {
+      const was = this.jobView;
       this.jobView = Boolean(on) && Boolean(this.presentMode);
+      // The notes window hears of each change, so that its J asks for the
+      // other state.
+      if (was !== this.jobView && this.presentMode === "on" && this.peer) this.peer.postMessage({ roomJob: this.jobView });
       const w = this.host.querySelector(".tm-widget");
       if (!w) return;
       if (this.jobView) w.dataset.view = "job";
@@ -1288,6 +1292,11 @@
       this.peer.onmessage = (e) => {
         const m = e.data;
         if (!m || typeof m !== "object") return;
+        if (typeof m.roomJob === "boolean") {
+          // The room shows the job's panel or the pipeline, from either window.
+          if (this.presentMode === "notes") this.jobView = m.roomJob;
+          return;
+        }
         if (typeof m.roomChecks === "boolean") {
           // The room's checks floated or went back, from either window.
           if (this.presentMode === "notes") this.roomChecks = m.roomChecks;
