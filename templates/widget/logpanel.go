@@ -510,11 +510,15 @@ func holdings(b *builder, lt *logs.Trace, g *logs.GroupHistory, n int) {
 		b.el("li", "… "+plural(more, "more member"))
 	}
 	for _, name := range g.Members {
+		why := g.StoppedAt(name, n) // "" at once in a group none of whose members ever stopped
+		if why == "" {
+			continue
+		}
 		held := false
 		for i := range a.Holds {
 			held = held || a.Holds[i].Member == name
 		}
-		if why := g.StoppedAt(name, n); why != "" && !held {
+		if !held {
 			b.open("li")
 			b.text(name + " · exited on ")
 			exception(b, why)

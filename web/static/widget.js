@@ -627,10 +627,11 @@
         // stage's room, which fitStage measures.
         this.host.querySelector(".tm-live").textContent = v.narration;
         this.host.querySelector(".tm-counter").textContent = `Step ${v.step} of ${v.steps}`;
-        if (this.presentMode === "on") fitStage(this.host);
-        // A step may draw the checks' panel anew: float it again, unless a
-        // key's story was asked for, which takes the foot of the screen.
+        // A step may draw the checks' panel anew: float it again before the
+        // stage is fitted, which leaves floating checks out, unless a key's
+        // story was asked for, which takes the foot of the screen.
         if (this.checksOpen) this.showChecks(!this.explaining);
+        if (this.presentMode === "on") fitStage(this.host);
         showNow(stage);
         if (focused && (!document.activeElement || document.activeElement === document.body)) {
           // The fragment holding the focus was drawn anew: focus its match.
@@ -1224,7 +1225,9 @@
         c.hidePopover();
         c.removeAttribute("popover");
       }
-      if (this.presentMode === "on") fitStage(this.host);
+      // The stage fits again when the checks came or went (a step's draw
+      // fits it after floating them again).
+      if (was !== this.checksOpen && this.presentMode === "on") fitStage(this.host);
     }
 
     // togglePresent enters or leaves presenter mode: the stage and the
