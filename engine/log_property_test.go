@@ -204,16 +204,20 @@ func TestPropertyLogDeterministic(t *testing.T) {
 // scenarios, whose auto.offset.reset=none and retention stop members, and
 // over the bundled scenarios under each knob setting, which stop them on
 // records their code cannot read too. Some must stop, or the property says
-// nothing.
+// nothing. So does a static member whose consumer closed without leaving
+// (GroupHistory.ClosedAt), which generated scenarios whose members crash
+// and leave make.
 func TestPropertyStoppedMembersReadNothing(t *testing.T) {
-	stops := 0
+	stops, closes := 0, 0
 	check := func(tr *engine.Trace, what string) {
 		for _, g := range logs.Of(tr).Groups {
 			stops += len(g.Stops)
+			closes += len(g.Closes)
 			for _, r := range g.Reads {
 				if r.To > r.From {
 					member := g.Members[r.Member]
 					require.Empty(t, g.StoppedAt(member, int(r.Step)), "%s: group %s's %s reads at step %d, stopped", what, g.Name, member, r.Step)
+					require.False(t, g.ClosedAt(member, int(r.Step)), "%s: group %s's %s reads at step %d, its consumer closed", what, g.Name, member, r.Step)
 				}
 			}
 		}
@@ -238,4 +242,5 @@ func TestPropertyStoppedMembersReadNothing(t *testing.T) {
 		}
 	}
 	require.Positive(t, stops, "no member stopped anywhere")
+	require.Positive(t, closes, "no static member closed its consumer anywhere")
 }

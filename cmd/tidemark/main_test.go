@@ -121,8 +121,9 @@ func TestGolden(t *testing.T) {
 // 10x, sessions that fired and were then merged into a larger one, late
 // records sent to a side output nobody reads), of the log world (a
 // producer that learns of new partitions late, a group whose error handler
-// skips records of a schema version its code cannot read, and one whose
-// new code cannot read the old records), and of the high-water-mark
+// skips records of a schema version its code cannot read, one whose
+// new code cannot read the old records, and a static member whose session
+// times out while it restarts), and of the high-water-mark
 // world (a cutover to a new kind of mark that reads a stretch again and
 // finds the row the old mark skipped; stamps to the millisecond that end a
 // tie and leave the row committed behind the mark lost; a settle long enough that a run of an
@@ -133,6 +134,7 @@ var goldenKnobs = []string{
 	"dist__partition-change@refresh=5m",
 	"dist__schema-change@compatibility=forward",
 	"dist__schema-change@on-error=skip",
+	"dist__static-membership@session=15s",
 	"hwm__finer-timestamps@resolution=1ms",
 	"hwm__interval-bounded@settle=1m",
 	"hwm__interval-bounded@t6=10:02:16",

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tidemark/tidemark/engine/group"
+	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/sorted"
 	"github.com/tidemark/tidemark/engine/topic"
@@ -391,11 +392,21 @@ func (l *world) group(c scenario.Command) error {
 	a := scenario.NewArgs(c, rest)
 	tp, _ := a.Required("topic", "TOPIC")
 	to, hasTo := a.Find("to")
-	g := &groupState{toPos: to.ValuePos, name: n.Value, members: map[string]*member{}, seenIDs: map[string]bool{}, named: map[string]bool{}}
+	g := &groupState{toPos: to.ValuePos, name: n.Value, members: map[string]*member{}, exited: map[string]*member{}, seenIDs: map[string]bool{}, named: map[string]bool{}}
 	g.commit = scenario.Choice(a, "commit", "after", scenario.OneOf("after", "before", "auto"), "after, before or auto")
 	g.interval = a.Duration("interval", 5*vtime.Second)
 	g.autoPoll = scenario.Choice(a, "auto-commit", "timer", scenario.OneOf("timer", "poll"), "timer or poll") == "poll"
 	g.maxPoll = a.Duration("max-poll-interval", 5*vtime.Minute)
+	g.session = a.Duration("session-timeout", 45*vtime.Second)
+	if x, ok := a.Find("membership"); ok {
+		g.memberAt = x.ValuePos
+	}
+	switch scenario.Choice(a, "membership", "", scenario.OneOf("dynamic", "static"), "dynamic or static") {
+	case "dynamic":
+		g.member = memberDynamic
+	case "static":
+		g.member = memberStatic
+	}
 	g.reset = scenario.Choice(a, "reset", "latest", scenario.OneOf("earliest", "latest", "none"), "earliest, latest or none")
 	strategy := scenario.Choice(a, "assign", group.Range, group.ParseStrategy, "range or roundrobin")
 	g.dedup = scenario.Choice(a, "dedup", "none", scenario.OneOf("none", "event-id"), "none or event-id") == "event-id"
@@ -423,6 +434,12 @@ func (l *world) group(c scenario.Command) error {
 	if g.maxPoll <= 0 {
 		x, _ := scenario.NewArgs(c, rest).Find("max-poll-interval")
 		return scenario.Errorf(x.ValuePos, "expected max-poll-interval= to be positive, such as 5m")
+	}
+	// The broker refuses a join whose session timeout is outside
+	// group.min.session.timeout.ms and group.max.session.timeout.ms, 6
+	// seconds and 30 minutes by default.
+	if g.session < 6*vtime.Second || g.session > 30*vtime.Minute {
+		return scenario.Errorf(scenario.ValueAt(c, "session-timeout"), "expected session-timeout= from 6s to 30m (the broker's group.min.session.timeout.ms and group.max.session.timeout.ms), such as 45s, Kafka's default")
 	}
 	h, err := l.topicArg(tp)
 	if err != nil {
@@ -491,9 +508,6 @@ func (l *world) member(c scenario.Command) error {
 		return scenario.Errorf(m.Pos, "group %s already has %d members; a group has at most %d", g.name, maxMembers, maxMembers)
 	}
 	g.named[m.Value] = joined || joining
-	if !joining && g.dynAt.Line == 0 {
-		g.dynAt = c.Pos
-	}
 	l.w.Schedule(at, func() { l.join(g, m.Value, joining) })
 	return nil
 }
@@ -724,8 +738,16 @@ func (l *world) finish() error {
 		}
 	}
 	for _, name := range l.groupOrd {
-		if g := l.groups[name]; g.static() && g.dynAt.Line > 0 {
-			return scenario.Errorf(g.dynAt, "a crashed member of %s restarts as a static member (crash= on line %d), and a static member sends no LeaveGroup on close or past max.poll.interval.ms; with no session timeout modelled, expected no leave line and no process= longer than max-poll-interval= in its group", g.name, g.crashAt.Line)
+		g := l.groups[name]
+		if g.member == memberDynamic && g.crashAt.Line > 0 {
+			return scenario.Errorf(g.crashAt, "a crashed member restarts keeping its partitions, as only a static member does, but group %s has membership=dynamic (line %d); expected membership=static, or no crash= in its poll lines", g.name, g.memberAt.Line)
+		}
+		if g.static() && g.dynAt.Line > 0 {
+			why := prose.F("a crashed member of %s restarts as a static member (crash= on line %d)", g.name, g.crashAt.Line)
+			if g.member == memberStatic {
+				why = prose.F("group %s has membership=static (line %d)", g.name, g.memberAt.Line)
+			}
+			return scenario.Errorf(g.dynAt, "%s, and a static member past max.poll.interval.ms sends no LeaveGroup but stops its heartbeats, so that the coordinator removes it only when session.timeout.ms has passed as well, which is not modelled; expected no process= longer than max-poll-interval= in its group", why)
 		}
 	}
 	for _, name := range l.groupOrd {

@@ -28,6 +28,7 @@ type groupState struct {
 	commit   string // after, before or auto
 	autoPoll bool   // auto-commit runs inside the next poll (the Java consumer), not on a timer (librdkafka)
 	maxPoll  vtime.Duration
+	session  vtime.Duration // session.timeout.ms: how long the coordinator keeps a static member that sends no heartbeat
 	interval vtime.Duration
 	reset    string // earliest, latest or none
 	dedup    bool   // skip records whose event id was seen
@@ -35,9 +36,11 @@ type groupState struct {
 	refresh  vtime.Duration
 	members  map[string]*member
 	evicted  map[string]*member // members removed for passing max.poll.interval, until they poll again
-	exited   map[string]*member // members whose application auto.offset.reset=none ended (see exit), until restarted
+	exited   map[string]*member // members whose application an exception ended and that left the group (see exit and sessionExpires), until restarted; never nil
 	crashAt  scenario.Pos       // the first poll line that crashes a member: its members are static (see crashMember); Line 0 when none does
-	dynAt    scenario.Pos       // the first leave line, or poll line past max.poll.interval, which only a dynamic member's client leaves on (see finish)
+	member   uint8              // membership=: memberStatic, memberDynamic, or 0 when the group line does not say (static when a poll line crashes a member)
+	memberAt scenario.Pos       // where the group line sets membership=
+	dynAt    scenario.Pos       // the first poll line whose process= passes max.poll.interval, which a static member outlives only by its session timeout, not modelled (see finish)
 	pending  string             // why a rebalance is waiting for busy members; "" when none is
 	schema   uint8              // the schema version its code reads, less one (see schema.go)
 	skipBad  bool               // on-error=skip: its code logs a record it cannot deserialize and reads on, rather than stop
@@ -78,6 +81,8 @@ type member struct {
 	ownedN   int
 	paused   vtime.Time // polls before this time return nothing
 	stopped  string     // why it stopped: auto.offset.reset=none (stopOutOfRange or stopNoOffset) or a record it cannot read (stopSchema); "" while it runs
+	stops    int        // how many times it has stopped, so that a session timeout knows the stop it was set for
+	closed   int        // while a static member's consumer is closed without leaving the group, 1 + the index of its ClosePoint; 0 while it runs
 	nextAuto vtime.Time
 	actor    int32 // index of "group/member" among the trace's actors, or -1
 	ref      int16 // index of its name in the group history's Members
@@ -170,6 +175,10 @@ func (g *groupState) pname(p int) string { return prose.F("%s-%d", g.topic.Name,
 // join adds or removes a member and rebalances.
 func (l *world) join(g *groupState, name string, joining bool) {
 	if joining {
+		if m := g.members[name]; m != nil && g.static() && (m.closed > 0 || m.stopped != "") {
+			l.restartStatic(g, m)
+			return
+		}
 		if !l.add(g, name) {
 			l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is already a member of %s; nothing changes.", name, g.name)
 			return
@@ -181,7 +190,95 @@ func (l *world) join(g *groupState, name string, joining bool) {
 		l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is not a member of %s; nothing changes.", name, g.name)
 		return
 	}
+	if g.static() {
+		l.closeStatic(g, g.members[name])
+		return
+	}
 	l.leave(g, name, name+" leaves "+g.name)
+}
+
+// closeStatic is static member m's application closing its consumer, as a
+// rolling restart does: its client commits first, as any close does, but
+// sends no LeaveGroup (the Java consumer, since Kafka 2.3, KIP-345), so the
+// coordinator keeps it in the group, with its partitions, until it starts
+// again or session.timeout.ms passes without a heartbeat (see
+// sessionExpires). Meanwhile nobody reads those partitions.
+func (l *world) closeStatic(g *groupState, m *member) {
+	actor := g.name + "/" + m.name
+	if m.closed > 0 {
+		l.w.Emit(actor, engine.KindRebalance, -1, "%s's consumer is closed already; nothing changes.", m.name)
+		return
+	}
+	l.commitOnRevoke(g, m, "As "+m.name+" closes its consumer")
+	m.closed = len(g.hist.Closes) + 1
+	g.hist.Closes = append(g.hist.Closes, ClosePoint{Step: int32(l.w.NextStep()), Member: m.ref})
+	l.expireAt(g, m)
+	l.w.Emit(actor, engine.KindRebalance, -1, "%s's application closes its consumer. A static member's close sends no LeaveGroup, so %s keeps it as a member, holding %s, which nobody reads, until it starts again or session.timeout.ms (%s) passes without a heartbeat.",
+		m.name, g.name, ownedPhrase(g, m.name), g.session)
+}
+
+// expireAt schedules the end of static member m's session, session.timeout.ms
+// after its consumer stopped sending heartbeats (it closed, or its
+// application exited on an exception), for the stop or close it has now.
+func (l *world) expireAt(g *groupState, m *member) {
+	stops, closed := m.stops, m.closed
+	l.w.Expect(1, 0, 0)
+	l.w.Schedule(l.w.Now().Add(g.session), func() { l.sessionExpires(g, m, stops, closed) })
+}
+
+// sessionExpires removes static member m from its group, session.timeout.ms
+// after its consumer went quiet, unless it started again meanwhile (stops
+// and closed are what expireAt saw). The group rebalances, and the others
+// get its partitions. A member whose application exited on an exception
+// is listed as exited until an operator or a deploy starts it again; one
+// that closed has simply gone.
+func (l *world) sessionExpires(g *groupState, m *member, stops, closed int) {
+	quiet := g.members[m.name] == m && m.stops == stops && m.closed == closed && (m.closed > 0 || m.stopped != "")
+	if !quiet {
+		l.w.Expect(-1, 0, 0)
+		return
+	}
+	held := "it held no partition, and the rebalance that follows changes nothing"
+	if n := len(g.g.Owned(m.name)); n > 0 {
+		held = "the rebalance that follows hands " + ownedPhrase(g, m.name) + " to the others"
+	}
+	g.g.Leave(m.name)
+	delete(g.members, m.name)
+	what := "closed its consumer"
+	if m.closed > 0 {
+		c := &g.hist.Closes[m.closed-1]
+		c.Until, c.Removed = int32(l.w.NextStep()), true
+		m.closed = 0
+	} else {
+		what = "exited on its " + m.stopped
+		g.exited[m.name] = m
+	}
+	g.noteAssignment(l.w.NextStep())
+	l.w.Emit(g.name, engine.KindRebalance, -1, "%s's coordinator has had no heartbeat from %s for session.timeout.ms (%s), since it %s, and removes it from the group; %s.", g.name, m.name, g.session, what, held)
+	l.w.Then(func() { l.requestRebalance(g, m.name+"'s session times out") })
+}
+
+// restartStatic starts again static member m, whose consumer closed or
+// whose application exited, before its session timed out: it rejoins under
+// its group.instance.id, and the coordinator hands it back the partitions
+// it held, without a rebalance, which is what static membership is for. It
+// reads from the committed offsets, as any new process does.
+func (l *world) restartStatic(g *groupState, m *member) {
+	was := "after closing its consumer"
+	if m.closed > 0 {
+		g.hist.Closes[m.closed-1].Until = int32(l.w.NextStep())
+		m.closed = 0
+	} else {
+		was = "after its application exited on its " + m.stopped
+		l.stop(g, m, "")
+	}
+	m.pos.clear()
+	m.start.clear()
+	m.done.clear()
+	m.lastPoll = l.w.Now()
+	m.nextAuto = l.w.Now().Add(g.interval)
+	l.w.Emit(g.name+"/"+m.name, engine.KindRebalance, -1, "%s starts again %s and rejoins %s under its group.instance.id within session.timeout.ms (%s): the coordinator hands it back %s without a rebalance, and it reads from the committed offsets.",
+		m.name, was, g.name, g.session, ownedPhrase(g, m.name))
 }
 
 // add makes a new consumer process a member, without the rebalance its
@@ -223,9 +320,6 @@ func (l *world) leave(g *groupState, name, why string) {
 func (l *world) exit(g *groupState, m *member) {
 	if g.members[m.name] != m {
 		return // restarted or gone meanwhile
-	}
-	if g.exited == nil {
-		g.exited = map[string]*member{}
 	}
 	g.exited[m.name] = m
 	l.leave(g, m.name, prose.F("%s's application exits on its %s, and closing its consumer leaves %s", m.name, m.stopped, g.name))
@@ -322,7 +416,13 @@ func (l *world) requestRebalance(g *groupState, why string) {
 // static reports whether g's members are static (group.instance.id): a
 // poll line crashes one, and the engine's restart keeps its partitions,
 // which only a static member does (see crashMember).
-func (g *groupState) static() bool { return g.crashAt.Line > 0 }
+func (g *groupState) static() bool { return g.member == memberStatic || g.crashAt.Line > 0 }
+
+// What a group line's membership= says, as groupState.member.
+const (
+	memberDynamic = 1 + iota
+	memberStatic
+)
 
 // work names what a member does to a batch, for narration, as "writing"
 // and "written": a group with a target writes it; one without only
@@ -529,7 +629,7 @@ func (l *world) resetUncommitted(g *groupState, names []string) {
 				continue
 			}
 			l.w.Then(func() {
-				if g.members[name] != m || m.gen != gen || m.stopped != "" || g.g.Committed[p] >= 0 || g.g.Owner[p] != name {
+				if g.members[name] != m || m.gen != gen || m.stopped != "" || m.closed > 0 || g.g.Committed[p] >= 0 || g.g.Owner[p] != name {
 					return
 				}
 				if _, ok := m.pos.get(p); ok {
@@ -585,7 +685,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		return
 	}
 	actor := ""
-	if m == nil || m.stopped != "" || l.w.Now() < m.paused || g.pending != "" {
+	if m == nil || m.stopped != "" || m.closed > 0 || l.w.Now() < m.paused || g.pending != "" {
 		actor = g.name + "/" + pl.member
 	}
 	if m != nil {
@@ -609,6 +709,9 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		return
 	case m == nil:
 		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but it is not a member of %s, so it is assigned nothing.", pl.member, g.name)
+		return
+	case m.closed > 0:
+		l.w.Emit(actor, engine.KindPoll, -1, "%s does not poll: its consumer is closed, and %s, which it still holds as a static member, is read by nobody until it starts again (a member line) or its session times out.", pl.member, ownedPhrase(g, pl.member))
 		return
 	case m.stopped != "":
 		l.w.Emit(actor, engine.KindPoll, -1, "%s stays stopped on its %s; nothing is read until %s.", pl.member, m.stopped, remedy(m.stopped))
@@ -833,7 +936,8 @@ func (l *world) offsetReset(g *groupState, m *member, p int, pos int64, why stri
 // follows it (see exit): a static member keeps its partitions.
 func (l *world) stopTail(g *groupState, m *member) string {
 	if g.static() {
-		return "; its application exits, but a static member's close sends no LeaveGroup, and with no session timeout modelled it keeps its partitions"
+		l.expireAt(g, m)
+		return prose.F("; its application exits, but a static member's close sends no LeaveGroup, so %s keeps it, and its partitions, unread, until it starts again or session.timeout.ms (%s) passes without a heartbeat", g.name, g.session)
 	}
 	l.w.Then(func() { l.exit(g, m) })
 	return ""
@@ -1218,6 +1322,9 @@ func (l *world) pause(g *groupState, name string, until vtime.Time) {
 // member's own state (m.stopped) and the trace's (StopPoint) agree.
 func (l *world) stop(g *groupState, m *member, why string) {
 	m.stopped = why
+	if why != "" {
+		m.stops++
+	}
 	g.hist.Stops = append(g.hist.Stops, StopPoint{Step: int32(l.w.NextStep()), Member: m.ref, Why: uint8(slices.Index(Stops[:], why))})
 }
 

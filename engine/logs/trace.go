@@ -116,6 +116,36 @@ type GroupHistory struct {
 	// Stops is each member's consumer stopping on an exception its code
 	// does not handle, and running again, in step order (see StoppedAt).
 	Stops []StopPoint
+	// Closes is each static member closing its consumer without leaving
+	// the group, in step order: a static member's close sends no
+	// LeaveGroup, so it keeps its partitions, unread, until it starts again
+	// or its session times out (see ClosedAt).
+	Closes []ClosePoint
+}
+
+// ClosePoint is static member Member (an index into Members) closing its
+// consumer at Step without leaving the group, and what ended that: at
+// Until, 0 while it lasts to the end of the run, the member started again
+// under its group.instance.id and kept its partitions, or, when Removed,
+// the coordinator removed it as session.timeout.ms passed with no heartbeat.
+type ClosePoint struct {
+	_       nocmp.NoCompare
+	Step    int32
+	Until   int32
+	Member  int16
+	Removed bool
+}
+
+// ClosedAt reports whether member had closed its consumer, as a static
+// member, without leaving the group at step n.
+func (g *GroupHistory) ClosedAt(member string, n int) bool {
+	for i := range g.Closes {
+		c := &g.Closes[i]
+		if int(c.Step) <= n && (c.Until == 0 || n < int(c.Until)) && g.Members[c.Member] == member {
+			return true
+		}
+	}
+	return false
 }
 
 // StopPoint is member Member (an index into Members) stopping at Step on

@@ -17,7 +17,8 @@ import (
 type Log struct {
 	Partitions []Partition `json:"partitions"`
 	Records    []Record    `json:"records"`
-	Stops      []Stop      `json:"stops,omitempty"` // consumers stopped by an exception, in step order
+	Stops      []Stop      `json:"stops,omitempty"`  // consumers stopped by an exception, in step order
+	Closes     []Close     `json:"closes,omitempty"` // static members' consumers closed without leaving their groups, in step order
 }
 
 // Partition is one partition at the end of the run.
@@ -90,6 +91,30 @@ func stopsOf(lt *logs.Trace) []Stop {
 	return out
 }
 
+// Close is a static member's consumer closing at Step without leaving its
+// group, and what ended that: at Until, 0 while it lasted to the end, the
+// member started again keeping its partitions, or, when Removed, its
+// session timed out and the coordinator removed it.
+type Close struct {
+	Group   string `json:"group"`
+	Member  string `json:"member"`
+	Step    int32  `json:"step"`
+	Until   int32  `json:"until_step,omitempty"`
+	Removed bool   `json:"removed,omitempty"`
+}
+
+// closesOf lists the closes of static members in the log's groups.
+func closesOf(lt *logs.Trace) []Close {
+	var out []Close
+	for _, g := range lt.Groups {
+		for _, c := range g.Closes {
+			out = append(out, Close{Group: g.Name, Member: g.Members[c.Member], Step: c.Step, Until: c.Until, Removed: c.Removed})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Close) int { return int(a.Step - b.Step) })
+	return out
+}
+
 func buildLog(t *engine.Trace) *Log {
 	lt := logs.Of(t)
 	if lt == nil {
@@ -117,6 +142,7 @@ func buildLog(t *engine.Trace) *Log {
 		}
 	}
 	l.Stops = stopsOf(lt)
+	l.Closes = closesOf(lt)
 	return l
 }
 
@@ -173,5 +199,15 @@ func logText(b *strings.Builder, t *engine.Trace) {
 			until = fmt.Sprintf("running again from step %d", st.Until)
 		}
 		fmt.Fprintf(b, "  %s/%s stopped at step %d on %s; %s\n", st.Group, st.Member, st.Step, st.Exception, until)
+	}
+	for _, c := range closesOf(lt) {
+		until := "still closed, and still a member, at the end"
+		switch {
+		case c.Removed:
+			until = fmt.Sprintf("removed by its session timeout at step %d", c.Until)
+		case c.Until > 0:
+			until = fmt.Sprintf("running again, with its partitions, from step %d", c.Until)
+		}
+		fmt.Fprintf(b, "  %s/%s closed at step %d without leaving (a static member); %s\n", c.Group, c.Member, c.Step, until)
 	}
 }

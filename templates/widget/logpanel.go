@@ -485,7 +485,9 @@ const (
 // reads when the group has no member. A member whose consumer stopped on
 // an exception says so ("c1 · p0 (generation 1), stopped on
 // OffsetOutOfRangeException"), and one whose application exited on it,
-// leaving the group, is listed after them ("c2 · exited on …").
+// leaving the group, is listed after them ("c2 · exited on …"). A static
+// member whose consumer closed without leaving says so too ("c1 · p0
+// (generation 1), closed: …").
 func holdings(b *builder, lt *logs.Trace, g *logs.GroupHistory, n int) {
 	a := lt.AssignmentAt(g.Name, n)
 	if a == nil {
@@ -503,7 +505,7 @@ func holdings(b *builder, lt *logs.Trace, g *logs.GroupHistory, n int) {
 				continue
 			}
 			listed++
-			holdingLine(b, h, a.Waiting, gen, g.StoppedAt(h.Member, n))
+			holdingLine(b, h, a.Waiting, gen, g.StoppedAt(h.Member, n), len(g.Closes) > 0 && g.ClosedAt(h.Member, n))
 		}
 	}
 	if more := len(a.Holds) - maxHolders; more > 0 {
@@ -532,7 +534,7 @@ func holdings(b *builder, lt *logs.Trace, g *logs.GroupHistory, n int) {
 }
 
 // holdingLine is one member's line of holdings.
-func holdingLine(b *builder, h *logs.Holding, waiting bool, gen, stopped string) {
+func holdingLine(b *builder, h *logs.Holding, waiting bool, gen, stopped string, closed bool) {
 	b.open("li")
 	b.text(h.Member + " · ")
 	switch {
@@ -546,6 +548,9 @@ func holdingLine(b *builder, h *logs.Holding, waiting bool, gen, stopped string)
 	if stopped != "" {
 		b.text(", stopped on ")
 		exception(b, stopped)
+	}
+	if closed {
+		b.text(", closed: a static member, it holds them until it starts again or its session times out")
 	}
 	b.close("li")
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/tidemark/tidemark/engine"
+	"github.com/tidemark/tidemark/engine/check"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/scenario"
 	"github.com/tidemark/tidemark/engine/worlds"
@@ -450,39 +451,75 @@ func TestLogPanelMarksASchemaVersion(t *testing.T) {
 // exited and left the group it is still listed, as exited, until a deploy
 // or an operator starts it again. Before, the panel showed a stopped
 // member as if it read on, and an exited one not at all.
-func TestGroupPanelMarksAStoppedMember(t *testing.T) {
-	holders := func(tr *engine.Trace, step int, group string) []string {
-		var out []string
-		for _, n := range draw(t, tr, widget.State{Step: step, ShowTruth: true}).ByTestID("group-assignment") {
-			if htmltest.Attr(n.Parent, "data-frag") == "group-"+group {
-				for li := range n.ChildNodes() {
-					// The text as read, with no space where a <wbr>
-					// offers a break.
-					var sb strings.Builder
-					for d := range li.Descendants() {
-						if d.Type == html.TextNode {
-							sb.WriteString(d.Data)
-						}
+// holders is what the panel of group says who holds what at step n, a
+// line per member, as read (no space where a <wbr> offers a break).
+func holders(t *testing.T, tr *engine.Trace, step int, group string) []string {
+	t.Helper()
+	var out []string
+	for _, n := range draw(t, tr, widget.State{Step: step, ShowTruth: true}).ByTestID("group-assignment") {
+		if htmltest.Attr(n.Parent, "data-frag") == "group-"+group {
+			for li := range n.ChildNodes() {
+				var sb strings.Builder
+				for d := range li.Descendants() {
+					if d.Type == html.TextNode {
+						sb.WriteString(d.Data)
 					}
-					out = append(out, strings.ReplaceAll(sb.String(), "\u00a0", " "))
 				}
+				out = append(out, strings.ReplaceAll(sb.String(), "\u00a0", " "))
 			}
 		}
-		return out
 	}
+	return out
+}
+
+func TestGroupPanelMarksAStoppedMember(t *testing.T) {
 	tr := run(t, "dist/schema-change", nil)
 	assert.Contains(t, widget.Render(tr, widget.State{Step: 34}), "stopped on Record<wbr>Deserialization<wbr>Exception", "a narrow panel breaks the name between its words")
-	assert.Equal(t, []string{"r1 · p0 (generation 2)", "r2 · p1 (generation 2)"}, holders(tr, 33, "reporting"))
-	assert.Equal(t, []string{"r1 · p0 (generation 2), stopped on RecordDeserializationException", "r2 · p1 (generation 2)"}, holders(tr, 34, "reporting"))
-	assert.Equal(t, []string{"r2 · p0 p1 (generation 3)", "r1 · exited on RecordDeserializationException"}, holders(tr, 35, "reporting"))
-	assert.Equal(t, []string{"r1 · exited on RecordDeserializationException", "r2 · exited on RecordDeserializationException", "no member · nobody reads p0 p1"}, holders(tr, 37, "reporting"))
-	assert.Equal(t, []string{"r1 · p0 (generation 5)", "r2 · p1 (generation 5)"}, holders(tr, 63, "reporting"), "the deploy starts both again")
-	assert.Equal(t, []string{"b1 · p0 p1 (generation 1)"}, holders(tr, 37, "billing"), "billing, deployed first, never stops")
+	assert.Equal(t, []string{"r1 · p0 (generation 2)", "r2 · p1 (generation 2)"}, holders(t, tr, 33, "reporting"))
+	assert.Equal(t, []string{"r1 · p0 (generation 2), stopped on RecordDeserializationException", "r2 · p1 (generation 2)"}, holders(t, tr, 34, "reporting"))
+	assert.Equal(t, []string{"r2 · p0 p1 (generation 3)", "r1 · exited on RecordDeserializationException"}, holders(t, tr, 35, "reporting"))
+	assert.Equal(t, []string{"r1 · exited on RecordDeserializationException", "r2 · exited on RecordDeserializationException", "no member · nobody reads p0 p1"}, holders(t, tr, 37, "reporting"))
+	assert.Equal(t, []string{"r1 · p0 (generation 5)", "r2 · p1 (generation 5)"}, holders(t, tr, 63, "reporting"), "the deploy starts both again")
+	assert.Equal(t, []string{"b1 · p0 p1 (generation 1)"}, holders(t, tr, 37, "billing"), "billing, deployed first, never stops")
 
 	// auto.offset.reset=none stops the same way, and a re-snapshot starts
 	// the group again.
 	tr = run(t, "hwm/retention-resnapshot", nil)
-	assert.Equal(t, []string{"c1 · p0 (generation 3), stopped on OffsetOutOfRangeException"}, holders(tr, 29, "loader"))
-	assert.Equal(t, []string{"c1 · exited on OffsetOutOfRangeException", "no member · nobody reads p0"}, holders(tr, 31, "loader"))
-	assert.Equal(t, []string{"c1 · p0 (generation 5)"}, holders(tr, 32, "loader"))
+	assert.Equal(t, []string{"c1 · p0 (generation 3), stopped on OffsetOutOfRangeException"}, holders(t, tr, 29, "loader"))
+	assert.Equal(t, []string{"c1 · exited on OffsetOutOfRangeException", "no member · nobody reads p0"}, holders(t, tr, 31, "loader"))
+	assert.Equal(t, []string{"c1 · p0 (generation 5)"}, holders(t, tr, 32, "loader"))
+}
+
+// TestGroupPanelMarksAClosedStaticMember: a static member whose consumer
+// closed keeps its partitions, and the panel says so, while consumer-lag,
+// a check a team could run, sees the partition nobody reads fall behind;
+// as a dynamic member it leaves, and the lag stays small. When its session
+// times out, it is gone from the panel, not listed as exited.
+func TestGroupPanelMarksAClosedStaticMember(t *testing.T) {
+	const closed = "c1 · p0 (generation 2), closed: a static member, it holds them until it starts again or its session times out"
+	lag := func(tr *engine.Trace, n int) check.Status {
+		for _, r := range tr.ChecksAt(n) {
+			if r.Name == "consumer-lag" {
+				return r.Status
+			}
+		}
+		t.Fatal("no consumer-lag check")
+		return check.NotRun
+	}
+	tr := run(t, "dist/static-membership", nil)
+	assert.Equal(t, []string{"c1 · p0 (generation 2)", "c2 · p1 (generation 2)"}, holders(t, tr, 32, "billing"))
+	assert.Equal(t, []string{closed, "c2 · p1 (generation 2)"}, holders(t, tr, 33, "billing"))
+	assert.Equal(t, []string{closed, "c2 · p1 (generation 2)"}, holders(t, tr, 89, "billing"))
+	assert.Equal(t, []string{"c1 · p0 (generation 2)", "c2 · p1 (generation 2)"}, holders(t, tr, 90, "billing"), "back within its session, with no rebalance")
+	assert.Equal(t, check.Pass, lag(tr, 32))
+	assert.Equal(t, check.Fail, lag(tr, 89), "orders-0 waits, unread")
+	assert.Equal(t, check.Pass, lag(tr, tr.Steps()))
+
+	dyn := run(t, "dist/static-membership", map[string]string{"membership": "dynamic"})
+	assert.Equal(t, []string{"c2 · p0 p1 (generation 3)"}, holders(t, dyn, 40, "billing"))
+	assert.Equal(t, check.Pass, lag(dyn, 83), "c2 reads both partitions")
+
+	short := run(t, "dist/static-membership", map[string]string{"session": "15s"})
+	assert.Equal(t, []string{closed, "c2 · p1 (generation 2)"}, holders(t, short, 76, "billing"))
+	assert.Equal(t, []string{"c2 · p0 p1 (generation 3)"}, holders(t, short, 78, "billing"), "removed, and not listed as exited")
 }
