@@ -432,6 +432,48 @@ func (t *Trace) firstRead(n int, streams ...int) int {
 	return 0
 }
 
+// closure is what closes a window operator's windows after a step: its
+// stream's watermark then, and as the step's instant began, and the clock.
+//
+// Flink fires the windows a watermark passes as the watermark reaches the
+// operator, before anyone could read a table, where the trace tells the
+// watermark and each firing in steps of their own at one instant. Between
+// them a window the watermark has just passed is not closed yet to anyone
+// looking: it is closed once it has fired, or from the next instant on (a
+// window all of whose records came late never fires).
+type closure struct {
+	wm, before, now vtime.Time
+	lateness        vtime.Duration
+	processing      bool
+}
+
+// closureAt is the closure of windows configured by cfg on stream si after
+// step n. It reads the trace up to step n only, so that a seek to n sees the
+// same.
+func (t *Trace) closureAt(si, n int, cfg window.Config) closure {
+	c := closure{now: t.t.TimeAt(n), lateness: cfg.Lateness, processing: cfg.Domain == window.ProcessingTime}
+	c.wm, _ = t.Watermark(si, -1, n)
+	k := n
+	for k > 0 && t.t.TimeAt(k) == c.now {
+		k--
+	}
+	c.before = watermark.None
+	if k > 0 {
+		c.before, _ = t.Watermark(si, -1, k)
+	}
+	return c
+}
+
+// closed reports whether window w is closed, fired saying whether it has
+// fired (written a row, or, in the widget, fired at all).
+func (c closure) closed(w window.Window, fired bool) bool {
+	if c.processing {
+		return w.End <= c.now && (fired || w.End < c.now)
+	}
+	end := w.MaxTimestamp().Add(c.lateness)
+	return c.wm != watermark.None && end <= c.wm && (fired || c.before != watermark.None && end <= c.before)
+}
+
 // streamMarks is stream i's own watermark changes, in step order.
 func (t *Trace) streamMarks(i int) []WatermarkPoint {
 	var out []WatermarkPoint
@@ -489,14 +531,12 @@ func (t *Trace) windowCounts(i, n int) []check.WindowCount {
 	}
 	// A closed window: its end (plus the allowed lateness) behind the
 	// watermark, or for processing time its end reached by the clock (it
-	// takes a record read at its last instant).
-	wm, _ := t.Watermark(si, -1, n)
-	now := t.t.TimeAt(n)
-	closed := func(w window.Window) bool {
-		if wh.Config.Domain == window.ProcessingTime {
-			return w.End <= now
-		}
-		return wm != watermark.None && w.MaxTimestamp().Add(wh.Config.Lateness) <= wm
+	// takes a record read at its last instant), and written, or closed
+	// since an instant before (see closure).
+	cl := t.closureAt(si, n, wh.Config)
+	closed := func(x win) bool {
+		c := byWin[x]
+		return cl.closed(x.w, c != nil && len(c.Written) > 0)
 	}
 	if wh.Config.Assigner.Kind != window.Session {
 		recount := map[win]*window.Acc{}
@@ -521,19 +561,19 @@ func (t *Trace) windowCounts(i, n int) []check.WindowCount {
 			}
 		}
 		for x, acc := range recount {
-			if closed(x.w) {
+			if closed(x) {
 				c := add(x.key, x.w)
 				c.Recount, c.Counted = wh.Agg.Of(*acc), true
 			}
 		}
 		for _, x := range order {
-			if c := byWin[x]; !c.Counted && closed(x.w) {
+			if c := byWin[x]; !c.Counted && closed(x) {
 				c.Counted = true // closed, and the topic holds none of its records
 			}
 		}
 	}
 	for _, x := range order {
-		byWin[x].Closed = closed(x.w)
+		byWin[x].Closed = closed(x)
 	}
 	sorted.Stable(order, func(i, j int32) int {
 		a, b := &order[i], &order[j]

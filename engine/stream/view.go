@@ -251,8 +251,7 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 			keys[wkey{f.Window.Start, f.Window.End}][f.Key] = true
 		}
 	}
-	wm, _ := t.Watermark(si, -1, n)
-	now := t.t.TimeAt(n)
+	cl := t.closureAt(si, n, wh.Config)
 	out := make([]WindowState, 0, len(order))
 	for _, k := range order {
 		x := byWin[k]
@@ -262,11 +261,7 @@ func (t *Trace) WindowsAt(i, n int, lo, hi vtime.Time) []WindowState {
 				x.KeyName = sh.KeyName(key)
 			}
 		}
-		if wh.Config.Domain == window.ProcessingTime {
-			x.Cleared = x.Window.End <= now
-		} else {
-			x.Cleared = wm != watermark.None && x.Window.MaxTimestamp().Add(wh.Config.Lateness) <= wm
-		}
+		x.Cleared = cl.closed(x.Window, x.Fired > 0)
 		out = append(out, *x)
 	}
 	sorted.Stable(out, func(i, j int32) int { return cmpWindows(out[i].Window, out[j].Window) })
