@@ -500,3 +500,31 @@ func TestJobPanelRestoreCountsSkippedOffsets(t *testing.T) {
 	assert.NotContains(t, line, "never read")
 	assert.NotRegexp(t, `\b1 (records|offsets|buffered records) are\b`, line)
 }
+
+// TestSlotsOfAnOpenTransactionSayWritten: a two-phase-commit sink's rows
+// written into the transaction still open are invisible to a
+// read-committed reader, and their slots say they are written and where,
+// not that nothing has written them; after the commit they are rows, and
+// a crash's abort leaves them waiting for the replay.
+func TestSlotsOfAnOpenTransactionSayWritten(t *testing.T) {
+	slots := func(tr *engine.Trace, step int) map[string]string {
+		out := map[string]string{}
+		for _, n := range draw(t, tr, widget.State{Step: step, ShowTruth: true}).ByTestID("slot") {
+			out[htmltest.Attr(n, "data-key")] = htmltest.Text(n)
+		}
+		return out
+	}
+	tr := run(t, "stream/checkpoint-two-phase", nil)
+	at := slots(tr, 134)
+	for k := 31; k <= 40; k++ {
+		assert.Contains(t, at[strconv.Itoa(k)], "◌ written, in the open transaction", "order %d", k)
+	}
+	assert.NotContains(t, at["30"], "open transaction", "committed by the checkpoint before")
+	pending := 0
+	for _, label := range slots(tr, tr.Steps()) {
+		if strings.Contains(label, "open transaction") {
+			pending++
+		}
+	}
+	assert.Zero(t, pending, "nothing is left in a transaction at the end")
+}

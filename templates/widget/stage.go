@@ -50,12 +50,27 @@ type atStep struct {
 	// polled holds, by target, the keys its consumer groups have read by
 	// the step (polledKeys), found when a slot of the target first asks.
 	polled map[string]map[string]bool
+	// txn holds, by target, the keys a stream job's open transaction
+	// holds at the step (transactionKeys), found when a slot first asks.
+	txn map[string]map[string]bool
 }
 
 // waitingLabel says why a key missing from the target now is not lost. An
 // extractor's run that holds it has read it; with none holding it, no run
-// has. A consumer group's target only says the key is on its way.
+// has. A consumer group's target says whether a member has read it, and a
+// stream job's two-phase-commit sink whether its open transaction holds it.
 func (v *atStep) waitingLabel(target, key string) string {
+	if v.txn == nil {
+		v.txn = map[string]map[string]bool{}
+	}
+	keys, ok := v.txn[target]
+	if !ok {
+		keys = transactionKeys(v.t, target, v.s.Step)
+		v.txn[target] = keys
+	}
+	if keys[key] {
+		return "◌ written, in the open transaction"
+	}
 	fed, holds := v.pipeHolds(target, key)
 	if holds {
 		return "◌ read, not written yet"

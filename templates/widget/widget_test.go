@@ -880,3 +880,14 @@ func TestSlotSaysWhereACopyIsFiled(t *testing.T) {
 	assert.Contains(t, notes, "shop-2: shop-2 v1 ×2 · also as shop-3")
 	assert.Contains(t, notes, "shop-1: shop-1 v1", "a row under its own key says nothing more")
 }
+
+// TestEndingOfALargeRunSaysHowItEnds: a run too long to check while the
+// page is drawn still says how it ends, clean as well as harmed, and where
+// the checks' verdicts will be (it said "In the end: ." of a clean one).
+func TestEndingOfALargeRunSaysHowItEnds(t *testing.T) {
+	verdict := func(tr *engine.Trace) string {
+		return htmltest.Text(draw(t, tr, widget.State{}).One(t, "verdict"))
+	}
+	assert.Equal(t, "In the end: the target matches the source. The checks take a while on a run this long: step to the end, and the checks panel gives their verdicts there.", verdict(run(t, "stream/backpressure", nil)))
+	assert.True(t, strings.HasPrefix(verdict(run(t, "stream/backpressure", map[string]string{"overflow": "grow"})), "In the end: 81 rows missing. The checks take a while"))
+}

@@ -3,6 +3,7 @@
 package widget
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -22,6 +23,28 @@ import (
 
 // hasStream reports whether trace t has a stream world's part.
 func hasStream(t *engine.Trace) bool { return stream.Of(t) != nil }
+
+// transactionKeys returns the keys whose rows a stream job's
+// two-phase-commit sink has written into target's open transaction by
+// step n: written, but invisible to a read-committed reader until the
+// checkpoint completes. It returns nil when no open transaction holds one.
+func transactionKeys(t *engine.Trace, target string, n int) map[string]bool {
+	st := stream.Of(t)
+	if st == nil {
+		return nil
+	}
+	var keys map[string]bool
+	for i, op := range st.Ops {
+		if op.Target == target && op.Commit == "two-phase" {
+			if k := st.InTransaction(i, n); keys == nil {
+				keys = k
+			} else {
+				maps.Copy(keys, k)
+			}
+		}
+	}
+	return keys
+}
 
 // streamWhy returns the heading and the text that say why the late record
 // or the row of the stream world with key stands as it does at step n, and
