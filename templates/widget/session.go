@@ -103,7 +103,26 @@ func Open(id, src, name, base string, q Values, embedded bool, domains []engine.
 		problems = append(problems, p)
 	}
 	s.st.Message = Sentences(problems)
-	return s, s.start()
+	err = s.start()
+	if err != nil && len(s.knobs) > 0 {
+		// A value the scenario declares may still not build (a knob's
+		// value refused by the line it lands on): the link opens the
+		// scenario as it is written, saying why, rather than nothing.
+		set := make([]string, 0, len(s.knobs))
+		for _, k := range f.Knobs {
+			if v, ok := s.knobs[k.Name]; ok {
+				set = append(set, k.Name+"="+v)
+			}
+		}
+		s.knobs, s.faults, s.st.Faults = nil, nil, nil
+		if s.start() != nil {
+			return s, err
+		}
+		problems = append(problems, "with the link's settings ("+strings.Join(set, ", ")+") the scenario does not build ("+err.Error()+"), so it opens with its own, and without the link's faults")
+		s.st.Message = Sentences(problems)
+		err = nil
+	}
+	return s, err
 }
 
 // SeedOf reads a link's seed=: its last value, as for every other setting
@@ -550,8 +569,24 @@ func (s *Session) Act(action, arg string) (rerun bool, err error) {
 			return false, s.show(err)
 		}
 		s.push()
+		dropped, original := len(s.faults), s.original
 		s.knobs, s.faults, s.original = next, nil, nil
-		return true, s.start()
+		if err := s.start(); err != nil {
+			// The value is declared but does not build: the run drawn
+			// stays, with its settings, and the widget says why.
+			s.undoLast()
+			s.original = original
+			return false, s.show(prose.Errorf("with %s=%s the scenario does not build: %w", name, val, err))
+		}
+		if dropped > 0 {
+			// A fault is placed at a step of the run it was added to, which
+			// another setting changes: it goes, and the learner is told.
+			s.st.Message = "The fault added is taken off with the new setting: it was placed at a step of the run before. Undo brings it back, with the setting."
+			if dropped > 1 {
+				s.st.Message = prose.F("The %d faults added are taken off with the new setting: each was placed at a step of the run before. Undo brings them back, with the setting.", dropped)
+			}
+		}
+		return true, nil
 	case "settings":
 		return s.takeSettings(arg)
 	case "fail", "slow", "burst-key":

@@ -1127,3 +1127,53 @@ func TestPauseHoldsWhatItHasNotRead(t *testing.T) {
 	assert.NotContains(t, htmltest.Text(d.One(t, "target-table")), "⏸")
 	assert.NotContains(t, htmltest.Text(d.One(t, "legend")), "held")
 }
+
+// TestAKnobValueThatDoesNotBuildIsSaid: a knob's value that the scenario
+// declares but whose line refuses it opens a link with the scenario's own
+// settings, saying why, rather than nothing; chosen on the page, it leaves
+// the run drawn as it was and says why.
+func TestAKnobValueThatDoesNotBuildIsSaid(t *testing.T) {
+	src, name := source(t, "hwm/visibility-gap")
+	src = strings.Replace(src, "knob mark = timestamp | lsn", "knob mark = timestamp | lsn | lsm", 1)
+	q, err := url.ParseQuery("mark=lsm&step=4")
+	require.NoError(t, err)
+	s, err := Open("tm", src, name, "/p", q, false, worlds.All())
+	require.NoError(t, err, "the link opens")
+	finish(t, s, 1000)
+	assert.Contains(t, s.st.Message, "With the link's settings (mark=lsm) the scenario does not build (")
+	assert.Contains(t, s.st.Message, `expected mark= to be one of`)
+	assert.Empty(t, s.knobs, "its own settings")
+	assert.Equal(t, 4, s.st.Step, "at the step the link asks for")
+
+	steps := s.trace.Steps()
+	rerun, err := s.Act("knob", "mark=lsm")
+	assert.False(t, rerun)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "with mark=lsm the scenario does not build: ")
+	assert.Empty(t, s.knobs, "the settings stay those of the run drawn")
+	assert.Equal(t, steps, s.trace.Steps())
+	assert.Empty(t, s.history, "nothing to undo")
+}
+
+// TestAKnobTakesTheFaultsOffAndSaysSo: a fault belongs to a step of the run
+// it was added to; another setting takes it off, and the page says so, and
+// Undo brings both back.
+func TestAKnobTakesTheFaultsOffAndSaysSo(t *testing.T) {
+	s := open(t, "hwm/visibility-gap", "step=3")
+	rerun, err := s.Act("jump", "-5s")
+	require.NoError(t, err)
+	require.True(t, rerun)
+	finish(t, s, 1000)
+	require.Len(t, s.faults, 1)
+	rerun, err = s.Act("knob", "mark=lsn")
+	require.NoError(t, err)
+	require.True(t, rerun)
+	finish(t, s, 1000)
+	assert.Empty(t, s.faults)
+	assert.Equal(t, "The fault added is taken off with the new setting: it was placed at a step of the run before. Undo brings it back, with the setting.", s.st.Message)
+	_, err = s.Act("undo", "")
+	require.NoError(t, err)
+	finish(t, s, 1000)
+	assert.Len(t, s.faults, 1)
+	assert.Empty(t, s.knobs["mark"])
+}

@@ -107,6 +107,19 @@ func TestLinkedEmbed(t *testing.T) {
 		assert.Empty(t, pageProblems(t, ctx))
 	})
 
+	t.Run("a knob's value that does not build", func(t *testing.T) {
+		// Declared, but the line it lands on refuses it: the scenario
+		// opens with its own settings and says why, rather than nothing.
+		src := strings.Replace(sandboxScenario, "knob mark = timestamp | lsn", "knob mark = timestamp | lsn | lsm", 1)
+		require.NotEqual(t, sandboxScenario, src)
+		ctx := newIsolatedTab(t, browser)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/embed/?step=4&mark=lsm#"+mustFragment(t, src))))
+		waitFor(t, ctx, "the widget", `document.querySelector('.tm-host[data-ready="true"]') !== null`)
+		assert.Contains(t, text(t, ctx, `.tm-widget .tm-message`), "With the link's settings (mark=lsm) the scenario does not build")
+		assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="knob-mark-timestamp"]').checked`))
+		assert.Equal(t, "4", eval[string](t, ctx, `document.querySelector(".tm-widget").dataset.step`))
+	})
+
 	long := strings.Repeat("A", share.MaxPayload+1)
 	for name, tc := range map[string]struct{ hash, says string }{
 		"damaged":       {"#" + frag[:len(frag)/2], "damaged"},

@@ -410,6 +410,15 @@
       const query = h.query !== undefined ? h.query : location.search;
       const r = this.engine.open(this.id, h.source, h.name, h.base, query, h.embedded || "");
       if (!r.ok) {
+        // A host another script made (the sandbox's, a linked scenario's)
+        // has no message of its own to say it in: it gets one.
+        if (!this.host.querySelector(".tm-message")) {
+          const p = document.createElement("p");
+          p.className = "tm-message";
+          p.setAttribute("role", "alert");
+          p.dataset.testid = "widget-refused";
+          this.host.replaceChildren(p);
+        }
         this.say(r.error);
         return;
       }
