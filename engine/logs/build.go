@@ -56,89 +56,8 @@ func (l *world) topic(c scenario.Command) error {
 	return nil
 }
 
-// capture reads `cdc NAME from=TABLE to=TOPIC` and
-// `publish NAME from=TABLE to=TOPIC [outbox=on|off] [delay=D]`.
-func (l *world) capture(c scenario.Command) error {
-	n, rest, err := l.w.Declared(c, c.Name, "a capture")
-	if err != nil {
-		return err
-	}
-	a := scenario.NewArgs(c, rest)
-	from, _ := a.Required("from", "TABLE")
-	to, _ := a.Required("to", "TOPIC")
-	cp := &capture{name: n.Value, app: c.Name == "publish"}
-	if cp.app {
-		cp.outbox = scenario.Choice(a, "outbox", false, scenario.OnOff, "on or off")
-		cp.delay = a.Duration("delay", vtime.Second)
-	} else {
-		cp.flush = a.Duration("flush", time60s)
-	}
-	if err := a.Done(); err != nil {
-		return err
-	}
-	if !cp.app && cp.flush <= 0 {
-		return scenario.Errorf(scenario.ValueAt(c, "flush"), "expected flush= to be a positive duration such as 60s (how often the connector saves its position)")
-	}
-	src := l.sourceDB()
-	if src == nil {
-		return scenario.Errorf(c.Pos, "%s reads the commits of a source table, and this engine is composed without the high-water-mark world that keeps them", c.Name)
-	}
-	if src.Table(from.Value) == nil {
-		return scenario.Errorf(from.ValuePos, "unknown source table %q; declare it first with `source %s key=...`", from.Value, from.Value)
-	}
-	if cp.delay < 0 {
-		return scenario.Errorf(scenario.ValueAt(c, "delay"), "expected delay= to be zero or positive")
-	}
-	h, err := l.topicArg(to)
-	if err != nil {
-		return err
-	}
-	cp.table, cp.topic = from.Value, h
-	l.captures = append(l.captures, cp)
-	return nil
-}
-
 // time60s is Kafka Connect's default offset.flush.interval.ms.
 const time60s = 60 * vtime.Second
-
-func (l *world) crash(c scenario.Command) error {
-	n, rest, err := scenario.Name(c, "an application")
-	if err != nil {
-		return err
-	}
-	a := scenario.NewArgs(c, rest)
-	at := a.RequiredTime("at")
-	var cp *capture
-	for _, x := range l.captures {
-		if x.name == n.Value {
-			cp = x
-		}
-	}
-	if cp == nil {
-		return scenario.Errorf(n.Pos, "unknown application %q; crash names a `cdc` connector or a `publish` application (consumers crash with `poll ... crash=`)", n.Value)
-	}
-	if cp.app {
-		if err := a.Done(); err != nil {
-			return err
-		}
-		l.w.Schedule(at, func() { l.crashApp(cp) })
-		return nil
-	}
-	restart := a.Duration("restart", 0)
-	if err := a.Done(); err != nil {
-		return err
-	}
-	if restart < 0 {
-		return scenario.Errorf(scenario.ValueAt(c, "restart"), "expected restart= to be zero or positive: how long the connector stays down")
-	}
-	if err := a.Within("restart", "the connector would restart at", at.Add(restart)); err != nil {
-		return err
-	}
-	cp.restarts++
-	l.w.Expect(2, 0, 0)
-	l.w.Schedule(at, func() { l.crashConnector(cp, restart) })
-	return nil
-}
 
 func (l *world) producer(c scenario.Command) error {
 	n, rest, err := l.w.Declared(c, "producer", "a producer")
