@@ -214,47 +214,47 @@ func (t *Trace) TakenOff(op, n int) []int32 {
 	return out
 }
 
-// InTransaction returns the keys of the rows sink op has written, by step
-// n, into the transaction it has open, which a read-committed reader of its
-// target does not see until the transaction commits: those of the records
-// it took in (read from its stream, or off its buffer when it has one)
-// since its pending rows were last none (a commit, an abort, or the
-// start). It returns nil while no transaction holds a row.
-func (t *Trace) InTransaction(op, n int) map[string]bool {
-	oh := t.Ops[op]
-	if countAt(oh.Pending, n) == 0 {
-		return nil
-	}
-	since := int32(0)
-	for _, c := range oh.Pending {
-		if c.Step > int32(n) {
-			break
+// InTransaction returns the keys of the rows that two-phase-commit sinks
+// have written, by step n, into target's open transactions, which a
+// read-committed reader does not see until they commit: those of the
+// records each sink took in (read from its stream, or off its buffer when it
+// has one) since its pending rows were last none (a commit, an abort, or
+// the start). It returns nil while no open transaction holds a row.
+func (t *Trace) InTransaction(target string, n int) map[string]bool {
+	var keys map[string]bool
+	for op, oh := range t.Ops {
+		if oh.Target != target || oh.Commit != "two-phase" || countAt(oh.Pending, n) == 0 {
+			continue
 		}
-		if c.N == 0 {
-			since = c.Step
-		}
-	}
-	keys := map[string]bool{}
-	add := func(ai int32) {
-		if rec, h := t.Record(t.arrivalID(t.Arrivals[ai])); rec != nil {
-			keys[h.Label(rec)] = true
-		}
-	}
-	if oh.Buffer > 0 {
-		for _, p := range t.processed[stepIndex(len(t.processed), int(since), func(i int) int32 { return t.processed[i].step }):] {
-			if p.step > int32(n) {
-				break
-			}
-			if int(p.op) == op {
-				add(p.arrival)
+		since := int32(0)
+		for _, c := range oh.Pending {
+			if c.Step <= int32(n) && c.N == 0 {
+				since = c.Step
 			}
 		}
-		return keys
-	}
-	si := t.streamIndex(oh.Stream)
-	for ai := stepIndex(len(t.Arrivals), int(since), func(i int) int32 { return t.Arrivals[i].Step }); ai < len(t.Arrivals) && t.Arrivals[ai].Step <= int32(n); ai++ {
-		if int(t.Arrivals[ai].Stream) == si {
-			add(int32(ai))
+		// The arrivals it took in: off its buffer, or as its stream read them.
+		var took []int32
+		if oh.Buffer > 0 {
+			for _, p := range t.processed {
+				if p.step > since && p.step <= int32(n) && int(p.op) == op {
+					took = append(took, p.arrival)
+				}
+			}
+		} else {
+			si := t.streamIndex(oh.Stream)
+			for ai, a := range t.ArrivalsAt(n) {
+				if a.Step > since && int(a.Stream) == si {
+					took = append(took, int32(ai))
+				}
+			}
+		}
+		if keys == nil {
+			keys = map[string]bool{}
+		}
+		for _, ai := range took {
+			if rec, h := t.Record(t.arrivalID(t.Arrivals[ai])); rec != nil {
+				keys[h.Label(rec)] = true
+			}
 		}
 	}
 	return keys

@@ -132,13 +132,13 @@ func Render(v View) string {
 	d.para(narration, 15)
 	var truth string
 	if v.ShowTruth {
-		truth = "Truth: " + widget.TruthText(t.TruthAt(step))
+		truth = "Truth: " + widget.TruthAt(t, step)
 		d.gap(4)
 		d.para(truth, 15, "font-weight", "700")
 		if v.Original != nil && len(t.Faults) > 0 {
 			// The fork's truth beside the run's without its faults, as
 			// the page's comparison shows them.
-			without := "Without the link's faults: " + widget.TruthText(v.Original.TruthAt(min(step, v.Original.Steps())))
+			without := "Without the link's faults: " + widget.TruthAt(v.Original, step)
 			truth += " " + without
 			d.para(without, 14)
 		}

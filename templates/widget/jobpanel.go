@@ -694,7 +694,8 @@ func spark(b *builder, t *engine.Trace, s series, steps int) {
 	for _, q := range s.pts {
 		hi = max(hi, q[1])
 	}
-	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	// A count, or a rate to a tenth (96.3, not 96.33333333333333).
+	num := func(v float64) string { return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0") }
 	text := s.name + ": " + num(s.now) + " now, at most " + num(hi)
 	ax := runAxis(t, plotX0, plotX1-plotX0)
 	x := func(step float64) float64 { return ax.x(jobTime(t, max(1, int(step)))) }

@@ -108,17 +108,11 @@ func Open(id, src, name, base string, q Values, embedded bool, domains []engine.
 		// A value the scenario declares may still not build (a knob's
 		// value refused by the line it lands on): the link opens the
 		// scenario as it is written, saying why, rather than nothing.
-		set := make([]string, 0, len(s.knobs))
-		for _, k := range f.Knobs {
-			if v, ok := s.knobs[k.Name]; ok {
-				set = append(set, k.Name+"="+v)
-			}
-		}
 		s.knobs, s.faults, s.st.Faults = nil, nil, nil
 		if s.start() != nil {
 			return s, err
 		}
-		problems = append(problems, "with the link's settings ("+strings.Join(set, ", ")+") the scenario does not build ("+err.Error()+"), so it opens with its own, and without the link's faults")
+		problems = append(problems, "with the link's settings the scenario does not build ("+err.Error()+"), so it opens with its own, and without the link's faults")
 		s.st.Message = Sentences(problems)
 		err = nil
 	}

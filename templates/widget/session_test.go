@@ -1140,8 +1140,9 @@ func TestAKnobValueThatDoesNotBuildIsSaid(t *testing.T) {
 	s, err := Open("tm", src, name, "/p", q, false, worlds.All())
 	require.NoError(t, err, "the link opens")
 	finish(t, s, 1000)
-	assert.Contains(t, s.st.Message, "With the link's settings (mark=lsm) the scenario does not build (")
+	assert.Contains(t, s.st.Message, "With the link's settings the scenario does not build (")
 	assert.Contains(t, s.st.Message, `expected mark= to be one of`)
+	assert.Contains(t, s.st.Message, `found "lsm"`, "the error names the value")
 	assert.Empty(t, s.knobs, "its own settings")
 	assert.Equal(t, 4, s.st.Step, "at the step the link asks for")
 

@@ -52,7 +52,9 @@ func SnippetsFor(origin string, t *engine.Trace, step int) Snippets {
 	// <desc> a screen reader does not reach.
 	alt := title
 	if step > 0 {
-		alt += ", at step " + itoa(step) + ": " + Outcome(t.CountsAt(step))
+		// Which missing rows a later step writes, as the picture says: a
+		// row on its way is no loss.
+		alt += ", at step " + itoa(step) + ": " + strings.TrimSuffix(TruthAt(t, step), ".")
 	} else {
 		alt += ", how it ends: " + Outcome(t.CountsAt(t.Steps()))
 	}

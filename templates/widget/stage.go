@@ -417,6 +417,17 @@ func truthSentence(missing []string, nm int, coming, dup []string, nd int, stale
 	return strings.Join(parts, "; ") + "."
 }
 
+// TruthAt says the truth of trace t at step n in one sentence, as the
+// widget's stage says it: which keys the target lacks (those a later step
+// writes apart from those lost), holds more than once or holds an old
+// version of. A picture and its text say it so, where a reader cannot step
+// on to see which missing row arrives.
+func TruthAt(t *engine.Trace, n int) string {
+	n = min(max(n, 0), t.Steps())
+	v := &atStep{t: t, s: State{Step: n}, ix: indexTrace(t), at: t.Seek(n), n: int32(n)}
+	return truthText(v)
+}
+
 // TruthText says in one sentence which keys the target lacks, holds more
 // than once or holds an old version of, at one step: the truth no check sees.
 func TruthText(tr engine.Truth) string {

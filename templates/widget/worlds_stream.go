@@ -3,7 +3,6 @@
 package widget
 
 import (
-	"maps"
 	"strings"
 
 	"github.com/tidemark/tidemark/engine"
@@ -29,21 +28,10 @@ func hasStream(t *engine.Trace) bool { return stream.Of(t) != nil }
 // step n: written, but invisible to a read-committed reader until the
 // checkpoint completes. It returns nil when no open transaction holds one.
 func transactionKeys(t *engine.Trace, target string, n int) map[string]bool {
-	st := stream.Of(t)
-	if st == nil {
-		return nil
+	if st := stream.Of(t); st != nil {
+		return st.InTransaction(target, n)
 	}
-	var keys map[string]bool
-	for i, op := range st.Ops {
-		if op.Target == target && op.Commit == "two-phase" {
-			if k := st.InTransaction(i, n); keys == nil {
-				keys = k
-			} else {
-				maps.Copy(keys, k)
-			}
-		}
-	}
-	return keys
+	return nil
 }
 
 // streamWhy returns the heading and the text that say why the late record

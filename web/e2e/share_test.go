@@ -115,7 +115,7 @@ func TestLinkedEmbed(t *testing.T) {
 		ctx := newIsolatedTab(t, browser)
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/embed/?step=4&mark=lsm#"+mustFragment(t, src))))
 		waitFor(t, ctx, "the widget", `document.querySelector('.tm-host[data-ready="true"]') !== null`)
-		assert.Contains(t, text(t, ctx, `.tm-widget .tm-message`), "With the link's settings (mark=lsm) the scenario does not build")
+		assert.Contains(t, text(t, ctx, `.tm-widget .tm-message`), "With the link's settings the scenario does not build")
 		assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="knob-mark-timestamp"]').checked`))
 		assert.Equal(t, "4", eval[string](t, ctx, `document.querySelector(".tm-widget").dataset.step`))
 	})

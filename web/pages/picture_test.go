@@ -106,7 +106,11 @@ func TestPicture(t *testing.T) {
 	text := d.text()
 	assert.Contains(t, text, "A timestamp mark skips rows that commit late", "the title")
 	assert.Contains(t, text, widget.Narration(tr, 14), "the step's narration")
-	assert.Contains(t, text, "Truth: "+widget.TruthText(tr.TruthAt(14)))
+	// Order 3 is not in the target at step 14, and a later step writes it
+	// under an lsn mark: on its way, not lost, as the widget's stage says.
+	assert.Contains(t, text, "Truth: not in the target yet: 3.")
+	_, lost := getPicture(t, h, "/picture/hwm/visibility-gap.svg?step=14")
+	assert.Contains(t, lost.text(), "Truth: not in the target: 3.", "lost for good under a timestamp mark")
 	checks := tr.ChecksAt(14)
 	require.NotEmpty(t, checks)
 	for _, c := range checks {
@@ -277,8 +281,8 @@ func TestEmbedSnippets(t *testing.T) {
 	assert.Equal(t, `<iframe src="http://tidemark.example/embed/hwm/visibility-gap?mark=lsn&amp;step=14" title="A timestamp mark skips rows that commit late — Tidemark" width="100%" height="800" loading="lazy" style="color-scheme: light"></iframe>`, snippet("snippet-iframe"))
 	assert.Equal(t, `<script src="http://tidemark.example/static/embed.js" data-scenario="hwm/visibility-gap" data-step="14" data-knobs="mark=lsn" async></script>`, snippet("snippet-script"))
 	// The picture links to the page at the same step and knobs.
-	assert.Equal(t, `[![A timestamp mark skips rows that commit late, at step 14: 1 row not in the target](http://tidemark.example/picture/hwm/visibility-gap.svg?mark=lsn&step=14)](http://tidemark.example/scenarios/hwm/visibility-gap?mark=lsn&step=14)`, snippet("snippet-markdown"))
-	assert.Equal(t, `<a href="http://tidemark.example/scenarios/hwm/visibility-gap?mark=lsn&amp;step=14"><img src="http://tidemark.example/picture/hwm/visibility-gap.svg?mark=lsn&amp;step=14" alt="A timestamp mark skips rows that commit late, at step 14: 1 row not in the target" width="680" style="max-width: 100%; height: auto"></a>`, snippet("snippet-image"))
+	assert.Equal(t, `[![A timestamp mark skips rows that commit late, at step 14: not in the target yet: 3](http://tidemark.example/picture/hwm/visibility-gap.svg?mark=lsn&step=14)](http://tidemark.example/scenarios/hwm/visibility-gap?mark=lsn&step=14)`, snippet("snippet-markdown"))
+	assert.Equal(t, `<a href="http://tidemark.example/scenarios/hwm/visibility-gap?mark=lsn&amp;step=14"><img src="http://tidemark.example/picture/hwm/visibility-gap.svg?mark=lsn&amp;step=14" alt="A timestamp mark skips rows that commit late, at step 14: not in the target yet: 3" width="680" style="max-width: 100%; height: auto"></a>`, snippet("snippet-image"))
 
 	// A plain address: no query, and the picture shows the end. A strange
 	// Host header does not reach the page.
