@@ -138,3 +138,40 @@ func TestPicturesThatScrollSayThereIsMore(t *testing.T) {
 		assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 390, "%s: the page itself does not scroll sideways", path)
 	}
 }
+
+// TestLanesFollowTheStep: on a phone the log's lanes are wider than their
+// box, and they stayed scrolled to their start while the steps read and
+// wrote records far right of it (offset 39 read with offsets 26 to 29 in
+// view) or at its edge, under its shadow, where the stream chart under
+// them scrolled to its now line. A
+// step now scrolls each box to its cells of the step (or to the log's end
+// when it has none), without scrolling the page or moving the focus.
+func TestLanesFollowTheStep(t *testing.T) {
+	for _, path := range []string{"/scenarios/stream/checkpoint-two-phase?step=130", "/scenarios/dist/retention-lag?step=15"} {
+		ctx, _ := startPlayground(t, path)
+		viewport(t, ctx, 390, 844)
+		eval[bool](t, ctx, `(window.scrollTo({ top: 0, behavior: "instant" }), document.querySelector('[data-testid="btn-play"]').focus({ preventScroll: true }), true)`)
+		scrolled := eval[float64](t, ctx, `window.scrollY`)
+		for range 2 {
+			was := step(t, ctx)
+			jsClick(t, ctx, `[data-testid="btn-forward"]`)
+			waitTrue(t, ctx, path+": the step is drawn", `Number(document.querySelector('.tm-widget').dataset.step) === `+strconv.Itoa(was+1))
+		}
+		boxes := `[...document.querySelectorAll('[data-testid="log"]')].filter((b) => b.scrollWidth > b.clientWidth + 1)`
+		require.Positive(t, eval[int](t, ctx, boxes+`.length`), "%s: lanes wider than a phone", path)
+		// Each box that scrolls shows what the step did there, whole and
+		// clear of the shadows at its edges (0.8rem).
+		hidden := eval[[]string](t, ctx, boxes+`.flatMap((b) => {
+  const edge = 12;
+  let marks = b.querySelectorAll('[data-testid="cell"]:is([data-new], [data-read])');
+  if (!marks.length) marks = b.querySelectorAll(".tm-log-end");
+  const box = b.getBoundingClientRect();
+  return [...marks].filter((m) => { const r = m.getBoundingClientRect(); return r.left < box.left + edge || r.right > box.right - edge; })
+    .map((m) => b.dataset.topic + " " + (m.dataset.offset ? "offset " + m.dataset.offset : "log end") + " at scrollLeft " + b.scrollLeft);
+})`)
+		assert.Empty(t, hidden, "%s: the step's cells out of view", path)
+		assert.Equal(t, scrolled, eval[float64](t, ctx, `window.scrollY`), "%s: the page did not scroll", path)
+		assert.Equal(t, "btn-play", eval[string](t, ctx, `document.activeElement.dataset.testid || ""`), "%s: the focus stays", path)
+		assert.Empty(t, pageProblems(t, ctx))
+	}
+}

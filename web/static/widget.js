@@ -370,6 +370,15 @@
   // box scrolled from its start are placed anew (stickLabels), since a
   // step may have drawn them anew. A chart that fits its box costs one
   // measurement.
+  //
+  // The log's lanes of root do the same: when the cells the step wrote or
+  // read (or, when it touched none, the log's end, where the next records
+  // land) are not all in view, clear of the shadows at its edges (EDGE),
+  // the box scrolls to them, their right edge at the same 70% of its width
+  // as a stream's now line (their left edge when they are wider than
+  // that). Setting scrollLeft scrolls only the box, at once, whatever the
+  // reader's motion setting, and leaves the focus where it was.
+  const EDGE = 16;
   const showNow = (root) => {
     for (const wrap of root.querySelectorAll('[data-testid="stream-wrap"]')) {
       const now = wrap.querySelector(".tm-nowline");
@@ -377,6 +386,22 @@
       const x = now.getBoundingClientRect().left - wrap.getBoundingClientRect().left;
       if (x < 0 || x > wrap.clientWidth) wrap.scrollLeft += x - wrap.clientWidth * 0.7;
       if (wrap.scrollLeft > 0) stickLabels(wrap);
+    }
+    for (const box of root.querySelectorAll('[data-testid="log"]')) {
+      if (box.scrollWidth <= box.clientWidth + 1) continue;
+      let marks = box.querySelectorAll('[data-testid="cell"]:is([data-new], [data-read])');
+      if (!marks.length) marks = box.querySelectorAll(".tm-log-end");
+      if (!marks.length) continue;
+      const edge = box.getBoundingClientRect().left + box.clientLeft;
+      let left = Infinity;
+      let right = -Infinity;
+      for (const m of marks) {
+        const r = m.getBoundingClientRect();
+        left = Math.min(left, r.left - edge);
+        right = Math.max(right, r.right - edge);
+      }
+      if (left >= EDGE && right <= box.clientWidth - EDGE) continue;
+      box.scrollLeft += Math.min(left - EDGE, right - box.clientWidth * 0.7);
     }
   };
 
