@@ -1199,6 +1199,124 @@
   }
   window.addEventListener("hashchange", moveOldAddress);
 
+  // ---- Landing on a section ----
+  //
+  // A link to a section (#id) is followed while the page loads, before
+  // the engine has drawn the widgets above the section, which grow as it
+  // draws them (and, with smooth scrolling, while the browser is still on
+  // its way): the section ended up thousands of pixels down the screen.
+  // So the page keeps the link's target at the top of the screen while
+  // what is above it changes size, until every widget above it is drawn
+  // (or the engine has failed) and the page has not changed size for
+  // QUIET ms, LIMIT ms at most; the reader who scrolls, clicks or presses
+  // a key meanwhile has taken over, and it stops at once. On arrival a
+  // correction is instant, made before the page is painted again, so that
+  // the target seems to stay where it is. A link to a section of this page
+  // followed later suffers the same on its way (the parts of the widgets
+  // it passes are laid out as they come near the screen): it is kept the
+  // same way, each correction scrolling as the browser's own scroll to it
+  // does, smoothly unless the reader asks for less motion (app.css), so
+  // that a smooth scroll is aimed anew rather than cut short. A reload or
+  // a step back in history leaves the browser's own scroll position alone.
+  const QUIET = 1000;
+  const LIMIT = 20000;
+  const INPUT = ["wheel", "touchstart", "pointerdown", "keydown"];
+  let letGo = null; // ends the keeping under way
+  const targetOf = (hash) => {
+    if (hash.length < 2) {
+      return null;
+    }
+    try {
+      return document.getElementById(decodeURIComponent(hash.slice(1)));
+    } catch {
+      return null;
+    }
+  };
+  const keep = (target, behavior) => {
+    if (letGo) {
+      letGo();
+    }
+    // inPlace says whether the target is at the top of the screen, or as
+    // near it as the page's end lets it come.
+    const inPlace = () => {
+      const margin = parseFloat(getComputedStyle(target).scrollMarginTop) || 0;
+      const root = document.documentElement;
+      return Math.abs(target.getBoundingClientRect().top - margin) <= 1 ||
+        (target.getBoundingClientRect().top > margin && window.scrollY + root.clientHeight >= root.scrollHeight - 1);
+    };
+    const place = () => {
+      if (!inPlace()) {
+        target.scrollIntoView({ block: "start", behavior });
+      }
+    };
+    if (!("ResizeObserver" in window)) {
+      place();
+      return;
+    }
+    const above = [...article.querySelectorAll(".tm-host[data-source]")]
+      .filter((h) => h.compareDocumentPosition(target) & Node.DOCUMENT_POSITION_FOLLOWING);
+    let failed = false;
+    let quiet = 0;
+    // settle stops once the target is in place: a smooth scroll still on
+    // its way is looked at again a while later.
+    const settle = () => {
+      if (inPlace()) {
+        stop();
+        return;
+      }
+      place();
+      quiet = setTimeout(settle, QUIET);
+    };
+    const moved = () => {
+      place();
+      clearTimeout(quiet);
+      if (failed || above.every((h) => h.dataset.ready === "true")) {
+        quiet = setTimeout(settle, QUIET);
+      }
+    };
+    const onError = () => {
+      failed = true;
+      moved();
+    };
+    const ro = new ResizeObserver(moved);
+    const stop = () => {
+      ro.disconnect();
+      clearTimeout(quiet);
+      clearTimeout(limit);
+      for (const type of INPUT) {
+        window.removeEventListener(type, stop, true);
+      }
+      document.removeEventListener("tidemark:error", onError);
+      if (letGo === stop) {
+        letGo = null;
+      }
+    };
+    const limit = setTimeout(stop, LIMIT);
+    for (const type of INPUT) {
+      window.addEventListener(type, stop, { capture: true, passive: true });
+    }
+    document.addEventListener("tidemark:error", onError);
+    ro.observe(article); // calls moved once at the start too
+    letGo = stop;
+  };
+  const arrival = performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
+  const landing = targetOf(location.hash);
+  if (landing && (!arrival || arrival.type === "navigate")) {
+    keep(landing, "instant");
+  }
+  document.addEventListener("click", (e) => {
+    const a = e.target.closest && e.target.closest("a[href*='#']");
+    if (!a || e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey || (a.target && a.target !== "_self")) {
+      return;
+    }
+    const to = new URL(a.href, location.href);
+    const target = to.origin + to.pathname + to.search === location.origin + location.pathname + location.search && targetOf(to.hash);
+    if (!target) {
+      return;
+    }
+    keep(target, "auto");
+  });
+
   panel.hidden = false;
   // Grades the stored record does not match this page's key are stored
   // again as the key gives them (see regrade).
