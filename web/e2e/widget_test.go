@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
@@ -185,6 +187,67 @@ func TestKeyboardOnly(t *testing.T) {
 	assert.Equal(t, "polite", eval[string](t, ctx, `document.querySelector('.tm-live').getAttribute('aria-live')`))
 	assert.True(t, strings.HasPrefix(eval[string](t, ctx, `document.querySelector('[data-testid=announcer]').textContent`), "Paused. Step "), "the pause says where it stopped")
 	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// TestSpacePressesStepLinks presses space on the step controls, which are
+// links (they work without scripts) drawn as buttons: space steps, as it
+// presses a button, and the page does not scroll under it. An ordinary
+// link in the widget, a key's explanation, keeps the browser's space.
+func TestSpacePressesStepLinks(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap")
+	steps := eval[int](t, ctx, `Number(document.querySelector('.tm-widget').dataset.steps)`)
+	eval[string](t, ctx, `document.documentElement.style.scrollBehavior = "auto"`)
+	// press focuses sel, as Tab would, presses space, and says whether the
+	// page scrolled.
+	press := func(sel string) bool {
+		t.Helper()
+		require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(sel))))
+		before := eval[float64](t, ctx, `window.scrollY`)
+		pressSpace(t, ctx)
+		time.Sleep(200 * time.Millisecond) // a scroll, if any, has begun
+		return eval[float64](t, ctx, `window.scrollY`) != before
+	}
+	for _, c := range []struct {
+		act  string
+		want int
+	}{{"forward", 1}, {"forward", 2}, {"back", 1}, {"end", steps}, {"start", 0}} {
+		scrolled := press(`[data-testid="btn-` + c.act + `"]`)
+		waitTrue(t, ctx, "space on "+c.act+" steps to "+itoa(c.want), `document.querySelector('.tm-widget').dataset.step === "`+itoa(c.want)+`"`)
+		assert.False(t, scrolled, "space on %s scrolled the page", c.act)
+		assert.Equal(t, "btn-"+c.act, eval[string](t, ctx, `document.activeElement.dataset.testid || ""`), "the focus left %s", c.act)
+	}
+
+	// An explanation is a link, not drawn as a button: space is the
+	// browser's, and scrolls the page (here from its top).
+	press(`[data-testid="btn-end"]`)
+	waitTrue(t, ctx, "at the end", `document.querySelector('.tm-widget').dataset.step === "`+itoa(steps)+`"`)
+	link := `.tm-host a[data-act="explain"][href]`
+	require.True(t, eval[bool](t, ctx, `!!document.querySelector('`+link+`')`), "no explanation link at the end")
+	eval[bool](t, ctx, `(document.querySelector('`+link+`').focus({preventScroll: true}), window.scrollTo({top: 0, behavior: "instant"}), true)`)
+	pressSpace(t, ctx)
+	waitTrue(t, ctx, "space on an explanation link scrolls the page", `window.scrollY > 0`)
+	assert.Equal(t, steps, step(t, ctx), "space on an explanation link stepped")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
+// pressSpace presses the space bar as a keyboard does: its key-down event
+// carries the character, so a key-down the page cancels types nothing and
+// does not scroll. chromedp.KeyEvent sends the character as an event of its
+// own, which the browser takes whatever the page did with the key-down.
+func pressSpace(t *testing.T, ctx context.Context) {
+	t.Helper()
+	key := input.DispatchKeyEventParams{Key: " ", Code: "Space", WindowsVirtualKeyCode: 32, NativeVirtualKeyCode: 32}
+	down, up := key, key
+	down.Type, down.Text, down.UnmodifiedText = input.DispatchKeyEventTypeKeyDown, " ", " "
+	up.Type = input.DispatchKeyEventTypeKeyUp
+	require.NoError(t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		for _, k := range []input.DispatchKeyEventParams{down, up} {
+			if _, err := cdp.Call(ctx, tg, input.DispatchKeyEvent, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})))
 }
 
 // errorRegionRendered is true when the sandbox's error region is in the

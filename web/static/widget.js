@@ -1062,6 +1062,16 @@
         this.stepTo(keys[e.key]);
         return true;
       }
+      if (e.key === " " && !quiet && !presenting && is("a.tm-btn[href]")) {
+        // A link drawn as a button (Start, Back, Forward, End, Present,
+        // Notes: links, so that they work without scripts) answers space
+        // as a button does, where the browser would scroll the page. Other
+        // links (an explanation, a "why?") keep the browser's space. A held
+        // space presses it once, as it does a button.
+        e.preventDefault();
+        if (!e.repeat) t.click();
+        return true;
+      }
       if (e.key === " " && !quiet && (presenting || !is("button, a, input, select, summary"))) {
         // In presenter mode space steps, as a clicker's does; elsewhere it
         // plays and pauses. On a blank screen it only shows it again.
