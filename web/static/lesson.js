@@ -10,9 +10,10 @@
 //
 // The answer key is computed by the engine on the server and rendered as
 // data-verdict on each option; this file only compares and reveals. After a
-// wrong answer, "Try again" lets the learner answer once more; the stored
-// answer stays until a new one is locked in. Without scripts the page still
-// works: each prediction has a <details> "Reveal".
+// wrong answer, "Try again" lets the learner answer once more, for practice:
+// the answer key has been shown, so a later try is graded on the page but
+// never stored, and progress keeps the first answer locked in. Without
+// scripts the page still works: each prediction has a <details> "Reveal".
 //
 // A main section counts as read once every part of it has been on screen
 // while the page was at rest (see "Reading"), however tall it is.
@@ -51,6 +52,8 @@
   const own = (o, k) => (Object.hasOwn(o, k) ? o[k] : undefined);
   // answerOf is a stored answer: the option chosen, its grade, and, only
   // when true, that it was a later try, made after the answer key was shown.
+  // This page stores no later try (see practice); a record from an earlier
+  // version may hold one, which is read, kept and counted apart.
   const answerOf = (choice, right, retried) => (retried ? { choice, right, retried: true } : { choice, right });
   const MAX_FILE = 256 * 1024;
   const MAX_READ = 500;
@@ -469,9 +472,13 @@
     }
   };
 
-  // retrying holds, by prediction id, the stored wrong answer a learner is
-  // answering again: it stays stored until a new answer replaces it.
-  const retrying = new Map();
+  // practice holds, by prediction id, a later try at a prediction whose
+  // answer key the learner has seen: { first } (the stored answer it is a
+  // try after) while they choose, then also { choice, right } once locked
+  // in. It is practice and never stored: progress measures the predictions
+  // made before the key was shown, so a later try cannot turn a wrong
+  // answer into a right one.
+  const practice = new Map();
   const same = (a, b) => !!a && !!b && a.choice === b.choice && a.right === b.right && !a.retried === !b.retried;
 
   const showPrediction = (f, p) => {
@@ -481,13 +488,14 @@
     const submit = f.querySelector("[data-testid=prediction-submit]");
     const retry = f.querySelector("[data-testid=prediction-retry]");
     const reveal = f.querySelector("details");
-    if (retrying.has(pid) && !same(p, retrying.get(pid))) {
+    if (practice.has(pid) && !same(p, practice.get(pid).first)) {
       // The answer changed elsewhere (another tab, an import, a clear):
       // show what is stored now.
-      retrying.delete(pid);
+      practice.delete(pid);
       delete f.dataset.retrying;
     }
-    if (!p || retrying.has(pid)) {
+    const tried = practice.get(pid);
+    if (!p || (tried && tried.choice === undefined)) {
       // Redrawn whenever progress changes (a section read, another answer):
       // leave a choice the learner is still making alone, and clear only an
       // answer that progress no longer holds.
@@ -504,14 +512,31 @@
       return;
     }
     delete f.dataset.retrying;
-    inputs.forEach((i) => { i.checked = i.value === p.choice; i.disabled = true; });
+    // The answer shown is the last locked in: a later try's, when there is
+    // one, else the stored answer.
+    const shown = tried || p;
+    if (tried) {
+      f.dataset.practice = "true";
+    } else {
+      delete f.dataset.practice;
+    }
+    inputs.forEach((i) => { i.checked = i.value === shown.choice; i.disabled = true; });
     submit.hidden = true;
-    retry.hidden = p.right; // a wrong answer can be tried again, once its why is seen
+    retry.hidden = shown.right; // a wrong answer can be tried again, once its why is seen
     const correct = inputs.filter((i) => i.dataset.verdict === "true").map((i) => labelOf(f.dataset.prediction, i.value));
-    const graded = p.right ? "right" : "wrong";
-    const text = p.right
-      ? (p.retried ? "Right on a later try — the engine agrees with you now." : "Right — the engine agrees with you.")
-      : "Not this time. The engine's answer: " + correct.join("; ") + ".";
+    const graded = shown.right ? "right" : "wrong";
+    let text;
+    if (tried) {
+      // A stored answer marked retried (see answerOf) was not the first.
+      text = (tried.right ? "Right this time — the engine agrees with you." : "Not this time either. The engine's answer: " + correct.join("; ") + ".") +
+        " This try was practice: your progress counts " + (p.retried ? "the answer it holds, " : "your first answer, ") +
+        quoted(labelOf(pid, p.choice), 100) + ", which was not right.";
+    } else if (p.right) {
+      text = p.retried ? "Right on a later try — the engine agrees with you now." : "Right — the engine agrees with you.";
+    } else {
+      text = "Not this time. The engine's answer: " + correct.join("; ") + ". You may try again for practice: your progress counts " +
+        (p.retried ? "the answer it holds." : "your first answer.");
+    }
     if (f.dataset.graded !== graded || result.textContent !== text) {
       f.dataset.graded = graded;
       result.textContent = text;
@@ -663,28 +688,30 @@
         return;
       }
       const pid = f.dataset.prediction;
-      const again = retrying.get(pid);
-      // A later try comes after the answer key was shown: it is stored as
-      // one (retried), and counted apart from the answers right the first time.
-      const answer = answerOf(chosen.value, chosen.dataset.verdict === "true", !!again);
-      retrying.delete(pid);
-      let earlier = false;
-      const why = update((r) => {
-        const l = lessonIn(r, slug);
-        // An answer is locked in once: one made in another tab stands. A
-        // second try replaces only the answer it was a second try at.
-        if (own(l.predictions, pid) && !same(own(l.predictions, pid), again)) {
-          earlier = true;
-        } else {
-          l.predictions[pid] = answer;
+      const tried = practice.get(pid);
+      if (tried) {
+        // A later try comes after the answer key was shown: it is graded
+        // here and stored nowhere, so progress keeps the first answer.
+        tried.choice = chosen.value;
+        tried.right = chosen.dataset.verdict === "true";
+        render();
+      } else {
+        const answer = answerOf(chosen.value, chosen.dataset.verdict === "true", false);
+        let earlier = false;
+        const why = update((r) => {
+          const l = lessonIn(r, slug);
+          // An answer is locked in once: one made in another tab stands.
+          if (own(l.predictions, pid)) {
+            earlier = true;
+          } else {
+            l.predictions[pid] = answer;
+          }
+        }, false);
+        if (why) {
+          say("Your answer is shown but not stored, because " + WHY[why] + ".");
+        } else if (earlier) {
+          say("You had already answered this prediction in another tab; that answer is kept.");
         }
-      }, false);
-      if (why) {
-        say("Your answer is shown but not stored, because " + WHY[why] + ".");
-      } else if (earlier) {
-        say(again
-          ? "This prediction was answered again in another tab meanwhile; that answer is kept."
-          : "You had already answered this prediction in another tab; that answer is kept.");
       }
       // The lock-in button is gone and the options are disabled: focus goes
       // on to what comes next, not back to the page's start.
@@ -701,13 +728,13 @@
       if (!p || p.right) {
         return;
       }
-      retrying.set(pid, { ...p });
+      practice.set(pid, { first: { ...p } });
       f.dataset.retrying = "true";
       f.removeAttribute("data-graded");
       f.querySelectorAll("input[type=radio]").forEach((i) => { i.checked = false; });
       render();
       f.querySelector("[data-testid=prediction-result]").textContent =
-        "Choose again. Your first answer stays stored until you lock in another.";
+        "Choose again, for practice: your progress keeps your first answer, whatever you choose now.";
       const first = f.querySelector("input[type=radio]");
       if (first) {
         first.focus();
