@@ -104,6 +104,7 @@ func TestLinkedEmbed(t *testing.T) {
 		assert.Equal(t, "A late commit falls behind the mark", text(t, ctx, `[data-testid="page-title"]`))
 		assert.Equal(t, "A late commit falls behind the mark — Tidemark", eval[string](t, ctx, `document.title`))
 		assert.Equal(t, base+"/play?mark=lsn&step=4#"+frag, eval[string](t, ctx, `document.querySelector('[data-testid="linked-open"]').href`), "the credit opens the same text in the sandbox, at the same step and knobs")
+		assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="linked-open"]').checkVisibility()`), "share.js shows the credit")
 		assert.Empty(t, pageProblems(t, ctx))
 	})
 

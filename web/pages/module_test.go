@@ -227,3 +227,24 @@ func TestLinkedEmbedPicksItsBuildInTheBrowser(t *testing.T) {
 	}
 	assert.Equal(t, []string{pages.ModuleHWM, pages.ModuleLog, pages.ModuleStream, pages.ModuleAll}, names, "smallest first")
 }
+
+// TestLinkedEmbedWithoutScripts: without scripts the linked embed says it
+// needs them, and nothing else: no "Opening…" line that never resolves,
+// and no link to the sandbox, which only a script can give the scenario
+// the page's address carries (share.js shows both).
+func TestLinkedEmbedWithoutScripts(t *testing.T) {
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	h, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+	code, d := get(t, h, "/embed/")
+	require.Equal(t, http.StatusOK, code)
+	loading := htmltest.All(d.Root, func(n *html.Node) bool { return htmltest.Attr(n, "class") == "linked-loading" })
+	require.Len(t, loading, 1)
+	assert.True(t, htmltest.HasAttr(loading[0], "hidden"))
+	credit := d.One(t, "linked-open").Parent
+	assert.True(t, htmltest.HasAttr(credit, "hidden"))
+	noscript := htmltest.All(d.Root, func(n *html.Node) bool { return n.Data == "noscript" })
+	require.Len(t, noscript, 1)
+	assert.Contains(t, htmltest.Text(noscript[0]), "so it needs JavaScript")
+}

@@ -284,7 +284,12 @@
   const open = async () => {
     // The credit link opens the same scenario in the sandbox.
     const credit = document.querySelector('[data-testid="linked-open"]');
-    if (credit) credit.href = credit.getAttribute("href").split("#")[0] + location.hash;
+    if (credit) {
+      credit.href = credit.getAttribute("href").split("#")[0] + location.hash;
+      credit.parentElement.hidden = false;
+    }
+    const loading = document.querySelector(".linked-loading");
+    if (loading) loading.hidden = false;
     const payload = payloadOf(location.hash);
     let text;
     if (payload === null && partsOf(location.hash).includes("posted")) {
