@@ -147,7 +147,15 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 			case inWhen:
 				k := f.Knob(a.Key)
 				if k == nil {
-					return nil, errorf(a.Pos, "unknown knob %q after when", a.Key)
+					names := make([]string, len(f.Knobs))
+					for i, k := range f.Knobs {
+						names[i] = k.Name
+					}
+					declared := "none"
+					if len(names) > 0 {
+						declared = strings.Join(names, ", ")
+					}
+					return nil, errorf(a.Pos, "unknown knob %q after when%s; declared knobs: %s", a.Key, scenario.DidYouMean(a.Key, names), declared)
 				}
 				if !slices.Contains(k.Values, a.Value) {
 					return nil, errorf(a.ValuePos, "knob %s cannot be %q; expected one of %s", a.Key, a.Value, strings.Join(k.Values, " | "))
