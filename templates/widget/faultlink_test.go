@@ -116,7 +116,7 @@ func TestALinksUnknownNamesMakeOneShortMessage(t *testing.T) {
 	q["step"] = []string{strings.Repeat("9", 100_000)}
 	_, st, problems := FromQuery(sc.File, q)
 	require.Len(t, problems, 1)
-	assert.Equal(t, "this scenario has no knobs k10000, k10001, k10002, k10003, k10004 and 8995 more; ignoring them", problems[0])
+	assert.Equal(t, `this scenario has no knobs "k10000", "k10001", "k10002", "k10003", "k10004" and 8995 more; ignoring them`, problems[0])
 	assert.Positive(t, st.Step, "a step of more digits than a number holds is past the end, which opens at the last step")
 	q = Values{"step": {"9" + strings.Repeat("x", 100_000)}}
 	_, _, problems = FromQuery(sc.File, q)
@@ -128,7 +128,7 @@ func TestALinksUnknownNamesMakeOneShortMessage(t *testing.T) {
 	assert.True(t, st.ShowTruth)
 
 	_, _, problems = FromQuery(sc.File, Values{"colour": {"red"}})
-	assert.Equal(t, []string{"this scenario has no knob colour; ignoring it"}, problems)
+	assert.Equal(t, []string{"this scenario has no knob \"colour\"; ignoring it"}, problems)
 	c := Clip("a" + strings.Repeat("é", 21)) // byte 40 is inside the 20th é
 	assert.Equal(t, "a"+strings.Repeat("é", 19)+"…", c, "cut at a character's boundary")
 }

@@ -123,7 +123,7 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 		sortStrings(unknown)
 		shown := unknown[:min(len(unknown), maxNamed)]
 		for i, n := range shown {
-			shown[i] = Clip(n)
+			shown[i] = prose.Quote(Clip(n)) // a name such as "knob" reads as one: no knob "knob"
 		}
 		msg := "this scenario has no knob " + strings.Join(shown, ", ")
 		if len(shown) > 1 {

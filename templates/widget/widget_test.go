@@ -611,7 +611,7 @@ func TestFromQuery(t *testing.T) {
 		{query: "mark=bogus&step=2", knobs: map[string]string{}, step: 2, truth: true,
 			problems: []string{`the knob mark cannot be "bogus"; expected timestamp | lsn, so it stays timestamp`}},
 		{query: "colour=red", knobs: map[string]string{}, truth: true,
-			problems: []string{"this scenario has no knob colour; ignoring it"}},
+			problems: []string{"this scenario has no knob \"colour\"; ignoring it"}},
 		{query: "step=abc", knobs: map[string]string{}, truth: true,
 			problems: []string{"the link's step=abc is not a step number; starting at step 0"}},
 		{query: "step=-4", knobs: map[string]string{}, truth: true, problems: []string{"the link's step=-4 is not a step number"}},
@@ -632,7 +632,7 @@ func TestFromQuery(t *testing.T) {
 		{query: "present=on", knobs: map[string]string{}, truth: true},
 		{query: "present=notes", knobs: map[string]string{}, truth: true},
 		{query: "predicate=gte&mark=nope&colour=red&step=x&seed=9", knobs: map[string]string{"predicate": "gte"}, truth: true,
-			problems: []string{`knob mark cannot be "nope"`, "step=x is not", "no knob colour"}},
+			problems: []string{`knob mark cannot be "nope"`, "step=x is not", `no knob "colour"`}},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			q, err := url.ParseQuery(tc.query)

@@ -146,7 +146,7 @@ func TestScenarioPageQuery(t *testing.T) {
 
 	for _, tc := range []struct{ query, says, step string }{
 		{"mark=bogus", `knob mark cannot be "bogus"`, "0"},
-		{"colour=red&step=3", "no knob colour", "3"},
+		{"colour=red&step=3", `no knob "colour"`, "3"},
 		{"step=x", "step=x is not a step number", "0"},
 		{"step=999", "Step 999 is past the end; this scenario has 24 steps", "24"},
 		{"seed=abc", "seed=abc is not a seed (a whole number from 0 up)", "0"},

@@ -229,7 +229,7 @@ func TestPictureBadQuery(t *testing.T) {
 	rec, d = getPicture(t, h, "/picture/hwm/visibility-gap.svg?step=999&colour=red")
 	require.Equal(t, http.StatusOK, rec.Code)
 	assert.Contains(t, d.text(), "step 999 is past the end")
-	assert.Contains(t, d.text(), "this scenario has no knob colour")
+	assert.Contains(t, d.text(), `this scenario has no knob "colour"`)
 }
 
 func TestPictureNotFound(t *testing.T) {
