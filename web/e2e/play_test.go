@@ -494,7 +494,7 @@ func TestSandboxShareAndEmbed(t *testing.T) {
 	assert.True(t, strings.HasPrefix(script, "<script type=\"text/x-tidemark\">\n"+sandboxScenario+"</script>\n"), script)
 	assert.Contains(t, script, `<script src="`+base+`/static/embed.js" data-step="4" data-knobs="mark=lsn" async></script>`)
 	picture := eval[string](t, ctx, `document.querySelector('[data-testid="play-snippet-picture"]').value`)
-	assert.True(t, strings.HasPrefix(picture, "[![A late commit falls behind the mark, at step 4: 1 row not in the target]("+base+"/picture.svg?"), picture)
+	assert.True(t, strings.HasPrefix(picture, "[![A late commit falls behind the mark, at step 4: not in the target yet: 1]("+base+"/picture.svg?"), picture)
 	payload, _, _ := strings.Cut(strings.SplitN(picture, "src=", 2)[1], ")")
 	assert.True(t, strings.HasSuffix(picture, ")]("+base+"/play?mark=lsn&step=4#tdm="+payload+")"), "the picture links to the sandbox: %s", picture)
 
