@@ -77,14 +77,7 @@ func TestSectionLinkLandsOnItsSection(t *testing.T) {
 		call(t, ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: reduce}}})
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/lessons/guarantee-chain/how-it-breaks")))
 		waitEmbedsReady(t, ctx)
-		eval[bool](t, ctx, `(() => {
-  const a = document.createElement("a");
-  a.href = "#unjoined";
-  a.textContent = "Matches that never happen";
-  a.dataset.testid = "to-unjoined";
-  document.querySelector("h1").after(a);
-  return true;
-})()`)
+		eval[bool](t, ctx, addLinkToUnjoined)
 		require.NoError(t, chromedp.Do(ctx, chromedp.Click(`[data-testid="to-unjoined"]`)))
 		waitAtTop(t, ctx, "a link clicked, prefers-reduced-motion: "+reduce, "unjoined")
 		assert.Empty(t, pageProblems(t, ctx))
@@ -96,16 +89,20 @@ func TestSectionLinkLandsOnItsSection(t *testing.T) {
 	viewport(t, ctx, 390, 844)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/lessons/guarantee-chain/how-it-breaks")))
 	waitEmbedsReady(t, ctx)
-	eval[bool](t, ctx, `(() => {
+	eval[bool](t, ctx, addLinkToUnjoined)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(`[data-testid="to-unjoined"]`)))
+	key(t, ctx, "x")
+	time.Sleep(3 * time.Second)
+	assert.False(t, eval[bool](t, ctx, `((id) => `+atTop+`)("unjoined")`), "the page kept steering after a key was pressed")
+}
+
+// addLinkToUnjoined puts a link to the section "Matches that never
+// happen" under the chapter's title, for a test to follow from the top.
+const addLinkToUnjoined = `(() => {
   const a = document.createElement("a");
   a.href = "#unjoined";
   a.textContent = "Matches that never happen";
   a.dataset.testid = "to-unjoined";
   document.querySelector("h1").after(a);
   return true;
-})()`)
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(`[data-testid="to-unjoined"]`)))
-	key(t, ctx, "x")
-	time.Sleep(3 * time.Second)
-	assert.False(t, eval[bool](t, ctx, `((id) => `+atTop+`)("unjoined")`), "the page kept steering after a key was pressed")
-}
+})()`

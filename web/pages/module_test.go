@@ -183,12 +183,7 @@ func TestWorldsOfCommandsAgreesWithTheRun(t *testing.T) {
 // smallest first, named by a file that lies beside the build it names.
 func TestLinkedEmbedPicksItsBuildInTheBrowser(t *testing.T) {
 	needModules(t)
-	cat, err := pages.Catalog()
-	require.NoError(t, err)
-	h, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
-	require.NoError(t, err)
-	code, d := get(t, h, "/embed/")
-	require.Equal(t, http.StatusOK, code)
+	h, d := linkedEmbedPage(t)
 	assert.Empty(t, htmltest.All(d.Root, func(n *html.Node) bool { return n.Data == "link" && htmltest.Attr(n, "rel") == "preload" }),
 		"the page cannot know its build before the browser reads the text")
 	hosts := htmltest.All(d.Root, func(n *html.Node) bool { return htmltest.HasAttr(n, "data-tidemark-wasm") })
@@ -233,12 +228,7 @@ func TestLinkedEmbedPicksItsBuildInTheBrowser(t *testing.T) {
 // and no link to the sandbox, which only a script can give the scenario
 // the page's address carries (share.js shows both).
 func TestLinkedEmbedWithoutScripts(t *testing.T) {
-	cat, err := pages.Catalog()
-	require.NoError(t, err)
-	h, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
-	require.NoError(t, err)
-	code, d := get(t, h, "/embed/")
-	require.Equal(t, http.StatusOK, code)
+	_, d := linkedEmbedPage(t)
 	loading := htmltest.All(d.Root, func(n *html.Node) bool { return htmltest.Attr(n, "class") == "linked-loading" })
 	require.Len(t, loading, 1)
 	assert.True(t, htmltest.HasAttr(loading[0], "hidden"))
@@ -247,4 +237,17 @@ func TestLinkedEmbedWithoutScripts(t *testing.T) {
 	noscript := htmltest.All(d.Root, func(n *html.Node) bool { return n.Data == "noscript" })
 	require.Len(t, noscript, 1)
 	assert.Contains(t, htmltest.Text(noscript[0]), "so it needs JavaScript")
+}
+
+// linkedEmbedPage is the page of a linked scenario's embed, /embed/, as the
+// site serves it, and the site's handler.
+func linkedEmbedPage(t *testing.T) (http.Handler, htmltest.Doc) {
+	t.Helper()
+	cat, err := pages.Catalog()
+	require.NoError(t, err)
+	h, err := web.NewHandler(web.Options{Scenarios: cat, Pages: pages.Routes()})
+	require.NoError(t, err)
+	code, d := get(t, h, "/embed/")
+	require.Equal(t, http.StatusOK, code)
+	return h, d
 }
