@@ -121,6 +121,14 @@ func TestLinkedEmbed(t *testing.T) {
 		assert.Equal(t, "4", eval[string](t, ctx, `document.querySelector(".tm-widget").dataset.step`))
 	})
 
+	t.Run("headed with its title though it does not build", func(t *testing.T) {
+		ctx := newIsolatedTab(t, browser)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/embed/#"+mustFragment(t, "scenario x/y \"Rows that go missing\"\npipeline extract from=nowhere\n"))))
+		waitLoaded(t, ctx, "a message", `document.querySelector('[data-testid="linked"]').dataset.state === "problem"`)
+		assert.Equal(t, "Rows that go missing", text(t, ctx, `[data-testid="page-title"]`))
+		assert.Equal(t, "Rows that go missing — Tidemark", eval[string](t, ctx, `document.title`))
+	})
+
 	long := strings.Repeat("A", share.MaxPayload+1)
 	for name, tc := range map[string]struct{ hash, says string }{
 		"damaged":       {"#" + frag[:len(frag)/2], "damaged"},

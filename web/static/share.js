@@ -340,6 +340,14 @@
       }
     }
     if (!c.ok) {
+      // A text whose scenario line reads is headed with its title, though
+      // a later line does not build (the frame's title names the scenario
+      // to a screen reader, and embed.js copies it to the iframe's).
+      const named = /^[ \t]*scenario[ \t]+\S+[ \t]+"([^"\n]+)"/m.exec(text);
+      if (named && title) {
+        title.textContent = named[1];
+        document.title = named[1] + " — Tidemark";
+      }
       // A file's or an inline block's errors name it; only a link's text
       // is "the scenario in this link".
       const lines = [["p", (name === UNNAMED ? "The scenario in this link" : "The scenario") + " does not build: " + c.error]];
