@@ -227,6 +227,7 @@ run extract at=10:00:02
 <div id="no-cors-file"><script src="SITE/static/embed.js" data-source="OTHER/private.tdm" async></script></div>
 <div id="missing-file"><script src="SITE/static/embed.js" data-source="/docs/nope.tdm" async></script></div>
 <div id="broken-file"><script src="SITE/static/embed.js" data-source="/docs/late-commit.tdm" async></script></div>
+<div id="odd-theme"><script src="SITE/static/embed.js" data-scenario="hwm/visibility-gap" data-theme="purple" async></script></div>
 </body></html>`
 
 // TestEmbedScriptInlineAndSource: embed.js embeds a scenario written
@@ -338,6 +339,10 @@ func TestEmbedScriptInlineAndSource(t *testing.T) {
 	assert.Empty(t, eval[[]string](t, ctx, `[...document.querySelectorAll("#no-cors-file iframe")].map(f => f.src)`))
 	waitFor(t, ctx, "a note for the missing file", `document.querySelector("#missing-file .tidemark-embed-problem") !== null`)
 	assert.Contains(t, text(t, ctx, "#missing-file .tidemark-embed-problem"), "answered 404")
+	// A theme it does not know: the frame all the same, and a note.
+	waitFor(t, ctx, "a note for the unknown theme", `document.querySelector("#odd-theme .tidemark-embed-problem") !== null`)
+	assert.Contains(t, text(t, ctx, "#odd-theme .tidemark-embed-problem"), `data-theme="purple" is not a theme`)
+	assert.Len(t, eval[[]string](t, ctx, `[...document.querySelectorAll("#odd-theme iframe")].map(f => f.src)`), 1)
 
 	// A file that does not build: the frame's error names the author's
 	// file, at its line and column, not the link's.

@@ -87,6 +87,9 @@
     // light, so the frame is too; data-theme="dark", "light" or "auto"
     // (the reader's system) chooses for a page whose dark theme is its own.
     const theme = (data.theme || "").trim().toLowerCase();
+    if (theme && !["light", "dark", "auto"].includes(theme)) {
+      note(`data-theme="${data.theme}" is not a theme the Tidemark embed knows (light, dark or auto); the frame takes the page's own colours.`, "tidemark-embed-problem");
+    }
     if (theme === "light" || theme === "dark") f.style.colorScheme = theme;
     else if (theme !== "auto" && getComputedStyle(script.parentElement || document.documentElement).colorScheme === "normal" &&
       !document.querySelector('meta[name="color-scheme"]')) f.style.colorScheme = "light";
