@@ -24,7 +24,8 @@ type ExpectRun struct {
 	runs    []string // the distinct whenKey of exps, in the order first named
 	next    int      // index into runs of the run in progress (or to start)
 	world   *engine.World
-	results []ExpectResult
+	results []ExpectResult // one per claim of exps, in its order
+	bad     []ExpectResult // the expect lines that do not read, each an error
 }
 
 // ExpectResult is one claim of an expect line and whether it held.
@@ -52,10 +53,31 @@ func NewExpectRun(src, name string, domains []engine.Domain) (*ExpectRun, error)
 		return nil, err
 	}
 	exps, err := engine.Expectations(f)
+	var bad []ExpectResult
 	if err != nil {
-		return nil, err
+		// One line that does not read leaves the others to check: each
+		// is read alone, and one that does not read is an error of its own.
+		exps, bad = nil, nil
+		lines := strings.Split(src, "\n")
+		one := *f
+		for _, c := range f.Commands {
+			if c.Name != "expect" {
+				continue
+			}
+			one.Commands = []scenario.Command{c}
+			es, err := engine.Expectations(&one)
+			if err == nil {
+				exps = append(exps, es...)
+				continue
+			}
+			claim := ""
+			if c.Pos.Line-1 < len(lines) {
+				claim = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[c.Pos.Line-1]), "expect"))
+			}
+			bad = append(bad, ExpectResult{Line: c.Pos.Line, Col: c.Pos.Col, Claim: claim, Status: "error", Detail: err.Error()})
+		}
 	}
-	r := &ExpectRun{file: f, domains: domains, exps: exps, results: make([]ExpectResult, len(exps))}
+	r := &ExpectRun{file: f, domains: domains, exps: exps, results: make([]ExpectResult, len(exps)), bad: bad}
 	for i, e := range exps {
 		r.results[i] = ExpectResult{Line: e.Pos.Line, Col: e.Pos.Col, Claim: e.Line}
 		if k := whenKey(e.When); !slices.Contains(r.runs, k) {
@@ -87,8 +109,14 @@ func (r *ExpectRun) Advance(budget int) bool {
 	return r.next == len(r.runs)
 }
 
-// Results returns every claim, with a status once its run has ended.
-func (r *ExpectRun) Results() []ExpectResult { return r.results }
+// Results returns every claim, with a status once its run has ended, and
+// after them the expect lines that do not read, each an error.
+func (r *ExpectRun) Results() []ExpectResult {
+	if len(r.bad) == 0 {
+		return r.results
+	}
+	return append(slices.Clip(r.results), r.bad...)
+}
 
 // settle verifies the claims about the run in progress, which ended with
 // trace t or could not be run (err), and moves on to the next run.

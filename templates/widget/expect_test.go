@@ -80,9 +80,20 @@ expect missing=none
 	assert.Equal(t, "error", got[3].Status, "%+v", got[3])
 	assert.Contains(t, got[3].Detail, "the limit here is 2000000")
 
-	_, err = NewExpectRun(src+"expect missing=3 when colour=blue\n", "", worlds.All())
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `play.tdm:12:23: unknown knob "colour" after when`)
+	// A line that does not read is an error of its own, and the others are
+	// checked all the same.
+	r, err = NewExpectRun(src+"expect missing=3 when colour=blue\nexpect mising=2\n", "", worlds.All())
+	require.NoError(t, err)
+	for !r.Advance(5) {
+	}
+	got = r.Results()
+	require.Len(t, got, 5)
+	assert.Equal(t, []string{"pass", "pass", "fail", "error", "error"}, []string{got[0].Status, got[1].Status, got[2].Status, got[3].Status, got[4].Status})
+	assert.Equal(t, 12, got[3].Line)
+	assert.Equal(t, "missing=3 when colour=blue", got[3].Claim)
+	assert.Contains(t, got[3].Detail, `play.tdm:12:23: unknown knob "colour" after when`)
+	assert.Equal(t, 13, got[4].Line)
+	assert.Contains(t, got[4].Detail, `play.tdm:13:8: unknown claim "mising"`)
 
 	r, err = NewExpectRun("scenario sandbox/y \"Y\"\nsource orders key=order_id\n", "", worlds.All())
 	require.NoError(t, err)

@@ -482,7 +482,7 @@
         const err = a.results.length - pass - fail;
         const parts = [pass + (pass === 1 ? " holds" : " hold")];
         if (fail) parts.push(fail + (fail === 1 ? " fails" : " fail"));
-        if (err) parts.push(err + " could not run");
+        if (err) parts.push(err + " could not be checked");
         drawExpect(a.results, a.results.length + (a.results.length === 1 ? " expectation: " : " expectations: ") + parts.join(", ") + ".");
         expectBox.dataset.done = "true";
         return;
