@@ -193,9 +193,13 @@ func TestSandboxExpectations(t *testing.T) {
 		return c.left >= p.left && c.right <= p.right; })()`), "the caret is out of sight")
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)))
 
+	// A line that does not read is an error at its place, and the others
+	// are checked all the same.
 	setText(t, ctx, sandboxScenario+"expect missing=2 when colour=blue\n")
-	waitFor(t, ctx, "a bad expect line", `document.querySelector('[data-testid="play-expect-summary"]').textContent.includes("unknown knob")`)
-	assert.Contains(t, text(t, ctx, `[data-testid="play-expect-summary"]`), "play.tdm:13:23")
+	waitFor(t, ctx, "a bad expect line", `document.querySelector('[data-testid="play-expect-summary"]').textContent === "4 expectations: 2 hold, 1 fails, 1 could not be checked."`)
+	assert.Equal(t, "error", eval[string](t, ctx, `document.querySelector('[data-testid="play-expect-item"][data-line="13"]').dataset.status`))
+	assert.Contains(t, text(t, ctx, `[data-testid="play-expect-item"][data-line="13"]`), `play.tdm:13:23: unknown knob "colour" after when`)
+	assert.Equal(t, "pass", eval[string](t, ctx, `document.querySelector('[data-testid="play-expect-item"][data-line="10"]').dataset.status`))
 
 	// A long file scrolls within the box, the gutter with it, and the error
 	// is said just under the box: the gutter's rows made the box as tall as
