@@ -210,6 +210,12 @@ func printLinks(stdout io.Writer, site string, f *scenario.File, text string, se
 func buildsEverySetting(f *scenario.File) error {
 	for _, set := range f.KnobSettings() {
 		if _, err := engine.Build(f, set, 1, worlds.All()); err != nil {
+			// Say which setting, as check does: the defaults may build.
+			for _, k := range f.Knobs {
+				if v := set[k.Name]; v != k.Default {
+					err = fmt.Errorf("%w (with knob %s=%s)", err, k.Name, v)
+				}
+			}
 			return err
 		}
 	}

@@ -187,3 +187,20 @@ func TestLinkMarkdown(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "holds no scenario to link")
 }
+
+// TestLinkNamesTheSettingThatDoesNotBuild: link refuses a text one of whose
+// knob values does not build, and says which value, as check does: the
+// text runs with its defaults, so the error alone did not say why.
+func TestLinkNamesTheSettingThatDoesNotBuild(t *testing.T) {
+	sc, ok := lessons.Lookup("hwm/visibility-gap")
+	require.True(t, ok)
+	text := strings.Replace(string(sc.Source), "knob mark = timestamp | lsn", "knob mark = timestamp | lsn | lsm", 1)
+	require.NotEqual(t, string(sc.Source), text)
+	path := filepath.Join(t.TempDir(), "lsm.tdm")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	code, _, errOut := tidemark(t, "run", path)
+	require.Equal(t, 0, code, errOut)
+	code, _, errOut = tidemark(t, "link", path)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `found "lsm" (with knob mark=lsm)`)
+}

@@ -67,26 +67,27 @@ type groupState struct {
 // due while the member is busy does not happen (see poll): a member holds
 // at most one batch.
 type member struct {
-	name     string
-	gen      int
-	pos      positions
-	start    positions  // where a partition with no committed offset starts, as auto.offset.reset set it when the partition was assigned; pos takes over at the next poll
-	done     positions  // where the batches it has finished end: what a commit inside poll commits
-	inFlight int        // batches polled and not yet finished: 0 or 1
-	busyFrom vtime.Time // when it polled the batch in its hands, if inFlight > 0
-	busyTill vtime.Time // when its code is to be done with that batch
-	lastPoll vtime.Time // when it last called poll
-	owned    []int      // the partitions it owns, as of generation ownedGen over ownedN partitions
-	ownedGen int
-	ownedN   int
-	paused   vtime.Time // polls before this time return nothing
-	stopped  string     // why it stopped: auto.offset.reset=none (stopOutOfRange or stopNoOffset) or a record it cannot read (stopSchema); "" while it runs
-	stops    int        // how many times it has stopped, so that a session timeout knows the stop it was set for
-	closed   int        // while a static member's consumer is closed without leaving the group, 1 + the index of its ClosePoint; 0 while it runs
-	nextAuto vtime.Time
-	actor    int32 // index of "group/member" among the trace's actors, or -1
-	ref      int16 // index of its name in the group history's Members
-	hold     int   // index of its Holding in the Assignment noteAssignment is writing
+	name       string
+	gen        int
+	pos        positions
+	start      positions  // where a partition with no committed offset starts, as auto.offset.reset set it when the partition was assigned; pos takes over at the next poll
+	done       positions  // where the batches it has finished end: what a commit inside poll commits
+	inFlight   int        // batches polled and not yet finished: 0 or 1
+	busyFrom   vtime.Time // when it polled the batch in its hands, if inFlight > 0
+	busyTill   vtime.Time // when its code is to be done with that batch
+	lastPoll   vtime.Time // when it last called poll
+	owned      []int      // the partitions it owns, as of generation ownedGen over ownedN partitions
+	ownedGen   int
+	ownedN     int
+	paused     vtime.Time // polls before this time return nothing
+	stopped    string     // why it stopped: auto.offset.reset=none (stopOutOfRange or stopNoOffset) or a record it cannot read (stopSchema); "" while it runs
+	stops      int        // how many times it has stopped, so that a session timeout knows the stop it was set for
+	closed     int        // while a static member's consumer is closed without leaving the group, 1 + the index of its ClosePoint; 0 while it runs
+	closeAfter bool       // a static member told to shut down while busy: it closes once its batch is done (see closeStatic)
+	nextAuto   vtime.Time
+	actor      int32 // index of "group/member" among the trace's actors, or -1
+	ref        int16 // index of its name in the group history's Members
+	hold       int   // index of its Holding in the Assignment noteAssignment is writing
 }
 
 // Why a member stopped under auto.offset.reset=none: a position outside
@@ -205,8 +206,19 @@ func (l *world) join(g *groupState, name string, joining bool) {
 // sessionExpires). Meanwhile nobody reads those partitions.
 func (l *world) closeStatic(g *groupState, m *member) {
 	actor := g.name + "/" + m.name
-	if m.closed > 0 {
+	switch {
+	case m.closed > 0:
 		l.w.Emit(actor, engine.KindRebalance, -1, "%s's consumer is closed already; nothing changes.", m.name)
+		return
+	case m.stopped != "":
+		l.w.Emit(actor, engine.KindRebalance, -1, "%s's application has exited already, on its %s; nothing changes.", m.name, m.stopped)
+		return
+	case m.inFlight > 0:
+		// A graceful shutdown leaves the poll loop once the code is done
+		// with the batch in hand, which it writes and commits: the close
+		// follows (see finishBatch).
+		m.closeAfter = true
+		l.w.Emit(actor, engine.KindRebalance, -1, "%s's application is told to shut down; its poll loop finishes the batch in hand first, and closes the consumer after it.", m.name)
 		return
 	}
 	l.commitOnRevoke(g, m, "As "+m.name+" closes its consumer")
@@ -268,7 +280,8 @@ func (l *world) restartStatic(g *groupState, m *member) {
 	if m.closed > 0 {
 		g.hist.Closes[m.closed-1].Until = int32(l.w.NextStep())
 		m.closed = 0
-	} else {
+	}
+	if m.stopped != "" {
 		was = "after its application exited on its " + m.stopped
 		l.stop(g, m, "")
 	}
@@ -505,6 +518,11 @@ func (l *world) finishBatch(g *groupState, m *member, b *batch, processed bool) 
 			m.done.set(int(r.Partition), r.To)
 		}
 	}
+	if m.closeAfter && m.inFlight == 0 {
+		m.closeAfter = false
+		l.w.Expect(1, 0, 0)
+		l.w.Then(func() { l.closeStatic(g, m) })
+	}
 	if g.pending == "" || g.members[m.name] != m {
 		return
 	}
@@ -604,6 +622,13 @@ func (l *world) rebalance(g *groupState, why string) {
 	for _, name := range sorted.Keys(g.members) {
 		if mem := g.members[name]; l.w.Now() < mem.paused && len(a[name]) > 0 {
 			pauses += prose.F("; %s's code pauses the partitions it is assigned again, until %s, since a rebalance forgets pauses", name, mem.paused)
+		}
+	}
+	for _, name := range sorted.Keys(g.members) {
+		if mem := g.members[name]; mem.closed > 0 || g.static() && mem.stopped != "" {
+			// Not modelled: the classic protocol's join waits for every
+			// known member, and a static one that is down does not come.
+			pauses += "; " + name + ", a static member whose consumer is down, still counts and is assigned what nobody reads until it returns (Kafka's coordinator would first wait for it to rejoin, up to the rebalance timeout, with every partition revoked, then drop it)"
 		}
 	}
 	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: generation %d (%s assignment) — %s; every member resumes from the committed offsets, and anything read but not committed will be read again%s.",
@@ -711,7 +736,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but it is not a member of %s, so it is assigned nothing.", pl.member, g.name)
 		return
 	case m.closed > 0:
-		l.w.Emit(actor, engine.KindPoll, -1, "%s does not poll: its consumer is closed, and %s, which it still holds as a static member, is read by nobody until it starts again (a member line) or its session times out.", pl.member, ownedPhrase(g, pl.member))
+		l.w.Emit(actor, engine.KindPoll, -1, "%s does not poll: its consumer is closed, and %s, which it still holds as a static member, is read by nobody until it starts again or its session times out.", pl.member, ownedPhrase(g, pl.member))
 		return
 	case m.stopped != "":
 		l.w.Emit(actor, engine.KindPoll, -1, "%s stays stopped on its %s; nothing is read until %s.", pl.member, m.stopped, remedy(m.stopped))

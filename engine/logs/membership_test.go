@@ -1,6 +1,7 @@
 package logs_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -182,4 +183,66 @@ func TestLogStaticMembersRefuseWhatOnlyDynamicOnesDo(t *testing.T) {
 		}
 		assert.ErrorContains(t, err, want, lines)
 	}
+}
+
+// TestLogStaticMemberStoppedThenRestarted: a static member that
+// auto.offset.reset=none stops has exited, so a leave line changes nothing;
+// a member line within its session starts it again (its stop cleared, its
+// partitions kept), and the session that times out is counted from the
+// stop that follows the restart, not from the first.
+func TestLogStaticMemberStoppedThenRestarted(t *testing.T) {
+	body := strings.Replace(staticBody, "reset=earliest", "reset=none", 1) + "member billing c1 at=10:00:30\n"
+	tr := runLog(t, body, nil)
+	evs, rebalances := eventsOf(tr, engine.KindRebalance)
+	var said []string
+	for i, r := range rebalances {
+		if strings.Contains(r, "c1's application has exited already") || strings.Contains(r, "c1 starts again") || strings.Contains(r, "no heartbeat from c1") {
+			said = append(said, evs[i].At.String()+" "+r[:40])
+		}
+	}
+	require.Len(t, said, 3, "%q", rebalances)
+	assert.True(t, strings.HasPrefix(said[0], "10:00:10 c1's application has exited already"), said[0])
+	assert.True(t, strings.HasPrefix(said[1], "10:00:30 c1 starts again after its application"), said[1])
+	// The restarted consumer stops again at its next poll, 10:00:32.
+	assert.True(t, strings.HasPrefix(said[2], "10:01:17 "), "45s after the stop that followed the restart: %s", said[2])
+	g := logs.Of(tr).Groups[0]
+	assert.Empty(t, g.Closes, "an exited member's leave closes nothing")
+}
+
+// TestLogStaticMemberClosesAfterItsBatch: a static member told to leave
+// while busy with a batch writes and commits it first, and only then
+// closes its consumer, without a LeaveGroup: no commit after the close, and
+// no rebalance.
+func TestLogStaticMemberClosesAfterItsBatch(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=1
+target fct sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct commit=after reset=earliest membership=static
+member billing c1 at=10:00:00
+member billing c2 at=10:00:00
+produce shop at=10:00:01 key=1
+poll billing c1 at=10:00:02 process=5s
+leave billing c1 at=10:00:03
+`, nil)
+	g := logs.Of(tr).Groups[0]
+	require.Len(t, g.Closes, 1)
+	closed := g.Closes[0].Step
+	assert.Equal(t, clock(t, "10:00:07"), tr.TimeAt(int(closed)), "when its batch is done")
+	committed := false
+	for _, c := range g.Commits {
+		if g.Members[c.Member] == "c1" {
+			assert.Less(t, c.Step, closed, "c1 commits after closing its consumer")
+			committed = committed || tr.TimeAt(int(c.Step)) == clock(t, "10:00:07")
+		}
+	}
+	assert.True(t, committed, "c1 commits its batch before closing")
+	evs, rebalances := eventsOf(tr, engine.KindRebalance)
+	var told bool
+	for i, r := range rebalances {
+		told = told || strings.Contains(r, "c1's application is told to shut down; its poll loop finishes the batch in hand first")
+		if strings.Contains(r, "generation 3") {
+			assert.Equal(t, clock(t, "10:00:52"), evs[i].At, "the close rebalances nothing: only its session's end, 45s later, does")
+		}
+	}
+	assert.True(t, told)
 }

@@ -517,12 +517,12 @@ func TestSlotsOfAnOpenTransactionSayWritten(t *testing.T) {
 	tr := run(t, "stream/checkpoint-two-phase", nil)
 	at := slots(tr, 134)
 	for k := 31; k <= 40; k++ {
-		assert.Contains(t, at[strconv.Itoa(k)], "◌ written, in the open transaction", "order %d", k)
+		assert.Contains(t, at[strconv.Itoa(k)], "◌ written, not committed yet", "order %d", k)
 	}
-	assert.NotContains(t, at["30"], "open transaction", "committed by the checkpoint before")
+	assert.NotContains(t, at["30"], "not committed", "committed by the checkpoint before")
 	pending := 0
 	for _, label := range slots(tr, tr.Steps()) {
-		if strings.Contains(label, "open transaction") {
+		if strings.Contains(label, "not committed") {
 			pending++
 		}
 	}

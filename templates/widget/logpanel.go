@@ -550,7 +550,7 @@ func holdingLine(b *builder, h *logs.Holding, waiting bool, gen, stopped string,
 		exception(b, stopped)
 	}
 	if closed {
-		b.text(", closed: a static member, it holds them until it starts again or its session times out")
+		b.text(", closed; kept for it, unread, until it starts again or its session times out")
 	}
 	b.close("li")
 }

@@ -496,7 +496,7 @@ func TestGroupPanelMarksAStoppedMember(t *testing.T) {
 // as a dynamic member it leaves, and the lag stays small. When its session
 // times out, it is gone from the panel, not listed as exited.
 func TestGroupPanelMarksAClosedStaticMember(t *testing.T) {
-	const closed = "c1 · p0 (generation 2), closed: a static member, it holds them until it starts again or its session times out"
+	const closed = "c1 · p0 (generation 2), closed; kept for it, unread, until it starts again or its session times out"
 	lag := func(tr *engine.Trace, n int) check.Status {
 		for _, r := range tr.ChecksAt(n) {
 			if r.Name == "consumer-lag" {

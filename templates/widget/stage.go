@@ -69,7 +69,7 @@ func (v *atStep) waitingLabel(target, key string) string {
 		v.txn[target] = keys
 	}
 	if keys[key] {
-		return "◌ written, in the open transaction"
+		return "◌ written, not committed yet"
 	}
 	fed, holds := v.pipeHolds(target, key)
 	if holds {

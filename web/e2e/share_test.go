@@ -119,6 +119,14 @@ func TestLinkedEmbed(t *testing.T) {
 		assert.Contains(t, text(t, ctx, `.tm-widget .tm-message`), "With the link's settings the scenario does not build")
 		assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="knob-mark-timestamp"]').checked`))
 		assert.Equal(t, "4", eval[string](t, ctx, `document.querySelector(".tm-widget").dataset.step`))
+
+		// Chosen on the page: said beside the knobs, and the choices show
+		// the setting still drawn.
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(`[data-testid="knob-mark-lsm"]`)))
+		waitFor(t, ctx, "the refusal", `document.querySelector('[data-testid="message-near"]') !== null`)
+		assert.Contains(t, text(t, ctx, `[data-testid="message-near"]`), "With mark=lsm the scenario does not build")
+		assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="knob-mark-timestamp"]').checked`))
+		assert.False(t, eval[bool](t, ctx, `document.querySelector('[data-testid="knob-mark-lsm"]').checked`))
 	})
 
 	t.Run("headed with its title though it does not build", func(t *testing.T) {

@@ -838,6 +838,9 @@
       }
       const r = this.engine.act(this.id, action, String(arg ?? ""));
       if (!r.ok && !r.rerun) {
+        // A knob's value refused: its choices show the setting drawn again,
+        // as the page drew them (the browser had checked the new one).
+        if (action === "knob") for (const i of this.host.querySelectorAll('input[type="radio"]')) i.checked = i.defaultChecked;
         this.say(r.error, this.from);
         return r;
       }
