@@ -527,4 +527,16 @@ func TestSlotsOfAnOpenTransactionSayWritten(t *testing.T) {
 		}
 	}
 	assert.Zero(t, pending, "nothing is left in a transaction at the end")
+
+	// Restored after a crash, the job writes orders past the last row
+	// committed into its new transaction: the target's window follows
+	// those writes, not the last row committed.
+	crashed := run(t, "stream/checkpoint-two-phase", map[string]string{"crash": "barrier"})
+	var written []string
+	for key, label := range slots(crashed, 165) {
+		if strings.Contains(label, "◌ written, not committed yet") {
+			written = append(written, key)
+		}
+	}
+	assert.Contains(t, written, "45", "the new transaction's rows are in the window: %v", written)
 }

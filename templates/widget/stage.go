@@ -60,15 +60,7 @@ type atStep struct {
 // has. A consumer group's target says whether a member has read it, and a
 // stream job's two-phase-commit sink whether its open transaction holds it.
 func (v *atStep) waitingLabel(target, key string) string {
-	if v.txn == nil {
-		v.txn = map[string]map[string]bool{}
-	}
-	keys, ok := v.txn[target]
-	if !ok {
-		keys = transactionKeys(v.t, target, v.s.Step)
-		v.txn[target] = keys
-	}
-	if keys[key] {
+	if v.pending(target)[key] {
 		return "◌ written, not committed yet"
 	}
 	fed, holds := v.pipeHolds(target, key)
@@ -90,6 +82,21 @@ func (v *atStep) waitingLabel(target, key string) string {
 		}
 	}
 	return "◌ not written yet"
+}
+
+// pending returns the keys whose rows a stream job's two-phase-commit sinks
+// have written into target's transactions not committed yet at the step,
+// found once per drawing (see transactionKeys).
+func (v *atStep) pending(target string) map[string]bool {
+	if v.txn == nil {
+		v.txn = map[string]map[string]bool{}
+	}
+	keys, ok := v.txn[target]
+	if !ok {
+		keys = transactionKeys(v.t, target, v.s.Step)
+		v.txn[target] = keys
+	}
+	return keys
 }
 
 // heldByPause says where a key missing from target for good waits, when a
@@ -587,6 +594,11 @@ func targetWindow(v *atStep, g *targetIndex) ([]int, string) {
 		caption += "; " + engine.UnwrittenNote
 	}
 	focus, where := g.latest(v.n), "the latest write"
+	// Rows written into a transaction not committed yet are writes too,
+	// the furthest along among them (a restored job writes them anew).
+	for k := range v.pending(g.h.Name) {
+		focus = max(focus, g.find(t, k))
+	}
 	if s.Explain != "" {
 		if p := g.find(t, s.Explain); p >= 0 {
 			focus, where = p, "key "+s.Explain
