@@ -180,11 +180,16 @@ func (l *world) join(g *groupState, name string, joining bool) {
 			l.restartStatic(g, m)
 			return
 		}
+		timedOut := g.static() && g.timedOut(name)
 		if !l.add(g, name) {
 			l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is already a member of %s; nothing changes.", name, g.name)
 			return
 		}
-		l.requestRebalance(g, name+" joins "+g.name)
+		why := name + " joins " + g.name
+		if timedOut {
+			why += " as a new member, its session having timed out"
+		}
+		l.requestRebalance(g, why)
 		return
 	}
 	if !g.g.Has(name) {
@@ -268,6 +273,21 @@ func (l *world) sessionExpires(g *groupState, m *member, stops, closed int) {
 	g.noteAssignment(l.w.NextStep())
 	l.w.Emit(g.name, engine.KindRebalance, -1, "%s's coordinator has had no heartbeat from %s for session.timeout.ms (%s), since it %s, and removes it from the group; %s.", g.name, m.name, g.session, what, held)
 	l.w.Then(func() { l.requestRebalance(g, m.name+"'s session times out") })
+}
+
+// timedOut reports whether the coordinator removed member name at its
+// session's end (see sessionExpires) since it last joined.
+func (g *groupState) timedOut(name string) bool {
+	if m := g.exited[name]; m != nil {
+		return true
+	}
+	ref := g.hist.MemberRef(name)
+	for i := len(g.hist.Closes) - 1; i >= 0; i-- {
+		if c := &g.hist.Closes[i]; c.Member == ref {
+			return c.Removed
+		}
+	}
+	return false
 }
 
 // restartStatic starts again static member m, whose consumer closed or

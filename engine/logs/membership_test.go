@@ -145,7 +145,7 @@ func TestLogStaticMemberRejoinsWithinItsSession(t *testing.T) {
 	assert.Equal(t, clock(t, "10:00:55"), evs[3].At, "45s after the close")
 	assert.Contains(t, rebalances[3], "billing's coordinator has had no heartbeat from c1 for session.timeout.ms (45s), since it closed its consumer")
 	assert.Contains(t, rebalances[4], "c1's session times out: generation 3 (range assignment) — c2 gets orders-0, orders-1")
-	assert.Contains(t, rebalances[5], "c1 joins billing: generation 4")
+	assert.Contains(t, rebalances[5], "c1 joins billing as a new member, its session having timed out: generation 4")
 	lg := logs.Of(late).Groups[0]
 	require.Len(t, lg.Closes, 1)
 	assert.True(t, lg.Closes[0].Removed)
