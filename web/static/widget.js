@@ -347,14 +347,22 @@
   // its windows, its heading) at the box's left edge, as a sticky column
   // would be: on a phone the chart scrolls sideways, and rows of dots with
   // no name beside them say nothing.
+  //
+  // A heading wider than the box (a stream's, with its watermark, on a
+  // phone) ends at the box's right edge instead, so that the watermark, the
+  // part that changes, is the part in view.
   const stickLabels = (wrap) => {
     const svg = wrap.querySelector("svg");
     if (!svg || !svg.viewBox || !svg.viewBox.baseVal || !svg.viewBox.baseVal.width) return;
     const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-    const shift = scale > 0 ? wrap.scrollLeft / scale : 0;
+    if (!(scale > 0)) return;
+    const shift = wrap.scrollLeft / scale;
+    const room = wrap.clientWidth / scale - 8;
     for (const t of wrap.querySelectorAll(".tm-lanelabel")) {
-      if (shift > 0) {
-        t.setAttribute("transform", `translate(${shift.toFixed(1)} 0)`);
+      const over = t.getAttribute("font-weight") === "700" ? t.getBBox().width - room : 0;
+      const by = shift - Math.max(over, 0);
+      if (by !== 0) {
+        t.setAttribute("transform", `translate(${by.toFixed(1)} 0)`);
         // Painted last in its group, over the lane it now lies on.
         if (t.nextSibling) t.parentNode.appendChild(t);
       } else {
@@ -367,8 +375,8 @@
   // of root wider than its box (on a phone): when a step leaves its now
   // line, with the watermark just left of it, out of view, the box scrolls
   // to it; otherwise a learner's own scrolling stays. The row labels of a
-  // box scrolled from its start are placed anew (stickLabels), since a
-  // step may have drawn them anew. A chart that fits its box costs one
+  // chart wider than its box are placed anew (stickLabels), since a step
+  // may have drawn them anew. A chart that fits its box costs one
   // measurement.
   //
   // The log's lanes of root do the same: when the cells the step wrote or
@@ -385,7 +393,7 @@
       if (!now || wrap.scrollWidth <= wrap.clientWidth + 1) continue;
       const x = now.getBoundingClientRect().left - wrap.getBoundingClientRect().left;
       if (x < 0 || x > wrap.clientWidth) wrap.scrollLeft += x - wrap.clientWidth * 0.7;
-      if (wrap.scrollLeft > 0) stickLabels(wrap);
+      stickLabels(wrap);
     }
     for (const box of root.querySelectorAll('[data-testid="log"]')) {
       if (box.scrollWidth <= box.clientWidth + 1) continue;
