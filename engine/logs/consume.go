@@ -281,9 +281,9 @@ func (g *groupState) timedOut(name string) bool {
 	if m := g.exited[name]; m != nil {
 		return true
 	}
-	ref := g.hist.MemberRef(name)
-	for i := len(g.hist.Closes) - 1; i >= 0; i-- {
-		if c := &g.hist.Closes[i]; c.Member == ref {
+	ref := slices.Index(g.hist.Members, name) // not MemberRef: a question adds no member
+	for i := len(g.hist.Closes) - 1; i >= 0 && ref >= 0; i-- {
+		if c := &g.hist.Closes[i]; int(c.Member) == ref {
 			return c.Removed
 		}
 	}
@@ -640,12 +640,11 @@ func (l *world) rebalance(g *groupState, why string) {
 	// must in onPartitionsAssigned; the narration says so.
 	pauses := ""
 	for _, name := range sorted.Keys(g.members) {
-		if mem := g.members[name]; l.w.Now() < mem.paused && len(a[name]) > 0 {
+		mem := g.members[name]
+		if l.w.Now() < mem.paused && len(a[name]) > 0 {
 			pauses += prose.F("; %s's code pauses the partitions it is assigned again, until %s, since a rebalance forgets pauses", name, mem.paused)
 		}
-	}
-	for _, name := range sorted.Keys(g.members) {
-		if mem := g.members[name]; mem.closed > 0 || g.static() && mem.stopped != "" {
+		if mem.closed > 0 || g.static() && mem.stopped != "" {
 			// Not modelled: the classic protocol's join waits for every
 			// known member, and a static one that is down does not come.
 			pauses += "; " + name + ", a static member whose consumer is down, still counts and is assigned what nobody reads until it returns (Kafka's coordinator would first wait for it to rejoin, up to the rebalance timeout, with every partition revoked, then drop it)"

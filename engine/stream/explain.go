@@ -219,41 +219,47 @@ func (t *Trace) TakenOff(op, n int) []int32 {
 // read-committed reader does not see until they commit: those of the
 // records each sink took in (read from its stream, or off its buffer when it
 // has one) since its pending rows were last none (a commit, an abort, or
-// the start). It returns nil while no open transaction holds a row.
+// the start). It returns nil while no open transaction holds a row. It
+// reads the open transaction's records only, found by step: the widget
+// asks at every step it draws.
 func (t *Trace) InTransaction(target string, n int) map[string]bool {
 	var keys map[string]bool
+	add := func(ai int32) {
+		if rec, h := t.Record(t.arrivalID(t.Arrivals[ai])); rec != nil {
+			keys[h.Label(rec)] = true
+		}
+	}
 	for op, oh := range t.Ops {
 		if oh.Target != target || oh.Commit != "two-phase" || countAt(oh.Pending, n) == 0 {
 			continue
 		}
+		// The transaction began after the latest point its pending rows
+		// were none, at or before step n.
 		since := int32(0)
-		for _, c := range oh.Pending {
-			if c.Step <= int32(n) && c.N == 0 {
-				since = c.Step
-			}
-		}
-		// The arrivals it took in: off its buffer, or as its stream read them.
-		var took []int32
-		if oh.Buffer > 0 {
-			for _, p := range t.processed {
-				if p.step > since && p.step <= int32(n) && int(p.op) == op {
-					took = append(took, p.arrival)
-				}
-			}
-		} else {
-			si := t.streamIndex(oh.Stream)
-			for ai, a := range t.ArrivalsAt(n) {
-				if a.Step > since && int(a.Stream) == si {
-					took = append(took, int32(ai))
-				}
+		for i := stepIndex(len(oh.Pending), n, func(i int) int32 { return oh.Pending[i].Step }) - 1; i >= 0; i-- {
+			if oh.Pending[i].N == 0 {
+				since = oh.Pending[i].Step
+				break
 			}
 		}
 		if keys == nil {
 			keys = map[string]bool{}
 		}
-		for _, ai := range took {
-			if rec, h := t.Record(t.arrivalID(t.Arrivals[ai])); rec != nil {
-				keys[h.Label(rec)] = true
+		if oh.Buffer > 0 {
+			for _, p := range t.processed[stepIndex(len(t.processed), int(since), func(i int) int32 { return t.processed[i].step }):] {
+				if p.step > int32(n) {
+					break
+				}
+				if int(p.op) == op {
+					add(p.arrival)
+				}
+			}
+			continue
+		}
+		si := t.streamIndex(oh.Stream)
+		for ai := stepIndex(len(t.Arrivals), int(since), func(i int) int32 { return t.Arrivals[i].Step }); ai < len(t.Arrivals) && t.Arrivals[ai].Step <= int32(n); ai++ {
+			if int(t.Arrivals[ai].Stream) == si {
+				add(int32(ai))
 			}
 		}
 	}

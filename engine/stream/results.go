@@ -2,6 +2,7 @@ package stream
 
 import (
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -453,10 +454,9 @@ type closure struct {
 func (t *Trace) closureAt(si, n int, cfg window.Config) closure {
 	c := closure{now: t.t.TimeAt(n), lateness: cfg.Lateness, processing: cfg.Domain == window.ProcessingTime}
 	c.wm, _ = t.Watermark(si, -1, n)
-	k := n
-	for k > 0 && t.t.TimeAt(k) == c.now {
-		k--
-	}
+	// The last step of the instant before: steps are in time order, and
+	// one instant may hold thousands of them (a burst), so it is searched.
+	k := sort.Search(n, func(i int) bool { return t.t.TimeAt(i+1) >= c.now })
 	c.before = watermark.None
 	if k > 0 {
 		c.before, _ = t.Watermark(si, -1, k)

@@ -29,6 +29,12 @@ type Snippets struct {
 // faults; origin ("https://host", or "" for relative links) is where the
 // site is served from.
 func SnippetsFor(origin string, t *engine.Trace, step int) Snippets {
+	return snippetsFor(origin, t, step, nil)
+}
+
+// snippetsFor is SnippetsFor with the stage's index of t, when the caller
+// has one (see truthAt).
+func snippetsFor(origin string, t *engine.Trace, step int, ix *stageIndex) Snippets {
 	id, title := t.File.ID, t.File.Title
 	q := ShareQuery(t, step, false)
 	withQ := func(u string) string {
@@ -54,7 +60,7 @@ func SnippetsFor(origin string, t *engine.Trace, step int) Snippets {
 	if step > 0 {
 		// Which missing rows a later step writes, as the picture says: a
 		// row on its way is no loss.
-		alt += ", at step " + itoa(step) + ": " + strings.TrimSuffix(TruthAt(t, step), ".")
+		alt += ", at step " + itoa(step) + ": " + strings.TrimSuffix(truthAt(t, step, ix), ".")
 	} else {
 		alt += ", how it ends: " + Outcome(t.CountsAt(t.Steps()))
 	}
@@ -128,7 +134,7 @@ func (s *Session) Snippets(origin string) (Snippets, bool) {
 	if s.trace == nil || s.origRun != nil {
 		return Snippets{}, false
 	}
-	return SnippetsFor(origin, s.trace, s.st.Step), true
+	return snippetsFor(origin, s.trace, s.st.Step, s.ix), true
 }
 
 // ShareQuery returns the query that opens t at step with its knobs and

@@ -429,9 +429,17 @@ func truthSentence(missing []string, nm int, coming, dup []string, nd int, stale
 // writes apart from those lost), holds more than once or holds an old
 // version of. A picture and its text say it so, where a reader cannot step
 // on to see which missing row arrives.
-func TruthAt(t *engine.Trace, n int) string {
+func TruthAt(t *engine.Trace, n int) string { return truthAt(t, n, nil) }
+
+// truthAt is TruthAt with the stage's index of t when the caller has one
+// (a session's); without, it indexes t only when the sentence splits the
+// missing keys, as truthText does for a few of them.
+func truthAt(t *engine.Trace, n int, ix *stageIndex) string {
 	n = min(max(n, 0), t.Steps())
-	v := &atStep{t: t, s: State{Step: n}, ix: indexTrace(t), at: t.Seek(n), n: int32(n)}
+	v := &atStep{t: t, s: State{Step: n}, ix: ix, at: t.Seek(n), n: int32(n)}
+	if m := v.at.Counts.Missing; ix == nil && m > 0 && m <= maxListed {
+		v.ix = indexTrace(t)
+	}
 	return truthText(v)
 }
 
