@@ -83,7 +83,7 @@ type member struct {
 	stopped    string     // why it stopped: auto.offset.reset=none (stopOutOfRange or stopNoOffset) or a record it cannot read (stopSchema); "" while it runs
 	stops      int        // how many times it has stopped, so that a session timeout knows the stop it was set for
 	closed     int        // while a static member's consumer is closed without leaving the group, 1 + the index of its ClosePoint; 0 while it runs
-	closeAfter bool       // a static member told to shut down while busy: it closes once its batch is done (see closeStatic)
+	closeAfter bool       // told to shut down while busy: it closes once its batch is done (see join and finishBatch)
 	nextAuto   vtime.Time
 	actor      int32 // index of "group/member" among the trace's actors, or -1
 	ref        int16 // index of its name in the group history's Members
@@ -196,11 +196,28 @@ func (l *world) join(g *groupState, name string, joining bool) {
 		l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is not a member of %s; nothing changes.", name, g.name)
 		return
 	}
-	if g.static() {
-		l.closeStatic(g, g.members[name])
+	m := g.members[name]
+	if m.inFlight > 0 && m.closed == 0 && m.stopped == "" {
+		// A graceful shutdown leaves the poll loop once the code is done
+		// with the batch in hand, which it writes and commits: the close
+		// follows (see finishBatch). The Java consumer is closed from the
+		// thread that polls, so its LeaveGroup cannot come sooner.
+		m.closeAfter = true
+		l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s's application is told to shut down; its poll loop finishes the batch in hand first, and closes the consumer after it.", name)
 		return
 	}
-	l.leave(g, name, name+" leaves "+g.name)
+	l.close(g, m, name+" leaves "+g.name)
+}
+
+// close is member m's application closing its consumer: a dynamic member's
+// close commits (under auto-commit) and leaves the group, which rebalances
+// (why says so); a static member's stays in it (see closeStatic).
+func (l *world) close(g *groupState, m *member, why string) {
+	if g.static() {
+		l.closeStatic(g, m)
+		return
+	}
+	l.leave(g, m.name, why)
 }
 
 // closeStatic is static member m's application closing its consumer, as a
@@ -217,13 +234,6 @@ func (l *world) closeStatic(g *groupState, m *member) {
 		return
 	case m.stopped != "":
 		l.w.Emit(actor, engine.KindRebalance, -1, "%s's application has exited already, on its %s; nothing changes.", m.name, m.stopped)
-		return
-	case m.inFlight > 0:
-		// A graceful shutdown leaves the poll loop once the code is done
-		// with the batch in hand, which it writes and commits: the close
-		// follows (see finishBatch).
-		m.closeAfter = true
-		l.w.Emit(actor, engine.KindRebalance, -1, "%s's application is told to shut down; its poll loop finishes the batch in hand first, and closes the consumer after it.", m.name)
 		return
 	}
 	l.commitOnRevoke(g, m, "As "+m.name+" closes its consumer")
@@ -348,8 +358,8 @@ func (l *world) leave(g *groupState, name, why string) {
 // a try, close in its finally). A dynamic member's close leaves the group,
 // so its partitions go to the others, whose polls raise the same error. A
 // static member's close sends no LeaveGroup: the coordinator keeps its
-// partitions until session.timeout.ms, which is not modelled, so it keeps
-// them for the rest of the run, and stopTail does not call exit for it.
+// partitions until session.timeout.ms passes (see expireAt), and stopTail
+// does not call exit for it.
 func (l *world) exit(g *groupState, m *member) {
 	if g.members[m.name] != m {
 		return // restarted or gone meanwhile
@@ -541,7 +551,13 @@ func (l *world) finishBatch(g *groupState, m *member, b *batch, processed bool) 
 	if m.closeAfter && m.inFlight == 0 {
 		m.closeAfter = false
 		l.w.Expect(1, 0, 0)
-		l.w.Then(func() { l.closeStatic(g, m) })
+		l.w.Then(func() {
+			if g.members[m.name] != m {
+				l.w.Expect(-1, 0, 0) // gone meanwhile
+				return
+			}
+			l.close(g, m, prose.F("%s, done with its batch, closes its consumer and leaves %s", m.name, g.name))
+		})
 	}
 	if g.pending == "" || g.members[m.name] != m {
 		return

@@ -246,3 +246,43 @@ leave billing c1 at=10:00:03
 	}
 	assert.True(t, told)
 }
+
+// A dynamic member told to leave while its batch is in hand leaves the
+// group after it writes and commits it: its client sends the LeaveGroup
+// from close, which the thread that polls calls once the batch is done. It
+// used to leave at once, have its commit refused, and its batch read again.
+func TestLogDynamicMemberLeavesAfterItsBatch(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=1
+target fct sink=append key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct commit=after reset=earliest
+member billing c1 at=10:00:00
+member billing c2 at=10:00:00
+produce shop at=10:00:01 key=1
+poll billing c1 at=10:00:02 process=5s
+leave billing c1 at=10:00:03
+poll billing c2 at=10:00:20
+`, nil)
+	g := logs.Of(tr).Groups[0]
+	var commit int32 = -1
+	for _, c := range g.Commits {
+		if g.Members[c.Member] == "c1" {
+			commit = c.Step
+			assert.Equal(t, clock(t, "10:00:07"), tr.TimeAt(int(c.Step)), "c1 commits when its batch is written")
+		}
+	}
+	require.GreaterOrEqual(t, commit, int32(0), "c1's commit is taken: it is still a member")
+	evs, rebalances := eventsOf(tr, engine.KindRebalance)
+	var told, left bool
+	for i, r := range rebalances {
+		told = told || strings.Contains(r, "c1's application is told to shut down; its poll loop finishes the batch in hand first")
+		if strings.Contains(r, "generation 3") {
+			left = true
+			assert.Contains(t, r, "c1, done with its batch, closes its consumer and leaves billing")
+			assert.Equal(t, clock(t, "10:00:07"), evs[i].At)
+		}
+	}
+	assert.True(t, told)
+	assert.True(t, left, "the group rebalances when c1 has left")
+	assert.Empty(t, tr.Final().Duplicated, "c2 reads on from c1's commit: nothing is written twice")
+}
