@@ -41,7 +41,8 @@ type groupState struct {
 	member   uint8              // membership=: memberStatic, memberDynamic, or 0 when the group line does not say (static when a poll line crashes a member)
 	memberAt scenario.Pos       // where the group line sets membership=
 	dynAt    scenario.Pos       // the first poll line whose process= passes max.poll.interval, which a static member outlives only by its session timeout, not modelled (see finish)
-	pending  string             // why a rebalance is waiting for busy members; "" when none is
+	pending  string             // why a rebalance is waiting for busy members or quiet static ones (see awaited); "" when none is
+	waits    int                // rebalances that have waited, so that a rebalance timeout knows the wait it was set for
 	schema   uint8              // the schema version its code reads, less one (see schema.go)
 	skipBad  bool               // on-error=skip: its code logs a record it cannot deserialize and reads on, rather than stop
 	seenIDs  map[string]bool
@@ -72,6 +73,7 @@ type member struct {
 	pos        positions
 	start      positions  // where a partition with no committed offset starts, as auto.offset.reset set it when the partition was assigned; pos takes over at the next poll
 	done       positions  // where the batches it has finished end: what a commit inside poll commits
+	got        positions  // one past the last record poll has returned from each partition since it was assigned it: librdkafka's stored offsets (see autoPos)
 	inFlight   int        // batches polled and not yet finished: 0 or 1
 	busyFrom   vtime.Time // when it polled the batch in its hands, if inFlight > 0
 	busyTill   vtime.Time // when its code is to be done with that batch
@@ -103,6 +105,38 @@ const (
 // -1 where it has none (a partition it does not own, or one it resumes from
 // the committed offset).
 type positions []int64
+
+// forget drops every position member m has, as a new process or a new
+// assignment starts with none.
+func (m *member) forget() {
+	m.pos.clear()
+	m.start.clear()
+	m.done.clear()
+	m.got.clear()
+}
+
+// autoPos is where member m's client auto-commits partition p, and
+// whether it has anything to commit there. librdkafka (auto-commit=timer)
+// commits the offsets it has stored, one past the last record poll handed
+// the code (enable.auto.offset.store): none on a partition poll has
+// returned nothing from since it was assigned, wherever its position. The
+// Java consumer (auto-commit=poll) commits its position on every partition
+// it has one for (SubscriptionState.allConsumed), which between batches is
+// where the batches its code has finished end, and on a partition it has
+// read nothing from where the committed offset or auto.offset.reset put
+// it; with a batch in hand (a crash's), where the finished ones end.
+func (g *groupState) autoPos(m *member, p int) (int64, bool) {
+	if !g.autoPoll {
+		return m.got.get(p)
+	}
+	if pos, ok := m.done.get(p); ok || m.inFlight > 0 {
+		return pos, ok
+	}
+	if pos, ok := m.pos.get(p); ok {
+		return pos, ok
+	}
+	return m.start.get(p)
+}
 
 // uncommitted returns member m's position on partition p when it has one
 // and it differs from the group's committed offset: what a commit of m's
@@ -269,20 +303,30 @@ func (l *world) sessionExpires(g *groupState, m *member, stops, closed int) {
 	if n := len(g.g.Owned(m.name)); n > 0 {
 		held = "the rebalance that follows hands " + ownedPhrase(g, m.name) + " to the others"
 	}
+	what := "closed its consumer"
+	if m.closed == 0 {
+		what = "exited on its " + m.stopped
+	}
+	l.remove(g, m)
+	g.noteAssignment(l.w.NextStep())
+	l.w.Emit(g.name, engine.KindRebalance, -1, "%s's coordinator has had no heartbeat from %s for session.timeout.ms (%s), since it %s, and removes it from the group; %s.", g.name, m.name, g.session, what, held)
+	l.w.Then(func() { l.requestRebalance(g, m.name+"'s session times out") })
+}
+
+// remove takes static member m, which is down, out of its group, as its
+// coordinator does when its session or a rebalance times out. A member
+// whose application exited on an exception is listed as exited until an
+// operator or a deploy starts it again; one that closed has simply gone.
+func (l *world) remove(g *groupState, m *member) {
 	g.g.Leave(m.name)
 	delete(g.members, m.name)
-	what := "closed its consumer"
 	if m.closed > 0 {
 		c := &g.hist.Closes[m.closed-1]
 		c.Until, c.Removed = int32(l.w.NextStep()), true
 		m.closed = 0
 	} else {
-		what = "exited on its " + m.stopped
 		g.exited[m.name] = m
 	}
-	g.noteAssignment(l.w.NextStep())
-	l.w.Emit(g.name, engine.KindRebalance, -1, "%s's coordinator has had no heartbeat from %s for session.timeout.ms (%s), since it %s, and removes it from the group; %s.", g.name, m.name, g.session, what, held)
-	l.w.Then(func() { l.requestRebalance(g, m.name+"'s session times out") })
 }
 
 // timedOut reports whether the coordinator removed member name at its
@@ -315,11 +359,21 @@ func (l *world) restartStatic(g *groupState, m *member) {
 		was = "after its application exited on its " + m.stopped
 		l.stop(g, m, "")
 	}
-	m.pos.clear()
-	m.start.clear()
-	m.done.clear()
+	m.forget()
 	m.lastPoll = l.w.Now()
 	m.nextAuto = l.w.Now().Add(g.interval)
+	if g.pending != "" {
+		l.w.Emit(g.name+"/"+m.name, engine.KindRebalance, -1, "%s starts again %s and rejoins %s under its group.instance.id within session.timeout.ms (%s), joining the rebalance that waited for it.",
+			m.name, was, g.name, g.session)
+		if len(g.awaited()) == 0 {
+			why := g.pending
+			g.pending = ""
+			l.w.Then(func() { l.rebalance(g, prose.F("%s; %s rejoins, so the rebalance completes", why, m.name)) })
+		} else {
+			g.noteAssignment(l.w.NextStep() - 1)
+		}
+		return
+	}
 	l.w.Emit(g.name+"/"+m.name, engine.KindRebalance, -1, "%s starts again %s and rejoins %s under its group.instance.id within session.timeout.ms (%s): the coordinator hands it back %s without a rebalance, and it reads from the committed offsets.",
 		m.name, was, g.name, g.session, ownedPhrase(g, m.name))
 }
@@ -381,10 +435,7 @@ func (l *world) commitOnRevoke(g *groupState, m *member, when string) {
 	}
 	var ok []string
 	for _, p := range g.ownedBy(m) {
-		pos, has := m.pos.get(p)
-		if g.autoPoll {
-			pos, has = m.done.get(p)
-		}
+		pos, has := g.autoPos(m, p)
 		if !has || pos <= g.g.Committed[p] {
 			continue
 		}
@@ -397,7 +448,7 @@ func (l *world) commitOnRevoke(g *groupState, m *member, when string) {
 	}
 	what := "everything poll has returned, processed or not, as librdkafka commits when it unassigns"
 	if g.autoPoll {
-		what = "the end of the batches its code has finished, as the Java consumer commits before it gives partitions up"
+		what = "its positions, where the batches its code has finished end (or where it starts on a partition it has not read from), as the Java consumer commits before it gives partitions up"
 	}
 	l.w.Emit(g.name+"/"+m.name, engine.KindOffset, -1, "%s, its client auto-commits %s: %s.", when, strings.Join(ok, ", "), what)
 }
@@ -415,10 +466,26 @@ func (g *groupState) pollers() []string {
 }
 
 // busy lists the members with a batch in their hands, by name.
-func (g *groupState) busy() []string {
+func (g *groupState) busy() []string { return g.membersWhere(func(m *member) bool { return m.inFlight > 0 }) }
+
+// quiet reports whether m is a static member that is down, its consumer
+// closed or its application exited on an exception, while the coordinator
+// keeps it in the group (see expireAt): it sends no JoinGroup, and a
+// rebalance waits for it.
+func (g *groupState) quiet(m *member) bool { return m.closed > 0 || g.static() && m.stopped != "" }
+
+// awaited lists, by name, the members a rebalance waits for: those busy
+// with a batch, until they call poll again, and quiet static ones, until
+// they start again or the coordinator removes them.
+func (g *groupState) awaited() []string {
+	return g.membersWhere(func(m *member) bool { return m.inFlight > 0 || g.quiet(m) })
+}
+
+// membersWhere lists the members for which ok holds, by name.
+func (g *groupState) membersWhere(ok func(*member) bool) []string {
 	var out []string
 	for _, name := range g.g.Members {
-		if m := g.members[name]; m != nil && m.inFlight > 0 {
+		if m := g.members[name]; m != nil && ok(m) {
 			out = append(out, name)
 		}
 	}
@@ -430,10 +497,13 @@ func (g *groupState) busy() []string {
 // keeps its partitions until it finishes and calls poll again, as Kafka's
 // classic (eager) protocol and KIP-848's alike wait for it: the rebalance
 // completes then (see finishBatch), or when max.poll.interval evicts it.
-// Meanwhile no other member reads. With nobody busy it completes at once.
+// Meanwhile no other member reads. A static member that is down (see
+// quiet) is waited for too, as the classic protocol's join waits for every
+// member it knows: until it starts again, its session times out, or the
+// rebalance does, max.poll.interval after it began (see rebalanceTimesOut).
+// With nobody to wait for it completes at once.
 func (l *world) requestRebalance(g *groupState, why string) {
-	busy := g.busy()
-	if len(busy) == 0 {
+	if len(g.awaited()) == 0 {
 		if g.pending != "" {
 			why = g.pending + "; " + why
 			g.pending = ""
@@ -443,17 +513,66 @@ func (l *world) requestRebalance(g *groupState, why string) {
 	}
 	if g.pending == "" {
 		g.pending = why
+		g.waits++
+		waits := g.waits
+		l.w.Expect(1, 0, 0)
+		l.w.Schedule(l.w.Now().Add(g.maxPoll), func() { l.rebalanceTimesOut(g, waits) })
 	} else {
 		g.pending += "; " + why
 	}
-	who := strings.Join(busy, " and ")
 	g.noteAssignment(l.w.NextStep())
-	keeps, its, busyWith := "keeps", "its", "busy with a batch"
-	if len(busy) > 1 {
-		keeps, its, busyWith = "keep", "their", "busy with their batches"
+	busy := g.busy()
+	var down []string
+	for _, name := range g.awaited() {
+		if m := g.members[name]; g.quiet(m) {
+			what := "whose consumer is closed"
+			if m.closed == 0 {
+				what = "whose application exited on its " + m.stopped
+			}
+			down = append(down, prose.F("%s (a static member %s)", name, what))
+		}
 	}
-	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: a rebalance begins, and %s waits for %s, %s, to call poll again. Until then %s %s %s; %s commits are still accepted, no other member reads, and max.poll.interval (%s) bounds the wait.",
-		why, g.name, who, busyWith, who, keeps, ownedOf(g, busy), its, g.maxPoll)
+	if len(down) == 0 {
+		who := strings.Join(busy, " and ")
+		keeps, its, busyWith := "keeps", "its", "busy with a batch"
+		if len(busy) > 1 {
+			keeps, its, busyWith = "keep", "their", "busy with their batches"
+		}
+		l.w.Emit(g.name, engine.KindRebalance, -1, "%s: a rebalance begins, and %s waits for %s, %s, to call poll again. Until then %s %s %s; %s commits are still accepted, no other member reads, and max.poll.interval (%s) bounds the wait.",
+			why, g.name, who, busyWith, who, keeps, ownedOf(g, busy), its, g.maxPoll)
+		return
+	}
+	also := ""
+	if len(busy) > 0 {
+		also = prose.F(", and for %s, busy, to call poll again", strings.Join(busy, " and "))
+	}
+	// The classic protocol's join waits for every member the coordinator
+	// knows; a static member that is down sends no JoinGroup.
+	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: a rebalance begins, and %s waits for %s to start again and rejoin%s. The others give up their partitions, and nobody reads until the coordinator drops a member that does not come back, when its session times out (session.timeout.ms, %s) or the rebalance does (max.poll.interval, %s).",
+		why, g.name, strings.Join(down, " and for "), also, g.session, g.maxPoll)
+}
+
+// rebalanceTimesOut ends the waits-th rebalance that waited, if it is
+// still waiting, max.poll.interval after it began: the coordinator removes
+// the static members that are down and have not rejoined, as the classic
+// protocol removes every member that has not rejoined by the rebalance
+// timeout, and completes the rebalance without them. (A member still busy
+// then has been evicted by its own max.poll.interval already.)
+func (l *world) rebalanceTimesOut(g *groupState, waits int) {
+	var gone []string
+	if g.pending != "" && g.waits == waits {
+		gone = g.membersWhere(g.quiet)
+	}
+	if len(gone) == 0 {
+		l.w.Expect(-1, 0, 0)
+		return
+	}
+	for _, name := range gone {
+		l.remove(g, g.members[name])
+	}
+	g.noteAssignment(l.w.NextStep())
+	l.w.Emit(g.name, engine.KindRebalance, -1, "%s's rebalance has waited max.poll.interval (%s), its rebalance timeout, for %s, which has not rejoined, and the coordinator removes it from the group.", g.name, g.maxPoll, strings.Join(gone, " and "))
+	l.w.Then(func() { l.requestRebalance(g, "the rebalance times out") })
 }
 
 // static reports whether g's members are static (group.instance.id): a
@@ -517,7 +636,7 @@ func (g *groupState) noteAssignment(step int) {
 	for i, name := range sorted.Keys(g.members) {
 		m := g.members[name]
 		m.hold = i
-		a.Holds = append(a.Holds, Holding{Member: name, Busy: a.Waiting && m.inFlight > 0})
+		a.Holds = append(a.Holds, Holding{Member: name, Busy: a.Waiting && (m.inFlight > 0 || g.quiet(m))})
 	}
 	for p, o := range g.g.Owner {
 		// While a rebalance waits, only the busy members keep what they
@@ -562,7 +681,7 @@ func (l *world) finishBatch(g *groupState, m *member, b *batch, processed bool) 
 	if g.pending == "" || g.members[m.name] != m {
 		return
 	}
-	if len(g.busy()) > 0 {
+	if len(g.awaited()) > 0 {
 		// The rebalance waits on for the others; m, done with the step
 		// just narrated, no longer keeps what it held.
 		g.noteAssignment(l.w.NextStep() - 1)
@@ -606,9 +725,7 @@ func (l *world) evict(g *groupState, m *member, polled vtime.Time) {
 func (l *world) rejoin(g *groupState, m *member) {
 	delete(g.evicted, m.name)
 	g.g.Join(m.name)
-	m.pos.clear()
-	m.start.clear()
-	m.done.clear()
+	m.forget()
 	m.lastPoll = l.w.Now()
 	g.members[m.name] = m
 	l.requestRebalance(g, prose.F("%s calls poll again after its eviction and rejoins %s", m.name, g.name))
@@ -631,9 +748,7 @@ func (l *world) rebalance(g *groupState, why string) {
 			// onJoinComplete); librdkafka's timer keeps its phase.
 			mem.nextAuto = l.w.Now().Add(g.interval)
 		}
-		mem.pos.clear()
-		mem.start.clear()
-		mem.done.clear()
+		mem.forget()
 		var ps []string
 		for _, p := range a[m] {
 			ps = append(ps, g.pname(p))
@@ -659,11 +774,6 @@ func (l *world) rebalance(g *groupState, why string) {
 		mem := g.members[name]
 		if l.w.Now() < mem.paused && len(a[name]) > 0 {
 			pauses += prose.F("; %s's code pauses the partitions it is assigned again, until %s, since a rebalance forgets pauses", name, mem.paused)
-		}
-		if mem.closed > 0 || g.static() && mem.stopped != "" {
-			// Not modelled: the classic protocol's join waits for every
-			// known member, and a static one that is down does not come.
-			pauses += "; " + name + ", a static member whose consumer is down, still counts and is assigned what nobody reads until it returns (Kafka's coordinator would first wait for it to rejoin, up to the rebalance timeout, with every partition revoked, then drop it)"
 		}
 	}
 	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: generation %d (%s assignment) — %s; every member resumes from the committed offsets, and anything read but not committed will be read again%s.",
@@ -761,9 +871,6 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		}
 	}
 	switch {
-	case m != nil && g.pending != "":
-		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but %s is rebalancing (%s) and waits for %s; nothing is read until the rebalance completes.", pl.member, g.name, g.pending, strings.Join(g.busy(), " and "))
-		return
 	case m == nil && g.exited[pl.member] != nil:
 		l.w.Emit(actor, engine.KindPoll, -1, "%s does not poll: its application exited on its %s, and nothing reads for it until %s and starts it again.", pl.member, g.exited[pl.member].stopped, remedy(g.exited[pl.member].stopped))
 		return
@@ -771,10 +878,13 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but it is not a member of %s, so it is assigned nothing.", pl.member, g.name)
 		return
 	case m.closed > 0:
-		l.w.Emit(actor, engine.KindPoll, -1, "%s does not poll: its consumer is closed, and %s, which it still holds as a static member, is read by nobody until it starts again or its session times out.", pl.member, ownedPhrase(g, pl.member))
+		l.w.Emit(actor, engine.KindPoll, -1, "%s does not poll: its consumer is closed, and %s, which it still holds as a static member, %s by nobody until it starts again or its session times out.", pl.member, ownedPhrase(g, pl.member), isRead(len(g.g.Owned(pl.member))))
 		return
 	case m.stopped != "":
 		l.w.Emit(actor, engine.KindPoll, -1, "%s stays stopped on its %s; nothing is read until %s.", pl.member, m.stopped, remedy(m.stopped))
+		return
+	case g.pending != "":
+		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but %s is rebalancing (%s) and waits for %s; nothing is read until the rebalance completes.", pl.member, g.name, g.pending, strings.Join(g.awaited(), " and "))
 		return
 	case l.w.Now() < m.paused:
 		l.w.Emit(actor, engine.KindPause, -1, "%s is paused (until %s) and fetches nothing; %s.", pl.member, m.paused, l.lagPhrase(g, pl.member))
@@ -850,6 +960,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 			g.hist.Reads = append(g.hist.Reads, rr)
 			left -= int(to - pos)
 			m.pos.set(p, to)
+			m.got.set(p, to)
 		}
 	}
 	if len(b.ranges) == 0 {
@@ -894,15 +1005,17 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 	}
 }
 
-// finished lists the partitions member m owns where the batches it has
-// finished end past the group's committed offset.
+// finished lists the partitions member m owns where the Java consumer's
+// auto-commit would commit past the group's committed offset (see
+// autoPos): where the batches it has finished end, or where it starts on a
+// partition it has not read from.
 func (l *world) finished(g *groupState, m *member) []int {
 	var out []int
 	if m.gen != g.g.Generation {
 		return nil
 	}
 	for _, p := range g.ownedBy(m) {
-		if pos, has := m.done.get(p); has && pos > g.g.Committed[p] {
+		if pos, has := g.autoPos(m, p); has && pos > g.g.Committed[p] {
 			out = append(out, p)
 		}
 	}
@@ -910,17 +1023,26 @@ func (l *world) finished(g *groupState, m *member) []int {
 }
 
 // pollCommit is auto-commit as the Java consumer runs it: inside poll, once
-// the interval has passed, it commits where the batches the code has
-// finished with end, which a crash in the middle of a batch never reaches.
+// the interval has passed, it commits its positions, where the batches the
+// code has finished with end, which a crash in the middle of a batch never
+// reaches (and on a partition it has not read from, where it starts).
 func (l *world) pollCommit(g *groupState, m *member) {
 	var ok []string
 	for _, p := range l.finished(g, m) {
-		pos, _ := m.done.get(p)
+		pos, _ := g.autoPos(m, p)
 		g.g.Commit(m.name, m.gen, p, pos)
 		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int16(p), Offset: pos, Member: m.ref})
 		ok = append(ok, prose.F("offset %d on %s", pos, g.pname(p)))
 	}
 	l.w.Emit(g.name+"/"+m.name, engine.KindOffset, -1, "%s's poll, the auto-commit interval (%s) having passed, first commits %s: the end of the batches the code has finished, since it only calls poll again once it is done with one.", m.name, g.interval, strings.Join(ok, ", "))
+}
+
+// isRead is "is read" for one partition, "are read" for more.
+func isRead(n int) string {
+	if n > 1 {
+		return "are read"
+	}
+	return "is read"
 }
 
 func limitKeys(keys []string, n int) []string {
@@ -1224,9 +1346,7 @@ func (l *world) commitBatch(g *groupState, m *member, b *batch, why noteKind) {
 // committed offsets.
 func (l *world) crashMember(g *groupState, m *member, b *batch, where string, written bool) {
 	actor := g.name + "/" + m.name
-	m.pos.clear()
-	m.start.clear()
-	m.done.clear() // the restarted process has finished nothing
+	m.forget() // the restarted process has finished nothing
 	// lost: committed past and never written; again: read again from the
 	// committed offset (or the log start, by reset=earliest); unread: no
 	// committed offset, and reset=latest or none will not go back for them.
@@ -1324,8 +1444,8 @@ func (l *world) autoCommit(g *groupState, name string) {
 		}
 		var ok []string
 		for _, p := range g.ownedBy(m) {
-			pos, has := g.uncommitted(m, p)
-			if !has {
+			pos, has := g.autoPos(m, p)
+			if !has || pos == g.g.Committed[p] {
 				continue
 			}
 			g.g.Commit(name, m.gen, p, pos)
@@ -1454,8 +1574,7 @@ func (l *world) resnapshot(g *groupState) {
 		if m.stopped != "" {
 			l.stop(g, m, "")
 		}
-		m.pos.clear()
-		m.start.clear()
+		m.forget()
 	}
 	if restart := sorted.Keys(g.exited); len(restart) > 0 {
 		l.restart(g, restart, "The operator")

@@ -241,7 +241,7 @@ func (l *world) Drain() {
 // offset of a partition it owns: what its auto-commit timer would commit.
 func (l *world) polledPast(g *groupState, m *member) bool {
 	for _, p := range g.ownedBy(m) {
-		if _, ok := g.uncommitted(m, p); ok {
+		if pos, ok := g.autoPos(m, p); ok && pos != g.g.Committed[p] {
 			return true
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/scenario"
+	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/worlds"
 )
 
@@ -87,10 +88,12 @@ func TestLogResetNoneStaticMemberKeepsItsPartitions(t *testing.T) {
 	// c1 stopped at 10:03:00, c2 at 10:03:01 (the poll that stopped it).
 	assert.Equal(t, clock(t, "10:03:45"), evs[2].At)
 	assert.Contains(t, rebalances[2], "billing's coordinator has had no heartbeat from c1 for session.timeout.ms (45s), since it exited on its OffsetOutOfRangeException, and removes it from the group; the rebalance that follows hands orders-0 to the others")
-	assert.Contains(t, rebalances[3], "c1's session times out: generation 3 (range assignment) — c2 gets orders-0, orders-1")
+	// The rebalance waits for c2, which is down too, until its own
+	// session's end, and completes without either.
+	assert.Contains(t, rebalances[3], "c1's session times out: a rebalance begins, and billing waits for c2 (a static member whose application exited on its OffsetOutOfRangeException) to start again and rejoin")
 	assert.Equal(t, clock(t, "10:03:46"), evs[4].At)
 	assert.Contains(t, rebalances[4], "no heartbeat from c2")
-	assert.Contains(t, rebalances[5], "no member is left")
+	assert.Contains(t, rebalances[5], "c1's session times out; c2's session times out: generation 3 (range assignment) — no member is left")
 	g := logs.Of(tr).Groups[0]
 	last := g.Assignments[len(g.Assignments)-1]
 	assert.Empty(t, last.Holds, "a removed member holds no partition")
@@ -203,8 +206,9 @@ func TestLogStaticMemberStoppedThenRestarted(t *testing.T) {
 	require.Len(t, said, 3, "%q", rebalances)
 	assert.True(t, strings.HasPrefix(said[0], "10:00:10 c1's application has exited already"), said[0])
 	assert.True(t, strings.HasPrefix(said[1], "10:00:30 c1 starts again after its application"), said[1])
-	// The restarted consumer stops again at its next poll, 10:00:32.
-	assert.True(t, strings.HasPrefix(said[2], "10:01:17 "), "45s after the stop that followed the restart: %s", said[2])
+	// c2's join waited for c1, down since its first poll; the restart
+	// completes it, and c1 stops again at once on the partition it gets.
+	assert.True(t, strings.HasPrefix(said[2], "10:01:15 "), "45s after the stop that followed the restart: %s", said[2])
 	g := logs.Of(tr).Groups[0]
 	assert.Empty(t, g.Closes, "an exited member's leave closes nothing")
 }
@@ -285,4 +289,134 @@ poll billing c2 at=10:00:20
 	assert.True(t, told)
 	assert.True(t, left, "the group rebalances when c1 has left")
 	assert.Empty(t, tr.Final().Duplicated, "c2 reads on from c1's commit: nothing is written twice")
+}
+
+// downBody is a static group whose member c1 closes its consumer at
+// 10:00:10 while c3 joins at 10:00:15: the join's rebalance must wait for
+// c1, which the coordinator still counts.
+const downBody = `topic orders partitions=3
+target fct sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct commit=after reset=earliest membership=static%s
+member billing c1 at=10:00:00
+member billing c2 at=10:00:00
+traffic shop records=30 from=10:00:01 every=2s keys=30
+polls billing from=10:00:02 until=10:01:30 every=5s
+leave billing c1 at=10:00:10
+member billing c3 at=10:00:15
+`
+
+// rebalanceAt returns the time and narration of the first rebalance event
+// that contains want, failing when there is none.
+func rebalanceAt(t *testing.T, tr *engine.Trace, want string) (vtime.Time, string) {
+	t.Helper()
+	evs, rebalances := eventsOf(tr, engine.KindRebalance)
+	for i, r := range rebalances {
+		if strings.Contains(r, want) {
+			return evs[i].At, r
+		}
+	}
+	require.Failf(t, "no such rebalance", "%q in %q", want, rebalances)
+	return 0, ""
+}
+
+// TestLogRebalanceWaitsForADownStaticMember: the classic protocol's join
+// waits for every member the coordinator knows, and a static member whose
+// consumer is closed is one: a rebalance another member starts meanwhile
+// holds every partition, nobody reading, until the static member starts
+// again, its session times out, or the rebalance does (max.poll.interval).
+func TestLogRebalanceWaitsForADownStaticMember(t *testing.T) {
+	t.Run("it starts again", func(t *testing.T) {
+		tr := runLog(t, strings.Replace(downBody, "%s", "", 1)+"member billing c1 at=10:00:30\n", nil)
+		at, begins := rebalanceAt(t, tr, "c3 joins billing: a rebalance begins")
+		assert.Equal(t, clock(t, "10:00:15"), at)
+		assert.Contains(t, begins, "waits for c1 (a static member whose consumer is closed) to start again and rejoin")
+		at, done := rebalanceAt(t, tr, "generation 3")
+		assert.Equal(t, clock(t, "10:00:30"), at, "c1's restart completes it")
+		assert.Contains(t, done, "c3 joins billing; c1 rejoins, so the rebalance completes")
+		assert.Contains(t, done, "c1 gets orders-0; c2 gets orders-1; c3 gets orders-2")
+		_, polls := eventsOf(tr, engine.KindPoll)
+		assert.Contains(t, strings.Join(polls, "\n"), "c2 polls, but billing is rebalancing (c3 joins billing) and waits for c1")
+		lt := logs.Of(tr)
+		step := 0
+		for step < tr.Steps() && tr.TimeAt(step+1) <= clock(t, "10:00:20") {
+			step++
+		}
+		a := lt.AssignmentAt("billing", step)
+		require.NotNil(t, a)
+		assert.True(t, a.Waiting)
+		for _, h := range a.Holds {
+			assert.Equal(t, h.Member == "c1", h.Busy, "only the member waited for keeps what it holds: %+v", h)
+		}
+		assert.Empty(t, tr.Final().Missing)
+		assert.Empty(t, tr.Final().Duplicated)
+	})
+	t.Run("its session times out", func(t *testing.T) {
+		tr := runLog(t, strings.Replace(downBody, "%s", "", 1), nil)
+		at, _ := rebalanceAt(t, tr, "no heartbeat from c1")
+		assert.Equal(t, clock(t, "10:00:55"), at)
+		at, done := rebalanceAt(t, tr, "generation 3")
+		assert.Equal(t, clock(t, "10:00:55"), at)
+		assert.Contains(t, done, "c3 joins billing; c1's session times out: generation 3 (range assignment) — c2 gets orders-0, orders-1; c3 gets orders-2")
+	})
+	t.Run("the rebalance times out first", func(t *testing.T) {
+		tr := runLog(t, strings.Replace(downBody, "%s", " session-timeout=10m max-poll-interval=30s", 1), nil)
+		at, removed := rebalanceAt(t, tr, "has waited max.poll.interval")
+		assert.Equal(t, clock(t, "10:00:45"), at, "30s after the rebalance began")
+		assert.Contains(t, removed, "billing's rebalance has waited max.poll.interval (30s), its rebalance timeout, for c1, which has not rejoined, and the coordinator removes it from the group")
+		at, done := rebalanceAt(t, tr, "generation 3")
+		assert.Equal(t, clock(t, "10:00:45"), at)
+		assert.Contains(t, done, "the rebalance times out: generation 3")
+		g := logs.Of(tr).Groups[0]
+		require.Len(t, g.Closes, 1)
+		assert.True(t, g.Closes[0].Removed)
+		for _, r := range mustRebalances(tr) {
+			assert.NotContains(t, r, "no heartbeat from c1", "the session's end finds c1 gone already")
+		}
+	})
+}
+
+func mustRebalances(tr *engine.Trace) []string {
+	_, r := eventsOf(tr, engine.KindRebalance)
+	return r
+}
+
+// TestLogAutoCommitOfAResetPosition: a partition whose position a reset
+// gave, and that poll has returned nothing from, is auto-committed there by
+// the Java consumer (its positions, SubscriptionState.allConsumed), and
+// not by librdkafka, which commits only the offsets it stored for records
+// it handed the code. So after a rebalance the Java group reads on from
+// that position, and librdkafka's resets to the log end again, skipping
+// what came in between.
+func TestLogAutoCommitOfAResetPosition(t *testing.T) {
+	body := `knob where = poll | timer
+topic orders partitions=2
+target fct sink=append key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct commit=auto interval=5s auto-commit=$where reset=latest
+produce shop at=10:00:00 key=1
+produce shop at=10:00:00 key=2
+member billing c1 at=10:00:01
+produce shop at=10:00:02 key=3
+produce shop at=10:00:02 key=4
+poll billing c1 at=10:00:03 process=1s
+produce shop at=10:00:04 key=5
+member billing c2 at=10:00:05
+produce shop at=10:00:06 key=6
+poll billing c1 at=10:00:07
+poll billing c2 at=10:00:07
+poll billing c1 at=10:00:20
+poll billing c2 at=10:00:20
+`
+	java := runLog(t, body, map[string]string{"where": "poll"})
+	_, commits := eventsOf(java, engine.KindOffset)
+	require.NotEmpty(t, commits)
+	assert.Contains(t, commits[0], "Before the rebalance takes c1's partitions, its client auto-commits offset 1 on orders-0, offset 3 on orders-1")
+	assert.Equal(t, []string{"1", "2"}, java.Final().Missing, "only what came before the first reset")
+	rd := runLog(t, body, map[string]string{"where": "timer"})
+	_, commits = eventsOf(rd, engine.KindOffset)
+	require.NotEmpty(t, commits)
+	assert.Contains(t, commits[0], "Before the rebalance takes c1's partitions, its client auto-commits offset 3 on orders-1:")
+	assert.NotContains(t, commits[0], "orders-0")
+	assert.Equal(t, []string{"1", "2", "5"}, rd.Final().Missing, "order 5, sent between the two resets, too")
 }

@@ -150,11 +150,17 @@ polls billing from=10:00:04 until=10:00:06 every=1s
 			tr := runLog(t, b, map[string]string{"where": where})
 			_, commits := eventsOf(tr, engine.KindOffset)
 			require.NotEmpty(t, commits, "%s/%s", change, where)
+			// The Java consumer also commits the positions the first
+			// reset gave when c2's join revokes them: look past those.
+			revoke := "Before the rebalance takes c1's partitions, its client auto-commits offset"
 			if change == "leave" {
-				assert.Contains(t, commits[0], "As c1 leaves billing, its client auto-commits offset", where)
-			} else {
-				assert.Contains(t, commits[0], "Before the rebalance takes c1's partitions, its client auto-commits offset", where)
+				revoke = "As c1 leaves billing, its client auto-commits offset"
 			}
+			var said bool
+			for _, c := range commits {
+				said = said || strings.Contains(c, revoke) && !strings.Contains(c, "offset 0 on orders-0, offset 0 on orders-1")
+			}
+			assert.True(t, said, "%s/%s: %q", change, where, commits)
 			assert.Empty(t, tr.Final().Duplicated, "%s/%s: the new owner starts after what was processed", change, where)
 			assert.Empty(t, tr.Final().Missing, "%s/%s", change, where)
 		}
