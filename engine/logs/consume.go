@@ -466,7 +466,9 @@ func (g *groupState) pollers() []string {
 }
 
 // busy lists the members with a batch in their hands, by name.
-func (g *groupState) busy() []string { return g.membersWhere(func(m *member) bool { return m.inFlight > 0 }) }
+func (g *groupState) busy() []string {
+	return g.membersWhere(func(m *member) bool { return m.inFlight > 0 })
+}
 
 // quiet reports whether m is a static member that is down, its consumer
 // closed or its application exited on an exception, while the coordinator
