@@ -151,7 +151,7 @@ func TestExpectationErrors(t *testing.T) {
 		{"claim twice", "expect missing=1 duplicated=none missing=2", "b.tdm:6:34", "missing= is claimed twice on this line (first at b.tdm:6:8)"},
 		{"knob reference", "expect mark extract=$mark", "b.tdm:6:21", "an expectation states a literal value, not a knob reference"},
 		{"knob reference inside", "expect missing=3,$mark", "b.tdm:6:18", "an expectation states a literal value, not a knob reference"},
-		{"malformed mark value", "expect mark extract=10:00:6", "b.tdm:6:21", `expected a mark's value: a time such as 10:00:02.5, a log position such as 1004 or lsn 1004, or none; found "10:00:6"`},
+		{"malformed mark value", "expect mark extract=10:00:6", "b.tdm:6:21", `expected a mark's value: a time such as 10:00:02.5, a log position such as 1004 (or "lsn 1004" in quotes), or none; found "10:00:6"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

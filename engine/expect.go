@@ -214,7 +214,7 @@ func Expectations(f *scenario.File) ([]Expectation, error) {
 			case "mark":
 				e.What, e.Name = "mark", a.Key
 				if _, err := markValue(a.Value); err != nil {
-					return nil, errorf(a.ValuePos, "expected a mark's value: a time such as 10:00:02.5, a log position such as 1004 or lsn 1004, or none; found %q", a.Value)
+					return nil, errorf(a.ValuePos, "expected a mark's value: a time such as 10:00:02.5, a log position such as 1004 (or \"lsn 1004\" in quotes), or none; found %q", a.Value)
 				}
 			case "":
 				switch a.Key {

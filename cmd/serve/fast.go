@@ -65,8 +65,9 @@ func newFastServer(handler http.Handler, logger *slog.Logger) *fasthttp.Server {
 		NoDefaultContentType:         true,
 		DisablePreParseMultipartForm: true,
 		CloseOnShutdown:              true,
-		// fasthttp's error lines (a malformed request, a timeout), as warnings.
-		Logger:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		// fasthttp's error lines (a malformed request, a timeout), as
+		// warnings, a few a second at most.
+		Logger:       newQuietLog(logger),
 		ErrorHandler: refuse,
 	}
 }

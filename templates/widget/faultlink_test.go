@@ -212,3 +212,28 @@ func TestSeedOfTakesTheLastValue(t *testing.T) {
 	assert.Equal(t, uint64(2), s.seed)
 	assert.Empty(t, s.st.Message)
 }
+
+// TestALinksFaultLengthsAreAtMostADay: a pause, a burst's span, a stall, a
+// delay, a job's restart and a slow operator's length are refused past a
+// day, with the reason, as a clock jump is: a length of years put times no
+// clock reads ("until 1000000010:00:02") into the narration and picture.
+func TestALinksFaultLengthsAreAtMostADay(t *testing.T) {
+	for text, want := range map[string]string{
+		"8~pause~billing~c1~1000000000h": "needs a pause length of at most a day",
+		"8~pause~billing~c1~25h":         "needs a pause length of at most a day",
+		"5~burst~app~1000~1000000000h":   "needs a number of events and a span of at most a day",
+		"5~stall~taps~0~1000000000h":     "needs a partition and a length of at most a day",
+		"5~delay~taps~0~1m~1000000000h":  "needs how much later records are read, at most a day",
+		"5~delay~taps~0~1000000000h~1m":  "needs a partition and a length of at most a day",
+		"5~fail~agg~now~1000000000h":     "needs a restart of at most a day",
+		"5~slow~agg~500ms~1000000000h":   "each at most a day",
+		"5~slow~agg~1000000000h~30s":     "each at most a day",
+	} {
+		_, err := ParseFault(text)
+		assert.ErrorContains(t, err, want, text)
+	}
+	for _, text := range []string{"8~pause~billing~c1~24h", "5~burst~app~12~24h", "5~stall~taps~0~24h", "5~delay~taps~0~24h~24h"} {
+		_, err := ParseFault(text)
+		assert.NoError(t, err, text)
+	}
+}

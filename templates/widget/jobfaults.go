@@ -137,8 +137,8 @@ func parseJobFault(f *engine.Fault, kind string, args []string) (ok bool, err er
 			return true, prose.Errorf("needs a stream or an operator, a point and a restart, such as load~now~5s")
 		}
 		d, err := vtime.ParseDuration(args[2])
-		if err != nil || d < 0 {
-			return true, prose.Errorf("needs a restart such as 5s")
+		if err != nil || !lengthWithinADay(d) {
+			return true, prose.Errorf("needs a restart of at most a day, such as 5s")
 		}
 		f.Kind, f.Stream, f.Point, f.For = stream.FaultFail, args[0], args[1], d
 		return true, nil
@@ -148,8 +148,8 @@ func parseJobFault(f *engine.Fault, kind string, args []string) (ok bool, err er
 		}
 		by, err1 := vtime.ParseDuration(args[1])
 		d, err2 := vtime.ParseDuration(args[2])
-		if err1 != nil || by <= 0 || err2 != nil || d <= 0 {
-			return true, prose.Errorf("needs a positive cost per record and a positive length, such as 500ms~30s")
+		if err1 != nil || by <= 0 || err2 != nil || d <= 0 || !lengthWithinADay(by) || !lengthWithinADay(d) {
+			return true, prose.Errorf("needs a positive cost per record and a positive length, each at most a day, such as 500ms~30s")
 		}
 		f.Kind, f.Stream, f.By, f.For = stream.FaultSlow, args[0], by, d
 		return true, nil

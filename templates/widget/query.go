@@ -42,7 +42,7 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 				ok = true
 			}
 			if !ok || n < 0 {
-				problems = append(problems, "the link's step="+Clip(v)+" is not a step number; starting at step 0")
+				problems = append(problems, "the link's step="+Clip(v)+NotAStep)
 				continue
 			}
 			s.Step = n
@@ -167,6 +167,10 @@ func sortStrings(xs []string) { sorted.Sort(xs) }
 // page's size; the keys of a scenario are far shorter.
 const MaxExplain = 200
 
+// NotAStep ends the problem FromQuery names for a step= that is not a step
+// number; a picture, which draws the last step by default, says so instead.
+const NotAStep = " is not a step number; starting at step 0"
+
 // MaxFaults is how many faults one run takes, from a learner's actions or
 // from a link: a handful teach; more would only multiply a run's work.
 const MaxFaults = 24
@@ -184,6 +188,12 @@ const maxJump = 24 * 60 * vtime.Minute
 func jumpWithinADay(by vtime.Duration) bool {
 	return by <= maxJump && by >= -maxJump
 }
+
+// lengthWithinADay reports whether d, a fault's length (a pause, a burst's
+// span, a stall, a delay, a restart), is from 0 to a day: a scenario's
+// times stay within one day, and a link's length of years would only put
+// times no clock reads into the narration and the picture.
+func lengthWithinADay(d vtime.Duration) bool { return d >= 0 && d <= maxJump }
 
 // SkippedFault says that a link's fault f could not apply, and why (err):
 // the run goes on without it and with the link's other faults.
@@ -266,15 +276,15 @@ func ParseFault(text string) (engine.Fault, error) {
 		f.Kind, f.Topic = logs.FaultAddPartition, args[0]
 	case kind == "pause" && len(args) == 3 && args[0] != "" && args[1] != "":
 		d, err := vtime.ParseDuration(args[2])
-		if err != nil || d <= 0 {
-			return bad("needs a pause length such as 30s")
+		if err != nil || d <= 0 || !lengthWithinADay(d) {
+			return bad("needs a pause length of at most a day, such as 30s")
 		}
 		f.Kind, f.Group, f.Member, f.For = logs.FaultPause, args[0], args[1], d
 	case kind == "burst" && len(args) == 3 && args[0] != "":
 		n, ok := whole.Int(args[1])
 		d, err2 := vtime.ParseDuration(args[2])
-		if !ok || n < 1 || err2 != nil || d < 0 {
-			return bad("needs a number of events and a span such as 12~1m")
+		if !ok || n < 1 || err2 != nil || !lengthWithinADay(d) {
+			return bad("needs a number of events and a span of at most a day, such as 12~1m")
 		}
 		f.Kind, f.Producer, f.Records, f.For = logs.FaultBurst, args[0], n, d
 	case kind == "producer-clock" && len(args) == 2 && args[0] != "":
@@ -289,14 +299,14 @@ func ParseFault(text string) (engine.Fault, error) {
 	case (kind == "stall" && len(args) == 3 || kind == "delay" && len(args) == 4) && args[0] != "":
 		p, ok := whole.Int(args[1])
 		d, err2 := vtime.ParseDuration(args[2])
-		if !ok || p < 0 || err2 != nil || d <= 0 {
-			return bad("needs a partition and a length such as 2~30s")
+		if !ok || p < 0 || err2 != nil || d <= 0 || !lengthWithinADay(d) {
+			return bad("needs a partition and a length of at most a day, such as 2~30s")
 		}
 		f.Kind, f.Stream, f.Partition, f.For = stream.FaultStall, args[0], p, d
 		if kind == "delay" {
 			by, err := vtime.ParseDuration(args[3])
-			if err != nil || by <= 0 {
-				return bad("needs how much later records are read, such as 45s")
+			if err != nil || by <= 0 || !lengthWithinADay(by) {
+				return bad("needs how much later records are read, at most a day, such as 45s")
 			}
 			f.Kind, f.By = stream.FaultDelay, by
 		}

@@ -689,8 +689,8 @@ func (s *Session) logFault(action, arg string) (engine.Fault, error) {
 	who, length, hasLength := strings.Cut(strings.TrimSpace(arg), " ")
 	if hasLength {
 		d, err := vtime.ParseDuration(strings.TrimSpace(length))
-		if err != nil || d <= 0 {
-			return f, prose.Errorf("a pause needs a positive length such as 30s, found %q", length)
+		if err != nil || d <= 0 || !lengthWithinADay(d) {
+			return f, prose.Errorf("a pause needs a positive length of at most a day, such as 30s, found %q", length)
 		}
 		f.For = d
 	}

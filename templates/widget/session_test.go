@@ -651,6 +651,8 @@ func TestSessionPause(t *testing.T) {
 	assert.ErrorContains(t, err, `no consumer group "billing"`)
 	_, err = s.Act("pause", "serving 0s")
 	assert.ErrorContains(t, err, "a pause needs a positive length")
+	_, err = s.Act("pause", "serving 1000000h")
+	assert.ErrorContains(t, err, "a pause needs a positive length of at most a day")
 
 	rerun, err := s.Act("pause", "serving")
 	require.NoError(t, err)

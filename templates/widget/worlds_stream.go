@@ -132,8 +132,8 @@ func (s *Session) stallOrDelay(f engine.Fault, action, arg string) (engine.Fault
 		return f, prose.Errorf("a %s needs a partition number, found %q", action, fields[1])
 	}
 	d, err := vtime.ParseDuration(fields[2])
-	if err != nil || d <= 0 {
-		return f, prose.Errorf("a %s needs a positive length such as 30s, found %q", action, fields[2])
+	if err != nil || d <= 0 || !lengthWithinADay(d) {
+		return f, prose.Errorf("a %s needs a positive length of at most a day, such as 30s, found %q", action, fields[2])
 	}
 	f.Kind, f.Stream, f.Partition, f.For = stream.FaultStall, fields[0], p, d
 	if action == "delay" {

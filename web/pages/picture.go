@@ -59,6 +59,13 @@ func picturePage(w http.ResponseWriter, r *http.Request) {
 	if !q.Has("step") {
 		st.Step = t.Steps()
 	}
+	for i, p := range problems {
+		if rest, bad := strings.CutSuffix(p, widget.NotAStep); bad {
+			// The picture's default is the last step, as without step=.
+			problems[i] = rest + " is not a step number; drawing the last step"
+			st.Step = t.Steps()
+		}
+	}
 	link := origin(r) + "/scenarios/" + id
 	if sq := widget.ShareQuery(t, st.Step, true); sq != "" {
 		link += "?" + sq

@@ -230,6 +230,16 @@ func TestPictureBadQuery(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code)
 	assert.Contains(t, d.text(), "step 999 is past the end")
 	assert.Contains(t, d.text(), `this scenario has no knob "colour"`)
+
+	// A step that is no step number draws the picture's default, the
+	// last step, as a step past the end does, and says so.
+	for _, bad := range []string{"-1", "abc"} {
+		rec, d = getPicture(t, h, "/picture/hwm/visibility-gap.svg?step="+bad)
+		require.Equal(t, http.StatusOK, rec.Code)
+		assert.Contains(t, d.text(), "the link's step="+bad+" is not a step number; drawing the last step", bad)
+		assert.NotContains(t, d.text(), "starting at step 0", bad)
+		assert.Contains(t, d.desc, "step 24 of 24", "%s: the last step's picture", bad)
+	}
 }
 
 func TestPictureNotFound(t *testing.T) {

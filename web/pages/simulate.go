@@ -113,7 +113,7 @@ func claimSlot(ctx context.Context) (_ context.Context, release func(), _ error)
 	case slots <- struct{}{}:
 		return context.WithValue(ctx, slotKey{}, true), func() { <-slots }, nil
 	default:
-		return ctx, nil, fmt.Errorf("the server is running %d scenarios for other visitors already: %w", MaxSimulations, web.ErrBusy)
+		return ctx, nil, fmt.Errorf("%w: it is running %d scenarios for other visitors already, as many as it runs at once", web.ErrBusy, MaxSimulations)
 	}
 }
 
