@@ -850,6 +850,34 @@ func TestPresenterNotesWindowSetsTheRoomsKnobsAndFaults(t *testing.T) {
 	assert.Empty(t, pageProblems(t, notes))
 }
 
+// TestAKnobClickedThenAnArrowSteps: out of presenter mode too, a knob
+// just clicked with the mouse gives the side arrows to stepping, so a
+// learner who picks a setting and presses → steps on with it; the knob
+// used to turn back under the press, rerunning the scenario each time. A
+// knob reached with Tab keeps its arrows.
+func TestAKnobClickedThenAnArrowSteps(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=12")
+	click(t, ctx, `label[for="tm-knob-mark-lsn"]`)
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`new URLSearchParams(location.search).get("mark") === "lsn" && !document.querySelector('.tm-host').hasAttribute('aria-busy')`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "the click chooses lsn")
+	waitReady(t, ctx)
+	was := step(t, ctx)
+	key(t, ctx, kb.ArrowRight)
+	waitStep(t, ctx, was+1, "→ steps after a click on a knob")
+	key(t, ctx, kb.ArrowLeft)
+	waitStep(t, ctx, was, "← steps back")
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="knob-mark-lsn"]').checked`), "the knob did not turn")
+	assert.Equal(t, "lsn", eval[string](t, ctx, `new URLSearchParams(location.search).get("mark")`))
+
+	// Reached by the keyboard, the radio buttons keep their arrows.
+	key(t, ctx, kb.Tab)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid="knob-mark-lsn"]`))))
+	key(t, ctx, kb.ArrowLeft)
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`!new URLSearchParams(location.search).has("mark") && document.querySelector('[data-testid="knob-mark-timestamp"]').checked`, chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "← turns a knob reached with Tab")
+	assert.Empty(t, pageProblems(t, ctx))
+}
+
 // TestNotesWindowStepsOnWhileTheRoomTakesItsSettings: a knob chosen in the
 // notes window and a step taken there before the room has finished its
 // run with that knob end with both windows at the new knob and the new

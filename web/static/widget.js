@@ -1055,11 +1055,11 @@
         const clicker = e.key === "PageUp" || e.key === "PageDown";
         // The scrubber, a list and a knob's radio buttons move with their
         // own arrows, Home and End; a clicker's PageUp and PageDown step.
-        // Presenting, a control the mouse last focused (a knob just
-        // clicked) gives its arrows to the clicker: the knob must not turn
-        // under the next press in front of the room. One reached by Tab
-        // keeps them.
-        if (!clicker && !(presenting && this.byPointer) && is("input[type=range], select, input[type=radio]")) return false;
+        // A control the mouse last focused (a knob just clicked) gives its
+        // arrows to stepping: a learner who picks a setting and presses →
+        // to step on must not see the knob turn back under the press, nor
+        // a presenter in front of the room. One reached by Tab keeps them.
+        if (!clicker && !this.byPointer && is("input[type=range], select, input[type=radio]")) return false;
         // A chart or a panel wider than its box, focused to be read, scrolls
         // with the side arrows as the browser gives them; in presenter mode
         // they step, as a clicker's do.
