@@ -221,8 +221,14 @@ func TestPresenterMode(t *testing.T) {
 	assert.True(t, eval[bool](t, ctx, `document.documentElement.classList.contains("tm-blank")`))
 	assert.False(t, eval[bool](t, ctx, `document.querySelector('.tm-live').checkVisibility({visibilityProperty: true})`), "nothing shows while blank")
 	assert.Equal(t, eval[float64](t, ctx, `window.innerWidth`), eval[float64](t, ctx, `document.documentElement.clientWidth`), "not even a scroll bar")
+	assert.Equal(t, "The screen is blank; B or a step key shows it again.", text(t, ctx, `[data-testid="announcer"]`), "said to a screen reader")
 	key(t, ctx, "b")
 	assert.False(t, eval[bool](t, ctx, `document.documentElement.classList.contains("tm-blank")`))
+	assert.Equal(t, "The stage again, at step 15.", text(t, ctx, `[data-testid="announcer"]`))
+	// J, in a scenario without a stream job, says there is none to show.
+	key(t, ctx, "j")
+	assert.Contains(t, text(t, ctx, `.tm-message`), "This scenario has no stream job, so J has no checkpoints, sinks or operators to show.")
+	assert.Equal(t, 15, step(t, ctx))
 	// A step key on a blank screen only shows it again, on the step the
 	// room last saw; the next press steps.
 	key(t, ctx, "b")

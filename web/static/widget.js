@@ -1135,6 +1135,13 @@
         if (this.announcer) this.announcer.textContent = this.jobView ? "The job's checkpoints, sinks and operators; J shows the pipeline again." : "The pipeline; J shows the job's checkpoints and sinks.";
         return true;
       }
+      if ((e.key === "j" || e.key === "J") && presenting) {
+        // No stream job to show: said, so that a presenter does not take
+        // the silence for a stalled clicker or page.
+        e.preventDefault();
+        this.say("This scenario has no stream job, so J has no checkpoints, sinks or operators to show.");
+        return true;
+      }
       if ((e.key === "c" || e.key === "C") && presenting && this.host.querySelector(".tm-aside > .tm-panel-checks")) {
         // The checks' verdicts over the foot of the screen, and away: on a
         // dense stage they sit under it, where a clicker cannot scroll.
@@ -1208,6 +1215,9 @@
       if (root.contains("tm-blank") === on) return false;
       root.toggle("tm-blank", on);
       if (this.presentMode === "on" && this.peer) this.peer.postMessage({ roomBlank: on });
+      // Said to a screen reader, as C and J are: the screen itself shows
+      // nothing while blank.
+      if (this.announcer) this.announcer.textContent = on ? "The screen is blank; B or a step key shows it again." : "The stage again, at step " + this.at + ".";
       return true;
     }
 
