@@ -362,20 +362,21 @@ func (l *world) restartStatic(g *groupState, m *member) {
 	m.forget()
 	m.lastPoll = l.w.Now()
 	m.nextAuto = l.w.Now().Add(g.interval)
+	tail := ": the coordinator hands it back " + ownedPhrase(g, m.name) + " without a rebalance, and it reads from the committed offsets."
 	if g.pending != "" {
-		l.w.Emit(g.name+"/"+m.name, engine.KindRebalance, -1, "%s starts again %s and rejoins %s under its group.instance.id within session.timeout.ms (%s), joining the rebalance that waited for it.",
-			m.name, was, g.name, g.session)
-		if len(g.awaited()) == 0 {
-			why := g.pending
-			g.pending = ""
-			l.w.Then(func() { l.rebalance(g, prose.F("%s; %s rejoins, so the rebalance completes", why, m.name)) })
-		} else {
-			g.noteAssignment(l.w.NextStep() - 1)
-		}
-		return
+		tail = ", joining the rebalance that waited for it."
 	}
-	l.w.Emit(g.name+"/"+m.name, engine.KindRebalance, -1, "%s starts again %s and rejoins %s under its group.instance.id within session.timeout.ms (%s): the coordinator hands it back %s without a rebalance, and it reads from the committed offsets.",
-		m.name, was, g.name, g.session, ownedPhrase(g, m.name))
+	l.w.Emit(g.name+"/"+m.name, engine.KindRebalance, -1, "%s starts again %s and rejoins %s under its group.instance.id within session.timeout.ms (%s)%s",
+		m.name, was, g.name, g.session, tail)
+	switch {
+	case g.pending == "":
+	case len(g.waitedFor(true, true)) > 0:
+		g.noteAssignment(l.w.NextStep() - 1)
+	default:
+		why := g.pending + "; " + m.name + " rejoins, so the rebalance completes"
+		g.pending = ""
+		l.w.Then(func() { l.rebalance(g, why) })
+	}
 }
 
 // add makes a new consumer process a member, without the rebalance its
@@ -465,29 +466,20 @@ func (g *groupState) pollers() []string {
 	return out
 }
 
-// busy lists the members with a batch in their hands, by name.
-func (g *groupState) busy() []string {
-	return g.membersWhere(func(m *member) bool { return m.inFlight > 0 })
-}
-
 // quiet reports whether m is a static member that is down, its consumer
 // closed or its application exited on an exception, while the coordinator
 // keeps it in the group (see expireAt): it sends no JoinGroup, and a
 // rebalance waits for it.
 func (g *groupState) quiet(m *member) bool { return m.closed > 0 || g.static() && m.stopped != "" }
 
-// awaited lists, by name, the members a rebalance waits for: those busy
-// with a batch, until they call poll again, and quiet static ones, until
-// they start again or the coordinator removes them.
-func (g *groupState) awaited() []string {
-	return g.membersWhere(func(m *member) bool { return m.inFlight > 0 || g.quiet(m) })
-}
-
-// membersWhere lists the members for which ok holds, by name.
-func (g *groupState) membersWhere(ok func(*member) bool) []string {
+// waitedFor lists, by name, the members a rebalance waits for: with busy,
+// those with a batch in their hands, until they call poll again; with
+// down, the quiet static ones, until they start again or the coordinator
+// removes them.
+func (g *groupState) waitedFor(busy, down bool) []string {
 	var out []string
 	for _, name := range g.g.Members {
-		if m := g.members[name]; m != nil && ok(m) {
+		if m := g.members[name]; m != nil && (busy && m.inFlight > 0 || down && g.quiet(m)) {
 			out = append(out, name)
 		}
 	}
@@ -505,7 +497,7 @@ func (g *groupState) membersWhere(ok func(*member) bool) []string {
 // rebalance does, max.poll.interval after it began (see rebalanceTimesOut).
 // With nobody to wait for it completes at once.
 func (l *world) requestRebalance(g *groupState, why string) {
-	if len(g.awaited()) == 0 {
+	if len(g.waitedFor(true, true)) == 0 {
 		if g.pending != "" {
 			why = g.pending + "; " + why
 			g.pending = ""
@@ -523,17 +515,7 @@ func (l *world) requestRebalance(g *groupState, why string) {
 		g.pending += "; " + why
 	}
 	g.noteAssignment(l.w.NextStep())
-	busy := g.busy()
-	var down []string
-	for _, name := range g.awaited() {
-		if m := g.members[name]; g.quiet(m) {
-			what := "whose consumer is closed"
-			if m.closed == 0 {
-				what = "whose application exited on its " + m.stopped
-			}
-			down = append(down, prose.F("%s (a static member %s)", name, what))
-		}
-	}
+	busy, down := g.waitedFor(true, false), g.waitedFor(false, true)
 	if len(down) == 0 {
 		who := strings.Join(busy, " and ")
 		keeps, its, busyWith := "keeps", "its", "busy with a batch"
@@ -544,9 +526,16 @@ func (l *world) requestRebalance(g *groupState, why string) {
 			why, g.name, who, busyWith, who, keeps, ownedOf(g, busy), its, g.maxPoll)
 		return
 	}
+	for i, name := range down {
+		what := "whose consumer is closed"
+		if m := g.members[name]; m.closed == 0 {
+			what = "whose application exited on its " + m.stopped
+		}
+		down[i] = name + " (a static member " + what + ")"
+	}
 	also := ""
 	if len(busy) > 0 {
-		also = prose.F(", and for %s, busy, to call poll again", strings.Join(busy, " and "))
+		also = ", and for " + strings.Join(busy, " and ") + ", busy, to call poll again"
 	}
 	// The classic protocol's join waits for every member the coordinator
 	// knows; a static member that is down sends no JoinGroup.
@@ -563,7 +552,7 @@ func (l *world) requestRebalance(g *groupState, why string) {
 func (l *world) rebalanceTimesOut(g *groupState, waits int) {
 	var gone []string
 	if g.pending != "" && g.waits == waits {
-		gone = g.membersWhere(g.quiet)
+		gone = g.waitedFor(false, true)
 	}
 	if len(gone) == 0 {
 		l.w.Expect(-1, 0, 0)
@@ -672,18 +661,13 @@ func (l *world) finishBatch(g *groupState, m *member, b *batch, processed bool) 
 	if m.closeAfter && m.inFlight == 0 {
 		m.closeAfter = false
 		l.w.Expect(1, 0, 0)
-		l.w.Then(func() {
-			if g.members[m.name] != m {
-				l.w.Expect(-1, 0, 0) // gone meanwhile
-				return
-			}
-			l.close(g, m, prose.F("%s, done with its batch, closes its consumer and leaves %s", m.name, g.name))
-		})
+		why := m.name + ", done with its batch, closes its consumer and leaves " + g.name
+		l.w.Then(func() { l.close(g, m, why) })
 	}
 	if g.pending == "" || g.members[m.name] != m {
 		return
 	}
-	if len(g.awaited()) > 0 {
+	if len(g.waitedFor(true, true)) > 0 {
 		// The rebalance waits on for the others; m, done with the step
 		// just narrated, no longer keeps what it held.
 		g.noteAssignment(l.w.NextStep() - 1)
@@ -880,13 +864,13 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but it is not a member of %s, so it is assigned nothing.", pl.member, g.name)
 		return
 	case m.closed > 0:
-		l.w.Emit(actor, engine.KindPoll, -1, "%s does not poll: its consumer is closed, and %s, which it still holds as a static member, %s by nobody until it starts again or its session times out.", pl.member, ownedPhrase(g, pl.member), isRead(len(g.g.Owned(pl.member))))
+		l.w.Emit(actor, engine.KindPoll, -1, "%s does not poll: its consumer is closed, and nobody reads %s, which it still holds as a static member, until it starts again or its session times out.", pl.member, ownedPhrase(g, pl.member))
 		return
 	case m.stopped != "":
 		l.w.Emit(actor, engine.KindPoll, -1, "%s stays stopped on its %s; nothing is read until %s.", pl.member, m.stopped, remedy(m.stopped))
 		return
 	case g.pending != "":
-		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but %s is rebalancing (%s) and waits for %s; nothing is read until the rebalance completes.", pl.member, g.name, g.pending, strings.Join(g.awaited(), " and "))
+		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but %s is rebalancing (%s) and waits for %s; nothing is read until the rebalance completes.", pl.member, g.name, g.pending, strings.Join(g.waitedFor(true, true), " and "))
 		return
 	case l.w.Now() < m.paused:
 		l.w.Emit(actor, engine.KindPause, -1, "%s is paused (until %s) and fetches nothing; %s.", pl.member, m.paused, l.lagPhrase(g, pl.member))
@@ -1037,14 +1021,6 @@ func (l *world) pollCommit(g *groupState, m *member) {
 		ok = append(ok, prose.F("offset %d on %s", pos, g.pname(p)))
 	}
 	l.w.Emit(g.name+"/"+m.name, engine.KindOffset, -1, "%s's poll, the auto-commit interval (%s) having passed, first commits %s: the end of the batches the code has finished, since it only calls poll again once it is done with one.", m.name, g.interval, strings.Join(ok, ", "))
-}
-
-// isRead is "is read" for one partition, "are read" for more.
-func isRead(n int) string {
-	if n > 1 {
-		return "are read"
-	}
-	return "is read"
 }
 
 func limitKeys(keys []string, n int) []string {
