@@ -271,7 +271,14 @@ func foldSummary(t *engine.Trace, evs []engine.Event, last int) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "… " + strings.Join(parts, ", ")
+	// The line is timed by its first step; a run that goes on to a later
+	// instant of the second says when it ends, since the watermark it
+	// names is the one at its end.
+	until := ""
+	if end := evs[len(evs)-1].At; end != evs[0].At {
+		until = "until " + end.String() + ": "
+	}
+	return "… " + until + strings.Join(parts, ", ")
 }
 
 // fateList says how many late records met each fate, after head, or ""
