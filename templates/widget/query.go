@@ -244,7 +244,7 @@ func ParseFault(text string) (engine.Fault, error) {
 		return engine.Fault{}, errors.New("fault=" + text + " " + what)
 	}
 	if len(parts) < 2 {
-		return bad("is not STEP~KIND, such as 12~crash")
+		return bad("is not STEP~KIND: a step number, then the fault and its settings, such as 12~crash, 12~pause~GROUP~MEMBER~30s or 12~stall~STREAM~2~30s")
 	}
 	n, ok := whole.Int(parts[0])
 	if !ok || n < 0 {
