@@ -301,6 +301,16 @@ func TestLessonChapters(t *testing.T) {
 	}
 	require.True(t, moved, "the old address did not move on to its chapter")
 	assert.Empty(t, pageProblems(t, ctx))
+
+	// So does a chapter's address with a section of another chapter.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterFirst+"#visibility-gap")))
+	moved = false
+	for i := 0; i < 50 && !moved; i++ {
+		moved, _ = chromedp.Run(ctx, chromedp.Evaluate[bool](`location.pathname === "`+lessonOnePrefix+"/"+chapterGap+`" && location.hash === "#visibility-gap" && document.readyState === "complete"`))
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.True(t, moved, "a section of another chapter did not move on to its chapter")
+	assert.Empty(t, pageProblems(t, ctx))
 }
 
 // TestLookMeasuresTheScreenItself: a look right after a jump, before the

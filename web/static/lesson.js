@@ -1203,19 +1203,21 @@
   };
 
   // An address from before the lesson had chapters (/lessons/slug#section)
-  // lands on the contents page: take it on to the chapter that holds it.
+  // lands on the contents page, and one that names a section of another
+  // chapter (a link written by hand) on a page without it: take it on to
+  // the chapter that holds it.
   const moveOldAddress = () => {
-    if (article.dataset.chapter || location.hash.length < 2) {
+    if (location.hash.length < 2) {
       return false;
     }
     let id;
     try {
       id = decodeURIComponent(location.hash.slice(1));
     } catch {
-      return false; // a fragment no section could have: the contents page stays
+      return false; // a fragment no section could have: the page stays
     }
-    const c = outline.chapters.find((c) => (c.anchors || []).includes(id) || (c.predictions || []).includes(id.replace(/^predict-/, "")));
-    if (!c || !/^\/lessons\//.test(c.href)) {
+    const c = !document.getElementById(id) && outline.chapters.find((c) => (c.anchors || []).includes(id) || (c.predictions || []).includes(id.replace(/^predict-/, "")));
+    if (!c || !/^\/lessons\//.test(c.href) || c.href === location.pathname) {
       return false;
     }
     location.replace(c.href + location.hash);
