@@ -232,6 +232,12 @@ func Parse(name string, src []byte) (*File, error) {
 	lines := strings.Split(string(src), "\n")
 	for i, text := range lines {
 		text = strings.TrimSuffix(text, "\r")
+		if k := strings.IndexByte(text, '\r'); k >= 0 {
+			// A carriage return left over: a line ending of old Mac files
+			// (the whole file reads as one line), or a doubled one. Named,
+			// where it would read as part of a word ("10:00:01\r").
+			return nil, Errorf(Pos{name, i + 1, utf8.RuneCountInString(text[:k]) + 1}, "a carriage return (U+000D) here ends no line: save the file with LF or CRLF line endings")
+		}
 		cmd, err := lexLine(name, i+1, text)
 		if err != nil {
 			return nil, err

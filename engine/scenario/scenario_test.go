@@ -54,6 +54,8 @@ func TestParseErrors(t *testing.T) {
 		{"columns count characters", header + "about \"é\"\"\n", "f.tdm:2:10", "expected a space after"},
 		{"no-break space between words", header + "pipeline extract from=orders\u00a0to=fct\n", "f.tdm:2:29", "a no-break space (U+00A0) here looks like a space but is not one"},
 		{"no-break space after the command", header + "run extract\u00a0at=10:00:02\n", "f.tdm:2:12", "a no-break space (U+00A0)"},
+		{"a doubled carriage return", header + "run extract at=10:00:02\r\r\n", "f.tdm:2:24", "a carriage return (U+000D) here ends no line: save the file with LF or CRLF line endings"},
+		{"old Mac line endings", "scenario x/y \"Y\"\rsource orders\r", "f.tdm:1:17", "a carriage return (U+000D) here ends no line"},
 		{"zero-width space in a key", header + "source orders key\u200b=order_id\n", "f.tdm:2:18", "an invisible character (U+200B)"},
 		{"ideographic space", header + "source\u3000orders\n", "f.tdm:2:7", "a Unicode space (U+3000)"},
 	}
