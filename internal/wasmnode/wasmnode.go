@@ -27,15 +27,15 @@ import (
 var PageEnv = []string{"GOGC=400", "GOMEMLIMIT=256MiB"}
 
 // AllWorldsGCFlags is the -gcflags value the browser's builds with the
-// stream world (of every world, and of the log and stream worlds) are
-// compiled with (WASM_GCFLAGS in the Makefile, which a test keeps equal to
+// log world (of every world, of the log and stream worlds, and of the log
+// world) are compiled with (WASM_GCFLAGS in the Makefile, which a test keeps equal to
 // it): the project's own packages without inlining. Inlining copies a
 // callee's body into each call site; in js/wasm, where the Go compiler
 // writes every call so that it can unwind and resume, those copies weigh
 // 58 KB of the brotli of the module of every world, and leaving them out
 // makes a large run 1.2 to 2 times slower (see docs/performance.md,
-// "Download: the project's code without inlining"). The builds without the
-// stream world keep inlining, and so do
+// "Download: the project's code without inlining"). The high-water-mark
+// world's build keeps inlining, and so do
 // the tests BuildTest compiles, which time and check those worlds.
 const AllWorldsGCFlags = "github.com/tidemark/tidemark/...=-l"
 
