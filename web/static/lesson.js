@@ -18,6 +18,9 @@
 // A main section counts as read once every part of it has been on screen
 // while the page was at rest (see "Reading"), however tall it is.
 //
+// Apart from progress, each embed the learner moved is kept where they left
+// it for the tab, in sessionStorage (see "Where each embed was left").
+//
 // Stored progress is never dropped without a word (docs/security.md, "How
 // progress is stored"):
 //   - A stored record this page cannot use whole (not JSON, not ours, a newer
@@ -787,6 +790,76 @@
     if (host && "MutationObserver" in window) {
       new MutationObserver(() => checkEmbedKnobs(fig)).observe(host, { childList: true });
     }
+  }
+
+  // ---- Where each embed was left ----
+  //
+  // An embed the learner moved (a step, a knob, a fault, the truth) opens
+  // there again after a reload or a step back in the tab's history. The
+  // page's address cannot hold the places of its many embeds, so each is
+  // kept in sessionStorage, under the page's path and the embed's id, as
+  // its link to its own page (which widget.js keeps where the widget is),
+  // from the learner's first move on. It is no progress: it is neither
+  // exported nor imported. What is read back is untrusted: only a value for
+  // the embed's own scenario, of a link's size, reaches widget.js (as
+  // data-kept, before the engine starts: app.js starts it once the
+  // deferred scripts have run), which opens the embed there only if the
+  // engine takes it as it takes a link, without a word. A storage that
+  // throws (private mode, a full quota) keeps nothing.
+  const KEPT = "tidemark.embed:";
+  const KEPT_MAX = 4000; // characters of one embed's link
+  const KEPT_KEYS = 100; // embeds kept in a tab, over every page
+  const here = KEPT + location.pathname + "#";
+  const session = (f) => {
+    try {
+      return f(sessionStorage);
+    } catch {
+      return null;
+    }
+  };
+  // keepAt stores link under key. The old value goes first, so that a
+  // write the browser refuses leaves no older place to come back to; and
+  // KEPT_KEYS reached, the other pages' embeds are forgotten.
+  const keepAt = (key, link) => session((s) => {
+    s.removeItem(key);
+    const ours = Object.keys(s).filter((k) => k.startsWith(KEPT));
+    if (ours.length >= KEPT_KEYS) {
+      ours.forEach((k) => k.startsWith(here) || s.removeItem(k));
+    }
+    if (link.length <= KEPT_MAX) {
+      s.setItem(key, link);
+    }
+  });
+  for (const fig of article.querySelectorAll("figure.scenario-embed")) {
+    const host = fig.querySelector(".tm-host[data-query]");
+    const link = fig.querySelector('a[data-testid="embed-link"]');
+    if (!host || !link) {
+      continue;
+    }
+    const key = here + host.dataset.id;
+    const base = host.dataset.base + "?";
+    const was = session((s) => s.getItem(key));
+    if (was && was.length <= KEPT_MAX && was.startsWith(base)) {
+      host.dataset.kept = was.slice(base.length);
+    }
+    let opened = null;
+    let moved = false;
+    new MutationObserver(() => {
+      const now = link.getAttribute("href");
+      if (opened === null) {
+        // The widget's first drawing. Without data-kept it opened where
+        // the text has it: a value kept was not taken, and goes.
+        opened = now;
+        if (!host.dataset.kept) {
+          session((s) => s.removeItem(key));
+        }
+        return;
+      }
+      moved = moved || now !== opened;
+      if (moved) {
+        keepAt(key, now);
+      }
+    }).observe(link, { attributes: true, attributeFilter: ["href"] });
   }
 
   // ---- Reading ----

@@ -441,7 +441,23 @@
       // A widget with its own query (a lesson's embeds, each with its own
       // knobs) opens with it; otherwise the page's address is the widget's.
       const query = h.query !== undefined ? h.query : location.search;
-      const r = this.engine.open(this.id, h.source, h.name, h.base, query, h.embedded || "");
+      // A lesson's embed the learner moved opens where they left it
+      // (data-kept: lesson.js), if the engine takes that as a link without
+      // a word (no problem with it, nothing refused, a run within budget).
+      // Otherwise the mark goes, saying nothing, and so does what lesson.js
+      // kept: the embed opens with its own query.
+      let r;
+      let restored = false;
+      if (h.kept) {
+        r = this.engine.open(this.id, h.source, h.name, h.base, h.kept, h.embedded || "");
+        if (r.ok) await this.run();
+        restored = r.ok && !this.pendingMessage && !this.engine.view(this.id, false).message;
+        if (!restored) {
+          this.stopped = this.pendingMessage = "";
+          delete h.kept;
+        }
+      }
+      if (!restored) r = this.engine.open(this.id, h.source, h.name, h.base, query, h.embedded || "");
       if (!r.ok) {
         // A host another script made (the sandbox's, a linked scenario's)
         // has no message of its own to say it in: it gets one.
@@ -455,7 +471,7 @@
         this.say(r.error);
         return;
       }
-      await this.run();
+      if (!restored) await this.run();
       if (this.stopped) {
         // The run passed the browser's work budget: there is no trace to
         // draw, only why.
