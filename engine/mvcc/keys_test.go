@@ -22,7 +22,7 @@ func TestSortKeysAgreesWithCompareKeys(t *testing.T) {
 			case 0:
 				keys[i] = strconv.Itoa(r.IntN(1000) - 100)
 			case 1:
-				keys[i] = "k" + strconv.Itoa(r.IntN(50))
+				keys[i] = "k" + strconv.Itoa(r.IntN(50)) + []string{"", "a", "-0" + strconv.Itoa(r.IntN(12))}[r.IntN(3)]
 			default:
 				keys[i] = strconv.Itoa(r.IntN(20))
 			}

@@ -619,7 +619,54 @@ func (a ParsedKey) Compare(b ParsedKey) int {
 	case b.Num:
 		return 1
 	}
-	return strings.Compare(a.S, b.S)
+	return compareWords(a.S, b.S)
+}
+
+// compareWords orders keys that are not whole numbers as a reader does:
+// a run of digits by its number, the rest by its bytes, so phone-9 comes
+// before phone-10 (by bytes alone it came after). Keys that compare equal
+// so (phone-09, phone-9) fall back to their bytes.
+func compareWords(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if isDigit(a[i]) && isDigit(b[j]) {
+			ei, ej := digitsEnd(a, i), digitsEnd(b, j)
+			// Leading zeros say nothing of the number.
+			for i < ei-1 && a[i] == '0' {
+				i++
+			}
+			for j < ej-1 && b[j] == '0' {
+				j++
+			}
+			if c := cmp.Compare(ei-i, ej-j); c != 0 {
+				return c // more digits, a larger number
+			}
+			if c := strings.Compare(a[i:ei], b[j:ej]); c != 0 {
+				return c
+			}
+			i, j = ei, ej
+			continue
+		}
+		if a[i] != b[j] {
+			return cmp.Compare(a[i], b[j])
+		}
+		i++
+		j++
+	}
+	if c := cmp.Compare(len(a)-i, len(b)-j); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// digitsEnd returns the end of the run of digits in s that starts at i.
+func digitsEnd(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
 }
 
 // SortKeys sorts business keys as CompareKeys orders them, reading each key
@@ -635,7 +682,7 @@ func SortKeys(keys []string) {
 }
 
 // CompareKeys orders business keys: numbers numerically and before words,
-// words alphabetically.
+// words as a reader does, the numbers in them by value (see compareWords).
 func CompareKeys(a, b string) int {
 	ai, aok := whole.Int64(a)
 	bi, bok := whole.Int64(b)
@@ -653,11 +700,5 @@ func CompareKeys(a, b string) int {
 	case bok:
 		return 1
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return compareWords(a, b)
 }

@@ -2,6 +2,7 @@ package mvcc_test
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -152,6 +153,12 @@ func TestCompareKeys(t *testing.T) {
 	assert.Equal(t, 0, mvcc.CompareKeys("7", "7"))
 	assert.Equal(t, -1, mvcc.CompareKeys("99", "a"), "numbers before words")
 	assert.Equal(t, 1, mvcc.CompareKeys("b", "a"))
+	// Words with numbers in them order as a reader does.
+	words := []string{"phone-10", "phone-9", "phone-12", "app-2", "phone-11", "phone-09", "phone-1a", "phone-", "phone-10x"}
+	slices.SortFunc(words, mvcc.CompareKeys)
+	assert.Equal(t, []string{"app-2", "phone-", "phone-1a", "phone-09", "phone-9", "phone-10", "phone-10x", "phone-11", "phone-12"}, words)
+	assert.Equal(t, -1, mvcc.CompareKeys("phone-09", "phone-9"), "equal numbers fall back to the bytes")
+	assert.Equal(t, 0, mvcc.CompareKeys("phone-9", "phone-9"))
 	vs := []*mvcc.Version{{Key: "10"}, {Key: "x"}, {Key: "2"}}
 	mvcc.SortVersions(vs)
 	assert.Equal(t, []string{"2", "10", "x"}, keys(vs))

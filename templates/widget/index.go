@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/tidemark/tidemark/engine"
 	"github.com/tidemark/tidemark/engine/hwm"
@@ -280,7 +279,7 @@ func (g *targetIndex) find(t *engine.Trace, key string) int {
 		i, found = sorted.Search(len(g.nums), func(j int) int { return cmp.Compare(g.nums[j], want.N) })
 	} else {
 		rest := g.keys[len(g.nums):]
-		i, found = sorted.Search(len(rest), func(k int) int { return strings.Compare(t.Key(rest[k]), key) })
+		i, found = sorted.Search(len(rest), func(k int) int { return mvcc.CompareKeys(t.Key(rest[k]), key) })
 		i += len(g.nums)
 	}
 	if !found {

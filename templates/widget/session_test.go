@@ -1180,3 +1180,19 @@ func TestAKnobTakesTheFaultsOffAndSaysSo(t *testing.T) {
 	assert.Len(t, s.faults, 1)
 	assert.Empty(t, s.knobs["mark"])
 }
+
+// TestTargetSlotsOrderNumbersInKeysByValue: a target keyed by words with
+// numbers in them (late-data's side output, phone-9 to phone-12) shows its
+// slots as a reader orders them, phone-9 first; by bytes it came last.
+func TestTargetSlotsOrderNumbersInKeysByValue(t *testing.T) {
+	s := open(t, "stream/late-data", "late=side-output&step=199")
+	v, _ := view(t, s)
+	at := func(key string) int {
+		i := strings.Index(v.HTML, `data-frag="slot-late_clicks:`+key+`"`)
+		require.GreaterOrEqual(t, i, 0, "%s has a slot", key)
+		return i
+	}
+	assert.Less(t, at("phone-9"), at("phone-10"))
+	assert.Less(t, at("phone-10"), at("phone-11"))
+	assert.Less(t, at("phone-11"), at("phone-12"))
+}
