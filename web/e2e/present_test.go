@@ -111,6 +111,95 @@ func TestPresenterFitsTheScreen(t *testing.T) {
 	}
 }
 
+// fitsWhole says whether presenter mode's page fits the window whole: it
+// scrolls neither down nor sideways, nothing of the narration or the
+// stage is outside the window, and the truth's line is on the screen.
+const fitsWhole = `(() => {
+	const d = document.documentElement, t = document.querySelector('.tm-aside > .tm-truth').getBoundingClientRect();
+	return d.scrollHeight <= d.clientHeight && d.scrollWidth <= d.clientWidth && t.height > 0 && t.bottom <= d.clientHeight && (` + outsideViewport + `).length === 0;
+})()`
+
+// checksOnScreen says whether every check's verdict is on the screen.
+const checksOnScreen = `(() => { const cs = [...document.querySelectorAll('.tm-checks > .tm-check')]; return cs.length > 0 && cs.every((c) => { const r = c.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= document.documentElement.clientHeight + 0.5; }); })()`
+
+// TestPresenterFitsAStreamWhole: a stream's stage in presenter mode on a
+// projector's 1024×768 fits the screen whole, the truth's line and the
+// checks' verdicts with it, and three steps later too; zoomed to 150% the
+// stage and the truth's line do, and the checks are a C away. An
+// operator's list of late records, a chart as wide as the screen and two
+// targets one over the other made the page 826 to 927 pixels high (693 of
+// 512 at 150%), the truth's line and the checks cut off where a clicker
+// cannot scroll. Nothing is zoomed out below what the room reads.
+func TestPresenterFitsAStreamWhole(t *testing.T) {
+	for _, c := range []struct {
+		path          string
+		width, height int64
+		scale         float64
+	}{
+		{"/scenarios/stream/late-data?step=120&late=side-output&present", 1024, 768, 1},
+		{"/scenarios/stream/state-ttl?step=516&present", 1024, 768, 1},
+		{"/scenarios/stream/late-data?step=123&late=side-output&present", 683, 512, 1.5},
+		{"/scenarios/stream/state-ttl?step=516&present", 683, 512, 1.5},
+	} {
+		t.Run(c.path+"/"+strconv.FormatInt(c.width, 10), func(t *testing.T) {
+			ctx, _ := startPlayground(t, c.path)
+			require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(c.width, c.height, chromedp.EmulateScale(c.scale))))
+			require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+			for i := 0; i < 4; i++ {
+				if i > 0 {
+					key(t, ctx, kb.PageDown)
+				}
+				n := step(t, ctx)
+				// The widget fits the stage on a frame after the step.
+				_, _ = chromedp.Run(ctx, chromedp.Poll[bool](fitsWhole, chromedp.WithPollingTimeout(3*time.Second)))
+				assert.True(t, eval[bool](t, ctx, fitsWhole), "step %d: the page is %d px high, the truth's line at %v, outside: %v", n,
+					eval[int64](t, ctx, `document.documentElement.scrollHeight`), eval[float64](t, ctx, `document.querySelector('.tm-aside > .tm-truth').getBoundingClientRect().bottom`), eval[[]string](t, ctx, outsideViewport))
+				seen := eval[float64](t, ctx, `(parseFloat(document.querySelector('.tm-flow').style.zoom) || 1) * `+smallestStageText)
+				assert.GreaterOrEqual(t, seen, 7.5, "step %d: the stage's smallest text, as drawn", n)
+				if c.width == 1024 {
+					assert.True(t, eval[bool](t, ctx, checksOnScreen), "step %d: the checks' verdicts are on the screen", n)
+					assert.GreaterOrEqual(t, eval[float64](t, ctx, `Math.min(...[...document.querySelectorAll('[data-testid="stream-chart"] text')].map((el) => el.getBoundingClientRect().height).filter((h) => h > 0))`), 12.0,
+						"step %d: the chart's text as drawn is large enough for a room", n)
+				}
+			}
+			if c.width < 1024 {
+				blur(t, ctx)
+				key(t, ctx, "c")
+				waitTrue(t, ctx, "C floats the checks over the foot of the screen", `document.querySelector('.tm-panel-checks').matches(':popover-open') && `+checksOnScreen)
+			}
+		})
+	}
+}
+
+// TestPresenterFitsTheJob: the stream job's panel, J's in presenter mode,
+// fits a projector's 1024×768 with the truth's line and the checks, and
+// nothing in it scrolls in a box of its own: it had a scroll bar inside a
+// page that scrolled too, and a clicker can scroll neither.
+func TestPresenterFitsTheJob(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/stream/checkpoint-append?step=150&sink=merge&present")
+	viewport(t, ctx, 1024, 768)
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.tm-widget[data-present="on"]`))))
+	blur(t, ctx)
+	key(t, ctx, "j")
+	waitTrue(t, ctx, "J shows the job's panel", `document.querySelector('[data-testid=panel-job]').checkVisibility()`)
+	scrolls := `[...document.querySelectorAll('.tm-panel-job, .tm-panel-job *:not(.tm-visually-hidden, .tm-visually-hidden *)')].filter((el) => {
+		const s = getComputedStyle(el);
+		return (el.scrollHeight > el.clientHeight + 1 && s.overflowY !== "visible") || (el.scrollWidth > el.clientWidth + 1 && s.overflowX !== "visible");
+	}).map((el) => el.tagName + "." + el.getAttribute("class"))`
+	for _, n := range []int{150, 151} {
+		if n > step(t, ctx) {
+			key(t, ctx, kb.PageDown)
+			waitStep(t, ctx, n, "a step later")
+		}
+		_, _ = chromedp.Run(ctx, chromedp.Poll[bool](fitsWhole+` && `+checksOnScreen, chromedp.WithPollingTimeout(3*time.Second)))
+		assert.True(t, eval[bool](t, ctx, fitsWhole), "step %d: the page is %d px high", n, eval[int64](t, ctx, `document.documentElement.scrollHeight`))
+		assert.True(t, eval[bool](t, ctx, checksOnScreen), "step %d: the checks' verdicts are on the screen", n)
+		assert.Empty(t, eval[[]string](t, ctx, scrolls), "step %d: boxes that scroll in the job's panel", n)
+		assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid=panel-job]').checkVisibility()`), "step %d: the job's panel is shown", n)
+		assert.GreaterOrEqual(t, eval[float64](t, ctx, `document.querySelector('[data-testid=panel-job]').currentCSSZoom`), 0.75, "step %d: at a zoom the room reads", n)
+	}
+}
+
 // TestPresenterShowsTheTruthsLine: on a projector's 1024×768 the truth's
 // line under the stations was cut off at the bottom, where a clicker
 // cannot scroll; the widget now fits the stations and that line together

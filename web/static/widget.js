@@ -285,20 +285,24 @@
     // With J, the stream job's panel stands in the pipeline's place; it is
     // never zoomed below readableZoom, its plots falling off the screen
     // rather than everything turning too small for a room.
+    const widget = host.querySelector('.tm-widget[data-present="on"]');
     const job = host.querySelector('.tm-widget[data-present="on"][data-view="job"] .tm-panel-job');
     const flow = job || host.querySelector('.tm-widget[data-present="on"] .tm-flow');
     if (!flow) return;
     const room = document.documentElement;
     // What is readable is the zoom as drawn: the widget's growth times the
     // stage's.
-    const grown = growToScreen(host.querySelector('.tm-widget[data-present="on"]'), host.dataset.grow === "off");
+    const grown = growToScreen(widget, host.dataset.grow === "off");
     const readable = readableZoom / grown;
+    // The widget's own padding under the last line counts: without it the
+    // page scrolled by those few pixels.
+    const foot = room.clientHeight - 2 - parseFloat(getComputedStyle(widget).paddingBottom) * grown;
     const zoomFor = (under) => {
       const fits = (z) => {
         flow.style.zoom = z === 1 ? "" : String(z);
         const r = flow.getBoundingClientRect();
         const bottom = under ? Math.max(r.bottom, under.getBoundingClientRect().bottom) : r.bottom;
-        return bottom <= room.clientHeight - 2 && r.right <= room.clientWidth - 2 && flow.scrollWidth <= flow.clientWidth + 1;
+        return bottom <= foot && r.right <= room.clientWidth - 2 && flow.scrollWidth <= flow.clientWidth + 1;
       };
       if (fits(1)) return 1;
       let lo = 0.9;
@@ -319,18 +323,34 @@
     // The checks' verdicts under the truth's line fit too when that
     // costs the stations 15% of their size at most: the stations are
     // what the room watches; the checks stay under them, a scroll away.
+    // A stream's stage still too tall for the truth's line and the checks
+    // (its chart, an operator's late records and two targets on a
+    // projector's 1024×768) drops what the room needs least (tm-tight; the
+    // stylesheet says what, and how the rest is reached). Other worlds'
+    // stages keep theirs, their checks a C away.
     const truth = host.querySelector(".tm-aside > .tm-truth");
     const checks = host.querySelector(".tm-aside > .tm-panel-checks:last-child:not(:popover-open)");
-    const live = host.querySelector('.tm-widget[data-present="on"] .tm-live');
+    const live = widget.querySelector(".tm-live");
+    let all;
+    const fit = () => {
+      let z = zoomFor(truth);
+      all = !checks || !checks.checkVisibility();
+      if (!all && z >= readable) {
+        const zc = zoomFor(checks);
+        if (zc >= z * 0.85 && zc >= readable) [z, all] = [zc, true];
+      }
+      return z;
+    };
     if (live) live.classList.remove("tm-live-long");
-    let z = zoomFor(truth);
-    if (checks && !job && z >= readable) {
-      const zc = zoomFor(checks);
-      if (zc >= z * 0.85 && zc >= readable) z = zc;
-    }
+    widget.classList.remove("tm-tight");
+    let z = fit();
     if (z < readable && live && !job) {
       live.classList.add("tm-live-long");
-      z = zoomFor(truth);
+      z = fit();
+    }
+    if ((z < readable || !all) && !job && flow.querySelector(".tm-col-stream")) {
+      widget.classList.add("tm-tight");
+      z = fit();
     }
     if (z < readable) z = job ? Math.min(1, readable) : zoomFor(null);
     flow.style.zoom = z === 1 ? "" : String(z);
