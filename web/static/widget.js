@@ -294,15 +294,12 @@
     // stage's.
     const grown = growToScreen(widget, host.dataset.grow === "off");
     const readable = readableZoom / grown;
-    // The widget's own padding under the last line counts: without it the
-    // page scrolled by those few pixels.
-    const foot = room.clientHeight - 2 - parseFloat(getComputedStyle(widget).paddingBottom) * grown;
     const zoomFor = (under) => {
       const fits = (z) => {
         flow.style.zoom = z === 1 ? "" : String(z);
         const r = flow.getBoundingClientRect();
         const bottom = under ? Math.max(r.bottom, under.getBoundingClientRect().bottom) : r.bottom;
-        return bottom <= foot && r.right <= room.clientWidth - 2 && flow.scrollWidth <= flow.clientWidth + 1;
+        return bottom <= room.clientHeight - 2 && r.right <= room.clientWidth - 2 && flow.scrollWidth <= flow.clientWidth + 1;
       };
       if (fits(1)) return 1;
       let lo = 0.9;
