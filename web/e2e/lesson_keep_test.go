@@ -3,14 +3,11 @@
 package e2e
 
 import (
-	"os"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/tidemark/tidemark/web"
 )
 
 // TestLessonEmbedKeepsItsPlaceInTheTab: an embed the learner stepped and
@@ -21,13 +18,7 @@ import (
 // at the step the learner chose, 0 included; and a page whose storage
 // throws still plays its embeds.
 func TestLessonEmbedKeepsItsPlaceInTheTab(t *testing.T) {
-	if _, ok := web.LookupAsset("tidemark.wasm"); !ok {
-		const msg = "tidemark.wasm not built; run `make wasm`"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + "; CI is set, so this is a failure")
-		}
-		t.Skip(msg)
-	}
+	needWasm(t)
 	base := startLessonSite(t)
 	ctx := newBrowser(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterGap)))

@@ -593,13 +593,7 @@ func waitEmbedsReady(t *testing.T, ctx context.Context) {
 // keys, leaves the other alone, and never touches the page's address. An
 // embed the text opens at a step is taken over at that step.
 func TestLessonEmbedsStepOnTheirOwn(t *testing.T) {
-	if _, ok := web.LookupAsset("tidemark.wasm"); !ok {
-		const msg = "tidemark.wasm not built; run `make wasm`"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + "; CI is set, so this is a failure")
-		}
-		t.Skip(msg)
-	}
+	needWasm(t)
 	base := startLessonSite(t)
 	ctx := newBrowser(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+lessonOnePrefix+"/"+chapterGap)))

@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,13 +25,7 @@ import (
 // a browser on path, waiting until the engine has taken the widget over.
 func startPlayground(t *testing.T, path string) (context.Context, string) {
 	t.Helper()
-	if _, ok := web.LookupAsset("tidemark.wasm"); !ok {
-		const msg = "tidemark.wasm not built; run `make wasm`"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + "; CI is set, so this is a failure")
-		}
-		t.Skip(msg)
-	}
+	needWasm(t)
 	cat, err := pages.Catalog()
 	require.NoError(t, err)
 	base := startSite(t, web.Options{Scenarios: cat, Pages: pages.Routes()})
