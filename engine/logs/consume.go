@@ -43,6 +43,7 @@ type groupState struct {
 	dynAt    scenario.Pos       // the first poll line whose process= passes max.poll.interval, which a static member outlives only by its session timeout, not modelled (see finish)
 	pending  string             // why a rebalance is waiting for busy members or quiet static ones (see awaited); "" when none is
 	waits    int                // rebalances that have waited, so that a rebalance timeout knows the wait it was set for
+	gaveUp   bool               // the rebalance under way timed out: it no longer waits for static members that are down; false again once it completes
 	schema   uint8              // the schema version its code reads, less one (see schema.go)
 	skipBad  bool               // on-error=skip: its code logs a record it cannot deserialize and reads on, rather than stop
 	seenIDs  map[string]bool
@@ -86,6 +87,7 @@ type member struct {
 	stops      int        // how many times it has stopped, so that a session timeout knows the stop it was set for
 	closed     int        // while a static member's consumer is closed without leaving the group, 1 + the index of its ClosePoint; 0 while it runs
 	closeAfter bool       // told to shut down while busy: it closes once its batch is done (see join and finishBatch)
+	rejoin     bool       // with closeAfter: a member line came for it meanwhile, and a new process joins once it has closed
 	nextAuto   vtime.Time
 	actor      int32 // index of "group/member" among the trace's actors, or -1
 	ref        int16 // index of its name in the group history's Members
@@ -210,6 +212,11 @@ func (g *groupState) pname(p int) string { return prose.F("%s-%d", g.topic.Name,
 // join adds or removes a member and rebalances.
 func (l *world) join(g *groupState, name string, joining bool) {
 	if joining {
+		if m := g.members[name]; m != nil && m.closeAfter {
+			m.rejoin = true
+			l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s's new process starts; the old one is still finishing its batch before it closes, and the new one joins once it has.", name)
+			return
+		}
 		if m := g.members[name]; m != nil && g.static() && (m.closed > 0 || m.stopped != "") {
 			l.restartStatic(g, m)
 			return
@@ -226,21 +233,61 @@ func (l *world) join(g *groupState, name string, joining bool) {
 		l.requestRebalance(g, why)
 		return
 	}
-	if !g.g.Has(name) {
-		l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is not a member of %s; nothing changes.", name, g.name)
-		return
-	}
 	m := g.members[name]
-	if m.inFlight > 0 && m.closed == 0 && m.stopped == "" {
+	if m == nil {
+		m = g.evicted[name] // out of the group since max.poll.interval; its process runs on
+	}
+	switch {
+	case m == nil:
+		l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s is not a member of %s; nothing changes.", name, g.name)
+	case m.inFlight > 0 && m.closed == 0 && m.stopped == "":
 		// A graceful shutdown leaves the poll loop once the code is done
 		// with the batch in hand, which it writes and commits: the close
 		// follows (see finishBatch). The Java consumer is closed from the
 		// thread that polls, so its LeaveGroup cannot come sooner.
 		m.closeAfter = true
 		l.w.Emit(g.name+"/"+name, engine.KindRebalance, -1, "%s's application is told to shut down; its poll loop finishes the batch in hand first, and closes the consumer after it.", name)
-		return
+	case g.members[name] != m:
+		l.closeEvicted(g, m)
+	default:
+		l.close(g, m, name+" leaves "+g.name)
 	}
-	l.close(g, m, name+" leaves "+g.name)
+}
+
+// closeEvicted is the application of member m, which max.poll.interval
+// evicted, closing its consumer: its client left the group then, so the
+// close sends nothing, and it never polls again to rejoin.
+func (l *world) closeEvicted(g *groupState, m *member) {
+	if g.evicted[m.name] == m {
+		delete(g.evicted, m.name)
+	}
+	l.w.Emit(g.name+"/"+m.name, engine.KindRebalance, -1, "%s's application closes its consumer; its client left %s when max.poll.interval passed, so the close sends nothing, and it does not poll again to rejoin.", m.name, g.name)
+}
+
+// closeAfterBatch closes member m's consumer, told to shut down while busy,
+// now that its batch is done (why says so for a dynamic member's leave),
+// and starts the new process a member line asked for meanwhile.
+func (l *world) closeAfterBatch(g *groupState, m *member, why string) {
+	if g.members[m.name] == m {
+		l.close(g, m, why)
+	} else {
+		l.closeEvicted(g, m)
+	}
+	if m.rejoin {
+		m.rejoin = false
+		l.w.Expect(1, 0, 0)
+		l.w.Then(func() {
+			if g.static() {
+				l.join(g, m.name, true) // its restart, under its group.instance.id
+				return
+			}
+			if l.add(g, m.name) {
+				l.requestRebalance(g, m.name+"'s new process joins "+g.name)
+			} else {
+				l.w.Expect(-1, 0, 0)
+			}
+		})
+	}
 }
 
 // close is member m's application closing its consumer: a dynamic member's
@@ -274,8 +321,12 @@ func (l *world) closeStatic(g *groupState, m *member) {
 	m.closed = len(g.hist.Closes) + 1
 	g.hist.Closes = append(g.hist.Closes, ClosePoint{Step: int32(l.w.NextStep()), Member: m.ref})
 	l.expireAt(g, m)
-	l.w.Emit(actor, engine.KindRebalance, -1, "%s's application closes its consumer. A static member's close sends no LeaveGroup, so %s keeps it as a member, holding %s, which nobody reads, until it starts again or session.timeout.ms (%s) passes without a heartbeat.",
-		m.name, g.name, ownedPhrase(g, m.name), g.session)
+	held := "no partition"
+	if len(g.g.Owned(m.name)) > 0 {
+		held = ownedPhrase(g, m.name) + ", which nobody reads"
+	}
+	l.w.Emit(actor, engine.KindRebalance, -1, "%s's application closes its consumer. A static member's close sends no LeaveGroup, so %s keeps it as a member, holding %s, until it starts again or session.timeout.ms (%s) passes without a heartbeat.",
+		m.name, g.name, held, g.session)
 }
 
 // expireAt schedules the end of static member m's session, session.timeout.ms
@@ -362,7 +413,10 @@ func (l *world) restartStatic(g *groupState, m *member) {
 	m.forget()
 	m.lastPoll = l.w.Now()
 	m.nextAuto = l.w.Now().Add(g.interval)
-	tail := ": the coordinator hands it back " + ownedPhrase(g, m.name) + " without a rebalance, and it reads from the committed offsets."
+	tail := ": the coordinator takes it back, with no partition, without a rebalance."
+	if len(g.g.Owned(m.name)) > 0 {
+		tail = ": the coordinator hands it back " + ownedPhrase(g, m.name) + " without a rebalance, and it reads from the committed offsets."
+	}
 	if g.pending != "" {
 		tail = ", joining the rebalance that waited for it."
 	}
@@ -479,7 +533,7 @@ func (g *groupState) quiet(m *member) bool { return m.closed > 0 || g.static() &
 func (g *groupState) waitedFor(busy, down bool) []string {
 	var out []string
 	for _, name := range g.g.Members {
-		if m := g.members[name]; m != nil && (busy && m.inFlight > 0 || down && g.quiet(m)) {
+		if m := g.members[name]; m != nil && (busy && m.inFlight > 0 || down && !g.gaveUp && g.quiet(m)) {
 			out = append(out, name)
 		}
 	}
@@ -505,7 +559,9 @@ func (l *world) requestRebalance(g *groupState, why string) {
 		l.rebalance(g, why)
 		return
 	}
+	begins := "the rebalance under way goes on"
 	if g.pending == "" {
+		begins = "a rebalance begins"
 		g.pending = why
 		g.waits++
 		waits := g.waits
@@ -522,8 +578,8 @@ func (l *world) requestRebalance(g *groupState, why string) {
 		if len(busy) > 1 {
 			keeps, its, busyWith = "keep", "their", "busy with their batches"
 		}
-		l.w.Emit(g.name, engine.KindRebalance, -1, "%s: a rebalance begins, and %s waits for %s, %s, to call poll again. Until then %s %s %s; %s commits are still accepted, no other member reads, and max.poll.interval (%s) bounds the wait.",
-			why, g.name, who, busyWith, who, keeps, ownedOf(g, busy), its, g.maxPoll)
+		l.w.Emit(g.name, engine.KindRebalance, -1, "%s: %s, and %s waits for %s, %s, to call poll again. Until then %s %s %s; %s commits are still accepted, no other member reads, and max.poll.interval (%s) bounds the wait.",
+			why, begins, g.name, who, busyWith, who, keeps, ownedOf(g, busy), its, g.maxPoll)
 		return
 	}
 	for i, name := range down {
@@ -539,30 +595,30 @@ func (l *world) requestRebalance(g *groupState, why string) {
 	}
 	// The classic protocol's join waits for every member the coordinator
 	// knows; a static member that is down sends no JoinGroup.
-	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: a rebalance begins, and %s waits for %s to start again and rejoin%s. The others give up their partitions, and nobody reads until the coordinator drops a member that does not come back, when its session times out (session.timeout.ms, %s) or the rebalance does (max.poll.interval, %s).",
-		why, g.name, strings.Join(down, " and for "), also, g.session, g.maxPoll)
+	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: %s, and %s waits for %s to start again and rejoin%s. The others give up their partitions, and nobody reads until it does, its session times out (session.timeout.ms, %s: the coordinator drops it), or the rebalance does (max.poll.interval, %s: the coordinator completes it without it).",
+		why, begins, g.name, strings.Join(down, " and for "), also, g.session, g.maxPoll)
 }
 
 // rebalanceTimesOut ends the waits-th rebalance that waited, if it is
-// still waiting, max.poll.interval after it began: the coordinator removes
-// the static members that are down and have not rejoined, as the classic
-// protocol removes every member that has not rejoined by the rebalance
-// timeout, and completes the rebalance without them. (A member still busy
+// still waiting, max.poll.interval after it began: the coordinator stops
+// waiting for the static members that are down and completes the
+// rebalance without their JoinGroup, but keeps them in the group, as the
+// classic protocol removes only the dynamic members that have not
+// rejoined by the rebalance timeout (a static one goes when its session
+// does): they are assigned partitions nobody reads. (A member still busy
 // then has been evicted by its own max.poll.interval already.)
 func (l *world) rebalanceTimesOut(g *groupState, waits int) {
-	var gone []string
+	var down []string
 	if g.pending != "" && g.waits == waits {
-		gone = g.waitedFor(false, true)
+		down = g.waitedFor(false, true)
 	}
-	if len(gone) == 0 {
+	if len(down) == 0 {
 		l.w.Expect(-1, 0, 0)
 		return
 	}
-	for _, name := range gone {
-		l.remove(g, g.members[name])
-	}
-	g.noteAssignment(l.w.NextStep())
-	l.w.Emit(g.name, engine.KindRebalance, -1, "%s's rebalance has waited max.poll.interval (%s), its rebalance timeout, for %s, which has not rejoined, and the coordinator removes it from the group.", g.name, g.maxPoll, strings.Join(gone, " and "))
+	g.gaveUp = true
+	who := strings.Join(down, " and ")
+	l.w.Emit(g.name, engine.KindRebalance, -1, "%s's rebalance has waited max.poll.interval (%s), its rebalance timeout, for %s to rejoin: the coordinator completes it without waiting longer, and keeps %s in the group, as it keeps a static member until its session times out.", g.name, g.maxPoll, who, who)
 	l.w.Then(func() { l.requestRebalance(g, "the rebalance times out") })
 }
 
@@ -662,7 +718,11 @@ func (l *world) finishBatch(g *groupState, m *member, b *batch, processed bool) 
 		m.closeAfter = false
 		l.w.Expect(1, 0, 0)
 		why := m.name + ", done with its batch, closes its consumer and leaves " + g.name
-		l.w.Then(func() { l.close(g, m, why) })
+		l.w.Then(func() { l.closeAfterBatch(g, m, why) })
+		// Its close follows, not a poll: a rebalance waiting for it
+		// completes with its LeaveGroup, or waits on for a static member
+		// that has just gone quiet.
+		return
 	}
 	if g.pending == "" || g.members[m.name] != m {
 		return
@@ -720,6 +780,7 @@ func (l *world) rejoin(g *groupState, m *member) {
 // rebalance reassigns every partition; each member resumes from the
 // committed offsets of what it now owns, dropping any position it held.
 func (l *world) rebalance(g *groupState, why string) {
+	g.gaveUp = false
 	for _, name := range sorted.Keys(g.members) {
 		l.commitOnRevoke(g, g.members[name], prose.F("Before the rebalance takes %s's partitions", name))
 	}
@@ -760,6 +821,9 @@ func (l *world) rebalance(g *groupState, why string) {
 		mem := g.members[name]
 		if l.w.Now() < mem.paused && len(a[name]) > 0 {
 			pauses += prose.F("; %s's code pauses the partitions it is assigned again, until %s, since a rebalance forgets pauses", name, mem.paused)
+		}
+		if g.quiet(mem) && len(a[name]) > 0 {
+			pauses += "; " + name + ", a static member that is down, is assigned partitions nobody reads until it starts again or its session times out"
 		}
 	}
 	l.w.Emit(g.name, engine.KindRebalance, -1, "%s: generation %d (%s assignment) — %s; every member resumes from the committed offsets, and anything read but not committed will be read again%s.",
@@ -864,7 +928,11 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		l.w.Emit(actor, engine.KindPoll, -1, "%s polls, but it is not a member of %s, so it is assigned nothing.", pl.member, g.name)
 		return
 	case m.closed > 0:
-		l.w.Emit(actor, engine.KindPoll, -1, "%s does not poll: its consumer is closed, and nobody reads %s, which it still holds as a static member, until it starts again or its session times out.", pl.member, ownedPhrase(g, pl.member))
+		held := "it holds no partition, but stays a static member"
+		if len(g.g.Owned(pl.member)) > 0 {
+			held = "nobody reads " + ownedPhrase(g, pl.member) + ", which it still holds as a static member,"
+		}
+		l.w.Emit(actor, engine.KindPoll, -1, "%s does not poll: its consumer is closed, and %s until it starts again or its session times out.", pl.member, held)
 		return
 	case m.stopped != "":
 		l.w.Emit(actor, engine.KindPoll, -1, "%s stays stopped on its %s; nothing is read until %s.", pl.member, m.stopped, remedy(m.stopped))
@@ -1020,7 +1088,7 @@ func (l *world) pollCommit(g *groupState, m *member) {
 		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int16(p), Offset: pos, Member: m.ref})
 		ok = append(ok, prose.F("offset %d on %s", pos, g.pname(p)))
 	}
-	l.w.Emit(g.name+"/"+m.name, engine.KindOffset, -1, "%s's poll, the auto-commit interval (%s) having passed, first commits %s: the end of the batches the code has finished, since it only calls poll again once it is done with one.", m.name, g.interval, strings.Join(ok, ", "))
+	l.w.Emit(g.name+"/"+m.name, engine.KindOffset, -1, "%s's poll, the auto-commit interval (%s) having passed, first commits %s: its positions, where the batches the code has finished end (or where it starts on a partition it has read nothing from), since it only calls poll again once it is done with one.", m.name, g.interval, strings.Join(ok, ", "))
 }
 
 func limitKeys(keys []string, n int) []string {

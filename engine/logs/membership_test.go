@@ -360,25 +360,25 @@ func TestLogRebalanceWaitsForADownStaticMember(t *testing.T) {
 		assert.Contains(t, done, "c3 joins billing; c1's session times out: generation 3 (range assignment) — c2 gets orders-0, orders-1; c3 gets orders-2")
 	})
 	t.Run("the rebalance times out first", func(t *testing.T) {
+		// The classic protocol removes only dynamic members at the
+		// rebalance timeout: the rebalance completes without c1's
+		// JoinGroup, c1 stays, is assigned orders-0, which nobody reads,
+		// and goes only at its session's end.
 		tr := runLog(t, strings.Replace(downBody, "%s", " session-timeout=10m max-poll-interval=30s", 1), nil)
-		at, removed := rebalanceAt(t, tr, "has waited max.poll.interval")
+		at, gaveUp := rebalanceAt(t, tr, "has waited max.poll.interval")
 		assert.Equal(t, clock(t, "10:00:45"), at, "30s after the rebalance began")
-		assert.Contains(t, removed, "billing's rebalance has waited max.poll.interval (30s), its rebalance timeout, for c1, which has not rejoined, and the coordinator removes it from the group")
+		assert.Contains(t, gaveUp, "billing's rebalance has waited max.poll.interval (30s), its rebalance timeout, for c1 to rejoin: the coordinator completes it without waiting longer, and keeps c1 in the group")
 		at, done := rebalanceAt(t, tr, "generation 3")
 		assert.Equal(t, clock(t, "10:00:45"), at)
-		assert.Contains(t, done, "the rebalance times out: generation 3")
+		assert.Contains(t, done, "c3 joins billing; the rebalance times out: generation 3 (range assignment) — c1 gets orders-0; c2 gets orders-1; c3 gets orders-2")
+		assert.Contains(t, done, "c1, a static member that is down, is assigned partitions nobody reads until it starts again or its session times out")
+		at, _ = rebalanceAt(t, tr, "no heartbeat from c1")
+		assert.Equal(t, clock(t, "10:10:10"), at, "its session's end, 10m after its close")
 		g := logs.Of(tr).Groups[0]
 		require.Len(t, g.Closes, 1)
 		assert.True(t, g.Closes[0].Removed)
-		for _, r := range mustRebalances(tr) {
-			assert.NotContains(t, r, "no heartbeat from c1", "the session's end finds c1 gone already")
-		}
+		assert.Equal(t, tr.TimeAt(int(g.Closes[0].Until)), clock(t, "10:10:10"))
 	})
-}
-
-func mustRebalances(tr *engine.Trace) []string {
-	_, r := eventsOf(tr, engine.KindRebalance)
-	return r
 }
 
 // TestLogAutoCommitOfAResetPosition: a partition whose position a reset
@@ -419,4 +419,104 @@ poll billing c2 at=10:00:20
 	assert.Contains(t, commits[0], "Before the rebalance takes c1's partitions, its client auto-commits offset 3 on orders-1:")
 	assert.NotContains(t, commits[0], "orders-0")
 	assert.Equal(t, []string{"1", "2", "5"}, rd.Final().Missing, "order 5, sent between the two resets, too")
+}
+
+// shutdownBody is a group of two on two partitions whose c1 polls a batch
+// it works on for a while; each test adds what happens meanwhile.
+const shutdownBody = `topic orders partitions=2
+target fct sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct commit=after reset=earliest%s
+member billing c1 at=10:00:00
+member billing c2 at=10:00:00
+traffic shop records=8 from=10:00:01 every=250ms keys=8
+`
+
+// rebalanceTexts returns the narration of every rebalance event, joined.
+func rebalanceTexts(tr *engine.Trace) string {
+	_, r := eventsOf(tr, engine.KindRebalance)
+	return strings.Join(r, "\n")
+}
+
+// TestLogShutdownAfterEviction: an application told to shut down while
+// its batch outlasts max.poll.interval closes once the batch is done; its
+// client left the group at the eviction, so the close sends nothing, and
+// it never polls again to rejoin, whether it was told before the eviction
+// or after it.
+func TestLogShutdownAfterEviction(t *testing.T) {
+	for _, leaveAt := range []string{"10:00:05", "10:00:16"} {
+		tr := runLog(t, strings.Replace(shutdownBody, "%s", " max-poll-interval=10s", 1)+
+			"poll billing c1 at=10:00:03 process=20s\nleave billing c1 at="+leaveAt+"\npolls billing from=10:00:25 until=10:00:40 every=5s\n", nil)
+		all := rebalanceTexts(tr)
+		assert.Contains(t, all, "c1's application is told to shut down; its poll loop finishes the batch in hand first", leaveAt)
+		assert.Contains(t, all, "c1's application closes its consumer; its client left billing when max.poll.interval passed, so the close sends nothing, and it does not poll again to rejoin.", leaveAt)
+		assert.NotContains(t, all, "c1 calls poll again after its eviction and rejoins", leaveAt)
+		assert.NotContains(t, all, "c1, done with its batch, closes its consumer and leaves", leaveAt)
+		assert.NotContains(t, all, "c1 is not a member of billing", leaveAt)
+		g := logs.Of(tr).Groups[0]
+		a := g.Assignments[len(g.Assignments)-1]
+		require.Len(t, a.Holds, 1, leaveAt)
+		assert.Equal(t, "c2", a.Holds[0].Member, "%s: c2 reads both partitions at the end", leaveAt)
+	}
+}
+
+// TestLogShutdownDuringARebalance: a member that a rebalance waits for
+// and that is told to shut down closes after its batch instead of
+// polling. A dynamic one's LeaveGroup completes the rebalance, in one
+// generation (it used to rebalance twice, the second time saying it
+// polled again); a static one's close leaves the rebalance waiting for it,
+// until the rebalance times out and completes with it kept.
+func TestLogShutdownDuringARebalance(t *testing.T) {
+	lines := "poll billing c1 at=10:00:03 process=6s\nmember billing c3 at=10:00:04\nleave billing c1 at=10:00:05\npolls billing from=10:00:10 until=10:00:40 every=5s\n"
+	tr := runLog(t, strings.Replace(shutdownBody, "%s", "", 1)+lines, nil)
+	all := rebalanceTexts(tr)
+	assert.Contains(t, all, "c3 joins billing; c1, done with its batch, closes its consumer and leaves billing: generation 3 (range assignment) — c2 gets orders-0; c3 gets orders-1")
+	assert.NotContains(t, all, "generation 4")
+	assert.NotContains(t, all, "c1 calls poll again after its batch")
+
+	tr = runLog(t, strings.Replace(shutdownBody, "%s", " membership=static session-timeout=30s max-poll-interval=20s", 1)+lines, nil)
+	all = rebalanceTexts(tr)
+	assert.NotContains(t, all, "c1 calls poll again after its batch")
+	at, done := rebalanceAt(t, tr, "generation 3")
+	assert.Equal(t, clock(t, "10:00:24"), at, "the rebalance timeout, 20s after c3's join")
+	assert.Contains(t, done, "c1 gets orders-0; c2 gets orders-1; c3 gets nothing")
+	assert.Contains(t, done, "c1, a static member that is down, is assigned partitions nobody reads")
+}
+
+// TestLogMemberLineWhileShuttingDown: a member line for a member that is
+// still finishing its batch before it closes starts its new process once
+// the old one has closed; the line used to be lost ("already a member").
+func TestLogMemberLineWhileShuttingDown(t *testing.T) {
+	tr := runLog(t, strings.Replace(shutdownBody, "%s", "", 1)+
+		"poll billing c1 at=10:00:04 process=6s\nleave billing c1 at=10:00:05\nmember billing c1 at=10:00:07\npolls billing from=10:00:15 until=10:00:20 every=5s\n", nil)
+	all := rebalanceTexts(tr)
+	assert.Contains(t, all, "c1's new process starts; the old one is still finishing its batch before it closes, and the new one joins once it has.")
+	assert.NotContains(t, all, "c1 is already a member")
+	at, joined := rebalanceAt(t, tr, "c1's new process joins billing")
+	assert.Equal(t, clock(t, "10:00:10"), at)
+	assert.Contains(t, joined, "c1 gets orders-0; c2 gets orders-1")
+}
+
+// TestLogClosedStaticMemberWithoutPartitions: a static member that holds
+// no partition (more members than partitions) says so when it closes, when
+// a poll line finds it closed, and when it starts again, rather than
+// "holding with no partition assigned, which nobody reads".
+func TestLogClosedStaticMemberWithoutPartitions(t *testing.T) {
+	tr := runLog(t, `topic orders partitions=1
+target fct sink=merge key=order_id
+producer shop to=orders key=order_id
+group billing topic=orders to=fct commit=after reset=earliest membership=static
+member billing c1 at=10:00:00
+member billing c2 at=10:00:00
+leave billing c2 at=10:00:02
+poll billing c2 at=10:00:03
+member billing c2 at=10:00:04
+`, nil)
+	all := rebalanceTexts(tr)
+	_, polls := eventsOf(tr, engine.KindPoll)
+	all += "\n" + strings.Join(polls, "\n")
+	assert.Contains(t, all, "so billing keeps it as a member, holding no partition, until it starts again")
+	assert.Contains(t, all, "c2 does not poll: its consumer is closed, and it holds no partition, but stays a static member until it starts again or its session times out.")
+	assert.Contains(t, all, "the coordinator takes it back, with no partition, without a rebalance.")
+	assert.NotContains(t, all, "with no partition assigned")
 }
