@@ -38,22 +38,20 @@ generate:
 # high-water-mark world) and tidemark.wasm (every world). A page loads the
 # smallest that runs its scenarios (web/pages/module.go).
 #
-# The builds with the log world (of every world, of the log and stream
-# worlds, and of the log world) compile the project's own packages without
-# inlining (WASM_GCFLAGS, internal/wasmnode.AllWorldsGCFlags, which a test
-# keeps equal): 58 KB less brotli for every world's, 42 KB for the log
-# world's, for a run 1.2 to 2 times slower in wasm (docs/performance.md,
-# "Download: the project's code without inlining"). The high-water-mark
-# world's build, which meets its download target with it, keeps inlining.
+# Every build compiles the project's own packages without inlining
+# (WASM_GCFLAGS, internal/wasmnode.AllWorldsGCFlags, which a test keeps
+# equal): 58 KB less brotli for every world's, 42 KB for the log world's,
+# 16 KB for the high-water-mark world's, for a run 1.2 to 2 times slower in
+# wasm (docs/performance.md, "Download: the project's code without
+# inlining", and "Download: every build without inlining").
 MODULES = tidemark.wasm:all tidemark-stream.wasm:tm_stream tidemark-log.wasm:tm_log tidemark-hwm.wasm:tm_hwm
 WASM_GCFLAGS = github.com/tidemark/tidemark/...=-l
 wasm:
 	@set -e; for m in $(MODULES); do \
-		name=$${m%%:*}; tag=$${m##*:}; gc=; \
-		case $$tag in all|tm_stream|tm_log) gc='$(WASM_GCFLAGS)';; esac; \
+		name=$${m%%:*}; tag=$${m##*:}; \
 		echo "GOOS=js GOARCH=wasm $(GO) build -tags $$tag -o web/static/$$name ./wasm"; \
 		rm -f web/static/$$name; \
-		GOOS=js GOARCH=wasm $(GO) build -trimpath -tags "$$tag tm_browser" -gcflags="$$gc" -ldflags='-s -w' -o web/static/$$name ./wasm; \
+		GOOS=js GOARCH=wasm $(GO) build -trimpath -tags "$$tag tm_browser" -gcflags='$(WASM_GCFLAGS)' -ldflags='-s -w' -o web/static/$$name ./wasm; \
 	done
 	$(GO) run ./web/internal/wasmmerge -strip-lines -strip-inlining -strip-unsafe-points -strip-arginfo -short-names build/wasm-names $(addprefix web/static/,$(foreach m,$(MODULES),$(firstword $(subst :, ,$(m)))))
 	cp "$$($(GO) env GOROOT)/lib/wasm/wasm_exec.js" web/static/wasm_exec.js

@@ -26,17 +26,16 @@ import (
 // within a soft limit. Runs that stand for the browser use it.
 var PageEnv = []string{"GOGC=400", "GOMEMLIMIT=256MiB"}
 
-// AllWorldsGCFlags is the -gcflags value the browser's builds with the
-// log world (of every world, of the log and stream worlds, and of the log
-// world) are compiled with (WASM_GCFLAGS in the Makefile, which a test keeps equal to
-// it): the project's own packages without inlining. Inlining copies a
-// callee's body into each call site; in js/wasm, where the Go compiler
-// writes every call so that it can unwind and resume, those copies weigh
-// 58 KB of the brotli of the module of every world, and leaving them out
-// makes a large run 1.2 to 2 times slower (see docs/performance.md,
-// "Download: the project's code without inlining"). The high-water-mark
-// world's build keeps inlining, and so do
-// the tests BuildTest compiles, which time and check those worlds.
+// AllWorldsGCFlags is the -gcflags value every build of the browser's
+// module is compiled with (WASM_GCFLAGS in the Makefile, which a test
+// keeps equal to it): the project's own packages without inlining.
+// Inlining copies a callee's body into each call site; in js/wasm, where
+// the Go compiler writes every call so that it can unwind and resume, those
+// copies weigh 58 KB of the brotli of the module of every world (16 KB of
+// the high-water-mark world's), and leaving them out makes a large run 1.2
+// to 2 times slower (see docs/performance.md, "Download: the project's code
+// without inlining"). The tests BuildTest compiles, which time and check
+// the worlds, keep inlining.
 const AllWorldsGCFlags = "github.com/tidemark/tidemark/...=-l"
 
 // Runner returns the path of go_js_wasm_exec for the go command on PATH,
