@@ -1469,7 +1469,11 @@ func (l *world) crashMember(g *groupState, m *member, b *batch, where string, wr
 	// (group.instance.id) hands a process that rejoins within
 	// session.timeout.ms its old partitions without a rebalance. A dynamic
 	// member would join anew and the group would rebalance.
-	l.w.Emit(actor, engine.KindCrash, -1, "%s crashes %s and restarts under its group.instance.id, keeping its partitions without a rebalance; %s.", m.name, where, effect)
+	keeps := "keeping its partitions without a rebalance"
+	if g.pending != "" {
+		keeps = "and its poll joins the rebalance under way"
+	}
+	l.w.Emit(actor, engine.KindCrash, -1, "%s crashes %s and restarts under its group.instance.id, %s; %s.", m.name, where, keeps, effect)
 	if g.pending == "" {
 		// With a rebalance waiting, the member's poll after the crash joins
 		// it, and the rebalance's assignment resets these partitions once.

@@ -520,3 +520,17 @@ member billing c2 at=10:00:04
 	assert.Contains(t, all, "the coordinator takes it back, with no partition, without a rebalance.")
 	assert.NotContains(t, all, "with no partition assigned")
 }
+
+// TestLogCrashIntoAWaitingRebalanceIsSaid: a static member that crashes with its
+// batch while a rebalance waits for it restarts into that rebalance, and
+// says so; it said it kept its partitions without a rebalance.
+func TestLogCrashIntoAWaitingRebalanceIsSaid(t *testing.T) {
+	tr := runLog(t, strings.Replace(shutdownBody, "%s", "", 1)+
+		"poll billing c1 at=10:00:03 process=4s crash=before-commit\nmember billing c3 at=10:00:04\n", nil)
+	_, crashes := eventsOf(tr, engine.KindCrash)
+	require.Len(t, crashes, 1)
+	assert.Contains(t, crashes[0], "c1 crashes after writing the batch and before committing its offsets and restarts under its group.instance.id, and its poll joins the rebalance under way;")
+	assert.NotContains(t, crashes[0], "without a rebalance")
+	at, _ := rebalanceAt(t, tr, "c1 calls poll again after its batch, so the rebalance (c3 joins billing) completes: generation 3")
+	assert.Equal(t, clock(t, "10:00:07"), at)
+}
