@@ -136,8 +136,8 @@ func parseJobFault(f *engine.Fault, kind string, args []string) (ok bool, err er
 		if len(args) != 3 || args[0] == "" {
 			return true, prose.Errorf("needs a stream or an operator, a point and a restart, such as load~now~5s")
 		}
-		d, err := vtime.ParseDuration(args[2])
-		if err != nil || !lengthWithinADay(d) {
+		d, ok := faultLength(args[2], 0)
+		if !ok {
 			return true, prose.Errorf("needs a restart of at most a day, such as 5s")
 		}
 		f.Kind, f.Stream, f.Point, f.For = stream.FaultFail, args[0], args[1], d
@@ -146,9 +146,9 @@ func parseJobFault(f *engine.Fault, kind string, args []string) (ok bool, err er
 		if len(args) != 3 || args[0] == "" {
 			return true, prose.Errorf("needs a stream or an operator, a cost per record and a length, such as load~500ms~30s")
 		}
-		by, err1 := vtime.ParseDuration(args[1])
-		d, err2 := vtime.ParseDuration(args[2])
-		if err1 != nil || by <= 0 || err2 != nil || d <= 0 || !lengthWithinADay(by) || !lengthWithinADay(d) {
+		by, bok := faultLength(args[1], 1)
+		d, dok := faultLength(args[2], 1)
+		if !bok || !dok {
 			return true, prose.Errorf("needs a positive cost per record and a positive length, each at most a day, such as 500ms~30s")
 		}
 		f.Kind, f.Stream, f.By, f.For = stream.FaultSlow, args[0], by, d

@@ -189,11 +189,15 @@ func jumpWithinADay(by vtime.Duration) bool {
 	return by <= maxJump && by >= -maxJump
 }
 
-// lengthWithinADay reports whether d, a fault's length (a pause, a burst's
-// span, a stall, a delay, a restart), is from 0 to a day: a scenario's
-// times stay within one day, and a link's length of years would only put
-// times no clock reads into the narration and the picture.
-func lengthWithinADay(d vtime.Duration) bool { return d >= 0 && d <= maxJump }
+// faultLength reads a fault's length (a pause, a burst's span, a stall, a
+// delay, a restart, a slow operator's cost), from a link or the widget
+// alike, and reports whether it is one: from least (0 or 1 ms) to a day. A
+// scenario's times stay within one day, and a length of years would only
+// put times no clock reads into the narration and the picture.
+func faultLength(s string, least vtime.Duration) (vtime.Duration, bool) {
+	d, err := vtime.ParseDuration(s)
+	return d, err == nil && d >= least && d <= maxJump
+}
 
 // SkippedFault says that a link's fault f could not apply, and why (err):
 // the run goes on without it and with the link's other faults.
@@ -275,15 +279,15 @@ func ParseFault(text string) (engine.Fault, error) {
 	case kind == "add-partition" && len(args) == 1 && args[0] != "":
 		f.Kind, f.Topic = logs.FaultAddPartition, args[0]
 	case kind == "pause" && len(args) == 3 && args[0] != "" && args[1] != "":
-		d, err := vtime.ParseDuration(args[2])
-		if err != nil || d <= 0 || !lengthWithinADay(d) {
+		d, ok := faultLength(args[2], 1)
+		if !ok {
 			return bad("needs a pause length of at most a day, such as 30s")
 		}
 		f.Kind, f.Group, f.Member, f.For = logs.FaultPause, args[0], args[1], d
 	case kind == "burst" && len(args) == 3 && args[0] != "":
 		n, ok := whole.Int(args[1])
-		d, err2 := vtime.ParseDuration(args[2])
-		if !ok || n < 1 || err2 != nil || !lengthWithinADay(d) {
+		d, dok := faultLength(args[2], 0)
+		if !ok || n < 1 || !dok {
 			return bad("needs a number of events and a span of at most a day, such as 12~1m")
 		}
 		f.Kind, f.Producer, f.Records, f.For = logs.FaultBurst, args[0], n, d
@@ -298,14 +302,14 @@ func ParseFault(text string) (engine.Fault, error) {
 		f.Kind, f.Producer, f.By = logs.FaultProducerClock, args[0], by
 	case (kind == "stall" && len(args) == 3 || kind == "delay" && len(args) == 4) && args[0] != "":
 		p, ok := whole.Int(args[1])
-		d, err2 := vtime.ParseDuration(args[2])
-		if !ok || p < 0 || err2 != nil || d <= 0 || !lengthWithinADay(d) {
+		d, dok := faultLength(args[2], 1)
+		if !ok || p < 0 || !dok {
 			return bad("needs a partition and a length of at most a day, such as 2~30s")
 		}
 		f.Kind, f.Stream, f.Partition, f.For = stream.FaultStall, args[0], p, d
 		if kind == "delay" {
-			by, err := vtime.ParseDuration(args[3])
-			if err != nil || by <= 0 || !lengthWithinADay(by) {
+			by, ok := faultLength(args[3], 1)
+			if !ok {
 				return bad("needs how much later records are read, at most a day, such as 45s")
 			}
 			f.Kind, f.By = stream.FaultDelay, by

@@ -688,8 +688,8 @@ func (s *Session) logFault(action, arg string) (engine.Fault, error) {
 	f.Kind, f.For = logs.FaultPause, pauseFor
 	who, length, hasLength := strings.Cut(strings.TrimSpace(arg), " ")
 	if hasLength {
-		d, err := vtime.ParseDuration(strings.TrimSpace(length))
-		if err != nil || d <= 0 || !lengthWithinADay(d) {
+		d, ok := faultLength(strings.TrimSpace(length), 1)
+		if !ok {
 			return f, prose.Errorf("a pause needs a positive length of at most a day, such as 30s, found %q", length)
 		}
 		f.For = d

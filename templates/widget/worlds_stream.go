@@ -9,7 +9,6 @@ import (
 	"github.com/tidemark/tidemark/engine/logs"
 	"github.com/tidemark/tidemark/engine/prose"
 	"github.com/tidemark/tidemark/engine/stream"
-	"github.com/tidemark/tidemark/engine/vtime"
 	"github.com/tidemark/tidemark/engine/whole"
 )
 
@@ -131,8 +130,8 @@ func (s *Session) stallOrDelay(f engine.Fault, action, arg string) (engine.Fault
 	if !ok || p < 0 {
 		return f, prose.Errorf("a %s needs a partition number, found %q", action, fields[1])
 	}
-	d, err := vtime.ParseDuration(fields[2])
-	if err != nil || d <= 0 || !lengthWithinADay(d) {
+	d, ok := faultLength(fields[2], 1)
+	if !ok {
 		return f, prose.Errorf("a %s needs a positive length of at most a day, such as 30s, found %q", action, fields[2])
 	}
 	f.Kind, f.Stream, f.Partition, f.For = stream.FaultStall, fields[0], p, d
