@@ -41,7 +41,7 @@ type groupState struct {
 	member   uint8              // membership=: memberStatic, memberDynamic, or 0 when the group line does not say (static when a poll line crashes a member)
 	memberAt scenario.Pos       // where the group line sets membership=
 	dynAt    scenario.Pos       // the first poll line whose process= passes max.poll.interval, which a static member outlives only by its session timeout, not modelled (see finish)
-	pending  string             // why a rebalance is waiting for busy members or quiet static ones (see awaited); "" when none is
+	pending  string             // why a rebalance is waiting for busy members or quiet static ones (see waitedFor); "" when none is
 	waits    int                // rebalances that have waited, so that a rebalance timeout knows the wait it was set for
 	gaveUp   bool               // the rebalance under way timed out: it no longer waits for static members that are down; false again once it completes
 	schema   uint8              // the schema version its code reads, less one (see schema.go)
@@ -274,19 +274,11 @@ func (l *world) closeAfterBatch(g *groupState, m *member, why string) {
 		l.closeEvicted(g, m)
 	}
 	if m.rejoin {
+		// The new process, as a member line starts one (a static member's
+		// restart, under its group.instance.id).
 		m.rejoin = false
 		l.w.Expect(1, 0, 0)
-		l.w.Then(func() {
-			if g.static() {
-				l.join(g, m.name, true) // its restart, under its group.instance.id
-				return
-			}
-			if l.add(g, m.name) {
-				l.requestRebalance(g, m.name+"'s new process joins "+g.name)
-			} else {
-				l.w.Expect(-1, 0, 0)
-			}
-		})
+		l.w.Then(func() { l.join(g, m.name, true) })
 	}
 }
 
@@ -365,7 +357,7 @@ func (l *world) sessionExpires(g *groupState, m *member, stops, closed int) {
 }
 
 // remove takes static member m, which is down, out of its group, as its
-// coordinator does when its session or a rebalance times out. A member
+// coordinator does when its session times out. A member
 // whose application exited on an exception is listed as exited until an
 // operator or a deploy starts it again; one that closed has simply gone.
 func (l *world) remove(g *groupState, m *member) {
@@ -413,12 +405,14 @@ func (l *world) restartStatic(g *groupState, m *member) {
 	m.forget()
 	m.lastPoll = l.w.Now()
 	m.nextAuto = l.w.Now().Add(g.interval)
-	tail := ": the coordinator takes it back, with no partition, without a rebalance."
-	if len(g.g.Owned(m.name)) > 0 {
-		tail = ": the coordinator hands it back " + ownedPhrase(g, m.name) + " without a rebalance, and it reads from the committed offsets."
-	}
-	if g.pending != "" {
+	var tail string
+	switch {
+	case g.pending != "":
 		tail = ", joining the rebalance that waited for it."
+	case len(g.g.Owned(m.name)) > 0:
+		tail = ": the coordinator hands it back " + ownedPhrase(g, m.name) + " without a rebalance, and it reads from the committed offsets."
+	default:
+		tail = ": the coordinator takes it back, with no partition, without a rebalance."
 	}
 	l.w.Emit(g.name+"/"+m.name, engine.KindRebalance, -1, "%s starts again %s and rejoins %s under its group.instance.id within session.timeout.ms (%s)%s",
 		m.name, was, g.name, g.session, tail)
@@ -551,7 +545,8 @@ func (g *groupState) waitedFor(busy, down bool) []string {
 // rebalance does, max.poll.interval after it began (see rebalanceTimesOut).
 // With nobody to wait for it completes at once.
 func (l *world) requestRebalance(g *groupState, why string) {
-	if len(g.waitedFor(true, true)) == 0 {
+	busy, down := g.waitedFor(true, false), g.waitedFor(false, true)
+	if len(busy)+len(down) == 0 {
 		if g.pending != "" {
 			why = g.pending + "; " + why
 			g.pending = ""
@@ -571,7 +566,6 @@ func (l *world) requestRebalance(g *groupState, why string) {
 		g.pending += "; " + why
 	}
 	g.noteAssignment(l.w.NextStep())
-	busy, down := g.waitedFor(true, false), g.waitedFor(false, true)
 	if len(down) == 0 {
 		who := strings.Join(busy, " and ")
 		keeps, its, busyWith := "keeps", "its", "busy with a batch"
@@ -912,7 +906,7 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 		m.lastPoll = l.w.Now()
 		if g.commit == "auto" && g.autoPoll && l.w.Now() >= m.nextAuto {
 			m.nextAuto = l.w.Now().Add(g.interval)
-			if len(l.finished(g, m)) > 0 {
+			if len(l.autoCommitDue(g, m)) > 0 {
 				// The commit is a step of its own, then the poll goes on.
 				l.w.Then(func() { l.pollCommit(g, m) })
 				l.w.Then(func() { l.poll(g, pl) })
@@ -1059,11 +1053,11 @@ func (l *world) poll(g *groupState, pl pollPlan) {
 	}
 }
 
-// finished lists the partitions member m owns where the Java consumer's
+// autoCommitDue lists the partitions member m owns where the Java consumer's
 // auto-commit would commit past the group's committed offset (see
 // autoPos): where the batches it has finished end, or where it starts on a
 // partition it has not read from.
-func (l *world) finished(g *groupState, m *member) []int {
+func (l *world) autoCommitDue(g *groupState, m *member) []int {
 	var out []int
 	if m.gen != g.g.Generation {
 		return nil
@@ -1082,7 +1076,7 @@ func (l *world) finished(g *groupState, m *member) []int {
 // reaches (and on a partition it has not read from, where it starts).
 func (l *world) pollCommit(g *groupState, m *member) {
 	var ok []string
-	for _, p := range l.finished(g, m) {
+	for _, p := range l.autoCommitDue(g, m) {
 		pos, _ := g.autoPos(m, p)
 		g.g.Commit(m.name, m.gen, p, pos)
 		g.hist.Commits = append(g.hist.Commits, CommitPoint{Step: int32(l.w.NextStep()), Partition: int16(p), Offset: pos, Member: m.ref})

@@ -225,7 +225,7 @@ func (l *world) Drain() {
 			}
 			at := max(l.w.Now(), m.nextAuto)
 			if g.autoPoll {
-				if len(l.finished(g, m)) > 0 {
+				if len(l.autoCommitDue(g, m)) > 0 {
 					l.w.Schedule(at, func() { l.pollCommit(g, m) })
 				}
 				continue

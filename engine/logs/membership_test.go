@@ -213,18 +213,21 @@ func TestLogStaticMemberStoppedThenRestarted(t *testing.T) {
 	assert.Empty(t, g.Closes, "an exited member's leave closes nothing")
 }
 
-// TestLogStaticMemberClosesAfterItsBatch: a static member told to leave
-// while busy with a batch writes and commits it first, and only then
-// closes its consumer, without a LeaveGroup: no commit after the close, and
-// no rebalance.
-func TestLogStaticMemberClosesAfterItsBatch(t *testing.T) {
-	tr := runLog(t, `topic orders partitions=1
+// staticPair is a group of two static members on one partition.
+const staticPair = `topic orders partitions=1
 target fct sink=merge key=order_id
 producer shop to=orders key=order_id
 group billing topic=orders to=fct commit=after reset=earliest membership=static
 member billing c1 at=10:00:00
 member billing c2 at=10:00:00
-produce shop at=10:00:01 key=1
+`
+
+// TestLogStaticMemberClosesAfterItsBatch: a static member told to leave
+// while busy with a batch writes and commits it first, and only then
+// closes its consumer, without a LeaveGroup: no commit after the close, and
+// no rebalance.
+func TestLogStaticMemberClosesAfterItsBatch(t *testing.T) {
+	tr := runLog(t, staticPair+`produce shop at=10:00:01 key=1
 poll billing c1 at=10:00:02 process=5s
 leave billing c1 at=10:00:03
 `, nil)
@@ -492,9 +495,9 @@ func TestLogMemberLineWhileShuttingDown(t *testing.T) {
 	all := rebalanceTexts(tr)
 	assert.Contains(t, all, "c1's new process starts; the old one is still finishing its batch before it closes, and the new one joins once it has.")
 	assert.NotContains(t, all, "c1 is already a member")
-	at, joined := rebalanceAt(t, tr, "c1's new process joins billing")
+	at, joined := rebalanceAt(t, tr, "generation 4")
 	assert.Equal(t, clock(t, "10:00:10"), at)
-	assert.Contains(t, joined, "c1 gets orders-0; c2 gets orders-1")
+	assert.Contains(t, joined, "c1 joins billing: generation 4 (range assignment) — c1 gets orders-0; c2 gets orders-1")
 }
 
 // TestLogClosedStaticMemberWithoutPartitions: a static member that holds
@@ -502,13 +505,7 @@ func TestLogMemberLineWhileShuttingDown(t *testing.T) {
 // a poll line finds it closed, and when it starts again, rather than
 // "holding with no partition assigned, which nobody reads".
 func TestLogClosedStaticMemberWithoutPartitions(t *testing.T) {
-	tr := runLog(t, `topic orders partitions=1
-target fct sink=merge key=order_id
-producer shop to=orders key=order_id
-group billing topic=orders to=fct commit=after reset=earliest membership=static
-member billing c1 at=10:00:00
-member billing c2 at=10:00:00
-leave billing c2 at=10:00:02
+	tr := runLog(t, staticPair+`leave billing c2 at=10:00:02
 poll billing c2 at=10:00:03
 member billing c2 at=10:00:04
 `, nil)
