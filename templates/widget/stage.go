@@ -244,7 +244,7 @@ func stage(b *builder, t *engine.Trace, s State, ix *stageIndex) {
 		b.fclose("p")
 	}
 	if s.Explain != "" {
-		b.fopen("explain", "div", "class", "tm-explain", "role", "status", "data-testid", "explain")
+		b.fopen("explain", "div", "class", "tm-explain", "data-testid", "explain")
 		head, why := explain(t, s.Explain, s.Step)
 		b.el("strong", head)
 		b.text(why)
@@ -530,7 +530,7 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 			attrs = append(attrs, "data-copies", itoa(min(len(buf), 4)))
 		}
 		b.fopen("slot-"+h.Name+":"+chip, "li", attrs...)
-		keyLink(b, v, key)
+		keyLink(b, v, key, note)
 		b.el("span", note, "class", "tm-chip-note")
 		b.fclose("li")
 	}
@@ -662,9 +662,19 @@ func explainLinks(t *engine.Trace, s State) func(key string) string {
 	}
 }
 
-func keyLink(b *builder, v *atStep, key string) {
+// keyLink draws the link that explains key, a target's slot whose state
+// note says (lost, held, copies, a version): its name carries the note,
+// since a keyboard's Tab hears the link alone, without the glyphs that
+// stand for the note's words on the screen.
+func keyLink(b *builder, v *atStep, key, note string) {
+	spoken := strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if r == '✕' || r == '◌' || r == '⏸' || r == '⚠' {
+			return -1
+		}
+		return r
+	}, note)), " ")
 	b.open("a", "href", v.explain(key), "data-act", "explain", "data-key", key,
-		"aria-label", "explain key "+key, "class", "tm-key tm-chip-key")
+		"aria-label", "explain key "+key+" ("+spoken+")", "class", "tm-key tm-chip-key")
 	b.text(key)
 	b.close("a")
 }

@@ -271,7 +271,13 @@ func knobs(b *builder, t *engine.Trace, s State) {
 	}
 	b.open("form", attrs...)
 	for _, k := range f.Knobs {
-		b.open("fieldset", "class", "tm-knob", "data-knob", k.Name)
+		group := []string{"class", "tm-knob", "data-knob", k.Name}
+		if strings.Contains(s.Message, "knob "+k.Name+" cannot be") {
+			// The link's value was refused (FromQuery): the knob's group
+			// says why to a screen reader that reaches it.
+			group = append(group, "aria-describedby", s.id("message"))
+		}
+		b.open("fieldset", group...)
 		label := k.Name
 		if k.Label != "" {
 			label = k.Label + " (" + k.Name + ")"

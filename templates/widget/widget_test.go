@@ -576,7 +576,9 @@ func TestRenderExplainAndMessage(t *testing.T) {
 	d := draw(t, tr, widget.State{Step: 15, ShowTruth: true, Explain: "3", BasePath: gapBase, Message: "step=x is not a step number"})
 	ex := d.One(t, "explain")
 	assert.Contains(t, htmltest.Text(ex), "Why key 3?")
-	assert.Equal(t, "status", htmltest.Attr(ex, "role"))
+	// The page's announcer says the story once (widget.js); a second live
+	// region around it said it twice.
+	assert.False(t, htmltest.HasAttr(ex, "role"))
 	msg := d.One(t, "message")
 	assert.Equal(t, "alert", htmltest.Attr(msg, "role"))
 	assert.False(t, htmltest.HasAttr(msg, "hidden"))
@@ -585,6 +587,46 @@ func TestRenderExplainAndMessage(t *testing.T) {
 	quiet := draw(t, tr, widget.State{Step: 15, BasePath: gapBase})
 	assert.True(t, htmltest.HasAttr(quiet.One(t, "message"), "hidden"))
 	assert.Empty(t, quiet.ByTestID("explain"))
+}
+
+// A knob whose value a link gave was refused: its group points at the
+// message that says why, so that a screen reader reaching the knob hears
+// it, and no other knob does.
+func TestRenderRefusedKnobIsDescribedByTheMessage(t *testing.T) {
+	tr := run(t, "hwm/visibility-gap", nil)
+	d := draw(t, tr, widget.State{Step: 2, BasePath: gapBase,
+		Message: `The knob mark cannot be "nope"; expected timestamp | lsn, so it stays timestamp.`})
+	id := htmltest.Attr(d.One(t, "message"), "id")
+	require.NotEmpty(t, id)
+	groups := 0
+	for _, fs := range d.ByTag("fieldset") {
+		if htmltest.Attr(fs, "data-knob") == "mark" {
+			groups++
+			assert.Equal(t, id, htmltest.Attr(fs, "aria-describedby"))
+		} else {
+			assert.False(t, htmltest.HasAttr(fs, "aria-describedby"), "fieldset %s", htmltest.Attr(fs, "data-knob"))
+		}
+	}
+	assert.Equal(t, 1, groups)
+	quiet := draw(t, tr, widget.State{Step: 2, BasePath: gapBase})
+	for _, fs := range quiet.ByTag("fieldset") {
+		assert.False(t, htmltest.HasAttr(fs, "aria-describedby"), "without a message")
+	}
+}
+
+// A target's slot link is named with the slot's state, which Tab alone
+// would not say: a lost key sounded like a key that is there.
+func TestRenderSlotLinksSayTheirState(t *testing.T) {
+	tr := run(t, "hwm/visibility-gap", nil)
+	d := draw(t, tr, widget.State{Step: 24, ShowTruth: true, BasePath: gapBase})
+	names := map[string]string{}
+	for _, n := range d.ByTestID("slot") {
+		a := htmltest.All(n, func(x *html.Node) bool { return x.Data == "a" })
+		require.Len(t, a, 1)
+		names[htmltest.Attr(n, "data-key")] = htmltest.Attr(a[0], "aria-label")
+	}
+	assert.Equal(t, "explain key 3 (lost)", names["3"])
+	assert.Equal(t, "explain key 1 (v1)", names["1"])
 }
 
 func TestRenderClampsStep(t *testing.T) {

@@ -295,10 +295,17 @@ func TestPresenterShowsTheChecksOnAKey(t *testing.T) {
 	waitTrue(t, ctx, "still there a step later", open+` && `+onScreen+` && `+truthCopy)
 	key(t, ctx, "c")
 	waitTrue(t, ctx, "C takes them away", `!`+open)
+	// From the keyboard: the focus goes into the floating checks (they
+	// scroll, so Tab stops on them) and, on Escape, back where it was,
+	// not to the page; Escape is said as C is.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid="btn-forward"]`))))
 	key(t, ctx, "c")
 	waitTrue(t, ctx, "C brings them back", open)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`.tm-panel-checks summary`))))
 	key(t, ctx, kb.Escape)
 	waitTrue(t, ctx, "Escape takes them away", `!`+open)
+	assert.Equal(t, "btn-forward", eval[string](t, ctx, `document.activeElement.dataset.testid || document.activeElement.tagName`), "the focus goes back to where C was pressed")
+	assert.Equal(t, "The checks are under the stage again.", text(t, ctx, `[data-testid=announcer]`))
 	assert.Empty(t, eval[[]string](t, ctx, outsideViewport))
 
 	// C in the presenter's notes window shows the room the checks, and

@@ -1116,3 +1116,41 @@ func TestRoomStepDuringTheNotesWindowsRunIsKept(t *testing.T) {
 	assert.Equal(t, 12, step(t, notes))
 	assert.Empty(t, pageProblems(t, room))
 }
+
+// TestFoldsKeepTheFocusAndTheNarration: opening and closing "The same step
+// as tables" from the keyboard keeps the focus on its summary (the stage
+// draws the fold anew, and the focus fell to the page), and neither that
+// nor showing the truth says the step's narration again: a live region
+// written anew is read out anew.
+func TestFoldsKeepTheFocusAndTheNarration(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=10")
+	eval[bool](t, ctx, `(() => {
+		window.liveWrites = 0;
+		new MutationObserver(() => { window.liveWrites++; }).observe(document.querySelector('.tm-live'), {childList: true, characterData: true, subtree: true});
+		return true;
+	})()`)
+	summary := `details[data-fold="text"] > summary`
+	opened := `document.querySelector('details[data-fold="text"]').open && document.querySelector('[data-testid="text-equivalent"] table') !== null`
+	require.NoError(t, chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(summary))))
+	key(t, ctx, kb.Enter)
+	waitTrue(t, ctx, "the tables open", opened)
+	time.Sleep(200 * time.Millisecond) // any later redraw
+	assert.True(t, eval[bool](t, ctx, `document.activeElement.matches('`+summary+`')`), "the focus stays on the summary")
+	key(t, ctx, " ")
+	waitTrue(t, ctx, "the tables close", `!document.querySelector('details[data-fold="text"]').open`)
+	time.Sleep(200 * time.Millisecond)
+	assert.True(t, eval[bool](t, ctx, `document.activeElement.matches('`+summary+`')`), "the focus stays on the summary")
+	assert.Zero(t, eval[int](t, ctx, `window.liveWrites`), "the narration was not written again")
+
+	// The truth hidden: a view changed, not the run; nothing new to say
+	// of the step (the checkbox says its own state).
+	click(t, ctx, `[data-testid="truth-toggle"]`)
+	waitTrue(t, ctx, "the truth is hidden", `document.querySelector('[data-testid="truth"]') === null`)
+	assert.NotContains(t, text(t, ctx, `[data-testid=announcer]`), "Step 10 of", "the narration is not said again")
+	assert.Equal(t, 10, step(t, ctx))
+	// A step forward is said, once.
+	key(t, ctx, kb.ArrowRight)
+	waitTrue(t, ctx, "step 11", `document.querySelector('.tm-live').textContent.startsWith('Step 11 of')`)
+	assert.Equal(t, 1, eval[int](t, ctx, `window.liveWrites`))
+	assert.Empty(t, pageProblems(t, ctx))
+}

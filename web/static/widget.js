@@ -127,6 +127,10 @@
     const a = document.activeElement;
     if (!a || a === document.body || !stage || !stage.contains(a)) return null;
     if (a.id) return "#" + CSS.escape(a.id);
+    // A fold's summary (the step as tables, a check's details): its
+    // details is drawn anew, open or closed, when it is toggled.
+    const fold = a.tagName === "SUMMARY" && a.parentNode.dataset.fold;
+    if (fold) return `details[data-fold="${CSS.escape(fold)}"] > summary`;
     const parts = [];
     for (const k of ["act", "key", "testid"]) {
       if (a.dataset[k]) parts.push(`[data-${k}="${CSS.escape(a.dataset[k])}"]`);
@@ -430,6 +434,9 @@
     }
   };
 
+  // checksBack is said when presenter mode's floating checks go back.
+  const checksBack = "The checks are under the stage again.";
+
   // viewActs are the engine's actions that change what a widget looks at
   // rather than the run's settings (its knobs, faults and the truth).
   const viewActs = new Set(["seek", "present", "explain", "text", "steps", "drawn", "fill", "settings"]);
@@ -673,10 +680,16 @@
         const faults = on ? on.textContent : "";
         const changed = this.drawn && faults !== this.faultsSaid;
         this.faultsSaid = faults;
+        // The step's narration, said again after a re-run (a knob, a
+        // fault, Undo), or when it changed; not when only the view did
+        // (the truth shown or hidden, presenter mode), which said it
+        // twice for nothing.
+        const live = this.host.querySelector(".tm-live");
+        const now = live ? live.textContent : "";
         if (this.drawn && this.announcer) {
-          const live = this.host.querySelector(".tm-live");
-          this.announcer.textContent = [v.message, changed ? faults || "No faults in effect" : "", live ? live.textContent : ""].filter(Boolean).join(". ");
+          this.announcer.textContent = [v.message, changed ? faults || "No faults in effect" : "", this.ran || now !== this.said ? now : ""].filter(Boolean).join(". ");
         }
+        this.said = now;
       } else {
         const stage = this.host.querySelector(".tm-stage");
         const focused = focusIn(stage);
@@ -700,7 +713,11 @@
         }
         // The narration and the counter first: their height is the
         // stage's room, which fitStage measures.
-        this.host.querySelector(".tm-live").textContent = v.narration;
+        // Written only when it changed: a live region written anew is read
+        // out again, and a fold opened or a key explained is no new step.
+        const live = this.host.querySelector(".tm-live");
+        if (live.textContent !== v.narration) live.textContent = v.narration;
+        this.said = v.narration;
         this.host.querySelector(".tm-counter").textContent = `Step ${v.step} of ${v.steps}`;
         // A step may draw the checks' panel anew: float it again before the
         // stage is fitted, which leaves floating checks out, unless a key's
@@ -896,7 +913,9 @@
       this.drive = this.presentMode === "notes" && !viewActs.has(action);
       if (r.rerun) {
         await this.run();
+        this.ran = true;
         this.draw(true);
+        this.ran = false;
         this.takeWaiting();
         return r;
       }
@@ -1187,7 +1206,7 @@
           this.showChecks(on);
         }
         const where = this.presentMode === "notes" ? "the room's screen" : "the screen";
-        if (this.announcer) this.announcer.textContent = on ? `The checks, over the foot of ${where}; C takes them away.` : "The checks are under the stage again.";
+        if (this.announcer) this.announcer.textContent = on ? `The checks, over the foot of ${where}; C takes them away.` : checksBack;
         return true;
       }
       if ((e.key === "f" || e.key === "F") && presenting) {
@@ -1211,6 +1230,7 @@
       if (e.key === "Escape" && this.checksOpen) {
         e.preventDefault();
         this.showChecks(false);
+        if (this.announcer) this.announcer.textContent = checksBack;
         return true;
       }
       return false;
@@ -1318,8 +1338,19 @@
         }
         if (copy) copy.textContent = truth ? truth.textContent : "";
         c.popover = "manual";
-        if (!c.matches(":popover-open")) c.showPopover();
+        if (!c.matches(":popover-open")) {
+          this.checksFrom = document.activeElement;
+          c.showPopover();
+        }
       } else if (c.popover) {
+        // The focus in the floating checks goes back where it was when
+        // they opened, or to the step forward if a step drew that anew;
+        // it would fall to the page.
+        if (c.contains(document.activeElement)) {
+          const from = this.checksFrom;
+          const back = from && from !== document.body && from.isConnected ? from : this.host.querySelector('[data-act="forward"]');
+          if (back) back.focus({ preventScroll: true });
+        }
         c.hidePopover();
         c.removeAttribute("popover");
       }
