@@ -364,41 +364,28 @@
     }
   };
 
-  // stickLabels keeps a scrolled stream chart's row labels (its partitions,
-  // its windows, its heading) at the box's left edge, as a sticky column
-  // would be: on a phone the chart scrolls sideways, and rows of dots with
-  // no name beside them say nothing.
-  //
-  // A heading wider than the box (a stream's, with its watermark, on a
-  // phone) ends at the box's right edge instead, so that the watermark, the
-  // part that changes, is the part in view.
-  const stickLabels = (wrap) => {
-    const svg = wrap.querySelector("svg");
-    if (!svg || !svg.viewBox || !svg.viewBox.baseVal || !svg.viewBox.baseVal.width) return;
-    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-    if (!(scale > 0)) return;
-    const shift = wrap.scrollLeft / scale;
-    const room = wrap.clientWidth / scale - 8;
-    for (const t of wrap.querySelectorAll(".tm-lanelabel")) {
-      const over = t.getAttribute("font-weight") === "700" ? t.getBBox().width - room : 0;
-      const by = shift - Math.max(over, 0);
-      if (by !== 0) {
-        t.setAttribute("transform", `translate(${by.toFixed(1)} 0)`);
-        // Painted last in its group, over the lane it now lies on.
-        if (t.nextSibling) t.parentNode.appendChild(t);
-      } else {
-        t.removeAttribute("transform");
-      }
-    }
+  // stick keeps the row labels of a box that scrolls sideways (a log
+  // lane's partition, a stream chart's rows and heading) at the box's left
+  // edge, as a sticky column would be: on a phone the pictures scroll, and
+  // rows with no name beside them say nothing. app.css moves each label by
+  // --sx, the box's scrollLeft: a picture that scrolls is drawn at its own
+  // size, a unit of it a CSS pixel. Each label is painted last in its
+  // group, over what passes beneath it, once its box scrolls (a picture
+  // that fits keeps its reading order).
+  const LABELS = ".tm-lane-label, .tm-lanelabel";
+  const stick = (box) => {
+    box.style.setProperty("--sx", box.scrollLeft);
+    if (box.scrollWidth <= box.clientWidth + 1) return;
+    for (const t of box.querySelectorAll(LABELS)) if (t.nextSibling) t.parentNode.appendChild(t);
   };
 
   // showNow keeps the moment a step is about in view in each stream chart
   // of root wider than its box (on a phone): when a step leaves its now
   // line, with the watermark just left of it, out of view, the box scrolls
-  // to it; otherwise a learner's own scrolling stays. The row labels of a
-  // chart wider than its box are placed anew (stickLabels), since a step
-  // may have drawn them anew. A chart that fits its box costs one
-  // measurement.
+  // to it; otherwise a learner's own scrolling stays. Every box's row
+  // labels are placed anew (stick), since a step may have drawn them anew
+  // and a box may have stopped scrolling (presenter mode). A chart that
+  // fits its box costs one measurement.
   //
   // The log's lanes of root do the same: when the cells the step wrote or
   // read (or, when it touched none, the log's end, where the next records
@@ -411,12 +398,14 @@
   const showNow = (root) => {
     for (const wrap of root.querySelectorAll('[data-testid="stream-wrap"]')) {
       const now = wrap.querySelector(".tm-nowline");
-      if (!now || wrap.scrollWidth <= wrap.clientWidth + 1) continue;
-      const x = now.getBoundingClientRect().left - wrap.getBoundingClientRect().left;
-      if (x < 0 || x > wrap.clientWidth) wrap.scrollLeft += x - wrap.clientWidth * 0.7;
-      stickLabels(wrap);
+      if (now && wrap.scrollWidth > wrap.clientWidth + 1) {
+        const x = now.getBoundingClientRect().left - wrap.getBoundingClientRect().left;
+        if (x < 0 || x > wrap.clientWidth) wrap.scrollLeft += x - wrap.clientWidth * 0.7;
+      }
+      stick(wrap);
     }
     for (const box of root.querySelectorAll('[data-testid="log"]')) {
+      stick(box);
       if (box.scrollWidth <= box.clientWidth + 1) continue;
       let marks = box.querySelectorAll('[data-testid="cell"]:is([data-new], [data-read])');
       if (!marks.length) marks = box.querySelectorAll(".tm-log-end");
@@ -431,6 +420,7 @@
       }
       if (left >= EDGE && right <= box.clientWidth - EDGE) continue;
       box.scrollLeft += Math.min(left - EDGE, right - box.clientWidth * 0.7);
+      stick(box);
     }
   };
 
@@ -522,7 +512,8 @@
       // A scroll does not bubble; caught on its way down, it reaches the
       // host from any chart that scrolls.
       this.host.addEventListener("scroll", (e) => {
-        if (e.target.dataset && e.target.dataset.testid === "stream-wrap") stickLabels(e.target);
+        const id = e.target.dataset && e.target.dataset.testid;
+        if (id === "stream-wrap" || id === "log") stick(e.target);
       }, { capture: true, passive: true });
       // The stage's explain links leave the step out, since the page
       // follows them itself (see stageLink in templates/widget). Whatever
