@@ -147,7 +147,7 @@ func TestPicturesThatScrollSayThereIsMore(t *testing.T) {
 // step now scrolls each box to its cells of the step (or to the log's end
 // when it has none), without scrolling the page or moving the focus.
 func TestLanesFollowTheStep(t *testing.T) {
-	for _, path := range []string{"/scenarios/stream/checkpoint-two-phase?step=130", "/scenarios/dist/retention-lag?step=15"} {
+	for _, path := range []string{"/scenarios/stream/checkpoint-two-phase?step=130", "/scenarios/dist/retention-lag?step=15", "/scenarios/stream/join-skew?step=38"} {
 		ctx, _ := startPlayground(t, path)
 		viewport(t, ctx, 390, 844)
 		eval[bool](t, ctx, `(window.scrollTo({ top: 0, behavior: "instant" }), document.querySelector('[data-testid="btn-play"]').focus({ preventScroll: true }), true)`)
@@ -160,13 +160,15 @@ func TestLanesFollowTheStep(t *testing.T) {
 		boxes := `[...document.querySelectorAll('[data-testid="log"]')].filter((b) => b.scrollWidth > b.clientWidth + 1)`
 		require.Positive(t, eval[int](t, ctx, boxes+`.length`), "%s: lanes wider than a phone", path)
 		// Each box that scrolls shows what the step did there, whole and
-		// clear of the shadows at its edges (0.8rem).
+		// clear of the shadows at its edges (0.8rem) and of the partitions'
+		// labels at its left edge (TestRowLabelsStayInView).
 		hidden := eval[[]string](t, ctx, boxes+`.flatMap((b) => {
   const edge = 12;
   let marks = b.querySelectorAll('[data-testid="cell"]:is([data-new], [data-read])');
   if (!marks.length) marks = b.querySelectorAll(".tm-log-end");
   const box = b.getBoundingClientRect();
-  return [...marks].filter((m) => { const r = m.getBoundingClientRect(); return r.left < box.left + edge || r.right > box.right - edge; })
+  const labels = Math.max(...[...b.querySelectorAll(".tm-lane-label")].map((l) => l.getBoundingClientRect().right));
+  return [...marks].filter((m) => { const r = m.getBoundingClientRect(); return r.left < Math.max(box.left + edge, labels) || r.right > box.right - edge; })
     .map((m) => b.dataset.topic + " " + (m.dataset.offset ? "offset " + m.dataset.offset : "log end") + " at scrollLeft " + b.scrollLeft);
 })`)
 		assert.Empty(t, hidden, "%s: the step's cells out of view", path)

@@ -391,10 +391,12 @@
   // read (or, when it touched none, the log's end, where the next records
   // land) are not all in view, clear of the shadows at its edges (EDGE),
   // the box scrolls to them, their right edge at the same 70% of its width
-  // as a stream's now line (their left edge when they are wider than
-  // that). Setting scrollLeft scrolls only the box, at once, whatever the
-  // reader's motion setting, and leaves the focus where it was.
+  // as a stream's now line (their left edge, clear of the partitions'
+  // labels, when they are wider than that). Setting scrollLeft scrolls
+  // only the box, at once, whatever the reader's motion setting, and
+  // leaves the focus where it was.
   const EDGE = 16;
+  const LABEL = 40; // a lane's label, "p12", and its halo
   const showNow = (root) => {
     for (const wrap of root.querySelectorAll('[data-testid="stream-wrap"]')) {
       const now = wrap.querySelector(".tm-nowline");
@@ -418,8 +420,8 @@
         left = Math.min(left, r.left - edge);
         right = Math.max(right, r.right - edge);
       }
-      if (left >= EDGE && right <= box.clientWidth - EDGE) continue;
-      box.scrollLeft += Math.min(left - EDGE, right - box.clientWidth * 0.7);
+      if (left >= LABEL && right <= box.clientWidth - EDGE) continue;
+      box.scrollLeft += Math.min(left - LABEL, right - box.clientWidth * 0.7);
       stick(box);
     }
   };
