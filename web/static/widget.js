@@ -678,11 +678,11 @@
         // (the truth shown or hidden, presenter mode), which said it
         // twice for nothing.
         const live = this.host.querySelector(".tm-live");
-        const now = live ? live.textContent : "";
+        const told = live ? live.textContent : "";
         if (this.drawn && this.announcer) {
-          this.announcer.textContent = [v.message, changed ? faults || "No faults in effect" : "", this.ran || now !== this.said ? now : ""].filter(Boolean).join(". ");
+          this.announcer.textContent = [v.message, changed ? faults || "No faults in effect" : "", this.ran || told !== this.said ? told : ""].filter(Boolean).join(". ");
         }
-        this.said = now;
+        this.said = told;
       } else {
         const stage = this.host.querySelector(".tm-stage");
         const focused = focusIn(stage);
