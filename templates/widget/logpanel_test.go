@@ -113,7 +113,9 @@ func TestLogPanelRetentionLag(t *testing.T) {
 	assert.Contains(t, htmltest.Text(partitionRow(t, d, "orders-0").One(t, "group-offset")), "billing committed 2, below the log start: offset 2 is gone")
 	chart := l.One(t, "lane-chart")
 	assert.Equal(t, "img", htmltest.Attr(chart, "role"))
-	assert.Equal(t, "orders-0: log start 3, log end 4 (offsets 0–2 deleted by retention)", htmltest.Attr(chart, "aria-label"))
+	// The picture says what it draws, which its heading does not: each
+	// record and the group's position.
+	assert.Equal(t, "orders-0, records by offset: 0 key 1 deleted, 1 key 2 deleted, 2 key 3 deleted, 3 key 4; billing committed 2, below the log start: offset 2 is gone before it read them; lag 2", htmltest.Attr(chart, "aria-label"))
 	for _, n := range withAttr(l.ByTestID("cell"), "data-state", "deleted") {
 		assert.Contains(t, htmltest.Text(n), "✕", "a deleted cell is marked by text, not colour alone")
 	}
@@ -522,4 +524,18 @@ func TestGroupPanelMarksAClosedStaticMember(t *testing.T) {
 	short := run(t, "dist/static-membership", map[string]string{"session": "15s"})
 	assert.Equal(t, []string{closed, "c2 · p1 (generation 2)"}, holders(t, short, 76, "billing"))
 	assert.Equal(t, []string{"c2 · p0 p1 (generation 3)"}, holders(t, short, 78, "billing"), "removed, and not listed as exited")
+}
+
+// A long lane's picture names its first dozen records and how many more
+// it draws (the step's tables list them all).
+func TestLanePictureSaysItsFirstRecords(t *testing.T) {
+	tr := run(t, "stream/session-window", nil)
+	d := draw(t, tr, widget.State{Step: tr.Steps(), BasePath: "/scenarios/stream/session-window"})
+	l := laneOf(t, d, "clicks-0")
+	cells := len(l.ByTestID("cell"))
+	require.Greater(t, cells, 12)
+	says := htmltest.Attr(l.One(t, "lane-chart"), "aria-label")
+	assert.True(t, strings.HasPrefix(says, "clicks-0, records by offset: "), says)
+	assert.Equal(t, 12, strings.Count(says, " key "), says)
+	assert.True(t, strings.HasSuffix(says, " and "+strconv.Itoa(cells-12)+" more"), says)
 }
