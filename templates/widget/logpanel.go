@@ -148,23 +148,13 @@ func laneSummary(p logs.PartitionState) string {
 	return summary
 }
 
-// laneSays is what a lane's picture says to a screen reader: the
-// records it draws, by offset and key (the first dozen; the step's tables
-// list them all), and each group's committed offset and lag, which the
-// heading above it (laneSummary) does not.
-func laneSays(p logs.PartitionState, cells []cellState, lo int64) string {
-	says := p.Topic + "-" + itoa(p.Partition) + ", records by offset:"
-	if len(cells) == 0 {
-		says += " none"
-	}
-	for i := range min(len(cells), 12) {
-		says += pick(i > 0, ", ", " ") + strconv.FormatInt(lo+int64(i), 10) + " key " + cells[i].key
-		if cells[i].deleted {
-			says += " deleted"
-		}
-	}
-	if len(cells) > 12 {
-		says += " and " + itoa(len(cells)-12) + " more"
+// laneSays is what a lane's picture says to a screen reader, which its
+// heading (laneSummary) does not: the offsets it draws and each group's
+// committed offset and lag (the step's tables list each record's key).
+func laneSays(name string, p logs.PartitionState, lo int64) string {
+	says := name + ", records at offsets " + offsets(lo, p.End)
+	if p.End == lo {
+		says = name + ", no records"
 	}
 	for _, g := range p.Groups {
 		says += "; " + groupText(p, g)
@@ -221,7 +211,7 @@ func laneSVG(b *builder, lt *logs.Trace, s State, h *logs.TopicHistory, p logs.P
 	if o.Standalone {
 		b.open("svg", append([]string{"x", ftoa(o.X), "y", ftoa(o.Y)}, size...)...)
 	} else {
-		b.open("svg", append(append([]string{"class", "tm-lane-svg"}, size...), "role", "img", "aria-label", laneSays(p, cells, lo), "data-testid", "lane-chart")...)
+		b.open("svg", append(append([]string{"class", "tm-lane-svg"}, size...), "role", "img", "aria-label", laneSays(name, p, lo), "data-testid", "lane-chart")...)
 	}
 	textAt(b, look, "p"+itoa(p.Partition), "tm-lane-label", ftoa(laneLeft), laneTop+cellH/2+5)
 	if lo > 0 {

@@ -498,20 +498,26 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 		key, chip := t.Key(id), g.id(t, p)
 		buf = g.rowsOf(buf[:0], p, v.n)
 		st, _ := v.at.Truth.Of(id)
-		state, note := "in", ""
+		// The note says the slot's state on the screen, its glyph first
+		// (each three bytes and a space); said, the words are enough.
+		state, note, glyph := "in", "", 0
 		switch {
 		case len(buf) == 0 && st == engine.KeyMissing && g.arrives(p, v.n) > 0:
-			state, note = "waiting", v.waitingLabel(h.Name, key)
+			state, note, glyph = "waiting", v.waitingLabel(h.Name, key), 4
 		case len(buf) == 0 && v.heldByPause(h.Name, key) != "":
-			state, note = "held", "⏸ held"
+			state, note, glyph = "held", "⏸ held", 4
 		case len(buf) == 0:
-			state, note = "lost", "✕ lost"
+			state, note, glyph = "lost", "✕ lost", 4
 		case len(buf) > 1:
 			state, note = "dup", "v"+itoa(int(buf[len(buf)-1].Seq))+" ×"+itoa(len(buf))
 		case s.ShowTruth && st == engine.KeyStale:
 			state, note = "stale", "v"+itoa(int(buf[0].Seq))+stale
 		default:
 			note = "v" + itoa(int(buf[0].Seq))
+		}
+		spoken := note[glyph:]
+		if state == "stale" {
+			spoken = note[:len(note)-len(stale)] + stale[4:] // " ⚠ stale": a space and ⚠ before the word
 		}
 		note += filedAs(t, key, buf)
 		if g.from != nil && g.from[p] != "" {
@@ -530,7 +536,7 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 			attrs = append(attrs, "data-copies", itoa(min(len(buf), 4)))
 		}
 		b.fopen("slot-"+h.Name+":"+chip, "li", attrs...)
-		keyLink(b, v, key, note)
+		keyLink(b, v, key, spoken)
 		b.el("span", note, "class", "tm-chip-note")
 		b.fclose("li")
 	}
@@ -663,16 +669,9 @@ func explainLinks(t *engine.Trace, s State) func(key string) string {
 }
 
 // keyLink draws the link that explains key, a target's slot whose state
-// note says (lost, held, copies, a version): its name carries the note,
-// since a keyboard's Tab hears the link alone, without the glyphs that
-// stand for the note's words on the screen.
-func keyLink(b *builder, v *atStep, key, note string) {
-	spoken := strings.Join(strings.Fields(strings.Map(func(r rune) rune {
-		if r == '✕' || r == '◌' || r == '⏸' || r == '⚠' {
-			return -1
-		}
-		return r
-	}, note)), " ")
+// spoken says in words (lost, held, copies, a version): its name carries
+// it, since a keyboard's Tab hears the link alone.
+func keyLink(b *builder, v *atStep, key, spoken string) {
 	b.open("a", "href", v.explain(key), "data-act", "explain", "data-key", key,
 		"aria-label", "explain key "+key+" ("+spoken+")", "class", "tm-key tm-chip-key")
 	b.text(key)
