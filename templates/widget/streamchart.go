@@ -360,20 +360,28 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	}
 	inside := func(at vtime.Time) bool { return at >= ax.lo && at <= ax.hi }
 	top := y
-	title := "stream " + sh.Name + " ← " + sh.Topic + " · watermark " + stream.Time(wm)
+	// The heading in two lines: the stream, its topic and its watermark
+	// first, short enough that a phone's box, under half the chart wide,
+	// shows the watermark whole; then what the watermark is the minimum of.
+	title := sh.Name + " ← " + sh.Topic + " · watermark " + stream.Time(wm)
+	of := ""
 	switch {
 	case idle:
-		title += " (every partition idle)"
+		of = "every partition idle"
 	case sh.SourceReaders(len(parts)) > 1:
-		title += " (one generator per reader, the minimum over them)"
+		of = "one generator per reader, the minimum over them"
 	case sh.SourceReaders(len(parts)) == 1:
-		title += " (one generator for every partition)"
+		of = "one generator for every partition"
 	case len(parts) > 1:
-		title += " (the minimum over its partitions)"
+		of = "the minimum over its partitions"
 	}
 	key := "sc" + itoa(si)
 	partOf(b, o, key+"-head")
 	textAt(b, look, title, "tm-lanelabel", "4", y+13, "font-weight", "700")
+	if of != "" {
+		textAt(b, look, of, "tm-lanelabel", "4", y+27)
+		y += 14
+	}
 	y += 20
 	// The axis: event time.
 	line(b, look, "tm-axis", left, y+14, w-right, y+14)
