@@ -534,6 +534,7 @@ func TestRoomWindowHasTheKnobsAndFaults(t *testing.T) {
 		assert.True(t, eval[bool](t, ctx, onTop+`(`+jsString(sel)+`)`), "%s is on the screen, on top", sel)
 	}
 	assert.Equal(t, "btn-crash", eval[string](t, ctx, `document.activeElement.dataset.testid`))
+	assert.Contains(t, text(t, ctx, `[data-testid=announcer]`), "the knobs are before the faults", "a screen reader hears where the knobs are")
 	assert.Zero(t, eval[float64](t, ctx, `scrollY`))
 
 	// The crash at the step on screen; the room sees the stage again.

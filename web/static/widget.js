@@ -990,8 +990,11 @@
         this.togglePresent();
       } else if (act === "faults") {
         this.showFaults(!this.faultsOpen);
+        // The focus on the first fault, the room's usual errand; the knobs
+        // are before it (Shift+Tab), which the announcement says.
         const first = this.faultsOpen && this.host.querySelector(".tm-faults button:not([disabled])");
         if (first) first.focus();
+        if (this.announcer) this.announcer.textContent = this.faultsOpen ? "The knobs and faults, over the foot of the screen; the knobs are before the faults; Escape closes them." : "";
       } else if (act === "play") {
         this.timer ? this.stop() : this.play();
       } else if (act === "crash") {
