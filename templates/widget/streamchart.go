@@ -360,28 +360,23 @@ func streamChart(b *builder, t *engine.Trace, st *stream.Trace, si, step int, y 
 	}
 	inside := func(at vtime.Time) bool { return at >= ax.lo && at <= ax.hi }
 	top := y
-	// The heading in two lines: the stream, its topic and its watermark
-	// first, short enough that a phone's box, under half the chart wide,
-	// shows the watermark whole; then what the watermark is the minimum of.
-	title := sh.Name + " ← " + sh.Topic + " · watermark " + stream.Time(wm)
-	of := ""
+	// The heading: the watermark first, whose value a phone's box, under
+	// half the chart wide, shows whole; then the stream, its topic and
+	// what the watermark is the minimum of, which the box may cut.
+	title := "watermark " + stream.Time(wm) + " · " + sh.Name + " ← " + sh.Topic
 	switch {
 	case idle:
-		of = "every partition idle"
+		title += " (every partition idle)"
 	case sh.SourceReaders(len(parts)) > 1:
-		of = "one generator per reader, the minimum over them"
+		title += " (one generator per reader, the minimum over them)"
 	case sh.SourceReaders(len(parts)) == 1:
-		of = "one generator for every partition"
+		title += " (one generator for every partition)"
 	case len(parts) > 1:
-		of = "the minimum over its partitions"
+		title += " (the minimum over its partitions)"
 	}
 	key := "sc" + itoa(si)
 	partOf(b, o, key+"-head")
 	textAt(b, look, title, "tm-lanelabel", "4", y+13, "font-weight", "700")
-	if of != "" {
-		textAt(b, look, of, "tm-lanelabel", "4", y+27)
-		y += 14
-	}
 	y += 20
 	// The axis: event time.
 	line(b, look, "tm-axis", left, y+14, w-right, y+14)

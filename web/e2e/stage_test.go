@@ -1159,3 +1159,61 @@ func TestFoldsKeepTheFocusAndTheNarration(t *testing.T) {
 	assert.Equal(t, 1, eval[int](t, ctx, `window.liveWrites`))
 	assert.Empty(t, pageProblems(t, ctx))
 }
+
+// TestPhoneKeepsValuesReadable: on a phone, what a learner reads stays
+// readable where it scrolls sideways. The step's tables keep their summary
+// and each row's first cell at the box's left edge (the values lost their
+// row's name); the checkpoint strip keeps the size its times read at and
+// scrolls in its part (it shrank to half); a stream's watermark is whole,
+// first in its heading (the heading's end cut it at 360 px).
+func TestPhoneKeepsValuesReadable(t *testing.T) {
+	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=14")
+	viewport(t, ctx, 390, 844)
+	click(t, ctx, `details[data-fold="text"] > summary`)
+	waitTrue(t, ctx, "the tables open", `document.querySelector('[data-testid="text-equivalent"] table') !== null`)
+	stays := eval[map[string]float64](t, ctx, `(() => {
+		const d = document.querySelector('details[data-fold="text"]');
+		d.scrollLeft = d.scrollWidth;
+		const box = d.getBoundingClientRect();
+		const firsts = [...d.querySelectorAll('.tm-table tr > :first-child')];
+		return {
+			scrolls: d.scrollLeft,
+			summary: d.querySelector(':scope > summary').getBoundingClientRect().left - box.left,
+			worst: Math.max(...firsts.map((c) => Math.abs(c.getBoundingClientRect().left - box.left))),
+			cells: firsts.length,
+		};
+	})()`)
+	require.Positive(t, stays["scrolls"], "the tables are wider than a phone")
+	require.Positive(t, stays["cells"])
+	assert.Less(t, stays["summary"], 2.0, "the summary stays at the left edge")
+	assert.Less(t, stays["worst"], 2.0, "each row's first cell stays at the left edge")
+
+	ctx, _ = startPlayground(t, "/scenarios/stream/checkpoint-two-phase?step=40")
+	viewport(t, ctx, 390, 844)
+	strip := eval[map[string]float64](t, ctx, `(() => {
+		const s = document.querySelector('[data-testid="checkpoint-strip"]'), part = s.parentElement;
+		return {width: s.getBoundingClientRect().width, scroll: part.scrollWidth, client: part.clientWidth, page: document.documentElement.scrollWidth};
+	})()`)
+	assert.GreaterOrEqual(t, strip["width"], 640.0, "the strip at its own size")
+	assert.Greater(t, strip["scroll"], strip["client"], "scrolling in its part")
+	assert.LessOrEqual(t, strip["page"], 390.0, "not the page")
+
+	ctx, _ = startPlayground(t, "/scenarios/stream/join-skew?step=40")
+	viewport(t, ctx, 360, 740)
+	cut := eval[[]string](t, ctx, `(() => {
+		const box = document.querySelector('[data-testid="stream-wrap"]').getBoundingClientRect();
+		const out = [];
+		for (const x of document.querySelectorAll('[data-testid="stream-chart"] text.tm-lanelabel')) {
+			const m = x.textContent.match(/^watermark [0-9:.]+/);
+			if (!m) continue;
+			const r = document.createRange();
+			r.setStart(x.firstChild, 0);
+			r.setEnd(x.firstChild, m[0].length);
+			if (r.getBoundingClientRect().right > box.right) out.push(m[0]);
+		}
+		return out;
+	})()`)
+	assert.Empty(t, cut, "every watermark's value is whole in the box")
+	assert.Equal(t, 2, eval[int](t, ctx, `[...document.querySelectorAll('[data-testid="stream-chart"] text.tm-lanelabel')].filter((x) => x.textContent.startsWith('watermark ')).length`), "join-skew's two streams' headings")
+	assert.Empty(t, pageProblems(t, ctx))
+}

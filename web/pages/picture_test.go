@@ -149,7 +149,7 @@ func TestPictureOfAStream(t *testing.T) {
 	rec, d := getPicture(t, h, "/picture/stream/idle-partition.svg?step=140")
 	require.Equal(t, http.StatusOK, rec.Code)
 	text := d.text()
-	assert.Contains(t, text, "tills ← sales · watermark", "the stream chart's heading")
+	assert.Contains(t, text, "· tills ← sales", "the stream chart's heading")
 	assert.Contains(t, text, "Stream tills reads sales", "its text equivalent")
 	assert.Contains(t, text, ", idle", "the idle partition, in words")
 	assert.Contains(t, d.desc, "Window per_minute:", "a screen reader hears the windows too")
