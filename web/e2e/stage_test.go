@@ -1164,7 +1164,7 @@ func TestFoldsKeepTheFocusAndTheNarration(t *testing.T) {
 // readable where it scrolls sideways. The step's tables keep their summary
 // and each row's first cell at the box's left edge (the values lost their
 // row's name); the checkpoint strip keeps the size its times read at and
-// scrolls in its part (it shrank to half); a stream's watermark is whole,
+// scrolls with the job's panel (it shrank to half); a stream's watermark is whole,
 // first in its heading (the heading's end cut it at 360 px).
 func TestPhoneKeepsValuesReadable(t *testing.T) {
 	ctx, _ := startPlayground(t, "/scenarios/hwm/visibility-gap?step=14")
@@ -1191,11 +1191,12 @@ func TestPhoneKeepsValuesReadable(t *testing.T) {
 	ctx, _ = startPlayground(t, "/scenarios/stream/checkpoint-two-phase?step=40")
 	viewport(t, ctx, 390, 844)
 	strip := eval[map[string]float64](t, ctx, `(() => {
-		const s = document.querySelector('[data-testid="checkpoint-strip"]'), part = s.parentElement;
-		return {width: s.getBoundingClientRect().width, scroll: part.scrollWidth, client: part.clientWidth, page: document.documentElement.scrollWidth};
+		const s = document.querySelector('[data-testid="checkpoint-strip"]'), panel = s.closest('[data-testid="panel-job"]');
+		return {width: s.getBoundingClientRect().width, scroll: panel.scrollWidth, client: panel.clientWidth, focusable: panel.tabIndex, page: document.documentElement.scrollWidth};
 	})()`)
 	assert.GreaterOrEqual(t, strip["width"], 640.0, "the strip at its own size")
-	assert.Greater(t, strip["scroll"], strip["client"], "scrolling in its part")
+	assert.Greater(t, strip["scroll"], strip["client"], "scrolling with the job's panel")
+	assert.Zero(t, strip["focusable"], "which the keyboard can scroll")
 	assert.LessOrEqual(t, strip["page"], 390.0, "not the page")
 
 	ctx, _ = startPlayground(t, "/scenarios/stream/join-skew?step=40")
