@@ -152,9 +152,9 @@ func laneSummary(p logs.PartitionState) string {
 // heading (laneSummary) does not: the offsets it draws and each group's
 // committed offset and lag (the step's tables list each record's key).
 func laneSays(name string, p logs.PartitionState, lo int64) string {
-	says := name + ", records at offsets " + offsets(lo, p.End)
-	if p.End == lo {
-		says = name + ", no records"
+	says := name + ", no records"
+	if p.End > lo {
+		says = name + ", records at offsets " + offsets(lo, p.End)
 	}
 	for _, g := range p.Groups {
 		says += "; " + groupText(p, g)

@@ -108,7 +108,7 @@ func FromQuery(f *scenario.File, q Values) (knobs map[string]string, s State, pr
 				ok = ok || allowed == v
 			}
 			if !ok {
-				problems = append(problems, "the knob "+name+" cannot be "+prose.Quote(Clip(v))+"; expected "+strings.Join(k.Values, " | ")+", so it stays "+k.Default)
+				problems = append(problems, "the "+knobRefused(name)+prose.Quote(Clip(v))+"; expected "+strings.Join(k.Values, " | ")+", so it stays "+k.Default)
 				continue
 			}
 			if len(vals) > 1 {
@@ -166,6 +166,11 @@ func sortStrings(xs []string) { sorted.Sort(xs) }
 // link of a page carries the key explained, so its length multiplies the
 // page's size; the keys of a scenario are far shorter.
 const MaxExplain = 200
+
+// knobRefused begins, after "the", the problem FromQuery names for a
+// knob's value that is none of its values; the knob's group is described
+// by the message that holds it (see knobs).
+func knobRefused(name string) string { return "knob " + name + " cannot be " }
 
 // NotAStep ends the problem FromQuery names for a step= that is not a step
 // number; a picture, which draws the last step by default, says so instead.

@@ -498,26 +498,27 @@ func targetStation(b *builder, v *atStep, g *targetIndex) {
 		key, chip := t.Key(id), g.id(t, p)
 		buf = g.rowsOf(buf[:0], p, v.n)
 		st, _ := v.at.Truth.Of(id)
-		// The note says the slot's state on the screen, its glyph first
-		// (each three bytes and a space); said, the words are enough.
-		state, note, glyph := "in", "", 0
+		// The note says the slot's state on the screen, with a glyph;
+		// spoken, the link's name, says it in words alone.
+		state, note, spoken := "in", "", ""
 		switch {
 		case len(buf) == 0 && st == engine.KeyMissing && g.arrives(p, v.n) > 0:
-			state, note, glyph = "waiting", v.waitingLabel(h.Name, key), 4
+			note = v.waitingLabel(h.Name, key)
+			state, spoken = "waiting", strings.TrimPrefix(note, "◌ ")
 		case len(buf) == 0 && v.heldByPause(h.Name, key) != "":
-			state, note, glyph = "held", "⏸ held", 4
+			state, note, spoken = "held", "⏸ held", "held"
 		case len(buf) == 0:
-			state, note, glyph = "lost", "✕ lost", 4
+			state, note, spoken = "lost", "✕ lost", "lost"
 		case len(buf) > 1:
 			state, note = "dup", "v"+itoa(int(buf[len(buf)-1].Seq))+" ×"+itoa(len(buf))
 		case s.ShowTruth && st == engine.KeyStale:
-			state, note = "stale", "v"+itoa(int(buf[0].Seq))+stale
+			ver := "v" + itoa(int(buf[0].Seq))
+			state, note, spoken = "stale", ver+" ⚠ "+stale, ver+" "+stale
 		default:
 			note = "v" + itoa(int(buf[0].Seq))
 		}
-		spoken := note[glyph:]
-		if state == "stale" {
-			spoken = note[:len(note)-len(stale)] + stale[4:] // " ⚠ stale": a space and ⚠ before the word
+		if spoken == "" {
+			spoken = note
 		}
 		note += filedAs(t, key, buf)
 		if g.from != nil && g.from[p] != "" {
@@ -723,9 +724,9 @@ func legend(b *builder, v *atStep) {
 // that differs from the truth's count, which is no older version of it.
 func staleWord(t *engine.Trace) string {
 	if hasStream(t) {
-		return " ⚠ stale"
+		return "stale"
 	}
-	return " ⚠ older"
+	return "older"
 }
 
 // keysSorted returns map keys in business-key order.

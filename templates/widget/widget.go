@@ -272,7 +272,7 @@ func knobs(b *builder, t *engine.Trace, s State) {
 	b.open("form", attrs...)
 	for _, k := range f.Knobs {
 		group := []string{"class", "tm-knob", "data-knob", k.Name}
-		if strings.Contains(s.Message, "knob "+k.Name+" cannot be") {
+		if strings.Contains(s.Message, knobRefused(k.Name)) {
 			// The link's value was refused (FromQuery): the knob's group
 			// says why to a screen reader that reaches it.
 			group = append(group, "aria-describedby", s.id("message"))

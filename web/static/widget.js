@@ -635,8 +635,9 @@
 
     // draw swaps in the engine's drawing: the whole widget after a re-run,
     // or the changes to the stage after a step, keeping focus on the
-    // control in use.
-    draw(full) {
+    // control in use. ran says a re-run came before it (a knob, a fault,
+    // Undo), whose step's narration is said again.
+    draw(full, ran) {
       const before = this.step;
       const v = this.engine.view(this.id, full);
       if (!v.ok) return this.say(v.error);
@@ -680,7 +681,7 @@
         const live = this.host.querySelector(".tm-live");
         const told = live ? live.textContent : "";
         if (this.drawn && this.announcer) {
-          this.announcer.textContent = [v.message, changed ? faults || "No faults in effect" : "", this.ran || told !== this.said ? told : ""].filter(Boolean).join(". ");
+          this.announcer.textContent = [v.message, changed ? faults || "No faults in effect" : "", ran || told !== this.said ? told : ""].filter(Boolean).join(". ");
         }
         this.said = told;
       } else {
@@ -906,9 +907,7 @@
       this.drive = this.presentMode === "notes" && !viewActs.has(action);
       if (r.rerun) {
         await this.run();
-        this.ran = true;
-        this.draw(true);
-        this.ran = false;
+        this.draw(true, true);
         this.takeWaiting();
         return r;
       }
